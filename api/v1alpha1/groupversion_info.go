@@ -1,0 +1,26 @@
+// Package v1alpha1 holds the ResourceClaim shape of Kubernetes 1.26
+// (resource.k8s.io/v1alpha1), served as resource.claimbridge.dev/v1alpha1.
+//
+// +kubebuilder:object:generate=true
+// +groupName=resource.claimbridge.dev
+package v1alpha1
+
+import (
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/scheme"
+)
+
+var (
+	// GroupVersion is the group and version of this package's types.
+	GroupVersion = schema.GroupVersion{Group: "resource.claimbridge.dev", Version: "v1alpha1"}
+
+	// SchemeBuilder registers this package's types.
+	SchemeBuilder = &scheme.Builder{GroupVersion: GroupVersion}
+
+	// AddToScheme adds this package's types to a scheme.
+	AddToScheme = SchemeBuilder.AddToScheme
+)
+
+func init() {
+	SchemeBuilder.Register(&ResourceClaim{}, &ResourceClaimList{}, &ResourceClaimTemplate{}, &ResourceClaimTemplateList{})
+}

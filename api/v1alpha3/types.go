@@ -1,0 +1,465 @@
+package v1alpha3
+
+import (
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// ResourceClaim describes which resources are needed by a resource consumer.
+// Its status tracks whether the resource has been allocated and what the
+// resulting attributes are.
+//
+// This is the resource.k8s.io/v1alpha3 shape of Kubernetes 1.31. It is the
+// storage version.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:path=resourceclaims,singular=resourceclaim,scope=Namespaced
+// +kubebuilder:storageversion
+// +kubebuilder:printcolumn:name="DeviceClassName",type=string,JSONPath=`.spec.devices.requests[*].deviceClassName`
+// +kubebuilder:printcolumn:name="Controller",type=string,JSONPath=`.status.allocation.controller`,priority=1
+// +kubebuilder:printcolumn:name="ReservedFor",type=string,JSONPath=`.status.reservedFor[*].name`
+// +kubebuilder:printcolumn:name="Deallocating",type=boolean,JSONPath=`.status.deallocationRequested`,priority=1
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type ResourceClaim struct {
+	metav1.TypeMeta `json:",inline"`
+	// Standard object metadata
+	// +optional
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// Spec describes the desired attributes of a resource that then needs
+	// to be allocated. It can only be set once when creating the
+	// ResourceClaim.
+	Spec ResourceClaimSpec `json:"spec"`
+
+	// Status describes whether the resource is available and with which
+	// attributes.
+	// +optional
+	Status ResourceClaimStatus `json:"status,omitempty"`
+}
+
+// ResourceClaimSpec defines what is being requested in a ResourceClaim and how to configure it.
+type ResourceClaimSpec struct {
+	// Devices defines how to request devices.
+	//
+	// +optional
+	Devices DeviceClaim `json:"devices"`
+
+	// Controller is the name of the DRA driver that is meant
+	// to handle allocation of this claim. If empty, allocation is handled
+	// by the scheduler while scheduling a pod.
+	//
+	// Must be a DNS subdomain and should end with a DNS domain owned by the
+	// vendor of the driver.
+	//
+	// This is an alpha field and requires enabling the DRAControlPlaneController
+	// feature gate.
+	//
+	// +optional
+	Controller string `json:"controller,omitempty"`
+}
+
+// DeviceClaim defines how to request devices with a ResourceClaim.
+type DeviceClaim struct {
+	// Requests represent individual requests for distinct devices which
+	// must all be satisfied. If empty, nothing needs to be allocated.
+	//
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=32
+	// +optional
+	Requests []DeviceRequest `json:"requests"`
+
+	// These constraints must be satisfied by the set of devices that get
+	// allocated for the claim.
+	//
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=32
+	// +optional
+	Constraints []DeviceConstraint `json:"constraints,omitempty"`
+
+	// This field holds configuration for multiple potential drivers which
+	// could satisfy requests in this claim. It is ignored while allocating
+	// the claim.
+	//
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=32
+	// +optional
+	Config []DeviceClaimConfiguration `json:"config,omitempty"`
+}
+
+const (
+	// DeviceRequestsMaxSize is the maximum number of requests in a claim.
+	DeviceRequestsMaxSize = AllocationResultsMaxSize
+	// DeviceConstraintsMaxSize is the maximum number of constraints in a claim.
+	DeviceConstraintsMaxSize = 32
+	// DeviceConfigMaxSize is the maximum number of config entries in a claim.
+	DeviceConfigMaxSize = 32
+	// DeviceSelectorsMaxSize is the maximum number of selectors in a request.
+	DeviceSelectorsMaxSize = 32
+	// AllocationResultsMaxSize is the maximum number of allocation results.
+	AllocationResultsMaxSize = 32
+	// DeviceMaxIDLength is the maximum length of the identifier in a qualified name.
+	DeviceMaxIDLength = 32
+	// PoolNameMaxLength is the maximum length of a pool name.
+	PoolNameMaxLength = 253
+)
+
+// DeviceRequest is a request for devices required for a claim.
+// This is typically a request for a single resource like a device, but can
+// also ask for several identical devices.
+type DeviceRequest struct {
+	// Name can be used to reference this request in a pod.spec.containers[].resources.claims
+	// entry and in a constraint of the claim.
+	//
+	// Must be a DNS label.
+	//
+	// +required
+	Name string `json:"name"`
+
+	// DeviceClassName references a specific DeviceClass, which can define
+	// additional configuration and selectors to be inherited by this
+	// request.
+	//
+	// +required
+	DeviceClassName string `json:"deviceClassName"`
+
+	// Selectors define criteria which must be satisfied by a specific
+	// device in order for that device to be considered for this
+	// request. All selectors must be satisfied for a device to be
+	// considered.
+	//
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=32
+	// +optional
+	Selectors []DeviceSelector `json:"selectors,omitempty"`
+
+	// AllocationMode and its related fields define how devices are allocated
+	// to satisfy this request. Supported values are ExactCount and All.
+	//
+	// +optional
+	AllocationMode DeviceAllocationMode `json:"allocationMode,omitempty"`
+
+	// Count is used only when the count mode is "ExactCount". Must be greater than zero.
+	// If AllocationMode is ExactCount and this field is not specified, the default is one.
+	//
+	// +optional
+	// +oneOf=AllocationMode
+	Count int64 `json:"count,omitempty"`
+
+	// AdminAccess indicates that this is a claim for administrative access
+	// to the device(s).
+	//
+	// +optional
+	AdminAccess bool `json:"adminAccess,omitempty"`
+}
+
+// DeviceAllocationMode describes how devices are allocated.
+type DeviceAllocationMode string
+
+const (
+	// DeviceAllocationModeExactCount allocates exactly `count` devices.
+	DeviceAllocationModeExactCount = DeviceAllocationMode("ExactCount")
+	// DeviceAllocationModeAll allocates all matching devices.
+	DeviceAllocationModeAll = DeviceAllocationMode("All")
+)
+
+// DeviceSelector must have exactly one field set.
+type DeviceSelector struct {
+	// CEL contains a CEL expression for selecting a device.
+	//
+	// +optional
+	// +oneOf=SelectorType
+	CEL *CELDeviceSelector `json:"cel,omitempty"`
+}
+
+// CELDeviceSelector contains a CEL expression for selecting a device.
+type CELDeviceSelector struct {
+	// Expression is a CEL expression which evaluates a single device. It
+	// must evaluate to true when the device under consideration satisfies
+	// the desired criteria, and false when it does not.
+	//
+	// +required
+	Expression string `json:"expression"`
+}
+
+// DeviceConstraint must have exactly one field set besides Requests.
+type DeviceConstraint struct {
+	// Requests is a list of the one or more requests in this claim which
+	// must co-satisfy this constraint. If unset, all requests are meant.
+	//
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=32
+	Requests []string `json:"requests,omitempty"`
+
+	// MatchAttribute requires that all devices in question have this
+	// attribute and that its type and value are the same across those
+	// devices.
+	//
+	// +optional
+	// +oneOf=ConstraintType
+	MatchAttribute *FullyQualifiedName `json:"matchAttribute,omitempty"`
+}
+
+// QualifiedName is the name of a device attribute or capacity.
+type QualifiedName string
+
+// FullyQualifiedName is a QualifiedName where the domain is set.
+type FullyQualifiedName string
+
+// DeviceClaimConfiguration is used for configuration parameters in DeviceClaim.
+type DeviceClaimConfiguration struct {
+	// Requests lists the names of requests where the configuration applies.
+	// If empty, it applies to all requests.
+	//
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=32
+	Requests []string `json:"requests,omitempty"`
+
+	DeviceConfiguration `json:",inline"`
+}
+
+// DeviceConfiguration must have exactly one field set.
+type DeviceConfiguration struct {
+	// Opaque provides driver-specific configuration parameters.
+	//
+	// +optional
+	// +oneOf=ConfigurationType
+	Opaque *OpaqueDeviceConfiguration `json:"opaque,omitempty"`
+}
+
+// OpaqueDeviceConfiguration contains configuration parameters for a driver
+// in a format defined by the driver vendor.
+type OpaqueDeviceConfiguration struct {
+	// Driver is used to determine which kubelet plugin needs
+	// to be passed these configuration parameters.
+	//
+	// +required
+	Driver string `json:"driver"`
+
+	// Parameters can contain arbitrary data. It is the responsibility of
+	// the driver developer to handle validation and versioning.
+	//
+	// +required
+	// +kubebuilder:pruning:PreserveUnknownFields
+	Parameters runtime.RawExtension `json:"parameters"`
+}
+
+// ResourceClaimStatus tracks whether the resource has been allocated and what
+// the result of that was.
+type ResourceClaimStatus struct {
+	// Allocation is set once the claim has been allocated successfully.
+	//
+	// +optional
+	Allocation *AllocationResult `json:"allocation,omitempty"`
+
+	// ReservedFor indicates which entities are currently allowed to use
+	// the claim. There can be at most 32 such reservations.
+	//
+	// +listType=map
+	// +listMapKey=uid
+	// +patchStrategy=merge
+	// +patchMergeKey=uid
+	// +kubebuilder:validation:MaxItems=32
+	// +optional
+	ReservedFor []ResourceClaimConsumerReference `json:"reservedFor,omitempty" patchStrategy:"merge" patchMergeKey:"uid"`
+
+	// Indicates that a claim is to be deallocated. While this is set,
+	// no new consumers may be added to ReservedFor.
+	//
+	// This is an alpha field and requires enabling the DRAControlPlaneController
+	// feature gate.
+	//
+	// +optional
+	DeallocationRequested bool `json:"deallocationRequested,omitempty"`
+}
+
+// ResourceClaimReservedForMaxSize is the maximum number of entries in
+// claim.status.reservedFor.
+const ResourceClaimReservedForMaxSize = 32
+
+// AllocationResult contains attributes of an allocated resource.
+type AllocationResult struct {
+	// Devices is the result of allocating devices.
+	//
+	// +optional
+	Devices DeviceAllocationResult `json:"devices,omitempty"`
+
+	// NodeSelector defines where the allocated resources are available. If
+	// unset, they are available everywhere.
+	//
+	// +optional
+	NodeSelector *v1.NodeSelector `json:"nodeSelector,omitempty"`
+
+	// Controller is the name of the DRA driver which handled the
+	// allocation. That driver is also responsible for deallocating the
+	// claim. It is empty when the claim can be deallocated without
+	// involving a driver.
+	//
+	// +optional
+	Controller string `json:"controller,omitempty"`
+}
+
+// DeviceAllocationResult is the result of allocating devices.
+type DeviceAllocationResult struct {
+	// Results lists all allocated devices.
+	//
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=32
+	// +optional
+	Results []DeviceRequestAllocationResult `json:"results,omitempty"`
+
+	// This field is a combination of all the claim and class configuration parameters.
+	//
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=64
+	Config []DeviceAllocationConfiguration `json:"config,omitempty"`
+}
+
+// DeviceRequestAllocationResult contains the allocation result for one request.
+type DeviceRequestAllocationResult struct {
+	// Request is the name of the request in the claim which caused this
+	// device to be allocated.
+	//
+	// +required
+	Request string `json:"request"`
+
+	// Driver specifies the name of the DRA driver whose kubelet
+	// plugin should be invoked to process the allocation once the claim is
+	// needed on a node.
+	//
+	// +required
+	Driver string `json:"driver"`
+
+	// This name together with the driver name and the device name field
+	// identify which device was allocated (`<driver name>/<pool name>/<device name>`).
+	//
+	// +required
+	Pool string `json:"pool"`
+
+	// Device references one device instance via its name in the driver's
+	// resource pool. It must be a DNS label.
+	//
+	// +required
+	Device string `json:"device"`
+}
+
+// DeviceAllocationConfiguration gets embedded in an AllocationResult.
+type DeviceAllocationConfiguration struct {
+	// Source records whether the configuration comes from a class and thus
+	// is not something that a normal user would have been able to set
+	// or from a claim.
+	//
+	// +required
+	Source AllocationConfigSource `json:"source"`
+
+	// Requests lists the names of requests where the configuration applies.
+	// If empty, its applies to all requests.
+	//
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=32
+	Requests []string `json:"requests,omitempty"`
+
+	DeviceConfiguration `json:",inline"`
+}
+
+// AllocationConfigSource records where configuration came from.
+type AllocationConfigSource string
+
+// Valid [DeviceAllocationConfiguration.Source] values.
+const (
+	AllocationConfigSourceClass = "FromClass"
+	AllocationConfigSourceClaim = "FromClaim"
+)
+
+// Finalizer is the finalizer that gets set for claims
+// which were allocated through a builtin controller.
+// Reserved for use by Kubernetes, DRA driver controllers must
+// use their own finalizer.
+const Finalizer = "resource.kubernetes.io/delete-protection"
+
+// ResourceClaimConsumerReference contains enough information to let you
+// locate the consumer of a ResourceClaim. The user must be a resource in the
+// same namespace as the ResourceClaim.
+type ResourceClaimConsumerReference struct {
+	// APIGroup is the group for the resource being referenced. It is
+	// empty for the core API. This matches the group in the APIVersion
+	// that is used when creating the resources.
+	// +optional
+	APIGroup string `json:"apiGroup,omitempty"`
+	// Resource is the type of resource being referenced, for example "pods".
+	// +required
+	Resource string `json:"resource"`
+	// Name is the name of resource being referenced.
+	// +required
+	Name string `json:"name"`
+	// UID identifies exactly one incarnation of the resource.
+	// +required
+	UID types.UID `json:"uid"`
+}
+
+// ResourceClaimList is a collection of claims.
+//
+// +kubebuilder:object:root=true
+type ResourceClaimList struct {
+	metav1.TypeMeta `json:",inline"`
+	// Standard list metadata
+	// +optional
+	metav1.ListMeta `json:"metadata,omitempty"`
+
+	// Items is the list of resource claims.
+	Items []ResourceClaim `json:"items"`
+}
+
+// ResourceClaimTemplate is used to produce ResourceClaim objects.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:path=resourceclaimtemplates,singular=resourceclaimtemplate,scope=Namespaced
+// +kubebuilder:storageversion
+// +kubebuilder:printcolumn:name="DeviceClassName",type=string,JSONPath=`.spec.spec.devices.requests[*].deviceClassName`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type ResourceClaimTemplate struct {
+	metav1.TypeMeta `json:",inline"`
+	// Standard object metadata
+	// +optional
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// Describes the ResourceClaim that is to be generated.
+	//
+	// This field is immutable. A ResourceClaim will get created by the
+	// control plane for a Pod when needed and then not get updated
+	// anymore.
+	Spec ResourceClaimTemplateSpec `json:"spec"`
+}
+
+// ResourceClaimTemplateSpec contains the metadata and fields for a ResourceClaim.
+type ResourceClaimTemplateSpec struct {
+	// ObjectMeta may contain labels and annotations that will be copied into the PVC
+	// when creating it. No other fields are allowed and will be rejected during
+	// validation.
+	// +optional
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// Spec for the ResourceClaim. The entire content is copied unchanged
+	// into the ResourceClaim that gets created from this template. The
+	// same fields as in a ResourceClaim are also valid here.
+	Spec ResourceClaimSpec `json:"spec"`
+}
+
+// ResourceClaimTemplateList is a collection of claim templates.
+//
+// +kubebuilder:object:root=true
+type ResourceClaimTemplateList struct {
+	metav1.TypeMeta `json:",inline"`
+	// Standard list metadata
+	// +optional
+	metav1.ListMeta `json:"metadata,omitempty"`
+
+	// Items is the list of resource claim templates.
+	Items []ResourceClaimTemplate `json:"items"`
+}

@@ -1,0 +1,14 @@
+// Package conversion converts ResourceClaim and ResourceClaimTemplate objects
+// between the three shapes served by claimbridge: v1alpha1 (Kubernetes 1.26),
+// v1alpha2 (1.27–1.30) and v1alpha3 (1.31, the storage version).
+//
+// Conversion works on the JSON object tree (map[string]interface{}, as decoded
+// by encoding/json with UseNumber or as held by unstructured.Unstructured), so
+// that every value it does not move is carried over byte for byte. It never
+// validates, never fails on content it can represent and handles partial
+// objects (no status, no spec, even no metadata).
+//
+// Whatever the target shape cannot hold travels in an annotation
+// (claimbridge.dev/restore-<version>) and is removed again when the object
+// comes back to that version. See docs/conversion.md.
+package conversion
