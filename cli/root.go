@@ -1,0 +1,78 @@
+// Package cli holds the claimbridge command tree: serve, convert and validate.
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes shared by every command.
+const (
+	ExitOK       = 0 // success; for validate: every object is valid
+	ExitInvalid  = 1 // validate: at least one object is invalid; other commands: failure
+	ExitBadInput = 2 // input that cannot be used (unreadable, undecodable, bad flags)
+)
+
+// exitError carries an exit code out of a command's RunE.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// withCode wraps err so that Main exits with code.
+func withCode(code int, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &exitError{code: code, err: err}
+}
+
+// streams are the command's standard streams, injected for tests.
+type streams struct {
+	in       io.Reader
+	out, err io.Writer
+}
+
+// NewRootCommand returns the claimbridge command with all subcommands.
+func NewRootCommand(s streams) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "claimbridge",
+		Short: "Serve, convert and validate the three shapes of the DRA ResourceClaim",
+		Long: `claimbridge serves the v1alpha1 (Kubernetes 1.26), v1alpha2 (1.27–1.30) and
+v1alpha3 (1.31) shapes of the Dynamic Resource Allocation ResourceClaim as one
+custom resource: a CRD conversion webhook, a validating admission webhook, and
+the same conversion and validation offline.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(s.in)
+	root.SetOut(s.out)
+	root.SetErr(s.err)
+	root.AddCommand(newConvertCommand(s), newValidateCommand(s), newServeCommand(s))
+	return root
+}
+
+// Main runs the command line and returns the process exit code.
+func Main(args []string, in io.Reader, out, errOut io.Writer) int {
+	root := NewRootCommand(streams{in: in, out: out, err: errOut})
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return ExitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil && ee.err.Error() != "" {
+			fmt.Fprintln(errOut, "Error:", ee.err)
+		}
+		return ee.code
+	}
+	fmt.Fprintln(errOut, "Error:", err)
+	return ExitBadInput
+}

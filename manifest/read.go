@@ -1,0 +1,320 @@
+// Package manifest reads Kubernetes manifests — YAML or JSON, multi-document
+// streams, kind: List, files and standard input — into JSON object trees,
+// remembering where each object came from so errors can point at it.
+package manifest
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+)
+
+// Stdin is the name of standard input in -f flags and in Document.Source.
+const Stdin = "-"
+
+// Document is one object read from a manifest.
+type Document struct {
+	// Source is the file name, or "-" for standard input.
+	Source string
+	// Index is the 1-based position of the YAML document (or JSON value) in Source.
+	Index int
+	// Line is the 1-based line on which the document starts.
+	Line int
+	// Item is the 0-based index in the items of a kind: List document, or -1.
+	Item int
+	// Object is the decoded object; numbers are json.Number.
+	Object map[string]interface{}
+}
+
+// Position describes where the document is, for messages: "file.yaml: document 2 (line 14)".
+func (d Document) Position() string {
+	name := d.Source
+	if name == Stdin {
+		name = "<stdin>"
+	}
+	pos := fmt.Sprintf("%s: document %d (line %d)", name, d.Index, d.Line)
+	if d.Item >= 0 {
+		pos += fmt.Sprintf(", item %d", d.Item)
+	}
+	return pos
+}
+
+// Error is a document that cannot be read, with its position.
+type Error struct {
+	Source string
+	Index  int
+	Line   int
+	Err    error
+}
+
+func (e *Error) Error() string {
+	name := e.Source
+	if name == Stdin {
+		name = "<stdin>"
+	}
+	if e.Index == 0 {
+		return fmt.Sprintf("%s: %v", name, e.Err)
+	}
+	return fmt.Sprintf("%s: document %d (line %d): %v", name, e.Index, e.Line, e.Err)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// MaxInputBytes bounds what is read from one source, so that a runaway pipe
+// cannot exhaust memory.
+const MaxInputBytes = 64 << 20
+
+// ReadAll reads every source in order (a path, a directory of *.yaml, *.yml
+// and *.json files, or "-" for stdin) and returns its objects in order, with
+// kind: List documents expanded into their items. It stops at the first
+// unreadable document and returns an *Error naming it.
+func ReadAll(sources []string, stdin io.Reader) ([]Document, error) {
+	var docs []Document
+	for _, src := range sources {
+		files, err := expand(src)
+		if err != nil {
+			return nil, &Error{Source: src, Err: err}
+		}
+		for _, f := range files {
+			data, err := readSource(f, stdin)
+			if err != nil {
+				return nil, &Error{Source: f, Err: err}
+			}
+			d, err := Parse(f, data)
+			if err != nil {
+				return nil, err
+			}
+			docs = append(docs, d...)
+		}
+	}
+	return docs, nil
+}
+
+func expand(src string) ([]string, error) {
+	if src == Stdin {
+		return []string{src}, nil
+	}
+	st, err := os.Stat(src)
+	if err != nil {
+		return nil, err
+	}
+	if !st.IsDir() {
+		return []string{src}, nil
+	}
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, e := range entries {
+		switch strings.ToLower(filepath.Ext(e.Name())) {
+		case ".yaml", ".yml", ".json":
+			if !e.IsDir() {
+				files = append(files, filepath.Join(src, e.Name()))
+			}
+		}
+	}
+	sort.Strings(files)
+	return files, nil
+}
+
+func readSource(name string, stdin io.Reader) ([]byte, error) {
+	var r io.Reader
+	if name == Stdin {
+		if stdin == nil {
+			return nil, errors.New("no standard input")
+		}
+		r = stdin
+	} else {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		r = f
+	}
+	data, err := io.ReadAll(io.LimitReader(r, MaxInputBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxInputBytes {
+		return nil, fmt.Errorf("input is larger than %d bytes", MaxInputBytes)
+	}
+	return data, nil
+}
+
+// Parse splits data (YAML documents or a JSON stream) into objects.
+func Parse(source string, data []byte) ([]Document, error) {
+	var docs []Document
+	for _, chunk := range split(data) {
+		obj, err := decodeObject(chunk.data)
+		if err != nil {
+			return nil, &Error{Source: source, Index: chunk.index, Line: chunk.line, Err: err}
+		}
+		if obj == nil {
+			continue // an empty document: only comments or whitespace
+		}
+		doc := Document{Source: source, Index: chunk.index, Line: chunk.line, Item: -1, Object: obj}
+		items, isList, err := listItems(obj)
+		if err != nil {
+			return nil, &Error{Source: source, Index: chunk.index, Line: chunk.line, Err: err}
+		}
+		if !isList {
+			docs = append(docs, doc)
+			continue
+		}
+		for i, it := range items {
+			d := doc
+			d.Item, d.Object = i, it
+			docs = append(docs, d)
+		}
+	}
+	return docs, nil
+}
+
+type chunk struct {
+	index, line int
+	data        []byte
+}
+
+// split cuts a YAML stream at "---" lines, or a JSON stream at value
+// boundaries, keeping each piece's first line number.
+func split(data []byte) []chunk {
+	if trimmed := bytes.TrimLeft(data, " \t\r\n"); len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') {
+		if chunks, ok := splitJSON(data); ok {
+			return chunks
+		}
+	}
+	var (
+		chunks []chunk
+		cur    bytes.Buffer
+		start  = 1
+		line   = 0
+	)
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 64*1024), MaxInputBytes+1)
+	for sc.Scan() {
+		line++
+		text := sc.Text()
+		if isSeparator(text) {
+			chunks = append(chunks, chunk{index: len(chunks) + 1, line: start, data: append([]byte(nil), cur.Bytes()...)})
+			cur.Reset()
+			start = line + 1
+			continue
+		}
+		cur.WriteString(text)
+		cur.WriteByte('\n')
+	}
+	chunks = append(chunks, chunk{index: len(chunks) + 1, line: start, data: cur.Bytes()})
+	return chunks
+}
+
+func isSeparator(line string) bool {
+	if !strings.HasPrefix(line, "---") {
+		return false
+	}
+	rest := strings.TrimSpace(line[3:])
+	return rest == "" || strings.HasPrefix(rest, "#")
+}
+
+// splitJSON reads consecutive JSON values; ok is false when data is not a
+// clean JSON stream (then it is parsed as YAML, a superset of JSON).
+func splitJSON(data []byte) ([]chunk, bool) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var chunks []chunk
+	for {
+		var raw json.RawMessage
+		before := dec.InputOffset()
+		if err := dec.Decode(&raw); err == io.EOF {
+			return chunks, true
+		} else if err != nil {
+			return nil, false
+		}
+		// The value starts at the first non-space byte after the previous value.
+		offset := int(before) + len(data[before:]) - len(bytes.TrimLeft(data[before:], " \t\r\n"))
+		chunks = append(chunks, chunk{index: len(chunks) + 1, line: 1 + bytes.Count(data[:offset], []byte("\n")), data: raw})
+	}
+}
+
+// decodeObject decodes one YAML or JSON document into an object; nil, nil for
+// an empty document.
+func decodeObject(data []byte) (map[string]interface{}, error) {
+	j, err := yaml.YAMLToJSON(data)
+	if err != nil {
+		return nil, err
+	}
+	j = bytes.TrimSpace(j)
+	if len(j) == 0 || bytes.Equal(j, []byte("null")) {
+		return nil, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(j))
+	dec.UseNumber()
+	var v interface{}
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	obj, ok := v.(map[string]interface{})
+	if !ok {
+		return nil, fmt.Errorf("expected an object, got %s", describe(v))
+	}
+	if _, ok := obj["kind"].(string); !ok {
+		return nil, errors.New(`object has no "kind"`)
+	}
+	if _, ok := obj["apiVersion"].(string); !ok {
+		return nil, errors.New(`object has no "apiVersion"`)
+	}
+	return obj, nil
+}
+
+// listItems returns the items of a kind: List (apiVersion v1), the generic
+// list kubectl prints.
+func listItems(obj map[string]interface{}) ([]map[string]interface{}, bool, error) {
+	if obj["kind"] != "List" || obj["apiVersion"] != "v1" {
+		return nil, false, nil
+	}
+	raw, _ := obj["items"].([]interface{})
+	if _, present := obj["items"]; present && raw == nil && obj["items"] != nil {
+		return nil, true, errors.New(`"items" of a List must be an array`)
+	}
+	items := make([]map[string]interface{}, 0, len(raw))
+	for i, it := range raw {
+		m, ok := it.(map[string]interface{})
+		if !ok {
+			return nil, true, fmt.Errorf("items[%d]: expected an object, got %s", i, describe(it))
+		}
+		if _, ok := m["kind"].(string); !ok {
+			return nil, true, fmt.Errorf(`items[%d]: object has no "kind"`, i)
+		}
+		if _, ok := m["apiVersion"].(string); !ok {
+			return nil, true, fmt.Errorf(`items[%d]: object has no "apiVersion"`, i)
+		}
+		items = append(items, m)
+	}
+	return items, true, nil
+}
+
+func describe(v interface{}) string {
+	switch v.(type) {
+	case []interface{}:
+		return "an array"
+	case string:
+		return "a string"
+	case json.Number:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case nil:
+		return "null"
+	default:
+		return fmt.Sprintf("%T", v)
+	}
+}
