@@ -1,0 +1,247 @@
+package conversion
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// AnnotationPrefix starts the key of every annotation claimbridge writes.
+const AnnotationPrefix = "claimbridge.dev/"
+
+// RestoreAnnotation returns the key of the annotation that carries what
+// version cannot hold while the object is shown in another version:
+// claimbridge.dev/restore-<version>.
+func RestoreAnnotation(version string) string { return AnnotationPrefix + "restore-" + version }
+
+// TotalAnnotationSizeLimitB is the apiserver's limit on the total size of an
+// object's annotations (keys and values), as in apimachinery's ObjectMeta
+// validation.
+const TotalAnnotationSizeLimitB = 256 * 1024
+
+// restore is the content of a restore annotation: for each section of the
+// object ("spec", "status"), the patch that turns the section as it is mapped
+// back from the other version into the section as it was.
+type restore struct {
+	Spec   *sectionPatch `json:"spec,omitempty"`
+	Status *sectionPatch `json:"status,omitempty"`
+	// Created records which metadata containers the annotation itself
+	// created, so that they are removed with it: "metadata" or "annotations".
+	Created string `json:"created,omitempty"`
+}
+
+// sectionPatch is a JSON-Patch-like list of operations on one section. Base
+// is the fingerprint of the section it applies to: when the object was
+// changed in the other version since, the section no longer matches Base and
+// the stale patch is dropped rather than applied to different content.
+type sectionPatch struct {
+	Base  string      `json:"base"`
+	Patch []operation `json:"patch"`
+}
+
+// operation is one RFC 6902 operation; only "add", "replace" and "remove" are
+// used. Path is an RFC 6901 JSON pointer from the object root.
+type operation struct {
+	Op    string      `json:"op"`
+	Path  string      `json:"path"`
+	Value interface{} `json:"value,omitempty"`
+}
+
+func (r *restore) empty() bool { return r.Spec == nil && r.Status == nil }
+
+func (r *restore) section(name string) **sectionPatch {
+	if name == "spec" {
+		return &r.Spec
+	}
+	return &r.Status
+}
+
+// diffSection records in r what turns obj[name] as mapped back (base) into
+// obj[name] as it is (target).
+func (r *restore) diffSection(name string, base map[string]interface{}, baseOK bool, target interface{}, targetOK bool) {
+	var ops []operation
+	path := "/" + name
+	switch {
+	case !baseOK && !targetOK:
+	case !targetOK:
+		ops = append(ops, operation{Op: "remove", Path: path})
+	case !baseOK:
+		ops = append(ops, operation{Op: "add", Path: path, Value: deepCopy(target)})
+	default:
+		ops = diff(path, base, target, ops)
+	}
+	if len(ops) > 0 {
+		*r.section(name) = &sectionPatch{Base: fingerprint(base, baseOK), Patch: ops}
+	}
+}
+
+// diff appends the operations that turn base into target.
+func diff(path string, base, target interface{}, ops []operation) []operation {
+	if equal(base, target) {
+		return ops
+	}
+	switch b := base.(type) {
+	case map[string]interface{}:
+		t, ok := target.(map[string]interface{})
+		if !ok {
+			break
+		}
+		for _, k := range sortedKeys(t) {
+			p := path + "/" + escapePointer(k)
+			if bv, ok := b[k]; ok {
+				ops = diff(p, bv, t[k], ops)
+			} else {
+				ops = append(ops, operation{Op: "add", Path: p, Value: deepCopy(t[k])})
+			}
+		}
+		for _, k := range sortedKeys(b) {
+			if _, ok := t[k]; !ok {
+				ops = append(ops, operation{Op: "remove", Path: path + "/" + escapePointer(k)})
+			}
+		}
+		return ops
+	case []interface{}:
+		t, ok := target.([]interface{})
+		if !ok || len(t) != len(b) {
+			break
+		}
+		for i := range t {
+			ops = diff(path+"/"+strconv.Itoa(i), b[i], t[i], ops)
+		}
+		return ops
+	}
+	return append(ops, operation{Op: "replace", Path: path, Value: deepCopy(target)})
+}
+
+// applySection applies the patch for section name to root (an object holding
+// the section) if the section still has the fingerprint the patch was made
+// for. Operations whose parent no longer exists are skipped.
+func (r *restore) applySection(name string, root map[string]interface{}) {
+	sp := *r.section(name)
+	if sp == nil {
+		return
+	}
+	cur, ok := root[name]
+	if fingerprint(cur, ok) != sp.Base {
+		return
+	}
+	for _, op := range sp.Patch {
+		applyOperation(root, op)
+	}
+}
+
+func applyOperation(root map[string]interface{}, op operation) {
+	tokens := strings.Split(strings.TrimPrefix(op.Path, "/"), "/")
+	var parent interface{} = root
+	for _, tok := range tokens[:len(tokens)-1] {
+		parent = child(parent, unescapePointer(tok))
+		if parent == nil {
+			return
+		}
+	}
+	last := unescapePointer(tokens[len(tokens)-1])
+	switch p := parent.(type) {
+	case map[string]interface{}:
+		if op.Op == "remove" {
+			delete(p, last)
+		} else {
+			p[last] = deepCopy(op.Value)
+		}
+	case []interface{}:
+		// Array elements are only ever replaced in place (diff replaces
+		// arrays of different lengths whole).
+		if i, err := strconv.Atoi(last); err == nil && i >= 0 && i < len(p) && op.Op != "remove" {
+			p[i] = deepCopy(op.Value)
+		}
+	}
+}
+
+func child(v interface{}, tok string) interface{} {
+	switch v := v.(type) {
+	case map[string]interface{}:
+		return v[tok]
+	case []interface{}:
+		if i, err := strconv.Atoi(tok); err == nil && i >= 0 && i < len(v) {
+			return v[i]
+		}
+	}
+	return nil
+}
+
+func escapePointer(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+}
+
+func unescapePointer(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~1", "/"), "~0", "~")
+}
+
+func sortedKeys(m map[string]interface{}) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// popRestore removes and decodes the restore annotation of version from
+// obj's metadata. An annotation that cannot be decoded (edited by hand) is
+// removed and ignored: the object is then shown as mapped.
+func popRestore(obj map[string]interface{}, version string) *restore {
+	meta := asMap(obj["metadata"])
+	ann := asMap(meta["annotations"])
+	raw, ok := ann[RestoreAnnotation(version)]
+	if !ok {
+		return nil
+	}
+	delete(ann, RestoreAnnotation(version))
+	var r restore
+	s, _ := raw.(string)
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	if err := dec.Decode(&r); err != nil {
+		r = restore{}
+	}
+	if len(ann) == 0 && (r.Created == "annotations" || r.Created == "metadata") {
+		delete(meta, "annotations")
+		if len(meta) == 0 && r.Created == "metadata" {
+			delete(obj, "metadata")
+		}
+	}
+	return &r
+}
+
+// pushRestore stores r as the restore annotation of version on obj.
+func pushRestore(obj map[string]interface{}, version string, r *restore) error {
+	meta, ok := obj["metadata"].(map[string]interface{})
+	if !ok {
+		meta = map[string]interface{}{}
+		obj["metadata"] = meta
+		r.Created = "metadata"
+	}
+	ann, ok := meta["annotations"].(map[string]interface{})
+	if !ok {
+		ann = map[string]interface{}{}
+		meta["annotations"] = ann
+		if r.Created == "" {
+			r.Created = "annotations"
+		}
+	}
+	data, err := canonicalJSON(r)
+	if err != nil {
+		return fmt.Errorf("encoding %s: %w", RestoreAnnotation(version), err)
+	}
+	ann[RestoreAnnotation(version)] = string(data)
+	total := 0
+	for k, v := range ann {
+		total += len(k) + len(asString(v))
+	}
+	if total > TotalAnnotationSizeLimitB {
+		return fmt.Errorf("what %s cannot hold needs %d bytes in annotation %s, and the annotations would total %d bytes, above the limit of %d bytes",
+			version, len(data), RestoreAnnotation(version), total, TotalAnnotationSizeLimitB)
+	}
+	return nil
+}

@@ -1,0 +1,105 @@
+package conversion
+
+import "fmt"
+
+// mapping converts the sections of a claim between two neighbouring
+// versions. Both functions are pure: they read their input, never modify it,
+// and build the output from copies. Fields the target has no place for are
+// left out; the step records them in the restore annotation.
+type mapping struct {
+	// spec maps a ResourceClaimSpec.
+	spec func(in map[string]interface{}) map[string]interface{}
+	// status maps a ResourceClaimStatus. targetSpec is the claim's spec in the
+	// target version; status fields that refer to requests use its names.
+	status func(in, targetSpec map[string]interface{}) map[string]interface{}
+}
+
+var mappings = map[[2]string]mapping{
+	{V1alpha1, V1alpha2}: {spec: specV1ToV2, status: statusV1ToV2},
+	{V1alpha2, V1alpha1}: {spec: specV2ToV1, status: statusV2ToV1},
+	{V1alpha2, V1alpha3}: {spec: specV2ToV3, status: statusV2ToV3},
+	{V1alpha3, V1alpha2}: {spec: specV3ToV2, status: statusV3ToV2},
+}
+
+// sections returns the names of the sections conversion maps for kind: a
+// claim has spec and status, a template only spec (whose "spec" is a claim
+// spec).
+func sections(kind string) []string {
+	if kind == KindTemplate {
+		return []string{"spec"}
+	}
+	return []string{"spec", "status"}
+}
+
+// mapSection maps one section with m. context is the target spec, used by
+// the status mapping.
+func mapSection(m mapping, kind, name string, in, context map[string]interface{}) map[string]interface{} {
+	switch {
+	case name == "status":
+		return m.status(in, context)
+	case kind == KindTemplate:
+		// ResourceClaimTemplateSpec: metadata is the same in every version.
+		out := map[string]interface{}{}
+		copyKeys(out, in, "metadata")
+		if _, ok := in["spec"]; ok {
+			out["spec"] = m.spec(asMap(in["spec"]))
+		}
+		return out
+	default:
+		return m.spec(in)
+	}
+}
+
+// step converts obj in place from version from to its neighbour to:
+//
+//  1. the restore annotation of to (if obj came from to earlier) is removed;
+//  2. each section is mapped to the target version, and the patch of the
+//     restore annotation brings back what the target version had;
+//  3. the sections are mapped back, and the difference to the original
+//     sections becomes the restore annotation of from, so that converting the
+//     result back to from gives obj exactly.
+func step(obj map[string]interface{}, kind, from, to string) error {
+	forward, okF := mappings[[2]string{from, to}]
+	backward, okB := mappings[[2]string{to, from}]
+	if !okF || !okB {
+		return fmt.Errorf("no conversion from %s to %s", from, to)
+	}
+	restoreTo := popRestore(obj, to)
+	srcSpec := obj["spec"]
+
+	out := map[string]interface{}{}
+	for _, name := range sections(kind) {
+		if in, ok := obj[name]; ok {
+			out[name] = mapSection(forward, kind, name, asMap(in), asMap(out["spec"]))
+		}
+		if restoreTo != nil {
+			restoreTo.applySection(name, out)
+		}
+	}
+
+	restoreFrom := &restore{}
+	for _, name := range sections(kind) {
+		mapped, mappedOK := out[name]
+		var back map[string]interface{}
+		if mappedOK {
+			back = mapSection(backward, kind, name, asMap(mapped), asMap(srcSpec))
+		}
+		orig, origOK := obj[name]
+		restoreFrom.diffSection(name, back, mappedOK, orig, origOK)
+	}
+
+	for _, name := range sections(kind) {
+		if v, ok := out[name]; ok {
+			obj[name] = v
+		} else {
+			delete(obj, name)
+		}
+	}
+	if restoreFrom.empty() {
+		return nil
+	}
+	if err := pushRestore(obj, from, restoreFrom); err != nil {
+		return fmt.Errorf("the %s fields that %s cannot hold do not fit: %w", from, to, err)
+	}
+	return nil
+}

@@ -1,0 +1,126 @@
+package conversion
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"reflect"
+)
+
+// deepCopy copies a JSON tree. Scalars are immutable and shared; values of
+// unexpected types are shared too, so that copying never fails.
+func deepCopy(v interface{}) interface{} {
+	switch v := v.(type) {
+	case map[string]interface{}:
+		return deepCopyMap(v)
+	case []interface{}:
+		out := make([]interface{}, len(v))
+		for i, e := range v {
+			out[i] = deepCopy(e)
+		}
+		return out
+	default:
+		return v
+	}
+}
+
+func deepCopyMap(m map[string]interface{}) map[string]interface{} {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]interface{}, len(m))
+	for k, e := range m {
+		out[k] = deepCopy(e)
+	}
+	return out
+}
+
+// asMap returns v as an object, or nil.
+func asMap(v interface{}) map[string]interface{} {
+	m, _ := v.(map[string]interface{})
+	return m
+}
+
+// asSlice returns v as an array, or nil.
+func asSlice(v interface{}) []interface{} {
+	s, _ := v.([]interface{})
+	return s
+}
+
+// asString returns v as a string, or "".
+func asString(v interface{}) string {
+	s, _ := v.(string)
+	return s
+}
+
+// copyKeys copies the named keys that are present in from into to.
+func copyKeys(to, from map[string]interface{}, keys ...string) {
+	for _, k := range keys {
+		if v, ok := from[k]; ok {
+			to[k] = deepCopy(v)
+		}
+	}
+}
+
+// equal reports whether two JSON trees are equal. Numbers compare by their
+// JSON text, so json.Number("1") equals int64(1).
+func equal(a, b interface{}) bool {
+	switch a := a.(type) {
+	case map[string]interface{}:
+		b, ok := b.(map[string]interface{})
+		if !ok || len(a) != len(b) {
+			return false
+		}
+		for k, va := range a {
+			vb, ok := b[k]
+			if !ok || !equal(va, vb) {
+				return false
+			}
+		}
+		return true
+	case []interface{}:
+		b, ok := b.([]interface{})
+		if !ok || len(a) != len(b) {
+			return false
+		}
+		for i := range a {
+			if !equal(a[i], b[i]) {
+				return false
+			}
+		}
+		return true
+	case string, bool, nil:
+		return a == b
+	}
+	if reflect.DeepEqual(a, b) {
+		return true
+	}
+	ja, errA := json.Marshal(a)
+	jb, errB := json.Marshal(b)
+	return errA == nil && errB == nil && bytes.Equal(ja, jb)
+}
+
+// canonicalJSON encodes v with sorted keys and without HTML escaping.
+func canonicalJSON(v interface{}) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// fingerprint is a short, stable digest of a JSON tree ("" for absent).
+func fingerprint(v interface{}, present bool) string {
+	if !present {
+		return ""
+	}
+	data, err := canonicalJSON(v)
+	if err != nil {
+		return "unencodable"
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:8])
+}
