@@ -205,10 +205,22 @@ func popRestore(obj map[string]interface{}, version string) *restore {
 	if err := dec.Decode(&r); err != nil {
 		r = restore{}
 	}
-	if len(ann) == 0 && (r.Created == "annotations" || r.Created == "metadata") {
-		delete(meta, "annotations")
-		if len(meta) == 0 && r.Created == "metadata" {
-			delete(obj, "metadata")
+	if len(ann) == 0 {
+		switch r.Created {
+		case "annotations":
+			delete(meta, "annotations")
+		case "annotations=null":
+			meta["annotations"] = nil
+		case "metadata":
+			delete(meta, "annotations")
+			if len(meta) == 0 {
+				delete(obj, "metadata")
+			}
+		case "metadata=null":
+			delete(meta, "annotations")
+			if len(meta) == 0 {
+				obj["metadata"] = nil
+			}
 		}
 	}
 	return &r
@@ -216,18 +228,32 @@ func popRestore(obj map[string]interface{}, version string) *restore {
 
 // pushRestore stores r as the restore annotation of version on obj.
 func pushRestore(obj map[string]interface{}, version string, r *restore) error {
-	meta, ok := obj["metadata"].(map[string]interface{})
-	if !ok {
+	rawMeta, present := obj["metadata"]
+	meta, ok := rawMeta.(map[string]interface{})
+	switch {
+	case present && rawMeta != nil && !ok:
+		return fmt.Errorf("metadata is not an object, so annotation %s cannot be added", RestoreAnnotation(version))
+	case !ok:
 		meta = map[string]interface{}{}
 		obj["metadata"] = meta
 		r.Created = "metadata"
+		if present {
+			r.Created = "metadata=null"
+		}
 	}
-	ann, ok := meta["annotations"].(map[string]interface{})
-	if !ok {
+	rawAnn, present := meta["annotations"]
+	ann, ok := rawAnn.(map[string]interface{})
+	switch {
+	case present && rawAnn != nil && !ok:
+		return fmt.Errorf("metadata.annotations is not an object, so annotation %s cannot be added", RestoreAnnotation(version))
+	case !ok:
 		ann = map[string]interface{}{}
 		meta["annotations"] = ann
 		if r.Created == "" {
 			r.Created = "annotations"
+			if present {
+				r.Created = "annotations=null"
+			}
 		}
 	}
 	data, err := canonicalJSON(r)

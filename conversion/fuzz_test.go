@@ -1,0 +1,66 @@
+package conversion_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/claimbridge/claimbridge/conversion"
+)
+
+// FuzzConvertRoundTrip feeds arbitrary JSON to Convert: it must never panic,
+// fail only for objects it cannot represent, and give every object it
+// converts back exactly. Run with: go test ./conversion -fuzz FuzzConvertRoundTrip
+func FuzzConvertRoundTrip(f *testing.F) {
+	for vi, version := range conversion.Versions {
+		filler := newFiller(int64(9000 + vi))
+		for i := 0; i < 4; i++ {
+			f.Add([]byte(mustJSON(randomObject(f, filler, version, i == 3))), uint8(i))
+		}
+	}
+	f.Add([]byte(`{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","spec":{"resourceClassName":"c"}}`), uint8(2))
+	f.Add([]byte(`{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","metadata":null,"status":{"allocation":{}}}`), uint8(0))
+	f.Fuzz(func(t *testing.T, data []byte, target uint8) {
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.UseNumber()
+		var obj map[string]interface{}
+		if err := dec.Decode(&obj); err != nil || obj == nil {
+			return
+		}
+		_, from, kind, err := conversion.Identify(obj)
+		if err != nil || strings.HasSuffix(kind, "List") || hasRestoreAnnotation(obj) {
+			// Restore annotations are applied by design; an object that
+			// carries foreign ones is not expected back unchanged.
+			return
+		}
+		to := conversion.Versions[int(target)%len(conversion.Versions)]
+		converted, err := conversion.Convert(obj, to)
+		if err != nil {
+			if msg := err.Error(); !strings.Contains(msg, "is not an object") && !strings.Contains(msg, "above the limit") {
+				t.Fatalf("unexpected error for %s: %v", data, err)
+			}
+			return
+		}
+		back, err := conversion.Convert(converted, from)
+		if err != nil {
+			t.Fatalf("converting back: %v\n%s", err, mustJSON(converted))
+		}
+		if diff := cmp.Diff(obj, back, treeComparer); diff != "" {
+			t.Fatalf("%s→%s→%s changed the object (-want +got):\n%s", from, to, from, diff)
+		}
+	})
+}
+
+func hasRestoreAnnotation(obj map[string]interface{}) bool {
+	meta, _ := obj["metadata"].(map[string]interface{})
+	ann, _ := meta["annotations"].(map[string]interface{})
+	for k := range ann {
+		if strings.HasPrefix(k, conversion.AnnotationPrefix+"restore-") {
+			return true
+		}
+	}
+	return false
+}
