@@ -248,7 +248,7 @@ func splitJSON(data []byte) ([]chunk, bool) {
 // decodeObject decodes one YAML or JSON document into an object; nil, nil for
 // an empty document.
 func decodeObject(data []byte) (map[string]interface{}, error) {
-	j, err := yaml.YAMLToJSON(data)
+	j, err := yaml.YAMLToJSONStrict(data) // duplicate keys would lose data: an error
 	if err != nil {
 		return nil, err
 	}

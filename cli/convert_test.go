@@ -1,0 +1,213 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"sigs.k8s.io/yaml"
+
+	"github.com/claimbridge/claimbridge/manifest"
+)
+
+func run(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = Main(args, strings.NewReader(stdin), &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func readObjects(t *testing.T, data string) []map[string]interface{} {
+	t.Helper()
+	docs, err := manifest.Parse("test", []byte(data))
+	if err != nil {
+		t.Fatalf("output is not a manifest: %v\n%s", err, data)
+	}
+	objs := make([]map[string]interface{}, len(docs))
+	for i, d := range docs {
+		objs[i] = d.Object
+	}
+	return objs
+}
+
+var numbers = cmp.Comparer(func(a, b json.Number) bool { return a.String() == b.String() })
+
+// TestConvertExamplesRoundTrip converts every example to every version and
+// back, directly and through the third version, through the command line.
+func TestConvertExamplesRoundTrip(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "examples", "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no examples: %v", err)
+	}
+	versions := []string{"v1alpha1", "v1alpha2", "v1alpha3"}
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		orig := readObjects(t, string(data))
+		from := strings.Split(orig[0]["apiVersion"].(string), "/")[1]
+		for _, b := range versions {
+			for _, c := range versions {
+				if b == from || c == b {
+					continue
+				}
+				t.Run(filepath.Base(file)+"/"+from+"-"+b+"-"+c+"-"+from, func(t *testing.T) {
+					cur := string(data)
+					path := []string{b, c, from}
+					if c == from {
+						path = []string{b, from}
+					}
+					for _, v := range path {
+						code, out, stderr := run(t, cur, "convert", "--to", v, "-f", "-")
+						if code != 0 {
+							t.Fatalf("convert --to %s: exit %d: %s", v, code, stderr)
+						}
+						cur = out
+					}
+					if diff := cmp.Diff(orig, readObjects(t, cur), numbers); diff != "" {
+						t.Errorf("round trip changed the objects (-want +got):\n%s", diff)
+					}
+				})
+			}
+		}
+	}
+}
+
+func TestConvertPassesOtherObjectsThroughInOrder(t *testing.T) {
+	in := `apiVersion: v1
+kind: ConfigMap
+metadata: {name: first}
+data: {a: "1"}
+---
+apiVersion: resource.k8s.io/v1alpha2
+kind: ResourceClaim
+metadata: {name: c, namespace: ns}
+spec: {resourceClassName: gpu.example.com}
+---
+# only a comment
+---
+apiVersion: resource.k8s.io/v1beta1
+kind: ResourceClaim
+metadata: {name: newer}
+spec: {}
+`
+	code, out, stderr := run(t, in, "convert", "--to", "v1alpha3", "-f", "-")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	objs := readObjects(t, out)
+	if len(objs) != 3 {
+		t.Fatalf("got %d objects, want 3:\n%s", len(objs), out)
+	}
+	want0 := map[string]interface{}{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]interface{}{"name": "first"}, "data": map[string]interface{}{"a": "1"}}
+	if diff := cmp.Diff(want0, objs[0]); diff != "" {
+		t.Errorf("ConfigMap changed (-want +got):\n%s", diff)
+	}
+	wantSpec := map[string]interface{}{"devices": map[string]interface{}{"requests": []interface{}{
+		map[string]interface{}{"name": "request", "deviceClassName": "gpu.example.com"}}}}
+	if objs[1]["apiVersion"] != "resource.k8s.io/v1alpha3" {
+		t.Errorf("claim apiVersion = %v, want resource.k8s.io/v1alpha3 (group kept)", objs[1]["apiVersion"])
+	}
+	if diff := cmp.Diff(wantSpec, objs[1]["spec"]); diff != "" {
+		t.Errorf("claim spec (-want +got):\n%s", diff)
+	}
+	if objs[2]["apiVersion"] != "resource.k8s.io/v1beta1" {
+		t.Errorf("v1beta1 claim was not passed through: %v", objs[2])
+	}
+	if !strings.Contains(stderr, "passed through unchanged") {
+		t.Errorf("no note about the unconvertible claim on stderr: %q", stderr)
+	}
+}
+
+func TestConvertJSONOutput(t *testing.T) {
+	claim := `{"apiVersion":"resource.claimbridge.dev/v1alpha1","kind":"ResourceClaim","metadata":{"name":"a","namespace":"n"},"spec":{"resourceClassName":"c"}}`
+	code, out, stderr := run(t, claim, "convert", "--to", "v1alpha2", "-f", "-", "-o", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var one map[string]interface{}
+	if err := json.Unmarshal([]byte(out), &one); err != nil || one["kind"] != "ResourceClaim" {
+		t.Fatalf("one object must print as itself, got %s (%v)", out, err)
+	}
+	list := `{"apiVersion":"v1","kind":"List","items":[` + claim + `,{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"n"}}]}`
+	code, out, stderr = run(t, list, "convert", "--to", "v1alpha2", "-f", "-", "-o", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var got struct {
+		APIVersion string                   `json:"apiVersion"`
+		Kind       string                   `json:"kind"`
+		Items      []map[string]interface{} `json:"items"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.APIVersion != "v1" || got.Kind != "List" || len(got.Items) != 2 ||
+		got.Items[0]["apiVersion"] != "resource.claimbridge.dev/v1alpha2" || got.Items[1]["kind"] != "Namespace" {
+		t.Errorf("several objects must print as a v1 List in order, got %s", out)
+	}
+}
+
+func TestConvertBadInput(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.yaml")
+	bad := filepath.Join(dir, "bad.yaml")
+	writeFile(t, good, "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClaim\nmetadata: {name: a, namespace: n}\nspec: {resourceClassName: c}\n")
+	writeFile(t, bad, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ok}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [unclosed\n")
+	for name, tc := range map[string]struct {
+		args     []string
+		stdin    string
+		code     int
+		contains string
+	}{
+		"yaml-error-names-file-and-document": {args: []string{"-f", good, "-f", bad}, code: ExitBadInput, contains: bad + ": document 2 (line 5)"},
+		"missing-file":                       {args: []string{"-f", filepath.Join(dir, "nope.yaml")}, code: ExitBadInput, contains: "nope.yaml"},
+		"not-an-object":                      {args: []string{"-f", "-"}, stdin: "- a\n- b\n", code: ExitBadInput, contains: "<stdin>: document 1 (line 1): expected an object"},
+		"no-kind":                            {args: []string{"-f", "-"}, stdin: "apiVersion: v1\n", code: ExitBadInput, contains: `no "kind"`},
+		"unknown-version":                    {args: []string{"-f", good, "--to", "v2"}, code: ExitBadInput, contains: `unsupported version`},
+		"missing-to":                         {args: []string{"-f", good, "--to", ""}, code: ExitBadInput, contains: "--to is required"},
+		"bad-output":                         {args: []string{"-f", good, "-o", "xml"}, code: ExitBadInput, contains: "unsupported output format"},
+		"no-filename":                        {args: []string{}, code: ExitBadInput, contains: "-f is required"},
+		"metadata-not-an-object":             {args: []string{"-f", "-", "--to", "v1alpha2"}, stdin: "apiVersion: resource.k8s.io/v1alpha3\nkind: ResourceClaim\nmetadata: 5\nspec: {devices: {requests: [{name: a, deviceClassName: c}, {name: b, deviceClassName: c}]}}\n", code: ExitInvalid, contains: "metadata is not an object"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			args := append([]string{"convert", "--to", "v1alpha3"}, tc.args...)
+			code, out, stderr := run(t, tc.stdin, args...)
+			if code != tc.code {
+				t.Errorf("exit code %d, want %d (stderr %q)", code, tc.code, stderr)
+			}
+			if out != "" {
+				t.Errorf("stdout must stay empty on failure, got %q", out)
+			}
+			if !strings.Contains(stderr, tc.contains) {
+				t.Errorf("stderr %q does not contain %q", stderr, tc.contains)
+			}
+		})
+	}
+}
+
+func writeFile(t *testing.T, path, data string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// yamlRoundTrip guards the YAML writer: keys sorted, no document marker
+// before the first object.
+func TestConvertYAMLStream(t *testing.T) {
+	in := "apiVersion: v1\nkind: A\n---\napiVersion: v1\nkind: B\n"
+	code, out, _ := run(t, in, "convert", "--to", "v1alpha1", "-f", "-")
+	if code != 0 || out != "apiVersion: v1\nkind: A\n---\napiVersion: v1\nkind: B\n" {
+		t.Errorf("exit %d, output %q", code, out)
+	}
+	var v interface{}
+	if err := yaml.Unmarshal([]byte(out), &v); err != nil {
+		t.Error(err)
+	}
+}

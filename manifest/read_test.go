@@ -1,0 +1,82 @@
+package manifest
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestParsePositions(t *testing.T) {
+	data := "# leading comment\napiVersion: v1\nkind: A\n---\n---   # empty document\napiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: B}\n- {apiVersion: v1, kind: C}\n--- \napiVersion: v1\nkind: D\n"
+	docs, err := Parse("f.yaml", []byte(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type pos struct {
+		Kind        string
+		Index, Line int
+		Item        int
+	}
+	var got []pos
+	for _, d := range docs {
+		got = append(got, pos{d.Object["kind"].(string), d.Index, d.Line, d.Item})
+	}
+	want := []pos{{"A", 1, 1, -1}, {"B", 3, 6, 0}, {"C", 3, 6, 1}, {"D", 4, 12, -1}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("positions (-want +got):\n%s", diff)
+	}
+}
+
+func TestParseJSONStream(t *testing.T) {
+	data := "{\"apiVersion\":\"v1\",\"kind\":\"A\"}\n\n  {\"apiVersion\":\"v1\",\"kind\":\"B\",\"n\":12345678901234567890}\n"
+	docs, err := Parse("-", []byte(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(docs) != 2 || docs[1].Line != 3 || docs[1].Index != 2 {
+		t.Fatalf("got %+v", docs)
+	}
+	if n := docs[1].Object["n"]; n == nil || n.(interface{ String() string }).String() != "12345678901234567890" {
+		t.Errorf("big numbers must survive as their text, got %v", n)
+	}
+	if got := docs[1].Position(); got != "<stdin>: document 2 (line 3)" {
+		t.Errorf("Position() = %q", got)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for name, tc := range map[string]struct {
+		data, want string
+	}{
+		"yaml-syntax":    {"apiVersion: v1\nkind: A\n---\nkind: [\n", "f: document 2 (line 4): "},
+		"scalar":         {"just a string\n", "f: document 1 (line 1): expected an object, got a string"},
+		"no-apiversion":  {"kind: A\n", `f: document 1 (line 1): object has no "apiVersion"`},
+		"list-item":      {"apiVersion: v1\nkind: List\nitems: [1]\n", "items[0]: expected an object, got a number"},
+		"list-items-obj": {"apiVersion: v1\nkind: List\nitems: {a: 1}\n", `"items" of a List must be an array`},
+		"duplicate-key":  {"apiVersion: v1\nkind: A\nkind: B\n", "document 1"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := Parse("f", []byte(tc.data))
+			var perr *Error
+			if !errors.As(err, &perr) {
+				t.Fatalf("want *Error, got %v", err)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %q does not contain %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestReadAllStdinAndLimit(t *testing.T) {
+	docs, err := ReadAll([]string{Stdin}, strings.NewReader("apiVersion: v1\nkind: A\n"))
+	if err != nil || len(docs) != 1 || docs[0].Source != Stdin {
+		t.Fatalf("got %v, %v", docs, err)
+	}
+	big := strings.NewReader(strings.Repeat("#", MaxInputBytes+1))
+	if _, err := ReadAll([]string{Stdin}, big); err == nil || !strings.Contains(err.Error(), "larger than") {
+		t.Errorf("oversized input: got %v", err)
+	}
+}
