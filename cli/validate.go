@@ -2,11 +2,178 @@ package cli
 
 import (
 	"errors"
+	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
+
+	"github.com/claimbridge/claimbridge/manifest"
+	"github.com/claimbridge/claimbridge/validation"
 )
 
-// TODO(lead): placeholder until the validate command lands.
+type validateOptions struct {
+	filenames   []string
+	old         string
+	subResource string
+}
+
 func newValidateCommand(s streams) *cobra.Command {
-	return &cobra.Command{Use: "validate", RunE: func(*cobra.Command, []string) error { return errors.New("not implemented") }}
+	o := &validateOptions{}
+	cmd := &cobra.Command{
+		Use:   "validate -f FILE|- [-f FILE ...] [--old FILE] [--subresource status]",
+		Short: "Validate ResourceClaim and ResourceClaimTemplate manifests as the claimbridge webhook would",
+		Long: `Validate reads YAML or JSON manifests (multi-document streams, kind: List,
+files, directories and standard input) and checks every ResourceClaim and
+ResourceClaimTemplate of group resource.claimbridge.dev or resource.k8s.io
+(v1alpha1, v1alpha2, v1alpha3) with the rules of the Kubernetes release that
+served that version, after the upstream defaults. Other objects are skipped.
+
+Without --old, every object is validated as a create (its status is ignored,
+as the API server drops it). With --old, objects are validated as updates of
+the matching old object (same kind, namespace and name; a single old object
+pairs with a single new one); --subresource status validates a write to the
+status subresource instead of the main resource.
+
+Each finding is printed on standard output as
+  <position>: <Kind> <namespace>/<name>: <path>: <type>: <value>: <detail>
+and warnings on standard error. Fields the version does not have are
+reported as "unknown field".
+
+Exit status: 0 all valid, 1 some object invalid, 2 unusable input.`,
+		Example: `  # Check a claim before applying it to a 1.31-shaped cluster
+  claimbridge validate -f claim.yaml
+
+  # Check a status update of a stored claim
+  claimbridge validate -f claim-new.yaml --old claim-stored.yaml --subresource status`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return o.run(s)
+		},
+	}
+	cmd.Flags().StringArrayVarP(&o.filenames, "filename", "f", nil, "file, directory or - for standard input (repeatable, required)")
+	cmd.Flags().StringVar(&o.old, "old", "", "file with the stored objects: validate the input as updates of them")
+	cmd.Flags().StringVar(&o.subResource, "subresource", "", `"status" to validate updates of the status subresource (needs --old)`)
+	return cmd
+}
+
+func (o *validateOptions) validate() error {
+	if len(o.filenames) == 0 {
+		return errors.New("at least one -f/--filename is required")
+	}
+	switch o.subResource {
+	case "":
+	case "status":
+		if o.old == "" {
+			return errors.New("--subresource status needs --old")
+		}
+	default:
+		return fmt.Errorf("unsupported --subresource %q: the only subresource is status", o.subResource)
+	}
+	return nil
+}
+
+func (o *validateOptions) run(s streams) error {
+	if err := o.validate(); err != nil {
+		return withCode(ExitBadInput, err)
+	}
+	docs, err := manifest.ReadAll(o.filenames, s.in)
+	if err != nil {
+		return withCode(ExitBadInput, err)
+	}
+	docs = supported(docs, s.err, "")
+	var olds []manifest.Document
+	if o.old != "" {
+		oldDocs, err := manifest.ReadAll([]string{o.old}, s.in)
+		if err != nil {
+			return withCode(ExitBadInput, err)
+		}
+		olds = supported(oldDocs, s.err, "old ")
+	}
+
+	invalid, unusable := false, false
+	for _, doc := range docs {
+		req := validation.Request{Operation: validation.Create, Object: doc.Object}
+		if o.old != "" {
+			old, err := findOld(doc, docs, olds)
+			if err != nil {
+				fmt.Fprintf(s.err, "%s: %s: %v\n", doc.Position(), describe(doc.Object), err)
+				unusable = true
+				continue
+			}
+			req = validation.Request{Operation: validation.Update, SubResource: o.subResource, Object: doc.Object, OldObject: old.Object}
+		}
+		resp, err := validation.Validate(req)
+		if err != nil {
+			fmt.Fprintf(s.err, "%s: %s: %v\n", doc.Position(), describe(doc.Object), err)
+			unusable = true
+			continue
+		}
+		for _, w := range resp.Warnings {
+			fmt.Fprintf(s.err, "Warning: %s: %s: %s\n", doc.Position(), describe(doc.Object), w)
+		}
+		for _, e := range resp.Errors {
+			fmt.Fprintf(s.out, "%s: %s: %s\n", doc.Position(), describe(doc.Object), e.Error())
+		}
+		if len(resp.Errors) > 0 {
+			invalid = true
+		}
+	}
+	switch {
+	case unusable:
+		return withCode(ExitBadInput, errors.New(""))
+	case invalid:
+		return withCode(ExitInvalid, errors.New(""))
+	}
+	return nil
+}
+
+// supported keeps the claims and templates and notes every skipped object.
+func supported(docs []manifest.Document, errOut io.Writer, what string) []manifest.Document {
+	var out []manifest.Document
+	for _, doc := range docs {
+		if validation.IsSupported(doc.Object) {
+			out = append(out, doc)
+			continue
+		}
+		apiVersion, _ := doc.Object["apiVersion"].(string)
+		fmt.Fprintf(errOut, "%s: skipping %sobject %s %s: not a ResourceClaim or ResourceClaimTemplate of %s or %s v1alpha1-v1alpha3\n",
+			doc.Position(), what, apiVersion, describe(doc.Object), validation.GroupClaimbridge, validation.GroupUpstream)
+	}
+	return out
+}
+
+// findOld pairs doc with its old object: by kind, namespace and name, or,
+// when both sides hold exactly one object, with that one.
+func findOld(doc manifest.Document, docs, olds []manifest.Document) (manifest.Document, error) {
+	if len(docs) == 1 && len(olds) == 1 {
+		return olds[0], nil
+	}
+	kind, ns, name := identity(doc.Object)
+	for _, old := range olds {
+		if k, n, nm := identity(old.Object); k == kind && n == ns && nm == name {
+			return old, nil
+		}
+	}
+	return manifest.Document{}, errors.New("no old object with the same kind, namespace and name")
+}
+
+func identity(obj map[string]interface{}) (kind, namespace, name string) {
+	kind, _ = obj["kind"].(string)
+	if meta, ok := obj["metadata"].(map[string]interface{}); ok {
+		namespace, _ = meta["namespace"].(string)
+		name, _ = meta["name"].(string)
+	}
+	return kind, namespace, name
+}
+
+// describe names an object as "<Kind> <namespace>/<name>".
+func describe(obj map[string]interface{}) string {
+	kind, ns, name := identity(obj)
+	if kind == "" {
+		kind = "object"
+	}
+	if ns == "" {
+		return fmt.Sprintf("%s %s", kind, name)
+	}
+	return fmt.Sprintf("%s %s/%s", kind, ns, name)
 }

@@ -33,7 +33,7 @@ import (
 
 const (
 	goldenInputDir = "testdata"
-	goldenDir   = "testdata/golden"
+	goldenDir      = "testdata/golden"
 )
 
 type goldenInput struct {

@@ -73,7 +73,7 @@ func (r *restore) diffSection(name string, base map[string]interface{}, baseOK b
 		ops = diff(path, base, target, ops)
 	}
 	if len(ops) > 0 {
-		*r.section(name) = &sectionPatch{Base: fingerprint(base, baseOK), Patch: ops}
+		*r.section(name) = &sectionPatch{Base: sectionFingerprint(name, base, baseOK), Patch: ops}
 	}
 }
 
@@ -124,12 +124,31 @@ func (r *restore) applySection(name string, root map[string]interface{}) {
 		return
 	}
 	cur, ok := root[name]
-	if fingerprint(cur, ok) != sp.Base {
+	if sectionFingerprint(name, cur, ok) != sp.Base {
 		return
 	}
 	for _, op := range sp.Patch {
 		applyOperation(root, op)
 	}
+}
+
+// sectionFingerprint identifies the content a section patch applies to. For
+// the status, the fields that are the same in every version (reservedFor,
+// deallocationRequested) are left out: patches never touch them, and
+// reserving or requesting deallocation through another version must not make
+// the restore data of the allocation stale.
+func sectionFingerprint(name string, v interface{}, ok bool) string {
+	if m, isMap := v.(map[string]interface{}); isMap && name == "status" {
+		rest := make(map[string]interface{}, len(m))
+		for k, e := range m {
+			rest[k] = e
+		}
+		for _, k := range statusCommonKeys {
+			delete(rest, k)
+		}
+		v = rest
+	}
+	return fingerprint(v, ok)
 }
 
 func applyOperation(root map[string]interface{}, op operation) {
@@ -266,8 +285,8 @@ func pushRestore(obj map[string]interface{}, version string, r *restore) error {
 		total += len(k) + len(asString(v))
 	}
 	if total > TotalAnnotationSizeLimitB {
-		return fmt.Errorf("what %s cannot hold needs %d bytes in annotation %s, and the annotations would total %d bytes, above the limit of %d bytes",
-			version, len(data), RestoreAnnotation(version), total, TotalAnnotationSizeLimitB)
+		return fmt.Errorf("annotation %s needs %d bytes, and the annotations would total %d bytes, above the limit of %d bytes",
+			RestoreAnnotation(version), len(data), total, TotalAnnotationSizeLimitB)
 	}
 	return nil
 }

@@ -99,7 +99,7 @@ func step(obj map[string]interface{}, kind, from, to string) error {
 		return nil
 	}
 	if err := pushRestore(obj, from, restoreFrom); err != nil {
-		return fmt.Errorf("the %s fields that %s cannot hold do not fit: %w", from, to, err)
+		return fmt.Errorf("keeping the fields of %s that %s cannot hold: %w", from, to, err)
 	}
 	return nil
 }

@@ -26,7 +26,9 @@ func statusV1ToV2(in, _ map[string]interface{}) map[string]interface{} {
 	out := map[string]interface{}{}
 	copyKeys(out, in, "driverName")
 	copyKeys(out, in, statusCommonKeys...)
-	if a, ok := in["allocation"]; ok {
+	if a, ok := in["allocation"]; ok && a == nil {
+		out["allocation"] = nil // null: not allocated
+	} else if ok {
 		alloc := asMap(a)
 		outAlloc := map[string]interface{}{}
 		copyKeys(outAlloc, alloc, "availableOnNodes", "shareable")
@@ -49,7 +51,9 @@ func statusV2ToV1(in, _ map[string]interface{}) map[string]interface{} {
 	out := map[string]interface{}{}
 	copyKeys(out, in, "driverName")
 	copyKeys(out, in, statusCommonKeys...)
-	if a, ok := in["allocation"]; ok {
+	if a, ok := in["allocation"]; ok && a == nil {
+		out["allocation"] = nil // null: not allocated
+	} else if ok {
 		alloc := asMap(a)
 		outAlloc := map[string]interface{}{}
 		copyKeys(outAlloc, alloc, "availableOnNodes", "shareable")

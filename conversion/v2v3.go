@@ -76,7 +76,10 @@ func statusV2ToV3(in, targetSpec map[string]interface{}) map[string]interface{} 
 	out := map[string]interface{}{}
 	copyKeys(out, in, statusCommonKeys...)
 	a, ok := in["allocation"]
-	if !ok {
+	if !ok || a == nil {
+		if ok {
+			out["allocation"] = nil // null: not allocated
+		}
 		return out
 	}
 	alloc := asMap(a)
@@ -149,7 +152,10 @@ func statusV3ToV2(in, _ map[string]interface{}) map[string]interface{} {
 	out := map[string]interface{}{}
 	copyKeys(out, in, statusCommonKeys...)
 	a, ok := in["allocation"]
-	if !ok {
+	if !ok || a == nil {
+		if ok {
+			out["allocation"] = nil // null: not allocated
+		}
 		return out
 	}
 	alloc := asMap(a)
@@ -252,7 +258,11 @@ func appendParameters(config []interface{}, source, request, driver string, para
 }
 
 // dataParameters turns opaque handle data into configuration parameters: a
-// JSON object as it is, anything else wrapped.
+// JSON object as it is, anything else wrapped. The exact text of JSON that is
+// not in canonical form (sorted keys, no spaces) travels in the restore
+// annotation; to keep that bounded (32 handles of up to 16 KiB would not fit
+// the annotation limit), non-canonical JSON longer than
+// maxNonCanonicalDataBytes is wrapped like non-JSON data.
 func dataParameters(data string) interface{} {
 	dec := json.NewDecoder(strings.NewReader(data))
 	dec.UseNumber()
@@ -260,12 +270,21 @@ func dataParameters(data string) interface{} {
 	if err := dec.Decode(&v); err == nil {
 		if m, ok := v.(map[string]interface{}); ok && m != nil {
 			if _, err := dec.Token(); err == io.EOF { // nothing but whitespace follows
-				return m
+				if len(data) <= maxNonCanonicalDataBytes {
+					return m
+				}
+				if canonical, err := canonicalJSON(m); err == nil && string(canonical) == data {
+					return m
+				}
 			}
 		}
 	}
 	return map[string]interface{}{"apiVersion": HandleDataAPIVersion, "kind": HandleDataKind, "data": data}
 }
+
+// maxNonCanonicalDataBytes bounds the handle data whose exact text may travel
+// in the restore annotation: 32 handles × 4 KiB stay well below 256 KiB.
+const maxNonCanonicalDataBytes = 4 << 10
 
 // parametersData is the inverse of dataParameters.
 func parametersData(params interface{}) string {

@@ -1,0 +1,128 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+const (
+	validClaimYAML = `apiVersion: resource.claimbridge.dev/v1alpha3
+kind: ResourceClaim
+metadata:
+  name: gpu
+  namespace: ns
+spec:
+  devices:
+    requests:
+    - name: gpu
+      deviceClassName: gpu.example.com
+`
+	invalidClaimYAML = `apiVersion: resource.k8s.io/v1alpha2
+kind: ResourceClaim
+metadata:
+  name: bad
+  namespace: ns
+spec:
+  resourceClassName: Bad_Class
+`
+	configMapYAML = `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: cm
+`
+)
+
+func runValidate(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := Main(append([]string{"validate"}, args...), strings.NewReader(stdin), &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func writeValidateFile(t *testing.T, name, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestValidateCommand(t *testing.T) {
+	scenarios := map[string]struct {
+		stdin      string
+		args       []string
+		wantCode   int
+		wantOut    string
+		wantErrOut string
+	}{
+		"valid-claim": {
+			stdin: validClaimYAML, args: []string{"-f", "-"}, wantCode: ExitOK,
+		},
+		"invalid-claim-and-skipped-object": {
+			stdin:    validClaimYAML + "---\n" + invalidClaimYAML + "---\n" + configMapYAML,
+			args:     []string{"-f", "-"},
+			wantCode: ExitInvalid,
+			wantOut: `<stdin>: document 2 (line 12): ResourceClaim ns/bad: spec.resourceClassName: Invalid value: "Bad_Class": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')
+`,
+			wantErrOut: "<stdin>: document 3 (line 20): skipping object v1 ConfigMap cm: not a ResourceClaim or ResourceClaimTemplate of resource.claimbridge.dev or resource.k8s.io v1alpha1-v1alpha3\n",
+		},
+		"warning": {
+			stdin:      strings.Replace(invalidClaimYAML, "Bad_Class", "gpu\n  allocationMode: Immediate", 1),
+			args:       []string{"-f", "-"},
+			wantCode:   ExitOK,
+			wantErrOut: "Warning: <stdin>: document 1 (line 1): ResourceClaim ns/bad: spec.allocationMode: Immediate allocation does not exist in v1alpha3 (Kubernetes 1.31+); the claim is allocated when a pod needs it\n",
+		},
+		"undecodable-object": {
+			stdin:      strings.Replace(validClaimYAML, "name: gpu\n      device", "name: [1]\n      device", 1),
+			args:       []string{"-f", "-"},
+			wantCode:   ExitBadInput,
+			wantErrOut: "decoding object",
+		},
+		"missing-filename":        {args: nil, wantCode: ExitBadInput, wantErrOut: "at least one -f/--filename is required"},
+		"status-without-old":      {args: []string{"-f", "-", "--subresource", "status"}, wantCode: ExitBadInput, wantErrOut: "--subresource status needs --old"},
+		"unsupported-subresource": {args: []string{"-f", "-", "--subresource", "scale", "--old", "x"}, wantCode: ExitBadInput, wantErrOut: "unsupported --subresource"},
+	}
+	for name, scenario := range scenarios {
+		t.Run(name, func(t *testing.T) {
+			code, out, errOut := runValidate(t, scenario.stdin, scenario.args...)
+			if code != scenario.wantCode {
+				t.Errorf("exit code %d, want %d (stderr %q)", code, scenario.wantCode, errOut)
+			}
+			if diff := cmp.Diff(scenario.wantOut, out); diff != "" {
+				t.Errorf("stdout (-want +got):\n%s", diff)
+			}
+			if !strings.Contains(errOut, scenario.wantErrOut) {
+				t.Errorf("stderr %q does not contain %q", errOut, scenario.wantErrOut)
+			}
+		})
+	}
+}
+
+func TestValidateCommandUpdate(t *testing.T) {
+	old := writeValidateFile(t, "old.yaml", strings.Replace(validClaimYAML, "namespace: ns", "namespace: ns\n  resourceVersion: \"1\"", 1))
+	changed := strings.Replace(strings.Replace(validClaimYAML, "namespace: ns", "namespace: ns\n  resourceVersion: \"1\"", 1), "gpu.example.com", "fpga.example.com", 1)
+
+	code, out, errOut := runValidate(t, changed, "-f", "-", "--old", old)
+	if code != ExitInvalid || !strings.Contains(out, "ResourceClaim ns/gpu: spec: Invalid value: ") || !strings.Contains(out, "field is immutable") {
+		t.Errorf("spec change: code %d, stdout %q, stderr %q", code, out, errOut)
+	}
+
+	status := strings.Replace(validClaimYAML, "namespace: ns", "namespace: ns\n  resourceVersion: \"1\"", 1) + "status:\n  deallocationRequested: true\n"
+	code, out, errOut = runValidate(t, status, "-f", "-", "--old", old, "--subresource", "status")
+	want := "<stdin>: document 1 (line 1): ResourceClaim ns/gpu: status: Forbidden: `allocation` must be set when `deallocationRequested` is set\n"
+	if code != ExitInvalid || out != want {
+		t.Errorf("status update: code %d, stdout %q (want %q), stderr %q", code, out, want, errOut)
+	}
+
+	other := strings.Replace(validClaimYAML, "name: gpu\n  namespace", "name: other\n  namespace", 1)
+	code, _, errOut = runValidate(t, validClaimYAML+"---\n"+other, "-f", "-", "--old", old)
+	if code != ExitBadInput || !strings.Contains(errOut, "ResourceClaim ns/other: no old object with the same kind, namespace and name") {
+		t.Errorf("unmatched old: code %d, stderr %q", code, errOut)
+	}
+}

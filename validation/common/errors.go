@@ -1,0 +1,48 @@
+package common
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// OmittedValue is the value upstream reports for values too large to print.
+const OmittedValue = "<value omitted>"
+
+// TooLongMaxLength reproduces field.TooLongMaxLength of apimachinery
+// 0.26–0.31: FieldValueTooLong with the given value (for lists, the count)
+// and the detail "may not be longer than <max>". apimachinery 0.36 replaced
+// both the value and the wording, so the error is built by hand.
+func TooLongMaxLength(fldPath *field.Path, value interface{}, maxLength int) *field.Error {
+	return &field.Error{
+		Type:     field.ErrorTypeTooLong,
+		Field:    fldPath.String(),
+		BadValue: value,
+		Detail:   fmt.Sprintf("may not be longer than %d", maxLength),
+	}
+}
+
+// TooLongBytes reproduces field.TooLong of apimachinery 0.26–0.31:
+// FieldValueTooLong with the value and the detail "must have at most <max>
+// bytes". Upstream uses it for driver names.
+func TooLongBytes(fldPath *field.Path, value interface{}, maxLength int) *field.Error {
+	return &field.Error{
+		Type:     field.ErrorTypeTooLong,
+		Field:    fldPath.String(),
+		BadValue: value,
+		Detail:   fmt.Sprintf("must have at most %d bytes", maxLength),
+	}
+}
+
+// Normalize clears the bookkeeping fields that apimachinery 0.33+ attaches
+// to some errors (Origin, CoveredByDeclarative, FromImperative). They did
+// not exist in 1.26–1.31, are not part of the printed error, and would make
+// the same finding compare unequal depending on which helper produced it.
+func Normalize(errs field.ErrorList) field.ErrorList {
+	for _, e := range errs {
+		e.Origin = ""
+		e.CoveredByDeclarative = false
+		e.FromImperative = false
+	}
+	return errs
+}

@@ -1,0 +1,125 @@
+package validation
+
+import (
+	"fmt"
+
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/claimbridge/claimbridge/conversion"
+	"github.com/claimbridge/claimbridge/validation/common"
+)
+
+// StorageVersion is the version claimbridge stores; every other version is a view of it.
+const StorageVersion = "v1alpha3"
+
+// convert is conversion.Convert; a variable only so that the dependency is
+// visible in one place.
+var convert = conversion.Convert
+
+// One object, one set of invariants: an update that arrives in version X is
+// also looked at through every other version Y (old and new converted to
+// Y), so that a rule protecting the stored object holds whichever version
+// the client speaks:
+//
+//   - main update: the spec of every view is unchanged (X may not be able to
+//     show all of it: what it cannot hold lives in the
+//     claimbridge.dev/restore-* annotations), and so is a set allocation;
+//   - status update: a set allocation is unchanged in the stored v1alpha3
+//     form (X itself checks its own view); the
+//     reservedFor, deletion and deallocation rules hold in every view; a
+//     claim whose v1alpha1/v1alpha2 view was allocated as not shareable keeps
+//     at most one consumer, even when updated through v1alpha3.
+//
+// Findings that X already reported are not repeated.
+
+// crossVersionErrors returns the findings of the other versions' views.
+func crossVersionErrors(t target, subResource string, newObj, oldObj map[string]interface{}, reported field.ErrorList) field.ErrorList {
+	var allErrs field.ErrorList
+	add := func(errs ...*field.Error) {
+		for _, e := range errs {
+			if !alreadyReported(e, reported) && !alreadyReported(e, allErrs) {
+				allErrs = append(allErrs, e)
+			}
+		}
+	}
+	annotationsPath := field.NewPath("metadata", "annotations")
+	statusPath := field.NewPath("status")
+	for _, version := range Versions {
+		if version == t.version {
+			continue
+		}
+		newView, oldView, err := views(t.kind, version, newObj, oldObj)
+		if err != nil {
+			return append(allErrs, field.InternalError(annotationsPath, err))
+		}
+		if subResource == "" {
+			// Only metadata can hide a change that X does not show.
+			if !apiequality.Semantic.DeepEqual(newView.spec, oldView.spec) && !reportedAt(field.ErrorTypeInvalid, "spec", reported) {
+				add(field.Invalid(annotationsPath, common.OmittedValue,
+					fmt.Sprintf("%s: the update changes the spec as seen through %s", common.FieldImmutableErrorMsg, version)))
+			}
+			if allocationChanged(newView, oldView) && !reportedAt(field.ErrorTypeInvalid, "status.allocation", reported) {
+				add(field.Invalid(annotationsPath, common.OmittedValue,
+					fmt.Sprintf("%s: the update changes status.allocation as seen through %s", common.FieldImmutableErrorMsg, version)))
+			}
+			continue
+		}
+		// On a status write only the stored (v1alpha3) form is compared: a
+		// v1alpha1/v1alpha2 view of a changed status drops the restore data
+		// of the old status (shareable, handle data) by design, which is no
+		// change of the stored allocation.
+		if version == StorageVersion && allocationChanged(newView, oldView) && !reportedAt(field.ErrorTypeInvalid, "status.allocation", reported) {
+			add(field.Invalid(statusPath.Child("allocation"), common.OmittedValue,
+				fmt.Sprintf("%s: the update changes the allocation as seen through %s", common.FieldImmutableErrorMsg, version)))
+		}
+		shareableRule := version != StorageVersion
+		deleted := newView.meta.DeletionTimestamp != nil
+		add(common.ValidateReservedForInvariants(newView.status, oldView.status, deleted, shareableRule, statusPath)...)
+		if shareableRule && oldView.status.NotShareable && len(newView.status.ReservedFor) > 1 {
+			add(field.Forbidden(statusPath.Child("reservedFor"), "may not be reserved more than once"))
+		}
+		add(common.ValidateDeallocation(newView.status, oldView.status, statusPath)...)
+	}
+	return allErrs
+}
+
+// views converts both objects to version and extracts their views.
+func views(kind, version string, newObj, oldObj map[string]interface{}) (objectView, objectView, error) {
+	rules := shapes[version]
+	var out [2]objectView
+	for i, obj := range []map[string]interface{}{newObj, oldObj} {
+		converted, err := convert(obj, version)
+		if err != nil {
+			return objectView{}, objectView{}, fmt.Errorf("converting to %s: %w", version, err)
+		}
+		if out[i], err = rules.view(kind, converted); err != nil {
+			return objectView{}, objectView{}, fmt.Errorf("decoding the %s conversion: %w", version, err)
+		}
+	}
+	return out[0], out[1], nil
+}
+
+func allocationChanged(newView, oldView objectView) bool {
+	return newView.allocation != nil && oldView.allocation != nil &&
+		!apiequality.Semantic.DeepEqual(newView.allocation, oldView.allocation)
+}
+
+// alreadyReported: same type, path and detail (the value may differ between views).
+func alreadyReported(e *field.Error, errs field.ErrorList) bool {
+	for _, r := range errs {
+		if r.Type == e.Type && r.Field == e.Field && r.Detail == e.Detail {
+			return true
+		}
+	}
+	return false
+}
+
+func reportedAt(errType field.ErrorType, path string, errs field.ErrorList) bool {
+	for _, r := range errs {
+		if r.Type == errType && r.Field == path {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,134 @@
+package validation
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/claimbridge/claimbridge/conversion"
+)
+
+func mustConvert(t *testing.T, o map[string]interface{}, version string) map[string]interface{} {
+	t.Helper()
+	out, err := conversion.Convert(o, version)
+	if err != nil {
+		t.Fatalf("convert to %s: %v", version, err)
+	}
+	return out
+}
+
+func TestCrossVersionInvariants(t *testing.T) {
+	requireConversion(t)
+	notShareableV2 := `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns","resourceVersion":"1"},"spec":{"resourceClassName":"gpu"},"status":{"driverName":"gpu.example.com","allocation":{"resourceHandles":[{"driverName":"gpu.example.com","data":"h"}]},"reservedFor":[{"resource":"pods","name":"a","uid":"1"}]}}`
+	v3Only := `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns","resourceVersion":"1"},"spec":{"devices":{"requests":[{"name":"gpu","deviceClassName":"gpu.example.com"}],"constraints":[{"requests":["gpu"],"matchAttribute":"gpu.example.com/numa"}]}}}`
+	v3Allocated := `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns","resourceVersion":"1"},"spec":{"devices":{"requests":[{"name":"gpu","deviceClassName":"gpu.example.com"}]}},"status":{"allocation":{"devices":{"results":[{"request":"gpu","driver":"gpu.example.com","pool":"node-1","device":"gpu-0"}]}}}}`
+
+	scenarios := map[string]struct {
+		sub          string
+		old, new     func(t *testing.T) map[string]interface{}
+		wantFailures field.ErrorList
+	}{
+		"not-shareable-stays-single-consumer-through-v1alpha3": { // rule 50 across versions
+			sub: "status",
+			old: func(t *testing.T) map[string]interface{} { return mustConvert(t, obj(t, notShareableV2), "v1alpha3") },
+			new: func(t *testing.T) map[string]interface{} {
+				o := mustConvert(t, obj(t, notShareableV2), "v1alpha3")
+				status := o["status"].(map[string]interface{})
+				status["reservedFor"] = append(status["reservedFor"].([]interface{}), map[string]interface{}{"resource": "pods", "name": "b", "uid": "2"})
+				return o
+			},
+			wantFailures: field.ErrorList{field.Forbidden(field.NewPath("status", "reservedFor"), "may not be reserved more than once")},
+		},
+		"shareable-v1alpha3-claim-may-have-two-consumers": {
+			sub: "status",
+			old: func(t *testing.T) map[string]interface{} { return obj(t, v3Allocated) },
+			new: func(t *testing.T) map[string]interface{} {
+				o := obj(t, v3Allocated)
+				o["status"].(map[string]interface{})["reservedFor"] = []interface{}{
+					map[string]interface{}{"resource": "pods", "name": "a", "uid": "1"},
+					map[string]interface{}{"resource": "pods", "name": "b", "uid": "2"},
+				}
+				return o
+			},
+		},
+		"v1alpha1-update-dropping-v1alpha3-spec": { // rule 5 across versions
+			old: func(t *testing.T) map[string]interface{} { return mustConvert(t, obj(t, v3Only), "v1alpha1") },
+			new: func(t *testing.T) map[string]interface{} {
+				o := mustConvert(t, obj(t, v3Only), "v1alpha1")
+				delete(o["metadata"].(map[string]interface{}), "annotations")
+				return o
+			},
+			wantFailures: field.ErrorList{
+				field.Invalid(field.NewPath("metadata", "annotations"), "<value omitted>", "field is immutable: the update changes the spec as seen through v1alpha3"),
+			},
+		},
+		"v1alpha1-driver-change-changes-stored-allocation": { // rule 52 across versions
+			sub: "status",
+			old: func(t *testing.T) map[string]interface{} { return mustConvert(t, obj(t, v3Allocated), "v1alpha1") },
+			new: func(t *testing.T) map[string]interface{} {
+				o := mustConvert(t, obj(t, v3Allocated), "v1alpha1")
+				o["status"].(map[string]interface{})["driverName"] = "other.example.com"
+				return o
+			},
+			wantFailures: field.ErrorList{
+				field.Invalid(field.NewPath("status", "allocation"), "<value omitted>", "field is immutable: the update changes the allocation as seen through v1alpha3"),
+			},
+		},
+		"v1alpha2-no-op-update-of-v1alpha3-claim": {
+			old: func(t *testing.T) map[string]interface{} { return mustConvert(t, obj(t, v3Only), "v1alpha2") },
+			new: func(t *testing.T) map[string]interface{} { return mustConvert(t, obj(t, v3Only), "v1alpha2") },
+		},
+		"v1alpha1-allocation-change-reported-once": { // rule 52, stricter than 1.26, not repeated from other views
+			sub: "status",
+			old: func(t *testing.T) map[string]interface{} { return mustConvert(t, obj(t, v3Allocated), "v1alpha1") },
+			new: func(t *testing.T) map[string]interface{} {
+				o := mustConvert(t, obj(t, v3Allocated), "v1alpha1")
+				o["status"].(map[string]interface{})["allocation"].(map[string]interface{})["resourceHandle"] = "changed"
+				return o
+			},
+			wantFailures: nil, // filled in below: the v1alpha1 error only
+		},
+	}
+	for name, scenario := range scenarios {
+		t.Run(name, func(t *testing.T) {
+			resp, err := Validate(Request{Operation: Update, SubResource: scenario.sub, Object: scenario.new(t), OldObject: scenario.old(t)})
+			if err != nil {
+				t.Fatalf("unexpected error: %v", err)
+			}
+			want := scenario.wantFailures
+			if name == "v1alpha1-allocation-change-reported-once" {
+				if len(resp.Errors) != 1 || resp.Errors[0].Field != "status.allocation" || resp.Errors[0].Detail != "field is immutable" {
+					t.Errorf("want exactly the v1alpha1 immutability error, got %v", resp.Errors)
+				}
+				return
+			}
+			if diff := cmp.Diff(want, resp.Errors); diff != "" {
+				t.Errorf("errors (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestCrossVersionOldInOtherVersion(t *testing.T) {
+	requireConversion(t)
+	// The CLI may pair a v1alpha3 old object with a v1alpha2 new one.
+	resp, err := Validate(Request{Operation: Update, Object: obj(t, strings.Replace(claimV2, `"allocationMode":"Immediate"`, `"allocationMode":"WaitForFirstConsumer"`, 1)), OldObject: mustConvert(t, obj(t, claimV2), "v1alpha3")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Errors) == 0 || resp.Errors[0].Field != "spec" {
+		t.Errorf("want the spec immutability error first, got %v", resp.Errors)
+	}
+}
+
+func BenchmarkValidateCreateV1alpha3(b *testing.B) {
+	o := obj(b, strings.Replace(claimV3, `"deviceClassName"`, `"selectors":[{"cel":{"expression":"device.driver == \"gpu.example.com\""}}],"deviceClassName"`, 1))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if resp, err := Validate(Request{Operation: Create, Object: o}); err != nil || len(resp.Errors) != 0 {
+			b.Fatal(err, resp.Errors)
+		}
+	}
+}

@@ -1,0 +1,14 @@
+// Package validation is the version-agnostic entry point to claimbridge's
+// ResourceClaim and ResourceClaimTemplate validation, used by the validating
+// webhook and by `claimbridge validate`.
+//
+// Validate takes an admission-like Request holding JSON trees, decodes them
+// into the shape named by apiVersion (v1alpha1, v1alpha2 or v1alpha3 of
+// resource.claimbridge.dev or resource.k8s.io), emulates what kube-apiserver
+// does to a write of this CRD before validating admission runs (status
+// dropped on create, status kept on main updates, only status taken on
+// status updates), applies the upstream defaults, runs the upstream rules of
+// that shape (packages v1alpha1, v1alpha2, v1alpha3) and then the
+// cross-version invariants that keep one stored object consistent whichever
+// version an update arrives in. See docs/validation.md.
+package validation

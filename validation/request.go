@@ -1,0 +1,105 @@
+package validation
+
+import (
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// Operation is the kind of write being validated.
+type Operation string
+
+// The operations Validate understands.
+const (
+	Create Operation = "CREATE"
+	Update Operation = "UPDATE"
+)
+
+// Groups whose ResourceClaim shapes Validate accepts.
+const (
+	// GroupClaimbridge is the CRD group claimbridge serves.
+	GroupClaimbridge = "resource.claimbridge.dev"
+	// GroupUpstream is the Kubernetes group the shapes come from.
+	GroupUpstream = "resource.k8s.io"
+)
+
+// Kinds Validate accepts.
+const (
+	KindResourceClaim         = "ResourceClaim"
+	KindResourceClaimTemplate = "ResourceClaimTemplate"
+)
+
+// Versions lists the shapes, oldest first.
+var Versions = []string{"v1alpha1", "v1alpha2", "v1alpha3"}
+
+// Request is one write to validate.
+type Request struct {
+	// Operation is Create or Update.
+	Operation Operation
+	// SubResource is "" for the main resource or "status".
+	SubResource string
+	// Object is the new object as a JSON tree (numbers may be json.Number,
+	// int64 or float64).
+	Object map[string]interface{}
+	// OldObject is the stored object, required for Update. When its version
+	// differs from Object's, it is converted to Object's version first.
+	OldObject map[string]interface{}
+}
+
+// Response is the verdict on one Request.
+type Response struct {
+	// GroupKind is the group and kind of Object.
+	GroupKind schema.GroupKind
+	// Name is Object's metadata.name.
+	Name string
+	// Errors are the findings, with paths in the version the client sent.
+	// Empty means the write is valid.
+	Errors field.ErrorList
+	// Warnings are admission warnings: accepted, but worth a look.
+	Warnings []string
+}
+
+// target is what apiVersion and kind of an object say.
+type target struct {
+	group, version, kind string
+}
+
+func parseTarget(obj map[string]interface{}) (target, error) {
+	if obj == nil {
+		return target{}, fmt.Errorf("no object")
+	}
+	apiVersion, _ := obj["apiVersion"].(string)
+	kind, _ := obj["kind"].(string)
+	group, version, found := strings.Cut(apiVersion, "/")
+	if !found || apiVersion == "" {
+		return target{}, fmt.Errorf("apiVersion %q is not <group>/<version>", apiVersion)
+	}
+	if group != GroupClaimbridge && group != GroupUpstream {
+		return target{}, fmt.Errorf("unsupported group %q: want %s or %s", group, GroupClaimbridge, GroupUpstream)
+	}
+	if !isVersion(version) {
+		return target{}, fmt.Errorf("unsupported version %q: want one of %s", version, strings.Join(Versions, ", "))
+	}
+	if kind != KindResourceClaim && kind != KindResourceClaimTemplate {
+		return target{}, fmt.Errorf("unsupported kind %q: want %s or %s", kind, KindResourceClaim, KindResourceClaimTemplate)
+	}
+	return target{group: group, version: version, kind: kind}, nil
+}
+
+func isVersion(v string) bool {
+	for _, known := range Versions {
+		if v == known {
+			return true
+		}
+	}
+	return false
+}
+
+// IsSupported reports whether obj is a kind Validate handles (any supported
+// group, version and kind), so that callers can skip other objects.
+func IsSupported(obj map[string]interface{}) bool {
+	_, err := parseTarget(obj)
+	return err == nil
+}

@@ -1,0 +1,178 @@
+package validation
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	apiv1 "github.com/claimbridge/claimbridge/api/v1alpha1"
+	apiv2 "github.com/claimbridge/claimbridge/api/v1alpha2"
+	apiv3 "github.com/claimbridge/claimbridge/api/v1alpha3"
+	"github.com/claimbridge/claimbridge/validation/common"
+	v1 "github.com/claimbridge/claimbridge/validation/v1alpha1"
+	v2 "github.com/claimbridge/claimbridge/validation/v1alpha2"
+	v3 "github.com/claimbridge/claimbridge/validation/v1alpha3"
+)
+
+// shape binds one version's types to its rules. C and T are the claim and
+// template struct types.
+type shape[C, T any] struct {
+	setDefaults            func(obj interface{})
+	warnings               func(obj interface{}) []string
+	statusWarnings         func(claim *C) []string
+	validateClaim          func(claim *C) field.ErrorList
+	validateClaimUpdate    func(claim, old *C) field.ErrorList
+	validateClaimStatus    func(claim, old *C) field.ErrorList
+	validateTemplate       func(template *T) field.ErrorList
+	validateTemplateUpdate func(template, old *T) field.ErrorList
+	// view extracts what the cross-version invariants compare.
+	claimView    func(claim *C) objectView
+	templateView func(template *T) objectView
+}
+
+// objectView is the part of an object the cross-version invariants look at.
+type objectView struct {
+	meta *metav1.ObjectMeta
+	// spec is the typed spec, compared semantically.
+	spec interface{}
+	// allocation is the typed *AllocationResult, or nil.
+	allocation interface{}
+	status     common.StatusView
+}
+
+var shapeV1 = shape[apiv1.ResourceClaim, apiv1.ResourceClaimTemplate]{
+	setDefaults:            v1.SetDefaults,
+	warnings:               v1.Warnings,
+	statusWarnings:         func(*apiv1.ResourceClaim) []string { return nil },
+	validateClaim:          v1.ValidateResourceClaim,
+	validateClaimUpdate:    v1.ValidateResourceClaimUpdate,
+	validateClaimStatus:    v1.ValidateResourceClaimStatusUpdate,
+	validateTemplate:       v1.ValidateResourceClaimTemplate,
+	validateTemplateUpdate: v1.ValidateResourceClaimTemplateUpdate,
+	claimView: func(c *apiv1.ResourceClaim) objectView {
+		v := objectView{meta: &c.ObjectMeta, spec: c.Spec, status: v1.StatusView(&c.Status)}
+		if c.Status.Allocation != nil {
+			v.allocation = c.Status.Allocation
+		}
+		return v
+	},
+	templateView: func(t *apiv1.ResourceClaimTemplate) objectView {
+		return objectView{meta: &t.ObjectMeta, spec: t.Spec}
+	},
+}
+
+var shapeV2 = shape[apiv2.ResourceClaim, apiv2.ResourceClaimTemplate]{
+	setDefaults:            v2.SetDefaults,
+	warnings:               v2.Warnings,
+	statusWarnings:         func(*apiv2.ResourceClaim) []string { return nil },
+	validateClaim:          v2.ValidateResourceClaim,
+	validateClaimUpdate:    v2.ValidateResourceClaimUpdate,
+	validateClaimStatus:    v2.ValidateResourceClaimStatusUpdate,
+	validateTemplate:       v2.ValidateResourceClaimTemplate,
+	validateTemplateUpdate: v2.ValidateResourceClaimTemplateUpdate,
+	claimView: func(c *apiv2.ResourceClaim) objectView {
+		v := objectView{meta: &c.ObjectMeta, spec: c.Spec, status: v2.StatusView(&c.Status)}
+		if c.Status.Allocation != nil {
+			v.allocation = c.Status.Allocation
+		}
+		return v
+	},
+	templateView: func(t *apiv2.ResourceClaimTemplate) objectView {
+		return objectView{meta: &t.ObjectMeta, spec: t.Spec}
+	},
+}
+
+var shapeV3 = shape[apiv3.ResourceClaim, apiv3.ResourceClaimTemplate]{
+	setDefaults:            v3.SetDefaults,
+	warnings:               v3.Warnings,
+	statusWarnings:         v3.StatusWarnings,
+	validateClaim:          v3.ValidateResourceClaim,
+	validateClaimUpdate:    v3.ValidateResourceClaimUpdate,
+	validateClaimStatus:    v3.ValidateResourceClaimStatusUpdate,
+	validateTemplate:       v3.ValidateResourceClaimTemplate,
+	validateTemplateUpdate: v3.ValidateResourceClaimTemplateUpdate,
+	claimView: func(c *apiv3.ResourceClaim) objectView {
+		v := objectView{meta: &c.ObjectMeta, spec: c.Spec, status: v3.StatusView(&c.Status)}
+		if c.Status.Allocation != nil {
+			v.allocation = c.Status.Allocation
+		}
+		return v
+	},
+	templateView: func(t *apiv3.ResourceClaimTemplate) objectView {
+		return objectView{meta: &t.ObjectMeta, spec: t.Spec}
+	},
+}
+
+// checks is the outcome of running one shape's rules.
+type checks struct {
+	errs     field.ErrorList
+	warnings []string
+}
+
+// run decodes newObj (strictly) and oldObj, defaults both and runs the
+// rules for the operation.
+func (s shape[C, T]) run(kind string, op Operation, subResource string, newObj, oldObj map[string]interface{}) (checks, error) {
+	if kind == KindResourceClaimTemplate {
+		return runKind(s, newObj, oldObj, op, subResource, s.validateTemplate, s.validateTemplateUpdate, nil,
+			func(*T) []string { return nil })
+	}
+	return runKind(s, newObj, oldObj, op, subResource, s.validateClaim, s.validateClaimUpdate, s.validateClaimStatus, s.statusWarnings)
+}
+
+func runKind[C, T, O any](s shape[C, T], newObj, oldObj map[string]interface{}, op Operation, subResource string,
+	create func(*O) field.ErrorList, update, status func(*O, *O) field.ErrorList, statusWarnings func(*O) []string) (checks, error) {
+	var obj O
+	unknown, err := decode(newObj, &obj, true)
+	if err != nil {
+		return checks{}, err
+	}
+	s.setDefaults(&obj)
+	result := checks{errs: unknown}
+	if op == Create {
+		result.errs = append(result.errs, create(&obj)...)
+		result.warnings = s.warnings(&obj)
+		return result, nil
+	}
+	var old O
+	if _, err := decode(oldObj, &old, false); err != nil {
+		return checks{}, err
+	}
+	s.setDefaults(&old)
+	if subResource == "status" {
+		result.errs = append(result.errs, status(&obj, &old)...)
+		result.warnings = statusWarnings(&obj)
+		return result, nil
+	}
+	result.errs = append(result.errs, update(&obj, &old)...)
+	result.warnings = s.warnings(&obj)
+	return result, nil
+}
+
+// view decodes obj leniently and returns its defaulted view.
+func (s shape[C, T]) view(kind string, obj map[string]interface{}) (objectView, error) {
+	if kind == KindResourceClaimTemplate {
+		var t T
+		if _, err := decode(obj, &t, false); err != nil {
+			return objectView{}, err
+		}
+		s.setDefaults(&t)
+		return s.templateView(&t), nil
+	}
+	var c C
+	if _, err := decode(obj, &c, false); err != nil {
+		return objectView{}, err
+	}
+	s.setDefaults(&c)
+	return s.claimView(&c), nil
+}
+
+// versionRules is what Validate needs from a shape, independent of its types.
+type versionRules interface {
+	run(kind string, op Operation, subResource string, newObj, oldObj map[string]interface{}) (checks, error)
+	view(kind string, obj map[string]interface{}) (objectView, error)
+}
+
+var shapes = map[string]versionRules{
+	"v1alpha1": shapeV1,
+	"v1alpha2": shapeV2,
+	"v1alpha3": shapeV3,
+}

@@ -1,0 +1,94 @@
+package v1alpha3
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	apiservercel "k8s.io/apiserver/pkg/cel"
+	"k8s.io/apiserver/pkg/cel/environment"
+	dracel "k8s.io/dynamic-resource-allocation/cel"
+
+	api "github.com/claimbridge/claimbridge/api/v1alpha3"
+)
+
+// celCheck is the outcome of compiling one expression: an error (nil when
+// the expression is valid) and the estimated worst-case cost
+// (math.MaxUint64 when unknown).
+type celCheck struct {
+	err     *apiservercel.Error
+	maxCost uint64
+}
+
+// celCacheMaxEntries bounds the compilation cache; when it is full, it is
+// emptied (selectors repeat across claims from the same template, so a
+// simple bound keeps the hot set without an LRU).
+const celCacheMaxEntries = 4096
+
+type celKey struct {
+	stored     bool
+	expression string
+}
+
+var celCache = struct {
+	sync.Mutex
+	entries map[celKey]celCheck
+}{entries: map[celKey]celCheck{}}
+
+// compileCEL compiles expression in the environment for new (create) or
+// stored (update) expressions, with the 1.31 feature set (no consumable
+// capacity, no list attributes). Results are cached: compilation is the
+// expensive part of validating a claim.
+func compileCEL(expression string, stored bool) celCheck {
+	key := celKey{stored: stored, expression: expression}
+	celCache.Lock()
+	result, ok := celCache.entries[key]
+	celCache.Unlock()
+	if ok {
+		return result
+	}
+
+	envType := environment.NewExpressions
+	if stored {
+		envType = environment.StoredExpressions
+	}
+	compiled := dracel.GetCompiler(dracel.Features{}).CompileCELExpression(expression, dracel.Options{EnvType: &envType})
+	result = celCheck{err: compiled.Error, maxCost: compiled.MaxCost}
+	if compiled.Error != nil && compiled.Program != nil {
+		// Only cost estimation failed; 1.31 did not estimate costs.
+		result = celCheck{maxCost: math.MaxUint64}
+	}
+
+	celCache.Lock()
+	if len(celCache.entries) >= celCacheMaxEntries {
+		celCache.entries = map[celKey]celCheck{}
+	}
+	celCache.entries[key] = result
+	celCache.Unlock()
+	return result
+}
+
+func validateCELSelector(selector api.CELDeviceSelector, fldPath *field.Path, stored bool) field.ErrorList {
+	result := compileCEL(selector.Expression, stored)
+	if result.err == nil {
+		return nil
+	}
+	return field.ErrorList{convertCELErrorToValidationError(fldPath.Child("expression"), selector.Expression, result.err)}
+}
+
+func convertCELErrorToValidationError(fldPath *field.Path, expression string, err error) *field.Error {
+	var celErr *apiservercel.Error
+	if errors.As(err, &celErr) {
+		switch celErr.Type {
+		case apiservercel.ErrorTypeRequired:
+			return field.Required(fldPath, celErr.Detail)
+		case apiservercel.ErrorTypeInvalid:
+			return field.Invalid(fldPath, expression, celErr.Detail)
+		case apiservercel.ErrorTypeInternal:
+			return field.InternalError(fldPath, celErr)
+		}
+	}
+	return field.InternalError(fldPath, fmt.Errorf("unsupported error type: %w", err))
+}

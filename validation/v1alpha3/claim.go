@@ -1,0 +1,135 @@
+package v1alpha3
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	api "github.com/claimbridge/claimbridge/api/v1alpha3"
+	"github.com/claimbridge/claimbridge/validation/common"
+)
+
+// ValidateResourceClaim validates a new claim (1.31 ValidateResourceClaim).
+// CEL selectors are compiled in the environment for new expressions.
+func ValidateResourceClaim(claim *api.ResourceClaim) field.ErrorList {
+	allErrs := common.ValidateObjectMeta(&claim.ObjectMeta, field.NewPath("metadata"))
+	allErrs = append(allErrs, validateResourceClaimSpec(&claim.Spec, field.NewPath("spec"), false)...)
+	return allErrs
+}
+
+// ValidateResourceClaimUpdate validates an update of the main resource
+// (1.31 ValidateResourceClaimUpdate): metadata update rules, the immutable
+// spec, then the spec rules again with CEL in the stored-expressions
+// environment. Unlike 1.26/1.30 it does not re-run the create metadata rules.
+func ValidateResourceClaimUpdate(claim, oldClaim *api.ResourceClaim) field.ErrorList {
+	allErrs := common.ValidateObjectMetaUpdate(&claim.ObjectMeta, &oldClaim.ObjectMeta, field.NewPath("metadata"))
+	allErrs = append(allErrs, common.ValidateImmutableField(claim.Spec, oldClaim.Spec, field.NewPath("spec"))...)
+	// The spec is immutable, so its expressions have been stored.
+	allErrs = append(allErrs, validateResourceClaimSpec(&claim.Spec, field.NewPath("spec"), true)...)
+	return allErrs
+}
+
+func validateResourceClaimSpec(spec *api.ResourceClaimSpec, fldPath *field.Path, stored bool) field.ErrorList {
+	allErrs := validateDeviceClaim(&spec.Devices, fldPath.Child("devices"), stored)
+	if spec.Controller != "" {
+		allErrs = append(allErrs, common.ValidateDriverName(spec.Controller, fldPath.Child("controller"))...)
+	}
+	return allErrs
+}
+
+func validateDeviceClaim(deviceClaim *api.DeviceClaim, fldPath *field.Path, stored bool) field.ErrorList {
+	requestNames := gatherRequestNames(deviceClaim)
+	allErrs := common.ValidateSet(deviceClaim.Requests, api.DeviceRequestsMaxSize,
+		func(request api.DeviceRequest, fldPath *field.Path) field.ErrorList {
+			return validateDeviceRequest(request, fldPath, stored)
+		},
+		func(request api.DeviceRequest) (string, string) { return request.Name, "name" },
+		fldPath.Child("requests"))
+	allErrs = append(allErrs, common.ValidateSlice(deviceClaim.Constraints, api.DeviceConstraintsMaxSize,
+		func(constraint api.DeviceConstraint, fldPath *field.Path) field.ErrorList {
+			return validateDeviceConstraint(constraint, fldPath, requestNames)
+		}, fldPath.Child("constraints"))...)
+	allErrs = append(allErrs, common.ValidateSlice(deviceClaim.Config, api.DeviceConfigMaxSize,
+		func(config api.DeviceClaimConfiguration, fldPath *field.Path) field.ErrorList {
+			return validateDeviceClaimConfiguration(config, fldPath, requestNames)
+		}, fldPath.Child("config"))...)
+	return allErrs
+}
+
+func gatherRequestNames(deviceClaim *api.DeviceClaim) sets.Set[string] {
+	requestNames := sets.New[string]()
+	for _, request := range deviceClaim.Requests {
+		requestNames.Insert(request.Name)
+	}
+	return requestNames
+}
+
+func validateDeviceRequest(request api.DeviceRequest, fldPath *field.Path, stored bool) field.ErrorList {
+	allErrs := common.ValidateDNS1123Label(request.Name, fldPath.Child("name"))
+	if request.DeviceClassName == "" {
+		allErrs = append(allErrs, field.Required(fldPath.Child("deviceClassName"), ""))
+	} else {
+		allErrs = append(allErrs, common.ValidateDNS1123Subdomain(request.DeviceClassName, fldPath.Child("deviceClassName"))...)
+	}
+	allErrs = append(allErrs, common.ValidateSlice(request.Selectors, api.DeviceSelectorsMaxSize,
+		func(selector api.DeviceSelector, fldPath *field.Path) field.ErrorList {
+			return validateSelector(selector, fldPath, stored)
+		}, fldPath.Child("selectors"))...)
+	switch request.AllocationMode {
+	case api.DeviceAllocationModeAll:
+		if request.Count != 0 {
+			allErrs = append(allErrs, field.Invalid(fldPath.Child("count"), request.Count, fmt.Sprintf("must not be specified when allocationMode is '%s'", request.AllocationMode)))
+		}
+	case api.DeviceAllocationModeExactCount:
+		if request.Count <= 0 {
+			allErrs = append(allErrs, field.Invalid(fldPath.Child("count"), request.Count, "must be greater than zero"))
+		}
+	default:
+		allErrs = append(allErrs, field.NotSupported(fldPath.Child("allocationMode"), request.AllocationMode,
+			[]api.DeviceAllocationMode{api.DeviceAllocationModeAll, api.DeviceAllocationModeExactCount}))
+	}
+	// adminAccess: not validated in 1.31 (see Warnings).
+	return allErrs
+}
+
+func validateSelector(selector api.DeviceSelector, fldPath *field.Path, stored bool) field.ErrorList {
+	if selector.CEL == nil {
+		return field.ErrorList{field.Required(fldPath.Child("cel"), "")}
+	}
+	return validateCELSelector(*selector.CEL, fldPath.Child("cel"), stored)
+}
+
+func validateDeviceConstraint(constraint api.DeviceConstraint, fldPath *field.Path, requestNames sets.Set[string]) field.ErrorList {
+	allErrs := validateRequestNameRefs(constraint.Requests, fldPath.Child("requests"), requestNames)
+	if constraint.MatchAttribute == nil {
+		allErrs = append(allErrs, field.Required(fldPath.Child("matchAttribute"), ""))
+	} else {
+		allErrs = append(allErrs, validateFullyQualifiedName(*constraint.MatchAttribute, fldPath.Child("matchAttribute"))...)
+	}
+	return allErrs
+}
+
+func validateDeviceClaimConfiguration(config api.DeviceClaimConfiguration, fldPath *field.Path, requestNames sets.Set[string]) field.ErrorList {
+	allErrs := validateRequestNameRefs(config.Requests, fldPath.Child("requests"), requestNames)
+	allErrs = append(allErrs, validateDeviceConfiguration(config.DeviceConfiguration, fldPath)...)
+	return allErrs
+}
+
+// validateRequestNameRefs checks a list of request names (constraints,
+// config, allocated config): DNS labels naming requests of the claim, at
+// most 32, no duplicates.
+func validateRequestNameRefs(names []string, fldPath *field.Path, requestNames sets.Set[string]) field.ErrorList {
+	return common.ValidateSet(names, api.DeviceRequestsMaxSize,
+		func(name string, fldPath *field.Path) field.ErrorList {
+			return validateRequestNameRef(name, fldPath, requestNames)
+		}, common.StringKey, fldPath)
+}
+
+func validateRequestNameRef(name string, fldPath *field.Path, requestNames sets.Set[string]) field.ErrorList {
+	allErrs := common.ValidateDNS1123Label(name, fldPath)
+	if !requestNames.Has(name) {
+		allErrs = append(allErrs, field.Invalid(fldPath, name, "must be the name of a request in the claim"))
+	}
+	return allErrs
+}

@@ -1,0 +1,36 @@
+package v1alpha3
+
+import api "github.com/claimbridge/claimbridge/api/v1alpha3"
+
+// SetDefaults applies upstream defaulting (SetDefaults_DeviceRequest) to a
+// *ResourceClaim, *ResourceClaimTemplate or their lists: for every request,
+// an empty allocationMode becomes ExactCount, and an ExactCount request with
+// count 0 gets count 1. Other types are ignored.
+func SetDefaults(obj interface{}) {
+	switch o := obj.(type) {
+	case *api.ResourceClaim:
+		setDefaultsSpec(&o.Spec)
+	case *api.ResourceClaimTemplate:
+		setDefaultsSpec(&o.Spec.Spec)
+	case *api.ResourceClaimList:
+		for i := range o.Items {
+			setDefaultsSpec(&o.Items[i].Spec)
+		}
+	case *api.ResourceClaimTemplateList:
+		for i := range o.Items {
+			setDefaultsSpec(&o.Items[i].Spec.Spec)
+		}
+	}
+}
+
+func setDefaultsSpec(spec *api.ResourceClaimSpec) {
+	for i := range spec.Devices.Requests {
+		request := &spec.Devices.Requests[i]
+		if request.AllocationMode == "" {
+			request.AllocationMode = api.DeviceAllocationModeExactCount
+		}
+		if request.AllocationMode == api.DeviceAllocationModeExactCount && request.Count == 0 {
+			request.Count = 1
+		}
+	}
+}

@@ -1,0 +1,89 @@
+package v1alpha3
+
+import (
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	api "github.com/claimbridge/claimbridge/api/v1alpha3"
+	"github.com/claimbridge/claimbridge/validation/common"
+)
+
+// ValidateResourceClaimStatusUpdate validates a write to the status
+// subresource (1.31 ValidateResourceClaimStatusUpdate). Request names come
+// from the new object's spec, which the status strategy keeps unchanged.
+func ValidateResourceClaimStatusUpdate(claim, oldClaim *api.ResourceClaim) field.ErrorList {
+	allErrs := common.ValidateObjectMetaUpdate(&claim.ObjectMeta, &oldClaim.ObjectMeta, field.NewPath("metadata"))
+	requestNames := gatherRequestNames(&claim.Spec.Devices)
+	fldPath := field.NewPath("status")
+	status, oldStatus := &claim.Status, &oldClaim.Status
+
+	allErrs = append(allErrs, validateAllocationResult(status.Allocation, fldPath.Child("allocation"), requestNames)...)
+	allErrs = append(allErrs, common.ValidateReservedForSet(common.Consumers(status.ReservedFor), fldPath.Child("reservedFor"))...)
+	view, oldView := StatusView(status), StatusView(oldStatus)
+	// No shareable rule: every v1alpha3 claim may have up to 32 consumers.
+	allErrs = append(allErrs, common.ValidateReservedForInvariants(view, oldView, claim.DeletionTimestamp != nil, false, fldPath)...)
+	allErrs = append(allErrs, common.ValidateAllocationImmutable(status.Allocation, oldStatus.Allocation, fldPath.Child("allocation"))...)
+	allErrs = append(allErrs, common.ValidateDeallocation(view, oldView, fldPath)...)
+	return allErrs
+}
+
+func validateAllocationResult(allocation *api.AllocationResult, fldPath *field.Path, requestNames sets.Set[string]) field.ErrorList {
+	if allocation == nil {
+		return nil
+	}
+	allErrs := validateDeviceAllocationResult(allocation.Devices, fldPath.Child("devices"), requestNames)
+	if allocation.NodeSelector != nil {
+		allErrs = append(allErrs, common.ValidateNodeSelector(allocation.NodeSelector, fldPath.Child("nodeSelector"))...)
+	}
+	if allocation.Controller != "" {
+		allErrs = append(allErrs, common.ValidateDriverName(allocation.Controller, fldPath.Child("controller"))...)
+	}
+	return allErrs
+}
+
+func validateDeviceAllocationResult(allocation api.DeviceAllocationResult, fldPath *field.Path, requestNames sets.Set[string]) field.ErrorList {
+	allErrs := common.ValidateSlice(allocation.Results, api.AllocationResultsMaxSize,
+		func(result api.DeviceRequestAllocationResult, fldPath *field.Path) field.ErrorList {
+			return validateDeviceRequestAllocationResult(result, fldPath, requestNames)
+		}, fldPath.Child("results"))
+	allErrs = append(allErrs, common.ValidateSlice(allocation.Config, 2*api.DeviceConfigMaxSize, /* class + claim */
+		func(config api.DeviceAllocationConfiguration, fldPath *field.Path) field.ErrorList {
+			return validateDeviceAllocationConfiguration(config, fldPath, requestNames)
+		}, fldPath.Child("config"))...)
+	return allErrs
+}
+
+func validateDeviceRequestAllocationResult(result api.DeviceRequestAllocationResult, fldPath *field.Path, requestNames sets.Set[string]) field.ErrorList {
+	allErrs := validateRequestNameRef(result.Request, fldPath.Child("request"), requestNames)
+	allErrs = append(allErrs, common.ValidateDriverName(result.Driver, fldPath.Child("driver"))...)
+	allErrs = append(allErrs, validatePoolName(result.Pool, fldPath.Child("pool"))...)
+	allErrs = append(allErrs, common.ValidateDNS1123Label(result.Device, fldPath.Child("device"))...)
+	return allErrs
+}
+
+func validateDeviceAllocationConfiguration(config api.DeviceAllocationConfiguration, fldPath *field.Path, requestNames sets.Set[string]) field.ErrorList {
+	allErrs := validateAllocationConfigSource(config.Source, fldPath.Child("source"))
+	allErrs = append(allErrs, validateRequestNameRefs(config.Requests, fldPath.Child("requests"), requestNames)...)
+	allErrs = append(allErrs, validateDeviceConfiguration(config.DeviceConfiguration, fldPath)...)
+	return allErrs
+}
+
+func validateAllocationConfigSource(source api.AllocationConfigSource, fldPath *field.Path) field.ErrorList {
+	switch source {
+	case "":
+		return field.ErrorList{field.Required(fldPath, "")}
+	case api.AllocationConfigSourceClaim, api.AllocationConfigSourceClass:
+		return nil
+	default:
+		return field.ErrorList{field.NotSupported(fldPath, source, []api.AllocationConfigSource{api.AllocationConfigSourceClaim, api.AllocationConfigSourceClass})}
+	}
+}
+
+// StatusView extracts what the version-neutral status invariants need.
+func StatusView(status *api.ResourceClaimStatus) common.StatusView {
+	return common.StatusView{
+		Allocated:             status.Allocation != nil,
+		ReservedFor:           common.Consumers(status.ReservedFor),
+		DeallocationRequested: status.DeallocationRequested,
+	}
+}

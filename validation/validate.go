@@ -1,0 +1,88 @@
+package validation
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Validate decodes req.Object by apiVersion and kind, emulates the
+// apiserver's registry strategy for this CRD, applies upstream defaulting
+// and runs the rules of that version plus the cross-version invariants.
+// err is returned only for unusable input (unsupported group, version or
+// kind, an undecodable object, a status write to a template, an update
+// without an old object of the same kind); an invalid object yields
+// Response.Errors.
+func Validate(req Request) (Response, error) {
+	t, err := parseTarget(req.Object)
+	if err != nil {
+		return Response{}, err
+	}
+	resp := Response{GroupKind: schema.GroupKind{Group: t.group, Kind: t.kind}}
+	if meta, ok := req.Object["metadata"].(map[string]interface{}); ok {
+		resp.Name, _ = meta["name"].(string)
+	}
+	switch req.SubResource {
+	case "":
+	case "status":
+		if t.kind != KindResourceClaim {
+			return resp, fmt.Errorf("%s has no status subresource", t.kind)
+		}
+		if req.Operation != Update {
+			return resp, fmt.Errorf("the status subresource can only be updated, not %s", req.Operation)
+		}
+	default:
+		return resp, fmt.Errorf("unsupported subresource %q", req.SubResource)
+	}
+
+	var newObj, oldObj map[string]interface{}
+	switch req.Operation {
+	case Create:
+		newObj = prepareForCreate(req.Object, t.kind)
+	case Update:
+		if oldObj, err = oldInVersion(req.OldObject, t); err != nil {
+			return resp, err
+		}
+		if req.SubResource == "status" {
+			newObj = prepareForStatusUpdate(req.Object, oldObj)
+		} else {
+			newObj = prepareForUpdate(req.Object, oldObj, t.kind)
+		}
+	default:
+		return resp, fmt.Errorf("unsupported operation %q", req.Operation)
+	}
+
+	result, err := shapes[t.version].run(t.kind, req.Operation, req.SubResource, newObj, oldObj)
+	if err != nil {
+		return resp, err
+	}
+	resp.Errors, resp.Warnings = result.errs, result.warnings
+	if req.Operation == Update {
+		resp.Errors = append(resp.Errors, crossVersionErrors(t, req.SubResource, newObj, oldObj, resp.Errors)...)
+	}
+	return resp, nil
+}
+
+// oldInVersion checks the old object and converts it to the version of
+// the new one when they differ (the CLI may pair objects of different
+// versions; the apiserver always sends both in the request's version).
+func oldInVersion(old map[string]interface{}, t target) (map[string]interface{}, error) {
+	if old == nil {
+		return nil, fmt.Errorf("an update needs the old object")
+	}
+	ot, err := parseTarget(old)
+	if err != nil {
+		return nil, fmt.Errorf("old object: %w", err)
+	}
+	if ot.kind != t.kind {
+		return nil, fmt.Errorf("old object is a %s, new object a %s", ot.kind, t.kind)
+	}
+	if ot.version == t.version {
+		return old, nil
+	}
+	converted, err := convert(old, t.version)
+	if err != nil {
+		return nil, fmt.Errorf("converting the old object from %s to %s: %w", ot.version, t.version, err)
+	}
+	return converted, nil
+}
