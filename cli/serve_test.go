@@ -1,0 +1,88 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/claimbridge/claimbridge/webhook"
+)
+
+func executeServe(t *testing.T, run serveFunc, args ...string) (string, error) {
+	t.Helper()
+	var out bytes.Buffer
+	cmd := newServeCommandWithRun(streams{out: &out, err: &out}, run)
+	cmd.SetOut(&out)
+	cmd.SetErr(&out)
+	cmd.SetArgs(args)
+	err := cmd.Execute()
+	return out.String(), err
+}
+
+func TestServeFlags(t *testing.T) {
+	var got *webhook.Options
+	run := func(ctx context.Context, o *webhook.Options) error {
+		if ctx.Err() != nil {
+			t.Error("context already cancelled")
+		}
+		got = o
+		return nil
+	}
+	_, err := executeServe(t, run, "--port=0", "--bind-address=127.0.0.1", "--cert-dir=/certs",
+		"--dns-name=a.ns.svc", "--dns-name=a.ns.svc.cluster.local", "--tls-min-version=1.2",
+		"--health-probe-bind-address=0", "--metrics-bind-address=:9090", "--client-ca-file=/ca.crt",
+		"--max-convert-body-bytes=1024", "--shutdown-drain=0s", "--shutdown-timeout=1m", "--log-format=json", "-v=4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Port != 0 || got.BindAddress != "127.0.0.1" || got.CertDir != "/certs" || len(got.DNSNames) != 2 ||
+		got.TLSMinVersion != "1.2" || got.HealthProbeBindAddress != "0" || got.MetricsBindAddress != ":9090" ||
+		got.ClientCAFile != "/ca.crt" || got.MaxConvertBodyBytes != 1024 || got.ShutdownDrain != 0 ||
+		got.ShutdownTimeout != time.Minute || got.LogFormat != "json" || got.Verbosity != 4 ||
+		got.MaxValidateBodyBytes != webhook.DefaultMaxValidateBodyBytes {
+		t.Errorf("options %+v", got)
+	}
+}
+
+func TestServeInvalidFlags(t *testing.T) {
+	run := func(context.Context, *webhook.Options) error { t.Error("run called"); return nil }
+	for _, args := range [][]string{
+		{"--tls-min-version=1.1"}, {"--port=70000"}, {"--log-format=xml"}, {"--max-json-depth=0"}, {"--metrics-bind-address=nohost"},
+	} {
+		_, err := executeServe(t, run, args...)
+		var ee *exitError
+		if !errors.As(err, &ee) || ee.code != ExitBadInput {
+			t.Errorf("%v: err %v, want exit code %d", args, err, ExitBadInput)
+		}
+	}
+	if _, err := executeServe(t, run, "extra-arg"); err == nil {
+		t.Error("positional argument accepted")
+	}
+}
+
+func TestServeRunError(t *testing.T) {
+	_, err := executeServe(t, func(context.Context, *webhook.Options) error { return errors.New("bind: address in use") })
+	var ee *exitError
+	if !errors.As(err, &ee) || ee.code != ExitInvalid {
+		t.Errorf("err %v, want exit code %d", err, ExitInvalid)
+	}
+}
+
+func TestServeHelpShowsDefaults(t *testing.T) {
+	out, err := executeServe(t, nil, "--help")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"--port int", "(default 9443)", `--health-probe-bind-address string`, `(default ":8081")`, `(default ":8080")`,
+		`--tls-min-version string`, `(default "1.3")`, "--max-convert-body-bytes int", "(default 67108864)",
+		"(default 7340032)", "--shutdown-drain duration", "(default 5s)", "--cert-dir", "serving-certs", "--dns-name", "--client-ca-file",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("help lacks %q", want)
+		}
+	}
+}

@@ -1,0 +1,270 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"reflect"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/klog/v2"
+
+	"github.com/claimbridge/claimbridge/conversion"
+)
+
+// ConvertFunc converts one ResourceClaim or ResourceClaimTemplate JSON tree
+// to toVersion ("v1alpha1", "v1alpha2" or "v1alpha3"), keeping its group.
+type ConvertFunc func(obj map[string]interface{}, toVersion string) (map[string]interface{}, error)
+
+var defaultConverter ConvertFunc = conversion.Convert
+
+// Group is the API group served by claimbridge.
+const Group = "resource.claimbridge.dev"
+
+var (
+	servedVersions = map[string]bool{"v1alpha1": true, "v1alpha2": true, "v1alpha3": true}
+	servedKinds    = map[string]bool{"ResourceClaim": true, "ResourceClaimTemplate": true}
+)
+
+// convertHandler serves /convert: ConversionReview apiextensions.k8s.io/v1
+// and v1beta1 (same shape). Only an unreadable review gets an HTTP error;
+// every conversion problem is a 200 with result.status Failure.
+type convertHandler struct {
+	convert  ConvertFunc
+	maxBytes int64
+	maxDepth int
+	timeout  time.Duration
+	metrics  *metrics
+}
+
+var _ http.Handler = (*convertHandler)(nil)
+
+func (h *convertHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	log := klog.FromContext(r.Context()).WithValues("endpoint", "/convert")
+	body, herr := readReview(r, h.maxBytes, h.maxDepth)
+	if herr != nil {
+		h.metrics.request("/convert", "", "bad_request", start)
+		writeHTTPError(w, log, herr)
+		return
+	}
+	var review apiextensionsv1.ConversionReview
+	if herr := decodeConversionReview(body, &review); herr != nil {
+		h.metrics.request("/convert", "", "bad_request", start)
+		writeHTTPError(w, log, herr)
+		return
+	}
+	req := review.Request
+	log = log.WithValues("uid", req.UID, "desiredAPIVersion", req.DesiredAPIVersion, "objects", len(req.Objects))
+	ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
+	defer cancel()
+
+	resp := &apiextensionsv1.ConversionResponse{UID: req.UID}
+	resp.ConvertedObjects, resp.Result = h.convertAll(ctx, req)
+	result := "success"
+	if resp.Result.Status != metav1.StatusSuccess {
+		result = "failure"
+		resp.ConvertedObjects = nil
+		log.Info("Conversion failed", "message", resp.Result.Message)
+	} else {
+		log.V(4).Info("Converted objects", "duration", time.Since(start))
+	}
+	h.metrics.request("/convert", "", result, start)
+	writeJSON(w, log, &apiextensionsv1.ConversionReview{TypeMeta: review.TypeMeta, Response: resp})
+}
+
+// decodeConversionReview accepts only a ConversionReview of a known version
+// with a request and a uid.
+func decodeConversionReview(body []byte, review *apiextensionsv1.ConversionReview) *httpError {
+	if err := json.Unmarshal(body, review); err != nil {
+		return errorf(http.StatusBadRequest, "decoding ConversionReview: %v", err)
+	}
+	if review.Kind != "ConversionReview" ||
+		(review.APIVersion != "apiextensions.k8s.io/v1" && review.APIVersion != "apiextensions.k8s.io/v1beta1") {
+		return errorf(http.StatusBadRequest, "unsupported review %s %q: want ConversionReview apiextensions.k8s.io/v1 or v1beta1", review.Kind, review.APIVersion)
+	}
+	if review.Request == nil {
+		return errorf(http.StatusBadRequest, "ConversionReview has no request")
+	}
+	if review.Request.UID == "" {
+		return errorf(http.StatusBadRequest, "ConversionReview request has no uid")
+	}
+	return nil
+}
+
+// convertAll converts every object in order or fails the whole review.
+func (h *convertHandler) convertAll(ctx context.Context, req *apiextensionsv1.ConversionRequest) ([]runtime.RawExtension, metav1.Status) {
+	gv, err := schema.ParseGroupVersion(req.DesiredAPIVersion)
+	if err != nil || gv.Group != Group || !servedVersions[gv.Version] {
+		return nil, failure("desiredAPIVersion %q is not served: want %s/v1alpha1, v1alpha2 or v1alpha3", req.DesiredAPIVersion, Group)
+	}
+	out := make([]runtime.RawExtension, len(req.Objects))
+	for i := range req.Objects {
+		if err := ctx.Err(); err != nil {
+			return nil, failure("objects[%d] and later not converted to %s: %v", i, req.DesiredAPIVersion, err)
+		}
+		raw, err := h.convertOne(req.Objects[i].Raw, gv)
+		if err != nil {
+			return nil, failure("objects[%d] %v", i, err)
+		}
+		out[i].Raw = raw
+	}
+	return out, metav1.Status{Status: metav1.StatusSuccess}
+}
+
+// convertOne converts one encoded object and checks the apiserver's contract
+// on the result. Errors name the object.
+func (h *convertHandler) convertOne(raw []byte, to schema.GroupVersion) ([]byte, error) {
+	obj, err := decodeObject(raw)
+	if err != nil {
+		return nil, err
+	}
+	id := identify(obj)
+	from, _ := obj["apiVersion"].(string)
+	gv, err := schema.ParseGroupVersion(from)
+	if err != nil || gv.Group != Group || !servedVersions[gv.Version] || !servedKinds[id.kind] {
+		h.metrics.conversion(from, to.Version, "unsupported")
+		return nil, fmt.Errorf("%s: unsupported apiVersion %q or kind %q: want %s ResourceClaim or ResourceClaimTemplate", id, from, id.kind, Group)
+	}
+	out, err := h.safeConvert(obj, to.Version)
+	if err == nil {
+		err = checkConverted(obj, out, id, to)
+	}
+	if err != nil {
+		h.metrics.conversion(gv.Version, to.Version, "failure")
+		return nil, fmt.Errorf("%s: converting from %s to %s: %w", id, from, to, err)
+	}
+	data, err := json.Marshal(out)
+	if err != nil {
+		h.metrics.conversion(gv.Version, to.Version, "failure")
+		return nil, fmt.Errorf("%s: encoding converted object: %w", id, err)
+	}
+	h.metrics.conversion(gv.Version, to.Version, "success")
+	return data, nil
+}
+
+// safeConvert turns a converter panic into an error for this object.
+func (h *convertHandler) safeConvert(obj map[string]interface{}, to string) (out map[string]interface{}, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			h.metrics.panic("/convert")
+			out, err = nil, fmt.Errorf("converter panicked: %v", p)
+		}
+	}()
+	return h.convert(obj, to)
+}
+
+// decodeObject decodes one JSON object with numbers kept as json.Number.
+func decodeObject(raw []byte) (map[string]interface{}, error) {
+	if len(bytes.TrimSpace(raw)) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		return nil, errors.New("is empty")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var obj map[string]interface{}
+	if err := dec.Decode(&obj); err != nil {
+		return nil, fmt.Errorf("is not a JSON object: %v", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("has data after the JSON object")
+	}
+	if obj == nil {
+		return nil, errors.New("is not a JSON object")
+	}
+	return obj, nil
+}
+
+// objectID names an object in messages and logs without its contents.
+type objectID struct {
+	kind, namespace, name, uid string
+}
+
+func identify(obj map[string]interface{}) objectID {
+	id := objectID{}
+	id.kind, _ = obj["kind"].(string)
+	if md, ok := obj["metadata"].(map[string]interface{}); ok {
+		id.namespace, _ = md["namespace"].(string)
+		id.name, _ = md["name"].(string)
+		id.uid, _ = md["uid"].(string)
+	}
+	return id
+}
+
+func (id objectID) String() string {
+	kind := id.kind
+	if kind == "" {
+		kind = "object"
+	}
+	s := kind + " " + klog.KRef(id.namespace, id.name).String()
+	if id.uid != "" {
+		s += " (uid " + id.uid + ")"
+	}
+	return s
+}
+
+// checkConverted enforces what the apiserver requires of a converted object:
+// apiVersion is the desired one; kind, name, namespace and uid are unchanged;
+// metadata changes at most in labels and annotations, which stay string maps.
+func checkConverted(in, out map[string]interface{}, id objectID, to schema.GroupVersion) error {
+	if out == nil {
+		return errors.New("converter returned no object")
+	}
+	if v, _ := out["apiVersion"].(string); v != to.String() {
+		return fmt.Errorf("converter returned apiVersion %q", v)
+	}
+	if got := identify(out); got != id {
+		return fmt.Errorf("converter changed the identity to %s", got)
+	}
+	inMeta, _ := in["metadata"].(map[string]interface{})
+	outMeta, ok := out["metadata"].(map[string]interface{})
+	if !ok && out["metadata"] != nil {
+		return errors.New("converter returned metadata that is not an object")
+	}
+	for _, k := range []string{"labels", "annotations"} {
+		if err := checkStringMap(outMeta[k]); err != nil {
+			return fmt.Errorf("converter returned metadata.%s that %v", k, err)
+		}
+	}
+	if !reflect.DeepEqual(withoutLabels(inMeta), withoutLabels(outMeta)) {
+		return errors.New("converter changed metadata other than labels and annotations")
+	}
+	return nil
+}
+
+func checkStringMap(v interface{}) error {
+	if v == nil {
+		return nil
+	}
+	m, ok := v.(map[string]interface{})
+	if !ok {
+		return errors.New("is not an object")
+	}
+	for k, s := range m {
+		if _, ok := s.(string); !ok {
+			return fmt.Errorf("has a non-string value at %q", k)
+		}
+	}
+	return nil
+}
+
+func withoutLabels(md map[string]interface{}) map[string]interface{} {
+	rest := make(map[string]interface{}, len(md))
+	for k, v := range md {
+		if k != "labels" && k != "annotations" {
+			rest[k] = v
+		}
+	}
+	return rest
+}
+
+func failure(format string, args ...any) metav1.Status {
+	return metav1.Status{Status: metav1.StatusFailure, Message: fmt.Sprintf(format, args...)}
+}

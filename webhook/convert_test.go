@@ -1,0 +1,201 @@
+package webhook
+
+import (
+	"encoding/json"
+	"errors"
+	"maps"
+	"net/http"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+var versions = []string{"v1alpha1", "v1alpha2", "v1alpha3"}
+
+// checkContract asserts what the apiserver requires of a successful
+// ConversionReview response.
+func checkContract(t *testing.T, reviewVersion, uid, desired string, in [][]byte, body []byte) {
+	t.Helper()
+	var out struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+		Response   struct {
+			UID              string                   `json:"uid"`
+			ConvertedObjects []map[string]interface{} `json:"convertedObjects"`
+			Result           metav1.Status            `json:"result"`
+		} `json:"response"`
+	}
+	if err := json.Unmarshal(body, &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.APIVersion != reviewVersion || out.Kind != "ConversionReview" {
+		t.Errorf("review %s %s, want ConversionReview %s", out.Kind, out.APIVersion, reviewVersion)
+	}
+	if out.Response.UID != uid {
+		t.Errorf("uid %q, want %q", out.Response.UID, uid)
+	}
+	if out.Response.Result.Status != metav1.StatusSuccess {
+		t.Fatalf("result %+v, want Success", out.Response.Result)
+	}
+	if len(out.Response.ConvertedObjects) != len(in) {
+		t.Fatalf("%d converted objects, want %d", len(out.Response.ConvertedObjects), len(in))
+	}
+	for i, got := range out.Response.ConvertedObjects {
+		var orig map[string]interface{}
+		if err := json.Unmarshal(in[i], &orig); err != nil {
+			t.Fatal(err)
+		}
+		if got["apiVersion"] != desired {
+			t.Errorf("objects[%d].apiVersion %v, want %s", i, got["apiVersion"], desired)
+		}
+		if got["kind"] != orig["kind"] {
+			t.Errorf("objects[%d].kind %v, want %v", i, got["kind"], orig["kind"])
+		}
+		gm, om := got["metadata"].(map[string]interface{}), orig["metadata"].(map[string]interface{})
+		for _, k := range []string{"name", "namespace", "uid", "resourceVersion", "generation", "creationTimestamp", "finalizers"} {
+			if gb, ob := mustJSON(gm[k]), mustJSON(om[k]); gb != ob {
+				t.Errorf("objects[%d].metadata.%s %s, want %s", i, k, gb, ob)
+			}
+		}
+	}
+}
+
+func mustJSON(v interface{}) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func TestConvertHandlerSuccess(t *testing.T) {
+	h := newTestConvertHandler(fakeConvert)
+	in := [][]byte{fixture(t, "v1alpha1"), fixture(t, "v1alpha2"), fixture(t, "v1alpha3"), withName(t, fixture(t, "v1alpha1"), "second")}
+	for _, rv := range []string{"apiextensions.k8s.io/v1", "apiextensions.k8s.io/v1beta1"} {
+		for _, v := range versions {
+			t.Run(rv+"-to-"+v, func(t *testing.T) {
+				desired := Group + "/" + v
+				rec := post(h, conversionReview(rv, "uid-1", desired, in...))
+				if rec.Code != http.StatusOK {
+					t.Fatalf("status %d: %s", rec.Code, rec.Body)
+				}
+				if ct := rec.Header().Get("Content-Type"); ct != "application/json" {
+					t.Errorf("content type %q", ct)
+				}
+				checkContract(t, rv, "uid-1", desired, in, rec.Body.Bytes())
+				out := decodeConversionResponse(t, rec)
+				var last map[string]interface{}
+				_ = json.Unmarshal(out.Response.ConvertedObjects[3].Raw, &last)
+				if name := last["metadata"].(map[string]interface{})["name"]; name != "second" {
+					t.Errorf("order not kept: last object is %v", name)
+				}
+			})
+		}
+	}
+}
+
+func TestConvertHandlerEmptyObjects(t *testing.T) {
+	out := decodeConversionResponse(t, post(newTestConvertHandler(fakeConvert), conversionReview("apiextensions.k8s.io/v1", "u", Group+"/v1alpha1")))
+	if out.Response.Result.Status != metav1.StatusSuccess || len(out.Response.ConvertedObjects) != 0 {
+		t.Errorf("got %+v", out.Response)
+	}
+}
+
+func TestConvertHandlerFailures(t *testing.T) {
+	claim := fixture(t, "v1alpha1")
+	mutateResult := func(f func(map[string]interface{})) ConvertFunc {
+		return func(obj map[string]interface{}, to string) (map[string]interface{}, error) {
+			out, _ := fakeConvert(obj, to)
+			md := maps.Clone(out["metadata"].(map[string]interface{}))
+			out["metadata"] = md
+			f(out)
+			return out, nil
+		}
+	}
+	tests := map[string]struct {
+		convert ConvertFunc
+		desired string
+		objects [][]byte
+		want    []string // substrings of result.message
+	}{
+		"unknown-desired-group":   {desired: "resource.k8s.io/v1alpha3", objects: [][]byte{claim}, want: []string{`desiredAPIVersion "resource.k8s.io/v1alpha3"`}},
+		"unknown-desired-version": {desired: Group + "/v1", objects: [][]byte{claim}, want: []string{"is not served"}},
+		"unknown-kind": {desired: Group + "/v1alpha3", objects: [][]byte{claim, []byte(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"ns"}}`)},
+			want: []string{"objects[1] Pod ns/p", "unsupported"}},
+		"list-kind":     {desired: Group + "/v1alpha3", objects: [][]byte{[]byte(`{"apiVersion":"` + Group + `/v1alpha1","kind":"ResourceClaimList","items":[]}`)}, want: []string{"objects[0] ResourceClaimList"}},
+		"not-an-object": {desired: Group + "/v1alpha3", objects: [][]byte{claim, []byte(`[1,2]`)}, want: []string{"objects[1] is not a JSON object"}},
+		"null-object":   {desired: Group + "/v1alpha3", objects: [][]byte{[]byte(`null`)}, want: []string{"objects[0] is empty"}},
+		"converter-error": {desired: Group + "/v1alpha2", objects: [][]byte{claim},
+			convert: func(map[string]interface{}, string) (map[string]interface{}, error) { return nil, errors.New("boom") },
+			want:    []string{"objects[0] ResourceClaim team-a/gpu-claim (uid 5b0c3b5e-7f0e-4a55-9f4c-3f3f1c2a9e01)", "boom"}},
+		"converter-panic": {desired: Group + "/v1alpha2", objects: [][]byte{claim},
+			convert: func(map[string]interface{}, string) (map[string]interface{}, error) { panic("kaboom") },
+			want:    []string{"team-a/gpu-claim", "converter panicked: kaboom"}},
+		"converter-nil": {desired: Group + "/v1alpha2", objects: [][]byte{claim},
+			convert: func(map[string]interface{}, string) (map[string]interface{}, error) { return nil, nil },
+			want:    []string{"no object"}},
+		"wrong-apiversion": {desired: Group + "/v1alpha2", objects: [][]byte{claim},
+			convert: mutateResult(func(o map[string]interface{}) { o["apiVersion"] = Group + "/v1alpha3" }),
+			want:    []string{`apiVersion "resource.claimbridge.dev/v1alpha3"`}},
+		"changed-name": {desired: Group + "/v1alpha2", objects: [][]byte{claim},
+			convert: mutateResult(func(o map[string]interface{}) { o["metadata"].(map[string]interface{})["name"] = "other" }),
+			want:    []string{"changed the identity"}},
+		"changed-kind": {desired: Group + "/v1alpha2", objects: [][]byte{claim},
+			convert: mutateResult(func(o map[string]interface{}) { o["kind"] = "ResourceClaimTemplate" }),
+			want:    []string{"changed the identity"}},
+		"changed-metadata": {desired: Group + "/v1alpha2", objects: [][]byte{claim},
+			convert: mutateResult(func(o map[string]interface{}) { o["metadata"].(map[string]interface{})["resourceVersion"] = "1" }),
+			want:    []string{"changed metadata other than labels and annotations"}},
+		"non-string-annotation": {desired: Group + "/v1alpha2", objects: [][]byte{claim},
+			convert: mutateResult(func(o map[string]interface{}) {
+				o["metadata"].(map[string]interface{})["annotations"] = map[string]interface{}{"a": json.Number("1")}
+			}),
+			want: []string{"metadata.annotations that has a non-string value"}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			convert := tc.convert
+			if convert == nil {
+				convert = fakeConvert
+			}
+			out := decodeConversionResponse(t, post(newTestConvertHandler(convert), conversionReview("apiextensions.k8s.io/v1", "uid-f", tc.desired, tc.objects...)))
+			r := out.Response
+			if r.UID != "uid-f" || r.Result.Status != metav1.StatusFailure || len(r.ConvertedObjects) != 0 {
+				t.Fatalf("got %+v, want Failure for uid-f with no objects", r)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(r.Result.Message, w) {
+					t.Errorf("message %q does not contain %q", r.Result.Message, w)
+				}
+			}
+		})
+	}
+}
+
+func TestConvertHandlerDeadline(t *testing.T) {
+	h := newTestConvertHandler(fakeConvert)
+	h.timeout = -1 // already expired
+	out := decodeConversionResponse(t, post(h, conversionReview("apiextensions.k8s.io/v1", "u", Group+"/v1alpha1", fixture(t, "v1alpha3"))))
+	if out.Response.Result.Status != metav1.StatusFailure || !strings.Contains(out.Response.Result.Message, "deadline") {
+		t.Errorf("got %+v", out.Response.Result)
+	}
+}
+
+// TestConvertContract runs the real conversion.Convert through the handler
+// and checks the apiserver's contract. It skips while conversion is not
+// implemented yet.
+func TestConvertContract(t *testing.T) {
+	h := newTestConvertHandler(defaultConverter)
+	for _, from := range versions {
+		for _, to := range versions {
+			t.Run(from+"-to-"+to, func(t *testing.T) {
+				in := [][]byte{fixture(t, from), withName(t, fixture(t, from), "copy")}
+				desired := Group + "/" + to
+				rec := post(h, conversionReview("apiextensions.k8s.io/v1", "uid-c", desired, in...))
+				out := decodeConversionResponse(t, rec)
+				if msg := out.Response.Result.Message; strings.Contains(msg, "not implemented") {
+					t.Skipf("conversion not ready: %s", msg)
+				}
+				checkContract(t, "apiextensions.k8s.io/v1", "uid-c", desired, in, rec.Body.Bytes())
+			})
+		}
+	}
+}

@@ -1,0 +1,90 @@
+package webhook
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+)
+
+// httpError is a failure to read a review, answered with a plain HTTP status.
+type httpError struct {
+	code int
+	msg  string
+}
+
+func (e *httpError) Error() string { return e.msg }
+
+func errorf(code int, format string, args ...any) *httpError {
+	return &httpError{code: code, msg: fmt.Sprintf(format, args...)}
+}
+
+// readReview enforces method, content type, body cap and nesting depth and
+// returns the body. Every check runs before anything is decoded.
+func readReview(r *http.Request, maxBytes int64, maxDepth int) ([]byte, *httpError) {
+	if r.Method != http.MethodPost {
+		return nil, errorf(http.StatusMethodNotAllowed, "method %s not allowed, use POST", r.Method)
+	}
+	ct := r.Header.Get("Content-Type")
+	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
+		return nil, errorf(http.StatusUnsupportedMediaType, "content type %q not supported, use application/json", ct)
+	}
+	if r.ContentLength > maxBytes {
+		return nil, errorf(http.StatusRequestEntityTooLarge, "request body of %d bytes exceeds the limit of %d bytes", r.ContentLength, maxBytes)
+	}
+	if r.Body == nil || r.Body == http.NoBody {
+		return nil, errorf(http.StatusBadRequest, "request body is empty")
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBytes+1))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, errorf(http.StatusRequestEntityTooLarge, "request body exceeds the limit of %d bytes", maxBytes)
+		}
+		return nil, errorf(http.StatusBadRequest, "reading request body: %v", err)
+	}
+	if int64(len(body)) > maxBytes {
+		return nil, errorf(http.StatusRequestEntityTooLarge, "request body exceeds the limit of %d bytes", maxBytes)
+	}
+	if len(body) == 0 {
+		return nil, errorf(http.StatusBadRequest, "request body is empty")
+	}
+	if err := checkDepth(body, maxDepth); err != nil {
+		return nil, errorf(http.StatusBadRequest, "%v", err)
+	}
+	return body, nil
+}
+
+// checkDepth scans data once and fails as soon as arrays and objects nest
+// deeper than max, so that a hostile body costs at most max+1 bytes of work
+// before the decoder ever sees it. Malformed JSON is left to the decoder.
+func checkDepth(data []byte, max int) error {
+	depth := 0
+	inString, escaped := false, false
+	for _, c := range data {
+		if inString {
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '{', '[':
+			depth++
+			if depth > max {
+				return fmt.Errorf("JSON nesting exceeds the maximum depth of %d", max)
+			}
+		case '}', ']':
+			depth--
+		}
+	}
+	return nil
+}

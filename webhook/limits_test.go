@@ -1,0 +1,150 @@
+package webhook
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// repeatReader yields n copies of b without holding them in memory.
+func repeatReader(b byte, n int64) io.Reader {
+	return io.LimitReader(byteReader(b), n)
+}
+
+type byteReader byte
+
+func (r byteReader) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = byte(r)
+	}
+	return len(p), nil
+}
+
+func TestHostileInput(t *testing.T) {
+	const huge = 64<<20 + 1
+	convertReview := conversionReview("apiextensions.k8s.io/v1", "u", Group+"/v1alpha1", fixture(t, "v1alpha3"))
+	handlers := map[string]http.Handler{
+		"convert":  newTestConvertHandler(fakeConvert),
+		"validate": newTestValidateHandler(allowAll),
+	}
+	tests := map[string]struct {
+		method      string
+		contentType string
+		body        func() io.Reader
+		length      int64 // 0: known from body; -1: chunked
+		want        int
+	}{
+		"get":              {method: http.MethodGet, body: func() io.Reader { return nil }, want: 405},
+		"put":              {method: http.MethodPut, body: func() io.Reader { return bytes.NewReader(convertReview) }, want: 405},
+		"no-content-type":  {contentType: "-", body: func() io.Reader { return bytes.NewReader(convertReview) }, want: 415},
+		"yaml":             {contentType: "application/yaml", body: func() io.Reader { return bytes.NewReader(convertReview) }, want: 415},
+		"cbor":             {contentType: "application/cbor", body: func() io.Reader { return bytes.NewReader(convertReview) }, want: 415},
+		"empty":            {body: func() io.Reader { return http.NoBody }, want: 400},
+		"garbage":          {body: func() io.Reader { return strings.NewReader("\x00\xff not json {{") }, want: 400},
+		"json-string":      {body: func() io.Reader { return strings.NewReader(`"hello"`) }, want: 400},
+		"trailing-garbage": {body: func() io.Reader { return strings.NewReader(`{"apiVersion":"x"} trailing`) }, want: 400},
+		"empty-object":     {body: func() io.Reader { return strings.NewReader(`{}`) }, want: 400},
+		"unknown-review": {body: func() io.Reader {
+			return strings.NewReader(`{"apiVersion":"apiextensions.k8s.io/v2","kind":"ConversionReview","request":{"uid":"u"}}`)
+		}, want: 400},
+		"unknown-admission": {body: func() io.Reader {
+			return strings.NewReader(`{"apiVersion":"admission.k8s.io/v2","kind":"AdmissionReview","request":{"uid":"u"}}`)
+		}, want: 400},
+		"wrong-type":    {body: func() io.Reader { return strings.NewReader(`{"apiVersion":"v1","kind":"Pod"}`) }, want: 400},
+		"huge-declared": {body: func() io.Reader { return repeatReader(' ', huge) }, length: huge, want: 413},
+		"huge-chunked":  {body: func() io.Reader { return repeatReader(' ', huge) }, length: -1, want: 413},
+		"deep-array":    {body: func() io.Reader { return repeatReader('[', 5<<20) }, want: 400},
+		"deep-object":   {body: func() io.Reader { return strings.NewReader(strings.Repeat(`{"a":`, 100000)) }, want: 400},
+		"deep-in-object": {body: func() io.Reader {
+			return strings.NewReader(`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u","object":` + strings.Repeat("[", 2000) + strings.Repeat("]", 2000) + `}}`)
+		}, want: 400},
+	}
+	for hname, h := range handlers {
+		for name, tc := range tests {
+			t.Run(hname+"/"+name, func(t *testing.T) {
+				method := tc.method
+				if method == "" {
+					method = http.MethodPost
+				}
+				req := httptest.NewRequest(method, "/", tc.body())
+				switch tc.length {
+				case 0:
+				case -1:
+					req.ContentLength = -1
+				default:
+					req.ContentLength = tc.length
+				}
+				switch tc.contentType {
+				case "":
+					req.Header.Set("Content-Type", "application/json")
+				case "-":
+				default:
+					req.Header.Set("Content-Type", tc.contentType)
+				}
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, req)
+				if rec.Code != tc.want {
+					t.Errorf("status %d, want %d: %s", rec.Code, tc.want, rec.Body)
+				}
+			})
+		}
+	}
+}
+
+func TestMissingUID(t *testing.T) {
+	rec := post(newTestConvertHandler(fakeConvert), conversionReview("apiextensions.k8s.io/v1", "", Group+"/v1alpha1"))
+	if rec.Code != 400 || !strings.Contains(rec.Body.String(), "no uid") {
+		t.Errorf("convert: %d %s", rec.Code, rec.Body)
+	}
+	req := claimRequest(t, "CREATE", "v1alpha3", "")
+	req.UID = ""
+	rec = post(newTestValidateHandler(allowAll), admissionReview("admission.k8s.io/v1", req))
+	if rec.Code != 400 || !strings.Contains(rec.Body.String(), "no uid") {
+		t.Errorf("validate: %d %s", rec.Code, rec.Body)
+	}
+	for _, body := range []string{`{"apiVersion":"apiextensions.k8s.io/v1","kind":"ConversionReview"}`, `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview"}`} {
+		for _, h := range []http.Handler{newTestConvertHandler(fakeConvert), newTestValidateHandler(allowAll)} {
+			if rec := post(h, []byte(body)); rec.Code != 400 {
+				t.Errorf("%s: %d", body, rec.Code)
+			}
+		}
+	}
+}
+
+func TestContentTypeWithCharset(t *testing.T) {
+	req := httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(conversionReview("apiextensions.k8s.io/v1", "u", Group+"/v1alpha1")))
+	req.Header.Set("Content-Type", "application/json; charset=utf-8")
+	rec := httptest.NewRecorder()
+	newTestConvertHandler(fakeConvert).ServeHTTP(rec, req)
+	if rec.Code != 200 {
+		t.Errorf("status %d", rec.Code)
+	}
+}
+
+func TestCheckDepth(t *testing.T) {
+	for s, ok := range map[string]bool{
+		`[[[]]]`:               true,
+		`[[[[]]]]`:             false,
+		`["[[[[[[[["]`:         true,
+		`["\"[[[[[["]`:         true,
+		`{"a":{"b":{}}}`:       true,
+		`{"a":{"b":{"c":{}}}}`: false,
+	} {
+		if err := checkDepth([]byte(s), 3); (err == nil) != ok {
+			t.Errorf("%s: err %v, want ok=%v", s, err, ok)
+		}
+	}
+}
+
+func TestRecoverPanics(t *testing.T) {
+	m := newMetrics()
+	h := recoverPanics("/x", m, http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("boom") }))
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/", nil))
+	if rec.Code != http.StatusInternalServerError {
+		t.Errorf("status %d", rec.Code)
+	}
+}

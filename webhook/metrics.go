@@ -1,0 +1,109 @@
+package webhook
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// metrics are the server's Prometheus collectors on its own registry.
+type metrics struct {
+	registry    *prometheus.Registry
+	requests    *prometheus.CounterVec
+	duration    *prometheus.HistogramVec
+	inFlight    *prometheus.GaugeVec
+	conversions *prometheus.CounterVec
+	certReloads *prometheus.CounterVec
+	panics      *prometheus.CounterVec
+}
+
+func newMetrics() *metrics {
+	m := &metrics{
+		registry: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "claimbridge_webhook_requests_total",
+			Help: "Reviews handled, by endpoint, admission operation (empty for /convert) and result (success, failure, allowed, denied, error, bad_request, unauthorized).",
+		}, []string{"endpoint", "operation", "result"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "claimbridge_webhook_request_duration_seconds",
+			Help:    "Time to handle a review, by endpoint and result.",
+			Buckets: prometheus.ExponentialBuckets(0.0005, 2, 15),
+		}, []string{"endpoint", "result"}),
+		inFlight: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "claimbridge_webhook_requests_in_flight",
+			Help: "Requests being handled, by endpoint.",
+		}, []string{"endpoint"}),
+		conversions: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "claimbridge_conversion_objects_total",
+			Help: "Objects converted, by source version, target version and result (success, failure, unsupported).",
+		}, []string{"from", "to", "result"}),
+		certReloads: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "claimbridge_certificate_reloads_total",
+			Help: "Serving certificate loads, by result (success, error).",
+		}, []string{"result"}),
+		panics: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "claimbridge_webhook_panics_total",
+			Help: "Panics recovered while handling requests, by endpoint.",
+		}, []string{"endpoint"}),
+	}
+	m.registry.MustRegister(m.requests, m.duration, m.inFlight, m.conversions, m.certReloads, m.panics,
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+func (m *metrics) request(endpoint, operation, result string, start time.Time) {
+	if m == nil {
+		return
+	}
+	m.requests.WithLabelValues(endpoint, operation, result).Inc()
+	m.duration.WithLabelValues(endpoint, result).Observe(time.Since(start).Seconds())
+}
+
+func (m *metrics) conversion(from, to, result string) {
+	if m == nil {
+		return
+	}
+	if !servedVersions[from] {
+		from = "unknown" // keep label cardinality bounded
+	}
+	m.conversions.WithLabelValues(from, to, result).Inc()
+}
+
+func (m *metrics) certReload(err error) {
+	if m == nil {
+		return
+	}
+	result := "success"
+	if err != nil {
+		result = "error"
+	}
+	m.certReloads.WithLabelValues(result).Inc()
+}
+
+func (m *metrics) panic(endpoint string) {
+	if m == nil {
+		return
+	}
+	m.panics.WithLabelValues(endpoint).Inc()
+}
+
+// instrument tracks in-flight requests of endpoint.
+func (m *metrics) instrument(endpoint string, next http.Handler) http.Handler {
+	if m == nil {
+		return next
+	}
+	g := m.inFlight.WithLabelValues(endpoint)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		g.Inc()
+		defer g.Dec()
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (m *metrics) handler() http.Handler {
+	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{Registry: m.registry})
+}
