@@ -1,0 +1,325 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/dynamic"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	v1alpha1 "github.com/claimbridge/claimbridge/api/v1alpha1"
+	v1alpha2 "github.com/claimbridge/claimbridge/api/v1alpha2"
+	v1alpha3 "github.com/claimbridge/claimbridge/api/v1alpha3"
+)
+
+// Group is the API group of the CRDs; Versions are its served versions, oldest
+// first; StorageVersion is the one stored in etcd.
+const (
+	Group          = "resource.claimbridge.dev"
+	StorageVersion = "v1alpha3"
+)
+
+// Versions are the served versions, oldest first.
+var Versions = []string{"v1alpha1", "v1alpha2", "v1alpha3"}
+
+// FieldManager is the server-side apply field manager of Env.Apply. Objects
+// the harness installs are applied by it too, so an Apply of another shape of
+// the same object replaces the harness's fields instead of merging with them.
+const FieldManager = "claimbridge-envtest"
+
+// Options configure Start. The zero value is the usual setup.
+type Options struct {
+	// StartServer starts the claimbridge server. Default InProcessServer.
+	StartServer ServerFunc
+	// ControlPlaneStartTimeout bounds starting etcd and kube-apiserver each.
+	// Default $KUBEBUILDER_CONTROLPLANE_START_TIMEOUT, else 60s (a cold
+	// kube-apiserver on two cores needs more than envtest's 20s).
+	ControlPlaneStartTimeout time.Duration
+	// ReadyTimeout bounds waiting for the CRDs to be Established and served.
+	// Default 60s.
+	ReadyTimeout time.Duration
+}
+
+// Env is a running environment. Its fields are set by Start and not changed
+// afterwards.
+type Env struct {
+	// Config is an admin (system:masters) client configuration.
+	Config *rest.Config
+	// Client is a controller-runtime client with the client-go scheme, the
+	// apiextensions types and claimbridge's api/v1alpha1..3 types. It
+	// converts nothing: a typed object is sent in its own version.
+	Client client.Client
+	// Dynamic is the client the suites use with unstructured objects of each
+	// version (see Resource).
+	Dynamic dynamic.Interface
+	// Discovery is an uncached discovery client.
+	Discovery discovery.DiscoveryInterface
+	// CertDir holds the server's ca.crt, tls.crt and tls.key.
+	CertDir string
+	// CABundle is the test CA in PEM, as set in the CRDs' and the webhook
+	// configuration's caBundle.
+	CABundle []byte
+	// Port is the claimbridge server's port on 127.0.0.1.
+	Port int
+	// ConvertURL and ValidateURL are the webhook URLs the apiserver calls.
+	ConvertURL, ValidateURL string
+
+	apiext       apiextensionsclient.Interface
+	env          *envtest.Environment
+	readyTimeout time.Duration
+
+	stopOnce   sync.Once
+	stopErr    error
+	stopServer func()
+	stopReaper func()
+	cancel     context.CancelFunc
+	done       chan struct{} // closed by Stop: ends the signal and deadline watchers
+}
+
+// Start starts an environment (see the package documentation). On error
+// nothing is left running. The caller must call Stop.
+func Start(ctx context.Context, opts Options) (_ *Env, retErr error) {
+	if opts.StartServer == nil {
+		opts.StartServer = InProcessServer
+	}
+	if opts.ReadyTimeout == 0 {
+		opts.ReadyTimeout = 60 * time.Second
+	}
+	if opts.ControlPlaneStartTimeout == 0 && os.Getenv("KUBEBUILDER_CONTROLPLANE_START_TIMEOUT") == "" {
+		opts.ControlPlaneStartTimeout = 60 * time.Second
+	}
+	assets, err := assetsDir()
+	if err != nil {
+		return nil, err
+	}
+	root, err := RepoRoot()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := kustomizeBinary(root); err != nil {
+		return nil, err
+	}
+
+	e := &Env{readyTimeout: opts.ReadyTimeout, done: make(chan struct{})}
+	ctx, e.cancel = context.WithCancel(ctx)
+	defer func() {
+		if r := recover(); r != nil {
+			_ = e.Stop()
+			panic(r)
+		}
+		if retErr != nil {
+			if err := e.Stop(); err != nil {
+				retErr = errors.Join(retErr, fmt.Errorf("stopping after the failed start: %w", err))
+			}
+		}
+	}()
+
+	if e.CertDir, err = os.MkdirTemp("", "claimbridge-envtest-certs-"); err != nil {
+		return nil, err
+	}
+	if e.CABundle, err = writeServingCertificate(e.CertDir); err != nil {
+		return nil, err
+	}
+	if e.Port, err = freePort(); err != nil {
+		return nil, err
+	}
+	base := fmt.Sprintf("https://127.0.0.1:%d", e.Port)
+	e.ConvertURL, e.ValidateURL = base+"/convert", base+"/validate"
+
+	// From here on processes run: watch for signals and the test deadline.
+	e.env = &envtest.Environment{
+		BinaryAssetsDirectory:    assets,
+		ControlPlaneStartTimeout: opts.ControlPlaneStartTimeout,
+	}
+	e.watch()
+	if e.Config, err = e.env.Start(); err != nil {
+		return nil, fmt.Errorf("starting envtest (KUBEBUILDER_ASSETS=%s; rebuild with `make envtest-assets`): %w", assets, err)
+	}
+	dirs := []string{e.env.ControlPlane.APIServer.CertDir}
+	if e.env.ControlPlane.Etcd != nil {
+		dirs = append(dirs, e.env.ControlPlane.Etcd.DataDir)
+	}
+	if e.stopReaper, err = startReaper(assets, dirs); err != nil {
+		return nil, err
+	}
+	if err := e.clients(); err != nil {
+		return nil, err
+	}
+	if e.stopServer, err = opts.StartServer(ctx, e.CertDir, e.Port); err != nil {
+		return nil, err
+	}
+	if err := e.InstallCRDs(ctx); err != nil {
+		return nil, err
+	}
+	if err := e.InstallWebhookConfiguration(ctx); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// StartT starts an environment for one test and stops it in t.Cleanup. It
+// fails t (Fatal, never Skip) when the environment cannot start.
+func StartT(t testing.TB, opts Options) *Env {
+	t.Helper()
+	e, err := Start(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := e.Stop(); err != nil {
+			t.Errorf("stopping envtest: %v", err)
+		}
+	})
+	return e
+}
+
+// Main is a TestMain body: it starts an environment into *env, runs the tests,
+// stops the environment and returns the exit code for os.Exit. A failed start
+// or stop prints the error and makes the code non-zero.
+func Main(m *testing.M, opts Options, env **Env) int {
+	e, err := Start(context.Background(), opts)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "envtest harness: %v\n", err)
+		return 1
+	}
+	*env = e
+	code := m.Run()
+	if err := e.Stop(); err != nil {
+		fmt.Fprintf(os.Stderr, "envtest harness: stopping: %v\n", err)
+		if code == 0 {
+			code = 1
+		}
+	}
+	return code
+}
+
+// Stop stops the server and the control plane and removes the cert dir. It is
+// safe to call more than once and from several goroutines; later calls return
+// the first call's result.
+func (e *Env) Stop() error {
+	e.stopOnce.Do(func() {
+		close(e.done)
+		var errs []error
+		if e.stopServer != nil {
+			e.stopServer()
+		}
+		if e.cancel != nil {
+			e.cancel()
+		}
+		if e.stopReaper != nil {
+			e.stopReaper()
+		}
+		if e.env != nil {
+			if err := e.env.Stop(); err != nil {
+				errs = append(errs, fmt.Errorf("stopping kube-apiserver and etcd: %w", err))
+			}
+		}
+		if e.CertDir != "" {
+			if err := os.RemoveAll(e.CertDir); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		e.stopErr = errors.Join(errs...)
+	})
+	return e.stopErr
+}
+
+// watch stops the environment on SIGINT, SIGTERM or SIGHUP (then re-raises the
+// signal) and 10s before the `go test -timeout` deadline, so that kube-apiserver
+// and etcd, which envtest starts in their own process group, never outlive the
+// test binary.
+func (e *Env) watch() {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	var deadline <-chan time.Time
+	if f := flag.Lookup("test.timeout"); f != nil {
+		if d, ok := f.Value.(flag.Getter).Get().(time.Duration); ok && d > 0 {
+			// Start runs in TestMain, before the testing package starts its
+			// timer, so this fires before the timeout panic does.
+			deadline = time.After(max(d-10*time.Second, d/2))
+		}
+	}
+	go func() {
+		defer signal.Stop(sigs)
+		select {
+		case <-e.done:
+		case sig := <-sigs:
+			fmt.Fprintf(os.Stderr, "envtest harness: %v: stopping kube-apiserver and etcd\n", sig)
+			_ = e.Stop()
+			signal.Stop(sigs)
+			if p, err := os.FindProcess(os.Getpid()); err == nil {
+				_ = p.Signal(sig)
+			}
+		case <-deadline:
+			fmt.Fprintln(os.Stderr, "envtest harness: the go test -timeout deadline is near: stopping kube-apiserver and etcd before the test binary is killed")
+			_ = e.Stop()
+		}
+	}()
+}
+
+func (e *Env) clients() error {
+	scheme := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{
+		clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme,
+		v1alpha1.AddToScheme, v1alpha2.AddToScheme, v1alpha3.AddToScheme,
+	} {
+		if err := add(scheme); err != nil {
+			return err
+		}
+	}
+	var err error
+	if e.Client, err = client.New(e.Config, client.Options{Scheme: scheme}); err != nil {
+		return err
+	}
+	if e.Dynamic, err = dynamic.NewForConfig(e.Config); err != nil {
+		return err
+	}
+	if e.Discovery, err = discovery.NewDiscoveryClientForConfig(e.Config); err != nil {
+		return err
+	}
+	e.apiext, err = apiextensionsclient.NewForConfig(e.Config)
+	return err
+}
+
+// assetsDir is $KUBEBUILDER_ASSETS after checking that it holds kube-apiserver
+// and etcd.
+func assetsDir() (string, error) {
+	dir := os.Getenv("KUBEBUILDER_ASSETS")
+	if dir == "" {
+		return "", errors.New("KUBEBUILDER_ASSETS is not set: run `make envtest-assets` and set KUBEBUILDER_ASSETS=$(hack/envtest-assets.sh --print-assets-dir) (`make test` does both)")
+	}
+	for _, name := range []string{"kube-apiserver", "etcd"} {
+		fi, err := os.Stat(filepath.Join(dir, name))
+		if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
+			return "", fmt.Errorf("KUBEBUILDER_ASSETS=%s has no executable %s: run `make envtest-assets`", dir, name)
+		}
+	}
+	return dir, nil
+}
+
+// freePort is a TCP port on 127.0.0.1 that was free a moment ago.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}

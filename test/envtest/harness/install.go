@@ -1,0 +1,161 @@
+package harness
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/dynamic"
+)
+
+// WebhookConfigurationName is the name of the ValidatingWebhookConfiguration
+// the harness installs.
+const WebhookConfigurationName = "claimbridge-envtest"
+
+// Resource is the dynamic client for resource ("resourceclaims" or
+// "resourceclaimtemplates") of the claimbridge group in version.
+func (e *Env) Resource(version, resource string) dynamic.NamespaceableResourceInterface {
+	return e.Dynamic.Resource(schema.GroupVersionResource{Group: Group, Version: version, Resource: resource})
+}
+
+// Apply server-side applies each object with FieldManager, forcing ownership
+// of conflicting fields. A namespaced object without a namespace goes to
+// "default".
+func (e *Env) Apply(ctx context.Context, objs ...*unstructured.Unstructured) error {
+	for _, obj := range objs {
+		gvk := obj.GroupVersionKind()
+		mapping, err := e.Client.RESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version)
+		if err != nil {
+			return fmt.Errorf("%s %s: %w", gvk.Kind, obj.GetName(), err)
+		}
+		var ri dynamic.ResourceInterface = e.Dynamic.Resource(mapping.Resource)
+		if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
+			ns := obj.GetNamespace()
+			if ns == "" {
+				ns = metav1.NamespaceDefault
+			}
+			ri = e.Dynamic.Resource(mapping.Resource).Namespace(ns)
+		}
+		obj = obj.DeepCopy()
+		obj.SetManagedFields(nil)
+		obj.SetResourceVersion("")
+		if _, err := ri.Apply(ctx, obj.GetName(), obj, metav1.ApplyOptions{FieldManager: FieldManager, Force: true}); err != nil {
+			return fmt.Errorf("applying %s %s: %w", gvk.Kind, obj.GetName(), err)
+		}
+	}
+	return nil
+}
+
+// InstallCRDs applies the CRDs rendered from config/crd with their conversion
+// webhook pointed at ConvertURL and CABundle, and waits until they are
+// Established and every version is served (WaitForCRDs). Start calls it; a
+// suite that applied another shape of the CRDs calls it to restore them.
+func (e *Env) InstallCRDs(ctx context.Context) error {
+	objs, err := Render("config/crd")
+	if err != nil {
+		return err
+	}
+	crds := ofKind(objs, "CustomResourceDefinition")
+	if len(crds) == 0 {
+		return errors.New("kustomize build config/crd rendered no CustomResourceDefinition")
+	}
+	var names []string
+	for _, crd := range crds {
+		if s, _, _ := unstructured.NestedString(crd.Object, "spec", "conversion", "strategy"); s != string(apiextensionsv1.WebhookConverter) {
+			return fmt.Errorf("CRD %s from config/crd: conversion strategy %q, want Webhook", crd.GetName(), s)
+		}
+		clientConfig := map[string]interface{}{"url": e.ConvertURL, "caBundle": base64.StdEncoding.EncodeToString(e.CABundle)}
+		if err := unstructured.SetNestedField(crd.Object, clientConfig, "spec", "conversion", "webhook", "clientConfig"); err != nil {
+			return err
+		}
+		names = append(names, crd.GetName())
+	}
+	if err := e.Apply(ctx, crds...); err != nil {
+		return err
+	}
+	return e.WaitForCRDs(ctx, names...)
+}
+
+// InstallWebhookConfiguration applies the ValidatingWebhookConfiguration
+// rendered from config/webhook, named WebhookConfigurationName, with the same
+// rules and every webhook's clientConfig set to ValidateURL and CABundle.
+func (e *Env) InstallWebhookConfiguration(ctx context.Context) error {
+	objs, err := Render("config/webhook")
+	if err != nil {
+		return err
+	}
+	vwcs := ofKind(objs, "ValidatingWebhookConfiguration")
+	if len(vwcs) != 1 {
+		return fmt.Errorf("kustomize build config/webhook rendered %d ValidatingWebhookConfigurations, want 1", len(vwcs))
+	}
+	vwc := vwcs[0]
+	vwc.SetName(WebhookConfigurationName)
+	webhooks, _, _ := unstructured.NestedSlice(vwc.Object, "webhooks")
+	for i := range webhooks {
+		wh, ok := webhooks[i].(map[string]interface{})
+		if !ok {
+			return fmt.Errorf("webhooks[%d] is not an object", i)
+		}
+		wh["clientConfig"] = map[string]interface{}{"url": e.ValidateURL, "caBundle": base64.StdEncoding.EncodeToString(e.CABundle)}
+	}
+	if err := unstructured.SetNestedSlice(vwc.Object, webhooks, "webhooks"); err != nil {
+		return err
+	}
+	return e.Apply(ctx, vwc)
+}
+
+// WaitForCRDs waits until each named CRD is Established and every version it
+// serves is in discovery with its resource, and fails after Options.ReadyTimeout.
+func (e *Env) WaitForCRDs(ctx context.Context, names ...string) error {
+	var last error
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, e.readyTimeout, true, func(ctx context.Context) (bool, error) {
+		last = nil
+		for _, name := range names {
+			if last = e.crdServed(ctx, name); last != nil {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	if err != nil && last != nil {
+		return fmt.Errorf("waiting for CRDs %s: %w (%w)", strings.Join(names, ", "), last, err)
+	}
+	return err
+}
+
+func (e *Env) crdServed(ctx context.Context, name string) error {
+	crd, err := e.apiext.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	established := slices.ContainsFunc(crd.Status.Conditions, func(c apiextensionsv1.CustomResourceDefinitionCondition) bool {
+		return c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue
+	})
+	if !established {
+		return fmt.Errorf("CRD %s is not Established", name)
+	}
+	for _, v := range crd.Spec.Versions {
+		if !v.Served {
+			continue
+		}
+		gv := crd.Spec.Group + "/" + v.Name
+		list, err := e.Discovery.ServerResourcesForGroupVersion(gv)
+		if err != nil {
+			return fmt.Errorf("discovery of %s: %w", gv, err)
+		}
+		if !slices.ContainsFunc(list.APIResources, func(r metav1.APIResource) bool { return r.Name == crd.Spec.Names.Plural }) {
+			return fmt.Errorf("%s is not in discovery of %s", crd.Spec.Names.Plural, gv)
+		}
+	}
+	return nil
+}

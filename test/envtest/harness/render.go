@@ -1,0 +1,104 @@
+package harness
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/yaml"
+)
+
+const modulePath = "github.com/claimbridge/claimbridge"
+
+// RepoRoot is the directory of claimbridge's go.mod, found by walking up from
+// the working directory (a test's package directory).
+func RepoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if data, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && bytes.Contains(data, []byte("module "+modulePath+"\n")) {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("no go.mod of %s above the working directory", modulePath)
+		}
+		dir = parent
+	}
+}
+
+// kustomizeBinary is $KUSTOMIZE, resolved against the repository root when it
+// is a relative path.
+func kustomizeBinary(root string) (string, error) {
+	bin := os.Getenv("KUSTOMIZE")
+	if bin == "" {
+		return "", errors.New("KUSTOMIZE is not set: run `make envtest-assets` and set KUSTOMIZE=bin/kustomize (`make test` does both)")
+	}
+	if !filepath.IsAbs(bin) && strings.ContainsRune(bin, filepath.Separator) {
+		bin = filepath.Join(root, bin)
+	}
+	path, err := exec.LookPath(bin)
+	if err != nil {
+		return "", fmt.Errorf("KUSTOMIZE=%s is not usable (%v): run `make envtest-assets`", bin, err)
+	}
+	return path, nil
+}
+
+// Render runs `$KUSTOMIZE build dir` in the repository root (dir is relative to
+// it, e.g. "config/default") and returns the objects in output order.
+func Render(dir string) ([]*unstructured.Unstructured, error) {
+	root, err := RepoRoot()
+	if err != nil {
+		return nil, err
+	}
+	bin, err := kustomizeBinary(root)
+	if err != nil {
+		return nil, err
+	}
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(bin, "build", dir)
+	cmd.Dir = root
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("%s build %s: %w\n%s", bin, dir, err, stderr.String())
+	}
+	var objs []*unstructured.Unstructured
+	r := utilyaml.NewYAMLReader(bufio.NewReader(&stdout))
+	for {
+		doc, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return objs, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading kustomize build %s: %w", dir, err)
+		}
+		var obj map[string]interface{}
+		if err := yaml.Unmarshal(doc, &obj); err != nil {
+			return nil, fmt.Errorf("kustomize build %s: %w", dir, err)
+		}
+		if len(obj) > 0 {
+			objs = append(objs, &unstructured.Unstructured{Object: obj})
+		}
+	}
+}
+
+// ofKind returns the objects of kind.
+func ofKind(objs []*unstructured.Unstructured, kind string) []*unstructured.Unstructured {
+	var out []*unstructured.Unstructured
+	for _, o := range objs {
+		if o.GetKind() == kind {
+			out = append(out, o)
+		}
+	}
+	return out
+}

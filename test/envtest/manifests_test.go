@@ -1,0 +1,177 @@
+package envtest_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/claimbridge/claimbridge/test/envtest/harness"
+)
+
+// TestDefaultManifestsAccepted applies what `kustomize build config/default`
+// renders to the real apiserver: the CRDs with the Service-based conversion
+// webhook, the ValidatingWebhookConfiguration, and the namespace, Deployment,
+// Service, PodDisruptionBudget, ServiceAccount and NetworkPolicies. cert-manager's
+// objects are left out: envtest has no cert-manager CRDs.
+//
+// The Service behind the rendered webhooks has no endpoints here, so while
+// they are installed no claim can be converted or validated; the test
+// restores the harness's CRDs and removes the rendered webhook configuration
+// when it ends.
+func TestDefaultManifestsAccepted(t *testing.T) {
+	ctx := context.Background()
+	objs, err := harness.Render("config/default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var crds, vwcs, others []*unstructured.Unstructured
+	for _, o := range objs {
+		switch gvk := o.GroupVersionKind(); {
+		case gvk.Kind == "CustomResourceDefinition":
+			crds = append(crds, o)
+		case gvk.Kind == "ValidatingWebhookConfiguration":
+			vwcs = append(vwcs, o)
+		case gvk.Group == "cert-manager.io":
+			t.Logf("not applied (no cert-manager here): %s %s", gvk.Kind, o.GetName())
+		default:
+			others = append(others, o)
+		}
+	}
+	if len(crds) != 2 || len(vwcs) != 1 {
+		t.Fatalf("config/default rendered %d CRDs and %d ValidatingWebhookConfigurations, want 2 and 1", len(crds), len(vwcs))
+	}
+	service := findService(t, others)
+
+	t.Run("crds", func(t *testing.T) {
+		// Applied by harness.FieldManager, the rendered CRDs replace the
+		// harness's URL clientConfig instead of merging with it.
+		t.Cleanup(func() {
+			if err := env.InstallCRDs(ctx); err != nil {
+				t.Fatalf("restoring the harness's CRDs: %v", err)
+			}
+		})
+		if err := env.Apply(ctx, crds...); err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, c := range crds {
+			names = append(names, c.GetName())
+		}
+		if err := env.WaitForCRDs(ctx, names...); err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range names {
+			var crd apiextensionsv1.CustomResourceDefinition
+			if err := env.Client.Get(ctx, client.ObjectKey{Name: name}, &crd); err != nil {
+				t.Fatal(err)
+			}
+			checkServedCRD(t, &crd, service)
+		}
+	})
+
+	t.Run("validating-webhook-configuration", func(t *testing.T) {
+		vwc := vwcs[0]
+		t.Cleanup(func() {
+			if err := env.Dynamic.Resource(admissionregistrationv1.SchemeGroupVersion.WithResource("validatingwebhookconfigurations")).
+				Delete(ctx, vwc.GetName(), deleteNow()); err != nil {
+				t.Errorf("deleting the rendered webhook configuration: %v", err)
+			}
+		})
+		if err := env.Apply(ctx, vwc); err != nil {
+			t.Fatal(err)
+		}
+		var want, got admissionregistrationv1.ValidatingWebhookConfiguration
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(vwc.Object, &want); err != nil {
+			t.Fatal(err)
+		}
+		if err := env.Client.Get(ctx, client.ObjectKey{Name: vwc.GetName()}, &got); err != nil {
+			t.Fatal(err)
+		}
+		// What the apiserver stored keeps every field that was set; it only
+		// adds defaults (objectSelector, reinvocation and the like).
+		for i := range want.Webhooks {
+			w, g := want.Webhooks[i], got.Webhooks[i]
+			if diff := cmp.Diff(w.Rules, g.Rules); diff != "" {
+				t.Errorf("webhook %s rules (-rendered +stored):\n%s", w.Name, diff)
+			}
+			if diff := cmp.Diff(w.NamespaceSelector, g.NamespaceSelector); diff != "" {
+				t.Errorf("webhook %s namespaceSelector (-rendered +stored):\n%s", w.Name, diff)
+			}
+			if diff := cmp.Diff(w.ClientConfig.Service, g.ClientConfig.Service); diff != "" {
+				t.Errorf("webhook %s clientConfig.service (-rendered +stored):\n%s", w.Name, diff)
+			}
+			if *g.FailurePolicy != admissionregistrationv1.Fail || *g.SideEffects != admissionregistrationv1.SideEffectClassNone ||
+				*g.MatchPolicy != admissionregistrationv1.Equivalent || *g.TimeoutSeconds != *w.TimeoutSeconds {
+				t.Errorf("webhook %s stored failurePolicy %s, sideEffects %s, matchPolicy %s, timeoutSeconds %d; want Fail, None, Equivalent, %d",
+					w.Name, *g.FailurePolicy, *g.SideEffects, *g.MatchPolicy, *g.TimeoutSeconds, *w.TimeoutSeconds)
+			}
+		}
+	})
+
+	t.Run("workload", func(t *testing.T) {
+		// There is no controller manager in envtest: the Deployment gets no
+		// pods, and the namespace would stay Terminating if deleted, so these
+		// objects are left in place (no other test uses claimbridge-system).
+		for _, o := range others {
+			if err := env.Apply(ctx, o); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+}
+
+func checkServedCRD(t *testing.T, crd *apiextensionsv1.CustomResourceDefinition, service *unstructured.Unstructured) {
+	t.Helper()
+	var served []string
+	storage := ""
+	for _, v := range crd.Spec.Versions {
+		if v.Served {
+			served = append(served, v.Name)
+		}
+		if v.Storage {
+			storage = v.Name
+		}
+	}
+	if diff := cmp.Diff(harness.Versions, served); diff != "" {
+		t.Errorf("%s served versions (-want +got):\n%s", crd.Name, diff)
+	}
+	if storage != harness.StorageVersion || !slices.Contains(crd.Status.StoredVersions, harness.StorageVersion) {
+		t.Errorf("%s storage version %q, storedVersions %q; want %s in both", crd.Name, storage, crd.Status.StoredVersions, harness.StorageVersion)
+	}
+	conv := crd.Spec.Conversion
+	if conv == nil || conv.Strategy != apiextensionsv1.WebhookConverter || conv.Webhook == nil || conv.Webhook.ClientConfig == nil {
+		t.Fatalf("%s conversion %+v, want the Webhook strategy", crd.Name, conv)
+	}
+	want := &apiextensionsv1.WebhookClientConfig{Service: &apiextensionsv1.ServiceReference{
+		Name: service.GetName(), Namespace: service.GetNamespace(), Path: ptr("/convert"), Port: ptr[int32](443),
+	}}
+	if diff := cmp.Diff(want, conv.Webhook.ClientConfig); diff != "" {
+		t.Errorf("%s stored conversion clientConfig (-want +got):\n%s", crd.Name, diff)
+	}
+	if diff := cmp.Diff([]string{"v1", "v1beta1"}, conv.Webhook.ConversionReviewVersions); diff != "" {
+		t.Errorf("%s conversionReviewVersions (-want +got):\n%s", crd.Name, diff)
+	}
+}
+
+func findService(t *testing.T, objs []*unstructured.Unstructured) *unstructured.Unstructured {
+	t.Helper()
+	for _, o := range objs {
+		if o.GetKind() == "Service" {
+			return o
+		}
+	}
+	t.Fatal("config/default rendered no Service")
+	return nil
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func deleteNow() metav1.DeleteOptions { return metav1.DeleteOptions{GracePeriodSeconds: ptr[int64](0)} }
