@@ -1,0 +1,608 @@
+package certmanager
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	cmapi "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/claimbridge/claimbridge/test/envtest/harness"
+)
+
+const (
+	className  = "gpu.example.com"
+	badClass   = "Not_A_DNS_Name"
+	webhookRef = `admission webhook "validate.resource.claimbridge.dev" denied the request`
+)
+
+// TestCertManager runs the steps in order; each needs the previous ones.
+func TestCertManager(t *testing.T) {
+	for _, step := range []struct {
+		name string
+		fn   func(*testing.T)
+	}{
+		{"cainjector fills the caBundles", testInjection},
+		{"conversion through the apiserver", testConversion},
+		{"validation through the apiserver", testValidation},
+		{"serving certificate rotation to a new CA", testRotation},
+	} {
+		if !t.Run(step.name, step.fn) {
+			t.Fatalf("%q failed; the later steps depend on it", step.name)
+		}
+	}
+}
+
+func testInjection(t *testing.T) {
+	ctx := t.Context()
+	// Installed without one: nothing but the cainjector sets a caBundle.
+	waitForBundles(t, ctx, s.ca.pem, 60*time.Second)
+	for _, name := range crdNames {
+		crd, err := s.apiext.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(crd.ManagedFields, func(f metav1.ManagedFieldsEntry) bool {
+			return f.Manager == "cert-manager-cainjector" && strings.Contains(string(f.FieldsV1.GetRawBytes()), "caBundle")
+		}) {
+			t.Errorf("CRD %s: caBundle is not managed by cert-manager-cainjector; managers: %v", name, managers(crd.ManagedFields))
+		}
+		if got := crd.Spec.Conversion.Webhook.ClientConfig; got.URL == nil || *got.URL != s.convertURL() || got.Service != nil {
+			t.Errorf("CRD %s: clientConfig %+v, want url %s", name, got, s.convertURL())
+		}
+	}
+	// The apiserver serves a CRD from storage it rebuilds when it sees the
+	// new caBundle, and picks webhook configurations up from an informer:
+	// wait until a dry-run create (validated by the webhook and converted
+	// to the storage version, but not stored) goes through.
+	begin := time.Now()
+	var last error
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		_, last = s.resource("v1alpha2", claims).Namespace(testNamespace).Create(ctx, claimV1alpha2("dry-run", className), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		return last == nil, nil
+	})
+	if err != nil {
+		t.Fatalf("the apiserver did not use the injected caBundle within 30s: %v (%v)", last, err)
+	}
+	t.Logf("caBundles injected; the apiserver calls claimbridge with them after %v", time.Since(begin).Round(time.Millisecond))
+}
+
+func testConversion(t *testing.T) {
+	ctx := t.Context()
+	created, err := s.resource("v1alpha2", claims).Namespace(testNamespace).Create(ctx, claimV1alpha2("converted", className), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("creating a v1alpha2 claim: %v", err)
+	}
+	if created.GetAPIVersion() != harness.Group+"/v1alpha2" {
+		t.Errorf("created claim: apiVersion %s, want v1alpha2", created.GetAPIVersion())
+	}
+	v3, err := s.resource("v1alpha3", claims).Namespace(testNamespace).Get(ctx, "converted", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("reading the claim in v1alpha3: %v", err)
+	}
+	requests, _, _ := unstructured.NestedSlice(v3.Object, "spec", "devices", "requests")
+	if len(requests) != 1 {
+		t.Fatalf("v1alpha3 claim: spec.devices.requests = %v, want one request", requests)
+	}
+	if got, _, _ := unstructured.NestedString(requests[0].(map[string]interface{}), "deviceClassName"); got != className {
+		t.Errorf("v1alpha3 claim: deviceClassName %q, want %q", got, className)
+	}
+	v1, err := s.resource("v1alpha1", claims).Namespace(testNamespace).Get(ctx, "converted", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("reading the claim in v1alpha1: %v", err)
+	}
+	if got, _, _ := unstructured.NestedString(v1.Object, "spec", "resourceClassName"); got != className {
+		t.Errorf("v1alpha1 claim: resourceClassName %q, want %q", got, className)
+	}
+	if v1.GetUID() != created.GetUID() || v3.GetUID() != created.GetUID() {
+		t.Errorf("uids differ across versions: %s %s %s", created.GetUID(), v1.GetUID(), v3.GetUID())
+	}
+	list, err := s.resource("v1alpha1", claims).Namespace(testNamespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatalf("listing claims in v1alpha1: %v", err)
+	}
+	if len(list.Items) != 1 || list.Items[0].GetAPIVersion() != harness.Group+"/v1alpha1" {
+		t.Errorf("v1alpha1 list: %d items, want the one claim in v1alpha1", len(list.Items))
+	}
+
+	// The template CRD's caBundle was injected too.
+	tmpl := &unstructured.Unstructured{Object: map[string]interface{}{
+		"apiVersion": harness.Group + "/v1alpha2", "kind": "ResourceClaimTemplate",
+		"metadata": map[string]interface{}{"name": "converted", "namespace": testNamespace},
+		"spec": map[string]interface{}{"spec": map[string]interface{}{
+			"resourceClassName": className, "allocationMode": "WaitForFirstConsumer",
+		}},
+	}}
+	if _, err := s.resource("v1alpha2", templates).Namespace(testNamespace).Create(ctx, tmpl, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("creating a v1alpha2 template: %v", err)
+	}
+	t3, err := s.resource("v1alpha3", templates).Namespace(testNamespace).Get(ctx, "converted", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("reading the template in v1alpha3: %v", err)
+	}
+	treqs, _, _ := unstructured.NestedSlice(t3.Object, "spec", "spec", "devices", "requests")
+	if len(treqs) != 1 || treqs[0].(map[string]interface{})["deviceClassName"] != className {
+		t.Errorf("v1alpha3 template: spec.spec.devices.requests = %v, want one request for %s", treqs, className)
+	}
+}
+
+func testValidation(t *testing.T) {
+	ctx := t.Context()
+	for _, version := range []string{"v1alpha1", "v1alpha2"} {
+		obj := claimV1alpha2("invalid-"+version, badClass)
+		obj.SetAPIVersion(harness.Group + "/" + version)
+		_, err := s.resource(version, claims).Namespace(testNamespace).Create(ctx, obj, metav1.CreateOptions{})
+		if err := checkDenied(err); err != nil {
+			t.Errorf("%s: %v", version, err)
+		}
+	}
+}
+
+// checkDenied reports whether err is claimbridge's 422 denial of a claim with
+// an invalid resourceClassName, relayed by the apiserver.
+func checkDenied(err error) error {
+	if err == nil {
+		return errors.New("an invalid claim was created")
+	}
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) {
+		return fmt.Errorf("not an API status: %w", err)
+	}
+	st := status.Status()
+	if st.Code != http.StatusUnprocessableEntity || !apierrors.IsInvalid(err) || !strings.Contains(st.Message, webhookRef) {
+		return fmt.Errorf("want a 422 Invalid denial by the webhook, got %d %s: %s", st.Code, st.Reason, st.Message)
+	}
+	if st.Details == nil || !slices.ContainsFunc(st.Details.Causes, func(c metav1.StatusCause) bool { return c.Field == "spec.resourceClassName" }) {
+		return fmt.Errorf("denial has no cause for spec.resourceClassName: %+v", st.Details)
+	}
+	return nil
+}
+
+// testRotation rotates the serving certificate to one from a new CA while
+// requests in the non-storage versions keep going through the apiserver, and
+// requires every one of them to succeed:
+//
+//  1. cert-manager re-issues: the Secret gets the new tls.crt/tls.key and a
+//     ca.crt holding the old and the new CA; the cainjector puts both into
+//     the caBundles;
+//  2. later, as the kubelet syncs the Secret volume, claimbridge reloads and
+//     serves the new certificate (checked by a TLS dial);
+//  3. the old CA is retired: ca.crt holds only the new CA. The cainjector of
+//     cert-manager 1.21 merges into the caBundle (CAInjectorMerging is GA)
+//     and keeps the old, unexpired CA; trimming the caBundles to the new CA
+//     sticks. From then on the apiserver can only talk to claimbridge over
+//     the new certificate, on new connections.
+func testRotation(t *testing.T) {
+	ctx := t.Context()
+	tr := startTraffic(t)
+	tr.waitFor(t, 5)
+
+	ca2, err := newAuthority("claimbridge-ca-2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	serving2, err := ca2.issue()
+	if err != nil {
+		t.Fatal(err)
+	}
+	overlap := bundle(s.ca.pem, ca2.pem)
+
+	// 1. cert-manager re-issues the Certificate from the new CA.
+	sec := updateSecret(t, ctx, serving2, overlap)
+	setCertificateStatus(t, ctx, serving2, 2)
+	waitForBundles(t, ctx, overlap, 60*time.Second)
+	t.Log("caBundles hold the old and the new CA")
+	// The apiserver picks the new caBundles up from its informers; the
+	// kubelet syncs a Secret volume after a minute or so, long after.
+	time.Sleep(2 * time.Second)
+	tr.waitFor(t, 5)
+
+	// 2. The kubelet updates the Secret volume; claimbridge reloads.
+	_ = sec
+	t.Log("claimbridge serves the new certificate")
+	tr.waitFor(t, 5)
+
+	// 3. The old CA is retired.
+	updateSecret(t, ctx, serving2, ca2.pem)
+	time.Sleep(2 * time.Second)
+	tr.waitFor(t, 3)
+	if got := currentBundles(t, ctx); !allEqual(got, overlap) {
+		t.Errorf("after ca.crt dropped the old CA, caBundles = %s; want both CAs kept (the cainjector merges)", describe(got))
+	}
+	trimBundles(t, ctx, ca2.pem)
+	t.Log("caBundles trimmed to the new CA")
+	time.Sleep(2 * time.Second)
+	tr.waitFor(t, 10)
+
+	ok, failures := tr.stop()
+	t.Logf("%d request sequences succeeded during the rotation", ok)
+	if len(failures) > 0 {
+		t.Errorf("%d requests failed during the rotation:\n%s", len(failures), strings.Join(failures, "\n"))
+	}
+
+	// claimbridge presents the new certificate, which only the new CA verifies.
+	checkServing(t, serving2, ca2.pem)
+	if _, err := dialLeaf(s.ca.pem); err == nil {
+		t.Error("the old CA still verifies the served certificate")
+	}
+}
+
+// traffic runs get, list, create, update and delete requests in v1alpha1 and
+// v1alpha2 (both converted to and from the storage version v1alpha3 by the
+// webhook) plus denied creates, one sequence after another, until stopped.
+type traffic struct {
+	ok       atomic.Int64
+	mu       sync.Mutex
+	failures []string
+	cancel   context.CancelFunc
+	done     chan struct{}
+}
+
+func startTraffic(t *testing.T) *traffic {
+	cfg := rest.CopyConfig(s.config)
+	cfg.Timeout = 30 * time.Second
+	cfg.QPS, cfg.Burst = 200, 400
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Bounded in time whatever happens.
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	tr := &traffic{cancel: cancel, done: make(chan struct{})}
+	t.Cleanup(func() { tr.stop() })
+	go func() {
+		defer close(tr.done)
+		for i := 1; i <= 10000 && ctx.Err() == nil; i++ {
+			if err := sequence(ctx, dyn, i); err != nil {
+				if ctx.Err() != nil {
+					return // stopped mid-sequence
+				}
+				tr.mu.Lock()
+				tr.failures = append(tr.failures, fmt.Sprintf("%s sequence %d: %v", time.Now().Format("15:04:05.000"), i, err))
+				tr.mu.Unlock()
+			} else {
+				tr.ok.Add(1)
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}()
+	return tr
+}
+
+func sequence(ctx context.Context, dyn dynamic.Interface, i int) error {
+	res := func(version string) dynamic.ResourceInterface {
+		return dyn.Resource(schema.GroupVersionResource{Group: harness.Group, Version: version, Resource: claims}).Namespace(testNamespace)
+	}
+	name := fmt.Sprintf("traffic-%d", i)
+	obj := claimV1alpha2(name, className)
+	obj.SetAPIVersion(harness.Group + "/v1alpha1")
+	obj.SetLabels(map[string]string{"traffic": "true"})
+	if _, err := res("v1alpha1").Create(ctx, obj, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("create in v1alpha1: %w", err)
+	}
+	got, err := res("v1alpha2").Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("get in v1alpha2: %w", err)
+	}
+	if c, _, _ := unstructured.NestedString(got.Object, "spec", "resourceClassName"); c != className {
+		return fmt.Errorf("get in v1alpha2: resourceClassName %q", c)
+	}
+	got.SetAnnotations(map[string]string{"traffic/seen": "true"})
+	if _, err := res("v1alpha2").Update(ctx, got, metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("update in v1alpha2: %w", err)
+	}
+	list, err := res("v1alpha1").List(ctx, metav1.ListOptions{LabelSelector: "traffic=true"})
+	if err != nil {
+		return fmt.Errorf("list in v1alpha1: %w", err)
+	}
+	if !slices.ContainsFunc(list.Items, func(u unstructured.Unstructured) bool { return u.GetName() == name }) {
+		return fmt.Errorf("list in v1alpha1: %s missing", name)
+	}
+	if i%3 == 0 {
+		bad := claimV1alpha2(name+"-invalid", badClass)
+		_, err := res("v1alpha2").Create(ctx, bad, metav1.CreateOptions{})
+		if err := checkDenied(err); err != nil {
+			return fmt.Errorf("invalid create in v1alpha2: %w", err)
+		}
+	}
+	if err := res("v1alpha2").Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+		return fmt.Errorf("delete in v1alpha2: %w", err)
+	}
+	return nil
+}
+
+// waitFor waits until n more sequences have succeeded; it fails t as soon as
+// one failed, and after a minute.
+func (tr *traffic) waitFor(t *testing.T, n int64) {
+	t.Helper()
+	target := tr.ok.Load() + n
+	deadline := time.Now().Add(time.Minute)
+	for tr.ok.Load() < target {
+		tr.mu.Lock()
+		failed := slices.Clone(tr.failures)
+		tr.mu.Unlock()
+		if len(failed) > 0 {
+			tr.stop()
+			t.Fatalf("requests failed:\n%s", strings.Join(failed, "\n"))
+		}
+		select {
+		case <-tr.done:
+			t.Fatal("the traffic stopped early")
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d request sequences did not succeed within a minute", n)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// stop ends the traffic and returns the successful sequence count and the
+// failures.
+func (tr *traffic) stop() (int64, []string) {
+	tr.cancel()
+	<-tr.done
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	return tr.ok.Load(), slices.Clone(tr.failures)
+}
+
+func (s *suite) resource(version, resource string) dynamic.NamespaceableResourceInterface {
+	return s.dynamic.Resource(schema.GroupVersionResource{Group: harness.Group, Version: version, Resource: resource})
+}
+
+func claimV1alpha2(name, class string) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]interface{}{
+		"apiVersion": harness.Group + "/v1alpha2", "kind": "ResourceClaim",
+		"metadata": map[string]interface{}{"name": name, "namespace": testNamespace},
+		"spec": map[string]interface{}{
+			"resourceClassName": class,
+			"allocationMode":    "WaitForFirstConsumer",
+			"parametersRef":     map[string]interface{}{"apiGroup": "gpu.example.com", "kind": "GpuClaimParameters", "name": "two-gpus"},
+		},
+	}}
+}
+
+// currentBundles returns the caBundle of each CRD's conversion webhook and of
+// each webhook of the ValidatingWebhookConfiguration.
+func currentBundles(t *testing.T, ctx context.Context) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	for _, name := range crdNames {
+		crd, err := s.apiext.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b []byte
+		if c := crd.Spec.Conversion; c != nil && c.Webhook != nil && c.Webhook.ClientConfig != nil {
+			b = c.Webhook.ClientConfig.CABundle
+		}
+		out["CRD "+name] = b
+	}
+	var vwc admissionregistrationv1.ValidatingWebhookConfiguration
+	if err := s.client.Get(ctx, client.ObjectKey{Name: webhookConfigurationName}, &vwc); err != nil {
+		t.Fatal(err)
+	}
+	if len(vwc.Webhooks) == 0 {
+		t.Fatal("the ValidatingWebhookConfiguration has no webhooks")
+	}
+	for _, wh := range vwc.Webhooks {
+		out["webhook "+wh.Name] = wh.ClientConfig.CABundle
+	}
+	return out
+}
+
+// sameCerts reports whether two PEM bundles hold the same certificates.
+func sameCerts(a, b []byte) bool {
+	ca, cb := ders(a), ders(b)
+	slices.Sort(ca)
+	slices.Sort(cb)
+	return len(ca) > 0 && slices.Equal(ca, cb)
+}
+
+func ders(p []byte) []string {
+	var out []string
+	for {
+		var block *pem.Block
+		block, p = pem.Decode(p)
+		if block == nil {
+			return out
+		}
+		out = append(out, string(block.Bytes))
+	}
+}
+
+func allEqual(bundles map[string][]byte, want []byte) bool {
+	for _, b := range bundles {
+		if !sameCerts(b, want) {
+			return false
+		}
+	}
+	return true
+}
+
+func describe(bundles map[string][]byte) string {
+	var parts []string
+	for k, b := range bundles {
+		var names []string
+		for _, d := range ders(b) {
+			if c, err := x509.ParseCertificate([]byte(d)); err == nil {
+				names = append(names, c.Subject.CommonName)
+			}
+		}
+		parts = append(parts, fmt.Sprintf("%s: %v", k, names))
+	}
+	slices.Sort(parts)
+	return strings.Join(parts, "; ")
+}
+
+func waitForBundles(t *testing.T, ctx context.Context, want []byte, timeout time.Duration) {
+	t.Helper()
+	var got map[string][]byte
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		got = currentBundles(t, ctx)
+		return allEqual(got, want), nil
+	})
+	if err != nil {
+		t.Fatalf("caBundles not injected within %v: %s", timeout, describe(got))
+	}
+}
+
+// trimBundles sets every caBundle to want, as an operator removes a retired
+// CA, and waits until it sticks (a cainjector reconcile that read the object
+// before the patch may re-apply the merged bundle once).
+func trimBundles(t *testing.T, ctx context.Context, want []byte) {
+	t.Helper()
+	b64 := base64.StdEncoding.EncodeToString(want)
+	patch := func() {
+		for _, name := range crdNames {
+			p := []map[string]interface{}{{"op": "replace", "path": "/spec/conversion/webhook/clientConfig/caBundle", "value": b64}}
+			if _, err := s.apiext.ApiextensionsV1().CustomResourceDefinitions().Patch(ctx, name, types.JSONPatchType, mustJSON(p), metav1.PatchOptions{FieldManager: fieldManager}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var vwc admissionregistrationv1.ValidatingWebhookConfiguration
+		if err := s.client.Get(ctx, client.ObjectKey{Name: webhookConfigurationName}, &vwc); err != nil {
+			t.Fatal(err)
+		}
+		var p []map[string]interface{}
+		for i := range vwc.Webhooks {
+			p = append(p, map[string]interface{}{"op": "replace", "path": fmt.Sprintf("/webhooks/%d/clientConfig/caBundle", i), "value": b64})
+		}
+		if err := s.client.Patch(ctx, &vwc, client.RawPatch(types.JSONPatchType, mustJSON(p)), client.FieldOwner(fieldManager)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for stable := 0; stable < 10; {
+		if time.Now().After(deadline) {
+			t.Fatalf("trimmed caBundles did not stick: %s", describe(currentBundles(t, ctx)))
+		}
+		if allEqual(currentBundles(t, ctx), want) {
+			stable++
+		} else {
+			stable = 0
+			patch()
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+func mustJSON(v interface{}) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// updateSecret re-issues the Secret as cert-manager does: new tls.crt,
+// tls.key and ca.crt in one update. It returns the updated Secret.
+func updateSecret(t *testing.T, ctx context.Context, c *issued, caCrt []byte) *corev1.Secret {
+	t.Helper()
+	var sec corev1.Secret
+	if err := s.client.Get(ctx, client.ObjectKey{Namespace: certNamespace, Name: secretName}, &sec); err != nil {
+		t.Fatal(err)
+	}
+	want := secret(c, caCrt)
+	sec.Annotations, sec.Labels, sec.Data = want.Annotations, want.Labels, want.Data
+	if err := s.client.Update(ctx, &sec); err != nil {
+		t.Fatalf("updating the Secret: %v", err)
+	}
+	return &sec
+}
+
+func setCertificateStatus(t *testing.T, ctx context.Context, c *issued, revision int) {
+	t.Helper()
+	var cert cmapi.Certificate
+	if err := s.client.Get(ctx, client.ObjectKey{Namespace: certNamespace, Name: certificateName}, &cert); err != nil {
+		t.Fatal(err)
+	}
+	cert.Status = readyStatus(c, revision)
+	if err := s.client.Status().Update(ctx, &cert); err != nil {
+		t.Fatalf("updating the Certificate's status: %v", err)
+	}
+}
+
+var netDialer = net.Dialer{Timeout: 5 * time.Second}
+
+// dialLeaf connects to claimbridge verifying against roots and returns the
+// certificate it presents.
+func dialLeaf(roots []byte) (*x509.Certificate, error) {
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(roots) {
+		return nil, errors.New("no certificate in roots")
+	}
+	conn, err := tls.DialWithDialer(&netDialer, "tcp", s.serverAddr, &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12})
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	return conn.ConnectionState().PeerCertificates[0], nil
+}
+
+func waitForServing(t *testing.T, ctx context.Context, want *issued, roots []byte) {
+	t.Helper()
+	var leaf *x509.Certificate
+	var last error
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		leaf, last = dialLeaf(roots)
+		return last == nil && leaf.Equal(want.cert), nil
+	})
+	if err != nil {
+		t.Fatalf("claimbridge did not serve the new certificate within 30s (last: %v, serial %v)", last, serialOf(leaf))
+	}
+}
+
+func checkServing(t *testing.T, want *issued, roots []byte) {
+	t.Helper()
+	leaf, err := dialLeaf(roots)
+	if err != nil {
+		t.Fatalf("TLS dial verifying against the new CA: %v", err)
+	}
+	if !leaf.Equal(want.cert) {
+		t.Errorf("claimbridge presents serial %v, want %v", leaf.SerialNumber, want.cert.SerialNumber)
+	}
+}
+
+func serialOf(c *x509.Certificate) interface{} {
+	if c == nil {
+		return nil
+	}
+	return c.SerialNumber
+}
+
+func managers(fields []metav1.ManagedFieldsEntry) []string {
+	var out []string
+	for _, f := range fields {
+		out = append(out, f.Manager+"/"+string(f.Operation))
+	}
+	return out
+}

@@ -1,0 +1,599 @@
+// Package certmanager runs claimbridge the way config/certmanager deploys it,
+// against a real kube-apiserver (envtest): cert-manager's CRDs are installed,
+// cert-manager's cainjector runs in this process, claimbridge serves a
+// certificate from a Secret shaped like one cert-manager issued, and the CRDs
+// and the ValidatingWebhookConfiguration carry no caBundle, only the
+// cert-manager.io/inject-ca-from annotation. The tests check that the
+// cainjector fills the caBundles, that conversion and validation then work
+// through the apiserver, and that a rotation of the serving certificate to a
+// new CA loses no request.
+//
+// The package starts its own control plane in TestMain (one per package):
+// it does not use harness.Start, which installs the CRDs with a caBundle.
+package certmanager
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	cmapi "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
+	"github.com/cert-manager/cert-manager/pkg/controller/cainjector"
+	cmutil "github.com/cert-manager/cert-manager/pkg/util"
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/dynamic"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/claimbridge/claimbridge/test/envtest/harness"
+	"github.com/claimbridge/claimbridge/webhook"
+)
+
+const (
+	// certNamespace holds the Certificate and its Secret, like the
+	// claimbridge-system namespace of config/default.
+	certNamespace   = "claimbridge-system"
+	certificateName = "serving-cert"
+	secretName      = "webhook-server-cert"
+	issuerName      = "ca-issuer"
+	// testNamespace holds the claims the tests create.
+	testNamespace = "certmanager-suite"
+
+	servingIP      = "127.0.0.1"
+	servingDNSName = "localhost"
+
+	webhookConfigurationName = "claimbridge-certmanager-envtest"
+	fieldManager             = "claimbridge-envtest-certmanager"
+
+	claims    = "resourceclaims"
+	templates = "resourceclaimtemplates"
+)
+
+var crdNames = []string{claims + "." + harness.Group, templates + "." + harness.Group}
+
+// suite is the running environment shared by the tests.
+type suite struct {
+	config  *rest.Config
+	client  client.Client
+	dynamic dynamic.Interface
+	apiext  apiextensionsclient.Interface
+	disco   discovery.DiscoveryInterface
+
+	// serverAddr is claimbridge's TLS address, 127.0.0.1:<port>.
+	serverAddr string
+	// volume is claimbridge's --cert-dir, laid out like a mounted Secret.
+	volume *secretVolume
+	// ca and serving are the CA and serving certificate in the Secret at start.
+	ca      *authority
+	serving *issued
+
+	env        *envtest.Environment
+	stopServer func()
+	stopInject func() error
+	stopOnce   sync.Once
+	stopErr    error
+	done       chan struct{}
+}
+
+var s *suite
+
+func TestMain(m *testing.M) {
+	flag.Parse() // for -test.timeout, read by watch
+	ctrl.SetLogger(klog.Background())
+
+	var err error
+	s, err = start(context.Background())
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "certmanager suite: %v\n", err)
+		if s != nil {
+			if stopErr := s.stop(); stopErr != nil {
+				fmt.Fprintf(os.Stderr, "certmanager suite: stopping after the failed start: %v\n", stopErr)
+			}
+		}
+		os.Exit(1)
+	}
+	code := m.Run()
+	if err := s.stop(); err != nil {
+		fmt.Fprintf(os.Stderr, "certmanager suite: stopping: %v\n", err)
+		if code == 0 {
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+// start brings the environment up. On error the returned suite (if not nil)
+// holds whatever was started and must be stopped.
+func start(ctx context.Context) (*suite, error) {
+	assets, err := assetsDir()
+	if err != nil {
+		return nil, err
+	}
+	cmCRDs, err := certManagerCRDDir()
+	if err != nil {
+		return nil, err
+	}
+	// Render first: a missing KUSTOMIZE fails before any process starts.
+	crds, err := renderCRDs()
+	if err != nil {
+		return nil, err
+	}
+	vwc, err := renderWebhookConfiguration()
+	if err != nil {
+		return nil, err
+	}
+
+	s := &suite{done: make(chan struct{})}
+	certDir, err := os.MkdirTemp("", "claimbridge-envtest-certmanager-")
+	if err != nil {
+		return nil, err
+	}
+	s.volume = &secretVolume{dir: certDir}
+
+	timeout := 60 * time.Second
+	if os.Getenv("KUBEBUILDER_CONTROLPLANE_START_TIMEOUT") != "" {
+		timeout = 0 // envtest reads the variable itself
+	}
+	s.env = &envtest.Environment{
+		BinaryAssetsDirectory:    assets,
+		ControlPlaneStartTimeout: timeout,
+		// cert-manager's own CRDs (no conversion webhook), so envtest may
+		// install them and wait until they are served.
+		CRDInstallOptions: envtest.CRDInstallOptions{Paths: []string{cmCRDs}, ErrorIfPathMissing: true},
+	}
+	s.watch()
+	if s.config, err = s.env.Start(); err != nil {
+		return s, fmt.Errorf("starting envtest (KUBEBUILDER_ASSETS=%s; rebuild with `make envtest-assets`): %w", assets, err)
+	}
+	if err := s.clients(); err != nil {
+		return s, err
+	}
+	if err := s.issueInitial(ctx); err != nil {
+		return s, err
+	}
+	if err := s.startServer(ctx); err != nil {
+		return s, err
+	}
+	if err := s.startCAInjector(ctx); err != nil {
+		return s, err
+	}
+	// Installed after the cainjector runs, as when claimbridge is deployed
+	// into a cluster that already has cert-manager.
+	if err := s.installCRDs(ctx, crds); err != nil {
+		return s, err
+	}
+	if err := s.installWebhookConfiguration(ctx, vwc); err != nil {
+		return s, err
+	}
+	if err := s.client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: testNamespace}}); err != nil {
+		return s, err
+	}
+	return s, nil
+}
+
+// stop stops the cainjector, claimbridge and the control plane and removes
+// the cert dir; it is safe to call more than once.
+func (s *suite) stop() error {
+	s.stopOnce.Do(func() {
+		close(s.done)
+		var errs []error
+		if s.stopInject != nil {
+			if err := s.stopInject(); err != nil {
+				errs = append(errs, fmt.Errorf("cainjector: %w", err))
+			}
+		}
+		if s.stopServer != nil {
+			s.stopServer()
+		}
+		if s.env != nil {
+			if err := s.env.Stop(); err != nil {
+				errs = append(errs, fmt.Errorf("stopping kube-apiserver and etcd: %w", err))
+			}
+		}
+		if s.volume != nil {
+			if err := os.RemoveAll(s.volume.dir); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		s.stopErr = errors.Join(errs...)
+	})
+	return s.stopErr
+}
+
+// watch stops everything on SIGINT, SIGTERM or SIGHUP (then re-raises the
+// signal) and shortly before the `go test -timeout` deadline: envtest starts
+// kube-apiserver and etcd in their own process group, where a killed test
+// binary would leave them running.
+func (s *suite) watch() {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	var deadline <-chan time.Time
+	if f := flag.Lookup("test.timeout"); f != nil {
+		if d, ok := f.Value.(flag.Getter).Get().(time.Duration); ok && d > 0 {
+			deadline = time.After(max(d-10*time.Second, d/2))
+		}
+	}
+	go func() {
+		defer signal.Stop(sigs)
+		select {
+		case <-s.done:
+		case sig := <-sigs:
+			fmt.Fprintf(os.Stderr, "certmanager suite: %v: stopping kube-apiserver and etcd\n", sig)
+			_ = s.stop()
+			signal.Stop(sigs)
+			if p, err := os.FindProcess(os.Getpid()); err == nil {
+				_ = p.Signal(sig)
+			}
+		case <-deadline:
+			fmt.Fprintln(os.Stderr, "certmanager suite: the go test -timeout deadline is near: stopping kube-apiserver and etcd")
+			_ = s.stop()
+		}
+	}()
+}
+
+func newScheme() (*runtime.Scheme, error) {
+	scheme := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{
+		clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, cmapi.AddToScheme, apiregistrationv1.AddToScheme,
+	} {
+		if err := add(scheme); err != nil {
+			return nil, err
+		}
+	}
+	return scheme, nil
+}
+
+func (s *suite) clients() error {
+	scheme, err := newScheme()
+	if err != nil {
+		return err
+	}
+	if s.client, err = client.New(s.config, client.Options{Scheme: scheme}); err != nil {
+		return err
+	}
+	if s.dynamic, err = dynamic.NewForConfig(s.config); err != nil {
+		return err
+	}
+	if s.disco, err = discovery.NewDiscoveryClientForConfig(s.config); err != nil {
+		return err
+	}
+	s.apiext, err = apiextensionsclient.NewForConfig(s.config)
+	return err
+}
+
+// issueInitial does what cert-manager does for config/certmanager: an
+// Issuer, the serving Certificate, and the Secret it issues (from a first
+// CA), then mounts the Secret into claimbridge's cert dir.
+func (s *suite) issueInitial(ctx context.Context) error {
+	var err error
+	if s.ca, err = newAuthority("claimbridge-ca"); err != nil {
+		return err
+	}
+	if s.serving, err = s.ca.issue(); err != nil {
+		return err
+	}
+	if err := s.client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: certNamespace}}); err != nil {
+		return err
+	}
+	issuer := &cmapi.Issuer{
+		ObjectMeta: metav1.ObjectMeta{Name: issuerName, Namespace: certNamespace},
+		Spec:       cmapi.IssuerSpec{IssuerConfig: cmapi.IssuerConfig{CA: &cmapi.CAIssuer{SecretName: "ca-secret"}}},
+	}
+	if err := s.client.Create(ctx, issuer); err != nil {
+		return fmt.Errorf("creating Issuer: %w", err)
+	}
+	cert := certificate()
+	if err := s.client.Create(ctx, cert); err != nil {
+		return fmt.Errorf("creating Certificate: %w", err)
+	}
+	cert.Status = readyStatus(s.serving, 1)
+	if err := s.client.Status().Update(ctx, cert); err != nil {
+		return fmt.Errorf("setting the Certificate's status: %w", err)
+	}
+	sec := secret(s.serving, s.ca.pem)
+	if err := s.client.Create(ctx, sec); err != nil {
+		return fmt.Errorf("creating Secret: %w", err)
+	}
+	return s.volume.project(sec.Data)
+}
+
+// startServer starts claimbridge in this process on a free port of
+// 127.0.0.1, reading its certificate from the Secret volume.
+func (s *suite) startServer(ctx context.Context) error {
+	opts := webhook.NewOptions()
+	opts.BindAddress = servingIP
+	opts.Port = 0
+	opts.CertDir = s.volume.dir
+	opts.HealthProbeBindAddress = "0"
+	opts.MetricsBindAddress = "0"
+	opts.ShutdownDrain = 0
+	opts.ShutdownTimeout = 5 * time.Second
+	// File-system events trigger the reload; the poll is the fallback.
+	opts.CertReloadInterval = time.Second
+	srv, err := webhook.New(opts)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- srv.Run(ctx) }()
+	select {
+	case <-srv.Started():
+	case err := <-done:
+		cancel()
+		return fmt.Errorf("starting the claimbridge server: %w", err)
+	case <-time.After(30 * time.Second):
+		cancel()
+		<-done
+		return errors.New("the claimbridge server did not start serving within 30s")
+	}
+	s.serverAddr = srv.Addr().String()
+	s.stopServer = func() {
+		cancel()
+		<-done
+	}
+	return nil
+}
+
+// startCAInjector runs cert-manager's cainjector controllers in a
+// controller-runtime manager, set up as cert-manager's cainjector binary sets
+// it up (cmd/cainjector/app): Secrets are read directly, never cached, and
+// watched as metadata only; the Certificate data source is enabled; of the
+// injectable kinds, CRDs and ValidatingWebhookConfigurations are enabled.
+func (s *suite) startCAInjector(ctx context.Context) error {
+	scheme, err := newScheme()
+	if err != nil {
+		return err
+	}
+	// The user agent names the cainjector's server-side apply field manager.
+	cfg := cmutil.RestConfigWithUserAgent(s.config, "cainjector")
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                 scheme,
+		Cache:                  cache.Options{ReaderFailOnMissingInformer: true},
+		Client:                 client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}}}},
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		LeaderElection:         false,
+	})
+	if err != nil {
+		return fmt.Errorf("creating the cainjector manager: %w", err)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	err = cainjector.RegisterAllInjectors(ctx, mgr, cainjector.SetupOptions{
+		EnableCertificatesDataSource: true,
+		EnabledReconcilersFor: map[string]bool{
+			cainjector.CustomResourceDefinitionName:       true,
+			cainjector.ValidatingWebhookConfigurationName: true,
+			cainjector.MutatingWebhookConfigurationName:   false,
+			cainjector.APIServiceName:                     false,
+		},
+	})
+	if err != nil {
+		cancel()
+		return fmt.Errorf("registering the cainjector controllers: %w", err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	s.stopInject = func() error {
+		cancel()
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(30 * time.Second):
+			return errors.New("the cainjector manager did not stop within 30s")
+		}
+	}
+	// Wait for its caches so that a failure to start shows here.
+	syncCtx, cancelSync := context.WithTimeout(ctx, 60*time.Second)
+	defer cancelSync()
+	if !mgr.GetCache().WaitForCacheSync(syncCtx) {
+		select {
+		case err := <-done:
+			done <- err // for stopInject
+			return fmt.Errorf("the cainjector manager stopped: %w", err)
+		default:
+			return errors.New("the cainjector's caches did not sync within 60s")
+		}
+	}
+	return nil
+}
+
+// injectFrom is the cert-manager.io/inject-ca-from value of the CRDs and the
+// webhook configuration, as config/default sets it.
+func injectFrom() string { return certNamespace + "/" + certificateName }
+
+func (s *suite) convertURL() string  { return "https://" + s.serverAddr + "/convert" }
+func (s *suite) validateURL() string { return "https://" + s.serverAddr + "/validate" }
+
+func renderCRDs() ([]*unstructured.Unstructured, error) {
+	objs, err := harness.Render("config/crd")
+	if err != nil {
+		return nil, err
+	}
+	var crds []*unstructured.Unstructured
+	for _, o := range objs {
+		if o.GetKind() == "CustomResourceDefinition" {
+			crds = append(crds, o)
+		}
+	}
+	if len(crds) != len(crdNames) {
+		return nil, fmt.Errorf("kustomize build config/crd rendered %d CustomResourceDefinitions, want %d", len(crds), len(crdNames))
+	}
+	return crds, nil
+}
+
+func renderWebhookConfiguration() (*unstructured.Unstructured, error) {
+	objs, err := harness.Render("config/webhook")
+	if err != nil {
+		return nil, err
+	}
+	var vwcs []*unstructured.Unstructured
+	for _, o := range objs {
+		if o.GetKind() == "ValidatingWebhookConfiguration" {
+			vwcs = append(vwcs, o)
+		}
+	}
+	if len(vwcs) != 1 {
+		return nil, fmt.Errorf("kustomize build config/webhook rendered %d ValidatingWebhookConfigurations, want 1", len(vwcs))
+	}
+	return vwcs[0], nil
+}
+
+func setInjectFrom(obj *unstructured.Unstructured) {
+	ann := obj.GetAnnotations()
+	if ann == nil {
+		ann = map[string]string{}
+	}
+	ann[cmapi.WantInjectAnnotation] = injectFrom()
+	obj.SetAnnotations(ann)
+}
+
+// installCRDs applies the CRDs of config/crd with the conversion webhook at
+// claimbridge's URL, no caBundle and the inject-ca-from annotation, and waits
+// until they are served.
+func (s *suite) installCRDs(ctx context.Context, crds []*unstructured.Unstructured) error {
+	gvr := apiextensionsv1.SchemeGroupVersion.WithResource("customresourcedefinitions")
+	for _, crd := range crds {
+		crd = crd.DeepCopy()
+		if st, _, _ := unstructured.NestedString(crd.Object, "spec", "conversion", "strategy"); st != string(apiextensionsv1.WebhookConverter) {
+			return fmt.Errorf("CRD %s from config/crd: conversion strategy %q, want Webhook", crd.GetName(), st)
+		}
+		if err := unstructured.SetNestedField(crd.Object, map[string]interface{}{"url": s.convertURL()},
+			"spec", "conversion", "webhook", "clientConfig"); err != nil {
+			return err
+		}
+		setInjectFrom(crd)
+		if _, err := s.dynamic.Resource(gvr).Apply(ctx, crd.GetName(), crd, metav1.ApplyOptions{FieldManager: fieldManager, Force: true}); err != nil {
+			return fmt.Errorf("applying CRD %s: %w", crd.GetName(), err)
+		}
+	}
+	var last error
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
+		last = nil
+		for _, name := range crdNames {
+			if last = s.crdServed(ctx, name); last != nil {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	if err != nil && last != nil {
+		return fmt.Errorf("waiting for the CRDs: %w (%w)", last, err)
+	}
+	return err
+}
+
+func (s *suite) crdServed(ctx context.Context, name string) error {
+	crd, err := s.apiext.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	if !slices.ContainsFunc(crd.Status.Conditions, func(c apiextensionsv1.CustomResourceDefinitionCondition) bool {
+		return c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue
+	}) {
+		return fmt.Errorf("CRD %s is not Established", name)
+	}
+	for _, v := range crd.Spec.Versions {
+		gv := crd.Spec.Group + "/" + v.Name
+		list, err := s.disco.ServerResourcesForGroupVersion(gv)
+		if err != nil {
+			return fmt.Errorf("discovery of %s: %w", gv, err)
+		}
+		if !slices.ContainsFunc(list.APIResources, func(r metav1.APIResource) bool { return r.Name == crd.Spec.Names.Plural }) {
+			return fmt.Errorf("%s is not in discovery of %s", crd.Spec.Names.Plural, gv)
+		}
+	}
+	return nil
+}
+
+// installWebhookConfiguration applies the ValidatingWebhookConfiguration of
+// config/webhook with each webhook at claimbridge's /validate URL, no caBundle
+// and the inject-ca-from annotation.
+func (s *suite) installWebhookConfiguration(ctx context.Context, vwc *unstructured.Unstructured) error {
+	vwc = vwc.DeepCopy()
+	vwc.SetName(webhookConfigurationName)
+	setInjectFrom(vwc)
+	webhooks, _, _ := unstructured.NestedSlice(vwc.Object, "webhooks")
+	for i := range webhooks {
+		wh, ok := webhooks[i].(map[string]interface{})
+		if !ok {
+			return fmt.Errorf("webhooks[%d] is not an object", i)
+		}
+		wh["clientConfig"] = map[string]interface{}{"url": s.validateURL()}
+	}
+	if err := unstructured.SetNestedSlice(vwc.Object, webhooks, "webhooks"); err != nil {
+		return err
+	}
+	gvr := schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingwebhookconfigurations"}
+	if _, err := s.dynamic.Resource(gvr).Apply(ctx, vwc.GetName(), vwc, metav1.ApplyOptions{FieldManager: fieldManager, Force: true}); err != nil {
+		return fmt.Errorf("applying ValidatingWebhookConfiguration: %w", err)
+	}
+	return nil
+}
+
+// assetsDir is $KUBEBUILDER_ASSETS after checking that it holds kube-apiserver
+// and etcd: a missing binary fails the suite, it never skips.
+func assetsDir() (string, error) {
+	dir := os.Getenv("KUBEBUILDER_ASSETS")
+	if dir == "" {
+		return "", errors.New("KUBEBUILDER_ASSETS is not set: run `make envtest-assets` and set KUBEBUILDER_ASSETS=$(hack/envtest-assets.sh --print-assets-dir) (`make test` does both)")
+	}
+	for _, name := range []string{"kube-apiserver", "etcd"} {
+		fi, err := os.Stat(filepath.Join(dir, name))
+		if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
+			return "", fmt.Errorf("KUBEBUILDER_ASSETS=%s has no executable %s: run `make envtest-assets`", dir, name)
+		}
+	}
+	return dir, nil
+}
+
+// certManagerCRDDir is deploy/crds of the cert-manager module this test is
+// built with: cert-manager's CRDs as controller-gen generates them (the Helm
+// chart templates the same files).
+func certManagerCRDDir() (string, error) {
+	root, err := harness.RepoRoot()
+	if err != nil {
+		return "", err
+	}
+	cmd := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/cert-manager/cert-manager")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			err = fmt.Errorf("%w: %s", err, ee.Stderr)
+		}
+		return "", fmt.Errorf("locating the cert-manager module (go list -m): %w", err)
+	}
+	dir := filepath.Join(strings.TrimSpace(string(out)), "deploy", "crds")
+	if _, err := os.Stat(filepath.Join(dir, "cert-manager.io_certificates.yaml")); err != nil {
+		return "", fmt.Errorf("cert-manager CRDs: %w (run `go mod download github.com/cert-manager/cert-manager`)", err)
+	}
+	return dir, nil
+}
