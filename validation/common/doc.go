@@ -1,6 +1,8 @@
 // Package common holds the validation rules that the three ResourceClaim
 // shapes (v1alpha1, v1alpha2, v1alpha3) share: object metadata, names,
-// node selectors, the reservedFor list and the status invariants.
+// node selectors, the reservedFor list and the status invariants, plus the
+// claim spec, warning and status rules of v1alpha1 and v1alpha2 (1.26–1.30),
+// which those two shapes share field for field.
 //
 // Every helper has the shape of the upstream Kubernetes helpers
 // (k8s.io/kubernetes pkg/apis/resource/validation and

@@ -14,20 +14,10 @@ func ValidateResourceClaimStatusUpdate(claim, oldClaim *api.ResourceClaim) field
 	allErrs := common.ValidateObjectMetaUpdate(&claim.ObjectMeta, &oldClaim.ObjectMeta, field.NewPath("metadata"))
 	fldPath := field.NewPath("status")
 	status, oldStatus := &claim.Status, &oldClaim.Status
-	// The name might not be set yet.
-	if status.DriverName != "" {
-		allErrs = append(allErrs, common.ValidateDriverName(status.DriverName, fldPath.Child("driverName"))...)
-	} else if status.Allocation != nil {
-		allErrs = append(allErrs, field.Required(fldPath.Child("driverName"), "must be specified when `allocation` is set"))
-	}
+	allErrs = append(allErrs, common.ValidateStatusDriverName(status.DriverName, status.Allocation != nil, fldPath.Child("driverName"))...)
 	allErrs = append(allErrs, validateAllocationResult(status.Allocation, fldPath.Child("allocation"))...)
-	allErrs = append(allErrs, common.ValidateReservedForLegacy(common.Consumers(status.ReservedFor), fldPath.Child("reservedFor"))...)
-
-	view, oldView := StatusView(status), StatusView(oldStatus)
-	allErrs = append(allErrs, common.ValidateReservedForInvariants(view, oldView, claim.DeletionTimestamp != nil, true, fldPath)...)
-	// Stricter than 1.26, which allowed changing an allocation (see docs/validation.md).
-	allErrs = append(allErrs, common.ValidateAllocationImmutable(status.Allocation, oldStatus.Allocation, fldPath.Child("allocation"))...)
-	allErrs = append(allErrs, common.ValidateDeallocation(view, oldView, fldPath)...)
+	allErrs = append(allErrs, common.ValidateStatusReservations(StatusView(status), StatusView(oldStatus),
+		status.Allocation, oldStatus.Allocation, claim.DeletionTimestamp != nil, fldPath)...)
 	return allErrs
 }
 

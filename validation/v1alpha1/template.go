@@ -11,14 +11,10 @@ import (
 // ValidateClaimTemplate): metadata, the embedded metadata (labels and
 // annotations only) and the claim spec at spec.spec.
 func ValidateResourceClaimTemplate(template *api.ResourceClaimTemplate) field.ErrorList {
+	fldPath := field.NewPath("spec")
 	allErrs := common.ValidateObjectMeta(&template.ObjectMeta, field.NewPath("metadata"))
-	allErrs = append(allErrs, validateResourceClaimTemplateSpec(&template.Spec, field.NewPath("spec"))...)
-	return allErrs
-}
-
-func validateResourceClaimTemplateSpec(spec *api.ResourceClaimTemplateSpec, fldPath *field.Path) field.ErrorList {
-	allErrs := common.ValidateTemplateObjectMeta(&spec.ObjectMeta, fldPath.Child("metadata"))
-	allErrs = append(allErrs, validateResourceClaimSpec(&spec.Spec, fldPath.Child("spec"))...)
+	allErrs = append(allErrs, common.ValidateTemplateObjectMeta(&template.Spec.ObjectMeta, fldPath.Child("metadata"))...)
+	allErrs = append(allErrs, validateResourceClaimSpec(&template.Spec.Spec, fldPath.Child("spec"))...)
 	return allErrs
 }
 
@@ -26,8 +22,5 @@ func validateResourceClaimTemplateSpec(spec *api.ResourceClaimTemplateSpec, fldP
 // ValidateClaimTemplateUpdate): metadata update, immutable spec, then the
 // create rules again.
 func ValidateResourceClaimTemplateUpdate(template, oldTemplate *api.ResourceClaimTemplate) field.ErrorList {
-	allErrs := common.ValidateObjectMetaUpdate(&template.ObjectMeta, &oldTemplate.ObjectMeta, field.NewPath("metadata"))
-	allErrs = append(allErrs, common.ValidateImmutableField(template.Spec, oldTemplate.Spec, field.NewPath("spec"))...)
-	allErrs = append(allErrs, ValidateResourceClaimTemplate(template)...)
-	return allErrs
+	return common.ValidateUpdate(&template.ObjectMeta, &oldTemplate.ObjectMeta, template.Spec, oldTemplate.Spec, ValidateResourceClaimTemplate(template))
 }

@@ -1,12 +1,10 @@
 package v1alpha1
 
 import (
-	"fmt"
-
-	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	api "github.com/claimbridge/claimbridge/api/v1alpha1"
+	"github.com/claimbridge/claimbridge/validation/common"
 )
 
 // Warnings returns admission warnings for a *ResourceClaim or
@@ -23,14 +21,5 @@ func Warnings(obj interface{}) []string {
 }
 
 func specWarnings(spec *api.ResourceClaimSpec, fldPath *field.Path) []string {
-	var warnings []string
-	if spec.AllocationMode == api.AllocationModeImmediate {
-		warnings = append(warnings, fmt.Sprintf("%s: Immediate allocation does not exist in v1alpha3 (Kubernetes 1.31+); the claim is allocated when a pod needs it", fldPath.Child("allocationMode")))
-	}
-	if ref := spec.ParametersRef; ref != nil && ref.APIGroup != "" {
-		if msgs := validation.IsDNS1123Subdomain(ref.APIGroup); len(msgs) > 0 {
-			warnings = append(warnings, fmt.Sprintf("%s: %q is not a valid API group (Kubernetes does not check it): %s", fldPath.Child("parametersRef", "apiGroup"), ref.APIGroup, msgs[0]))
-		}
-	}
-	return warnings
+	return common.ClaimSpecWarnings((*common.ParametersRef)(spec.ParametersRef), spec.AllocationMode, fldPath)
 }
