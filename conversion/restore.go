@@ -68,7 +68,7 @@ func (r *restore) diffSection(name string, base map[string]interface{}, baseOK b
 	case !targetOK:
 		ops = append(ops, operation{Op: "remove", Path: path})
 	case !baseOK:
-		ops = append(ops, operation{Op: "add", Path: path, Value: deepCopy(target)})
+		ops = append(ops, operation{Op: "add", Path: path, Value: target})
 	default:
 		ops = diff(path, base, target, ops)
 	}
@@ -77,7 +77,8 @@ func (r *restore) diffSection(name string, base map[string]interface{}, baseOK b
 	}
 }
 
-// diff appends the operations that turn base into target.
+// diff appends the operations that turn base into target. Operation values
+// share target's containers: a patch is only ever encoded, never modified.
 func diff(path string, base, target interface{}, ops []operation) []operation {
 	if equal(base, target) {
 		return ops
@@ -93,7 +94,7 @@ func diff(path string, base, target interface{}, ops []operation) []operation {
 			if bv, ok := b[k]; ok {
 				ops = diff(p, bv, t[k], ops)
 			} else {
-				ops = append(ops, operation{Op: "add", Path: p, Value: deepCopy(t[k])})
+				ops = append(ops, operation{Op: "add", Path: p, Value: t[k]})
 			}
 		}
 		for _, k := range sortedKeys(b) {
@@ -112,7 +113,7 @@ func diff(path string, base, target interface{}, ops []operation) []operation {
 		}
 		return ops
 	}
-	return append(ops, operation{Op: "replace", Path: path, Value: deepCopy(target)})
+	return append(ops, operation{Op: "replace", Path: path, Value: target})
 }
 
 // applySection applies the patch for section name to root (an object holding
