@@ -19,12 +19,10 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -104,7 +102,7 @@ type suite struct {
 var s *suite
 
 func TestMain(m *testing.M) {
-	flag.Parse() // for -test.timeout, read by watch
+	flag.Parse() // for -test.timeout, read by harness.StopOnSignalOrDeadline
 	ctrl.SetLogger(klog.Background())
 
 	var err error
@@ -131,7 +129,7 @@ func TestMain(m *testing.M) {
 // start brings the environment up. On error the returned suite (if not nil)
 // holds whatever was started and must be stopped.
 func start(ctx context.Context) (*suite, error) {
-	assets, err := assetsDir()
+	assets, err := harness.AssetsDir()
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +165,7 @@ func start(ctx context.Context) (*suite, error) {
 		// install them and wait until they are served.
 		CRDInstallOptions: envtest.CRDInstallOptions{Paths: []string{cmCRDs}, ErrorIfPathMissing: true},
 	}
-	s.watch()
+	harness.StopOnSignalOrDeadline("certmanager suite", s.stop, s.done)
 	if s.config, err = s.env.Start(); err != nil {
 		return s, fmt.Errorf("starting envtest (KUBEBUILDER_ASSETS=%s; rebuild with `make envtest-assets`): %w", assets, err)
 	}
@@ -211,50 +209,16 @@ func (s *suite) stop() error {
 		if s.stopServer != nil {
 			s.stopServer()
 		}
-		if s.env != nil {
-			if err := s.env.Stop(); err != nil {
-				errs = append(errs, fmt.Errorf("stopping kube-apiserver and etcd: %w", err))
-			}
-		}
+		var dir string
 		if s.volume != nil {
-			if err := os.RemoveAll(s.volume.dir); err != nil {
-				errs = append(errs, err)
-			}
+			dir = s.volume.dir
+		}
+		if err := harness.StopControlPlane(s.env, dir); err != nil {
+			errs = append(errs, err)
 		}
 		s.stopErr = errors.Join(errs...)
 	})
 	return s.stopErr
-}
-
-// watch stops everything on SIGINT, SIGTERM or SIGHUP (then re-raises the
-// signal) and shortly before the `go test -timeout` deadline: envtest starts
-// kube-apiserver and etcd in their own process group, where a killed test
-// binary would leave them running.
-func (s *suite) watch() {
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	var deadline <-chan time.Time
-	if f := flag.Lookup("test.timeout"); f != nil {
-		if d, ok := f.Value.(flag.Getter).Get().(time.Duration); ok && d > 0 {
-			deadline = time.After(max(d-10*time.Second, d/2))
-		}
-	}
-	go func() {
-		defer signal.Stop(sigs)
-		select {
-		case <-s.done:
-		case sig := <-sigs:
-			fmt.Fprintf(os.Stderr, "certmanager suite: %v: stopping kube-apiserver and etcd\n", sig)
-			_ = s.stop()
-			signal.Stop(sigs)
-			if p, err := os.FindProcess(os.Getpid()); err == nil {
-				_ = p.Signal(sig)
-			}
-		case <-deadline:
-			fmt.Fprintln(os.Stderr, "certmanager suite: the go test -timeout deadline is near: stopping kube-apiserver and etcd")
-			_ = s.stop()
-		}
-	}()
 }
 
 func newScheme() (*runtime.Scheme, error) {
@@ -555,22 +519,6 @@ func (s *suite) installWebhookConfiguration(ctx context.Context, vwc *unstructur
 		return fmt.Errorf("applying ValidatingWebhookConfiguration: %w", err)
 	}
 	return nil
-}
-
-// assetsDir is $KUBEBUILDER_ASSETS after checking that it holds kube-apiserver
-// and etcd: a missing binary fails the suite, it never skips.
-func assetsDir() (string, error) {
-	dir := os.Getenv("KUBEBUILDER_ASSETS")
-	if dir == "" {
-		return "", errors.New("KUBEBUILDER_ASSETS is not set: run `make envtest-assets` and set KUBEBUILDER_ASSETS=$(hack/envtest-assets.sh --print-assets-dir) (`make test` does both)")
-	}
-	for _, name := range []string{"kube-apiserver", "etcd"} {
-		fi, err := os.Stat(filepath.Join(dir, name))
-		if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
-			return "", fmt.Errorf("KUBEBUILDER_ASSETS=%s has no executable %s: run `make envtest-assets`", dir, name)
-		}
-	}
-	return dir, nil
 }
 
 // certManagerCRDDir is deploy/crds of the cert-manager module this test is

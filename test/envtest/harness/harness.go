@@ -3,14 +3,10 @@ package harness
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"net"
 	"os"
-	"os/signal"
-	"path/filepath"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -105,7 +101,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, retErr error) {
 	if opts.ControlPlaneStartTimeout == 0 && os.Getenv("KUBEBUILDER_CONTROLPLANE_START_TIMEOUT") == "" {
 		opts.ControlPlaneStartTimeout = 60 * time.Second
 	}
-	assets, err := assetsDir()
+	assets, err := AssetsDir()
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +144,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, retErr error) {
 		BinaryAssetsDirectory:    assets,
 		ControlPlaneStartTimeout: opts.ControlPlaneStartTimeout,
 	}
-	e.watch()
+	StopOnSignalOrDeadline("envtest harness", e.Stop, e.done)
 	if e.Config, err = e.env.Start(); err != nil {
 		return nil, fmt.Errorf("starting envtest (KUBEBUILDER_ASSETS=%s; rebuild with `make envtest-assets`): %w", assets, err)
 	}
@@ -216,7 +212,6 @@ func Main(m *testing.M, opts Options, env **Env) int {
 func (e *Env) Stop() error {
 	e.stopOnce.Do(func() {
 		close(e.done)
-		var errs []error
 		if e.stopServer != nil {
 			e.stopServer()
 		}
@@ -226,52 +221,9 @@ func (e *Env) Stop() error {
 		if e.stopReaper != nil {
 			e.stopReaper()
 		}
-		if e.env != nil {
-			if err := e.env.Stop(); err != nil {
-				errs = append(errs, fmt.Errorf("stopping kube-apiserver and etcd: %w", err))
-			}
-		}
-		if e.CertDir != "" {
-			if err := os.RemoveAll(e.CertDir); err != nil {
-				errs = append(errs, err)
-			}
-		}
-		e.stopErr = errors.Join(errs...)
+		e.stopErr = StopControlPlane(e.env, e.CertDir)
 	})
 	return e.stopErr
-}
-
-// watch stops the environment on SIGINT, SIGTERM or SIGHUP (then re-raises the
-// signal) and 10s before the `go test -timeout` deadline, so that kube-apiserver
-// and etcd, which envtest starts in their own process group, never outlive the
-// test binary.
-func (e *Env) watch() {
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	var deadline <-chan time.Time
-	if f := flag.Lookup("test.timeout"); f != nil {
-		if d, ok := f.Value.(flag.Getter).Get().(time.Duration); ok && d > 0 {
-			// Start runs in TestMain, before the testing package starts its
-			// timer, so this fires before the timeout panic does.
-			deadline = time.After(max(d-10*time.Second, d/2))
-		}
-	}
-	go func() {
-		defer signal.Stop(sigs)
-		select {
-		case <-e.done:
-		case sig := <-sigs:
-			fmt.Fprintf(os.Stderr, "envtest harness: %v: stopping kube-apiserver and etcd\n", sig)
-			_ = e.Stop()
-			signal.Stop(sigs)
-			if p, err := os.FindProcess(os.Getpid()); err == nil {
-				_ = p.Signal(sig)
-			}
-		case <-deadline:
-			fmt.Fprintln(os.Stderr, "envtest harness: the go test -timeout deadline is near: stopping kube-apiserver and etcd before the test binary is killed")
-			_ = e.Stop()
-		}
-	}()
 }
 
 func (e *Env) clients() error {
@@ -296,22 +248,6 @@ func (e *Env) clients() error {
 	}
 	e.apiext, err = apiextensionsclient.NewForConfig(e.Config)
 	return err
-}
-
-// assetsDir is $KUBEBUILDER_ASSETS after checking that it holds kube-apiserver
-// and etcd.
-func assetsDir() (string, error) {
-	dir := os.Getenv("KUBEBUILDER_ASSETS")
-	if dir == "" {
-		return "", errors.New("KUBEBUILDER_ASSETS is not set: run `make envtest-assets` and set KUBEBUILDER_ASSETS=$(hack/envtest-assets.sh --print-assets-dir) (`make test` does both)")
-	}
-	for _, name := range []string{"kube-apiserver", "etcd"} {
-		fi, err := os.Stat(filepath.Join(dir, name))
-		if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
-			return "", fmt.Errorf("KUBEBUILDER_ASSETS=%s has no executable %s: run `make envtest-assets`", dir, name)
-		}
-	}
-	return dir, nil
 }
 
 // freePort is a TCP port on 127.0.0.1 that was free a moment ago.

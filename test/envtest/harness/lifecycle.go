@@ -1,0 +1,82 @@
+package harness
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+)
+
+// StopOnSignalOrDeadline calls stop on SIGINT, SIGTERM or SIGHUP (then
+// re-raises the signal) and 10s before the `go test -timeout` deadline, so
+// that kube-apiserver and etcd, which envtest starts in their own process
+// group, never outlive the test binary. It returns at once; the watcher ends
+// when done is closed (stop should close it). name prefixes the messages on
+// stderr. Call it from TestMain, before the testing package starts its timer,
+// so that the deadline fires before the timeout panic does; -test.timeout is
+// read only if the flags are parsed by then.
+func StopOnSignalOrDeadline(name string, stop func() error, done <-chan struct{}) {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	var deadline <-chan time.Time
+	if f := flag.Lookup("test.timeout"); f != nil {
+		if d, ok := f.Value.(flag.Getter).Get().(time.Duration); ok && d > 0 {
+			deadline = time.After(max(d-10*time.Second, d/2))
+		}
+	}
+	go func() {
+		defer signal.Stop(sigs)
+		select {
+		case <-done:
+		case sig := <-sigs:
+			fmt.Fprintf(os.Stderr, "%s: %v: stopping kube-apiserver and etcd\n", name, sig)
+			_ = stop()
+			signal.Stop(sigs)
+			if p, err := os.FindProcess(os.Getpid()); err == nil {
+				_ = p.Signal(sig)
+			}
+		case <-deadline:
+			fmt.Fprintf(os.Stderr, "%s: the go test -timeout deadline is near: stopping kube-apiserver and etcd before the test binary is killed\n", name)
+			_ = stop()
+		}
+	}()
+}
+
+// StopControlPlane stops env's kube-apiserver and etcd (if env is not nil) and
+// then removes dir (if not ""), and returns both errors joined.
+func StopControlPlane(env *envtest.Environment, dir string) error {
+	var errs []error
+	if env != nil {
+		if err := env.Stop(); err != nil {
+			errs = append(errs, fmt.Errorf("stopping kube-apiserver and etcd: %w", err))
+		}
+	}
+	if dir != "" {
+		if err := os.RemoveAll(dir); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// AssetsDir is $KUBEBUILDER_ASSETS after checking that it holds kube-apiserver
+// and etcd: a missing binary is an error, never a reason to skip.
+func AssetsDir() (string, error) {
+	dir := os.Getenv("KUBEBUILDER_ASSETS")
+	if dir == "" {
+		return "", errors.New("KUBEBUILDER_ASSETS is not set: run `make envtest-assets` and set KUBEBUILDER_ASSETS=$(hack/envtest-assets.sh --print-assets-dir) (`make test` does both)")
+	}
+	for _, name := range []string{"kube-apiserver", "etcd"} {
+		fi, err := os.Stat(filepath.Join(dir, name))
+		if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
+			return "", fmt.Errorf("KUBEBUILDER_ASSETS=%s has no executable %s: run `make envtest-assets`", dir, name)
+		}
+	}
+	return dir, nil
+}
