@@ -194,7 +194,7 @@ func TestTableV1ToV2(t *testing.T) {
 			"spec":{"resourceClassName":"c"},
 			"status":{"driverName":"d","allocation":{"resourceHandles":[{"driverName":"d","data":"x"}],"shareable":false},"deallocationRequested":true}}`,
 	}, {
-		name: "an empty resourceHandle is no handle; the explicit empty string travels in restore-v1alpha1 (annotations created)",
+		name: "an empty resourceHandle is a handle without data; the explicit empty string travels in restore-v1alpha1 (annotations created)",
 		in: `{"apiVersion":"resource.k8s.io/v1alpha1","kind":"ResourceClaim","metadata":{"name":"c"},
 			"spec":{"resourceClassName":"c"},
 			"status":{"driverName":"d","allocation":{"resourceHandle":"","shareable":true}}}`,
@@ -203,7 +203,7 @@ func TestTableV1ToV2(t *testing.T) {
 				"status":{"base":{"$fp":{"driverName":"d","allocation":{"shareable":true}}},"patch":[{"op":"add","path":"/status/allocation/resourceHandle","value":""}]},
 				"created":"annotations"}}},
 			"spec":{"resourceClassName":"c"},
-			"status":{"driverName":"d","allocation":{"shareable":true}}}`,
+			"status":{"driverName":"d","allocation":{"resourceHandles":[{"driverName":"d"}],"shareable":true}}}`,
 	}, {
 		name: "a handle without status.driverName has no driverName",
 		in: `{"apiVersion":"resource.k8s.io/v1alpha1","kind":"ResourceClaim","metadata":{"name":"c"},
@@ -251,10 +251,14 @@ func TestTableV2ToV1(t *testing.T) {
 			"status":{"driverName":"d","allocation":{"resourceHandle":"x","shareable":false,
 				"availableOnNodes":{"nodeSelectorTerms":[]}},"reservedFor":[{"resource":"pods","name":"p","uid":"u"}]}}`,
 	}, {
-		name: "no handles: no resourceHandle",
+		name: "no handles: no resourceHandle; that there was no handle at all travels in restore-v1alpha2",
 		in: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c"},
 			"spec":{"resourceClassName":"c"},"status":{"driverName":"d","allocation":{"shareable":true}}}`,
-		want: `{"apiVersion":"resource.k8s.io/v1alpha1","kind":"ResourceClaim","metadata":{"name":"c"},
+		want: `{"apiVersion":"resource.k8s.io/v1alpha1","kind":"ResourceClaim",
+			"metadata":{"name":"c","annotations":{"claimbridge.dev/restore-v1alpha2":{
+				"status":{"base":{"$fp":{"driverName":"d","allocation":{"resourceHandles":[{"driverName":"d"}],"shareable":true}}},
+					"patch":[{"op":"remove","path":"/status/allocation/resourceHandles"}]},
+				"created":"annotations"}}},
 			"spec":{"resourceClassName":"c"},"status":{"driverName":"d","allocation":{"shareable":true}}}`,
 	}, {
 		name: "a handle driver that differs from status.driverName travels in restore-v1alpha2",
@@ -283,8 +287,8 @@ func TestTableV2ToV1(t *testing.T) {
 				{"driverName":"d","structuredData":{"nodeName":"n","results":[{"namedResources":{"name":"r0"}}]}}],"shareable":true}}}`,
 		want: `{"apiVersion":"resource.k8s.io/v1alpha1","kind":"ResourceClaim",
 			"metadata":{"name":"c","annotations":{"claimbridge.dev/restore-v1alpha2":{
-				"status":{"base":{"$fp":{"driverName":"d","allocation":{"shareable":true}}},
-					"patch":[{"op":"add","path":"/status/allocation/resourceHandles","value":[{"driverName":"d","structuredData":{"nodeName":"n","results":[{"namedResources":{"name":"r0"}}]}}]}]},
+				"status":{"base":{"$fp":{"driverName":"d","allocation":{"resourceHandles":[{"driverName":"d"}],"shareable":true}}},
+					"patch":[{"op":"add","path":"/status/allocation/resourceHandles/0/structuredData","value":{"nodeName":"n","results":[{"namedResources":{"name":"r0"}}]}}]},
 				"created":"annotations"}}},
 			"spec":{"resourceClassName":"c"},"status":{"driverName":"d","allocation":{"shareable":true}}}`,
 	}, {
@@ -293,8 +297,8 @@ func TestTableV2ToV1(t *testing.T) {
 			"spec":{"resourceClassName":"c"},"status":{"driverName":"d","allocation":{"resourceHandles":[]}}}`,
 		want: `{"apiVersion":"resource.k8s.io/v1alpha1","kind":"ResourceClaim",
 			"metadata":{"name":"c","annotations":{"claimbridge.dev/restore-v1alpha2":{
-				"status":{"base":{"$fp":{"driverName":"d","allocation":{}}},
-					"patch":[{"op":"add","path":"/status/allocation/resourceHandles","value":[]}]}}}},
+				"status":{"base":{"$fp":{"driverName":"d","allocation":{"resourceHandles":[{"driverName":"d"}]}}},
+					"patch":[{"op":"replace","path":"/status/allocation/resourceHandles","value":[]}]}}}},
 			"spec":{"resourceClassName":"c"},"status":{"driverName":"d","allocation":{}}}`,
 	}})
 }
@@ -368,10 +372,14 @@ func TestTableV2ToV3(t *testing.T) {
 				"results":[{"request":"request","driver":"a","pool":"a","device":"handle-0"},{"request":"request","driver":"b","pool":"b","device":"handle-1"}],
 				"config":[{"source":"FromClaim","requests":["request"],"opaque":{"driver":"a","parameters":{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceHandle","data":"x"}}}]}}}}`,
 	}, {
-		name: "no handles: one result handle-0 for the allocating driver",
+		name: "no handles: one result handle-0 for the allocating driver; that there was no handle travels in restore-v1alpha2",
 		in: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c"},
 			"spec":{"resourceClassName":"c"},"status":{"driverName":"d","allocation":{"shareable":true}}}`,
-		want: `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c"},
+		want: `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim",
+			"metadata":{"name":"c","annotations":{"claimbridge.dev/restore-v1alpha2":{
+				"status":{"base":{"$fp":{"driverName":"d","allocation":{"resourceHandles":[{"driverName":"d"}],"shareable":true}}},
+					"patch":[{"op":"remove","path":"/status/allocation/resourceHandles"}]},
+				"created":"annotations"}}},
 			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"c"}]}},
 			"status":{"allocation":{"controller":"d","devices":{"results":[{"request":"request","driver":"d","pool":"d","device":"handle-0"}]}}}}`,
 	}, {
@@ -528,12 +536,12 @@ func TestTableV3ToV2(t *testing.T) {
 			"status":{"driverName":"ctrl","allocation":{"shareable":true,"resourceHandles":[{"driverName":"a","data":"raw"},{"driverName":"b","data":"{\"x\":true}"}]},
 				"deallocationRequested":true}}`,
 	}, {
-		name: "controller allocation with one data-less result of the controller: no handles",
+		name: "controller allocation with one data-less result of the controller: one handle without data",
 		in: `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c"},
 			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"c"}]}},
 			"status":{"allocation":{"controller":"d","devices":{"results":[{"request":"request","driver":"d","pool":"d","device":"handle-0"}]}}}}`,
 		want: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c"},
-			"spec":{"resourceClassName":"c"},"status":{"driverName":"d","allocation":{"shareable":true}}}`,
+			"spec":{"resourceClassName":"c"},"status":{"driverName":"d","allocation":{"resourceHandles":[{"driverName":"d"}],"shareable":true}}}`,
 	}, {
 		name: "status results name the first request; other request names travel in restore-v1alpha3",
 		in: `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c"},
@@ -596,7 +604,7 @@ func TestTableV1ToV3(t *testing.T) {
 					"created":"annotations"},
 				"claimbridge.dev/restore-v1alpha2":{
 					"spec":{"base":{"$fp":{"resourceClassName":"c"}},"patch":[{"op":"add","path":"/spec/allocationMode","value":"Immediate"}]},
-					"status":{"base":{"$fp":{"driverName":"d","allocation":{"shareable":true},"deallocationRequested":true}},"patch":[{"op":"remove","path":"/status/allocation/shareable"}]}}}},
+					"status":{"base":{"$fp":{"driverName":"d","allocation":{"resourceHandles":[{"driverName":"d"}],"shareable":true},"deallocationRequested":true}},"patch":[{"op":"remove","path":"/status/allocation/shareable"}]}}}},
 			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"c"}]}},
 			"status":{"allocation":{"controller":"d","devices":{"results":[{"request":"request","driver":"d","pool":"d","device":"handle-0"}]}},"deallocationRequested":true}}`,
 	}})
@@ -629,8 +637,8 @@ func TestTableV3ToV1(t *testing.T) {
 						"patch":[{"op":"remove","path":"/status/allocation/controller"}]},
 					"created":"annotations"},
 				"claimbridge.dev/restore-v1alpha2":{
-					"status":{"base":{"$fp":{"driverName":"d","allocation":{"shareable":true}}},
-						"patch":[{"op":"add","path":"/status/allocation/resourceHandles","value":[{"driverName":"d","structuredData":{"nodeName":"n","results":[{"namedResources":{"name":"x"}}]}}]}]}}}},
+					"status":{"base":{"$fp":{"driverName":"d","allocation":{"resourceHandles":[{"driverName":"d"}],"shareable":true}}},
+						"patch":[{"op":"add","path":"/status/allocation/resourceHandles/0/structuredData","value":{"nodeName":"n","results":[{"namedResources":{"name":"x"}}]}}]}}}},
 			"spec":{"resourceClassName":"c"},
 			"status":{"driverName":"d","allocation":{"shareable":true}}}`,
 	}})

@@ -20,8 +20,7 @@ func specV2ToV1(in map[string]interface{}) map[string]interface{} { return specV
 var statusCommonKeys = []string{"reservedFor", "deallocationRequested"}
 
 // statusV1ToV2: resourceHandle + status.driverName become resourceHandles[0]
-// = {driverName, data}. An empty handle means "no data", which v1alpha2
-// expresses with no handles.
+// = {driverName, data}; an empty handle means "no data" and leaves data out.
 func statusV1ToV2(in, _ map[string]interface{}) map[string]interface{} {
 	out := map[string]interface{}{}
 	copyKeys(out, in, "driverName")
@@ -32,11 +31,14 @@ func statusV1ToV2(in, _ map[string]interface{}) map[string]interface{} {
 		alloc := asMap(a)
 		outAlloc := map[string]interface{}{}
 		copyKeys(outAlloc, alloc, "availableOnNodes", "shareable")
+		handle := map[string]interface{}{}
+		if driver := asString(in["driverName"]); driver != "" {
+			handle["driverName"] = driver
+		}
 		if data := asString(alloc["resourceHandle"]); data != "" {
-			handle := map[string]interface{}{"data": data}
-			if driver := asString(in["driverName"]); driver != "" {
-				handle["driverName"] = driver
-			}
+			handle["data"] = data
+		}
+		if len(handle) > 0 {
 			outAlloc["resourceHandles"] = []interface{}{handle}
 		}
 		out["allocation"] = outAlloc

@@ -215,11 +215,6 @@ func statusV3ToV2(in, _ map[string]interface{}) map[string]interface{} {
 		}
 		handles = append(handles, map[string]interface{}{"driverName": g.driver, "structuredData": structured})
 	}
-	// One data-less handle for the allocating driver is what v1alpha2 says
-	// with no handles at all.
-	if len(handles) == 1 && len(asMap(handles[0])) == 1 && asMap(handles[0])["driverName"] == driverName {
-		handles = nil
-	}
 	if len(handles) > 0 {
 		outAlloc["resourceHandles"] = handles
 	}
