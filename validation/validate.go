@@ -57,7 +57,10 @@ func Validate(req Request) (Response, error) {
 		return resp, err
 	}
 	resp.Errors, resp.Warnings = result.errs, result.warnings
-	if req.Operation == Update {
+	switch req.Operation {
+	case Create:
+		resp.Errors = append(resp.Errors, createViewErrors(t, newObj)...)
+	case Update:
 		resp.Errors = append(resp.Errors, crossVersionErrors(t, req.SubResource, newObj, oldObj, resp.Errors)...)
 	}
 	return resp, nil
