@@ -2,6 +2,7 @@ package validation
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -101,6 +102,48 @@ func TestCreateThroughRestoreAnnotations(t *testing.T) {
 			}
 			if diff := cmp.Diff(sc.want, resp.Errors); diff != "" {
 				t.Errorf("errors (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// A valid v1alpha2 claim whose handles cannot be shown as v1alpha1 (32
+// handles of 16 KiB exceed the annotation limit there) is validated as
+// upstream 1.30 did, without an error for the missing view.
+func TestUpdateOfObjectWithoutAView(t *testing.T) {
+	requireConversion(t)
+	handles := make([]interface{}, 32)
+	for i := range handles {
+		handles[i] = map[string]interface{}{"driverName": "gpu.example.com", "data": strings.Repeat("x", 16*1024)}
+	}
+	claim := func(reservedFor ...interface{}) map[string]interface{} {
+		o := map[string]interface{}{
+			"apiVersion": "resource.claimbridge.dev/v1alpha2", "kind": "ResourceClaim",
+			"metadata": map[string]interface{}{"name": "c", "namespace": "ns", "resourceVersion": "1"},
+			"spec":     map[string]interface{}{"resourceClassName": "gpu.example.com"},
+			"status": map[string]interface{}{"driverName": "gpu.example.com",
+				"allocation": map[string]interface{}{"resourceHandles": handles, "shareable": true}},
+		}
+		if len(reservedFor) > 0 {
+			o["status"].(map[string]interface{})["reservedFor"] = reservedFor
+		}
+		return o
+	}
+	if _, err := conversion.Convert(claim(), "v1alpha1"); err == nil {
+		t.Fatal("the claim was expected not to fit v1alpha1; the test no longer tests what it says")
+	}
+	for name, req := range map[string]Request{
+		"status-update-adding-a-reservation": {Operation: Update, SubResource: "status", OldObject: claim(),
+			Object: claim(map[string]interface{}{"resource": "pods", "name": "p", "uid": "1"})},
+		"main-update": {Operation: Update, OldObject: claim(), Object: claim()},
+	} {
+		t.Run(name, func(t *testing.T) {
+			resp, err := Validate(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(resp.Errors) != 0 {
+				t.Errorf("want no errors, got %v", resp.Errors)
 			}
 		})
 	}
