@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
@@ -14,28 +15,32 @@ import (
 	"github.com/claimbridge/claimbridge/webhook"
 )
 
-// serveFunc runs the server; tests inject a fake.
-type serveFunc func(ctx context.Context, opts *webhook.Options) error
+// serveFunc runs the server with validated options; tests inject a fake.
+type serveFunc func(ctx context.Context, opts *ServeOptions) error
 
 func newServeCommand(s streams) *cobra.Command {
 	return newServeCommandWithRun(s, runServe)
 }
 
 func newServeCommandWithRun(_ streams, run serveFunc) *cobra.Command {
-	opts := webhook.NewOptions()
+	opts := NewServeOptions()
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the conversion (/convert) and validating admission (/validate) webhooks over TLS",
 		Long: `serve runs the CRD conversion webhook (/convert) and the validating admission
 webhook (/validate) for resource.claimbridge.dev over TLS, with /healthz and
 /readyz on the health probe address and Prometheus metrics on the metrics
-address. Without a certificate in --cert-dir it generates a CA (ca.crt, for the
-caBundle) and a serving certificate there. SIGTERM or SIGINT shuts it down
-gracefully: /readyz fails, in-flight requests finish, then it exits.`,
+address. Without --tls-cert-file and without a certificate in --cert-dir it
+generates a CA (ca.crt, for the caBundle) and a serving certificate there.
+SIGTERM or SIGINT shuts it down gracefully: /readyz fails, in-flight requests
+finish, then it exits.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := opts.Validate(); err != nil {
 				return withCode(ExitBadInput, err)
+			}
+			if n, ok := deprecatedTLSVersions[opts.TLSMinVersion]; ok {
+				fmt.Fprintf(cmd.ErrOrStderr(), "Warning: --tls-min-version=%s is deprecated, use --tls-min-version=%s\n", opts.TLSMinVersion, n)
 			}
 			parent := cmd.Context()
 			if parent == nil {
@@ -50,8 +55,13 @@ gracefully: /readyz fails, in-flight requests finish, then it exits.`,
 	return cmd
 }
 
-// runServe applies the logging options, once per process, and runs the server.
-func runServe(ctx context.Context, opts *webhook.Options) error {
+// runServe applies the logging options, once per process, and runs the
+// server: ServeOptions → webhook.Config → webhook.Server.
+func runServe(ctx context.Context, opts *ServeOptions) error {
+	cfg, err := opts.Config()
+	if err != nil {
+		return withCode(ExitBadInput, err)
+	}
 	c := logsapi.NewLoggingConfiguration()
 	c.Format = opts.LogFormat
 	c.Verbosity = logsapi.VerbosityLevel(opts.Verbosity)
@@ -59,5 +69,9 @@ func runServe(ctx context.Context, opts *webhook.Options) error {
 		return withCode(ExitBadInput, err)
 	}
 	defer klog.Flush()
-	return webhook.Run(klog.NewContext(ctx, klog.Background().WithName("claimbridge")), opts)
+	srv, err := webhook.New(cfg)
+	if err != nil {
+		return withCode(ExitBadInput, err)
+	}
+	return srv.Run(klog.NewContext(ctx, klog.Background().WithName("claimbridge")))
 }

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/claimbridge/claimbridge/webhook"
 )
 
 func executeServe(t *testing.T, run serveFunc, args ...string) (string, error) {
@@ -23,8 +21,8 @@ func executeServe(t *testing.T, run serveFunc, args ...string) (string, error) {
 }
 
 func TestServeFlags(t *testing.T) {
-	var got *webhook.Options
-	run := func(ctx context.Context, o *webhook.Options) error {
+	var got *ServeOptions
+	run := func(ctx context.Context, o *ServeOptions) error {
 		if ctx.Err() != nil {
 			t.Error("context already cancelled")
 		}
@@ -32,25 +30,26 @@ func TestServeFlags(t *testing.T) {
 		return nil
 	}
 	_, err := executeServe(t, run, "--port=0", "--bind-address=127.0.0.1", "--cert-dir=/certs",
-		"--dns-name=a.ns.svc", "--dns-name=a.ns.svc.cluster.local", "--tls-min-version=1.2",
+		"--dns-name=a.ns.svc", "--dns-name=a.ns.svc.cluster.local", "--tls-min-version=VersionTLS12",
 		"--health-probe-bind-address=0", "--metrics-bind-address=:9090", "--client-ca-file=/ca.crt",
 		"--max-convert-body-bytes=1024", "--shutdown-drain=0s", "--shutdown-timeout=1m", "--log-format=json", "-v=4")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got.Port != 0 || got.BindAddress != "127.0.0.1" || got.CertDir != "/certs" || len(got.DNSNames) != 2 ||
-		got.TLSMinVersion != "1.2" || got.HealthProbeBindAddress != "0" || got.MetricsBindAddress != ":9090" ||
+		got.TLSMinVersion != "VersionTLS12" || got.HealthProbeBindAddress != "0" || got.MetricsBindAddress != ":9090" ||
 		got.ClientCAFile != "/ca.crt" || got.MaxConvertBodyBytes != 1024 || got.ShutdownDrain != 0 ||
 		got.ShutdownTimeout != time.Minute || got.LogFormat != "json" || got.Verbosity != 4 ||
-		got.MaxValidateBodyBytes != webhook.DefaultMaxValidateBodyBytes {
+		got.MaxValidateBodyBytes != NewServeOptions().MaxValidateBodyBytes {
 		t.Errorf("options %+v", got)
 	}
 }
 
 func TestServeInvalidFlags(t *testing.T) {
-	run := func(context.Context, *webhook.Options) error { t.Error("run called"); return nil }
+	run := func(context.Context, *ServeOptions) error { t.Error("run called"); return nil }
 	for _, args := range [][]string{
-		{"--tls-min-version=1.1"}, {"--port=70000"}, {"--log-format=xml"}, {"--max-json-depth=0"}, {"--metrics-bind-address=nohost"},
+		{"--tls-min-version=1.1"}, {"--tls-min-version=VersionTLS11"}, {"--tls-cipher-suites=TLS_RSA_WITH_RC4_128_SHA"},
+		{"--tls-cipher-suites=NOPE"}, {"--tls-cert-file=/a.crt"}, {"--cert-reload-interval=-1s"}, {"--port=70000"}, {"--log-format=xml"}, {"--max-json-depth=0"}, {"--metrics-bind-address=nohost"},
 	} {
 		_, err := executeServe(t, run, args...)
 		var ee *exitError
@@ -64,7 +63,7 @@ func TestServeInvalidFlags(t *testing.T) {
 }
 
 func TestServeRunError(t *testing.T) {
-	_, err := executeServe(t, func(context.Context, *webhook.Options) error { return errors.New("bind: address in use") })
+	_, err := executeServe(t, func(context.Context, *ServeOptions) error { return errors.New("bind: address in use") })
 	var ee *exitError
 	if !errors.As(err, &ee) || ee.code != ExitInvalid {
 		t.Errorf("err %v, want exit code %d", err, ExitInvalid)
@@ -78,7 +77,7 @@ func TestServeHelpShowsDefaults(t *testing.T) {
 	}
 	for _, want := range []string{
 		"--port int", "(default 9443)", `--health-probe-bind-address string`, `(default ":8081")`, `(default ":8080")`,
-		`--tls-min-version string`, `(default "1.3")`, "--max-convert-body-bytes int", "(default 67108864)",
+		`--tls-min-version string`, `(default "VersionTLS13")`, "--tls-cert-file", "--tls-private-key-file", "--tls-cipher-suites", "--max-convert-body-bytes int", "(default 67108864)",
 		"(default 7340032)", "--shutdown-drain duration", "(default 5s)", "--cert-dir", "serving-certs", "--dns-name", "--client-ca-file",
 	} {
 		if !strings.Contains(out, want) {

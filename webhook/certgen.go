@@ -1,20 +1,14 @@
 package webhook
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"io/fs"
-	"math/big"
 	"net"
 	"os"
 	"path/filepath"
-	"time"
+
+	certutil "k8s.io/client-go/util/cert"
 )
 
 // File names inside the certificate directory.
@@ -24,22 +18,66 @@ const (
 	KeyFileName  = "tls.key"
 )
 
-// Validity of generated certificates.
-const (
-	generatedCAValidity   = 10 * 365 * 24 * time.Hour
-	generatedCertValidity = 365 * 24 * time.Hour
-)
+// GenerateCertificates returns a new self-signed CA and a serving
+// certificate it signed for localhost, 127.0.0.1, ::1 and dnsNames, valid
+// one year, all PEM encoded: client-go's self-signed generator (the one
+// kube-apiserver uses without --tls-cert-file), split into the CA and the
+// chain. It is the one certificate generator of the project: the server,
+// the envtest harness and the cert-manager suite all use it.
+func GenerateCertificates(dnsNames []string) (caPEM, certPEM, keyPEM []byte, err error) {
+	chain, keyPEM, err := certutil.GenerateSelfSignedCertKey("localhost",
+		[]net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback}, dnsNames)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("generating a serving certificate: %w", err)
+	}
+	certs, err := certutil.ParseCertsPEM(chain)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if len(certs) != 2 || !certs[1].IsCA {
+		return nil, nil, nil, fmt.Errorf("generating a serving certificate: got %d certificates, want the leaf and its CA", len(certs))
+	}
+	caPEM, err = certutil.EncodeCertificates(certs[1])
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return caPEM, chain, keyPEM, nil
+}
 
-// ensureCertificates generates a CA and a serving certificate into dir when
-// it holds neither tls.crt nor tls.key. It reports whether it generated.
-// One file without the other is an error rather than silently overwritten.
+// WriteCertificates generates a CA and a serving certificate (see
+// GenerateCertificates) into dir as ca.crt, tls.crt and tls.key (0600) and
+// returns the CA in PEM, the caBundle. Each file is replaced atomically, the
+// key before the certificate: a reader that sees the new tls.crt also sees
+// the matching key.
+func WriteCertificates(dir string, dnsNames []string) ([]byte, error) {
+	caPEM, certPEM, keyPEM, err := GenerateCertificates(dnsNames)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("creating certificate directory: %w", err)
+	}
+	for _, f := range []struct {
+		name string
+		data []byte
+		mode os.FileMode
+	}{{CAFileName, caPEM, 0o644}, {KeyFileName, keyPEM, 0o600}, {CertFileName, certPEM, 0o644}} {
+		if err := writeFileAtomic(filepath.Join(dir, f.name), f.data, f.mode); err != nil {
+			return nil, err
+		}
+	}
+	return caPEM, nil
+}
+
+// ensureCertificates generates into dir when it holds neither tls.crt nor
+// tls.key and reports whether it did. One file without the other is an
+// error rather than silently overwritten.
 func ensureCertificates(dir string, dnsNames []string) (bool, error) {
-	certPath, keyPath := filepath.Join(dir, CertFileName), filepath.Join(dir, KeyFileName)
-	certExists, err := exists(certPath)
+	certExists, err := exists(filepath.Join(dir, CertFileName))
 	if err != nil {
 		return false, err
 	}
-	keyExists, err := exists(keyPath)
+	keyExists, err := exists(filepath.Join(dir, KeyFileName))
 	if err != nil {
 		return false, err
 	}
@@ -49,25 +87,8 @@ func ensureCertificates(dir string, dnsNames []string) (bool, error) {
 	case certExists != keyExists:
 		return false, fmt.Errorf("certificate directory %s holds only one of %s and %s", dir, CertFileName, KeyFileName)
 	}
-	caPEM, certPEM, keyPEM, err := GenerateCertificates(dnsNames)
-	if err != nil {
-		return false, err
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return false, fmt.Errorf("creating certificate directory: %w", err)
-	}
-	// The key is written first and the certificate last: a reader that
-	// sees tls.crt also sees the matching key.
-	for _, f := range []struct {
-		name string
-		data []byte
-		mode os.FileMode
-	}{{CAFileName, caPEM, 0o644}, {KeyFileName, keyPEM, 0o600}, {CertFileName, certPEM, 0o644}} {
-		if err := writeFileAtomic(filepath.Join(dir, f.name), f.data, f.mode); err != nil {
-			return false, err
-		}
-	}
-	return true, nil
+	_, err = WriteCertificates(dir, dnsNames)
+	return err == nil, err
 }
 
 func exists(path string) (bool, error) {
@@ -97,67 +118,4 @@ func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
 		return err
 	}
 	return os.Rename(f.Name(), path)
-}
-
-// GenerateCertificates returns a new self-signed CA and a serving
-// certificate it signed for localhost, 127.0.0.1, ::1 and dnsNames, all PEM
-// encoded. Tests use it to rotate certificates.
-func GenerateCertificates(dnsNames []string) (caPEM, certPEM, keyPEM []byte, err error) {
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	now := time.Now().Add(-time.Hour) // tolerate clock skew
-	caTmpl := &x509.Certificate{
-		SerialNumber:          serial(),
-		Subject:               pkix.Name{CommonName: "claimbridge-webhook-ca"},
-		NotBefore:             now,
-		NotAfter:              now.Add(generatedCAValidity),
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-		MaxPathLenZero:        true,
-	}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	ca, err := x509.ParseCertificate(caDER)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	names := append([]string{"localhost"}, dnsNames...)
-	tmpl := &x509.Certificate{
-		SerialNumber: serial(),
-		Subject:      pkix.Name{CommonName: names[len(names)-1]},
-		NotBefore:    now,
-		NotAfter:     now.Add(generatedCertValidity),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		DNSNames:     names,
-		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}),
-		pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-		pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}), nil
-}
-
-func serial() *big.Int {
-	n, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 127))
-	if err != nil {
-		panic(err) // crypto/rand never fails on supported platforms
-	}
-	return n
 }

@@ -50,7 +50,7 @@ var _ http.Handler = (*convertHandler)(nil)
 func (h *convertHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	log := klog.FromContext(r.Context()).WithValues("endpoint", "/convert")
-	body, herr := readReview(r, h.maxBytes, h.maxDepth)
+	body, herr := readReview(w, r, h.maxBytes, h.maxDepth)
 	if herr != nil {
 		h.metrics.request("/convert", "", "bad_request", start)
 		writeHTTPError(w, log, herr)
@@ -155,7 +155,7 @@ func (h *convertHandler) convertOne(raw []byte, to schema.GroupVersion) ([]byte,
 func (h *convertHandler) safeConvert(obj map[string]interface{}, to string) (out map[string]interface{}, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			h.metrics.panic("/convert")
+			h.metrics.recordPanic("/convert")
 			out, err = nil, fmt.Errorf("converter panicked: %v", p)
 		}
 	}()

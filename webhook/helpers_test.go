@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-logr/logr"
 	admissionv1 "k8s.io/api/admission/v1"
@@ -94,14 +95,29 @@ func fakeConvert(obj map[string]interface{}, to string) (map[string]interface{},
 	return out, nil
 }
 
+// testConfig is the Config of the tests: the limits and timeouts of
+// `claimbridge serve` (TestHostileInput relies on the 64 MiB cap), loopback
+// listeners on free ports, no drain, the fake converter and an
+// allow-everything validator.
+func testConfig(certDir string) Config {
+	return Config{
+		BindAddress: "127.0.0.1", HealthProbeAddress: "127.0.0.1:0", MetricsAddress: "127.0.0.1:0",
+		CertDir: certDir, CertReloadInterval: 10 * time.Second,
+		MaxConvertBodyBytes: 64 << 20, MaxValidateBodyBytes: 7 << 20, MaxJSONDepth: 1000, MaxHeaderBytes: 64 << 10,
+		ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 60 * time.Second,
+		IdleTimeout: 120 * time.Second, RequestTimeout: 30 * time.Second, ShutdownTimeout: 30 * time.Second,
+		Converter: fakeConvert, Validator: allowAll,
+	}
+}
+
 func newTestConvertHandler(convert ConvertFunc) *convertHandler {
-	o := NewOptions()
-	return &convertHandler{convert: convert, maxBytes: o.MaxConvertBodyBytes, maxDepth: o.MaxJSONDepth, timeout: o.RequestTimeout, metrics: newMetrics()}
+	c := testConfig("")
+	return &convertHandler{convert: convert, maxBytes: c.MaxConvertBodyBytes, maxDepth: c.MaxJSONDepth, timeout: c.RequestTimeout, metrics: newMetrics()}
 }
 
 func newTestValidateHandler(validate ValidateFunc) *validateHandler {
-	o := NewOptions()
-	return &validateHandler{validate: validate, maxBytes: o.MaxValidateBodyBytes, maxDepth: o.MaxJSONDepth, timeout: o.RequestTimeout, metrics: newMetrics()}
+	c, m := testConfig(""), newMetrics()
+	return &validateHandler{validator: &validator{validate: validate, metrics: m}, maxBytes: c.MaxValidateBodyBytes, maxDepth: c.MaxJSONDepth, timeout: c.RequestTimeout, metrics: m}
 }
 
 // post sends body to h in-process and returns the recorder.
@@ -146,31 +162,25 @@ func decodeAdmissionResponse(tb testing.TB, rec *httptest.ResponseRecorder) *adm
 // testServer is a Server running in-process on loopback ports.
 type testServer struct {
 	*Server
-	opts   *Options
+	cfg    Config
 	cancel context.CancelFunc
 	done   chan error
 }
 
 // startServer runs a server on free loopback ports with a fresh cert dir
-// and the fake converter and validator; mutate adjusts the options.
-func startServer(t *testing.T, mutate func(*Options)) *testServer {
+// and the fake converter and validator; mutate adjusts the configuration.
+func startServer(t *testing.T, mutate func(*Config)) *testServer {
 	t.Helper()
-	o := NewOptions()
-	o.BindAddress, o.Port = "127.0.0.1", 0
-	o.HealthProbeBindAddress, o.MetricsBindAddress = "127.0.0.1:0", "127.0.0.1:0"
-	o.CertDir = filepath.Join(t.TempDir(), "certs")
-	o.ShutdownDrain = 0
-	o.Converter = fakeConvert
-	o.Validator = allowAll
+	c := testConfig(filepath.Join(t.TempDir(), "certs"))
 	if mutate != nil {
-		mutate(o)
+		mutate(&c)
 	}
-	s, err := New(o)
+	s, err := New(c)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), logr.Discard()))
-	ts := &testServer{Server: s, opts: o, cancel: cancel, done: make(chan error, 1)}
+	ts := &testServer{Server: s, cfg: c, cancel: cancel, done: make(chan error, 1)}
 	go func() { ts.done <- s.Run(ctx) }()
 	select {
 	case <-s.Started():
@@ -191,7 +201,7 @@ func (ts *testServer) url(path string) string { return "https://" + ts.Addr().St
 // caPool reads the generated ca.crt.
 func (ts *testServer) caPool(t *testing.T) *x509.CertPool {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(ts.opts.CertDir, CAFileName))
+	data, err := os.ReadFile(filepath.Join(ts.cfg.CertDir, CAFileName))
 	if err != nil {
 		t.Fatal(err)
 	}

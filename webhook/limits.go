@@ -21,8 +21,11 @@ func errorf(code int, format string, args ...any) *httpError {
 }
 
 // readReview enforces method, content type, body cap and nesting depth and
-// returns the body. Every check runs before anything is decoded.
-func readReview(r *http.Request, maxBytes int64, maxDepth int) ([]byte, *httpError) {
+// returns the body. Every check runs before anything is decoded. The cap is
+// checked against Content-Length up front and enforced while reading by
+// http.MaxBytesReader, which also closes the connection after an oversized
+// body.
+func readReview(w http.ResponseWriter, r *http.Request, maxBytes int64, maxDepth int) ([]byte, *httpError) {
 	if r.Method != http.MethodPost {
 		return nil, errorf(http.StatusMethodNotAllowed, "method %s not allowed, use POST", r.Method)
 	}
@@ -36,16 +39,12 @@ func readReview(r *http.Request, maxBytes int64, maxDepth int) ([]byte, *httpErr
 	if r.Body == nil || r.Body == http.NoBody {
 		return nil, errorf(http.StatusBadRequest, "request body is empty")
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxBytes+1))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBytes))
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
+		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 			return nil, errorf(http.StatusRequestEntityTooLarge, "request body exceeds the limit of %d bytes", maxBytes)
 		}
 		return nil, errorf(http.StatusBadRequest, "reading request body: %v", err)
-	}
-	if int64(len(body)) > maxBytes {
-		return nil, errorf(http.StatusRequestEntityTooLarge, "request body exceeds the limit of %d bytes", maxBytes)
 	}
 	if len(body) == 0 {
 		return nil, errorf(http.StatusBadRequest, "request body is empty")

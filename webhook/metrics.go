@@ -84,7 +84,8 @@ func (m *metrics) certReload(err error) {
 	m.certReloads.WithLabelValues(result).Inc()
 }
 
-func (m *metrics) panic(endpoint string) {
+// recordPanic counts a recovered panic of endpoint.
+func (m *metrics) recordPanic(endpoint string) {
 	if m == nil {
 		return
 	}

@@ -42,7 +42,7 @@ func recoverPanics(endpoint string, m *metrics, next http.Handler) http.Handler 
 			if p == http.ErrAbortHandler {
 				panic(p)
 			}
-			m.panic(endpoint)
+			m.recordPanic(endpoint)
 			klog.FromContext(r.Context()).Error(nil, "Recovered from panic", "endpoint", endpoint, "panic", p, "stack", string(debug.Stack()))
 			http.Error(w, "internal error", http.StatusInternalServerError)
 		}()

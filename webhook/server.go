@@ -19,7 +19,7 @@ import (
 // Server serves /convert and /validate over TLS, plus health probes and
 // metrics over plain HTTP. Create it with New and start it with Run.
 type Server struct {
-	opts    Options
+	cfg     Config
 	metrics *metrics
 
 	ready                         atomic.Bool
@@ -27,22 +27,13 @@ type Server struct {
 	addr, healthAddr, metricsAddr net.Addr
 }
 
-// New validates opts and returns a server that has not started.
-func New(opts *Options) (*Server, error) {
-	if err := opts.Validate(); err != nil {
+// New returns a server for cfg that has not started.
+func New(cfg Config) (*Server, error) {
+	cfg, err := cfg.complete()
+	if err != nil {
 		return nil, err
 	}
-	return &Server{opts: *opts, metrics: newMetrics(), started: make(chan struct{})}, nil
-}
-
-// Run starts a server with opts and blocks until ctx is done and the
-// server has shut down.
-func Run(ctx context.Context, opts *Options) error {
-	s, err := New(opts)
-	if err != nil {
-		return err
-	}
-	return s.Run(ctx)
+	return &Server{cfg: cfg, metrics: newMetrics(), started: make(chan struct{})}, nil
 }
 
 // Started is closed once the TLS listener serves; Addr, HealthAddr and
@@ -60,15 +51,15 @@ func (s *Server) MetricsAddr() net.Addr { return s.metricsAddr }
 
 // Handler returns the mux of the TLS listener (/convert, /validate).
 func (s *Server) Handler() http.Handler {
-	o := &s.opts
+	c := &s.cfg
 	mux := http.NewServeMux()
 	mux.Handle("/convert", s.metrics.instrument("/convert", recoverPanics("/convert", s.metrics, &convertHandler{
-		convert: o.Converter, maxBytes: o.MaxConvertBodyBytes, maxDepth: o.MaxJSONDepth,
-		timeout: o.RequestTimeout, metrics: s.metrics,
+		convert: c.Converter, maxBytes: c.MaxConvertBodyBytes, maxDepth: c.MaxJSONDepth,
+		timeout: c.RequestTimeout, metrics: s.metrics,
 	})))
 	mux.Handle("/validate", s.metrics.instrument("/validate", recoverPanics("/validate", s.metrics, &validateHandler{
-		validate: o.Validator, maxBytes: o.MaxValidateBodyBytes, maxDepth: o.MaxJSONDepth,
-		timeout: o.RequestTimeout, requireClientCert: o.ClientCAFile != "", metrics: s.metrics,
+		validator: &validator{validate: c.Validator, metrics: s.metrics}, maxBytes: c.MaxValidateBodyBytes, maxDepth: c.MaxJSONDepth,
+		timeout: c.RequestTimeout, requireClientCert: c.ClientCAFile != "", metrics: s.metrics,
 	})))
 	return mux
 }
@@ -78,27 +69,24 @@ func (s *Server) Handler() http.Handler {
 // for in-flight requests. A clean shutdown returns nil.
 func (s *Server) Run(ctx context.Context) error {
 	log := klog.FromContext(ctx).WithName("webhook")
-	o := &s.opts
+	c := &s.cfg
 
-	generated, err := ensureCertificates(o.CertDir, o.DNSNames)
+	certFile, keyFile := c.CertFile, c.KeyFile
+	if certFile == "" {
+		generated, err := ensureCertificates(c.CertDir, c.DNSNames)
+		if err != nil {
+			return err
+		}
+		if generated {
+			log.Info("Generated a CA and serving certificate", "caFile", filepath.Join(c.CertDir, CAFileName), "dnsNames", c.DNSNames)
+		}
+		certFile, keyFile = filepath.Join(c.CertDir, CertFileName), filepath.Join(c.CertDir, KeyFileName)
+	}
+	certs, err := newServingTLS(c, certFile, keyFile, s.metrics, log)
 	if err != nil {
 		return err
 	}
-	if generated {
-		log.Info("Generated a CA and serving certificate", "caFile", filepath.Join(o.CertDir, CAFileName), "dnsNames", o.DNSNames)
-	}
-	certs, err := newCertReloader(o.CertDir, o.CertReloadInterval, s.metrics, log)
-	if err != nil {
-		return fmt.Errorf("loading serving certificate: %w", err)
-	}
-	clientCAs, err := loadClientCAs(o.ClientCAFile)
-	if err != nil {
-		return err
-	}
-	tlsConfig, err := newTLSConfig(o, certs.GetCertificate, clientCAs)
-	if err != nil {
-		return err
-	}
+	tlsConfig := certs.config
 
 	listeners, err := s.listen(tlsConfig)
 	if err != nil {
@@ -114,19 +102,19 @@ func (s *Server) Run(ctx context.Context) error {
 	servers := []*http.Server{{
 		Handler:           s.Handler(),
 		TLSNextProto:      map[string]func(*http.Server, *tls.Conn, http.Handler){}, // no HTTP/2
-		ReadHeaderTimeout: o.ReadHeaderTimeout,
-		ReadTimeout:       o.ReadTimeout,
-		WriteTimeout:      o.WriteTimeout,
-		IdleTimeout:       o.IdleTimeout,
-		MaxHeaderBytes:    o.MaxHeaderBytes,
+		ReadHeaderTimeout: c.ReadHeaderTimeout,
+		ReadTimeout:       c.ReadTimeout,
+		WriteTimeout:      c.WriteTimeout,
+		IdleTimeout:       c.IdleTimeout,
+		MaxHeaderBytes:    c.MaxHeaderBytes,
 		BaseContext:       func(net.Listener) context.Context { return baseCtx },
 		ErrorLog:          klog.NewStandardLogger("INFO"),
 	}}
 	if listeners[1] != nil {
-		servers = append(servers, plainServer(healthMux(&s.ready), o))
+		servers = append(servers, plainServer(healthMux(&s.ready), c))
 	}
 	if listeners[2] != nil {
-		servers = append(servers, plainServer(s.metrics.handler(), o))
+		servers = append(servers, plainServer(s.metrics.handler(), c))
 	}
 	errs := make(chan error, 3)
 	ls := compact(listeners)
@@ -148,12 +136,12 @@ func (s *Server) Run(ctx context.Context) error {
 		log.Error(serveErr, "Serving failed")
 	}
 	s.ready.Store(false)
-	if serveErr == nil && o.ShutdownDrain > 0 {
-		log.Info("Draining before closing the listener", "drain", o.ShutdownDrain)
-		time.Sleep(o.ShutdownDrain)
+	if serveErr == nil && c.ShutdownDrain > 0 {
+		log.Info("Draining before closing the listener", "drain", c.ShutdownDrain)
+		time.Sleep(c.ShutdownDrain)
 	}
-	log.Info("Shutting down", "timeout", o.ShutdownTimeout)
-	shutdownCtx, cancelShutdown := context.WithTimeout(context.Background(), o.ShutdownTimeout)
+	log.Info("Shutting down", "timeout", c.ShutdownTimeout)
+	shutdownCtx, cancelShutdown := context.WithTimeout(context.Background(), c.ShutdownTimeout)
 	defer cancelShutdown()
 	if err := servers[0].Shutdown(shutdownCtx); err != nil {
 		serveErr = errors.Join(serveErr, fmt.Errorf("waiting for in-flight requests: %w", err))
@@ -172,21 +160,21 @@ func (s *Server) Run(ctx context.Context) error {
 // up front so that a busy port fails Run before anything serves.
 func (s *Server) listen(tlsConfig *tls.Config) ([3]net.Listener, error) {
 	var ls [3]net.Listener
-	o := &s.opts
-	ln, err := net.Listen("tcp", net.JoinHostPort(o.BindAddress, strconv.Itoa(o.Port)))
+	c := &s.cfg
+	ln, err := net.Listen("tcp", net.JoinHostPort(c.BindAddress, strconv.Itoa(c.Port)))
 	if err != nil {
 		return ls, err
 	}
 	s.addr = ln.Addr()
-	if o.MaxConnections > 0 {
-		ln = netutil.LimitListener(ln, o.MaxConnections)
+	if c.MaxConnections > 0 {
+		ln = netutil.LimitListener(ln, c.MaxConnections)
 	}
 	ls[0] = tls.NewListener(ln, tlsConfig)
 	for i, a := range []struct {
 		addr string
 		out  *net.Addr
-	}{{o.HealthProbeBindAddress, &s.healthAddr}, {o.MetricsBindAddress, &s.metricsAddr}} {
-		if disabled(a.addr) {
+	}{{c.HealthProbeAddress, &s.healthAddr}, {c.MetricsAddress, &s.metricsAddr}} {
+		if a.addr == "" {
 			continue
 		}
 		l, err := net.Listen("tcp", a.addr)
@@ -204,14 +192,14 @@ func (s *Server) listen(tlsConfig *tls.Config) ([3]net.Listener, error) {
 	return ls, nil
 }
 
-func plainServer(h http.Handler, o *Options) *http.Server {
+func plainServer(h http.Handler, c *Config) *http.Server {
 	return &http.Server{
 		Handler:           h,
-		ReadHeaderTimeout: o.ReadHeaderTimeout,
-		ReadTimeout:       o.ReadTimeout,
-		WriteTimeout:      o.WriteTimeout,
-		IdleTimeout:       o.IdleTimeout,
-		MaxHeaderBytes:    o.MaxHeaderBytes,
+		ReadHeaderTimeout: c.ReadHeaderTimeout,
+		ReadTimeout:       c.ReadTimeout,
+		WriteTimeout:      c.WriteTimeout,
+		IdleTimeout:       c.IdleTimeout,
+		MaxHeaderBytes:    c.MaxHeaderBytes,
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"io"
+	"math/big"
 	"net"
 	"net/http"
 	"os"
@@ -54,13 +55,13 @@ func convertOK(t *testing.T, c *http.Client, url string) {
 
 func TestServerGeneratedCA(t *testing.T) {
 	const dnsName = "claimbridge.claimbridge-system.svc"
-	ts := startServer(t, func(o *Options) { o.DNSNames = []string{dnsName} })
+	ts := startServer(t, func(c *Config) { c.DNSNames = []string{dnsName} })
 	for _, f := range []string{CAFileName, CertFileName, KeyFileName} {
-		if _, err := os.Stat(filepath.Join(ts.opts.CertDir, f)); err != nil {
+		if _, err := os.Stat(filepath.Join(ts.cfg.CertDir, f)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if fi, _ := os.Stat(filepath.Join(ts.opts.CertDir, KeyFileName)); fi.Mode().Perm() != 0o600 {
+	if fi, _ := os.Stat(filepath.Join(ts.cfg.CertDir, KeyFileName)); fi.Mode().Perm() != 0o600 {
 		t.Errorf("key mode %v, want 0600", fi.Mode().Perm())
 	}
 	convertOK(t, ts.client(t, &tls.Config{ServerName: dnsName}), ts.url("/convert"))
@@ -99,9 +100,7 @@ func TestServerRejectsHalfACertificate(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, CertFileName), []byte("x"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	o := NewOptions()
-	o.CertDir, o.Port, o.HealthProbeBindAddress, o.MetricsBindAddress = dir, 0, "0", "0"
-	if err := Run(klog.NewContext(context.Background(), logr.Discard()), o); err == nil || !strings.Contains(err.Error(), "only one of") {
+	if err := run(testConfig(dir)); err == nil || !strings.Contains(err.Error(), "only one of") {
 		t.Errorf("Run with only tls.crt: %v", err)
 	}
 }
@@ -109,12 +108,20 @@ func TestServerRejectsHalfACertificate(t *testing.T) {
 func TestServerPortInUse(t *testing.T) {
 	ts := startServer(t, nil)
 	_, port, _ := net.SplitHostPort(ts.Addr().String())
-	o := NewOptions()
-	o.BindAddress, o.CertDir, o.HealthProbeBindAddress, o.MetricsBindAddress = "127.0.0.1", ts.opts.CertDir, "0", "0"
-	o.Port = mustAtoi(t, port)
-	if err := Run(klog.NewContext(context.Background(), logr.Discard()), o); err == nil {
+	c := testConfig(ts.cfg.CertDir)
+	c.Port = mustAtoi(t, port)
+	if err := run(c); err == nil {
 		t.Error("Run on a busy port succeeded")
 	}
+}
+
+// run runs a server with c until it fails; it must fail before serving.
+func run(c Config) error {
+	s, err := New(c)
+	if err != nil {
+		return err
+	}
+	return s.Run(klog.NewContext(context.Background(), logr.Discard()))
 }
 
 func mustAtoi(t *testing.T, s string) int {
@@ -161,7 +168,7 @@ func TestServerTLSVersions(t *testing.T) {
 		t.Error("TLS 1.2 accepted by default")
 	}
 
-	ts12 := startServer(t, func(o *Options) { o.TLSMinVersion = "1.2" })
+	ts12 := startServer(t, func(c *Config) { c.MinTLSVersion = tls.VersionTLS12 })
 	pool12 := ts12.caPool(t)
 	conn, err := tls.Dial("tcp", ts12.Addr().String(), &tls.Config{RootCAs: pool12, MaxVersion: tls.VersionTLS12})
 	if err != nil {
@@ -183,7 +190,18 @@ func TestServerTLSVersions(t *testing.T) {
 	}
 }
 
-// clientCert returns a CA (PEM) and a client certificate it signed.
+// serial is a random certificate serial number.
+func serial() *big.Int {
+	n, err := rand.Int(rand.Reader, big.NewInt(1<<62))
+	if err != nil {
+		panic(err)
+	}
+	return n
+}
+
+// clientCert returns a CA (PEM) and a client certificate it signed. The
+// server's generator makes serving certificates only, so the test signs a
+// client certificate itself.
 func clientCert(t *testing.T) ([]byte, tls.Certificate) {
 	t.Helper()
 	caKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
@@ -210,7 +228,7 @@ func TestServerClientCA(t *testing.T) {
 	if err := os.WriteFile(caFile, caPEM, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	ts := startServer(t, func(o *Options) { o.ClientCAFile = caFile })
+	ts := startServer(t, func(c *Config) { c.ClientCAFile = caFile })
 	review := admissionReview("admission.k8s.io/v1", claimRequest(t, "CREATE", "v1alpha3", ""))
 
 	anon := ts.client(t, nil)
@@ -276,7 +294,7 @@ func TestServerCertificateRotationUnderLoad(t *testing.T) {
 	ca1, crt1, key1, _ := GenerateCertificates(nil)
 	ca2, crt2, key2, _ := GenerateCertificates(nil)
 	writeAtomic(t, dir, "1", map[string][]byte{CAFileName: ca1, CertFileName: crt1, KeyFileName: key1})
-	ts := startServer(t, func(o *Options) { o.CertDir = dir; o.CertReloadInterval = 200 * time.Millisecond })
+	ts := startServer(t, func(c *Config) { c.CertDir = dir; c.CertReloadInterval = 200 * time.Millisecond })
 
 	pool := x509.NewCertPool()
 	pool.AppendCertsFromPEM(ca1)
@@ -335,7 +353,7 @@ func TestServerGracefulShutdownUnderLoad(t *testing.T) {
 		<-release
 		return fakeConvert(obj, to)
 	}
-	ts := startServer(t, func(o *Options) { o.Converter = slow })
+	ts := startServer(t, func(c *Config) { c.Converter = slow })
 	client := ts.client(t, nil)
 	health := "http://" + ts.HealthAddr().String() + "/readyz"
 
@@ -395,9 +413,9 @@ func TestServerGracefulShutdownUnderLoad(t *testing.T) {
 }
 
 func TestServerStalledConnections(t *testing.T) {
-	ts := startServer(t, func(o *Options) {
-		o.ReadHeaderTimeout = 500 * time.Millisecond
-		o.ReadTimeout = time.Second
+	ts := startServer(t, func(c *Config) {
+		c.ReadHeaderTimeout = 500 * time.Millisecond
+		c.ReadTimeout = time.Second
 	})
 	pool := ts.caPool(t)
 	var stalled []net.Conn
@@ -445,8 +463,8 @@ func TestServerStalledConnections(t *testing.T) {
 
 func TestServerPanicKeepsServing(t *testing.T) {
 	var calls atomic.Int64
-	ts := startServer(t, func(o *Options) {
-		o.Converter = func(obj map[string]interface{}, to string) (map[string]interface{}, error) {
+	ts := startServer(t, func(c *Config) {
+		c.Converter = func(obj map[string]interface{}, to string) (map[string]interface{}, error) {
 			if calls.Add(1) == 1 {
 				panic("first call")
 			}

@@ -10,15 +10,17 @@ import (
 
 	admissionv1 "k8s.io/api/admission/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/klog/v2"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 )
 
 // validateHandler serves /validate: AdmissionReview admission.k8s.io/v1 and
-// v1beta1 (same shape). A denial is exactly apierrors.NewInvalid's status.
+// v1beta1 (same shape). It is the transport around an admission.Handler of
+// controller-runtime: client certificate, body cap, depth limit and strict
+// decoding here, the decision in the handler.
 type validateHandler struct {
-	validate          ValidateFunc
+	validator         admission.Handler
 	maxBytes          int64
 	maxDepth          int
 	timeout           time.Duration
@@ -36,7 +38,7 @@ func (h *validateHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeHTTPError(w, log, errorf(http.StatusUnauthorized, "a verified client certificate is required"))
 		return
 	}
-	body, herr := readReview(r, h.maxBytes, h.maxDepth)
+	body, herr := readReview(w, r, h.maxBytes, h.maxDepth)
 	if herr != nil {
 		h.metrics.request("/validate", "", "bad_request", start)
 		writeHTTPError(w, log, herr)
@@ -54,16 +56,28 @@ func (h *validateHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
 	defer cancel()
 
-	resp, result := h.admit(ctx, req)
+	resp := h.validator.Handle(ctx, admission.Request{AdmissionRequest: *req})
 	resp.UID = req.UID
-	switch result {
-	case "denied", "error":
-		log.Info("Admission denied", "code", resp.Result.Code, "message", resp.Result.Message)
-	default:
+	result := outcome(&resp)
+	if result == "allowed" {
 		log.V(4).Info("Admission allowed", "warnings", len(resp.Warnings), "duration", time.Since(start))
+	} else {
+		log.Info("Admission denied", "code", resp.Result.Code, "message", resp.Result.Message)
 	}
 	h.metrics.request("/validate", string(req.Operation), result, start)
-	writeJSON(w, log, &admissionv1.AdmissionReview{TypeMeta: review.TypeMeta, Response: resp})
+	writeJSON(w, log, &admissionv1.AdmissionReview{TypeMeta: review.TypeMeta, Response: &resp.AdmissionResponse})
+}
+
+// outcome names a response for metrics: allowed, denied (validation
+// errors, 422) or error (unusable request, panic, deadline).
+func outcome(resp *admission.Response) string {
+	switch {
+	case resp.Allowed:
+		return "allowed"
+	case resp.Result != nil && resp.Result.Code == http.StatusUnprocessableEntity:
+		return "denied"
+	}
+	return "error"
 }
 
 func decodeAdmissionReview(body []byte, review *admissionv1.AdmissionReview) *httpError {
@@ -83,43 +97,51 @@ func decodeAdmissionReview(body []byte, review *admissionv1.AdmissionReview) *ht
 	return nil
 }
 
-// admit decides one request and names the outcome for metrics: allowed,
-// denied (validation errors) or error (unusable request, panic, deadline).
-func (h *validateHandler) admit(ctx context.Context, req *admissionv1.AdmissionRequest) (*admissionv1.AdmissionResponse, string) {
+// validator decides one admission request with a ValidateFunc.
+type validator struct {
+	validate ValidateFunc
+	metrics  *metrics
+}
+
+var _ admission.Handler = (*validator)(nil)
+
+// Handle allows what it does not validate (DELETE, CONNECT, subresources
+// other than status) and denies invalid objects with exactly
+// apierrors.NewInvalid's status, so clients get 422 with per-field causes.
+func (v *validator) Handle(ctx context.Context, req admission.Request) admission.Response {
 	op := Operation(req.Operation)
 	if op != OperationCreate && op != OperationUpdate {
-		return &admissionv1.AdmissionResponse{Allowed: true}, "allowed"
+		return allowed(nil)
 	}
 	if req.SubResource != "" && req.SubResource != "status" {
-		return &admissionv1.AdmissionResponse{Allowed: true}, "allowed"
+		return allowed(nil)
 	}
 	if req.Kind.Group != Group || !servedKinds[req.Kind.Kind] || !servedVersions[req.Kind.Version] {
-		return errored(http.StatusBadRequest, "kind %s.%s/%s is not served by this webhook", req.Kind.Kind, req.Kind.Group, req.Kind.Version), "error"
+		return denied(apierrors.NewBadRequest(fmt.Sprintf("kind %s.%s/%s is not served by this webhook", req.Kind.Kind, req.Kind.Group, req.Kind.Version)))
 	}
 	vreq := ValidationRequest{Operation: op, SubResource: req.SubResource}
 	var err error
 	if vreq.Object, err = decodeObject(req.Object.Raw); err != nil {
-		return errored(http.StatusBadRequest, "object %v", err), "error"
+		return denied(apierrors.NewBadRequest(fmt.Sprintf("object %v", err)))
 	}
 	if op == OperationUpdate {
 		if vreq.OldObject, err = decodeObject(req.OldObject.Raw); err != nil {
-			return errored(http.StatusBadRequest, "oldObject %v", err), "error"
+			return denied(apierrors.NewBadRequest(fmt.Sprintf("oldObject %v", err)))
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return errored(http.StatusGatewayTimeout, "validation not started: %v", err), "error"
+		return denied(apierrors.NewTimeoutError(fmt.Sprintf("validation not started: %v", err), 0))
 	}
-	res, err := h.safeValidate(vreq)
+	res, err := v.safeValidate(vreq)
 	var pe *panicError
 	if errors.As(err, &pe) {
-		return errored(http.StatusInternalServerError, "%v", err), "error"
+		return denied(apierrors.NewInternalError(err))
 	}
 	if err != nil {
-		return errored(http.StatusBadRequest, "%v", err), "error"
+		return denied(apierrors.NewBadRequest(err.Error()))
 	}
-	resp := &admissionv1.AdmissionResponse{Allowed: len(res.Errors) == 0, Warnings: res.Warnings}
-	if resp.Allowed {
-		return resp, "allowed"
+	if len(res.Errors) == 0 {
+		return allowed(res.Warnings)
 	}
 	gk, name := res.GroupKind, res.Name
 	if gk.Empty() {
@@ -128,35 +150,31 @@ func (h *validateHandler) admit(ctx context.Context, req *admissionv1.AdmissionR
 	if name == "" {
 		name = req.Name
 	}
-	st := apierrors.NewInvalid(gk, name, res.Errors).Status()
-	resp.Result = &st
-	return resp, "denied"
+	return denied(apierrors.NewInvalid(gk, name, res.Errors)).WithWarnings(res.Warnings...)
 }
 
 // safeValidate turns a validator panic into an internal error.
-func (h *validateHandler) safeValidate(req ValidationRequest) (res ValidationResponse, err error) {
+func (v *validator) safeValidate(req ValidationRequest) (res ValidationResponse, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			h.metrics.panic("/validate")
+			v.metrics.recordPanic("/validate")
 			err = &panicError{value: p}
 		}
 	}()
-	return h.validate(req)
+	return v.validate(req)
 }
 
 type panicError struct{ value any }
 
 func (e *panicError) Error() string { return fmt.Sprintf("validator panicked: %v", e.value) }
 
-func errored(code int32, format string, args ...any) *admissionv1.AdmissionResponse {
-	reason := metav1.StatusReasonBadRequest
-	switch code {
-	case http.StatusInternalServerError:
-		reason = metav1.StatusReasonInternalError
-	case http.StatusGatewayTimeout:
-		reason = metav1.StatusReasonTimeout
-	}
-	return &admissionv1.AdmissionResponse{Result: &metav1.Status{
-		Status: metav1.StatusFailure, Code: code, Reason: reason, Message: fmt.Sprintf(format, args...),
-	}}
+// allowed is an admission without a status, as the apiserver needs no more.
+func allowed(warnings []string) admission.Response {
+	return admission.Response{AdmissionResponse: admissionv1.AdmissionResponse{Allowed: true}}.WithWarnings(warnings...)
+}
+
+// denied carries err's status, code and reason included.
+func denied(err *apierrors.StatusError) admission.Response {
+	st := err.Status()
+	return admission.Response{AdmissionResponse: admissionv1.AdmissionResponse{Result: &st}}
 }

@@ -49,6 +49,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/claimbridge/claimbridge/cli"
 	"github.com/claimbridge/claimbridge/test/envtest/harness"
 	"github.com/claimbridge/claimbridge/webhook"
 )
@@ -256,12 +257,10 @@ func (s *suite) clients() error {
 // CA), then mounts the Secret into claimbridge's cert dir.
 func (s *suite) issueInitial(ctx context.Context) error {
 	var err error
-	if s.ca, err = newAuthority("claimbridge-ca"); err != nil {
+	if s.ca, err = newAuthority(); err != nil {
 		return err
 	}
-	if s.serving, err = s.ca.issue(); err != nil {
-		return err
-	}
+	s.serving = s.ca.serving
 	if err := s.client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: certNamespace}}); err != nil {
 		return err
 	}
@@ -290,7 +289,7 @@ func (s *suite) issueInitial(ctx context.Context) error {
 // startServer starts claimbridge in this process on a free port of
 // 127.0.0.1, reading its certificate from the Secret volume.
 func (s *suite) startServer(ctx context.Context) error {
-	opts := webhook.NewOptions()
+	opts := cli.NewServeOptions()
 	opts.BindAddress = servingIP
 	opts.Port = 0
 	opts.CertDir = s.volume.dir
@@ -300,7 +299,11 @@ func (s *suite) startServer(ctx context.Context) error {
 	opts.ShutdownTimeout = 5 * time.Second
 	// File-system events trigger the reload; the poll is the fallback.
 	opts.CertReloadInterval = time.Second
-	srv, err := webhook.New(opts)
+	cfg, err := opts.Config()
+	if err != nil {
+		return err
+	}
+	srv, err := webhook.New(cfg)
 	if err != nil {
 		return err
 	}

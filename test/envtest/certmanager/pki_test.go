@@ -2,15 +2,8 @@ package certmanager
 
 import (
 	"bytes"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"fmt"
-	"math/big"
-	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -20,15 +13,17 @@ import (
 	cmmeta "github.com/cert-manager/cert-manager/pkg/apis/meta/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	certutil "k8s.io/client-go/util/cert"
 
 	"github.com/claimbridge/claimbridge/webhook"
 )
 
-// authority is a test CA.
+// authority is a test CA and the serving certificate it signed, as
+// cert-manager's CA issuer would hold and issue them. Both come from
+// webhook.GenerateCertificates, the generator `claimbridge serve` uses.
 type authority struct {
-	cert *x509.Certificate
-	key  *ecdsa.PrivateKey
-	pem  []byte
+	pem     []byte
+	serving *issued
 }
 
 // issued is a serving certificate and key, as cert-manager writes them into
@@ -38,75 +33,25 @@ type issued struct {
 	certPEM, keyPEM []byte
 }
 
-func newAuthority(name string) (*authority, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+// newAuthority returns a new CA with a serving certificate for servingIP and
+// servingDNSName (the generator's SANs always include 127.0.0.1 and
+// localhost), like the serving-cert Certificate of config/certmanager with
+// the envtest SANs.
+func newAuthority() (*authority, error) {
+	caPEM, certPEM, keyPEM, err := webhook.GenerateCertificates(nil)
 	if err != nil {
 		return nil, err
 	}
-	now := time.Now()
-	tmpl := &x509.Certificate{
-		SerialNumber:          serial(),
-		Subject:               pkix.Name{CommonName: name},
-		NotBefore:             now.Add(-time.Hour),
-		NotAfter:              now.Add(365 * 24 * time.Hour),
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	chain, err := certutil.ParseCertsPEM(certPEM)
 	if err != nil {
 		return nil, err
 	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		return nil, err
+	for _, name := range []string{servingIP, servingDNSName} {
+		if err := chain[0].VerifyHostname(name); err != nil {
+			return nil, fmt.Errorf("generated serving certificate: %w", err)
+		}
 	}
-	return &authority{cert: cert, key: key, pem: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}, nil
-}
-
-// issue signs a serving certificate for servingIP and servingDNSName, like the
-// serving-cert Certificate of config/certmanager with the envtest SANs.
-func (a *authority) issue() (*issued, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, err
-	}
-	now := time.Now()
-	tmpl := &x509.Certificate{
-		SerialNumber: serial(),
-		Subject:      pkix.Name{CommonName: servingIP},
-		NotBefore:    now.Add(-time.Hour),
-		NotAfter:     now.Add(90 * 24 * time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		DNSNames:     []string{servingDNSName},
-		IPAddresses:  []net.IP{net.ParseIP(servingIP)},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, a.cert, &key.PublicKey, a.key)
-	if err != nil {
-		return nil, err
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		return nil, err
-	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		return nil, err
-	}
-	return &issued{
-		cert:    cert,
-		certPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-		keyPEM:  pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}),
-	}, nil
-}
-
-func serial() *big.Int {
-	n, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 127))
-	if err != nil {
-		panic(err)
-	}
-	return n
+	return &authority{pem: caPEM, serving: &issued{cert: chain[0], certPEM: certPEM, keyPEM: keyPEM}}, nil
 }
 
 // bundle concatenates PEM blocks, as a ca.crt with several CAs.
@@ -123,7 +68,7 @@ func certificate() *cmapi.Certificate {
 			IPAddresses: []string{servingIP},
 			Duration:    &metav1.Duration{Duration: 90 * 24 * time.Hour},
 			Usages:      []cmapi.KeyUsage{cmapi.UsageServerAuth, cmapi.UsageDigitalSignature},
-			PrivateKey:  &cmapi.CertificatePrivateKey{Algorithm: cmapi.ECDSAKeyAlgorithm, Size: 256, RotationPolicy: cmapi.RotationPolicyAlways},
+			PrivateKey:  &cmapi.CertificatePrivateKey{Algorithm: cmapi.RSAKeyAlgorithm, Size: 2048, RotationPolicy: cmapi.RotationPolicyAlways},
 			IssuerRef:   cmmeta.IssuerReference{Name: issuerName, Kind: cmapi.IssuerKind, Group: "cert-manager.io"},
 		},
 	}

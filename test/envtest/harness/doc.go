@@ -16,7 +16,8 @@
 //     missing or unusable one is an error that says to run `make
 //     envtest-assets`, never a skip;
 //  2. writes a test CA and a serving certificate for 127.0.0.1, ::1 and
-//     localhost into a temporary cert dir (tls.crt, tls.key, ca.crt);
+//     localhost into a temporary cert dir (tls.crt, tls.key, ca.crt) with
+//     webhook.WriteCertificates, the generator `claimbridge serve` uses;
 //  3. starts the control plane;
 //  4. starts the claimbridge server through Options.StartServer (default:
 //     InProcessServer, the webhook package in this process) on a free port;

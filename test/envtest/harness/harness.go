@@ -23,6 +23,7 @@ import (
 	v1alpha1 "github.com/claimbridge/claimbridge/api/v1alpha1"
 	v1alpha2 "github.com/claimbridge/claimbridge/api/v1alpha2"
 	v1alpha3 "github.com/claimbridge/claimbridge/api/v1alpha3"
+	"github.com/claimbridge/claimbridge/webhook"
 )
 
 // Group is the API group of the CRDs; Versions are its served versions, oldest
@@ -130,7 +131,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, retErr error) {
 	if e.CertDir, err = os.MkdirTemp("", "claimbridge-envtest-certs-"); err != nil {
 		return nil, err
 	}
-	if e.CABundle, err = writeServingCertificate(e.CertDir); err != nil {
+	if e.CABundle, err = webhook.WriteCertificates(e.CertDir, nil); err != nil {
 		return nil, err
 	}
 	if e.Port, err = freePort(); err != nil {

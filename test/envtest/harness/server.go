@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/claimbridge/claimbridge/cli"
 	"github.com/claimbridge/claimbridge/webhook"
 )
 
@@ -16,10 +17,12 @@ import (
 type ServerFunc func(ctx context.Context, certDir string, port int) (stop func(), err error)
 
 // InProcessServer is the default ServerFunc: the webhook package's Server in
-// this process, bound to 127.0.0.1, without health or metrics listeners and
-// without a shutdown drain.
+// this process, configured as `claimbridge serve --bind-address=127.0.0.1
+// --port=<port> --cert-dir=<certDir> --health-probe-bind-address=0
+// --metrics-bind-address=0 --shutdown-drain=0 --shutdown-timeout=5s` would
+// be, every other setting at its default.
 func InProcessServer(ctx context.Context, certDir string, port int) (func(), error) {
-	opts := webhook.NewOptions()
+	opts := cli.NewServeOptions()
 	opts.BindAddress = "127.0.0.1"
 	opts.Port = port
 	opts.CertDir = certDir
@@ -27,7 +30,11 @@ func InProcessServer(ctx context.Context, certDir string, port int) (func(), err
 	opts.MetricsBindAddress = "0"
 	opts.ShutdownDrain = 0
 	opts.ShutdownTimeout = 5 * time.Second
-	srv, err := webhook.New(opts)
+	cfg, err := opts.Config()
+	if err != nil {
+		return nil, err
+	}
+	srv, err := webhook.New(cfg)
 	if err != nil {
 		return nil, err
 	}

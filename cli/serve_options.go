@@ -1,0 +1,322 @@
+package cli
+
+import (
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+	cliflag "k8s.io/component-base/cli/flag"
+
+	"github.com/claimbridge/claimbridge/webhook"
+)
+
+// ServeOptions are the flags of `claimbridge serve`. NewServeOptions holds
+// every default, and --help, the README's flag table (checked by a test)
+// and Config read them from there. Adding a flag: a field here with its
+// default in NewServeOptions, AddFlags, Validate, and a field in
+// webhook.Config that Config fills.
+type ServeOptions struct {
+	// BindAddress is the IP address of the TLS listener. Default "" (all).
+	BindAddress string
+	// Port is the TLS port; 0 picks a free one. Default 9443.
+	Port int
+	// CertDir holds tls.crt and tls.key, or gets a generated CA and serving
+	// certificate when it holds neither. Default <temp-dir>/claimbridge/serving-certs.
+	CertDir string
+	// TLSCertFile and TLSPrivateKeyFile name the serving pair directly;
+	// CertDir is then not used for it. Default "".
+	TLSCertFile, TLSPrivateKeyFile string
+	// DNSNames are extra SANs of a generated certificate. Default none.
+	DNSNames []string
+	// ClientCAFile makes /validate require a client certificate it
+	// verifies. Default "".
+	ClientCAFile string
+	// TLSMinVersion is a component-base TLS version name. Default VersionTLS13.
+	TLSMinVersion string
+	// TLSCipherSuites are component-base cipher suite names for TLS 1.2.
+	// Default the ECDHE AEAD suites (webhook.DefaultCipherSuites).
+	TLSCipherSuites []string
+	// CertReloadInterval is the poll fallback for certificate changes. Default 10s.
+	CertReloadInterval time.Duration
+
+	// HealthProbeBindAddress serves /healthz and /readyz; "0" disables. Default ":8081".
+	HealthProbeBindAddress string
+	// MetricsBindAddress serves /metrics; "0" disables. Default ":8080".
+	MetricsBindAddress string
+
+	// MaxConvertBodyBytes caps a ConversionReview. Default 64 MiB (docs/server.md).
+	MaxConvertBodyBytes int64
+	// MaxValidateBodyBytes caps an AdmissionReview. Default 7 MiB: two
+	// 3 MiB objects (old and new) plus 1 MiB.
+	MaxValidateBodyBytes int64
+	// MaxJSONDepth is the deepest nesting accepted. Default 1000.
+	MaxJSONDepth int
+	// MaxConnections limits open TLS connections; 0: no limit. Default 0.
+	MaxConnections int
+	// MaxHeaderBytes caps request headers. Default 64 KiB.
+	MaxHeaderBytes int
+
+	// ReadHeaderTimeout bounds the TLS handshake and headers. Default 10s.
+	ReadHeaderTimeout time.Duration
+	// ReadTimeout bounds reading a whole request. Default 30s.
+	ReadTimeout time.Duration
+	// WriteTimeout bounds handling and writing a response. Default 60s.
+	WriteTimeout time.Duration
+	// IdleTimeout closes idle keep-alive connections. Default 120s.
+	IdleTimeout time.Duration
+	// RequestTimeout is the deadline of one review. Default 30s (the
+	// apiserver's own limit).
+	RequestTimeout time.Duration
+	// ShutdownDrain keeps serving after SIGTERM with /readyz failing. Default 5s.
+	ShutdownDrain time.Duration
+	// ShutdownTimeout bounds waiting for in-flight requests. Default 30s.
+	ShutdownTimeout time.Duration
+
+	// LogFormat is "text" or "json". Default "text".
+	LogFormat string
+	// Verbosity is the klog verbosity. Default 0.
+	Verbosity int
+}
+
+// NewServeOptions returns the options with every default set.
+func NewServeOptions() *ServeOptions {
+	suites := make([]string, len(webhook.DefaultCipherSuites))
+	for i, id := range webhook.DefaultCipherSuites {
+		suites[i] = tls.CipherSuiteName(id)
+	}
+	return &ServeOptions{
+		Port:                   9443,
+		CertDir:                filepath.Join(os.TempDir(), "claimbridge", "serving-certs"),
+		TLSMinVersion:          "VersionTLS13",
+		TLSCipherSuites:        suites,
+		CertReloadInterval:     10 * time.Second,
+		HealthProbeBindAddress: ":8081",
+		MetricsBindAddress:     ":8080",
+		MaxConvertBodyBytes:    64 << 20,
+		MaxValidateBodyBytes:   7 << 20,
+		MaxJSONDepth:           1000,
+		MaxHeaderBytes:         64 << 10,
+		ReadHeaderTimeout:      10 * time.Second,
+		ReadTimeout:            30 * time.Second,
+		WriteTimeout:           60 * time.Second,
+		IdleTimeout:            120 * time.Second,
+		RequestTimeout:         30 * time.Second,
+		ShutdownDrain:          5 * time.Second,
+		ShutdownTimeout:        30 * time.Second,
+		LogFormat:              "text",
+	}
+}
+
+// AddFlags binds the options to fs; the current values are the defaults
+// shown in --help.
+func (o *ServeOptions) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.BindAddress, "bind-address", o.BindAddress, "IP address the TLS webhook listener binds to (empty: all interfaces).")
+	fs.IntVar(&o.Port, "port", o.Port, "TLS port serving /convert and /validate (0: pick a free port).")
+	fs.StringVar(&o.CertDir, "cert-dir", o.CertDir, "Directory holding tls.crt and tls.key (reloaded on change); if it holds neither, a CA and serving certificate are generated into it (ca.crt, tls.crt, tls.key). Not used for serving when --tls-cert-file is set.")
+	fs.StringVar(&o.TLSCertFile, "tls-cert-file", o.TLSCertFile, "PEM serving certificate (leaf first, then intermediates), reloaded on change; with --tls-private-key-file it replaces the pair in --cert-dir.")
+	fs.StringVar(&o.TLSPrivateKeyFile, "tls-private-key-file", o.TLSPrivateKeyFile, "PEM private key of --tls-cert-file.")
+	fs.StringArrayVar(&o.DNSNames, "dns-name", o.DNSNames, "DNS name added to a generated serving certificate, e.g. claimbridge.claimbridge-system.svc (repeatable; localhost, 127.0.0.1 and ::1 are always included).")
+	fs.StringVar(&o.ClientCAFile, "client-ca-file", o.ClientCAFile, "PEM CA bundle, reloaded on change; if set, /validate requires a client certificate verified by it (/convert never does).")
+	fs.StringVar(&o.TLSMinVersion, "tls-min-version", o.TLSMinVersion, `Minimum TLS version: VersionTLS12 or VersionTLS13 ("1.2" and "1.3" are deprecated spellings).`)
+	fs.StringSliceVar(&o.TLSCipherSuites, "tls-cipher-suites", o.TLSCipherSuites, "Comma-separated TLS 1.2 cipher suites (TLS 1.3 suites are not configurable); insecure suites are refused. Possible values: "+strings.Join(secureCipherNames(), ", ")+".")
+	fs.DurationVar(&o.CertReloadInterval, "cert-reload-interval", o.CertReloadInterval, "Poll interval for certificate changes (file-system events trigger reloads sooner; 0 disables the poll).")
+	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", o.HealthProbeBindAddress, `Address serving /healthz and /readyz over HTTP ("0" disables).`)
+	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", o.MetricsBindAddress, `Address serving Prometheus /metrics over HTTP ("0" disables).`)
+	fs.Int64Var(&o.MaxConvertBodyBytes, "max-convert-body-bytes", o.MaxConvertBodyBytes, "Largest ConversionReview body accepted on /convert; larger gets 413.")
+	fs.Int64Var(&o.MaxValidateBodyBytes, "max-validate-body-bytes", o.MaxValidateBodyBytes, "Largest AdmissionReview body accepted on /validate; larger gets 413.")
+	fs.IntVar(&o.MaxJSONDepth, "max-json-depth", o.MaxJSONDepth, "Deepest JSON nesting accepted in a review body; deeper gets 400.")
+	fs.IntVar(&o.MaxConnections, "max-connections", o.MaxConnections, "Maximum concurrently open TLS connections (0: no limit).")
+	fs.IntVar(&o.MaxHeaderBytes, "max-header-bytes", o.MaxHeaderBytes, "Largest request header block accepted.")
+	fs.DurationVar(&o.ReadHeaderTimeout, "read-header-timeout", o.ReadHeaderTimeout, "Time allowed for the TLS handshake and request headers.")
+	fs.DurationVar(&o.ReadTimeout, "read-timeout", o.ReadTimeout, "Time allowed for reading a whole request, body included.")
+	fs.DurationVar(&o.WriteTimeout, "write-timeout", o.WriteTimeout, "Time allowed for handling a request and writing its response.")
+	fs.DurationVar(&o.IdleTimeout, "idle-timeout", o.IdleTimeout, "Idle keep-alive connections are closed after this long.")
+	fs.DurationVar(&o.RequestTimeout, "request-timeout", o.RequestTimeout, "Deadline of one review.")
+	fs.DurationVar(&o.ShutdownDrain, "shutdown-drain", o.ShutdownDrain, "After SIGTERM, keep serving this long with /readyz failing before closing the listener.")
+	fs.DurationVar(&o.ShutdownTimeout, "shutdown-timeout", o.ShutdownTimeout, "After closing the listener, wait at most this long for in-flight requests.")
+	fs.StringVar(&o.LogFormat, "log-format", o.LogFormat, `Log format: "text" or "json".`)
+	fs.IntVarP(&o.Verbosity, "v", "v", o.Verbosity, "Log verbosity; 4 logs every review (never object contents).")
+}
+
+// Validate reports every unusable flag, by its name.
+func (o *ServeOptions) Validate() error {
+	var errs []error
+	if o.Port < 0 || o.Port > 65535 {
+		errs = append(errs, fmt.Errorf("--port %d: must be between 0 and 65535", o.Port))
+	}
+	if o.BindAddress != "" && net.ParseIP(o.BindAddress) == nil {
+		errs = append(errs, fmt.Errorf("--bind-address %q: must be an IP address", o.BindAddress))
+	}
+	if (o.TLSCertFile == "") != (o.TLSPrivateKeyFile == "") {
+		errs = append(errs, errors.New("--tls-cert-file and --tls-private-key-file: must be set together"))
+	}
+	if o.TLSCertFile == "" && o.CertDir == "" {
+		errs = append(errs, errors.New("--cert-dir: must not be empty without --tls-cert-file"))
+	}
+	if _, err := o.minTLSVersion(); err != nil {
+		errs = append(errs, err)
+	}
+	if _, err := o.cipherSuites(); err != nil {
+		errs = append(errs, err)
+	}
+	for _, a := range []struct{ flag, addr string }{
+		{"--health-probe-bind-address", o.HealthProbeBindAddress},
+		{"--metrics-bind-address", o.MetricsBindAddress},
+	} {
+		if err := validateBindAddress(a.addr); err != nil {
+			errs = append(errs, fmt.Errorf("%s %q: %w", a.flag, a.addr, err))
+		}
+	}
+	for _, p := range []struct {
+		flag string
+		v    int64
+	}{
+		{"--max-convert-body-bytes", o.MaxConvertBodyBytes},
+		{"--max-validate-body-bytes", o.MaxValidateBodyBytes},
+		{"--max-json-depth", int64(o.MaxJSONDepth)},
+		{"--max-header-bytes", int64(o.MaxHeaderBytes)},
+		{"--read-header-timeout", int64(o.ReadHeaderTimeout)},
+		{"--read-timeout", int64(o.ReadTimeout)},
+		{"--write-timeout", int64(o.WriteTimeout)},
+		{"--idle-timeout", int64(o.IdleTimeout)},
+		{"--request-timeout", int64(o.RequestTimeout)},
+		{"--shutdown-timeout", int64(o.ShutdownTimeout)},
+	} {
+		if p.v <= 0 {
+			errs = append(errs, fmt.Errorf("%s: must be greater than zero", p.flag))
+		}
+	}
+	for _, p := range []struct {
+		flag string
+		v    int64
+	}{
+		{"--max-connections", int64(o.MaxConnections)},
+		{"--shutdown-drain", int64(o.ShutdownDrain)},
+		{"--cert-reload-interval", int64(o.CertReloadInterval)},
+		{"-v", int64(o.Verbosity)},
+	} {
+		if p.v < 0 {
+			errs = append(errs, fmt.Errorf("%s: must not be negative", p.flag))
+		}
+	}
+	if o.LogFormat != "text" && o.LogFormat != "json" {
+		errs = append(errs, fmt.Errorf("--log-format %q: must be text or json", o.LogFormat))
+	}
+	return errors.Join(errs...)
+}
+
+// Config returns the server configuration of valid options.
+func (o *ServeOptions) Config() (webhook.Config, error) {
+	if err := o.Validate(); err != nil {
+		return webhook.Config{}, err
+	}
+	minVersion, _ := o.minTLSVersion()
+	suites, _ := o.cipherSuites()
+	return webhook.Config{
+		BindAddress:          o.BindAddress,
+		Port:                 o.Port,
+		CertDir:              o.CertDir,
+		CertFile:             o.TLSCertFile,
+		KeyFile:              o.TLSPrivateKeyFile,
+		DNSNames:             o.DNSNames,
+		ClientCAFile:         o.ClientCAFile,
+		MinTLSVersion:        minVersion,
+		CipherSuites:         suites,
+		CertReloadInterval:   o.CertReloadInterval,
+		HealthProbeAddress:   enabled(o.HealthProbeBindAddress),
+		MetricsAddress:       enabled(o.MetricsBindAddress),
+		MaxConvertBodyBytes:  o.MaxConvertBodyBytes,
+		MaxValidateBodyBytes: o.MaxValidateBodyBytes,
+		MaxJSONDepth:         o.MaxJSONDepth,
+		MaxConnections:       o.MaxConnections,
+		MaxHeaderBytes:       o.MaxHeaderBytes,
+		ReadHeaderTimeout:    o.ReadHeaderTimeout,
+		ReadTimeout:          o.ReadTimeout,
+		WriteTimeout:         o.WriteTimeout,
+		IdleTimeout:          o.IdleTimeout,
+		RequestTimeout:       o.RequestTimeout,
+		ShutdownDrain:        o.ShutdownDrain,
+		ShutdownTimeout:      o.ShutdownTimeout,
+	}, nil
+}
+
+// deprecatedTLSVersions are the spellings --tls-min-version accepted before
+// it took component-base's names.
+var deprecatedTLSVersions = map[string]string{"1.2": "VersionTLS12", "1.3": "VersionTLS13"}
+
+// minTLSVersion parses --tls-min-version with component-base; TLS 1.0 and
+// 1.1 are refused.
+func (o *ServeOptions) minTLSVersion() (uint16, error) {
+	name := o.TLSMinVersion
+	if n, ok := deprecatedTLSVersions[name]; ok {
+		name = n
+	}
+	v, err := cliflag.TLSVersion(name)
+	if err != nil || name == "" || v < tls.VersionTLS12 {
+		return 0, fmt.Errorf("--tls-min-version %q: must be VersionTLS12 or VersionTLS13", o.TLSMinVersion)
+	}
+	return v, nil
+}
+
+// cipherSuites parses --tls-cipher-suites with component-base and refuses
+// the suites it lists as insecure.
+func (o *ServeOptions) cipherSuites() ([]uint16, error) {
+	insecure := cliflag.InsecureTLSCiphers()
+	for _, n := range o.TLSCipherSuites {
+		if _, bad := insecure[n]; bad {
+			return nil, fmt.Errorf("--tls-cipher-suites: %s is insecure", n)
+		}
+	}
+	ids, err := cliflag.TLSCipherSuites(o.TLSCipherSuites)
+	if err != nil {
+		return nil, fmt.Errorf("--tls-cipher-suites: %w", err)
+	}
+	if len(ids) == 0 {
+		return nil, errors.New("--tls-cipher-suites: must name at least one suite")
+	}
+	return ids, nil
+}
+
+// secureCipherNames are the names --tls-cipher-suites accepts.
+func secureCipherNames() []string {
+	insecure := cliflag.InsecureTLSCiphers()
+	var names []string
+	for _, n := range cliflag.TLSCipherPossibleValues() {
+		if _, bad := insecure[n]; !bad {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// enabled maps a plain-HTTP bind address flag to webhook.Config's form:
+// "" or "0" disable the listener.
+func enabled(addr string) string {
+	if addr == "0" {
+		return ""
+	}
+	return addr
+}
+
+func validateBindAddress(addr string) error {
+	if addr == "" || addr == "0" {
+		return nil
+	}
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return errors.New("must be host:port or 0")
+	}
+	if p, err := strconv.Atoi(port); err != nil || p < 0 || p > 65535 {
+		return errors.New("must have a port between 0 and 65535")
+	}
+	return nil
+}

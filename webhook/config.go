@@ -1,0 +1,120 @@
+package webhook
+
+import (
+	"crypto/tls"
+	"errors"
+	"time"
+)
+
+// Config is everything New needs to build a Server. It holds plain values:
+// the command line (cli.ServeOptions) parses and validates flags into it,
+// and tests build it directly. The defaults live with the flags; a zero
+// value here means what its comment says, never "use the default".
+type Config struct {
+	// BindAddress is the IP address the TLS listener binds to; "" binds all
+	// interfaces.
+	BindAddress string
+	// Port is the TLS port serving /convert and /validate; 0 picks a free
+	// port (see Server.Addr).
+	Port int
+
+	// CertFile and KeyFile, when both set, are the serving certificate
+	// (PEM, the chain's leaf first) and its key. Otherwise CertDir holds
+	// them as tls.crt and tls.key; when it holds neither, a CA and a serving
+	// certificate are generated into it (ca.crt, tls.crt, tls.key). Either
+	// way the files are reloaded when they change.
+	CertDir, CertFile, KeyFile string
+	// DNSNames are added to the SANs of a generated serving certificate
+	// besides localhost, 127.0.0.1 and ::1.
+	DNSNames []string
+	// ClientCAFile, if set, is a PEM bundle, reloaded when it changes;
+	// /validate then requires a client certificate that verifies against
+	// it. /convert never requires one (the apiserver presents none on
+	// conversion calls).
+	ClientCAFile string
+	// MinTLSVersion is the lowest TLS version accepted (tls.VersionTLS12 or
+	// tls.VersionTLS13); 0 means TLS 1.3.
+	MinTLSVersion uint16
+	// CipherSuites are the TLS 1.2 cipher suites offered; nil means
+	// DefaultCipherSuites. TLS 1.3 suites are not configurable.
+	CipherSuites []uint16
+	// CertReloadInterval is how often the certificate files are re-read as
+	// a fallback beside file-system notifications; 0 disables the poll.
+	CertReloadInterval time.Duration
+
+	// HealthProbeAddress serves /healthz and /readyz over plain HTTP;
+	// "" disables it.
+	HealthProbeAddress string
+	// MetricsAddress serves Prometheus /metrics over plain HTTP; "" disables
+	// it.
+	MetricsAddress string
+
+	// MaxConvertBodyBytes and MaxValidateBodyBytes cap the request body of
+	// /convert and /validate; larger bodies get 413.
+	MaxConvertBodyBytes, MaxValidateBodyBytes int64
+	// MaxJSONDepth is the deepest JSON nesting accepted in a review body,
+	// checked before decoding; deeper bodies get 400.
+	MaxJSONDepth int
+	// MaxConnections limits concurrently open TLS connections; 0 means no
+	// limit.
+	MaxConnections int
+	// MaxHeaderBytes caps request headers (http.Server.MaxHeaderBytes).
+	MaxHeaderBytes int
+
+	// ReadHeaderTimeout, ReadTimeout, WriteTimeout and IdleTimeout are the
+	// http.Server timeouts of every listener; 0 means none.
+	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
+	// RequestTimeout is the deadline of one review; conversion stops
+	// between objects once it passes.
+	RequestTimeout time.Duration
+	// ShutdownDrain is how long the server keeps serving after its context
+	// is done, with /readyz failing, before the listener closes.
+	ShutdownDrain time.Duration
+	// ShutdownTimeout bounds waiting for in-flight requests after the
+	// listener closed.
+	ShutdownTimeout time.Duration
+
+	// Converter converts one object; nil means conversion.Convert.
+	Converter ConvertFunc
+	// Validator validates one admission request; nil means
+	// validation.Validate.
+	Validator ValidateFunc
+}
+
+// DefaultCipherSuites are the TLS 1.2 suites offered unless configured:
+// ECDHE key exchange with AEAD ciphers only.
+var DefaultCipherSuites = []uint16{
+	tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,
+	tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,
+	tls.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
+	tls.TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,
+	tls.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,
+	tls.TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
+}
+
+// complete returns a copy of c with the documented meanings of its zero
+// values filled in, or an error for a Config no server can run with.
+func (c Config) complete() (Config, error) {
+	if (c.CertFile == "") != (c.KeyFile == "") {
+		return c, errors.New("config: CertFile and KeyFile must be set together")
+	}
+	if c.CertFile == "" && c.CertDir == "" {
+		return c, errors.New("config: CertDir or CertFile and KeyFile must be set")
+	}
+	if c.MinTLSVersion == 0 {
+		c.MinTLSVersion = tls.VersionTLS13
+	}
+	if c.MinTLSVersion < tls.VersionTLS12 {
+		return c, errors.New("config: MinTLSVersion must be TLS 1.2 or later")
+	}
+	if c.CipherSuites == nil {
+		c.CipherSuites = DefaultCipherSuites
+	}
+	if c.Converter == nil {
+		c.Converter = defaultConverter
+	}
+	if c.Validator == nil {
+		c.Validator = defaultValidator
+	}
+	return c, nil
+}
