@@ -1,0 +1,112 @@
+package webhook
+
+import (
+	"bytes"
+	"crypto/tls"
+	"crypto/x509"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestNewRejectsConfig(t *testing.T) {
+	tests := map[string]struct {
+		mutate func(*Config)
+		want   string
+	}{
+		"no-certificate-source": {func(c *Config) { c.CertDir = "" }, "CertDir or CertFile and KeyFile must be set"},
+		"cert-without-key":      {func(c *Config) { c.CertFile = "/tls.crt" }, "CertFile and KeyFile must be set together"},
+		"key-without-cert":      {func(c *Config) { c.KeyFile = "/tls.key" }, "CertFile and KeyFile must be set together"},
+		"tls-1.1":               {func(c *Config) { c.MinTLSVersion = tls.VersionTLS11 }, "MinTLSVersion must be TLS 1.2 or later"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			c := testConfig(t.TempDir())
+			tc.mutate(&c)
+			if _, err := New(c); err == nil || err.Error() != "config: "+tc.want {
+				t.Errorf("New: %v, want config: %s", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestServerCertFiles serves the pair named by CertFile and KeyFile and
+// generates nothing.
+func TestServerCertFiles(t *testing.T) {
+	dir := t.TempDir()
+	caPEM, err := WriteCertificates(dir, []string{"files.example"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := startServer(t, func(c *Config) {
+		c.CertDir = ""
+		c.CertFile, c.KeyFile = filepath.Join(dir, CertFileName), filepath.Join(dir, KeyFileName)
+	})
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(caPEM)
+	convertOK(t, ts.client(t, &tls.Config{RootCAs: pool, ServerName: "files.example"}), ts.url("/convert"))
+}
+
+// TestServerClientCAReload replaces the client CA file; the new CA's client
+// certificates are accepted on /validate and the old CA's no longer.
+func TestServerClientCAReload(t *testing.T) {
+	ca1, cert1 := clientCert(t)
+	ca2, cert2 := clientCert(t)
+	dir := t.TempDir()
+	caFile := filepath.Join(dir, "client-ca.crt")
+	if err := os.WriteFile(caFile, ca1, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ts := startServer(t, func(c *Config) { c.ClientCAFile = caFile })
+	review := admissionReview("admission.k8s.io/v1", claimRequest(t, "CREATE", "v1alpha3", ""))
+	validates := func(cert tls.Certificate) bool {
+		tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: ts.caPool(t), Certificates: []tls.Certificate{cert}}, DisableKeepAlives: true}
+		defer tr.CloseIdleConnections()
+		resp, body, err := postJSON(&http.Client{Transport: tr}, ts.url("/validate"), review)
+		return err == nil && resp.StatusCode == 200 && bytes.Contains(body, []byte(`"allowed":true`))
+	}
+	if !validates(cert1) || validates(cert2) {
+		t.Fatal("before the reload: want the first CA's certificate accepted and the second's refused")
+	}
+	if err := writeFileAtomic(caFile, ca2, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the second CA's client certificate to be accepted", func() bool { return validates(cert2) })
+	if validates(cert1) {
+		t.Error("the first CA's client certificate is still accepted after the reload")
+	}
+}
+
+// TestGenerateCertificates checks the generated CA and serving certificate:
+// the SANs, the chain, and that ca.crt alone verifies it.
+func TestGenerateCertificates(t *testing.T) {
+	caPEM, certPEM, keyPEM, err := GenerateCertificates([]string{"svc.ns.svc"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pair, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf, err := x509.ParseCertificate(pair.Certificate[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(caPEM) || strings.Count(string(caPEM), "BEGIN CERTIFICATE") != 1 {
+		t.Fatalf("ca.crt is not one certificate: %s", caPEM)
+	}
+	for _, name := range []string{"localhost", "127.0.0.1", "::1", "svc.ns.svc"} {
+		if _, err := leaf.Verify(x509.VerifyOptions{DNSName: name, Roots: pool}); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if _, err := leaf.Verify(x509.VerifyOptions{DNSName: "other.example", Roots: pool}); err == nil {
+		t.Error("a name outside the SANs verified")
+	}
+	if leaf.IsCA || len(pair.Certificate) != 2 {
+		t.Errorf("tls.crt: leaf IsCA %v, %d certificates; want the leaf followed by the CA", leaf.IsCA, len(pair.Certificate))
+	}
+}
