@@ -86,9 +86,7 @@ func (s *Server) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	tlsConfig := certs.config
-
-	listeners, err := s.listen(tlsConfig)
+	listeners, err := s.listen(certs.config)
 	if err != nil {
 		return err
 	}
