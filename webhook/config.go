@@ -8,8 +8,8 @@ import (
 
 // Config is everything New needs to build a Server. It holds plain values:
 // the command line (cli.ServeOptions) parses and validates flags into it,
-// and tests build it directly. The defaults live with the flags; a zero
-// value here means what its comment says, never "use the default".
+// and tests build it directly. The flag defaults live with the flags; a
+// zero value here means what its field's comment says.
 type Config struct {
 	// BindAddress is the IP address the TLS listener binds to; "" binds all
 	// interfaces.
