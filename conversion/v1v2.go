@@ -80,9 +80,9 @@ func statusV2ToV1(in, _ map[string]interface{}, r *lossReport) map[string]interf
 				if data := asString(handle["data"]); data != "" {
 					outAlloc["resourceHandle"] = data
 				}
-			}
-			if handle["structuredData"] != nil {
-				r.lose(path+".structuredData", "structured parameters (1.30) do not exist in 1.26; the named resources are kept in the restore annotation only")
+				if handle["structuredData"] != nil {
+					r.lose(path+".structuredData", "structured parameters (1.30) do not exist in 1.26; the named resources are kept in the restore annotation only")
+				}
 			}
 		}
 		out["allocation"] = outAlloc
