@@ -2,6 +2,9 @@ package validation
 
 import (
 	"fmt"
+	"strings"
+
+	"github.com/claimbridge/claimbridge/conversion"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -57,6 +60,7 @@ func Validate(req Request) (Response, error) {
 		return resp, err
 	}
 	resp.Errors, resp.Warnings = result.errs, result.warnings
+	resp.Warnings = append(resp.Warnings, storageWarnings(t, newObj, resp.Warnings)...)
 	switch req.Operation {
 	case Create:
 		resp.Errors = append(resp.Errors, createViewErrors(t, newObj)...)
@@ -88,4 +92,31 @@ func oldInVersion(old map[string]interface{}, t target) (map[string]interface{},
 		return nil, fmt.Errorf("converting the old object from %s to %s: %w", ot.version, t.version, err)
 	}
 	return converted, nil
+}
+
+// storageWarnings says what a client that writes through an older version
+// stores without meaning for the storage version's consumers (1.31): the
+// losses of converting the object to the storage version. An object that
+// came from the storage version carries its restore annotations and loses
+// nothing. A field the version's own rules already warned about is not
+// repeated.
+func storageWarnings(t target, obj map[string]interface{}, reported []string) []string {
+	if t.version == StorageVersion {
+		return nil
+	}
+	_, ws, err := conversion.ConvertWithWarnings(obj, StorageVersion)
+	if err != nil {
+		return nil // the cross-version checks report conversion failures
+	}
+	out := make([]string, 0, len(ws))
+next:
+	for _, w := range ws {
+		for _, r := range reported {
+			if strings.HasPrefix(r, w.Path+":") {
+				continue next
+			}
+		}
+		out = append(out, fmt.Sprintf("stored as %s: %s: %s", StorageVersion, w.Path, w.Message))
+	}
+	return out
 }
