@@ -282,3 +282,21 @@ status:
 		t.Errorf("stderr %q does not contain %q", stderr, want)
 	}
 }
+
+// TestConvertConsumerMeaning: the 1.30 structured example becomes a 1.31
+// scheduler allocation (no controller), and its parametersRef is reported.
+func TestConvertConsumerMeaning(t *testing.T) {
+	code, out, stderr := run(t, "", "convert", "--to", "v1alpha3", "-f", filepath.Join("..", "examples", "claim-v1alpha2.yaml"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	objs := readObjects(t, out)
+	alloc := objs[0]["status"].(map[string]interface{})["allocation"].(map[string]interface{})
+	if c, ok := alloc["controller"]; ok {
+		t.Errorf("structured 1.30 allocation got controller %v", c)
+	}
+	want := "warning: ResourceClaim inference/accel-claim: spec.parametersRef: "
+	if strings.Count(stderr, "warning:") != 1 || !strings.Contains(stderr, want) {
+		t.Errorf("stderr %q, want one warning containing %q", stderr, want)
+	}
+}
