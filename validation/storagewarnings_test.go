@@ -43,6 +43,18 @@ func TestStorageWarnings(t *testing.T) {
 		"v1alpha2 update of an object read from storage (its restore annotation keeps the count)": {
 			req: Request{Operation: Update, Object: fromStorage, OldObject: fromStorage},
 		},
+		"v1alpha2 label update of a claim with parametersRef: the write loses nothing new": {
+			req: Request{Operation: Update,
+				Object:    obj(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns","resourceVersion":"1","labels":{"a":"b"}},"spec":{"resourceClassName":"gpu",`+paramsRef+`}}`),
+				OldObject: obj(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim",`+meta+`,"spec":{"resourceClassName":"gpu",`+paramsRef+`}}`)},
+		},
+		"v1alpha2 status write of a single-consumer allocation: only the status loss": {
+			req: Request{Operation: Update, SubResource: "status",
+				Object: obj(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim",`+meta+`,"spec":{"resourceClassName":"gpu",`+paramsRef+`},
+					"status":{"driverName":"gpu.example.com","allocation":{"shareable":false,"resourceHandles":[{"driverName":"gpu.example.com","data":"x"}]}}}`),
+				OldObject: obj(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim",`+meta+`,"spec":{"resourceClassName":"gpu",`+paramsRef+`}}`)},
+			want: []string{"stored as v1alpha3: status.allocation.shareable: a 1.31 claim may be reserved by up to 32 consumers; this allocation was for one consumer only"},
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			resp, err := Validate(c.req)
