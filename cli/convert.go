@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -18,12 +19,13 @@ type convertOptions struct {
 	to        string
 	filenames []string
 	output    string
+	quiet     bool
 }
 
 func newConvertCommand(s streams) *cobra.Command {
 	o := &convertOptions{output: "yaml"}
 	cmd := &cobra.Command{
-		Use:   "convert --to VERSION -f FILE|- [-f FILE ...] [-o yaml|json]",
+		Use:   "convert --to VERSION -f FILE|- [-f FILE ...] [-o yaml|json] [--quiet]",
 		Short: "Convert ResourceClaim and ResourceClaimTemplate manifests between v1alpha1, v1alpha2 and v1alpha3",
 		Long: `Convert reads YAML or JSON manifests (multi-document streams, kind: List,
 files, directories and standard input) and converts every ResourceClaim and
@@ -32,7 +34,15 @@ the requested version, keeping its group. Every other object is passed through
 unchanged and in order.
 
 What the target version cannot hold is kept in claimbridge.dev/restore-*
-annotations, so that converting back gives the original exactly.
+annotations, so that converting back gives the original exactly. When such a
+field means something to the target release's scheduler, kubelet or drivers
+(parametersRef, an allocation mode, a count, per-device parameters, handles
+of other drivers ...), a warning naming the document, object and field is
+printed on standard error; --quiet silences them. Warnings do not change the
+exit code.
+
+An object whose known fields have the wrong JSON type (spec a string,
+reservedFor an object ...) is refused: exit 2, naming the document and path.
 
 Nothing is written unless every document converts.`,
 		Example: `  # Migrate a Kubernetes 1.30 claim to the 1.31 shape
@@ -48,6 +58,7 @@ Nothing is written unless every document converts.`,
 	cmd.Flags().StringVar(&o.to, "to", "", "target version: "+strings.Join(conversion.Versions, ", ")+" (required)")
 	cmd.Flags().StringArrayVarP(&o.filenames, "filename", "f", nil, "file, directory or - for standard input (repeatable, required)")
 	cmd.Flags().StringVarP(&o.output, "output", "o", o.output, "output format: yaml or json")
+	cmd.Flags().BoolVarP(&o.quiet, "quiet", "q", false, "do not print warnings about fields the target release's consumers do not see")
 	return cmd
 }
 
@@ -60,16 +71,29 @@ func (o *convertOptions) run(s streams) error {
 		return withCode(ExitBadInput, err)
 	}
 	objects := make([]map[string]interface{}, 0, len(docs))
+	var warnings []string
 	for _, doc := range docs {
-		out, err := convertDocument(doc, o.to, s.err)
-		if err != nil {
+		out, ws, err := convertDocument(doc, o.to, s.err)
+		var malformed *conversion.MalformedError
+		switch {
+		case errors.As(err, &malformed):
+			return withCode(ExitBadInput, err)
+		case err != nil:
 			return withCode(ExitInvalid, err)
+		}
+		for _, w := range ws {
+			warnings = append(warnings, fmt.Sprintf("%s: warning: %s", doc.Position(), w))
 		}
 		objects = append(objects, out)
 	}
 	data, err := encodeObjects(objects, o.output)
 	if err != nil {
 		return withCode(ExitInvalid, err)
+	}
+	if !o.quiet {
+		for _, w := range warnings {
+			fmt.Fprintln(s.err, w)
+		}
 	}
 	_, err = s.out.Write(data)
 	return err
@@ -101,18 +125,18 @@ func isVersion(v string) bool {
 // convertDocument converts a claim or template, and passes anything else
 // through; objects of the claim groups that cannot be converted are passed
 // through with a note.
-func convertDocument(doc manifest.Document, to string, notes io.Writer) (map[string]interface{}, error) {
+func convertDocument(doc manifest.Document, to string, notes io.Writer) (map[string]interface{}, []conversion.Warning, error) {
 	if _, _, _, err := conversion.Identify(doc.Object); err != nil {
 		if group, _, _ := strings.Cut(fmt.Sprint(doc.Object["apiVersion"]), "/"); group == conversion.Group || group == conversion.UpstreamGroup {
 			fmt.Fprintf(notes, "%s: passed through unchanged: %v\n", doc.Position(), err)
 		}
-		return doc.Object, nil
+		return doc.Object, nil, nil
 	}
-	out, err := conversion.Convert(doc.Object, to)
+	out, ws, err := conversion.ConvertWithWarnings(doc.Object, to)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", doc.Position(), err)
+		return nil, nil, fmt.Errorf("%s: %w", doc.Position(), err)
 	}
-	return out, nil
+	return out, ws, nil
 }
 
 // encodeObjects renders the objects as a YAML stream, or as JSON: one object

@@ -173,7 +173,7 @@ func TestConvertBadInput(t *testing.T) {
 		"missing-to":                         {args: []string{"-f", good, "--to", ""}, code: ExitBadInput, contains: "--to is required"},
 		"bad-output":                         {args: []string{"-f", good, "-o", "xml"}, code: ExitBadInput, contains: "unsupported output format"},
 		"no-filename":                        {args: []string{}, code: ExitBadInput, contains: "-f is required"},
-		"metadata-not-an-object":             {args: []string{"-f", "-", "--to", "v1alpha2"}, stdin: "apiVersion: resource.k8s.io/v1alpha3\nkind: ResourceClaim\nmetadata: 5\nspec: {devices: {requests: [{name: a, deviceClassName: c}, {name: b, deviceClassName: c}]}}\n", code: ExitInvalid, contains: "metadata is not an object"},
+		"metadata-not-an-object":             {args: []string{"-f", "-", "--to", "v1alpha2"}, stdin: "apiVersion: resource.k8s.io/v1alpha3\nkind: ResourceClaim\nmetadata: 5\nspec: {devices: {requests: [{name: a, deviceClassName: c}, {name: b, deviceClassName: c}]}}\n", code: ExitBadInput, contains: "document 1 (line 1): ResourceClaim (unnamed) is malformed: metadata must be an object, not a number"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			args := append([]string{"convert", "--to", "v1alpha3"}, tc.args...)
@@ -209,5 +209,94 @@ func TestConvertYAMLStream(t *testing.T) {
 	var v interface{}
 	if err := yaml.Unmarshal([]byte(out), &v); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestConvertWarnings: losses a consumer of the target release would act on
+// are printed on stderr, one line per object and field, with the document;
+// stdout is the same with and without --quiet, and the exit code is 0.
+func TestConvertWarnings(t *testing.T) {
+	const twoDocs = `apiVersion: resource.k8s.io/v1alpha2
+kind: ResourceClaim
+metadata: {name: plain, namespace: ns}
+spec: {resourceClassName: gpu, allocationMode: WaitForFirstConsumer}
+---
+apiVersion: resource.k8s.io/v1alpha2
+kind: ResourceClaimTemplate
+metadata: {name: tpl, namespace: ns}
+spec:
+  spec:
+    resourceClassName: gpu
+    allocationMode: Immediate
+    parametersRef: {kind: ResourceClaimParameters, name: two-gpus}
+`
+	code, out, stderr := run(t, twoDocs, "convert", "--to", "v1alpha3", "-f", "-")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	want := `<stdin>: document 2 (line 6): warning: ResourceClaimTemplate ns/tpl: spec.spec.parametersRef: ResourceClaimParameters have no v1alpha3 equivalent: a 1.31 scheduler allocates one device of class "gpu" without the parameters' selectors and counts (v1alpha2→v1alpha3)
+<stdin>: document 2 (line 6): warning: ResourceClaimTemplate ns/tpl: spec.spec.allocationMode: 1.31 has no allocation mode "Immediate": the claim is allocated only when the first pod that uses it is scheduled (v1alpha2→v1alpha3)
+`
+	if stderr != want {
+		t.Errorf("stderr:\n%s\nwant:\n%s", stderr, want)
+	}
+	for _, quiet := range []string{"--quiet", "-q"} {
+		qcode, qout, qerr := run(t, twoDocs, "convert", "--to", "v1alpha3", quiet, "-f", "-")
+		if qcode != 0 || qerr != "" || qout != out {
+			t.Errorf("%s: exit %d, stderr %q, stdout changed: %v", quiet, qcode, qerr, qout != out)
+		}
+	}
+	// A conversion that loses nothing prints nothing.
+	code, _, stderr = run(t, strings.SplitN(twoDocs, "---\n", 2)[0], "convert", "--to", "v1alpha1", "-f", "-")
+	if code != 0 || stderr != "" {
+		t.Errorf("plain claim: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestConvertMalformed: an object whose known fields have the wrong JSON
+// type is refused with exit 2, naming file, document and field path, and
+// nothing is written.
+func TestConvertMalformed(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "claims.yaml")
+	content := `apiVersion: resource.k8s.io/v1alpha2
+kind: ResourceClaim
+metadata: {name: ok}
+spec: {resourceClassName: gpu}
+---
+apiVersion: resource.k8s.io/v1alpha2
+kind: ResourceClaim
+metadata: {name: bad, namespace: ns}
+status:
+  reservedFor: {name: pod}
+`
+	if err := os.WriteFile(file, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := run(t, "", "convert", "--to", "v1alpha3", "-f", file)
+	if code != ExitBadInput || out != "" {
+		t.Fatalf("exit %d (want %d), stdout %q", code, ExitBadInput, out)
+	}
+	want := file + ": document 2 (line 6): ResourceClaim ns/bad is malformed: status.reservedFor must be an array, not an object"
+	if !strings.Contains(stderr, want) {
+		t.Errorf("stderr %q does not contain %q", stderr, want)
+	}
+}
+
+// TestConvertConsumerMeaning: the 1.30 structured example becomes a 1.31
+// scheduler allocation (no controller), and its parametersRef is reported.
+func TestConvertConsumerMeaning(t *testing.T) {
+	code, out, stderr := run(t, "", "convert", "--to", "v1alpha3", "-f", filepath.Join("..", "examples", "claim-v1alpha2.yaml"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	objs := readObjects(t, out)
+	alloc := objs[0]["status"].(map[string]interface{})["allocation"].(map[string]interface{})
+	if c, ok := alloc["controller"]; ok {
+		t.Errorf("structured 1.30 allocation got controller %v", c)
+	}
+	want := "warning: ResourceClaim inference/accel-claim: spec.parametersRef: "
+	if strings.Count(stderr, "warning:") != 1 || !strings.Contains(stderr, want) {
+		t.Errorf("stderr %q, want one warning containing %q", stderr, want)
 	}
 }

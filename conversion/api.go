@@ -39,7 +39,15 @@ const (
 //
 // Convert fails only when obj is not a convertible object or when what the
 // target version cannot hold does not fit into the annotation size limit.
+//
+// An object whose known fields have the wrong JSON type (for example spec a
+// string) is refused with a *MalformedError naming the field path.
+// ConvertWithWarnings also says what the target version's consumers miss.
 func Convert(obj map[string]interface{}, toVersion string) (map[string]interface{}, error) {
+	return convert(obj, toVersion, nil)
+}
+
+func convert(obj map[string]interface{}, toVersion string, ws *[]Warning) (map[string]interface{}, error) {
 	group, from, kind, err := Identify(obj)
 	if err != nil {
 		return nil, err
@@ -47,14 +55,17 @@ func Convert(obj map[string]interface{}, toVersion string) (map[string]interface
 	if versionIndex(toVersion) < 0 {
 		return nil, fmt.Errorf("unsupported target version %q: supported versions are %s", toVersion, strings.Join(Versions, ", "))
 	}
+	if err := checkShape(obj, from, kind); err != nil {
+		return nil, err
+	}
 	out := deepCopyMap(obj)
 	switch kind {
 	case KindClaim, KindTemplate:
-		if err := convertObject(out, kind, from, toVersion); err != nil {
+		if err := convertObject(out, kind, from, toVersion, "", ws); err != nil {
 			return nil, err
 		}
 	default: // a List kind
-		if err := convertList(out, strings.TrimSuffix(kind, "List"), from, toVersion); err != nil {
+		if err := convertList(out, strings.TrimSuffix(kind, "List"), from, toVersion, ws); err != nil {
 			return nil, err
 		}
 	}
@@ -93,28 +104,41 @@ func versionIndex(v string) int {
 // convertObject converts a claim or template in place, one neighbouring
 // version at a time, so that v1alpha1 ⇄ v1alpha3 passes through v1alpha2 and
 // every restore annotation is written and read by the same pair of steps.
-func convertObject(obj map[string]interface{}, kind, from, to string) error {
+//
+// When ws is not nil, the losses of every step are appended to it as
+// warnings; pathPrefix ("items[i].") locates a list item.
+func convertObject(obj map[string]interface{}, kind, from, to, pathPrefix string, ws *[]Warning) error {
+	name := describeObject(obj)
 	for i, j := versionIndex(from), versionIndex(to); i != j; {
 		next := i + 1
 		if j < i {
 			next = i - 1
 		}
-		if err := step(obj, kind, Versions[i], Versions[next]); err != nil {
-			return fmt.Errorf("converting %s %s from %s to %s: %w", kind, describeObject(obj), from, to, err)
+		var losses *[]loss
+		if ws != nil {
+			losses = &[]loss{}
+		}
+		if err := step(obj, kind, Versions[i], Versions[next], losses); err != nil {
+			return fmt.Errorf("converting %s %s from %s to %s: %w", kind, name, from, to, err)
+		}
+		if losses != nil {
+			for _, l := range *losses {
+				*ws = append(*ws, Warning{Kind: kind, Object: name, From: Versions[i], To: Versions[next], Path: pathPrefix + l.path, Message: l.message})
+			}
 		}
 		i = next
 	}
 	return nil
 }
 
-func convertList(list map[string]interface{}, kind, from, to string) error {
+func convertList(list map[string]interface{}, kind, from, to string, ws *[]Warning) error {
 	items, _ := list["items"].([]interface{})
 	for i, it := range items {
 		item, ok := it.(map[string]interface{})
 		if !ok {
 			continue // not an object: nothing this package can convert; kept as is
 		}
-		if err := convertObject(item, kind, from, to); err != nil {
+		if err := convertObject(item, kind, from, to, fmt.Sprintf("items[%d].", i), ws); err != nil {
 			return fmt.Errorf("items[%d]: %w", i, err)
 		}
 		if av, ok := item["apiVersion"].(string); ok {

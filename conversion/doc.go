@@ -10,5 +10,11 @@
 //
 // Whatever the target shape cannot hold travels in an annotation
 // (claimbridge.dev/restore-<version>) and is removed again when the object
-// comes back to that version. See docs/conversion.md.
+// comes back to that version. Mappings keep the meaning for the target
+// release's consumers (scheduler, kubelet, drivers); what they cannot say
+// to them is reported by ConvertWithWarnings (warnings.go). Objects whose
+// known fields have the wrong JSON type are refused (shape.go). Files:
+// api.go (entry points), step.go (one step), v1v2.go, v2v3.go, v3v2.go and
+// params.go (the mappings), restore.go (the annotation). See
+// docs/conversion.md.
 package conversion

@@ -3,6 +3,7 @@ package conversion_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -23,6 +24,11 @@ func FuzzConvertRoundTrip(f *testing.F) {
 	}
 	f.Add([]byte(`{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","spec":{"resourceClassName":"c"}}`), uint8(2))
 	f.Add([]byte(`{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","metadata":null,"status":{"allocation":{}}}`), uint8(0))
+	// Malformed: refused with a *MalformedError, never a panic.
+	f.Add([]byte(`{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","spec":"x"}`), uint8(2))
+	f.Add([]byte(`{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","status":{"reservedFor":{},"allocation":{"resourceHandles":{"a":1}}}}`), uint8(0))
+	f.Add([]byte(`{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","status":{"allocation":{"devices":{"results":[1],"config":"x"}}}}`), uint8(1))
+	f.Add([]byte(`{"apiVersion":"resource.k8s.io/v1alpha1","kind":"ResourceClaimTemplate","spec":{"spec":[]}}`), uint8(2))
 	f.Fuzz(func(t *testing.T, data []byte, target uint8) {
 		dec := json.NewDecoder(bytes.NewReader(data))
 		dec.UseNumber()
@@ -37,7 +43,11 @@ func FuzzConvertRoundTrip(f *testing.F) {
 			return
 		}
 		to := conversion.Versions[int(target)%len(conversion.Versions)]
-		converted, err := conversion.Convert(obj, to)
+		converted, _, err := conversion.ConvertWithWarnings(obj, to)
+		var malformed *conversion.MalformedError
+		if errors.As(err, &malformed) {
+			return
+		}
 		if err != nil {
 			if msg := err.Error(); !strings.Contains(msg, "is not an object") && !strings.Contains(msg, "above the limit") {
 				t.Fatalf("unexpected error for %s: %v", data, err)

@@ -8,11 +8,16 @@ import "fmt"
 // left out; the step records them in the restore annotation.
 type mapping struct {
 	// spec maps a ResourceClaimSpec.
-	spec func(in map[string]interface{}) map[string]interface{}
+	spec func(in map[string]interface{}, r *lossReport) map[string]interface{}
 	// status maps a ResourceClaimStatus. targetSpec is the claim's spec in the
 	// target version; status fields that refer to requests use its names.
-	status func(in, targetSpec map[string]interface{}) map[string]interface{}
+	status func(in, targetSpec map[string]interface{}, r *lossReport) map[string]interface{}
 }
+
+// Every mapping reports to r (which may be nil) each field it leaves out or
+// reshapes although a consumer of the target release would have acted on
+// it; the step turns these into Warnings. A mapping of a future version
+// reports its losses the same way.
 
 var mappings = map[[2]string]mapping{
 	{V1alpha1, V1alpha2}: {spec: specV1ToV2, status: statusV1ToV2},
@@ -32,21 +37,21 @@ func sections(kind string) []string {
 }
 
 // mapSection maps one section with m. context is the target spec, used by
-// the status mapping.
-func mapSection(m mapping, kind, name string, in, context map[string]interface{}) map[string]interface{} {
+// the status mapping. r (nil when mapping back) collects the losses.
+func mapSection(m mapping, kind, name string, in, context map[string]interface{}, r *lossReport) map[string]interface{} {
 	switch {
 	case name == "status":
-		return m.status(in, context)
+		return m.status(in, context, r)
 	case kind == KindTemplate:
 		// ResourceClaimTemplateSpec: metadata is the same in every version.
 		out := map[string]interface{}{}
 		copyKeys(out, in, "metadata")
 		if _, ok := in["spec"]; ok {
-			out["spec"] = m.spec(asMap(in["spec"]))
+			out["spec"] = m.spec(asMap(in["spec"]), r.at("spec"))
 		}
 		return out
 	default:
-		return m.spec(in)
+		return m.spec(in, r)
 	}
 }
 
@@ -58,7 +63,9 @@ func mapSection(m mapping, kind, name string, in, context map[string]interface{}
 //  3. the sections are mapped back, and the difference to the original
 //     sections becomes the restore annotation of from, so that converting the
 //     result back to from gives obj exactly.
-func step(obj map[string]interface{}, kind, from, to string) error {
+//
+// losses (if not nil) receives what the forward mapping reported.
+func step(obj map[string]interface{}, kind, from, to string, losses *[]loss) error {
 	forward, okF := mappings[[2]string{from, to}]
 	backward, okB := mappings[[2]string{to, from}]
 	if !okF || !okB {
@@ -70,7 +77,11 @@ func step(obj map[string]interface{}, kind, from, to string) error {
 	out := map[string]interface{}{}
 	for _, name := range sections(kind) {
 		if in, ok := obj[name]; ok {
-			out[name] = mapSection(forward, kind, name, asMap(in), asMap(out["spec"]))
+			var r *lossReport
+			if losses != nil {
+				r = &lossReport{prefix: name, losses: losses}
+			}
+			out[name] = mapSection(forward, kind, name, asMap(in), asMap(out["spec"]), r)
 		}
 		if restoreTo != nil {
 			restoreTo.applySection(name, out)
@@ -82,7 +93,7 @@ func step(obj map[string]interface{}, kind, from, to string) error {
 		mapped, mappedOK := out[name]
 		var back map[string]interface{}
 		if mappedOK {
-			back = mapSection(backward, kind, name, asMap(mapped), asMap(srcSpec))
+			back = mapSection(backward, kind, name, asMap(mapped), asMap(srcSpec), nil)
 		}
 		orig, origOK := obj[name]
 		restoreFrom.diffSection(name, back, mappedOK, orig, origOK)

@@ -261,15 +261,26 @@ func TestTableV2ToV1(t *testing.T) {
 				"created":"annotations"}}},
 			"spec":{"resourceClassName":"c"},"status":{"driverName":"d","allocation":{"shareable":true}}}`,
 	}, {
-		name: "a handle driver that differs from status.driverName travels in restore-v1alpha2",
+		name: "a handle of a driver other than status.driverName is not resourceHandle (a 1.26 kubelet would hand it to the wrong plugin); it travels in restore-v1alpha2",
 		in: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c"},
 			"spec":{"resourceClassName":"c"},"status":{"driverName":"ctrl","allocation":{"resourceHandles":[{"driverName":"kubelet-plugin","data":"x"}]}}}`,
 		want: `{"apiVersion":"resource.k8s.io/v1alpha1","kind":"ResourceClaim",
 			"metadata":{"name":"c","annotations":{"claimbridge.dev/restore-v1alpha2":{
-				"status":{"base":{"$fp":{"driverName":"ctrl","allocation":{"resourceHandles":[{"driverName":"ctrl","data":"x"}]}}},
-					"patch":[{"op":"replace","path":"/status/allocation/resourceHandles/0/driverName","value":"kubelet-plugin"}]},
+				"status":{"base":{"$fp":{"driverName":"ctrl","allocation":{"resourceHandles":[{"driverName":"ctrl"}]}}},
+					"patch":[{"op":"add","path":"/status/allocation/resourceHandles/0/data","value":"x"},
+						{"op":"replace","path":"/status/allocation/resourceHandles/0/driverName","value":"kubelet-plugin"}]},
 				"created":"annotations"}}},
-			"spec":{"resourceClassName":"c"},"status":{"driverName":"ctrl","allocation":{"resourceHandle":"x"}}}`,
+			"spec":{"resourceClassName":"c"},"status":{"driverName":"ctrl","allocation":{}}}`,
+	}, {
+		name: "the handle of status.driverName becomes resourceHandle even when a foreign handle comes first",
+		in: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c"},
+			"spec":{"resourceClassName":"c"},"status":{"driverName":"d","allocation":{"resourceHandles":[{"driverName":"other","data":"o"},{"driverName":"d","data":"x"}]}}}`,
+		want: `{"apiVersion":"resource.k8s.io/v1alpha1","kind":"ResourceClaim",
+			"metadata":{"name":"c","annotations":{"claimbridge.dev/restore-v1alpha2":{
+				"status":{"base":{"$fp":{"driverName":"d","allocation":{"resourceHandles":[{"driverName":"d","data":"x"}]}}},
+					"patch":[{"op":"replace","path":"/status/allocation/resourceHandles","value":[{"driverName":"other","data":"o"},{"driverName":"d","data":"x"}]}]},
+				"created":"annotations"}}},
+			"spec":{"resourceClassName":"c"},"status":{"driverName":"d","allocation":{"resourceHandle":"x"}}}`,
 	}, {
 		name: "extra handles travel in restore-v1alpha2; the first handle's data is resourceHandle",
 		in: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c"},
@@ -383,39 +394,55 @@ func TestTableV2ToV3(t *testing.T) {
 			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"c"}]}},
 			"status":{"allocation":{"controller":"d","devices":{"results":[{"request":"request","driver":"d","pool":"d","device":"handle-0"}]}}}}`,
 	}, {
-		name: "structured handle: one result per named resource in pool nodeName; class, claim and request parameters become opaque config",
+		name: "structured handle (1.30 scheduler allocation): no controller; one result per named resource in pool nodeName; class parameters become FromClass, claim and per-device request parameters one DeviceParameters FromClaim config",
 		in: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c"},
 			"spec":{"resourceClassName":"c"},
 			"status":{"driverName":"d","allocation":{"shareable":true,"resourceHandles":[{"driverName":"d","structuredData":{
 				"vendorClassParameters":{"cls":1},"vendorClaimParameters":{"clm":2},"nodeName":"node-1",
 				"results":[{"namedResources":{"name":"r0"}},{"namedResources":{"name":"r1"},"vendorRequestParameters":{"req":3}}]}}]}}}`,
-		want: `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim",
-			"metadata":{"name":"c","annotations":{"claimbridge.dev/restore-v1alpha2":{
-				"status":{"base":{"$fp":{"driverName":"d","allocation":{"shareable":true,"resourceHandles":[{"driverName":"d","structuredData":{
-					"vendorClassParameters":{"cls":1},"vendorClaimParameters":{"clm":2},"nodeName":"node-1",
-					"results":[{"namedResources":{"name":"r0"}},{"namedResources":{"name":"r1"}}]}}]}}},
-					"patch":[{"op":"add","path":"/status/allocation/resourceHandles/0/structuredData/results/1/vendorRequestParameters","value":{"req":3}}]},
-				"created":"annotations"}}},
+		want: `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c"},
 			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"c"}]}},
-			"status":{"allocation":{"controller":"d","devices":{
+			"status":{"allocation":{"devices":{
 				"results":[{"request":"request","driver":"d","pool":"node-1","device":"r0"},{"request":"request","driver":"d","pool":"node-1","device":"r1"}],
 				"config":[
 					{"source":"FromClass","requests":["request"],"opaque":{"driver":"d","parameters":{"cls":1}}},
-					{"source":"FromClaim","requests":["request"],"opaque":{"driver":"d","parameters":{"clm":2}}},
-					{"source":"FromClaim","requests":["request"],"opaque":{"driver":"d","parameters":{"req":3}}}]}}}}`,
+					{"source":"FromClaim","requests":["request"],"opaque":{"driver":"d","parameters":{
+						"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"DeviceParameters","claimParameters":{"clm":2},
+						"devices":[{"device":"r1","parameters":{"req":3}}]}}}]}}}}`,
 	}, {
-		name: "structured handle without nodeName and without named resources: pool is the driver, device handle-<i>; non-object parameters have no place",
+		name: "several opaque handles of one driver: one DeviceParameters config instead of configs that override each other",
+		in: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c"},
+			"spec":{"resourceClassName":"c"},
+			"status":{"driverName":"d","allocation":{"shareable":true,"resourceHandles":[{"driverName":"d","data":"{\"gpu\":0}"},{"driverName":"d"},{"driverName":"d","data":"raw"}]}}}`,
+		want: `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c"},
+			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"c"}]}},
+			"status":{"allocation":{"controller":"d","devices":{
+				"results":[{"request":"request","driver":"d","pool":"d","device":"handle-0"},{"request":"request","driver":"d","pool":"d","device":"handle-1"},
+					{"request":"request","driver":"d","pool":"d","device":"handle-2"}],
+				"config":[{"source":"FromClaim","requests":["request"],"opaque":{"driver":"d","parameters":{
+					"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"DeviceParameters","devices":[
+						{"device":"handle-0","parameters":{"gpu":0}},
+						{"device":"handle-2","parameters":{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceHandle","data":"raw"}}]}}}]}}}}`,
+	}, {
+		name: "opaque and structured handles mixed: structured (no controller); what the structured view cannot say travels in restore-v1alpha2; non-object parameters have no place",
 		in: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c"},
 			"spec":{"resourceClassName":"c"},
 			"status":{"driverName":"d","allocation":{"resourceHandles":[{"driverName":"d","data":"x"},{"driverName":"e","structuredData":{"vendorClassParameters":"text","results":[]}}]}}}`,
 		want: `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim",
 			"metadata":{"name":"c","annotations":{"claimbridge.dev/restore-v1alpha2":{
-				"status":{"base":{"$fp":{"driverName":"d","allocation":{"shareable":true,"resourceHandles":[{"driverName":"d","data":"x"},{"driverName":"e"}]}}},
-					"patch":[{"op":"add","path":"/status/allocation/resourceHandles/1/structuredData","value":{"vendorClassParameters":"text","results":[]}},
+				"status":{"base":{"$fp":{"driverName":"d","allocation":{"shareable":true,"resourceHandles":[
+						{"driverName":"d","structuredData":{"nodeName":"d","results":[{"namedResources":{"name":"handle-0"}}],
+							"vendorClaimParameters":{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceHandle","data":"x"}}},
+						{"driverName":"e","structuredData":{"nodeName":"e","results":[{"namedResources":{"name":"handle-1"}}]}}]}}},
+					"patch":[{"op":"add","path":"/status/allocation/resourceHandles/0/data","value":"x"},
+						{"op":"remove","path":"/status/allocation/resourceHandles/0/structuredData"},
+						{"op":"replace","path":"/status/allocation/resourceHandles/1/structuredData/results","value":[]},
+						{"op":"add","path":"/status/allocation/resourceHandles/1/structuredData/vendorClassParameters","value":"text"},
+						{"op":"remove","path":"/status/allocation/resourceHandles/1/structuredData/nodeName"},
 						{"op":"remove","path":"/status/allocation/shareable"}]},
 				"created":"annotations"}}},
 			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"c"}]}},
-			"status":{"allocation":{"controller":"d","devices":{
+			"status":{"allocation":{"devices":{
 				"results":[{"request":"request","driver":"d","pool":"d","device":"handle-0"},{"request":"request","driver":"e","pool":"e","device":"handle-1"}],
 				"config":[{"source":"FromClaim","requests":["request"],"opaque":{"driver":"d","parameters":{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceHandle","data":"x"}}}]}}}}`,
 	}, {
@@ -489,7 +516,7 @@ func TestTableV3ToV2(t *testing.T) {
 				"reservedFor":[{"resource":"pods","name":"p","uid":"u"}]}}`,
 		want: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim",
 			"metadata":{"name":"c","annotations":{"claimbridge.dev/restore-v1alpha3":{
-				"status":{"base":{"$fp":{"allocation":{"controller":"a",
+				"status":{"base":{"$fp":{"allocation":{
 					"devices":{"results":[{"request":"request","driver":"a","pool":"n1","device":"a0"},{"request":"request","driver":"a","pool":"n1","device":"a1"},{"request":"request","driver":"b","pool":"n1","device":"b0"}],
 						"config":[{"source":"FromClass","requests":["request"],"opaque":{"driver":"a","parameters":{"cls":1}}},
 							{"source":"FromClaim","requests":["request"],"opaque":{"driver":"a","parameters":{"clm":2}}}]},
@@ -498,8 +525,7 @@ func TestTableV3ToV2(t *testing.T) {
 					"patch":[{"op":"replace","path":"/status/allocation/devices/results/1/device","value":"b0"},
 						{"op":"replace","path":"/status/allocation/devices/results/1/driver","value":"b"},
 						{"op":"replace","path":"/status/allocation/devices/results/2/device","value":"a1"},
-						{"op":"replace","path":"/status/allocation/devices/results/2/driver","value":"a"},
-						{"op":"remove","path":"/status/allocation/controller"}]},
+						{"op":"replace","path":"/status/allocation/devices/results/2/driver","value":"a"}]},
 				"created":"annotations"}}},
 			"spec":{"resourceClassName":"c"},
 			"status":{"driverName":"a","allocation":{"shareable":true,
@@ -515,10 +541,9 @@ func TestTableV3ToV2(t *testing.T) {
 			"status":{"allocation":{"devices":{"results":[{"request":"request","driver":"a","pool":"p1","device":"x"},{"request":"request","driver":"a","pool":"p2","device":"y"}]}}}}`,
 		want: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim",
 			"metadata":{"name":"c","annotations":{"claimbridge.dev/restore-v1alpha3":{
-				"status":{"base":{"$fp":{"allocation":{"controller":"a","devices":{"results":[{"request":"request","driver":"a","pool":"a","device":"x"},{"request":"request","driver":"a","pool":"a","device":"y"}]}}}},
+				"status":{"base":{"$fp":{"allocation":{"devices":{"results":[{"request":"request","driver":"a","pool":"a","device":"x"},{"request":"request","driver":"a","pool":"a","device":"y"}]}}}},
 					"patch":[{"op":"replace","path":"/status/allocation/devices/results/0/pool","value":"p1"},
-						{"op":"replace","path":"/status/allocation/devices/results/1/pool","value":"p2"},
-						{"op":"remove","path":"/status/allocation/controller"}]},
+						{"op":"replace","path":"/status/allocation/devices/results/1/pool","value":"p2"}]},
 				"created":"annotations"}}},
 			"spec":{"resourceClassName":"c"},
 			"status":{"driverName":"a","allocation":{"shareable":true,"resourceHandles":[{"driverName":"a","structuredData":{"results":[{"namedResources":{"name":"x"}},{"namedResources":{"name":"y"}}]}}]}}}`,
@@ -551,9 +576,8 @@ func TestTableV3ToV2(t *testing.T) {
 			"metadata":{"name":"c","annotations":{"claimbridge.dev/restore-v1alpha3":{
 				"spec":{"base":{"$fp":{"devices":{"requests":[{"name":"request","deviceClassName":"c"}]}}},"patch":[
 					{"op":"replace","path":"/spec/devices/requests","value":[{"name":"a","deviceClassName":"c"},{"name":"b","deviceClassName":"c"}]}]},
-				"status":{"base":{"$fp":{"allocation":{"controller":"d","devices":{"results":[{"request":"a","driver":"d","pool":"p","device":"x"},{"request":"a","driver":"d","pool":"p","device":"y"}]}}}},
-					"patch":[{"op":"replace","path":"/status/allocation/devices/results/1/request","value":"b"},
-						{"op":"remove","path":"/status/allocation/controller"}]},
+				"status":{"base":{"$fp":{"allocation":{"devices":{"results":[{"request":"a","driver":"d","pool":"p","device":"x"},{"request":"a","driver":"d","pool":"p","device":"y"}]}}}},
+					"patch":[{"op":"replace","path":"/status/allocation/devices/results/1/request","value":"b"}]},
 				"created":"annotations"}}},
 			"spec":{"resourceClassName":"c"},
 			"status":{"driverName":"d","allocation":{"shareable":true,"resourceHandles":[{"driverName":"d","structuredData":{"nodeName":"p","results":[{"namedResources":{"name":"x"}},{"namedResources":{"name":"y"}}]}}]}}}`,
@@ -632,13 +656,10 @@ func TestTableV3ToV1(t *testing.T) {
 			"status":{"allocation":{"devices":{"results":[{"request":"request","driver":"d","pool":"n","device":"x"}]}}}}`,
 		want: `{"apiVersion":"resource.k8s.io/v1alpha1","kind":"ResourceClaim",
 			"metadata":{"name":"c","annotations":{
-				"claimbridge.dev/restore-v1alpha3":{
-					"status":{"base":{"$fp":{"allocation":{"controller":"d","devices":{"results":[{"request":"request","driver":"d","pool":"n","device":"x"}]}}}},
-						"patch":[{"op":"remove","path":"/status/allocation/controller"}]},
-					"created":"annotations"},
 				"claimbridge.dev/restore-v1alpha2":{
 					"status":{"base":{"$fp":{"driverName":"d","allocation":{"resourceHandles":[{"driverName":"d"}],"shareable":true}}},
-						"patch":[{"op":"add","path":"/status/allocation/resourceHandles/0/structuredData","value":{"nodeName":"n","results":[{"namedResources":{"name":"x"}}]}}]}}}},
+						"patch":[{"op":"add","path":"/status/allocation/resourceHandles/0/structuredData","value":{"nodeName":"n","results":[{"namedResources":{"name":"x"}}]}}]},
+					"created":"annotations"}}},
 			"spec":{"resourceClassName":"c"},
 			"status":{"driverName":"d","allocation":{"shareable":true}}}`,
 	}})
@@ -877,12 +898,12 @@ func TestErrors(t *testing.T) {
 			`apiVersion "resource.k8s.io/v1beta1": unsupported version "v1beta1" (supported: v1alpha1, v1alpha2, v1alpha3)`},
 		{"unsupported target version", `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim"}`, "v1",
 			`unsupported target version "v1": supported versions are v1alpha1, v1alpha2, v1alpha3`},
-		{"metadata not an object, when an annotation is needed", `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":"x","spec":{"resourceClassName":"c","allocationMode":"Immediate"}}`, "v1alpha3",
-			`converting ResourceClaim (unnamed) from v1alpha2 to v1alpha3: keeping the fields of v1alpha2 that v1alpha3 cannot hold: metadata is not an object, so annotation claimbridge.dev/restore-v1alpha2 cannot be added`},
-		{"annotations not an object, when an annotation is needed", `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns","annotations":[]},"spec":{"resourceClassName":"c","allocationMode":"Immediate"}}`, "v1alpha3",
-			`converting ResourceClaim ns/c from v1alpha2 to v1alpha3: keeping the fields of v1alpha2 that v1alpha3 cannot hold: metadata.annotations is not an object, so annotation claimbridge.dev/restore-v1alpha2 cannot be added`},
+		{"metadata not an object", `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":"x","spec":{"resourceClassName":"c"}}`, "v1alpha1",
+			`ResourceClaim (unnamed) is malformed: metadata must be an object, not a string`},
+		{"annotations not an object", `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns","annotations":[]},"spec":{"resourceClassName":"c","allocationMode":"Immediate"}}`, "v1alpha3",
+			`ResourceClaim ns/c is malformed: metadata.annotations must be an object, not an array`},
 		{"list item that cannot be converted", `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaimList","items":[{"metadata":{"name":"ok"}},{"metadata":{"name":"bad","annotations":"x"},"spec":{"resourceClassName":"c","allocationMode":"Immediate"}}]}`, "v1alpha3",
-			`items[1]: converting ResourceClaim bad from v1alpha2 to v1alpha3`},
+			`ResourceClaim bad is malformed: items[1].metadata.annotations must be an object, not a string`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out, err := conversion.Convert(tblDecode(t, c.in), c.to)
@@ -897,10 +918,6 @@ func TestErrors(t *testing.T) {
 			}
 		})
 	}
-	t.Run("metadata not an object is kept when no annotation is needed", func(t *testing.T) {
-		tblCheck(t, `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":"x","spec":{"resourceClassName":"c"}}`,
-			`{"apiVersion":"resource.k8s.io/v1alpha1","kind":"ResourceClaim","metadata":"x","spec":{"resourceClassName":"c"}}`, conversion.V1alpha1)
-	})
 }
 
 // bigHandles returns a v1alpha2 claim with n handles of drivers d0…d<n-1>

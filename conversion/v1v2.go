@@ -1,5 +1,7 @@
 package conversion
 
+import "fmt"
+
 // v1alpha1 (1.26) and v1alpha2 (1.27–1.30) share the spec and the status but
 // for one field: the single opaque allocation.resourceHandle of v1alpha1
 // became a list of per-driver allocation.resourceHandles.
@@ -7,13 +9,15 @@ package conversion
 // claimSpecV1V2Keys are the ResourceClaimSpec fields of v1alpha1 and v1alpha2.
 var claimSpecV1V2Keys = []string{"resourceClassName", "parametersRef", "allocationMode"}
 
-func specV1ToV2(in map[string]interface{}) map[string]interface{} {
+func specV1ToV2(in map[string]interface{}, _ *lossReport) map[string]interface{} {
 	out := map[string]interface{}{}
 	copyKeys(out, in, claimSpecV1V2Keys...)
 	return out
 }
 
-func specV2ToV1(in map[string]interface{}) map[string]interface{} { return specV1ToV2(in) }
+func specV2ToV1(in map[string]interface{}, r *lossReport) map[string]interface{} {
+	return specV1ToV2(in, r)
+}
 
 // statusCommonKeys are the ResourceClaimStatus fields that are identical in
 // every version.
@@ -21,7 +25,7 @@ var statusCommonKeys = []string{"reservedFor", "deallocationRequested"}
 
 // statusV1ToV2: resourceHandle + status.driverName become resourceHandles[0]
 // = {driverName, data}; an empty handle means "no data" and leaves data out.
-func statusV1ToV2(in, _ map[string]interface{}) map[string]interface{} {
+func statusV1ToV2(in, _ map[string]interface{}, _ *lossReport) map[string]interface{} {
 	out := map[string]interface{}{}
 	copyKeys(out, in, "driverName")
 	copyKeys(out, in, statusCommonKeys...)
@@ -46,10 +50,12 @@ func statusV1ToV2(in, _ map[string]interface{}) map[string]interface{} {
 	return out
 }
 
-// statusV2ToV1: the data of resourceHandles[0] becomes resourceHandle. Further
-// handles, a handle driver that differs from status.driverName and structured
-// data have no place in v1alpha1.
-func statusV2ToV1(in, _ map[string]interface{}) map[string]interface{} {
+// statusV2ToV1: a 1.26 kubelet hands resourceHandle to the plugin named
+// status.driverName, so resourceHandle is the data of the first handle whose
+// driverName is status.driverName. Handles of other drivers (their plugins
+// would get nothing from a 1.26 kubelet), further handles of that driver and
+// structured data have no place in v1alpha1.
+func statusV2ToV1(in, _ map[string]interface{}, r *lossReport) map[string]interface{} {
 	out := map[string]interface{}{}
 	copyKeys(out, in, "driverName")
 	copyKeys(out, in, statusCommonKeys...)
@@ -59,9 +65,24 @@ func statusV2ToV1(in, _ map[string]interface{}) map[string]interface{} {
 		alloc := asMap(a)
 		outAlloc := map[string]interface{}{}
 		copyKeys(outAlloc, alloc, "availableOnNodes", "shareable")
-		if handles := asSlice(alloc["resourceHandles"]); len(handles) > 0 {
-			if data := asString(asMap(handles[0])["data"]); data != "" {
-				outAlloc["resourceHandle"] = data
+		driver := asString(in["driverName"])
+		chosen := -1
+		for i, h := range asSlice(alloc["resourceHandles"]) {
+			handle := asMap(h)
+			path := fmt.Sprintf("allocation.resourceHandles[%d]", i)
+			switch {
+			case asString(handle["driverName"]) != driver:
+				r.lose(path, "the handle of driver %q is not handed to any kubelet plugin by a 1.26 kubelet, which only calls %q", asString(handle["driverName"]), driver)
+			case chosen >= 0:
+				r.lose(path, "a 1.26 kubelet hands only one handle to %q; this further handle is kept in the restore annotation only", driver)
+			default:
+				chosen = i
+				if data := asString(handle["data"]); data != "" {
+					outAlloc["resourceHandle"] = data
+				}
+				if handle["structuredData"] != nil {
+					r.lose(path+".structuredData", "structured parameters (1.30) do not exist in 1.26; the named resources are kept in the restore annotation only")
+				}
 			}
 		}
 		out["allocation"] = outAlloc

@@ -3,6 +3,7 @@ package conversion
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -37,7 +38,7 @@ const (
 
 // specV2ToV3: the resource class becomes the device class of one request.
 // parametersRef and allocationMode have no place in v1alpha3.
-func specV2ToV3(in map[string]interface{}) map[string]interface{} {
+func specV2ToV3(in map[string]interface{}, r *lossReport) map[string]interface{} {
 	out := map[string]interface{}{}
 	if class, ok := in["resourceClassName"]; ok {
 		out["devices"] = map[string]interface{}{
@@ -47,32 +48,74 @@ func specV2ToV3(in map[string]interface{}) map[string]interface{} {
 			}},
 		}
 	}
+	if in["parametersRef"] != nil {
+		r.lose("parametersRef", "ResourceClaimParameters have no v1alpha3 equivalent: a 1.31 scheduler allocates one device of class %q without the parameters' selectors and counts", asString(in["resourceClassName"]))
+	}
+	if mode := asString(in["allocationMode"]); mode != "" && mode != "WaitForFirstConsumer" {
+		r.lose("allocationMode", "1.31 has no allocation mode %q: the claim is allocated only when the first pod that uses it is scheduled", mode)
+	}
 	return out
 }
 
 // specV3ToV2: the device class of the first request becomes the resource
 // class. Further requests, selectors, counts, constraints, configuration and
 // the controller have no place in v1alpha2.
-func specV3ToV2(in map[string]interface{}) map[string]interface{} {
+func specV3ToV2(in map[string]interface{}, r *lossReport) map[string]interface{} {
 	out := map[string]interface{}{}
-	if requests := asSlice(asMap(in["devices"])["requests"]); len(requests) > 0 {
-		if class, ok := asMap(requests[0])["deviceClassName"]; ok {
+	devices := asMap(in["devices"])
+	requests := asSlice(devices["requests"])
+	if len(requests) > 0 {
+		first := asMap(requests[0])
+		if class, ok := first["deviceClassName"]; ok {
 			out["resourceClassName"] = deepCopy(class)
 		}
+		lossesOfRequest(first, r)
+	}
+	for i := 1; i < len(requests); i++ {
+		r.lose(fmt.Sprintf("devices.requests[%d]", i), "a 1.27–1.30 claim asks for one resource class: this request is not allocated")
+	}
+	if len(asSlice(devices["constraints"])) > 0 {
+		r.lose("devices.constraints", "1.27–1.30 has no constraints between devices")
+	}
+	if len(asSlice(devices["config"])) > 0 {
+		r.lose("devices.config", "1.27–1.30 has no configuration in the claim spec: drivers get it from ResourceClaimParameters")
+	}
+	if asString(in["controller"]) != "" {
+		r.lose("controller", "1.27–1.30 has no spec.controller: the resource class decides whether a control-plane driver or the scheduler allocates")
 	}
 	return out
+}
+
+// lossesOfRequest reports the settings of the first request that a 1.30
+// scheduler or driver, which allocates one device of the class, ignores.
+func lossesOfRequest(req map[string]interface{}, r *lossReport) {
+	if len(asSlice(req["selectors"])) > 0 {
+		r.lose("devices.requests[0].selectors", "1.27–1.30 has no device selectors in the claim: any device of the class may be allocated")
+	}
+	mode := asString(req["allocationMode"])
+	if mode != "" && mode != "ExactCount" {
+		r.lose("devices.requests[0].allocationMode", "1.27–1.30 allocates one device of the class, not %q", mode)
+	} else if count, ok := req["count"]; ok && count != nil && fmt.Sprint(count) != "1" {
+		r.lose("devices.requests[0].count", "1.27–1.30 allocates one device of the class, not %v", count)
+	}
+	if req["adminAccess"] == true {
+		r.lose("devices.requests[0].adminAccess", "1.27–1.30 has no admin access: the device is allocated exclusively")
+	}
 }
 
 // statusV2ToV3 maps an allocation of resource handles to allocated devices:
 //   - every handle yields at least one result whose driver is the handle's
 //     driverName; a structured handle yields one result per named resource
 //     (device = name, pool = structuredData.nodeName);
-//   - opaque handle data and vendor parameters become devices.config opaque
-//     entries for the handle's driver;
-//   - availableOnNodes becomes nodeSelector, status.driverName becomes
-//     allocation.controller; shareable has no place (every v1alpha3 claim is
+//   - the configuration of each driver becomes its devices.config entries
+//     (driverParams): class parameters, and one FromClaim entry;
+//   - availableOnNodes becomes nodeSelector. status.driverName becomes
+//     allocation.controller only for a classic allocation (no handle has
+//     structuredData): a 1.31 scheduler deallocates a claim without a
+//     controller itself, which is what a 1.30 scheduler did for structured
+//     allocations. shareable has no place (every v1alpha3 claim is
 //     shareable).
-func statusV2ToV3(in, targetSpec map[string]interface{}) map[string]interface{} {
+func statusV2ToV3(in, targetSpec map[string]interface{}, r *lossReport) map[string]interface{} {
 	out := map[string]interface{}{}
 	copyKeys(out, in, statusCommonKeys...)
 	a, ok := in["allocation"]
@@ -87,46 +130,77 @@ func statusV2ToV3(in, targetSpec map[string]interface{}) map[string]interface{} 
 	if ns, ok := alloc["availableOnNodes"]; ok {
 		outAlloc["nodeSelector"] = deepCopy(ns)
 	}
+	if alloc["shareable"] == false {
+		r.lose("allocation.shareable", "a 1.31 claim may be reserved by up to 32 consumers; this allocation was for one consumer only")
+	}
+	handles := asSlice(alloc["resourceHandles"])
 	driverName := asString(in["driverName"])
-	if driverName != "" {
+	if driverName != "" && !anyStructured(handles) {
 		outAlloc["controller"] = driverName
 	}
 	request := firstRequestName(targetSpec)
-	var results, config []interface{}
-	handles := asSlice(alloc["resourceHandles"])
+	var results []interface{}
 	if len(handles) == 0 && driverName != "" {
 		// No handles: one kubelet plugin, named after the driver, without data.
 		results = append(results, deviceResult(request, driverName, driverName, HandleDevicePrefix+"0"))
 	}
+	var params []*driverParams
+	paramsOf := func(driver string) *driverParams {
+		for _, p := range params {
+			if p.driver == driver {
+				return p
+			}
+		}
+		params = append(params, &driverParams{driver: driver})
+		return params[len(params)-1]
+	}
 	for i, h := range handles {
 		handle := asMap(h)
 		driver := asString(handle["driverName"])
+		p := paramsOf(driver)
+		p.handles++
+		path := fmt.Sprintf("allocation.resourceHandles[%d]", i)
 		structured, isStructured := handle["structuredData"].(map[string]interface{})
 		if !isStructured || structured == nil {
-			results = append(results, deviceResult(request, driver, driver, HandleDevicePrefix+strconv.Itoa(i)))
+			device := HandleDevicePrefix + strconv.Itoa(i)
+			results = append(results, deviceResult(request, driver, driver, device))
 			if data := asString(handle["data"]); data != "" {
-				config = append(config, opaqueConfig(sourceClaim, request, driver, dataParameters(data)))
+				p.addDevice(device, dataParameters(data), path+".data")
 			}
 			continue
 		}
+		p.structured = true
 		pool := asString(structured["nodeName"])
 		if pool == "" {
 			pool = driver
 		}
-		config = appendParameters(config, sourceClass, request, driver, structured["vendorClassParameters"])
-		config = appendParameters(config, sourceClaim, request, driver, structured["vendorClaimParameters"])
+		p.class = keepParameters(p.class, structured["vendorClassParameters"], r, path+".structuredData.vendorClassParameters")
+		p.claim = keepParameters(p.claim, structured["vendorClaimParameters"], r, path+".structuredData.vendorClaimParameters")
 		named := 0
-		for _, r := range asSlice(structured["results"]) {
-			result := asMap(r)
-			if name := asString(asMap(result["namedResources"])["name"]); name != "" {
+		for j, res := range asSlice(structured["results"]) {
+			result := asMap(res)
+			name := asString(asMap(result["namedResources"])["name"])
+			if name != "" {
 				results = append(results, deviceResult(request, driver, pool, name))
 				named++
 			}
-			config = appendParameters(config, sourceClaim, request, driver, result["vendorRequestParameters"])
+			rp := result["vendorRequestParameters"]
+			rpath := fmt.Sprintf("%s.structuredData.results[%d].vendorRequestParameters", path, j)
+			switch m, isObj := rp.(map[string]interface{}); {
+			case rp == nil:
+			case !isObj || m == nil || name == "":
+				r.lose(rpath, "only an object for a named resource can be device configuration in v1alpha3 (kept in the restore annotation only)")
+			default:
+				p.addDevice(name, deepCopy(m), rpath)
+			}
 		}
 		if named == 0 {
 			results = append(results, deviceResult(request, driver, pool, HandleDevicePrefix+strconv.Itoa(i)))
 		}
+	}
+	var config []interface{}
+	for _, p := range params {
+		config = append(config, p.config(request, r)...)
 	}
 	devices := map[string]interface{}{}
 	if len(results) > 0 {
@@ -142,84 +216,32 @@ func statusV2ToV3(in, targetSpec map[string]interface{}) map[string]interface{} 
 	return out
 }
 
-// statusV3ToV2 maps allocated devices back to resource handles, one per
-// driver (in order of first appearance): results of a controller-managed
-// allocation whose devices are all "handle-<i>" become opaque handles with
-// their configuration as data; other results become a structured handle with
-// one named resource per device. The first FromClass and FromClaim
-// configuration of a driver become its vendor class and claim parameters.
-func statusV3ToV2(in, _ map[string]interface{}) map[string]interface{} {
-	out := map[string]interface{}{}
-	copyKeys(out, in, statusCommonKeys...)
-	a, ok := in["allocation"]
-	if !ok || a == nil {
-		if ok {
-			out["allocation"] = nil // null: not allocated
+// anyStructured reports whether a 1.30 scheduler sees the allocation as
+// structured: some handle has structuredData.
+func anyStructured(handles []interface{}) bool {
+	for _, h := range handles {
+		if asMap(h)["structuredData"] != nil {
+			return true
 		}
-		return out
 	}
-	alloc := asMap(a)
-	outAlloc := map[string]interface{}{"shareable": true}
-	if ns, ok := alloc["nodeSelector"]; ok {
-		outAlloc["availableOnNodes"] = deepCopy(ns)
-	}
-	controller := asString(alloc["controller"])
-	devices := asMap(alloc["devices"])
-	results := asSlice(devices["results"])
-	config := asSlice(devices["config"])
+	return false
+}
 
-	driverName := controller
-	if driverName == "" && len(results) > 0 {
-		driverName = asString(asMap(results[0])["driver"])
+// keepParameters returns the class or claim parameters of a driver: the
+// first object found. Parameters that are not objects, or that differ from
+// the driver's first, cannot be configuration in v1alpha3.
+func keepParameters(kept, params interface{}, r *lossReport, path string) interface{} {
+	m, isObj := params.(map[string]interface{})
+	switch {
+	case params == nil:
+	case !isObj || m == nil:
+		r.lose(path, "v1alpha3 configuration parameters must be an object (kept in the restore annotation only)")
+	case kept == nil:
+		return deepCopy(m)
+	case !equal(kept, m):
+		r.lose(path, "differs from the parameters of the driver's first handle, which a 1.31 driver receives (kept in the restore annotation only)")
 	}
-	if driverName != "" {
-		out["driverName"] = driverName
-	}
-
-	var handles []interface{}
-	for _, g := range groupByDriver(results) {
-		if controller != "" && allHandleDevices(g.results) {
-			claimConfigs := configsFor(config, sourceClaim, g.driver)
-			for k := range g.results {
-				handle := map[string]interface{}{"driverName": g.driver}
-				if k < len(claimConfigs) {
-					handle["data"] = parametersData(asMap(claimConfigs[k]["opaque"])["parameters"])
-				}
-				handles = append(handles, handle)
-			}
-			continue
-		}
-		structured := map[string]interface{}{}
-		named := make([]interface{}, 0, len(g.results))
-		pool, samePool := "", true
-		for k, r := range g.results {
-			named = append(named, map[string]interface{}{
-				"namedResources": map[string]interface{}{"name": deepCopy(r["device"])},
-			})
-			p := asString(r["pool"])
-			if k == 0 {
-				pool = p
-			} else if p != pool {
-				samePool = false
-			}
-		}
-		if samePool && pool != "" {
-			structured["nodeName"] = pool
-		}
-		structured["results"] = named
-		if c := configsFor(config, sourceClass, g.driver); len(c) > 0 {
-			structured["vendorClassParameters"] = deepCopy(asMap(c[0]["opaque"])["parameters"])
-		}
-		if c := configsFor(config, sourceClaim, g.driver); len(c) > 0 {
-			structured["vendorClaimParameters"] = deepCopy(asMap(c[0]["opaque"])["parameters"])
-		}
-		handles = append(handles, map[string]interface{}{"driverName": g.driver, "structuredData": structured})
-	}
-	if len(handles) > 0 {
-		outAlloc["resourceHandles"] = handles
-	}
-	out["allocation"] = outAlloc
-	return out
+	return kept
 }
 
 func firstRequestName(spec map[string]interface{}) string {
@@ -241,15 +263,6 @@ func opaqueConfig(source, request, driver string, parameters interface{}) map[st
 		"requests": []interface{}{request},
 		"opaque":   map[string]interface{}{"driver": driver, "parameters": parameters},
 	}
-}
-
-// appendParameters adds vendor parameters as opaque configuration when they
-// are a JSON object, the only kind of parameters v1alpha3 accepts.
-func appendParameters(config []interface{}, source, request, driver string, params interface{}) []interface{} {
-	if m, ok := params.(map[string]interface{}); ok && m != nil {
-		return append(config, opaqueConfig(source, request, driver, deepCopy(m)))
-	}
-	return config
 }
 
 // dataParameters turns opaque handle data into configuration parameters: a
@@ -294,50 +307,4 @@ func parametersData(params interface{}) string {
 		return ""
 	}
 	return string(bytes.TrimSpace(data))
-}
-
-type driverResults struct {
-	driver  string
-	results []map[string]interface{}
-}
-
-func groupByDriver(results []interface{}) []driverResults {
-	var groups []driverResults
-	index := map[string]int{}
-	for _, r := range results {
-		result := asMap(r)
-		driver := asString(result["driver"])
-		i, ok := index[driver]
-		if !ok {
-			i = len(groups)
-			index[driver] = i
-			groups = append(groups, driverResults{driver: driver})
-		}
-		groups[i].results = append(groups[i].results, result)
-	}
-	return groups
-}
-
-func allHandleDevices(results []map[string]interface{}) bool {
-	for _, r := range results {
-		n, ok := strings.CutPrefix(asString(r["device"]), HandleDevicePrefix)
-		if !ok {
-			return false
-		}
-		if _, err := strconv.Atoi(n); err != nil {
-			return false
-		}
-	}
-	return true
-}
-
-func configsFor(config []interface{}, source, driver string) []map[string]interface{} {
-	var out []map[string]interface{}
-	for _, c := range config {
-		entry := asMap(c)
-		if asString(entry["source"]) == source && asString(asMap(entry["opaque"])["driver"]) == driver {
-			out = append(out, entry)
-		}
-	}
-	return out
 }

@@ -2,6 +2,9 @@ package validation
 
 import (
 	"fmt"
+	"strings"
+
+	"github.com/claimbridge/claimbridge/conversion"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -57,6 +60,7 @@ func Validate(req Request) (Response, error) {
 		return resp, err
 	}
 	resp.Errors, resp.Warnings = result.errs, result.warnings
+	resp.Warnings = append(resp.Warnings, storageWarnings(t, req.SubResource, newObj, oldObj, resp.Warnings)...)
 	switch req.Operation {
 	case Create:
 		resp.Errors = append(resp.Errors, createViewErrors(t, newObj)...)
@@ -88,4 +92,52 @@ func oldInVersion(old map[string]interface{}, t target) (map[string]interface{},
 		return nil, fmt.Errorf("converting the old object from %s to %s: %w", ot.version, t.version, err)
 	}
 	return converted, nil
+}
+
+// storageWarnings says what a client that writes through an older version
+// stores without meaning for the storage version's consumers (1.31): the
+// losses of converting the object to the storage version, in the section the
+// write changes (status on a status write, else the rest). An update warns
+// only about losses the old object did not already have, so that every
+// label change of a claim created with a parametersRef does not repeat it.
+// A field the version's own rules already warned about is not repeated.
+func storageWarnings(t target, subResource string, newObj, oldObj map[string]interface{}, reported []string) []string {
+	if t.version == StorageVersion {
+		return nil
+	}
+	ws, err := lossesInStorage(newObj, subResource)
+	if err != nil {
+		return nil // the cross-version checks report conversion failures
+	}
+	var had []string
+	if oldObj != nil {
+		had, _ = lossesInStorage(oldObj, subResource)
+	}
+	var out []string
+next:
+	for _, w := range ws {
+		for _, r := range append(had, reported...) {
+			if r == w || strings.HasPrefix(r, strings.SplitN(w, ": ", 2)[0]+":") {
+				continue next
+			}
+		}
+		out = append(out, fmt.Sprintf("stored as %s: %s", StorageVersion, w))
+	}
+	return out
+}
+
+// lossesInStorage lists "<path>: <message>" for the losses of converting obj
+// to the storage version in the section a write of subResource changes.
+func lossesInStorage(obj map[string]interface{}, subResource string) ([]string, error) {
+	_, ws, err := conversion.ConvertWithWarnings(obj, StorageVersion)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, w := range ws {
+		if strings.HasPrefix(w.Path, "status.") == (subResource == "status") {
+			out = append(out, w.Path+": "+w.Message)
+		}
+	}
+	return out, nil
 }

@@ -1,0 +1,171 @@
+package conversion_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/claimbridge/claimbridge/conversion"
+)
+
+// Malformed objects are refused with the field path, never reshaped; valid
+// partial objects still convert.
+func TestMalformed(t *testing.T) {
+	for _, c := range []struct {
+		name, in, to, want string
+	}{
+		{"spec a string", v2Claim + `"spec":"x"}`, conversion.V1alpha3,
+			`ResourceClaim ns/c is malformed: spec must be an object, not a string`},
+		{"reservedFor an object", v2Claim + `"status":{"reservedFor":{"name":"p"}}}`, conversion.V1alpha1,
+			`ResourceClaim ns/c is malformed: status.reservedFor must be an array, not an object`},
+		{"resourceHandles a map", v2Claim + `"status":{"allocation":{"resourceHandles":{"d":{}}}}}`, conversion.V1alpha3,
+			`ResourceClaim ns/c is malformed: status.allocation.resourceHandles must be an array, not an object`},
+		{"handle data a number", v2Claim + `"status":{"allocation":{"resourceHandles":[{"driverName":"d"},{"data":5}]}}}`, conversion.V1alpha3,
+			`ResourceClaim ns/c is malformed: status.allocation.resourceHandles[1].data must be a string, not a number`},
+		{"shareable a string", v1Claim + `"status":{"allocation":{"shareable":"yes"}}}`, conversion.V1alpha2,
+			`ResourceClaim ns/c is malformed: status.allocation.shareable must be a boolean, not a string`},
+		{"resourceHandle an object", v1Claim + `"status":{"allocation":{"resourceHandle":{}}}}`, conversion.V1alpha3,
+			`ResourceClaim ns/c is malformed: status.allocation.resourceHandle must be a string, not an object`},
+		{"v1alpha3 result a string", v3Claim + `"status":{"allocation":{"devices":{"results":["gpu-0"]}}}}`, conversion.V1alpha2,
+			`ResourceClaim ns/c is malformed: status.allocation.devices.results[0] must be an object, not a string`},
+		{"v1alpha3 count a string", v3Claim + `"spec":{"devices":{"requests":[{"name":"r","count":"2"}]}}}`, conversion.V1alpha2,
+			`ResourceClaim ns/c is malformed: spec.devices.requests[0].count must be a number, not a string`},
+		{"template spec.spec an array", v2Template + `"spec":{"spec":[]}}`, conversion.V1alpha3,
+			`ResourceClaimTemplate ns/t is malformed: spec.spec must be an object, not an array`},
+		{"annotation value not a string", `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","annotations":{"a":1}}}`, conversion.V1alpha3,
+			`ResourceClaim c is malformed: metadata.annotations[a] must be a string, not a number`},
+		{"list items an object", `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaimList","items":{}}`, conversion.V1alpha3,
+			`ResourceClaimList (unnamed) is malformed: items must be an array, not an object`},
+		{"list item not an object", `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaimList","items":[{"metadata":{"name":"a"}},"x"]}`, conversion.V1alpha3,
+			`ResourceClaim (unnamed) is malformed: items[1] must be an object, not a string`},
+		{"list item status a number", `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaimList","items":[{"metadata":{"name":"a"},"status":1}]}`, conversion.V1alpha1,
+			`ResourceClaim a is malformed: items[0].status must be an object, not a number`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out, ws, err := conversion.ConvertWithWarnings(tblDecode(t, c.in), c.to)
+			var me *conversion.MalformedError
+			if !errors.As(err, &me) {
+				t.Fatalf("error %v (%T), want a *MalformedError; output %v", err, err, out)
+			}
+			if err.Error() != c.want {
+				t.Errorf("error\n%q, want\n%q", err, c.want)
+			}
+			if out != nil || ws != nil {
+				t.Errorf("output %v, warnings %v with the error", out, ws)
+			}
+		})
+	}
+}
+
+func TestValidPartialObjectsConvert(t *testing.T) {
+	for _, in := range []string{
+		v2Claim + `"spec":{"resourceClassName":"c"}}`,
+		v2Claim + `"status":{"driverName":"d"}}`,
+		v2Claim + `"spec":{},"status":{}}`,
+		v2Claim + `"spec":null,"status":{"allocation":null,"reservedFor":null}}`,
+		v2Claim + `"status":{"allocation":{"resourceHandles":[]}}}`,
+		v3Claim + `"spec":{"devices":{}},"status":{"allocation":{"devices":{}}}}`,
+		v3Template + `"spec":{}}`,
+		`{"apiVersion":"resource.k8s.io/v1alpha1","kind":"ResourceClaim"}`,
+		`{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaimList","items":[]}`,
+		`{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaimList"}`,
+	} {
+		for _, to := range conversion.Versions {
+			tblCheckRoundTrip(t, in, to)
+		}
+	}
+}
+
+func tblCheckRoundTrip(t *testing.T, in, to string) {
+	t.Helper()
+	obj := tblDecode(t, in)
+	out, err := conversion.Convert(obj, to)
+	if err != nil {
+		t.Errorf("%s to %s: %v", in, to, err)
+		return
+	}
+	_, from, _, _ := conversion.Identify(obj)
+	back, err := conversion.Convert(out, from)
+	if err != nil {
+		t.Errorf("%s to %s and back: %v", in, to, err)
+		return
+	}
+	if tblJSON(t, back) != tblJSON(t, obj) {
+		t.Errorf("%s to %s and back gives %s", in, to, tblJSON(t, back))
+	}
+}
+
+// TestWrongTypeAnywhere replaces every value of every golden input, one at a
+// time, by a value of each other JSON type: conversion never panics, and
+// either refuses the object with a *MalformedError or converts it exactly
+// back (an unknown or opaque field may hold anything).
+func TestWrongTypeAnywhere(t *testing.T) {
+	replacements := []interface{}{"x", map[string]interface{}{"k": "v"}, []interface{}{"e"}, true}
+	for _, g := range goldenInputs(t) {
+		orig := goldenReadTree(t, g.path)
+		var paths [][]interface{}
+		collectPaths(orig, nil, &paths)
+		for _, p := range paths {
+			for _, r := range replacements {
+				obj := goldenReadTree(t, g.path)
+				setAt(obj, p, r)
+				for _, to := range conversion.Versions {
+					out, _, err := conversion.ConvertWithWarnings(obj, to)
+					var me *conversion.MalformedError
+					switch {
+					case errors.As(err, &me):
+					case err != nil:
+						if _, _, _, idErr := conversion.Identify(obj); idErr == nil {
+							t.Fatalf("%s: %v = %v to %s: %v", g.path, p, r, to, err)
+						}
+					default:
+						_, from, _, _ := conversion.Identify(obj)
+						back, err := conversion.Convert(out, from)
+						if err != nil || tblJSON(t, back) != tblJSON(t, obj) {
+							t.Fatalf("%s: %v = %v to %s and back: %v\n%s\n%s", g.path, p, r, to, err, tblJSON(t, obj), tblJSON(t, back))
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func collectPaths(v interface{}, prefix []interface{}, out *[][]interface{}) {
+	switch v := v.(type) {
+	case map[string]interface{}:
+		for k, e := range v {
+			p := append(append([]interface{}{}, prefix...), k)
+			*out = append(*out, p)
+			collectPaths(e, p, out)
+		}
+	case []interface{}:
+		for i, e := range v {
+			p := append(append([]interface{}{}, prefix...), i)
+			*out = append(*out, p)
+			collectPaths(e, p, out)
+		}
+	}
+}
+
+func setAt(root interface{}, path []interface{}, value interface{}) {
+	cur := root
+	for i, step := range path {
+		last := i == len(path)-1
+		switch k := step.(type) {
+		case string:
+			m := cur.(map[string]interface{})
+			if last {
+				m[k] = value
+				return
+			}
+			cur = m[k]
+		case int:
+			s := cur.([]interface{})
+			if last {
+				s[k] = value
+				return
+			}
+			cur = s[k]
+		}
+	}
+}

@@ -1,0 +1,365 @@
+package conversion_test
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/claimbridge/claimbridge/conversion"
+)
+
+// Semantic properties: what the consumers of the target release (scheduler,
+// kubelet, drivers) read in a converted object, and which losses are
+// reported. Every case also converts back and requires the input exactly.
+
+type semanticCase struct {
+	name string
+	in   string
+	to   string
+	// fields maps a field path (dots and [i]) to its expected JSON value in
+	// the output; "<absent>" means the field must not exist.
+	fields map[string]string
+	// warnings are the expected warnings as "from→to path", in order.
+	warnings []string
+}
+
+const absent = "<absent>"
+
+func runSemantic(t *testing.T, cases []semanticCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			in := tblDecode(t, c.in)
+			out, ws, err := conversion.ConvertWithWarnings(in, c.to)
+			if err != nil {
+				t.Fatalf("ConvertWithWarnings: %v", err)
+			}
+			for path, want := range c.fields {
+				got, ok := lookup(out, path)
+				gotJSON := absent
+				if ok {
+					gotJSON = tblJSON(t, got)
+				}
+				if want != absent {
+					want = tblJSON(t, tblDecode(t, `{"v":`+want+`}`)["v"])
+				}
+				if gotJSON != want {
+					t.Errorf("%s = %s, want %s", path, gotJSON, want)
+				}
+			}
+			var got []string
+			for _, w := range ws {
+				got = append(got, w.From+"→"+w.To+" "+w.Path)
+				if w.Message == "" || w.Kind == "" || w.Object == "" {
+					t.Errorf("incomplete warning %+v", w)
+				}
+			}
+			if diff := cmp.Diff(c.warnings, got); diff != "" {
+				t.Errorf("warnings (-want +got):\n%s\nall: %v", diff, ws)
+			}
+			_, from, _, _ := conversion.Identify(in)
+			back, err := conversion.Convert(out, from)
+			if err != nil {
+				t.Fatalf("converting back: %v", err)
+			}
+			if diff := cmp.Diff(tblDecode(t, c.in), back, treeComparer); diff != "" {
+				t.Errorf("round trip (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// lookup follows a path like status.allocation.resourceHandles[0].data.
+func lookup(v interface{}, path string) (interface{}, bool) {
+	for _, part := range strings.Split(path, ".") {
+		name, rest, _ := strings.Cut(part, "[")
+		m, ok := v.(map[string]interface{})
+		if !ok {
+			return nil, false
+		}
+		if v, ok = m[name]; !ok {
+			return nil, false
+		}
+		for rest != "" {
+			idx, after, _ := strings.Cut(rest, "]")
+			rest = strings.TrimPrefix(after, "[")
+			i, _ := strconv.Atoi(idx)
+			s, ok := v.([]interface{})
+			if !ok || i >= len(s) {
+				return nil, false
+			}
+			v = s[i]
+		}
+	}
+	return v, true
+}
+
+const (
+	v2Claim    = `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},`
+	v2Template = `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaimTemplate","metadata":{"name":"t","namespace":"ns"},`
+	v3Claim    = `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},`
+	v3Template = `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaimTemplate","metadata":{"name":"t","namespace":"ns"},`
+	v1Claim    = `{"apiVersion":"resource.k8s.io/v1alpha1","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},`
+	nodeSel    = `{"nodeSelectorTerms":[{"matchFields":[{"key":"metadata.name","operator":"In","values":["n1"]}]}]}`
+)
+
+func TestSemanticV2ToV3(t *testing.T) {
+	runSemantic(t, []semanticCase{{
+		name: "1.30 classic claim: controller = driverName (a 1.31 scheduler leaves deallocation to the driver); silent",
+		in: v2Claim + `"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"},
+			"status":{"driverName":"d","allocation":{"shareable":true,"resourceHandles":[{"driverName":"d","data":"{\"gpu\":1}"}]}}}`,
+		to: conversion.V1alpha3,
+		fields: map[string]string{
+			"status.allocation.controller":                    `"d"`,
+			"status.allocation.devices.results[0].device":     `"handle-0"`,
+			"status.allocation.devices.config[0].opaque":      `{"driver":"d","parameters":{"gpu":1}}`,
+			"status.allocation.devices.config[1]":             absent,
+			"spec.devices.requests[0].deviceClassName":        `"gpu"`,
+			"status.allocation.devices.config[0].requests[0]": `"request"`,
+		},
+	}, {
+		name: "1.30 structured claim: no controller (a 1.31 scheduler deallocates it itself); devices in pool nodeName",
+		in: v2Claim + `"spec":{"resourceClassName":"gpu"},
+			"status":{"driverName":"d","allocation":{"shareable":true,"availableOnNodes":` + nodeSel + `,"resourceHandles":[{"driverName":"d","structuredData":{"nodeName":"n1",
+				"vendorClaimParameters":{"clm":1},"results":[{"namedResources":{"name":"gpu-0"}},{"namedResources":{"name":"gpu-1"}}]}}]}}}`,
+		to: conversion.V1alpha3,
+		fields: map[string]string{
+			"status.allocation.controller":               `<absent>`,
+			"status.allocation.devices.results[1]":       `{"request":"request","driver":"d","pool":"n1","device":"gpu-1"}`,
+			"status.allocation.devices.config[0].opaque": `{"driver":"d","parameters":{"clm":1}}`,
+			"status.allocation.devices.config[0].source": `"FromClaim"`,
+			"status.allocation.nodeSelector":             nodeSel,
+			"metadata.annotations":                       absent,
+		},
+	}, {
+		name: "per-device vendorRequestParameters: one DeviceParameters config per driver, reported",
+		in: v2Claim + `"spec":{"resourceClassName":"gpu"},
+			"status":{"driverName":"d","allocation":{"shareable":true,"resourceHandles":[{"driverName":"d","structuredData":{"nodeName":"n1",
+				"results":[{"namedResources":{"name":"gpu-0"},"vendorRequestParameters":{"a":1}},{"namedResources":{"name":"gpu-1"},"vendorRequestParameters":{"b":2}}]}}]}}}`,
+		to: conversion.V1alpha3,
+		fields: map[string]string{
+			"status.allocation.devices.config[0].opaque.parameters": `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"DeviceParameters",
+				"devices":[{"device":"gpu-0","parameters":{"a":1}},{"device":"gpu-1","parameters":{"b":2}}]}`,
+			"status.allocation.devices.config[1]": absent,
+		},
+		warnings: []string{
+			"v1alpha2→v1alpha3 status.allocation.resourceHandles[0].structuredData.results[0].vendorRequestParameters",
+			"v1alpha2→v1alpha3 status.allocation.resourceHandles[0].structuredData.results[1].vendorRequestParameters",
+		},
+	}, {
+		name: "several handles of one driver: one config, not configs that override each other; reported",
+		in: v2Claim + `"spec":{"resourceClassName":"gpu"},
+			"status":{"driverName":"d","allocation":{"shareable":true,"resourceHandles":[{"driverName":"d","data":"{\"gpu\":0}"},{"driverName":"d","data":"{\"gpu\":1}"},{"driverName":"e","data":"{\"nic\":0}"}]}}}`,
+		to: conversion.V1alpha3,
+		fields: map[string]string{
+			"status.allocation.controller": `"d"`,
+			"status.allocation.devices.config[0].opaque": `{"driver":"d","parameters":{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"DeviceParameters",
+				"devices":[{"device":"handle-0","parameters":{"gpu":0}},{"device":"handle-1","parameters":{"gpu":1}}]}}`,
+			"status.allocation.devices.config[1].opaque": `{"driver":"e","parameters":{"nic":0}}`,
+			"status.allocation.devices.config[2]":        absent,
+		},
+		warnings: []string{
+			"v1alpha2→v1alpha3 status.allocation.resourceHandles[0].data",
+			"v1alpha2→v1alpha3 status.allocation.resourceHandles[1].data",
+		},
+	}, {
+		name: "parametersRef and Immediate: reported (a 1.31 scheduler allocates one device of the class, when a pod needs it)",
+		in:   v2Claim + `"spec":{"resourceClassName":"gpu","allocationMode":"Immediate","parametersRef":{"kind":"ResourceClaimParameters","name":"p"}}}`,
+		to:   conversion.V1alpha3,
+		fields: map[string]string{
+			"spec.devices.requests": `[{"name":"request","deviceClassName":"gpu"}]`,
+		},
+		warnings: []string{"v1alpha2→v1alpha3 spec.parametersRef", "v1alpha2→v1alpha3 spec.allocationMode"},
+	}, {
+		name:     "parametersRef template: reported at spec.spec",
+		in:       v2Template + `"spec":{"metadata":{"labels":{"a":"b"}},"spec":{"resourceClassName":"gpu","parametersRef":{"kind":"ResourceClaimParameters","name":"p"}}}}`,
+		to:       conversion.V1alpha3,
+		fields:   map[string]string{"spec.spec.devices.requests[0].deviceClassName": `"gpu"`, "spec.metadata": `{"labels":{"a":"b"}}`},
+		warnings: []string{"v1alpha2→v1alpha3 spec.spec.parametersRef"},
+	}, {
+		name:   "plain template: silent",
+		in:     v2Template + `"spec":{"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"}}}`,
+		to:     conversion.V1alpha3,
+		fields: map[string]string{"spec.spec.devices.requests[0].deviceClassName": `"gpu"`},
+	}, {
+		name:   "plain unallocated claim: silent",
+		in:     v2Claim + `"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"},"status":{}}`,
+		to:     conversion.V1alpha3,
+		fields: map[string]string{"status": `{}`},
+	}, {
+		name:     "shareable false: reported (1.31 lets up to 32 consumers reserve the claim)",
+		in:       v2Claim + `"spec":{"resourceClassName":"gpu"},"status":{"driverName":"d","allocation":{"shareable":false,"resourceHandles":[{"driverName":"d"}]}}}`,
+		to:       conversion.V1alpha3,
+		fields:   map[string]string{"status.allocation.controller": `"d"`},
+		warnings: []string{"v1alpha2→v1alpha3 status.allocation.shareable"},
+	}, {
+		name: "list: one warning per item, located by items[i]",
+		in: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaimList","items":[
+			{"metadata":{"name":"a"},"spec":{"resourceClassName":"gpu"}},
+			{"metadata":{"name":"b"},"spec":{"resourceClassName":"gpu","parametersRef":{"name":"p"}}}]}`,
+		to:       conversion.V1alpha3,
+		fields:   map[string]string{"items[1].spec.devices.requests[0].deviceClassName": `"gpu"`},
+		warnings: []string{"v1alpha2→v1alpha3 items[1].spec.parametersRef"},
+	}})
+}
+
+func TestSemanticV3ToV2(t *testing.T) {
+	runSemantic(t, []semanticCase{{
+		name: "1.31 classic allocation (controller): opaque handles only, driverName = controller; device names reported",
+		in: v3Claim + `"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu"}]}},
+			"status":{"allocation":{"controller":"ctrl","nodeSelector":` + nodeSel + `,"devices":{
+				"results":[{"request":"request","driver":"d","pool":"n1","device":"gpu-0"}],
+				"config":[{"source":"FromClaim","requests":["request"],"opaque":{"driver":"d","parameters":{"x":1}}}]}}}}`,
+		to: conversion.V1alpha2,
+		fields: map[string]string{
+			"status.driverName":                 `"ctrl"`,
+			"status.allocation.resourceHandles": `[{"driverName":"d","data":"{\"x\":1}"}]`,
+			"status.allocation.shareable":       `true`,
+		},
+		warnings: []string{"v1alpha3→v1alpha2 status.allocation.devices.results[0]"},
+	}, {
+		name: "1.31 structured allocation (no controller): structuredData with the node of the nodeSelector and one named resource per device; silent",
+		in: v3Claim + `"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu"}]}},
+			"status":{"allocation":{"nodeSelector":` + nodeSel + `,"devices":{
+				"results":[{"request":"request","driver":"d","pool":"pool-a","device":"gpu-0"},{"request":"request","driver":"d","pool":"pool-a","device":"gpu-1"}],
+				"config":[{"source":"FromClass","requests":["request"],"opaque":{"driver":"d","parameters":{"cls":1}}}]}}}}`,
+		to: conversion.V1alpha2,
+		fields: map[string]string{
+			"status.driverName": `"d"`,
+			"status.allocation.resourceHandles": `[{"driverName":"d","structuredData":{"nodeName":"n1","vendorClassParameters":{"cls":1},
+				"results":[{"namedResources":{"name":"gpu-0"}},{"namedResources":{"name":"gpu-1"}}]}}]`,
+			"status.allocation.availableOnNodes": nodeSel,
+		},
+	}, {
+		name: "DeviceParameters config: per-device vendorRequestParameters and claim parameters",
+		in: v3Claim + `"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu"}]}},
+			"status":{"allocation":{"devices":{
+				"results":[{"request":"request","driver":"d","pool":"n1","device":"gpu-0"},{"request":"request","driver":"d","pool":"n1","device":"gpu-1"}],
+				"config":[{"source":"FromClaim","requests":["request"],"opaque":{"driver":"d","parameters":{"apiVersion":"resource.claimbridge.dev/v1alpha2",
+					"kind":"DeviceParameters","claimParameters":{"c":0},"devices":[{"device":"gpu-1","parameters":{"b":2}}]}}}]}}}}`,
+		to: conversion.V1alpha2,
+		fields: map[string]string{
+			"status.allocation.resourceHandles": `[{"driverName":"d","structuredData":{"nodeName":"n1","vendorClaimParameters":{"c":0},
+				"results":[{"namedResources":{"name":"gpu-0"}},{"namedResources":{"name":"gpu-1"},"vendorRequestParameters":{"b":2}}]}}]`,
+		},
+	}, {
+		name: "config a 1.30 driver never receives: reported",
+		in: v3Claim + `"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu"}]}},
+			"status":{"allocation":{"devices":{
+				"results":[{"request":"request","driver":"d","pool":"n1","device":"gpu-0"}],
+				"config":[{"source":"FromClaim","opaque":{"driver":"d","parameters":{"a":1}}},{"source":"FromClaim","opaque":{"driver":"d","parameters":{"b":2}}},
+					{"source":"FromClaim","opaque":{"driver":"other","parameters":{"c":3}}}]}}}}`,
+		to:     conversion.V1alpha2,
+		fields: map[string]string{"status.allocation.resourceHandles[0].structuredData.vendorClaimParameters": `{"a":1}`},
+		warnings: []string{
+			"v1alpha3→v1alpha2 status.allocation.devices.config[1]",
+			"v1alpha3→v1alpha2 status.allocation.devices.config[2]",
+		},
+	}, {
+		name: "count, selectors, admin access, further requests, constraints, config and controller: reported",
+		in: v3Claim + `"spec":{"controller":"ctrl","devices":{"requests":[{"name":"gpu","deviceClassName":"gpu","count":2,"adminAccess":true,
+				"selectors":[{"cel":{"expression":"true"}}]},{"name":"nic","deviceClassName":"nic","allocationMode":"All"}],
+				"constraints":[{"matchAttribute":"x.example.com/numa"}],"config":[{"opaque":{"driver":"d","parameters":{}}}]}}}`,
+		to:     conversion.V1alpha2,
+		fields: map[string]string{"spec": `{"resourceClassName":"gpu"}`},
+		warnings: []string{
+			"v1alpha3→v1alpha2 spec.devices.requests[0].selectors",
+			"v1alpha3→v1alpha2 spec.devices.requests[0].count",
+			"v1alpha3→v1alpha2 spec.devices.requests[0].adminAccess",
+			"v1alpha3→v1alpha2 spec.devices.requests[1]",
+			"v1alpha3→v1alpha2 spec.devices.constraints",
+			"v1alpha3→v1alpha2 spec.devices.config",
+			"v1alpha3→v1alpha2 spec.controller",
+		},
+	}, {
+		name:     "template with allocationMode All: reported at spec.spec",
+		in:       v3Template + `"spec":{"spec":{"devices":{"requests":[{"name":"gpu","deviceClassName":"gpu","allocationMode":"All"}]}}}}`,
+		to:       conversion.V1alpha2,
+		fields:   map[string]string{"spec.spec": `{"resourceClassName":"gpu"}`},
+		warnings: []string{"v1alpha3→v1alpha2 spec.spec.devices.requests[0].allocationMode"},
+	}, {
+		name:   "plain claim with its request name, ExactCount and count 1: silent",
+		in:     v3Claim + `"spec":{"devices":{"requests":[{"name":"gpu","deviceClassName":"gpu","allocationMode":"ExactCount","count":1}]}}}`,
+		to:     conversion.V1alpha2,
+		fields: map[string]string{"spec": `{"resourceClassName":"gpu"}`},
+	}, {
+		name:   "plain template: silent",
+		in:     v3Template + `"spec":{"spec":{"devices":{"requests":[{"name":"gpu","deviceClassName":"gpu"}]}}}}`,
+		to:     conversion.V1alpha2,
+		fields: map[string]string{"spec.spec": `{"resourceClassName":"gpu"}`},
+	}})
+}
+
+func TestSemanticV2ToV1(t *testing.T) {
+	runSemantic(t, []semanticCase{{
+		name: "foreign-driver handles: resourceHandle is the data of status.driverName's handle; the others are reported",
+		in: v2Claim + `"spec":{"resourceClassName":"gpu"},
+			"status":{"driverName":"d","allocation":{"shareable":true,"resourceHandles":[{"driverName":"plugin","data":"p"},{"driverName":"d","data":"mine"},{"driverName":"d","data":"more"}]}}}`,
+		to:     conversion.V1alpha1,
+		fields: map[string]string{"status.allocation.resourceHandle": `"mine"`, "status.driverName": `"d"`},
+		warnings: []string{
+			"v1alpha2→v1alpha1 status.allocation.resourceHandles[0]",
+			"v1alpha2→v1alpha1 status.allocation.resourceHandles[2]",
+		},
+	}, {
+		name: "only foreign handles: no resourceHandle (a 1.26 kubelet would hand it to the wrong plugin)",
+		in: v2Claim + `"spec":{"resourceClassName":"gpu"},
+			"status":{"driverName":"d","allocation":{"shareable":true,"resourceHandles":[{"driverName":"plugin","data":"p"}]}}}`,
+		to:       conversion.V1alpha1,
+		fields:   map[string]string{"status.allocation.resourceHandle": absent},
+		warnings: []string{"v1alpha2→v1alpha1 status.allocation.resourceHandles[0]"},
+	}, {
+		name: "1.30 structured claim: reported",
+		in: v2Claim + `"spec":{"resourceClassName":"gpu"},
+			"status":{"driverName":"d","allocation":{"shareable":true,"resourceHandles":[{"driverName":"d","structuredData":{"results":[{"namedResources":{"name":"x"}}]}}]}}}`,
+		to:       conversion.V1alpha1,
+		fields:   map[string]string{"status.allocation": `{"shareable":true}`},
+		warnings: []string{"v1alpha2→v1alpha1 status.allocation.resourceHandles[0].structuredData"},
+	}, {
+		name: "plain classic claim and parametersRef (1.26 has it too): silent",
+		in: v2Claim + `"spec":{"resourceClassName":"gpu","parametersRef":{"kind":"ConfigMap","name":"p"}},
+			"status":{"driverName":"d","allocation":{"shareable":true,"resourceHandles":[{"driverName":"d","data":"h"}]}}}`,
+		to:     conversion.V1alpha1,
+		fields: map[string]string{"status.allocation.resourceHandle": `"h"`, "metadata.annotations": absent},
+	}})
+}
+
+func TestSemanticAcrossTwoSteps(t *testing.T) {
+	runSemantic(t, []semanticCase{{
+		name: "1.26 classic claim to v1alpha3: controller, silent",
+		in: v1Claim + `"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"},
+			"status":{"driverName":"d","allocation":{"shareable":true,"resourceHandle":"{\"a\":1}"}}}`,
+		to: conversion.V1alpha3,
+		fields: map[string]string{
+			"status.allocation.controller":               `"d"`,
+			"status.allocation.devices.config[0].opaque": `{"driver":"d","parameters":{"a":1}}`,
+		},
+	}, {
+		name: "1.31 multi-driver structured allocation to v1alpha1: each step reports its own losses",
+		in: v3Claim + `"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu"}]}},
+			"status":{"allocation":{"devices":{"results":[{"request":"request","driver":"a","pool":"n","device":"x"},{"request":"request","driver":"b","pool":"n","device":"y"}]}}}}`,
+		to:     conversion.V1alpha1,
+		fields: map[string]string{"status.driverName": `"a"`, "status.allocation": `{"shareable":true}`},
+		warnings: []string{
+			"v1alpha2→v1alpha1 status.allocation.resourceHandles[0].structuredData",
+			"v1alpha2→v1alpha1 status.allocation.resourceHandles[1]",
+		},
+	}})
+}
+
+func TestWarningString(t *testing.T) {
+	_, ws, err := conversion.ConvertWithWarnings(tblDecode(t, v2Claim+`"spec":{"resourceClassName":"gpu","allocationMode":"Immediate"}}`), conversion.V1alpha3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{`ResourceClaim ns/c: spec.allocationMode: 1.31 has no allocation mode "Immediate": the claim is allocated only when the first pod that uses it is scheduled (v1alpha2→v1alpha3)`}
+	var got []string
+	for _, w := range ws {
+		got = append(got, w.String())
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}

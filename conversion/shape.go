@@ -1,0 +1,211 @@
+package conversion
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Malformed objects are refused, not reshaped: before converting, every
+// field the source version knows must have its JSON type (null stands for
+// absent and is accepted everywhere). Unknown fields are not checked; they
+// travel in the restore annotation. Values conversion copies as they are
+// (node selectors, opaque parameters) are not looked into.
+
+// MalformedError says which field of which object has the wrong JSON type.
+type MalformedError struct {
+	// Kind and Object (namespace/name, or "(unnamed)") name the object.
+	Kind, Object string
+	// Path is the field path, for example status.reservedFor or
+	// items[2].spec.
+	Path string
+	// Want and Got are JSON types: object, array, string, boolean, number.
+	Want, Got string
+}
+
+func (e *MalformedError) Error() string {
+	return fmt.Sprintf("%s %s is malformed: %s must be %s %s, not %s %s",
+		e.Kind, e.Object, e.Path, article(e.Want), e.Want, article(e.Got), e.Got)
+}
+
+func article(t string) string {
+	if strings.IndexAny(t[:1], "aeiou") == 0 {
+		return "an"
+	}
+	return "a"
+}
+
+// shape is the expected JSON type of a value: an object with known fields,
+// an array or a map of elem, or a scalar type.
+type shape struct {
+	typ    string // "object", "array", "map", "string", "boolean", "number", "" (anything)
+	fields map[string]*shape
+	elem   *shape
+}
+
+var (
+	anyJSON = &shape{}
+	str     = &shape{typ: "string"}
+	boolean = &shape{typ: "boolean"}
+	number  = &shape{typ: "number"}
+)
+
+func object(fields map[string]*shape) *shape { return &shape{typ: "object", fields: fields} }
+func arrayOf(elem *shape) *shape             { return &shape{typ: "array", elem: elem} }
+func mapOf(elem *shape) *shape               { return &shape{typ: "map", elem: elem} }
+
+var (
+	metadataShape = object(map[string]*shape{
+		"name": str, "namespace": str, "annotations": mapOf(str), "labels": mapOf(str), "finalizers": arrayOf(str),
+	})
+	parametersRefShape = object(map[string]*shape{"apiGroup": str, "kind": str, "name": str})
+	specV1V2Shape      = object(map[string]*shape{
+		"resourceClassName": str, "parametersRef": parametersRefShape, "allocationMode": str,
+	})
+	consumerShape = object(map[string]*shape{"apiGroup": str, "resource": str, "name": str, "uid": str})
+	opaqueShape   = object(map[string]*shape{"driver": str, "parameters": anyJSON})
+
+	specShapes = map[string]*shape{
+		V1alpha1: specV1V2Shape,
+		V1alpha2: specV1V2Shape,
+		V1alpha3: object(map[string]*shape{
+			"controller": str,
+			"devices": object(map[string]*shape{
+				"requests": arrayOf(object(map[string]*shape{
+					"name": str, "deviceClassName": str, "allocationMode": str, "count": number, "adminAccess": boolean,
+					"selectors": arrayOf(object(map[string]*shape{"cel": object(map[string]*shape{"expression": str})})),
+				})),
+				"constraints": arrayOf(object(map[string]*shape{"requests": arrayOf(str), "matchAttribute": str})),
+				"config":      arrayOf(object(map[string]*shape{"requests": arrayOf(str), "opaque": opaqueShape})),
+			}),
+		}),
+	}
+
+	statusShapes = map[string]*shape{
+		V1alpha1: statusShape(map[string]*shape{
+			"resourceHandle": str, "availableOnNodes": object(nil), "shareable": boolean,
+		}),
+		V1alpha2: statusShape(map[string]*shape{
+			"availableOnNodes": object(nil), "shareable": boolean,
+			"resourceHandles": arrayOf(object(map[string]*shape{
+				"driverName": str, "data": str,
+				"structuredData": object(map[string]*shape{
+					"vendorClassParameters": anyJSON, "vendorClaimParameters": anyJSON, "nodeName": str,
+					"results": arrayOf(object(map[string]*shape{
+						"vendorRequestParameters": anyJSON,
+						"namedResources":          object(map[string]*shape{"name": str}),
+					})),
+				}),
+			})),
+		}),
+		V1alpha3: statusShape(map[string]*shape{
+			"nodeSelector": object(nil), "controller": str,
+			"devices": object(map[string]*shape{
+				"results": arrayOf(object(map[string]*shape{"request": str, "driver": str, "pool": str, "device": str})),
+				"config":  arrayOf(object(map[string]*shape{"source": str, "requests": arrayOf(str), "opaque": opaqueShape})),
+			}),
+		}),
+	}
+)
+
+// statusShape is a ResourceClaimStatus with the given allocation fields
+// (driverName exists only before v1alpha3, where it is unknown and so not
+// checked).
+func statusShape(allocation map[string]*shape) *shape {
+	return object(map[string]*shape{
+		"driverName": str, "allocation": object(allocation), "reservedFor": arrayOf(consumerShape), "deallocationRequested": boolean,
+	})
+}
+
+// objectShape is the shape of a claim or template of version.
+func objectShape(version, kind string) *shape {
+	fields := map[string]*shape{"metadata": metadataShape}
+	if kind == KindTemplate {
+		fields["spec"] = object(map[string]*shape{"metadata": metadataShape, "spec": specShapes[version]})
+	} else {
+		fields["spec"] = specShapes[version]
+		fields["status"] = statusShapes[version]
+	}
+	return object(fields)
+}
+
+// checkShape returns a *MalformedError for the first field of obj (a claim,
+// template or list of them, in version) that has the wrong JSON type.
+func checkShape(obj map[string]interface{}, version, kind string) error {
+	if item := strings.TrimSuffix(kind, "List"); item != kind {
+		s := objectShape(version, item)
+		for i, it := range asSlice(obj["items"]) {
+			if err := checkValue(it, s, fmt.Sprintf("items[%d]", i)); err != nil {
+				err.Kind, err.Object = item, describeObject(asMap(it))
+				return err
+			}
+		}
+		if err := checkValue(obj["items"], arrayOf(anyJSON), "items"); err != nil {
+			err.Kind, err.Object = kind, describeObject(obj)
+			return err
+		}
+		return nil
+	}
+	fields := objectShape(version, kind).fields
+	for _, k := range sortedKeys(fields) {
+		if err := checkValue(obj[k], fields[k], k); err != nil {
+			err.Kind, err.Object = kind, describeObject(obj)
+			return err
+		}
+	}
+	return nil
+}
+
+func checkValue(v interface{}, s *shape, path string) *MalformedError {
+	if v == nil || s.typ == "" {
+		return nil
+	}
+	got := jsonType(v)
+	want := s.typ
+	if want == "map" {
+		want = "object"
+	}
+	if got != want {
+		return &MalformedError{Path: path, Want: want, Got: got}
+	}
+	switch s.typ {
+	case "object":
+		m := v.(map[string]interface{})
+		for _, k := range sortedKeys(s.fields) {
+			if err := checkValue(m[k], s.fields[k], path+"."+k); err != nil {
+				return err
+			}
+		}
+	case "map":
+		m := v.(map[string]interface{})
+		for _, k := range sortedKeys(m) {
+			if err := checkValue(m[k], s.elem, path+"["+k+"]"); err != nil {
+				return err
+			}
+		}
+	case "array":
+		for i, e := range v.([]interface{}) {
+			if err := checkValue(e, s.elem, fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// jsonType names the JSON type of a decoded value.
+func jsonType(v interface{}) string {
+	switch v.(type) {
+	case map[string]interface{}:
+		return "object"
+	case []interface{}:
+		return "array"
+	case string:
+		return "string"
+	case bool:
+		return "boolean"
+	case json.Number, float64, float32, int, int64, int32, uint, uint64, uint32:
+		return "number"
+	}
+	return fmt.Sprintf("%T", v)
+}

@@ -1,0 +1,197 @@
+package conversion
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// v1alpha3 → v1alpha2 status: allocated devices back to resource handles,
+// classic or structured as the 1.31 allocation is (see statusV3ToV2).
+
+// statusV3ToV2 maps allocated devices back to resource handles so that 1.30
+// consumers read the allocation as 1.31 consumers do:
+//   - with a controller (a control-plane driver allocated it and must
+//     deallocate it) it is classic: opaque handles only, status.driverName =
+//     controller. Results of one driver whose devices are all "handle-<i>",
+//     or that have DeviceParameters, give one handle per result; other
+//     results one handle per driver;
+//   - without a controller (the scheduler allocated it) it is structured:
+//     one handle per driver (in order of first appearance) with
+//     structuredData {nodeName, results: one named resource per device},
+//     which a 1.30 scheduler deallocates itself. nodeName is the node of the
+//     nodeSelector, else the pool shared by the driver's results.
+func statusV3ToV2(in, _ map[string]interface{}, r *lossReport) map[string]interface{} {
+	out := map[string]interface{}{}
+	copyKeys(out, in, statusCommonKeys...)
+	a, ok := in["allocation"]
+	if !ok || a == nil {
+		if ok {
+			out["allocation"] = nil // null: not allocated
+		}
+		return out
+	}
+	alloc := asMap(a)
+	outAlloc := map[string]interface{}{"shareable": true}
+	if ns, ok := alloc["nodeSelector"]; ok {
+		outAlloc["availableOnNodes"] = deepCopy(ns)
+	}
+	controller := asString(alloc["controller"])
+	devices := asMap(alloc["devices"])
+	results := asSlice(devices["results"])
+	config := asSlice(devices["config"])
+
+	driverName := controller
+	if driverName == "" && len(results) > 0 {
+		driverName = asString(asMap(results[0])["driver"])
+	}
+	if driverName != "" {
+		out["driverName"] = driverName
+	}
+
+	used := map[int]bool{}
+	var handles []interface{}
+	for _, g := range groupByDriver(results) {
+		dc := readDriverConfig(config, g.driver, used)
+		if controller != "" {
+			handles = append(handles, classicHandles(g, &dc, r)...)
+		} else {
+			handles = append(handles, structuredHandle(g, &dc, nodeOfSelector(alloc["nodeSelector"])))
+		}
+	}
+	loseUnused(config, used, r)
+	if len(handles) > 0 {
+		outAlloc["resourceHandles"] = handles
+	}
+	out["allocation"] = outAlloc
+	return out
+}
+
+// classicHandles gives the opaque handles of one driver's results.
+func classicHandles(g driverResults, dc *driverConfig, r *lossReport) []interface{} {
+	var handles []interface{}
+	switch {
+	case dc.hasDevices || allHandleDevices(g.results):
+		for k, res := range g.results {
+			handle := map[string]interface{}{"driverName": g.driver}
+			var params interface{}
+			if dc.hasDevices {
+				params = dc.devices[asString(res["device"])]
+			} else {
+				params = dc.useClaim(k)
+			}
+			if params != nil {
+				handle["data"] = parametersData(params)
+			}
+			handles = append(handles, handle)
+		}
+	default:
+		handle := map[string]interface{}{"driverName": g.driver}
+		if params := dc.useClaim(0); params != nil {
+			handle["data"] = parametersData(params)
+		}
+		handles = append(handles, handle)
+		for _, k := range g.index {
+			r.lose(fmt.Sprintf("allocation.devices.results[%d]", k), "a 1.27–1.30 classic allocation has one opaque handle per driver: the kubelet plugin of %q is not told which devices were allocated", g.driver)
+		}
+	}
+	return handles
+}
+
+// structuredHandle gives the structured handle of one driver's results.
+func structuredHandle(g driverResults, dc *driverConfig, node string) map[string]interface{} {
+	structured := map[string]interface{}{}
+	named := make([]interface{}, 0, len(g.results))
+	pool, samePool := "", true
+	for k, res := range g.results {
+		result := map[string]interface{}{
+			"namedResources": map[string]interface{}{"name": deepCopy(res["device"])},
+		}
+		if params := dc.devices[asString(res["device"])]; params != nil {
+			result["vendorRequestParameters"] = deepCopy(params)
+		}
+		named = append(named, result)
+		p := asString(res["pool"])
+		if k == 0 {
+			pool = p
+		} else if p != pool {
+			samePool = false
+		}
+	}
+	switch {
+	case node != "":
+		structured["nodeName"] = node
+	case samePool && pool != "":
+		structured["nodeName"] = pool
+	}
+	structured["results"] = named
+	if dc.class != nil {
+		structured["vendorClassParameters"] = deepCopy(dc.class)
+	}
+	claim := dc.claim
+	if !dc.hasDevices {
+		claim = dc.useClaim(0)
+	}
+	if claim != nil {
+		structured["vendorClaimParameters"] = deepCopy(claim)
+	}
+	return map[string]interface{}{"driverName": g.driver, "structuredData": structured}
+}
+
+// nodeOfSelector returns the node a node selector names, if it selects
+// exactly one node by name (as a 1.31 scheduler writes it for node-local
+// devices), else "".
+func nodeOfSelector(ns interface{}) string {
+	terms := asSlice(asMap(ns)["nodeSelectorTerms"])
+	if len(terms) != 1 {
+		return ""
+	}
+	term := asMap(terms[0])
+	fields := asSlice(term["matchFields"])
+	if len(asSlice(term["matchExpressions"])) > 0 || len(fields) != 1 {
+		return ""
+	}
+	f := asMap(fields[0])
+	values := asSlice(f["values"])
+	if f["key"] != "metadata.name" || f["operator"] != "In" || len(values) != 1 {
+		return ""
+	}
+	return asString(values[0])
+}
+
+type driverResults struct {
+	driver  string
+	results []map[string]interface{}
+	index   []int // of each result in devices.results
+}
+
+func groupByDriver(results []interface{}) []driverResults {
+	var groups []driverResults
+	index := map[string]int{}
+	for k, r := range results {
+		result := asMap(r)
+		driver := asString(result["driver"])
+		i, ok := index[driver]
+		if !ok {
+			i = len(groups)
+			index[driver] = i
+			groups = append(groups, driverResults{driver: driver})
+		}
+		groups[i].results = append(groups[i].results, result)
+		groups[i].index = append(groups[i].index, k)
+	}
+	return groups
+}
+
+func allHandleDevices(results []map[string]interface{}) bool {
+	for _, r := range results {
+		n, ok := strings.CutPrefix(asString(r["device"]), HandleDevicePrefix)
+		if !ok {
+			return false
+		}
+		if _, err := strconv.Atoi(n); err != nil {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,75 @@
+package conversion
+
+import "fmt"
+
+// Warning says that a conversion kept a field only in a restore annotation
+// (or in a claimbridge-specific shape) although the consumers of the target
+// release — scheduler, kubelet, DRA drivers — would have acted on it: the
+// converted object means less to them than the original meant to the
+// consumers of the source release.
+type Warning struct {
+	// Kind and Object (namespace/name, or "(unnamed)") name the object.
+	Kind, Object string
+	// From and To are the versions of the conversion step that lost the
+	// field; a conversion across two steps reports each step's losses.
+	From, To string
+	// Path is the field path in the From version, for example
+	// spec.parametersRef or status.allocation.resourceHandles[1] (in a
+	// list, prefixed by items[i]).
+	Path string
+	// Message says what the consumers of To miss.
+	Message string
+}
+
+func (w Warning) String() string {
+	return fmt.Sprintf("%s %s: %s: %s (%s→%s)", w.Kind, w.Object, w.Path, w.Message, w.From, w.To)
+}
+
+// ConvertWithWarnings is Convert, and also returns one Warning per object
+// and field whose meaning the target version's consumers do not see (see
+// docs/conversion.md, "Warnings"). A conversion that loses nothing returns
+// no warnings.
+func ConvertWithWarnings(obj map[string]interface{}, toVersion string) (map[string]interface{}, []Warning, error) {
+	var ws []Warning
+	out, err := convert(obj, toVersion, &ws)
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, ws, nil
+}
+
+// lossReport collects the losses a mapping function notices. A nil report
+// (when a step maps back to compute the restore annotation) collects
+// nothing, so mappings call it unconditionally.
+type lossReport struct {
+	prefix string
+	losses *[]loss
+}
+
+type loss struct{ path, message string }
+
+// lose records that the field at path (relative to the report's section)
+// does not reach the target release's consumers.
+func (r *lossReport) lose(path, format string, args ...interface{}) {
+	if r == nil {
+		return
+	}
+	p := r.prefix
+	if path != "" {
+		p += "." + path
+	}
+	for _, l := range *r.losses {
+		if l.path == p {
+			return // one warning per object and field
+		}
+	}
+	*r.losses = append(*r.losses, loss{path: p, message: fmt.Sprintf(format, args...)})
+}
+
+// at returns a report for the section under path.
+func (r *lossReport) at(path string) *lossReport {
+	if r == nil {
+		return nil
+	}
+	return &lossReport{prefix: r.prefix + "." + path, losses: r.losses}
+}

@@ -1,0 +1,72 @@
+package validation
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/claimbridge/claimbridge/conversion"
+)
+
+// TestStorageWarnings: a write through an older version returns, as
+// admission warnings, what the stored (v1alpha3) object no longer says to
+// 1.31 consumers; writes that lose nothing, and writes in the storage
+// version, get none.
+func TestStorageWarnings(t *testing.T) {
+	const (
+		paramsRef = `"parametersRef":{"apiGroup":"resource.k8s.io","kind":"ResourceClaimParameters","name":"p"}`
+		meta      = `"metadata":{"name":"c","namespace":"ns","resourceVersion":"1"}`
+	)
+	fromStorage, err := conversion.Convert(obj(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim",`+meta+`,
+		"spec":{"devices":{"requests":[{"name":"gpu","deviceClassName":"gpu","count":2}]}}}`), "v1alpha2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string]struct {
+		req  Request
+		want []string
+	}{
+		"v1alpha2 claim with parametersRef": {
+			req:  Request{Operation: Create, Object: obj(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim",`+meta+`,"spec":{"resourceClassName":"gpu",`+paramsRef+`}}`)},
+			want: []string{`stored as v1alpha3: spec.parametersRef: ResourceClaimParameters have no v1alpha3 equivalent: a 1.31 scheduler allocates one device of class "gpu" without the parameters' selectors and counts`},
+		},
+		"v1alpha1 template with parametersRef": {
+			req:  Request{Operation: Create, Object: obj(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha1","kind":"ResourceClaimTemplate",`+meta+`,"spec":{"spec":{"resourceClassName":"gpu",`+paramsRef+`}}}`)},
+			want: []string{`stored as v1alpha3: spec.spec.parametersRef: ResourceClaimParameters have no v1alpha3 equivalent: a 1.31 scheduler allocates one device of class "gpu" without the parameters' selectors and counts`},
+		},
+		"plain v1alpha2 claim": {
+			req: Request{Operation: Create, Object: obj(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim",`+meta+`,"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"}}`)},
+		},
+		"v1alpha3 claim": {
+			req: Request{Operation: Create, Object: obj(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim",`+meta+`,"spec":{"devices":{"requests":[{"name":"gpu","deviceClassName":"gpu","count":2}]}}}`)},
+		},
+		"v1alpha2 update of an object read from storage (its restore annotation keeps the count)": {
+			req: Request{Operation: Update, Object: fromStorage, OldObject: fromStorage},
+		},
+		"v1alpha2 label update of a claim with parametersRef: the write loses nothing new": {
+			req: Request{Operation: Update,
+				Object:    obj(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns","resourceVersion":"1","labels":{"a":"b"}},"spec":{"resourceClassName":"gpu",`+paramsRef+`}}`),
+				OldObject: obj(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim",`+meta+`,"spec":{"resourceClassName":"gpu",`+paramsRef+`}}`)},
+		},
+		"v1alpha2 status write of a single-consumer allocation: only the status loss": {
+			req: Request{Operation: Update, SubResource: "status",
+				Object: obj(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim",`+meta+`,"spec":{"resourceClassName":"gpu",`+paramsRef+`},
+					"status":{"driverName":"gpu.example.com","allocation":{"shareable":false,"resourceHandles":[{"driverName":"gpu.example.com","data":"x"}]}}}`),
+				OldObject: obj(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim",`+meta+`,"spec":{"resourceClassName":"gpu",`+paramsRef+`}}`)},
+			want: []string{"stored as v1alpha3: status.allocation.shareable: a 1.31 claim may be reserved by up to 32 consumers; this allocation was for one consumer only"},
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			resp, err := Validate(c.req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(resp.Errors) > 0 {
+				t.Fatalf("errors: %v", resp.Errors)
+			}
+			if diff := cmp.Diff(c.want, resp.Warnings); diff != "" {
+				t.Errorf("warnings (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
