@@ -12,8 +12,9 @@ const (
 	V1alpha3 = "v1alpha3"
 )
 
-// Versions lists the served versions, oldest first. Conversion between
-// versions that are not neighbours goes through v1alpha2.
+// Versions lists the versions the claimbridge CRD serves, oldest first.
+// Conversion between versions that are not neighbours in ChainVersions goes
+// through the versions between them.
 var Versions = []string{V1alpha1, V1alpha2, V1alpha3}
 
 // The API groups whose claims and templates are converted. The group of an
@@ -31,35 +32,57 @@ const (
 	KindTemplateList = "ResourceClaimTemplateList"
 )
 
-// Convert returns obj converted to version toVersion ("v1alpha1", "v1alpha2"
-// or "v1alpha3"). obj must be a ResourceClaim, ResourceClaimTemplate or one of
-// their List kinds; its apiVersion group is kept (resource.claimbridge.dev or
+// Convert returns obj converted to version toVersion, one of ChainVersions
+// (v1alpha1 … v1alpha3, and v1beta1, v1beta2, v1 for group resource.k8s.io).
+// obj must be a ResourceClaim, ResourceClaimTemplate or one of their List
+// kinds; its apiVersion group is kept (resource.claimbridge.dev or
 // resource.k8s.io). obj is not modified. Converting to the version obj
 // already has returns a deep copy.
 //
 // Convert fails only when obj is not a convertible object or when what the
 // target version cannot hold does not fit into the annotation size limit.
 func Convert(obj map[string]interface{}, toVersion string) (map[string]interface{}, error) {
+	out, _, err := ConvertWithWarnings(obj, toVersion)
+	return out, err
+}
+
+// ConvertWithWarnings is Convert, and also returns what the consumer of the
+// target version acts on differently (see Warning). Warnings of List items
+// have paths starting with "items[i].".
+func ConvertWithWarnings(obj map[string]interface{}, toVersion string) (map[string]interface{}, []Warning, error) {
 	group, from, kind, err := Identify(obj)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if versionIndex(toVersion) < 0 {
-		return nil, fmt.Errorf("unsupported target version %q: supported versions are %s", toVersion, strings.Join(Versions, ", "))
+	if err := checkTarget(group, toVersion); err != nil {
+		return nil, nil, err
 	}
 	out := deepCopyMap(obj)
+	var warnings []Warning
 	switch kind {
 	case KindClaim, KindTemplate:
-		if err := convertObject(out, kind, from, toVersion); err != nil {
-			return nil, err
+		if warnings, err = convertObject(out, kind, from, toVersion); err != nil {
+			return nil, nil, err
 		}
 	default: // a List kind
-		if err := convertList(out, strings.TrimSuffix(kind, "List"), from, toVersion); err != nil {
-			return nil, err
+		if warnings, err = convertList(out, strings.TrimSuffix(kind, "List"), from, toVersion); err != nil {
+			return nil, nil, err
 		}
 	}
 	out["apiVersion"] = group + "/" + toVersion
-	return out, nil
+	return out, warnings, nil
+}
+
+// checkTarget fails for versions outside the chain and for the GA versions
+// of the claimbridge group, which its CRD does not serve.
+func checkTarget(group, toVersion string) error {
+	switch i := versionIndex(toVersion); {
+	case i < 0:
+		return fmt.Errorf("unsupported target version %q: supported versions are %s", toVersion, strings.Join(ChainVersions, ", "))
+	case group == Group && i >= len(Versions):
+		return fmt.Errorf("target version %s is not served by group %s (only %s); it is a version of %s, reached from manifests of that group", toVersion, Group, strings.Join(Versions, ", "), UpstreamGroup)
+	}
+	return nil
 }
 
 // Identify returns the group, version and kind of a convertible object, or an
@@ -71,18 +94,27 @@ func Identify(obj map[string]interface{}) (group, version, kind string, err erro
 	if !ok || (group != Group && group != UpstreamGroup) {
 		return "", "", "", fmt.Errorf("apiVersion %q is not in group %s or %s", apiVersion, Group, UpstreamGroup)
 	}
-	if versionIndex(version) < 0 {
-		return "", "", "", fmt.Errorf("apiVersion %q: unsupported version %q (supported: %s)", apiVersion, version, strings.Join(Versions, ", "))
+	supported := Versions
+	if group == UpstreamGroup {
+		supported = ChainVersions
+	}
+	if i := versionIndex(version); i < 0 || i >= len(supported) {
+		return "", "", "", fmt.Errorf("apiVersion %q: unsupported version %q (supported: %s)", apiVersion, version, strings.Join(supported, ", "))
 	}
 	switch kind {
 	case KindClaim, KindTemplate, KindClaimList, KindTemplateList:
+		if group == UpstreamGroup && version == V1alpha3 {
+			if err := checkV1alpha3Shape(obj, kind); err != nil {
+				return "", "", "", err
+			}
+		}
 		return group, version, kind, nil
 	}
 	return "", "", "", fmt.Errorf("kind %q of %s is not converted (only %s, %s and their lists)", kind, apiVersion, KindClaim, KindTemplate)
 }
 
 func versionIndex(v string) int {
-	for i, known := range Versions {
+	for i, known := range ChainVersions {
 		if v == known {
 			return i
 		}
@@ -93,29 +125,40 @@ func versionIndex(v string) int {
 // convertObject converts a claim or template in place, one neighbouring
 // version at a time, so that v1alpha1 ⇄ v1alpha3 passes through v1alpha2 and
 // every restore annotation is written and read by the same pair of steps.
-func convertObject(obj map[string]interface{}, kind, from, to string) error {
+func convertObject(obj map[string]interface{}, kind, from, to string) ([]Warning, error) {
+	var warnings []Warning
 	for i, j := versionIndex(from), versionIndex(to); i != j; {
 		next := i + 1
 		if j < i {
 			next = i - 1
 		}
-		if err := step(obj, kind, Versions[i], Versions[next]); err != nil {
-			return fmt.Errorf("converting %s %s from %s to %s: %w", kind, describeObject(obj), from, to, err)
+		w, err := step(obj, kind, ChainVersions[i], ChainVersions[next])
+		if err != nil {
+			return nil, fmt.Errorf("converting %s %s from %s to %s: %w", kind, describeObject(obj), from, to, err)
 		}
+		warnings = append(warnings, w...)
 		i = next
 	}
-	return nil
+	if kind == KindClaim && versionIndex(to) >= len(Versions) {
+		warnings = append(warnings, statusWarning(obj)...)
+	}
+	return warnings, nil
 }
 
-func convertList(list map[string]interface{}, kind, from, to string) error {
+func convertList(list map[string]interface{}, kind, from, to string) ([]Warning, error) {
+	var warnings []Warning
 	items, _ := list["items"].([]interface{})
 	for i, it := range items {
 		item, ok := it.(map[string]interface{})
 		if !ok {
 			continue // not an object: nothing this package can convert; kept as is
 		}
-		if err := convertObject(item, kind, from, to); err != nil {
-			return fmt.Errorf("items[%d]: %w", i, err)
+		w, err := convertObject(item, kind, from, to)
+		if err != nil {
+			return nil, fmt.Errorf("items[%d]: %w", i, err)
+		}
+		for _, x := range w {
+			warnings = append(warnings, Warning{Path: fmt.Sprintf("items[%d].%s", i, x.Path), Message: x.Message})
 		}
 		if av, ok := item["apiVersion"].(string); ok {
 			if group, _, ok := strings.Cut(av, "/"); ok {
@@ -123,7 +166,7 @@ func convertList(list map[string]interface{}, kind, from, to string) error {
 			}
 		}
 	}
-	return nil
+	return warnings, nil
 }
 
 // describeObject names an object for error messages: namespace/name, or a

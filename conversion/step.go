@@ -12,6 +12,9 @@ type mapping struct {
 	// status maps a ResourceClaimStatus. targetSpec is the claim's spec in the
 	// target version; status fields that refer to requests use its names.
 	status func(in, targetSpec map[string]interface{}) map[string]interface{}
+	// warn, if set, lists what the consumer of the target version acts on
+	// differently in obj (a claim or template in the source version).
+	warn func(obj map[string]interface{}, kind string) []Warning
 }
 
 var mappings = map[[2]string]mapping{
@@ -19,6 +22,12 @@ var mappings = map[[2]string]mapping{
 	{V1alpha2, V1alpha1}: {spec: specV2ToV1, status: statusV2ToV1},
 	{V1alpha2, V1alpha3}: {spec: specV2ToV3, status: statusV2ToV3},
 	{V1alpha3, V1alpha2}: {spec: specV3ToV2, status: statusV3ToV2},
+	{V1alpha3, V1beta1}:  {spec: specV3B1, status: statusV3ToB1, warn: warningsV3ToB1},
+	{V1beta1, V1alpha3}:  {spec: specV3B1, status: statusB1ToV3},
+	{V1beta1, V1beta2}:   {spec: specB1ToB2, status: statusB1B2},
+	{V1beta2, V1beta1}:   {spec: specB2ToB1, status: statusB1B2},
+	{V1beta2, V1}:        identityMapping,
+	{V1, V1beta2}:        identityMapping,
 }
 
 // sections returns the names of the sections conversion maps for kind: a
@@ -58,11 +67,15 @@ func mapSection(m mapping, kind, name string, in, context map[string]interface{}
 //  3. the sections are mapped back, and the difference to the original
 //     sections becomes the restore annotation of from, so that converting the
 //     result back to from gives obj exactly.
-func step(obj map[string]interface{}, kind, from, to string) error {
+func step(obj map[string]interface{}, kind, from, to string) ([]Warning, error) {
 	forward, okF := mappings[[2]string{from, to}]
 	backward, okB := mappings[[2]string{to, from}]
 	if !okF || !okB {
-		return fmt.Errorf("no conversion from %s to %s", from, to)
+		return nil, fmt.Errorf("no conversion from %s to %s", from, to)
+	}
+	var warnings []Warning
+	if forward.warn != nil {
+		warnings = forward.warn(obj, kind)
 	}
 	restoreTo := popRestore(obj, to)
 	srcSpec := obj["spec"]
@@ -96,10 +109,10 @@ func step(obj map[string]interface{}, kind, from, to string) error {
 		}
 	}
 	if restoreFrom.empty() {
-		return nil
+		return warnings, nil
 	}
 	if err := pushRestore(obj, from, restoreFrom); err != nil {
-		return fmt.Errorf("keeping the fields of %s that %s cannot hold: %w", from, to, err)
+		return nil, fmt.Errorf("keeping the fields of %s that %s cannot hold: %w", from, to, err)
 	}
-	return nil
+	return warnings, nil
 }
