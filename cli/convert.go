@@ -18,13 +18,14 @@ type convertOptions struct {
 	to        string
 	filenames []string
 	output    string
+	quiet     bool
 }
 
 func newConvertCommand(s streams) *cobra.Command {
 	o := &convertOptions{output: "yaml"}
 	cmd := &cobra.Command{
 		Use:   "convert --to VERSION -f FILE|- [-f FILE ...] [-o yaml|json]",
-		Short: "Convert ResourceClaim and ResourceClaimTemplate manifests between v1alpha1, v1alpha2 and v1alpha3",
+		Short: "Convert ResourceClaim and ResourceClaimTemplate manifests between v1alpha1, v1alpha2, v1alpha3, v1beta1, v1beta2 and v1",
 		Long: `Convert reads YAML or JSON manifests (multi-document streams, kind: List,
 files, directories and standard input) and converts every ResourceClaim and
 ResourceClaimTemplate of group resource.claimbridge.dev or resource.k8s.io to
@@ -34,9 +35,24 @@ unchanged and in order.
 What the target version cannot hold is kept in claimbridge.dev/restore-*
 annotations, so that converting back gives the original exactly.
 
+The upstream versions v1beta1 (Kubernetes 1.32), v1beta2 (1.33) and v1
+(1.34+) are targets for group resource.k8s.io only; the claimbridge CRD
+serves the three alpha versions. Input in resource.k8s.io/v1alpha3 must be
+the Kubernetes 1.31 shape (1.32 and 1.33 served a different v1alpha3: give
+such manifests apiVersion resource.k8s.io/v1beta1, which has the same fields).
+
+What the consumer of the target version would act on differently (classic DRA
+claims and allocations, status that a create discards, limits and admin-access
+rules of 1.32+) is reported as a warning on standard error; --quiet drops the
+warnings. Check the output with
+kubectl apply --dry-run=server -f OUTPUT, or claimbridge validate.
+
 Nothing is written unless every document converts.`,
 		Example: `  # Migrate a Kubernetes 1.30 claim to the 1.31 shape
   claimbridge convert --to v1alpha3 -f claim-v1alpha2.yaml
+
+  # Migrate a Kubernetes 1.26 claim to what 1.34+ clusters serve
+  claimbridge convert --to v1 -f claim-v1alpha1.yaml | kubectl apply -f -
 
   # Convert everything in a directory and print one JSON List
   claimbridge convert --to v1alpha1 -f manifests/ -o json`,
@@ -45,9 +61,10 @@ Nothing is written unless every document converts.`,
 			return o.run(s)
 		},
 	}
-	cmd.Flags().StringVar(&o.to, "to", "", "target version: "+strings.Join(conversion.Versions, ", ")+" (required)")
+	cmd.Flags().StringVar(&o.to, "to", "", "target version: "+strings.Join(conversion.ChainVersions, ", ")+" (required; the last three for resource.k8s.io only)")
 	cmd.Flags().StringArrayVarP(&o.filenames, "filename", "f", nil, "file, directory or - for standard input (repeatable, required)")
 	cmd.Flags().StringVarP(&o.output, "output", "o", o.output, "output format: yaml or json")
+	cmd.Flags().BoolVarP(&o.quiet, "quiet", "q", false, "do not print conversion warnings on standard error")
 	return cmd
 }
 
@@ -61,7 +78,11 @@ func (o *convertOptions) run(s streams) error {
 	}
 	objects := make([]map[string]interface{}, 0, len(docs))
 	for _, doc := range docs {
-		out, err := convertDocument(doc, o.to, s.err)
+		warnings := s.err
+		if o.quiet {
+			warnings = io.Discard
+		}
+		out, err := convertDocument(doc, o.to, s.err, warnings)
 		if err != nil {
 			return withCode(ExitInvalid, err)
 		}
@@ -78,9 +99,9 @@ func (o *convertOptions) run(s streams) error {
 func (o *convertOptions) validate() error {
 	switch {
 	case o.to == "":
-		return fmt.Errorf("--to is required (one of %s)", strings.Join(conversion.Versions, ", "))
+		return fmt.Errorf("--to is required (one of %s)", strings.Join(conversion.ChainVersions, ", "))
 	case !isVersion(o.to):
-		return fmt.Errorf("--to %q: unsupported version (supported: %s)", o.to, strings.Join(conversion.Versions, ", "))
+		return fmt.Errorf("--to %q: unsupported version (supported: %s)", o.to, strings.Join(conversion.ChainVersions, ", "))
 	case len(o.filenames) == 0:
 		return fmt.Errorf("at least one -f is required (a file, a directory or - for standard input)")
 	case o.output != "yaml" && o.output != "json":
@@ -90,7 +111,7 @@ func (o *convertOptions) validate() error {
 }
 
 func isVersion(v string) bool {
-	for _, known := range conversion.Versions {
+	for _, known := range conversion.ChainVersions {
 		if v == known {
 			return true
 		}
@@ -100,17 +121,20 @@ func isVersion(v string) bool {
 
 // convertDocument converts a claim or template, and passes anything else
 // through; objects of the claim groups that cannot be converted are passed
-// through with a note.
-func convertDocument(doc manifest.Document, to string, notes io.Writer) (map[string]interface{}, error) {
+// through with a note. Conversion warnings go to warnings.
+func convertDocument(doc manifest.Document, to string, notes, warnings io.Writer) (map[string]interface{}, error) {
 	if _, _, _, err := conversion.Identify(doc.Object); err != nil {
 		if group, _, _ := strings.Cut(fmt.Sprint(doc.Object["apiVersion"]), "/"); group == conversion.Group || group == conversion.UpstreamGroup {
 			fmt.Fprintf(notes, "%s: passed through unchanged: %v\n", doc.Position(), err)
 		}
 		return doc.Object, nil
 	}
-	out, err := conversion.Convert(doc.Object, to)
+	out, ws, err := conversion.ConvertWithWarnings(doc.Object, to)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", doc.Position(), err)
+	}
+	for _, w := range ws {
+		fmt.Fprintf(warnings, "%s: warning: %s\n", doc.Position(), w)
 	}
 	return out, nil
 }

@@ -9,7 +9,9 @@ import (
 // changes for the consumer of the target version: kept only in a restore
 // annotation although that consumer would act on it, or accepted by the
 // source version's apiserver but not the target's. Path is the field path in
-// the source object (e.g. "spec.controller").
+// the shape the warning is about: the 1.32+ warnings name v1alpha3 fields
+// (e.g. "status.allocation.controller", which is status.driverName in
+// v1alpha1 and v1alpha2).
 type Warning struct {
 	Path    string
 	Message string
