@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -124,6 +125,9 @@ func isVersion(v string) bool {
 // through with a note. Conversion warnings go to warnings.
 func convertDocument(doc manifest.Document, to string, notes, warnings io.Writer) (map[string]interface{}, error) {
 	if _, _, _, err := conversion.Identify(doc.Object); err != nil {
+		if errors.Is(err, conversion.ErrNewerV1alpha3) {
+			return nil, fmt.Errorf("%s: %w", doc.Position(), err)
+		}
 		if group, _, _ := strings.Cut(fmt.Sprint(doc.Object["apiVersion"]), "/"); group == conversion.Group || group == conversion.UpstreamGroup {
 			fmt.Fprintf(notes, "%s: passed through unchanged: %v\n", doc.Position(), err)
 		}

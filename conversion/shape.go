@@ -1,9 +1,14 @@
 package conversion
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 )
+
+// ErrNewerV1alpha3 is wrapped by the error for resource.k8s.io/v1alpha3 input
+// in the shape of Kubernetes 1.32/1.33 (errors.Is).
+var ErrNewerV1alpha3 = errors.New("not the Kubernetes 1.31 shape of resource.k8s.io/v1alpha3")
 
 // Upstream served a resource.k8s.io/v1alpha3 ResourceClaim in three shapes:
 // the 1.31 one (claimbridge's v1alpha3) and, in 1.32 and 1.33, a copy of
@@ -31,8 +36,8 @@ func checkV1alpha3Shape(obj map[string]interface{}, kind string) error {
 	if len(found) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%s/%s %s has %s, which the resource.k8s.io/v1alpha3 of Kubernetes 1.32 and 1.33 had; claimbridge's v1alpha3 is the Kubernetes 1.31 shape only: for a 1.32/1.33 v1alpha3 manifest set apiVersion to %s/%s (the same fields) and convert from there",
-		UpstreamGroup, V1alpha3, describeObject(obj), strings.Join(found, ", "), UpstreamGroup, V1beta1)
+	return fmt.Errorf("%s/%s %s has %s, which the resource.k8s.io/v1alpha3 of Kubernetes 1.32 and 1.33 had; claimbridge's v1alpha3 is the Kubernetes 1.31 shape only: for a 1.32/1.33 v1alpha3 manifest set apiVersion to %s/%s (the same fields) and convert from there%w",
+		UpstreamGroup, V1alpha3, describeObject(obj), strings.Join(found, ", "), UpstreamGroup, V1beta1, quietErr{ErrNewerV1alpha3})
 }
 
 func laterFields(found []string, prefix string, obj map[string]interface{}, kind string) []string {
@@ -71,3 +76,9 @@ func keysIn(found []string, path string, indexed bool, list []interface{}, keys 
 	}
 	return found
 }
+
+// quietErr wraps an error for errors.Is without adding to the message.
+type quietErr struct{ err error }
+
+func (q quietErr) Error() string { return "" }
+func (q quietErr) Unwrap() error { return q.err }
