@@ -59,6 +59,7 @@ func TestConvertToGAWarnings(t *testing.T) {
 	}
 	code, _, stderr := run(t, string(data), "convert", "--to", "v1", "-f", "-")
 	want := `<stdin>: document 1 (line 1): warning: status.allocation.controller: allocated by classic DRA driver "gpu.resource.example.com": a 1.32+ resourceclaim controller never clears this allocation (it deallocates only claims with finalizer resource.kubernetes.io/delete-protection) and the driver's controller no longer runs; the controller is kept only in the restore annotation
+<stdin>: document 1 (line 1): warning: metadata.finalizers[0]: finalizer "gpu.resource.example.com/deletion-protection" of a claim allocated by classic DRA: no 1.32+ component removes it, so deleting the claim waits until it is removed by hand
 <stdin>: document 1 (line 1): warning: status: an apiserver discards the status when the claim is created: create the claim, then write the status through the status subresource (e.g. kubectl replace --subresource=status)
 `
 	if code != ExitOK {

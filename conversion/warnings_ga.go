@@ -25,6 +25,10 @@ const (
 	OpaqueParametersMaxLength      = 10 * 1024
 )
 
+// DeleteProtectionFinalizer is the finalizer of claims that the built-in
+// resourceclaim controller deallocates.
+const DeleteProtectionFinalizer = "resource.kubernetes.io/delete-protection"
+
 // The namespace labels that permit adminAccess: true.
 const (
 	AdminAccessLabel133 = "resource.k8s.io/admin-access"
@@ -52,7 +56,7 @@ func warningsV3ToB1(obj map[string]interface{}, kind string) []Warning {
 			}
 		}
 		if req["adminAccess"] == true {
-			w = append(w, Warning{path + ".adminAccess", fmt.Sprintf("admin access needs the DRAAdminAccess feature gate and a namespace labeled %s=true (Kubernetes 1.34+; %s=true in 1.33), otherwise the apiserver rejects the object", AdminAccessLabel, AdminAccessLabel133)})
+			w = append(w, Warning{path + ".adminAccess", fmt.Sprintf("admin access needs a namespace labeled %s=true (Kubernetes 1.34+; %s=true in 1.33; also the DRAAdminAccess feature gate until it became GA), otherwise the apiserver rejects the object", AdminAccessLabel, AdminAccessLabel133)})
 		}
 	}
 	for i, c := range asSlice(devices["config"]) {
@@ -64,7 +68,14 @@ func warningsV3ToB1(obj map[string]interface{}, kind string) []Warning {
 	status := asMap(obj["status"])
 	alloc := asMap(status["allocation"])
 	if c := asString(alloc["controller"]); c != "" {
-		w = append(w, Warning{"status.allocation.controller", fmt.Sprintf("allocated by classic DRA driver %q: a 1.32+ resourceclaim controller never clears this allocation (it deallocates only claims with finalizer %s) and the driver's controller no longer runs; the controller is kept only in the restore annotation", c, "resource.kubernetes.io/delete-protection")})
+		w = append(w, Warning{"status.allocation.controller", fmt.Sprintf("allocated by classic DRA driver %q: a 1.32+ resourceclaim controller never clears this allocation (it deallocates only claims with finalizer %s) and the driver's controller no longer runs; the controller is kept only in the restore annotation", c, DeleteProtectionFinalizer)})
+	}
+	if c := asString(alloc["controller"]); c != "" {
+		for i, f := range asSlice(asMap(obj["metadata"])["finalizers"]) {
+			if name := asString(f); name != "" && name != DeleteProtectionFinalizer {
+				w = append(w, Warning{fmt.Sprintf("metadata.finalizers[%d]", i), fmt.Sprintf("finalizer %q of a claim allocated by classic DRA: no 1.32+ component removes it, so deleting the claim waits until it is removed by hand", name)})
+			}
+		}
 	}
 	if status["deallocationRequested"] == true {
 		w = append(w, Warning{"status.deallocationRequested", "Kubernetes 1.32+ has no deallocation requests: nothing deallocates this claim; the request is kept only in the restore annotation"})

@@ -46,6 +46,7 @@ const runtimeConfig = "resource.k8s.io/v1beta1=true,resource.k8s.io/v1beta2=true
 
 type suite struct {
 	dynamic dynamic.Interface
+	core    kubernetes.Interface
 	env     *envtest.Environment
 
 	stopOnce sync.Once
@@ -101,15 +102,14 @@ func start(ctx context.Context) (*suite, error) {
 	if s.dynamic, err = dynamic.NewForConfig(config); err != nil {
 		return s, err
 	}
-	core, err := kubernetes.NewForConfig(config)
-	if err != nil {
+	if s.core, err = kubernetes.NewForConfig(config); err != nil {
 		return s, err
 	}
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
 		Name:   namespace,
 		Labels: map[string]string{conversion.AdminAccessLabel: "true"},
 	}}
-	if _, err := core.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
+	if _, err := s.core.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
 		return s, err
 	}
 	return s, nil
