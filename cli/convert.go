@@ -26,7 +26,7 @@ func newConvertCommand(s streams) *cobra.Command {
 	o := &convertOptions{output: "yaml"}
 	cmd := &cobra.Command{
 		Use:   "convert --to VERSION -f FILE|- [-f FILE ...] [-o yaml|json] [--quiet]",
-		Short: "Convert ResourceClaim and ResourceClaimTemplate manifests between v1alpha1, v1alpha2 and v1alpha3",
+		Short: "Convert ResourceClaim and ResourceClaimTemplate manifests between v1alpha1, v1alpha2, v1alpha3, v1beta1, v1beta2 and v1",
 		Long: `Convert reads YAML or JSON manifests (multi-document streams, kind: List,
 files, directories and standard input) and converts every ResourceClaim and
 ResourceClaimTemplate of group resource.claimbridge.dev or resource.k8s.io to
@@ -34,12 +34,22 @@ the requested version, keeping its group. Every other object is passed through
 unchanged and in order.
 
 What the target version cannot hold is kept in claimbridge.dev/restore-*
-annotations, so that converting back gives the original exactly. When such a
-field means something to the target release's scheduler, kubelet or drivers
-(parametersRef, an allocation mode, a count, per-device parameters, handles
-of other drivers ...), a warning naming the document, object and field is
-printed on standard error; --quiet silences them. Warnings do not change the
-exit code.
+annotations, so that converting back gives the original exactly.
+
+The upstream versions v1beta1 (Kubernetes 1.32), v1beta2 (1.33) and v1
+(1.34+) are targets for group resource.k8s.io only; the claimbridge CRD
+serves the three alpha versions. Input in resource.k8s.io/v1alpha3 must be
+the Kubernetes 1.31 shape (1.32 and 1.33 served a different v1alpha3: give
+such manifests apiVersion resource.k8s.io/v1beta1, which has the same fields).
+
+When a field means something different to the target release's scheduler,
+kubelet, controllers or apiserver (parametersRef, an allocation mode, a count,
+per-device parameters, handles of other drivers; classic DRA claims and
+allocations, status that a create discards, limits and admin-access rules of
+1.32+ ...), a warning naming the document, object, field and conversion step
+is printed on standard error; --quiet silences them. Warnings do not change
+the exit code. Check GA output with kubectl apply --dry-run=server -f OUTPUT,
+or claimbridge validate.
 
 An object whose known fields have the wrong JSON type (spec a string,
 reservedFor an object ...) is refused: exit 2, naming the document and path.
@@ -48,6 +58,9 @@ Nothing is written unless every document converts.`,
 		Example: `  # Migrate a Kubernetes 1.30 claim to the 1.31 shape
   claimbridge convert --to v1alpha3 -f claim-v1alpha2.yaml
 
+  # Migrate a Kubernetes 1.26 claim to what 1.34+ clusters serve
+  claimbridge convert --to v1 -f claim-v1alpha1.yaml | kubectl apply -f -
+
   # Convert everything in a directory and print one JSON List
   claimbridge convert --to v1alpha1 -f manifests/ -o json`,
 		Args: cobra.NoArgs,
@@ -55,10 +68,10 @@ Nothing is written unless every document converts.`,
 			return o.run(s)
 		},
 	}
-	cmd.Flags().StringVar(&o.to, "to", "", "target version: "+strings.Join(conversion.Versions, ", ")+" (required)")
+	cmd.Flags().StringVar(&o.to, "to", "", "target version: "+strings.Join(conversion.ChainVersions, ", ")+" (required; the last three for resource.k8s.io only)")
 	cmd.Flags().StringArrayVarP(&o.filenames, "filename", "f", nil, "file, directory or - for standard input (repeatable, required)")
 	cmd.Flags().StringVarP(&o.output, "output", "o", o.output, "output format: yaml or json")
-	cmd.Flags().BoolVarP(&o.quiet, "quiet", "q", false, "do not print warnings about fields the target release's consumers do not see")
+	cmd.Flags().BoolVarP(&o.quiet, "quiet", "q", false, "do not print warnings about fields the target release's consumers do not see or act on differently")
 	return cmd
 }
 
@@ -102,9 +115,9 @@ func (o *convertOptions) run(s streams) error {
 func (o *convertOptions) validate() error {
 	switch {
 	case o.to == "":
-		return fmt.Errorf("--to is required (one of %s)", strings.Join(conversion.Versions, ", "))
+		return fmt.Errorf("--to is required (one of %s)", strings.Join(conversion.ChainVersions, ", "))
 	case !isVersion(o.to):
-		return fmt.Errorf("--to %q: unsupported version (supported: %s)", o.to, strings.Join(conversion.Versions, ", "))
+		return fmt.Errorf("--to %q: unsupported version (supported: %s)", o.to, strings.Join(conversion.ChainVersions, ", "))
 	case len(o.filenames) == 0:
 		return fmt.Errorf("at least one -f is required (a file, a directory or - for standard input)")
 	case o.output != "yaml" && o.output != "json":
@@ -114,7 +127,7 @@ func (o *convertOptions) validate() error {
 }
 
 func isVersion(v string) bool {
-	for _, known := range conversion.Versions {
+	for _, known := range conversion.ChainVersions {
 		if v == known {
 			return true
 		}
@@ -127,6 +140,9 @@ func isVersion(v string) bool {
 // through with a note.
 func convertDocument(doc manifest.Document, to string, notes io.Writer) (map[string]interface{}, []conversion.Warning, error) {
 	if _, _, _, err := conversion.Identify(doc.Object); err != nil {
+		if errors.Is(err, conversion.ErrNewerV1alpha3) {
+			return nil, nil, fmt.Errorf("%s: %w", doc.Position(), err)
+		}
 		if group, _, _ := strings.Cut(fmt.Sprint(doc.Object["apiVersion"]), "/"); group == conversion.Group || group == conversion.UpstreamGroup {
 			fmt.Fprintf(notes, "%s: passed through unchanged: %v\n", doc.Position(), err)
 		}

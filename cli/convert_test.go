@@ -91,7 +91,7 @@ spec: {resourceClassName: gpu.example.com}
 ---
 # only a comment
 ---
-apiVersion: resource.k8s.io/v1beta1
+apiVersion: resource.k8s.io/v2
 kind: ResourceClaim
 metadata: {name: newer}
 spec: {}
@@ -116,8 +116,8 @@ spec: {}
 	if diff := cmp.Diff(wantSpec, objs[1]["spec"]); diff != "" {
 		t.Errorf("claim spec (-want +got):\n%s", diff)
 	}
-	if objs[2]["apiVersion"] != "resource.k8s.io/v1beta1" {
-		t.Errorf("v1beta1 claim was not passed through: %v", objs[2])
+	if objs[2]["apiVersion"] != "resource.k8s.io/v2" {
+		t.Errorf("v2 claim was not passed through: %v", objs[2])
 	}
 	if !strings.Contains(stderr, "passed through unchanged") {
 		t.Errorf("no note about the unconvertible claim on stderr: %q", stderr)

@@ -28,6 +28,13 @@ ResourceClaimTemplate of group resource.claimbridge.dev or resource.k8s.io
 (v1alpha1, v1alpha2, v1alpha3) with the rules of the Kubernetes release that
 served that version, after the upstream defaults. Other objects are skipped.
 
+Claims and templates of resource.k8s.io v1beta1, v1beta2 and v1 (what
+claimbridge convert produces for Kubernetes 1.32+) get a partial check:
+a strict decode into the Kubernetes 1.36 types, one of a device class or
+firstAvailable per request, and the 1.32+ limits on CEL selectors and opaque
+parameters. The full check of those versions is the target cluster's:
+  kubectl apply --dry-run=server -f FILE
+
 Without --old, every object is validated as a create (its status is ignored,
 as the API server drops it). With --old, objects are validated as updates of
 the matching old object (same kind, namespace and name; a single old object
@@ -80,6 +87,7 @@ func (o *validateOptions) run(s streams) error {
 	if err != nil {
 		return withCode(ExitBadInput, err)
 	}
+	docs, gaInvalid := validateGADocuments(docs, s)
 	docs = supported(docs, s.err, "")
 	var olds []manifest.Document
 	if o.old != "" {
@@ -121,10 +129,34 @@ func (o *validateOptions) run(s streams) error {
 	switch {
 	case unusable:
 		return withCode(ExitBadInput, errors.New(""))
-	case invalid:
+	case invalid || gaInvalid:
 		return withCode(ExitInvalid, errors.New(""))
 	}
 	return nil
+}
+
+// validateGADocuments checks the resource.k8s.io v1beta1, v1beta2 and v1
+// claims and templates (as creates; see validateGA) and returns the other
+// documents, and whether any GA document is invalid.
+func validateGADocuments(docs []manifest.Document, s streams) ([]manifest.Document, bool) {
+	var rest []manifest.Document
+	invalid := false
+	for _, doc := range docs {
+		version, kind := gaVersion(doc.Object)
+		if version == "" {
+			rest = append(rest, doc)
+			continue
+		}
+		errs, warnings := validateGA(doc.Object, version, kind)
+		for _, w := range warnings {
+			fmt.Fprintf(s.err, "Warning: %s: %s: %s\n", doc.Position(), describe(doc.Object), w)
+		}
+		for _, e := range errs {
+			fmt.Fprintf(s.out, "%s: %s: %s\n", doc.Position(), describe(doc.Object), e)
+		}
+		invalid = invalid || len(errs) > 0
+	}
+	return rest, invalid
 }
 
 // supported keeps the claims and templates and notes every skipped object.

@@ -12,8 +12,9 @@ const (
 	V1alpha3 = "v1alpha3"
 )
 
-// Versions lists the served versions, oldest first. Conversion between
-// versions that are not neighbours goes through v1alpha2.
+// Versions lists the versions the claimbridge CRD serves, oldest first.
+// Conversion between versions that are not neighbours in ChainVersions goes
+// through the versions between them.
 var Versions = []string{V1alpha1, V1alpha2, V1alpha3}
 
 // The API groups whose claims and templates are converted. The group of an
@@ -31,9 +32,10 @@ const (
 	KindTemplateList = "ResourceClaimTemplateList"
 )
 
-// Convert returns obj converted to version toVersion ("v1alpha1", "v1alpha2"
-// or "v1alpha3"). obj must be a ResourceClaim, ResourceClaimTemplate or one of
-// their List kinds; its apiVersion group is kept (resource.claimbridge.dev or
+// Convert returns obj converted to version toVersion, one of ChainVersions
+// (v1alpha1 … v1alpha3, and v1beta1, v1beta2, v1 for group resource.k8s.io).
+// obj must be a ResourceClaim, ResourceClaimTemplate or one of their List
+// kinds; its apiVersion group is kept (resource.claimbridge.dev or
 // resource.k8s.io). obj is not modified. Converting to the version obj
 // already has returns a deep copy.
 //
@@ -52,8 +54,8 @@ func convert(obj map[string]interface{}, toVersion string, ws *[]Warning) (map[s
 	if err != nil {
 		return nil, err
 	}
-	if versionIndex(toVersion) < 0 {
-		return nil, fmt.Errorf("unsupported target version %q: supported versions are %s", toVersion, strings.Join(Versions, ", "))
+	if err := checkTarget(group, toVersion); err != nil {
+		return nil, err
 	}
 	if err := checkShape(obj, from, kind); err != nil {
 		return nil, err
@@ -73,6 +75,18 @@ func convert(obj map[string]interface{}, toVersion string, ws *[]Warning) (map[s
 	return out, nil
 }
 
+// checkTarget fails for versions outside the chain and for the GA versions
+// of the claimbridge group, which its CRD does not serve.
+func checkTarget(group, toVersion string) error {
+	switch i := versionIndex(toVersion); {
+	case i < 0:
+		return fmt.Errorf("unsupported target version %q: supported versions are %s", toVersion, strings.Join(ChainVersions, ", "))
+	case group == Group && i >= len(Versions):
+		return fmt.Errorf("target version %s is not served by group %s (only %s); it is a version of %s, reached from manifests of that group", toVersion, Group, strings.Join(Versions, ", "), UpstreamGroup)
+	}
+	return nil
+}
+
 // Identify returns the group, version and kind of a convertible object, or an
 // error that says why obj is not one.
 func Identify(obj map[string]interface{}) (group, version, kind string, err error) {
@@ -82,18 +96,27 @@ func Identify(obj map[string]interface{}) (group, version, kind string, err erro
 	if !ok || (group != Group && group != UpstreamGroup) {
 		return "", "", "", fmt.Errorf("apiVersion %q is not in group %s or %s", apiVersion, Group, UpstreamGroup)
 	}
-	if versionIndex(version) < 0 {
-		return "", "", "", fmt.Errorf("apiVersion %q: unsupported version %q (supported: %s)", apiVersion, version, strings.Join(Versions, ", "))
+	supported := Versions
+	if group == UpstreamGroup {
+		supported = ChainVersions
+	}
+	if i := versionIndex(version); i < 0 || i >= len(supported) {
+		return "", "", "", fmt.Errorf("apiVersion %q: unsupported version %q (supported: %s)", apiVersion, version, strings.Join(supported, ", "))
 	}
 	switch kind {
 	case KindClaim, KindTemplate, KindClaimList, KindTemplateList:
+		if group == UpstreamGroup && version == V1alpha3 {
+			if err := checkV1alpha3Shape(obj, kind); err != nil {
+				return "", "", "", err
+			}
+		}
 		return group, version, kind, nil
 	}
 	return "", "", "", fmt.Errorf("kind %q of %s is not converted (only %s, %s and their lists)", kind, apiVersion, KindClaim, KindTemplate)
 }
 
 func versionIndex(v string) int {
-	for i, known := range Versions {
+	for i, known := range ChainVersions {
 		if v == known {
 			return i
 		}
@@ -102,13 +125,22 @@ func versionIndex(v string) int {
 }
 
 // convertObject converts a claim or template in place, one neighbouring
-// version at a time, so that v1alpha1 ⇄ v1alpha3 passes through v1alpha2 and
+// version of ChainVersions at a time, so that v1alpha1 ⇄ v1alpha3 passes
+// through v1alpha2 (and v1alpha3 ⇄ v1 through v1beta1 and v1beta2), and
 // every restore annotation is written and read by the same pair of steps.
 //
 // When ws is not nil, the losses of every step are appended to it as
-// warnings; pathPrefix ("items[i].") locates a list item.
+// warnings; pathPrefix ("items[i].") locates a list item. A claim with a
+// status converted to a GA version also gets the warning that an apiserver
+// discards the status of a create (From and To are then the whole
+// conversion's versions).
 func convertObject(obj map[string]interface{}, kind, from, to, pathPrefix string, ws *[]Warning) error {
 	name := describeObject(obj)
+	warn := func(stepFrom, stepTo string, losses []loss) {
+		for _, l := range losses {
+			*ws = append(*ws, Warning{Kind: kind, Object: name, From: stepFrom, To: stepTo, Path: pathPrefix + l.path, Message: l.message})
+		}
+	}
 	for i, j := versionIndex(from), versionIndex(to); i != j; {
 		next := i + 1
 		if j < i {
@@ -118,15 +150,18 @@ func convertObject(obj map[string]interface{}, kind, from, to, pathPrefix string
 		if ws != nil {
 			losses = &[]loss{}
 		}
-		if err := step(obj, kind, Versions[i], Versions[next], losses); err != nil {
+		if err := step(obj, kind, ChainVersions[i], ChainVersions[next], losses); err != nil {
 			return fmt.Errorf("converting %s %s from %s to %s: %w", kind, name, from, to, err)
 		}
 		if losses != nil {
-			for _, l := range *losses {
-				*ws = append(*ws, Warning{Kind: kind, Object: name, From: Versions[i], To: Versions[next], Path: pathPrefix + l.path, Message: l.message})
-			}
+			warn(ChainVersions[i], ChainVersions[next], *losses)
 		}
 		i = next
+	}
+	if ws != nil && kind == KindClaim && versionIndex(to) >= len(Versions) {
+		var losses []loss
+		statusLoss(obj, &lossReport{losses: &losses})
+		warn(from, to, losses)
 	}
 	return nil
 }

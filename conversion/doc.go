@@ -1,6 +1,8 @@
 // Package conversion converts ResourceClaim and ResourceClaimTemplate objects
 // between the three shapes served by claimbridge: v1alpha1 (Kubernetes 1.26),
-// v1alpha2 (1.27–1.30) and v1alpha3 (1.31, the storage version).
+// v1alpha2 (1.27–1.30) and v1alpha3 (1.31, the storage version), and on to
+// upstream's v1beta1 (1.32), v1beta2 (1.33) and v1 (1.34+) for group
+// resource.k8s.io (ChainVersions).
 //
 // Conversion works on the JSON object tree (map[string]interface{}, as decoded
 // by encoding/json with UseNumber or as held by unstructured.Unstructured), so
@@ -13,8 +15,10 @@
 // comes back to that version. Mappings keep the meaning for the target
 // release's consumers (scheduler, kubelet, drivers); what they cannot say
 // to them is reported by ConvertWithWarnings (warnings.go). Objects whose
-// known fields have the wrong JSON type are refused (shape.go). Files:
+// known fields have the wrong JSON type are refused, as is
+// resource.k8s.io/v1alpha3 input of the 1.32/1.33 shape (shape.go). Files:
 // api.go (entry points), step.go (one step), v1v2.go, v2v3.go, v3v2.go and
-// params.go (the mappings), restore.go (the annotation). See
-// docs/conversion.md.
+// params.go (the alpha mappings), ga.go, v3b1.go, b1b2.go and b2v1.go (the
+// GA mappings), warnings_ga.go (the 1.32+ warnings), restore.go (the
+// annotation). See docs/conversion.md.
 package conversion

@@ -16,10 +16,10 @@ import (
 // fail only for objects it cannot represent, and give every object it
 // converts back exactly. Run with: go test ./conversion -fuzz FuzzConvertRoundTrip
 func FuzzConvertRoundTrip(f *testing.F) {
-	for vi, version := range conversion.Versions {
+	for vi, version := range conversion.ChainVersions {
 		filler := newFiller(int64(9000 + vi))
 		for i := 0; i < 4; i++ {
-			f.Add([]byte(mustJSON(randomObject(f, filler, version, i == 3))), uint8(i))
+			f.Add([]byte(mustJSON(randomObject(f, filler, version, i == 3))), uint8(i+vi))
 		}
 	}
 	f.Add([]byte(`{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","spec":{"resourceClassName":"c"}}`), uint8(2))
@@ -36,14 +36,20 @@ func FuzzConvertRoundTrip(f *testing.F) {
 		if err := dec.Decode(&obj); err != nil || obj == nil {
 			return
 		}
-		_, from, kind, err := conversion.Identify(obj)
+		group, from, kind, err := conversion.Identify(obj)
 		if err != nil || strings.HasSuffix(kind, "List") || hasRestoreAnnotation(obj) {
 			// Restore annotations are applied by design; an object that
 			// carries foreign ones is not expected back unchanged.
 			return
 		}
-		to := conversion.Versions[int(target)%len(conversion.Versions)]
+		to := conversion.ChainVersions[int(target)%len(conversion.ChainVersions)]
 		converted, _, err := conversion.ConvertWithWarnings(obj, to)
+		if group == conversion.Group && isGA(to) {
+			if err == nil || !strings.Contains(err.Error(), "is not served by group") {
+				t.Fatalf("%s/%s to %s: want a refusal, got %v", group, from, to, err)
+			}
+			return
+		}
 		var malformed *conversion.MalformedError
 		if errors.As(err, &malformed) {
 			return

@@ -7,6 +7,10 @@ import (
 	"math/rand"
 	"testing"
 
+	resourcev1 "k8s.io/api/resource/v1"
+	resourcev1beta1 "k8s.io/api/resource/v1beta1"
+	resourcev1beta2 "k8s.io/api/resource/v1beta2"
+	apiresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -44,6 +48,14 @@ func newFiller(seed int64) *randfill.Filler {
 				m.DeletionTimestamp = &now
 				m.Finalizers = []string{"example.com/protect"}
 			}
+		},
+		// Quantities and times have unexported state; random valid values
+		// in their JSON form are what conversion sees.
+		func(q *apiresource.Quantity, c randfill.Continue) {
+			*q = apiresource.MustParse(fmt.Sprintf("%dMi", c.Intn(1000)))
+		},
+		func(tm *metav1.Time, c randfill.Continue) {
+			*tm = metav1.Unix(int64(c.Intn(1<<30)), 0)
 		},
 		// RawExtension holds JSON: an object (the only kind the CRD schema
 		// and v1alpha3 accept), or nothing.
@@ -100,50 +112,43 @@ func newFiller(seed int64) *randfill.Filler {
 // tree, as the apiserver or a manifest would hold it.
 func randomObject(t testing.TB, f *randfill.Filler, version string, template bool) map[string]interface{} {
 	t.Helper()
-	var obj interface{}
 	kind := conversion.KindClaim
 	if template {
 		kind = conversion.KindTemplate
 	}
-	switch version + "/" + kind {
-	case "v1alpha1/ResourceClaim":
-		o := &v1alpha1.ResourceClaim{}
-		f.Fill(o)
-		obj = o
-	case "v1alpha2/ResourceClaim":
-		o := &v1alpha2.ResourceClaim{}
-		f.Fill(o)
-		obj = o
-	case "v1alpha3/ResourceClaim":
-		o := &v1alpha3.ResourceClaim{}
-		f.Fill(o)
-		obj = o
-	case "v1alpha1/ResourceClaimTemplate":
-		o := &v1alpha1.ResourceClaimTemplate{}
-		f.Fill(o)
-		o.Spec.ObjectMeta = templateMeta(o.Spec.ObjectMeta)
-		obj = o
-	case "v1alpha2/ResourceClaimTemplate":
-		o := &v1alpha2.ResourceClaimTemplate{}
-		f.Fill(o)
-		o.Spec.ObjectMeta = templateMeta(o.Spec.ObjectMeta)
-		obj = o
-	case "v1alpha3/ResourceClaimTemplate":
-		o := &v1alpha3.ResourceClaimTemplate{}
-		f.Fill(o)
-		o.Spec.ObjectMeta = templateMeta(o.Spec.ObjectMeta)
-		obj = o
-	}
+	obj := typedFor(version, kind)
+	f.Fill(obj)
 	m := toTree(t, obj)
-	m["apiVersion"] = conversion.Group + "/" + version
+	if template {
+		// The generated schema of an embedded ObjectMeta has labels and
+		// annotations only.
+		spec := m["spec"].(map[string]interface{})
+		meta, _ := spec["metadata"].(map[string]interface{})
+		kept := map[string]interface{}{}
+		for _, k := range []string{"labels", "annotations"} {
+			if v, ok := meta[k]; ok {
+				kept[k] = v
+			}
+		}
+		spec["metadata"] = kept
+	}
+	group := conversion.Group
+	if isGA(version) {
+		group = conversion.UpstreamGroup
+	}
+	m["apiVersion"] = group + "/" + version
 	m["kind"] = kind
 	return m
 }
 
-// templateMeta keeps what the generated schema has for an embedded
-// ObjectMeta (labels, annotations, name, namespace, finalizers).
-func templateMeta(m metav1.ObjectMeta) metav1.ObjectMeta {
-	return metav1.ObjectMeta{Labels: m.Labels, Annotations: m.Annotations}
+// isGA reports whether version is one of upstream's 1.32+ versions.
+func isGA(version string) bool {
+	for _, v := range conversion.GAVersions {
+		if v == version {
+			return true
+		}
+	}
+	return false
 }
 
 func toTree(t testing.TB, obj interface{}) map[string]interface{} {
@@ -167,7 +172,8 @@ func decodeTree(t testing.TB, data []byte) map[string]interface{} {
 }
 
 // typedFor returns an empty typed object of the version and kind, to decode
-// converted objects into strictly.
+// converted objects into strictly: claimbridge's types for the alpha
+// versions, k8s.io/api v0.36 for v1beta1, v1beta2 and v1.
 func typedFor(version, kind string) interface{} {
 	switch version + "/" + kind {
 	case "v1alpha1/ResourceClaim":
@@ -182,6 +188,18 @@ func typedFor(version, kind string) interface{} {
 		return &v1alpha2.ResourceClaimTemplate{}
 	case "v1alpha3/ResourceClaimTemplate":
 		return &v1alpha3.ResourceClaimTemplate{}
+	case "v1beta1/ResourceClaim":
+		return &resourcev1beta1.ResourceClaim{}
+	case "v1beta2/ResourceClaim":
+		return &resourcev1beta2.ResourceClaim{}
+	case "v1/ResourceClaim":
+		return &resourcev1.ResourceClaim{}
+	case "v1beta1/ResourceClaimTemplate":
+		return &resourcev1beta1.ResourceClaimTemplate{}
+	case "v1beta2/ResourceClaimTemplate":
+		return &resourcev1beta2.ResourceClaimTemplate{}
+	case "v1/ResourceClaimTemplate":
+		return &resourcev1.ResourceClaimTemplate{}
 	}
 	panic("unknown " + version + "/" + kind)
 }

@@ -12,6 +12,12 @@ type mapping struct {
 	// status maps a ResourceClaimStatus. targetSpec is the claim's spec in the
 	// target version; status fields that refer to requests use its names.
 	status func(in, targetSpec map[string]interface{}, r *lossReport) map[string]interface{}
+	// object, if set, reports what the consumer of the target version acts
+	// on differently in obj (a claim or template in the source version)
+	// where that depends on more than one section (for example a status
+	// allocation together with metadata.finalizers). Its report is rooted
+	// at the object: paths start with spec, status or metadata.
+	object func(obj map[string]interface{}, kind string, r *lossReport)
 }
 
 // Every mapping reports to r (which may be nil) each field it leaves out or
@@ -24,6 +30,12 @@ var mappings = map[[2]string]mapping{
 	{V1alpha2, V1alpha1}: {spec: specV2ToV1, status: statusV2ToV1},
 	{V1alpha2, V1alpha3}: {spec: specV2ToV3, status: statusV2ToV3},
 	{V1alpha3, V1alpha2}: {spec: specV3ToV2, status: statusV3ToV2},
+	{V1alpha3, V1beta1}:  {spec: specV3B1, status: statusV3ToB1, object: warningsV3ToB1},
+	{V1beta1, V1alpha3}:  {spec: specV3B1, status: statusB1ToV3},
+	{V1beta1, V1beta2}:   {spec: specB1ToB2, status: statusB1B2},
+	{V1beta2, V1beta1}:   {spec: specB2ToB1, status: statusB1B2},
+	{V1beta2, V1}:        identityMapping,
+	{V1, V1beta2}:        identityMapping,
 }
 
 // sections returns the names of the sections conversion maps for kind: a
@@ -70,6 +82,9 @@ func step(obj map[string]interface{}, kind, from, to string, losses *[]loss) err
 	backward, okB := mappings[[2]string{to, from}]
 	if !okF || !okB {
 		return fmt.Errorf("no conversion from %s to %s", from, to)
+	}
+	if forward.object != nil && losses != nil {
+		forward.object(obj, kind, &lossReport{losses: losses})
 	}
 	restoreTo := popRestore(obj, to)
 	srcSpec := obj["spec"]

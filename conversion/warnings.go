@@ -55,7 +55,10 @@ func (r *lossReport) lose(path, format string, args ...interface{}) {
 		return
 	}
 	p := r.prefix
-	if path != "" {
+	switch {
+	case p == "":
+		p = path // a report rooted at the object
+	case path != "":
 		p += "." + path
 	}
 	for _, l := range *r.losses {

@@ -118,6 +118,10 @@ func TestConvertHandlerFailures(t *testing.T) {
 	}{
 		"unknown-desired-group":   {desired: "resource.k8s.io/v1alpha3", objects: [][]byte{claim}, want: []string{`desiredAPIVersion "resource.k8s.io/v1alpha3"`}},
 		"unknown-desired-version": {desired: Group + "/v1", objects: [][]byte{claim}, want: []string{"is not served"}},
+		// The GA versions are targets of claimbridge convert for
+		// resource.k8s.io only; the CRD never serves them.
+		"ga-desired-v1beta1": {desired: Group + "/v1beta1", objects: [][]byte{claim}, want: []string{`desiredAPIVersion "resource.claimbridge.dev/v1beta1" is not served`}},
+		"ga-desired-v1beta2": {desired: Group + "/v1beta2", objects: [][]byte{claim}, want: []string{`desiredAPIVersion "resource.claimbridge.dev/v1beta2" is not served`}},
 		"unknown-kind": {desired: Group + "/v1alpha3", objects: [][]byte{claim, []byte(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"ns"}}`)},
 			want: []string{"objects[1] Pod ns/p", "unsupported"}},
 		"list-kind":     {desired: Group + "/v1alpha3", objects: [][]byte{[]byte(`{"apiVersion":"` + Group + `/v1alpha1","kind":"ResourceClaimList","items":[]}`)}, want: []string{"objects[0] ResourceClaimList"}},

@@ -101,7 +101,7 @@ func TestWarnings(t *testing.T) {
 	claim.Spec.Devices.Config = []api.DeviceClaimConfiguration{{DeviceConfiguration: api.DeviceConfiguration{Opaque: opaque("dra.example.com", `{"a":"`+strings.Repeat("x", 10240)+`"}`)}}}
 	want := []string{
 		"spec.devices.requests[0].selectors[0].cel.expression: the expression has 10248 bytes; Kubernetes 1.32 and later reject expressions longer than 10240 bytes",
-		"spec.devices.requests[0].adminAccess: admin access is neither validated nor restricted in Kubernetes 1.31; from 1.32 it is feature-gated (DRAAdminAccess) and later limited to namespaces labeled resource.k8s.io/admin-access=true",
+		"spec.devices.requests[0].adminAccess: admin access is neither validated nor restricted in Kubernetes 1.31; from 1.32 it is feature-gated (DRAAdminAccess) and later limited to namespaces labeled resource.kubernetes.io/admin-access=true (1.34+; resource.k8s.io/admin-access=true in 1.33)",
 		`spec.devices.constraints[0].matchAttribute: "a.com/b/c" is not a valid fully qualified attribute name (<domain>/<identifier>); Kubernetes 1.31 did not check names with more than one '/', later releases reject them`,
 		"spec.devices.config[0].opaque.parameters: the parameters have 10248 bytes; Kubernetes 1.32 and later reject more than 10240 bytes",
 	}

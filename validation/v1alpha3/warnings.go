@@ -58,7 +58,7 @@ func specWarnings(spec *api.ResourceClaimSpec, fldPath *field.Path) []string {
 			warnings = append(warnings, celWarnings(selector.CEL.Expression, requestPath.Child("selectors").Index(j).Child("cel", "expression"))...)
 		}
 		if request.AdminAccess {
-			warnings = append(warnings, fmt.Sprintf("%s: admin access is neither validated nor restricted in Kubernetes 1.31; from 1.32 it is feature-gated (DRAAdminAccess) and later limited to namespaces labeled resource.k8s.io/admin-access=true", requestPath.Child("adminAccess")))
+			warnings = append(warnings, fmt.Sprintf("%s: admin access is neither validated nor restricted in Kubernetes 1.31; from 1.32 it is feature-gated (DRAAdminAccess) and later limited to namespaces labeled resource.kubernetes.io/admin-access=true (1.34+; resource.k8s.io/admin-access=true in 1.33)", requestPath.Child("adminAccess")))
 		}
 	}
 	for i, constraint := range spec.Devices.Constraints {

@@ -1,0 +1,137 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	resourcev1 "k8s.io/api/resource/v1"
+	resourcev1beta1 "k8s.io/api/resource/v1beta1"
+	resourcev1beta2 "k8s.io/api/resource/v1beta2"
+
+	"github.com/claimbridge/claimbridge/conversion"
+)
+
+// gaVersion returns the version of a resource.k8s.io v1beta1, v1beta2 or v1
+// claim or template, or "".
+func gaVersion(obj map[string]interface{}) (version, kind string) {
+	group, version, kind, err := conversion.Identify(obj)
+	if err != nil || group != conversion.UpstreamGroup || (kind != conversion.KindClaim && kind != conversion.KindTemplate) {
+		return "", ""
+	}
+	for _, v := range conversion.GAVersions {
+		if v == version {
+			return version, kind
+		}
+	}
+	return "", ""
+}
+
+// validateGA checks a claim or template of upstream's v1beta1, v1beta2 or
+// v1 for what claimbridge's conversions can get wrong: fields the version
+// does not have (a strict decode into the k8s.io/api v0.36 type), requests
+// with neither or both of a device class and firstAvailable, CEL selectors
+// and opaque parameters over the 1.32+ limits. It does not repeat all of
+// upstream's validation: `kubectl apply --dry-run=server` is the full check.
+// Warnings name what needs more than the object (adminAccess).
+func validateGA(obj map[string]interface{}, version, kind string) (errs, warnings []string) {
+	if err := decodeGAStrict(obj, version, kind); err != nil {
+		errs = append(errs, fmt.Sprintf("does not decode strictly into resource.k8s.io/%s %s: %v", version, kind, err))
+	}
+	specPath, spec := "spec", asObject(obj["spec"])
+	if kind == conversion.KindTemplate {
+		specPath, spec = "spec.spec", asObject(spec["spec"])
+	}
+	devices := asObject(spec["devices"])
+	for i, r := range asArray(devices["requests"]) {
+		req := asObject(r)
+		path := fmt.Sprintf("%s.devices.requests[%d]", specPath, i)
+		exact := req
+		if version != conversion.V1beta1 {
+			exact = asObject(req["exactly"])
+		}
+		_, hasClass := exact["deviceClassName"]
+		_, hasFirst := req["firstAvailable"]
+		if hasClass == hasFirst {
+			what := "deviceClassName"
+			if version != conversion.V1beta1 {
+				what = "exactly"
+			}
+			errs = append(errs, fmt.Sprintf("%s: Required value: exactly one of %s or firstAvailable", path, what))
+		}
+		errs = append(errs, celErrors(path, exact)...)
+		for j, sub := range asArray(req["firstAvailable"]) {
+			errs = append(errs, celErrors(fmt.Sprintf("%s.firstAvailable[%d]", path, j), asObject(sub))...)
+		}
+		if exact["adminAccess"] == true {
+			warnings = append(warnings, fmt.Sprintf("%s.adminAccess: needs a namespace labeled %s=true (Kubernetes 1.34+; %s=true in 1.33)", path, conversion.AdminAccessLabel, conversion.AdminAccessLabel133))
+		}
+	}
+	for i, c := range asArray(devices["config"]) {
+		errs = append(errs, parameterErrors(fmt.Sprintf("%s.devices.config[%d].opaque.parameters", specPath, i), c)...)
+	}
+	for i, c := range asArray(asObject(asObject(asObject(obj["status"])["allocation"])["devices"])["config"]) {
+		errs = append(errs, parameterErrors(fmt.Sprintf("status.allocation.devices.config[%d].opaque.parameters", i), c)...)
+	}
+	return errs, warnings
+}
+
+func celErrors(path string, request map[string]interface{}) []string {
+	var errs []string
+	for i, s := range asArray(request["selectors"]) {
+		expr, _ := asObject(asObject(s)["cel"])["expression"].(string)
+		if len(expr) > conversion.CELSelectorExpressionMaxLength {
+			errs = append(errs, fmt.Sprintf("%s.selectors[%d].cel.expression: Too long: may not be more than %d bytes", path, i, conversion.CELSelectorExpressionMaxLength))
+		}
+	}
+	return errs
+}
+
+func parameterErrors(path string, config interface{}) []string {
+	params, ok := asObject(asObject(config)["opaque"])["parameters"]
+	if !ok {
+		return nil
+	}
+	if m, isObject := params.(map[string]interface{}); !isObject || m == nil {
+		return []string{path + ": Invalid value: must be a JSON object"}
+	}
+	if data, err := json.Marshal(params); err == nil && len(data) > conversion.OpaqueParametersMaxLength {
+		return []string{fmt.Sprintf("%s: Too long: may not be more than %d bytes", path, conversion.OpaqueParametersMaxLength)}
+	}
+	return nil
+}
+
+func decodeGAStrict(obj map[string]interface{}, version, kind string) error {
+	var typed interface{}
+	switch version + "/" + kind {
+	case "v1beta1/ResourceClaim":
+		typed = &resourcev1beta1.ResourceClaim{}
+	case "v1beta2/ResourceClaim":
+		typed = &resourcev1beta2.ResourceClaim{}
+	case "v1/ResourceClaim":
+		typed = &resourcev1.ResourceClaim{}
+	case "v1beta1/ResourceClaimTemplate":
+		typed = &resourcev1beta1.ResourceClaimTemplate{}
+	case "v1beta2/ResourceClaimTemplate":
+		typed = &resourcev1beta2.ResourceClaimTemplate{}
+	default:
+		typed = &resourcev1.ResourceClaimTemplate{}
+	}
+	data, err := json.Marshal(obj)
+	if err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	return dec.Decode(typed)
+}
+
+func asObject(v interface{}) map[string]interface{} {
+	m, _ := v.(map[string]interface{})
+	return m
+}
+
+func asArray(v interface{}) []interface{} {
+	s, _ := v.([]interface{})
+	return s
+}

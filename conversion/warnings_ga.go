@@ -1,0 +1,101 @@
+package conversion
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Limits that Kubernetes 1.32 introduced (k8s.io/api resource/v1).
+const (
+	CELSelectorExpressionMaxLength = 10 * 1024
+	OpaqueParametersMaxLength      = 10 * 1024
+)
+
+// DeleteProtectionFinalizer is the finalizer of claims that the built-in
+// resourceclaim controller deallocates.
+const DeleteProtectionFinalizer = "resource.kubernetes.io/delete-protection"
+
+// The namespace labels that permit adminAccess: true.
+const (
+	AdminAccessLabel133 = "resource.k8s.io/admin-access"
+	AdminAccessLabel    = "resource.kubernetes.io/admin-access"
+)
+
+// warningsV3ToB1 reports to r what a 1.32+ consumer acts on differently in
+// a v1alpha3 (1.31) claim or template that is converted to v1beta1 and
+// later. The paths name v1alpha3 fields (the step's From version), for
+// example status.allocation.controller. It is the object hook of the
+// v1alpha3 → v1beta1 step: the finalizer warning needs metadata and status
+// together.
+func warningsV3ToB1(obj map[string]interface{}, kind string, r *lossReport) {
+	specPath, spec := "spec", asMap(obj["spec"])
+	if kind == KindTemplate {
+		specPath, spec = "spec.spec", asMap(spec["spec"])
+	}
+	if c := asString(spec["controller"]); c != "" {
+		r.lose(specPath+".controller", "classic DRA (controller %q) is gone in Kubernetes 1.32: a 1.32+ scheduler allocates only devices published in ResourceSlices, so pods using this claim stay pending unless the driver publishes them; the controller is kept only in the restore annotation", c)
+	}
+	devices := asMap(spec["devices"])
+	for i, rq := range asSlice(devices["requests"]) {
+		req := asMap(rq)
+		path := fmt.Sprintf("%s.devices.requests[%d]", specPath, i)
+		for j, s := range asSlice(req["selectors"]) {
+			if e := asString(asMap(asMap(s)["cel"])["expression"]); len(e) > CELSelectorExpressionMaxLength {
+				r.lose(fmt.Sprintf("%s.selectors[%d].cel.expression", path, j), "%d bytes: Kubernetes 1.32+ rejects CEL expressions longer than %d bytes when the object is created", len(e), CELSelectorExpressionMaxLength)
+			}
+		}
+		if req["adminAccess"] == true {
+			r.lose(path+".adminAccess", "admin access needs a namespace labeled %s=true (Kubernetes 1.34+; %s=true in 1.33; also the DRAAdminAccess feature gate until it became GA), otherwise the apiserver rejects the object", AdminAccessLabel, AdminAccessLabel133)
+		}
+	}
+	for i, c := range asSlice(devices["config"]) {
+		parameterLosses(r, fmt.Sprintf("%s.devices.config[%d].opaque.parameters", specPath, i), c)
+	}
+	if kind == KindTemplate {
+		return
+	}
+	status := asMap(obj["status"])
+	alloc := asMap(status["allocation"])
+	if c := asString(alloc["controller"]); c != "" {
+		r.lose("status.allocation.controller", "allocated by classic DRA driver %q: a 1.32+ resourceclaim controller never clears this allocation (it deallocates only claims with finalizer %s) and the driver's controller no longer runs; the controller is kept only in the restore annotation", c, DeleteProtectionFinalizer)
+	}
+	if c := asString(alloc["controller"]); c != "" {
+		for i, f := range asSlice(asMap(obj["metadata"])["finalizers"]) {
+			if name := asString(f); name != "" && name != DeleteProtectionFinalizer {
+				r.lose(fmt.Sprintf("metadata.finalizers[%d]", i), "finalizer %q of a claim allocated by classic DRA: no 1.32+ component removes it, so deleting the claim waits until it is removed by hand", name)
+			}
+		}
+	}
+	if status["deallocationRequested"] == true {
+		r.lose("status.deallocationRequested", "Kubernetes 1.32+ has no deallocation requests: nothing deallocates this claim; the request is kept only in the restore annotation")
+	}
+	for i, c := range asSlice(asMap(alloc["devices"])["config"]) {
+		parameterLosses(r, fmt.Sprintf("status.allocation.devices.config[%d].opaque.parameters", i), c)
+	}
+}
+
+// parameterLosses checks the opaque parameters of a configuration
+// entry against the 1.32+ rules: a JSON object of at most 10 KiB.
+func parameterLosses(r *lossReport, path string, config interface{}) {
+	params, ok := asMap(asMap(config)["opaque"])["parameters"]
+	if !ok {
+		return
+	}
+	if m, isObject := params.(map[string]interface{}); !isObject || m == nil {
+		r.lose(path, "Kubernetes 1.32+ accepts only a JSON object as opaque parameters")
+		return
+	}
+	if data, err := json.Marshal(params); err == nil && len(data) > OpaqueParametersMaxLength {
+		r.lose(path, "%d bytes: Kubernetes 1.32+ rejects opaque parameters longer than %d bytes", len(data), OpaqueParametersMaxLength)
+	}
+}
+
+// statusLoss reports the loss for a claim with a status converted to a
+// version of resource.k8s.io: an apiserver discards the status of a create.
+func statusLoss(obj map[string]interface{}, r *lossReport) {
+	status := asMap(obj["status"])
+	if status["allocation"] == nil && len(asSlice(status["reservedFor"])) == 0 && len(asSlice(status["devices"])) == 0 {
+		return
+	}
+	r.lose("status", "an apiserver discards the status when the claim is created: create the claim, then write the status through the status subresource (e.g. kubectl replace --subresource=status)")
+}

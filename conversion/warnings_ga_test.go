@@ -1,0 +1,101 @@
+package conversion_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/claimbridge/claimbridge/conversion"
+)
+
+// TestWarningsGA lists the warnings of conversions to the GA versions, as
+// paths; the messages are checked once each in TestWarningGAMessages.
+func TestWarningsGA(t *testing.T) {
+	longCEL := strings.Repeat("x", conversion.CELSelectorExpressionMaxLength+1)
+	longParams := `{"k":"` + strings.Repeat("x", conversion.OpaqueParametersMaxLength) + `"}`
+	for name, c := range map[string]struct {
+		in   string
+		to   string
+		want []string
+	}{
+		"structured claim, no status": {
+			in:   `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","spec":{"devices":{"requests":[{"name":"r","deviceClassName":"c"}]}}}`,
+			to:   "v1",
+			want: nil,
+		},
+		"alpha target: no GA warnings": {
+			// Only the v1alpha3→v1alpha2 step's own loss (docs/conversion.md
+			// §2.4), none of the 1.32+ warnings and no status warning.
+			in:   `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","spec":{"controller":"d.example.com"},"status":{"reservedFor":[{"resource":"pods","name":"p","uid":"u"}]}}`,
+			to:   "v1alpha2",
+			want: []string{"spec.controller"},
+		},
+		"classic claim with a classic allocation, a driver finalizer and a deallocation request": {
+			in: `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","metadata":{"finalizers":["resource.kubernetes.io/delete-protection","d.example.com/x"]},
+				"spec":{"controller":"d.example.com"},"status":{"allocation":{"controller":"d.example.com"},"deallocationRequested":true}}`,
+			to:   "v1beta1",
+			want: []string{"spec.controller", "status.allocation.controller", "metadata.finalizers[1]", "status.deallocationRequested", "status"},
+		},
+		"limits and admin access": {
+			in: `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","spec":{"devices":{
+				"requests":[{"name":"a","deviceClassName":"c","selectors":[{"cel":{"expression":"true"}},{"cel":{"expression":"` + longCEL + `"}}]},{"name":"b","deviceClassName":"c","adminAccess":true}],
+				"config":[{"opaque":{"driver":"d","parameters":` + longParams + `}},{"opaque":{"driver":"d","parameters":[1]}},{"opaque":{"driver":"d","parameters":{"ok":1}}}]}},
+				"status":{"allocation":{"devices":{"config":[{"source":"FromClaim","opaque":{"driver":"d","parameters":"s"}}]}}}}`,
+			to: "v1beta2",
+			want: []string{"spec.devices.requests[0].selectors[1].cel.expression", "spec.devices.requests[1].adminAccess",
+				"spec.devices.config[0].opaque.parameters", "spec.devices.config[1].opaque.parameters",
+				"status.allocation.devices.config[0].opaque.parameters", "status"},
+		},
+		"template from v1alpha1 has no status warning": {
+			in:   `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaimTemplate","spec":{"spec":{"controller":"d","devices":{"requests":[{"name":"r","deviceClassName":"c","adminAccess":true}]}}}}`,
+			to:   "v1",
+			want: []string{"spec.spec.controller", "spec.spec.devices.requests[0].adminAccess"},
+		},
+		"list items": {
+			in:   `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaimList","items":[{"spec":{"resourceClassName":"c"}},{"spec":{"resourceClassName":"c"},"status":{"driverName":"d","allocation":{}}}]}`,
+			to:   "v1",
+			want: []string{"items[1].status.allocation.controller", "items[1].status"},
+		},
+		"from v1beta1: only the status": {
+			in:   `{"apiVersion":"resource.k8s.io/v1beta1","kind":"ResourceClaim","spec":{},"status":{"reservedFor":[{"resource":"pods","name":"p","uid":"u"}]}}`,
+			to:   "v1",
+			want: []string{"status"},
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, warnings, err := conversion.ConvertWithWarnings(decodeTree(t, []byte(c.in)), c.to)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, w := range warnings {
+				got = append(got, w.Path)
+			}
+			if diff := cmp.Diff(c.want, got); diff != "" {
+				t.Errorf("warning paths (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestWarningGAMessages(t *testing.T) {
+	in := `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","spec":{"devices":{"requests":[{"name":"b","deviceClassName":"c","adminAccess":true}],
+		"config":[{"opaque":{"driver":"d","parameters":"s"}}]}},"status":{"deallocationRequested":true}}`
+	_, warnings, err := conversion.ConvertWithWarnings(decodeTree(t, []byte(in)), "v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, w := range warnings {
+		got = append(got, w.Path+": "+w.Message)
+	}
+	want := []string{
+		"spec.devices.requests[0].adminAccess: admin access needs a namespace labeled resource.kubernetes.io/admin-access=true (Kubernetes 1.34+; resource.k8s.io/admin-access=true in 1.33; also the DRAAdminAccess feature gate until it became GA), otherwise the apiserver rejects the object",
+		"spec.devices.config[0].opaque.parameters: Kubernetes 1.32+ accepts only a JSON object as opaque parameters",
+		"status.deallocationRequested: Kubernetes 1.32+ has no deallocation requests: nothing deallocates this claim; the request is kept only in the restore annotation",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+}

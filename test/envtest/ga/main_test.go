@@ -1,0 +1,125 @@
+// Package ga creates claimbridge's conversions of 1.26, 1.30 and 1.31
+// claims and templates in a real kube-apiserver 1.36 (envtest) as upstream's
+// resource.k8s.io/v1, v1beta1 and v1beta2, and writes their converted
+// status through the status subresource.
+//
+// The package starts its own control plane in TestMain: no CRDs and no
+// claimbridge server are needed, only kube-apiserver with
+// --runtime-config=resource.k8s.io/v1beta1=true,resource.k8s.io/v1beta2=true
+// (1.36 serves only resource.k8s.io/v1 by default). DynamicResourceAllocation
+// and DRAAdminAccess are GA in 1.36 and need no feature gate; the namespace
+// carries the resource.kubernetes.io/admin-access=true label that
+// adminAccess requests need.
+//
+// Run with `make test`, or:
+//
+//	make envtest-assets
+//	KUBEBUILDER_ASSETS=$(hack/envtest-assets.sh --print-assets-dir) go test ./test/envtest/ga/
+package ga
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/claimbridge/claimbridge/conversion"
+	"github.com/claimbridge/claimbridge/test/envtest/harness"
+)
+
+// namespace holds every object the suite creates.
+const namespace = "ga-suite"
+
+// runtimeConfig enables the beta versions next to v1.
+const runtimeConfig = "resource.k8s.io/v1beta1=true,resource.k8s.io/v1beta2=true"
+
+type suite struct {
+	dynamic dynamic.Interface
+	core    kubernetes.Interface
+	env     *envtest.Environment
+
+	stopOnce sync.Once
+	stopErr  error
+	done     chan struct{}
+}
+
+var s *suite
+
+func TestMain(m *testing.M) {
+	flag.Parse() // for -test.timeout, read by harness.StopOnSignalOrDeadline
+	var err error
+	s, err = start(context.Background())
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "ga suite: %v\n", err)
+		if s != nil {
+			if stopErr := s.stop(); stopErr != nil {
+				fmt.Fprintf(os.Stderr, "ga suite: stopping after the failed start: %v\n", stopErr)
+			}
+		}
+		os.Exit(1)
+	}
+	code := m.Run()
+	if err := s.stop(); err != nil {
+		fmt.Fprintf(os.Stderr, "ga suite: stopping: %v\n", err)
+		if code == 0 {
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+func start(ctx context.Context) (*suite, error) {
+	assets, err := harness.AssetsDir()
+	if err != nil {
+		return nil, err
+	}
+	timeout := 60 * time.Second
+	if os.Getenv("KUBEBUILDER_CONTROLPLANE_START_TIMEOUT") != "" {
+		timeout = 0 // envtest reads the variable itself
+	}
+	s := &suite{done: make(chan struct{})}
+	s.env = &envtest.Environment{BinaryAssetsDirectory: assets, ControlPlaneStartTimeout: timeout}
+	s.env.ControlPlane.GetAPIServer().Configure().Set("runtime-config", runtimeConfig)
+	harness.StopOnSignalOrDeadline("ga suite", s.stop, s.done)
+	config, err := s.env.Start()
+	if err != nil {
+		return s, fmt.Errorf("starting envtest (KUBEBUILDER_ASSETS=%s; rebuild with `make envtest-assets`): %w", assets, err)
+	}
+	// The beta versions are deprecated in 1.35/1.36; the suite creates them
+	// on purpose.
+	config.WarningHandler = rest.NoWarnings{}
+	if s.dynamic, err = dynamic.NewForConfig(config); err != nil {
+		return s, err
+	}
+	if s.core, err = kubernetes.NewForConfig(config); err != nil {
+		return s, err
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
+		Name:   namespace,
+		Labels: map[string]string{conversion.AdminAccessLabel: "true"},
+	}}
+	if _, err := s.core.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
+		return s, err
+	}
+	return s, nil
+}
+
+// stop stops the control plane; it is safe to call more than once.
+func (s *suite) stop() error {
+	s.stopOnce.Do(func() {
+		close(s.done)
+		s.stopErr = errors.Join(harness.StopControlPlane(s.env, ""))
+	})
+	return s.stopErr
+}
