@@ -908,6 +908,8 @@ func TestErrors(t *testing.T) {
 			`has items[0].spec.spec.devices.requests[1].tolerations, items[0].spec.spec.devices.constraints[0].distinctAttribute, which`},
 		{"metadata not an object", `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":"x","spec":{"resourceClassName":"c"}}`, "v1alpha1",
 			`ResourceClaim (unnamed) is malformed: metadata must be an object, not a string`},
+		{"GA metadata not an object", `{"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","metadata":"x","spec":"any"}`, "v1beta2",
+			`ResourceClaim (unnamed) is malformed: metadata must be an object, not a string`},
 		{"annotations not an object", `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns","annotations":[]},"spec":{"resourceClassName":"c","allocationMode":"Immediate"}}`, "v1alpha3",
 			`ResourceClaim ns/c is malformed: metadata.annotations must be an object, not an array`},
 		{"list item that cannot be converted", `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaimList","items":[{"metadata":{"name":"ok"}},{"metadata":{"name":"bad","annotations":"x"},"spec":{"resourceClassName":"c","allocationMode":"Immediate"}}]}`, "v1alpha3",

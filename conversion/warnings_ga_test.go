@@ -99,3 +99,24 @@ func TestWarningGAMessages(t *testing.T) {
 		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
 }
+
+// TestWarningGAStep: the 1.32+ warnings are ordinary Warnings of the
+// v1alpha3→v1beta1 step (with kind and object), and the discarded-status
+// warning belongs to the whole conversion.
+func TestWarningGAStep(t *testing.T) {
+	in := `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},
+		"status":{"deallocationRequested":true,"reservedFor":[{"resource":"pods","name":"p","uid":"u"}]}}`
+	_, got, err := conversion.ConvertWithWarnings(decodeTree(t, []byte(in)), "v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []conversion.Warning{
+		{Kind: "ResourceClaim", Object: "ns/c", From: "v1alpha3", To: "v1beta1", Path: "status.deallocationRequested",
+			Message: "Kubernetes 1.32+ has no deallocation requests: nothing deallocates this claim; the request is kept only in the restore annotation"},
+		{Kind: "ResourceClaim", Object: "ns/c", From: "v1alpha3", To: "v1", Path: "status",
+			Message: "an apiserver discards the status when the claim is created: create the claim, then write the status through the status subresource (e.g. kubectl replace --subresource=status)"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+}
