@@ -19,9 +19,9 @@ type corpus struct {
 }
 
 type corpusScenario struct {
-	Name   string     `json:"name"`
-	Op     string     `json:"op"`
-	Object objectSpec `json:"object"`
+	Name   string      `json:"name"`
+	Op     string      `json:"op"`
+	Object objectSpec  `json:"object"`
 	Old    *objectSpec `json:"old,omitempty"`
 }
 
