@@ -11,7 +11,7 @@ import (
 func TestTranslateSelector(t *testing.T) {
 	tests := []struct {
 		name, in, want, err string
-		notes              []string
+		notes               []string
 	}{
 		{name: "empty", in: "", want: ""},
 		{name: "string", in: `attributes.string["model"] == "a100"`, want: `device.attributes["gpu.example.com"]["model"] == "a100"`},
@@ -138,7 +138,7 @@ spec: {devices: {requests: [{name: request, deviceClassName: gpu.example.com}]}}
 `,
 		warnings: []string{`spec.parametersRef: GPUClaimParameters ns/two-gpus (apiGroup "gpu.example.com") has no 1.30 ResourceClaimParameters in the input: the migrated claim asks for one device of class gpu.example.com with no selector and no configuration`},
 	}, {
-		name:  "untranslatable-selector",
+		name: "untranslatable-selector",
 		index: []string{`
 apiVersion: resource.k8s.io/v1alpha2
 kind: ResourceClaimParameters
