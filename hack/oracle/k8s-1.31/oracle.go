@@ -37,6 +37,7 @@ import (
 	"k8s.io/apiserver/pkg/registry/rest"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
+	"k8s.io/kubernetes/pkg/apis/resource"
 	_ "k8s.io/kubernetes/pkg/apis/resource/install" // registers the resource group in legacyscheme
 	"k8s.io/kubernetes/pkg/registry/resource/resourceclaim"
 	"k8s.io/kubernetes/pkg/registry/resource/resourceclaimtemplate"
@@ -146,16 +147,18 @@ type strategyFor interface {
 }
 
 func strategy(obj runtime.Object, status bool) (strategyFor, error) {
-	kind := fmt.Sprintf("%T", obj)
-	switch {
-	case strings.HasSuffix(kind, ".ResourceClaim") && status:
-		return resourceclaim.StatusStrategy, nil
-	case strings.HasSuffix(kind, ".ResourceClaim"):
+	switch obj.(type) {
+	case *resource.ResourceClaim:
+		if status {
+			return resourceclaim.StatusStrategy, nil
+		}
 		return resourceclaim.Strategy, nil
-	case strings.HasSuffix(kind, ".ResourceClaimTemplate") && !status:
-		return resourceclaimtemplate.Strategy, nil
+	case *resource.ResourceClaimTemplate:
+		if !status {
+			return resourceclaimtemplate.Strategy, nil
+		}
 	}
-	return nil, fmt.Errorf("no strategy for %s (status=%v)", kind, status)
+	return nil, fmt.Errorf("no strategy for %T (status=%v)", obj, status)
 }
 
 // decode reads a versioned object into the internal type with the
