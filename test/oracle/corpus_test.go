@@ -55,10 +55,22 @@ func loadCorpus(t *testing.T, version string) []scenario {
 			if sc.Old, err = c.build(*s.Old); err != nil {
 				t.Fatalf("%s: old: %v", s.Name, err)
 			}
+			// An update carries the stored object's resourceVersion
+			// (upstream requires one); scenarios may set their own.
+			setDefaultResourceVersion(sc.Object)
+			setDefaultResourceVersion(sc.Old)
 		}
 		out = append(out, sc)
 	}
 	return out
+}
+
+func setDefaultResourceVersion(obj map[string]interface{}) {
+	if meta, ok := obj["metadata"].(map[string]interface{}); ok {
+		if _, set := meta["resourceVersion"]; !set {
+			meta["resourceVersion"] = "1"
+		}
+	}
 }
 
 func (c corpus) build(spec objectSpec) (map[string]interface{}, error) {

@@ -35,47 +35,52 @@ var deliberate = map[string]difference{
 func TestUpstreamParity(t *testing.T) {
 	used := map[string]bool{}
 	for _, version := range []string{"v1alpha1", "v1alpha2", "v1alpha3"} {
-		scenarios := loadCorpus(t, version)
-		answers := runOracle(t, releaseOf[version], scenarios)
-		valid, invalid := 0, 0
-		for i, s := range scenarios {
-			key := version + "/" + s.Name
-			t.Run(key, func(t *testing.T) {
-				a := answers[i]
-				if a.Error != "" {
-					t.Fatalf("the %s oracle cannot use the scenario: %s", releaseOf[version], a.Error)
-				}
-				upstream := dedupe(a.Errors)
-				ours := claimbridgeErrors(t, s)
-				diff, known := deliberate[key]
-				used[key] = known
-				gotOnlyOurs, gotOnlyUpstream := minus(ours, upstream), minus(upstream, ours)
-				if d := cmp.Diff(diff.onlyClaimbridge, gotOnlyOurs); d != "" {
-					t.Errorf("findings only claimbridge reports (-listed +got):\n%s\nclaimbridge: %q\nupstream %s: %q", d, ours, releaseOf[version], upstream)
-				}
-				if d := cmp.Diff(diff.onlyUpstream, gotOnlyUpstream); d != "" {
-					t.Errorf("findings only upstream %s reports (-listed +got):\n%s\nclaimbridge: %q\nupstream: %q", releaseOf[version], d, ours, upstream)
-				}
-				if !known {
-					if d := cmp.Diff(upstream, ours); d != "" {
-						t.Errorf("order of findings differs (-upstream %s +claimbridge):\n%s", releaseOf[version], d)
-					}
-				}
-			})
-			if len(answers[i].Errors) == 0 {
-				valid++
-			} else {
-				invalid++
-			}
-		}
-		if valid < 3 || invalid < 10 {
-			t.Errorf("%s corpus: %d valid and %d invalid scenarios; want both kinds", version, valid, invalid)
-		}
+		t.Run(version, func(t *testing.T) { parity(t, version, used) })
 	}
 	for key := range deliberate {
 		if !used[key] {
 			t.Errorf("deliberate difference %q names no scenario of the corpus", key)
 		}
+	}
+}
+
+// parity runs the corpus of one version through claimbridge and its oracle.
+func parity(t *testing.T, version string, used map[string]bool) {
+	scenarios := loadCorpus(t, version)
+	answers := runOracle(t, releaseOf[version], scenarios)
+	valid, invalid := 0, 0
+	for i, s := range scenarios {
+		key := version + "/" + s.Name
+		t.Run(s.Name, func(t *testing.T) {
+			a := answers[i]
+			if a.Error != "" {
+				t.Fatalf("the %s oracle cannot use the scenario: %s", releaseOf[version], a.Error)
+			}
+			upstream := dedupe(a.Errors)
+			ours := claimbridgeErrors(t, s)
+			diff, known := deliberate[key]
+			used[key] = known
+			gotOnlyOurs, gotOnlyUpstream := minus(ours, upstream), minus(upstream, ours)
+			if d := cmp.Diff(diff.onlyClaimbridge, gotOnlyOurs); d != "" {
+				t.Errorf("findings only claimbridge reports (-listed +got):\n%s\nclaimbridge: %q\nupstream %s: %q", d, ours, releaseOf[version], upstream)
+			}
+			if d := cmp.Diff(diff.onlyUpstream, gotOnlyUpstream); d != "" {
+				t.Errorf("findings only upstream %s reports (-listed +got):\n%s\nclaimbridge: %q\nupstream: %q", releaseOf[version], d, ours, upstream)
+			}
+			if !known {
+				if d := cmp.Diff(upstream, ours); d != "" {
+					t.Errorf("order of findings differs (-upstream %s +claimbridge):\n%s", releaseOf[version], d)
+				}
+			}
+		})
+		if len(answers[i].Errors) == 0 {
+			valid++
+		} else {
+			invalid++
+		}
+	}
+	if valid < 3 || invalid < 10 {
+		t.Errorf("%s corpus: %d valid and %d invalid scenarios; want both kinds", version, valid, invalid)
 	}
 }
 
