@@ -36,7 +36,10 @@ func judge(t *testing.T, objs []map[string]interface{}) []judged {
 		delete(spec, "status")
 		ss := []scenario{{Name: name + "/create", Op: "create", Object: spec}}
 		if hasStatus && status != nil {
-			ss = append(ss, scenario{Name: name + "/status", Op: "status", Object: deepCopy(obj).(map[string]interface{}), Old: spec})
+			stored, written := deepCopy(spec).(map[string]interface{}), deepCopy(obj).(map[string]interface{})
+			setDefaultResourceVersion(stored)
+			setDefaultResourceVersion(written)
+			ss = append(ss, scenario{Name: name + "/status", Op: "status", Object: written, Old: stored})
 		}
 		start := len(byRelease[release])
 		byRelease[release] = append(byRelease[release], ss...)
