@@ -189,3 +189,58 @@ spec:
 		})
 	}
 }
+
+func TestParametersNotTranslated(t *testing.T) {
+	otherNamespace := `
+apiVersion: resource.k8s.io/v1alpha2
+kind: ResourceClaimParameters
+metadata: {name: p, namespace: elsewhere}
+generatedFrom: {apiGroup: gpu.example.com, kind: GPUClaimParameters, name: two-gpus}
+driverRequests: [{driverName: gpu.example.com, requests: [{namedResources: {selector: "true"}}]}]
+`
+	tests := []struct {
+		name, claim string
+		index       []string
+		warnings    []string
+	}{{
+		name:     "parameters-in-another-namespace",
+		claim:    claimWithParameters,
+		index:    []string{otherNamespace},
+		warnings: []string{`spec.parametersRef: GPUClaimParameters ns/two-gpus (apiGroup "gpu.example.com") has no 1.30 ResourceClaimParameters in the input: the migrated claim asks for one device of class gpu.example.com with no selector and no configuration`},
+	}, {
+		name: "1.26-vendor-parameters",
+		claim: `
+apiVersion: resource.k8s.io/v1alpha1
+kind: ResourceClaim
+metadata: {name: c, namespace: ns}
+spec:
+  resourceClassName: gpu.example.com
+  parametersRef: {apiGroup: gpu.example.com, kind: GPUClaimParameters, name: two-gpus}
+`,
+		index:    []string{otherNamespace},
+		warnings: []string{`spec.parametersRef: GPUClaimParameters ns/two-gpus (apiGroup "gpu.example.com") has no 1.30 ResourceClaimParameters in the input: the migrated claim asks for one device of class gpu.example.com with no selector and no configuration`},
+	}, {
+		name:  "no-parameters-no-warning",
+		claim: "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClaim\nmetadata: {name: c, namespace: ns}\nspec: {resourceClassName: gpu.example.com}\n",
+		index: []string{otherNamespace},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			idx := &Index{}
+			for _, s := range tt.index {
+				idx.Add(obj(t, s))
+			}
+			got, report, err := Object(obj(t, tt.claim), conversion.V1alpha3, Options{Parameters: idx})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []interface{}{map[string]interface{}{"name": "request", "deviceClassName": "gpu.example.com"}}
+			if d := cmp.Diff(want, got["spec"].(map[string]interface{})["devices"].(map[string]interface{})["requests"]); d != "" {
+				t.Errorf("requests (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff(tt.warnings, report.Warnings); d != "" {
+				t.Errorf("warnings (-want +got):\n%s", d)
+			}
+		})
+	}
+}
