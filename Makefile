@@ -49,13 +49,17 @@ lint: ## gofmt and go vet.
 	$(GO) vet ./...
 
 .PHONY: test
-test: lint verify envtest-assets ## Run every test: unit, fuzz round trips, CLI, server and envtest suites.
+test: lint verify envtest-assets oracle-assets ## Run every test: unit, fuzz round trips, CLI, server and envtest suites.
 	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh --print-assets-dir)" KUSTOMIZE="$(BIN)/kustomize" \
 		$(GO) test $(TEST_FLAGS) -timeout $(TEST_TIMEOUT) ./...
 
 .PHONY: envtest-assets
 envtest-assets: ## Build kube-apiserver, etcd and kustomize from the Go module proxy (cached in bin/).
 	hack/envtest-assets.sh
+
+.PHONY: oracle-assets
+oracle-assets: ## Build the upstream validation oracles of Kubernetes 1.26, 1.30 and 1.31 (cached in bin/oracle).
+	hack/oracle-assets.sh
 
 .PHONY: help
 help: ## Show this help.

@@ -1,0 +1,149 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/claimbridge/claimbridge/conversion"
+	"github.com/claimbridge/claimbridge/manifest"
+	"github.com/claimbridge/claimbridge/migrate"
+)
+
+// migrateOptions are convert's options (target, inputs, output format) and
+// what re-creation adds.
+type migrateOptions struct {
+	convertOptions
+	keepOwnerReferences bool
+}
+
+func newMigrateCommand(s streams) *cobra.Command {
+	o := &migrateOptions{convertOptions: convertOptions{output: "yaml"}}
+	cmd := &cobra.Command{
+		Use:   "migrate --to VERSION -f FILE|- [-f FILE ...] [-o yaml|json]",
+		Short: "Turn exported claims and templates into manifests that re-create them on a cluster of another release",
+		Long: `Migrate reads exported objects (kubectl get -o yaml: YAML or JSON, streams,
+kind: List, files, directories, standard input) and writes manifests that
+re-create every ResourceClaim and ResourceClaimTemplate on a cluster of the
+release serving the target version (v1alpha1: 1.26, v1alpha2: 1.27-1.30,
+v1alpha3: 1.31). Each is converted (its group is kept), then:
+
+  - server-set metadata is dropped (uid, resourceVersion, generation,
+    creationTimestamp, deletionTimestamp, deletionGracePeriodSeconds,
+    managedFields, selfLink), and ownerReferences unless
+    --keep-owner-references (they name the old cluster's owners by uid);
+  - status is dropped: the API server resets it on create and the claim is
+    allocated anew;
+  - the built-in finalizer is renamed to the target release's
+    (dra.k8s.io/delete-protection <-> resource.kubernetes.io/delete-protection;
+    dropped for 1.26, which has none);
+  - claimbridge's restore annotations and kubectl's last-applied-configuration
+    are dropped: re-creation is one-way;
+  - for v1alpha3, a claim whose 1.30 ResourceClaimParameters are in the input
+    gets device requests with the same selectors, counts and opaque config;
+    the 1.30 parameter objects and ResourceClasses themselves are left out.
+
+What was dropped or changed is reported per object on standard error, with a
+"Warning:" line whenever the migrated object asks for something else than the
+original did. Other objects are passed through unchanged.`,
+		Example: `  # Re-create a 1.30 cluster's claims on a 1.31 cluster
+  kubectl get resourceclaims,resourceclaimparameters -A -o yaml > old.yaml
+  claimbridge migrate --to v1alpha3 -f old.yaml > new.yaml
+  kubectl create -f new.yaml`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return o.run(s)
+		},
+	}
+	cmd.Flags().StringVar(&o.to, "to", "", "target version: "+strings.Join(conversion.Versions, ", ")+" (required)")
+	cmd.Flags().StringArrayVarP(&o.filenames, "filename", "f", nil, "file, directory or - for standard input (repeatable, required)")
+	cmd.Flags().StringVarP(&o.output, "output", "o", o.output, "output format: yaml or json")
+	cmd.Flags().BoolVar(&o.keepOwnerReferences, "keep-owner-references", false, "keep metadata.ownerReferences (only when the owners survive with the same uids)")
+	return cmd
+}
+
+func (o *migrateOptions) run(s streams) error {
+	if err := o.validate(); err != nil {
+		return withCode(ExitBadInput, err)
+	}
+	target, ok := migrate.Targets[o.to]
+	if !ok {
+		return withCode(ExitBadInput, fmt.Errorf("--to %q: no migration target is defined for this version", o.to))
+	}
+	docs, err := manifest.ReadAll(o.filenames, s.in)
+	if err != nil {
+		return withCode(ExitBadInput, err)
+	}
+	idx := &migrate.Index{}
+	for _, doc := range docs {
+		idx.Add(doc.Object)
+	}
+	opts := migrate.Options{KeepOwnerReferences: o.keepOwnerReferences, Parameters: idx}
+	objects := make([]map[string]interface{}, 0, len(docs))
+	for _, doc := range docs {
+		if target.Devices && migrate.IsParameters(doc.Object) {
+			fmt.Fprintf(s.err, "%s: %s: left out: Kubernetes %s does not serve it\n", doc.Position(), describe(doc.Object), target.Releases)
+			continue
+		}
+		out, err := migrateDocument(doc, o.to, opts, s.err)
+		if err != nil {
+			return withCode(ExitInvalid, err)
+		}
+		objects = append(objects, out...)
+	}
+	data, err := encodeObjects(objects, o.output)
+	if err != nil {
+		return withCode(ExitInvalid, err)
+	}
+	_, err = s.out.Write(data)
+	return err
+}
+
+// migrateDocument migrates a claim or template (each item of a typed list)
+// and reports on notes; anything else goes through convertDocument.
+func migrateDocument(doc manifest.Document, to string, opts migrate.Options, notes io.Writer) ([]map[string]interface{}, error) {
+	_, _, kind, err := conversion.Identify(doc.Object)
+	if err != nil {
+		out, err := convertDocument(doc, to, notes)
+		return []map[string]interface{}{out}, err
+	}
+	objs := []map[string]interface{}{doc.Object}
+	if strings.HasSuffix(kind, "List") {
+		objs = nil
+		items, _ := doc.Object["items"].([]interface{})
+		for _, it := range items {
+			item, ok := it.(map[string]interface{})
+			if !ok {
+				return nil, fmt.Errorf("%s: an item of the %s is not an object", doc.Position(), kind)
+			}
+			if _, ok := item["apiVersion"]; !ok {
+				item["apiVersion"], item["kind"] = doc.Object["apiVersion"], strings.TrimSuffix(kind, "List")
+			}
+			objs = append(objs, item)
+		}
+	}
+	out := make([]map[string]interface{}, 0, len(objs))
+	for _, obj := range objs {
+		migrated, report, err := migrate.Object(obj, to, opts)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", doc.Position(), err)
+		}
+		printReport(notes, doc.Position()+": "+describe(obj), report)
+		out = append(out, migrated)
+	}
+	return out, nil
+}
+
+func printReport(w io.Writer, who string, r migrate.Report) {
+	if len(r.Dropped) > 0 {
+		fmt.Fprintf(w, "%s: dropped %s\n", who, strings.Join(r.Dropped, ", "))
+	}
+	for _, c := range r.Changed {
+		fmt.Fprintf(w, "%s: changed %s\n", who, c)
+	}
+	for _, warning := range r.Warnings {
+		fmt.Fprintf(w, "Warning: %s: %s\n", who, warning)
+	}
+}

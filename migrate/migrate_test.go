@@ -1,0 +1,207 @@
+package migrate
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"sigs.k8s.io/yaml"
+
+	"github.com/claimbridge/claimbridge/conversion"
+)
+
+func obj(t *testing.T, s string) map[string]interface{} {
+	t.Helper()
+	var m map[string]interface{}
+	if err := yaml.Unmarshal([]byte(s), &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+const exported130 = `
+apiVersion: resource.k8s.io/v1alpha2
+kind: ResourceClaim
+metadata:
+  name: c
+  namespace: ns
+  uid: 0f9e8d7c
+  resourceVersion: "52177"
+  generation: 1
+  creationTimestamp: "2024-05-20T14:02:11Z"
+  selfLink: /apis/resource.k8s.io/v1alpha2/namespaces/ns/resourceclaims/c
+  managedFields: [{manager: kube-scheduler}]
+  ownerReferences: [{apiVersion: v1, kind: Pod, name: p, uid: u}]
+  labels: {app: a}
+  annotations: {note: kept, "kubectl.kubernetes.io/last-applied-configuration": "{}"}
+  finalizers: [dra.k8s.io/delete-protection, example.com/other]
+spec:
+  resourceClassName: gpu.example.com
+status:
+  driverName: gpu.example.com
+  allocation: {resourceHandles: [{driverName: gpu.example.com, data: h}]}
+`
+
+func TestObject(t *testing.T) {
+	tests := []struct {
+		name   string
+		in     string
+		to     string
+		opts   Options
+		want   string
+		report Report
+	}{{
+		name: "1.30-claim-to-1.31",
+		in:   exported130,
+		to:   conversion.V1alpha3,
+		want: `
+apiVersion: resource.k8s.io/v1alpha3
+kind: ResourceClaim
+metadata:
+  name: c
+  namespace: ns
+  labels: {app: a}
+  annotations: {note: kept}
+  finalizers: [resource.kubernetes.io/delete-protection, example.com/other]
+spec:
+  devices:
+    requests: [{name: request, deviceClassName: gpu.example.com}]
+`,
+		report: Report{
+			Dropped: []string{"metadata.uid", "metadata.resourceVersion", "metadata.generation", "metadata.creationTimestamp",
+				"metadata.managedFields", "metadata.selfLink",
+				"metadata.ownerReferences (owners of the old cluster; --keep-owner-references keeps them)",
+				"metadata.annotations[kubectl.kubernetes.io/last-applied-configuration]",
+				"status (reset on create: the claim is allocated anew)"},
+			Changed: []string{"metadata.finalizers: dra.k8s.io/delete-protection -> resource.kubernetes.io/delete-protection (Kubernetes 1.31)"},
+		},
+	}, {
+		name: "1.30-claim-to-1.26-keeping-owners",
+		in:   exported130,
+		to:   conversion.V1alpha1,
+		opts: Options{KeepOwnerReferences: true},
+		want: `
+apiVersion: resource.k8s.io/v1alpha1
+kind: ResourceClaim
+metadata:
+  name: c
+  namespace: ns
+  labels: {app: a}
+  annotations: {note: kept}
+  ownerReferences: [{apiVersion: v1, kind: Pod, name: p, uid: u}]
+  finalizers: [example.com/other]
+spec:
+  resourceClassName: gpu.example.com
+`,
+		report: Report{
+			Dropped: []string{"metadata.uid", "metadata.resourceVersion", "metadata.generation", "metadata.creationTimestamp",
+				"metadata.managedFields", "metadata.selfLink",
+				"metadata.annotations[kubectl.kubernetes.io/last-applied-configuration]",
+				"metadata.finalizers[dra.k8s.io/delete-protection] (Kubernetes 1.26 has no built-in finalizer)",
+				"status (reset on create: the claim is allocated anew)"},
+		},
+	}, {
+		name: "1.31-claim-with-restore-annotation-to-1.30",
+		in: `
+apiVersion: resource.claimbridge.dev/v1alpha3
+kind: ResourceClaim
+metadata:
+  name: c
+  namespace: ns
+  annotations: {claimbridge.dev/restore-v1alpha2: '{"created":"annotations"}', claimbridge.dev/restore-v1alpha1: '{"created":"annotations"}'}
+  finalizers: [resource.kubernetes.io/delete-protection, dra.k8s.io/delete-protection]
+spec:
+  devices:
+    requests: [{name: gpu, deviceClassName: gpu.example.com}]
+`,
+		to: conversion.V1alpha2,
+		want: `
+apiVersion: resource.claimbridge.dev/v1alpha2
+kind: ResourceClaim
+metadata:
+  name: c
+  namespace: ns
+  finalizers: [dra.k8s.io/delete-protection]
+spec:
+  resourceClassName: gpu.example.com
+`,
+		report: Report{
+			// restore-v1alpha2 is used by the conversion to v1alpha2 itself.
+			Dropped: []string{"metadata.annotations[claimbridge.dev/restore-v1alpha1]"},
+			Changed: []string{"metadata.finalizers: resource.kubernetes.io/delete-protection -> dra.k8s.io/delete-protection (Kubernetes 1.27-1.30)"},
+		},
+	}, {
+		name: "template-without-metadata-changes",
+		in: `
+apiVersion: resource.k8s.io/v1alpha2
+kind: ResourceClaimTemplate
+metadata: {name: t, namespace: ns}
+spec: {spec: {resourceClassName: gpu.example.com}}
+`,
+		to: conversion.V1alpha3,
+		want: `
+apiVersion: resource.k8s.io/v1alpha3
+kind: ResourceClaimTemplate
+metadata: {name: t, namespace: ns}
+spec: {spec: {devices: {requests: [{name: request, deviceClassName: gpu.example.com}]}}}
+`,
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := obj(t, tt.in)
+			before := obj(t, tt.in)
+			got, report, err := Object(in, tt.to, tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(obj(t, tt.want), normalize(t, got)); d != "" {
+				t.Errorf("object (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff(tt.report, report); d != "" {
+				t.Errorf("report (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff(before, in); d != "" {
+				t.Errorf("input modified:\n%s", d)
+			}
+		})
+	}
+}
+
+// normalize round-trips through YAML so that numbers compare as in the wants.
+func normalize(t *testing.T, m map[string]interface{}) map[string]interface{} {
+	t.Helper()
+	data, err := yaml.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return obj(t, string(data))
+}
+
+func TestObjectErrors(t *testing.T) {
+	tests := []struct {
+		name, in, to, want string
+	}{
+		{"unknown-target", exported130, "v2", `no migration target is defined for version "v2"`},
+		{"not-a-claim", "apiVersion: v1\nkind: Pod\n", conversion.V1alpha3, `apiVersion "v1" is not in group resource.claimbridge.dev or resource.k8s.io`},
+		{"list", "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClaimList\nitems: []\n", conversion.V1alpha3, "kind ResourceClaimList: migrate the items of a list one by one"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := Object(obj(t, tt.in), tt.to, Options{})
+			if err == nil || err.Error() != tt.want {
+				t.Fatalf("error %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// Every version claimbridge converts to must be a migration target.
+func TestTargetsCoverVersions(t *testing.T) {
+	for _, v := range conversion.Versions {
+		if _, ok := Targets[v]; !ok {
+			t.Errorf("conversion.Versions has %s, migrate.Targets has no row for it", v)
+		}
+	}
+	if len(Targets) != len(conversion.Versions) {
+		t.Errorf("migrate.Targets has %d rows for %d versions", len(Targets), len(conversion.Versions))
+	}
+}

@@ -1,0 +1,286 @@
+package migrate
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/claimbridge/claimbridge/conversion"
+)
+
+// The v1alpha2 (1.30) parameter kinds the input may carry.
+const (
+	kindClaimParameters = "ResourceClaimParameters"
+	kindClassParameters = "ResourceClassParameters"
+	kindClass           = "ResourceClass"
+	parametersAPI       = conversion.UpstreamGroup + "/" + conversion.V1alpha2
+)
+
+// Index holds the 1.30 ResourceClaimParameters, ResourceClassParameters and
+// ResourceClasses of the input, so that claims referring to them can be
+// translated into device requests.
+type Index struct {
+	objects []map[string]interface{}
+}
+
+// Add records obj when it is one of the 1.30 parameter kinds and reports
+// whether it was.
+func (x *Index) Add(obj map[string]interface{}) bool {
+	if !IsParameters(obj) {
+		return false
+	}
+	x.objects = append(x.objects, obj)
+	return true
+}
+
+// IsParameters reports whether obj is a resource.k8s.io/v1alpha2
+// ResourceClaimParameters, ResourceClassParameters or ResourceClass: kinds
+// that 1.31 no longer serves.
+func IsParameters(obj map[string]interface{}) bool {
+	if obj["apiVersion"] != parametersAPI {
+		return false
+	}
+	switch obj["kind"] {
+	case kindClaimParameters, kindClassParameters, kindClass:
+		return true
+	}
+	return false
+}
+
+// find returns the object of kind in namespace that ref names, directly
+// (apiGroup resource.k8s.io, the in-tree kind) or through generatedFrom
+// (a vendor object the in-tree parameters were generated from), as the
+// 1.30 scheduler looks them up.
+func (x *Index) find(kind, namespace string, ref map[string]interface{}) map[string]interface{} {
+	if x == nil || ref == nil {
+		return nil
+	}
+	group, _ := ref["apiGroup"].(string)
+	refKind, _ := ref["kind"].(string)
+	name, _ := ref["name"].(string)
+	for _, obj := range x.objects {
+		meta := metaOf(obj)
+		if obj["kind"] != kind || str(meta, "namespace") != namespace {
+			continue
+		}
+		if group == conversion.UpstreamGroup && refKind == kind && str(meta, "name") == name {
+			return obj
+		}
+		if gen, ok := obj["generatedFrom"].(map[string]interface{}); ok &&
+			str(gen, "apiGroup") == group && str(gen, "kind") == refKind && str(gen, "name") == name {
+			return obj
+		}
+	}
+	return nil
+}
+
+func (x *Index) class(name string) map[string]interface{} {
+	if x == nil {
+		return nil
+	}
+	for _, obj := range x.objects {
+		meta := metaOf(obj)
+		if obj["kind"] == kindClass && str(meta, "name") == name {
+			return obj
+		}
+	}
+	return nil
+}
+
+func metaOf(obj map[string]interface{}) map[string]interface{} {
+	meta, _ := obj["metadata"].(map[string]interface{})
+	return meta
+}
+
+func str(m map[string]interface{}, key string) string {
+	s, _ := m[key].(string)
+	return s
+}
+
+// request is one 1.31 device request being built.
+type request struct {
+	driver, selector string
+	parameters       interface{} // per-request vendorParameters or nil
+	count            int
+}
+
+func (r request) key() string {
+	p, _ := json.Marshal(r.parameters)
+	return r.driver + "\x00" + r.selector + "\x00" + string(p)
+}
+
+// translateParameters replaces the device requests conversion derived from
+// the class alone by the devices the 1.30 claim parameters asked for.
+func translateParameters(src map[string]interface{}, from, kind string, out map[string]interface{}, idx *Index, r *Report) {
+	srcSpec, outSpec := specOf(src, kind), specOf(out, kind)
+	ref, _ := srcSpec["parametersRef"].(map[string]interface{})
+	if ref == nil || outSpec == nil || (from != conversion.V1alpha1 && from != conversion.V1alpha2) {
+		return
+	}
+	className := str(srcSpec, "resourceClassName")
+	ns := str(metaOf(src), "namespace")
+	lost := fmt.Sprintf("the migrated claim asks for one device of class %s with no selector and no configuration", className)
+	params := idx.find(kindClaimParameters, ns, ref)
+	if from == conversion.V1alpha1 || params == nil {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("spec.parametersRef: %s %s/%s (apiGroup %q) has no 1.30 ResourceClaimParameters in the input: %s",
+			str(ref, "kind"), ns, str(ref, "name"), str(ref, "apiGroup"), lost))
+		return
+	}
+	filters := classFilters(idx, className, r)
+	var reqs []request
+	var driverConfig []map[string]interface{}
+	drivers, _ := params["driverRequests"].([]interface{})
+	for i, d := range drivers {
+		dr, _ := d.(map[string]interface{})
+		driver := str(dr, "driverName")
+		items, _ := dr["requests"].([]interface{})
+		if vp := dr["vendorParameters"]; vp != nil && len(items) > 0 {
+			driverConfig = append(driverConfig, map[string]interface{}{"driver": driver, "parameters": vp})
+		}
+		for j, it := range items {
+			item, _ := it.(map[string]interface{})
+			named, _ := item["namedResources"].(map[string]interface{})
+			if named == nil {
+				r.Warnings = append(r.Warnings, fmt.Sprintf("%s driverRequests[%d].requests[%d]: only namedResources requests can be translated; the request is left out", str(metaOf(params), "name"), i, j))
+				continue
+			}
+			sel, notes, err := translateSelector(driver, str(named, "selector"))
+			if err != nil {
+				r.Warnings = append(r.Warnings, fmt.Sprintf("driverRequests[%d].requests[%d].namedResources.selector %q: %v; the device is requested without it", i, j, str(named, "selector"), err))
+				sel = ""
+			}
+			for _, n := range notes {
+				r.Warnings = append(r.Warnings, fmt.Sprintf("driverRequests[%d].requests[%d]: %s", i, j, n))
+			}
+			reqs = addRequest(reqs, request{driver: driver, selector: sel, parameters: item["vendorParameters"], count: 1})
+		}
+	}
+	if len(reqs) == 0 {
+		r.Warnings = append(r.Warnings, "spec.parametersRef: the parameters ask for no translatable device: "+lost)
+		return
+	}
+	names := requestNames(len(reqs))
+	devices := map[string]interface{}{"requests": buildRequests(reqs, names, className, filters)}
+	if cfg := buildConfig(reqs, names, driverConfig); len(cfg) > 0 {
+		devices["config"] = cfg
+	}
+	outSpec["devices"] = devices
+	r.Changed = append(r.Changed, fmt.Sprintf("spec.devices: %d request(s) translated from ResourceClaimParameters %s", len(reqs), str(metaOf(params), "name")))
+}
+
+// addRequest merges identical requests into one with a count.
+func addRequest(reqs []request, n request) []request {
+	for i := range reqs {
+		if reqs[i].key() == n.key() {
+			reqs[i].count++
+			return reqs
+		}
+	}
+	return append(reqs, n)
+}
+
+func requestNames(n int) []string {
+	if n == 1 {
+		return []string{"request"}
+	}
+	names := make([]string, n)
+	for i := range names {
+		names[i] = "request-" + strconv.Itoa(i)
+	}
+	return names
+}
+
+func buildRequests(reqs []request, names []string, className string, filters map[string]string) []interface{} {
+	out := make([]interface{}, 0, len(reqs))
+	for i, q := range reqs {
+		selectors := []interface{}{cel(fmt.Sprintf("device.driver == %s", strconv.Quote(q.driver)))}
+		if f := filters[q.driver]; f != "" {
+			selectors = append(selectors, cel(f))
+		}
+		if q.selector != "" {
+			selectors = append(selectors, cel(q.selector))
+		}
+		out = append(out, map[string]interface{}{
+			"name": names[i], "deviceClassName": className,
+			"allocationMode": "ExactCount", "count": int64(q.count),
+			"selectors": selectors,
+		})
+	}
+	return out
+}
+
+func cel(expr string) map[string]interface{} {
+	return map[string]interface{}{"cel": map[string]interface{}{"expression": expr}}
+}
+
+// buildConfig: a driver's vendorParameters apply to all its requests, then
+// per-request vendorParameters to theirs (later entries are more specific;
+// 1.31 drivers apply configs in order).
+func buildConfig(reqs []request, names []string, driverConfig []map[string]interface{}) []interface{} {
+	var out []interface{}
+	for _, dc := range driverConfig {
+		var rs []interface{}
+		for i, q := range reqs {
+			if q.driver == dc["driver"] {
+				rs = append(rs, names[i])
+			}
+		}
+		if len(rs) > 0 {
+			out = append(out, map[string]interface{}{"requests": rs, "opaque": dc})
+		}
+	}
+	for i, q := range reqs {
+		if q.parameters != nil {
+			out = append(out, map[string]interface{}{"requests": []interface{}{names[i]},
+				"opaque": map[string]interface{}{"driver": q.driver, "parameters": q.parameters}})
+		}
+	}
+	return out
+}
+
+// classFilters returns the translated namedResources filters of the class's
+// ResourceClassParameters per driver, when the class and its parameters are
+// in the input.
+func classFilters(idx *Index, className string, r *Report) map[string]string {
+	class := idx.class(className)
+	if class == nil {
+		return nil
+	}
+	ref, _ := class["parametersRef"].(map[string]interface{})
+	params := idx.find(kindClassParameters, str(ref, "namespace"), ref)
+	if params == nil {
+		if ref != nil {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("ResourceClass %s: its parameters %s %s/%s are not in the input; their filters are not applied", className, str(ref, "kind"), str(ref, "namespace"), str(ref, "name")))
+		}
+		return nil
+	}
+	if vp, _ := params["vendorParameters"].([]interface{}); len(vp) > 0 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("ResourceClass %s: the vendorParameters of its parameters belong in the config of the 1.31 DeviceClass %s; they are not copied into the claim", className, className))
+	}
+	out := map[string]string{}
+	filters, _ := params["filters"].([]interface{})
+	for i, f := range filters {
+		fm, _ := f.(map[string]interface{})
+		named, _ := fm["namedResources"].(map[string]interface{})
+		driver := str(fm, "driverName")
+		if named == nil {
+			continue
+		}
+		sel, _, err := translateSelector(driver, str(named, "selector"))
+		if err != nil {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("ResourceClass %s filters[%d]: %v; not applied", className, i, err))
+			continue
+		}
+		out[driver] = sel
+	}
+	return out
+}
+
+// specOf returns the claim spec of a claim or template (nil if absent).
+func specOf(obj map[string]interface{}, kind string) map[string]interface{} {
+	spec, _ := obj["spec"].(map[string]interface{})
+	if kind == conversion.KindTemplate {
+		spec, _ = spec["spec"].(map[string]interface{})
+	}
+	return spec
+}

@@ -1,0 +1,246 @@
+package migrate
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/claimbridge/claimbridge/conversion"
+)
+
+func TestTranslateSelector(t *testing.T) {
+	tests := []struct {
+		name, in, want, err string
+		notes               []string
+	}{
+		{name: "empty", in: "", want: ""},
+		{name: "string", in: `attributes.string["model"] == "a100"`, want: `device.attributes["gpu.example.com"]["model"] == "a100"`},
+		{name: "bool-int-version", in: `attributes.bool["sriov"] && attributes.int["cores"] > 4 && attributes.version["fw"].isGreaterThan(semver("1.0.0"))`,
+			want: `device.attributes["gpu.example.com"]["sriov"] && device.attributes["gpu.example.com"]["cores"] > 4 && device.attributes["gpu.example.com"]["fw"].isGreaterThan(semver("1.0.0"))`},
+		{name: "quantity-is-capacity", in: `attributes.quantity["memory"].isGreaterThan(quantity("8Gi"))`,
+			want: `device.capacity["gpu.example.com"]["memory"].isGreaterThan(quantity("8Gi"))`, notes: []string{"quantity attributes are read as the device's capacity in 1.31"}},
+		{name: "literal-untouched", in: `attributes.string["s"] == "attributes.int"`, want: `device.attributes["gpu.example.com"]["s"] == "attributes.int"`},
+		{name: "stringslice", in: `"x" in attributes.stringslice["tags"]`, err: "attributes.stringslice has no 1.31 equivalent"},
+		{name: "bare-variable", in: `size(attributes) > 0`, err: "the attributes variable is used in a way that cannot be translated"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, notes, err := translateSelector("gpu.example.com", tt.in)
+			if tt.err != "" {
+				if err == nil || err.Error() != tt.err {
+					t.Fatalf("error %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tt.want {
+				t.Errorf("got  %s\nwant %s", got, tt.want)
+			}
+			if d := cmp.Diff(tt.notes, notes); d != "" {
+				t.Errorf("notes (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+const claimWithParameters = `
+apiVersion: resource.k8s.io/v1alpha2
+kind: ResourceClaim
+metadata: {name: c, namespace: ns}
+spec:
+  resourceClassName: gpu.example.com
+  parametersRef: {apiGroup: gpu.example.com, kind: GPUClaimParameters, name: two-gpus}
+`
+
+const claimParameters = `
+apiVersion: resource.k8s.io/v1alpha2
+kind: ResourceClaimParameters
+metadata: {name: two-gpus-generated, namespace: ns}
+generatedFrom: {apiGroup: gpu.example.com, kind: GPUClaimParameters, name: two-gpus}
+driverRequests:
+- driverName: gpu.example.com
+  vendorParameters: {kind: GPUConfig, sharing: timeSlicing}
+  requests:
+  - namedResources: {selector: 'attributes.string["model"] == "a100"'}
+  - namedResources: {selector: 'attributes.string["model"] == "a100"'}
+  - namedResources: {selector: 'attributes.bool["mig"]'}
+    vendorParameters: {kind: MIGConfig, profile: 1g.5gb}
+`
+
+const classWithParameters = `
+apiVersion: resource.k8s.io/v1alpha2
+kind: ResourceClass
+metadata: {name: gpu.example.com}
+driverName: gpu.example.com
+structuredParameters: true
+parametersRef: {apiGroup: resource.k8s.io, kind: ResourceClassParameters, name: gpu-class, namespace: drivers}
+`
+
+const classParameters = `
+apiVersion: resource.k8s.io/v1alpha2
+kind: ResourceClassParameters
+metadata: {name: gpu-class, namespace: drivers}
+filters:
+- driverName: gpu.example.com
+  namedResources: {selector: 'attributes.int["generation"] >= 3'}
+`
+
+func TestTranslateParameters(t *testing.T) {
+	tests := []struct {
+		name     string
+		index    []string
+		want     string
+		changed  []string
+		warnings []string
+	}{{
+		name:  "claim-and-class-parameters",
+		index: []string{claimParameters, classWithParameters, classParameters},
+		want: `
+apiVersion: resource.k8s.io/v1alpha3
+kind: ResourceClaim
+metadata: {name: c, namespace: ns}
+spec:
+  devices:
+    requests:
+    - name: request-0
+      deviceClassName: gpu.example.com
+      allocationMode: ExactCount
+      count: 2
+      selectors:
+      - cel: {expression: 'device.driver == "gpu.example.com"'}
+      - cel: {expression: 'device.attributes["gpu.example.com"]["generation"] >= 3'}
+      - cel: {expression: 'device.attributes["gpu.example.com"]["model"] == "a100"'}
+    - name: request-1
+      deviceClassName: gpu.example.com
+      allocationMode: ExactCount
+      count: 1
+      selectors:
+      - cel: {expression: 'device.driver == "gpu.example.com"'}
+      - cel: {expression: 'device.attributes["gpu.example.com"]["generation"] >= 3'}
+      - cel: {expression: 'device.attributes["gpu.example.com"]["mig"]'}
+    config:
+    - requests: [request-0, request-1]
+      opaque: {driver: gpu.example.com, parameters: {kind: GPUConfig, sharing: timeSlicing}}
+    - requests: [request-1]
+      opaque: {driver: gpu.example.com, parameters: {kind: MIGConfig, profile: 1g.5gb}}
+`,
+		changed: []string{"spec.devices: 2 request(s) translated from ResourceClaimParameters two-gpus-generated"},
+	}, {
+		name:  "parameters-missing",
+		index: []string{classWithParameters},
+		want: `
+apiVersion: resource.k8s.io/v1alpha3
+kind: ResourceClaim
+metadata: {name: c, namespace: ns}
+spec: {devices: {requests: [{name: request, deviceClassName: gpu.example.com}]}}
+`,
+		warnings: []string{`spec.parametersRef: GPUClaimParameters ns/two-gpus (apiGroup "gpu.example.com") has no 1.30 ResourceClaimParameters in the input: the migrated claim asks for one device of class gpu.example.com with no selector and no configuration`},
+	}, {
+		name: "untranslatable-selector",
+		index: []string{`
+apiVersion: resource.k8s.io/v1alpha2
+kind: ResourceClaimParameters
+metadata: {name: p, namespace: ns}
+generatedFrom: {apiGroup: gpu.example.com, kind: GPUClaimParameters, name: two-gpus}
+driverRequests:
+- driverName: gpu.example.com
+  requests:
+  - namedResources: {selector: '"fast" in attributes.stringslice["tags"]'}
+`},
+		want: `
+apiVersion: resource.k8s.io/v1alpha3
+kind: ResourceClaim
+metadata: {name: c, namespace: ns}
+spec:
+  devices:
+    requests:
+    - name: request
+      deviceClassName: gpu.example.com
+      allocationMode: ExactCount
+      count: 1
+      selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]
+`,
+		changed:  []string{"spec.devices: 1 request(s) translated from ResourceClaimParameters p"},
+		warnings: []string{`driverRequests[0].requests[0].namedResources.selector "\"fast\" in attributes.stringslice[\"tags\"]": attributes.stringslice has no 1.31 equivalent; the device is requested without it`},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			idx := &Index{}
+			for _, s := range tt.index {
+				if !idx.Add(obj(t, s)) {
+					t.Fatalf("not indexed: %s", s)
+				}
+			}
+			got, report, err := Object(obj(t, claimWithParameters), conversion.V1alpha3, Options{Parameters: idx})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(obj(t, tt.want), normalize(t, got)); d != "" {
+				t.Errorf("object (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff(tt.changed, report.Changed); d != "" {
+				t.Errorf("changed (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff(tt.warnings, report.Warnings); d != "" {
+				t.Errorf("warnings (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestParametersNotTranslated(t *testing.T) {
+	otherNamespace := `
+apiVersion: resource.k8s.io/v1alpha2
+kind: ResourceClaimParameters
+metadata: {name: p, namespace: elsewhere}
+generatedFrom: {apiGroup: gpu.example.com, kind: GPUClaimParameters, name: two-gpus}
+driverRequests: [{driverName: gpu.example.com, requests: [{namedResources: {selector: "true"}}]}]
+`
+	tests := []struct {
+		name, claim string
+		index       []string
+		warnings    []string
+	}{{
+		name:     "parameters-in-another-namespace",
+		claim:    claimWithParameters,
+		index:    []string{otherNamespace},
+		warnings: []string{`spec.parametersRef: GPUClaimParameters ns/two-gpus (apiGroup "gpu.example.com") has no 1.30 ResourceClaimParameters in the input: the migrated claim asks for one device of class gpu.example.com with no selector and no configuration`},
+	}, {
+		name: "1.26-vendor-parameters",
+		claim: `
+apiVersion: resource.k8s.io/v1alpha1
+kind: ResourceClaim
+metadata: {name: c, namespace: ns}
+spec:
+  resourceClassName: gpu.example.com
+  parametersRef: {apiGroup: gpu.example.com, kind: GPUClaimParameters, name: two-gpus}
+`,
+		index:    []string{otherNamespace},
+		warnings: []string{`spec.parametersRef: GPUClaimParameters ns/two-gpus (apiGroup "gpu.example.com") has no 1.30 ResourceClaimParameters in the input: the migrated claim asks for one device of class gpu.example.com with no selector and no configuration`},
+	}, {
+		name:  "no-parameters-no-warning",
+		claim: "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClaim\nmetadata: {name: c, namespace: ns}\nspec: {resourceClassName: gpu.example.com}\n",
+		index: []string{otherNamespace},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			idx := &Index{}
+			for _, s := range tt.index {
+				idx.Add(obj(t, s))
+			}
+			got, report, err := Object(obj(t, tt.claim), conversion.V1alpha3, Options{Parameters: idx})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []interface{}{map[string]interface{}{"name": "request", "deviceClassName": "gpu.example.com"}}
+			if d := cmp.Diff(want, got["spec"].(map[string]interface{})["devices"].(map[string]interface{})["requests"]); d != "" {
+				t.Errorf("requests (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff(tt.warnings, report.Warnings); d != "" {
+				t.Errorf("warnings (-want +got):\n%s", d)
+			}
+		})
+	}
+}

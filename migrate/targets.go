@@ -1,0 +1,49 @@
+package migrate
+
+import (
+	"fmt"
+
+	"github.com/claimbridge/claimbridge/conversion"
+)
+
+// Target is what re-creating a claim on a release that serves a version
+// needs to know about that release.
+type Target struct {
+	// Releases names the Kubernetes releases that serve the version, for messages.
+	Releases string
+	// Finalizer is the built-in finalizer those releases put on claims and
+	// remove themselves; "" when they have none (1.26: only control-plane
+	// drivers set their own "<driver>/deletion-protection").
+	Finalizer string
+	// Devices is true when the version asks for devices with requests
+	// (v1alpha3 and later): 1.30 ResourceClaimParameters can be translated
+	// into request selectors, counts and opaque config.
+	Devices bool
+}
+
+// Targets maps each version of conversion.Versions to its release facts. A
+// version added to conversion.Versions needs a row here (a test checks it);
+// v1beta1, v1beta2 and v1 keep the 1.31 finalizer and device requests.
+var Targets = map[string]Target{
+	conversion.V1alpha1: {Releases: "1.26"},
+	conversion.V1alpha2: {Releases: "1.27-1.30", Finalizer: "dra.k8s.io/delete-protection"},
+	conversion.V1alpha3: {Releases: "1.31", Finalizer: "resource.kubernetes.io/delete-protection", Devices: true},
+}
+
+// builtinFinalizer reports whether name is the built-in finalizer of some release.
+func builtinFinalizer(name string) bool {
+	for _, t := range Targets {
+		if t.Finalizer != "" && t.Finalizer == name {
+			return true
+		}
+	}
+	return false
+}
+
+func targetFor(version string) (Target, error) {
+	t, ok := Targets[version]
+	if !ok {
+		return Target{}, fmt.Errorf("no migration target is defined for version %q", version)
+	}
+	return t, nil
+}
