@@ -106,7 +106,7 @@ func (o *migrateOptions) run(s streams) error {
 func migrateDocument(doc manifest.Document, to string, opts migrate.Options, notes io.Writer) ([]map[string]interface{}, error) {
 	_, _, kind, err := conversion.Identify(doc.Object)
 	if err != nil {
-		out, err := convertDocument(doc, to, notes)
+		out, _, err := convertDocument(doc, to, notes) // not a claim or template: no warnings
 		return []map[string]interface{}{out}, err
 	}
 	objs := []map[string]interface{}{doc.Object}
