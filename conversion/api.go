@@ -3,32 +3,35 @@ package conversion
 import (
 	"fmt"
 	"strings"
+
+	"github.com/claimbridge/claimbridge/api"
 )
 
-// The versions claimbridge serves, oldest first.
+// The versions claimbridge serves, oldest first (see package api).
 const (
-	V1alpha1 = "v1alpha1"
-	V1alpha2 = "v1alpha2"
-	V1alpha3 = "v1alpha3"
+	V1alpha1 = api.V1alpha1
+	V1alpha2 = api.V1alpha2
+	V1alpha3 = api.V1alpha3
 )
 
-// Versions lists the served versions, oldest first. Conversion between
-// versions that are not neighbours goes through v1alpha2.
-var Versions = []string{V1alpha1, V1alpha2, V1alpha3}
+// Versions is the conversion chain, oldest first (api.ConversionVersions).
+// Conversion between versions that are not neighbours steps through every
+// version in between.
+var Versions = api.ConversionVersions
 
 // The API groups whose claims and templates are converted. The group of an
 // object is never changed.
 const (
-	Group         = "resource.claimbridge.dev"
-	UpstreamGroup = "resource.k8s.io"
+	Group         = api.Group
+	UpstreamGroup = api.UpstreamGroup
 )
 
 // The kinds that are converted.
 const (
-	KindClaim        = "ResourceClaim"
-	KindTemplate     = "ResourceClaimTemplate"
-	KindClaimList    = "ResourceClaimList"
-	KindTemplateList = "ResourceClaimTemplateList"
+	KindClaim        = api.KindClaim
+	KindTemplate     = api.KindTemplate
+	KindClaimList    = api.KindClaimList
+	KindTemplateList = api.KindTemplateList
 )
 
 // Convert returns obj converted to version toVersion ("v1alpha1", "v1alpha2"
@@ -47,7 +50,7 @@ func Convert(obj map[string]interface{}, toVersion string) (map[string]interface
 	if versionIndex(toVersion) < 0 {
 		return nil, fmt.Errorf("unsupported target version %q: supported versions are %s", toVersion, strings.Join(Versions, ", "))
 	}
-	out := deepCopyMap(obj)
+	out := api.DeepCopyJSON(obj)
 	switch kind {
 	case KindClaim, KindTemplate:
 		if err := convertObject(out, kind, from, toVersion); err != nil {
@@ -65,30 +68,10 @@ func Convert(obj map[string]interface{}, toVersion string) (map[string]interface
 // Identify returns the group, version and kind of a convertible object, or an
 // error that says why obj is not one.
 func Identify(obj map[string]interface{}) (group, version, kind string, err error) {
-	apiVersion, _ := obj["apiVersion"].(string)
-	kind, _ = obj["kind"].(string)
-	group, version, ok := strings.Cut(apiVersion, "/")
-	if !ok || (group != Group && group != UpstreamGroup) {
-		return "", "", "", fmt.Errorf("apiVersion %q is not in group %s or %s", apiVersion, Group, UpstreamGroup)
-	}
-	if versionIndex(version) < 0 {
-		return "", "", "", fmt.Errorf("apiVersion %q: unsupported version %q (supported: %s)", apiVersion, version, strings.Join(Versions, ", "))
-	}
-	switch kind {
-	case KindClaim, KindTemplate, KindClaimList, KindTemplateList:
-		return group, version, kind, nil
-	}
-	return "", "", "", fmt.Errorf("kind %q of %s is not converted (only %s, %s and their lists)", kind, apiVersion, KindClaim, KindTemplate)
+	return api.Identify(obj)
 }
 
-func versionIndex(v string) int {
-	for i, known := range Versions {
-		if v == known {
-			return i
-		}
-	}
-	return -1
-}
+func versionIndex(v string) int { return api.VersionIndex(v) }
 
 // convertObject converts a claim or template in place, one neighbouring
 // version at a time, so that v1alpha1 ⇄ v1alpha3 passes through v1alpha2 and
@@ -100,7 +83,7 @@ func convertObject(obj map[string]interface{}, kind, from, to string) error {
 			next = i - 1
 		}
 		if err := step(obj, kind, Versions[i], Versions[next]); err != nil {
-			return fmt.Errorf("converting %s %s from %s to %s: %w", kind, describeObject(obj), from, to, err)
+			return fmt.Errorf("converting %s %s from %s to %s: %w", kind, api.Ref(obj), from, to, err)
 		}
 		i = next
 	}
@@ -124,19 +107,4 @@ func convertList(list map[string]interface{}, kind, from, to string) error {
 		}
 	}
 	return nil
-}
-
-// describeObject names an object for error messages: namespace/name, or a
-// placeholder for objects without metadata.
-func describeObject(obj map[string]interface{}) string {
-	meta, _ := obj["metadata"].(map[string]interface{})
-	name, _ := meta["name"].(string)
-	ns, _ := meta["namespace"].(string)
-	switch {
-	case name == "":
-		return "(unnamed)"
-	case ns == "":
-		return name
-	}
-	return ns + "/" + name
 }
