@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/manifest"
 )
@@ -89,21 +91,14 @@ func (o *convertOptions) validate() error {
 	return nil
 }
 
-func isVersion(v string) bool {
-	for _, known := range conversion.Versions {
-		if v == known {
-			return true
-		}
-	}
-	return false
-}
+func isVersion(v string) bool { return slices.Contains(conversion.Versions, v) }
 
 // convertDocument converts a claim or template, and passes anything else
 // through; objects of the claim groups that cannot be converted are passed
 // through with a note.
 func convertDocument(doc manifest.Document, to string, notes io.Writer) (map[string]interface{}, error) {
 	if _, _, _, err := conversion.Identify(doc.Object); err != nil {
-		if group, _, _ := strings.Cut(fmt.Sprint(doc.Object["apiVersion"]), "/"); group == conversion.Group || group == conversion.UpstreamGroup {
+		if _, group, _, _, _ := api.TypeOf(doc.Object); api.IsGroup(group) {
 			fmt.Fprintf(notes, "%s: passed through unchanged: %v\n", doc.Position(), err)
 		}
 		return doc.Object, nil

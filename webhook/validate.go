@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/klog/v2"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // validateHandler serves /validate: AdmissionReview admission.k8s.io/v1 and
@@ -116,7 +118,7 @@ func (v *validator) Handle(ctx context.Context, req admission.Request) admission
 	if req.SubResource != "" && req.SubResource != "status" {
 		return allowed(nil)
 	}
-	if req.Kind.Group != Group || !servedKinds[req.Kind.Kind] || !servedVersions[req.Kind.Version] {
+	if req.Kind.Group != api.Group || !api.IsKind(req.Kind.Kind) || !api.IsServed(req.Kind.Version) {
 		return denied(apierrors.NewBadRequest(fmt.Sprintf("kind %s.%s/%s is not served by this webhook", req.Kind.Kind, req.Kind.Group, req.Kind.Version)))
 	}
 	vreq := ValidationRequest{Operation: op, SubResource: req.SubResource}
