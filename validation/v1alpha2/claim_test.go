@@ -79,7 +79,7 @@ func TestValidateResourceClaim(t *testing.T) {
 			if scenario.update != nil {
 				scenario.update(claim)
 			}
-			if diff := cmp.Diff(scenario.wantFailures, ValidateResourceClaim(claim)); diff != "" {
+			if diff := cmp.Diff(scenario.wantFailures, Rules.ValidateResourceClaim(claim)); diff != "" {
 				t.Errorf("unexpected errors (-want +got):\n%s", diff)
 			}
 		})
@@ -134,7 +134,7 @@ func TestValidateResourceClaimUpdate(t *testing.T) {
 			if scenario.update != nil {
 				scenario.update(claim)
 			}
-			if diff := cmp.Diff(scenario.wantFailures, ValidateResourceClaimUpdate(claim, scenario.oldClaim)); diff != "" {
+			if diff := cmp.Diff(scenario.wantFailures, Rules.ValidateResourceClaimUpdate(claim, scenario.oldClaim)); diff != "" {
 				t.Errorf("unexpected errors (-want +got):\n%s", diff)
 			}
 		})
@@ -143,17 +143,17 @@ func TestValidateResourceClaimUpdate(t *testing.T) {
 
 func TestSetDefaults(t *testing.T) {
 	claim := testClaim(goodName, goodNS, api.ResourceClaimSpec{ResourceClassName: goodName})
-	SetDefaults(claim)
+	Rules.SetDefaults(claim)
 	if claim.Spec.AllocationMode != api.AllocationModeWaitForFirstConsumer {
 		t.Errorf("claim: allocationMode %q, want WaitForFirstConsumer", claim.Spec.AllocationMode)
 	}
 	template := &api.ResourceClaimTemplate{}
-	SetDefaults(template)
+	Rules.SetDefaults(template)
 	if template.Spec.Spec.AllocationMode != api.AllocationModeWaitForFirstConsumer {
 		t.Errorf("template: allocationMode %q, want WaitForFirstConsumer", template.Spec.Spec.AllocationMode)
 	}
 	immediate := testClaim(goodName, goodNS, api.ResourceClaimSpec{AllocationMode: api.AllocationModeImmediate})
-	SetDefaults(immediate)
+	Rules.SetDefaults(immediate)
 	if immediate.Spec.AllocationMode != api.AllocationModeImmediate {
 		t.Errorf("defaulting changed a set allocationMode to %q", immediate.Spec.AllocationMode)
 	}
@@ -167,7 +167,7 @@ func TestWarnings(t *testing.T) {
 		"spec.allocationMode: Immediate allocation does not exist in v1alpha3 (Kubernetes 1.31+); the claim is allocated when a pod needs it",
 		`spec.parametersRef.apiGroup: "Example.com" is not a valid API group (Kubernetes does not check it): ` + dnsSubdomainMsg,
 	}
-	if diff := cmp.Diff(want, Warnings(claim)); diff != "" {
+	if diff := cmp.Diff(want, Rules.Warnings(claim)); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
 }

@@ -226,7 +226,7 @@ func TestValidateResourceClaimStatusUpdate(t *testing.T) {
 			if scenario.update != nil {
 				scenario.update(claim)
 			}
-			if diff := cmp.Diff(scenario.wantFailures, ValidateResourceClaimStatusUpdate(claim, scenario.oldClaim)); diff != "" {
+			if diff := cmp.Diff(scenario.wantFailures, Rules.ValidateResourceClaimStatusUpdate(claim, scenario.oldClaim)); diff != "" {
 				t.Errorf("unexpected errors (-want +got):\n%s", diff)
 			}
 		})
@@ -238,7 +238,7 @@ func TestValidateResourceClaimTemplate(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Name: goodName, Namespace: goodNS},
 		Spec:       api.ResourceClaimTemplateSpec{Spec: validClaimSpec},
 	}
-	if diff := cmp.Diff(field.ErrorList(nil), ValidateResourceClaimTemplate(template)); diff != "" {
+	if diff := cmp.Diff(field.ErrorList(nil), Rules.ValidateResourceClaimTemplate(template)); diff != "" {
 		t.Errorf("good-template (-want +got):\n%s", diff)
 	}
 	bad := template.DeepCopy()
@@ -248,7 +248,7 @@ func TestValidateResourceClaimTemplate(t *testing.T) {
 		field.Forbidden(field.NewPath("spec", "metadata", "namespace"), "cannot be set"),
 		field.Invalid(field.NewPath("spec", "spec", "resourceClassName"), badName, dnsSubdomainMsg),
 	}
-	if diff := cmp.Diff(want, ValidateResourceClaimTemplate(bad)); diff != "" {
+	if diff := cmp.Diff(want, Rules.ValidateResourceClaimTemplate(bad)); diff != "" {
 		t.Errorf("bad-template (-want +got):\n%s", diff)
 	}
 	old := template.DeepCopy()
@@ -256,7 +256,7 @@ func TestValidateResourceClaimTemplate(t *testing.T) {
 	changed := old.DeepCopy()
 	changed.Spec.Spec.AllocationMode = api.AllocationModeImmediate
 	want = field.ErrorList{field.Invalid(field.NewPath("spec"), changed.Spec, "field is immutable")} // rule 5
-	if diff := cmp.Diff(want, ValidateResourceClaimTemplateUpdate(changed, old)); diff != "" {
+	if diff := cmp.Diff(want, Rules.ValidateResourceClaimTemplateUpdate(changed, old)); diff != "" {
 		t.Errorf("invalid-update-mode (-want +got):\n%s", diff)
 	}
 }
