@@ -16,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 
 	"github.com/claimbridge/claimbridge/api"
@@ -78,20 +79,12 @@ func (h *convertHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // decodeConversionReview accepts only a ConversionReview of a known version
 // with a request and a uid.
 func decodeConversionReview(body []byte, review *apiextensionsv1.ConversionReview) *httpError {
-	if err := json.Unmarshal(body, review); err != nil {
-		return errorf(http.StatusBadRequest, "decoding ConversionReview: %v", err)
-	}
-	if review.Kind != "ConversionReview" ||
-		(review.APIVersion != "apiextensions.k8s.io/v1" && review.APIVersion != "apiextensions.k8s.io/v1beta1") {
-		return errorf(http.StatusBadRequest, "unsupported review %s %q: want ConversionReview apiextensions.k8s.io/v1 or v1beta1", review.Kind, review.APIVersion)
-	}
-	if review.Request == nil {
-		return errorf(http.StatusBadRequest, "ConversionReview has no request")
-	}
-	if review.Request.UID == "" {
-		return errorf(http.StatusBadRequest, "ConversionReview request has no uid")
-	}
-	return nil
+	return decodeReview(body, review, &review.TypeMeta, "ConversionReview", "apiextensions.k8s.io", func() (bool, types.UID) {
+		if review.Request == nil {
+			return false, ""
+		}
+		return true, review.Request.UID
+	})
 }
 
 // convertAll converts every object in order or fails the whole review.

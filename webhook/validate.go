@@ -2,7 +2,6 @@ package webhook
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -11,6 +10,7 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
@@ -83,20 +83,12 @@ func outcome(resp *admission.Response) string {
 }
 
 func decodeAdmissionReview(body []byte, review *admissionv1.AdmissionReview) *httpError {
-	if err := json.Unmarshal(body, review); err != nil {
-		return errorf(http.StatusBadRequest, "decoding AdmissionReview: %v", err)
-	}
-	if review.Kind != "AdmissionReview" ||
-		(review.APIVersion != "admission.k8s.io/v1" && review.APIVersion != "admission.k8s.io/v1beta1") {
-		return errorf(http.StatusBadRequest, "unsupported review %s %q: want AdmissionReview admission.k8s.io/v1 or v1beta1", review.Kind, review.APIVersion)
-	}
-	if review.Request == nil {
-		return errorf(http.StatusBadRequest, "AdmissionReview has no request")
-	}
-	if review.Request.UID == "" {
-		return errorf(http.StatusBadRequest, "AdmissionReview request has no uid")
-	}
-	return nil
+	return decodeReview(body, review, &review.TypeMeta, "AdmissionReview", "admission.k8s.io", func() (bool, types.UID) {
+		if review.Request == nil {
+			return false, ""
+		}
+		return true, review.Request.UID
+	})
 }
 
 // validator decides one admission request with a ValidateFunc.
