@@ -50,7 +50,7 @@ func Convert(obj map[string]interface{}, toVersion string) (map[string]interface
 	if versionIndex(toVersion) < 0 {
 		return nil, fmt.Errorf("unsupported target version %q: supported versions are %s", toVersion, strings.Join(Versions, ", "))
 	}
-	out := api.DeepCopyJSON(obj)
+	out := deepCopyMap(obj)
 	switch kind {
 	case KindClaim, KindTemplate:
 		if err := convertObject(out, kind, from, toVersion); err != nil {
@@ -83,7 +83,7 @@ func convertObject(obj map[string]interface{}, kind, from, to string) error {
 			next = i - 1
 		}
 		if err := step(obj, kind, Versions[i], Versions[next]); err != nil {
-			return fmt.Errorf("converting %s %s from %s to %s: %w", kind, api.Ref(obj), from, to, err)
+			return fmt.Errorf("converting %s %s from %s to %s: %w", kind, describeObject(obj), from, to, err)
 		}
 		i = next
 	}
@@ -108,3 +108,6 @@ func convertList(list map[string]interface{}, kind, from, to string) error {
 	}
 	return nil
 }
+
+// describeObject names an object for error messages (see api.Ref).
+func describeObject(obj map[string]interface{}) string { return api.Ref(obj) }
