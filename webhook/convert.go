@@ -29,6 +29,9 @@ type ConvertFunc func(obj map[string]interface{}, toVersion string) (map[string]
 
 var defaultConverter ConvertFunc = conversion.Convert
 
+// Group is the API group served by claimbridge (package api's).
+const Group = api.Group
+
 // convertHandler serves /convert: ConversionReview apiextensions.k8s.io/v1
 // and v1beta1 (same shape). Only an unreadable review gets an HTTP error;
 // every conversion problem is a 200 with result.status Failure.
