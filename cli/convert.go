@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/manifest"
 )
@@ -126,14 +128,7 @@ func (o *convertOptions) validate() error {
 	return nil
 }
 
-func isVersion(v string) bool {
-	for _, known := range conversion.ChainVersions {
-		if v == known {
-			return true
-		}
-	}
-	return false
-}
+func isVersion(v string) bool { return slices.Contains(conversion.ChainVersions, v) }
 
 // convertDocument converts a claim or template, and passes anything else
 // through; objects of the claim groups that cannot be converted are passed
@@ -143,7 +138,7 @@ func convertDocument(doc manifest.Document, to string, notes io.Writer) (map[str
 		if errors.Is(err, conversion.ErrNewerV1alpha3) {
 			return nil, nil, fmt.Errorf("%s: %w", doc.Position(), err)
 		}
-		if group, _, _ := strings.Cut(fmt.Sprint(doc.Object["apiVersion"]), "/"); group == conversion.Group || group == conversion.UpstreamGroup {
+		if _, group, _, _, _ := api.TypeOf(doc.Object); api.IsGroup(group) {
 			fmt.Fprintf(notes, "%s: passed through unchanged: %v\n", doc.Position(), err)
 		}
 		return doc.Object, nil, nil

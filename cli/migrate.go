@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/manifest"
 	"github.com/claimbridge/claimbridge/migrate"
@@ -84,7 +85,7 @@ func (o *migrateOptions) run(s streams) error {
 	objects := make([]map[string]interface{}, 0, len(docs))
 	for _, doc := range docs {
 		if target.Devices && migrate.IsParameters(doc.Object) {
-			fmt.Fprintf(s.err, "%s: %s: left out: Kubernetes %s does not serve it\n", doc.Position(), describe(doc.Object), target.Releases)
+			fmt.Fprintf(s.err, "%s: %s: left out: Kubernetes %s does not serve it\n", doc.Position(), api.Describe(doc.Object), target.Releases)
 			continue
 		}
 		out, err := migrateDocument(doc, o.to, opts, s.err)
@@ -130,7 +131,7 @@ func migrateDocument(doc manifest.Document, to string, opts migrate.Options, not
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", doc.Position(), err)
 		}
-		printReport(notes, doc.Position()+": "+describe(obj), report)
+		printReport(notes, doc.Position()+": "+api.Describe(obj), report)
 		out = append(out, migrated)
 	}
 	return out, nil

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/manifest"
 	"github.com/claimbridge/claimbridge/validation"
 )
@@ -104,7 +105,7 @@ func (o *validateOptions) run(s streams) error {
 		if o.old != "" {
 			old, err := findOld(doc, docs, olds)
 			if err != nil {
-				fmt.Fprintf(s.err, "%s: %s: %v\n", doc.Position(), describe(doc.Object), err)
+				fmt.Fprintf(s.err, "%s: %s: %v\n", doc.Position(), api.Describe(doc.Object), err)
 				unusable = true
 				continue
 			}
@@ -112,15 +113,15 @@ func (o *validateOptions) run(s streams) error {
 		}
 		resp, err := validation.Validate(req)
 		if err != nil {
-			fmt.Fprintf(s.err, "%s: %s: %v\n", doc.Position(), describe(doc.Object), err)
+			fmt.Fprintf(s.err, "%s: %s: %v\n", doc.Position(), api.Describe(doc.Object), err)
 			unusable = true
 			continue
 		}
 		for _, w := range resp.Warnings {
-			fmt.Fprintf(s.err, "Warning: %s: %s: %s\n", doc.Position(), describe(doc.Object), w)
+			fmt.Fprintf(s.err, "Warning: %s: %s: %s\n", doc.Position(), api.Describe(doc.Object), w)
 		}
 		for _, e := range resp.Errors {
-			fmt.Fprintf(s.out, "%s: %s: %s\n", doc.Position(), describe(doc.Object), e.Error())
+			fmt.Fprintf(s.out, "%s: %s: %s\n", doc.Position(), api.Describe(doc.Object), e.Error())
 		}
 		if len(resp.Errors) > 0 {
 			invalid = true
@@ -149,10 +150,10 @@ func validateGADocuments(docs []manifest.Document, s streams) ([]manifest.Docume
 		}
 		errs, warnings := validateGA(doc.Object, version, kind)
 		for _, w := range warnings {
-			fmt.Fprintf(s.err, "Warning: %s: %s: %s\n", doc.Position(), describe(doc.Object), w)
+			fmt.Fprintf(s.err, "Warning: %s: %s: %s\n", doc.Position(), api.Describe(doc.Object), w)
 		}
 		for _, e := range errs {
-			fmt.Fprintf(s.out, "%s: %s: %s\n", doc.Position(), describe(doc.Object), e)
+			fmt.Fprintf(s.out, "%s: %s: %s\n", doc.Position(), api.Describe(doc.Object), e)
 		}
 		invalid = invalid || len(errs) > 0
 	}
@@ -168,8 +169,9 @@ func supported(docs []manifest.Document, errOut io.Writer, what string) []manife
 			continue
 		}
 		apiVersion, _ := doc.Object["apiVersion"].(string)
-		fmt.Fprintf(errOut, "%s: skipping %sobject %s %s: not a ResourceClaim or ResourceClaimTemplate of %s or %s v1alpha1-v1alpha3\n",
-			doc.Position(), what, apiVersion, describe(doc.Object), validation.GroupClaimbridge, validation.GroupUpstream)
+		fmt.Fprintf(errOut, "%s: skipping %sobject %s %s: not a %s or %s of %s or %s %s-%s\n",
+			doc.Position(), what, apiVersion, api.Describe(doc.Object), api.KindClaim, api.KindTemplate, api.Group, api.UpstreamGroup,
+			api.ServedVersions[0], api.ServedVersions[len(api.ServedVersions)-1])
 	}
 	return out
 }
@@ -191,21 +193,6 @@ func findOld(doc manifest.Document, docs, olds []manifest.Document) (manifest.Do
 
 func identity(obj map[string]interface{}) (kind, namespace, name string) {
 	kind, _ = obj["kind"].(string)
-	if meta, ok := obj["metadata"].(map[string]interface{}); ok {
-		namespace, _ = meta["namespace"].(string)
-		name, _ = meta["name"].(string)
-	}
+	namespace, name, _ = api.Meta(obj)
 	return kind, namespace, name
-}
-
-// describe names an object as "<Kind> <namespace>/<name>".
-func describe(obj map[string]interface{}) string {
-	kind, ns, name := identity(obj)
-	if kind == "" {
-		kind = "object"
-	}
-	if ns == "" {
-		return fmt.Sprintf("%s %s", kind, name)
-	}
-	return fmt.Sprintf("%s %s/%s", kind, ns, name)
 }

@@ -3,33 +3,35 @@ package conversion
 import (
 	"fmt"
 	"strings"
+
+	"github.com/claimbridge/claimbridge/api"
 )
 
-// The versions claimbridge serves, oldest first.
+// The versions claimbridge serves, oldest first (see package api).
 const (
-	V1alpha1 = "v1alpha1"
-	V1alpha2 = "v1alpha2"
-	V1alpha3 = "v1alpha3"
+	V1alpha1 = api.V1alpha1
+	V1alpha2 = api.V1alpha2
+	V1alpha3 = api.V1alpha3
 )
 
-// Versions lists the versions the claimbridge CRD serves, oldest first.
-// Conversion between versions that are not neighbours in ChainVersions goes
-// through the versions between them.
-var Versions = []string{V1alpha1, V1alpha2, V1alpha3}
+// Versions lists the versions the claimbridge CRD serves, oldest first
+// (api.ServedVersions). Conversion between versions that are not neighbours
+// in ChainVersions goes through the versions between them.
+var Versions = api.ServedVersions
 
 // The API groups whose claims and templates are converted. The group of an
 // object is never changed.
 const (
-	Group         = "resource.claimbridge.dev"
-	UpstreamGroup = "resource.k8s.io"
+	Group         = api.Group
+	UpstreamGroup = api.UpstreamGroup
 )
 
 // The kinds that are converted.
 const (
-	KindClaim        = "ResourceClaim"
-	KindTemplate     = "ResourceClaimTemplate"
-	KindClaimList    = "ResourceClaimList"
-	KindTemplateList = "ResourceClaimTemplateList"
+	KindClaim        = api.KindClaim
+	KindTemplate     = api.KindTemplate
+	KindClaimList    = api.KindClaimList
+	KindTemplateList = api.KindTemplateList
 )
 
 // Convert returns obj converted to version toVersion, one of ChainVersions
@@ -90,39 +92,22 @@ func checkTarget(group, toVersion string) error {
 // Identify returns the group, version and kind of a convertible object, or an
 // error that says why obj is not one.
 func Identify(obj map[string]interface{}) (group, version, kind string, err error) {
-	apiVersion, _ := obj["apiVersion"].(string)
-	kind, _ = obj["kind"].(string)
-	group, version, ok := strings.Cut(apiVersion, "/")
-	if !ok || (group != Group && group != UpstreamGroup) {
-		return "", "", "", fmt.Errorf("apiVersion %q is not in group %s or %s", apiVersion, Group, UpstreamGroup)
+	group, version, kind, err = api.Identify(obj)
+	if err != nil {
+		return "", "", "", err
 	}
-	supported := Versions
-	if group == UpstreamGroup {
-		supported = ChainVersions
+	if group == Group && !api.IsServed(version) {
+		return "", "", "", fmt.Errorf("apiVersion %q: unsupported version %q (supported: %s)", group+"/"+version, version, strings.Join(Versions, ", "))
 	}
-	if i := versionIndex(version); i < 0 || i >= len(supported) {
-		return "", "", "", fmt.Errorf("apiVersion %q: unsupported version %q (supported: %s)", apiVersion, version, strings.Join(supported, ", "))
-	}
-	switch kind {
-	case KindClaim, KindTemplate, KindClaimList, KindTemplateList:
-		if group == UpstreamGroup && version == V1alpha3 {
-			if err := checkV1alpha3Shape(obj, kind); err != nil {
-				return "", "", "", err
-			}
+	if group == UpstreamGroup && version == V1alpha3 {
+		if err := checkV1alpha3Shape(obj, kind); err != nil {
+			return "", "", "", err
 		}
-		return group, version, kind, nil
 	}
-	return "", "", "", fmt.Errorf("kind %q of %s is not converted (only %s, %s and their lists)", kind, apiVersion, KindClaim, KindTemplate)
+	return group, version, kind, nil
 }
 
-func versionIndex(v string) int {
-	for i, known := range ChainVersions {
-		if v == known {
-			return i
-		}
-	}
-	return -1
-}
+func versionIndex(v string) int { return api.VersionIndex(v) }
 
 // convertObject converts a claim or template in place, one neighbouring
 // version of ChainVersions at a time, so that v1alpha1 ⇄ v1alpha3 passes
@@ -185,17 +170,5 @@ func convertList(list map[string]interface{}, kind, from, to string, ws *[]Warni
 	return nil
 }
 
-// describeObject names an object for error messages: namespace/name, or a
-// placeholder for objects without metadata.
-func describeObject(obj map[string]interface{}) string {
-	meta, _ := obj["metadata"].(map[string]interface{})
-	name, _ := meta["name"].(string)
-	ns, _ := meta["namespace"].(string)
-	switch {
-	case name == "":
-		return "(unnamed)"
-	case ns == "":
-		return name
-	}
-	return ns + "/" + name
-}
+// describeObject names an object for error messages (see api.Ref).
+func describeObject(obj map[string]interface{}) string { return api.Ref(obj) }

@@ -1,22 +1,24 @@
 package conversion
 
+import "github.com/claimbridge/claimbridge/api"
+
 // The versions upstream Kubernetes serves today, oldest first: v1beta1
 // (1.32), v1beta2 (1.33) and v1 (GA in 1.34). claimbridge converts to and
 // from them for group resource.k8s.io only; its CRD keeps serving the three
 // alpha versions (docs/conversion.md says why).
 const (
-	V1beta1 = "v1beta1"
-	V1beta2 = "v1beta2"
-	V1      = "v1"
+	V1beta1 = api.V1beta1
+	V1beta2 = api.V1beta2
+	V1      = api.V1
 )
 
 // GAVersions lists the upstream versions that Convert reaches from the alpha
-// shapes, oldest first.
-var GAVersions = []string{V1beta1, V1beta2, V1}
+// shapes, oldest first (api.UpstreamOnlyVersions).
+var GAVersions = api.UpstreamOnlyVersions
 
 // ChainVersions is the conversion chain, oldest first: every conversion goes
-// through the neighbours between its two versions.
-var ChainVersions = append(append([]string{}, Versions...), GAVersions...)
+// through the neighbours between its two versions (api.ConversionVersions).
+var ChainVersions = api.ConversionVersions
 
 // pick returns a copy of the object v with only the named keys; a value that
 // is not an object is copied as it is.

@@ -6,15 +6,17 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // AnnotationPrefix starts the key of every annotation claimbridge writes.
-const AnnotationPrefix = "claimbridge.dev/"
+const AnnotationPrefix = api.AnnotationPrefix
 
 // RestoreAnnotation returns the key of the annotation that carries what
 // version cannot hold while the object is shown in another version:
 // claimbridge.dev/restore-<version>.
-func RestoreAnnotation(version string) string { return AnnotationPrefix + "restore-" + version }
+func RestoreAnnotation(version string) string { return api.RestoreAnnotation(version) }
 
 // TotalAnnotationSizeLimitB is the apiserver's limit on the total size of an
 // object's annotations (keys and values), as in apimachinery's ObjectMeta

@@ -6,35 +6,15 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"reflect"
+
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // deepCopy copies a JSON tree. Scalars are immutable and shared; values of
 // unexpected types are shared too, so that copying never fails.
-func deepCopy(v interface{}) interface{} {
-	switch v := v.(type) {
-	case map[string]interface{}:
-		return deepCopyMap(v)
-	case []interface{}:
-		out := make([]interface{}, len(v))
-		for i, e := range v {
-			out[i] = deepCopy(e)
-		}
-		return out
-	default:
-		return v
-	}
-}
+func deepCopy(v interface{}) interface{} { return api.DeepCopyJSONValue(v) }
 
-func deepCopyMap(m map[string]interface{}) map[string]interface{} {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string]interface{}, len(m))
-	for k, e := range m {
-		out[k] = deepCopy(e)
-	}
-	return out
-}
+func deepCopyMap(m map[string]interface{}) map[string]interface{} { return api.DeepCopyJSON(m) }
 
 // asMap returns v as an object, or nil.
 func asMap(v interface{}) map[string]interface{} {

@@ -2,11 +2,13 @@ package validation
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	sigsjson "sigs.k8s.io/json"
+
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // decode turns a JSON tree into a typed object. With strict, fields the
@@ -28,43 +30,18 @@ func decode(obj map[string]interface{}, into interface{}, strict bool) (field.Er
 	if err != nil {
 		return nil, fmt.Errorf("decoding object: %w", err)
 	}
+	// Only DisallowUnknownFields is asked for, so every strict error is an
+	// unknown field; its path comes from the structured error.
 	var unknown field.ErrorList
 	for _, e := range strictErrs {
-		msg := e.Error()
-		if path, ok := strings.CutPrefix(msg, `unknown field "`); ok {
-			unknown = append(unknown, field.Forbidden(field.NewPath(strings.TrimSuffix(path, `"`)), "unknown field"))
-			continue
+		var fe sigsjson.FieldError
+		if !errors.As(e, &fe) {
+			return nil, fmt.Errorf("decoding object: %w", e)
 		}
-		return nil, fmt.Errorf("decoding object: %s", msg)
+		unknown = append(unknown, field.Forbidden(field.NewPath(fe.FieldPath()), "unknown field"))
 	}
 	return unknown, nil
 }
 
-// deepCopyJSON copies a JSON tree. Unlike runtime.DeepCopyJSON it accepts
-// any Go number type, as Request allows.
-func deepCopyJSON(obj map[string]interface{}) map[string]interface{} {
-	if obj == nil {
-		return nil
-	}
-	out := make(map[string]interface{}, len(obj))
-	for k, v := range obj {
-		out[k] = deepCopyValue(v)
-	}
-	return out
-}
-
-func deepCopyValue(v interface{}) interface{} {
-	switch v := v.(type) {
-	case map[string]interface{}:
-		return deepCopyJSON(v)
-	case []interface{}:
-		out := make([]interface{}, len(v))
-		for i := range v {
-			out[i] = deepCopyValue(v[i])
-		}
-		return out
-	default:
-		// Scalars (json.Number, string, bool, nil and Go numbers) are values.
-		return v
-	}
-}
+// deepCopyJSON copies a JSON tree (see api.DeepCopyJSON).
+func deepCopyJSON(obj map[string]interface{}) map[string]interface{} { return api.DeepCopyJSON(obj) }

@@ -1,5 +1,7 @@
 package validation
 
+import "github.com/claimbridge/claimbridge/api"
+
 // The apiserver prepares a write to a custom resource with a status
 // subresource before validating admission sees it
 // (apiextensions-apiserver customResourceStrategy and statusStrategy). The
@@ -9,8 +11,8 @@ package validation
 // prepareForCreate drops the status of a new claim: it cannot be set on
 // create.
 func prepareForCreate(obj map[string]interface{}, kind string) map[string]interface{} {
-	out := deepCopyJSON(obj)
-	if kind == KindResourceClaim {
+	out := api.DeepCopyJSON(obj)
+	if kind == api.KindClaim {
 		delete(out, "status")
 	}
 	return out
@@ -19,12 +21,12 @@ func prepareForCreate(obj map[string]interface{}, kind string) map[string]interf
 // prepareForUpdate keeps the old status on an update of the main resource:
 // status changes sent there are discarded.
 func prepareForUpdate(obj, old map[string]interface{}, kind string) map[string]interface{} {
-	out := deepCopyJSON(obj)
-	if kind != KindResourceClaim {
+	out := api.DeepCopyJSON(obj)
+	if kind != api.KindClaim {
 		return out
 	}
 	if status, ok := old["status"]; ok {
-		out["status"] = deepCopyValue(status)
+		out["status"] = api.DeepCopyJSONValue(status)
 	} else {
 		delete(out, "status")
 	}
@@ -35,9 +37,9 @@ func prepareForUpdate(obj, old map[string]interface{}, kind string) map[string]i
 // track the write) from a status update; everything else, spec and
 // metadata included, stays as stored.
 func prepareForStatusUpdate(obj, old map[string]interface{}) map[string]interface{} {
-	out := deepCopyJSON(old)
+	out := api.DeepCopyJSON(old)
 	if status, ok := obj["status"]; ok {
-		out["status"] = deepCopyValue(status)
+		out["status"] = api.DeepCopyJSONValue(status)
 	} else {
 		delete(out, "status")
 	}
@@ -48,7 +50,7 @@ func prepareForStatusUpdate(obj, old map[string]interface{}) map[string]interfac
 		out["metadata"] = outMeta
 	}
 	if mf, ok := newMeta["managedFields"]; ok {
-		outMeta["managedFields"] = deepCopyValue(mf)
+		outMeta["managedFields"] = api.DeepCopyJSONValue(mf)
 	} else {
 		delete(outMeta, "managedFields")
 	}

@@ -6,6 +6,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // Operation is the kind of write being validated.
@@ -17,22 +19,20 @@ const (
 	Update Operation = "UPDATE"
 )
 
-// Groups whose ResourceClaim shapes Validate accepts.
+// Groups, kinds and versions Validate accepts, named here for this package's
+// callers; they are defined in package api.
 const (
 	// GroupClaimbridge is the CRD group claimbridge serves.
-	GroupClaimbridge = "resource.claimbridge.dev"
+	GroupClaimbridge = api.Group
 	// GroupUpstream is the Kubernetes group the shapes come from.
-	GroupUpstream = "resource.k8s.io"
+	GroupUpstream = api.UpstreamGroup
+
+	KindResourceClaim         = api.KindClaim
+	KindResourceClaimTemplate = api.KindTemplate
 )
 
-// Kinds Validate accepts.
-const (
-	KindResourceClaim         = "ResourceClaim"
-	KindResourceClaimTemplate = "ResourceClaimTemplate"
-)
-
-// Versions lists the shapes, oldest first.
-var Versions = []string{"v1alpha1", "v1alpha2", "v1alpha3"}
+// Versions lists the shapes, oldest first: the served versions.
+var Versions = api.ServedVersions
 
 // Request is one write to validate.
 type Request struct {
@@ -70,31 +70,20 @@ func parseTarget(obj map[string]interface{}) (target, error) {
 	if obj == nil {
 		return target{}, fmt.Errorf("no object")
 	}
-	apiVersion, _ := obj["apiVersion"].(string)
-	kind, _ := obj["kind"].(string)
-	group, version, found := strings.Cut(apiVersion, "/")
+	apiVersion, group, version, kind, found := api.TypeOf(obj)
 	if !found || apiVersion == "" {
 		return target{}, fmt.Errorf("apiVersion %q is not <group>/<version>", apiVersion)
 	}
-	if group != GroupClaimbridge && group != GroupUpstream {
-		return target{}, fmt.Errorf("unsupported group %q: want %s or %s", group, GroupClaimbridge, GroupUpstream)
+	if !api.IsGroup(group) {
+		return target{}, fmt.Errorf("unsupported group %q: want %s or %s", group, api.Group, api.UpstreamGroup)
 	}
-	if !isVersion(version) {
-		return target{}, fmt.Errorf("unsupported version %q: want one of %s", version, strings.Join(Versions, ", "))
+	if !api.IsServed(version) {
+		return target{}, fmt.Errorf("unsupported version %q: want one of %s", version, strings.Join(api.ServedVersions, ", "))
 	}
-	if kind != KindResourceClaim && kind != KindResourceClaimTemplate {
-		return target{}, fmt.Errorf("unsupported kind %q: want %s or %s", kind, KindResourceClaim, KindResourceClaimTemplate)
+	if !api.IsKind(kind) {
+		return target{}, fmt.Errorf("unsupported kind %q: want %s or %s", kind, api.KindClaim, api.KindTemplate)
 	}
 	return target{group: group, version: version, kind: kind}, nil
-}
-
-func isVersion(v string) bool {
-	for _, known := range Versions {
-		if v == known {
-			return true
-		}
-	}
-	return false
 }
 
 // IsSupported reports whether obj is a kind Validate handles (any supported

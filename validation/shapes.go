@@ -4,9 +4,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	apiv1 "github.com/claimbridge/claimbridge/api/v1alpha1"
-	apiv2 "github.com/claimbridge/claimbridge/api/v1alpha2"
 	apiv3 "github.com/claimbridge/claimbridge/api/v1alpha3"
+	"github.com/claimbridge/claimbridge/validation/classic"
 	"github.com/claimbridge/claimbridge/validation/common"
 	v1 "github.com/claimbridge/claimbridge/validation/v1alpha1"
 	v2 "github.com/claimbridge/claimbridge/validation/v1alpha2"
@@ -39,47 +38,37 @@ type objectView struct {
 	status     common.StatusView
 }
 
-var shapeV1 = shape[apiv1.ResourceClaim, apiv1.ResourceClaimTemplate]{
-	setDefaults:            v1.SetDefaults,
-	warnings:               v1.Warnings,
-	statusWarnings:         func(*apiv1.ResourceClaim) []string { return nil },
-	validateClaim:          v1.ValidateResourceClaim,
-	validateClaimUpdate:    v1.ValidateResourceClaimUpdate,
-	validateClaimStatus:    v1.ValidateResourceClaimStatusUpdate,
-	validateTemplate:       v1.ValidateResourceClaimTemplate,
-	validateTemplateUpdate: v1.ValidateResourceClaimTemplateUpdate,
-	claimView: func(c *apiv1.ResourceClaim) objectView {
-		v := objectView{meta: &c.ObjectMeta, spec: c.Spec, status: v1.StatusView(&c.Status)}
-		if c.Status.Allocation != nil {
-			v.allocation = c.Status.Allocation
-		}
-		return v
-	},
-	templateView: func(t *apiv1.ResourceClaimTemplate) objectView {
-		return objectView{meta: &t.ObjectMeta, spec: t.Spec}
-	},
+// classicShape binds the rules v1alpha1 and v1alpha2 share (package
+// classic) to a shape.
+func classicShape[C, CL, T, TL, TS, S, A any, M ~string](r *classic.Binding[C, CL, T, TL, TS, S, A, M]) shape[C, T] {
+	return shape[C, T]{
+		setDefaults:            r.SetDefaults,
+		warnings:               r.Warnings,
+		statusWarnings:         func(*C) []string { return nil },
+		validateClaim:          r.ValidateResourceClaim,
+		validateClaimUpdate:    r.ValidateResourceClaimUpdate,
+		validateClaimStatus:    r.ValidateResourceClaimStatusUpdate,
+		validateTemplate:       r.ValidateResourceClaimTemplate,
+		validateTemplateUpdate: r.ValidateResourceClaimTemplateUpdate,
+		claimView: func(c *C) objectView {
+			meta, spec, status := r.Claim(c)
+			v := objectView{meta: meta, spec: *spec, status: status.View}
+			if status.Allocation != nil {
+				v.allocation = status.Allocation
+			}
+			return v
+		},
+		templateView: func(t *T) objectView {
+			meta, spec := r.Template(t)
+			return objectView{meta: meta, spec: *spec}
+		},
+	}
 }
 
-var shapeV2 = shape[apiv2.ResourceClaim, apiv2.ResourceClaimTemplate]{
-	setDefaults:            v2.SetDefaults,
-	warnings:               v2.Warnings,
-	statusWarnings:         func(*apiv2.ResourceClaim) []string { return nil },
-	validateClaim:          v2.ValidateResourceClaim,
-	validateClaimUpdate:    v2.ValidateResourceClaimUpdate,
-	validateClaimStatus:    v2.ValidateResourceClaimStatusUpdate,
-	validateTemplate:       v2.ValidateResourceClaimTemplate,
-	validateTemplateUpdate: v2.ValidateResourceClaimTemplateUpdate,
-	claimView: func(c *apiv2.ResourceClaim) objectView {
-		v := objectView{meta: &c.ObjectMeta, spec: c.Spec, status: v2.StatusView(&c.Status)}
-		if c.Status.Allocation != nil {
-			v.allocation = c.Status.Allocation
-		}
-		return v
-	},
-	templateView: func(t *apiv2.ResourceClaimTemplate) objectView {
-		return objectView{meta: &t.ObjectMeta, spec: t.Spec}
-	},
-}
+var (
+	shapeV1 = classicShape(v1.Rules)
+	shapeV2 = classicShape(v2.Rules)
+)
 
 var shapeV3 = shape[apiv3.ResourceClaim, apiv3.ResourceClaimTemplate]{
 	setDefaults:            v3.SetDefaults,

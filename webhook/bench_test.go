@@ -11,6 +11,8 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // Each benchmark has a baseline sibling that only reads, decodes and
@@ -69,7 +71,7 @@ func BenchmarkConvert(b *testing.B) {
 				for i := range objs {
 					objs[i] = withName(b, fixture(b, from), fmt.Sprintf("claim-%03d", i))
 				}
-				body := conversionReview("apiextensions.k8s.io/v1", "bench", Group+"/"+to, objs...)
+				body := conversionReview("apiextensions.k8s.io/v1", "bench", api.Group+"/"+to, objs...)
 				b.Run(fmt.Sprintf("%s-to-%s/objects=%d", from, to, n), func(b *testing.B) {
 					if rec := post(h, body); !bytes.Contains(rec.Body.Bytes(), []byte(`"status":"Success"`)) {
 						b.Skipf("conversion not ready: %.200s", rec.Body)

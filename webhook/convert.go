@@ -9,14 +9,17 @@ import (
 	"io"
 	"net/http"
 	"reflect"
+	"strings"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 )
 
@@ -26,13 +29,8 @@ type ConvertFunc func(obj map[string]interface{}, toVersion string) (map[string]
 
 var defaultConverter ConvertFunc = conversion.Convert
 
-// Group is the API group served by claimbridge.
-const Group = "resource.claimbridge.dev"
-
-var (
-	servedVersions = map[string]bool{"v1alpha1": true, "v1alpha2": true, "v1alpha3": true}
-	servedKinds    = map[string]bool{"ResourceClaim": true, "ResourceClaimTemplate": true}
-)
+// Group is the API group served by claimbridge (package api's).
+const Group = api.Group
 
 // convertHandler serves /convert: ConversionReview apiextensions.k8s.io/v1
 // and v1beta1 (same shape). Only an unreadable review gets an HTTP error;
@@ -84,27 +82,19 @@ func (h *convertHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // decodeConversionReview accepts only a ConversionReview of a known version
 // with a request and a uid.
 func decodeConversionReview(body []byte, review *apiextensionsv1.ConversionReview) *httpError {
-	if err := json.Unmarshal(body, review); err != nil {
-		return errorf(http.StatusBadRequest, "decoding ConversionReview: %v", err)
-	}
-	if review.Kind != "ConversionReview" ||
-		(review.APIVersion != "apiextensions.k8s.io/v1" && review.APIVersion != "apiextensions.k8s.io/v1beta1") {
-		return errorf(http.StatusBadRequest, "unsupported review %s %q: want ConversionReview apiextensions.k8s.io/v1 or v1beta1", review.Kind, review.APIVersion)
-	}
-	if review.Request == nil {
-		return errorf(http.StatusBadRequest, "ConversionReview has no request")
-	}
-	if review.Request.UID == "" {
-		return errorf(http.StatusBadRequest, "ConversionReview request has no uid")
-	}
-	return nil
+	return decodeReview(body, review, &review.TypeMeta, "ConversionReview", "apiextensions.k8s.io", func() (bool, types.UID) {
+		if review.Request == nil {
+			return false, ""
+		}
+		return true, review.Request.UID
+	})
 }
 
 // convertAll converts every object in order or fails the whole review.
 func (h *convertHandler) convertAll(ctx context.Context, req *apiextensionsv1.ConversionRequest) ([]runtime.RawExtension, metav1.Status) {
 	gv, err := schema.ParseGroupVersion(req.DesiredAPIVersion)
-	if err != nil || gv.Group != Group || !servedVersions[gv.Version] {
-		return nil, failure("desiredAPIVersion %q is not served: want %s/v1alpha1, v1alpha2 or v1alpha3", req.DesiredAPIVersion, Group)
+	if err != nil || gv.Group != api.Group || !api.IsServed(gv.Version) {
+		return nil, failure("desiredAPIVersion %q is not served: want %s/%s", req.DesiredAPIVersion, api.Group, servedList())
 	}
 	out := make([]runtime.RawExtension, len(req.Objects))
 	for i := range req.Objects {
@@ -130,17 +120,21 @@ func (h *convertHandler) convertOne(raw []byte, to schema.GroupVersion) ([]byte,
 	id := identify(obj)
 	from, _ := obj["apiVersion"].(string)
 	gv, err := schema.ParseGroupVersion(from)
-	if err != nil || gv.Group != Group || !servedVersions[gv.Version] || !servedKinds[id.kind] {
+	if err != nil || gv.Group != api.Group || !api.IsServed(gv.Version) || !api.IsKind(id.kind) {
 		h.metrics.conversion(from, to.Version, "unsupported")
-		return nil, fmt.Errorf("%s: unsupported apiVersion %q or kind %q: want %s ResourceClaim or ResourceClaimTemplate", id, from, id.kind, Group)
+		return nil, fmt.Errorf("%s: unsupported apiVersion %q or kind %q: want %s %s or %s", id, from, id.kind, api.Group, api.KindClaim, api.KindTemplate)
 	}
+	// The converter's errors already say "converting <kind> <name> from
+	// <version> to <version>"; only what the webhook checks is worded here.
 	out, err := h.safeConvert(obj, to.Version)
 	if err == nil {
-		err = checkConverted(obj, out, id, to)
+		if err = checkConverted(obj, out, id, to); err != nil {
+			err = fmt.Errorf("converted from %s to %s: %w", from, to, err)
+		}
 	}
 	if err != nil {
 		h.metrics.conversion(gv.Version, to.Version, "failure")
-		return nil, fmt.Errorf("%s: converting from %s to %s: %w", id, from, to, err)
+		return nil, fmt.Errorf("%s: %w", id, err)
 	}
 	data, err := json.Marshal(out)
 	if err != nil {
@@ -190,24 +184,26 @@ type objectID struct {
 func identify(obj map[string]interface{}) objectID {
 	id := objectID{}
 	id.kind, _ = obj["kind"].(string)
-	if md, ok := obj["metadata"].(map[string]interface{}); ok {
-		id.namespace, _ = md["namespace"].(string)
-		id.name, _ = md["name"].(string)
-		id.uid, _ = md["uid"].(string)
-	}
+	id.namespace, id.name, id.uid = api.Meta(obj)
 	return id
 }
 
 func (id objectID) String() string {
-	kind := id.kind
-	if kind == "" {
-		kind = "object"
-	}
-	s := kind + " " + klog.KRef(id.namespace, id.name).String()
+	obj := map[string]interface{}{"kind": id.kind, "metadata": map[string]interface{}{"namespace": id.namespace, "name": id.name}}
+	s := api.Describe(obj)
 	if id.uid != "" {
 		s += " (uid " + id.uid + ")"
 	}
 	return s
+}
+
+// servedList spells the served versions for messages: "a, b or c".
+func servedList() string {
+	v := api.ServedVersions
+	if len(v) == 1 {
+		return v[0]
+	}
+	return strings.Join(v[:len(v)-1], ", ") + " or " + v[len(v)-1]
 }
 
 // checkConverted enforces what the apiserver requires of a converted object:

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/claimbridge/claimbridge/api"
 )
 
 var versions = []string{"v1alpha1", "v1alpha2", "v1alpha3"}
@@ -72,7 +74,7 @@ func TestConvertHandlerSuccess(t *testing.T) {
 	for _, rv := range []string{"apiextensions.k8s.io/v1", "apiextensions.k8s.io/v1beta1"} {
 		for _, v := range versions {
 			t.Run(rv+"-to-"+v, func(t *testing.T) {
-				desired := Group + "/" + v
+				desired := api.Group + "/" + v
 				rec := post(h, conversionReview(rv, "uid-1", desired, in...))
 				if rec.Code != http.StatusOK {
 					t.Fatalf("status %d: %s", rec.Code, rec.Body)
@@ -93,7 +95,7 @@ func TestConvertHandlerSuccess(t *testing.T) {
 }
 
 func TestConvertHandlerEmptyObjects(t *testing.T) {
-	out := decodeConversionResponse(t, post(newTestConvertHandler(fakeConvert), conversionReview("apiextensions.k8s.io/v1", "u", Group+"/v1alpha1")))
+	out := decodeConversionResponse(t, post(newTestConvertHandler(fakeConvert), conversionReview("apiextensions.k8s.io/v1", "u", api.Group+"/v1alpha1")))
 	if out.Response.Result.Status != metav1.StatusSuccess || len(out.Response.ConvertedObjects) != 0 {
 		t.Errorf("got %+v", out.Response)
 	}
@@ -117,38 +119,38 @@ func TestConvertHandlerFailures(t *testing.T) {
 		want    []string // substrings of result.message
 	}{
 		"unknown-desired-group":   {desired: "resource.k8s.io/v1alpha3", objects: [][]byte{claim}, want: []string{`desiredAPIVersion "resource.k8s.io/v1alpha3"`}},
-		"unknown-desired-version": {desired: Group + "/v1", objects: [][]byte{claim}, want: []string{"is not served"}},
+		"unknown-desired-version": {desired: api.Group + "/v1", objects: [][]byte{claim}, want: []string{"is not served"}},
 		// The GA versions are targets of claimbridge convert for
 		// resource.k8s.io only; the CRD never serves them.
-		"ga-desired-v1beta1": {desired: Group + "/v1beta1", objects: [][]byte{claim}, want: []string{`desiredAPIVersion "resource.claimbridge.dev/v1beta1" is not served`}},
-		"ga-desired-v1beta2": {desired: Group + "/v1beta2", objects: [][]byte{claim}, want: []string{`desiredAPIVersion "resource.claimbridge.dev/v1beta2" is not served`}},
-		"unknown-kind": {desired: Group + "/v1alpha3", objects: [][]byte{claim, []byte(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"ns"}}`)},
+		"ga-desired-v1beta1": {desired: api.Group + "/v1beta1", objects: [][]byte{claim}, want: []string{`desiredAPIVersion "resource.claimbridge.dev/v1beta1" is not served`}},
+		"ga-desired-v1beta2": {desired: api.Group + "/v1beta2", objects: [][]byte{claim}, want: []string{`desiredAPIVersion "resource.claimbridge.dev/v1beta2" is not served`}},
+		"unknown-kind": {desired: api.Group + "/v1alpha3", objects: [][]byte{claim, []byte(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"ns"}}`)},
 			want: []string{"objects[1] Pod ns/p", "unsupported"}},
-		"list-kind":     {desired: Group + "/v1alpha3", objects: [][]byte{[]byte(`{"apiVersion":"` + Group + `/v1alpha1","kind":"ResourceClaimList","items":[]}`)}, want: []string{"objects[0] ResourceClaimList"}},
-		"not-an-object": {desired: Group + "/v1alpha3", objects: [][]byte{claim, []byte(`[1,2]`)}, want: []string{"objects[1] is not a JSON object"}},
-		"null-object":   {desired: Group + "/v1alpha3", objects: [][]byte{[]byte(`null`)}, want: []string{"objects[0] is empty"}},
-		"converter-error": {desired: Group + "/v1alpha2", objects: [][]byte{claim},
+		"list-kind":     {desired: api.Group + "/v1alpha3", objects: [][]byte{[]byte(`{"apiVersion":"` + api.Group + `/v1alpha1","kind":"ResourceClaimList","items":[]}`)}, want: []string{"objects[0] ResourceClaimList"}},
+		"not-an-object": {desired: api.Group + "/v1alpha3", objects: [][]byte{claim, []byte(`[1,2]`)}, want: []string{"objects[1] is not a JSON object"}},
+		"null-object":   {desired: api.Group + "/v1alpha3", objects: [][]byte{[]byte(`null`)}, want: []string{"objects[0] is empty"}},
+		"converter-error": {desired: api.Group + "/v1alpha2", objects: [][]byte{claim},
 			convert: func(map[string]interface{}, string) (map[string]interface{}, error) { return nil, errors.New("boom") },
 			want:    []string{"objects[0] ResourceClaim team-a/gpu-claim (uid 5b0c3b5e-7f0e-4a55-9f4c-3f3f1c2a9e01)", "boom"}},
-		"converter-panic": {desired: Group + "/v1alpha2", objects: [][]byte{claim},
+		"converter-panic": {desired: api.Group + "/v1alpha2", objects: [][]byte{claim},
 			convert: func(map[string]interface{}, string) (map[string]interface{}, error) { panic("kaboom") },
 			want:    []string{"team-a/gpu-claim", "converter panicked: kaboom"}},
-		"converter-nil": {desired: Group + "/v1alpha2", objects: [][]byte{claim},
+		"converter-nil": {desired: api.Group + "/v1alpha2", objects: [][]byte{claim},
 			convert: func(map[string]interface{}, string) (map[string]interface{}, error) { return nil, nil },
 			want:    []string{"no object"}},
-		"wrong-apiversion": {desired: Group + "/v1alpha2", objects: [][]byte{claim},
-			convert: mutateResult(func(o map[string]interface{}) { o["apiVersion"] = Group + "/v1alpha3" }),
+		"wrong-apiversion": {desired: api.Group + "/v1alpha2", objects: [][]byte{claim},
+			convert: mutateResult(func(o map[string]interface{}) { o["apiVersion"] = api.Group + "/v1alpha3" }),
 			want:    []string{`apiVersion "resource.claimbridge.dev/v1alpha3"`}},
-		"changed-name": {desired: Group + "/v1alpha2", objects: [][]byte{claim},
+		"changed-name": {desired: api.Group + "/v1alpha2", objects: [][]byte{claim},
 			convert: mutateResult(func(o map[string]interface{}) { o["metadata"].(map[string]interface{})["name"] = "other" }),
 			want:    []string{"changed the identity"}},
-		"changed-kind": {desired: Group + "/v1alpha2", objects: [][]byte{claim},
+		"changed-kind": {desired: api.Group + "/v1alpha2", objects: [][]byte{claim},
 			convert: mutateResult(func(o map[string]interface{}) { o["kind"] = "ResourceClaimTemplate" }),
 			want:    []string{"changed the identity"}},
-		"changed-metadata": {desired: Group + "/v1alpha2", objects: [][]byte{claim},
+		"changed-metadata": {desired: api.Group + "/v1alpha2", objects: [][]byte{claim},
 			convert: mutateResult(func(o map[string]interface{}) { o["metadata"].(map[string]interface{})["resourceVersion"] = "1" }),
 			want:    []string{"changed metadata other than labels and annotations"}},
-		"non-string-annotation": {desired: Group + "/v1alpha2", objects: [][]byte{claim},
+		"non-string-annotation": {desired: api.Group + "/v1alpha2", objects: [][]byte{claim},
 			convert: mutateResult(func(o map[string]interface{}) {
 				o["metadata"].(map[string]interface{})["annotations"] = map[string]interface{}{"a": json.Number("1")}
 			}),
@@ -177,7 +179,7 @@ func TestConvertHandlerFailures(t *testing.T) {
 func TestConvertHandlerDeadline(t *testing.T) {
 	h := newTestConvertHandler(fakeConvert)
 	h.timeout = -1 // already expired
-	out := decodeConversionResponse(t, post(h, conversionReview("apiextensions.k8s.io/v1", "u", Group+"/v1alpha1", fixture(t, "v1alpha3"))))
+	out := decodeConversionResponse(t, post(h, conversionReview("apiextensions.k8s.io/v1", "u", api.Group+"/v1alpha1", fixture(t, "v1alpha3"))))
 	if out.Response.Result.Status != metav1.StatusFailure || !strings.Contains(out.Response.Result.Message, "deadline") {
 		t.Errorf("got %+v", out.Response.Result)
 	}
@@ -192,7 +194,7 @@ func TestConvertContract(t *testing.T) {
 		for _, to := range versions {
 			t.Run(from+"-to-"+to, func(t *testing.T) {
 				in := [][]byte{fixture(t, from), withName(t, fixture(t, from), "copy")}
-				desired := Group + "/" + to
+				desired := api.Group + "/" + to
 				rec := post(h, conversionReview("apiextensions.k8s.io/v1", "uid-c", desired, in...))
 				out := decodeConversionResponse(t, rec)
 				if out.Response.Result.Status != "Success" {

@@ -9,6 +9,8 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // FuzzConvertHandler feeds arbitrary bodies to /convert with the real
@@ -18,7 +20,7 @@ func FuzzConvertHandler(f *testing.F) {
 	for _, rv := range []string{"apiextensions.k8s.io/v1", "apiextensions.k8s.io/v1beta1"} {
 		for i, to := range versions {
 			// One object per seed keeps inputs small for the mutator.
-			f.Add(conversionReview(rv, "seed", Group+"/"+to, fixture(f, versions[(i+1)%3])))
+			f.Add(conversionReview(rv, "seed", api.Group+"/"+to, fixture(f, versions[(i+1)%3])))
 		}
 	}
 	for _, s := range []string{

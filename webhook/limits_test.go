@@ -7,6 +7,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // repeatReader yields n copies of b without holding them in memory.
@@ -25,7 +27,7 @@ func (r byteReader) Read(p []byte) (int, error) {
 
 func TestHostileInput(t *testing.T) {
 	const huge = 64<<20 + 1
-	convertReview := conversionReview("apiextensions.k8s.io/v1", "u", Group+"/v1alpha1", fixture(t, "v1alpha3"))
+	convertReview := conversionReview("apiextensions.k8s.io/v1", "u", api.Group+"/v1alpha1", fixture(t, "v1alpha3"))
 	handlers := map[string]http.Handler{
 		"convert":  newTestConvertHandler(fakeConvert),
 		"validate": newTestValidateHandler(allowAll),
@@ -95,7 +97,7 @@ func TestHostileInput(t *testing.T) {
 }
 
 func TestMissingUID(t *testing.T) {
-	rec := post(newTestConvertHandler(fakeConvert), conversionReview("apiextensions.k8s.io/v1", "", Group+"/v1alpha1"))
+	rec := post(newTestConvertHandler(fakeConvert), conversionReview("apiextensions.k8s.io/v1", "", api.Group+"/v1alpha1"))
 	if rec.Code != 400 || !strings.Contains(rec.Body.String(), "no uid") {
 		t.Errorf("convert: %d %s", rec.Code, rec.Body)
 	}
@@ -115,7 +117,7 @@ func TestMissingUID(t *testing.T) {
 }
 
 func TestContentTypeWithCharset(t *testing.T) {
-	req := httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(conversionReview("apiextensions.k8s.io/v1", "u", Group+"/v1alpha1")))
+	req := httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(conversionReview("apiextensions.k8s.io/v1", "u", api.Group+"/v1alpha1")))
 	req.Header.Set("Content-Type", "application/json; charset=utf-8")
 	rec := httptest.NewRecorder()
 	newTestConvertHandler(fakeConvert).ServeHTTP(rec, req)

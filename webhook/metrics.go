@@ -7,6 +7,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // metrics are the server's Prometheus collectors on its own registry.
@@ -67,7 +69,7 @@ func (m *metrics) conversion(from, to, result string) {
 	if m == nil {
 		return
 	}
-	if !servedVersions[from] {
+	if !api.IsServed(from) {
 		from = "unknown" // keep label cardinality bounded
 	}
 	m.conversions.WithLabelValues(from, to, result).Inc()

@@ -27,6 +27,8 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
+
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // eventually polls cond until it holds; the long guard only bounds a hung
@@ -44,7 +46,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 
 func convertOK(t *testing.T, c *http.Client, url string) {
 	t.Helper()
-	resp, body, err := postJSON(c, url, conversionReview("apiextensions.k8s.io/v1", "u", Group+"/v1alpha1", fixture(t, "v1alpha3")))
+	resp, body, err := postJSON(c, url, conversionReview("apiextensions.k8s.io/v1", "u", api.Group+"/v1alpha1", fixture(t, "v1alpha3")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +153,7 @@ func TestServerHTTP1Only(t *testing.T) {
 	}
 	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: true}
 	defer tr.CloseIdleConnections()
-	resp, _, err := postJSON(&http.Client{Transport: tr}, ts.url("/convert"), conversionReview("apiextensions.k8s.io/v1", "u", Group+"/v1alpha1"))
+	resp, _, err := postJSON(&http.Client{Transport: tr}, ts.url("/convert"), conversionReview("apiextensions.k8s.io/v1", "u", api.Group+"/v1alpha1"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,7 +311,7 @@ func TestServerCertificateRotationUnderLoad(t *testing.T) {
 	var firstErr atomic.Value
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
-	review := conversionReview("apiextensions.k8s.io/v1", "u", Group+"/v1alpha2", fixture(t, "v1alpha1"))
+	review := conversionReview("apiextensions.k8s.io/v1", "u", api.Group+"/v1alpha2", fixture(t, "v1alpha1"))
 	for range 4 {
 		wg.Go(func() {
 			for {
@@ -366,7 +368,7 @@ func TestServerGracefulShutdownUnderLoad(t *testing.T) {
 	for i := range inFlight {
 		go func() {
 			resp, body, err := postJSON(client, ts.url("/convert"),
-				conversionReview("apiextensions.k8s.io/v1", "u", Group+"/v1alpha1", withName(t, fixture(t, "v1alpha3"), "c"+string(rune('a'+i)))))
+				conversionReview("apiextensions.k8s.io/v1", "u", api.Group+"/v1alpha1", withName(t, fixture(t, "v1alpha3"), "c"+string(rune('a'+i)))))
 			r := result{body: body, err: err}
 			if resp != nil {
 				r.code = resp.StatusCode
@@ -472,7 +474,7 @@ func TestServerPanicKeepsServing(t *testing.T) {
 		}
 	})
 	client := ts.client(t, nil)
-	_, body, err := postJSON(client, ts.url("/convert"), conversionReview("apiextensions.k8s.io/v1", "u", Group+"/v1alpha1", fixture(t, "v1alpha2")))
+	_, body, err := postJSON(client, ts.url("/convert"), conversionReview("apiextensions.k8s.io/v1", "u", api.Group+"/v1alpha1", fixture(t, "v1alpha2")))
 	if err != nil || !bytes.Contains(body, []byte(`"Failure"`)) || !bytes.Contains(body, []byte("panicked")) {
 		t.Fatalf("%v %s", err, body)
 	}

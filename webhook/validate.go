@@ -2,7 +2,6 @@ package webhook
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -11,8 +10,11 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // validateHandler serves /validate: AdmissionReview admission.k8s.io/v1 and
@@ -81,20 +83,12 @@ func outcome(resp *admission.Response) string {
 }
 
 func decodeAdmissionReview(body []byte, review *admissionv1.AdmissionReview) *httpError {
-	if err := json.Unmarshal(body, review); err != nil {
-		return errorf(http.StatusBadRequest, "decoding AdmissionReview: %v", err)
-	}
-	if review.Kind != "AdmissionReview" ||
-		(review.APIVersion != "admission.k8s.io/v1" && review.APIVersion != "admission.k8s.io/v1beta1") {
-		return errorf(http.StatusBadRequest, "unsupported review %s %q: want AdmissionReview admission.k8s.io/v1 or v1beta1", review.Kind, review.APIVersion)
-	}
-	if review.Request == nil {
-		return errorf(http.StatusBadRequest, "AdmissionReview has no request")
-	}
-	if review.Request.UID == "" {
-		return errorf(http.StatusBadRequest, "AdmissionReview request has no uid")
-	}
-	return nil
+	return decodeReview(body, review, &review.TypeMeta, "AdmissionReview", "admission.k8s.io", func() (bool, types.UID) {
+		if review.Request == nil {
+			return false, ""
+		}
+		return true, review.Request.UID
+	})
 }
 
 // validator decides one admission request with a ValidateFunc.
@@ -116,7 +110,7 @@ func (v *validator) Handle(ctx context.Context, req admission.Request) admission
 	if req.SubResource != "" && req.SubResource != "status" {
 		return allowed(nil)
 	}
-	if req.Kind.Group != Group || !servedKinds[req.Kind.Kind] || !servedVersions[req.Kind.Version] {
+	if req.Kind.Group != api.Group || !api.IsKind(req.Kind.Kind) || !api.IsServed(req.Kind.Version) {
 		return denied(apierrors.NewBadRequest(fmt.Sprintf("kind %s.%s/%s is not served by this webhook", req.Kind.Kind, req.Kind.Group, req.Kind.Version)))
 	}
 	vreq := ValidationRequest{Operation: op, SubResource: req.SubResource}

@@ -14,14 +14,16 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/claimbridge/claimbridge/api"
 )
 
 func claimRequest(t *testing.T, op admissionv1.Operation, version, subResource string) admissionv1.AdmissionRequest {
 	obj := fixture(t, version)
 	req := admissionv1.AdmissionRequest{
 		UID:         "req-uid",
-		Kind:        metav1.GroupVersionKind{Group: Group, Version: version, Kind: "ResourceClaim"},
-		Resource:    metav1.GroupVersionResource{Group: Group, Version: version, Resource: "resourceclaims"},
+		Kind:        metav1.GroupVersionKind{Group: api.Group, Version: version, Kind: "ResourceClaim"},
+		Resource:    metav1.GroupVersionResource{Group: api.Group, Version: version, Resource: "resourceclaims"},
 		SubResource: subResource,
 		Name:        "claim", Namespace: "ns",
 		Operation: op,
@@ -39,7 +41,7 @@ func TestValidateHandlerDenial(t *testing.T) {
 		field.Required(field.NewPath("spec", "devices", "requests").Index(0).Child("name"), ""),
 		field.Invalid(field.NewPath("spec", "devices", "requests").Index(1).Child("count"), int64(-1), "must be greater than zero"),
 	}
-	gk := schema.GroupKind{Group: Group, Kind: "ResourceClaim"}
+	gk := schema.GroupKind{Group: api.Group, Kind: "ResourceClaim"}
 	var got ValidationRequest
 	h := newTestValidateHandler(func(r ValidationRequest) (ValidationResponse, error) {
 		got = r
@@ -100,7 +102,7 @@ func TestValidateHandlerSkips(t *testing.T) {
 		return ValidationResponse{}, nil
 	})
 	for name, req := range map[string]admissionv1.AdmissionRequest{
-		"delete":  {UID: "u", Operation: admissionv1.Delete, Kind: metav1.GroupVersionKind{Group: Group, Version: "v1alpha3", Kind: "ResourceClaim"}},
+		"delete":  {UID: "u", Operation: admissionv1.Delete, Kind: metav1.GroupVersionKind{Group: api.Group, Version: "v1alpha3", Kind: "ResourceClaim"}},
 		"connect": {UID: "u", Operation: admissionv1.Connect, Kind: metav1.GroupVersionKind{Version: "v1", Kind: "Pod"}},
 		"other-subresource": func() admissionv1.AdmissionRequest {
 			r := claimRequest(t, admissionv1.Update, "v1alpha3", "scale")
@@ -171,7 +173,7 @@ func TestValidateContract(t *testing.T) {
 				t.Errorf("fixture denied: %+v", out.Response.Result)
 			}
 			req := claimRequest(t, admissionv1.Create, v, "")
-			req.Object.Raw = []byte(`{"apiVersion":"` + Group + `/` + v + `","kind":"ResourceClaim","metadata":{"name":"Not_A_Name","namespace":"ns"},"spec":{}}`)
+			req.Object.Raw = []byte(`{"apiVersion":"` + api.Group + `/` + v + `","kind":"ResourceClaim","metadata":{"name":"Not_A_Name","namespace":"ns"},"spec":{}}`)
 			out = decodeAdmissionResponse(t, post(h, admissionReview("admission.k8s.io/v1", req)))
 			r := out.Response
 			if r.Allowed || r.Result == nil || r.Result.Code != 422 || r.Result.Reason != metav1.StatusReasonInvalid ||

@@ -6,13 +6,14 @@
 package v1alpha2
 
 import (
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/scheme"
+
+	"github.com/claimbridge/claimbridge/api"
 )
 
 var (
 	// GroupVersion is the group and version of this package's types.
-	GroupVersion = schema.GroupVersion{Group: "resource.claimbridge.dev", Version: "v1alpha2"}
+	GroupVersion = api.GroupVersion(api.V1alpha2)
 
 	// SchemeBuilder registers this package's types.
 	SchemeBuilder = &scheme.Builder{GroupVersion: GroupVersion}

@@ -7,24 +7,9 @@ import (
 	"github.com/claimbridge/claimbridge/validation/common"
 )
 
-// ValidateResourceClaimStatusUpdate validates a write to the status
-// subresource (1.30 ValidateClaimStatusUpdate).
-func ValidateResourceClaimStatusUpdate(claim, oldClaim *api.ResourceClaim) field.ErrorList {
-	allErrs := common.ValidateObjectMetaUpdate(&claim.ObjectMeta, &oldClaim.ObjectMeta, field.NewPath("metadata"))
-	fldPath := field.NewPath("status")
-	status, oldStatus := &claim.Status, &oldClaim.Status
-	allErrs = append(allErrs, common.ValidateStatusDriverName(status.DriverName, status.Allocation != nil, fldPath.Child("driverName"))...)
-	allErrs = append(allErrs, validateAllocationResult(status.Allocation, fldPath.Child("allocation"))...)
-	allErrs = append(allErrs, common.ValidateStatusReservations(StatusView(status), StatusView(oldStatus),
-		status.Allocation, oldStatus.Allocation, claim.DeletionTimestamp != nil, fldPath)...)
-	return allErrs
-}
-
+// validateAllocationResult validates a non-nil allocation result.
 func validateAllocationResult(allocation *api.AllocationResult, fldPath *field.Path) field.ErrorList {
 	var allErrs field.ErrorList
-	if allocation == nil {
-		return nil
-	}
 	if len(allocation.ResourceHandles) > 0 {
 		allErrs = append(allErrs, validateResourceHandles(allocation.ResourceHandles, fldPath.Child("resourceHandles"))...)
 	}
@@ -82,14 +67,4 @@ func validateAllocationResultModel(model *api.AllocationResultModel, fldPath *fi
 		allErrs = append(allErrs, field.Invalid(fldPath, entries, "exactly one field must be set, not several"))
 	}
 	return allErrs
-}
-
-// StatusView extracts what the version-neutral status invariants need.
-func StatusView(status *api.ResourceClaimStatus) common.StatusView {
-	return common.StatusView{
-		Allocated:             status.Allocation != nil,
-		NotShareable:          status.Allocation != nil && !status.Allocation.Shareable,
-		ReservedFor:           common.Consumers(status.ReservedFor),
-		DeallocationRequested: status.DeallocationRequested,
-	}
 }

@@ -1,0 +1,181 @@
+// Package api is the identity of claimbridge's API, defined once: the group
+// it serves and the upstream group its shapes come from, the versions (in
+// order), the kinds, the storage version, the restore annotations, and how an
+// object's apiVersion, kind and name are read from its JSON tree. The typed
+// shapes live in api/v1alpha1, api/v1alpha2 and api/v1alpha3; every other
+// package (conversion, validation, webhook, cli, the envtest harness) takes
+// these names from here.
+package api
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Groups. An object keeps its group through conversion.
+const (
+	// Group is the group of the CRDs claimbridge serves.
+	Group = "resource.claimbridge.dev"
+	// UpstreamGroup is the Kubernetes group the shapes come from; objects of
+	// this group are converted and validated offline (CLI) too.
+	UpstreamGroup = "resource.k8s.io"
+)
+
+// Versions.
+const (
+	V1alpha1 = "v1alpha1" // Kubernetes 1.26
+	V1alpha2 = "v1alpha2" // Kubernetes 1.27–1.30
+	V1alpha3 = "v1alpha3" // Kubernetes 1.31 (only its shape: 1.32/1.33 served a newer one under this name)
+
+	// The GA line of resource.k8s.io: conversion targets for UpstreamGroup
+	// only, never served by the CRD.
+	V1beta1 = "v1beta1" // Kubernetes 1.32
+	V1beta2 = "v1beta2" // Kubernetes 1.33
+	V1      = "v1"      // Kubernetes 1.34+
+
+	// StorageVersion is the version the CRD stores in etcd.
+	StorageVersion = V1alpha3
+)
+
+// ServedVersions are the versions the CRD serves, oldest first.
+var ServedVersions = []string{V1alpha1, V1alpha2, V1alpha3}
+
+// UpstreamOnlyVersions are versions of UpstreamGroup, newer than the served
+// ones, that the conversion chain reaches but the CRD does not serve (the GA
+// line of resource.k8s.io), oldest first.
+var UpstreamOnlyVersions = []string{V1beta1, V1beta2, V1}
+
+// ConversionVersions is the conversion chain: ServedVersions followed by
+// UpstreamOnlyVersions. Conversion between versions that are not neighbours
+// steps through every version in between.
+var ConversionVersions = slices.Concat(ServedVersions, UpstreamOnlyVersions)
+
+// Kinds.
+const (
+	KindClaim        = "ResourceClaim"
+	KindTemplate     = "ResourceClaimTemplate"
+	KindClaimList    = "ResourceClaimList"
+	KindTemplateList = "ResourceClaimTemplateList"
+)
+
+// AnnotationPrefix starts the key of every annotation claimbridge writes.
+const AnnotationPrefix = "claimbridge.dev/"
+
+// RestoreAnnotation returns the key of the annotation that carries what
+// version cannot hold while the object is shown in another version:
+// claimbridge.dev/restore-<version>.
+func RestoreAnnotation(version string) string { return AnnotationPrefix + "restore-" + version }
+
+// GroupVersion returns Group with version.
+func GroupVersion(version string) schema.GroupVersion {
+	return schema.GroupVersion{Group: Group, Version: version}
+}
+
+// IsGroup reports whether group is Group or UpstreamGroup.
+func IsGroup(group string) bool { return group == Group || group == UpstreamGroup }
+
+// IsServed reports whether version is one of ServedVersions.
+func IsServed(version string) bool { return slices.Contains(ServedVersions, version) }
+
+// VersionIndex returns the position of version in ConversionVersions, or -1.
+func VersionIndex(version string) int { return slices.Index(ConversionVersions, version) }
+
+// IsKind reports whether kind is KindClaim or KindTemplate.
+func IsKind(kind string) bool { return kind == KindClaim || kind == KindTemplate }
+
+// TypeOf reads apiVersion and kind of a JSON object. ok is false when
+// apiVersion is not <group>/<version>.
+func TypeOf(obj map[string]interface{}) (apiVersion, group, version, kind string, ok bool) {
+	apiVersion, _ = obj["apiVersion"].(string)
+	kind, _ = obj["kind"].(string)
+	group, version, ok = strings.Cut(apiVersion, "/")
+	return apiVersion, group, version, kind, ok
+}
+
+// Identify returns the group, version and kind of a convertible object (a
+// claim, a template or a list of either, of Group or UpstreamGroup, in a
+// version of ConversionVersions), or an error that says why obj is not one.
+func Identify(obj map[string]interface{}) (group, version, kind string, err error) {
+	apiVersion, group, version, kind, ok := TypeOf(obj)
+	if !ok || !IsGroup(group) {
+		return "", "", "", fmt.Errorf("apiVersion %q is not in group %s or %s", apiVersion, Group, UpstreamGroup)
+	}
+	if VersionIndex(version) < 0 {
+		return "", "", "", fmt.Errorf("apiVersion %q: unsupported version %q (supported: %s)", apiVersion, version, strings.Join(ConversionVersions, ", "))
+	}
+	switch kind {
+	case KindClaim, KindTemplate, KindClaimList, KindTemplateList:
+		return group, version, kind, nil
+	}
+	return "", "", "", fmt.Errorf("kind %q of %s is not converted (only %s, %s and their lists)", kind, apiVersion, KindClaim, KindTemplate)
+}
+
+// Meta returns metadata.namespace, metadata.name and metadata.uid of a JSON
+// object; missing or non-string fields are "".
+func Meta(obj map[string]interface{}) (namespace, name, uid string) {
+	meta, _ := obj["metadata"].(map[string]interface{})
+	namespace, _ = meta["namespace"].(string)
+	name, _ = meta["name"].(string)
+	uid, _ = meta["uid"].(string)
+	return namespace, name, uid
+}
+
+// Ref names an object for messages: namespace/name, name for a cluster-scoped
+// object, or (unnamed).
+func Ref(obj map[string]interface{}) string {
+	ns, name, _ := Meta(obj)
+	switch {
+	case name == "":
+		return "(unnamed)"
+	case ns == "":
+		return name
+	}
+	return ns + "/" + name
+}
+
+// Describe names an object with its kind: "<Kind> <Ref>", "object <Ref>"
+// when the kind is missing.
+func Describe(obj map[string]interface{}) string {
+	kind, _ := obj["kind"].(string)
+	if kind == "" {
+		kind = "object"
+	}
+	return kind + " " + Ref(obj)
+}
+
+// DeepCopyJSON copies a JSON object tree; nil stays nil.
+func DeepCopyJSON(obj map[string]interface{}) map[string]interface{} {
+	if obj == nil {
+		return nil
+	}
+	out := make(map[string]interface{}, len(obj))
+	for k, v := range obj {
+		out[k] = DeepCopyJSONValue(v)
+	}
+	return out
+}
+
+// DeepCopyJSONValue copies a JSON value: objects and arrays deeply, scalars
+// as they are. Unlike apimachinery's runtime.DeepCopyJSONValue it accepts any
+// scalar type (int, int32, float32 … from trees built in Go, not only what
+// encoding/json produces) instead of panicking on it.
+func DeepCopyJSONValue(v interface{}) interface{} {
+	switch v := v.(type) {
+	case map[string]interface{}:
+		return DeepCopyJSON(v)
+	case []interface{}:
+		if v == nil {
+			return v
+		}
+		out := make([]interface{}, len(v))
+		for i := range v {
+			out[i] = DeepCopyJSONValue(v[i])
+		}
+		return out
+	default:
+		return v
+	}
+}
