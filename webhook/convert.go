@@ -18,7 +18,12 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/claimbridge/claimbridge/conversion"
+	"github.com/claimbridge/claimbridge/internal/jsontree"
 )
+
+// maxTreeDepth is encoding/json's nesting limit; readReview has already
+// enforced the (smaller) configured depth on the whole review.
+const maxTreeDepth = 10000
 
 // ConvertFunc converts one ResourceClaim or ResourceClaimTemplate JSON tree
 // to toVersion ("v1alpha1", "v1alpha2" or "v1alpha3"), keeping its group.
@@ -142,7 +147,7 @@ func (h *convertHandler) convertOne(raw []byte, to schema.GroupVersion) ([]byte,
 		h.metrics.conversion(gv.Version, to.Version, "failure")
 		return nil, fmt.Errorf("%s: converting from %s to %s: %w", id, from, to, err)
 	}
-	data, err := json.Marshal(out)
+	data, err := jsontree.Marshal(out)
 	if err != nil {
 		h.metrics.conversion(gv.Version, to.Version, "failure")
 		return nil, fmt.Errorf("%s: encoding converted object: %w", id, err)
@@ -163,7 +168,14 @@ func (h *convertHandler) safeConvert(obj map[string]interface{}, to string) (out
 }
 
 // decodeObject decodes one JSON object with numbers kept as json.Number.
+// jsontree decodes exactly as encoding/json does, without reflection; input
+// it rejects is decoded again by encoding/json for the error message.
 func decodeObject(raw []byte) (map[string]interface{}, error) {
+	if v, err := jsontree.Unmarshal(raw, maxTreeDepth); err == nil {
+		if obj, ok := v.(map[string]interface{}); ok && obj != nil {
+			return obj, nil
+		}
+	}
 	if len(bytes.TrimSpace(raw)) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
 		return nil, errors.New("is empty")
 	}
