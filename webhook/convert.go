@@ -83,7 +83,20 @@ func (h *convertHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		log.V(4).Info("Converted objects", "duration", time.Since(start))
 	}
 	h.metrics.request("/convert", "", result, start)
+	if result == "success" {
+		writeRaw(w, log, appendConversionReview(make([]byte, 0, responseSize(resp.ConvertedObjects)), review.TypeMeta, resp.UID, resp.ConvertedObjects))
+		return
+	}
 	writeJSON(w, log, &apiextensionsv1.ConversionReview{TypeMeta: review.TypeMeta, Response: resp})
+}
+
+// responseSize is the capacity that holds a successful response.
+func responseSize(objects []runtime.RawExtension) int {
+	n := 256
+	for _, o := range objects {
+		n += len(o.Raw) + 1
+	}
+	return n
 }
 
 // decodeConversionReview accepts only a ConversionReview of a known version
