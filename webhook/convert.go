@@ -61,11 +61,14 @@ func (h *convertHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeHTTPError(w, log, herr)
 		return
 	}
-	var review apiextensionsv1.ConversionReview
-	if herr := decodeConversionReview(body, &review); herr != nil {
-		h.metrics.request("/convert", "", "bad_request", start)
-		writeHTTPError(w, log, herr)
-		return
+	review, decoded, ok := decodeCanonicalConversionReview(body)
+	if !ok {
+		review, decoded = apiextensionsv1.ConversionReview{}, nil
+		if herr := decodeConversionReview(body, &review); herr != nil {
+			h.metrics.request("/convert", "", "bad_request", start)
+			writeHTTPError(w, log, herr)
+			return
+		}
 	}
 	req := review.Request
 	log = log.WithValues("uid", req.UID, "desiredAPIVersion", req.DesiredAPIVersion, "objects", len(req.Objects))
@@ -73,7 +76,7 @@ func (h *convertHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 
 	resp := &apiextensionsv1.ConversionResponse{UID: req.UID}
-	resp.ConvertedObjects, resp.Result = h.convertAll(ctx, req)
+	resp.ConvertedObjects, resp.Result = h.convertAll(ctx, req, decoded)
 	result := "success"
 	if resp.Result.Status != metav1.StatusSuccess {
 		result = "failure"
@@ -119,7 +122,8 @@ func decodeConversionReview(body []byte, review *apiextensionsv1.ConversionRevie
 }
 
 // convertAll converts every object in order or fails the whole review.
-func (h *convertHandler) convertAll(ctx context.Context, req *apiextensionsv1.ConversionRequest) ([]runtime.RawExtension, metav1.Status) {
+// decoded, when not nil, holds the objects already decoded from the review.
+func (h *convertHandler) convertAll(ctx context.Context, req *apiextensionsv1.ConversionRequest, decoded []map[string]interface{}) ([]runtime.RawExtension, metav1.Status) {
 	gv, err := schema.ParseGroupVersion(req.DesiredAPIVersion)
 	if err != nil || gv.Group != Group || !servedVersions[gv.Version] {
 		return nil, failure("desiredAPIVersion %q is not served: want %s/v1alpha1, v1alpha2 or v1alpha3", req.DesiredAPIVersion, Group)
@@ -129,7 +133,11 @@ func (h *convertHandler) convertAll(ctx context.Context, req *apiextensionsv1.Co
 		if err := ctx.Err(); err != nil {
 			return nil, failure("objects[%d] and later not converted to %s: %v", i, req.DesiredAPIVersion, err)
 		}
-		raw, err := h.convertOne(req.Objects[i].Raw, gv)
+		var obj map[string]interface{}
+		if decoded != nil {
+			obj = decoded[i]
+		}
+		raw, err := h.convertOne(req.Objects[i].Raw, obj, gv)
 		if err != nil {
 			return nil, failure("objects[%d] %v", i, err)
 		}
@@ -138,12 +146,14 @@ func (h *convertHandler) convertAll(ctx context.Context, req *apiextensionsv1.Co
 	return out, metav1.Status{Status: metav1.StatusSuccess}
 }
 
-// convertOne converts one encoded object and checks the apiserver's contract
-// on the result. Errors name the object.
-func (h *convertHandler) convertOne(raw []byte, to schema.GroupVersion) ([]byte, error) {
-	obj, err := decodeObject(raw)
-	if err != nil {
-		return nil, err
+// convertOne converts one object, decoded from raw unless obj is given, and
+// checks the apiserver's contract on the result. Errors name the object.
+func (h *convertHandler) convertOne(raw []byte, obj map[string]interface{}, to schema.GroupVersion) ([]byte, error) {
+	if obj == nil {
+		var err error
+		if obj, err = decodeObject(raw); err != nil {
+			return nil, err
+		}
 	}
 	id := identify(obj)
 	from, _ := obj["apiVersion"].(string)
