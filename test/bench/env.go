@@ -34,6 +34,7 @@ type bench struct {
 	cb, nul            *exec.Cmd
 	cbMetrics, nullURL string
 	pids               map[string]int // kube-apiserver, etcd, claimbridge, null
+	mode               mode           // the mode of the running block
 }
 
 // startClaimbridge is a harness.ServerFunc: the claimbridge binary built from

@@ -122,7 +122,12 @@ func (b *bench) waitActiveLoose(ctx context.Context) (time.Duration, error) {
 }
 
 func (b *bench) block(ctx context.Context, m mode, round int, res *results) error {
+	b.mode = m
 	before, err := b.snapshot(ctx, m)
+	if err != nil {
+		return err
+	}
+	rv, err := b.currentRV(ctx)
 	if err != nil {
 		return err
 	}
@@ -143,7 +148,7 @@ func (b *bench) block(ctx context.Context, m mode, round int, res *results) erro
 		res.add("reviews while the caches rebuild", m, mid.reviews-before.reviews)
 	}
 	for _, v := range versionsOf(m) {
-		err := b.versionOps(ctx, v, func(op string, val float64) {
+		err := b.versionOps(ctx, v, rv, func(op string, val float64) {
 			if m == modeStorage {
 				res.add(op+" — v1alpha1", m, val)
 				res.add(op+" — v1alpha2", m, val)
@@ -215,7 +220,7 @@ func (r *results) print() {
 				continue
 			}
 			med[m] = v
-			cells = append(cells, fmt.Sprintf("%.3g", v))
+			cells = append(cells, format(v))
 		}
 		cells = append(cells, ratio(med, modeClaimbridge, modeNull), ratio(med, modeClaimbridge, modeStorage))
 		fmt.Fprintln(w, "| "+strings.Join(cells, " | ")+" |")
@@ -234,6 +239,7 @@ func ratio(med map[mode]float64, a, b mode) string {
 // soak loops the claimbridge operations for cfg.soak and reports RSS and
 // goroutines at the start, the maximum and at the end.
 func (b *bench) soak(ctx context.Context) error {
+	b.mode = modeClaimbridge
 	if err := b.setConversion(ctx, modeClaimbridge); err != nil {
 		return err
 	}
@@ -257,7 +263,7 @@ func (b *bench) soak(ctx context.Context) error {
 	end := time.Now().Add(b.cfg.soak)
 	for i := 0; time.Now().Before(end); i++ {
 		for _, v := range versionsOf(modeClaimbridge) {
-			if err := b.versionOps(ctx, v, func(string, float64) {}); err != nil {
+			if err := b.versionOps(ctx, v, "", func(string, float64) {}); err != nil {
 				return err
 			}
 		}
@@ -276,4 +282,11 @@ func (b *bench) soak(ctx context.Context) error {
 	fmt.Printf("\nsoak %s: claimbridge RSS %.1f → %.1f MiB (max %.1f), goroutines %.0f → %.0f (max %.0f)\n",
 		b.cfg.soak, rss0, rss, maxRSS, g0, g, maxG)
 	return nil
+}
+
+func format(v float64) string {
+	if v >= 100 || v <= -100 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.3g", v)
 }
