@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"reflect"
+	"sync"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -170,13 +171,32 @@ func (h *convertHandler) convertOne(raw []byte, obj map[string]interface{}, to s
 		h.metrics.conversion(gv.Version, to.Version, "failure")
 		return nil, fmt.Errorf("%s: converting from %s to %s: %w", id, from, to, err)
 	}
-	data, err := jsontree.Marshal(out)
+	data, err := encodeObject(out)
 	if err != nil {
 		h.metrics.conversion(gv.Version, to.Version, "failure")
 		return nil, fmt.Errorf("%s: encoding converted object: %w", id, err)
 	}
 	h.metrics.conversion(gv.Version, to.Version, "success")
 	return data, nil
+}
+
+// encodeBuffers are scratch space for encoding converted objects, so that
+// each encoding allocates only its exact-size result.
+var encodeBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 8192); return &b }}
+
+// encodeObject is jsontree.Marshal (json.Marshal's bytes) into a pooled
+// buffer, returning a copy of exactly the encoded size.
+func encodeObject(obj map[string]interface{}) ([]byte, error) {
+	bp := encodeBuffers.Get().(*[]byte)
+	defer encodeBuffers.Put(bp)
+	data, err := jsontree.Append((*bp)[:0], obj, true)
+	if err != nil {
+		return nil, err
+	}
+	if cap(data) <= 1<<20 { // keep no buffer a huge object grew
+		*bp = data[:0]
+	}
+	return bytes.Clone(data), nil
 }
 
 // safeConvert turns a converter panic into an error for this object.
