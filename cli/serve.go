@@ -59,5 +59,6 @@ func runServe(ctx context.Context, opts *webhook.Options) error {
 		return withCode(ExitBadInput, err)
 	}
 	defer klog.Flush()
+	applyGCDefault()
 	return webhook.Run(klog.NewContext(ctx, klog.Background().WithName("claimbridge")), opts)
 }
