@@ -53,6 +53,11 @@ test: lint verify envtest-assets oracle-assets ## Run every test: unit, fuzz rou
 	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh --print-assets-dir)" KUSTOMIZE="$(BIN)/kustomize" \
 		$(GO) test $(TEST_FLAGS) -timeout $(TEST_TIMEOUT) ./...
 
+.PHONY: bench
+bench: envtest-assets ## End-to-end benchmark through kube-apiserver (not part of test): N=2000 ROUNDS=3 GETS=200 CREATES=100 SOAK=10m.
+	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh --print-assets-dir)" KUSTOMIZE="$(BIN)/kustomize" \
+		$(GO) run ./test/bench
+
 .PHONY: envtest-assets
 envtest-assets: ## Build kube-apiserver, etcd and kustomize from the Go module proxy (cached in bin/).
 	hack/envtest-assets.sh

@@ -69,6 +69,7 @@ func runServe(ctx context.Context, opts *ServeOptions) error {
 		return withCode(ExitBadInput, err)
 	}
 	defer klog.Flush()
+	applyGCDefault()
 	srv, err := webhook.New(cfg)
 	if err != nil {
 		return withCode(ExitBadInput, err)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/claimbridge/claimbridge/api"
+	"github.com/claimbridge/claimbridge/internal/jsontree"
 )
 
 // AnnotationPrefix starts the key of every annotation claimbridge writes.
@@ -278,7 +279,7 @@ func pushRestore(obj map[string]interface{}, version string, r *restore) error {
 			}
 		}
 	}
-	data, err := canonicalJSON(r)
+	data, err := r.appendJSON(make([]byte, 0, 512))
 	if err != nil {
 		return fmt.Errorf("encoding %s: %w", RestoreAnnotation(version), err)
 	}
@@ -292,4 +293,66 @@ func pushRestore(obj map[string]interface{}, version string, r *restore) error {
 			RestoreAnnotation(version), len(data), total, TotalAnnotationSizeLimitB)
 	}
 	return nil
+}
+
+// appendJSON appends r as canonicalJSON(r) encodes it (field order,
+// omitempty, no HTML escaping), without reflection.
+func (r *restore) appendJSON(buf []byte) ([]byte, error) {
+	buf = append(buf, '{')
+	first := true
+	field := func(name string) {
+		if !first {
+			buf = append(buf, ',')
+		}
+		first = false
+		buf = append(buf, '"')
+		buf = append(buf, name...)
+		buf = append(buf, '"', ':')
+	}
+	for _, s := range []struct {
+		name string
+		sp   *sectionPatch
+	}{{"spec", r.Spec}, {"status", r.Status}} {
+		if s.sp == nil {
+			continue
+		}
+		field(s.name)
+		var err error
+		if buf, err = s.sp.appendJSON(buf); err != nil {
+			return nil, err
+		}
+	}
+	if r.Created != "" {
+		field("created")
+		buf, _ = jsontree.Append(buf, r.Created, false)
+	}
+	return append(buf, '}'), nil
+}
+
+func (sp *sectionPatch) appendJSON(buf []byte) ([]byte, error) {
+	buf = append(buf, `{"base":`...)
+	buf, _ = jsontree.Append(buf, sp.Base, false)
+	buf = append(buf, `,"patch":`...)
+	if sp.Patch == nil {
+		return append(buf, "null}"...), nil
+	}
+	buf = append(buf, '[')
+	for i, op := range sp.Patch {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, `{"op":`...)
+		buf, _ = jsontree.Append(buf, op.Op, false)
+		buf = append(buf, `,"path":`...)
+		buf, _ = jsontree.Append(buf, op.Path, false)
+		if op.Value != nil {
+			buf = append(buf, `,"value":`...)
+			var err error
+			if buf, err = jsontree.Append(buf, op.Value, false); err != nil {
+				return nil, err
+			}
+		}
+		buf = append(buf, '}')
+	}
+	return append(buf, "]}"...), nil
 }

@@ -6,8 +6,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"reflect"
+	"sync"
 
 	"github.com/claimbridge/claimbridge/api"
+	"github.com/claimbridge/claimbridge/internal/jsontree"
 )
 
 // deepCopy copies a JSON tree. Scalars are immutable and shared; values of
@@ -81,26 +83,28 @@ func equal(a, b interface{}) bool {
 	return errA == nil && errB == nil && bytes.Equal(ja, jb)
 }
 
-// canonicalJSON encodes v with sorted keys and without HTML escaping.
+// canonicalJSON encodes v with sorted keys and without HTML escaping, byte
+// for byte as a json.Encoder with SetEscapeHTML(false) (without the newline).
 func canonicalJSON(v interface{}) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	return jsontree.Append(nil, v, false)
 }
 
-// fingerprint is a short, stable digest of a JSON tree ("" for absent).
+// fingerprintBuffers hold the canonical JSON a fingerprint hashes.
+var fingerprintBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+// fingerprint is a short, stable digest of a JSON tree ("" for absent): the
+// first 8 bytes of the SHA-256 of its canonical JSON, in hex.
 func fingerprint(v interface{}, present bool) string {
 	if !present {
 		return ""
 	}
-	data, err := canonicalJSON(v)
+	bp := fingerprintBuffers.Get().(*[]byte)
+	defer fingerprintBuffers.Put(bp)
+	data, err := jsontree.Append((*bp)[:0], v, false)
 	if err != nil {
 		return "unencodable"
 	}
+	*bp = data[:0]
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:8])
 }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
+	"sync"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -21,7 +22,12 @@ import (
 
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
+	"github.com/claimbridge/claimbridge/internal/jsontree"
 )
+
+// maxTreeDepth is encoding/json's nesting limit; readReview has already
+// enforced the (smaller) configured depth on the whole review.
+const maxTreeDepth = 10000
 
 // ConvertFunc converts one ResourceClaim or ResourceClaimTemplate JSON tree
 // to toVersion ("v1alpha1", "v1alpha2" or "v1alpha3"), keeping its group.
@@ -54,11 +60,14 @@ func (h *convertHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeHTTPError(w, log, herr)
 		return
 	}
-	var review apiextensionsv1.ConversionReview
-	if herr := decodeConversionReview(body, &review); herr != nil {
-		h.metrics.request("/convert", "", "bad_request", start)
-		writeHTTPError(w, log, herr)
-		return
+	review, decoded, ok := decodeCanonicalConversionReview(body)
+	if !ok {
+		review, decoded = apiextensionsv1.ConversionReview{}, nil
+		if herr := decodeConversionReview(body, &review); herr != nil {
+			h.metrics.request("/convert", "", "bad_request", start)
+			writeHTTPError(w, log, herr)
+			return
+		}
 	}
 	req := review.Request
 	log = log.WithValues("uid", req.UID, "desiredAPIVersion", req.DesiredAPIVersion, "objects", len(req.Objects))
@@ -66,7 +75,7 @@ func (h *convertHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 
 	resp := &apiextensionsv1.ConversionResponse{UID: req.UID}
-	resp.ConvertedObjects, resp.Result = h.convertAll(ctx, req)
+	resp.ConvertedObjects, resp.Result = h.convertAll(ctx, req, decoded)
 	result := "success"
 	if resp.Result.Status != metav1.StatusSuccess {
 		result = "failure"
@@ -76,7 +85,20 @@ func (h *convertHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		log.V(4).Info("Converted objects", "duration", time.Since(start))
 	}
 	h.metrics.request("/convert", "", result, start)
+	if result == "success" {
+		writeRaw(w, log, appendConversionReview(make([]byte, 0, responseSize(resp.ConvertedObjects)), review.TypeMeta, resp.UID, resp.ConvertedObjects))
+		return
+	}
 	writeJSON(w, log, &apiextensionsv1.ConversionReview{TypeMeta: review.TypeMeta, Response: resp})
+}
+
+// responseSize is the capacity that holds a successful response.
+func responseSize(objects []runtime.RawExtension) int {
+	n := 256
+	for _, o := range objects {
+		n += len(o.Raw) + 1
+	}
+	return n
 }
 
 // decodeConversionReview accepts only a ConversionReview of a known version
@@ -91,7 +113,8 @@ func decodeConversionReview(body []byte, review *apiextensionsv1.ConversionRevie
 }
 
 // convertAll converts every object in order or fails the whole review.
-func (h *convertHandler) convertAll(ctx context.Context, req *apiextensionsv1.ConversionRequest) ([]runtime.RawExtension, metav1.Status) {
+// decoded, when not nil, holds the objects already decoded from the review.
+func (h *convertHandler) convertAll(ctx context.Context, req *apiextensionsv1.ConversionRequest, decoded []map[string]interface{}) ([]runtime.RawExtension, metav1.Status) {
 	gv, err := schema.ParseGroupVersion(req.DesiredAPIVersion)
 	if err != nil || gv.Group != api.Group || !api.IsServed(gv.Version) {
 		return nil, failure("desiredAPIVersion %q is not served: want %s/%s", req.DesiredAPIVersion, api.Group, servedList())
@@ -101,7 +124,11 @@ func (h *convertHandler) convertAll(ctx context.Context, req *apiextensionsv1.Co
 		if err := ctx.Err(); err != nil {
 			return nil, failure("objects[%d] and later not converted to %s: %v", i, req.DesiredAPIVersion, err)
 		}
-		raw, err := h.convertOne(req.Objects[i].Raw, gv)
+		var obj map[string]interface{}
+		if decoded != nil {
+			obj = decoded[i]
+		}
+		raw, err := h.convertOne(req.Objects[i].Raw, obj, gv)
 		if err != nil {
 			return nil, failure("objects[%d] %v", i, err)
 		}
@@ -110,12 +137,14 @@ func (h *convertHandler) convertAll(ctx context.Context, req *apiextensionsv1.Co
 	return out, metav1.Status{Status: metav1.StatusSuccess}
 }
 
-// convertOne converts one encoded object and checks the apiserver's contract
-// on the result. Errors name the object.
-func (h *convertHandler) convertOne(raw []byte, to schema.GroupVersion) ([]byte, error) {
-	obj, err := decodeObject(raw)
-	if err != nil {
-		return nil, err
+// convertOne converts one object, decoded from raw unless obj is given, and
+// checks the apiserver's contract on the result. Errors name the object.
+func (h *convertHandler) convertOne(raw []byte, obj map[string]interface{}, to schema.GroupVersion) ([]byte, error) {
+	if obj == nil {
+		var err error
+		if obj, err = decodeObject(raw); err != nil {
+			return nil, err
+		}
 	}
 	id := identify(obj)
 	from, _ := obj["apiVersion"].(string)
@@ -136,13 +165,32 @@ func (h *convertHandler) convertOne(raw []byte, to schema.GroupVersion) ([]byte,
 		h.metrics.conversion(gv.Version, to.Version, "failure")
 		return nil, fmt.Errorf("%s: %w", id, err)
 	}
-	data, err := json.Marshal(out)
+	data, err := encodeObject(out)
 	if err != nil {
 		h.metrics.conversion(gv.Version, to.Version, "failure")
 		return nil, fmt.Errorf("%s: encoding converted object: %w", id, err)
 	}
 	h.metrics.conversion(gv.Version, to.Version, "success")
 	return data, nil
+}
+
+// encodeBuffers are scratch space for encoding converted objects, so that
+// each encoding allocates only its exact-size result.
+var encodeBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 8192); return &b }}
+
+// encodeObject is jsontree.Marshal (json.Marshal's bytes) into a pooled
+// buffer, returning a copy of exactly the encoded size.
+func encodeObject(obj map[string]interface{}) ([]byte, error) {
+	bp := encodeBuffers.Get().(*[]byte)
+	defer encodeBuffers.Put(bp)
+	data, err := jsontree.Append((*bp)[:0], obj, true)
+	if err != nil {
+		return nil, err
+	}
+	if cap(data) <= 1<<20 { // keep no buffer a huge object grew
+		*bp = data[:0]
+	}
+	return bytes.Clone(data), nil
 }
 
 // safeConvert turns a converter panic into an error for this object.
@@ -157,7 +205,14 @@ func (h *convertHandler) safeConvert(obj map[string]interface{}, to string) (out
 }
 
 // decodeObject decodes one JSON object with numbers kept as json.Number.
+// jsontree decodes exactly as encoding/json does, without reflection; input
+// it rejects is decoded again by encoding/json for the error message.
 func decodeObject(raw []byte) (map[string]interface{}, error) {
+	if v, err := jsontree.Unmarshal(raw, maxTreeDepth); err == nil {
+		if obj, ok := v.(map[string]interface{}); ok && obj != nil {
+			return obj, nil
+		}
+	}
 	if len(bytes.TrimSpace(raw)) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
 		return nil, errors.New("is empty")
 	}

@@ -6,7 +6,12 @@ import (
 	"runtime/debug"
 
 	"github.com/go-logr/logr"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
+
+	"github.com/claimbridge/claimbridge/internal/jsontree"
 )
 
 // writeJSON encodes v as the 200 response.
@@ -17,6 +22,56 @@ func writeJSON(w http.ResponseWriter, log logr.Logger, v any) {
 		http.Error(w, "encoding response failed", http.StatusInternalServerError)
 		return
 	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	if _, err := w.Write(data); err != nil {
+		log.V(2).Info("Writing response failed", "err", err)
+	}
+}
+
+// appendConversionReview encodes a ConversionReview with a successful
+// response exactly as json.Marshal does, without re-scanning the converted
+// objects: they come from jsontree.Marshal, which is already the compact,
+// HTML-escaped encoding that json.Marshal would copy them as.
+func appendConversionReview(buf []byte, tm metav1.TypeMeta, uid types.UID, objects []runtime.RawExtension) []byte {
+	buf = append(buf, '{')
+	sep := false
+	if tm.Kind != "" {
+		buf = append(buf, `"kind":`...)
+		buf, _ = jsontree.Append(buf, tm.Kind, true)
+		sep = true
+	}
+	if tm.APIVersion != "" {
+		if sep {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, `"apiVersion":`...)
+		buf, _ = jsontree.Append(buf, tm.APIVersion, true)
+		sep = true
+	}
+	if sep {
+		buf = append(buf, ',')
+	}
+	buf = append(buf, `"response":{"uid":`...)
+	buf, _ = jsontree.Append(buf, string(uid), true)
+	buf = append(buf, `,"convertedObjects":`...)
+	if objects == nil {
+		buf = append(buf, "null"...)
+	} else {
+		buf = append(buf, '[')
+		for i, o := range objects {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = append(buf, o.Raw...)
+		}
+		buf = append(buf, ']')
+	}
+	return append(buf, `,"result":{"metadata":{},"status":"Success"}}}`...)
+}
+
+// writeRaw writes data, a JSON encoding, as the 200 response.
+func writeRaw(w http.ResponseWriter, log logr.Logger, data []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
 	if _, err := w.Write(data); err != nil {

@@ -56,6 +56,11 @@ func childrenIn(dir string) ([]string, error) {
 		return nil, err
 	}
 	self := strconv.Itoa(os.Getpid())
+	// /proc/PID/exe is the resolved path: resolve dir too (bin/ may be a
+	// symlink, as in a git worktree sharing another checkout's bin/).
+	if resolved, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = resolved
+	}
 	var pids []string
 	for _, ent := range entries {
 		pid := ent.Name()

@@ -1,0 +1,42 @@
+package cli
+
+import (
+	"os"
+	"runtime/debug"
+	"testing"
+)
+
+func TestApplyGCDefault(t *testing.T) {
+	orig := debug.SetGCPercent(100)
+	t.Cleanup(func() { debug.SetGCPercent(orig) })
+	for _, tc := range []struct {
+		name, env string
+		unset     bool
+		before    int
+		want      int
+	}{
+		{name: "GOGC unset", unset: true, before: 100, want: defaultGCPercent},
+		{name: "GOGC set", env: "150", before: 150, want: 150},
+		{name: "GOGC=off", env: "off", before: -1, want: -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("GOGC", tc.env)
+			if tc.unset {
+				unsetenv(t, "GOGC")
+			}
+			debug.SetGCPercent(tc.before)
+			applyGCDefault()
+			if got := debug.SetGCPercent(tc.before); got != tc.want {
+				t.Errorf("GC percent %d, want %d", got, tc.want)
+			}
+		})
+	}
+}
+
+// unsetenv removes key for the rest of the test (t.Setenv restores it).
+func unsetenv(t *testing.T, key string) {
+	t.Helper()
+	if err := os.Unsetenv(key); err != nil {
+		t.Fatal(err)
+	}
+}

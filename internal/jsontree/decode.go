@@ -1,0 +1,313 @@
+package jsontree
+
+import (
+	"encoding/json"
+	"errors"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+var errSyntax = errors.New("invalid JSON")
+
+// Unmarshal decodes one JSON value, with optional surrounding whitespace,
+// into what encoding/json with UseNumber decodes into an interface{}: the
+// same maps, slices, strings (invalid UTF-8 and lone surrogates replaced by
+// U+FFFD), json.Numbers, bools and nils; a repeated key keeps its last
+// value. Its error says only that data is not one valid JSON value: callers
+// that report errors decode again with encoding/json for the message.
+// Nesting is limited to maxDepth arrays and objects.
+func Unmarshal(data []byte, maxDepth int) (interface{}, error) {
+	d := decoder{data: data, maxDepth: maxDepth}
+	d.skipSpace()
+	v, err := d.value(0)
+	if err != nil {
+		return nil, err
+	}
+	d.skipSpace()
+	if d.pos != len(d.data) {
+		return nil, errSyntax
+	}
+	return v, nil
+}
+
+type decoder struct {
+	data     []byte
+	pos      int
+	maxDepth int
+}
+
+func (d *decoder) skipSpace() {
+	for d.pos < len(d.data) {
+		switch d.data[d.pos] {
+		case ' ', '\t', '\n', '\r':
+			d.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (d *decoder) value(depth int) (interface{}, error) {
+	if d.pos >= len(d.data) {
+		return nil, errSyntax
+	}
+	switch c := d.data[d.pos]; {
+	case c == '{':
+		return d.object(depth + 1)
+	case c == '[':
+		return d.array(depth + 1)
+	case c == '"':
+		return d.string()
+	case c == '-' || (c >= '0' && c <= '9'):
+		return d.number()
+	case c == 't':
+		return true, d.literal("true")
+	case c == 'f':
+		return false, d.literal("false")
+	case c == 'n':
+		return nil, d.literal("null")
+	}
+	return nil, errSyntax
+}
+
+func (d *decoder) literal(lit string) error {
+	if len(d.data)-d.pos < len(lit) || string(d.data[d.pos:d.pos+len(lit)]) != lit {
+		return errSyntax
+	}
+	d.pos += len(lit)
+	return nil
+}
+
+func (d *decoder) object(depth int) (interface{}, error) {
+	if depth > d.maxDepth {
+		return nil, errSyntax
+	}
+	d.pos++ // {
+	m := make(map[string]interface{})
+	d.skipSpace()
+	if d.pos < len(d.data) && d.data[d.pos] == '}' {
+		d.pos++
+		return m, nil
+	}
+	for {
+		if d.pos >= len(d.data) || d.data[d.pos] != '"' {
+			return nil, errSyntax
+		}
+		k, err := d.string()
+		if err != nil {
+			return nil, err
+		}
+		d.skipSpace()
+		if d.pos >= len(d.data) || d.data[d.pos] != ':' {
+			return nil, errSyntax
+		}
+		d.pos++
+		d.skipSpace()
+		v, err := d.value(depth)
+		if err != nil {
+			return nil, err
+		}
+		m[k] = v
+		d.skipSpace()
+		if d.pos >= len(d.data) {
+			return nil, errSyntax
+		}
+		switch d.data[d.pos] {
+		case ',':
+			d.pos++
+			d.skipSpace()
+		case '}':
+			d.pos++
+			return m, nil
+		default:
+			return nil, errSyntax
+		}
+	}
+}
+
+func (d *decoder) array(depth int) (interface{}, error) {
+	if depth > d.maxDepth {
+		return nil, errSyntax
+	}
+	d.pos++ // [
+	s := make([]interface{}, 0)
+	d.skipSpace()
+	if d.pos < len(d.data) && d.data[d.pos] == ']' {
+		d.pos++
+		return s, nil
+	}
+	for {
+		v, err := d.value(depth)
+		if err != nil {
+			return nil, err
+		}
+		s = append(s, v)
+		d.skipSpace()
+		if d.pos >= len(d.data) {
+			return nil, errSyntax
+		}
+		switch d.data[d.pos] {
+		case ',':
+			d.pos++
+			d.skipSpace()
+		case ']':
+			d.pos++
+			return s, nil
+		default:
+			return nil, errSyntax
+		}
+	}
+}
+
+func (d *decoder) number() (interface{}, error) {
+	start := d.pos
+	data := d.data
+	i := d.pos
+	if data[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(data) && data[i] == '0':
+		i++
+	case i < len(data) && data[i] >= '1' && data[i] <= '9':
+		for i < len(data) && data[i] >= '0' && data[i] <= '9' {
+			i++
+		}
+	default:
+		return nil, errSyntax
+	}
+	if i < len(data) && data[i] == '.' {
+		i++
+		if i >= len(data) || data[i] < '0' || data[i] > '9' {
+			return nil, errSyntax
+		}
+		for i < len(data) && data[i] >= '0' && data[i] <= '9' {
+			i++
+		}
+	}
+	if i < len(data) && (data[i] == 'e' || data[i] == 'E') {
+		i++
+		if i < len(data) && (data[i] == '+' || data[i] == '-') {
+			i++
+		}
+		if i >= len(data) || data[i] < '0' || data[i] > '9' {
+			return nil, errSyntax
+		}
+		for i < len(data) && data[i] >= '0' && data[i] <= '9' {
+			i++
+		}
+	}
+	d.pos = i
+	return json.Number(data[start:i]), nil
+}
+
+// string decodes the string at d.pos (which is '"').
+func (d *decoder) string() (string, error) {
+	d.pos++
+	start := d.pos
+	data := d.data
+	// Fast path: printable ASCII without escapes.
+	i := start
+	for i < len(data) {
+		c := data[i]
+		if c == '"' {
+			d.pos = i + 1
+			return string(data[start:i]), nil
+		}
+		if c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
+			break
+		}
+		i++
+	}
+	buf := make([]byte, 0, i-start+16)
+	buf = append(buf, data[start:i]...)
+	for i < len(data) {
+		c := data[i]
+		switch {
+		case c == '"':
+			d.pos = i + 1
+			return string(buf), nil
+		case c < 0x20:
+			return "", errSyntax
+		case c == '\\':
+			i++
+			if i >= len(data) {
+				return "", errSyntax
+			}
+			switch data[i] {
+			case '"', '\\', '/':
+				buf = append(buf, data[i])
+				i++
+			case 'b':
+				buf = append(buf, '\b')
+				i++
+			case 'f':
+				buf = append(buf, '\f')
+				i++
+			case 'n':
+				buf = append(buf, '\n')
+				i++
+			case 'r':
+				buf = append(buf, '\r')
+				i++
+			case 't':
+				buf = append(buf, '\t')
+				i++
+			case 'u':
+				r, ok := hex4(data, i+1)
+				if !ok {
+					return "", errSyntax
+				}
+				i += 5
+				if utf16.IsSurrogate(r) {
+					r2, ok := rune(-1), false
+					if i+1 < len(data) && data[i] == '\\' && data[i+1] == 'u' {
+						r2, ok = hex4(data, i+2)
+					}
+					if dec := utf16.DecodeRune(r, r2); ok && dec != utf8.RuneError {
+						i += 6
+						r = dec
+					} else {
+						r = utf8.RuneError
+					}
+				}
+				buf = utf8.AppendRune(buf, r)
+			default:
+				return "", errSyntax
+			}
+		case c < utf8.RuneSelf:
+			buf = append(buf, c)
+			i++
+		default:
+			r, size := utf8.DecodeRune(data[i:])
+			if r == utf8.RuneError && size == 1 {
+				buf = utf8.AppendRune(buf, utf8.RuneError)
+			} else {
+				buf = append(buf, data[i:i+size]...)
+			}
+			i += size
+		}
+	}
+	return "", errSyntax
+}
+
+func hex4(data []byte, i int) (rune, bool) {
+	if i+4 > len(data) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range data[i : i+4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r*16 + rune(c)
+	}
+	return r, true
+}
