@@ -51,9 +51,9 @@ func Check(obj map[string]interface{}, version, kind string) (errs, warnings []s
 	for i, r := range asArray(devices["requests"]) {
 		req := asObject(r)
 		path := fmt.Sprintf("%s.devices.requests[%d]", specPath, i)
-		exact := req
+		exact, exactPath := req, path
 		if version != conversion.V1beta1 {
-			exact = asObject(req["exactly"])
+			exact, exactPath = asObject(req["exactly"]), path+".exactly"
 		}
 		_, hasClass := exact["deviceClassName"]
 		_, hasFirst := req["firstAvailable"]
@@ -64,12 +64,12 @@ func Check(obj map[string]interface{}, version, kind string) (errs, warnings []s
 			}
 			errs = append(errs, fmt.Sprintf("%s: Required value: exactly one of %s or firstAvailable", path, what))
 		}
-		errs = append(errs, celErrors(path, exact)...)
+		errs = append(errs, celErrors(exactPath, exact)...)
 		for j, sub := range asArray(req["firstAvailable"]) {
 			errs = append(errs, celErrors(fmt.Sprintf("%s.firstAvailable[%d]", path, j), asObject(sub))...)
 		}
 		if exact["adminAccess"] == true {
-			warnings = append(warnings, fmt.Sprintf("%s.adminAccess: needs a namespace labeled %s=true (Kubernetes 1.34+; %s=true in 1.33)", path, conversion.AdminAccessLabel, conversion.AdminAccessLabel133))
+			warnings = append(warnings, fmt.Sprintf("%s.adminAccess: needs a namespace labeled %s=true (Kubernetes 1.34+; %s=true in 1.33)", exactPath, conversion.AdminAccessLabel, conversion.AdminAccessLabel133))
 		}
 	}
 	for i, c := range asArray(devices["config"]) {
