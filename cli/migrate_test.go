@@ -58,7 +58,8 @@ func TestMigrateExample(t *testing.T) {
 }
 
 // TestMigrate126ToV1 is the README's example: a 1.26 claim allocated by a
-// classic driver, re-created on a cluster of today in one command.
+// classic driver, re-created on a cluster of today in one command; README.md
+// shows this output.
 func TestMigrate126ToV1(t *testing.T) {
 	in := filepath.Join("..", "examples", "claim-v1alpha1.yaml")
 	code, stdout, stderr := run(t, "", "migrate", "--to", "v1", "-f", in)
@@ -81,6 +82,13 @@ spec:
 `
 	if d := cmp.Diff(want, stdout); d != "" {
 		t.Errorf("stdout (-want +got):\n%s", d)
+	}
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), "```yaml\n"+want+"```\n") {
+		t.Errorf("README.md does not show the output of migrate --to v1 -f examples/claim-v1alpha1.yaml:\n%s", want)
 	}
 	who := in + ": document 1 (line 1): ResourceClaim ml-training/gpu-claim: "
 	wantErr := who + "dropped metadata.uid, metadata.resourceVersion, metadata.creationTimestamp, " +
