@@ -125,7 +125,7 @@ spec:
 	if diff := cmp.Diff(want, out); diff != "" {
 		t.Errorf("stdout (-want +got):\n%s", diff)
 	}
-	wantErr := "Warning: <stdin>: document 1 (line 1): ResourceClaim ns/c: spec.devices.requests[1].adminAccess: needs a namespace labeled resource.kubernetes.io/admin-access=true (Kubernetes 1.34+; resource.k8s.io/admin-access=true in 1.33)\n"
+	wantErr := "Warning: <stdin>: document 1 (line 1): ResourceClaim ns/c: spec.devices.requests[1].exactly.adminAccess: needs a namespace labeled resource.kubernetes.io/admin-access=true (Kubernetes 1.34+; resource.k8s.io/admin-access=true in 1.33)\n"
 	if diff := cmp.Diff(wantErr, stderr); diff != "" {
 		t.Errorf("stderr (-want +got):\n%s", diff)
 	}

@@ -29,7 +29,8 @@ func newMigrateCommand(s streams) *cobra.Command {
 kind: List, files, directories, standard input) and writes manifests that
 re-create every ResourceClaim and ResourceClaimTemplate on a cluster of the
 release serving the target version (v1alpha1: 1.26, v1alpha2: 1.27-1.30,
-v1alpha3: 1.31). Each is converted (its group is kept), then:
+v1alpha3: 1.31, and upstream's v1beta1: 1.32, v1beta2: 1.33, v1: 1.34+ for
+group resource.k8s.io). Each is converted (its group is kept), then:
 
   - server-set metadata is dropped (uid, resourceVersion, generation,
     creationTimestamp, deletionTimestamp, deletionGracePeriodSeconds,
@@ -38,27 +39,39 @@ v1alpha3: 1.31). Each is converted (its group is kept), then:
   - status is dropped: the API server resets it on create and the claim is
     allocated anew;
   - the built-in finalizer is renamed to the target release's
-    (dra.k8s.io/delete-protection <-> resource.kubernetes.io/delete-protection;
-    dropped for 1.26, which has none);
+    (dra.k8s.io/delete-protection <-> resource.kubernetes.io/delete-protection,
+    the finalizer of 1.31 and later; dropped for 1.26, which has none);
   - claimbridge's restore annotations and kubectl's last-applied-configuration
     are dropped: re-creation is one-way;
-  - for v1alpha3, a claim whose 1.30 ResourceClaimParameters are in the input
-    gets device requests with the same selectors, counts and opaque config;
-    the 1.30 parameter objects and ResourceClasses themselves are left out.
+  - for v1alpha3 and later, a claim whose 1.30 ResourceClaimParameters are in
+    the input gets device requests with the same selectors, counts and opaque
+    config (translated into the 1.31 shape, then converted on to v1beta1,
+    v1beta2 or v1); the 1.30 parameter objects and ResourceClasses themselves
+    are left out;
+  - for v1beta1, v1beta2 and v1, a migrated object that a Kubernetes 1.36
+    apiserver would reject (fields the version does not have, a request
+    without a device class, a CEL selector over 10 Ki, opaque parameters
+    that are not a JSON object or over 10 Ki) is refused: exit 3, nothing
+    is written. kubectl create --dry-run=server -f OUTPUT is the full check.
 
 What was dropped or changed is reported per object on standard error, with a
 "Warning:" line whenever the migrated object asks for something else than the
-original did. Other objects are passed through unchanged.`,
+original did (for GA targets also everything the 1.32+ consumers act on
+differently: classic DRA controllers, adminAccess and its namespace label
+...). Other objects are passed through unchanged.`,
 		Example: `  # Re-create a 1.30 cluster's claims on a 1.31 cluster
   kubectl get resourceclaims,resourceclaimparameters -A -o yaml > old.yaml
   claimbridge migrate --to v1alpha3 -f old.yaml > new.yaml
-  kubectl create -f new.yaml`,
+  kubectl create -f new.yaml
+
+  # Re-create a 1.26 claim on a cluster of today (resource.k8s.io/v1)
+  claimbridge migrate --to v1 -f claim-1.26.yaml | kubectl create -f -`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return o.run(s)
 		},
 	}
-	cmd.Flags().StringVar(&o.to, "to", "", "target version: "+strings.Join(conversion.Versions, ", ")+" (required)")
+	cmd.Flags().StringVar(&o.to, "to", "", "target version: "+strings.Join(conversion.ChainVersions, ", ")+" (required; the last three for resource.k8s.io only)")
 	cmd.Flags().StringArrayVarP(&o.filenames, "filename", "f", nil, "file, directory or - for standard input (repeatable, required)")
 	cmd.Flags().StringVarP(&o.output, "output", "o", o.output, "output format: yaml or json")
 	cmd.Flags().BoolVar(&o.keepOwnerReferences, "keep-owner-references", false, "keep metadata.ownerReferences (only when the owners survive with the same uids)")

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/claimbridge/claimbridge/api"
+	"github.com/claimbridge/claimbridge/gacheck"
 	"github.com/claimbridge/claimbridge/manifest"
 	"github.com/claimbridge/claimbridge/validation"
 )
@@ -137,18 +138,18 @@ func (o *validateOptions) run(s streams) error {
 }
 
 // validateGADocuments checks the resource.k8s.io v1beta1, v1beta2 and v1
-// claims and templates (as creates; see validateGA) and returns the other
+// claims and templates (as creates; see gacheck.Check) and returns the other
 // documents, and whether any GA document is invalid.
 func validateGADocuments(docs []manifest.Document, s streams) ([]manifest.Document, bool) {
 	var rest []manifest.Document
 	invalid := false
 	for _, doc := range docs {
-		version, kind := gaVersion(doc.Object)
+		version, kind := gacheck.Version(doc.Object)
 		if version == "" {
 			rest = append(rest, doc)
 			continue
 		}
-		errs, warnings := validateGA(doc.Object, version, kind)
+		errs, warnings := gacheck.Check(doc.Object, version, kind)
 		for _, w := range warnings {
 			fmt.Fprintf(s.err, "Warning: %s: %s: %s\n", doc.Position(), api.Describe(doc.Object), w)
 		}

@@ -12,7 +12,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
+	"github.com/claimbridge/claimbridge/gacheck"
 )
 
 // Options tune a migration.
@@ -54,14 +56,26 @@ func Object(obj map[string]interface{}, to string, opts Options) (map[string]int
 	if err != nil {
 		return nil, r, err
 	}
-	_, from, kind, err := conversion.Identify(obj)
+	group, from, kind, err := conversion.Identify(obj)
 	if err != nil {
 		return nil, r, err
 	}
 	if kind != conversion.KindClaim && kind != conversion.KindTemplate {
 		return nil, r, fmt.Errorf("kind %s: migrate the items of a list one by one", kind)
 	}
-	out, err := conversion.Convert(obj, to)
+	ga := isGA(to)
+	if ga && group != conversion.UpstreamGroup {
+		return nil, r, fmt.Errorf("target version %s is a version of %s (Kubernetes %s), not of %s; give the manifest apiVersion %s/%s to migrate it to the upstream API",
+			to, conversion.UpstreamGroup, target.Releases, group, conversion.UpstreamGroup, from)
+	}
+	// 1.30 parameters are translated into the 1.31 (v1alpha3) requests;
+	// for a GA target the translated object is converted on from there.
+	// (From v1alpha3 on, the GA steps' consumer warnings are reported too.)
+	via := to
+	if ga && chainIndex(from) <= chainIndex(conversion.V1alpha3) {
+		via = conversion.V1alpha3
+	}
+	out, err := conversion.Convert(obj, via)
 	if err != nil {
 		return nil, r, err
 	}
@@ -84,6 +98,9 @@ func Object(obj map[string]interface{}, to string, opts Options) (map[string]int
 	inputAnn, _ := inputMeta["annotations"].(map[string]interface{})
 	dropAnnotations(meta, inputAnn, &r)
 	mapFinalizers(meta, target, to, &r)
+	if ga && kind == conversion.KindClaim {
+		dropClassicFinalizers(meta, out, target, &r)
+	}
 	if _, ok := out["status"]; ok {
 		delete(out, "status")
 		r.Dropped = append(r.Dropped, "status (reset on create: the claim is allocated anew)")
@@ -91,9 +108,62 @@ func Object(obj map[string]interface{}, to string, opts Options) (map[string]int
 	if target.Devices {
 		translateParameters(obj, from, kind, out, opts.Parameters, &r)
 	}
+	if via != to {
+		var ws []conversion.Warning
+		if out, ws, err = conversion.ConvertWithWarnings(out, to); err != nil {
+			return nil, r, err
+		}
+		for _, w := range ws {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%s: %s (%s→%s)", w.Path, w.Message, w.From, w.To))
+		}
+		// The restore annotation of the steps after via holds what the
+		// warnings above say is lost: re-creation is one-way.
+		outMeta := out["metadata"].(map[string]interface{})
+		added := map[string]interface{}{}
+		for k, v := range asMap(outMeta["annotations"]) {
+			added[k] = v
+		}
+		dropAnnotations(outMeta, added, &r)
+	}
+	if ga {
+		errs, warnings := gacheck.Check(out, to, kind)
+		if chainIndex(from) > chainIndex(conversion.V1alpha3) {
+			// The v1alpha3→v1beta1 step, which warns about the same, did not run.
+			r.Warnings = append(r.Warnings, warnings...)
+		}
+		if len(errs) > 0 {
+			return nil, r, fmt.Errorf("%s %s: a Kubernetes %s apiserver would reject the migrated object: %s",
+				kind, api.Ref(out), target.Releases, strings.Join(errs, "; "))
+		}
+	}
 	return out, r, nil
 }
 
+// isGA reports whether version is one of upstream's v1beta1, v1beta2 and v1.
+func isGA(version string) bool {
+	for _, v := range conversion.GAVersions {
+		if v == version {
+			return true
+		}
+	}
+	return false
+}
+
+func chainIndex(version string) int {
+	for i, v := range conversion.ChainVersions {
+		if v == version {
+			return i
+		}
+	}
+	return -1
+}
+
+func asMap(v interface{}) map[string]interface{} {
+	m, _ := v.(map[string]interface{})
+	return m
+}
+
+// describe names an object as namespace/name (or name).
 // dropAnnotations removes claimbridge's restore annotations (what they
 // preserve cannot come back after re-creation) and stale client annotations.
 // Only what the input had is reported: conversion adds a restore annotation
@@ -121,6 +191,44 @@ func dropAnnotations(meta, input map[string]interface{}, r *Report) {
 	if ann != nil && len(ann) == 0 {
 		delete(meta, "annotations")
 	}
+}
+
+// classicFinalizerSuffix ends the finalizer classic DRA drivers (the controller
+// helper of k8s.io/dynamic-resource-allocation up to 1.31) put on the claims
+// they allocate: "<driver name>/deletion-protection".
+const classicFinalizerSuffix = "/deletion-protection"
+
+// dropClassicFinalizers drops the finalizer of the classic DRA driver of a
+// v1alpha3 claim (spec.controller, status.allocation.controller): in 1.32+
+// classic drivers no longer run, so nothing would remove it and deleting the
+// re-created claim would wait for ever.
+func dropClassicFinalizers(meta, claim map[string]interface{}, target Target, r *Report) {
+	spec, _ := claim["spec"].(map[string]interface{})
+	status, _ := claim["status"].(map[string]interface{})
+	allocation, _ := status["allocation"].(map[string]interface{})
+	drivers := map[string]bool{}
+	for _, d := range []string{str(spec, "controller"), str(allocation, "controller")} {
+		if d != "" {
+			drivers[d+classicFinalizerSuffix] = true
+		}
+	}
+	list, _ := meta["finalizers"].([]interface{})
+	var keep []interface{}
+	for _, f := range list {
+		if name, _ := f.(string); drivers[name] {
+			r.Dropped = append(r.Dropped, fmt.Sprintf("metadata.finalizers[%s] (classic DRA driver's: Kubernetes %s runs no classic driver that would remove it)", name, target.Releases))
+			continue
+		}
+		keep = append(keep, f)
+	}
+	if len(keep) == len(list) {
+		return
+	}
+	if len(keep) == 0 {
+		delete(meta, "finalizers")
+		return
+	}
+	meta["finalizers"] = keep
 }
 
 // mapFinalizers renames every built-in finalizer to the target release's

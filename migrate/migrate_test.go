@@ -196,12 +196,12 @@ func TestObjectErrors(t *testing.T) {
 
 // Every version claimbridge converts to must be a migration target.
 func TestTargetsCoverVersions(t *testing.T) {
-	for _, v := range conversion.Versions {
+	for _, v := range conversion.ChainVersions {
 		if _, ok := Targets[v]; !ok {
-			t.Errorf("conversion.Versions has %s, migrate.Targets has no row for it", v)
+			t.Errorf("conversion.ChainVersions has %s, migrate.Targets has no row for it", v)
 		}
 	}
-	if len(Targets) != len(conversion.Versions) {
-		t.Errorf("migrate.Targets has %d rows for %d versions", len(Targets), len(conversion.Versions))
+	if len(Targets) != len(conversion.ChainVersions) {
+		t.Errorf("migrate.Targets has %d rows for %d versions", len(Targets), len(conversion.ChainVersions))
 	}
 }

@@ -21,14 +21,20 @@ type Target struct {
 	Devices bool
 }
 
-// Targets maps each version of conversion.Versions to its release facts. A
-// version added to conversion.Versions needs a row here (a test checks it);
+// Targets maps each version of conversion.ChainVersions to its release
+// facts. A version added to the chain needs a row here (a test checks it);
 // v1beta1, v1beta2 and v1 keep the 1.31 finalizer and device requests.
 var Targets = map[string]Target{
 	conversion.V1alpha1: {Releases: "1.26"},
 	conversion.V1alpha2: {Releases: "1.27-1.30", Finalizer: "dra.k8s.io/delete-protection"},
-	conversion.V1alpha3: {Releases: "1.31", Finalizer: "resource.kubernetes.io/delete-protection", Devices: true},
+	conversion.V1alpha3: {Releases: "1.31", Finalizer: deleteProtection, Devices: true},
+	conversion.V1beta1:  {Releases: "1.32", Finalizer: deleteProtection, Devices: true},
+	conversion.V1beta2:  {Releases: "1.33", Finalizer: deleteProtection, Devices: true},
+	conversion.V1:       {Releases: "1.34+", Finalizer: deleteProtection, Devices: true},
 }
+
+// deleteProtection is the built-in finalizer of 1.31 and later.
+const deleteProtection = "resource.kubernetes.io/delete-protection"
 
 // builtinFinalizer reports whether name is the built-in finalizer of some release.
 func builtinFinalizer(name string) bool {

@@ -1,7 +1,6 @@
 package ga
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,15 +9,14 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	resourcev1 "k8s.io/api/resource/v1"
-	resourcev1beta1 "k8s.io/api/resource/v1beta1"
-	resourcev1beta2 "k8s.io/api/resource/v1beta2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/claimbridge/claimbridge/conversion"
+	"github.com/claimbridge/claimbridge/gacheck"
 	"github.com/claimbridge/claimbridge/manifest"
+	"github.com/claimbridge/claimbridge/migrate"
 )
 
 // fixture is one claim or template of the alpha shapes.
@@ -96,37 +94,26 @@ func gvr(version, kind string) schema.GroupVersionResource {
 	return schema.GroupVersionResource{Group: conversion.UpstreamGroup, Version: version, Resource: resource}
 }
 
-// serverSetMetadata are the ObjectMeta fields an apiserver sets; a create
-// must not carry them (uid, resourceVersion) or ignores them.
-var serverSetMetadata = []string{"uid", "resourceVersion", "creationTimestamp", "generation", "managedFields", "selfLink", "deletionTimestamp", "deletionGracePeriodSeconds"}
-
-// forCreate returns obj without server-set metadata and status, renamed into
-// the suite's namespace, and the status it had.
-func forCreate(obj map[string]interface{}, name string) (map[string]interface{}, interface{}) {
-	out := map[string]interface{}{}
-	for k, v := range obj {
-		out[k] = v
+// forCreate migrates obj to version as `claimbridge migrate` does (server-set
+// metadata, status, owner references and restore annotations dropped, the
+// built-in finalizer of the target release, GA checks) and renames it into
+// the suite's namespace.
+func forCreate(t *testing.T, source string, obj map[string]interface{}, version, name string, opts migrate.Options) map[string]interface{} {
+	t.Helper()
+	out, _, err := migrate.Object(obj, version, opts)
+	if err != nil {
+		t.Fatalf("%s: migrating to %s: %v", source, version, err)
 	}
-	meta := map[string]interface{}{}
-	if m, ok := obj["metadata"].(map[string]interface{}); ok {
-		for k, v := range m {
-			meta[k] = v
-		}
-	}
-	for _, k := range serverSetMetadata {
-		delete(meta, k)
-	}
+	meta := out["metadata"].(map[string]interface{})
 	meta["name"], meta["namespace"] = name, namespace
-	out["metadata"] = meta
-	status := out["status"]
-	delete(out, "status")
-	return out, status
+	return out
 }
 
-// TestCreateConverted converts every fixture to v1beta1, v1beta2 and v1,
+// TestCreateConverted converts every fixture to v1beta1, v1beta2 and v1 and
 // checks that each result decodes strictly into the k8s.io/api v0.36 type of
-// its version, creates it in kube-apiserver 1.36 in that version and writes
-// its status through the status subresource. Then it reads the three objects
+// its version; creates the fixture migrated to that version (what
+// `claimbridge migrate --to VERSION` prints) in kube-apiserver 1.36 and
+// writes the converted status through the status subresource. Then it reads the three objects
 // back as v1: the apiserver's conversion of claimbridge's v1beta1 and
 // v1beta2 must give the spec and status claimbridge's v1 has.
 func TestCreateConverted(t *testing.T) {
@@ -140,11 +127,11 @@ func TestCreateConverted(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: converting to %s: %v", f.source, version, err)
 				}
-				if err := decodeStrict(converted, version, f.kind); err != nil {
+				if err := gacheck.DecodeStrict(converted, version, f.kind); err != nil {
 					t.Fatalf("%s: the %s result does not decode strictly into k8s.io/api: %v", f.source, version, err)
 				}
 				name := f.name + "-" + version
-				obj, status := forCreate(converted, name)
+				obj, status := forCreate(t, f.source, f.obj, version, name, migrate.Options{}), converted["status"]
 				client := s.dynamic.Resource(gvr(version, f.kind)).Namespace(namespace)
 				created, err := client.Create(ctx, &unstructured.Unstructured{Object: obj}, metav1.CreateOptions{})
 				if err != nil {
@@ -177,29 +164,6 @@ func TestCreateConverted(t *testing.T) {
 func statusIsEmpty(status interface{}) bool {
 	m, _ := status.(map[string]interface{})
 	return len(m) == 0
-}
-
-func decodeStrict(obj map[string]interface{}, version, kind string) error {
-	var typed interface{}
-	switch version + "/" + kind {
-	case "v1beta1/ResourceClaim":
-		typed = &resourcev1beta1.ResourceClaim{}
-	case "v1beta2/ResourceClaim":
-		typed = &resourcev1beta2.ResourceClaim{}
-	case "v1/ResourceClaim":
-		typed = &resourcev1.ResourceClaim{}
-	case "v1beta1/ResourceClaimTemplate":
-		typed = &resourcev1beta1.ResourceClaimTemplate{}
-	case "v1beta2/ResourceClaimTemplate":
-		typed = &resourcev1beta2.ResourceClaimTemplate{}
-	case "v1/ResourceClaimTemplate":
-		typed = &resourcev1.ResourceClaimTemplate{}
-	default:
-		return fmt.Errorf("no type for %s %s", version, kind)
-	}
-	dec := json.NewDecoder(bytes.NewReader([]byte(mustJSON(obj))))
-	dec.DisallowUnknownFields()
-	return dec.Decode(typed)
 }
 
 func mustJSON(v interface{}) string {

@@ -1,7 +1,9 @@
-// Package ga creates claimbridge's conversions of 1.26, 1.30 and 1.31
-// claims and templates in a real kube-apiserver 1.36 (envtest) as upstream's
-// resource.k8s.io/v1, v1beta1 and v1beta2, and writes their converted
-// status through the status subresource.
+// Package ga creates claimbridge's migrations (`claimbridge migrate --to
+// v1beta1|v1beta2|v1`) of 1.26, 1.30 and 1.31 claims and templates — with
+// 1.30 parameters, allocated claims — in a real kube-apiserver 1.36 (envtest)
+// as upstream's resource.k8s.io/v1, v1beta1 and v1beta2, writes their
+// converted status (`claimbridge convert`) through the status subresource,
+// and checks that what migrate refuses the apiserver rejects.
 //
 // The package starts its own control plane in TestMain: no CRDs and no
 // claimbridge server are needed, only kube-apiserver with

@@ -1,4 +1,9 @@
-package cli
+// Package gacheck checks claims and templates of upstream's resource.k8s.io
+// v1beta1, v1beta2 and v1 for what a Kubernetes 1.36 apiserver rejects and
+// claimbridge's conversions can get wrong. `claimbridge validate` uses it for
+// GA manifests, and migrate to refuse migrated objects a 1.36 apiserver
+// would not create.
+package gacheck
 
 import (
 	"bytes"
@@ -12,9 +17,9 @@ import (
 	"github.com/claimbridge/claimbridge/conversion"
 )
 
-// gaVersion returns the version of a resource.k8s.io v1beta1, v1beta2 or v1
-// claim or template, or "".
-func gaVersion(obj map[string]interface{}) (version, kind string) {
+// Version returns the version and kind of a resource.k8s.io v1beta1, v1beta2
+// or v1 claim or template, or "" when obj is not one.
+func Version(obj map[string]interface{}) (version, kind string) {
 	group, version, kind, err := conversion.Identify(obj)
 	if err != nil || group != conversion.UpstreamGroup || (kind != conversion.KindClaim && kind != conversion.KindTemplate) {
 		return "", ""
@@ -27,15 +32,15 @@ func gaVersion(obj map[string]interface{}) (version, kind string) {
 	return "", ""
 }
 
-// validateGA checks a claim or template of upstream's v1beta1, v1beta2 or
+// Check checks a claim or template of upstream's v1beta1, v1beta2 or
 // v1 for what claimbridge's conversions can get wrong: fields the version
 // does not have (a strict decode into the k8s.io/api v0.36 type), requests
 // with neither or both of a device class and firstAvailable, CEL selectors
 // and opaque parameters over the 1.32+ limits. It does not repeat all of
 // upstream's validation: `kubectl apply --dry-run=server` is the full check.
 // Warnings name what needs more than the object (adminAccess).
-func validateGA(obj map[string]interface{}, version, kind string) (errs, warnings []string) {
-	if err := decodeGAStrict(obj, version, kind); err != nil {
+func Check(obj map[string]interface{}, version, kind string) (errs, warnings []string) {
+	if err := DecodeStrict(obj, version, kind); err != nil {
 		errs = append(errs, fmt.Sprintf("does not decode strictly into resource.k8s.io/%s %s: %v", version, kind, err))
 	}
 	specPath, spec := "spec", asObject(obj["spec"])
@@ -46,9 +51,9 @@ func validateGA(obj map[string]interface{}, version, kind string) (errs, warning
 	for i, r := range asArray(devices["requests"]) {
 		req := asObject(r)
 		path := fmt.Sprintf("%s.devices.requests[%d]", specPath, i)
-		exact := req
+		exact, exactPath := req, path
 		if version != conversion.V1beta1 {
-			exact = asObject(req["exactly"])
+			exact, exactPath = asObject(req["exactly"]), path+".exactly"
 		}
 		_, hasClass := exact["deviceClassName"]
 		_, hasFirst := req["firstAvailable"]
@@ -59,12 +64,12 @@ func validateGA(obj map[string]interface{}, version, kind string) (errs, warning
 			}
 			errs = append(errs, fmt.Sprintf("%s: Required value: exactly one of %s or firstAvailable", path, what))
 		}
-		errs = append(errs, celErrors(path, exact)...)
+		errs = append(errs, celErrors(exactPath, exact)...)
 		for j, sub := range asArray(req["firstAvailable"]) {
 			errs = append(errs, celErrors(fmt.Sprintf("%s.firstAvailable[%d]", path, j), asObject(sub))...)
 		}
 		if exact["adminAccess"] == true {
-			warnings = append(warnings, fmt.Sprintf("%s.adminAccess: needs a namespace labeled %s=true (Kubernetes 1.34+; %s=true in 1.33)", path, conversion.AdminAccessLabel, conversion.AdminAccessLabel133))
+			warnings = append(warnings, fmt.Sprintf("%s.adminAccess: needs a namespace labeled %s=true (Kubernetes 1.34+; %s=true in 1.33)", exactPath, conversion.AdminAccessLabel, conversion.AdminAccessLabel133))
 		}
 	}
 	for i, c := range asArray(devices["config"]) {
@@ -101,7 +106,10 @@ func parameterErrors(path string, config interface{}) []string {
 	return nil
 }
 
-func decodeGAStrict(obj map[string]interface{}, version, kind string) error {
+// DecodeStrict decodes obj into the k8s.io/api v0.36 type of version and
+// kind (v1beta1, v1beta2 or v1 ResourceClaim or ResourceClaimTemplate) and
+// fails on fields that type does not have.
+func DecodeStrict(obj map[string]interface{}, version, kind string) error {
 	var typed interface{}
 	switch version + "/" + kind {
 	case "v1beta1/ResourceClaim":
@@ -114,8 +122,10 @@ func decodeGAStrict(obj map[string]interface{}, version, kind string) error {
 		typed = &resourcev1beta1.ResourceClaimTemplate{}
 	case "v1beta2/ResourceClaimTemplate":
 		typed = &resourcev1beta2.ResourceClaimTemplate{}
-	default:
+	case "v1/ResourceClaimTemplate":
 		typed = &resourcev1.ResourceClaimTemplate{}
+	default:
+		return fmt.Errorf("no resource.k8s.io type for %s %s", version, kind)
 	}
 	data, err := json.Marshal(obj)
 	if err != nil {

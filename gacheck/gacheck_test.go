@@ -1,0 +1,83 @@
+package gacheck
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"sigs.k8s.io/yaml"
+)
+
+// TestCheck: paths name the field in the object's own version (flat in
+// v1beta1, under exactly in v1beta2 and v1).
+func TestCheck(t *testing.T) {
+	long := strings.Repeat("x", 10*1024+1)
+	tests := []struct {
+		name, in       string
+		errs, warnings []string
+	}{{
+		name: "v1beta1-flat",
+		in: `apiVersion: resource.k8s.io/v1beta1
+kind: ResourceClaim
+metadata: {name: c}
+spec: {devices: {requests: [{name: r, deviceClassName: g, adminAccess: true, selectors: [{cel: {expression: ` + long + `}}]}]}}`,
+		errs:     []string{"spec.devices.requests[0].selectors[0].cel.expression: Too long: may not be more than 10240 bytes"},
+		warnings: []string{"spec.devices.requests[0].adminAccess: needs a namespace labeled resource.kubernetes.io/admin-access=true (Kubernetes 1.34+; resource.k8s.io/admin-access=true in 1.33)"},
+	}, {
+		name: "v1-template-exactly",
+		in: `apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: t}
+spec: {spec: {devices: {requests: [{name: r, exactly: {deviceClassName: g, adminAccess: true, selectors: [{cel: {expression: ` + long + `}}]}}]}}}`,
+		errs:     []string{"spec.spec.devices.requests[0].exactly.selectors[0].cel.expression: Too long: may not be more than 10240 bytes"},
+		warnings: []string{"spec.spec.devices.requests[0].exactly.adminAccess: needs a namespace labeled resource.kubernetes.io/admin-access=true (Kubernetes 1.34+; resource.k8s.io/admin-access=true in 1.33)"},
+	}, {
+		name: "v1beta2-neither-class-nor-firstAvailable",
+		in: `apiVersion: resource.k8s.io/v1beta2
+kind: ResourceClaim
+metadata: {name: c}
+spec: {devices: {requests: [{name: r}]}}`,
+		errs: []string{"spec.devices.requests[0]: Required value: exactly one of exactly or firstAvailable"},
+	}, {
+		name: "valid",
+		in: `apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: c}
+spec: {devices: {requests: [{name: r, exactly: {deviceClassName: g}}], config: [{requests: [r], opaque: {driver: d, parameters: {a: 1}}}]}}`,
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var obj map[string]interface{}
+			if err := yaml.Unmarshal([]byte(tt.in), &obj); err != nil {
+				t.Fatal(err)
+			}
+			version, kind := Version(obj)
+			errs, warnings := Check(obj, version, kind)
+			if d := cmp.Diff(tt.errs, errs); d != "" {
+				t.Errorf("errors (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff(tt.warnings, warnings); d != "" {
+				t.Errorf("warnings (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestVersion(t *testing.T) {
+	for in, want := range map[string]string{
+		"resource.k8s.io/v1":                    "v1",
+		"resource.k8s.io/v1beta1":               "v1beta1",
+		"resource.k8s.io/v1alpha3":              "",
+		"resource.claimbridge.dev/v1alpha2":     "",
+		"resource.k8s.io/v1beta2 ResourceSlice": "",
+	} {
+		apiVersion, kind, _ := strings.Cut(in, " ")
+		if kind == "" {
+			kind = "ResourceClaim"
+		}
+		got, _ := Version(map[string]interface{}{"apiVersion": apiVersion, "kind": kind, "metadata": map[string]interface{}{"name": "c"}})
+		if got != want {
+			t.Errorf("Version(%s %s) = %q, want %q", apiVersion, kind, got, want)
+		}
+	}
+}
