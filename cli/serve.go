@@ -10,6 +10,7 @@ import (
 	logsapi "k8s.io/component-base/logs/api/v1"
 	_ "k8s.io/component-base/logs/json/register" // --log-format=json
 	"k8s.io/klog/v2"
+	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/claimbridge/claimbridge/webhook"
 )
@@ -18,7 +19,13 @@ import (
 type serveFunc func(ctx context.Context, opts *webhook.Options) error
 
 func newServeCommand(s streams) *cobra.Command {
-	return newServeCommandWithRun(s, runServe)
+	// #11: --cert-mode, --metrics-secure and friends live in serve_ops.go.
+	ops := newOpsOptions()
+	cmd := newServeCommandWithRun(s, func(ctx context.Context, opts *webhook.Options) error {
+		return runServe(ctx, opts, ops)
+	})
+	ops.AddFlags(cmd.Flags())
+	return cmd
 }
 
 func newServeCommandWithRun(_ streams, run serveFunc) *cobra.Command {
@@ -51,7 +58,7 @@ gracefully: /readyz fails, in-flight requests finish, then it exits.`,
 }
 
 // runServe applies the logging options, once per process, and runs the server.
-func runServe(ctx context.Context, opts *webhook.Options) error {
+func runServe(ctx context.Context, opts *webhook.Options, ops *opsOptions) error {
 	c := logsapi.NewLoggingConfiguration()
 	c.Format = opts.LogFormat
 	c.Verbosity = logsapi.VerbosityLevel(opts.Verbosity)
@@ -59,5 +66,6 @@ func runServe(ctx context.Context, opts *webhook.Options) error {
 		return withCode(ExitBadInput, err)
 	}
 	defer klog.Flush()
-	return webhook.Run(klog.NewContext(ctx, klog.Background().WithName("claimbridge")), opts)
+	ctrl.SetLogger(klog.Background()) // controller-runtime and cert-controller log through klog
+	return runWithOps(klog.NewContext(ctx, klog.Background().WithName("claimbridge")), opts, ops, nil) // #11
 }

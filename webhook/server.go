@@ -32,7 +32,9 @@ func New(opts *Options) (*Server, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	return &Server{opts: *opts, metrics: newMetrics(), started: make(chan struct{})}, nil
+	s := &Server{opts: *opts, metrics: newMetrics(), started: make(chan struct{})}
+	s.metrics.registry.MustRegister(newCertFileCollector(opts.CertDir)) // #11: certificate expiry/age
+	return s, nil
 }
 
 // Run starts a server with opts and blocks until ctx is done and the
