@@ -66,6 +66,6 @@ func runServe(ctx context.Context, opts *webhook.Options, ops *opsOptions) error
 		return withCode(ExitBadInput, err)
 	}
 	defer klog.Flush()
-	ctrl.SetLogger(klog.Background()) // controller-runtime and cert-controller log through klog
+	ctrl.SetLogger(klog.Background())                                                                  // controller-runtime and cert-controller log through klog
 	return runWithOps(klog.NewContext(ctx, klog.Background().WithName("claimbridge")), opts, ops, nil) // #11
 }
