@@ -52,6 +52,18 @@ func (c *certFileCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(c.notBefore, prometheus.GaugeValue, float64(cert.NotBefore.Unix()))
 }
 
+// registerOpsMetrics adds the certificate collector and creates the panic
+// and certificate-reload error series at zero, so that alerts on their
+// increase see a series from the start (test/monitoring checks that every
+// name the alerts use is exported).
+func (s *Server) registerOpsMetrics() {
+	s.metrics.registry.MustRegister(newCertFileCollector(s.opts.CertDir))
+	for _, endpoint := range []string{"/convert", "/validate"} {
+		s.metrics.panics.WithLabelValues(endpoint)
+	}
+	s.metrics.certReloads.WithLabelValues("error")
+}
+
 // MetricsHandler serves the server's Prometheus registry; the command
 // mounts it behind authentication when metrics are secure (#11).
 func (s *Server) MetricsHandler() http.Handler { return s.metrics.handler() }

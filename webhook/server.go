@@ -33,7 +33,7 @@ func New(opts *Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{opts: *opts, metrics: newMetrics(), started: make(chan struct{})}
-	s.metrics.registry.MustRegister(newCertFileCollector(opts.CertDir)) // #11: certificate expiry/age
+	s.registerOpsMetrics() // #11: certificate expiry/age, series the alerts need (certmetrics.go)
 	return s, nil
 }
 
