@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -202,4 +203,16 @@ func runWithOps(ctx context.Context, opts *webhook.Options, o *opsOptions, restC
 		cancel()
 		return errors.Join(err, <-serverDone)
 	}
+}
+
+// Serve runs `claimbridge serve args...` in this process until ctx is done,
+// exactly as the binary does (flags, logging, certificate and metrics
+// modes); the envtest suites run the real command through it.
+func Serve(ctx context.Context, args []string, out, errOut io.Writer) error {
+	cmd := newServeCommand(streams{out: out, err: errOut})
+	cmd.SetArgs(args)
+	cmd.SetOut(out)
+	cmd.SetErr(errOut)
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	return cmd.ExecuteContext(ctx)
 }
