@@ -99,8 +99,8 @@ func TestMigrateBadInput(t *testing.T) {
 		code   int
 		stderr string
 	}{
-		{"no-target", []string{"migrate", "-f", "-"}, "", ExitBadInput, "Error: --to is required (one of v1alpha1, v1alpha2, v1alpha3)\n"},
-		{"bad-target", []string{"migrate", "--to", "v9", "-f", "-"}, "", ExitBadInput, "Error: --to \"v9\": unsupported version (supported: v1alpha1, v1alpha2, v1alpha3)\n"},
+		{"no-target", []string{"migrate", "-f", "-"}, "", ExitBadInput, "Error: --to is required (one of v1alpha1, v1alpha2, v1alpha3, v1beta1, v1beta2, v1)\n"},
+		{"bad-target", []string{"migrate", "--to", "v9", "-f", "-"}, "", ExitBadInput, "Error: --to \"v9\": unsupported version (supported: v1alpha1, v1alpha2, v1alpha3, v1beta1, v1beta2, v1)\n"},
 		{"unreadable", []string{"migrate", "--to", "v1alpha3", "-f", "-"}, "a: [", ExitBadInput, ""},
 	}
 	for _, tt := range tests {

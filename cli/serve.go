@@ -11,8 +11,7 @@ import (
 	logsapi "k8s.io/component-base/logs/api/v1"
 	_ "k8s.io/component-base/logs/json/register" // --log-format=json
 	"k8s.io/klog/v2"
-
-	"github.com/claimbridge/claimbridge/webhook"
+	ctrl "sigs.k8s.io/controller-runtime"
 )
 
 // serveFunc runs the server with validated options; tests inject a fake.
@@ -56,7 +55,8 @@ finish, then it exits.`,
 }
 
 // runServe applies the logging options, once per process, and runs the
-// server: ServeOptions → webhook.Config → webhook.Server.
+// server: ServeOptions → webhook.Config → webhook.Server, with the
+// certificate and metrics modes of serve_ops.go around it.
 func runServe(ctx context.Context, opts *ServeOptions) error {
 	cfg, err := opts.Config()
 	if err != nil {
@@ -69,9 +69,6 @@ func runServe(ctx context.Context, opts *ServeOptions) error {
 		return withCode(ExitBadInput, err)
 	}
 	defer klog.Flush()
-	srv, err := webhook.New(cfg)
-	if err != nil {
-		return withCode(ExitBadInput, err)
-	}
-	return srv.Run(klog.NewContext(ctx, klog.Background().WithName("claimbridge")))
+	ctrl.SetLogger(klog.Background())                                                                  // controller-runtime and cert-controller log through klog
+	return runWithOps(klog.NewContext(ctx, klog.Background().WithName("claimbridge")), cfg, opts, nil) // #11: certificate and metrics modes
 }
