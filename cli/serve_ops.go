@@ -78,17 +78,20 @@ func (o *ServeOptions) needsAPI() bool {
 	return o.CertMode == CertModeSelfManaged || o.metricsSecure()
 }
 
-// apiNeededBy names the flags that made the server need the API, for the
-// error when there is none.
-func (o *ServeOptions) apiNeededBy() string {
-	var by []string
+// errNoAPI explains, naming the flags, why the server needs the Kubernetes
+// API it could not find, and how to run without it.
+func (o *ServeOptions) errNoAPI(err error) error {
+	var by, instead []string
 	if o.CertMode == CertModeSelfManaged {
 		by = append(by, "--cert-mode=self-managed")
+		instead = append(instead, "--cert-mode=files")
 	}
 	if o.metricsSecure() {
 		by = append(by, "--metrics-secure (the default)")
+		instead = append(instead, "--metrics-secure=false (or --metrics-bind-address=0)")
 	}
-	return strings.Join(by, " and ")
+	return fmt.Errorf("%s: the Kubernetes API is needed (a kubeconfig or the in-cluster config); to run without one, e.g. locally, pass %s: %w",
+		strings.Join(by, " and "), strings.Join(instead, " and "), err)
 }
 
 // runWithOps runs the webhook server of cfg with the operation modes of o:
@@ -102,7 +105,7 @@ func runWithOps(ctx context.Context, cfg webhook.Config, o *ServeOptions, restCo
 	if restConfig == nil && o.needsAPI() {
 		var err error
 		if restConfig, err = ctrl.GetConfig(); err != nil {
-			return withCode(ExitBadInput, fmt.Errorf("%s need the Kubernetes API (a kubeconfig or the in-cluster config); to run locally without one, pass --metrics-secure=false (or --metrics-bind-address=0) and --cert-mode=files: %w", o.apiNeededBy(), err))
+			return withCode(ExitBadInput, o.errNoAPI(err))
 		}
 	}
 	if o.metricsSecure() {
