@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -47,7 +48,11 @@ finish, then it exits.`,
 			}
 			ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return withCode(ExitInvalid, run(ctx, opts))
+			err := run(ctx, opts)
+			if ee := (*exitError)(nil); errors.As(err, &ee) {
+				return err // keeps ExitBadInput of a configuration the server cannot use
+			}
+			return withCode(ExitInvalid, err)
 		},
 	}
 	opts.AddFlags(cmd.Flags())
