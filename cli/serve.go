@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -11,8 +12,7 @@ import (
 	logsapi "k8s.io/component-base/logs/api/v1"
 	_ "k8s.io/component-base/logs/json/register" // --log-format=json
 	"k8s.io/klog/v2"
-
-	"github.com/claimbridge/claimbridge/webhook"
+	ctrl "sigs.k8s.io/controller-runtime"
 )
 
 // serveFunc runs the server with validated options; tests inject a fake.
@@ -48,7 +48,11 @@ finish, then it exits.`,
 			}
 			ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return withCode(ExitInvalid, run(ctx, opts))
+			err := run(ctx, opts)
+			if ee := (*exitError)(nil); errors.As(err, &ee) {
+				return err // keeps ExitBadInput of a configuration the server cannot use
+			}
+			return withCode(ExitInvalid, err)
 		},
 	}
 	opts.AddFlags(cmd.Flags())
@@ -56,7 +60,8 @@ finish, then it exits.`,
 }
 
 // runServe applies the logging options, once per process, and runs the
-// server: ServeOptions → webhook.Config → webhook.Server.
+// server: ServeOptions → webhook.Config → webhook.Server, with the
+// certificate and metrics modes of serve_ops.go around it.
 func runServe(ctx context.Context, opts *ServeOptions) error {
 	cfg, err := opts.Config()
 	if err != nil {
@@ -70,9 +75,6 @@ func runServe(ctx context.Context, opts *ServeOptions) error {
 	}
 	defer klog.Flush()
 	applyGCDefault()
-	srv, err := webhook.New(cfg)
-	if err != nil {
-		return withCode(ExitBadInput, err)
-	}
-	return srv.Run(klog.NewContext(ctx, klog.Background().WithName("claimbridge")))
+	ctrl.SetLogger(klog.Background())                                                                  // controller-runtime and cert-controller log through klog
+	return runWithOps(klog.NewContext(ctx, klog.Background().WithName("claimbridge")), cfg, opts, nil) // #11: certificate and metrics modes
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 	cliflag "k8s.io/component-base/cli/flag"
 
+	"github.com/claimbridge/claimbridge/certs/selfmanaged"
 	"github.com/claimbridge/claimbridge/webhook"
 )
 
@@ -80,6 +81,31 @@ type ServeOptions struct {
 	// ShutdownTimeout bounds waiting for in-flight requests. Default 30s.
 	ShutdownTimeout time.Duration
 
+	// CertMode is where the serving certificate comes from: "files"
+	// (--tls-cert-file/--tls-private-key-file or --cert-dir as they are)
+	// or "self-managed" (certs/selfmanaged keeps it in --cert-secret and
+	// writes it into --cert-dir). Default "files".
+	CertMode string
+	// CertSecret is <namespace>/<name> of the self-managed Secret; a name
+	// alone means $POD_NAMESPACE/<name>. Default "claimbridge-webhook-server-cert".
+	CertSecret string
+	// CertInjectCRDs get the CA in their conversion caBundle (self-managed).
+	// Default the two claimbridge CRDs.
+	CertInjectCRDs []string
+	// CertInjectValidatingWebhookConfiguration gets the CA in its webhooks
+	// (self-managed); "" none. Default "claimbridge-validating-webhook-configuration".
+	CertInjectValidatingWebhookConfiguration string
+	// CertDuration is the validity of the self-managed serving certificate;
+	// CertRenewBefore is how long before expiry it (and the CA) is renewed.
+	// Defaults one year and 90 days.
+	CertDuration, CertRenewBefore time.Duration
+	// MetricsSecure serves /metrics over HTTPS behind TokenReview and
+	// SubjectAccessReview, which needs the Kubernetes API (kubeconfig or
+	// in-cluster); false serves plain HTTP. Default true: a cluster
+	// deployment is protected unless it opts out; running locally passes
+	// --metrics-secure=false (README quick start).
+	MetricsSecure bool
+
 	// LogFormat is "text" or "json". Default "text".
 	LogFormat string
 	// Verbosity is the klog verbosity. Default 0.
@@ -112,6 +138,14 @@ func NewServeOptions() *ServeOptions {
 		ShutdownDrain:          5 * time.Second,
 		ShutdownTimeout:        30 * time.Second,
 		LogFormat:              "text",
+
+		CertMode:                                 CertModeFiles,
+		CertSecret:                               "claimbridge-webhook-server-cert",
+		CertInjectCRDs:                           []string{"resourceclaims.resource.claimbridge.dev", "resourceclaimtemplates.resource.claimbridge.dev"},
+		CertInjectValidatingWebhookConfiguration: "claimbridge-validating-webhook-configuration",
+		CertDuration:                             selfmanaged.DefaultServerCertDuration,
+		CertRenewBefore:                          selfmanaged.DefaultLookaheadInterval,
+		MetricsSecure:                            true,
 	}
 }
 
@@ -142,6 +176,13 @@ func (o *ServeOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.RequestTimeout, "request-timeout", o.RequestTimeout, "Deadline of one review.")
 	fs.DurationVar(&o.ShutdownDrain, "shutdown-drain", o.ShutdownDrain, "After SIGTERM, keep serving this long with /readyz failing before closing the listener.")
 	fs.DurationVar(&o.ShutdownTimeout, "shutdown-timeout", o.ShutdownTimeout, "After closing the listener, wait at most this long for in-flight requests.")
+	fs.StringVar(&o.CertMode, "cert-mode", o.CertMode, `Where the serving certificate comes from: "files" (--tls-cert-file/--tls-private-key-file or --cert-dir as mounted, e.g. by cert-manager; generated into --cert-dir if empty) or "self-managed" (kept in --cert-secret, written into --cert-dir, CA injected into the CRDs and the webhook configuration, renewed before expiry).`)
+	fs.StringVar(&o.CertSecret, "cert-secret", o.CertSecret, "Self-managed mode: the Secret holding the CA and serving certificate, <namespace>/<name> or <name> in $POD_NAMESPACE. It must exist.")
+	fs.StringArrayVar(&o.CertInjectCRDs, "cert-inject-crd", o.CertInjectCRDs, "Self-managed mode: CRD whose conversion webhook caBundle gets the CA (repeatable).")
+	fs.StringVar(&o.CertInjectValidatingWebhookConfiguration, "cert-inject-validating-webhook-configuration", o.CertInjectValidatingWebhookConfiguration, "Self-managed mode: ValidatingWebhookConfiguration whose webhooks get the CA (empty: none).")
+	fs.DurationVar(&o.CertDuration, "cert-duration", o.CertDuration, "Self-managed mode: validity of the serving certificate.")
+	fs.DurationVar(&o.CertRenewBefore, "cert-renew-before", o.CertRenewBefore, "Self-managed mode: renew the serving certificate (and the CA) this long before it expires.")
+	fs.BoolVar(&o.MetricsSecure, "metrics-secure", o.MetricsSecure, "Serve /metrics over HTTPS (the serving certificate and TLS settings of the webhook listener) to clients the API server authenticates and authorises for GET /metrics; needs a kubeconfig or in-cluster config. false serves plain HTTP without authentication.")
 	fs.StringVar(&o.LogFormat, "log-format", o.LogFormat, `Log format: "text" or "json".`)
 	fs.IntVarP(&o.Verbosity, "v", "v", o.Verbosity, "Log verbosity; 4 logs every review (never object contents).")
 }
@@ -210,6 +251,7 @@ func (o *ServeOptions) Validate() error {
 	if o.LogFormat != "text" && o.LogFormat != "json" {
 		errs = append(errs, fmt.Errorf("--log-format %q: must be text or json", o.LogFormat))
 	}
+	errs = append(errs, o.validateOps()...)
 	return errors.Join(errs...)
 }
 

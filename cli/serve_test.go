@@ -85,3 +85,24 @@ func TestServeHelpShowsDefaults(t *testing.T) {
 		}
 	}
 }
+
+// TestServeExitCodes: a server error exits 1, a configuration the server
+// cannot use (coded ExitBadInput by runServe, e.g. no Kubernetes API for
+// --metrics-secure) keeps exit code 2.
+func TestServeExitCodes(t *testing.T) {
+	for name, tc := range map[string]struct {
+		err  error
+		want int
+	}{
+		"server-error": {errors.New("listen: address in use"), ExitInvalid},
+		"bad-config":   {withCode(ExitBadInput, errors.New("no kubeconfig")), ExitBadInput},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := executeServe(t, func(context.Context, *ServeOptions) error { return tc.err }, "--port=0")
+			var ee *exitError
+			if !errors.As(err, &ee) || ee.code != tc.want {
+				t.Errorf("error %v: exit code %v, want %d", err, ee, tc.want)
+			}
+		})
+	}
+}

@@ -9,6 +9,7 @@
 #   bin/k8s/<k8s-version>-<GOOS>-<GOARCH>/kube-apiserver   hack/tools/kube-apiserver
 #   bin/k8s/<k8s-version>-<GOOS>-<GOARCH>/etcd             hack/tools/etcd
 #   bin/kustomize-<version>  (+ symlink bin/kustomize)     hack/tools/kustomize
+#   bin/helm-<version>       (+ symlink bin/helm)          hack/tools/helm
 #
 # The versioned directory is what KUBEBUILDER_ASSETS must point to
 # (e.g. bin/k8s/1.36.3-linux-amd64). Versions come from the tools modules'
@@ -22,7 +23,7 @@
 # serialised with flock(1) when available.
 #
 # Cost of a cold build on 2 cores: kube-apiserver ~5 min, etcd ~1 min,
-# kustomize <1 min (plus module downloads on an empty module cache).
+# kustomize <1 min, helm ~2 min (plus module downloads on an empty module cache).
 #
 # Usage:
 #   hack/envtest-assets.sh                     build what is missing
@@ -82,6 +83,7 @@ native=false
 K8S_VERSION="$(modversion "$TOOLS/kube-apiserver" k8s.io/kubernetes)"                # v1.36.3
 ETCD_VERSION="$(modversion "$TOOLS/etcd" go.etcd.io/etcd/server/v3)"                 # v3.6.16
 KUSTOMIZE_VERSION="$(modversion "$TOOLS/kustomize" sigs.k8s.io/kustomize/kustomize/v5)" # v5.8.2
+HELM_VERSION="$(modversion "$TOOLS/helm" helm.sh/helm/v4)"                            # v4.3.1
 
 ASSETS_DIR="$BIN/k8s/${K8S_VERSION#v}-$GOOS-$GOARCH"
 mkdir -p "$ASSETS_DIR"
@@ -165,7 +167,15 @@ if [[ "$(readlink "$BIN/kustomize" 2>/dev/null || true)" != "kustomize-$KUSTOMIZ
 	mv -Tf "$BIN/.kustomize.tmp" "$BIN/kustomize"
 fi
 
-log "kube-apiserver $K8S_VERSION, etcd $ETCD_VERSION, kustomize $KUSTOMIZE_VERSION ($GOOS/$GOARCH)"
+# helm, stamped with its version as helm's Makefile does (`helm version`).
+build "$TOOLS/helm" helm.sh/helm/v4/cmd/helm "$BIN/helm-$HELM_VERSION" \
+	"-s -w -X helm.sh/helm/v4/internal/version.version=$HELM_VERSION" version
+if [[ "$(readlink "$BIN/helm" 2>/dev/null || true)" != "helm-$HELM_VERSION" ]]; then
+	ln -sfn "helm-$HELM_VERSION" "$BIN/.helm.tmp"
+	mv -Tf "$BIN/.helm.tmp" "$BIN/helm"
+fi
+
+log "kube-apiserver $K8S_VERSION, etcd $ETCD_VERSION, kustomize $KUSTOMIZE_VERSION, helm $HELM_VERSION ($GOOS/$GOARCH)"
 log "KUBEBUILDER_ASSETS=$ASSETS_DIR"
 if $print_assets_dir; then
 	echo "$ASSETS_DIR"

@@ -3,6 +3,7 @@ package webhook
 import (
 	"crypto/tls"
 	"errors"
+	"net/http"
 	"time"
 )
 
@@ -45,9 +46,14 @@ type Config struct {
 	// HealthProbeAddress serves /healthz and /readyz over plain HTTP;
 	// "" disables it.
 	HealthProbeAddress string
-	// MetricsAddress serves Prometheus /metrics over plain HTTP; "" disables
-	// it.
+	// MetricsAddress serves Prometheus /metrics; "" disables it. It is
+	// plain HTTP unless MetricsFilter is set.
 	MetricsAddress string
+	// MetricsFilter, if set, protects /metrics (e.g. authentication and
+	// authorization, package webhook/securemetrics), and the metrics
+	// listener then serves HTTPS with the serving certificate and TLS
+	// settings of the webhook listener (same content, same reloads).
+	MetricsFilter func(http.Handler) (http.Handler, error)
 
 	// MaxConvertBodyBytes and MaxValidateBodyBytes cap the request body of
 	// /convert and /validate; larger bodies get 413.

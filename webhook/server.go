@@ -13,14 +13,19 @@ import (
 	"time"
 
 	"golang.org/x/net/netutil"
+	"k8s.io/apiserver/pkg/server/dynamiccertificates"
 	"k8s.io/klog/v2"
 )
 
-// Server serves /convert and /validate over TLS, plus health probes and
-// metrics over plain HTTP. Create it with New and start it with Run.
+// Server serves /convert and /validate over TLS, plus health probes over
+// plain HTTP and metrics over plain HTTP or, with Config.MetricsFilter, over
+// HTTPS. Create it with New and start it with Run.
 type Server struct {
 	cfg     Config
 	metrics *metrics
+	// serving is the serving certificate content once Run loaded it; the
+	// certificate metrics read it (certmetrics.go).
+	serving atomic.Pointer[dynamiccertificates.DynamicCertKeyPairContent]
 
 	ready                         atomic.Bool
 	started                       chan struct{}
@@ -33,7 +38,9 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Server{cfg: cfg, metrics: newMetrics(), started: make(chan struct{})}, nil
+	s := &Server{cfg: cfg, metrics: newMetrics(), started: make(chan struct{})}
+	s.registerOpsMetrics() // #11: certificate expiry/age, series the alerts need (certmetrics.go)
+	return s, nil
 }
 
 // Started is closed once the TLS listener serves; Addr, HealthAddr and
@@ -86,9 +93,21 @@ func (s *Server) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	s.serving.Store(certs.serving)
+	metricsHandler := s.metrics.handler()
+	if c.MetricsFilter != nil {
+		if metricsHandler, err = c.MetricsFilter(metricsHandler); err != nil {
+			return fmt.Errorf("protecting metrics: %w", err)
+		}
+	}
 	listeners, err := s.listen(certs.config)
 	if err != nil {
 		return err
+	}
+	if listeners[2] != nil && c.MetricsFilter != nil {
+		// Secure metrics: the same certificate content and TLS settings
+		// as the webhook listener, reloaded with it.
+		listeners[2] = tls.NewListener(listeners[2], certs.config)
 	}
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
@@ -112,7 +131,7 @@ func (s *Server) Run(ctx context.Context) error {
 		servers = append(servers, plainServer(healthMux(&s.ready), c))
 	}
 	if listeners[2] != nil {
-		servers = append(servers, plainServer(s.metrics.handler(), c))
+		servers = append(servers, plainServer(metricsHandler, c))
 	}
 	errs := make(chan error, 3)
 	ls := compact(listeners)
@@ -125,7 +144,7 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	s.ready.Store(true)
 	close(s.started)
-	log.Info("Serving", "address", s.addr, "healthProbeAddress", s.healthAddr, "metricsAddress", s.metricsAddr)
+	log.Info("Serving", "address", s.addr, "healthProbeAddress", s.healthAddr, "metricsAddress", s.metricsAddr, "metricsSecure", c.MetricsFilter != nil)
 
 	var serveErr error
 	select {

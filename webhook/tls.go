@@ -19,7 +19,9 @@ import (
 // DynamicServingCertificateController turns them into the tls.Config of
 // every handshake.
 type servingTLS struct {
-	config     *tls.Config
+	config *tls.Config
+	// serving is the key pair content the handshakes use.
+	serving    *dynamiccertificates.DynamicCertKeyPairContent
 	controller *dynamiccertificates.DynamicServingCertificateController
 	// files are the reloaders of the serving pair and the client CA.
 	files    []dynamiccertificates.ControllerRunner
@@ -45,7 +47,7 @@ func newServingTLS(c *Config, certFile, keyFile string, m *metrics, log logr.Log
 		CipherSuites: c.CipherSuites,
 		NextProtos:   []string{"http/1.1"},
 	}
-	s := &servingTLS{config: base, files: []dynamiccertificates.ControllerRunner{serving}, interval: c.CertReloadInterval, metrics: m, log: log}
+	s := &servingTLS{config: base, serving: serving, files: []dynamiccertificates.ControllerRunner{serving}, interval: c.CertReloadInterval, metrics: m, log: log}
 
 	var clientCA dynamiccertificates.CAContentProvider
 	if c.ClientCAFile != "" {

@@ -104,19 +104,25 @@ func build(t *testing.T, dir string) rendered {
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("%s build %s: %v\n%s", bin, dir, err, stderr.String())
 	}
+	return parse(t, &stdout)
+}
+
+// parse reads a YAML stream of objects.
+func parse(t *testing.T, in io.Reader) rendered {
+	t.Helper()
 	r := rendered{byKind: map[string][]map[string]interface{}{}}
-	reader := utilyaml.NewYAMLReader(bufio.NewReader(&stdout))
+	reader := utilyaml.NewYAMLReader(bufio.NewReader(in))
 	for {
 		doc, err := reader.Read()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			t.Fatalf("reading kustomize output: %v", err)
+			t.Fatalf("reading rendered manifests: %v", err)
 		}
 		var obj map[string]interface{}
 		if err := yaml.Unmarshal(doc, &obj); err != nil {
-			t.Fatalf("kustomize output: %v", err)
+			t.Fatalf("rendered manifests: %v", err)
 		}
 		if obj == nil {
 			continue

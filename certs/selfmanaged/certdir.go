@@ -1,0 +1,95 @@
+package selfmanaged
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
+
+// certDirFiles are the Secret keys copied into the cert dir, in write
+// order: the key before the certificate, so that a reloader that sees the
+// new certificate also finds its key (a reloader that sees the new key with
+// the old certificate fails to load the pair and keeps serving the current
+// one). ca.key never leaves the Secret.
+var certDirFiles = []string{"ca.crt", "tls.key", "tls.crt"}
+
+// certDirWriter copies the Secret's certificate files into the cert dir.
+type certDirWriter struct {
+	reader    client.Reader
+	secretKey types.NamespacedName
+	dir       string
+}
+
+func addCertDirWriter(mgr manager.Manager, key types.NamespacedName, dir string) error {
+	w := &certDirWriter{reader: mgr.GetCache(), secretKey: key, dir: dir}
+	err := builder.ControllerManagedBy(mgr).
+		Named("claimbridge-cert-dir").
+		For(&corev1.Secret{}, builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool {
+			return o.GetNamespace() == key.Namespace && o.GetName() == key.Name
+		}))).
+		Complete(w)
+	if err != nil {
+		return fmt.Errorf("adding the cert dir writer: %w", err)
+	}
+	return nil
+}
+
+// Reconcile writes the files of a complete Secret; an incomplete one (the
+// rotator has not filled it yet) is left for its next update.
+func (w *certDirWriter) Reconcile(ctx context.Context, _ reconcile.Request) (reconcile.Result, error) {
+	var s corev1.Secret
+	if err := w.reader.Get(ctx, w.secretKey, &s); err != nil {
+		if apierrors.IsNotFound(err) {
+			return reconcile.Result{}, nil
+		}
+		return reconcile.Result{}, err
+	}
+	for _, name := range certDirFiles {
+		if len(s.Data[name]) == 0 {
+			return reconcile.Result{}, nil
+		}
+	}
+	return reconcile.Result{}, writeCertDir(w.dir, s.Data)
+}
+
+// writeCertDir writes each of certDirFiles whose content differs, through a
+// temporary file renamed into place.
+func writeCertDir(dir string, data map[string][]byte) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("creating cert dir: %w", err)
+	}
+	for _, name := range certDirFiles {
+		path := filepath.Join(dir, name)
+		if cur, err := os.ReadFile(path); err == nil && bytes.Equal(cur, data[name]) {
+			continue
+		}
+		tmp, err := os.CreateTemp(dir, "."+name+".*")
+		if err != nil {
+			return fmt.Errorf("writing %s: %w", path, err)
+		}
+		_, werr := tmp.Write(data[name])
+		cerr := tmp.Close()
+		if werr == nil {
+			werr = cerr
+		}
+		if werr == nil {
+			werr = os.Rename(tmp.Name(), path)
+		}
+		if werr != nil {
+			_ = os.Remove(tmp.Name())
+			return fmt.Errorf("writing %s: %w", path, werr)
+		}
+	}
+	return nil
+}

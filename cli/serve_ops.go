@@ -1,0 +1,173 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/claimbridge/claimbridge/certs/selfmanaged"
+	"github.com/claimbridge/claimbridge/webhook"
+	"github.com/claimbridge/claimbridge/webhook/securemetrics"
+)
+
+// Certificate modes of `serve --cert-mode`.
+const (
+	// CertModeFiles serves the pair of --tls-cert-file/--tls-private-key-file
+	// or --cert-dir as it is (mounted from a cert-manager Secret, or
+	// generated when absent).
+	CertModeFiles = "files"
+	// CertModeSelfManaged keeps the certificates in a Secret, injects the CA
+	// and writes the files into --cert-dir (package certs/selfmanaged).
+	CertModeSelfManaged = "self-managed"
+)
+
+// validateOps checks the flags of the in-cluster operation modes (#11):
+// where the certificates come from and how metrics are protected.
+func (o *ServeOptions) validateOps() []error {
+	var errs []error
+	switch o.CertMode {
+	case CertModeFiles:
+	case CertModeSelfManaged:
+		if o.TLSCertFile != "" {
+			errs = append(errs, errors.New("--cert-mode=self-managed: writes the pair into --cert-dir; --tls-cert-file and --tls-private-key-file must not be set"))
+		}
+		if _, err := o.selfManagedConfig(); err != nil {
+			errs = append(errs, err)
+		}
+	default:
+		errs = append(errs, fmt.Errorf("--cert-mode %q: must be files or self-managed", o.CertMode))
+	}
+	return errs
+}
+
+// selfManagedConfig is the rotator configuration of the flags.
+func (o *ServeOptions) selfManagedConfig() (selfmanaged.Config, error) {
+	c := selfmanaged.Config{ServerCertDuration: o.CertDuration, LookaheadInterval: o.CertRenewBefore}
+	c.Namespace, c.SecretName = splitNamespacedName(o.CertSecret, os.Getenv("POD_NAMESPACE"))
+	c.CertDir = o.CertDir
+	c.DNSNames = o.DNSNames
+	c.CRDNames = o.CertInjectCRDs
+	c.ValidatingWebhookConfigurationName = o.CertInjectValidatingWebhookConfiguration
+	if err := c.Validate(); err != nil {
+		return c, fmt.Errorf("--cert-mode=self-managed: %w", err)
+	}
+	return c, nil
+}
+
+func splitNamespacedName(s, defaultNamespace string) (namespace, name string) {
+	if ns, name, ok := strings.Cut(s, "/"); ok {
+		return ns, name
+	}
+	return defaultNamespace, s
+}
+
+// metricsSecure reports whether /metrics is served behind authentication:
+// --metrics-secure with a metrics listener.
+func (o *ServeOptions) metricsSecure() bool {
+	return o.MetricsSecure && enabled(o.MetricsBindAddress) != ""
+}
+
+// needsAPI reports whether the options call the Kubernetes API.
+func (o *ServeOptions) needsAPI() bool {
+	return o.CertMode == CertModeSelfManaged || o.metricsSecure()
+}
+
+// errNoAPI explains, naming the flags, why the server needs the Kubernetes
+// API it could not find, and how to run without it.
+func (o *ServeOptions) errNoAPI(err error) error {
+	var by, instead []string
+	if o.CertMode == CertModeSelfManaged {
+		by = append(by, "--cert-mode=self-managed")
+		instead = append(instead, "--cert-mode=files")
+	}
+	if o.metricsSecure() {
+		by = append(by, "--metrics-secure (the default)")
+		instead = append(instead, "--metrics-secure=false (or --metrics-bind-address=0)")
+	}
+	return fmt.Errorf("%s: the Kubernetes API is needed (a kubeconfig or the in-cluster config); to run without one, e.g. locally, pass %s: %w",
+		strings.Join(by, " and "), strings.Join(instead, " and "), err)
+}
+
+// runWithOps runs the webhook server of cfg with the operation modes of o:
+// in self-managed mode it starts the rotator and starts the server only once
+// the certificate is in --cert-dir and the CA is injected (so /readyz never
+// passes before); with secure metrics the server serves /metrics over HTTPS
+// behind authentication (cfg.MetricsFilter). restConfig nil means the usual
+// kubeconfig or in-cluster lookup, done only when o needs the API.
+func runWithOps(ctx context.Context, cfg webhook.Config, o *ServeOptions, restConfig *rest.Config) error {
+	log := ctrl.LoggerFrom(ctx)
+	if restConfig == nil && o.needsAPI() {
+		var err error
+		if restConfig, err = ctrl.GetConfig(); err != nil {
+			return withCode(ExitBadInput, o.errNoAPI(err))
+		}
+	}
+	if o.metricsSecure() {
+		filter, err := securemetrics.Filter(restConfig, log.WithName("metrics"))
+		if err != nil {
+			return err
+		}
+		cfg.MetricsFilter = filter
+	}
+	s, err := webhook.New(cfg)
+	if err != nil {
+		return withCode(ExitBadInput, err)
+	}
+	if o.CertMode != CertModeSelfManaged {
+		return s.Run(ctx)
+	}
+
+	smc, err := o.selfManagedConfig()
+	if err != nil {
+		return withCode(ExitBadInput, err)
+	}
+	r, err := selfmanaged.New(smc, restConfig, log.WithName("certs"))
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	rotErr := make(chan error, 1)
+	go func() { rotErr <- r.Run(ctx) }()
+	defer func() { cancel(); <-rotErr }()
+	log.Info("Waiting for the self-managed certificate and its CA injection", "secret", smc.Namespace+"/"+smc.SecretName)
+	select {
+	case <-r.Ready():
+		log.Info("Certificate in place and CA injected")
+	case err := <-rotErr:
+		rotErr <- err
+		return err
+	case <-ctx.Done():
+		return nil
+	}
+	serverDone := make(chan error, 1)
+	go func() { serverDone <- s.Run(ctx) }()
+	select {
+	case err = <-serverDone:
+		return err
+	case err = <-rotErr:
+		rotErr <- err
+		if err == nil {
+			return <-serverDone
+		}
+		cancel()
+		return errors.Join(err, <-serverDone)
+	}
+}
+
+// Serve runs `claimbridge serve args...` in this process until ctx is done,
+// exactly as the binary does (flags, logging, certificate and metrics
+// modes); the envtest suites run the real command through it.
+func Serve(ctx context.Context, args []string, out, errOut io.Writer) error {
+	cmd := newServeCommand(streams{out: out, err: errOut})
+	cmd.SetArgs(args)
+	cmd.SetOut(out)
+	cmd.SetErr(errOut)
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	return cmd.ExecuteContext(ctx)
+}

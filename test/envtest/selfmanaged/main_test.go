@@ -1,0 +1,392 @@
+// Package selfmanaged installs what `helm template charts/claimbridge`
+// renders in its default (self-managed certificate) mode into a real
+// kube-apiserver and runs the real `claimbridge serve` command in this
+// process with the Deployment's arguments, as the chart's ServiceAccount
+// (impersonated, so the chart's RBAC is what it gets):
+//
+//   - the CRDs and the ValidatingWebhookConfiguration are installed with no
+//     caBundle and the server injects its CA; /readyz passes only then;
+//   - conversion and validation work through the apiserver;
+//   - a forced renewal of the serving certificate under load fails no request;
+//   - metrics are refused without a token or without RBAC and served to a
+//     ServiceAccount bound to the chart's metrics-reader ClusterRole.
+//
+// The suite needs KUBEBUILDER_ASSETS and HELM (`make test` sets both; a
+// missing one is an error).
+package selfmanaged
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/dynamic"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/yaml"
+
+	"github.com/claimbridge/claimbridge/cli"
+	"github.com/claimbridge/claimbridge/test/envtest/harness"
+)
+
+const (
+	namespace     = "claimbridge-system"
+	release       = "claimbridge"
+	testNamespace = "team-a"
+)
+
+// Names the chart gives its objects for release "claimbridge".
+const (
+	serviceAccount = "claimbridge"
+	secretName     = "claimbridge-webhook-server-cert"
+	webhookConfig  = "claimbridge-validating-webhook-configuration"
+)
+
+var crdNames = []string{"resourceclaims." + harness.Group, "resourceclaimtemplates." + harness.Group}
+
+type suite struct {
+	env     *envtest.Environment
+	admin   *rest.Config
+	client  client.Client
+	dynamic dynamic.Interface
+	objs    []*unstructured.Unstructured
+
+	certDir                          string
+	port                             int
+	webhookAddr, healthAddr, metrics string
+	serverLog                        *bytes.Buffer
+	stopServer                       func() error
+	done                             chan struct{}
+}
+
+var s *suite
+
+func TestMain(m *testing.M) {
+	flag.Parse() // for -test.timeout, read by harness.StopOnSignalOrDeadline
+	var err error
+	s, err = start(context.Background())
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "self-managed suite: %v\n", err)
+		if s != nil {
+			if s.serverLog != nil {
+				fmt.Fprintf(os.Stderr, "server log:\n%s\n", s.serverLog)
+			}
+			_ = s.stop()
+		}
+		os.Exit(1)
+	}
+	code := m.Run()
+	if code != 0 {
+		fmt.Fprintf(os.Stderr, "server log (tail):\n%s\n", tail(s.serverLog.String(), 8000))
+	}
+	if err := s.stop(); err != nil {
+		fmt.Fprintf(os.Stderr, "self-managed suite: stopping: %v\n", err)
+		code = max(code, 1)
+	}
+	os.Exit(code)
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}
+
+func start(ctx context.Context) (*suite, error) {
+	assets, err := harness.AssetsDir()
+	if err != nil {
+		return nil, err
+	}
+	objs, err := renderChart()
+	if err != nil {
+		return nil, err
+	}
+	s := &suite{objs: objs, done: make(chan struct{}), serverLog: &bytes.Buffer{}}
+	if s.certDir, err = os.MkdirTemp("", "claimbridge-envtest-selfmanaged-"); err != nil {
+		return nil, err
+	}
+	timeout := 60 * time.Second
+	if os.Getenv("KUBEBUILDER_CONTROLPLANE_START_TIMEOUT") != "" {
+		timeout = 0
+	}
+	s.env = &envtest.Environment{BinaryAssetsDirectory: assets, ControlPlaneStartTimeout: timeout}
+	harness.StopOnSignalOrDeadline("self-managed suite", s.stop, s.done)
+	if s.admin, err = s.env.Start(); err != nil {
+		return s, fmt.Errorf("starting envtest (KUBEBUILDER_ASSETS=%s; rebuild with `make envtest-assets`): %w", assets, err)
+	}
+	scheme := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme} {
+		if err := add(scheme); err != nil {
+			return s, err
+		}
+	}
+	if s.client, err = client.New(s.admin, client.Options{Scheme: scheme}); err != nil {
+		return s, err
+	}
+	if s.dynamic, err = dynamic.NewForConfig(s.admin); err != nil {
+		return s, err
+	}
+	for _, ns := range []string{namespace, testNamespace} {
+		if err := s.client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+			return s, err
+		}
+	}
+	if s.port, err = freePort(); err != nil {
+		return s, err
+	}
+	if err := s.install(ctx); err != nil {
+		return s, err
+	}
+	if err := s.startServer(ctx); err != nil {
+		return s, err
+	}
+	return s, nil
+}
+
+// renderChart runs `$HELM template` with the chart's default values.
+func renderChart() ([]*unstructured.Unstructured, error) {
+	root, err := harness.RepoRoot()
+	if err != nil {
+		return nil, err
+	}
+	bin := os.Getenv("HELM")
+	if bin == "" {
+		return nil, errors.New("HELM is not set: run `make envtest-assets` and set HELM=bin/helm (`make test` does both)")
+	}
+	if !filepath.IsAbs(bin) && strings.ContainsRune(bin, filepath.Separator) {
+		bin = filepath.Join(root, bin)
+	}
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(bin, "template", release, "charts/claimbridge", "--namespace", namespace)
+	cmd.Dir = root
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("%s template: %w\n%s", bin, err, stderr.String())
+	}
+	var objs []*unstructured.Unstructured
+	r := utilyaml.NewYAMLReader(bufio.NewReader(&stdout))
+	for {
+		doc, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return objs, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		var obj map[string]interface{}
+		if err := yaml.Unmarshal(doc, &obj); err != nil {
+			return nil, err
+		}
+		if len(obj) > 0 {
+			objs = append(objs, &unstructured.Unstructured{Object: obj})
+		}
+	}
+}
+
+func (s *suite) ofKind(kind string) []*unstructured.Unstructured {
+	var out []*unstructured.Unstructured
+	for _, o := range s.objs {
+		if o.GetKind() == kind {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// install applies the rendered objects the apiserver can use here (no
+// Deployment, Service, PDB or NetworkPolicy: the server runs in this process).
+// The webhooks' clientConfig.service becomes a URL on localhost, the name
+// the server's certificate carries besides the Service name; the caBundles
+// stay empty for the server to fill.
+func (s *suite) install(ctx context.Context) error {
+	for _, o := range s.objs {
+		switch o.GetKind() {
+		case "CustomResourceDefinition":
+			if err := unstructured.SetNestedField(o.Object, map[string]interface{}{"url": s.url("/convert")},
+				"spec", "conversion", "webhook", "clientConfig"); err != nil {
+				return err
+			}
+		case "ValidatingWebhookConfiguration":
+			hooks, _, _ := unstructured.NestedSlice(o.Object, "webhooks")
+			for _, h := range hooks {
+				h.(map[string]interface{})["clientConfig"] = map[string]interface{}{"url": s.url("/validate")}
+			}
+			if err := unstructured.SetNestedSlice(o.Object, hooks, "webhooks"); err != nil {
+				return err
+			}
+		case "ServiceAccount", "Secret", "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding":
+		default:
+			continue
+		}
+		if err := s.client.Create(ctx, o.DeepCopy()); err != nil {
+			return fmt.Errorf("creating %s %s: %w", o.GetKind(), o.GetName(), err)
+		}
+	}
+	return nil
+}
+
+func (s *suite) url(path string) string { return fmt.Sprintf("https://localhost:%d%s", s.port, path) }
+
+// serverArgs are the Deployment's arguments with $(POD_NAMESPACE) expanded,
+// followed by the local listeners and cert dir, and localhost as a DNS name.
+func (s *suite) serverArgs(healthPort, metricsPort int) ([]string, error) {
+	deps := s.ofKind("Deployment")
+	if len(deps) != 1 {
+		return nil, fmt.Errorf("chart renders %d Deployments, want 1", len(deps))
+	}
+	containers, _, _ := unstructured.NestedSlice(deps[0].Object, "spec", "template", "spec", "containers")
+	if len(containers) != 1 {
+		return nil, fmt.Errorf("Deployment has %d containers, want 1", len(containers))
+	}
+	raw, _, _ := unstructured.NestedStringSlice(containers[0].(map[string]interface{}), "args")
+	if len(raw) == 0 || raw[0] != "serve" {
+		return nil, fmt.Errorf("Deployment args %q: want serve first", raw)
+	}
+	var args []string
+	for _, a := range raw[1:] {
+		args = append(args, strings.ReplaceAll(a, "$(POD_NAMESPACE)", namespace))
+	}
+	return append(args,
+		"--cert-dir="+s.certDir,
+		"--bind-address=127.0.0.1",
+		fmt.Sprintf("--port=%d", s.port),
+		"--dns-name=localhost",
+		fmt.Sprintf("--health-probe-bind-address=127.0.0.1:%d", healthPort),
+		fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", metricsPort),
+		"--shutdown-drain=0s",
+	), nil
+}
+
+// startServer runs `claimbridge serve` as the chart's ServiceAccount and
+// checks, every time /readyz is polled, that it passes only once both CRDs
+// and the webhook configuration carry the CA of the Secret.
+func (s *suite) startServer(ctx context.Context) error {
+	healthPort, err := freePort()
+	if err != nil {
+		return err
+	}
+	metricsPort, err := freePort()
+	if err != nil {
+		return err
+	}
+	args, err := s.serverArgs(healthPort, metricsPort)
+	if err != nil {
+		return err
+	}
+	kubeconfig, err := s.impersonatingKubeconfig()
+	if err != nil {
+		return err
+	}
+	os.Setenv("KUBECONFIG", kubeconfig)
+	os.Setenv("POD_NAMESPACE", namespace)
+
+	s.healthAddr = fmt.Sprintf("127.0.0.1:%d", healthPort)
+	s.metrics = fmt.Sprintf("127.0.0.1:%d", metricsPort)
+	s.webhookAddr = fmt.Sprintf("127.0.0.1:%d", s.port)
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	w := &lockedWriter{buf: s.serverLog}
+	go func() { done <- cli.Serve(ctx, args, w, w) }()
+	s.stopServer = func() error {
+		cancel()
+		return <-done
+	}
+
+	readyErr := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 3*time.Minute, true, func(ctx context.Context) (bool, error) {
+		select {
+		case err := <-done:
+			done <- err
+			return false, fmt.Errorf("the server stopped before it was ready: %v", err)
+		default:
+		}
+		ready := get("http://" + s.healthAddr + "/readyz")
+		if !ready {
+			return false, nil
+		}
+		// Ready: the CA must be injected everywhere already.
+		return true, s.checkInjected(ctx)
+	})
+	return readyErr
+}
+
+func get(url string) bool {
+	c := &http.Client{Timeout: 5 * time.Second}
+	resp, err := c.Get(url)
+	if err != nil {
+		return false
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, resp.Body)
+	return resp.StatusCode == http.StatusOK
+}
+
+// impersonatingKubeconfig writes a kubeconfig of the admin credentials that
+// impersonates the chart's ServiceAccount.
+func (s *suite) impersonatingKubeconfig() (string, error) {
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["envtest"] = &clientcmdapi.Cluster{Server: s.admin.Host, CertificateAuthorityData: s.admin.CAData}
+	cfg.AuthInfos["sa"] = &clientcmdapi.AuthInfo{
+		ClientCertificateData: s.admin.CertData, ClientKeyData: s.admin.KeyData,
+		Impersonate:       fmt.Sprintf("system:serviceaccount:%s:%s", namespace, serviceAccount),
+		ImpersonateGroups: []string{"system:serviceaccounts", "system:serviceaccounts:" + namespace, "system:authenticated"},
+	}
+	cfg.Contexts["sa"] = &clientcmdapi.Context{Cluster: "envtest", AuthInfo: "sa"}
+	cfg.CurrentContext = "sa"
+	path := filepath.Join(s.certDir, "..", filepath.Base(s.certDir)+".kubeconfig")
+	return path, clientcmd.WriteToFile(*cfg, path)
+}
+
+func (s *suite) stop() error {
+	var errs []error
+	select {
+	case <-s.done:
+		return nil
+	default:
+		close(s.done)
+	}
+	if s.stopServer != nil {
+		if err := s.stopServer(); err != nil {
+			errs = append(errs, fmt.Errorf("server: %w", err))
+		}
+	}
+	if s.certDir != "" {
+		_ = os.Remove(s.certDir + ".kubeconfig")
+	}
+	if err := harness.StopControlPlane(s.env, s.certDir); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}

@@ -1,0 +1,276 @@
+package manifests
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+)
+
+// modeView is what distinguishes the two certificate modes in rendered
+// manifests.
+type modeView struct {
+	CertManagerKinds []string // kinds of the cert-manager.io group, sorted
+	TokenMounted     bool     // pod and ServiceAccount
+	CertModeArg      string   // --cert-mode value ("" if absent)
+	MetricsSecureArg string   // --metrics-secure value
+	CertVolume       string   // "secret" or "emptyDir"
+	RBACKinds        []string // sorted kinds of rbac.authorization.k8s.io objects
+}
+
+func viewOf(t *testing.T, r rendered) (modeView, []rbacv1.PolicyRule, []string) {
+	t.Helper()
+	var v modeView
+	for kind, objs := range r.byKind {
+		for _, o := range objs {
+			api, _ := o["apiVersion"].(string)
+			if strings.HasPrefix(api, certManagerGroup+"/") {
+				v.CertManagerKinds = append(v.CertManagerKinds, kind)
+			}
+			if strings.HasPrefix(api, "rbac.authorization.k8s.io/") {
+				v.RBACKinds = append(v.RBACKinds, kind)
+			}
+		}
+	}
+	slices.Sort(v.CertManagerKinds)
+	slices.Sort(v.RBACKinds)
+	var deploy appsv1.Deployment
+	r.one(t, "Deployment", &deploy)
+	var sa corev1.ServiceAccount
+	r.one(t, "ServiceAccount", &sa)
+	pod := deploy.Spec.Template.Spec
+	v.TokenMounted = pod.AutomountServiceAccountToken != nil && *pod.AutomountServiceAccountToken &&
+		sa.AutomountServiceAccountToken != nil && *sa.AutomountServiceAccountToken
+	args := pod.Containers[0].Args
+	for _, a := range args {
+		if val, ok := strings.CutPrefix(a, "--cert-mode="); ok {
+			v.CertModeArg = val
+		}
+		if val, ok := strings.CutPrefix(a, "--metrics-secure="); ok {
+			v.MetricsSecureArg = val
+		}
+	}
+	for _, vol := range pod.Volumes {
+		if vol.Name == "cert" {
+			switch {
+			case vol.Secret != nil:
+				v.CertVolume = "secret"
+			case vol.EmptyDir != nil:
+				v.CertVolume = "emptyDir"
+			}
+		}
+	}
+	var rules []rbacv1.PolicyRule
+	for _, kind := range []string{"Role", "ClusterRole"} {
+		for _, o := range r.byKind[kind] {
+			var role rbacv1.ClusterRole
+			decode(t, map[string]interface{}{"apiVersion": o["apiVersion"], "kind": "ClusterRole", "metadata": o["metadata"], "rules": o["rules"]}, &role)
+			rules = append(rules, role.Rules...)
+		}
+	}
+	return v, rules, args
+}
+
+var selfManagedView = modeView{
+	TokenMounted: true, CertModeArg: "self-managed", MetricsSecureArg: "true", CertVolume: "emptyDir",
+	RBACKinds: []string{"ClusterRole", "ClusterRole", "ClusterRole", "ClusterRoleBinding", "ClusterRoleBinding", "Role", "RoleBinding"},
+}
+
+var certManagerView = modeView{
+	CertManagerKinds: []string{"Certificate", "Certificate", "Issuer", "Issuer"},
+	MetricsSecureArg: "false", CertVolume: "secret",
+}
+
+// updatable lists "resource/name" pairs the rules allow to update; no rule
+// may allow create, delete, patch or update without names.
+func updatable(t *testing.T, rules []rbacv1.PolicyRule) []string {
+	t.Helper()
+	var out []string
+	for _, r := range rules {
+		for _, verb := range r.Verbs {
+			switch verb {
+			case "create":
+				if !slices.Equal(r.Resources, []string{"tokenreviews"}) && !slices.Equal(r.Resources, []string{"subjectaccessreviews"}) {
+					t.Errorf("rule %+v allows create", r)
+				}
+			case "update":
+				if len(r.ResourceNames) == 0 {
+					t.Errorf("rule %+v allows update without resourceNames", r)
+				}
+				for _, res := range r.Resources {
+					for _, n := range r.ResourceNames {
+						out = append(out, res+"/"+n)
+					}
+				}
+			case "get", "list", "watch":
+			default:
+				t.Errorf("rule %+v allows %s", r, verb)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+var wantUpdatable = []string{
+	"customresourcedefinitions/resourceclaims.resource.claimbridge.dev",
+	"customresourcedefinitions/resourceclaimtemplates.resource.claimbridge.dev",
+	"secrets/claimbridge-webhook-server-cert",
+	"validatingwebhookconfigurations/claimbridge-validating-webhook-configuration",
+}
+
+func TestSelfManagedOverlay(t *testing.T) {
+	r := build(t, "config/self-managed")
+	v, rules, _ := viewOf(t, r)
+	if diff := cmp.Diff(selfManagedView, v); diff != "" {
+		t.Errorf("self-managed overlay (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(wantUpdatable, updatable(t, rules)); diff != "" {
+		t.Errorf("updatable objects (-want +got):\n%s", diff)
+	}
+	// The names the server's flags default to are the rendered ones.
+	var secret corev1.Secret
+	r.one(t, "Secret", &secret)
+	if secret.Name != "claimbridge-webhook-server-cert" || len(secret.Data) != 0 {
+		t.Errorf("Secret %s with %d keys, want claimbridge-webhook-server-cert without data (re-applying must not wipe it)", secret.Name, len(secret.Data))
+	}
+	for _, crd := range r.byKind["CustomResourceDefinition"] {
+		if _, ok := (&unstructuredObj{crd}).annotations()[injectCAFrom]; ok {
+			t.Errorf("CRD %s has %s in self-managed mode", nameOf(crd), injectCAFrom)
+		}
+	}
+}
+
+func TestDefaultOverlayMode(t *testing.T) {
+	v, _, _ := viewOf(t, build(t, "config/default"))
+	if diff := cmp.Diff(certManagerView, v); diff != "" {
+		t.Errorf("config/default (-want +got):\n%s", diff)
+	}
+}
+
+type unstructuredObj struct{ o map[string]interface{} }
+
+func (u *unstructuredObj) annotations() map[string]interface{} {
+	md, _ := u.o["metadata"].(map[string]interface{})
+	a, _ := md["annotations"].(map[string]interface{})
+	return a
+}
+
+// helmTemplate runs `$HELM template claimbridge charts/claimbridge` with
+// the given --set values.
+func helmTemplate(t *testing.T, sets ...string) rendered {
+	t.Helper()
+	root := repoRoot(t)
+	bin := os.Getenv("HELM")
+	if bin == "" {
+		t.Fatal("HELM is not set: run `make envtest-assets` and set HELM=bin/helm (`make test` does both)")
+	}
+	if !filepath.IsAbs(bin) && strings.ContainsRune(bin, filepath.Separator) {
+		bin = filepath.Join(root, bin)
+	}
+	args := []string{"template", "claimbridge", "charts/claimbridge", "--namespace", wantNamespace}
+	for _, s := range sets {
+		args = append(args, "--set", s)
+	}
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = root
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s %s: %v\n%s", bin, strings.Join(args, " "), err, stderr.String())
+	}
+	return parse(t, &stdout)
+}
+
+func TestChart(t *testing.T) {
+	t.Run("self-managed-default", func(t *testing.T) {
+		r := helmTemplate(t)
+		v, rules, _ := viewOf(t, r)
+		if diff := cmp.Diff(selfManagedView, v); diff != "" {
+			t.Errorf("(-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff(wantUpdatable, updatable(t, rules)); diff != "" {
+			t.Errorf("updatable objects (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("cert-manager", func(t *testing.T) {
+		r := helmTemplate(t, "certificates.mode=cert-manager", "metrics.secure=false")
+		v, _, _ := viewOf(t, r)
+		want := certManagerView
+		if diff := cmp.Diff(want, v); diff != "" {
+			t.Errorf("(-want +got):\n%s", diff)
+		}
+		for _, kind := range []string{"CustomResourceDefinition", "ValidatingWebhookConfiguration"} {
+			for _, o := range r.byKind[kind] {
+				if got := (&unstructuredObj{o}).annotations()[injectCAFrom]; got != wantNamespace+"/claimbridge-serving-cert" {
+					t.Errorf("%s %s: %s = %v", kind, nameOf(o), injectCAFrom, got)
+				}
+			}
+		}
+	})
+	t.Run("webhook-values", func(t *testing.T) {
+		r := helmTemplate(t, "webhook.failurePolicy=Ignore", "webhook.timeoutSeconds=3", "replicaCount=3")
+		var deploy appsv1.Deployment
+		r.one(t, "Deployment", &deploy)
+		vwc := r.byKind["ValidatingWebhookConfiguration"][0]
+		hook := vwc["webhooks"].([]interface{})[0].(map[string]interface{})
+		got := []interface{}{hook["failurePolicy"], hook["timeoutSeconds"], *deploy.Spec.Replicas}
+		if diff := cmp.Diff([]interface{}{"Ignore", float64(3), int32(3)}, got); diff != "" {
+			t.Errorf("(-want +got):\n%s", diff)
+		}
+	})
+	t.Run("monitoring-on", func(t *testing.T) {
+		r := helmTemplate(t, "serviceMonitor.enabled=true", "prometheusRule.enabled=true", "grafanaDashboard.enabled=true")
+		for _, kind := range []string{"ServiceMonitor", "PrometheusRule", "ConfigMap"} {
+			if len(r.byKind[kind]) != 1 {
+				t.Errorf("%d %s, want 1", len(r.byKind[kind]), kind)
+			}
+		}
+	})
+	t.Run("bad-values", func(t *testing.T) {
+		for _, set := range []string{"certificates.mode=vault", "webhook.failurePolicy=Maybe", "webhook.timeoutSeconds=31"} {
+			root := repoRoot(t)
+			cmd := exec.Command(os.Getenv("HELM"), "template", "claimbridge", "charts/claimbridge", "--set", set)
+			cmd.Dir = root
+			out, err := cmd.CombinedOutput()
+			if err == nil || !strings.Contains(string(out), strings.SplitN(set, "=", 2)[0]) {
+				t.Errorf("--set %s: err %v, output %s; want an error naming the value", set, err, out)
+			}
+		}
+	})
+}
+
+// TestChartCRDsMatchGenerated: the chart ships copies of config/crd/bases.
+func TestChartCRDsMatchGenerated(t *testing.T) {
+	root := repoRoot(t)
+	gen, err := filepath.Glob(filepath.Join(root, "config", "crd", "bases", "*.yaml"))
+	if err != nil || len(gen) == 0 {
+		t.Fatalf("no generated CRDs: %v", err)
+	}
+	chart, _ := filepath.Glob(filepath.Join(root, "charts", "claimbridge", "files", "crds", "*.yaml"))
+	base := func(ps []string) []string {
+		var out []string
+		for _, p := range ps {
+			out = append(out, filepath.Base(p))
+		}
+		return out
+	}
+	if diff := cmp.Diff(base(gen), base(chart)); diff != "" {
+		t.Fatalf("chart CRD files (-want +got):\n%s", diff)
+	}
+	for _, p := range gen {
+		a, _ := os.ReadFile(p)
+		b, _ := os.ReadFile(filepath.Join(root, "charts", "claimbridge", "files", "crds", filepath.Base(p)))
+		if !bytes.Equal(a, b) {
+			t.Errorf("charts/claimbridge/files/crds/%s differs from config/crd/bases: run `make generate`", filepath.Base(p))
+		}
+	}
+}

@@ -1,0 +1,65 @@
+package webhook
+
+import (
+	"crypto/x509"
+	"encoding/pem"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// certCollector exports the validity window of the serving certificate at
+// scrape time (#11: alerts on expiry, dashboard shows its age). It reads the
+// dynamiccertificates content the TLS listener serves, wherever Config says
+// the pair is (CertFile/KeyFile or CertDir), so it shows exactly what
+// clients get after each reload. Before Run loaded a pair, or for content
+// that does not parse, it exports nothing, which the expiry alert's
+// absent() clause catches.
+type certCollector struct {
+	s                   *Server
+	notAfter, notBefore *prometheus.Desc
+}
+
+func newCertCollector(s *Server) *certCollector {
+	return &certCollector{
+		s: s,
+		notAfter: prometheus.NewDesc("claimbridge_certificate_expiration_timestamp_seconds",
+			"NotAfter of the serving certificate, in seconds since the epoch.", nil, nil),
+		notBefore: prometheus.NewDesc("claimbridge_certificate_not_before_timestamp_seconds",
+			"NotBefore of the serving certificate, in seconds since the epoch (its age is time() minus this).", nil, nil),
+	}
+}
+
+func (c *certCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- c.notAfter
+	ch <- c.notBefore
+}
+
+func (c *certCollector) Collect(ch chan<- prometheus.Metric) {
+	serving := c.s.serving.Load()
+	if serving == nil {
+		return
+	}
+	certPEM, _ := serving.CurrentCertKeyContent()
+	block, _ := pem.Decode(certPEM)
+	if block == nil {
+		return
+	}
+	cert, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		return
+	}
+	ch <- prometheus.MustNewConstMetric(c.notAfter, prometheus.GaugeValue, float64(cert.NotAfter.Unix()))
+	ch <- prometheus.MustNewConstMetric(c.notBefore, prometheus.GaugeValue, float64(cert.NotBefore.Unix()))
+}
+
+// registerOpsMetrics adds the certificate collector and creates the panic
+// and certificate-reload error series at zero, so that alerts on their
+// increase see a series from the start (test/monitoring checks that every
+// name the alerts use is exported).
+func (s *Server) registerOpsMetrics() {
+	s.metrics.registry.MustRegister(newCertCollector(s))
+	for _, endpoint := range []string{"/convert", "/validate"} {
+		s.metrics.panics.WithLabelValues(endpoint)
+	}
+	s.metrics.certReloads.WithLabelValues("error")
+}
