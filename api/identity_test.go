@@ -59,7 +59,7 @@ func TestIdentify(t *testing.T) {
 		"upstream-list":  {obj: map[string]interface{}{"apiVersion": "resource.k8s.io/v1alpha1", "kind": "ResourceClaimTemplateList"}, group: UpstreamGroup, version: V1alpha1, kind: KindTemplateList},
 		"no-apiversion":  {obj: map[string]interface{}{"kind": "ResourceClaim"}, err: `apiVersion "" is not in group resource.claimbridge.dev or resource.k8s.io`},
 		"other-group":    {obj: map[string]interface{}{"apiVersion": "apps/v1", "kind": "ResourceClaim"}, err: `apiVersion "apps/v1" is not in group resource.claimbridge.dev or resource.k8s.io`},
-		"other-version":  {obj: map[string]interface{}{"apiVersion": "resource.k8s.io/v9", "kind": "ResourceClaim"}, err: `apiVersion "resource.k8s.io/v9": unsupported version "v9" (supported: v1alpha1, v1alpha2, v1alpha3)`},
+		"other-version":  {obj: map[string]interface{}{"apiVersion": "resource.k8s.io/v9", "kind": "ResourceClaim"}, err: `apiVersion "resource.k8s.io/v9": unsupported version "v9" (supported: v1alpha1, v1alpha2, v1alpha3, v1beta1, v1beta2, v1)`},
 		"other-kind":     {obj: map[string]interface{}{"apiVersion": "resource.k8s.io/v1alpha3", "kind": "Pod"}, err: `kind "Pod" of resource.k8s.io/v1alpha3 is not converted (only ResourceClaim, ResourceClaimTemplate and their lists)`},
 		"kind-not-a-str": {obj: map[string]interface{}{"apiVersion": "resource.k8s.io/v1alpha3", "kind": 1}, err: `kind "" of resource.k8s.io/v1alpha3 is not converted (only ResourceClaim, ResourceClaimTemplate and their lists)`},
 	}
