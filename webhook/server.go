@@ -19,8 +19,9 @@ import (
 // Server serves /convert and /validate over TLS, plus health probes and
 // metrics over plain HTTP. Create it with New and start it with Run.
 type Server struct {
-	opts    Options
-	metrics *metrics
+	opts      Options
+	metrics   *metrics
+	admission *admission
 
 	ready                         atomic.Bool
 	started                       chan struct{}
@@ -32,7 +33,8 @@ func New(opts *Options) (*Server, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	return &Server{opts: *opts, metrics: newMetrics(), started: make(chan struct{})}, nil
+	m := newMetrics()
+	return &Server{opts: *opts, metrics: m, admission: newAdmission(opts.MaxInFlight, opts.MaxQueueWait, m), started: make(chan struct{})}, nil
 }
 
 // Run starts a server with opts and blocks until ctx is done and the
@@ -62,14 +64,16 @@ func (s *Server) MetricsAddr() net.Addr { return s.metricsAddr }
 func (s *Server) Handler() http.Handler {
 	o := &s.opts
 	mux := http.NewServeMux()
-	mux.Handle("/convert", s.metrics.instrument("/convert", recoverPanics("/convert", s.metrics, &convertHandler{
+	// Reviews run in one of --max-in-flight slots or are shed (shed.go).
+	a := s.admission
+	mux.Handle("/convert", s.metrics.instrument("/convert", recoverPanics("/convert", s.metrics, a.wrap("/convert", o.MaxConvertBodyBytes, a.shedConvert, &convertHandler{
 		convert: o.Converter, maxBytes: o.MaxConvertBodyBytes, maxDepth: o.MaxJSONDepth,
 		timeout: o.RequestTimeout, metrics: s.metrics,
-	})))
-	mux.Handle("/validate", s.metrics.instrument("/validate", recoverPanics("/validate", s.metrics, &validateHandler{
+	}))))
+	mux.Handle("/validate", s.metrics.instrument("/validate", recoverPanics("/validate", s.metrics, a.wrap("/validate", o.MaxValidateBodyBytes, a.shedValidate(o.MaxValidateBodyBytes, o.MaxJSONDepth), &validateHandler{
 		validate: o.Validator, maxBytes: o.MaxValidateBodyBytes, maxDepth: o.MaxJSONDepth,
 		timeout: o.RequestTimeout, requireClientCert: o.ClientCAFile != "", metrics: s.metrics,
-	})))
+	}))))
 	return mux
 }
 
