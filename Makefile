@@ -53,6 +53,10 @@ test: lint verify envtest-assets ## Run every test: unit, fuzz round trips, CLI,
 	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh --print-assets-dir)" KUSTOMIZE="$(BIN)/kustomize" \
 		$(GO) test $(TEST_FLAGS) -timeout $(TEST_TIMEOUT) ./...
 
+.PHONY: loadtest
+loadtest: ## Load test claimbridge serve against a null server on loopback (not part of test; SOAK=10m for the full soak).
+	$(GO) run ./hack/loadtest $(LOADTEST_FLAGS)
+
 .PHONY: envtest-assets
 envtest-assets: ## Build kube-apiserver, etcd and kustomize from the Go module proxy (cached in bin/).
 	hack/envtest-assets.sh
