@@ -47,7 +47,7 @@ func crossVersionErrors(t target, subResource string, newObj, oldObj map[string]
 	statusPath := field.NewPath("status")
 	all := crossViews(t, subResource == "status", newObj, oldObj)
 	for _, version := range Versions {
-		if version == t.version {
+		if version == t.version || all[version].sameAs != "" {
 			continue
 		}
 		newView, oldView, err := all[version].newView, all[version].oldView, all[version].err
