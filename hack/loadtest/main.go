@@ -156,8 +156,11 @@ func start(name string, args []string, certDir, addr, health string) (*server, e
 	pool := x509.NewCertPool()
 	pool.AppendCertsFromPEM(ca)
 	s.client = &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
-		TLSClientConfig:     &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS13},
-		MaxIdleConnsPerHost: 256, MaxConnsPerHost: 256, ForceAttemptHTTP2: false,
+		TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS13},
+		// As kube-apiserver's webhook client: no per-host connection limit
+		// (a limit would queue requests in the client, not the server),
+		// idle connections kept for reuse.
+		MaxIdleConnsPerHost: 4096, ForceAttemptHTTP2: false,
 	}}
 	return s, nil
 }
