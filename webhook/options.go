@@ -56,7 +56,11 @@ type Options struct {
 	// checked before decoding; deeper bodies get 400. Default 1000.
 	MaxJSONDepth int
 	// MaxConnections limits concurrently open TLS connections; 0 means no
-	// limit. Default 0.
+	// limit. Default 512: under overload, clients then reuse their
+	// keep-alive connections instead of opening new ones whose TLS
+	// handshakes compete with the reviews for the CPU (docs/server.md,
+	// "Overload"); kube-apiserver keeps at most 25 idle connections per
+	// webhook host.
 	MaxConnections int
 	// MaxHeaderBytes caps request headers. Default 64 KiB.
 	MaxHeaderBytes int
@@ -126,6 +130,7 @@ const (
 	DefaultShutdownTimeout        = 30 * time.Second
 	DefaultCertReloadInterval     = 10 * time.Second
 	DefaultMaxQueueWait           = time.Second
+	DefaultMaxConnections         = 512
 	DefaultLogFormat              = "text"
 )
 
@@ -150,6 +155,7 @@ func NewOptions() *Options {
 		MaxJSONDepth:           DefaultMaxJSONDepth,
 		MaxHeaderBytes:         DefaultMaxHeaderBytes,
 		MaxInFlight:            DefaultMaxInFlight(),
+		MaxConnections:         DefaultMaxConnections,
 		MaxQueueWait:           DefaultMaxQueueWait,
 		ReadHeaderTimeout:      DefaultReadHeaderTimeout,
 		ReadTimeout:            DefaultReadTimeout,

@@ -38,6 +38,8 @@ func main() {
 	addr := flag.String("addr", "", "null server: TLS address")
 	health := flag.String("health", "", "null server: health address")
 	phase := flag.Duration("phase", 3*time.Second, "duration of each measured phase")
+	flag.Float64Var(&knownCapacity, "capacity", 0, "skip the closed-loop and fixed-rate phases and overload the status update at 2× this capacity")
+	flag.StringVar(&serverArgs, "server-args", "", "extra flags for claimbridge serve, space-separated")
 	flag.Parse()
 	if *null {
 		if err := runNull(*certDir, *addr, *health); err != nil {
@@ -60,6 +62,11 @@ func main() {
 		os.Exit(1)
 	}
 }
+
+var (
+	knownCapacity float64
+	serverArgs    string
+)
 
 // shape is one kind of review.
 type shape struct {
@@ -127,7 +134,8 @@ func freePort() string {
 	return l.Addr().String()
 }
 
-func start(name string, args []string, certDir, addr, health string) (*server, error) {
+func start(name string, args []string, certDir, addr, health string, extra ...string) (*server, error) {
+	args = append(args, extra...)
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Stderr = io.Discard
 	if os.Getenv("LOADTEST_VERBOSE") != "" {
@@ -380,7 +388,7 @@ func run(phase, soak time.Duration) error {
 	certDir := filepath.Join(tmp, "certs")
 	cbAddr, cbHealth := freePort(), freePort()
 	cb, err := start("claimbridge", []string{bin, "serve", "--bind-address=127.0.0.1", "--port=" + strings.Split(cbAddr, ":")[1],
-		"--cert-dir=" + certDir, "--health-probe-bind-address=" + cbHealth, "--metrics-bind-address=0", "--shutdown-drain=0s"}, certDir, cbAddr, cbHealth)
+		"--cert-dir=" + certDir, "--health-probe-bind-address=" + cbHealth, "--metrics-bind-address=0", "--shutdown-drain=0s"}, certDir, cbAddr, cbHealth, strings.Fields(serverArgs)...)
 	if err != nil {
 		return err
 	}
@@ -398,7 +406,14 @@ func run(phase, soak time.Duration) error {
 	fmt.Println("| phase | server | shape | load | ok/s | p50 ms | p99 ms | p99.9 ms | errors | shed | server CPU ms/req | RSS MiB | /healthz p50 / p99 ms |")
 	fmt.Println("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	capacity := map[string]float64{}
+	if knownCapacity > 0 {
+		all = all[3:]
+		capacity[all[0].name] = knownCapacity
+	}
 	for _, sh := range all {
+		if knownCapacity > 0 {
+			break
+		}
 		for _, clients := range []int{1, 8, 32} {
 			for _, s := range []*server{cb, null} {
 				r := measure(s, phase, closedLoop(s, sh, clients))
