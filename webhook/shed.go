@@ -80,6 +80,11 @@ const (
 // sends slowly holds a connection, not a slot; next reads it as sent.
 func (a *slotGate) wrap(endpoint string, maxBytes int64, shed func(w http.ResponseWriter, r *http.Request, reason string), next http.Handler) http.Handler {
 	queued, running := a.queueGauge.WithLabelValues(endpoint), a.runningGauge.WithLabelValues(endpoint)
+	// Every shed series exists from the start at 0, so that rate() and the
+	// ClaimbridgeShedding alert see the first shed.
+	for _, reason := range []string{shedOverloaded, shedWaitExpired, shedClientGone} {
+		a.sheds.WithLabelValues(endpoint, reason)
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		prefetchBody(r, maxBytes)
 		select {
