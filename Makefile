@@ -72,6 +72,10 @@ bench: envtest-assets ## End-to-end benchmark through kube-apiserver (not part o
 	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh --print-assets-dir)" KUSTOMIZE="$(BIN)/kustomize" HELM="$(BIN)/helm" \
 		$(GO) run ./test/bench
 
+.PHONY: loadtest
+loadtest: ## Load test claimbridge serve against a null server on loopback (not part of test; SOAK=10m for the full soak).
+	$(GO) run ./hack/loadtest $(LOADTEST_FLAGS)
+
 .PHONY: envtest-assets
 envtest-assets: ## Build kube-apiserver, etcd, kustomize and helm from the Go module proxy (cached in bin/).
 	hack/envtest-assets.sh

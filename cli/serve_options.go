@@ -60,10 +60,21 @@ type ServeOptions struct {
 	MaxValidateBodyBytes int64
 	// MaxJSONDepth is the deepest nesting accepted. Default 1000.
 	MaxJSONDepth int
-	// MaxConnections limits open TLS connections; 0: no limit. Default 0.
+	// MaxConnections limits open TLS connections; 0: no limit. Default
+	// 512: under overload, clients then reuse their keep-alive connections
+	// instead of opening new ones whose TLS handshakes compete with the
+	// reviews for the CPU (docs/server.md, "Overload").
 	MaxConnections int
 	// MaxHeaderBytes caps request headers. Default 64 KiB.
 	MaxHeaderBytes int
+	// MaxInFlight is the number of reviews processed at once; 0 means
+	// webhook.DefaultMaxInFlight() (twice GOMAXPROCS, at least 8), resolved
+	// when the server starts so that --help and the README show the same
+	// default on every machine. Default 0.
+	MaxInFlight int
+	// MaxQueueWait is the longest a review waits for a slot before it is
+	// shed. Default 1s.
+	MaxQueueWait time.Duration
 
 	// ReadHeaderTimeout bounds the TLS handshake and headers. Default 10s.
 	ReadHeaderTimeout time.Duration
@@ -130,6 +141,8 @@ func NewServeOptions() *ServeOptions {
 		MaxValidateBodyBytes:   7 << 20,
 		MaxJSONDepth:           1000,
 		MaxHeaderBytes:         64 << 10,
+		MaxConnections:         512,
+		MaxQueueWait:           webhook.DefaultMaxQueueWait,
 		ReadHeaderTimeout:      10 * time.Second,
 		ReadTimeout:            30 * time.Second,
 		WriteTimeout:           60 * time.Second,
@@ -169,6 +182,8 @@ func (o *ServeOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.MaxJSONDepth, "max-json-depth", o.MaxJSONDepth, "Deepest JSON nesting accepted in a review body; deeper gets 400.")
 	fs.IntVar(&o.MaxConnections, "max-connections", o.MaxConnections, "Maximum concurrently open TLS connections (0: no limit).")
 	fs.IntVar(&o.MaxHeaderBytes, "max-header-bytes", o.MaxHeaderBytes, "Largest request header block accepted.")
+	fs.IntVar(&o.MaxInFlight, "max-in-flight", o.MaxInFlight, "Reviews processed at once (0: twice GOMAXPROCS, at least 8); others wait for a slot or are shed.")
+	fs.DurationVar(&o.MaxQueueWait, "max-queue-wait", o.MaxQueueWait, "Longest wait for a slot; a review expected to wait longer is shed at once (a conversion gets 429 with Retry-After, which kube-apiserver retries; a validation gets a denial with code 429, which the writing client retries).")
 	fs.DurationVar(&o.ReadHeaderTimeout, "read-header-timeout", o.ReadHeaderTimeout, "Time allowed for the TLS handshake and request headers.")
 	fs.DurationVar(&o.ReadTimeout, "read-timeout", o.ReadTimeout, "Time allowed for reading a whole request, body included.")
 	fs.DurationVar(&o.WriteTimeout, "write-timeout", o.WriteTimeout, "Time allowed for handling a request and writing its response.")
@@ -224,6 +239,7 @@ func (o *ServeOptions) Validate() error {
 		{"--max-validate-body-bytes", o.MaxValidateBodyBytes},
 		{"--max-json-depth", int64(o.MaxJSONDepth)},
 		{"--max-header-bytes", int64(o.MaxHeaderBytes)},
+		{"--max-queue-wait", int64(o.MaxQueueWait)},
 		{"--read-header-timeout", int64(o.ReadHeaderTimeout)},
 		{"--read-timeout", int64(o.ReadTimeout)},
 		{"--write-timeout", int64(o.WriteTimeout)},
@@ -240,6 +256,7 @@ func (o *ServeOptions) Validate() error {
 		v    int64
 	}{
 		{"--max-connections", int64(o.MaxConnections)},
+		{"--max-in-flight", int64(o.MaxInFlight)},
 		{"--shutdown-drain", int64(o.ShutdownDrain)},
 		{"--cert-reload-interval", int64(o.CertReloadInterval)},
 		{"-v", int64(o.Verbosity)},
@@ -280,6 +297,8 @@ func (o *ServeOptions) Config() (webhook.Config, error) {
 		MaxJSONDepth:         o.MaxJSONDepth,
 		MaxConnections:       o.MaxConnections,
 		MaxHeaderBytes:       o.MaxHeaderBytes,
+		MaxInFlight:          o.MaxInFlight,
+		MaxQueueWait:         o.MaxQueueWait,
 		ReadHeaderTimeout:    o.ReadHeaderTimeout,
 		ReadTimeout:          o.ReadTimeout,
 		WriteTimeout:         o.WriteTimeout,

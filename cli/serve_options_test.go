@@ -30,6 +30,8 @@ func TestServeOptionsConfig(t *testing.T) {
 		MaxValidateBodyBytes: 7 << 20,
 		MaxJSONDepth:         1000,
 		MaxHeaderBytes:       64 << 10,
+		MaxConnections:       512,
+		MaxQueueWait:         time.Second,
 		ReadHeaderTimeout:    10 * time.Second,
 		ReadTimeout:          30 * time.Second,
 		WriteTimeout:         time.Minute,
@@ -65,6 +67,10 @@ func TestServeOptionsConfig(t *testing.T) {
 			want: func(c *webhook.Config) {
 				c.BindAddress, c.Port, c.DNSNames, c.MaxConnections, c.MaxJSONDepth, c.ShutdownDrain = "::1", 0, []string{"a.ns.svc"}, 10, 50, 0
 			},
+		},
+		"load-shedding": {
+			args: []string{"--max-in-flight=3", "--max-queue-wait=250ms", "--max-connections=0"},
+			want: func(c *webhook.Config) { c.MaxInFlight, c.MaxQueueWait, c.MaxConnections = 3, 250*time.Millisecond, 0 },
 		},
 	}
 	for name, tc := range tests {

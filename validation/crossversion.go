@@ -45,11 +45,12 @@ func crossVersionErrors(t target, subResource string, newObj, oldObj map[string]
 	}
 	annotationsPath := field.NewPath("metadata", "annotations")
 	statusPath := field.NewPath("status")
+	all := crossViews(t, subResource == "status", newObj, oldObj)
 	for _, version := range Versions {
-		if version == t.version {
+		if version == t.version || all[version].sameAs != "" {
 			continue
 		}
-		newView, oldView, err := views(t.kind, version, newObj, oldObj)
+		newView, oldView, err := all[version].newView, all[version].oldView, all[version].err
 		switch {
 		case err != nil && version == StorageVersion:
 			return append(allErrs, field.InternalError(annotationsPath, err))
@@ -89,22 +90,6 @@ func crossVersionErrors(t target, subResource string, newObj, oldObj map[string]
 		add(common.ValidateDeallocation(newView.status, oldView.status, statusPath)...)
 	}
 	return allErrs
-}
-
-// views converts both objects to version and extracts their views.
-func views(kind, version string, newObj, oldObj map[string]interface{}) (objectView, objectView, error) {
-	rules := shapes[version]
-	var out [2]objectView
-	for i, obj := range []map[string]interface{}{newObj, oldObj} {
-		converted, err := convert(obj, version)
-		if err != nil {
-			return objectView{}, objectView{}, fmt.Errorf("converting to %s: %w", version, err)
-		}
-		if out[i], err = rules.view(kind, converted); err != nil {
-			return objectView{}, objectView{}, fmt.Errorf("decoding the %s conversion: %w", version, err)
-		}
-	}
-	return out[0], out[1], nil
 }
 
 func allocationChanged(newView, oldView objectView) bool {

@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"net/http"
+	"runtime"
 	"time"
 )
 
@@ -62,10 +63,17 @@ type Config struct {
 	// checked before decoding; deeper bodies get 400.
 	MaxJSONDepth int
 	// MaxConnections limits concurrently open TLS connections; 0 means no
-	// limit.
+	// limit (the command line's default is 512, docs/server.md "Overload").
 	MaxConnections int
 	// MaxHeaderBytes caps request headers (http.Server.MaxHeaderBytes).
 	MaxHeaderBytes int
+	// MaxInFlight is the number of reviews processed at once; further
+	// reviews wait for a slot (MaxQueueWait) or are shed (shed.go). 0 means
+	// DefaultMaxInFlight().
+	MaxInFlight int
+	// MaxQueueWait is the longest a review waits for a slot; one whose
+	// expected wait is longer is shed at once. 0 means DefaultMaxQueueWait.
+	MaxQueueWait time.Duration
 
 	// ReadHeaderTimeout, ReadTimeout, WriteTimeout and IdleTimeout are the
 	// http.Server timeouts of every listener; 0 means none.
@@ -98,6 +106,16 @@ var DefaultCipherSuites = []uint16{
 	tls.TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
 }
 
+// DefaultMaxQueueWait is the default of Config.MaxQueueWait and
+// --max-queue-wait.
+const DefaultMaxQueueWait = time.Second
+
+// DefaultMaxInFlight is twice GOMAXPROCS, at least 8: reviews are
+// CPU-bound, so more at once only makes each slower, but a few beyond the
+// CPUs overlap the writes of responses to slow readers. It is the default
+// of Config.MaxInFlight and --max-in-flight.
+func DefaultMaxInFlight() int { return max(8, 2*runtime.GOMAXPROCS(0)) }
+
 // complete returns a copy of c with the documented meanings of its zero
 // values filled in, or an error for a Config no server can run with.
 func (c Config) complete() (Config, error) {
@@ -115,6 +133,15 @@ func (c Config) complete() (Config, error) {
 	}
 	if c.CipherSuites == nil {
 		c.CipherSuites = DefaultCipherSuites
+	}
+	if c.MaxInFlight < 0 || c.MaxQueueWait < 0 {
+		return c, errors.New("config: MaxInFlight and MaxQueueWait must not be negative")
+	}
+	if c.MaxInFlight == 0 {
+		c.MaxInFlight = DefaultMaxInFlight()
+	}
+	if c.MaxQueueWait == 0 {
+		c.MaxQueueWait = DefaultMaxQueueWait
 	}
 	if c.Converter == nil {
 		c.Converter = defaultConverter

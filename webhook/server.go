@@ -21,8 +21,9 @@ import (
 // plain HTTP and metrics over plain HTTP or, with Config.MetricsFilter, over
 // HTTPS. Create it with New and start it with Run.
 type Server struct {
-	cfg     Config
-	metrics *metrics
+	cfg       Config
+	metrics   *metrics
+	admission *slotGate
 	// serving is the serving certificate content once Run loaded it; the
 	// certificate metrics read it (certmetrics.go).
 	serving atomic.Pointer[dynamiccertificates.DynamicCertKeyPairContent]
@@ -38,7 +39,8 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, metrics: newMetrics(), started: make(chan struct{})}
+	m := newMetrics()
+	s := &Server{cfg: cfg, metrics: m, admission: newSlotGate(cfg.MaxInFlight, cfg.MaxQueueWait, m), started: make(chan struct{})}
 	s.registerOpsMetrics() // #11: certificate expiry/age, series the alerts need (certmetrics.go)
 	return s, nil
 }
@@ -60,14 +62,16 @@ func (s *Server) MetricsAddr() net.Addr { return s.metricsAddr }
 func (s *Server) Handler() http.Handler {
 	c := &s.cfg
 	mux := http.NewServeMux()
-	mux.Handle("/convert", s.metrics.instrument("/convert", recoverPanics("/convert", s.metrics, &convertHandler{
+	// Reviews run in one of Config.MaxInFlight slots or are shed (shed.go).
+	a := s.admission
+	mux.Handle("/convert", s.metrics.instrument("/convert", recoverPanics("/convert", s.metrics, a.wrap("/convert", c.MaxConvertBodyBytes, a.shedConvert, &convertHandler{
 		convert: c.Converter, maxBytes: c.MaxConvertBodyBytes, maxDepth: c.MaxJSONDepth,
 		timeout: c.RequestTimeout, metrics: s.metrics,
-	})))
-	mux.Handle("/validate", s.metrics.instrument("/validate", recoverPanics("/validate", s.metrics, &validateHandler{
+	}))))
+	mux.Handle("/validate", s.metrics.instrument("/validate", recoverPanics("/validate", s.metrics, a.wrap("/validate", c.MaxValidateBodyBytes, a.shedValidate(c.MaxValidateBodyBytes, c.MaxJSONDepth), &validateHandler{
 		validator: &validator{validate: c.Validator, metrics: s.metrics}, maxBytes: c.MaxValidateBodyBytes, maxDepth: c.MaxJSONDepth,
 		timeout: c.RequestTimeout, requireClientCert: c.ClientCAFile != "", metrics: s.metrics,
-	})))
+	}))))
 	return mux
 }
 

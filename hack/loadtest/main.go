@@ -1,0 +1,457 @@
+// Command loadtest measures claimbridge serve against a null server with the
+// same TLS settings on loopback and prints a markdown table (see
+// docs/performance.md). Run it with `make loadtest`; SOAK=10m sets the soak.
+//
+// Phases, each against claimbridge (the real binary, built with go build)
+// and the null server (this program in -null mode, a separate process so
+// that its CPU is measured the same way): closed loop with 1, 8 and 32
+// clients and a fixed rate for every review shape; then, against
+// claimbridge, 2× the closed-loop capacity of the most expensive shape and a
+// soak. Every phase is bounded in time and in requests outstanding.
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+func main() {
+	null := flag.Bool("null", false, "run as the null server (internal)")
+	certDir := flag.String("cert-dir", "", "null server: directory with tls.crt and tls.key")
+	addr := flag.String("addr", "", "null server: TLS address")
+	health := flag.String("health", "", "null server: health address")
+	phase := flag.Duration("phase", 3*time.Second, "duration of each measured phase")
+	flag.Float64Var(&knownCapacity, "capacity", 0, "skip the closed-loop and fixed-rate phases and overload the status update at 2× this capacity")
+	flag.StringVar(&serverArgs, "server-args", "", "extra flags for claimbridge serve, space-separated")
+	flag.Parse()
+	if *null {
+		if err := runNull(*certDir, *addr, *health); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		return
+	}
+	soak := 30 * time.Second
+	if s := os.Getenv("SOAK"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "SOAK=%q: %v\n", s, err)
+			os.Exit(2)
+		}
+		soak = d
+	}
+	if err := run(*phase, soak); err != nil {
+		fmt.Fprintln(os.Stderr, "loadtest:", err)
+		os.Exit(1)
+	}
+}
+
+var (
+	knownCapacity float64
+	serverArgs    string
+)
+
+// shape is one kind of review.
+type shape struct {
+	name, path string
+	body       []byte
+}
+
+func shapes(root string) ([]shape, error) {
+	read := func(v string) ([]byte, error) {
+		return os.ReadFile(filepath.Join(root, "webhook", "testdata", "claim-"+v+".json"))
+	}
+	v1, err := read("v1alpha1")
+	if err != nil {
+		return nil, err
+	}
+	v3, err := read("v1alpha3")
+	if err != nil {
+		return nil, err
+	}
+	conv := func(obj []byte, to string) []byte {
+		b, _ := json.Marshal(map[string]interface{}{"apiVersion": "apiextensions.k8s.io/v1", "kind": "ConversionReview",
+			"request": map[string]interface{}{"uid": "u", "desiredAPIVersion": "resource.claimbridge.dev/" + to, "objects": []json.RawMessage{obj}}})
+		return b
+	}
+	adm := func(op, sub string, obj, old []byte) []byte {
+		req := map[string]interface{}{"uid": "u", "operation": op, "subResource": sub, "name": "multi-claim", "namespace": "team-c",
+			"kind":     map[string]string{"group": "resource.claimbridge.dev", "version": "v1alpha3", "kind": "ResourceClaim"},
+			"resource": map[string]string{"group": "resource.claimbridge.dev", "version": "v1alpha3", "resource": "resourceclaims"},
+			"userInfo": map[string]string{"username": "loadtest"}, "object": json.RawMessage(obj)}
+		if old != nil {
+			req["oldObject"] = json.RawMessage(old)
+		}
+		b, _ := json.Marshal(map[string]interface{}{"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": req})
+		return b
+	}
+	// The status update reserves the claim: old has no consumer.
+	var o map[string]interface{}
+	if err := json.Unmarshal(v3, &o); err != nil {
+		return nil, err
+	}
+	delete(o["status"].(map[string]interface{}), "reservedFor")
+	old, _ := json.Marshal(o)
+	return []shape{
+		{"convert v1alpha3→v1alpha1", "/convert", conv(v3, "v1alpha1")},
+		{"convert v1alpha1→v1alpha3", "/convert", conv(v1, "v1alpha3")},
+		{"create v1alpha3", "/validate", adm("CREATE", "", v3, nil)},
+		{"status update v1alpha3", "/validate", adm("UPDATE", "status", v3, old)},
+	}, nil
+}
+
+// server is a running server process.
+type server struct {
+	name         string
+	cmd          *exec.Cmd
+	url, healthz string
+	client       *http.Client
+}
+
+func freePort() string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+func start(name string, args []string, certDir, addr, health string, extra ...string) (*server, error) {
+	args = append(args, extra...)
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Stderr = io.Discard
+	if os.Getenv("LOADTEST_VERBOSE") != "" {
+		cmd.Stderr = os.Stderr
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	s := &server{name: name, cmd: cmd, url: "https://" + addr, healthz: "http://" + health + "/healthz"}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if resp, err := http.Get(s.healthz); err == nil {
+			resp.Body.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			return nil, fmt.Errorf("%s did not start", name)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	ca, err := os.ReadFile(filepath.Join(certDir, "ca.crt"))
+	if err != nil {
+		return nil, err
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(ca)
+	s.client = &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS13},
+		// As kube-apiserver's webhook client: no per-host connection limit
+		// (a limit would queue requests in the client, not the server),
+		// idle connections kept for reuse.
+		MaxIdleConnsPerHost: 4096, ForceAttemptHTTP2: false,
+	}}
+	return s, nil
+}
+
+func (s *server) stop() {
+	_ = s.cmd.Process.Signal(os.Interrupt)
+	done := make(chan struct{})
+	go func() { _ = s.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(15 * time.Second):
+		_ = s.cmd.Process.Kill()
+	}
+}
+
+// cpuAndRSS reads utime+stime (seconds) and RSS (MiB) from /proc/<pid>/stat.
+func (s *server) cpuAndRSS() (float64, float64) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.cmd.Process.Pid))
+	if err != nil {
+		return 0, 0
+	}
+	f := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+2:]))
+	ut, _ := strconv.ParseFloat(f[11], 64)
+	st, _ := strconv.ParseFloat(f[12], 64)
+	rss, _ := strconv.ParseFloat(f[21], 64)
+	return (ut + st) / 100, rss * float64(os.Getpagesize()) / (1 << 20)
+}
+
+// result of one phase.
+type result struct {
+	lat            []time.Duration
+	ok, shed, errs int64
+	firstErr       string
+	shedLat        []time.Duration
+	probe          []time.Duration
+	cpuPerReq, rss float64
+	elapsed        time.Duration
+	mu             sync.Mutex
+}
+
+func (r *result) record(d time.Duration, outcome int, msg string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch outcome {
+	case 0:
+		r.ok++
+		r.lat = append(r.lat, d)
+	case 1:
+		r.shed++
+		r.shedLat = append(r.shedLat, d)
+	default:
+		r.errs++
+		if r.firstErr == "" {
+			r.firstErr = msg
+		}
+	}
+}
+
+// send posts one review and classifies the answer: 0 success, 1 shed
+// (429, in band or HTTP), 2 error.
+func send(s *server, sh shape) (int, string) {
+	resp, err := s.client.Post(s.url+sh.path, "application/json", bytes.NewReader(sh.body))
+	if err != nil {
+		return 2, err.Error()
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return 2, err.Error()
+	}
+	if resp.StatusCode == http.StatusTooManyRequests {
+		return 1, ""
+	}
+	if resp.StatusCode != http.StatusOK {
+		return 2, fmt.Sprintf("HTTP %d %.100s", resp.StatusCode, body)
+	}
+	switch {
+	case bytes.Contains(body, []byte(`"allowed":true`)), bytes.Contains(body, []byte(`"status":"Success"`)):
+		return 0, ""
+	case bytes.Contains(body, []byte(`"code":429`)):
+		return 1, ""
+	}
+	return 2, fmt.Sprintf("%.200s", body)
+}
+
+// measure runs load against s for d, probing /healthz every 100ms.
+func measure(s *server, d time.Duration, load func(ctx context.Context, r *result)) *result {
+	r := &result{}
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	probeDone := make(chan struct{})
+	go func() {
+		defer close(probeDone)
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		c := &http.Client{Timeout: 5 * time.Second}
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			start := time.Now()
+			if resp, err := c.Get(s.healthz); err == nil {
+				resp.Body.Close()
+			}
+			r.mu.Lock()
+			r.probe = append(r.probe, time.Since(start))
+			r.mu.Unlock()
+		}
+	}()
+	cpu0, _ := s.cpuAndRSS()
+	start := time.Now()
+	load(ctx, r)
+	r.elapsed = time.Since(start)
+	cpu1, rss := s.cpuAndRSS()
+	<-probeDone
+	if n := r.ok + r.shed + r.errs; n > 0 {
+		r.cpuPerReq = (cpu1 - cpu0) / float64(n) * 1000
+	}
+	r.rss = rss
+	return r
+}
+
+func closedLoop(s *server, sh shape, clients int) func(context.Context, *result) {
+	return func(ctx context.Context, r *result) {
+		var wg sync.WaitGroup
+		for range clients {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for ctx.Err() == nil {
+					start := time.Now()
+					out, msg := send(s, sh)
+					r.record(time.Since(start), out, msg)
+				}
+			}()
+		}
+		wg.Wait()
+	}
+}
+
+// openLoop sends rate requests per second, at most maxOutstanding at once
+// (a request that would exceed it counts as an error).
+func openLoop(s *server, mix []shape, rate float64) func(context.Context, *result) {
+	const maxOutstanding = 4000
+	return func(ctx context.Context, r *result) {
+		var wg sync.WaitGroup
+		var outstanding atomic.Int64
+		interval := time.Duration(float64(time.Second) / rate)
+		next := time.Now()
+		for i := 0; ctx.Err() == nil; i++ {
+			time.Sleep(time.Until(next))
+			next = next.Add(interval)
+			if outstanding.Load() >= maxOutstanding {
+				r.record(0, 2, "client: too many requests outstanding")
+				continue
+			}
+			outstanding.Add(1)
+			wg.Add(1)
+			sh := mix[i%len(mix)]
+			go func() {
+				defer wg.Done()
+				defer outstanding.Add(-1)
+				start := time.Now()
+				out, msg := send(s, sh)
+				r.record(time.Since(start), out, msg)
+			}()
+		}
+		wg.Wait()
+	}
+}
+
+func pct(ds []time.Duration, p float64) string {
+	if len(ds) == 0 {
+		return "–"
+	}
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	i := int(float64(len(s))*p/100+0.5) - 1
+	i = max(0, min(i, len(s)-1))
+	return fmt.Sprintf("%.1f", float64(s[i])/float64(time.Millisecond))
+}
+
+func row(phase, srv, sh, load string, r *result) {
+	thr := float64(r.ok) / r.elapsed.Seconds()
+	fmt.Printf("| %s | %s | %s | %s | %.0f | %s | %s | %s | %d | %d (p99 %s ms) | %.3f | %.1f | %s / %s |\n",
+		phase, srv, sh, load, thr, pct(r.lat, 50), pct(r.lat, 99), pct(r.lat, 99.9), r.errs, r.shed, pct(r.shedLat, 99),
+		r.cpuPerReq, r.rss, pct(r.probe, 50), pct(r.probe, 99))
+	if r.firstErr != "" {
+		fmt.Fprintf(os.Stderr, "%s %s %s %s: first error: %s\n", phase, srv, sh, load, r.firstErr)
+	}
+}
+
+func run(phase, soak time.Duration) error {
+	root, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "claimbridge-loadtest-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	bin := filepath.Join(tmp, "claimbridge")
+	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/claimbridge").CombinedOutput(); err != nil {
+		return fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	all, err := shapes(root)
+	if err != nil {
+		return err
+	}
+	certDir := filepath.Join(tmp, "certs")
+	cbAddr, cbHealth := freePort(), freePort()
+	cb, err := start("claimbridge", []string{bin, "serve", "--bind-address=127.0.0.1", "--port=" + strings.Split(cbAddr, ":")[1],
+		"--cert-dir=" + certDir, "--health-probe-bind-address=" + cbHealth, "--metrics-bind-address=0", "--shutdown-drain=0s"}, certDir, cbAddr, cbHealth, strings.Fields(serverArgs)...)
+	if err != nil {
+		return err
+	}
+	defer cb.stop()
+	// The null server serves with claimbridge's generated certificate.
+	nAddr, nHealth := freePort(), freePort()
+	null, err := start("null", []string{self, "-null", "-cert-dir=" + certDir, "-addr=" + nAddr, "-health=" + nHealth}, certDir, nAddr, nHealth)
+	if err != nil {
+		return err
+	}
+	defer null.stop()
+
+	fmt.Printf("Load test %s: phase %v, soak %v; capacity = best closed-loop ok/s of claimbridge; shed p99 in parentheses.\n\n",
+		time.Now().UTC().Format(time.RFC3339), phase, soak)
+	fmt.Println("| phase | server | shape | load | ok/s | p50 ms | p99 ms | p99.9 ms | errors | shed | server CPU ms/req | RSS MiB | /healthz p50 / p99 ms |")
+	fmt.Println("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	capacity := map[string]float64{}
+	if knownCapacity > 0 {
+		all = all[3:]
+		capacity[all[0].name] = knownCapacity
+	}
+	for _, sh := range all {
+		if knownCapacity > 0 {
+			break
+		}
+		for _, clients := range []int{1, 8, 32} {
+			for _, s := range []*server{cb, null} {
+				r := measure(s, phase, closedLoop(s, sh, clients))
+				row("closed loop", s.name, sh.name, fmt.Sprintf("%d clients", clients), r)
+				if s == cb {
+					capacity[sh.name] = max(capacity[sh.name], float64(r.ok)/r.elapsed.Seconds())
+				}
+			}
+		}
+		rate := max(1, capacity[sh.name]/2)
+		for _, s := range []*server{cb, null} {
+			r := measure(s, phase, openLoop(s, []shape{sh}, rate))
+			row("fixed rate", s.name, sh.name, fmt.Sprintf("%.0f/s", rate), r)
+		}
+	}
+	worst := all[0]
+	for _, sh := range all {
+		if capacity[sh.name] < capacity[worst.name] {
+			worst = sh
+		}
+	}
+	over := 2 * capacity[worst.name]
+	r := measure(cb, 2*phase, openLoop(cb, []shape{worst}, over))
+	row("overload 2×", cb.name, worst.name, fmt.Sprintf("%.0f/s", over), r)
+	fmt.Printf("\nOverload: goodput %.0f/s = %.0f%% of the closed-loop capacity %.0f/s.\n",
+		float64(r.ok)/r.elapsed.Seconds(), 100*float64(r.ok)/r.elapsed.Seconds()/capacity[worst.name], capacity[worst.name])
+
+	_, rss0 := cb.cpuAndRSS()
+	fds0 := countFDs(cb)
+	mixRate := capacity[worst.name] / 2
+	r = measure(cb, soak, openLoop(cb, all, mixRate))
+	row("soak", cb.name, "all four, round robin", fmt.Sprintf("%.0f/s", mixRate), r)
+	fmt.Printf("\nSoak %v: RSS %.1f → %.1f MiB, open file descriptors %d → %d, %d requests.\n",
+		soak, rss0, r.rss, fds0, countFDs(cb), r.ok+r.shed+r.errs)
+	return nil
+}
+
+func countFDs(s *server) int {
+	ents, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", s.cmd.Process.Pid))
+	return len(ents)
+}

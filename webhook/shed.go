@@ -1,0 +1,230 @@
+package webhook
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	admissionv1 "k8s.io/api/admission/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
+)
+
+// slotGate bounds the reviews in progress. Reviews are CPU-bound: more of
+// them at once than the CPUs can run only makes each one slower and starves
+// TLS handshakes and probes. A review waits for one of maxInFlight slots,
+// but only if its expected wait (the reviews ahead of it times the recent
+// mean review time, divided by the slots) fits into maxWait; otherwise, and
+// when the wait runs out after all, it is shed at once with an answer that
+// makes kube-apiserver's client retry later (see shedValidate,
+// shedConvert and docs/server.md, "Overload"). A review whose client has gone
+// while it waited is dropped without being started.
+type slotGate struct {
+	slots   chan struct{}
+	maxWait time.Duration
+
+	mu      sync.Mutex
+	queued  int
+	meanDur time.Duration // exponentially weighted mean review time
+
+	queueGauge   *prometheus.GaugeVec
+	runningGauge *prometheus.GaugeVec
+	sheds        *prometheus.CounterVec
+}
+
+// RetryAfterSeconds is what a shed review tells the client to wait.
+const RetryAfterSeconds = 1
+
+// maxQueued bounds the waiting reviews whatever the mean review time says.
+const maxQueued = 1024
+
+func newSlotGate(maxInFlight int, maxWait time.Duration, m *metrics) *slotGate {
+	a := &slotGate{
+		slots:   make(chan struct{}, maxInFlight),
+		maxWait: maxWait,
+		queueGauge: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "claimbridge_webhook_queued_reviews",
+			Help: "Reviews waiting for a slot (--max-in-flight), by endpoint.",
+		}, []string{"endpoint"}),
+		runningGauge: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "claimbridge_webhook_running_reviews",
+			Help: "Reviews holding a slot (at most --max-in-flight in all), by endpoint.",
+		}, []string{"endpoint"}),
+		sheds: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "claimbridge_webhook_shed_total",
+			Help: "Reviews not started, by endpoint and reason (overloaded: the expected wait exceeds --max-queue-wait; wait_expired: it waited --max-queue-wait; client_gone: the client left while it waited).",
+		}, []string{"endpoint", "reason"}),
+	}
+	if m != nil {
+		m.registry.MustRegister(a.queueGauge, a.runningGauge, a.sheds)
+	}
+	return a
+}
+
+// Shed reasons.
+const (
+	shedOverloaded  = "overloaded"
+	shedWaitExpired = "wait_expired"
+	shedClientGone  = "client_gone"
+)
+
+// wrap runs next in a slot; shed answers a review that gets none. The body
+// (up to maxBytes+1) is read before a slot is taken, so that a client that
+// sends slowly holds a connection, not a slot; next reads it as sent.
+func (a *slotGate) wrap(endpoint string, maxBytes int64, shed func(w http.ResponseWriter, r *http.Request, reason string), next http.Handler) http.Handler {
+	queued, running := a.queueGauge.WithLabelValues(endpoint), a.runningGauge.WithLabelValues(endpoint)
+	// Every shed series exists from the start at 0, so that rate() and the
+	// ClaimbridgeShedding alert see the first shed.
+	for _, reason := range []string{shedOverloaded, shedWaitExpired, shedClientGone} {
+		a.sheds.WithLabelValues(endpoint, reason)
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		prefetchBody(r, maxBytes)
+		select {
+		case a.slots <- struct{}{}: // a free slot: no wait
+		default:
+			if reason := a.wait(r, queued); reason != "" {
+				a.sheds.WithLabelValues(endpoint, reason).Inc()
+				if reason != shedClientGone {
+					shed(w, r, reason)
+				}
+				return
+			}
+		}
+		running.Inc()
+		start := time.Now()
+		defer func() {
+			a.observe(time.Since(start))
+			running.Dec()
+			<-a.slots
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// prefetchBody replaces r.Body by what it yields up to maxBytes+1 bytes,
+// followed by the read error if there was one (the handler's own limits
+// and errors apply unchanged).
+func prefetchBody(r *http.Request, maxBytes int64) {
+	if r.Body == nil || r.Body == http.NoBody || r.ContentLength > maxBytes {
+		return
+	}
+	data, err := io.ReadAll(io.LimitReader(r.Body, maxBytes+1))
+	var rest io.Reader = bytes.NewReader(data)
+	if err != nil {
+		rest = io.MultiReader(rest, errReader{err})
+	}
+	r.Body = io.NopCloser(rest)
+}
+
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+
+// wait queues r for a slot and returns "" once it holds one, or why not.
+func (a *slotGate) wait(r *http.Request, gauge prometheus.Gauge) string {
+	a.mu.Lock()
+	ahead, mean := a.queued, a.meanDur
+	expected := time.Duration(ahead+1) * mean / time.Duration(cap(a.slots))
+	if expected > a.maxWait || ahead >= maxQueued {
+		a.mu.Unlock()
+		return shedOverloaded
+	}
+	a.queued++
+	a.mu.Unlock()
+	gauge.Inc()
+	defer func() {
+		a.mu.Lock()
+		a.queued--
+		a.mu.Unlock()
+		gauge.Dec()
+	}()
+	timer := time.NewTimer(a.maxWait)
+	defer timer.Stop()
+	select {
+	case a.slots <- struct{}{}:
+		return ""
+	case <-timer.C:
+		return shedWaitExpired
+	case <-r.Context().Done():
+		return shedClientGone
+	}
+}
+
+// observe folds one review time into the mean (weight 1/16).
+func (a *slotGate) observe(d time.Duration) {
+	a.mu.Lock()
+	if a.meanDur == 0 {
+		a.meanDur = d
+	} else {
+		a.meanDur += (d - a.meanDur) / 16
+	}
+	a.mu.Unlock()
+}
+
+// state returns the waiting and running reviews.
+func (a *slotGate) state() (queued, running int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.queued, len(a.slots)
+}
+
+func (a *slotGate) overloadMessage(reason string) string {
+	queued, running := a.state()
+	return fmt.Sprintf("claimbridge webhook overloaded (%s: %d reviews running, %d waiting); retry after %ds",
+		reason, running, queued, RetryAfterSeconds)
+}
+
+// shedConvert answers a ConversionReview that gets no slot with HTTP 429
+// and Retry-After: kube-apiserver's REST client waits that long and sends
+// the review again (client-go rest retries a 429 or 5xx that carries
+// Retry-After, up to 10 times within the request's deadline), while a
+// conversion failure would fail the client's read or write at once. The
+// body is not read: shedding costs no decoding.
+func (a *slotGate) shedConvert(w http.ResponseWriter, r *http.Request, reason string) {
+	w.Header().Set("Retry-After", strconv.Itoa(RetryAfterSeconds))
+	http.Error(w, a.overloadMessage(reason), http.StatusTooManyRequests)
+	klog.FromContext(r.Context()).V(2).Info("Shed review", "endpoint", "/convert", "reason", reason)
+}
+
+// shedValidate answers an AdmissionReview that gets no slot with a denial
+// of code 429, reason TooManyRequests and retryAfterSeconds: kube-apiserver
+// passes the status to the client as it is, with a Retry-After header, so
+// that client-go retries the write itself. A denial, never an HTTP error:
+// with failurePolicy Ignore an HTTP error would admit the write unvalidated.
+// Only the review's apiVersion and uid are decoded. A review that cannot be
+// read gets the plain 429 of shedConvert.
+func (a *slotGate) shedValidate(maxBytes int64, maxDepth int) func(w http.ResponseWriter, r *http.Request, reason string) {
+	return func(w http.ResponseWriter, r *http.Request, reason string) {
+		a.shedReview(w, r, reason, maxBytes, maxDepth)
+	}
+}
+
+func (a *slotGate) shedReview(w http.ResponseWriter, r *http.Request, reason string, maxBytes int64, maxDepth int) {
+	log := klog.FromContext(r.Context()).WithValues("endpoint", "/validate")
+	body, herr := readReview(w, r, maxBytes, maxDepth)
+	var review struct {
+		metav1.TypeMeta `json:",inline"`
+		Request         *struct {
+			UID string `json:"uid"`
+		} `json:"request"`
+	}
+	if herr != nil || json.Unmarshal(body, &review) != nil || review.Request == nil || review.Request.UID == "" ||
+		review.Kind != "AdmissionReview" || (review.APIVersion != "admission.k8s.io/v1" && review.APIVersion != "admission.k8s.io/v1beta1") {
+		a.shedConvert(w, r, reason)
+		return
+	}
+	resp := &admissionv1.AdmissionResponse{UID: types.UID(review.Request.UID), Result: &metav1.Status{
+		Status: metav1.StatusFailure, Code: http.StatusTooManyRequests, Reason: metav1.StatusReasonTooManyRequests,
+		Message: a.overloadMessage(reason), Details: &metav1.StatusDetails{RetryAfterSeconds: RetryAfterSeconds},
+	}}
+	log.V(2).Info("Shed review", "uid", review.Request.UID, "reason", reason)
+	writeJSON(w, log, &admissionv1.AdmissionReview{TypeMeta: review.TypeMeta, Response: resp})
+}

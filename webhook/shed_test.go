@@ -1,0 +1,232 @@
+package webhook
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+	admissionv1 "k8s.io/api/admission/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// blockedServer runs a server with one slot whose validator blocks until
+// release is closed; entered receives once per validation started.
+func blockedServer(t *testing.T, maxWait time.Duration) (ts *testServer, entered chan struct{}, release chan struct{}) {
+	t.Helper()
+	entered, release = make(chan struct{}, 16), make(chan struct{})
+	ts = startServer(t, func(o *Config) {
+		o.MaxInFlight, o.MaxQueueWait = 1, maxWait
+		o.Validator = func(ValidationRequest) (ValidationResponse, error) {
+			entered <- struct{}{}
+			<-release
+			return ValidationResponse{}, nil
+		}
+	})
+	t.Cleanup(func() {
+		select {
+		case <-release:
+		default:
+			close(release)
+		}
+	})
+	return ts, entered, release
+}
+
+// occupy sends one review that takes the only slot and waits until it runs.
+func occupy(t *testing.T, ts *testServer, c *http.Client, entered chan struct{}) chan error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() {
+		resp, body, err := postJSON(c, ts.url("/validate"), admissionReview("admission.k8s.io/v1", claimRequest(t, admissionv1.Create, "v1alpha3", "")))
+		if err == nil && (resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"allowed":true`)) {
+			err = &httpError{code: resp.StatusCode, msg: string(body)}
+		}
+		done <- err
+	}()
+	<-entered
+	return done
+}
+
+// With the only slot taken and a queue whose expected wait exceeds
+// --max-queue-wait, reviews are answered at once with the chosen overload
+// answers, and the probes keep answering.
+func TestShedWhenQueueFull(t *testing.T) {
+	ts, entered, release := blockedServer(t, time.Minute)
+	c := ts.client(t, nil)
+	first := occupy(t, ts, c, entered)
+	// The mean review time says one review takes two minutes: any review
+	// that would wait has an expected wait above the one-minute limit.
+	ts.admission.observe(2 * time.Minute)
+
+	// /validate: a denial with code 429 and retryAfterSeconds, uid echoed.
+	for _, rv := range []string{"admission.k8s.io/v1", "admission.k8s.io/v1beta1"} {
+		start := time.Now()
+		resp, body, err := postJSON(c, ts.url("/validate"), admissionReview(rv, claimRequest(t, admissionv1.Update, "v1alpha3", "status")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if time.Since(start) > 10*time.Second {
+			t.Errorf("%s: shed after %v, want at once", rv, time.Since(start))
+		}
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("%s: status %d: %s", rv, resp.StatusCode, body)
+		}
+		var out admissionv1.AdmissionReview
+		if err := json.Unmarshal(body, &out); err != nil {
+			t.Fatal(err)
+		}
+		got := out.Response
+		want := &admissionv1.AdmissionResponse{UID: "req-uid", Allowed: false, Result: &metav1.Status{
+			Status: metav1.StatusFailure, Code: 429, Reason: metav1.StatusReasonTooManyRequests,
+			Message: "claimbridge webhook overloaded (overloaded: 1 reviews running, 0 waiting); retry after 1s",
+			Details: &metav1.StatusDetails{RetryAfterSeconds: 1},
+		}}
+		if diff := cmp.Diff(want, got); diff != "" || out.APIVersion != rv || out.Kind != "AdmissionReview" {
+			t.Errorf("%s: response %s %s (-want +got):\n%s", rv, out.Kind, out.APIVersion, diff)
+		}
+	}
+
+	// /convert: HTTP 429 with Retry-After, which client-go retries.
+	resp, body, err := postJSON(c, ts.url("/convert"), conversionReview("apiextensions.k8s.io/v1", "u", Group+"/v1alpha1", fixture(t, "v1alpha3")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") != "1" {
+		t.Errorf("convert: status %d, Retry-After %q: %s", resp.StatusCode, resp.Header.Get("Retry-After"), body)
+	}
+
+	// An unreadable review on /validate gets the plain 429 too.
+	resp, _, err = postJSON(c, ts.url("/validate"), []byte(`{"not":"a review"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusTooManyRequests {
+		t.Errorf("unreadable review: status %d, want 429", resp.StatusCode)
+	}
+
+	// The probes answer while every slot is taken.
+	for _, path := range []string{"/healthz", "/readyz"} {
+		if code := mustGet(t, "http://"+ts.HealthAddr().String()+path); code != http.StatusOK {
+			t.Errorf("%s: %d", path, code)
+		}
+	}
+
+	for endpoint, want := range map[string]float64{"/validate": 3, "/convert": 1} {
+		if got := value(t, ts.admission.sheds.WithLabelValues(endpoint, shedOverloaded)); got != want {
+			t.Errorf("%s sheds: %v, want %v", endpoint, got, want)
+		}
+	}
+	if got := value(t, ts.admission.runningGauge.WithLabelValues("/validate")); got != 1 {
+		t.Errorf("running reviews: %v, want 1", got)
+	}
+	close(release)
+	if err := <-first; err != nil {
+		t.Errorf("the review that held the slot: %v", err)
+	}
+	if len(entered) != 0 {
+		t.Errorf("%d shed reviews were validated", len(entered))
+	}
+}
+
+// A review that waits longer than --max-queue-wait is shed.
+func TestShedQueueWait(t *testing.T) {
+	ts, entered, release := blockedServer(t, 200*time.Millisecond)
+	c := ts.client(t, nil)
+	first := occupy(t, ts, c, entered)
+
+	// No review has finished yet, so the expected wait is zero: it queues,
+	// waits 200ms and is shed.
+	resp, body, err := postJSON(c, ts.url("/convert"), conversionReview("apiextensions.k8s.io/v1", "u", Group+"/v1alpha1", fixture(t, "v1alpha3")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusTooManyRequests {
+		t.Errorf("convert after waiting: status %d: %s", resp.StatusCode, body)
+	}
+	if got := value(t, ts.admission.sheds.WithLabelValues("/convert", shedWaitExpired)); got != 1 {
+		t.Errorf("wait_expired sheds: %v, want 1", got)
+	}
+
+	close(release)
+	if err := <-first; err != nil {
+		t.Error(err)
+	}
+}
+
+// A review whose client leaves while it waits is never started; a queued
+// review runs once the slot frees.
+func TestShedClientGoneAndQueued(t *testing.T) {
+	ts, entered, release := blockedServer(t, time.Minute)
+	c := ts.client(t, nil)
+	first := occupy(t, ts, c, entered)
+
+	// A client that gives up while queued: its review is never validated.
+	ctx, cancel := context.WithCancel(context.Background())
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ts.url("/validate"),
+		strings.NewReader(string(admissionReview("admission.k8s.io/v1", claimRequest(t, admissionv1.Create, "v1alpha3", "")))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	gone := make(chan error, 1)
+	go func() {
+		resp, err := c.Do(req)
+		if err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+		gone <- err
+	}()
+	eventually(t, "the review to queue", func() bool {
+		return value(t, ts.admission.queueGauge.WithLabelValues("/validate")) == 1
+	})
+	cancel()
+	if err := <-gone; err == nil {
+		t.Error("the cancelled request succeeded")
+	}
+	eventually(t, "the client_gone shed", func() bool {
+		return value(t, ts.admission.sheds.WithLabelValues("/validate", shedClientGone)) == 1
+	})
+
+	// A queued review runs once the slot frees.
+	queued := make(chan error, 1)
+	go func() {
+		resp, body, err := postJSON(c, ts.url("/validate"), admissionReview("admission.k8s.io/v1", claimRequest(t, admissionv1.Create, "v1alpha3", "")))
+		if err == nil && (resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"allowed":true`)) {
+			err = &httpError{code: resp.StatusCode, msg: string(body)}
+		}
+		queued <- err
+	}()
+	eventually(t, "the review to queue", func() bool {
+		return value(t, ts.admission.queueGauge.WithLabelValues("/validate")) == 1
+	})
+	close(release)
+	for _, ch := range []chan error{first, queued} {
+		if err := <-ch; err != nil {
+			t.Error(err)
+		}
+	}
+	if got := len(entered); got != 1 { // the queued one; the first was drained by occupy
+		t.Errorf("validations after the first: %d, want 1", got)
+	}
+}
+
+// value reads a gauge or counter.
+func value(t *testing.T, m prometheus.Metric) float64 {
+	t.Helper()
+	var out dto.Metric
+	if err := m.Write(&out); err != nil {
+		t.Fatal(err)
+	}
+	if out.Gauge != nil {
+		return out.Gauge.GetValue()
+	}
+	return out.Counter.GetValue()
+}
