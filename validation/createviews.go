@@ -58,7 +58,7 @@ func createViewErrors(t target, newObj map[string]interface{}) field.ErrorList {
 func viewCreateErrors(kind, version string, obj map[string]interface{}) (field.ErrorList, error) {
 	converted, err := convert(obj, version)
 	if err != nil {
-		return nil, fmt.Errorf("converting to %s: %w", version, err)
+		return nil, err // names the object and both versions
 	}
 	result, err := shapes[version].run(kind, Create, "", prepareForCreate(converted, kind), nil)
 	if err != nil {

@@ -89,7 +89,7 @@ func oldInVersion(old map[string]interface{}, t target) (map[string]interface{},
 	}
 	converted, err := convert(old, t.version)
 	if err != nil {
-		return nil, fmt.Errorf("converting the old object from %s to %s: %w", ot.version, t.version, err)
+		return nil, fmt.Errorf("the old object: %w", err) // err names both versions
 	}
 	return converted, nil
 }

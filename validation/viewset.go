@@ -103,12 +103,12 @@ func crossViews(t target, statusOnly bool, newObj, oldObj map[string]interface{}
 func directConversionError(newObj, oldObj map[string]interface{}, version string) error {
 	for _, obj := range []map[string]interface{}{newObj, oldObj} {
 		if _, err := convert(obj, version); err != nil {
-			return fmt.Errorf("converting to %s: %w", version, err)
+			return err // names the object and both versions
 		}
 	}
 	// Unreachable while conversion goes through the neighbours: a chain
 	// step failed but the direct conversion did not.
-	return fmt.Errorf("converting to %s: a step through the neighbouring versions failed", version)
+	return fmt.Errorf("no view in %s: a step through the neighbouring versions failed", version)
 }
 
 // viewOf decodes the view of a converted object; statusOnly decodes only
