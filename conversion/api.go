@@ -62,19 +62,43 @@ func convert(obj map[string]interface{}, toVersion string, ws *[]Warning) (map[s
 	if err := checkShape(obj, from, kind); err != nil {
 		return nil, err
 	}
-	out := deepCopyMap(obj)
+	var out map[string]interface{}
 	switch kind {
 	case KindClaim, KindTemplate:
+		out = copyForSteps(obj, kind, from != toVersion)
 		if err := convertObject(out, kind, from, toVersion, "", ws); err != nil {
 			return nil, err
 		}
 	default: // a List kind
+		out = deepCopyMap(obj)
 		if err := convertList(out, strings.TrimSuffix(kind, "List"), from, toVersion, ws); err != nil {
 			return nil, err
 		}
 	}
 	out["apiVersion"] = group + "/" + toVersion
 	return out, nil
+}
+
+// copyForSteps returns the copy of a claim or template that convertObject
+// converts in place. Every step replaces the sections it maps (spec, and a
+// claim's status) with maps it builds from copies, so when at least one step
+// runs (mapped), those sections are shared with obj rather than copied
+// first; every other field is deep-copied. The result shares nothing with
+// obj once the steps have run.
+func copyForSteps(obj map[string]interface{}, kind string, mapped bool) map[string]interface{} {
+	if !mapped {
+		return deepCopyMap(obj)
+	}
+	out := make(map[string]interface{}, len(obj)+1)
+	for k, v := range obj {
+		switch {
+		case k == "spec", k == "status" && kind == KindClaim:
+			out[k] = v
+		default:
+			out[k] = deepCopy(v)
+		}
+	}
+	return out
 }
 
 // checkTarget fails for versions outside the chain and for the GA versions
