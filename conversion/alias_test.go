@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/claimbridge/claimbridge/conversion"
 )
 
@@ -54,4 +56,41 @@ func containers(v interface{}, seen map[uintptr]string, path string) map[uintptr
 		}
 	}
 	return seen
+}
+
+// TestConvertSharedMatchesConvert converts random objects between every pair
+// of versions and back with ConvertShared and with Convert, and requires the
+// same results, with the inputs unchanged.
+func TestConvertSharedMatchesConvert(t *testing.T) {
+	n := max(1, roundTripIterations(t)/50)
+	for fi, from := range conversion.ChainVersions {
+		for ti, to := range conversion.ChainVersions {
+			t.Run(from+"-to-"+to, func(t *testing.T) {
+				t.Parallel()
+				f := newFiller(int64(11000 + 100*fi + ti))
+				for i := 0; i < n; i++ {
+					obj := randomObject(t, f, from, i%4 == 3)
+					obj["apiVersion"] = conversion.UpstreamGroup + "/" + from
+					cur, want := obj, obj
+					for _, v := range []string{to, from} {
+						before := decodeTree(t, []byte(mustJSON(cur)))
+						got, err := conversion.ConvertShared(cur, v)
+						if err != nil {
+							t.Fatalf("iteration %d: ConvertShared to %s: %v\n%s", i, v, err, mustJSON(cur))
+						}
+						if diff := cmp.Diff(before, cur, treeComparer); diff != "" {
+							t.Fatalf("iteration %d: ConvertShared to %s modified its input (-before +after):\n%s", i, v, diff)
+						}
+						if want, err = conversion.Convert(want, v); err != nil {
+							t.Fatalf("iteration %d: Convert to %s: %v", i, v, err)
+						}
+						if diff := cmp.Diff(want, got, treeComparer); diff != "" {
+							t.Fatalf("iteration %d: ConvertShared to %s differs from Convert (-Convert +ConvertShared):\n%s", i, v, diff)
+						}
+						cur = got
+					}
+				}
+			})
+		}
+	}
 }

@@ -31,9 +31,13 @@ const maxTreeDepth = 10000
 
 // ConvertFunc converts one ResourceClaim or ResourceClaimTemplate JSON tree
 // to toVersion ("v1alpha1", "v1alpha2" or "v1alpha3"), keeping its group.
+// The handler never modifies obj or the result, so the result may share
+// values with obj.
 type ConvertFunc func(obj map[string]interface{}, toVersion string) (map[string]interface{}, error)
 
-var defaultConverter ConvertFunc = conversion.Convert
+// defaultConverter is conversion.ConvertShared: the handler modifies neither
+// the decoded object nor the converted one, which it only checks and encodes.
+var defaultConverter ConvertFunc = conversion.ConvertShared
 
 // Group is the API group served by claimbridge (package api's).
 const Group = api.Group
