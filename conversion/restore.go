@@ -296,9 +296,14 @@ func pushRestore(obj map[string]interface{}, version string, r *restore) error {
 			}
 		}
 	}
-	data, err := r.appendJSON(make([]byte, 0, 512))
+	bp := fingerprintBuffers.Get().(*[]byte)
+	defer fingerprintBuffers.Put(bp)
+	data, err := r.appendJSON((*bp)[:0])
 	if err != nil {
 		return fmt.Errorf("encoding %s: %w", RestoreAnnotation(version), err)
+	}
+	if cap(data) <= 1<<20 { // keep no buffer a huge annotation grew
+		*bp = data[:0]
 	}
 	ann[RestoreAnnotation(version)] = string(data)
 	total := 0
