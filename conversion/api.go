@@ -48,10 +48,20 @@ const (
 // string) is refused with a *MalformedError naming the field path.
 // ConvertWithWarnings also says what the target version's consumers miss.
 func Convert(obj map[string]interface{}, toVersion string) (map[string]interface{}, error) {
-	return convert(obj, toVersion, nil)
+	return convert(obj, toVersion, nil, false)
 }
 
-func convert(obj map[string]interface{}, toVersion string, ws *[]Warning) (map[string]interface{}, error) {
+// ConvertShared is Convert for a caller that modifies neither obj nor the
+// result afterwards (the webhook encodes the result and drops both): the
+// result may share with obj the values conversion does not change — the
+// metadata other than the annotations, and fields of no version — instead of
+// copying them. Its result is equal to Convert's.
+func ConvertShared(obj map[string]interface{}, toVersion string) (map[string]interface{}, error) {
+	return convert(obj, toVersion, nil, true)
+}
+
+// convert is Convert; share is ConvertShared's.
+func convert(obj map[string]interface{}, toVersion string, ws *[]Warning, share bool) (map[string]interface{}, error) {
 	group, from, kind, err := Identify(obj)
 	if err != nil {
 		return nil, err
@@ -62,19 +72,73 @@ func convert(obj map[string]interface{}, toVersion string, ws *[]Warning) (map[s
 	if err := checkShape(obj, from, kind); err != nil {
 		return nil, err
 	}
-	out := deepCopyMap(obj)
+	var out map[string]interface{}
 	switch kind {
 	case KindClaim, KindTemplate:
+		out = copyForSteps(obj, kind, from != toVersion, share)
 		if err := convertObject(out, kind, from, toVersion, "", ws); err != nil {
 			return nil, err
 		}
 	default: // a List kind
+		out = deepCopyMap(obj)
 		if err := convertList(out, strings.TrimSuffix(kind, "List"), from, toVersion, ws); err != nil {
 			return nil, err
 		}
 	}
 	out["apiVersion"] = group + "/" + toVersion
 	return out, nil
+}
+
+// copyForSteps returns the copy of a claim or template that convertObject
+// converts in place. Every step replaces the sections it maps (spec, and a
+// claim's status) with maps it builds from copies, so when at least one step
+// runs (mapped), those sections are shared with obj rather than copied
+// first; every other field is deep-copied. The result shares nothing with
+// obj once the steps have run.
+//
+// With share, only the maps the steps modify besides the sections —
+// metadata and metadata.annotations, where the restore annotations are
+// removed and added — are copied (shallowly: annotation values are strings);
+// everything else is shared with obj.
+func copyForSteps(obj map[string]interface{}, kind string, mapped, share bool) map[string]interface{} {
+	if !mapped {
+		return deepCopyMap(obj)
+	}
+	out := make(map[string]interface{}, len(obj)+1)
+	for k, v := range obj {
+		switch {
+		case k == "spec", k == "status" && kind == KindClaim:
+			out[k] = v
+		case share && k == "metadata":
+			out[k] = copyMetadataShallow(v)
+		case share:
+			out[k] = v
+		default:
+			out[k] = deepCopy(v)
+		}
+	}
+	return out
+}
+
+// copyMetadataShallow copies a metadata object and its annotations one
+// level deep; anything else is returned as it is.
+func copyMetadataShallow(v interface{}) interface{} {
+	meta, ok := v.(map[string]interface{})
+	if !ok || meta == nil {
+		return v
+	}
+	out := make(map[string]interface{}, len(meta)+1)
+	for k, e := range meta {
+		out[k] = e
+	}
+	if ann, ok := meta["annotations"].(map[string]interface{}); ok && ann != nil {
+		copied := make(map[string]interface{}, len(ann)+1)
+		for k, e := range ann {
+			copied[k] = e
+		}
+		out["annotations"] = copied
+	}
+	return out
 }
 
 // checkTarget fails for versions outside the chain and for the GA versions

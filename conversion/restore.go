@@ -72,7 +72,7 @@ func (r *restore) diffSection(name string, base map[string]interface{}, baseOK b
 		ops = append(ops, operation{Op: "remove", Path: path})
 	case !baseOK:
 		ops = append(ops, operation{Op: "add", Path: path, Value: target})
-	default:
+	case !equal(base, target): // the common case, a section mapped back exactly, costs one pass
 		ops = diff(path, base, target, ops)
 	}
 	if len(ops) > 0 {
@@ -82,10 +82,10 @@ func (r *restore) diffSection(name string, base map[string]interface{}, baseOK b
 
 // diff appends the operations that turn base into target. Operation values
 // share target's containers: a patch is only ever encoded, never modified.
+// diff descends only into the children that differ (each compared once with
+// equal), so a large section with one difference costs one pass, and builds
+// the paths of differing fields only.
 func diff(path string, base, target interface{}, ops []operation) []operation {
-	if equal(base, target) {
-		return ops
-	}
 	switch b := base.(type) {
 	case map[string]interface{}:
 		t, ok := target.(map[string]interface{})
@@ -93,16 +93,17 @@ func diff(path string, base, target interface{}, ops []operation) []operation {
 			break
 		}
 		for _, k := range sortedKeys(t) {
-			p := path + "/" + escapePointer(k)
-			if bv, ok := b[k]; ok {
-				ops = diff(p, bv, t[k], ops)
-			} else {
-				ops = append(ops, operation{Op: "add", Path: p, Value: t[k]})
+			if bv, ok := b[k]; !ok {
+				ops = append(ops, operation{Op: "add", Path: path + "/" + escapePointer(k), Value: t[k]})
+			} else if !equal(bv, t[k]) {
+				ops = diff(path+"/"+escapePointer(k), bv, t[k], ops)
 			}
 		}
-		for _, k := range sortedKeys(b) {
-			if _, ok := t[k]; !ok {
-				ops = append(ops, operation{Op: "remove", Path: path + "/" + escapePointer(k)})
+		if len(b) > len(t) || !sameKeys(b, t) {
+			for _, k := range sortedKeys(b) {
+				if _, ok := t[k]; !ok {
+					ops = append(ops, operation{Op: "remove", Path: path + "/" + escapePointer(k)})
+				}
 			}
 		}
 		return ops
@@ -112,11 +113,27 @@ func diff(path string, base, target interface{}, ops []operation) []operation {
 			break
 		}
 		for i := range t {
-			ops = diff(path+"/"+strconv.Itoa(i), b[i], t[i], ops)
+			if !equal(b[i], t[i]) {
+				ops = diff(path+"/"+strconv.Itoa(i), b[i], t[i], ops)
+			}
 		}
 		return ops
+	default:
+		if equal(base, target) {
+			return ops
+		}
 	}
 	return append(ops, operation{Op: "replace", Path: path, Value: target})
+}
+
+// sameKeys reports whether every key of b is a key of t.
+func sameKeys(b, t map[string]interface{}) bool {
+	for k := range b {
+		if _, ok := t[k]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // applySection applies the patch for section name to root (an object holding
@@ -279,9 +296,14 @@ func pushRestore(obj map[string]interface{}, version string, r *restore) error {
 			}
 		}
 	}
-	data, err := r.appendJSON(make([]byte, 0, 512))
+	bp := fingerprintBuffers.Get().(*[]byte)
+	defer fingerprintBuffers.Put(bp)
+	data, err := r.appendJSON((*bp)[:0])
 	if err != nil {
 		return fmt.Errorf("encoding %s: %w", RestoreAnnotation(version), err)
+	}
+	if cap(data) <= 1<<20 { // keep no buffer a huge annotation grew
+		*bp = data[:0]
 	}
 	ann[RestoreAnnotation(version)] = string(data)
 	total := 0

@@ -45,6 +45,7 @@ func article(t string) string {
 type shape struct {
 	typ    string // "object", "array", "map", "string", "boolean", "number", "" (anything)
 	fields map[string]*shape
+	keys   []string // of fields, sorted
 	elem   *shape
 }
 
@@ -55,9 +56,11 @@ var (
 	number  = &shape{typ: "number"}
 )
 
-func object(fields map[string]*shape) *shape { return &shape{typ: "object", fields: fields} }
-func arrayOf(elem *shape) *shape             { return &shape{typ: "array", elem: elem} }
-func mapOf(elem *shape) *shape               { return &shape{typ: "map", elem: elem} }
+func object(fields map[string]*shape) *shape {
+	return &shape{typ: "object", fields: fields, keys: sortedKeys(fields)}
+}
+func arrayOf(elem *shape) *shape { return &shape{typ: "array", elem: elem} }
+func mapOf(elem *shape) *shape   { return &shape{typ: "map", elem: elem} }
 
 var (
 	metadataShape = object(map[string]*shape{
@@ -122,8 +125,27 @@ func statusShape(allocation map[string]*shape) *shape {
 	})
 }
 
+// objectShapes holds objectShape for every version of the chain and kind,
+// built once.
+var objectShapes = func() map[[2]string]*shape {
+	m := map[[2]string]*shape{}
+	for _, v := range ChainVersions {
+		for _, k := range []string{KindClaim, KindTemplate} {
+			m[[2]string{v, k}] = buildObjectShape(v, k)
+		}
+	}
+	return m
+}()
+
 // objectShape is the shape of a claim or template of version.
 func objectShape(version, kind string) *shape {
+	if s, ok := objectShapes[[2]string{version, kind}]; ok {
+		return s
+	}
+	return buildObjectShape(version, kind)
+}
+
+func buildObjectShape(version, kind string) *shape {
 	fields := map[string]*shape{"metadata": metadataShape}
 	spec, status := specShapes[version], statusShapes[version]
 	if spec == nil || status == nil {
@@ -158,9 +180,12 @@ func checkShape(obj map[string]interface{}, version, kind string) error {
 		}
 		return nil
 	}
-	fields := objectShape(version, kind).fields
-	for _, k := range sortedKeys(fields) {
-		if err := checkValue(obj[k], fields[k], k); err != nil {
+	s := objectShape(version, kind)
+	if fits(obj, s) {
+		return nil // the common case; checkValue below finds the first error
+	}
+	for _, k := range s.keys {
+		if err := checkValue(obj[k], s.fields[k], k); err != nil {
 			err.Kind, err.Object = kind, describeObject(obj)
 			return err
 		}
@@ -183,7 +208,7 @@ func checkValue(v interface{}, s *shape, path string) *MalformedError {
 	switch s.typ {
 	case "object":
 		m := v.(map[string]interface{})
-		for _, k := range sortedKeys(s.fields) {
+		for _, k := range s.keys {
 			if err := checkValue(m[k], s.fields[k], path+"."+k); err != nil {
 				return err
 			}
@@ -203,6 +228,47 @@ func checkValue(v interface{}, s *shape, path string) *MalformedError {
 		}
 	}
 	return nil
+}
+
+// fits reports whether checkValue finds no error in v, without building
+// paths or errors (checkShape runs checkValue only when it does not).
+func fits(v interface{}, s *shape) bool {
+	if v == nil || s.typ == "" {
+		return true
+	}
+	switch s.typ {
+	case "object", "map":
+		m, ok := v.(map[string]interface{})
+		if !ok {
+			return false
+		}
+		if s.typ == "object" {
+			for _, k := range s.keys {
+				if !fits(m[k], s.fields[k]) {
+					return false
+				}
+			}
+			return true
+		}
+		for _, e := range m {
+			if !fits(e, s.elem) {
+				return false
+			}
+		}
+		return true
+	case "array":
+		a, ok := v.([]interface{})
+		if !ok {
+			return false
+		}
+		for _, e := range a {
+			if !fits(e, s.elem) {
+				return false
+			}
+		}
+		return true
+	}
+	return jsonType(v) == s.typ
 }
 
 // jsonType names the JSON type of a decoded value.

@@ -49,7 +49,8 @@ func sections(kind string) []string {
 }
 
 // mapSection maps one section with m. context is the target spec, used by
-// the status mapping. r (nil when mapping back) collects the losses.
+// the status mapping. r collects the losses; it is nil only when mapping
+// back, and then the result may share values with in.
 func mapSection(m mapping, kind, name string, in, context map[string]interface{}, r *lossReport) map[string]interface{} {
 	switch {
 	case name == "status":
@@ -57,7 +58,7 @@ func mapSection(m mapping, kind, name string, in, context map[string]interface{}
 	case kind == KindTemplate:
 		// ResourceClaimTemplateSpec: metadata is the same in every version.
 		out := map[string]interface{}{}
-		copyKeys(out, in, "metadata")
+		r.copyKeys(out, in, "metadata")
 		if _, ok := in["spec"]; ok {
 			out["spec"] = m.spec(asMap(in["spec"]), r.at("spec"))
 		}
@@ -92,10 +93,7 @@ func step(obj map[string]interface{}, kind, from, to string, losses *[]loss) err
 	out := map[string]interface{}{}
 	for _, name := range sections(kind) {
 		if in, ok := obj[name]; ok {
-			var r *lossReport
-			if losses != nil {
-				r = &lossReport{prefix: name, losses: losses}
-			}
+			r := &lossReport{prefix: name, losses: losses} // losses may be nil
 			out[name] = mapSection(forward, kind, name, asMap(in), asMap(out["spec"]), r)
 		}
 		if restoreTo != nil {

@@ -89,7 +89,8 @@ func canonicalJSON(v interface{}) ([]byte, error) {
 	return jsontree.Append(nil, v, false)
 }
 
-// fingerprintBuffers hold the canonical JSON a fingerprint hashes.
+// fingerprintBuffers hold the canonical JSON a fingerprint hashes, and the
+// restore annotation while pushRestore encodes it.
 var fingerprintBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
 // fingerprint is a short, stable digest of a JSON tree ("" for absent): the

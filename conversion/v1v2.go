@@ -9,9 +9,9 @@ import "fmt"
 // claimSpecV1V2Keys are the ResourceClaimSpec fields of v1alpha1 and v1alpha2.
 var claimSpecV1V2Keys = []string{"resourceClassName", "parametersRef", "allocationMode"}
 
-func specV1ToV2(in map[string]interface{}, _ *lossReport) map[string]interface{} {
+func specV1ToV2(in map[string]interface{}, r *lossReport) map[string]interface{} {
 	out := map[string]interface{}{}
-	copyKeys(out, in, claimSpecV1V2Keys...)
+	r.copyKeys(out, in, claimSpecV1V2Keys...)
 	return out
 }
 
@@ -25,16 +25,16 @@ var statusCommonKeys = []string{"reservedFor", "deallocationRequested"}
 
 // statusV1ToV2: resourceHandle + status.driverName become resourceHandles[0]
 // = {driverName, data}; an empty handle means "no data" and leaves data out.
-func statusV1ToV2(in, _ map[string]interface{}, _ *lossReport) map[string]interface{} {
+func statusV1ToV2(in, _ map[string]interface{}, r *lossReport) map[string]interface{} {
 	out := map[string]interface{}{}
-	copyKeys(out, in, "driverName")
-	copyKeys(out, in, statusCommonKeys...)
+	r.copyKeys(out, in, "driverName")
+	r.copyKeys(out, in, statusCommonKeys...)
 	if a, ok := in["allocation"]; ok && a == nil {
 		out["allocation"] = nil // null: not allocated
 	} else if ok {
 		alloc := asMap(a)
 		outAlloc := map[string]interface{}{}
-		copyKeys(outAlloc, alloc, "availableOnNodes", "shareable")
+		r.copyKeys(outAlloc, alloc, "availableOnNodes", "shareable")
 		handle := map[string]interface{}{}
 		if driver := asString(in["driverName"]); driver != "" {
 			handle["driverName"] = driver
@@ -57,14 +57,14 @@ func statusV1ToV2(in, _ map[string]interface{}, _ *lossReport) map[string]interf
 // structured data have no place in v1alpha1.
 func statusV2ToV1(in, _ map[string]interface{}, r *lossReport) map[string]interface{} {
 	out := map[string]interface{}{}
-	copyKeys(out, in, "driverName")
-	copyKeys(out, in, statusCommonKeys...)
+	r.copyKeys(out, in, "driverName")
+	r.copyKeys(out, in, statusCommonKeys...)
 	if a, ok := in["allocation"]; ok && a == nil {
 		out["allocation"] = nil // null: not allocated
 	} else if ok {
 		alloc := asMap(a)
 		outAlloc := map[string]interface{}{}
-		copyKeys(outAlloc, alloc, "availableOnNodes", "shareable")
+		r.copyKeys(outAlloc, alloc, "availableOnNodes", "shareable")
 		driver := asString(in["driverName"])
 		chosen := -1
 		for i, h := range asSlice(alloc["resourceHandles"]) {

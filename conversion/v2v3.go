@@ -117,7 +117,7 @@ func lossesOfRequest(req map[string]interface{}, r *lossReport) {
 //     shareable).
 func statusV2ToV3(in, targetSpec map[string]interface{}, r *lossReport) map[string]interface{} {
 	out := map[string]interface{}{}
-	copyKeys(out, in, statusCommonKeys...)
+	r.copyKeys(out, in, statusCommonKeys...)
 	a, ok := in["allocation"]
 	if !ok || a == nil {
 		if ok {
@@ -128,7 +128,7 @@ func statusV2ToV3(in, targetSpec map[string]interface{}, r *lossReport) map[stri
 	alloc := asMap(a)
 	outAlloc := map[string]interface{}{}
 	if ns, ok := alloc["availableOnNodes"]; ok {
-		outAlloc["nodeSelector"] = deepCopy(ns)
+		outAlloc["nodeSelector"] = r.copy(ns)
 	}
 	if alloc["shareable"] == false {
 		r.lose("allocation.shareable", "a 1.31 claim may be reserved by up to 32 consumers; this allocation was for one consumer only")
@@ -191,7 +191,7 @@ func statusV2ToV3(in, targetSpec map[string]interface{}, r *lossReport) map[stri
 			case !isObj || m == nil || name == "":
 				r.lose(rpath, "only an object for a named resource can be device configuration in v1alpha3 (kept in the restore annotation only)")
 			default:
-				p.addDevice(name, deepCopy(m), rpath)
+				p.addDevice(name, r.copy(m), rpath)
 			}
 		}
 		if named == 0 {
@@ -237,7 +237,7 @@ func keepParameters(kept, params interface{}, r *lossReport, path string) interf
 	case !isObj || m == nil:
 		r.lose(path, "v1alpha3 configuration parameters must be an object (kept in the restore annotation only)")
 	case kept == nil:
-		return deepCopy(m)
+		return r.copy(m)
 	case !equal(kept, m):
 		r.lose(path, "differs from the parameters of the driver's first handle, which a 1.31 driver receives (kept in the restore annotation only)")
 	}

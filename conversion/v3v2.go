@@ -23,7 +23,7 @@ import (
 //     nodeSelector, else the pool shared by the driver's results.
 func statusV3ToV2(in, _ map[string]interface{}, r *lossReport) map[string]interface{} {
 	out := map[string]interface{}{}
-	copyKeys(out, in, statusCommonKeys...)
+	r.copyKeys(out, in, statusCommonKeys...)
 	a, ok := in["allocation"]
 	if !ok || a == nil {
 		if ok {
@@ -34,7 +34,7 @@ func statusV3ToV2(in, _ map[string]interface{}, r *lossReport) map[string]interf
 	alloc := asMap(a)
 	outAlloc := map[string]interface{}{"shareable": true}
 	if ns, ok := alloc["nodeSelector"]; ok {
-		outAlloc["availableOnNodes"] = deepCopy(ns)
+		outAlloc["availableOnNodes"] = r.copy(ns)
 	}
 	controller := asString(alloc["controller"])
 	devices := asMap(alloc["devices"])
@@ -56,7 +56,7 @@ func statusV3ToV2(in, _ map[string]interface{}, r *lossReport) map[string]interf
 		if controller != "" {
 			handles = append(handles, classicHandles(g, &dc, r)...)
 		} else {
-			handles = append(handles, structuredHandle(g, &dc, nodeOfSelector(alloc["nodeSelector"])))
+			handles = append(handles, structuredHandle(g, &dc, nodeOfSelector(alloc["nodeSelector"]), r))
 		}
 	}
 	loseUnused(config, used, r)
@@ -99,7 +99,7 @@ func classicHandles(g driverResults, dc *driverConfig, r *lossReport) []interfac
 }
 
 // structuredHandle gives the structured handle of one driver's results.
-func structuredHandle(g driverResults, dc *driverConfig, node string) map[string]interface{} {
+func structuredHandle(g driverResults, dc *driverConfig, node string, r *lossReport) map[string]interface{} {
 	structured := map[string]interface{}{}
 	named := make([]interface{}, 0, len(g.results))
 	pool, samePool := "", true
@@ -108,7 +108,7 @@ func structuredHandle(g driverResults, dc *driverConfig, node string) map[string
 			"namedResources": map[string]interface{}{"name": deepCopy(res["device"])},
 		}
 		if params := dc.devices[asString(res["device"])]; params != nil {
-			result["vendorRequestParameters"] = deepCopy(params)
+			result["vendorRequestParameters"] = r.copy(params)
 		}
 		named = append(named, result)
 		p := asString(res["pool"])
@@ -126,14 +126,14 @@ func structuredHandle(g driverResults, dc *driverConfig, node string) map[string
 	}
 	structured["results"] = named
 	if dc.class != nil {
-		structured["vendorClassParameters"] = deepCopy(dc.class)
+		structured["vendorClassParameters"] = r.copy(dc.class)
 	}
 	claim := dc.claim
 	if !dc.hasDevices {
 		claim = dc.useClaim(0)
 	}
 	if claim != nil {
-		structured["vendorClaimParameters"] = deepCopy(claim)
+		structured["vendorClaimParameters"] = r.copy(claim)
 	}
 	return map[string]interface{}{"driverName": g.driver, "structuredData": structured}
 }

@@ -31,19 +31,42 @@ func (w Warning) String() string {
 // no warnings.
 func ConvertWithWarnings(obj map[string]interface{}, toVersion string) (map[string]interface{}, []Warning, error) {
 	var ws []Warning
-	out, err := convert(obj, toVersion, &ws)
+	out, err := convert(obj, toVersion, &ws, false)
 	if err != nil {
 		return nil, nil, err
 	}
 	return out, ws, nil
 }
 
-// lossReport collects the losses a mapping function notices. A nil report
-// (when a step maps back to compute the restore annotation) collects
-// nothing, so mappings call it unconditionally.
+// lossReport collects the losses a mapping function notices. A report
+// without losses (Convert), or a nil report (when a step maps back to
+// compute the restore annotation), collects nothing, so mappings call it
+// unconditionally.
+//
+// The report also says whether a mapping may share values with its input
+// (see copy): only when it maps back, because the section mapped back is
+// only compared and hashed, never stored or modified.
 type lossReport struct {
 	prefix string
 	losses *[]loss
+}
+
+// copy returns a deep copy of v for a mapping's output, or v itself when the
+// mapping maps back (r is nil).
+func (r *lossReport) copy(v interface{}) interface{} {
+	if r == nil {
+		return v
+	}
+	return deepCopy(v)
+}
+
+// copyKeys is copyKeys with r.copy.
+func (r *lossReport) copyKeys(to, from map[string]interface{}, keys ...string) {
+	for _, k := range keys {
+		if v, ok := from[k]; ok {
+			to[k] = r.copy(v)
+		}
+	}
 }
 
 type loss struct{ path, message string }
@@ -51,7 +74,7 @@ type loss struct{ path, message string }
 // lose records that the field at path (relative to the report's section)
 // does not reach the target release's consumers.
 func (r *lossReport) lose(path, format string, args ...interface{}) {
-	if r == nil {
+	if r == nil || r.losses == nil {
 		return
 	}
 	p := r.prefix

@@ -88,7 +88,8 @@ type Config struct {
 	// listener closed.
 	ShutdownTimeout time.Duration
 
-	// Converter converts one object; nil means conversion.Convert.
+	// Converter converts one object; nil means conversion.ConvertShared
+	// (conversion.Convert without copying what it does not change).
 	Converter ConvertFunc
 	// Validator validates one admission request; nil means
 	// validation.Validate.

@@ -31,9 +31,13 @@ const maxTreeDepth = 10000
 
 // ConvertFunc converts one ResourceClaim or ResourceClaimTemplate JSON tree
 // to toVersion ("v1alpha1", "v1alpha2" or "v1alpha3"), keeping its group.
+// The handler never modifies obj or the result, so the result may share
+// values with obj.
 type ConvertFunc func(obj map[string]interface{}, toVersion string) (map[string]interface{}, error)
 
-var defaultConverter ConvertFunc = conversion.Convert
+// defaultConverter is conversion.ConvertShared: the handler modifies neither
+// the decoded object nor the converted one, which it only checks and encodes.
+var defaultConverter ConvertFunc = conversion.ConvertShared
 
 // Group is the API group served by claimbridge (package api's).
 const Group = api.Group
@@ -284,7 +288,7 @@ func checkConverted(in, out map[string]interface{}, id objectID, to schema.Group
 			return fmt.Errorf("converter returned metadata.%s that %v", k, err)
 		}
 	}
-	if !reflect.DeepEqual(withoutLabels(inMeta), withoutLabels(outMeta)) {
+	if !equalExceptLabels(inMeta, outMeta) {
 		return errors.New("converter changed metadata other than labels and annotations")
 	}
 	return nil
@@ -306,14 +310,68 @@ func checkStringMap(v interface{}) error {
 	return nil
 }
 
-func withoutLabels(md map[string]interface{}) map[string]interface{} {
-	rest := make(map[string]interface{}, len(md))
-	for k, v := range md {
+// equalExceptLabels reports whether two metadata objects are
+// reflect.DeepEqual but for labels and annotations, without copying them.
+func equalExceptLabels(a, b map[string]interface{}) bool {
+	n := 0
+	for k, va := range a {
+		if k == "labels" || k == "annotations" {
+			continue
+		}
+		vb, ok := b[k]
+		if !ok || !deepEqual(va, vb) {
+			return false
+		}
+		n++
+	}
+	for k := range b {
 		if k != "labels" && k != "annotations" {
-			rest[k] = v
+			n--
 		}
 	}
-	return rest
+	return n == 0
+}
+
+// deepEqual is reflect.DeepEqual for JSON trees, walking maps and slices
+// itself (reflect.DeepEqual allocates for every value it visits).
+func deepEqual(a, b interface{}) bool {
+	switch a := a.(type) {
+	case map[string]interface{}:
+		b, ok := b.(map[string]interface{})
+		if !ok || (a == nil) != (b == nil) || len(a) != len(b) {
+			return false
+		}
+		for k, va := range a {
+			vb, ok := b[k]
+			if !ok || !deepEqual(va, vb) {
+				return false
+			}
+		}
+		return true
+	case []interface{}:
+		b, ok := b.([]interface{})
+		if !ok || (a == nil) != (b == nil) || len(a) != len(b) {
+			return false
+		}
+		for i := range a {
+			if !deepEqual(a[i], b[i]) {
+				return false
+			}
+		}
+		return true
+	case string:
+		b, ok := b.(string)
+		return ok && a == b
+	case json.Number:
+		b, ok := b.(json.Number)
+		return ok && a == b
+	case bool:
+		b, ok := b.(bool)
+		return ok && a == b
+	case nil:
+		return b == nil
+	}
+	return reflect.DeepEqual(a, b)
 }
 
 func failure(format string, args ...any) metav1.Status {

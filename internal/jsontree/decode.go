@@ -34,7 +34,69 @@ type decoder struct {
 	data     []byte
 	pos      int
 	maxDepth int
+	// elems holds the elements of the arrays being decoded (nested arrays
+	// above their parents'), so that each array is allocated once at its
+	// final length.
+	elems []interface{}
+	// recent holds the last string values decoded (boxed), so that a value
+	// repeated in the document (a driver, a pool, a request name) is
+	// allocated once; next is where the next one goes.
+	recent [16]interface{}
+	next   int
 }
+
+// knownKeys are object keys of ConversionReviews, AdmissionReviews and
+// ResourceClaims of every version. A key equal to one of them is decoded
+// into the string held here instead of a new one: the same value, one
+// allocation less per key.
+var knownKeys = func() map[string]string {
+	m := map[string]string{}
+	for _, k := range []string{
+		// reviews
+		"kind", "apiVersion", "request", "response", "uid", "desiredAPIVersion", "objects", "object", "oldObject",
+		"operation", "userInfo", "username", "groups", "extra", "dryRun", "options", "resource", "subResource",
+		"requestKind", "requestResource", "requestSubResource", "group", "version", "namespace", "name",
+		// metadata
+		"metadata", "labels", "annotations", "finalizers", "ownerReferences", "managedFields", "manager", "time",
+		"fieldsType", "fieldsV1", "subresource", "resourceVersion", "generation", "creationTimestamp",
+		"deletionTimestamp", "deletionGracePeriodSeconds", "generateName", "controller", "blockOwnerDeletion",
+		// claims
+		"spec", "status", "devices", "requests", "deviceClassName", "selectors", "cel", "expression",
+		"allocationMode", "count", "adminAccess", "constraints", "matchAttribute", "distinctAttribute", "config",
+		"opaque", "driver", "parameters", "allocation", "results", "pool", "device", "nodeSelector",
+		"nodeSelectorTerms", "matchFields", "matchExpressions", "key", "operator", "values", "reservedFor",
+		"apiGroup", "source", "resourceClassName", "parametersRef", "driverName", "resourceHandle",
+		"resourceHandles", "data", "structuredData", "nodeName", "namedResources", "vendorClassParameters",
+		"vendorClaimParameters", "vendorRequestParameters", "availableOnNodes", "shareable",
+		"deallocationRequested", "exactly", "firstAvailable", "tolerations", "capacity", "allocationTimestamp",
+		"conditions", "type", "reason", "message", "lastTransitionTime", "observedGeneration",
+	} {
+		m[k] = k
+	}
+	return m
+}()
+
+// knownValues holds, boxed, the known keys (some are values too, like
+// "ResourceClaim") and string values common in claims and reviews.
+var knownValues = func() map[string]interface{} {
+	m := map[string]interface{}{}
+	for k := range knownKeys {
+		m[k] = k
+	}
+	for _, v := range []string{
+		"", "ResourceClaim", "ResourceClaimTemplate", "ConversionReview", "AdmissionReview",
+		"apiextensions.k8s.io/v1", "admission.k8s.io/v1", "resource.claimbridge.dev/v1alpha1",
+		"resource.claimbridge.dev/v1alpha2", "resource.claimbridge.dev/v1alpha3", "resource.k8s.io/v1alpha3",
+		"resource.k8s.io/v1beta1", "resource.k8s.io/v1beta2", "resource.k8s.io/v1", "resource.claimbridge.dev",
+		"resource.k8s.io", "v1alpha1", "v1alpha2", "v1alpha3", "v1beta1", "v1beta2", "v1", "resourceclaims",
+		"resourceclaimtemplates", "CREATE", "UPDATE", "DELETE", "CONNECT", "Update", "Apply", "FieldsV1",
+		"FromClaim", "FromClass", "ExactCount", "All", "WaitForFirstConsumer", "Immediate", "In", "NotIn",
+		"Exists", "DoesNotExist", "metadata.name", "pods", "default", "request", "True", "False", "Unknown",
+	} {
+		m[v] = v
+	}
+	return m
+}()
 
 func (d *decoder) skipSpace() {
 	for d.pos < len(d.data) {
@@ -57,7 +119,7 @@ func (d *decoder) value(depth int) (interface{}, error) {
 	case c == '[':
 		return d.array(depth + 1)
 	case c == '"':
-		return d.string()
+		return d.stringValue()
 	case c == '-' || (c >= '0' && c <= '9'):
 		return d.number()
 	case c == 't':
@@ -93,7 +155,7 @@ func (d *decoder) object(depth int) (interface{}, error) {
 		if d.pos >= len(d.data) || d.data[d.pos] != '"' {
 			return nil, errSyntax
 		}
-		k, err := d.string()
+		k, err := d.key()
 		if err != nil {
 			return nil, err
 		}
@@ -130,18 +192,18 @@ func (d *decoder) array(depth int) (interface{}, error) {
 		return nil, errSyntax
 	}
 	d.pos++ // [
-	s := make([]interface{}, 0)
 	d.skipSpace()
 	if d.pos < len(d.data) && d.data[d.pos] == ']' {
 		d.pos++
-		return s, nil
+		return make([]interface{}, 0), nil
 	}
+	mark := len(d.elems)
 	for {
 		v, err := d.value(depth)
 		if err != nil {
 			return nil, err
 		}
-		s = append(s, v)
+		d.elems = append(d.elems, v)
 		d.skipSpace()
 		if d.pos >= len(d.data) {
 			return nil, errSyntax
@@ -152,6 +214,10 @@ func (d *decoder) array(depth int) (interface{}, error) {
 			d.skipSpace()
 		case ']':
 			d.pos++
+			s := make([]interface{}, len(d.elems)-mark)
+			copy(s, d.elems[mark:])
+			clear(d.elems[mark:])
+			d.elems = d.elems[:mark]
 			return s, nil
 		default:
 			return nil, errSyntax
@@ -199,6 +265,58 @@ func (d *decoder) number() (interface{}, error) {
 	}
 	d.pos = i
 	return json.Number(data[start:i]), nil
+}
+
+// stringValue decodes the string value at d.pos (which is '"'), as string
+// does. A known key, or a string equal to one of the last ones decoded, is
+// returned as the interface{} already holding it, without allocating.
+func (d *decoder) stringValue() (interface{}, error) {
+	data := d.data
+	for i := d.pos + 1; i < len(data); i++ {
+		c := data[i]
+		if c == '"' {
+			b := data[d.pos+1 : i]
+			if v, ok := knownValues[string(b)]; ok {
+				d.pos = i + 1
+				return v, nil
+			}
+			for _, v := range d.recent {
+				if s, ok := v.(string); ok && s == string(b) {
+					d.pos = i + 1
+					return v, nil
+				}
+			}
+			d.pos = i + 1
+			var v interface{} = string(b)
+			d.recent[d.next] = v
+			d.next = (d.next + 1) % len(d.recent)
+			return v, nil
+		}
+		if c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
+			break
+		}
+	}
+	return d.string()
+}
+
+// key decodes the object key at d.pos (which is '"'), as string does, and
+// returns the string of knownKeys for a known key.
+func (d *decoder) key() (string, error) {
+	data := d.data
+	for i := d.pos + 1; i < len(data); i++ {
+		c := data[i]
+		if c == '"' {
+			if k, ok := knownKeys[string(data[d.pos+1:i])]; ok {
+				d.pos = i + 1
+				return k, nil
+			}
+			break
+		}
+		if c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
+			break
+		}
+	}
+	return d.string()
 }
 
 // string decodes the string at d.pos (which is '"').

@@ -9,7 +9,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
-	"strings"
 	"unicode/utf8"
 )
 
@@ -51,7 +50,7 @@ func Append(buf []byte, v interface{}, escapeHTML bool) ([]byte, error) {
 		for k := range v {
 			keys = append(keys, k)
 		}
-		slices.SortFunc(keys, strings.Compare)
+		slices.Sort(keys) // byte-wise, as encoding/json sorts
 		buf = append(buf, '{')
 		var err error
 		for i, k := range keys {
@@ -96,13 +95,27 @@ func fallback(buf []byte, v interface{}, escapeHTML bool) ([]byte, error) {
 
 const hex = "0123456789abcdef"
 
+// safeSet and htmlSafeSet tell the ASCII bytes appendString copies as they
+// are, without and with HTML escaping.
+var safeSet, htmlSafeSet = func() (plain, html [utf8.RuneSelf]bool) {
+	for b := 0x20; b < utf8.RuneSelf; b++ {
+		plain[b] = b != '"' && b != '\\'
+		html[b] = plain[b] && b != '<' && b != '>' && b != '&'
+	}
+	return plain, html
+}()
+
 // appendString is encoding/json's appendString.
 func appendString(dst []byte, s string, escapeHTML bool) []byte {
 	dst = append(dst, '"')
 	start := 0
+	safe := &safeSet
+	if escapeHTML {
+		safe = &htmlSafeSet
+	}
 	for i := 0; i < len(s); {
 		if b := s[i]; b < utf8.RuneSelf {
-			if b >= 0x20 && b != '"' && b != '\\' && (!escapeHTML || (b != '<' && b != '>' && b != '&')) {
+			if safe[b] {
 				i++
 				continue
 			}
