@@ -1,0 +1,119 @@
+package validation
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	apiv1 "github.com/claimbridge/claimbridge/api/v1alpha1"
+	apiv2 "github.com/claimbridge/claimbridge/api/v1alpha2"
+	apiv3 "github.com/claimbridge/claimbridge/api/v1alpha3"
+)
+
+// statusWriteCorpus pairs every fixture claim (in every version, deleted or
+// not) as old object with statuses and managedFields that differ from the
+// new object's, malformed ones included.
+func statusWriteCorpus(t *testing.T) (olds, news []map[string]interface{}) {
+	t.Helper()
+	mf := []interface{}{map[string]interface{}{"manager": "scheduler", "operation": "Update", "subresource": "status"}}
+	variants := []func(old, cur map[string]interface{}){
+		func(old, cur map[string]interface{}) {},
+		func(old, cur map[string]interface{}) { delete(old["status"].(map[string]interface{}), "reservedFor") },
+		func(old, cur map[string]interface{}) { delete(old, "status") },
+		func(old, cur map[string]interface{}) { old["status"] = nil },
+		func(old, cur map[string]interface{}) { delete(cur, "status") },
+		func(old, cur map[string]interface{}) { old["metadata"].(map[string]interface{})["managedFields"] = mf },
+		func(old, cur map[string]interface{}) { cur["metadata"].(map[string]interface{})["managedFields"] = mf },
+		func(old, cur map[string]interface{}) { old["metadata"].(map[string]interface{})["managedFields"] = "x" },
+		func(old, cur map[string]interface{}) { old["status"] = "x" },
+		func(old, cur map[string]interface{}) { old["status"].(map[string]interface{})["reservedFor"] = 5 },
+		func(old, cur map[string]interface{}) { old["status"].(map[string]interface{})["allocation"] = "x" },
+		func(old, cur map[string]interface{}) { old["status"].(map[string]interface{})["unknown"] = true },
+		func(old, cur map[string]interface{}) { old["status"].(map[string]interface{})["deallocationRequested"] = true },
+		func(old, cur map[string]interface{}) { cur["status"].(map[string]interface{})["unknown"] = true },
+		func(old, cur map[string]interface{}) { delete(old, "metadata") },
+		func(old, cur map[string]interface{}) { old["metadata"] = nil },
+	}
+	for _, o := range viewFixtures(t) {
+		for _, variant := range variants {
+			old, cur := deepCopyJSON(o), deepCopyJSON(o)
+			variant(old, cur)
+			olds, news = append(olds, old), append(news, cur)
+		}
+	}
+	return olds, news
+}
+
+// The old object of a status write decodes, typed and defaulted, to what a
+// full decode of it gives, errors included.
+func TestStatusOldDecodeMatchesFullDecode(t *testing.T) {
+	requireConversion(t)
+	olds, news := statusWriteCorpus(t)
+	fast := 0
+	for i := range olds {
+		tgt, err := parseTarget(news[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		newObj := prepareForStatusUpdate(news[i], olds[i])
+		data, err := json.Marshal(newObj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var done bool
+		var got, want interface{}
+		var errGot, errWant error
+		switch tgt.version {
+		case "v1alpha1":
+			var g, w apiv1.ResourceClaim
+			done, errGot = decodeStatusOld(data, olds[i], &g)
+			_, errWant = decode(olds[i], &w, false)
+			got, want = g, w
+		case "v1alpha2":
+			var g, w apiv2.ResourceClaim
+			done, errGot = decodeStatusOld(data, olds[i], &g)
+			_, errWant = decode(olds[i], &w, false)
+			got, want = g, w
+		default:
+			var g, w apiv3.ResourceClaim
+			done, errGot = decodeStatusOld(data, olds[i], &g)
+			_, errWant = decode(olds[i], &w, false)
+			got, want = g, w
+		}
+		if !done && errGot == nil {
+			continue // the caller decodes oldObj itself
+		}
+		fast++
+		if fmt.Sprint(errGot) != fmt.Sprint(errWant) {
+			t.Errorf("case %d: error %v, full decode %v", i, errGot, errWant)
+			continue
+		}
+		if errWant == nil {
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("case %d: decoded old object (-full +fast):\n%s", i, diff)
+			}
+		}
+	}
+	if fast == 0 {
+		t.Error("the fast decode was never used; the test no longer tests what it says")
+	}
+}
+
+// Every status write of the corpus gets the same verdict with and without
+// the fast decode of the old object.
+func TestStatusOldDecodeSameVerdict(t *testing.T) {
+	requireConversion(t)
+	olds, news := statusWriteCorpus(t)
+	for i := range olds {
+		req := Request{Operation: Update, SubResource: "status", Object: news[i], OldObject: olds[i]}
+		fastStatusOld = false
+		want, errWant := Validate(req)
+		fastStatusOld = true
+		got, errGot := Validate(req)
+		if diff := cmp.Diff(want, got); diff != "" || fmt.Sprint(errWant) != fmt.Sprint(errGot) {
+			t.Errorf("case %d: verdict (-full +fast):\n%s\nerrors %v / %v", i, diff, errWant, errGot)
+		}
+	}
+}
