@@ -31,7 +31,9 @@ func statusWriteCorpus(t *testing.T) (olds, news []map[string]interface{}) {
 		func(old, cur map[string]interface{}) { old["status"].(map[string]interface{})["reservedFor"] = 5 },
 		func(old, cur map[string]interface{}) { old["status"].(map[string]interface{})["allocation"] = "x" },
 		func(old, cur map[string]interface{}) { old["status"].(map[string]interface{})["unknown"] = true },
-		func(old, cur map[string]interface{}) { old["status"].(map[string]interface{})["deallocationRequested"] = true },
+		func(old, cur map[string]interface{}) {
+			old["status"].(map[string]interface{})["deallocationRequested"] = true
+		},
 		func(old, cur map[string]interface{}) { cur["status"].(map[string]interface{})["unknown"] = true },
 		func(old, cur map[string]interface{}) { delete(old, "metadata") },
 		func(old, cur map[string]interface{}) { old["metadata"] = nil },
@@ -114,6 +116,29 @@ func TestStatusOldDecodeSameVerdict(t *testing.T) {
 		got, errGot := Validate(req)
 		if diff := cmp.Diff(want, got); diff != "" || fmt.Sprint(errWant) != fmt.Sprint(errGot) {
 			t.Errorf("case %d: verdict (-full +fast):\n%s\nerrors %v / %v", i, diff, errWant, errGot)
+		}
+	}
+}
+
+// The prepared objects share the request's subtrees: Validate must leave
+// the request's objects as they were, on every operation.
+func TestValidateLeavesRequestUnmodified(t *testing.T) {
+	requireConversion(t)
+	olds, news := statusWriteCorpus(t)
+	for i := range olds {
+		for _, req := range []Request{
+			{Operation: Create, Object: news[i]},
+			{Operation: Update, Object: news[i], OldObject: olds[i]},
+			{Operation: Update, SubResource: "status", Object: news[i], OldObject: olds[i]},
+		} {
+			wantNew, wantOld := deepCopyJSON(req.Object), deepCopyJSON(req.OldObject)
+			_, _ = Validate(req)
+			if diff := cmp.Diff(wantNew, req.Object); diff != "" {
+				t.Errorf("case %d %s %q: object modified (-before +after):\n%s", i, req.Operation, req.SubResource, diff)
+			}
+			if diff := cmp.Diff(wantOld, req.OldObject); diff != "" {
+				t.Errorf("case %d %s %q: old object modified (-before +after):\n%s", i, req.Operation, req.SubResource, diff)
+			}
 		}
 	}
 }
