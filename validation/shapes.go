@@ -125,7 +125,7 @@ func runKind[C, T, O any](s shape[C, T], newObj, oldObj map[string]interface{}, 
 	var old O
 	oldDone := false
 	if op == Update && subResource == "status" {
-		if oldDone, err = decodeStatusOld(data, oldObj, &old); err != nil {
+		if oldDone, err = decodeStatusOld(&obj, oldObj, &old); err != nil {
 			return checks{}, err
 		}
 	}
@@ -185,20 +185,26 @@ var shapes = map[string]versionRules{
 // decodeStatusOld decodes the old object of a status write without encoding
 // it. On a status write newObj is oldObj with only the status and
 // metadata.managedFields taken from the request (prepareForStatusUpdate), so
-// the old object decodes to newObj's encoding (data) with its own status and
-// managedFields: old gets data, both fields zeroed, then oldObj's status
-// and managedFields decoded into it. The result is the lenient decode of
-// oldObj, errors included (only those two fields can differ from newObj,
-// which decoded already); TestStatusOldDecodeMatchesFullDecode keeps that
-// so. It reports false, having done nothing, when oldObj's metadata is
-// not an object (prepareForStatusUpdate replaced it) or O has no such
-// fields: decode oldObj then.
-func decodeStatusOld[O any](data []byte, oldObj map[string]interface{}, old *O) (bool, error) {
+// the old object decodes to what newObj decoded to (decoded, not yet
+// defaulted) with its own status and managedFields: old gets a deep copy of
+// decoded with both fields zeroed, then oldObj's status and managedFields
+// decoded into it. The result is the lenient decode of oldObj, errors
+// included (only those two fields can differ from newObj, which decoded
+// already; strict and lenient decoding give the same values);
+// TestStatusOldDecodeMatchesFullDecode keeps that so. It reports false,
+// having done nothing, when oldObj's metadata is not an object
+// (prepareForStatusUpdate replaced it) or O has no such fields or no
+// DeepCopy: decode oldObj then.
+func decodeStatusOld[O any](decoded *O, oldObj map[string]interface{}, old *O) (bool, error) {
 	if !fastStatusOld {
 		return false, nil
 	}
 	meta, isMap := oldObj["metadata"].(map[string]interface{})
 	if m, ok := oldObj["metadata"]; ok && m != nil && !isMap {
+		return false, nil
+	}
+	dc, ok := any(decoded).(interface{ DeepCopy() *O })
+	if !ok {
 		return false, nil
 	}
 	v := reflect.ValueOf(old).Elem()
@@ -207,9 +213,7 @@ func decodeStatusOld[O any](data []byte, oldObj map[string]interface{}, old *O) 
 	if !status.IsValid() || !managed.IsValid() {
 		return false, nil
 	}
-	if _, err := decodeData(data, old, false); err != nil {
-		return false, err
-	}
+	*old = *dc.DeepCopy()
 	status.SetZero()
 	managed.SetZero()
 	reduced := map[string]interface{}{}

@@ -69,18 +69,27 @@ func TestStatusOldDecodeMatchesFullDecode(t *testing.T) {
 		var errGot, errWant error
 		switch tgt.version {
 		case "v1alpha1":
-			var g, w apiv1.ResourceClaim
-			done, errGot = decodeStatusOld(data, olds[i], &g)
+			var n, g, w apiv1.ResourceClaim
+			if _, err := decodeData(data, &n, true); err != nil {
+				t.Fatal(err)
+			}
+			done, errGot = decodeStatusOld(&n, olds[i], &g)
 			_, errWant = decode(olds[i], &w, false)
 			got, want = g, w
 		case "v1alpha2":
-			var g, w apiv2.ResourceClaim
-			done, errGot = decodeStatusOld(data, olds[i], &g)
+			var n, g, w apiv2.ResourceClaim
+			if _, err := decodeData(data, &n, true); err != nil {
+				t.Fatal(err)
+			}
+			done, errGot = decodeStatusOld(&n, olds[i], &g)
 			_, errWant = decode(olds[i], &w, false)
 			got, want = g, w
 		default:
-			var g, w apiv3.ResourceClaim
-			done, errGot = decodeStatusOld(data, olds[i], &g)
+			var n, g, w apiv3.ResourceClaim
+			if _, err := decodeData(data, &n, true); err != nil {
+				t.Fatal(err)
+			}
+			done, errGot = decodeStatusOld(&n, olds[i], &g)
 			_, errWant = decode(olds[i], &w, false)
 			got, want = g, w
 		}
