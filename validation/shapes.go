@@ -125,7 +125,7 @@ func runKind[C, T, O any](s shape[C, T], newObj, oldObj map[string]interface{}, 
 	var old O
 	oldDone := false
 	if op == Update && subResource == "status" {
-		if oldDone, err = decodeStatusOld(&obj, oldObj, &old); err != nil {
+		if oldDone, err = decodeStatusOld(&obj, newObj, oldObj, &old); err != nil {
 			return checks{}, err
 		}
 	}
@@ -195,7 +195,11 @@ var shapes = map[string]versionRules{
 // having done nothing, when oldObj's metadata is not an object
 // (prepareForStatusUpdate replaced it) or O has no such fields or no
 // DeepCopy: decode oldObj then.
-func decodeStatusOld[O any](decoded *O, oldObj map[string]interface{}, old *O) (bool, error) {
+//
+// The old allocation is usually the new one (a reservation leaves it as it
+// is): when both are equal JSON trees, the old one is a deep copy of the
+// decoded new one instead of being encoded and decoded again.
+func decodeStatusOld[O any](decoded *O, newObj, oldObj map[string]interface{}, old *O) (bool, error) {
 	if !fastStatusOld {
 		return false, nil
 	}
@@ -217,7 +221,22 @@ func decodeStatusOld[O any](decoded *O, oldObj map[string]interface{}, old *O) (
 	status.SetZero()
 	managed.SetZero()
 	reduced := map[string]interface{}{}
+	sameAllocation := false
 	if st, ok := oldObj["status"]; ok {
+		oldStatus, isMap := st.(map[string]interface{})
+		newStatus, _ := newObj["status"].(map[string]interface{})
+		oldAlloc, inOld := oldStatus["allocation"]
+		newAlloc, inNew := newStatus["allocation"]
+		if isMap && inOld && inNew && jsonEqual(oldAlloc, newAlloc) {
+			sameAllocation = true
+			rest := make(map[string]interface{}, len(oldStatus))
+			for k, v := range oldStatus {
+				if k != "allocation" {
+					rest[k] = v
+				}
+			}
+			st = rest
+		}
 		reduced["status"] = st
 	}
 	if mf, ok := meta["managedFields"]; ok {
@@ -226,7 +245,65 @@ func decodeStatusOld[O any](decoded *O, oldObj map[string]interface{}, old *O) (
 	if _, err := decode(reduced, old, false); err != nil {
 		return false, err
 	}
+	if sameAllocation {
+		from := reflect.ValueOf(decoded).Elem().FieldByName("Status").FieldByName("Allocation")
+		to := status.FieldByName("Allocation")
+		deepCopy := from.MethodByName("DeepCopy")
+		if !from.IsValid() || !to.IsValid() || !deepCopy.IsValid() {
+			return false, fmt.Errorf("status.allocation of %T cannot be copied", old)
+		}
+		to.Set(deepCopy.Call(nil)[0])
+	}
 	return true, nil
+}
+
+// jsonEqual reports whether two JSON trees are equal, value for value (a
+// number only equals the same representation); types other than those of a
+// decoded JSON tree are never equal.
+func jsonEqual(a, b interface{}) bool {
+	switch a := a.(type) {
+	case nil:
+		return b == nil
+	case bool:
+		b, ok := b.(bool)
+		return ok && a == b
+	case string:
+		b, ok := b.(string)
+		return ok && a == b
+	case json.Number:
+		b, ok := b.(json.Number)
+		return ok && a == b
+	case int64:
+		b, ok := b.(int64)
+		return ok && a == b
+	case float64:
+		b, ok := b.(float64)
+		return ok && a == b
+	case map[string]interface{}:
+		b, ok := b.(map[string]interface{})
+		if !ok || len(a) != len(b) {
+			return false
+		}
+		for k, va := range a {
+			vb, ok := b[k]
+			if !ok || !jsonEqual(va, vb) {
+				return false
+			}
+		}
+		return true
+	case []interface{}:
+		b, ok := b.([]interface{})
+		if !ok || len(a) != len(b) {
+			return false
+		}
+		for i := range a {
+			if !jsonEqual(a[i], b[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // fastStatusOld enables decodeStatusOld; tests turn it off to compare.

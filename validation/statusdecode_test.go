@@ -36,6 +36,25 @@ func statusWriteCorpus(t *testing.T) (olds, news []map[string]interface{}) {
 		},
 		func(old, cur map[string]interface{}) { cur["status"].(map[string]interface{})["unknown"] = true },
 		func(old, cur map[string]interface{}) { delete(old, "metadata") },
+		func(old, cur map[string]interface{}) { delete(cur["status"].(map[string]interface{}), "allocation") },
+		func(old, cur map[string]interface{}) { delete(old["status"].(map[string]interface{}), "allocation") },
+		func(old, cur map[string]interface{}) {
+			old["status"].(map[string]interface{})["allocation"] = nil
+			cur["status"].(map[string]interface{})["allocation"] = nil
+		},
+		func(old, cur map[string]interface{}) {
+			if a, ok := old["status"].(map[string]interface{})["allocation"].(map[string]interface{}); ok {
+				a["nodeSelector"] = map[string]interface{}{"nodeSelectorTerms": []interface{}{}}
+			}
+		},
+		func(old, cur map[string]interface{}) {
+			if a, ok := old["status"].(map[string]interface{})["allocation"].(map[string]interface{}); ok {
+				a["unknown"] = json.Number("1")
+			}
+			if a, ok := cur["status"].(map[string]interface{})["allocation"].(map[string]interface{}); ok {
+				a["unknown"] = json.Number("1.0")
+			}
+		},
 		func(old, cur map[string]interface{}) { old["metadata"] = nil },
 	}
 	for _, o := range viewFixtures(t) {
@@ -73,7 +92,7 @@ func TestStatusOldDecodeMatchesFullDecode(t *testing.T) {
 			if _, err := decodeData(data, &n, true); err != nil {
 				t.Fatal(err)
 			}
-			done, errGot = decodeStatusOld(&n, olds[i], &g)
+			done, errGot = decodeStatusOld(&n, newObj, olds[i], &g)
 			_, errWant = decode(olds[i], &w, false)
 			got, want = g, w
 		case "v1alpha2":
@@ -81,7 +100,7 @@ func TestStatusOldDecodeMatchesFullDecode(t *testing.T) {
 			if _, err := decodeData(data, &n, true); err != nil {
 				t.Fatal(err)
 			}
-			done, errGot = decodeStatusOld(&n, olds[i], &g)
+			done, errGot = decodeStatusOld(&n, newObj, olds[i], &g)
 			_, errWant = decode(olds[i], &w, false)
 			got, want = g, w
 		default:
@@ -89,7 +108,7 @@ func TestStatusOldDecodeMatchesFullDecode(t *testing.T) {
 			if _, err := decodeData(data, &n, true); err != nil {
 				t.Fatal(err)
 			}
-			done, errGot = decodeStatusOld(&n, olds[i], &g)
+			done, errGot = decodeStatusOld(&n, newObj, olds[i], &g)
 			_, errWant = decode(olds[i], &w, false)
 			got, want = g, w
 		}
@@ -148,6 +167,42 @@ func TestValidateLeavesRequestUnmodified(t *testing.T) {
 			if diff := cmp.Diff(wantOld, req.OldObject); diff != "" {
 				t.Errorf("case %d %s %q: old object modified (-before +after):\n%s", i, req.Operation, req.SubResource, diff)
 			}
+		}
+	}
+}
+
+func TestJSONEqual(t *testing.T) {
+	m := func(kv ...interface{}) map[string]interface{} {
+		out := map[string]interface{}{}
+		for i := 0; i < len(kv); i += 2 {
+			out[kv[i].(string)] = kv[i+1]
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name string
+		a, b interface{}
+		want bool
+	}{
+		{"nil", nil, nil, true},
+		{"nil and empty map", nil, m(), false},
+		{"strings", "a", "a", true},
+		{"different strings", "a", "b", false},
+		{"numbers", json.Number("1"), json.Number("1"), true},
+		{"number representations", json.Number("1"), json.Number("1.0"), false},
+		{"int64 and number", int64(1), json.Number("1"), false},
+		{"int64", int64(1), int64(1), true},
+		{"float64", 1.5, 1.5, true},
+		{"bools", true, false, false},
+		{"maps", m("a", []interface{}{"x", m("b", true)}), m("a", []interface{}{"x", m("b", true)}), true},
+		{"map with an extra key", m("a", "x"), m("a", "x", "b", nil), false},
+		{"maps with other keys", m("a", "x"), m("b", "x"), false},
+		{"lists of other lengths", []interface{}{"x"}, []interface{}{"x", "x"}, false},
+		{"list order", []interface{}{"x", "y"}, []interface{}{"y", "x"}, false},
+		{"other types", []string{"x"}, []string{"x"}, false},
+	} {
+		if got := jsonEqual(c.a, c.b); got != c.want {
+			t.Errorf("%s: jsonEqual = %v, want %v", c.name, got, c.want)
 		}
 	}
 }
