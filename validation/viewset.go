@@ -54,7 +54,9 @@ type viewPair struct {
 	newView, oldView objectView
 	err              error
 	// sameAs names the version whose views stand for this one's (see
-	// above); the pair is then empty and not checked.
+	// above; the request's own version when its own status rules already
+	// run every check this pair would); the pair is then empty and not
+	// checked.
 	sameAs string
 }
 
