@@ -20,6 +20,11 @@ func decode(obj map[string]interface{}, into interface{}, strict bool) (field.Er
 	if err != nil {
 		return nil, fmt.Errorf("encoding object: %w", err)
 	}
+	return decodeData(data, into, strict)
+}
+
+// decodeData is decode of obj's JSON encoding.
+func decodeData(data []byte, into interface{}, strict bool) (field.ErrorList, error) {
 	if !strict {
 		if err := sigsjson.UnmarshalCaseSensitivePreserveInts(data, into); err != nil {
 			return nil, fmt.Errorf("decoding object: %w", err)

@@ -6,12 +6,15 @@ import "github.com/claimbridge/claimbridge/api"
 // subresource before validating admission sees it
 // (apiextensions-apiserver customResourceStrategy and statusStrategy). The
 // functions below do the same to the JSON trees so that offline validation
-// sees what the webhook would see. They never modify their arguments.
+// sees what the webhook would see. They never modify their arguments, and
+// their results share the arguments' subtrees (nothing in validation
+// modifies a JSON tree it is given: conversion copies, decoding reads), so
+// no object is copied.
 
 // prepareForCreate drops the status of a new claim: it cannot be set on
 // create.
 func prepareForCreate(obj map[string]interface{}, kind string) map[string]interface{} {
-	out := api.DeepCopyJSON(obj)
+	out := shallowCopy(obj)
 	if kind == api.KindClaim {
 		delete(out, "status")
 	}
@@ -21,12 +24,12 @@ func prepareForCreate(obj map[string]interface{}, kind string) map[string]interf
 // prepareForUpdate keeps the old status on an update of the main resource:
 // status changes sent there are discarded.
 func prepareForUpdate(obj, old map[string]interface{}, kind string) map[string]interface{} {
-	out := api.DeepCopyJSON(obj)
+	out := shallowCopy(obj)
 	if kind != api.KindClaim {
 		return out
 	}
 	if status, ok := old["status"]; ok {
-		out["status"] = api.DeepCopyJSONValue(status)
+		out["status"] = status
 	} else {
 		delete(out, "status")
 	}
@@ -37,22 +40,29 @@ func prepareForUpdate(obj, old map[string]interface{}, kind string) map[string]i
 // track the write) from a status update; everything else, spec and
 // metadata included, stays as stored.
 func prepareForStatusUpdate(obj, old map[string]interface{}) map[string]interface{} {
-	out := api.DeepCopyJSON(old)
+	out := shallowCopy(old)
 	if status, ok := obj["status"]; ok {
-		out["status"] = api.DeepCopyJSONValue(status)
+		out["status"] = status
 	} else {
 		delete(out, "status")
 	}
 	newMeta, _ := obj["metadata"].(map[string]interface{})
-	outMeta, _ := out["metadata"].(map[string]interface{})
-	if outMeta == nil {
-		outMeta = map[string]interface{}{}
-		out["metadata"] = outMeta
-	}
+	oldMeta, _ := out["metadata"].(map[string]interface{})
+	outMeta := shallowCopy(oldMeta) // a new map: managedFields is set below
+	out["metadata"] = outMeta
 	if mf, ok := newMeta["managedFields"]; ok {
-		outMeta["managedFields"] = api.DeepCopyJSONValue(mf)
+		outMeta["managedFields"] = mf
 	} else {
 		delete(outMeta, "managedFields")
+	}
+	return out
+}
+
+// shallowCopy copies the top level of obj (nil gives an empty map).
+func shallowCopy(obj map[string]interface{}) map[string]interface{} {
+	out := make(map[string]interface{}, len(obj)+1)
+	for k, v := range obj {
+		out[k] = v
 	}
 	return out
 }

@@ -1,6 +1,10 @@
 package validation
 
 import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -110,9 +114,20 @@ func (s shape[C, T]) run(kind string, op Operation, subResource string, newObj, 
 func runKind[C, T, O any](s shape[C, T], newObj, oldObj map[string]interface{}, op Operation, subResource string,
 	create func(*O) field.ErrorList, update, status func(*O, *O) field.ErrorList, statusWarnings func(*O) []string) (checks, error) {
 	var obj O
-	unknown, err := decode(newObj, &obj, true)
+	data, err := json.Marshal(newObj)
+	if err != nil {
+		return checks{}, fmt.Errorf("encoding object: %w", err)
+	}
+	unknown, err := decodeData(data, &obj, true)
 	if err != nil {
 		return checks{}, err
+	}
+	var old O
+	oldDone := false
+	if op == Update && subResource == "status" {
+		if oldDone, err = decodeStatusOld(&obj, newObj, oldObj, &old); err != nil {
+			return checks{}, err
+		}
 	}
 	s.setDefaults(&obj)
 	result := checks{errs: unknown}
@@ -121,9 +136,10 @@ func runKind[C, T, O any](s shape[C, T], newObj, oldObj map[string]interface{}, 
 		result.warnings = s.warnings(&obj)
 		return result, nil
 	}
-	var old O
-	if _, err := decode(oldObj, &old, false); err != nil {
-		return checks{}, err
+	if !oldDone {
+		if _, err := decode(oldObj, &old, false); err != nil {
+			return checks{}, err
+		}
 	}
 	s.setDefaults(&old)
 	if subResource == "status" {
@@ -165,3 +181,130 @@ var shapes = map[string]versionRules{
 	"v1alpha2": shapeV2,
 	"v1alpha3": shapeV3,
 }
+
+// decodeStatusOld decodes the old object of a status write without encoding
+// it. On a status write newObj is oldObj with only the status and
+// metadata.managedFields taken from the request (prepareForStatusUpdate), so
+// the old object decodes to what newObj decoded to (decoded, not yet
+// defaulted) with its own status and managedFields: old gets a deep copy of
+// decoded with both fields zeroed, then oldObj's status and managedFields
+// decoded into it. The result is the lenient decode of oldObj, errors
+// included (only those two fields can differ from newObj, which decoded
+// already; strict and lenient decoding give the same values);
+// TestStatusOldDecodeMatchesFullDecode keeps that so. It reports false,
+// having done nothing, when oldObj's metadata is not an object
+// (prepareForStatusUpdate replaced it) or O has no such fields or no
+// DeepCopy: decode oldObj then.
+//
+// The old allocation is usually the new one (a reservation leaves it as it
+// is): when both are equal JSON trees, the old one is a deep copy of the
+// decoded new one instead of being encoded and decoded again.
+func decodeStatusOld[O any](decoded *O, newObj, oldObj map[string]interface{}, old *O) (bool, error) {
+	if !fastStatusOld {
+		return false, nil
+	}
+	meta, isMap := oldObj["metadata"].(map[string]interface{})
+	if m, ok := oldObj["metadata"]; ok && m != nil && !isMap {
+		return false, nil
+	}
+	dc, ok := any(decoded).(interface{ DeepCopy() *O })
+	if !ok {
+		return false, nil
+	}
+	v := reflect.ValueOf(old).Elem()
+	status := v.FieldByName("Status")
+	managed := v.FieldByName("ManagedFields") // promoted from ObjectMeta
+	if !status.IsValid() || !managed.IsValid() {
+		return false, nil
+	}
+	*old = *dc.DeepCopy()
+	status.SetZero()
+	managed.SetZero()
+	reduced := map[string]interface{}{}
+	sameAllocation := false
+	if st, ok := oldObj["status"]; ok {
+		oldStatus, isMap := st.(map[string]interface{})
+		newStatus, _ := newObj["status"].(map[string]interface{})
+		oldAlloc, inOld := oldStatus["allocation"]
+		newAlloc, inNew := newStatus["allocation"]
+		if isMap && inOld && inNew && jsonEqual(oldAlloc, newAlloc) {
+			sameAllocation = true
+			rest := make(map[string]interface{}, len(oldStatus))
+			for k, v := range oldStatus {
+				if k != "allocation" {
+					rest[k] = v
+				}
+			}
+			st = rest
+		}
+		reduced["status"] = st
+	}
+	if mf, ok := meta["managedFields"]; ok {
+		reduced["metadata"] = map[string]interface{}{"managedFields": mf}
+	}
+	if _, err := decode(reduced, old, false); err != nil {
+		return false, err
+	}
+	if sameAllocation {
+		from := reflect.ValueOf(decoded).Elem().FieldByName("Status").FieldByName("Allocation")
+		to := status.FieldByName("Allocation")
+		deepCopy := from.MethodByName("DeepCopy")
+		if !from.IsValid() || !to.IsValid() || !deepCopy.IsValid() {
+			return false, fmt.Errorf("status.allocation of %T cannot be copied", old)
+		}
+		to.Set(deepCopy.Call(nil)[0])
+	}
+	return true, nil
+}
+
+// jsonEqual reports whether two JSON trees are equal, value for value (a
+// number only equals the same representation); types other than those of a
+// decoded JSON tree are never equal.
+func jsonEqual(a, b interface{}) bool {
+	switch a := a.(type) {
+	case nil:
+		return b == nil
+	case bool:
+		b, ok := b.(bool)
+		return ok && a == b
+	case string:
+		b, ok := b.(string)
+		return ok && a == b
+	case json.Number:
+		b, ok := b.(json.Number)
+		return ok && a == b
+	case int64:
+		b, ok := b.(int64)
+		return ok && a == b
+	case float64:
+		b, ok := b.(float64)
+		return ok && a == b
+	case map[string]interface{}:
+		b, ok := b.(map[string]interface{})
+		if !ok || len(a) != len(b) {
+			return false
+		}
+		for k, va := range a {
+			vb, ok := b[k]
+			if !ok || !jsonEqual(va, vb) {
+				return false
+			}
+		}
+		return true
+	case []interface{}:
+		b, ok := b.([]interface{})
+		if !ok || len(a) != len(b) {
+			return false
+		}
+		for i := range a {
+			if !jsonEqual(a[i], b[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// fastStatusOld enables decodeStatusOld; tests turn it off to compare.
+var fastStatusOld = true

@@ -1,6 +1,8 @@
 package common
 
 import (
+	"reflect"
+
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -71,8 +73,13 @@ func ValidateDeallocation(status, oldStatus StatusView, fldPath *field.Path) fie
 // ValidateImmutableField is apimachinery's ValidateImmutableField: Invalid
 // with the new value and "field is immutable" unless old and new are
 // semantically equal (nil and empty collections are equal).
+//
+// Values equal field for field (reflect.DeepEqual: the usual case, an
+// unchanged allocation) are semantically equal too, and much cheaper to
+// compare; only the others go through the semantic comparison
+// (TestImmutableFieldShortcut keeps that so).
 func ValidateImmutableField(newVal, oldVal interface{}, fldPath *field.Path) field.ErrorList {
-	if apiequality.Semantic.DeepEqual(oldVal, newVal) {
+	if reflect.DeepEqual(oldVal, newVal) || apiequality.Semantic.DeepEqual(oldVal, newVal) {
 		return nil
 	}
 	return field.ErrorList{field.Invalid(fldPath, newVal, FieldImmutableErrorMsg)}

@@ -1,0 +1,208 @@
+package validation
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	apiv1 "github.com/claimbridge/claimbridge/api/v1alpha1"
+	apiv2 "github.com/claimbridge/claimbridge/api/v1alpha2"
+	apiv3 "github.com/claimbridge/claimbridge/api/v1alpha3"
+)
+
+// statusWriteCorpus pairs every fixture claim (in every version, deleted or
+// not) as old object with statuses and managedFields that differ from the
+// new object's, malformed ones included.
+func statusWriteCorpus(t *testing.T) (olds, news []map[string]interface{}) {
+	t.Helper()
+	mf := []interface{}{map[string]interface{}{"manager": "scheduler", "operation": "Update", "subresource": "status"}}
+	variants := []func(old, cur map[string]interface{}){
+		func(old, cur map[string]interface{}) {},
+		func(old, cur map[string]interface{}) { delete(old["status"].(map[string]interface{}), "reservedFor") },
+		func(old, cur map[string]interface{}) { delete(old, "status") },
+		func(old, cur map[string]interface{}) { old["status"] = nil },
+		func(old, cur map[string]interface{}) { delete(cur, "status") },
+		func(old, cur map[string]interface{}) { old["metadata"].(map[string]interface{})["managedFields"] = mf },
+		func(old, cur map[string]interface{}) { cur["metadata"].(map[string]interface{})["managedFields"] = mf },
+		func(old, cur map[string]interface{}) { old["metadata"].(map[string]interface{})["managedFields"] = "x" },
+		func(old, cur map[string]interface{}) { old["status"] = "x" },
+		func(old, cur map[string]interface{}) { old["status"].(map[string]interface{})["reservedFor"] = 5 },
+		func(old, cur map[string]interface{}) { old["status"].(map[string]interface{})["allocation"] = "x" },
+		func(old, cur map[string]interface{}) { old["status"].(map[string]interface{})["unknown"] = true },
+		func(old, cur map[string]interface{}) {
+			old["status"].(map[string]interface{})["deallocationRequested"] = true
+		},
+		func(old, cur map[string]interface{}) { cur["status"].(map[string]interface{})["unknown"] = true },
+		func(old, cur map[string]interface{}) { delete(old, "metadata") },
+		func(old, cur map[string]interface{}) { delete(cur["status"].(map[string]interface{}), "allocation") },
+		func(old, cur map[string]interface{}) { delete(old["status"].(map[string]interface{}), "allocation") },
+		func(old, cur map[string]interface{}) {
+			old["status"].(map[string]interface{})["allocation"] = nil
+			cur["status"].(map[string]interface{})["allocation"] = nil
+		},
+		func(old, cur map[string]interface{}) {
+			if a, ok := old["status"].(map[string]interface{})["allocation"].(map[string]interface{}); ok {
+				a["nodeSelector"] = map[string]interface{}{"nodeSelectorTerms": []interface{}{}}
+			}
+		},
+		func(old, cur map[string]interface{}) {
+			if a, ok := old["status"].(map[string]interface{})["allocation"].(map[string]interface{}); ok {
+				a["unknown"] = json.Number("1")
+			}
+			if a, ok := cur["status"].(map[string]interface{})["allocation"].(map[string]interface{}); ok {
+				a["unknown"] = json.Number("1.0")
+			}
+		},
+		func(old, cur map[string]interface{}) { old["metadata"] = nil },
+	}
+	for _, o := range viewFixtures(t) {
+		for _, variant := range variants {
+			old, cur := deepCopyJSON(o), deepCopyJSON(o)
+			variant(old, cur)
+			olds, news = append(olds, old), append(news, cur)
+		}
+	}
+	return olds, news
+}
+
+// The old object of a status write decodes, typed and defaulted, to what a
+// full decode of it gives, errors included.
+func TestStatusOldDecodeMatchesFullDecode(t *testing.T) {
+	requireConversion(t)
+	olds, news := statusWriteCorpus(t)
+	fast := 0
+	for i := range olds {
+		tgt, err := parseTarget(news[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		newObj := prepareForStatusUpdate(news[i], olds[i])
+		data, err := json.Marshal(newObj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var done bool
+		var got, want interface{}
+		var errGot, errWant error
+		switch tgt.version {
+		case "v1alpha1":
+			var n, g, w apiv1.ResourceClaim
+			if _, err := decodeData(data, &n, true); err != nil {
+				t.Fatal(err)
+			}
+			done, errGot = decodeStatusOld(&n, newObj, olds[i], &g)
+			_, errWant = decode(olds[i], &w, false)
+			got, want = g, w
+		case "v1alpha2":
+			var n, g, w apiv2.ResourceClaim
+			if _, err := decodeData(data, &n, true); err != nil {
+				t.Fatal(err)
+			}
+			done, errGot = decodeStatusOld(&n, newObj, olds[i], &g)
+			_, errWant = decode(olds[i], &w, false)
+			got, want = g, w
+		default:
+			var n, g, w apiv3.ResourceClaim
+			if _, err := decodeData(data, &n, true); err != nil {
+				t.Fatal(err)
+			}
+			done, errGot = decodeStatusOld(&n, newObj, olds[i], &g)
+			_, errWant = decode(olds[i], &w, false)
+			got, want = g, w
+		}
+		if !done && errGot == nil {
+			continue // the caller decodes oldObj itself
+		}
+		fast++
+		if fmt.Sprint(errGot) != fmt.Sprint(errWant) {
+			t.Errorf("case %d: error %v, full decode %v", i, errGot, errWant)
+			continue
+		}
+		if errWant == nil {
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("case %d: decoded old object (-full +fast):\n%s", i, diff)
+			}
+		}
+	}
+	if fast == 0 {
+		t.Error("the fast decode was never used; the test no longer tests what it says")
+	}
+}
+
+// Every status write of the corpus gets the same verdict with and without
+// the fast decode of the old object.
+func TestStatusOldDecodeSameVerdict(t *testing.T) {
+	requireConversion(t)
+	olds, news := statusWriteCorpus(t)
+	for i := range olds {
+		req := Request{Operation: Update, SubResource: "status", Object: news[i], OldObject: olds[i]}
+		fastStatusOld = false
+		want, errWant := Validate(req)
+		fastStatusOld = true
+		got, errGot := Validate(req)
+		if diff := cmp.Diff(want, got); diff != "" || fmt.Sprint(errWant) != fmt.Sprint(errGot) {
+			t.Errorf("case %d: verdict (-full +fast):\n%s\nerrors %v / %v", i, diff, errWant, errGot)
+		}
+	}
+}
+
+// The prepared objects share the request's subtrees: Validate must leave
+// the request's objects as they were, on every operation.
+func TestValidateLeavesRequestUnmodified(t *testing.T) {
+	requireConversion(t)
+	olds, news := statusWriteCorpus(t)
+	for i := range olds {
+		for _, req := range []Request{
+			{Operation: Create, Object: news[i]},
+			{Operation: Update, Object: news[i], OldObject: olds[i]},
+			{Operation: Update, SubResource: "status", Object: news[i], OldObject: olds[i]},
+		} {
+			wantNew, wantOld := deepCopyJSON(req.Object), deepCopyJSON(req.OldObject)
+			_, _ = Validate(req)
+			if diff := cmp.Diff(wantNew, req.Object); diff != "" {
+				t.Errorf("case %d %s %q: object modified (-before +after):\n%s", i, req.Operation, req.SubResource, diff)
+			}
+			if diff := cmp.Diff(wantOld, req.OldObject); diff != "" {
+				t.Errorf("case %d %s %q: old object modified (-before +after):\n%s", i, req.Operation, req.SubResource, diff)
+			}
+		}
+	}
+}
+
+func TestJSONEqual(t *testing.T) {
+	m := func(kv ...interface{}) map[string]interface{} {
+		out := map[string]interface{}{}
+		for i := 0; i < len(kv); i += 2 {
+			out[kv[i].(string)] = kv[i+1]
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name string
+		a, b interface{}
+		want bool
+	}{
+		{"nil", nil, nil, true},
+		{"nil and empty map", nil, m(), false},
+		{"strings", "a", "a", true},
+		{"different strings", "a", "b", false},
+		{"numbers", json.Number("1"), json.Number("1"), true},
+		{"number representations", json.Number("1"), json.Number("1.0"), false},
+		{"int64 and number", int64(1), json.Number("1"), false},
+		{"int64", int64(1), int64(1), true},
+		{"float64", 1.5, 1.5, true},
+		{"bools", true, false, false},
+		{"maps", m("a", []interface{}{"x", m("b", true)}), m("a", []interface{}{"x", m("b", true)}), true},
+		{"map with an extra key", m("a", "x"), m("a", "x", "b", nil), false},
+		{"maps with other keys", m("a", "x"), m("b", "x"), false},
+		{"lists of other lengths", []interface{}{"x"}, []interface{}{"x", "x"}, false},
+		{"list order", []interface{}{"x", "y"}, []interface{}{"y", "x"}, false},
+		{"other types", []string{"x"}, []string{"x"}, false},
+	} {
+		if got := jsonEqual(c.a, c.b); got != c.want {
+			t.Errorf("%s: jsonEqual = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
