@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/claimbridge/claimbridge/api"
 	apiv3 "github.com/claimbridge/claimbridge/api/v1alpha3"
 	"github.com/claimbridge/claimbridge/validation/classic"
 	"github.com/claimbridge/claimbridge/validation/common"
@@ -227,7 +228,7 @@ func decodeStatusOld[O any](decoded *O, newObj, oldObj map[string]interface{}, o
 		newStatus, _ := newObj["status"].(map[string]interface{})
 		oldAlloc, inOld := oldStatus["allocation"]
 		newAlloc, inNew := newStatus["allocation"]
-		if isMap && inOld && inNew && jsonEqual(oldAlloc, newAlloc) {
+		if isMap && inOld && inNew && api.DeepEqualJSON(oldAlloc, newAlloc) {
 			sameAllocation = true
 			rest := make(map[string]interface{}, len(oldStatus))
 			for k, v := range oldStatus {
@@ -255,55 +256,6 @@ func decodeStatusOld[O any](decoded *O, newObj, oldObj map[string]interface{}, o
 		to.Set(deepCopy.Call(nil)[0])
 	}
 	return true, nil
-}
-
-// jsonEqual reports whether two JSON trees are equal, value for value (a
-// number only equals the same representation); types other than those of a
-// decoded JSON tree are never equal.
-func jsonEqual(a, b interface{}) bool {
-	switch a := a.(type) {
-	case nil:
-		return b == nil
-	case bool:
-		b, ok := b.(bool)
-		return ok && a == b
-	case string:
-		b, ok := b.(string)
-		return ok && a == b
-	case json.Number:
-		b, ok := b.(json.Number)
-		return ok && a == b
-	case int64:
-		b, ok := b.(int64)
-		return ok && a == b
-	case float64:
-		b, ok := b.(float64)
-		return ok && a == b
-	case map[string]interface{}:
-		b, ok := b.(map[string]interface{})
-		if !ok || len(a) != len(b) {
-			return false
-		}
-		for k, va := range a {
-			vb, ok := b[k]
-			if !ok || !jsonEqual(va, vb) {
-				return false
-			}
-		}
-		return true
-	case []interface{}:
-		b, ok := b.([]interface{})
-		if !ok || len(a) != len(b) {
-			return false
-		}
-		for i := range a {
-			if !jsonEqual(a[i], b[i]) {
-				return false
-			}
-		}
-		return true
-	}
-	return false
 }
 
 // fastStatusOld enables decodeStatusOld; tests turn it off to compare.

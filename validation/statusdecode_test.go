@@ -170,39 +170,3 @@ func TestValidateLeavesRequestUnmodified(t *testing.T) {
 		}
 	}
 }
-
-func TestJSONEqual(t *testing.T) {
-	m := func(kv ...interface{}) map[string]interface{} {
-		out := map[string]interface{}{}
-		for i := 0; i < len(kv); i += 2 {
-			out[kv[i].(string)] = kv[i+1]
-		}
-		return out
-	}
-	for _, c := range []struct {
-		name string
-		a, b interface{}
-		want bool
-	}{
-		{"nil", nil, nil, true},
-		{"nil and empty map", nil, m(), false},
-		{"strings", "a", "a", true},
-		{"different strings", "a", "b", false},
-		{"numbers", json.Number("1"), json.Number("1"), true},
-		{"number representations", json.Number("1"), json.Number("1.0"), false},
-		{"int64 and number", int64(1), json.Number("1"), false},
-		{"int64", int64(1), int64(1), true},
-		{"float64", 1.5, 1.5, true},
-		{"bools", true, false, false},
-		{"maps", m("a", []interface{}{"x", m("b", true)}), m("a", []interface{}{"x", m("b", true)}), true},
-		{"map with an extra key", m("a", "x"), m("a", "x", "b", nil), false},
-		{"maps with other keys", m("a", "x"), m("b", "x"), false},
-		{"lists of other lengths", []interface{}{"x"}, []interface{}{"x", "x"}, false},
-		{"list order", []interface{}{"x", "y"}, []interface{}{"y", "x"}, false},
-		{"other types", []string{"x"}, []string{"x"}, false},
-	} {
-		if got := jsonEqual(c.a, c.b); got != c.want {
-			t.Errorf("%s: jsonEqual = %v, want %v", c.name, got, c.want)
-		}
-	}
-}
