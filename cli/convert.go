@@ -60,8 +60,8 @@ Nothing is written unless every document converts.`,
 		Example: `  # Migrate a Kubernetes 1.30 claim to the 1.31 shape
   claimbridge convert --to v1alpha3 -f claim-v1alpha2.yaml
 
-  # Migrate a Kubernetes 1.26 claim to what 1.34+ clusters serve
-  claimbridge convert --to v1 -f claim-v1alpha1.yaml | kubectl apply -f -
+  # Show a Kubernetes 1.26 claim in what 1.34+ clusters serve (to create it there, use migrate)
+  claimbridge convert --to v1 -f claim-v1alpha1.yaml
 
   # Convert everything in a directory and print one JSON List
   claimbridge convert --to v1alpha1 -f manifests/ -o json`,
@@ -70,11 +70,16 @@ Nothing is written unless every document converts.`,
 			return o.run(s)
 		},
 	}
+	o.addFlags(cmd)
+	cmd.Flags().BoolVarP(&o.quiet, "quiet", "q", false, "do not print warnings about fields the target release's consumers do not see or act on differently")
+	return cmd
+}
+
+// addFlags adds the flags convert and migrate share: --to, -f and -o.
+func (o *convertOptions) addFlags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&o.to, "to", "", "target version: "+strings.Join(conversion.ChainVersions, ", ")+" (required; the last three for resource.k8s.io only)")
 	cmd.Flags().StringArrayVarP(&o.filenames, "filename", "f", nil, "file, directory or - for standard input (repeatable, required)")
 	cmd.Flags().StringVarP(&o.output, "output", "o", o.output, "output format: yaml or json")
-	cmd.Flags().BoolVarP(&o.quiet, "quiet", "q", false, "do not print warnings about fields the target release's consumers do not see or act on differently")
-	return cmd
 }
 
 func (o *convertOptions) run(s streams) error {

@@ -71,9 +71,7 @@ differently: classic DRA controllers, adminAccess and its namespace label
 			return o.run(s)
 		},
 	}
-	cmd.Flags().StringVar(&o.to, "to", "", "target version: "+strings.Join(conversion.ChainVersions, ", ")+" (required; the last three for resource.k8s.io only)")
-	cmd.Flags().StringArrayVarP(&o.filenames, "filename", "f", nil, "file, directory or - for standard input (repeatable, required)")
-	cmd.Flags().StringVarP(&o.output, "output", "o", o.output, "output format: yaml or json")
+	o.addFlags(cmd)
 	cmd.Flags().BoolVar(&o.keepOwnerReferences, "keep-owner-references", false, "keep metadata.ownerReferences (only when the owners survive with the same uids)")
 	return cmd
 }
