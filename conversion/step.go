@@ -101,7 +101,10 @@ func stepWith(obj map[string]interface{}, kind, from, to string, losses *[]loss,
 	out := map[string]interface{}{}
 	for _, name := range sections(kind) {
 		if in, ok := obj[name]; ok {
-			r := &lossReport{prefix: name, losses: losses} // losses may be nil
+			r := silentReport
+			if losses != nil {
+				r = &lossReport{prefix: name, losses: losses}
+			}
 			out[name] = mapSection(forward, kind, name, asMap(in), asMap(out["spec"]), r)
 		}
 		if restoreTo != nil {
