@@ -41,12 +41,18 @@ var mappings = map[[2]string]mapping{
 // sections returns the names of the sections conversion maps for kind: a
 // claim has spec and status, a template only spec (whose "spec" is a claim
 // spec).
+// The result is shared: callers must not modify it.
 func sections(kind string) []string {
 	if kind == KindTemplate {
-		return []string{"spec"}
+		return templateSections
 	}
-	return []string{"spec", "status"}
+	return claimSections
 }
+
+var (
+	claimSections    = []string{"spec", "status"}
+	templateSections = []string{"spec"}
+)
 
 // mapSection maps one section with m. context is the target spec, used by
 // the status mapping. r collects the losses; it is nil only when mapping
