@@ -69,7 +69,10 @@ func statusV2ToV1(in, _ map[string]interface{}, r *lossReport) map[string]interf
 		chosen := -1
 		for i, h := range asSlice(alloc["resourceHandles"]) {
 			handle := asMap(h)
-			path := fmt.Sprintf("allocation.resourceHandles[%d]", i)
+			path := ""
+			if r.reporting() {
+				path = fmt.Sprintf("allocation.resourceHandles[%d]", i)
+			}
 			switch {
 			case asString(handle["driverName"]) != driver:
 				r.lose(path, "the handle of driver %q is not handed to any kubelet plugin by a 1.26 kubelet, which only calls %q", asString(handle["driverName"]), driver)

@@ -159,13 +159,23 @@ func statusV2ToV3(in, targetSpec map[string]interface{}, r *lossReport) map[stri
 		driver := asString(handle["driverName"])
 		p := paramsOf(driver)
 		p.handles++
-		path := fmt.Sprintf("allocation.resourceHandles[%d]", i)
+		reporting := r.reporting()
+		path := "" // of the handle, built only when losses are reported
+		at := func(sub string) string {
+			if !reporting {
+				return ""
+			}
+			return path + sub
+		}
+		if reporting {
+			path = fmt.Sprintf("allocation.resourceHandles[%d]", i)
+		}
 		structured, isStructured := handle["structuredData"].(map[string]interface{})
 		if !isStructured || structured == nil {
 			device := HandleDevicePrefix + strconv.Itoa(i)
 			results = append(results, deviceResult(request, driver, driver, device))
 			if data := asString(handle["data"]); data != "" {
-				p.addDevice(device, dataParameters(data), path+".data")
+				p.addDevice(device, dataParameters(data), at(".data"))
 			}
 			continue
 		}
@@ -174,8 +184,8 @@ func statusV2ToV3(in, targetSpec map[string]interface{}, r *lossReport) map[stri
 		if pool == "" {
 			pool = driver
 		}
-		p.class = keepParameters(p.class, structured["vendorClassParameters"], r, path+".structuredData.vendorClassParameters")
-		p.claim = keepParameters(p.claim, structured["vendorClaimParameters"], r, path+".structuredData.vendorClaimParameters")
+		p.class = keepParameters(p.class, structured["vendorClassParameters"], r, at(".structuredData.vendorClassParameters"))
+		p.claim = keepParameters(p.claim, structured["vendorClaimParameters"], r, at(".structuredData.vendorClaimParameters"))
 		named := 0
 		for j, res := range asSlice(structured["results"]) {
 			result := asMap(res)
@@ -185,7 +195,10 @@ func statusV2ToV3(in, targetSpec map[string]interface{}, r *lossReport) map[stri
 				named++
 			}
 			rp := result["vendorRequestParameters"]
-			rpath := fmt.Sprintf("%s.structuredData.results[%d].vendorRequestParameters", path, j)
+			rpath := ""
+			if reporting {
+				rpath = fmt.Sprintf("%s.structuredData.results[%d].vendorRequestParameters", path, j)
+			}
 			switch m, isObj := rp.(map[string]interface{}); {
 			case rp == nil:
 			case !isObj || m == nil || name == "":

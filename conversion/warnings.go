@@ -71,6 +71,16 @@ func (r *lossReport) copyKeys(to, from map[string]interface{}, keys ...string) {
 
 type loss struct{ path, message string }
 
+// silentReport is the report of a forward mapping whose losses are not
+// collected: it copies like any report and records nothing. It is shared
+// and never modified.
+var silentReport = &lossReport{}
+
+// reporting reports whether lose records anything: the mappings build the
+// paths of fields they may lose only then (a webhook converts without
+// collecting warnings, and a mapping back never reports).
+func (r *lossReport) reporting() bool { return r != nil && r.losses != nil }
+
 // lose records that the field at path (relative to the report's section)
 // does not reach the target release's consumers.
 func (r *lossReport) lose(path, format string, args ...interface{}) {
@@ -94,8 +104,8 @@ func (r *lossReport) lose(path, format string, args ...interface{}) {
 
 // at returns a report for the section under path.
 func (r *lossReport) at(path string) *lossReport {
-	if r == nil {
-		return nil
+	if !r.reporting() {
+		return r // records nothing: the prefix is never read
 	}
 	return &lossReport{prefix: r.prefix + "." + path, losses: r.losses}
 }

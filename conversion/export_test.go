@@ -1,0 +1,97 @@
+package conversion
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+)
+
+// InvertibleCounts counts, per direction ("from-to") and section, how often
+// CheckInvertibleSteps found the predicate true.
+type InvertibleCounts map[string]int
+
+// CheckInvertibleSteps converts obj (a claim or template of version from) to
+// version to one
+// step at a time. Before each step it evaluates exactInverse for every
+// section, then runs the step with and without skipping. It returns an error
+// if a section the predicate calls invertible gets a restore patch on the
+// full path, or if the two paths differ in the object or the losses. The
+// result is the converted object.
+func CheckInvertibleSteps(obj map[string]interface{}, from, to string, counts InvertibleCounts) (map[string]interface{}, error) {
+	kind := asString(obj["kind"])
+	if kind != KindClaim && kind != KindTemplate {
+		return nil, fmt.Errorf("kind %q is not %s or %s", kind, KindClaim, KindTemplate)
+	}
+	for i, j := versionIndex(from), versionIndex(to); i != j; {
+		next := i + 1
+		if j < i {
+			next = i - 1
+		}
+		sf, st := ChainVersions[i], ChainVersions[next]
+		probe := deepCopyMap(obj)
+		restoreTo := popRestore(probe, st)
+		var exact []string
+		for _, name := range sections(kind) {
+			if exactInverse(probe, kind, name, sf, st, restoreTo) {
+				exact = append(exact, name)
+				counts[sf+"-"+st+"/"+name]++
+			}
+		}
+		full, skipped := deepCopyMap(obj), deepCopyMap(obj)
+		var lossesFull, lossesSkipped []loss
+		errFull := stepWith(full, kind, sf, st, &lossesFull, false)
+		errSkipped := stepWith(skipped, kind, sf, st, &lossesSkipped, true)
+		if (errFull == nil) != (errSkipped == nil) {
+			return nil, fmt.Errorf("%s→%s: full path error %v, skipping path error %v", sf, st, errFull, errSkipped)
+		}
+		if errFull != nil {
+			return nil, errFull
+		}
+		if len(exact) > 0 {
+			var r restore
+			raw, ok := asMap(asMap(full["metadata"])["annotations"])[RestoreAnnotation(sf)]
+			before, hadBefore := asMap(asMap(obj["metadata"])["annotations"])[RestoreAnnotation(sf)]
+			if ok && !(hadBefore && before == raw) { // the step wrote it
+				dec := json.NewDecoder(strings.NewReader(asString(raw)))
+				dec.UseNumber()
+				if err := dec.Decode(&r); err != nil {
+					return nil, fmt.Errorf("%s→%s: restore annotation: %w", sf, st, err)
+				}
+			}
+			for _, name := range exact {
+				if sp := *r.section(name); sp != nil {
+					return nil, fmt.Errorf("%s→%s: %s called invertible, but the full path records %s: %+v\ninput %s",
+						sf, st, name, RestoreAnnotation(sf), *sp, mustCanonical(obj))
+				}
+			}
+		}
+		if !equal(full, skipped) {
+			return nil, fmt.Errorf("%s→%s: the skipping path gives a different object:\nfull    %s\nskipped %s", sf, st, mustCanonical(full), mustCanonical(skipped))
+		}
+		if !reflect.DeepEqual(lossesFull, lossesSkipped) {
+			return nil, fmt.Errorf("%s→%s: losses differ: full %v, skipped %v", sf, st, lossesFull, lossesSkipped)
+		}
+		obj = full
+		i = next
+	}
+	return obj, nil
+}
+
+func mustCanonical(v interface{}) string {
+	data, err := canonicalJSON(v)
+	if err != nil {
+		return err.Error()
+	}
+	return string(data)
+}
+
+// InvertibleDirections lists "from-to/section" for every predicate of
+// invertibles.
+func InvertibleDirections() []string {
+	var out []string
+	for d := range invertibles {
+		out = append(out, d[0]+"-"+d[1]+"/spec", d[0]+"-"+d[1]+"/status")
+	}
+	return out
+}

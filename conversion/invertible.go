@@ -1,0 +1,211 @@
+package conversion
+
+// A step maps each section forward, maps it back and diffs the result
+// against the original to build the restore annotation of the source
+// version. For the common plain sections (a spec with one class or request,
+// a status without an allocation, a v1alpha1/v1alpha2 single-handle
+// allocation) the mapping back is known to give the section unchanged, so
+// the step skips it: the diff would be empty. The predicates below say when
+// that is certain. They are conservative — any field or value they do not
+// recognise makes them answer false, and the step then takes the full path —
+// and TestInvertiblePredicates checks, over the golden inputs and random
+// objects of every direction, that whenever one answers true the full path
+// records nothing for the section.
+
+// sectionInvertible reports whether mapping the section of a kind object
+// with the direction's forward mapping and back gives in unchanged; the
+// predicates take the section as it is in the object (a JSON value).
+type sectionInvertible struct {
+	spec   func(in map[string]interface{}) bool
+	status func(in map[string]interface{}) bool
+}
+
+var invertibles = map[[2]string]sectionInvertible{
+	{V1alpha1, V1alpha2}: {spec: specV1V2Invertible, status: statusV1ToV2Invertible},
+	{V1alpha2, V1alpha1}: {spec: specV1V2Invertible, status: statusV2ToV1Invertible},
+	{V1alpha2, V1alpha3}: {spec: specV2ToV3Invertible, status: statusUnallocatedInvertible},
+	{V1alpha3, V1alpha2}: {spec: specV3ToV2Invertible, status: statusUnallocatedInvertible},
+	{V1beta2, V1}:        {spec: isObject, status: isObject},
+	{V1, V1beta2}:        {spec: isObject, status: isObject},
+}
+
+// exactInverse reports whether the step from → to may skip mapping section
+// name of obj back: the restore annotation popped from obj (restoreTo) has
+// nothing to apply, and the direction's predicate holds for the section. An
+// absent section stays absent.
+func exactInverse(obj map[string]interface{}, kind, name, from, to string, restoreTo *restore) bool {
+	if restoreTo != nil && !restoreTo.empty() {
+		return false
+	}
+	inv, ok := invertibles[[2]string{from, to}]
+	if !ok {
+		return false
+	}
+	v, present := obj[name]
+	if !present {
+		return true
+	}
+	in, isMap := v.(map[string]interface{})
+	if !isMap || in == nil {
+		return false
+	}
+	switch {
+	case name == "status":
+		return kind == KindClaim && inv.status(in)
+	case kind == KindTemplate:
+		// {metadata, spec}: metadata is copied as it is.
+		for k := range in {
+			if k != "metadata" && k != "spec" {
+				return false
+			}
+		}
+		sv, ok := in["spec"]
+		if !ok {
+			return true
+		}
+		spec, isMap := sv.(map[string]interface{})
+		return isMap && spec != nil && inv.spec(spec)
+	default:
+		return kind == KindClaim && inv.spec(in)
+	}
+}
+
+func isObject(in map[string]interface{}) bool { return in != nil }
+
+// onlyKeys reports whether every key of m is one of keys.
+func onlyKeys(m map[string]interface{}, keys ...string) bool {
+	for k := range m {
+		found := false
+		for _, want := range keys {
+			if k == want {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// isString reports whether v is a string (and, if nonEmpty, not "").
+func isString(v interface{}, nonEmpty bool) bool {
+	s, ok := v.(string)
+	return ok && (!nonEmpty || s != "")
+}
+
+// specV1V2Invertible: both versions have the same three spec fields.
+func specV1V2Invertible(in map[string]interface{}) bool {
+	return onlyKeys(in, claimSpecV1V2Keys...)
+}
+
+// specV2ToV3Invertible: a resource class alone becomes one request and comes
+// back; parametersRef and allocationMode would be lost.
+func specV2ToV3Invertible(in map[string]interface{}) bool {
+	if !onlyKeys(in, "resourceClassName") {
+		return false
+	}
+	class, ok := in["resourceClassName"]
+	return !ok || isString(class, false)
+}
+
+// specV3ToV2Invertible: an empty spec, or one request named "request" with a
+// device class and nothing else, is what specV2ToV3 builds back.
+func specV3ToV2Invertible(in map[string]interface{}) bool {
+	if len(in) == 0 {
+		return true
+	}
+	if len(in) != 1 {
+		return false
+	}
+	devices, ok := in["devices"].(map[string]interface{})
+	if !ok || len(devices) != 1 {
+		return false
+	}
+	requests, ok := devices["requests"].([]interface{})
+	if !ok || len(requests) != 1 {
+		return false
+	}
+	req, ok := requests[0].(map[string]interface{})
+	return ok && len(req) == 2 && req["name"] == DefaultRequestName && isString(req["deviceClassName"], false)
+}
+
+// statusUnallocatedInvertible: the fields common to every version, and a
+// null or absent allocation, map as they are. (v1alpha2's driverName has no
+// place in v1alpha3 without an allocation.)
+func statusUnallocatedInvertible(in map[string]interface{}) bool {
+	if !onlyKeys(in, "reservedFor", "deallocationRequested", "allocation") {
+		return false
+	}
+	a, ok := in["allocation"]
+	return !ok || a == nil
+}
+
+// statusV1ToV2Invertible: resourceHandle and driverName become one handle,
+// which statusV2ToV1 reads back — unless the handle would be empty (an empty
+// resourceHandle is dropped) or nothing would say whose it is.
+func statusV1ToV2Invertible(in map[string]interface{}) bool {
+	if !onlyKeys(in, "driverName", "reservedFor", "deallocationRequested", "allocation") {
+		return false
+	}
+	driver, hasDriver := in["driverName"]
+	if hasDriver && !isString(driver, false) {
+		return false
+	}
+	a, ok := in["allocation"]
+	if !ok || a == nil {
+		return true
+	}
+	alloc, isMap := a.(map[string]interface{})
+	if !isMap || alloc == nil || !onlyKeys(alloc, "availableOnNodes", "shareable", "resourceHandle") {
+		return false
+	}
+	if h, ok := alloc["resourceHandle"]; ok && !isString(h, true) {
+		return false
+	}
+	// Without a driver the handle has no driverName, and only data.
+	return isString(driver, true) || alloc["resourceHandle"] != nil
+}
+
+// statusV2ToV1Invertible: one handle of status.driverName with at most
+// non-empty data is what statusV1ToV2 builds from resourceHandle; no handle
+// at all comes back only without a driver.
+func statusV2ToV1Invertible(in map[string]interface{}) bool {
+	if !onlyKeys(in, "driverName", "reservedFor", "deallocationRequested", "allocation") {
+		return false
+	}
+	driver, hasDriver := in["driverName"]
+	if hasDriver && !isString(driver, false) {
+		return false
+	}
+	a, ok := in["allocation"]
+	if !ok || a == nil {
+		return true
+	}
+	alloc, isMap := a.(map[string]interface{})
+	if !isMap || alloc == nil || !onlyKeys(alloc, "availableOnNodes", "shareable", "resourceHandles") {
+		return false
+	}
+	hv, ok := alloc["resourceHandles"]
+	if !ok {
+		return !isString(driver, true)
+	}
+	handles, isSlice := hv.([]interface{})
+	if !isSlice || len(handles) != 1 {
+		return false
+	}
+	handle, isMap := handles[0].(map[string]interface{})
+	if !isMap || handle == nil || !onlyKeys(handle, "driverName", "data") {
+		return false
+	}
+	if d, ok := handle["data"]; ok && !isString(d, true) {
+		return false
+	}
+	if isString(driver, true) {
+		return handle["driverName"] == driver
+	}
+	// Without a driver: a handle with data only.
+	_, named := handle["driverName"]
+	return !named && handle["data"] != nil
+}
