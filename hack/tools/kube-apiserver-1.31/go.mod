@@ -132,6 +132,15 @@ require (
 	sigs.k8s.io/yaml v1.4.0 // indirect
 )
 
+// Six staging modules are pinned to v0.31.4, the nearest 1.31 patch that the
+// module proxy and checksum database reachable here serve (v0.31.14 of these
+// answers 403, or 404 from the checksum database): cluster-bootstrap,
+// cri-client, csi-translation-lib, dynamic-resource-allocation,
+// kube-aggregator, pod-security-admission. The resource.k8s.io registry,
+// strategy and validation come from k8s.io/kubernetes v1.31.14 and k8s.io/api,
+// apimachinery, apiserver v0.31.14; the one package of these six that
+// validation uses, dynamic-resource-allocation/cel (CEL selectors), is the
+// same in v0.31.4 and v0.31.14 (see hack/oracle/k8s-1.31/go.mod).
 replace (
 	k8s.io/api => k8s.io/api v0.31.14
 	k8s.io/apiextensions-apiserver => k8s.io/apiextensions-apiserver v0.31.14
@@ -148,8 +157,6 @@ replace (
 	k8s.io/cri-api => k8s.io/cri-api v0.31.14
 	k8s.io/cri-client => k8s.io/cri-client v0.31.4
 	k8s.io/csi-translation-lib => k8s.io/csi-translation-lib v0.31.4
-	// v0.31.14 is not in the checksum database this proxy serves; the cel
-	// package is the same in v0.31.4 and v0.31.14 (checked with diff).
 	k8s.io/dynamic-resource-allocation => k8s.io/dynamic-resource-allocation v0.31.4
 	k8s.io/endpointslice => k8s.io/endpointslice v0.31.14
 	k8s.io/kms => k8s.io/kms v0.31.14
