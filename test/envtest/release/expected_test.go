@@ -23,6 +23,10 @@ var defaults = map[string][]defaulted{
 		{path: []string{"devices", "requests", "[]"}, field: "allocationMode", value: "ExactCount"},
 		{path: []string{"devices", "requests", "[]"}, field: "count", value: float64(1), when: map[string]interface{}{"allocationMode": "ExactCount"}},
 	},
+	// Kubernetes 1.30, pkg/apis/resource/v1alpha2/defaults.go.
+	conversion.V1alpha2: {
+		{field: "allocationMode", value: "WaitForFirstConsumer"},
+	},
 }
 
 // unsetButSerialized are the fields each release writes even when unset,

@@ -1,24 +1,28 @@
 // Package release creates the output of `claimbridge migrate` in the real
 // kube-apiserver of the release that serves the target version — Kubernetes
-// 1.31 for v1alpha3 — built from that release's own sources
-// (hack/tools/kube-apiserver-1.31, with etcd 3.5 from hack/tools/etcd-3.5).
-// It migrates the 1.26 and 1.30 manifests of examples/ and
-// conversion/testdata (claims, templates, typed lists, 1.30 parameters) with
-// the CLI in-process, creates every result, and compares what the apiserver
-// stored with what migrate wrote, exactly, modulo the server-set metadata and
-// defaults listed in expected.go. test/oracle checks the same migrations
-// against upstream's validation and create strategy of 1.26, 1.30 and 1.31
-// (docs/validation.md); this suite is the proof with the apiserver itself.
+// 1.31.14 for v1alpha3 and 1.30.14 for v1alpha2 — built from that release's
+// own sources (hack/tools/kube-apiserver-1.31 and -1.30, with etcd 3.5 from
+// hack/tools/etcd-3.5). It migrates the 1.26 and 1.30 manifests of examples/
+// and conversion/testdata (claims, templates, typed lists, 1.30 parameters)
+// with the CLI in-process — to v1alpha3 for 1.31, the 1.26 ones to v1alpha2
+// for 1.30 — creates every result, and compares what the apiserver stored
+// with what migrate wrote, exactly, modulo the server-set metadata, the
+// fields serialized when unset and the defaults listed in expected_test.go.
+// test/oracle checks the same migrations against upstream's validation and
+// create strategy of 1.26, 1.30 and 1.31 (docs/validation.md); this suite is
+// the proof with the apiserver itself.
 //
-// TestMain starts one control plane per row of releases; the 1.31 one needs
+// TestMain starts one control plane per row of releases, with
 // --feature-gates=DynamicResourceAllocation=true and
-// --runtime-config=resource.k8s.io/v1alpha3=true (DRA was alpha in 1.31). A
-// missing binary fails the suite.
+// --runtime-config=resource.k8s.io/<version>=true (DRA was alpha then). A
+// missing binary, or one of another release, fails the suite.
 //
 // Run with `make test`, or:
 //
 //	make envtest-assets
-//	ENVTEST_ASSETS_1_31=$(hack/envtest-assets.sh --print-assets-dir=1.31) go test ./test/envtest/release/
+//	ENVTEST_ASSETS_1_31=$(hack/envtest-assets.sh --print-assets-dir=1.31) \
+//	ENVTEST_ASSETS_1_30=$(hack/envtest-assets.sh --print-assets-dir=1.30) \
+//	go test ./test/envtest/release/
 package release
 
 import (
@@ -50,6 +54,10 @@ type release struct {
 	// inputs are the manifests (globs, relative to this package) migrated to
 	// version and created.
 	inputs []string
+	// rejected maps an input (file name) whose migration the release
+	// rejects to the field its error must name: partial fixtures that their
+	// own release rejects as well.
+	rejected map[string]string
 }
 
 var releases = []release{{
@@ -63,6 +71,17 @@ var releases = []release{{
 		"../../../conversion/testdata/*.v1alpha1.yaml",
 		"../../../conversion/testdata/*.v1alpha2.yaml",
 	},
+}, {
+	name: "1.30", version: conversion.V1alpha2,
+	assetsVar: "ENVTEST_ASSETS_1_30", printFlag: "--print-assets-dir=1.30",
+	inputs: []string{
+		"../../../examples/claim-v1alpha1.yaml",
+		"../../../conversion/testdata/*.v1alpha1.yaml",
+	},
+	// A status without a spec: no resourceClassName, which 1.26's
+	// v1alpha1 requires as well as 1.30's v1alpha2 (1.31's v1alpha3 claim
+	// has no class and accepts it).
+	rejected: map[string]string{"partial-status.v1alpha1.yaml": "spec.resourceClassName"},
 }}
 
 // cluster is a running control plane of a release.

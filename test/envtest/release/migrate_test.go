@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -65,8 +66,9 @@ func TestMigratedIsStoredAsIs(t *testing.T) {
 				}
 				ns := fmt.Sprintf("r%s-%02d", strings.ReplaceAll(r.name, ".", ""), i)
 				c.createNamespace(t, ns)
+				rejected := r.rejected[filepath.Base(file)]
 				for _, d := range docs {
-					c.createAndCompare(t, d.Object, ns)
+					c.createAndCompare(t, d.Object, ns, rejected)
 				}
 			})
 		}
@@ -74,8 +76,9 @@ func TestMigratedIsStoredAsIs(t *testing.T) {
 }
 
 // createAndCompare creates migrated in namespace ns and compares what the
-// apiserver stored (read back) with it.
-func (c *cluster) createAndCompare(t *testing.T, migrated map[string]interface{}, ns string) {
+// apiserver stored (read back) with it; with rejected, the create must be
+// refused as Invalid naming that field.
+func (c *cluster) createAndCompare(t *testing.T, migrated map[string]interface{}, ns, rejected string) {
 	t.Helper()
 	ctx := context.Background()
 	group, version, kind, err := conversion.Identify(migrated)
@@ -94,7 +97,14 @@ func (c *cluster) createAndCompare(t *testing.T, migrated map[string]interface{}
 		meta["name"] = name
 	}
 	res := c.dynamic.Resource(gvr(version, kind)).Namespace(ns)
-	if _, err := res.Create(ctx, &unstructured.Unstructured{Object: obj}, metav1.CreateOptions{}); err != nil {
+	_, err = res.Create(ctx, &unstructured.Unstructured{Object: obj}, metav1.CreateOptions{})
+	if rejected != "" {
+		if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), rejected) {
+			t.Errorf("Kubernetes %s: create of %s %s: %v, want Invalid naming %s", c.name, kind, name, err, rejected)
+		}
+		return
+	}
+	if err != nil {
 		t.Fatalf("Kubernetes %s rejects %s %s: %v\n%s", c.name, kind, name, err, mustJSON(obj))
 	}
 	stored, err := res.Get(ctx, name, metav1.GetOptions{})
