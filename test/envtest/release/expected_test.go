@@ -27,6 +27,10 @@ var defaults = map[string][]defaulted{
 	conversion.V1alpha2: {
 		{field: "allocationMode", value: "WaitForFirstConsumer"},
 	},
+	// Kubernetes 1.26, pkg/apis/resource/v1alpha1/defaults.go.
+	conversion.V1alpha1: {
+		{field: "allocationMode", value: "WaitForFirstConsumer"},
+	},
 }
 
 // unsetButSerialized are the fields each release writes even when unset,

@@ -1,11 +1,12 @@
 // Package release creates the output of `claimbridge migrate` in the real
 // kube-apiserver of the release that serves the target version — Kubernetes
-// 1.31.14 for v1alpha3 and 1.30.14 for v1alpha2 — built from that release's
-// own sources (hack/tools/kube-apiserver-1.31 and -1.30, with etcd 3.5 from
-// hack/tools/etcd-3.5). It migrates the 1.26 and 1.30 manifests of examples/
-// and conversion/testdata (claims, templates, typed lists, 1.30 parameters)
-// with the CLI in-process — to v1alpha3 for 1.31, the 1.26 ones to v1alpha2
-// for 1.30 — creates every result, and compares what the apiserver stored
+// 1.31.14 for v1alpha3, 1.30.14 for v1alpha2, 1.26.15 for v1alpha1 — built
+// from that release's own sources (hack/tools/kube-apiserver-1.31, -1.30,
+// -1.26, with etcd 3.5 from hack/tools/etcd-3.5). It migrates the 1.26 and
+// 1.30 manifests of examples/ and conversion/testdata (claims, templates,
+// typed lists, 1.30 parameters) with the CLI in-process — to v1alpha3 for
+// 1.31, the 1.26 ones to v1alpha2 for 1.30, 1.26 and 1.30 ones without
+// parameter objects to v1alpha1 for 1.26 — creates every result, and compares what the apiserver stored
 // with what migrate wrote, exactly, modulo the server-set metadata, the
 // fields serialized when unset and the defaults listed in expected_test.go.
 // test/oracle checks the same migrations against upstream's validation and
@@ -22,6 +23,7 @@
 //	make envtest-assets
 //	ENVTEST_ASSETS_1_31=$(hack/envtest-assets.sh --print-assets-dir=1.31) \
 //	ENVTEST_ASSETS_1_30=$(hack/envtest-assets.sh --print-assets-dir=1.30) \
+//	ENVTEST_ASSETS_1_26=$(hack/envtest-assets.sh --print-assets-dir=1.26) \
 //	go test ./test/envtest/release/
 package release
 
@@ -81,6 +83,19 @@ var releases = []release{{
 	// A status without a spec: no resourceClassName, which 1.26's
 	// v1alpha1 requires as well as 1.30's v1alpha2 (1.31's v1alpha3 claim
 	// has no class and accepts it).
+	rejected: map[string]string{"partial-status.v1alpha1.yaml": "spec.resourceClassName"},
+}, {
+	// Re-creating 1.26 claims on 1.26, and 1.30 claims (without parameter
+	// objects, which 1.26 does not serve) on 1.26.
+	name: "1.26", version: conversion.V1alpha1,
+	assetsVar: "ENVTEST_ASSETS_1_26", printFlag: "--print-assets-dir=1.26",
+	inputs: []string{
+		"../../../examples/claim-v1alpha1.yaml",
+		"../../../examples/claim-v1alpha2.yaml",
+		"../../../examples/template-v1alpha2.yaml",
+		"../../../conversion/testdata/*.v1alpha1.yaml",
+		"../../../conversion/testdata/*.v1alpha2.yaml",
+	},
 	rejected: map[string]string{"partial-status.v1alpha1.yaml": "spec.resourceClassName"},
 }}
 
