@@ -11,8 +11,18 @@
 #   bin/kustomize-<version>  (+ symlink bin/kustomize)     hack/tools/kustomize
 #   bin/helm-<version>       (+ symlink bin/helm)          hack/tools/helm
 #
+# and the control planes of three old releases, for the suite that creates
+# `claimbridge migrate` output in that release's own apiserver
+# (test/envtest/release):
+#
+#   bin/k8s/1.31.<patch>-<GOOS>-<GOARCH>/kube-apiserver     hack/tools/kube-apiserver-1.31
+#   bin/k8s/1.30.<patch>-<GOOS>-<GOARCH>/kube-apiserver     hack/tools/kube-apiserver-1.30
+#   bin/k8s/1.26.<patch>-<GOOS>-<GOARCH>/kube-apiserver     hack/tools/kube-apiserver-1.26
+#   bin/k8s/1.{31,30,26}.<patch>-<GOOS>-<GOARCH>/etcd       hack/tools/etcd-3.5 (all three)
+#
 # The versioned directory is what KUBEBUILDER_ASSETS must point to
-# (e.g. bin/k8s/1.36.3-linux-amd64). Versions come from the tools modules'
+# (e.g. bin/k8s/1.36.3-linux-amd64; ENVTEST_ASSETS_1_31, ENVTEST_ASSETS_1_30
+# and ENVTEST_ASSETS_1_26 for the old ones). Versions come from the tools modules'
 # go.mod files; to bump one, edit that go.mod (for kube-apiserver also every
 # k8s.io staging replace line) and run `go mod tidy` there.
 #
@@ -23,13 +33,18 @@
 # serialised with flock(1) when available.
 #
 # Cost of a cold build on 2 cores: kube-apiserver ~5 min, etcd ~1 min,
-# kustomize <1 min, helm ~2 min (plus module downloads on an empty module cache).
+# kustomize <1 min, helm ~2 min, kube-apiserver 1.31, 1.30 and 1.26 ~5 min each, etcd 3.5 ~1 min
+# (plus module downloads on an empty module cache).
 #
 # Usage:
 #   hack/envtest-assets.sh                     build what is missing
 #   hack/envtest-assets.sh --print-assets-dir  same, then print the absolute
 #                                              KUBEBUILDER_ASSETS directory as the
 #                                              last line of stdout
+#   hack/envtest-assets.sh --print-assets-dir=1.31 (or =1.30, =1.26)
+#                                              same, but print the 1.31 (1.30,
+#                                              1.26) assets directory
+#                                              (ENVTEST_ASSETS_1_31, _1_30, _1_26)
 #   hack/envtest-assets.sh --help
 #
 # All progress output goes to stderr; stdout carries only the assets dir.
@@ -45,9 +60,11 @@ set -euo pipefail
 usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; }
 
 print_assets_dir=false
+print_release=""
 for arg in "$@"; do
 	case "$arg" in
 	--print-assets-dir) print_assets_dir=true ;;
+	--print-assets-dir=1.31 | --print-assets-dir=1.30 | --print-assets-dir=1.26) print_release="${arg#*=}" ;;
 	-h | --help) usage; exit 0 ;;
 	*) echo "envtest-assets: unknown argument: $arg (see --help)" >&2; exit 2 ;;
 	esac
@@ -84,9 +101,16 @@ K8S_VERSION="$(modversion "$TOOLS/kube-apiserver" k8s.io/kubernetes)"           
 ETCD_VERSION="$(modversion "$TOOLS/etcd" go.etcd.io/etcd/server/v3)"                 # v3.6.16
 KUSTOMIZE_VERSION="$(modversion "$TOOLS/kustomize" sigs.k8s.io/kustomize/kustomize/v5)" # v5.8.2
 HELM_VERSION="$(modversion "$TOOLS/helm" helm.sh/helm/v4)"                            # v4.3.1
+K8S131_VERSION="$(modversion "$TOOLS/kube-apiserver-1.31" k8s.io/kubernetes)"         # v1.31.14
+K8S130_VERSION="$(modversion "$TOOLS/kube-apiserver-1.30" k8s.io/kubernetes)"         # v1.30.14
+K8S126_VERSION="$(modversion "$TOOLS/kube-apiserver-1.26" k8s.io/kubernetes)"         # v1.26.15
+ETCD35_VERSION="$(modversion "$TOOLS/etcd-3.5" go.etcd.io/etcd/server/v3)"            # v3.5.13
 
 ASSETS_DIR="$BIN/k8s/${K8S_VERSION#v}-$GOOS-$GOARCH"
-mkdir -p "$ASSETS_DIR"
+ASSETS_131_DIR="$BIN/k8s/${K8S131_VERSION#v}-$GOOS-$GOARCH"
+ASSETS_130_DIR="$BIN/k8s/${K8S130_VERSION#v}-$GOOS-$GOARCH"
+ASSETS_126_DIR="$BIN/k8s/${K8S126_VERSION#v}-$GOOS-$GOARCH"
+mkdir -p "$ASSETS_DIR" "$ASSETS_131_DIR" "$ASSETS_130_DIR" "$ASSETS_126_DIR"
 
 if command -v flock >/dev/null 2>&1; then
 	exec 9>"$BIN/.envtest-assets.lock"
@@ -134,29 +158,33 @@ build() {
 # kube-apiserver: stamp the version the way kubernetes' hack/lib/version.sh
 # does, otherwise it reports v0.0.0-master. buildDate is the tag's commit time
 # (from the module proxy), keeping the binary reproducible.
+# k8s_ldflags <tools-module-dir> <k8s-version>
 k8s_ldflags() {
-	local date minor
-	date="$(cd "$TOOLS/kube-apiserver" &&
-		go list -m -f '{{.Time.UTC.Format "2006-01-02T15:04:05Z"}}' "k8s.io/kubernetes@$K8S_VERSION")"
-	minor="${K8S_VERSION#v*.}"
+	local moddir="$1" version="$2" date minor major
+	date="$(cd "$moddir" &&
+		go list -m -f '{{.Time.UTC.Format "2006-01-02T15:04:05Z"}}' "k8s.io/kubernetes@$version")"
+	minor="${version#v*.}"
 	minor="${minor%%.*}"
-	local major="${K8S_VERSION#v}"
+	major="${version#v}"
 	major="${major%%.*}"
 	local f="-s -w" pkg
 	for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
-		f+=" -X $pkg.gitVersion=$K8S_VERSION -X $pkg.gitMajor=$major -X $pkg.gitMinor=$minor"
+		f+=" -X $pkg.gitVersion=$version -X $pkg.gitMajor=$major -X $pkg.gitMinor=$minor"
 		f+=" -X $pkg.gitTreeState=clean -X $pkg.gitCommit= -X $pkg.buildDate=$date"
 	done
 	echo "$f"
 }
 
-if runs "$ASSETS_DIR/kube-apiserver" --version; then
-	log "kube-apiserver: up to date ($ASSETS_DIR/kube-apiserver)"
-else
-	build "$TOOLS/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver \
-		"$ASSETS_DIR/kube-apiserver" "$(k8s_ldflags)" --version
-fi
+# build_apiserver <tools-module-dir> <k8s-version> <assets-dir>
+build_apiserver() {
+	if runs "$3/kube-apiserver" --version; then
+		log "kube-apiserver: up to date ($3/kube-apiserver)"
+	else
+		build "$1" k8s.io/kubernetes/cmd/kube-apiserver "$3/kube-apiserver" "$(k8s_ldflags "$1" "$2")" --version
+	fi
+}
 
+build_apiserver "$TOOLS/kube-apiserver" "$K8S_VERSION" "$ASSETS_DIR"
 build "$TOOLS/etcd" go.etcd.io/etcd/server/v3 "$ASSETS_DIR/etcd" "-s -w" --version
 
 build "$TOOLS/kustomize" sigs.k8s.io/kustomize/kustomize/v5 \
@@ -175,8 +203,30 @@ if [[ "$(readlink "$BIN/helm" 2>/dev/null || true)" != "helm-$HELM_VERSION" ]]; 
 	mv -Tf "$BIN/.helm.tmp" "$BIN/helm"
 fi
 
+# The old releases: kube-apiserver 1.31, 1.30 and 1.26, each with etcd 3.5
+# (the etcd they ship with), for test/envtest/release. One etcd build, copied.
+build_apiserver "$TOOLS/kube-apiserver-1.31" "$K8S131_VERSION" "$ASSETS_131_DIR"
+build "$TOOLS/etcd-3.5" go.etcd.io/etcd/server/v3 "$ASSETS_131_DIR/etcd" "-s -w" --version
+build_apiserver "$TOOLS/kube-apiserver-1.30" "$K8S130_VERSION" "$ASSETS_130_DIR"
+build_apiserver "$TOOLS/kube-apiserver-1.26" "$K8S126_VERSION" "$ASSETS_126_DIR"
+for dir in "$ASSETS_130_DIR" "$ASSETS_126_DIR"; do
+	if ! cmp -s "$ASSETS_131_DIR/etcd" "$dir/etcd"; then
+		cp "$ASSETS_131_DIR/etcd" "$dir/.etcd.tmp"
+		mv -f "$dir/.etcd.tmp" "$dir/etcd"
+	fi
+done
+
+log "kube-apiserver $K8S131_VERSION, etcd $ETCD35_VERSION ($GOOS/$GOARCH): ENVTEST_ASSETS_1_31=$ASSETS_131_DIR"
+log "kube-apiserver $K8S130_VERSION, etcd $ETCD35_VERSION ($GOOS/$GOARCH): ENVTEST_ASSETS_1_30=$ASSETS_130_DIR"
+log "kube-apiserver $K8S126_VERSION, etcd $ETCD35_VERSION ($GOOS/$GOARCH): ENVTEST_ASSETS_1_26=$ASSETS_126_DIR"
 log "kube-apiserver $K8S_VERSION, etcd $ETCD_VERSION, kustomize $KUSTOMIZE_VERSION, helm $HELM_VERSION ($GOOS/$GOARCH)"
 log "KUBEBUILDER_ASSETS=$ASSETS_DIR"
 if $print_assets_dir; then
 	echo "$ASSETS_DIR"
+elif [[ "$print_release" == 1.31 ]]; then
+	echo "$ASSETS_131_DIR"
+elif [[ "$print_release" == 1.30 ]]; then
+	echo "$ASSETS_130_DIR"
+elif [[ "$print_release" == 1.26 ]]; then
+	echo "$ASSETS_126_DIR"
 fi

@@ -68,14 +68,21 @@ func StopControlPlane(env *envtest.Environment, dir string) error {
 // AssetsDir is $KUBEBUILDER_ASSETS after checking that it holds kube-apiserver
 // and etcd: a missing binary is an error, never a reason to skip.
 func AssetsDir() (string, error) {
-	dir := os.Getenv("KUBEBUILDER_ASSETS")
+	return AssetsDirFrom("KUBEBUILDER_ASSETS", "--print-assets-dir")
+}
+
+// AssetsDirFrom is AssetsDir for the assets directory named by variable
+// (ENVTEST_ASSETS_1_31 for the old-release control plane), which
+// `hack/envtest-assets.sh <printFlag>` prints.
+func AssetsDirFrom(variable, printFlag string) (string, error) {
+	dir := os.Getenv(variable)
 	if dir == "" {
-		return "", errors.New("KUBEBUILDER_ASSETS is not set: run `make envtest-assets` and set KUBEBUILDER_ASSETS=$(hack/envtest-assets.sh --print-assets-dir) (`make test` does both)")
+		return "", fmt.Errorf("%s is not set: run `make envtest-assets` and set %s=$(hack/envtest-assets.sh %s) (`make test` does both)", variable, variable, printFlag)
 	}
 	for _, name := range []string{"kube-apiserver", "etcd"} {
 		fi, err := os.Stat(filepath.Join(dir, name))
 		if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
-			return "", fmt.Errorf("KUBEBUILDER_ASSETS=%s has no executable %s: run `make envtest-assets`", dir, name)
+			return "", fmt.Errorf("%s=%s has no executable %s: run `make envtest-assets`", variable, dir, name)
 		}
 	}
 	return dir, nil
