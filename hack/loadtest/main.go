@@ -228,6 +228,7 @@ type result struct {
 	probeFails     int             // probes that failed or took longer than probeTimeout
 	genProbe       []time.Duration // /healthz from inside the load generator
 	cpuPerReq, rss float64
+	clientCores    float64 // the load generator's own CPU use during the phase, in cores
 	elapsed        time.Duration
 	mu             sync.Mutex
 }
@@ -334,10 +335,12 @@ func measure(s *server, d time.Duration, load func(ctx context.Context, r *resul
 		}
 	}()
 	cpu0, _ := s.cpuAndRSS()
+	self0 := selfCPU()
 	dials0 := s.dials.Load()
 	start := time.Now()
 	load(ctx, r)
 	r.elapsed = time.Since(start)
+	r.clientCores = (selfCPU() - self0) / r.elapsed.Seconds()
 	cpu1, rss := s.cpuAndRSS()
 	r.dials = s.dials.Load() - dials0
 	<-probeDone
@@ -407,9 +410,9 @@ func pct(ds []time.Duration, p float64) string {
 
 func row(phase, srv, sh, load string, r *result) {
 	thr := float64(r.ok) / r.elapsed.Seconds()
-	fmt.Printf("| %s | %s | %s | %s | %.0f | %s | %s | %s | %s | %s | %d | %d | %d (p99 %s / %s ms) | %.3f | %.1f | %s / %s (%d failed) | %s |\n",
+	fmt.Printf("| %s | %s | %s | %s | %.0f | %s | %s | %s | %s | %s | %d | %d | %d (p99 %s / %s ms) | %.3f | %.2f | %.1f | %s / %s (%d failed) | %s |\n",
 		phase, srv, sh, load, thr, pct(r.lat, 50), pct(r.lat, 99), pct(r.lat, 99.9), pct(r.connWait, 99), pct(r.okServer, 99), r.dials, r.errs, r.shed, pct(r.shedLat, 99), pct(r.shedServer, 99),
-		r.cpuPerReq, r.rss, pct(r.probe, 50), pct(r.probe, 99), r.probeFails, pct(r.genProbe, 99))
+		r.cpuPerReq, r.clientCores, r.rss, pct(r.probe, 50), pct(r.probe, 99), r.probeFails, pct(r.genProbe, 99))
 	if r.firstErr != "" {
 		fmt.Fprintf(os.Stderr, "%s %s %s %s: first error: %s\n", phase, srv, sh, load, r.firstErr)
 	}
@@ -441,9 +444,10 @@ func run(phase, soak time.Duration) error {
 		return err
 	}
 	certDir := filepath.Join(tmp, "certs")
-	cbAddr, cbHealth := freePort(), freePort()
+	cbAddr, cbHealth, cbMetrics := freePort(), freePort(), freePort()
 	cb, err := start("claimbridge", []string{bin, "serve", "--bind-address=127.0.0.1", "--port=" + strings.Split(cbAddr, ":")[1],
-		"--cert-dir=" + certDir, "--health-probe-bind-address=" + cbHealth, "--metrics-bind-address=0", "--shutdown-drain=0s"}, certDir, cbAddr, cbHealth, strings.Fields(serverArgs)...)
+		"--cert-dir=" + certDir, "--health-probe-bind-address=" + cbHealth, "--metrics-bind-address=" + cbMetrics, "--metrics-secure=false",
+		"--shutdown-drain=0s"}, certDir, cbAddr, cbHealth, strings.Fields(serverArgs)...)
 	if err != nil {
 		return err
 	}
@@ -458,8 +462,8 @@ func run(phase, soak time.Duration) error {
 
 	fmt.Printf("Load test %s: phase %v, soak %v; capacity = best closed-loop ok/s of claimbridge. Latencies are from the request's start (client side), including the wait for a connection (reported apart); \"after conn\" excludes it. /healthz: a separate prober process (kubelet-like, %v timeout) and the generator itself.\n\n",
 		time.Now().UTC().Format(time.RFC3339), phase, soak, probeTimeout)
-	fmt.Println("| phase | server | shape | load | ok/s | p50 ms | p99 ms | p99.9 ms | of which conn wait p99 ms | p99 ms after conn | new conns | errors | shed (p99 ms / after conn) | server CPU ms/req | RSS MiB | /healthz p50 / p99 ms (prober process) | /healthz p99 ms (in generator) |")
-	fmt.Println("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Println("| phase | server | shape | load | ok/s | p50 ms | p99 ms | p99.9 ms | of which conn wait p99 ms | p99 ms after conn | new conns | errors | shed (p99 ms / after conn) | server CPU ms/req | load generator CPU cores | RSS MiB | /healthz p50 / p99 ms (prober process) | /healthz p99 ms (in generator) |")
+	fmt.Println("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	capacity := map[string]float64{}
 	if knownCapacity > 0 {
 		all = all[3:]
@@ -491,8 +495,10 @@ func run(phase, soak time.Duration) error {
 		}
 	}
 	over := 2 * capacity[worst.name]
+	shed0, fast0 := shedTimes("http://" + cbMetrics + "/metrics")
 	r := measure(cb, 2*phase, openLoop(cb, []shape{worst}, over))
 	row("overload 2×", cb.name, worst.name, fmt.Sprintf("%.0f/s", over), r)
+	shed1, fast1 := shedTimes("http://" + cbMetrics + "/metrics")
 	// The same offered load against the null server, in the same run: what
 	// the machine and the load generator deliver at that rate.
 	rn := measure(null, 2*phase, openLoop(null, []shape{worst}, over))
@@ -500,6 +506,7 @@ func run(phase, soak time.Duration) error {
 	fmt.Printf("\nOverload: goodput %.0f/s = %.0f%% of the closed-loop capacity %.0f/s (null server at the same rate: %.0f/s).\n",
 		float64(r.ok)/r.elapsed.Seconds(), 100*float64(r.ok)/r.elapsed.Seconds()/capacity[worst.name], capacity[worst.name],
 		float64(rn.ok)/rn.elapsed.Seconds())
+	fmt.Printf("Shed answers, server side (claimbridge_webhook_shed_duration_seconds): %.0f of %.0f within 50 ms.\n", fast1-fast0, shed1-shed0)
 
 	_, rss0 := cb.cpuAndRSS()
 	fds0 := countFDs(cb)
@@ -509,6 +516,18 @@ func run(phase, soak time.Duration) error {
 	fmt.Printf("\nSoak %v: RSS %.1f → %.1f MiB, open file descriptors %d → %d, %d requests.\n",
 		soak, rss0, r.rss, fds0, countFDs(cb), r.ok+r.shed+r.errs)
 	return nil
+}
+
+// selfCPU is this process's utime+stime in seconds.
+func selfCPU() float64 {
+	data, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+2:]))
+	ut, _ := strconv.ParseFloat(f[11], 64)
+	st, _ := strconv.ParseFloat(f[12], 64)
+	return (ut + st) / 100
 }
 
 func countFDs(s *server) int {

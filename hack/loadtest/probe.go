@@ -80,3 +80,34 @@ func (p *prober) wait() ([]time.Duration, int) {
 	}
 	return lat, fails
 }
+
+// shedTimes reads claimbridge's shed duration histogram from its /metrics:
+// the shed answers in all and those within 50 ms (the server's side: from
+// the handler's start to the answer).
+func shedTimes(metricsURL string) (total, within50ms float64) {
+	resp, err := http.Get(metricsURL)
+	if err != nil {
+		return 0, 0
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<16), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		f := strings.Fields(line)
+		if len(f) != 2 {
+			continue
+		}
+		v, err := strconv.ParseFloat(f[1], 64)
+		if err != nil {
+			continue
+		}
+		switch {
+		case strings.HasPrefix(line, "claimbridge_webhook_shed_duration_seconds_count{"):
+			total += v
+		case strings.HasPrefix(line, "claimbridge_webhook_shed_duration_seconds_bucket{") && strings.Contains(line, `le="0.05"`):
+			within50ms += v
+		}
+	}
+	return total, within50ms
+}
