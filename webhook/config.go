@@ -63,7 +63,7 @@ type Config struct {
 	// checked before decoding; deeper bodies get 400.
 	MaxJSONDepth int
 	// MaxConnections limits concurrently open TLS connections; 0 means no
-	// limit (the command line's default is 512, docs/server.md "Overload").
+	// limit (the command line's default is 128, docs/server.md "Overload").
 	MaxConnections int
 	// MaxHeaderBytes caps request headers (http.Server.MaxHeaderBytes).
 	MaxHeaderBytes int
