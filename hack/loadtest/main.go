@@ -182,9 +182,13 @@ func start(name string, args []string, certDir, addr, health string, extra ...st
 		// (a limit would queue requests in the client, not the server),
 		// idle connections kept for reuse.
 		MaxIdleConnsPerHost: 4096, ForceAttemptHTTP2: false,
+		// As client-go (utilnet.SetTransportDefaults): a dial whose TLS
+		// handshake waits in the server's accept queue is given up after
+		// 10 s instead of holding a socket for the rest of the run.
+		TLSHandshakeTimeout: 10 * time.Second,
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
 			s.dials.Add(1)
-			return (&net.Dialer{}).DialContext(ctx, network, addr)
+			return (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext(ctx, network, addr)
 		},
 	}}
 	return s, nil
