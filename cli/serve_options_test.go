@@ -30,7 +30,7 @@ func TestServeOptionsConfig(t *testing.T) {
 		MaxValidateBodyBytes: 7 << 20,
 		MaxJSONDepth:         1000,
 		MaxHeaderBytes:       64 << 10,
-		MaxConnections:       512,
+		MaxConnections:       128,
 		MaxQueueWait:         time.Second,
 		ReadHeaderTimeout:    10 * time.Second,
 		ReadTimeout:          30 * time.Second,

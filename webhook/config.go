@@ -63,7 +63,7 @@ type Config struct {
 	// checked before decoding; deeper bodies get 400.
 	MaxJSONDepth int
 	// MaxConnections limits concurrently open TLS connections; 0 means no
-	// limit (the command line's default is 512, docs/server.md "Overload").
+	// limit (the command line's default is 128, docs/server.md "Overload").
 	MaxConnections int
 	// MaxHeaderBytes caps request headers (http.Server.MaxHeaderBytes).
 	MaxHeaderBytes int
@@ -74,6 +74,10 @@ type Config struct {
 	// MaxQueueWait is the longest a review waits for a slot; one whose
 	// expected wait is longer is shed at once. 0 means DefaultMaxQueueWait.
 	MaxQueueWait time.Duration
+	// Profiling serves Go's net/http/pprof handlers under /debug/pprof/ on
+	// the health probe listener (HealthProbeAddress). Off by default: the
+	// listener is plain HTTP without authentication.
+	Profiling bool
 
 	// ReadHeaderTimeout, ReadTimeout, WriteTimeout and IdleTimeout are the
 	// http.Server timeouts of every listener; 0 means none.

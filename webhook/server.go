@@ -132,7 +132,7 @@ func (s *Server) Run(ctx context.Context) error {
 		ErrorLog:          klog.NewStandardLogger("INFO"),
 	}}
 	if listeners[1] != nil {
-		servers = append(servers, plainServer(healthMux(&s.ready), c))
+		servers = append(servers, plainServer(healthMux(&s.ready, c.Profiling), c))
 	}
 	if listeners[2] != nil {
 		servers = append(servers, plainServer(metricsHandler, c))

@@ -37,6 +37,7 @@ type slotGate struct {
 	queueGauge   *prometheus.GaugeVec
 	runningGauge *prometheus.GaugeVec
 	sheds        *prometheus.CounterVec
+	shedTime     *prometheus.HistogramVec
 }
 
 // RetryAfterSeconds is what a shed review tells the client to wait.
@@ -61,9 +62,14 @@ func newSlotGate(maxInFlight int, maxWait time.Duration, m *metrics) *slotGate {
 			Name: "claimbridge_webhook_shed_total",
 			Help: "Reviews not started, by endpoint and reason (overloaded: the expected wait exceeds --max-queue-wait; wait_expired: it waited --max-queue-wait; client_gone: the client left while it waited).",
 		}, []string{"endpoint", "reason"}),
+		shedTime: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "claimbridge_webhook_shed_duration_seconds",
+			Help:    "Time from the handler's start (request headers read) to a shed review's answer, by endpoint and reason (overloaded, wait_expired).",
+			Buckets: []float64{0.0005, 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5},
+		}, []string{"endpoint", "reason"}),
 	}
 	if m != nil {
-		m.registry.MustRegister(a.queueGauge, a.runningGauge, a.sheds)
+		m.registry.MustRegister(a.queueGauge, a.runningGauge, a.sheds, a.shedTime)
 	}
 	return a
 }
@@ -86,6 +92,7 @@ func (a *slotGate) wrap(endpoint string, maxBytes int64, shed func(w http.Respon
 		a.sheds.WithLabelValues(endpoint, reason)
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		begin := time.Now()
 		prefetchBody(r, maxBytes)
 		select {
 		case a.slots <- struct{}{}: // a free slot: no wait
@@ -94,6 +101,7 @@ func (a *slotGate) wrap(endpoint string, maxBytes int64, shed func(w http.Respon
 				a.sheds.WithLabelValues(endpoint, reason).Inc()
 				if reason != shedClientGone {
 					shed(w, r, reason)
+					a.shedTime.WithLabelValues(endpoint, reason).Observe(time.Since(begin).Seconds())
 				}
 				return
 			}

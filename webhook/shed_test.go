@@ -122,6 +122,9 @@ func TestShedWhenQueueFull(t *testing.T) {
 		if got := value(t, ts.admission.sheds.WithLabelValues(endpoint, shedOverloaded)); got != want {
 			t.Errorf("%s sheds: %v, want %v", endpoint, got, want)
 		}
+		if got, _ := histogram(t, ts.admission.shedTime, endpoint, shedOverloaded); got != uint64(want) {
+			t.Errorf("%s shed durations observed: %d, want %v", endpoint, got, want)
+		}
 	}
 	if got := value(t, ts.admission.runningGauge.WithLabelValues("/validate")); got != 1 {
 		t.Errorf("running reviews: %v, want 1", got)
@@ -152,6 +155,9 @@ func TestShedQueueWait(t *testing.T) {
 	}
 	if got := value(t, ts.admission.sheds.WithLabelValues("/convert", shedWaitExpired)); got != 1 {
 		t.Errorf("wait_expired sheds: %v, want 1", got)
+	}
+	if n, sum := histogram(t, ts.admission.shedTime, "/convert", shedWaitExpired); n != 1 || sum < 0.2 {
+		t.Errorf("wait_expired shed durations: %d observed, sum %vs; want 1 of at least the 0.2s waited", n, sum)
 	}
 
 	close(release)
@@ -216,6 +222,16 @@ func TestShedClientGoneAndQueued(t *testing.T) {
 	if got := len(entered); got != 1 { // the queued one; the first was drained by occupy
 		t.Errorf("validations after the first: %d, want 1", got)
 	}
+}
+
+// histogram reads the sample count and sum of one series of h.
+func histogram(t *testing.T, h *prometheus.HistogramVec, labels ...string) (uint64, float64) {
+	t.Helper()
+	var out dto.Metric
+	if err := h.WithLabelValues(labels...).(prometheus.Metric).Write(&out); err != nil {
+		t.Fatal(err)
+	}
+	return out.Histogram.GetSampleCount(), out.Histogram.GetSampleSum()
 }
 
 // value reads a gauge or counter.

@@ -21,6 +21,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,10 +38,20 @@ func main() {
 	certDir := flag.String("cert-dir", "", "null server: directory with tls.crt and tls.key")
 	addr := flag.String("addr", "", "null server: TLS address")
 	health := flag.String("health", "", "null server: health address")
+	probe := flag.String("probe", "", "run as the prober of this URL (internal)")
+	probeFor := flag.Duration("probe-for", 0, "prober: how long to probe")
 	phase := flag.Duration("phase", 3*time.Second, "duration of each measured phase")
 	flag.Float64Var(&knownCapacity, "capacity", 0, "skip the closed-loop and fixed-rate phases and overload the status update at 2× this capacity")
 	flag.StringVar(&serverArgs, "server-args", "", "extra flags for claimbridge serve, space-separated")
+	flag.StringVar(&claimbridgeBin, "bin", "", "claimbridge binary to run (default: go build ./cmd/claimbridge), e.g. to compare two builds")
 	flag.Parse()
+	if *probe != "" {
+		if err := runProbe(*probe, *probeFor); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *null {
 		if err := runNull(*certDir, *addr, *health); err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -64,8 +75,9 @@ func main() {
 }
 
 var (
-	knownCapacity float64
-	serverArgs    string
+	knownCapacity  float64
+	serverArgs     string
+	claimbridgeBin string
 )
 
 // shape is one kind of review.
@@ -123,6 +135,7 @@ type server struct {
 	cmd          *exec.Cmd
 	url, healthz string
 	client       *http.Client
+	dials        atomic.Int64 // connections s.client has dialled
 }
 
 func freePort() string {
@@ -169,6 +182,14 @@ func start(name string, args []string, certDir, addr, health string, extra ...st
 		// (a limit would queue requests in the client, not the server),
 		// idle connections kept for reuse.
 		MaxIdleConnsPerHost: 4096, ForceAttemptHTTP2: false,
+		// As client-go (utilnet.SetTransportDefaults): a dial whose TLS
+		// handshake waits in the server's accept queue is given up after
+		// 10 s instead of holding a socket for the rest of the run.
+		TLSHandshakeTimeout: 10 * time.Second,
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			s.dials.Add(1)
+			return (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext(ctx, network, addr)
+		},
 	}}
 	return s, nil
 }
@@ -199,26 +220,38 @@ func (s *server) cpuAndRSS() (float64, float64) {
 
 // result of one phase.
 type result struct {
-	lat            []time.Duration
+	lat            []time.Duration // from the request's start to the whole answer, including connWait
+	connWait       []time.Duration // client side: waiting for a connection (an idle one, or a dial and TLS handshake)
 	ok, shed, errs int64
+	dials          int64 // TLS connections the client dialled during the phase
 	firstErr       string
 	shedLat        []time.Duration
-	probe          []time.Duration
+	shedServer     []time.Duration // shed answers from the connection's acquisition on: the server's part
+	okServer       []time.Duration // the same for successes
+	probe          []time.Duration // /healthz from the separate prober process
+	probeFails     int             // probes that failed or took longer than probeTimeout
+	genProbe       []time.Duration // /healthz from inside the load generator
 	cpuPerReq, rss float64
+	clientCores    float64 // the load generator's own CPU use during the phase, in cores
 	elapsed        time.Duration
 	mu             sync.Mutex
 }
 
-func (r *result) record(d time.Duration, outcome int, msg string) {
+func (r *result) record(d, connWait time.Duration, outcome int, msg string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if outcome != 2 || d > 0 {
+		r.connWait = append(r.connWait, connWait)
+	}
 	switch outcome {
 	case 0:
 		r.ok++
 		r.lat = append(r.lat, d)
+		r.okServer = append(r.okServer, d-connWait)
 	case 1:
 		r.shed++
 		r.shedLat = append(r.shedLat, d)
+		r.shedServer = append(r.shedServer, d-connWait)
 	default:
 		r.errs++
 		if r.firstErr == "" {
@@ -227,10 +260,33 @@ func (r *result) record(d time.Duration, outcome int, msg string) {
 	}
 }
 
-// send posts one review and classifies the answer: 0 success, 1 shed
-// (429, in band or HTTP), 2 error.
-func send(s *server, sh shape) (int, string) {
-	resp, err := s.client.Post(s.url+sh.path, "application/json", bytes.NewReader(sh.body))
+// send posts one review and records it: 0 success, 1 shed (429, in band or
+// HTTP), 2 error. The time spent waiting for a connection (client side) is
+// recorded apart as well.
+func send(s *server, sh shape, r *result) {
+	start := time.Now()
+	var getConn, gotConn time.Time
+	ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{
+		GetConn: func(string) { getConn = time.Now() },
+		GotConn: func(httptrace.GotConnInfo) { gotConn = time.Now() },
+	})
+	out, msg := post(ctx, s, sh)
+	wait := time.Duration(0)
+	if !gotConn.IsZero() {
+		wait = gotConn.Sub(getConn)
+	} else if !getConn.IsZero() {
+		wait = time.Since(getConn)
+	}
+	r.record(time.Since(start), wait, out, msg)
+}
+
+func post(ctx context.Context, s *server, sh shape) (int, string) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.url+sh.path, bytes.NewReader(sh.body))
+	if err != nil {
+		return 2, err.Error()
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := s.client.Do(req)
 	if err != nil {
 		return 2, err.Error()
 	}
@@ -254,11 +310,13 @@ func send(s *server, sh shape) (int, string) {
 	return 2, fmt.Sprintf("%.200s", body)
 }
 
-// measure runs load against s for d, probing /healthz every 100ms.
+// measure runs load against s for d, probing /healthz every 100ms both from
+// a separate prober process (as kubelet does) and from inside this process.
 func measure(s *server, d time.Duration, load func(ctx context.Context, r *result)) *result {
 	r := &result{}
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
+	p := startProber(context.Background(), s.healthz, d)
 	probeDone := make(chan struct{})
 	go func() {
 		defer close(probeDone)
@@ -276,16 +334,21 @@ func measure(s *server, d time.Duration, load func(ctx context.Context, r *resul
 				resp.Body.Close()
 			}
 			r.mu.Lock()
-			r.probe = append(r.probe, time.Since(start))
+			r.genProbe = append(r.genProbe, time.Since(start))
 			r.mu.Unlock()
 		}
 	}()
 	cpu0, _ := s.cpuAndRSS()
+	self0 := selfCPU()
+	dials0 := s.dials.Load()
 	start := time.Now()
 	load(ctx, r)
 	r.elapsed = time.Since(start)
+	r.clientCores = (selfCPU() - self0) / r.elapsed.Seconds()
 	cpu1, rss := s.cpuAndRSS()
+	r.dials = s.dials.Load() - dials0
 	<-probeDone
+	r.probe, r.probeFails = p.wait()
 	if n := r.ok + r.shed + r.errs; n > 0 {
 		r.cpuPerReq = (cpu1 - cpu0) / float64(n) * 1000
 	}
@@ -301,9 +364,7 @@ func closedLoop(s *server, sh shape, clients int) func(context.Context, *result)
 			go func() {
 				defer wg.Done()
 				for ctx.Err() == nil {
-					start := time.Now()
-					out, msg := send(s, sh)
-					r.record(time.Since(start), out, msg)
+					send(s, sh, r)
 				}
 			}()
 		}
@@ -324,7 +385,7 @@ func openLoop(s *server, mix []shape, rate float64) func(context.Context, *resul
 			time.Sleep(time.Until(next))
 			next = next.Add(interval)
 			if outstanding.Load() >= maxOutstanding {
-				r.record(0, 2, "client: too many requests outstanding")
+				r.record(0, 0, 2, "client: too many requests outstanding")
 				continue
 			}
 			outstanding.Add(1)
@@ -333,9 +394,7 @@ func openLoop(s *server, mix []shape, rate float64) func(context.Context, *resul
 			go func() {
 				defer wg.Done()
 				defer outstanding.Add(-1)
-				start := time.Now()
-				out, msg := send(s, sh)
-				r.record(time.Since(start), out, msg)
+				send(s, sh, r)
 			}()
 		}
 		wg.Wait()
@@ -355,9 +414,9 @@ func pct(ds []time.Duration, p float64) string {
 
 func row(phase, srv, sh, load string, r *result) {
 	thr := float64(r.ok) / r.elapsed.Seconds()
-	fmt.Printf("| %s | %s | %s | %s | %.0f | %s | %s | %s | %d | %d (p99 %s ms) | %.3f | %.1f | %s / %s |\n",
-		phase, srv, sh, load, thr, pct(r.lat, 50), pct(r.lat, 99), pct(r.lat, 99.9), r.errs, r.shed, pct(r.shedLat, 99),
-		r.cpuPerReq, r.rss, pct(r.probe, 50), pct(r.probe, 99))
+	fmt.Printf("| %s | %s | %s | %s | %.0f | %s | %s | %s | %s | %s | %d | %d | %d (p99 %s / %s ms) | %.3f | %.2f | %.1f | %s / %s (%d failed) | %s |\n",
+		phase, srv, sh, load, thr, pct(r.lat, 50), pct(r.lat, 99), pct(r.lat, 99.9), pct(r.connWait, 99), pct(r.okServer, 99), r.dials, r.errs, r.shed, pct(r.shedLat, 99), pct(r.shedServer, 99),
+		r.cpuPerReq, r.clientCores, r.rss, pct(r.probe, 50), pct(r.probe, 99), r.probeFails, pct(r.genProbe, 99))
 	if r.firstErr != "" {
 		fmt.Fprintf(os.Stderr, "%s %s %s %s: first error: %s\n", phase, srv, sh, load, r.firstErr)
 	}
@@ -373,9 +432,12 @@ func run(phase, soak time.Duration) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	bin := filepath.Join(tmp, "claimbridge")
-	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/claimbridge").CombinedOutput(); err != nil {
-		return fmt.Errorf("go build: %v\n%s", err, out)
+	bin := claimbridgeBin
+	if bin == "" {
+		bin = filepath.Join(tmp, "claimbridge")
+		if out, err := exec.Command("go", "build", "-o", bin, "./cmd/claimbridge").CombinedOutput(); err != nil {
+			return fmt.Errorf("go build: %v\n%s", err, out)
+		}
 	}
 	self, err := os.Executable()
 	if err != nil {
@@ -386,9 +448,10 @@ func run(phase, soak time.Duration) error {
 		return err
 	}
 	certDir := filepath.Join(tmp, "certs")
-	cbAddr, cbHealth := freePort(), freePort()
+	cbAddr, cbHealth, cbMetrics := freePort(), freePort(), freePort()
 	cb, err := start("claimbridge", []string{bin, "serve", "--bind-address=127.0.0.1", "--port=" + strings.Split(cbAddr, ":")[1],
-		"--cert-dir=" + certDir, "--health-probe-bind-address=" + cbHealth, "--metrics-bind-address=0", "--shutdown-drain=0s"}, certDir, cbAddr, cbHealth, strings.Fields(serverArgs)...)
+		"--cert-dir=" + certDir, "--health-probe-bind-address=" + cbHealth, "--metrics-bind-address=" + cbMetrics, "--metrics-secure=false",
+		"--shutdown-drain=0s"}, certDir, cbAddr, cbHealth, strings.Fields(serverArgs)...)
 	if err != nil {
 		return err
 	}
@@ -401,10 +464,10 @@ func run(phase, soak time.Duration) error {
 	}
 	defer null.stop()
 
-	fmt.Printf("Load test %s: phase %v, soak %v; capacity = best closed-loop ok/s of claimbridge; shed p99 in parentheses.\n\n",
-		time.Now().UTC().Format(time.RFC3339), phase, soak)
-	fmt.Println("| phase | server | shape | load | ok/s | p50 ms | p99 ms | p99.9 ms | errors | shed | server CPU ms/req | RSS MiB | /healthz p50 / p99 ms |")
-	fmt.Println("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Printf("Load test %s: phase %v, soak %v; capacity = best closed-loop ok/s of claimbridge. Latencies are from the request's start (client side), including the wait for a connection (reported apart); \"after conn\" excludes it. /healthz: a separate prober process (kubelet-like, %v timeout) and the generator itself.\n\n",
+		time.Now().UTC().Format(time.RFC3339), phase, soak, probeTimeout)
+	fmt.Println("| phase | server | shape | load | ok/s | p50 ms | p99 ms | p99.9 ms | of which conn wait p99 ms | p99 ms after conn | new conns | errors | shed (p99 ms / after conn) | server CPU ms/req | load generator CPU cores | RSS MiB | /healthz p50 / p99 ms (prober process) | /healthz p99 ms (in generator) |")
+	fmt.Println("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	capacity := map[string]float64{}
 	if knownCapacity > 0 {
 		all = all[3:]
@@ -436,10 +499,18 @@ func run(phase, soak time.Duration) error {
 		}
 	}
 	over := 2 * capacity[worst.name]
+	shed0, fast0 := shedTimes("http://" + cbMetrics + "/metrics")
 	r := measure(cb, 2*phase, openLoop(cb, []shape{worst}, over))
 	row("overload 2×", cb.name, worst.name, fmt.Sprintf("%.0f/s", over), r)
-	fmt.Printf("\nOverload: goodput %.0f/s = %.0f%% of the closed-loop capacity %.0f/s.\n",
-		float64(r.ok)/r.elapsed.Seconds(), 100*float64(r.ok)/r.elapsed.Seconds()/capacity[worst.name], capacity[worst.name])
+	shed1, fast1 := shedTimes("http://" + cbMetrics + "/metrics")
+	// The same offered load against the null server, in the same run: what
+	// the machine and the load generator deliver at that rate.
+	rn := measure(null, 2*phase, openLoop(null, []shape{worst}, over))
+	row("overload 2×", null.name, worst.name, fmt.Sprintf("%.0f/s", over), rn)
+	fmt.Printf("\nOverload: goodput %.0f/s = %.0f%% of the closed-loop capacity %.0f/s (null server at the same rate: %.0f/s).\n",
+		float64(r.ok)/r.elapsed.Seconds(), 100*float64(r.ok)/r.elapsed.Seconds()/capacity[worst.name], capacity[worst.name],
+		float64(rn.ok)/rn.elapsed.Seconds())
+	fmt.Printf("Shed answers, server side (claimbridge_webhook_shed_duration_seconds): %.0f of %.0f within 50 ms.\n", fast1-fast0, shed1-shed0)
 
 	_, rss0 := cb.cpuAndRSS()
 	fds0 := countFDs(cb)
@@ -449,6 +520,18 @@ func run(phase, soak time.Duration) error {
 	fmt.Printf("\nSoak %v: RSS %.1f → %.1f MiB, open file descriptors %d → %d, %d requests.\n",
 		soak, rss0, r.rss, fds0, countFDs(cb), r.ok+r.shed+r.errs)
 	return nil
+}
+
+// selfCPU is this process's utime+stime in seconds.
+func selfCPU() float64 {
+	data, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+2:]))
+	ut, _ := strconv.ParseFloat(f[11], 64)
+	st, _ := strconv.ParseFloat(f[12], 64)
+	return (ut + st) / 100
 }
 
 func countFDs(s *server) int {
