@@ -28,6 +28,7 @@
 package release
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -41,6 +42,7 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/claimbridge/claimbridge/conversion"
@@ -163,14 +165,30 @@ func start(r release) (*cluster, error) {
 	if os.Getenv("KUBEBUILDER_CONTROLPLANE_START_TIMEOUT") != "" {
 		timeout = 0 // envtest reads the variable itself
 	}
-	c := &cluster{release: r}
-	c.env = &envtest.Environment{BinaryAssetsDirectory: assets, ControlPlaneStartTimeout: timeout}
-	args := c.env.ControlPlane.GetAPIServer().Configure()
-	args.Set("feature-gates", "DynamicResourceAllocation=true")
-	args.Set("runtime-config", conversion.UpstreamGroup+"/"+r.version+"=true")
-	config, err := c.env.Start()
-	if err != nil {
-		return c, fmt.Errorf("starting envtest (%s=%s; rebuild with `make envtest-assets`): %w", r.assetsVar, assets, err)
+	// A start can fail for reasons outside the release (a port another
+	// suite's control plane took between envtest choosing and binding it):
+	// up to three attempts, each with a fresh environment, and the last
+	// attempt's kube-apiserver output in the error.
+	var c *cluster
+	var config *rest.Config
+	for attempt := 1; ; attempt++ {
+		c = &cluster{release: r}
+		c.env = &envtest.Environment{BinaryAssetsDirectory: assets, ControlPlaneStartTimeout: timeout}
+		apiserver := c.env.ControlPlane.GetAPIServer()
+		var output bytes.Buffer
+		apiserver.Out, apiserver.Err = &output, &output
+		args := apiserver.Configure()
+		args.Set("feature-gates", "DynamicResourceAllocation=true")
+		args.Set("runtime-config", conversion.UpstreamGroup+"/"+r.version+"=true")
+		if config, err = c.env.Start(); err == nil {
+			break
+		}
+		_ = harness.StopControlPlane(c.env, "")
+		if attempt == 3 {
+			return nil, fmt.Errorf("starting envtest (%s=%s; rebuild with `make envtest-assets`), attempt %d: %w\nkube-apiserver output (last 4 KiB):\n%s",
+				r.assetsVar, assets, attempt, err, tail(output.Bytes(), 4096))
+		}
+		fmt.Fprintf(os.Stderr, "release suite: Kubernetes %s: start attempt %d failed, retrying: %v\n", r.name, attempt, err)
 	}
 	if c.dynamic, err = dynamic.NewForConfig(config); err != nil {
 		return c, err
@@ -182,6 +200,14 @@ func start(r release) (*cluster, error) {
 		return c, err
 	}
 	return c, nil
+}
+
+// tail returns the last n bytes of b.
+func tail(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[len(b)-n:]
+	}
+	return b
 }
 
 // stop stops every control plane; it is safe to call more than once.
