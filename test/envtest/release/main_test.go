@@ -174,7 +174,12 @@ func start(r release) (*cluster, error) {
 	for attempt := 1; ; attempt++ {
 		c = &cluster{release: r}
 		c.env = &envtest.Environment{BinaryAssetsDirectory: assets, ControlPlaneStartTimeout: timeout}
+		// The binaries by path: envtest would otherwise prefer
+		// $KUBEBUILDER_ASSETS (make test points it at 1.36) over
+		// BinaryAssetsDirectory.
 		apiserver := c.env.ControlPlane.GetAPIServer()
+		apiserver.Path = assets + "/kube-apiserver"
+		c.env.ControlPlane.Etcd = &envtest.Etcd{Path: assets + "/etcd"}
 		var output bytes.Buffer
 		apiserver.Out, apiserver.Err = &output, &output
 		args := apiserver.Configure()
@@ -198,6 +203,14 @@ func start(r release) (*cluster, error) {
 	}
 	if c.discovery, err = discovery.NewDiscoveryClientForConfig(config); err != nil {
 		return c, err
+	}
+	// The server that answers must be the release's, not another one.
+	info, err := c.discovery.ServerVersion()
+	if err != nil {
+		return c, fmt.Errorf("asking the server its version: %w", err)
+	}
+	if !strings.HasPrefix(info.GitVersion, "v"+r.name+".") {
+		return c, fmt.Errorf("the control plane started from %s serves Kubernetes %s, not %s", assets, info.GitVersion, r.name)
 	}
 	return c, nil
 }
