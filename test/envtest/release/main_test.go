@@ -42,7 +42,6 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/claimbridge/claimbridge/conversion"
@@ -165,35 +164,24 @@ func start(r release) (*cluster, error) {
 	if os.Getenv("KUBEBUILDER_CONTROLPLANE_START_TIMEOUT") != "" {
 		timeout = 0 // envtest reads the variable itself
 	}
-	// A start can fail for reasons outside the release (a port another
-	// suite's control plane took between envtest choosing and binding it):
-	// up to three attempts, each with a fresh environment, and the last
-	// attempt's kube-apiserver output in the error.
-	var c *cluster
-	var config *rest.Config
-	for attempt := 1; ; attempt++ {
-		c = &cluster{release: r}
-		c.env = &envtest.Environment{BinaryAssetsDirectory: assets, ControlPlaneStartTimeout: timeout}
-		// The binaries by path: envtest would otherwise prefer
-		// $KUBEBUILDER_ASSETS (make test points it at 1.36) over
-		// BinaryAssetsDirectory.
-		apiserver := c.env.ControlPlane.GetAPIServer()
-		apiserver.Path = assets + "/kube-apiserver"
-		c.env.ControlPlane.Etcd = &envtest.Etcd{Path: assets + "/etcd"}
-		var output bytes.Buffer
-		apiserver.Out, apiserver.Err = &output, &output
-		args := apiserver.Configure()
-		args.Set("feature-gates", "DynamicResourceAllocation=true")
-		args.Set("runtime-config", conversion.UpstreamGroup+"/"+r.version+"=true")
-		if config, err = c.env.Start(); err == nil {
-			break
-		}
+	// The binaries by path: envtest would otherwise prefer $KUBEBUILDER_ASSETS
+	// (make test points it at 1.36) over BinaryAssetsDirectory. The
+	// kube-apiserver's output is kept for the error of a failed start.
+	c := &cluster{release: r}
+	c.env = &envtest.Environment{BinaryAssetsDirectory: assets, ControlPlaneStartTimeout: timeout}
+	apiserver := c.env.ControlPlane.GetAPIServer()
+	apiserver.Path = assets + "/kube-apiserver"
+	c.env.ControlPlane.Etcd = &envtest.Etcd{Path: assets + "/etcd"}
+	var output bytes.Buffer
+	apiserver.Err = &output
+	args := apiserver.Configure()
+	args.Set("feature-gates", "DynamicResourceAllocation=true")
+	args.Set("runtime-config", conversion.UpstreamGroup+"/"+r.version+"=true")
+	config, err := c.env.Start()
+	if err != nil {
 		_ = harness.StopControlPlane(c.env, "")
-		if attempt == 3 {
-			return nil, fmt.Errorf("starting envtest (%s=%s; rebuild with `make envtest-assets`), attempt %d: %w\nkube-apiserver output (last 4 KiB):\n%s",
-				r.assetsVar, assets, attempt, err, tail(output.Bytes(), 4096))
-		}
-		fmt.Fprintf(os.Stderr, "release suite: Kubernetes %s: start attempt %d failed, retrying: %v\n", r.name, attempt, err)
+		return nil, fmt.Errorf("starting envtest (%s=%s; rebuild with `make envtest-assets`): %w\nkube-apiserver output (last 4 KiB):\n%s",
+			r.assetsVar, assets, err, tail(output.Bytes(), 4096))
 	}
 	if c.dynamic, err = dynamic.NewForConfig(config); err != nil {
 		return c, err
