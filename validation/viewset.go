@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/claimbridge/claimbridge/conversion"
+
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // The cross-version checks of one update look at the old and the new
@@ -193,7 +195,7 @@ func othersAreClassic() bool {
 	for _, v := range Versions {
 		switch v {
 		case StorageVersion:
-		case "v1alpha1", "v1alpha2":
+		case api.V1alpha1, api.V1alpha2:
 			n++
 		default:
 			return false

@@ -31,6 +31,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/claimbridge/claimbridge/api"
 )
 
 func main() {
@@ -105,8 +107,8 @@ func shapes(root string) ([]shape, error) {
 	}
 	adm := func(op, sub string, obj, old []byte) []byte {
 		req := map[string]interface{}{"uid": "u", "operation": op, "subResource": sub, "name": "multi-claim", "namespace": "team-c",
-			"kind":     map[string]string{"group": "resource.claimbridge.dev", "version": "v1alpha3", "kind": "ResourceClaim"},
-			"resource": map[string]string{"group": "resource.claimbridge.dev", "version": "v1alpha3", "resource": "resourceclaims"},
+			"kind":     map[string]string{"group": api.Group, "version": api.V1alpha3, "kind": api.KindClaim},
+			"resource": map[string]string{"group": api.Group, "version": api.V1alpha3, "resource": "resourceclaims"},
 			"userInfo": map[string]string{"username": "loadtest"}, "object": json.RawMessage(obj)}
 		if old != nil {
 			req["oldObject"] = json.RawMessage(old)

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/claimbridge/claimbridge/api"
 )
 
 var errSyntax = errors.New("invalid JSON")
@@ -84,16 +86,19 @@ var knownValues = func() map[string]interface{} {
 		m[k] = k
 	}
 	for _, v := range []string{
-		"", "ResourceClaim", "ResourceClaimTemplate", "ConversionReview", "AdmissionReview",
-		"apiextensions.k8s.io/v1", "admission.k8s.io/v1", "resource.claimbridge.dev/v1alpha1",
-		"resource.claimbridge.dev/v1alpha2", "resource.claimbridge.dev/v1alpha3", "resource.k8s.io/v1alpha3",
-		"resource.k8s.io/v1beta1", "resource.k8s.io/v1beta2", "resource.k8s.io/v1", "resource.claimbridge.dev",
-		"resource.k8s.io", "v1alpha1", "v1alpha2", "v1alpha3", "v1beta1", "v1beta2", "v1", "resourceclaims",
+		"", api.KindClaim, api.KindTemplate, "ConversionReview", "AdmissionReview",
+		"apiextensions.k8s.io/v1", "admission.k8s.io/v1", api.Group, api.UpstreamGroup, "resourceclaims",
 		"resourceclaimtemplates", "CREATE", "UPDATE", "DELETE", "CONNECT", "Update", "Apply", "FieldsV1",
 		"FromClaim", "FromClass", "ExactCount", "All", "WaitForFirstConsumer", "Immediate", "In", "NotIn",
 		"Exists", "DoesNotExist", "metadata.name", "pods", "default", "request", "True", "False", "Unknown",
 	} {
 		m[v] = v
+	}
+	// The API's versions and apiVersions, from its one definition.
+	for _, v := range api.ConversionVersions {
+		for _, s := range []string{v, api.Group + "/" + v, api.UpstreamGroup + "/" + v} {
+			m[s] = s
+		}
 	}
 	return m
 }()

@@ -23,6 +23,8 @@ import (
 	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/manifest"
 	"github.com/claimbridge/claimbridge/test/envtest/harness"
+
+	"github.com/claimbridge/claimbridge/api"
 )
 
 type mode string
@@ -38,9 +40,9 @@ var modes = []mode{modeStorage, modeNull, modeClaimbridge}
 // versionsOf are the versions a mode's operations use.
 func versionsOf(m mode) []string {
 	if m == modeStorage {
-		return []string{"v1alpha3"}
+		return []string{api.StorageVersion}
 	}
-	return []string{"v1alpha1", "v1alpha2"}
+	return []string{api.V1alpha1, api.V1alpha2}
 }
 
 const namespace = "default"
