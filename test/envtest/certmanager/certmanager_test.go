@@ -13,8 +13,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -205,7 +203,7 @@ func checkDenied(err error) error {
 func testRotation(t *testing.T) {
 	ctx := t.Context()
 	tr := startTraffic(t)
-	tr.waitFor(t, 5)
+	tr.WaitFor(t, 5, time.Minute)
 
 	ca2, err := newAuthority()
 	if err != nil {
@@ -222,7 +220,7 @@ func testRotation(t *testing.T) {
 	// The apiserver picks the new caBundles up from its informers; the
 	// kubelet syncs a Secret volume after a minute or so, long after.
 	time.Sleep(2 * time.Second)
-	tr.waitFor(t, 5)
+	tr.WaitFor(t, 5, time.Minute)
 
 	// 2. The kubelet updates the Secret volume; claimbridge reloads.
 	if err := s.volume.project(sec.Data); err != nil {
@@ -230,21 +228,21 @@ func testRotation(t *testing.T) {
 	}
 	waitForServing(t, ctx, serving2, overlap)
 	t.Log("claimbridge serves the new certificate")
-	tr.waitFor(t, 5)
+	tr.WaitFor(t, 5, time.Minute)
 
 	// 3. The old CA is retired.
 	updateSecret(t, ctx, serving2, ca2.pem)
 	time.Sleep(2 * time.Second)
-	tr.waitFor(t, 3)
+	tr.WaitFor(t, 3, time.Minute)
 	if got := currentBundles(t, ctx); !allEqual(got, overlap) {
 		t.Errorf("after ca.crt dropped the old CA, caBundles = %s; want both CAs kept (the cainjector merges)", describe(got))
 	}
 	trimBundles(t, ctx, ca2.pem)
 	t.Log("caBundles trimmed to the new CA")
 	time.Sleep(2 * time.Second)
-	tr.waitFor(t, 10)
+	tr.WaitFor(t, 10, time.Minute)
 
-	ok, failures := tr.stop()
+	ok, failures := tr.Stop()
 	t.Logf("%d request sequences succeeded during the rotation", ok)
 	if len(failures) > 0 {
 		t.Errorf("%d requests failed during the rotation:\n%s", len(failures), strings.Join(failures, "\n"))
@@ -257,18 +255,10 @@ func testRotation(t *testing.T) {
 	}
 }
 
-// traffic runs get, list, create, update and delete requests in v1alpha1 and
-// v1alpha2 (both converted to and from the storage version v1alpha3 by the
-// webhook) plus denied creates, one sequence after another, until stopped.
-type traffic struct {
-	ok       atomic.Int64
-	mu       sync.Mutex
-	failures []string
-	cancel   context.CancelFunc
-	done     chan struct{}
-}
-
-func startTraffic(t *testing.T) *traffic {
+// startTraffic runs sequence against the apiserver until stopped: get, list,
+// create, update and delete requests in v1alpha1 and v1alpha2 (converted to
+// and from the storage version v1alpha3 by the webhook) plus denied creates.
+func startTraffic(t *testing.T) *harness.Traffic {
 	cfg := rest.CopyConfig(s.config)
 	cfg.Timeout = 30 * time.Second
 	cfg.QPS, cfg.Burst = 200, 400
@@ -276,30 +266,7 @@ func startTraffic(t *testing.T) *traffic {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Bounded in time whatever happens.
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	tr := &traffic{cancel: cancel, done: make(chan struct{})}
-	t.Cleanup(func() { tr.stop() })
-	go func() {
-		defer close(tr.done)
-		for i := 1; i <= 10000 && ctx.Err() == nil; i++ {
-			if err := sequence(ctx, dyn, i); err != nil {
-				if ctx.Err() != nil {
-					return // stopped mid-sequence
-				}
-				tr.mu.Lock()
-				tr.failures = append(tr.failures, fmt.Sprintf("%s sequence %d: %v", time.Now().Format("15:04:05.000"), i, err))
-				tr.mu.Unlock()
-			} else {
-				tr.ok.Add(1)
-			}
-			select {
-			case <-ctx.Done():
-			case <-time.After(50 * time.Millisecond):
-			}
-		}
-	}()
-	return tr
+	return harness.StartTraffic(t, 50*time.Millisecond, func(ctx context.Context, i int) error { return sequence(ctx, dyn, i) })
 }
 
 func sequence(ctx context.Context, dyn dynamic.Interface, i int) error {
@@ -342,42 +309,6 @@ func sequence(ctx context.Context, dyn dynamic.Interface, i int) error {
 		return fmt.Errorf("delete in v1alpha2: %w", err)
 	}
 	return nil
-}
-
-// waitFor waits until n more sequences have succeeded; it fails t as soon as
-// one failed, and after a minute.
-func (tr *traffic) waitFor(t *testing.T, n int64) {
-	t.Helper()
-	target := tr.ok.Load() + n
-	deadline := time.Now().Add(time.Minute)
-	for tr.ok.Load() < target {
-		tr.mu.Lock()
-		failed := slices.Clone(tr.failures)
-		tr.mu.Unlock()
-		if len(failed) > 0 {
-			tr.stop()
-			t.Fatalf("requests failed:\n%s", strings.Join(failed, "\n"))
-		}
-		select {
-		case <-tr.done:
-			t.Fatal("the traffic stopped early")
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d request sequences did not succeed within a minute", n)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// stop ends the traffic and returns the successful sequence count and the
-// failures.
-func (tr *traffic) stop() (int64, []string) {
-	tr.cancel()
-	<-tr.done
-	tr.mu.Lock()
-	defer tr.mu.Unlock()
-	return tr.ok.Load(), slices.Clone(tr.failures)
 }
 
 func (s *suite) resource(version, resource string) dynamic.NamespaceableResourceInterface {

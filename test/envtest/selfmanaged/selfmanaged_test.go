@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -170,7 +169,7 @@ func testRotation(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr := startTraffic(t)
-	tr.waitFor(t, 5)
+	tr.WaitFor(t, 5, 2*time.Minute)
 
 	var secret corev1.Secret
 	if err := s.client.Get(ctx, types.NamespacedName{Namespace: namespace, Name: secretName}, &secret); err != nil {
@@ -190,11 +189,11 @@ func testRotation(t *testing.T) {
 		return !after.Equal(before), nil
 	})
 	if err != nil {
-		tr.stop()
+		tr.Stop()
 		t.Fatalf("the server did not serve a renewed certificate: %v", err)
 	}
-	tr.waitFor(t, 10)
-	ok, failures := tr.stop()
+	tr.WaitFor(t, 10, 2*time.Minute)
+	ok, failures := tr.Stop()
 	if len(failures) > 0 {
 		t.Fatalf("%d request sequences failed during the renewal (%d succeeded):\n%s", len(failures), ok, strings.Join(failures, "\n"))
 	}
@@ -291,15 +290,10 @@ func testMetrics(t *testing.T) {
 	}
 }
 
-type traffic struct {
-	ok       atomic.Int64
-	mu       sync.Mutex
-	failures []string
-	cancel   context.CancelFunc
-	done     chan struct{}
-}
-
-func startTraffic(t *testing.T) *traffic {
+// startTraffic runs sequence against the apiserver until stopped: get, list,
+// create, update and delete requests in v1alpha1 and v1alpha2 (converted to
+// and from the storage version v1alpha3 by the webhook) plus denied creates.
+func startTraffic(t *testing.T) *harness.Traffic {
 	cfg := rest.CopyConfig(s.admin)
 	cfg.Timeout = 30 * time.Second
 	cfg.QPS, cfg.Burst = 200, 400
@@ -307,25 +301,7 @@ func startTraffic(t *testing.T) *traffic {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	tr := &traffic{cancel: cancel, done: make(chan struct{})}
-	t.Cleanup(func() { tr.stop() })
-	go func() {
-		defer close(tr.done)
-		for i := 1; i <= 10000 && ctx.Err() == nil; i++ {
-			if err := sequence(ctx, dyn, i); err != nil {
-				if ctx.Err() != nil {
-					return
-				}
-				tr.mu.Lock()
-				tr.failures = append(tr.failures, fmt.Sprintf("%s sequence %d: %v", time.Now().Format("15:04:05.000"), i, err))
-				tr.mu.Unlock()
-			} else {
-				tr.ok.Add(1)
-			}
-		}
-	}()
-	return tr
+	return harness.StartTraffic(t, 0, func(ctx context.Context, i int) error { return sequence(ctx, dyn, i) })
 }
 
 // sequence creates a claim in v1alpha1, reads it in v1alpha2, lists it in
@@ -365,38 +341,6 @@ func sequence(ctx context.Context, dyn dynamic.Interface, i int) error {
 		return fmt.Errorf("delete in v1alpha2: %w", err)
 	}
 	return nil
-}
-
-func (tr *traffic) waitFor(t *testing.T, n int64) {
-	t.Helper()
-	target := tr.ok.Load() + n
-	deadline := time.Now().Add(2 * time.Minute)
-	for tr.ok.Load() < target {
-		tr.mu.Lock()
-		failed := slices.Clone(tr.failures)
-		tr.mu.Unlock()
-		if len(failed) > 0 {
-			tr.stop()
-			t.Fatalf("requests failed:\n%s", strings.Join(failed, "\n"))
-		}
-		select {
-		case <-tr.done:
-			t.Fatal("the traffic stopped early")
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d request sequences did not succeed within two minutes", n)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-func (tr *traffic) stop() (int64, []string) {
-	tr.cancel()
-	<-tr.done
-	tr.mu.Lock()
-	defer tr.mu.Unlock()
-	return tr.ok.Load(), slices.Clone(tr.failures)
 }
 
 func (s *suite) resource(version string) dynamic.ResourceInterface {
