@@ -34,7 +34,8 @@ var convert = conversion.Convert
 // Findings that X already reported are not repeated.
 
 // crossVersionErrors returns the findings of the other versions' views.
-func crossVersionErrors(t target, subResource string, newObj, oldObj map[string]interface{}, reported field.ErrorList) field.ErrorList {
+// deriveOld is crossViews'.
+func crossVersionErrors(t target, subResource string, deriveOld bool, newObj, oldObj map[string]interface{}, reported field.ErrorList) field.ErrorList {
 	var allErrs field.ErrorList
 	add := func(errs ...*field.Error) {
 		for _, e := range errs {
@@ -45,7 +46,7 @@ func crossVersionErrors(t target, subResource string, newObj, oldObj map[string]
 	}
 	annotationsPath := field.NewPath("metadata", "annotations")
 	statusPath := field.NewPath("status")
-	all := crossViews(t, subResource == "status", newObj, oldObj)
+	all := crossViews(t, subResource == "status", deriveOld, newObj, oldObj)
 	for _, version := range Versions {
 		if version == t.version || all[version].sameAs != "" {
 			continue

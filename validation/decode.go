@@ -1,7 +1,6 @@
 package validation
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -9,6 +8,7 @@ import (
 	sigsjson "sigs.k8s.io/json"
 
 	"github.com/claimbridge/claimbridge/api"
+	"github.com/claimbridge/claimbridge/internal/jsontree"
 )
 
 // decode turns a JSON tree into a typed object. With strict, fields the
@@ -16,11 +16,21 @@ import (
 // one per field, at the path where they occur; a value of the wrong JSON
 // type is an error (err), not a finding.
 func decode(obj map[string]interface{}, into interface{}, strict bool) (field.ErrorList, error) {
-	data, err := json.Marshal(obj)
+	data, err := encodeTree(obj)
+	if err != nil {
+		return nil, err
+	}
+	return decodeData(data, into, strict)
+}
+
+// encodeTree is json.Marshal of a JSON tree (jsontree.Marshal gives the same
+// bytes without reflection); escapeHTML does not matter to a decoder.
+func encodeTree(obj map[string]interface{}) ([]byte, error) {
+	data, err := jsontree.Append(nil, obj, false)
 	if err != nil {
 		return nil, fmt.Errorf("encoding object: %w", err)
 	}
-	return decodeData(data, into, strict)
+	return data, nil
 }
 
 // decodeData is decode of obj's JSON encoding.

@@ -1,7 +1,6 @@
 package validation
 
 import (
-	"encoding/json"
 	"fmt"
 	"reflect"
 
@@ -115,9 +114,9 @@ func (s shape[C, T]) run(kind string, op Operation, subResource string, newObj, 
 func runKind[C, T, O any](s shape[C, T], newObj, oldObj map[string]interface{}, op Operation, subResource string,
 	create func(*O) field.ErrorList, update, status func(*O, *O) field.ErrorList, statusWarnings func(*O) []string) (checks, error) {
 	var obj O
-	data, err := json.Marshal(newObj)
+	data, err := encodeTree(newObj)
 	if err != nil {
-		return checks{}, fmt.Errorf("encoding object: %w", err)
+		return checks{}, err
 	}
 	unknown, err := decodeData(data, &obj, true)
 	if err != nil {

@@ -60,12 +60,26 @@ func Validate(req Request) (Response, error) {
 		return resp, err
 	}
 	resp.Errors, resp.Warnings = result.errs, result.warnings
-	resp.Warnings = append(resp.Warnings, storageWarnings(t, req.SubResource, newObj, oldObj, resp.Warnings)...)
-	switch req.Operation {
-	case Create:
+	// An update whose conversion input is the old object's (apart from the
+	// fields every version holds alike) adds no storage warning and, on the
+	// main resource, no cross-version finding (see unchanged.go).
+	unchanged := false
+	switch {
+	case req.Operation != Update:
+	case req.SubResource == "status":
+		unchanged = sameConversionInput(newObj, oldObj, statusCommonFields...)
+	default:
+		unchanged = sameConversionInput(newObj, oldObj)
+	}
+	if !unchanged {
+		resp.Warnings = append(resp.Warnings, storageWarnings(t, req.SubResource, newObj, oldObj, resp.Warnings)...)
+	}
+	switch {
+	case req.Operation == Create:
 		resp.Errors = append(resp.Errors, createViewErrors(t, newObj)...)
-	case Update:
-		resp.Errors = append(resp.Errors, crossVersionErrors(t, req.SubResource, newObj, oldObj, resp.Errors)...)
+	case unchanged && req.SubResource == "":
+	default:
+		resp.Errors = append(resp.Errors, crossVersionErrors(t, req.SubResource, unchanged, newObj, oldObj, resp.Errors)...)
 	}
 	return resp, nil
 }

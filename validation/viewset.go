@@ -3,6 +3,8 @@ package validation
 import (
 	"fmt"
 
+	"github.com/claimbridge/claimbridge/validation/common"
+
 	"github.com/claimbridge/claimbridge/conversion"
 
 	"github.com/claimbridge/claimbridge/api"
@@ -68,7 +70,11 @@ var skipEqualViews = true
 
 // crossViews returns the views of newObj and oldObj in every version other
 // than t.version, keyed by version.
-func crossViews(t target, statusOnly bool, newObj, oldObj map[string]interface{}) map[string]viewPair {
+//
+// With deriveOld (a status write whose status changed only in reservedFor
+// and deallocationRequested, see sameConversionInput), only newObj is
+// converted, and each old view is the new one with oldObj's two fields.
+func crossViews(t target, statusOnly, deriveOld bool, newObj, oldObj map[string]interface{}) map[string]viewPair {
 	out := make(map[string]viewPair, len(Versions)-1)
 	if statusOnly && skipEqualViews && t.version == StorageVersion && othersAreClassic() && !anyRestore(newObj, oldObj, "v1alpha2", "v1alpha1") {
 		for _, version := range Versions {
@@ -85,6 +91,16 @@ func crossViews(t target, statusOnly bool, newObj, oldObj map[string]interface{}
 		converted[i] = make([]map[string]interface{}, len(Versions))
 		converted[i][self] = objs[i]
 	}
+	converting := objs[:] // the objects converted: both, or with deriveOld the new one
+	var oldCommon common.StatusView
+	if deriveOld {
+		var err error
+		if oldCommon, err = commonStatus(t, oldObj); err != nil {
+			deriveOld = false // decode errors are the full path's to report
+		} else {
+			converting = objs[:1]
+		}
+	}
 	for _, dir := range []int{-1, +1} {
 		for j := self + dir; j >= 0 && j < len(Versions); j += dir {
 			version := Versions[j]
@@ -94,7 +110,7 @@ func crossViews(t target, statusOnly bool, newObj, oldObj map[string]interface{}
 				out[version] = viewPair{sameAs: Versions[j-dir]}
 				continue
 			}
-			for i := range objs {
+			for i := range converting {
 				prev := converted[i][j-dir]
 				if prev == nil {
 					break // an earlier step failed: this version has no view either
@@ -105,6 +121,9 @@ func crossViews(t target, statusOnly bool, newObj, oldObj map[string]interface{}
 				}
 				converted[i][j] = c
 			}
+			if deriveOld && converted[0][j] != nil {
+				converted[1][j] = converted[0][j] // stands for the old object's conversion
+			}
 			if converted[0][j] == nil || converted[1][j] == nil {
 				converted[0][j], converted[1][j] = nil, nil
 				pair.err = directConversionError(newObj, oldObj, version)
@@ -113,11 +132,14 @@ func crossViews(t target, statusOnly bool, newObj, oldObj map[string]interface{}
 			}
 			var err error
 			views := [2]*objectView{&pair.newView, &pair.oldView}
-			for i := range objs {
+			for i := range converting {
 				if *views[i], err = viewOf(t.kind, version, converted[i][j], statusOnly); err != nil {
 					pair.err = fmt.Errorf("decoding the %s conversion: %w", version, err)
 					break
 				}
+			}
+			if deriveOld && pair.err == nil {
+				pair.oldView = withCommonStatus(pair.newView, oldCommon)
 			}
 			out[version] = pair
 		}

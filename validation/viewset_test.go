@@ -46,7 +46,7 @@ func TestViewChainMatchesDirectConversion(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, statusOnly := range []bool{false, true} {
-			got := crossViews(tgt, statusOnly, o, old)
+			got := crossViews(tgt, statusOnly, false, o, old)
 			for _, version := range Versions {
 				if version == tgt.version {
 					continue
@@ -113,7 +113,7 @@ func TestViewChainConversionError(t *testing.T) {
 	if direct == nil {
 		t.Fatal("the claim was expected not to fit v1alpha1; the test no longer tests what it says")
 	}
-	got := crossViews(target{group: GroupClaimbridge, version: "v1alpha3", kind: KindResourceClaim}, false, v3, v3)
+	got := crossViews(target{group: GroupClaimbridge, version: "v1alpha3", kind: KindResourceClaim}, false, false, v3, v3)
 	if got["v1alpha2"].err != nil {
 		t.Errorf("v1alpha2: %v", got["v1alpha2"].err)
 	}
@@ -176,7 +176,7 @@ func TestSkippedV1alpha1ViewsReportNothingNew(t *testing.T) {
 					if diff := cmp.Diff(want.Errors, got.Errors); diff != "" || (errWant == nil) != (errGot == nil) {
 						t.Errorf("%s, status %d → %d: findings (-all views +shortcut):\n%s\nerrors %v %v", name, i, j, diff, errWant, errGot)
 					}
-					if crossViews(tgt, true, cur, old)["v1alpha1"].sameAs != "" {
+					if crossViews(tgt, true, false, cur, old)["v1alpha1"].sameAs != "" {
 						skipped++
 					}
 				}
