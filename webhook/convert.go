@@ -57,16 +57,20 @@ var _ http.Handler = (*convertHandler)(nil)
 func (h *convertHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	log := klog.FromContext(r.Context()).WithValues("endpoint", "/convert")
-	body, herr := readReview(w, r, h.maxBytes, h.maxDepth)
+	body, herr := readReview(w, r, h.maxBytes, 0)
 	if herr != nil {
 		h.metrics.request("/convert", "", "bad_request", start)
 		writeHTTPError(w, log, herr)
 		return
 	}
-	review, decoded, ok := decodeCanonicalConversionReview(body)
+	review, decoded, ok := decodeCanonicalConversionReview(body, h.maxDepth)
 	if !ok {
 		review, decoded = apiextensionsv1.ConversionReview{}, nil
-		if herr := decodeConversionReview(body, &review); herr != nil {
+		herr := checkBodyDepth(body, h.maxDepth)
+		if herr == nil {
+			herr = decodeConversionReview(body, &review)
+		}
+		if herr != nil {
 			h.metrics.request("/convert", "", "bad_request", start)
 			writeHTTPError(w, log, herr)
 			return

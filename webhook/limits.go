@@ -49,10 +49,22 @@ func readReview(w http.ResponseWriter, r *http.Request, maxBytes int64, maxDepth
 	if len(body) == 0 {
 		return nil, errorf(http.StatusBadRequest, "request body is empty")
 	}
-	if err := checkDepth(body, maxDepth); err != nil {
-		return nil, errorf(http.StatusBadRequest, "%v", err)
+	if maxDepth > 0 {
+		if herr := checkBodyDepth(body, maxDepth); herr != nil {
+			return nil, herr
+		}
 	}
 	return body, nil
+}
+
+// checkBodyDepth is readReview's nesting check, for handlers that read with
+// maxDepth 0 and check the depth only when their one-pass decoding (which
+// enforces the same limit) did not accept the body.
+func checkBodyDepth(body []byte, maxDepth int) *httpError {
+	if err := checkDepth(body, maxDepth); err != nil {
+		return errorf(http.StatusBadRequest, "%v", err)
+	}
+	return nil
 }
 
 // checkDepth scans data once and fails as soon as arrays and objects nest

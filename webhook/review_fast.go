@@ -18,8 +18,11 @@ import (
 // judges) with encoding/json; for the inputs it accepts, the review is what
 // decodeConversionReview would return, without the objects' raw bytes (each
 // RawExtension is empty; decoded holds the objects).
-func decodeCanonicalConversionReview(body []byte) (review apiextensionsv1.ConversionReview, decoded []map[string]interface{}, ok bool) {
-	v, err := jsontree.Unmarshal(body, maxTreeDepth)
+//
+// Nesting deeper than maxDepth is refused like any other input, so that the
+// caller's depth check (which would fail) runs only on the slow path.
+func decodeCanonicalConversionReview(body []byte, maxDepth int) (review apiextensionsv1.ConversionReview, decoded []map[string]interface{}, ok bool) {
+	v, err := jsontree.Unmarshal(body, maxDepth)
 	if err != nil {
 		return review, nil, false
 	}

@@ -1,10 +1,18 @@
 package webhook
 
 import (
+	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
+	admissionv1 "k8s.io/api/admission/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // TestDecodeCanonicalConversionReview: a review in the apiserver's shape
@@ -29,7 +37,7 @@ func TestDecodeCanonicalConversionReview(t *testing.T) {
 		{"malformed", `{"kind":`, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			review, decoded, ok := decodeCanonicalConversionReview([]byte(tc.body))
+			review, decoded, ok := decodeCanonicalConversionReview([]byte(tc.body), maxTreeDepth)
 			if ok != tc.ok {
 				t.Fatalf("ok = %v, want %v", ok, tc.ok)
 			}
@@ -55,4 +63,102 @@ func TestDecodeCanonicalConversionReview(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDecodeCanonicalAdmissionReview: a review in the apiserver's shape
+// decodes to what encoding/json decodes, objects and options included;
+// every other shape is left to encoding/json.
+func TestDecodeCanonicalAdmissionReview(t *testing.T) {
+	full := claimRequest(t, admissionv1.Update, "v1alpha3", "status")
+	full.RequestKind = &metav1.GroupVersionKind{Group: api.Group, Version: "v1alpha1", Kind: "ResourceClaim"}
+	full.RequestResource = &metav1.GroupVersionResource{Group: api.Group, Version: "v1alpha1", Resource: "resourceclaims"}
+	full.RequestSubResource = "status"
+	dry := true
+	full.DryRun = &dry
+	full.Options = runtime.RawExtension{Raw: []byte(`{"kind":"UpdateOptions","apiVersion":"meta.k8s.io/v1","fieldManager":"kube-scheduler"}`)}
+	full.UserInfo = authenticationv1.UserInfo{Username: "system:kube-scheduler", UID: "u-1", Groups: []string{"system:authenticated"},
+		Extra: map[string]authenticationv1.ExtraValue{"scopes.example.com": {"a", "b"}, "empty": nil}}
+	const head = `{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","request":`
+	for _, tc := range []struct {
+		name string
+		body string
+		ok   bool
+	}{
+		{"create v1", string(admissionReview("admission.k8s.io/v1", claimRequest(t, admissionv1.Create, "v1alpha1", ""))), true},
+		{"status update v1beta1, every field", string(admissionReview("admission.k8s.io/v1beta1", full)), true},
+		{"delete without objects", head + `{"uid":"u","kind":{"group":"g","version":"v","kind":"K"},"resource":{"group":"g","version":"v","resource":"r"},"operation":"DELETE","userInfo":{},"object":null,"oldObject":null,"options":null,"dryRun":false}}`, true},
+		{"null extra and groups", head + `{"uid":"u","operation":"CREATE","userInfo":{"groups":null,"extra":null},"object":{}}}`, true},
+		{"capitalised key", head + `{"UID":"u","operation":"CREATE","object":{}}}`, false},
+		{"unknown key", head + `{"uid":"u","operation":"CREATE","object":{},"future":1}}`, false},
+		{"null string", head + `{"uid":"u","operation":null,"object":{}}}`, false},
+		{"object not an object", head + `{"uid":"u","operation":"CREATE","object":[1]}}`, false},
+		{"options not an object", head + `{"uid":"u","operation":"CREATE","object":{},"options":"x"}}`, false},
+		{"extra value not a list", head + `{"uid":"u","operation":"CREATE","object":{},"userInfo":{"extra":{"a":"b"}}}}`, false},
+		{"kind with a number", head + `{"uid":"u","operation":"CREATE","object":{},"kind":{"group":1}}}`, false},
+		{"no uid", head + `{"operation":"CREATE","object":{}}}`, false},
+		{"response too", `{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","request":{"uid":"u"},"response":{}}`, false},
+		{"wrong review kind", `{"kind":"ConversionReview","apiVersion":"admission.k8s.io/v1","request":{"uid":"u"}}`, false},
+		{"too deep", head + `{"uid":"u","operation":"CREATE","object":{"a":` + strings.Repeat("[", 40) + strings.Repeat("]", 40) + `}}}`, false},
+		{"malformed", `{"kind":`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			review, ok := decodeCanonicalAdmissionReview([]byte(tc.body), 32)
+			if ok != tc.ok {
+				t.Fatalf("ok = %v, want %v", ok, tc.ok)
+			}
+			if ok {
+				compareAdmissionDecodings(t, []byte(tc.body), review)
+			}
+		})
+	}
+}
+
+// compareAdmissionDecodings fails unless review is what the slow path
+// decodes from body, with objects and options compared as JSON values.
+func compareAdmissionDecodings(t *testing.T, body []byte, review admissionv1.AdmissionReview) {
+	t.Helper()
+	var want admissionv1.AdmissionReview
+	if herr := decodeAdmissionReview(body, &want); herr != nil {
+		t.Fatalf("encoding/json rejects it: %v", herr)
+	}
+	got := *review.Request
+	for _, pair := range []struct {
+		name      string
+		got, want *runtime.RawExtension
+	}{{"object", &got.Object, &want.Request.Object}, {"oldObject", &got.OldObject, &want.Request.OldObject}} {
+		tree, decoded := decodedTree(*pair.got)
+		switch {
+		case pair.want.Raw == nil && pair.got.Object == nil && pair.got.Raw == nil:
+		case !decoded:
+			t.Errorf("%s: no decoded tree: %+v", pair.name, *pair.got)
+		default:
+			wantTree, err := decodeObject(pair.want.Raw)
+			if err != nil || !reflect.DeepEqual(tree, wantTree) {
+				t.Errorf("%s = %v, want %v (%v)", pair.name, tree, wantTree, err)
+			}
+		}
+		*pair.got, *pair.want = runtime.RawExtension{}, runtime.RawExtension{}
+	}
+	var gotOpts, wantOpts interface{}
+	_ = json.Unmarshal(got.Options.Raw, &gotOpts)
+	_ = json.Unmarshal(want.Request.Options.Raw, &wantOpts)
+	if !reflect.DeepEqual(gotOpts, wantOpts) {
+		t.Errorf("options = %s, want %s", got.Options.Raw, want.Request.Options.Raw)
+	}
+	got.Options, want.Request.Options = runtime.RawExtension{}, runtime.RawExtension{}
+	if review.TypeMeta != want.TypeMeta || !reflect.DeepEqual(got, *want.Request) {
+		t.Errorf("review\n%+v\nencoding/json\n%+v", got, *want.Request)
+	}
+}
+
+// FuzzDecodeCanonicalAdmissionReview: whatever the one-pass decoding
+// accepts, encoding/json decodes to the same review.
+func FuzzDecodeCanonicalAdmissionReview(f *testing.F) {
+	f.Add(admissionReview("admission.k8s.io/v1", claimRequest(&testing.T{}, admissionv1.Update, "v1alpha2", "status")))
+	f.Add([]byte(`{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","request":{"uid":"u","userInfo":{"extra":{"a":["b"]}},"object":{}}}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if review, ok := decodeCanonicalAdmissionReview(body, 64); ok {
+			compareAdmissionDecodings(t, body, review)
+		}
+	})
 }

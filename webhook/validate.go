@@ -9,6 +9,7 @@ import (
 
 	admissionv1 "k8s.io/api/admission/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
@@ -40,17 +41,24 @@ func (h *validateHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeHTTPError(w, log, errorf(http.StatusUnauthorized, "a verified client certificate is required"))
 		return
 	}
-	body, herr := readReview(w, r, h.maxBytes, h.maxDepth)
+	body, herr := readReview(w, r, h.maxBytes, 0)
 	if herr != nil {
 		h.metrics.request("/validate", "", "bad_request", start)
 		writeHTTPError(w, log, herr)
 		return
 	}
-	var review admissionv1.AdmissionReview
-	if herr := decodeAdmissionReview(body, &review); herr != nil {
-		h.metrics.request("/validate", "", "bad_request", start)
-		writeHTTPError(w, log, herr)
-		return
+	review, ok := decodeCanonicalAdmissionReview(body, h.maxDepth)
+	if !ok {
+		review = admissionv1.AdmissionReview{}
+		herr := checkBodyDepth(body, h.maxDepth)
+		if herr == nil {
+			herr = decodeAdmissionReview(body, &review)
+		}
+		if herr != nil {
+			h.metrics.request("/validate", "", "bad_request", start)
+			writeHTTPError(w, log, herr)
+			return
+		}
 	}
 	req := review.Request
 	log = log.WithValues("uid", req.UID, "kind", req.Kind.Kind, "object", klog.KRef(req.Namespace, req.Name),
@@ -115,11 +123,11 @@ func (v *validator) Handle(ctx context.Context, req admission.Request) admission
 	}
 	vreq := ValidationRequest{Operation: op, SubResource: req.SubResource}
 	var err error
-	if vreq.Object, err = decodeObject(req.Object.Raw); err != nil {
+	if vreq.Object, err = objectOf(req.Object); err != nil {
 		return denied(apierrors.NewBadRequest(fmt.Sprintf("object %v", err)))
 	}
 	if op == OperationUpdate {
-		if vreq.OldObject, err = decodeObject(req.OldObject.Raw); err != nil {
+		if vreq.OldObject, err = objectOf(req.OldObject); err != nil {
 			return denied(apierrors.NewBadRequest(fmt.Sprintf("oldObject %v", err)))
 		}
 	}
@@ -145,6 +153,15 @@ func (v *validator) Handle(ctx context.Context, req admission.Request) admission
 		name = req.Name
 	}
 	return denied(apierrors.NewInvalid(gk, name, res.Errors)).WithWarnings(res.Warnings...)
+}
+
+// objectOf is the object of raw: the tree the one-pass review decoding
+// left there, or raw's bytes decoded.
+func objectOf(raw runtime.RawExtension) (map[string]interface{}, error) {
+	if obj, ok := decodedTree(raw); ok {
+		return obj, nil
+	}
+	return decodeObject(raw.Raw)
 }
 
 // safeValidate turns a validator panic into an internal error.
