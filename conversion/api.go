@@ -48,7 +48,7 @@ const (
 // string) is refused with a *MalformedError naming the field path.
 // ConvertWithWarnings also says what the target version's consumers miss.
 func Convert(obj map[string]interface{}, toVersion string) (map[string]interface{}, error) {
-	return convert(obj, toVersion, nil, false)
+	return convert(obj, toVersion, nil, false, false)
 }
 
 // ConvertShared is Convert for a caller that modifies neither obj nor the
@@ -57,11 +57,14 @@ func Convert(obj map[string]interface{}, toVersion string) (map[string]interface
 // metadata other than the annotations, and fields of no version — instead of
 // copying them. Its result is equal to Convert's.
 func ConvertShared(obj map[string]interface{}, toVersion string) (map[string]interface{}, error) {
-	return convert(obj, toVersion, nil, true)
+	return convert(obj, toVersion, nil, true, false)
 }
 
 // convert is Convert; share is ConvertShared's.
-func convert(obj map[string]interface{}, toVersion string, ws *[]Warning, share bool) (map[string]interface{}, error) {
+// lossesOnly (see Losses) skips the restore annotations of the versions
+// passed through: the result is not a faithful conversion, only what the
+// forward mappings saw.
+func convert(obj map[string]interface{}, toVersion string, ws *[]Warning, share, lossesOnly bool) (map[string]interface{}, error) {
 	group, from, kind, err := Identify(obj)
 	if err != nil {
 		return nil, err
@@ -76,7 +79,7 @@ func convert(obj map[string]interface{}, toVersion string, ws *[]Warning, share 
 	switch kind {
 	case KindClaim, KindTemplate:
 		out = copyForSteps(obj, kind, from != toVersion, share)
-		if err := convertObject(out, kind, from, toVersion, "", ws); err != nil {
+		if err := convertObject(out, kind, from, toVersion, "", ws, lossesOnly); err != nil {
 			return nil, err
 		}
 	default: // a List kind
@@ -183,7 +186,7 @@ func versionIndex(v string) int { return api.VersionIndex(v) }
 // status converted to a GA version also gets the warning that an apiserver
 // discards the status of a create (From and To are then the whole
 // conversion's versions).
-func convertObject(obj map[string]interface{}, kind, from, to, pathPrefix string, ws *[]Warning) error {
+func convertObject(obj map[string]interface{}, kind, from, to, pathPrefix string, ws *[]Warning, lossesOnly bool) error {
 	name := describeObject(obj)
 	warn := func(stepFrom, stepTo string, losses []loss) {
 		for _, l := range losses {
@@ -199,7 +202,11 @@ func convertObject(obj map[string]interface{}, kind, from, to, pathPrefix string
 		if ws != nil {
 			losses = &[]loss{}
 		}
-		if err := step(obj, kind, ChainVersions[i], ChainVersions[next], losses); err != nil {
+		stepFn := step
+		if lossesOnly {
+			stepFn = stepForward
+		}
+		if err := stepFn(obj, kind, ChainVersions[i], ChainVersions[next], losses); err != nil {
 			return fmt.Errorf("converting %s %s from %s to %s: %w", kind, name, from, to, err)
 		}
 		if losses != nil {
@@ -222,7 +229,7 @@ func convertList(list map[string]interface{}, kind, from, to string, ws *[]Warni
 		if !ok {
 			continue // not an object: nothing this package can convert; kept as is
 		}
-		if err := convertObject(item, kind, from, to, fmt.Sprintf("items[%d].", i), ws); err != nil {
+		if err := convertObject(item, kind, from, to, fmt.Sprintf("items[%d].", i), ws, false); err != nil {
 			return fmt.Errorf("items[%d]: %w", i, err)
 		}
 		if av, ok := item["apiVersion"].(string); ok {

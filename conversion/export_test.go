@@ -95,3 +95,6 @@ func InvertibleDirections() []string {
 	}
 	return out
 }
+
+// DeepCopyForTest is deepCopyMap, for tests that check an input is left alone.
+func DeepCopyForTest(obj map[string]interface{}) map[string]interface{} { return deepCopyMap(obj) }

@@ -93,6 +93,18 @@ func step(obj map[string]interface{}, kind, from, to string, losses *[]loss) err
 // stepWith is step; skipInvertible false takes the full path for every
 // section (the tests compare both).
 func stepWith(obj map[string]interface{}, kind, from, to string, losses *[]loss, skipInvertible bool) error {
+	return doStep(obj, kind, from, to, losses, skipInvertible, true)
+}
+
+// stepForward is step without its third part: obj gets the sections of to
+// (with to's restore annotation applied) and losses what the forward
+// mapping reports, but no restore annotation of from. For callers that want
+// only the warnings of a conversion (see Losses).
+func stepForward(obj map[string]interface{}, kind, from, to string, losses *[]loss) error {
+	return doStep(obj, kind, from, to, losses, true, false)
+}
+
+func doStep(obj map[string]interface{}, kind, from, to string, losses *[]loss, skipInvertible, keepRestore bool) error {
 	forward, okF := mappings[[2]string{from, to}]
 	backward, okB := mappings[[2]string{to, from}]
 	if !okF || !okB {
@@ -120,6 +132,9 @@ func stepWith(obj map[string]interface{}, kind, from, to string, losses *[]loss,
 
 	restoreFrom := &restore{}
 	for _, name := range sections(kind) {
+		if !keepRestore {
+			break
+		}
 		if skipInvertible && exactInverse(obj, kind, name, from, to, restoreTo) {
 			continue
 		}

@@ -31,11 +31,26 @@ func (w Warning) String() string {
 // no warnings.
 func ConvertWithWarnings(obj map[string]interface{}, toVersion string) (map[string]interface{}, []Warning, error) {
 	var ws []Warning
-	out, err := convert(obj, toVersion, &ws, false)
+	out, err := convert(obj, toVersion, &ws, false, false)
 	if err != nil {
 		return nil, nil, err
 	}
 	return out, ws, nil
+}
+
+// Losses returns the warnings ConvertWithWarnings returns, at about half the
+// cost: it maps each section forward only and keeps no restore data for the
+// versions passed through. Its error is the conversion's, except that a
+// conversion whose restore annotations would exceed the annotation size
+// limit is not refused (that limit applies to the data Losses does not
+// build). obj is not modified. TestLossesMatchConvertWithWarnings keeps
+// the warnings identical.
+func Losses(obj map[string]interface{}, toVersion string) ([]Warning, error) {
+	var ws []Warning
+	if _, err := convert(obj, toVersion, &ws, true, true); err != nil {
+		return nil, err
+	}
+	return ws, nil
 }
 
 // lossReport collects the losses a mapping function notices. A report

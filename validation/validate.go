@@ -143,7 +143,7 @@ next:
 // lossesInStorage lists "<path>: <message>" for the losses of converting obj
 // to the storage version in the section a write of subResource changes.
 func lossesInStorage(obj map[string]interface{}, subResource string) ([]string, error) {
-	_, ws, err := conversion.ConvertWithWarnings(obj, StorageVersion)
+	ws, err := conversion.Losses(obj, StorageVersion)
 	if err != nil {
 		return nil, err
 	}
