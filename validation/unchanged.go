@@ -1,6 +1,8 @@
 package validation
 
 import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/validation/common"
 )
@@ -110,6 +112,28 @@ func commonStatus(t target, obj map[string]interface{}) (common.StatusView, erro
 	}
 	v, err := shapes[t.version].view(t.kind, map[string]interface{}{"apiVersion": obj["apiVersion"], "kind": obj["kind"], "status": reduced})
 	return v.status, err
+}
+
+// statusFacts is the part of the view of obj (a claim of version) that the
+// status checks read when the old and the new object share it (see
+// crossViews): the deletion timestamp, whether the allocation is set, and
+// whether it is set and not shareable (v1alpha1, v1alpha2). It reads the
+// JSON tree as the typed decoding would: a null allocation is none, a
+// shareable that is not true is false (no defaulting touches either).
+func statusFacts(version string, obj map[string]interface{}) objectView {
+	view := objectView{meta: &metav1.ObjectMeta{}}
+	meta, _ := obj["metadata"].(map[string]interface{})
+	if ts, ok := meta["deletionTimestamp"]; ok && ts != nil {
+		view.meta.DeletionTimestamp = &metav1.Time{}
+	}
+	status, _ := obj["status"].(map[string]interface{})
+	allocation, ok := status["allocation"]
+	view.status.Allocated = ok && allocation != nil
+	if view.status.Allocated && version != "v1alpha3" {
+		a, _ := allocation.(map[string]interface{})
+		view.status.NotShareable = a["shareable"] != true
+	}
+	return view
 }
 
 // withCommonStatus is view with the reservedFor and deallocationRequested

@@ -92,10 +92,12 @@ func crossViews(t target, statusOnly, deriveOld bool, newObj, oldObj map[string]
 		converted[i][self] = objs[i]
 	}
 	converting := objs[:] // the objects converted: both, or with deriveOld the new one
-	var oldCommon common.StatusView
+	var oldCommon, newCommon common.StatusView
 	if deriveOld {
-		var err error
-		if oldCommon, err = commonStatus(t, oldObj); err != nil {
+		var errOld, errNew error
+		oldCommon, errOld = commonStatus(t, oldObj)
+		newCommon, errNew = commonStatus(t, newObj)
+		if errOld != nil || errNew != nil {
 			deriveOld = false // decode errors are the full path's to report
 		} else {
 			converting = objs[:1]
@@ -115,7 +117,11 @@ func crossViews(t target, statusOnly, deriveOld bool, newObj, oldObj map[string]
 				if prev == nil {
 					break // an earlier step failed: this version has no view either
 				}
-				c, err := convert(prev, version)
+				conv := convert
+				if deriveOld {
+					conv = conversion.ConvertSections // only statusFacts reads the result
+				}
+				c, err := conv(prev, version)
 				if err != nil {
 					break
 				}
@@ -130,6 +136,13 @@ func crossViews(t target, statusOnly, deriveOld bool, newObj, oldObj map[string]
 				out[version] = pair
 				continue
 			}
+			if deriveOld {
+				pair.newView = statusFacts(version, converted[0][j])
+				pair.oldView = withCommonStatus(pair.newView, oldCommon)
+				pair.newView = withCommonStatus(pair.newView, newCommon)
+				out[version] = pair
+				continue
+			}
 			var err error
 			views := [2]*objectView{&pair.newView, &pair.oldView}
 			for i := range converting {
@@ -137,9 +150,6 @@ func crossViews(t target, statusOnly, deriveOld bool, newObj, oldObj map[string]
 					pair.err = fmt.Errorf("decoding the %s conversion: %w", version, err)
 					break
 				}
-			}
-			if deriveOld && pair.err == nil {
-				pair.oldView = withCommonStatus(pair.newView, oldCommon)
 			}
 			out[version] = pair
 		}
