@@ -2,6 +2,7 @@ package validation
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/validation/common"
@@ -104,6 +105,9 @@ func without(m map[string]interface{}, keys []string) map[string]interface{} {
 // of t's version): reservedFor and deallocationRequested.
 func commonStatus(t target, obj map[string]interface{}) (common.StatusView, error) {
 	status, _ := obj["status"].(map[string]interface{})
+	if view, ok := commonStatusOfTree(status); ok {
+		return view, nil
+	}
 	reduced := map[string]interface{}{}
 	for _, k := range statusCommonFields {
 		if v, ok := status[k]; ok {
@@ -134,6 +138,58 @@ func statusFacts(version string, obj map[string]interface{}) objectView {
 		view.status.NotShareable = a["shareable"] != true
 	}
 	return view
+}
+
+// commonStatusOfTree reads reservedFor and deallocationRequested as the
+// typed decoding does (JSON names matched exactly, other members ignored, null
+// or absent the zero value) when every value has its JSON type; otherwise
+// ok is false and the typed decoding decides.
+func commonStatusOfTree(status map[string]interface{}) (view common.StatusView, ok bool) {
+	switch d := status["deallocationRequested"].(type) {
+	case nil:
+	case bool:
+		view.DeallocationRequested = d
+	default:
+		return view, false
+	}
+	switch rf := status["reservedFor"].(type) {
+	case nil:
+	case []interface{}:
+		view.ReservedFor = make([]common.Consumer, len(rf))
+		for i, e := range rf {
+			m, isMap := e.(map[string]interface{})
+			if !isMap || m == nil {
+				return view, false
+			}
+			c := &view.ReservedFor[i]
+			for k, dst := range map[string]*string{"apiGroup": &c.APIGroup, "resource": &c.Resource, "name": &c.Name} {
+				if !stringMember(m, k, dst) {
+					return view, false
+				}
+			}
+			var uid string
+			if !stringMember(m, "uid", &uid) {
+				return view, false
+			}
+			c.UID = types.UID(uid)
+		}
+	default:
+		return view, false
+	}
+	return view, true
+}
+
+// stringMember sets *dst to m[k] if it is a string; absent or null leaves
+// it alone; any other type fails.
+func stringMember(m map[string]interface{}, k string, dst *string) bool {
+	switch v := m[k].(type) {
+	case nil:
+		return true
+	case string:
+		*dst = v
+		return true
+	}
+	return false
 }
 
 // withCommonStatus is view with the reservedFor and deallocationRequested

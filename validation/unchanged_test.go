@@ -181,3 +181,30 @@ func annotationsOf(o map[string]interface{}) map[string]interface{} {
 	}
 	return ann
 }
+
+// commonStatusOfTree reads what the typed decoding reads, or declines.
+func TestCommonStatusOfTree(t *testing.T) {
+	for _, status := range []string{
+		`{}`, `{"reservedFor":null,"deallocationRequested":null}`, `{"reservedFor":[]}`,
+		`{"reservedFor":[{"resource":"pods","name":"a","uid":"1"},{"apiGroup":"g","resource":"r","name":"b","uid":"2","extra":1}],"deallocationRequested":true}`,
+		`{"reservedFor":[{"resource":null}],"deallocationRequested":false}`,
+		`{"reservedFor":[{"resource":1}]}`, `{"reservedFor":[null]}`, `{"reservedFor":{}}`, `{"deallocationRequested":"yes"}`,
+	} {
+		for _, version := range Versions {
+			o := obj(t, `{"apiVersion":"`+GroupClaimbridge+`/`+version+`","kind":"ResourceClaim","status":`+status+`}`)
+			tree, ok := commonStatusOfTree(o["status"].(map[string]interface{}))
+			reduced := map[string]interface{}{"apiVersion": o["apiVersion"], "kind": o["kind"], "status": o["status"]}
+			typed, err := shapes[version].view(KindResourceClaim, reduced)
+			if !ok {
+				continue // the typed decoding decides
+			}
+			if err != nil {
+				t.Errorf("%s %s: read %+v, typed decoding fails: %v", version, status, tree, err)
+				continue
+			}
+			if !reflect.DeepEqual(tree.ReservedFor, typed.status.ReservedFor) || tree.DeallocationRequested != typed.status.DeallocationRequested {
+				t.Errorf("%s %s: read %+v, typed %+v", version, status, tree, typed.status)
+			}
+		}
+	}
+}
