@@ -33,6 +33,13 @@ import (
 //     the new one's with the old object's two fields, and its storage
 //     warnings are the old object's.
 //
+// Both compute less than the full path in one respect only: whether the new
+// object's restore annotations would exceed the annotation size limit in
+// another version. They cannot where the old object is the stored one (its
+// conversion input, and so that of the new object, was converted before);
+// validating a hand-written old object offline, a conversion that fails on
+// that limit is then not reported.
+//
 // TestUnchangedShortcutsReportNothingNew compares both shortcuts with the full
 // computation over a corpus of updates.
 
