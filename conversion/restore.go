@@ -378,3 +378,29 @@ func (sp *sectionPatch) appendJSON(buf []byte) ([]byte, error) {
 	}
 	return append(buf, "]}"...), nil
 }
+
+// RestoreStatusPaths returns the paths of the status operations in obj's
+// restore annotation of version, read as a conversion to version reads them
+// (an annotation that does not decode holds nothing), whether or not their
+// fingerprint still matches. Validation uses it to tell whether a
+// conversion can change what a status check reads (see
+// validation/unchanged.go).
+func RestoreStatusPaths(obj map[string]interface{}, version string) []string {
+	ann := asMap(asMap(obj["metadata"])["annotations"])
+	raw, ok := ann[RestoreAnnotation(version)]
+	if !ok {
+		return nil
+	}
+	var r restore
+	s, _ := raw.(string)
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	if err := dec.Decode(&r); err != nil || r.Status == nil {
+		return nil
+	}
+	paths := make([]string, len(r.Status.Patch))
+	for i, op := range r.Status.Patch {
+		paths[i] = op.Path
+	}
+	return paths
+}

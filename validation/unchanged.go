@@ -5,6 +5,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/claimbridge/claimbridge/api"
+	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/validation/common"
 )
 
@@ -123,6 +124,55 @@ func commonStatus(t target, obj map[string]interface{}) (common.StatusView, erro
 	}
 	v, err := shapes[t.version].view(t.kind, map[string]interface{}{"apiVersion": obj["apiVersion"], "kind": obj["kind"], "status": reduced})
 	return v.status, err
+}
+
+// skipFactConversion enables viewsFromNativeFacts; tests turn it off to
+// compare.
+var skipFactConversion = true
+
+// viewsFromNativeFacts is crossViews with deriveOld (see there) without any
+// conversion, when no conversion can change the facts the status checks
+// read. Every status mapping between v1alpha1, v1alpha2 and v1alpha3 keeps
+// the allocation absent, null or set as it was (conversion/v1v2.go,
+// v2v3.go, v3v2.go); v1alpha1 ⇄ v1alpha2 copy shareable, v1alpha3 →
+// v1alpha2 sets it true, and v1alpha3 has none (statusFacts: not shareable
+// is false there). After the mapping, a step applies the status patch of
+// its target's restore annotation, which changes those facts only through
+// an operation on /status, /status/allocation or
+// /status/allocation/shareable (operations below a missing parent are
+// skipped; spec patches are applied before the status is mapped, which
+// replaces it). So when no restore annotation of another version has such an
+// operation, each view's facts follow from the request's own: the
+// allocation set as here, not shareable as here between v1alpha1 and
+// v1alpha2 and false otherwise. ok is false when an annotation has such an
+// operation, and the caller converts.
+func viewsFromNativeFacts(t target, newObj, oldObj map[string]interface{}) (map[string]viewPair, bool) {
+	for _, version := range Versions {
+		if version == t.version {
+			continue
+		}
+		for _, p := range conversion.RestoreStatusPaths(newObj, version) {
+			if p == "/status" || p == "/status/allocation" || p == "/status/allocation/shareable" {
+				return nil, false
+			}
+		}
+	}
+	oldCommon, errOld := commonStatus(t, oldObj)
+	newCommon, errNew := commonStatus(t, newObj)
+	if errOld != nil || errNew != nil {
+		return nil, false
+	}
+	native := statusFacts(t.version, newObj)
+	out := make(map[string]viewPair, len(Versions)-1)
+	for _, version := range Versions {
+		if version == t.version {
+			continue
+		}
+		facts := native
+		facts.status.NotShareable = native.status.NotShareable && version != "v1alpha3" && t.version != "v1alpha3"
+		out[version] = viewPair{newView: withCommonStatus(facts, newCommon), oldView: withCommonStatus(facts, oldCommon)}
+	}
+	return out, true
 }
 
 // statusFacts is the part of the view of obj (a claim of version) that the

@@ -24,12 +24,12 @@ func TestUnchangedShortcutsReportNothingNew(t *testing.T) {
 	consumer := func(name string) interface{} {
 		return map[string]interface{}{"resource": "pods", "name": name, "uid": "uid-" + name}
 	}
-	taken, notTaken := 0, 0
+	taken, notTaken, nativeFacts, convertedFacts := 0, 0, 0, 0
 	check := func(name string, req Request) {
 		t.Helper()
-		skipUnchanged, skipEqualViews = false, false
+		skipUnchanged, skipEqualViews, skipFactConversion = false, false, false
 		want, errWant := Validate(req)
-		skipUnchanged, skipEqualViews = true, true
+		skipUnchanged, skipEqualViews, skipFactConversion = true, true, true
 		got, errGot := Validate(req)
 		if diff := cmp.Diff(want, got); diff != "" || fmt.Sprint(errWant) != fmt.Sprint(errGot) {
 			t.Errorf("%s: verdict (-all views +shortcuts):\n%s\nerrors %v / %v", name, diff, errWant, errGot)
@@ -48,19 +48,28 @@ func TestUnchangedShortcutsReportNothingNew(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				skipEqualViews = false
-				full, derived := crossViews(tgt, true, false, req.Object, req.OldObject), crossViews(tgt, true, true, req.Object, req.OldObject)
+				skipEqualViews, skipFactConversion = false, false
+				full, converted := crossViews(tgt, true, false, req.Object, req.OldObject), crossViews(tgt, true, true, req.Object, req.OldObject)
+				skipFactConversion = true
+				native := crossViews(tgt, true, true, req.Object, req.OldObject)
 				skipEqualViews = true
+				if _, ok := viewsFromNativeFacts(tgt, req.Object, req.OldObject); ok {
+					nativeFacts++
+				} else {
+					convertedFacts++
+				}
 				// What the status checks read of them (statusFacts).
 				facts := func(v objectView) string {
 					return fmt.Sprintf("%+v deleted=%v", v.status, v.meta != nil && v.meta.DeletionTimestamp != nil)
 				}
 				for version, pair := range full {
-					d := derived[version]
-					if fmt.Sprint(pair.err) != fmt.Sprint(d.err) || (pair.err == nil &&
-						(facts(pair.newView) != facts(d.newView) || facts(pair.oldView) != facts(d.oldView) ||
-							!reflect.DeepEqual(pair.newView.allocation, pair.oldView.allocation))) {
-						t.Errorf("%s: the derived %s views differ from the computed ones:\n%+v\n%+v", name, version, pair, d)
+					for how, derived := range map[string]map[string]viewPair{"converted": converted, "native": native} {
+						d := derived[version]
+						if fmt.Sprint(pair.err) != fmt.Sprint(d.err) || (pair.err == nil &&
+							(facts(pair.newView) != facts(d.newView) || facts(pair.oldView) != facts(d.oldView) ||
+								!reflect.DeepEqual(pair.newView.allocation, pair.oldView.allocation))) {
+							t.Errorf("%s: the %s derived %s views differ from the computed ones:\n%+v\n%+v", name, how, version, pair, d)
+						}
 					}
 				}
 			}
@@ -165,7 +174,10 @@ func TestUnchangedShortcutsReportNothingNew(t *testing.T) {
 	if taken == 0 || notTaken == 0 {
 		t.Errorf("shortcuts taken %d times, not taken %d times: the test no longer tests both", taken, notTaken)
 	}
-	t.Logf("shortcuts taken %d times, not taken %d times", taken, notTaken)
+	if nativeFacts == 0 || convertedFacts == 0 {
+		t.Errorf("status facts from the request's own %d times, converted %d times: the test no longer tests both", nativeFacts, convertedFacts)
+	}
+	t.Logf("shortcuts taken %d times, not taken %d times; status facts from the request's own %d times, converted %d times", taken, notTaken, nativeFacts, convertedFacts)
 }
 
 func meta(o map[string]interface{}) map[string]interface{} {

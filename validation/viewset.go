@@ -92,6 +92,11 @@ func crossViews(t target, statusOnly, deriveOld bool, newObj, oldObj map[string]
 		converted[i][self] = objs[i]
 	}
 	converting := objs[:] // the objects converted: both, or with deriveOld the new one
+	if deriveOld && skipFactConversion {
+		if out, ok := viewsFromNativeFacts(t, newObj, oldObj); ok {
+			return out
+		}
+	}
 	var oldCommon, newCommon common.StatusView
 	if deriveOld {
 		var errOld, errNew error
