@@ -14,6 +14,9 @@ func DeepEqualJSON(a, b interface{}) bool {
 		if !ok || (a == nil) != (b == nil) || len(a) != len(b) {
 			return false
 		}
+		if len(a) > 0 && reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer() {
+			return true // the same map (prepared objects share the stored object's subtrees)
+		}
 		for k, va := range a {
 			vb, ok := b[k]
 			if !ok || !DeepEqualJSON(va, vb) {
@@ -25,6 +28,9 @@ func DeepEqualJSON(a, b interface{}) bool {
 		b, ok := b.([]interface{})
 		if !ok || (a == nil) != (b == nil) || len(a) != len(b) {
 			return false
+		}
+		if len(a) > 0 && &a[0] == &b[0] {
+			return true // the same backing array
 		}
 		for i := range a {
 			if !DeepEqualJSON(a[i], b[i]) {
