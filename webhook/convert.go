@@ -66,11 +66,7 @@ func (h *convertHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	review, decoded, ok := decodeCanonicalConversionReview(body, h.maxDepth)
 	if !ok {
 		review, decoded = apiextensionsv1.ConversionReview{}, nil
-		herr := checkBodyDepth(body, h.maxDepth)
-		if herr == nil {
-			herr = decodeConversionReview(body, &review)
-		}
-		if herr != nil {
+		if herr := decodeChecked(body, h.maxDepth, func(b []byte) *httpError { return decodeConversionReview(b, &review) }); herr != nil {
 			h.metrics.request("/convert", "", "bad_request", start)
 			writeHTTPError(w, log, herr)
 			return

@@ -57,6 +57,15 @@ func readReview(w http.ResponseWriter, r *http.Request, maxBytes int64, maxDepth
 	return body, nil
 }
 
+// decodeChecked is the slow path of the one-pass review decoders: the
+// nesting check readReview skipped, then decode.
+func decodeChecked(body []byte, maxDepth int, decode func([]byte) *httpError) *httpError {
+	if herr := checkBodyDepth(body, maxDepth); herr != nil {
+		return herr
+	}
+	return decode(body)
+}
+
 // checkBodyDepth is readReview's nesting check, for handlers that read with
 // maxDepth 0 and check the depth only when their one-pass decoding (which
 // enforces the same limit) did not accept the body.

@@ -50,11 +50,7 @@ func (h *validateHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	review, ok := decodeCanonicalAdmissionReview(body, h.maxDepth)
 	if !ok {
 		review = admissionv1.AdmissionReview{}
-		herr := checkBodyDepth(body, h.maxDepth)
-		if herr == nil {
-			herr = decodeAdmissionReview(body, &review)
-		}
-		if herr != nil {
+		if herr := decodeChecked(body, h.maxDepth, func(b []byte) *httpError { return decodeAdmissionReview(b, &review) }); herr != nil {
 			h.metrics.request("/validate", "", "bad_request", start)
 			writeHTTPError(w, log, herr)
 			return
