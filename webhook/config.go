@@ -60,7 +60,8 @@ type Config struct {
 	// /convert and /validate; larger bodies get 413.
 	MaxConvertBodyBytes, MaxValidateBodyBytes int64
 	// MaxJSONDepth is the deepest JSON nesting accepted in a review body,
-	// checked before decoding; deeper bodies get 400.
+	// enforced by the one-pass decoder (or scanned before the slow path
+	// decodes); deeper bodies get 400.
 	MaxJSONDepth int
 	// MaxConnections limits concurrently open TLS connections; 0 means no
 	// limit (the command line's default is 128, docs/server.md "Overload").
