@@ -142,24 +142,37 @@ func statusUnallocatedInvertible(in map[string]interface{}) bool {
 	return !ok || a == nil
 }
 
+// classicStatus is what both classic status predicates require first: only
+// the fields of a v1alpha1/v1alpha2 status, a string driverName, and an
+// allocation (if set) with only availableOnNodes, shareable and handleKey.
+// decided reports that this alone gives the answer (no allocation:
+// invertible; anything else: not); otherwise alloc is the allocation.
+func classicStatus(in map[string]interface{}, handleKey string) (driver interface{}, alloc map[string]interface{}, decided, answer bool) {
+	if !onlyKeys(in, "driverName", "reservedFor", "deallocationRequested", "allocation") {
+		return nil, nil, true, false
+	}
+	driver, hasDriver := in["driverName"]
+	if hasDriver && !isString(driver, false) {
+		return nil, nil, true, false
+	}
+	a, ok := in["allocation"]
+	if !ok || a == nil {
+		return driver, nil, true, true
+	}
+	alloc, isMap := a.(map[string]interface{})
+	if !isMap || alloc == nil || !onlyKeys(alloc, "availableOnNodes", "shareable", handleKey) {
+		return driver, nil, true, false
+	}
+	return driver, alloc, false, false
+}
+
 // statusV1ToV2Invertible: resourceHandle and driverName become one handle,
 // which statusV2ToV1 reads back — unless the handle would be empty (an empty
 // resourceHandle is dropped) or nothing would say whose it is.
 func statusV1ToV2Invertible(in map[string]interface{}) bool {
-	if !onlyKeys(in, "driverName", "reservedFor", "deallocationRequested", "allocation") {
-		return false
-	}
-	driver, hasDriver := in["driverName"]
-	if hasDriver && !isString(driver, false) {
-		return false
-	}
-	a, ok := in["allocation"]
-	if !ok || a == nil {
-		return true
-	}
-	alloc, isMap := a.(map[string]interface{})
-	if !isMap || alloc == nil || !onlyKeys(alloc, "availableOnNodes", "shareable", "resourceHandle") {
-		return false
+	driver, alloc, decided, answer := classicStatus(in, "resourceHandle")
+	if decided {
+		return answer
 	}
 	if h, ok := alloc["resourceHandle"]; ok && !isString(h, true) {
 		return false
@@ -172,20 +185,9 @@ func statusV1ToV2Invertible(in map[string]interface{}) bool {
 // non-empty data is what statusV1ToV2 builds from resourceHandle; no handle
 // at all comes back only without a driver.
 func statusV2ToV1Invertible(in map[string]interface{}) bool {
-	if !onlyKeys(in, "driverName", "reservedFor", "deallocationRequested", "allocation") {
-		return false
-	}
-	driver, hasDriver := in["driverName"]
-	if hasDriver && !isString(driver, false) {
-		return false
-	}
-	a, ok := in["allocation"]
-	if !ok || a == nil {
-		return true
-	}
-	alloc, isMap := a.(map[string]interface{})
-	if !isMap || alloc == nil || !onlyKeys(alloc, "availableOnNodes", "shareable", "resourceHandles") {
-		return false
+	driver, alloc, decided, answer := classicStatus(in, "resourceHandles")
+	if decided {
+		return answer
 	}
 	hv, ok := alloc["resourceHandles"]
 	if !ok {
