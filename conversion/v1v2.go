@@ -23,6 +23,23 @@ func specV2ToV1(in map[string]interface{}, r *lossReport) map[string]interface{}
 // every version.
 var statusCommonKeys = []string{"reservedFor", "deallocationRequested"}
 
+// startStatus begins a status mapping between the alpha versions: out holds
+// the version-neutral fields, and an absent or null allocation as it was
+// (allocated false: nothing more to map); otherwise alloc is the allocation
+// to map.
+func startStatus(in map[string]interface{}, r *lossReport) (out, alloc map[string]interface{}, allocated bool) {
+	out = map[string]interface{}{}
+	r.copyKeys(out, in, statusCommonKeys...)
+	a, ok := in["allocation"]
+	if !ok || a == nil {
+		if ok {
+			out["allocation"] = nil // null: not allocated
+		}
+		return out, nil, false
+	}
+	return out, asMap(a), true
+}
+
 // statusV1ToV2: resourceHandle + status.driverName become resourceHandles[0]
 // = {driverName, data}; an empty handle means "no data" and leaves data out.
 func statusV1ToV2(in, _ map[string]interface{}, r *lossReport) map[string]interface{} {

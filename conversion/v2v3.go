@@ -116,16 +116,10 @@ func lossesOfRequest(req map[string]interface{}, r *lossReport) {
 //     allocations. shareable has no place (every v1alpha3 claim is
 //     shareable).
 func statusV2ToV3(in, targetSpec map[string]interface{}, r *lossReport) map[string]interface{} {
-	out := map[string]interface{}{}
-	r.copyKeys(out, in, statusCommonKeys...)
-	a, ok := in["allocation"]
-	if !ok || a == nil {
-		if ok {
-			out["allocation"] = nil // null: not allocated
-		}
+	out, alloc, allocated := startStatus(in, r)
+	if !allocated {
 		return out
 	}
-	alloc := asMap(a)
 	outAlloc := map[string]interface{}{}
 	if ns, ok := alloc["availableOnNodes"]; ok {
 		outAlloc["nodeSelector"] = r.copy(ns)

@@ -22,16 +22,10 @@ import (
 //     which a 1.30 scheduler deallocates itself. nodeName is the node of the
 //     nodeSelector, else the pool shared by the driver's results.
 func statusV3ToV2(in, _ map[string]interface{}, r *lossReport) map[string]interface{} {
-	out := map[string]interface{}{}
-	r.copyKeys(out, in, statusCommonKeys...)
-	a, ok := in["allocation"]
-	if !ok || a == nil {
-		if ok {
-			out["allocation"] = nil // null: not allocated
-		}
+	out, alloc, allocated := startStatus(in, r)
+	if !allocated {
 		return out
 	}
-	alloc := asMap(a)
 	outAlloc := map[string]interface{}{"shareable": true}
 	if ns, ok := alloc["nodeSelector"]; ok {
 		outAlloc["availableOnNodes"] = r.copy(ns)
