@@ -1,6 +1,8 @@
 package webhook
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
 	"bytes"
 	"crypto/tls"
 	"crypto/x509"
@@ -105,6 +107,9 @@ func TestGenerateCertificates(t *testing.T) {
 	}
 	if _, err := leaf.Verify(x509.VerifyOptions{DNSName: "other.example", Roots: pool}); err == nil {
 		t.Error("a name outside the SANs verified")
+	}
+	if key, ok := leaf.PublicKey.(*ecdsa.PublicKey); !ok || key.Curve != elliptic.P256() {
+		t.Errorf("serving key is %T, want ECDSA P-256", leaf.PublicKey)
 	}
 	if leaf.IsCA || len(pair.Certificate) != 2 {
 		t.Errorf("tls.crt: leaf IsCA %v, %d certificates; want the leaf followed by the CA", leaf.IsCA, len(pair.Certificate))
