@@ -80,6 +80,9 @@ type ServeOptions struct {
 	// Profiling serves /debug/pprof/ on the health probe listener. Default
 	// false.
 	Profiling bool
+	// ReleaseStartupPages unmaps the executable's start-up pages once
+	// serving (Linux). Default true.
+	ReleaseStartupPages bool
 
 	// ReadHeaderTimeout bounds the TLS handshake and headers. Default 10s.
 	ReadHeaderTimeout time.Duration
@@ -148,6 +151,7 @@ func NewServeOptions() *ServeOptions {
 		MaxHeaderBytes:         64 << 10,
 		MaxConnections:         128,
 		MaxQueueWait:           webhook.DefaultMaxQueueWait,
+		ReleaseStartupPages:    true,
 		ReadHeaderTimeout:      10 * time.Second,
 		ReadTimeout:            30 * time.Second,
 		WriteTimeout:           60 * time.Second,
@@ -190,6 +194,7 @@ func (o *ServeOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.MaxInFlight, "max-in-flight", o.MaxInFlight, "Reviews processed at once (0: twice GOMAXPROCS, at least 8); others wait for a slot or are shed.")
 	fs.DurationVar(&o.MaxQueueWait, "max-queue-wait", o.MaxQueueWait, "Longest wait for a slot; a review expected to wait longer is shed at once (a conversion gets 429 with Retry-After, which kube-apiserver retries; a validation gets a denial with code 429, which the writing client retries).")
 	fs.BoolVar(&o.Profiling, "profiling", o.Profiling, "Serve Go's pprof profiles under /debug/pprof/ on the health probe listener (plain HTTP, no authentication: keep it off in clusters unless you need a profile).")
+	fs.BoolVar(&o.ReleaseStartupPages, "release-startup-pages", o.ReleaseStartupPages, "Once serving, unmap the executable's code and read-only data pages that start-up mapped (Linux): they stay in the page cache and fault back in when used, so the resident set is what serving uses.")
 	fs.DurationVar(&o.ReadHeaderTimeout, "read-header-timeout", o.ReadHeaderTimeout, "Time allowed for the TLS handshake and request headers.")
 	fs.DurationVar(&o.ReadTimeout, "read-timeout", o.ReadTimeout, "Time allowed for reading a whole request, body included.")
 	fs.DurationVar(&o.WriteTimeout, "write-timeout", o.WriteTimeout, "Time allowed for handling a request and writing its response.")
@@ -306,6 +311,7 @@ func (o *ServeOptions) Config() (webhook.Config, error) {
 		MaxInFlight:          o.MaxInFlight,
 		MaxQueueWait:         o.MaxQueueWait,
 		Profiling:            o.Profiling,
+		ReleaseStartupPages:  o.ReleaseStartupPages,
 		ReadHeaderTimeout:    o.ReadHeaderTimeout,
 		ReadTimeout:          o.ReadTimeout,
 		WriteTimeout:         o.WriteTimeout,

@@ -32,6 +32,7 @@ func TestServeOptionsConfig(t *testing.T) {
 		MaxHeaderBytes:       64 << 10,
 		MaxConnections:       128,
 		MaxQueueWait:         time.Second,
+		ReleaseStartupPages:  true,
 		ReadHeaderTimeout:    10 * time.Second,
 		ReadTimeout:          30 * time.Second,
 		WriteTimeout:         time.Minute,
@@ -53,6 +54,10 @@ func TestServeOptionsConfig(t *testing.T) {
 				c.CipherSuites = []uint16{tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, tls.TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256}
 				c.CertFile, c.KeyFile, c.ClientCAFile = "/tls/a.crt", "/tls/a.key", "/tls/ca.crt"
 			},
+		},
+		"keep-startup-pages": {
+			args: []string{"--release-startup-pages=false"},
+			want: func(c *webhook.Config) { c.ReleaseStartupPages = false },
 		},
 		"deprecated-tls-version-spelling": {
 			args: []string{"--tls-min-version=1.2"},

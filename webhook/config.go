@@ -79,6 +79,11 @@ type Config struct {
 	// the health probe listener (HealthProbeAddress). Off by default: the
 	// listener is plain HTTP without authentication.
 	Profiling bool
+	// ReleaseStartupPages unmaps, once serving, the executable's code and
+	// read-only data pages that start-up mapped (Linux; see
+	// releaseStartupPages): they stay in the page cache and fault back in
+	// when used, and the resident set shrinks to what serving uses.
+	ReleaseStartupPages bool
 
 	// ReadHeaderTimeout, ReadTimeout, WriteTimeout and IdleTimeout are the
 	// http.Server timeouts of every listener; 0 means none.

@@ -146,6 +146,9 @@ func (s *Server) Run(ctx context.Context) error {
 			}
 		}()
 	}
+	if c.ReleaseStartupPages {
+		log.V(1).Info("Released the executable's start-up pages", "bytes", releaseStartupPages())
+	}
 	s.ready.Store(true)
 	close(s.started)
 	log.Info("Serving", "address", s.addr, "healthProbeAddress", s.healthAddr, "metricsAddress", s.metricsAddr, "metricsSecure", c.MetricsFilter != nil)

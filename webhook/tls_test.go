@@ -1,9 +1,9 @@
 package webhook
 
 import (
+	"bytes"
 	"crypto/ecdsa"
 	"crypto/elliptic"
-	"bytes"
 	"crypto/tls"
 	"crypto/x509"
 	"net/http"

@@ -1,0 +1,6 @@
+//go:build !linux
+
+package webhook
+
+// releaseStartupPages is Linux only.
+func releaseStartupPages() int { return 0 }
