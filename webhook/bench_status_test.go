@@ -80,6 +80,7 @@ func BenchmarkStatusUpdate(b *testing.B) {
 // operation (cpu-ns/op): on a shared machine wall time (ns/op) includes the
 // time other processes held the CPU, CPU time much less so.
 func runBenchCPU(b *testing.B, h http.Handler, body []byte) {
+	serverGC.Do(ApplyGCDefault)
 	b.ReportAllocs()
 	b.SetBytes(int64(len(body)))
 	start := processCPU()

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 
 	admissionv1 "k8s.io/api/admission/v1"
@@ -58,7 +59,13 @@ var baselineValidate = http.HandlerFunc(func(w http.ResponseWriter, r *http.Requ
 	_, _ = w.Write(out)
 })
 
+// serverGC gives the benchmarks the GC setting of `claimbridge serve`
+// (ApplyGCDefault: GOGC=200 unless the GOGC environment variable is set),
+// for handler and baseline alike.
+var serverGC sync.Once
+
 func runBench(b *testing.B, h http.Handler, body []byte) {
+	serverGC.Do(ApplyGCDefault)
 	b.ReportAllocs()
 	b.SetBytes(int64(len(body)))
 	for b.Loop() {
