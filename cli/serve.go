@@ -13,6 +13,8 @@ import (
 	_ "k8s.io/component-base/logs/json/register" // --log-format=json
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/claimbridge/claimbridge/webhook"
 )
 
 // serveFunc runs the server with validated options; tests inject a fake.
@@ -74,7 +76,7 @@ func runServe(ctx context.Context, opts *ServeOptions) error {
 		return withCode(ExitBadInput, err)
 	}
 	defer klog.Flush()
-	applyGCDefault()
+	webhook.ApplyGCDefault()
 	ctrl.SetLogger(klog.Background())                                                                  // controller-runtime and cert-controller log through klog
 	return runWithOps(klog.NewContext(ctx, klog.Background().WithName("claimbridge")), cfg, opts, nil) // #11: certificate and metrics modes
 }

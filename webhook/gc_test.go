@@ -1,4 +1,4 @@
-package cli
+package webhook
 
 import (
 	"os"
@@ -15,7 +15,7 @@ func TestApplyGCDefault(t *testing.T) {
 		before    int
 		want      int
 	}{
-		{name: "GOGC unset", unset: true, before: 100, want: defaultGCPercent},
+		{name: "GOGC unset", unset: true, before: 100, want: DefaultGCPercent},
 		{name: "GOGC set", env: "150", before: 150, want: 150},
 		{name: "GOGC=off", env: "off", before: -1, want: -1},
 	} {
@@ -25,7 +25,7 @@ func TestApplyGCDefault(t *testing.T) {
 				unsetenv(t, "GOGC")
 			}
 			debug.SetGCPercent(tc.before)
-			applyGCDefault()
+			ApplyGCDefault()
 			if got := debug.SetGCPercent(tc.before); got != tc.want {
 				t.Errorf("GC percent %d, want %d", got, tc.want)
 			}
