@@ -72,7 +72,7 @@ func (r *restore) diffSection(name string, base map[string]interface{}, baseOK b
 		ops = append(ops, operation{Op: "remove", Path: path})
 	case !baseOK:
 		ops = append(ops, operation{Op: "add", Path: path, Value: target})
-	case !equal(base, target): // the common case, a section mapped back exactly, costs one pass
+	default: // one pass; a section mapped back exactly gives no operations
 		ops = diff(path, base, target, ops)
 	}
 	if len(ops) > 0 {
@@ -82,48 +82,131 @@ func (r *restore) diffSection(name string, base map[string]interface{}, baseOK b
 
 // diff appends the operations that turn base into target. Operation values
 // share target's containers: a patch is only ever encoded, never modified.
-// diff descends only into the children that differ (each compared once with
-// equal), so a large section with one difference costs one pass, and builds
-// the paths of differing fields only.
+// It walks both trees once, descending into every child both have, and
+// builds the paths of differing fields only (from the tokens on the way
+// down). Operations come in the order of target's keys (byte-wise), then the
+// removals of base's keys target lacks, in key order.
 func diff(path string, base, target interface{}, ops []operation) []operation {
+	d := differ{ops: ops, tokens: make([]string, 0, 16)}
+	d.node(path, base, target)
+	return d.ops
+}
+
+// differ is diff's walk: tokens are the escaped pointer tokens from the
+// section's path (root) to the node being compared.
+type differ struct {
+	ops    []operation
+	tokens []string
+}
+
+// path is the pointer to the node being compared, from root (the section's
+// path) and the tokens.
+func (d *differ) path(root string) string {
+	n := len(root)
+	for _, t := range d.tokens {
+		n += 1 + len(t)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	b.WriteString(root)
+	for _, t := range d.tokens {
+		b.WriteByte('/')
+		b.WriteString(t)
+	}
+	return b.String()
+}
+
+// childPath is the pointer to the node's child at token.
+func (d *differ) childPath(root, token string) string {
+	d.tokens = append(d.tokens, token)
+	p := d.path(root)
+	d.tokens = d.tokens[:len(d.tokens)-1]
+	return p
+}
+
+// segment is the operations a map's child key produced, for putting them in
+// key order.
+type segment struct {
+	key        string
+	start, end int
+}
+
+// child compares the children of base and target at token.
+func (d *differ) child(root, token string, base, target interface{}) {
+	d.tokens = append(d.tokens, token)
+	d.node(root, base, target)
+	d.tokens = d.tokens[:len(d.tokens)-1]
+}
+
+func (d *differ) node(root string, base, target interface{}) {
 	switch b := base.(type) {
 	case map[string]interface{}:
 		t, ok := target.(map[string]interface{})
 		if !ok {
 			break
 		}
-		for _, k := range sortedKeys(t) {
+		var small [8]segment
+		segs := small[:0]
+		sorted := true
+		for k, tv := range t {
+			start := len(d.ops)
 			if bv, ok := b[k]; !ok {
-				ops = append(ops, operation{Op: "add", Path: path + "/" + escapePointer(k), Value: t[k]})
-			} else if !equal(bv, t[k]) {
-				ops = diff(path+"/"+escapePointer(k), bv, t[k], ops)
+				d.ops = append(d.ops, operation{Op: "add", Path: d.childPath(root, escapePointer(k)), Value: tv})
+			} else {
+				d.child(root, escapePointer(k), bv, tv)
 			}
+			if len(d.ops) > start {
+				if len(segs) > 0 && segs[len(segs)-1].key > k {
+					sorted = false
+				}
+				segs = append(segs, segment{k, start, len(d.ops)})
+			}
+		}
+		if !sorted {
+			d.sortSegments(segs)
 		}
 		if len(b) > len(t) || !sameKeys(b, t) {
 			for _, k := range sortedKeys(b) {
 				if _, ok := t[k]; !ok {
-					ops = append(ops, operation{Op: "remove", Path: path + "/" + escapePointer(k)})
+					d.ops = append(d.ops, operation{Op: "remove", Path: d.childPath(root, escapePointer(k))})
 				}
 			}
 		}
-		return ops
+		return
 	case []interface{}:
 		t, ok := target.([]interface{})
 		if !ok || len(t) != len(b) {
 			break
 		}
 		for i := range t {
-			if !equal(b[i], t[i]) {
-				ops = diff(path+"/"+strconv.Itoa(i), b[i], t[i], ops)
-			}
+			d.child(root, strconv.Itoa(i), b[i], t[i])
 		}
-		return ops
+		return
 	default:
 		if equal(base, target) {
-			return ops
+			return
 		}
 	}
-	return append(ops, operation{Op: "replace", Path: path, Value: target})
+	d.ops = append(d.ops, operation{Op: "replace", Path: d.path(root), Value: target})
+}
+
+// sortSegments reorders the operations of segs (contiguous, in map order)
+// into key order.
+func (d *differ) sortSegments(segs []segment) {
+	for i := 1; i < len(segs); i++ { // insertion sort: a map has few differing keys
+		for j := i; j > 0 && segs[j].key < segs[j-1].key; j-- {
+			segs[j], segs[j-1] = segs[j-1], segs[j]
+		}
+	}
+	first := segs[0].start
+	for _, s := range segs {
+		first = min(first, s.start)
+	}
+	moved := make([]operation, 0, len(d.ops)-first)
+	for _, s := range segs {
+		moved = append(moved, d.ops[s.start:s.end]...)
+	}
+	copy(d.ops[first:], moved)
 }
 
 // sameKeys reports whether every key of b is a key of t.
@@ -159,15 +242,10 @@ func (r *restore) applySection(name string, root map[string]interface{}) {
 // reserving or requesting deallocation through another version must not make
 // the restore data of the allocation stale.
 func sectionFingerprint(name string, v interface{}, ok bool) string {
-	if m, isMap := v.(map[string]interface{}); isMap && name == "status" {
-		rest := make(map[string]interface{}, len(m))
-		for k, e := range m {
-			rest[k] = e
-		}
-		for _, k := range statusCommonKeys {
-			delete(rest, k)
-		}
-		v = rest
+	if m, isMap := v.(map[string]interface{}); isMap && m != nil && name == "status" {
+		return fingerprintOf(func(buf []byte) ([]byte, error) {
+			return jsontree.AppendObjectOmitting(buf, m, statusCommonKeys, false)
+		})
 	}
 	return fingerprint(v, ok)
 }

@@ -74,6 +74,10 @@ func equal(a, b interface{}) bool {
 		return true
 	case string, bool, nil:
 		return a == b
+	case json.Number:
+		if b, ok := b.(json.Number); ok && a == b {
+			return true
+		}
 	}
 	if reflect.DeepEqual(a, b) {
 		return true
@@ -99,13 +103,20 @@ func fingerprint(v interface{}, present bool) string {
 	if !present {
 		return ""
 	}
+	return fingerprintOf(func(buf []byte) ([]byte, error) { return jsontree.Append(buf, v, false) })
+}
+
+// fingerprintOf is fingerprint of the canonical JSON that encode appends.
+func fingerprintOf(encode func([]byte) ([]byte, error)) string {
 	bp := fingerprintBuffers.Get().(*[]byte)
 	defer fingerprintBuffers.Put(bp)
-	data, err := jsontree.Append((*bp)[:0], v, false)
+	data, err := encode((*bp)[:0])
 	if err != nil {
 		return "unencodable"
 	}
-	*bp = data[:0]
+	if cap(data) <= 1<<20 { // keep no buffer a huge section grew
+		*bp = data[:0]
+	}
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:8])
 }

@@ -3,6 +3,7 @@ package jsontree
 import (
 	"encoding/json"
 	"errors"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -19,7 +20,14 @@ var errSyntax = errors.New("invalid JSON")
 // that report errors decode again with encoding/json for the message.
 // Nesting is limited to maxDepth arrays and objects.
 func Unmarshal(data []byte, maxDepth int) (interface{}, error) {
-	d := decoder{data: data, maxDepth: maxDepth}
+	sc := scratchPool.Get().(*scratch)
+	defer sc.put()
+	d := decoder{data: data, text: string(data), maxDepth: maxDepth, elems: sc.elems[:0], members: sc.members[:0]}
+	defer func() { // after an error, the stacks still hold values
+		clear(d.elems)
+		clear(d.members)
+		sc.elems, sc.members = d.elems[:0], d.members[:0]
+	}()
 	d.skipSpace()
 	v, err := d.value(0)
 	if err != nil {
@@ -33,13 +41,20 @@ func Unmarshal(data []byte, maxDepth int) (interface{}, error) {
 }
 
 type decoder struct {
-	data     []byte
+	data []byte
+	// text is data as one string: strings without escapes and numbers are
+	// substrings of it, so that each costs no allocation of its own (only
+	// its box in an interface{}); the tree keeps text alive while it lives.
+	text     string
 	pos      int
 	maxDepth int
 	// elems holds the elements of the arrays being decoded (nested arrays
 	// above their parents'), so that each array is allocated once at its
 	// final length.
 	elems []interface{}
+	// members holds the members of the objects being decoded, likewise, so
+	// that each map is made at its final size (no growing past 8 members).
+	members []member
 	// recent holds the last string values decoded (boxed), so that a value
 	// repeated in the document (a driver, a pool, a request name) is
 	// allocated once; next is where the next one goes.
@@ -103,6 +118,29 @@ var knownValues = func() map[string]interface{} {
 	return m
 }()
 
+// scratch is a decoder's stacks, reused across calls.
+type scratch struct {
+	elems   []interface{}
+	members []member
+}
+
+var scratchPool = sync.Pool{New: func() any {
+	return &scratch{elems: make([]interface{}, 0, 64), members: make([]member, 0, 64)}
+}}
+
+// put returns sc to the pool unless a huge document grew it; the stacks are
+// empty and cleared (the decoder clears what it pops).
+func (sc *scratch) put() {
+	if cap(sc.elems) <= 1<<14 && cap(sc.members) <= 1<<14 {
+		scratchPool.Put(sc)
+	}
+}
+
+type member struct {
+	key   string
+	value interface{}
+}
+
 func (d *decoder) skipSpace() {
 	for d.pos < len(d.data) {
 		switch d.data[d.pos] {
@@ -150,12 +188,12 @@ func (d *decoder) object(depth int) (interface{}, error) {
 		return nil, errSyntax
 	}
 	d.pos++ // {
-	m := make(map[string]interface{})
 	d.skipSpace()
 	if d.pos < len(d.data) && d.data[d.pos] == '}' {
 		d.pos++
-		return m, nil
+		return make(map[string]interface{}), nil
 	}
+	mark := len(d.members)
 	for {
 		if d.pos >= len(d.data) || d.data[d.pos] != '"' {
 			return nil, errSyntax
@@ -174,7 +212,7 @@ func (d *decoder) object(depth int) (interface{}, error) {
 		if err != nil {
 			return nil, err
 		}
-		m[k] = v
+		d.members = append(d.members, member{k, v})
 		d.skipSpace()
 		if d.pos >= len(d.data) {
 			return nil, errSyntax
@@ -185,6 +223,13 @@ func (d *decoder) object(depth int) (interface{}, error) {
 			d.skipSpace()
 		case '}':
 			d.pos++
+			ms := d.members[mark:]
+			m := make(map[string]interface{}, len(ms))
+			for _, e := range ms { // in order: a repeated key keeps its last value
+				m[e.key] = e.value
+			}
+			clear(ms)
+			d.members = d.members[:mark]
 			return m, nil
 		default:
 			return nil, errSyntax
@@ -269,7 +314,7 @@ func (d *decoder) number() (interface{}, error) {
 		}
 	}
 	d.pos = i
-	return json.Number(data[start:i]), nil
+	return json.Number(d.text[start:i]), nil
 }
 
 // stringValue decodes the string value at d.pos (which is '"'), as string
@@ -291,8 +336,8 @@ func (d *decoder) stringValue() (interface{}, error) {
 					return v, nil
 				}
 			}
+			var v interface{} = d.text[d.pos+1 : i]
 			d.pos = i + 1
-			var v interface{} = string(b)
 			d.recent[d.next] = v
 			d.next = (d.next + 1) % len(d.recent)
 			return v, nil
@@ -335,7 +380,7 @@ func (d *decoder) string() (string, error) {
 		c := data[i]
 		if c == '"' {
 			d.pos = i + 1
-			return string(data[start:i]), nil
+			return d.text[start:i], nil
 		}
 		if c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
 			break

@@ -45,25 +45,7 @@ func Append(buf []byte, v interface{}, escapeHTML bool) ([]byte, error) {
 		if v == nil {
 			return append(buf, "null"...), nil
 		}
-		var small [16]string
-		keys := small[:0]
-		for k := range v {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys) // byte-wise, as encoding/json sorts
-		buf = append(buf, '{')
-		var err error
-		for i, k := range keys {
-			if i > 0 {
-				buf = append(buf, ',')
-			}
-			buf = appendString(buf, k, escapeHTML)
-			buf = append(buf, ':')
-			if buf, err = Append(buf, v[k], escapeHTML); err != nil {
-				return nil, err
-			}
-		}
-		return append(buf, '}'), nil
+		return appendObject(buf, v, nil, escapeHTML)
 	case []interface{}:
 		if v == nil {
 			return append(buf, "null"...), nil
@@ -81,6 +63,39 @@ func Append(buf []byte, v interface{}, escapeHTML bool) ([]byte, error) {
 		return append(buf, ']'), nil
 	}
 	return fallback(buf, v, escapeHTML)
+}
+
+// AppendObjectOmitting appends the encoding of m without its keys in omit,
+// as Append would encode a copy of m without them.
+func AppendObjectOmitting(buf []byte, m map[string]interface{}, omit []string, escapeHTML bool) ([]byte, error) {
+	if m == nil {
+		return append(buf, "null"...), nil
+	}
+	return appendObject(buf, m, omit, escapeHTML)
+}
+
+func appendObject(buf []byte, m map[string]interface{}, omit []string, escapeHTML bool) ([]byte, error) {
+	var small [16]string
+	keys := small[:0]
+	for k := range m {
+		if len(omit) == 0 || !slices.Contains(omit, k) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys) // byte-wise, as encoding/json sorts
+	buf = append(buf, '{')
+	var err error
+	for i, k := range keys {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = appendString(buf, k, escapeHTML)
+		buf = append(buf, ':')
+		if buf, err = Append(buf, m[k], escapeHTML); err != nil {
+			return nil, err
+		}
+	}
+	return append(buf, '}'), nil
 }
 
 func fallback(buf []byte, v interface{}, escapeHTML bool) ([]byte, error) {

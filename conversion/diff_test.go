@@ -1,0 +1,111 @@
+package conversion
+
+import (
+	"encoding/json"
+	"math/rand"
+	"strconv"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// referenceDiff is diff as it was written first (equal at every level,
+// paths built on the way down): the single-pass diff must give the same
+// operations in the same order, since they are stored in restore
+// annotations.
+func referenceDiff(path string, base, target interface{}, ops []operation) []operation {
+	switch b := base.(type) {
+	case map[string]interface{}:
+		t, ok := target.(map[string]interface{})
+		if !ok {
+			break
+		}
+		for _, k := range sortedKeys(t) {
+			if bv, ok := b[k]; !ok {
+				ops = append(ops, operation{Op: "add", Path: path + "/" + escapePointer(k), Value: t[k]})
+			} else if !equal(bv, t[k]) {
+				ops = referenceDiff(path+"/"+escapePointer(k), bv, t[k], ops)
+			}
+		}
+		for _, k := range sortedKeys(b) {
+			if _, ok := t[k]; !ok {
+				ops = append(ops, operation{Op: "remove", Path: path + "/" + escapePointer(k)})
+			}
+		}
+		return ops
+	case []interface{}:
+		t, ok := target.([]interface{})
+		if !ok || len(t) != len(b) {
+			break
+		}
+		for i := range t {
+			if !equal(b[i], t[i]) {
+				ops = referenceDiff(path+"/"+strconv.Itoa(i), b[i], t[i], ops)
+			}
+		}
+		return ops
+	default:
+		if equal(base, target) {
+			return ops
+		}
+	}
+	return append(ops, operation{Op: "replace", Path: path, Value: target})
+}
+
+func TestDiffMatchesReference(t *testing.T) {
+	tree := func(s string) interface{} {
+		var v interface{}
+		if err := json.Unmarshal([]byte(s), &v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	for _, tc := range []struct{ name, base, target string }{
+		{"equal", `{"a":{"b":[1,2,{"c":"d"}]}}`, `{"a":{"b":[1,2,{"c":"d"}]}}`},
+		{"many keys differ", `{"z":1,"y":2,"x":3,"w":{"v":4,"u":5},"t":6,"s":[1],"r":"q"}`, `{"z":2,"y":3,"x":4,"w":{"v":5,"u":6},"t":7,"s":[2],"r":"p","a":0}`},
+		{"empty and escaped keys", `{"":1,"a/b":{"":2,"~":3},"~1":4}`, `{"":5,"a/b":{"":6,"~":7,"n":8},"~1":4,"/":9}`},
+		{"removals", `{"a":1,"b":2,"c":{"d":3,"e":4},"f":5}`, `{"c":{"e":4}}`},
+		{"type changes", `{"a":{"b":1},"c":[1,2],"d":"x","e":null}`, `{"a":[1],"c":{"0":1},"d":{"x":1},"e":false}`},
+		{"arrays", `{"a":[1,2,3],"b":[{"c":1},{"c":2}]}`, `{"a":[1,2],"b":[{"c":1},{"c":3,"d":4}]}`},
+		{"scalar roots", `"a"`, `"b"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			base, target := tree(tc.base), tree(tc.target)
+			want := referenceDiff("/spec", base, target, nil)
+			got := diff("/spec", base, target, nil)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("diff (-reference +got):\n%s", diff)
+			}
+		})
+	}
+	// Random trees with many keys at every level, so that several differing
+	// keys of one map come out of map iteration in every order.
+	rng := rand.New(rand.NewSource(1))
+	var gen func(depth int) interface{}
+	gen = func(depth int) interface{} {
+		switch n := rng.Intn(6); {
+		case depth > 3 || n == 0:
+			return strconv.Itoa(rng.Intn(3))
+		case n == 1:
+			s := make([]interface{}, rng.Intn(3))
+			for i := range s {
+				s[i] = gen(depth + 1)
+			}
+			return s
+		default:
+			m := map[string]interface{}{}
+			for i := rng.Intn(12); i > 0; i-- {
+				m[[]string{"", "a", "b/c", "~d", "e", "f", "g", "h", "i", "j", "k", "l"}[rng.Intn(12)]] = gen(depth + 1)
+			}
+			return m
+		}
+	}
+	for i := 0; i < 3000; i++ {
+		base, target := gen(0), gen(0)
+		want := referenceDiff("/status", base, target, nil)
+		got := diff("/status", base, target, nil)
+		if d := cmp.Diff(want, got); d != "" {
+			t.Fatalf("random trees %d: diff (-reference +got):\n%s", i, d)
+		}
+	}
+}
