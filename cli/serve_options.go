@@ -80,6 +80,9 @@ type ServeOptions struct {
 	// Profiling serves /debug/pprof/ on the health probe listener. Default
 	// false.
 	Profiling bool
+	// ConversionCacheBytes bounds the conversion cache; 0 turns it off.
+	// Default 16 MiB.
+	ConversionCacheBytes int64
 	// ReleaseStartupPages unmaps the executable's start-up pages once
 	// serving (Linux). Default true.
 	ReleaseStartupPages bool
@@ -152,6 +155,7 @@ func NewServeOptions() *ServeOptions {
 		MaxConnections:         128,
 		MaxQueueWait:           webhook.DefaultMaxQueueWait,
 		ReleaseStartupPages:    true,
+		ConversionCacheBytes:   16 << 20,
 		ReadHeaderTimeout:      10 * time.Second,
 		ReadTimeout:            30 * time.Second,
 		WriteTimeout:           60 * time.Second,
@@ -194,6 +198,7 @@ func (o *ServeOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.MaxInFlight, "max-in-flight", o.MaxInFlight, "Reviews processed at once (0: twice GOMAXPROCS, at least 8); others wait for a slot or are shed.")
 	fs.DurationVar(&o.MaxQueueWait, "max-queue-wait", o.MaxQueueWait, "Longest wait for a slot; a review expected to wait longer is shed at once (a conversion gets 429 with Retry-After, which kube-apiserver retries; a validation gets a denial with code 429, which the writing client retries).")
 	fs.BoolVar(&o.Profiling, "profiling", o.Profiling, "Serve Go's pprof profiles under /debug/pprof/ on the health probe listener (plain HTTP, no authentication: keep it off in clusters unless you need a profile).")
+	fs.Int64Var(&o.ConversionCacheBytes, "conversion-cache-bytes", o.ConversionCacheBytes, "Memory for the answers to recent ConversionReviews: a review equal to an earlier one but for its uid (the apiserver converts stored objects again on every GET, etcd LIST, watch-cache rebuild and apiserver replica) is answered without converting again. 0 turns the cache off.")
 	fs.BoolVar(&o.ReleaseStartupPages, "release-startup-pages", o.ReleaseStartupPages, "Once serving, unmap the executable's code and read-only data pages that start-up mapped (Linux): they stay in the page cache and fault back in when used, so the resident set is what serving uses.")
 	fs.DurationVar(&o.ReadHeaderTimeout, "read-header-timeout", o.ReadHeaderTimeout, "Time allowed for the TLS handshake and request headers.")
 	fs.DurationVar(&o.ReadTimeout, "read-timeout", o.ReadTimeout, "Time allowed for reading a whole request, body included.")
@@ -268,6 +273,7 @@ func (o *ServeOptions) Validate() error {
 	}{
 		{"--max-connections", int64(o.MaxConnections)},
 		{"--max-in-flight", int64(o.MaxInFlight)},
+		{"--conversion-cache-bytes", o.ConversionCacheBytes},
 		{"--shutdown-drain", int64(o.ShutdownDrain)},
 		{"--cert-reload-interval", int64(o.CertReloadInterval)},
 		{"-v", int64(o.Verbosity)},
@@ -312,6 +318,7 @@ func (o *ServeOptions) Config() (webhook.Config, error) {
 		MaxQueueWait:         o.MaxQueueWait,
 		Profiling:            o.Profiling,
 		ReleaseStartupPages:  o.ReleaseStartupPages,
+		ConversionCacheBytes: o.ConversionCacheBytes,
 		ReadHeaderTimeout:    o.ReadHeaderTimeout,
 		ReadTimeout:          o.ReadTimeout,
 		WriteTimeout:         o.WriteTimeout,

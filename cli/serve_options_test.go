@@ -33,6 +33,7 @@ func TestServeOptionsConfig(t *testing.T) {
 		MaxConnections:       128,
 		MaxQueueWait:         time.Second,
 		ReleaseStartupPages:  true,
+		ConversionCacheBytes: 16 << 20,
 		ReadHeaderTimeout:    10 * time.Second,
 		ReadTimeout:          30 * time.Second,
 		WriteTimeout:         time.Minute,

@@ -72,6 +72,11 @@ type Config struct {
 	// reviews wait for a slot (MaxQueueWait) or are shed (shed.go). 0 means
 	// DefaultMaxInFlight().
 	MaxInFlight int
+	// ConversionCacheBytes bounds the conversion cache (convcache.go): the
+	// answers to recent ConversionReviews, so that a review equal but for
+	// its uid to an earlier one is answered without converting again. 0
+	// turns the cache off (the command line's default is 16 MiB).
+	ConversionCacheBytes int64
 	// MaxQueueWait is the longest a review waits for a slot; one whose
 	// expected wait is longer is shed at once. 0 means DefaultMaxQueueWait.
 	MaxQueueWait time.Duration
@@ -145,8 +150,8 @@ func (c Config) complete() (Config, error) {
 	if c.CipherSuites == nil {
 		c.CipherSuites = DefaultCipherSuites
 	}
-	if c.MaxInFlight < 0 || c.MaxQueueWait < 0 {
-		return c, errors.New("config: MaxInFlight and MaxQueueWait must not be negative")
+	if c.MaxInFlight < 0 || c.MaxQueueWait < 0 || c.ConversionCacheBytes < 0 {
+		return c, errors.New("config: MaxInFlight, MaxQueueWait and ConversionCacheBytes must not be negative")
 	}
 	if c.MaxInFlight == 0 {
 		c.MaxInFlight = DefaultMaxInFlight()

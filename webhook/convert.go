@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-logr/logr"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -50,6 +51,9 @@ type convertHandler struct {
 	maxDepth int
 	timeout  time.Duration
 	metrics  *metrics
+	// cache, if not nil, answers a review equal but for its uid to one
+	// converted before (convcache.go).
+	cache *conversionCache
 }
 
 var _ http.Handler = (*convertHandler)(nil)
@@ -62,6 +66,13 @@ func (h *convertHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.metrics.request("/convert", "", "bad_request", start)
 		writeHTTPError(w, log, herr)
 		return
+	}
+	key, cacheUID, cacheable := h.cache.key(body)
+	if cacheable {
+		if e := h.cache.get(key); e != nil {
+			h.serveCached(w, log, body, cacheUID, e, start)
+			return
+		}
 	}
 	review, decoded, ok := decodeCanonicalConversionReview(body, h.maxDepth)
 	if !ok {
@@ -78,7 +89,8 @@ func (h *convertHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 
 	resp := &apiextensionsv1.ConversionResponse{UID: req.UID}
-	resp.ConvertedObjects, resp.Result = h.convertAll(ctx, req, decoded)
+	var from []string
+	resp.ConvertedObjects, from, resp.Result = h.convertAll(ctx, req, decoded)
 	result := "success"
 	if resp.Result.Status != metav1.StatusSuccess {
 		result = "failure"
@@ -89,6 +101,13 @@ func (h *convertHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	h.metrics.request("/convert", "", result, start)
 	if result == "success" {
+		if cacheable && string(req.UID) == cacheUID {
+			objects := make([][]byte, len(resp.ConvertedObjects))
+			for i, o := range resp.ConvertedObjects {
+				objects[i] = o.Raw
+			}
+			h.cache.put(key, objects, from, req.DesiredAPIVersion)
+		}
 		writeRaw(w, log, appendConversionReview(make([]byte, 0, responseSize(resp.ConvertedObjects)), review.TypeMeta, resp.UID, resp.ConvertedObjects))
 		return
 	}
@@ -117,36 +136,39 @@ func decodeConversionReview(body []byte, review *apiextensionsv1.ConversionRevie
 
 // convertAll converts every object in order or fails the whole review.
 // decoded, when not nil, holds the objects already decoded from the review.
-func (h *convertHandler) convertAll(ctx context.Context, req *apiextensionsv1.ConversionRequest, decoded []map[string]interface{}) ([]runtime.RawExtension, metav1.Status) {
+// It also returns the version each object was converted from.
+func (h *convertHandler) convertAll(ctx context.Context, req *apiextensionsv1.ConversionRequest, decoded []map[string]interface{}) ([]runtime.RawExtension, []string, metav1.Status) {
 	gv, err := schema.ParseGroupVersion(req.DesiredAPIVersion)
 	if err != nil || gv.Group != api.Group || !api.IsServed(gv.Version) {
-		return nil, failure("desiredAPIVersion %q is not served: want %s/%s", req.DesiredAPIVersion, api.Group, servedList())
+		return nil, nil, failure("desiredAPIVersion %q is not served: want %s/%s", req.DesiredAPIVersion, api.Group, servedList())
 	}
 	out := make([]runtime.RawExtension, len(req.Objects))
+	from := make([]string, len(req.Objects))
 	for i := range req.Objects {
 		if err := ctx.Err(); err != nil {
-			return nil, failure("objects[%d] and later not converted to %s: %v", i, req.DesiredAPIVersion, err)
+			return nil, nil, failure("objects[%d] and later not converted to %s: %v", i, req.DesiredAPIVersion, err)
 		}
 		var obj map[string]interface{}
 		if decoded != nil {
 			obj = decoded[i]
 		}
-		raw, err := h.convertOne(req.Objects[i].Raw, obj, gv)
+		raw, fromVersion, err := h.convertOne(req.Objects[i].Raw, obj, gv)
 		if err != nil {
-			return nil, failure("objects[%d] %v", i, err)
+			return nil, nil, failure("objects[%d] %v", i, err)
 		}
-		out[i].Raw = raw
+		out[i].Raw, from[i] = raw, fromVersion
 	}
-	return out, metav1.Status{Status: metav1.StatusSuccess}
+	return out, from, metav1.Status{Status: metav1.StatusSuccess}
 }
 
 // convertOne converts one object, decoded from raw unless obj is given, and
-// checks the apiserver's contract on the result. Errors name the object.
-func (h *convertHandler) convertOne(raw []byte, obj map[string]interface{}, to schema.GroupVersion) ([]byte, error) {
+// checks the apiserver's contract on the result. Errors name the object. It
+// also returns the version the object was converted from.
+func (h *convertHandler) convertOne(raw []byte, obj map[string]interface{}, to schema.GroupVersion) ([]byte, string, error) {
 	if obj == nil {
 		var err error
 		if obj, err = decodeObject(raw); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 	}
 	id := identify(obj)
@@ -154,7 +176,7 @@ func (h *convertHandler) convertOne(raw []byte, obj map[string]interface{}, to s
 	gv, err := schema.ParseGroupVersion(from)
 	if err != nil || gv.Group != api.Group || !api.IsServed(gv.Version) || !api.IsKind(id.kind) {
 		h.metrics.conversion(from, to.Version, "unsupported")
-		return nil, fmt.Errorf("%s: unsupported apiVersion %q or kind %q: want %s %s or %s", id, from, id.kind, api.Group, api.KindClaim, api.KindTemplate)
+		return nil, "", fmt.Errorf("%s: unsupported apiVersion %q or kind %q: want %s %s or %s", id, from, id.kind, api.Group, api.KindClaim, api.KindTemplate)
 	}
 	// The converter's errors already say "converting <kind> <name> from
 	// <version> to <version>"; only what the webhook checks is worded here.
@@ -166,15 +188,34 @@ func (h *convertHandler) convertOne(raw []byte, obj map[string]interface{}, to s
 	}
 	if err != nil {
 		h.metrics.conversion(gv.Version, to.Version, "failure")
-		return nil, fmt.Errorf("%s: %w", id, err)
+		return nil, "", fmt.Errorf("%s: %w", id, err)
 	}
 	data, err := encodeObject(out)
 	if err != nil {
 		h.metrics.conversion(gv.Version, to.Version, "failure")
-		return nil, fmt.Errorf("%s: encoding converted object: %w", id, err)
+		return nil, "", fmt.Errorf("%s: encoding converted object: %w", id, err)
 	}
 	h.metrics.conversion(gv.Version, to.Version, "success")
-	return data, nil
+	return data, gv.Version, nil
+}
+
+// serveCached answers a review from the conversion cache: the same bytes as
+// converting its objects again, with the review's uid, and the same
+// metrics.
+func (h *convertHandler) serveCached(w http.ResponseWriter, log logr.Logger, body []byte, uid string, e *cachedConversion, start time.Time) {
+	tm := metav1.TypeMeta{Kind: "ConversionReview", APIVersion: "apiextensions.k8s.io/v1"}
+	if bytes.HasPrefix(body, reviewPrefixes[1]) {
+		tm.APIVersion = "apiextensions.k8s.io/v1beta1"
+	}
+	objects := make([]runtime.RawExtension, len(e.objects))
+	size := 256
+	for i, o := range e.objects {
+		objects[i].Raw = o
+		size += len(o) + 1
+		h.metrics.conversion(e.from[i], e.to, "success")
+	}
+	h.metrics.request("/convert", "", "success", start)
+	writeRaw(w, log, appendConversionReview(make([]byte, 0, size), tm, types.UID(uid), objects))
 }
 
 // encodeBuffers are scratch space for encoding converted objects, so that

@@ -49,10 +49,12 @@ func withName(tb testing.TB, data []byte, name string) []byte {
 	return out
 }
 
+// conversionReview is a ConversionReview as kube-apiserver sends it (the
+// typed review encoded, with the empty response it always adds).
 func conversionReview(apiVersion, uid, desired string, objects ...[]byte) []byte {
 	r := apiextensionsv1.ConversionReview{Request: &apiextensionsv1.ConversionRequest{
 		UID: types.UID(uid), DesiredAPIVersion: desired,
-	}}
+	}, Response: &apiextensionsv1.ConversionResponse{}}
 	r.APIVersion, r.Kind = apiVersion, "ConversionReview"
 	for _, o := range objects {
 		r.Request.Objects = append(r.Request.Objects, runtime.RawExtension{Raw: o})

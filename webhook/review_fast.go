@@ -11,7 +11,9 @@ import (
 // decodeCanonicalConversionReview decodes a ConversionReview in the shape
 // the apiserver sends — exactly the keys kind, apiVersion and request{uid,
 // desiredAPIVersion, objects}, strings where strings belong and objects that
-// are JSON objects — in one pass over the body, objects included: the
+// are JSON objects, and the empty response kube-apiserver adds
+// ({"uid":"","convertedObjects":null,"result":{"metadata":{}}}, see
+// isEmptyConversionResponse) — in one pass over the body, objects included: the
 // apiserver sends one object per review, so decoding the review and then its
 // object again was half of the handler's decoding work. It returns ok=false
 // for any other input, which decodeConversionReview then decodes (and
@@ -27,7 +29,9 @@ func decodeCanonicalConversionReview(body []byte, maxDepth int) (review apiexten
 		return review, nil, false
 	}
 	top, _ := v.(map[string]interface{})
-	if len(top) != 3 {
+	if resp, ok := top["response"]; ok && (len(top) != 4 || !isEmptyConversionResponse(resp)) {
+		return review, nil, false
+	} else if !ok && len(top) != 3 {
 		return review, nil, false
 	}
 	kind, ok1 := top["kind"].(string)
@@ -54,4 +58,45 @@ func decodeCanonicalConversionReview(body []byte, maxDepth int) (review apiexten
 		UID: types.UID(uid), DesiredAPIVersion: desired, Objects: make([]runtime.RawExtension, len(objects)),
 	}
 	return review, decoded, true
+}
+
+// isEmptyConversionResponse reports whether v is the response kube-apiserver
+// writes into every ConversionReview it sends (an empty
+// apiextensions.k8s.io ConversionResponse, encoded: uid "", convertedObjects
+// null, result with empty metadata), or a part of it down to {}.
+// encoding/json decodes it into a response the handler ignores; any other
+// content is left to encoding/json to judge.
+func isEmptyConversionResponse(v interface{}) bool {
+	resp, ok := v.(map[string]interface{})
+	if !ok {
+		return false
+	}
+	for k, e := range resp {
+		switch k {
+		case "uid":
+			if e != "" {
+				return false
+			}
+		case "convertedObjects":
+			if e != nil {
+				return false
+			}
+		case "result":
+			result, ok := e.(map[string]interface{})
+			if !ok || len(result) > 1 {
+				return false
+			}
+			if md, ok := result["metadata"]; len(result) == 1 && (!ok || !isEmptyObject(md)) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func isEmptyObject(v interface{}) bool {
+	m, ok := v.(map[string]interface{})
+	return ok && len(m) == 0
 }

@@ -24,6 +24,7 @@ type Server struct {
 	cfg       Config
 	metrics   *metrics
 	admission *slotGate
+	cache     *conversionCache // nil when Config.ConversionCacheBytes is 0
 	// serving is the serving certificate content once Run loaded it; the
 	// certificate metrics read it (certmetrics.go).
 	serving atomic.Pointer[dynamiccertificates.DynamicCertKeyPairContent]
@@ -41,6 +42,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	m := newMetrics()
 	s := &Server{cfg: cfg, metrics: m, admission: newSlotGate(cfg.MaxInFlight, cfg.MaxQueueWait, m), started: make(chan struct{})}
+	if cfg.ConversionCacheBytes > 0 {
+		s.cache = newConversionCache(cfg.ConversionCacheBytes, m)
+	}
 	s.registerOpsMetrics() // #11: certificate expiry/age, series the alerts need (certmetrics.go)
 	return s, nil
 }
@@ -66,7 +70,7 @@ func (s *Server) Handler() http.Handler {
 	a := s.admission
 	mux.Handle("/convert", s.metrics.instrument("/convert", recoverPanics("/convert", s.metrics, a.wrap("/convert", c.MaxConvertBodyBytes, a.shedConvert, &convertHandler{
 		convert: c.Converter, maxBytes: c.MaxConvertBodyBytes, maxDepth: c.MaxJSONDepth,
-		timeout: c.RequestTimeout, metrics: s.metrics,
+		timeout: c.RequestTimeout, metrics: s.metrics, cache: s.cache,
 	}))))
 	mux.Handle("/validate", s.metrics.instrument("/validate", recoverPanics("/validate", s.metrics, a.wrap("/validate", c.MaxValidateBodyBytes, a.shedValidate(c.MaxValidateBodyBytes, c.MaxJSONDepth), &validateHandler{
 		validator: &validator{validate: c.Validator, metrics: s.metrics}, maxBytes: c.MaxValidateBodyBytes, maxDepth: c.MaxJSONDepth,

@@ -1,0 +1,162 @@
+package webhook
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"strings"
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// conversionCache remembers the converted objects of recent
+// ConversionReviews, keyed by the SHA-256 of the review without its uid.
+//
+// kube-apiserver converts the same stored object again and again: on every
+// GET (the kubelet GETs a pod's claims), on every LIST that reaches etcd, for
+// the watch cache of each served version on every apiserver replica, and for
+// every object after a CRD update or an apiserver restart. Conversion is a
+// pure function of the review (the objects and desiredAPIVersion), so a
+// review that differs from an earlier one only in its uid gets the earlier
+// answer, byte for byte, without being decoded.
+//
+// Only reviews in the shape kube-apiserver writes are looked up: the body
+// starts with one of reviewPrefixes, followed by the uid (no escapes) and
+// the rest of the review. Everything else is converted as usual. The key
+// covers every byte but the uid's, so two reviews share an entry only if
+// they are equal but for the uid.
+//
+// The cache holds at most maxBytes of entries (keys, converted objects and
+// a fixed overhead each). When a new entry does not fit, random entries are
+// evicted: a LIST of more objects than fit (read again and again in the same
+// order) still finds part of them, where least-recently-used eviction would
+// find none.
+type conversionCache struct {
+	maxBytes int64
+
+	mu      sync.Mutex
+	entries map[[sha256.Size]byte]*cachedConversion
+	bytes   int64
+
+	lookups *prometheus.CounterVec
+	size    prometheus.Gauge
+	count   prometheus.Gauge
+}
+
+// cachedConversion is the answer to one review: the encoded converted
+// objects and, for the metrics, the version each was converted from and
+// the version they were converted to.
+type cachedConversion struct {
+	objects [][]byte
+	from    []string
+	to      string
+	size    int64
+}
+
+// cacheEntryOverhead approximates the memory of an entry besides its
+// objects: the key, the map slot, the entry and its slices.
+const cacheEntryOverhead = 160
+
+// maxCachedReview bounds the converted objects of one cached review: larger
+// answers are not kept, so that one review cannot evict many.
+const maxCachedReview = 256 << 10
+
+// reviewPrefixes are the beginnings, up to the uid's value, of the
+// ConversionReviews kube-apiserver sends (encoding/json of the typed
+// review: kind, apiVersion, then the request with uid first).
+var reviewPrefixes = [][]byte{
+	[]byte(`{"kind":"ConversionReview","apiVersion":"apiextensions.k8s.io/v1","request":{"uid":"`),
+	[]byte(`{"kind":"ConversionReview","apiVersion":"apiextensions.k8s.io/v1beta1","request":{"uid":"`),
+}
+
+func newConversionCache(maxBytes int64, m *metrics) *conversionCache {
+	c := &conversionCache{
+		maxBytes: maxBytes,
+		entries:  map[[sha256.Size]byte]*cachedConversion{},
+		lookups: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "claimbridge_conversion_cache_lookups_total",
+			Help: "ConversionReviews looked up in the conversion cache, by result (hit, miss). Reviews not in kube-apiserver's shape are not looked up.",
+		}, []string{"result"}),
+		size: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "claimbridge_conversion_cache_bytes",
+			Help: "Bytes held by the conversion cache (converted objects and a fixed overhead per entry), at most --conversion-cache-size.",
+		}),
+		count: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "claimbridge_conversion_cache_entries",
+			Help: "Reviews whose answers the conversion cache holds.",
+		}),
+	}
+	c.lookups.WithLabelValues("hit")
+	c.lookups.WithLabelValues("miss")
+	if m != nil {
+		m.registry.MustRegister(c.lookups, c.size, c.count)
+	}
+	return c
+}
+
+// key returns the cache key of a review body and its uid, or ok=false when
+// the body is not in kube-apiserver's shape (or the cache is off).
+func (c *conversionCache) key(body []byte) (key [sha256.Size]byte, uid string, ok bool) {
+	if c == nil || c.maxBytes <= 0 {
+		return key, "", false
+	}
+	for _, p := range reviewPrefixes {
+		if !bytes.HasPrefix(body, p) {
+			continue
+		}
+		rest := body[len(p):]
+		end := bytes.IndexByte(rest, '"')
+		if end <= 0 || bytes.IndexByte(rest[:end], '\\') >= 0 {
+			return key, "", false
+		}
+		h := sha256.New()
+		h.Write(p)
+		h.Write(rest[end:])
+		h.Sum(key[:0])
+		return key, string(rest[:end]), true
+	}
+	return key, "", false
+}
+
+// get returns the entry of key, if any, and counts the lookup.
+func (c *conversionCache) get(key [sha256.Size]byte) *cachedConversion {
+	c.mu.Lock()
+	e := c.entries[key]
+	c.mu.Unlock()
+	if e != nil {
+		c.lookups.WithLabelValues("hit").Inc()
+	} else {
+		c.lookups.WithLabelValues("miss").Inc()
+	}
+	return e
+}
+
+// put stores the answer of a review. objects are not modified afterwards
+// (the cache keeps them as they are).
+func (c *conversionCache) put(key [sha256.Size]byte, objects [][]byte, from []string, desiredAPIVersion string) {
+	size := int64(cacheEntryOverhead)
+	for _, o := range objects {
+		size += int64(len(o)) + 24
+	}
+	if size > maxCachedReview || size > c.maxBytes {
+		return
+	}
+	_, to, _ := strings.Cut(desiredAPIVersion, "/")
+	e := &cachedConversion{objects: objects, from: from, to: to, size: size}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old := c.entries[key]; old != nil { // converted twice at once
+		c.bytes -= old.size
+	}
+	for c.bytes+size > c.maxBytes && len(c.entries) > 0 {
+		for k, victim := range c.entries { // map iteration starts at a random entry
+			delete(c.entries, k)
+			c.bytes -= victim.size
+			break
+		}
+	}
+	c.entries[key] = e
+	c.bytes += size
+	c.size.Set(float64(c.bytes))
+	c.count.Set(float64(len(c.entries)))
+}

@@ -1,0 +1,183 @@
+package webhook
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/claimbridge/claimbridge/api"
+)
+
+func newCachingConvertHandler(convert ConvertFunc, maxBytes int64) *convertHandler {
+	h := newTestConvertHandler(convert)
+	h.cache = newConversionCache(maxBytes, h.metrics)
+	return h
+}
+
+func TestConversionCacheKey(t *testing.T) {
+	obj := fixture(t, "v1alpha3")
+	c := newConversionCache(1<<20, nil)
+	apiserver := conversionReview("apiextensions.k8s.io/v1", "uid-1", Group+"/v1alpha1", obj)
+	for _, tc := range []struct {
+		name    string
+		cache   *conversionCache
+		body    string
+		uid     string
+		keyLike string // another body that must have the same key ("" none)
+	}{
+		{name: "apiserver shape v1", cache: c, body: string(apiserver), uid: "uid-1",
+			keyLike: string(conversionReview("apiextensions.k8s.io/v1", "another-uid", Group+"/v1alpha1", obj))},
+		{name: "apiserver shape v1beta1", cache: c, body: string(conversionReview("apiextensions.k8s.io/v1beta1", "u", Group+"/v1alpha2", obj)), uid: "u"},
+		{name: "other key order", cache: c, body: `{"apiVersion":"apiextensions.k8s.io/v1","kind":"ConversionReview","request":{"uid":"u","desiredAPIVersion":"x","objects":[]}}`},
+		{name: "whitespace", cache: c, body: `{ "kind":"ConversionReview","apiVersion":"apiextensions.k8s.io/v1","request":{"uid":"u","desiredAPIVersion":"x","objects":[]}}`},
+		{name: "escaped uid", cache: c, body: `{"kind":"ConversionReview","apiVersion":"apiextensions.k8s.io/v1","request":{"uid":"u\"v","desiredAPIVersion":"x","objects":[]}}`},
+		{name: "empty uid", cache: c, body: `{"kind":"ConversionReview","apiVersion":"apiextensions.k8s.io/v1","request":{"uid":"","desiredAPIVersion":"x","objects":[]}}`},
+		{name: "unterminated uid", cache: c, body: `{"kind":"ConversionReview","apiVersion":"apiextensions.k8s.io/v1","request":{"uid":"u`},
+		{name: "cache off", cache: nil, body: string(apiserver)},
+		{name: "cache of size 0", cache: newConversionCache(0, nil), body: string(apiserver)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			key, uid, ok := tc.cache.key([]byte(tc.body))
+			if ok != (tc.uid != "") || uid != tc.uid {
+				t.Fatalf("key() = uid %q, ok %v; want uid %q", uid, ok, tc.uid)
+			}
+			if tc.keyLike != "" {
+				if other, _, _ := tc.cache.key([]byte(tc.keyLike)); other != key {
+					t.Errorf("a review equal but for the uid has another key")
+				}
+			}
+		})
+	}
+	// Every other byte is part of the key.
+	key, _, _ := c.key(apiserver)
+	for _, changed := range [][]byte{
+		conversionReview("apiextensions.k8s.io/v1", "uid-1", Group+"/v1alpha2", obj),
+		conversionReview("apiextensions.k8s.io/v1", "uid-1", Group+"/v1alpha1", bytes.Replace(obj, []byte(`"gpu-0"`), []byte(`"gpu-9"`), 1)),
+		append(bytes.Clone(apiserver), ' '),
+	} {
+		if other, _, ok := c.key(changed); !ok || other == key {
+			t.Errorf("a changed review (ok %v) has the same key", ok)
+		}
+	}
+}
+
+// TestConversionCacheAnswersAsConverting: a review equal but for its uid to
+// an earlier one gets the bytes converting would give, with its own uid,
+// without calling the converter; the metrics count it as converted.
+func TestConversionCacheAnswersAsConverting(t *testing.T) {
+	var calls atomic.Int64
+	counting := func(obj map[string]interface{}, to string) (map[string]interface{}, error) {
+		calls.Add(1)
+		return defaultConverter(obj, to)
+	}
+	cached := newCachingConvertHandler(counting, 1<<20)
+	plain := newTestConvertHandler(defaultConverter)
+	for _, from := range versions {
+		for _, to := range versions {
+			obj := fixture(t, from)
+			first := conversionReview("apiextensions.k8s.io/v1", "first-"+from+to, api.Group+"/"+to, obj)
+			second := conversionReview("apiextensions.k8s.io/v1", "second-"+from+to, api.Group+"/"+to, obj)
+			before := calls.Load()
+			r1, r2 := post(cached, first), post(cached, second)
+			if got := calls.Load() - before; got != 1 {
+				t.Errorf("%s→%s: the converter ran %d times for two reviews equal but for the uid, want 1", from, to, got)
+			}
+			want := post(plain, second)
+			if r2.Code != 200 || !bytes.Equal(r2.Body.Bytes(), want.Body.Bytes()) {
+				t.Errorf("%s→%s: cached answer differs from converting:\n got %s\nwant %s", from, to, r2.Body, want.Body)
+			}
+			if !bytes.Equal(r1.Body.Bytes(), bytes.Replace(want.Body.Bytes(), []byte("second-"), []byte("first-"), 1)) {
+				t.Errorf("%s→%s: first answer differs from converting", from, to)
+			}
+			if ct := r2.Header().Get("Content-Type"); ct != "application/json" {
+				t.Errorf("Content-Type %q", ct)
+			}
+		}
+	}
+	n := float64(len(versions) * len(versions))
+	if hits := value(t, cached.cache.lookups.WithLabelValues("hit")); hits != n {
+		t.Errorf("hits = %v, want %v", hits, n)
+	}
+	if misses := value(t, cached.cache.lookups.WithLabelValues("miss")); misses != n {
+		t.Errorf("misses = %v, want %v", misses, n)
+	}
+	if got := value(t, cached.metrics.conversions.WithLabelValues("v1alpha3", "v1alpha1", "success")); got != 2 {
+		t.Errorf("conversions v1alpha3→v1alpha1 counted %v times, want 2 (one converted, one from the cache)", got)
+	}
+}
+
+// TestConversionCacheKeepsNoFailure: failed conversions are converted (and
+// fail) again.
+func TestConversionCacheKeepsNoFailure(t *testing.T) {
+	var calls atomic.Int64
+	failing := func(obj map[string]interface{}, to string) (map[string]interface{}, error) {
+		calls.Add(1)
+		return nil, fmt.Errorf("no")
+	}
+	h := newCachingConvertHandler(failing, 1<<20)
+	body := conversionReview("apiextensions.k8s.io/v1", "u", api.Group+"/v1alpha1", fixture(t, "v1alpha3"))
+	for i := 0; i < 2; i++ {
+		if rec := post(h, body); !strings.Contains(rec.Body.String(), `"status":"Failure"`) {
+			t.Fatalf("review %d: %s", i, rec.Body)
+		}
+	}
+	if calls.Load() != 2 || len(h.cache.entries) != 0 {
+		t.Errorf("converter ran %d times, cache holds %d entries; want 2 and 0", calls.Load(), len(h.cache.entries))
+	}
+}
+
+// TestConversionCacheBounded: the cache never holds more than its size;
+// it evicts to make room and keeps nothing larger than maxCachedReview.
+func TestConversionCacheBounded(t *testing.T) {
+	c := newConversionCache(10_000, newMetrics())
+	object := bytes.Repeat([]byte("x"), 1000)
+	for i := 0; i < 100; i++ {
+		var key [32]byte
+		key[0], key[1] = byte(i), byte(i>>8)
+		c.put(key, [][]byte{object}, []string{"v1alpha3"}, api.Group+"/v1alpha1")
+		if c.bytes > c.maxBytes {
+			t.Fatalf("after %d entries the cache holds %d bytes, above %d", i+1, c.bytes, c.maxBytes)
+		}
+	}
+	if n := len(c.entries); n < 5 || n > 9 {
+		t.Errorf("%d entries of %d bytes in a cache of %d bytes", n, 1000+24+cacheEntryOverhead, c.maxBytes)
+	}
+	if got := value(t, c.size); got != float64(c.bytes) {
+		t.Errorf("bytes gauge %v, want %d", got, c.bytes)
+	}
+	big := newConversionCache(1<<30, nil)
+	big.put([32]byte{1}, [][]byte{make([]byte, maxCachedReview)}, []string{"v1alpha3"}, api.Group+"/v1alpha1")
+	if len(big.entries) != 0 {
+		t.Error("a review larger than maxCachedReview was kept")
+	}
+}
+
+// TestConversionCacheConcurrent converts and looks up from many goroutines
+// (run with -race to check the locking).
+func TestConversionCacheConcurrent(t *testing.T) {
+	h := newCachingConvertHandler(defaultConverter, 20_000)
+	want := map[string][]byte{}
+	bodies := map[string][]byte{}
+	for _, to := range versions {
+		bodies[to] = conversionReview("apiextensions.k8s.io/v1", "u", api.Group+"/"+to, fixture(t, "v1alpha3"))
+		want[to] = post(newTestConvertHandler(defaultConverter), bodies[to]).Body.Bytes()
+	}
+	var wg sync.WaitGroup
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 50; i++ {
+				to := versions[(g+i)%len(versions)]
+				if got := post(h, bodies[to]).Body.Bytes(); !bytes.Equal(got, want[to]) {
+					t.Errorf("to %s: %s", to, got)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
