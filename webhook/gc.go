@@ -21,3 +21,23 @@ func ApplyGCDefault() {
 		debug.SetGCPercent(DefaultGCPercent)
 	}
 }
+
+// MemoryLimitBase is the soft memory limit `claimbridge serve` sets, on top
+// of --conversion-cache-bytes, unless GOMEMLIMIT is set. GOGC=200 lets the
+// heap grow to three times what is live; with the conversion cache live,
+// that would be three times the cache. The limit instead leaves the
+// collector about MemoryLimitBase for everything else, garbage included:
+// without the cache the heap stays far below it (GOGC governs), with it the
+// collector runs when the total reaches cache + MemoryLimitBase. It is soft:
+// a review larger than it is still served (the collector works harder, at
+// most half the CPU, then lets the heap grow). See docs/performance.md
+// ("Memory").
+const MemoryLimitBase = 24 << 20
+
+// ApplyMemoryLimitDefault sets the soft memory limit to cacheBytes +
+// MemoryLimitBase unless the GOMEMLIMIT environment variable chose one.
+func ApplyMemoryLimitDefault(cacheBytes int64) {
+	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
+		debug.SetMemoryLimit(cacheBytes + MemoryLimitBase)
+	}
+}

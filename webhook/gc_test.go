@@ -33,6 +33,32 @@ func TestApplyGCDefault(t *testing.T) {
 	}
 }
 
+func TestApplyMemoryLimitDefault(t *testing.T) {
+	orig := debug.SetMemoryLimit(-1)
+	t.Cleanup(func() { debug.SetMemoryLimit(orig) })
+	for _, tc := range []struct {
+		name, env string
+		unset     bool
+		before    int64
+		want      int64
+	}{
+		{name: "GOMEMLIMIT unset", unset: true, before: 1 << 40, want: 16<<20 + MemoryLimitBase},
+		{name: "GOMEMLIMIT set", env: "100MiB", before: 100 << 20, want: 100 << 20},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("GOMEMLIMIT", tc.env)
+			if tc.unset {
+				unsetenv(t, "GOMEMLIMIT")
+			}
+			debug.SetMemoryLimit(tc.before)
+			ApplyMemoryLimitDefault(16 << 20)
+			if got := debug.SetMemoryLimit(-1); got != tc.want {
+				t.Errorf("memory limit %d, want %d", got, tc.want)
+			}
+		})
+	}
+}
+
 // unsetenv removes key for the rest of the test (t.Setenv restores it).
 func unsetenv(t *testing.T, key string) {
 	t.Helper()

@@ -453,7 +453,9 @@ func run(phase, soak time.Duration) error {
 	cbAddr, cbHealth, cbMetrics := freePort(), freePort(), freePort()
 	cb, err := start("claimbridge", []string{bin, "serve", "--bind-address=127.0.0.1", "--port=" + strings.Split(cbAddr, ":")[1],
 		"--cert-dir=" + certDir, "--health-probe-bind-address=" + cbHealth, "--metrics-bind-address=" + cbMetrics, "--metrics-secure=false",
-		"--shutdown-drain=0s"}, certDir, cbAddr, cbHealth, strings.Fields(serverArgs)...)
+		// The load test repeats the same reviews: the conversion cache would
+		// answer them all, so it is off and conversion is measured.
+		"--shutdown-drain=0s", "--conversion-cache-bytes=0"}, certDir, cbAddr, cbHealth, strings.Fields(serverArgs)...)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -57,6 +58,7 @@ func (b *bench) startClaimbridge(ctx context.Context, certDir string, port int) 
 	b.cbMetrics = fmt.Sprintf("http://127.0.0.1:%d/metrics", mport)
 	b.cb = exec.Command(bin, "serve", "--bind-address=127.0.0.1", "--port="+strconv.Itoa(port), "--cert-dir="+certDir,
 		"--health-probe-bind-address=0", fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", mport), "--metrics-secure=false", "--shutdown-drain=0")
+	b.cb.Args = append(b.cb.Args, strings.Fields(os.Getenv("CLAIMBRIDGE_ARGS"))...) // e.g. --conversion-cache-bytes=0
 	b.cb.Stdout, b.cb.Stderr = os.Stderr, os.Stderr
 	if gogc := os.Getenv("CLAIMBRIDGE_GOGC"); gogc != "" { // GC setting for claimbridge alone
 		b.cb.Env = append(os.Environ(), "GOGC="+gogc)

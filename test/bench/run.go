@@ -28,6 +28,7 @@ func (r *results) add(row string, m mode, v float64) {
 
 type snapshot struct {
 	reviews, objects     float64
+	cacheHits            float64 // claimbridge's conversion cache
 	timerSum, timerCount float64
 	cpu                  map[string]float64
 }
@@ -37,6 +38,13 @@ func (b *bench) snapshot(ctx context.Context, m mode) (snapshot, error) {
 	var err error
 	if s.reviews, s.objects, err = b.webhookCounts(m); err != nil {
 		return s, err
+	}
+	if m == modeClaimbridge {
+		text, err := httpGet(b.cbMetrics, nil)
+		if err != nil {
+			return s, err
+		}
+		s.cacheHits = promSum(text, "claimbridge_conversion_cache_lookups_total", `result="hit"`)
 	}
 	text, err := b.apiserverMetrics(ctx)
 	if err != nil {
@@ -147,6 +155,9 @@ func (b *bench) block(ctx context.Context, m mode, round int, res *results) erro
 	if m != modeStorage {
 		res.add("reviews while the caches rebuild", m, mid.reviews-before.reviews)
 	}
+	if m == modeClaimbridge && mid.reviews > before.reviews {
+		res.add("share answered from the conversion cache while the caches rebuild", m, (mid.cacheHits-before.cacheHits)/(mid.reviews-before.reviews))
+	}
 	for _, v := range versionsOf(m) {
 		err := b.versionOps(ctx, v, rv, func(op string, val float64) {
 			if m == modeStorage {
@@ -180,6 +191,9 @@ func (b *bench) block(ctx context.Context, m mode, round int, res *results) erro
 	if m != modeStorage {
 		reviews := after.reviews - mid.reviews
 		res.add("reviews during the operations", m, reviews)
+		if m == modeClaimbridge && reviews > 0 {
+			res.add("share answered from the conversion cache during the operations", m, (after.cacheHits-mid.cacheHits)/reviews)
+		}
 		if reviews > 0 {
 			res.add("objects per review", m, (after.objects-mid.objects)/reviews)
 			res.add("webhook CPU per review (ms)", m, 1000*(after.cpu[string(m)]-mid.cpu[string(m)])/reviews)
