@@ -193,14 +193,11 @@ func (d *differ) node(root string, base, target interface{}) {
 // sortSegments reorders the operations of segs (contiguous, in map order)
 // into key order.
 func (d *differ) sortSegments(segs []segment) {
+	first := segs[0].start           // segments are contiguous, in map order
 	for i := 1; i < len(segs); i++ { // insertion sort: a map has few differing keys
 		for j := i; j > 0 && segs[j].key < segs[j-1].key; j-- {
 			segs[j], segs[j-1] = segs[j-1], segs[j]
 		}
-	}
-	first := segs[0].start
-	for _, s := range segs {
-		first = min(first, s.start)
 	}
 	moved := make([]operation, 0, len(d.ops)-first)
 	for _, s := range segs {

@@ -63,10 +63,14 @@ const maxCachedReview = 256 << 10
 
 // reviewPrefixes are the beginnings, up to the uid's value, of the
 // ConversionReviews kube-apiserver sends (encoding/json of the typed
-// review: kind, apiVersion, then the request with uid first).
-var reviewPrefixes = [][]byte{
-	[]byte(`{"kind":"ConversionReview","apiVersion":"apiextensions.k8s.io/v1","request":{"uid":"`),
-	[]byte(`{"kind":"ConversionReview","apiVersion":"apiextensions.k8s.io/v1beta1","request":{"uid":"`),
+// review: kind, apiVersion, then the request with uid first), by the
+// review's apiVersion.
+var reviewPrefixes = []struct {
+	apiVersion string
+	prefix     []byte
+}{
+	{"apiextensions.k8s.io/v1", []byte(`{"kind":"ConversionReview","apiVersion":"apiextensions.k8s.io/v1","request":{"uid":"`)},
+	{"apiextensions.k8s.io/v1beta1", []byte(`{"kind":"ConversionReview","apiVersion":"apiextensions.k8s.io/v1beta1","request":{"uid":"`)},
 }
 
 func newConversionCache(maxBytes int64, m *metrics) *conversionCache {
@@ -94,34 +98,43 @@ func newConversionCache(maxBytes int64, m *metrics) *conversionCache {
 	return c
 }
 
-// key returns the cache key of a review body and its uid, or ok=false when
-// the body is not in kube-apiserver's shape (or the cache is off).
-func (c *conversionCache) key(body []byte) (key [sha256.Size]byte, uid string, ok bool) {
+// cacheKey is a review's key in the cache, with what the answer needs of
+// the review besides the cached objects: its uid and apiVersion.
+type cacheKey struct {
+	sum        [sha256.Size]byte
+	uid        string
+	apiVersion string
+}
+
+// key returns the cache key of a review body, or ok=false when the body is
+// not in kube-apiserver's shape (or the cache is off).
+func (c *conversionCache) key(body []byte) (k cacheKey, ok bool) {
 	if c == nil || c.maxBytes <= 0 {
-		return key, "", false
+		return k, false
 	}
 	for _, p := range reviewPrefixes {
-		if !bytes.HasPrefix(body, p) {
+		if !bytes.HasPrefix(body, p.prefix) {
 			continue
 		}
-		rest := body[len(p):]
+		rest := body[len(p.prefix):]
 		end := bytes.IndexByte(rest, '"')
 		if end <= 0 || bytes.IndexByte(rest[:end], '\\') >= 0 {
-			return key, "", false
+			return k, false
 		}
 		h := sha256.New()
-		h.Write(p)
+		h.Write(p.prefix)
 		h.Write(rest[end:])
-		h.Sum(key[:0])
-		return key, string(rest[:end]), true
+		h.Sum(k.sum[:0])
+		k.uid, k.apiVersion = string(rest[:end]), p.apiVersion
+		return k, true
 	}
-	return key, "", false
+	return k, false
 }
 
 // get returns the entry of key, if any, and counts the lookup.
-func (c *conversionCache) get(key [sha256.Size]byte) *cachedConversion {
+func (c *conversionCache) get(key cacheKey) *cachedConversion {
 	c.mu.Lock()
-	e := c.entries[key]
+	e := c.entries[key.sum]
 	c.mu.Unlock()
 	if e != nil {
 		c.lookups.WithLabelValues("hit").Inc()

@@ -40,25 +40,25 @@ func TestConversionCacheKey(t *testing.T) {
 		{name: "cache of size 0", cache: newConversionCache(0, nil), body: string(apiserver)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			key, uid, ok := tc.cache.key([]byte(tc.body))
-			if ok != (tc.uid != "") || uid != tc.uid {
-				t.Fatalf("key() = uid %q, ok %v; want uid %q", uid, ok, tc.uid)
+			key, ok := tc.cache.key([]byte(tc.body))
+			if ok != (tc.uid != "") || key.uid != tc.uid {
+				t.Fatalf("key() = uid %q, ok %v; want uid %q", key.uid, ok, tc.uid)
 			}
 			if tc.keyLike != "" {
-				if other, _, _ := tc.cache.key([]byte(tc.keyLike)); other != key {
+				if other, _ := tc.cache.key([]byte(tc.keyLike)); other.sum != key.sum {
 					t.Errorf("a review equal but for the uid has another key")
 				}
 			}
 		})
 	}
 	// Every other byte is part of the key.
-	key, _, _ := c.key(apiserver)
+	key, _ := c.key(apiserver)
 	for _, changed := range [][]byte{
 		conversionReview("apiextensions.k8s.io/v1", "uid-1", Group+"/v1alpha2", obj),
 		conversionReview("apiextensions.k8s.io/v1", "uid-1", Group+"/v1alpha1", bytes.Replace(obj, []byte(`"gpu-0"`), []byte(`"gpu-9"`), 1)),
 		append(bytes.Clone(apiserver), ' '),
 	} {
-		if other, _, ok := c.key(changed); !ok || other == key {
+		if other, ok := c.key(changed); !ok || other.sum == key.sum {
 			t.Errorf("a changed review (ok %v) has the same key", ok)
 		}
 	}

@@ -67,10 +67,10 @@ func (h *convertHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeHTTPError(w, log, herr)
 		return
 	}
-	key, cacheUID, cacheable := h.cache.key(body)
+	key, cacheable := h.cache.key(body)
 	if cacheable {
 		if e := h.cache.get(key); e != nil {
-			h.serveCached(w, log, body, cacheUID, e, start)
+			h.serveCached(w, log, key, e, start)
 			return
 		}
 	}
@@ -101,12 +101,12 @@ func (h *convertHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	h.metrics.request("/convert", "", result, start)
 	if result == "success" {
-		if cacheable && string(req.UID) == cacheUID {
+		if cacheable && string(req.UID) == key.uid {
 			objects := make([][]byte, len(resp.ConvertedObjects))
 			for i, o := range resp.ConvertedObjects {
 				objects[i] = o.Raw
 			}
-			h.cache.put(key, objects, from, req.DesiredAPIVersion)
+			h.cache.put(key.sum, objects, from, req.DesiredAPIVersion)
 		}
 		writeRaw(w, log, appendConversionReview(make([]byte, 0, responseSize(resp.ConvertedObjects)), review.TypeMeta, resp.UID, resp.ConvertedObjects))
 		return
@@ -202,11 +202,8 @@ func (h *convertHandler) convertOne(raw []byte, obj map[string]interface{}, to s
 // serveCached answers a review from the conversion cache: the same bytes as
 // converting its objects again, with the review's uid, and the same
 // metrics.
-func (h *convertHandler) serveCached(w http.ResponseWriter, log logr.Logger, body []byte, uid string, e *cachedConversion, start time.Time) {
-	tm := metav1.TypeMeta{Kind: "ConversionReview", APIVersion: "apiextensions.k8s.io/v1"}
-	if bytes.HasPrefix(body, reviewPrefixes[1]) {
-		tm.APIVersion = "apiextensions.k8s.io/v1beta1"
-	}
+func (h *convertHandler) serveCached(w http.ResponseWriter, log logr.Logger, key cacheKey, e *cachedConversion, start time.Time) {
+	tm := metav1.TypeMeta{Kind: "ConversionReview", APIVersion: key.apiVersion}
 	objects := make([]runtime.RawExtension, len(e.objects))
 	size := 256
 	for i, o := range e.objects {
@@ -215,7 +212,7 @@ func (h *convertHandler) serveCached(w http.ResponseWriter, log logr.Logger, bod
 		h.metrics.conversion(e.from[i], e.to, "success")
 	}
 	h.metrics.request("/convert", "", "success", start)
-	writeRaw(w, log, appendConversionReview(make([]byte, 0, size), tm, types.UID(uid), objects))
+	writeRaw(w, log, appendConversionReview(make([]byte, 0, size), tm, types.UID(key.uid), objects))
 }
 
 // encodeBuffers are scratch space for encoding converted objects, so that
