@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	admissionv1 "k8s.io/api/admission/v1"
@@ -75,20 +76,54 @@ func runBench(b *testing.B, h http.Handler, body []byte) {
 	}
 }
 
+// runBenchRenamed is runBench with a review whose object has another name
+// every time: body holds the name placeholder benchName, rewritten in place.
+func runBenchRenamed(b *testing.B, h http.Handler, body []byte) {
+	serverGC.Do(ApplyGCDefault)
+	at := bytes.Index(body, []byte(benchName))
+	if at < 0 {
+		b.Fatal("no name placeholder")
+	}
+	body = bytes.Clone(body)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		copy(body[at+len(benchName)-8:], fmt.Sprintf("%08d", benchRenames.Add(1)%100_000_000))
+		if rec := post(h, body); rec.Code != http.StatusOK {
+			b.Fatalf("status %d", rec.Code)
+		}
+	}
+}
+
+// benchRenames numbers the renamed objects of all runs, so that no run
+// sends a review an earlier one sent.
+var benchRenames atomic.Int64
+
+// benchName is the name of the renamed benchmark object; its last 8
+// characters are replaced by a counter.
+const benchName = "bench-claim-00000000"
+
 // BenchmarkConvert sends one-object ConversionReviews, the only shape the
 // apiserver sends, in every direction. "handler" converts every time (no
 // conversion cache: the cost of a review not seen before); "cache-hit" is
 // the same review answered from the conversion cache, as a repeated GET or
-// etcd LIST of an unchanged object is.
+// etcd LIST of an unchanged object is; "object-hit" is an object under
+// another name each time, answered from the cache's object entry (a claim
+// created from the same template, or the object the apiserver stored and
+// converts back) beside "baseline-renamed", the baseline of the same
+// reviews.
 func BenchmarkConvert(b *testing.B) {
 	h := newTestConvertHandler(defaultConverter)
 	cached := newCachingConvertHandler(defaultConverter, 16<<20)
+	objects := newCachingConvertHandler(defaultConverter, 16<<20)
+	objects.cacheObjects = true
 	for _, from := range versions {
 		for _, to := range versions {
 			if from == to {
 				continue
 			}
 			body := conversionReview("apiextensions.k8s.io/v1", "bench", api.Group+"/"+to, fixture(b, from))
+			renamed := conversionReview("apiextensions.k8s.io/v1", "bench", api.Group+"/"+to, withName(b, fixture(b, from), benchName))
 			b.Run(fmt.Sprintf("%s-to-%s", from, to), func(b *testing.B) {
 				if rec := post(h, body); !bytes.Contains(rec.Body.Bytes(), []byte(`"status":"Success"`)) {
 					b.Fatalf("conversion failed: %.300s", rec.Body)
@@ -96,6 +131,8 @@ func BenchmarkConvert(b *testing.B) {
 				b.Run("handler", func(b *testing.B) { runBench(b, h, body) })
 				b.Run("cache-hit", func(b *testing.B) { runBench(b, cached, body) })
 				b.Run("baseline", func(b *testing.B) { runBench(b, baselineConvert, body) })
+				b.Run("object-hit", func(b *testing.B) { runBenchRenamed(b, objects, renamed) })
+				b.Run("baseline-renamed", func(b *testing.B) { runBenchRenamed(b, baselineConvert, renamed) })
 			})
 		}
 	}

@@ -35,12 +35,13 @@ type conversionCache struct {
 	maxBytes int64
 
 	mu      sync.Mutex
-	entries map[[sha256.Size]byte]*cachedConversion
+	entries map[[sha256.Size]byte]*cachedConversion // reviews' and objects' (objcache.go)
 	bytes   int64
 
-	lookups *prometheus.CounterVec
-	size    prometheus.Gauge
-	count   prometheus.Gauge
+	lookups       *prometheus.CounterVec
+	objectLookups *prometheus.CounterVec
+	size          prometheus.Gauge
+	count         prometheus.Gauge
 }
 
 // cachedConversion is the answer to one review: the encoded converted
@@ -51,6 +52,8 @@ type cachedConversion struct {
 	from    []string
 	to      string
 	size    int64
+	// object, in an object entry (objcache.go), is all the entry holds.
+	object *cachedObject
 }
 
 // cacheEntryOverhead approximates the memory of an entry besides its
@@ -81,19 +84,25 @@ func newConversionCache(maxBytes int64, m *metrics) *conversionCache {
 			Name: "claimbridge_conversion_cache_lookups_total",
 			Help: "ConversionReviews looked up in the conversion cache, by result (hit, miss). Reviews not in kube-apiserver's shape are not looked up.",
 		}, []string{"result"}),
+		objectLookups: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "claimbridge_conversion_cache_object_lookups_total",
+			Help: "Objects of ConversionReviews the review cache did not answer, looked up in the conversion cache by their content without the metadata other than the annotations, by result (hit, miss).",
+		}, []string{"result"}),
 		size: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "claimbridge_conversion_cache_bytes",
 			Help: "Bytes held by the conversion cache (converted objects and a fixed overhead per entry), at most --conversion-cache-size.",
 		}),
 		count: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "claimbridge_conversion_cache_entries",
-			Help: "Reviews whose answers the conversion cache holds.",
+			Help: "Entries the conversion cache holds: answers to reviews and converted objects.",
 		}),
 	}
 	c.lookups.WithLabelValues("hit")
 	c.lookups.WithLabelValues("miss")
+	c.objectLookups.WithLabelValues("hit")
+	c.objectLookups.WithLabelValues("miss")
 	if m != nil {
-		m.registry.MustRegister(c.lookups, c.size, c.count)
+		m.registry.MustRegister(c.lookups, c.objectLookups, c.size, c.count)
 	}
 	return c
 }
@@ -136,6 +145,9 @@ func (c *conversionCache) get(key cacheKey) *cachedConversion {
 	c.mu.Lock()
 	e := c.entries[key.sum]
 	c.mu.Unlock()
+	if e != nil && e.object != nil { // an object entry: never, short of a SHA-256 collision
+		e = nil
+	}
 	if e != nil {
 		c.lookups.WithLabelValues("hit").Inc()
 	} else {
@@ -155,7 +167,12 @@ func (c *conversionCache) put(key [sha256.Size]byte, objects [][]byte, from []st
 		return
 	}
 	_, to, _ := strings.Cut(desiredAPIVersion, "/")
-	e := &cachedConversion{objects: objects, from: from, to: to, size: size}
+	c.store(key, &cachedConversion{objects: objects, from: from, to: to, size: size})
+}
+
+// store adds e under key, evicting random entries to make room.
+func (c *conversionCache) store(key [sha256.Size]byte, e *cachedConversion) {
+	size := e.size
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if old := c.entries[key]; old != nil { // converted twice at once

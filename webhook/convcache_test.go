@@ -155,15 +155,20 @@ func TestConversionCacheBounded(t *testing.T) {
 	}
 }
 
-// TestConversionCacheConcurrent converts and looks up from many goroutines
-// (run with -race to check the locking).
+// TestConversionCacheConcurrent converts and looks up reviews and objects
+// (under four names) from many goroutines (run with -race to check the
+// locking).
 func TestConversionCacheConcurrent(t *testing.T) {
 	h := newCachingConvertHandler(defaultConverter, 20_000)
+	h.cacheObjects = true
 	want := map[string][]byte{}
 	bodies := map[string][]byte{}
 	for _, to := range versions {
-		bodies[to] = conversionReview("apiextensions.k8s.io/v1", "u", api.Group+"/"+to, fixture(t, "v1alpha3"))
-		want[to] = post(newTestConvertHandler(defaultConverter), bodies[to]).Body.Bytes()
+		for n := 0; n < 4; n++ {
+			k := fmt.Sprint(to, n)
+			bodies[k] = conversionReview("apiextensions.k8s.io/v1", "u", api.Group+"/"+to, withName(t, fixture(t, "v1alpha3"), fmt.Sprint("claim-", n)))
+			want[k] = post(newTestConvertHandler(defaultConverter), bodies[k]).Body.Bytes()
+		}
 	}
 	var wg sync.WaitGroup
 	for g := 0; g < 8; g++ {
@@ -171,13 +176,16 @@ func TestConversionCacheConcurrent(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := 0; i < 50; i++ {
-				to := versions[(g+i)%len(versions)]
-				if got := post(h, bodies[to]).Body.Bytes(); !bytes.Equal(got, want[to]) {
-					t.Errorf("to %s: %s", to, got)
+				k := fmt.Sprint(versions[(g+i)%len(versions)], (g*i)%4)
+				if got := post(h, bodies[k]).Body.Bytes(); !bytes.Equal(got, want[k]) {
+					t.Errorf("%s: %s", k, got)
 					return
 				}
 			}
 		}()
 	}
 	wg.Wait()
+	if value(t, h.cache.objectLookups.WithLabelValues("hit")) == 0 {
+		t.Error("no object entry answered")
+	}
 }

@@ -3,6 +3,7 @@ package webhook
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -54,6 +55,9 @@ type convertHandler struct {
 	// cache, if not nil, answers a review equal but for its uid to one
 	// converted before (convcache.go).
 	cache *conversionCache
+	// cacheObjects also keeps and looks up converted objects in cache
+	// (objcache.go): only for the default converter.
+	cacheObjects bool
 }
 
 var _ http.Handler = (*convertHandler)(nil)
@@ -75,6 +79,12 @@ func (h *convertHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	review, decoded, ok := decodeCanonicalConversionReview(body, h.maxDepth)
+	var spans [][2]int // the objects' bytes in body, for object entries
+	if ok && cacheable && h.cacheObjects {
+		if spans = reviewObjectSpans(body); len(spans) != len(decoded) {
+			spans = nil
+		}
+	}
 	if !ok {
 		review, decoded = apiextensionsv1.ConversionReview{}, nil
 		if herr := decodeChecked(body, h.maxDepth, func(b []byte) *httpError { return decodeConversionReview(b, &review) }); herr != nil {
@@ -90,7 +100,7 @@ func (h *convertHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	resp := &apiextensionsv1.ConversionResponse{UID: req.UID}
 	var from []string
-	resp.ConvertedObjects, from, resp.Result = h.convertAll(ctx, req, decoded)
+	resp.ConvertedObjects, from, resp.Result = h.convertAll(ctx, req, decoded, body, spans)
 	result := "success"
 	if resp.Result.Status != metav1.StatusSuccess {
 		result = "failure"
@@ -135,9 +145,10 @@ func decodeConversionReview(body []byte, review *apiextensionsv1.ConversionRevie
 }
 
 // convertAll converts every object in order or fails the whole review.
-// decoded, when not nil, holds the objects already decoded from the review.
-// It also returns the version each object was converted from.
-func (h *convertHandler) convertAll(ctx context.Context, req *apiextensionsv1.ConversionRequest, decoded []map[string]interface{}) ([]runtime.RawExtension, []string, metav1.Status) {
+// decoded, when not nil, holds the objects already decoded from the review;
+// spans, when not nil, where each is in body. It also returns the version
+// each object was converted from.
+func (h *convertHandler) convertAll(ctx context.Context, req *apiextensionsv1.ConversionRequest, decoded []map[string]interface{}, body []byte, spans [][2]int) ([]runtime.RawExtension, []string, metav1.Status) {
 	gv, err := schema.ParseGroupVersion(req.DesiredAPIVersion)
 	if err != nil || gv.Group != api.Group || !api.IsServed(gv.Version) {
 		return nil, nil, failure("desiredAPIVersion %q is not served: want %s/%s", req.DesiredAPIVersion, api.Group, servedList())
@@ -152,7 +163,11 @@ func (h *convertHandler) convertAll(ctx context.Context, req *apiextensionsv1.Co
 		if decoded != nil {
 			obj = decoded[i]
 		}
-		raw, fromVersion, err := h.convertOne(req.Objects[i].Raw, obj, gv)
+		var key objectCacheKey
+		if spans != nil {
+			key.sum, key.ok = objectKey(body[spans[i][0]:spans[i][1]], req.DesiredAPIVersion)
+		}
+		raw, fromVersion, err := h.convertOne(req.Objects[i].Raw, obj, gv, key)
 		if err != nil {
 			return nil, nil, failure("objects[%d] %v", i, err)
 		}
@@ -161,10 +176,17 @@ func (h *convertHandler) convertAll(ctx context.Context, req *apiextensionsv1.Co
 	return out, from, metav1.Status{Status: metav1.StatusSuccess}
 }
 
+// objectCacheKey is an object's key in the conversion cache, if ok.
+type objectCacheKey struct {
+	sum [sha256.Size]byte
+	ok  bool
+}
+
 // convertOne converts one object, decoded from raw unless obj is given, and
-// checks the apiserver's contract on the result. Errors name the object. It
-// also returns the version the object was converted from.
-func (h *convertHandler) convertOne(raw []byte, obj map[string]interface{}, to schema.GroupVersion) ([]byte, string, error) {
+// checks the apiserver's contract on the result; with a key, it answers from
+// the object's cache entry or stores one. Errors name the object. It also
+// returns the version the object was converted from.
+func (h *convertHandler) convertOne(raw []byte, obj map[string]interface{}, to schema.GroupVersion, key objectCacheKey) ([]byte, string, error) {
 	if obj == nil {
 		var err error
 		if obj, err = decodeObject(raw); err != nil {
@@ -177,6 +199,12 @@ func (h *convertHandler) convertOne(raw []byte, obj map[string]interface{}, to s
 	if err != nil || gv.Group != api.Group || !api.IsServed(gv.Version) || !api.IsKind(id.kind) {
 		h.metrics.conversion(from, to.Version, "unsupported")
 		return nil, "", fmt.Errorf("%s: unsupported apiVersion %q or kind %q: want %s %s or %s", id, from, id.kind, api.Group, api.KindClaim, api.KindTemplate)
+	}
+	if key.ok {
+		if data, ok := h.fromObjectEntry(key.sum, obj); ok {
+			h.metrics.conversion(gv.Version, to.Version, "success")
+			return data, gv.Version, nil
+		}
 	}
 	// The converter's errors already say "converting <kind> <name> from
 	// <version> to <version>"; only what the webhook checks is worded here.
@@ -195,8 +223,28 @@ func (h *convertHandler) convertOne(raw []byte, obj map[string]interface{}, to s
 		h.metrics.conversion(gv.Version, to.Version, "failure")
 		return nil, "", fmt.Errorf("%s: encoding converted object: %w", id, err)
 	}
+	if key.ok {
+		if e := newCachedObject(obj, out, data); e != nil {
+			h.cache.putObject(key.sum, e)
+		}
+	}
 	h.metrics.conversion(gv.Version, to.Version, "success")
 	return data, gv.Version, nil
+}
+
+// fromObjectEntry returns the converted encoding of obj from its object
+// entry, if the cache has one that answers it (objcache.go), and counts the
+// lookup.
+func (h *convertHandler) fromObjectEntry(key [sha256.Size]byte, obj map[string]interface{}) ([]byte, bool) {
+	var data []byte
+	e := h.cache.getObject(key)
+	ok := false
+	if e != nil {
+		meta, _ := obj["metadata"].(map[string]interface{})
+		data, ok = e.encode(meta)
+	}
+	h.cache.countObjectLookup(ok)
+	return data, ok
 }
 
 // serveCached answers a review from the conversion cache: the same bytes as
@@ -325,7 +373,7 @@ func checkConverted(in, out map[string]interface{}, id objectID, to schema.Group
 			return fmt.Errorf("converter returned metadata.%s that %v", k, err)
 		}
 	}
-	if !equalExceptLabels(inMeta, outMeta) {
+	if !equalExcept(inMeta, outMeta, false) {
 		return errors.New("converter changed metadata other than labels and annotations")
 	}
 	return nil
@@ -347,12 +395,14 @@ func checkStringMap(v interface{}) error {
 	return nil
 }
 
-// equalExceptLabels reports whether two metadata objects are
-// reflect.DeepEqual but for labels and annotations, without copying them.
-func equalExceptLabels(a, b map[string]interface{}) bool {
+// equalExcept reports whether two metadata objects are reflect.DeepEqual
+// but for the annotations and, unless withLabels, the labels, without
+// copying them.
+func equalExcept(a, b map[string]interface{}, withLabels bool) bool {
+	skip := func(k string) bool { return k == "annotations" || k == "labels" && !withLabels }
 	n := 0
 	for k, va := range a {
-		if k == "labels" || k == "annotations" {
+		if skip(k) {
 			continue
 		}
 		vb, ok := b[k]
@@ -362,7 +412,7 @@ func equalExceptLabels(a, b map[string]interface{}) bool {
 		n++
 	}
 	for k := range b {
-		if k != "labels" && k != "annotations" {
+		if !skip(k) {
 			n--
 		}
 	}

@@ -25,6 +25,9 @@ type Server struct {
 	metrics   *metrics
 	admission *slotGate
 	cache     *conversionCache // nil when Config.ConversionCacheBytes is 0
+	// cacheObjects: the cache also keeps converted objects (objcache.go),
+	// which only the default converter allows.
+	cacheObjects bool
 	// serving is the serving certificate content once Run loaded it; the
 	// certificate metrics read it (certmetrics.go).
 	serving atomic.Pointer[dynamiccertificates.DynamicCertKeyPairContent]
@@ -36,12 +39,13 @@ type Server struct {
 
 // New returns a server for cfg that has not started.
 func New(cfg Config) (*Server, error) {
+	cacheObjects := cfg.Converter == nil // objcache.go: the default converter only
 	cfg, err := cfg.complete()
 	if err != nil {
 		return nil, err
 	}
 	m := newMetrics()
-	s := &Server{cfg: cfg, metrics: m, admission: newSlotGate(cfg.MaxInFlight, cfg.MaxQueueWait, m), started: make(chan struct{})}
+	s := &Server{cfg: cfg, cacheObjects: cacheObjects, metrics: m, admission: newSlotGate(cfg.MaxInFlight, cfg.MaxQueueWait, m), started: make(chan struct{})}
 	if cfg.ConversionCacheBytes > 0 {
 		s.cache = newConversionCache(cfg.ConversionCacheBytes, m)
 	}
@@ -70,7 +74,7 @@ func (s *Server) Handler() http.Handler {
 	a := s.admission
 	mux.Handle("/convert", s.metrics.instrument("/convert", recoverPanics("/convert", s.metrics, a.wrap("/convert", c.MaxConvertBodyBytes, a.shedConvert, &convertHandler{
 		convert: c.Converter, maxBytes: c.MaxConvertBodyBytes, maxDepth: c.MaxJSONDepth,
-		timeout: c.RequestTimeout, metrics: s.metrics, cache: s.cache,
+		timeout: c.RequestTimeout, metrics: s.metrics, cache: s.cache, cacheObjects: s.cacheObjects,
 	}))))
 	mux.Handle("/validate", s.metrics.instrument("/validate", recoverPanics("/validate", s.metrics, a.wrap("/validate", c.MaxValidateBodyBytes, a.shedValidate(c.MaxValidateBodyBytes, c.MaxJSONDepth), &validateHandler{
 		validator: &validator{validate: c.Validator, metrics: s.metrics}, maxBytes: c.MaxValidateBodyBytes, maxDepth: c.MaxJSONDepth,

@@ -1,0 +1,268 @@
+package webhook
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"strings"
+
+	"github.com/claimbridge/claimbridge/internal/jsontree"
+)
+
+// Object entries of the conversion cache.
+//
+// claimbridge's conversion reads an object's metadata only for its
+// annotations (the restore annotations) and the types of name, namespace,
+// labels and finalizers (a malformed object is refused); it copies the rest
+// of the metadata unchanged and changes only the annotations
+// (conversion.ConvertShared, tested by conversion's
+// TestConversionIgnoresMetadataButAnnotations). So two objects that differ
+// only in metadata other than the annotations — claims created from one
+// template, or the same claim before and after the apiserver stored it
+// (uid, resourceVersion, creationTimestamp, managedFields) — convert to
+// objects that differ in that metadata only. An object entry holds the
+// encoding of a converted object around its metadata, and the converted
+// annotations: a review the review cache does not hold (a create, a claim
+// not converted before) is answered by decoding it, as always, and encoding
+// only its metadata between the two stored parts — the bytes converting it
+// would give — instead of converting it.
+//
+// The key is the SHA-256 of the desired version and the object's bytes as
+// the review carries them, with the metadata replaced by its annotations
+// member alone. Only objects the scanner can locate unambiguously are looked
+// up (one metadata object, at most one annotations member, no escaped keys
+// at those levels); only the default converter's results are kept (a
+// Config.Converter may read any metadata).
+type cachedObject struct {
+	// prefix and suffix are the converted object's encoding before and
+	// after the value of its metadata member.
+	prefix, suffix []byte
+	// annotations is the converted metadata's annotations member, if it
+	// has one (hasAnnotations). It holds no substring of a request.
+	annotations    interface{}
+	hasAnnotations bool
+}
+
+// objectKeyDomain starts the hash of every object key, so that no object
+// key equals a review key (whose hash starts with a review's first bytes).
+const objectKeyDomain = "claimbridge conversion object\x00"
+
+// reviewObjectSpans returns the spans of the objects in the body of a
+// review decodeCanonicalConversionReview accepted (so valid JSON), in
+// order, or nil when the body's request or objects member is repeated or
+// any key at those levels is escaped (then the spans might not be the
+// objects the decoder kept).
+func reviewObjectSpans(body []byte) [][2]int {
+	reqStart, reqEnd, ok := uniqueMember(body, 0, len(body), "request")
+	if !ok {
+		return nil
+	}
+	objStart, _, ok := uniqueMember(body, reqStart, reqEnd, "objects")
+	if !ok {
+		return nil
+	}
+	var spans [][2]int
+	if jsontree.ScanArray(body, objStart, func(s, e int) { spans = append(spans, [2]int{s, e}) }) < 0 {
+		return nil
+	}
+	return spans
+}
+
+// uniqueMember returns the span of the value of member name of the object
+// at data[start:end]; ok is false when the object has not exactly one such
+// member, has an escaped key, or cannot be followed.
+func uniqueMember(data []byte, start, end int, name string) (s, e int, ok bool) {
+	n, escaped := 0, false
+	if jsontree.ScanObject(data[:end], start, func(key []byte, vs, ve int) {
+		escaped = escaped || bytes.IndexByte(key, '\\') >= 0
+		if string(key) == name {
+			n++
+			s, e = vs, ve
+		}
+	}) < 0 || escaped || n != 1 {
+		return 0, 0, false
+	}
+	return s, e, true
+}
+
+// objectKey returns the object key of obj (an object's bytes in a review)
+// converted to desiredAPIVersion, or ok=false when obj is not looked up:
+// its metadata is missing, repeated or not an object, it has more than one
+// annotations member, or a key of the object or its metadata is escaped.
+func objectKey(obj []byte, desiredAPIVersion string) (sum [sha256.Size]byte, ok bool) {
+	metaStart, metaEnd, ok := uniqueMember(obj, 0, len(obj), "metadata")
+	if !ok || obj[metaStart] != '{' {
+		return sum, false
+	}
+	annStart, annEnd, annotations := -1, -1, 0
+	escaped := false
+	if jsontree.ScanObject(obj[:metaEnd], metaStart, func(key []byte, s, e int) {
+		escaped = escaped || bytes.IndexByte(key, '\\') >= 0
+		if string(key) == "annotations" {
+			annotations++
+			annStart, annEnd = s, e
+		}
+	}) < 0 || escaped || annotations > 1 {
+		return sum, false
+	}
+	h := sha256.New()
+	var n [8]byte
+	binary.BigEndian.PutUint64(n[:], uint64(len(desiredAPIVersion)))
+	h.Write([]byte(objectKeyDomain))
+	h.Write(n[:])
+	h.Write([]byte(desiredAPIVersion))
+	h.Write(obj[:metaStart])
+	if annotations == 1 {
+		h.Write([]byte(`{"annotations":`))
+		h.Write(obj[annStart:annEnd])
+		h.Write([]byte(`}`))
+	} else {
+		h.Write([]byte(`{}`))
+	}
+	h.Write(obj[metaEnd:])
+	h.Sum(sum[:0])
+	return sum, true
+}
+
+// newCachedObject returns the entry for an object converted from in to out
+// and encoded as data, or nil when the conversion changed metadata besides
+// the annotations (then the entry's assumption does not hold for it).
+func newCachedObject(in, out map[string]interface{}, data []byte) *cachedObject {
+	inMeta, ok1 := in["metadata"].(map[string]interface{})
+	outMeta, ok2 := out["metadata"].(map[string]interface{})
+	if !ok1 || !ok2 || !equalExcept(inMeta, outMeta, true) {
+		return nil
+	}
+	start, end, ok := uniqueMember(data, 0, len(data), "metadata")
+	if !ok {
+		return nil
+	}
+	e := &cachedObject{prefix: bytes.Clone(data[:start]), suffix: bytes.Clone(data[end:])}
+	e.annotations, e.hasAnnotations = outMeta["annotations"]
+	if ann, ok := e.annotations.(map[string]interface{}); ok {
+		// The converted annotations share strings with the request's
+		// text; copies keep the cache from holding whole requests.
+		copied := make(map[string]interface{}, len(ann))
+		for k, v := range ann {
+			s, ok := v.(string)
+			if !ok {
+				return nil
+			}
+			copied[strings.Clone(k)] = strings.Clone(s)
+		}
+		e.annotations = copied
+	} else if e.annotations != nil {
+		return nil
+	}
+	return e
+}
+
+// size approximates the memory of the entry.
+func (e *cachedObject) size() int64 {
+	n := int64(cacheEntryOverhead + len(e.prefix) + len(e.suffix))
+	if ann, ok := e.annotations.(map[string]interface{}); ok {
+		for k, v := range ann {
+			n += int64(len(k) + len(v.(string)) + 48)
+		}
+	}
+	return n
+}
+
+// encode returns the encoding of the object converted from one whose
+// metadata is meta: meta with the converted annotations, between prefix
+// and suffix. ok is false when meta's fields that conversion checks (name,
+// namespace, labels, finalizers) do not have the types it requires: such an
+// object is converted, and refused, as usual.
+func (e *cachedObject) encode(meta map[string]interface{}) (data []byte, ok bool) {
+	if !conversionAcceptsMetadata(meta) {
+		return nil, false
+	}
+	m := make(map[string]interface{}, len(meta)+1)
+	for k, v := range meta {
+		if k != "annotations" {
+			m[k] = v
+		}
+	}
+	if e.hasAnnotations {
+		m["annotations"] = e.annotations
+	}
+	bp := encodeBuffers.Get().(*[]byte)
+	defer encodeBuffers.Put(bp)
+	buf := append((*bp)[:0], e.prefix...)
+	buf, err := jsontree.Append(buf, m, true)
+	if err != nil {
+		return nil, false
+	}
+	buf = append(buf, e.suffix...)
+	if cap(buf) <= 1<<20 {
+		*bp = buf[:0]
+	}
+	return bytes.Clone(buf), true
+}
+
+// conversionAcceptsMetadata reports whether the metadata fields whose types
+// conversion checks have them: name and namespace strings, labels a map of
+// strings, finalizers an array of strings (absent is fine; null is left to
+// conversion to judge).
+func conversionAcceptsMetadata(meta map[string]interface{}) bool {
+	for _, k := range []string{"name", "namespace"} {
+		if v, ok := meta[k]; ok {
+			if _, isString := v.(string); !isString {
+				return false
+			}
+		}
+	}
+	if v, ok := meta["labels"]; ok {
+		labels, isMap := v.(map[string]interface{})
+		if !isMap {
+			return false
+		}
+		for _, l := range labels {
+			if _, isString := l.(string); !isString {
+				return false
+			}
+		}
+	}
+	if v, ok := meta["finalizers"]; ok {
+		finalizers, isArray := v.([]interface{})
+		if !isArray {
+			return false
+		}
+		for _, f := range finalizers {
+			if _, isString := f.(string); !isString {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// getObject returns the object entry of key, if any.
+func (c *conversionCache) getObject(key [sha256.Size]byte) *cachedObject {
+	c.mu.Lock()
+	e := c.entries[key]
+	c.mu.Unlock()
+	if e == nil {
+		return nil
+	}
+	return e.object
+}
+
+// countObjectLookup counts an object lookup: a hit only if the entry
+// answered.
+func (c *conversionCache) countObjectLookup(hit bool) {
+	if hit {
+		c.objectLookups.WithLabelValues("hit").Inc()
+	} else {
+		c.objectLookups.WithLabelValues("miss").Inc()
+	}
+}
+
+// putObject stores an object entry.
+func (c *conversionCache) putObject(key [sha256.Size]byte, o *cachedObject) {
+	size := o.size()
+	if size > maxCachedReview || size > c.maxBytes {
+		return
+	}
+	c.store(key, &cachedConversion{object: o, size: size})
+}
