@@ -43,16 +43,9 @@ func ScanObject(data []byte, i int, member func(key []byte, start, end int)) int
 		if member != nil {
 			member(data[keyStart+1:keyEnd-1], start, end)
 		}
-		if i = skipSpace(data, end); i >= len(data) {
-			return -1
-		}
-		switch data[i] {
-		case ',':
-			i = skipSpace(data, i+1)
-		case '}':
-			return i + 1
-		default:
-			return -1
+		var more bool
+		if i, more = afterValue(data, end, '}'); !more {
+			return i
 		}
 	}
 }
@@ -78,18 +71,27 @@ func ScanArray(data []byte, i int, elem func(start, end int)) int {
 		if elem != nil {
 			elem(i, end)
 		}
-		if i = skipSpace(data, end); i >= len(data) {
-			return -1
-		}
-		switch data[i] {
-		case ',':
-			i = skipSpace(data, i+1)
-		case ']':
-			return i + 1
-		default:
-			return -1
+		var more bool
+		if i, more = afterValue(data, end, ']'); !more {
+			return i
 		}
 	}
+}
+
+// afterValue follows a member or element that ends at end: more and the
+// index of the next one after a comma, or the index just past closing, or
+// -1.
+func afterValue(data []byte, end int, closing byte) (i int, more bool) {
+	if i = skipSpace(data, end); i >= len(data) {
+		return -1, false
+	}
+	switch data[i] {
+	case ',':
+		return skipSpace(data, i+1), true
+	case closing:
+		return i + 1, false
+	}
+	return -1, false
 }
 
 // skipValue returns the index just past the value at data[i] (no leading
