@@ -14,13 +14,9 @@ import "bytes"
 // data[start:end] of its value. It returns the index just past the object,
 // or -1 if data[i:] does not start with an object it can follow.
 func ScanObject(data []byte, i int, member func(key []byte, start, end int)) int {
-	i = skipSpace(data, i)
-	if i >= len(data) || data[i] != '{' {
-		return -1
-	}
-	i = skipSpace(data, i+1)
-	if i < len(data) && data[i] == '}' {
-		return i + 1
+	i, empty := openContainer(data, i, '{', '}')
+	if i < 0 || empty {
+		return i
 	}
 	for {
 		if i >= len(data) || data[i] != '"' {
@@ -55,13 +51,9 @@ func ScanObject(data []byte, i int, member func(key []byte, start, end int)) int
 // It returns the index just past the array, or -1 if data[i:] does not
 // start with an array it can follow.
 func ScanArray(data []byte, i int, elem func(start, end int)) int {
-	i = skipSpace(data, i)
-	if i >= len(data) || data[i] != '[' {
-		return -1
-	}
-	i = skipSpace(data, i+1)
-	if i < len(data) && data[i] == ']' {
-		return i + 1
+	i, empty := openContainer(data, i, '[', ']')
+	if i < 0 || empty {
+		return i
 	}
 	for {
 		end := skipValue(data, i)
@@ -76,6 +68,19 @@ func ScanArray(data []byte, i int, elem func(start, end int)) int {
 			return i
 		}
 	}
+}
+
+// openContainer reads the opening bracket at data[i] (after optional
+// whitespace): the index of the first member or element, or, if empty, the
+// index just past the closing bracket; -1 without the opening bracket.
+func openContainer(data []byte, i int, opening, closing byte) (j int, empty bool) {
+	if i = skipSpace(data, i); i >= len(data) || data[i] != opening {
+		return -1, false
+	}
+	if i = skipSpace(data, i+1); i < len(data) && data[i] == closing {
+		return i + 1, true
+	}
+	return i, false
 }
 
 // afterValue follows a member or element that ends at end: more and the
