@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -15,30 +16,59 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
+
+	"github.com/claimbridge/claimbridge/internal/jsontree"
 )
 
 // slotGate bounds the reviews in progress. Reviews are CPU-bound: more of
 // them at once than the CPUs can run only makes each one slower and starves
 // TLS handshakes and probes. A review waits for one of maxInFlight slots,
 // but only if its expected wait (the reviews ahead of it times the recent
-// mean review time, divided by the slots) fits into maxWait; otherwise, and
-// when the wait runs out after all, it is shed at once with an answer that
-// makes kube-apiserver's client retry later (see shedValidate,
-// shedConvert and docs/server.md, "Overload"). A review whose client has gone
-// while it waited is dropped without being started.
+// mean review time, divided by the slots) fits into the wait limit;
+// otherwise, and when the wait runs out after all, it is shed at once with
+// an answer that makes kube-apiserver's client retry later (see
+// shedValidate, shedConvert and docs/server.md, "Overload"). A review whose
+// client has gone while it waited is dropped without being started.
+//
+// The wait limit is maxWait while the queue is transient, and drops to
+// about one review's time once it stands (see waitLimit): a burst is
+// absorbed, a sustained overload is shed at once instead of queueing up to
+// maxWait in front of every review — and, beyond the connection bound, in
+// the clients.
 type slotGate struct {
 	slots   chan struct{}
 	maxWait time.Duration
+
+	// standingAfter is standingQueueInterval (tests change it).
+	standingAfter time.Duration
+	// epoch is when the gate was made; lastStart is when a review last
+	// found a free slot at once (no review waiting), in nanoseconds since
+	// epoch (monotonic).
+	epoch     time.Time
+	lastStart atomic.Int64
+	standing  atomic.Bool // the last wait limit computed was the standing queue's
 
 	mu      sync.Mutex
 	queued  int
 	meanDur time.Duration // exponentially weighted mean review time
 
-	queueGauge   *prometheus.GaugeVec
-	runningGauge *prometheus.GaugeVec
-	sheds        *prometheus.CounterVec
-	shedTime     *prometheus.HistogramVec
+	queueGauge    *prometheus.GaugeVec
+	runningGauge  *prometheus.GaugeVec
+	standingGauge prometheus.Gauge
+	sheds         *prometheus.CounterVec
+	shedTime      *prometheus.HistogramVec
 }
+
+// A queue stands when no review has found a free slot at once for
+// standingQueueInterval. Reviews then wait at most the mean review time,
+// but at least standingQueueWait (and never more than maxWait): the
+// "controlled delay" of CoDel (RFC 8289) as request servers apply it — a
+// queue that never drains is not absorbing a burst, it only delays every
+// answer.
+const (
+	standingQueueInterval = 100 * time.Millisecond
+	standingQueueWait     = 10 * time.Millisecond
+)
 
 // RetryAfterSeconds is what a shed review tells the client to wait.
 const RetryAfterSeconds = 1
@@ -50,6 +80,9 @@ func newSlotGate(maxInFlight int, maxWait time.Duration, m *metrics) *slotGate {
 	a := &slotGate{
 		slots:   make(chan struct{}, maxInFlight),
 		maxWait: maxWait,
+		epoch:   time.Now(),
+
+		standingAfter: standingQueueInterval,
 		queueGauge: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "claimbridge_webhook_queued_reviews",
 			Help: "Reviews waiting for a slot (--max-in-flight), by endpoint.",
@@ -58,6 +91,10 @@ func newSlotGate(maxInFlight int, maxWait time.Duration, m *metrics) *slotGate {
 			Name: "claimbridge_webhook_running_reviews",
 			Help: "Reviews holding a slot (at most --max-in-flight in all), by endpoint.",
 		}, []string{"endpoint"}),
+		standingGauge: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "claimbridge_webhook_standing_queue",
+			Help: "1 while reviews have queued for a slot without a break for 100ms: a review then waits at most about one review's time (at least 10ms) instead of --max-queue-wait, and is shed otherwise.",
+		}),
 		sheds: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "claimbridge_webhook_shed_total",
 			Help: "Reviews not started, by endpoint and reason (overloaded: the expected wait exceeds --max-queue-wait; wait_expired: it waited --max-queue-wait; client_gone: the client left while it waited).",
@@ -69,7 +106,7 @@ func newSlotGate(maxInFlight int, maxWait time.Duration, m *metrics) *slotGate {
 		}, []string{"endpoint", "reason"}),
 	}
 	if m != nil {
-		m.registry.MustRegister(a.queueGauge, a.runningGauge, a.sheds, a.shedTime)
+		m.registry.MustRegister(a.queueGauge, a.runningGauge, a.standingGauge, a.sheds, a.shedTime)
 	}
 	return a
 }
@@ -95,7 +132,8 @@ func (a *slotGate) wrap(endpoint string, maxBytes int64, shed func(w http.Respon
 		begin := time.Now()
 		prefetchBody(r, maxBytes)
 		select {
-		case a.slots <- struct{}{}: // a free slot: no wait
+		case a.slots <- struct{}{}: // a free slot: no wait, no queue
+			a.started(begin)
 		default:
 			if reason := a.wait(r, queued); reason != "" {
 				a.sheds.WithLabelValues(endpoint, reason).Inc()
@@ -136,12 +174,37 @@ type errReader struct{ err error }
 
 func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
+// started records that a review found a free slot at once (at now): no
+// queue stands.
+func (a *slotGate) started(now time.Time) {
+	a.lastStart.Store(int64(now.Sub(a.epoch)))
+	if a.standing.Load() && a.standing.CompareAndSwap(true, false) {
+		a.standingGauge.Set(0)
+	}
+}
+
+// waitLimit returns how long a review arriving at now may wait for a slot,
+// given the mean review time: maxWait, or while a queue stands (no review
+// found a free slot at once for standingQueueInterval) the mean review time,
+// at least standingQueueWait, at most maxWait.
+func (a *slotGate) waitLimit(now time.Time, mean time.Duration) time.Duration {
+	if now.Sub(a.epoch)-time.Duration(a.lastStart.Load()) <= a.standingAfter {
+		return a.maxWait
+	}
+	if a.standing.CompareAndSwap(false, true) {
+		a.standingGauge.Set(1)
+	}
+	return min(max(mean, standingQueueWait), a.maxWait)
+}
+
 // wait queues r for a slot and returns "" once it holds one, or why not.
 func (a *slotGate) wait(r *http.Request, gauge prometheus.Gauge) string {
+	now := time.Now()
 	a.mu.Lock()
 	ahead, mean := a.queued, a.meanDur
+	limit := a.waitLimit(now, mean)
 	expected := time.Duration(ahead+1) * mean / time.Duration(cap(a.slots))
-	if expected > a.maxWait || ahead >= maxQueued {
+	if expected > limit || ahead >= maxQueued {
 		a.mu.Unlock()
 		return shedOverloaded
 	}
@@ -154,7 +217,7 @@ func (a *slotGate) wait(r *http.Request, gauge prometheus.Gauge) string {
 		a.mu.Unlock()
 		gauge.Dec()
 	}()
-	timer := time.NewTimer(a.maxWait)
+	timer := time.NewTimer(limit)
 	defer timer.Stop()
 	select {
 	case a.slots <- struct{}{}:
@@ -218,21 +281,57 @@ func (a *slotGate) shedValidate(maxBytes int64, maxDepth int) func(w http.Respon
 func (a *slotGate) shedReview(w http.ResponseWriter, r *http.Request, reason string, maxBytes int64, maxDepth int) {
 	log := klog.FromContext(r.Context()).WithValues("endpoint", "/validate")
 	body, herr := readReview(w, r, maxBytes, maxDepth)
-	var review struct {
-		metav1.TypeMeta `json:",inline"`
-		Request         *struct {
-			UID string `json:"uid"`
-		} `json:"request"`
-	}
-	if herr != nil || json.Unmarshal(body, &review) != nil || review.Request == nil || review.Request.UID == "" ||
-		review.Kind != "AdmissionReview" || (review.APIVersion != "admission.k8s.io/v1" && review.APIVersion != "admission.k8s.io/v1beta1") {
+	var head reviewHead
+	if herr != nil || !head.scan(body) || head.uid == "" || head.kind != "AdmissionReview" ||
+		(head.apiVersion != "admission.k8s.io/v1" && head.apiVersion != "admission.k8s.io/v1beta1") {
 		a.shedConvert(w, r, reason)
 		return
 	}
-	resp := &admissionv1.AdmissionResponse{UID: types.UID(review.Request.UID), Result: &metav1.Status{
+	resp := &admissionv1.AdmissionResponse{UID: types.UID(head.uid), Result: &metav1.Status{
 		Status: metav1.StatusFailure, Code: http.StatusTooManyRequests, Reason: metav1.StatusReasonTooManyRequests,
 		Message: a.overloadMessage(reason), Details: &metav1.StatusDetails{RetryAfterSeconds: RetryAfterSeconds},
 	}}
-	log.V(2).Info("Shed review", "uid", review.Request.UID, "reason", reason)
-	writeJSON(w, log, &admissionv1.AdmissionReview{TypeMeta: review.TypeMeta, Response: resp})
+	log.V(2).Info("Shed review", "uid", head.uid, "reason", reason)
+	writeJSON(w, log, &admissionv1.AdmissionReview{TypeMeta: metav1.TypeMeta{APIVersion: head.apiVersion, Kind: head.kind}, Response: resp})
+}
+
+// reviewHead is what a shed answer echoes of an AdmissionReview.
+type reviewHead struct {
+	apiVersion, kind, uid string
+}
+
+// scan reads apiVersion, kind and request.uid of a review body without
+// decoding the rest (the objects are skipped, not parsed: shedding stays
+// cheap under overload). Like encoding/json, a repeated key counts with its
+// last value; a key written with escapes is not recognised. It reports
+// false when body is not one JSON object the scanner can follow or one of
+// the three is present but not a string.
+func (h *reviewHead) scan(body []byte) bool {
+	ok := true
+	str := func(span []byte, into *string) {
+		if err := json.Unmarshal(span, into); err != nil {
+			ok = false
+		}
+	}
+	end := jsontree.ScanObject(body, 0, func(key []byte, start, end int) {
+		switch string(key) {
+		case "apiVersion":
+			str(body[start:end], &h.apiVersion)
+		case "kind":
+			str(body[start:end], &h.kind)
+		case "request":
+			h.uid = ""
+			if body[start] == 'n' { // null
+				return
+			}
+			if jsontree.ScanObject(body, start, func(key []byte, s, e int) {
+				if string(key) == "uid" {
+					str(body[s:e], &h.uid)
+				}
+			}) < 0 {
+				ok = false
+			}
+		}
+	})
+	return ok && end >= 0 && len(bytes.TrimSpace(body[end:])) == 0
 }
