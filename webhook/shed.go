@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -24,51 +23,24 @@ import (
 // them at once than the CPUs can run only makes each one slower and starves
 // TLS handshakes and probes. A review waits for one of maxInFlight slots,
 // but only if its expected wait (the reviews ahead of it times the recent
-// mean review time, divided by the slots) fits into the wait limit;
-// otherwise, and when the wait runs out after all, it is shed at once with
-// an answer that makes kube-apiserver's client retry later (see
-// shedValidate, shedConvert and docs/server.md, "Overload"). A review whose
-// client has gone while it waited is dropped without being started.
-//
-// The wait limit is maxWait while the queue is transient, and drops to
-// about one review's time once it stands (see waitLimit): a burst is
-// absorbed, a sustained overload is shed at once instead of queueing up to
-// maxWait in front of every review — and, beyond the connection bound, in
-// the clients.
+// mean review time, divided by the slots) fits into maxWait; otherwise, and
+// when the wait runs out after all, it is shed at once with an answer that
+// makes kube-apiserver's client retry later (see shedValidate,
+// shedConvert and docs/server.md, "Overload"). A review whose client has gone
+// while it waited is dropped without being started.
 type slotGate struct {
 	slots   chan struct{}
 	maxWait time.Duration
-
-	// standingAfter is standingQueueInterval (tests change it).
-	standingAfter time.Duration
-	// epoch is when the gate was made; lastStart is when a review last
-	// found a free slot at once (no review waiting), in nanoseconds since
-	// epoch (monotonic).
-	epoch     time.Time
-	lastStart atomic.Int64
-	standing  atomic.Bool // the last wait limit computed was the standing queue's
 
 	mu      sync.Mutex
 	queued  int
 	meanDur time.Duration // exponentially weighted mean review time
 
-	queueGauge    *prometheus.GaugeVec
-	runningGauge  *prometheus.GaugeVec
-	standingGauge prometheus.Gauge
-	sheds         *prometheus.CounterVec
-	shedTime      *prometheus.HistogramVec
+	queueGauge   *prometheus.GaugeVec
+	runningGauge *prometheus.GaugeVec
+	sheds        *prometheus.CounterVec
+	shedTime     *prometheus.HistogramVec
 }
-
-// A queue stands when no review has found a free slot at once for
-// standingQueueInterval. Reviews then wait at most the mean review time,
-// but at least standingQueueWait (and never more than maxWait): the
-// "controlled delay" of CoDel (RFC 8289) as request servers apply it — a
-// queue that never drains is not absorbing a burst, it only delays every
-// answer.
-const (
-	standingQueueInterval = 100 * time.Millisecond
-	standingQueueWait     = 10 * time.Millisecond
-)
 
 // RetryAfterSeconds is what a shed review tells the client to wait.
 const RetryAfterSeconds = 1
@@ -80,9 +52,6 @@ func newSlotGate(maxInFlight int, maxWait time.Duration, m *metrics) *slotGate {
 	a := &slotGate{
 		slots:   make(chan struct{}, maxInFlight),
 		maxWait: maxWait,
-		epoch:   time.Now(),
-
-		standingAfter: standingQueueInterval,
 		queueGauge: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "claimbridge_webhook_queued_reviews",
 			Help: "Reviews waiting for a slot (--max-in-flight), by endpoint.",
@@ -91,10 +60,6 @@ func newSlotGate(maxInFlight int, maxWait time.Duration, m *metrics) *slotGate {
 			Name: "claimbridge_webhook_running_reviews",
 			Help: "Reviews holding a slot (at most --max-in-flight in all), by endpoint.",
 		}, []string{"endpoint"}),
-		standingGauge: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "claimbridge_webhook_standing_queue",
-			Help: "1 while reviews have queued for a slot without a break for 100ms: a review then waits at most about one review's time (at least 10ms) instead of --max-queue-wait, and is shed otherwise.",
-		}),
 		sheds: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "claimbridge_webhook_shed_total",
 			Help: "Reviews not started, by endpoint and reason (overloaded: the expected wait exceeds --max-queue-wait; wait_expired: it waited --max-queue-wait; client_gone: the client left while it waited).",
@@ -106,7 +71,7 @@ func newSlotGate(maxInFlight int, maxWait time.Duration, m *metrics) *slotGate {
 		}, []string{"endpoint", "reason"}),
 	}
 	if m != nil {
-		m.registry.MustRegister(a.queueGauge, a.runningGauge, a.standingGauge, a.sheds, a.shedTime)
+		m.registry.MustRegister(a.queueGauge, a.runningGauge, a.sheds, a.shedTime)
 	}
 	return a
 }
@@ -132,8 +97,7 @@ func (a *slotGate) wrap(endpoint string, maxBytes int64, shed func(w http.Respon
 		begin := time.Now()
 		prefetchBody(r, maxBytes)
 		select {
-		case a.slots <- struct{}{}: // a free slot: no wait, no queue
-			a.started(begin)
+		case a.slots <- struct{}{}: // a free slot: no wait
 		default:
 			if reason := a.wait(r, queued); reason != "" {
 				a.sheds.WithLabelValues(endpoint, reason).Inc()
@@ -174,37 +138,12 @@ type errReader struct{ err error }
 
 func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
-// started records that a review found a free slot at once (at now): no
-// queue stands.
-func (a *slotGate) started(now time.Time) {
-	a.lastStart.Store(int64(now.Sub(a.epoch)))
-	if a.standing.Load() && a.standing.CompareAndSwap(true, false) {
-		a.standingGauge.Set(0)
-	}
-}
-
-// waitLimit returns how long a review arriving at now may wait for a slot,
-// given the mean review time: maxWait, or while a queue stands (no review
-// found a free slot at once for standingQueueInterval) the mean review time,
-// at least standingQueueWait, at most maxWait.
-func (a *slotGate) waitLimit(now time.Time, mean time.Duration) time.Duration {
-	if now.Sub(a.epoch)-time.Duration(a.lastStart.Load()) <= a.standingAfter {
-		return a.maxWait
-	}
-	if a.standing.CompareAndSwap(false, true) {
-		a.standingGauge.Set(1)
-	}
-	return min(max(mean, standingQueueWait), a.maxWait)
-}
-
 // wait queues r for a slot and returns "" once it holds one, or why not.
 func (a *slotGate) wait(r *http.Request, gauge prometheus.Gauge) string {
-	now := time.Now()
 	a.mu.Lock()
 	ahead, mean := a.queued, a.meanDur
-	limit := a.waitLimit(now, mean)
 	expected := time.Duration(ahead+1) * mean / time.Duration(cap(a.slots))
-	if expected > limit || ahead >= maxQueued {
+	if expected > a.maxWait || ahead >= maxQueued {
 		a.mu.Unlock()
 		return shedOverloaded
 	}
@@ -217,7 +156,7 @@ func (a *slotGate) wait(r *http.Request, gauge prometheus.Gauge) string {
 		a.mu.Unlock()
 		gauge.Dec()
 	}()
-	timer := time.NewTimer(limit)
+	timer := time.NewTimer(a.maxWait)
 	defer timer.Stop()
 	select {
 	case a.slots <- struct{}{}:

@@ -17,9 +17,7 @@ import (
 )
 
 // blockedServer runs a server with one slot whose validator blocks until
-// release is closed; entered receives once per validation started. Its
-// queue never counts as standing, however long the slot is held, unless the
-// test sets admission.standingAfter.
+// release is closed; entered receives once per validation started.
 func blockedServer(t *testing.T, maxWait time.Duration) (ts *testServer, entered chan struct{}, release chan struct{}) {
 	t.Helper()
 	entered, release = make(chan struct{}, 16), make(chan struct{})
@@ -31,7 +29,6 @@ func blockedServer(t *testing.T, maxWait time.Duration) (ts *testServer, entered
 			return ValidationResponse{}, nil
 		}
 	})
-	ts.admission.standingAfter = time.Hour
 	t.Cleanup(func() {
 		select {
 		case <-release:
@@ -248,95 +245,6 @@ func value(t *testing.T, m prometheus.Metric) float64 {
 		return out.Gauge.GetValue()
 	}
 	return out.Counter.GetValue()
-}
-
-// Once no review has found a free slot at once for standingAfter, a review
-// waits about one review's time (at least standingQueueWait), not
-// --max-queue-wait; a review that starts at once ends the standing queue.
-func TestWaitLimit(t *testing.T) {
-	a := newSlotGate(8, time.Second, nil)
-	at := func(d time.Duration) time.Time { return a.epoch.Add(d) }
-	for _, tc := range []struct {
-		name     string
-		now      time.Duration
-		mean     time.Duration
-		maxWait  time.Duration
-		want     time.Duration
-		standing float64
-	}{
-		{name: "a review started within the interval", now: standingQueueInterval, mean: time.Millisecond, want: time.Second},
-		{name: "standing, no mean yet", now: standingQueueInterval + time.Millisecond, want: standingQueueWait, standing: 1},
-		{name: "standing, short reviews", now: time.Second, mean: time.Millisecond, want: standingQueueWait, standing: 1},
-		{name: "standing, long reviews", now: time.Second, mean: 40 * time.Millisecond, want: 40 * time.Millisecond, standing: 1},
-		{name: "standing, never beyond max wait", now: time.Second, mean: time.Minute, want: time.Second, standing: 1},
-		{name: "standing, max wait below the floor", now: time.Second, maxWait: 5 * time.Millisecond, want: 5 * time.Millisecond, standing: 1},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			a.maxWait = time.Second
-			if tc.maxWait != 0 {
-				a.maxWait = tc.maxWait
-			}
-			a.started(a.epoch)
-			if got := a.waitLimit(at(tc.now), tc.mean); got != tc.want {
-				t.Errorf("waitLimit = %v, want %v", got, tc.want)
-			}
-			if got := value(t, a.standingGauge); got != tc.standing {
-				t.Errorf("standing queue gauge %v, want %v", got, tc.standing)
-			}
-			// A review that starts at once ends it.
-			a.started(at(tc.now))
-			if got := a.waitLimit(at(tc.now+time.Millisecond), tc.mean); got != a.maxWait {
-				t.Errorf("after a review started at once: waitLimit = %v, want %v", got, a.maxWait)
-			}
-			if got := value(t, a.standingGauge); got != 0 {
-				t.Errorf("after a review started at once: standing queue gauge %v, want 0", got)
-			}
-		})
-	}
-}
-
-// Under a standing queue a review that would wait is shed after about one
-// review's time, far inside --max-queue-wait, and the probes answer; once
-// the slot frees, a review starts at once and the queue no longer stands.
-func TestShedStandingQueue(t *testing.T) {
-	ts, entered, release := blockedServer(t, time.Minute)
-	c := ts.client(t, nil)
-	first := occupy(t, ts, c, entered)
-	ts.admission.standingAfter = 0 // the slot has been held: the queue stands
-
-	start := time.Now()
-	resp, body, err := postJSON(c, ts.url("/convert"), conversionReview("apiextensions.k8s.io/v1", "u", Group+"/v1alpha1", fixture(t, "v1alpha3")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if took := time.Since(start); resp.StatusCode != http.StatusTooManyRequests || took > 30*time.Second {
-		t.Errorf("convert under a standing queue: status %d after %v, want 429 well inside the 1m --max-queue-wait: %s", resp.StatusCode, took, body)
-	}
-	if got := value(t, ts.admission.sheds.WithLabelValues("/convert", shedWaitExpired)); got != 1 {
-		t.Errorf("wait_expired sheds: %v, want 1", got)
-	}
-	if n, sum := histogram(t, ts.admission.shedTime, "/convert", shedWaitExpired); n != 1 || sum < standingQueueWait.Seconds() {
-		t.Errorf("wait_expired shed durations: %d observed, sum %vs; want 1 of at least the %v waited", n, sum, standingQueueWait)
-	}
-	if got := value(t, ts.admission.standingGauge); got != 1 {
-		t.Errorf("standing queue gauge %v, want 1", got)
-	}
-	for _, path := range []string{"/healthz", "/readyz"} {
-		if code := mustGet(t, "http://"+ts.HealthAddr().String()+path); code != http.StatusOK {
-			t.Errorf("%s: %d", path, code)
-		}
-	}
-
-	close(release)
-	if err := <-first; err != nil {
-		t.Error(err)
-	}
-	if resp, body, err := postJSON(c, ts.url("/convert"), conversionReview("apiextensions.k8s.io/v1", "u", Group+"/v1alpha1", fixture(t, "v1alpha3"))); err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("convert with the slot free: %v %v: %s", err, resp, body)
-	}
-	if got := value(t, ts.admission.standingGauge); got != 0 {
-		t.Errorf("standing queue gauge after a review started at once: %v, want 0", got)
-	}
 }
 
 // A shed answer echoes apiVersion, kind and request.uid, read without
