@@ -92,8 +92,9 @@ func diff(path string, base, target interface{}, ops []operation) []operation {
 	return d.ops
 }
 
-// differ is diff's walk: tokens are the escaped pointer tokens from the
-// section's path (root) to the node being compared.
+// differ is diff's walk: tokens are the keys and indices from the
+// section's path (root) to the node being compared, escaped only when a
+// path is built (most nodes compare equal and need none).
 type differ struct {
 	ops    []operation
 	tokens []string
@@ -111,6 +112,9 @@ func (d *differ) path(root string) string {
 	b.WriteString(root)
 	for _, t := range d.tokens {
 		b.WriteByte('/')
+		if strings.ContainsAny(t, "~/") {
+			t = escapePointer(t)
+		}
 		b.WriteString(t)
 	}
 	return b.String()
@@ -148,12 +152,14 @@ func (d *differ) node(root string, base, target interface{}) {
 		var small [8]segment
 		segs := small[:0]
 		sorted := true
+		common := 0 // keys of t that b has
 		for k, tv := range t {
 			start := len(d.ops)
 			if bv, ok := b[k]; !ok {
-				d.ops = append(d.ops, operation{Op: "add", Path: d.childPath(root, escapePointer(k)), Value: tv})
+				d.ops = append(d.ops, operation{Op: "add", Path: d.childPath(root, k), Value: tv})
 			} else {
-				d.child(root, escapePointer(k), bv, tv)
+				common++
+				d.child(root, k, bv, tv)
 			}
 			if len(d.ops) > start {
 				if len(segs) > 0 && segs[len(segs)-1].key > k {
@@ -165,10 +171,10 @@ func (d *differ) node(root string, base, target interface{}) {
 		if !sorted {
 			d.sortSegments(segs)
 		}
-		if len(b) > len(t) || !sameKeys(b, t) {
+		if len(b) > common { // b has keys t lacks
 			for _, k := range sortedKeys(b) {
 				if _, ok := t[k]; !ok {
-					d.ops = append(d.ops, operation{Op: "remove", Path: d.childPath(root, escapePointer(k))})
+					d.ops = append(d.ops, operation{Op: "remove", Path: d.childPath(root, k)})
 				}
 			}
 		}
@@ -204,16 +210,6 @@ func (d *differ) sortSegments(segs []segment) {
 		moved = append(moved, d.ops[s.start:s.end]...)
 	}
 	copy(d.ops[first:], moved)
-}
-
-// sameKeys reports whether every key of b is a key of t.
-func sameKeys(b, t map[string]interface{}) bool {
-	for k := range b {
-		if _, ok := t[k]; !ok {
-			return false
-		}
-	}
-	return true
 }
 
 // applySection applies the patch for section name to root (an object holding

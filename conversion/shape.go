@@ -243,6 +243,14 @@ func fits(v interface{}, s *shape) bool {
 			return false
 		}
 		if s.typ == "object" {
+			if len(m) < len(s.keys) { // fewer lookups: most fields are absent
+				for k, e := range m {
+					if f, known := s.fields[k]; known && !fits(e, f) {
+						return false
+					}
+				}
+				return true
+			}
 			for _, k := range s.keys {
 				if !fits(m[k], s.fields[k]) {
 					return false
