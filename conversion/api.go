@@ -79,7 +79,7 @@ func convert(obj map[string]interface{}, toVersion string, ws *[]Warning, share,
 	switch kind {
 	case KindClaim, KindTemplate:
 		out = copyForSteps(obj, kind, from != toVersion, share)
-		if err := convertObject(out, kind, from, toVersion, "", ws, lossesOnly); err != nil {
+		if err := convertObject(out, kind, from, toVersion, "", ws, stepOptions{skipInvertible: true, keepRestore: !lossesOnly, share: share}); err != nil {
 			return nil, err
 		}
 	default: // a List kind
@@ -186,7 +186,7 @@ func versionIndex(v string) int { return api.VersionIndex(v) }
 // status converted to a GA version also gets the warning that an apiserver
 // discards the status of a create (From and To are then the whole
 // conversion's versions).
-func convertObject(obj map[string]interface{}, kind, from, to, pathPrefix string, ws *[]Warning, lossesOnly bool) error {
+func convertObject(obj map[string]interface{}, kind, from, to, pathPrefix string, ws *[]Warning, opts stepOptions) error {
 	name := describeObject(obj)
 	warn := func(stepFrom, stepTo string, losses []loss) {
 		for _, l := range losses {
@@ -202,11 +202,7 @@ func convertObject(obj map[string]interface{}, kind, from, to, pathPrefix string
 		if ws != nil {
 			losses = &[]loss{}
 		}
-		stepFn := step
-		if lossesOnly {
-			stepFn = stepForward
-		}
-		if err := stepFn(obj, kind, ChainVersions[i], ChainVersions[next], losses); err != nil {
+		if err := doStep(obj, kind, ChainVersions[i], ChainVersions[next], losses, opts); err != nil {
 			return fmt.Errorf("converting %s %s from %s to %s: %w", kind, name, from, to, err)
 		}
 		if losses != nil {
@@ -229,7 +225,7 @@ func convertList(list map[string]interface{}, kind, from, to string, ws *[]Warni
 		if !ok {
 			continue // not an object: nothing this package can convert; kept as is
 		}
-		if err := convertObject(item, kind, from, to, fmt.Sprintf("items[%d].", i), ws, false); err != nil {
+		if err := convertObject(item, kind, from, to, fmt.Sprintf("items[%d].", i), ws, stepOptions{skipInvertible: true, keepRestore: true}); err != nil {
 			return fmt.Errorf("items[%d]: %w", i, err)
 		}
 		if av, ok := item["apiVersion"].(string); ok {

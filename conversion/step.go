@@ -87,24 +87,33 @@ func mapSection(m mapping, kind, name string, in, context map[string]interface{}
 // is skipped for a section that exactInverse says maps back unchanged (its
 // diff would be empty).
 func step(obj map[string]interface{}, kind, from, to string, losses *[]loss) error {
-	return stepWith(obj, kind, from, to, losses, true)
+	return doStep(obj, kind, from, to, losses, stepOptions{skipInvertible: true, keepRestore: true})
 }
 
 // stepWith is step; skipInvertible false takes the full path for every
 // section (the tests compare both).
 func stepWith(obj map[string]interface{}, kind, from, to string, losses *[]loss, skipInvertible bool) error {
-	return doStep(obj, kind, from, to, losses, skipInvertible, true)
+	return doStep(obj, kind, from, to, losses, stepOptions{skipInvertible: skipInvertible, keepRestore: true})
 }
 
-// stepForward is step without its third part: obj gets the sections of to
-// (with to's restore annotation applied) and losses what the forward
-// mapping reports, but no restore annotation of from. For callers that want
-// only the warnings of a conversion (see Losses).
-func stepForward(obj map[string]interface{}, kind, from, to string, losses *[]loss) error {
-	return doStep(obj, kind, from, to, losses, true, false)
+// stepOptions are doStep's variants.
+type stepOptions struct {
+	// skipInvertible skips mapping back the sections exactInverse says map
+	// back unchanged.
+	skipInvertible bool
+	// keepRestore false leaves out the third part: obj gets the sections of
+	// to (with to's restore annotation applied) and losses what the forward
+	// mapping reports, but no restore annotation of from. For callers that
+	// want only the warnings of a conversion (see Losses).
+	keepRestore bool
+	// share lets a forward mapping share values with obj's sections instead
+	// of copying them (ConvertShared: neither the input nor the result is
+	// modified afterwards), except in a section the restore annotation of to
+	// patches, where the patch is applied to the mapped section in place.
+	share bool
 }
 
-func doStep(obj map[string]interface{}, kind, from, to string, losses *[]loss, skipInvertible, keepRestore bool) error {
+func doStep(obj map[string]interface{}, kind, from, to string, losses *[]loss, opts stepOptions) error {
 	forward, okF := mappings[[2]string{from, to}]
 	backward, okB := mappings[[2]string{to, from}]
 	if !okF || !okB {
@@ -119,9 +128,13 @@ func doStep(obj map[string]interface{}, kind, from, to string, losses *[]loss, s
 	out := map[string]interface{}{}
 	for _, name := range sections(kind) {
 		if in, ok := obj[name]; ok {
+			share := opts.share && (restoreTo == nil || *restoreTo.section(name) == nil)
 			r := silentReport
-			if losses != nil {
-				r = &lossReport{prefix: name, losses: losses}
+			switch {
+			case losses != nil:
+				r = &lossReport{prefix: name, losses: losses, share: share}
+			case share:
+				r = silentSharedReport
 			}
 			out[name] = mapSection(forward, kind, name, asMap(in), asMap(out["spec"]), r)
 		}
@@ -132,10 +145,10 @@ func doStep(obj map[string]interface{}, kind, from, to string, losses *[]loss, s
 
 	restoreFrom := &restore{}
 	for _, name := range sections(kind) {
-		if !keepRestore {
+		if !opts.keepRestore {
 			break
 		}
-		if skipInvertible && exactInverse(obj, kind, name, from, to, restoreTo) {
+		if opts.skipInvertible && exactInverse(obj, kind, name, from, to, restoreTo) {
 			continue
 		}
 		mapped, mappedOK := out[name]

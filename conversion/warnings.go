@@ -64,12 +64,16 @@ func Losses(obj map[string]interface{}, toVersion string) ([]Warning, error) {
 type lossReport struct {
 	prefix string
 	losses *[]loss
+	// share: the forward mapping may share values with its input (see
+	// stepOptions.share).
+	share bool
 }
 
 // copy returns a deep copy of v for a mapping's output, or v itself when the
-// mapping maps back (r is nil).
+// mapping maps back (r is nil) or may share (r.share). What copy returns is
+// only ever placed into the output, never modified.
 func (r *lossReport) copy(v interface{}) interface{} {
-	if r == nil {
+	if r == nil || r.share {
 		return v
 	}
 	return deepCopy(v)
@@ -90,6 +94,10 @@ type loss struct{ path, message string }
 // collected: it copies like any report and records nothing. It is shared
 // and never modified.
 var silentReport = &lossReport{}
+
+// silentSharedReport is silentReport for a mapping that may share values
+// with its input.
+var silentSharedReport = &lossReport{share: true}
 
 // reporting reports whether lose records anything: the mappings build the
 // paths of fields they may lose only then (a webhook converts without
@@ -122,7 +130,7 @@ func (r *lossReport) at(path string) *lossReport {
 	if !r.reporting() {
 		return r // records nothing: the prefix is never read
 	}
-	return &lossReport{prefix: r.prefix + "." + path, losses: r.losses}
+	return &lossReport{prefix: r.prefix + "." + path, losses: r.losses, share: r.share}
 }
 
 // ConvertSections is ConvertShared without the restore annotations of the
