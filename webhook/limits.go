@@ -39,7 +39,7 @@ func readReview(w http.ResponseWriter, r *http.Request, maxBytes int64, maxDepth
 	if r.Body == nil || r.Body == http.NoBody {
 		return nil, errorf(http.StatusBadRequest, "request body is empty")
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBytes))
+	body, err := readBody(http.MaxBytesReader(w, r.Body, maxBytes), r.ContentLength)
 	if err != nil {
 		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 			return nil, errorf(http.StatusRequestEntityTooLarge, "request body exceeds the limit of %d bytes", maxBytes)
@@ -107,4 +107,29 @@ func checkDepth(data []byte, max int) error {
 		}
 	}
 	return nil
+}
+
+// readBody reads all of body. With a known length (a Content-Length, as
+// kube-apiserver sends) it reads into one buffer of that size plus one byte
+// (to see the end without growing), instead of growing a buffer from 512
+// bytes as io.ReadAll does; a body longer than announced is still read
+// whole (the caller's MaxBytesReader bounds it).
+func readBody(body io.Reader, length int64) ([]byte, error) {
+	if length <= 0 {
+		return io.ReadAll(body)
+	}
+	buf := make([]byte, 0, length+1)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)] // longer than announced: grow
+		}
+		n, err := body.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
 }

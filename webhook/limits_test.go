@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -149,4 +150,49 @@ func TestRecoverPanics(t *testing.T) {
 	if rec.Code != http.StatusInternalServerError {
 		t.Errorf("status %d", rec.Code)
 	}
+}
+
+// TestReadBody reads bodies whose announced length is right, too short, too
+// long or unknown, through a reader that returns a few bytes at a time.
+func TestReadBody(t *testing.T) {
+	body := strings.Repeat("0123456789", 100)
+	for _, tc := range []struct {
+		name   string
+		length int64
+	}{
+		{"exact", int64(len(body))},
+		{"announced shorter", 10},
+		{"announced longer", int64(len(body)) * 2},
+		{"unknown", -1},
+		{"zero", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := readBody(&chunkReader{r: strings.NewReader(body), n: 7}, tc.length)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != body {
+				t.Errorf("read %d bytes, want the %d of the body", len(got), len(body))
+			}
+		})
+	}
+	t.Run("error", func(t *testing.T) {
+		_, err := readBody(io.MultiReader(strings.NewReader("abc"), errReader{errors.New("broken")}), 3)
+		if err == nil || err.Error() != "broken" {
+			t.Errorf("err = %v, want broken", err)
+		}
+	})
+}
+
+// chunkReader returns at most n bytes per Read.
+type chunkReader struct {
+	r io.Reader
+	n int
+}
+
+func (c *chunkReader) Read(p []byte) (int, error) {
+	if len(p) > c.n {
+		p = p[:c.n]
+	}
+	return c.r.Read(p)
 }
