@@ -109,3 +109,30 @@ func TestDiffMatchesReference(t *testing.T) {
 		}
 	}
 }
+
+// TestSameContainer: shared maps and slices are recognised, equal copies
+// and different slices of one array are not.
+func TestSameContainer(t *testing.T) {
+	m := map[string]interface{}{"a": "b"}
+	s := []interface{}{"x", "y"}
+	for _, tc := range []struct {
+		name string
+		a, b interface{}
+		want bool
+	}{
+		{"same map", m, m, true},
+		{"equal map", m, map[string]interface{}{"a": "b"}, false},
+		{"nil maps", map[string]interface{}(nil), map[string]interface{}(nil), false},
+		{"same slice", s, s, true},
+		{"equal slice", s, []interface{}{"x", "y"}, false},
+		{"shorter slice of one array", s, s[:1], false},
+		{"later slice of one array", s[1:], s[:1], false},
+		{"empty slices", []interface{}{}, []interface{}{}, false},
+		{"map and slice", m, s, false},
+		{"strings", "a", "a", false},
+	} {
+		if got := sameContainer(tc.a, tc.b); got != tc.want {
+			t.Errorf("%s: sameContainer = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

@@ -143,6 +143,9 @@ func (d *differ) child(root, token string, base, target interface{}) {
 }
 
 func (d *differ) node(root string, base, target interface{}) {
+	if sameContainer(base, target) {
+		return // shared: equal
+	}
 	switch b := base.(type) {
 	case map[string]interface{}:
 		t, ok := target.(map[string]interface{})

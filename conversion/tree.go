@@ -48,6 +48,9 @@ func copyKeys(to, from map[string]interface{}, keys ...string) {
 // equal reports whether two JSON trees are equal. Numbers compare by their
 // JSON text, so json.Number("1") equals int64(1).
 func equal(a, b interface{}) bool {
+	if sameContainer(a, b) {
+		return true
+	}
 	switch a := a.(type) {
 	case map[string]interface{}:
 		b, ok := b.(map[string]interface{})
@@ -119,4 +122,20 @@ func fingerprintOf(encode func([]byte) ([]byte, error)) string {
 	}
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:8])
+}
+
+// sameContainer reports whether a and b are one and the same map, or slices
+// of the same elements: a subtree two trees share (a mapping shares the
+// values it moves unchanged, see lossReport.copy), equal without looking
+// into it.
+func sameContainer(a, b interface{}) bool {
+	switch a := a.(type) {
+	case map[string]interface{}:
+		b, ok := b.(map[string]interface{})
+		return ok && a != nil && b != nil && reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
+	case []interface{}:
+		b, ok := b.([]interface{})
+		return ok && len(a) > 0 && len(a) == len(b) && &a[0] == &b[0]
+	}
+	return false
 }
