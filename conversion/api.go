@@ -54,8 +54,10 @@ func Convert(obj map[string]interface{}, toVersion string) (map[string]interface
 // ConvertShared is Convert for a caller that modifies neither obj nor the
 // result afterwards (the webhook encodes the result and drops both): the
 // result may share with obj the values conversion does not change — the
-// metadata other than the annotations, and fields of no version — instead of
-// copying them. Its result is equal to Convert's.
+// metadata other than the annotations, fields of no version, and the values
+// a mapping moves unchanged into the other version's sections (node
+// selectors, parameters, reservations) — instead of copying them. Its result
+// is equal to Convert's.
 func ConvertShared(obj map[string]interface{}, toVersion string) (map[string]interface{}, error) {
 	return convert(obj, toVersion, nil, true, false)
 }
