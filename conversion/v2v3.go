@@ -2,11 +2,10 @@ package conversion
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
-	"io"
 	"strconv"
-	"strings"
+
+	"github.com/claimbridge/claimbridge/internal/jsontree"
 )
 
 // v1alpha2 (1.27–1.30) and v1alpha3 (1.31) differ in almost every field: a
@@ -279,23 +278,24 @@ func opaqueConfig(source, request, driver string, parameters interface{}) map[st
 // the annotation limit), non-canonical JSON longer than
 // maxNonCanonicalDataBytes is wrapped like non-JSON data.
 func dataParameters(data string) interface{} {
-	dec := json.NewDecoder(strings.NewReader(data))
-	dec.UseNumber()
-	var v interface{}
-	if err := dec.Decode(&v); err == nil {
-		if m, ok := v.(map[string]interface{}); ok && m != nil {
-			if _, err := dec.Token(); err == io.EOF { // nothing but whitespace follows
-				if len(data) <= maxNonCanonicalDataBytes {
-					return m
-				}
-				if canonical, err := canonicalJSON(m); err == nil && string(canonical) == data {
-					return m
-				}
-			}
+	// One JSON value with nothing but whitespace around it, decoded as
+	// encoding/json with UseNumber decodes it (jsontree, without reflection;
+	// the nesting limit is encoding/json's).
+	v, err := jsontree.Unmarshal([]byte(data), encodingJSONMaxDepth)
+	if m, ok := v.(map[string]interface{}); err == nil && ok && m != nil {
+		if len(data) <= maxNonCanonicalDataBytes {
+			return m
+		}
+		if canonical, err := canonicalJSON(m); err == nil && string(canonical) == data {
+			return m
 		}
 	}
 	return map[string]interface{}{"apiVersion": HandleDataAPIVersion, "kind": HandleDataKind, "data": data}
 }
+
+// encodingJSONMaxDepth is encoding/json's limit on nested arrays and objects
+// (its decoder fails beyond it).
+const encodingJSONMaxDepth = 10000
 
 // maxNonCanonicalDataBytes bounds the handle data whose exact text may travel
 // in the restore annotation: 32 handles × 4 KiB stay well below 256 KiB.
