@@ -4,7 +4,8 @@ import "fmt"
 
 // mapping converts the sections of a claim between two neighbouring
 // versions. Both functions are pure: they read their input, never modify it,
-// and build the output from copies. Fields the target has no place for are
+// and build the output from copies (lossReport.copy: a mapping back, and
+// ConvertShared's forward mappings, share the values they move unchanged). Fields the target has no place for are
 // left out; the step records them in the restore annotation.
 type mapping struct {
 	// spec maps a ResourceClaimSpec.
@@ -74,24 +75,8 @@ func mapSection(m mapping, kind, name string, in, context map[string]interface{}
 	}
 }
 
-// step converts obj in place from version from to its neighbour to:
-//
-//  1. the restore annotation of to (if obj came from to earlier) is removed;
-//  2. each section is mapped to the target version, and the patch of the
-//     restore annotation brings back what the target version had;
-//  3. the sections are mapped back, and the difference to the original
-//     sections becomes the restore annotation of from, so that converting the
-//     result back to from gives obj exactly.
-//
-// losses (if not nil) receives what the forward mapping reported. Step 3
-// is skipped for a section that exactInverse says maps back unchanged (its
-// diff would be empty).
-func step(obj map[string]interface{}, kind, from, to string, losses *[]loss) error {
-	return doStep(obj, kind, from, to, losses, stepOptions{skipInvertible: true, keepRestore: true})
-}
-
-// stepWith is step; skipInvertible false takes the full path for every
-// section (the tests compare both).
+// stepWith is doStep with the restore annotation kept; skipInvertible false
+// takes the full path for every section (the tests compare both).
 func stepWith(obj map[string]interface{}, kind, from, to string, losses *[]loss, skipInvertible bool) error {
 	return doStep(obj, kind, from, to, losses, stepOptions{skipInvertible: skipInvertible, keepRestore: true})
 }
@@ -113,6 +98,18 @@ type stepOptions struct {
 	share bool
 }
 
+// doStep converts obj in place from version from to its neighbour to:
+//
+//  1. the restore annotation of to (if obj came from to earlier) is removed;
+//  2. each section is mapped to the target version, and the patch of the
+//     restore annotation brings back what the target version had;
+//  3. the sections are mapped back, and the difference to the original
+//     sections becomes the restore annotation of from, so that converting the
+//     result back to from gives obj exactly.
+//
+// losses (if not nil) receives what the forward mapping reported. Step 3
+// is skipped for a section that exactInverse says maps back unchanged (its
+// diff would be empty); opts selects the variants (stepOptions).
 func doStep(obj map[string]interface{}, kind, from, to string, losses *[]loss, opts stepOptions) error {
 	forward, okF := mappings[[2]string{from, to}]
 	backward, okB := mappings[[2]string{to, from}]
