@@ -6,8 +6,6 @@ import (
 	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
-
-	"github.com/claimbridge/claimbridge/api"
 )
 
 var errSyntax = errors.New("invalid JSON")
@@ -61,62 +59,6 @@ type decoder struct {
 	recent [16]interface{}
 	next   int
 }
-
-// knownKeys are object keys of ConversionReviews, AdmissionReviews and
-// ResourceClaims of every version. A key equal to one of them is decoded
-// into the string held here instead of a new one: the same value, one
-// allocation less per key.
-var knownKeys = func() map[string]string {
-	m := map[string]string{}
-	for _, k := range []string{
-		// reviews
-		"kind", "apiVersion", "request", "response", "uid", "desiredAPIVersion", "objects", "object", "oldObject",
-		"operation", "userInfo", "username", "groups", "extra", "dryRun", "options", "resource", "subResource",
-		"requestKind", "requestResource", "requestSubResource", "group", "version", "namespace", "name",
-		// metadata
-		"metadata", "labels", "annotations", "finalizers", "ownerReferences", "managedFields", "manager", "time",
-		"fieldsType", "fieldsV1", "subresource", "resourceVersion", "generation", "creationTimestamp",
-		"deletionTimestamp", "deletionGracePeriodSeconds", "generateName", "controller", "blockOwnerDeletion",
-		// claims
-		"spec", "status", "devices", "requests", "deviceClassName", "selectors", "cel", "expression",
-		"allocationMode", "count", "adminAccess", "constraints", "matchAttribute", "distinctAttribute", "config",
-		"opaque", "driver", "parameters", "allocation", "results", "pool", "device", "nodeSelector",
-		"nodeSelectorTerms", "matchFields", "matchExpressions", "key", "operator", "values", "reservedFor",
-		"apiGroup", "source", "resourceClassName", "parametersRef", "driverName", "resourceHandle",
-		"resourceHandles", "data", "structuredData", "nodeName", "namedResources", "vendorClassParameters",
-		"vendorClaimParameters", "vendorRequestParameters", "availableOnNodes", "shareable",
-		"deallocationRequested", "exactly", "firstAvailable", "tolerations", "capacity", "allocationTimestamp",
-		"conditions", "type", "reason", "message", "lastTransitionTime", "observedGeneration",
-	} {
-		m[k] = k
-	}
-	return m
-}()
-
-// knownValues holds, boxed, the known keys (some are values too, like
-// "ResourceClaim") and string values common in claims and reviews.
-var knownValues = func() map[string]interface{} {
-	m := map[string]interface{}{}
-	for k := range knownKeys {
-		m[k] = k
-	}
-	for _, v := range []string{
-		"", api.KindClaim, api.KindTemplate, "ConversionReview", "AdmissionReview",
-		"apiextensions.k8s.io/v1", "admission.k8s.io/v1", api.Group, api.UpstreamGroup, "resourceclaims",
-		"resourceclaimtemplates", "CREATE", "UPDATE", "DELETE", "CONNECT", "Update", "Apply", "FieldsV1",
-		"FromClaim", "FromClass", "ExactCount", "All", "WaitForFirstConsumer", "Immediate", "In", "NotIn",
-		"Exists", "DoesNotExist", "metadata.name", "pods", "default", "request", "True", "False", "Unknown",
-	} {
-		m[v] = v
-	}
-	// The API's versions and apiVersions, from its one definition.
-	for _, v := range api.ConversionVersions {
-		for _, s := range []string{v, api.Group + "/" + v, api.UpstreamGroup + "/" + v} {
-			m[s] = s
-		}
-	}
-	return m
-}()
 
 // scratch is a decoder's stacks, reused across calls.
 type scratch struct {
@@ -326,9 +268,9 @@ func (d *decoder) stringValue() (interface{}, error) {
 		c := data[i]
 		if c == '"' {
 			b := data[d.pos+1 : i]
-			if v, ok := knownValues[string(b)]; ok {
+			if e := lookupKnown(b); e != nil {
 				d.pos = i + 1
-				return v, nil
+				return e.value, nil
 			}
 			for _, v := range d.recent {
 				if s, ok := v.(string); ok && s == string(b) {
@@ -356,9 +298,9 @@ func (d *decoder) key() (string, error) {
 	for i := d.pos + 1; i < len(data); i++ {
 		c := data[i]
 		if c == '"' {
-			if k, ok := knownKeys[string(data[d.pos+1:i])]; ok {
+			if e := lookupKnown(data[d.pos+1 : i]); e != nil {
 				d.pos = i + 1
-				return k, nil
+				return e.s, nil
 			}
 			break
 		}

@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -75,27 +76,43 @@ func AppendObjectOmitting(buf []byte, m map[string]interface{}, omit []string, e
 }
 
 func appendObject(buf []byte, m map[string]interface{}, omit []string, escapeHTML bool) ([]byte, error) {
-	var small [16]string
-	keys := small[:0]
-	for k := range m {
+	// The members are taken in one pass over the map (no lookup per key)
+	// and sorted by key, byte-wise, as encoding/json sorts.
+	var small [16]member
+	members := small[:0]
+	for k, v := range m {
 		if len(omit) == 0 || !slices.Contains(omit, k) {
-			keys = append(keys, k)
+			members = append(members, member{k, v})
 		}
 	}
-	slices.Sort(keys) // byte-wise, as encoding/json sorts
+	sortMembers(members)
 	buf = append(buf, '{')
 	var err error
-	for i, k := range keys {
+	for i, e := range members {
 		if i > 0 {
 			buf = append(buf, ',')
 		}
-		buf = appendString(buf, k, escapeHTML)
+		buf = appendString(buf, e.key, escapeHTML)
 		buf = append(buf, ':')
-		if buf, err = Append(buf, m[k], escapeHTML); err != nil {
+		if buf, err = Append(buf, e.value, escapeHTML); err != nil {
 			return nil, err
 		}
 	}
 	return append(buf, '}'), nil
+}
+
+// sortMembers sorts ms by key: insertion sort for the few members objects
+// have, slices.SortFunc beyond.
+func sortMembers(ms []member) {
+	if len(ms) > 12 {
+		slices.SortFunc(ms, func(a, b member) int { return strings.Compare(a.key, b.key) })
+		return
+	}
+	for i := 1; i < len(ms); i++ {
+		for j := i; j > 0 && ms[j].key < ms[j-1].key; j-- {
+			ms[j], ms[j-1] = ms[j-1], ms[j]
+		}
+	}
 }
 
 func fallback(buf []byte, v interface{}, escapeHTML bool) ([]byte, error) {
