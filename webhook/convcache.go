@@ -159,9 +159,11 @@ func (c *conversionCache) get(key cacheKey) *cachedConversion {
 // put stores the answer of a review. objects are not modified afterwards
 // (the cache keeps them as they are).
 func (c *conversionCache) put(key [sha256.Size]byte, objects [][]byte, from []string, desiredAPIVersion string) {
+	// The objects may be slices of a larger buffer (the response they
+	// were encoded into), which the entry keeps: count what they keep.
 	size := int64(cacheEntryOverhead)
 	for _, o := range objects {
-		size += int64(len(o)) + 24
+		size += int64(cap(o)) + 24
 	}
 	if size > maxCachedReview || size > c.maxBytes {
 		return

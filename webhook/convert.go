@@ -10,7 +10,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -99,38 +98,41 @@ func (h *convertHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 
 	resp := &apiextensionsv1.ConversionResponse{UID: req.UID}
-	var from []string
-	resp.ConvertedObjects, from, resp.Result = h.convertAll(ctx, req, decoded, body, spans)
+	// A successful response is written as the objects are converted: each
+	// is encoded straight into it.
+	buf := appendConversionReviewHead(make([]byte, 0, responseCapacity(body)), review.TypeMeta, req.UID, true)
+	buf, ends, from, status := h.convertAll(ctx, req, decoded, body, spans, buf)
+	resp.Result = status
 	result := "success"
 	if resp.Result.Status != metav1.StatusSuccess {
 		result = "failure"
-		resp.ConvertedObjects = nil
 		log.Info("Conversion failed", "message", resp.Result.Message)
 	} else {
 		log.V(4).Info("Converted objects", "duration", time.Since(start))
 	}
 	h.metrics.request("/convert", "", result, start)
 	if result == "success" {
+		buf = appendConversionReviewTail(buf, true)
 		if cacheable && string(req.UID) == key.uid {
-			objects := make([][]byte, len(resp.ConvertedObjects))
-			for i, o := range resp.ConvertedObjects {
-				objects[i] = o.Raw
+			// The entry keeps the objects where they are in the response
+			// (whose capacity the cache counts), which is not modified.
+			objects := make([][]byte, len(ends))
+			for i, e := range ends {
+				objects[i] = buf[e[0]:e[1]]
 			}
 			h.cache.put(key.sum, objects, from, req.DesiredAPIVersion)
 		}
-		writeRaw(w, log, appendConversionReview(make([]byte, 0, responseSize(resp.ConvertedObjects)), review.TypeMeta, resp.UID, resp.ConvertedObjects))
+		writeRaw(w, log, buf)
 		return
 	}
 	writeJSON(w, log, &apiextensionsv1.ConversionReview{TypeMeta: review.TypeMeta, Response: resp})
 }
 
-// responseSize is the capacity that holds a successful response.
-func responseSize(objects []runtime.RawExtension) int {
-	n := 256
-	for _, o := range objects {
-		n += len(o.Raw) + 1
-	}
-	return n
+// responseCapacity is the capacity that holds the successful response to
+// the review body in most cases: a converted object is about as large as the
+// original, and up to half again with restore annotations.
+func responseCapacity(body []byte) int {
+	return len(body) + len(body)/2 + 256
 }
 
 // decodeConversionReview accepts only a ConversionReview of a known version
@@ -144,20 +146,21 @@ func decodeConversionReview(body []byte, review *apiextensionsv1.ConversionRevie
 	})
 }
 
-// convertAll converts every object in order or fails the whole review.
-// decoded, when not nil, holds the objects already decoded from the review;
-// spans, when not nil, where each is in body. It also returns the version
-// each object was converted from.
-func (h *convertHandler) convertAll(ctx context.Context, req *apiextensionsv1.ConversionRequest, decoded []map[string]interface{}, body []byte, spans [][2]int) ([]runtime.RawExtension, []string, metav1.Status) {
+// convertAll converts every object in order, appending each to buf (after
+// a comma from the second on), or fails the whole review; it returns buf
+// and where each object is in it. decoded, when not nil, holds the objects
+// already decoded from the review; spans, when not nil, where each is in
+// body. It also returns the version each object was converted from.
+func (h *convertHandler) convertAll(ctx context.Context, req *apiextensionsv1.ConversionRequest, decoded []map[string]interface{}, body []byte, spans [][2]int, buf []byte) ([]byte, [][2]int, []string, metav1.Status) {
 	gv, err := schema.ParseGroupVersion(req.DesiredAPIVersion)
 	if err != nil || gv.Group != api.Group || !api.IsServed(gv.Version) {
-		return nil, nil, failure("desiredAPIVersion %q is not served: want %s/%s", req.DesiredAPIVersion, api.Group, servedList())
+		return nil, nil, nil, failure("desiredAPIVersion %q is not served: want %s/%s", req.DesiredAPIVersion, api.Group, servedList())
 	}
-	out := make([]runtime.RawExtension, len(req.Objects))
+	ends := make([][2]int, len(req.Objects))
 	from := make([]string, len(req.Objects))
 	for i := range req.Objects {
 		if err := ctx.Err(); err != nil {
-			return nil, nil, failure("objects[%d] and later not converted to %s: %v", i, req.DesiredAPIVersion, err)
+			return nil, nil, nil, failure("objects[%d] and later not converted to %s: %v", i, req.DesiredAPIVersion, err)
 		}
 		var obj map[string]interface{}
 		if decoded != nil {
@@ -167,13 +170,17 @@ func (h *convertHandler) convertAll(ctx context.Context, req *apiextensionsv1.Co
 		if spans != nil {
 			key.sum, key.ok = objectKey(body[spans[i][0]:spans[i][1]], req.DesiredAPIVersion)
 		}
-		raw, fromVersion, err := h.convertOne(req.Objects[i].Raw, obj, gv, key)
-		if err != nil {
-			return nil, nil, failure("objects[%d] %v", i, err)
+		if i > 0 {
+			buf = append(buf, ',')
 		}
-		out[i].Raw, from[i] = raw, fromVersion
+		ends[i][0] = len(buf)
+		buf, from[i], err = h.convertOne(req.Objects[i].Raw, obj, gv, key, buf)
+		if err != nil {
+			return nil, nil, nil, failure("objects[%d] %v", i, err)
+		}
+		ends[i][1] = len(buf)
 	}
-	return out, from, metav1.Status{Status: metav1.StatusSuccess}
+	return buf, ends, from, metav1.Status{Status: metav1.StatusSuccess}
 }
 
 // objectCacheKey is an object's key in the conversion cache, if ok.
@@ -185,8 +192,9 @@ type objectCacheKey struct {
 // convertOne converts one object, decoded from raw unless obj is given, and
 // checks the apiserver's contract on the result; with a key, it answers from
 // the object's cache entry or stores one. Errors name the object. It also
-// returns the version the object was converted from.
-func (h *convertHandler) convertOne(raw []byte, obj map[string]interface{}, to schema.GroupVersion, key objectCacheKey) ([]byte, string, error) {
+// returns the version the object was converted from. The converted object
+// is appended to buf (which it returns).
+func (h *convertHandler) convertOne(raw []byte, obj map[string]interface{}, to schema.GroupVersion, key objectCacheKey, buf []byte) ([]byte, string, error) {
 	if obj == nil {
 		var err error
 		if obj, err = decodeObject(raw); err != nil {
@@ -201,9 +209,10 @@ func (h *convertHandler) convertOne(raw []byte, obj map[string]interface{}, to s
 		return nil, "", fmt.Errorf("%s: unsupported apiVersion %q or kind %q: want %s %s or %s", id, from, id.kind, api.Group, api.KindClaim, api.KindTemplate)
 	}
 	if key.ok {
-		if data, ok := h.fromObjectEntry(key.sum, obj); ok {
+		var ok bool
+		if buf, ok = h.fromObjectEntry(key.sum, obj, buf); ok {
 			h.metrics.conversion(gv.Version, to.Version, "success")
-			return data, gv.Version, nil
+			return buf, gv.Version, nil
 		}
 	}
 	// The converter's errors already say "converting <kind> <name> from
@@ -218,33 +227,33 @@ func (h *convertHandler) convertOne(raw []byte, obj map[string]interface{}, to s
 		h.metrics.conversion(gv.Version, to.Version, "failure")
 		return nil, "", fmt.Errorf("%s: %w", id, err)
 	}
-	data, err := encodeObject(out)
+	start := len(buf)
+	buf, err = jsontree.Append(buf, out, true)
 	if err != nil {
 		h.metrics.conversion(gv.Version, to.Version, "failure")
 		return nil, "", fmt.Errorf("%s: encoding converted object: %w", id, err)
 	}
 	if key.ok {
-		if e := newCachedObject(obj, out, data); e != nil {
+		if e := newCachedObject(obj, out, buf[start:]); e != nil {
 			h.cache.putObject(key.sum, e)
 		}
 	}
 	h.metrics.conversion(gv.Version, to.Version, "success")
-	return data, gv.Version, nil
+	return buf, gv.Version, nil
 }
 
-// fromObjectEntry returns the converted encoding of obj from its object
-// entry, if the cache has one that answers it (objcache.go), and counts the
-// lookup.
-func (h *convertHandler) fromObjectEntry(key [sha256.Size]byte, obj map[string]interface{}) ([]byte, bool) {
-	var data []byte
+// fromObjectEntry appends to buf the converted encoding of obj from its
+// object entry, if the cache has one that answers it (objcache.go), and
+// counts the lookup; otherwise it returns buf as it was and false.
+func (h *convertHandler) fromObjectEntry(key [sha256.Size]byte, obj map[string]interface{}, buf []byte) ([]byte, bool) {
 	e := h.cache.getObject(key)
 	ok := false
 	if e != nil {
 		meta, _ := obj["metadata"].(map[string]interface{})
-		data, ok = e.encode(meta)
+		buf, ok = e.appendTo(buf, meta)
 	}
 	h.cache.countObjectLookup(ok)
-	return data, ok
+	return buf, ok
 }
 
 // serveCached answers a review from the conversion cache: the same bytes as
@@ -261,25 +270,6 @@ func (h *convertHandler) serveCached(w http.ResponseWriter, log logr.Logger, key
 	}
 	h.metrics.request("/convert", "", "success", start)
 	writeRaw(w, log, appendConversionReview(make([]byte, 0, size), tm, types.UID(key.uid), objects))
-}
-
-// encodeBuffers are scratch space for encoding converted objects, so that
-// each encoding allocates only its exact-size result.
-var encodeBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 8192); return &b }}
-
-// encodeObject is jsontree.Marshal (json.Marshal's bytes) into a pooled
-// buffer, returning a copy of exactly the encoded size.
-func encodeObject(obj map[string]interface{}) ([]byte, error) {
-	bp := encodeBuffers.Get().(*[]byte)
-	defer encodeBuffers.Put(bp)
-	data, err := jsontree.Append((*bp)[:0], obj, true)
-	if err != nil {
-		return nil, err
-	}
-	if cap(data) <= 1<<20 { // keep no buffer a huge object grew
-		*bp = data[:0]
-	}
-	return bytes.Clone(data), nil
 }
 
 // safeConvert turns a converter panic into an error for this object.

@@ -168,14 +168,15 @@ func (e *cachedObject) size() int64 {
 	return n
 }
 
-// encode returns the encoding of the object converted from one whose
-// metadata is meta: meta with the converted annotations, between prefix
-// and suffix. ok is false when meta's fields that conversion checks (name,
-// namespace, labels, finalizers) do not have the types it requires: such an
-// object is converted, and refused, as usual.
-func (e *cachedObject) encode(meta map[string]interface{}) (data []byte, ok bool) {
+// appendTo appends to buf the encoding of the object converted from one
+// whose metadata is meta: meta with the converted annotations, between
+// prefix and suffix. ok is false (and buf returned as it was) when meta's
+// fields that conversion checks (name, namespace, labels, finalizers) do not
+// have the types it requires: such an object is converted, and refused, as
+// usual.
+func (e *cachedObject) appendTo(buf []byte, meta map[string]interface{}) (_ []byte, ok bool) {
 	if !conversionAcceptsMetadata(meta) {
-		return nil, false
+		return buf, false
 	}
 	m := make(map[string]interface{}, len(meta)+1)
 	for k, v := range meta {
@@ -186,18 +187,13 @@ func (e *cachedObject) encode(meta map[string]interface{}) (data []byte, ok bool
 	if e.hasAnnotations {
 		m["annotations"] = e.annotations
 	}
-	bp := encodeBuffers.Get().(*[]byte)
-	defer encodeBuffers.Put(bp)
-	buf := append((*bp)[:0], e.prefix...)
+	start := len(buf)
+	buf = append(buf, e.prefix...)
 	buf, err := jsontree.Append(buf, m, true)
 	if err != nil {
-		return nil, false
+		return buf[:start], false
 	}
-	buf = append(buf, e.suffix...)
-	if cap(buf) <= 1<<20 {
-		*bp = buf[:0]
-	}
-	return bytes.Clone(buf), true
+	return append(buf, e.suffix...), true
 }
 
 // conversionAcceptsMetadata reports whether the metadata fields whose types

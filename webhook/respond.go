@@ -34,6 +34,24 @@ func writeJSON(w http.ResponseWriter, log logr.Logger, v any) {
 // objects: they come from jsontree.Marshal, which is already the compact,
 // HTML-escaped encoding that json.Marshal would copy them as.
 func appendConversionReview(buf []byte, tm metav1.TypeMeta, uid types.UID, objects []runtime.RawExtension) []byte {
+	if objects == nil {
+		buf = appendConversionReviewHead(buf, tm, uid, false)
+		return appendConversionReviewTail(buf, false)
+	}
+	buf = appendConversionReviewHead(buf, tm, uid, true)
+	for i, o := range objects {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, o.Raw...)
+	}
+	return appendConversionReviewTail(buf, true)
+}
+
+// appendConversionReviewHead appends what appendConversionReview writes
+// before the converted objects: up to the opening bracket of their list
+// if withObjects, else up to "convertedObjects":null.
+func appendConversionReviewHead(buf []byte, tm metav1.TypeMeta, uid types.UID, withObjects bool) []byte {
 	buf = append(buf, '{')
 	sep := false
 	if tm.Kind != "" {
@@ -54,17 +72,16 @@ func appendConversionReview(buf []byte, tm metav1.TypeMeta, uid types.UID, objec
 	}
 	buf = append(buf, `"response":{"uid":`...)
 	buf, _ = jsontree.Append(buf, string(uid), true)
-	buf = append(buf, `,"convertedObjects":`...)
-	if objects == nil {
-		buf = append(buf, "null"...)
-	} else {
-		buf = append(buf, '[')
-		for i, o := range objects {
-			if i > 0 {
-				buf = append(buf, ',')
-			}
-			buf = append(buf, o.Raw...)
-		}
+	if !withObjects {
+		return append(buf, `,"convertedObjects":null`...)
+	}
+	return append(buf, `,"convertedObjects":[`...)
+}
+
+// appendConversionReviewTail appends what appendConversionReview writes
+// after the converted objects.
+func appendConversionReviewTail(buf []byte, withObjects bool) []byte {
+	if withObjects {
 		buf = append(buf, ']')
 	}
 	return append(buf, `,"result":{"metadata":{},"status":"Success"}}}`...)
