@@ -46,6 +46,9 @@ type shape struct {
 	typ    string // "object", "array", "map", "string", "boolean", "number", "" (anything)
 	fields map[string]*shape
 	keys   []string // of fields, sorted
+	// shapes are the shapes of fields in the order of keys (a loop over
+	// keys needs no lookup in fields).
+	shapes []*shape
 	elem   *shape
 }
 
@@ -57,7 +60,12 @@ var (
 )
 
 func object(fields map[string]*shape) *shape {
-	return &shape{typ: "object", fields: fields, keys: sortedKeys(fields)}
+	keys := sortedKeys(fields)
+	shapes := make([]*shape, len(keys))
+	for i, k := range keys {
+		shapes[i] = fields[k]
+	}
+	return &shape{typ: "object", fields: fields, keys: keys, shapes: shapes}
 }
 func arrayOf(elem *shape) *shape { return &shape{typ: "array", elem: elem} }
 func mapOf(elem *shape) *shape   { return &shape{typ: "map", elem: elem} }
@@ -251,8 +259,8 @@ func fits(v interface{}, s *shape) bool {
 				}
 				return true
 			}
-			for _, k := range s.keys {
-				if !fits(m[k], s.fields[k]) {
+			for i, k := range s.keys {
+				if !fits(m[k], s.shapes[i]) {
 					return false
 				}
 			}
