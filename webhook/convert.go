@@ -94,14 +94,16 @@ func (h *convertHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	req := review.Request
 	log = log.WithValues("uid", req.UID, "desiredAPIVersion", req.DesiredAPIVersion, "objects", len(req.Objects))
-	ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
-	defer cancel()
+	// Objects are converted one after another; between two, the review
+	// stops once its client has gone or the timeout has passed (checked
+	// there: a timer per review would cost more than the check).
+	deadline := start.Add(h.timeout)
 
 	resp := &apiextensionsv1.ConversionResponse{UID: req.UID}
 	// A successful response is written as the objects are converted: each
 	// is encoded straight into it.
 	buf := appendConversionReviewHead(make([]byte, 0, responseCapacity(body)), review.TypeMeta, req.UID, true)
-	buf, ends, from, status := h.convertAll(ctx, req, decoded, body, spans, buf)
+	buf, ends, from, status := h.convertAll(r.Context(), deadline, req, decoded, body, spans, buf)
 	resp.Result = status
 	result := "success"
 	if resp.Result.Status != metav1.StatusSuccess {
@@ -147,11 +149,12 @@ func decodeConversionReview(body []byte, review *apiextensionsv1.ConversionRevie
 }
 
 // convertAll converts every object in order, appending each to buf (after
-// a comma from the second on), or fails the whole review; it returns buf
+// a comma from the second on), or fails the whole review (also when ctx is
+// done or deadline has passed before an object); it returns buf
 // and where each object is in it. decoded, when not nil, holds the objects
 // already decoded from the review; spans, when not nil, where each is in
 // body. It also returns the version each object was converted from.
-func (h *convertHandler) convertAll(ctx context.Context, req *apiextensionsv1.ConversionRequest, decoded []map[string]interface{}, body []byte, spans [][2]int, buf []byte) ([]byte, [][2]int, []string, metav1.Status) {
+func (h *convertHandler) convertAll(ctx context.Context, deadline time.Time, req *apiextensionsv1.ConversionRequest, decoded []map[string]interface{}, body []byte, spans [][2]int, buf []byte) ([]byte, [][2]int, []string, metav1.Status) {
 	gv, err := schema.ParseGroupVersion(req.DesiredAPIVersion)
 	if err != nil || gv.Group != api.Group || !api.IsServed(gv.Version) {
 		return nil, nil, nil, failure("desiredAPIVersion %q is not served: want %s/%s", req.DesiredAPIVersion, api.Group, servedList())
@@ -159,7 +162,11 @@ func (h *convertHandler) convertAll(ctx context.Context, req *apiextensionsv1.Co
 	ends := make([][2]int, len(req.Objects))
 	from := make([]string, len(req.Objects))
 	for i := range req.Objects {
-		if err := ctx.Err(); err != nil {
+		err := ctx.Err()
+		if err == nil && !time.Now().Before(deadline) {
+			err = context.DeadlineExceeded
+		}
+		if err != nil {
 			return nil, nil, nil, failure("objects[%d] and later not converted to %s: %v", i, req.DesiredAPIVersion, err)
 		}
 		var obj map[string]interface{}
