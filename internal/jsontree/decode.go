@@ -38,6 +38,9 @@ func Unmarshal(data []byte, maxDepth int) (interface{}, error) {
 	return v, nil
 }
 
+// recentBits sizes decoder.recent: 2^recentBits slots.
+const recentBits = 6
+
 type decoder struct {
 	data []byte
 	// text is data as one string: strings without escapes and numbers are
@@ -53,11 +56,10 @@ type decoder struct {
 	// members holds the members of the objects being decoded, likewise, so
 	// that each map is made at its final size (no growing past 8 members).
 	members []member
-	// recent holds the last string values decoded (boxed), so that a value
-	// repeated in the document (a driver, a pool, a request name) is
-	// allocated once; next is where the next one goes.
-	recent [16]interface{}
-	next   int
+	// recent holds string values decoded (boxed), each in the slot its
+	// hash picks, so that a value repeated in the document (a driver, a
+	// pool, a request name) is usually allocated once, for one comparison.
+	recent [1 << recentBits]interface{}
 }
 
 // scratch is a decoder's stacks, reused across calls.
@@ -272,16 +274,14 @@ func (d *decoder) stringValue() (interface{}, error) {
 				d.pos = i + 1
 				return e.value, nil
 			}
-			for _, v := range d.recent {
-				if s, ok := v.(string); ok && s == string(b) {
-					d.pos = i + 1
-					return v, nil
-				}
+			slot := &d.recent[knownHash(b)>>(knownBits-recentBits)]
+			if s, ok := (*slot).(string); ok && s == string(b) {
+				d.pos = i + 1
+				return *slot, nil
 			}
 			var v interface{} = d.text[d.pos+1 : i]
 			d.pos = i + 1
-			d.recent[d.next] = v
-			d.next = (d.next + 1) % len(d.recent)
+			*slot = v
 			return v, nil
 		}
 		if c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
