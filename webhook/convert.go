@@ -99,16 +99,14 @@ func (h *convertHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// there: a timer per review would cost more than the check).
 	deadline := start.Add(h.timeout)
 
-	resp := &apiextensionsv1.ConversionResponse{UID: req.UID}
 	// A successful response is written as the objects are converted: each
 	// is encoded straight into it.
 	buf := appendConversionReviewHead(make([]byte, 0, responseCapacity(body)), review.TypeMeta, req.UID, true)
 	buf, ends, from, status := h.convertAll(r.Context(), deadline, req, decoded, body, spans, buf)
-	resp.Result = status
 	result := "success"
-	if resp.Result.Status != metav1.StatusSuccess {
+	if status.Status != metav1.StatusSuccess {
 		result = "failure"
-		log.Info("Conversion failed", "message", resp.Result.Message)
+		log.Info("Conversion failed", "message", status.Message)
 	} else {
 		log.V(4).Info("Converted objects", "duration", time.Since(start))
 	}
@@ -127,7 +125,7 @@ func (h *convertHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeRaw(w, log, buf)
 		return
 	}
-	writeJSON(w, log, &apiextensionsv1.ConversionReview{TypeMeta: review.TypeMeta, Response: resp})
+	writeJSON(w, log, &apiextensionsv1.ConversionReview{TypeMeta: review.TypeMeta, Response: &apiextensionsv1.ConversionResponse{UID: req.UID, Result: status}})
 }
 
 // responseCapacity is the capacity that holds the successful response to

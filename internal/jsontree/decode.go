@@ -262,19 +262,21 @@ func (d *decoder) number() (interface{}, error) {
 }
 
 // stringValue decodes the string value at d.pos (which is '"'), as string
-// does. A known key, or a string equal to one of the last ones decoded, is
-// returned as the interface{} already holding it, without allocating.
+// does. A known string, or one equal to the string its hash's slot of
+// recent holds, is returned as the interface{} already holding it, without
+// allocating.
 func (d *decoder) stringValue() (interface{}, error) {
 	data := d.data
 	for i := d.pos + 1; i < len(data); i++ {
 		c := data[i]
 		if c == '"' {
 			b := data[d.pos+1 : i]
-			if e := lookupKnown(b); e != nil {
+			h := knownHash(b)
+			if e := lookupKnownAt(b, h); e != nil {
 				d.pos = i + 1
 				return e.value, nil
 			}
-			slot := &d.recent[knownHash(b)>>(knownBits-recentBits)]
+			slot := &d.recent[h>>(knownBits-recentBits)]
 			if s, ok := (*slot).(string); ok && s == string(b) {
 				d.pos = i + 1
 				return *slot, nil
@@ -292,7 +294,7 @@ func (d *decoder) stringValue() (interface{}, error) {
 }
 
 // key decodes the object key at d.pos (which is '"'), as string does, and
-// returns the string of knownKeys for a known key.
+// returns the known table's string for a known one.
 func (d *decoder) key() (string, error) {
 	data := d.data
 	for i := d.pos + 1; i < len(data); i++ {

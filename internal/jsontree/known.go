@@ -98,8 +98,11 @@ func knownHash(b []byte) uint32 {
 }
 
 // lookupKnown returns the entry of the known table equal to b, or nil.
-func lookupKnown(b []byte) *known {
-	for i := knownHash(b); ; i = (i + 1) & (1<<knownBits - 1) {
+func lookupKnown(b []byte) *known { return lookupKnownAt(b, knownHash(b)) }
+
+// lookupKnownAt is lookupKnown for a caller that has b's knownHash h.
+func lookupKnownAt(b []byte, h uint32) *known {
+	for i := h; ; i = (i + 1) & (1<<knownBits - 1) {
 		e := &knownTable[i]
 		if e.value == nil {
 			return nil
