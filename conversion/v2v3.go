@@ -2,6 +2,7 @@ package conversion
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"strconv"
 
@@ -94,12 +95,30 @@ func lossesOfRequest(req map[string]interface{}, r *lossReport) {
 	mode := asString(req["allocationMode"])
 	if mode != "" && mode != "ExactCount" {
 		r.lose("devices.requests[0].allocationMode", "1.27–1.30 allocates one device of the class, not %q", mode)
-	} else if count, ok := req["count"]; ok && count != nil && fmt.Sprint(count) != "1" {
+	} else if count, ok := req["count"]; ok && count != nil && !printsAsOne(count) {
 		r.lose("devices.requests[0].count", "1.27–1.30 allocates one device of the class, not %v", count)
 	}
 	if req["adminAccess"] == true {
 		r.lose("devices.requests[0].adminAccess", "1.27–1.30 has no admin access: the device is allocated exclusively")
 	}
+}
+
+// printsAsOne reports whether fmt.Sprint(v) is "1", without fmt for the
+// types a decoded count has.
+func printsAsOne(v interface{}) bool {
+	switch n := v.(type) {
+	case float64:
+		return n == 1
+	case int64:
+		return n == 1
+	case int:
+		return n == 1
+	case string:
+		return n == "1"
+	case json.Number:
+		return n == "1"
+	}
+	return fmt.Sprint(v) == "1"
 }
 
 // statusV2ToV3 maps an allocation of resource handles to allocated devices:
