@@ -61,11 +61,13 @@ type ServeOptions struct {
 	// MaxJSONDepth is the deepest nesting accepted. Default 1000.
 	MaxJSONDepth int
 	// MaxConnections limits open TLS connections; 0: no limit. Default
-	// 128: under overload, clients then reuse their keep-alive connections
+	// 32: under overload, clients then reuse their keep-alive connections
 	// instead of opening new ones whose TLS handshakes compete with the
 	// reviews for the CPU, and the reviews inside the server (reading,
-	// queued, running) stay few; 128 measured better than 256, 512 and
-	// 2048 at 2× capacity (docs/server.md, "Overload").
+	// queued, running) stay few; 32 measured better than 8, 16, 128, 256,
+	// 512 and 2048 at 2× capacity on two CPUs (docs/server.md, "Overload").
+	// Idle connections do not hold places from a client that needs one
+	// (webhook/connlimit.go).
 	MaxConnections int
 	// MaxHeaderBytes caps request headers. Default 64 KiB.
 	MaxHeaderBytes int
@@ -152,7 +154,7 @@ func NewServeOptions() *ServeOptions {
 		MaxValidateBodyBytes:   7 << 20,
 		MaxJSONDepth:           1000,
 		MaxHeaderBytes:         64 << 10,
-		MaxConnections:         128,
+		MaxConnections:         32,
 		MaxQueueWait:           webhook.DefaultMaxQueueWait,
 		ReleaseStartupPages:    true,
 		ConversionCacheBytes:   16 << 20,
@@ -193,7 +195,7 @@ func (o *ServeOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.Int64Var(&o.MaxConvertBodyBytes, "max-convert-body-bytes", o.MaxConvertBodyBytes, "Largest ConversionReview body accepted on /convert; larger gets 413.")
 	fs.Int64Var(&o.MaxValidateBodyBytes, "max-validate-body-bytes", o.MaxValidateBodyBytes, "Largest AdmissionReview body accepted on /validate; larger gets 413.")
 	fs.IntVar(&o.MaxJSONDepth, "max-json-depth", o.MaxJSONDepth, "Deepest JSON nesting accepted in a review body; deeper gets 400.")
-	fs.IntVar(&o.MaxConnections, "max-connections", o.MaxConnections, "Maximum concurrently open TLS connections (0: no limit).")
+	fs.IntVar(&o.MaxConnections, "max-connections", o.MaxConnections, "Maximum concurrently open TLS connections (0: no limit); a connection idle for a second is closed to admit a waiting one, and while none is idle one busy connection a second is closed after its answer.")
 	fs.IntVar(&o.MaxHeaderBytes, "max-header-bytes", o.MaxHeaderBytes, "Largest request header block accepted.")
 	fs.IntVar(&o.MaxInFlight, "max-in-flight", o.MaxInFlight, "Reviews processed at once (0: twice GOMAXPROCS, at least 8); others wait for a slot or are shed.")
 	fs.DurationVar(&o.MaxQueueWait, "max-queue-wait", o.MaxQueueWait, "Longest wait for a slot; a review expected to wait longer is shed at once (a conversion gets 429 with Retry-After, which kube-apiserver retries; a validation gets a denial with code 429, which the writing client retries).")

@@ -30,7 +30,7 @@ func TestServeOptionsConfig(t *testing.T) {
 		MaxValidateBodyBytes: 7 << 20,
 		MaxJSONDepth:         1000,
 		MaxHeaderBytes:       64 << 10,
-		MaxConnections:       128,
+		MaxConnections:       32,
 		MaxQueueWait:         time.Second,
 		ReleaseStartupPages:  true,
 		ConversionCacheBytes: 16 << 20,

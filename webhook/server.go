@@ -12,7 +12,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"golang.org/x/net/netutil"
 	"k8s.io/apiserver/pkg/server/dynamiccertificates"
 	"k8s.io/klog/v2"
 )
@@ -31,6 +30,10 @@ type Server struct {
 	// serving is the serving certificate content once Run loaded it; the
 	// certificate metrics read it (certmetrics.go).
 	serving atomic.Pointer[dynamiccertificates.DynamicCertKeyPairContent]
+
+	// conns bounds the webhook listener's connections (connlimit.go); nil
+	// without Config.MaxConnections.
+	conns *connLimiter
 
 	ready                         atomic.Bool
 	started                       chan struct{}
@@ -128,8 +131,14 @@ func (s *Server) Run(ctx context.Context) error {
 	// Requests get a context that the stop signal does not cancel: they
 	// must finish during shutdown.
 	baseCtx := klog.NewContext(context.WithoutCancel(ctx), log)
+	handler := s.Handler()
+	var connState func(net.Conn, http.ConnState)
+	if s.conns != nil {
+		handler, connState = s.conns.closeOneAfterAnswer(handler), s.conns.connState
+	}
 	servers := []*http.Server{{
-		Handler:           s.Handler(),
+		Handler:           handler,
+		ConnState:         connState,
 		TLSNextProto:      map[string]func(*http.Server, *tls.Conn, http.Handler){}, // no HTTP/2
 		ReadHeaderTimeout: c.ReadHeaderTimeout,
 		ReadTimeout:       c.ReadTimeout,
@@ -199,7 +208,8 @@ func (s *Server) listen(tlsConfig *tls.Config) ([3]net.Listener, error) {
 	}
 	s.addr = ln.Addr()
 	if c.MaxConnections > 0 {
-		ln = netutil.LimitListener(ln, c.MaxConnections)
+		s.conns = newConnLimiter(ln, c.MaxConnections, s.metrics)
+		ln = s.conns
 	}
 	ls[0] = tls.NewListener(ln, tlsConfig)
 	for i, a := range []struct {

@@ -1,0 +1,162 @@
+package webhook
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/claimbridge/claimbridge/api"
+)
+
+// limitedHTTP serves h over plain HTTP on loopback behind a connLimiter of
+// n connections, wired as Server.Run wires it.
+func limitedHTTP(t *testing.T, n int, h http.Handler) (*connLimiter, string) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := newConnLimiter(ln, n, nil)
+	l.minReapIdle, l.rotateAfter = 200*time.Millisecond, 300*time.Millisecond
+	srv := &http.Server{Handler: l.closeOneAfterAnswer(h), ConnState: l.connState}
+	go func() { _ = srv.Serve(l) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	return l, "http://" + ln.Addr().String() + "/"
+}
+
+// get sends one request with its own client tr and reports whether it
+// reused a connection.
+func get(ctx context.Context, tr *http.Transport, url string) (reused bool, err error) {
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		GotConn: func(i httptrace.GotConnInfo) { reused = i.Reused },
+	})
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return false, err
+	}
+	resp, err := tr.RoundTrip(req)
+	if err != nil {
+		return reused, err
+	}
+	_, err = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return reused, err
+}
+
+func transport(t *testing.T) *http.Transport {
+	tr := &http.Transport{MaxIdleConnsPerHost: 4}
+	t.Cleanup(tr.CloseIdleConnections)
+	return tr
+}
+
+// An idle keep-alive connection does not keep a new client out: once it has
+// been idle minReapIdle, it is closed to admit the waiting connection, and
+// its client re-dials on its next request.
+func TestConnLimiterReclaimsIdleConnection(t *testing.T) {
+	l, url := limitedHTTP(t, 1, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) }))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	first, second := transport(t), transport(t)
+	if _, err := get(ctx, first, url); err != nil {
+		t.Fatal(err)
+	}
+	// first's connection is now idle in its pool and holds the only place.
+	if _, err := get(ctx, second, url); err != nil {
+		t.Fatalf("second client shut out by an idle connection: %v", err)
+	}
+	if got := value(t, l.reaped); got != 1 {
+		t.Errorf("reclaimed %v connections, want 1", got)
+	}
+	if got := value(t, l.rotated); got != 0 {
+		t.Errorf("rotated %v busy connections, want 0", got)
+	}
+	// second now holds the place, idle; first's next request re-dials and
+	// waits until second's connection is reclaimed in turn.
+	reused, err := get(ctx, first, url)
+	if err != nil {
+		t.Fatalf("first client after its connection was reclaimed: %v", err)
+	}
+	if reused {
+		t.Error("first client reused the connection that was reclaimed")
+	}
+}
+
+// A client that keeps its connection busy does not keep another out either:
+// after rotateAfter, one of its answers carries Connection: close. A
+// connection between two requests is never reclaimed as idle.
+func TestConnLimiterRotatesBusyConnection(t *testing.T) {
+	l, url := limitedHTTP(t, 1, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		time.Sleep(5 * time.Millisecond)
+		_, _ = w.Write([]byte("ok"))
+	}))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	busy := transport(t)
+	if _, err := get(ctx, busy, url); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var busyErrs atomic.Int64
+	var busyErr atomic.Value
+	wg.Add(1)
+	go func() { // one request after another on the busy client's connection
+		defer wg.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if _, err := get(ctx, busy, url); err != nil && ctx.Err() == nil {
+				busyErrs.Add(1)
+				busyErr.Store(err.Error())
+			}
+		}
+	}()
+	other := transport(t)
+	other.DisableKeepAlives = true // its connection is not left idle to be reclaimed
+	_, err := get(ctx, other, url)
+	close(stop)
+	wg.Wait()
+	if err != nil {
+		t.Fatalf("client shut out by a busy connection: %v", err)
+	}
+	if got := value(t, l.rotated); got < 1 {
+		t.Errorf("rotated %v busy connections, want at least 1", got)
+	}
+	if got := value(t, l.reaped); got != 0 {
+		t.Errorf("reclaimed %v connections as idle, want 0 (the busy one is idle only between requests)", got)
+	}
+	if n := busyErrs.Load(); n != 0 {
+		t.Errorf("the busy client saw %d errors, e.g. %v", n, busyErr.Load())
+	}
+}
+
+// Through the server: with --max-connections=1 a second apiserver is served
+// although the first keeps its connection open and idle.
+func TestMaxConnectionsIdleConnectionReclaimed(t *testing.T) {
+	ts := startServer(t, func(c *Config) { c.MaxConnections = 1 })
+	ts.conns.minReapIdle = 100 * time.Millisecond
+	body := conversionReview("apiextensions.k8s.io/v1", "u1", api.Group+"/v1alpha2", fixture(t, "v1alpha3"))
+	first, second := ts.client(t, nil), ts.client(t, nil)
+	for i, c := range []*http.Client{first, second, first} {
+		resp, out, err := postJSON(c, ts.url("/convert"), body)
+		if err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+		if resp.StatusCode != http.StatusOK || !strings.Contains(string(out), `"status":"Success"`) {
+			t.Fatalf("request %d: %d %s", i, resp.StatusCode, out)
+		}
+	}
+	if got := value(t, ts.conns.reaped); got != 2 {
+		t.Errorf("reclaimed %v idle connections, want 2", got)
+	}
+}
