@@ -300,7 +300,7 @@ func dataParameters(data string) interface{} {
 	// One JSON value with nothing but whitespace around it, decoded as
 	// encoding/json with UseNumber decodes it (jsontree, without reflection;
 	// the nesting limit is encoding/json's).
-	v, err := jsontree.Unmarshal([]byte(data), encodingJSONMaxDepth)
+	v, err := jsontree.UnmarshalString(data, encodingJSONMaxDepth)
 	if m, ok := v.(map[string]interface{}); err == nil && ok && m != nil {
 		if len(data) <= maxNonCanonicalDataBytes {
 			return m

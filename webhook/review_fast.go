@@ -24,7 +24,7 @@ import (
 // Nesting deeper than maxDepth is refused like any other input, so that the
 // caller's depth check (which would fail) runs only on the slow path.
 func decodeCanonicalConversionReview(body []byte, maxDepth int) (review apiextensionsv1.ConversionReview, decoded []map[string]interface{}, ok bool) {
-	v, err := jsontree.Unmarshal(body, maxDepth)
+	v, err := jsontree.UnmarshalOwned(body, maxDepth)
 	if err != nil {
 		return review, nil, false
 	}

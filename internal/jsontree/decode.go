@@ -6,6 +6,7 @@ import (
 	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 var errSyntax = errors.New("invalid JSON")
@@ -18,9 +19,27 @@ var errSyntax = errors.New("invalid JSON")
 // that report errors decode again with encoding/json for the message.
 // Nesting is limited to maxDepth arrays and objects.
 func Unmarshal(data []byte, maxDepth int) (interface{}, error) {
+	return unmarshal(data, string(data), maxDepth)
+}
+
+// UnmarshalOwned is Unmarshal without the copy of data that the result's
+// strings share: they share data's memory instead, so the caller must not
+// modify data afterwards (a request body read into its own buffer, say).
+func UnmarshalOwned(data []byte, maxDepth int) (interface{}, error) {
+	return unmarshal(data, unsafe.String(unsafe.SliceData(data), len(data)), maxDepth)
+}
+
+// UnmarshalString is Unmarshal of a string, without copying it.
+func UnmarshalString(text string, maxDepth int) (interface{}, error) {
+	return unmarshal(unsafe.Slice(unsafe.StringData(text), len(text)), text, maxDepth)
+}
+
+// unmarshal decodes data, whose bytes text holds (the result's strings are
+// substrings of text); data is only read.
+func unmarshal(data []byte, text string, maxDepth int) (interface{}, error) {
 	sc := scratchPool.Get().(*scratch)
 	defer sc.put()
-	d := decoder{data: data, text: string(data), maxDepth: maxDepth, elems: sc.elems[:0], members: sc.members[:0]}
+	d := decoder{data: data, text: text, maxDepth: maxDepth, elems: sc.elems[:0], members: sc.members[:0]}
 	defer func() { // after an error, the stacks still hold values
 		clear(d.elems)
 		clear(d.members)

@@ -46,6 +46,12 @@ func check(t testing.TB, data []byte) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("%q: Unmarshal = %#v, encoding/json = %#v", data, got, want)
 	}
+	// The variants that share their input decode the same.
+	owned, errOwned := UnmarshalOwned(bytes.Clone(data), 10000)
+	fromString, errString := UnmarshalString(string(data), 10000)
+	if errOwned != nil || errString != nil || !reflect.DeepEqual(owned, want) || !reflect.DeepEqual(fromString, want) {
+		t.Fatalf("%q: UnmarshalOwned = %#v, %v; UnmarshalString = %#v, %v; encoding/json = %#v", data, owned, errOwned, fromString, errString, want)
+	}
 	for _, html := range []bool{true, false} {
 		enc, err := Append(nil, got, html)
 		if err != nil {
