@@ -36,6 +36,9 @@ type connLimiter struct {
 	net.Listener
 	sem chan struct{} // one token per open connection
 
+	done      chan struct{} // closed by Close: a waiting Accept gives up
+	closeOnce sync.Once
+
 	mu   sync.Mutex
 	idle map[net.Conn]time.Time // connections idle between requests, since
 
@@ -63,6 +66,7 @@ func newConnLimiter(l net.Listener, n int, m *metrics) *connLimiter {
 	c := &connLimiter{
 		Listener: l,
 		sem:      make(chan struct{}, n),
+		done:     make(chan struct{}),
 		idle:     map[net.Conn]time.Time{},
 
 		minReapIdle: minReapIdleDefault,
@@ -108,9 +112,19 @@ func (l *connLimiter) Accept() (net.Conn, error) {
 		case l.sem <- struct{}{}:
 			l.rotate.Store(false)
 			return &limitedConn{Conn: c, release: l.release}, nil
+		case <-l.done:
+			l.rotate.Store(false)
+			_ = c.Close()
+			return nil, net.ErrClosed
 		case <-t.C:
 		}
 	}
+}
+
+// Close closes the listener; an Accept waiting for a place returns.
+func (l *connLimiter) Close() error {
+	l.closeOnce.Do(func() { close(l.done) })
+	return l.Listener.Close()
 }
 
 func (l *connLimiter) release() { <-l.sem }

@@ -160,3 +160,49 @@ func TestMaxConnectionsIdleConnectionReclaimed(t *testing.T) {
 		t.Errorf("reclaimed %v idle connections, want 2", got)
 	}
 }
+
+// Closing the listener ends an Accept that waits for a place (as the
+// server's shutdown does), instead of leaving it waiting for a connection to
+// close.
+func TestConnLimiterCloseEndsWaitingAccept(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := newConnLimiter(ln, 1, nil)
+	held, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	first, err := l.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+	waiting, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer waiting.Close()
+	accepted := make(chan error, 1)
+	go func() {
+		c, err := l.Accept()
+		if err == nil {
+			c.Close()
+		}
+		accepted <- err
+	}()
+	time.Sleep(50 * time.Millisecond) // let Accept take the connection and wait for a place
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-accepted:
+		if err == nil {
+			t.Fatal("Accept returned a connection after Close with no place free")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Accept still waiting 10 s after Close")
+	}
+}
