@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -31,12 +32,16 @@ const maxTreeDepth = 10000
 
 // ConvertFunc converts one ResourceClaim or ResourceClaimTemplate JSON tree
 // to toVersion ("v1alpha1", "v1alpha2" or "v1alpha3"), keeping its group.
-// The handler never modifies obj or the result, so the result may share
-// values with obj.
+// The handler never modifies obj or the result while it checks and encodes
+// the result, so the result may share values with obj; once the result is
+// encoded, the handler reuses obj's maps (jsontree.Recycler), so a
+// ConvertFunc keeps no reference to obj, to the result or to any map in
+// them after it returns.
 type ConvertFunc func(obj map[string]interface{}, toVersion string) (map[string]interface{}, error)
 
 // defaultConverter is conversion.ConvertShared: the handler modifies neither
-// the decoded object nor the converted one, which it only checks and encodes.
+// the decoded object nor the converted one, which it only checks and encodes
+// (and then drops).
 var defaultConverter ConvertFunc = conversion.ConvertShared
 
 // Group is the API group served by claimbridge (package api's).
@@ -77,7 +82,9 @@ func (h *convertHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	review, decoded, ok := decodeCanonicalConversionReview(body, h.maxDepth)
+	rc := recyclers.Get().(*jsontree.Recycler)
+	defer recyclers.Put(rc)
+	review, decoded, ok := decodeCanonicalConversionReview(body, h.maxDepth, rc)
 	var spans [][2]int // the objects' bytes in body, for object entries
 	if ok && cacheable && h.cacheObjects {
 		if spans = reviewObjectSpans(body); len(spans) != len(decoded) {
@@ -102,7 +109,7 @@ func (h *convertHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// A successful response is written as the objects are converted: each
 	// is encoded straight into it.
 	buf := appendConversionReviewHead(make([]byte, 0, responseCapacity(body)), review.TypeMeta, req.UID, true)
-	buf, ends, from, status := h.convertAll(r.Context(), deadline, req, decoded, body, spans, buf)
+	buf, ends, from, status := h.convertAll(r.Context(), deadline, req, decoded, body, spans, buf, rc)
 	result := "success"
 	if status.Status != metav1.StatusSuccess {
 		result = "failure"
@@ -150,9 +157,10 @@ func decodeConversionReview(body []byte, review *apiextensionsv1.ConversionRevie
 // a comma from the second on), or fails the whole review (also when ctx is
 // done or deadline has passed before an object); it returns buf
 // and where each object is in it. decoded, when not nil, holds the objects
-// already decoded from the review; spans, when not nil, where each is in
-// body. It also returns the version each object was converted from.
-func (h *convertHandler) convertAll(ctx context.Context, deadline time.Time, req *apiextensionsv1.ConversionRequest, decoded []map[string]interface{}, body []byte, spans [][2]int, buf []byte) ([]byte, [][2]int, []string, metav1.Status) {
+// already decoded from the review, with their maps from rc; spans, when not
+// nil, where each is in body. It also returns the version each object was
+// converted from.
+func (h *convertHandler) convertAll(ctx context.Context, deadline time.Time, req *apiextensionsv1.ConversionRequest, decoded []map[string]interface{}, body []byte, spans [][2]int, buf []byte, rc *jsontree.Recycler) ([]byte, [][2]int, []string, metav1.Status) {
 	gv, err := schema.ParseGroupVersion(req.DesiredAPIVersion)
 	if err != nil || gv.Group != api.Group || !api.IsServed(gv.Version) {
 		return nil, nil, nil, failure("desiredAPIVersion %q is not served: want %s/%s", req.DesiredAPIVersion, api.Group, servedList())
@@ -182,6 +190,12 @@ func (h *convertHandler) convertAll(ctx context.Context, deadline time.Time, req
 		buf, from[i], err = h.convertOne(req.Objects[i].Raw, obj, gv, key, buf)
 		if err != nil {
 			return nil, nil, nil, failure("objects[%d] %v", i, err)
+		}
+		if decoded != nil {
+			// Encoded into buf: neither the object nor its conversion
+			// (which shares its values) is used again.
+			rc.Release(obj)
+			decoded[i] = nil
 		}
 		ends[i][1] = len(buf)
 	}
@@ -276,6 +290,11 @@ func (h *convertHandler) serveCached(w http.ResponseWriter, log logr.Logger, key
 	h.metrics.request("/convert", "", "success", start)
 	writeRaw(w, log, appendConversionReview(make([]byte, 0, size), tm, types.UID(key.uid), objects))
 }
+
+// recyclers hold the maps of decoded objects for the next reviews
+// (jsontree.Recycler): a review takes one and gives back each object's maps
+// once the object's conversion is encoded.
+var recyclers = sync.Pool{New: func() any { return new(jsontree.Recycler) }}
 
 // safeConvert turns a converter panic into an error for this object.
 func (h *convertHandler) safeConvert(obj map[string]interface{}, to string) (out map[string]interface{}, err error) {

@@ -23,8 +23,11 @@ import (
 //
 // Nesting deeper than maxDepth is refused like any other input, so that the
 // caller's depth check (which would fail) runs only on the slow path.
-func decodeCanonicalConversionReview(body []byte, maxDepth int) (review apiextensionsv1.ConversionReview, decoded []map[string]interface{}, ok bool) {
-	v, err := jsontree.UnmarshalOwned(body, maxDepth)
+//
+// The objects' maps come from rc (which may be nil); the caller gives each
+// object back with rc.Release once nothing refers to it.
+func decodeCanonicalConversionReview(body []byte, maxDepth int, rc *jsontree.Recycler) (review apiextensionsv1.ConversionReview, decoded []map[string]interface{}, ok bool) {
+	v, err := rc.UnmarshalOwned(body, maxDepth)
 	if err != nil {
 		return review, nil, false
 	}

@@ -45,7 +45,7 @@ func TestDecodeCanonicalConversionReview(t *testing.T) {
 		{"malformed", `{"kind":`, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			review, decoded, ok := decodeCanonicalConversionReview([]byte(tc.body), maxTreeDepth)
+			review, decoded, ok := decodeCanonicalConversionReview([]byte(tc.body), maxTreeDepth, nil)
 			if ok != tc.ok {
 				t.Fatalf("ok = %v, want %v", ok, tc.ok)
 			}

@@ -19,27 +19,28 @@ var errSyntax = errors.New("invalid JSON")
 // that report errors decode again with encoding/json for the message.
 // Nesting is limited to maxDepth arrays and objects.
 func Unmarshal(data []byte, maxDepth int) (interface{}, error) {
-	return unmarshal(data, string(data), maxDepth)
+	return unmarshal(data, string(data), maxDepth, nil)
 }
 
 // UnmarshalOwned is Unmarshal without the copy of data that the result's
 // strings share: they share data's memory instead, so the caller must not
 // modify data afterwards (a request body read into its own buffer, say).
 func UnmarshalOwned(data []byte, maxDepth int) (interface{}, error) {
-	return unmarshal(data, unsafe.String(unsafe.SliceData(data), len(data)), maxDepth)
+	return unmarshal(data, unsafe.String(unsafe.SliceData(data), len(data)), maxDepth, nil)
 }
 
 // UnmarshalString is Unmarshal of a string, without copying it.
 func UnmarshalString(text string, maxDepth int) (interface{}, error) {
-	return unmarshal(unsafe.Slice(unsafe.StringData(text), len(text)), text, maxDepth)
+	return unmarshal(unsafe.Slice(unsafe.StringData(text), len(text)), text, maxDepth, nil)
 }
 
 // unmarshal decodes data, whose bytes text holds (the result's strings are
-// substrings of text); data is only read.
-func unmarshal(data []byte, text string, maxDepth int) (interface{}, error) {
+// substrings of text), taking small maps from rc (which may be nil); data
+// is only read.
+func unmarshal(data []byte, text string, maxDepth int, rc *Recycler) (interface{}, error) {
 	sc := scratchPool.Get().(*scratch)
 	defer sc.put()
-	d := decoder{data: data, text: text, maxDepth: maxDepth, elems: sc.elems[:0], members: sc.members[:0]}
+	d := decoder{data: data, text: text, maxDepth: maxDepth, elems: sc.elems[:0], members: sc.members[:0], rc: rc}
 	defer func() { // after an error, the stacks still hold values
 		clear(d.elems)
 		clear(d.members)
@@ -79,6 +80,8 @@ type decoder struct {
 	// hash picks, so that a value repeated in the document (a driver, a
 	// pool, a request name) is usually allocated once, for one comparison.
 	recent [1 << recentBits]interface{}
+	// rc, if not nil, gives the maps of up to eight members.
+	rc *Recycler
 }
 
 // scratch is a decoder's stacks, reused across calls.
@@ -154,7 +157,7 @@ func (d *decoder) object(depth int) (interface{}, error) {
 	d.skipSpace()
 	if d.pos < len(d.data) && d.data[d.pos] == '}' {
 		d.pos++
-		return make(map[string]interface{}), nil
+		return d.rc.newMap(0), nil
 	}
 	mark := len(d.members)
 	for {
@@ -187,7 +190,7 @@ func (d *decoder) object(depth int) (interface{}, error) {
 		case '}':
 			d.pos++
 			ms := d.members[mark:]
-			m := make(map[string]interface{}, len(ms))
+			m := d.rc.newMap(len(ms))
 			for _, e := range ms { // in order: a repeated key keeps its last value
 				m[e.key] = e.value
 			}

@@ -52,6 +52,18 @@ func check(t testing.TB, data []byte) {
 	if errOwned != nil || errString != nil || !reflect.DeepEqual(owned, want) || !reflect.DeepEqual(fromString, want) {
 		t.Fatalf("%q: UnmarshalOwned = %#v, %v; UnmarshalString = %#v, %v; encoding/json = %#v", data, owned, errOwned, fromString, errString, want)
 	}
+	// Decoding into maps a recycler took back from another tree decodes the
+	// same, and so does decoding into the maps of this very tree again.
+	var rc Recycler
+	other, _ := rc.UnmarshalOwned([]byte(`{"a":{"b":1,"c":[{"d":2},{}]},"e":{"f":"g"}}`), 10000)
+	rc.Release(other)
+	for range 2 {
+		recycled, errRecycled := rc.UnmarshalOwned(bytes.Clone(data), 10000)
+		if errRecycled != nil || !reflect.DeepEqual(recycled, want) {
+			t.Fatalf("%q: Recycler.UnmarshalOwned = %#v, %v; encoding/json = %#v", data, recycled, errRecycled, want)
+		}
+		rc.Release(recycled)
+	}
 	for _, html := range []bool{true, false} {
 		enc, err := Append(nil, got, html)
 		if err != nil {
