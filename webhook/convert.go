@@ -82,8 +82,13 @@ func (h *convertHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	// The decoded maps serve the next reviews once this answer is written
+	// (the answer, the cache and the logs keep no map of them).
 	rc := recyclers.Get().(*jsontree.Recycler)
-	defer recyclers.Put(rc)
+	defer func() {
+		rc.Release()
+		recyclers.Put(rc)
+	}()
 	review, decoded, ok := decodeCanonicalConversionReview(body, h.maxDepth, rc)
 	var spans [][2]int // the objects' bytes in body, for object entries
 	if ok && cacheable && h.cacheObjects {
@@ -109,7 +114,7 @@ func (h *convertHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// A successful response is written as the objects are converted: each
 	// is encoded straight into it.
 	buf := appendConversionReviewHead(make([]byte, 0, responseCapacity(body)), review.TypeMeta, req.UID, true)
-	buf, ends, from, status := h.convertAll(r.Context(), deadline, req, decoded, body, spans, buf, rc)
+	buf, ends, from, status := h.convertAll(r.Context(), deadline, req, decoded, body, spans, buf)
 	result := "success"
 	if status.Status != metav1.StatusSuccess {
 		result = "failure"
@@ -157,10 +162,9 @@ func decodeConversionReview(body []byte, review *apiextensionsv1.ConversionRevie
 // a comma from the second on), or fails the whole review (also when ctx is
 // done or deadline has passed before an object); it returns buf
 // and where each object is in it. decoded, when not nil, holds the objects
-// already decoded from the review, with their maps from rc; spans, when not
-// nil, where each is in body. It also returns the version each object was
-// converted from.
-func (h *convertHandler) convertAll(ctx context.Context, deadline time.Time, req *apiextensionsv1.ConversionRequest, decoded []map[string]interface{}, body []byte, spans [][2]int, buf []byte, rc *jsontree.Recycler) ([]byte, [][2]int, []string, metav1.Status) {
+// already decoded from the review; spans, when not nil, where each is in
+// body. It also returns the version each object was converted from.
+func (h *convertHandler) convertAll(ctx context.Context, deadline time.Time, req *apiextensionsv1.ConversionRequest, decoded []map[string]interface{}, body []byte, spans [][2]int, buf []byte) ([]byte, [][2]int, []string, metav1.Status) {
 	gv, err := schema.ParseGroupVersion(req.DesiredAPIVersion)
 	if err != nil || gv.Group != api.Group || !api.IsServed(gv.Version) {
 		return nil, nil, nil, failure("desiredAPIVersion %q is not served: want %s/%s", req.DesiredAPIVersion, api.Group, servedList())
@@ -190,12 +194,6 @@ func (h *convertHandler) convertAll(ctx context.Context, deadline time.Time, req
 		buf, from[i], err = h.convertOne(req.Objects[i].Raw, obj, gv, key, buf)
 		if err != nil {
 			return nil, nil, nil, failure("objects[%d] %v", i, err)
-		}
-		if decoded != nil {
-			// Encoded into buf: neither the object nor its conversion
-			// (which shares its values) is used again.
-			rc.Release(obj)
-			decoded[i] = nil
 		}
 		ends[i][1] = len(buf)
 	}
@@ -291,9 +289,9 @@ func (h *convertHandler) serveCached(w http.ResponseWriter, log logr.Logger, key
 	writeRaw(w, log, appendConversionReview(make([]byte, 0, size), tm, types.UID(key.uid), objects))
 }
 
-// recyclers hold the maps of decoded objects for the next reviews
-// (jsontree.Recycler): a review takes one and gives back each object's maps
-// once the object's conversion is encoded.
+// recyclers hold the maps of decoded reviews for the next ones
+// (jsontree.Recycler): a review takes one and gives its maps back once its
+// answer is written.
 var recyclers = sync.Pool{New: func() any { return new(jsontree.Recycler) }}
 
 // safeConvert turns a converter panic into an error for this object.

@@ -7,12 +7,16 @@ import (
 
 // DefaultGCPercent is the GOGC `claimbridge serve` runs with unless GOGC is
 // set. A one-object ConversionReview leaves tens of KB of short-lived
-// garbage; at Go's default of 100 the collector made claimbridge's CPU per
-// review 1.5× a null webhook's under `make bench`. See docs/performance.md
-// ("GC setting") for the measurements and the memory this costs. The
+// garbage, and the collector's work per review grows with that garbage
+// divided by GOGC: at Go's default of 100 the collector made claimbridge's
+// CPU per review 1.5× a null webhook's under `make bench`, and at 200 it was
+// still a quarter of the in-process cost of a v1alpha3 → v1alpha1 review.
+// The soft memory limit (ApplyMemoryLimitDefault) bounds the heap whatever
+// GOGC says, so 400 costs no more peak memory under `make bench` than 200
+// did. See docs/performance.md ("GC setting") for the measurements. The
 // in-process benchmarks run with it too, so that they measure the server's
 // configuration.
-const DefaultGCPercent = 200
+const DefaultGCPercent = 400
 
 // ApplyGCDefault sets DefaultGCPercent unless the GOGC environment variable
 // chose a setting.
@@ -23,11 +27,12 @@ func ApplyGCDefault() {
 }
 
 // MemoryLimitBase is the soft memory limit `claimbridge serve` sets, on top
-// of --conversion-cache-bytes, unless GOMEMLIMIT is set. GOGC=200 lets the
-// heap grow to three times what is live; with the conversion cache live,
-// that would be three times the cache. The limit instead leaves the
+// of --conversion-cache-bytes, unless GOMEMLIMIT is set. GOGC=400 lets the
+// heap grow to five times what is live; with the conversion cache live,
+// that would be five times the cache. The limit instead leaves the
 // collector about MemoryLimitBase for everything else, garbage included:
-// without the cache the heap stays far below it (GOGC governs), with it the
+// without the cache GOGC mostly governs (a few MiB live, five times that
+// at most), with it the
 // collector runs when the total reaches cache + MemoryLimitBase. It is soft:
 // a review larger than it is still served (the collector works harder, at
 // most half the CPU, then lets the heap grow). See docs/performance.md

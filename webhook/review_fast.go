@@ -24,8 +24,8 @@ import (
 // Nesting deeper than maxDepth is refused like any other input, so that the
 // caller's depth check (which would fail) runs only on the slow path.
 //
-// The objects' maps come from rc (which may be nil); the caller gives each
-// object back with rc.Release once nothing refers to it.
+// The maps come from rc (which may be nil); the caller gives them back with
+// rc.Release once nothing refers to the review or its objects.
 func decodeCanonicalConversionReview(body []byte, maxDepth int, rc *jsontree.Recycler) (review apiextensionsv1.ConversionReview, decoded []map[string]interface{}, ok bool) {
 	v, err := rc.UnmarshalOwned(body, maxDepth)
 	if err != nil {

@@ -55,14 +55,16 @@ func check(t testing.TB, data []byte) {
 	// Decoding into maps a recycler took back from another tree decodes the
 	// same, and so does decoding into the maps of this very tree again.
 	var rc Recycler
-	other, _ := rc.UnmarshalOwned([]byte(`{"a":{"b":1,"c":[{"d":2},{}]},"e":{"f":"g"}}`), 10000)
-	rc.Release(other)
+	if _, err := rc.UnmarshalOwned([]byte(`{"a":{"b":1,"c":[{"d":2},{}]},"e":{"f":"g"}}`), 10000); err != nil {
+		t.Fatal(err)
+	}
+	rc.Release()
 	for range 2 {
 		recycled, errRecycled := rc.UnmarshalOwned(bytes.Clone(data), 10000)
 		if errRecycled != nil || !reflect.DeepEqual(recycled, want) {
 			t.Fatalf("%q: Recycler.UnmarshalOwned = %#v, %v; encoding/json = %#v", data, recycled, errRecycled, want)
 		}
-		rc.Release(recycled)
+		rc.Release()
 	}
 	for _, html := range []bool{true, false} {
 		enc, err := Append(nil, got, html)

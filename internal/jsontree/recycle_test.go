@@ -3,6 +3,7 @@ package jsontree
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -13,16 +14,15 @@ func TestRecyclerReusesMaps(t *testing.T) {
 	}
 	var rc Recycler
 	decodeAndRelease := func() {
-		v, err := rc.UnmarshalOwned(data, 100)
-		if err != nil {
+		if _, err := rc.UnmarshalOwned(data, 100); err != nil {
 			t.Fatal(err)
 		}
-		rc.Release(v)
+		rc.Release()
 	}
 	decodeAndRelease()
-	kept := len(rc.maps)
-	if kept == 0 || kept > recycleMaxMaps {
-		t.Fatalf("recycler kept %d maps", kept)
+	kept := len(rc.free)
+	if kept == 0 || kept > recycleMaxMaps || len(rc.taken) != 0 {
+		t.Fatalf("recycler kept %d maps, %d still taken", kept, len(rc.taken))
 	}
 	recycled := testing.AllocsPerRun(100, decodeAndRelease)
 	fresh := testing.AllocsPerRun(100, func() {
@@ -39,27 +39,33 @@ func TestRecyclerReusesMaps(t *testing.T) {
 
 func TestRecyclerRelease(t *testing.T) {
 	var rc Recycler
-	big := map[string]interface{}{}
-	for _, k := range []string{"a", "b", "c", "d", "e", "f", "g", "h", "i"} {
-		big[k] = k
+	v, err := rc.UnmarshalOwned([]byte(`{"big":{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9},"list":[{"x":"y"},{}],"s":"t"}`), 10)
+	if err != nil {
+		t.Fatal(err)
 	}
-	inner := map[string]interface{}{"x": "y"}
-	empty := map[string]interface{}{}
-	tree := map[string]interface{}{"big": big, "list": []interface{}{inner, inner, empty, "s"}}
-	rc.Release(tree)
-	// tree and inner (reached twice, taken once) are taken and cleared; the
-	// map of nine members and the empty one are left to the collector.
-	if len(rc.maps) != 2 || len(tree) != 0 || len(inner) != 0 || len(big) != 9 {
-		t.Errorf("kept %d maps; tree %v, inner %v, big has %d members", len(rc.maps), tree, inner, len(big))
+	tree := v.(map[string]interface{})
+	big := tree["big"].(map[string]interface{})
+	inner := tree["list"].([]interface{})[0].(map[string]interface{})
+	rc.Release()
+	// The root, {"x":"y"} and {} are taken back and cleared; the map of
+	// nine members is left to the collector.
+	if len(rc.free) != 3 || len(rc.taken) != 0 || len(tree) != 0 || len(inner) != 0 || len(big) != 9 {
+		t.Errorf("kept %d maps, %d taken; tree %v, inner %v, big has %d members", len(rc.free), len(rc.taken), tree, inner, len(big))
 	}
-	for range recycleMaxMaps + 10 {
-		rc.Release(map[string]interface{}{"k": "v"})
+	rc.Release() // nothing handed out since: nothing changes
+	if len(rc.free) != 3 {
+		t.Errorf("a second Release changed the free maps to %d", len(rc.free))
 	}
-	if len(rc.maps) != recycleMaxMaps {
-		t.Errorf("kept %d maps, want the bound %d", len(rc.maps), recycleMaxMaps)
+	many := []byte("[" + strings.Repeat(`{"k":"v"},`, recycleMaxMaps+10) + `{}]`)
+	if _, err := rc.UnmarshalOwned(many, 10); err != nil {
+		t.Fatal(err)
+	}
+	rc.Release()
+	if len(rc.free) != recycleMaxMaps {
+		t.Errorf("kept %d maps, want the bound %d", len(rc.free), recycleMaxMaps)
 	}
 	var none *Recycler
-	none.Release(map[string]interface{}{"k": "v"}) // a nil recycler takes nothing
+	none.Release() // a nil recycler takes nothing
 	if v, err := none.UnmarshalOwned([]byte(`{"a":{}}`), 10); err != nil || len(v.(map[string]interface{})) != 1 {
 		t.Errorf("nil recycler: %v, %v", v, err)
 	}
