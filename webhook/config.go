@@ -104,7 +104,9 @@ type Config struct {
 	ShutdownTimeout time.Duration
 
 	// Converter converts one object; nil means conversion.ConvertShared
-	// (conversion.Convert without copying what it does not change).
+	// (conversion.Convert without copying what it does not change). It
+	// must keep no reference to the object or its result after it returns
+	// (ConvertFunc: the handler reuses the object's maps).
 	Converter ConvertFunc
 	// Validator validates one admission request; nil means
 	// validation.Validate.

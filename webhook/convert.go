@@ -33,8 +33,8 @@ const maxTreeDepth = 10000
 // ConvertFunc converts one ResourceClaim or ResourceClaimTemplate JSON tree
 // to toVersion ("v1alpha1", "v1alpha2" or "v1alpha3"), keeping its group.
 // The handler never modifies obj or the result while it checks and encodes
-// the result, so the result may share values with obj; once the result is
-// encoded, the handler reuses obj's maps (jsontree.Recycler), so a
+// the result, so the result may share values with obj; once the answer is
+// written, the handler reuses obj's maps (jsontree.Recycler), so a
 // ConvertFunc keeps no reference to obj, to the result or to any map in
 // them after it returns.
 type ConvertFunc func(obj map[string]interface{}, toVersion string) (map[string]interface{}, error)
