@@ -26,7 +26,7 @@ func Unmarshal(data []byte, maxDepth int) (interface{}, error) {
 // strings share: they share data's memory instead, so the caller must not
 // modify data afterwards (a request body read into its own buffer, say).
 func UnmarshalOwned(data []byte, maxDepth int) (interface{}, error) {
-	return unmarshal(data, unsafe.String(unsafe.SliceData(data), len(data)), maxDepth, nil)
+	return (*Recycler)(nil).UnmarshalOwned(data, maxDepth)
 }
 
 // UnmarshalString is Unmarshal of a string, without copying it.
