@@ -3,6 +3,8 @@ package webhook
 import (
 	"bytes"
 	"fmt"
+	"net/http"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -143,7 +145,7 @@ func TestConversionCacheBounded(t *testing.T) {
 		}
 	}
 	if n := len(c.entries); n < 5 || n > 9 {
-		t.Errorf("%d entries of %d bytes in a cache of %d bytes", n, 1000+24+cacheEntryOverhead, c.maxBytes)
+		t.Errorf("%d entries of %d bytes in a cache of %d bytes", n, 1024+cacheObjectOverhead+cacheEntryOverhead, c.maxBytes)
 	}
 	if got := value(t, c.size); got != float64(c.bytes) {
 		t.Errorf("bytes gauge %v, want %d", got, c.bytes)
@@ -188,4 +190,46 @@ func TestConversionCacheConcurrent(t *testing.T) {
 	if value(t, h.cache.objectLookups.WithLabelValues("hit")) == 0 {
 		t.Error("no object entry answered")
 	}
+}
+
+// TestConversionCacheKeepsWhatItCounts: the heap the entries keep alive,
+// once the requests are gone, is about what the cache counts (its bytes
+// gauge, which --conversion-cache-bytes bounds). An entry that kept a
+// substring of its request (a string the decoder did not intern, say)
+// would keep the whole request body alive, uncounted.
+func TestConversionCacheKeepsWhatItCounts(t *testing.T) {
+	const reviews = 600
+	fixtures := map[string][]byte{}
+	for _, v := range versions {
+		fixtures[v] = fixture(t, v)
+	}
+	h := newCachingConvertHandler(defaultConverter, 1<<30)
+	h.cacheObjects = true
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for i := range reviews { // each body is garbage once answered
+		from, to := versions[i%len(versions)], versions[(i/len(versions))%len(versions)]
+		obj := bytes.ReplaceAll(fixtures[from], []byte(`"gpu-0"`), []byte(fmt.Sprintf(`"gpu-%d"`, 1000+i)))
+		body := conversionReview("apiextensions.k8s.io/v1", fmt.Sprintf("uid-%d", i), api.Group+"/"+to, obj)
+		if rec := post(h, body); rec.Code != http.StatusOK {
+			t.Fatalf("review %d: status %d: %s", i, rec.Code, rec.Body)
+		}
+	}
+	runtime.GC()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	kept := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	counted := h.cache.bytes
+	if len(h.cache.entries) < reviews {
+		t.Fatalf("%d entries after %d distinct reviews", len(h.cache.entries), reviews)
+	}
+	// The map's slots and the small structs are approximated; keeping
+	// each request as well (two thirds of an entry here) or the response
+	// buffer (about 40 % more than the objects) would add much more.
+	if limit := counted*23/20 + 64<<10; kept > limit {
+		t.Errorf("the cache's %d entries keep %d bytes of heap, counted %d (limit %d)", len(h.cache.entries), kept, counted, limit)
+	}
+	t.Logf("%d entries: %d bytes of heap kept, %d counted", len(h.cache.entries), kept, counted)
+	runtime.KeepAlive(h)
 }

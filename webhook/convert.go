@@ -126,8 +126,7 @@ func (h *convertHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if result == "success" {
 		buf = appendConversionReviewTail(buf, true)
 		if cacheable && string(req.UID) == key.uid {
-			// The entry keeps the objects where they are in the response
-			// (whose capacity the cache counts), which is not modified.
+			// The cache keeps a copy of the objects (put).
 			objects := make([][]byte, len(ends))
 			for i, e := range ends {
 				objects[i] = buf[e[0]:e[1]]

@@ -32,12 +32,13 @@ func ApplyGCDefault() {
 // that would be five times the cache. The limit instead leaves the
 // collector about MemoryLimitBase for everything else, garbage included:
 // without the cache GOGC mostly governs (a few MiB live, five times that
-// at most), with it the
-// collector runs when the total reaches cache + MemoryLimitBase. It is soft:
-// a review larger than it is still served (the collector works harder, at
-// most half the CPU, then lets the heap grow). See docs/performance.md
-// ("Memory").
-const MemoryLimitBase = 24 << 20
+// at most), with it the collector runs when the total reaches cache +
+// MemoryLimitBase. Under `make bench` about 6 MiB of it is live (buffers,
+// connections, the API scheme), which leaves about 12 MiB, a few hundred
+// reviews, of garbage between two collections. It is soft: a review larger
+// than it is still served (the collector works harder, at most half the
+// CPU, then lets the heap grow). See docs/performance.md ("Memory").
+const MemoryLimitBase = 18 << 20
 
 // ApplyMemoryLimitDefault sets the soft memory limit to cacheBytes +
 // MemoryLimitBase unless the GOMEMLIMIT environment variable chose one.

@@ -159,7 +159,7 @@ func newCachedObject(in, out map[string]interface{}, data []byte) *cachedObject 
 
 // size approximates the memory of the entry.
 func (e *cachedObject) size() int64 {
-	n := int64(cacheEntryOverhead + len(e.prefix) + len(e.suffix))
+	n := int64(cacheEntryOverhead + cap(e.prefix) + cap(e.suffix)) // bytes.Clone's capacity is the size class
 	if ann, ok := e.annotations.(map[string]interface{}); ok {
 		for k, v := range ann {
 			n += int64(len(k) + len(v.(string)) + 48)

@@ -60,8 +60,13 @@ func (b *bench) startClaimbridge(ctx context.Context, certDir string, port int) 
 		"--health-probe-bind-address=0", fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", mport), "--metrics-secure=false", "--shutdown-drain=0")
 	b.cb.Args = append(b.cb.Args, strings.Fields(os.Getenv("CLAIMBRIDGE_ARGS"))...) // e.g. --conversion-cache-bytes=0
 	b.cb.Stdout, b.cb.Stderr = os.Stderr, os.Stderr
-	if gogc := os.Getenv("CLAIMBRIDGE_GOGC"); gogc != "" { // GC setting for claimbridge alone
-		b.cb.Env = append(os.Environ(), "GOGC="+gogc)
+	for _, k := range []string{"GOGC", "GOMEMLIMIT"} { // GC settings for claimbridge alone
+		if v := os.Getenv("CLAIMBRIDGE_" + k); v != "" {
+			if b.cb.Env == nil {
+				b.cb.Env = os.Environ()
+			}
+			b.cb.Env = append(b.cb.Env, k+"="+v)
+		}
 	}
 	if err := b.cb.Start(); err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -35,28 +36,31 @@ func cpuSeconds(pid int) (float64, error) {
 
 // memory returns VmRSS and VmHWM (peak RSS) of a process in MiB.
 func memory(pid int) (rss, peak float64, err error) {
+	m, err := procStatus(pid, "VmRSS", "VmHWM")
+	return m["VmRSS"], m["VmHWM"], err
+}
+
+// procStatus returns the named kB fields of /proc/PID/status, in MiB.
+func procStatus(pid int, keys ...string) (map[string]float64, error) {
 	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
-		return 0, 0, err
+		return nil, err
 	}
 	defer f.Close()
+	m := make(map[string]float64, len(keys))
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		k, v, ok := strings.Cut(sc.Text(), ":")
-		if !ok || (k != "VmRSS" && k != "VmHWM") {
+		if !ok || !slices.Contains(keys, k) {
 			continue
 		}
 		kb, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
 		if err != nil {
-			return 0, 0, fmt.Errorf("/proc/%d/status %s: %v", pid, k, err)
+			return nil, fmt.Errorf("/proc/%d/status %s: %v", pid, k, err)
 		}
-		if k == "VmRSS" {
-			rss = kb / 1024
-		} else {
-			peak = kb / 1024
-		}
+		m[k] = kb / 1024
 	}
-	return rss, peak, sc.Err()
+	return m, sc.Err()
 }
 
 // findChild returns the pid of the descendant of this process whose

@@ -264,19 +264,29 @@ func (b *bench) soak(ctx context.Context) error {
 	if _, err := b.waitActive(ctx, modeClaimbridge, time.Now()); err != nil {
 		return err
 	}
-	sample := func() (rss float64, goroutines float64, err error) {
-		if rss, _, err = memory(b.pids["claimbridge"]); err != nil {
-			return 0, 0, err
+	// Besides RSS, the Go runtime's own view: the heap in use, the memory
+	// it holds from the OS (heap not yet released and stacks), and the
+	// conversion cache's accounted bytes, so that growth can be placed.
+	type point struct{ rss, file, goroutines, heapInuse, held, cache float64 }
+	sample := func() (p point, err error) {
+		m, err := procStatus(b.pids["claimbridge"], "VmRSS", "RssFile")
+		if err != nil {
+			return p, err
 		}
+		p.rss, p.file = m["VmRSS"], m["RssFile"]
 		text, err := httpGet(b.cbMetrics, nil)
-		return rss, promSum(text, "go_goroutines"), err
+		p.goroutines = promSum(text, "go_goroutines")
+		p.heapInuse = promSum(text, "go_memstats_heap_inuse_bytes") / (1 << 20)
+		p.held = (promSum(text, "go_memstats_heap_sys_bytes") - promSum(text, "go_memstats_heap_released_bytes") +
+			promSum(text, "go_memstats_stack_sys_bytes")) / (1 << 20)
+		p.cache = promSum(text, "claimbridge_conversion_cache_bytes") / (1 << 20)
+		return p, err
 	}
-	rss0, g0, err := sample()
+	first, err := sample()
 	if err != nil {
 		return err
 	}
-	maxRSS, maxG := rss0, g0
-	var rss, g float64
+	top := first
 	logf("soak: looping the claimbridge operations for %s", b.cfg.soak)
 	end := time.Now().Add(b.cfg.soak)
 	for i := 0; time.Now().Before(end); i++ {
@@ -288,17 +298,23 @@ func (b *bench) soak(ctx context.Context) error {
 		if _, err := b.creates(ctx, "v1alpha1", 1000+i); err != nil {
 			return err
 		}
-		if rss, g, err = sample(); err != nil {
+		p, err := sample()
+		if err != nil {
 			return err
 		}
-		maxRSS, maxG = max(maxRSS, rss), max(maxG, g)
+		top = point{max(top.rss, p.rss), max(top.file, p.file), max(top.goroutines, p.goroutines), max(top.heapInuse, p.heapInuse),
+			max(top.held, p.held), max(top.cache, p.cache)}
 	}
 	time.Sleep(5 * time.Second)
-	if rss, g, err = sample(); err != nil {
+	last, err := sample()
+	if err != nil {
 		return err
 	}
 	fmt.Printf("\nsoak %s: claimbridge RSS %.1f → %.1f MiB (max %.1f), goroutines %.0f → %.0f (max %.0f)\n",
-		b.cfg.soak, rss0, rss, maxRSS, g0, g, maxG)
+		b.cfg.soak, first.rss, last.rss, top.rss, first.goroutines, last.goroutines, top.goroutines)
+	fmt.Printf("soak %s: of which the executable's pages (RssFile) %.1f → %.1f MiB (max %.1f)\n", b.cfg.soak, first.file, last.file, top.file)
+	fmt.Printf("soak %s: Go heap in use %.1f → %.1f MiB (max %.1f), held from the OS %.1f → %.1f MiB (max %.1f), conversion cache %.1f → %.1f MiB (max %.1f)\n",
+		b.cfg.soak, first.heapInuse, last.heapInuse, top.heapInuse, first.held, last.held, top.held, first.cache, last.cache, top.cache)
 	return nil
 }
 
