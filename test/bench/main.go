@@ -16,9 +16,12 @@
 // Environment: N (claims, default 2000), ROUNDS (default 3), GETS (per version
 // and block, default 200), CREATES (per version and block, default 100),
 // SOAK (e.g. 10m: afterwards loop the claimbridge operations this long and
-// report RSS and goroutine growth), CLAIMBRIDGE_GOGC (GOGC for the
-// claimbridge process only, to measure GC settings), KUBEBUILDER_ASSETS and KUSTOMIZE as for
-// the envtest suites.
+// report RSS, the executable's pages, the Go heap, the cache and goroutines
+// at the start, halfway and the end), CLAIMBRIDGE_GOGC and
+// CLAIMBRIDGE_GOMEMLIMIT (GOGC and GOMEMLIMIT for the claimbridge process
+// only, to measure GC settings), CLAIMBRIDGE_ARGS (more flags for
+// claimbridge serve), KUBEBUILDER_ASSETS and KUSTOMIZE as for the envtest
+// suites.
 package main
 
 import (

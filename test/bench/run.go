@@ -286,9 +286,10 @@ func (b *bench) soak(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	top := first
+	top, half := first, first
 	logf("soak: looping the claimbridge operations for %s", b.cfg.soak)
 	end := time.Now().Add(b.cfg.soak)
+	halfway := time.Now().Add(b.cfg.soak / 2)
 	for i := 0; time.Now().Before(end); i++ {
 		for _, v := range versionsOf(modeClaimbridge) {
 			if err := b.versionOps(ctx, v, "", func(string, float64) {}); err != nil {
@@ -302,6 +303,9 @@ func (b *bench) soak(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		if time.Now().Before(halfway) {
+			half = p // the last sample of the first half
+		}
 		top = point{max(top.rss, p.rss), max(top.file, p.file), max(top.goroutines, p.goroutines), max(top.heapInuse, p.heapInuse),
 			max(top.held, p.held), max(top.cache, p.cache)}
 	}
@@ -312,6 +316,8 @@ func (b *bench) soak(ctx context.Context) error {
 	}
 	fmt.Printf("\nsoak %s: claimbridge RSS %.1f → %.1f MiB (max %.1f), goroutines %.0f → %.0f (max %.0f)\n",
 		b.cfg.soak, first.rss, last.rss, top.rss, first.goroutines, last.goroutines, top.goroutines)
+	fmt.Printf("soak %s: halfway RSS %.1f MiB, Go heap in use %.1f MiB, held %.1f MiB, cache %.1f MiB, goroutines %.0f\n",
+		b.cfg.soak, half.rss, half.heapInuse, half.held, half.cache, half.goroutines)
 	fmt.Printf("soak %s: of which the executable's pages (RssFile) %.1f → %.1f MiB (max %.1f)\n", b.cfg.soak, first.file, last.file, top.file)
 	fmt.Printf("soak %s: Go heap in use %.1f → %.1f MiB (max %.1f), held from the OS %.1f → %.1f MiB (max %.1f), conversion cache %.1f → %.1f MiB (max %.1f)\n",
 		b.cfg.soak, first.heapInuse, last.heapInuse, top.heapInuse, first.held, last.held, top.held, first.cache, last.cache, top.cache)
