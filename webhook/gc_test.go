@@ -39,11 +39,15 @@ func TestApplyMemoryLimitDefault(t *testing.T) {
 	for _, tc := range []struct {
 		name, env string
 		unset     bool
+		cache     int64
 		before    int64
 		want      int64
 	}{
-		{name: "GOMEMLIMIT unset", unset: true, before: 1 << 40, want: 16<<20 + MemoryLimitBase},
-		{name: "GOMEMLIMIT set", env: "100MiB", before: 100 << 20, want: 100 << 20},
+		{name: "GOMEMLIMIT unset", unset: true, cache: 16 << 20, before: 1 << 40, want: 34 << 20},
+		{name: "GOMEMLIMIT unset, cache off", unset: true, cache: 0, before: 1 << 40, want: 24 << 20},
+		{name: "GOMEMLIMIT unset, small cache", unset: true, cache: 4 << 20, before: 1 << 40, want: 24 << 20},
+		{name: "GOMEMLIMIT unset, large cache", unset: true, cache: 64 << 20, before: 1 << 40, want: 82 << 20},
+		{name: "GOMEMLIMIT set", env: "100MiB", cache: 16 << 20, before: 100 << 20, want: 100 << 20},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv("GOMEMLIMIT", tc.env)
@@ -51,7 +55,7 @@ func TestApplyMemoryLimitDefault(t *testing.T) {
 				unsetenv(t, "GOMEMLIMIT")
 			}
 			debug.SetMemoryLimit(tc.before)
-			ApplyMemoryLimitDefault(16 << 20)
+			ApplyMemoryLimitDefault(tc.cache)
 			if got := debug.SetMemoryLimit(-1); got != tc.want {
 				t.Errorf("memory limit %d, want %d", got, tc.want)
 			}
