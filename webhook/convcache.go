@@ -166,6 +166,8 @@ func (c *conversionCache) get(key cacheKey) *cachedConversion {
 // shows) the entry counts. Keeping them where they were encoded instead
 // would keep the whole response buffer, half again the request and rounded
 // up to its own size class: about 40 % more than the objects, uncounted.
+// The entry keeps the objects slice itself, its elements replaced by the
+// copies: the caller makes it for put and does not use it afterwards.
 func (c *conversionCache) put(key [sha256.Size]byte, objects [][]byte, from []string, desiredAPIVersion string) {
 	n := 0
 	for _, o := range objects {
@@ -176,15 +178,14 @@ func (c *conversionCache) put(key [sha256.Size]byte, objects [][]byte, from []st
 		return
 	}
 	data := slices.Grow([]byte(nil), n)
-	kept := make([][]byte, len(objects))
 	for i, o := range objects {
 		start := len(data)
 		data = append(data, o...)
-		kept[i] = data[start:len(data):len(data)]
+		objects[i] = data[start:len(data):len(data)]
 	}
 	size += int64(cap(data) - n)
 	_, to, _ := strings.Cut(desiredAPIVersion, "/")
-	c.store(key, &cachedConversion{objects: kept, from: from, to: to, size: size})
+	c.store(key, &cachedConversion{objects: objects, from: from, to: to, size: size})
 }
 
 // store adds e under key, evicting random entries to make room.

@@ -126,7 +126,7 @@ func (h *convertHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if result == "success" {
 		buf = appendConversionReviewTail(buf, true)
 		if cacheable && string(req.UID) == key.uid {
-			// The cache keeps a copy of the objects (put).
+			// The cache copies the objects out of the response (put).
 			objects := make([][]byte, len(ends))
 			for i, e := range ends {
 				objects[i] = buf[e[0]:e[1]]
