@@ -2,6 +2,8 @@ package webhook
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
 	"net/http"
 	"runtime"
@@ -155,6 +157,70 @@ func TestConversionCacheBounded(t *testing.T) {
 	if len(big.entries) != 0 {
 		t.Error("a review larger than maxCachedReview was kept")
 	}
+}
+
+// TestConversionCacheChurn: a full cache that keeps replacing its entries
+// keeps its map, its list and its byte count consistent, evicts every
+// entry alike (the survivors of the first half are about as many as
+// chance leaves), and holds no more heap after 300,000 replacements than
+// after 50,000: a Go map whose keys keep changing grows though its length
+// does not, so the cache rebuilds it.
+func TestConversionCacheChurn(t *testing.T) {
+	const objectBytes = 3072 // about an example claim; a size class, so that put counts it exactly
+	perEntry := int64(cacheEntryOverhead + cacheObjectOverhead + objectBytes)
+	c := newConversionCache(5000*perEntry, nil)
+	object := bytes.Repeat([]byte("x"), objectBytes)
+	key := func(i int) [32]byte {
+		var n [8]byte
+		binary.BigEndian.PutUint64(n[:], uint64(i))
+		return sha256.Sum256(n[:]) // keys are SHA-256 sums
+	}
+	put := func(i int) {
+		c.put(key(i), [][]byte{object}, []string{"v1alpha3"}, api.Group+"/v1alpha1")
+	}
+	heap := func() uint64 {
+		var ms runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		return ms.HeapAlloc
+	}
+	for i := 0; i < 5000; i++ {
+		put(i)
+	}
+	for i := 5000; i < 7500; i++ { // 2,500 evictions of 5,000 entries
+		put(i)
+	}
+	survivors := 0
+	for i := 0; i < 5000; i++ {
+		if c.entries[key(i)] != nil {
+			survivors++
+		}
+	}
+	// Uniform eviction leaves 5,000 × (1 − 1/5,000)^2,500 ≈ 3,033 (σ ≈ 35).
+	if survivors < 2850 || survivors > 3200 {
+		t.Errorf("%d of the first 5,000 entries survived 2,500 evictions, want about 3,033", survivors)
+	}
+	for i := 7500; i < 50_000; i++ {
+		put(i)
+	}
+	before := heap()
+	for i := 50_000; i < 300_000; i++ {
+		put(i)
+	}
+	after := heap()
+	if len(c.entries) != len(c.all) || c.bytes != int64(len(c.all))*perEntry || c.deleted > len(c.all)+rebuildSlack {
+		t.Fatalf("map %d entries, list %d, %d bytes, %d deleted since the map was made", len(c.entries), len(c.all), c.bytes, c.deleted)
+	}
+	for i, e := range c.all {
+		if e.index != i || c.entries[e.key] != e {
+			t.Fatalf("entry %d of the list is not in its place in the list or the map", i)
+		}
+	}
+	if after > before+256<<10 {
+		t.Errorf("the heap grew from %d to %d bytes over 250,000 replacements in a full cache", before, after)
+	}
+	t.Logf("heap %d → %d bytes over 250,000 replacements", before, after)
+	runtime.KeepAlive(c)
 }
 
 // TestConversionCacheConcurrent converts and looks up reviews and objects

@@ -290,6 +290,7 @@ func (b *bench) soak(ctx context.Context) error {
 	logf("soak: looping the claimbridge operations for %s", b.cfg.soak)
 	end := time.Now().Add(b.cfg.soak)
 	halfway := time.Now().Add(b.cfg.soak / 2)
+	start, nextTrace := time.Now(), time.Now().Add(time.Minute)
 	for i := 0; time.Now().Before(end); i++ {
 		for _, v := range versionsOf(modeClaimbridge) {
 			if err := b.versionOps(ctx, v, "", func(string, float64) {}); err != nil {
@@ -305,6 +306,11 @@ func (b *bench) soak(ctx context.Context) error {
 		}
 		if time.Now().Before(halfway) {
 			half = p // the last sample of the first half
+		}
+		if time.Now().After(nextTrace) { // a line a minute shows where growth stops
+			nextTrace = nextTrace.Add(time.Minute)
+			logf("soak %s: RSS %.1f MiB (executable %.1f), Go heap in use %.1f, held %.1f, cache %.1f MiB, goroutines %.0f",
+				time.Since(start).Round(time.Second), p.rss, p.file, p.heapInuse, p.held, p.cache, p.goroutines)
 		}
 		top = point{max(top.rss, p.rss), max(top.file, p.file), max(top.goroutines, p.goroutines), max(top.heapInuse, p.heapInuse),
 			max(top.held, p.held), max(top.cache, p.cache)}
