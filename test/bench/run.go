@@ -267,7 +267,7 @@ func (b *bench) soak(ctx context.Context) error {
 	// Besides RSS, the Go runtime's own view: the heap in use, the memory
 	// it holds from the OS (heap not yet released and stacks), and the
 	// conversion cache's accounted bytes, so that growth can be placed.
-	type point struct{ rss, file, goroutines, heapInuse, held, cache float64 }
+	type point struct{ rss, file, goroutines, heapInuse, heapAlloc, held, cache float64 }
 	sample := func() (p point, err error) {
 		m, err := procStatus(b.pids["claimbridge"], "VmRSS", "RssFile")
 		if err != nil {
@@ -277,6 +277,7 @@ func (b *bench) soak(ctx context.Context) error {
 		text, err := httpGet(b.cbMetrics, nil)
 		p.goroutines = promSum(text, "go_goroutines")
 		p.heapInuse = promSum(text, "go_memstats_heap_inuse_bytes") / (1 << 20)
+		p.heapAlloc = promSum(text, "go_memstats_heap_alloc_bytes") / (1 << 20)
 		p.held = (promSum(text, "go_memstats_heap_sys_bytes") - promSum(text, "go_memstats_heap_released_bytes") +
 			promSum(text, "go_memstats_stack_sys_bytes")) / (1 << 20)
 		p.cache = promSum(text, "claimbridge_conversion_cache_bytes") / (1 << 20)
@@ -309,11 +310,13 @@ func (b *bench) soak(ctx context.Context) error {
 		}
 		if time.Now().After(nextTrace) { // a line a minute shows where growth stops
 			nextTrace = nextTrace.Add(time.Minute)
-			logf("soak %s: RSS %.1f MiB (executable %.1f), Go heap in use %.1f, held %.1f, cache %.1f MiB, goroutines %.0f",
-				time.Since(start).Round(time.Second), p.rss, p.file, p.heapInuse, p.held, p.cache, p.goroutines)
+			// In use minus allocated is the free room in the heap's spans:
+			// fragmentation, and garbage already swept.
+			logf("soak %s: RSS %.1f MiB (executable %.1f), Go heap in use %.1f (allocated %.1f), held %.1f, cache %.1f MiB, goroutines %.0f",
+				time.Since(start).Round(time.Second), p.rss, p.file, p.heapInuse, p.heapAlloc, p.held, p.cache, p.goroutines)
 		}
 		top = point{max(top.rss, p.rss), max(top.file, p.file), max(top.goroutines, p.goroutines), max(top.heapInuse, p.heapInuse),
-			max(top.held, p.held), max(top.cache, p.cache)}
+			max(top.heapAlloc, p.heapAlloc), max(top.held, p.held), max(top.cache, p.cache)}
 	}
 	time.Sleep(5 * time.Second)
 	last, err := sample()
