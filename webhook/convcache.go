@@ -53,6 +53,7 @@ type conversionCache struct {
 	all     []*cachedConversion                     // the entries, in no order; entry.index is its place
 	deleted int                                     // deletions from entries since it was made
 	bytes   int64
+	arena   blockArena // the entries' bytes (cacheblocks.go)
 
 	lookups       *prometheus.CounterVec
 	objectLookups *prometheus.CounterVec
@@ -61,17 +62,20 @@ type conversionCache struct {
 }
 
 // cachedConversion is the answer to one review: the encoded converted
-// objects and, for the metrics, the version each was converted from and
-// the version they were converted to.
+// objects (in blocks, lens[i] bytes each, one after the other) and, for the
+// metrics, the version each was converted from and the version they were
+// converted to.
 type cachedConversion struct {
 	key   [sha256.Size]byte
 	index int // in conversionCache.all
 
-	objects [][]byte
-	from    []string
-	to      string
-	size    int64
-	// object, in an object entry (objcache.go), is all the entry holds.
+	blocks []int32 // in conversionCache.arena
+	lens   []int32
+	from   []string
+	to     string
+	size   int64
+	// object, in an object entry (objcache.go), is all the entry holds
+	// besides its blocks.
 	object *cachedObject
 }
 
@@ -81,8 +85,8 @@ type cachedConversion struct {
 const cacheEntryOverhead = 200
 
 // cacheObjectOverhead is the memory each object of a review entry adds
-// besides its bytes: its slice and the version it was converted from.
-const cacheObjectOverhead = 40
+// besides its bytes: its length and the version it was converted from.
+const cacheObjectOverhead = 24
 
 // maxCachedReview bounds the converted objects of one cached review: larger
 // answers are not kept, so that one review cannot evict many.
@@ -164,56 +168,68 @@ func (c *conversionCache) key(body []byte) (k cacheKey, ok bool) {
 	return k, false
 }
 
-// get returns the entry of key, if any, and counts the lookup.
-func (c *conversionCache) get(key cacheKey) *cachedConversion {
+// get appends to buf the converted objects of key's entry, separated by
+// commas, and returns the versions they were converted from and to; ok is
+// false, and buf returned as it was, when the cache has no answer for key.
+// It counts the lookup.
+func (c *conversionCache) get(key cacheKey, buf []byte) (_ []byte, from []string, to string, ok bool) {
 	c.mu.Lock()
 	e := c.entries[key.sum]
-	c.mu.Unlock()
-	if e != nil && e.object != nil { // an object entry: never, short of a SHA-256 collision
-		e = nil
+	if e != nil && e.object == nil { // an object entry: never, short of a SHA-256 collision
+		n := len(e.lens)
+		for _, l := range e.lens {
+			n += int(l)
+		}
+		buf = slices.Grow(buf, n+conversionReviewTailRoom)
+		pos := 0
+		for i, l := range e.lens {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = c.arena.appendRange(buf, e.blocks, pos, int(l))
+			pos += int(l)
+		}
+		from, to, ok = e.from, e.to, true
 	}
-	if e != nil {
+	c.mu.Unlock()
+	if ok {
 		c.lookups.WithLabelValues("hit").Inc()
 	} else {
 		c.lookups.WithLabelValues("miss").Inc()
 	}
-	return e
+	return buf, from, to, ok
 }
 
-// put stores a copy of the answer of a review: the objects in one
-// allocation, whose capacity (the allocator's size class, which append
-// shows) the entry counts. Keeping them where they were encoded instead
-// would keep the whole response buffer, half again the request and rounded
-// up to its own size class: about 40 % more than the objects, uncounted.
-// The entry keeps the objects slice itself, its elements replaced by the
-// copies: the caller makes it for put and does not use it afterwards.
+// conversionReviewTailRoom is the room get leaves after the objects for
+// the end of the review (appendConversionReviewTail), so that finishing
+// the answer does not copy it again.
+const conversionReviewTailRoom = 64
+
+// put stores a copy of the answer of a review (objects, converted from the
+// versions from to desiredAPIVersion) in the cache's blocks; it keeps none
+// of the slices it is given.
 func (c *conversionCache) put(key [sha256.Size]byte, objects [][]byte, from []string, desiredAPIVersion string) {
 	n := 0
-	for _, o := range objects {
+	lens := make([]int32, len(objects))
+	for i, o := range objects {
 		n += len(o)
+		lens[i] = int32(len(o))
 	}
-	size := int64(cacheEntryOverhead + cacheObjectOverhead*len(objects) + n)
+	size := int64(cacheEntryOverhead + cacheObjectOverhead*len(objects) + blocksFor(n)*(cacheBlockSize+cacheBlockIndexSize))
 	if size > maxCachedReview || size > c.maxBytes {
 		return
 	}
-	data := slices.Grow([]byte(nil), n)
-	for i, o := range objects {
-		start := len(data)
-		data = append(data, o...)
-		objects[i] = data[start:len(data):len(data)]
-	}
-	size += int64(cap(data) - n)
 	_, to, _ := strings.Cut(desiredAPIVersion, "/")
-	c.store(key, &cachedConversion{objects: objects, from: from, to: to, size: size})
+	c.store(key, &cachedConversion{lens: lens, from: from, to: to, size: size}, objects...)
 }
 
-// store adds e under key, evicting random entries to make room.
-func (c *conversionCache) store(key [sha256.Size]byte, e *cachedConversion) {
+// store adds e under key, with parts, one after the other, as its bytes,
+// evicting random entries to make room.
+func (c *conversionCache) store(key [sha256.Size]byte, e *cachedConversion, parts ...[]byte) {
 	e.key = key
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if old := c.entries[key]; old != nil { // converted twice at once
-		c.bytes -= old.size
 		c.remove(old)
 	}
 	for c.bytes+e.size > c.maxBytes && len(c.all) > 0 {
@@ -222,6 +238,7 @@ func (c *conversionCache) store(key [sha256.Size]byte, e *cachedConversion) {
 	if c.deleted > len(c.all)+rebuildSlack {
 		c.rebuildMap()
 	}
+	e.blocks = c.arena.store(parts...)
 	e.index = len(c.all)
 	c.all = append(c.all, e)
 	c.entries[key] = e
@@ -230,11 +247,12 @@ func (c *conversionCache) store(key [sha256.Size]byte, e *cachedConversion) {
 	c.count.Set(float64(len(c.all)))
 }
 
-// remove takes e out of the cache (but for its bytes, which the caller
-// counts): out of the map, and out of all by moving the last entry to its
-// place.
+// remove takes e out of the cache: out of the map, out of all by moving
+// the last entry to its place, and its blocks back to the arena.
 func (c *conversionCache) remove(e *cachedConversion) {
 	delete(c.entries, e.key)
+	c.arena.release(e.blocks)
+	e.blocks = nil
 	c.deleted++
 	c.bytes -= e.size
 	last := c.all[len(c.all)-1]

@@ -16,7 +16,6 @@ import (
 	"github.com/go-logr/logr"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
@@ -77,8 +76,10 @@ func (h *convertHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	key, cacheable := h.cache.key(body)
 	if cacheable {
-		if e := h.cache.get(key); e != nil {
-			h.serveCached(w, log, key, e, start)
+		tm := metav1.TypeMeta{Kind: "ConversionReview", APIVersion: key.apiVersion}
+		head := appendConversionReviewHead(make([]byte, 0, 256), tm, types.UID(key.uid), true)
+		if buf, from, to, ok := h.cache.get(key, head); ok {
+			h.serveCached(w, log, buf, from, to, start)
 			return
 		}
 	}
@@ -250,8 +251,8 @@ func (h *convertHandler) convertOne(raw []byte, obj map[string]interface{}, to s
 		return nil, "", fmt.Errorf("%s: encoding converted object: %w", id, err)
 	}
 	if key.ok {
-		if e := newCachedObject(obj, out, buf[start:]); e != nil {
-			h.cache.putObject(key.sum, e)
+		if e, prefix, suffix := newCachedObject(obj, out, buf[start:]); e != nil {
+			h.cache.putObject(key.sum, e, prefix, suffix)
 		}
 	}
 	h.metrics.conversion(gv.Version, to.Version, "success")
@@ -262,30 +263,20 @@ func (h *convertHandler) convertOne(raw []byte, obj map[string]interface{}, to s
 // object entry, if the cache has one that answers it (objcache.go), and
 // counts the lookup; otherwise it returns buf as it was and false.
 func (h *convertHandler) fromObjectEntry(key [sha256.Size]byte, obj map[string]interface{}, buf []byte) ([]byte, bool) {
-	e := h.cache.getObject(key)
-	ok := false
-	if e != nil {
-		meta, _ := obj["metadata"].(map[string]interface{})
-		buf, ok = e.appendTo(buf, meta)
-	}
-	h.cache.countObjectLookup(ok)
-	return buf, ok
+	meta, _ := obj["metadata"].(map[string]interface{})
+	return h.cache.appendObject(key, buf, meta)
 }
 
 // serveCached answers a review from the conversion cache: the same bytes as
 // converting its objects again, with the review's uid, and the same
-// metrics.
-func (h *convertHandler) serveCached(w http.ResponseWriter, log logr.Logger, key cacheKey, e *cachedConversion, start time.Time) {
-	tm := metav1.TypeMeta{Kind: "ConversionReview", APIVersion: key.apiVersion}
-	objects := make([]runtime.RawExtension, len(e.objects))
-	size := 256
-	for i, o := range e.objects {
-		objects[i].Raw = o
-		size += len(o) + 1
-		h.metrics.conversion(e.from[i], e.to, "success")
+// metrics. buf holds the response up to the last converted object
+// (conversionCache.get).
+func (h *convertHandler) serveCached(w http.ResponseWriter, log logr.Logger, buf []byte, from []string, to string, start time.Time) {
+	for _, f := range from {
+		h.metrics.conversion(f, to, "success")
 	}
 	h.metrics.request("/convert", "", "success", start)
-	writeRaw(w, log, appendConversionReview(make([]byte, 0, size), tm, types.UID(key.uid), objects))
+	writeRaw(w, log, appendConversionReviewTail(buf, true))
 }
 
 // recyclers hold the maps of decoded reviews for the next ones

@@ -34,9 +34,10 @@ import (
 // at those levels); only the default converter's results are kept (a
 // Config.Converter may read any metadata).
 type cachedObject struct {
-	// prefix and suffix are the converted object's encoding before and
-	// after the value of its metadata member.
-	prefix, suffix []byte
+	// The entry's blocks hold the converted object's encoding before
+	// (prefixLen bytes) and after (suffixLen bytes) the value of its
+	// metadata member.
+	prefixLen, suffixLen int
 	// annotations is the converted metadata's annotations member, if it
 	// has one (hasAnnotations). It holds no substring of a request.
 	annotations    interface{}
@@ -125,19 +126,22 @@ func objectKey(obj []byte, desiredAPIVersion string) (sum [sha256.Size]byte, ok 
 }
 
 // newCachedObject returns the entry for an object converted from in to out
-// and encoded as data, or nil when the conversion changed metadata besides
-// the annotations (then the entry's assumption does not hold for it).
-func newCachedObject(in, out map[string]interface{}, data []byte) *cachedObject {
+// and encoded as data, with the parts of data to store (prefix and suffix,
+// which putObject copies), or nil when the conversion changed metadata
+// besides the annotations (then the entry's assumption does not hold for
+// it).
+func newCachedObject(in, out map[string]interface{}, data []byte) (e *cachedObject, prefix, suffix []byte) {
 	inMeta, ok1 := in["metadata"].(map[string]interface{})
 	outMeta, ok2 := out["metadata"].(map[string]interface{})
 	if !ok1 || !ok2 || !equalExcept(inMeta, outMeta, true) {
-		return nil
+		return nil, nil, nil
 	}
 	start, end, ok := uniqueMember(data, 0, len(data), "metadata")
 	if !ok {
-		return nil
+		return nil, nil, nil
 	}
-	e := &cachedObject{prefix: bytes.Clone(data[:start]), suffix: bytes.Clone(data[end:])}
+	prefix, suffix = data[:start], data[end:]
+	e = &cachedObject{prefixLen: len(prefix), suffixLen: len(suffix)}
 	e.annotations, e.hasAnnotations = outMeta["annotations"]
 	if ann, ok := e.annotations.(map[string]interface{}); ok {
 		// The converted annotations share strings with the request's
@@ -146,20 +150,20 @@ func newCachedObject(in, out map[string]interface{}, data []byte) *cachedObject 
 		for k, v := range ann {
 			s, ok := v.(string)
 			if !ok {
-				return nil
+				return nil, nil, nil
 			}
 			copied[strings.Clone(k)] = strings.Clone(s)
 		}
 		e.annotations = copied
 	} else if e.annotations != nil {
-		return nil
+		return nil, nil, nil
 	}
-	return e
+	return e, prefix, suffix
 }
 
-// size approximates the memory of the entry.
+// size approximates the memory of the entry: its blocks and annotations.
 func (e *cachedObject) size() int64 {
-	n := int64(cacheEntryOverhead + cap(e.prefix) + cap(e.suffix)) // bytes.Clone's capacity is the size class
+	n := int64(cacheEntryOverhead + blocksFor(e.prefixLen+e.suffixLen)*(cacheBlockSize+cacheBlockIndexSize))
 	if ann, ok := e.annotations.(map[string]interface{}); ok {
 		for k, v := range ann {
 			n += int64(len(k) + len(v.(string)) + 48)
@@ -169,12 +173,12 @@ func (e *cachedObject) size() int64 {
 }
 
 // appendTo appends to buf the encoding of the object converted from one
-// whose metadata is meta: meta with the converted annotations, between
-// prefix and suffix. ok is false (and buf returned as it was) when meta's
-// fields that conversion checks (name, namespace, labels, finalizers) do not
-// have the types it requires: such an object is converted, and refused, as
-// usual.
-func (e *cachedObject) appendTo(buf []byte, meta map[string]interface{}) (_ []byte, ok bool) {
+// whose metadata is meta: meta with the converted annotations, between the
+// prefix and the suffix held in blocks of a. ok is false (and buf returned
+// as it was) when meta's fields that conversion checks (name, namespace,
+// labels, finalizers) do not have the types it requires: such an object is
+// converted, and refused, as usual.
+func (e *cachedObject) appendTo(buf []byte, meta map[string]interface{}, a *blockArena, blocks []int32) (_ []byte, ok bool) {
 	if !conversionAcceptsMetadata(meta) {
 		return buf, false
 	}
@@ -188,12 +192,12 @@ func (e *cachedObject) appendTo(buf []byte, meta map[string]interface{}) (_ []by
 		m["annotations"] = e.annotations
 	}
 	start := len(buf)
-	buf = append(buf, e.prefix...)
+	buf = a.appendRange(buf, blocks, 0, e.prefixLen)
 	buf, err := jsontree.Append(buf, m, true)
 	if err != nil {
 		return buf[:start], false
 	}
-	return append(buf, e.suffix...), true
+	return a.appendRange(buf, blocks, e.prefixLen, e.suffixLen), true
 }
 
 // conversionAcceptsMetadata reports whether the metadata fields whose types
@@ -233,15 +237,18 @@ func conversionAcceptsMetadata(meta map[string]interface{}) bool {
 	return true
 }
 
-// getObject returns the object entry of key, if any.
-func (c *conversionCache) getObject(key [sha256.Size]byte) *cachedObject {
+// appendObject appends to buf the converted encoding of the object whose
+// metadata is meta from key's object entry (cachedObject.appendTo) and
+// counts the lookup; ok is false, and buf returned as it was, when the
+// cache has no entry for key or the entry does not answer.
+func (c *conversionCache) appendObject(key [sha256.Size]byte, buf []byte, meta map[string]interface{}) (_ []byte, ok bool) {
 	c.mu.Lock()
-	e := c.entries[key]
-	c.mu.Unlock()
-	if e == nil {
-		return nil
+	if e := c.entries[key]; e != nil && e.object != nil {
+		buf, ok = e.object.appendTo(buf, meta, &c.arena, e.blocks)
 	}
-	return e.object
+	c.mu.Unlock()
+	c.countObjectLookup(ok)
+	return buf, ok
 }
 
 // countObjectLookup counts an object lookup: a hit only if the entry
@@ -254,11 +261,11 @@ func (c *conversionCache) countObjectLookup(hit bool) {
 	}
 }
 
-// putObject stores an object entry.
-func (c *conversionCache) putObject(key [sha256.Size]byte, o *cachedObject) {
+// putObject stores an object entry with a copy of prefix and suffix.
+func (c *conversionCache) putObject(key [sha256.Size]byte, o *cachedObject, prefix, suffix []byte) {
 	size := o.size()
 	if size > maxCachedReview || size > c.maxBytes {
 		return
 	}
-	c.store(key, &cachedConversion{object: o, size: size})
+	c.store(key, &cachedConversion{object: o, size: size}, prefix, suffix)
 }
