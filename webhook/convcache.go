@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"math/rand/v2"
-	"slices"
 	"strings"
 	"sync"
 
@@ -168,11 +167,12 @@ func (c *conversionCache) key(body []byte) (k cacheKey, ok bool) {
 	return k, false
 }
 
-// get appends to buf the converted objects of key's entry, separated by
-// commas, and returns the versions they were converted from and to; ok is
-// false, and buf returned as it was, when the cache has no answer for key.
-// It counts the lookup.
-func (c *conversionCache) get(key cacheKey, buf []byte) (_ []byte, from []string, to string, ok bool) {
+// get returns the converted objects of key's entry, separated by commas,
+// appended to the buffer that head returns for them (head(n) starts the
+// answer with room for n more bytes, so it is called only on a hit), and
+// the versions they were converted from and to; ok is false when the cache
+// has no answer for key. It counts the lookup.
+func (c *conversionCache) get(key cacheKey, head func(n int) []byte) (buf []byte, from []string, to string, ok bool) {
 	c.mu.Lock()
 	e := c.entries[key.sum]
 	if e != nil && e.object == nil { // an object entry: never, short of a SHA-256 collision
@@ -180,7 +180,7 @@ func (c *conversionCache) get(key cacheKey, buf []byte) (_ []byte, from []string
 		for _, l := range e.lens {
 			n += int(l)
 		}
-		buf = slices.Grow(buf, n+conversionReviewTailRoom)
+		buf = head(n + conversionReviewTailRoom)
 		pos := 0
 		for i, l := range e.lens {
 			if i > 0 {
@@ -200,7 +200,7 @@ func (c *conversionCache) get(key cacheKey, buf []byte) (_ []byte, from []string
 	return buf, from, to, ok
 }
 
-// conversionReviewTailRoom is the room get leaves after the objects for
+// conversionReviewTailRoom is the room get asks for after the objects, for
 // the end of the review (appendConversionReviewTail), so that finishing
 // the answer does not copy it again.
 const conversionReviewTailRoom = 64

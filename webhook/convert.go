@@ -76,8 +76,10 @@ func (h *convertHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	key, cacheable := h.cache.key(body)
 	if cacheable {
-		tm := metav1.TypeMeta{Kind: "ConversionReview", APIVersion: key.apiVersion}
-		head := appendConversionReviewHead(make([]byte, 0, 256), tm, types.UID(key.uid), true)
+		head := func(n int) []byte {
+			tm := metav1.TypeMeta{Kind: "ConversionReview", APIVersion: key.apiVersion}
+			return appendConversionReviewHead(make([]byte, 0, 256+len(key.uid)+n), tm, types.UID(key.uid), true)
+		}
 		if buf, from, to, ok := h.cache.get(key, head); ok {
 			h.serveCached(w, log, buf, from, to, start)
 			return
