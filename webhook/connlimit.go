@@ -51,8 +51,9 @@ type connLimiter struct {
 	// rotateAfterDefault (tests shorten them).
 	minReapIdle, rotateAfter time.Duration
 
-	reaped  prometheus.Counter
-	rotated prometheus.Counter
+	reaped    prometheus.Counter
+	rotated   prometheus.Counter
+	abandoned prometheus.Counter
 }
 
 // Connection reclaiming timings (see connLimiter).
@@ -79,15 +80,36 @@ func newConnLimiter(l net.Listener, n int, m *metrics) *connLimiter {
 			Name: "claimbridge_webhook_connections_rotated_total",
 			Help: "Busy connections closed after their answer to admit a connection that waited a second (--max-connections reached, none idle).",
 		}),
+		abandoned: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "claimbridge_webhook_connections_abandoned_total",
+			Help: "Connections their client had closed while they waited to be accepted, closed without a TLS handshake.",
+		}),
 	}
 	if m != nil {
-		m.registry.MustRegister(c.reaped, c.rotated)
+		m.registry.MustRegister(c.reaped, c.rotated, c.abandoned)
 	}
 	return c
 }
 
-// Accept accepts the next connection and waits for a place for it.
+// Accept accepts the next connection and waits for a place for it. A
+// connection whose client closed it while it waited (in the kernel's accept
+// queue or here) is closed without a TLS handshake, and the next one is
+// taken.
 func (l *connLimiter) Accept() (net.Conn, error) {
+	for {
+		c, err := l.accept()
+		if err != nil {
+			return nil, err
+		}
+		if !peerGone(c.Conn) {
+			return c, nil
+		}
+		l.abandoned.Inc()
+		_ = c.Close()
+	}
+}
+
+func (l *connLimiter) accept() (*limitedConn, error) {
 	c, err := l.Listener.Accept()
 	if err != nil {
 		return nil, err

@@ -25,6 +25,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -138,6 +139,7 @@ type server struct {
 	url, healthz string
 	client       *http.Client
 	dials        atomic.Int64 // connections s.client has dialled
+	stat         *procStat    // /proc/<pid>/stat, opened at start
 }
 
 func freePort() string {
@@ -159,7 +161,8 @@ func start(name string, args []string, certDir, addr, health string, extra ...st
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	s := &server{name: name, cmd: cmd, url: "https://" + addr, healthz: "http://" + health + "/healthz"}
+	s := &server{name: name, cmd: cmd, url: "https://" + addr, healthz: "http://" + health + "/healthz",
+		stat: openProcStat(fmt.Sprintf("/proc/%d/stat", cmd.Process.Pid))}
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		if resp, err := http.Get(s.healthz); err == nil {
@@ -209,15 +212,38 @@ func (s *server) stop() {
 
 // cpuAndRSS reads utime+stime (seconds) and RSS (MiB) from /proc/<pid>/stat.
 func (s *server) cpuAndRSS() (float64, float64) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.cmd.Process.Pid))
+	cpu, rss := s.stat.read()
+	return cpu, rss * float64(os.Getpagesize()) / (1 << 20)
+}
+
+// procStat is a /proc/<pid>/stat file kept open: the overload step can use
+// up this process's file descriptors (dials waiting in the server's accept
+// queue), and the measurements must not fail then.
+type procStat struct {
+	f   *os.File
+	buf []byte
+}
+
+func openProcStat(path string) *procStat {
+	f, err := os.Open(path)
 	if err != nil {
+		panic(err)
+	}
+	return &procStat{f: f, buf: make([]byte, 4096)}
+}
+
+// read returns utime+stime in seconds and the RSS in pages.
+func (p *procStat) read() (cpu, rssPages float64) {
+	n, err := p.f.ReadAt(p.buf, 0)
+	if n == 0 && err != nil {
 		return 0, 0
 	}
+	data := p.buf[:n]
 	f := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+2:]))
 	ut, _ := strconv.ParseFloat(f[11], 64)
 	st, _ := strconv.ParseFloat(f[12], 64)
 	rss, _ := strconv.ParseFloat(f[21], 64)
-	return (ut + st) / 100, rss * float64(os.Getpagesize()) / (1 << 20)
+	return (ut + st) / 100, rss
 }
 
 // result of one phase.
@@ -227,6 +253,7 @@ type result struct {
 	ok, shed, errs int64
 	dials          int64 // TLS connections the client dialled during the phase
 	firstErr       string
+	errKinds       map[string]int // errors by message, addresses left out
 	shedLat        []time.Duration
 	shedServer     []time.Duration // shed answers from the connection's acquisition on: the server's part
 	okServer       []time.Duration // the same for successes
@@ -259,6 +286,10 @@ func (r *result) record(d, connWait time.Duration, outcome int, msg string) {
 		if r.firstErr == "" {
 			r.firstErr = msg
 		}
+		if r.errKinds == nil {
+			r.errKinds = map[string]int{}
+		}
+		r.errKinds[errKind(msg)]++
 	}
 }
 
@@ -420,8 +451,30 @@ func row(phase, srv, sh, load string, r *result) {
 		phase, srv, sh, load, thr, pct(r.lat, 50), pct(r.lat, 99), pct(r.lat, 99.9), pct(r.connWait, 99), pct(r.okServer, 99), r.dials, r.errs, r.shed, pct(r.shedLat, 99), pct(r.shedServer, 99),
 		r.cpuPerReq, r.clientCores, r.rss, pct(r.probe, 50), pct(r.probe, 99), r.probeFails, pct(r.genProbe, 99))
 	if r.firstErr != "" {
-		fmt.Fprintf(os.Stderr, "%s %s %s %s: first error: %s\n", phase, srv, sh, load, r.firstErr)
+		fmt.Fprintf(os.Stderr, "%s %s %s %s: first error: %s; errors by kind: %s\n", phase, srv, sh, load, r.firstErr, kinds(r.errKinds))
 	}
+}
+
+var addrRE = regexp.MustCompile(`\d+\.\d+\.\d+\.\d+:\d+`)
+
+// errKind is an error message with its addresses left out.
+func errKind(msg string) string { return addrRE.ReplaceAllString(msg, "ADDR") }
+
+// kinds lists error kinds, most frequent first.
+func kinds(m map[string]int) string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Slice(ks, func(i, j int) bool { return m[ks[i]] > m[ks[j]] })
+	var b strings.Builder
+	for i, k := range ks {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%d× %q", m[k], k)
+	}
+	return b.String()
 }
 
 func run(phase, soak time.Duration) error {
@@ -526,16 +579,12 @@ func run(phase, soak time.Duration) error {
 	return nil
 }
 
+var selfStat = openProcStat("/proc/self/stat")
+
 // selfCPU is this process's utime+stime in seconds.
 func selfCPU() float64 {
-	data, err := os.ReadFile("/proc/self/stat")
-	if err != nil {
-		return 0
-	}
-	f := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+2:]))
-	ut, _ := strconv.ParseFloat(f[11], 64)
-	st, _ := strconv.ParseFloat(f[12], 64)
-	return (ut + st) / 100
+	cpu, _ := selfStat.read()
+	return cpu
 }
 
 func countFDs(s *server) int {
