@@ -44,6 +44,7 @@ func main() {
 	probe := flag.String("probe", "", "run as the prober of this URL (internal)")
 	probeFor := flag.Duration("probe-for", 0, "prober: how long to probe")
 	phase := flag.Duration("phase", 3*time.Second, "duration of each measured phase")
+	flag.DurationVar(&overloadPhase, "overload-phase", 20*time.Second, "duration of the overload step (longer than the clients' 10 s TLS handshake timeout, after which the dials left waiting give up)")
 	flag.Float64Var(&knownCapacity, "capacity", 0, "skip the closed-loop and fixed-rate phases and overload the status update at 2× this capacity")
 	flag.StringVar(&serverArgs, "server-args", "", "extra flags for claimbridge serve, space-separated")
 	flag.StringVar(&claimbridgeBin, "bin", "", "claimbridge binary to run (default: go build ./cmd/claimbridge), e.g. to compare two builds")
@@ -79,9 +80,14 @@ func main() {
 
 var (
 	knownCapacity  float64
+	overloadPhase  time.Duration
 	serverArgs     string
 	claimbridgeBin string
 )
+
+// handshakeTimeout is the load generator's TLS handshake timeout, client-go's
+// (utilnet.SetTransportDefaults) and Go's default transport's.
+const handshakeTimeout = 10 * time.Second
 
 // shape is one kind of review.
 type shape struct {
@@ -190,7 +196,7 @@ func start(name string, args []string, certDir, addr, health string, extra ...st
 		// As client-go (utilnet.SetTransportDefaults): a dial whose TLS
 		// handshake waits in the server's accept queue is given up after
 		// 10 s instead of holding a socket for the rest of the run.
-		TLSHandshakeTimeout: 10 * time.Second,
+		TLSHandshakeTimeout: handshakeTimeout,
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
 			s.dials.Add(1)
 			return (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext(ctx, network, addr)
@@ -254,6 +260,8 @@ type result struct {
 	dials          int64 // TLS connections the client dialled during the phase
 	firstErr       string
 	errKinds       map[string]int // errors by message, addresses left out
+	start          time.Time
+	okPerSecond    []int64 // successes by second since start
 	shedLat        []time.Duration
 	shedServer     []time.Duration // shed answers from the connection's acquisition on: the server's part
 	okServer       []time.Duration // the same for successes
@@ -275,6 +283,12 @@ func (r *result) record(d, connWait time.Duration, outcome int, msg string) {
 	switch outcome {
 	case 0:
 		r.ok++
+		if sec := int(time.Since(r.start) / time.Second); sec >= 0 {
+			for len(r.okPerSecond) <= sec {
+				r.okPerSecond = append(r.okPerSecond, 0)
+			}
+			r.okPerSecond[sec]++
+		}
 		r.lat = append(r.lat, d)
 		r.okServer = append(r.okServer, d-connWait)
 	case 1:
@@ -343,10 +357,24 @@ func post(ctx context.Context, s *server, sh shape) (int, string) {
 	return 2, fmt.Sprintf("%.200s", body)
 }
 
+// lateGoodput is the successes per second from handshakeTimeout to the end
+// of the offered load (d).
+func lateGoodput(r *result, d time.Duration) float64 {
+	from, to := int(handshakeTimeout/time.Second), int(d/time.Second)
+	var n int64
+	for i := from; i < to && i < len(r.okPerSecond); i++ {
+		n += r.okPerSecond[i]
+	}
+	if to <= from {
+		return 0
+	}
+	return float64(n) / float64(to-from)
+}
+
 // measure runs load against s for d, probing /healthz every 100ms both from
 // a separate prober process (as kubelet does) and from inside this process.
 func measure(s *server, d time.Duration, load func(ctx context.Context, r *result)) *result {
-	r := &result{}
+	r := &result{start: time.Now()}
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	p := startProber(context.Background(), s.healthz, d)
@@ -557,16 +585,20 @@ func run(phase, soak time.Duration) error {
 	}
 	over := 2 * capacity[worst.name]
 	shed0, fast0 := shedTimes("http://" + cbMetrics + "/metrics")
-	r := measure(cb, 2*phase, openLoop(cb, []shape{worst}, over))
+	r := measure(cb, overloadPhase, openLoop(cb, []shape{worst}, over))
 	row("overload 2×", cb.name, worst.name, fmt.Sprintf("%.0f/s", over), r)
 	shed1, fast1 := shedTimes("http://" + cbMetrics + "/metrics")
 	// The same offered load against the null server, in the same run: what
 	// the machine and the load generator deliver at that rate.
-	rn := measure(null, 2*phase, openLoop(null, []shape{worst}, over))
+	rn := measure(null, overloadPhase, openLoop(null, []shape{worst}, over))
 	row("overload 2×", null.name, worst.name, fmt.Sprintf("%.0f/s", over), rn)
 	fmt.Printf("\nOverload: goodput %.0f/s = %.0f%% of the closed-loop capacity %.0f/s (null server at the same rate: %.0f/s).\n",
 		float64(r.ok)/r.elapsed.Seconds(), 100*float64(r.ok)/r.elapsed.Seconds()/capacity[worst.name], capacity[worst.name],
 		float64(rn.ok)/rn.elapsed.Seconds())
+	if late, lateNull, ok := lateGoodput(r, overloadPhase), lateGoodput(rn, overloadPhase), overloadPhase > handshakeTimeout+time.Second; ok {
+		fmt.Printf("From second %d on (the clients' TLS handshake timeout has passed: the dials the server left waiting give up): goodput %.0f/s = %.0f%% (null server: %.0f/s).\n",
+			int(handshakeTimeout/time.Second), late, 100*late/capacity[worst.name], lateNull)
+	}
 	fmt.Printf("Shed answers, server side (claimbridge_webhook_shed_duration_seconds): %.0f of %.0f within 50 ms.\n", fast1-fast0, shed1-shed0)
 
 	_, rss0 := cb.cpuAndRSS()
