@@ -358,17 +358,17 @@ func post(ctx context.Context, s *server, sh shape) (int, string) {
 }
 
 // lateGoodput is the successes per second from handshakeTimeout to the end
-// of the offered load (d).
-func lateGoodput(r *result, d time.Duration) float64 {
+// of the offered load (d); ok is false when d ends before a full second of it.
+func lateGoodput(r *result, d time.Duration) (perSecond float64, ok bool) {
 	from, to := int(handshakeTimeout/time.Second), int(d/time.Second)
-	var n int64
-	for i := from; i < to && i < len(r.okPerSecond); i++ {
-		n += r.okPerSecond[i]
-	}
 	if to <= from {
-		return 0
+		return 0, false
 	}
-	return float64(n) / float64(to-from)
+	var n int64
+	for _, c := range r.okPerSecond[min(from, len(r.okPerSecond)):min(to, len(r.okPerSecond))] {
+		n += c
+	}
+	return float64(n) / float64(to-from), true
 }
 
 // measure runs load against s for d, probing /healthz every 100ms both from
@@ -595,7 +595,8 @@ func run(phase, soak time.Duration) error {
 	fmt.Printf("\nOverload: goodput %.0f/s = %.0f%% of the closed-loop capacity %.0f/s (null server at the same rate: %.0f/s).\n",
 		float64(r.ok)/r.elapsed.Seconds(), 100*float64(r.ok)/r.elapsed.Seconds()/capacity[worst.name], capacity[worst.name],
 		float64(rn.ok)/rn.elapsed.Seconds())
-	if late, lateNull, ok := lateGoodput(r, overloadPhase), lateGoodput(rn, overloadPhase), overloadPhase > handshakeTimeout+time.Second; ok {
+	if late, ok := lateGoodput(r, overloadPhase); ok {
+		lateNull, _ := lateGoodput(rn, overloadPhase)
 		fmt.Printf("From second %d on (the clients' TLS handshake timeout has passed: the dials the server left waiting give up): goodput %.0f/s = %.0f%% (null server: %.0f/s).\n",
 			int(handshakeTimeout/time.Second), late, 100*late/capacity[worst.name], lateNull)
 	}
