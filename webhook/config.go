@@ -66,6 +66,11 @@ type Config struct {
 	// MaxConnections limits concurrently open TLS connections; 0 means no
 	// limit (the command line's default is 128, docs/server.md "Overload").
 	MaxConnections int
+	// ListenBacklog is the webhook listener's accept queue (listen(2)'s
+	// backlog); 0 means MaxConnections, or the system's default
+	// (net.core.somaxconn) without a connection limit. Linux only
+	// (backlog_linux.go).
+	ListenBacklog int
 	// MaxHeaderBytes caps request headers (http.Server.MaxHeaderBytes).
 	MaxHeaderBytes int
 	// MaxInFlight is the number of reviews processed at once; further

@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -207,6 +208,12 @@ func (s *Server) listen(tlsConfig *tls.Config) ([3]net.Listener, error) {
 		return ls, err
 	}
 	s.addr = ln.Addr()
+	if b := cmp.Or(c.ListenBacklog, c.MaxConnections); b > 0 {
+		if err := setListenBacklog(ln, b); err != nil {
+			ln.Close()
+			return ls, fmt.Errorf("setting the listen backlog to %d: %w", b, err)
+		}
+	}
 	if c.MaxConnections > 0 {
 		s.conns = newConnLimiter(ln, c.MaxConnections, s.metrics)
 		ln = s.conns

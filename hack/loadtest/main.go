@@ -600,6 +600,7 @@ func run(phase, soak time.Duration) error {
 		fmt.Printf("From second %d on (the clients' TLS handshake timeout has passed: the dials the server left waiting give up): goodput %.0f/s = %.0f%% (null server: %.0f/s).\n",
 			int(handshakeTimeout/time.Second), late, 100*late/capacity[worst.name], lateNull)
 	}
+	fmt.Printf("Successes per second of the step: claimbridge %v, null server %v.\n", r.okPerSecond, rn.okPerSecond)
 	fmt.Printf("Shed answers, server side (claimbridge_webhook_shed_duration_seconds): %.0f of %.0f within 50 ms.\n", fast1-fast0, shed1-shed0)
 
 	_, rss0 := cb.cpuAndRSS()

@@ -1,0 +1,36 @@
+package webhook
+
+import (
+	"errors"
+	"net"
+	"syscall"
+)
+
+// setListenBacklog sets the accept queue of a listening TCP socket: on
+// Linux, listen(2) on a socket that already listens changes its backlog.
+//
+// Go listens with net.core.somaxconn (4096 on current kernels). Under
+// sustained overload with a connection limit, that queue fills with
+// connections the kernel completed but the server will not accept before
+// their clients give up (Go's and client-go's transports dial one for every
+// request that finds no idle connection, and wait 10 s for its TLS
+// handshake): each costs its client a TLS key generation (X25519 and
+// ML-KEM) and a socket, and the server an accept and a close. With a short
+// queue the kernel drops the surplus SYNs; the client's kernel retransmits
+// them after 1 s, 3 s, …, which costs no CPU, and a connection the server
+// can take soon still arrives (docs/server.md, "Overload").
+func setListenBacklog(ln net.Listener, n int) error {
+	tl, ok := ln.(*net.TCPListener)
+	if !ok {
+		return errors.ErrUnsupported
+	}
+	raw, err := tl.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var lerr error
+	if err := raw.Control(func(fd uintptr) { lerr = syscall.Listen(int(fd), n) }); err != nil {
+		return err
+	}
+	return lerr
+}
