@@ -69,11 +69,12 @@ type ServeOptions struct {
 	// Idle connections do not hold places from a client that needs one
 	// (webhook/connlimit.go).
 	MaxConnections int
-	// ListenBacklog is the webhook listener's accept queue; 0: the same as
-	// MaxConnections. A connection the kernel accepts into a long queue
-	// costs its client a TLS key generation and the server, once the
+	// ListenBacklog is the webhook listener's accept queue; 0: the system's
+	// net.core.somaxconn. A connection the kernel accepts into a long
+	// queue costs its client a TLS key generation and the server, once the
 	// client has given up, a close; a short queue drops the SYN instead,
-	// which the client retransmits after 1 s (docs/server.md, "Overload").
+	// which the client retransmits after 1 s. Opt-in: see docs/server.md,
+	// "Overload", for what it gains and why it is not the default.
 	ListenBacklog int
 	// MaxHeaderBytes caps request headers. Default 64 KiB.
 	MaxHeaderBytes int
@@ -202,7 +203,7 @@ func (o *ServeOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.Int64Var(&o.MaxValidateBodyBytes, "max-validate-body-bytes", o.MaxValidateBodyBytes, "Largest AdmissionReview body accepted on /validate; larger gets 413.")
 	fs.IntVar(&o.MaxJSONDepth, "max-json-depth", o.MaxJSONDepth, "Deepest JSON nesting accepted in a review body; deeper gets 400.")
 	fs.IntVar(&o.MaxConnections, "max-connections", o.MaxConnections, "Maximum concurrently open TLS connections (0: no limit); a connection idle for a second is closed to admit a waiting one, and while none is idle one busy connection a second is closed after its answer.")
-	fs.IntVar(&o.ListenBacklog, "listen-backlog", o.ListenBacklog, "Connections the kernel completes and queues for the webhook listener beyond --max-connections (0: as many as --max-connections; with --max-connections=0, the system's net.core.somaxconn); further connection attempts are dropped and retried by their clients' kernels after 1 s. Linux only.")
+	fs.IntVar(&o.ListenBacklog, "listen-backlog", o.ListenBacklog, "Connections the kernel completes and queues for the webhook listener (0: the system's net.core.somaxconn); further connection attempts are dropped and retried by their clients' kernels after 1 s. Linux only.")
 	fs.IntVar(&o.MaxHeaderBytes, "max-header-bytes", o.MaxHeaderBytes, "Largest request header block accepted.")
 	fs.IntVar(&o.MaxInFlight, "max-in-flight", o.MaxInFlight, "Reviews processed at once (0: twice GOMAXPROCS, at least 8); others wait for a slot or are shed.")
 	fs.DurationVar(&o.MaxQueueWait, "max-queue-wait", o.MaxQueueWait, "Longest wait for a slot; a review expected to wait longer is shed at once (a conversion gets 429 with Retry-After, which kube-apiserver retries; a validation gets a denial with code 429, which the writing client retries).")

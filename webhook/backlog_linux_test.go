@@ -3,6 +3,9 @@ package webhook
 import (
 	"errors"
 	"net"
+	"os"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -28,14 +31,27 @@ func listenBacklog(t *testing.T, ln net.Listener) int {
 	return int(info.Sacked)
 }
 
+func somaxconn(t *testing.T) int {
+	t.Helper()
+	b, err := os.ReadFile("/proc/sys/net/core/somaxconn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
 func TestServerListenBacklog(t *testing.T) {
 	for _, tc := range []struct {
 		name                          string
 		maxConnections, listenBacklog int
 		want                          int
 	}{
-		{"the connection limit by default", 5, 0, 5},
-		{"set apart", 5, 9, 9},
+		{"the system's by default", 5, 0, somaxconn(t)},
+		{"set", 5, 9, 9},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ts := startServer(t, func(c *Config) { c.MaxConnections, c.ListenBacklog = tc.maxConnections, tc.listenBacklog })

@@ -67,8 +67,7 @@ type Config struct {
 	// limit (the command line's default is 128, docs/server.md "Overload").
 	MaxConnections int
 	// ListenBacklog is the webhook listener's accept queue (listen(2)'s
-	// backlog); 0 means MaxConnections, or the system's default
-	// (net.core.somaxconn) without a connection limit. Linux only
+	// backlog); 0 keeps Go's, the system's net.core.somaxconn. Linux only
 	// (backlog_linux.go).
 	ListenBacklog int
 	// MaxHeaderBytes caps request headers (http.Server.MaxHeaderBytes).

@@ -1,7 +1,6 @@
 package webhook
 
 import (
-	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -208,7 +207,7 @@ func (s *Server) listen(tlsConfig *tls.Config) ([3]net.Listener, error) {
 		return ls, err
 	}
 	s.addr = ln.Addr()
-	if b := cmp.Or(c.ListenBacklog, c.MaxConnections); b > 0 {
+	if b := c.ListenBacklog; b > 0 {
 		if err := setListenBacklog(ln, b); err != nil {
 			ln.Close()
 			return ls, fmt.Errorf("setting the listen backlog to %d: %w", b, err)
