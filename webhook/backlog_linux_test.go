@@ -8,25 +8,15 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // listenBacklog reads a listening socket's backlog: for a listener, Linux
 // reports sk_max_ack_backlog in TCP_INFO's tcpi_sacked.
 func listenBacklog(t *testing.T, ln net.Listener) int {
 	t.Helper()
-	raw, err := ln.(*net.TCPListener).SyscallConn()
+	info, err := tcpInfo(ln.(*net.TCPListener))
 	if err != nil {
 		t.Fatal(err)
-	}
-	var info *unix.TCPInfo
-	var ierr error
-	if err := raw.Control(func(fd uintptr) { info, ierr = unix.GetsockoptTCPInfo(int(fd), unix.IPPROTO_TCP, unix.TCP_INFO) }); err != nil {
-		t.Fatal(err)
-	}
-	if ierr != nil {
-		t.Fatal(ierr)
 	}
 	return int(info.Sacked)
 }

@@ -64,7 +64,7 @@ type Config struct {
 	// decodes); deeper bodies get 400.
 	MaxJSONDepth int
 	// MaxConnections limits concurrently open TLS connections; 0 means no
-	// limit (the command line's default is 128, docs/server.md "Overload").
+	// limit (the command line's default is 32, docs/server.md "Overload").
 	MaxConnections int
 	// ListenBacklog is the webhook listener's accept queue (listen(2)'s
 	// backlog); 0 keeps Go's, the system's net.core.somaxconn. Linux only

@@ -23,14 +23,21 @@ func peerGone(c net.Conn) bool {
 	if !ok {
 		return false
 	}
+	info, err := tcpInfo(sc)
+	return err == nil && info.State != tcpEstablished
+}
+
+// tcpInfo reads a TCP socket's TCP_INFO (for a listening socket, Linux
+// reports its backlog in Sacked).
+func tcpInfo(sc syscall.Conn) (*unix.TCPInfo, error) {
 	raw, err := sc.SyscallConn()
 	if err != nil {
-		return false
+		return nil, err
 	}
-	gone := false
-	_ = raw.Control(func(fd uintptr) {
-		info, err := unix.GetsockoptTCPInfo(int(fd), unix.IPPROTO_TCP, unix.TCP_INFO)
-		gone = err == nil && info.State != tcpEstablished
-	})
-	return gone
+	var info *unix.TCPInfo
+	var ierr error
+	if err := raw.Control(func(fd uintptr) { info, ierr = unix.GetsockoptTCPInfo(int(fd), unix.IPPROTO_TCP, unix.TCP_INFO) }); err != nil {
+		return nil, err
+	}
+	return info, ierr
 }
