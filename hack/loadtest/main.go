@@ -258,6 +258,7 @@ type result struct {
 	connWait       []time.Duration // client side: waiting for a connection (an idle one, or a dial and TLS handshake)
 	ok, shed, errs int64
 	dials          int64 // TLS connections the client dialled during the phase
+	overflows      int64 // the kernel's ListenOverflows during the phase (-1: unknown)
 	firstErr       string
 	errKinds       map[string]int // errors by message, addresses left out
 	start          time.Time
@@ -402,12 +403,17 @@ func measure(s *server, d time.Duration, load func(ctx context.Context, r *resul
 	cpu0, _ := s.cpuAndRSS()
 	self0 := selfCPU()
 	dials0 := s.dials.Load()
+	overflows0 := listenOverflows()
 	start := time.Now()
 	load(ctx, r)
 	r.elapsed = time.Since(start)
 	r.clientCores = (selfCPU() - self0) / r.elapsed.Seconds()
 	cpu1, rss := s.cpuAndRSS()
 	r.dials = s.dials.Load() - dials0
+	r.overflows = -1
+	if overflows0 >= 0 {
+		r.overflows = listenOverflows() - overflows0
+	}
 	<-probeDone
 	r.probe, r.probeFails = p.wait()
 	if n := r.ok + r.shed + r.errs; n > 0 {
@@ -475,8 +481,8 @@ func pct(ds []time.Duration, p float64) string {
 
 func row(phase, srv, sh, load string, r *result) {
 	thr := float64(r.ok) / r.elapsed.Seconds()
-	fmt.Printf("| %s | %s | %s | %s | %.0f | %s | %s | %s | %s | %s | %d | %d | %d (p99 %s / %s ms) | %.3f | %.2f | %.1f | %s / %s (%d failed) | %s |\n",
-		phase, srv, sh, load, thr, pct(r.lat, 50), pct(r.lat, 99), pct(r.lat, 99.9), pct(r.connWait, 99), pct(r.okServer, 99), r.dials, r.errs, r.shed, pct(r.shedLat, 99), pct(r.shedServer, 99),
+	fmt.Printf("| %s | %s | %s | %s | %.0f | %s | %s | %s | %s | %s | %d | %d | %d | %d (p99 %s / %s ms) | %.3f | %.2f | %.1f | %s / %s (%d failed) | %s |\n",
+		phase, srv, sh, load, thr, pct(r.lat, 50), pct(r.lat, 99), pct(r.lat, 99.9), pct(r.connWait, 99), pct(r.okServer, 99), r.dials, r.overflows, r.errs, r.shed, pct(r.shedLat, 99), pct(r.shedServer, 99),
 		r.cpuPerReq, r.clientCores, r.rss, pct(r.probe, 50), pct(r.probe, 99), r.probeFails, pct(r.genProbe, 99))
 	if r.firstErr != "" {
 		fmt.Fprintf(os.Stderr, "%s %s %s %s: first error: %s; errors by kind: %s\n", phase, srv, sh, load, r.firstErr, kinds(r.errKinds))
@@ -551,8 +557,8 @@ func run(phase, soak time.Duration) error {
 
 	fmt.Printf("Load test %s: phase %v, soak %v; capacity = best closed-loop ok/s of claimbridge. Latencies are from the request's start (client side), including the wait for a connection (reported apart); \"after conn\" excludes it. /healthz: a separate prober process (kubelet-like, %v timeout) and the generator itself.\n\n",
 		time.Now().UTC().Format(time.RFC3339), phase, soak, probeTimeout)
-	fmt.Println("| phase | server | shape | load | ok/s | p50 ms | p99 ms | p99.9 ms | of which conn wait p99 ms | p99 ms after conn | new conns | errors | shed (p99 ms / after conn) | server CPU ms/req | load generator CPU cores | RSS MiB | /healthz p50 / p99 ms (prober process) | /healthz p99 ms (in generator) |")
-	fmt.Println("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Println("| phase | server | shape | load | ok/s | p50 ms | p99 ms | p99.9 ms | of which conn wait p99 ms | p99 ms after conn | new conns | listen overflows | errors | shed (p99 ms / after conn) | server CPU ms/req | load generator CPU cores | RSS MiB | /healthz p50 / p99 ms (prober process) | /healthz p99 ms (in generator) |")
+	fmt.Println("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	capacity := map[string]float64{}
 	if knownCapacity > 0 {
 		all = all[3:]
