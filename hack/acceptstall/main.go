@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command acceptstall shows what a full accept queue does to TLS clients'
 // first bytes (docs/performance.md, "Short accept queue: backlog 512,
 // recovery and the storm"): it listens with a backlog of 2, lets 40 TLS
