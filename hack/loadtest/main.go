@@ -411,8 +411,8 @@ func measure(s *server, d time.Duration, load func(ctx context.Context, r *resul
 	cpu1, rss := s.cpuAndRSS()
 	r.dials = s.dials.Load() - dials0
 	r.overflows = -1
-	if overflows0 >= 0 {
-		r.overflows = listenOverflows() - overflows0
+	if overflows1 := listenOverflows(); overflows0 >= 0 && overflows1 >= 0 {
+		r.overflows = overflows1 - overflows0
 	}
 	<-probeDone
 	r.probe, r.probeFails = p.wait()
