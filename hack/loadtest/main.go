@@ -272,6 +272,7 @@ type result struct {
 	cpuPerReq, rss float64
 	clientCores    float64 // the load generator's own CPU use during the phase, in cores
 	elapsed        time.Duration
+	cpu            *cpuSeconds // server and generator cores, second by second
 	mu             sync.Mutex
 }
 
@@ -404,6 +405,7 @@ func measure(s *server, d time.Duration, load func(ctx context.Context, r *resul
 	self0 := selfCPU()
 	dials0 := s.dials.Load()
 	overflows0 := listenOverflows()
+	cpuSampler := sampleCPU(ctx, s)
 	start := time.Now()
 	load(ctx, r)
 	r.elapsed = time.Since(start)
@@ -415,6 +417,7 @@ func measure(s *server, d time.Duration, load func(ctx context.Context, r *resul
 		r.overflows = overflows1 - overflows0
 	}
 	<-probeDone
+	r.cpu = cpuSampler.wait()
 	r.probe, r.probeFails = p.wait()
 	if n := r.ok + r.shed + r.errs; n > 0 {
 		r.cpuPerReq = (cpu1 - cpu0) / float64(n) * 1000
@@ -607,6 +610,8 @@ func run(phase, soak time.Duration) error {
 			int(handshakeTimeout/time.Second), late, 100*late/capacity[worst.name], lateNull)
 	}
 	fmt.Printf("Successes per second of the step: claimbridge %v, null server %v.\n", r.okPerSecond, rn.okPerSecond)
+	fmt.Printf("CPU cores per second of the step: claimbridge %s with the load generator %s; null server %s with the load generator %s.\n",
+		cores(r.cpu.server), cores(r.cpu.generator), cores(rn.cpu.server), cores(rn.cpu.generator))
 	fmt.Printf("Shed answers, server side (claimbridge_webhook_shed_duration_seconds): %.0f of %.0f within 50 ms.\n", fast1-fast0, shed1-shed0)
 
 	_, rss0 := cb.cpuAndRSS()
