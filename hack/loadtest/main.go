@@ -409,6 +409,8 @@ func measure(s *server, d time.Duration, load func(ctx context.Context, r *resul
 	start := time.Now()
 	load(ctx, r)
 	r.elapsed = time.Since(start)
+	// The sampler reads the same /proc files (and buffers) as below.
+	r.cpu = cpuSampler.wait()
 	r.clientCores = (selfCPU() - self0) / r.elapsed.Seconds()
 	cpu1, rss := s.cpuAndRSS()
 	r.dials = s.dials.Load() - dials0
@@ -417,7 +419,6 @@ func measure(s *server, d time.Duration, load func(ctx context.Context, r *resul
 		r.overflows = overflows1 - overflows0
 	}
 	<-probeDone
-	r.cpu = cpuSampler.wait()
 	r.probe, r.probeFails = p.wait()
 	if n := r.ok + r.shed + r.errs; n > 0 {
 		r.cpuPerReq = (cpu1 - cpu0) / float64(n) * 1000
