@@ -73,9 +73,16 @@ type ServeOptions struct {
 	// net.core.somaxconn. A connection the kernel accepts into a long
 	// queue costs its client a TLS key generation and the server, once the
 	// client has given up, a close; a short queue drops the SYN instead,
-	// which the client retransmits after 1 s. Opt-in: see docs/server.md,
-	// "Overload", for what it gains and why it is not the default.
+	// which the client retransmits after 1 s. Short all the time it slows
+	// the recovery after an overload; OverloadListenBacklog shortens it only
+	// while overloaded (docs/server.md, "Overload").
 	ListenBacklog int
+	// OverloadListenBacklog is the accept queue while the server is
+	// overloaded (a connection waits for a place, none is idle to spare,
+	// the accept queue is at least four times this long); restored once the clients
+	// have had connections to spare for 2 s. 0: never shortened. Default
+	// 64 (webhook/overloadbacklog.go).
+	OverloadListenBacklog int
 	// MaxHeaderBytes caps request headers. Default 64 KiB.
 	MaxHeaderBytes int
 	// MaxInFlight is the number of reviews processed at once; 0 means
@@ -162,6 +169,7 @@ func NewServeOptions() *ServeOptions {
 		MaxJSONDepth:           1000,
 		MaxHeaderBytes:         64 << 10,
 		MaxConnections:         32,
+		OverloadListenBacklog:  64,
 		MaxQueueWait:           webhook.DefaultMaxQueueWait,
 		ReleaseStartupPages:    true,
 		ConversionCacheBytes:   16 << 20,
@@ -204,6 +212,7 @@ func (o *ServeOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.MaxJSONDepth, "max-json-depth", o.MaxJSONDepth, "Deepest JSON nesting accepted in a review body; deeper gets 400.")
 	fs.IntVar(&o.MaxConnections, "max-connections", o.MaxConnections, "Maximum concurrently open TLS connections (0: no limit); a connection idle for a second is closed to admit a waiting one, and while none is idle one busy connection a second is closed after its answer.")
 	fs.IntVar(&o.ListenBacklog, "listen-backlog", o.ListenBacklog, "Connections the kernel completes and queues for the webhook listener (0: the system's net.core.somaxconn); further connection attempts are dropped and retried by their clients' kernels after 1 s. Linux only.")
+	fs.IntVar(&o.OverloadListenBacklog, "overload-listen-backlog", o.OverloadListenBacklog, "Accept queue of the webhook listener while overloaded: when a connection waits for a place (--max-connections), no open connection has been idle (or open without a request) for 100 ms and at least four times this many wait in the accept queue, the queue is shortened to this (surplus connection attempts are dropped and retried by their clients' kernels); it is restored once a place was free or a connection idle for 100 ms at every check for 2 s (0: never shortened). Linux only.")
 	fs.IntVar(&o.MaxHeaderBytes, "max-header-bytes", o.MaxHeaderBytes, "Largest request header block accepted.")
 	fs.IntVar(&o.MaxInFlight, "max-in-flight", o.MaxInFlight, "Reviews processed at once (0: twice GOMAXPROCS, at least 8); others wait for a slot or are shed.")
 	fs.DurationVar(&o.MaxQueueWait, "max-queue-wait", o.MaxQueueWait, "Longest wait for a slot; a review expected to wait longer is shed at once (a conversion gets 429 with Retry-After, which kube-apiserver retries; a validation gets a denial with code 429, which the writing client retries).")
@@ -283,6 +292,7 @@ func (o *ServeOptions) Validate() error {
 	}{
 		{"--max-connections", int64(o.MaxConnections)},
 		{"--listen-backlog", int64(o.ListenBacklog)},
+		{"--overload-listen-backlog", int64(o.OverloadListenBacklog)},
 		{"--max-in-flight", int64(o.MaxInFlight)},
 		{"--conversion-cache-bytes", o.ConversionCacheBytes},
 		{"--shutdown-drain", int64(o.ShutdownDrain)},
@@ -308,36 +318,37 @@ func (o *ServeOptions) Config() (webhook.Config, error) {
 	minVersion, _ := o.minTLSVersion()
 	suites, _ := o.cipherSuites()
 	return webhook.Config{
-		BindAddress:          o.BindAddress,
-		Port:                 o.Port,
-		CertDir:              o.CertDir,
-		CertFile:             o.TLSCertFile,
-		KeyFile:              o.TLSPrivateKeyFile,
-		DNSNames:             o.DNSNames,
-		ClientCAFile:         o.ClientCAFile,
-		MinTLSVersion:        minVersion,
-		CipherSuites:         suites,
-		CertReloadInterval:   o.CertReloadInterval,
-		HealthProbeAddress:   enabled(o.HealthProbeBindAddress),
-		MetricsAddress:       enabled(o.MetricsBindAddress),
-		MaxConvertBodyBytes:  o.MaxConvertBodyBytes,
-		MaxValidateBodyBytes: o.MaxValidateBodyBytes,
-		MaxJSONDepth:         o.MaxJSONDepth,
-		MaxConnections:       o.MaxConnections,
-		ListenBacklog:        o.ListenBacklog,
-		MaxHeaderBytes:       o.MaxHeaderBytes,
-		MaxInFlight:          o.MaxInFlight,
-		MaxQueueWait:         o.MaxQueueWait,
-		Profiling:            o.Profiling,
-		ReleaseStartupPages:  o.ReleaseStartupPages,
-		ConversionCacheBytes: o.ConversionCacheBytes,
-		ReadHeaderTimeout:    o.ReadHeaderTimeout,
-		ReadTimeout:          o.ReadTimeout,
-		WriteTimeout:         o.WriteTimeout,
-		IdleTimeout:          o.IdleTimeout,
-		RequestTimeout:       o.RequestTimeout,
-		ShutdownDrain:        o.ShutdownDrain,
-		ShutdownTimeout:      o.ShutdownTimeout,
+		BindAddress:           o.BindAddress,
+		Port:                  o.Port,
+		CertDir:               o.CertDir,
+		CertFile:              o.TLSCertFile,
+		KeyFile:               o.TLSPrivateKeyFile,
+		DNSNames:              o.DNSNames,
+		ClientCAFile:          o.ClientCAFile,
+		MinTLSVersion:         minVersion,
+		CipherSuites:          suites,
+		CertReloadInterval:    o.CertReloadInterval,
+		HealthProbeAddress:    enabled(o.HealthProbeBindAddress),
+		MetricsAddress:        enabled(o.MetricsBindAddress),
+		MaxConvertBodyBytes:   o.MaxConvertBodyBytes,
+		MaxValidateBodyBytes:  o.MaxValidateBodyBytes,
+		MaxJSONDepth:          o.MaxJSONDepth,
+		MaxConnections:        o.MaxConnections,
+		ListenBacklog:         o.ListenBacklog,
+		OverloadListenBacklog: o.OverloadListenBacklog,
+		MaxHeaderBytes:        o.MaxHeaderBytes,
+		MaxInFlight:           o.MaxInFlight,
+		MaxQueueWait:          o.MaxQueueWait,
+		Profiling:             o.Profiling,
+		ReleaseStartupPages:   o.ReleaseStartupPages,
+		ConversionCacheBytes:  o.ConversionCacheBytes,
+		ReadHeaderTimeout:     o.ReadHeaderTimeout,
+		ReadTimeout:           o.ReadTimeout,
+		WriteTimeout:          o.WriteTimeout,
+		IdleTimeout:           o.IdleTimeout,
+		RequestTimeout:        o.RequestTimeout,
+		ShutdownDrain:         o.ShutdownDrain,
+		ShutdownTimeout:       o.ShutdownTimeout,
 	}, nil
 }
 

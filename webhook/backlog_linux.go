@@ -34,3 +34,32 @@ func setListenBacklog(ln net.Listener, n int) error {
 	}
 	return lerr
 }
+
+// acceptQueueLen returns the connections waiting in a listening TCP
+// socket's accept queue: for a listener, Linux reports sk_ack_backlog in
+// TCP_INFO's tcpi_unacked.
+func acceptQueueLen(ln net.Listener) (int, error) {
+	tl, ok := ln.(*net.TCPListener)
+	if !ok {
+		return 0, errors.ErrUnsupported
+	}
+	info, err := tcpInfo(tl)
+	if err != nil {
+		return 0, err
+	}
+	return int(info.Unacked), nil
+}
+
+// listenBacklog returns a listening TCP socket's backlog: for a listener,
+// Linux reports sk_max_ack_backlog in TCP_INFO's tcpi_sacked.
+func listenBacklog(ln net.Listener) (int, error) {
+	tl, ok := ln.(*net.TCPListener)
+	if !ok {
+		return 0, errors.ErrUnsupported
+	}
+	info, err := tcpInfo(tl)
+	if err != nil {
+		return 0, err
+	}
+	return int(info.Sacked), nil
+}

@@ -8,17 +8,18 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	admissionv1 "k8s.io/api/admission/v1"
 )
 
-// listenBacklog reads a listening socket's backlog: for a listener, Linux
-// reports sk_max_ack_backlog in TCP_INFO's tcpi_sacked.
-func listenBacklog(t *testing.T, ln net.Listener) int {
+// backlogOf reads a listening socket's backlog.
+func backlogOf(t *testing.T, ln net.Listener) int {
 	t.Helper()
-	info, err := tcpInfo(ln.(*net.TCPListener))
+	n, err := listenBacklog(ln)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return int(info.Sacked)
+	return n
 }
 
 func somaxconn(t *testing.T) int {
@@ -45,7 +46,7 @@ func TestServerListenBacklog(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ts := startServer(t, func(c *Config) { c.MaxConnections, c.ListenBacklog = tc.maxConnections, tc.listenBacklog })
-			if got := listenBacklog(t, ts.conns.Listener); got != tc.want {
+			if got := backlogOf(t, ts.conns.Listener); got != tc.want {
 				t.Errorf("listen backlog %d, want %d", got, tc.want)
 			}
 		})
@@ -61,13 +62,13 @@ func TestListenBacklogDropsSurplusConnections(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	if got := listenBacklog(t, ln); got <= 1 {
+	if got := backlogOf(t, ln); got <= 1 {
 		t.Fatalf("Go's own backlog is %d", got)
 	}
 	if err := setListenBacklog(ln, 1); err != nil {
 		t.Fatal(err)
 	}
-	if got := listenBacklog(t, ln); got != 1 {
+	if got := backlogOf(t, ln); got != 1 {
 		t.Fatalf("backlog %d, want 1", got)
 	}
 	// Nothing accepts: Linux queues backlog+1 connections, then drops.
@@ -92,4 +93,81 @@ func TestListenBacklogDropsSurplusConnections(t *testing.T) {
 		return
 	}
 	t.Fatalf("%d connections completed with a backlog of 1", len(conns))
+}
+
+// Under overload — both places taken by busy connections, more connections
+// piling up in the accept queue — the server shortens its accept queue to
+// --overload-listen-backlog, and gives it its length back once its
+// connections have been idle (to spare) for a while.
+func TestServerShortensAcceptQueueUnderOverload(t *testing.T) {
+	entered, release := make(chan struct{}, 16), make(chan struct{})
+	ts := startServer(t, func(c *Config) {
+		c.MaxConnections, c.MaxInFlight, c.MaxQueueWait, c.OverloadListenBacklog = 2, 1, time.Minute, 4
+		c.Validator = func(ValidationRequest) (ValidationResponse, error) {
+			entered <- struct{}{}
+			<-release
+			return ValidationResponse{}, nil
+		}
+	})
+	released := false
+	defer func() {
+		if !released {
+			close(release)
+		}
+	}()
+	long := somaxconn(t)
+	guard := ts.conns.backlog
+	if got := backlogOf(t, ts.conns.Listener); got != long {
+		t.Fatalf("backlog %d before the overload, want the system's %d", got, long)
+	}
+
+	// Two connections: one review runs, the other waits for its slot.
+	first := occupy(t, ts, ts.client(t, nil), entered)
+	second := make(chan error, 1)
+	go func() {
+		_, _, err := postJSON(ts.client(t, nil), ts.url("/validate"), admissionReview("admission.k8s.io/v1", claimRequest(t, admissionv1.Create, "v1alpha3", "")))
+		second <- err
+	}()
+	waitFor(t, func() bool { q, _ := ts.admission.state(); return q == 1 })
+
+	// Connections the server has no place for: one waits in Accept, the
+	// rest (at least engageFactor × 4) in the kernel's accept queue.
+	var conns []net.Conn
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	for range engageFactor*4 + 4 {
+		c, err := net.DialTimeout("tcp", ts.Addr().String(), time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+	}
+	waitFor(t, func() bool { return backlogOf(t, ts.conns.Listener) == 4 })
+	if got := value(t, guard.shortenedN); got != 1 {
+		t.Errorf("shortened %v times, want 1", got)
+	}
+	if got := value(t, guard.backlog); got != 4 {
+		t.Errorf("backlog gauge %v, want 4", got)
+	}
+
+	// The overload ends: both reviews are answered, their connections are
+	// idle from then on, the waiting connections leave, and after calmFor
+	// the queue is long again.
+	close(release)
+	released = true
+	for _, c := range conns {
+		c.Close()
+	}
+	for _, done := range []chan error{first, second} {
+		if err := <-done; err != nil {
+			t.Errorf("a review accepted before the overload: %v", err)
+		}
+	}
+	waitFor(t, func() bool { return backlogOf(t, ts.conns.Listener) == long })
+	if got := value(t, guard.backlog); got != float64(long) {
+		t.Errorf("backlog gauge %v, want %d", got, long)
+	}
 }

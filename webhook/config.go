@@ -70,6 +70,10 @@ type Config struct {
 	// backlog); 0 keeps Go's, the system's net.core.somaxconn. Linux only
 	// (backlog_linux.go).
 	ListenBacklog int
+	// OverloadListenBacklog, with MaxConnections, is the accept queue while
+	// the server is overloaded (overloadbacklog.go); 0: never shortened.
+	// Linux only.
+	OverloadListenBacklog int
 	// MaxHeaderBytes caps request headers (http.Server.MaxHeaderBytes).
 	MaxHeaderBytes int
 	// MaxInFlight is the number of reviews processed at once; further

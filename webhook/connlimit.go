@@ -39,8 +39,9 @@ type connLimiter struct {
 	done      chan struct{} // closed by Close: a waiting Accept gives up
 	closeOnce sync.Once
 
-	mu   sync.Mutex
-	idle map[net.Conn]time.Time // connections idle between requests, since
+	mu    sync.Mutex
+	idle  map[net.Conn]time.Time // connections idle between requests, since
+	fresh map[net.Conn]time.Time // accepted connections before their first request, since
 
 	// rotate is set while an accepted connection waits for a place and no
 	// connection could be reaped; the next answer that claims it closes its
@@ -50,6 +51,9 @@ type connLimiter struct {
 	// minReapIdle and rotateAfter are minReapIdleDefault and
 	// rotateAfterDefault (tests shorten them).
 	minReapIdle, rotateAfter time.Duration
+
+	// backlog shortens the accept queue under overload; nil: never.
+	backlog *overloadBacklog
 
 	reaped    prometheus.Counter
 	rotated   prometheus.Counter
@@ -69,6 +73,7 @@ func newConnLimiter(l net.Listener, n int, m *metrics) *connLimiter {
 		sem:      make(chan struct{}, n),
 		done:     make(chan struct{}),
 		idle:     map[net.Conn]time.Time{},
+		fresh:    map[net.Conn]time.Time{},
 
 		minReapIdle: minReapIdleDefault,
 		rotateAfter: rotateAfterDefault,
@@ -120,9 +125,14 @@ func (l *connLimiter) accept() (*limitedConn, error) {
 	default:
 	}
 	start := time.Now()
-	t := time.NewTicker(reapPoll)
+	poll := reapPoll
+	if l.backlog.watching() {
+		poll = backlogCheckPoll
+	}
+	t := time.NewTicker(poll)
 	defer t.Stop()
 	for {
+		l.backlog.check()
 		l.reapIdle(time.Now())
 		if time.Since(start) >= l.rotateAfter {
 			// At most one busy connection per rotateAfter: the one that
@@ -174,14 +184,39 @@ func (l *connLimiter) reapIdle(now time.Time) {
 	go oldest.Close()
 }
 
+// spare reports whether the clients have connections to spare: a place is
+// free, or a connection has been idle between requests for at least d, or
+// has been open that long without a first request (a client's dial that
+// completed after its request had been sent on another connection).
+func (l *connLimiter) spare(d time.Duration) bool {
+	if len(l.sem) < cap(l.sem) {
+		return true
+	}
+	now := time.Now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, m := range []map[net.Conn]time.Time{l.idle, l.fresh} {
+		for _, since := range m {
+			if now.Sub(since) >= d {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // connState is the http.Server's ConnState hook: it tracks which
 // connections are idle between requests.
 func (l *connLimiter) connState(c net.Conn, s http.ConnState) {
 	l.mu.Lock()
-	if s == http.StateIdle {
+	switch s {
+	case http.StateIdle:
 		l.idle[c] = time.Now()
-	} else {
+	case http.StateNew:
+		l.fresh[c] = time.Now()
+	default:
 		delete(l.idle, c)
+		delete(l.fresh, c)
 	}
 	l.mu.Unlock()
 }

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/go-logr/logr"
 	"k8s.io/apiserver/pkg/server/dynamiccertificates"
 	"k8s.io/klog/v2"
 )
@@ -115,7 +116,7 @@ func (s *Server) Run(ctx context.Context) error {
 			return fmt.Errorf("protecting metrics: %w", err)
 		}
 	}
-	listeners, err := s.listen(certs.config)
+	listeners, err := s.listen(certs.config, log)
 	if err != nil {
 		return err
 	}
@@ -199,7 +200,7 @@ func (s *Server) Run(ctx context.Context) error {
 
 // listen binds the TLS, health and metrics listeners (nil when disabled)
 // up front so that a busy port fails Run before anything serves.
-func (s *Server) listen(tlsConfig *tls.Config) ([3]net.Listener, error) {
+func (s *Server) listen(tlsConfig *tls.Config, log logr.Logger) ([3]net.Listener, error) {
 	var ls [3]net.Listener
 	c := &s.cfg
 	ln, err := net.Listen("tcp", net.JoinHostPort(c.BindAddress, strconv.Itoa(c.Port)))
@@ -215,6 +216,9 @@ func (s *Server) listen(tlsConfig *tls.Config) ([3]net.Listener, error) {
 	}
 	if c.MaxConnections > 0 {
 		s.conns = newConnLimiter(ln, c.MaxConnections, s.metrics)
+		if long, err := listenBacklog(ln); err == nil {
+			s.conns.backlog = newOverloadBacklog(ln, long, c.OverloadListenBacklog, s.conns.spare, s.conns.done, s.metrics, log.WithName("accept-queue"))
+		}
 		ln = s.conns
 	}
 	ls[0] = tls.NewListener(ln, tlsConfig)

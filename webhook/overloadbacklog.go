@@ -1,0 +1,162 @@
+package webhook
+
+import (
+	"net"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// overloadBacklog shortens the webhook listener's accept queue while the
+// server is overloaded, and gives it its length back once it is not.
+//
+// Under sustained overload with a connection bound, clients whose requests
+// find no idle connection dial new ones (Go's and client-go's transports),
+// and with the system's long queue (net.core.somaxconn, 4,096) the kernel
+// completes thousands of them at once: each client then builds a TLS
+// ClientHello (an X25519 and an ML-KEM key) for a handshake the server will
+// not start before the client gives up (10 s), and gives up on all of them
+// together. With a short queue the kernel drops the surplus SYNs and their
+// clients' kernels retransmit them, which costs no CPU. A short queue all
+// the time, though, slows the recovery after an overload (the
+// retransmissions of the dropped dials fill it ahead of new ones for up to
+// the clients' 30 s dial timeout) and has been seen to start a dial storm in
+// a closed loop at the connection bound (docs/server.md, "Overload"). So the
+// queue is short only while the clients want more connections than the
+// server has places and have none to spare:
+//
+//   - engage: a connection waits for a place (--max-connections), at least
+//     engageFactor × short connections wait in the accept queue, and no
+//     open connection has been idle for spareIdle (each is taken for the
+//     next request as soon as it is answered); a burst of dials below
+//     capacity rarely queues that many;
+//   - restore: for calmFor, at every poll a place was free or some open
+//     connection had been idle for spareIdle (the clients have connections
+//     to spare).
+type overloadBacklog struct {
+	ln          net.Listener
+	long, short int
+	spareIdle   time.Duration
+	calmFor     time.Duration
+	poll        time.Duration
+
+	// spare reports whether a place is free or a connection has been idle
+	// for at least the given time (connLimiter.spare).
+	spare func(time.Duration) bool
+
+	// queueLen and setBacklog are acceptQueueLen and setListenBacklog
+	// (tests replace them).
+	queueLen   func(net.Listener) (int, error)
+	setBacklog func(net.Listener, int) error
+
+	shortened atomic.Bool
+	done      <-chan struct{}
+	log       logr.Logger
+
+	backlog    prometheus.Gauge
+	shortenedN prometheus.Counter
+}
+
+// Overload backlog timings (see overloadBacklog). checkPoll is how often a
+// connection waiting for a place checks for overload: at 2× capacity the
+// accept queue fills at thousands of connections a second.
+const (
+	backlogSpareIdleDefault = 100 * time.Millisecond
+	backlogCalmForDefault   = 2 * time.Second
+	backlogPollDefault      = 250 * time.Millisecond
+	backlogCheckPoll        = 10 * time.Millisecond
+	// engageFactor × the short backlog connections in the accept queue
+	// shorten it (256 for the default 64: at 2× capacity the queue passes
+	// that within tens of milliseconds).
+	engageFactor = 4
+)
+
+// newOverloadBacklog returns the guard for ln, whose backlog is long now,
+// or nil when short would not shorten it.
+func newOverloadBacklog(ln net.Listener, long, short int, spare func(time.Duration) bool, done <-chan struct{}, m *metrics, log logr.Logger) *overloadBacklog {
+	if short <= 0 || long <= short {
+		return nil
+	}
+	b := &overloadBacklog{
+		ln: ln, long: long, short: short,
+		spareIdle: backlogSpareIdleDefault, calmFor: backlogCalmForDefault, poll: backlogPollDefault,
+		spare:    spare,
+		queueLen: acceptQueueLen, setBacklog: setListenBacklog,
+		done: done, log: log,
+		backlog: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "claimbridge_webhook_listen_backlog",
+			Help: "The webhook listener's accept queue length limit now: --listen-backlog (or the system's), or --overload-listen-backlog while overloaded.",
+		}),
+		shortenedN: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "claimbridge_webhook_listen_backlog_shortened_total",
+			Help: "Times the webhook listener's accept queue was shortened to --overload-listen-backlog because the server was overloaded.",
+		}),
+	}
+	b.backlog.Set(float64(long))
+	if m != nil {
+		m.registry.MustRegister(b.backlog, b.shortenedN)
+	}
+	return b
+}
+
+// watching reports whether check should be called: a guard whose queue is
+// long.
+func (b *overloadBacklog) watching() bool { return b != nil && !b.shortened.Load() }
+
+// check is called while an accepted connection waits for a place: it
+// shortens the queue when the server is overloaded.
+func (b *overloadBacklog) check() {
+	if !b.watching() || b.spare(b.spareIdle) {
+		return
+	}
+	n, err := b.queueLen(b.ln)
+	if err != nil || n < engageFactor*b.short {
+		return
+	}
+	if !b.shortened.CompareAndSwap(false, true) {
+		return
+	}
+	if err := b.setBacklog(b.ln, b.short); err != nil {
+		b.log.Error(err, "Shortening the accept queue")
+		b.shortened.Store(false)
+		return
+	}
+	b.backlog.Set(float64(b.short))
+	b.shortenedN.Inc()
+	b.log.Info("Overloaded: accept queue shortened", "queued", n, "backlog", b.short)
+	go b.restoreWhenCalm()
+}
+
+// restoreWhenCalm gives the queue its length back once the clients have had
+// connections to spare at every poll for calmFor.
+func (b *overloadBacklog) restoreWhenCalm() {
+	t := time.NewTicker(b.poll)
+	defer t.Stop()
+	var calm time.Duration
+	for {
+		select {
+		case <-b.done:
+			return
+		case <-t.C:
+		}
+		if b.spare(b.spareIdle) {
+			calm += b.poll
+		} else {
+			calm = 0
+		}
+		if calm < b.calmFor {
+			continue
+		}
+		if err := b.setBacklog(b.ln, b.long); err != nil {
+			b.log.Error(err, "Restoring the accept queue")
+			calm = 0
+			continue
+		}
+		b.backlog.Set(float64(b.long))
+		b.shortened.Store(false)
+		b.log.Info("Clients have connections to spare: accept queue restored", "backlog", b.long)
+		return
+	}
+}

@@ -1,0 +1,182 @@
+package webhook
+
+import (
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/google/go-cmp/cmp"
+)
+
+// fakeOverload drives an overloadBacklog without a socket or a server.
+type fakeOverload struct {
+	idle  atomic.Int64 // longest idle time, ns
+	queue atomic.Int64
+
+	mu  sync.Mutex
+	set []int // backlogs set, in order
+}
+
+func (f *fakeOverload) backlogs() []int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]int(nil), f.set...)
+}
+
+func newFakeOverloadBacklog(t *testing.T, f *fakeOverload) *overloadBacklog {
+	t.Helper()
+	done := make(chan struct{})
+	t.Cleanup(func() { close(done) })
+	b := newOverloadBacklog(nil, 4096, 64, func(d time.Duration) bool { return time.Duration(f.idle.Load()) >= d }, done, nil, logr.Discard())
+	b.calmFor, b.poll = 50*time.Millisecond, 5*time.Millisecond
+	b.queueLen = func(net.Listener) (int, error) { return int(f.queue.Load()), nil }
+	b.setBacklog = func(_ net.Listener, n int) error {
+		f.mu.Lock()
+		f.set = append(f.set, n)
+		f.mu.Unlock()
+		return nil
+	}
+	return b
+}
+
+// The queue is shortened only while no connection has been idle for
+// spareIdle and at least engageFactor × the short backlog's worth of
+// connections wait in the accept queue.
+func TestOverloadBacklogShortens(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		idle  time.Duration
+		queue int64
+		want  []int
+	}{
+		{"a connection to spare", 100 * time.Millisecond, 4000, nil},
+		{"the accept queue is short", 99 * time.Millisecond, 255, nil},
+		{"overloaded", 99 * time.Millisecond, 256, []int{64}},
+		{"overloaded, none idle, long queue", 0, 4000, []int{64}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &fakeOverload{}
+			f.idle.Store(int64(tc.idle))
+			f.queue.Store(tc.queue)
+			b := newFakeOverloadBacklog(t, f)
+			for range 3 {
+				b.check()
+			}
+			if diff := cmp.Diff(tc.want, f.backlogs()); diff != "" {
+				t.Errorf("backlogs set (-want +got):\n%s", diff)
+			}
+			wantGauge := 4096.0
+			if tc.want != nil {
+				wantGauge = 64
+			}
+			if got := value(t, b.backlog); got != wantGauge {
+				t.Errorf("backlog gauge %v, want %v", got, wantGauge)
+			}
+			if got, want := value(t, b.shortenedN), float64(len(tc.want)); got != want {
+				t.Errorf("shortened %v times, want %v", got, want)
+			}
+		})
+	}
+}
+
+// Once some connection has been idle for spareIdle at every poll for
+// calmFor, the queue gets its length back, and a new overload shortens it
+// again.
+func TestOverloadBacklogRestores(t *testing.T) {
+	f := &fakeOverload{}
+	f.queue.Store(500)
+	b := newFakeOverloadBacklog(t, f)
+
+	b.check()
+	time.Sleep(20 * b.calmFor) // no connection to spare throughout: still short
+	if diff := cmp.Diff([]int{64}, f.backlogs()); diff != "" {
+		t.Fatalf("while overloaded (-want +got):\n%s", diff)
+	}
+
+	f.idle.Store(int64(b.spareIdle))
+	waitFor(t, func() bool { return !b.shortened.Load() })
+	if diff := cmp.Diff([]int{64, 4096}, f.backlogs()); diff != "" {
+		t.Errorf("after the overload (-want +got):\n%s", diff)
+	}
+	if got := value(t, b.backlog); got != 4096 {
+		t.Errorf("backlog gauge %v, want 4096", got)
+	}
+
+	f.idle.Store(0)
+	b.check()
+	if diff := cmp.Diff([]int{64, 4096, 64}, f.backlogs()); diff != "" {
+		t.Errorf("a second overload (-want +got):\n%s", diff)
+	}
+	if got := value(t, b.shortenedN); got != 2 {
+		t.Errorf("shortened %v times, want 2", got)
+	}
+}
+
+// No guard when the short backlog would not be shorter, or is off.
+func TestOverloadBacklogDisabled(t *testing.T) {
+	for _, tc := range []struct{ long, short int }{{4096, 0}, {64, 64}, {32, 64}} {
+		if b := newOverloadBacklog(nil, tc.long, tc.short, nil, nil, nil, logr.Discard()); b != nil {
+			t.Errorf("long %d, short %d: a guard", tc.long, tc.short)
+		}
+	}
+	var b *overloadBacklog
+	b.check() // a nil guard does nothing
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not reached within 10 s")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// The clients have connections to spare when a place is free or a
+// connection has been idle long enough.
+func TestConnLimiterSpare(t *testing.T) {
+	l := newConnLimiter(nil, 2, nil)
+	a, b := &net.TCPConn{}, &net.TCPConn{}
+	if !l.spare(time.Second) {
+		t.Error("no connection open: want spare")
+	}
+	l.sem <- struct{}{}
+	if !l.spare(time.Second) {
+		t.Error("a place free: want spare")
+	}
+	l.sem <- struct{}{}
+	if l.spare(time.Second) {
+		t.Error("both places busy: want none spare")
+	}
+	l.connState(a, http.StateIdle)
+	l.connState(b, http.StateNew)
+	if l.spare(time.Second) {
+		t.Error("connections idle or new for less than d: want none spare")
+	}
+	l.mu.Lock()
+	l.idle[a] = time.Now().Add(-2 * time.Second)
+	l.mu.Unlock()
+	if !l.spare(time.Second) {
+		t.Error("a connection idle for 2 s: want spare")
+	}
+	l.connState(a, http.StateActive)
+	if l.spare(time.Second) {
+		t.Error("a connection active, the other new for less than d: want none spare")
+	}
+	l.mu.Lock()
+	l.fresh[b] = time.Now().Add(-2 * time.Second)
+	l.mu.Unlock()
+	if !l.spare(time.Second) {
+		t.Error("a connection open for 2 s without a request: want spare")
+	}
+	l.connState(b, http.StateClosed)
+	if l.spare(0) {
+		t.Error("both closed but their places held: want none spare")
+	}
+}
