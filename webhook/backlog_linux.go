@@ -4,6 +4,8 @@ import (
 	"errors"
 	"net"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // setListenBacklog sets the accept queue of a listening TCP socket: on
@@ -39,11 +41,7 @@ func setListenBacklog(ln net.Listener, n int) error {
 // socket's accept queue: for a listener, Linux reports sk_ack_backlog in
 // TCP_INFO's tcpi_unacked.
 func acceptQueueLen(ln net.Listener) (int, error) {
-	tl, ok := ln.(*net.TCPListener)
-	if !ok {
-		return 0, errors.ErrUnsupported
-	}
-	info, err := tcpInfo(tl)
+	info, err := listenerInfo(ln)
 	if err != nil {
 		return 0, err
 	}
@@ -53,13 +51,17 @@ func acceptQueueLen(ln net.Listener) (int, error) {
 // listenBacklog returns a listening TCP socket's backlog: for a listener,
 // Linux reports sk_max_ack_backlog in TCP_INFO's tcpi_sacked.
 func listenBacklog(ln net.Listener) (int, error) {
-	tl, ok := ln.(*net.TCPListener)
-	if !ok {
-		return 0, errors.ErrUnsupported
-	}
-	info, err := tcpInfo(tl)
+	info, err := listenerInfo(ln)
 	if err != nil {
 		return 0, err
 	}
 	return int(info.Sacked), nil
+}
+
+func listenerInfo(ln net.Listener) (*unix.TCPInfo, error) {
+	tl, ok := ln.(*net.TCPListener)
+	if !ok {
+		return nil, errors.ErrUnsupported
+	}
+	return tcpInfo(tl)
 }

@@ -139,44 +139,30 @@ func waitFor(t *testing.T, cond func() bool) {
 }
 
 // The clients have connections to spare when a place is free or a
-// connection has been idle long enough.
+// connection has been idle, or open without a request, long enough.
 func TestConnLimiterSpare(t *testing.T) {
 	l := newConnLimiter(nil, 2, nil)
 	a, b := &net.TCPConn{}, &net.TCPConn{}
-	if !l.spare(time.Second) {
-		t.Error("no connection open: want spare")
+	since := func(m map[net.Conn]time.Time, c net.Conn, ago time.Duration) func() {
+		return func() { l.mu.Lock(); m[c] = time.Now().Add(-ago); l.mu.Unlock() }
 	}
-	l.sem <- struct{}{}
-	if !l.spare(time.Second) {
-		t.Error("a place free: want spare")
-	}
-	l.sem <- struct{}{}
-	if l.spare(time.Second) {
-		t.Error("both places busy: want none spare")
-	}
-	l.connState(a, http.StateIdle)
-	l.connState(b, http.StateNew)
-	if l.spare(time.Second) {
-		t.Error("connections idle or new for less than d: want none spare")
-	}
-	l.mu.Lock()
-	l.idle[a] = time.Now().Add(-2 * time.Second)
-	l.mu.Unlock()
-	if !l.spare(time.Second) {
-		t.Error("a connection idle for 2 s: want spare")
-	}
-	l.connState(a, http.StateActive)
-	if l.spare(time.Second) {
-		t.Error("a connection active, the other new for less than d: want none spare")
-	}
-	l.mu.Lock()
-	l.fresh[b] = time.Now().Add(-2 * time.Second)
-	l.mu.Unlock()
-	if !l.spare(time.Second) {
-		t.Error("a connection open for 2 s without a request: want spare")
-	}
-	l.connState(b, http.StateClosed)
-	if l.spare(0) {
-		t.Error("both closed but their places held: want none spare")
+	for _, step := range []struct {
+		name string
+		do   func()
+		want bool
+	}{
+		{"no connection open", func() {}, true},
+		{"a place free", func() { l.sem <- struct{}{} }, true},
+		{"both places busy", func() { l.sem <- struct{}{} }, false},
+		{"one idle, one new, both for less than 1 s", func() { l.connState(a, http.StateIdle); l.connState(b, http.StateNew) }, false},
+		{"one idle for 2 s", since(l.idle, a, 2*time.Second), true},
+		{"that one active again", func() { l.connState(a, http.StateActive) }, false},
+		{"the other open for 2 s without a request", since(l.fresh, b, 2*time.Second), true},
+		{"both closed, their places not yet given back", func() { l.connState(b, http.StateClosed) }, false},
+	} {
+		step.do()
+		if got := l.spare(time.Second); got != step.want {
+			t.Errorf("%s: spare %v, want %v", step.name, got, step.want)
+		}
 	}
 }
