@@ -206,7 +206,8 @@ func (l *connLimiter) spare(d time.Duration) bool {
 }
 
 // connState is the http.Server's ConnState hook: it tracks which
-// connections are idle between requests.
+// connections are idle between requests and which have not sent a first
+// request yet.
 func (l *connLimiter) connState(c net.Conn, s http.ConnState) {
 	l.mu.Lock()
 	switch s {

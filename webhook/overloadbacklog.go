@@ -29,12 +29,12 @@ import (
 //
 //   - engage: a connection waits for a place (--max-connections), at least
 //     engageFactor × short connections wait in the accept queue, and no
-//     open connection has been idle for spareIdle (each is taken for the
-//     next request as soon as it is answered); a burst of dials below
-//     capacity rarely queues that many;
+//     open connection has been idle, or open without a request, for
+//     spareIdle (each is taken for the next request as soon as it is
+//     answered); a burst of dials below capacity rarely queues that many;
 //   - restore: for calmFor, at every poll a place was free or some open
-//     connection had been idle for spareIdle (the clients have connections
-//     to spare).
+//     connection had been idle, or open without a request, for spareIdle
+//     (the clients have connections to spare).
 type overloadBacklog struct {
 	ln          net.Listener
 	long, short int
@@ -42,8 +42,9 @@ type overloadBacklog struct {
 	calmFor     time.Duration
 	poll        time.Duration
 
-	// spare reports whether a place is free or a connection has been idle
-	// for at least the given time (connLimiter.spare).
+	// spare reports whether a place is free or a connection has been idle,
+	// or open without a request, for at least the given time
+	// (connLimiter.spare).
 	spare func(time.Duration) bool
 
 	// queueLen and setBacklog are acceptQueueLen and setListenBacklog
@@ -59,9 +60,9 @@ type overloadBacklog struct {
 	shortenedN prometheus.Counter
 }
 
-// Overload backlog timings (see overloadBacklog). checkPoll is how often a
-// connection waiting for a place checks for overload: at 2× capacity the
-// accept queue fills at thousands of connections a second.
+// Overload backlog timings (see overloadBacklog). backlogCheckPoll is how
+// often a connection waiting for a place checks for overload: at 2×
+// capacity the accept queue fills at thousands of connections a second.
 const (
 	backlogSpareIdleDefault = 100 * time.Millisecond
 	backlogCalmForDefault   = 2 * time.Second
