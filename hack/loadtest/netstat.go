@@ -8,6 +8,12 @@ import (
 	"strings"
 )
 
+// netstat is /proc/net/netstat, opened once: the overload step can use up
+// this process's file descriptors (dials waiting in the server's accept
+// queue), and the count at its end must still be read. Nil where it cannot
+// be opened (not Linux).
+var netstat, _ = os.Open("/proc/net/netstat")
+
 // listenOverflows reads the kernel's TcpExt ListenOverflows counter from
 // /proc/net/netstat: connections or SYNs a listening socket dropped because
 // its accept queue was full (the listen backlog, docs/server.md
@@ -15,12 +21,13 @@ import (
 // delta covers both servers' listeners; the phases run one server at a
 // time. -1 where the counter cannot be read (not Linux).
 func listenOverflows() int64 {
-	f, err := os.Open("/proc/net/netstat")
-	if err != nil {
+	if netstat == nil {
 		return -1
 	}
-	defer f.Close()
-	return parseListenOverflows(f)
+	if _, err := netstat.Seek(0, io.SeekStart); err != nil {
+		return -1
+	}
+	return parseListenOverflows(netstat)
 }
 
 // parseListenOverflows reads ListenOverflows from /proc/net/netstat's
