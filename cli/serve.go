@@ -77,7 +77,7 @@ func runServe(ctx context.Context, opts *ServeOptions) error {
 	}
 	defer klog.Flush()
 	webhook.ApplyGCDefault()
-	webhook.ApplyMemoryLimitDefault(cfg.ConversionCacheBytes)
+	webhook.ApplyMemoryLimitDefault(cfg.ConversionCacheBytes, cfg.MaxConnections)
 	ctrl.SetLogger(klog.Background())                                                                  // controller-runtime and cert-controller log through klog
 	return runWithOps(klog.NewContext(ctx, klog.Background().WithName("claimbridge")), cfg, opts, nil) // #11: certificate and metrics modes
 }

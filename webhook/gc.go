@@ -48,11 +48,39 @@ const MemoryLimitBase = 18 << 20
 // a status update cost 0.40–0.50 ms of CPU against 0.29–0.35 ms at 24 MiB.
 const MemoryLimitMin = 24 << 20
 
-// ApplyMemoryLimitDefault sets the soft memory limit to cacheBytes +
-// MemoryLimitBase, at least MemoryLimitMin, unless the GOMEMLIMIT
-// environment variable chose one.
-func ApplyMemoryLimitDefault(cacheBytes int64) {
+// MemoryPerConnection is what the soft memory limit adds for each
+// connection --max-connections lets open. A connection costs about 60 KiB
+// live while its client keeps it busy (net/http's 4 KiB read and write
+// buffers, TLS record buffers and AES-GCM state, its goroutine's stack, its
+// request read before its slot); the other half is room for garbage, so
+// that the collector runs about as often per review with many connections
+// as with few. Without it, a limit sized for 32 connections made the
+// collector take most of the CPU once 600 connections were busy: in the
+// load test's overload step with a client keeping 600 requests outstanding
+// and --max-connections=1024, 16 % of the closed-loop capacity with the
+// limit at 24 MiB against 108 % with GOMEMLIMIT=256MiB (docs/performance.md,
+// "Clients that bound their requests").
+const MemoryPerConnection = 128 << 10
+
+// unlimitedConnectionsAllowance is the number of connections the soft
+// memory limit allows for when --max-connections is 0 (no limit).
+const unlimitedConnectionsAllowance = 1024
+
+// MemoryLimit is the soft memory limit `claimbridge serve` sets unless
+// GOMEMLIMIT is set: cacheBytes + MemoryLimitBase + maxConnections ×
+// MemoryPerConnection (1,024 connections when maxConnections is 0, no
+// limit), at least MemoryLimitMin.
+func MemoryLimit(cacheBytes int64, maxConnections int) int64 {
+	if maxConnections <= 0 {
+		maxConnections = unlimitedConnectionsAllowance
+	}
+	return max(cacheBytes+MemoryLimitBase+int64(maxConnections)*MemoryPerConnection, MemoryLimitMin)
+}
+
+// ApplyMemoryLimitDefault sets the soft memory limit to MemoryLimit unless
+// the GOMEMLIMIT environment variable chose one.
+func ApplyMemoryLimitDefault(cacheBytes int64, maxConnections int) {
 	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
-		debug.SetMemoryLimit(max(cacheBytes+MemoryLimitBase, MemoryLimitMin))
+		debug.SetMemoryLimit(MemoryLimit(cacheBytes, maxConnections))
 	}
 }

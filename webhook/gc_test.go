@@ -33,6 +33,29 @@ func TestApplyGCDefault(t *testing.T) {
 	}
 }
 
+func TestMemoryLimit(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		cache int64
+		conns int
+		want  int64
+	}{
+		{name: "defaults: 16 MiB cache, 32 connections", cache: 16 << 20, conns: 32, want: 38 << 20},
+		{name: "cache off, 32 connections: the minimum", cache: 0, conns: 32, want: 24 << 20},
+		{name: "small cache", cache: 4 << 20, conns: 32, want: 26 << 20},
+		{name: "large cache", cache: 64 << 20, conns: 32, want: 86 << 20},
+		{name: "1,024 connections, cache off", cache: 0, conns: 1024, want: 146 << 20},
+		{name: "no connection limit counts as 1,024", cache: 0, conns: 0, want: 146 << 20},
+		{name: "one connection", cache: 0, conns: 1, want: 24 << 20},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := MemoryLimit(tc.cache, tc.conns); got != tc.want {
+				t.Errorf("MemoryLimit(%d, %d) = %d, want %d", tc.cache, tc.conns, got, tc.want)
+			}
+		})
+	}
+}
+
 func TestApplyMemoryLimitDefault(t *testing.T) {
 	orig := debug.SetMemoryLimit(-1)
 	t.Cleanup(func() { debug.SetMemoryLimit(orig) })
@@ -40,14 +63,14 @@ func TestApplyMemoryLimitDefault(t *testing.T) {
 		name, env string
 		unset     bool
 		cache     int64
+		conns     int
 		before    int64
 		want      int64
 	}{
-		{name: "GOMEMLIMIT unset", unset: true, cache: 16 << 20, before: 1 << 40, want: 34 << 20},
-		{name: "GOMEMLIMIT unset, cache off", unset: true, cache: 0, before: 1 << 40, want: 24 << 20},
-		{name: "GOMEMLIMIT unset, small cache", unset: true, cache: 4 << 20, before: 1 << 40, want: 24 << 20},
-		{name: "GOMEMLIMIT unset, large cache", unset: true, cache: 64 << 20, before: 1 << 40, want: 82 << 20},
-		{name: "GOMEMLIMIT set", env: "100MiB", cache: 16 << 20, before: 100 << 20, want: 100 << 20},
+		{name: "GOMEMLIMIT unset", unset: true, cache: 16 << 20, conns: 32, before: 1 << 40, want: 38 << 20},
+		{name: "GOMEMLIMIT unset, cache off", unset: true, cache: 0, conns: 32, before: 1 << 40, want: 24 << 20},
+		{name: "GOMEMLIMIT unset, many connections", unset: true, cache: 0, conns: 1024, before: 1 << 40, want: 146 << 20},
+		{name: "GOMEMLIMIT set", env: "100MiB", cache: 16 << 20, conns: 1024, before: 100 << 20, want: 100 << 20},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv("GOMEMLIMIT", tc.env)
@@ -55,7 +78,7 @@ func TestApplyMemoryLimitDefault(t *testing.T) {
 				unsetenv(t, "GOMEMLIMIT")
 			}
 			debug.SetMemoryLimit(tc.before)
-			ApplyMemoryLimitDefault(tc.cache)
+			ApplyMemoryLimitDefault(tc.cache, tc.conns)
 			if got := debug.SetMemoryLimit(-1); got != tc.want {
 				t.Errorf("memory limit %d, want %d", got, tc.want)
 			}

@@ -47,6 +47,7 @@ func main() {
 	flag.DurationVar(&overloadPhase, "overload-phase", 20*time.Second, "duration of the overload step (longer than the clients' 10 s TLS handshake timeout, after which the dials left waiting give up)")
 	flag.Float64Var(&knownCapacity, "capacity", 0, "skip the closed-loop and fixed-rate phases and overload the status update at 2× this capacity")
 	flag.StringVar(&serverArgs, "server-args", "", "extra flags for claimbridge serve, space-separated")
+	flag.IntVar(&maxOutstanding, "max-outstanding", 4000, "requests a fixed-rate phase keeps outstanding at most; one more counts as an error at once (kube-apiserver's concurrency limits bound its webhook calls to about 600 by default)")
 	flag.StringVar(&claimbridgeBin, "bin", "", "claimbridge binary to run (default: go build ./cmd/claimbridge), e.g. to compare two builds")
 	flag.Parse()
 	if *probe != "" {
@@ -80,6 +81,7 @@ func main() {
 
 var (
 	knownCapacity  float64
+	maxOutstanding int
 	overloadPhase  time.Duration
 	serverArgs     string
 	claimbridgeBin string
@@ -446,7 +448,7 @@ func closedLoop(s *server, sh shape, clients int) func(context.Context, *result)
 // openLoop sends rate requests per second, at most maxOutstanding at once
 // (a request that would exceed it counts as an error).
 func openLoop(s *server, mix []shape, rate float64) func(context.Context, *result) {
-	const maxOutstanding = 4000
+	maxOutstanding := int64(maxOutstanding)
 	return func(ctx context.Context, r *result) {
 		var wg sync.WaitGroup
 		var outstanding atomic.Int64
