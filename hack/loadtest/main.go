@@ -64,6 +64,10 @@ func main() {
 		}
 		return
 	}
+	if maxOutstanding < 1 {
+		fmt.Fprintf(os.Stderr, "-max-outstanding=%d: want at least 1\n", maxOutstanding)
+		os.Exit(2)
+	}
 	soak := 30 * time.Second
 	if s := os.Getenv("SOAK"); s != "" {
 		d, err := time.ParseDuration(s)
