@@ -69,12 +69,6 @@ type ServeOptions struct {
 	// Idle connections do not hold places from a client that needs one
 	// (webhook/connlimit.go).
 	MaxConnections int
-	// MaxReadingConnections bounds the connections whose data is read and
-	// processed at once (with --max-connections; Linux); 0: no bound.
-	// Default 32, the default --max-connections: raising --max-connections
-	// for clients with hundreds of requests outstanding keeps the requests
-	// read at once as they were (docs/server.md, "Overload").
-	MaxReadingConnections int
 	// ListenBacklog is the webhook listener's accept queue; 0: the system's
 	// net.core.somaxconn. A connection the kernel accepts into a long
 	// queue costs its client a TLS key generation and the server, once the
@@ -175,7 +169,6 @@ func NewServeOptions() *ServeOptions {
 		MaxJSONDepth:           1000,
 		MaxHeaderBytes:         64 << 10,
 		MaxConnections:         32,
-		MaxReadingConnections:  32,
 		OverloadListenBacklog:  64,
 		MaxQueueWait:           webhook.DefaultMaxQueueWait,
 		ReleaseStartupPages:    true,
@@ -217,7 +210,6 @@ func (o *ServeOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.Int64Var(&o.MaxConvertBodyBytes, "max-convert-body-bytes", o.MaxConvertBodyBytes, "Largest ConversionReview body accepted on /convert; larger gets 413.")
 	fs.Int64Var(&o.MaxValidateBodyBytes, "max-validate-body-bytes", o.MaxValidateBodyBytes, "Largest AdmissionReview body accepted on /validate; larger gets 413.")
 	fs.IntVar(&o.MaxJSONDepth, "max-json-depth", o.MaxJSONDepth, "Deepest JSON nesting accepted in a review body; deeper gets 400.")
-	fs.IntVar(&o.MaxReadingConnections, "max-reading-connections", o.MaxReadingConnections, "Maximum connections whose data is read and processed at once (with --max-connections); the others wait with their data unread in their sockets, and take turns in arrival order (0: no bound). Linux only.")
 	fs.IntVar(&o.MaxConnections, "max-connections", o.MaxConnections, "Maximum concurrently open TLS connections (0: no limit); a connection idle for a second is closed to admit a waiting one, and while none is idle one busy connection a second is closed after its answer.")
 	fs.IntVar(&o.ListenBacklog, "listen-backlog", o.ListenBacklog, "Connections the kernel completes and queues for the webhook listener (0: the system's net.core.somaxconn); further connection attempts are dropped and retried by their clients' kernels after 1 s. Linux only.")
 	fs.IntVar(&o.OverloadListenBacklog, "overload-listen-backlog", o.OverloadListenBacklog, "Accept queue of the webhook listener while overloaded: when a connection waits for a place (--max-connections), no open connection has been idle (or open without a request) for 100 ms and at least four times this many wait in the accept queue, the queue is shortened to this (surplus connection attempts are dropped and retried by their clients' kernels); it is restored once a place was free or a connection idle for 100 ms at every check for 2 s (0: never shortened). Linux only.")
@@ -299,7 +291,6 @@ func (o *ServeOptions) Validate() error {
 		v    int64
 	}{
 		{"--max-connections", int64(o.MaxConnections)},
-		{"--max-reading-connections", int64(o.MaxReadingConnections)},
 		{"--listen-backlog", int64(o.ListenBacklog)},
 		{"--overload-listen-backlog", int64(o.OverloadListenBacklog)},
 		{"--max-in-flight", int64(o.MaxInFlight)},
@@ -343,7 +334,6 @@ func (o *ServeOptions) Config() (webhook.Config, error) {
 		MaxValidateBodyBytes:  o.MaxValidateBodyBytes,
 		MaxJSONDepth:          o.MaxJSONDepth,
 		MaxConnections:        o.MaxConnections,
-		MaxReadingConnections: o.MaxReadingConnections,
 		ListenBacklog:         o.ListenBacklog,
 		OverloadListenBacklog: o.OverloadListenBacklog,
 		MaxHeaderBytes:        o.MaxHeaderBytes,

@@ -31,7 +31,6 @@ func TestServeOptionsConfig(t *testing.T) {
 		MaxJSONDepth:          1000,
 		MaxHeaderBytes:        64 << 10,
 		MaxConnections:        32,
-		MaxReadingConnections: 32,
 		OverloadListenBacklog: 64,
 		MaxQueueWait:          time.Second,
 		ReleaseStartupPages:   true,

@@ -76,11 +76,6 @@ type Config struct {
 	OverloadListenBacklog int
 	// MaxHeaderBytes caps request headers (http.Server.MaxHeaderBytes).
 	MaxHeaderBytes int
-	// MaxReadingConnections, with MaxConnections, bounds the connections
-	// whose data is read and processed at once (see readTurns; Linux);
-	// 0: no bound.
-	MaxReadingConnections int
-
 	// MaxInFlight is the number of reviews processed at once; further
 	// reviews wait for a slot (MaxQueueWait) or are shed (shed.go). 0 means
 	// DefaultMaxInFlight().

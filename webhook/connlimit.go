@@ -1,7 +1,6 @@
 package webhook
 
 import (
-	"crypto/tls"
 	"net"
 	"net/http"
 	"sync"
@@ -52,10 +51,6 @@ type connLimiter struct {
 	// minReapIdle and rotateAfter are minReapIdleDefault and
 	// rotateAfterDefault (tests shorten them).
 	minReapIdle, rotateAfter time.Duration
-
-	// turns bound the connections whose data is read at once; nil: no
-	// bound.
-	turns *readTurns
 
 	// backlog shortens the accept queue under overload; nil: never.
 	backlog *overloadBacklog
@@ -126,7 +121,7 @@ func (l *connLimiter) accept() (*limitedConn, error) {
 	}
 	select {
 	case l.sem <- struct{}{}:
-		return l.newConn(c), nil
+		return &limitedConn{Conn: c, release: l.release}, nil
 	default:
 	}
 	start := time.Now()
@@ -148,7 +143,7 @@ func (l *connLimiter) accept() (*limitedConn, error) {
 		select {
 		case l.sem <- struct{}{}:
 			l.rotate.Store(false)
-			return l.newConn(c), nil
+			return &limitedConn{Conn: c, release: l.release}, nil
 		case <-l.done:
 			l.rotate.Store(false)
 			_ = c.Close()
@@ -182,9 +177,6 @@ func (l *connLimiter) reapIdle(now time.Time) {
 		return
 	}
 	delete(l.idle, oldest)
-	if lc, ok := oldest.(*limitedConn); ok && lc.outer != nil {
-		oldest = lc.outer
-	}
 	l.mu.Unlock()
 	l.reaped.Inc()
 	// In its own goroutine: a TLS connection sends its close_notify alert
@@ -215,38 +207,18 @@ func (l *connLimiter) spare(d time.Duration) bool {
 
 // connState is the http.Server's ConnState hook: it tracks which
 // connections are idle between requests and which have not sent a first
-// request yet, and takes back a connection's read turn once its answer has
-// been written.
+// request yet.
 func (l *connLimiter) connState(c net.Conn, s http.ConnState) {
-	key, outer := c, c
-	if tc, ok := c.(*tls.Conn); ok {
-		key = tc.NetConn()
-	}
-	lc, _ := key.(*limitedConn)
-	if lc != nil && l.turns != nil && s != http.StateNew && s != http.StateActive {
-		l.turns.give(&lc.turn)
-	}
 	l.mu.Lock()
 	switch s {
 	case http.StateIdle:
-		l.idle[key] = time.Now()
+		l.idle[c] = time.Now()
 	case http.StateNew:
-		l.fresh[key] = time.Now()
-		if lc != nil {
-			lc.outer = outer
-		}
+		l.fresh[c] = time.Now()
 	default:
-		delete(l.idle, key)
-		delete(l.fresh, key)
+		delete(l.idle, c)
+		delete(l.fresh, c)
 	}
-	l.mu.Unlock()
-}
-
-// busy records that data has arrived on c: it is neither idle nor fresh.
-func (l *connLimiter) busy(c net.Conn) {
-	l.mu.Lock()
-	delete(l.idle, c)
-	delete(l.fresh, c)
 	l.mu.Unlock()
 }
 
@@ -265,59 +237,15 @@ func (l *connLimiter) closeOneAfterAnswer(h http.Handler) http.Handler {
 	})
 }
 
-// limitedConn gives its place back once, when closed, and reads in turns
-// (readTurns) where the platform allows.
+// limitedConn gives its place back once, when closed.
 type limitedConn struct {
 	net.Conn
-	once   sync.Once
-	l      *connLimiter
-	closed chan struct{} // closed by Close
-
-	tr   *turnReader // nil: reads without turns
-	turn atomic.Bool // a read turn is held
-
-	// outer is the connection the server serves (the TLS connection over
-	// this one), which closes cleanly; set under l.mu.
-	outer net.Conn
-}
-
-func (l *connLimiter) newConn(c net.Conn) *limitedConn {
-	lc := &limitedConn{Conn: c, l: l, closed: make(chan struct{})}
-	if l.turns != nil {
-		lc.tr = newTurnReader(c)
-	}
-	return lc
-}
-
-func (c *limitedConn) Read(p []byte) (int, error) {
-	if c.tr == nil {
-		return c.Conn.Read(p)
-	}
-	return c.tr.read(p, c.waiting, c.arrived)
-}
-
-// waiting: the connection has nothing to read; its turn is given back.
-func (c *limitedConn) waiting() { c.l.turns.give(&c.turn) }
-
-// arrived: data has arrived, to be processed in the connection's turn. A
-// connection with data is no longer idle or fresh: it must not be reclaimed
-// or counted as spare while it waits for its turn.
-func (c *limitedConn) arrived() bool {
-	if c.turn.Load() {
-		return true
-	}
-	c.l.busy(c)
-	return c.l.turns.take(&c.turn, c.closed)
+	once    sync.Once
+	release func()
 }
 
 func (c *limitedConn) Close() error {
 	err := c.Conn.Close()
-	c.once.Do(func() {
-		close(c.closed)
-		if c.l.turns != nil {
-			c.l.turns.give(&c.turn)
-		}
-		c.l.release()
-	})
+	c.once.Do(c.release)
 	return err
 }

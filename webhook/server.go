@@ -216,10 +216,6 @@ func (s *Server) listen(tlsConfig *tls.Config, log logr.Logger) ([3]net.Listener
 	}
 	if c.MaxConnections > 0 {
 		s.conns = newConnLimiter(ln, c.MaxConnections, s.metrics)
-		if n := c.MaxReadingConnections; n > 0 {
-			s.conns.turns = newReadTurns(n, s.conns.done)
-			s.metrics.registerReadTurns(s.conns.turns)
-		}
 		if long, err := listenBacklog(ln); err == nil {
 			s.conns.backlog = newOverloadBacklog(ln, long, c.OverloadListenBacklog, s.conns.spare, s.conns.done, s.metrics, log.WithName("accept-queue"))
 		}
