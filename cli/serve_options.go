@@ -79,9 +79,9 @@ type ServeOptions struct {
 	ListenBacklog int
 	// OverloadListenBacklog is the accept queue while the server is
 	// overloaded (a connection waits for a place, none is idle to spare,
-	// the accept queue is at least four times this long); restored once the clients
-	// have had connections to spare for 2 s. 0: never shortened. Default
-	// 64 (webhook/overloadbacklog.go).
+	// the accept queue is at least four times this long); restored once
+	// the clients have had connections to spare for 2 s. 0: never
+	// shortened. Default 64 (webhook/overloadbacklog.go).
 	OverloadListenBacklog int
 	// MaxHeaderBytes caps request headers. Default 64 KiB.
 	MaxHeaderBytes int
