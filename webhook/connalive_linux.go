@@ -3,6 +3,7 @@ package webhook
 import (
 	"net"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -40,4 +41,38 @@ func tcpInfo(sc syscall.Conn) (*unix.TCPInfo, error) {
 		return nil, err
 	}
 	return info, ierr
+}
+
+// quietFor reports whether an established connection has received no data
+// for at least d (the kernel's time since the last data segment, in
+// milliseconds): no request has begun to arrive on it. A connection whose
+// TCP state cannot be read counts as quiet.
+func quietFor(c net.Conn, d time.Duration) bool {
+	sc, ok := c.(syscall.Conn)
+	if !ok {
+		return true
+	}
+	info, err := tcpInfo(sc)
+	if err != nil || info.State != tcpEstablished {
+		return true
+	}
+	return time.Duration(info.Last_data_recv)*time.Millisecond >= d
+}
+
+// abortClose closes a connection with a reset (SO_LINGER 0) instead of a
+// FIN once the client has acknowledged the first acked bytes (all it was sent
+// before it became idle: no answer can be lost; what came after is TLS's
+// close_notify), so that a client that takes the connection for a request
+// at the moment it is closed fails to write any of that request. Go's and
+// client-go's transports send a request of which nothing was written again
+// on another connection (net/http nothingWrittenError), POSTs included;
+// after a FIN the write would succeed and the request fail with EOF, which a
+// POST is never retried on.
+func abortClose(c net.Conn, acked int64) error {
+	if tc, ok := c.(*net.TCPConn); ok {
+		if info, err := tcpInfo(tc); err == nil && info.State == tcpEstablished && int64(info.Bytes_acked) >= acked {
+			_ = tc.SetLinger(0)
+		}
+	}
+	return c.Close()
 }

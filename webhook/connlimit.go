@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"crypto/tls"
 	"net"
 	"net/http"
 	"sync"
@@ -22,7 +23,10 @@ import (
 //
 //   - closes the connection that has been idle longest, once it has been
 //     idle for at least minReapIdle (a connection between two requests of a
-//     busy client is idle for microseconds, and is never closed this way);
+//     busy client is idle for microseconds, and is never closed this way),
+//     and once the waiting connection has waited reapGrace; a connection on
+//     which data has arrived since it became idle (a request net/http has not
+//     read yet) is passed over;
 //   - and, when it has waited rotateAfter and no connection was idle that
 //     long, asks for one busy connection to be closed after its current
 //     answer (Connection: close, see closeOneAfterAnswer), so that a client
@@ -30,8 +34,15 @@ import (
 //     review, even under sustained overload.
 //
 // Closing an idle connection races with a request the client may be sending
-// on it at that moment, exactly as the server's idle timeout does; a
-// connection idle for a second is rarely picked by a client at that instant.
+// on it at that moment, as the server's idle timeout does, and the race is
+// not rare: a client dials exactly when it has no idle connection left, so
+// the connection the server sees idle longest is often one the client has
+// just taken for a request. Hence the grace and the check for arrived data,
+// and an idle connection is closed with a reset (abortClose): a client that
+// has taken it but not yet written its request fails to write any of it,
+// and Go's and client-go's transports send such a request again, POSTs
+// included, where after a FIN the write would succeed and the request fail
+// with EOF.
 type connLimiter struct {
 	net.Listener
 	sem chan struct{} // one token per open connection
@@ -65,6 +76,14 @@ const (
 	minReapIdleDefault = time.Second
 	rotateAfterDefault = time.Second
 	reapPoll           = 100 * time.Millisecond
+	// reapGrace: a client that took its longest-idle connection for a
+	// request as it dialled the waiting one has usually written the
+	// request by then, and the check for arrived data sees it; one that
+	// has not fails to write it after the reset and sends it again.
+	reapGrace = 20 * time.Millisecond
+	// quietSlack allows for the kernel's millisecond (jiffy) granularity of
+	// the time since a connection last received data.
+	quietSlack = 20 * time.Millisecond
 )
 
 func newConnLimiter(l net.Listener, n int, m *metrics) *connLimiter {
@@ -121,10 +140,11 @@ func (l *connLimiter) accept() (*limitedConn, error) {
 	}
 	select {
 	case l.sem <- struct{}{}:
-		return &limitedConn{Conn: c, release: l.release}, nil
+		return newLimitedConn(c, l.release), nil
 	default:
 	}
-	start := time.Now()
+	arrived := time.Now()
+	start := arrived
 	poll := reapPoll
 	if l.backlog.watching() {
 		poll = backlogCheckPoll
@@ -133,7 +153,9 @@ func (l *connLimiter) accept() (*limitedConn, error) {
 	defer t.Stop()
 	for {
 		l.backlog.check()
-		l.reapIdle(time.Now())
+		if now := time.Now(); now.Sub(arrived) >= reapGrace {
+			l.reapIdle(now)
+		}
 		if time.Since(start) >= l.rotateAfter {
 			// At most one busy connection per rotateAfter: the one that
 			// claims it may first wait for a slot.
@@ -143,7 +165,7 @@ func (l *connLimiter) accept() (*limitedConn, error) {
 		select {
 		case l.sem <- struct{}{}:
 			l.rotate.Store(false)
-			return &limitedConn{Conn: c, release: l.release}, nil
+			return newLimitedConn(c, l.release), nil
 		case <-l.done:
 			l.rotate.Store(false)
 			_ = c.Close()
@@ -161,27 +183,36 @@ func (l *connLimiter) Close() error {
 
 func (l *connLimiter) release() { <-l.sem }
 
-// reapIdle closes the connection idle longest if it has been idle for
-// minReapIdle; its close frees a place.
+// reapIdle closes the connection idle longest that has been idle for
+// minReapIdle and has received no data since (a request arriving that
+// net/http has not read yet); its close frees a place.
 func (l *connLimiter) reapIdle(now time.Time) {
 	l.mu.Lock()
-	var oldest net.Conn
-	var since time.Time
-	for c, t := range l.idle {
-		if oldest == nil || t.Before(since) {
-			oldest, since = c, t
+	defer l.mu.Unlock()
+	for {
+		var oldest net.Conn
+		var since time.Time
+		for c, t := range l.idle {
+			if oldest == nil || t.Before(since) {
+				oldest, since = c, t
+			}
 		}
+		if oldest == nil || now.Sub(since) < l.minReapIdle {
+			return
+		}
+		delete(l.idle, oldest)
+		if lc := limitedOf(oldest); lc != nil && quietFor(lc.Conn, now.Sub(since)-quietSlack) {
+			// At once, right after the check, and under the TLS layer
+			// (no close_notify first): a request written from now on
+			// meets the reset (abortClose). The connection's goroutine
+			// then fails its read and finishes.
+			l.reaped.Inc()
+			_ = lc.Close()
+			return
+		}
+		// Data has arrived: net/http is about to make it active; it
+		// stays out of l.idle until it is idle again.
 	}
-	if oldest == nil || now.Sub(since) < l.minReapIdle {
-		l.mu.Unlock()
-		return
-	}
-	delete(l.idle, oldest)
-	l.mu.Unlock()
-	l.reaped.Inc()
-	// In its own goroutine: a TLS connection sends its close_notify alert
-	// first, which must not hold up accepting.
-	go oldest.Close()
 }
 
 // spare reports whether the clients have connections to spare: a place is
@@ -209,6 +240,14 @@ func (l *connLimiter) spare(d time.Duration) bool {
 // connections are idle between requests and which have not sent a first
 // request yet.
 func (l *connLimiter) connState(c net.Conn, s http.ConnState) {
+	if lc := limitedOf(c); lc != nil {
+		switch s {
+		case http.StateIdle:
+			lc.idleAt.Store(lc.written.Load())
+		case http.StateActive:
+			lc.idleAt.Store(connActive)
+		}
+	}
 	l.mu.Lock()
 	switch s {
 	case http.StateIdle:
@@ -220,6 +259,16 @@ func (l *connLimiter) connState(c net.Conn, s http.ConnState) {
 		delete(l.fresh, c)
 	}
 	l.mu.Unlock()
+}
+
+// limitedOf is the limitedConn under an http.Server's connection (a TLS
+// connection, or the limitedConn itself when served without TLS).
+func limitedOf(c net.Conn) *limitedConn {
+	if tc, ok := c.(*tls.Conn); ok {
+		c = tc.NetConn()
+	}
+	lc, _ := c.(*limitedConn)
+	return lc
 }
 
 // closeOneAfterAnswer wraps the webhook handler: when the limiter asks for
@@ -237,15 +286,55 @@ func (l *connLimiter) closeOneAfterAnswer(h http.Handler) http.Handler {
 	})
 }
 
-// limitedConn gives its place back once, when closed.
+// limitedConn gives its place back once, when closed. Closed between
+// requests (reclaimed, the idle timeout, shutdown) or, a second after it was
+// accepted, before its first request (the header timeout, shutdown), it is
+// closed with a reset once all it wrote before has been acknowledged
+// (abortClose, see connLimiter): a client may have taken it for a request.
 type limitedConn struct {
 	net.Conn
-	once    sync.Once
-	release func()
+	once     sync.Once
+	release  func()
+	accepted time.Time
+	written  atomic.Int64 // bytes written
+	// idleAt is written when the connection became idle between
+	// requests, or connActive or connFresh (set by connLimiter.connState).
+	idleAt atomic.Int64
+}
+
+// limitedConn.idleAt when not idle between requests.
+const (
+	connActive = -1 // a request is being read or answered
+	connFresh  = -2 // no request yet
+)
+
+// freshAbortAfter: a connection accepted this long ago has had its TLS
+// handshake acknowledged (or is broken); what it wrote since, without a
+// request, is TLS's close_notify at most.
+const freshAbortAfter = time.Second
+
+func newLimitedConn(c net.Conn, release func()) *limitedConn {
+	lc := &limitedConn{Conn: c, release: release, accepted: time.Now()}
+	lc.idleAt.Store(connFresh)
+	return lc
+}
+
+func (c *limitedConn) Write(p []byte) (int, error) {
+	n, err := c.Conn.Write(p)
+	c.written.Add(int64(n))
+	return n, err
 }
 
 func (c *limitedConn) Close() error {
-	err := c.Conn.Close()
+	var err error
+	switch w := c.idleAt.Load(); {
+	case w >= 0:
+		err = abortClose(c.Conn, w)
+	case w == connFresh && time.Since(c.accepted) >= freshAbortAfter:
+		err = abortClose(c.Conn, 0)
+	default:
+		err = c.Conn.Close()
+	}
 	c.once.Do(c.release)
 	return err
 }

@@ -48,6 +48,7 @@ func main() {
 	flag.Float64Var(&knownCapacity, "capacity", 0, "skip the closed-loop and fixed-rate phases and overload the status update at 2× this capacity")
 	flag.StringVar(&serverArgs, "server-args", "", "extra flags for claimbridge serve, space-separated")
 	flag.IntVar(&maxOutstanding, "max-outstanding", 4000, "requests a fixed-rate phase keeps outstanding at most; one more counts as an error at once (kube-apiserver's concurrency limits bound its webhook calls to about 600 by default)")
+	flag.IntVar(&closedLoopOnly, "closed-loop", 0, "run only closed loops of this many clients against claimbridge, -phase each, for every shape (e.g. to count the errors of reclaimed connections)")
 	flag.StringVar(&claimbridgeBin, "bin", "", "claimbridge binary to run (default: go build ./cmd/claimbridge), e.g. to compare two builds")
 	flag.Parse()
 	if *probe != "" {
@@ -85,6 +86,7 @@ func main() {
 
 var (
 	knownCapacity  float64
+	closedLoopOnly int
 	maxOutstanding int
 	overloadPhase  time.Duration
 	serverArgs     string
@@ -569,6 +571,12 @@ func run(phase, soak time.Duration) error {
 		time.Now().UTC().Format(time.RFC3339), phase, soak, probeTimeout)
 	fmt.Println("| phase | server | shape | load | ok/s | p50 ms | p99 ms | p99.9 ms | of which conn wait p99 ms | p99 ms after conn | new conns | listen overflows | errors | shed (p99 ms / after conn) | server CPU ms/req | load generator CPU cores | RSS MiB | /healthz p50 / p99 ms (prober process) | /healthz p99 ms (in generator) |")
 	fmt.Println("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	if closedLoopOnly > 0 {
+		for _, sh := range all {
+			row("closed loop", cb.name, sh.name, fmt.Sprintf("%d clients", closedLoopOnly), measure(cb, phase, closedLoop(cb, sh, closedLoopOnly)))
+		}
+		return nil
+	}
 	capacity := map[string]float64{}
 	if knownCapacity > 0 {
 		all = all[3:]
