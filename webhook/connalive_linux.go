@@ -20,12 +20,19 @@ const tcpEstablished = 1
 // connection costs the server a key exchange and a signature for nobody.
 // One getsockopt per accepted connection.
 func peerGone(c net.Conn) bool {
+	info, ok := connInfo(c)
+	return ok && info.State != tcpEstablished
+}
+
+// connInfo reads a connection's TCP_INFO; ok is false when it has none or
+// cannot be read.
+func connInfo(c net.Conn) (info *unix.TCPInfo, ok bool) {
 	sc, ok := c.(syscall.Conn)
 	if !ok {
-		return false
+		return nil, false
 	}
 	info, err := tcpInfo(sc)
-	return err == nil && info.State != tcpEstablished
+	return info, err == nil
 }
 
 // tcpInfo reads a TCP socket's TCP_INFO (for a listening socket, Linux
@@ -48,15 +55,8 @@ func tcpInfo(sc syscall.Conn) (*unix.TCPInfo, error) {
 // milliseconds): no request has begun to arrive on it. A connection whose
 // TCP state cannot be read counts as quiet.
 func quietFor(c net.Conn, d time.Duration) bool {
-	sc, ok := c.(syscall.Conn)
-	if !ok {
-		return true
-	}
-	info, err := tcpInfo(sc)
-	if err != nil || info.State != tcpEstablished {
-		return true
-	}
-	return time.Duration(info.Last_data_recv)*time.Millisecond >= d
+	info, ok := connInfo(c)
+	return !ok || info.State != tcpEstablished || time.Duration(info.Last_data_recv)*time.Millisecond >= d
 }
 
 // abortClose closes a connection with a reset (SO_LINGER 0) instead of a
@@ -71,7 +71,7 @@ func quietFor(c net.Conn, d time.Duration) bool {
 // POST is never retried on.
 func abortClose(c net.Conn, acked int64) error {
 	if tc, ok := c.(*net.TCPConn); ok {
-		if info, err := tcpInfo(tc); err == nil && info.State == tcpEstablished && int64(info.Bytes_acked) >= acked {
+		if info, ok := connInfo(tc); ok && info.State == tcpEstablished && int64(info.Bytes_acked) >= acked {
 			_ = tc.SetLinger(0)
 		}
 	}
