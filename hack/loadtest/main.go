@@ -48,6 +48,7 @@ func main() {
 	flag.Float64Var(&knownCapacity, "capacity", 0, "skip the closed-loop and fixed-rate phases and overload the status update at 2× this capacity")
 	flag.StringVar(&serverArgs, "server-args", "", "extra flags for claimbridge serve, space-separated")
 	flag.IntVar(&maxOutstanding, "max-outstanding", 4000, "requests a fixed-rate phase keeps outstanding at most; one more counts as an error at once (kube-apiserver's concurrency limits bound its webhook calls to about 600 by default)")
+	flag.IntVar(&maxIdlePerHost, "max-idle-per-host", 4096, "idle connections the load generator keeps for reuse (client-go's transport, which kube-apiserver's webhook client uses, keeps 25; Go's default transport 2)")
 	flag.IntVar(&closedLoopOnly, "closed-loop", 0, "run only closed loops of this many clients against claimbridge, -phase each, for every shape (e.g. to count the errors of reclaimed connections)")
 	flag.StringVar(&claimbridgeBin, "bin", "", "claimbridge binary to run (default: go build ./cmd/claimbridge), e.g. to compare two builds")
 	flag.Parse()
@@ -69,6 +70,10 @@ func main() {
 		fmt.Fprintf(os.Stderr, "-max-outstanding=%d: want at least 1\n", maxOutstanding)
 		os.Exit(2)
 	}
+	if maxIdlePerHost < 1 {
+		fmt.Fprintf(os.Stderr, "-max-idle-per-host=%d: want at least 1\n", maxIdlePerHost)
+		os.Exit(2)
+	}
 	soak := 30 * time.Second
 	if s := os.Getenv("SOAK"); s != "" {
 		d, err := time.ParseDuration(s)
@@ -88,6 +93,7 @@ var (
 	knownCapacity  float64
 	closedLoopOnly int
 	maxOutstanding int
+	maxIdlePerHost int
 	overloadPhase  time.Duration
 	serverArgs     string
 	claimbridgeBin string
@@ -151,7 +157,8 @@ type server struct {
 	name         string
 	cmd          *exec.Cmd
 	url, healthz string
-	client       *http.Client
+	client       *http.Client // its Transport is the current phase's (measure)
+	tlsConfig    *tls.Config
 	dials        atomic.Int64 // connections s.client has dialled
 	stat         *procStat    // /proc/<pid>/stat, opened at start
 }
@@ -195,21 +202,8 @@ func start(name string, args []string, certDir, addr, health string, extra ...st
 	}
 	pool := x509.NewCertPool()
 	pool.AppendCertsFromPEM(ca)
-	s.client = &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
-		TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS13},
-		// As kube-apiserver's webhook client: no per-host connection limit
-		// (a limit would queue requests in the client, not the server),
-		// idle connections kept for reuse.
-		MaxIdleConnsPerHost: 4096, ForceAttemptHTTP2: false,
-		// As client-go (utilnet.SetTransportDefaults): a dial whose TLS
-		// handshake waits in the server's accept queue is given up after
-		// 10 s instead of holding a socket for the rest of the run.
-		TLSHandshakeTimeout: handshakeTimeout,
-		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			s.dials.Add(1)
-			return (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext(ctx, network, addr)
-		},
-	}}
+	s.tlsConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS13}
+	s.client = &http.Client{Timeout: 10 * time.Second}
 	return s, nil
 }
 
@@ -414,9 +408,12 @@ func measure(s *server, d time.Duration, load func(ctx context.Context, r *resul
 	dials0 := s.dials.Load()
 	overflows0 := listenOverflows()
 	cpuSampler := sampleCPU(ctx, s)
+	transport := newPhaseTransport(s.tlsConfig, &s.dials)
+	s.client.Transport = transport
 	start := time.Now()
 	load(ctx, r)
 	r.elapsed = time.Since(start)
+	transport.close()
 	// The sampler reads the same /proc files (and buffers) as below.
 	r.cpu = cpuSampler.wait()
 	r.clientCores = (selfCPU() - self0) / r.elapsed.Seconds()
