@@ -157,8 +157,8 @@ type server struct {
 	name         string
 	cmd          *exec.Cmd
 	url, healthz string
-	client       *http.Client // its Transport is the current phase's (measure)
-	tlsConfig    *tls.Config
+	client       *http.Client
+	dialer       *dialer      // s.client's dials, each bounded by its phase (measure)
 	dials        atomic.Int64 // connections s.client has dialled
 	stat         *procStat    // /proc/<pid>/stat, opened at start
 }
@@ -202,8 +202,8 @@ func start(name string, args []string, certDir, addr, health string, extra ...st
 	}
 	pool := x509.NewCertPool()
 	pool.AppendCertsFromPEM(ca)
-	s.tlsConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS13}
-	s.client = &http.Client{Timeout: 10 * time.Second}
+	s.dialer = &dialer{tls: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS13}, dials: &s.dials}
+	s.client = &http.Client{Timeout: 10 * time.Second, Transport: newTransport(s.dialer)}
 	return s, nil
 }
 
@@ -408,12 +408,11 @@ func measure(s *server, d time.Duration, load func(ctx context.Context, r *resul
 	dials0 := s.dials.Load()
 	overflows0 := listenOverflows()
 	cpuSampler := sampleCPU(ctx, s)
-	transport := newPhaseTransport(s.tlsConfig, &s.dials)
-	s.client.Transport = transport
+	endPhase := s.dialer.startPhase()
 	start := time.Now()
 	load(ctx, r)
 	r.elapsed = time.Since(start)
-	transport.close()
+	endPhase()
 	// The sampler reads the same /proc files (and buffers) as below.
 	r.cpu = cpuSampler.wait()
 	r.clientCores = (selfCPU() - self0) / r.elapsed.Seconds()
