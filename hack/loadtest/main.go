@@ -563,8 +563,8 @@ func run(phase, soak time.Duration) error {
 	}
 	defer null.stop()
 
-	fmt.Printf("Load test %s: phase %v, soak %v; capacity = best closed-loop ok/s of claimbridge. Latencies are from the request's start (client side), including the wait for a connection (reported apart); \"after conn\" excludes it. /healthz: a separate prober process (kubelet-like, %v timeout) and the generator itself.\n\n",
-		time.Now().UTC().Format(time.RFC3339), phase, soak, probeTimeout)
+	fmt.Printf("Load test %s: phase %v, soak %v; capacity = best closed-loop ok/s of claimbridge. The generator keeps at most %d requests outstanding in a fixed-rate phase and %d idle connections per server. Latencies are from the request's start (client side), including the wait for a connection (reported apart); \"after conn\" excludes it. /healthz: a separate prober process (kubelet-like, %v timeout) and the generator itself.\n\n",
+		time.Now().UTC().Format(time.RFC3339), phase, soak, maxOutstanding, maxIdlePerHost, probeTimeout)
 	fmt.Println("| phase | server | shape | load | ok/s | p50 ms | p99 ms | p99.9 ms | of which conn wait p99 ms | p99 ms after conn | new conns | listen overflows | errors | shed (p99 ms / after conn) | server CPU ms/req | load generator CPU cores | RSS MiB | /healthz p50 / p99 ms (prober process) | /healthz p99 ms (in generator) |")
 	fmt.Println("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	if closedLoopOnly > 0 {
