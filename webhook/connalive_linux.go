@@ -60,15 +60,15 @@ func quietFor(c net.Conn, d time.Duration) bool {
 }
 
 // abortClose closes a connection with a reset (SO_LINGER 0) instead of a
-// FIN once the client has acknowledged the first acked bytes it was sent
-// (for a connection idle between requests, all it was sent before it became
-// idle, so no answer can be lost; what may follow is TLS's close_notify), so
-// that a client that takes the connection for a request at the moment it is
-// closed fails to write any of that request. Go's and
+// FIN when the client has acknowledged at least the first `acked` bytes it
+// was sent (for a connection idle between requests, all it was sent before
+// it became idle, so no answer can be lost; what may follow is TLS's
+// close_notify), so that a client that takes the connection for a request
+// at the moment it is closed fails to write any of that request. Go's and
 // client-go's transports send a request of which nothing was written again
 // on another connection (net/http nothingWrittenError), POSTs included;
-// after a FIN the write would succeed and the request fail with EOF, which a
-// POST is never retried on.
+// after a FIN the write would succeed and the request fail with EOF, which
+// a POST is never retried on. Otherwise it closes with a FIN.
 func abortClose(c net.Conn, acked int64) error {
 	if tc, ok := c.(*net.TCPConn); ok {
 		if info, ok := connInfo(tc); ok && info.State == tcpEstablished && int64(info.Bytes_acked) >= acked {
