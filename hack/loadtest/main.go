@@ -625,13 +625,12 @@ func run(phase, soak time.Duration) error {
 		cores(r.cpu.server), cores(r.cpu.generator), cores(rn.cpu.server), cores(rn.cpu.generator))
 	fmt.Printf("Shed answers, server side (claimbridge_webhook_shed_duration_seconds): %.0f of %.0f within 50 ms.\n", fast1-fast0, shed1-shed0)
 
-	_, rss0 := cb.cpuAndRSS()
-	fds0 := countFDs(cb)
 	mixRate := capacity[worst.name] / 2
+	watch := watchSoak(func() soakSample { return serverSample(cb, "http://"+cbMetrics+"/metrics") }, soakSampleEvery)
 	r = measure(cb, soak, openLoop(cb, all, mixRate))
+	samples := watch.stop()
 	row("soak", cb.name, "all four, round robin", fmt.Sprintf("%.0f/s", mixRate), r)
-	fmt.Printf("\nSoak %v: RSS %.1f → %.1f MiB, open file descriptors %d → %d, %d requests.\n",
-		soak, rss0, r.rss, fds0, countFDs(cb), r.ok+r.shed+r.errs)
+	fmt.Printf("\nSoak %v, %d requests: %s.\n", soak, r.ok+r.shed+r.errs, soakSummary(samples, soakSampleEvery))
 	return nil
 }
 
