@@ -1,7 +1,7 @@
 //go:build linux
 
 // Command acceptstall shows what a full accept queue does to TLS clients'
-// first bytes (docs/performance.md, "Short accept queue: backlog 512,
+// first bytes (docs/performance-log.md, "Short accept queue: backlog 512,
 // recovery and the storm"): it listens with a backlog of 2, lets 40 TLS
 // clients dial while it accepts nothing, then accepts one connection every
 // 50 ms and prints how long each waited for its first byte (the
