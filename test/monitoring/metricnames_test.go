@@ -169,6 +169,8 @@ func TestRulesAndDashboardUseExportedMetrics(t *testing.T) {
 		{"rules", "claimbridge_webhook_requests_total"},
 		{"rules", "claimbridge_webhook_request_duration_seconds_bucket"},
 		{"rules", "claimbridge_certificate_expiration_timestamp_seconds"},
+		{"rules", "claimbridge_webhook_shed_total"},
+		{"rules", "claimbridge_webhook_connections_abandoned_total"},
 		{"dashboard", "claimbridge_conversion_objects_total"},
 		{"dashboard", "claimbridge_webhook_requests_in_flight"},
 		{"dashboard", "claimbridge_certificate_not_before_timestamp_seconds"},
@@ -197,6 +199,9 @@ func scrape(t *testing.T) map[string]bool {
 		MaxJSONDepth:         1000,
 		RequestTimeout:       30 * time.Second,
 		ShutdownTimeout:      30 * time.Second,
+		// As claimbridge serve's default: the connection limiter's metrics
+		// are exported only with a limit.
+		MaxConnections: 32,
 	}
 	cfg.Converter = func(obj map[string]interface{}, to string) (map[string]interface{}, error) {
 		if md, _ := obj["metadata"].(map[string]interface{}); md["name"] == "panic" {
