@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 )
@@ -227,6 +228,34 @@ func TestChart(t *testing.T) {
 			t.Errorf("(-want +got):\n%s", diff)
 		}
 	})
+	t.Run("autoscaling-and-extra-args", func(t *testing.T) {
+		r := helmTemplate(t, "autoscaling.enabled=true", "autoscaling.maxReplicas=8", "extraArgs[0]=--max-connections=128", "extraArgs[1]=--max-queue-wait=500ms")
+		var deploy appsv1.Deployment
+		r.one(t, "Deployment", &deploy)
+		if deploy.Spec.Replicas != nil {
+			t.Errorf("Deployment replicas = %d; want none: the HorizontalPodAutoscaler sets them", *deploy.Spec.Replicas)
+		}
+		args := deploy.Spec.Template.Spec.Containers[0].Args
+		if diff := cmp.Diff([]string{"--max-connections=128", "--max-queue-wait=500ms"}, args[len(args)-2:]); diff != "" {
+			t.Errorf("last args (-want +got):\n%s", diff)
+		}
+		var hpa autoscalingv2.HorizontalPodAutoscaler
+		r.one(t, "HorizontalPodAutoscaler", &hpa)
+		m := hpa.Spec.Metrics
+		got := []interface{}{hpa.Spec.ScaleTargetRef.Kind, hpa.Spec.ScaleTargetRef.Name, *hpa.Spec.MinReplicas, hpa.Spec.MaxReplicas, len(m)}
+		if diff := cmp.Diff([]interface{}{"Deployment", deploy.Name, int32(2), int32(8), 1}, got); diff != "" {
+			t.Fatalf("HorizontalPodAutoscaler (-want +got):\n%s", diff)
+		}
+		if m[0].Resource == nil || m[0].Resource.Name != "cpu" || m[0].Resource.Target.AverageValue == nil || m[0].Resource.Target.AverageValue.String() != "600m" {
+			t.Errorf("HorizontalPodAutoscaler metric = %+v; want cpu at an average of 600m", m[0])
+		}
+	})
+	t.Run("default-no-autoscaling", func(t *testing.T) {
+		r := helmTemplate(t)
+		if n := len(r.byKind["HorizontalPodAutoscaler"]); n != 0 {
+			t.Errorf("%d HorizontalPodAutoscalers by default, want 0", n)
+		}
+	})
 	t.Run("monitoring-on", func(t *testing.T) {
 		r := helmTemplate(t, "serviceMonitor.enabled=true", "prometheusRule.enabled=true", "grafanaDashboard.enabled=true")
 		for _, kind := range []string{"ServiceMonitor", "PrometheusRule", "ConfigMap"} {
@@ -236,13 +265,21 @@ func TestChart(t *testing.T) {
 		}
 	})
 	t.Run("bad-values", func(t *testing.T) {
-		for _, set := range []string{"certificates.mode=vault", "webhook.failurePolicy=Maybe", "webhook.timeoutSeconds=31"} {
+		for _, c := range []struct{ set, want string }{
+			{"certificates.mode=vault", "certificates.mode"},
+			{"webhook.failurePolicy=Maybe", "webhook.failurePolicy"},
+			{"webhook.timeoutSeconds=31", "webhook.timeoutSeconds"},
+			{"extraArgs[0]=--cert-dir=/tmp", `extraArgs "--cert-dir=/tmp": the chart sets --cert-dir itself`},
+			{"extraArgs[0]=max-connections=8", `extraArgs "max-connections=8": each entry is one flag`},
+			{"autoscaling.enabled=true,autoscaling.maxReplicas=1", "autoscaling.maxReplicas"},
+			{"autoscaling.enabled=true,autoscaling.minReplicas=0", "autoscaling.minReplicas"},
+		} {
 			root := repoRoot(t)
-			cmd := exec.Command(os.Getenv("HELM"), "template", "claimbridge", "charts/claimbridge", "--set", set)
+			cmd := exec.Command(os.Getenv("HELM"), "template", "claimbridge", "charts/claimbridge", "--set", c.set)
 			cmd.Dir = root
 			out, err := cmd.CombinedOutput()
-			if err == nil || !strings.Contains(string(out), strings.SplitN(set, "=", 2)[0]) {
-				t.Errorf("--set %s: err %v, output %s; want an error naming the value", set, err, out)
+			if err == nil || !strings.Contains(string(out), c.want) {
+				t.Errorf("--set %s: err %v, output %s; want an error naming the value (%s)", c.set, err, out, c.want)
 			}
 		}
 	})

@@ -39,4 +39,21 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- if or (lt (int .Values.webhook.timeoutSeconds) 1) (gt (int .Values.webhook.timeoutSeconds) 30) -}}
 {{- fail "webhook.timeoutSeconds: must be between 1 and 30" -}}
 {{- end -}}
+{{- if .Values.autoscaling.enabled -}}
+{{- if lt (int .Values.autoscaling.minReplicas) 1 -}}
+{{- fail "autoscaling.minReplicas: must be at least 1" -}}
+{{- end -}}
+{{- if lt (int .Values.autoscaling.maxReplicas) (int .Values.autoscaling.minReplicas) -}}
+{{- fail "autoscaling.maxReplicas: must be at least autoscaling.minReplicas" -}}
+{{- end -}}
+{{- end -}}
+{{- range .Values.extraArgs -}}
+{{- $name := regexReplaceAll "=.*$" (toString .) "" -}}
+{{- if not (hasPrefix "--" $name) -}}
+{{- fail (printf "extraArgs %q: each entry is one flag, --name=value" .) -}}
+{{- end -}}
+{{- if has $name (list "--cert-dir" "--dns-name" "--cert-mode" "--cert-secret" "--cert-inject-validating-webhook-configuration" "--cert-duration" "--cert-renew-before" "--metrics-bind-address" "--metrics-secure") -}}
+{{- fail (printf "extraArgs %q: the chart sets %s itself (see values.yaml)" . $name) -}}
+{{- end -}}
+{{- end -}}
 {{- end -}}
