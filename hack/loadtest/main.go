@@ -186,7 +186,7 @@ func start(name string, args []string, certDir, addr, health string, extra ...st
 		stat: openProcStat(fmt.Sprintf("/proc/%d/stat", cmd.Process.Pid))}
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		if resp, err := http.Get(s.healthz); err == nil {
+		if resp, err := plainClient.Get(s.healthz); err == nil {
 			resp.Body.Close()
 			break
 		}

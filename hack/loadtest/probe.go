@@ -85,7 +85,7 @@ func (p *prober) wait() ([]time.Duration, int) {
 // the shed answers in all and those within 50 ms (the server's side: from
 // the handler's start to the answer).
 func shedTimes(metricsURL string) (total, within50ms float64) {
-	resp, err := http.Get(metricsURL)
+	resp, err := plainClient.Get(metricsURL)
 	if err != nil {
 		return 0, 0
 	}

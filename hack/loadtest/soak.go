@@ -63,7 +63,7 @@ func (w *soakWatch) stop() []soakSample {
 func serverSample(s *server, metricsURL string) soakSample {
 	_, rss := s.cpuAndRSS()
 	g := -1
-	if resp, err := http.Get(metricsURL); err == nil {
+	if resp, err := plainClient.Get(metricsURL); err == nil {
 		if v, ok := gauge(resp.Body, "go_goroutines"); ok {
 			g = int(v)
 		}
@@ -123,6 +123,11 @@ func count(n int) string {
 	}
 	return strconv.Itoa(n)
 }
+
+// plainClient reads the servers' health and metrics endpoints (plain HTTP):
+// a server that stops answering makes a sample or a start-up check fail
+// after its timeout instead of hanging the load test.
+var plainClient = &http.Client{Timeout: 5 * time.Second}
 
 // soakSampleEvery is how often the soak samples the server.
 const soakSampleEvery = 5 * time.Second
