@@ -502,6 +502,19 @@ var addrRE = regexp.MustCompile(`\d+\.\d+\.\d+\.\d+:\d+`)
 // errKind is an error message with its addresses left out.
 func errKind(msg string) string { return addrRE.ReplaceAllString(msg, "ADDR") }
 
+// dialFailures counts the errors of kinds that are the client's own
+// connection attempts failing (a dial, or its TLS handshake timing out):
+// requests that never reached a server.
+func dialFailures(kinds map[string]int) int {
+	n := 0
+	for k, c := range kinds {
+		if strings.Contains(k, ": dial tcp ") || strings.HasSuffix(k, ": "+errHandshakeTimeout.Error()) {
+			n += c
+		}
+	}
+	return n
+}
+
 // kinds lists error kinds, most frequent first.
 func kinds(m map[string]int) string {
 	ks := make([]string, 0, len(m))
@@ -624,6 +637,8 @@ func run(phase, soak time.Duration) error {
 	fmt.Printf("CPU cores per second of the step: claimbridge %s with the load generator %s; null server %s with the load generator %s.\n",
 		cores(r.cpu.server), cores(r.cpu.generator), cores(rn.cpu.server), cores(rn.cpu.generator))
 	fmt.Printf("Shed answers, server side (claimbridge_webhook_shed_duration_seconds): %.0f of %.0f within 50 ms.\n", fast1-fast0, shed1-shed0)
+	fmt.Printf("Requests failed on the generator's own connection attempts, never sent (in a cluster: failed webhook calls): claimbridge %d, null server %d.\n",
+		dialFailures(r.errKinds), dialFailures(rn.errKinds))
 
 	mixRate := capacity[worst.name] / 2
 	watch := watchSoak(func() soakSample { return serverSample(cb, "http://"+cbMetrics+"/metrics") }, soakSampleEvery)
