@@ -164,7 +164,7 @@ func TestRulesAndDashboardUseExportedMetrics(t *testing.T) {
 		t.Errorf("metrics from other exporters in alerts.yaml (-want +got):\n%s", diff)
 	}
 
-	// Each subject of #11 has an alert and a dashboard panel.
+	// Each subject of #11 and #13's overload has an alert and a dashboard panel.
 	for _, want := range []struct{ in, name string }{
 		{"rules", "claimbridge_webhook_requests_total"},
 		{"rules", "claimbridge_webhook_request_duration_seconds_bucket"},
@@ -173,6 +173,9 @@ func TestRulesAndDashboardUseExportedMetrics(t *testing.T) {
 		{"rules", "claimbridge_webhook_connections_abandoned_total"},
 		{"dashboard", "claimbridge_conversion_objects_total"},
 		{"dashboard", "claimbridge_webhook_requests_in_flight"},
+		{"dashboard", "claimbridge_webhook_shed_total"},
+		{"dashboard", "claimbridge_webhook_queued_reviews"},
+		{"dashboard", "claimbridge_webhook_connections_abandoned_total"},
 		{"dashboard", "claimbridge_certificate_not_before_timestamp_seconds"},
 	} {
 		exprs := rules
