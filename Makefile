@@ -61,7 +61,8 @@ test: lint verify envtest-assets oracle-assets chart-check ## Run every test: un
 chart-check: envtest-assets ## helm lint and helm template of charts/claimbridge in both certificate modes, everything on.
 	$(BIN)/helm lint --strict charts/claimbridge
 	$(BIN)/helm lint --strict charts/claimbridge --set certificates.mode=cert-manager --set metrics.secure=false \
-		--set serviceMonitor.enabled=true --set prometheusRule.enabled=true --set grafanaDashboard.enabled=true
+		--set serviceMonitor.enabled=true --set prometheusRule.enabled=true --set grafanaDashboard.enabled=true \
+		--set autoscaling.enabled=true --set 'extraArgs[0]=--max-connections=64'
 	$(BIN)/helm template claimbridge charts/claimbridge --namespace claimbridge-system >/dev/null
 	$(BIN)/helm template claimbridge charts/claimbridge --namespace claimbridge-system --set certificates.mode=cert-manager \
 		--set serviceMonitor.enabled=true --set prometheusRule.enabled=true --set grafanaDashboard.enabled=true >/dev/null
