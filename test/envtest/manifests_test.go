@@ -2,11 +2,14 @@ package envtest_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -19,8 +22,9 @@ import (
 // TestDefaultManifestsAccepted applies what `kustomize build config/default`
 // renders to the real apiserver: the CRDs with the Service-based conversion
 // webhook, the ValidatingWebhookConfiguration, and the namespace, Deployment,
-// Service, PodDisruptionBudget, ServiceAccount and NetworkPolicies. cert-manager's
-// objects are left out: envtest has no cert-manager CRDs.
+// Service, PodDisruptionBudget, ServiceAccount and NetworkPolicies, and the
+// HorizontalPodAutoscaler of config/autoscaling. cert-manager's objects are
+// left out: envtest has no cert-manager CRDs.
 //
 // The Service behind the rendered webhooks has no endpoints here, so while
 // they are installed no claim can be converted or validated; the test
@@ -124,6 +128,49 @@ func TestDefaultManifestsAccepted(t *testing.T) {
 			if err := env.Apply(ctx, o); err != nil {
 				t.Error(err)
 			}
+		}
+	})
+
+	t.Run("autoscaling", func(t *testing.T) {
+		// config/autoscaling as its comment says to use it: an overlay of
+		// config/default with the Component. Its HorizontalPodAutoscaler is
+		// applied next to the workload above (left in place like it).
+		root, err := harness.RepoRoot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		overlay := t.TempDir()
+		rel, err := filepath.Rel(overlay, root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := "resources:\n- " + filepath.ToSlash(filepath.Join(rel, "config/default")) +
+			"\ncomponents:\n- " + filepath.ToSlash(filepath.Join(rel, "config/autoscaling")) + "\n"
+		if err := os.WriteFile(filepath.Join(overlay, "kustomization.yaml"), []byte(k), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		objs, err := harness.Render(overlay)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var hpas []*unstructured.Unstructured
+		for _, o := range objs {
+			if o.GetKind() == "HorizontalPodAutoscaler" {
+				hpas = append(hpas, o)
+			}
+		}
+		if len(hpas) != 1 {
+			t.Fatalf("%d HorizontalPodAutoscalers rendered, want 1", len(hpas))
+		}
+		if err := env.Apply(ctx, hpas[0]); err != nil {
+			t.Fatal(err)
+		}
+		var got autoscalingv2.HorizontalPodAutoscaler
+		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: hpas[0].GetNamespace(), Name: hpas[0].GetName()}, &got); err != nil {
+			t.Fatal(err)
+		}
+		if got.Spec.ScaleTargetRef.Name != "claimbridge-server" || len(got.Spec.Metrics) != 1 {
+			t.Errorf("stored HorizontalPodAutoscaler targets %q with %d metrics; want claimbridge-server with 1", got.Spec.ScaleTargetRef.Name, len(got.Spec.Metrics))
 		}
 	})
 }
