@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -90,7 +91,21 @@ func shedTimes(metricsURL string) (total, within50ms float64) {
 		return 0, 0
 	}
 	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
+	eachSample(resp.Body, func(line string, v float64) {
+		switch {
+		case strings.HasPrefix(line, "claimbridge_webhook_shed_duration_seconds_count{"):
+			total += v
+		case strings.HasPrefix(line, "claimbridge_webhook_shed_duration_seconds_bucket{") && strings.Contains(line, `le="0.05"`):
+			within50ms += v
+		}
+	})
+	return total, within50ms
+}
+
+// eachSample calls fn with each sample line of a Prometheus text exposition
+// (name, labels and value, no timestamp) and its value.
+func eachSample(r io.Reader, fn func(line string, v float64)) {
+	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<16), 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
@@ -98,16 +113,8 @@ func shedTimes(metricsURL string) (total, within50ms float64) {
 		if len(f) != 2 {
 			continue
 		}
-		v, err := strconv.ParseFloat(f[1], 64)
-		if err != nil {
-			continue
-		}
-		switch {
-		case strings.HasPrefix(line, "claimbridge_webhook_shed_duration_seconds_count{"):
-			total += v
-		case strings.HasPrefix(line, "claimbridge_webhook_shed_duration_seconds_bucket{") && strings.Contains(line, `le="0.05"`):
-			within50ms += v
+		if v, err := strconv.ParseFloat(f[1], 64); err == nil {
+			fn(line, v)
 		}
 	}
-	return total, within50ms
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"net/http"
@@ -74,17 +73,13 @@ func serverSample(s *server, metricsURL string) soakSample {
 
 // gauge returns the value of the unlabelled metric name in a Prometheus text
 // exposition.
-func gauge(r io.Reader, name string) (float64, bool) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<16), 1<<20)
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		if len(f) == 2 && f[0] == name {
-			v, err := strconv.ParseFloat(f[1], 64)
-			return v, err == nil
+func gauge(r io.Reader, name string) (v float64, ok bool) {
+	eachSample(r, func(line string, x float64) {
+		if !ok && strings.Fields(line)[0] == name {
+			v, ok = x, true
 		}
-	}
-	return 0, false
+	})
+	return v, ok
 }
 
 // soakSummary is the soak's report: first → last (max) of each figure, then
