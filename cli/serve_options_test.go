@@ -32,6 +32,7 @@ func TestServeOptionsConfig(t *testing.T) {
 		MaxHeaderBytes:        64 << 10,
 		MaxConnections:        32,
 		OverloadListenBacklog: 64,
+		OverloadRefuseAfter:   time.Second,
 		MaxQueueWait:          time.Second,
 		ReleaseStartupPages:   true,
 		ConversionCacheBytes:  16 << 20,

@@ -50,7 +50,7 @@ func TestServeInvalidFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{"--tls-min-version=1.1"}, {"--tls-min-version=VersionTLS11"}, {"--tls-cipher-suites=TLS_RSA_WITH_RC4_128_SHA"},
 		{"--tls-cipher-suites=NOPE"}, {"--tls-cert-file=/a.crt"}, {"--cert-reload-interval=-1s"}, {"--port=70000"}, {"--log-format=xml"}, {"--max-json-depth=0"}, {"--metrics-bind-address=nohost"},
-		{"--max-in-flight=-1"}, {"--max-queue-wait=0"}, {"--max-queue-wait=-1s"}, {"--max-connections=-1"},
+		{"--max-in-flight=-1"}, {"--max-queue-wait=0"}, {"--max-queue-wait=-1s"}, {"--max-connections=-1"}, {"--overload-refuse-after=-1s"},
 	} {
 		_, err := executeServe(t, run, args...)
 		var ee *exitError

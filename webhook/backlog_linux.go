@@ -65,3 +65,48 @@ func listenerInfo(ln net.Listener) (*unix.TCPInfo, error) {
 	}
 	return tcpInfo(tl)
 }
+
+// pauseListener stops a listening TCP socket from taking connections:
+// shutdown(2) with SHUT_RD takes a Linux listener out of the listening
+// state, the connections in its accept queue are reset, and the kernel
+// answers SYNs to its address with a reset, so that a client's connect(2)
+// fails at once with "connection refused". The socket keeps its file
+// descriptor (and its place in Go's network poller) and, when it was bound
+// to a given port, its port; a port the kernel chose is released. resume
+// binds it to the same address again where needed and listens with
+// backlog; a blocked Accept meanwhile fails (EINVAL), and an Accept after
+// resume takes connections as before.
+func pauseListener(ln net.Listener, backlog int) (resume func() error, err error) {
+	tl, ok := ln.(*net.TCPListener)
+	if !ok {
+		return nil, errors.ErrUnsupported
+	}
+	raw, err := tl.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	var sa syscall.Sockaddr
+	var serr error
+	if err := raw.Control(func(fd uintptr) {
+		if sa, serr = syscall.Getsockname(int(fd)); serr == nil {
+			serr = syscall.Shutdown(int(fd), syscall.SHUT_RD)
+		}
+	}); err != nil {
+		return nil, err
+	}
+	if serr != nil {
+		return nil, serr
+	}
+	return func() error {
+		var rerr error
+		if err := raw.Control(func(fd uintptr) {
+			// EINVAL: still bound (to its given port).
+			if rerr = syscall.Bind(int(fd), sa); rerr == nil || rerr == syscall.EINVAL {
+				rerr = syscall.Listen(int(fd), backlog)
+			}
+		}); err != nil {
+			return err
+		}
+		return rerr
+	}, nil
+}

@@ -16,3 +16,7 @@ func setListenBacklog(net.Listener, int) error { return nil }
 func acceptQueueLen(net.Listener) (int, error) { return 0, errors.ErrUnsupported }
 
 func listenBacklog(net.Listener) (int, error) { return 0, errors.ErrUnsupported }
+
+// pauseListener is Linux-only: elsewhere the listener never refuses
+// connections under overload.
+func pauseListener(net.Listener, int) (func() error, error) { return nil, errors.ErrUnsupported }

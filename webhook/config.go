@@ -74,6 +74,11 @@ type Config struct {
 	// the server is overloaded (overloadbacklog.go); 0: never shortened.
 	// Linux only.
 	OverloadListenBacklog int
+	// OverloadRefuseAfter: the accept queue shortened this long under
+	// overload, the listener refuses new connections between short
+	// windows until the overload ends (overloadrefuse.go); 0: never.
+	// Linux only.
+	OverloadRefuseAfter time.Duration
 	// MaxHeaderBytes caps request headers (http.Server.MaxHeaderBytes).
 	MaxHeaderBytes int
 	// MaxInFlight is the number of reviews processed at once; further

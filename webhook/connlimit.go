@@ -134,9 +134,16 @@ func (l *connLimiter) Accept() (net.Conn, error) {
 }
 
 func (l *connLimiter) accept() (*limitedConn, error) {
+	gen := l.backlog.acceptGen()
 	c, err := l.Listener.Accept()
-	if err != nil {
-		return nil, err
+	for err != nil {
+		// A listener paused to refuse connections (overloadrefuse.go)
+		// fails its Accept: wait until it listens again.
+		if !l.backlog.retryAccept(gen, l.done) {
+			return nil, err
+		}
+		gen = l.backlog.acceptGen()
+		c, err = l.Listener.Accept()
 	}
 	select {
 	case l.sem <- struct{}{}:

@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"net"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -56,8 +57,26 @@ type overloadBacklog struct {
 	done      <-chan struct{}
 	log       logr.Logger
 
+	// refuseAfter: the queue short this long with no connection to spare
+	// starts refusing connections (overloadrefuse.go); 0: never.
+	// refusePause and refuseWindow are refusePauseDefault and
+	// refuseWindowDefault (tests shorten them).
+	refuseAfter, refusePause, refuseWindow time.Duration
+	// pause is pauseListener (tests replace it); resumeFn is what the last
+	// pause returned.
+	pause    func(net.Listener, int) (func() error, error)
+	resumeFn func() error
+	// listening is nil while the listener listens, and is closed when it
+	// listens again after a pause; gen counts pauses and resumes, so that
+	// an Accept that failed across one is retried (retryAccept).
+	pmu       sync.Mutex
+	listening chan struct{}
+	gen       atomic.Uint64
+
 	backlog    prometheus.Gauge
 	shortenedN prometheus.Counter
+	refusingG  prometheus.Gauge
+	refusingN  prometheus.Counter
 }
 
 // Overload backlog timings (see overloadBacklog). backlogCheckPoll is how
@@ -85,6 +104,7 @@ func newOverloadBacklog(ln net.Listener, long, short int, spare func(time.Durati
 		spareIdle: backlogSpareIdleDefault, calmFor: backlogCalmForDefault, poll: backlogPollDefault,
 		spare:    spare,
 		queueLen: acceptQueueLen, setBacklog: setListenBacklog,
+		refusePause: refusePauseDefault, refuseWindow: refuseWindowDefault, pause: pauseListener,
 		done: done, log: log,
 		backlog: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "claimbridge_webhook_listen_backlog",
@@ -94,10 +114,18 @@ func newOverloadBacklog(ln net.Listener, long, short int, spare func(time.Durati
 			Name: "claimbridge_webhook_listen_backlog_shortened_total",
 			Help: "Times the webhook listener's accept queue was shortened to --overload-listen-backlog because the server was overloaded.",
 		}),
+		refusingG: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "claimbridge_webhook_listen_refusing",
+			Help: "1 while the webhook listener refuses new connections between short windows, because the server has been overloaded for --overload-refuse-after; 0 otherwise.",
+		}),
+		refusingN: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "claimbridge_webhook_listen_refusing_started_total",
+			Help: "Times the webhook listener started refusing new connections because the server had been overloaded for --overload-refuse-after.",
+		}),
 	}
 	b.backlog.Set(float64(long))
 	if m != nil {
-		m.registry.MustRegister(b.backlog, b.shortenedN)
+		m.registry.MustRegister(b.backlog, b.shortenedN, b.refusingG, b.refusingN)
 	}
 	return b
 }
@@ -131,10 +159,19 @@ func (b *overloadBacklog) check() {
 }
 
 // restoreWhenCalm gives the queue its length back once the clients have had
-// connections to spare at every poll for calmFor.
+// connections to spare at every poll for calmFor. Until then, once the
+// queue has been short for refuseAfter, the listener refuses connections
+// between short windows (overloadrefuse.go).
 func (b *overloadBacklog) restoreWhenCalm() {
 	t := time.NewTicker(b.poll)
 	defer t.Stop()
+	shortened := time.Now()
+	var stopRefusing func()
+	defer func() {
+		if stopRefusing != nil {
+			stopRefusing()
+		}
+	}()
 	var calm time.Duration
 	for {
 		select {
@@ -148,7 +185,15 @@ func (b *overloadBacklog) restoreWhenCalm() {
 			calm = 0
 		}
 		if calm < b.calmFor {
+			if since := time.Since(shortened); calm == 0 && stopRefusing == nil && b.refuseAfter > 0 && since >= b.refuseAfter {
+				stopRefusing = b.startRefusing(since)
+			}
 			continue
+		}
+		if stopRefusing != nil {
+			stopRefusing()
+			stopRefusing = nil
+			b.log.Info("Clients have connections to spare: connections accepted again")
 		}
 		if err := b.setBacklog(b.ln, b.long); err != nil {
 			b.log.Error(err, "Restoring the accept queue")

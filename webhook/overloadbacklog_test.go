@@ -166,3 +166,157 @@ func TestConnLimiterSpare(t *testing.T) {
 		}
 	}
 }
+
+// fakePauses records a fake listener's pauses and resumes.
+type fakePauses struct {
+	mu  sync.Mutex
+	ops []string
+}
+
+func (f *fakePauses) pause(net.Listener, int) (func() error, error) {
+	f.mu.Lock()
+	f.ops = append(f.ops, "pause")
+	f.mu.Unlock()
+	return func() error {
+		f.mu.Lock()
+		f.ops = append(f.ops, "resume")
+		f.mu.Unlock()
+		return nil
+	}, nil
+}
+
+func (f *fakePauses) count(op string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	for _, o := range f.ops {
+		if o == op {
+			n++
+		}
+	}
+	return n
+}
+
+func (f *fakePauses) last() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.ops) == 0 {
+		return ""
+	}
+	return f.ops[len(f.ops)-1]
+}
+
+// With the queue short for refuseAfter and no connection to spare, the
+// listener is paused and resumed in turn; once the clients have connections
+// to spare for calmFor, it listens again and the queue is long again.
+func TestOverloadBacklogRefusesUntilCalm(t *testing.T) {
+	f := &fakeOverload{}
+	f.queue.Store(500)
+	b := newFakeOverloadBacklog(t, f)
+	p := &fakePauses{}
+	b.pause = p.pause
+	b.refuseAfter, b.refusePause, b.refuseWindow = 20*time.Millisecond, 5*time.Millisecond, 5*time.Millisecond
+
+	b.check()
+	waitFor(t, func() bool { return p.count("pause") >= 3 })
+	if got := value(t, b.refusingG); got != 1 {
+		t.Errorf("refusing gauge %v while overloaded, want 1", got)
+	}
+
+	f.idle.Store(int64(b.spareIdle))
+	waitFor(t, func() bool { return !b.shortened.Load() })
+	if got := p.last(); got != "resume" {
+		t.Errorf("last listener operation %q after the overload, want resume", got)
+	}
+	if got, want := p.count("resume"), p.count("pause"); got != want {
+		t.Errorf("%d resumes for %d pauses", got, want)
+	}
+	if diff := cmp.Diff([]int{64, 4096}, f.backlogs()); diff != "" {
+		t.Errorf("backlogs set (-want +got):\n%s", diff)
+	}
+	if got := value(t, b.refusingG); got != 0 {
+		t.Errorf("refusing gauge %v after the overload, want 0", got)
+	}
+	if got := value(t, b.refusingN); got != 1 {
+		t.Errorf("started refusing %v times, want 1", got)
+	}
+	if b.listening != nil {
+		t.Error("still marked paused after the overload")
+	}
+}
+
+// Without --overload-refuse-after, or while the clients have a connection
+// to spare, the listener is never paused.
+func TestOverloadBacklogDoesNotRefuse(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		refuseAfter time.Duration
+		spare       bool
+	}{
+		{"refusing off", 0, false},
+		{"a connection to spare", 10 * time.Millisecond, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &fakeOverload{}
+			f.queue.Store(500)
+			b := newFakeOverloadBacklog(t, f)
+			b.calmFor = time.Hour
+			p := &fakePauses{}
+			b.pause = p.pause
+			b.refuseAfter = tc.refuseAfter
+			b.check()
+			if tc.spare {
+				f.idle.Store(int64(b.spareIdle))
+			}
+			time.Sleep(100 * time.Millisecond) // 20 polls, 10 × refuseAfter
+			if n := p.count("pause"); n != 0 {
+				t.Errorf("paused %d times", n)
+			}
+			if !b.shortened.Load() {
+				t.Error("queue restored within calmFor")
+			}
+		})
+	}
+}
+
+// retryAccept retries an Accept only when the listener was paused since it
+// started, waiting until it listens again, and never once the server is
+// closing.
+func TestRetryAccept(t *testing.T) {
+	b := newFakeOverloadBacklog(t, &fakeOverload{})
+	p := &fakePauses{}
+	b.pause = p.pause
+	done := make(chan struct{})
+
+	gen := b.acceptGen()
+	if b.retryAccept(gen, done) {
+		t.Error("retry after an error with no pause")
+	}
+	b.pauseListening()
+	retried := make(chan bool, 1)
+	go func() { retried <- b.retryAccept(gen, done) }()
+	select {
+	case r := <-retried:
+		t.Fatalf("retryAccept returned %v while paused", r)
+	case <-time.After(50 * time.Millisecond):
+	}
+	b.resumeListening()
+	if !<-retried {
+		t.Error("no retry after the listener listened again")
+	}
+	if !b.retryAccept(gen, done) {
+		t.Error("no retry of an Accept that started before a pause and resume")
+	}
+	if b.retryAccept(b.acceptGen(), done) {
+		t.Error("retry of an Accept that started after them")
+	}
+	b.pauseListening()
+	close(done)
+	if b.retryAccept(b.acceptGen(), done) {
+		t.Error("retry while the server is closing")
+	}
+	var nilGuard *overloadBacklog
+	if nilGuard.retryAccept(0, make(chan struct{})) {
+		t.Error("retry without a guard")
+	}
+}

@@ -171,11 +171,13 @@ func TestRulesAndDashboardUseExportedMetrics(t *testing.T) {
 		{"rules", "claimbridge_certificate_expiration_timestamp_seconds"},
 		{"rules", "claimbridge_webhook_shed_total"},
 		{"rules", "claimbridge_webhook_connections_abandoned_total"},
+		{"rules", "claimbridge_webhook_listen_refusing"},
 		{"dashboard", "claimbridge_conversion_objects_total"},
 		{"dashboard", "claimbridge_webhook_requests_in_flight"},
 		{"dashboard", "claimbridge_webhook_shed_total"},
 		{"dashboard", "claimbridge_webhook_queued_reviews"},
 		{"dashboard", "claimbridge_webhook_connections_abandoned_total"},
+		{"dashboard", "claimbridge_webhook_listen_refusing"},
 		{"dashboard", "claimbridge_certificate_not_before_timestamp_seconds"},
 	} {
 		exprs := rules
@@ -202,9 +204,12 @@ func scrape(t *testing.T) map[string]bool {
 		MaxJSONDepth:         1000,
 		RequestTimeout:       30 * time.Second,
 		ShutdownTimeout:      30 * time.Second,
-		// As claimbridge serve's default: the connection limiter's metrics
-		// are exported only with a limit.
-		MaxConnections: 32,
+		// As claimbridge serve's defaults: the connection limiter's metrics
+		// are exported only with a limit, the accept queue's and the
+		// listener's only with an overload backlog (Linux).
+		MaxConnections:        32,
+		OverloadListenBacklog: 64,
+		OverloadRefuseAfter:   time.Second,
 	}
 	cfg.Converter = func(obj map[string]interface{}, to string) (map[string]interface{}, error) {
 		if md, _ := obj["metadata"].(map[string]interface{}); md["name"] == "panic" {
