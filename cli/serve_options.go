@@ -83,8 +83,8 @@ type ServeOptions struct {
 	// the clients have had connections to spare for 2 s. 0: never
 	// shortened. Default 64 (webhook/overloadbacklog.go).
 	OverloadListenBacklog int
-	// OverloadRefuseAfter: the queue shortened this long, the listener
-	// refuses new connections (the clients' dials fail at once) except
+	// OverloadRefuseAfter: the queue shortened and no connection to spare
+	// at every check for this long, the listener refuses new connections (the clients' dials fail at once) except
 	// for a short window about every 750 ms, until the overload ends, so
 	// that the clients' dials do not pile up in their kernels and take
 	// their CPU to the ephemeral port search. 0: never. Default 1s
@@ -221,7 +221,7 @@ func (o *ServeOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.MaxConnections, "max-connections", o.MaxConnections, "Maximum concurrently open TLS connections (0: no limit); a connection idle for a second is closed to admit a waiting one, and while none is idle one busy connection a second is closed after its answer.")
 	fs.IntVar(&o.ListenBacklog, "listen-backlog", o.ListenBacklog, "Connections the kernel completes and queues for the webhook listener (0: the system's net.core.somaxconn); further connection attempts are dropped and retried by their clients' kernels after 1 s. Linux only.")
 	fs.IntVar(&o.OverloadListenBacklog, "overload-listen-backlog", o.OverloadListenBacklog, "Accept queue of the webhook listener while overloaded: when a connection waits for a place (--max-connections), no open connection has been idle (or open without a request) for 100 ms and at least four times this many wait in the accept queue, the queue is shortened to this (surplus connection attempts are dropped and retried by their clients' kernels); it is restored once a place was free or a connection idle for 100 ms at every check for 2 s (0: never shortened). Linux only.")
-	fs.DurationVar(&o.OverloadRefuseAfter, "overload-refuse-after", o.OverloadRefuseAfter, "Once the accept queue has been shortened (--overload-listen-backlog) this long, the webhook listener refuses new connections, except for a short window about every 750 ms, until the overload ends: surplus connection attempts fail at once instead of piling up in their clients' kernels (0: never). Linux only.")
+	fs.DurationVar(&o.OverloadRefuseAfter, "overload-refuse-after", o.OverloadRefuseAfter, "Once the accept queue has been shortened (--overload-listen-backlog) and no connection has been to spare at every check (every 250 ms) for this long, the webhook listener refuses new connections, except for a short window about every 750 ms, until the overload ends: surplus connection attempts fail at once instead of piling up in their clients' kernels (0: never). Linux only.")
 	fs.IntVar(&o.MaxHeaderBytes, "max-header-bytes", o.MaxHeaderBytes, "Largest request header block accepted.")
 	fs.IntVar(&o.MaxInFlight, "max-in-flight", o.MaxInFlight, "Reviews processed at once (0: twice GOMAXPROCS, at least 8); others wait for a slot or are shed.")
 	fs.DurationVar(&o.MaxQueueWait, "max-queue-wait", o.MaxQueueWait, "Longest wait for a slot; a review expected to wait longer is shed at once (a conversion gets 429 with Retry-After, which kube-apiserver retries; a validation gets a denial with code 429, which the writing client retries).")

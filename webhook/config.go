@@ -74,8 +74,8 @@ type Config struct {
 	// the server is overloaded (overloadbacklog.go); 0: never shortened.
 	// Linux only.
 	OverloadListenBacklog int
-	// OverloadRefuseAfter: the accept queue shortened this long under
-	// overload, the listener refuses new connections between short
+	// OverloadRefuseAfter: the accept queue shortened and no connection to
+	// spare at every check for this long, the listener refuses new connections between short
 	// windows until the overload ends (overloadrefuse.go); 0: never.
 	// Linux only.
 	OverloadRefuseAfter time.Duration

@@ -57,7 +57,7 @@ type overloadBacklog struct {
 	done      <-chan struct{}
 	log       logr.Logger
 
-	// refuseAfter: the queue short this long with no connection to spare
+	// refuseAfter: no connection to spare at every poll for this long
 	// starts refusing connections (overloadrefuse.go); 0: never.
 	// refusePause and refuseWindow are refusePauseDefault and
 	// refuseWindowDefault (tests shorten them).
@@ -159,20 +159,21 @@ func (b *overloadBacklog) check() {
 }
 
 // restoreWhenCalm gives the queue its length back once the clients have had
-// connections to spare at every poll for calmFor. Until then, once the
-// queue has been short for refuseAfter, the listener refuses connections
+// connections to spare at every poll for calmFor. Until then, once they
+// have had none to spare at every poll for refuseAfter (not at one poll
+// only: a burst at half capacity can keep every place busy at a poll a
+// second after the queue was shortened), the listener refuses connections
 // between short windows (overloadrefuse.go).
 func (b *overloadBacklog) restoreWhenCalm() {
 	t := time.NewTicker(b.poll)
 	defer t.Stop()
-	shortened := time.Now()
 	var stopRefusing func()
 	defer func() {
 		if stopRefusing != nil {
 			stopRefusing()
 		}
 	}()
-	var calm time.Duration
+	var calm, busy time.Duration
 	for {
 		select {
 		case <-b.done:
@@ -180,13 +181,13 @@ func (b *overloadBacklog) restoreWhenCalm() {
 		case <-t.C:
 		}
 		if b.spare(b.spareIdle) {
-			calm += b.poll
+			calm, busy = calm+b.poll, 0
 		} else {
-			calm = 0
+			calm, busy = 0, busy+b.poll
 		}
 		if calm < b.calmFor {
-			if since := time.Since(shortened); calm == 0 && stopRefusing == nil && b.refuseAfter > 0 && since >= b.refuseAfter {
-				stopRefusing = b.startRefusing(since)
+			if stopRefusing == nil && b.refuseAfter > 0 && busy >= b.refuseAfter {
+				stopRefusing = b.startRefusing(busy)
 			}
 			continue
 		}

@@ -22,8 +22,9 @@ import (
 // the bound, claimbridge answered 12 % of its capacity and the generator
 // used 1.9 cores.)
 //
-// So once the queue has been short for refuseAfter without the clients
-// having a connection to spare, the listener refuses connections
+// So once the clients have had no connection to spare at every poll for
+// refuseAfter (a burst below capacity is ridden out as before), the
+// listener refuses connections
 // (pauseListener) except for a short window about every refusePause: a dial
 // then fails at once with "connection refused" (its request too, unless a
 // connection of its client came free first: under sustained overload the
@@ -51,7 +52,7 @@ func (b *overloadBacklog) startRefusing(since time.Duration) (stop func()) {
 	stopc, finished := make(chan struct{}), make(chan struct{})
 	b.refusingG.Set(1)
 	b.refusingN.Inc()
-	b.log.Info("Overloaded: refusing connections between short windows", "shortFor", since.String(), "backlog", b.short)
+	b.log.Info("Overloaded: refusing connections between short windows", "noneToSpareFor", since.String(), "backlog", b.short)
 	go func() {
 		defer close(finished)
 		b.refuse(stopc)

@@ -218,8 +218,8 @@ func (s *Server) listen(tlsConfig *tls.Config, log logr.Logger) ([3]net.Listener
 		s.conns = newConnLimiter(ln, c.MaxConnections, s.metrics)
 		if long, err := listenBacklog(ln); err == nil {
 			s.conns.backlog = newOverloadBacklog(ln, long, c.OverloadListenBacklog, s.conns.spare, s.conns.done, s.metrics, log.WithName("accept-queue"))
-			if s.conns.backlog != nil {
-				s.conns.backlog.refuseAfter = c.OverloadRefuseAfter
+			if b := s.conns.backlog; b != nil {
+				b.refuseAfter = c.OverloadRefuseAfter
 			}
 		}
 		ln = s.conns
