@@ -24,13 +24,13 @@ import (
 //
 // So once the clients have had no connection to spare at every poll for
 // refuseAfter (a burst below capacity is ridden out as before), the
-// listener refuses connections
-// (pauseListener) except for a short window about every refusePause: a dial
-// then fails at once with "connection refused" (its request too, unless a
-// connection of its client came free first: under sustained overload the
-// server answers its capacity either way, and the surplus requests fail in
-// their clients one way or another), and a SYN retransmitted into a pause
-// is refused as well, so the dials left waiting end within a second or so.
+// listener refuses connections (pauseListener) except for a short window
+// about every refusePause: a dial then fails at once with "connection
+// refused" (its request too, unless a connection of its client came free
+// first: under sustained overload the server answers its capacity either
+// way, and the surplus requests fail in their clients one way or another),
+// and a SYN retransmitted into a pause is refused as well, so the dials
+// left waiting end within a second or so.
 // Each window listens until the short queue is full or refuseWindow has
 // passed: a client without a connection still gets one, through the
 // rotation of busy connections (connLimiter). Refusing ends when the queue
@@ -67,6 +67,7 @@ func (b *overloadBacklog) startRefusing(since time.Duration) (stop func()) {
 func (b *overloadBacklog) refuse(stop <-chan struct{}) {
 	for {
 		if !b.pauseListening() {
+			b.refusingG.Set(0) // it keeps listening
 			return
 		}
 		pause := time.Duration(float64(b.refusePause) * (0.8 + 0.4*rand.Float64()))
