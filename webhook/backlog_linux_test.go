@@ -95,11 +95,19 @@ func TestListenBacklogDropsSurplusConnections(t *testing.T) {
 	t.Fatalf("%d connections completed with a backlog of 1", len(conns))
 }
 
-// Under overload — both places taken by busy connections, more connections
-// piling up in the accept queue — the server shortens its accept queue to
-// --overload-listen-backlog, and gives it its length back once its
-// connections have been idle (to spare) for a while.
-func TestServerShortensAcceptQueueUnderOverload(t *testing.T) {
+// overload is a server with two places, one slot and an overload backlog of
+// 4, overloaded: one review runs (blocked), one waits for its slot, and
+// more connections than engageFactor × 4 wait for a place. end releases the
+// reviews, closes the waiting connections and returns the two reviews'
+// errors.
+type overload struct {
+	ts    *testServer
+	conns []net.Conn
+	end   func() []error
+}
+
+func overloadServer(t *testing.T, mutate func(*Config)) *overload {
+	t.Helper()
 	entered, release := make(chan struct{}, 16), make(chan struct{})
 	ts := startServer(t, func(c *Config) {
 		c.MaxConnections, c.MaxInFlight, c.MaxQueueWait, c.OverloadListenBacklog = 2, 1, time.Minute, 4
@@ -108,20 +116,20 @@ func TestServerShortensAcceptQueueUnderOverload(t *testing.T) {
 			<-release
 			return ValidationResponse{}, nil
 		}
+		if mutate != nil {
+			mutate(c)
+		}
 	})
+	o := &overload{ts: ts}
 	released := false
-	defer func() {
+	t.Cleanup(func() {
 		if !released {
 			close(release)
 		}
-	}()
-	long := somaxconn(t)
-	guard := ts.conns.backlog
-	if got := backlogOf(t, ts.conns.Listener); got != long {
-		t.Fatalf("backlog %d before the overload, want the system's %d", got, long)
-	}
-
-	// Two connections: one review runs, the other waits for its slot.
+		for _, c := range o.conns {
+			c.Close()
+		}
+	})
 	first := occupy(t, ts, ts.client(t, nil), entered)
 	second := make(chan error, 1)
 	go func() {
@@ -129,22 +137,33 @@ func TestServerShortensAcceptQueueUnderOverload(t *testing.T) {
 		second <- err
 	}()
 	waitFor(t, func() bool { q, _ := ts.admission.state(); return q == 1 })
-
 	// Connections the server has no place for: one waits in Accept, the
 	// rest (at least engageFactor × 4) in the kernel's accept queue.
-	var conns []net.Conn
-	defer func() {
-		for _, c := range conns {
-			c.Close()
-		}
-	}()
 	for range engageFactor*4 + 4 {
 		c, err := net.DialTimeout("tcp", ts.Addr().String(), time.Second)
 		if err != nil {
 			t.Fatal(err)
 		}
-		conns = append(conns, c)
+		o.conns = append(o.conns, c)
 	}
+	o.end = func() []error {
+		close(release)
+		released = true
+		for _, c := range o.conns {
+			c.Close()
+		}
+		return []error{<-first, <-second}
+	}
+	return o
+}
+
+// The server shortens its accept queue while it is overloaded, to
+// --overload-listen-backlog, and gives it its length back once its
+// connections have been idle (to spare) for a while.
+func TestServerShortensAcceptQueueUnderOverload(t *testing.T) {
+	long := somaxconn(t)
+	o := overloadServer(t, func(c *Config) { c.OverloadRefuseAfter = 0 })
+	ts, guard := o.ts, o.ts.conns.backlog
 	waitFor(t, func() bool { return backlogOf(t, ts.conns.Listener) == 4 })
 	if got := value(t, guard.shortenedN); got != 1 {
 		t.Errorf("shortened %v times, want 1", got)
@@ -156,13 +175,8 @@ func TestServerShortensAcceptQueueUnderOverload(t *testing.T) {
 	// The overload ends: both reviews are answered, their connections are
 	// idle from then on, the waiting connections leave, and after calmFor
 	// the queue is long again.
-	close(release)
-	released = true
-	for _, c := range conns {
-		c.Close()
-	}
-	for _, done := range []chan error{first, second} {
-		if err := <-done; err != nil {
+	for _, err := range o.end() {
+		if err != nil {
 			t.Errorf("a review accepted before the overload: %v", err)
 		}
 	}

@@ -159,44 +159,8 @@ func TestConnLimiterAcceptWaitsOutPause(t *testing.T) {
 // refuses connections between short windows; once the overload ends it
 // takes connections again with its long queue.
 func TestServerRefusesConnectionsUnderSustainedOverload(t *testing.T) {
-	entered, release := make(chan struct{}, 16), make(chan struct{})
-	ts := startServer(t, func(c *Config) {
-		c.MaxConnections, c.MaxInFlight, c.MaxQueueWait, c.OverloadListenBacklog = 2, 1, time.Minute, 4
-		c.OverloadRefuseAfter = time.Millisecond
-		c.Validator = func(ValidationRequest) (ValidationResponse, error) {
-			entered <- struct{}{}
-			<-release
-			return ValidationResponse{}, nil
-		}
-	})
-	released := false
-	defer func() {
-		if !released {
-			close(release)
-		}
-	}()
-	guard := ts.conns.backlog
-	first := occupy(t, ts, ts.client(t, nil), entered)
-	second := make(chan error, 1)
-	go func() {
-		_, _, err := postJSON(ts.client(t, nil), ts.url("/validate"), admissionReview("admission.k8s.io/v1", claimRequest(t, admissionv1.Create, "v1alpha3", "")))
-		second <- err
-	}()
-	waitFor(t, func() bool { q, _ := ts.admission.state(); return q == 1 })
-
-	var conns []net.Conn
-	defer func() {
-		for _, c := range conns {
-			c.Close()
-		}
-	}()
-	for range engageFactor*4 + 4 {
-		c, err := net.DialTimeout("tcp", ts.Addr().String(), time.Second)
-		if err != nil {
-			t.Fatal(err)
-		}
-		conns = append(conns, c)
-	}
+	o := overloadServer(t, func(c *Config) { c.OverloadRefuseAfter = time.Millisecond })
+	ts, guard := o.ts, o.ts.conns.backlog
 	waitFor(t, func() bool { return value(t, guard.refusingG) == 1 })
 	refused := false
 	for deadline := time.Now().Add(10 * time.Second); !refused && time.Now().Before(deadline); {
@@ -220,13 +184,8 @@ func TestServerRefusesConnectionsUnderSustainedOverload(t *testing.T) {
 
 	// The overload ends: the reviews accepted before it are answered, and
 	// the listener takes connections again, with its long queue.
-	close(release)
-	released = true
-	for _, c := range conns {
-		c.Close()
-	}
-	for _, done := range []chan error{first, second} {
-		if err := <-done; err != nil {
+	for _, err := range o.end() {
+		if err != nil {
 			t.Errorf("a review accepted before the overload: %v", err)
 		}
 	}
