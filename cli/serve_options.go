@@ -84,11 +84,11 @@ type ServeOptions struct {
 	// shortened. Default 64 (webhook/overloadbacklog.go).
 	OverloadListenBacklog int
 	// OverloadRefuseAfter: the queue shortened and no connection to spare
-	// at every check for this long, the listener refuses new connections (the clients' dials fail at once) except
-	// for a short window about every 750 ms, until the overload ends, so
-	// that the clients' dials do not pile up in their kernels and take
-	// their CPU to the ephemeral port search. 0: never. Default 1s
-	// (webhook/overloadrefuse.go).
+	// at every check for this long, the listener refuses new connections
+	// (the clients' dials fail at once) except for a short window about
+	// every 750 ms, until the overload ends, so that the clients' dials do
+	// not pile up in their kernels and take their CPU to the ephemeral port
+	// search. 0: never. Default 1s (webhook/overloadrefuse.go).
 	OverloadRefuseAfter time.Duration
 	// MaxHeaderBytes caps request headers. Default 64 KiB.
 	MaxHeaderBytes int

@@ -21,19 +21,24 @@ func TestPauseListenerRefusesThenListensAgain(t *testing.T) {
 		}
 		testPauseListener(t, ln)
 	})
-	t.Run("port given", func(t *testing.T) {
-		free, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		addr := free.Addr().String()
-		free.Close()
-		ln, err := net.Listen("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		testPauseListener(t, ln)
-	})
+	for _, h := range []struct{ name, host string }{
+		{"loopback", "127.0.0.1"},
+		{"all addresses", ""}, // dual stack where there is IPv6
+	} {
+		t.Run("port given, "+h.name, func(t *testing.T) {
+			free, err := net.Listen("tcp", net.JoinHostPort(h.host, "0"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			addr := free.Addr().String()
+			free.Close()
+			ln, err := net.Listen("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			testPauseListener(t, ln)
+		})
+	}
 }
 
 func testPauseListener(t *testing.T, ln net.Listener) {
