@@ -33,8 +33,17 @@ func createViewErrors(t target, newObj map[string]interface{}) field.ErrorList {
 		if version == t.version {
 			continue
 		}
-		with, withErr := viewCreateErrors(t.kind, version, newObj)
-		without, withoutErr := viewCreateErrors(t.kind, version, bare)
+		with, withStatus, withErr := viewCreateErrors(t.kind, version, newObj)
+		without, withoutStatus, withoutErr := viewCreateErrors(t.kind, version, bare)
+		if withStatus && !withoutStatus {
+			// The apiserver drops the status of a create before it
+			// converts the object for storage, but the annotations
+			// travel on: a status they restore would be stored, and
+			// seen through this version, without the status
+			// subresource's permission and rules.
+			allErrs = append(allErrs, field.Forbidden(path,
+				fmt.Sprintf("the restore annotations give the object a status as seen through %s: a create cannot set status", version)))
+		}
 		switch {
 		case withErr != nil && withoutErr == nil:
 			allErrs = append(allErrs, field.Invalid(path, common.OmittedValue,
@@ -54,17 +63,18 @@ func createViewErrors(t target, newObj map[string]interface{}) field.ErrorList {
 }
 
 // viewCreateErrors converts obj to version and runs that version's create
-// rules on it.
-func viewCreateErrors(kind, version string, obj map[string]interface{}) (field.ErrorList, error) {
+// rules on it; hasStatus reports whether the converted object has a status.
+func viewCreateErrors(kind, version string, obj map[string]interface{}) (errs field.ErrorList, hasStatus bool, err error) {
 	converted, err := convert(obj, version)
 	if err != nil {
-		return nil, err // names the object and both versions
+		return nil, false, err // names the object and both versions
 	}
+	hasStatus = converted["status"] != nil
 	result, err := shapes[version].run(kind, Create, "", prepareForCreate(converted, kind), nil)
 	if err != nil {
-		return nil, fmt.Errorf("validating the %s view: %w", version, err)
+		return nil, hasStatus, fmt.Errorf("validating the %s view: %w", version, err)
 	}
-	return result.errs, nil
+	return result.errs, hasStatus, nil
 }
 
 // withoutRestoreAnnotations returns a copy of obj without its restore

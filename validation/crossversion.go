@@ -24,7 +24,9 @@ var convert = conversion.Convert
 //
 //   - main update: the spec of every view is unchanged (X may not be able to
 //     show all of it: what it cannot hold lives in the
-//     claimbridge.dev/restore-* annotations), and so is a set allocation;
+//     claimbridge.dev/restore-* annotations), and so is its status (the
+//     apiserver keeps the stored status; edited annotations could otherwise
+//     write another version's status without the status subresource);
 //   - status update: a set allocation is unchanged in the stored v1alpha3
 //     form (X itself checks its own view); the
 //     reservedFor, deletion and deallocation rules hold in every view; a
@@ -68,9 +70,20 @@ func crossVersionErrors(t target, subResource string, deriveOld bool, newObj, ol
 				add(field.Invalid(annotationsPath, common.OmittedValue,
 					fmt.Sprintf("%s: the update changes the spec as seen through %s", common.FieldImmutableErrorMsg, version)))
 			}
-			if allocationChanged(newView, oldView) && !reportedAt(field.ErrorTypeInvalid, "status.allocation", reported) {
-				add(field.Invalid(annotationsPath, common.OmittedValue,
-					fmt.Sprintf("%s: the update changes status.allocation as seen through %s", common.FieldImmutableErrorMsg, version)))
+			switch {
+			case allocationChanged(newView, oldView):
+				if !reportedAt(field.ErrorTypeInvalid, "status.allocation", reported) {
+					add(field.Invalid(annotationsPath, common.OmittedValue,
+						fmt.Sprintf("%s: the update changes status.allocation as seen through %s", common.FieldImmutableErrorMsg, version)))
+				}
+			case !apiequality.Semantic.DeepEqual(newView.rawStatus, oldView.rawStatus):
+				// The apiserver keeps the stored status on a main update
+				// (prepareForUpdate), so only the restore annotations can
+				// change a view's status here: an allocation set or
+				// cleared, consumers or a deallocation request added or
+				// hidden, written without the status subresource.
+				add(field.Forbidden(annotationsPath,
+					fmt.Sprintf("the update changes status as seen through %s: status is written through the status subresource", version)))
 			}
 			continue
 		}

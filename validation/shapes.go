@@ -40,6 +40,9 @@ type objectView struct {
 	// allocation is the typed *AllocationResult, or nil.
 	allocation interface{}
 	status     common.StatusView
+	// rawStatus is the converted object's status as JSON (nil when
+	// absent), compared on a main update; set by viewOf.
+	rawStatus interface{}
 }
 
 // classicShape binds the rules v1alpha1 and v1alpha2 share (package

@@ -60,6 +60,9 @@ func Validate(req Request) (Response, error) {
 		return resp, err
 	}
 	resp.Errors, resp.Warnings = result.errs, result.warnings
+	if req.SubResource == "status" {
+		resp.Errors = withoutUnchangedAllocationErrors(resp.Errors, newObj, oldObj)
+	}
 	// An update whose conversion input is the old object's (apart from the
 	// fields every version holds alike) adds no storage warning and, on the
 	// main resource, no cross-version finding (see unchanged.go).

@@ -190,7 +190,9 @@ func viewOf(kind, version string, obj map[string]interface{}, statusOnly bool) (
 		}
 		obj = reduced
 	}
-	return shapes[version].view(kind, obj)
+	v, err := shapes[version].view(kind, obj)
+	v.rawStatus = obj["status"]
+	return v, err
 }
 
 // hasRestore reports whether obj carries the restore annotation of version.

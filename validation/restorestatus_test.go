@@ -1,0 +1,189 @@
+package validation
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/claimbridge/claimbridge/conversion"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// The restore annotations are the client's to send, and conversion applies
+// them when the apiserver stores the object — after it has dropped the
+// status of a create, or put the stored status back on a main update. An
+// edited annotation must therefore not write any version's status.
+
+// forgedStatusPatch appends op to the status section of version's restore
+// annotation on o, adding the section (for an object without status) when
+// it has none.
+func forgedStatusPatch(t *testing.T, o map[string]interface{}, version string, op map[string]interface{}) {
+	t.Helper()
+	meta := o["metadata"].(map[string]interface{})
+	ann, _ := meta["annotations"].(map[string]interface{})
+	if ann == nil {
+		ann = map[string]interface{}{}
+		meta["annotations"] = ann
+	}
+	if _, ok := ann[conversion.RestoreAnnotation(version)]; !ok {
+		ann[conversion.RestoreAnnotation(version)] = `{"created":"annotations"}`
+	}
+	editRestore(t, o, version, func(r map[string]interface{}) {
+		section, _ := r["status"].(map[string]interface{})
+		if section == nil {
+			if _, hasStatus := o["status"]; hasStatus {
+				t.Fatalf("the %s annotation has no status section to extend: the test no longer tests what it says", version)
+			}
+			section = map[string]interface{}{"base": "", "patch": []interface{}{}}
+			r["status"] = section
+		}
+		section["patch"] = append(section["patch"].([]interface{}), op)
+	})
+}
+
+func TestCreateCannotSetStatusThroughRestoreAnnotations(t *testing.T) {
+	requireConversion(t)
+	v2 := `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},"spec":{"resourceClassName":"gpu.example.com"}}`
+	v3 := `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu.example.com"}]}}}`
+	annotations := field.NewPath("metadata", "annotations")
+	forbidden := func(version string) *field.Error {
+		return field.Forbidden(annotations, "the restore annotations give the object a status as seen through "+version+": a create cannot set status")
+	}
+	for name, sc := range map[string]struct {
+		obj  string
+		via  string // the restore annotation forged
+		add  map[string]interface{}
+		want field.ErrorList
+	}{
+		"v1alpha2-create-storing-an-allocated-reserved-v1alpha3-status": {
+			obj: v2, via: "v1alpha3",
+			add: map[string]interface{}{"allocation": map[string]interface{}{"devices": map[string]interface{}{"results": []interface{}{
+				map[string]interface{}{"request": "request", "driver": "gpu.example.com", "pool": "p", "device": "d"}}}},
+				"reservedFor":           []interface{}{map[string]interface{}{"resource": "pods", "name": "ghost", "uid": "g"}},
+				"deallocationRequested": true},
+			want: field.ErrorList{forbidden("v1alpha3")},
+		},
+		"v1alpha3-create-showing-an-allocation-to-v1alpha2-and-v1alpha1": {
+			obj: v3, via: "v1alpha2",
+			add: map[string]interface{}{"driverName": "gpu.example.com",
+				"allocation":  map[string]interface{}{"resourceHandles": []interface{}{map[string]interface{}{"driverName": "gpu.example.com", "data": "attacker-chosen"}}, "shareable": true},
+				"reservedFor": []interface{}{map[string]interface{}{"resource": "pods", "name": "ghost", "uid": "g"}}},
+			want: field.ErrorList{forbidden("v1alpha1"), forbidden("v1alpha2")},
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			o := obj(t, sc.obj)
+			forgedStatusPatch(t, o, sc.via, map[string]interface{}{"op": "add", "path": "/status", "value": sc.add})
+			resp, err := Validate(Request{Operation: Create, Object: o})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(sc.want, resp.Errors); diff != "" {
+				t.Errorf("errors (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestMainUpdateCannotChangeStatusThroughRestoreAnnotations(t *testing.T) {
+	requireConversion(t)
+	// Not shareable as v1alpha2: its v1alpha3 form keeps shareable and the
+	// handle in a status section of the restore-v1alpha2 annotation.
+	notShareableV2 := `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns","resourceVersion":"1"},"spec":{"resourceClassName":"gpu"},"status":{"driverName":"gpu.example.com","allocation":{"resourceHandles":[{"driverName":"gpu.example.com","data":"h"}]},"reservedFor":[{"resource":"pods","name":"a","uid":"1"}]}}`
+	annotations := field.NewPath("metadata", "annotations")
+	forbidden := func(version string) *field.Error {
+		return field.Forbidden(annotations, "the update changes status as seen through "+version+": status is written through the status subresource")
+	}
+	stored := func(t *testing.T) map[string]interface{} { return mustConvert(t, obj(t, notShareableV2), "v1alpha3") }
+	for name, sc := range map[string]struct {
+		op   map[string]interface{}
+		want field.ErrorList
+	}{
+		"hiding-the-reservations-from-v1alpha2-and-v1alpha1": {
+			op:   map[string]interface{}{"op": "replace", "path": "/status/reservedFor", "value": []interface{}{}},
+			want: field.ErrorList{forbidden("v1alpha1"), forbidden("v1alpha2")},
+		},
+		"requesting-deallocation-as-seen-through-v1alpha2-and-v1alpha1": {
+			op:   map[string]interface{}{"op": "add", "path": "/status/deallocationRequested", "value": true},
+			want: field.ErrorList{forbidden("v1alpha1"), forbidden("v1alpha2")},
+		},
+		"making-it-shareable-as-seen-through-v1alpha2-and-v1alpha1": { // the allocation's rule, as before
+			op: map[string]interface{}{"op": "replace", "path": "/status/allocation/shareable", "value": true},
+			want: field.ErrorList{
+				field.Invalid(annotations, "<value omitted>", "field is immutable: the update changes status.allocation as seen through v1alpha1"),
+				field.Invalid(annotations, "<value omitted>", "field is immutable: the update changes status.allocation as seen through v1alpha2"),
+			},
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			o := stored(t)
+			forgedStatusPatch(t, o, "v1alpha2", sc.op)
+			resp, err := Validate(Request{Operation: Update, Object: o, OldObject: stored(t)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(sc.want, resp.Errors); diff != "" {
+				t.Errorf("errors (-want +got):\n%s", diff)
+			}
+		})
+	}
+	t.Run("a-label-change-is-no-status-change", func(t *testing.T) {
+		o := stored(t)
+		o["metadata"].(map[string]interface{})["labels"] = map[string]interface{}{"team": "a"}
+		resp, err := Validate(Request{Operation: Update, Object: o, OldObject: stored(t)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(resp.Errors) != 0 {
+			t.Errorf("want no errors, got %v", resp.Errors)
+		}
+	})
+}
+
+// An allocation written through v1alpha3 whose handle, seen through
+// v1alpha1 or v1alpha2, exceeds the 16 KiB those releases allowed does not
+// keep their clients from unreserving (withoutUnchangedAllocationErrors);
+// setting such a handle through those versions is still refused.
+func TestUnchangedAllocationIsNotRevalidated(t *testing.T) {
+	requireConversion(t)
+	blob := strings.Repeat("x", 17000)
+	v3 := `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns","resourceVersion":"1"},` +
+		`"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu.example.com"}]}},` +
+		`"status":{"allocation":{"controller":"gpu.example.com","devices":{"results":[{"request":"request","driver":"gpu.example.com","pool":"p","device":"d"}],` +
+		`"config":[{"source":"FromClaim","opaque":{"driver":"gpu.example.com","parameters":{"blob":"` + blob + `"}}}]}},` +
+		`"reservedFor":[{"resource":"pods","name":"a","uid":"1"}]}}`
+	for _, version := range []string{"v1alpha1", "v1alpha2"} {
+		t.Run(version, func(t *testing.T) {
+			old := mustConvert(t, obj(t, v3), version)
+			unreserved := mustConvert(t, obj(t, v3), version)
+			delete(unreserved["status"].(map[string]interface{}), "reservedFor")
+			resp, err := Validate(Request{Operation: Update, SubResource: "status", Object: unreserved, OldObject: old})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(resp.Errors) != 0 {
+				t.Errorf("unreserving: want no errors, got %v", resp.Errors)
+			}
+			// Setting the same allocation through this version is refused as upstream.
+			unallocated := mustConvert(t, obj(t, v3), version)
+			status := unallocated["status"].(map[string]interface{})
+			delete(status, "allocation")
+			delete(status, "reservedFor")
+			delete(status, "driverName")
+			allocating := mustConvert(t, obj(t, v3), version)
+			delete(allocating["status"].(map[string]interface{}), "reservedFor")
+			resp, err = Validate(Request{Operation: Update, SubResource: "status", Object: allocating, OldObject: unallocated})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tooLong := false
+			for _, e := range resp.Errors {
+				tooLong = tooLong || e.Type == field.ErrorTypeTooLong && insideAllocation(e.Field)
+			}
+			if !tooLong {
+				t.Errorf("allocating: want the handle's TooLong error, got %v", resp.Errors)
+			}
+		})
+	}
+}
