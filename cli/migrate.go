@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -51,7 +52,7 @@ group resource.k8s.io). Each is converted (its group is kept), then:
   - for v1beta1, v1beta2 and v1, a migrated object that a Kubernetes 1.36
     apiserver would reject (fields the version does not have, a request
     without a device class, a CEL selector over 10 Ki, opaque parameters
-    that are not a JSON object or over 10 Ki) is refused: exit 3, nothing
+    that are not a JSON object or over 10 Ki) is refused: exit 1, nothing
     is written. kubectl create --dry-run=server -f OUTPUT is the full check.
 
 What was dropped or changed is reported per object on standard error, with a
@@ -101,6 +102,10 @@ func (o *migrateOptions) run(s streams) error {
 		}
 		out, err := migrateDocument(doc, o.to, opts, s.err)
 		if err != nil {
+			var malformed *conversion.MalformedError
+			if errors.As(err, &malformed) {
+				return withCode(ExitBadInput, err) // as convert and validate
+			}
 			return withCode(ExitInvalid, err)
 		}
 		objects = append(objects, out...)

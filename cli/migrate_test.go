@@ -156,6 +156,8 @@ func TestMigrateBadInput(t *testing.T) {
 		{"rejected-by-1.36", []string{"migrate", "--to", "v1beta2", "-f", "-"}, "apiVersion: resource.k8s.io/v1alpha3\nkind: ResourceClaim\nmetadata: {name: c}\nspec: {devices: {requests: [{name: r, deviceClassName: x}], config: [{opaque: {driver: d, parameters: 5}}]}}\n", ExitInvalid,
 			"Error: <stdin>: document 1 (line 1): ResourceClaim c: a Kubernetes 1.33 apiserver would reject the migrated object: spec.devices.config[0].opaque.parameters: Invalid value: must be a JSON object\n"},
 		{"unreadable", []string{"migrate", "--to", "v1alpha3", "-f", "-"}, "a: [", ExitBadInput, ""},
+		{"malformed-as-convert", []string{"migrate", "--to", "v1alpha2", "-f", "-"}, "apiVersion: resource.k8s.io/v1alpha3\nkind: ResourceClaim\nmetadata: {name: c, namespace: ns}\nspec: {devices: []}\n", ExitBadInput,
+			"Error: <stdin>: document 1 (line 1): ResourceClaim ns/c is malformed: spec.devices must be an object, not an array\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
