@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -11,7 +12,7 @@ import (
 )
 
 // referenceDataParameters is dataParameters as it was written with
-// encoding/json.
+// encoding/json, numbers rewritten as the apiserver stores them.
 func referenceDataParameters(data string) interface{} {
 	dec := json.NewDecoder(strings.NewReader(data))
 	dec.UseNumber()
@@ -20,15 +21,45 @@ func referenceDataParameters(data string) interface{} {
 		if m, ok := v.(map[string]interface{}); ok && m != nil {
 			if _, err := dec.Token(); err == io.EOF {
 				if len(data) <= maxNonCanonicalDataBytes {
-					return m
+					return apiserverNumbers(m)
 				}
-				if canonical, err := canonicalJSON(m); err == nil && string(canonical) == data {
+				if canonical, err := canonicalJSON(apiserverNumbers(m)); err == nil && string(canonical) == data {
 					return m
 				}
 			}
 		}
 	}
 	return map[string]interface{}{"apiVersion": HandleDataAPIVersion, "kind": HandleDataKind, "data": data}
+}
+
+// apiserverNumbers rewrites the numbers of the tree v as the apiserver
+// stores them: an integer that fits as an int64, anything else as a float64,
+// encoded by encoding/json; zero as 0.
+func apiserverNumbers(v interface{}) interface{} {
+	switch v := v.(type) {
+	case map[string]interface{}:
+		for k, e := range v {
+			v[k] = apiserverNumbers(e)
+		}
+	case []interface{}:
+		for i, e := range v {
+			v[i] = apiserverNumbers(e)
+		}
+	case json.Number:
+		if n, err := v.Int64(); err == nil {
+			return json.Number(strconv.FormatInt(n, 10))
+		}
+		f, err := v.Float64()
+		if err != nil {
+			return v
+		}
+		if f == 0 {
+			return json.Number("0")
+		}
+		data, _ := json.Marshal(f)
+		return json.Number(data)
+	}
+	return v
 }
 
 // TestDataParametersMatchesEncodingJSON: handle data is read as
@@ -42,11 +73,14 @@ func TestDataParametersMatchesEncodingJSON(t *testing.T) {
 	long := `{"k": "` + strings.Repeat("x", maxNonCanonicalDataBytes) + `"}`
 	for _, data := range []string{
 		``, ` `, `null`, `{}`, ` {"a":1} `, "\t{\"a\":1}\n", `{"a":1} x`, `{"a":1}{"b":2}`, `{"a":1}]`,
-		`[1,2]`, `"str"`, `42`, `true`, `{"a":1.50e+3,"b":-0,"c":[1,{"d":null}]}`, `{"a":"\ud800"}`,
+		`[1,2]`, `"str"`, `42`, `true`, `{"a":1.50e+3,"b":-0,"c":[1,{"d":null}]}`,
+		`{"a":1.0,"b":[40.0,1e2],"c":{"d":2.50,"e":0.0000001,"f":-0.0},"g":12345678901234567890123,"h":1e400}`, `{"a":"\ud800"}`,
 		"{\"a\":\"\xff\"}", `{"a":"\u00e9<>&"}`, `{"a":1,"a":2}`, `{"a":}`, `{"a":1`, `{'a':1}`, `{"a":01}`,
 		`{"devices":["gpu-0","gpu-1"],"sharing":"none"}`,
 		nested(encodingJSONMaxDepth), nested(encodingJSONMaxDepth + 1),
 		long, strings.ReplaceAll(long, " ", ""),
+		`{"k":"` + strings.Repeat("x", maxNonCanonicalDataBytes) + `","n":1.0}`,
+		`{"k":"` + strings.Repeat("x", maxNonCanonicalDataBytes) + `","n":1}`,
 	} {
 		want, got := referenceDataParameters(data), dataParameters(data)
 		if !reflect.DeepEqual(want, got) { // cmp.Diff is too slow for the deepest inputs

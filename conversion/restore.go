@@ -224,7 +224,7 @@ func (r *restore) applySection(name string, root map[string]interface{}) {
 		return
 	}
 	cur, ok := root[name]
-	if sectionFingerprint(name, cur, ok) != sp.Base {
+	if sectionFingerprint(name, cur, ok) != sp.Base && legacySectionFingerprint(name, cur, ok) != sp.Base {
 		return
 	}
 	for _, op := range sp.Patch {
@@ -236,14 +236,28 @@ func (r *restore) applySection(name string, root map[string]interface{}) {
 // the status, the fields that are the same in every version (reservedFor,
 // deallocationRequested) are left out: patches never touch them, and
 // reserving or requesting deallocation through another version must not make
-// the restore data of the allocation stale.
+// the restore data of the allocation stale. Numbers are hashed in canonical
+// form (see fingerprint).
 func sectionFingerprint(name string, v interface{}, ok bool) string {
+	if m, isMap := v.(map[string]interface{}); isMap && m != nil && name == "status" {
+		return fingerprintOf(func(buf []byte) ([]byte, error) {
+			return jsontree.AppendObjectOmittingCanonical(buf, m, statusCommonKeys)
+		})
+	}
+	return fingerprint(v, ok)
+}
+
+// legacySectionFingerprint is sectionFingerprint as older builds computed
+// it, with numbers hashed as written, so that a base they stored still
+// applies to the section it was made for. It is computed only when the
+// canonical fingerprint does not match.
+func legacySectionFingerprint(name string, v interface{}, ok bool) string {
 	if m, isMap := v.(map[string]interface{}); isMap && m != nil && name == "status" {
 		return fingerprintOf(func(buf []byte) ([]byte, error) {
 			return jsontree.AppendObjectOmitting(buf, m, statusCommonKeys, false)
 		})
 	}
-	return fingerprint(v, ok)
+	return legacyFingerprint(v, ok)
 }
 
 func applyOperation(root map[string]interface{}, op operation) {

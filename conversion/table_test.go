@@ -351,12 +351,26 @@ func TestTableV2ToV3(t *testing.T) {
 		name: "canonical JSON-object data becomes the parameters as they are; no annotation",
 		in: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c"},
 			"spec":{"resourceClassName":"c"},
-			"status":{"driverName":"d","allocation":{"resourceHandles":[{"driverName":"d","data":"{\"a\":[1,2.50],\"b\":{\"c\":null}}"}],"shareable":true}}}`,
+			"status":{"driverName":"d","allocation":{"resourceHandles":[{"driverName":"d","data":"{\"a\":[1,2.5,1e-7],\"b\":{\"c\":null}}"}],"shareable":true}}}`,
 		want: `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c"},
 			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"c"}]}},
 			"status":{"allocation":{"controller":"d","devices":{
 				"results":[{"request":"request","driver":"d","pool":"d","device":"handle-0"}],
-				"config":[{"source":"FromClaim","requests":["request"],"opaque":{"driver":"d","parameters":{"a":[1,2.50],"b":{"c":null}}}}]}}}}`,
+				"config":[{"source":"FromClaim","requests":["request"],"opaque":{"driver":"d","parameters":{"a":[1,2.5,1e-7],"b":{"c":null}}}}]}}}}`,
+	}, {
+		name: "JSON-object data with numbers the apiserver rewrites: parameters hold them as it stores them, the exact text travels in restore-v1alpha2",
+		in: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c"},
+			"spec":{"resourceClassName":"c"},
+			"status":{"driverName":"d","allocation":{"resourceHandles":[{"driverName":"d","data":"{\"a\":[1.0,2.50,0.0000001],\"b\":{\"c\":null}}"}],"shareable":true}}}`,
+		want: `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim",
+			"metadata":{"name":"c","annotations":{"claimbridge.dev/restore-v1alpha2":{
+				"status":{"base":{"$fp":{"driverName":"d","allocation":{"resourceHandles":[{"driverName":"d","data":"{\"a\":[1,2.5,1e-7],\"b\":{\"c\":null}}"}],"shareable":true}}},"patch":[
+					{"op":"replace","path":"/status/allocation/resourceHandles/0/data","value":"{\"a\":[1.0,2.50,0.0000001],\"b\":{\"c\":null}}"}]},
+				"created":"annotations"}}},
+			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"c"}]}},
+			"status":{"allocation":{"controller":"d","devices":{
+				"results":[{"request":"request","driver":"d","pool":"d","device":"handle-0"}],
+				"config":[{"source":"FromClaim","requests":["request"],"opaque":{"driver":"d","parameters":{"a":[1,2.5,1e-7],"b":{"c":null}}}}]}}}}`,
 	}, {
 		name: "non-canonical JSON-object data: parameters hold the object, the exact text travels in restore-v1alpha2; shareable false too",
 		in: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c"},

@@ -291,11 +291,15 @@ func opaqueConfig(source, request, driver string, parameters interface{}) map[st
 }
 
 // dataParameters turns opaque handle data into configuration parameters: a
-// JSON object as it is, anything else wrapped. The exact text of JSON that is
-// not in canonical form (sorted keys, no spaces) travels in the restore
-// annotation; to keep that bounded (32 handles of up to 16 KiB would not fit
-// the annotation limit), non-canonical JSON longer than
-// maxNonCanonicalDataBytes is wrapped like non-JSON data.
+// JSON object as it is, anything else wrapped. The numbers of the object are
+// written in canonical form (jsontree.AppendCanonicalNumber): the apiserver
+// rewrites the numbers of the parameters it stores (1.0 as 1), so the
+// parameters are what it stores, and a v1alpha2 view of the stored object
+// maps back to it without a restore annotation. The exact text of JSON that
+// is not in canonical form (sorted keys, no spaces, canonical numbers)
+// travels in the restore annotation; to keep that bounded (32 handles of up
+// to 16 KiB would not fit the annotation limit), non-canonical JSON longer
+// than maxNonCanonicalDataBytes is wrapped like non-JSON data.
 func dataParameters(data string) interface{} {
 	// One JSON value with nothing but whitespace around it, decoded as
 	// encoding/json with UseNumber decodes it (jsontree, without reflection;
@@ -303,10 +307,11 @@ func dataParameters(data string) interface{} {
 	v, err := jsontree.UnmarshalString(data, encodingJSONMaxDepth)
 	if m, ok := v.(map[string]interface{}); err == nil && ok && m != nil {
 		if len(data) <= maxNonCanonicalDataBytes {
+			canonicalizeNumbers(m)
 			return m
 		}
-		if canonical, err := canonicalJSON(m); err == nil && string(canonical) == data {
-			return m
+		if canonical, err := canonicalNumbersJSON(m); err == nil && string(canonical) == data {
+			return m // its numbers are canonical
 		}
 	}
 	return map[string]interface{}{"apiVersion": HandleDataAPIVersion, "kind": HandleDataKind, "data": data}
@@ -328,7 +333,7 @@ func parametersData(params interface{}) string {
 			return data
 		}
 	}
-	data, err := canonicalJSON(params)
+	data, err := canonicalNumbersJSON(params)
 	if err != nil {
 		return ""
 	}

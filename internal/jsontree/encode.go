@@ -8,7 +8,9 @@ package jsontree
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -24,6 +26,34 @@ func Marshal(v interface{}) ([]byte, error) {
 // (without its newline) when false. Values of other types are encoded by
 // encoding/json.
 func Append(buf []byte, v interface{}, escapeHTML bool) ([]byte, error) {
+	return appendValue(buf, v, flagsOf(escapeHTML))
+}
+
+// AppendCanonical appends the encoding of v as Append(buf, v, false) does,
+// except that every number is written in its canonical form
+// (AppendCanonicalNumber). Where all numbers already have that form, the
+// bytes are Append's.
+func AppendCanonical(buf []byte, v interface{}) ([]byte, error) {
+	return appendValue(buf, v, canonicalNumbers)
+}
+
+// flags select how a tree is encoded.
+type flags uint8
+
+const (
+	escapeHTMLFlag   flags = 1 << iota // escape <, > and & in strings
+	canonicalNumbers                   // write numbers in canonical form
+)
+
+func flagsOf(escapeHTML bool) flags {
+	if escapeHTML {
+		return escapeHTMLFlag
+	}
+	return 0
+}
+
+func appendValue(buf []byte, v interface{}, fl flags) ([]byte, error) {
+	escapeHTML := fl&escapeHTMLFlag != 0
 	switch v := v.(type) {
 	case nil:
 		return append(buf, "null"...), nil
@@ -41,12 +71,27 @@ func Append(buf []byte, v interface{}, escapeHTML bool) ([]byte, error) {
 		if !isValidNumber(string(v)) {
 			return fallback(buf, v, escapeHTML)
 		}
+		if fl&canonicalNumbers != 0 {
+			return AppendCanonicalNumber(buf, string(v)), nil
+		}
 		return append(buf, v...), nil
+	case float64:
+		if fl&canonicalNumbers != 0 && !math.IsNaN(v) && !math.IsInf(v, 0) {
+			return appendCanonicalFloat(buf, v), nil
+		}
+	case int64:
+		if fl&canonicalNumbers != 0 {
+			return strconv.AppendInt(buf, v, 10), nil
+		}
+	case int:
+		if fl&canonicalNumbers != 0 {
+			return strconv.AppendInt(buf, int64(v), 10), nil
+		}
 	case map[string]interface{}:
 		if v == nil {
 			return append(buf, "null"...), nil
 		}
-		return appendObject(buf, v, nil, escapeHTML)
+		return appendObject(buf, v, nil, fl)
 	case []interface{}:
 		if v == nil {
 			return append(buf, "null"...), nil
@@ -57,7 +102,7 @@ func Append(buf []byte, v interface{}, escapeHTML bool) ([]byte, error) {
 			if i > 0 {
 				buf = append(buf, ',')
 			}
-			if buf, err = Append(buf, e, escapeHTML); err != nil {
+			if buf, err = appendValue(buf, e, fl); err != nil {
 				return nil, err
 			}
 		}
@@ -72,10 +117,20 @@ func AppendObjectOmitting(buf []byte, m map[string]interface{}, omit []string, e
 	if m == nil {
 		return append(buf, "null"...), nil
 	}
-	return appendObject(buf, m, omit, escapeHTML)
+	return appendObject(buf, m, omit, flagsOf(escapeHTML))
 }
 
-func appendObject(buf []byte, m map[string]interface{}, omit []string, escapeHTML bool) ([]byte, error) {
+// AppendObjectOmittingCanonical appends the encoding of m without its keys
+// in omit, as AppendCanonical would encode a copy of m without them.
+func AppendObjectOmittingCanonical(buf []byte, m map[string]interface{}, omit []string) ([]byte, error) {
+	if m == nil {
+		return append(buf, "null"...), nil
+	}
+	return appendObject(buf, m, omit, canonicalNumbers)
+}
+
+func appendObject(buf []byte, m map[string]interface{}, omit []string, fl flags) ([]byte, error) {
+	escapeHTML := fl&escapeHTMLFlag != 0
 	// The members are taken in one pass over the map (no lookup per key)
 	// and sorted by key, byte-wise, as encoding/json sorts.
 	var small [16]member
@@ -94,7 +149,7 @@ func appendObject(buf []byte, m map[string]interface{}, omit []string, escapeHTM
 		}
 		buf = appendString(buf, e.key, escapeHTML)
 		buf = append(buf, ':')
-		if buf, err = Append(buf, e.value, escapeHTML); err != nil {
+		if buf, err = appendValue(buf, e.value, fl); err != nil {
 			return nil, err
 		}
 	}
@@ -113,6 +168,78 @@ func sortMembers(ms []member) {
 			ms[j], ms[j-1] = ms[j-1], ms[j]
 		}
 	}
+}
+
+// AppendCanonicalNumber appends the canonical form of the valid JSON number
+// s (other text is appended as it is): the text the kube-apiserver stores
+// for it. The apiserver decodes a
+// number as an int64 if the literal is an integer that fits, else as a
+// float64, and encodes it again with encoding/json; so
+//
+//   - a literal that parses as an int64 is written as that int64 in
+//     decimal ("-0" as "0");
+//   - any other literal is parsed as a float64 f and written as
+//     encoding/json writes f: without an exponent (shortest digits) if
+//     1e-6 <= |f| < 1e21, else with one ("1e-7", "1.2345678901234567e+22");
+//     zero is written "0";
+//   - a literal out of float64 range (which the apiserver refuses) is
+//     written as it is.
+//
+// So 1, 1.0 and 1e0 are all "1", 2.50 is "2.5", 0.0000001 and 1e-07 are
+// "1e-7", and the form is its own canonical form: storing an object any
+// number of times leaves canonical numbers as they are.
+func AppendCanonicalNumber(buf []byte, s string) []byte {
+	if s == "" { // as Append encodes json.Number("")
+		return append(buf, '0')
+	}
+	integer := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == '.' || c == 'e' || c == 'E' {
+			integer = false
+			break
+		}
+	}
+	if integer {
+		digits := len(s)
+		if s[0] == '-' {
+			digits--
+		}
+		if digits <= 18 { // fits an int64; JSON has no leading zeros
+			if s == "-0" {
+				return append(buf, '0')
+			}
+			return append(buf, s...)
+		}
+		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return strconv.AppendInt(buf, n, 10)
+		}
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return append(buf, s...)
+	}
+	return appendCanonicalFloat(buf, f)
+}
+
+// appendCanonicalFloat appends the finite f as encoding/json encodes a
+// float64, with zero (also -0) as "0".
+func appendCanonicalFloat(buf []byte, f float64) []byte {
+	if f == 0 {
+		return append(buf, '0')
+	}
+	format := byte('f')
+	if abs := math.Abs(f); abs < 1e-6 || abs >= 1e21 {
+		format = 'e'
+	}
+	buf = strconv.AppendFloat(buf, f, format, -1, 64)
+	if format == 'e' { // e-07 → e-7, as encoding/json
+		n := len(buf)
+		if n >= 4 && buf[n-4] == 'e' && buf[n-3] == '-' && buf[n-2] == '0' {
+			buf[n-2] = buf[n-1]
+			buf = buf[:n-1]
+		}
+	}
+	return buf
 }
 
 func fallback(buf []byte, v interface{}, escapeHTML bool) ([]byte, error) {

@@ -1,0 +1,102 @@
+package conversion
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func decodeForTest(t *testing.T, s string) map[string]interface{} {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	var m map[string]interface{}
+	if err := dec.Decode(&m); err != nil {
+		t.Fatalf("bad test JSON: %v\n%s", err, s)
+	}
+	return m
+}
+
+// TestFingerprintCanonicalNumbers: fingerprints are the same for a section
+// as written and as the apiserver stores it, and for a section whose numbers
+// are already canonical they are the fingerprints of older builds.
+func TestFingerprintCanonicalNumbers(t *testing.T) {
+	const stored = `{"allocation":{"a":1,"b":[40,100,2.5,1e-7,1.2345678901234568e+22,0]},"reservedFor":[{"name":"p"}]}`
+	want := sectionFingerprint("status", decodeForTest(t, stored), true)
+	if legacy := legacySectionFingerprint("status", decodeForTest(t, stored), true); legacy != want {
+		t.Errorf("canonical numbers: fingerprint %s, legacy fingerprint %s; want them equal", want, legacy)
+	}
+	for _, written := range []string{
+		`{"allocation":{"a":1.0,"b":[40.0,1e2,2.50,0.0000001,12345678901234567890123,-0.0]}}`,
+		`{"allocation":{"a":1e0,"b":[4e1,100.00,25e-1,1e-07,1.2345678901234567e22,0e0]},"reservedFor":[]}`,
+	} {
+		if got := sectionFingerprint("status", decodeForTest(t, written), true); got != want {
+			t.Errorf("fingerprint of %s = %s, want %s (of %s)", written, got, want, stored)
+		}
+		if legacy := legacySectionFingerprint("status", decodeForTest(t, written), true); legacy == want {
+			t.Errorf("legacy fingerprint of %s = %s: numbers as written should hash differently", written, legacy)
+		}
+	}
+	if got, want := fingerprint(json.Number("1.0"), true), fingerprint(json.Number("1"), true); got != want {
+		t.Errorf("fingerprint(1.0) = %s, want fingerprint(1) = %s", got, want)
+	}
+}
+
+// TestLegacyRestoreBaseStillApplies: a restore annotation written by an
+// older build, whose base hashes numbers as written, still applies to the
+// section it was made for; a base that matches neither fingerprint is
+// stale.
+func TestLegacyRestoreBaseStillApplies(t *testing.T) {
+	const in = `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c"},
+		"spec":{"resourceClassName":"gpu.example.com","allocationMode":"WaitForFirstConsumer"},
+		"status":{"driverName":"gpu.example.com","allocation":{"resourceHandles":[{"driverName":"gpu.example.com","structuredData":{
+			"nodeName":"n1","results":[{"namedResources":{"name":"g0"}}],"vendorClaimParameters":{"memoryGiB":16.0}}}],"shareable":false}}}`
+	obj := decodeForTest(t, in)
+	converted, err := Convert(deepCopyMap(obj), V1alpha3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The status as mapped back from v1alpha3, which the base identifies.
+	plain := deepCopyMap(converted)
+	delete(asMap(plain["metadata"]), "annotations")
+	mappedBack, err := Convert(plain, V1alpha2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	canonical := sectionFingerprint("status", mappedBack["status"], true)
+	legacy := legacySectionFingerprint("status", mappedBack["status"], true)
+	if canonical == legacy {
+		t.Fatalf("the test needs a status with non-canonical numbers: %s", mustCanonical(mappedBack["status"]))
+	}
+
+	withBase := func(base string) map[string]interface{} {
+		c := deepCopyMap(converted)
+		ann := asMap(asMap(c["metadata"])["annotations"])
+		r := popRestore(c, V1alpha2)
+		if r == nil || r.Status == nil || r.Status.Base != canonical {
+			t.Fatalf("restore annotation %v: want a status patch with base %s", ann, canonical)
+		}
+		r.Status.Base = base
+		if err := pushRestore(c, V1alpha2, r); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	back, err := Convert(withBase(legacy), V1alpha2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(obj, back, cmp.Comparer(func(a, b json.Number) bool { return a == b })); diff != "" {
+		t.Errorf("legacy base: not restored (-want +got):\n%s", diff)
+	}
+
+	stale, err := Convert(withBase("0123456789abcdef"), V1alpha2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if shareable := asMap(asMap(stale["status"])["allocation"])["shareable"]; shareable != true {
+		t.Errorf("stale base: shareable = %v, want the mapped true (patch dropped)", shareable)
+	}
+}
