@@ -110,25 +110,28 @@ func canonicalizeNumbers(v interface{}) {
 	switch v := v.(type) {
 	case map[string]interface{}:
 		for k, e := range v {
-			if n, ok := e.(json.Number); ok {
-				if c, changed := canonicalNumber(n); changed {
-					v[k] = c
-				}
-			} else {
-				canonicalizeNumbers(e)
+			if c, changed := canonicalElement(e); changed {
+				v[k] = c
 			}
 		}
 	case []interface{}:
 		for i, e := range v {
-			if n, ok := e.(json.Number); ok {
-				if c, changed := canonicalNumber(n); changed {
-					v[i] = c
-				}
-			} else {
-				canonicalizeNumbers(e)
+			if c, changed := canonicalElement(e); changed {
+				v[i] = c
 			}
 		}
 	}
+}
+
+// canonicalElement is canonicalizeNumbers for one element of a container:
+// a number's canonical form and whether it differs (the container then
+// takes it), or, for anything else, its numbers rewritten in place.
+func canonicalElement(e interface{}) (interface{}, bool) {
+	if n, ok := e.(json.Number); ok {
+		return canonicalNumber(n)
+	}
+	canonicalizeNumbers(e)
+	return nil, false
 }
 
 // canonicalNumber returns the canonical form of n and whether it differs
