@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -26,11 +27,30 @@ type MalformedError struct {
 	Path string
 	// Want and Got are JSON types: object, array, string, boolean, number.
 	Want, Got string
+	// Hint, when set, says why the value may have that type.
+	Hint string
 }
 
 func (e *MalformedError) Error() string {
-	return fmt.Sprintf("%s %s is malformed: %s must be %s %s, not %s %s",
+	msg := fmt.Sprintf("%s %s is malformed: %s must be %s %s, not %s %s",
 		e.Kind, e.Object, e.Path, article(e.Want), e.Want, article(e.Got), e.Got)
+	if e.Hint != "" {
+		msg += " (" + e.Hint + ")"
+	}
+	return msg
+}
+
+// numberHint explains a string where a number belongs whose text is a
+// number too large for a float64: YAML reads such a number as a string.
+func numberHint(v interface{}) string {
+	s, ok := v.(string)
+	if !ok || s == "" || !strings.ContainsRune("-0123456789", rune(s[0])) || !json.Valid([]byte(s)) {
+		return ""
+	}
+	if _, err := strconv.ParseFloat(s, 64); errors.Is(err, strconv.ErrRange) {
+		return fmt.Sprintf("%q is beyond a float64's range, so YAML reads it as a string; in JSON input it is a number", s)
+	}
+	return ""
 }
 
 func article(t string) string {
@@ -81,7 +101,7 @@ var (
 	consumerShape = object(map[string]*shape{"apiGroup": str, "resource": str, "name": str, "uid": str})
 	opaqueShape   = object(map[string]*shape{"driver": str, "parameters": anyJSON})
 
-	specShapes = map[string]*shape{
+	specShapes = withGAShapes(map[string]*shape{
 		V1alpha1: specV1V2Shape,
 		V1alpha2: specV1V2Shape,
 		V1alpha3: object(map[string]*shape{
@@ -95,9 +115,9 @@ var (
 				"config":      arrayOf(object(map[string]*shape{"requests": arrayOf(str), "opaque": opaqueShape})),
 			}),
 		}),
-	}
+	}, gaSpecTypes)
 
-	statusShapes = map[string]*shape{
+	statusShapes = withGAShapes(map[string]*shape{
 		V1alpha1: statusShape(map[string]*shape{
 			"resourceHandle": str, "availableOnNodes": object(nil), "shareable": boolean,
 		}),
@@ -121,7 +141,7 @@ var (
 				"config":  arrayOf(object(map[string]*shape{"source": str, "requests": arrayOf(str), "opaque": opaqueShape})),
 			}),
 		}),
-	}
+	}, gaStatusTypes)
 )
 
 // statusShape is a ResourceClaimStatus with the given allocation fields
@@ -156,12 +176,6 @@ func objectShape(version, kind string) *shape {
 func buildObjectShape(version, kind string) *shape {
 	fields := map[string]*shape{"metadata": metadataShape}
 	spec, status := specShapes[version], statusShapes[version]
-	if spec == nil || status == nil {
-		// v1beta1, v1beta2 and v1: only metadata and the template's
-		// object shape are checked; their mappings copy values of another
-		// type as they are, and the restore annotation brings them back.
-		spec, status = anyJSON, anyJSON
-	}
 	if kind == KindTemplate {
 		fields["spec"] = object(map[string]*shape{"metadata": metadataShape, "spec": spec})
 	} else {
@@ -211,7 +225,11 @@ func checkValue(v interface{}, s *shape, path string) *MalformedError {
 		want = "object"
 	}
 	if got != want {
-		return &MalformedError{Path: path, Want: want, Got: got}
+		e := &MalformedError{Path: path, Want: want, Got: got}
+		if want == "number" {
+			e.Hint = numberHint(v)
+		}
+		return e
 	}
 	switch s.typ {
 	case "object":

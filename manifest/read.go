@@ -156,7 +156,7 @@ func readSource(name string, stdin io.Reader) ([]byte, error) {
 func Parse(source string, data []byte) ([]Document, error) {
 	var docs []Document
 	for _, chunk := range split(data) {
-		obj, err := decodeObject(chunk.data)
+		obj, err := decodeObject(chunk.data, chunk.json)
 		if err != nil {
 			return nil, &Error{Source: source, Index: chunk.index, Line: chunk.line, Err: err}
 		}
@@ -184,6 +184,7 @@ func Parse(source string, data []byte) ([]Document, error) {
 type chunk struct {
 	index, line int
 	data        []byte
+	json        bool // data is one JSON value (decoded as JSON, not YAML)
 }
 
 // split cuts a YAML stream at "---" lines, or a JSON stream at value
@@ -241,25 +242,15 @@ func splitJSON(data []byte) ([]chunk, bool) {
 		}
 		// The value starts at the first non-space byte after the previous value.
 		offset := int(before) + len(data[before:]) - len(bytes.TrimLeft(data[before:], " \t\r\n"))
-		chunks = append(chunks, chunk{index: len(chunks) + 1, line: 1 + bytes.Count(data[:offset], []byte("\n")), data: raw})
+		chunks = append(chunks, chunk{index: len(chunks) + 1, line: 1 + bytes.Count(data[:offset], []byte("\n")), data: raw, json: true})
 	}
 }
 
-// decodeObject decodes one YAML or JSON document into an object; nil, nil for
-// an empty document.
-func decodeObject(data []byte) (map[string]interface{}, error) {
-	j, err := yaml.YAMLToJSONStrict(data) // duplicate keys would lose data: an error
-	if err != nil {
-		return nil, err
-	}
-	j = bytes.TrimSpace(j)
-	if len(j) == 0 || bytes.Equal(j, []byte("null")) {
-		return nil, nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(j))
-	dec.UseNumber()
-	var v interface{}
-	if err := dec.Decode(&v); err != nil {
+// decodeObject decodes one YAML document, or one JSON value (isJSON), into an
+// object; nil, nil for an empty document.
+func decodeObject(data []byte, isJSON bool) (map[string]interface{}, error) {
+	v, err := decodeValue(data, isJSON)
+	if v == nil || err != nil {
 		return nil, err
 	}
 	obj, ok := v.(map[string]interface{})
@@ -273,6 +264,25 @@ func decodeObject(data []byte) (map[string]interface{}, error) {
 		return nil, errors.New(`object has no "apiVersion"`)
 	}
 	return obj, nil
+}
+
+func decodeValue(data []byte, isJSON bool) (interface{}, error) {
+	if isJSON {
+		return decodeJSON(data)
+	}
+	j, err := yaml.YAMLToJSONStrict(data) // duplicate keys would lose data: an error
+	if err != nil {
+		return nil, err
+	}
+	j = bytes.TrimSpace(j)
+	if len(j) == 0 || bytes.Equal(j, []byte("null")) {
+		return nil, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(j))
+	dec.UseNumber()
+	var v interface{}
+	err = dec.Decode(&v)
+	return v, err
 }
 
 // listItems returns the items of a kind: List (apiVersion v1), the generic

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -56,6 +57,9 @@ func TestParseErrors(t *testing.T) {
 		"list-item":      {"apiVersion: v1\nkind: List\nitems: [1]\n", "items[0]: expected an object, got a number"},
 		"list-items-obj": {"apiVersion: v1\nkind: List\nitems: {a: 1}\n", `"items" of a List must be an array`},
 		"duplicate-key":  {"apiVersion: v1\nkind: A\nkind: B\n", "document 1"},
+		"json-duplicate": {`{"apiVersion":"v1","kind":"A","metadata":{"x":{"a":1,"a":2}}}`, `f: document 1 (line 1): key "a" appears twice in the object at metadata.x`},
+		"json-top-dup":   {`{"kind":"A","kind":"B"}`, `f: document 1 (line 1): key "kind" appears twice in the top-level object`},
+		"json-too-deep":  {`{"apiVersion":"v1","kind":"A","x":` + strings.Repeat("[", 10002) + strings.Repeat("]", 10002) + `}`, "exceeded max depth"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := Parse("f", []byte(tc.data))
@@ -67,6 +71,31 @@ func TestParseErrors(t *testing.T) {
 				t.Errorf("error %q does not contain %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// JSON documents are decoded as JSON: a number YAML would read as a string
+// (beyond a float64's range) stays a number with its text, as in kubectl.
+func TestParseJSONNumbersStayNumbers(t *testing.T) {
+	docs, err := Parse("f.json", []byte(`{"apiVersion":"v1","kind":"A","n":1e400,"m":[-0.0,1E+2],"s":"1e400","o":{"b":true,"z":null}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]interface{}{
+		"apiVersion": "v1", "kind": "A", "n": json.Number("1e400"),
+		"m": []interface{}{json.Number("-0.0"), json.Number("1E+2")}, "s": "1e400",
+		"o": map[string]interface{}{"b": true, "z": nil},
+	}
+	if diff := cmp.Diff(want, docs[0].Object); diff != "" {
+		t.Errorf("object (-want +got):\n%s", diff)
+	}
+	// The same document as YAML: 1e400 is a string to YAML (and to kubectl).
+	docs, err = Parse("f.yaml", []byte("apiVersion: v1\nkind: A\ncount: 1e400\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := docs[0].Object["count"]; got != "1e400" {
+		t.Errorf("YAML n = %#v, want the string", got)
 	}
 }
 

@@ -1,0 +1,116 @@
+package conversion
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+
+	resourcev1 "k8s.io/api/resource/v1"
+	resourcev1beta1 "k8s.io/api/resource/v1beta1"
+	resourcev1beta2 "k8s.io/api/resource/v1beta2"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// The shapes of the upstream versions v1beta1, v1beta2 and v1 are derived
+// from their k8s.io/api types (v0.36), field by field, as their JSON decoder
+// reads them: a field of the wrong JSON type is what kube-apiserver refuses
+// to decode. Values a type decodes itself (quantities, raw extensions) are
+// not looked into, nor is a node selector: the alpha shapes do not look
+// into one either, and an object must convert back to the version it came
+// from.
+
+// The spec and status types of the GA versions (withGAShapes adds their
+// shapes to specShapes and statusShapes).
+var (
+	gaSpecTypes = map[string]reflect.Type{
+		V1beta1: reflect.TypeOf(resourcev1beta1.ResourceClaimSpec{}),
+		V1beta2: reflect.TypeOf(resourcev1beta2.ResourceClaimSpec{}),
+		V1:      reflect.TypeOf(resourcev1.ResourceClaimSpec{}),
+	}
+	gaStatusTypes = map[string]reflect.Type{
+		V1beta1: reflect.TypeOf(resourcev1beta1.ResourceClaimStatus{}),
+		V1beta2: reflect.TypeOf(resourcev1beta2.ResourceClaimStatus{}),
+		V1:      reflect.TypeOf(resourcev1.ResourceClaimStatus{}),
+	}
+)
+
+// withGAShapes adds the shape of each type of gaTypes to shapes.
+func withGAShapes(shapes map[string]*shape, gaTypes map[string]reflect.Type) map[string]*shape {
+	for v, t := range gaTypes {
+		shapes[v] = shapeOfType(t)
+	}
+	return shapes
+}
+
+var (
+	jsonUnmarshaler = reflect.TypeOf((*json.Unmarshaler)(nil)).Elem()
+	timeType        = reflect.TypeOf(metav1.Time{})
+	quantityType    = reflect.TypeOf(resource.Quantity{})
+)
+
+// shapeOfType is the shape encoding/json accepts for a value of type t.
+func shapeOfType(t reflect.Type) *shape {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch {
+	case t == timeType:
+		return str // a string or null; anything else fails to decode
+	case t == quantityType:
+		return anyJSON // a string or a number
+	case t.Name() == "NodeSelector" && t.PkgPath() == "k8s.io/api/core/v1":
+		return object(nil)
+	case reflect.PointerTo(t).Implements(jsonUnmarshaler):
+		return anyJSON // decodes itself
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return str
+	case reflect.Bool:
+		return boolean
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64:
+		return number
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return str // base64
+		}
+		return arrayOf(shapeOfType(t.Elem()))
+	case reflect.Map:
+		return mapOf(shapeOfType(t.Elem()))
+	case reflect.Struct:
+		fields := map[string]*shape{}
+		addFields(fields, t)
+		return object(fields)
+	}
+	return anyJSON
+}
+
+// addFields adds the JSON fields of struct type t (and of its inlined
+// structs) to fields.
+func addFields(fields map[string]*shape, t reflect.Type) {
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		name, opts, _ := strings.Cut(tag, ",")
+		if name == "-" && opts == "" || !f.IsExported() && !f.Anonymous {
+			continue
+		}
+		if f.Anonymous && name == "" || strings.Contains(","+opts+",", ",inline,") {
+			ft := f.Type
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if ft.Kind() == reflect.Struct {
+				addFields(fields, ft)
+				continue
+			}
+		}
+		if name == "" {
+			name = f.Name
+		}
+		fields[name] = shapeOfType(f.Type)
+	}
+}
