@@ -63,7 +63,7 @@ func (r *restore) section(name string) **sectionPatch {
 
 // diffSection records in r what turns obj[name] as mapped back (base) into
 // obj[name] as it is (target).
-func (r *restore) diffSection(name string, base map[string]interface{}, baseOK bool, target interface{}, targetOK bool) {
+func (r *restore) diffSection(name string, base interface{}, baseOK bool, target interface{}, targetOK bool) {
 	var ops []operation
 	path := "/" + name
 	switch {

@@ -58,21 +58,42 @@ var (
 // mapSection maps one section with m. context is the target spec, used by
 // the status mapping. r collects the losses; it is nil only when mapping
 // back, and then the result may share values with in.
-func mapSection(m mapping, kind, name string, in, context map[string]interface{}, r *lossReport) map[string]interface{} {
+//
+// A null section, and a template's null spec.spec, map to null: null stands
+// for absent in every version (see checkShape) and is kept as an absent
+// section is. Handed to a mapping as an empty object, it would come out as
+// {} (or, from a mapping that copies its input, as a nil object, which the
+// restore diff compares as an object), and its way back would depend on
+// the restore annotation of every step it passed.
+func mapSection(m mapping, kind, name string, in interface{}, context map[string]interface{}, r *lossReport) interface{} {
+	if isNull(in) {
+		return nil
+	}
 	switch {
 	case name == "status":
-		return m.status(in, context, r)
+		return m.status(asMap(in), context, r)
 	case kind == KindTemplate:
 		// ResourceClaimTemplateSpec: metadata is the same in every version.
+		tmpl := asMap(in)
 		out := map[string]interface{}{}
-		r.copyKeys(out, in, "metadata")
-		if _, ok := in["spec"]; ok {
-			out["spec"] = m.spec(asMap(in["spec"]), r.at("spec"))
+		r.copyKeys(out, tmpl, "metadata")
+		if spec, ok := tmpl["spec"]; ok {
+			out["spec"] = nil
+			if !isNull(spec) {
+				out["spec"] = m.spec(asMap(spec), r.at("spec"))
+			}
 		}
 		return out
 	default:
-		return m.spec(in, r)
+		return m.spec(asMap(in), r)
 	}
+}
+
+// isNull reports whether v is JSON null: nil, or a nil object (which
+// encodes as null).
+func isNull(v interface{}) bool {
+	m, isMap := v.(map[string]interface{})
+	return v == nil || isMap && m == nil
 }
 
 // stepWith is doStep with the restore annotation kept; skipInvertible false
@@ -133,7 +154,7 @@ func doStep(obj map[string]interface{}, kind, from, to string, losses *[]loss, o
 			case share:
 				r = silentSharedReport
 			}
-			out[name] = mapSection(forward, kind, name, asMap(in), asMap(out["spec"]), r)
+			out[name] = mapSection(forward, kind, name, in, asMap(out["spec"]), r)
 		}
 		if restoreTo != nil {
 			restoreTo.applySection(name, out)
@@ -149,9 +170,9 @@ func doStep(obj map[string]interface{}, kind, from, to string, losses *[]loss, o
 			continue
 		}
 		mapped, mappedOK := out[name]
-		var back map[string]interface{}
+		var back interface{}
 		if mappedOK {
-			back = mapSection(backward, kind, name, asMap(mapped), asMap(srcSpec), nil)
+			back = mapSection(backward, kind, name, mapped, asMap(srcSpec), nil)
 		}
 		orig, origOK := obj[name]
 		restoreFrom.diffSection(name, back, mappedOK, orig, origOK)

@@ -1,0 +1,94 @@
+package conversion_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/claimbridge/claimbridge/conversion"
+)
+
+// TestNullSectionsRoundTrip converts claims and templates whose sections are
+// JSON null, absent or empty A→B→A for every ordered pair of the six
+// versions (group resource.k8s.io, which all of them serve) and requires A
+// back exactly: the same decoded tree and the same JSON, so a null section
+// does not come back as {} and no restore annotation is left over.
+func TestNullSectionsRoundTrip(t *testing.T) {
+	const name = `"metadata":{"name":"c","namespace":"ns"}`
+	reserved := `{"reservedFor":[{"resource":"pods","name":"p","uid":"u"}]}`
+	cases := []struct {
+		name, kind, sections string
+	}{
+		{"claim-spec-null", conversion.KindClaim, `"spec":null,"status":` + reserved},
+		{"claim-spec-null-status-absent", conversion.KindClaim, `"spec":null`},
+		{"claim-status-null", conversion.KindClaim, `"spec":{},"status":null`},
+		{"claim-status-null-spec-absent", conversion.KindClaim, `"status":null`},
+		{"claim-both-null", conversion.KindClaim, `"spec":null,"status":null`},
+		{"claim-spec-absent", conversion.KindClaim, `"status":` + reserved},
+		{"claim-status-absent", conversion.KindClaim, `"spec":{}`},
+		{"claim-both-absent", conversion.KindClaim, ``},
+		{"claim-both-empty", conversion.KindClaim, `"spec":{},"status":{}`},
+		{"template-spec-spec-null", conversion.KindTemplate, `"spec":{"spec":null}`},
+		{"template-spec-spec-null-with-metadata", conversion.KindTemplate, `"spec":{"metadata":{"labels":{"a":"b"}},"spec":null}`},
+		{"template-spec-null", conversion.KindTemplate, `"spec":null`},
+		{"template-spec-absent", conversion.KindTemplate, ``},
+		{"template-spec-spec-absent", conversion.KindTemplate, `"spec":{"metadata":{}}`},
+		{"template-spec-spec-empty", conversion.KindTemplate, `"spec":{"spec":{}}`},
+	}
+	for _, from := range conversion.ChainVersions {
+		for _, to := range conversion.ChainVersions {
+			if from == to {
+				continue
+			}
+			for _, tc := range cases {
+				t.Run(from+"-to-"+to+"/"+tc.name, func(t *testing.T) {
+					src := `{"apiVersion":"` + conversion.UpstreamGroup + "/" + from + `","kind":"` + tc.kind + `",` + name
+					if tc.sections != "" {
+						src += "," + tc.sections
+					}
+					src += "}"
+					for _, convert := range []struct {
+						name string
+						f    func(map[string]interface{}, string) (map[string]interface{}, error)
+					}{{"Convert", conversion.Convert}, {"ConvertShared", conversion.ConvertShared}} {
+						obj := decodeExact(t, src)
+						mid, err := convert.f(obj, to)
+						if err != nil {
+							t.Fatalf("%s to %s: %v", convert.name, to, err)
+						}
+						midJSON := mustJSON(mid)
+						// Null, absent and empty sections mean the same in every
+						// version: the object in to is the object in from, with
+						// no restore annotation.
+						if want := strings.Replace(src, "/"+from+`"`, "/"+to+`"`, 1); !reflect.DeepEqual(decodeExact(t, want), mid) {
+							t.Errorf("%s: %s→%s\n got %s\nwant %s", convert.name, from, to, midJSON, mustJSON(decodeExact(t, want)))
+						}
+						back, err := convert.f(decodeExact(t, midJSON), from)
+						if err != nil {
+							t.Fatalf("%s back to %s: %v\nintermediate: %s", convert.name, from, err, midJSON)
+						}
+						want := decodeExact(t, src)
+						if got := mustJSON(back); !reflect.DeepEqual(want, back) || got != mustJSON(want) {
+							t.Errorf("%s: %s→%s→%s\n got %s\nwant %s\nintermediate: %s", convert.name, from, to, from, got, mustJSON(want), midJSON)
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+// decodeExact decodes a JSON object as the webhook and the CLI do (numbers
+// as json.Number).
+func decodeExact(t *testing.T, s string) map[string]interface{} {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader([]byte(s)))
+	dec.UseNumber()
+	var obj map[string]interface{}
+	if err := dec.Decode(&obj); err != nil {
+		t.Fatalf("decoding %s: %v", s, err)
+	}
+	return obj
+}
