@@ -104,6 +104,26 @@ func TestServeOptionsConfig(t *testing.T) {
 	}
 }
 
+// TestServeListenerHelp keeps --help saying what each listener serves by
+// default: /metrics is HTTPS unless --metrics-secure=false, and self-managed
+// certificates need a --dns-name.
+func TestServeListenerHelp(t *testing.T) {
+	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
+	NewServeOptions().AddFlags(fs)
+	for flag, want := range map[string][]string{
+		"metrics-bind-address":      {"HTTPS with --metrics-secure (the default)", `"0" disables`},
+		"health-probe-bind-address": {"over HTTP", `"0" disables`},
+		"dns-name":                  {"--cert-mode=self-managed needs at least one"},
+	} {
+		usage := fs.Lookup(flag).Usage
+		for _, w := range want {
+			if !strings.Contains(usage, w) {
+				t.Errorf("--%s help %q does not say %q", flag, usage, w)
+			}
+		}
+	}
+}
+
 func TestServeDeprecatedTLSVersionWarns(t *testing.T) {
 	out, err := executeServe(t, func(_ context.Context, o *ServeOptions) error { return nil }, "--tls-min-version=1.3")
 	if err != nil {
