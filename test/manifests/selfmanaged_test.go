@@ -51,7 +51,14 @@ func viewOf(t *testing.T, r rendered) (modeView, []rbacv1.PolicyRule, []string) 
 	v.TokenMounted = pod.AutomountServiceAccountToken != nil && *pod.AutomountServiceAccountToken &&
 		sa.AutomountServiceAccountToken != nil && *sa.AutomountServiceAccountToken
 	args := pod.Containers[0].Args
+	seen := map[string]bool{}
 	for _, a := range args {
+		if name, _, _ := strings.Cut(a, "="); strings.HasPrefix(name, "--") {
+			if seen[name] {
+				t.Errorf("flag %s is given twice: %q", name, args)
+			}
+			seen[name] = true
+		}
 		if val, ok := strings.CutPrefix(a, "--cert-mode="); ok {
 			v.CertModeArg = val
 		}
