@@ -49,17 +49,31 @@ group resource.k8s.io). Each is converted (its group is kept), then:
     config (translated into the 1.31 shape, then converted on to v1beta1,
     v1beta2 or v1); the 1.30 parameter objects and ResourceClasses themselves
     are left out;
-  - for v1beta1, v1beta2 and v1, a migrated object that a Kubernetes 1.36
-    apiserver would reject (fields the version does not have, a request
-    without a device class, a CEL selector over 10 Ki, opaque parameters
-    that are not a JSON object or over 10 Ki) is refused: exit 1, nothing
-    is written. kubectl create --dry-run=server -f OUTPUT is the full check.
+  - a migrated object that the target release's apiserver would reject is
+    refused: exit 1, nothing is written, and the error names every field
+    in the target version. For v1alpha1, v1alpha2 and v1alpha3 the check
+    is claimbridge validate's (the create rules of 1.26, 1.30 and 1.31; a
+    missing namespace is left to kubectl), e.g. a 1.34+ request with only
+    firstAvailable has no device class in 1.31; for v1beta1, v1beta2 and
+    v1 it is what a 1.36 apiserver rejects (fields the version does not
+    have, a request without a device class, a CEL selector over 10 Ki,
+    opaque parameters that are not a JSON object or over 10 Ki).
+    kubectl create --dry-run=server -f OUTPUT is the full check.
 
-What was dropped or changed is reported per object on standard error, with a
-"Warning:" line whenever the migrated object asks for something else than the
-original did (for GA targets also everything the 1.32+ consumers act on
-differently: classic DRA controllers, adminAccess and its namespace label
-...). Other objects are passed through unchanged.`,
+What was dropped or changed is reported per object on standard error, and
+what the target version cannot hold as "lost" (the fields convert would keep
+in a restore annotation). Every warning convert --to prints for the same
+object is printed as a "Warning:" line (except those about the status and a
+classic allocation's finalizers, which migrate drops, and about a
+parametersRef that migrate translates or warns about itself), and so is
+anything else the migrated object asks for differently than the original
+did (for GA targets also everything the 1.32+ consumers act on differently:
+classic DRA controllers, adminAccess and its namespace label ...). For a
+refused object, the lost fields and warnings are printed before the error.
+Other objects are passed through unchanged.
+
+Exit status: 0 written; 1 an object refused or not migratable (nothing is
+written); 2 unusable input (unreadable, malformed objects, bad flags).`,
 		Example: `  # Re-create a 1.30 cluster's claims on a 1.31 cluster
   kubectl get resourceclaims,resourceclaimparameters -A -o yaml > old.yaml
   claimbridge migrate --to v1alpha3 -f old.yaml > new.yaml
@@ -143,11 +157,14 @@ func migrateDocument(doc manifest.Document, to string, opts migrate.Options, not
 	}
 	out := make([]map[string]interface{}, 0, len(objs))
 	for _, obj := range objs {
+		who := doc.Position() + ": " + api.Describe(obj)
 		migrated, report, err := migrate.Object(obj, to, opts)
 		if err != nil {
+			// What was lost and the warnings explain most refusals.
+			printReport(notes, who, migrate.Report{Lost: report.Lost, Warnings: report.Warnings})
 			return nil, fmt.Errorf("%s: %w", doc.Position(), err)
 		}
-		printReport(notes, doc.Position()+": "+api.Describe(obj), report)
+		printReport(notes, who, report)
 		out = append(out, migrated)
 	}
 	return out, nil
@@ -159,6 +176,9 @@ func printReport(w io.Writer, who string, r migrate.Report) {
 	}
 	for _, c := range r.Changed {
 		fmt.Fprintf(w, "%s: changed %s\n", who, c)
+	}
+	for _, l := range r.Lost {
+		fmt.Fprintf(w, "%s: lost %s\n", who, l)
 	}
 	for _, warning := range r.Warnings {
 		fmt.Fprintf(w, "Warning: %s: %s\n", who, warning)

@@ -42,8 +42,10 @@ func TestMigrateExample(t *testing.T) {
 				pos + "0: ResourceClaim inference/accel-claim: dropped metadata.uid, metadata.resourceVersion, metadata.creationTimestamp, metadata.managedFields, status (reset on create: the claim is allocated anew)",
 				pos + "0: ResourceClaim inference/accel-claim: changed metadata.finalizers: dra.k8s.io/delete-protection -> resource.kubernetes.io/delete-protection (Kubernetes " + tt.release + ")",
 				pos + "0: ResourceClaim inference/accel-claim: changed spec.devices: 1 request(s) translated from ResourceClaimParameters two-accelerators",
+				pos + "0: ResourceClaim inference/accel-claim: lost spec.allocationMode, spec.parametersRef: v1alpha2 fields that " + tt.to + " cannot hold (convert keeps them in annotation claimbridge.dev/restore-v1alpha2)",
 				pos + "1: ResourceClaimTemplate inference/per-pod-accelerator: dropped metadata.uid, metadata.resourceVersion, metadata.creationTimestamp",
 				pos + "1: ResourceClaimTemplate inference/per-pod-accelerator: changed spec.devices: 1 request(s) translated from ResourceClaimParameters one-big-accelerator",
+				pos + "1: ResourceClaimTemplate inference/per-pod-accelerator: lost spec.spec.parametersRef: v1alpha2 fields that " + tt.to + " cannot hold (convert keeps them in annotation claimbridge.dev/restore-v1alpha2)",
 				"Warning: " + pos + "1: ResourceClaimTemplate inference/per-pod-accelerator: driverRequests[0].requests[0]: quantity attributes are read as the device's capacity in 1.31",
 				pos + "2: ResourceClaimParameters inference/two-accelerators: left out: Kubernetes " + tt.release + " does not serve it",
 				pos + "3: ResourceClaimParameters inference/one-big-accelerator: left out: Kubernetes " + tt.release + " does not serve it",
@@ -94,6 +96,7 @@ spec:
 	wantErr := who + "dropped metadata.uid, metadata.resourceVersion, metadata.creationTimestamp, " +
 		"metadata.finalizers[gpu.resource.example.com/deletion-protection] (classic DRA driver's: Kubernetes 1.34+ runs no classic driver that would remove it), " +
 		"status (reset on create: the claim is allocated anew)\n" +
+		who + "lost spec.allocationMode, spec.parametersRef: v1alpha2 fields that v1 cannot hold (convert keeps them in annotation claimbridge.dev/restore-v1alpha2)\n" +
 		"Warning: " + who + `spec.parametersRef: GpuClaimParameters ml-training/two-gpus (apiGroup "gpu.resource.example.com") has no 1.30 ResourceClaimParameters in the input: the migrated claim asks for one device of class gpu.example.com with no selector and no configuration` + "\n"
 	if d := cmp.Diff(wantErr, stderr); d != "" {
 		t.Errorf("stderr (-want +got):\n%s", d)
@@ -135,7 +138,8 @@ metadata:
 		t.Errorf("stdout (-want +got):\n%s", d)
 	}
 	wantErr := "<stdin>: document 1 (line 1): ResourceClaim ns/a: dropped metadata.uid\n" +
-		"<stdin>: document 1 (line 1): ResourceClaim ns/a: changed metadata.finalizers: resource.kubernetes.io/delete-protection -> dra.k8s.io/delete-protection (Kubernetes 1.27-1.30)\n"
+		"<stdin>: document 1 (line 1): ResourceClaim ns/a: changed metadata.finalizers: resource.kubernetes.io/delete-protection -> dra.k8s.io/delete-protection (Kubernetes 1.27-1.30)\n" +
+		"<stdin>: document 1 (line 1): ResourceClaim ns/a: lost spec.devices.requests[0].name: v1alpha3 fields that v1alpha2 cannot hold (convert keeps them in annotation claimbridge.dev/restore-v1alpha3)\n"
 	if d := cmp.Diff(wantErr, stderr); d != "" {
 		t.Errorf("stderr (-want +got):\n%s", d)
 	}
@@ -154,7 +158,8 @@ func TestMigrateBadInput(t *testing.T) {
 		{"claimbridge-group-to-v1", []string{"migrate", "--to", "v1", "-f", "-"}, "apiVersion: resource.claimbridge.dev/v1alpha2\nkind: ResourceClaim\nmetadata: {name: c}\nspec: {resourceClassName: x}\n", ExitInvalid,
 			"Error: <stdin>: document 1 (line 1): target version v1 is a version of resource.k8s.io (Kubernetes 1.34+), not of resource.claimbridge.dev; give the manifest apiVersion resource.k8s.io/v1alpha2 to migrate it to the upstream API\n"},
 		{"rejected-by-1.36", []string{"migrate", "--to", "v1beta2", "-f", "-"}, "apiVersion: resource.k8s.io/v1alpha3\nkind: ResourceClaim\nmetadata: {name: c}\nspec: {devices: {requests: [{name: r, deviceClassName: x}], config: [{opaque: {driver: d, parameters: 5}}]}}\n", ExitInvalid,
-			"Error: <stdin>: document 1 (line 1): ResourceClaim c: a Kubernetes 1.33 apiserver would reject the migrated object: spec.devices.config[0].opaque.parameters: Invalid value: must be a JSON object\n"},
+			"Warning: <stdin>: document 1 (line 1): ResourceClaim c: spec.devices.config[0].opaque.parameters: Kubernetes 1.32+ accepts only a JSON object as opaque parameters (v1alpha3→v1beta1)\n" +
+				"Error: <stdin>: document 1 (line 1): ResourceClaim c: a Kubernetes 1.33 apiserver would reject the migrated object: spec.devices.config[0].opaque.parameters: Invalid value: must be a JSON object\n"},
 		{"unreadable", []string{"migrate", "--to", "v1alpha3", "-f", "-"}, "a: [", ExitBadInput, ""},
 		{"malformed-as-convert", []string{"migrate", "--to", "v1alpha2", "-f", "-"}, "apiVersion: resource.k8s.io/v1alpha3\nkind: ResourceClaim\nmetadata: {name: c, namespace: ns}\nspec: {devices: []}\n", ExitBadInput,
 			"Error: <stdin>: document 1 (line 1): ResourceClaim ns/c is malformed: spec.devices must be an object, not an array\n"},
@@ -170,6 +175,109 @@ func TestMigrateBadInput(t *testing.T) {
 			}
 			if stderr == "" {
 				t.Error("no message on stderr")
+			}
+		})
+	}
+}
+
+// TestMigrateDowngradeWarnsAsConvert migrates to older versions: stderr is
+// exact, it has every warning `convert --to` prints for the same input (as
+// "Warning: <position>: …" instead of "<position>: warning: …") and a "lost"
+// line per restore annotation migrate drops; an object the target release
+// would reject is refused, exit 1, nothing written.
+func TestMigrateDowngradeWarnsAsConvert(t *testing.T) {
+	const who = "<stdin>: document 1 (line 1): ResourceClaim ns/c: "
+	countAndSelector := `apiVersion: resource.k8s.io/v1alpha3
+kind: ResourceClaim
+metadata: {name: c, namespace: ns, uid: u1}
+spec:
+  devices:
+    requests:
+    - name: r
+      deviceClassName: gpu.example.com
+      allocationMode: ExactCount
+      count: 2
+      selectors:
+      - cel: {expression: 'device.attributes["gpu.example.com"].model == "a100"'}
+`
+	firstAvailable := `apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: c, namespace: ns}
+spec:
+  devices:
+    requests:
+    - name: r
+      firstAvailable:
+      - {name: big, deviceClassName: gpu.example.com}
+      - {name: small, deviceClassName: gpu-small.example.com}
+`
+	lost := func(fields, version, to string) string {
+		return who + "lost " + fields + ": " + version + " fields that " + to + " cannot hold (convert keeps them in annotation claimbridge.dev/restore-" + version + ")\n"
+	}
+	countLost := "spec.devices.requests[0].allocationMode, spec.devices.requests[0].count, spec.devices.requests[0].name, spec.devices.requests[0].selectors"
+	countWarnings := "Warning: " + who + "spec.devices.requests[0].selectors: 1.27–1.30 has no device selectors in the claim: any device of the class may be allocated (v1alpha3→v1alpha2)\n" +
+		"Warning: " + who + "spec.devices.requests[0].count: 1.27–1.30 allocates one device of the class, not 2 (v1alpha3→v1alpha2)\n"
+	tests := []struct {
+		name, in, to string
+		code         int
+		stdout       string
+		stderr       string
+	}{{
+		name: "v1alpha3-count-and-selector-to-v1alpha2", in: countAndSelector, to: "v1alpha2",
+		stdout: "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClaim\nmetadata:\n  name: c\n  namespace: ns\nspec:\n  resourceClassName: gpu.example.com\n",
+		stderr: who + "dropped metadata.uid\n" + lost(countLost, "v1alpha3", "v1alpha2") + countWarnings,
+	}, {
+		name: "v1alpha3-count-and-selector-to-v1alpha1", in: countAndSelector, to: "v1alpha1",
+		stdout: "apiVersion: resource.k8s.io/v1alpha1\nkind: ResourceClaim\nmetadata:\n  name: c\n  namespace: ns\nspec:\n  resourceClassName: gpu.example.com\n",
+		stderr: who + "dropped metadata.uid\n" + lost(countLost, "v1alpha3", "v1alpha1") + countWarnings,
+	}, {
+		name: "v1-first-available-to-v1alpha3-refused", in: firstAvailable, to: "v1alpha3", code: ExitInvalid,
+		stderr: lost("spec.devices.requests[0].firstAvailable", "v1beta1", "v1alpha3") +
+			"Error: " + who + "a Kubernetes 1.31 apiserver would reject the migrated object: spec.devices.requests[0].deviceClassName: Required value\n",
+	}, {
+		name: "v1-first-available-to-v1alpha2-refused", in: firstAvailable, to: "v1alpha2", code: ExitInvalid,
+		stderr: lost("spec.devices", "v1alpha3", "v1alpha2") + lost("spec.devices.requests[0].firstAvailable", "v1beta1", "v1alpha2") +
+			"Error: <stdin>: document 1 (line 1): ResourceClaim ns/c: a Kubernetes 1.27-1.30 apiserver would reject the migrated object: spec.resourceClassName: Invalid value: \"\": " +
+			`a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')` + "\n",
+	}, {
+		name: "v1beta2-to-v1alpha3-lossless", to: "v1alpha3",
+		in:     "apiVersion: resource.k8s.io/v1beta2\nkind: ResourceClaim\nmetadata: {name: c, namespace: ns}\nspec: {devices: {requests: [{name: r, exactly: {deviceClassName: gpu.example.com}}]}}\n",
+		stdout: "apiVersion: resource.k8s.io/v1alpha3\nkind: ResourceClaim\nmetadata:\n  name: c\n  namespace: ns\nspec:\n  devices:\n    requests:\n    - deviceClassName: gpu.example.com\n      name: r\n",
+	}, {
+		name: "v1beta1-constraints-to-v1alpha1", to: "v1alpha1",
+		in: `apiVersion: resource.k8s.io/v1beta1
+kind: ResourceClaim
+metadata: {name: c, namespace: ns}
+spec:
+  devices:
+    requests: [{name: gpu, deviceClassName: gpu.example.com}]
+    constraints: [{requests: [gpu], matchAttribute: gpu.example.com/numa}]
+`,
+		stdout: "apiVersion: resource.k8s.io/v1alpha1\nkind: ResourceClaim\nmetadata:\n  name: c\n  namespace: ns\nspec:\n  resourceClassName: gpu.example.com\n",
+		stderr: lost("spec.devices.constraints, spec.devices.requests[0].name", "v1alpha3", "v1alpha1") +
+			"Warning: " + who + "spec.devices.constraints: 1.27–1.30 has no constraints between devices (v1alpha3→v1alpha2)\n",
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := run(t, tt.in, "migrate", "--to", tt.to, "-f", "-")
+			if code != tt.code {
+				t.Errorf("exit %d, want %d", code, tt.code)
+			}
+			if d := cmp.Diff(tt.stdout, stdout); d != "" {
+				t.Errorf("stdout (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff(tt.stderr, stderr); d != "" {
+				t.Errorf("stderr (-want +got):\n%s", d)
+			}
+			_, _, convertErr := run(t, tt.in, "convert", "--to", tt.to, "-f", "-")
+			for _, line := range strings.Split(strings.TrimSuffix(convertErr, "\n"), "\n") {
+				pos, rest, ok := strings.Cut(line, ": warning: ")
+				if !ok {
+					continue
+				}
+				if want := "Warning: " + pos + ": " + rest + "\n"; !strings.Contains(stderr, want) {
+					t.Errorf("convert warns %q, migrate does not", line)
+				}
 			}
 		})
 	}

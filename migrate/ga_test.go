@@ -96,7 +96,10 @@ spec:
     - requests: [request-1]
       opaque: {driver: gpu.example.com, parameters: {kind: MIGConfig, profile: 1g.5gb}}
 `,
-		report: Report{Changed: []string{"spec.devices: 2 request(s) translated from ResourceClaimParameters two-gpus-generated"}},
+		report: Report{
+			Changed: []string{"spec.devices: 2 request(s) translated from ResourceClaimParameters two-gpus-generated"},
+			Lost:    []string{lostLine("spec.parametersRef", "v1alpha2", "v1beta1")},
+		},
 	}, {
 		name:  "1.30-parameters-to-v1beta2",
 		in:    claimWithParameters,
@@ -131,7 +134,10 @@ spec:
     - requests: [request-1]
       opaque: {driver: gpu.example.com, parameters: {kind: MIGConfig, profile: 1g.5gb}}
 `,
-		report: Report{Changed: []string{"spec.devices: 2 request(s) translated from ResourceClaimParameters two-gpus-generated"}},
+		report: Report{
+			Changed: []string{"spec.devices: 2 request(s) translated from ResourceClaimParameters two-gpus-generated"},
+			Lost:    []string{lostLine("spec.parametersRef", "v1alpha2", "v1beta2")},
+		},
 	}, {
 		name: "1.31-classic-claim-to-v1",
 		in:   classicClaim131,
@@ -150,8 +156,8 @@ spec:
 		report: Report{
 			Dropped: []string{"metadata.uid",
 				"metadata.finalizers[gpu.example.com/deletion-protection] (classic DRA driver's: Kubernetes 1.34+ runs no classic driver that would remove it)",
-				"status (reset on create: the claim is allocated anew)",
-				"metadata.annotations[claimbridge.dev/restore-v1alpha3]"},
+				"status (reset on create: the claim is allocated anew)"},
+			Lost:     []string{lostLine("spec.controller", "v1alpha3", "v1")},
 			Warnings: []string{`spec.controller: classic DRA (controller "gpu.example.com") is gone in Kubernetes 1.32: a 1.32+ scheduler allocates only devices published in ResourceSlices, so pods using this claim stay pending unless the driver publishes them; the controller is kept only in the restore annotation (v1alpha3→v1beta1)`},
 		},
 	}, {

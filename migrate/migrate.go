@@ -15,6 +15,7 @@ import (
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/gacheck"
+	"github.com/claimbridge/claimbridge/validation"
 )
 
 // Options tune a migration.
@@ -34,7 +35,14 @@ type Report struct {
 	Dropped []string
 	// Changed lists rewritten fields, e.g. a renamed finalizer.
 	Changed []string
-	// Warnings are changes of meaning the user must know about.
+	// Lost lists, per restore annotation that migrate drops, the fields
+	// of the annotation's version that it held: what the target version
+	// cannot hold, which convert keeps and re-creation loses.
+	Lost []string
+	// Warnings are changes of meaning the user must know about: every
+	// warning of the conversion (conversion.ConvertWithWarnings) except
+	// those about the status, which is dropped, and those about
+	// parametersRef when migrate translates it; then migrate's own.
 	Warnings []string
 }
 
@@ -49,7 +57,10 @@ var serverSet = []string{
 var clientStale = []string{"kubectl.kubernetes.io/last-applied-configuration"}
 
 // Object migrates one ResourceClaim or ResourceClaimTemplate to version to.
-// obj is not modified.
+// obj is not modified. A migrated object that the target release's
+// apiserver would reject is refused (an error; the Report still says what
+// was lost and what the conversion warned about, which usually explains
+// why).
 func Object(obj map[string]interface{}, to string, opts Options) (map[string]interface{}, Report, error) {
 	var r Report
 	target, err := targetFor(to)
@@ -70,12 +81,11 @@ func Object(obj map[string]interface{}, to string, opts Options) (map[string]int
 	}
 	// 1.30 parameters are translated into the 1.31 (v1alpha3) requests;
 	// for a GA target the translated object is converted on from there.
-	// (From v1alpha3 on, the GA steps' consumer warnings are reported too.)
 	via := to
 	if ga && chainIndex(from) <= chainIndex(conversion.V1alpha3) {
 		via = conversion.V1alpha3
 	}
-	out, err := conversion.Convert(obj, via)
+	out, ws, err := conversion.ConvertWithWarnings(obj, via)
 	if err != nil {
 		return nil, r, err
 	}
@@ -96,7 +106,7 @@ func Object(obj map[string]interface{}, to string, opts Options) (map[string]int
 	}
 	inputMeta, _ := obj["metadata"].(map[string]interface{})
 	inputAnn, _ := inputMeta["annotations"].(map[string]interface{})
-	dropAnnotations(meta, inputAnn, &r)
+	dropAnnotations(out, inputAnn, to, &r)
 	mapFinalizers(meta, target, to, &r)
 	if ga && kind == conversion.KindClaim {
 		dropClassicFinalizers(meta, out, target, &r)
@@ -105,25 +115,19 @@ func Object(obj map[string]interface{}, to string, opts Options) (map[string]int
 		delete(out, "status")
 		r.Dropped = append(r.Dropped, "status (reset on create: the claim is allocated anew)")
 	}
+	translated := false
 	if target.Devices {
-		translateParameters(obj, from, kind, out, opts.Parameters, &r)
+		translated = translateParameters(obj, from, kind, out, opts.Parameters, &r)
 	}
+	r.Warnings = append(conversionWarnings(ws, kind, translated), r.Warnings...)
 	if via != to {
-		var ws []conversion.Warning
 		if out, ws, err = conversion.ConvertWithWarnings(out, to); err != nil {
 			return nil, r, err
 		}
-		for _, w := range ws {
-			r.Warnings = append(r.Warnings, fmt.Sprintf("%s: %s (%s→%s)", w.Path, w.Message, w.From, w.To))
-		}
+		r.Warnings = append(r.Warnings, conversionWarnings(ws, kind, false)...)
 		// The restore annotation of the steps after via holds what the
 		// warnings above say is lost: re-creation is one-way.
-		outMeta := out["metadata"].(map[string]interface{})
-		added := map[string]interface{}{}
-		for k, v := range asMap(outMeta["annotations"]) {
-			added[k] = v
-		}
-		dropAnnotations(outMeta, added, &r)
+		dropAnnotations(out, nil, to, &r)
 	}
 	if ga {
 		errs, warnings := gacheck.Check(out, to, kind)
@@ -132,11 +136,87 @@ func Object(obj map[string]interface{}, to string, opts Options) (map[string]int
 			r.Warnings = append(r.Warnings, warnings...)
 		}
 		if len(errs) > 0 {
-			return nil, r, fmt.Errorf("%s %s: a Kubernetes %s apiserver would reject the migrated object: %s",
-				kind, api.Ref(out), target.Releases, strings.Join(errs, "; "))
+			return nil, r, refusal(kind, out, target, errs)
 		}
+		return out, r, nil
+	}
+	errs, err := checkAlpha(out)
+	if err != nil {
+		return nil, r, fmt.Errorf("%s %s: validating the migrated object: %w", kind, api.Ref(out), err)
+	}
+	if len(errs) > 0 {
+		return nil, r, refusal(kind, out, target, errs)
 	}
 	return out, r, nil
+}
+
+// refusal is the error for a migrated object the target release rejects;
+// errs name paths of the target version.
+func refusal(kind string, out map[string]interface{}, target Target, errs []string) error {
+	return fmt.Errorf("%s %s: a Kubernetes %s apiserver would reject the migrated object: %s",
+		kind, api.Ref(out), target.Releases, strings.Join(errs, "; "))
+}
+
+// checkAlpha validates a migrated v1alpha1, v1alpha2 or v1alpha3 object as
+// a create with the rules of the release that served the version (package
+// validation: 1.26, 1.30, 1.31). A missing namespace or name is not
+// reported: kubectl create takes the namespace from its context, and the
+// input lacked them as well (gacheck, for the GA targets, does not check
+// metadata either).
+func checkAlpha(out map[string]interface{}) ([]string, error) {
+	obj := out
+	meta, _ := out["metadata"].(map[string]interface{})
+	if meta["namespace"] == nil || meta["name"] == nil && meta["generateName"] == nil {
+		obj = shallowCopy(out)
+		m := shallowCopy(meta)
+		if m["namespace"] == nil {
+			m["namespace"] = "default"
+		}
+		if m["name"] == nil && m["generateName"] == nil {
+			m["name"] = "unnamed"
+		}
+		obj["metadata"] = m
+	}
+	resp, err := validation.Validate(validation.Request{Operation: validation.Create, Object: obj})
+	if err != nil {
+		return nil, err
+	}
+	errs := make([]string, 0, len(resp.Errors))
+	for _, e := range resp.Errors {
+		errs = append(errs, e.Error())
+	}
+	return errs, nil
+}
+
+func shallowCopy(m map[string]interface{}) map[string]interface{} {
+	out := make(map[string]interface{}, len(m)+1)
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// conversionWarnings formats the conversion's warnings for the report. A
+// warning about the status is left out: migrate drops the status (and says
+// so), so what the target's consumers would make of it does not arise. So is
+// the warning about parametersRef when translateParameters handled it: it
+// reports the translation, or its own warning, instead.
+func conversionWarnings(ws []conversion.Warning, kind string, translated bool) []string {
+	parametersRef := "spec.parametersRef"
+	if kind == conversion.KindTemplate {
+		parametersRef = "spec.spec.parametersRef"
+	}
+	var out []string
+	for _, w := range ws {
+		if w.Path == "status" || strings.HasPrefix(w.Path, "status.") {
+			continue
+		}
+		if translated && w.Path == parametersRef {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s: %s (%s→%s)", w.Path, w.Message, w.From, w.To))
+	}
+	return out
 }
 
 // isGA reports whether version is one of upstream's v1beta1, v1beta2 and v1.
@@ -158,17 +238,13 @@ func chainIndex(version string) int {
 	return -1
 }
 
-func asMap(v interface{}) map[string]interface{} {
-	m, _ := v.(map[string]interface{})
-	return m
-}
-
-// describe names an object as namespace/name (or name).
-// dropAnnotations removes claimbridge's restore annotations (what they
-// preserve cannot come back after re-creation) and stale client annotations.
-// Only what the input had is reported: conversion adds a restore annotation
-// for the source version, which is not the user's.
-func dropAnnotations(meta, input map[string]interface{}, r *Report) {
+// dropAnnotations removes claimbridge's restore annotations from obj (what
+// they preserve cannot come back after re-creation: their spec fields are
+// reported as lost) and stale client annotations. Only the annotations the
+// input had are reported as dropped: conversion adds the restore
+// annotations of the versions it passes through, which are not the user's.
+func dropAnnotations(obj, input map[string]interface{}, to string, r *Report) {
+	meta, _ := obj["metadata"].(map[string]interface{})
 	ann, _ := meta["annotations"].(map[string]interface{})
 	keys := make([]string, 0, len(ann))
 	for k := range ann {
@@ -176,16 +252,23 @@ func dropAnnotations(meta, input map[string]interface{}, r *Report) {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		restore := strings.HasPrefix(k, conversion.AnnotationPrefix+"restore-")
+		version, restore := strings.CutPrefix(k, conversion.AnnotationPrefix+"restore-")
 		stale := false
 		for _, s := range clientStale {
 			stale = stale || k == s
 		}
-		if restore || stale {
-			delete(ann, k)
-			if _, had := input[k]; had {
-				r.Dropped = append(r.Dropped, "metadata.annotations["+k+"]")
+		if !restore && !stale {
+			continue
+		}
+		if restore {
+			if fields := conversion.RestoredSpecFields(obj, version); len(fields) > 0 {
+				r.Lost = append(r.Lost, fmt.Sprintf("%s: %s fields that %s cannot hold (convert keeps them in annotation %s)",
+					strings.Join(fields, ", "), version, to, k))
 			}
+		}
+		delete(ann, k)
+		if _, had := input[k]; had {
+			r.Dropped = append(r.Dropped, "metadata.annotations["+k+"]")
 		}
 	}
 	if ann != nil && len(ann) == 0 {

@@ -110,12 +110,14 @@ func (r request) key() string {
 }
 
 // translateParameters replaces the device requests conversion derived from
-// the class alone by the devices the 1.30 claim parameters asked for.
-func translateParameters(src map[string]interface{}, from, kind string, out map[string]interface{}, idx *Index, r *Report) {
+// the class alone by the devices the 1.30 claim parameters asked for. It
+// reports whether it handled a parametersRef: then it said what became of
+// it (translated, or a warning), in place of the conversion's warning.
+func translateParameters(src map[string]interface{}, from, kind string, out map[string]interface{}, idx *Index, r *Report) bool {
 	srcSpec, outSpec := specOf(src, kind), specOf(out, kind)
 	ref, _ := srcSpec["parametersRef"].(map[string]interface{})
 	if ref == nil || outSpec == nil || (from != conversion.V1alpha1 && from != conversion.V1alpha2) {
-		return
+		return false
 	}
 	className := str(srcSpec, "resourceClassName")
 	ns := str(metaOf(src), "namespace")
@@ -124,7 +126,7 @@ func translateParameters(src map[string]interface{}, from, kind string, out map[
 	if from == conversion.V1alpha1 || params == nil {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("spec.parametersRef: %s %s/%s (apiGroup %q) has no 1.30 ResourceClaimParameters in the input: %s",
 			str(ref, "kind"), ns, str(ref, "name"), str(ref, "apiGroup"), lost))
-		return
+		return true
 	}
 	filters := classFilters(idx, className, r)
 	var reqs []request
@@ -157,7 +159,7 @@ func translateParameters(src map[string]interface{}, from, kind string, out map[
 	}
 	if len(reqs) == 0 {
 		r.Warnings = append(r.Warnings, "spec.parametersRef: the parameters ask for no translatable device: "+lost)
-		return
+		return true
 	}
 	names := requestNames(len(reqs))
 	devices := map[string]interface{}{"requests": buildRequests(reqs, names, className, filters)}
@@ -166,6 +168,7 @@ func translateParameters(src map[string]interface{}, from, kind string, out map[
 	}
 	outSpec["devices"] = devices
 	r.Changed = append(r.Changed, fmt.Sprintf("spec.devices: %d request(s) translated from ResourceClaimParameters %s", len(reqs), str(metaOf(params), "name")))
+	return true
 }
 
 // addRequest merges identical requests into one with a count.

@@ -1,6 +1,8 @@
 // Package validation is the version-agnostic entry point to claimbridge's
 // ResourceClaim and ResourceClaimTemplate validation, used by the validating
-// webhook and by `claimbridge validate`.
+// webhook, by `claimbridge validate` and by `claimbridge migrate` (which
+// refuses a migrated v1alpha1, v1alpha2 or v1alpha3 object that fails the
+// create rules).
 //
 // Validate takes an admission-like Request holding JSON trees, decodes them
 // into the shape named by apiVersion (v1alpha1, v1alpha2 or v1alpha3 of

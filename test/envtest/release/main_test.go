@@ -59,7 +59,8 @@ type release struct {
 	inputs []string
 	// rejected maps an input (file name) whose migration the release
 	// rejects to the field its error must name: partial fixtures that their
-	// own release rejects as well.
+	// own release rejects as well. migrate must refuse them naming that
+	// field, and the release must reject their plain conversion.
 	rejected map[string]string
 }
 

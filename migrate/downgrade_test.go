@@ -1,0 +1,412 @@
+package migrate
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/claimbridge/claimbridge/conversion"
+)
+
+// A 1.31 claim asking for two devices matching a CEL selector.
+const countAndSelector131 = `
+apiVersion: resource.k8s.io/v1alpha3
+kind: ResourceClaim
+metadata: {name: c, namespace: ns}
+spec:
+  devices:
+    requests:
+    - name: r
+      deviceClassName: gpu.example.com
+      allocationMode: ExactCount
+      count: 2
+      selectors:
+      - cel: {expression: 'device.attributes["gpu.example.com"].model == "a100"'}
+`
+
+// A 1.34+ claim whose only request is a firstAvailable list: 1.31 has no
+// such field, so the request is left without a device class.
+const firstAvailableV1 = `
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: c, namespace: ns}
+spec:
+  devices:
+    requests:
+    - name: r
+      firstAvailable:
+      - {name: big, deviceClassName: gpu.example.com}
+      - {name: small, deviceClassName: gpu-small.example.com}
+`
+
+// lostLine is the Report.Lost entry for the fields of the restore
+// annotation of version that migrate to `to` drops.
+func lostLine(fields, version, to string) string {
+	return fields + ": " + version + " fields that " + to + " cannot hold (convert keeps them in annotation claimbridge.dev/restore-" + version + ")"
+}
+
+// TestObjectDowngrade migrates to older versions than the input's: the
+// report has every warning convert gives for the same conversion, and the
+// fields of every restore annotation migrate drops as lost.
+func TestObjectDowngrade(t *testing.T) {
+	countWarnings := []string{
+		"spec.devices.requests[0].selectors: 1.27–1.30 has no device selectors in the claim: any device of the class may be allocated (v1alpha3→v1alpha2)",
+		"spec.devices.requests[0].count: 1.27–1.30 allocates one device of the class, not 2 (v1alpha3→v1alpha2)",
+	}
+	countLost := "spec.devices.requests[0].allocationMode, spec.devices.requests[0].count, spec.devices.requests[0].name, spec.devices.requests[0].selectors"
+	tests := []struct {
+		name   string
+		in     string
+		to     string
+		want   string
+		report Report
+	}{{
+		name: "v1alpha3-count-and-selector-to-v1alpha2",
+		in:   countAndSelector131,
+		to:   conversion.V1alpha2,
+		want: `
+apiVersion: resource.k8s.io/v1alpha2
+kind: ResourceClaim
+metadata: {name: c, namespace: ns}
+spec: {resourceClassName: gpu.example.com}
+`,
+		report: Report{
+			Lost:     []string{lostLine(countLost, "v1alpha3", "v1alpha2")},
+			Warnings: countWarnings,
+		},
+	}, {
+		name: "v1alpha3-count-and-selector-to-v1alpha1",
+		in:   countAndSelector131,
+		to:   conversion.V1alpha1,
+		want: `
+apiVersion: resource.k8s.io/v1alpha1
+kind: ResourceClaim
+metadata: {name: c, namespace: ns}
+spec: {resourceClassName: gpu.example.com}
+`,
+		report: Report{
+			Lost:     []string{lostLine(countLost, "v1alpha3", "v1alpha1")},
+			Warnings: countWarnings,
+		},
+	}, {
+		name: "v1alpha3-controller-requests-constraints-to-v1alpha1",
+		in: `
+apiVersion: resource.k8s.io/v1alpha3
+kind: ResourceClaim
+metadata: {name: c, namespace: ns}
+spec:
+  controller: gpu.example.com
+  devices:
+    requests:
+    - {name: a, deviceClassName: gpu.example.com}
+    - {name: b, deviceClassName: nic.example.com, allocationMode: All}
+    constraints:
+    - {requests: [a, b], matchAttribute: example.com/numa}
+`,
+		to: conversion.V1alpha1,
+		want: `
+apiVersion: resource.k8s.io/v1alpha1
+kind: ResourceClaim
+metadata: {name: c, namespace: ns}
+spec: {resourceClassName: gpu.example.com}
+`,
+		report: Report{
+			Lost: []string{lostLine("spec.controller, spec.devices.constraints, spec.devices.requests", "v1alpha3", "v1alpha1")},
+			Warnings: []string{
+				"spec.devices.requests[1]: a 1.27–1.30 claim asks for one resource class: this request is not allocated (v1alpha3→v1alpha2)",
+				"spec.devices.constraints: 1.27–1.30 has no constraints between devices (v1alpha3→v1alpha2)",
+				"spec.controller: 1.27–1.30 has no spec.controller: the resource class decides whether a control-plane driver or the scheduler allocates (v1alpha3→v1alpha2)",
+			},
+		},
+	}, {
+		name: "v1beta1-tolerations-and-distinct-attribute-to-v1alpha2",
+		in: `
+apiVersion: resource.k8s.io/v1beta1
+kind: ResourceClaim
+metadata: {name: c, namespace: ns, uid: u1}
+spec:
+  devices:
+    requests:
+    - name: gpu
+      deviceClassName: gpu.example.com
+      tolerations: [{key: example.com/unhealthy, operator: Exists, effect: NoSchedule}]
+    constraints:
+    - requests: [gpu]
+      distinctAttribute: gpu.example.com/uuid
+`,
+		to: conversion.V1alpha2,
+		want: `
+apiVersion: resource.k8s.io/v1alpha2
+kind: ResourceClaim
+metadata: {name: c, namespace: ns}
+spec: {resourceClassName: gpu.example.com}
+`,
+		report: Report{
+			Dropped: []string{"metadata.uid"},
+			Lost: []string{
+				lostLine("spec.devices.constraints, spec.devices.requests[0].name", "v1alpha3", "v1alpha2"),
+				lostLine("spec.devices.constraints[0].distinctAttribute, spec.devices.requests[0].tolerations", "v1beta1", "v1alpha2"),
+			},
+			Warnings: []string{"spec.devices.constraints: 1.27–1.30 has no constraints between devices (v1alpha3→v1alpha2)"},
+		},
+	}, {
+		name: "v1beta2-template-to-v1alpha1",
+		in: `
+apiVersion: resource.k8s.io/v1beta2
+kind: ResourceClaimTemplate
+metadata: {name: t, namespace: ns}
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        exactly: {deviceClassName: gpu.example.com, allocationMode: ExactCount, count: 4}
+      config:
+      - requests: [gpu]
+        opaque: {driver: gpu.example.com, parameters: {sharing: timeSlicing}}
+`,
+		to: conversion.V1alpha1,
+		want: `
+apiVersion: resource.k8s.io/v1alpha1
+kind: ResourceClaimTemplate
+metadata: {name: t, namespace: ns}
+spec: {spec: {resourceClassName: gpu.example.com}}
+`,
+		report: Report{
+			Lost: []string{lostLine("spec.spec.devices.config, spec.spec.devices.requests[0].allocationMode, spec.spec.devices.requests[0].count, spec.spec.devices.requests[0].name", "v1alpha3", "v1alpha1")},
+			Warnings: []string{
+				"spec.spec.devices.requests[0].count: 1.27–1.30 allocates one device of the class, not 4 (v1alpha3→v1alpha2)",
+				"spec.spec.devices.config: 1.27–1.30 has no configuration in the claim spec: drivers get it from ResourceClaimParameters (v1alpha3→v1alpha2)",
+			},
+		},
+	}, {
+		name: "v1beta2-template-to-v1alpha3-loses-nothing",
+		in: `
+apiVersion: resource.k8s.io/v1beta2
+kind: ResourceClaimTemplate
+metadata: {name: t, namespace: ns}
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        exactly: {deviceClassName: gpu.example.com, allocationMode: ExactCount, count: 4}
+`,
+		to: conversion.V1alpha3,
+		want: `
+apiVersion: resource.k8s.io/v1alpha3
+kind: ResourceClaimTemplate
+metadata: {name: t, namespace: ns}
+spec:
+  spec:
+    devices:
+      requests: [{name: gpu, deviceClassName: gpu.example.com, allocationMode: ExactCount, count: 4}]
+`,
+	}, {
+		// The first request is the claim's class; the second, a
+		// firstAvailable list, is lost, and 1.30 accepts the claim.
+		name: "v1-all-and-first-available-to-v1alpha2",
+		in: `
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: c, namespace: ns}
+spec:
+  devices:
+    requests:
+    - name: r
+      exactly: {deviceClassName: gpu.example.com, allocationMode: All}
+    - name: s
+      firstAvailable: [{name: x, deviceClassName: gpu.example.com}]
+`,
+		to: conversion.V1alpha2,
+		want: `
+apiVersion: resource.k8s.io/v1alpha2
+kind: ResourceClaim
+metadata: {name: c, namespace: ns}
+spec: {resourceClassName: gpu.example.com}
+`,
+		report: Report{
+			Lost: []string{
+				lostLine("spec.devices.requests", "v1alpha3", "v1alpha2"),
+				lostLine("spec.devices.requests[1].firstAvailable", "v1beta1", "v1alpha2"),
+			},
+			Warnings: []string{
+				`spec.devices.requests[0].allocationMode: 1.27–1.30 allocates one device of the class, not "All" (v1alpha3→v1alpha2)`,
+				"spec.devices.requests[1]: a 1.27–1.30 claim asks for one resource class: this request is not allocated (v1alpha3→v1alpha2)",
+			},
+		},
+	}, {
+		// kubectl create takes the namespace from its context: a
+		// manifest without one is not refused.
+		name: "v1alpha3-without-namespace-to-v1alpha2",
+		in: `
+apiVersion: resource.claimbridge.dev/v1alpha3
+kind: ResourceClaim
+metadata: {name: c}
+spec: {devices: {requests: [{name: request, deviceClassName: gpu.example.com}]}}
+`,
+		to: conversion.V1alpha2,
+		want: `
+apiVersion: resource.claimbridge.dev/v1alpha2
+kind: ResourceClaim
+metadata: {name: c}
+spec: {resourceClassName: gpu.example.com}
+`,
+	}, {
+		// Upgrades report the conversion's warnings too.
+		name: "v1alpha2-immediate-to-v1alpha3",
+		in: `
+apiVersion: resource.k8s.io/v1alpha2
+kind: ResourceClaim
+metadata: {name: c, namespace: ns}
+spec: {resourceClassName: gpu.example.com, allocationMode: Immediate}
+`,
+		to: conversion.V1alpha3,
+		want: `
+apiVersion: resource.k8s.io/v1alpha3
+kind: ResourceClaim
+metadata: {name: c, namespace: ns}
+spec: {devices: {requests: [{name: request, deviceClassName: gpu.example.com}]}}
+`,
+		report: Report{
+			Lost:     []string{lostLine("spec.allocationMode", "v1alpha2", "v1alpha3")},
+			Warnings: []string{`spec.allocationMode: 1.31 has no allocation mode "Immediate": the claim is allocated only when the first pod that uses it is scheduled (v1alpha2→v1alpha3)`},
+		},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := obj(t, tt.in)
+			before := obj(t, tt.in)
+			got, report, err := Object(in, tt.to, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(obj(t, tt.want), normalize(t, got)); d != "" {
+				t.Errorf("object (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff(tt.report, report); d != "" {
+				t.Errorf("report (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff(before, in); d != "" {
+				t.Errorf("input modified:\n%s", d)
+			}
+		})
+	}
+}
+
+// TestObjectRefusedByOldRelease: a migrated object that the apiserver of the
+// release serving an alpha target would reject (package validation: the
+// 1.26, 1.30 and 1.31 create rules) is refused with an error naming the
+// object, the release and every path in the target version; the report
+// still says what was lost and what the conversion warned about.
+func TestObjectRefusedByOldRelease(t *testing.T) {
+	tests := []struct {
+		name, in, to, want string
+		report             Report
+	}{{
+		name: "v1-first-available-to-v1alpha3",
+		in:   firstAvailableV1,
+		to:   conversion.V1alpha3,
+		want: "ResourceClaim ns/c: a Kubernetes 1.31 apiserver would reject the migrated object: spec.devices.requests[0].deviceClassName: Required value",
+		report: Report{
+			Lost: []string{lostLine("spec.devices.requests[0].firstAvailable", "v1beta1", "v1alpha3")},
+		},
+	}, {
+		name: "v1-first-available-to-v1alpha2",
+		in:   firstAvailableV1,
+		to:   conversion.V1alpha2,
+		want: `ResourceClaim ns/c: a Kubernetes 1.27-1.30 apiserver would reject the migrated object: spec.resourceClassName: Invalid value: "": ` + dnsSubdomainMessage,
+		report: Report{
+			Lost: []string{
+				lostLine("spec.devices", "v1alpha3", "v1alpha2"),
+				lostLine("spec.devices.requests[0].firstAvailable", "v1beta1", "v1alpha2"),
+			},
+		},
+	}, {
+		name: "v1-first-available-template-to-v1alpha1",
+		in: `
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: t, namespace: ns}
+spec:
+  spec:
+    devices:
+      requests:
+      - name: r
+        firstAvailable: [{name: big, deviceClassName: gpu.example.com}]
+`,
+		to:   conversion.V1alpha1,
+		want: `ResourceClaimTemplate ns/t: a Kubernetes 1.26 apiserver would reject the migrated object: spec.spec.resourceClassName: Invalid value: "": ` + dnsSubdomainMessage,
+		report: Report{
+			Lost: []string{
+				lostLine("spec.spec.devices", "v1alpha3", "v1alpha1"),
+				lostLine("spec.spec.devices.requests[0].firstAvailable", "v1beta1", "v1alpha1"),
+			},
+		},
+	}, {
+		name: "v1beta1-distinct-attribute-to-v1alpha3",
+		in: `
+apiVersion: resource.k8s.io/v1beta1
+kind: ResourceClaim
+metadata: {name: c, namespace: ns}
+spec:
+  devices:
+    requests: [{name: gpu, deviceClassName: gpu.example.com}]
+    constraints: [{requests: [gpu], distinctAttribute: gpu.example.com/uuid}]
+`,
+		to:   conversion.V1alpha3,
+		want: "ResourceClaim ns/c: a Kubernetes 1.31 apiserver would reject the migrated object: spec.devices.constraints[0].matchAttribute: Required value",
+		report: Report{
+			Lost: []string{lostLine("spec.devices.constraints[0].distinctAttribute", "v1beta1", "v1alpha3")},
+		},
+	}, {
+		name: "v1beta2-second-request-first-available-to-v1alpha3",
+		in: `
+apiVersion: resource.k8s.io/v1beta2
+kind: ResourceClaim
+metadata: {name: c, namespace: ns}
+spec:
+  devices:
+    requests:
+    - {name: r, exactly: {deviceClassName: gpu.example.com}}
+    - {name: s, firstAvailable: [{name: x, deviceClassName: gpu.example.com}]}
+`,
+		to:   conversion.V1alpha3,
+		want: "ResourceClaim ns/c: a Kubernetes 1.31 apiserver would reject the migrated object: spec.devices.requests[1].deviceClassName: Required value",
+		report: Report{
+			Lost: []string{lostLine("spec.devices.requests[1].firstAvailable", "v1beta1", "v1alpha3")},
+		},
+	}, {
+		// A 1.31 claim without requests has no class for 1.30 (the
+		// conversion does not warn: nothing is lost).
+		name: "v1alpha3-without-requests-to-v1alpha2",
+		in: `
+apiVersion: resource.claimbridge.dev/v1alpha3
+kind: ResourceClaim
+metadata: {name: c, namespace: ns}
+spec: {devices: {}}
+`,
+		to:   conversion.V1alpha2,
+		want: `ResourceClaim ns/c: a Kubernetes 1.27-1.30 apiserver would reject the migrated object: spec.resourceClassName: Invalid value: "": ` + dnsSubdomainMessage,
+		report: Report{
+			Lost: []string{lostLine("spec.devices", "v1alpha3", "v1alpha2")},
+		},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, report, err := Object(obj(t, tt.in), tt.to, Options{})
+			if err == nil || err.Error() != tt.want {
+				t.Fatalf("error %v\nwant %q", err, tt.want)
+			}
+			if got != nil {
+				t.Errorf("a refused object is returned: %v", got)
+			}
+			if d := cmp.Diff(tt.report, report); d != "" {
+				t.Errorf("report (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// dnsSubdomainMessage is the 1.26/1.30 detail for an empty resourceClassName.
+const dnsSubdomainMessage = `a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`
