@@ -98,7 +98,6 @@ spec:
 `,
 		report: Report{
 			Changed: []string{"spec.devices: 2 request(s) translated from ResourceClaimParameters two-gpus-generated"},
-			Lost:    []string{lostLine("spec.parametersRef", "v1alpha2", "v1beta1")},
 		},
 	}, {
 		name:  "1.30-parameters-to-v1beta2",
@@ -136,7 +135,6 @@ spec:
 `,
 		report: Report{
 			Changed: []string{"spec.devices: 2 request(s) translated from ResourceClaimParameters two-gpus-generated"},
-			Lost:    []string{lostLine("spec.parametersRef", "v1alpha2", "v1beta2")},
 		},
 	}, {
 		name: "1.31-classic-claim-to-v1",

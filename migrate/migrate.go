@@ -106,7 +106,8 @@ func Object(obj map[string]interface{}, to string, opts Options) (map[string]int
 	}
 	inputMeta, _ := obj["metadata"].(map[string]interface{})
 	inputAnn, _ := inputMeta["annotations"].(map[string]interface{})
-	dropAnnotations(out, inputAnn, to, &r)
+	covered := coveredFields(obj, from, kind, target)
+	dropAnnotations(out, inputAnn, to, covered, &r)
 	mapFinalizers(meta, target, to, &r)
 	if ga && kind == conversion.KindClaim {
 		dropClassicFinalizers(meta, out, target, &r)
@@ -127,7 +128,7 @@ func Object(obj map[string]interface{}, to string, opts Options) (map[string]int
 		r.Warnings = append(r.Warnings, conversionWarnings(ws, kind, false)...)
 		// The restore annotation of the steps after via holds what the
 		// warnings above say is lost: re-creation is one-way.
-		dropAnnotations(out, nil, to, &r)
+		dropAnnotations(out, nil, to, nil, &r)
 	}
 	if ga {
 		errs, warnings := gacheck.Check(out, to, kind)
@@ -243,7 +244,7 @@ func chainIndex(version string) int {
 // reported as lost) and stale client annotations. Only the annotations the
 // input had are reported as dropped: conversion adds the restore
 // annotations of the versions it passes through, which are not the user's.
-func dropAnnotations(obj, input map[string]interface{}, to string, r *Report) {
+func dropAnnotations(obj, input map[string]interface{}, to string, covered map[string]bool, r *Report) {
 	meta, _ := obj["metadata"].(map[string]interface{})
 	ann, _ := meta["annotations"].(map[string]interface{})
 	keys := make([]string, 0, len(ann))
@@ -261,7 +262,13 @@ func dropAnnotations(obj, input map[string]interface{}, to string, r *Report) {
 			continue
 		}
 		if restore {
-			if fields := conversion.RestoredSpecFields(obj, version); len(fields) > 0 {
+			var fields []string
+			for _, f := range conversion.RestoredSpecFields(obj, version) {
+				if !covered[f] {
+					fields = append(fields, f)
+				}
+			}
+			if len(fields) > 0 {
 				r.Lost = append(r.Lost, fmt.Sprintf("%s: %s fields that %s cannot hold (convert keeps them in annotation %s)",
 					strings.Join(fields, ", "), version, to, k))
 			}
@@ -274,6 +281,29 @@ func dropAnnotations(obj, input map[string]interface{}, to string, r *Report) {
 	if ann != nil && len(ann) == 0 {
 		delete(meta, "annotations")
 	}
+}
+
+// coveredFields are the v1alpha1/v1alpha2 spec fields of obj that a
+// restore annotation holds but that are not lost to a 1.31+ target (one with
+// devices): parametersRef is translated into device requests, or a warning
+// says why it is not (translateParameters), and allocationMode
+// WaitForFirstConsumer is what 1.31+ does for every claim.
+func coveredFields(obj map[string]interface{}, from, kind string, target Target) map[string]bool {
+	if !target.Devices || (from != conversion.V1alpha1 && from != conversion.V1alpha2) {
+		return nil
+	}
+	specPath, spec := "spec", specOf(obj, kind)
+	if kind == conversion.KindTemplate {
+		specPath = "spec.spec"
+	}
+	covered := map[string]bool{}
+	if spec["parametersRef"] != nil {
+		covered[specPath+".parametersRef"] = true
+	}
+	if spec["allocationMode"] == "WaitForFirstConsumer" {
+		covered[specPath+".allocationMode"] = true
+	}
+	return covered
 }
 
 // classicFinalizerSuffix ends the finalizer classic DRA drivers (the controller
