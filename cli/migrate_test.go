@@ -230,10 +230,12 @@ spec:
 	}, {
 		name: "v1-first-available-to-v1alpha3-refused", in: firstAvailable, to: "v1alpha3", code: ExitInvalid,
 		stderr: lost("spec.devices.requests[0].firstAvailable", "v1beta1", "v1alpha3") +
+			"Warning: " + who + "spec.devices.requests[0].firstAvailable: 1.31 has no prioritized list: the request has neither its 2 subrequest(s) nor a deviceClassName, which a 1.31 apiserver requires; the subrequests are kept only in the restore annotation (v1beta1→v1alpha3)\n" +
 			"Error: " + who + "a Kubernetes 1.31 apiserver would reject the migrated object: spec.devices.requests[0].deviceClassName: Required value\n",
 	}, {
 		name: "v1-first-available-to-v1alpha2-refused", in: firstAvailable, to: "v1alpha2", code: ExitInvalid,
 		stderr: lost("spec.devices", "v1alpha3", "v1alpha2") + lost("spec.devices.requests[0].firstAvailable", "v1beta1", "v1alpha2") +
+			"Warning: " + who + "spec.devices.requests[0].firstAvailable: 1.31 has no prioritized list: the request has neither its 2 subrequest(s) nor a deviceClassName, which a 1.31 apiserver requires; the subrequests are kept only in the restore annotation (v1beta1→v1alpha3)\n" +
 			"Error: <stdin>: document 1 (line 1): ResourceClaim ns/c: a Kubernetes 1.27-1.30 apiserver would reject the migrated object: spec.resourceClassName: Invalid value: \"\": " +
 			`a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')` + "\n",
 	}, {

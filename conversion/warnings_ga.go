@@ -99,3 +99,35 @@ func statusLoss(obj map[string]interface{}, r *lossReport) {
 	}
 	r.lose("status", "an apiserver discards the status when the claim is created: create the claim, then write the status through the status subresource (e.g. kubectl replace --subresource=status)")
 }
+
+// warningsB1ToV3 reports to r what a 1.31 consumer cannot see of a v1beta1
+// (1.32+) claim or template converted to v1alpha3: the request and
+// constraint fields 1.32–1.34 added that change what is allocated. The
+// paths name v1beta1 fields (the step's From version; for v1beta2 and v1
+// input, spec.devices.requests[i].exactly.capacity is
+// spec.devices.requests[i].capacity here). Tolerations are not reported:
+// 1.31 has no device taints to tolerate; nor is what the status adds
+// (device status, binding conditions, consumed capacity): no 1.31
+// component acts on it.
+func warningsB1ToV3(obj map[string]interface{}, kind string, r *lossReport) {
+	specPath, spec := "spec", asMap(obj["spec"])
+	if kind == KindTemplate {
+		specPath, spec = "spec.spec", asMap(spec["spec"])
+	}
+	devices := asMap(spec["devices"])
+	for i, rq := range asSlice(devices["requests"]) {
+		req := asMap(rq)
+		path := fmt.Sprintf("%s.devices.requests[%d]", specPath, i)
+		if subs := asSlice(req["firstAvailable"]); len(subs) > 0 {
+			r.lose(path+".firstAvailable", "1.31 has no prioritized list: the request has neither its %d subrequest(s) nor a deviceClassName, which a 1.31 apiserver requires; the subrequests are kept only in the restore annotation", len(subs))
+		}
+		if _, ok := req["capacity"]; ok {
+			r.lose(path+".capacity", "1.31 allocates whole devices: the request for a share of a device's capacity is kept only in the restore annotation")
+		}
+	}
+	for i, c := range asSlice(devices["constraints"]) {
+		if a := asString(asMap(c)["distinctAttribute"]); a != "" {
+			r.lose(fmt.Sprintf("%s.devices.constraints[%d].distinctAttribute", specPath, i), "1.31 has no distinctAttribute constraint: the devices allocated may share attribute %q; the constraint is kept only in the restore annotation", a)
+		}
+	}
+}

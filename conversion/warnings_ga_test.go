@@ -62,6 +62,26 @@ func TestWarningsGA(t *testing.T) {
 			to:   "v1",
 			want: []string{"status"},
 		},
+		"from v1 to v1alpha3: alternatives, capacity and distinct attributes": {
+			in: `{"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","spec":{"devices":{
+				"requests":[{"name":"r","firstAvailable":[{"name":"a","deviceClassName":"c"}]},{"name":"s","exactly":{"deviceClassName":"c","capacity":{"requests":{"m":"1"}},"tolerations":[{"key":"k","operator":"Exists"}]}}],
+				"constraints":[{"requests":["r"],"matchAttribute":"x/y"},{"distinctAttribute":"x/numa"}]}},
+				"status":{"devices":[{"driver":"d","pool":"p","device":"g"}]}}`,
+			to: "v1alpha2",
+			want: []string{"spec.devices.requests[0].firstAvailable", "spec.devices.requests[1].capacity", "spec.devices.constraints[1].distinctAttribute",
+				// the v1alpha3→v1alpha2 step's own: the second request and the constraints
+				"spec.devices.requests[1]", "spec.devices.constraints"},
+		},
+		"template from v1beta2 to v1alpha3": {
+			in:   `{"apiVersion":"resource.k8s.io/v1beta2","kind":"ResourceClaimTemplate","spec":{"spec":{"devices":{"requests":[{"name":"r","firstAvailable":[{"name":"a","deviceClassName":"c"},{"name":"b","deviceClassName":"d"}]}]}}}}`,
+			to:   "v1alpha3",
+			want: []string{"spec.spec.devices.requests[0].firstAvailable"},
+		},
+		"from v1 to v1alpha3, nothing 1.31 lacks": {
+			in:   `{"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","spec":{"devices":{"requests":[{"name":"s","exactly":{"deviceClassName":"c","tolerations":[{"key":"k","operator":"Exists"}]}}]}}}`,
+			to:   "v1alpha3",
+			want: nil,
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, warnings, err := conversion.ConvertWithWarnings(decodeTree(t, []byte(c.in)), c.to)
@@ -76,6 +96,30 @@ func TestWarningsGA(t *testing.T) {
 				t.Errorf("warning paths (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestWarningsToV1alpha3Messages: the v1beta1→v1alpha3 step's warnings,
+// with their step.
+func TestWarningsToV1alpha3Messages(t *testing.T) {
+	in := `{"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},"spec":{"devices":{
+		"requests":[{"name":"r","firstAvailable":[{"name":"a","deviceClassName":"c"}]},{"name":"s","exactly":{"deviceClassName":"c","capacity":{"requests":{"m":"1"}}}}],
+		"constraints":[{"distinctAttribute":"x/numa"}]}}}`
+	_, ws, err := conversion.ConvertWithWarnings(decodeTree(t, []byte(in)), "v1alpha3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, w := range ws {
+		got = append(got, w.String())
+	}
+	want := []string{
+		"ResourceClaim ns/c: spec.devices.requests[0].firstAvailable: 1.31 has no prioritized list: the request has neither its 1 subrequest(s) nor a deviceClassName, which a 1.31 apiserver requires; the subrequests are kept only in the restore annotation (v1beta1→v1alpha3)",
+		"ResourceClaim ns/c: spec.devices.requests[1].capacity: 1.31 allocates whole devices: the request for a share of a device's capacity is kept only in the restore annotation (v1beta1→v1alpha3)",
+		`ResourceClaim ns/c: spec.devices.constraints[0].distinctAttribute: 1.31 has no distinctAttribute constraint: the devices allocated may share attribute "x/numa"; the constraint is kept only in the restore annotation (v1beta1→v1alpha3)`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
 }
 

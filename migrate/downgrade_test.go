@@ -147,7 +147,10 @@ spec: {resourceClassName: gpu.example.com}
 				lostLine("spec.devices.constraints, spec.devices.requests[0].name", "v1alpha3", "v1alpha2"),
 				lostLine("spec.devices.constraints[0].distinctAttribute, spec.devices.requests[0].tolerations", "v1beta1", "v1alpha2"),
 			},
-			Warnings: []string{"spec.devices.constraints: 1.27–1.30 has no constraints between devices (v1alpha3→v1alpha2)"},
+			Warnings: []string{
+				`spec.devices.constraints[0].distinctAttribute: 1.31 has no distinctAttribute constraint: the devices allocated may share attribute "gpu.example.com/uuid"; the constraint is kept only in the restore annotation (v1beta1→v1alpha3)`,
+				"spec.devices.constraints: 1.27–1.30 has no constraints between devices (v1alpha3→v1alpha2)",
+			},
 		},
 	}, {
 		name: "v1beta2-template-to-v1alpha1",
@@ -231,6 +234,7 @@ spec: {resourceClassName: gpu.example.com}
 				lostLine("spec.devices.requests[1].firstAvailable", "v1beta1", "v1alpha2"),
 			},
 			Warnings: []string{
+				"spec.devices.requests[1].firstAvailable: 1.31 has no prioritized list: the request has neither its 1 subrequest(s) nor a deviceClassName, which a 1.31 apiserver requires; the subrequests are kept only in the restore annotation (v1beta1→v1alpha3)",
 				`spec.devices.requests[0].allocationMode: 1.27–1.30 allocates one device of the class, not "All" (v1alpha3→v1alpha2)`,
 				"spec.devices.requests[1]: a 1.27–1.30 claim asks for one resource class: this request is not allocated (v1alpha3→v1alpha2)",
 			},
@@ -309,7 +313,8 @@ func TestObjectRefusedByOldRelease(t *testing.T) {
 		to:   conversion.V1alpha3,
 		want: "ResourceClaim ns/c: a Kubernetes 1.31 apiserver would reject the migrated object: spec.devices.requests[0].deviceClassName: Required value",
 		report: Report{
-			Lost: []string{lostLine("spec.devices.requests[0].firstAvailable", "v1beta1", "v1alpha3")},
+			Lost:     []string{lostLine("spec.devices.requests[0].firstAvailable", "v1beta1", "v1alpha3")},
+			Warnings: []string{"spec.devices.requests[0].firstAvailable: 1.31 has no prioritized list: the request has neither its 2 subrequest(s) nor a deviceClassName, which a 1.31 apiserver requires; the subrequests are kept only in the restore annotation (v1beta1→v1alpha3)"},
 		},
 	}, {
 		name: "v1-first-available-to-v1alpha2",
@@ -321,6 +326,7 @@ func TestObjectRefusedByOldRelease(t *testing.T) {
 				lostLine("spec.devices", "v1alpha3", "v1alpha2"),
 				lostLine("spec.devices.requests[0].firstAvailable", "v1beta1", "v1alpha2"),
 			},
+			Warnings: []string{"spec.devices.requests[0].firstAvailable: 1.31 has no prioritized list: the request has neither its 2 subrequest(s) nor a deviceClassName, which a 1.31 apiserver requires; the subrequests are kept only in the restore annotation (v1beta1→v1alpha3)"},
 		},
 	}, {
 		name: "v1-first-available-template-to-v1alpha1",
@@ -342,6 +348,7 @@ spec:
 				lostLine("spec.spec.devices", "v1alpha3", "v1alpha1"),
 				lostLine("spec.spec.devices.requests[0].firstAvailable", "v1beta1", "v1alpha1"),
 			},
+			Warnings: []string{"spec.spec.devices.requests[0].firstAvailable: 1.31 has no prioritized list: the request has neither its 1 subrequest(s) nor a deviceClassName, which a 1.31 apiserver requires; the subrequests are kept only in the restore annotation (v1beta1→v1alpha3)"},
 		},
 	}, {
 		name: "v1beta1-distinct-attribute-to-v1alpha3",
@@ -357,7 +364,8 @@ spec:
 		to:   conversion.V1alpha3,
 		want: "ResourceClaim ns/c: a Kubernetes 1.31 apiserver would reject the migrated object: spec.devices.constraints[0].matchAttribute: Required value",
 		report: Report{
-			Lost: []string{lostLine("spec.devices.constraints[0].distinctAttribute", "v1beta1", "v1alpha3")},
+			Lost:     []string{lostLine("spec.devices.constraints[0].distinctAttribute", "v1beta1", "v1alpha3")},
+			Warnings: []string{`spec.devices.constraints[0].distinctAttribute: 1.31 has no distinctAttribute constraint: the devices allocated may share attribute "gpu.example.com/uuid"; the constraint is kept only in the restore annotation (v1beta1→v1alpha3)`},
 		},
 	}, {
 		name: "v1beta2-second-request-first-available-to-v1alpha3",
@@ -374,7 +382,8 @@ spec:
 		to:   conversion.V1alpha3,
 		want: "ResourceClaim ns/c: a Kubernetes 1.31 apiserver would reject the migrated object: spec.devices.requests[1].deviceClassName: Required value",
 		report: Report{
-			Lost: []string{lostLine("spec.devices.requests[1].firstAvailable", "v1beta1", "v1alpha3")},
+			Lost:     []string{lostLine("spec.devices.requests[1].firstAvailable", "v1beta1", "v1alpha3")},
+			Warnings: []string{"spec.devices.requests[1].firstAvailable: 1.31 has no prioritized list: the request has neither its 1 subrequest(s) nor a deviceClassName, which a 1.31 apiserver requires; the subrequests are kept only in the restore annotation (v1beta1→v1alpha3)"},
 		},
 	}, {
 		// A 1.31 claim without requests has no class for 1.30 (the
