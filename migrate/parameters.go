@@ -119,15 +119,21 @@ func translateParameters(src map[string]interface{}, from, kind string, out map[
 	if ref == nil || outSpec == nil || (from != conversion.V1alpha1 && from != conversion.V1alpha2) {
 		return false
 	}
+	specPath := "spec"
+	if kind == conversion.KindTemplate {
+		specPath = "spec.spec"
+	}
 	className := str(srcSpec, "resourceClassName")
 	ns := str(metaOf(src), "namespace")
 	lost := fmt.Sprintf("the migrated claim asks for one device of class %s with no selector and no configuration", className)
 	params := idx.find(kindClaimParameters, ns, ref)
 	if from == conversion.V1alpha1 || params == nil {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("spec.parametersRef: %s %s/%s (apiGroup %q) has no 1.30 ResourceClaimParameters in the input: %s",
-			str(ref, "kind"), ns, str(ref, "name"), str(ref, "apiGroup"), lost))
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%s.parametersRef: %s %s/%s (apiGroup %q) has no 1.30 ResourceClaimParameters in the input: %s",
+			specPath, str(ref, "kind"), ns, str(ref, "name"), str(ref, "apiGroup"), lost))
 		return true
 	}
+	// Findings in the parameters name them and their own field path.
+	paramsPath := fmt.Sprintf("%s.parametersRef (ResourceClaimParameters %s/%s) driverRequests", specPath, ns, str(metaOf(params), "name"))
 	filters := classFilters(idx, className, r)
 	var reqs []request
 	var driverConfig []map[string]interface{}
@@ -143,22 +149,22 @@ func translateParameters(src map[string]interface{}, from, kind string, out map[
 			item, _ := it.(map[string]interface{})
 			named, _ := item["namedResources"].(map[string]interface{})
 			if named == nil {
-				r.Warnings = append(r.Warnings, fmt.Sprintf("%s driverRequests[%d].requests[%d]: only namedResources requests can be translated; the request is left out", str(metaOf(params), "name"), i, j))
+				r.Warnings = append(r.Warnings, fmt.Sprintf("%s[%d].requests[%d]: only namedResources requests can be translated; the request is left out", paramsPath, i, j))
 				continue
 			}
 			sel, notes, err := translateSelector(driver, str(named, "selector"))
 			if err != nil {
-				r.Warnings = append(r.Warnings, fmt.Sprintf("driverRequests[%d].requests[%d].namedResources.selector %q: %v; the device is requested without it", i, j, str(named, "selector"), err))
+				r.Warnings = append(r.Warnings, fmt.Sprintf("%s[%d].requests[%d].namedResources.selector %q: %v; the device is requested without it", paramsPath, i, j, str(named, "selector"), err))
 				sel = ""
 			}
 			for _, n := range notes {
-				r.Warnings = append(r.Warnings, fmt.Sprintf("driverRequests[%d].requests[%d]: %s", i, j, n))
+				r.Warnings = append(r.Warnings, fmt.Sprintf("%s[%d].requests[%d]: %s", paramsPath, i, j, n))
 			}
 			reqs = addRequest(reqs, request{driver: driver, selector: sel, parameters: item["vendorParameters"], count: 1})
 		}
 	}
 	if len(reqs) == 0 {
-		r.Warnings = append(r.Warnings, "spec.parametersRef: the parameters ask for no translatable device: "+lost)
+		r.Warnings = append(r.Warnings, specPath+".parametersRef: the parameters ask for no translatable device: "+lost)
 		return true
 	}
 	names := requestNames(len(reqs))
@@ -167,7 +173,7 @@ func translateParameters(src map[string]interface{}, from, kind string, out map[
 		devices["config"] = cfg
 	}
 	outSpec["devices"] = devices
-	r.Changed = append(r.Changed, fmt.Sprintf("spec.devices: %d request(s) translated from ResourceClaimParameters %s", len(reqs), str(metaOf(params), "name")))
+	r.Changed = append(r.Changed, fmt.Sprintf("%s.devices: %d request(s) translated from ResourceClaimParameters %s", specPath, len(reqs), str(metaOf(params), "name")))
 	return true
 }
 

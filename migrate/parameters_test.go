@@ -163,7 +163,7 @@ spec:
       selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]
 `,
 		changed:  []string{"spec.devices: 1 request(s) translated from ResourceClaimParameters p"},
-		warnings: []string{`driverRequests[0].requests[0].namedResources.selector "\"fast\" in attributes.stringslice[\"tags\"]": attributes.stringslice has no 1.31 equivalent; the device is requested without it`},
+		warnings: []string{`spec.parametersRef (ResourceClaimParameters ns/p) driverRequests[0].requests[0].namedResources.selector "\"fast\" in attributes.stringslice[\"tags\"]": attributes.stringslice has no 1.31 equivalent; the device is requested without it`},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
