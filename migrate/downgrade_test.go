@@ -1,6 +1,7 @@
 package migrate
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -419,3 +420,24 @@ spec: {devices: {}}
 
 // dnsSubdomainMessage is the 1.26/1.30 detail for an empty resourceClassName.
 const dnsSubdomainMessage = `a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`
+
+// The target release's own warnings for a create come with the report (not
+// those about writes through older versions of claimbridge's CRD).
+func TestObjectValidationWarnings(t *testing.T) {
+	long := strings.Repeat("x", 10*1024)
+	in := obj(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},"spec":{"resourceClassName":"gpu"}}`)
+	_, report, err := Object(in, conversion.V1alpha3, Options{})
+	if err != nil || len(report.Warnings) != 0 {
+		t.Fatalf("a plain claim: warnings %q, error %v", report.Warnings, err)
+	}
+	in = obj(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},
+		"spec":{"devices":{"requests":[{"name":"r","deviceClassName":"gpu","selectors":[{"cel":{"expression":"device.driver == '`+long+`'"}}]}]}}}`)
+	_, report, err = Object(in, conversion.V1alpha3, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"spec.devices.requests[0].selectors[0].cel.expression: the expression has 10259 bytes; Kubernetes 1.32 and later reject expressions longer than 10240 bytes"}
+	if d := cmp.Diff(want, report.Warnings); d != "" {
+		t.Errorf("warnings (-want +got):\n%s", d)
+	}
+}

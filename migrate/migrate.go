@@ -9,6 +9,7 @@ package migrate
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -141,9 +142,14 @@ func Object(obj map[string]interface{}, to string, opts Options) (map[string]int
 		}
 		return out, r, nil
 	}
-	errs, err := checkAlpha(out)
+	errs, warnings, err := checkAlpha(out)
 	if err != nil {
 		return nil, r, fmt.Errorf("%s %s: validating the migrated object: %w", kind, api.Ref(out), err)
+	}
+	for _, w := range warnings {
+		if !slices.Contains(r.Warnings, w) {
+			r.Warnings = append(r.Warnings, w)
+		}
 	}
 	if len(errs) > 0 {
 		return nil, r, refusal(kind, out, target, errs)
@@ -164,7 +170,7 @@ func refusal(kind string, out map[string]interface{}, target Target, errs []stri
 // reported: kubectl create takes the namespace from its context, and the
 // input lacked them as well (gacheck, for the GA targets, does not check
 // metadata either).
-func checkAlpha(out map[string]interface{}) ([]string, error) {
+func checkAlpha(out map[string]interface{}) (errs, warnings []string, err error) {
 	obj := out
 	meta, _ := out["metadata"].(map[string]interface{})
 	if meta["namespace"] == nil || meta["name"] == nil && meta["generateName"] == nil {
@@ -180,13 +186,19 @@ func checkAlpha(out map[string]interface{}) ([]string, error) {
 	}
 	resp, err := validation.Validate(validation.Request{Operation: validation.Create, Object: obj})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	errs := make([]string, 0, len(resp.Errors))
 	for _, e := range resp.Errors {
 		errs = append(errs, e.Error())
 	}
-	return errs, nil
+	for _, w := range resp.Warnings {
+		// What a write through an older version of claimbridge's CRD
+		// stores without meaning: not about the created object.
+		if !strings.HasPrefix(w, validation.StorageWarningPrefix) {
+			warnings = append(warnings, w)
+		}
+	}
+	return errs, warnings, nil
 }
 
 func shallowCopy(m map[string]interface{}) map[string]interface{} {

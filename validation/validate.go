@@ -111,6 +111,9 @@ func oldInVersion(old map[string]interface{}, t target) (map[string]interface{},
 	return converted, nil
 }
 
+// StorageWarningPrefix starts the warnings of storageWarnings.
+const StorageWarningPrefix = "stored as " + StorageVersion + ": "
+
 // storageWarnings says what a client that writes through an older version
 // stores without meaning for the storage version's consumers (1.31): the
 // losses of converting the object to the storage version, in the section the
@@ -138,7 +141,7 @@ next:
 				continue next
 			}
 		}
-		out = append(out, fmt.Sprintf("stored as %s: %s", StorageVersion, w))
+		out = append(out, StorageWarningPrefix+w)
 	}
 	return out
 }
