@@ -74,8 +74,9 @@ Other objects are passed through unchanged.
 
 Exit status: 0 written; 1 an object refused or not migratable (nothing is
 written); 2 unusable input (unreadable, malformed objects, bad flags).`,
-		Example: `  # Re-create a 1.30 cluster's claims on a 1.31 cluster
-  kubectl get resourceclaims,resourceclaimparameters -A -o yaml > old.yaml
+		Example: `  # Re-create a 1.30 cluster's claims and templates on a 1.31 cluster (the
+  # parameters and classes let migrate translate the 1.30 parameters)
+  kubectl get resourceclaims,resourceclaimtemplates,resourceclaimparameters,resourceclasses,resourceclassparameters -A -o yaml > old.yaml
   claimbridge migrate --to v1alpha3 -f old.yaml > new.yaml
   kubectl create -f new.yaml
 
