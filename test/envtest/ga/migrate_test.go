@@ -58,7 +58,7 @@ func TestMigrateExported(t *testing.T) {
 					t.Fatalf("%s: %v", d.Position(), err)
 				}
 				for _, c := range report.Changed {
-					if strings.HasPrefix(c, "spec.devices: ") {
+					if strings.HasPrefix(c, "spec.devices: ") || strings.HasPrefix(c, "spec.spec.devices: ") {
 						translated++
 					}
 				}
