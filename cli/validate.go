@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/claimbridge/claimbridge/api"
+	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/gacheck"
 	"github.com/claimbridge/claimbridge/manifest"
 	"github.com/claimbridge/claimbridge/validation"
@@ -89,7 +90,7 @@ func (o *validateOptions) run(s streams) error {
 	if err != nil {
 		return withCode(ExitBadInput, err)
 	}
-	docs, gaInvalid := validateGADocuments(docs, s)
+	docs, gaInvalid, gaUnusable := validateGADocuments(docs, s)
 	docs = supported(docs, s.err, "")
 	var olds []manifest.Document
 	if o.old != "" {
@@ -100,7 +101,7 @@ func (o *validateOptions) run(s streams) error {
 		olds = supported(oldDocs, s.err, "old ")
 	}
 
-	invalid, unusable := false, false
+	invalid, unusable := false, gaUnusable
 	for _, doc := range docs {
 		req := validation.Request{Operation: validation.Create, Object: doc.Object}
 		if o.old != "" {
@@ -139,14 +140,19 @@ func (o *validateOptions) run(s streams) error {
 
 // validateGADocuments checks the resource.k8s.io v1beta1, v1beta2 and v1
 // claims and templates (as creates; see gacheck.Check) and returns the other
-// documents, and whether any GA document is invalid.
-func validateGADocuments(docs []manifest.Document, s streams) ([]manifest.Document, bool) {
-	var rest []manifest.Document
-	invalid := false
+// documents, whether any GA document is invalid, and whether any is
+// malformed (a field of the wrong JSON type: unusable input, as for the
+// alpha versions).
+func validateGADocuments(docs []manifest.Document, s streams) (rest []manifest.Document, invalid, unusable bool) {
 	for _, doc := range docs {
 		version, kind := gacheck.Version(doc.Object)
 		if version == "" {
 			rest = append(rest, doc)
+			continue
+		}
+		if err := conversion.CheckShape(doc.Object); err != nil {
+			fmt.Fprintf(s.err, "%s: %v\n", doc.Position(), err)
+			unusable = true
 			continue
 		}
 		errs, warnings := gacheck.Check(doc.Object, version, kind)
@@ -158,7 +164,7 @@ func validateGADocuments(docs []manifest.Document, s streams) ([]manifest.Docume
 		}
 		invalid = invalid || len(errs) > 0
 	}
-	return rest, invalid
+	return rest, invalid, unusable
 }
 
 // supported keeps the claims and templates and notes every skipped object.

@@ -84,6 +84,12 @@ func TestValidateCommand(t *testing.T) {
 			wantCode:   ExitBadInput,
 			wantErrOut: "decoding object",
 		},
+		"malformed-ga-object": {
+			stdin:      "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c, namespace: ns}\nspec: {devices: []}\n",
+			args:       []string{"-f", "-"},
+			wantCode:   ExitBadInput,
+			wantErrOut: "<stdin>: document 1 (line 1): ResourceClaim ns/c is malformed: spec.devices must be an object, not an array\n",
+		},
 		"missing-filename":        {args: nil, wantCode: ExitBadInput, wantErrOut: "at least one -f/--filename is required"},
 		"status-without-old":      {args: []string{"-f", "-", "--subresource", "status"}, wantCode: ExitBadInput, wantErrOut: "--subresource status needs --old"},
 		"unsupported-subresource": {args: []string{"-f", "-", "--subresource", "scale", "--old", "x"}, wantCode: ExitBadInput, wantErrOut: "unsupported --subresource"},

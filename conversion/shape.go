@@ -185,6 +185,17 @@ func buildObjectShape(version, kind string) *shape {
 	return object(fields)
 }
 
+// CheckShape returns the error Convert gives first for a malformed obj (a
+// claim, template or list of them): a *MalformedError naming the first
+// field whose JSON type is wrong; nil for a well-formed object.
+func CheckShape(obj map[string]interface{}) error {
+	_, version, kind, err := Identify(obj)
+	if err != nil {
+		return err
+	}
+	return checkShape(obj, version, kind)
+}
+
 // checkShape returns a *MalformedError for the first field of obj (a claim,
 // template or list of them, in version) that has the wrong JSON type.
 func checkShape(obj map[string]interface{}, version, kind string) error {
