@@ -44,19 +44,7 @@ func TestMalformedGA(t *testing.T) {
 		{"v1beta2 list item spec a number", `{"apiVersion":"resource.k8s.io/v1beta2","kind":"ResourceClaimList","items":[{"metadata":{"name":"a"},"spec":1}]}`, conversion.V1,
 			`ResourceClaim a is malformed: items[0].spec must be an object, not a number`},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			out, ws, err := conversion.ConvertWithWarnings(tblDecode(t, c.in), c.to)
-			var me *conversion.MalformedError
-			if !errors.As(err, &me) {
-				t.Fatalf("error %v (%T), want a *MalformedError; output %v", err, err, out)
-			}
-			if err.Error() != c.want {
-				t.Errorf("error\n%q, want\n%q", err, c.want)
-			}
-			if out != nil || ws != nil {
-				t.Errorf("output %v, warnings %v with the error", out, ws)
-			}
-		})
+		t.Run(c.name, func(t *testing.T) { checkMalformed(t, c.in, c.to, c.want) })
 	}
 }
 

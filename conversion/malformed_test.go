@@ -44,19 +44,24 @@ func TestMalformed(t *testing.T) {
 		{"list item status a number", `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaimList","items":[{"metadata":{"name":"a"},"status":1}]}`, conversion.V1alpha1,
 			`ResourceClaim a is malformed: items[0].status must be an object, not a number`},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			out, ws, err := conversion.ConvertWithWarnings(tblDecode(t, c.in), c.to)
-			var me *conversion.MalformedError
-			if !errors.As(err, &me) {
-				t.Fatalf("error %v (%T), want a *MalformedError; output %v", err, err, out)
-			}
-			if err.Error() != c.want {
-				t.Errorf("error\n%q, want\n%q", err, c.want)
-			}
-			if out != nil || ws != nil {
-				t.Errorf("output %v, warnings %v with the error", out, ws)
-			}
-		})
+		t.Run(c.name, func(t *testing.T) { checkMalformed(t, c.in, c.to, c.want) })
+	}
+}
+
+// checkMalformed converts in to version to and requires a *MalformedError
+// with message want, and neither output nor warnings.
+func checkMalformed(t *testing.T, in, to, want string) {
+	t.Helper()
+	out, ws, err := conversion.ConvertWithWarnings(tblDecode(t, in), to)
+	var me *conversion.MalformedError
+	if !errors.As(err, &me) {
+		t.Fatalf("error %v (%T), want a *MalformedError; output %v", err, err, out)
+	}
+	if err.Error() != want {
+		t.Errorf("error\n%q, want\n%q", err, want)
+	}
+	if out != nil || ws != nil {
+		t.Errorf("output %v, warnings %v with the error", out, ws)
 	}
 }
 

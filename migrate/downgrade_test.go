@@ -280,21 +280,7 @@ spec: {devices: {requests: [{name: request, deviceClassName: gpu.example.com}]}}
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			in := obj(t, tt.in)
-			before := obj(t, tt.in)
-			got, report, err := Object(in, tt.to, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d := cmp.Diff(obj(t, tt.want), normalize(t, got)); d != "" {
-				t.Errorf("object (-want +got):\n%s", d)
-			}
-			if d := cmp.Diff(tt.report, report); d != "" {
-				t.Errorf("report (-want +got):\n%s", d)
-			}
-			if d := cmp.Diff(before, in); d != "" {
-				t.Errorf("input modified:\n%s", d)
-			}
+			checkObject(t, tt.in, tt.to, Options{}, tt.want, tt.report)
 		})
 	}
 }

@@ -4,8 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/claimbridge/claimbridge/conversion"
 )
 
@@ -188,21 +186,7 @@ spec:
 			for _, s := range tt.index {
 				idx.Add(obj(t, s))
 			}
-			in := obj(t, tt.in)
-			before := obj(t, tt.in)
-			got, report, err := Object(in, tt.to, Options{Parameters: idx})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d := cmp.Diff(obj(t, tt.want), normalize(t, got)); d != "" {
-				t.Errorf("object (-want +got):\n%s", d)
-			}
-			if d := cmp.Diff(tt.report, report); d != "" {
-				t.Errorf("report (-want +got):\n%s", d)
-			}
-			if d := cmp.Diff(before, in); d != "" {
-				t.Errorf("input modified:\n%s", d)
-			}
+			checkObject(t, tt.in, tt.to, Options{Parameters: idx}, tt.want, tt.report)
 		})
 	}
 }

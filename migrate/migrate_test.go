@@ -149,21 +149,7 @@ spec: {spec: {devices: {requests: [{name: request, deviceClassName: gpu.example.
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			in := obj(t, tt.in)
-			before := obj(t, tt.in)
-			got, report, err := Object(in, tt.to, tt.opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d := cmp.Diff(obj(t, tt.want), normalize(t, got)); d != "" {
-				t.Errorf("object (-want +got):\n%s", d)
-			}
-			if d := cmp.Diff(tt.report, report); d != "" {
-				t.Errorf("report (-want +got):\n%s", d)
-			}
-			if d := cmp.Diff(before, in); d != "" {
-				t.Errorf("input modified:\n%s", d)
-			}
+			checkObject(t, tt.in, tt.to, tt.opts, tt.want, tt.report)
 		})
 	}
 }
@@ -205,5 +191,25 @@ func TestTargetsCoverVersions(t *testing.T) {
 	}
 	if len(Targets) != len(conversion.ChainVersions) {
 		t.Errorf("migrate.Targets has %d rows for %d versions", len(Targets), len(conversion.ChainVersions))
+	}
+}
+
+// checkObject migrates in (YAML) to version to with opts and requires the
+// object want (YAML), the report and the input unmodified.
+func checkObject(t *testing.T, in, to string, opts Options, want string, wantReport Report) {
+	t.Helper()
+	input := obj(t, in)
+	got, report, err := Object(input, to, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(obj(t, want), normalize(t, got)); d != "" {
+		t.Errorf("object (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(wantReport, report); d != "" {
+		t.Errorf("report (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(obj(t, in), input); d != "" {
+		t.Errorf("input modified:\n%s", d)
 	}
 }
