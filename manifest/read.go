@@ -152,8 +152,13 @@ func readSource(name string, stdin io.Reader) ([]byte, error) {
 	return data, nil
 }
 
-// Parse splits data (YAML documents or a JSON stream) into objects.
+// Parse splits data (YAML documents or a JSON stream, in UTF-8 or, with a
+// byte order mark, UTF-16) into objects.
 func Parse(source string, data []byte) ([]Document, error) {
+	data, err := toUTF8(data)
+	if err != nil {
+		return nil, &Error{Source: source, Err: err}
+	}
 	var docs []Document
 	for _, chunk := range split(data) {
 		obj, err := decodeObject(chunk.data, chunk.json)
