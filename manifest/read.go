@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strings"
 
+	goyaml "go.yaml.in/yaml/v2"
 	"sigs.k8s.io/yaml"
 )
 
@@ -161,6 +162,9 @@ func Parse(source string, data []byte) ([]Document, error) {
 	}
 	var docs []Document
 	for _, chunk := range split(data) {
+		if chunk.err != nil {
+			return nil, &Error{Source: source, Index: chunk.index, Line: chunk.line, Err: chunk.err}
+		}
 		obj, err := decodeObject(chunk.data, chunk.json)
 		if err != nil {
 			return nil, &Error{Source: source, Index: chunk.index, Line: chunk.line, Err: err}
@@ -189,33 +193,56 @@ func Parse(source string, data []byte) ([]Document, error) {
 type chunk struct {
 	index, line int
 	data        []byte
-	json        bool // data is one JSON value (decoded as JSON, not YAML)
+	json        bool  // data is one JSON value (decoded as JSON, not YAML)
+	err         error // the document cannot be read: err says why
 }
 
 // split cuts a YAML stream at "---" lines, or a JSON stream at value
-// boundaries, keeping each piece's first line number.
+// boundaries, keeping each piece's first line number. A "---" line with
+// content after it ends the chunks with an error chunk, as kubectl refuses
+// it: the content would start a document that the splitter cannot see.
 func split(data []byte) []chunk {
 	if trimmed := bytes.TrimLeft(data, " \t\r\n"); len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') {
 		if chunks, ok := splitJSON(data); ok {
 			return chunks
 		}
 	}
+	// A lone CR ends a line for YAML too: a "---" after one must be seen.
+	data = bytes.ReplaceAll(bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n")), []byte("\r"), []byte("\n"))
 	var (
 		chunks []chunk
 		cur    bytes.Buffer
 		start  = 1
 		line   = 0
+		// The chunk so far is only comments and %-directives, at least
+		// one: its "---" starts its document instead of ending it.
+		prelude, directives = true, false
 	)
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 64*1024), MaxInputBytes+1)
 	for sc.Scan() {
 		line++
 		text := sc.Text()
-		if isSeparator(text) {
+		sep, content := isSeparator(text)
+		switch {
+		case sep && prelude && directives:
+			prelude = false
+		case sep:
 			chunks = append(chunks, chunk{index: len(chunks) + 1, line: start, data: append([]byte(nil), cur.Bytes()...)})
+			if content != "" {
+				err := fmt.Errorf(`a "---" line separates documents and may be followed only by a comment, not by %q`, content)
+				return append(chunks, chunk{index: len(chunks) + 1, line: line, err: err})
+			}
 			cur.Reset()
 			start = line + 1
+			prelude, directives = true, false
 			continue
+		case strings.HasPrefix(text, "%"):
+			directives = true
+		default:
+			if t := strings.TrimSpace(text); t != "" && !strings.HasPrefix(t, "#") {
+				prelude = false
+			}
 		}
 		cur.WriteString(text)
 		cur.WriteByte('\n')
@@ -224,12 +251,22 @@ func split(data []byte) []chunk {
 	return chunks
 }
 
-func isSeparator(line string) bool {
+// isSeparator reports whether line is a document separator: "---" alone or
+// followed by blanks and a comment; content is what follows "---" and a
+// blank when it is not a comment (YAML would start the next document with
+// it).
+func isSeparator(line string) (sep bool, content string) {
 	if !strings.HasPrefix(line, "---") {
-		return false
+		return false, ""
 	}
 	rest := strings.TrimSpace(line[3:])
-	return rest == "" || strings.HasPrefix(rest, "#")
+	switch {
+	case rest == "" || strings.HasPrefix(rest, "#"):
+		return true, ""
+	case line[3] == ' ' || line[3] == '\t':
+		return true, rest
+	}
+	return false, "" // "---x" is not a marker, but a scalar's text
 }
 
 // splitJSON reads consecutive JSON values; ok is false when data is not a
@@ -279,6 +316,9 @@ func decodeValue(data []byte, isJSON bool) (interface{}, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := oneDocument(data); err != nil {
+		return nil, err
+	}
 	j = bytes.TrimSpace(j)
 	if len(j) == 0 || bytes.Equal(j, []byte("null")) {
 		return nil, nil
@@ -288,6 +328,26 @@ func decodeValue(data []byte, isJSON bool) (interface{}, error) {
 	var v interface{}
 	err = dec.Decode(&v)
 	return v, err
+}
+
+// oneDocument returns an error when data, a piece of the stream between
+// "---" lines, holds more than the one YAML document that YAMLToJSON reads
+// (a document after "...", a JSON stream with comments): the others would be
+// lost in silence.
+func oneDocument(data []byte) error {
+	dec := goyaml.NewDecoder(bytes.NewReader(data))
+	var v interface{}
+	if err := dec.Decode(&v); err != nil {
+		return nil // empty; YAMLToJSON has read it
+	}
+	if err := dec.Decode(&v); err != io.EOF {
+		msg := `more than one YAML document: a document after "..." or after another must start with a "---" line`
+		if err != nil {
+			return fmt.Errorf("%s (%v)", msg, err)
+		}
+		return errors.New(msg)
+	}
+	return nil
 }
 
 // listItems returns the items of a kind: List (apiVersion v1), the generic
