@@ -15,7 +15,6 @@ import (
 	"sort"
 	"strings"
 
-	goyaml "go.yaml.in/yaml/v2"
 	"sigs.k8s.io/yaml"
 )
 
@@ -312,11 +311,13 @@ func decodeValue(data []byte, isJSON bool) (interface{}, error) {
 	if isJSON {
 		return decodeJSON(data)
 	}
-	j, err := yaml.YAMLToJSONStrict(data) // duplicate keys would lose data: an error
+	// As kubectl reads YAML (merge keys too), then refuse what it would
+	// lose in silence: see checkYAML.
+	j, err := yaml.YAMLToJSON(data)
 	if err != nil {
 		return nil, err
 	}
-	if err := oneDocument(data); err != nil {
+	if err := checkYAML(data); err != nil {
 		return nil, err
 	}
 	j = bytes.TrimSpace(j)
@@ -328,26 +329,6 @@ func decodeValue(data []byte, isJSON bool) (interface{}, error) {
 	var v interface{}
 	err = dec.Decode(&v)
 	return v, err
-}
-
-// oneDocument returns an error when data, a piece of the stream between
-// "---" lines, holds more than the one YAML document that YAMLToJSON reads
-// (a document after "...", a JSON stream with comments): the others would be
-// lost in silence.
-func oneDocument(data []byte) error {
-	dec := goyaml.NewDecoder(bytes.NewReader(data))
-	var v interface{}
-	if err := dec.Decode(&v); err != nil {
-		return nil // empty; YAMLToJSON has read it
-	}
-	if err := dec.Decode(&v); err != io.EOF {
-		msg := `more than one YAML document: a document after "..." or after another must start with a "---" line`
-		if err != nil {
-			return fmt.Errorf("%s (%v)", msg, err)
-		}
-		return errors.New(msg)
-	}
-	return nil
 }
 
 // listItems returns the items of a kind: List (apiVersion v1), the generic
