@@ -60,3 +60,21 @@ func unit(b []byte, bigEndian bool) rune {
 	}
 	return rune(b[1])<<8 | rune(b[0])
 }
+
+// checkUTF8 refuses bytes that are not UTF-8 (a Latin-1 file, say): YAML
+// refuses them without naming the line, and encoding/json would quietly
+// turn them into U+FFFD.
+func checkUTF8(data []byte) error {
+	if utf8.Valid(data) {
+		return nil
+	}
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && size == 1 {
+			line := 1 + bytes.Count(data[:i], []byte("\n"))
+			return fmt.Errorf("line %d: not UTF-8 text: byte %#x (save the file as UTF-8)", line, data[i])
+		}
+		i += size
+	}
+	return nil
+}

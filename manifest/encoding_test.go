@@ -85,3 +85,25 @@ func TestParseBadUTF16(t *testing.T) {
 		})
 	}
 }
+
+// TestParseNotUTF8: bytes that are not UTF-8 (a Latin-1 file) are refused,
+// in JSON as in YAML, naming the line; encoding/json would turn them into
+// U+FFFD without a word.
+func TestParseNotUTF8(t *testing.T) {
+	for name, data := range map[string]string{
+		"json":        "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\n\"data\":{\"x\":\"caf\xe9\"}}\n",
+		"json stream": "{\"apiVersion\":\"v1\",\"kind\":\"A\"}\n{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"data\":{\"x\":\"caf\xe9\"}}\n",
+		"yaml":        "apiVersion: v1\nkind: ConfigMap\ndata:\n  x: caf\xe9\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := Parse("f", []byte(data))
+			want := "f: line 2: not UTF-8 text: byte 0xe9"
+			if name == "yaml" {
+				want = "f: line 4: not UTF-8 text: byte 0xe9"
+			}
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("error %v, want one containing %q", err, want)
+			}
+		})
+	}
+}

@@ -159,6 +159,9 @@ func Parse(source string, data []byte) ([]Document, error) {
 	if err != nil {
 		return nil, &Error{Source: source, Err: err}
 	}
+	if err := checkUTF8(data); err != nil {
+		return nil, &Error{Source: source, Err: err}
+	}
 	var docs []Document
 	for _, chunk := range split(data) {
 		if chunk.err != nil {
