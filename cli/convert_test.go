@@ -173,6 +173,7 @@ func TestConvertBadInput(t *testing.T) {
 		"missing-to":                         {args: []string{"-f", good, "--to", ""}, code: ExitBadInput, contains: "--to is required"},
 		"bad-output":                         {args: []string{"-f", good, "-o", "xml"}, code: ExitBadInput, contains: "unsupported output format"},
 		"no-filename":                        {args: []string{}, code: ExitBadInput, contains: "-f is required"},
+		"stdin-twice":                        {args: []string{"-f", "-", "-f", good, "-f", "-"}, stdin: "apiVersion: v1\nkind: A\n", code: ExitBadInput, contains: `standard input ("-") can be read only once`},
 		"metadata-not-an-object":             {args: []string{"-f", "-", "--to", "v1alpha2"}, stdin: "apiVersion: resource.k8s.io/v1alpha3\nkind: ResourceClaim\nmetadata: 5\nspec: {devices: {requests: [{name: a, deviceClassName: c}, {name: b, deviceClassName: c}]}}\n", code: ExitBadInput, contains: "document 1 (line 1): ResourceClaim (unnamed) is malformed: metadata must be an object, not a number"},
 		"ga-spec-devices-an-array":           {args: []string{"-f", "-", "--to", "v1alpha3"}, stdin: "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c}\nspec: {devices: []}\n", code: ExitBadInput, contains: "document 1 (line 1): ResourceClaim c is malformed: spec.devices must be an object, not an array"},
 	} {

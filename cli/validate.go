@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -69,6 +70,9 @@ Exit status: 0 all valid, 1 some object invalid, 2 unusable input.`,
 func (o *validateOptions) validate() error {
 	if len(o.filenames) == 0 {
 		return errors.New("at least one -f/--filename is required")
+	}
+	if o.old == manifest.Stdin && slices.Contains(o.filenames, manifest.Stdin) {
+		return fmt.Errorf("-f - and --old -: %w", manifest.ErrStdinTwice)
 	}
 	switch o.subResource {
 	case "":

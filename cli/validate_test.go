@@ -93,6 +93,10 @@ func TestValidateCommand(t *testing.T) {
 		"missing-filename":        {args: nil, wantCode: ExitBadInput, wantErrOut: "at least one -f/--filename is required"},
 		"status-without-old":      {args: []string{"-f", "-", "--subresource", "status"}, wantCode: ExitBadInput, wantErrOut: "--subresource status needs --old"},
 		"unsupported-subresource": {args: []string{"-f", "-", "--subresource", "scale", "--old", "x"}, wantCode: ExitBadInput, wantErrOut: "unsupported --subresource"},
+		// Standard input can be read once: the second reader would get
+		// nothing, and --old - would pair nothing.
+		"stdin-twice":      {stdin: validClaimYAML, args: []string{"-f", "-", "-f", "-"}, wantCode: ExitBadInput, wantErrOut: `standard input ("-") can be read only once`},
+		"stdin-as-old-too": {stdin: validClaimYAML, args: []string{"-f", "-", "--old", "-"}, wantCode: ExitBadInput, wantErrOut: `standard input ("-") can be read only once`},
 	}
 	for name, scenario := range scenarios {
 		t.Run(name, func(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -69,6 +70,10 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
+// ErrStdinTwice is the error for standard input given as more than one
+// source (kubectl refuses that too).
+var ErrStdinTwice = errors.New(`standard input ("-") can be read only once`)
+
 // MaxInputBytes bounds what is read from one source, so that a runaway pipe
 // cannot exhaust memory.
 const MaxInputBytes = 64 << 20
@@ -76,8 +81,12 @@ const MaxInputBytes = 64 << 20
 // ReadAll reads every source in order (a path, a directory of *.yaml, *.yml
 // and *.json files, or "-" for stdin) and returns its objects in order, with
 // kind: List documents expanded into their items. It stops at the first
-// unreadable document and returns an *Error naming it.
+// unreadable document and returns an *Error naming it. Standard input can
+// be one of the sources only once: read again, it would be empty.
 func ReadAll(sources []string, stdin io.Reader) ([]Document, error) {
+	if i := slices.Index(sources, Stdin); i >= 0 && slices.Contains(sources[i+1:], Stdin) {
+		return nil, &Error{Source: Stdin, Err: ErrStdinTwice}
+	}
 	var docs []Document
 	for _, src := range sources {
 		files, err := expand(src)

@@ -109,3 +109,10 @@ func TestReadAllStdinAndLimit(t *testing.T) {
 		t.Errorf("oversized input: got %v", err)
 	}
 }
+
+func TestReadAllStdinOnce(t *testing.T) {
+	docs, err := ReadAll([]string{Stdin, Stdin}, strings.NewReader("apiVersion: v1\nkind: A\n"))
+	if err == nil || !strings.Contains(err.Error(), `standard input ("-") can be read only once`) {
+		t.Errorf("got %v, %v", docs, err)
+	}
+}
