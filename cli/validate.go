@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -27,10 +29,11 @@ func newValidateCommand(s streams) *cobra.Command {
 		Use:   "validate -f FILE|- [-f FILE ...] [--old FILE] [--subresource status]",
 		Short: "Validate ResourceClaim and ResourceClaimTemplate manifests as the claimbridge webhook would",
 		Long: `Validate reads YAML or JSON manifests (multi-document streams, kind: List,
-files, directories and standard input) and checks every ResourceClaim and
-ResourceClaimTemplate of group resource.claimbridge.dev or resource.k8s.io
-(v1alpha1, v1alpha2, v1alpha3) with the rules of the Kubernetes release that
-served that version, after the upstream defaults. Other objects are skipped.
+typed lists, files, directories and standard input) and checks every
+ResourceClaim and ResourceClaimTemplate of group resource.claimbridge.dev or
+resource.k8s.io (v1alpha1, v1alpha2, v1alpha3) with the rules of the
+Kubernetes release that served that version, after the upstream defaults.
+Other objects are skipped.
 
 Claims and templates of resource.k8s.io v1beta1, v1beta2 and v1 (what
 claimbridge convert produces for Kubernetes 1.32+) get a partial check:
@@ -90,7 +93,7 @@ func (o *validateOptions) run(s streams) error {
 	if err := o.validate(); err != nil {
 		return withCode(ExitBadInput, err)
 	}
-	docs, err := manifest.ReadAll(o.filenames, s.in)
+	docs, err := readItems(o.filenames, s.in)
 	if err != nil {
 		return withCode(ExitBadInput, err)
 	}
@@ -98,7 +101,7 @@ func (o *validateOptions) run(s streams) error {
 	docs = supported(docs, s.err, "")
 	var olds []manifest.Document
 	if o.old != "" {
-		oldDocs, err := manifest.ReadAll([]string{o.old}, s.in)
+		oldDocs, err := readItems([]string{o.old}, s.in)
 		if err != nil {
 			return withCode(ExitBadInput, err)
 		}
@@ -140,6 +143,46 @@ func (o *validateOptions) run(s streams) error {
 		return withCode(ExitInvalid, errors.New(""))
 	}
 	return nil
+}
+
+// readItems reads the sources, with the claims and templates of a typed
+// list (ResourceClaimList, ResourceClaimTemplateList: what the API returns)
+// in its place, as kubectl creates them. An item without apiVersion or kind
+// has the list's.
+func readItems(sources []string, stdin io.Reader) ([]manifest.Document, error) {
+	docs, err := manifest.ReadAll(sources, stdin)
+	if err != nil {
+		return nil, err
+	}
+	var out []manifest.Document
+	for _, doc := range docs {
+		_, _, kind, err := conversion.Identify(doc.Object)
+		if err != nil || !strings.HasSuffix(kind, "List") {
+			out = append(out, doc)
+			continue
+		}
+		items, ok := doc.Object["items"].([]interface{})
+		if !ok && doc.Object["items"] != nil {
+			return nil, fmt.Errorf("%s: the items of the %s are not an array", doc.Position(), kind)
+		}
+		for i, it := range items {
+			item, ok := it.(map[string]interface{})
+			if !ok {
+				return nil, fmt.Errorf("%s: items[%d] of the %s is not an object", doc.Position(), i, kind)
+			}
+			item = maps.Clone(item)
+			if _, ok := item["apiVersion"]; !ok {
+				item["apiVersion"] = doc.Object["apiVersion"]
+			}
+			if _, ok := item["kind"]; !ok {
+				item["kind"] = strings.TrimSuffix(kind, "List")
+			}
+			d := doc
+			d.Item, d.Object = i, item
+			out = append(out, d)
+		}
+	}
+	return out, nil
 }
 
 // validateGADocuments checks the resource.k8s.io v1beta1, v1beta2 and v1

@@ -90,6 +90,37 @@ func TestValidateCommand(t *testing.T) {
 			wantCode:   ExitBadInput,
 			wantErrOut: "<stdin>: document 1 (line 1): ResourceClaim ns/c is malformed: spec.devices must be an object, not an array\n",
 		},
+		// kubectl creates the items of a typed list (ResourceClaimList from
+		// the API); they are checked like any other claim.
+		"typed-list": {
+			stdin: `apiVersion: resource.k8s.io/v1alpha2
+kind: ResourceClaimList
+metadata: {resourceVersion: "7"}
+items:
+- metadata: {name: bad, namespace: ns}
+  spec: {resourceClassName: Bad_Class}
+- apiVersion: resource.k8s.io/v1alpha2
+  kind: ResourceClaim
+  metadata: {name: good, namespace: ns}
+  spec: {resourceClassName: gpu}
+`,
+			args:     []string{"-f", "-"},
+			wantCode: ExitInvalid,
+			wantOut: `<stdin>: document 1 (line 1), item 0: ResourceClaim ns/bad: spec.resourceClassName: Invalid value: "Bad_Class": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')
+`,
+		},
+		"typed-list-ga": {
+			stdin:    "apiVersion: resource.k8s.io/v1\nkind: ResourceClaimList\nitems:\n- metadata: {name: c, namespace: ns}\n  spec: {devices: {requests: [{name: r}]}}\n",
+			args:     []string{"-f", "-"},
+			wantCode: ExitInvalid,
+			wantOut:  "<stdin>: document 1 (line 1), item 0: ResourceClaim ns/c: spec.devices.requests[0]: Required value: exactly one of exactly or firstAvailable\n",
+		},
+		"typed-list-item-not-an-object": {
+			stdin:      "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClaimList\nitems: [5]\n",
+			args:       []string{"-f", "-"},
+			wantCode:   ExitBadInput,
+			wantErrOut: "<stdin>: document 1 (line 1): items[0] of the ResourceClaimList is not an object",
+		},
 		"missing-filename":        {args: nil, wantCode: ExitBadInput, wantErrOut: "at least one -f/--filename is required"},
 		"status-without-old":      {args: []string{"-f", "-", "--subresource", "status"}, wantCode: ExitBadInput, wantErrOut: "--subresource status needs --old"},
 		"unsupported-subresource": {args: []string{"-f", "-", "--subresource", "scale", "--old", "x"}, wantCode: ExitBadInput, wantErrOut: "unsupported --subresource"},
