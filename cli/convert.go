@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"math/big"
 	"slices"
 	"strings"
 
@@ -181,10 +183,116 @@ func encodeObjects(objects []map[string]interface{}, format string) ([]byte, err
 		if err != nil {
 			return nil, err
 		}
+		if err := readsBack(obj, data); err != nil {
+			return nil, fmt.Errorf("%s: %w; use -o json", api.Describe(obj), err)
+		}
 		if i > 0 {
 			buf.WriteString("---\n")
 		}
 		buf.Write(data)
 	}
 	return buf.Bytes(), nil
+}
+
+// readsBack returns an error when data, obj written as YAML, does not read
+// back (as kubectl reads YAML) as obj: a number that a float64 cannot hold
+// (1e400 reads back as a string, 30 digits are rounded), or a string that
+// sigs.k8s.io/yaml's writer garbles (a NEL character, U+0085, becomes a
+// space). Numbers are the same when their values are: 1e3 reads back as
+// 1000.
+func readsBack(obj map[string]interface{}, data []byte) error {
+	want, err := jsonTree(json.Marshal(obj))
+	if err != nil {
+		return err
+	}
+	got, err := jsonTree(yaml.YAMLToJSON(data))
+	if err != nil {
+		return err
+	}
+	return sameTree(want, got, "")
+}
+
+func jsonTree(data []byte, err error) (interface{}, error) {
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v interface{}
+	err = dec.Decode(&v)
+	return v, err
+}
+
+func sameTree(want, got interface{}, path string) error {
+	switch w := want.(type) {
+	case map[string]interface{}:
+		g, ok := got.(map[string]interface{})
+		if !ok {
+			break
+		}
+		for _, k := range slices.Sorted(maps.Keys(w)) {
+			gv, ok := g[k]
+			if !ok {
+				return fmt.Errorf("%s: missing when YAML is read back", joinPath(path, k))
+			}
+			if err := sameTree(w[k], gv, joinPath(path, k)); err != nil {
+				return err
+			}
+		}
+		for _, k := range slices.Sorted(maps.Keys(g)) {
+			if _, ok := w[k]; !ok {
+				return fmt.Errorf("%s: added when YAML is read back", joinPath(path, k))
+			}
+		}
+		return nil
+	case []interface{}:
+		g, ok := got.([]interface{})
+		if !ok || len(g) != len(w) {
+			break
+		}
+		for i := range w {
+			if err := sameTree(w[i], g[i], fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
+			}
+		}
+		return nil
+	case json.Number:
+		if g, ok := got.(json.Number); ok && sameNumber(w, g) {
+			return nil
+		}
+	default: // a string, bool or nil
+		if want == got {
+			return nil
+		}
+	}
+	return fmt.Errorf("%s: %s reads back from YAML as %s", path, show(want), show(got))
+}
+
+func sameNumber(a, b json.Number) bool {
+	x, okX := new(big.Rat).SetString(a.String())
+	y, okY := new(big.Rat).SetString(b.String())
+	return okX && okY && x.Cmp(y) == 0
+}
+
+func joinPath(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+func show(v interface{}) string {
+	switch v := v.(type) {
+	case json.Number:
+		return "the number " + v.String()
+	case string:
+		return fmt.Sprintf("the string %q", v)
+	case map[string]interface{}:
+		return "an object"
+	case []interface{}:
+		return "an array"
+	case nil:
+		return "null"
+	}
+	return fmt.Sprint(v)
 }
