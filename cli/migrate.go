@@ -143,6 +143,12 @@ func migrateDocument(doc manifest.Document, to string, opts migrate.Options, not
 	}
 	objs := []map[string]interface{}{doc.Object}
 	if strings.HasSuffix(kind, "List") {
+		// Items that are not an array of objects are malformed, as convert
+		// says: not an empty list, nor a failure of the migration.
+		var malformed *conversion.MalformedError
+		if _, err := conversion.Convert(doc.Object, to); errors.As(err, &malformed) {
+			return nil, fmt.Errorf("%s: %w", doc.Position(), err)
+		}
 		objs = nil
 		items, _ := doc.Object["items"].([]interface{})
 		for _, it := range items {

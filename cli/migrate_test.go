@@ -160,6 +160,12 @@ func TestMigrateBadInput(t *testing.T) {
 		{"unreadable", []string{"migrate", "--to", "v1alpha3", "-f", "-"}, "a: [", ExitBadInput, ""},
 		{"malformed-as-convert", []string{"migrate", "--to", "v1alpha2", "-f", "-"}, "apiVersion: resource.k8s.io/v1alpha3\nkind: ResourceClaim\nmetadata: {name: c, namespace: ns}\nspec: {devices: []}\n", ExitBadInput,
 			"Error: <stdin>: document 1 (line 1): ResourceClaim ns/c is malformed: spec.devices must be an object, not an array\n"},
+		// A typed list whose items are not an array of objects is malformed,
+		// as for convert: not an empty list (exit 0, nothing written).
+		{"typed-list-items-an-object", []string{"migrate", "--to", "v1alpha3", "-f", "-"}, "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClaimList\nitems: {a: 1}\n", ExitBadInput,
+			"Error: <stdin>: document 1 (line 1): ResourceClaimList (unnamed) is malformed: items must be an array, not an object\n"},
+		{"typed-list-item-a-number", []string{"migrate", "--to", "v1alpha3", "-f", "-"}, "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClaimList\nitems: [5]\n", ExitBadInput,
+			"Error: <stdin>: document 1 (line 1): ResourceClaim (unnamed) is malformed: items[0] must be an object, not a number\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
