@@ -132,6 +132,9 @@ func expand(src string) ([]string, error) {
 			}
 		}
 	}
+	if len(files) == 0 {
+		return nil, errors.New("no .yaml, .yml or .json file in the directory")
+	}
 	sort.Strings(files)
 	return files, nil
 }

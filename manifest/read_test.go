@@ -3,6 +3,8 @@ package manifest
 import (
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -114,5 +116,48 @@ func TestReadAllStdinOnce(t *testing.T) {
 	docs, err := ReadAll([]string{Stdin, Stdin}, strings.NewReader("apiVersion: v1\nkind: A\n"))
 	if err == nil || !strings.Contains(err.Error(), `standard input ("-") can be read only once`) {
 		t.Errorf("got %v, %v", docs, err)
+	}
+}
+
+func TestReadAllDirectory(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, data string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("b.yaml", "apiVersion: v1\nkind: B\n")
+	write("A.YML", "apiVersion: v1\nkind: A\n")
+	write("c.json", `{"apiVersion":"v1","kind":"C"}`)
+	write("README.md", "not a manifest: {[")
+	if err := os.Mkdir(filepath.Join(dir, "sub.yaml"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	write("sub.yaml/d.yaml", "apiVersion: v1\nkind: D\n")
+	if err := os.Symlink("b.yaml", filepath.Join(dir, "link.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	docs, err := ReadAll([]string{dir}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range docs {
+		got = append(got, filepath.Base(d.Source)+":"+d.Object["kind"].(string))
+	}
+	// In name order, as kubectl -f DIR; subdirectories and other files are not read.
+	if diff := cmp.Diff([]string{"A.YML:A", "b.yaml:B", "c.json:C", "link.yaml:B"}, got); diff != "" {
+		t.Errorf("documents (-want +got):\n%s", diff)
+	}
+
+	// A directory without a manifest is a mistake (kubectl: "no objects
+	// passed"), not an empty input.
+	empty := t.TempDir()
+	if err := os.WriteFile(filepath.Join(empty, "notes.txt"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadAll([]string{empty}, nil); err == nil || !strings.Contains(err.Error(), "no .yaml, .yml or .json file in the directory") {
+		t.Errorf("empty directory: %v", err)
 	}
 }
