@@ -30,7 +30,8 @@ type Document struct {
 	Index int
 	// Line is the 1-based line on which the document starts.
 	Line int
-	// Item is the 0-based index in the items of a kind: List document, or -1.
+	// Item is the 0-based index in the items of a kind: List document (with
+	// the items of a List among them in its place), or -1.
 	Item int
 	// Object is the decoded object; numbers are json.Number.
 	Object map[string]interface{}
@@ -347,30 +348,56 @@ func decodeValue(data []byte, isJSON bool) (interface{}, error) {
 }
 
 // listItems returns the items of a kind: List (apiVersion v1), the generic
-// list kubectl prints.
+// list kubectl prints, with the items of a List among them in its place, as
+// kubectl flattens them.
 func listItems(obj map[string]interface{}) ([]map[string]interface{}, bool, error) {
-	if obj["kind"] != "List" || obj["apiVersion"] != "v1" {
+	if !isList(obj) {
 		return nil, false, nil
 	}
-	raw, _ := obj["items"].([]interface{})
-	if _, present := obj["items"]; present && raw == nil && obj["items"] != nil {
-		return nil, true, errors.New(`"items" of a List must be an array`)
+	items, err := appendItems(nil, obj, "")
+	return items, true, err
+}
+
+func isList(obj map[string]interface{}) bool {
+	return obj["kind"] == "List" && obj["apiVersion"] == "v1"
+}
+
+// appendItems appends the items of list, found at path ("" for the
+// document), to items.
+func appendItems(items []map[string]interface{}, list map[string]interface{}, path string) ([]map[string]interface{}, error) {
+	raw, _ := list["items"].([]interface{})
+	if _, present := list["items"]; present && raw == nil && list["items"] != nil {
+		err := errors.New(`"items" of a List must be an array`)
+		if path != "" {
+			err = fmt.Errorf("%s: %w", path, err)
+		}
+		return nil, err
 	}
-	items := make([]map[string]interface{}, 0, len(raw))
 	for i, it := range raw {
+		at := fmt.Sprintf("items[%d]", i)
+		if path != "" {
+			at = path + "." + at
+		}
 		m, ok := it.(map[string]interface{})
 		if !ok {
-			return nil, true, fmt.Errorf("items[%d]: expected an object, got %s", i, describe(it))
+			return nil, fmt.Errorf("%s: expected an object, got %s", at, describe(it))
 		}
 		if _, ok := m["kind"].(string); !ok {
-			return nil, true, fmt.Errorf(`items[%d]: object has no "kind"`, i)
+			return nil, fmt.Errorf(`%s: object has no "kind"`, at)
 		}
 		if _, ok := m["apiVersion"].(string); !ok {
-			return nil, true, fmt.Errorf(`items[%d]: object has no "apiVersion"`, i)
+			return nil, fmt.Errorf(`%s: object has no "apiVersion"`, at)
 		}
-		items = append(items, m)
+		if !isList(m) {
+			items = append(items, m)
+			continue
+		}
+		var err error
+		if items, err = appendItems(items, m, at); err != nil {
+			return nil, err
+		}
 	}
-	return items, true, nil
+	return items, nil
 }
 
 func describe(v interface{}) string {

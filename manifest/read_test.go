@@ -3,6 +3,7 @@ package manifest
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -159,5 +160,39 @@ func TestReadAllDirectory(t *testing.T) {
 	}
 	if _, err := ReadAll([]string{empty}, nil); err == nil || !strings.Contains(err.Error(), "no .yaml, .yml or .json file in the directory") {
 		t.Errorf("empty directory: %v", err)
+	}
+}
+
+// A kind: List inside a kind: List is flattened, as kubectl flattens it
+// (FlattenListVisitor): its objects are read in order, not passed over as
+// one object that no converter looks into.
+func TestParseNestedList(t *testing.T) {
+	data := `apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: A}
+- apiVersion: v1
+  kind: List
+  items:
+  - {apiVersion: v1, kind: B}
+  - apiVersion: v1
+    kind: List
+    items: [{apiVersion: v1, kind: C}]
+- {apiVersion: v1, kind: D}
+`
+	docs, err := Parse("f", []byte(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range docs {
+		got = append(got, fmt.Sprintf("%s@%d", d.Object["kind"], d.Item))
+	}
+	if diff := cmp.Diff([]string{"A@0", "B@1", "C@2", "D@3"}, got); diff != "" {
+		t.Errorf("objects (-want +got):\n%s", diff)
+	}
+	_, err = Parse("f", []byte("apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: List, items: [{kind: X}]}\n"))
+	if err == nil || !strings.Contains(err.Error(), `items[0].items[0]: object has no "apiVersion"`) {
+		t.Errorf("nested item error: %v", err)
 	}
 }
