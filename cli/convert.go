@@ -181,7 +181,7 @@ func encodeObjects(objects []map[string]interface{}, format string) ([]byte, err
 	for i, obj := range objects {
 		data, err := yaml.Marshal(obj)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%s: cannot be written as YAML: %w; use -o json", api.Describe(obj), err)
 		}
 		if err := readsBack(obj, data); err != nil {
 			return nil, fmt.Errorf("%s: %w; use -o json", api.Describe(obj), err)

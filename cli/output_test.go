@@ -37,15 +37,21 @@ func TestConvertYAMLOutputReadsBack(t *testing.T) {
 // printed as something else; -o json prints it.
 func TestConvertYAMLOutputRefused(t *testing.T) {
 	for name, tc := range map[string]struct {
-		value, want string
+		key, value, want string
 	}{
 		"number beyond float64":    {value: `1e400`, want: `ConfigMap a: data.x: the number 1e400 reads back from YAML as the string "1e400"`},
 		"more digits than float64": {value: `123456789012345678901234567890`, want: `ConfigMap a: data.x: the number 123456789012345678901234567890 reads back from YAML as the number 1.2345678901234568e+29`},
 		"too small for float64":    {value: `1e-400`, want: `ConfigMap a: data.x: the number 1e-400 reads back from YAML as the number 0`},
 		"next line character":      {value: `"a\u0085b"`, want: `ConfigMap a: data.x: the string "a\u0085b" reads back from YAML as the string "a b"`},
+		// sigs.k8s.io/yaml reads the JSON it writes as YAML: a key over 1024
+		// characters is too long for it.
+		"key over 1024 characters": {key: strings.Repeat("k", 1025), value: `1`, want: `ConfigMap a: cannot be written as YAML: yaml: `},
 	} {
 		t.Run(name, func(t *testing.T) {
-			in := `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"},"data":{"x":` + tc.value + `}}`
+			if tc.key == "" {
+				tc.key = "x"
+			}
+			in := `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"},"data":{"` + tc.key + `":` + tc.value + `}}`
 			code, out, stderr := run(t, in, "convert", "--to", "v1", "-f", "-")
 			if code != ExitInvalid || out != "" || !strings.Contains(stderr, tc.want) || !strings.Contains(stderr, "-o json") {
 				t.Errorf("exit %d, stdout %q, stderr %q; want exit 1, no output, an error containing %q", code, out, stderr, tc.want)
