@@ -117,8 +117,10 @@ func (o *convertOptions) run(s streams) error {
 			fmt.Fprintln(s.err, w)
 		}
 	}
-	_, err = s.out.Write(data)
-	return err
+	if _, err := s.out.Write(data); err != nil {
+		return withCode(ExitInvalid, fmt.Errorf("writing the output: %w", err))
+	}
+	return nil
 }
 
 func (o *convertOptions) validate() error {

@@ -129,8 +129,10 @@ func (o *migrateOptions) run(s streams) error {
 	if err != nil {
 		return withCode(ExitInvalid, err)
 	}
-	_, err = s.out.Write(data)
-	return err
+	if _, err := s.out.Write(data); err != nil {
+		return withCode(ExitInvalid, fmt.Errorf("writing the output: %w", err))
+	}
+	return nil
 }
 
 // migrateDocument migrates a claim or template (each item of a typed list)

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bytes"
+	"errors"
 	"strings"
 	"testing"
 
@@ -69,5 +71,21 @@ func TestConvertYAMLOutputRefused(t *testing.T) {
 	code, _, stderr := run(t, `{"apiVersion":"v1","kind":"A","n":[1e3,1.0,-0,0.1]}`, "convert", "--to", "v1", "-f", "-")
 	if code != 0 {
 		t.Errorf("exit %d: %s", code, stderr)
+	}
+}
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
+
+// A failure to write the output (a full disk) is a failure, exit 1, not
+// unusable input (exit 2).
+func TestOutputWriteFailure(t *testing.T) {
+	for _, cmd := range []string{"convert", "migrate"} {
+		var errOut bytes.Buffer
+		code := Main([]string{cmd, "--to", "v1alpha3", "-f", "-"}, strings.NewReader("apiVersion: v1\nkind: A\n"), failingWriter{}, &errOut)
+		if code != ExitInvalid || !strings.Contains(errOut.String(), "no space left on device") {
+			t.Errorf("%s: exit %d, stderr %q; want exit 1 naming the error", cmd, code, errOut.String())
+		}
 	}
 }
