@@ -12,8 +12,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"sigs.k8s.io/yaml"
@@ -182,6 +184,9 @@ func Parse(source string, data []byte) ([]Document, error) {
 		}
 		obj, err := decodeObject(chunk.data, chunk.json)
 		if err != nil {
+			if !chunk.json {
+				err = fileLines(err, chunk.line-1)
+			}
 			return nil, &Error{Source: source, Index: chunk.index, Line: chunk.line, Err: err}
 		}
 		if obj == nil {
@@ -346,6 +351,34 @@ func decodeValue(data []byte, isJSON bool) (interface{}, error) {
 	err = dec.Decode(&v)
 	return v, err
 }
+
+// yamlLine matches the line numbers in the YAML parser's errors: "yaml:
+// line 5: ..." and, for each problem of a yaml.TypeError, "\n  line 5: ...".
+var yamlLine = regexp.MustCompile(`(yaml: line |\n  line )([0-9]+):`)
+
+// fileLines returns err with the YAML parser's line numbers, which count
+// from the start of the document, made lines of the file (offset is the
+// number of lines before the document).
+func fileLines(err error, offset int) error {
+	if offset == 0 || !yamlLine.MatchString(err.Error()) {
+		return err
+	}
+	msg := yamlLine.ReplaceAllStringFunc(err.Error(), func(m string) string {
+		sub := yamlLine.FindStringSubmatch(m)
+		n, _ := strconv.Atoi(sub[2])
+		return sub[1] + strconv.Itoa(n+offset) + ":"
+	})
+	return lineError{msg: msg, err: err}
+}
+
+// lineError is an error of the YAML parser with the lines of the file.
+type lineError struct {
+	msg string
+	err error
+}
+
+func (e lineError) Error() string { return e.msg }
+func (e lineError) Unwrap() error { return e.err }
 
 // listItems returns the items of a kind: List (apiVersion v1), the generic
 // list kubectl prints, with the items of a List among them in its place, as

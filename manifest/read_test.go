@@ -54,15 +54,18 @@ func TestParseErrors(t *testing.T) {
 	for name, tc := range map[string]struct {
 		data, want string
 	}{
-		"yaml-syntax":    {"apiVersion: v1\nkind: A\n---\nkind: [\n", "f: document 2 (line 4): "},
-		"scalar":         {"just a string\n", "f: document 1 (line 1): expected an object, got a string"},
-		"no-apiversion":  {"kind: A\n", `f: document 1 (line 1): object has no "apiVersion"`},
-		"list-item":      {"apiVersion: v1\nkind: List\nitems: [1]\n", "items[0]: expected an object, got a number"},
-		"list-items-obj": {"apiVersion: v1\nkind: List\nitems: {a: 1}\n", `"items" of a List must be an array`},
-		"duplicate-key":  {"apiVersion: v1\nkind: A\nkind: B\n", "document 1"},
-		"json-duplicate": {`{"apiVersion":"v1","kind":"A","metadata":{"x":{"a":1,"a":2}}}`, `f: document 1 (line 1): key "a" appears twice in the object at metadata.x`},
-		"json-top-dup":   {`{"kind":"A","kind":"B"}`, `f: document 1 (line 1): key "kind" appears twice in the top-level object`},
-		"json-too-deep":  {`{"apiVersion":"v1","kind":"A","x":` + strings.Repeat("[", 10002) + strings.Repeat("]", 10002) + `}`, "exceeded max depth"},
+		"yaml-syntax": {"apiVersion: v1\nkind: A\n---\nkind: [\n", "f: document 2 (line 4): "},
+		// The YAML parser's line is the file's, not the document's.
+		"yaml-second-document-line": {"apiVersion: v1\nkind: A\n---\napiVersion: v1\nkind: B\n...\napiVersion: v1\n", "f: document 2 (line 4): more than one YAML document: a document after \"...\" or after another must start with a \"---\" line (yaml: line 6: did not find expected <document start>)"},
+		"yaml-syntax-line":          {"apiVersion: v1\nkind: A\n---\napiVersion: v1\nkind: B\nmetadata:\n  labels:\n    a: b: c\n", "f: document 2 (line 4): yaml: line 8: mapping values are not allowed"},
+		"scalar":                    {"just a string\n", "f: document 1 (line 1): expected an object, got a string"},
+		"no-apiversion":             {"kind: A\n", `f: document 1 (line 1): object has no "apiVersion"`},
+		"list-item":                 {"apiVersion: v1\nkind: List\nitems: [1]\n", "items[0]: expected an object, got a number"},
+		"list-items-obj":            {"apiVersion: v1\nkind: List\nitems: {a: 1}\n", `"items" of a List must be an array`},
+		"duplicate-key":             {"apiVersion: v1\nkind: A\nkind: B\n", "document 1"},
+		"json-duplicate":            {`{"apiVersion":"v1","kind":"A","metadata":{"x":{"a":1,"a":2}}}`, `f: document 1 (line 1): key "a" appears twice in the object at metadata.x`},
+		"json-top-dup":              {`{"kind":"A","kind":"B"}`, `f: document 1 (line 1): key "kind" appears twice in the top-level object`},
+		"json-too-deep":             {`{"apiVersion":"v1","kind":"A","x":` + strings.Repeat("[", 10002) + strings.Repeat("]", 10002) + `}`, "exceeded max depth"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := Parse("f", []byte(tc.data))
