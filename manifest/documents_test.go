@@ -34,6 +34,16 @@ func TestParseDocumentBoundaries(t *testing.T) {
 			data: "%YAML 1.1\n# the version\n---\napiVersion: v1\nkind: A\n---\napiVersion: v1\nkind: B\n",
 			want: []pos{{"A", 1, 1}, {"B", 2, 7}},
 		},
+		// helm template's output: the first "---" starts the first
+		// document, there is no empty one before it.
+		"a leading separator": {
+			data: "---\n# Source: chart/templates/a.yaml\napiVersion: v1\nkind: A\n---\napiVersion: v1\nkind: B\n",
+			want: []pos{{"A", 1, 2}, {"B", 2, 6}},
+		},
+		"a leading separator after comments": {
+			data: "# exported\n\n--- # first\napiVersion: v1\nkind: A\n---\n---\napiVersion: v1\nkind: B\n",
+			want: []pos{{"A", 1, 4}, {"B", 3, 8}},
+		},
 		"separators inside a block scalar": {
 			data: "apiVersion: v1\nkind: A\nmetadata:\n  annotations:\n    a: |\n      x\n      ---\n      ...\n---\napiVersion: v1\nkind: B\n",
 			want: []pos{{"A", 1, 1}, {"B", 2, 10}},

@@ -234,8 +234,9 @@ func split(data []byte) []chunk {
 		cur    bytes.Buffer
 		start  = 1
 		line   = 0
-		// The chunk so far is only comments and %-directives, at least
-		// one: its "---" starts its document instead of ending it.
+		// The chunk so far is only comments and %-directives: its "---"
+		// starts its document instead of ending it when there is a
+		// directive, or when it is the stream's first.
 		prelude, directives = true, false
 	)
 	sc := bufio.NewScanner(bytes.NewReader(data))
@@ -247,6 +248,13 @@ func split(data []byte) []chunk {
 		switch {
 		case sep && prelude && directives:
 			prelude = false
+		case sep && prelude && len(chunks) == 0 && content == "":
+			// The stream's first "---" after nothing but comments (helm
+			// template's output) starts the first document.
+			cur.Reset()
+			start = line + 1
+			prelude = false
+			continue
 		case sep:
 			chunks = append(chunks, chunk{index: len(chunks) + 1, line: start, data: append([]byte(nil), cur.Bytes()...)})
 			if content != "" {
