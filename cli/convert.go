@@ -200,7 +200,7 @@ func encodeObjects(objects []map[string]interface{}, format string) ([]byte, err
 // back (as kubectl reads YAML) as obj: a number that a float64 cannot hold
 // (1e400 reads back as a string, 30 digits are rounded), or a string that
 // sigs.k8s.io/yaml's writer garbles (a NEL character, U+0085, becomes a
-// space). Numbers are the same when their values are: 1e3 reads back as
+// space; a key "<<" is written as YAML's merge key). Numbers are the same when their values are: 1e3 reads back as
 // 1000.
 func readsBack(obj map[string]interface{}, data []byte) error {
 	want, err := jsonTree(json.Marshal(obj))
@@ -209,7 +209,7 @@ func readsBack(obj map[string]interface{}, data []byte) error {
 	}
 	got, err := jsonTree(yaml.YAMLToJSON(data))
 	if err != nil {
-		return err
+		return fmt.Errorf("its YAML does not read back: %w", err)
 	}
 	return sameTree(want, got, "")
 }
