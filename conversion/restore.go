@@ -354,6 +354,26 @@ func popRestore(obj map[string]interface{}, version string) *restore {
 	return &r
 }
 
+// dropRestore removes the restore annotation of version from obj, an object
+// of that version about to be converted away from it. Conversion never
+// leaves one there: the step into a version consumes its annotation, and the
+// step out of it writes what it records, or nothing. One the object carries
+// anyway was written by its client, and kept it would be applied when the
+// object comes back to this version: a v1alpha2 claim created with a
+// restore-v1alpha2 annotation would, read as v1alpha2 from storage, have
+// whatever spec and status the annotation says, none of which validation
+// saw; a restore-v1alpha3 annotation on a stored v1alpha3 claim would be
+// carried through its v1alpha2 view and applied by that view's next write,
+// a label change or a reservation, to the stored spec and status. The
+// annotation's "created" record is the client's too and is not followed: an
+// annotations map it leaves empty stays.
+func dropRestore(obj map[string]interface{}, version string) {
+	ann, ok := asMap(obj["metadata"])["annotations"].(map[string]interface{})
+	if ok {
+		delete(ann, RestoreAnnotation(version))
+	}
+}
+
 // pushRestore stores r as the restore annotation of version on obj.
 func pushRestore(obj map[string]interface{}, version string, r *restore) error {
 	rawMeta, present := obj["metadata"]

@@ -121,7 +121,8 @@ type stepOptions struct {
 
 // doStep converts obj in place from version from to its neighbour to:
 //
-//  1. the restore annotation of to (if obj came from to earlier) is removed;
+//  1. the restore annotation of to (if obj came from to earlier) is removed,
+//     and so is one of from (see dropRestore);
 //  2. each section is mapped to the target version, and the patch of the
 //     restore annotation brings back what the target version had;
 //  3. the sections are mapped back, and the difference to the original
@@ -141,6 +142,7 @@ func doStep(obj map[string]interface{}, kind, from, to string, losses *[]loss, o
 		forward.object(obj, kind, &lossReport{losses: losses})
 	}
 	restoreTo := popRestore(obj, to)
+	dropRestore(obj, from)
 	srcSpec := obj["spec"]
 
 	out := map[string]interface{}{}

@@ -187,3 +187,103 @@ func TestUnchangedAllocationIsNotRevalidated(t *testing.T) {
 		})
 	}
 }
+
+// A client may send the restore annotation of the very version it writes
+// (restore-v1alpha2 on a v1alpha2 claim), which no conversion leaves there.
+// It must not change what any version shows afterwards: validation looks at
+// the other versions' views only, so one kept and applied on the way back
+// would put an unvalidated spec and status into the writer's own view (and
+// into the storage version's on the next write through an older version).
+func TestOwnVersionRestoreAnnotationChangesNoView(t *testing.T) {
+	requireConversion(t)
+	// genuine returns the restore-<version> annotation that converting o
+	// with the spec (and status) edits of edit to the neighbour to writes:
+	// made for o itself, it applies when o comes back.
+	genuine := func(t *testing.T, o map[string]interface{}, to string, edit func(o map[string]interface{})) string {
+		t.Helper()
+		variant := deepCopyJSON(o)
+		edit(variant)
+		converted := mustConvert(t, variant, to)
+		a, _ := converted["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})[conversion.RestoreAnnotation(variant["apiVersion"].(string)[len("resource.claimbridge.dev/"):])].(string)
+		if a == "" {
+			t.Fatalf("no restore annotation in %v", converted)
+		}
+		return a
+	}
+	views := func(t *testing.T, stored map[string]interface{}) map[string]interface{} {
+		t.Helper()
+		out := map[string]interface{}{}
+		for _, v := range Versions {
+			view := mustConvert(t, stored, v)
+			out[v] = map[string]interface{}{"spec": view["spec"], "status": view["status"]}
+		}
+		return out
+	}
+
+	t.Run("v1alpha2-create-with-restore-v1alpha2", func(t *testing.T) {
+		plain := `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns","annotations":{"team":"a"}},"spec":{"resourceClassName":"gpu"}}`
+		o := obj(t, plain)
+		// An invalid class and an allocated, reserved status, as seen
+		// through v1alpha2 and v1alpha1.
+		o["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})[conversion.RestoreAnnotation("v1alpha2")] =
+			genuine(t, obj(t, plain), "v1alpha3", func(v map[string]interface{}) { v["spec"].(map[string]interface{})["unknown"] = true })
+		editRestore(t, o, "v1alpha2", func(r map[string]interface{}) {
+			r["spec"].(map[string]interface{})["patch"] = []interface{}{map[string]interface{}{"op": "replace", "path": "/spec/resourceClassName", "value": "INVALID_!"}}
+		})
+		forgedStatusPatch(t, o, "v1alpha2", map[string]interface{}{"op": "add", "path": "/status", "value": map[string]interface{}{
+			"driverName": "gpu.example.com", "allocation": map[string]interface{}{"shareable": true},
+			"reservedFor": []interface{}{map[string]interface{}{"resource": "pods", "name": "ghost", "uid": "g"}}}})
+		resp, err := Validate(Request{Operation: Create, Object: o})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(field.ErrorList(nil), resp.Errors); diff != "" {
+			t.Errorf("errors (-want +got):\n%s", diff)
+		}
+		got := views(t, mustConvert(t, prepareForCreate(o, KindResourceClaim), StorageVersion))
+		want := views(t, mustConvert(t, obj(t, plain), StorageVersion))
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("views of the stored object (-without the annotation +with it):\n%s", diff)
+		}
+	})
+
+	t.Run("restore-v1alpha3-on-v1alpha3-then-a-v1alpha2-label-change", func(t *testing.T) {
+		stored := obj(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns","resourceVersion":"1","annotations":{"team":"a"}},`+
+			`"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu"}]}},`+
+			`"status":{"allocation":{"controller":"gpu.example.com","devices":{"results":[{"request":"request","driver":"gpu.example.com","pool":"gpu.example.com","device":"handle-0"}]}}}}`)
+		// A selector that does not compile, another device, and a consumer
+		// written without the status subresource.
+		forged := genuine(t, stored, "v1alpha2", func(v map[string]interface{}) {
+			v["spec"].(map[string]interface{})["devices"].(map[string]interface{})["requests"].([]interface{})[0].(map[string]interface{})["selectors"] =
+				[]interface{}{map[string]interface{}{"cel": map[string]interface{}{"expression": "1"}}}
+			v["status"].(map[string]interface{})["allocation"].(map[string]interface{})["devices"].(map[string]interface{})["results"].([]interface{})[0].(map[string]interface{})["device"] = "someone-elses-gpu"
+		})
+		annotated := deepCopyJSON(stored)
+		annotated["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})[conversion.RestoreAnnotation("v1alpha3")] = forged
+		resp, err := Validate(Request{Operation: Update, Object: annotated, OldObject: stored})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(field.ErrorList(nil), resp.Errors); diff != "" {
+			t.Errorf("annotating: errors (-want +got):\n%s", diff)
+		}
+		// Stored as written (v1alpha3 is the storage version); a v1alpha2
+		// client adds a label.
+		old := mustConvert(t, annotated, "v1alpha2")
+		labelled := mustConvert(t, annotated, "v1alpha2")
+		labelled["metadata"].(map[string]interface{})["labels"] = map[string]interface{}{"team": "b"}
+		resp, err = Validate(Request{Operation: Update, Object: labelled, OldObject: old})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(field.ErrorList(nil), resp.Errors); diff != "" {
+			t.Errorf("labelling: errors (-want +got):\n%s", diff)
+		}
+		got := mustConvert(t, prepareForUpdate(labelled, old, KindResourceClaim), StorageVersion)
+		for _, section := range []string{"spec", "status"} {
+			if diff := cmp.Diff(stored[section], got[section]); diff != "" {
+				t.Errorf("stored %s after the v1alpha2 label change (-before +after):\n%s", section, diff)
+			}
+		}
+	})
+}

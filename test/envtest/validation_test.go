@@ -23,6 +23,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/claimbridge/claimbridge/conversion"
 )
 
 // Valid base objects, one per version. %s is the name.
@@ -525,6 +527,50 @@ func TestValidationCrossVersionBypass(t *testing.T) {
 				expectSection(t, "spec", want, get(t, claims("v1alpha3", ns), "two-requests"))
 			})
 		}
+	})
+
+	t.Run("restore-v1alpha3 written on the v1alpha3 claim does not reach storage through a v1alpha2 label change", func(t *testing.T) {
+		createClaim(t, fromYAML(t, "v1alpha3", ns, `
+kind: ResourceClaim
+metadata: {name: own-restore}
+spec: {devices: {requests: [{name: request, deviceClassName: gpu.example.com}]}}
+status:
+  allocation:
+    controller: gpu.example.com
+    devices:
+      results: [{request: request, driver: gpu.example.com, pool: gpu.example.com, device: handle-0}]
+`))
+		want := get(t, claims("v1alpha3", ns), "own-restore")
+		// A genuine restore-v1alpha3 annotation, made for this claim with a
+		// selector that does not compile and another device, neither of
+		// which v1alpha2 shows.
+		variant := want.DeepCopy()
+		set(t, variant, []interface{}{map[string]interface{}{"name": "request", "deviceClassName": "gpu.example.com",
+			"selectors": []interface{}{map[string]interface{}{"cel": map[string]interface{}{"expression": "1"}}}}}, "spec", "devices", "requests")
+		set(t, variant, []interface{}{map[string]interface{}{"request": "request", "driver": "gpu.example.com", "pool": "gpu.example.com", "device": "someone-elses-gpu"}},
+			"status", "allocation", "devices", "results")
+		asV2, err := conversion.Convert(variant.Object, "v1alpha2")
+		if err != nil {
+			t.Fatal(err)
+		}
+		key := restoreAnnotationPrefix + "v1alpha3"
+		forged, _ := field(asV2, "metadata", "annotations", key)
+		if forged == nil {
+			t.Fatalf("no %s annotation in %v", key, asV2)
+		}
+		if _, err := mutate(t, claims("v1alpha3", ns), "own-restore", false, func(u *unstructured.Unstructured) {
+			u.SetAnnotations(map[string]string{key: forged.(string)})
+		}); err != nil {
+			t.Fatalf("annotating through v1alpha3: %s", describe(err))
+		}
+		if _, err := mutate(t, claims("v1alpha2", ns), "own-restore", false, func(u *unstructured.Unstructured) {
+			u.SetLabels(map[string]string{"team": "b"})
+		}); err != nil {
+			t.Fatalf("labelling through v1alpha2: %s", describe(err))
+		}
+		got := get(t, claims("v1alpha3", ns), "own-restore")
+		expectSection(t, "spec", want, got)
+		expectSection(t, "status", want, got)
 	})
 
 	t.Run("allocation via v1alpha3, changed via v1alpha1 status is denied", func(t *testing.T) {

@@ -1,0 +1,82 @@
+package conversion_test
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/claimbridge/claimbridge/conversion"
+)
+
+// An object of version X never carries conversion's restore-X annotation:
+// the step into X consumes it, and the step out of X writes what it records
+// or nothing. One a client sends anyway must not survive the step out of X,
+// or the way back would apply it: a v1alpha2 claim created with its own
+// restore-v1alpha2 annotation would, read back as v1alpha2, show what the
+// annotation says instead of what was validated, and a restore-v1alpha3
+// annotation on a stored v1alpha3 claim would be written into the stored
+// spec and status by the next write through v1alpha2.
+func TestOwnRestoreAnnotationIsNotCarried(t *testing.T) {
+	claims := map[string]string{
+		conversion.V1alpha1: `{"apiVersion":"resource.claimbridge.dev/v1alpha1","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns","annotations":{"team":"a"}},
+			"spec":{"resourceClassName":"gpu"},
+			"status":{"driverName":"gpu.example.com","allocation":{"resourceHandle":"h","shareable":true}}}`,
+		conversion.V1alpha2: `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns","annotations":{"team":"a"}},
+			"spec":{"resourceClassName":"gpu"},
+			"status":{"driverName":"gpu.example.com","allocation":{"resourceHandles":[{"driverName":"gpu.example.com","data":"h"}],"shareable":true}}}`,
+		conversion.V1alpha3: `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns","annotations":{"team":"a"}},
+			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu"}]}},
+			"status":{"allocation":{"controller":"gpu.example.com","devices":{"results":[{"request":"request","driver":"gpu.example.com","pool":"gpu.example.com","device":"handle-0"}]}}}}`,
+	}
+	template := `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaimTemplate","metadata":{"name":"t","namespace":"ns","annotations":{"team":"a"}},
+		"spec":{"spec":{"resourceClassName":"gpu"}}}`
+	for _, tc := range []struct {
+		name     string
+		obj      string
+		from, to string
+	}{
+		{"v1alpha1 claim via v1alpha2", claims[conversion.V1alpha1], conversion.V1alpha1, conversion.V1alpha2},
+		{"v1alpha2 claim via v1alpha1", claims[conversion.V1alpha2], conversion.V1alpha2, conversion.V1alpha1},
+		{"v1alpha2 claim via v1alpha3", claims[conversion.V1alpha2], conversion.V1alpha2, conversion.V1alpha3},
+		{"v1alpha3 claim via v1alpha2", claims[conversion.V1alpha3], conversion.V1alpha3, conversion.V1alpha2},
+		{"v1alpha2 template via v1alpha3", template, conversion.V1alpha2, conversion.V1alpha3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// The forged annotation is a genuine restore-<from> annotation,
+			// made for this very object: that of the same object with an
+			// unknown spec and status field, which have no home in to.
+			variant := tblDecode(t, tc.obj)
+			if tc.obj == template {
+				variant["spec"].(map[string]interface{})["spec"].(map[string]interface{})["forged"] = "spec"
+			} else {
+				variant["spec"].(map[string]interface{})["forged"] = "spec"
+				variant["status"].(map[string]interface{})["forged"] = "status"
+			}
+			converted, err := conversion.Convert(variant, tc.to)
+			if err != nil {
+				t.Fatal(err)
+			}
+			forged := converted["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})[conversion.RestoreAnnotation(tc.from)]
+			if forged == nil {
+				t.Fatalf("converting the variant to %s wrote no %s annotation: the test no longer tests what it says", tc.to, conversion.RestoreAnnotation(tc.from))
+			}
+
+			in := tblDecode(t, tc.obj)
+			in["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})[conversion.RestoreAnnotation(tc.from)] = forged
+			there, err := conversion.Convert(in, tc.to)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := there["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})[conversion.RestoreAnnotation(tc.from)]; got != nil {
+				t.Errorf("the %s form carries the client's %s annotation: %v", tc.to, conversion.RestoreAnnotation(tc.from), got)
+			}
+			back, err := conversion.Convert(there, tc.from)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tblDecode(t, tc.obj), back); diff != "" {
+				t.Errorf("back in %s (-want: the object without the annotation, +got):\n%s", tc.from, diff)
+			}
+		})
+	}
+}
