@@ -1,12 +1,14 @@
 package validation
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/claimbridge/claimbridge/conversion"
+	"github.com/claimbridge/claimbridge/internal/jsontree"
 	"github.com/claimbridge/claimbridge/validation/common"
 )
 
@@ -22,10 +24,25 @@ import (
 // without the annotations are not the annotations' doing (a v1alpha3 claim
 // without requests, for example, has a v1alpha2 view without a class) and
 // are left to the client version's own rules.
+//
+// A new object that some version cannot show at all is refused too
+// (unreadableErrors).
 func createViewErrors(t target, newObj map[string]interface{}) field.ErrorList {
 	bare, ok := withoutRestoreAnnotations(newObj)
 	if !ok {
-		return nil
+		if fitsEveryVersion(newObj) {
+			return nil
+		}
+		var allErrs field.ErrorList
+		for _, version := range Versions {
+			if version == t.version {
+				continue
+			}
+			if _, err := convert(newObj, version); err != nil {
+				allErrs = append(allErrs, unreadable(version, err))
+			}
+		}
+		return allErrs
 	}
 	path := field.NewPath("metadata", "annotations")
 	var allErrs field.ErrorList
@@ -49,6 +66,9 @@ func createViewErrors(t target, newObj map[string]interface{}) field.ErrorList {
 			allErrs = append(allErrs, field.Invalid(path, common.OmittedValue,
 				fmt.Sprintf("the restore annotations make the object unusable as seen through %s: %v", version, withErr)))
 			continue
+		case withErr != nil && isConversionError(withErr):
+			allErrs = append(allErrs, unreadable(version, withErr))
+			continue
 		case withErr != nil:
 			continue // not the annotations' doing; the client version's rules speak
 		}
@@ -64,10 +84,11 @@ func createViewErrors(t target, newObj map[string]interface{}) field.ErrorList {
 
 // viewCreateErrors converts obj to version and runs that version's create
 // rules on it; hasStatus reports whether the converted object has a status.
+// A failed conversion is returned as a *conversionError.
 func viewCreateErrors(kind, version string, obj map[string]interface{}) (errs field.ErrorList, hasStatus bool, err error) {
 	converted, err := convert(obj, version)
 	if err != nil {
-		return nil, false, err // names the object and both versions
+		return nil, false, &conversionError{err} // names the object and both versions
 	}
 	hasStatus = converted["status"] != nil
 	result, err := shapes[version].run(kind, Create, "", prepareForCreate(converted, kind), nil)
@@ -99,4 +120,59 @@ func withoutRestoreAnnotations(obj map[string]interface{}) (map[string]interface
 		}
 	}
 	return out, true
+}
+
+// A version that cannot show an object (what the version cannot hold does
+// not fit the annotation size limit next to the object's own annotations)
+// fails every read of it through that version: a get, and every list and
+// watch of claims through that version that includes it, for every client
+// of that version in the cluster. A main-resource write is refused when it
+// makes the object so (a create, or an update whose old object could be
+// shown): the client's own annotations or spec are what does not fit.
+// Status writes are not: there the allocation is what does not fit (e.g. 32
+// v1alpha2 handles of 16 KiB as v1alpha1), which a release of the writer's
+// version accepted.
+
+// unreadable is the finding for a write that version cannot show.
+func unreadable(version string, err error) *field.Error {
+	return field.Forbidden(field.NewPath("metadata", "annotations"),
+		fmt.Sprintf("the object could not be read through %s, nor listed or watched with other claims through it: %v", version, err))
+}
+
+// conversionError marks an error of viewCreateErrors as the conversion's.
+type conversionError struct{ err error }
+
+func (e *conversionError) Error() string { return e.err.Error() }
+func (e *conversionError) Unwrap() error { return e.err }
+
+func isConversionError(err error) bool {
+	var ce *conversionError
+	return errors.As(err, &ce)
+}
+
+// fitsEveryVersion reports whether obj, a new object without restore
+// annotations (so its status, which a create drops, and restored content
+// play no part), surely converts to every version: a conversion fails
+// only when the restore annotations it writes do not fit the annotation
+// size limit next to the object's own, and those record at most the spec
+// (each operation's value is a disjoint part of it, encoded alike) once per
+// step that loses some of it, with a bounded number of operations whose
+// paths are the fixed field names of the shapes. Twice the spec's encoding
+// and 8 KiB is more than that for every chain of the served versions. It
+// spares a create the conversions when its annotations and spec are far
+// from the limit (nearly always).
+func fitsEveryVersion(obj map[string]interface{}) bool {
+	const slack = 8 * 1024
+	total := 0
+	meta, _ := obj["metadata"].(map[string]interface{})
+	ann, _ := meta["annotations"].(map[string]interface{})
+	for k, v := range ann {
+		s, _ := v.(string)
+		total += len(k) + len(s)
+	}
+	if total+slack > conversion.TotalAnnotationSizeLimitB {
+		return false
+	}
+	spec, err := jsontree.Append(nil, obj["spec"], false)
+	return err == nil && total+2*len(spec)+slack <= conversion.TotalAnnotationSizeLimitB
 }

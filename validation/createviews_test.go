@@ -2,11 +2,14 @@ package validation
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/yaml"
 
 	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/validation/common"
@@ -147,4 +150,205 @@ func TestUpdateOfObjectWithoutAView(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A version that cannot show an object fails every read of it through that
+// version, and so every list and watch of claims through it that includes
+// the object, for all of that version's clients. A main-resource write that
+// makes an object so — its own annotations, or its spec, leaving no room for
+// what the version cannot hold — is refused.
+func TestWriteThatAVersionCannotShowIsRefused(t *testing.T) {
+	requireConversion(t)
+	// Two requests and a constraint: v1alpha2 and v1alpha1 keep them in
+	// restore-v1alpha3.
+	twoRequests := `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns","resourceVersion":"1"},` +
+		`"spec":{"devices":{"requests":[{"name":"gpu","deviceClassName":"gpu.example.com"},{"name":"nic","deviceClassName":"nic.example.com"}],` +
+		`"constraints":[{"requests":["gpu","nic"],"matchAttribute":"example.com/numa"}]}}}`
+	filler := strings.Repeat("x", conversion.TotalAnnotationSizeLimitB-len("filler")-100) // fits alone, not with restore-v1alpha3
+	filled := func(t *testing.T, s string) map[string]interface{} {
+		o := obj(t, s)
+		meta := o["metadata"].(map[string]interface{})
+		ann, _ := meta["annotations"].(map[string]interface{})
+		if ann == nil {
+			ann = map[string]interface{}{}
+			meta["annotations"] = ann
+		}
+		ann["filler"] = filler
+		return o
+	}
+	// Long selectors: what v1alpha2 cannot hold exceeds the limit alone.
+	var selectors []string
+	for i := 0; i < 32; i++ {
+		selectors = append(selectors, `{"cel":{"expression":"device.driver == \"`+strings.Repeat("a", 9000)+`\""}}`)
+	}
+	longSelectors := `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},` +
+		`"spec":{"devices":{"requests":[{"name":"gpu","deviceClassName":"gpu.example.com","selectors":[` + strings.Join(selectors, ",") + `]}]}}}`
+	// A copy of a converted view: restore-v1alpha2 holds the parameters.
+	withParameters := `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},"spec":{"resourceClassName":"gpu.example.com","parametersRef":{"kind":"Params","name":"p"}}}`
+
+	unreadable := func(t *testing.T, o map[string]interface{}, versions ...string) field.ErrorList {
+		t.Helper()
+		var want field.ErrorList
+		for _, v := range versions {
+			_, err := conversion.Convert(o, v)
+			if err == nil {
+				t.Fatalf("the object converts to %s: the test no longer tests what it says", v)
+			}
+			want = append(want, field.Forbidden(field.NewPath("metadata", "annotations"),
+				"the object could not be read through "+v+", nor listed or watched with other claims through it: "+err.Error()))
+		}
+		return want
+	}
+	for name, sc := range map[string]struct {
+		req  func(t *testing.T) Request
+		want func(t *testing.T, req Request) field.ErrorList
+	}{
+		"create-with-annotations-filling-the-limit": {
+			req: func(t *testing.T) Request { return Request{Operation: Create, Object: filled(t, twoRequests)} },
+			want: func(t *testing.T, req Request) field.ErrorList {
+				return unreadable(t, req.Object, "v1alpha1", "v1alpha2")
+			},
+		},
+		"create-with-a-spec-whose-restore-exceeds-the-limit": {
+			req: func(t *testing.T) Request { return Request{Operation: Create, Object: obj(t, longSelectors)} },
+			want: func(t *testing.T, req Request) field.ErrorList {
+				return unreadable(t, req.Object, "v1alpha1", "v1alpha2")
+			},
+		},
+		"create-of-a-converted-view-with-annotations-filling-the-limit": {
+			req: func(t *testing.T) Request {
+				o := mustConvert(t, obj(t, withParameters), "v1alpha3")
+				o["spec"] = obj(t, twoRequests)["spec"]
+				ann := o["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})
+				ann["filler"] = filler[:len(filler)-len(ann[conversion.RestoreAnnotation("v1alpha2")].(string))]
+				return Request{Operation: Create, Object: o}
+			},
+			want: func(t *testing.T, req Request) field.ErrorList {
+				return unreadable(t, req.Object, "v1alpha1", "v1alpha2")
+			},
+		},
+		"template-create-with-annotations-filling-the-limit": {
+			req: func(t *testing.T) Request {
+				claim := obj(t, twoRequests)
+				template := `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaimTemplate","metadata":{"name":"t","namespace":"ns"},"spec":{"spec":` + toJSON(t, claim["spec"]) + `}}`
+				return Request{Operation: Create, Object: filled(t, template)}
+			},
+			want: func(t *testing.T, req Request) field.ErrorList {
+				return unreadable(t, req.Object, "v1alpha1", "v1alpha2")
+			},
+		},
+		"update-adding-annotations-that-fill-the-limit": {
+			req: func(t *testing.T) Request {
+				return Request{Operation: Update, Object: filled(t, twoRequests), OldObject: obj(t, twoRequests)}
+			},
+			want: func(t *testing.T, req Request) field.ErrorList {
+				return unreadable(t, req.Object, "v1alpha1", "v1alpha2")
+			},
+		},
+		"update-of-an-object-already-unreadable-is-not-refused-for-it": {
+			req: func(t *testing.T) Request {
+				o := filled(t, twoRequests)
+				o["metadata"].(map[string]interface{})["labels"] = map[string]interface{}{"team": "a"}
+				o["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})["other"] = "x"
+				return Request{Operation: Update, Object: o, OldObject: filled(t, twoRequests)}
+			},
+			want: func(*testing.T, Request) field.ErrorList { return nil },
+		},
+		"create-with-large-annotations-that-leave-room": {
+			req: func(t *testing.T) Request {
+				o := filled(t, twoRequests)
+				ann := o["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})
+				ann["filler"] = filler[:len(filler)-1024]
+				return Request{Operation: Create, Object: o}
+			},
+			want: func(*testing.T, Request) field.ErrorList { return nil },
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			req := sc.req(t)
+			resp, err := Validate(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(sc.want(t, req), resp.Errors); diff != "" {
+				t.Errorf("errors (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// fitsEveryVersion spares a create the conversions only when they cannot
+// fail: every input of conversion's golden tests, and selectors of half the
+// limit, with annotations filled up to where it still says so, convert to
+// every version.
+func TestFitsEveryVersionIsConservative(t *testing.T) {
+	paths, err := filepath.Glob("../conversion/testdata/*.yaml")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no conversion inputs: %v", err)
+	}
+	inputs := map[string]map[string]interface{}{}
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		js, err := yaml.YAMLToJSON(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o := obj(t, string(js)); !strings.HasSuffix(o["kind"].(string), "List") {
+			inputs[filepath.Base(p)] = o
+		}
+	}
+	var selectors []string
+	for i := 0; i < 12; i++ {
+		selectors = append(selectors, `{"cel":{"expression":"device.driver == \"`+strings.Repeat("a", 10000)+`\""}}`)
+	}
+	inputs["long selectors"] = obj(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},`+
+		`"spec":{"devices":{"requests":[{"name":"gpu","deviceClassName":"gpu.example.com","selectors":[`+strings.Join(selectors, ",")+`]}]}}}`)
+	for name, o := range inputs {
+		t.Run(name, func(t *testing.T) {
+			delete(o, "status") // a create drops it
+			o, _ = withoutRestoreAnnotations(o)
+			meta, _ := o["metadata"].(map[string]interface{})
+			if meta == nil {
+				meta = map[string]interface{}{}
+				o["metadata"] = meta
+			}
+			ann, _ := meta["annotations"].(map[string]interface{})
+			if ann == nil {
+				ann = map[string]interface{}{}
+				meta["annotations"] = ann
+			}
+			spec, err := json.Marshal(o["spec"])
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := conversion.TotalAnnotationSizeLimitB - 8*1024 - 2*len(spec) - len("filler")
+			for k, v := range ann {
+				n -= len(k) + len(v.(string))
+			}
+			if n < 0 {
+				t.Fatalf("the spec alone is too large for the gate (%d bytes)", len(spec))
+			}
+			ann["filler"] = strings.Repeat("x", n)
+			if !fitsEveryVersion(o) {
+				t.Fatal("fitsEveryVersion is false at the boundary")
+			}
+			for _, v := range Versions {
+				if _, err := conversion.Convert(o, v); err != nil {
+					t.Errorf("fitsEveryVersion said it fits, but: %v", err)
+				}
+			}
+		})
+	}
+}
+
+func toJSON(t *testing.T, v interface{}) string {
+	t.Helper()
+	data, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }

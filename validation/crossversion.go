@@ -57,6 +57,11 @@ func crossVersionErrors(t target, subResource string, deriveOld bool, newObj, ol
 		switch {
 		case err != nil && version == StorageVersion:
 			return append(allErrs, field.InternalError(annotationsPath, err))
+		case err != nil && subResource == "" && newlyUnreadable(newObj, oldObj, version):
+			// The new annotations leave no room for what this version
+			// cannot hold: every read through it would fail (unreadable).
+			add(unreadable(version, err))
+			continue
 		case err != nil:
 			// An object that cannot be shown in this version (what the
 			// version cannot hold exceeds the annotation limit — e.g. 32
@@ -104,6 +109,16 @@ func crossVersionErrors(t target, subResource string, deriveOld bool, newObj, ol
 		add(common.ValidateDeallocation(newView.status, oldView.status, statusPath)...)
 	}
 	return allErrs
+}
+
+// newlyUnreadable reports whether newObj cannot be converted to version
+// while oldObj can.
+func newlyUnreadable(newObj, oldObj map[string]interface{}, version string) bool {
+	if _, err := convert(newObj, version); err == nil {
+		return false
+	}
+	_, err := convert(oldObj, version)
+	return err == nil
 }
 
 func allocationChanged(newView, oldView objectView) bool {

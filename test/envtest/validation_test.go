@@ -573,6 +573,31 @@ status:
 		expectSection(t, "status", want, got)
 	})
 
+	t.Run("annotations that leave no room for the v1alpha2 and v1alpha1 views are denied", func(t *testing.T) {
+		// Every read through v1alpha2 of a claim it cannot show fails, and so
+		// does every list and watch of claims through v1alpha2 that includes
+		// it, in any namespace.
+		filler := strings.Repeat("x", 256*1024-100)
+		unreadable := func(version string) cause {
+			return cause{Field: "metadata.annotations", Type: causeForbidden, Detail: "the object could not be read through " + version}
+		}
+		o := fromYAML(t, "v1alpha3", ns, fmt.Sprintf(baseV1alpha3, "filled"))
+		o.SetAnnotations(map[string]string{"filler": filler})
+		_, err := claims("v1alpha3", ns).Create(ctxFor(t), o, metav1.CreateOptions{})
+		expectInvalid(t, err, byWebhook, unreadable("v1alpha1"), unreadable("v1alpha2"))
+
+		createClaim(t, fromYAML(t, "v1alpha3", ns, fmt.Sprintf(baseV1alpha3, "to-be-filled")))
+		_, err = mutate(t, claims("v1alpha3", ns), "to-be-filled", false, func(u *unstructured.Unstructured) {
+			u.SetAnnotations(map[string]string{"filler": filler})
+		})
+		expectInvalid(t, err, byWebhook, unreadable("v1alpha1"), unreadable("v1alpha2"))
+		for _, v := range []string{"v1alpha1", "v1alpha2"} {
+			if _, err := env.Resource(v, claimsResource).List(ctxFor(t), metav1.ListOptions{}); err != nil {
+				t.Errorf("listing claims through %s: %s", v, describe(err))
+			}
+		}
+	})
+
 	t.Run("allocation via v1alpha3, changed via v1alpha1 status is denied", func(t *testing.T) {
 		createClaim(t, fromYAML(t, "v1alpha3", ns, fmt.Sprintf(allocatedV1alpha3, "allocated-v3")))
 		want := get(t, claims("v1alpha3", ns), "allocated-v3")
