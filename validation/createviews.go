@@ -26,7 +26,8 @@ import (
 // are left to the client version's own rules.
 //
 // A new object that some version cannot show at all is refused too
-// (unreadableErrors).
+// (unreadable), and so is a claim whose restore annotations hold status
+// data (pendingStatusErrors) that gives no view a status yet.
 func createViewErrors(t target, newObj map[string]interface{}) field.ErrorList {
 	bare, ok := withoutRestoreAnnotations(newObj)
 	if !ok {
@@ -46,6 +47,7 @@ func createViewErrors(t target, newObj map[string]interface{}) field.ErrorList {
 	}
 	path := field.NewPath("metadata", "annotations")
 	var allErrs field.ErrorList
+	gaveStatus := false
 	for _, version := range Versions {
 		if version == t.version {
 			continue
@@ -53,6 +55,7 @@ func createViewErrors(t target, newObj map[string]interface{}) field.ErrorList {
 		with, withStatus, withErr := viewCreateErrors(t.kind, version, newObj)
 		without, withoutStatus, withoutErr := viewCreateErrors(t.kind, version, bare)
 		if withStatus && !withoutStatus {
+			gaveStatus = true
 			// The apiserver drops the status of a create before it
 			// converts the object for storage, but the annotations
 			// travel on: a status they restore would be stored, and
@@ -78,6 +81,9 @@ func createViewErrors(t target, newObj map[string]interface{}) field.ErrorList {
 					fmt.Sprintf("the restore annotations make the object invalid as seen through %s: %s", version, e.Error())))
 			}
 		}
+	}
+	if !gaveStatus && t.kind == KindResourceClaim {
+		allErrs = append(allErrs, pendingStatusErrors(t, newObj, nil)...)
 	}
 	return allErrs
 }

@@ -49,6 +49,7 @@ func crossVersionErrors(t target, subResource string, deriveOld bool, newObj, ol
 	annotationsPath := field.NewPath("metadata", "annotations")
 	statusPath := field.NewPath("status")
 	all := crossViews(t, subResource == "status", deriveOld, newObj, oldObj)
+	statusChanged := false // in some view, on a main update
 	for _, version := range Versions {
 		if version == t.version || all[version].sameAs != "" {
 			continue
@@ -77,6 +78,7 @@ func crossVersionErrors(t target, subResource string, deriveOld bool, newObj, ol
 			}
 			switch {
 			case allocationChanged(newView, oldView):
+				statusChanged = true
 				if !reportedAt(field.ErrorTypeInvalid, "status.allocation", reported) {
 					add(field.Invalid(annotationsPath, common.OmittedValue,
 						fmt.Sprintf("%s: the update changes status.allocation as seen through %s", common.FieldImmutableErrorMsg, version)))
@@ -87,6 +89,7 @@ func crossVersionErrors(t target, subResource string, deriveOld bool, newObj, ol
 				// change a view's status here: an allocation set or
 				// cleared, consumers or a deallocation request added or
 				// hidden, written without the status subresource.
+				statusChanged = true
 				add(field.Forbidden(annotationsPath,
 					fmt.Sprintf("the update changes status as seen through %s: status is written through the status subresource", version)))
 			}
@@ -107,6 +110,10 @@ func crossVersionErrors(t target, subResource string, deriveOld bool, newObj, ol
 			add(field.Forbidden(statusPath.Child("reservedFor"), "may not be reserved more than once"))
 		}
 		add(common.ValidateDeallocation(newView.status, oldView.status, statusPath)...)
+	}
+	if subResource == "" && !statusChanged && t.kind == KindResourceClaim {
+		// Status data that changes no view today may change one later.
+		add(pendingStatusErrors(t, newObj, oldObj)...)
 	}
 	return allErrs
 }

@@ -287,3 +287,120 @@ func TestOwnVersionRestoreAnnotationChangesNoView(t *testing.T) {
 		}
 	})
 }
+
+// Restore status data that applies to no present status changes no view
+// today, and the view of its version once a status write brings the status
+// to the one it names: a create or main update may not plant it.
+func TestStatusRestoreDataForALaterStatus(t *testing.T) {
+	requireConversion(t)
+	allocatedV3 := `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns","resourceVersion":"1"},` +
+		`"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu"}]}},` +
+		`"status":{"allocation":{"devices":{"results":[{"request":"request","driver":"gpu.example.com","pool":"node-1","device":"gpu-0"}]}},"reservedFor":[{"resource":"pods","name":"a","uid":"1"}]}}`
+	// forged is status data for the status a deallocation leaves ({}), as
+	// seen through version: an allocation of the attacker's driver.
+	forged := func(t *testing.T, version string) string {
+		t.Helper()
+		probe := obj(t, `{"apiVersion":"resource.claimbridge.dev/`+version+`","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},"spec":{"resourceClassName":"gpu"},"status":{"unknown":1}}`)
+		o := mustConvert(t, probe, versionAfter(version))
+		editRestore(t, o, version, func(r map[string]interface{}) {
+			r["status"].(map[string]interface{})["patch"] = []interface{}{
+				map[string]interface{}{"op": "add", "path": "/status/driverName", "value": "evil.example.com"},
+				map[string]interface{}{"op": "add", "path": "/status/allocation", "value": map[string]interface{}{
+					"resourceHandles": []interface{}{map[string]interface{}{"driverName": "evil.example.com", "data": "attacker"}}, "shareable": true}},
+			}
+		})
+		return o["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})[conversion.RestoreAnnotation(version)].(string)
+	}
+	annotate := func(o map[string]interface{}, key, value string) map[string]interface{} {
+		meta := o["metadata"].(map[string]interface{})
+		ann, _ := meta["annotations"].(map[string]interface{})
+		if ann == nil {
+			ann = map[string]interface{}{}
+			meta["annotations"] = ann
+		}
+		ann[key] = value
+		return o
+	}
+	key := func(version string) string { return conversion.RestoreAnnotation(version) }
+	changed := func(version string) *field.Error {
+		return field.Forbidden(field.NewPath("metadata", "annotations").Key(key(version)),
+			"the update changes its status restore data: status is written through the status subresource, and this data would change it as seen through another version once the claim's status matches it")
+	}
+	forCreate := func(version string) *field.Error {
+		return field.Forbidden(field.NewPath("metadata", "annotations").Key(key(version)),
+			"holds status restore data: a create cannot set status, and this data would set it as seen through another version once the claim's status matches it")
+	}
+	for name, sc := range map[string]struct {
+		req  func(t *testing.T) Request
+		want field.ErrorList
+	}{
+		"v1alpha3-update-planting-an-allocation-for-the-deallocated-status": {
+			req: func(t *testing.T) Request {
+				return Request{Operation: Update, OldObject: obj(t, allocatedV3),
+					Object: annotate(obj(t, allocatedV3), key("v1alpha2"), forged(t, "v1alpha2"))}
+			},
+			want: field.ErrorList{changed("v1alpha2")},
+		},
+		"v1alpha3-update-planting-it-for-v1alpha1": {
+			req: func(t *testing.T) Request {
+				return Request{Operation: Update, OldObject: obj(t, allocatedV3),
+					Object: annotate(obj(t, allocatedV3), key("v1alpha1"), forged(t, "v1alpha1"))}
+			},
+			want: field.ErrorList{changed("v1alpha1")},
+		},
+		"v1alpha2-update-planting-it-for-v1alpha1": {
+			req: func(t *testing.T) Request {
+				return Request{Operation: Update, OldObject: mustConvert(t, obj(t, allocatedV3), "v1alpha2"),
+					Object: annotate(mustConvert(t, obj(t, allocatedV3), "v1alpha2"), key("v1alpha1"), forged(t, "v1alpha1"))}
+			},
+			want: field.ErrorList{changed("v1alpha1")},
+		},
+		"v1alpha3-create-carrying-it": {
+			req: func(t *testing.T) Request {
+				o := obj(t, allocatedV3)
+				delete(o, "status")
+				delete(o["metadata"].(map[string]interface{}), "resourceVersion")
+				return Request{Operation: Create, Object: annotate(o, key("v1alpha2"), forged(t, "v1alpha2"))}
+			},
+			want: field.ErrorList{forCreate("v1alpha2")},
+		},
+		"v1alpha2-create-carrying-status-data-of-v1alpha3-which-storing-it-drops": {
+			req: func(t *testing.T) Request {
+				// A classic allocation: v1alpha2 keeps its device names in
+				// restore-v1alpha3.
+				classic := strings.Replace(allocatedV3, `"allocation":{`, `"allocation":{"controller":"gpu.example.com",`, 1)
+				o := mustConvert(t, obj(t, classic), "v1alpha2")
+				if restoreStatusData(o, []string{key("v1alpha3")}) == nil {
+					t.Fatal("the v1alpha2 view has no status data in restore-v1alpha3: the test no longer tests what it says")
+				}
+				delete(o, "status")
+				delete(o["metadata"].(map[string]interface{}), "resourceVersion")
+				return Request{Operation: Create, Object: o}
+			},
+		},
+		"v1alpha3-update-keeping-it-with-another-annotation": {
+			req: func(t *testing.T) Request {
+				old := annotate(obj(t, allocatedV3), key("v1alpha2"), forged(t, "v1alpha2"))
+				return Request{Operation: Update, OldObject: old, Object: annotate(deepCopyJSON(old), "team", "a")}
+			},
+		},
+		"v1alpha3-update-removing-it": {
+			req: func(t *testing.T) Request {
+				return Request{Operation: Update, OldObject: annotate(obj(t, allocatedV3), key("v1alpha2"), forged(t, "v1alpha2")), Object: obj(t, allocatedV3)}
+			},
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			resp, err := Validate(sc.req(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(sc.want, resp.Errors); diff != "" {
+				t.Errorf("errors (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// versionAfter is the served version after version.
+func versionAfter(version string) string { return Versions[versionIndex(version)+1] }

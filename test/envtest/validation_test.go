@@ -17,6 +17,7 @@ package envtest_test
 // status.reservedFor[i].uid.
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -596,6 +597,46 @@ status:
 				t.Errorf("listing claims through %s: %s", v, describe(err))
 			}
 		}
+	})
+
+	t.Run("restore status data for a later status, written through v1alpha3, is denied", func(t *testing.T) {
+		// Planted on an allocated claim, it would change no view; once the
+		// scheduler deallocated the claim (status {}), v1alpha2 and v1alpha1
+		// clients would see an allocation of evil.example.com.
+		createClaim(t, fromYAML(t, "v1alpha3", ns, `
+kind: ResourceClaim
+metadata: {name: pending-status}
+spec: {devices: {requests: [{name: request, deviceClassName: gpu.example.com}]}}
+status:
+  allocation:
+    devices:
+      results: [{request: request, driver: gpu.example.com, pool: node-1, device: gpu-0}]
+  reservedFor:
+  - {resource: pods, name: pod-0, uid: 00000000-0000-4000-8000-000000000001}
+`))
+		// A genuine restore-v1alpha2 annotation for status {}, its patch
+		// replaced.
+		probe := fromYAML(t, "v1alpha2", ns, "kind: ResourceClaim\nmetadata: {name: probe}\nspec: {resourceClassName: gpu}\nstatus: {unknown: 1}\n")
+		asV3, err := conversion.Convert(probe.Object, "v1alpha3")
+		if err != nil {
+			t.Fatal(err)
+		}
+		key := restoreAnnotationPrefix + "v1alpha2"
+		genuine, _ := field(asV3, "metadata", "annotations", key)
+		var r map[string]interface{}
+		if err := json.Unmarshal([]byte(genuine.(string)), &r); err != nil {
+			t.Fatal(err)
+		}
+		r["status"].(map[string]interface{})["patch"] = []interface{}{
+			map[string]interface{}{"op": "add", "path": "/status/driverName", "value": "evil.example.com"},
+			map[string]interface{}{"op": "add", "path": "/status/allocation", "value": map[string]interface{}{
+				"resourceHandles": []interface{}{map[string]interface{}{"driverName": "evil.example.com", "data": "attacker"}}, "shareable": true}},
+		}
+		forged, _ := json.Marshal(r)
+		_, err = mutate(t, claims("v1alpha3", ns), "pending-status", false, func(u *unstructured.Unstructured) {
+			u.SetAnnotations(map[string]string{key: string(forged)})
+		})
+		expectInvalid(t, err, byWebhook, cause{Field: "metadata.annotations[" + key + "]", Type: causeForbidden, Detail: "status restore data"})
 	})
 
 	t.Run("allocation via v1alpha3, changed via v1alpha1 status is denied", func(t *testing.T) {

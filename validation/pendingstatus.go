@@ -1,0 +1,100 @@
+package validation
+
+import (
+	"encoding/json"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/claimbridge/claimbridge/api"
+	"github.com/claimbridge/claimbridge/conversion"
+)
+
+// A restore annotation's status data (its "status" member) is a patch that
+// conversion applies to the status of a view whenever that status, as
+// mapped, has the fingerprint the patch names, now or after any later
+// status write. The view checks of a create or main update see only the
+// present status: status data made for another status — a deallocated one,
+// say, which the attacker can predict — changes no view today and every
+// view of that other version once a status write, the scheduler's, brings
+// the status there (an allocation the storage version does not have, shown
+// to v1alpha2 and v1alpha1 clients, and written back to storage by their
+// next write). Status data is written by conversion when a client of
+// another version writes the status, and a client that writes the main
+// resource sends back what it read; so a create may carry none and a main
+// update may not add or change any. Removing it is left to the view checks
+// (which refuse it when it applies to the present status): stale data is
+// dropped by conversion anyway.
+//
+// Only the annotations that are stored are looked at: converting an object
+// of version X to the storage version removes the restore annotation of
+// every version it steps through, X's own included, applying (and so
+// showing to the view checks) or dropping it.
+
+// pendingStatusErrors reports each restore annotation of newObj, an object
+// of t's version, that is stored with status data oldObj (nil for a create)
+// does not have alike.
+func pendingStatusErrors(t target, newObj, oldObj map[string]interface{}) field.ErrorList {
+	var stored []string
+	from, to := versionIndex(t.version), versionIndex(StorageVersion)
+	if from > to {
+		from, to = to, from
+	}
+	for i, v := range Versions {
+		if i < from || i > to {
+			stored = append(stored, conversion.RestoreAnnotation(v))
+		}
+	}
+	newData := restoreStatusData(newObj, stored)
+	if len(newData) == 0 {
+		return nil
+	}
+	oldData := restoreStatusData(oldObj, stored)
+	keys := make([]string, 0, len(newData))
+	for k := range newData {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var allErrs field.ErrorList
+	for _, k := range keys {
+		path := field.NewPath("metadata", "annotations").Key(k)
+		switch old, ok := oldData[k]; {
+		case oldObj == nil:
+			allErrs = append(allErrs, field.Forbidden(path,
+				"holds status restore data: a create cannot set status, and this data would set it as seen through another version once the claim's status matches it"))
+		case !ok || !api.DeepEqualJSON(old, newData[k]):
+			allErrs = append(allErrs, field.Forbidden(path,
+				"the update changes its status restore data: status is written through the status subresource, and this data would change it as seen through another version once the claim's status matches it"))
+		}
+	}
+	return allErrs
+}
+
+// restoreStatusData returns the "status" member of each annotation of obj
+// named in keys that has one, as conversion reads it (an annotation that
+// does not decode holds nothing).
+func restoreStatusData(obj map[string]interface{}, keys []string) map[string]interface{} {
+	meta, _ := obj["metadata"].(map[string]interface{})
+	ann, _ := meta["annotations"].(map[string]interface{})
+	var out map[string]interface{}
+	for _, k := range keys {
+		s, isString := ann[k].(string)
+		if !isString {
+			continue
+		}
+		var r struct {
+			Status interface{} `json:"status"`
+		}
+		dec := json.NewDecoder(strings.NewReader(s))
+		dec.UseNumber()
+		if err := dec.Decode(&r); err != nil || r.Status == nil {
+			continue
+		}
+		if out == nil {
+			out = map[string]interface{}{}
+		}
+		out[k] = r.Status
+	}
+	return out
+}
