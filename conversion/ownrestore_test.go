@@ -80,3 +80,42 @@ func TestOwnRestoreAnnotationIsNotCarried(t *testing.T) {
 		})
 	}
 }
+
+// A restore patch writes only inside its section: diff writes nothing else,
+// so anything else is a client's. A spec patch adding /status would give a
+// view a status whenever the object has none (the status is mapped after the
+// spec patch is applied): planted on an allocated claim it changes no view,
+// and once a status write clears the status, v1alpha2 clients would see an
+// allocation storage does not have.
+func TestRestoreOperationsStayInTheirSection(t *testing.T) {
+	in := tblDecode(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},
+		"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu"}]}}}`)
+	// A genuine restore-v1alpha2 annotation for this spec: that of its
+	// v1alpha2 view with an unknown spec field added.
+	v2, err := conversion.Convert(in, conversion.V1alpha2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2["spec"].(map[string]interface{})["unknown"] = true
+	back, err := conversion.Convert(v2, conversion.V1alpha3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := tblDecode(t, back["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})[conversion.RestoreAnnotation(conversion.V1alpha2)].(string))
+	spec := r["spec"].(map[string]interface{})
+	spec["patch"] = append(spec["patch"].([]interface{}), map[string]interface{}{"op": "add", "path": "/status",
+		"value": map[string]interface{}{"driverName": "evil.example.com", "allocation": map[string]interface{}{"shareable": true}}})
+	in["metadata"].(map[string]interface{})["annotations"] = map[string]interface{}{conversion.RestoreAnnotation(conversion.V1alpha2): tblJSON(t, r)}
+
+	got, err := conversion.Convert(in, conversion.V1alpha2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := tblDecode(t, `{"resourceClassName":"gpu","unknown":true}`)
+	if diff := cmp.Diff(want, got["spec"]); diff != "" {
+		t.Errorf("v1alpha2 spec: the genuine part of the patch applies (-want +got):\n%s", diff)
+	}
+	if status, ok := got["status"]; ok {
+		t.Errorf("the v1alpha2 view has a status: %v", status)
+	}
+}

@@ -217,7 +217,8 @@ func (d *differ) sortSegments(segs []segment) {
 
 // applySection applies the patch for section name to root (an object holding
 // the section) if the section still has the fingerprint the patch was made
-// for. Operations whose parent no longer exists are skipped.
+// for. Operations whose parent no longer exists are skipped, and so are
+// those outside what the section's fingerprint covers (ownsPath).
 func (r *restore) applySection(name string, root map[string]interface{}) {
 	sp := *r.section(name)
 	if sp == nil {
@@ -228,8 +229,21 @@ func (r *restore) applySection(name string, root map[string]interface{}) {
 		return
 	}
 	for _, op := range sp.Patch {
-		applyOperation(root, op)
+		if ownsPath(name, op.Path) {
+			applyOperation(root, op)
+		}
 	}
+}
+
+// ownsPath reports whether a patch of section name may write path: diff
+// writes every operation of a section inside it, so one elsewhere was
+// written by a client. Applied, a spec patch's operation on /status would
+// write the status (the status is mapped after the spec patch is applied,
+// so an added /status stays where the object has none), which no view
+// check of the write that carried it could see.
+func ownsPath(name, path string) bool {
+	root := "/" + name
+	return path == root || strings.HasPrefix(path, root+"/")
 }
 
 // sectionFingerprint identifies the content a section patch applies to. For

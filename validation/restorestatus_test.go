@@ -404,3 +404,43 @@ func TestStatusRestoreDataForALaterStatus(t *testing.T) {
 
 // versionAfter is the served version after version.
 func versionAfter(version string) string { return Versions[versionIndex(version)+1] }
+
+// A spec patch of a restore annotation cannot carry status: planted on an
+// allocated claim it changed no view, and once a status write removed the
+// status, v1alpha2 and v1alpha1 clients saw an allocation storage did not
+// have. Conversion applies only the operations inside a patch's section.
+func TestSpecRestoreDataCannotWriteStatus(t *testing.T) {
+	requireConversion(t)
+	stored := obj(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns","resourceVersion":"1"},`+
+		`"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu"}]}},`+
+		`"status":{"allocation":{"devices":{"results":[{"request":"request","driver":"gpu.example.com","pool":"node-1","device":"gpu-0"}]}}}}`)
+	// A genuine restore-v1alpha2 spec patch for this spec, with an
+	// operation on /status added.
+	probe := mustConvert(t, stored, "v1alpha2")
+	probe["spec"].(map[string]interface{})["unknown"] = true
+	planted := mustConvert(t, probe, "v1alpha3")
+	editRestore(t, planted, "v1alpha2", func(r map[string]interface{}) {
+		spec := r["spec"].(map[string]interface{})
+		spec["patch"] = append(spec["patch"].([]interface{}), map[string]interface{}{"op": "add", "path": "/status", "value": map[string]interface{}{
+			"driverName": "evil.example.com", "allocation": map[string]interface{}{"resourceHandles": []interface{}{map[string]interface{}{"driverName": "evil.example.com", "data": "attacker"}}, "shareable": true}}})
+	})
+	planted["status"] = stored["status"]
+	resp, err := Validate(Request{Operation: Update, Object: planted, OldObject: stored})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// No view changes: the spec patch adds a field no shape has, and the
+	// claim has a status.
+	if diff := cmp.Diff(field.ErrorList(nil), resp.Errors); diff != "" {
+		t.Errorf("planting: errors (-want +got):\n%s", diff)
+	}
+	// Had it been stored, a status write removing the status would not
+	// give the older versions one.
+	cleared := deepCopyJSON(planted)
+	delete(cleared, "status")
+	for _, version := range []string{"v1alpha1", "v1alpha2"} {
+		if status, ok := mustConvert(t, cleared, version)["status"]; ok {
+			t.Errorf("%s view of the claim without status has status %v", version, status)
+		}
+	}
+}
