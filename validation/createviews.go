@@ -40,7 +40,7 @@ func createViewErrors(t target, newObj map[string]interface{}) field.ErrorList {
 				continue
 			}
 			if _, err := convert(newObj, version); err != nil {
-				allErrs = append(allErrs, unreadable(version, err))
+				allErrs = append(allErrs, unreadable(field.NewPath("metadata", "annotations"), version, err))
 			}
 		}
 		return allErrs
@@ -70,7 +70,7 @@ func createViewErrors(t target, newObj map[string]interface{}) field.ErrorList {
 				fmt.Sprintf("the restore annotations make the object unusable as seen through %s: %v", version, withErr)))
 			continue
 		case withErr != nil && isConversionError(withErr):
-			allErrs = append(allErrs, unreadable(version, withErr))
+			allErrs = append(allErrs, unreadable(field.NewPath("metadata", "annotations"), version, withErr))
 			continue
 		case withErr != nil:
 			continue // not the annotations' doing; the client version's rules speak
@@ -132,16 +132,16 @@ func withoutRestoreAnnotations(obj map[string]interface{}) (map[string]interface
 // not fit the annotation size limit next to the object's own annotations)
 // fails every read of it through that version: a get, and every list and
 // watch of claims through that version that includes it, for every client
-// of that version in the cluster. A main-resource write is refused when it
-// makes the object so (a create, or an update whose old object could be
-// shown): the client's own annotations or spec are what does not fit.
-// Status writes are not: there the allocation is what does not fit (e.g. 32
-// v1alpha2 handles of 16 KiB as v1alpha1), which a release of the writer's
-// version accepted.
+// of that version in the cluster. A write is refused when it makes the
+// object so (a create, or an update whose old object could be shown): on a
+// main update the client's own annotations or spec are what does not fit,
+// on a status write the allocation (e.g. 32 v1alpha2 handles of 16 KiB as
+// v1alpha1, which a 1.27–1.30 apiserver accepted: one claim's allocation
+// fails instead of every list through v1alpha1).
 
 // unreadable is the finding for a write that version cannot show.
-func unreadable(version string, err error) *field.Error {
-	return field.Forbidden(field.NewPath("metadata", "annotations"),
+func unreadable(path *field.Path, version string, err error) *field.Error {
+	return field.Forbidden(path,
 		fmt.Sprintf("the object could not be read through %s, nor listed or watched with other claims through it: %v", version, err))
 }
 

@@ -58,16 +58,22 @@ func crossVersionErrors(t target, subResource string, deriveOld bool, newObj, ol
 		switch {
 		case err != nil && version == StorageVersion:
 			return append(allErrs, field.InternalError(annotationsPath, err))
-		case err != nil && subResource == "" && newlyUnreadable(newObj, oldObj, version):
-			// The new annotations leave no room for what this version
-			// cannot hold: every read through it would fail (unreadable).
-			add(unreadable(version, err))
+		case err != nil && newlyUnreadable(newObj, oldObj, version):
+			// What this version cannot hold no longer fits the annotations
+			// (the client's own annotations or spec on a main update, the
+			// allocation on a status write: e.g. 32 handles of 16 KiB as
+			// v1alpha1): every read through it would fail, and every list
+			// and watch through it, for every client (unreadable).
+			path := annotationsPath
+			if subResource == "status" {
+				path = statusPath
+			}
+			add(unreadable(path, version, err))
 			continue
 		case err != nil:
-			// An object that cannot be shown in this version (what the
-			// version cannot hold exceeds the annotation limit — e.g. 32
-			// handles of 16 KiB as v1alpha1) has no view to protect here;
-			// reads in that version fail with conversion's own message.
+			// An object that could not be shown in this version before
+			// the write either has no view to protect here; reads in that
+			// version fail with conversion's own message.
 			continue
 		}
 		if subResource == "" {
