@@ -599,6 +599,24 @@ status:
 		}
 	})
 
+	t.Run("an allocation that v1alpha1 could not show is denied", func(t *testing.T) {
+		// 17 handles of 16 KiB are a valid v1alpha2 allocation; v1alpha1
+		// would need more than the annotation limit for the 16 it cannot hold.
+		createClaim(t, fromYAML(t, "v1alpha2", ns, fmt.Sprintf(baseV1alpha2, "many-handles")))
+		handles := make([]interface{}, 17)
+		for i := range handles {
+			handles[i] = map[string]interface{}{"driverName": "gpu.example.com", "data": strings.Repeat("h", 16*1024)}
+		}
+		_, err := mutate(t, claims("v1alpha2", ns), "many-handles", true, func(u *unstructured.Unstructured) {
+			set(t, u, "gpu.example.com", "status", "driverName")
+			set(t, u, map[string]interface{}{"resourceHandles": handles, "shareable": true}, "status", "allocation")
+		})
+		expectInvalid(t, err, byWebhook, cause{Field: "status", Type: causeForbidden, Detail: "the object could not be read through v1alpha1"})
+		if _, err := env.Resource("v1alpha1", claimsResource).List(ctxFor(t), metav1.ListOptions{}); err != nil {
+			t.Errorf("listing claims through v1alpha1: %s", describe(err))
+		}
+	})
+
 	t.Run("restore status data for a later status, written through v1alpha3, is denied", func(t *testing.T) {
 		// Planted on an allocated claim, it would change no view; once the
 		// scheduler deallocated the claim (status {}), v1alpha2 and v1alpha1
