@@ -264,16 +264,7 @@ func TestWriteThatAVersionCannotShowIsRefused(t *testing.T) {
 			want: func(*testing.T, Request) field.ErrorList { return nil },
 		},
 	} {
-		t.Run(name, func(t *testing.T) {
-			req := sc.req(t)
-			resp, err := Validate(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(sc.want(t, req), resp.Errors); diff != "" {
-				t.Errorf("errors (-want +got):\n%s", diff)
-			}
-		})
+		t.Run(name, func(t *testing.T) { checkScenario(t, sc.req, sc.want) })
 	}
 }
 
@@ -351,4 +342,18 @@ func toJSON(t *testing.T, v interface{}) string {
 		t.Fatal(err)
 	}
 	return string(data)
+}
+
+// checkScenario validates the request req builds and requires exactly the
+// errors want returns for it.
+func checkScenario(t *testing.T, req func(*testing.T) Request, want func(*testing.T, Request) field.ErrorList) {
+	t.Helper()
+	r := req(t)
+	resp, err := Validate(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want(t, r), resp.Errors); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
+	}
 }
