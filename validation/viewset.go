@@ -2,6 +2,7 @@ package validation
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/claimbridge/claimbridge/validation/common"
 
@@ -92,6 +93,9 @@ func crossViews(t target, statusOnly, deriveOld bool, newObj, oldObj map[string]
 		converted[i][self] = objs[i]
 	}
 	converting := objs[:] // the objects converted: both, or with deriveOld the new one
+	if deriveOld && (restorePatchesCommonStatus(t, newObj) || restorePatchesCommonStatus(t, oldObj)) {
+		deriveOld = false // the views' consumers are not the request's: convert both
+	}
 	if deriveOld && skipFactConversion {
 		if out, ok := viewsFromNativeFacts(t, newObj, oldObj); ok {
 			return out
@@ -241,4 +245,24 @@ func othersAreClassic() bool {
 		}
 	}
 	return n == 2
+}
+
+// restorePatchesCommonStatus reports whether a restore annotation of a
+// version other than t's has a status operation on the whole status,
+// reservedFor or deallocationRequested. No conversion writes one, and no
+// write can store one (createViewErrors, pendingStatusErrors); with one, a
+// view's consumers or deallocation request would not be the request's, which
+// is what deriving the old views assumes.
+func restorePatchesCommonStatus(t target, obj map[string]interface{}) bool {
+	for _, version := range Versions {
+		if version == t.version {
+			continue
+		}
+		for _, p := range conversion.RestoreStatusPaths(obj, version) {
+			if p == "/status" || p == "/status/reservedFor" || strings.HasPrefix(p, "/status/reservedFor/") || p == "/status/deallocationRequested" {
+				return true
+			}
+		}
+	}
+	return false
 }

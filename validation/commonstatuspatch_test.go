@@ -1,0 +1,68 @@
+package validation
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/claimbridge/claimbridge/conversion"
+)
+
+// No conversion writes a restore patch on reservedFor or
+// deallocationRequested, and no write can store one; should a stored object
+// carry one anyway, the status-write shortcuts (which derive every view's
+// consumers and deallocation request from the request's own) must not
+// decide differently from the full computation.
+func TestShortcutsWithRestorePatchOnCommonStatus(t *testing.T) {
+	requireConversion(t)
+	// A v1alpha2 allocation v1alpha3 cannot hold whole (not shareable,
+	// handle data that is no JSON): restore-v1alpha2 has a status patch.
+	v2 := obj(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns","uid":"u","resourceVersion":"1"},
+		"spec":{"resourceClassName":"gpu.example.com"},
+		"status":{"driverName":"d.example.com","allocation":{"resourceHandles":[{"driverName":"d.example.com","data":"not json"}],"shareable":false},
+		"reservedFor":[{"resource":"pods","name":"a","uid":"uid-a"}]}}`)
+	stored := mustConvert(t, v2, "v1alpha3")
+	key := conversion.RestoreAnnotation("v1alpha2")
+	for name, op := range map[string]string{
+		"a consumer added":        `{"op":"add","path":"/status/reservedFor/-","value":{"resource":"pods","name":"b","uid":"uid-b"}}`,
+		"consumers replaced":      `{"op":"replace","path":"/status/reservedFor","value":[{"resource":"pods","name":"a","uid":"uid-a"},{"resource":"pods","name":"a2","uid":"uid-a"}]}`,
+		"deallocation requested":  `{"op":"add","path":"/status/deallocationRequested","value":true}`,
+		"the first consumer gone": `{"op":"remove","path":"/status/reservedFor/0"}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			old := deepCopyJSON(stored)
+			var r map[string]interface{}
+			if err := json.Unmarshal([]byte(annotationsOf(old)[key].(string)), &r); err != nil {
+				t.Fatal(err)
+			}
+			status := r["status"].(map[string]interface{})
+			var extra interface{}
+			if err := json.Unmarshal([]byte(op), &extra); err != nil {
+				t.Fatal(err)
+			}
+			status["patch"] = append(status["patch"].([]interface{}), extra)
+			data, _ := json.Marshal(r)
+			annotationsOf(old)[key] = string(data)
+			for what, change := range map[string]func(status map[string]interface{}){
+				"reserve": func(s map[string]interface{}) {
+					s["reservedFor"] = append(s["reservedFor"].([]interface{}), map[string]interface{}{"resource": "pods", "name": "c", "uid": "uid-c"})
+				},
+				"unreserve":            func(s map[string]interface{}) { delete(s, "reservedFor") },
+				"request deallocation": func(s map[string]interface{}) { s["deallocationRequested"] = true },
+			} {
+				cur := deepCopyJSON(old)
+				change(cur["status"].(map[string]interface{}))
+				req := Request{Operation: Update, SubResource: "status", Object: cur, OldObject: old}
+				skipUnchanged, skipEqualViews, skipFactConversion = false, false, false
+				want, errWant := Validate(req)
+				skipUnchanged, skipEqualViews, skipFactConversion = true, true, true
+				got, errGot := Validate(req)
+				if diff := cmp.Diff(want, got); diff != "" || fmt.Sprint(errWant) != fmt.Sprint(errGot) {
+					t.Errorf("%s: verdict (-all views +shortcuts):\n%s\nerrors %v / %v", what, diff, errWant, errGot)
+				}
+			}
+		})
+	}
+}
