@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/claimbridge/claimbridge/internal/jsontree"
 )
 
 // conversionCache remembers the converted objects of recent
@@ -165,6 +167,41 @@ func (c *conversionCache) key(body []byte) (k cacheKey, ok bool) {
 		return k, true
 	}
 	return k, false
+}
+
+// reviewKeysUnique reports whether no member of the review body or of its
+// request is written twice, as encoding/json matches keys: in any letter
+// case, or with escapes or non-ASCII letters (refused whatever they spell).
+// Only then are the uid and apiVersion at the start of the body (key) the
+// ones decoding keeps, so that an answer put under key is right for every
+// body with that key: encoding/json keeps the last of repeated members, and
+// a review equal but for its first uid would otherwise get the cached
+// answer with that uid instead of the one decoding gives.
+func reviewKeysUnique(body []byte) bool {
+	ok := true
+	unique := func(start int, inner func(key []byte, s, e int)) bool {
+		seen := make(map[string]bool, 4)
+		return jsontree.ScanObject(body, start, func(key []byte, s, e int) {
+			for _, c := range key {
+				if c == '\\' || c >= 0x80 {
+					ok = false
+				}
+			}
+			k := strings.ToLower(string(key))
+			if seen[k] {
+				ok = false
+			}
+			seen[k] = true
+			if inner != nil {
+				inner([]byte(k), s, e)
+			}
+		}) >= 0
+	}
+	return unique(0, func(key []byte, s, _ int) {
+		if string(key) == "request" && !unique(s, nil) {
+			ok = false
+		}
+	}) && ok
 }
 
 // get returns the converted objects of key's entry, separated by commas,

@@ -351,3 +351,38 @@ func TestConversionCacheKeepsWhatItCounts(t *testing.T) {
 	t.Logf("%d entries: %d bytes of heap kept, %d counted", len(h.cache.entries), kept, counted)
 	runtime.KeepAlive(h)
 }
+
+// TestConversionCacheRepeatedKeys: a review whose apiVersion or uid is
+// written again further on (encoding/json keeps the last one, here in any
+// letter case) gets the answer that decoding it gives, also when it or a
+// review equal but for the first uid was answered before: the cache must not
+// answer with the values at the start of the body.
+func TestConversionCacheRepeatedKeys(t *testing.T) {
+	obj := fixture(t, "v1alpha1")
+	review := func(uid, extraRequest, extraTop string) []byte {
+		b := conversionReview("apiextensions.k8s.io/v1", uid, Group+"/v1alpha2", obj)
+		i := bytes.LastIndex(b, []byte(`]},"response"`))
+		out := append(bytes.Clone(b[:i+1]), extraRequest...)
+		out = append(out, b[i+1:len(b)-1]...)
+		return append(append(out, extraTop...), '}')
+	}
+	for _, tc := range []struct {
+		name        string
+		first, then []byte
+	}{
+		{name: "apiVersion", first: review("u1", "", `,"apiVersion":"apiextensions.k8s.io/v1beta1"`), then: review("u1", "", `,"apiVersion":"apiextensions.k8s.io/v1beta1"`)},
+		{name: "APIVersion", first: review("u1", "", `,"APIVersion":"apiextensions.k8s.io/v1beta1"`), then: review("u1", "", `,"APIVersion":"apiextensions.k8s.io/v1beta1"`)},
+		{name: "uid", first: review("u1", `,"uid":"u1"`, ""), then: review("u2", `,"uid":"u1"`, "")},
+		{name: "UID", first: review("u1", `,"UID":"u1"`, ""), then: review("u2", `,"UID":"u1"`, "")},
+		{name: "escaped uid", first: review("u1", `,"\u0075id":"u1"`, ""), then: review("u2", `,"\u0075id":"u1"`, "")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := post(newTestConvertHandler(defaultConverter), tc.then).Body.String()
+			h := newCachingConvertHandler(defaultConverter, 1<<20)
+			post(h, tc.first)
+			if got := post(h, tc.then).Body.String(); got != want {
+				t.Errorf("after %s, answered\n%.200s\nwant (as decoding)\n%.200s", tc.first[:120], got, want)
+			}
+		})
+	}
+}

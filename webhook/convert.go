@@ -128,7 +128,7 @@ func (h *convertHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.metrics.request("/convert", "", result, start)
 	if result == "success" {
 		buf = appendConversionReviewTail(buf, true)
-		if cacheable && string(req.UID) == key.uid {
+		if cacheable && string(req.UID) == key.uid && review.APIVersion == key.apiVersion && reviewKeysUnique(body) {
 			// The cache copies the objects out of the response (put).
 			objects := make([][]byte, len(ends))
 			for i, e := range ends {
