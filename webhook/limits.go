@@ -27,6 +27,7 @@ func errorf(code int, format string, args ...any) *httpError {
 // body.
 func readReview(w http.ResponseWriter, r *http.Request, maxBytes int64, maxDepth int) ([]byte, *httpError) {
 	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost) // RFC 9110, 15.5.6: a 405 names the allowed methods
 		return nil, errorf(http.StatusMethodNotAllowed, "method %s not allowed, use POST", r.Method)
 	}
 	ct := r.Header.Get("Content-Type")

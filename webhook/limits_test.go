@@ -196,3 +196,17 @@ func (c *chunkReader) Read(p []byte) (int, error) {
 	}
 	return c.r.Read(p)
 }
+
+// TestMethodNotAllowedNamesPOST: a 405 carries the Allow header that RFC
+// 9110 (section 15.5.6) requires of it, for both endpoints.
+func TestMethodNotAllowedNamesPOST(t *testing.T) {
+	for name, h := range map[string]http.Handler{"convert": newTestConvertHandler(fakeConvert), "validate": newTestValidateHandler(allowAll)} {
+		for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodPut, http.MethodOptions} {
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, httptest.NewRequest(m, "/", nil))
+			if rec.Code != http.StatusMethodNotAllowed || rec.Header().Get("Allow") != http.MethodPost {
+				t.Errorf("%s %s: status %d, Allow %q; want 405 with Allow: POST", name, m, rec.Code, rec.Header().Get("Allow"))
+			}
+		}
+	}
+}
