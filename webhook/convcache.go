@@ -179,29 +179,47 @@ func (c *conversionCache) key(body []byte) (k cacheKey, ok bool) {
 // answer with that uid instead of the one decoding gives.
 func reviewKeysUnique(body []byte) bool {
 	ok := true
-	unique := func(start int, inner func(key []byte, s, e int)) bool {
-		seen := make(map[string]bool, 4)
-		return jsontree.ScanObject(body, start, func(key []byte, s, e int) {
-			for _, c := range key {
-				if c == '\\' || c >= 0x80 {
-					ok = false
-				}
-			}
-			k := strings.ToLower(string(key))
-			if seen[k] {
-				ok = false
-			}
-			seen[k] = true
-			if inner != nil {
-				inner([]byte(k), s, e)
-			}
-		}) >= 0
+	var requestAt []int // where each member named request (in any case) starts
+	if !membersUnique(body, 0, &ok, &requestAt) {
+		return false
 	}
-	return unique(0, func(key []byte, s, _ int) {
-		if string(key) == "request" && !unique(s, nil) {
-			ok = false
+	for _, s := range requestAt {
+		if !membersUnique(body, s, &ok, nil) {
+			return false
 		}
-	}) && ok
+	}
+	return ok
+}
+
+// membersUnique scans the object at body[start] for reviewKeysUnique,
+// clearing ok at a repeated, escaped or non-ASCII key, and appends to
+// requestAt (if not nil) where the values of members named request start. A
+// review has a handful of members: one with more than fit in seen is not
+// checked further and not stored either.
+func membersUnique(body []byte, start int, ok *bool, requestAt *[]int) bool {
+	var seen [8][]byte
+	n := 0
+	return jsontree.ScanObject(body, start, func(key []byte, s, _ int) {
+		for _, c := range key {
+			if c == '\\' || c >= 0x80 {
+				*ok = false
+			}
+		}
+		for _, k := range seen[:n] {
+			if bytes.EqualFold(k, key) {
+				*ok = false
+			}
+		}
+		if n == len(seen) {
+			*ok = false
+		} else {
+			seen[n] = key
+			n++
+		}
+		if requestAt != nil && bytes.EqualFold(key, []byte("request")) {
+			*requestAt = append(*requestAt, s)
+		}
+	}) >= 0
 }
 
 // get returns the converted objects of key's entry, separated by commas,
