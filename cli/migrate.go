@@ -147,21 +147,11 @@ func migrateDocument(doc manifest.Document, to string, opts migrate.Options, not
 	if strings.HasSuffix(kind, "List") {
 		// Items that are not an array of objects are malformed, as convert
 		// says: not an empty list, nor a failure of the migration.
-		var malformed *conversion.MalformedError
-		if _, err := conversion.Convert(doc.Object, to); errors.As(err, &malformed) {
+		if err := conversion.CheckShape(doc.Object); err != nil {
 			return nil, fmt.Errorf("%s: %w", doc.Position(), err)
 		}
-		objs = nil
-		items, _ := doc.Object["items"].([]interface{})
-		for _, it := range items {
-			item, ok := it.(map[string]interface{})
-			if !ok {
-				return nil, fmt.Errorf("%s: an item of the %s is not an object", doc.Position(), kind)
-			}
-			if _, ok := item["apiVersion"]; !ok {
-				item["apiVersion"], item["kind"] = doc.Object["apiVersion"], strings.TrimSuffix(kind, "List")
-			}
-			objs = append(objs, item)
+		if objs, err = typedListItems(doc, kind); err != nil {
+			return nil, err
 		}
 	}
 	out := make([]map[string]interface{}, 0, len(objs))

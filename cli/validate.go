@@ -161,26 +161,43 @@ func readItems(sources []string, stdin io.Reader) ([]manifest.Document, error) {
 			out = append(out, doc)
 			continue
 		}
-		items, ok := doc.Object["items"].([]interface{})
-		if !ok && doc.Object["items"] != nil {
+		if items, ok := doc.Object["items"].([]interface{}); !ok && doc.Object["items"] != nil {
 			return nil, fmt.Errorf("%s: the items of the %s are not an array", doc.Position(), kind)
+		} else if len(items) == 0 {
+			continue
 		}
-		for i, it := range items {
-			item, ok := it.(map[string]interface{})
-			if !ok {
-				return nil, fmt.Errorf("%s: items[%d] of the %s is not an object", doc.Position(), i, kind)
-			}
-			item = maps.Clone(item)
-			if _, ok := item["apiVersion"]; !ok {
-				item["apiVersion"] = doc.Object["apiVersion"]
-			}
-			if _, ok := item["kind"]; !ok {
-				item["kind"] = strings.TrimSuffix(kind, "List")
-			}
+		items, err := typedListItems(doc, kind)
+		if err != nil {
+			return nil, err
+		}
+		for i, item := range items {
 			d := doc
 			d.Item, d.Object = i, item
 			out = append(out, d)
 		}
+	}
+	return out, nil
+}
+
+// typedListItems returns copies of the items of doc, a typed list of kind
+// (ResourceClaimList, ResourceClaimTemplateList), each with the list's
+// apiVersion and item kind where it has none, as kubectl creates them.
+func typedListItems(doc manifest.Document, kind string) ([]map[string]interface{}, error) {
+	items, _ := doc.Object["items"].([]interface{})
+	out := make([]map[string]interface{}, 0, len(items))
+	for i, it := range items {
+		item, ok := it.(map[string]interface{})
+		if !ok {
+			return nil, fmt.Errorf("%s: items[%d] of the %s is not an object", doc.Position(), i, kind)
+		}
+		item = maps.Clone(item)
+		if _, ok := item["apiVersion"]; !ok {
+			item["apiVersion"] = doc.Object["apiVersion"]
+		}
+		if _, ok := item["kind"]; !ok {
+			item["kind"] = strings.TrimSuffix(kind, "List")
+		}
+		out = append(out, item)
 	}
 	return out, nil
 }
