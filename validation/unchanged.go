@@ -5,7 +5,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/claimbridge/claimbridge/api"
-	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/validation/common"
 )
 
@@ -166,16 +165,15 @@ var skipFactConversion = true
 // v1alpha2 and false otherwise. ok is false when an annotation has such an
 // operation, and the caller converts.
 func viewsFromNativeFacts(t target, newObj, oldObj map[string]interface{}) (map[string]viewPair, bool) {
-	for _, version := range Versions {
-		if version == t.version {
-			continue
-		}
-		for _, p := range conversion.RestoreStatusPaths(newObj, version) {
-			if p == "/status" || p == "/status/allocation" || p == "/status/allocation/shareable" {
-				return nil, false
-			}
-		}
+	if _, facts := restoreStatusOps(t, newObj); facts {
+		return nil, false
 	}
+	return viewsFromFacts(t, newObj, oldObj)
+}
+
+// viewsFromFacts is viewsFromNativeFacts once the caller knows that no
+// restore annotation of newObj has such an operation.
+func viewsFromFacts(t target, newObj, oldObj map[string]interface{}) (map[string]viewPair, bool) {
 	oldCommon, errOld := commonStatus(t, oldObj)
 	newCommon, errNew := commonStatus(t, newObj)
 	if errOld != nil || errNew != nil {

@@ -93,12 +93,16 @@ func crossViews(t target, statusOnly, deriveOld bool, newObj, oldObj map[string]
 		converted[i][self] = objs[i]
 	}
 	converting := objs[:] // the objects converted: both, or with deriveOld the new one
-	if deriveOld && (restorePatchesCommonStatus(t, newObj) || restorePatchesCommonStatus(t, oldObj)) {
-		deriveOld = false // the views' consumers are not the request's: convert both
-	}
-	if deriveOld && skipFactConversion {
-		if out, ok := viewsFromNativeFacts(t, newObj, oldObj); ok {
-			return out
+	if deriveOld {
+		newCommon, newFacts := restoreStatusOps(t, newObj)
+		oldCommon, _ := restoreStatusOps(t, oldObj)
+		switch {
+		case newCommon || oldCommon:
+			deriveOld = false // the views' consumers are not the request's: convert both
+		case skipFactConversion && !newFacts:
+			if out, ok := viewsFromFacts(t, newObj, oldObj); ok {
+				return out
+			}
 		}
 	}
 	var oldCommon, newCommon common.StatusView
@@ -247,22 +251,29 @@ func othersAreClassic() bool {
 	return n == 2
 }
 
-// restorePatchesCommonStatus reports whether a restore annotation of a
-// version other than t's has a status operation on the whole status,
-// reservedFor or deallocationRequested. No conversion writes one, and no
-// write can store one (createViewErrors, pendingStatusErrors); with one, a
-// view's consumers or deallocation request would not be the request's, which
-// is what deriving the old views assumes.
-func restorePatchesCommonStatus(t target, obj map[string]interface{}) bool {
+// restoreStatusOps reports whether a restore annotation of a version other
+// than t's has a status operation on the whole status, reservedFor or
+// deallocationRequested (common), and whether one on the whole status, the
+// allocation or its shareable (facts: see viewsFromNativeFacts). No
+// conversion writes a common one, and no write can store one
+// (createViewErrors, pendingStatusErrors); with one, a view's consumers or
+// deallocation request would not be the request's, which is what deriving
+// the old views assumes. Each annotation is decoded once.
+func restoreStatusOps(t target, obj map[string]interface{}) (common, facts bool) {
 	for _, version := range Versions {
 		if version == t.version {
 			continue
 		}
 		for _, p := range conversion.RestoreStatusPaths(obj, version) {
-			if p == "/status" || p == "/status/reservedFor" || strings.HasPrefix(p, "/status/reservedFor/") || p == "/status/deallocationRequested" {
-				return true
+			switch {
+			case p == "/status":
+				common, facts = true, true
+			case p == "/status/reservedFor" || strings.HasPrefix(p, "/status/reservedFor/") || p == "/status/deallocationRequested":
+				common = true
+			case p == "/status/allocation" || p == "/status/allocation/shareable":
+				facts = true
 			}
 		}
 	}
-	return false
+	return common, facts
 }
