@@ -2,10 +2,7 @@ package validation
 
 import (
 	"encoding/json"
-	"fmt"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/claimbridge/claimbridge/conversion"
 )
@@ -55,13 +52,7 @@ func TestShortcutsWithRestorePatchOnCommonStatus(t *testing.T) {
 				cur := deepCopyJSON(old)
 				change(cur["status"].(map[string]interface{}))
 				req := Request{Operation: Update, SubResource: "status", Object: cur, OldObject: old}
-				skipUnchanged, skipEqualViews, skipFactConversion = false, false, false
-				want, errWant := Validate(req)
-				skipUnchanged, skipEqualViews, skipFactConversion = true, true, true
-				got, errGot := Validate(req)
-				if diff := cmp.Diff(want, got); diff != "" || fmt.Sprint(errWant) != fmt.Sprint(errGot) {
-					t.Errorf("%s: verdict (-all views +shortcuts):\n%s\nerrors %v / %v", what, diff, errWant, errGot)
-				}
+				checkShortcutsAgree(t, what, req)
 			}
 		})
 	}
