@@ -427,3 +427,26 @@ func TestObjectValidationWarnings(t *testing.T) {
 		t.Errorf("warnings (-want +got):\n%s", d)
 	}
 }
+
+// A 1.27–1.30 claim with Immediate allocation (intel-resource-drivers'
+// deployments/gpu/immediate/external/claim-gpu-mem.yaml) re-created on 1.26
+// or 1.27–1.30 is allocated immediately there: the warning of claimbridge's
+// validation that v1alpha3 (its storage version, 1.31) has no Immediate
+// allocation is about claimbridge's CRD, not the target release, and is not
+// reported.
+func TestObjectImmediateOnAlphaTargets(t *testing.T) {
+	in := obj(t, `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"immediate-gpu-mem"},
+		"spec":{"allocationMode":"Immediate","resourceClassName":"intel-gpu"}}`)
+	for _, to := range []string{conversion.V1alpha1, conversion.V1alpha2} {
+		out, report, err := Object(in, to, Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", to, err)
+		}
+		if mode := out["spec"].(map[string]interface{})["allocationMode"]; mode != "Immediate" {
+			t.Errorf("%s: allocationMode %v, want Immediate", to, mode)
+		}
+		if len(report.Warnings) != 0 || len(report.Lost) != 0 {
+			t.Errorf("%s: warnings %q, lost %q; want none", to, report.Warnings, report.Lost)
+		}
+	}
+}

@@ -193,8 +193,9 @@ func checkAlpha(out map[string]interface{}) (errs, warnings []string, err error)
 	}
 	for _, w := range resp.Warnings {
 		// What a write through an older version of claimbridge's CRD
-		// stores without meaning: not about the created object.
-		if !strings.HasPrefix(w, validation.StorageWarningPrefix) {
+		// stores without meaning, and that its storage version has no
+		// Immediate allocation (1.26–1.30 have): not about the created object.
+		if !strings.HasPrefix(w, validation.StorageWarningPrefix) && !strings.HasSuffix(w, validation.ImmediateAllocationWarning) {
 			warnings = append(warnings, w)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/claimbridge/claimbridge/conversion"
+	"github.com/claimbridge/claimbridge/validation/common"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -110,6 +111,12 @@ func oldInVersion(old map[string]interface{}, t target) (map[string]interface{},
 	}
 	return converted, nil
 }
+
+// ImmediateAllocationWarning ends the warning about a v1alpha1 or v1alpha2
+// allocationMode: Immediate, which is about claimbridge's storage version
+// (v1alpha3 has no Immediate allocation), not about the releases that
+// served v1alpha1 and v1alpha2.
+const ImmediateAllocationWarning = common.ImmediateAllocationWarning
 
 // StorageWarningPrefix starts the warnings of storageWarnings.
 const StorageWarningPrefix = "stored as " + StorageVersion + ": "

@@ -51,13 +51,18 @@ func validateParametersRef(ref *ParametersRef, fldPath *field.Path) field.ErrorL
 	return allErrs
 }
 
+// ImmediateAllocationWarning is the detail of the warning about
+// allocationMode: Immediate: 1.26–1.30 allocate such a claim at once, but
+// claimbridge stores v1alpha3 (1.31), which has no Immediate allocation.
+const ImmediateAllocationWarning = "Immediate allocation does not exist in v1alpha3 (Kubernetes 1.31+); the claim is allocated when a pod needs it"
+
 // ClaimSpecWarnings returns the admission warnings for a v1alpha1 or v1alpha2
 // claim spec: what 1.26–1.30 accepted but is likely a mistake or cannot be
 // carried forward to v1alpha3.
 func ClaimSpecWarnings[M ~string](ref *ParametersRef, mode M, fldPath *field.Path) []string {
 	var warnings []string
 	if mode == AllocationModeImmediate {
-		warnings = append(warnings, fmt.Sprintf("%s: Immediate allocation does not exist in v1alpha3 (Kubernetes 1.31+); the claim is allocated when a pod needs it", fldPath.Child("allocationMode")))
+		warnings = append(warnings, fmt.Sprintf("%s: %s", fldPath.Child("allocationMode"), ImmediateAllocationWarning))
 	}
 	if ref != nil && ref.APIGroup != "" {
 		if msgs := validation.IsDNS1123Subdomain(ref.APIGroup); len(msgs) > 0 {
