@@ -47,8 +47,8 @@ group resource.k8s.io). Each is converted (its group is kept), then:
   - for v1alpha3 and later, a claim whose 1.30 ResourceClaimParameters are in
     the input gets device requests with the same selectors, counts and opaque
     config (translated into the 1.31 shape, then converted on to v1beta1,
-    v1beta2 or v1); the 1.30 parameter objects and ResourceClasses themselves
-    are left out;
+    v1beta2 or v1); the 1.30 parameter objects and the 1.26 and 1.30
+    ResourceClasses themselves are left out;
   - a migrated object that the target release's apiserver would reject is
     refused: exit 1, nothing is written, and the error names every field
     in the target version. For v1alpha1, v1alpha2 and v1alpha3 the check

@@ -287,3 +287,38 @@ spec:
 		})
 	}
 }
+
+// A 1.26 ResourceClass (intel-resource-drivers' deployments/resource-class.yaml
+// at c3a5e0fa) is served by no release from 1.31 on, as the 1.30 one: migrate
+// leaves it out for v1alpha3 and later instead of writing an object that
+// kubectl create cannot map.
+func TestMigrateLeavesOutV1alpha1Class(t *testing.T) {
+	in := `apiVersion: resource.k8s.io/v1alpha1
+kind: ResourceClass
+metadata:
+  name: intel-gpu
+driverName: gpu.dra.intel.com
+---
+apiVersion: resource.k8s.io/v1alpha1
+kind: ResourceClaim
+metadata: {name: c, namespace: ns}
+spec: {resourceClassName: intel-gpu}
+`
+	for to, release := range map[string]string{"v1alpha3": "1.31", "v1beta1": "1.32", "v1": "1.34+"} {
+		code, stdout, stderr := run(t, in, "migrate", "--to", to, "-f", "-")
+		if code != ExitOK {
+			t.Fatalf("--to %s: exit %d: %s", to, code, stderr)
+		}
+		if strings.Contains(stdout, "ResourceClass\n") || strings.Count(stdout, "kind: ResourceClaim\n") != 1 {
+			t.Errorf("--to %s: stdout:\n%s", to, stdout)
+		}
+		if want := "<stdin>: document 1 (line 1): ResourceClass intel-gpu: left out: Kubernetes " + release + " does not serve it\n"; !strings.Contains(stderr, want) {
+			t.Errorf("--to %s: stderr %q, want %q", to, stderr, want)
+		}
+	}
+	// 1.26 serves it: passed through.
+	code, stdout, _ := run(t, in, "migrate", "--to", "v1alpha1", "-f", "-")
+	if code != ExitOK || !strings.Contains(stdout, "kind: ResourceClass\n") {
+		t.Errorf("--to v1alpha1: exit %d, stdout:\n%s", code, stdout)
+	}
+}

@@ -26,7 +26,7 @@ type Index struct {
 // Add records obj when it is one of the 1.30 parameter kinds and reports
 // whether it was.
 func (x *Index) Add(obj map[string]interface{}) bool {
-	if !IsParameters(obj) {
+	if !IsParameters(obj) || obj["apiVersion"] != parametersAPI {
 		return false
 	}
 	x.objects = append(x.objects, obj)
@@ -34,15 +34,19 @@ func (x *Index) Add(obj map[string]interface{}) bool {
 }
 
 // IsParameters reports whether obj is a resource.k8s.io/v1alpha2
-// ResourceClaimParameters, ResourceClassParameters or ResourceClass: kinds
-// that 1.31 no longer serves.
+// ResourceClaimParameters, ResourceClassParameters or ResourceClass, or a
+// resource.k8s.io/v1alpha1 (1.26) ResourceClass: kinds that 1.31 and later
+// no longer serve, which migrate leaves out for v1alpha3 and later (only
+// the 1.30 ones are used to translate parameters).
 func IsParameters(obj map[string]interface{}) bool {
-	if obj["apiVersion"] != parametersAPI {
-		return false
-	}
-	switch obj["kind"] {
-	case kindClaimParameters, kindClassParameters, kindClass:
-		return true
+	switch obj["apiVersion"] {
+	case parametersAPI:
+		switch obj["kind"] {
+		case kindClaimParameters, kindClassParameters, kindClass:
+			return true
+		}
+	case conversion.UpstreamGroup + "/" + conversion.V1alpha1:
+		return obj["kind"] == kindClass
 	}
 	return false
 }
