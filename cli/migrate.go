@@ -70,7 +70,12 @@ anything else the migrated object asks for differently than the original
 did (for GA targets also everything the 1.32+ consumers act on differently:
 classic DRA controllers, adminAccess and its namespace label ...). For a
 refused object, the lost fields and warnings are printed before the error.
-Other objects are passed through unchanged.
+Pods and the pod templates of workloads (PodTemplate, ReplicationController,
+Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob) get their
+resourceClaims in the target release's shape: 1.26-1.30 name the claim or
+template under resourceClaims[].source, 1.31 and later directly (a
+container's 1.31+ resources.claims[].request is lost going back). Other
+objects are passed through unchanged.
 
 Exit status: 0 written; 1 an object refused or not migratable (nothing is
 written); 2 unusable input (unreadable, malformed objects, bad flags).`,
@@ -140,6 +145,11 @@ func (o *migrateOptions) run(s streams) error {
 func migrateDocument(doc manifest.Document, to string, opts migrate.Options, notes io.Writer) ([]map[string]interface{}, error) {
 	_, _, kind, err := conversion.Identify(doc.Object)
 	if err != nil {
+		// A Pod or workload names its claims as the target release's pods do.
+		if out, report, ok := migrate.Workload(doc.Object, to); ok {
+			printReport(notes, doc.Position()+": "+api.Describe(doc.Object), report)
+			return []map[string]interface{}{out}, nil
+		}
 		out, _, err := convertDocument(doc, to, notes) // not a claim or template: no warnings
 		return []map[string]interface{}{out}, err
 	}

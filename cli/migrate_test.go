@@ -322,3 +322,96 @@ spec: {resourceClassName: intel-gpu}
 		t.Errorf("--to v1alpha1: exit %d, stdout:\n%s", code, stdout)
 	}
 }
+
+// The Pods of a 1.26–1.30 manifest (dra-example-driver's demo/gpu-test1.yaml
+// at cba2ec6) name their templates under resourceClaims[].source, which 1.31
+// removed: migrate to v1alpha3 and later names them directly, as a 1.31+
+// apiserver requires, in Pods and in the pod templates of workloads; and
+// back to 1.26–1.30 under source, where a 1.31 container's request is lost.
+func TestMigratePodClaims(t *testing.T) {
+	old := `apiVersion: v1
+kind: Pod
+metadata: {name: pod1, namespace: gpu-test1}
+spec:
+  containers:
+  - name: ctr
+    image: ubuntu:22.04
+    resources:
+      claims:
+      - name: gpu
+  resourceClaims:
+  - name: gpu
+    source:
+      resourceClaimTemplateName: gpu-template
+---
+apiVersion: batch/v1
+kind: CronJob
+metadata: {name: cj, namespace: ns}
+spec:
+  schedule: "* * * * *"
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          restartPolicy: Never
+          containers: [{name: c, image: busybox}]
+          resourceClaims:
+          - {name: shared, source: {resourceClaimName: shared-gpu}}
+`
+	code, stdout, stderr := run(t, old, "migrate", "--to", "v1", "-f", "-")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{
+		"  resourceClaims:\n  - name: gpu\n    resourceClaimTemplateName: gpu-template\n",
+		"          resourceClaims:\n          - name: shared\n            resourceClaimName: shared-gpu\n",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks\n%s\n%s", want, stdout)
+		}
+	}
+	if strings.Contains(stdout, "source:") {
+		t.Errorf("stdout keeps source:\n%s", stdout)
+	}
+	wantErr := "<stdin>: document 1 (line 1): Pod gpu-test1/pod1: changed spec.resourceClaims[0].source.resourceClaimTemplateName -> spec.resourceClaims[0].resourceClaimTemplateName (Kubernetes 1.34+ pods have no source)\n" +
+		"<stdin>: document 2 (line 16): CronJob ns/cj: changed spec.jobTemplate.spec.template.spec.resourceClaims[0].source.resourceClaimName -> spec.jobTemplate.spec.template.spec.resourceClaims[0].resourceClaimName (Kubernetes 1.34+ pods have no source)\n"
+	if stderr != wantErr {
+		t.Errorf("stderr:\n%s\nwant:\n%s", stderr, wantErr)
+	}
+
+	// A 1.31 Deployment's pods back on 1.30.
+	recent := `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: d, namespace: ns}
+spec:
+  selector: {matchLabels: {app: a}}
+  template:
+    metadata: {labels: {app: a}}
+    spec:
+      containers:
+      - name: c
+        image: busybox
+        resources:
+          claims:
+          - {name: gpus, request: ts-gpu}
+      resourceClaims:
+      - {name: gpus, resourceClaimTemplateName: multiple-gpus}
+`
+	code, stdout, stderr = run(t, recent, "migrate", "--to", "v1alpha2", "-f", "-")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if want := "      resourceClaims:\n      - name: gpus\n        source:\n          resourceClaimTemplateName: multiple-gpus\n"; !strings.Contains(stdout, want) || strings.Contains(stdout, "request:") {
+		t.Errorf("stdout:\n%s\nwant it to contain\n%s\nand no request", stdout, want)
+	}
+	wantErr = "<stdin>: document 1 (line 1): Deployment ns/d: changed spec.template.spec.resourceClaims[0].resourceClaimTemplateName -> spec.template.spec.resourceClaims[0].source.resourceClaimTemplateName (Kubernetes 1.27-1.30 pods name it under source)\n" +
+		"<stdin>: document 1 (line 1): Deployment ns/d: lost spec.template.spec.containers[0].resources.claims[0].request: Kubernetes 1.27-1.30 gives a container the whole claim\n"
+	if stderr != wantErr {
+		t.Errorf("stderr:\n%s\nwant:\n%s", stderr, wantErr)
+	}
+	// Already in the target's shape: unchanged, nothing reported.
+	code, stdout2, stderr := run(t, stdout, "migrate", "--to", "v1alpha1", "-f", "-")
+	if code != ExitOK || stdout2 != stdout || stderr != "" {
+		t.Errorf("exit %d, stderr %q, stdout changed: %v", code, stderr, stdout2 != stdout)
+	}
+}
