@@ -33,7 +33,8 @@ typed lists, files, directories and standard input) and checks every
 ResourceClaim and ResourceClaimTemplate of group resource.claimbridge.dev or
 resource.k8s.io (v1alpha1, v1alpha2, v1alpha3) with the rules of the
 Kubernetes release that served that version, after the upstream defaults.
-Other objects are skipped.
+Other objects are skipped. An object without metadata.namespace is checked
+as if in namespace "default" (kubectl takes it from its context).
 
 Claims and templates of resource.k8s.io v1beta1, v1beta2 and v1 (what
 claimbridge convert produces for Kubernetes 1.32+) get a partial check:
@@ -110,7 +111,7 @@ func (o *validateOptions) run(s streams) error {
 
 	invalid, unusable := false, gaUnusable
 	for _, doc := range docs {
-		req := validation.Request{Operation: validation.Create, Object: doc.Object}
+		req := validation.Request{Operation: validation.Create, Object: inNamespace(doc.Object)}
 		if o.old != "" {
 			old, err := findOld(doc, docs, olds)
 			if err != nil {
@@ -118,7 +119,7 @@ func (o *validateOptions) run(s streams) error {
 				unusable = true
 				continue
 			}
-			req = validation.Request{Operation: validation.Update, SubResource: o.subResource, Object: doc.Object, OldObject: old.Object}
+			req = validation.Request{Operation: validation.Update, SubResource: o.subResource, Object: inNamespace(doc.Object), OldObject: inNamespace(old.Object)}
 		}
 		resp, err := validation.Validate(req)
 		if err != nil {
@@ -244,6 +245,25 @@ func supported(docs []manifest.Document, errOut io.Writer, what string) []manife
 			doc.Position(), what, apiVersion, api.Describe(doc.Object), api.KindClaim, api.KindTemplate, api.Group, api.UpstreamGroup,
 			api.ServedVersions[0], api.ServedVersions[len(api.ServedVersions)-1])
 	}
+	return out
+}
+
+// inNamespace returns obj with metadata.namespace "default" when it has
+// none: kubectl create and apply put such a manifest in the namespace of
+// their context, so its absence is not an error of the manifest (the
+// apiserver, and claimbridge's webhook, always see one).
+func inNamespace(obj map[string]interface{}) map[string]interface{} {
+	meta, ok := obj["metadata"].(map[string]interface{})
+	if !ok {
+		return obj
+	}
+	if ns, set := meta["namespace"]; set && ns != nil && ns != "" {
+		return obj
+	}
+	m := maps.Clone(meta)
+	m["namespace"] = "default"
+	out := maps.Clone(obj)
+	out["metadata"] = m
 	return out
 }
 

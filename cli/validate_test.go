@@ -78,6 +78,13 @@ func TestValidateCommand(t *testing.T) {
 			wantCode:   ExitOK,
 			wantErrOut: "Warning: <stdin>: document 1 (line 1): ResourceClaim ns/bad: spec.allocationMode: Immediate allocation does not exist in v1alpha3 (Kubernetes 1.31+); the claim is allocated when a pod needs it\n",
 		},
+		// kubectl create takes the namespace of a manifest without one from
+		// its context (intel-resource-drivers' resourceclaim.yaml).
+		"no-namespace": {
+			stdin:    "apiVersion: resource.k8s.io/v1alpha1\nkind: ResourceClaim\nmetadata: {name: gpu-claim-standalone}\nspec: {resourceClassName: intel-gpu}\n",
+			args:     []string{"-f", "-"},
+			wantCode: ExitOK,
+		},
 		"undecodable-object": {
 			stdin:      strings.Replace(validClaimYAML, "name: gpu\n      device", "name: [1]\n      device", 1),
 			args:       []string{"-f", "-"},
