@@ -40,7 +40,8 @@ Claims and templates of resource.k8s.io v1beta1, v1beta2 and v1 (what
 claimbridge convert produces for Kubernetes 1.32+) get a partial check:
 a strict decode into the Kubernetes 1.36 types, one of a device class or
 firstAvailable per request, and the 1.32+ limits on CEL selectors and opaque
-parameters. The full check of those versions is the target cluster's:
+parameters, as creates (also with --old; old objects of those versions are
+skipped). The full check of those versions is the target cluster's:
   kubectl apply --dry-run=server -f FILE
 
 Without --old, every object is validated as a create (its status is ignored,
@@ -241,9 +242,21 @@ func supported(docs []manifest.Document, errOut io.Writer, what string) []manife
 			continue
 		}
 		apiVersion, _ := doc.Object["apiVersion"].(string)
-		fmt.Fprintf(errOut, "%s: skipping %sobject %s %s: not a %s or %s of %s or %s %s-%s\n",
-			doc.Position(), what, apiVersion, api.Describe(doc.Object), api.KindClaim, api.KindTemplate, api.Group, api.UpstreamGroup,
-			api.ServedVersions[0], api.ServedVersions[len(api.ServedVersions)-1])
+		if version, _ := gacheck.Version(doc.Object); version != "" {
+			// Only reachable for old objects: new ones were checked by
+			// validateGADocuments, as creates.
+			fmt.Fprintf(errOut, "%s: skipping %sobject %s %s: %s %s claims and templates are checked as creates only, without an old object\n",
+				doc.Position(), what, apiVersion, api.Describe(doc.Object), api.UpstreamGroup, version)
+			continue
+		}
+		alpha := api.ServedVersions[0] + "-" + api.ServedVersions[len(api.ServedVersions)-1]
+		upstream := alpha
+		if what == "" {
+			upstream += ", " + strings.Join(conversion.GAVersions, ", ")
+		}
+		fmt.Fprintf(errOut, "%s: skipping %sobject %s %s: not a %s or %s of %s %s or %s %s\n",
+			doc.Position(), what, apiVersion, api.Describe(doc.Object), api.KindClaim, api.KindTemplate, api.Group, alpha,
+			api.UpstreamGroup, upstream)
 	}
 	return out
 }

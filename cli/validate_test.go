@@ -70,7 +70,7 @@ func TestValidateCommand(t *testing.T) {
 			wantCode: ExitInvalid,
 			wantOut: `<stdin>: document 2 (line 12): ResourceClaim ns/bad: spec.resourceClassName: Invalid value: "Bad_Class": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')
 `,
-			wantErrOut: "<stdin>: document 3 (line 20): skipping object v1 ConfigMap cm: not a ResourceClaim or ResourceClaimTemplate of resource.claimbridge.dev or resource.k8s.io v1alpha1-v1alpha3\n",
+			wantErrOut: "<stdin>: document 3 (line 20): skipping object v1 ConfigMap cm: not a ResourceClaim or ResourceClaimTemplate of resource.claimbridge.dev v1alpha1-v1alpha3 or resource.k8s.io v1alpha1-v1alpha3, v1beta1, v1beta2, v1\n",
 		},
 		"warning": {
 			stdin:      strings.Replace(invalidClaimYAML, "Bad_Class", "gpu\n  allocationMode: Immediate", 1),
@@ -172,5 +172,15 @@ func TestValidateCommandUpdate(t *testing.T) {
 	code, _, errOut = runValidate(t, validClaimYAML+"---\n"+other, "-f", "-", "--old", old)
 	if code != ExitBadInput || !strings.Contains(errOut, "ResourceClaim ns/other: no old object with the same kind, namespace and name") {
 		t.Errorf("unmatched old: code %d, stderr %q", code, errOut)
+	}
+
+	// An old object of a GA version is not used: those are checked as
+	// creates, and the note says so rather than calling it unsupported.
+	gaOld := writeValidateFile(t, "old-ga.yaml", strings.Replace(validClaimYAML, "namespace: ns", "namespace: ns\n  resourceVersion: \"1\"", 1)+
+		"---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: ga, namespace: ns}\nspec: {}\n")
+	_, _, errOut = runValidate(t, validClaimYAML, "-f", "-", "--old", gaOld)
+	want = "skipping old object resource.k8s.io/v1 ResourceClaim ns/ga: resource.k8s.io v1 claims and templates are checked as creates only, without an old object\n"
+	if !strings.Contains(errOut, want) {
+		t.Errorf("GA old object: stderr %q, want it to contain %q", errOut, want)
 	}
 }
