@@ -94,7 +94,7 @@ spec:
 	wantErr := who + "dropped metadata.uid, metadata.resourceVersion, metadata.creationTimestamp, " +
 		"metadata.finalizers[gpu.resource.example.com/deletion-protection] (classic DRA driver's: Kubernetes 1.34+ runs no classic driver that would remove it), " +
 		"status (reset on create: the claim is allocated anew)\n" +
-		"Warning: " + who + `spec.parametersRef: GpuClaimParameters ml-training/two-gpus (apiGroup "gpu.resource.example.com") has no 1.30 ResourceClaimParameters in the input: the migrated claim asks for one device of class gpu.example.com with no selector and no configuration` + "\n"
+		"Warning: " + who + `spec.parametersRef: GpuClaimParameters ml-training/two-gpus (apiGroup "gpu.resource.example.com") is a 1.26 driver's own claim parameters, which no 1.31+ component reads and migrate cannot translate; the reference is dropped and the migrated claim asks for one device of class gpu.example.com with no selector and no configuration` + "\n"
 	if d := cmp.Diff(wantErr, stderr); d != "" {
 		t.Errorf("stderr (-want +got):\n%s", d)
 	}

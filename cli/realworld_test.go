@@ -2,6 +2,7 @@ package cli
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/claimbridge/claimbridge/api"
@@ -54,8 +55,14 @@ func TestRealWorldManifests(t *testing.T) {
 						t.Errorf("%s: via %s: got %v, want %v", orig[i].Position(), to, got, want)
 					}
 				}
-				if code, _, errOut := run(t, "", "migrate", "--to", to, "-f", file); code != ExitOK {
+				code, _, errOut = run(t, "", "migrate", "--to", to, "-f", file)
+				if code != ExitOK {
 					t.Errorf("migrate --to %s: exit %d: %s", to, code, errOut)
+				}
+				// An object without a namespace is named without one,
+				// never "Kind /name".
+				if strings.Contains(errOut, " /") {
+					t.Errorf("migrate --to %s names an object with an empty namespace:\n%s", to, errOut)
 				}
 			}
 		})

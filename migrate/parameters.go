@@ -130,10 +130,28 @@ func translateParameters(src map[string]interface{}, from, kind string, out map[
 	className := str(srcSpec, "resourceClassName")
 	ns := str(metaOf(src), "namespace")
 	lost := fmt.Sprintf("the migrated claim asks for one device of class %s with no selector and no configuration", className)
+	// The referenced object is in the claim's namespace; without one (kubectl
+	// takes it from its context) it is named without it, as every object is.
+	refName := str(ref, "kind") + " " + str(ref, "name")
+	if ns != "" {
+		refName = str(ref, "kind") + " " + ns + "/" + str(ref, "name")
+	}
+	refName += fmt.Sprintf(" (apiGroup %q)", str(ref, "apiGroup"))
+	if from == conversion.V1alpha1 {
+		// 1.26 has no in-tree parameters: the reference names a driver's
+		// own object, which only that driver's 1.26 controller reads.
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%s.parametersRef: %s is a 1.26 driver's own claim parameters, which no 1.31+ component reads and migrate cannot translate; the reference is dropped and %s",
+			specPath, refName, lost))
+		return true
+	}
 	params := idx.find(kindClaimParameters, ns, ref)
-	if from == conversion.V1alpha1 || params == nil {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("%s.parametersRef: %s %s/%s (apiGroup %q) has no 1.30 ResourceClaimParameters in the input: %s",
-			specPath, str(ref, "kind"), ns, str(ref, "name"), str(ref, "apiGroup"), lost))
+	if params == nil {
+		missing := "no 1.30 ResourceClaimParameters generated from it is in the input (add them from kubectl get resourceclaimparameters -A -o yaml if its driver uses structured parameters; a classic driver's own parameters cannot be translated)"
+		if str(ref, "apiGroup") == conversion.UpstreamGroup && str(ref, "kind") == kindClaimParameters {
+			missing = "it is not in the input (add it from kubectl get resourceclaimparameters -A -o yaml)"
+		}
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%s.parametersRef: %s: %s; the reference is dropped and %s",
+			specPath, refName, missing, lost))
 		return true
 	}
 	// Findings in the parameters name them and their own field path.

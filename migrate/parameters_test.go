@@ -136,7 +136,7 @@ kind: ResourceClaim
 metadata: {name: c, namespace: ns}
 spec: {devices: {requests: [{name: request, deviceClassName: gpu.example.com}]}}
 `,
-		warnings: []string{`spec.parametersRef: GPUClaimParameters ns/two-gpus (apiGroup "gpu.example.com") has no 1.30 ResourceClaimParameters in the input: the migrated claim asks for one device of class gpu.example.com with no selector and no configuration`},
+		warnings: []string{`spec.parametersRef: GPUClaimParameters ns/two-gpus (apiGroup "gpu.example.com"): no 1.30 ResourceClaimParameters generated from it is in the input (add them from kubectl get resourceclaimparameters -A -o yaml if its driver uses structured parameters; a classic driver's own parameters cannot be translated); the reference is dropped and the migrated claim asks for one device of class gpu.example.com with no selector and no configuration`},
 	}, {
 		name: "untranslatable-selector",
 		index: []string{`
@@ -206,7 +206,7 @@ driverRequests: [{driverName: gpu.example.com, requests: [{namedResources: {sele
 		name:     "parameters-in-another-namespace",
 		claim:    claimWithParameters,
 		index:    []string{otherNamespace},
-		warnings: []string{`spec.parametersRef: GPUClaimParameters ns/two-gpus (apiGroup "gpu.example.com") has no 1.30 ResourceClaimParameters in the input: the migrated claim asks for one device of class gpu.example.com with no selector and no configuration`},
+		warnings: []string{`spec.parametersRef: GPUClaimParameters ns/two-gpus (apiGroup "gpu.example.com"): no 1.30 ResourceClaimParameters generated from it is in the input (add them from kubectl get resourceclaimparameters -A -o yaml if its driver uses structured parameters; a classic driver's own parameters cannot be translated); the reference is dropped and the migrated claim asks for one device of class gpu.example.com with no selector and no configuration`},
 	}, {
 		name: "1.26-vendor-parameters",
 		claim: `
@@ -218,7 +218,23 @@ spec:
   parametersRef: {apiGroup: gpu.example.com, kind: GPUClaimParameters, name: two-gpus}
 `,
 		index:    []string{otherNamespace},
-		warnings: []string{`spec.parametersRef: GPUClaimParameters ns/two-gpus (apiGroup "gpu.example.com") has no 1.30 ResourceClaimParameters in the input: the migrated claim asks for one device of class gpu.example.com with no selector and no configuration`},
+		warnings: []string{`spec.parametersRef: GPUClaimParameters ns/two-gpus (apiGroup "gpu.example.com") is a 1.26 driver's own claim parameters, which no 1.31+ component reads and migrate cannot translate; the reference is dropped and the migrated claim asks for one device of class gpu.example.com with no selector and no configuration`},
+	}, {
+		// kubectl creates both in its context's namespace: the reference
+		// is named without one (not "/two-gpus").
+		name:     "1.26-without-namespace",
+		claim:    "apiVersion: resource.k8s.io/v1alpha1\nkind: ResourceClaim\nmetadata: {name: c}\nspec:\n  resourceClassName: gpu.example.com\n  parametersRef: {apiGroup: gpu.example.com, kind: GPUClaimParameters, name: two-gpus}\n",
+		warnings: []string{`spec.parametersRef: GPUClaimParameters two-gpus (apiGroup "gpu.example.com") is a 1.26 driver's own claim parameters, which no 1.31+ component reads and migrate cannot translate; the reference is dropped and the migrated claim asks for one device of class gpu.example.com with no selector and no configuration`},
+	}, {
+		name:     "1.30-without-namespace",
+		claim:    "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClaim\nmetadata: {name: c}\nspec:\n  resourceClassName: gpu.example.com\n  parametersRef: {apiGroup: gpu.example.com, kind: GPUClaimParameters, name: two-gpus}\n",
+		index:    []string{otherNamespace},
+		warnings: []string{`spec.parametersRef: GPUClaimParameters two-gpus (apiGroup "gpu.example.com"): no 1.30 ResourceClaimParameters generated from it is in the input (add them from kubectl get resourceclaimparameters -A -o yaml if its driver uses structured parameters; a classic driver's own parameters cannot be translated); the reference is dropped and the migrated claim asks for one device of class gpu.example.com with no selector and no configuration`},
+	}, {
+		name:     "1.30-in-tree-parameters-missing",
+		claim:    "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClaim\nmetadata: {name: c, namespace: ns}\nspec:\n  resourceClassName: gpu.example.com\n  parametersRef: {apiGroup: resource.k8s.io, kind: ResourceClaimParameters, name: p}\n",
+		index:    []string{otherNamespace},
+		warnings: []string{`spec.parametersRef: ResourceClaimParameters ns/p (apiGroup "resource.k8s.io"): it is not in the input (add it from kubectl get resourceclaimparameters -A -o yaml); the reference is dropped and the migrated claim asks for one device of class gpu.example.com with no selector and no configuration`},
 	}, {
 		name:  "no-parameters-no-warning",
 		claim: "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClaim\nmetadata: {name: c, namespace: ns}\nspec: {resourceClassName: gpu.example.com}\n",
