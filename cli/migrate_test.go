@@ -98,6 +98,27 @@ spec:
 	if d := cmp.Diff(wantErr, stderr); d != "" {
 		t.Errorf("stderr (-want +got):\n%s", d)
 	}
+	// README and docs/conversion.md say what migrate prints for it: the
+	// parametersRef warning, and no "lost" line (the warning reports the
+	// dropped parametersRef; WaitForFirstConsumer is what 1.31+ does).
+	if strings.Contains(stderr, ": lost ") {
+		t.Errorf("stderr has a lost line: %s", stderr)
+	}
+	for _, claim := range []string{"are lost (v1 cannot hold", "`spec.allocationMode` and `spec.parametersRef` are lost"} {
+		if strings.Contains(string(readme), claim) {
+			t.Errorf("README.md says %q, but migrate prints no lost line for examples/claim-v1alpha1.yaml", claim)
+		}
+	}
+	if !strings.Contains(string(readme), "There is no `lost` line for this claim") {
+		t.Errorf("README.md does not say that migrate prints no lost line for examples/claim-v1alpha1.yaml")
+	}
+	docs, err := os.ReadFile(filepath.Join("..", "docs", "conversion.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(docs), "```text\n"+strings.ReplaceAll(wantErr, in+":", "examples/claim-v1alpha1.yaml:")+"```\n") {
+		t.Errorf("docs/conversion.md does not show migrate's stderr for examples/claim-v1alpha1.yaml:\n%s", wantErr)
+	}
 }
 
 func TestMigrateTypedListAndPassThrough(t *testing.T) {
