@@ -49,6 +49,12 @@ group resource.k8s.io). Each is converted (its group is kept), then:
     config (translated into the 1.31 shape, then converted on to v1beta1,
     v1beta2 or v1); the 1.30 parameter objects and the 1.26 and 1.30
     ResourceClasses themselves are left out;
+  - for v1alpha1 and v1alpha2, a ResourceClass gets the target's apiVersion
+    (1.26 serves only v1alpha1, 1.27-1.30 only v1alpha2; 1.30's
+    structuredParameters is lost going to v1alpha1) and loses its
+    server-set metadata; the 1.30 ResourceClaimParameters and
+    ResourceClassParameters are kept for v1alpha2 (without server-set
+    metadata) and left out for v1alpha1;
   - a migrated object that the target release's apiserver would reject is
     refused: exit 1, nothing is written, and the error names every field
     in the target version. For v1alpha1, v1alpha2 and v1alpha3 the check
@@ -116,8 +122,14 @@ func (o *migrateOptions) run(s streams) error {
 	opts := migrate.Options{KeepOwnerReferences: o.keepOwnerReferences, Parameters: idx}
 	objects := make([]map[string]interface{}, 0, len(docs))
 	for _, doc := range docs {
-		if target.Devices && migrate.IsParameters(doc.Object) {
-			fmt.Fprintf(s.err, "%s: %s: left out: Kubernetes %s does not serve it\n", doc.Position(), api.Describe(doc.Object), target.Releases)
+		if migrate.IsParameters(doc.Object) {
+			out, report, served := migrate.Parameters(doc.Object, o.to, opts)
+			if !served {
+				fmt.Fprintf(s.err, "%s: %s: left out: Kubernetes %s does not serve it\n", doc.Position(), api.Describe(doc.Object), target.Releases)
+				continue
+			}
+			printReport(s.err, doc.Position()+": "+api.Describe(doc.Object), report)
+			objects = append(objects, out)
 			continue
 		}
 		out, err := migrateDocument(doc, o.to, opts, s.err)

@@ -436,3 +436,31 @@ spec:
 		t.Errorf("exit %d, stderr %q, stdout changed: %v", code, stderr, stdout2 != stdout)
 	}
 }
+
+// TestMigrateResourceClass: 1.27–1.30 serve no v1alpha1 and 1.26 no
+// v1alpha2, so a class is rewritten between them (not passed through), and
+// left out for 1.31+, which serve no ResourceClass.
+func TestMigrateResourceClass(t *testing.T) {
+	in := filepath.Join("..", "test", "manifests", "realworld", "intel-resource-drivers", "c3a5e0fa6cc1", "deployments_resource-class.yaml")
+	code, stdout, stderr := run(t, "", "migrate", "--to", "v1alpha2", "-f", in)
+	want := "apiVersion: resource.k8s.io/v1alpha2\ndriverName: gpu.dra.intel.com\nkind: ResourceClass\nmetadata:\n  name: intel-gpu\n"
+	wantErr := in + ": document 1 (line 1): ResourceClass intel-gpu: changed apiVersion: resource.k8s.io/v1alpha1 -> resource.k8s.io/v1alpha2 (Kubernetes 1.27-1.30 serves only v1alpha2)\n"
+	if code != ExitOK || stdout != want || stderr != wantErr {
+		t.Errorf("--to v1alpha2: exit %d\nstdout %q, want %q\nstderr %q, want %q", code, stdout, want, stderr, wantErr)
+	}
+	in = filepath.Join("..", "examples", "migrate", "exported-1.30.yaml")
+	code, stdout, stderr = run(t, "", "migrate", "--to", "v1alpha1", "-f", in)
+	if code != ExitOK || !strings.Contains(stdout, "apiVersion: resource.k8s.io/v1alpha1\ndriverName: accel.example.com\nkind: ResourceClass\n") ||
+		strings.Contains(stdout, "structuredParameters") || strings.Contains(stdout, "resourceVersion") || strings.Contains(stdout, "\nkind: ResourceClaimParameters") {
+		t.Errorf("--to v1alpha1: exit %d, stdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	for _, line := range []string{
+		"item 4: ResourceClass accel.example.com: lost structuredParameters: a v1alpha2 field (Kubernetes 1.30) that v1alpha1 cannot hold\n",
+		"item 2: ResourceClaimParameters inference/two-accelerators: left out: Kubernetes 1.26 does not serve it\n",
+		"item 0: ResourceClaim inference/accel-claim: spec.parametersRef: ResourceClaimParameters inference/two-accelerators: 1.26 has no ResourceClaimParameters (1.30 structured parameters), so no 1.26 component reads it\n",
+	} {
+		if !strings.Contains(stderr, line) {
+			t.Errorf("--to v1alpha1: stderr lacks %q:\n%s", line, stderr)
+		}
+	}
+}

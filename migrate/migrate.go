@@ -95,16 +95,7 @@ func Object(obj map[string]interface{}, to string, opts Options) (map[string]int
 		meta = map[string]interface{}{}
 		out["metadata"] = meta
 	}
-	for _, f := range serverSet {
-		if _, ok := meta[f]; ok {
-			delete(meta, f)
-			r.Dropped = append(r.Dropped, "metadata."+f)
-		}
-	}
-	if _, ok := meta["ownerReferences"]; ok && !opts.KeepOwnerReferences {
-		delete(meta, "ownerReferences")
-		r.Dropped = append(r.Dropped, "metadata.ownerReferences (owners of the old cluster; --keep-owner-references keeps them)")
-	}
+	dropServerSet(meta, opts, &r)
 	inputMeta, _ := obj["metadata"].(map[string]interface{})
 	inputAnn, _ := inputMeta["annotations"].(map[string]interface{})
 	covered := coveredFields(obj, from, kind, target)
@@ -120,6 +111,16 @@ func Object(obj map[string]interface{}, to string, opts Options) (map[string]int
 	translated := false
 	if target.Devices {
 		translated = translateParameters(obj, from, kind, out, opts.Parameters, &r)
+	} else if to == conversion.V1alpha1 && from == conversion.V1alpha2 {
+		// Kept by the conversion, but 1.26 has no 1.30 parameter kinds.
+		if ref, _ := specOf(out, kind)["parametersRef"].(map[string]interface{}); str(ref, "apiGroup") == conversion.UpstreamGroup && str(ref, "kind") == kindClaimParameters {
+			specPath := "spec"
+			if kind == conversion.KindTemplate {
+				specPath = "spec.spec"
+			}
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%s.parametersRef: %s %s: 1.26 has no %s (1.30 structured parameters), so no 1.26 component reads it",
+				specPath, kindClaimParameters, api.Ref(map[string]interface{}{"metadata": map[string]interface{}{"namespace": str(metaOf(out), "namespace"), "name": str(ref, "name")}}), kindClaimParameters))
+		}
 	}
 	r.Warnings = append(conversionWarnings(ws, kind, translated), r.Warnings...)
 	if via != to {

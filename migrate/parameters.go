@@ -37,7 +37,8 @@ func (x *Index) Add(obj map[string]interface{}) bool {
 // ResourceClaimParameters, ResourceClassParameters or ResourceClass, or a
 // resource.k8s.io/v1alpha1 (1.26) ResourceClass: kinds that 1.31 and later
 // no longer serve, which migrate leaves out for v1alpha3 and later (only
-// the 1.30 ones are used to translate parameters).
+// the 1.30 ones are used to translate parameters) and migrates for
+// v1alpha1 and v1alpha2 with Parameters.
 func IsParameters(obj map[string]interface{}) bool {
 	switch obj["apiVersion"] {
 	case parametersAPI:

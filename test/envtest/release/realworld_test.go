@@ -22,8 +22,10 @@ import (
 // Kubernetes docs for 1.26–1.31, with their Pods, Deployments and vendor
 // parameter objects) and creates, in each release's kube-apiserver with
 // strict field validation as kubectl does, every claim and template and
-// every Pod and Deployment that uses them (each file in its own namespace):
-// 1.31 pods name their claims directly, 1.26–1.30 pods under source.
+// every Pod and Deployment that uses them (each file in its own namespace),
+// and every ResourceClass (1.26 and 1.30 ones alike, in the version the
+// release serves; 1.31 has none, and migrate leaves them out): 1.31 pods
+// name their claims directly, 1.26–1.30 pods under source.
 func TestMigrateRealWorld(t *testing.T) {
 	ctx := context.Background()
 	files, err := filepath.Glob("../../manifests/realworld/*/*/*.yaml")
@@ -32,7 +34,7 @@ func TestMigrateRealWorld(t *testing.T) {
 	}
 	for _, r := range releases {
 		c := clusters[r.name]
-		pods := 0
+		pods, classes := 0, 0
 		for i, file := range files {
 			t.Run(r.name+"/"+filepath.Base(filepath.Dir(file))+"-"+filepath.Base(file), func(t *testing.T) {
 				var stdout, stderr bytes.Buffer
@@ -57,8 +59,32 @@ func TestMigrateRealWorld(t *testing.T) {
 						pods++
 					case apiVersion == "apps/v1" && kind == "Deployment":
 						res = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
+					case strings.HasPrefix(apiVersion, conversion.UpstreamGroup+"/") && kind == "ResourceClass":
+						// migrate writes a class in the version the release
+						// serves (1.26: v1alpha1, 1.27–1.30: v1alpha2) and
+						// leaves it out for 1.31, which has none.
+						if apiVersion != conversion.UpstreamGroup+"/"+r.version || r.version == conversion.V1alpha3 {
+							t.Errorf("Kubernetes %s: %s: migrate --to %s wrote a %s %s", r.name, d.Position(), r.version, apiVersion, kind)
+							continue
+						}
+						meta, _ := d.Object["metadata"].(map[string]interface{})
+						if meta["name"] == nil {
+							// The website's class has name at the top level, as
+							// published (README there): no release accepts it.
+							continue
+						}
+						res = schema.GroupVersionResource{Group: conversion.UpstreamGroup, Version: r.version, Resource: "resourceclasses"}
+						_, err := c.dynamic.Resource(res).Create(ctx, &unstructured.Unstructured{Object: d.Object},
+							metav1.CreateOptions{FieldValidation: metav1.FieldValidationStrict})
+						if err != nil {
+							t.Fatalf("Kubernetes %s: %s: creating the migrated ResourceClass %v: %v\n%s", r.name, d.Position(), meta["name"], err, mustJSON(d.Object))
+						}
+						name, _ := meta["name"].(string)
+						t.Cleanup(func() { _ = c.dynamic.Resource(res).Delete(ctx, name, metav1.DeleteOptions{}) })
+						classes++
+						continue
 					default:
-						continue // a Namespace, a vendor object, a class of the same era
+						continue // a Namespace, a vendor object
 					}
 					meta := d.Object["metadata"].(map[string]interface{})
 					meta["namespace"] = ns
@@ -72,6 +98,10 @@ func TestMigrateRealWorld(t *testing.T) {
 		}
 		if pods == 0 {
 			t.Errorf("Kubernetes %s: no Pod created", r.name)
+		}
+		// The 1.26 class and the two 1.30 ones of intel-resource-drivers.
+		if r.version != conversion.V1alpha3 && classes != 3 {
+			t.Errorf("Kubernetes %s: %d ResourceClasses created, want 3", r.name, classes)
 		}
 	}
 }

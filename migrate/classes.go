@@ -1,0 +1,71 @@
+package migrate
+
+import (
+	"fmt"
+
+	"github.com/claimbridge/claimbridge/api"
+	"github.com/claimbridge/claimbridge/conversion"
+)
+
+// Parameters migrates an object IsParameters reports (a 1.26 or 1.30
+// ResourceClass, a 1.30 ResourceClaimParameters or ResourceClassParameters)
+// to the release serving version to. served is false when that release does
+// not serve the kind: 1.31 and later none of them (the 1.30 ones are used to
+// translate claims, see Index), 1.26 no ResourceClaimParameters or
+// ResourceClassParameters; the caller leaves the object out and says so.
+// Otherwise out is the object to create there: a ResourceClass gets the
+// target's apiVersion (its fields are the same in v1alpha1 and v1alpha2,
+// but for 1.30's structuredParameters, which is lost going to v1alpha1), and
+// every object loses the metadata the old cluster set, as a claim does.
+// obj is not modified.
+func Parameters(obj map[string]interface{}, to string, opts Options) (out map[string]interface{}, r Report, served bool) {
+	target, err := targetFor(to)
+	if err != nil || target.Devices || !IsParameters(obj) {
+		return nil, r, false
+	}
+	if obj["kind"] != kindClass && to != conversion.V1alpha2 {
+		return nil, r, false // the 1.30 parameter kinds
+	}
+	out = api.DeepCopyJSON(obj)
+	apiVersion := conversion.UpstreamGroup + "/" + to
+	if from, _ := obj["apiVersion"].(string); from != apiVersion {
+		out["apiVersion"] = apiVersion
+		r.Changed = append(r.Changed, fmt.Sprintf("apiVersion: %s -> %s (Kubernetes %s serves only %s)", from, apiVersion, target.Releases, to))
+	}
+	if meta, ok := out["metadata"].(map[string]interface{}); ok {
+		dropServerSet(meta, opts, &r)
+		inputAnn, _ := metaOf(obj)["annotations"].(map[string]interface{})
+		dropAnnotations(out, inputAnn, to, nil, &r)
+	}
+	if obj["kind"] != kindClass {
+		return out, r, true
+	}
+	if sp, ok := out["structuredParameters"]; ok && to == conversion.V1alpha1 {
+		delete(out, "structuredParameters")
+		r.Lost = append(r.Lost, fmt.Sprintf("structuredParameters: a v1alpha2 field (Kubernetes 1.30) that %s cannot hold", to))
+		if sp == true {
+			r.Warnings = append(r.Warnings, "structuredParameters: 1.26 has no structured parameters: claims of this class are allocated by the driver's control-plane controller (classic DRA), which must run for them")
+		}
+	}
+	if ref, _ := out["parametersRef"].(map[string]interface{}); to == conversion.V1alpha1 &&
+		str(ref, "apiGroup") == conversion.UpstreamGroup && str(ref, "kind") == kindClassParameters {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("parametersRef: %s %s/%s: 1.26 has no %s (1.30 structured parameters), so nothing reads it there",
+			kindClassParameters, str(ref, "namespace"), str(ref, "name"), kindClassParameters))
+	}
+	return out, r, true
+}
+
+// dropServerSet drops the metadata the old cluster set (serverSet) and,
+// unless opts keep them, the owner references.
+func dropServerSet(meta map[string]interface{}, opts Options, r *Report) {
+	for _, f := range serverSet {
+		if _, ok := meta[f]; ok {
+			delete(meta, f)
+			r.Dropped = append(r.Dropped, "metadata."+f)
+		}
+	}
+	if _, ok := meta["ownerReferences"]; ok && !opts.KeepOwnerReferences {
+		delete(meta, "ownerReferences")
+		r.Dropped = append(r.Dropped, "metadata.ownerReferences (owners of the old cluster; --keep-owner-references keeps them)")
+	}
+}

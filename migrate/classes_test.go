@@ -1,0 +1,127 @@
+package migrate
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/claimbridge/claimbridge/conversion"
+)
+
+func TestParameters(t *testing.T) {
+	class126 := `
+apiVersion: resource.k8s.io/v1alpha1
+kind: ResourceClass
+metadata: {name: gpu, uid: u, resourceVersion: "7"}
+driverName: gpu.example.com
+parametersRef: {apiGroup: gpu.example.com, kind: GpuClassParameters, name: p, namespace: ns}
+suitableNodes: {nodeSelectorTerms: [{matchExpressions: [{key: gpu, operator: Exists}]}]}
+`
+	class130 := `
+apiVersion: resource.k8s.io/v1alpha2
+kind: ResourceClass
+metadata: {name: gpu, uid: u, resourceVersion: "7"}
+driverName: gpu.example.com
+structuredParameters: true
+parametersRef: {apiGroup: resource.k8s.io, kind: ResourceClassParameters, name: p, namespace: ns}
+`
+	claimParams := `
+apiVersion: resource.k8s.io/v1alpha2
+kind: ResourceClaimParameters
+metadata: {name: p, namespace: ns, uid: u, resourceVersion: "8"}
+driverRequests: [{driverName: gpu.example.com, requests: [{namedResources: {selector: "true"}}]}]
+`
+	tests := []struct {
+		name, in, to string
+		served       bool
+		want         string
+		report       Report
+	}{{
+		name: "1.26-class-to-v1alpha2", in: class126, to: conversion.V1alpha2, served: true,
+		want: `
+apiVersion: resource.k8s.io/v1alpha2
+kind: ResourceClass
+metadata: {name: gpu}
+driverName: gpu.example.com
+parametersRef: {apiGroup: gpu.example.com, kind: GpuClassParameters, name: p, namespace: ns}
+suitableNodes: {nodeSelectorTerms: [{matchExpressions: [{key: gpu, operator: Exists}]}]}
+`,
+		report: Report{
+			Dropped: []string{"metadata.uid", "metadata.resourceVersion"},
+			Changed: []string{"apiVersion: resource.k8s.io/v1alpha1 -> resource.k8s.io/v1alpha2 (Kubernetes 1.27-1.30 serves only v1alpha2)"},
+		},
+	}, {
+		name: "1.26-class-to-v1alpha1", in: class126, to: conversion.V1alpha1, served: true,
+		want: `
+apiVersion: resource.k8s.io/v1alpha1
+kind: ResourceClass
+metadata: {name: gpu}
+driverName: gpu.example.com
+parametersRef: {apiGroup: gpu.example.com, kind: GpuClassParameters, name: p, namespace: ns}
+suitableNodes: {nodeSelectorTerms: [{matchExpressions: [{key: gpu, operator: Exists}]}]}
+`,
+		report: Report{Dropped: []string{"metadata.uid", "metadata.resourceVersion"}},
+	}, {
+		name: "1.30-class-to-v1alpha1", in: class130, to: conversion.V1alpha1, served: true,
+		want: `
+apiVersion: resource.k8s.io/v1alpha1
+kind: ResourceClass
+metadata: {name: gpu}
+driverName: gpu.example.com
+parametersRef: {apiGroup: resource.k8s.io, kind: ResourceClassParameters, name: p, namespace: ns}
+`,
+		report: Report{
+			Dropped:  []string{"metadata.uid", "metadata.resourceVersion"},
+			Changed:  []string{"apiVersion: resource.k8s.io/v1alpha2 -> resource.k8s.io/v1alpha1 (Kubernetes 1.26 serves only v1alpha1)"},
+			Lost:     []string{"structuredParameters: a v1alpha2 field (Kubernetes 1.30) that v1alpha1 cannot hold"},
+			Warnings: []string{"structuredParameters: 1.26 has no structured parameters: claims of this class are allocated by the driver's control-plane controller (classic DRA), which must run for them", "parametersRef: ResourceClassParameters ns/p: 1.26 has no ResourceClassParameters (1.30 structured parameters), so nothing reads it there"},
+		},
+	}, {
+		name: "1.30-class-to-v1alpha2", in: class130, to: conversion.V1alpha2, served: true,
+		want: `
+apiVersion: resource.k8s.io/v1alpha2
+kind: ResourceClass
+metadata: {name: gpu}
+driverName: gpu.example.com
+structuredParameters: true
+parametersRef: {apiGroup: resource.k8s.io, kind: ResourceClassParameters, name: p, namespace: ns}
+`,
+		report: Report{Dropped: []string{"metadata.uid", "metadata.resourceVersion"}},
+	}, {
+		name: "1.30-claim-parameters-to-v1alpha2", in: claimParams, to: conversion.V1alpha2, served: true,
+		want: `
+apiVersion: resource.k8s.io/v1alpha2
+kind: ResourceClaimParameters
+metadata: {name: p, namespace: ns}
+driverRequests: [{driverName: gpu.example.com, requests: [{namedResources: {selector: "true"}}]}]
+`,
+		report: Report{Dropped: []string{"metadata.uid", "metadata.resourceVersion"}},
+	}, {
+		name: "1.30-claim-parameters-to-v1alpha1", in: claimParams, to: conversion.V1alpha1,
+	}, {
+		name: "1.26-class-to-v1alpha3", in: class126, to: conversion.V1alpha3,
+	}, {
+		name: "1.30-class-to-v1", in: class130, to: conversion.V1,
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := obj(t, tt.in)
+			got, report, served := Parameters(in, tt.to, Options{})
+			if served != tt.served {
+				t.Fatalf("served %v, want %v", served, tt.served)
+			}
+			if !served {
+				return
+			}
+			if d := cmp.Diff(obj(t, tt.want), normalize(t, got)); d != "" {
+				t.Errorf("object (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff(tt.report, report); d != "" {
+				t.Errorf("report (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff(obj(t, tt.in), in); d != "" {
+				t.Errorf("input modified (-want +got):\n%s", d)
+			}
+		})
+	}
+}
