@@ -157,7 +157,7 @@ metadata:
 	}
 	wantErr := "<stdin>: document 1 (line 1): ResourceClaim ns/a: dropped metadata.uid\n" +
 		"<stdin>: document 1 (line 1): ResourceClaim ns/a: changed metadata.finalizers: resource.kubernetes.io/delete-protection -> dra.k8s.io/delete-protection (Kubernetes 1.27-1.30)\n" +
-		"<stdin>: document 1 (line 1): ResourceClaim ns/a: lost spec.devices.requests[0].name: v1alpha3 fields that v1alpha2 cannot hold (convert keeps them in annotation claimbridge.dev/restore-v1alpha3)\n"
+		"<stdin>: document 1 (line 1): ResourceClaim ns/a: lost spec.devices.requests[0].name: fields that v1alpha2 cannot hold (convert keeps them in annotation claimbridge.dev/restore-v1alpha3)\n"
 	if d := cmp.Diff(wantErr, stderr); d != "" {
 		t.Errorf("stderr (-want +got):\n%s", d)
 	}
@@ -236,7 +236,7 @@ spec:
       - {name: small, deviceClassName: gpu-small.example.com}
 `
 	lost := func(fields, version, to string) string {
-		return who + "lost " + fields + ": " + version + " fields that " + to + " cannot hold (convert keeps them in annotation claimbridge.dev/restore-" + version + ")\n"
+		return who + "lost " + fields + ": fields that " + to + " cannot hold (convert keeps them in annotation claimbridge.dev/restore-" + version + ")\n"
 	}
 	countLost := "spec.devices.requests[0].allocationMode, spec.devices.requests[0].count, spec.devices.requests[0].name, spec.devices.requests[0].selectors"
 	countWarnings := "Warning: " + who + "spec.devices.requests[0].selectors: 1.27–1.30 has no device selectors in the claim: any device of the class may be allocated (v1alpha3→v1alpha2)\n" +

@@ -43,7 +43,7 @@ spec:
 // lostLine is the Report.Lost entry for the fields of the restore
 // annotation of version that migrate to `to` drops.
 func lostLine(fields, version, to string) string {
-	return fields + ": " + version + " fields that " + to + " cannot hold (convert keeps them in annotation claimbridge.dev/restore-" + version + ")"
+	return fields + ": fields that " + to + " cannot hold (convert keeps them in annotation claimbridge.dev/restore-" + version + ")"
 }
 
 // TestObjectDowngrade migrates to older versions than the input's: the

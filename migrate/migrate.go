@@ -258,6 +258,10 @@ func chainIndex(version string) int {
 // reported as lost) and stale client annotations. Only the annotations the
 // input had are reported as dropped: conversion adds the restore
 // annotations of the versions it passes through, which are not the user's.
+//
+// A lost line names the annotation, not a version: the annotation of a
+// step is not always the input's version (a 1.26 claim's allocationMode
+// travels in v1alpha2's).
 func dropAnnotations(obj, input map[string]interface{}, to string, covered map[string]bool, r *Report) {
 	meta, _ := obj["metadata"].(map[string]interface{})
 	ann, _ := meta["annotations"].(map[string]interface{})
@@ -283,8 +287,8 @@ func dropAnnotations(obj, input map[string]interface{}, to string, covered map[s
 				}
 			}
 			if len(fields) > 0 {
-				r.Lost = append(r.Lost, fmt.Sprintf("%s: %s fields that %s cannot hold (convert keeps them in annotation %s)",
-					strings.Join(fields, ", "), version, to, k))
+				r.Lost = append(r.Lost, fmt.Sprintf("%s: fields that %s cannot hold (convert keeps them in annotation %s)",
+					strings.Join(fields, ", "), to, k))
 			}
 		}
 		delete(ann, k)
