@@ -72,9 +72,12 @@ func ClaimSpecWarnings[M ~string](ref *ParametersRef, mode M, fldPath *field.Pat
 	return warnings
 }
 
-// ValidateUpdate is the 1.26–1.30 update of a claim or template
-// (ValidateClaimUpdate, ValidateClaimTemplateUpdate): the metadata update
-// rules, the immutable spec, then createErrs, the create rules run again.
+// ValidateUpdate is the update of a claim or template as upstream's
+// registry strategies validate it: the metadata update rules, the immutable
+// spec, then createErrs, the create rules run again (1.26–1.30
+// ValidateClaimUpdate and ValidateClaimTemplateUpdate run them; the 1.31
+// strategies run ValidateResourceClaim or ValidateResourceClaimTemplate
+// besides the update rules).
 func ValidateUpdate(meta, oldMeta *metav1.ObjectMeta, spec, oldSpec interface{}, createErrs field.ErrorList) field.ErrorList {
 	allErrs := ValidateObjectMetaUpdate(meta, oldMeta, field.NewPath("metadata"))
 	allErrs = append(allErrs, ValidateImmutableField(spec, oldSpec, field.NewPath("spec"))...)

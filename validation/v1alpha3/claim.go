@@ -18,16 +18,18 @@ func ValidateResourceClaim(claim *api.ResourceClaim) field.ErrorList {
 	return allErrs
 }
 
-// ValidateResourceClaimUpdate validates an update of the main resource
-// (1.31 ValidateResourceClaimUpdate): metadata update rules, the immutable
-// spec, then the spec rules again with CEL in the stored-expressions
-// environment. Unlike 1.26/1.30 it does not re-run the create metadata rules.
+// ValidateResourceClaimUpdate validates an update of the main resource as
+// the 1.31 registry strategy does: ValidateResourceClaim (the create rules,
+// metadata included) and ValidateResourceClaimUpdate (metadata update rules,
+// the immutable spec, the spec rules again), in the order of 1.26/1.30's
+// ValidateClaimUpdate: metadata update rules, the immutable spec, then the
+// create rules, whose spec findings are reported once, with CEL in the
+// stored-expressions environment (the spec is immutable, so its
+// expressions have been stored).
 func ValidateResourceClaimUpdate(claim, oldClaim *api.ResourceClaim) field.ErrorList {
-	allErrs := common.ValidateObjectMetaUpdate(&claim.ObjectMeta, &oldClaim.ObjectMeta, field.NewPath("metadata"))
-	allErrs = append(allErrs, common.ValidateImmutableField(claim.Spec, oldClaim.Spec, field.NewPath("spec"))...)
-	// The spec is immutable, so its expressions have been stored.
-	allErrs = append(allErrs, validateResourceClaimSpec(&claim.Spec, field.NewPath("spec"), true)...)
-	return allErrs
+	createErrs := common.ValidateObjectMeta(&claim.ObjectMeta, field.NewPath("metadata"))
+	createErrs = append(createErrs, validateResourceClaimSpec(&claim.Spec, field.NewPath("spec"), true)...)
+	return common.ValidateUpdate(&claim.ObjectMeta, &oldClaim.ObjectMeta, claim.Spec, oldClaim.Spec, createErrs)
 }
 
 func validateResourceClaimSpec(spec *api.ResourceClaimSpec, fldPath *field.Path, stored bool) field.ErrorList {

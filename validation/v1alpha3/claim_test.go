@@ -367,6 +367,13 @@ func TestValidateResourceClaimUpdate(t *testing.T) {
 			wantFailures: field.ErrorList{field.Invalid(field.NewPath("metadata", "resourceVersion"), "", "must be specified for an update")},
 		},
 		"labels-may-change": {update: func(c *api.ResourceClaim) { c.Labels = map[string]string{"a": "b"} }},
+		"update-reruns-create-metadata-rules": { // rule 5 + 1: the 1.31 strategy runs ValidateResourceClaim too
+			update: func(c *api.ResourceClaim) { c.Finalizers = []string{"foo"} },
+			wantFailures: field.ErrorList{
+				field.Invalid(field.NewPath("metadata", "finalizers").Index(0), "foo", "name is neither a standard finalizer name nor is it fully qualified"),
+				field.Invalid(field.NewPath("metadata", "finalizers").Index(0), "foo", "name is neither a standard finalizer name nor is it fully qualified"),
+			},
+		},
 	}
 	for name, scenario := range scenarios {
 		t.Run(name, func(t *testing.T) {

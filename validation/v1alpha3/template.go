@@ -20,12 +20,13 @@ func validateResourceClaimTemplateSpec(spec *api.ResourceClaimTemplateSpec, fldP
 	return allErrs
 }
 
-// ValidateResourceClaimTemplateUpdate validates a template update (1.31):
-// metadata update rules, the immutable spec, then the spec rules with CEL
-// in the stored-expressions environment.
+// ValidateResourceClaimTemplateUpdate validates a template update as the
+// 1.31 registry strategy does (ValidateResourceClaimTemplate, then
+// ValidateResourceClaimTemplateUpdate): metadata update rules, the immutable
+// spec, then the create rules, metadata included, with CEL in the
+// stored-expressions environment (spec findings once).
 func ValidateResourceClaimTemplateUpdate(template, oldTemplate *api.ResourceClaimTemplate) field.ErrorList {
-	allErrs := common.ValidateObjectMetaUpdate(&template.ObjectMeta, &oldTemplate.ObjectMeta, field.NewPath("metadata"))
-	allErrs = append(allErrs, common.ValidateImmutableField(template.Spec, oldTemplate.Spec, field.NewPath("spec"))...)
-	allErrs = append(allErrs, validateResourceClaimTemplateSpec(&template.Spec, field.NewPath("spec"), true)...)
-	return allErrs
+	createErrs := common.ValidateObjectMeta(&template.ObjectMeta, field.NewPath("metadata"))
+	createErrs = append(createErrs, validateResourceClaimTemplateSpec(&template.Spec, field.NewPath("spec"), true)...)
+	return common.ValidateUpdate(&template.ObjectMeta, &oldTemplate.ObjectMeta, template.Spec, oldTemplate.Spec, createErrs)
 }

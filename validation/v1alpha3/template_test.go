@@ -67,6 +67,16 @@ func TestValidateResourceClaimTemplateUpdate(t *testing.T) {
 	if diff := cmp.Diff(want, ValidateResourceClaimTemplateUpdate(changed, old)); diff != "" {
 		t.Errorf("invalid-update-class (-want +got):\n%s", diff)
 	}
+	// rule 1: the 1.31 strategy runs ValidateResourceClaimTemplate too
+	namespaceless := old.DeepCopy()
+	namespaceless.Namespace = ""
+	want = field.ErrorList{
+		field.Invalid(field.NewPath("metadata", "namespace"), "", "field is immutable"),
+		field.Required(field.NewPath("metadata", "namespace"), ""),
+	}
+	if diff := cmp.Diff(want, ValidateResourceClaimTemplateUpdate(namespaceless, old)); diff != "" {
+		t.Errorf("update-reruns-create-metadata-rules (-want +got):\n%s", diff)
+	}
 }
 
 func TestSetDefaults(t *testing.T) {
