@@ -30,6 +30,11 @@ var deliberate = map[string]difference{
 		reason:          "claimbridge keeps a v1alpha1 allocation immutable once set, as 1.27+ do; 1.26 allowed changing it",
 		onlyClaimbridge: []string{"FieldValueInvalid status.allocation"},
 	},
+	"v1alpha2/update-class-empty-to-absent": {
+		reason: "resourceClassName \"\" and none are one v1alpha2 spec but two v1alpha3 specs (a request with an empty class, " +
+			"or none): claimbridge's cross-version spec immutability sees the change (both specs are invalid anyway)",
+		onlyClaimbridge: []string{"FieldValueInvalid metadata.annotations"},
+	},
 	"v1alpha2/update-with-invalid-spec": {
 		reason: "same findings, other order: upstream's update path runs the create rules before ValidateClaimUpdate " +
 			"(and so may report a spec error twice); claimbridge reports each once, in ValidateClaimUpdate's order",
