@@ -76,6 +76,7 @@ func compareBatch(t *testing.T, version string, scenarios []scenario) {
 	details := map[string]int{}
 	detailExample := map[string]string{}
 	explained := map[string]int{}
+	seen := map[string]int{} // upstream findings by op, for CLAIMBRIDGE_DIFF_DETAILS
 	valid := 0
 	for start := 0; start < len(scenarios); start += batch {
 		end := min(start+batch, len(scenarios))
@@ -89,6 +90,9 @@ func compareBatch(t *testing.T, version string, scenarios []scenario) {
 			ours, upstream := render(ourErrs), dedupe(a.Errors)
 			if len(upstream) == 0 {
 				valid++
+			}
+			for _, f := range normalize(upstream) {
+				seen[s.Op+" "+f]++
 			}
 			onlyOurs, onlyUp := minus(ours, upstream), minus(upstream, ours)
 			// the findings both report must come in the same order
@@ -130,6 +134,9 @@ func compareBatch(t *testing.T, version string, scenarios []scenario) {
 	}
 	t.Logf("%d scenarios, %d valid upstream; deliberate differences seen: %v", len(scenarios), valid, explained)
 	if os.Getenv("CLAIMBRIDGE_DIFF_DETAILS") != "" {
+		for _, k := range sortedKeys(seen) {
+			t.Logf("upstream finding (%d): %s", seen[k], k)
+		}
 		for _, k := range sortedKeys(details) {
 			t.Logf("detail differs (%d): %s\n    %s", details[k], k, detailExample[k])
 		}
@@ -430,6 +437,9 @@ func (g *gen) metadata() map[string]interface{} {
 	}
 	if g.chance(0.2) {
 		m["finalizers"] = g.finalizers()
+	}
+	if g.chance(0.05) {
+		m["managedFields"] = g.managedFields()
 	}
 	if g.chance(0.03) {
 		m["ownerReferences"] = []interface{}{map[string]interface{}{
@@ -927,11 +937,29 @@ func (g *gen) mainUpdate() scenario {
 	obj := deepCopy(old).(map[string]interface{})
 	meta := obj["metadata"].(map[string]interface{})
 	if g.chance(0.25) {
+		if g.chance(0.3) {
+			for _, k := range []string{"annotations", "labels", "finalizers", "ownerReferences"} {
+				if isZero(meta[k]) && g.chance(0.5) {
+					if _, set := meta[k]; set {
+						delete(meta, k)
+					} else {
+						if k == "annotations" || k == "labels" {
+							meta[k] = g.pickAny(nil, map[string]interface{}{})
+						} else {
+							meta[k] = g.pickAny(nil, []interface{}{})
+						}
+					}
+				}
+			}
+		}
 		g.equivalentForm(obj["spec"], 1+g.r.Intn(3))
 		if g.chance(0.5) {
 			g.equivalentForm(old["spec"], 1)
 		}
 		return scenario{Op: "update", Object: obj, Old: old}
+	}
+	if g.chance(0.15) {
+		g.metadataUpdate(old["metadata"].(map[string]interface{}), meta)
 	}
 	for n := 1 + g.r.Intn(2); n > 0; n-- {
 		switch g.r.Intn(9) {
@@ -972,6 +1000,9 @@ func (g *gen) statusWrite() scenario {
 		old["metadata"].(map[string]interface{})["deletionTimestamp"] = "2026-01-01T00:00:00Z"
 	}
 	obj := deepCopy(old).(map[string]interface{})
+	if g.chance(0.05) {
+		obj["metadata"].(map[string]interface{})["managedFields"] = g.managedFields()
+	}
 	st, _ := obj["status"].(map[string]interface{})
 	if st == nil {
 		st = map[string]interface{}{}
@@ -979,6 +1010,9 @@ func (g *gen) statusWrite() scenario {
 	}
 	if g.chance(0.25) {
 		g.equivalentForm(st, 1+g.r.Intn(3))
+		if g.chance(0.2) {
+			obj["status"] = nil
+		}
 		if g.chance(0.3) {
 			g.equivalentForm(old["status"], 1)
 		}
@@ -1232,6 +1266,9 @@ func (g *gen) equivalentForm(obj interface{}, n int) {
 		k := sortedKeys(cands)[g.r.Intn(len(cands))]
 		if _, set := m[k]; !set {
 			m[k] = cands[k]
+			if g.chance(0.3) {
+				m[k] = nil // JSON null: absent to upstream's decoder
+			}
 		}
 	}
 }
@@ -1302,4 +1339,70 @@ func zeroFields(m map[string]interface{}) map[string]interface{} {
 		return map[string]interface{}{"matchFields": []interface{}{}, "matchExpressions": []interface{}{}}
 	}
 	return nil
+}
+
+// metadataUpdate changes the fields the metadata update rules watch
+// (identity, deletion, generation, finalizers while deleting).
+func (g *gen) metadataUpdate(old, meta map[string]interface{}) {
+	for _, m := range []map[string]interface{}{old, meta} {
+		if g.chance(0.3) {
+			m["uid"] = "uid-1"
+			m["creationTimestamp"] = "2026-01-01T00:00:00Z"
+			m["generation"] = int64(2)
+		}
+	}
+	switch g.r.Intn(8) {
+	case 0:
+		meta["uid"] = g.oneOf("uid-2", "")
+	case 1:
+		meta["generation"] = g.pickAny(int64(1), int64(3), int64(-1))
+	case 2:
+		meta["creationTimestamp"] = g.oneOf("2026-02-01T00:00:00Z", "2025-01-01T00:00:00Z")
+	case 3:
+		delete(meta, "resourceVersion")
+		if g.chance(0.5) {
+			meta["resourceVersion"] = ""
+		}
+	case 4:
+		old["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+		old["deletionGracePeriodSeconds"] = int64(0)
+		meta["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+		meta["deletionGracePeriodSeconds"] = int64(0)
+		meta["finalizers"] = append(g.finalizers(), "example.com/new")
+	case 5:
+		meta["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+		if g.chance(0.5) {
+			meta["deletionGracePeriodSeconds"] = g.pickAny(int64(0), int64(30), int64(-1))
+		}
+	case 7:
+		meta["managedFields"] = g.managedFields()
+	case 6:
+		meta["ownerReferences"] = []interface{}{map[string]interface{}{
+			"apiVersion": "v1", "kind": "Pod", "name": "p", "uid": "o1",
+			"controller": true, "blockOwnerDeletion": g.chance(0.5),
+		}, map[string]interface{}{
+			"apiVersion": "v1", "kind": "Pod", "name": "q", "uid": g.oneOf("o1", "o2"), "controller": g.chance(0.5),
+		}}
+	}
+}
+
+func (g *gen) managedFields() []interface{} {
+	var out []interface{}
+	for i, n := 0, 1+g.r.Intn(2); i < n; i++ {
+		e := map[string]interface{}{
+			"manager":    g.oneOf("kubectl", "", strings.Repeat("m", 128), strings.Repeat("m", 129)),
+			"operation":  g.oneOf("Update", "Apply", "", "Bad"),
+			"apiVersion": g.oneOf("resource.k8s.io/"+"v1", "", "a/b/c"),
+			"fieldsType": g.oneOf("FieldsV1", "", "FieldsV2"),
+			"fieldsV1":   map[string]interface{}{"f:metadata": map[string]interface{}{}},
+		}
+		if g.chance(0.2) {
+			e["subresource"] = g.oneOf("status", "")
+		}
+		if g.chance(0.2) {
+			delete(e, "fieldsV1")
+		}
+		out = append(out, e)
+	}
+	return out
 }
