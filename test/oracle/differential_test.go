@@ -27,7 +27,12 @@ import (
 //
 // CLAIMBRIDGE_DIFF_N sets the number of scenarios per version (default
 // diffDefaultN), CLAIMBRIDGE_DIFF_SEED the seed, CLAIMBRIDGE_DIFF_DETAILS=1
-// logs the classes of differing detail strings on matching findings.
+// logs the classes of differing detail strings on matching findings and
+// upstream's findings by op; CLAIMBRIDGE_DIFF_DETAILSETS=1 also logs the
+// (type, path, detail) findings only one side has outside metadata and CEL
+// (=meta: metadata included), which the (type, path) comparison cannot see
+// when another finding shares the path; CLAIMBRIDGE_DIFF_DUMP=<prefix>
+// writes each mismatch class's smallest example to <prefix>.<version>.json.
 func TestDifferentialFuzz(t *testing.T) {
 	n := envInt(t, "CLAIMBRIDGE_DIFF_N", diffDefaultN)
 	seed := int64(envInt(t, "CLAIMBRIDGE_DIFF_SEED", 20261123))
@@ -109,6 +114,40 @@ func compareBatch(t *testing.T, version string, scenarios []scenario) {
 				m.count++
 				if size := len(mustJSON(s)); size < m.size {
 					m.size, m.example, m.ours, m.upstream, m.ourErrs, m.upErrs = size, s, ours, upstream, ourErrs, a.Errors
+				}
+			}
+			if os.Getenv("CLAIMBRIDGE_DIFF_DETAILSETS") != "" {
+				// the (type, path, detail) sets outside metadata and CEL
+				key := func(typ, path, detail string) string {
+					if os.Getenv("CLAIMBRIDGE_DIFF_DETAILSETS") != "meta" && (strings.HasPrefix(path, "metadata.") || strings.Contains(path, ".metadata.")) || strings.HasSuffix(path, ".cel.expression") {
+						return ""
+					}
+					if s.Op == "status" && strings.HasPrefix(path, "status.allocation") &&
+						apiequality.Semantic.DeepEqual(statusField(s.Object, "allocation"), statusField(s.Old, "allocation")) {
+						return ""
+					}
+					return typ + " " + normalizePath(path) + ": " + detail
+				}
+				ourSet, upSet := map[string]bool{}, map[string]bool{}
+				for _, e := range ourErrs {
+					if k := key(string(e.Type), e.Field, e.Detail); k != "" {
+						ourSet[k] = true
+					}
+				}
+				for _, e := range a.Errors {
+					if k := key(e.Type, e.Field, e.Detail); k != "" {
+						upSet[k] = true
+					}
+				}
+				for k := range upSet {
+					if !ourSet[k] {
+						details["only upstream: "+version+" "+s.Op+" "+k]++
+					}
+				}
+				for k := range ourSet {
+					if !upSet[k] {
+						details["only claimbridge: "+version+" "+s.Op+" "+k]++
+					}
 				}
 			}
 			for _, up := range a.Errors {
