@@ -65,14 +65,13 @@ func envInt(t *testing.T, name string, def int) int {
 
 // mismatch is one class of unexplained differences with its smallest example.
 type mismatch struct {
-	count     int
-	example   scenario
-	size      int
-	ours      []string
-	upstream  []string
-	ourErrs   field.ErrorList
-	upErrs    []fieldError
-	exampleOf string
+	count    int
+	example  scenario
+	size     int
+	ours     []string
+	upstream []string
+	ourErrs  field.ErrorList
+	upErrs   []fieldError
 }
 
 func compareBatch(t *testing.T, version string, scenarios []scenario) {
