@@ -70,3 +70,48 @@ func TestStorageWarnings(t *testing.T) {
 		})
 	}
 }
+
+// TestNoStorageWarningsWhenRefused: a refused write stores nothing, so it
+// gets no "stored as v1alpha3" warning (kubectl printed "Warning: stored as
+// v1alpha3: …" above "The ResourceClaim … is invalid"); the version's own
+// warnings still come with the errors.
+func TestNoStorageWarningsWhenRefused(t *testing.T) {
+	const meta = `"metadata":{"name":"c","namespace":"ns","resourceVersion":"1"}`
+	for name, c := range map[string]struct {
+		req  Request
+		want []string
+	}{
+		"v1alpha1 claim with an invalid class and a parametersRef": {
+			req: Request{Operation: Create, Object: obj(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha1","kind":"ResourceClaim",`+meta+`,
+				"spec":{"resourceClassName":"Bad_Class","parametersRef":{"kind":"GpuClaimParameters","name":"p"}}}`)},
+		},
+		"v1alpha2 claim with an unsupported allocation mode": {
+			req: Request{Operation: Create, Object: obj(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim",`+meta+`,
+				"spec":{"resourceClassName":"gpu","allocationMode":"Sometimes"}}`)},
+		},
+		"v1alpha2 template with Immediate allocation and a bad class: the version's own warning stays": {
+			req: Request{Operation: Create, Object: obj(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaimTemplate",`+meta+`,
+				"spec":{"spec":{"resourceClassName":"Bad_Class","allocationMode":"Immediate"}}}`)},
+			want: []string{"spec.spec.allocationMode: " + ImmediateAllocationWarning},
+		},
+		"v1alpha2 status write of a single-consumer allocation with a bad driver name": {
+			req: Request{Operation: Update, SubResource: "status",
+				Object: obj(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim",`+meta+`,"spec":{"resourceClassName":"gpu"},
+					"status":{"driverName":"Bad_Driver","allocation":{"shareable":false,"resourceHandles":[{"driverName":"gpu.example.com","data":"x"}]}}}`),
+				OldObject: obj(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim",`+meta+`,"spec":{"resourceClassName":"gpu"}}`)},
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			resp, err := Validate(c.req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(resp.Errors) == 0 {
+				t.Fatal("no errors")
+			}
+			if diff := cmp.Diff(c.want, resp.Warnings); diff != "" {
+				t.Errorf("warnings (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -75,15 +75,18 @@ func Validate(req Request) (Response, error) {
 	default:
 		unchanged = sameConversionInput(newObj, oldObj)
 	}
-	if !unchanged {
-		resp.Warnings = append(resp.Warnings, storageWarnings(t, req.SubResource, newObj, oldObj, resp.Warnings)...)
-	}
 	switch {
 	case req.Operation == Create:
 		resp.Errors = append(resp.Errors, createViewErrors(t, newObj)...)
 	case unchanged && req.SubResource == "":
 	default:
 		resp.Errors = append(resp.Errors, crossVersionErrors(t, req.SubResource, unchanged, newObj, oldObj, resp.Errors)...)
+	}
+	// What the stored object would lose is said only when it is stored: a
+	// refused write stores nothing, and its errors already name what to fix
+	// (as kube-apiserver returns a strategy's warnings only for valid objects).
+	if !unchanged && len(resp.Errors) == 0 {
+		resp.Warnings = append(resp.Warnings, storageWarnings(t, req.SubResource, newObj, oldObj, resp.Warnings)...)
 	}
 	return resp, nil
 }
