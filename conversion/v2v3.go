@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/claimbridge/claimbridge/internal/jsontree"
 )
@@ -48,8 +49,21 @@ func specV2ToV3(in map[string]interface{}, r *lossReport) map[string]interface{}
 			}},
 		}
 	}
-	if in["parametersRef"] != nil {
-		r.lose("parametersRef", "ResourceClaimParameters have no v1alpha3 equivalent: a 1.31 scheduler allocates one device of class %q without the parameters' selectors and counts", asString(in["resourceClassName"]))
+	if ref := in["parametersRef"]; ref != nil {
+		m := asMap(ref)
+		group, kind := asString(m["apiGroup"]), asString(m["kind"])
+		if kind == "ResourceClaimParameters" {
+			r.lose("parametersRef", "ResourceClaimParameters have no v1alpha3 equivalent: a 1.31 scheduler allocates one device of class %q without the parameters' selectors and counts", asString(in["resourceClassName"]))
+		} else {
+			// A driver's own parameters object (every 1.26 claim's, or a
+			// 1.30 one that ResourceClaimParameters were generated from):
+			// name it, not a kind the writer may never have used.
+			what := strings.TrimSpace(fmt.Sprintf("%s %q", kind, asString(m["name"])))
+			if group != "" {
+				what += fmt.Sprintf(" (apiGroup %q)", group)
+			}
+			r.lose("parametersRef", "the claim parameters %s have no v1alpha3 equivalent: a 1.31 scheduler allocates one device of class %q without them", what, asString(in["resourceClassName"]))
+		}
 	}
 	if mode := asString(in["allocationMode"]); mode != "" && mode != "WaitForFirstConsumer" {
 		r.lose("allocationMode", "1.31 has no allocation mode %q: the claim is allocated only when the first pod that uses it is scheduled", mode)

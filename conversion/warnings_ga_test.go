@@ -164,3 +164,32 @@ func TestWarningGAStep(t *testing.T) {
 		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
 }
+
+// TestParametersRefWarningNamesTheReference: a parametersRef that does not
+// name ResourceClaimParameters (every 1.26 claim's, a driver's own object)
+// is named in the warning, not called ResourceClaimParameters, a kind 1.26
+// never had.
+func TestParametersRefWarningNamesTheReference(t *testing.T) {
+	for _, c := range []struct{ in, want string }{{
+		in:   `{"apiVersion":"resource.claimbridge.dev/v1alpha1","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},"spec":{"resourceClassName":"gpu.example.com","parametersRef":{"apiGroup":"gpu.resource.example.com","kind":"GpuClaimParameters","name":"two-gpus"}}}`,
+		want: `ResourceClaim ns/c: spec.parametersRef: the claim parameters GpuClaimParameters "two-gpus" (apiGroup "gpu.resource.example.com") have no v1alpha3 equivalent: a 1.31 scheduler allocates one device of class "gpu.example.com" without them (v1alpha2→v1alpha3)`,
+	}, {
+		in:   `{"apiVersion":"resource.claimbridge.dev/v1alpha1","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},"spec":{"resourceClassName":"gpu","parametersRef":{"kind":"ConfigMap","name":"p"}}}`,
+		want: `ResourceClaim ns/c: spec.parametersRef: the claim parameters ConfigMap "p" have no v1alpha3 equivalent: a 1.31 scheduler allocates one device of class "gpu" without them (v1alpha2→v1alpha3)`,
+	}, {
+		in:   `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},"spec":{"resourceClassName":"gpu","parametersRef":{"apiGroup":"resource.k8s.io","kind":"ResourceClaimParameters","name":"p"}}}`,
+		want: `ResourceClaim ns/c: spec.parametersRef: ResourceClaimParameters have no v1alpha3 equivalent: a 1.31 scheduler allocates one device of class "gpu" without the parameters' selectors and counts (v1alpha2→v1alpha3)`,
+	}} {
+		_, ws, err := conversion.ConvertWithWarnings(decodeTree(t, []byte(c.in)), "v1alpha3")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, w := range ws {
+			got = append(got, w.String())
+		}
+		if diff := cmp.Diff([]string{c.want}, got); diff != "" {
+			t.Errorf("warnings (-want +got):\n%s", diff)
+		}
+	}
+}
