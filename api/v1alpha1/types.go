@@ -14,7 +14,7 @@ import (
 //
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:path=resourceclaims,singular=resourceclaim,scope=Namespaced
+// +kubebuilder:resource:path=resourceclaims,singular=resourceclaim,scope=Namespaced,categories=claimbridge
 // +kubebuilder:printcolumn:name="ResourceClassName",type=string,JSONPath=`.spec.resourceClassName`
 // +kubebuilder:printcolumn:name="AllocationMode",type=string,JSONPath=`.spec.allocationMode`
 // +kubebuilder:printcolumn:name="Driver",type=string,JSONPath=`.status.driverName`
@@ -181,7 +181,7 @@ type ResourceClaimList struct {
 // ResourceClaimTemplate is used to produce ResourceClaim objects.
 //
 // +kubebuilder:object:root=true
-// +kubebuilder:resource:path=resourceclaimtemplates,singular=resourceclaimtemplate,scope=Namespaced
+// +kubebuilder:resource:path=resourceclaimtemplates,singular=resourceclaimtemplate,scope=Namespaced,categories=claimbridge
 // +kubebuilder:printcolumn:name="ResourceClassName",type=string,JSONPath=`.spec.spec.resourceClassName`
 // +kubebuilder:printcolumn:name="AllocationMode",type=string,JSONPath=`.spec.spec.allocationMode`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`

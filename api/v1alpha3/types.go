@@ -16,7 +16,7 @@ import (
 //
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:path=resourceclaims,singular=resourceclaim,scope=Namespaced
+// +kubebuilder:resource:path=resourceclaims,singular=resourceclaim,scope=Namespaced,categories=claimbridge
 // +kubebuilder:storageversion
 // +kubebuilder:printcolumn:name="DeviceClassName",type=string,JSONPath=`.spec.devices.requests[*].deviceClassName`
 // +kubebuilder:printcolumn:name="Controller",type=string,JSONPath=`.status.allocation.controller`,priority=1
@@ -419,7 +419,7 @@ type ResourceClaimList struct {
 // ResourceClaimTemplate is used to produce ResourceClaim objects.
 //
 // +kubebuilder:object:root=true
-// +kubebuilder:resource:path=resourceclaimtemplates,singular=resourceclaimtemplate,scope=Namespaced
+// +kubebuilder:resource:path=resourceclaimtemplates,singular=resourceclaimtemplate,scope=Namespaced,categories=claimbridge
 // +kubebuilder:storageversion
 // +kubebuilder:printcolumn:name="DeviceClassName",type=string,JSONPath=`.spec.spec.devices.requests[*].deviceClassName`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
