@@ -180,6 +180,8 @@ type ResourceClaimList struct {
 
 // ResourceClaimTemplate is used to produce ResourceClaim objects.
 //
+// This is the resource.k8s.io/v1alpha1 shape of Kubernetes 1.26 (as of 1.26.2).
+//
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:path=resourceclaimtemplates,singular=resourceclaimtemplate,scope=Namespaced,categories=claimbridge
 // +kubebuilder:printcolumn:name="ResourceClassName",type=string,JSONPath=`.spec.spec.resourceClassName`

@@ -284,6 +284,8 @@ type ResourceClaimList struct {
 
 // ResourceClaimTemplate is used to produce ResourceClaim objects.
 //
+// This is the resource.k8s.io/v1alpha2 shape of Kubernetes 1.27–1.30 (as of 1.30).
+//
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:path=resourceclaimtemplates,singular=resourceclaimtemplate,scope=Namespaced,categories=claimbridge
 // +kubebuilder:printcolumn:name="ResourceClassName",type=string,JSONPath=`.spec.spec.resourceClassName`

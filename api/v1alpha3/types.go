@@ -418,6 +418,9 @@ type ResourceClaimList struct {
 
 // ResourceClaimTemplate is used to produce ResourceClaim objects.
 //
+// This is the resource.k8s.io/v1alpha3 shape of Kubernetes 1.31. It is the
+// storage version.
+//
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:path=resourceclaimtemplates,singular=resourceclaimtemplate,scope=Namespaced,categories=claimbridge
 // +kubebuilder:storageversion
