@@ -271,6 +271,21 @@ func TestChart(t *testing.T) {
 			}
 		}
 	})
+	t.Run("pod-disruption-budget", func(t *testing.T) {
+		for _, c := range []struct {
+			sets []string
+			want int // PodDisruptionBudgets rendered
+		}{
+			{[]string{"replicaCount=1", "podDisruptionBudget.enabled=false"}, 0},
+			{[]string{"replicaCount=3", "podDisruptionBudget.minAvailable=2"}, 1},
+			{[]string{"podDisruptionBudget.minAvailable=50%"}, 1},
+			{[]string{"autoscaling.enabled=true", "autoscaling.minReplicas=3", "podDisruptionBudget.minAvailable=2"}, 1},
+		} {
+			if n := len(helmTemplate(t, c.sets...).byKind["PodDisruptionBudget"]); n != c.want {
+				t.Errorf("--set %s: %d PodDisruptionBudgets, want %d", strings.Join(c.sets, " --set "), n, c.want)
+			}
+		}
+	})
 	t.Run("bad-values", func(t *testing.T) {
 		for _, c := range []struct{ set, want string }{
 			{"certificates.mode=vault", "certificates.mode"},
@@ -280,6 +295,16 @@ func TestChart(t *testing.T) {
 			{"extraArgs[0]=max-connections=8", `extraArgs "max-connections=8": each entry is one flag`},
 			{"autoscaling.enabled=true,autoscaling.maxReplicas=1", "autoscaling.maxReplicas"},
 			{"autoscaling.enabled=true,autoscaling.minReplicas=0", "autoscaling.minReplicas"},
+			// A PodDisruptionBudget no eviction can satisfy hangs every node drain.
+			{"replicaCount=1", "podDisruptionBudget.minAvailable 1 with replicaCount 1"},
+			{"replicaCount=3,podDisruptionBudget.minAvailable=3", "podDisruptionBudget.minAvailable 3 with replicaCount 3"},
+			{"podDisruptionBudget.minAvailable=100%", "podDisruptionBudget.minAvailable 100% with replicaCount 2"},
+			{"autoscaling.enabled=true,autoscaling.minReplicas=1", "podDisruptionBudget.minAvailable 1 with autoscaling.minReplicas 1"},
+			// Flags whose values the Deployment's ports, probes and certificates depend on.
+			{"extraArgs[0]=--port=8443", `extraArgs "--port=8443": the chart sets --port itself`},
+			{"extraArgs[0]=--health-probe-bind-address=0", "the chart sets --health-probe-bind-address itself"},
+			{"extraArgs[0]=--tls-cert-file=/x", "the chart sets --tls-cert-file itself"},
+			{"extraArgs[0]=--cert-inject-crd=x", "the chart sets --cert-inject-crd itself"},
 		} {
 			root := repoRoot(t)
 			cmd := exec.Command(os.Getenv("HELM"), "template", "claimbridge", "charts/claimbridge", "--set", c.set)

@@ -47,13 +47,31 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- fail "autoscaling.maxReplicas: must be at least autoscaling.minReplicas" -}}
 {{- end -}}
 {{- end -}}
+{{- if .Values.podDisruptionBudget.enabled -}}
+{{- $replicas := int .Values.replicaCount -}}
+{{- $from := "replicaCount" -}}
+{{- if .Values.autoscaling.enabled -}}
+{{- $replicas = int .Values.autoscaling.minReplicas -}}
+{{- $from = "autoscaling.minReplicas" -}}
+{{- end -}}
+{{- $min := .Values.podDisruptionBudget.minAvailable -}}
+{{- $need := 0 -}}
+{{- if and (kindIs "string" $min) (hasSuffix "%" $min) -}}
+{{- $need = div (add (mul (atoi (trimSuffix "%" $min)) $replicas) 99) 100 -}}
+{{- else -}}
+{{- $need = int (toString $min | atoi) -}}
+{{- end -}}
+{{- if ge (int $need) $replicas -}}
+{{- fail (printf "podDisruptionBudget.minAvailable %v with %s %d: no pod could ever be evicted and every node drain would hang; run more replicas, lower minAvailable, or set podDisruptionBudget.enabled=false" $min $from $replicas) -}}
+{{- end -}}
+{{- end -}}
 {{- range .Values.extraArgs -}}
 {{- $name := regexReplaceAll "=.*$" (toString .) "" -}}
 {{- if not (hasPrefix "--" $name) -}}
 {{- fail (printf "extraArgs %q: each entry is one flag, --name=value" .) -}}
 {{- end -}}
-{{- if has $name (list "--cert-dir" "--dns-name" "--cert-mode" "--cert-secret" "--cert-inject-validating-webhook-configuration" "--cert-duration" "--cert-renew-before" "--metrics-bind-address" "--metrics-secure") -}}
-{{- fail (printf "extraArgs %q: the chart sets %s itself (see values.yaml)" . $name) -}}
+{{- if has $name (list "--cert-dir" "--dns-name" "--cert-mode" "--cert-secret" "--cert-inject-crd" "--cert-inject-validating-webhook-configuration" "--cert-duration" "--cert-renew-before" "--tls-cert-file" "--tls-private-key-file" "--port" "--health-probe-bind-address" "--metrics-bind-address" "--metrics-secure") -}}
+{{- fail (printf "extraArgs %q: the chart sets %s itself or relies on its default (ports, probes, certificates, metrics; see values.yaml)" . $name) -}}
 {{- end -}}
 {{- end -}}
 {{- end -}}
