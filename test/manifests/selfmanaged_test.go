@@ -286,6 +286,32 @@ func TestChart(t *testing.T) {
 			}
 		}
 	})
+	// The CRDs hold every claim: helm uninstall must not delete them unless
+	// asked to (crds.keep=false).
+	t.Run("crds-keep", func(t *testing.T) {
+		for _, c := range []struct {
+			sets []string
+			keep bool
+		}{
+			{nil, true},
+			{[]string{"certificates.mode=cert-manager"}, true},
+			{[]string{"crds.keep=false"}, false},
+		} {
+			crds := helmTemplate(t, c.sets...).byKind["CustomResourceDefinition"]
+			if len(crds) != 2 {
+				t.Fatalf("--set %v: %d CRDs, want 2", c.sets, len(crds))
+			}
+			for _, o := range crds {
+				a := (&unstructuredObj{o}).annotations()
+				if got := a["helm.sh/resource-policy"] == "keep"; got != c.keep {
+					t.Errorf("--set %v: CRD %s annotations %v: resource-policy keep %v, want %v", c.sets, nameOf(o), a, got, c.keep)
+				}
+				if a["controller-gen.kubebuilder.io/version"] == nil {
+					t.Errorf("--set %v: CRD %s lost the generated annotations: %v", c.sets, nameOf(o), a)
+				}
+			}
+		}
+	})
 	t.Run("bad-values", func(t *testing.T) {
 		for _, c := range []struct{ set, want string }{
 			{"certificates.mode=vault", "certificates.mode"},
