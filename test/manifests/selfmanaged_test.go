@@ -14,6 +14,7 @@ import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // modeView is what distinguishes the two certificate modes in rendered
@@ -309,6 +310,34 @@ func TestChart(t *testing.T) {
 				if a["controller-gen.kubebuilder.io/version"] == nil {
 					t.Errorf("--set %v: CRD %s lost the generated annotations: %v", c.sets, nameOf(o), a)
 				}
+			}
+		}
+	})
+	// cert-manager creates its Secret and keeps it when the Certificate is
+	// deleted: a self-managed Secret of the same name could not be created by
+	// the upgrade that switches modes, so the modes use different names.
+	t.Run("secret-per-mode", func(t *testing.T) {
+		selfManaged := helmTemplate(t, "serviceMonitor.enabled=true")
+		certManager := helmTemplate(t, "certificates.mode=cert-manager", "serviceMonitor.enabled=true")
+		var secret corev1.Secret
+		selfManaged.one(t, "Secret", &secret)
+		serving := servingCertificate(t, certManager)
+		certSecret, _, _ := unstructured.NestedString(serving.Object, "spec", "secretName")
+		if certSecret == secret.Name {
+			t.Errorf("cert-manager's Secret and the self-managed Secret are both %q", certSecret)
+		}
+		for _, c := range []struct {
+			r    rendered
+			want string
+		}{{selfManaged, secret.Name}, {certManager, certSecret}} {
+			sm := c.r.unstructured("ServiceMonitor")
+			if len(sm) != 1 {
+				t.Fatalf("%d ServiceMonitors", len(sm))
+			}
+			eps, _, _ := unstructured.NestedSlice(sm[0].Object, "spec", "endpoints")
+			name, _, _ := unstructured.NestedString(eps[0].(map[string]interface{}), "tlsConfig", "ca", "secret", "name")
+			if name != c.want {
+				t.Errorf("ServiceMonitor reads the CA from Secret %q, want %q", name, c.want)
 			}
 		}
 	})

@@ -20,7 +20,19 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- end -}}
 
 {{- define "claimbridge.serviceName" -}}{{ include "claimbridge.fullname" . }}-webhook{{- end -}}
-{{- define "claimbridge.secretName" -}}{{ include "claimbridge.fullname" . }}-webhook-server-cert{{- end -}}
+{{- /*
+The Secret with the serving certificate. Each mode has its own name: the one
+cert-manager writes is not the release's (cert-manager creates it and keeps it
+when its Certificate is deleted), so a self-managed Secret of the same name
+could not be created when switching from cert-manager to self-managed.
+*/ -}}
+{{- define "claimbridge.secretName" -}}
+{{- if eq .Values.certificates.mode "cert-manager" -}}
+{{ include "claimbridge.fullname" . }}-serving-cert
+{{- else -}}
+{{ include "claimbridge.fullname" . }}-webhook-server-cert
+{{- end -}}
+{{- end -}}
 {{- define "claimbridge.webhookConfigName" -}}{{ include "claimbridge.fullname" . }}-validating-webhook-configuration{{- end -}}
 {{- define "claimbridge.selfManaged" -}}{{ eq .Values.certificates.mode "self-managed" }}{{- end -}}
 
