@@ -120,7 +120,7 @@ func runWithOps(ctx context.Context, cfg webhook.Config, o *ServeOptions, restCo
 		return withCode(ExitBadInput, err)
 	}
 	if o.CertMode != CertModeSelfManaged {
-		return s.Run(ctx)
+		return o.nameFlags(s.Run(ctx))
 	}
 
 	smc, err := o.selfManagedConfig()
@@ -146,7 +146,7 @@ func runWithOps(ctx context.Context, cfg webhook.Config, o *ServeOptions, restCo
 		return nil
 	}
 	serverDone := make(chan error, 1)
-	go func() { serverDone <- s.Run(ctx) }()
+	go func() { serverDone <- o.nameFlags(s.Run(ctx)) }()
 	select {
 	case err = <-serverDone:
 		return err
@@ -158,6 +158,37 @@ func runWithOps(ctx context.Context, cfg webhook.Config, o *ServeOptions, restCo
 		cancel()
 		return errors.Join(err, <-serverDone)
 	}
+}
+
+// nameFlags prefixes an error of the server's setup (webhook.SetupError)
+// with the flags and values it comes from, so that an operator knows what
+// to change; other errors are returned as they are.
+func (o *ServeOptions) nameFlags(err error) error {
+	var se *webhook.SetupError
+	if !errors.As(err, &se) {
+		return err
+	}
+	var flags string
+	switch se.Setting {
+	case webhook.SettingListener:
+		flags = fmt.Sprintf("--port=%d", o.Port)
+		if o.BindAddress != "" {
+			flags = fmt.Sprintf("--bind-address=%s %s", o.BindAddress, flags)
+		}
+	case webhook.SettingHealthProbeAddress:
+		flags = fmt.Sprintf("--health-probe-bind-address=%s", o.HealthProbeBindAddress)
+	case webhook.SettingMetricsAddress:
+		flags = fmt.Sprintf("--metrics-bind-address=%s", o.MetricsBindAddress)
+	case webhook.SettingServingCertificate:
+		flags = fmt.Sprintf("--tls-cert-file=%s --tls-private-key-file=%s", o.TLSCertFile, o.TLSPrivateKeyFile)
+	case webhook.SettingCertDir:
+		flags = fmt.Sprintf("--cert-dir=%s", o.CertDir)
+	case webhook.SettingClientCA:
+		flags = fmt.Sprintf("--client-ca-file=%s", o.ClientCAFile)
+	default:
+		return err
+	}
+	return fmt.Errorf("%s: %w", flags, err)
 }
 
 // Serve runs `claimbridge serve args...` in this process until ctx is done,

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"net"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -9,6 +11,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/pflag"
+
+	"github.com/claimbridge/claimbridge/webhook"
 )
 
 func TestOpsOptionsValidate(t *testing.T) {
@@ -85,6 +89,62 @@ func TestServeWithoutAPI(t *testing.T) {
 			err = runWithOps(ctx, cfg, opts, nil)
 			if err == nil || !strings.HasPrefix(err.Error(), tc.want+": ") {
 				t.Errorf("error:\n%v\nwant prefix:\n%s: ", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestServeNamesFlagsOfSetupErrors: what the server cannot use when it
+// starts (a busy port, certificate files) is reported with the flags and
+// values it came from, before anything serves.
+func TestServeNamesFlagsOfSetupErrors(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	_, port, _ := net.SplitHostPort(busy.Addr().String())
+	dir, other := t.TempDir(), t.TempDir()
+	for _, d := range []string{dir, other} {
+		if _, err := webhook.WriteCertificates(d, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	half := t.TempDir()
+	if err := os.WriteFile(filepath.Join(half, webhook.CertFileName), []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	base := []string{"--port=0", "--bind-address=127.0.0.1", "--cert-dir=" + dir, "--health-probe-bind-address=0", "--metrics-bind-address=0", "--metrics-secure=false", "--shutdown-drain=0"}
+	for name, tc := range map[string]struct {
+		args []string
+		want string
+	}{
+		"port":    {[]string{"--port=" + port}, "--bind-address=127.0.0.1 --port=" + port + ": binding the webhook listener"},
+		"health":  {[]string{"--health-probe-bind-address=" + busy.Addr().String()}, "--health-probe-bind-address=" + busy.Addr().String() + ": binding the health probe listener"},
+		"metrics": {[]string{"--metrics-bind-address=" + busy.Addr().String()}, "--metrics-bind-address=" + busy.Addr().String() + ": binding the metrics listener"},
+		"tls-files": {[]string{"--tls-cert-file=" + filepath.Join(dir, "tls.crt"), "--tls-private-key-file=" + filepath.Join(other, "tls.key")},
+			"--tls-cert-file=" + filepath.Join(dir, "tls.crt") + " --tls-private-key-file=" + filepath.Join(other, "tls.key") + ": loading the serving certificate"},
+		"cert-dir":  {[]string{"--cert-dir=" + half}, "--cert-dir=" + half + ": certificate directory " + half + " holds tls.crt but no tls.key"},
+		"client-ca": {[]string{"--client-ca-file=" + filepath.Join(dir, "tls.key")}, "--client-ca-file=" + filepath.Join(dir, "tls.key") + ": loading the client CA bundle"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			// Cancelled: should the server start after all, it stops at
+			// once instead of hanging the test.
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			opts := NewServeOptions()
+			fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
+			opts.AddFlags(fs)
+			if err := fs.Parse(append(slices.Clone(base), tc.args...)); err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := opts.Config()
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = runWithOps(ctx, cfg, opts, nil)
+			if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+				t.Errorf("error:\n%v\nwant prefix:\n%s", err, tc.want)
 			}
 		})
 	}

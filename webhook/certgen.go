@@ -126,20 +126,24 @@ func WriteCertificates(dir string, dnsNames []string) ([]byte, error) {
 func ensureCertificates(dir string, dnsNames []string) (bool, error) {
 	certExists, err := exists(filepath.Join(dir, CertFileName))
 	if err != nil {
-		return false, err
+		return false, setupError(SettingCertDir, "certificate directory %s: %w", dir, err)
 	}
 	keyExists, err := exists(filepath.Join(dir, KeyFileName))
 	if err != nil {
-		return false, err
+		return false, setupError(SettingCertDir, "certificate directory %s: %w", dir, err)
 	}
 	switch {
 	case certExists && keyExists:
 		return false, nil
-	case certExists != keyExists:
-		return false, fmt.Errorf("certificate directory %s holds only one of %s and %s", dir, CertFileName, KeyFileName)
+	case certExists:
+		return false, setupError(SettingCertDir, "certificate directory %s holds %s but no %s: add the key, or remove %s to have a pair generated", dir, CertFileName, KeyFileName, CertFileName)
+	case keyExists:
+		return false, setupError(SettingCertDir, "certificate directory %s holds %s but no %s: add the certificate, or remove %s to have a pair generated", dir, KeyFileName, CertFileName, KeyFileName)
 	}
-	_, err = WriteCertificates(dir, dnsNames)
-	return err == nil, err
+	if _, err = WriteCertificates(dir, dnsNames); err != nil {
+		return false, setupError(SettingCertDir, "certificate directory %s holds no %s and %s, and generating them there failed (make the directory writable, or provide the pair): %w", dir, CertFileName, KeyFileName, err)
+	}
+	return true, nil
 }
 
 func exists(path string) (bool, error) {

@@ -203,9 +203,10 @@ func (s *Server) Run(ctx context.Context) error {
 func (s *Server) listen(tlsConfig *tls.Config, log logr.Logger) ([3]net.Listener, error) {
 	var ls [3]net.Listener
 	c := &s.cfg
-	ln, err := net.Listen("tcp", net.JoinHostPort(c.BindAddress, strconv.Itoa(c.Port)))
+	addr := net.JoinHostPort(c.BindAddress, strconv.Itoa(c.Port))
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return ls, err
+		return ls, listenError(SettingListener, "webhook listener", addr, err)
 	}
 	s.addr = ln.Addr()
 	if b := c.ListenBacklog; b > 0 {
@@ -226,9 +227,11 @@ func (s *Server) listen(tlsConfig *tls.Config, log logr.Logger) ([3]net.Listener
 	}
 	ls[0] = tls.NewListener(ln, tlsConfig)
 	for i, a := range []struct {
-		addr string
-		out  *net.Addr
-	}{{c.HealthProbeAddress, &s.healthAddr}, {c.MetricsAddress, &s.metricsAddr}} {
+		addr    string
+		out     *net.Addr
+		setting Setting
+		what    string
+	}{{c.HealthProbeAddress, &s.healthAddr, SettingHealthProbeAddress, "health probe listener"}, {c.MetricsAddress, &s.metricsAddr, SettingMetricsAddress, "metrics listener"}} {
 		if a.addr == "" {
 			continue
 		}
@@ -239,7 +242,7 @@ func (s *Server) listen(tlsConfig *tls.Config, log logr.Logger) ([3]net.Listener
 					c.Close()
 				}
 			}
-			return ls, err
+			return ls, listenError(a.setting, a.what, a.addr, err)
 		}
 		*a.out = l.Addr()
 		ls[i+1] = l

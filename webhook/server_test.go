@@ -11,6 +11,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/json"
 	"encoding/pem"
+	"errors"
 	"io"
 	"math/big"
 	"net"
@@ -102,18 +103,107 @@ func TestServerRejectsHalfACertificate(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, CertFileName), []byte("x"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := run(testConfig(dir)); err == nil || !strings.Contains(err.Error(), "only one of") {
-		t.Errorf("Run with only tls.crt: %v", err)
+	err := run(testConfig(dir))
+	wantSetupError(t, err, SettingCertDir, "holds tls.crt but no tls.key: add the key, or remove tls.crt")
+}
+
+// wantSetupError checks that err is a SetupError of setting whose message
+// contains want.
+func wantSetupError(t *testing.T, err error, setting Setting, want string) {
+	t.Helper()
+	var se *SetupError
+	if !errors.As(err, &se) || se.Setting != setting || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v (%#v), want a SetupError of setting %d containing %q", err, se, setting, want)
 	}
 }
 
+// TestServerPortInUse: a busy address fails Run before it serves, naming
+// the listener, the address and what to do.
 func TestServerPortInUse(t *testing.T) {
 	ts := startServer(t, nil)
-	_, port, _ := net.SplitHostPort(ts.Addr().String())
-	c := testConfig(ts.cfg.CertDir)
-	c.Port = mustAtoi(t, port)
-	if err := run(c); err == nil {
-		t.Error("Run on a busy port succeeded")
+	busy := ts.Addr().String()
+	_, port, _ := net.SplitHostPort(busy)
+	for name, tc := range map[string]struct {
+		mutate  func(*Config)
+		setting Setting
+		want    string
+	}{
+		"webhook": {func(c *Config) { c.Port = mustAtoi(t, port) }, SettingListener, "binding the webhook listener to " + busy},
+		"health":  {func(c *Config) { c.HealthProbeAddress = busy }, SettingHealthProbeAddress, "binding the health probe listener to " + busy},
+		"metrics": {func(c *Config) { c.MetricsAddress = busy }, SettingMetricsAddress, "binding the metrics listener to " + busy},
+	} {
+		t.Run(name, func(t *testing.T) {
+			c := testConfig(ts.cfg.CertDir)
+			tc.mutate(&c)
+			err := run(c)
+			wantSetupError(t, err, tc.setting, tc.want)
+			if err != nil && !strings.Contains(err.Error(), "another process listens on that port") {
+				t.Errorf("error %v does not say what to do", err)
+			}
+		})
+	}
+}
+
+// TestServerUnusableCertificates: serving pairs and client CA bundles that
+// cannot be loaded, and a certificate directory that cannot take a
+// generated pair, fail Run before it serves with the setting and the files.
+func TestServerUnusableCertificates(t *testing.T) {
+	good := t.TempDir()
+	if _, err := WriteCertificates(good, nil); err != nil {
+		t.Fatal(err)
+	}
+	other := t.TempDir()
+	if _, err := WriteCertificates(other, nil); err != nil {
+		t.Fatal(err)
+	}
+	garbage := filepath.Join(t.TempDir(), "garbage.pem")
+	if err := os.WriteFile(garbage, []byte("garbage"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	notDir := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(notDir, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	onlyKey := t.TempDir()
+	if err := os.WriteFile(filepath.Join(onlyKey, KeyFileName), []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for name, tc := range map[string]struct {
+		mutate  func(*Config)
+		setting Setting
+		want    string
+	}{
+		"mismatched-key": {func(c *Config) {
+			c.CertDir, c.CertFile, c.KeyFile = "", filepath.Join(good, CertFileName), filepath.Join(other, KeyFileName)
+		}, SettingServingCertificate, "loading the serving certificate " + filepath.Join(good, CertFileName) + " and key " + filepath.Join(other, KeyFileName)},
+		"missing-file": {func(c *Config) {
+			c.CertDir, c.CertFile, c.KeyFile = "", filepath.Join(good, "missing.crt"), filepath.Join(good, KeyFileName)
+		}, SettingServingCertificate, "no such file"},
+		"garbage-in-cert-dir": {func(c *Config) {
+			c.CertDir = t.TempDir()
+			for _, f := range []string{CertFileName, KeyFileName} {
+				if err := os.WriteFile(filepath.Join(c.CertDir, f), []byte("garbage"), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}, SettingCertDir, "loading the serving certificate"},
+		"only-key":                 {func(c *Config) { c.CertDir = onlyKey }, SettingCertDir, "holds tls.key but no tls.crt: add the certificate, or remove tls.key"},
+		"cert-dir-not-a-directory": {func(c *Config) { c.CertDir = notDir }, SettingCertDir, "not a directory"},
+		"cert-dir-cannot-take-a-pair": {func(c *Config) {
+			// ca.crt a non-empty directory: writing it fails, as a
+			// read-only directory would for a user other than root.
+			c.CertDir = t.TempDir()
+			if err := os.MkdirAll(filepath.Join(c.CertDir, CAFileName, "x"), 0o700); err != nil {
+				t.Fatal(err)
+			}
+		}, SettingCertDir, "holds no tls.crt and tls.key, and generating them there failed (make the directory writable, or provide the pair)"},
+		"garbage-client-ca": {func(c *Config) { c.CertDir, c.ClientCAFile = good, garbage }, SettingClientCA, "loading the client CA bundle " + garbage},
+	} {
+		t.Run(name, func(t *testing.T) {
+			c := testConfig(t.TempDir())
+			tc.mutate(&c)
+			wantSetupError(t, run(c), tc.setting, tc.want)
+		})
 	}
 }
 

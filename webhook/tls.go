@@ -40,7 +40,7 @@ func newServingTLS(c *Config, certFile, keyFile string, m *metrics, log logr.Log
 	serving, err := dynamiccertificates.NewDynamicServingContentFromFiles("serving-cert", certFile, keyFile)
 	m.certReload(err)
 	if err != nil {
-		return nil, fmt.Errorf("loading serving certificate: %w", err)
+		return nil, setupError(servingSetting(c), "loading the serving certificate %s and key %s (both PEM, the key the certificate's): %w", certFile, keyFile, err)
 	}
 	base := &tls.Config{
 		MinVersion:   c.MinTLSVersion,
@@ -53,7 +53,7 @@ func newServingTLS(c *Config, certFile, keyFile string, m *metrics, log logr.Log
 	if c.ClientCAFile != "" {
 		ca, err := dynamiccertificates.NewDynamicCAContentFromFile("client-ca", c.ClientCAFile)
 		if err != nil {
-			return nil, fmt.Errorf("loading client CA file: %w", err)
+			return nil, setupError(SettingClientCA, "loading the client CA bundle %s (PEM certificates): %w", c.ClientCAFile, err)
 		}
 		base.ClientAuth = tls.VerifyClientCertIfGiven
 		clientCA = ca
@@ -66,10 +66,18 @@ func newServingTLS(c *Config, certFile, keyFile string, m *metrics, log logr.Log
 		ca.AddListener(s.controller)
 	}
 	if err := s.controller.RunOnce(); err != nil {
-		return nil, err
+		return nil, &SetupError{Setting: servingSetting(c), Err: fmt.Errorf("building the TLS configuration: %w", err)}
 	}
 	base.GetConfigForClient = s.controller.GetConfigForClient
 	return s, nil
+}
+
+// servingSetting is the setting the serving pair of c comes from.
+func servingSetting(c *Config) Setting {
+	if c.CertFile != "" {
+		return SettingServingCertificate
+	}
+	return SettingCertDir
 }
 
 // Run watches the files until ctx is done. Beside the library's watches it
