@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -35,7 +36,7 @@ webhook (/validate) for resource.claimbridge.dev over TLS, with /healthz and
 address. Without --tls-cert-file and without a certificate in --cert-dir it
 generates a CA (ca.crt, for the caBundle) and a serving certificate there.
 SIGTERM or SIGINT shuts it down gracefully: /readyz fails, in-flight requests
-finish, then it exits.`,
+finish, then it exits 0; a second signal exits at once with code 1.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := opts.Validate(); err != nil {
@@ -48,7 +49,10 @@ finish, then it exits.`,
 			if parent == nil {
 				parent = context.Background()
 			}
-			ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
+			sigs := make(chan os.Signal, 2)
+			signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+			defer signal.Stop(sigs)
+			ctx, stop := shutdownOnSignal(parent, sigs, os.Exit)
 			defer stop()
 			err := run(ctx, opts)
 			if ee := (*exitError)(nil); errors.As(err, &ee) {
@@ -59,6 +63,37 @@ finish, then it exits.`,
 	}
 	opts.AddFlags(cmd.Flags())
 	return cmd
+}
+
+// shutdownOnSignal returns a context that the first signal on sigs
+// cancels (the graceful shutdown: drain, then finish in-flight requests);
+// a second signal exits at once with code 1, as kube-apiserver and
+// controller-runtime's signal handler do, so that an operator whose
+// Ctrl-C waits out --shutdown-drain and --shutdown-timeout can insist.
+func shutdownOnSignal(parent context.Context, sigs <-chan os.Signal, exit func(int)) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(parent)
+	done, exited := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(exited)
+		select {
+		case sig := <-sigs:
+			klog.InfoS("Shutting down gracefully; send the signal again to exit at once", "signal", sig.String())
+			cancel()
+		case <-done:
+			return
+		}
+		select {
+		case sig := <-sigs:
+			klog.InfoS("Exiting at once on a second signal, without waiting for in-flight requests", "signal", sig.String())
+			klog.Flush()
+			exit(ExitInvalid)
+		case <-done:
+		}
+	}()
+	var once sync.Once
+	// stop returns once the goroutine has: no signal exits the process
+	// after the command returned.
+	return ctx, func() { once.Do(func() { close(done); cancel(); <-exited }) }
 }
 
 // runServe applies the logging options, once per process, and runs the

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -106,4 +108,35 @@ func TestServeExitCodes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestServeSecondSignalExits: the first signal cancels the server's context
+// (graceful shutdown), a second one exits at once with code 1.
+func TestServeSecondSignalExits(t *testing.T) {
+	sigs := make(chan os.Signal, 2)
+	exited := make(chan int, 1)
+	ctx, stop := shutdownOnSignal(context.Background(), sigs, func(code int) { exited <- code })
+	defer stop()
+	sigs <- syscall.SIGTERM
+	<-ctx.Done()
+	select {
+	case code := <-exited:
+		t.Fatalf("exited with %d on the first signal", code)
+	default:
+	}
+	sigs <- os.Interrupt
+	if code := <-exited; code != ExitInvalid {
+		t.Errorf("exit code %d, want %d", code, ExitInvalid)
+	}
+}
+
+// TestServeSignalAfterStop: once the command returned, a signal exits
+// nothing.
+func TestServeSignalAfterStop(t *testing.T) {
+	sigs := make(chan os.Signal, 2)
+	ctx, stop := shutdownOnSignal(context.Background(), sigs, func(code int) { t.Errorf("exit(%d) after stop", code) })
+	stop()
+	<-ctx.Done()
+	sigs <- syscall.SIGTERM
+	sigs <- syscall.SIGTERM
 }
