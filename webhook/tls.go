@@ -3,7 +3,11 @@ package webhook
 import (
 	"context"
 	"crypto/tls"
+	"crypto/x509"
+	"encoding/pem"
 	"fmt"
+	"net"
+	"slices"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -48,6 +52,8 @@ func newServingTLS(c *Config, certFile, keyFile string, m *metrics, log logr.Log
 		NextProtos:   []string{"http/1.1"},
 	}
 	s := &servingTLS{config: base, serving: serving, files: []dynamiccertificates.ControllerRunner{serving}, interval: c.CertReloadInterval, metrics: m, log: log}
+	reloaded := reloadListener{metrics: m, log: log, serving: serving, dnsNames: c.DNSNames}
+	reloaded.warn()
 
 	var clientCA dynamiccertificates.CAContentProvider
 	if c.ClientCAFile != "" {
@@ -61,7 +67,7 @@ func newServingTLS(c *Config, certFile, keyFile string, m *metrics, log logr.Log
 	}
 	s.controller = dynamiccertificates.NewDynamicServingCertificateController(base, clientCA, serving, nil, nil)
 	serving.AddListener(s.controller)
-	serving.AddListener(reloadListener{m, log})
+	serving.AddListener(reloaded)
 	if ca, ok := clientCA.(*dynamiccertificates.DynamicFileCAContent); ok {
 		ca.AddListener(s.controller)
 	}
@@ -102,16 +108,23 @@ func (s *servingTLS) Run(ctx context.Context) {
 		for _, f := range s.files {
 			if err := f.RunOnce(ctx); err != nil {
 				s.metrics.certReload(err)
-				s.log.Error(err, "Reloading a certificate file failed; keeping the current content")
+				name := ""
+				if n, ok := f.(interface{ Name() string }); ok {
+					name = n.Name()
+				}
+				s.log.Error(err, "Reloading a certificate file failed; keeping the current content", "files", name)
 			}
 		}
 	}
 }
 
-// reloadListener counts and logs each new serving pair.
+// reloadListener counts and logs each new serving pair, and what makes it
+// unusable by clients.
 type reloadListener struct {
-	metrics *metrics
-	log     logr.Logger
+	metrics  *metrics
+	log      logr.Logger
+	serving  *dynamiccertificates.DynamicCertKeyPairContent
+	dnsNames []string
 }
 
 var _ dynamiccertificates.Listener = reloadListener{}
@@ -119,4 +132,50 @@ var _ dynamiccertificates.Listener = reloadListener{}
 func (l reloadListener) Enqueue() {
 	l.metrics.certReload(nil)
 	l.log.Info("Reloaded serving certificate")
+	l.warn()
+}
+
+// warn logs, as errors, what makes the serving certificate unusable by
+// clients: the pair loads, so the server serves it, but every handshake
+// with it fails.
+func (l reloadListener) warn() {
+	certPEM, _ := l.serving.CurrentCertKeyContent()
+	for _, p := range certificateProblems(certPEM, l.dnsNames, time.Now()) {
+		l.log.Error(nil, "The serving certificate is unusable: clients will refuse it; replace it", "problem", p, "certificate", l.serving.Name())
+	}
+}
+
+// certificateProblems reports what makes the leaf certificate of certPEM
+// fail clients' verification at now: outside its validity window, or not
+// valid for one of dnsNames (Config.DNSNames, the names clients dial).
+func certificateProblems(certPEM []byte, dnsNames []string, now time.Time) []string {
+	block, _ := pem.Decode(certPEM)
+	if block == nil {
+		return []string{"no PEM certificate"}
+	}
+	cert, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	var problems []string
+	if now.After(cert.NotAfter) {
+		problems = append(problems, fmt.Sprintf("expired at %s", cert.NotAfter.UTC().Format(time.RFC3339)))
+	}
+	if now.Before(cert.NotBefore) {
+		problems = append(problems, fmt.Sprintf("not valid before %s", cert.NotBefore.UTC().Format(time.RFC3339)))
+	}
+	for _, n := range dnsNames {
+		if err := cert.VerifyHostname(n); err != nil {
+			problems = append(problems, fmt.Sprintf("not valid for the DNS name %s (valid for %v)", n, append(slices.Clone(cert.DNSNames), ipStrings(cert.IPAddresses)...)))
+		}
+	}
+	return problems
+}
+
+func ipStrings(ips []net.IP) []string {
+	out := make([]string, len(ips))
+	for i, ip := range ips {
+		out[i] = ip.String()
+	}
+	return out
 }

@@ -6,11 +6,14 @@ import (
 	"crypto/elliptic"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/pem"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestNewRejectsConfig(t *testing.T) {
@@ -113,5 +116,39 @@ func TestGenerateCertificates(t *testing.T) {
 	}
 	if leaf.IsCA || len(pair.Certificate) != 2 {
 		t.Errorf("tls.crt: leaf IsCA %v, %d certificates; want the leaf followed by the CA", leaf.IsCA, len(pair.Certificate))
+	}
+}
+
+// TestCertificateProblems: a serving certificate that loads but that
+// clients refuse (expired, not yet valid, not for a configured DNS name) is
+// reported, so that the server logs it at start and after each reload.
+func TestCertificateProblems(t *testing.T) {
+	_, certPEM, _, err := GenerateCertificates([]string{"svc.ns.svc"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	block, _ := pem.Decode(certPEM)
+	cert, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, tc := range map[string]struct {
+		now      time.Time
+		dnsNames []string
+		want     []string
+	}{
+		"fine":          {time.Now(), []string{"svc.ns.svc"}, nil},
+		"expired":       {cert.NotAfter.Add(time.Second), nil, []string{"expired at " + cert.NotAfter.UTC().Format(time.RFC3339)}},
+		"not-yet-valid": {cert.NotBefore.Add(-time.Second), nil, []string{"not valid before " + cert.NotBefore.UTC().Format(time.RFC3339)}},
+		"wrong-name":    {time.Now(), []string{"svc.ns.svc", "other.ns.svc"}, []string{"not valid for the DNS name other.ns.svc (valid for [localhost svc.ns.svc 127.0.0.1 ::1])"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if got := certificateProblems(certPEM, tc.dnsNames, tc.now); !slices.Equal(got, tc.want) {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+	if got := certificateProblems([]byte("garbage"), nil, time.Now()); len(got) != 1 {
+		t.Errorf("garbage: %q", got)
 	}
 }
