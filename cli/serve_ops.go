@@ -37,8 +37,31 @@ func (o *ServeOptions) validateOps() []error {
 		if o.TLSCertFile != "" {
 			errs = append(errs, errors.New("--cert-mode=self-managed: writes the pair into --cert-dir; --tls-cert-file and --tls-private-key-file must not be set"))
 		}
-		if _, err := o.selfManagedConfig(); err != nil {
-			errs = append(errs, err)
+		// The rotator's own checks, by flag name, with what to do.
+		var own []error
+		ns, name := splitNamespacedName(o.CertSecret, os.Getenv("POD_NAMESPACE"))
+		if ns == "" {
+			own = append(own, fmt.Errorf("--cert-mode=self-managed: --cert-secret %q names no namespace and $POD_NAMESPACE is empty: pass --cert-secret=<namespace>/<name> or set POD_NAMESPACE", o.CertSecret))
+		}
+		if name == "" {
+			own = append(own, fmt.Errorf("--cert-mode=self-managed: --cert-secret %q: must name the Secret", o.CertSecret))
+		}
+		if len(o.DNSNames) == 0 || o.DNSNames[0] == "" {
+			own = append(own, errors.New("--cert-mode=self-managed: --dns-name: need at least one (the webhook Service's <name>.<namespace>.svc)"))
+		}
+		if len(o.CertInjectCRDs) == 0 && o.CertInjectValidatingWebhookConfiguration == "" {
+			own = append(own, errors.New("--cert-mode=self-managed: --cert-inject-crd and --cert-inject-validating-webhook-configuration: name at least one CRD or the ValidatingWebhookConfiguration to inject the CA into"))
+		}
+		if o.CertDuration < 0 || o.CertRenewBefore < 0 {
+			own = append(own, errors.New("--cert-mode=self-managed: --cert-duration and --cert-renew-before: must not be negative"))
+		} else if o.CertDuration > 0 && o.CertRenewBefore >= o.CertDuration {
+			own = append(own, fmt.Errorf("--cert-mode=self-managed: --cert-renew-before %s: must be shorter than --cert-duration %s", o.CertRenewBefore, o.CertDuration))
+		}
+		errs = append(errs, own...)
+		if len(own) == 0 {
+			if _, err := o.selfManagedConfig(); err != nil {
+				errs = append(errs, err)
+			}
 		}
 	default:
 		errs = append(errs, fmt.Errorf("--cert-mode %q: must be files or self-managed", o.CertMode))

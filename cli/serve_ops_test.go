@@ -25,12 +25,22 @@ func TestOpsOptionsValidate(t *testing.T) {
 		"self-managed":  {[]string{"--cert-mode=self-managed", "--dns-name=svc.ns.svc"}, "claimbridge-system", ""},
 		"bad-mode":      {[]string{"--cert-mode=vault"}, "", `--cert-mode "vault": must be files or self-managed`},
 		"self-managed-no-namespace": {[]string{"--cert-mode=self-managed", "--dns-name=svc.ns.svc"}, "",
-			"--cert-mode=self-managed: namespace of the certificate Secret: must not be empty"},
+			`--cert-mode=self-managed: --cert-secret "claimbridge-webhook-server-cert" names no namespace and $POD_NAMESPACE is empty: pass --cert-secret=<namespace>/<name> or set POD_NAMESPACE`},
 		"self-managed-explicit-namespace": {[]string{"--cert-mode=self-managed", "--dns-name=svc.ns.svc", "--cert-secret=ns/s"}, "", ""},
 		"self-managed-tls-cert-file": {[]string{"--cert-mode=self-managed", "--dns-name=svc.ns.svc", "--tls-cert-file=c", "--tls-private-key-file=k"}, "ns",
 			"--cert-mode=self-managed: writes the pair into --cert-dir; --tls-cert-file and --tls-private-key-file must not be set"},
 		"self-managed-no-dns": {[]string{"--cert-mode=self-managed"}, "ns",
-			"--cert-mode=self-managed: DNS names: need at least one (the webhook Service's <name>.<namespace>.svc)"},
+			"--cert-mode=self-managed: --dns-name: need at least one (the webhook Service's <name>.<namespace>.svc)"},
+		"self-managed-no-namespace-no-dns": {[]string{"--cert-mode=self-managed"}, "",
+			`--cert-mode=self-managed: --cert-secret "claimbridge-webhook-server-cert" names no namespace and $POD_NAMESPACE is empty: pass --cert-secret=<namespace>/<name> or set POD_NAMESPACE` + "\n" +
+				"--cert-mode=self-managed: --dns-name: need at least one (the webhook Service's <name>.<namespace>.svc)"},
+		"self-managed-no-secret-name": {[]string{"--cert-mode=self-managed", "--dns-name=svc.ns.svc", "--cert-secret=ns/"}, "",
+			`--cert-mode=self-managed: --cert-secret "ns/": must name the Secret`},
+		"self-managed-nothing-to-inject": {[]string{"--cert-mode=self-managed", "--dns-name=svc.ns.svc", "--cert-inject-validating-webhook-configuration="}, "ns", ""},
+		"self-managed-renew-after-expiry": {[]string{"--cert-mode=self-managed", "--dns-name=svc.ns.svc", "--cert-duration=24h", "--cert-renew-before=48h"}, "ns",
+			"--cert-mode=self-managed: --cert-renew-before 48h0m0s: must be shorter than --cert-duration 24h0m0s"},
+		"self-managed-negative-duration": {[]string{"--cert-mode=self-managed", "--dns-name=svc.ns.svc", "--cert-duration=-1h"}, "ns",
+			"--cert-mode=self-managed: --cert-duration and --cert-renew-before: must not be negative"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Setenv("POD_NAMESPACE", tc.env)
