@@ -31,7 +31,12 @@ kind: List, files, directories, standard input) and writes manifests that
 re-create every ResourceClaim and ResourceClaimTemplate on a cluster of the
 release serving the target version (v1alpha1: 1.26, v1alpha2: 1.27-1.30,
 v1alpha3: 1.31, and upstream's v1beta1: 1.32, v1beta2: 1.33, v1: 1.34+ for
-group resource.k8s.io). Each is converted (its group is kept), then:
+group resource.k8s.io). A claim that the resourceclaim controller generated
+for a pod from a template (a controller owner reference to a Pod) is left
+out, with a note: the new cluster's controller creates it again from the
+migrated template when the pod's workload re-creates the pod (kept, with its
+owner references, with --keep-owner-references). Every other claim and
+template is converted (its group is kept), then:
 
   - server-set metadata is dropped (uid, resourceVersion, generation,
     creationTimestamp, deletionTimestamp, deletionGracePeriodSeconds,
@@ -179,6 +184,10 @@ func migrateDocument(doc manifest.Document, to string, opts migrate.Options, not
 	out := make([]map[string]interface{}, 0, len(objs))
 	for _, obj := range objs {
 		who := doc.Position() + ": " + api.Describe(obj)
+		if pod, entry, generated := migrate.GeneratedForPod(obj); generated && !opts.KeepOwnerReferences {
+			fmt.Fprintf(notes, "%s: left out: %s\n", who, generatedNote(pod, entry))
+			continue
+		}
 		migrated, report, err := migrate.Object(obj, to, opts)
 		if err != nil {
 			// What was lost and the warnings explain most refusals.
@@ -189,6 +198,17 @@ func migrateDocument(doc manifest.Document, to string, opts migrate.Options, not
 		out = append(out, migrated)
 	}
 	return out, nil
+}
+
+// generatedNote says why a claim generated for a pod is left out.
+func generatedNote(pod, entry string) string {
+	of := "Pod " + pod
+	if entry != "" {
+		of += fmt.Sprintf(" (its resourceClaims entry %q)", entry)
+	}
+	return "generated for " + of + " from a ResourceClaimTemplate; the resourceclaim controller of the new cluster " +
+		"creates the pod's claim again from the template when the pod is re-created (migrate the template and the pod's workload), " +
+		"while this copy, without its pod, would never be used (--keep-owner-references keeps it, for pods that survive with the same uids)"
 }
 
 func printReport(w io.Writer, who string, r migrate.Report) {

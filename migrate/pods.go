@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/claimbridge/claimbridge/api"
+	"github.com/claimbridge/claimbridge/conversion"
 )
 
 // podSpecPaths are the kinds whose objects hold a pod spec, and where: the
@@ -118,4 +119,38 @@ func Workload(obj map[string]interface{}, to string) (out map[string]interface{}
 		return nil, Report{}, false
 	}
 	return out, r, true
+}
+
+// PodClaimNameAnnotation is the annotation the resourceclaim controller
+// (1.28 and later) puts on the claim it generates for a pod from a
+// ResourceClaimTemplate: the name of the pod's resourceClaims entry.
+const PodClaimNameAnnotation = "resource.kubernetes.io/pod-claim-name"
+
+// GeneratedForPod reports whether claim is one that the resourceclaim
+// controller generated for a pod from a ResourceClaimTemplate: a claim
+// whose controller owner reference names a Pod (1.26 and later; 1.28+ also
+// set PodClaimNameAnnotation). It returns the pod as "namespace/name" and,
+// when annotated, the pod's claim entry. Such a claim is not re-created by
+// migrate: upstream's controller looks a pod's claim up by the pod's uid
+// (owner reference) and that annotation, and creates a new one from the
+// template when the pod is re-created (by its workload) on the new cluster,
+// so a re-created copy without owner would never be used and would leak, and
+// one with the old owner reference would be deleted at once by the garbage
+// collector (the owner's uid does not exist there).
+func GeneratedForPod(claim map[string]interface{}) (pod, entry string, ok bool) {
+	_, _, kind, err := conversion.Identify(claim)
+	if err != nil || kind != conversion.KindClaim {
+		return "", "", false
+	}
+	meta := metaOf(claim)
+	refs, _ := meta["ownerReferences"].([]interface{})
+	for _, r := range refs {
+		ref, _ := r.(map[string]interface{})
+		if ref["apiVersion"] == "v1" && ref["kind"] == "Pod" && ref["controller"] == true {
+			ann, _ := meta["annotations"].(map[string]interface{})
+			entry, _ = ann[PodClaimNameAnnotation].(string)
+			return str(meta, "namespace") + "/" + str(ref, "name"), entry, true
+		}
+	}
+	return "", "", false
 }
