@@ -100,3 +100,21 @@ func TestMigrateLiveExportLeavesOutPodClaims(t *testing.T) {
 		})
 	}
 }
+
+// TestMigrateLiveExportStatusNotes: the dropped status of an allocated claim
+// says that the old allocation (and the pods it was reserved for) is dropped
+// and the claim will be allocated again; an unallocated claim's empty status
+// does not claim it was allocated.
+func TestMigrateLiveExportStatusNotes(t *testing.T) {
+	in := filepath.Join("..", "test", "manifests", "exports", "1.30", "claims.yaml")
+	_, _, stderr := run(t, "", "migrate", "--to", "v1", "-f", in)
+	for _, want := range []string{
+		"ResourceClaim inference/shared-accel: dropped metadata.uid, metadata.resourceVersion, metadata.creationTimestamp, metadata.annotations[kubectl.kubernetes.io/last-applied-configuration], status (reset on create: the old cluster's allocation and reservation for pod server-0 is dropped; the claim will be allocated again, possibly to other devices)\n",
+		"ResourceClaim inference/classic-gpu: dropped metadata.uid, metadata.resourceVersion, metadata.creationTimestamp, metadata.annotations[kubectl.kubernetes.io/last-applied-configuration], metadata.finalizers[gpu.resource.example.com/deletion-protection] (classic DRA driver's: Kubernetes 1.34+ runs no classic driver that would remove it), status (reset on create: the old cluster's allocation is dropped; the claim will be allocated again, possibly to other devices)\n",
+		"ResourceClaim inference/pending: dropped metadata.uid, metadata.resourceVersion, metadata.creationTimestamp, metadata.annotations[kubectl.kubernetes.io/last-applied-configuration], status (reset on create; the claim was not allocated)\n",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+}

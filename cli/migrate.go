@@ -43,7 +43,7 @@ template is converted (its group is kept), then:
     managedFields, selfLink), and ownerReferences unless
     --keep-owner-references (they name the old cluster's owners by uid);
   - status is dropped: the API server resets it on create and the claim is
-    allocated anew;
+    allocated again (the report names what was allocated and reserved);
   - the built-in finalizer is renamed to the target release's
     (dra.k8s.io/delete-protection <-> resource.kubernetes.io/delete-protection,
     the finalizer of 1.31 and later; dropped for 1.26, which has none);

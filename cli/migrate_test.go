@@ -39,7 +39,7 @@ func TestMigrateExample(t *testing.T) {
 			}
 			pos := in + ": document 1 (line 1), item "
 			wantErr := []string{
-				pos + "0: ResourceClaim inference/accel-claim: dropped metadata.uid, metadata.resourceVersion, metadata.creationTimestamp, metadata.managedFields, status (reset on create: the claim is allocated anew)",
+				pos + "0: ResourceClaim inference/accel-claim: dropped metadata.uid, metadata.resourceVersion, metadata.creationTimestamp, metadata.managedFields, status (reset on create: the old cluster's allocation and reservation for pod inference-server-7d9f8 is dropped; the claim will be allocated again, possibly to other devices)",
 				pos + "0: ResourceClaim inference/accel-claim: changed metadata.finalizers: dra.k8s.io/delete-protection -> resource.kubernetes.io/delete-protection (Kubernetes " + tt.release + ")",
 				pos + "0: ResourceClaim inference/accel-claim: changed spec.devices: 1 request(s) translated from ResourceClaimParameters two-accelerators",
 				pos + "1: ResourceClaimTemplate inference/per-pod-accelerator: dropped metadata.uid, metadata.resourceVersion, metadata.creationTimestamp",
@@ -93,7 +93,7 @@ spec:
 	who := in + ": document 1 (line 1): ResourceClaim ml-training/gpu-claim: "
 	wantErr := who + "dropped metadata.uid, metadata.resourceVersion, metadata.creationTimestamp, " +
 		"metadata.finalizers[gpu.resource.example.com/deletion-protection] (classic DRA driver's: Kubernetes 1.34+ runs no classic driver that would remove it), " +
-		"status (reset on create: the claim is allocated anew)\n" +
+		"status (reset on create: the old cluster's allocation and reservation for pod trainer-0 is dropped; the claim will be allocated again, possibly to other devices)\n" +
 		"Warning: " + who + `spec.parametersRef: GpuClaimParameters ml-training/two-gpus (apiGroup "gpu.resource.example.com") is a 1.26 driver's own claim parameters, which no 1.31+ component reads and migrate cannot translate; the reference is dropped and the migrated claim asks for one device of class gpu.example.com with no selector and no configuration` + "\n"
 	if d := cmp.Diff(wantErr, stderr); d != "" {
 		t.Errorf("stderr (-want +got):\n%s", d)

@@ -59,7 +59,7 @@ spec:
 				"metadata.managedFields", "metadata.selfLink",
 				"metadata.ownerReferences (owners of the old cluster; --keep-owner-references keeps them)",
 				"metadata.annotations[kubectl.kubernetes.io/last-applied-configuration]",
-				"status (reset on create: the claim is allocated anew)"},
+				"status (reset on create: the old cluster's allocation is dropped; the claim will be allocated again, possibly to other devices)"},
 			Changed: []string{"metadata.finalizers: dra.k8s.io/delete-protection -> resource.kubernetes.io/delete-protection (Kubernetes 1.34+)"},
 		},
 	}, {
@@ -152,7 +152,7 @@ spec:
 		report: Report{
 			Dropped: []string{"metadata.uid",
 				"metadata.finalizers[gpu.example.com/deletion-protection] (classic DRA driver's: Kubernetes 1.34+ runs no classic driver that would remove it)",
-				"status (reset on create: the claim is allocated anew)"},
+				"status (reset on create: the old cluster's allocation is dropped; the claim will be allocated again, possibly to other devices)"},
 			Lost:     []string{lostLine("spec.controller", "v1alpha3", "v1")},
 			Warnings: []string{`spec.controller: classic DRA (controller "gpu.example.com") is gone in Kubernetes 1.32: a 1.32+ scheduler allocates only devices published in ResourceSlices, so pods using this claim stay pending unless the driver publishes them; the controller is kept only in the restore annotation (v1alpha3→v1beta1)`},
 		},

@@ -104,9 +104,9 @@ func Object(obj map[string]interface{}, to string, opts Options) (map[string]int
 	if ga && kind == conversion.KindClaim {
 		dropClassicFinalizers(meta, out, target, &r)
 	}
-	if _, ok := out["status"]; ok {
+	if status, ok := out["status"]; ok {
 		delete(out, "status")
-		r.Dropped = append(r.Dropped, "status (reset on create: the claim is allocated anew)")
+		r.Dropped = append(r.Dropped, statusNote(status))
 	}
 	translated := false
 	if target.Devices {
@@ -394,4 +394,25 @@ func mapFinalizers(meta map[string]interface{}, target Target, to string, r *Rep
 		return
 	}
 	meta["finalizers"] = out
+}
+
+// statusNote reports the dropped status of a claim. An allocated claim
+// loses its allocation and reservations: the user must know that it will be
+// allocated again (and may land on other devices or nodes). A status
+// without allocation carries nothing the apiserver would keep.
+func statusNote(status interface{}) string {
+	m, _ := status.(map[string]interface{})
+	if m["allocation"] == nil {
+		return "status (reset on create; the claim was not allocated)"
+	}
+	what := "the old cluster's allocation"
+	if list, _ := m["reservedFor"].([]interface{}); len(list) > 0 {
+		var names []string
+		for _, c := range list {
+			ref, _ := c.(map[string]interface{})
+			names = append(names, strings.TrimSuffix(str(ref, "resource"), "s")+" "+str(ref, "name"))
+		}
+		what += " and reservation for " + strings.Join(names, ", ")
+	}
+	return "status (reset on create: " + what + " is dropped; the claim will be allocated again, possibly to other devices)"
 }

@@ -71,7 +71,7 @@ spec:
 				"metadata.managedFields", "metadata.selfLink",
 				"metadata.ownerReferences (owners of the old cluster; --keep-owner-references keeps them)",
 				"metadata.annotations[kubectl.kubernetes.io/last-applied-configuration]",
-				"status (reset on create: the claim is allocated anew)"},
+				"status (reset on create: the old cluster's allocation is dropped; the claim will be allocated again, possibly to other devices)"},
 			Changed: []string{"metadata.finalizers: dra.k8s.io/delete-protection -> resource.kubernetes.io/delete-protection (Kubernetes 1.31)"},
 		},
 	}, {
@@ -97,7 +97,7 @@ spec:
 				"metadata.managedFields", "metadata.selfLink",
 				"metadata.annotations[kubectl.kubernetes.io/last-applied-configuration]",
 				"metadata.finalizers[dra.k8s.io/delete-protection] (Kubernetes 1.26 has no built-in finalizer)",
-				"status (reset on create: the claim is allocated anew)"},
+				"status (reset on create: the old cluster's allocation is dropped; the claim will be allocated again, possibly to other devices)"},
 		},
 	}, {
 		name: "1.31-claim-with-restore-annotation-to-1.30",
