@@ -168,3 +168,58 @@ func TestMigrateRefusedIsRejected(t *testing.T) {
 		}
 	}
 }
+
+// TestMigrateLiveExports creates in kube-apiserver 1.36 what migrate makes
+// of the real 1.30 and 1.26 exports of test/manifests/exports (`kubectl get
+// resourceclaims,resourceclaimtemplates -A -o yaml|json`: server-set
+// metadata, allocated and reserved claims, finalizers, claims generated for
+// pods), for v1beta1, v1beta2 and v1: the claims generated for pods are left
+// out as `claimbridge migrate` does, every other object is created and the
+// apiserver keeps its spec as migrated.
+func TestMigrateLiveExports(t *testing.T) {
+	ctx := context.Background()
+	for f, file := range []string{
+		"../../../test/manifests/exports/1.30/claims.yaml",
+		"../../../test/manifests/exports/1.30/claims.json",
+		"../../../test/manifests/exports/1.26/claims.yaml",
+	} {
+		docs, err := manifest.ReadAll([]string{file}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		idx := &migrate.Index{} // parameters of this export only
+		for _, d := range docs {
+			idx.Add(d.Object)
+		}
+		created, generated := 0, 0
+		for i, d := range docs {
+			if _, _, ok := migrate.GeneratedForPod(d.Object); ok {
+				generated++
+				continue
+			}
+			_, _, kind, err := conversion.Identify(d.Object)
+			if err != nil {
+				t.Fatalf("%s: %v", d.Position(), err)
+			}
+			for _, version := range conversion.GAVersions {
+				migrated, _, err := migrate.Object(d.Object, version, migrate.Options{Parameters: idx})
+				if err != nil {
+					t.Fatalf("%s: %v", d.Position(), err)
+				}
+				meta := migrated["metadata"].(map[string]interface{})
+				meta["name"], meta["namespace"] = fmt.Sprintf("live-%d-%d-%s", f, i, version), namespace
+				got, err := s.dynamic.Resource(gvr(version, kind)).Namespace(namespace).Create(ctx, &unstructured.Unstructured{Object: migrated}, metav1.CreateOptions{})
+				if err != nil {
+					t.Fatalf("%s: creating as %s: %v\n%s", d.Position(), version, err, mustJSON(migrated))
+				}
+				if path, ok := contains(got.Object["spec"], migrated["spec"], "spec"); !ok {
+					t.Errorf("%s: the apiserver did not keep %s as migrated", d.Position(), path)
+				}
+				created++
+			}
+		}
+		if created == 0 || generated == 0 {
+			t.Errorf("%s: %d objects created, %d generated claims left out: the export should have both", file, created, generated)
+		}
+	}
+}
