@@ -74,6 +74,7 @@ var releases = []release{{
 		"../../../examples/migrate/exported-1.30.yaml",
 		"../../../conversion/testdata/*.v1alpha1.yaml",
 		"../../../conversion/testdata/*.v1alpha2.yaml",
+		"../../../test/manifests/exports/*/claims.*", // real 1.30 and 1.26 exports
 	},
 }, {
 	name: "1.30", version: conversion.V1alpha2,
@@ -81,6 +82,7 @@ var releases = []release{{
 	inputs: []string{
 		"../../../examples/claim-v1alpha1.yaml",
 		"../../../conversion/testdata/*.v1alpha1.yaml",
+		"../../../test/manifests/exports/1.26/claims.*",
 	},
 	// A status without a spec: no resourceClassName, which 1.26's
 	// v1alpha1 requires as well as 1.30's v1alpha2 (1.31's v1alpha3 claim
@@ -97,6 +99,7 @@ var releases = []release{{
 		"../../../examples/template-v1alpha2.yaml",
 		"../../../conversion/testdata/*.v1alpha1.yaml",
 		"../../../conversion/testdata/*.v1alpha2.yaml",
+		"../../../test/manifests/exports/*/claims.*",
 	},
 	rejected: map[string]string{"partial-status.v1alpha1.yaml": "spec.resourceClassName"},
 }}
