@@ -94,7 +94,8 @@ spec:
 	wantErr := who + "dropped metadata.uid, metadata.resourceVersion, metadata.creationTimestamp, " +
 		"metadata.finalizers[gpu.resource.example.com/deletion-protection] (classic DRA driver's: Kubernetes 1.34+ runs no classic driver that would remove it), " +
 		"status (reset on create: the old cluster's allocation and reservation for pod trainer-0 is dropped; the claim will be allocated again, possibly to other devices)\n" +
-		"Warning: " + who + `spec.parametersRef: GpuClaimParameters ml-training/two-gpus (apiGroup "gpu.resource.example.com") is a 1.26 driver's own claim parameters, which no 1.31+ component reads and migrate cannot translate; the reference is dropped and the migrated claim asks for one device of class gpu.example.com with no selector and no configuration` + "\n"
+		"Warning: " + who + `spec.parametersRef: GpuClaimParameters ml-training/two-gpus (apiGroup "gpu.resource.example.com") is a 1.26 driver's own claim parameters, which no 1.31+ component reads and migrate cannot translate; the reference is dropped and the migrated claim asks for one device of class gpu.example.com with no selector and no configuration` + "\n" +
+		"Warning: " + who + `spec: the claim's devices come from the classic DRA driver "gpu.resource.example.com" (1.26–1.30 control-plane controller); Kubernetes 1.32+ has no classic DRA and allocates every claim in the scheduler from ResourceSlices, which a classic driver does not publish: install the driver's structured-parameters version` + "\n"
 	if d := cmp.Diff(wantErr, stderr); d != "" {
 		t.Errorf("stderr (-want +got):\n%s", d)
 	}

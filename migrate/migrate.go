@@ -123,6 +123,11 @@ func Object(obj map[string]interface{}, to string, opts Options) (map[string]int
 		}
 	}
 	r.Warnings = append(conversionWarnings(ws, kind, translated), r.Warnings...)
+	if target.Devices {
+		if w := classicWarning(obj, from, kind, to, opts.Parameters); w != "" {
+			r.Warnings = append(r.Warnings, w)
+		}
+	}
 	if via != to {
 		if out, ws, err = conversion.ConvertWithWarnings(out, to); err != nil {
 			return nil, r, err

@@ -72,7 +72,8 @@ spec:
 				"metadata.ownerReferences (owners of the old cluster; --keep-owner-references keeps them)",
 				"metadata.annotations[kubectl.kubernetes.io/last-applied-configuration]",
 				"status (reset on create: the old cluster's allocation is dropped; the claim will be allocated again, possibly to other devices)"},
-			Changed: []string{"metadata.finalizers: dra.k8s.io/delete-protection -> resource.kubernetes.io/delete-protection (Kubernetes 1.31)"},
+			Changed:  []string{"metadata.finalizers: dra.k8s.io/delete-protection -> resource.kubernetes.io/delete-protection (Kubernetes 1.31)"},
+			Warnings: []string{classicV3GPU},
 		},
 	}, {
 		name: "1.30-claim-to-1.26-keeping-owners",

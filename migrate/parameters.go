@@ -20,12 +20,17 @@ const (
 // ResourceClasses of the input, so that claims referring to them can be
 // translated into device requests.
 type Index struct {
-	objects []map[string]interface{}
+	objects   []map[string]interface{}
+	classes26 []map[string]interface{} // 1.26 (v1alpha1) ResourceClasses
 }
 
 // Add records obj when it is one of the 1.30 parameter kinds and reports
 // whether it was.
 func (x *Index) Add(obj map[string]interface{}) bool {
+	if obj["apiVersion"] == conversion.UpstreamGroup+"/"+conversion.V1alpha1 && obj["kind"] == kindClass {
+		x.classes26 = append(x.classes26, obj) // for classicDriver only
+		return false
+	}
 	if !IsParameters(obj) || obj["apiVersion"] != parametersAPI {
 		return false
 	}
@@ -86,6 +91,19 @@ func (x *Index) class(name string) map[string]interface{} {
 	for _, obj := range x.objects {
 		meta := metaOf(obj)
 		if obj["kind"] == kindClass && str(meta, "name") == name {
+			return obj
+		}
+	}
+	return nil
+}
+
+// anyClass returns the 1.30 or 1.26 ResourceClass named name in the input.
+func (x *Index) anyClass(name string) map[string]interface{} {
+	if c := x.class(name); c != nil || x == nil {
+		return c
+	}
+	for _, obj := range x.classes26 {
+		if str(metaOf(obj), "name") == name {
 			return obj
 		}
 	}

@@ -218,13 +218,13 @@ spec:
   parametersRef: {apiGroup: gpu.example.com, kind: GPUClaimParameters, name: two-gpus}
 `,
 		index:    []string{otherNamespace},
-		warnings: []string{`spec.parametersRef: GPUClaimParameters ns/two-gpus (apiGroup "gpu.example.com") is a 1.26 driver's own claim parameters, which no 1.31+ component reads and migrate cannot translate; the reference is dropped and the migrated claim asks for one device of class gpu.example.com with no selector and no configuration`},
+		warnings: []string{`spec.parametersRef: GPUClaimParameters ns/two-gpus (apiGroup "gpu.example.com") is a 1.26 driver's own claim parameters, which no 1.31+ component reads and migrate cannot translate; the reference is dropped and the migrated claim asks for one device of class gpu.example.com with no selector and no configuration`, classicV3Unknown},
 	}, {
 		// kubectl creates both in its context's namespace: the reference
 		// is named without one (not "/two-gpus").
 		name:     "1.26-without-namespace",
 		claim:    "apiVersion: resource.k8s.io/v1alpha1\nkind: ResourceClaim\nmetadata: {name: c}\nspec:\n  resourceClassName: gpu.example.com\n  parametersRef: {apiGroup: gpu.example.com, kind: GPUClaimParameters, name: two-gpus}\n",
-		warnings: []string{`spec.parametersRef: GPUClaimParameters two-gpus (apiGroup "gpu.example.com") is a 1.26 driver's own claim parameters, which no 1.31+ component reads and migrate cannot translate; the reference is dropped and the migrated claim asks for one device of class gpu.example.com with no selector and no configuration`},
+		warnings: []string{`spec.parametersRef: GPUClaimParameters two-gpus (apiGroup "gpu.example.com") is a 1.26 driver's own claim parameters, which no 1.31+ component reads and migrate cannot translate; the reference is dropped and the migrated claim asks for one device of class gpu.example.com with no selector and no configuration`, classicV3Unknown},
 	}, {
 		name:     "1.30-without-namespace",
 		claim:    "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClaim\nmetadata: {name: c}\nspec:\n  resourceClassName: gpu.example.com\n  parametersRef: {apiGroup: gpu.example.com, kind: GPUClaimParameters, name: two-gpus}\n",

@@ -1,0 +1,73 @@
+package migrate
+
+import (
+	"fmt"
+
+	"github.com/claimbridge/claimbridge/conversion"
+)
+
+// classicWarning says, for a 1.26–1.30 claim or template migrated to 1.31 or
+// later, that its devices came from a classic DRA driver (a control-plane
+// controller), which the target's consumers no longer use for it: a 1.31
+// claim without spec.controller, and every 1.32+ claim, is allocated by the
+// scheduler from ResourceSlices, which a classic driver does not publish.
+// The claim is classic when its allocation in the input was (status.driverName
+// without structured handles), when its class in the input is (a 1.26 class,
+// or a 1.30 class without structuredParameters), or when it is a 1.26 claim
+// (1.26 had only classic DRA). Empty when none of these holds.
+func classicWarning(obj map[string]interface{}, from, kind, to string, idx *Index) string {
+	if from != conversion.V1alpha1 && from != conversion.V1alpha2 {
+		return ""
+	}
+	driver, classic := classicDriver(obj, from, kind, idx)
+	if !classic {
+		return ""
+	}
+	specPath := "spec"
+	if kind == conversion.KindTemplate {
+		specPath = "spec.spec"
+	}
+	who := "a classic DRA driver (1.26–1.30 control-plane controller)"
+	if driver != "" {
+		who = fmt.Sprintf("the classic DRA driver %q (1.26–1.30 control-plane controller)", driver)
+	}
+	if to == conversion.V1alpha3 {
+		set := "set " + specPath + ".controller to the class's driver name"
+		if driver != "" {
+			set = fmt.Sprintf("set %s.controller: %s", specPath, driver)
+		}
+		return fmt.Sprintf("%s.controller: the claim's devices come from %s; a 1.31 claim without controller is allocated by the scheduler from ResourceSlices, which a classic driver does not publish: %s (1.31 keeps it with the DRAControlPlaneController feature gate), or use the driver's structured-parameters version",
+			specPath, who, set)
+	}
+	return fmt.Sprintf("%s: the claim's devices come from %s; Kubernetes 1.32+ has no classic DRA and allocates every claim in the scheduler from ResourceSlices, which a classic driver does not publish: install the driver's structured-parameters version",
+		specPath, who)
+}
+
+// classicDriver reports whether obj's devices come from a classic driver,
+// and which one when the input says.
+func classicDriver(obj map[string]interface{}, from, kind string, idx *Index) (driver string, classic bool) {
+	if kind == conversion.KindClaim {
+		status, _ := obj["status"].(map[string]interface{})
+		alloc, _ := status["allocation"].(map[string]interface{})
+		if d := str(status, "driverName"); alloc != nil && d != "" {
+			if from == conversion.V1alpha1 {
+				return d, true
+			}
+			handles, _ := alloc["resourceHandles"].([]interface{})
+			for _, h := range handles {
+				if hm, _ := h.(map[string]interface{}); hm["structuredData"] != nil {
+					return "", false
+				}
+			}
+			return d, true
+		}
+	}
+	class := str(specOf(obj, kind), "resourceClassName")
+	if c := idx.anyClass(class); c != nil {
+		if c["apiVersion"] == parametersAPI && c["structuredParameters"] == true {
+			return "", false
+		}
+		return str(c, "driverName"), true
+	}
+	return "", from == conversion.V1alpha1
+}
