@@ -49,8 +49,8 @@ func Parameters(obj map[string]interface{}, to string, opts Options) (out map[st
 	}
 	if ref, _ := out["parametersRef"].(map[string]interface{}); to == conversion.V1alpha1 &&
 		str(ref, "apiGroup") == conversion.UpstreamGroup && str(ref, "kind") == kindClassParameters {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("parametersRef: %s %s/%s: 1.26 has no %s (1.30 structured parameters), so nothing reads it there",
-			kindClassParameters, str(ref, "namespace"), str(ref, "name"), kindClassParameters))
+		r.Warnings = append(r.Warnings, fmt.Sprintf("parametersRef: %s %s: 1.26 has no %s (1.30 structured parameters), so nothing reads it there",
+			kindClassParameters, refOf(str(ref, "namespace"), str(ref, "name")), kindClassParameters))
 	}
 	return out, r, true
 }

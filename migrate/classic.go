@@ -23,10 +23,7 @@ func classicWarning(obj map[string]interface{}, from, kind, to string, idx *Inde
 	if !classic {
 		return ""
 	}
-	specPath := "spec"
-	if kind == conversion.KindTemplate {
-		specPath = "spec.spec"
-	}
+	specPath := specPathOf(kind)
 	who := "a classic DRA driver (1.26–1.30 control-plane controller)"
 	if driver != "" {
 		who = fmt.Sprintf("the classic DRA driver %q (1.26–1.30 control-plane controller)", driver)

@@ -114,12 +114,8 @@ func Object(obj map[string]interface{}, to string, opts Options) (map[string]int
 	} else if to == conversion.V1alpha1 && from == conversion.V1alpha2 {
 		// Kept by the conversion, but 1.26 has no 1.30 parameter kinds.
 		if ref, _ := specOf(out, kind)["parametersRef"].(map[string]interface{}); str(ref, "apiGroup") == conversion.UpstreamGroup && str(ref, "kind") == kindClaimParameters {
-			specPath := "spec"
-			if kind == conversion.KindTemplate {
-				specPath = "spec.spec"
-			}
 			r.Warnings = append(r.Warnings, fmt.Sprintf("%s.parametersRef: %s %s: 1.26 has no %s (1.30 structured parameters), so no 1.26 component reads it",
-				specPath, kindClaimParameters, api.Ref(map[string]interface{}{"metadata": map[string]interface{}{"namespace": str(metaOf(out), "namespace"), "name": str(ref, "name")}}), kindClaimParameters))
+				specPathOf(kind), kindClaimParameters, refOf(str(metaOf(out), "namespace"), str(ref, "name")), kindClaimParameters))
 		}
 	}
 	r.Warnings = append(conversionWarnings(ws, kind, translated), r.Warnings...)
@@ -315,10 +311,7 @@ func coveredFields(obj map[string]interface{}, from, kind string, target Target)
 	if !target.Devices || (from != conversion.V1alpha1 && from != conversion.V1alpha2) {
 		return nil
 	}
-	specPath, spec := "spec", specOf(obj, kind)
-	if kind == conversion.KindTemplate {
-		specPath = "spec.spec"
-	}
+	specPath, spec := specPathOf(kind), specOf(obj, kind)
 	covered := map[string]bool{}
 	if spec["parametersRef"] != nil {
 		covered[specPath+".parametersRef"] = true

@@ -25,7 +25,8 @@ type Index struct {
 }
 
 // Add records obj when it is one of the 1.30 parameter kinds and reports
-// whether it was.
+// whether it was; a 1.26 ResourceClass is recorded too, for the
+// classic-driver warning only (classicDriver), and reported as not.
 func (x *Index) Add(obj map[string]interface{}) bool {
 	if obj["apiVersion"] == conversion.UpstreamGroup+"/"+conversion.V1alpha1 && obj["kind"] == kindClass {
 		x.classes26 = append(x.classes26, obj) // for classicDriver only
@@ -110,6 +111,24 @@ func (x *Index) anyClass(name string) map[string]interface{} {
 	return nil
 }
 
+// specPathOf is the path of the claim spec in an object of kind: spec, or
+// spec.spec in a template.
+func specPathOf(kind string) string {
+	if kind == conversion.KindTemplate {
+		return "spec.spec"
+	}
+	return "spec"
+}
+
+// refOf names an object by namespace and name as api.Ref does: without a
+// namespace (kubectl takes it from its context) by its name alone.
+func refOf(namespace, name string) string {
+	if namespace == "" {
+		return name
+	}
+	return namespace + "/" + name
+}
+
 func metaOf(obj map[string]interface{}) map[string]interface{} {
 	meta, _ := obj["metadata"].(map[string]interface{})
 	return meta
@@ -142,20 +161,13 @@ func translateParameters(src map[string]interface{}, from, kind string, out map[
 	if ref == nil || outSpec == nil || (from != conversion.V1alpha1 && from != conversion.V1alpha2) {
 		return false
 	}
-	specPath := "spec"
-	if kind == conversion.KindTemplate {
-		specPath = "spec.spec"
-	}
+	specPath := specPathOf(kind)
 	className := str(srcSpec, "resourceClassName")
 	ns := str(metaOf(src), "namespace")
 	lost := fmt.Sprintf("the migrated claim asks for one device of class %s with no selector and no configuration", className)
 	// The referenced object is in the claim's namespace; without one (kubectl
 	// takes it from its context) it is named without it, as every object is.
-	refName := str(ref, "kind") + " " + str(ref, "name")
-	if ns != "" {
-		refName = str(ref, "kind") + " " + ns + "/" + str(ref, "name")
-	}
-	refName += fmt.Sprintf(" (apiGroup %q)", str(ref, "apiGroup"))
+	refName := fmt.Sprintf("%s %s (apiGroup %q)", str(ref, "kind"), refOf(ns, str(ref, "name")), str(ref, "apiGroup"))
 	if from == conversion.V1alpha1 {
 		// 1.26 has no in-tree parameters: the reference names a driver's
 		// own object, which only that driver's 1.26 controller reads.
