@@ -3,6 +3,7 @@ package webhook
 import (
 	"crypto/x509"
 	"encoding/pem"
+	"errors"
 
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -40,11 +41,7 @@ func (c *certCollector) Collect(ch chan<- prometheus.Metric) {
 		return
 	}
 	certPEM, _ := serving.CurrentCertKeyContent()
-	block, _ := pem.Decode(certPEM)
-	if block == nil {
-		return
-	}
-	cert, err := x509.ParseCertificate(block.Bytes)
+	cert, err := leafCertificate(certPEM)
 	if err != nil {
 		return
 	}
@@ -62,4 +59,14 @@ func (s *Server) registerOpsMetrics() {
 		s.metrics.panics.WithLabelValues(endpoint)
 	}
 	s.metrics.certReloads.WithLabelValues("error")
+}
+
+// leafCertificate parses the first certificate of certPEM: the serving
+// certificate of a pair (its chain follows it).
+func leafCertificate(certPEM []byte) (*x509.Certificate, error) {
+	block, _ := pem.Decode(certPEM)
+	if block == nil {
+		return nil, errors.New("no PEM certificate")
+	}
+	return x509.ParseCertificate(block.Bytes)
 }

@@ -3,8 +3,6 @@ package webhook
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
-	"encoding/pem"
 	"fmt"
 	"net"
 	"slices"
@@ -149,11 +147,7 @@ func (l reloadListener) warn() {
 // fail clients' verification at now: outside its validity window, or not
 // valid for one of dnsNames (Config.DNSNames, the names clients dial).
 func certificateProblems(certPEM []byte, dnsNames []string, now time.Time) []string {
-	block, _ := pem.Decode(certPEM)
-	if block == nil {
-		return []string{"no PEM certificate"}
-	}
-	cert, err := x509.ParseCertificate(block.Bytes)
+	cert, err := leafCertificate(certPEM)
 	if err != nil {
 		return []string{err.Error()}
 	}
