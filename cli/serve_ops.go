@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"k8s.io/client-go/rest"
@@ -37,46 +38,71 @@ func (o *ServeOptions) validateOps() []error {
 		if o.TLSCertFile != "" {
 			errs = append(errs, errors.New("--cert-mode=self-managed: writes the pair into --cert-dir; --tls-cert-file and --tls-private-key-file must not be set"))
 		}
-		// The rotator's own checks, by flag name, with what to do.
-		var own []error
-		ns, name := splitNamespacedName(o.CertSecret, os.Getenv("POD_NAMESPACE"))
-		if ns == "" {
-			own = append(own, fmt.Errorf("--cert-mode=self-managed: --cert-secret %q names no namespace and $POD_NAMESPACE is empty: pass --cert-secret=<namespace>/<name> or set POD_NAMESPACE", o.CertSecret))
-		}
-		if name == "" {
-			own = append(own, fmt.Errorf("--cert-mode=self-managed: --cert-secret %q: must name the Secret", o.CertSecret))
-		}
-		if len(o.DNSNames) == 0 || o.DNSNames[0] == "" {
-			own = append(own, errors.New("--cert-mode=self-managed: --dns-name: need at least one (the webhook Service's <name>.<namespace>.svc)"))
-		}
-		if len(o.CertInjectCRDs) == 0 && o.CertInjectValidatingWebhookConfiguration == "" {
-			own = append(own, errors.New("--cert-mode=self-managed: --cert-inject-crd and --cert-inject-validating-webhook-configuration: name at least one CRD or the ValidatingWebhookConfiguration to inject the CA into"))
-		}
-		if o.CertDuration < 0 || o.CertRenewBefore < 0 {
-			own = append(own, errors.New("--cert-mode=self-managed: --cert-duration and --cert-renew-before: must not be negative"))
-		} else if o.CertDuration > 0 && o.CertRenewBefore >= o.CertDuration {
-			own = append(own, fmt.Errorf("--cert-mode=self-managed: --cert-renew-before %s: must be shorter than --cert-duration %s", o.CertRenewBefore, o.CertDuration))
-		}
-		errs = append(errs, own...)
-		if len(own) == 0 {
-			if _, err := o.selfManagedConfig(); err != nil {
-				errs = append(errs, err)
-			}
-		}
+		c := o.rotatorConfig()
+		errs = append(errs, o.byFlag(c.Validate(), c)...)
 	default:
 		errs = append(errs, fmt.Errorf("--cert-mode %q: must be files or self-managed", o.CertMode))
 	}
 	return errs
 }
 
-// selfManagedConfig is the rotator configuration of the flags.
-func (o *ServeOptions) selfManagedConfig() (selfmanaged.Config, error) {
+// byFlag says the rotator's findings (selfmanaged.Config.Validate) in
+// terms of the flags, with what to do; c is the validated configuration,
+// its durations defaulted.
+func (o *ServeOptions) byFlag(err error, c selfmanaged.Config) []error {
+	var fes []*selfmanaged.FieldError
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range joined.Unwrap() {
+			if fe := (*selfmanaged.FieldError)(nil); errors.As(e, &fe) {
+				fes = append(fes, fe)
+			}
+		}
+	}
+	if err != nil && len(fes) == 0 {
+		return []error{fmt.Errorf("--cert-mode=self-managed: %w", err)}
+	}
+	negative := slices.ContainsFunc(fes, func(fe *selfmanaged.FieldError) bool { return fe.Field == selfmanaged.FieldDurations })
+	var out []error
+	for _, fe := range fes {
+		var msg string
+		switch fe.Field {
+		case selfmanaged.FieldNamespace:
+			msg = fmt.Sprintf("--cert-secret %q names no namespace and $POD_NAMESPACE is empty: pass --cert-secret=<namespace>/<name> or set POD_NAMESPACE", o.CertSecret)
+		case selfmanaged.FieldSecretName:
+			msg = fmt.Sprintf("--cert-secret %q: must name the Secret", o.CertSecret)
+		case selfmanaged.FieldDNSNames:
+			msg = "--dns-name: need at least one (the webhook Service's <name>.<namespace>.svc)"
+		case selfmanaged.FieldInjectTargets:
+			msg = "--cert-inject-crd and --cert-inject-validating-webhook-configuration: name at least one CRD or the ValidatingWebhookConfiguration to inject the CA into"
+		case selfmanaged.FieldDurations:
+			msg = "--cert-duration and --cert-renew-before: must not be negative"
+		case selfmanaged.FieldLookahead:
+			if negative {
+				continue // said by the negative duration
+			}
+			msg = fmt.Sprintf("--cert-renew-before %s: must be shorter than --cert-duration %s", c.LookaheadInterval, c.ServerCertDuration)
+		default:
+			msg = fe.Error()
+		}
+		out = append(out, errors.New("--cert-mode=self-managed: "+msg))
+	}
+	return out
+}
+
+// rotatorConfig is the rotator configuration of the flags, not validated.
+func (o *ServeOptions) rotatorConfig() selfmanaged.Config {
 	c := selfmanaged.Config{ServerCertDuration: o.CertDuration, LookaheadInterval: o.CertRenewBefore}
 	c.Namespace, c.SecretName = splitNamespacedName(o.CertSecret, os.Getenv("POD_NAMESPACE"))
 	c.CertDir = o.CertDir
 	c.DNSNames = o.DNSNames
 	c.CRDNames = o.CertInjectCRDs
 	c.ValidatingWebhookConfigurationName = o.CertInjectValidatingWebhookConfiguration
+	return c
+}
+
+// selfManagedConfig is the rotator configuration of the flags.
+func (o *ServeOptions) selfManagedConfig() (selfmanaged.Config, error) {
+	c := o.rotatorConfig()
 	if err := c.Validate(); err != nil {
 		return c, fmt.Errorf("--cert-mode=self-managed: %w", err)
 	}

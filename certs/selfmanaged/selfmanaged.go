@@ -54,32 +54,58 @@ type Config struct {
 	CACertDuration, ServerCertDuration, LookaheadInterval, RotationCheckFrequency time.Duration
 }
 
-// Validate reports every unusable field.
+// Field names the part of a Config that a FieldError is about.
+type Field int
+
+// The fields Validate checks.
+const (
+	FieldNamespace Field = iota + 1
+	FieldSecretName
+	FieldCertDir
+	FieldDNSNames
+	FieldInjectTargets
+	FieldLookahead
+	FieldDurations
+)
+
+// FieldError is one unusable field of a Config, so that a caller can name
+// the flag it came from (errors.As on each error Validate joins).
+type FieldError struct {
+	Field Field
+	Err   error
+}
+
+func (e *FieldError) Error() string { return e.Err.Error() }
+func (e *FieldError) Unwrap() error { return e.Err }
+
+// Validate reports every unusable field, each as a *FieldError, joined.
+// It fills in the defaults of the durations.
 func (c *Config) Validate() error {
 	var errs []error
+	add := func(f Field, err error) { errs = append(errs, &FieldError{Field: f, Err: err}) }
 	if c.Namespace == "" {
-		errs = append(errs, errors.New("namespace of the certificate Secret: must not be empty"))
+		add(FieldNamespace, errors.New("namespace of the certificate Secret: must not be empty"))
 	}
 	if c.SecretName == "" {
-		errs = append(errs, errors.New("name of the certificate Secret: must not be empty"))
+		add(FieldSecretName, errors.New("name of the certificate Secret: must not be empty"))
 	}
 	if c.CertDir == "" {
-		errs = append(errs, errors.New("cert dir: must not be empty"))
+		add(FieldCertDir, errors.New("cert dir: must not be empty"))
 	}
 	if len(c.DNSNames) == 0 || c.DNSNames[0] == "" {
-		errs = append(errs, errors.New("DNS names: need at least one (the webhook Service's <name>.<namespace>.svc)"))
+		add(FieldDNSNames, errors.New("DNS names: need at least one (the webhook Service's <name>.<namespace>.svc)"))
 	}
 	if len(c.CRDNames) == 0 && c.ValidatingWebhookConfigurationName == "" {
-		errs = append(errs, errors.New("nothing to inject the CA into: name the CRDs and/or the ValidatingWebhookConfiguration"))
+		add(FieldInjectTargets, errors.New("nothing to inject the CA into: name the CRDs and/or the ValidatingWebhookConfiguration"))
 	}
 	c.defaults()
 	if c.LookaheadInterval >= c.ServerCertDuration || c.LookaheadInterval >= c.CACertDuration {
-		errs = append(errs, fmt.Errorf("lookahead %s: must be shorter than the certificate durations (%s, CA %s)",
+		add(FieldLookahead, fmt.Errorf("lookahead %s: must be shorter than the certificate durations (%s, CA %s)",
 			c.LookaheadInterval, c.ServerCertDuration, c.CACertDuration))
 	}
 	for _, d := range []time.Duration{c.CACertDuration, c.ServerCertDuration, c.LookaheadInterval, c.RotationCheckFrequency} {
 		if d < 0 {
-			errs = append(errs, errors.New("certificate durations: must not be negative"))
+			add(FieldDurations, errors.New("certificate durations: must not be negative"))
 			break
 		}
 	}
