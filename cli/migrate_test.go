@@ -37,18 +37,18 @@ func TestMigrateExample(t *testing.T) {
 			if d := cmp.Diff(string(want), stdout); d != "" {
 				t.Errorf("stdout (-golden +got):\n%s", d)
 			}
-			pos := in + ": document 1 (line 1), item "
+			pos := in + ": document 1 (line 1), items["
 			wantErr := []string{
-				pos + "0: ResourceClaim inference/accel-claim: dropped metadata.uid, metadata.resourceVersion, metadata.creationTimestamp, metadata.managedFields, status (reset on create: the old cluster's allocation and reservation for pod inference-server-7d9f8 is dropped; the claim will be allocated again, possibly to other devices)",
-				pos + "0: ResourceClaim inference/accel-claim: changed metadata.finalizers: dra.k8s.io/delete-protection -> resource.kubernetes.io/delete-protection (Kubernetes " + tt.release + ")",
-				pos + "0: ResourceClaim inference/accel-claim: changed spec.devices: 1 request(s) translated from ResourceClaimParameters two-accelerators",
-				pos + "1: ResourceClaimTemplate inference/per-pod-accelerator: dropped metadata.uid, metadata.resourceVersion, metadata.creationTimestamp",
-				pos + "1: ResourceClaimTemplate inference/per-pod-accelerator: changed spec.spec.devices: 1 request(s) translated from ResourceClaimParameters one-big-accelerator",
-				"Warning: " + pos + "1: ResourceClaimTemplate inference/per-pod-accelerator: spec.spec.parametersRef (ResourceClaimParameters inference/one-big-accelerator) driverRequests[0].requests[0]: quantity attributes are read as the device's capacity in 1.31",
-				pos + "2: ResourceClaimParameters inference/two-accelerators: left out: Kubernetes " + tt.release + " does not serve it",
-				pos + "3: ResourceClaimParameters inference/one-big-accelerator: left out: Kubernetes " + tt.release + " does not serve it",
-				pos + "4: ResourceClass accel.example.com: left out: Kubernetes " + tt.release + " does not serve it",
-				pos + "5: ResourceClassParameters accel-system/accel-defaults: left out: Kubernetes " + tt.release + " does not serve it",
+				pos + "0]: ResourceClaim inference/accel-claim: dropped metadata.uid, metadata.resourceVersion, metadata.creationTimestamp, metadata.managedFields, status (reset on create: the old cluster's allocation and reservation for pod inference-server-7d9f8 is dropped; the claim will be allocated again, possibly to other devices)",
+				pos + "0]: ResourceClaim inference/accel-claim: changed metadata.finalizers: dra.k8s.io/delete-protection -> resource.kubernetes.io/delete-protection (Kubernetes " + tt.release + ")",
+				pos + "0]: ResourceClaim inference/accel-claim: changed spec.devices: 1 request(s) translated from ResourceClaimParameters two-accelerators",
+				pos + "1]: ResourceClaimTemplate inference/per-pod-accelerator: dropped metadata.uid, metadata.resourceVersion, metadata.creationTimestamp",
+				pos + "1]: ResourceClaimTemplate inference/per-pod-accelerator: changed spec.spec.devices: 1 request(s) translated from ResourceClaimParameters one-big-accelerator",
+				"Warning: " + pos + "1]: ResourceClaimTemplate inference/per-pod-accelerator: spec.spec.parametersRef (ResourceClaimParameters inference/one-big-accelerator) driverRequests[0].requests[0]: quantity attributes are read as the device's capacity in 1.31",
+				pos + "2]: ResourceClaimParameters inference/two-accelerators: left out: Kubernetes " + tt.release + " does not serve it",
+				pos + "3]: ResourceClaimParameters inference/one-big-accelerator: left out: Kubernetes " + tt.release + " does not serve it",
+				pos + "4]: ResourceClass accel.example.com: left out: Kubernetes " + tt.release + " does not serve it",
+				pos + "5]: ResourceClassParameters accel-system/accel-defaults: left out: Kubernetes " + tt.release + " does not serve it",
 			}
 			if d := cmp.Diff(wantErr, strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")); d != "" {
 				t.Errorf("stderr (-want +got):\n%s", d)
@@ -456,9 +456,9 @@ func TestMigrateResourceClass(t *testing.T) {
 		t.Errorf("--to v1alpha1: exit %d, stdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	for _, line := range []string{
-		"item 4: ResourceClass accel.example.com: lost structuredParameters: a v1alpha2 field (Kubernetes 1.30) that v1alpha1 cannot hold\n",
-		"item 2: ResourceClaimParameters inference/two-accelerators: left out: Kubernetes 1.26 does not serve it\n",
-		"item 0: ResourceClaim inference/accel-claim: spec.parametersRef: ResourceClaimParameters inference/two-accelerators: 1.26 has no ResourceClaimParameters (1.30 structured parameters), so no 1.26 component reads it\n",
+		"items[4]: ResourceClass accel.example.com: lost structuredParameters: a v1alpha2 field (Kubernetes 1.30) that v1alpha1 cannot hold\n",
+		"items[2]: ResourceClaimParameters inference/two-accelerators: left out: Kubernetes 1.26 does not serve it\n",
+		"items[0]: ResourceClaim inference/accel-claim: spec.parametersRef: ResourceClaimParameters inference/two-accelerators: 1.26 has no ResourceClaimParameters (1.30 structured parameters), so no 1.26 component reads it\n",
 	} {
 		if !strings.Contains(stderr, line) {
 			t.Errorf("--to v1alpha1: stderr lacks %q:\n%s", line, stderr)

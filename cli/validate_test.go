@@ -113,14 +113,14 @@ items:
 `,
 			args:     []string{"-f", "-"},
 			wantCode: ExitInvalid,
-			wantOut: `<stdin>: document 1 (line 1), item 0: ResourceClaim ns/bad: spec.resourceClassName: Invalid value: "Bad_Class": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')
+			wantOut: `<stdin>: document 1 (line 1), items[0]: ResourceClaim ns/bad: spec.resourceClassName: Invalid value: "Bad_Class": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')
 `,
 		},
 		"typed-list-ga": {
 			stdin:    "apiVersion: resource.k8s.io/v1\nkind: ResourceClaimList\nitems:\n- metadata: {name: c, namespace: ns}\n  spec: {devices: {requests: [{name: r}]}}\n",
 			args:     []string{"-f", "-"},
 			wantCode: ExitInvalid,
-			wantOut:  "<stdin>: document 1 (line 1), item 0: ResourceClaim ns/c: spec.devices.requests[0]: Required value: exactly one of exactly or firstAvailable\n",
+			wantOut:  "<stdin>: document 1 (line 1), items[0]: ResourceClaim ns/c: spec.devices.requests[0]: Required value: exactly one of exactly or firstAvailable\n",
 		},
 		"typed-list-item-not-an-object": {
 			stdin:      "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClaimList\nitems: [5]\n",

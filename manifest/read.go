@@ -39,7 +39,9 @@ type Document struct {
 	Object map[string]interface{}
 }
 
-// Position describes where the document is, for messages: "file.yaml: document 2 (line 14)".
+// Position describes where the document is, for messages: "file.yaml: document 2 (line 14)",
+// and for an item of a List "file.yaml: document 2 (line 14), items[0]" (the path of the item, 0-based
+// as every path is; documents and lines count from 1 as editors do).
 func (d Document) Position() string {
 	name := d.Source
 	if name == Stdin {
@@ -47,7 +49,7 @@ func (d Document) Position() string {
 	}
 	pos := fmt.Sprintf("%s: document %d (line %d)", name, d.Index, d.Line)
 	if d.Item >= 0 {
-		pos += fmt.Sprintf(", item %d", d.Item)
+		pos += fmt.Sprintf(", items[%d]", d.Item)
 	}
 	return pos
 }
