@@ -72,6 +72,9 @@ func (o *ServeOptions) byFlag(err error, c selfmanaged.Config) []error {
 			msg = fmt.Sprintf("--cert-secret %q: must name the Secret", o.CertSecret)
 		case selfmanaged.FieldDNSNames:
 			msg = "--dns-name: need at least one (the webhook Service's <name>.<namespace>.svc)"
+			if len(c.DNSNames) > 0 {
+				msg = fmt.Sprintf("--dns-name %q: a name must not be empty", c.DNSNames)
+			}
 		case selfmanaged.FieldInjectTargets:
 			msg = "--cert-inject-crd and --cert-inject-validating-webhook-configuration: name at least one CRD or the ValidatingWebhookConfiguration to inject the CA into"
 		case selfmanaged.FieldDurations:
@@ -95,7 +98,10 @@ func (o *ServeOptions) rotatorConfig() selfmanaged.Config {
 	c.Namespace, c.SecretName = splitNamespacedName(o.CertSecret, os.Getenv("POD_NAMESPACE"))
 	c.CertDir = o.CertDir
 	c.DNSNames = o.DNSNames
-	c.CRDNames = o.CertInjectCRDs
+	// An empty --cert-inject-crd= names no CRD (as an empty
+	// --cert-inject-validating-webhook-configuration= names no configuration),
+	// so that the CA can go to the configuration alone.
+	c.CRDNames = slices.DeleteFunc(slices.Clone(o.CertInjectCRDs), func(n string) bool { return n == "" })
 	c.ValidatingWebhookConfigurationName = o.CertInjectValidatingWebhookConfiguration
 	return c
 }

@@ -237,7 +237,7 @@ func (o *ServeOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.ShutdownTimeout, "shutdown-timeout", o.ShutdownTimeout, "After closing the listener, wait at most this long for in-flight requests.")
 	fs.StringVar(&o.CertMode, "cert-mode", o.CertMode, `Where the serving certificate comes from: "files" (--tls-cert-file/--tls-private-key-file or --cert-dir as mounted, e.g. by cert-manager; generated into --cert-dir if empty) or "self-managed" (kept in --cert-secret, written into --cert-dir, CA injected into the CRDs and the webhook configuration, renewed before expiry).`)
 	fs.StringVar(&o.CertSecret, "cert-secret", o.CertSecret, "Self-managed mode: the Secret holding the CA and serving certificate, <namespace>/<name> or <name> in $POD_NAMESPACE. It must exist.")
-	fs.StringArrayVar(&o.CertInjectCRDs, "cert-inject-crd", o.CertInjectCRDs, "Self-managed mode: CRD whose conversion webhook caBundle gets the CA (repeatable).")
+	fs.StringArrayVar(&o.CertInjectCRDs, "cert-inject-crd", o.CertInjectCRDs, "Self-managed mode: CRD whose conversion webhook caBundle gets the CA (repeatable; an empty value names none).")
 	fs.StringVar(&o.CertInjectValidatingWebhookConfiguration, "cert-inject-validating-webhook-configuration", o.CertInjectValidatingWebhookConfiguration, "Self-managed mode: ValidatingWebhookConfiguration whose webhooks get the CA (empty: none).")
 	fs.DurationVar(&o.CertDuration, "cert-duration", o.CertDuration, "Self-managed mode: validity of the serving certificate.")
 	fs.DurationVar(&o.CertRenewBefore, "cert-renew-before", o.CertRenewBefore, "Self-managed mode: renew the serving certificate (and the CA) this long before it expires.")

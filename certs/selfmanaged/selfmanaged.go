@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -92,8 +93,13 @@ func (c *Config) Validate() error {
 	if c.CertDir == "" {
 		add(FieldCertDir, errors.New("cert dir: must not be empty"))
 	}
-	if len(c.DNSNames) == 0 || c.DNSNames[0] == "" {
+	if len(c.DNSNames) == 0 {
 		add(FieldDNSNames, errors.New("DNS names: need at least one (the webhook Service's <name>.<namespace>.svc)"))
+	} else if slices.Contains(c.DNSNames, "") {
+		add(FieldDNSNames, errors.New("DNS names: must not be empty"))
+	}
+	if slices.Contains(c.CRDNames, "") {
+		add(FieldInjectTargets, errors.New("CRD names: must not be empty"))
 	}
 	if len(c.CRDNames) == 0 && c.ValidatingWebhookConfigurationName == "" {
 		add(FieldInjectTargets, errors.New("nothing to inject the CA into: name the CRDs and/or the ValidatingWebhookConfiguration"))

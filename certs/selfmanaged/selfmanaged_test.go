@@ -27,6 +27,8 @@ func TestConfigValidate(t *testing.T) {
 		"no-secret":    {func(c *Config) { c.SecretName = "" }, "name of the certificate Secret: must not be empty"},
 		"no-dir":       {func(c *Config) { c.CertDir = "" }, "cert dir: must not be empty"},
 		"no-dns":       {func(c *Config) { c.DNSNames = nil }, "DNS names: need at least one (the webhook Service's <name>.<namespace>.svc)"},
+		"empty-dns":    {func(c *Config) { c.DNSNames = append(c.DNSNames, "") }, "DNS names: must not be empty"},
+		"empty-crd":    {func(c *Config) { c.CRDNames = []string{""} }, "CRD names: must not be empty"},
 		"no-targets": {func(c *Config) { c.CRDNames, c.ValidatingWebhookConfigurationName = nil, "" },
 			"nothing to inject the CA into: name the CRDs and/or the ValidatingWebhookConfiguration"},
 		"lookahead-too-long": {func(c *Config) { c.ServerCertDuration, c.LookaheadInterval = time.Hour, 2*time.Hour },
