@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/claimbridge/claimbridge/certs/selfmanaged"
@@ -133,6 +134,20 @@ func (o *ServeOptions) needsAPI() bool {
 	return o.CertMode == CertModeSelfManaged || o.metricsSecure()
 }
 
+// restConfig is the Kubernetes API's configuration: --kubeconfig's file when
+// given, otherwise controller-runtime's lookup.
+func (o *ServeOptions) restConfig() (*rest.Config, error) {
+	if o.Kubeconfig == "" {
+		return ctrl.GetConfig()
+	}
+	c, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
+		&clientcmd.ClientConfigLoadingRules{ExplicitPath: o.Kubeconfig}, &clientcmd.ConfigOverrides{}).ClientConfig()
+	if err != nil {
+		return nil, fmt.Errorf("--kubeconfig %s: %w", o.Kubeconfig, err)
+	}
+	return c, nil
+}
+
 // errNoAPI explains, naming the flags, why the server needs the Kubernetes
 // API it could not find, and how to run without it.
 func (o *ServeOptions) errNoAPI(err error) error {
@@ -159,7 +174,7 @@ func runWithOps(ctx context.Context, cfg webhook.Config, o *ServeOptions, restCo
 	log := ctrl.LoggerFrom(ctx)
 	if restConfig == nil && o.needsAPI() {
 		var err error
-		if restConfig, err = ctrl.GetConfig(); err != nil {
+		if restConfig, err = o.restConfig(); err != nil {
 			return withCode(ExitBadInput, o.errNoAPI(err))
 		}
 	}

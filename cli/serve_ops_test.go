@@ -165,3 +165,44 @@ func TestServeNamesFlagsOfSetupErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestServeKubeconfigFlag: --kubeconfig's file is the API's configuration,
+// before $KUBECONFIG, and a file it cannot load is named with the flag.
+func TestServeKubeconfigFlag(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("KUBECONFIG", filepath.Join(dir, "missing"))
+	t.Setenv("KUBERNETES_SERVICE_HOST", "")
+	file := filepath.Join(dir, "kubeconfig")
+	if err := os.WriteFile(file, []byte(`apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://192.0.2.1:6443"}}]
+users: [{name: u, user: {token: t}}]
+contexts: [{name: x, context: {cluster: c, user: u}}]
+current-context: x
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	opts := NewServeOptions()
+	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
+	opts.AddFlags(fs)
+	if err := fs.Parse([]string{"--kubeconfig=" + file}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := opts.restConfig()
+	if err != nil || c.Host != "https://192.0.2.1:6443" || c.BearerToken != "t" {
+		t.Errorf("restConfig() = %+v, %v; want the host and token of %s", c, err, file)
+	}
+
+	missing := filepath.Join(dir, "nope")
+	opts.Kubeconfig = missing
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	cfg, err := opts.Config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "--metrics-secure (the default): the Kubernetes API is needed (a kubeconfig or the in-cluster config); to run without one, e.g. locally, pass --metrics-secure=false (or --metrics-bind-address=0): --kubeconfig " + missing + ": "
+	if err := runWithOps(ctx, cfg, opts, nil); err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("error:\n%v\nwant prefix:\n%s", err, want)
+	}
+}

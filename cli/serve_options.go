@@ -150,6 +150,11 @@ type ServeOptions struct {
 	// deployment is protected unless it opts out; running locally passes
 	// --metrics-secure=false (README quick start).
 	MetricsSecure bool
+	// Kubeconfig is the kubeconfig file for the Kubernetes API when the
+	// server needs it (self-managed certificates, secure metrics); "" means
+	// $KUBECONFIG, ~/.kube/config or the in-cluster config, in
+	// controller-runtime's order.
+	Kubeconfig string
 
 	// LogFormat is "text" or "json". Default "text".
 	LogFormat string
@@ -241,6 +246,7 @@ func (o *ServeOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.CertInjectValidatingWebhookConfiguration, "cert-inject-validating-webhook-configuration", o.CertInjectValidatingWebhookConfiguration, "Self-managed mode: ValidatingWebhookConfiguration whose webhooks get the CA (empty: none).")
 	fs.DurationVar(&o.CertDuration, "cert-duration", o.CertDuration, "Self-managed mode: validity of the serving certificate.")
 	fs.DurationVar(&o.CertRenewBefore, "cert-renew-before", o.CertRenewBefore, "Self-managed mode: renew the serving certificate (and the CA) this long before it expires.")
+	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "Kubeconfig file for the Kubernetes API, needed only by --cert-mode=self-managed and --metrics-secure; empty: $KUBECONFIG, ~/.kube/config, then the in-cluster config.")
 	fs.BoolVar(&o.MetricsSecure, "metrics-secure", o.MetricsSecure, "Serve /metrics over HTTPS (the serving certificate and TLS settings of the webhook listener) to clients the API server authenticates and authorises for GET /metrics; needs a kubeconfig or in-cluster config. false serves plain HTTP without authentication.")
 	fs.StringVar(&o.LogFormat, "log-format", o.LogFormat, `Log format: "text" or "json".`)
 	fs.IntVarP(&o.Verbosity, "v", "v", o.Verbosity, "Log verbosity; 4 logs every review (never object contents).")
