@@ -26,8 +26,9 @@ var fuzzCommands = [][]string{
 
 // FuzzCommands feeds arbitrary manifests to convert, validate and migrate:
 // whatever the input, each command ends with one of its documented exit
-// codes (never a panic), says why on standard error when it refuses the
-// input, and what convert and migrate print on success is a manifest again.
+// codes (never a panic), says why when it refuses the input (validate's
+// findings on standard output, every other reason on standard error), and
+// what convert and migrate print on success is a manifest again.
 //
 // The seeds are the examples, the real drivers' manifests and the real
 // exports of test/manifests; `go test` runs them, and
@@ -68,7 +69,11 @@ func FuzzCommands(f *testing.F) {
 			default:
 				t.Fatalf("%s: exit %d, not a documented exit code\nstderr: %s", cmd, code, errOut.String())
 			}
-			if code != ExitOK && errOut.Len() == 0 {
+			// validate lists what is invalid on standard output (exit 1);
+			// every other refusal says why on standard error.
+			if findings := args[0] == "validate" && code == ExitInvalid; findings && out.Len() == 0 {
+				t.Fatalf("%s: exit %d with no finding on standard output\nstderr: %s", cmd, code, errOut.String())
+			} else if !findings && code != ExitOK && errOut.Len() == 0 {
 				t.Fatalf("%s: exit %d with nothing on standard error", cmd, code)
 			}
 			if code == ExitOK && args[0] != "validate" && out.Len() > 0 {
