@@ -57,13 +57,6 @@ type overloadBacklog struct {
 	done      <-chan struct{}
 	log       logr.Logger
 
-	// reviews counts the reviews that reached the slot gate, overflows
-	// reads the namespace's listen overflows (listenOverflows); with both,
-	// refusing also needs the dropped SYNs to show overload
-	// (refuseWarranted). nil: connections alone decide.
-	reviews   func() uint64
-	overflows func() (uint64, bool)
-
 	// refuseAfter: no connection to spare at every poll for this long
 	// starts refusing connections (overloadrefuse.go); 0: never.
 	// refusePause and refuseWindow are refusePauseDefault and
@@ -181,21 +174,19 @@ func (b *overloadBacklog) restoreWhenCalm() {
 		}
 	}()
 	var calm, busy time.Duration
-	w := b.newDropWindow()
 	for {
 		select {
 		case <-b.done:
 			return
 		case <-t.C:
 		}
-		w.add()
 		if b.spare(b.spareIdle) {
 			calm, busy = calm+b.poll, 0
 		} else {
 			calm, busy = 0, busy+b.poll
 		}
 		if calm < b.calmFor {
-			if stopRefusing == nil && b.refuseAfter > 0 && busy >= b.refuseAfter && w.warranted() {
+			if stopRefusing == nil && b.refuseAfter > 0 && busy >= b.refuseAfter {
 				stopRefusing = b.startRefusing(busy)
 			}
 			continue

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -36,10 +35,6 @@ type slotGate struct {
 	mu      sync.Mutex
 	queued  int
 	meanDur time.Duration // exponentially weighted mean review time
-
-	// arrived counts the reviews that reached the gate (shed or not), for
-	// the accept-queue guard (refuseWarranted).
-	arrived atomic.Uint64
 
 	queueGauge   *prometheus.GaugeVec
 	runningGauge *prometheus.GaugeVec
@@ -101,7 +96,6 @@ func (a *slotGate) wrap(endpoint string, maxBytes int64, shed func(w http.Respon
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		begin := time.Now()
 		prefetchBody(r, maxBytes)
-		a.arrived.Add(1)
 		select {
 		case a.slots <- struct{}{}: // a free slot: no wait
 		default:
