@@ -88,21 +88,7 @@ func TestServeWithoutAPI(t *testing.T) {
 			"--cert-mode=self-managed and --metrics-secure (the default): the Kubernetes API is needed (a kubeconfig or the in-cluster config); to run without one, e.g. locally, pass --cert-mode=files and --metrics-secure=false (or --metrics-bind-address=0)"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			// Cancelled: should a configuration be found after all, the
-			// server stops at once instead of hanging the test.
-			ctx, cancel := context.WithCancel(context.Background())
-			cancel()
-			opts := NewServeOptions()
-			fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
-			opts.AddFlags(fs)
-			if err := fs.Parse(append(slices.Clone(base), tc.args...)); err != nil {
-				t.Fatal(err)
-			}
-			cfg, err := opts.Config()
-			if err != nil {
-				t.Fatal(err)
-			}
-			err = runWithOps(ctx, cfg, opts, nil)
+			err := runServeFlags(t, append(slices.Clone(base), tc.args...)...)
 			if err == nil || !strings.HasPrefix(err.Error(), tc.want+": ") {
 				t.Errorf("error:\n%v\nwant prefix:\n%s: ", err, tc.want)
 			}
@@ -144,21 +130,7 @@ func TestServeNamesFlagsOfSetupErrors(t *testing.T) {
 		"client-ca": {[]string{"--client-ca-file=" + filepath.Join(dir, "tls.key")}, "--client-ca-file=" + filepath.Join(dir, "tls.key") + ": loading the client CA bundle"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			// Cancelled: should the server start after all, it stops at
-			// once instead of hanging the test.
-			ctx, cancel := context.WithCancel(context.Background())
-			cancel()
-			opts := NewServeOptions()
-			fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
-			opts.AddFlags(fs)
-			if err := fs.Parse(append(slices.Clone(base), tc.args...)); err != nil {
-				t.Fatal(err)
-			}
-			cfg, err := opts.Config()
-			if err != nil {
-				t.Fatal(err)
-			}
-			err = runWithOps(ctx, cfg, opts, nil)
+			err := runServeFlags(t, append(slices.Clone(base), tc.args...)...)
 			if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 				t.Errorf("error:\n%v\nwant prefix:\n%s", err, tc.want)
 			}
@@ -194,15 +166,28 @@ current-context: x
 	}
 
 	missing := filepath.Join(dir, "nope")
-	opts.Kubeconfig = missing
+	want := "--metrics-secure (the default): the Kubernetes API is needed (a kubeconfig or the in-cluster config); to run without one, e.g. locally, pass --metrics-secure=false (or --metrics-bind-address=0): --kubeconfig " + missing + ": "
+	if err := runServeFlags(t, "--kubeconfig="+missing); err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("error:\n%v\nwant prefix:\n%s", err, want)
+	}
+}
+
+// runServeFlags runs the server of these serve flags with a cancelled
+// context (should it start after all, it stops at once instead of hanging
+// the test) and returns what it failed with.
+func runServeFlags(t *testing.T, args ...string) error {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
+	opts := NewServeOptions()
+	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
+	opts.AddFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
 	cfg, err := opts.Config()
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "--metrics-secure (the default): the Kubernetes API is needed (a kubeconfig or the in-cluster config); to run without one, e.g. locally, pass --metrics-secure=false (or --metrics-bind-address=0): --kubeconfig " + missing + ": "
-	if err := runWithOps(ctx, cfg, opts, nil); err == nil || !strings.HasPrefix(err.Error(), want) {
-		t.Errorf("error:\n%v\nwant prefix:\n%s", err, want)
-	}
+	return runWithOps(ctx, cfg, opts, nil)
 }
