@@ -57,6 +57,14 @@ type overloadBacklog struct {
 	done      <-chan struct{}
 	log       logr.Logger
 
+	// reviews returns the reviews that reached the slot gate and those
+	// that found every slot taken (slotGate.counts), overflows the
+	// namespace's listen overflows (listenOverflows): refusing also needs
+	// them to show that the surplus cannot be served (refuseWindow). nil:
+	// connections alone decide.
+	reviews   func() (arrived, waited uint64)
+	overflows func() (uint64, bool)
+
 	// refuseAfter: no connection to spare at every poll for this long
 	// starts refusing connections (overloadrefuse.go); 0: never.
 	// refusePause and refuseWindow are refusePauseDefault and
@@ -159,10 +167,12 @@ func (b *overloadBacklog) check() {
 }
 
 // restoreWhenCalm gives the queue its length back once the clients have had
-// connections to spare at every poll for calmFor. Until then, once they
-// have had none to spare at every poll for refuseAfter (not at one poll
-// only: a burst at half capacity can keep every place busy at a poll a
-// second after the queue was shortened), the listener refuses connections
+// connections to spare, and no dials piling up, at every poll for calmFor.
+// Until then, once they have had none to spare (or dials piling up) at
+// every poll for refuseAfter (not at one poll only: a burst at half
+// capacity can keep every place busy at a poll a second after the queue
+// was shortened) and the last refuseAfter shows a sign that the surplus
+// cannot be served (refusewindow.go), the listener refuses connections
 // between short windows (overloadrefuse.go).
 func (b *overloadBacklog) restoreWhenCalm() {
 	t := time.NewTicker(b.poll)
@@ -174,20 +184,26 @@ func (b *overloadBacklog) restoreWhenCalm() {
 		}
 	}()
 	var calm, busy time.Duration
+	w := b.newRefuseWindow()
 	for {
 		select {
 		case <-b.done:
 			return
 		case <-t.C:
 		}
-		if b.spare(b.spareIdle) {
+		w.add()
+		// Idle connections are not calm while dials pile up: their client
+		// is stuck in connect(2) (refusewindow.go).
+		if b.spare(b.spareIdle) && !w.pileUp() {
 			calm, busy = calm+b.poll, 0
 		} else {
 			calm, busy = 0, busy+b.poll
 		}
 		if calm < b.calmFor {
 			if stopRefusing == nil && b.refuseAfter > 0 && busy >= b.refuseAfter {
-				stopRefusing = b.startRefusing(busy)
+				if sign := w.sign(); sign != "" {
+					stopRefusing = b.startRefusing(busy, sign)
+				}
 			}
 			continue
 		}

@@ -48,11 +48,11 @@ const (
 
 // startRefusing starts the refusal cycle; stop ends it with the listener
 // listening (with the short backlog) and returns once it has ended.
-func (b *overloadBacklog) startRefusing(since time.Duration) (stop func()) {
+func (b *overloadBacklog) startRefusing(since time.Duration, sign string) (stop func()) {
 	stopc, finished := make(chan struct{}), make(chan struct{})
 	b.refusingG.Set(1)
 	b.refusingN.Inc()
-	b.log.Info("Overloaded: refusing connections between short windows", "noneToSpareFor", since.String(), "backlog", b.short)
+	b.log.Info("Overloaded: refusing connections between short windows", "overloadedFor", since.String(), "sign", sign, "backlog", b.short)
 	go func() {
 		defer close(finished)
 		b.refuse(stopc)

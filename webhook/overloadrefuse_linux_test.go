@@ -3,6 +3,7 @@ package webhook
 import (
 	"errors"
 	"net"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -160,12 +161,33 @@ func TestConnLimiterAcceptWaitsOutPause(t *testing.T) {
 	}
 }
 
-// Under sustained overload the server first shortens its accept queue, then
-// refuses connections between short windows; once the overload ends it
-// takes connections again with its long queue.
+// Under sustained overload the server first shortens its accept queue, and
+// with no connection to spare it does not refuse on that alone (a client
+// below capacity can keep every place busy); once the short queue drops
+// dials by the hundred, it refuses connections between short windows; once
+// the overload ends it takes connections again with its long queue.
 func TestServerRefusesConnectionsUnderSustainedOverload(t *testing.T) {
 	o := overloadServer(t, func(c *Config) { c.OverloadRefuseAfter = time.Millisecond })
 	ts, guard := o.ts, o.ts.conns.backlog
+	waitFor(t, func() bool { return backlogOf(t, ts.conns.Listener) == 4 })
+	time.Sleep(4 * backlogPollDefault)
+	if got := value(t, guard.refusingN); got != 0 {
+		t.Fatalf("started refusing %v times with every place busy but no sign of overload, want 0", got)
+	}
+
+	// Dials piling up: the short queue is full, and their SYNs are dropped
+	// (and retransmitted) until the server refuses them.
+	var wg sync.WaitGroup
+	t.Cleanup(wg.Wait)
+	for range 2 * refuseMinDrops {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if c, err := net.DialTimeout("tcp", ts.Addr().String(), 3*time.Second); err == nil {
+				c.Close()
+			}
+		}()
+	}
 	waitFor(t, func() bool { return value(t, guard.refusingG) == 1 })
 	refused := false
 	for deadline := time.Now().Add(10 * time.Second); !refused && time.Now().Before(deadline); {

@@ -221,6 +221,7 @@ func (s *Server) listen(tlsConfig *tls.Config, log logr.Logger) ([3]net.Listener
 			s.conns.backlog = newOverloadBacklog(ln, long, c.OverloadListenBacklog, s.conns.spare, s.conns.done, s.metrics, log.WithName("accept-queue"))
 			if b := s.conns.backlog; b != nil {
 				b.refuseAfter = c.OverloadRefuseAfter
+				b.reviews, b.overflows = s.admission.counts, listenOverflows
 			}
 		}
 		ln = s.conns

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -35,6 +36,11 @@ type slotGate struct {
 	mu      sync.Mutex
 	queued  int
 	meanDur time.Duration // exponentially weighted mean review time
+
+	// arrived counts the reviews that reached the gate, waited those that
+	// found every slot taken (shed or not), for the accept-queue guard
+	// (refuseWindow).
+	arrived, waited atomic.Uint64
 
 	queueGauge   *prometheus.GaugeVec
 	runningGauge *prometheus.GaugeVec
@@ -96,9 +102,11 @@ func (a *slotGate) wrap(endpoint string, maxBytes int64, shed func(w http.Respon
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		begin := time.Now()
 		prefetchBody(r, maxBytes)
+		a.arrived.Add(1)
 		select {
 		case a.slots <- struct{}{}: // a free slot: no wait
 		default:
+			a.waited.Add(1)
 			if reason := a.wait(r, queued); reason != "" {
 				a.sheds.WithLabelValues(endpoint, reason).Inc()
 				if reason != shedClientGone {
@@ -177,6 +185,12 @@ func (a *slotGate) observe(d time.Duration) {
 		a.meanDur += (d - a.meanDur) / 16
 	}
 	a.mu.Unlock()
+}
+
+// counts returns the reviews that reached the gate and those that found
+// every slot taken, since the start.
+func (a *slotGate) counts() (arrived, waited uint64) {
+	return a.arrived.Load(), a.waited.Load()
 }
 
 // state returns the waiting and running reviews.
