@@ -35,8 +35,8 @@ webhook (/validate) for resource.claimbridge.dev over TLS, with /healthz and
 /readyz on the health probe address and Prometheus metrics on the metrics
 address. Without --tls-cert-file and without a certificate in --cert-dir it
 generates a CA (ca.crt, for the caBundle) and a serving certificate there.
-SIGTERM or SIGINT shuts it down gracefully: /readyz fails, in-flight requests
-finish, then it exits 0; a second signal exits at once with code 1.`,
+SIGTERM, SIGINT or SIGHUP shuts it down gracefully: /readyz fails, in-flight
+requests finish, then it exits 0; a second signal exits at once with code 1.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := opts.Validate(); err != nil {
@@ -50,7 +50,7 @@ finish, then it exits 0; a second signal exits at once with code 1.`,
 				parent = context.Background()
 			}
 			sigs := make(chan os.Signal, 2)
-			signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+			signal.Notify(sigs, shutdownSignals...)
 			defer signal.Stop(sigs)
 			ctx, stop := shutdownOnSignal(parent, sigs, os.Exit)
 			defer stop()
@@ -64,6 +64,13 @@ finish, then it exits 0; a second signal exits at once with code 1.`,
 	opts.AddFlags(cmd.Flags())
 	return cmd
 }
+
+// shutdownSignals start the graceful shutdown. SIGHUP is one of them: a
+// server started from a terminal that closes would otherwise die at once,
+// without a log line and without finishing its in-flight requests (it has
+// no configuration to reload: certificates are reloaded when their files
+// change).
+var shutdownSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
 
 // shutdownOnSignal returns a context that the first signal on sigs
 // cancels (the graceful shutdown: drain, then finish in-flight requests);
