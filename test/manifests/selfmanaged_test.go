@@ -272,6 +272,36 @@ func TestChart(t *testing.T) {
 			}
 		}
 	})
+	// Secure metrics: Prometheus' own token file by default, or a token from
+	// a Secret (authorization) where file access is denied.
+	t.Run("service-monitor-token", func(t *testing.T) {
+		for _, c := range []struct {
+			sets      []string
+			tokenFile string
+			secret    map[string]interface{}
+		}{
+			{nil, "/var/run/secrets/kubernetes.io/serviceaccount/token", nil},
+			{[]string{"serviceMonitor.bearerTokenSecret.name=prom-token"}, "",
+				map[string]interface{}{"type": "Bearer", "credentials": map[string]interface{}{"name": "prom-token", "key": "token"}}},
+			{[]string{"serviceMonitor.bearerTokenSecret.name=prom-token", "serviceMonitor.bearerTokenSecret.key=jwt"}, "",
+				map[string]interface{}{"type": "Bearer", "credentials": map[string]interface{}{"name": "prom-token", "key": "jwt"}}},
+		} {
+			sm := helmTemplate(t, append([]string{"serviceMonitor.enabled=true"}, c.sets...)...).unstructured("ServiceMonitor")
+			if len(sm) != 1 {
+				t.Fatalf("--set %v: %d ServiceMonitors", c.sets, len(sm))
+			}
+			eps, _, _ := unstructured.NestedSlice(sm[0].Object, "spec", "endpoints")
+			ep := eps[0].(map[string]interface{})
+			file, _, _ := unstructured.NestedString(ep, "bearerTokenFile")
+			auth, _, _ := unstructured.NestedMap(ep, "authorization")
+			if file != c.tokenFile {
+				t.Errorf("--set %v: bearerTokenFile %q, want %q", c.sets, file, c.tokenFile)
+			}
+			if diff := cmp.Diff(c.secret, auth); diff != "" {
+				t.Errorf("--set %v: authorization (-want +got):\n%s", c.sets, diff)
+			}
+		}
+	})
 	t.Run("pod-disruption-budget", func(t *testing.T) {
 		for _, c := range []struct {
 			sets []string
