@@ -265,6 +265,7 @@ type result struct {
 	errKinds       map[string]int // errors by message, addresses left out
 	start          time.Time
 	okPerSecond    []int64 // successes by second since start
+	errPerSecond   []int64 // errors by second since start
 	shedLat        []time.Duration
 	shedServer     []time.Duration // shed answers from the connection's acquisition on: the server's part
 	okServer       []time.Duration // the same for successes
@@ -287,12 +288,7 @@ func (r *result) record(d, connWait time.Duration, outcome int, msg string) {
 	switch outcome {
 	case 0:
 		r.ok++
-		if sec := int(time.Since(r.start) / time.Second); sec >= 0 {
-			for len(r.okPerSecond) <= sec {
-				r.okPerSecond = append(r.okPerSecond, 0)
-			}
-			r.okPerSecond[sec]++
-		}
+		r.okPerSecond = countSecond(r.okPerSecond, r.start)
 		r.lat = append(r.lat, d)
 		r.okServer = append(r.okServer, d-connWait)
 	case 1:
@@ -301,6 +297,7 @@ func (r *result) record(d, connWait time.Duration, outcome int, msg string) {
 		r.shedServer = append(r.shedServer, d-connWait)
 	default:
 		r.errs++
+		r.errPerSecond = countSecond(r.errPerSecond, r.start)
 		if r.firstErr == "" {
 			r.firstErr = msg
 		}
@@ -309,6 +306,20 @@ func (r *result) record(d, connWait time.Duration, outcome int, msg string) {
 		}
 		r.errKinds[errKind(msg)]++
 	}
+}
+
+// countSecond counts one event in the second since start in which it
+// happened now.
+func countSecond(perSecond []int64, start time.Time) []int64 {
+	sec := int(time.Since(start) / time.Second)
+	if sec < 0 {
+		return perSecond
+	}
+	for len(perSecond) <= sec {
+		perSecond = append(perSecond, 0)
+	}
+	perSecond[sec]++
+	return perSecond
 }
 
 // send posts one review and records it: 0 success, 1 shed (429, in band or
@@ -618,9 +629,11 @@ func run(phase, soak time.Duration) error {
 	}
 	over := 2 * capacity[worst.name]
 	shed0, fast0 := shedTimes("http://" + cbMetrics + "/metrics")
+	refusing0 := refusalsStarted("http://" + cbMetrics + "/metrics")
 	r := measure(cb, overloadPhase, openLoop(cb, []shape{worst}, over))
 	row("overload 2×", cb.name, worst.name, fmt.Sprintf("%.0f/s", over), r)
 	shed1, fast1 := shedTimes("http://" + cbMetrics + "/metrics")
+	refusing1 := refusalsStarted("http://" + cbMetrics + "/metrics")
 	// The same offered load against the null server, in the same run: what
 	// the machine and the load generator deliver at that rate.
 	rn := measure(null, overloadPhase, openLoop(null, []shape{worst}, over))
@@ -639,13 +652,18 @@ func run(phase, soak time.Duration) error {
 	fmt.Printf("Shed answers, server side (claimbridge_webhook_shed_duration_seconds): %.0f of %.0f within 50 ms.\n", fast1-fast0, shed1-shed0)
 	fmt.Printf("Requests failed on the generator's own connection attempts, never sent (in a cluster: failed webhook calls): claimbridge %d, null server %d.\n",
 		dialFailures(r.errKinds), dialFailures(rn.errKinds))
+	fmt.Printf("claimbridge started refusing connections %s in the step (claimbridge_webhook_listen_refusing_started_total).\n", times(refusing0, refusing1))
 
 	mixRate := capacity[worst.name] / 2
 	watch := watchSoak(func() soakSample { return serverSample(cb, "http://"+cbMetrics+"/metrics") }, soakSampleEvery)
+	refusing2 := refusalsStarted("http://" + cbMetrics + "/metrics")
 	r = measure(cb, soak, openLoop(cb, all, mixRate))
+	refusing3 := refusalsStarted("http://" + cbMetrics + "/metrics")
 	samples := watch.stop()
 	row("soak", cb.name, "all four, round robin", fmt.Sprintf("%.0f/s", mixRate), r)
 	fmt.Printf("\nSoak %v, %d requests: %s.\n", soak, r.ok+r.shed+r.errs, soakSummary(samples, soakSampleEvery))
+	fmt.Printf("Soak errors by minute: %v; claimbridge started refusing connections %s in the soak.\n",
+		perMinute(r.errPerSecond, soak), times(refusing2, refusing3))
 	return nil
 }
 

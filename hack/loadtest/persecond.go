@@ -56,3 +56,14 @@ func cores(v []float64) string {
 	}
 	return "[" + strings.Join(s, " ") + "]"
 }
+
+// perMinute sums per-second counts by minute, over a phase of length d
+// (minutes without a count are 0).
+func perMinute(perSecond []int64, d time.Duration) []int64 {
+	out := make([]int64, max(1, int((d+time.Minute-1)/time.Minute)))
+	for sec, n := range perSecond {
+		m := min(sec/60, len(out)-1)
+		out[m] += n
+	}
+	return out
+}

@@ -102,6 +102,33 @@ func shedTimes(metricsURL string) (total, within50ms float64) {
 	return total, within50ms
 }
 
+// refusalsStarted reads claimbridge_webhook_listen_refusing_started_total,
+// -1 when it cannot be read.
+func refusalsStarted(metricsURL string) float64 {
+	resp, err := plainClient.Get(metricsURL)
+	if err != nil {
+		return -1
+	}
+	defer resp.Body.Close()
+	if v, ok := gauge(resp.Body, "claimbridge_webhook_listen_refusing_started_total"); ok {
+		return v
+	}
+	return -1
+}
+
+// times formats the growth of a counter read twice: "2 times", or "?" when
+// either read failed.
+func times(before, after float64) string {
+	if before < 0 || after < 0 {
+		return "? times"
+	}
+	n := after - before
+	if n == 1 {
+		return "1 time"
+	}
+	return fmt.Sprintf("%.0f times", n)
+}
+
 // eachSample calls fn with each sample line of a Prometheus text exposition
 // (name, labels and value, no timestamp) and its value.
 func eachSample(r io.Reader, fn func(line string, v float64)) {
