@@ -112,22 +112,24 @@ func (w *refuseWindow) sums() (sum windowPoll, dropsKnown bool) {
 // cpuBound reports whether at least refuseWaitedShare of the reviews over
 // the window found every slot taken.
 func (w *refuseWindow) cpuBound() bool {
-	if w.b.reviews == nil {
-		return false
-	}
 	sum, _ := w.sums()
-	return sum.arrived >= refuseMinReviews && float64(sum.waited) >= refuseWaitedShare*float64(sum.arrived)
+	return w.b.reviews != nil && sum.cpuBound()
 }
 
 // pileUp reports whether the accept queues dropped at least
 // refuseDropsPerReview SYNs per review over the window (and refuseMinDrops
 // in all).
 func (w *refuseWindow) pileUp() bool {
-	if w.b.reviews == nil {
-		return false
-	}
 	sum, known := w.sums()
-	return known && sum.drops >= refuseMinDrops && float64(sum.drops) >= refuseDropsPerReview*float64(sum.arrived)
+	return w.b.reviews != nil && known && sum.pileUp()
+}
+
+func (p windowPoll) cpuBound() bool {
+	return p.arrived >= refuseMinReviews && float64(p.waited) >= refuseWaitedShare*float64(p.arrived)
+}
+
+func (p windowPoll) pileUp() bool {
+	return p.drops >= refuseMinDrops && float64(p.drops) >= refuseDropsPerReview*float64(p.arrived)
 }
 
 // Signs (refuseWindow.sign), as the refusal's log line names them.
@@ -141,16 +143,13 @@ const (
 // counters, or when a poll could not read the overflows, busy connections
 // alone decide, as before the signs.
 func (w *refuseWindow) sign() string {
-	if w.b.reviews == nil {
-		return signNoCounters
-	}
-	if _, known := w.sums(); !known {
-		return signNoCounters
-	}
+	sum, known := w.sums()
 	switch {
-	case w.cpuBound():
+	case w.b.reviews == nil || !known:
+		return signNoCounters
+	case sum.cpuBound():
 		return signSlotsSaturate
-	case w.pileUp():
+	case sum.pileUp():
 		return signDialsPileUp
 	}
 	return ""

@@ -105,12 +105,7 @@ func shedTimes(metricsURL string) (total, within50ms float64) {
 // refusalsStarted reads claimbridge_webhook_listen_refusing_started_total,
 // -1 when it cannot be read.
 func refusalsStarted(metricsURL string) float64 {
-	resp, err := plainClient.Get(metricsURL)
-	if err != nil {
-		return -1
-	}
-	defer resp.Body.Close()
-	if v, ok := gauge(resp.Body, "claimbridge_webhook_listen_refusing_started_total"); ok {
+	if v, ok := metricValue(metricsURL, "claimbridge_webhook_listen_refusing_started_total"); ok {
 		return v
 	}
 	return -1

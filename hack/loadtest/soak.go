@@ -62,13 +62,20 @@ func (w *soakWatch) stop() []soakSample {
 func serverSample(s *server, metricsURL string) soakSample {
 	_, rss := s.cpuAndRSS()
 	g := -1
-	if resp, err := plainClient.Get(metricsURL); err == nil {
-		if v, ok := gauge(resp.Body, "go_goroutines"); ok {
-			g = int(v)
-		}
-		resp.Body.Close()
+	if v, ok := metricValue(metricsURL, "go_goroutines"); ok {
+		g = int(v)
 	}
 	return soakSample{rss: rss, goroutines: g, fds: countFDs(s)}
+}
+
+// metricValue scrapes metricsURL for the unlabelled metric name.
+func metricValue(metricsURL, name string) (float64, bool) {
+	resp, err := plainClient.Get(metricsURL)
+	if err != nil {
+		return 0, false
+	}
+	defer resp.Body.Close()
+	return gauge(resp.Body, name)
 }
 
 // gauge returns the value of the unlabelled metric name in a Prometheus text
