@@ -373,6 +373,25 @@ spec:
 			Warnings: []string{"spec.devices.requests[1].firstAvailable: 1.31 has no prioritized list: the request has neither its 1 subrequest(s) nor a deviceClassName, which a 1.31 apiserver requires; the subrequests are kept only in the restore annotation (v1beta1→v1alpha3)"},
 		},
 	}, {
+		// A selector using a CEL function newer than 1.31: its 1.31
+		// apiserver refused it on create, its scheduler could not compile it.
+		name: "v1-cel-newer-than-1.31-to-v1alpha3",
+		in: `
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: c, namespace: ns}
+spec:
+  devices:
+    requests:
+    - name: gpu
+      exactly:
+        deviceClassName: gpu.example.com
+        selectors: [{cel: {expression: 'isSemver("v1.0", true)'}}]
+`,
+		to: conversion.V1alpha3,
+		want: "ResourceClaim ns/c: a Kubernetes 1.31 apiserver would reject the migrated object: spec.devices.requests[0].selectors[0].cel.expression: Invalid value: \"isSemver(\\\"v1.0\\\", true)\": " +
+			"compilation failed: ERROR: <input>:1:9: found no matching overload for 'isSemver' applied to '(string, bool)'\n | isSemver(\"v1.0\", true)\n | ........^",
+	}, {
 		// A 1.31 claim without requests has no class for 1.30 (the
 		// conversion does not warn: nothing is lost).
 		name: "v1alpha3-without-requests-to-v1alpha2",

@@ -112,7 +112,9 @@ func crossVersionErrors(t target, subResource string, deriveOld bool, newObj, ol
 		shareableRule := version != StorageVersion
 		deleted := newView.meta.DeletionTimestamp != nil
 		add(common.ValidateReservedForInvariants(newView.status, oldView.status, deleted, shareableRule, statusPath)...)
-		if shareableRule && oldView.status.NotShareable && len(newView.status.ReservedFor) > 1 {
+		// Upstream checks shareable only while the claim is allocated;
+		// without an allocation its reservations are refused anyway.
+		if shareableRule && newView.status.Allocated && oldView.status.NotShareable && len(newView.status.ReservedFor) > 1 {
 			add(field.Forbidden(statusPath.Child("reservedFor"), "may not be reserved more than once"))
 		}
 		add(common.ValidateDeallocation(newView.status, oldView.status, statusPath)...)

@@ -41,6 +41,18 @@ func TestCrossVersionInvariants(t *testing.T) {
 			},
 			wantFailures: field.ErrorList{field.Forbidden(field.NewPath("status", "reservedFor"), "may not be reserved more than once")},
 		},
+		"allocation-cleared-with-two-consumers-reports-the-allocation-rule-only": { // rule 50 applies while allocated (1.30)
+			sub: "status",
+			old: func(t *testing.T) map[string]interface{} { return obj(t, notShareableV2) },
+			new: func(t *testing.T) map[string]interface{} {
+				o := obj(t, notShareableV2)
+				status := o["status"].(map[string]interface{})
+				delete(status, "allocation")
+				status["reservedFor"] = append(status["reservedFor"].([]interface{}), map[string]interface{}{"resource": "pods", "name": "b", "uid": "2"})
+				return o
+			},
+			wantFailures: field.ErrorList{field.Forbidden(field.NewPath("status", "reservedFor"), "may not be specified when `allocated` is not set")},
+		},
 		"shareable-v1alpha3-claim-may-have-two-consumers": {
 			sub: "status",
 			old: func(t *testing.T) map[string]interface{} { return obj(t, v3Allocated) },

@@ -13,6 +13,8 @@ import (
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/cel/environment"
+	dracel "k8s.io/dynamic-resource-allocation/cel"
 
 	"github.com/claimbridge/claimbridge/validation"
 )
@@ -336,10 +338,11 @@ func expected(version string, s scenario, ourErrs field.ErrorList, upErrs []fiel
 			})
 		}
 		if reservations, _ := statusField(s.Object, "reservedFor").([]interface{}); len(reservations) > 1 && version != "v1alpha3" &&
-			oldAlloc != nil && oldAlloc.(map[string]interface{})["shareable"] != true && !apiequality.Semantic.DeepEqual(newAlloc, oldAlloc) {
+			newAlloc != nil && oldAlloc != nil && oldAlloc.(map[string]interface{})["shareable"] != true && !apiequality.Semantic.DeepEqual(newAlloc, oldAlloc) {
 			// "Not shareable stays single-consumer": the old allocation
-			// counts (the new one may not differ: the allocation is
-			// immutable, which claimbridge reports too).
+			// counts while the claim stays allocated (the new one may not
+			// differ: the allocation is immutable, which claimbridge
+			// reports too).
 			onlyOurs = drop(onlyOurs, "not shareable stays single-consumer", func(f string) bool {
 				return f == "FieldValueForbidden status.reservedFor" && detailOf(f) == "may not be reserved more than once"
 			})
@@ -353,25 +356,20 @@ func expected(version string, s scenario, ourErrs field.ErrorList, upErrs []fiel
 			return f == "FieldValueInvalid metadata.annotations" && strings.Contains(detailOf(f), "changes the spec as seen through v1alpha3")
 		})
 	}
-	// CEL library functions newer than 1.31 (claimbridge compiles with a
-	// current release's environment): accepted on create, and so on the
-	// updates of what was stored.
-	onlyUp = drop(onlyUp, "CEL library newer than 1.31", func(f string) bool {
-		if !strings.HasSuffix(f, ".cel.expression") || !strings.HasPrefix(f, "FieldValueInvalid ") {
-			return false
-		}
-		for _, e := range upErrs {
-			if e.Type+" "+e.Field != f {
-				continue
-			}
-			// the first undeclared name (a macro's variables follow)
-			m := undeclaredRE.FindStringSubmatch(e.Detail)
-			if m == nil || !newerCELFunctions[m[1]] {
+	// An update compiles the (immutable) spec's expressions in today's
+	// stored-expressions environment, where 1.31 re-ran its create rules:
+	// a claim that an earlier claimbridge build stored with a CEL function
+	// newer than 1.31 stays writable (its finalizers removable).
+	if s.Op == "update" {
+		onlyUp = drop(onlyUp, "stored CEL expression newer than 1.31", func(f string) bool {
+			typ, path, _ := strings.Cut(f, " ")
+			if typ != "FieldValueInvalid" || !strings.HasSuffix(path, ".cel.expression") {
 				return false
 			}
-		}
-		return true
-	})
+			expression, ok := valueAt(s.Object, path).(string)
+			return ok && compilesWhenStored(expression)
+		})
+	}
 	// A conversion to the storage version that fails: the restore
 	// annotations would not fit beside the object's own.
 	onlyOurs = drop(onlyOurs, "conversion failure reported", func(f string) bool {
@@ -400,13 +398,33 @@ func classPresenceOnlyDiffers(s scenario) bool {
 	return nok != ook && (n == "" || o == "")
 }
 
-var undeclaredRE = regexp.MustCompile(`undeclared reference to '([^']*)'`)
+// compilesWhenStored reports whether expression compiles in today's
+// stored-expressions environment (1.31's feature set), as claimbridge
+// checks the expressions of an update.
+func compilesWhenStored(expression string) bool {
+	stored := environment.StoredExpressions
+	return dracel.GetCompiler(dracel.Features{}).CompileCELExpression(expression, dracel.Options{EnvType: &stored}).Error == nil
+}
 
-// newerCELFunctions are the names 1.31's CEL environment does not declare
-// and claimbridge's does (the cel-go lists extension).
-var newerCELFunctions = map[string]bool{
-	"lists": true, "range": true, "slice": true, "flatten": true, "sortBy": true, "sort": true,
-	"distinct": true, "first": true, "last": true,
+// valueAt is the value at a field path ("spec.devices.requests[0].name") of
+// obj, nil where there is none.
+func valueAt(obj map[string]interface{}, path string) interface{} {
+	var v interface{} = obj
+	for _, part := range strings.Split(path, ".") {
+		name, rest, _ := strings.Cut(part, "[")
+		m, _ := v.(map[string]interface{})
+		v = m[name]
+		for rest != "" {
+			index, after, _ := strings.Cut(rest, "]")
+			i, err := strconv.Atoi(index)
+			l, _ := v.([]interface{})
+			if err != nil || i < 0 || i >= len(l) {
+				return nil
+			}
+			v, rest = l[i], strings.TrimPrefix(after, "[")
+		}
+	}
+	return v
 }
 
 func statusField(obj map[string]interface{}, key string) interface{} {
@@ -794,6 +812,12 @@ func (g *gen) cel() string {
 		`size(device.attributes) > 0`,
 		`strings.quote("a") == "\"a\""`,
 		`lists.range(3).size() == 3`,
+		`!format.dns1123Label().validate(device.driver).hasValue()`,
+		`[1, 2].all(i, v, v > 0)`,
+		`[1, 2].transformList(i, v, v * 2).size() == 2`,
+		`isSemver("v1.0", true)`,
+		`semver("1.0", true).major() == 1`,
+		`[1, 2].reverse()[0] == 2`,
 		`[1,2,3].slice(0, 1).size() == 1`,
 		`[[1],[2]].flatten().size() == 2`,
 		`1 / 0 == 1`,

@@ -37,10 +37,23 @@ var celCache = struct {
 	entries map[celKey]celCheck
 }{entries: map[celKey]celCheck{}}
 
-// compileCEL compiles expression in the environment for new (create) or
-// stored (update) expressions, with the 1.31 feature set (no consumable
-// capacity, no list attributes). Results are cached: compilation is the
-// expensive part of validating a claim.
+// compileCEL checks expression for a create (stored false) or an update
+// (stored true) and estimates its worst-case cost (the warning about 1.32's
+// limit).
+//
+//   - A create compiles in 1.31's environment for new expressions
+//     (compileCEL131): what 1.31 refused, claimbridge refuses.
+//   - An update compiles in today's environment for stored expressions
+//     (k8s.io/dynamic-resource-allocation v0.36, 1.31's feature set: no
+//     consumable capacity, no list attributes). The spec is immutable, so
+//     the expression passed a create; what only this environment accepts
+//     was stored by a claimbridge build that compiled creates with it, and
+//     refusing it now would refuse every later write of the claim, the
+//     removal of its finalizers included. (1.31 ran the create rules on
+//     updates too.)
+//
+// The cost is estimated in today's environment. Results are cached:
+// compilation is the expensive part of validating a claim.
 func compileCEL(expression string, stored bool) celCheck {
 	key := celKey{stored: stored, expression: expression}
 	celCache.Lock()
@@ -59,6 +72,13 @@ func compileCEL(expression string, stored bool) celCheck {
 	if compiled.Error != nil && compiled.Program != nil {
 		// Only cost estimation failed; 1.31 did not estimate costs.
 		result = celCheck{maxCost: math.MaxUint64}
+	}
+	if !stored {
+		// 1.31's verdict; the cost stays today's estimate.
+		result.err = compileCEL131(expression)
+		if result.err != nil || compiled.Error != nil {
+			result.maxCost = math.MaxUint64
+		}
 	}
 
 	celCache.Lock()

@@ -1,0 +1,93 @@
+package v1alpha3
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/ext"
+	"k8s.io/apimachinery/pkg/util/version"
+	celconfig "k8s.io/apiserver/pkg/apis/cel"
+	apiservercel "k8s.io/apiserver/pkg/cel"
+	"k8s.io/apiserver/pkg/cel/environment"
+	"k8s.io/apiserver/pkg/cel/library"
+)
+
+// Kubernetes 1.31's environment for new selector expressions, rebuilt from
+// today's libraries (k8s.io/dynamic-resource-allocation v0.31's
+// mustBuildEnv).
+//
+//   - The base libraries are those up to 1.31's compatibility version, 1.30
+//     (a 1.31 binary's MinCompatibilityVersion): not the format library
+//     (1.31), two-variable comprehensions (1.32), the normalizing semver
+//     overloads (1.33) or the cel-go lists extension (1.34), all of which
+//     today's NewExpressions environment has.
+//   - The DRA declarations are 1.31's, registered as introduced in 1.0 as
+//     1.31 did: the device variable (driver, attributes, capacity), DRA's
+//     semver library (semver, isSemver and the comparisons, one argument)
+//     and cel.bind.
+//
+// A claim created with an expression outside this environment could not be
+// created in 1.31, and its 1.31 scheduler could not compile it.
+const celCompatibilityVersion131 = "1.30"
+
+// maxAttributesAndCapacities is 1.31's declared bound of the device's maps
+// (resourceapi.ResourceSliceMaxAttributesAndCapacitiesPerDevice).
+const maxAttributesAndCapacities = 32
+
+var celEnv131 = sync.OnceValues(func() (*cel.Env, error) {
+	field := func(name string, declType *apiservercel.DeclType) *apiservercel.DeclField {
+		return apiservercel.NewDeclField(name, declType, true, nil, nil)
+	}
+	nested := func(inner *apiservercel.DeclType) *apiservercel.DeclType {
+		return apiservercel.NewMapType(apiservercel.StringType,
+			apiservercel.NewMapType(apiservercel.StringType, inner, maxAttributesAndCapacities), maxAttributesAndCapacities)
+	}
+	deviceType := apiservercel.NewObjectType("kubernetes.DRADevice", map[string]*apiservercel.DeclField{
+		"driver":     field("driver", apiservercel.StringType),
+		"attributes": field("attributes", nested(apiservercel.AnyType)),
+		"capacity":   field("capacity", nested(apiservercel.QuantityDeclType)),
+	})
+	set, err := environment.MustBaseEnvSet(version.MustParseGeneric(celCompatibilityVersion131)).Extend(environment.VersionedOptions{
+		IntroducedVersion: version.MajorMinor(1, 0),
+		EnvOptions: []cel.EnvOption{
+			cel.Variable("device", deviceType.CelType()),
+			library.SemverLib(library.SemverVersion(0)),
+			ext.Bindings(ext.BindingsVersion(0)),
+		},
+		DeclTypes: []*apiservercel.DeclType{deviceType},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("building Kubernetes 1.31's CEL environment: %w", err)
+	}
+	return set.NewExpressionsEnv(), nil
+})
+
+// compileCEL131 compiles expression as 1.31's CompileCELExpression did for
+// a new expression: the same checks, error types and details.
+func compileCEL131(expression string) *apiservercel.Error {
+	invalid := func(detail string) *apiservercel.Error {
+		return &apiservercel.Error{Type: apiservercel.ErrorTypeInvalid, Detail: detail}
+	}
+	internal := func(detail string) *apiservercel.Error {
+		return &apiservercel.Error{Type: apiservercel.ErrorTypeInternal, Detail: detail}
+	}
+	env, err := celEnv131()
+	if err != nil {
+		return internal("unexpected error loading CEL environment: " + err.Error())
+	}
+	ast, issues := env.Compile(expression)
+	if issues != nil {
+		return invalid("compilation failed: " + issues.String())
+	}
+	if t := ast.OutputType(); t != cel.BoolType && t != cel.AnyType {
+		return invalid(fmt.Sprintf("must evaluate to %v or the unknown type, not %v", cel.BoolType.String(), t.String()))
+	}
+	if _, err := cel.AstToCheckedExpr(ast); err != nil {
+		return internal("unexpected compilation error: " + err.Error())
+	}
+	if _, err := env.Program(ast, cel.InterruptCheckFrequency(celconfig.CheckFrequency)); err != nil {
+		return internal("program instantiation failed: " + err.Error())
+	}
+	return nil
+}
