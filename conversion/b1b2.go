@@ -59,10 +59,10 @@ func requestB1ToB2(in map[string]interface{}) map[string]interface{} {
 	return out
 }
 
-// requestB2ToB1: the fields of exactly become flat request fields. A key of
-// exactly that the request already has outside exactly (not a v1beta2
-// field) is left out rather than overwritten, so that the result does not
-// depend on map order; the restore annotation keeps it.
+// requestB2ToB1: the fields of exactly become flat request fields. A key
+// the request also has outside exactly (no v1beta2 field: an unknown field
+// of the input) gives way to exactly's, which is what a 1.33+ consumer acts
+// on; the restore annotation keeps it.
 func requestB2ToB1(in map[string]interface{}) map[string]interface{} {
 	out := map[string]interface{}{}
 	for k, v := range in {
@@ -71,9 +71,7 @@ func requestB2ToB1(in map[string]interface{}) map[string]interface{} {
 		}
 	}
 	for k, v := range asMap(in["exactly"]) {
-		if _, taken := out[k]; !taken {
-			out[k] = v
-		}
+		out[k] = v
 	}
 	return out
 }

@@ -1,0 +1,49 @@
+package conversion_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/claimbridge/claimbridge/conversion"
+)
+
+// TestExactlyWinsOverAStrayFlatField: a v1 or v1beta2 request with an
+// unknown flat field beside the same field under exactly asks a 1.33+
+// consumer for exactly's; v1beta1 and the alpha versions must ask for the
+// same (the stray field travels in the restore annotation and comes back).
+func TestExactlyWinsOverAStrayFlatField(t *testing.T) {
+	in := func(version string) map[string]interface{} {
+		var obj map[string]interface{}
+		if err := json.Unmarshal([]byte(`{"apiVersion":"resource.k8s.io/`+version+`","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},
+			"spec":{"devices":{"requests":[{"name":"r","deviceClassName":"stray","allocationMode":"All",
+			"exactly":{"deviceClassName":"right","allocationMode":"ExactCount","count":2}}]}}}`), &obj); err != nil {
+			t.Fatal(err)
+		}
+		return obj
+	}
+	for _, from := range []string{conversion.V1, conversion.V1beta2} {
+		for _, to := range []string{conversion.V1beta1, conversion.V1alpha3} {
+			t.Run(from+"-to-"+to, func(t *testing.T) {
+				out, err := conversion.Convert(in(from), to)
+				if err != nil {
+					t.Fatal(err)
+				}
+				request := out["spec"].(map[string]interface{})["devices"].(map[string]interface{})["requests"].([]interface{})[0].(map[string]interface{})
+				got := map[string]interface{}{"deviceClassName": request["deviceClassName"], "allocationMode": request["allocationMode"], "count": request["count"]}
+				want := map[string]interface{}{"deviceClassName": "right", "allocationMode": "ExactCount", "count": float64(2)}
+				if d := cmp.Diff(want, got); d != "" {
+					t.Errorf("request (-want +got):\n%s", d)
+				}
+				back, err := conversion.Convert(out, from)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d := cmp.Diff(in(from), back); d != "" {
+					t.Errorf("round trip (-want +got):\n%s", d)
+				}
+			})
+		}
+	}
+}
