@@ -48,6 +48,20 @@ func TestParseDocumentBoundaries(t *testing.T) {
 			data: "apiVersion: v1\nkind: A\nmetadata:\n  annotations:\n    a: |\n      x\n      ---\n      ...\n---\napiVersion: v1\nkind: B\n",
 			want: []pos{{"A", 1, 1}, {"B", 2, 10}},
 		},
+		// kubectl's YAMLOrJSONDecoder: a JSON value, and when the next
+		// does not parse as JSON, the rest of the stream as YAML.
+		"a json value, then yaml": {
+			data: "{\"apiVersion\":\"v1\",\"kind\":\"A\"}\n---\napiVersion: v1\nkind: B\n---\napiVersion: v1\nkind: C\n",
+			want: []pos{{"A", 1, 1}, {"B", 2, 3}, {"C", 3, 6}},
+		},
+		"a json value, then a comment and a json value": {
+			data: "{\"apiVersion\":\"v1\",\"kind\":\"A\"}\n# second\n{\"apiVersion\":\"v1\",\"kind\":\"B\"}\n",
+			want: []pos{{"A", 1, 1}, {"B", 2, 2}},
+		},
+		"a json value, then one that only yaml reads": {
+			data: "{\"apiVersion\":\"v1\",\"kind\":\"A\"}  \n\n{\"apiVersion\":\"v1\",\"kind\":\"B\",}\n",
+			want: []pos{{"A", 1, 1}, {"B", 2, 2}},
+		},
 		"a key that starts with ---": {
 			data: "apiVersion: v1\nkind: A\n---x: 1\n",
 			want: []pos{{"A", 1, 1}},
@@ -88,14 +102,6 @@ func TestParseHiddenDocuments(t *testing.T) {
 		"a document after an empty one": {
 			data: "# nothing\n...\napiVersion: v1\nkind: B\n",
 			want: `f: document 1 (line 1): yaml: `,
-		},
-		"a json stream with a comment": {
-			data: "{\"apiVersion\":\"v1\",\"kind\":\"A\"}\n# second\n{\"apiVersion\":\"v1\",\"kind\":\"B\"}\n",
-			want: `f: document 1 (line 1): more than one YAML document`,
-		},
-		"a json stream with a bad value": {
-			data: "{\"apiVersion\":\"v1\",\"kind\":\"A\"}\n{\"apiVersion\":\"v1\",\"kind\":\"B\",}\n",
-			want: `f: document 1 (line 1): `,
 		},
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -220,22 +220,42 @@ type chunk struct {
 }
 
 // split cuts a YAML stream at "---" lines, or a JSON stream at value
-// boundaries, keeping each piece's first line number. A "---" line with
-// content after it ends the chunks with an error chunk, as kubectl refuses
-// it: the content would start a document that the splitter cannot see.
+// boundaries, keeping each piece's first line number. As kubectl's
+// YAMLOrJSONDecoder reads a stream that starts with a JSON value: JSON
+// values as long as they parse, and when the second does not, the rest as
+// YAML (so the first keeps its JSON numbers); a stream whose first value
+// does not parse as JSON is YAML. A "---" line with content after it ends
+// the chunks with an error chunk, as kubectl refuses it: the content would
+// start a document that the splitter cannot see.
 func split(data []byte) []chunk {
 	if trimmed := bytes.TrimLeft(data, " \t\r\n"); len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') {
-		if chunks, ok := splitJSON(data); ok {
+		chunks, end, ok := splitJSON(data)
+		if ok {
 			return chunks
 		}
+		if len(chunks) == 1 {
+			// kubectl eats the blanks after the value, up to and
+			// including the first newline, and reads on as YAML.
+			rest := end + len(data[end:]) - len(bytes.TrimLeft(data[end:], " \t\r"))
+			if rest < len(data) && data[rest] == '\n' {
+				rest++
+			}
+			return append(chunks, splitYAML(data[rest:], bytes.Count(data[:rest], []byte("\n")), len(chunks))...)
+		}
 	}
+	return splitYAML(data, 0, 0)
+}
+
+// splitYAML cuts a YAML stream at "---" lines; lines and documents before
+// it in the file are counted in the chunks' line numbers and indexes.
+func splitYAML(data []byte, linesBefore, chunksBefore int) []chunk {
 	// A lone CR ends a line for YAML too: a "---" after one must be seen.
 	data = bytes.ReplaceAll(bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n")), []byte("\r"), []byte("\n"))
 	var (
 		chunks []chunk
 		cur    bytes.Buffer
-		start  = 1
-		line   = 0
+		start  = linesBefore + 1
+		line   = linesBefore
 		// The chunk so far is only comments and %-directives: its "---"
 		// starts its document instead of ending it when there is a
 		// directive, or when it is the stream's first.
@@ -258,10 +278,10 @@ func split(data []byte) []chunk {
 			prelude = false
 			continue
 		case sep:
-			chunks = append(chunks, chunk{index: len(chunks) + 1, line: start, data: append([]byte(nil), cur.Bytes()...)})
+			chunks = append(chunks, chunk{index: chunksBefore + len(chunks) + 1, line: start, data: append([]byte(nil), cur.Bytes()...)})
 			if content != "" {
 				err := fmt.Errorf(`a "---" line separates documents and may be followed only by a comment, not by %q`, content)
-				return append(chunks, chunk{index: len(chunks) + 1, line: line, err: err})
+				return append(chunks, chunk{index: chunksBefore + len(chunks) + 1, line: line, err: err})
 			}
 			cur.Reset()
 			start = line + 1
@@ -277,7 +297,7 @@ func split(data []byte) []chunk {
 		cur.WriteString(text)
 		cur.WriteByte('\n')
 	}
-	chunks = append(chunks, chunk{index: len(chunks) + 1, line: start, data: cur.Bytes()})
+	chunks = append(chunks, chunk{index: chunksBefore + len(chunks) + 1, line: start, data: cur.Bytes()})
 	return chunks
 }
 
@@ -300,17 +320,16 @@ func isSeparator(line string) (sep bool, content string) {
 }
 
 // splitJSON reads consecutive JSON values; ok is false when data is not a
-// clean JSON stream (then it is parsed as YAML, a superset of JSON).
-func splitJSON(data []byte) ([]chunk, bool) {
+// clean JSON stream, and then end is where the values read end.
+func splitJSON(data []byte) (chunks []chunk, end int, ok bool) {
 	dec := json.NewDecoder(bytes.NewReader(data))
-	var chunks []chunk
 	for {
 		var raw json.RawMessage
 		before := dec.InputOffset()
 		if err := dec.Decode(&raw); err == io.EOF {
-			return chunks, true
+			return chunks, int(before), true
 		} else if err != nil {
-			return nil, false
+			return chunks, int(before), false
 		}
 		// The value starts at the first non-space byte after the previous value.
 		offset := int(before) + len(data[before:]) - len(bytes.TrimLeft(data[before:], " \t\r\n"))

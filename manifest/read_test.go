@@ -95,6 +95,18 @@ func TestParseJSONNumbersStayNumbers(t *testing.T) {
 	if diff := cmp.Diff(want, docs[0].Object); diff != "" {
 		t.Errorf("object (-want +got):\n%s", diff)
 	}
+	// A JSON value followed by YAML (kubectl reads the value as JSON, the
+	// rest as YAML): the value keeps its numbers, with a separator after it
+	// or a comment.
+	for _, rest := range []string{"\n---\napiVersion: v1\nkind: B\n", "\n# the end\n"} {
+		docs, err = Parse("f", []byte(`{"apiVersion":"v1","kind":"A","n":1e400,"m":123456789012345678901234567890}`+rest))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, m := docs[0].Object["n"], docs[0].Object["m"]; n != json.Number("1e400") || m != json.Number("123456789012345678901234567890") {
+			t.Errorf("JSON before %q: n = %#v, m = %#v, want the numbers as written", rest, n, m)
+		}
+	}
 	// The same document as YAML: 1e400 is a string to YAML (and to kubectl).
 	docs, err = Parse("f.yaml", []byte("apiVersion: v1\nkind: A\ncount: 1e400\n"))
 	if err != nil {
