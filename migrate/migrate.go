@@ -86,7 +86,11 @@ func Object(obj map[string]interface{}, to string, opts Options) (map[string]int
 	if ga && chainIndex(from) <= chainIndex(conversion.V1alpha3) {
 		via = conversion.V1alpha3
 	}
-	out, ws, err := conversion.ConvertWithWarnings(obj, via)
+	// Converted without the client annotations it drops anyway: the restore
+	// data of the conversion must fit beside the annotations, and
+	// last-applied-configuration often holds the whole object again.
+	in, stale := withoutClientStale(obj)
+	out, ws, err := conversion.ConvertWithWarnings(in, via)
 	if err != nil {
 		return nil, r, err
 	}
@@ -100,6 +104,9 @@ func Object(obj map[string]interface{}, to string, opts Options) (map[string]int
 	inputAnn, _ := inputMeta["annotations"].(map[string]interface{})
 	covered := coveredFields(obj, from, kind, target)
 	dropAnnotations(out, inputAnn, to, covered, &r)
+	for _, k := range stale { // after the restore annotations, as they sort
+		r.Dropped = append(r.Dropped, "metadata.annotations["+k+"]")
+	}
 	mapFinalizers(meta, target, to, &r)
 	if ga && kind == conversion.KindClaim {
 		dropClassicFinalizers(meta, out, target, &r)
@@ -300,6 +307,31 @@ func dropAnnotations(obj, input map[string]interface{}, to string, covered map[s
 	if ann != nil && len(ann) == 0 {
 		delete(meta, "annotations")
 	}
+}
+
+// withoutClientStale returns obj without its clientStale annotations (a
+// copy, sharing the rest) and their keys; obj itself when it has none.
+func withoutClientStale(obj map[string]interface{}) (map[string]interface{}, []string) {
+	meta, _ := obj["metadata"].(map[string]interface{})
+	ann, _ := meta["annotations"].(map[string]interface{})
+	var stale []string
+	for _, k := range clientStale {
+		if _, ok := ann[k]; ok {
+			stale = append(stale, k)
+		}
+	}
+	if len(stale) == 0 {
+		return obj, nil
+	}
+	a := shallowCopy(ann)
+	for _, k := range stale {
+		delete(a, k)
+	}
+	m := shallowCopy(meta)
+	m["annotations"] = a
+	o := shallowCopy(obj)
+	o["metadata"] = m
+	return o, stale
 }
 
 // coveredFields are the v1alpha1/v1alpha2 spec fields of obj that a

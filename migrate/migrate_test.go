@@ -214,3 +214,39 @@ func checkObject(t *testing.T, in, to string, opts Options, want string, wantRep
 		t.Errorf("input modified:\n%s", d)
 	}
 }
+
+// TestObjectLastAppliedDoesNotCountAgainstTheAnnotationLimit: the restore
+// data a conversion keeps must fit beside the object's annotations; a
+// last-applied-configuration that migrate drops anyway does not count, so a
+// claim applied with kubectl migrates although its annotations and the
+// restore data would not fit together.
+func TestObjectLastAppliedDoesNotCountAgainstTheAnnotationLimit(t *testing.T) {
+	big := make([]byte, 90*1024)
+	for i := range big {
+		big[i] = 'x'
+	}
+	claim := obj(t, `
+apiVersion: resource.k8s.io/v1alpha3
+kind: ResourceClaim
+metadata: {name: c, namespace: ns}
+spec:
+  devices:
+    requests: [{name: gpu, deviceClassName: gpu.example.com}]
+    config: [{opaque: {driver: gpu.example.com, parameters: {blob: ""}}}]
+`)
+	claim["spec"].(map[string]interface{})["devices"].(map[string]interface{})["config"].([]interface{})[0].(map[string]interface{})["opaque"].(map[string]interface{})["parameters"].(map[string]interface{})["blob"] = string(big)
+	claim["metadata"].(map[string]interface{})["annotations"] = map[string]interface{}{
+		"note": string(big[:85*1024]),
+		"kubectl.kubernetes.io/last-applied-configuration": `{"blob":"` + string(big) + `"}`,
+	}
+	out, report, err := Object(claim, conversion.V1alpha2, Options{})
+	if err != nil {
+		t.Fatalf("refused: %v", err)
+	}
+	if got := out["metadata"].(map[string]interface{})["annotations"]; !cmp.Equal(got, map[string]interface{}{"note": string(big[:85*1024])}) {
+		t.Errorf("annotations: want only the note, got %d", len(got.(map[string]interface{})))
+	}
+	if want := "metadata.annotations[kubectl.kubernetes.io/last-applied-configuration]"; !cmp.Equal(report.Dropped[len(report.Dropped)-1], want) {
+		t.Errorf("dropped %q, want %q last", report.Dropped, want)
+	}
+}
