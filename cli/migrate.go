@@ -122,6 +122,11 @@ func (o *migrateOptions) run(s streams) error {
 	}
 	idx := &migrate.Index{}
 	for _, doc := range docs {
+		// The parameter kinds are read (claims translated from them) or
+		// rewritten, so a malformed one is refused, as a malformed claim.
+		if err := conversion.CheckParametersShape(doc.Object); err != nil {
+			return withCode(ExitBadInput, fmt.Errorf("%s: %w", doc.Position(), err))
+		}
 		idx.Add(doc.Object)
 	}
 	opts := migrate.Options{KeepOwnerReferences: o.keepOwnerReferences, Parameters: idx}

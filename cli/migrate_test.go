@@ -182,6 +182,14 @@ func TestMigrateBadInput(t *testing.T) {
 		{"unreadable", []string{"migrate", "--to", "v1alpha3", "-f", "-"}, "a: [", ExitBadInput, ""},
 		{"malformed-as-convert", []string{"migrate", "--to", "v1alpha2", "-f", "-"}, "apiVersion: resource.k8s.io/v1alpha3\nkind: ResourceClaim\nmetadata: {name: c, namespace: ns}\nspec: {devices: []}\n", ExitBadInput,
 			"Error: <stdin>: document 1 (line 1): ResourceClaim ns/c is malformed: spec.devices must be an object, not an array\n"},
+		// The 1.30 parameter kinds are read to translate claims: a wrong
+		// type would silently become an empty driver or selector.
+		{"claim-parameters-malformed", []string{"migrate", "--to", "v1", "-f", "-"}, "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClaimParameters\nmetadata: {name: p, namespace: ns}\ndriverRequests: [{driverName: 5, requests: [{namedResources: {selector: \"true\"}}]}]\n", ExitBadInput,
+			"Error: <stdin>: document 1 (line 1): ResourceClaimParameters ns/p is malformed: driverRequests[0].driverName must be a string, not a number\n"},
+		{"class-parameters-malformed", []string{"migrate", "--to", "v1alpha3", "-f", "-"}, "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClassParameters\nmetadata: {name: p, namespace: ns}\nfilters: [{driverName: d, namedResources: {selector: [x]}}]\n", ExitBadInput,
+			"Error: <stdin>: document 1 (line 1): ResourceClassParameters ns/p is malformed: filters[0].namedResources.selector must be a string, not an array\n"},
+		{"class-1.26-malformed", []string{"migrate", "--to", "v1alpha2", "-f", "-"}, "apiVersion: resource.k8s.io/v1alpha1\nkind: ResourceClass\nmetadata: {name: gpu}\ndriverName: {a: b}\n", ExitBadInput,
+			"Error: <stdin>: document 1 (line 1): ResourceClass gpu is malformed: driverName must be a string, not an object\n"},
 		// A typed list whose items are not an array of objects is malformed,
 		// as for convert: not an empty list (exit 0, nothing written).
 		{"typed-list-items-an-object", []string{"migrate", "--to", "v1alpha3", "-f", "-"}, "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClaimList\nitems: {a: 1}\n", ExitBadInput,
