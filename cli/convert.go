@@ -93,6 +93,7 @@ func (o *convertOptions) run(s streams) error {
 		return withCode(ExitBadInput, err)
 	}
 	objects := make([]map[string]interface{}, 0, len(docs))
+	positions := make([]string, 0, len(docs))
 	var warnings []string
 	for _, doc := range docs {
 		out, ws, err := convertDocument(doc, o.to, s.err)
@@ -106,9 +107,9 @@ func (o *convertOptions) run(s streams) error {
 		for _, w := range ws {
 			warnings = append(warnings, fmt.Sprintf("%s: warning: %s", doc.Position(), w))
 		}
-		objects = append(objects, out)
+		objects, positions = append(objects, out), append(positions, doc.Position())
 	}
-	data, err := encodeObjects(objects, o.output)
+	data, err := encodeObjects(objects, positions, o.output)
 	if err != nil {
 		return withCode(ExitInvalid, err)
 	}
@@ -161,7 +162,7 @@ func convertDocument(doc manifest.Document, to string, notes io.Writer) (map[str
 
 // encodeObjects renders the objects as a YAML stream, or as JSON: one object
 // as it is, several as a v1 List as kubectl prints them.
-func encodeObjects(objects []map[string]interface{}, format string) ([]byte, error) {
+func encodeObjects(objects []map[string]interface{}, positions []string, format string) ([]byte, error) {
 	var buf bytes.Buffer
 	if format == "json" {
 		var v interface{} = map[string]interface{}{
@@ -183,10 +184,10 @@ func encodeObjects(objects []map[string]interface{}, format string) ([]byte, err
 	for i, obj := range objects {
 		data, err := yaml.Marshal(obj)
 		if err != nil {
-			return nil, fmt.Errorf("%s: cannot be written as YAML: %w; use -o json", api.Describe(obj), err)
+			return nil, fmt.Errorf("%s: %s: cannot be written as YAML: %w; use -o json", positions[i], api.Describe(obj), err)
 		}
 		if err := readsBack(obj, data); err != nil {
-			return nil, fmt.Errorf("%s: %w; use -o json", api.Describe(obj), err)
+			return nil, fmt.Errorf("%s: %s: %w; use -o json", positions[i], api.Describe(obj), err)
 		}
 		if i > 0 {
 			buf.WriteString("---\n")

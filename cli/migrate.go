@@ -131,6 +131,7 @@ func (o *migrateOptions) run(s streams) error {
 	}
 	opts := migrate.Options{KeepOwnerReferences: o.keepOwnerReferences, Parameters: idx}
 	objects := make([]map[string]interface{}, 0, len(docs))
+	positions := make([]string, 0, len(docs))
 	for _, doc := range docs {
 		if migrate.IsParameters(doc.Object) {
 			out, report, served := migrate.Parameters(doc.Object, o.to, opts)
@@ -139,7 +140,7 @@ func (o *migrateOptions) run(s streams) error {
 				continue
 			}
 			printReport(s.err, doc.Position()+": "+api.Describe(doc.Object), report)
-			objects = append(objects, out)
+			objects, positions = append(objects, out), append(positions, doc.Position())
 			continue
 		}
 		out, err := migrateDocument(doc, o.to, opts, s.err)
@@ -151,8 +152,11 @@ func (o *migrateOptions) run(s streams) error {
 			return withCode(ExitInvalid, err)
 		}
 		objects = append(objects, out...)
+		for range out {
+			positions = append(positions, doc.Position())
+		}
 	}
-	data, err := encodeObjects(objects, o.output)
+	data, err := encodeObjects(objects, positions, o.output)
 	if err != nil {
 		return withCode(ExitInvalid, err)
 	}

@@ -35,22 +35,22 @@ func TestConvertYAMLOutputReadsBack(t *testing.T) {
 }
 
 // TestConvertYAMLOutputRefused: a value that YAML cannot carry is refused
-// (exit 1, nothing on stdout, naming the object and field) instead of
+// (exit 1, nothing on stdout, naming the document, object and field) instead of
 // printed as something else; -o json prints it.
 func TestConvertYAMLOutputRefused(t *testing.T) {
 	for name, tc := range map[string]struct {
 		key, value, want string
 	}{
-		"number beyond float64":    {value: `1e400`, want: `ConfigMap a: data.x: the number 1e400 reads back from YAML as the string "1e400"`},
-		"more digits than float64": {value: `123456789012345678901234567890`, want: `ConfigMap a: data.x: the number 123456789012345678901234567890 reads back from YAML as the number 1.2345678901234568e+29`},
-		"too small for float64":    {value: `1e-400`, want: `ConfigMap a: data.x: the number 1e-400 reads back from YAML as the number 0`},
-		"next line character":      {value: `"a\u0085b"`, want: `ConfigMap a: data.x: the string "a\u0085b" reads back from YAML as the string "a b"`},
+		"number beyond float64":    {value: `1e400`, want: `<stdin>: document 1 (line 1): ConfigMap a: data.x: the number 1e400 reads back from YAML as the string "1e400"`},
+		"more digits than float64": {value: `123456789012345678901234567890`, want: `<stdin>: document 1 (line 1): ConfigMap a: data.x: the number 123456789012345678901234567890 reads back from YAML as the number 1.2345678901234568e+29`},
+		"too small for float64":    {value: `1e-400`, want: `<stdin>: document 1 (line 1): ConfigMap a: data.x: the number 1e-400 reads back from YAML as the number 0`},
+		"next line character":      {value: `"a\u0085b"`, want: `<stdin>: document 1 (line 1): ConfigMap a: data.x: the string "a\u0085b" reads back from YAML as the string "a b"`},
 		// The writer does not quote a key "<<": YAML reads it as a merge key.
-		"merge key as a key":  {key: "<<", value: `{"a":"b"}`, want: `ConfigMap a: data.<<: missing when YAML is read back`},
-		"merge key, a string": {key: "<<", value: `"b"`, want: `ConfigMap a: its YAML does not read back: yaml: map merge requires map or sequence of maps as the value`},
+		"merge key as a key":  {key: "<<", value: `{"a":"b"}`, want: `<stdin>: document 1 (line 1): ConfigMap a: data.<<: missing when YAML is read back`},
+		"merge key, a string": {key: "<<", value: `"b"`, want: `<stdin>: document 1 (line 1): ConfigMap a: its YAML does not read back: yaml: map merge requires map or sequence of maps as the value`},
 		// sigs.k8s.io/yaml reads the JSON it writes as YAML: a key over 1024
 		// characters is too long for it.
-		"key over 1024 characters": {key: strings.Repeat("k", 1025), value: `1`, want: `ConfigMap a: cannot be written as YAML: yaml: `},
+		"key over 1024 characters": {key: strings.Repeat("k", 1025), value: `1`, want: `<stdin>: document 1 (line 1): ConfigMap a: cannot be written as YAML: yaml: `},
 	} {
 		t.Run(name, func(t *testing.T) {
 			if tc.key == "" {
