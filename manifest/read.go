@@ -79,6 +79,10 @@ func (e *Error) Unwrap() error { return e.Err }
 // source (kubectl refuses that too).
 var ErrStdinTwice = errors.New(`standard input ("-") can be read only once`)
 
+// ErrStreamTwice is the error for a pipe or terminal given twice under two
+// names ("-" and /dev/stdin, or a FIFO): read again, it would be empty.
+var ErrStreamTwice = errors.New("this pipe or terminal was read already (as another source): read again, it would be empty")
+
 // MaxInputBytes bounds what is read from one source, so that a runaway pipe
 // cannot exhaust memory.
 const MaxInputBytes = 64 << 20
@@ -93,12 +97,19 @@ func ReadAll(sources []string, stdin io.Reader) ([]Document, error) {
 		return nil, &Error{Source: Stdin, Err: ErrStdinTwice}
 	}
 	var docs []Document
+	var streams []os.FileInfo // the pipes and terminals read so far
 	for _, src := range sources {
 		files, err := expand(src)
 		if err != nil {
 			return nil, &Error{Source: src, Err: err}
 		}
 		for _, f := range files {
+			if st := streamInfo(f, stdin); st != nil {
+				if slices.ContainsFunc(streams, func(s os.FileInfo) bool { return os.SameFile(s, st) }) {
+					return nil, &Error{Source: f, Err: ErrStreamTwice}
+				}
+				streams = append(streams, st)
+			}
 			data, err := readSource(f, stdin)
 			if err != nil {
 				return nil, &Error{Source: f, Err: err}
@@ -111,6 +122,27 @@ func ReadAll(sources []string, stdin io.Reader) ([]Document, error) {
 		}
 	}
 	return docs, nil
+}
+
+// streamInfo describes source when it is not a regular file (a pipe, a
+// terminal, a FIFO: what a second read would find empty); nil otherwise,
+// and for standard input that is not an *os.File.
+func streamInfo(source string, stdin io.Reader) os.FileInfo {
+	var st os.FileInfo
+	var err error
+	if source == Stdin {
+		f, ok := stdin.(*os.File)
+		if !ok {
+			return nil
+		}
+		st, err = f.Stat()
+	} else {
+		st, err = os.Stat(source)
+	}
+	if err != nil || st.Mode().IsRegular() {
+		return nil
+	}
+	return st
 }
 
 func expand(src string) ([]string, error) {

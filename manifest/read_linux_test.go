@@ -1,0 +1,38 @@
+package manifest
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"testing"
+)
+
+// TestReadAllRefusesAPipeReadTwice: standard input given again under
+// another name (/dev/stdin, /dev/fd/N) would read empty; it is refused, not
+// silently empty. A regular file may be given twice.
+func TestReadAllRefusesAPipeReadTwice(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if _, err := w.WriteString("apiVersion: v1\nkind: A\n"); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	again := fmt.Sprintf("/dev/fd/%d", r.Fd())
+	_, err = ReadAll([]string{Stdin, again}, r)
+	var e *Error
+	if !errors.As(err, &e) || e.Source != again || !errors.Is(err, ErrStreamTwice) {
+		t.Fatalf("error %v, want %v for %s", err, ErrStreamTwice, again)
+	}
+
+	file := t.TempDir() + "/a.yaml"
+	if err := os.WriteFile(file, []byte("apiVersion: v1\nkind: A\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	docs, err := ReadAll([]string{file, file}, nil)
+	if err != nil || len(docs) != 2 {
+		t.Fatalf("a regular file twice: %d documents, error %v; want 2, none", len(docs), err)
+	}
+}
