@@ -109,13 +109,16 @@ spec:
     requests:
     - name: a
       deviceClassName: gpu
+      count: 1
     - name: b
       exactly: {deviceClassName: gpu, adminAccess: true}
     config:
     - opaque: {driver: d, parameters: "not an object"}
 `
 	code, out, stderr := run(t, in, "validate", "-f", "-")
-	want := `<stdin>: document 1 (line 1): ResourceClaim ns/c: does not decode strictly into resource.k8s.io/v1 ResourceClaim: json: unknown field "deviceClassName"
+	// Every field v1 lacks is named at its path, as for the alpha versions.
+	want := `<stdin>: document 1 (line 1): ResourceClaim ns/c: spec.devices.requests[0].count: Forbidden: unknown field
+<stdin>: document 1 (line 1): ResourceClaim ns/c: spec.devices.requests[0].deviceClassName: Forbidden: unknown field
 <stdin>: document 1 (line 1): ResourceClaim ns/c: spec.devices.requests[0]: Required value: exactly one of exactly or firstAvailable
 <stdin>: document 1 (line 1): ResourceClaim ns/c: spec.devices.config[0].opaque.parameters: Invalid value: must be a JSON object
 `

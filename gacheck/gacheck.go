@@ -6,13 +6,15 @@
 package gacheck
 
 import (
-	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	resourcev1 "k8s.io/api/resource/v1"
 	resourcev1beta1 "k8s.io/api/resource/v1beta1"
 	resourcev1beta2 "k8s.io/api/resource/v1beta2"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	sigsjson "sigs.k8s.io/json"
 
 	"github.com/claimbridge/claimbridge/conversion"
 )
@@ -40,8 +42,12 @@ func Version(obj map[string]interface{}) (version, kind string) {
 // upstream's validation: `kubectl apply --dry-run=server` is the full check.
 // Warnings name what needs more than the object (adminAccess).
 func Check(obj map[string]interface{}, version, kind string) (errs, warnings []string) {
-	if err := DecodeStrict(obj, version, kind); err != nil {
-		errs = append(errs, fmt.Sprintf("does not decode strictly into resource.k8s.io/%s %s: %v", version, kind, err))
+	unknown, err := decode(obj, version, kind)
+	if err != nil {
+		errs = append(errs, fmt.Sprintf("does not decode into resource.k8s.io/%s %s: %v", version, kind, err))
+	}
+	for _, e := range unknown {
+		errs = append(errs, e.Error())
 	}
 	specPath, spec := "spec", asObject(obj["spec"])
 	if kind == conversion.KindTemplate {
@@ -107,9 +113,21 @@ func parameterErrors(path string, config interface{}) []string {
 }
 
 // DecodeStrict decodes obj into the k8s.io/api v0.36 type of version and
-// kind (v1beta1, v1beta2 or v1 ResourceClaim or ResourceClaimTemplate) and
-// fails on fields that type does not have.
+// kind, failing on a value the type cannot hold and on every field it does
+// not have.
 func DecodeStrict(obj map[string]interface{}, version, kind string) error {
+	unknown, err := decode(obj, version, kind)
+	if err != nil {
+		return err
+	}
+	return unknown.ToAggregate()
+}
+
+// decode decodes obj into the k8s.io/api v0.36 type of version and kind as
+// a strict apiserver does: every field the type does not have is a finding
+// at its path (Forbidden "unknown field", as for the alpha versions); a
+// value the type cannot hold is the error.
+func decode(obj map[string]interface{}, version, kind string) (field.ErrorList, error) {
 	var typed interface{}
 	switch version + "/" + kind {
 	case "v1beta1/ResourceClaim":
@@ -125,15 +143,25 @@ func DecodeStrict(obj map[string]interface{}, version, kind string) error {
 	case "v1/ResourceClaimTemplate":
 		typed = &resourcev1.ResourceClaimTemplate{}
 	default:
-		return fmt.Errorf("no resource.k8s.io type for %s %s", version, kind)
+		return nil, fmt.Errorf("no resource.k8s.io type for %s %s", version, kind)
 	}
 	data, err := json.Marshal(obj)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	return dec.Decode(typed)
+	strictErrs, err := sigsjson.UnmarshalStrict(data, typed, sigsjson.DisallowUnknownFields)
+	if err != nil {
+		return nil, err
+	}
+	var unknown field.ErrorList
+	for _, e := range strictErrs {
+		var fe sigsjson.FieldError
+		if !errors.As(e, &fe) {
+			return nil, e
+		}
+		unknown = append(unknown, field.Forbidden(field.NewPath(fe.FieldPath()), "unknown field"))
+	}
+	return unknown, nil
 }
 
 func asObject(v interface{}) map[string]interface{} {
