@@ -363,8 +363,8 @@ func checkV1alpha3Shape(obj map[string]interface{}, kind string) error {
 	if len(found) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%s/%s %s has %s, which the resource.k8s.io/v1alpha3 of Kubernetes 1.32 and 1.33 had; claimbridge's v1alpha3 is the Kubernetes 1.31 shape only: for a 1.32/1.33 v1alpha3 manifest set apiVersion to %s/%s (the same fields) and convert from there%w",
-		UpstreamGroup, V1alpha3, describeObject(obj), strings.Join(found, ", "), UpstreamGroup, V1beta1, quietErr{ErrNewerV1alpha3})
+	return fmt.Errorf("%s/%s %s %s has %s, which the resource.k8s.io/v1alpha3 of Kubernetes 1.32 and 1.33 had; claimbridge's v1alpha3 is the Kubernetes 1.31 shape only: for a 1.32/1.33 v1alpha3 manifest set apiVersion to %s/%s (the same fields) and convert from there%w",
+		UpstreamGroup, V1alpha3, kind, describeObject(obj), strings.Join(found, ", "), UpstreamGroup, V1beta1, quietErr{ErrNewerV1alpha3})
 }
 
 func laterFields(found []string, prefix string, obj map[string]interface{}, kind string) []string {
