@@ -444,6 +444,22 @@ spec:
 	if code != ExitOK || stdout2 != stdout || stderr != "" {
 		t.Errorf("exit %d, stderr %q, stdout changed: %v", code, stderr, stdout2 != stdout)
 	}
+
+	// An entry that names its claim in both places, differently: the
+	// target's place is kept, the other reported lost (both directions).
+	both := "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ns}\nspec:\n  containers: [{name: c, image: busybox}]\n" +
+		"  resourceClaims: [{name: gpu, resourceClaimName: c, source: {resourceClaimName: conflicting}}]\n"
+	for to, want := range map[string][2]string{
+		"v1alpha2": {"  - name: gpu\n    source:\n      resourceClaimName: conflicting\n",
+			"<stdin>: document 1 (line 1): Pod ns/p: lost spec.resourceClaims[0].resourceClaimName: c, because the entry also has spec.resourceClaims[0].source.resourceClaimName: conflicting, which the target's pods read\n"},
+		"v1": {"  - name: gpu\n    resourceClaimName: c\n",
+			"<stdin>: document 1 (line 1): Pod ns/p: lost spec.resourceClaims[0].source.resourceClaimName: conflicting, because the entry also has spec.resourceClaims[0].resourceClaimName: c, which the target's pods read\n"},
+	} {
+		code, stdout, stderr := run(t, both, "migrate", "--to", to, "-f", "-")
+		if code != ExitOK || !strings.Contains(stdout, want[0]) || stderr != want[1] {
+			t.Errorf("--to %s: exit %d\nstdout %q, want it to contain %q\nstderr %q, want %q", to, code, stdout, want[0], stderr, want[1])
+		}
+	}
 }
 
 // TestMigrateResourceClass: 1.27–1.30 serve no v1alpha1 and 1.26 no

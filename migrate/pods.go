@@ -2,6 +2,7 @@ package migrate
 
 import (
 	"fmt"
+	"reflect"
 
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
@@ -72,8 +73,11 @@ func Workload(obj map[string]interface{}, to string) (out map[string]interface{}
 			}
 			for _, f := range podClaimFields {
 				if v, set := source[f]; set {
-					if _, direct := claim[f]; !direct {
+					if kept, direct := claim[f]; !direct {
 						claim[f] = v
+					} else if !reflect.DeepEqual(kept, v) {
+						r.Lost = append(r.Lost, conflictingClaimName(at+".source."+f, v, at+"."+f, kept))
+						continue
 					}
 					r.Changed = append(r.Changed, fmt.Sprintf("%s.source.%s -> %s.%s (Kubernetes %s pods have no source)", at, f, at, f, target.Releases))
 				}
@@ -91,10 +95,13 @@ func Workload(obj map[string]interface{}, to string) (out map[string]interface{}
 				source = map[string]interface{}{}
 				claim["source"] = source
 			}
-			if _, there := source[f]; !there {
-				source[f] = v
-			}
 			delete(claim, f)
+			if kept, there := source[f]; !there {
+				source[f] = v
+			} else if !reflect.DeepEqual(kept, v) {
+				r.Lost = append(r.Lost, conflictingClaimName(at+"."+f, v, at+".source."+f, kept))
+				continue
+			}
 			r.Changed = append(r.Changed, fmt.Sprintf("%s.%s -> %s.source.%s (Kubernetes %s pods name it under source)", at, f, at, f, target.Releases))
 		}
 	}
@@ -119,6 +126,13 @@ func Workload(obj map[string]interface{}, to string) (out map[string]interface{}
 		return nil, Report{}, false
 	}
 	return out, r, true
+}
+
+// conflictingClaimName is the lost line for an entry that names its claim
+// or template twice, in both releases' places, differently: the target's
+// place is kept.
+func conflictingClaimName(dropped string, droppedValue interface{}, kept string, keptValue interface{}) string {
+	return fmt.Sprintf("%s: %v, because the entry also has %s: %v, which the target's pods read", dropped, droppedValue, kept, keptValue)
 }
 
 // PodClaimNameAnnotation is the annotation the resourceclaim controller
