@@ -109,12 +109,28 @@ func lossesOfRequest(req map[string]interface{}, r *lossReport) {
 	mode := asString(req["allocationMode"])
 	if mode != "" && mode != "ExactCount" {
 		r.lose("devices.requests[0].allocationMode", "1.27–1.30 allocates one device of the class, not %q", mode)
-	} else if count, ok := req["count"]; ok && count != nil && !printsAsOne(count) {
+	} else if count, ok := req["count"]; ok && count != nil && !printsAsOne(count) && !printsAsZero(count) {
+		// (1.31 defaults an ExactCount request's count 0 to 1.)
 		r.lose("devices.requests[0].count", "1.27–1.30 allocates one device of the class, not %v", count)
 	}
 	if req["adminAccess"] == true {
 		r.lose("devices.requests[0].adminAccess", "1.27–1.30 has no admin access: the device is allocated exclusively")
 	}
+}
+
+// printsAsZero reports whether v is a count of 0, as printsAsOne.
+func printsAsZero(v interface{}) bool {
+	switch n := v.(type) {
+	case float64:
+		return n == 0
+	case int64:
+		return n == 0
+	case int:
+		return n == 0
+	case json.Number:
+		return n == "0"
+	}
+	return false
 }
 
 // printsAsOne reports whether fmt.Sprint(v) is "1", without fmt for the

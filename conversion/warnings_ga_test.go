@@ -77,6 +77,16 @@ func TestWarningsGA(t *testing.T) {
 			to:   "v1alpha3",
 			want: []string{"spec.spec.devices.requests[0].firstAvailable"},
 		},
+		"capacity null is no capacity": {
+			in:   `{"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","spec":{"devices":{"requests":[{"name":"s","exactly":{"deviceClassName":"c","capacity":null}}]}}}`,
+			to:   "v1alpha3",
+			want: nil,
+		},
+		"count 0 of ExactCount is one device (1.31 defaults it to 1)": {
+			in:   `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","spec":{"devices":{"requests":[{"name":"r","deviceClassName":"c","allocationMode":"ExactCount","count":0}]}}}`,
+			to:   "v1alpha2",
+			want: nil,
+		},
 		"from v1 to v1alpha3, nothing 1.31 lacks": {
 			in:   `{"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","spec":{"devices":{"requests":[{"name":"s","exactly":{"deviceClassName":"c","tolerations":[{"key":"k","operator":"Exists"}]}}]}}}`,
 			to:   "v1alpha3",
