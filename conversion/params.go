@@ -71,10 +71,12 @@ func (p *driverParams) config(request string, r *lossReport) []interface{} {
 // driverConfig is what the v1alpha3 configuration says for one driver.
 type driverConfig struct {
 	class      interface{}            // parameters of the first FromClass entry
+	classIdx   int                    // its index in devices.config
 	claims     []interface{}          // parameters of the FromClaim entries that are not DeviceParameters
 	claimIdx   []int                  // their index in devices.config
 	claim      interface{}            // claimParameters of the DeviceParameters entry
 	devices    map[string]interface{} // its per-device parameters
+	devicesIdx int                    // its index in devices.config
 	hasDevices bool
 	used       map[int]bool // entries represented in v1alpha2
 }
@@ -94,13 +96,13 @@ func readDriverConfig(config []interface{}, driver string, used map[int]bool) dr
 		switch asString(entry["source"]) {
 		case sourceClass:
 			if dc.class == nil && params != nil {
-				dc.class = params
+				dc.class, dc.classIdx = params, i
 				used[i] = true
 			}
 		case sourceClaim:
 			if devices, claim, ok := deviceParameters(params); ok {
 				if !dc.hasDevices {
-					dc.hasDevices, dc.devices, dc.claim = true, devices, claim
+					dc.hasDevices, dc.devices, dc.claim, dc.devicesIdx = true, devices, claim, i
 					used[i] = true
 				}
 				continue

@@ -2,6 +2,7 @@ package conversion
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -52,6 +53,7 @@ func statusV3ToV2(in, _ map[string]interface{}, r *lossReport) map[string]interf
 		} else {
 			handles = append(handles, structuredHandle(g, &dc, nodeOfSelector(alloc["nodeSelector"]), r))
 		}
+		loseWidenedScope(config, used, g, r)
 	}
 	loseUnused(config, used, r)
 	if len(handles) > 0 {
@@ -61,8 +63,17 @@ func statusV3ToV2(in, _ map[string]interface{}, r *lossReport) map[string]interf
 	return out
 }
 
-// classicHandles gives the opaque handles of one driver's results.
+// classicHandles gives the opaque handles of one driver's results. A
+// classic handle carries the claim's parameters (or, with DeviceParameters,
+// a device's), never the class's.
 func classicHandles(g driverResults, dc *driverConfig, r *lossReport) []interface{} {
+	if dc.class != nil {
+		delete(dc.used, dc.classIdx) // loseUnused reports it
+	}
+	if dc.hasDevices && dc.claim != nil {
+		r.lose(fmt.Sprintf("allocation.devices.config[%d].opaque.parameters.claimParameters", dc.devicesIdx),
+			"a 1.27–1.30 classic handle carries one device's parameters: the kubelet plugin of %q does not receive these claim parameters (kept in the restore annotation only)", g.driver)
+	}
 	var handles []interface{}
 	switch {
 	case dc.hasDevices || allHandleDevices(g.results):
@@ -130,6 +141,35 @@ func structuredHandle(g driverResults, dc *driverConfig, node string, r *lossRep
 		structured["vendorClaimParameters"] = r.copy(claim)
 	}
 	return map[string]interface{}{"driverName": g.driver, "structuredData": structured}
+}
+
+// loseWidenedScope reports the configuration entries of g's driver that
+// its handles carry although they name requests (devices.config[].requests)
+// that some of g's results do not belong to: a 1.31 driver applies such an
+// entry to the devices of those requests only, a 1.27–1.30 handle's
+// parameters reach every device of the handle.
+func loseWidenedScope(config []interface{}, used map[int]bool, g driverResults, r *lossReport) {
+	for i, c := range config {
+		entry := asMap(c)
+		scope := asSlice(entry["requests"])
+		if !used[i] || len(scope) == 0 || asString(asMap(entry["opaque"])["driver"]) != g.driver {
+			continue
+		}
+		named := map[string]bool{}
+		for _, q := range scope {
+			named[asString(q)] = true
+		}
+		var others []string
+		for _, res := range g.results {
+			if q := asString(res["request"]); !named[q] && !slices.Contains(others, q) {
+				others = append(others, q)
+			}
+		}
+		if len(others) > 0 {
+			r.lose(fmt.Sprintf("allocation.devices.config[%d].requests", i),
+				"a 1.31 driver applies these parameters to the devices of the requests named here only; the 1.27–1.30 handle of %q gives them to its devices of request(s) %s too", g.driver, strings.Join(others, ", "))
+		}
+	}
 }
 
 // nodeOfSelector returns the node a node selector names, if it selects

@@ -77,6 +77,22 @@ func TestWarningsGA(t *testing.T) {
 			to:   "v1alpha3",
 			want: []string{"spec.spec.devices.requests[0].firstAvailable"},
 		},
+		"classic allocation: class parameters and DeviceParameters' claim parameters reach no 1.30 driver": {
+			in: `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","spec":{"controller":"d","devices":{"requests":[{"name":"r","deviceClassName":"c"}]}},
+				"status":{"allocation":{"controller":"d","devices":{"results":[{"request":"r","driver":"d","pool":"p","device":"g0"}],"config":[
+				{"source":"FromClass","opaque":{"driver":"d","parameters":{"b":"class"}}},
+				{"source":"FromClaim","opaque":{"driver":"d","parameters":{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"DeviceParameters","claimParameters":{"a":"claim"},"devices":[{"device":"g0","parameters":{"x":1}}]}}}]}}}}`,
+			to: "v1alpha2",
+			want: []string{"spec.controller", "status.allocation.devices.config[1].opaque.parameters.claimParameters", "status.allocation.devices.config[0]"},
+		},
+		"structured allocation: parameters for one request reach every device of the driver": {
+			in: `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","spec":{"devices":{"requests":[{"name":"small","deviceClassName":"c"}]}},
+				"status":{"allocation":{"devices":{"results":[{"request":"small","driver":"d","pool":"p","device":"g0"},{"request":"big","driver":"d","pool":"p","device":"g1"},{"request":"x","driver":"e","pool":"p","device":"h0"}],"config":[
+				{"source":"FromClaim","requests":["big"],"opaque":{"driver":"d","parameters":{"sharing":"TimeSlicing"}}},
+				{"source":"FromClaim","requests":["x"],"opaque":{"driver":"e","parameters":{"ok":true}}}]}}}}`,
+			to:   "v1alpha2",
+			want: []string{"status.allocation.devices.config[0].requests"},
+		},
 		"capacity null is no capacity": {
 			in:   `{"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","spec":{"devices":{"requests":[{"name":"s","exactly":{"deviceClassName":"c","capacity":null}}]}}}`,
 			to:   "v1alpha3",
