@@ -286,7 +286,9 @@ status:
 }
 
 // TestConvertConsumerMeaning: the 1.30 structured example becomes a 1.31
-// scheduler allocation (no controller), and its parametersRef is reported.
+// scheduler allocation (no controller), and its parametersRef and its
+// 1.30 finalizer (by which 1.31 would take the allocation for a classic
+// one) are reported.
 func TestConvertConsumerMeaning(t *testing.T) {
 	code, out, stderr := run(t, "", "convert", "--to", "v1alpha3", "-f", filepath.Join("..", "examples", "claim-v1alpha2.yaml"))
 	if code != 0 {
@@ -297,8 +299,15 @@ func TestConvertConsumerMeaning(t *testing.T) {
 	if c, ok := alloc["controller"]; ok {
 		t.Errorf("structured 1.30 allocation got controller %v", c)
 	}
-	want := "warning: ResourceClaim inference/accel-claim: spec.parametersRef: "
-	if strings.Count(stderr, "warning:") != 1 || !strings.Contains(stderr, want) {
-		t.Errorf("stderr %q, want one warning containing %q", stderr, want)
+	for _, want := range []string{
+		"warning: ResourceClaim inference/accel-claim: metadata.finalizers[0]: a 1.31 scheduler and resourceclaim controller recognise a structured allocation by finalizer resource.kubernetes.io/delete-protection",
+		"warning: ResourceClaim inference/accel-claim: spec.parametersRef: ",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr %q, want a warning containing %q", stderr, want)
+		}
+	}
+	if n := strings.Count(stderr, "warning:"); n != 2 {
+		t.Errorf("%d warnings, want 2:\n%s", n, stderr)
 	}
 }

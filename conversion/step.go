@@ -29,8 +29,8 @@ type mapping struct {
 var mappings = map[[2]string]mapping{
 	{V1alpha1, V1alpha2}: {spec: specV1ToV2, status: statusV1ToV2},
 	{V1alpha2, V1alpha1}: {spec: specV2ToV1, status: statusV2ToV1},
-	{V1alpha2, V1alpha3}: {spec: specV2ToV3, status: statusV2ToV3},
-	{V1alpha3, V1alpha2}: {spec: specV3ToV2, status: statusV3ToV2},
+	{V1alpha2, V1alpha3}: {spec: specV2ToV3, status: statusV2ToV3, object: finalizerLossesV2ToV3},
+	{V1alpha3, V1alpha2}: {spec: specV3ToV2, status: statusV3ToV2, object: finalizerLossesV3ToV2},
 	{V1alpha3, V1beta1}:  {spec: specV3B1, status: statusV3ToB1, object: warningsV3ToB1},
 	{V1beta1, V1alpha3}:  {spec: specV3B1, status: statusB1ToV3, object: warningsB1ToV3},
 	{V1beta1, V1beta2}:   {spec: specB1ToB2, status: statusB1B2},

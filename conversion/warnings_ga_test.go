@@ -82,7 +82,7 @@ func TestWarningsGA(t *testing.T) {
 				"status":{"allocation":{"controller":"d","devices":{"results":[{"request":"r","driver":"d","pool":"p","device":"g0"}],"config":[
 				{"source":"FromClass","opaque":{"driver":"d","parameters":{"b":"class"}}},
 				{"source":"FromClaim","opaque":{"driver":"d","parameters":{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"DeviceParameters","claimParameters":{"a":"claim"},"devices":[{"device":"g0","parameters":{"x":1}}]}}}]}}}}`,
-			to: "v1alpha2",
+			to:   "v1alpha2",
 			want: []string{"spec.controller", "status.allocation.devices.config[1].opaque.parameters.claimParameters", "status.allocation.devices.config[0]"},
 		},
 		"structured allocation: parameters for one request reach every device of the driver": {
@@ -92,6 +92,30 @@ func TestWarningsGA(t *testing.T) {
 				{"source":"FromClaim","requests":["x"],"opaque":{"driver":"e","parameters":{"ok":true}}}]}}}}`,
 			to:   "v1alpha2",
 			want: []string{"status.allocation.devices.config[0].requests"},
+		},
+		"structured 1.30 allocation with 1.30's built-in finalizer, to 1.31": {
+			in: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"finalizers":["x.example.com/keep","dra.k8s.io/delete-protection"]},"spec":{"resourceClassName":"c"},
+				"status":{"driverName":"d","allocation":{"shareable":true,"resourceHandles":[{"driverName":"d","structuredData":{"nodeName":"n","results":[{"namedResources":{"name":"g0"}}]}}]}}}`,
+			to:   "v1alpha3",
+			want: []string{"metadata.finalizers[1]"},
+		},
+		"structured 1.30 allocation that has 1.31's finalizer too": {
+			in: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"finalizers":["dra.k8s.io/delete-protection","resource.kubernetes.io/delete-protection"]},"spec":{"resourceClassName":"c"},
+				"status":{"driverName":"d","allocation":{"shareable":true,"resourceHandles":[{"driverName":"d","structuredData":{"nodeName":"n","results":[{"namedResources":{"name":"g0"}}]}}]}}}`,
+			to:   "v1alpha3",
+			want: nil,
+		},
+		"structured 1.31 allocation with 1.31's built-in finalizer, to 1.30": {
+			in: `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","metadata":{"finalizers":["resource.kubernetes.io/delete-protection"]},"spec":{"devices":{"requests":[{"name":"r","deviceClassName":"c"}]}},
+				"status":{"allocation":{"devices":{"results":[{"request":"r","driver":"d","pool":"n","device":"g0"}]}}}}`,
+			to:   "v1alpha2",
+			want: []string{"metadata.finalizers[0]"},
+		},
+		"classic 1.31 allocation: the finalizer does not matter": {
+			in: `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","metadata":{"finalizers":["resource.kubernetes.io/delete-protection"]},"spec":{"controller":"d","devices":{"requests":[{"name":"r","deviceClassName":"c"}]}},
+				"status":{"allocation":{"controller":"d","devices":{"results":[{"request":"r","driver":"d","pool":"n","device":"g0"}]}}}}`,
+			to:   "v1alpha2",
+			want: []string{"spec.controller", "status.allocation.devices.results[0]"}, // no finalizer warning
 		},
 		"capacity null is no capacity": {
 			in:   `{"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","spec":{"devices":{"requests":[{"name":"s","exactly":{"deviceClassName":"c","capacity":null}}]}}}`,

@@ -125,7 +125,7 @@ func Object(obj map[string]interface{}, to string, opts Options) (map[string]int
 				specPathOf(kind), kindClaimParameters, refOf(str(metaOf(out), "namespace"), str(ref, "name")), kindClaimParameters))
 		}
 	}
-	r.Warnings = append(conversionWarnings(ws, kind, translated), r.Warnings...)
+	r.Warnings = append(conversionWarnings(ws, kind, translated, obj), r.Warnings...)
 	if target.Devices {
 		if w := classicWarning(obj, from, kind, to, opts.Parameters); w != "" {
 			r.Warnings = append(r.Warnings, w)
@@ -135,7 +135,7 @@ func Object(obj map[string]interface{}, to string, opts Options) (map[string]int
 		if out, ws, err = conversion.ConvertWithWarnings(out, to); err != nil {
 			return nil, r, err
 		}
-		r.Warnings = append(r.Warnings, conversionWarnings(ws, kind, false)...)
+		r.Warnings = append(r.Warnings, conversionWarnings(ws, kind, false, obj)...)
 		// The restore annotation of the steps after via holds what the
 		// warnings above say is lost: re-creation is one-way.
 		dropAnnotations(out, nil, to, nil, &r)
@@ -224,15 +224,21 @@ func shallowCopy(m map[string]interface{}) map[string]interface{} {
 // so), so what the target's consumers would make of it does not arise. So is
 // the warning about parametersRef when translateParameters handled it: it
 // reports the translation, or its own warning, instead.
-func conversionWarnings(ws []conversion.Warning, kind string, translated bool) []string {
+func conversionWarnings(ws []conversion.Warning, kind string, translated bool, input map[string]interface{}) []string {
 	parametersRef := "spec.parametersRef"
 	if kind == conversion.KindTemplate {
 		parametersRef = "spec.spec.parametersRef"
 	}
+	finalizers, _ := metaOf(input)["finalizers"].([]interface{})
 	var out []string
 	for _, w := range ws {
 		if w.Path == "status" || strings.HasPrefix(w.Path, "status.") {
 			continue
+		}
+		var i int
+		if n, err := fmt.Sscanf(w.Path, "metadata.finalizers[%d]", &i); err == nil && n == 1 && i >= 0 && i < len(finalizers) &&
+			(finalizers[i] == conversion.BuiltinFinalizer130 || finalizers[i] == conversion.DeleteProtectionFinalizer) {
+			continue // renamed to the target release's (mapFinalizers)
 		}
 		if translated && w.Path == parametersRef {
 			continue

@@ -165,9 +165,16 @@ func lossesInStorage(obj map[string]interface{}, subResource string) ([]string, 
 	}
 	var out []string
 	for _, w := range ws {
-		if strings.HasPrefix(w.Path, "status.") == (subResource == "status") {
+		if statusLoss(w.Path) == (subResource == "status") {
 			out = append(out, w.Path+": "+w.Message)
 		}
 	}
 	return out, nil
+}
+
+// statusLoss reports whether a loss at path is one a status write causes:
+// a status field, or a built-in finalizer, whose meaning depends on the
+// allocation the status write sets (a main write cannot set it).
+func statusLoss(path string) bool {
+	return strings.HasPrefix(path, "status.") || strings.HasPrefix(path, "metadata.finalizers[")
 }
