@@ -187,6 +187,13 @@ func translateParameters(src map[string]interface{}, from, kind string, out map[
 	}
 	// Findings in the parameters name them and their own field path.
 	paramsPath := fmt.Sprintf("%s.parametersRef (ResourceClaimParameters %s/%s) driverRequests", specPath, ns, str(metaOf(params), "name"))
+	if kind == conversion.KindClaim && params["shareable"] != true {
+		// A 1.30 scheduler copies it into allocation.shareable (false when
+		// absent): one consumer at a time. 1.31+ claims are always shared.
+		// (A template's claims are generated for one pod each.)
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%s.parametersRef (ResourceClaimParameters %s/%s) shareable: false: a 1.30 allocation of this claim served one pod at a time; a 1.31+ claim may be reserved by up to 32 pods at once (256 from 1.33) and has no way to say otherwise",
+			specPath, ns, str(metaOf(params), "name")))
+	}
 	filters := classFilters(idx, className, r)
 	var reqs []request
 	var driverConfig []map[string]interface{}

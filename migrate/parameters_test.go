@@ -59,6 +59,7 @@ apiVersion: resource.k8s.io/v1alpha2
 kind: ResourceClaimParameters
 metadata: {name: two-gpus-generated, namespace: ns}
 generatedFrom: {apiGroup: gpu.example.com, kind: GPUClaimParameters, name: two-gpus}
+shareable: true
 driverRequests:
 - driverName: gpu.example.com
   vendorParameters: {kind: GPUConfig, sharing: timeSlicing}
@@ -144,6 +145,7 @@ apiVersion: resource.k8s.io/v1alpha2
 kind: ResourceClaimParameters
 metadata: {name: p, namespace: ns}
 generatedFrom: {apiGroup: gpu.example.com, kind: GPUClaimParameters, name: two-gpus}
+shareable: true
 driverRequests:
 - driverName: gpu.example.com
   requests:
@@ -164,6 +166,32 @@ spec:
 `,
 		changed:  []string{"spec.devices: 1 request(s) translated from ResourceClaimParameters p"},
 		warnings: []string{`spec.parametersRef (ResourceClaimParameters ns/p) driverRequests[0].requests[0].namedResources.selector "\"fast\" in attributes.stringslice[\"tags\"]": attributes.stringslice has no 1.31 equivalent; the device is requested without it`},
+	}, {
+		// 1.30 copied shareable (false when absent) into the allocation:
+		// one pod at a time, which no 1.31+ claim can say.
+		name: "not-shareable",
+		index: []string{`
+apiVersion: resource.k8s.io/v1alpha2
+kind: ResourceClaimParameters
+metadata: {name: p, namespace: ns}
+generatedFrom: {apiGroup: gpu.example.com, kind: GPUClaimParameters, name: two-gpus}
+driverRequests: [{driverName: gpu.example.com, requests: [{namedResources: {selector: "true"}}]}]
+`},
+		want: `
+apiVersion: resource.k8s.io/v1alpha3
+kind: ResourceClaim
+metadata: {name: c, namespace: ns}
+spec:
+  devices:
+    requests:
+    - name: request
+      deviceClassName: gpu.example.com
+      allocationMode: ExactCount
+      count: 1
+      selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}, {cel: {expression: "true"}}]
+`,
+		changed:  []string{"spec.devices: 1 request(s) translated from ResourceClaimParameters p"},
+		warnings: []string{"spec.parametersRef (ResourceClaimParameters ns/p) shareable: false: a 1.30 allocation of this claim served one pod at a time; a 1.31+ claim may be reserved by up to 32 pods at once (256 from 1.33) and has no way to say otherwise"},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
