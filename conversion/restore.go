@@ -52,6 +52,28 @@ type operation struct {
 	Value interface{} `json:"value,omitempty"`
 }
 
+// MarshalJSON writes o as RFC 6902 has it: an add or replace carries
+// "value", null included; a remove has none. (Annotations written before
+// left out a null value; reading takes a missing value as null.)
+func (o operation) MarshalJSON() ([]byte, error) {
+	return o.appendJSON(nil)
+}
+
+func (o operation) appendJSON(buf []byte) ([]byte, error) {
+	buf = append(buf, `{"op":`...)
+	buf, _ = jsontree.Append(buf, o.Op, false)
+	buf = append(buf, `,"path":`...)
+	buf, _ = jsontree.Append(buf, o.Path, false)
+	if o.Value != nil || o.Op != "remove" {
+		buf = append(buf, `,"value":`...)
+		var err error
+		if buf, err = jsontree.Append(buf, o.Value, false); err != nil {
+			return nil, err
+		}
+	}
+	return append(buf, '}'), nil
+}
+
 func (r *restore) empty() bool { return r.Spec == nil && r.Status == nil }
 
 func (r *restore) section(name string) **sectionPatch {
@@ -485,18 +507,10 @@ func (sp *sectionPatch) appendJSON(buf []byte) ([]byte, error) {
 		if i > 0 {
 			buf = append(buf, ',')
 		}
-		buf = append(buf, `{"op":`...)
-		buf, _ = jsontree.Append(buf, op.Op, false)
-		buf = append(buf, `,"path":`...)
-		buf, _ = jsontree.Append(buf, op.Path, false)
-		if op.Value != nil {
-			buf = append(buf, `,"value":`...)
-			var err error
-			if buf, err = jsontree.Append(buf, op.Value, false); err != nil {
-				return nil, err
-			}
+		var err error
+		if buf, err = op.appendJSON(buf); err != nil {
+			return nil, err
 		}
-		buf = append(buf, '}')
 	}
 	return append(buf, "]}"...), nil
 }

@@ -47,3 +47,30 @@ func canonicalJSONReflect(v interface{}) ([]byte, error) {
 	}
 	return data[len(`{"V":`) : len(data)-1], nil
 }
+
+// TestRestoreOperationsAreRFC6902: an add or replace carries "value", null
+// included; a remove carries none; and an annotation written before, whose
+// add of null had no "value", reads back the same.
+func TestRestoreOperationsAreRFC6902(t *testing.T) {
+	r := &restore{Spec: &sectionPatch{Patch: []operation{
+		{Op: "add", Path: "/spec/n"}, {Op: "replace", Path: "/spec/m"}, {Op: "remove", Path: "/spec/x"},
+	}}}
+	got, err := r.appendJSON(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"spec":{"base":"","patch":[{"op":"add","path":"/spec/n","value":null},{"op":"replace","path":"/spec/m","value":null},{"op":"remove","path":"/spec/x"}]}}`
+	if string(got) != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	var old, current restore
+	if err := json.Unmarshal([]byte(`{"spec":{"base":"","patch":[{"op":"add","path":"/spec/n"}]}}`), &old); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(got, &current); err != nil {
+		t.Fatal(err)
+	}
+	if o, c := old.Spec.Patch[0], current.Spec.Patch[0]; o != c {
+		t.Errorf("the old form reads as %+v, the new as %+v", o, c)
+	}
+}
