@@ -217,7 +217,11 @@ func statusV2ToV3(in, targetSpec map[string]interface{}, r *lossReport) map[stri
 			device := HandleDevicePrefix + strconv.Itoa(i)
 			results = append(results, deviceResult(request, driver, driver, device))
 			if data := asString(handle["data"]); data != "" {
-				p.addDevice(device, dataParameters(data), at(".data"))
+				params := dataParameters(data)
+				if asMap(params)["kind"] == HandleDataKind && asMap(params)["apiVersion"] == HandleDataAPIVersion {
+					r.lose(at(".data"), "not a JSON object (or over %d bytes of JSON whose numbers are not canonical): a 1.31 driver receives it as opaque parameters wrapped in {apiVersion: %s, kind: %s, data: <the text>}, which it must unwrap", maxNonCanonicalDataBytes, HandleDataAPIVersion, HandleDataKind)
+				}
+				p.addDevice(device, params, at(".data"))
 			}
 			continue
 		}

@@ -48,12 +48,13 @@ func TestStorageWarnings(t *testing.T) {
 				Object:    obj(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns","resourceVersion":"1","labels":{"a":"b"}},"spec":{"resourceClassName":"gpu",`+paramsRef+`}}`),
 				OldObject: obj(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim",`+meta+`,"spec":{"resourceClassName":"gpu",`+paramsRef+`}}`)},
 		},
-		"v1alpha2 status write of a single-consumer allocation: only the status loss": {
+		"v1alpha2 status write of a single-consumer allocation with text handle data: only the status losses": {
 			req: Request{Operation: Update, SubResource: "status",
 				Object: obj(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim",`+meta+`,"spec":{"resourceClassName":"gpu",`+paramsRef+`},
 					"status":{"driverName":"gpu.example.com","allocation":{"shareable":false,"resourceHandles":[{"driverName":"gpu.example.com","data":"x"}]}}}`),
 				OldObject: obj(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim",`+meta+`,"spec":{"resourceClassName":"gpu",`+paramsRef+`}}`)},
-			want: []string{"stored as v1alpha3: status.allocation.shareable: a 1.31 claim may be reserved by up to 32 consumers; this allocation was for one consumer only"},
+			want: []string{"stored as v1alpha3: status.allocation.shareable: a 1.31 claim may be reserved by up to 32 consumers; this allocation was for one consumer only",
+				"stored as v1alpha3: status.allocation.resourceHandles[0].data: not a JSON object (or over 4096 bytes of JSON whose numbers are not canonical): a 1.31 driver receives it as opaque parameters wrapped in {apiVersion: resource.claimbridge.dev/v1alpha2, kind: ResourceHandle, data: <the text>}, which it must unwrap"},
 		},
 		"v1alpha2 status write of a structured allocation of a claim with 1.30's finalizer": {
 			req: Request{Operation: Update, SubResource: "status",
