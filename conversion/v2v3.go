@@ -338,7 +338,7 @@ func dataParameters(data string) interface{} {
 	// One JSON value with nothing but whitespace around it, decoded as
 	// encoding/json with UseNumber decodes it (jsontree, without reflection;
 	// the nesting limit is encoding/json's).
-	v, err := jsontree.UnmarshalString(data, encodingJSONMaxDepth)
+	v, err := jsontree.UnmarshalString(data, maxHandleDataDepth)
 	if m, ok := v.(map[string]interface{}); err == nil && ok && m != nil {
 		if len(data) <= maxNonCanonicalDataBytes {
 			canonicalizeNumbers(m)
@@ -351,9 +351,13 @@ func dataParameters(data string) interface{} {
 	return map[string]interface{}{"apiVersion": HandleDataAPIVersion, "kind": HandleDataKind, "data": data}
 }
 
-// encodingJSONMaxDepth is encoding/json's limit on nested arrays and objects
-// (its decoder fails beyond it).
-const encodingJSONMaxDepth = 10000
+// maxHandleDataDepth bounds the nesting of handle data that becomes a
+// parameters object; deeper JSON stays text (wrapped like non-JSON data).
+// As an object it would nest the claim deeper than its text did, beyond what
+// a review may carry (the webhook's --max-json-depth, 1000 by default, and
+// /convert refuses such a result): a 1.30 status write of such data would
+// then fail instead of being stored.
+const maxHandleDataDepth = 64
 
 // maxNonCanonicalDataBytes bounds the handle data whose exact text may travel
 // in the restore annotation: 32 handles × 4 KiB stay well below 256 KiB.

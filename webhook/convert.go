@@ -197,6 +197,9 @@ func (h *convertHandler) convertAll(ctx context.Context, deadline time.Time, req
 		if err != nil {
 			return nil, nil, nil, failure("objects[%d] %v", i, err)
 		}
+		if err := checkConvertedDepth(buf[ends[i][0]:], h.maxDepth); err != nil {
+			return nil, nil, nil, failure("objects[%d] converted to %s: %v", i, req.DesiredAPIVersion, err)
+		}
 		ends[i][1] = len(buf)
 	}
 	return buf, ends, from, metav1.Status{Status: metav1.StatusSuccess}

@@ -158,6 +158,18 @@ func TestConvertHandlerFailures(t *testing.T) {
 		"changed-metadata": {desired: api.Group + "/v1alpha2", objects: [][]byte{claim},
 			convert: mutateResult(func(o map[string]interface{}) { o["metadata"].(map[string]interface{})["resourceVersion"] = "1" }),
 			want:    []string{"changed metadata other than labels and annotations"}},
+		// A conversion that nests deeper than its input (1.30 handle data
+		// that is JSON text becomes an object) must not store what no
+		// review could carry back: --max-json-depth 1000 less 3 for the review.
+		"result-too-deep": {desired: api.Group + "/v1alpha2", objects: [][]byte{claim},
+			convert: mutateResult(func(o map[string]interface{}) {
+				var deep interface{} = "x"
+				for i := 0; i < 997; i++ {
+					deep = map[string]interface{}{"a": deep}
+				}
+				o["spec"] = deep
+			}),
+			want: []string{"objects[0] converted to resource.claimbridge.dev/v1alpha2: the result nests deeper than a review may carry (--max-json-depth 1000, of which the review takes 3)"}},
 		"non-string-annotation": {desired: api.Group + "/v1alpha2", objects: [][]byte{claim},
 			convert: mutateResult(func(o map[string]interface{}) {
 				o["metadata"].(map[string]interface{})["annotations"] = map[string]interface{}{"a": json.Number("1")}

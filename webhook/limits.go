@@ -77,6 +77,26 @@ func checkBodyDepth(body []byte, maxDepth int) *httpError {
 	return nil
 }
 
+// reviewNesting is how deep a ConversionReview nests its objects
+// ({"request":{"objects":[ … ]}}); an AdmissionReview nests them less deep.
+const reviewNesting = 3
+
+// checkConvertedDepth fails for a converted object (its JSON) that no review
+// within maxDepth could carry: conversion can nest deeper than its input
+// (1.30 handle data that is JSON text becomes the parameters object; restore
+// data comes back), and such an object, once stored, could be read and
+// written through no version. Refused here, the write that would store it
+// fails instead. maxDepth 0: no limit.
+func checkConvertedDepth(object []byte, maxDepth int) error {
+	if maxDepth <= 0 {
+		return nil
+	}
+	if err := checkDepth(object, maxDepth-reviewNesting); err != nil {
+		return fmt.Errorf("the result nests deeper than a review may carry (--max-json-depth %d, of which the review takes %d): %w", maxDepth, reviewNesting, err)
+	}
+	return nil
+}
+
 // checkDepth scans data once and fails as soon as arrays and objects nest
 // deeper than max, so that a hostile body costs at most max+1 bytes of work
 // before the decoder ever sees it. Malformed JSON is left to the decoder.
