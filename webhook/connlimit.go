@@ -27,6 +27,12 @@ import (
 //     and once the waiting connection has waited reapGrace; a connection on
 //     which data has arrived since it became idle (a request net/http has not
 //     read yet) is passed over;
+//   - else closes the connection open longest without a first request, once
+//     it has been open minReapFresh and has received nothing for
+//     minReapFresh/2 (a client sends its request right after the TLS
+//     handshake; one that opens connections and sends nothing, on purpose
+//     or from a pool of spare dials, would otherwise hold a place until
+//     --read-header-timeout);
 //   - and, when it has waited rotateAfter and no connection was idle that
 //     long, asks for one busy connection to be closed after its current
 //     answer (Connection: close, see closeOneAfterAnswer), so that a client
@@ -59,23 +65,25 @@ type connLimiter struct {
 	// connection.
 	rotate atomic.Bool
 
-	// minReapIdle and rotateAfter are minReapIdleDefault and
-	// rotateAfterDefault (tests shorten them).
-	minReapIdle, rotateAfter time.Duration
+	// minReapIdle, minReapFresh and rotateAfter are minReapIdleDefault,
+	// minReapFreshDefault and rotateAfterDefault (tests shorten them).
+	minReapIdle, minReapFresh, rotateAfter time.Duration
 
 	// backlog shortens the accept queue under overload; nil: never.
 	backlog *overloadBacklog
 
-	reaped    prometheus.Counter
-	rotated   prometheus.Counter
-	abandoned prometheus.Counter
+	reaped      prometheus.Counter
+	reapedFresh prometheus.Counter
+	rotated     prometheus.Counter
+	abandoned   prometheus.Counter
 }
 
 // Connection reclaiming timings (see connLimiter).
 const (
-	minReapIdleDefault = time.Second
-	rotateAfterDefault = time.Second
-	reapPoll           = 100 * time.Millisecond
+	minReapIdleDefault  = time.Second
+	minReapFreshDefault = 2 * time.Second
+	rotateAfterDefault  = time.Second
+	reapPoll            = 100 * time.Millisecond
 	// reapGrace: a client that took its longest-idle connection for a
 	// request as it dialled the waiting one has usually written the
 	// request by then, and the check for arrived data sees it; one that
@@ -94,11 +102,16 @@ func newConnLimiter(l net.Listener, n int, m *metrics) *connLimiter {
 		idle:     map[net.Conn]time.Time{},
 		fresh:    map[net.Conn]time.Time{},
 
-		minReapIdle: minReapIdleDefault,
-		rotateAfter: rotateAfterDefault,
+		minReapIdle:  minReapIdleDefault,
+		minReapFresh: minReapFreshDefault,
+		rotateAfter:  rotateAfterDefault,
 		reaped: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "claimbridge_webhook_connections_reclaimed_total",
 			Help: "Idle connections closed to admit a waiting one (--max-connections reached).",
+		}),
+		reapedFresh: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "claimbridge_webhook_connections_reclaimed_unused_total",
+			Help: "Connections that sent no request within 2 s of being accepted, closed to admit a waiting one (--max-connections reached).",
 		}),
 		rotated: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "claimbridge_webhook_connections_rotated_total",
@@ -110,7 +123,7 @@ func newConnLimiter(l net.Listener, n int, m *metrics) *connLimiter {
 		}),
 	}
 	if m != nil {
-		m.registry.MustRegister(c.reaped, c.rotated, c.abandoned)
+		m.registry.MustRegister(c.reaped, c.reapedFresh, c.rotated, c.abandoned)
 	}
 	return c
 }
@@ -192,10 +205,41 @@ func (l *connLimiter) release() { <-l.sem }
 
 // reapIdle closes the connection idle longest that has been idle for
 // minReapIdle and has received no data since (a request arriving that
-// net/http has not read yet); its close frees a place.
+// net/http has not read yet), else the oldest connection without a first
+// request (reapFresh); its close frees a place.
 func (l *connLimiter) reapIdle(now time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if !l.reapOldestIdle(now) {
+		l.reapFresh(now)
+	}
+}
+
+// reapFresh closes the connection open longest without a first request
+// once it has been open minReapFresh and quiet for minReapFresh/2 (a
+// connection whose request is arriving is passed over); l.mu is held.
+func (l *connLimiter) reapFresh(now time.Time) bool {
+	var oldest net.Conn
+	var since time.Time
+	for c, t := range l.fresh {
+		if now.Sub(t) >= l.minReapFresh && (oldest == nil || t.Before(since)) {
+			if lc := limitedOf(c); lc != nil && quietFor(lc.Conn, l.minReapFresh/2) {
+				oldest, since = c, t
+			}
+		}
+	}
+	if oldest == nil {
+		return false
+	}
+	delete(l.fresh, oldest)
+	l.reapedFresh.Inc()
+	_ = limitedOf(oldest).Close() // with a reset (freshAbortAfter)
+	return true
+}
+
+// reapOldestIdle is reapIdle's choice among the idle connections; l.mu is
+// held. It reports whether it closed one.
+func (l *connLimiter) reapOldestIdle(now time.Time) bool {
 	for {
 		var oldest net.Conn
 		var since time.Time
@@ -205,7 +249,7 @@ func (l *connLimiter) reapIdle(now time.Time) {
 			}
 		}
 		if oldest == nil || now.Sub(since) < l.minReapIdle {
-			return
+			return false
 		}
 		delete(l.idle, oldest)
 		if lc := limitedOf(oldest); lc != nil && quietFor(lc.Conn, now.Sub(since)-quietSlack) {
@@ -215,7 +259,7 @@ func (l *connLimiter) reapIdle(now time.Time) {
 			// then fails its read and finishes.
 			l.reaped.Inc()
 			_ = lc.Close()
-			return
+			return true
 		}
 		// Data has arrived: net/http is about to make it active; it
 		// stays out of l.idle until it is idle again.

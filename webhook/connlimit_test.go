@@ -206,3 +206,39 @@ func TestConnLimiterCloseEndsWaitingAccept(t *testing.T) {
 		t.Fatal("Accept still waiting 10 s after Close")
 	}
 }
+
+// A connection that sends no request does not keep a client out until the
+// header timeout: once it has been open minReapFresh without receiving
+// anything for half that, it is closed to admit the waiting connection.
+func TestConnLimiterReclaimsUnusedConnection(t *testing.T) {
+	l, url := limitedHTTP(t, 1, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) }))
+	l.mu.Lock()
+	l.minReapFresh = 300 * time.Millisecond
+	l.mu.Unlock()
+	silent, err := net.Dial("tcp", strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	time.Sleep(50 * time.Millisecond) // accepted: it holds the only place
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	start := time.Now()
+	if _, err := get(ctx, transport(t), url); err != nil {
+		t.Fatalf("client shut out by a connection that sends nothing: %v", err)
+	}
+	if waited := time.Since(start); waited > 3*time.Second {
+		t.Errorf("waited %v for the place", waited)
+	}
+	if got := value(t, l.reapedFresh); got != 1 {
+		t.Errorf("reclaimed %v unused connections, want 1", got)
+	}
+	if got := value(t, l.reaped); got != 0 {
+		t.Errorf("reclaimed %v idle connections, want 0", got)
+	}
+	// The silent connection was closed.
+	_ = silent.SetReadDeadline(time.Now().Add(2 * time.Second))
+	if _, err := silent.Read(make([]byte, 1)); err == nil {
+		t.Error("the unused connection is still open")
+	}
+}
