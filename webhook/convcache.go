@@ -156,7 +156,10 @@ func (c *conversionCache) key(body []byte) (k cacheKey, ok bool) {
 		}
 		rest := body[len(p.prefix):]
 		end := bytes.IndexByte(rest, '"')
-		if end <= 0 || bytes.IndexByte(rest[:end], '\\') >= 0 {
+		if end <= 0 || bytes.IndexByte(rest[:end], '\\') >= 0 || hasControlByte(rest[:end]) {
+			// An escape, or a raw control character (invalid JSON,
+			// which the decoder refuses with 400): not the plain uid a
+			// cache hit may echo.
 			return k, false
 		}
 		h := sha256.New()
@@ -167,6 +170,15 @@ func (c *conversionCache) key(body []byte) (k cacheKey, ok bool) {
 		return k, true
 	}
 	return k, false
+}
+
+func hasControlByte(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 {
+			return true
+		}
+	}
+	return false
 }
 
 // reviewKeysUnique reports whether no member of the review body or of its

@@ -38,6 +38,7 @@ func TestConversionCacheKey(t *testing.T) {
 		{name: "other key order", cache: c, body: `{"apiVersion":"apiextensions.k8s.io/v1","kind":"ConversionReview","request":{"uid":"u","desiredAPIVersion":"x","objects":[]}}`},
 		{name: "whitespace", cache: c, body: `{ "kind":"ConversionReview","apiVersion":"apiextensions.k8s.io/v1","request":{"uid":"u","desiredAPIVersion":"x","objects":[]}}`},
 		{name: "escaped uid", cache: c, body: `{"kind":"ConversionReview","apiVersion":"apiextensions.k8s.io/v1","request":{"uid":"u\"v","desiredAPIVersion":"x","objects":[]}}`},
+		{name: "raw control character in the uid (invalid JSON)", cache: c, body: "{\"kind\":\"ConversionReview\",\"apiVersion\":\"apiextensions.k8s.io/v1\",\"request\":{\"uid\":\"a\nb\",\"desiredAPIVersion\":\"x\",\"objects\":[]}}"},
 		{name: "empty uid", cache: c, body: `{"kind":"ConversionReview","apiVersion":"apiextensions.k8s.io/v1","request":{"uid":"","desiredAPIVersion":"x","objects":[]}}`},
 		{name: "unterminated uid", cache: c, body: `{"kind":"ConversionReview","apiVersion":"apiextensions.k8s.io/v1","request":{"uid":"u`},
 		{name: "cache off", cache: nil, body: string(apiserver)},
