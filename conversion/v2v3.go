@@ -109,7 +109,7 @@ func lossesOfRequest(req map[string]interface{}, r *lossReport) {
 	mode := asString(req["allocationMode"])
 	if mode != "" && mode != "ExactCount" {
 		r.lose("devices.requests[0].allocationMode", "1.27–1.30 allocates one device of the class, not %q", mode)
-	} else if count, ok := req["count"]; ok && count != nil && !printsAsOne(count) && !printsAsZero(count) {
+	} else if count, ok := req["count"]; ok && count != nil && !printsAs(count, 1) && !printsAs(count, 0) {
 		// (1.31 defaults an ExactCount request's count 0 to 1.)
 		r.lose("devices.requests[0].count", "1.27–1.30 allocates one device of the class, not %v", count)
 	}
@@ -118,37 +118,22 @@ func lossesOfRequest(req map[string]interface{}, r *lossReport) {
 	}
 }
 
-// printsAsZero reports whether v is a count of 0, as printsAsOne.
-func printsAsZero(v interface{}) bool {
-	switch n := v.(type) {
+// printsAs reports whether fmt.Sprint(v) is the decimal n, without fmt for
+// the types a decoded count has.
+func printsAs(v interface{}, n int) bool {
+	switch c := v.(type) {
 	case float64:
-		return n == 0
+		return c == float64(n)
 	case int64:
-		return n == 0
+		return c == int64(n)
 	case int:
-		return n == 0
-	case json.Number:
-		return n == "0"
-	}
-	return false
-}
-
-// printsAsOne reports whether fmt.Sprint(v) is "1", without fmt for the
-// types a decoded count has.
-func printsAsOne(v interface{}) bool {
-	switch n := v.(type) {
-	case float64:
-		return n == 1
-	case int64:
-		return n == 1
-	case int:
-		return n == 1
+		return c == n
 	case string:
-		return n == "1"
+		return c == strconv.Itoa(n)
 	case json.Number:
-		return n == "1"
+		return string(c) == strconv.Itoa(n)
 	}
-	return fmt.Sprint(v) == "1"
+	return fmt.Sprint(v) == strconv.Itoa(n)
 }
 
 // statusV2ToV3 maps an allocation of resource handles to allocated devices:
