@@ -18,7 +18,7 @@ func referenceDataParameters(data string) interface{} {
 	dec.UseNumber()
 	var v interface{}
 	if err := dec.Decode(&v); err == nil {
-		if m, ok := v.(map[string]interface{}); ok && m != nil && treeDepth(m) <= maxHandleDataDepth {
+		if m, ok := v.(map[string]interface{}); ok && m != nil && treeDepth(m) <= MaxHandleDataDepth {
 			if _, err := dec.Token(); err == io.EOF {
 				if len(data) <= maxNonCanonicalDataBytes {
 					return apiserverNumbers(m)
@@ -83,7 +83,7 @@ func apiserverNumbers(v interface{}) interface{} {
 // TestDataParametersMatchesEncodingJSON: handle data is read as
 // encoding/json read it — objects, everything else wrapped, surrounding
 // whitespace, trailing data, invalid UTF-8, numbers, nesting beyond
-// maxHandleDataDepth (wrapped) and long non-canonical data.
+// MaxHandleDataDepth (wrapped) and long non-canonical data.
 func TestDataParametersMatchesEncodingJSON(t *testing.T) {
 	nested := func(n int) string {
 		return `{"a":` + strings.Repeat("[", n-1) + strings.Repeat("]", n-1) + `}`
@@ -95,7 +95,7 @@ func TestDataParametersMatchesEncodingJSON(t *testing.T) {
 		`{"a":1.0,"b":[40.0,1e2],"c":{"d":2.50,"e":0.0000001,"f":-0.0},"g":12345678901234567890123,"h":1e400}`, `{"a":"\ud800"}`,
 		"{\"a\":\"\xff\"}", `{"a":"\u00e9<>&"}`, `{"a":1,"a":2}`, `{"a":}`, `{"a":1`, `{'a':1}`, `{"a":01}`,
 		`{"devices":["gpu-0","gpu-1"],"sharing":"none"}`,
-		nested(maxHandleDataDepth), nested(maxHandleDataDepth + 1), nested(10001),
+		nested(MaxHandleDataDepth), nested(MaxHandleDataDepth + 1), nested(10001),
 		long, strings.ReplaceAll(long, " ", ""),
 		`{"k":"` + strings.Repeat("x", maxNonCanonicalDataBytes) + `","n":1.0}`,
 		`{"k":"` + strings.Repeat("x", maxNonCanonicalDataBytes) + `","n":1}`,

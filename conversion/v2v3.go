@@ -323,7 +323,7 @@ func dataParameters(data string) interface{} {
 	// One JSON value with nothing but whitespace around it, decoded as
 	// encoding/json with UseNumber decodes it (jsontree, without reflection;
 	// the nesting limit is encoding/json's).
-	v, err := jsontree.UnmarshalString(data, maxHandleDataDepth)
+	v, err := jsontree.UnmarshalString(data, MaxHandleDataDepth)
 	if m, ok := v.(map[string]interface{}); err == nil && ok && m != nil {
 		if len(data) <= maxNonCanonicalDataBytes {
 			canonicalizeNumbers(m)
@@ -336,13 +336,13 @@ func dataParameters(data string) interface{} {
 	return map[string]interface{}{"apiVersion": HandleDataAPIVersion, "kind": HandleDataKind, "data": data}
 }
 
-// maxHandleDataDepth bounds the nesting of handle data that becomes a
+// MaxHandleDataDepth bounds the nesting of handle data that becomes a
 // parameters object; deeper JSON stays text (wrapped like non-JSON data).
 // As an object it would nest the claim deeper than its text did, beyond what
 // a review may carry (the webhook's --max-json-depth, 1000 by default, and
 // /convert refuses such a result): a 1.30 status write of such data would
 // then fail instead of being stored.
-const maxHandleDataDepth = 64
+const MaxHandleDataDepth = 64
 
 // maxNonCanonicalDataBytes bounds the handle data whose exact text may travel
 // in the restore annotation: 32 handles × 4 KiB stay well below 256 KiB.

@@ -185,6 +185,7 @@ func (h *convertHandler) convertAll(ctx context.Context, deadline time.Time, req
 		if decoded != nil {
 			obj = decoded[i]
 		}
+		deepen := mayNestDeeper(req.Objects[i].Raw, obj, h.maxDepth)
 		var key objectCacheKey
 		if spans != nil {
 			key.sum, key.ok = objectKey(body[spans[i][0]:spans[i][1]], req.DesiredAPIVersion)
@@ -197,8 +198,10 @@ func (h *convertHandler) convertAll(ctx context.Context, deadline time.Time, req
 		if err != nil {
 			return nil, nil, nil, failure("objects[%d] %v", i, err)
 		}
-		if err := checkConvertedDepth(buf[ends[i][0]:], h.maxDepth); err != nil {
-			return nil, nil, nil, failure("objects[%d] converted to %s: %v", i, req.DesiredAPIVersion, err)
+		if deepen { // else it nests at most as deep as the review allowed
+			if err := checkConvertedDepth(buf[ends[i][0]:], h.maxDepth); err != nil {
+				return nil, nil, nil, failure("objects[%d] converted to %s: %v", i, req.DesiredAPIVersion, err)
+			}
 		}
 		ends[i][1] = len(buf)
 	}

@@ -120,6 +120,10 @@ func TestConvertHandlerFailures(t *testing.T) {
 			return out, nil
 		}
 	}
+	withRestoreData := bytes.Replace(claim, []byte(`"annotations":{`), []byte(`"annotations":{"claimbridge.dev/restore-v1alpha2":"{}",`), 1)
+	if bytes.Equal(withRestoreData, claim) {
+		t.Fatal("the fixture has no annotations to add restore data to")
+	}
 	tests := map[string]struct {
 		convert ConvertFunc
 		desired string
@@ -158,10 +162,10 @@ func TestConvertHandlerFailures(t *testing.T) {
 		"changed-metadata": {desired: api.Group + "/v1alpha2", objects: [][]byte{claim},
 			convert: mutateResult(func(o map[string]interface{}) { o["metadata"].(map[string]interface{})["resourceVersion"] = "1" }),
 			want:    []string{"changed metadata other than labels and annotations"}},
-		// A conversion that nests deeper than its input (1.30 handle data
-		// that is JSON text becomes an object) must not store what no
-		// review could carry back: --max-json-depth 1000 less 3 for the review.
-		"result-too-deep": {desired: api.Group + "/v1alpha2", objects: [][]byte{claim},
+		// A conversion that nests deeper than its input (restore data comes
+		// back as objects) must not store what no review could carry back:
+		// --max-json-depth 1000 less 3 for the review.
+		"result-too-deep": {desired: api.Group + "/v1alpha2", objects: [][]byte{withRestoreData},
 			convert: mutateResult(func(o map[string]interface{}) {
 				var deep interface{} = "x"
 				for i := 0; i < 997; i++ {

@@ -1,11 +1,16 @@
 package webhook
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"mime"
 	"net/http"
+	"strings"
+
+	"github.com/claimbridge/claimbridge/api"
+	"github.com/claimbridge/claimbridge/conversion"
 )
 
 // httpError is a failure to read a review, answered with a plain HTTP status.
@@ -96,6 +101,40 @@ func checkConvertedDepth(object []byte, maxDepth int) error {
 	}
 	return nil
 }
+
+// mayNestDeeper reports whether converting an object (its bytes raw, or
+// decoded obj) can nest it deeper than the review that carried it: only
+// restore data (annotations claimbridge.dev/restore-…, whose values come
+// back as objects) can, beyond 1.30 handle data parsed into parameters,
+// which nests at most handleDataNesting deep where it lands. Objects
+// without restore data (those written in the storage version, the hot path)
+// skip the scan of their result.
+func mayNestDeeper(raw []byte, obj map[string]interface{}, maxDepth int) bool {
+	if maxDepth <= 0 {
+		return false
+	}
+	if maxDepth-reviewNesting < handleDataNesting {
+		return true
+	}
+	if obj == nil {
+		return bytes.Contains(raw, restorePrefix)
+	}
+	meta, _ := obj["metadata"].(map[string]interface{})
+	ann, _ := meta["annotations"].(map[string]interface{})
+	for k := range ann {
+		if strings.HasPrefix(k, api.AnnotationPrefix+"restore-") {
+			return true
+		}
+	}
+	return false
+}
+
+var restorePrefix = []byte(`"` + api.AnnotationPrefix + "restore-")
+
+// handleDataNesting bounds how deep 1.30 handle data parsed into opaque
+// parameters nests a converted claim: its own depth and the path to
+// status.allocation.devices.config[i].opaque.parameters.
+const handleDataNesting = conversion.MaxHandleDataDepth + 8
 
 // checkDepth scans data once and fails as soon as arrays and objects nest
 // deeper than max, so that a hostile body costs at most max+1 bytes of work

@@ -210,3 +210,28 @@ func TestMethodNotAllowedNamesPOST(t *testing.T) {
 		}
 	}
 }
+
+// TestMayNestDeeper: only objects with restore data (or a depth limit too
+// low for parsed handle data) have their converted result scanned.
+func TestMayNestDeeper(t *testing.T) {
+	withRestore := map[string]interface{}{"metadata": map[string]interface{}{"annotations": map[string]interface{}{"claimbridge.dev/restore-v1alpha1": "{}"}}}
+	without := map[string]interface{}{"metadata": map[string]interface{}{"annotations": map[string]interface{}{"a": "b"}}}
+	for _, tc := range []struct {
+		name     string
+		raw      []byte
+		obj      map[string]interface{}
+		maxDepth int
+		want     bool
+	}{
+		{"decoded, restore data", nil, withRestore, 1000, true},
+		{"decoded, none", nil, without, 1000, false},
+		{"raw, restore data", []byte(`{"metadata":{"annotations":{"claimbridge.dev/restore-v1alpha2":"{}"}}}`), nil, 1000, true},
+		{"raw, none", []byte(`{"metadata":{"annotations":{"a":"b"}}}`), nil, 1000, false},
+		{"limit below parsed handle data", nil, without, handleDataNesting + reviewNesting - 1, true},
+		{"no limit", nil, withRestore, 0, false},
+	} {
+		if got := mayNestDeeper(tc.raw, tc.obj, tc.maxDepth); got != tc.want {
+			t.Errorf("%s: mayNestDeeper = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
