@@ -64,10 +64,26 @@ const (
 // AnnotationPrefix starts the key of every annotation claimbridge writes.
 const AnnotationPrefix = "claimbridge.dev/"
 
+// RestoreAnnotationPrefix starts the key of every restore annotation.
+const RestoreAnnotationPrefix = AnnotationPrefix + "restore-"
+
 // RestoreAnnotation returns the key of the annotation that carries what
 // version cannot hold while the object is shown in another version:
 // claimbridge.dev/restore-<version>.
-func RestoreAnnotation(version string) string { return AnnotationPrefix + "restore-" + version }
+func RestoreAnnotation(version string) string { return RestoreAnnotationPrefix + version }
+
+// HasRestoreAnnotation reports whether the object (a JSON tree) has a
+// restore annotation of any version.
+func HasRestoreAnnotation(obj map[string]interface{}) bool {
+	meta, _ := obj["metadata"].(map[string]interface{})
+	ann, _ := meta["annotations"].(map[string]interface{})
+	for k := range ann {
+		if strings.HasPrefix(k, RestoreAnnotationPrefix) {
+			return true
+		}
+	}
+	return false
+}
 
 // GroupVersion returns Group with version.
 func GroupVersion(version string) schema.GroupVersion {

@@ -285,7 +285,7 @@ func dropAnnotations(obj, input map[string]interface{}, to string, covered map[s
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		version, restore := strings.CutPrefix(k, conversion.AnnotationPrefix+"restore-")
+		version, restore := strings.CutPrefix(k, api.RestoreAnnotationPrefix)
 		stale := false
 		for _, s := range clientStale {
 			stale = stale || k == s

@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/internal/jsontree"
 	"github.com/claimbridge/claimbridge/validation/common"
@@ -107,21 +108,13 @@ func viewCreateErrors(kind, version string, obj map[string]interface{}) (errs fi
 // withoutRestoreAnnotations returns a copy of obj without its restore
 // annotations, and whether it had any.
 func withoutRestoreAnnotations(obj map[string]interface{}) (map[string]interface{}, bool) {
-	meta, _ := obj["metadata"].(map[string]interface{})
-	ann, _ := meta["annotations"].(map[string]interface{})
-	found := false
-	for k := range ann {
-		if strings.HasPrefix(k, conversion.AnnotationPrefix+"restore-") {
-			found = true
-		}
-	}
-	if !found {
+	if !api.HasRestoreAnnotation(obj) {
 		return obj, false
 	}
 	out := deepCopyJSON(obj)
 	outAnn := out["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})
 	for k := range outAnn {
-		if strings.HasPrefix(k, conversion.AnnotationPrefix+"restore-") {
+		if strings.HasPrefix(k, api.RestoreAnnotationPrefix) {
 			delete(outAnn, k)
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"strings"
 
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
@@ -119,17 +118,10 @@ func mayNestDeeper(raw []byte, obj map[string]interface{}, maxDepth int) bool {
 	if obj == nil {
 		return bytes.Contains(raw, restorePrefix)
 	}
-	meta, _ := obj["metadata"].(map[string]interface{})
-	ann, _ := meta["annotations"].(map[string]interface{})
-	for k := range ann {
-		if strings.HasPrefix(k, api.AnnotationPrefix+"restore-") {
-			return true
-		}
-	}
-	return false
+	return api.HasRestoreAnnotation(obj)
 }
 
-var restorePrefix = []byte(`"` + api.AnnotationPrefix + "restore-")
+var restorePrefix = []byte(`"` + api.RestoreAnnotationPrefix)
 
 // handleDataNesting bounds how deep 1.30 handle data parsed into opaque
 // parameters nests a converted claim: its own depth and the path to
