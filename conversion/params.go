@@ -82,8 +82,8 @@ type driverConfig struct {
 }
 
 // readDriverConfig reads the entries of devices.config for driver and marks
-// the first FromClass entry and the first DeviceParameters entry as used;
-// the caller marks the plain FromClaim entries it uses.
+// the first DeviceParameters entry as used; the caller marks the FromClass
+// entry (dc.classIdx) and the plain FromClaim entries it uses.
 func readDriverConfig(config []interface{}, driver string, used map[int]bool) driverConfig {
 	dc := driverConfig{used: used}
 	for i, c := range config {
@@ -97,7 +97,6 @@ func readDriverConfig(config []interface{}, driver string, used map[int]bool) dr
 		case sourceClass:
 			if dc.class == nil && params != nil {
 				dc.class, dc.classIdx = params, i
-				used[i] = true
 			}
 		case sourceClaim:
 			if devices, claim, ok := deviceParameters(params); ok {

@@ -213,7 +213,12 @@ func checkShape(obj map[string]interface{}, version, kind string) error {
 		}
 		return nil
 	}
-	s := objectShape(version, kind)
+	return checkObject(obj, objectShape(version, kind), kind)
+}
+
+// checkObject returns a *MalformedError for the first field of obj (of
+// kind) that does not have shape s.
+func checkObject(obj map[string]interface{}, s *shape, kind string) error {
 	if fits(obj, s) {
 		return nil // the common case; checkValue below finds the first error
 	}

@@ -56,11 +56,5 @@ func CheckParametersShape(obj map[string]interface{}) error {
 	if !ok || s == nil {
 		return nil
 	}
-	for _, k := range s.keys {
-		if err := checkValue(obj[k], s.fields[k], k); err != nil {
-			err.Kind, err.Object = kind, describeObject(obj)
-			return err
-		}
-	}
-	return nil
+	return checkObject(obj, s, kind)
 }

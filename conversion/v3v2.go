@@ -65,11 +65,8 @@ func statusV3ToV2(in, _ map[string]interface{}, r *lossReport) map[string]interf
 
 // classicHandles gives the opaque handles of one driver's results. A
 // classic handle carries the claim's parameters (or, with DeviceParameters,
-// a device's), never the class's.
+// a device's), never the class's (loseUnused reports them).
 func classicHandles(g driverResults, dc *driverConfig, r *lossReport) []interface{} {
-	if dc.class != nil {
-		delete(dc.used, dc.classIdx) // loseUnused reports it
-	}
 	if dc.hasDevices && dc.claim != nil {
 		r.lose(fmt.Sprintf("allocation.devices.config[%d].opaque.parameters.claimParameters", dc.devicesIdx),
 			"a 1.27–1.30 classic handle carries one device's parameters: the kubelet plugin of %q does not receive these claim parameters (kept in the restore annotation only)", g.driver)
@@ -132,6 +129,7 @@ func structuredHandle(g driverResults, dc *driverConfig, node string, r *lossRep
 	structured["results"] = named
 	if dc.class != nil {
 		structured["vendorClassParameters"] = r.copy(dc.class)
+		dc.used[dc.classIdx] = true
 	}
 	claim := dc.claim
 	if !dc.hasDevices {
