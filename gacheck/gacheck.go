@@ -7,16 +7,15 @@ package gacheck
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	resourcev1 "k8s.io/api/resource/v1"
 	resourcev1beta1 "k8s.io/api/resource/v1beta1"
 	resourcev1beta2 "k8s.io/api/resource/v1beta2"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	sigsjson "sigs.k8s.io/json"
 
 	"github.com/claimbridge/claimbridge/conversion"
+	"github.com/claimbridge/claimbridge/validation"
 )
 
 // Version returns the version and kind of a resource.k8s.io v1beta1, v1beta2
@@ -149,19 +148,7 @@ func decode(obj map[string]interface{}, version, kind string) (field.ErrorList, 
 	if err != nil {
 		return nil, err
 	}
-	strictErrs, err := sigsjson.UnmarshalStrict(data, typed, sigsjson.DisallowUnknownFields)
-	if err != nil {
-		return nil, err
-	}
-	var unknown field.ErrorList
-	for _, e := range strictErrs {
-		var fe sigsjson.FieldError
-		if !errors.As(e, &fe) {
-			return nil, e
-		}
-		unknown = append(unknown, field.Forbidden(field.NewPath(fe.FieldPath()), "unknown field"))
-	}
-	return unknown, nil
+	return validation.DecodeStrict(data, typed)
 }
 
 func asObject(v interface{}) map[string]interface{} {

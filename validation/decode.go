@@ -41,9 +41,20 @@ func decodeData(data []byte, into interface{}, strict bool) (field.ErrorList, er
 		}
 		return nil, nil
 	}
-	strictErrs, err := sigsjson.UnmarshalStrict(data, into, sigsjson.DisallowUnknownFields)
+	unknown, err := DecodeStrict(data, into)
 	if err != nil {
 		return nil, fmt.Errorf("decoding object: %w", err)
+	}
+	return unknown, nil
+}
+
+// DecodeStrict decodes data into into as a strict apiserver does: every
+// field the type does not have is a finding at its path (Forbidden "unknown
+// field"); a value the type cannot hold is the error.
+func DecodeStrict(data []byte, into interface{}) (field.ErrorList, error) {
+	strictErrs, err := sigsjson.UnmarshalStrict(data, into, sigsjson.DisallowUnknownFields)
+	if err != nil {
+		return nil, err
 	}
 	// Only DisallowUnknownFields is asked for, so every strict error is an
 	// unknown field; its path comes from the structured error.
@@ -51,7 +62,7 @@ func decodeData(data []byte, into interface{}, strict bool) (field.ErrorList, er
 	for _, e := range strictErrs {
 		var fe sigsjson.FieldError
 		if !errors.As(e, &fe) {
-			return nil, fmt.Errorf("decoding object: %w", e)
+			return nil, e
 		}
 		unknown = append(unknown, field.Forbidden(field.NewPath(fe.FieldPath()), "unknown field"))
 	}
