@@ -229,16 +229,19 @@ func conversionWarnings(ws []conversion.Warning, kind string, translated bool, i
 	if kind == conversion.KindTemplate {
 		parametersRef = "spec.spec.parametersRef"
 	}
+	// The built-in finalizers are renamed to the target release's
+	// (mapFinalizers): what the conversion says of their names is moot.
+	renamed := map[string]bool{}
 	finalizers, _ := metaOf(input)["finalizers"].([]interface{})
+	for i, f := range finalizers {
+		if f == conversion.BuiltinFinalizer130 || f == conversion.DeleteProtectionFinalizer {
+			renamed[fmt.Sprintf("metadata.finalizers[%d]", i)] = true
+		}
+	}
 	var out []string
 	for _, w := range ws {
-		if w.Path == "status" || strings.HasPrefix(w.Path, "status.") {
+		if w.Path == "status" || strings.HasPrefix(w.Path, "status.") || renamed[w.Path] {
 			continue
-		}
-		var i int
-		if n, err := fmt.Sscanf(w.Path, "metadata.finalizers[%d]", &i); err == nil && n == 1 && i >= 0 && i < len(finalizers) &&
-			(finalizers[i] == conversion.BuiltinFinalizer130 || finalizers[i] == conversion.DeleteProtectionFinalizer) {
-			continue // renamed to the target release's (mapFinalizers)
 		}
 		if translated && w.Path == parametersRef {
 			continue

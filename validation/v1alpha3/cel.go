@@ -63,21 +63,23 @@ func compileCEL(expression string, stored bool) celCheck {
 		return result
 	}
 
-	envType := environment.NewExpressions
-	if stored {
-		envType = environment.StoredExpressions
-	}
-	compiled := dracel.GetCompiler(dracel.Features{}).CompileCELExpression(expression, dracel.Options{EnvType: &envType})
-	result = celCheck{err: compiled.Error, maxCost: compiled.MaxCost}
-	if compiled.Error != nil && compiled.Program != nil {
-		// Only cost estimation failed; 1.31 did not estimate costs.
-		result = celCheck{maxCost: math.MaxUint64}
-	}
+	result = celCheck{maxCost: math.MaxUint64}
 	if !stored {
-		// 1.31's verdict; the cost stays today's estimate.
-		result.err = compileCEL131(expression)
-		if result.err != nil || compiled.Error != nil {
-			result.maxCost = math.MaxUint64
+		result.err = compileCEL131(expression) // 1.31's verdict
+	}
+	if result.err == nil { // today's verdict on an update, and the cost
+		envType := environment.NewExpressions
+		if stored {
+			envType = environment.StoredExpressions
+		}
+		compiled := dracel.GetCompiler(dracel.Features{}).CompileCELExpression(expression, dracel.Options{EnvType: &envType})
+		switch {
+		case compiled.Error == nil:
+			result.maxCost = compiled.MaxCost
+		case compiled.Program != nil:
+			// Only cost estimation failed; 1.31 did not estimate costs.
+		case stored:
+			result.err = compiled.Error
 		}
 	}
 

@@ -29,7 +29,6 @@ import (
 //
 // A claim created with an expression outside this environment could not be
 // created in 1.31, and its 1.31 scheduler could not compile it.
-const celCompatibilityVersion131 = "1.30"
 
 // maxAttributesAndCapacities is 1.31's declared bound of the device's maps
 // (resourceapi.ResourceSliceMaxAttributesAndCapacitiesPerDevice).
@@ -48,7 +47,7 @@ var celEnv131 = sync.OnceValues(func() (*cel.Env, error) {
 		"attributes": field("attributes", nested(apiservercel.AnyType)),
 		"capacity":   field("capacity", nested(apiservercel.QuantityDeclType)),
 	})
-	set, err := environment.MustBaseEnvSet(version.MustParseGeneric(celCompatibilityVersion131)).Extend(environment.VersionedOptions{
+	set, err := environment.MustBaseEnvSet(version.MajorMinor(1, 30)).Extend(environment.VersionedOptions{
 		IntroducedVersion: version.MajorMinor(1, 0),
 		EnvOptions: []cel.EnvOption{
 			cel.Variable("device", deviceType.CelType()),
