@@ -119,7 +119,7 @@ func newConversionCache(maxBytes int64, m *metrics) *conversionCache {
 		}, []string{"result"}),
 		size: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "claimbridge_conversion_cache_bytes",
-			Help: "Bytes held by the conversion cache (converted objects and a fixed overhead per entry), at most --conversion-cache-size.",
+			Help: "Bytes held by the conversion cache (converted objects and a fixed overhead per entry), at most --conversion-cache-bytes.",
 		}),
 		count: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "claimbridge_conversion_cache_entries",
