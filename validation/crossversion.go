@@ -2,10 +2,12 @@ package validation
 
 import (
 	"fmt"
+	"strings"
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/validation/common"
 )
@@ -50,6 +52,10 @@ func crossVersionErrors(t target, subResource string, deriveOld bool, newObj, ol
 	statusPath := field.NewPath("status")
 	all := crossViews(t, subResource == "status", deriveOld, newObj, oldObj)
 	statusChanged := false // in some view, on a main update
+	hint := ""
+	if subResource == "" {
+		hint = restoreAnnotationsHint(newObj, oldObj)
+	}
 	for _, version := range Versions {
 		if version == t.version || all[version].sameAs != "" {
 			continue
@@ -80,14 +86,14 @@ func crossVersionErrors(t target, subResource string, deriveOld bool, newObj, ol
 			// Only metadata can hide a change that X does not show.
 			if !apiequality.Semantic.DeepEqual(newView.spec, oldView.spec) && !reportedAt(field.ErrorTypeInvalid, "spec", reported) {
 				add(field.Invalid(annotationsPath, common.OmittedValue,
-					fmt.Sprintf("%s: the update changes the spec as seen through %s", common.FieldImmutableErrorMsg, version)))
+					fmt.Sprintf("%s: the update changes the spec as seen through %s%s", common.FieldImmutableErrorMsg, version, hint)))
 			}
 			switch {
 			case allocationChanged(newView, oldView):
 				statusChanged = true
 				if !reportedAt(field.ErrorTypeInvalid, "status.allocation", reported) {
 					add(field.Invalid(annotationsPath, common.OmittedValue,
-						fmt.Sprintf("%s: the update changes status.allocation as seen through %s", common.FieldImmutableErrorMsg, version)))
+						fmt.Sprintf("%s: the update changes status.allocation as seen through %s%s", common.FieldImmutableErrorMsg, version, hint)))
 				}
 			case !apiequality.Semantic.DeepEqual(newView.rawStatus, oldView.rawStatus):
 				// The apiserver keeps the stored status on a main update
@@ -97,7 +103,7 @@ func crossVersionErrors(t target, subResource string, deriveOld bool, newObj, ol
 				// hidden, written without the status subresource.
 				statusChanged = true
 				add(field.Forbidden(annotationsPath,
-					fmt.Sprintf("the update changes status as seen through %s: status is written through the status subresource", version)))
+					fmt.Sprintf("the update changes status as seen through %s: status is written through the status subresource%s", version, hint)))
 			}
 			continue
 		}
@@ -158,4 +164,33 @@ func reportedAt(errType field.ErrorType, path string, errs field.ErrorList) bool
 		}
 	}
 	return false
+}
+
+// restoreAnnotationsHint is said after a main update's cross-version
+// findings when the update's restore annotations are not the old object's:
+// most often a client that wrote an object it built itself (`kubectl
+// replace -f` of the original manifest) rather than one it read, whose
+// older shape alone no longer says what the stored object holds.
+func restoreAnnotationsHint(newObj, oldObj map[string]interface{}) string {
+	if apiequality.Semantic.DeepEqual(restoreAnnotations(newObj), restoreAnnotations(oldObj)) {
+		return ""
+	}
+	return " (the update's " + api.RestoreAnnotationPrefix + "* annotations are not the ones the object was read with: " +
+		"write back the object as read, or change it with patch or apply)"
+}
+
+// restoreAnnotations returns obj's restore annotations (nil if none).
+func restoreAnnotations(obj map[string]interface{}) map[string]interface{} {
+	meta, _ := obj["metadata"].(map[string]interface{})
+	ann, _ := meta["annotations"].(map[string]interface{})
+	var out map[string]interface{}
+	for k, v := range ann {
+		if strings.HasPrefix(k, api.RestoreAnnotationPrefix) {
+			if out == nil {
+				out = map[string]interface{}{}
+			}
+			out[k] = v
+		}
+	}
+	return out
 }

@@ -73,7 +73,7 @@ func TestCrossVersionInvariants(t *testing.T) {
 				return o
 			},
 			wantFailures: field.ErrorList{
-				field.Invalid(field.NewPath("metadata", "annotations"), "<value omitted>", "field is immutable: the update changes the spec as seen through v1alpha3"),
+				field.Invalid(field.NewPath("metadata", "annotations"), "<value omitted>", "field is immutable: the update changes the spec as seen through v1alpha3"+restoreHint),
 			},
 		},
 		"v1alpha1-driver-change-changes-stored-allocation": { // rule 52 across versions

@@ -1,6 +1,7 @@
 package validation
 
 import (
+	"slices"
 	"strings"
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -19,22 +20,80 @@ import (
 // that size. Reported on every later status write, such a finding would
 // keep a 1.26–1.30 client from ever removing its reservation or requesting
 // deallocation, for an allocation it did not write and may not change.
+//
+// A missing status.driverName goes with the allocation too: in the
+// v1alpha1/v1alpha2 views the driver is derived from the stored allocation's
+// results, and a v1alpha3 allocation without results (a claim without
+// requests) has none, which "must be specified when allocation is set" would
+// otherwise report on every reservation change.
 func withoutUnchangedAllocationErrors(errs field.ErrorList, newObj, oldObj map[string]interface{}) field.ErrorList {
 	if len(errs) == 0 || !apiequality.Semantic.DeepEqual(allocationOf(newObj), allocationOf(oldObj)) {
 		return errs
 	}
+	noDriver := allocationOf(newObj) != nil && noString(statusField(newObj, "driverName")) && noString(statusField(oldObj, "driverName"))
 	out := errs[:0:0]
 	for _, e := range errs {
-		if !insideAllocation(e.Field) {
-			out = append(out, e)
+		if insideAllocation(e.Field) || noDriver && e.Field == "status.driverName" && e.Type == field.ErrorTypeRequired {
+			continue
 		}
+		out = append(out, e)
 	}
 	return out
 }
 
+// noString reports whether v is absent or "".
+func noString(v interface{}) bool {
+	s, isString := v.(string)
+	return v == nil || isString && s == ""
+}
+
+// withoutStoredSpecErrors drops, on a main update through v1alpha1 or
+// v1alpha2 that leaves the spec as it was, the findings inside the spec
+// when that spec is shown from a stored (v1alpha3) spec that is valid there
+// and nothing else: no restore data of an older version contributes to it.
+//
+// Upstream re-runs its create rules on every update, but no release could
+// store a spec its rules reject. Here a spec written through v1alpha3 is
+// shown through the older versions, where it may break a rule v1alpha3 does
+// not have: a claim without requests, valid in 1.31, has a v1alpha1/v1alpha2
+// view without a resourceClassName. The spec is immutable, so a finding
+// there would keep every 1.26–1.30 client from ever labelling the claim or
+// removing its finalizer (its deletion would hang) for a spec it did not
+// write and may not change. A spec that is invalid in v1alpha3 as well, or
+// that an older version wrote (its restore data shows fields v1alpha3 does
+// not validate, such as a parametersRef), is reported as upstream reports it.
+func withoutStoredSpecErrors(t target, errs field.ErrorList, newObj, oldObj map[string]interface{}) field.ErrorList {
+	if t.version == StorageVersion || !slices.ContainsFunc(errs, insideSpec) || !apiequality.Semantic.DeepEqual(newObj["spec"], oldObj["spec"]) {
+		return errs
+	}
+	stored, err := convert(oldObj, StorageVersion)
+	if err != nil {
+		return errs
+	}
+	pure, _ := withoutRestoreAnnotations(stored)
+	derived, err := convert(pure, t.version)
+	if err != nil || !apiequality.Semantic.DeepEqual(derived["spec"], oldObj["spec"]) {
+		return errs
+	}
+	result, err := shapes[StorageVersion].run(t.kind, Update, "", stored, stored)
+	if err != nil || slices.ContainsFunc(result.errs, insideSpec) {
+		return errs
+	}
+	return slices.DeleteFunc(slices.Clone(errs), insideSpec)
+}
+
+func insideSpec(e *field.Error) bool {
+	const p = "spec"
+	return e.Field == p || strings.HasPrefix(e.Field, p+".") || strings.HasPrefix(e.Field, p+"[")
+}
+
 func allocationOf(obj map[string]interface{}) interface{} {
+	return statusField(obj, "allocation")
+}
+
+func statusField(obj map[string]interface{}, name string) interface{} {
 	status, _ := obj["status"].(map[string]interface{})
-	return status["allocation"]
+	return status[name]
 }
 
 func insideAllocation(path string) bool {

@@ -93,7 +93,7 @@ func TestMainUpdateCannotChangeStatusThroughRestoreAnnotations(t *testing.T) {
 	notShareableV2 := `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns","resourceVersion":"1"},"spec":{"resourceClassName":"gpu"},"status":{"driverName":"gpu.example.com","allocation":{"resourceHandles":[{"driverName":"gpu.example.com","data":"h"}]},"reservedFor":[{"resource":"pods","name":"a","uid":"1"}]}}`
 	annotations := field.NewPath("metadata", "annotations")
 	forbidden := func(version string) *field.Error {
-		return field.Forbidden(annotations, "the update changes status as seen through "+version+": status is written through the status subresource")
+		return field.Forbidden(annotations, "the update changes status as seen through "+version+": status is written through the status subresource"+restoreHint)
 	}
 	stored := func(t *testing.T) map[string]interface{} { return mustConvert(t, obj(t, notShareableV2), "v1alpha3") }
 	for name, sc := range map[string]struct {
@@ -111,8 +111,8 @@ func TestMainUpdateCannotChangeStatusThroughRestoreAnnotations(t *testing.T) {
 		"making-it-shareable-as-seen-through-v1alpha2-and-v1alpha1": { // the allocation's rule, as before
 			op: map[string]interface{}{"op": "replace", "path": "/status/allocation/shareable", "value": true},
 			want: field.ErrorList{
-				field.Invalid(annotations, "<value omitted>", "field is immutable: the update changes status.allocation as seen through v1alpha1"),
-				field.Invalid(annotations, "<value omitted>", "field is immutable: the update changes status.allocation as seen through v1alpha2"),
+				field.Invalid(annotations, "<value omitted>", "field is immutable: the update changes status.allocation as seen through v1alpha1"+restoreHint),
+				field.Invalid(annotations, "<value omitted>", "field is immutable: the update changes status.allocation as seen through v1alpha2"+restoreHint),
 			},
 		},
 	} {

@@ -3,6 +3,7 @@ package validation
 import (
 	"fmt"
 	"reflect"
+	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -147,12 +148,35 @@ func runKind[C, T, O any](s shape[C, T], newObj, oldObj map[string]interface{}, 
 	s.setDefaults(&old)
 	if subResource == "status" {
 		result.errs = append(result.errs, status(&obj, &old)...)
-		result.warnings = statusWarnings(&obj)
+		result.warnings = newWarnings(statusWarnings(&obj), func() []string { return statusWarnings(&old) })
 		return result, nil
 	}
 	result.errs = append(result.errs, update(&obj, &old)...)
-	result.warnings = s.warnings(&obj)
+	result.warnings = newWarnings(s.warnings(&obj), func() []string { return s.warnings(&old) })
 	return result, nil
+}
+
+// newWarnings is what an update warns about that its old object did not
+// already warn about (before is called only when there is something to
+// compare). A warning about the immutable spec was said when the object was
+// created; repeated on every later write (a label, a finalizer, a
+// reservation) it tells the writer nothing it could act on, as
+// kube-apiserver's strategies warn on update only about what changed.
+func newWarnings(now []string, before func() []string) []string {
+	if len(now) == 0 {
+		return now
+	}
+	was := before()
+	if len(was) == 0 {
+		return now
+	}
+	var out []string
+	for _, w := range now {
+		if !slices.Contains(was, w) {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // view decodes obj leniently and returns its defaulted view.

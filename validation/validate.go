@@ -61,8 +61,12 @@ func Validate(req Request) (Response, error) {
 		return resp, err
 	}
 	resp.Errors, resp.Warnings = result.errs, result.warnings
-	if req.SubResource == "status" {
+	switch {
+	case req.Operation != Update:
+	case req.SubResource == "status":
 		resp.Errors = withoutUnchangedAllocationErrors(resp.Errors, newObj, oldObj)
+	default:
+		resp.Errors = withoutStoredSpecErrors(t, resp.Errors, newObj, oldObj)
 	}
 	// An update whose conversion input is the old object's (apart from the
 	// fields every version holds alike) adds no storage warning and, on the

@@ -1,0 +1,83 @@
+package validation
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/claimbridge/claimbridge/conversion"
+)
+
+// TestOlderClientsCanWriteClaimsWithoutRequests: a v1alpha3 claim or
+// template without requests is valid in 1.31, and its v1alpha1/v1alpha2 view
+// has no resourceClassName (and, once allocated, no status.driverName). A
+// 1.26–1.30 client must still be able to label it, remove its finalizer and
+// drop its reservation: the spec and the allocation are not its to change.
+// A spec that is invalid in the storage version too is still reported on
+// update, as upstream reports it.
+func TestOlderClientsCanWriteClaimsWithoutRequests(t *testing.T) {
+	const (
+		claimMeta    = `"metadata":{"name":"c","namespace":"ns","resourceVersion":"1","finalizers":["example.com/protect"]}`
+		templateMeta = `"metadata":{"name":"t","namespace":"ns","resourceVersion":"1"}`
+		allocated    = `,"status":{"allocation":{"devices":{}},"reservedFor":[{"resource":"pods","name":"p","uid":"u1"}]}`
+	)
+	stored := map[string]string{
+		"claim with requests: []":           `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim",` + claimMeta + `,"spec":{"devices":{"requests":[]}}}`,
+		"claim with spec: {}":               `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim",` + claimMeta + `,"spec":{}}`,
+		"allocated, reserved claim":         `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim",` + claimMeta + `,"spec":{"devices":{"requests":[]}}` + allocated + `}`,
+		"template with requests: []":        `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaimTemplate",` + templateMeta + `,"spec":{"spec":{"devices":{"requests":[]}}}}`,
+		"template with an empty claim spec": `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaimTemplate",` + templateMeta + `,"spec":{"spec":{}}}`,
+	}
+	for name, doc := range stored {
+		for _, version := range []string{"v1alpha1", "v1alpha2"} {
+			t.Run(name+" through "+version, func(t *testing.T) {
+				view, err := conversion.Convert(obj(t, doc), version)
+				if err != nil {
+					t.Fatal(err)
+				}
+				write := func(what, subResource string, change func(map[string]interface{})) {
+					t.Helper()
+					updated, err := conversion.Convert(obj(t, doc), version)
+					if err != nil {
+						t.Fatal(err)
+					}
+					change(updated)
+					resp, err := Validate(Request{Operation: Update, SubResource: subResource, Object: updated, OldObject: view})
+					if err != nil {
+						t.Fatalf("%s: %v", what, err)
+					}
+					if len(resp.Errors) > 0 {
+						t.Errorf("%s: %v", what, resp.Errors)
+					}
+				}
+				meta := func(o map[string]interface{}) map[string]interface{} { return o["metadata"].(map[string]interface{}) }
+				write("label", "", func(o map[string]interface{}) { meta(o)["labels"] = map[string]interface{}{"a": "b"} })
+				write("unchanged", "", func(map[string]interface{}) {})
+				if _, ok := meta(view)["finalizers"]; ok {
+					write("finalizer removed", "", func(o map[string]interface{}) { delete(meta(o), "finalizers") })
+				}
+				if status, ok := view["status"].(map[string]interface{}); ok && status["reservedFor"] != nil {
+					write("reservation removed", "status", func(o map[string]interface{}) {
+						delete(o["status"].(map[string]interface{}), "reservedFor")
+					})
+				}
+			})
+		}
+	}
+
+	// A spec the storage version rejects too: a class name that is no DNS
+	// subdomain in either version.
+	bad := `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim",` + claimMeta + `,"spec":{"resourceClassName":"Bad_Class"}}`
+	labelled := strings.Replace(bad, `"finalizers"`, `"labels":{"a":"b"},"finalizers"`, 1)
+	resp, err := Validate(Request{Operation: Update, Object: obj(t, labelled), OldObject: obj(t, bad)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := field.ErrorList{field.Invalid(field.NewPath("spec", "resourceClassName"), "Bad_Class",
+		"a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')")}
+	if diff := cmp.Diff(want, resp.Errors); diff != "" {
+		t.Errorf("label update of a claim with an invalid class (-want +got):\n%s", diff)
+	}
+}
