@@ -30,16 +30,11 @@ func errorf(code int, format string, args ...any) *httpError {
 // http.MaxBytesReader, which also closes the connection after an oversized
 // body.
 func readReview(w http.ResponseWriter, r *http.Request, maxBytes int64, maxDepth int) ([]byte, *httpError) {
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost) // RFC 9110, 15.5.6: a 405 names the allowed methods
-		return nil, errorf(http.StatusMethodNotAllowed, "method %s not allowed, use POST", r.Method)
-	}
-	ct := r.Header.Get("Content-Type")
-	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
-		return nil, errorf(http.StatusUnsupportedMediaType, "content type %q not supported, use application/json", ct)
-	}
-	if r.ContentLength > maxBytes {
-		return nil, errorf(http.StatusRequestEntityTooLarge, "request body of %d bytes exceeds the limit of %d bytes", r.ContentLength, maxBytes)
+	if herr := headerError(r, maxBytes); herr != nil {
+		if herr.code == http.StatusMethodNotAllowed {
+			w.Header().Set("Allow", http.MethodPost) // RFC 9110, 15.5.6: a 405 names the allowed methods
+		}
+		return nil, herr
 	}
 	if r.Body == nil || r.Body == http.NoBody {
 		return nil, errorf(http.StatusBadRequest, "request body is empty")
@@ -60,6 +55,23 @@ func readReview(w http.ResponseWriter, r *http.Request, maxBytes int64, maxDepth
 		}
 	}
 	return body, nil
+}
+
+// headerError is what readReview refuses a request for by its headers
+// alone: the method, the content type, an announced body over the cap.
+func headerError(r *http.Request, maxBytes int64) *httpError {
+	if r.Method != http.MethodPost {
+		return errorf(http.StatusMethodNotAllowed, "method %s not allowed, use POST", r.Method)
+	}
+	if ct := r.Header.Get("Content-Type"); ct != "application/json" { // as kube-apiserver sends it: no parsing
+		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
+			return errorf(http.StatusUnsupportedMediaType, "content type %q not supported, use application/json", ct)
+		}
+	}
+	if r.ContentLength > maxBytes {
+		return errorf(http.StatusRequestEntityTooLarge, "request body of %d bytes exceeds the limit of %d bytes", r.ContentLength, maxBytes)
+	}
+	return nil
 }
 
 // decodeChecked is the slow path of the one-pass review decoders: the

@@ -44,7 +44,7 @@ func newMetrics() *metrics {
 		}, []string{"from", "to", "result"}),
 		certReloads: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "claimbridge_certificate_reloads_total",
-			Help: "Serving certificate loads, by result (success, error).",
+			Help: "Loads of the serving certificate (success, error) and failed re-reads of --client-ca-file (error), as the --cert-reload-interval poll finds them.",
 		}, []string{"result"}),
 		panics: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "claimbridge_webhook_panics_total",

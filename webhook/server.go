@@ -76,13 +76,14 @@ func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	// Reviews run in one of Config.MaxInFlight slots or are shed (shed.go).
 	a := s.admission
-	mux.Handle("/convert", s.metrics.instrument("/convert", recoverPanics("/convert", s.metrics, a.wrap("/convert", c.MaxConvertBodyBytes, a.shedConvert, &convertHandler{
+	requireClientCert := c.ClientCAFile != ""
+	mux.Handle("/convert", s.metrics.instrument("/convert", recoverPanics("/convert", s.metrics, a.wrap("/convert", c.MaxConvertBodyBytes, refusedByHeaders(c.MaxConvertBodyBytes, false), a.shedConvert, &convertHandler{
 		convert: c.Converter, maxBytes: c.MaxConvertBodyBytes, maxDepth: c.MaxJSONDepth,
 		timeout: c.RequestTimeout, metrics: s.metrics, cache: s.cache, cacheObjects: s.cacheObjects,
 	}))))
-	mux.Handle("/validate", s.metrics.instrument("/validate", recoverPanics("/validate", s.metrics, a.wrap("/validate", c.MaxValidateBodyBytes, a.shedValidate(c.MaxValidateBodyBytes, c.MaxJSONDepth), &validateHandler{
+	mux.Handle("/validate", s.metrics.instrument("/validate", recoverPanics("/validate", s.metrics, a.wrap("/validate", c.MaxValidateBodyBytes, refusedByHeaders(c.MaxValidateBodyBytes, requireClientCert), a.shedValidate(c.MaxValidateBodyBytes, c.MaxJSONDepth), &validateHandler{
 		validator: &validator{validate: c.Validator, metrics: s.metrics}, maxBytes: c.MaxValidateBodyBytes, maxDepth: c.MaxJSONDepth,
-		timeout: c.RequestTimeout, requireClientCert: c.ClientCAFile != "", metrics: s.metrics,
+		timeout: c.RequestTimeout, requireClientCert: requireClientCert, metrics: s.metrics,
 	}))))
 	return mux
 }
@@ -132,7 +133,7 @@ func (s *Server) Run(ctx context.Context) error {
 	// Requests get a context that the stop signal does not cancel: they
 	// must finish during shutdown.
 	baseCtx := klog.NewContext(context.WithoutCancel(ctx), log)
-	handler := s.Handler()
+	handler := closeWhenNotReady(&s.ready, s.Handler())
 	var connState func(net.Conn, http.ConnState)
 	if s.conns != nil {
 		handler, connState = s.conns.closeOneAfterAnswer(handler), s.conns.connState
@@ -196,6 +197,23 @@ func (s *Server) Run(ctx context.Context) error {
 		log.Info("Shut down cleanly")
 	}
 	return serveErr
+}
+
+// closeWhenNotReady answers with Connection: close while the server is not
+// ready, i.e. during --shutdown-drain. Taking the pod out of the Service's
+// endpoints moves no open connection: without this a keep-alive client (each
+// kube-apiserver keeps up to 25 per webhook host) sends on its connections
+// to the end of the drain, and a POST it writes just as Shutdown closes its
+// connection fails with EOF, which neither Go's transport nor client-go
+// retries. Closed after their answer, its connections are dialled again,
+// through the Service, to a ready pod.
+func closeWhenNotReady(ready *atomic.Bool, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !ready.Load() {
+			w.Header().Set("Connection", "close")
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // listen binds the TLS, health and metrics listeners (nil when disabled)

@@ -570,3 +570,85 @@ func TestServerPanicKeepsServing(t *testing.T) {
 	}
 	convertOK(t, client, ts.url("/convert"))
 }
+
+// TestServerClosesConnectionsWhileDraining: once the stop signal has turned
+// /readyz false, every answer says Connection: close, so that keep-alive
+// clients leave the pod during --shutdown-drain instead of writing a request
+// on a connection that Shutdown closes at its end.
+func TestServerClosesConnectionsWhileDraining(t *testing.T) {
+	ts := startServer(t, func(c *Config) { c.ShutdownDrain = 3 * time.Second })
+	client := ts.client(t, nil)
+	review := conversionReview("apiextensions.k8s.io/v1", "u", api.Group+"/v1alpha1", fixture(t, "v1alpha3"))
+	resp, _, err := postJSON(client, ts.url("/convert"), review)
+	if err != nil || resp.StatusCode != 200 || resp.Close {
+		t.Fatalf("before the stop signal: %v, close %v", err, resp != nil && resp.Close)
+	}
+	ts.cancel() // SIGTERM
+	eventually(t, "readyz to fail", func() bool {
+		resp, err := http.Get("http://" + ts.HealthAddr().String() + "/readyz")
+		if err != nil {
+			return true
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusServiceUnavailable
+	})
+	resp, body, err := postJSON(client, ts.url("/convert"), review)
+	if err != nil || resp.StatusCode != 200 || !bytes.Contains(body, []byte(`"status":"Success"`)) {
+		t.Fatalf("during the drain: %v %s", err, body)
+	}
+	if !resp.Close {
+		t.Errorf("an answer during the drain keeps the connection open; want Connection: close")
+	}
+	if err := <-ts.done; err != nil {
+		t.Errorf("Run: %v", err)
+	}
+	ts.done <- nil // for the cleanup
+}
+
+// countingReader counts the bytes a client's transport took from a body.
+type countingReader struct {
+	r io.Reader
+	n atomic.Int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// TestServerRefusesByHeadersWithoutReadingTheBody: a request refused for
+// its method, content type or missing client certificate is answered from
+// its headers: with `Expect: 100-continue` the server never asks for the
+// body, so the client sends none of it.
+func TestServerRefusesByHeadersWithoutReadingTheBody(t *testing.T) {
+	ts := startServer(t, nil)
+	tr := ts.client(t, nil).Transport.(*http.Transport)
+	tr.ExpectContinueTimeout = 10 * time.Second // longer than the test: only an answer ends the wait
+	client := &http.Client{Transport: tr}
+	for _, c := range []struct {
+		method, path, contentType string
+		want                      int
+	}{
+		{http.MethodPost, "/convert", "text/plain", http.StatusUnsupportedMediaType},
+		{http.MethodPut, "/convert", "application/json", http.StatusMethodNotAllowed},
+		{http.MethodPost, "/validate", "application/x-yaml", http.StatusUnsupportedMediaType},
+	} {
+		body := &countingReader{r: bytes.NewReader(make([]byte, 8<<20))}
+		req, err := http.NewRequest(c.method, ts.url(c.path), body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.ContentLength = 8 << 20
+		req.Header.Set("Content-Type", c.contentType)
+		req.Header.Set("Expect", "100-continue")
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatalf("%s %s: %v", c.method, c.path, err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != c.want || body.n.Load() != 0 {
+			t.Errorf("%s %s as %s: status %d after the client sent %d body bytes; want %d before any", c.method, c.path, c.contentType, resp.StatusCode, body.n.Load(), c.want)
+		}
+	}
+}

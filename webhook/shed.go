@@ -92,7 +92,13 @@ const (
 // wrap runs next in a slot; shed answers a review that gets none. The body
 // (up to maxBytes+1) is read before a slot is taken, so that a client that
 // sends slowly holds a connection, not a slot; next reads it as sent.
-func (a *slotGate) wrap(endpoint string, maxBytes int64, shed func(w http.ResponseWriter, r *http.Request, reason string), next http.Handler) http.Handler {
+//
+// A request the handler refuses by its headers alone (refused: the method,
+// the content type, an announced body over the cap, a missing client
+// certificate) goes to it at once, without a slot and without its body
+// being read: the refusal reads nothing, and with `Expect: 100-continue` the
+// client is not even asked for the body.
+func (a *slotGate) wrap(endpoint string, maxBytes int64, refused func(*http.Request) bool, shed func(w http.ResponseWriter, r *http.Request, reason string), next http.Handler) http.Handler {
 	queued, running := a.queueGauge.WithLabelValues(endpoint), a.runningGauge.WithLabelValues(endpoint)
 	// Every shed series exists from the start at 0, so that rate() and the
 	// ClaimbridgeShedding alert see the first shed.
@@ -100,6 +106,10 @@ func (a *slotGate) wrap(endpoint string, maxBytes int64, shed func(w http.Respon
 		a.sheds.WithLabelValues(endpoint, reason)
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if refused(r) {
+			next.ServeHTTP(w, r)
+			return
+		}
 		begin := time.Now()
 		prefetchBody(r, maxBytes)
 		a.arrived.Add(1)

@@ -36,7 +36,7 @@ var _ http.Handler = (*validateHandler)(nil)
 func (h *validateHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	log := klog.FromContext(r.Context()).WithValues("endpoint", "/validate")
-	if h.requireClientCert && (r.TLS == nil || len(r.TLS.VerifiedChains) == 0) {
+	if h.requireClientCert && !verifiedClient(r) {
 		h.metrics.request("/validate", "", "unauthorized", start)
 		writeHTTPError(w, log, errorf(http.StatusUnauthorized, "a verified client certificate is required"))
 		return
@@ -70,8 +70,19 @@ func (h *validateHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	} else {
 		log.Info("Admission denied", "code", resp.Result.Code, "message", resp.Result.Message)
 	}
-	h.metrics.request("/validate", string(req.Operation), result, start)
+	h.metrics.request("/validate", operationLabel(req.Operation), result, start)
 	writeJSON(w, log, &admissionv1.AdmissionReview{TypeMeta: review.TypeMeta, Response: &resp.AdmissionResponse})
+}
+
+// operationLabel is the operation as a metric label: one of admission's
+// four, else "unknown", so that a client cannot add series with made-up
+// operations (the body's string is the client's to choose).
+func operationLabel(op admissionv1.Operation) string {
+	switch op {
+	case admissionv1.Create, admissionv1.Update, admissionv1.Delete, admissionv1.Connect:
+		return string(op)
+	}
+	return "unknown"
 }
 
 // outcome names a response for metrics: allowed, denied (validation
@@ -184,4 +195,17 @@ func allowed(warnings []string) admission.Response {
 func denied(err *apierrors.StatusError) admission.Response {
 	st := err.Status()
 	return admission.Response{AdmissionResponse: admissionv1.AdmissionResponse{Result: &st}}
+}
+
+// verifiedClient reports whether the request came with a client certificate
+// verified by --client-ca-file.
+func verifiedClient(r *http.Request) bool { return r.TLS != nil && len(r.TLS.VerifiedChains) > 0 }
+
+// refusedByHeaders is the slot gate's test for a request its handler refuses
+// before reading the body: by readReview's header checks, or for want of a
+// client certificate when one is required.
+func refusedByHeaders(maxBytes int64, requireClientCert bool) func(*http.Request) bool {
+	return func(r *http.Request) bool {
+		return requireClientCert && !verifiedClient(r) || headerError(r, maxBytes) != nil
+	}
 }

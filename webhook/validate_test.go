@@ -183,3 +183,16 @@ func TestValidateContract(t *testing.T) {
 		})
 	}
 }
+
+// TestOperationLabelIsBounded: the requests metric's operation label takes
+// admission's four operations as they are and nothing else from the body.
+func TestOperationLabelIsBounded(t *testing.T) {
+	for op, want := range map[admissionv1.Operation]string{
+		admissionv1.Create: "CREATE", admissionv1.Update: "UPDATE", admissionv1.Delete: "DELETE", admissionv1.Connect: "CONNECT",
+		"": "unknown", "create": "unknown", "OP-000001-xxxxxxxx": "unknown",
+	} {
+		if got := operationLabel(op); got != want {
+			t.Errorf("operationLabel(%q) = %q, want %q", op, got, want)
+		}
+	}
+}

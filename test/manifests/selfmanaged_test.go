@@ -272,6 +272,37 @@ func TestChart(t *testing.T) {
 			}
 		}
 	})
+	// ClaimbridgeNoReadyReplica's absent(up{…}) clause holds forever where
+	// nothing scrapes the pods: the chart keeps it only with its
+	// ServiceMonitor and metrics on.
+	t.Run("no-ready-replica-alert-needs-a-scrape", func(t *testing.T) {
+		for _, c := range []struct {
+			sets       []string
+			wantAbsent bool
+		}{
+			{[]string{"prometheusRule.enabled=true"}, false},
+			{[]string{"prometheusRule.enabled=true", "serviceMonitor.enabled=true", "metrics.enabled=false"}, false},
+			{[]string{"prometheusRule.enabled=true", "serviceMonitor.enabled=true"}, true},
+		} {
+			rules := helmTemplate(t, c.sets...).unstructured("PrometheusRule")
+			if len(rules) != 1 {
+				t.Fatalf("--set %v: %d PrometheusRules", c.sets, len(rules))
+			}
+			expr := ""
+			groups, _, _ := unstructured.NestedSlice(rules[0].Object, "spec", "groups")
+			for _, g := range groups {
+				rs, _, _ := unstructured.NestedSlice(g.(map[string]interface{}), "rules")
+				for _, r := range rs {
+					if r.(map[string]interface{})["alert"] == "ClaimbridgeNoReadyReplica" {
+						expr, _ = r.(map[string]interface{})["expr"].(string)
+					}
+				}
+			}
+			if !strings.Contains(expr, "kube_deployment_status_replicas_available") || strings.Contains(expr, "absent(up") != c.wantAbsent {
+				t.Errorf("--set %v: ClaimbridgeNoReadyReplica expr %q; want the kube-state-metrics clause, absent(up) %v", c.sets, expr, c.wantAbsent)
+			}
+		}
+	})
 	// Secure metrics: Prometheus' own token file by default, or a token from
 	// a Secret (authorization) where file access is denied.
 	t.Run("service-monitor-token", func(t *testing.T) {
