@@ -45,6 +45,8 @@ func TestOpsOptionsValidate(t *testing.T) {
 			"--cert-mode=self-managed: --cert-inject-crd and --cert-inject-validating-webhook-configuration: name at least one CRD or the ValidatingWebhookConfiguration to inject the CA into"},
 		"self-managed-renew-after-expiry": {[]string{"--cert-mode=self-managed", "--dns-name=svc.ns.svc", "--cert-duration=24h", "--cert-renew-before=48h"}, "ns",
 			"--cert-mode=self-managed: --cert-renew-before 48h0m0s: must be shorter than --cert-duration 24h0m0s"},
+		"reload-poll-too-often": {[]string{"--cert-reload-interval=1ns"}, "", "--cert-reload-interval 1ns: must be 0 (no poll) or at least 1s"},
+		"reload-poll-off":       {[]string{"--cert-reload-interval=0"}, "", ""},
 		"self-managed-negative-duration": {[]string{"--cert-mode=self-managed", "--dns-name=svc.ns.svc", "--cert-duration=-1h"}, "ns",
 			"--cert-mode=self-managed: --cert-duration and --cert-renew-before: must not be negative"},
 	} {

@@ -217,7 +217,7 @@ func (o *ServeOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.ClientCAFile, "client-ca-file", o.ClientCAFile, "PEM CA bundle, reloaded on change; if set, /validate requires a client certificate verified by it (/convert never does).")
 	fs.StringVar(&o.TLSMinVersion, "tls-min-version", o.TLSMinVersion, `Minimum TLS version: VersionTLS12 or VersionTLS13 ("1.2" and "1.3" are deprecated spellings).`)
 	fs.StringSliceVar(&o.TLSCipherSuites, "tls-cipher-suites", o.TLSCipherSuites, "Comma-separated TLS 1.2 cipher suites (TLS 1.3 suites are not configurable); insecure suites are refused. Possible values: "+strings.Join(secureCipherNames(), ", ")+".")
-	fs.DurationVar(&o.CertReloadInterval, "cert-reload-interval", o.CertReloadInterval, "Poll interval for certificate changes (file-system events trigger reloads sooner; 0 disables the poll).")
+	fs.DurationVar(&o.CertReloadInterval, "cert-reload-interval", o.CertReloadInterval, "Poll interval for certificate changes, 0 or at least 1s (file-system events trigger reloads sooner; the poll counts failed reloads in claimbridge_certificate_reloads_total; 0 disables it).")
 	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", o.HealthProbeBindAddress, `Address serving /healthz and /readyz over HTTP ("0" disables).`)
 	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", o.MetricsBindAddress, `Address serving Prometheus /metrics: over HTTPS with --metrics-secure (the default), else over HTTP ("0" disables).`)
 	fs.Int64Var(&o.MaxConvertBodyBytes, "max-convert-body-bytes", o.MaxConvertBodyBytes, "Largest ConversionReview body accepted on /convert; larger gets 413.")
@@ -318,6 +318,10 @@ func (o *ServeOptions) Validate() error {
 		if p.v < 0 {
 			errs = append(errs, fmt.Errorf("%s: must not be negative", p.flag))
 		}
+	}
+	if o.CertReloadInterval > 0 && o.CertReloadInterval < time.Second {
+		// Each poll re-reads and parses every certificate file.
+		errs = append(errs, fmt.Errorf("--cert-reload-interval %s: must be 0 (no poll) or at least 1s", o.CertReloadInterval))
 	}
 	if o.LogFormat != "text" && o.LogFormat != "json" {
 		errs = append(errs, fmt.Errorf("--log-format %q: must be text or json", o.LogFormat))
