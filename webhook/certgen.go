@@ -146,9 +146,16 @@ func ensureCertificates(dir string, dnsNames []string) (bool, error) {
 	return true, nil
 }
 
+// A link to a missing file is an error, not "no file": it is the layout of a
+// Secret volume whose data is not there (yet), and a pair generated in its
+// place would be one the apiserver does not trust.
 func exists(path string) (bool, error) {
 	_, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
+		if fi, lerr := os.Lstat(path); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			target, _ := os.Readlink(path)
+			return false, fmt.Errorf("%s is a link to %s, which does not exist: provide the pair it points to, or remove the link to have a pair generated", path, target)
+		}
 		return false, nil
 	}
 	return err == nil, err

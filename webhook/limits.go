@@ -7,6 +7,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strings"
 
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
@@ -67,6 +68,9 @@ func headerError(r *http.Request, maxBytes int64) *httpError {
 		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
 			return errorf(http.StatusUnsupportedMediaType, "content type %q not supported, use application/json", ct)
 		}
+	}
+	if ce := r.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+		return errorf(http.StatusUnsupportedMediaType, "content encoding %q not supported, send the body uncompressed", ce)
 	}
 	if r.ContentLength > maxBytes {
 		return errorf(http.StatusRequestEntityTooLarge, "request body of %d bytes exceeds the limit of %d bytes", r.ContentLength, maxBytes)

@@ -117,6 +117,9 @@ func (s *Server) Run(ctx context.Context) error {
 			return fmt.Errorf("protecting metrics: %w", err)
 		}
 	}
+	metricsMux := http.NewServeMux() // /metrics only: other paths are 404, as on the health listener
+	metricsMux.Handle("GET /metrics", metricsHandler)
+	metricsHandler = metricsMux
 	listeners, err := s.listen(certs.config, log)
 	if err != nil {
 		return err

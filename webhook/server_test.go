@@ -13,6 +13,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"io"
+	"io/fs"
 	"math/big"
 	"net"
 	"net/http"
@@ -96,6 +97,15 @@ func TestServerGeneratedCA(t *testing.T) {
 			t.Errorf("metrics lack %s", m)
 		}
 	}
+	// The metrics listener serves /metrics, nothing else.
+	if c := mustGet(t, "http://"+ts.MetricsAddr().String()+"/foo/bar"); c != http.StatusNotFound {
+		t.Errorf("GET /foo/bar on the metrics listener: %d, want 404", c)
+	}
+	if resp, err := http.Post("http://"+ts.MetricsAddr().String()+"/metrics", "text/plain", nil); err != nil || resp.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("POST /metrics: %v %v, want 405", resp, err)
+	} else {
+		resp.Body.Close()
+	}
 }
 
 func TestServerRejectsHalfACertificate(t *testing.T) {
@@ -105,6 +115,23 @@ func TestServerRejectsHalfACertificate(t *testing.T) {
 	}
 	err := run(testConfig(dir))
 	wantSetupError(t, err, SettingCertDir, "holds tls.crt but no tls.key: add the key, or remove tls.crt")
+}
+
+// TestServerRejectsDanglingCertificateLinks: a Secret volume's layout whose
+// data is missing (tls.crt and tls.key links to ..data/) is an error, not an
+// empty directory to generate a pair into.
+func TestServerRejectsDanglingCertificateLinks(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{CertFileName, KeyFileName} {
+		if err := os.Symlink(filepath.Join("..data", f), filepath.Join(dir, f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err := run(testConfig(dir))
+	wantSetupError(t, err, SettingCertDir, filepath.Join(dir, CertFileName)+" is a link to ..data/tls.crt, which does not exist")
+	if _, statErr := os.Lstat(filepath.Join(dir, CAFileName)); !errors.Is(statErr, fs.ErrNotExist) {
+		t.Errorf("a CA was generated beside the links: %v", statErr)
+	}
 }
 
 // wantSetupError checks that err is a SetupError of setting whose message
@@ -627,12 +654,13 @@ func TestServerRefusesByHeadersWithoutReadingTheBody(t *testing.T) {
 	tr.ExpectContinueTimeout = 10 * time.Second // longer than the test: only an answer ends the wait
 	client := &http.Client{Transport: tr}
 	for _, c := range []struct {
-		method, path, contentType string
-		want                      int
+		method, path, contentType, encoding string
+		want                                int
 	}{
-		{http.MethodPost, "/convert", "text/plain", http.StatusUnsupportedMediaType},
-		{http.MethodPut, "/convert", "application/json", http.StatusMethodNotAllowed},
-		{http.MethodPost, "/validate", "application/x-yaml", http.StatusUnsupportedMediaType},
+		{http.MethodPost, "/convert", "text/plain", "", http.StatusUnsupportedMediaType},
+		{http.MethodPut, "/convert", "application/json", "", http.StatusMethodNotAllowed},
+		{http.MethodPost, "/validate", "application/x-yaml", "", http.StatusUnsupportedMediaType},
+		{http.MethodPost, "/convert", "application/json", "gzip", http.StatusUnsupportedMediaType},
 	} {
 		body := &countingReader{r: bytes.NewReader(make([]byte, 8<<20))}
 		req, err := http.NewRequest(c.method, ts.url(c.path), body)
@@ -641,6 +669,9 @@ func TestServerRefusesByHeadersWithoutReadingTheBody(t *testing.T) {
 		}
 		req.ContentLength = 8 << 20
 		req.Header.Set("Content-Type", c.contentType)
+		if c.encoding != "" {
+			req.Header.Set("Content-Encoding", c.encoding)
+		}
 		req.Header.Set("Expect", "100-continue")
 		resp, err := client.Do(req)
 		if err != nil {
