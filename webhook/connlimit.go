@@ -1,7 +1,9 @@
 package webhook
 
 import (
+	"context"
 	"crypto/tls"
+	"io"
 	"net"
 	"net/http"
 	"sync"
@@ -60,20 +62,25 @@ type connLimiter struct {
 	idle  map[net.Conn]time.Time // connections idle between requests, since
 	fresh map[net.Conn]time.Time // accepted connections before their first request, since
 
+	openMu sync.Mutex // taken after mu where both are held
+	open   map[*limitedConn]struct{}
+
 	// rotate is set while an accepted connection waits for a place and no
 	// connection could be reaped; the next answer that claims it closes its
 	// connection.
 	rotate atomic.Bool
 
-	// minReapIdle, minReapFresh and rotateAfter are minReapIdleDefault,
-	// minReapFreshDefault and rotateAfterDefault (tests shorten them).
-	minReapIdle, minReapFresh, rotateAfter time.Duration
+	// minReapIdle, minReapFresh, minReapSlow and rotateAfter are
+	// minReapIdleDefault, minReapFreshDefault, minReapSlowDefault and
+	// rotateAfterDefault (tests shorten them).
+	minReapIdle, minReapFresh, minReapSlow, rotateAfter time.Duration
 
 	// backlog shortens the accept queue under overload; nil: never.
 	backlog *overloadBacklog
 
 	reaped      prometheus.Counter
 	reapedFresh prometheus.Counter
+	reapedSlow  prometheus.Counter
 	rotated     prometheus.Counter
 	abandoned   prometheus.Counter
 }
@@ -82,8 +89,11 @@ type connLimiter struct {
 const (
 	minReapIdleDefault  = time.Second
 	minReapFreshDefault = 2 * time.Second
-	rotateAfterDefault  = time.Second
-	reapPoll            = 100 * time.Millisecond
+	// minReapSlowDefault: kube-apiserver writes a review's headers and
+	// body at once; one still arriving after this long is trickled in.
+	minReapSlowDefault = 2 * time.Second
+	rotateAfterDefault = time.Second
+	reapPoll           = 100 * time.Millisecond
 	// reapGrace: a client that took its longest-idle connection for a
 	// request as it dialled the waiting one has usually written the
 	// request by then, and the check for arrived data sees it; one that
@@ -101,9 +111,11 @@ func newConnLimiter(l net.Listener, n int, m *metrics) *connLimiter {
 		done:     make(chan struct{}),
 		idle:     map[net.Conn]time.Time{},
 		fresh:    map[net.Conn]time.Time{},
+		open:     map[*limitedConn]struct{}{},
 
 		minReapIdle:  minReapIdleDefault,
 		minReapFresh: minReapFreshDefault,
+		minReapSlow:  minReapSlowDefault,
 		rotateAfter:  rotateAfterDefault,
 		reaped: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "claimbridge_webhook_connections_reclaimed_total",
@@ -112,6 +124,10 @@ func newConnLimiter(l net.Listener, n int, m *metrics) *connLimiter {
 		reapedFresh: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "claimbridge_webhook_connections_reclaimed_unused_total",
 			Help: "Connections that sent no request within 2 s of being accepted, closed to admit a waiting one (--max-connections reached).",
+		}),
+		reapedSlow: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "claimbridge_webhook_connections_reclaimed_slow_total",
+			Help: "Connections whose request (headers and body) had not fully arrived 2 s after it began, closed to admit a waiting one (--max-connections reached).",
 		}),
 		rotated: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "claimbridge_webhook_connections_rotated_total",
@@ -123,7 +139,7 @@ func newConnLimiter(l net.Listener, n int, m *metrics) *connLimiter {
 		}),
 	}
 	if m != nil {
-		m.registry.MustRegister(c.reaped, c.reapedFresh, c.rotated, c.abandoned)
+		m.registry.MustRegister(c.reaped, c.reapedFresh, c.reapedSlow, c.rotated, c.abandoned)
 	}
 	return c
 }
@@ -160,7 +176,7 @@ func (l *connLimiter) accept() (*limitedConn, error) {
 	}
 	select {
 	case l.sem <- struct{}{}:
-		return newLimitedConn(c, l.release), nil
+		return l.track(c), nil
 	default:
 	}
 	arrived := time.Now()
@@ -185,7 +201,7 @@ func (l *connLimiter) accept() (*limitedConn, error) {
 		select {
 		case l.sem <- struct{}{}:
 			l.rotate.Store(false)
-			return newLimitedConn(c, l.release), nil
+			return l.track(c), nil
 		case <-l.done:
 			l.rotate.Store(false)
 			_ = c.Close()
@@ -201,6 +217,22 @@ func (l *connLimiter) Close() error {
 	return l.Listener.Close()
 }
 
+// track wraps a connection that has a place; closing it gives the place
+// back and forgets it.
+func (l *connLimiter) track(c net.Conn) *limitedConn {
+	var lc *limitedConn
+	lc = newLimitedConn(c, func() {
+		l.openMu.Lock()
+		delete(l.open, lc)
+		l.openMu.Unlock()
+		l.release()
+	})
+	l.openMu.Lock()
+	l.open[lc] = struct{}{}
+	l.openMu.Unlock()
+	return lc
+}
+
 func (l *connLimiter) release() { <-l.sem }
 
 // reapIdle closes the connection idle longest that has been idle for
@@ -210,9 +242,32 @@ func (l *connLimiter) release() { <-l.sem }
 func (l *connLimiter) reapIdle(now time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if !l.reapOldestIdle(now) {
-		l.reapFresh(now)
+	if !l.reapOldestIdle(now) && !l.reapFresh(now) {
+		l.reapSlow(now)
 	}
+}
+
+// reapSlow closes the connection whose request has been arriving longest,
+// once that is minReapSlow: a client that trickles its headers or body in
+// (a byte now and then keeps it from looking quiet) would otherwise hold
+// its place until --read-header-timeout or --read-timeout, and a few dozen
+// such connections would shut every apiserver out. l.mu is held.
+func (l *connLimiter) reapSlow(now time.Time) bool {
+	var oldest *limitedConn
+	var since int64
+	l.openMu.Lock()
+	for lc := range l.open {
+		if p := lc.pendingSince.Load(); p != 0 && now.Sub(time.Unix(0, p)) >= l.minReapSlow && (oldest == nil || p < since) {
+			oldest, since = lc, p
+		}
+	}
+	l.openMu.Unlock()
+	if oldest == nil {
+		return false
+	}
+	l.reapedSlow.Inc()
+	_ = oldest.Close()
+	return true
 }
 
 // reapFresh closes the connection open longest without a first request
@@ -327,14 +382,55 @@ func limitedOf(c net.Conn) *limitedConn {
 // carries Connection: close, and the server closes that connection after
 // writing it. The client's next request opens a new connection, which
 // waits its turn like any other.
+//
+// It also tells the connection when its request has fully arrived: at the
+// end of the body (or at once without one), or when the handler returns.
 func (l *connLimiter) closeOneAfterAnswer(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if l.rotate.Load() && l.rotate.CompareAndSwap(true, false) {
 			w.Header().Set("Connection", "close")
 			l.rotated.Inc()
 		}
+		if lc := limitedOf(connOf(r.Context())); lc != nil {
+			if r.Body == nil || r.Body == http.NoBody {
+				lc.received()
+			} else {
+				r.Body = &receiptBody{ReadCloser: r.Body, conn: lc}
+			}
+			defer lc.received()
+		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// receiptBody marks its connection's request received at the end of the
+// body.
+type receiptBody struct {
+	io.ReadCloser
+	conn *limitedConn
+}
+
+func (b *receiptBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF {
+		b.conn.received()
+	}
+	return n, err
+}
+
+type connContextKey struct{}
+
+// withConn is the http.Server's ConnContext hook: the request's context
+// carries its connection, for connOf.
+func withConn(ctx context.Context, c net.Conn) context.Context {
+	return context.WithValue(ctx, connContextKey{}, c)
+}
+
+// connOf is the connection a request arrived on (nil outside a server with
+// withConn).
+func connOf(ctx context.Context) net.Conn {
+	c, _ := ctx.Value(connContextKey{}).(net.Conn)
+	return c
 }
 
 // limitedConn gives its place back once, when closed. Closed between
@@ -348,6 +444,11 @@ type limitedConn struct {
 	release  func()
 	accepted time.Time
 	written  atomic.Int64 // bytes written
+	// pendingSince is when the request now arriving began (its first
+	// byte, or the accept for the first request), in Unix nanoseconds,
+	// until the whole request has arrived; 0 between requests and while
+	// one is answered (see received).
+	pendingSince atomic.Int64
 	// idleAt is written when the connection became idle between
 	// requests, or connActive or connFresh (set by connLimiter.connState).
 	idleAt atomic.Int64
@@ -367,8 +468,22 @@ const freshAbortAfter = time.Second
 func newLimitedConn(c net.Conn, release func()) *limitedConn {
 	lc := &limitedConn{Conn: c, release: release, accepted: time.Now()}
 	lc.idleAt.Store(connFresh)
+	lc.pendingSince.Store(lc.accepted.UnixNano())
 	return lc
 }
+
+// Read notes the first byte of a request that arrives on a connection idle
+// between requests.
+func (c *limitedConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if n > 0 && c.idleAt.Load() >= 0 && c.pendingSince.Load() == 0 {
+		c.pendingSince.CompareAndSwap(0, time.Now().UnixNano())
+	}
+	return n, err
+}
+
+// received marks the connection's request as fully arrived.
+func (c *limitedConn) received() { c.pendingSince.Store(0) }
 
 func (c *limitedConn) Write(p []byte) (int, error) {
 	n, err := c.Conn.Write(p)

@@ -25,7 +25,7 @@ func limitedHTTP(t *testing.T, n int, h http.Handler) (*connLimiter, string) {
 	}
 	l := newConnLimiter(ln, n, nil)
 	l.minReapIdle, l.rotateAfter = 200*time.Millisecond, 300*time.Millisecond
-	srv := &http.Server{Handler: l.closeOneAfterAnswer(h), ConnState: l.connState}
+	srv := &http.Server{Handler: l.closeOneAfterAnswer(h), ConnState: l.connState, ConnContext: withConn}
 	go func() { _ = srv.Serve(l) }()
 	t.Cleanup(func() { _ = srv.Close() })
 	return l, "http://" + ln.Addr().String() + "/"
@@ -241,4 +241,92 @@ func TestConnLimiterReclaimsUnusedConnection(t *testing.T) {
 	if _, err := silent.Read(make([]byte, 1)); err == nil {
 		t.Error("the unused connection is still open")
 	}
+}
+
+// TestConnLimiterReclaimsSlowRequests: a connection whose request is
+// trickled in, a byte now and then so that it never looks quiet, is closed
+// for a waiting connection once the request has been arriving for
+// minReapSlow, in its headers as in its body. A request that arrived whole
+// and is being answered slowly is not.
+func TestConnLimiterReclaimsSlowRequests(t *testing.T) {
+	readAll := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		_, _ = w.Write([]byte("ok"))
+	})
+	for name, c := range map[string]struct{ head, trickle string }{
+		"headers": {"POST / HTTP/1.1\r\nHost: x\r\n", strings.Repeat("X-Slow: y\r\n", 20)},
+		"body":    {"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n", strings.Repeat("z", 200)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			l, url := limitedHTTP(t, 1, readAll)
+			l.mu.Lock()
+			l.minReapSlow = 300 * time.Millisecond
+			l.mu.Unlock()
+			slow, err := net.Dial("tcp", strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer slow.Close()
+			if _, err := io.WriteString(slow, c.head); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan struct{})
+			defer close(done)
+			go func() { // a byte every 50 ms: never quiet for the fresh rule's second
+				for i := 0; i < len(c.trickle); i++ {
+					select {
+					case <-done:
+						return
+					case <-time.After(50 * time.Millisecond):
+					}
+					if _, err := slow.Write([]byte{c.trickle[i]}); err != nil {
+						return
+					}
+				}
+			}()
+			time.Sleep(100 * time.Millisecond) // accepted: it holds the only place
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if _, err := get(ctx, transport(t), url); err != nil {
+				t.Fatalf("client shut out by a connection that trickles its request: %v", err)
+			}
+			if got := value(t, l.reapedSlow); got != 1 {
+				t.Errorf("reclaimed %v slow connections, want 1", got)
+			}
+			if got := value(t, l.reaped) + value(t, l.reapedFresh); got != 0 {
+				t.Errorf("reclaimed %v idle or unused connections, want 0", got)
+			}
+		})
+	}
+	t.Run("whole request answered slowly", func(t *testing.T) {
+		release := make(chan struct{})
+		l, url := limitedHTTP(t, 1, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_, _ = io.Copy(io.Discard, r.Body)
+			if r.URL.Path == "/slow" {
+				<-release
+			}
+			_, _ = w.Write([]byte("ok"))
+		}))
+		l.mu.Lock()
+		l.minReapSlow = 100 * time.Millisecond
+		l.mu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		first := make(chan error, 1)
+		go func() { _, err := get(ctx, transport(t), url+"slow"); first <- err }()
+		time.Sleep(100 * time.Millisecond)
+		second := make(chan error, 1)
+		go func() { _, err := get(ctx, transport(t), url); second <- err }()
+		time.Sleep(600 * time.Millisecond) // the second waits for the place, well past minReapSlow
+		close(release)
+		if err := <-first; err != nil {
+			t.Errorf("the request being answered failed: %v", err)
+		}
+		if err := <-second; err != nil {
+			t.Errorf("the waiting request failed: %v", err)
+		}
+		if got := value(t, l.reapedSlow); got != 0 {
+			t.Errorf("reclaimed %v slow connections, want 0: the request had arrived whole", got)
+		}
+	})
 }

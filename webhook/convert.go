@@ -108,7 +108,7 @@ func (h *convertHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	req := review.Request
-	log = log.WithValues("uid", req.UID, "desiredAPIVersion", req.DesiredAPIVersion, "objects", len(req.Objects))
+	log = log.WithValues("uid", logString(string(req.UID)), "desiredAPIVersion", logString(req.DesiredAPIVersion), "objects", len(req.Objects))
 	// Objects are converted one after another; between two, the review
 	// stops once its client has gone or the timeout has passed (checked
 	// there: a timer per review would cost more than the check).
@@ -121,7 +121,7 @@ func (h *convertHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	result := "success"
 	if status.Status != metav1.StatusSuccess {
 		result = "failure"
-		log.Info("Conversion failed", "message", status.Message)
+		log.Info("Conversion failed", "message", logString(status.Message))
 	} else {
 		log.V(4).Info("Converted objects", "duration", time.Since(start))
 	}

@@ -98,7 +98,7 @@ func writeRaw(w http.ResponseWriter, log logr.Logger, data []byte) {
 
 // writeHTTPError answers a review that could not be read.
 func writeHTTPError(w http.ResponseWriter, log logr.Logger, e *httpError) {
-	log.Info("Rejected request", "code", e.code, "reason", e.msg)
+	log.Info("Rejected request", "code", e.code, "reason", logString(e.msg))
 	http.Error(w, e.msg, e.code)
 }
 

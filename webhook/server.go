@@ -151,6 +151,7 @@ func (s *Server) Run(ctx context.Context) error {
 		IdleTimeout:       c.IdleTimeout,
 		MaxHeaderBytes:    c.MaxHeaderBytes,
 		BaseContext:       func(net.Listener) context.Context { return baseCtx },
+		ConnContext:       withConn,
 		ErrorLog:          klog.NewStandardLogger("INFO"),
 	}}
 	if listeners[1] != nil {

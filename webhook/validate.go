@@ -57,8 +57,8 @@ func (h *validateHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	req := review.Request
-	log = log.WithValues("uid", req.UID, "kind", req.Kind.Kind, "object", klog.KRef(req.Namespace, req.Name),
-		"operation", req.Operation, "subResource", req.SubResource)
+	log = log.WithValues("uid", logString(string(req.UID)), "kind", logString(req.Kind.Kind), "object", klog.KRef(logString(req.Namespace), logString(req.Name)),
+		"operation", logString(string(req.Operation)), "subResource", logString(req.SubResource))
 	ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
 	defer cancel()
 
@@ -68,7 +68,8 @@ func (h *validateHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if result == "allowed" {
 		log.V(4).Info("Admission allowed", "warnings", len(resp.Warnings), "duration", time.Since(start))
 	} else {
-		log.Info("Admission denied", "code", resp.Result.Code, "message", resp.Result.Message)
+		log.Info("Admission denied", "code", resp.Result.Code, "reason", resp.Result.Reason, "causes", deniedFields(resp.Result))
+		log.V(4).Info("Admission denial message", "message", logString(resp.Result.Message))
 	}
 	h.metrics.request("/validate", operationLabel(req.Operation), result, start)
 	writeJSON(w, log, &admissionv1.AdmissionReview{TypeMeta: review.TypeMeta, Response: &resp.AdmissionResponse})
