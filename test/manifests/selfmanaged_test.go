@@ -2,6 +2,7 @@ package manifests
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -423,11 +424,30 @@ func TestChart(t *testing.T) {
 			{"extraArgs[0]=--cert-inject-crd=x", "the chart sets --cert-inject-crd itself"},
 		} {
 			root := repoRoot(t)
-			cmd := exec.Command(os.Getenv("HELM"), "template", "claimbridge", "charts/claimbridge", "--set", c.set)
+			cmd := exec.Command(os.Getenv("HELM"), "template", "claimbridge", "charts/claimbridge", "--namespace", wantNamespace, "--set", c.set)
 			cmd.Dir = root
 			out, err := cmd.CombinedOutput()
 			if err == nil || !strings.Contains(string(out), c.want) {
 				t.Errorf("--set %s: err %v, output %s; want an error naming the value (%s)", c.set, err, out, c.want)
+			}
+		}
+		// Self-managed, the pod lists every Secret of its namespace: not
+		// in a shared one. With cert-manager it mounts no token.
+		for _, c := range []struct {
+			namespace, mode string
+			refused         bool
+		}{
+			{"default", "self-managed", true},
+			{"kube-system", "self-managed", true},
+			{"default", "cert-manager", false},
+			{"dra-bridge", "self-managed", false},
+		} {
+			cmd := exec.Command(os.Getenv("HELM"), "template", "claimbridge", "charts/claimbridge", "--namespace", c.namespace, "--set", "certificates.mode="+c.mode)
+			cmd.Dir = repoRoot(t)
+			out, err := cmd.CombinedOutput()
+			want := fmt.Sprintf("namespace %q: with certificates.mode=self-managed the server lists and watches every Secret of its namespace", c.namespace)
+			if refused := err != nil && strings.Contains(string(out), want); refused != c.refused || (err != nil) != c.refused {
+				t.Errorf("--namespace %s, %s: err %v, output %.300s; want refused %v", c.namespace, c.mode, err, out, c.refused)
 			}
 		}
 	})
