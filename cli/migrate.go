@@ -85,8 +85,15 @@ Pods and the pod templates of workloads (PodTemplate, ReplicationController,
 Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob) get their
 resourceClaims in the target release's shape: 1.26-1.30 name the claim or
 template under resourceClaims[].source, 1.31 and later directly (a
-container's 1.31+ resources.claims[].request is lost going back). Other
-objects are passed through unchanged.
+container's 1.31+ resources.claims[].request is lost going back), and lose
+what the old cluster set on them as claims do (server-set metadata, owner
+references unless --keep-owner-references, last-applied-configuration,
+status, and a Pod's spec.nodeName, so that the new cluster's scheduler places
+it and allocates its claims). Other objects are passed through unchanged.
+
+One file or stream may hold up to 64 MiB; a larger export is read from a
+directory of files (-f DIR), e.g. one kubectl get per namespace or per kind:
+the parameters and classes of every file serve the claims of all of them.
 
 Exit status: 0 written; 1 an object refused or not migratable (nothing is
 written); 2 unusable input (unreadable, malformed objects, bad flags).`,
@@ -171,8 +178,15 @@ func (o *migrateOptions) run(s streams) error {
 func migrateDocument(doc manifest.Document, to string, opts migrate.Options, notes io.Writer) ([]map[string]interface{}, error) {
 	_, _, kind, err := conversion.Identify(doc.Object)
 	if err != nil {
-		// A Pod or workload names its claims as the target release's pods do.
-		if out, report, ok := migrate.Workload(doc.Object, to); ok {
+		// A Pod or workload names its claims as the target release's pods
+		// do, and loses what the old cluster set on it.
+		if migrate.IsWorkload(doc.Object) {
+			obj, report := doc.Object, migrate.Report{}
+			if out, r, ok := migrate.Workload(obj, to); ok {
+				obj, report = out, r
+			}
+			out, created := migrate.ForCreate(obj, opts)
+			report.Dropped = append(created.Dropped, report.Dropped...)
 			printReport(notes, doc.Position()+": "+api.Describe(doc.Object), report)
 			return []map[string]interface{}{out}, nil
 		}

@@ -489,3 +489,87 @@ func TestMigrateResourceClass(t *testing.T) {
 		}
 	}
 }
+
+// TestMigratePodsAreRecreatable: an exported Pod or workload loses what the
+// old cluster set on it, as claims do, so that kubectl create takes it: the
+// server-set metadata, owner references, last-applied-configuration, status
+// and a Pod's nodeName (the new cluster's scheduler must place it, and
+// allocate its claims on the way).
+func TestMigratePodsAreRecreatable(t *testing.T) {
+	in := `apiVersion: v1
+kind: Pod
+metadata:
+  name: pod1
+  namespace: ns
+  uid: 0f1e2d3c-0000-4000-8000-000000000001
+  resourceVersion: "4711"
+  creationTimestamp: "2026-01-01T00:00:00Z"
+  ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: rs, uid: 0f1e2d3c-0000-4000-8000-000000000002}]
+  annotations: {kubectl.kubernetes.io/last-applied-configuration: "{}", team: ml}
+spec:
+  nodeName: worker-1
+  containers: [{name: c, image: busybox}]
+  resourceClaims:
+  - {name: gpu, resourceClaimTemplateName: gpu-template}
+status: {phase: Running}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: d, namespace: ns, generation: 3}
+spec:
+  selector: {matchLabels: {app: a}}
+  template:
+    metadata: {labels: {app: a}}
+    spec:
+      containers: [{name: c, image: busybox}]
+status: {replicas: 1}
+`
+	code, stdout, stderr := run(t, in, "migrate", "--to", "v1", "-f", "-")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	want := `apiVersion: v1
+kind: Pod
+metadata:
+  annotations:
+    team: ml
+  name: pod1
+  namespace: ns
+spec:
+  containers:
+  - image: busybox
+    name: c
+  resourceClaims:
+  - name: gpu
+    resourceClaimTemplateName: gpu-template
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: d
+  namespace: ns
+spec:
+  selector:
+    matchLabels:
+      app: a
+  template:
+    metadata:
+      labels:
+        app: a
+    spec:
+      containers:
+      - image: busybox
+        name: c
+`
+	if stdout != want {
+		t.Errorf("stdout:\n%s\nwant:\n%s", stdout, want)
+	}
+	wantErr := "<stdin>: document 1 (line 1): Pod ns/pod1: dropped metadata.uid, metadata.resourceVersion, metadata.creationTimestamp, " +
+		"metadata.ownerReferences (owners of the old cluster; --keep-owner-references keeps them), " +
+		"metadata.annotations[kubectl.kubernetes.io/last-applied-configuration], status, " +
+		"spec.nodeName (the old cluster's scheduler chose it; the new one schedules the pod and allocates its claims)\n" +
+		"<stdin>: document 2 (line 18): Deployment ns/d: dropped metadata.generation, status\n"
+	if stderr != wantErr {
+		t.Errorf("stderr:\n%s\nwant:\n%s", stderr, wantErr)
+	}
+}

@@ -110,11 +110,12 @@ func (o *validateOptions) run(s streams) error {
 		olds = supported(oldDocs, s.err, "old ")
 	}
 
+	oldByIdentity := indexOld(olds)
 	invalid, unusable := false, gaUnusable
 	for _, doc := range docs {
 		req := validation.Request{Operation: validation.Create, Object: inNamespace(doc.Object)}
 		if o.old != "" {
-			old, err := findOld(doc, docs, olds)
+			old, err := findOld(doc, docs, olds, oldByIdentity)
 			if err != nil {
 				fmt.Fprintf(s.err, "%s: %s: %v\n", doc.Position(), api.Describe(doc.Object), err)
 				unusable = true
@@ -280,23 +281,35 @@ func inNamespace(obj map[string]interface{}) map[string]interface{} {
 	return out
 }
 
-// findOld pairs doc with its old object: by kind, namespace and name, or,
-// when both sides hold exactly one object, with that one.
-func findOld(doc manifest.Document, docs, olds []manifest.Document) (manifest.Document, error) {
+// findOld pairs doc with its old object: by kind, namespace and name (the
+// first such in olds, looked up in byIdentity, indexOld's), or, when both
+// sides hold exactly one object, with that one.
+func findOld(doc manifest.Document, docs, olds []manifest.Document, byIdentity map[objectIdentity]int) (manifest.Document, error) {
 	if len(docs) == 1 && len(olds) == 1 {
 		return olds[0], nil
 	}
-	kind, ns, name := identity(doc.Object)
-	for _, old := range olds {
-		if k, n, nm := identity(old.Object); k == kind && n == ns && nm == name {
-			return old, nil
-		}
+	if i, ok := byIdentity[identity(doc.Object)]; ok {
+		return olds[i], nil
 	}
 	return manifest.Document{}, errors.New("no old object with the same kind, namespace and name")
 }
 
-func identity(obj map[string]interface{}) (kind, namespace, name string) {
-	kind, _ = obj["kind"].(string)
-	namespace, name, _ = api.Meta(obj)
-	return kind, namespace, name
+// indexOld maps each identity to its first old object, so that pairing
+// thousands of objects is not a scan per object.
+func indexOld(olds []manifest.Document) map[objectIdentity]int {
+	m := make(map[objectIdentity]int, len(olds))
+	for i, old := range olds {
+		if _, ok := m[identity(old.Object)]; !ok {
+			m[identity(old.Object)] = i
+		}
+	}
+	return m
+}
+
+type objectIdentity struct{ kind, namespace, name string }
+
+func identity(obj map[string]interface{}) objectIdentity {
+	kind, _ := obj["kind"].(string)
+	namespace, name, _ := api.Meta(obj)
+	return objectIdentity{kind, namespace, name}
 }

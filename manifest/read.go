@@ -196,7 +196,7 @@ func readSource(name string, stdin io.Reader) ([]byte, error) {
 		return nil, err
 	}
 	if len(data) > MaxInputBytes {
-		return nil, fmt.Errorf("input is larger than %d bytes", MaxInputBytes)
+		return nil, fmt.Errorf("input is larger than %d bytes (64 MiB, the limit of one file or stream): split it into several files in a directory and give the directory (-f DIR reads every *.yaml, *.yml and *.json in it, in order), e.g. one kubectl get per namespace or per kind", MaxInputBytes)
 	}
 	return data, nil
 }

@@ -18,10 +18,27 @@ const (
 
 // Index holds the 1.30 ResourceClaimParameters, ResourceClassParameters and
 // ResourceClasses of the input, so that claims referring to them can be
-// translated into device requests.
+// translated into device requests. Lookups go through maps built as objects
+// are added: a cluster export has one parameters object per claim, and a
+// scan per claim made migrate quadratic in the claims.
 type Index struct {
 	objects   []map[string]interface{}
 	classes26 []map[string]interface{} // 1.26 (v1alpha1) ResourceClasses
+
+	// The position in objects (or classes26) of the first object under
+	// each key.
+	direct    map[objectKey]int // kind, namespace, name
+	generated map[generatedKey]int
+	classes   map[string]int // 1.30 ResourceClasses by name
+	classes1  map[string]int // 1.26 ResourceClasses by name
+}
+
+type objectKey struct{ kind, namespace, name string }
+
+// generatedKey names an object by the vendor object it was generated from.
+type generatedKey struct {
+	kind, namespace          string
+	group, fromKind, srcName string
 }
 
 // Add records obj when it is one of the 1.30 parameter kinds and reports
@@ -29,14 +46,36 @@ type Index struct {
 // classic-driver warning only (classicDriver), and reported as not.
 func (x *Index) Add(obj map[string]interface{}) bool {
 	if obj["apiVersion"] == conversion.UpstreamGroup+"/"+conversion.V1alpha1 && obj["kind"] == kindClass {
+		firstAt(&x.classes1, str(metaOf(obj), "name"), len(x.classes26))
 		x.classes26 = append(x.classes26, obj) // for classicDriver only
 		return false
 	}
 	if !IsParameters(obj) || obj["apiVersion"] != parametersAPI {
 		return false
 	}
+	meta := metaOf(obj)
+	kind, _ := obj["kind"].(string)
+	namespace, name := str(meta, "namespace"), str(meta, "name")
+	at := len(x.objects)
+	firstAt(&x.direct, objectKey{kind, namespace, name}, at)
+	if gen, ok := obj["generatedFrom"].(map[string]interface{}); ok {
+		firstAt(&x.generated, generatedKey{kind, namespace, str(gen, "apiGroup"), str(gen, "kind"), str(gen, "name")}, at)
+	}
+	if kind == kindClass {
+		firstAt(&x.classes, name, at)
+	}
 	x.objects = append(x.objects, obj)
 	return true
+}
+
+// firstAt records at under key in *m unless a position is recorded there.
+func firstAt[K comparable](m *map[K]int, key K, at int) {
+	if *m == nil {
+		*m = map[K]int{}
+	}
+	if _, ok := (*m)[key]; !ok {
+		(*m)[key] = at
+	}
 }
 
 // IsParameters reports whether obj is a resource.k8s.io/v1alpha2
@@ -61,7 +100,7 @@ func IsParameters(obj map[string]interface{}) bool {
 // find returns the object of kind in namespace that ref names, directly
 // (apiGroup resource.k8s.io, the in-tree kind) or through generatedFrom
 // (a vendor object the in-tree parameters were generated from), as the
-// 1.30 scheduler looks them up.
+// 1.30 scheduler looks them up: of several, the first in the input.
 func (x *Index) find(kind, namespace string, ref map[string]interface{}) map[string]interface{} {
 	if x == nil || ref == nil {
 		return nil
@@ -69,31 +108,27 @@ func (x *Index) find(kind, namespace string, ref map[string]interface{}) map[str
 	group, _ := ref["apiGroup"].(string)
 	refKind, _ := ref["kind"].(string)
 	name, _ := ref["name"].(string)
-	for _, obj := range x.objects {
-		meta := metaOf(obj)
-		if obj["kind"] != kind || str(meta, "namespace") != namespace {
-			continue
-		}
-		if group == conversion.UpstreamGroup && refKind == kind && str(meta, "name") == name {
-			return obj
-		}
-		if gen, ok := obj["generatedFrom"].(map[string]interface{}); ok &&
-			str(gen, "apiGroup") == group && str(gen, "kind") == refKind && str(gen, "name") == name {
-			return obj
+	at := -1
+	if group == conversion.UpstreamGroup && refKind == kind {
+		if i, ok := x.direct[objectKey{kind, namespace, name}]; ok {
+			at = i
 		}
 	}
-	return nil
+	if i, ok := x.generated[generatedKey{kind, namespace, group, refKind, name}]; ok && (at < 0 || i < at) {
+		at = i
+	}
+	if at < 0 {
+		return nil
+	}
+	return x.objects[at]
 }
 
 func (x *Index) class(name string) map[string]interface{} {
 	if x == nil {
 		return nil
 	}
-	for _, obj := range x.objects {
-		meta := metaOf(obj)
-		if obj["kind"] == kindClass && str(meta, "name") == name {
-			return obj
-		}
+	if i, ok := x.classes[name]; ok {
+		return x.objects[i]
 	}
 	return nil
 }
@@ -103,10 +138,8 @@ func (x *Index) anyClass(name string) map[string]interface{} {
 	if c := x.class(name); c != nil || x == nil {
 		return c
 	}
-	for _, obj := range x.classes26 {
-		if str(metaOf(obj), "name") == name {
-			return obj
-		}
+	if i, ok := x.classes1[name]; ok {
+		return x.classes26[i]
 	}
 	return nil
 }

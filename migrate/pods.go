@@ -128,6 +128,53 @@ func Workload(obj map[string]interface{}, to string) (out map[string]interface{}
 	return out, r, true
 }
 
+// IsWorkload reports whether obj is a Pod or a workload with a pod template
+// (podSpecPaths).
+func IsWorkload(obj map[string]interface{}) bool {
+	apiVersion, _, _, kind, _ := api.TypeOf(obj)
+	_, known := podSpecPaths[apiVersion+"/"+kind]
+	return known
+}
+
+// ForCreate returns a copy of a Pod or workload without what the old
+// cluster set on it, as Object does for claims, so that `kubectl create`
+// takes it: the server-set metadata, the owner references (unless opts keep
+// them), kubectl's last-applied-configuration, the status, and a Pod's
+// spec.nodeName, which the old cluster's scheduler chose (created with it,
+// the pod would skip the new cluster's scheduler, which allocates its
+// claims).
+func ForCreate(obj map[string]interface{}, opts Options) (map[string]interface{}, Report) {
+	var r Report
+	out := api.DeepCopyJSON(obj)
+	if meta, isMap := out["metadata"].(map[string]interface{}); isMap {
+		dropServerSet(meta, opts, &r)
+		if ann, _ := meta["annotations"].(map[string]interface{}); ann != nil {
+			for _, k := range clientStale {
+				if _, had := ann[k]; had {
+					delete(ann, k)
+					r.Dropped = append(r.Dropped, "metadata.annotations["+k+"]")
+				}
+			}
+			if len(ann) == 0 {
+				delete(meta, "annotations")
+			}
+		}
+	}
+	if _, had := out["status"]; had {
+		delete(out, "status")
+		r.Dropped = append(r.Dropped, "status")
+	}
+	if apiVersion, _, _, kind, _ := api.TypeOf(out); apiVersion == "v1" && kind == "Pod" {
+		if spec, _ := out["spec"].(map[string]interface{}); spec != nil {
+			if _, had := spec["nodeName"]; had {
+				delete(spec, "nodeName")
+				r.Dropped = append(r.Dropped, "spec.nodeName (the old cluster's scheduler chose it; the new one schedules the pod and allocates its claims)")
+			}
+		}
+	}
+	return out, r
+}
+
 // conflictingClaimName is the lost line for an entry that names its claim
 // or template twice, in both releases' places, differently: the target's
 // place is kept.
