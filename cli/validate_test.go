@@ -184,3 +184,27 @@ func TestValidateCommandUpdate(t *testing.T) {
 		t.Errorf("GA old object: stderr %q, want it to contain %q", errOut, want)
 	}
 }
+
+// TestValidateStorageWarningsOnlyForTheCRD: "stored as v1alpha3" warnings
+// are about claimbridge's CRD, which stores v1alpha3; a resource.k8s.io
+// object (validated as its own release would) is never stored there and
+// gets none, while the same claim of the CRD's group does.
+func TestValidateStorageWarningsOnlyForTheCRD(t *testing.T) {
+	claim := func(group string) string {
+		return "apiVersion: " + group + `/v1alpha2
+kind: ResourceClaim
+metadata: {name: c, namespace: ns}
+spec:
+  resourceClassName: gpu
+  parametersRef: {apiGroup: gpu.example.com, kind: GpuClaimParameters, name: p}
+`
+	}
+	code, _, stderr := run(t, claim("resource.k8s.io"), "validate", "-f", "-")
+	if code != ExitOK || strings.Contains(stderr, "stored as v1alpha3") {
+		t.Errorf("resource.k8s.io claim: exit %d, stderr:\n%s", code, stderr)
+	}
+	code, _, stderr = run(t, claim("resource.claimbridge.dev"), "validate", "-f", "-")
+	if code != ExitOK || !strings.Contains(stderr, "Warning: <stdin>: document 1 (line 1): ResourceClaim ns/c: stored as v1alpha3: spec.parametersRef:") {
+		t.Errorf("resource.claimbridge.dev claim: exit %d, stderr:\n%s", code, stderr)
+	}
+}
