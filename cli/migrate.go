@@ -89,7 +89,10 @@ container's 1.31+ resources.claims[].request is lost going back), and lose
 what the old cluster set on them as claims do (server-set metadata, owner
 references unless --keep-owner-references, last-applied-configuration,
 status, and a Pod's spec.nodeName, so that the new cluster's scheduler places
-it and allocates its claims). Other objects are passed through unchanged.
+it and allocates its claims). A Pod that a controller created (a ReplicaSet's,
+a Job's ...) is left out, with a note: the new cluster's controller creates it
+again from the migrated workload (kept with --keep-owner-references). Other
+objects are passed through unchanged.
 
 One file or stream may hold up to 64 MiB; a larger export is read from a
 directory of files (-f DIR), e.g. one kubectl get per namespace or per kind:
@@ -181,6 +184,11 @@ func migrateDocument(doc manifest.Document, to string, opts migrate.Options, not
 		// A Pod or workload names its claims as the target release's pods
 		// do, and loses what the old cluster set on it.
 		if migrate.IsWorkload(doc.Object) {
+			if owner, controlled := migrate.ControlledPod(doc.Object); controlled && !opts.KeepOwnerReferences {
+				fmt.Fprintf(notes, "%s: %s: left out: created by %s, whose migrated workload the new cluster's controller creates it again from "+
+					"(this copy would be one pod too many; --keep-owner-references keeps it)\n", doc.Position(), api.Describe(doc.Object), owner)
+				return nil, nil
+			}
 			obj, report := doc.Object, migrate.Report{}
 			if out, r, ok := migrate.Workload(obj, to); ok {
 				obj, report = out, r

@@ -573,3 +573,31 @@ spec:
 		t.Errorf("stderr:\n%s\nwant:\n%s", stderr, wantErr)
 	}
 }
+
+// TestMigrateLeavesOutControlledPods: a Pod that a controller created (a
+// ReplicaSet's, a Job's) is created again by the new cluster's controller
+// from its migrated workload: migrate leaves the copy out, with a note, and
+// keeps it with --keep-owner-references.
+func TestMigrateLeavesOutControlledPods(t *testing.T) {
+	in := `apiVersion: v1
+kind: Pod
+metadata:
+  name: web-7d9f8-abcde
+  namespace: ns
+  ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: web-7d9f8, uid: 0f1e2d3c-0000-4000-8000-000000000002, controller: true}]
+spec:
+  containers: [{name: c, image: busybox}]
+`
+	code, stdout, stderr := run(t, in, "migrate", "--to", "v1", "-f", "-")
+	if code != ExitOK || stdout != "" {
+		t.Fatalf("exit %d, stdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	want := "<stdin>: document 1 (line 1): Pod ns/web-7d9f8-abcde: left out: created by ReplicaSet ns/web-7d9f8, whose migrated workload the new cluster's controller creates it again from (this copy would be one pod too many; --keep-owner-references keeps it)\n"
+	if stderr != want {
+		t.Errorf("stderr:\n%s\nwant:\n%s", stderr, want)
+	}
+	code, stdout, stderr = run(t, in, "migrate", "--to", "v1", "--keep-owner-references", "-f", "-")
+	if code != ExitOK || !strings.Contains(stdout, "name: web-7d9f8-abcde") || !strings.Contains(stdout, "ownerReferences:") {
+		t.Errorf("--keep-owner-references: exit %d, stdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+}

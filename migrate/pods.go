@@ -136,6 +136,23 @@ func IsWorkload(obj map[string]interface{}) bool {
 	return known
 }
 
+// ControlledPod reports whether obj is a Pod that a controller (a
+// ReplicaSet, Job, StatefulSet, DaemonSet …) created, and names it: the new
+// cluster's controller creates such a pod again from its migrated workload,
+// so a copy of it would be one pod too many.
+func ControlledPod(obj map[string]interface{}) (owner string, ok bool) {
+	if apiVersion, _, _, kind, _ := api.TypeOf(obj); apiVersion != "v1" || kind != "Pod" {
+		return "", false
+	}
+	refs, _ := metaOf(obj)["ownerReferences"].([]interface{})
+	for _, r := range refs {
+		if ref, _ := r.(map[string]interface{}); ref["controller"] == true {
+			return str(ref, "kind") + " " + refOf(str(metaOf(obj), "namespace"), str(ref, "name")), true
+		}
+	}
+	return "", false
+}
+
 // ForCreate returns a copy of a Pod or workload without what the old
 // cluster set on it, as Object does for claims, so that `kubectl create`
 // takes it: the server-set metadata, the owner references (unless opts keep
