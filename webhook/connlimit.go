@@ -35,6 +35,10 @@ import (
 //     handshake; one that opens connections and sends nothing, on purpose
 //     or from a pool of spare dials, would otherwise hold a place until
 //     --read-header-timeout);
+//   - else closes the connection whose request (headers and body) has been
+//     arriving longest, once that is minReapSlow (reapSlow: kube-apiserver
+//     writes a review at once; a client that trickles one in would
+//     otherwise hold a place until --read-timeout);
 //   - and, when it has waited rotateAfter and no connection was idle that
 //     long, asks for one busy connection to be closed after its current
 //     answer (Connection: close, see closeOneAfterAnswer), so that a client
@@ -238,7 +242,8 @@ func (l *connLimiter) release() { <-l.sem }
 // reapIdle closes the connection idle longest that has been idle for
 // minReapIdle and has received no data since (a request arriving that
 // net/http has not read yet), else the oldest connection without a first
-// request (reapFresh); its close frees a place.
+// request (reapFresh), else the slowest request (reapSlow); its close frees
+// a place.
 func (l *connLimiter) reapIdle(now time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
