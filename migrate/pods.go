@@ -162,19 +162,15 @@ func ControlledPod(obj map[string]interface{}) (owner string, ok bool) {
 // claims).
 func ForCreate(obj map[string]interface{}, opts Options) (map[string]interface{}, Report) {
 	var r Report
-	out := api.DeepCopyJSON(obj)
+	fresh, stale := withoutClientStale(obj)
+	out := api.DeepCopyJSON(fresh)
 	if meta, isMap := out["metadata"].(map[string]interface{}); isMap {
 		dropServerSet(meta, opts, &r)
-		if ann, _ := meta["annotations"].(map[string]interface{}); ann != nil {
-			for _, k := range clientStale {
-				if _, had := ann[k]; had {
-					delete(ann, k)
-					r.Dropped = append(r.Dropped, "metadata.annotations["+k+"]")
-				}
-			}
-			if len(ann) == 0 {
-				delete(meta, "annotations")
-			}
+		for _, k := range stale {
+			r.Dropped = append(r.Dropped, "metadata.annotations["+k+"]")
+		}
+		if ann, isMap := meta["annotations"].(map[string]interface{}); isMap && len(ann) == 0 {
+			delete(meta, "annotations")
 		}
 	}
 	if _, had := out["status"]; had {
