@@ -57,8 +57,11 @@ or claimbridge validate.
 
 An object whose known fields have the wrong JSON type (spec a string,
 reservedFor an object ...) is refused: exit 2, naming the document and path.
+An object that cannot be converted (a newer v1alpha3, a GA target for the
+claimbridge group ...) is refused: exit 1.
 
-Nothing is written unless every document converts.`,
+Nothing is written unless every document converts: every refused object is
+named, in input order, and with more than one a last line counts them.`,
 		Example: `  # Migrate a Kubernetes 1.30 claim to the 1.31 shape
   claimbridge convert --to v1alpha3 -f claim-v1alpha2.yaml
 
@@ -95,19 +98,20 @@ func (o *convertOptions) run(s streams) error {
 	objects := make([]map[string]interface{}, 0, len(docs))
 	positions := make([]string, 0, len(docs))
 	var warnings []string
+	failed := failures{w: s.err}
 	for _, doc := range docs {
 		out, ws, err := convertDocument(doc, o.to, s.err)
-		var malformed *conversion.MalformedError
-		switch {
-		case errors.As(err, &malformed):
-			return withCode(ExitBadInput, err)
-		case err != nil:
-			return withCode(ExitInvalid, err)
+		if err != nil {
+			failed.add(err)
+			continue
 		}
 		for _, w := range ws {
 			warnings = append(warnings, fmt.Sprintf("%s: warning: %s", doc.Position(), w))
 		}
 		objects, positions = append(objects, out), append(positions, doc.Position())
+	}
+	if err := failed.result("converted"); err != nil {
+		return err
 	}
 	data, err := encodeObjects(objects, positions, o.output)
 	if err != nil {

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -98,8 +97,10 @@ One file or stream may hold up to 64 MiB; a larger export is read from a
 directory of files (-f DIR), e.g. one kubectl get per namespace or per kind:
 the parameters and classes of every file serve the claims of all of them.
 
-Exit status: 0 written; 1 an object refused or not migratable (nothing is
-written); 2 unusable input (unreadable, malformed objects, bad flags).`,
+Every refused object is named, in input order (with more than one, a last
+line counts them), and nothing is written. Exit status: 0 written; 1 an
+object refused or not migratable; 2 unusable input (unreadable, malformed
+objects, bad flags).`,
 		Example: `  # Re-create a 1.30 cluster's claims and templates on a 1.31 cluster (the
   # parameters and classes let migrate translate the 1.30 parameters)
   kubectl get resourceclaims,resourceclaimtemplates,resourceclaimparameters,resourceclasses,resourceclassparameters -A -o yaml > old.yaml
@@ -131,13 +132,18 @@ func (o *migrateOptions) run(s streams) error {
 		return withCode(ExitBadInput, err)
 	}
 	idx := &migrate.Index{}
+	failed := failures{w: s.err}
 	for _, doc := range docs {
 		// The parameter kinds are read (claims translated from them) or
 		// rewritten, so a malformed one is refused, as a malformed claim.
 		if err := conversion.CheckParametersShape(doc.Object); err != nil {
-			return withCode(ExitBadInput, fmt.Errorf("%s: %w", doc.Position(), err))
+			failed.add(fmt.Errorf("%s: %w", doc.Position(), err))
+			continue
 		}
 		idx.Add(doc.Object)
+	}
+	if err := failed.result("read"); err != nil {
+		return err // the parameters of the claims are unknown: migrating them would mislead
 	}
 	opts := migrate.Options{KeepOwnerReferences: o.keepOwnerReferences, Parameters: idx}
 	objects := make([]map[string]interface{}, 0, len(docs))
@@ -153,18 +159,14 @@ func (o *migrateOptions) run(s streams) error {
 			objects, positions = append(objects, out), append(positions, doc.Position())
 			continue
 		}
-		out, err := migrateDocument(doc, o.to, opts, s.err)
-		if err != nil {
-			var malformed *conversion.MalformedError
-			if errors.As(err, &malformed) {
-				return withCode(ExitBadInput, err) // as convert and validate
-			}
-			return withCode(ExitInvalid, err)
-		}
+		out := migrateDocument(doc, o.to, opts, s.err, &failed)
 		objects = append(objects, out...)
 		for range out {
 			positions = append(positions, doc.Position())
 		}
+	}
+	if err := failed.result("migrated"); err != nil {
+		return err
 	}
 	data, err := encodeObjects(objects, positions, o.output)
 	if err != nil {
@@ -177,8 +179,10 @@ func (o *migrateOptions) run(s streams) error {
 }
 
 // migrateDocument migrates a claim or template (each item of a typed list)
-// and reports on notes; anything else goes through convertDocument.
-func migrateDocument(doc manifest.Document, to string, opts migrate.Options, notes io.Writer) ([]map[string]interface{}, error) {
+// and reports on notes; anything else goes through convertDocument. What
+// cannot be migrated goes to failed (exit 2 for malformed objects, as
+// convert and validate), the other items of a typed list on.
+func migrateDocument(doc manifest.Document, to string, opts migrate.Options, notes io.Writer, failed *failures) []map[string]interface{} {
 	_, _, kind, err := conversion.Identify(doc.Object)
 	if err != nil {
 		// A Pod or workload names its claims as the target release's pods
@@ -187,7 +191,7 @@ func migrateDocument(doc manifest.Document, to string, opts migrate.Options, not
 			if owner, controlled := migrate.ControlledPod(doc.Object); controlled && !opts.KeepOwnerReferences {
 				fmt.Fprintf(notes, "%s: %s: left out: created by %s, whose migrated workload the new cluster's controller creates it again from "+
 					"(this copy would be one pod too many; --keep-owner-references keeps it)\n", doc.Position(), api.Describe(doc.Object), owner)
-				return nil, nil
+				return nil
 			}
 			obj, report := doc.Object, migrate.Report{}
 			if out, r, ok := migrate.Workload(obj, to); ok {
@@ -196,20 +200,26 @@ func migrateDocument(doc manifest.Document, to string, opts migrate.Options, not
 			out, created := migrate.ForCreate(obj, opts)
 			report.Dropped = append(created.Dropped, report.Dropped...)
 			printReport(notes, doc.Position()+": "+api.Describe(doc.Object), report)
-			return []map[string]interface{}{out}, nil
+			return []map[string]interface{}{out}
 		}
 		out, _, err := convertDocument(doc, to, notes) // not a claim or template: no warnings
-		return []map[string]interface{}{out}, err
+		if err != nil {
+			failed.add(err)
+			return nil
+		}
+		return []map[string]interface{}{out}
 	}
 	objs := []map[string]interface{}{doc.Object}
 	if strings.HasSuffix(kind, "List") {
 		// Items that are not an array of objects are malformed, as convert
 		// says: not an empty list, nor a failure of the migration.
 		if err := conversion.CheckShape(doc.Object); err != nil {
-			return nil, fmt.Errorf("%s: %w", doc.Position(), err)
+			failed.add(fmt.Errorf("%s: %w", doc.Position(), err))
+			return nil
 		}
 		if objs, err = typedListItems(doc, kind); err != nil {
-			return nil, err
+			failed.add(err)
+			return nil
 		}
 	}
 	out := make([]map[string]interface{}, 0, len(objs))
@@ -223,12 +233,13 @@ func migrateDocument(doc manifest.Document, to string, opts migrate.Options, not
 		if err != nil {
 			// What was lost and the warnings explain most refusals.
 			printReport(notes, who, migrate.Report{Lost: report.Lost, Warnings: report.Warnings})
-			return nil, fmt.Errorf("%s: %w", doc.Position(), err)
+			failed.add(fmt.Errorf("%s: %w", doc.Position(), err))
+			continue
 		}
 		printReport(notes, who, report)
 		out = append(out, migrated)
 	}
-	return out, nil
+	return out
 }
 
 // generatedNote says why a claim generated for a pod is left out.

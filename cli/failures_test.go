@@ -1,0 +1,79 @@
+package cli
+
+import (
+	"testing"
+)
+
+// TestEveryFailureIsNamed: convert and migrate go on past an object they
+// cannot process, name every such object in input order (the other objects'
+// notes between them), write nothing, count the failures on a last line, and
+// exit 2 when one of them is malformed, else 1.
+func TestEveryFailureIsNamed(t *testing.T) {
+	const (
+		good      = "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClaim\nmetadata: {name: good, namespace: ns}\nspec: {resourceClassName: gpu}\n"
+		wrongTo   = "apiVersion: resource.claimbridge.dev/v1alpha2\nkind: ResourceClaim\nmetadata: {name: cb, namespace: ns}\nspec: {resourceClassName: gpu}\n"
+		malformed = "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClaim\nmetadata: {name: bad, namespace: ns}\nstatus: {reservedFor: {name: pod}}\n"
+		convErr   = "target version v1 is not served by group resource.claimbridge.dev (only v1alpha1, v1alpha2, v1alpha3); it is a version of resource.k8s.io, reached from manifests of that group"
+		groupErr  = "target version v1 is a version of resource.k8s.io (Kubernetes 1.34+), not of resource.claimbridge.dev; give the manifest apiVersion resource.k8s.io/v1alpha2 to migrate it to the upstream API"
+		badErr    = "ResourceClaim ns/bad is malformed: status.reservedFor must be an array, not an object"
+	)
+	list := "apiVersion: resource.claimbridge.dev/v1alpha2\nkind: ResourceClaimList\nitems:\n" +
+		"- {metadata: {name: a, namespace: ns}, spec: {resourceClassName: gpu}}\n" +
+		"- {metadata: {name: b, namespace: ns}, spec: {resourceClassName: gpu}}\n"
+	tests := []struct {
+		name   string
+		args   []string
+		stdin  string
+		code   int
+		stderr string
+	}{
+		{
+			name: "convert-one-failure-stands-alone", args: []string{"convert", "--to", "v1", "-f", "-"},
+			stdin: good + "---\n" + wrongTo, code: ExitInvalid,
+			stderr: "Error: <stdin>: document 2 (line 6): " + convErr + "\n",
+		},
+		{
+			name: "convert-two-failures-then-the-count", args: []string{"convert", "--to", "v1", "-f", "-"},
+			stdin: wrongTo + "---\n" + good + "---\n" + malformed, code: ExitBadInput,
+			stderr: "Error: <stdin>: document 1 (line 1): " + convErr + "\n" +
+				"Error: <stdin>: document 3 (line 11): " + badErr + "\n" +
+				"Error: 2 objects could not be converted; nothing was written\n",
+		},
+		{
+			name: "convert-not-malformed-exits-1", args: []string{"convert", "--to", "v1", "-f", "-"},
+			stdin: wrongTo + "---\n" + wrongTo, code: ExitInvalid,
+			stderr: "Error: <stdin>: document 1 (line 1): " + convErr + "\n" +
+				"Error: <stdin>: document 2 (line 6): " + convErr + "\n" +
+				"Error: 2 objects could not be converted; nothing was written\n",
+		},
+		{
+			name: "migrate-every-item-of-a-typed-list-and-on", args: []string{"migrate", "--to", "v1", "-f", "-"},
+			stdin: list + "---\n" + malformed, code: ExitBadInput,
+			stderr: "Error: <stdin>: document 1 (line 1): " + groupErr + "\n" +
+				"Error: <stdin>: document 1 (line 1): " + groupErr + "\n" +
+				"Error: <stdin>: document 2 (line 7): " + badErr + "\n" +
+				"Error: 3 objects could not be migrated; nothing was written\n",
+		},
+		{
+			name: "migrate-malformed-parameters-all-named-before-any-claim", args: []string{"migrate", "--to", "v1alpha3", "-f", "-"},
+			stdin: "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClaimParameters\nmetadata: {name: p, namespace: ns}\ndriverRequests: [{driverName: 5}]\n---\n" +
+				good + "---\n" +
+				"apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClassParameters\nmetadata: {name: q, namespace: ns}\nfilters: [{driverName: d, namedResources: {selector: [x]}}]\n",
+			code: ExitBadInput,
+			stderr: "Error: <stdin>: document 1 (line 1): ResourceClaimParameters ns/p is malformed: driverRequests[0].driverName must be a string, not a number\n" +
+				"Error: <stdin>: document 3 (line 11): ResourceClassParameters ns/q is malformed: filters[0].namedResources.selector must be a string, not an array\n" +
+				"Error: 2 objects could not be read; nothing was written\n",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := run(t, tt.stdin, tt.args...)
+			if code != tt.code || stdout != "" {
+				t.Errorf("exit %d, stdout %q; want exit %d and no output", code, stdout, tt.code)
+			}
+			if stderr != tt.stderr {
+				t.Errorf("stderr:\n%s\nwant:\n%s", stderr, tt.stderr)
+			}
+		})
+	}
+}
