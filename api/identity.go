@@ -140,12 +140,19 @@ func Meta(obj map[string]interface{}) (namespace, name, uid string) {
 }
 
 // Ref names an object for messages: namespace/name, name for a cluster-scoped
-// object, or (unnamed).
+// object, "namespace/prefix*" for one named from its generateName (kubectl
+// create gives it the prefix and five random characters), or (unnamed).
 func Ref(obj map[string]interface{}) string {
 	ns, name, _ := Meta(obj)
+	if name == "" {
+		meta, _ := obj["metadata"].(map[string]interface{})
+		prefix, _ := meta["generateName"].(string)
+		if prefix == "" {
+			return "(unnamed)"
+		}
+		name = prefix + "*"
+	}
 	switch {
-	case name == "":
-		return "(unnamed)"
 	case ns == "":
 		return name
 	}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -75,5 +76,32 @@ func TestEveryFailureIsNamed(t *testing.T) {
 				t.Errorf("stderr:\n%s\nwant:\n%s", stderr, tt.stderr)
 			}
 		})
+	}
+}
+
+// TestMigrateWarnsAboutDuplicates: an object migrated twice under one group,
+// kind, namespace and name (a claim given in two versions, two exports of one
+// cluster) is written both times with a warning, which kubectl create would
+// otherwise report as AlreadyExists halfway through.
+func TestMigrateWarnsAboutDuplicates(t *testing.T) {
+	stdin := "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClaim\nmetadata: {name: a, namespace: ns}\nspec: {resourceClassName: gpu}\n---\n" +
+		"apiVersion: resource.k8s.io/v1alpha1\nkind: ResourceClaim\nmetadata: {name: a, namespace: ns}\nspec: {resourceClassName: gpu}\n---\n" +
+		"apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClaim\nmetadata: {name: a, namespace: other}\nspec: {resourceClassName: gpu}\n---\n" +
+		"apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClaimTemplate\nmetadata: {name: a, namespace: ns}\nspec: {spec: {resourceClassName: gpu}}\n---\n" +
+		"apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClaim\nmetadata: {generateName: a-, namespace: ns}\nspec: {resourceClassName: gpu}\n---\n" +
+		"apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClaim\nmetadata: {generateName: a-, namespace: ns}\nspec: {resourceClassName: gpu}\n"
+	code, stdout, stderr := run(t, stdin, "migrate", "--to", "v1alpha3", "-f", "-")
+	if code != ExitOK || len(readObjects(t, stdout)) != 6 {
+		t.Fatalf("exit %d, want 0 and six objects; stdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	want := "Warning: <stdin>: document 2 (line 6): ResourceClaim ns/a: the same object (group, kind, namespace and name) as <stdin>: document 1 (line 1): kubectl create refuses the second; keep one\n"
+	var dups []string
+	for _, line := range strings.SplitAfter(stderr, "\n") {
+		if strings.Contains(line, "the same object") {
+			dups = append(dups, line)
+		}
+	}
+	if len(dups) != 1 || dups[0] != want {
+		t.Errorf("duplicate warnings %q, want only %q", dups, want)
 	}
 }

@@ -168,6 +168,7 @@ func (o *migrateOptions) run(s streams) error {
 	if err := failed.result("migrated"); err != nil {
 		return err
 	}
+	warnDuplicates(s.err, objects, positions)
 	data, err := encodeObjects(objects, positions, o.output)
 	if err != nil {
 		return withCode(ExitInvalid, err)

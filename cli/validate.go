@@ -113,7 +113,7 @@ func (o *validateOptions) run(s streams) error {
 	oldByIdentity := indexOld(olds)
 	invalid, unusable := false, gaUnusable
 	for _, doc := range docs {
-		req := validation.Request{Operation: validation.Create, Object: inNamespace(doc.Object)}
+		req := validation.Request{Operation: validation.Create, Object: validation.WithGeneratedName(inNamespace(doc.Object))}
 		if o.old != "" {
 			old, err := findOld(doc, docs, olds, oldByIdentity)
 			if err != nil {

@@ -85,6 +85,21 @@ func TestValidateCommand(t *testing.T) {
 			args:     []string{"-f", "-"},
 			wantCode: ExitOK,
 		},
+		// The apiserver names an object from its generateName before
+		// validating it, so kubectl create accepts one without a name.
+		"generate-name": {
+			stdin:    "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClaimTemplate\nmetadata: {generateName: gpu-, namespace: ns}\nspec: {spec: {resourceClassName: gpu}}\n",
+			args:     []string{"-f", "-"},
+			wantCode: ExitOK,
+		},
+		"generate-name-invalid": {
+			stdin:    "apiVersion: resource.k8s.io/v1alpha1\nkind: ResourceClaim\nmetadata: {generateName: Gpu-, namespace: ns}\nspec: {resourceClassName: gpu}\n",
+			args:     []string{"-f", "-"},
+			wantCode: ExitInvalid,
+			wantOut: `<stdin>: document 1 (line 1): ResourceClaim ns/Gpu-*: metadata.generateName: Invalid value: "Gpu-": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')
+<stdin>: document 1 (line 1): ResourceClaim ns/Gpu-*: metadata.name: Invalid value: "Gpu-xxxxx": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')
+`,
+		},
 		"undecodable-object": {
 			stdin:      strings.Replace(validClaimYAML, "name: gpu\n      device", "name: [1]\n      device", 1),
 			args:       []string{"-f", "-"},

@@ -193,7 +193,7 @@ func checkAlpha(out map[string]interface{}) (errs, warnings []string, err error)
 		}
 		obj["metadata"] = m
 	}
-	resp, err := validation.Validate(validation.Request{Operation: validation.Create, Object: obj})
+	resp, err := validation.Validate(validation.Request{Operation: validation.Create, Object: validation.WithGeneratedName(obj)})
 	if err != nil {
 		return nil, nil, err
 	}

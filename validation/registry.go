@@ -66,3 +66,33 @@ func shallowCopy(obj map[string]interface{}) map[string]interface{} {
 	}
 	return out
 }
+
+// GeneratedNameSuffix stands for the five random characters the apiserver
+// appends to a generateName; any five of its alphabet give the same errors.
+const GeneratedNameSuffix = "xxxxx"
+
+// WithGeneratedName returns obj with the name the apiserver would give it
+// before validating a create (rest.BeforeCreate, names.SimpleNameGenerator:
+// generateName cut to 58 bytes, then GeneratedNameSuffix) when it has a
+// generateName and no name, and obj itself otherwise. Offline validation of
+// a manifest needs it: the webhook, like upstream validation, always sees a
+// named object and requires the name.
+func WithGeneratedName(obj map[string]interface{}) map[string]interface{} {
+	meta, ok := obj["metadata"].(map[string]interface{})
+	if !ok {
+		return obj
+	}
+	base, _ := meta["generateName"].(string)
+	if name, set := meta["name"]; base == "" || set && name != nil && name != "" {
+		return obj
+	}
+	const maxGeneratedNameLength = 63 - len(GeneratedNameSuffix)
+	if len(base) > maxGeneratedNameLength {
+		base = base[:maxGeneratedNameLength]
+	}
+	m := shallowCopy(meta)
+	m["name"] = base + GeneratedNameSuffix
+	out := shallowCopy(obj)
+	out["metadata"] = m
+	return out
+}
