@@ -59,6 +59,9 @@ func (s *Server) registerOpsMetrics() {
 		s.metrics.panics.WithLabelValues(endpoint)
 	}
 	s.metrics.certReloads.WithLabelValues("error")
+	for _, reason := range handshakeReasons {
+		s.metrics.handshakeErrors.WithLabelValues(reason)
+	}
 }
 
 // leafCertificate parses the first certificate of certPEM: the serving

@@ -20,6 +20,9 @@ type metrics struct {
 	conversions *prometheus.CounterVec
 	certReloads *prometheus.CounterVec
 	panics      *prometheus.CounterVec
+	// handshakeErrors counts failed TLS handshakes on the webhook listener
+	// by reason (tlserrors.go).
+	handshakeErrors *prometheus.CounterVec
 }
 
 func newMetrics() *metrics {
@@ -50,8 +53,12 @@ func newMetrics() *metrics {
 			Name: "claimbridge_webhook_panics_total",
 			Help: "Panics recovered while handling requests, by endpoint.",
 		}, []string{"endpoint"}),
+		handshakeErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "claimbridge_webhook_tls_handshake_errors_total",
+			Help: "Failed TLS handshakes on the webhook port, by reason: serving_certificate_rejected (the client does not trust the serving certificate: a stale caBundle or a missing DNS name), client_certificate_rejected (not from --client-ca-file's CAs), not_tls, incompatible, client_gone, other.",
+		}, []string{"reason"}),
 	}
-	m.registry.MustRegister(m.requests, m.duration, m.inFlight, m.conversions, m.certReloads, m.panics,
+	m.registry.MustRegister(m.requests, m.duration, m.inFlight, m.conversions, m.certReloads, m.panics, m.handshakeErrors,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m

@@ -152,7 +152,7 @@ func (s *Server) Run(ctx context.Context) error {
 		MaxHeaderBytes:    c.MaxHeaderBytes,
 		BaseContext:       func(net.Listener) context.Context { return baseCtx },
 		ConnContext:       withConn,
-		ErrorLog:          klog.NewStandardLogger("INFO"),
+		ErrorLog:          newErrorLog(s.metrics), // counts failed TLS handshakes
 	}}
 	if listeners[1] != nil {
 		servers = append(servers, plainServer(healthMux(&s.ready, c.Profiling), c))
