@@ -175,7 +175,7 @@ func (u *unstructuredObj) annotations() map[string]interface{} {
 }
 
 // helmTemplate runs `$HELM template claimbridge charts/claimbridge` with
-// the given --set values.
+// the given --set values (and flags, given with their "--").
 func helmTemplate(t *testing.T, sets ...string) rendered {
 	t.Helper()
 	root := repoRoot(t)
@@ -188,6 +188,10 @@ func helmTemplate(t *testing.T, sets ...string) rendered {
 	}
 	args := []string{"template", "claimbridge", "charts/claimbridge", "--namespace", wantNamespace}
 	for _, s := range sets {
+		if strings.HasPrefix(s, "--") {
+			args = append(args, s) // a flag, e.g. --api-versions=…
+			continue
+		}
 		args = append(args, "--set", s)
 	}
 	var stdout, stderr bytes.Buffer

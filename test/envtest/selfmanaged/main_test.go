@@ -9,7 +9,9 @@
 //   - conversion and validation work through the apiserver;
 //   - a forced renewal of the serving certificate under load fails no request;
 //   - metrics are refused without a token or without RBAC and served to a
-//     ServiceAccount bound to the chart's metrics-reader ClusterRole.
+//     ServiceAccount bound to the chart's metrics-reader ClusterRole;
+//   - the chart's ValidatingAdmissionPolicy lets the ServiceAccount change
+//     only the caBundles of the objects its RBAC lets it update.
 //
 // The suite needs KUBEBUILDER_ASSETS and HELM (`make test` sets both; a
 // missing one is an error).
@@ -161,6 +163,9 @@ func start(ctx context.Context) (*suite, error) {
 	if err := s.install(ctx); err != nil {
 		return s, err
 	}
+	if err := s.waitForPolicy(ctx); err != nil {
+		return s, err
+	}
 	if err := s.startServer(ctx); err != nil {
 		return s, err
 	}
@@ -181,7 +186,10 @@ func renderChart() ([]*unstructured.Unstructured, error) {
 		bin = filepath.Join(root, bin)
 	}
 	var stdout, stderr bytes.Buffer
-	cmd := exec.Command(bin, "template", release, "charts/claimbridge", "--namespace", namespace)
+	// The policy is rendered by default only where the cluster serves it
+	// (helm install); helm template needs to be told.
+	cmd := exec.Command(bin, "template", release, "charts/claimbridge", "--namespace", namespace,
+		"--api-versions", "admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy")
 	cmd.Dir = root
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -238,7 +246,8 @@ func (s *suite) install(ctx context.Context) error {
 			if err := unstructured.SetNestedSlice(o.Object, hooks, "webhooks"); err != nil {
 				return err
 			}
-		case "ServiceAccount", "Secret", "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding":
+		case "ServiceAccount", "Secret", "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding",
+			"ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding":
 		default:
 			continue
 		}

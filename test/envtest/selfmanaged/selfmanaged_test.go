@@ -50,6 +50,7 @@ func TestSelfManaged(t *testing.T) {
 		{"conversion-and-validation", testThroughAPIServer},
 		{"rotation-under-load", testRotation},
 		{"metrics-authn-authz", testMetrics},
+		{"token-restricted-to-ca-injection", testTokenRestricted},
 	} {
 		if !t.Run(step.name, step.fn) {
 			t.FailNow()

@@ -1,0 +1,174 @@
+package selfmanaged
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// policyMessages are the chart's ValidatingAdmissionPolicy messages
+// (templates/tokenpolicy.yaml).
+const (
+	crdPolicyMessage = "claimbridge's ServiceAccount may change only the conversion webhook's caBundle of a CustomResourceDefinition"
+	vwcPolicyMessage = "claimbridge's ServiceAccount may change only the webhooks' caBundle of a ValidatingWebhookConfiguration"
+)
+
+// asServiceAccount is a client with the chart's ServiceAccount's identity
+// (impersonated), as the server's own.
+func (s *suite) asServiceAccount() (client.Client, error) {
+	cfg := rest.CopyConfig(s.admin)
+	cfg.Impersonate = rest.ImpersonationConfig{
+		UserName: fmt.Sprintf("system:serviceaccount:%s:%s", namespace, serviceAccount),
+		Groups:   []string{"system:serviceaccounts", "system:serviceaccounts:" + namespace, "system:authenticated"},
+	}
+	return client.New(cfg, client.Options{Scheme: s.client.Scheme()})
+}
+
+// checkRefusedByPolicy wants the 403 the policy answers, with its message.
+func checkRefusedByPolicy(err error, message string) error {
+	if err == nil {
+		return errors.New("the update was allowed")
+	}
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) {
+		return fmt.Errorf("not an API status: %w", err)
+	}
+	st := status.Status()
+	if st.Code != http.StatusForbidden || !strings.Contains(st.Message, message) {
+		return fmt.Errorf("want a 403 from the policy (%q), got %d %s: %s", message, st.Code, st.Reason, st.Message)
+	}
+	return nil
+}
+
+// updateVWC gets the webhook configuration, changes it and updates it with c.
+func (s *suite) updateVWC(ctx context.Context, c client.Client, change func(*admissionregistrationv1.ValidatingWebhookConfiguration)) error {
+	var vwc admissionregistrationv1.ValidatingWebhookConfiguration
+	if err := s.client.Get(ctx, types.NamespacedName{Name: webhookConfig}, &vwc); err != nil {
+		return err
+	}
+	change(&vwc)
+	return c.Update(ctx, &vwc)
+}
+
+func (s *suite) updateCRD(ctx context.Context, c client.Client, name string, change func(*apiextensionsv1.CustomResourceDefinition)) error {
+	var crd apiextensionsv1.CustomResourceDefinition
+	if err := s.client.Get(ctx, types.NamespacedName{Name: name}, &crd); err != nil {
+		return err
+	}
+	change(&crd)
+	return c.Update(ctx, &crd)
+}
+
+// waitForPolicy returns once the policy refuses the ServiceAccount a label
+// on the webhook configuration: policies take effect asynchronously, and
+// the server must inject its CA under the policy.
+func (s *suite) waitForPolicy(ctx context.Context) error {
+	sa, err := s.asServiceAccount()
+	if err != nil {
+		return err
+	}
+	var last error
+	probe := 0
+	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
+		probe++ // a new value each time: once set, an unchanged label passes
+		last = s.updateVWC(ctx, sa, func(v *admissionregistrationv1.ValidatingWebhookConfiguration) {
+			v.Labels["probe"] = strconv.Itoa(probe)
+		})
+		return checkRefusedByPolicy(last, vwcPolicyMessage) == nil, nil
+	})
+	if err != nil {
+		return fmt.Errorf("the ca-injection-only policy is not enforced: last update as the ServiceAccount: %v", last)
+	}
+	return nil
+}
+
+// testTokenRestricted: the chart's ServiceAccount, which RBAC lets update
+// both CRDs and the webhook configuration, can change nothing in them but
+// the caBundles (the server injected its CA through the policy in the steps
+// before); an administrator is not restricted.
+func testTokenRestricted(t *testing.T) {
+	ctx := t.Context()
+	sa, err := s.asServiceAccount()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, change := range map[string]func(*admissionregistrationv1.ValidatingWebhookConfiguration){
+		"rules-widened-to-secrets": func(v *admissionregistrationv1.ValidatingWebhookConfiguration) {
+			v.Webhooks[0].Rules = append(v.Webhooks[0].Rules, admissionregistrationv1.RuleWithOperations{
+				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
+				Rule:       admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"secrets"}},
+			})
+		},
+		"failure-policy-ignore": func(v *admissionregistrationv1.ValidatingWebhookConfiguration) {
+			ignore := admissionregistrationv1.Ignore
+			v.Webhooks[0].FailurePolicy = &ignore
+		},
+		"url-elsewhere": func(v *admissionregistrationv1.ValidatingWebhookConfiguration) {
+			url := "https://attacker.example.com/validate"
+			v.Webhooks[0].ClientConfig.URL = &url
+		},
+		"annotation": func(v *admissionregistrationv1.ValidatingWebhookConfiguration) {
+			v.Annotations = map[string]string{"a": "b"}
+		},
+	} {
+		if err := checkRefusedByPolicy(s.updateVWC(ctx, sa, change), vwcPolicyMessage); err != nil {
+			t.Errorf("webhook configuration, %s: %v", name, err)
+		}
+	}
+	for name, change := range map[string]func(*apiextensionsv1.CustomResourceDefinition){
+		"version-not-served": func(c *apiextensionsv1.CustomResourceDefinition) { c.Spec.Versions[0].Served = false },
+		"short-name": func(c *apiextensionsv1.CustomResourceDefinition) {
+			c.Spec.Names.ShortNames = append(c.Spec.Names.ShortNames, "x")
+		},
+		"conversion-url-elsewhere": func(c *apiextensionsv1.CustomResourceDefinition) {
+			url := "https://attacker.example.com/convert"
+			c.Spec.Conversion.Webhook.ClientConfig.URL = &url
+		},
+	} {
+		if err := checkRefusedByPolicy(s.updateCRD(ctx, sa, crdNames[0], change), crdPolicyMessage); err != nil {
+			t.Errorf("CRD, %s: %v", name, err)
+		}
+	}
+
+	// A caBundle change is allowed (here the CA twice, still the same
+	// trust); the server puts back exactly its CA.
+	if err := s.updateVWC(ctx, sa, func(v *admissionregistrationv1.ValidatingWebhookConfiguration) {
+		v.Webhooks[0].ClientConfig.CABundle = slices.Concat(v.Webhooks[0].ClientConfig.CABundle, v.Webhooks[0].ClientConfig.CABundle)
+	}); err != nil {
+		t.Errorf("caBundle of the webhook configuration: %v", err)
+	}
+	if err := s.updateCRD(ctx, sa, crdNames[1], func(c *apiextensionsv1.CustomResourceDefinition) {
+		cc := c.Spec.Conversion.Webhook.ClientConfig
+		cc.CABundle = slices.Concat(cc.CABundle, cc.CABundle)
+	}); err != nil {
+		t.Errorf("caBundle of CRD %s: %v", crdNames[1], err)
+	}
+	var last error
+	if err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		last = s.checkInjected(ctx)
+		return last == nil, nil
+	}); err != nil {
+		t.Errorf("the server did not inject its CA again: %v", last)
+	}
+
+	// The policy binds only the ServiceAccount.
+	if err := s.updateVWC(ctx, s.client, func(v *admissionregistrationv1.ValidatingWebhookConfiguration) {
+		v.Labels["reviewed-by"] = "admin"
+	}); err != nil {
+		t.Errorf("an administrator's label: %v", err)
+	}
+}

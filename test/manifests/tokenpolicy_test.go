@@ -1,0 +1,98 @@
+package manifests
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	appsv1 "k8s.io/api/apps/v1"
+)
+
+const vapServed = "--api-versions=admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy"
+
+// tokenPolicy returns the rendered ValidatingAdmissionPolicy and its
+// binding, checking that the binding names the policy, denies, and that the
+// policy's match condition names the ServiceAccount the Deployment runs as.
+func tokenPolicy(t *testing.T, r rendered) admissionregistrationv1.ValidatingAdmissionPolicy {
+	t.Helper()
+	var policy admissionregistrationv1.ValidatingAdmissionPolicy
+	r.one(t, "ValidatingAdmissionPolicy", &policy)
+	var binding admissionregistrationv1.ValidatingAdmissionPolicyBinding
+	r.one(t, "ValidatingAdmissionPolicyBinding", &binding)
+	if binding.Spec.PolicyName != policy.Name || !cmp.Equal(binding.Spec.ValidationActions, []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny}) {
+		t.Errorf("binding %s: policyName %q, actions %v; want the policy %q with Deny", binding.Name, binding.Spec.PolicyName, binding.Spec.ValidationActions, policy.Name)
+	}
+	var deploy appsv1.Deployment
+	r.one(t, "Deployment", &deploy)
+	want := fmt.Sprintf("request.userInfo.username == 'system:serviceaccount:' + '%s' + ':' + '%s'", deploy.Namespace, deploy.Spec.Template.Spec.ServiceAccountName)
+	if len(policy.Spec.MatchConditions) != 1 || policy.Spec.MatchConditions[0].Expression != want {
+		t.Errorf("policy %s: match conditions %+v, want only %q (the Deployment's ServiceAccount)", policy.Name, policy.Spec.MatchConditions, want)
+	}
+	return policy
+}
+
+// TestTokenPolicy: both self-managed installs restrict the server's
+// ServiceAccount to injecting the CA with the same policy (its behaviour is
+// tested against a real kube-apiserver in test/envtest/selfmanaged, with the
+// chart's), naming their own ServiceAccount, also in an overlay that moves
+// the kustomize install to another namespace and prefix; the chart renders it
+// when the cluster serves ValidatingAdmissionPolicy or when told to.
+func TestTokenPolicy(t *testing.T) {
+	chart := tokenPolicy(t, helmTemplate(t, vapServed))
+	kustomized := tokenPolicy(t, build(t, "config/self-managed"))
+	chart.Spec.MatchConditions, kustomized.Spec.MatchConditions = nil, nil // each names its own ServiceAccount, checked above
+	if diff := cmp.Diff(chart.Spec, kustomized.Spec); diff != "" {
+		t.Errorf("config/self-managed/token-policy.yaml and the chart's templates/tokenpolicy.yaml differ (-chart +kustomize):\n%s", diff)
+	}
+
+	root := repoRoot(t)
+	overlay := t.TempDir()
+	rel, err := filepath.Rel(overlay, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := "namespace: dra-bridge\nnamePrefix: team-\nresources:\n- " + filepath.ToSlash(filepath.Join(rel, "config/self-managed")) +
+		"\ntransformers:\n- " + filepath.ToSlash(filepath.Join(rel, "config/wiring/self-managed")) + "\n"
+	if err := os.WriteFile(filepath.Join(overlay, "kustomization.yaml"), []byte(k), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if p := tokenPolicy(t, build(t, overlay)); p.Name != "team-claimbridge-ca-injection-only" {
+		t.Errorf("policy %q in the overlay, want team-claimbridge-ca-injection-only", p.Name)
+	}
+
+	for _, c := range []struct {
+		name string
+		sets []string
+		want int
+	}{
+		{"auto-served", []string{vapServed}, 1},
+		{"auto-not-served", nil, 0}, // helm template without a cluster
+		{"true", []string{"certificates.selfManaged.restrictToken=true"}, 1},
+		{"false", []string{"certificates.selfManaged.restrictToken=false", vapServed}, 0},
+		{"cert-manager", []string{"certificates.mode=cert-manager", "metrics.secure=false", vapServed}, 0}, // no token
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := helmTemplate(t, c.sets...)
+			if got := len(r.byKind["ValidatingAdmissionPolicy"]) + len(r.byKind["ValidatingAdmissionPolicyBinding"]); got != 2*c.want {
+				t.Errorf("%d policies and bindings, want %d", got, 2*c.want)
+			}
+		})
+	}
+	t.Run("invalid-value", func(t *testing.T) {
+		bin := os.Getenv("HELM")
+		if !filepath.IsAbs(bin) && strings.ContainsRune(bin, filepath.Separator) {
+			bin = filepath.Join(root, bin)
+		}
+		cmd := exec.Command(bin, "template", "claimbridge", "charts/claimbridge", "--set", "certificates.selfManaged.restrictToken=yes")
+		cmd.Dir = root
+		out, err := cmd.CombinedOutput()
+		if err == nil || !strings.Contains(string(out), `certificates.selfManaged.restrictToken: "yes": use auto, true or false`) {
+			t.Errorf("restrictToken=yes: %v\n%s", err, out)
+		}
+	})
+}
