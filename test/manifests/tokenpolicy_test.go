@@ -50,18 +50,7 @@ func TestTokenPolicy(t *testing.T) {
 		t.Errorf("config/self-managed/token-policy.yaml and the chart's templates/tokenpolicy.yaml differ (-chart +kustomize):\n%s", diff)
 	}
 
-	root := repoRoot(t)
-	overlay := t.TempDir()
-	rel, err := filepath.Rel(overlay, root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	k := "namespace: dra-bridge\nnamePrefix: team-\nresources:\n- " + filepath.ToSlash(filepath.Join(rel, "config/self-managed")) +
-		"\ntransformers:\n- " + filepath.ToSlash(filepath.Join(rel, "config/wiring/self-managed")) + "\n"
-	if err := os.WriteFile(filepath.Join(overlay, "kustomization.yaml"), []byte(k), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if p := tokenPolicy(t, build(t, overlay)); p.Name != "team-claimbridge-ca-injection-only" {
+	if p := tokenPolicy(t, build(t, movedOverlay(t, "config/self-managed", "config/wiring/self-managed"))); p.Name != "team-claimbridge-ca-injection-only" {
 		t.Errorf("policy %q in the overlay, want team-claimbridge-ca-injection-only", p.Name)
 	}
 
@@ -84,6 +73,7 @@ func TestTokenPolicy(t *testing.T) {
 		})
 	}
 	t.Run("invalid-value", func(t *testing.T) {
+		root := repoRoot(t)
 		bin := os.Getenv("HELM")
 		if !filepath.IsAbs(bin) && strings.ContainsRune(bin, filepath.Separator) {
 			bin = filepath.Join(root, bin)

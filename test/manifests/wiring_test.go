@@ -25,7 +25,6 @@ import (
 // there breaks the install at run time (an x509 error, a CA never injected,
 // a 403), not at apply time.
 func TestNamespaceAndPrefixOverlay(t *testing.T) {
-	root := repoRoot(t)
 	for _, install := range []struct{ base, wiring string }{
 		{"config/default", "config/wiring/cert-manager"},
 		{"config/self-managed", "config/wiring/self-managed"},
@@ -34,19 +33,28 @@ func TestNamespaceAndPrefixOverlay(t *testing.T) {
 			checkWiring(t, build(t, install.base), wantNamespace, "claimbridge-")
 		})
 		t.Run(install.base+" in an overlay with namespace and namePrefix", func(t *testing.T) {
-			overlay := t.TempDir()
-			rel, err := filepath.Rel(overlay, root)
-			if err != nil {
-				t.Fatal(err)
-			}
-			k := "namespace: dra-bridge\nnamePrefix: team-\nresources:\n- " + filepath.ToSlash(filepath.Join(rel, install.base)) +
-				"\ntransformers:\n- " + filepath.ToSlash(filepath.Join(rel, install.wiring)) + "\n"
-			if err := os.WriteFile(filepath.Join(overlay, "kustomization.yaml"), []byte(k), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			checkWiring(t, build(t, overlay), "dra-bridge", "team-claimbridge-")
+			checkWiring(t, build(t, movedOverlay(t, install.base, install.wiring)), "dra-bridge", "team-claimbridge-")
 		})
 	}
+}
+
+// movedOverlay writes an overlay that moves base into namespace dra-bridge
+// with name prefix team-, listing wiring under transformers as
+// docs/operations.md says, and returns its directory.
+func movedOverlay(t *testing.T, base, wiring string) string {
+	t.Helper()
+	root := repoRoot(t)
+	overlay := t.TempDir()
+	rel, err := filepath.Rel(overlay, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := "namespace: dra-bridge\nnamePrefix: team-\nresources:\n- " + filepath.ToSlash(filepath.Join(rel, base)) +
+		"\ntransformers:\n- " + filepath.ToSlash(filepath.Join(rel, wiring)) + "\n"
+	if err := os.WriteFile(filepath.Join(overlay, "kustomization.yaml"), []byte(k), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return overlay
 }
 
 // checkWiring checks that the objects of r are in namespace with names that

@@ -145,16 +145,22 @@ func testThroughAPIServer(t *testing.T) {
 }
 
 func checkDenied(err error) error {
+	return checkRefused(err, http.StatusUnprocessableEntity, webhookRef)
+}
+
+// checkRefused wants err to be an API status with code whose message
+// contains message.
+func checkRefused(err error, code int32, message string) error {
 	if err == nil {
-		return errors.New("an invalid claim was created")
+		return errors.New("the request was allowed")
 	}
 	var status apierrors.APIStatus
 	if !errors.As(err, &status) {
 		return fmt.Errorf("not an API status: %w", err)
 	}
 	st := status.Status()
-	if st.Code != http.StatusUnprocessableEntity || !strings.Contains(st.Message, webhookRef) {
-		return fmt.Errorf("want a 422 denial by the webhook, got %d %s: %s", st.Code, st.Reason, st.Message)
+	if st.Code != code || !strings.Contains(st.Message, message) {
+		return fmt.Errorf("want a %d with %q, got %d %s: %s", code, message, st.Code, st.Reason, st.Message)
 	}
 	return nil
 }

@@ -2,18 +2,15 @@ package selfmanaged
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
@@ -40,18 +37,7 @@ func (s *suite) asServiceAccount() (client.Client, error) {
 
 // checkRefusedByPolicy wants the 403 the policy answers, with its message.
 func checkRefusedByPolicy(err error, message string) error {
-	if err == nil {
-		return errors.New("the update was allowed")
-	}
-	var status apierrors.APIStatus
-	if !errors.As(err, &status) {
-		return fmt.Errorf("not an API status: %w", err)
-	}
-	st := status.Status()
-	if st.Code != http.StatusForbidden || !strings.Contains(st.Message, message) {
-		return fmt.Errorf("want a 403 from the policy (%q), got %d %s: %s", message, st.Code, st.Reason, st.Message)
-	}
-	return nil
+	return checkRefused(err, http.StatusForbidden, message)
 }
 
 // updateVWC gets the webhook configuration, changes it and updates it with c.
