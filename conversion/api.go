@@ -2,6 +2,7 @@ package conversion
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/claimbridge/claimbridge/api"
@@ -17,7 +18,7 @@ const (
 // Versions lists the versions the claimbridge CRD serves, oldest first
 // (api.ServedVersions). Conversion between versions that are not neighbours
 // in ChainVersions goes through the versions between them.
-var Versions = api.ServedVersions
+var Versions = slices.Clone(api.ServedVersions) // a copy: changing it changes nothing else
 
 // The API groups whose claims and templates are converted. The group of an
 // object is never changed.
@@ -41,8 +42,10 @@ const (
 // resource.k8s.io). obj is not modified. Converting to the version obj
 // already has returns a deep copy.
 //
-// Convert fails only when obj is not a convertible object or when what the
-// target version cannot hold does not fit into the annotation size limit.
+// Convert fails only when toVersion is not one of ChainVersions, when obj is
+// not a convertible object (or a claimbridge-group object asked for an
+// upstream-only version), or when what the target version cannot hold does
+// not fit into the annotation size limit.
 //
 // An object whose known fields have the wrong JSON type (for example spec a
 // string) is refused with a *MalformedError naming the field path.
@@ -151,9 +154,9 @@ func copyMetadataShallow(v interface{}) interface{} {
 func checkTarget(group, toVersion string) error {
 	switch i := versionIndex(toVersion); {
 	case i < 0:
-		return fmt.Errorf("unsupported target version %q: supported versions are %s", toVersion, strings.Join(ChainVersions, ", "))
-	case group == Group && i >= len(Versions):
-		return fmt.Errorf("target version %s is not served by group %s (only %s); it is a version of %s, reached from manifests of that group", toVersion, Group, strings.Join(Versions, ", "), UpstreamGroup)
+		return fmt.Errorf("unsupported target version %q: supported versions are %s", toVersion, strings.Join(chainVersions, ", "))
+	case group == Group && i >= len(servedVersions):
+		return fmt.Errorf("target version %s is not served by group %s (only %s); it is a version of %s, reached from manifests of that group", toVersion, Group, strings.Join(servedVersions, ", "), UpstreamGroup)
 	}
 	return nil
 }
@@ -166,7 +169,7 @@ func Identify(obj map[string]interface{}) (group, version, kind string, err erro
 		return "", "", "", err
 	}
 	if group == Group && !api.IsServed(version) {
-		return "", "", "", fmt.Errorf("apiVersion %q: unsupported version %q (supported: %s)", group+"/"+version, version, strings.Join(Versions, ", "))
+		return "", "", "", fmt.Errorf("apiVersion %q: unsupported version %q (supported: %s)", group+"/"+version, version, strings.Join(servedVersions, ", "))
 	}
 	if group == UpstreamGroup && version == V1alpha3 {
 		if err := checkV1alpha3Shape(obj, kind); err != nil {
@@ -204,15 +207,15 @@ func convertObject(obj map[string]interface{}, kind, from, to, pathPrefix string
 		if ws != nil {
 			losses = &[]loss{}
 		}
-		if err := doStep(obj, kind, ChainVersions[i], ChainVersions[next], losses, opts); err != nil {
+		if err := doStep(obj, kind, chainVersions[i], chainVersions[next], losses, opts); err != nil {
 			return fmt.Errorf("converting %s %s from %s to %s: %w", kind, name, from, to, err)
 		}
 		if losses != nil {
-			warn(ChainVersions[i], ChainVersions[next], *losses)
+			warn(chainVersions[i], chainVersions[next], *losses)
 		}
 		i = next
 	}
-	if ws != nil && kind == KindClaim && versionIndex(to) >= len(Versions) {
+	if ws != nil && kind == KindClaim && versionIndex(to) >= len(servedVersions) {
 		var losses []loss
 		statusLoss(obj, &lossReport{losses: &losses})
 		warn(from, to, losses)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 )
 
@@ -117,5 +118,62 @@ func TestRestoreOperationsStayInTheirSection(t *testing.T) {
 	}
 	if status, ok := got["status"]; ok {
 		t.Errorf("the v1alpha2 view has a status: %v", status)
+	}
+}
+
+// TestRestorePatchesOnlyAsDiffWritesThem: a section patch with an operation
+// diff never writes (RFC 6902's test, move or copy, an unknown op, a path
+// that is no JSON pointer) or that gives the section itself a value other
+// than an object or null is not applied at all: the view is the mapped one,
+// never a guess at the operation's meaning nor a malformed object (status
+// an array fails every typed client's list of the version).
+func TestRestorePatchesOnlyAsDiffWritesThem(t *testing.T) {
+	in := tblDecode(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},
+		"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu"}]}}}`)
+	mapped, err := conversion.Convert(in, conversion.V1alpha2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A genuine restore-v1alpha2 annotation: the v1alpha2 view with an
+	// unknown spec field, stored.
+	v2 := api.DeepCopyJSON(mapped)
+	v2["spec"].(map[string]interface{})["unknown"] = true
+	back, err := conversion.Convert(v2, conversion.V1alpha3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	genuine := back["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})[conversion.RestoreAnnotation(conversion.V1alpha2)].(string)
+	for name, op := range map[string]map[string]interface{}{
+		"test":                  {"op": "test", "path": "/spec/resourceClassName", "value": "zzz"},
+		"move":                  {"op": "move", "from": "/spec/unknown", "path": "/spec/resourceClassName"},
+		"copy":                  {"op": "copy", "from": "/spec/unknown", "path": "/spec/other"},
+		"unknown-op":            {"op": "Remove", "path": "/spec/resourceClassName"},
+		"not-a-pointer":         {"op": "add", "path": "spec/x", "value": 1},
+		"section-a-string":      {"op": "replace", "path": "/spec", "value": "Immediate"},
+		"section-an-array":      {"op": "add", "path": "/spec", "value": []interface{}{1.0, 2.0}},
+		"genuine-then-a-forged": {"op": "replace", "path": "/spec", "value": 5.0},
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := tblDecode(t, genuine)
+			spec := r["spec"].(map[string]interface{})
+			spec["patch"] = append(spec["patch"].([]interface{}), op)
+			obj := api.DeepCopyJSON(back)
+			obj["metadata"].(map[string]interface{})["annotations"] = map[string]interface{}{conversion.RestoreAnnotation(conversion.V1alpha2): tblJSON(t, r)}
+			got, err := conversion.Convert(obj, conversion.V1alpha2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(mapped["spec"], got["spec"]); diff != "" {
+				t.Errorf("v1alpha2 spec, want the mapped one (-want +got):\n%s", diff)
+			}
+		})
+	}
+	// The genuine annotation alone applies.
+	got, err := conversion.Convert(back, conversion.V1alpha2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(v2["spec"], got["spec"]); diff != "" {
+		t.Errorf("genuine annotation (-want +got):\n%s", diff)
 	}
 }

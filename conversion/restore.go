@@ -250,11 +250,36 @@ func (r *restore) applySection(name string, root map[string]interface{}) {
 	if sectionFingerprint(name, cur, ok) != sp.Base && legacySectionFingerprint(name, cur, ok) != sp.Base {
 		return
 	}
+	if !wellFormed(name, sp.Patch) {
+		return // not written by diff: shown as mapped, as an undecodable annotation is
+	}
 	for _, op := range sp.Patch {
 		if ownsPath(name, op.Path) {
 			applyOperation(root, op)
 		}
 	}
+}
+
+// wellFormed reports whether every operation of a section patch is one diff
+// writes: add, replace or remove, on a JSON pointer, and on the section
+// itself only an object or null (the section's possible values). A patch
+// with any other operation (a client's "test", "move" or "copy", a typo, a
+// format this build does not know) is not applied at all, rather than in
+// part or with its meaning guessed; a section that is not an object would
+// make the converted object malformed.
+func wellFormed(name string, patch []operation) bool {
+	for _, op := range patch {
+		switch {
+		case op.Op != "add" && op.Op != "replace" && op.Op != "remove",
+			!strings.HasPrefix(op.Path, "/"):
+			return false
+		case op.Path == "/"+name && op.Op != "remove":
+			if _, isMap := op.Value.(map[string]interface{}); !isMap && op.Value != nil {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // ownsPath reports whether a patch of section name may write path: diff

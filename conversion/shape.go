@@ -25,12 +25,15 @@ type MalformedError struct {
 	// Path is the field path, for example status.reservedFor or
 	// items[2].spec.
 	Path string
-	// Want and Got are JSON types: object, array, string, boolean, number.
+	// Want is a JSON type: object, array, string, boolean, number. Got is
+	// the JSON type of the value found, or its Go type when that is no JSON
+	// type (a map[string]string in a tree built by hand).
 	Want, Got string
 	// Hint, when set, says why the value may have that type.
 	Hint string
 }
 
+// Error names the object, the path and both types.
 func (e *MalformedError) Error() string {
 	msg := fmt.Sprintf("%s %s is malformed: %s must be %s %s, not %s %s",
 		e.Kind, e.Object, e.Path, article(e.Want), e.Want, article(e.Got), e.Got)
@@ -157,7 +160,7 @@ func statusShape(allocation map[string]*shape) *shape {
 // built once.
 var objectShapes = func() map[[2]string]*shape {
 	m := map[[2]string]*shape{}
-	for _, v := range ChainVersions {
+	for _, v := range chainVersions {
 		for _, k := range []string{KindClaim, KindTemplate} {
 			m[[2]string{v, k}] = buildObjectShape(v, k)
 		}

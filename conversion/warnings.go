@@ -21,6 +21,8 @@ type Warning struct {
 	Message string
 }
 
+// String renders the warning as the CLI prints it:
+// "<Kind> <object>: <path>: <message> (<from>→<to>)".
 func (w Warning) String() string {
 	return fmt.Sprintf("%s %s: %s: %s (%s→%s)", w.Kind, w.Object, w.Path, w.Message, w.From, w.To)
 }

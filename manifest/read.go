@@ -56,12 +56,13 @@ func (d Document) Position() string {
 
 // Error is a document that cannot be read, with its position.
 type Error struct {
-	Source string
-	Index  int
-	Line   int
-	Err    error
+	Source string // the file name, or "-" for standard input
+	Index  int    // the 1-based document in Source; 0 when the whole source is unusable
+	Line   int    // the 1-based line the document starts on
+	Err    error  // what is wrong
 }
 
+// Error is "<file>: document N (line L): <what>", or "<file>: <what>".
 func (e *Error) Error() string {
 	name := e.Source
 	if name == Stdin {
@@ -73,6 +74,7 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s: document %d (line %d): %v", name, e.Index, e.Line, e.Err)
 }
 
+// Unwrap returns what is wrong, for errors.Is and errors.As.
 func (e *Error) Unwrap() error { return e.Err }
 
 // ErrStdinTwice is the error for standard input given as more than one

@@ -36,7 +36,7 @@ func createViewErrors(t target, newObj map[string]interface{}) field.ErrorList {
 			return nil
 		}
 		var allErrs field.ErrorList
-		for _, version := range Versions {
+		for _, version := range versions {
 			if version == t.version {
 				continue
 			}
@@ -49,7 +49,7 @@ func createViewErrors(t target, newObj map[string]interface{}) field.ErrorList {
 	path := field.NewPath("metadata", "annotations")
 	var allErrs field.ErrorList
 	gaveStatus := false
-	for _, version := range Versions {
+	for _, version := range versions {
 		if version == t.version {
 			continue
 		}

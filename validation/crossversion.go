@@ -56,7 +56,7 @@ func crossVersionErrors(t target, subResource string, deriveOld bool, newObj, ol
 	if subResource == "" {
 		hint = restoreAnnotationsHint(newObj, oldObj)
 	}
-	for _, version := range Versions {
+	for _, version := range versions {
 		if version == t.version || all[version].sameAs != "" {
 			continue
 		}

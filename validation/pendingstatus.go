@@ -41,7 +41,7 @@ func pendingStatusErrors(t target, newObj, oldObj map[string]interface{}) field.
 	if from > to {
 		from, to = to, from
 	}
-	for i, v := range Versions {
+	for i, v := range versions {
 		if i < from || i > to {
 			stored = append(stored, conversion.RestoreAnnotation(v))
 		}

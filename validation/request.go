@@ -2,6 +2,7 @@ package validation
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -32,7 +33,10 @@ const (
 )
 
 // Versions lists the shapes, oldest first: the served versions.
-var Versions = api.ServedVersions
+var Versions = slices.Clone(api.ServedVersions) // a copy: changing it changes nothing else
+
+// versions is what the package itself uses.
+var versions = slices.Clone(api.ServedVersions)
 
 // Request is one write to validate.
 type Request struct {
@@ -40,8 +44,12 @@ type Request struct {
 	Operation Operation
 	// SubResource is "" for the main resource or "status".
 	SubResource string
-	// Object is the new object as a JSON tree (numbers may be json.Number,
-	// int64 or float64).
+	// Object is the new object as a JSON tree: what encoding/json decodes
+	// into an interface{} (map[string]interface{}, []interface{}, string,
+	// bool, nil; numbers may be json.Number, int64 or float64). Other Go
+	// types (a map[string]string of labels, a typed constant) are not JSON
+	// types: conversion refuses them as malformed. Turn a typed object into
+	// such a tree with runtime.DefaultUnstructuredConverter.ToUnstructured.
 	Object map[string]interface{}
 	// OldObject is the stored object, required for Update. When its version
 	// differs from Object's, it is converted to Object's version first.

@@ -180,8 +180,8 @@ func viewsFromFacts(t target, newObj, oldObj map[string]interface{}) (map[string
 		return nil, false
 	}
 	native := statusFacts(t.version, newObj)
-	out := make(map[string]viewPair, len(Versions)-1)
-	for _, version := range Versions {
+	out := make(map[string]viewPair, len(versions)-1)
+	for _, version := range versions {
 		if version == t.version {
 			continue
 		}

@@ -76,9 +76,9 @@ var skipEqualViews = true
 // and deallocationRequested, see sameConversionInput), only newObj is
 // converted, and each old view is the new one with oldObj's two fields.
 func crossViews(t target, statusOnly, deriveOld bool, newObj, oldObj map[string]interface{}) map[string]viewPair {
-	out := make(map[string]viewPair, len(Versions)-1)
+	out := make(map[string]viewPair, len(versions)-1)
 	if statusOnly && skipEqualViews && t.version == StorageVersion && othersAreClassic() && !anyRestore(newObj, oldObj, "v1alpha2", "v1alpha1") {
-		for _, version := range Versions {
+		for _, version := range versions {
 			if version != t.version {
 				out[version] = viewPair{sameAs: t.version}
 			}
@@ -89,7 +89,7 @@ func crossViews(t target, statusOnly, deriveOld bool, newObj, oldObj map[string]
 	objs := [2]map[string]interface{}{newObj, oldObj}
 	self := versionIndex(t.version)
 	for i := range objs {
-		converted[i] = make([]map[string]interface{}, len(Versions))
+		converted[i] = make([]map[string]interface{}, len(versions))
 		converted[i][self] = objs[i]
 	}
 	converting := objs[:] // the objects converted: both, or with deriveOld the new one
@@ -117,12 +117,12 @@ func crossViews(t target, statusOnly, deriveOld bool, newObj, oldObj map[string]
 		}
 	}
 	for _, dir := range []int{-1, +1} {
-		for j := self + dir; j >= 0 && j < len(Versions); j += dir {
-			version := Versions[j]
+		for j := self + dir; j >= 0 && j < len(versions); j += dir {
+			version := versions[j]
 			var pair viewPair
-			if statusOnly && skipEqualViews && t.version == "v1alpha3" && version == "v1alpha1" && Versions[j-dir] == "v1alpha2" &&
+			if statusOnly && skipEqualViews && t.version == "v1alpha3" && version == "v1alpha1" && versions[j-dir] == "v1alpha2" &&
 				converted[0][j-dir] != nil && !hasRestore(converted[0][j-dir], version) && !hasRestore(converted[1][j-dir], version) {
-				out[version] = viewPair{sameAs: Versions[j-dir]}
+				out[version] = viewPair{sameAs: versions[j-dir]}
 				continue
 			}
 			for i := range converting {
@@ -212,7 +212,7 @@ func hasRestore(obj map[string]interface{}, version string) bool {
 }
 
 func versionIndex(version string) int {
-	for i, v := range Versions {
+	for i, v := range versions {
 		if v == version {
 			return i
 		}
@@ -239,7 +239,7 @@ func anyRestore(newObj, oldObj map[string]interface{}, versions ...string) bool 
 // reasoning).
 func othersAreClassic() bool {
 	n := 0
-	for _, v := range Versions {
+	for _, v := range versions {
 		switch v {
 		case StorageVersion:
 		case api.V1alpha1, api.V1alpha2:
@@ -260,7 +260,7 @@ func othersAreClassic() bool {
 // deallocation request would not be the request's, which is what deriving
 // the old views assumes. Each annotation is decoded once.
 func restoreStatusOps(t target, obj map[string]interface{}) (common, facts bool) {
-	for _, version := range Versions {
+	for _, version := range versions {
 		if version == t.version {
 			continue
 		}

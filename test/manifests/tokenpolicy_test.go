@@ -41,9 +41,9 @@ func tokenPolicy(t *testing.T, r rendered) admissionregistrationv1.ValidatingAdm
 // tested against a real kube-apiserver in test/envtest/selfmanaged, with the
 // chart's), naming their own ServiceAccount, also in an overlay that moves
 // the kustomize install to another namespace and prefix; the chart renders it
-// when the cluster serves ValidatingAdmissionPolicy or when told to.
+// by default, with auto when the cluster serves ValidatingAdmissionPolicy.
 func TestTokenPolicy(t *testing.T) {
-	chart := tokenPolicy(t, helmTemplate(t, vapServed))
+	chart := tokenPolicy(t, helmTemplate(t))
 	kustomized := tokenPolicy(t, build(t, "config/self-managed"))
 	chart.Spec.MatchConditions, kustomized.Spec.MatchConditions = nil, nil // each names its own ServiceAccount, checked above
 	if diff := cmp.Diff(chart.Spec, kustomized.Spec); diff != "" {
@@ -59,9 +59,9 @@ func TestTokenPolicy(t *testing.T) {
 		sets []string
 		want int
 	}{
-		{"auto-served", []string{vapServed}, 1},
-		{"auto-not-served", nil, 0}, // helm template without a cluster
-		{"true", []string{"certificates.selfManaged.restrictToken=true"}, 1},
+		{"default", nil, 1},
+		{"auto-served", []string{"certificates.selfManaged.restrictToken=auto", vapServed}, 1},
+		{"auto-not-served", []string{"certificates.selfManaged.restrictToken=auto"}, 0}, // helm template without a cluster
 		{"false", []string{"certificates.selfManaged.restrictToken=false", vapServed}, 0},
 		{"cert-manager", []string{"certificates.mode=cert-manager", "metrics.secure=false", vapServed}, 0}, // no token
 	} {
@@ -81,7 +81,7 @@ func TestTokenPolicy(t *testing.T) {
 		cmd := exec.Command(bin, "template", "claimbridge", "charts/claimbridge", "--set", "certificates.selfManaged.restrictToken=yes")
 		cmd.Dir = root
 		out, err := cmd.CombinedOutput()
-		if err == nil || !strings.Contains(string(out), `certificates.selfManaged.restrictToken: "yes": use auto, true or false`) {
+		if err == nil || !strings.Contains(string(out), `certificates.selfManaged.restrictToken: "yes": use true, auto or false`) {
 			t.Errorf("restrictToken=yes: %v\n%s", err, out)
 		}
 	})

@@ -5,20 +5,28 @@ import api "github.com/claimbridge/claimbridge/api/v1alpha3"
 // SetDefaults applies upstream defaulting (SetDefaults_DeviceRequest) to a
 // *ResourceClaim, *ResourceClaimTemplate or their lists: for every request,
 // an empty allocationMode becomes ExactCount, and an ExactCount request with
-// count 0 gets count 1. Other types are ignored.
+// count 0 gets count 1. Other types, and nil pointers, are ignored.
 func SetDefaults(obj interface{}) {
 	switch o := obj.(type) {
 	case *api.ResourceClaim:
-		setDefaultsSpec(&o.Spec)
+		if o != nil {
+			setDefaultsSpec(&o.Spec)
+		}
 	case *api.ResourceClaimTemplate:
-		setDefaultsSpec(&o.Spec.Spec)
+		if o != nil {
+			setDefaultsSpec(&o.Spec.Spec)
+		}
 	case *api.ResourceClaimList:
-		for i := range o.Items {
-			setDefaultsSpec(&o.Items[i].Spec)
+		if o != nil {
+			for i := range o.Items {
+				setDefaultsSpec(&o.Items[i].Spec)
+			}
 		}
 	case *api.ResourceClaimTemplateList:
-		for i := range o.Items {
-			setDefaultsSpec(&o.Items[i].Spec.Spec)
+		if o != nil {
+			for i := range o.Items {
+				setDefaultsSpec(&o.Items[i].Spec.Spec)
+			}
 		}
 	}
 }

@@ -186,10 +186,7 @@ func renderChart() ([]*unstructured.Unstructured, error) {
 		bin = filepath.Join(root, bin)
 	}
 	var stdout, stderr bytes.Buffer
-	// The policy is rendered by default only where the cluster serves it
-	// (helm install); helm template needs to be told.
-	cmd := exec.Command(bin, "template", release, "charts/claimbridge", "--namespace", namespace,
-		"--api-versions", "admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy")
+	cmd := exec.Command(bin, "template", release, "charts/claimbridge", "--namespace", namespace)
 	cmd.Dir = root
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
