@@ -409,13 +409,19 @@ func TestChart(t *testing.T) {
 	})
 	t.Run("bad-values", func(t *testing.T) {
 		for _, c := range []struct{ set, want string }{
-			{"certificates.mode=vault", "certificates.mode"},
-			{"webhook.failurePolicy=Maybe", "webhook.failurePolicy"},
-			{"webhook.timeoutSeconds=31", "webhook.timeoutSeconds"},
+			// values.schema.json: types, enums, ranges and unknown keys.
+			{"certificates.mode=vault", "at '/certificates/mode': value must be one of 'self-managed', 'cert-manager'"},
+			{"webhook.failurePolicy=Maybe", "at '/webhook/failurePolicy': value must be one of 'Fail', 'Ignore'"},
+			{"webhook.timeoutSeconds=31", "at '/webhook/timeoutSeconds': maximum: got 31, want 30"},
+			{"webhook.timeoutSecond=3", "at '/webhook': additional properties 'timeoutSecond' not allowed"},
+			{"replicacount=3", "at '': additional properties 'replicacount' not allowed"},
+			{"replicaCount=two", "at '/replicaCount': got string, want integer"},
+			{"certificates.selfManaged.duration=1y", "at '/certificates/selfManaged/duration': '1y' does not match pattern"},
+			{"certificates.selfManaged.restrictToken=yes", "at '/certificates/selfManaged/restrictToken': value must be one of"},
 			{"extraArgs[0]=--cert-dir=/tmp", `extraArgs "--cert-dir=/tmp": the chart sets --cert-dir itself`},
 			{"extraArgs[0]=max-connections=8", `extraArgs "max-connections=8": each entry is one flag`},
 			{"autoscaling.enabled=true,autoscaling.maxReplicas=1", "autoscaling.maxReplicas"},
-			{"autoscaling.enabled=true,autoscaling.minReplicas=0", "autoscaling.minReplicas"},
+			{"autoscaling.enabled=true,autoscaling.minReplicas=0", "at '/autoscaling/minReplicas': minimum: got 0, want 1"},
 			// A PodDisruptionBudget no eviction can satisfy hangs every node drain.
 			{"replicaCount=1", "podDisruptionBudget.minAvailable 1 with replicaCount 1"},
 			{"replicaCount=3,podDisruptionBudget.minAvailable=3", "podDisruptionBudget.minAvailable 3 with replicaCount 3"},
