@@ -75,7 +75,10 @@ type errorLogWriter struct {
 }
 
 func (w *errorLogWriter) Write(p []byte) (int, error) {
-	if rest, ok := bytes.CutPrefix(p, []byte(handshakePrefix)); ok && w.handshakeErrors != nil {
+	// "server.go:3456: http: TLS handshake error from ADDR: REASON\n" (the
+	// logger writes the caller's file and line, which klog's writer reads).
+	if i := bytes.Index(p, []byte(handshakePrefix)); i >= 0 && w.handshakeErrors != nil {
+		rest := bytes.TrimSuffix(p[i+len(handshakePrefix):], []byte("\n"))
 		// "ADDR: REASON"; an address holds no ": ".
 		if _, reason, found := bytes.Cut(rest, []byte(": ")); found {
 			w.handshakeErrors.WithLabelValues(handshakeReason(string(reason))).Inc()
@@ -86,11 +89,14 @@ func (w *errorLogWriter) Write(p []byte) (int, error) {
 	return w.next.Write(p)
 }
 
-// newErrorLog returns the ErrorLog of the webhook listener's server.
+// newErrorLog returns the ErrorLog of the webhook listener's server: as
+// klog.NewStandardLogger's, with Lshortfile, whose "file:line: " klog's
+// writer takes for the line's source.
 func newErrorLog(m *metrics) *log.Logger {
-	w := &errorLogWriter{next: klog.NewStandardLogger("INFO").Writer()}
+	std := klog.NewStandardLogger("INFO")
+	w := &errorLogWriter{next: std.Writer()}
 	if m != nil {
 		w.handshakeErrors = m.handshakeErrors
 	}
-	return log.New(w, "", 0)
+	return log.New(w, std.Prefix(), std.Flags())
 }

@@ -1,11 +1,13 @@
 package webhook
 
 import (
+	"bytes"
 	"crypto/tls"
 	"crypto/x509"
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -102,5 +104,26 @@ func TestServerCountsFailedHandshakes(t *testing.T) {
 		if got := count(reason); got != 0 {
 			t.Errorf("%s: %v, want 0", reason, got)
 		}
+	}
+}
+
+// TestErrorLogKeepsTheSource: the lines reach klog with the source file and
+// line of their caller (net/http), as klog.NewStandardLogger's do, and the
+// handshake failures among them are counted.
+func TestErrorLogKeepsTheSource(t *testing.T) {
+	var got bytes.Buffer
+	m := newMetrics()
+	l := newErrorLog(m)
+	l.SetOutput(&errorLogWriter{handshakeErrors: m.handshakeErrors, next: &got})
+	l.Printf("http: TLS handshake error from [::1]:5555: remote error: tls: bad certificate")
+	l.Printf("http: Accept error: too many open files")
+	if want := "tlserrors_test.go:"; !strings.HasPrefix(got.String(), want) {
+		t.Errorf("log lines %q do not start with the caller's file %q", got.String(), want)
+	}
+	if n := testutil.ToFloat64(m.handshakeErrors.WithLabelValues(handshakeServingCertRejected)); n != 1 {
+		t.Errorf("serving_certificate_rejected %v, want 1", n)
+	}
+	if n := testutil.CollectAndCount(m.handshakeErrors); n != 1 {
+		t.Errorf("%d handshake series, want 1 (the accept error is no handshake)", n)
 	}
 }
