@@ -160,7 +160,10 @@ func (v *validator) Handle(ctx context.Context, req admission.Request) admission
 	if name == "" {
 		name = req.Name
 	}
-	return denied(apierrors.NewInvalid(gk, name, res.Errors)).WithWarnings(res.Warnings...)
+	// No warnings with a denial: the apiserver of 1.26-1.31 adds a
+	// strategy's warnings only to a write that passed validation, and
+	// kubectl would print them above the error, about an object not stored.
+	return denied(apierrors.NewInvalid(gk, name, res.Errors))
 }
 
 // objectOf is the object of raw: the tree the one-pass review decoding
