@@ -92,6 +92,7 @@ func Validate(req Request) (Response, error) {
 	if !unchanged && len(resp.Errors) == 0 {
 		resp.Warnings = append(resp.Warnings, storageWarnings(t, req.SubResource, newObj, oldObj, resp.Warnings)...)
 	}
+	resp.Warnings = collapseIndexed(resp.Warnings)
 	return resp, nil
 }
 

@@ -192,7 +192,7 @@ func (e *panicError) Error() string { return fmt.Sprintf("validator panicked: %v
 
 // allowed is an admission without a status, as the apiserver needs no more.
 func allowed(warnings []string) admission.Response {
-	return admission.Response{AdmissionResponse: admissionv1.AdmissionResponse{Allowed: true}}.WithWarnings(warnings...)
+	return admission.Response{AdmissionResponse: admissionv1.AdmissionResponse{Allowed: true}}.WithWarnings(fitWarnings(warnings)...)
 }
 
 // denied carries err's status, code and reason included.
