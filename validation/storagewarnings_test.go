@@ -32,7 +32,7 @@ func TestStorageWarnings(t *testing.T) {
 		},
 		"v1alpha1 template with parametersRef": {
 			req:  Request{Operation: Create, Object: obj(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha1","kind":"ResourceClaimTemplate",`+meta+`,"spec":{"spec":{"resourceClassName":"gpu",`+paramsRef+`}}}`)},
-			want: []string{`stored as v1alpha3: spec.spec.parametersRef: ResourceClaimParameters have no v1alpha3 equivalent: a 1.31 scheduler allocates one device of class "gpu" without the parameters' selectors and counts`},
+			want: []string{`stored as v1alpha3: spec.spec.parametersRef: ResourceClaimParameters have no v1alpha3 equivalent: a 1.31 scheduler allocates one device of class "gpu" without the parameters' selectors and counts (v1alpha2→v1alpha3)`},
 		},
 		"plain v1alpha2 claim": {
 			req: Request{Operation: Create, Object: obj(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim",`+meta+`,"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"}}`)},

@@ -168,10 +168,18 @@ func lossesInStorage(obj map[string]interface{}, subResource string) ([]string, 
 	if err != nil {
 		return nil, err
 	}
+	_, written, _, _ := conversion.Identify(obj)
 	var out []string
 	for _, w := range ws {
 		if statusLoss(w.Path) == (subResource == "status") {
-			out = append(out, w.Path+": "+w.Message)
+			text := w.Path + ": " + w.Message
+			if w.From != written {
+				// The path is in the version of a later step (a v1alpha1
+				// write's handle is v1alpha2's resourceHandles[0] on its way
+				// to v1alpha3): say so, as convert does.
+				text += " (" + w.From + "→" + w.To + ")"
+			}
+			out = append(out, text)
 		}
 	}
 	return out, nil
