@@ -117,12 +117,16 @@ func crossVersionErrors(t target, subResource string, deriveOld bool, newObj, ol
 		}
 		shareableRule := version != StorageVersion
 		deleted := newView.meta.DeletionTimestamp != nil
-		add(common.ValidateReservedForInvariants(newView.status, oldView.status, deleted, shareableRule, statusPath)...)
+		reservationErrs := common.ValidateReservedForInvariants(newView.status, oldView.status, deleted, shareableRule, statusPath)
 		// Upstream checks shareable only while the claim is allocated;
 		// without an allocation its reservations are refused anyway.
 		if shareableRule && newView.status.Allocated && oldView.status.NotShareable && len(newView.status.ReservedFor) > 1 {
-			add(field.Forbidden(statusPath.Child("reservedFor"), "may not be reserved more than once"))
+			reservationErrs = append(reservationErrs, field.Forbidden(statusPath.Child("reservedFor"), notShareableMsg))
 		}
+		if t.version == StorageVersion {
+			explainNotShareable(reservationErrs) // a v1alpha3 client sees no shareable field
+		}
+		add(reservationErrs...)
 		add(common.ValidateDeallocation(newView.status, oldView.status, statusPath)...)
 	}
 	if subResource == "" && !statusChanged && t.kind == KindResourceClaim {
@@ -130,6 +134,29 @@ func crossVersionErrors(t target, subResource string, deriveOld bool, newObj, ol
 		add(pendingStatusErrors(t, newObj, oldObj)...)
 	}
 	return allErrs
+}
+
+// notShareableMsg is upstream's refusal of a second consumer of an
+// allocation that is not shareable.
+const notShareableMsg = "may not be reserved more than once"
+
+// notShareableWhy ends notShareableMsg when the view of another version than
+// the written one refuses (the same words whichever older view it is, so
+// that every way to the verdict gives the same error).
+var notShareableWhy = fmt.Sprintf(": the allocation is not shareable as seen through %s and %s (status.allocation.shareable: false, "+
+	"kept in the %s* annotations for the 1.26-1.30 driver that allocated it), whose consumers allow it one consumer only",
+	api.V1alpha1, api.V1alpha2, api.RestoreAnnotationPrefix)
+
+// explainNotShareable says, in the refusals of a second consumer that an
+// older version's view gives a v1alpha3 write, where the rule comes from:
+// v1alpha3 has no shareable field. (A v1alpha1 or v1alpha2 write is refused
+// in its own version's words, as upstream.)
+func explainNotShareable(errs field.ErrorList) {
+	for _, e := range errs {
+		if e.Type == field.ErrorTypeForbidden && e.Detail == notShareableMsg {
+			e.Detail += notShareableWhy
+		}
+	}
 }
 
 // newlyUnreadable reports whether newObj cannot be converted to version

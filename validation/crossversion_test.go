@@ -39,7 +39,10 @@ func TestCrossVersionInvariants(t *testing.T) {
 				status["reservedFor"] = append(status["reservedFor"].([]interface{}), map[string]interface{}{"resource": "pods", "name": "b", "uid": "2"})
 				return o
 			},
-			wantFailures: field.ErrorList{field.Forbidden(field.NewPath("status", "reservedFor"), "may not be reserved more than once")},
+			// v1alpha3 has no shareable field: the refusal says where the rule comes from.
+			wantFailures: field.ErrorList{field.Forbidden(field.NewPath("status", "reservedFor"), "may not be reserved more than once: the allocation is not shareable "+
+				"as seen through v1alpha1 and v1alpha2 (status.allocation.shareable: false, kept in the claimbridge.dev/restore-* annotations for the 1.26-1.30 "+
+				"driver that allocated it), whose consumers allow it one consumer only")},
 		},
 		"allocation-cleared-with-two-consumers-reports-the-allocation-rule-only": { // rule 50 applies while allocated (1.30)
 			sub: "status",

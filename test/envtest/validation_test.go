@@ -484,7 +484,9 @@ func TestValidationCrossVersionBypass(t *testing.T) {
 		_, err := mutate(t, claims("v1alpha3", ns), "exclusive", true, func(u *unstructured.Unstructured) {
 			set(t, u, consumers(2, "pod"), "status", "reservedFor")
 		})
-		expectInvalid(t, err, byWebhook, cause{Field: "status.reservedFor", Type: causeForbidden, Detail: "may not be reserved more than once"})
+		// v1alpha3 has no shareable field: the refusal says where the rule comes from.
+		expectInvalid(t, err, byWebhook, cause{Field: "status.reservedFor", Type: causeForbidden,
+			Detail: "may not be reserved more than once: the allocation is not shareable as seen through v1alpha1 and v1alpha2"})
 		if n := len(mustSlice(t, get(t, claims("v1alpha3", ns), "exclusive"), "status", "reservedFor")); n != 1 {
 			t.Errorf("reservedFor has %d entries, want 1", n)
 		}
