@@ -133,7 +133,7 @@ func crossVersionErrors(t target, subResource string, deriveOld bool, newObj, ol
 		// Status data that changes no view today may change one later.
 		add(pendingStatusErrors(t, newObj, oldObj)...)
 	}
-	return allErrs
+	return mergeSeenThrough(allErrs)
 }
 
 // notShareableMsg is upstream's refusal of a second consumer of an
@@ -202,8 +202,8 @@ func restoreAnnotationsHint(newObj, oldObj map[string]interface{}) string {
 	if apiequality.Semantic.DeepEqual(restoreAnnotations(newObj), restoreAnnotations(oldObj)) {
 		return ""
 	}
-	return " (the update's " + api.RestoreAnnotationPrefix + "* annotations are not the ones the object was read with: " +
-		"write back the object as read, or change it with patch or apply)"
+	return " (the update's " + api.RestoreAnnotationPrefix + "* annotations differ from the stored object's: they hold what the other versions " +
+		"show, and only claimbridge writes them; send them as read: write back the object as read, or patch or apply only the fields you change)"
 }
 
 // restoreAnnotations returns obj's restore annotations (nil if none).

@@ -8,5 +8,5 @@ func mustSpecV1(class string) apiv1.ResourceClaimSpec {
 
 // restoreHint ends a main update's cross-version finding when the update's
 // restore annotations are not the old object's.
-const restoreHint = " (the update's claimbridge.dev/restore-* annotations are not the ones the object was read with: " +
-	"write back the object as read, or change it with patch or apply)"
+const restoreHint = " (the update's claimbridge.dev/restore-* annotations differ from the stored object's: they hold what the other versions " +
+	"show, and only claimbridge writes them; send them as read: write back the object as read, or patch or apply only the fields you change)"
