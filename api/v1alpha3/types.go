@@ -19,6 +19,7 @@ import (
 // +kubebuilder:resource:path=resourceclaims,singular=resourceclaim,scope=Namespaced,categories=claimbridge
 // +kubebuilder:storageversion
 // +kubebuilder:printcolumn:name="DeviceClassName",type=string,JSONPath=`.spec.devices.requests[*].deviceClassName`
+// +kubebuilder:printcolumn:name="Driver",type=string,JSONPath=`.status.allocation.devices.results[*].driver`
 // +kubebuilder:printcolumn:name="Controller",type=string,JSONPath=`.status.allocation.controller`,priority=1
 // +kubebuilder:printcolumn:name="ReservedFor",type=string,JSONPath=`.status.reservedFor[*].name`
 // +kubebuilder:printcolumn:name="Deallocating",type=boolean,JSONPath=`.status.deallocationRequested`,priority=1

@@ -144,8 +144,10 @@ spec:
 			[]interface{}{"gpu.example.com", nil, "gpu.example.com", "pod-0", nil}},
 		{"v1alpha2", []string{"ResourceClassName", "AllocationMode", "Driver", "ReservedFor"}, []string{"Deallocating"},
 			[]interface{}{"gpu.example.com", nil, "gpu.example.com", "pod-0", nil}},
-		{"v1alpha3", []string{"DeviceClassName", "ReservedFor"}, []string{"Controller", "Deallocating"},
-			[]interface{}{"gpu.example.com", "gpu.example.com", "pod-0", nil}},
+		// Driver: the first allocated device's, so that an allocated claim
+		// shows one in v1alpha3 too.
+		{"v1alpha3", []string{"DeviceClassName", "Driver", "ReservedFor"}, []string{"Controller", "Deallocating"},
+			[]interface{}{"gpu.example.com", "gpu.example.com", "gpu.example.com", "pod-0", nil}},
 	} {
 		t.Run(c.version+"/claims", func(t *testing.T) {
 			check(t, table(t, c.version, claimsResource), c.columns, c.wide, c.cells)
