@@ -89,7 +89,11 @@ type ResourceClaimStatus struct {
 	Allocation *AllocationResult `json:"allocation,omitempty"`
 
 	// ReservedFor indicates which entities are currently allowed to use
-	// the claim. There can be at most 32 such reservations.
+	// the claim. A Pod which references a ResourceClaim which is not
+	// reserved for that Pod will not be started.
+	//
+	// There can be at most 32 such reservations. This may get increased in
+	// the future, but not reduced.
 	//
 	// +listType=map
 	// +listMapKey=uid
@@ -99,6 +103,13 @@ type ResourceClaimStatus struct {
 
 	// DeallocationRequested indicates that a ResourceClaim is to be
 	// deallocated.
+	//
+	// The driver then must deallocate this claim and reset the field
+	// together with clearing the Allocation field.
+	//
+	// While DeallocationRequested is set, no new consumers may be added to
+	// ReservedFor.
+	//
 	// +optional
 	DeallocationRequested bool `json:"deallocationRequested,omitempty"`
 }
@@ -110,8 +121,13 @@ const ResourceClaimReservedForMaxSize = 32
 // AllocationResult contains attributes of an allocated resource.
 type AllocationResult struct {
 	// ResourceHandle contains arbitrary data returned by the driver after a
-	// successful allocation. This is opaque for Kubernetes. The maximum
-	// size of this field is 16KiB.
+	// successful allocation. This is opaque for
+	// Kubernetes. Driver documentation may explain to users how to
+	// interpret this data if needed.
+	//
+	// The maximum size of this field is 16KiB. This may get
+	// increased in the future, but not reduced.
+	//
 	// +kubebuilder:validation:MaxLength=16384
 	// +optional
 	ResourceHandle string `json:"resourceHandle,omitempty"`

@@ -90,7 +90,11 @@ type ResourceClaimStatus struct {
 	Allocation *AllocationResult `json:"allocation,omitempty"`
 
 	// ReservedFor indicates which entities are currently allowed to use
-	// the claim. There can be at most 32 such reservations.
+	// the claim. A Pod which references a ResourceClaim which is not
+	// reserved for that Pod will not be started.
+	//
+	// There can be at most 32 such reservations. This may get increased in
+	// the future, but not reduced.
 	//
 	// +listType=map
 	// +listMapKey=uid
@@ -102,6 +106,13 @@ type ResourceClaimStatus struct {
 
 	// DeallocationRequested indicates that a ResourceClaim is to be
 	// deallocated.
+	//
+	// The driver then must deallocate this claim and reset the field
+	// together with clearing the Allocation field.
+	//
+	// While DeallocationRequested is set, no new consumers may be added to
+	// ReservedFor.
+	//
 	// +optional
 	DeallocationRequested bool `json:"deallocationRequested,omitempty"`
 }
@@ -116,7 +127,8 @@ type AllocationResult struct {
 	// should be maintained throughout the lifetime of a claim. Each
 	// ResourceHandle contains data that should be passed to a specific kubelet
 	// plugin once it lands on a node. This data is returned by the driver
-	// after a successful allocation and is opaque to Kubernetes.
+	// after a successful allocation and is opaque to Kubernetes. Driver
+	// documentation may explain to users how to interpret this data if needed.
 	//
 	// Setting this field is optional. It has a maximum size of 32 entries.
 	// If null (or empty), it is assumed this allocation will be processed by a

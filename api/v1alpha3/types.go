@@ -123,6 +123,14 @@ type DeviceRequest struct {
 	// additional configuration and selectors to be inherited by this
 	// request.
 	//
+	// A class is required. Which classes are available depends on the cluster.
+	//
+	// Administrators may use this to restrict which devices may get
+	// requested by only installing classes with selectors for permitted
+	// devices. If users are free to request anything without restrictions,
+	// then administrators can create an empty DeviceClass for users
+	// to reference.
+	//
 	// +required
 	DeviceClassName string `json:"deviceClassName"`
 
@@ -137,7 +145,22 @@ type DeviceRequest struct {
 	Selectors []DeviceSelector `json:"selectors,omitempty"`
 
 	// AllocationMode and its related fields define how devices are allocated
-	// to satisfy this request. Supported values are ExactCount and All.
+	// to satisfy this request. Supported values are:
+	//
+	// - ExactCount: This request is for a specific number of devices.
+	//   This is the default. The exact number is provided in the
+	//   count field.
+	//
+	// - All: This request is for all of the matching devices in a pool.
+	//   Allocation will fail if some devices are already allocated,
+	//   unless adminAccess is requested.
+	//
+	// If AlloctionMode is not specified, the default mode is ExactCount. If
+	// the mode is ExactCount and count is not specified, the default count is
+	// one. Any other requests must specify this field.
+	//
+	// More modes may get added in the future. Clients must refuse to handle
+	// requests with unknown modes.
 	//
 	// +optional
 	AllocationMode DeviceAllocationMode `json:"allocationMode,omitempty"`
@@ -150,7 +173,10 @@ type DeviceRequest struct {
 	Count int64 `json:"count,omitempty"`
 
 	// AdminAccess indicates that this is a claim for administrative access
-	// to the device(s).
+	// to the device(s). Claims with AdminAccess are expected to be used for
+	// monitoring or other management services for a device.  They ignore
+	// all ordinary claims to the device with respect to access modes and
+	// any resource allocations.
 	//
 	// +optional
 	AdminAccess bool `json:"adminAccess,omitempty"`
@@ -179,7 +205,50 @@ type DeviceSelector struct {
 type CELDeviceSelector struct {
 	// Expression is a CEL expression which evaluates a single device. It
 	// must evaluate to true when the device under consideration satisfies
-	// the desired criteria, and false when it does not.
+	// the desired criteria, and false when it does not. Any other result
+	// is an error and causes allocation of devices to abort.
+	//
+	// The expression's input is an object named "device", which carries
+	// the following properties:
+	//  - driver (string): the name of the driver which defines this device.
+	//  - attributes (map[string]object): the device's attributes, grouped by prefix
+	//    (e.g. device.attributes["dra.example.com"] evaluates to an object with all
+	//    of the attributes which were prefixed by "dra.example.com".
+	//  - capacity (map[string]object): the device's capacities, grouped by prefix.
+	//
+	// Example: Consider a device with driver="dra.example.com", which exposes
+	// two attributes named "model" and "ext.example.com/family" and which
+	// exposes one capacity named "modules". This input to this expression
+	// would have the following fields:
+	//
+	//     device.driver
+	//     device.attributes["dra.example.com"].model
+	//     device.attributes["ext.example.com"].family
+	//     device.capacity["dra.example.com"].modules
+	//
+	// The device.driver field can be used to check for a specific driver,
+	// either as a high-level precondition (i.e. you only want to consider
+	// devices from this driver) or as part of a multi-clause expression
+	// that is meant to consider devices from different drivers.
+	//
+	// The value type of each attribute is defined by the device
+	// definition, and users who write these expressions must consult the
+	// documentation for their specific drivers. The value type of each
+	// capacity is Quantity.
+	//
+	// If an unknown prefix is used as a lookup in either device.attributes
+	// or device.capacity, an empty map will be returned. Any reference to
+	// an unknown field will cause an evaluation error and allocation to
+	// abort.
+	//
+	// A robust expression should check for the existence of attributes
+	// before referencing them.
+	//
+	// For ease of use, the cel.bind() function is enabled, and can be used
+	// to simplify expressions that access multiple attributes with the
+	// same domain. For example:
+	//
+	//     cel.bind(dra, device.attributes["dra.example.com"], dra.someBool && dra.anotherBool)
 	//
 	// +required
 	Expression string `json:"expression"`
@@ -188,7 +257,10 @@ type CELDeviceSelector struct {
 // DeviceConstraint must have exactly one field set besides Requests.
 type DeviceConstraint struct {
 	// Requests is a list of the one or more requests in this claim which
-	// must co-satisfy this constraint. If unset, all requests are meant.
+	// must co-satisfy this constraint. If a request is fulfilled by
+	// multiple devices, then all of the devices must satisfy the
+	// constraint. If this is not specified, this constraint applies to all
+	// requests in this claim.
 	//
 	// +optional
 	// +listType=atomic
@@ -198,6 +270,15 @@ type DeviceConstraint struct {
 	// MatchAttribute requires that all devices in question have this
 	// attribute and that its type and value are the same across those
 	// devices.
+	//
+	// For example, if you specified "dra.example.com/numa" (a hypothetical example!),
+	// then only devices in the same NUMA node will be chosen. A device which
+	// does not have that attribute will not be chosen. All devices should
+	// use a value of the same type for this attribute because that is part of
+	// its specification, but if one device doesn't, then it also will not be
+	// chosen.
+	//
+	// Must include the domain qualifier.
 	//
 	// +optional
 	// +oneOf=ConstraintType
@@ -238,11 +319,19 @@ type OpaqueDeviceConfiguration struct {
 	// Driver is used to determine which kubelet plugin needs
 	// to be passed these configuration parameters.
 	//
+	// An admission policy provided by the driver developer could use this
+	// to decide whether it needs to validate them.
+	//
+	// Must be a DNS subdomain and should end with a DNS domain owned by the
+	// vendor of the driver.
+	//
 	// +required
 	Driver string `json:"driver"`
 
 	// Parameters can contain arbitrary data. It is the responsibility of
-	// the driver developer to handle validation and versioning.
+	// the driver developer to handle validation and versioning. Typically this
+	// includes self-identification and a version ("kind" + "apiVersion" for
+	// Kubernetes types), with conversion between different versions.
 	//
 	// +required
 	// +kubebuilder:pruning:PreserveUnknownFields
@@ -258,7 +347,24 @@ type ResourceClaimStatus struct {
 	Allocation *AllocationResult `json:"allocation,omitempty"`
 
 	// ReservedFor indicates which entities are currently allowed to use
-	// the claim. There can be at most 32 such reservations.
+	// the claim. A Pod which references a ResourceClaim which is not
+	// reserved for that Pod will not be started. A claim that is in
+	// use or might be in use because it has been reserved must not get
+	// deallocated.
+	//
+	// In a cluster with multiple scheduler instances, two pods might get
+	// scheduled concurrently by different schedulers. When they reference
+	// the same ResourceClaim which already has reached its maximum number
+	// of consumers, only one pod can be scheduled.
+	//
+	// Both schedulers try to add their pod to the claim.status.reservedFor
+	// field, but only the update that reaches the API server first gets
+	// stored. The other one fails with an error and the scheduler
+	// which issued it knows that it must put the pod back into the queue,
+	// waiting for the ResourceClaim to become usable again.
+	//
+	// There can be at most 32 such reservations. This may get increased in
+	// the future, but not reduced.
 	//
 	// +listType=map
 	// +listMapKey=uid
@@ -270,6 +376,10 @@ type ResourceClaimStatus struct {
 
 	// Indicates that a claim is to be deallocated. While this is set,
 	// no new consumers may be added to ReservedFor.
+	//
+	// This is only used if the claim needs to be deallocated by a DRA driver.
+	// That driver then must deallocate this claim and reset the field
+	// together with clearing the Allocation field.
 	//
 	// This is an alpha field and requires enabling the DRAControlPlaneController
 	// feature gate.
@@ -300,6 +410,13 @@ type AllocationResult struct {
 	// claim. It is empty when the claim can be deallocated without
 	// involving a driver.
 	//
+	// A driver may allocate devices provided by other drivers, so this
+	// driver name here can be different from the driver names listed for
+	// the results.
+	//
+	// This is an alpha field and requires enabling the DRAControlPlaneController
+	// feature gate.
+	//
 	// +optional
 	Controller string `json:"controller,omitempty"`
 }
@@ -314,6 +431,12 @@ type DeviceAllocationResult struct {
 	Results []DeviceRequestAllocationResult `json:"results,omitempty"`
 
 	// This field is a combination of all the claim and class configuration parameters.
+	// Drivers can distinguish between those based on a flag.
+	//
+	// This includes configuration parameters for drivers which have no allocated
+	// devices in the result because it is up to the drivers which configuration
+	// parameters they support. They can silently ignore unknown configuration
+	// parameters.
 	//
 	// +optional
 	// +listType=atomic
@@ -324,7 +447,8 @@ type DeviceAllocationResult struct {
 // DeviceRequestAllocationResult contains the allocation result for one request.
 type DeviceRequestAllocationResult struct {
 	// Request is the name of the request in the claim which caused this
-	// device to be allocated.
+	// device to be allocated. Multiple devices may have been allocated
+	// per request.
 	//
 	// +required
 	Request string `json:"request"`
@@ -333,11 +457,17 @@ type DeviceRequestAllocationResult struct {
 	// plugin should be invoked to process the allocation once the claim is
 	// needed on a node.
 	//
+	// Must be a DNS subdomain and should end with a DNS domain owned by the
+	// vendor of the driver.
+	//
 	// +required
 	Driver string `json:"driver"`
 
 	// This name together with the driver name and the device name field
 	// identify which device was allocated (`<driver name>/<pool name>/<device name>`).
+	//
+	// Must not be longer than 253 characters and may contain one or more
+	// DNS sub-domains separated by slashes.
 	//
 	// +required
 	Pool string `json:"pool"`
