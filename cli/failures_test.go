@@ -105,3 +105,41 @@ func TestMigrateWarnsAboutDuplicates(t *testing.T) {
 		t.Errorf("duplicate warnings %q, want only %q", dups, want)
 	}
 }
+
+// TestMigrateRefusesFieldsTheVersionLacks: a field the input's version does
+// not have (a 1.31 body under a v1alpha2 apiVersion, as on the 1.31 DRA
+// docs page, or a 1.30 one under v1alpha3 or v1) would be dropped, leaving a
+// claim that asks for nothing; migrate refuses it, naming the field and the
+// shape it belongs to, for every target.
+func TestMigrateRefusesFieldsTheVersionLacks(t *testing.T) {
+	for name, tc := range map[string]struct{ stdin, want string }{
+		"1.31-body-labelled-v1alpha2": {
+			"apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClaimTemplate\nmetadata: {name: t, namespace: ns}\nspec: {spec: {devices: {requests: [{name: gpu, deviceClassName: gpu.nvidia.com}]}}}\n",
+			"Error: <stdin>: document 1 (line 1): ResourceClaimTemplate ns/t: unknown field in resource.k8s.io/v1alpha2, which migrating would drop: spec.spec.devices; spec.devices is the shape of v1alpha3 (Kubernetes 1.31) and later: is the apiVersion right?\n",
+		},
+		"1.30-body-labelled-v1alpha3": {
+			"apiVersion: resource.k8s.io/v1alpha3\nkind: ResourceClaim\nmetadata: {name: c, namespace: ns}\nspec: {resourceClassName: gpu.example.com}\n",
+			"Error: <stdin>: document 1 (line 1): ResourceClaim ns/c: unknown field in resource.k8s.io/v1alpha3, which migrating would drop: spec.resourceClassName; resourceClassName is a field of v1alpha1 and v1alpha2 (Kubernetes 1.26-1.30): is the apiVersion right?\n",
+		},
+		"1.30-body-labelled-v1": {
+			"apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c, namespace: ns}\nspec: {resourceClassName: gpu.example.com}\n",
+			"Error: <stdin>: document 1 (line 1): ResourceClaim ns/c: unknown field in resource.k8s.io/v1, which migrating would drop: spec.resourceClassName; resourceClassName is a field of v1alpha1 and v1alpha2 (Kubernetes 1.26-1.30): is the apiVersion right?\n",
+		},
+		"a-typo": {
+			"apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClaim\nmetadata: {name: c, namespace: ns}\nspec: {resourceClassName: gpu.example.com, alocationMode: Immediate}\n",
+			"Error: <stdin>: document 1 (line 1): ResourceClaim ns/c: unknown field in resource.k8s.io/v1alpha2, which migrating would drop: spec.alocationMode\n",
+		},
+	} {
+		for _, to := range []string{"v1alpha1", "v1alpha2", "v1alpha3", "v1"} {
+			t.Run(name+"/"+to, func(t *testing.T) {
+				code, stdout, stderr := run(t, tc.stdin, "migrate", "--to", to, "-f", "-")
+				if code != ExitInvalid || stdout != "" {
+					t.Errorf("exit %d, stdout %q; want exit 1 and no output", code, stdout)
+				}
+				if !strings.HasSuffix(stderr, tc.want) {
+					t.Errorf("stderr:\n%s\nwant it to end with:\n%s", stderr, tc.want)
+				}
+			})
+		}
+	}
+}

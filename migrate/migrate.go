@@ -75,6 +75,13 @@ func Object(obj map[string]interface{}, to string, opts Options) (map[string]int
 	if kind != conversion.KindClaim && kind != conversion.KindTemplate {
 		return nil, r, fmt.Errorf("kind %s: migrate the items of a list one by one", kind)
 	}
+	// A field the input's version does not have would be dropped, and the
+	// migrated object would ask for less than the input says (a 1.31 claim
+	// labelled v1alpha2 would become one without requests).
+	if paths := unknownFields(obj); len(paths) > 0 {
+		return nil, r, fmt.Errorf("%s: unknown field in %s/%s, which migrating would drop: %s%s",
+			api.Describe(obj), group, from, strings.Join(paths, ", "), shapeHint(paths))
+	}
 	ga := isGA(to)
 	if ga && group != conversion.UpstreamGroup {
 		return nil, r, fmt.Errorf("target version %s is a version of %s (Kubernetes %s), not of %s; give the manifest apiVersion %s/%s to migrate it to the upstream API",
@@ -180,20 +187,7 @@ func refusal(kind string, out map[string]interface{}, target Target, errs []stri
 // input lacked them as well (gacheck, for the GA targets, does not check
 // metadata either).
 func checkAlpha(out map[string]interface{}) (errs, warnings []string, err error) {
-	obj := out
-	meta, _ := out["metadata"].(map[string]interface{})
-	if meta["namespace"] == nil || meta["name"] == nil && meta["generateName"] == nil {
-		obj = shallowCopy(out)
-		m := shallowCopy(meta)
-		if m["namespace"] == nil {
-			m["namespace"] = "default"
-		}
-		if m["name"] == nil && m["generateName"] == nil {
-			m["name"] = "unnamed"
-		}
-		obj["metadata"] = m
-	}
-	resp, err := validation.Validate(validation.Request{Operation: validation.Create, Object: validation.WithGeneratedName(obj)})
+	resp, err := validation.Validate(validation.Request{Operation: validation.Create, Object: asCreated(out)})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -209,6 +203,65 @@ func checkAlpha(out map[string]interface{}) (errs, warnings []string, err error)
 		}
 	}
 	return errs, warnings, nil
+}
+
+// asCreated is obj as the apiserver validates its create: in namespace
+// "default" when it has none (kubectl's context), named "unnamed" when it has
+// neither name nor generateName, and with the name a generateName gives.
+func asCreated(obj map[string]interface{}) map[string]interface{} {
+	meta, _ := obj["metadata"].(map[string]interface{})
+	if meta["namespace"] == nil || meta["name"] == nil && meta["generateName"] == nil {
+		obj = shallowCopy(obj)
+		m := shallowCopy(meta)
+		if m["namespace"] == nil {
+			m["namespace"] = "default"
+		}
+		if m["name"] == nil && m["generateName"] == nil {
+			m["name"] = "unnamed"
+		}
+		obj["metadata"] = m
+	}
+	return validation.WithGeneratedName(obj)
+}
+
+// unknownFields returns the paths of obj's fields that its own version does
+// not have (as kubectl's strict field validation, the default since 1.27,
+// would have the apiserver reject them): for v1alpha1-v1alpha3 a strict
+// decode into the version's types, for v1beta1, v1beta2 and v1 gacheck's.
+func unknownFields(obj map[string]interface{}) []string {
+	var paths []string
+	if gaVersion, gaKind := gacheck.Version(obj); gaVersion != "" {
+		errs, _ := gacheck.Check(obj, gaVersion, gaKind)
+		for _, e := range errs {
+			if path, ok := strings.CutSuffix(e, ": Forbidden: unknown field"); ok {
+				paths = append(paths, path)
+			}
+		}
+		return paths
+	}
+	unknown, err := validation.UnknownFields(obj)
+	if err != nil {
+		return nil // conversion reports what cannot be read
+	}
+	for _, e := range unknown {
+		paths = append(paths, e.Field)
+	}
+	return paths
+}
+
+// shapeHint names the shape an unknown field belongs to, when it is a
+// field of another version's claims: the usual cause is a manifest whose
+// apiVersion was changed without its body (a 1.31 example labelled v1alpha2).
+func shapeHint(paths []string) string {
+	for _, p := range paths {
+		switch {
+		case strings.HasSuffix(p, "spec.devices"):
+			return "; spec.devices is the shape of v1alpha3 (Kubernetes 1.31) and later: is the apiVersion right?"
+		case strings.HasSuffix(p, "spec.resourceClassName"), strings.HasSuffix(p, "spec.parametersRef"), strings.HasSuffix(p, "spec.allocationMode"):
+			return "; " + p[strings.LastIndex(p, ".")+1:] + " is a field of v1alpha1 and v1alpha2 (Kubernetes 1.26-1.30): is the apiVersion right?"
+		}
+	}
+	return ""
 }
 
 func shallowCopy(m map[string]interface{}) map[string]interface{} {

@@ -99,6 +99,17 @@ var shapeV3 = shape[apiv3.ResourceClaim, apiv3.ResourceClaimTemplate]{
 	},
 }
 
+// unknownFields decodes obj strictly into the shape's type of kind and
+// returns its fields the type does not have.
+func (s shape[C, T]) unknownFields(kind string, obj map[string]interface{}) (field.ErrorList, error) {
+	if kind == KindResourceClaimTemplate {
+		var t T
+		return decode(obj, &t, true)
+	}
+	var c C
+	return decode(obj, &c, true)
+}
+
 // checks is the outcome of running one shape's rules.
 type checks struct {
 	errs     field.ErrorList
@@ -200,6 +211,7 @@ func (s shape[C, T]) view(kind string, obj map[string]interface{}) (objectView, 
 // versionRules is what Validate needs from a shape, independent of its types.
 type versionRules interface {
 	run(kind string, op Operation, subResource string, newObj, oldObj map[string]interface{}) (checks, error)
+	unknownFields(kind string, obj map[string]interface{}) (field.ErrorList, error)
 	view(kind string, obj map[string]interface{}) (objectView, error)
 }
 

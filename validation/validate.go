@@ -8,6 +8,7 @@ import (
 	"github.com/claimbridge/claimbridge/validation/common"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // Validate decodes req.Object by apiVersion and kind, emulates the
@@ -190,4 +191,16 @@ func lossesInStorage(obj map[string]interface{}, subResource string) ([]string, 
 // allocation the status write sets (a main write cannot set it).
 func statusLoss(path string) bool {
 	return strings.HasPrefix(path, "status.") || strings.HasPrefix(path, "metadata.finalizers[")
+}
+
+// UnknownFields returns the fields of obj, a claim or template of
+// v1alpha1-v1alpha3, that its version does not have (Forbidden "unknown
+// field" at their paths), as Validate reports them, without running any
+// rule: a strict decode.
+func UnknownFields(obj map[string]interface{}) (field.ErrorList, error) {
+	t, err := parseTarget(obj)
+	if err != nil {
+		return nil, err
+	}
+	return shapes[t.version].unknownFields(t.kind, obj)
 }
