@@ -51,8 +51,12 @@ template is converted (its group is kept), then:
   - for v1alpha3 and later, a claim whose 1.30 ResourceClaimParameters are in
     the input gets device requests with the same selectors, counts and opaque
     config (translated into the 1.31 shape, then converted on to v1beta1,
-    v1beta2 or v1); the 1.30 parameter objects and the 1.26 and 1.30
-    ResourceClasses themselves are left out;
+    v1beta2 or v1); the 1.30 parameter objects are left out, and a 1.26 or
+    1.30 ResourceClass becomes the DeviceClass of the same name that the
+    migrated claims name, selecting its driver's devices;
+  - a DeviceClass gets the target's apiVersion (fields the target lacks,
+    such as 1.31's suitableNodes, are reported lost); left out for v1alpha1
+    and v1alpha2, whose releases have none;
   - for v1alpha1 and v1alpha2, a ResourceClass gets the target's apiVersion
     (1.26 serves only v1alpha1, 1.27-1.30 only v1alpha2; 1.30's
     structuredParameters is lost going to v1alpha1) and loses its
@@ -149,6 +153,16 @@ func (o *migrateOptions) run(s streams) error {
 	objects := make([]map[string]interface{}, 0, len(docs))
 	positions := make([]string, 0, len(docs))
 	for _, doc := range docs {
+		if migrate.IsDeviceClass(doc.Object) {
+			out, report, served := migrate.DeviceClass(doc.Object, o.to, opts)
+			if !served {
+				fmt.Fprintf(s.err, "%s: %s: left out: Kubernetes %s has no DeviceClass (its claims name a ResourceClass)\n", doc.Position(), api.Describe(doc.Object), target.Releases)
+				continue
+			}
+			printReport(s.err, doc.Position()+": "+api.Describe(doc.Object), report)
+			objects, positions = append(objects, out), append(positions, doc.Position())
+			continue
+		}
 		if migrate.IsParameters(doc.Object) {
 			out, report, served := migrate.Parameters(doc.Object, o.to, opts)
 			if !served {

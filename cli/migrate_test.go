@@ -47,7 +47,9 @@ func TestMigrateExample(t *testing.T) {
 				"Warning: " + pos + "1]: ResourceClaimTemplate inference/per-pod-accelerator: spec.spec.parametersRef (ResourceClaimParameters inference/one-big-accelerator) driverRequests[0].requests[0]: quantity attributes are read as the device's capacity in 1.31",
 				pos + "2]: ResourceClaimParameters inference/two-accelerators: left out: Kubernetes " + tt.release + " does not serve it",
 				pos + "3]: ResourceClaimParameters inference/one-big-accelerator: left out: Kubernetes " + tt.release + " does not serve it",
-				pos + "4]: ResourceClass accel.example.com: left out: Kubernetes " + tt.release + " does not serve it",
+				pos + "4]: ResourceClass accel.example.com: dropped metadata.uid, metadata.resourceVersion",
+				pos + "4]: ResourceClass accel.example.com: changed resource.k8s.io/v1alpha2 ResourceClass -> resource.k8s.io/" + tt.to + ` DeviceClass selecting the devices of driver "accel.example.com" (Kubernetes ` + tt.release + " has no ResourceClass; the migrated claims name this class)",
+				pos + "4]: ResourceClass accel.example.com: lost parametersRef: ResourceClassParameters accel-system/accel-defaults: a DeviceClass has none (1.30 ResourceClassParameters are translated into the claims' requests; a driver's own class parameters no 1.31+ component reads)",
 				pos + "5]: ResourceClassParameters accel-system/accel-defaults: left out: Kubernetes " + tt.release + " does not serve it",
 			}
 			if d := cmp.Diff(wantErr, strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")); d != "" {
@@ -320,9 +322,10 @@ spec:
 
 // A 1.26 ResourceClass (intel-resource-drivers' deployments/resource-class.yaml
 // at c3a5e0fa) is served by no release from 1.31 on, as the 1.30 one: migrate
-// leaves it out for v1alpha3 and later instead of writing an object that
-// kubectl create cannot map.
-func TestMigrateLeavesOutV1alpha1Class(t *testing.T) {
+// writes for v1alpha3 and later the DeviceClass of the same name that the
+// migrated claims name, selecting the class's driver, so that their pods can
+// be scheduled.
+func TestMigrateV1alpha1ClassBecomesDeviceClass(t *testing.T) {
 	in := `apiVersion: resource.k8s.io/v1alpha1
 kind: ResourceClass
 metadata:
@@ -339,10 +342,12 @@ spec: {resourceClassName: intel-gpu}
 		if code != ExitOK {
 			t.Fatalf("--to %s: exit %d: %s", to, code, stderr)
 		}
-		if strings.Contains(stdout, "ResourceClass\n") || strings.Count(stdout, "kind: ResourceClaim\n") != 1 {
+		if strings.Contains(stdout, "ResourceClass\n") || strings.Count(stdout, "kind: ResourceClaim\n") != 1 ||
+			!strings.Contains(stdout, "kind: DeviceClass\nmetadata:\n  name: intel-gpu\n") || !strings.Contains(stdout, `expression: device.driver == "gpu.dra.intel.com"`) {
 			t.Errorf("--to %s: stdout:\n%s", to, stdout)
 		}
-		if want := "<stdin>: document 1 (line 1): ResourceClass intel-gpu: left out: Kubernetes " + release + " does not serve it\n"; !strings.Contains(stderr, want) {
+		if want := "<stdin>: document 1 (line 1): ResourceClass intel-gpu: changed resource.k8s.io/v1alpha1 ResourceClass -> resource.k8s.io/" + to +
+			` DeviceClass selecting the devices of driver "gpu.dra.intel.com" (Kubernetes ` + release + " has no ResourceClass; the migrated claims name this class)\n"; !strings.Contains(stderr, want) {
 			t.Errorf("--to %s: stderr %q, want %q", to, stderr, want)
 		}
 	}

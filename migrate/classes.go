@@ -9,8 +9,10 @@ import (
 
 // Parameters migrates an object IsParameters reports (a 1.26 or 1.30
 // ResourceClass, a 1.30 ResourceClaimParameters or ResourceClassParameters)
-// to the release serving version to. served is false when that release does
-// not serve the kind: 1.31 and later none of them (the 1.30 ones are used to
+// to the release serving version to. For 1.31 and later a ResourceClass
+// becomes the DeviceClass of the same name that the migrated claims name
+// (deviceClassFor). served is false when that release does not serve the
+// kind: 1.31 and later no parameter kinds (the 1.30 ones are used to
 // translate claims, see Index), 1.26 no ResourceClaimParameters or
 // ResourceClassParameters; the caller leaves the object out and says so.
 // Otherwise out is the object to create there: a ResourceClass gets the
@@ -20,7 +22,16 @@ import (
 // obj is not modified.
 func Parameters(obj map[string]interface{}, to string, opts Options) (out map[string]interface{}, r Report, served bool) {
 	target, err := targetFor(to)
-	if err != nil || target.Devices || !IsParameters(obj) {
+	if err != nil || !IsParameters(obj) {
+		return nil, r, false
+	}
+	if target.Devices {
+		// The claims name a class as their device class; one without a
+		// name (a broken manifest, as on the 1.30 docs page) names none.
+		if name, _ := metaOf(obj)["name"].(string); obj["kind"] == kindClass && name != "" {
+			out, r = deviceClassFor(obj, to, opts)
+			return out, r, true
+		}
 		return nil, r, false
 	}
 	if obj["kind"] != kindClass && to != conversion.V1alpha2 {

@@ -99,9 +99,38 @@ driverRequests: [{driverName: gpu.example.com, requests: [{namedResources: {sele
 	}, {
 		name: "1.30-claim-parameters-to-v1alpha1", in: claimParams, to: conversion.V1alpha1,
 	}, {
-		name: "1.26-class-to-v1alpha3", in: class126, to: conversion.V1alpha3,
+		// 1.31 and later: the DeviceClass of the same name that the
+		// migrated claims name, selecting the class's driver.
+		name: "1.26-class-to-v1alpha3", in: class126, to: conversion.V1alpha3, served: true,
+		want: `
+apiVersion: resource.k8s.io/v1alpha3
+kind: DeviceClass
+metadata: {name: gpu}
+spec:
+  selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]
+  suitableNodes: {nodeSelectorTerms: [{matchExpressions: [{key: gpu, operator: Exists}]}]}
+`,
+		report: Report{
+			Dropped: []string{"metadata.uid", "metadata.resourceVersion"},
+			Changed: []string{`resource.k8s.io/v1alpha1 ResourceClass -> resource.k8s.io/v1alpha3 DeviceClass selecting the devices of driver "gpu.example.com" (Kubernetes 1.31 has no ResourceClass; the migrated claims name this class)`},
+			Lost:    []string{"parametersRef: GpuClassParameters ns/p: a DeviceClass has none (1.30 ResourceClassParameters are translated into the claims' requests; a driver's own class parameters no 1.31+ component reads)"},
+			Warnings: []string{"the class's claims were allocated by driver gpu.example.com's control-plane controller (classic DRA): a 1.31 claim keeps that only with spec.controller set " +
+				"and the DRAControlPlaneController feature gate; from 1.32 on the driver must publish ResourceSlices"},
+		},
 	}, {
-		name: "1.30-class-to-v1", in: class130, to: conversion.V1,
+		name: "1.30-class-to-v1", in: class130, to: conversion.V1, served: true,
+		want: `
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu}
+spec:
+  selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]
+`,
+		report: Report{
+			Dropped: []string{"metadata.uid", "metadata.resourceVersion"},
+			Changed: []string{`resource.k8s.io/v1alpha2 ResourceClass -> resource.k8s.io/v1 DeviceClass selecting the devices of driver "gpu.example.com" (Kubernetes 1.34+ has no ResourceClass; the migrated claims name this class)`},
+			Lost:    []string{"parametersRef: ResourceClassParameters ns/p: a DeviceClass has none (1.30 ResourceClassParameters are translated into the claims' requests; a driver's own class parameters no 1.31+ component reads)"},
+		},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

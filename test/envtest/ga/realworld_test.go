@@ -22,8 +22,9 @@ import (
 // every manifest of test/manifests/realworld (published by DRA drivers and
 // the Kubernetes docs for 1.26–1.31, with their Pods, Deployments and vendor
 // parameter objects) and creates, in kube-apiserver 1.36 with strict field
-// validation as kubectl does, every claim and template and every Pod and
-// Deployment that uses them (each file and version in its own namespace).
+// validation as kubectl does, every claim and template, every DeviceClass
+// (from a ResourceClass or a 1.31 DeviceClass) and every Pod and Deployment
+// that uses them (each file and version in its own namespace).
 // Namespaces and vendor objects (no CRD here) are not created.
 func TestMigrateRealWorld(t *testing.T) {
 	ctx := context.Background()
@@ -54,6 +55,18 @@ func TestMigrateRealWorld(t *testing.T) {
 					switch {
 					case apiVersion == conversion.UpstreamGroup+"/"+version && (kind == conversion.KindClaim || kind == conversion.KindTemplate):
 						res = gvr(version, kind)
+					case apiVersion == conversion.UpstreamGroup+"/"+version && kind == "DeviceClass":
+						// The class a migrated 1.26/1.30 ResourceClass or a
+						// 1.31 DeviceClass becomes (cluster-scoped: named
+						// after the namespace, as files share class names).
+						meta := d.Object["metadata"].(map[string]interface{})
+						meta["name"] = fmt.Sprintf("%s.%s", ns, meta["name"])
+						if _, err := s.dynamic.Resource(schema.GroupVersionResource{Group: conversion.UpstreamGroup, Version: version, Resource: "deviceclasses"}).
+							Create(ctx, &unstructured.Unstructured{Object: d.Object}, metav1.CreateOptions{FieldValidation: metav1.FieldValidationStrict}); err != nil {
+							t.Fatalf("%s: creating the migrated DeviceClass %v: %v\n%s", d.Position(), meta["name"], err, mustJSON(d.Object))
+						}
+						created[kind]++
+						continue
 					case apiVersion == "v1" && kind == "Pod":
 						res = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
 					case apiVersion == "apps/v1" && kind == "Deployment":
@@ -75,9 +88,9 @@ func TestMigrateRealWorld(t *testing.T) {
 			})
 		}
 	}
-	// The manifests hold claims, templates, Pods and Deployments: each kind
-	// was created (counts per GA version: 3 each).
-	for _, kind := range []string{conversion.KindClaim, conversion.KindTemplate, "Pod", "Deployment"} {
+	// The manifests hold claims, templates, classes, Pods and Deployments:
+	// each kind was created.
+	for _, kind := range []string{conversion.KindClaim, conversion.KindTemplate, "DeviceClass", "Pod", "Deployment"} {
 		if created[kind] == 0 {
 			t.Errorf("no %s created", kind)
 		}

@@ -27,8 +27,9 @@ import (
 // input file, creates every migrated claim and template in the release's
 // kube-apiserver (each file in its own namespace), and compares the stored
 // object with the migrated one exactly (see expected). The objects migrate
-// leaves out (1.30 parameters and classes) must be kinds the release does
-// not serve.
+// leaves out (1.30 parameters) must be kinds the release does not serve; a
+// 1.26/1.30 ResourceClass becomes, from 1.31 on, a DeviceClass the release
+// creates.
 func TestMigratedIsStoredAsIs(t *testing.T) {
 	for _, r := range releases {
 		c := clusters[r.name]
@@ -53,6 +54,8 @@ func TestMigratedIsStoredAsIs(t *testing.T) {
 				for _, d := range inDocs {
 					if _, _, ok := migrate.GeneratedForPod(d.Object); ok {
 						generated++ // re-created by the new cluster's controller from the template
+					} else if migrate.Targets[r.version].Devices && d.Object["kind"] == "ResourceClass" {
+						objects++ // the DeviceClass its claims name
 					} else if migrate.Targets[r.version].Devices && migrate.IsParameters(d.Object) {
 						leftOut++
 						c.checkNotServed(t, d.Object["kind"].(string))
@@ -77,10 +80,28 @@ func TestMigratedIsStoredAsIs(t *testing.T) {
 				}
 				c.createNamespace(t, ns)
 				for _, d := range docs {
+					if d.Object["kind"] == "DeviceClass" {
+						c.createDeviceClass(t, d.Object, ns)
+						continue
+					}
 					c.createAndCompare(t, d.Object, ns, "")
 				}
 			})
 		}
+	}
+}
+
+// createDeviceClass creates the DeviceClass migrate wrote for a ResourceClass
+// (cluster-scoped: named after ns, as inputs share class names), with
+// strict field validation as kubectl does.
+func (c *cluster) createDeviceClass(t *testing.T, class map[string]interface{}, ns string) {
+	t.Helper()
+	obj := normalize(class)
+	meta := obj["metadata"].(map[string]interface{})
+	meta["name"] = ns + "." + meta["name"].(string)
+	res := c.dynamic.Resource(schema.GroupVersionResource{Group: conversion.UpstreamGroup, Version: c.version, Resource: "deviceclasses"})
+	if _, err := res.Create(context.Background(), &unstructured.Unstructured{Object: obj}, metav1.CreateOptions{FieldValidation: metav1.FieldValidationStrict}); err != nil {
+		t.Errorf("Kubernetes %s: creating the migrated DeviceClass %s: %v", c.name, meta["name"], err)
 	}
 }
 

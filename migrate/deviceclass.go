@@ -1,0 +1,120 @@
+package migrate
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+
+	"github.com/claimbridge/claimbridge/api"
+	"github.com/claimbridge/claimbridge/conversion"
+)
+
+const kindDeviceClass = "DeviceClass"
+
+// IsDeviceClass reports whether obj is a resource.k8s.io DeviceClass of a
+// version that has one (v1alpha3, v1beta1, v1beta2, v1).
+func IsDeviceClass(obj map[string]interface{}) bool {
+	if obj["kind"] != kindDeviceClass {
+		return false
+	}
+	_, group, version, _, _ := api.TypeOf(obj)
+	return group == conversion.UpstreamGroup && Targets[version].Devices
+}
+
+// deviceClassFields are the DeviceClass spec fields each version has
+// besides selectors and config: v1alpha3's suitableNodes (classic DRA, gone
+// in 1.32), and v1's extendedResourceName (1.34).
+var deviceClassFields = map[string][]string{
+	conversion.V1alpha3: {"suitableNodes"},
+	conversion.V1:       {"extendedResourceName"},
+}
+
+// DeviceClass migrates a DeviceClass to the release serving version to:
+// the target's apiVersion (selectors and config are the same in every
+// version), the spec fields the target does not have lost (reported), and
+// the metadata the old cluster set dropped, as for a claim. served is false
+// for v1alpha1 and v1alpha2, whose releases (1.26-1.30) have no DeviceClass:
+// the caller leaves it out and says so. obj is not modified.
+func DeviceClass(obj map[string]interface{}, to string, opts Options) (out map[string]interface{}, r Report, served bool) {
+	target, err := targetFor(to)
+	if err != nil || !target.Devices || !IsDeviceClass(obj) {
+		return nil, r, false
+	}
+	out = api.DeepCopyJSON(obj)
+	from, _ := obj["apiVersion"].(string)
+	if apiVersion := conversion.UpstreamGroup + "/" + to; from != apiVersion {
+		out["apiVersion"] = apiVersion
+		r.Changed = append(r.Changed, fmt.Sprintf("apiVersion: %s -> %s (Kubernetes %s)", from, apiVersion, target.Releases))
+	}
+	if meta, ok := out["metadata"].(map[string]interface{}); ok {
+		dropServerSet(meta, opts, &r)
+		inputAnn, _ := metaOf(obj)["annotations"].(map[string]interface{})
+		dropAnnotations(out, inputAnn, to, nil, &r)
+	}
+	delete(out, "status")
+	spec, _ := out["spec"].(map[string]interface{})
+	kept := map[string]bool{"selectors": true, "config": true}
+	for _, f := range deviceClassFields[to] {
+		kept[f] = true
+	}
+	fields := make([]string, 0, len(spec))
+	for f := range spec {
+		fields = append(fields, f)
+	}
+	sort.Strings(fields)
+	for _, f := range fields {
+		if kept[f] {
+			continue
+		}
+		delete(spec, f)
+		r.Lost = append(r.Lost, fmt.Sprintf("spec.%s: a field that %s does not have", f, to))
+		if f == "suitableNodes" {
+			r.Warnings = append(r.Warnings, "spec.suitableNodes: the nodes a classic DRA driver's devices are on; Kubernetes 1.32+ has no classic DRA, its scheduler allocates from ResourceSlices")
+		}
+	}
+	return out, r, true
+}
+
+// deviceClassFor is the DeviceClass that stands in, for the claims migrated
+// to version to (1.31+), for the 1.26/1.30 ResourceClass class: of the same
+// name, which those claims' requests name as their deviceClassName, and
+// selecting the class's driver's devices (a ResourceClass chose its devices
+// by driver; its parameters are translated into the claims' requests).
+func deviceClassFor(class map[string]interface{}, to string, opts Options) (map[string]interface{}, Report) {
+	var r Report
+	driver, _ := class["driverName"].(string)
+	meta := map[string]interface{}{}
+	for k, v := range metaOf(class) {
+		meta[k] = api.DeepCopyJSONValue(v)
+	}
+	out := map[string]interface{}{
+		"apiVersion": conversion.UpstreamGroup + "/" + to,
+		"kind":       kindDeviceClass,
+		"metadata":   meta,
+		"spec": map[string]interface{}{"selectors": []interface{}{
+			map[string]interface{}{"cel": map[string]interface{}{"expression": "device.driver == " + strconv.Quote(driver)}},
+		}},
+	}
+	dropServerSet(meta, opts, &r)
+	inputAnn, _ := meta["annotations"].(map[string]interface{})
+	dropAnnotations(out, inputAnn, to, nil, &r)
+	if nodes, ok := class["suitableNodes"]; ok {
+		if to == conversion.V1alpha3 { // 1.31's classic DRA still has it
+			out["spec"].(map[string]interface{})["suitableNodes"] = api.DeepCopyJSONValue(nodes)
+		} else {
+			r.Lost = append(r.Lost, fmt.Sprintf("suitableNodes: a field that a %s DeviceClass does not have (Kubernetes %s has no classic DRA)", to, Targets[to].Releases))
+		}
+	}
+	if ref, ok := class["parametersRef"].(map[string]interface{}); ok {
+		r.Lost = append(r.Lost, fmt.Sprintf("parametersRef: %s %s: a DeviceClass has none (1.30 ResourceClassParameters are translated into the claims' requests; a driver's own class parameters no 1.31+ component reads)",
+			str(ref, "kind"), refOf(str(ref, "namespace"), str(ref, "name"))))
+	}
+	from, _ := class["apiVersion"].(string)
+	r.Changed = append(r.Changed, fmt.Sprintf("%s %s -> %s/%s DeviceClass selecting the devices of driver %q (Kubernetes %s has no ResourceClass; the migrated claims name this class)",
+		from, kindClass, conversion.UpstreamGroup, to, driver, Targets[to].Releases))
+	if sp, _ := class["structuredParameters"].(bool); !sp {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("the class's claims were allocated by driver %s's control-plane controller (classic DRA): "+
+			"a 1.31 claim keeps that only with spec.controller set and the DRAControlPlaneController feature gate; from 1.32 on the driver must publish ResourceSlices", driver))
+	}
+	return out, r
+}
