@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -268,17 +269,26 @@ func generatedNote(pod, entry string) string {
 		"while this copy, without its pod, would never be used (--keep-owner-references keeps it, for pods that survive with the same uids)"
 }
 
+// printReport prints r for the object who names, each line once (a 1.30
+// selector whose "<=" became two comparisons gives the same warning twice).
 func printReport(w io.Writer, who string, r migrate.Report) {
 	if len(r.Dropped) > 0 {
-		fmt.Fprintf(w, "%s: dropped %s\n", who, strings.Join(r.Dropped, ", "))
+		fmt.Fprintf(w, "%s: dropped %s\n", who, strings.Join(slices.Compact(slices.Clone(r.Dropped)), ", "))
+	}
+	seen := map[string]bool{}
+	line := func(format, text string) {
+		if l := fmt.Sprintf(format, who, text); !seen[l] {
+			seen[l] = true
+			fmt.Fprint(w, l)
+		}
 	}
 	for _, c := range r.Changed {
-		fmt.Fprintf(w, "%s: changed %s\n", who, c)
+		line("%s: changed %s\n", c)
 	}
 	for _, l := range r.Lost {
-		fmt.Fprintf(w, "%s: lost %s\n", who, l)
+		line("%s: lost %s\n", l)
 	}
 	for _, warning := range r.Warnings {
-		fmt.Fprintf(w, "Warning: %s: %s\n", who, warning)
+		line("Warning: %s: %s\n", warning)
 	}
 }
