@@ -54,7 +54,7 @@ func TestObjectDowngrade(t *testing.T) {
 		"spec.devices.requests[0].selectors: 1.27–1.30 has no device selectors in the claim: any device of the class may be allocated (v1alpha3→v1alpha2)",
 		"spec.devices.requests[0].count: 1.27–1.30 allocates one device of the class, not 2 (v1alpha3→v1alpha2)",
 	}
-	countLost := "spec.devices.requests[0].allocationMode, spec.devices.requests[0].count, spec.devices.requests[0].name, spec.devices.requests[0].selectors"
+	countLost := "spec.devices.requests[0].allocationMode, spec.devices.requests[0].count, spec.devices.requests[0].selectors"
 	tests := []struct {
 		name   string
 		in     string
@@ -145,7 +145,7 @@ spec: {resourceClassName: gpu.example.com}
 		report: Report{
 			Dropped: []string{"metadata.uid"},
 			Lost: []string{
-				lostLine("spec.devices.constraints, spec.devices.requests[0].name", "v1alpha3", "v1alpha2"),
+				lostLine("spec.devices.constraints", "v1alpha3", "v1alpha2"),
 				lostLine("spec.devices.constraints[0].distinctAttribute, spec.devices.requests[0].tolerations", "v1beta1", "v1alpha2"),
 			},
 			Warnings: []string{
@@ -177,7 +177,7 @@ metadata: {name: t, namespace: ns}
 spec: {spec: {resourceClassName: gpu.example.com}}
 `,
 		report: Report{
-			Lost: []string{lostLine("spec.spec.devices.config, spec.spec.devices.requests[0].allocationMode, spec.spec.devices.requests[0].count, spec.spec.devices.requests[0].name", "v1alpha3", "v1alpha1")},
+			Lost: []string{lostLine("spec.spec.devices.config, spec.spec.devices.requests[0].allocationMode, spec.spec.devices.requests[0].count", "v1alpha3", "v1alpha1")},
 			Warnings: []string{
 				"spec.spec.devices.requests[0].count: 1.27–1.30 allocates one device of the class, not 4 (v1alpha3→v1alpha2)",
 				"spec.spec.devices.config: 1.27–1.30 has no configuration in the claim spec: drivers get it from ResourceClaimParameters (v1alpha3→v1alpha2)",

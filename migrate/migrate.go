@@ -396,22 +396,54 @@ func withoutClientStale(obj map[string]interface{}) (map[string]interface{}, []s
 	return o, stale
 }
 
-// coveredFields are the v1alpha1/v1alpha2 spec fields of obj that a
-// restore annotation holds but that are not lost to a 1.31+ target (one with
-// devices): parametersRef is translated into device requests, or a warning
-// says why it is not (translateParameters), and allocationMode
-// WaitForFirstConsumer is what 1.31+ does for every claim.
+// coveredFields are the spec fields of obj that a restore annotation holds
+// but that are not lost: for a v1alpha1/v1alpha2 claim going to a 1.31+
+// target (one with devices), parametersRef is translated into device
+// requests, or a warning says why it is not (translateParameters), and
+// allocationMode WaitForFirstConsumer is what 1.31+ does for every claim;
+// for a v1alpha3 claim going to 1.26-1.30, see downgradeCovered.
 func coveredFields(obj map[string]interface{}, from, kind string, target Target) map[string]bool {
+	specPath, spec := specPathOf(kind), specOf(obj, kind)
+	if !target.Devices && Targets[from].Devices {
+		return downgradeCovered(spec, specPath)
+	}
 	if !target.Devices || (from != conversion.V1alpha1 && from != conversion.V1alpha2) {
 		return nil
 	}
-	specPath, spec := specPathOf(kind), specOf(obj, kind)
 	covered := map[string]bool{}
 	if spec["parametersRef"] != nil {
 		covered[specPath+".parametersRef"] = true
 	}
 	if spec["allocationMode"] == "WaitForFirstConsumer" {
 		covered[specPath+".allocationMode"] = true
+	}
+	return covered
+}
+
+// downgradeCovered are the fields of a 1.31 claim's single request that a
+// restore annotation holds for a 1.26/1.30 target but that are not lost:
+// they say what a 1.26-1.30 claim does anyway (its consumers allocate one
+// device of the class, exclusively; docs/conversion.md §2 keeps them silent
+// for convert too): the request's name, which no 1.30 consumer reads,
+// allocationMode ExactCount with a count of 1, and adminAccess false.
+func downgradeCovered(spec map[string]interface{}, specPath string) map[string]bool {
+	devices, _ := spec["devices"].(map[string]interface{})
+	requests, _ := devices["requests"].([]interface{})
+	if len(requests) != 1 {
+		return nil
+	}
+	req, _ := requests[0].(map[string]interface{})
+	if exactly, ok := req["exactly"].(map[string]interface{}); ok {
+		req = exactly // v1beta2 and v1
+	}
+	path := specPath + ".devices.requests[0]." // the v1alpha3 path the annotation names
+	covered := map[string]bool{path + "name": true}
+	mode, count := req["allocationMode"], req["count"]
+	if (mode == nil || mode == "ExactCount") && (count == nil || fmt.Sprint(count) == "1") {
+		covered[path+"allocationMode"], covered[path+"count"] = true, true
+	}
+	if req["adminAccess"] == false {
+		covered[path+"adminAccess"] = true
 	}
 	return covered
 }
