@@ -161,3 +161,24 @@ func TestPrintReportSaysEachLineOnce(t *testing.T) {
 		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
 	}
 }
+
+// TestMigrateDeviceClass: a 1.31 DeviceClass (a driver's deviceclass.yaml)
+// gets the target's apiVersion from 1.31 on, losing what the target lacks,
+// and is left out, with a note, for 1.26-1.30, which have none.
+func TestMigrateDeviceClass(t *testing.T) {
+	in := "apiVersion: resource.k8s.io/v1alpha3\nkind: DeviceClass\nmetadata: {name: gpu.example.com, uid: u}\n" +
+		"spec: {selectors: [{cel: {expression: 'device.driver == \"gpu.example.com\"'}}], suitableNodes: {nodeSelectorTerms: [{matchExpressions: [{key: gpu, operator: Exists}]}]}}\n"
+	code, stdout, stderr := run(t, in, "migrate", "--to", "v1beta1", "-f", "-")
+	wantOut := "apiVersion: resource.k8s.io/v1beta1\nkind: DeviceClass\nmetadata:\n  name: gpu.example.com\nspec:\n  selectors:\n  - cel:\n      expression: device.driver == \"gpu.example.com\"\n"
+	wantErr := "<stdin>: document 1 (line 1): DeviceClass gpu.example.com: dropped metadata.uid\n" +
+		"<stdin>: document 1 (line 1): DeviceClass gpu.example.com: changed apiVersion: resource.k8s.io/v1alpha3 -> resource.k8s.io/v1beta1 (Kubernetes 1.32)\n" +
+		"<stdin>: document 1 (line 1): DeviceClass gpu.example.com: lost spec.suitableNodes: a field that v1beta1 does not have\n" +
+		"Warning: <stdin>: document 1 (line 1): DeviceClass gpu.example.com: spec.suitableNodes: the nodes a classic DRA driver's devices are on; Kubernetes 1.32+ has no classic DRA, its scheduler allocates from ResourceSlices\n"
+	if code != ExitOK || stdout != wantOut || stderr != wantErr {
+		t.Errorf("--to v1beta1: exit %d\nstdout:\n%s\nwant:\n%s\nstderr:\n%s\nwant:\n%s", code, stdout, wantOut, stderr, wantErr)
+	}
+	code, stdout, stderr = run(t, in, "migrate", "--to", "v1alpha2", "-f", "-")
+	if want := "<stdin>: document 1 (line 1): DeviceClass gpu.example.com: left out: Kubernetes 1.27-1.30 has no DeviceClass (its claims name a ResourceClass)\n"; code != ExitOK || stdout != "" || stderr != want {
+		t.Errorf("--to v1alpha2: exit %d, stdout %q, stderr %q; want exit 0, nothing written, %q", code, stdout, stderr, want)
+	}
+}

@@ -154,20 +154,20 @@ func (o *migrateOptions) run(s streams) error {
 	objects := make([]map[string]interface{}, 0, len(docs))
 	positions := make([]string, 0, len(docs))
 	for _, doc := range docs {
-		if migrate.IsDeviceClass(doc.Object) {
-			out, report, served := migrate.DeviceClass(doc.Object, o.to, opts)
-			if !served {
-				fmt.Fprintf(s.err, "%s: %s: left out: Kubernetes %s has no DeviceClass (its claims name a ResourceClass)\n", doc.Position(), api.Describe(doc.Object), target.Releases)
-				continue
-			}
-			printReport(s.err, doc.Position()+": "+api.Describe(doc.Object), report)
-			objects, positions = append(objects, out), append(positions, doc.Position())
-			continue
+		// Classes and 1.30 parameter objects: rewritten for the target
+		// release, or left out where it has no such kind.
+		var other func(map[string]interface{}, string, migrate.Options) (map[string]interface{}, migrate.Report, bool)
+		var why string
+		switch {
+		case migrate.IsDeviceClass(doc.Object):
+			other, why = migrate.DeviceClass, "has no DeviceClass (its claims name a ResourceClass)"
+		case migrate.IsParameters(doc.Object):
+			other, why = migrate.Parameters, "does not serve it"
 		}
-		if migrate.IsParameters(doc.Object) {
-			out, report, served := migrate.Parameters(doc.Object, o.to, opts)
+		if other != nil {
+			out, report, served := other(doc.Object, o.to, opts)
 			if !served {
-				fmt.Fprintf(s.err, "%s: %s: left out: Kubernetes %s does not serve it\n", doc.Position(), api.Describe(doc.Object), target.Releases)
+				fmt.Fprintf(s.err, "%s: %s: left out: Kubernetes %s %s\n", doc.Position(), api.Describe(doc.Object), target.Releases, why)
 				continue
 			}
 			printReport(s.err, doc.Position()+": "+api.Describe(doc.Object), report)
