@@ -126,6 +126,14 @@ func DecodeStrict(obj map[string]interface{}, version, kind string) error {
 // a strict apiserver does: every field the type does not have is a finding
 // at its path (Forbidden "unknown field", as for the alpha versions); a
 // value the type cannot hold is the error.
+// UnknownFields returns the fields of obj, a claim or template of version
+// (v1beta1, v1beta2, v1), that the Kubernetes 1.36 type does not have
+// (Forbidden "unknown field" at their paths), as Check reports them: a
+// strict decode, no other check.
+func UnknownFields(obj map[string]interface{}, version, kind string) (field.ErrorList, error) {
+	return decode(obj, version, kind)
+}
+
 func decode(obj map[string]interface{}, version, kind string) (field.ErrorList, error) {
 	var typed interface{}
 	switch version + "/" + kind {

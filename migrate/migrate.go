@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/gacheck"
@@ -229,20 +231,17 @@ func asCreated(obj map[string]interface{}) map[string]interface{} {
 // would have the apiserver reject them): for v1alpha1-v1alpha3 a strict
 // decode into the version's types, for v1beta1, v1beta2 and v1 gacheck's.
 func unknownFields(obj map[string]interface{}) []string {
-	var paths []string
+	var unknown field.ErrorList
+	var err error
 	if gaVersion, gaKind := gacheck.Version(obj); gaVersion != "" {
-		errs, _ := gacheck.Check(obj, gaVersion, gaKind)
-		for _, e := range errs {
-			if path, ok := strings.CutSuffix(e, ": Forbidden: unknown field"); ok {
-				paths = append(paths, path)
-			}
-		}
-		return paths
+		unknown, err = gacheck.UnknownFields(obj, gaVersion, gaKind)
+	} else {
+		unknown, err = validation.UnknownFields(obj)
 	}
-	unknown, err := validation.UnknownFields(obj)
 	if err != nil {
 		return nil // conversion reports what cannot be read
 	}
+	paths := make([]string, 0, len(unknown))
 	for _, e := range unknown {
 		paths = append(paths, e.Field)
 	}

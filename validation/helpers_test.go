@@ -1,6 +1,12 @@
 package validation
 
-import apiv1 "github.com/claimbridge/claimbridge/api/v1alpha1"
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	apiv1 "github.com/claimbridge/claimbridge/api/v1alpha1"
+)
 
 func mustSpecV1(class string) apiv1.ResourceClaimSpec {
 	return apiv1.ResourceClaimSpec{ResourceClassName: class, AllocationMode: apiv1.AllocationModeWaitForFirstConsumer}
@@ -10,3 +16,18 @@ func mustSpecV1(class string) apiv1.ResourceClaimSpec {
 // restore annotations are not the old object's.
 const restoreHint = " (the update's claimbridge.dev/restore-* annotations differ from the stored object's: they hold what the other versions " +
 	"show, and only claimbridge writes them; send them as read: write back the object as read, or patch or apply only the fields you change)"
+
+// wantOnlyWarnings validates req and wants no error and exactly the warnings want.
+func wantOnlyWarnings(t *testing.T, req Request, want []string) {
+	t.Helper()
+	resp, err := Validate(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Errors) > 0 {
+		t.Fatalf("errors: %v", resp.Errors)
+	}
+	if diff := cmp.Diff(want, resp.Warnings); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+}
