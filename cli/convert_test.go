@@ -109,7 +109,7 @@ spec: {}
 		t.Errorf("ConfigMap changed (-want +got):\n%s", diff)
 	}
 	wantSpec := map[string]interface{}{"devices": map[string]interface{}{"requests": []interface{}{
-		map[string]interface{}{"name": "request", "deviceClassName": "gpu.example.com"}}}}
+		map[string]interface{}{"name": "request", "deviceClassName": "gpu.example.com", "allocationMode": "ExactCount", "count": json.Number("1")}}}}
 	if objs[1]["apiVersion"] != "resource.k8s.io/v1alpha3" {
 		t.Errorf("claim apiVersion = %v, want resource.k8s.io/v1alpha3 (group kept)", objs[1]["apiVersion"])
 	}

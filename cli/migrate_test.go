@@ -79,6 +79,8 @@ spec:
   devices:
     requests:
     - exactly:
+        allocationMode: ExactCount
+        count: 1
         deviceClassName: gpu.example.com
       name: request
 `
@@ -147,6 +149,7 @@ metadata:
   name: a
   namespace: ns
 spec:
+  allocationMode: WaitForFirstConsumer
   resourceClassName: gpu.example.com
 ---
 apiVersion: v1
@@ -250,7 +253,7 @@ spec:
 	lost := func(fields, version, to string) string {
 		return who + "lost " + fields + ": fields that " + to + " cannot hold (convert keeps them in annotation claimbridge.dev/restore-" + version + ")\n"
 	}
-	countLost := "spec.devices.requests[0].allocationMode, spec.devices.requests[0].count, spec.devices.requests[0].selectors"
+	countLost := "spec.devices.requests[0].count, spec.devices.requests[0].selectors"
 	countWarnings := "Warning: " + who + "spec.devices.requests[0].selectors: 1.27–1.30 has no device selectors in the claim: any device of the class may be allocated (v1alpha3→v1alpha2)\n" +
 		"Warning: " + who + "spec.devices.requests[0].count: 1.27–1.30 allocates one device of the class, not 2 (v1alpha3→v1alpha2)\n"
 	tests := []struct {
@@ -260,11 +263,11 @@ spec:
 		stderr       string
 	}{{
 		name: "v1alpha3-count-and-selector-to-v1alpha2", in: countAndSelector, to: "v1alpha2",
-		stdout: "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClaim\nmetadata:\n  name: c\n  namespace: ns\nspec:\n  resourceClassName: gpu.example.com\n",
+		stdout: "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClaim\nmetadata:\n  name: c\n  namespace: ns\nspec:\n  allocationMode: WaitForFirstConsumer\n  resourceClassName: gpu.example.com\n",
 		stderr: who + "dropped metadata.uid\n" + lost(countLost, "v1alpha3", "v1alpha2") + countWarnings,
 	}, {
 		name: "v1alpha3-count-and-selector-to-v1alpha1", in: countAndSelector, to: "v1alpha1",
-		stdout: "apiVersion: resource.k8s.io/v1alpha1\nkind: ResourceClaim\nmetadata:\n  name: c\n  namespace: ns\nspec:\n  resourceClassName: gpu.example.com\n",
+		stdout: "apiVersion: resource.k8s.io/v1alpha1\nkind: ResourceClaim\nmetadata:\n  name: c\n  namespace: ns\nspec:\n  allocationMode: WaitForFirstConsumer\n  resourceClassName: gpu.example.com\n",
 		stderr: who + "dropped metadata.uid\n" + lost(countLost, "v1alpha3", "v1alpha1") + countWarnings,
 	}, {
 		name: "v1-first-available-to-v1alpha3-refused", in: firstAvailable, to: "v1alpha3", code: ExitInvalid,
@@ -291,7 +294,7 @@ spec:
     requests: [{name: gpu, deviceClassName: gpu.example.com}]
     constraints: [{requests: [gpu], matchAttribute: gpu.example.com/numa}]
 `,
-		stdout: "apiVersion: resource.k8s.io/v1alpha1\nkind: ResourceClaim\nmetadata:\n  name: c\n  namespace: ns\nspec:\n  resourceClassName: gpu.example.com\n",
+		stdout: "apiVersion: resource.k8s.io/v1alpha1\nkind: ResourceClaim\nmetadata:\n  name: c\n  namespace: ns\nspec:\n  allocationMode: WaitForFirstConsumer\n  resourceClassName: gpu.example.com\n",
 		stderr: lost("spec.devices.constraints", "v1alpha3", "v1alpha1") +
 			"Warning: " + who + "spec.devices.constraints: 1.27–1.30 has no constraints between devices (v1alpha3→v1alpha2)\n",
 	}}

@@ -98,3 +98,13 @@ func InvertibleDirections() []string {
 
 // DeepCopyForTest is deepCopyMap, for tests that check an input is left alone.
 func DeepCopyForTest(obj map[string]interface{}) map[string]interface{} { return deepCopyMap(obj) }
+
+// WithoutStepDefaults returns obj (a claim or template of version) with its
+// spec as withoutDefaults gives it; obj is not modified.
+func WithoutStepDefaults(obj map[string]interface{}, version string) map[string]interface{} {
+	out := shallowCopy(obj)
+	if spec, ok := obj["spec"]; ok {
+		out["spec"], _ = withoutDefaults("spec", spec, asString(obj["kind"]), version)
+	}
+	return out
+}

@@ -100,10 +100,12 @@ func specV1V2Invertible(in map[string]interface{}) bool {
 	return onlyKeys(in, claimSpecV1V2Keys...)
 }
 
-// specV2ToV3Invertible: a resource class alone becomes one request and comes
-// back; parametersRef and allocationMode would be lost.
+// specV2ToV3Invertible: allocation mode WaitForFirstConsumer, with a resource
+// class or without, comes back, the class as the one request's; parametersRef
+// and other modes would be lost, and a spec without a mode comes back with
+// one.
 func specV2ToV3Invertible(in map[string]interface{}) bool {
-	if !onlyKeys(in, "resourceClassName") {
+	if !onlyKeys(in, "resourceClassName", "allocationMode") || in["allocationMode"] != waitForFirstConsumer {
 		return false
 	}
 	class, ok := in["resourceClassName"]
@@ -111,7 +113,8 @@ func specV2ToV3Invertible(in map[string]interface{}) bool {
 }
 
 // specV3ToV2Invertible: an empty spec, or one request named "request" with a
-// device class and nothing else, is what specV2ToV3 builds back.
+// device class, allocation mode ExactCount and count 1 and nothing else, is
+// what specV2ToV3 builds back.
 func specV3ToV2Invertible(in map[string]interface{}) bool {
 	if len(in) == 0 {
 		return true
@@ -128,7 +131,8 @@ func specV3ToV2Invertible(in map[string]interface{}) bool {
 		return false
 	}
 	req, ok := requests[0].(map[string]interface{})
-	return ok && len(req) == 2 && req["name"] == DefaultRequestName && isString(req["deviceClassName"], false)
+	return ok && len(req) == 4 && req["name"] == DefaultRequestName && isString(req["deviceClassName"], false) &&
+		req["allocationMode"] == exactCount && isOne(req["count"])
 }
 
 // statusUnallocatedInvertible: the fields common to every version, and a

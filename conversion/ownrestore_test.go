@@ -20,17 +20,17 @@ import (
 func TestOwnRestoreAnnotationIsNotCarried(t *testing.T) {
 	claims := map[string]string{
 		conversion.V1alpha1: `{"apiVersion":"resource.claimbridge.dev/v1alpha1","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns","annotations":{"team":"a"}},
-			"spec":{"resourceClassName":"gpu"},
+			"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"},
 			"status":{"driverName":"gpu.example.com","allocation":{"resourceHandle":"h","shareable":true}}}`,
 		conversion.V1alpha2: `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns","annotations":{"team":"a"}},
-			"spec":{"resourceClassName":"gpu"},
+			"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"},
 			"status":{"driverName":"gpu.example.com","allocation":{"resourceHandles":[{"driverName":"gpu.example.com","data":"h"}],"shareable":true}}}`,
 		conversion.V1alpha3: `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns","annotations":{"team":"a"}},
-			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu"}]}},
+			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu","allocationMode":"ExactCount","count":1}]}},
 			"status":{"allocation":{"controller":"gpu.example.com","devices":{"results":[{"request":"request","driver":"gpu.example.com","pool":"gpu.example.com","device":"handle-0"}]}}}}`,
 	}
 	template := `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaimTemplate","metadata":{"name":"t","namespace":"ns","annotations":{"team":"a"}},
-		"spec":{"spec":{"resourceClassName":"gpu"}}}`
+		"spec":{"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"}}}`
 	for _, tc := range []struct {
 		name     string
 		obj      string
@@ -90,7 +90,7 @@ func TestOwnRestoreAnnotationIsNotCarried(t *testing.T) {
 // allocation storage does not have.
 func TestRestoreOperationsStayInTheirSection(t *testing.T) {
 	in := tblDecode(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},
-		"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu"}]}}}`)
+		"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu","allocationMode":"ExactCount","count":1}]}}}`)
 	// A genuine restore-v1alpha2 annotation for this spec: that of its
 	// v1alpha2 view with an unknown spec field added.
 	v2, err := conversion.Convert(in, conversion.V1alpha2)
@@ -112,7 +112,7 @@ func TestRestoreOperationsStayInTheirSection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := tblDecode(t, `{"resourceClassName":"gpu","unknown":true}`)
+	want := tblDecode(t, `{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer","unknown":true}`)
 	if diff := cmp.Diff(want, got["spec"]); diff != "" {
 		t.Errorf("v1alpha2 spec: the genuine part of the patch applies (-want +got):\n%s", diff)
 	}
@@ -129,7 +129,7 @@ func TestRestoreOperationsStayInTheirSection(t *testing.T) {
 // an array fails every typed client's list of the version).
 func TestRestorePatchesOnlyAsDiffWritesThem(t *testing.T) {
 	in := tblDecode(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},
-		"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu"}]}}}`)
+		"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu","allocationMode":"ExactCount","count":1}]}}}`)
 	mapped, err := conversion.Convert(in, conversion.V1alpha2)
 	if err != nil {
 		t.Fatal(err)

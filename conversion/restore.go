@@ -237,27 +237,39 @@ func (d *differ) sortSegments(segs []segment) {
 	copy(d.ops[first:], moved)
 }
 
-// applySection applies the patch for section name to root (an object holding
-// the section) if the section still has the fingerprint the patch was made
-// for. Operations whose parent no longer exists are skipped, and so are
-// those outside what the section's fingerprint covers (ownsPath).
-func (r *restore) applySection(name string, root map[string]interface{}) {
+// applySection applies the patch for section name to root (a kind object
+// holding the section as the step from → to mapped it) if the section still
+// has the fingerprint the patch was made for. Operations whose parent no
+// longer exists are skipped, and so are those outside what the section's
+// fingerprint covers (ownsPath).
+//
+// A patch made by a build that did not yet write the defaults a step adds
+// for its target's consumers (see withoutStepDefaults) has the fingerprint of
+// the section without them; it is applied to that section, which gives the
+// object exactly as the patch recorded it. applied reports whether the patch
+// was applied: the object being converted is then a conversion's output.
+func (r *restore) applySection(name string, root map[string]interface{}, kind, from, to string) (applied bool) {
 	sp := *r.section(name)
 	if sp == nil {
-		return
-	}
-	cur, ok := root[name]
-	if sectionFingerprint(name, cur, ok) != sp.Base && legacySectionFingerprint(name, cur, ok) != sp.Base {
-		return
+		return false
 	}
 	if !wellFormed(name, sp.Patch) {
-		return // not written by diff: shown as mapped, as an undecodable annotation is
+		return false // not written by diff: shown as mapped, as an undecodable annotation is
+	}
+	cur, ok := root[name]
+	if !matchesBase(name, cur, ok, sp.Base) {
+		without, changed := withoutStepDefaults(name, cur, kind, from, to)
+		if !changed || !matchesBase(name, without, ok, sp.Base) {
+			return false
+		}
+		root[name] = without
 	}
 	for _, op := range sp.Patch {
 		if ownsPath(name, op.Path) {
 			applyOperation(root, op)
 		}
 	}
+	return true
 }
 
 // wellFormed reports whether every operation of a section patch is one diff
@@ -291,6 +303,12 @@ func wellFormed(name string, patch []operation) bool {
 func ownsPath(name, path string) bool {
 	root := "/" + name
 	return path == root || strings.HasPrefix(path, root+"/")
+}
+
+// matchesBase reports whether a section has the fingerprint base, as this
+// build or an older one computed it.
+func matchesBase(name string, v interface{}, ok bool, base string) bool {
+	return sectionFingerprint(name, v, ok) == base || legacySectionFingerprint(name, v, ok) == base
 }
 
 // sectionFingerprint identifies the content a section patch applies to. For

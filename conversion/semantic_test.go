@@ -121,7 +121,7 @@ func TestSemanticV2ToV3(t *testing.T) {
 		},
 	}, {
 		name: "1.30 structured claim: no controller (a 1.31 scheduler deallocates it itself); devices in pool nodeName",
-		in: v2Claim + `"spec":{"resourceClassName":"gpu"},
+		in: v2Claim + `"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"},
 			"status":{"driverName":"d","allocation":{"shareable":true,"availableOnNodes":` + nodeSel + `,"resourceHandles":[{"driverName":"d","structuredData":{"nodeName":"n1",
 				"vendorClaimParameters":{"clm":1},"results":[{"namedResources":{"name":"gpu-0"}},{"namedResources":{"name":"gpu-1"}}]}}]}}}`,
 		to: conversion.V1alpha3,
@@ -135,7 +135,7 @@ func TestSemanticV2ToV3(t *testing.T) {
 		},
 	}, {
 		name: "per-device vendorRequestParameters: one DeviceParameters config per driver, reported",
-		in: v2Claim + `"spec":{"resourceClassName":"gpu"},
+		in: v2Claim + `"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"},
 			"status":{"driverName":"d","allocation":{"shareable":true,"resourceHandles":[{"driverName":"d","structuredData":{"nodeName":"n1",
 				"results":[{"namedResources":{"name":"gpu-0"},"vendorRequestParameters":{"a":1}},{"namedResources":{"name":"gpu-1"},"vendorRequestParameters":{"b":2}}]}}]}}}`,
 		to: conversion.V1alpha3,
@@ -150,7 +150,7 @@ func TestSemanticV2ToV3(t *testing.T) {
 		},
 	}, {
 		name: "several handles of one driver: one config, not configs that override each other; reported",
-		in: v2Claim + `"spec":{"resourceClassName":"gpu"},
+		in: v2Claim + `"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"},
 			"status":{"driverName":"d","allocation":{"shareable":true,"resourceHandles":[{"driverName":"d","data":"{\"gpu\":0}"},{"driverName":"d","data":"{\"gpu\":1}"},{"driverName":"e","data":"{\"nic\":0}"}]}}}`,
 		to: conversion.V1alpha3,
 		fields: map[string]string{
@@ -169,7 +169,7 @@ func TestSemanticV2ToV3(t *testing.T) {
 		in:   v2Claim + `"spec":{"resourceClassName":"gpu","allocationMode":"Immediate","parametersRef":{"kind":"ResourceClaimParameters","name":"p"}}}`,
 		to:   conversion.V1alpha3,
 		fields: map[string]string{
-			"spec.devices.requests": `[{"name":"request","deviceClassName":"gpu"}]`,
+			"spec.devices.requests": `[{"name":"request","deviceClassName":"gpu","allocationMode":"ExactCount","count":1}]`,
 		},
 		warnings: []string{"v1alpha2→v1alpha3 spec.parametersRef", "v1alpha2→v1alpha3 spec.allocationMode"},
 	}, {
@@ -190,14 +190,14 @@ func TestSemanticV2ToV3(t *testing.T) {
 		fields: map[string]string{"status": `{}`},
 	}, {
 		name:     "shareable false: reported (1.31 lets up to 32 consumers reserve the claim)",
-		in:       v2Claim + `"spec":{"resourceClassName":"gpu"},"status":{"driverName":"d","allocation":{"shareable":false,"resourceHandles":[{"driverName":"d"}]}}}`,
+		in:       v2Claim + `"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"},"status":{"driverName":"d","allocation":{"shareable":false,"resourceHandles":[{"driverName":"d"}]}}}`,
 		to:       conversion.V1alpha3,
 		fields:   map[string]string{"status.allocation.controller": `"d"`},
 		warnings: []string{"v1alpha2→v1alpha3 status.allocation.shareable"},
 	}, {
 		name: "list: one warning per item, located by items[i]",
 		in: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaimList","items":[
-			{"metadata":{"name":"a"},"spec":{"resourceClassName":"gpu"}},
+			{"metadata":{"name":"a"},"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"}},
 			{"metadata":{"name":"b"},"spec":{"resourceClassName":"gpu","parametersRef":{"name":"p"}}}]}`,
 		to:       conversion.V1alpha3,
 		fields:   map[string]string{"items[1].spec.devices.requests[0].deviceClassName": `"gpu"`},
@@ -208,7 +208,7 @@ func TestSemanticV2ToV3(t *testing.T) {
 func TestSemanticV3ToV2(t *testing.T) {
 	runSemantic(t, []semanticCase{{
 		name: "1.31 classic allocation (controller): opaque handles only, driverName = controller; device names reported",
-		in: v3Claim + `"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu"}]}},
+		in: v3Claim + `"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu","allocationMode":"ExactCount","count":1}]}},
 			"status":{"allocation":{"controller":"ctrl","nodeSelector":` + nodeSel + `,"devices":{
 				"results":[{"request":"request","driver":"d","pool":"n1","device":"gpu-0"}],
 				"config":[{"source":"FromClaim","requests":["request"],"opaque":{"driver":"d","parameters":{"x":1}}}]}}}}`,
@@ -221,7 +221,7 @@ func TestSemanticV3ToV2(t *testing.T) {
 		warnings: []string{"v1alpha3→v1alpha2 status.allocation.devices.results[0]"},
 	}, {
 		name: "1.31 structured allocation (no controller): structuredData with the node of the nodeSelector and one named resource per device; silent",
-		in: v3Claim + `"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu"}]}},
+		in: v3Claim + `"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu","allocationMode":"ExactCount","count":1}]}},
 			"status":{"allocation":{"nodeSelector":` + nodeSel + `,"devices":{
 				"results":[{"request":"request","driver":"d","pool":"pool-a","device":"gpu-0"},{"request":"request","driver":"d","pool":"pool-a","device":"gpu-1"}],
 				"config":[{"source":"FromClass","requests":["request"],"opaque":{"driver":"d","parameters":{"cls":1}}}]}}}}`,
@@ -234,7 +234,7 @@ func TestSemanticV3ToV2(t *testing.T) {
 		},
 	}, {
 		name: "DeviceParameters config: per-device vendorRequestParameters and claim parameters",
-		in: v3Claim + `"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu"}]}},
+		in: v3Claim + `"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu","allocationMode":"ExactCount","count":1}]}},
 			"status":{"allocation":{"devices":{
 				"results":[{"request":"request","driver":"d","pool":"n1","device":"gpu-0"},{"request":"request","driver":"d","pool":"n1","device":"gpu-1"}],
 				"config":[{"source":"FromClaim","requests":["request"],"opaque":{"driver":"d","parameters":{"apiVersion":"resource.claimbridge.dev/v1alpha2",
@@ -246,7 +246,7 @@ func TestSemanticV3ToV2(t *testing.T) {
 		},
 	}, {
 		name: "config a 1.30 driver never receives: reported",
-		in: v3Claim + `"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu"}]}},
+		in: v3Claim + `"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu","allocationMode":"ExactCount","count":1}]}},
 			"status":{"allocation":{"devices":{
 				"results":[{"request":"request","driver":"d","pool":"n1","device":"gpu-0"}],
 				"config":[{"source":"FromClaim","opaque":{"driver":"d","parameters":{"a":1}}},{"source":"FromClaim","opaque":{"driver":"d","parameters":{"b":2}}},
@@ -263,7 +263,7 @@ func TestSemanticV3ToV2(t *testing.T) {
 				"selectors":[{"cel":{"expression":"true"}}]},{"name":"nic","deviceClassName":"nic","allocationMode":"All"}],
 				"constraints":[{"matchAttribute":"x.example.com/numa"}],"config":[{"opaque":{"driver":"d","parameters":{}}}]}}}`,
 		to:     conversion.V1alpha2,
-		fields: map[string]string{"spec": `{"resourceClassName":"gpu"}`},
+		fields: map[string]string{"spec": `{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"}`},
 		warnings: []string{
 			"v1alpha3→v1alpha2 spec.devices.requests[0].selectors",
 			"v1alpha3→v1alpha2 spec.devices.requests[0].count",
@@ -277,25 +277,25 @@ func TestSemanticV3ToV2(t *testing.T) {
 		name:     "template with allocationMode All: reported at spec.spec",
 		in:       v3Template + `"spec":{"spec":{"devices":{"requests":[{"name":"gpu","deviceClassName":"gpu","allocationMode":"All"}]}}}}`,
 		to:       conversion.V1alpha2,
-		fields:   map[string]string{"spec.spec": `{"resourceClassName":"gpu"}`},
+		fields:   map[string]string{"spec.spec": `{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"}`},
 		warnings: []string{"v1alpha3→v1alpha2 spec.spec.devices.requests[0].allocationMode"},
 	}, {
 		name:   "plain claim with its request name, ExactCount and count 1: silent",
 		in:     v3Claim + `"spec":{"devices":{"requests":[{"name":"gpu","deviceClassName":"gpu","allocationMode":"ExactCount","count":1}]}}}`,
 		to:     conversion.V1alpha2,
-		fields: map[string]string{"spec": `{"resourceClassName":"gpu"}`},
+		fields: map[string]string{"spec": `{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"}`},
 	}, {
 		name:   "plain template: silent",
 		in:     v3Template + `"spec":{"spec":{"devices":{"requests":[{"name":"gpu","deviceClassName":"gpu"}]}}}}`,
 		to:     conversion.V1alpha2,
-		fields: map[string]string{"spec.spec": `{"resourceClassName":"gpu"}`},
+		fields: map[string]string{"spec.spec": `{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"}`},
 	}})
 }
 
 func TestSemanticV2ToV1(t *testing.T) {
 	runSemantic(t, []semanticCase{{
 		name: "foreign-driver handles: resourceHandle is the data of status.driverName's handle; the others are reported",
-		in: v2Claim + `"spec":{"resourceClassName":"gpu"},
+		in: v2Claim + `"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"},
 			"status":{"driverName":"d","allocation":{"shareable":true,"resourceHandles":[{"driverName":"plugin","data":"p"},{"driverName":"d","data":"mine"},{"driverName":"d","data":"more"}]}}}`,
 		to:     conversion.V1alpha1,
 		fields: map[string]string{"status.allocation.resourceHandle": `"mine"`, "status.driverName": `"d"`},
@@ -305,14 +305,14 @@ func TestSemanticV2ToV1(t *testing.T) {
 		},
 	}, {
 		name: "only foreign handles: no resourceHandle (a 1.26 kubelet would hand it to the wrong plugin)",
-		in: v2Claim + `"spec":{"resourceClassName":"gpu"},
+		in: v2Claim + `"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"},
 			"status":{"driverName":"d","allocation":{"shareable":true,"resourceHandles":[{"driverName":"plugin","data":"p"}]}}}`,
 		to:       conversion.V1alpha1,
 		fields:   map[string]string{"status.allocation.resourceHandle": absent},
 		warnings: []string{"v1alpha2→v1alpha1 status.allocation.resourceHandles[0]"},
 	}, {
 		name: "1.30 structured claim: reported",
-		in: v2Claim + `"spec":{"resourceClassName":"gpu"},
+		in: v2Claim + `"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"},
 			"status":{"driverName":"d","allocation":{"shareable":true,"resourceHandles":[{"driverName":"d","structuredData":{"results":[{"namedResources":{"name":"x"}}]}}]}}}`,
 		to:       conversion.V1alpha1,
 		fields:   map[string]string{"status.allocation": `{"shareable":true}`},
@@ -338,7 +338,7 @@ func TestSemanticAcrossTwoSteps(t *testing.T) {
 		},
 	}, {
 		name: "1.31 multi-driver structured allocation to v1alpha1: each step reports its own losses",
-		in: v3Claim + `"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu"}]}},
+		in: v3Claim + `"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu","allocationMode":"ExactCount","count":1}]}},
 			"status":{"allocation":{"devices":{"results":[{"request":"request","driver":"a","pool":"n","device":"x"},{"request":"request","driver":"b","pool":"n","device":"y"}]}}}}`,
 		to:     conversion.V1alpha1,
 		fields: map[string]string{"status.driverName": `"a"`, "status.allocation": `{"shareable":true}`},

@@ -188,28 +188,28 @@ func TestTableV1ToV2(t *testing.T) {
 	}, {
 		name: "shareable false and deallocationRequested are copied as they are",
 		in: `{"apiVersion":"resource.claimbridge.dev/v1alpha1","kind":"ResourceClaim","metadata":{"name":"c"},
-			"spec":{"resourceClassName":"c"},
+			"spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"},
 			"status":{"driverName":"d","allocation":{"resourceHandle":"x","shareable":false},"deallocationRequested":true}}`,
 		want: `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c"},
-			"spec":{"resourceClassName":"c"},
+			"spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"},
 			"status":{"driverName":"d","allocation":{"resourceHandles":[{"driverName":"d","data":"x"}],"shareable":false},"deallocationRequested":true}}`,
 	}, {
 		name: "an empty resourceHandle is a handle without data; the explicit empty string travels in restore-v1alpha1 (annotations created)",
 		in: `{"apiVersion":"resource.k8s.io/v1alpha1","kind":"ResourceClaim","metadata":{"name":"c"},
-			"spec":{"resourceClassName":"c"},
+			"spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"},
 			"status":{"driverName":"d","allocation":{"resourceHandle":"","shareable":true}}}`,
 		want: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim",
 			"metadata":{"name":"c","annotations":{"claimbridge.dev/restore-v1alpha1":{
 				"status":{"base":{"$fp":{"driverName":"d","allocation":{"shareable":true}}},"patch":[{"op":"add","path":"/status/allocation/resourceHandle","value":""}]},
 				"created":"annotations"}}},
-			"spec":{"resourceClassName":"c"},
+			"spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"},
 			"status":{"driverName":"d","allocation":{"resourceHandles":[{"driverName":"d"}],"shareable":true}}}`,
 	}, {
 		name: "a handle without status.driverName has no driverName",
 		in: `{"apiVersion":"resource.k8s.io/v1alpha1","kind":"ResourceClaim","metadata":{"name":"c"},
-			"spec":{"resourceClassName":"c"},"status":{"allocation":{"resourceHandle":"x"}}}`,
+			"spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"},"status":{"allocation":{"resourceHandle":"x"}}}`,
 		want: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c"},
-			"spec":{"resourceClassName":"c"},"status":{"allocation":{"resourceHandles":[{"data":"x"}]}}}`,
+			"spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"},"status":{"allocation":{"resourceHandles":[{"data":"x"}]}}}`,
 	}, {
 		name: "unknown spec and status fields have no home and travel in restore-v1alpha1",
 		in: `{"apiVersion":"resource.k8s.io/v1alpha1","kind":"ResourceClaim","metadata":{"name":"c","annotations":{"a":"b"}},
@@ -221,8 +221,8 @@ func TestTableV1ToV2(t *testing.T) {
 			"spec":{"resourceClassName":"c"},"status":{}}`,
 	}, {
 		name: "partial object without metadata and status (server-side apply): no annotation, nothing created",
-		in:   `{"apiVersion":"resource.k8s.io/v1alpha1","kind":"ResourceClaim","spec":{"resourceClassName":"c"}}`,
-		want: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","spec":{"resourceClassName":"c"}}`,
+		in:   `{"apiVersion":"resource.k8s.io/v1alpha1","kind":"ResourceClaim","spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"}}`,
+		want: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"}}`,
 	}, {
 		name: "partial object without spec",
 		in:   `{"apiVersion":"resource.k8s.io/v1alpha1","kind":"ResourceClaim","metadata":{"name":"c"},"status":{"driverName":"d","allocation":{"resourceHandle":"x"}}}`,
@@ -253,64 +253,64 @@ func TestTableV2ToV1(t *testing.T) {
 	}, {
 		name: "no handles: no resourceHandle; that there was no handle at all travels in restore-v1alpha2",
 		in: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c"},
-			"spec":{"resourceClassName":"c"},"status":{"driverName":"d","allocation":{"shareable":true}}}`,
+			"spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"},"status":{"driverName":"d","allocation":{"shareable":true}}}`,
 		want: `{"apiVersion":"resource.k8s.io/v1alpha1","kind":"ResourceClaim",
 			"metadata":{"name":"c","annotations":{"claimbridge.dev/restore-v1alpha2":{
 				"status":{"base":{"$fp":{"driverName":"d","allocation":{"resourceHandles":[{"driverName":"d"}],"shareable":true}}},
 					"patch":[{"op":"remove","path":"/status/allocation/resourceHandles"}]},
 				"created":"annotations"}}},
-			"spec":{"resourceClassName":"c"},"status":{"driverName":"d","allocation":{"shareable":true}}}`,
+			"spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"},"status":{"driverName":"d","allocation":{"shareable":true}}}`,
 	}, {
 		name: "a handle of a driver other than status.driverName is not resourceHandle (a 1.26 kubelet would hand it to the wrong plugin); it travels in restore-v1alpha2",
 		in: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c"},
-			"spec":{"resourceClassName":"c"},"status":{"driverName":"ctrl","allocation":{"resourceHandles":[{"driverName":"kubelet-plugin","data":"x"}]}}}`,
+			"spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"},"status":{"driverName":"ctrl","allocation":{"resourceHandles":[{"driverName":"kubelet-plugin","data":"x"}]}}}`,
 		want: `{"apiVersion":"resource.k8s.io/v1alpha1","kind":"ResourceClaim",
 			"metadata":{"name":"c","annotations":{"claimbridge.dev/restore-v1alpha2":{
 				"status":{"base":{"$fp":{"driverName":"ctrl","allocation":{"resourceHandles":[{"driverName":"ctrl"}]}}},
 					"patch":[{"op":"add","path":"/status/allocation/resourceHandles/0/data","value":"x"},
 						{"op":"replace","path":"/status/allocation/resourceHandles/0/driverName","value":"kubelet-plugin"}]},
 				"created":"annotations"}}},
-			"spec":{"resourceClassName":"c"},"status":{"driverName":"ctrl","allocation":{}}}`,
+			"spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"},"status":{"driverName":"ctrl","allocation":{}}}`,
 	}, {
 		name: "the handle of status.driverName becomes resourceHandle even when a foreign handle comes first",
 		in: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c"},
-			"spec":{"resourceClassName":"c"},"status":{"driverName":"d","allocation":{"resourceHandles":[{"driverName":"other","data":"o"},{"driverName":"d","data":"x"}]}}}`,
+			"spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"},"status":{"driverName":"d","allocation":{"resourceHandles":[{"driverName":"other","data":"o"},{"driverName":"d","data":"x"}]}}}`,
 		want: `{"apiVersion":"resource.k8s.io/v1alpha1","kind":"ResourceClaim",
 			"metadata":{"name":"c","annotations":{"claimbridge.dev/restore-v1alpha2":{
 				"status":{"base":{"$fp":{"driverName":"d","allocation":{"resourceHandles":[{"driverName":"d","data":"x"}]}}},
 					"patch":[{"op":"replace","path":"/status/allocation/resourceHandles","value":[{"driverName":"other","data":"o"},{"driverName":"d","data":"x"}]}]},
 				"created":"annotations"}}},
-			"spec":{"resourceClassName":"c"},"status":{"driverName":"d","allocation":{"resourceHandle":"x"}}}`,
+			"spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"},"status":{"driverName":"d","allocation":{"resourceHandle":"x"}}}`,
 	}, {
 		name: "extra handles travel in restore-v1alpha2; the first handle's data is resourceHandle",
 		in: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c"},
-			"spec":{"resourceClassName":"c"},"status":{"driverName":"a","allocation":{"resourceHandles":[{"driverName":"a","data":"1"},{"driverName":"b","data":"2"}]}}}`,
+			"spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"},"status":{"driverName":"a","allocation":{"resourceHandles":[{"driverName":"a","data":"1"},{"driverName":"b","data":"2"}]}}}`,
 		want: `{"apiVersion":"resource.k8s.io/v1alpha1","kind":"ResourceClaim",
 			"metadata":{"name":"c","annotations":{"claimbridge.dev/restore-v1alpha2":{
 				"status":{"base":{"$fp":{"driverName":"a","allocation":{"resourceHandles":[{"driverName":"a","data":"1"}]}}},
 					"patch":[{"op":"replace","path":"/status/allocation/resourceHandles","value":[{"driverName":"a","data":"1"},{"driverName":"b","data":"2"}]}]},
 				"created":"annotations"}}},
-			"spec":{"resourceClassName":"c"},"status":{"driverName":"a","allocation":{"resourceHandle":"1"}}}`,
+			"spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"},"status":{"driverName":"a","allocation":{"resourceHandle":"1"}}}`,
 	}, {
 		name: "structured data has no place in v1alpha1 and travels in restore-v1alpha2",
 		in: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c"},
-			"spec":{"resourceClassName":"c"},"status":{"driverName":"d","allocation":{"resourceHandles":[
+			"spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"},"status":{"driverName":"d","allocation":{"resourceHandles":[
 				{"driverName":"d","structuredData":{"nodeName":"n","results":[{"namedResources":{"name":"r0"}}]}}],"shareable":true}}}`,
 		want: `{"apiVersion":"resource.k8s.io/v1alpha1","kind":"ResourceClaim",
 			"metadata":{"name":"c","annotations":{"claimbridge.dev/restore-v1alpha2":{
 				"status":{"base":{"$fp":{"driverName":"d","allocation":{"resourceHandles":[{"driverName":"d"}],"shareable":true}}},
 					"patch":[{"op":"add","path":"/status/allocation/resourceHandles/0/structuredData","value":{"nodeName":"n","results":[{"namedResources":{"name":"r0"}}]}}]},
 				"created":"annotations"}}},
-			"spec":{"resourceClassName":"c"},"status":{"driverName":"d","allocation":{"shareable":true}}}`,
+			"spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"},"status":{"driverName":"d","allocation":{"shareable":true}}}`,
 	}, {
 		name: "an explicitly empty handle list travels in restore-v1alpha2",
 		in: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","annotations":{}},
-			"spec":{"resourceClassName":"c"},"status":{"driverName":"d","allocation":{"resourceHandles":[]}}}`,
+			"spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"},"status":{"driverName":"d","allocation":{"resourceHandles":[]}}}`,
 		want: `{"apiVersion":"resource.k8s.io/v1alpha1","kind":"ResourceClaim",
 			"metadata":{"name":"c","annotations":{"claimbridge.dev/restore-v1alpha2":{
 				"status":{"base":{"$fp":{"driverName":"d","allocation":{"resourceHandles":[{"driverName":"d"}]}}},
 					"patch":[{"op":"replace","path":"/status/allocation/resourceHandles","value":[]}]}}}},
-			"spec":{"resourceClassName":"c"},"status":{"driverName":"d","allocation":{}}}`,
+			"spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"},"status":{"driverName":"d","allocation":{}}}`,
 	}})
 }
 
@@ -324,24 +324,24 @@ func TestTableV2ToV3(t *testing.T) {
 			"spec":{"resourceClassName":"gpu.example.com","parametersRef":{"kind":"ConfigMap","name":"p"},"allocationMode":"Immediate"}}`,
 		want: `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim",
 			"metadata":{"name":"c","annotations":{"claimbridge.dev/restore-v1alpha2":{
-				"spec":{"base":{"$fp":{"resourceClassName":"gpu.example.com"}},"patch":[
-					{"op":"add","path":"/spec/allocationMode","value":"Immediate"},
+				"spec":{"base":{"$fp":{"resourceClassName":"gpu.example.com","allocationMode":"WaitForFirstConsumer"}},"patch":[
+					{"op":"replace","path":"/spec/allocationMode","value":"Immediate"},
 					{"op":"add","path":"/spec/parametersRef","value":{"kind":"ConfigMap","name":"p"}}]},
 				"created":"annotations"}}},
-			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu.example.com"}]}}}`,
+			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu.example.com","allocationMode":"ExactCount","count":1}]}}}`,
 	}, {
 		name: "spec without resourceClassName has no requests",
-		in:   `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c"},"spec":{}}`,
+		in:   `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c"},"spec":{"allocationMode":"WaitForFirstConsumer"}}`,
 		want: `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c"},"spec":{}}`,
 	}, {
 		name: "opaque handle with non-JSON data: result handle-0 in pool <driver>, data wrapped in a ResourceHandle config; driverName becomes controller; availableOnNodes becomes nodeSelector",
 		in: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c"},
-			"spec":{"resourceClassName":"c"},
+			"spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"},
 			"status":{"driverName":"d","allocation":{"resourceHandles":[{"driverName":"d","data":"gpu-0"}],"shareable":true,
 				"availableOnNodes":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"k","operator":"Exists"}]}]}},
 				"reservedFor":[{"resource":"pods","name":"p","uid":"u"}],"deallocationRequested":true}}`,
 		want: `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c"},
-			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"c"}]}},
+			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"c","allocationMode":"ExactCount","count":1}]}},
 			"status":{"allocation":{"controller":"d",
 				"devices":{"results":[{"request":"request","driver":"d","pool":"d","device":"handle-0"}],
 					"config":[{"source":"FromClaim","requests":["request"],"opaque":{"driver":"d","parameters":{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceHandle","data":"gpu-0"}}}]},
@@ -350,31 +350,31 @@ func TestTableV2ToV3(t *testing.T) {
 	}, {
 		name: "canonical JSON-object data becomes the parameters as they are; no annotation",
 		in: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c"},
-			"spec":{"resourceClassName":"c"},
+			"spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"},
 			"status":{"driverName":"d","allocation":{"resourceHandles":[{"driverName":"d","data":"{\"a\":[1,2.5,1e-7],\"b\":{\"c\":null}}"}],"shareable":true}}}`,
 		want: `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c"},
-			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"c"}]}},
+			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"c","allocationMode":"ExactCount","count":1}]}},
 			"status":{"allocation":{"controller":"d","devices":{
 				"results":[{"request":"request","driver":"d","pool":"d","device":"handle-0"}],
 				"config":[{"source":"FromClaim","requests":["request"],"opaque":{"driver":"d","parameters":{"a":[1,2.5,1e-7],"b":{"c":null}}}}]}}}}`,
 	}, {
 		name: "JSON-object data with numbers the apiserver rewrites: parameters hold them as it stores them, the exact text travels in restore-v1alpha2",
 		in: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c"},
-			"spec":{"resourceClassName":"c"},
+			"spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"},
 			"status":{"driverName":"d","allocation":{"resourceHandles":[{"driverName":"d","data":"{\"a\":[1.0,2.50,0.0000001],\"b\":{\"c\":null}}"}],"shareable":true}}}`,
 		want: `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim",
 			"metadata":{"name":"c","annotations":{"claimbridge.dev/restore-v1alpha2":{
 				"status":{"base":{"$fp":{"driverName":"d","allocation":{"resourceHandles":[{"driverName":"d","data":"{\"a\":[1,2.5,1e-7],\"b\":{\"c\":null}}"}],"shareable":true}}},"patch":[
 					{"op":"replace","path":"/status/allocation/resourceHandles/0/data","value":"{\"a\":[1.0,2.50,0.0000001],\"b\":{\"c\":null}}"}]},
 				"created":"annotations"}}},
-			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"c"}]}},
+			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"c","allocationMode":"ExactCount","count":1}]}},
 			"status":{"allocation":{"controller":"d","devices":{
 				"results":[{"request":"request","driver":"d","pool":"d","device":"handle-0"}],
 				"config":[{"source":"FromClaim","requests":["request"],"opaque":{"driver":"d","parameters":{"a":[1,2.5,1e-7],"b":{"c":null}}}}]}}}}`,
 	}, {
 		name: "non-canonical JSON-object data: parameters hold the object, the exact text travels in restore-v1alpha2; shareable false too",
 		in: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c"},
-			"spec":{"resourceClassName":"c"},
+			"spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"},
 			"status":{"driverName":"d","allocation":{"resourceHandles":[{"driverName":"d","data":"{\"b\": 1, \"a\": 2}"}],"shareable":false}}}`,
 		want: `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim",
 			"metadata":{"name":"c","annotations":{"claimbridge.dev/restore-v1alpha2":{
@@ -382,40 +382,40 @@ func TestTableV2ToV3(t *testing.T) {
 					{"op":"replace","path":"/status/allocation/resourceHandles/0/data","value":"{\"b\": 1, \"a\": 2}"},
 					{"op":"replace","path":"/status/allocation/shareable","value":false}]},
 				"created":"annotations"}}},
-			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"c"}]}},
+			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"c","allocationMode":"ExactCount","count":1}]}},
 			"status":{"allocation":{"controller":"d","devices":{
 				"results":[{"request":"request","driver":"d","pool":"d","device":"handle-0"}],
 				"config":[{"source":"FromClaim","requests":["request"],"opaque":{"driver":"d","parameters":{"a":2,"b":1}}}]}}}}`,
 	}, {
 		name: "handles of several drivers: one result per handle with the handle's driver, config only for handles with data",
 		in: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c"},
-			"spec":{"resourceClassName":"c"},
+			"spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"},
 			"status":{"driverName":"ctrl","allocation":{"resourceHandles":[{"driverName":"a","data":"x"},{"driverName":"b"}],"shareable":true}}}`,
 		want: `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c"},
-			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"c"}]}},
+			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"c","allocationMode":"ExactCount","count":1}]}},
 			"status":{"allocation":{"controller":"ctrl","devices":{
 				"results":[{"request":"request","driver":"a","pool":"a","device":"handle-0"},{"request":"request","driver":"b","pool":"b","device":"handle-1"}],
 				"config":[{"source":"FromClaim","requests":["request"],"opaque":{"driver":"a","parameters":{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceHandle","data":"x"}}}]}}}}`,
 	}, {
 		name: "no handles: one result handle-0 for the allocating driver; that there was no handle travels in restore-v1alpha2",
 		in: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c"},
-			"spec":{"resourceClassName":"c"},"status":{"driverName":"d","allocation":{"shareable":true}}}`,
+			"spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"},"status":{"driverName":"d","allocation":{"shareable":true}}}`,
 		want: `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim",
 			"metadata":{"name":"c","annotations":{"claimbridge.dev/restore-v1alpha2":{
 				"status":{"base":{"$fp":{"driverName":"d","allocation":{"resourceHandles":[{"driverName":"d"}],"shareable":true}}},
 					"patch":[{"op":"remove","path":"/status/allocation/resourceHandles"}]},
 				"created":"annotations"}}},
-			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"c"}]}},
+			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"c","allocationMode":"ExactCount","count":1}]}},
 			"status":{"allocation":{"controller":"d","devices":{"results":[{"request":"request","driver":"d","pool":"d","device":"handle-0"}]}}}}`,
 	}, {
 		name: "structured handle (1.30 scheduler allocation): no controller; one result per named resource in pool nodeName; class parameters become FromClass, claim and per-device request parameters one DeviceParameters FromClaim config",
 		in: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c"},
-			"spec":{"resourceClassName":"c"},
+			"spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"},
 			"status":{"driverName":"d","allocation":{"shareable":true,"resourceHandles":[{"driverName":"d","structuredData":{
 				"vendorClassParameters":{"cls":1},"vendorClaimParameters":{"clm":2},"nodeName":"node-1",
 				"results":[{"namedResources":{"name":"r0"}},{"namedResources":{"name":"r1"},"vendorRequestParameters":{"req":3}}]}}]}}}`,
 		want: `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c"},
-			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"c"}]}},
+			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"c","allocationMode":"ExactCount","count":1}]}},
 			"status":{"allocation":{"devices":{
 				"results":[{"request":"request","driver":"d","pool":"node-1","device":"r0"},{"request":"request","driver":"d","pool":"node-1","device":"r1"}],
 				"config":[
@@ -426,10 +426,10 @@ func TestTableV2ToV3(t *testing.T) {
 	}, {
 		name: "several opaque handles of one driver: one DeviceParameters config instead of configs that override each other",
 		in: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c"},
-			"spec":{"resourceClassName":"c"},
+			"spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"},
 			"status":{"driverName":"d","allocation":{"shareable":true,"resourceHandles":[{"driverName":"d","data":"{\"gpu\":0}"},{"driverName":"d"},{"driverName":"d","data":"raw"}]}}}`,
 		want: `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c"},
-			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"c"}]}},
+			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"c","allocationMode":"ExactCount","count":1}]}},
 			"status":{"allocation":{"controller":"d","devices":{
 				"results":[{"request":"request","driver":"d","pool":"d","device":"handle-0"},{"request":"request","driver":"d","pool":"d","device":"handle-1"},
 					{"request":"request","driver":"d","pool":"d","device":"handle-2"}],
@@ -440,7 +440,7 @@ func TestTableV2ToV3(t *testing.T) {
 	}, {
 		name: "opaque and structured handles mixed: structured (no controller); what the structured view cannot say travels in restore-v1alpha2; non-object parameters have no place",
 		in: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c"},
-			"spec":{"resourceClassName":"c"},
+			"spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"},
 			"status":{"driverName":"d","allocation":{"resourceHandles":[{"driverName":"d","data":"x"},{"driverName":"e","structuredData":{"vendorClassParameters":"text","results":[]}}]}}}`,
 		want: `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim",
 			"metadata":{"name":"c","annotations":{"claimbridge.dev/restore-v1alpha2":{
@@ -455,32 +455,32 @@ func TestTableV2ToV3(t *testing.T) {
 						{"op":"remove","path":"/status/allocation/resourceHandles/1/structuredData/nodeName"},
 						{"op":"remove","path":"/status/allocation/shareable"}]},
 				"created":"annotations"}}},
-			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"c"}]}},
+			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"c","allocationMode":"ExactCount","count":1}]}},
 			"status":{"allocation":{"devices":{
 				"results":[{"request":"request","driver":"d","pool":"d","device":"handle-0"},{"request":"request","driver":"e","pool":"e","device":"handle-1"}],
 				"config":[{"source":"FromClaim","requests":["request"],"opaque":{"driver":"d","parameters":{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceHandle","data":"x"}}}]}}}}`,
 	}, {
 		name: "template",
 		in: `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaimTemplate","metadata":{"name":"t"},
-			"spec":{"metadata":{"labels":{"a":"b"}},"spec":{"resourceClassName":"c"}}}`,
+			"spec":{"metadata":{"labels":{"a":"b"}},"spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"}}}`,
 		want: `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaimTemplate","metadata":{"name":"t"},
-			"spec":{"metadata":{"labels":{"a":"b"}},"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"c"}]}}}}`,
+			"spec":{"metadata":{"labels":{"a":"b"}},"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"c","allocationMode":"ExactCount","count":1}]}}}}`,
 	}, {
 		name: "list: every item is converted and gets its own apiVersion",
 		in: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaimList","metadata":{"resourceVersion":"7"},"items":[
-			{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"a"},"spec":{"resourceClassName":"c"}},
+			{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"a"},"spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"}},
 			{"kind":"ResourceClaim","metadata":{"name":"b"},"spec":{"resourceClassName":"c","allocationMode":"Immediate"}}]}`,
 		want: `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaimList","metadata":{"resourceVersion":"7"},"items":[
-			{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","metadata":{"name":"a"},"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"c"}]}}},
+			{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","metadata":{"name":"a"},"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"c","allocationMode":"ExactCount","count":1}]}}},
 			{"kind":"ResourceClaim","metadata":{"name":"b","annotations":{"claimbridge.dev/restore-v1alpha2":{
-				"spec":{"base":{"$fp":{"resourceClassName":"c"}},"patch":[{"op":"add","path":"/spec/allocationMode","value":"Immediate"}]},"created":"annotations"}}},
-				"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"c"}]}}}]}`,
+				"spec":{"base":{"$fp":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"}},"patch":[{"op":"replace","path":"/spec/allocationMode","value":"Immediate"}]},"created":"annotations"}}},
+				"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"c","allocationMode":"ExactCount","count":1}]}}}]}`,
 	}, {
 		name: "template list",
 		in: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaimTemplateList","items":[
-			{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaimTemplate","metadata":{"name":"a"},"spec":{"spec":{"resourceClassName":"c"}}}]}`,
+			{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaimTemplate","metadata":{"name":"a"},"spec":{"spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"}}}]}`,
 		want: `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaimTemplateList","items":[
-			{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaimTemplate","metadata":{"name":"a"},"spec":{"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"c"}]}}}}]}`,
+			{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaimTemplate","metadata":{"name":"a"},"spec":{"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"c","allocationMode":"ExactCount","count":1}]}}}}]}`,
 	}})
 }
 
@@ -498,7 +498,7 @@ func TestTableV3ToV2(t *testing.T) {
 				"config":[{"requests":["gpu"],"opaque":{"driver":"gpu.example.com","parameters":{"k":"v"}}}]}}}`,
 		want: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim",
 			"metadata":{"name":"c","annotations":{"claimbridge.dev/restore-v1alpha3":{
-				"spec":{"base":{"$fp":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu.example.com"}]}}},"patch":[
+				"spec":{"base":{"$fp":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu.example.com","allocationMode":"ExactCount","count":1}]}}},"patch":[
 					{"op":"add","path":"/spec/controller","value":"ctrl"},
 					{"op":"add","path":"/spec/devices/config","value":[{"requests":["gpu"],"opaque":{"driver":"gpu.example.com","parameters":{"k":"v"}}}]},
 					{"op":"add","path":"/spec/devices/constraints","value":[{"requests":["gpu","nic"],"matchAttribute":"example.com/numa"}]},
@@ -506,22 +506,22 @@ func TestTableV3ToV2(t *testing.T) {
 						{"name":"gpu","deviceClassName":"gpu.example.com","selectors":[{"cel":{"expression":"true"}}],"allocationMode":"ExactCount","count":2},
 						{"name":"nic","deviceClassName":"nic.example.com","allocationMode":"All","adminAccess":true}]}]},
 				"created":"annotations"}}},
-			"spec":{"resourceClassName":"gpu.example.com"}}`,
+			"spec":{"resourceClassName":"gpu.example.com","allocationMode":"WaitForFirstConsumer"}}`,
 	}, {
-		name: "adminAccess false and count on the only request travel field by field",
+		name: "adminAccess false on the only request, and that its allocationMode was not written out, travel field by field",
 		in: `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c"},
 			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"c","count":1,"adminAccess":false}]}}}`,
 		want: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim",
 			"metadata":{"name":"c","annotations":{"claimbridge.dev/restore-v1alpha3":{
-				"spec":{"base":{"$fp":{"devices":{"requests":[{"name":"request","deviceClassName":"c"}]}}},"patch":[
+				"spec":{"base":{"$fp":{"devices":{"requests":[{"name":"request","deviceClassName":"c","allocationMode":"ExactCount","count":1}]}}},"patch":[
 					{"op":"add","path":"/spec/devices/requests/0/adminAccess","value":false},
-					{"op":"add","path":"/spec/devices/requests/0/count","value":1}]},
+					{"op":"remove","path":"/spec/devices/requests/0/allocationMode"}]},
 				"created":"annotations"}}},
-			"spec":{"resourceClassName":"c"}}`,
+			"spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"}}`,
 	}, {
 		name: "structured allocation (no controller): one structured handle per driver, pool becomes nodeName, FromClass/FromClaim config become vendor parameters; driverName is the first result's driver",
 		in: `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c"},
-			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"c"}]}},
+			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"c","allocationMode":"ExactCount","count":1}]}},
 			"status":{"allocation":{
 				"devices":{"results":[{"request":"request","driver":"a","pool":"n1","device":"a0"},{"request":"request","driver":"b","pool":"n1","device":"b0"},{"request":"request","driver":"a","pool":"n1","device":"a1"}],
 					"config":[{"source":"FromClass","requests":["request"],"opaque":{"driver":"a","parameters":{"cls":1}}},
@@ -541,7 +541,7 @@ func TestTableV3ToV2(t *testing.T) {
 						{"op":"replace","path":"/status/allocation/devices/results/2/device","value":"a1"},
 						{"op":"replace","path":"/status/allocation/devices/results/2/driver","value":"a"}]},
 				"created":"annotations"}}},
-			"spec":{"resourceClassName":"c"},
+			"spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"},
 			"status":{"driverName":"a","allocation":{"shareable":true,
 				"resourceHandles":[
 					{"driverName":"a","structuredData":{"nodeName":"n1","results":[{"namedResources":{"name":"a0"}},{"namedResources":{"name":"a1"}}],"vendorClassParameters":{"cls":1},"vendorClaimParameters":{"clm":2}}},
@@ -551,7 +551,7 @@ func TestTableV3ToV2(t *testing.T) {
 	}, {
 		name: "results of one driver in several pools: no nodeName, pools travel in restore-v1alpha3",
 		in: `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c"},
-			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"c"}]}},
+			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"c","allocationMode":"ExactCount","count":1}]}},
 			"status":{"allocation":{"devices":{"results":[{"request":"request","driver":"a","pool":"p1","device":"x"},{"request":"request","driver":"a","pool":"p2","device":"y"}]}}}}`,
 		want: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim",
 			"metadata":{"name":"c","annotations":{"claimbridge.dev/restore-v1alpha3":{
@@ -559,28 +559,28 @@ func TestTableV3ToV2(t *testing.T) {
 					"patch":[{"op":"replace","path":"/status/allocation/devices/results/0/pool","value":"p1"},
 						{"op":"replace","path":"/status/allocation/devices/results/1/pool","value":"p2"}]},
 				"created":"annotations"}}},
-			"spec":{"resourceClassName":"c"},
+			"spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"},
 			"status":{"driverName":"a","allocation":{"shareable":true,"resourceHandles":[{"driverName":"a","structuredData":{"results":[{"namedResources":{"name":"x"}},{"namedResources":{"name":"y"}}]}}]}}}`,
 	}, {
 		name: "controller allocation with handle-<i> devices: opaque handles, FromClaim parameters become data (wrapper unwrapped); controller becomes driverName",
 		in: `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c"},
-			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"c"}]}},
+			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"c","allocationMode":"ExactCount","count":1}]}},
 			"status":{"allocation":{"controller":"ctrl","devices":{
 				"results":[{"request":"request","driver":"a","pool":"a","device":"handle-0"},{"request":"request","driver":"b","pool":"b","device":"handle-1"}],
 				"config":[{"source":"FromClaim","requests":["request"],"opaque":{"driver":"a","parameters":{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceHandle","data":"raw"}}},
 					{"source":"FromClaim","requests":["request"],"opaque":{"driver":"b","parameters":{"x":true}}}]}},
 				"deallocationRequested":true}}`,
 		want: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c"},
-			"spec":{"resourceClassName":"c"},
+			"spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"},
 			"status":{"driverName":"ctrl","allocation":{"shareable":true,"resourceHandles":[{"driverName":"a","data":"raw"},{"driverName":"b","data":"{\"x\":true}"}]},
 				"deallocationRequested":true}}`,
 	}, {
 		name: "controller allocation with one data-less result of the controller: one handle without data",
 		in: `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c"},
-			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"c"}]}},
+			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"c","allocationMode":"ExactCount","count":1}]}},
 			"status":{"allocation":{"controller":"d","devices":{"results":[{"request":"request","driver":"d","pool":"d","device":"handle-0"}]}}}}`,
 		want: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c"},
-			"spec":{"resourceClassName":"c"},"status":{"driverName":"d","allocation":{"resourceHandles":[{"driverName":"d"}],"shareable":true}}}`,
+			"spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"},"status":{"driverName":"d","allocation":{"resourceHandles":[{"driverName":"d"}],"shareable":true}}}`,
 	}, {
 		name: "status results name the first request; other request names travel in restore-v1alpha3",
 		in: `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c"},
@@ -588,12 +588,12 @@ func TestTableV3ToV2(t *testing.T) {
 			"status":{"allocation":{"devices":{"results":[{"request":"a","driver":"d","pool":"p","device":"x"},{"request":"b","driver":"d","pool":"p","device":"y"}]}}}}`,
 		want: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim",
 			"metadata":{"name":"c","annotations":{"claimbridge.dev/restore-v1alpha3":{
-				"spec":{"base":{"$fp":{"devices":{"requests":[{"name":"request","deviceClassName":"c"}]}}},"patch":[
+				"spec":{"base":{"$fp":{"devices":{"requests":[{"name":"request","deviceClassName":"c","allocationMode":"ExactCount","count":1}]}}},"patch":[
 					{"op":"replace","path":"/spec/devices/requests","value":[{"name":"a","deviceClassName":"c"},{"name":"b","deviceClassName":"c"}]}]},
 				"status":{"base":{"$fp":{"allocation":{"devices":{"results":[{"request":"a","driver":"d","pool":"p","device":"x"},{"request":"a","driver":"d","pool":"p","device":"y"}]}}}},
 					"patch":[{"op":"replace","path":"/status/allocation/devices/results/1/request","value":"b"}]},
 				"created":"annotations"}}},
-			"spec":{"resourceClassName":"c"},
+			"spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"},
 			"status":{"driverName":"d","allocation":{"shareable":true,"resourceHandles":[{"driverName":"d","structuredData":{"nodeName":"p","results":[{"namedResources":{"name":"x"}},{"namedResources":{"name":"y"}}]}}]}}}`,
 	}, {
 		name: "empty allocation: shareable true, nothing else",
@@ -601,7 +601,7 @@ func TestTableV3ToV2(t *testing.T) {
 			"spec":{"devices":{"requests":[]}},"status":{"allocation":{}}}`,
 		want: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","annotations":{"keep":"me",
 			"claimbridge.dev/restore-v1alpha3":{"spec":{"base":{"$fp":{}},"patch":[{"op":"add","path":"/spec/devices","value":{"requests":[]}}]}}}},
-			"spec":{},"status":{"allocation":{"shareable":true}}}`,
+			"spec":{"allocationMode":"WaitForFirstConsumer"},"status":{"allocation":{"shareable":true}}}`,
 	}})
 }
 
@@ -618,13 +618,13 @@ func TestTableV1ToV3(t *testing.T) {
 				"reservedFor":[{"resource":"pods","name":"p","uid":"u"}]}}`,
 		want: `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim",
 			"metadata":{"name":"c","annotations":{"claimbridge.dev/restore-v1alpha2":{
-				"spec":{"base":{"$fp":{"resourceClassName":"c"}},"patch":[{"op":"add","path":"/spec/allocationMode","value":"Immediate"}]},
+				"spec":{"base":{"$fp":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"}},"patch":[{"op":"replace","path":"/spec/allocationMode","value":"Immediate"}]},
 				"status":{"base":{"$fp":{"driverName":"d","allocation":{"shareable":true,"resourceHandles":[{"driverName":"d","data":"{\"a\":1}"}],
 					"availableOnNodes":{"nodeSelectorTerms":[{"matchFields":[{"key":"metadata.name","operator":"In","values":["n"]}]}]}},
 					"reservedFor":[{"resource":"pods","name":"p","uid":"u"}]}},
 					"patch":[{"op":"replace","path":"/status/allocation/shareable","value":false}]},
 				"created":"annotations"}}},
-			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"c"}]}},
+			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"c","allocationMode":"ExactCount","count":1}]}},
 			"status":{"allocation":{"controller":"d",
 				"devices":{"results":[{"request":"request","driver":"d","pool":"d","device":"handle-0"}],
 					"config":[{"source":"FromClaim","requests":["request"],"opaque":{"driver":"d","parameters":{"a":1}}}]},
@@ -641,9 +641,9 @@ func TestTableV1ToV3(t *testing.T) {
 					"status":{"base":{"$fp":{"driverName":"d","allocation":{},"deallocationRequested":true}},"patch":[{"op":"add","path":"/status/allocation/resourceHandle","value":""}]},
 					"created":"annotations"},
 				"claimbridge.dev/restore-v1alpha2":{
-					"spec":{"base":{"$fp":{"resourceClassName":"c"}},"patch":[{"op":"add","path":"/spec/allocationMode","value":"Immediate"}]},
+					"spec":{"base":{"$fp":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"}},"patch":[{"op":"replace","path":"/spec/allocationMode","value":"Immediate"}]},
 					"status":{"base":{"$fp":{"driverName":"d","allocation":{"resourceHandles":[{"driverName":"d"}],"shareable":true},"deallocationRequested":true}},"patch":[{"op":"remove","path":"/status/allocation/shareable"}]}}}},
-			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"c"}]}},
+			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"c","allocationMode":"ExactCount","count":1}]}},
 			"status":{"allocation":{"controller":"d","devices":{"results":[{"request":"request","driver":"d","pool":"d","device":"handle-0"}]}},"deallocationRequested":true}}`,
 	}})
 }
@@ -652,21 +652,21 @@ func TestTableV3ToV1(t *testing.T) {
 	runTable(t, conversion.V1alpha1, []tableCase{{
 		name: "controller allocation with one opaque handle arrives as resourceHandle; v1alpha3-only spec fields travel in restore-v1alpha3",
 		in: `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c"},
-			"spec":{"controller":"d","devices":{"requests":[{"name":"request","deviceClassName":"c"}]}},
+			"spec":{"controller":"d","devices":{"requests":[{"name":"request","deviceClassName":"c","allocationMode":"ExactCount","count":1}]}},
 			"status":{"allocation":{"controller":"d","devices":{
 				"results":[{"request":"request","driver":"d","pool":"d","device":"handle-0"}],
 				"config":[{"source":"FromClaim","requests":["request"],"opaque":{"driver":"d","parameters":{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceHandle","data":"h"}}}]}},
 				"reservedFor":[{"resource":"pods","name":"p","uid":"u"}]}}`,
 		want: `{"apiVersion":"resource.k8s.io/v1alpha1","kind":"ResourceClaim",
 			"metadata":{"name":"c","annotations":{"claimbridge.dev/restore-v1alpha3":{
-				"spec":{"base":{"$fp":{"devices":{"requests":[{"name":"request","deviceClassName":"c"}]}}},"patch":[{"op":"add","path":"/spec/controller","value":"d"}]},
+				"spec":{"base":{"$fp":{"devices":{"requests":[{"name":"request","deviceClassName":"c","allocationMode":"ExactCount","count":1}]}}},"patch":[{"op":"add","path":"/spec/controller","value":"d"}]},
 				"created":"annotations"}}},
-			"spec":{"resourceClassName":"c"},
+			"spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"},
 			"status":{"driverName":"d","allocation":{"resourceHandle":"h","shareable":true},"reservedFor":[{"resource":"pods","name":"p","uid":"u"}]}}`,
 	}, {
 		name: "structured allocation: devices have no place in v1alpha1 and travel in restore-v1alpha2 (written by the v1alpha2→v1alpha1 step)",
 		in: `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c"},
-			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"c"}]}},
+			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"c","allocationMode":"ExactCount","count":1}]}},
 			"status":{"allocation":{"devices":{"results":[{"request":"request","driver":"d","pool":"n","device":"x"}]}}}}`,
 		want: `{"apiVersion":"resource.k8s.io/v1alpha1","kind":"ResourceClaim",
 			"metadata":{"name":"c","annotations":{
@@ -674,7 +674,7 @@ func TestTableV3ToV1(t *testing.T) {
 					"status":{"base":{"$fp":{"driverName":"d","allocation":{"resourceHandles":[{"driverName":"d"}],"shareable":true}}},
 						"patch":[{"op":"add","path":"/status/allocation/resourceHandles/0/structuredData","value":{"nodeName":"n","results":[{"namedResources":{"name":"x"}}]}}]},
 					"created":"annotations"}}},
-			"spec":{"resourceClassName":"c"},
+			"spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"},
 			"status":{"driverName":"d","allocation":{"shareable":true}}}`,
 	}})
 }
@@ -756,13 +756,13 @@ func TestStaleRestoreIsDropped(t *testing.T) {
 
 	t.Run("spec changed: the spec patch is dropped, the status patch still applies", func(t *testing.T) {
 		changed := tblDecode(t, tblJSON(t, v3))
-		changed["spec"] = tblDecode(t, `{"devices":{"requests":[{"name":"request","deviceClassName":"other"}]}}`)
+		changed["spec"] = tblDecode(t, `{"devices":{"requests":[{"name":"request","deviceClassName":"other","allocationMode":"ExactCount","count":1}]}}`)
 		back, err := conversion.Convert(changed, conversion.V1alpha2)
 		if err != nil {
 			t.Fatal(err)
 		}
 		want := tblDecode(t, `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c"},
-			"spec":{"resourceClassName":"other"},
+			"spec":{"resourceClassName":"other","allocationMode":"WaitForFirstConsumer"},
 			"status":{"driverName":"d","allocation":{"resourceHandles":[{"driverName":"d","data":"old"}],"shareable":false}}}`)
 		if diff := cmp.Diff(want, back); diff != "" {
 			t.Errorf("(-want +got):\n%s", diff)
@@ -777,7 +777,7 @@ func TestStaleRestoreIsDropped(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := tblDecode(t, `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","annotations":{}},
-			"spec":{"resourceClassName":"c"},
+			"spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"},
 			"status":{"driverName":"d","allocation":{"resourceHandles":[{"driverName":"d","data":"old"}],"shareable":true}}}`)
 		if diff := cmp.Diff(want, back); diff != "" {
 			t.Errorf("(-want +got):\n%s", diff)
@@ -812,8 +812,8 @@ func TestAnnotationContainers(t *testing.T) {
 		})
 	}
 	t.Run("lossless conversion of an object without metadata adds nothing", func(t *testing.T) {
-		tblCheck(t, `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","spec":{"resourceClassName":"c"}}`,
-			`{"apiVersion":"resource.k8s.io/v1alpha1","kind":"ResourceClaim","spec":{"resourceClassName":"c"}}`, conversion.V1alpha1)
+		tblCheck(t, `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"}}`,
+			`{"apiVersion":"resource.k8s.io/v1alpha1","kind":"ResourceClaim","spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"}}`, conversion.V1alpha1)
 	})
 }
 
@@ -830,7 +830,7 @@ func mustConvertTbl(t *testing.T, obj map[string]interface{}, to string) map[str
 // equal tree that shares nothing with the input.
 func TestSameVersionIsACopy(t *testing.T) {
 	in := tblDecode(t, `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","annotations":{"a":"b"}},
-		"spec":{"resourceClassName":"c"},"status":{"allocation":{"resourceHandles":[{"driverName":"d"}]}}}`)
+		"spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"},"status":{"allocation":{"resourceHandles":[{"driverName":"d"}]}}}`)
 	out := mustConvertTbl(t, in, conversion.V1alpha2)
 	if diff := cmp.Diff(in, out); diff != "" {
 		t.Fatalf("(-in +out):\n%s", diff)
@@ -920,7 +920,7 @@ func TestErrors(t *testing.T) {
 			`resource.k8s.io/v1alpha3 ResourceClaim ns/c has spec.devices.requests[0].firstAvailable, status.allocation.devices.results[0].adminAccess, which the resource.k8s.io/v1alpha3 of Kubernetes 1.32 and 1.33 had; claimbridge's v1alpha3 is the Kubernetes 1.31 shape only: for a 1.32/1.33 v1alpha3 manifest set apiVersion to resource.k8s.io/v1beta1 (the same fields) and convert from there`},
 		{"v1alpha3 template of Kubernetes 1.33 in a list", `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaimTemplateList","items":[{"spec":{"spec":{"devices":{"requests":[{"name":"r"},{"name":"s","tolerations":[]}],"constraints":[{"distinctAttribute":"a"}]}}}}]}`, "v1",
 			`has items[0].spec.spec.devices.requests[1].tolerations, items[0].spec.spec.devices.constraints[0].distinctAttribute, which`},
-		{"metadata not an object", `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":"x","spec":{"resourceClassName":"c"}}`, "v1alpha1",
+		{"metadata not an object", `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":"x","spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"}}`, "v1alpha1",
 			`ResourceClaim (unnamed) is malformed: metadata must be an object, not a string`},
 		{"GA metadata not an object", `{"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","metadata":"x","spec":"any"}`, "v1beta2",
 			`ResourceClaim (unnamed) is malformed: metadata must be an object, not a string`},
@@ -958,7 +958,7 @@ func bigHandles(n int, sameDriver bool, dataFn func(i int) string) map[string]in
 	return map[string]interface{}{
 		"apiVersion": "resource.k8s.io/v1alpha2", "kind": "ResourceClaim",
 		"metadata": map[string]interface{}{"name": "big", "namespace": "ns"},
-		"spec":     map[string]interface{}{"resourceClassName": "c"},
+		"spec":     map[string]interface{}{"resourceClassName": "c", "allocationMode": "WaitForFirstConsumer"},
 		"status": map[string]interface{}{"driverName": "d.example.com",
 			"allocation": map[string]interface{}{"resourceHandles": handles, "shareable": true}},
 	}
@@ -1050,12 +1050,12 @@ func TestAnnotationSizeLimit(t *testing.T) {
 // must not become an allocation object in the target version.
 func TestNullAllocationStaysNull(t *testing.T) {
 	for _, c := range []struct{ in, to, want string }{
-		{`{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c"},"spec":{"resourceClassName":"c"},"status":{"allocation":null}}`, "v1alpha3",
-			`{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c"},"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"c"}]}},"status":{"allocation":null}}`},
-		{`{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c"},"spec":{"resourceClassName":"c"},"status":{"allocation":null}}`, "v1alpha1",
-			`{"apiVersion":"resource.k8s.io/v1alpha1","kind":"ResourceClaim","metadata":{"name":"c"},"spec":{"resourceClassName":"c"},"status":{"allocation":null}}`},
-		{`{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c"},"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"c"}]}},"status":{"allocation":null}}`, "v1alpha2",
-			`{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c"},"spec":{"resourceClassName":"c"},"status":{"allocation":null}}`},
+		{`{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c"},"spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"},"status":{"allocation":null}}`, "v1alpha3",
+			`{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c"},"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"c","allocationMode":"ExactCount","count":1}]}},"status":{"allocation":null}}`},
+		{`{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c"},"spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"},"status":{"allocation":null}}`, "v1alpha1",
+			`{"apiVersion":"resource.k8s.io/v1alpha1","kind":"ResourceClaim","metadata":{"name":"c"},"spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"},"status":{"allocation":null}}`},
+		{`{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c"},"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"c","allocationMode":"ExactCount","count":1}]}},"status":{"allocation":null}}`, "v1alpha2",
+			`{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c"},"spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"},"status":{"allocation":null}}`},
 	} {
 		tblCheck(t, c.in, c.want, c.to)
 	}

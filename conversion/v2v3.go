@@ -37,8 +37,11 @@ const (
 	sourceClaim = "FromClaim"
 )
 
-// specV2ToV3: the resource class becomes the device class of one request.
-// parametersRef and allocationMode have no place in v1alpha3.
+// specV2ToV3: the resource class becomes the device class of one request
+// for exactly one device, written out as 1.31's defaulting writes it
+// (allocationMode ExactCount, count 1): a 1.31 scheduler reads an empty mode
+// as an unsupported one and an ExactCount request without a count as one for
+// no device. parametersRef and allocationMode have no place in v1alpha3.
 func specV2ToV3(in map[string]interface{}, r *lossReport) map[string]interface{} {
 	out := map[string]interface{}{}
 	if class, ok := in["resourceClassName"]; ok {
@@ -46,6 +49,8 @@ func specV2ToV3(in map[string]interface{}, r *lossReport) map[string]interface{}
 			"requests": []interface{}{map[string]interface{}{
 				"name":            DefaultRequestName,
 				"deviceClassName": deepCopy(class),
+				"allocationMode":  exactCount,
+				"count":           one,
 			}},
 		}
 	}
@@ -65,17 +70,20 @@ func specV2ToV3(in map[string]interface{}, r *lossReport) map[string]interface{}
 			r.lose("parametersRef", "the claim parameters %s have no v1alpha3 equivalent: a 1.31 scheduler allocates one device of class %q without them", what, asString(in["resourceClassName"]))
 		}
 	}
-	if mode := asString(in["allocationMode"]); mode != "" && mode != "WaitForFirstConsumer" {
+	if mode := asString(in["allocationMode"]); mode != "" && mode != waitForFirstConsumer {
 		r.lose("allocationMode", "1.31 has no allocation mode %q: the claim is allocated only when the first pod that uses it is scheduled", mode)
 	}
 	return out
 }
 
 // specV3ToV2: the device class of the first request becomes the resource
-// class. Further requests, selectors, counts, constraints, configuration and
-// the controller have no place in v1alpha2.
+// class. Every claim is allocated in 1.31's only allocation mode,
+// WaitForFirstConsumer, written out as 1.27–1.30 defaulting writes it (their
+// scheduler reads an empty mode as an unsupported one). Further requests,
+// selectors, counts, constraints, configuration and the controller have no
+// place in v1alpha2.
 func specV3ToV2(in map[string]interface{}, r *lossReport) map[string]interface{} {
-	out := map[string]interface{}{}
+	out := map[string]interface{}{"allocationMode": waitForFirstConsumer}
 	devices := asMap(in["devices"])
 	requests := asSlice(devices["requests"])
 	if len(requests) > 0 {
@@ -107,7 +115,7 @@ func lossesOfRequest(req map[string]interface{}, r *lossReport) {
 		r.lose("devices.requests[0].selectors", "1.27–1.30 has no device selectors in the claim: any device of the class may be allocated")
 	}
 	mode := asString(req["allocationMode"])
-	if mode != "" && mode != "ExactCount" {
+	if mode != "" && mode != exactCount {
 		r.lose("devices.requests[0].allocationMode", "1.27–1.30 allocates one device of the class, not %q", mode)
 	} else if count, ok := req["count"]; ok && count != nil && !printsAs(count, 1) && !printsAs(count, 0) {
 		// (1.31 defaults an ExactCount request's count 0 to 1.)

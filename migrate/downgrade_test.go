@@ -54,7 +54,7 @@ func TestObjectDowngrade(t *testing.T) {
 		"spec.devices.requests[0].selectors: 1.27–1.30 has no device selectors in the claim: any device of the class may be allocated (v1alpha3→v1alpha2)",
 		"spec.devices.requests[0].count: 1.27–1.30 allocates one device of the class, not 2 (v1alpha3→v1alpha2)",
 	}
-	countLost := "spec.devices.requests[0].allocationMode, spec.devices.requests[0].count, spec.devices.requests[0].selectors"
+	countLost := "spec.devices.requests[0].count, spec.devices.requests[0].selectors"
 	tests := []struct {
 		name   string
 		in     string
@@ -69,7 +69,7 @@ func TestObjectDowngrade(t *testing.T) {
 apiVersion: resource.k8s.io/v1alpha2
 kind: ResourceClaim
 metadata: {name: c, namespace: ns}
-spec: {resourceClassName: gpu.example.com}
+spec: {resourceClassName: gpu.example.com, allocationMode: WaitForFirstConsumer}
 `,
 		report: Report{
 			Lost:     []string{lostLine(countLost, "v1alpha3", "v1alpha2")},
@@ -83,7 +83,7 @@ spec: {resourceClassName: gpu.example.com}
 apiVersion: resource.k8s.io/v1alpha1
 kind: ResourceClaim
 metadata: {name: c, namespace: ns}
-spec: {resourceClassName: gpu.example.com}
+spec: {resourceClassName: gpu.example.com, allocationMode: WaitForFirstConsumer}
 `,
 		report: Report{
 			Lost:     []string{lostLine(countLost, "v1alpha3", "v1alpha1")},
@@ -109,7 +109,7 @@ spec:
 apiVersion: resource.k8s.io/v1alpha1
 kind: ResourceClaim
 metadata: {name: c, namespace: ns}
-spec: {resourceClassName: gpu.example.com}
+spec: {resourceClassName: gpu.example.com, allocationMode: WaitForFirstConsumer}
 `,
 		report: Report{
 			Lost: []string{lostLine("spec.controller, spec.devices.constraints, spec.devices.requests", "v1alpha3", "v1alpha1")},
@@ -140,7 +140,7 @@ spec:
 apiVersion: resource.k8s.io/v1alpha2
 kind: ResourceClaim
 metadata: {name: c, namespace: ns}
-spec: {resourceClassName: gpu.example.com}
+spec: {resourceClassName: gpu.example.com, allocationMode: WaitForFirstConsumer}
 `,
 		report: Report{
 			Dropped: []string{"metadata.uid"},
@@ -174,10 +174,10 @@ spec:
 apiVersion: resource.k8s.io/v1alpha1
 kind: ResourceClaimTemplate
 metadata: {name: t, namespace: ns}
-spec: {spec: {resourceClassName: gpu.example.com}}
+spec: {spec: {resourceClassName: gpu.example.com, allocationMode: WaitForFirstConsumer}}
 `,
 		report: Report{
-			Lost: []string{lostLine("spec.spec.devices.config, spec.spec.devices.requests[0].allocationMode, spec.spec.devices.requests[0].count", "v1alpha3", "v1alpha1")},
+			Lost: []string{lostLine("spec.spec.devices.config, spec.spec.devices.requests[0].count", "v1alpha3", "v1alpha1")},
 			Warnings: []string{
 				"spec.spec.devices.requests[0].count: 1.27–1.30 allocates one device of the class, not 4 (v1alpha3→v1alpha2)",
 				"spec.spec.devices.config: 1.27–1.30 has no configuration in the claim spec: drivers get it from ResourceClaimParameters (v1alpha3→v1alpha2)",
@@ -227,7 +227,7 @@ spec:
 apiVersion: resource.k8s.io/v1alpha2
 kind: ResourceClaim
 metadata: {name: c, namespace: ns}
-spec: {resourceClassName: gpu.example.com}
+spec: {resourceClassName: gpu.example.com, allocationMode: WaitForFirstConsumer}
 `,
 		report: Report{
 			Lost: []string{
@@ -248,14 +248,14 @@ spec: {resourceClassName: gpu.example.com}
 apiVersion: resource.claimbridge.dev/v1alpha3
 kind: ResourceClaim
 metadata: {name: c}
-spec: {devices: {requests: [{name: request, deviceClassName: gpu.example.com}]}}
+spec: {devices: {requests: [{name: request, deviceClassName: gpu.example.com, allocationMode: ExactCount, count: 1}]}}
 `,
 		to: conversion.V1alpha2,
 		want: `
 apiVersion: resource.claimbridge.dev/v1alpha2
 kind: ResourceClaim
 metadata: {name: c}
-spec: {resourceClassName: gpu.example.com}
+spec: {resourceClassName: gpu.example.com, allocationMode: WaitForFirstConsumer}
 `,
 	}, {
 		// Upgrades report the conversion's warnings too.
@@ -271,7 +271,7 @@ spec: {resourceClassName: gpu.example.com, allocationMode: Immediate}
 apiVersion: resource.k8s.io/v1alpha3
 kind: ResourceClaim
 metadata: {name: c, namespace: ns}
-spec: {devices: {requests: [{name: request, deviceClassName: gpu.example.com}]}}
+spec: {devices: {requests: [{name: request, deviceClassName: gpu.example.com, allocationMode: ExactCount, count: 1}]}}
 `,
 		report: Report{
 			Lost:     []string{lostLine("spec.allocationMode", "v1alpha2", "v1alpha3")},

@@ -52,7 +52,7 @@ metadata:
   finalizers: [resource.kubernetes.io/delete-protection, example.com/other]
 spec:
   devices:
-    requests: [{name: request, exactly: {deviceClassName: gpu.example.com}}]
+    requests: [{name: request, exactly: {deviceClassName: gpu.example.com, allocationMode: ExactCount, count: 1}}]
 `,
 		report: Report{
 			Dropped: []string{"metadata.uid", "metadata.resourceVersion", "metadata.generation", "metadata.creationTimestamp",

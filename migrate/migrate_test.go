@@ -64,7 +64,7 @@ metadata:
   finalizers: [resource.kubernetes.io/delete-protection, example.com/other]
 spec:
   devices:
-    requests: [{name: request, deviceClassName: gpu.example.com}]
+    requests: [{name: request, deviceClassName: gpu.example.com, allocationMode: ExactCount, count: 1}]
 `,
 		report: Report{
 			Dropped: []string{"metadata.uid", "metadata.resourceVersion", "metadata.generation", "metadata.creationTimestamp",
@@ -124,6 +124,7 @@ metadata:
   finalizers: [dra.k8s.io/delete-protection]
 spec:
   resourceClassName: gpu.example.com
+  allocationMode: WaitForFirstConsumer
 `,
 		report: Report{
 			// restore-v1alpha2 is used by the conversion to v1alpha2 itself.
@@ -145,7 +146,7 @@ spec: {spec: {resourceClassName: gpu.example.com}}
 apiVersion: resource.k8s.io/v1alpha3
 kind: ResourceClaimTemplate
 metadata: {name: t, namespace: ns}
-spec: {spec: {devices: {requests: [{name: request, deviceClassName: gpu.example.com}]}}}
+spec: {spec: {devices: {requests: [{name: request, deviceClassName: gpu.example.com, allocationMode: ExactCount, count: 1}]}}}
 `,
 	}}
 	for _, tt := range tests {

@@ -1,6 +1,7 @@
 package migrate
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -135,7 +136,7 @@ spec:
 apiVersion: resource.k8s.io/v1alpha3
 kind: ResourceClaim
 metadata: {name: c, namespace: ns}
-spec: {devices: {requests: [{name: request, deviceClassName: gpu.example.com}]}}
+spec: {devices: {requests: [{name: request, deviceClassName: gpu.example.com, allocationMode: ExactCount, count: 1}]}}
 `,
 		warnings: []string{`spec.parametersRef: GPUClaimParameters ns/two-gpus (apiGroup "gpu.example.com"): no 1.30 ResourceClaimParameters generated from it is in the input (add them from kubectl get resourceclaimparameters -A -o yaml if its driver uses structured parameters; a classic driver's own parameters cannot be translated); the reference is dropped and the migrated claim asks for one device of class gpu.example.com with no selector and no configuration`},
 	}, {
@@ -278,7 +279,7 @@ spec:
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := []interface{}{map[string]interface{}{"name": "request", "deviceClassName": "gpu.example.com"}}
+			want := []interface{}{map[string]interface{}{"name": "request", "deviceClassName": "gpu.example.com", "allocationMode": "ExactCount", "count": json.Number("1")}}
 			if d := cmp.Diff(want, got["spec"].(map[string]interface{})["devices"].(map[string]interface{})["requests"]); d != "" {
 				t.Errorf("requests (-want +got):\n%s", d)
 			}

@@ -63,7 +63,7 @@ func noString(v interface{}) bool {
 // that an older version wrote (its restore data shows fields v1alpha3 does
 // not validate, such as a parametersRef), is reported as upstream reports it.
 func withoutStoredSpecErrors(t target, errs field.ErrorList, newObj, oldObj map[string]interface{}) field.ErrorList {
-	if t.version == StorageVersion || !slices.ContainsFunc(errs, insideSpec) || !apiequality.Semantic.DeepEqual(newObj["spec"], oldObj["spec"]) {
+	if t.version == StorageVersion || !slices.ContainsFunc(errs, insideSpec) || !sameSpec(t, newObj, oldObj) {
 		return errs
 	}
 	stored, err := convert(oldObj, StorageVersion)
@@ -80,6 +80,20 @@ func withoutStoredSpecErrors(t target, errs field.ErrorList, newObj, oldObj map[
 		return errs
 	}
 	return slices.DeleteFunc(slices.Clone(errs), insideSpec)
+}
+
+// sameSpec reports whether a and b, objects of t's version and kind, have
+// the same spec once defaulted, as kube-apiserver compares an update with the
+// stored object (which it defaults on decoding): the CRD defaults a v1alpha1
+// or v1alpha2 write's allocationMode, which a view derived from v1alpha3
+// without a resource class has no reason to show.
+func sameSpec(t target, a, b map[string]interface{}) bool {
+	if apiequality.Semantic.DeepEqual(a["spec"], b["spec"]) {
+		return true
+	}
+	va, errA := shapes[t.version].view(t.kind, a)
+	vb, errB := shapes[t.version].view(t.kind, b)
+	return errA == nil && errB == nil && apiequality.Semantic.DeepEqual(va.spec, vb.spec)
 }
 
 func insideSpec(e *field.Error) bool {

@@ -55,6 +55,17 @@ func TestOlderClientsCanWriteClaimsWithoutRequests(t *testing.T) {
 				meta := func(o map[string]interface{}) map[string]interface{} { return o["metadata"].(map[string]interface{}) }
 				write("label", "", func(o map[string]interface{}) { meta(o)["labels"] = map[string]interface{}{"a": "b"} })
 				write("unchanged", "", func(map[string]interface{}) {})
+				// The CRD defaults allocationMode of a v1alpha1/v1alpha2
+				// write, which the view of a spec without a resource class
+				// does not show.
+				write("label, spec defaulted", "", func(o map[string]interface{}) {
+					meta(o)["labels"] = map[string]interface{}{"a": "b"}
+					spec := o["spec"].(map[string]interface{})
+					if inner, ok := spec["spec"].(map[string]interface{}); ok {
+						spec = inner
+					}
+					spec["allocationMode"] = "WaitForFirstConsumer"
+				})
 				if _, ok := meta(view)["finalizers"]; ok {
 					write("finalizer removed", "", func(o map[string]interface{}) { delete(meta(o), "finalizers") })
 				}

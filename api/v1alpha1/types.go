@@ -56,6 +56,7 @@ type ResourceClaimSpec struct {
 	// Allocation can start immediately or when a Pod wants to use the
 	// resource. "WaitForFirstConsumer" is the default.
 	// +optional
+	// +kubebuilder:default=WaitForFirstConsumer
 	AllocationMode AllocationMode `json:"allocationMode,omitempty"`
 }
 

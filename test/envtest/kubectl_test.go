@@ -140,10 +140,12 @@ spec:
 		columns, wide []string
 		cells         []interface{}
 	}{
+		// AllocationMode: a claim written through v1alpha3 is allocated
+		// when a pod needs it, which 1.26–1.30 write out.
 		{"v1alpha1", []string{"ResourceClassName", "AllocationMode", "Driver", "ReservedFor"}, []string{"Deallocating"},
-			[]interface{}{"gpu.example.com", nil, "gpu.example.com", "pod-0", nil}},
+			[]interface{}{"gpu.example.com", "WaitForFirstConsumer", "gpu.example.com", "pod-0", nil}},
 		{"v1alpha2", []string{"ResourceClassName", "AllocationMode", "Driver", "ReservedFor"}, []string{"Deallocating"},
-			[]interface{}{"gpu.example.com", nil, "gpu.example.com", "pod-0", nil}},
+			[]interface{}{"gpu.example.com", "WaitForFirstConsumer", "gpu.example.com", "pod-0", nil}},
 		// Driver: the first allocated device's, so that an allocated claim
 		// shows one in v1alpha3 too.
 		{"v1alpha3", []string{"DeviceClassName", "Driver", "ReservedFor"}, []string{"Controller", "Deallocating"},
