@@ -77,7 +77,7 @@ func (o *ServeOptions) byFlag(err error, c selfmanaged.Config) []error {
 				msg = fmt.Sprintf("--dns-name %q: a name must not be empty", c.DNSNames)
 			}
 		case selfmanaged.FieldInjectTargets:
-			msg = "--cert-inject-crd and --cert-inject-validating-webhook-configuration: name at least one CRD or the ValidatingWebhookConfiguration to inject the CA into"
+			msg = "--cert-inject-crd, --cert-inject-validating-webhook-configuration and --cert-inject-mutating-webhook-configuration: name at least one CRD or webhook configuration to inject the CA into"
 		case selfmanaged.FieldDurations:
 			msg = "--cert-duration and --cert-renew-before: must not be negative"
 		case selfmanaged.FieldLookahead:
@@ -100,10 +100,11 @@ func (o *ServeOptions) rotatorConfig() selfmanaged.Config {
 	c.CertDir = o.CertDir
 	c.DNSNames = o.DNSNames
 	// An empty --cert-inject-crd= names no CRD (as an empty
-	// --cert-inject-validating-webhook-configuration= names no configuration),
+	// --cert-inject-*-webhook-configuration= names no configuration),
 	// so that the CA can go to the configuration alone.
 	c.CRDNames = slices.DeleteFunc(slices.Clone(o.CertInjectCRDs), func(n string) bool { return n == "" })
 	c.ValidatingWebhookConfigurationName = o.CertInjectValidatingWebhookConfiguration
+	c.MutatingWebhookConfigurationName = o.CertInjectMutatingWebhookConfiguration
 	return c
 }
 

@@ -140,6 +140,9 @@ type ServeOptions struct {
 	// CertInjectValidatingWebhookConfiguration gets the CA in its webhooks
 	// (self-managed); "" none. Default "claimbridge-validating-webhook-configuration".
 	CertInjectValidatingWebhookConfiguration string
+	// CertInjectMutatingWebhookConfiguration gets the CA in its webhooks
+	// (self-managed); "" none. Default "claimbridge-mutating-webhook-configuration".
+	CertInjectMutatingWebhookConfiguration string
 	// CertDuration is the validity of the self-managed serving certificate;
 	// CertRenewBefore is how long before expiry it (and the CA) is renewed.
 	// Defaults one year and 90 days.
@@ -199,6 +202,7 @@ func NewServeOptions() *ServeOptions {
 		CertSecret:                               "claimbridge-webhook-server-cert",
 		CertInjectCRDs:                           []string{"resourceclaims.resource.claimbridge.dev", "resourceclaimtemplates.resource.claimbridge.dev"},
 		CertInjectValidatingWebhookConfiguration: "claimbridge-validating-webhook-configuration",
+		CertInjectMutatingWebhookConfiguration:   "claimbridge-mutating-webhook-configuration",
 		CertDuration:                             selfmanaged.DefaultServerCertDuration,
 		CertRenewBefore:                          selfmanaged.DefaultLookaheadInterval,
 		MetricsSecure:                            true,
@@ -244,6 +248,7 @@ func (o *ServeOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.CertSecret, "cert-secret", o.CertSecret, "Self-managed mode: the Secret holding the CA and serving certificate, <namespace>/<name> or <name> in $POD_NAMESPACE. It must exist.")
 	fs.StringArrayVar(&o.CertInjectCRDs, "cert-inject-crd", o.CertInjectCRDs, "Self-managed mode: CRD whose conversion webhook caBundle gets the CA (repeatable; an empty value names none).")
 	fs.StringVar(&o.CertInjectValidatingWebhookConfiguration, "cert-inject-validating-webhook-configuration", o.CertInjectValidatingWebhookConfiguration, "Self-managed mode: ValidatingWebhookConfiguration whose webhooks get the CA (empty: none).")
+	fs.StringVar(&o.CertInjectMutatingWebhookConfiguration, "cert-inject-mutating-webhook-configuration", o.CertInjectMutatingWebhookConfiguration, "Self-managed mode: MutatingWebhookConfiguration (defaulting) whose webhooks get the CA (empty: none).")
 	fs.DurationVar(&o.CertDuration, "cert-duration", o.CertDuration, "Self-managed mode: validity of the serving certificate.")
 	fs.DurationVar(&o.CertRenewBefore, "cert-renew-before", o.CertRenewBefore, "Self-managed mode: renew the serving certificate (and the CA) this long before it expires.")
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "Kubeconfig file for the Kubernetes API, needed only by --cert-mode=self-managed and --metrics-secure; empty: $KUBECONFIG, ~/.kube/config, then the in-cluster config.")

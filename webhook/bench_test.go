@@ -192,7 +192,7 @@ func BenchmarkShed(b *testing.B) {
 	gate := newSlotGate(1, time.Second, nil)
 	b.Run("answer", func(b *testing.B) {
 		runBench(b, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			gate.shedReview(w, r, shedOverloaded, 1<<20, 64)
+			gate.shedReview(w, r, "/validate", shedOverloaded, 1<<20, 64)
 		}), body)
 	})
 	b.Run("scan", func(b *testing.B) {

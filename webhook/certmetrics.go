@@ -55,7 +55,7 @@ func (c *certCollector) Collect(ch chan<- prometheus.Metric) {
 // name the alerts use is exported).
 func (s *Server) registerOpsMetrics() {
 	s.metrics.registry.MustRegister(newCertCollector(s))
-	for _, endpoint := range []string{"/convert", "/validate"} {
+	for _, endpoint := range []string{"/convert", "/validate", "/default"} {
 		s.metrics.panics.WithLabelValues(endpoint)
 	}
 	s.metrics.certReloads.WithLabelValues("error")

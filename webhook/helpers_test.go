@@ -117,9 +117,9 @@ func newTestConvertHandler(convert ConvertFunc) *convertHandler {
 	return &convertHandler{convert: convert, maxBytes: c.MaxConvertBodyBytes, maxDepth: c.MaxJSONDepth, timeout: c.RequestTimeout, metrics: newMetrics()}
 }
 
-func newTestValidateHandler(validate ValidateFunc) *validateHandler {
+func newTestValidateHandler(validate ValidateFunc) *admissionHandler {
 	c, m := testConfig(""), newMetrics()
-	return &validateHandler{validator: &validator{validate: validate, metrics: m}, maxBytes: c.MaxValidateBodyBytes, maxDepth: c.MaxJSONDepth, timeout: c.RequestTimeout, metrics: m}
+	return &admissionHandler{endpoint: "/validate", decide: &validator{validate: validate, metrics: m}, maxBytes: c.MaxValidateBodyBytes, maxDepth: c.MaxJSONDepth, timeout: c.RequestTimeout, metrics: m}
 }
 
 // post sends body to h in-process and returns the recorder.

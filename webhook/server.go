@@ -15,9 +15,10 @@ import (
 	"github.com/go-logr/logr"
 	"k8s.io/apiserver/pkg/server/dynamiccertificates"
 	"k8s.io/klog/v2"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 )
 
-// Server serves /convert and /validate over TLS, plus health probes over
+// Server serves /convert, /validate and /default over TLS, plus health probes over
 // plain HTTP and metrics over plain HTTP or, with Config.MetricsFilter, over
 // HTTPS. Create it with New and start it with Run.
 type Server struct {
@@ -70,7 +71,8 @@ func (s *Server) HealthAddr() net.Addr { return s.healthAddr }
 // MetricsAddr is the bound metrics address, nil if disabled.
 func (s *Server) MetricsAddr() net.Addr { return s.metricsAddr }
 
-// Handler returns the mux of the TLS listener (/convert, /validate).
+// Handler returns the mux of the TLS listener (/convert, /validate,
+// /default).
 func (s *Server) Handler() http.Handler {
 	c := &s.cfg
 	mux := http.NewServeMux()
@@ -81,10 +83,14 @@ func (s *Server) Handler() http.Handler {
 		convert: c.Converter, maxBytes: c.MaxConvertBodyBytes, maxDepth: c.MaxJSONDepth,
 		timeout: c.RequestTimeout, metrics: s.metrics, cache: s.cache, cacheObjects: s.cacheObjects,
 	}))))
-	mux.Handle("/validate", s.metrics.instrument("/validate", recoverPanics("/validate", s.metrics, a.wrap("/validate", c.MaxValidateBodyBytes, refusedByHeaders(c.MaxValidateBodyBytes, requireClientCert), a.shedValidate(c.MaxValidateBodyBytes, c.MaxJSONDepth), &validateHandler{
-		validator: &validator{validate: c.Validator, metrics: s.metrics}, maxBytes: c.MaxValidateBodyBytes, maxDepth: c.MaxJSONDepth,
-		timeout: c.RequestTimeout, requireClientCert: requireClientCert, metrics: s.metrics,
-	}))))
+	admissionEndpoint := func(endpoint string, decide admission.Handler) {
+		mux.Handle(endpoint, s.metrics.instrument(endpoint, recoverPanics(endpoint, s.metrics, a.wrap(endpoint, c.MaxValidateBodyBytes, refusedByHeaders(c.MaxValidateBodyBytes, requireClientCert), a.shedAdmission(endpoint, c.MaxValidateBodyBytes, c.MaxJSONDepth), &admissionHandler{
+			endpoint: endpoint, decide: decide, maxBytes: c.MaxValidateBodyBytes, maxDepth: c.MaxJSONDepth,
+			timeout: c.RequestTimeout, requireClientCert: requireClientCert, metrics: s.metrics,
+		}))))
+	}
+	admissionEndpoint("/validate", &validator{validate: c.Validator, metrics: s.metrics})
+	admissionEndpoint("/default", &defaulter{metrics: s.metrics})
 	return mux
 }
 

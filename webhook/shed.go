@@ -26,7 +26,7 @@ import (
 // but only if its expected wait (the reviews ahead of it times the recent
 // mean review time, divided by the slots) fits into maxWait; otherwise, and
 // when the wait runs out after all, it is shed at once with an answer that
-// makes kube-apiserver's client retry later (see shedValidate,
+// makes kube-apiserver's client retry later (see shedAdmission,
 // shedConvert and docs/server.md, "Overload"). A review whose client has gone
 // while it waited is dropped without being started.
 type slotGate struct {
@@ -228,21 +228,21 @@ func (a *slotGate) shedConvert(w http.ResponseWriter, r *http.Request, reason st
 	klog.FromContext(r.Context()).V(2).Info("Shed review", "endpoint", "/convert", "reason", reason)
 }
 
-// shedValidate answers an AdmissionReview that gets no slot with a denial
+// shedAdmission answers an AdmissionReview that gets no slot with a denial
 // of code 429, reason TooManyRequests and retryAfterSeconds: kube-apiserver
 // passes the status to the client as it is, with a Retry-After header, so
 // that client-go retries the write itself. A denial, never an HTTP error:
 // with failurePolicy Ignore an HTTP error would admit the write unvalidated.
 // Only the review's apiVersion and uid are decoded. A review that cannot be
 // read gets the plain 429 of shedConvert.
-func (a *slotGate) shedValidate(maxBytes int64, maxDepth int) func(w http.ResponseWriter, r *http.Request, reason string) {
+func (a *slotGate) shedAdmission(endpoint string, maxBytes int64, maxDepth int) func(w http.ResponseWriter, r *http.Request, reason string) {
 	return func(w http.ResponseWriter, r *http.Request, reason string) {
-		a.shedReview(w, r, reason, maxBytes, maxDepth)
+		a.shedReview(w, r, endpoint, reason, maxBytes, maxDepth)
 	}
 }
 
-func (a *slotGate) shedReview(w http.ResponseWriter, r *http.Request, reason string, maxBytes int64, maxDepth int) {
-	log := klog.FromContext(r.Context()).WithValues("endpoint", "/validate")
+func (a *slotGate) shedReview(w http.ResponseWriter, r *http.Request, endpoint, reason string, maxBytes int64, maxDepth int) {
+	log := klog.FromContext(r.Context()).WithValues("endpoint", endpoint)
 	body, herr := readReview(w, r, maxBytes, maxDepth)
 	var head reviewHead
 	if herr != nil || !head.scan(body) || head.uid == "" || head.kind != "AdmissionReview" ||

@@ -18,12 +18,14 @@ import (
 	"github.com/claimbridge/claimbridge/api"
 )
 
-// validateHandler serves /validate: AdmissionReview admission.k8s.io/v1 and
-// v1beta1 (same shape). It is the transport around an admission.Handler of
-// controller-runtime: client certificate, body cap, depth limit and strict
-// decoding here, the decision in the handler.
-type validateHandler struct {
-	validator         admission.Handler
+// admissionHandler serves an admission endpoint (/validate, /default):
+// AdmissionReview admission.k8s.io/v1 and v1beta1 (same shape). It is the
+// transport around an admission.Handler of controller-runtime: client
+// certificate, body cap, depth limit and strict decoding here, the decision
+// (a denial, warnings, a patch) in the handler.
+type admissionHandler struct {
+	endpoint          string
+	decide            admission.Handler
 	maxBytes          int64
 	maxDepth          int
 	timeout           time.Duration
@@ -31,19 +33,19 @@ type validateHandler struct {
 	metrics           *metrics
 }
 
-var _ http.Handler = (*validateHandler)(nil)
+var _ http.Handler = (*admissionHandler)(nil)
 
-func (h *validateHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (h *admissionHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	log := klog.FromContext(r.Context()).WithValues("endpoint", "/validate")
+	log := klog.FromContext(r.Context()).WithValues("endpoint", h.endpoint)
 	if h.requireClientCert && !verifiedClient(r) {
-		h.metrics.request("/validate", "", "unauthorized", start)
+		h.metrics.request(h.endpoint, "", "unauthorized", start)
 		writeHTTPError(w, log, errorf(http.StatusUnauthorized, "a verified client certificate is required"))
 		return
 	}
 	body, herr := readReview(w, r, h.maxBytes, 0)
 	if herr != nil {
-		h.metrics.request("/validate", "", "bad_request", start)
+		h.metrics.request(h.endpoint, "", "bad_request", start)
 		writeHTTPError(w, log, herr)
 		return
 	}
@@ -51,7 +53,7 @@ func (h *validateHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		review = admissionv1.AdmissionReview{}
 		if herr := decodeChecked(body, h.maxDepth, func(b []byte) *httpError { return decodeAdmissionReview(b, &review) }); herr != nil {
-			h.metrics.request("/validate", "", "bad_request", start)
+			h.metrics.request(h.endpoint, "", "bad_request", start)
 			writeHTTPError(w, log, herr)
 			return
 		}
@@ -62,16 +64,16 @@ func (h *validateHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
 	defer cancel()
 
-	resp := h.validator.Handle(ctx, admission.Request{AdmissionRequest: *req})
+	resp := h.decide.Handle(ctx, admission.Request{AdmissionRequest: *req})
 	resp.UID = req.UID
 	result := outcome(&resp)
 	if result == "allowed" {
-		log.V(4).Info("Admission allowed", "warnings", len(resp.Warnings), "duration", time.Since(start))
+		log.V(4).Info("Admission allowed", "warnings", len(resp.Warnings), "patch", len(resp.Patch), "duration", time.Since(start))
 	} else {
 		log.Info("Admission denied", "code", resp.Result.Code, "reason", resp.Result.Reason, "causes", deniedFields(resp.Result))
 		log.V(4).Info("Admission denial message", "message", logString(resp.Result.Message))
 	}
-	h.metrics.request("/validate", operationLabel(req.Operation), result, start)
+	h.metrics.request(h.endpoint, operationLabel(req.Operation), result, start)
 	writeJSON(w, log, &admissionv1.AdmissionReview{TypeMeta: review.TypeMeta, Response: &resp.AdmissionResponse})
 }
 

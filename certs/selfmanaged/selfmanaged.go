@@ -45,9 +45,9 @@ type Config struct {
 	DNSNames []string
 	// CRDNames get the CA in their conversion webhook's caBundle.
 	CRDNames []string
-	// ValidatingWebhookConfigurationName gets the CA in every webhook's
-	// caBundle; empty for none.
-	ValidatingWebhookConfigurationName string
+	// ValidatingWebhookConfigurationName and MutatingWebhookConfigurationName
+	// get the CA in every webhook's caBundle; empty for none.
+	ValidatingWebhookConfigurationName, MutatingWebhookConfigurationName string
 	// CACertDuration and ServerCertDuration are the validity periods;
 	// LookaheadInterval is how long before expiry a certificate is renewed;
 	// RotationCheckFrequency is how often expiry is checked. Zero means the
@@ -101,8 +101,8 @@ func (c *Config) Validate() error {
 	if slices.Contains(c.CRDNames, "") {
 		add(FieldInjectTargets, errors.New("CRD names: must not be empty"))
 	}
-	if len(c.CRDNames) == 0 && c.ValidatingWebhookConfigurationName == "" {
-		add(FieldInjectTargets, errors.New("nothing to inject the CA into: name the CRDs and/or the ValidatingWebhookConfiguration"))
+	if len(c.CRDNames) == 0 && c.ValidatingWebhookConfigurationName == "" && c.MutatingWebhookConfigurationName == "" {
+		add(FieldInjectTargets, errors.New("nothing to inject the CA into: name the CRDs and/or the webhook configurations"))
 	}
 	c.defaults()
 	if c.LookaheadInterval >= c.ServerCertDuration || c.LookaheadInterval >= c.CACertDuration {
@@ -181,6 +181,9 @@ func New(cfg Config, restConfig *rest.Config, log logr.Logger) (*Rotator, error)
 	}
 	if cfg.ValidatingWebhookConfigurationName != "" {
 		webhooks = append(webhooks, rotator.WebhookInfo{Name: cfg.ValidatingWebhookConfigurationName, Type: rotator.Validating})
+	}
+	if cfg.MutatingWebhookConfigurationName != "" {
+		webhooks = append(webhooks, rotator.WebhookInfo{Name: cfg.MutatingWebhookConfigurationName, Type: rotator.Mutating})
 	}
 	ready := make(chan struct{})
 	if err := rotator.AddRotator(mgr, &rotator.CertRotator{

@@ -30,7 +30,7 @@ func TestConfigValidate(t *testing.T) {
 		"empty-dns":    {func(c *Config) { c.DNSNames = append(c.DNSNames, "") }, "DNS names: must not be empty"},
 		"empty-crd":    {func(c *Config) { c.CRDNames = []string{""} }, "CRD names: must not be empty"},
 		"no-targets": {func(c *Config) { c.CRDNames, c.ValidatingWebhookConfigurationName = nil, "" },
-			"nothing to inject the CA into: name the CRDs and/or the ValidatingWebhookConfiguration"},
+			"nothing to inject the CA into: name the CRDs and/or the webhook configurations"},
 		"lookahead-too-long": {func(c *Config) { c.ServerCertDuration, c.LookaheadInterval = time.Hour, 2*time.Hour },
 			"lookahead 2h0m0s: must be shorter than the certificate durations (1h0m0s, CA 87600h0m0s)"},
 		"negative": {func(c *Config) { c.RotationCheckFrequency = -time.Second }, "certificate durations: must not be negative"},

@@ -185,9 +185,13 @@ func (b *bench) setup(ctx context.Context) (stop func(), err error) {
 			return stop, err
 		}
 	}
-	// Creates compare conversion alone: the validating webhook (the same
+	// Creates compare conversion alone: the admission webhooks (the same
 	// claimbridge process in every mode) would add the same cost to each.
 	err = b.kube.AdmissionregistrationV1().ValidatingWebhookConfigurations().Delete(ctx, harness.WebhookConfigurationName, metav1.DeleteOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return stop, err
+	}
+	err = b.kube.AdmissionregistrationV1().MutatingWebhookConfigurations().Delete(ctx, harness.WebhookConfigurationName, metav1.DeleteOptions{})
 	if err != nil && !apierrors.IsNotFound(err) {
 		return stop, err
 	}

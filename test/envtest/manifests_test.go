@@ -21,7 +21,7 @@ import (
 
 // TestDefaultManifestsAccepted applies what `kustomize build config/default`
 // renders to the real apiserver: the CRDs with the Service-based conversion
-// webhook, the ValidatingWebhookConfiguration, and the namespace, Deployment,
+// webhook, the Validating- and MutatingWebhookConfiguration, and the namespace, Deployment,
 // Service, PodDisruptionBudget, ServiceAccount and NetworkPolicies, and the
 // HorizontalPodAutoscaler of config/autoscaling. cert-manager's objects are
 // left out: envtest has no cert-manager CRDs.
@@ -36,21 +36,23 @@ func TestDefaultManifestsAccepted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var crds, vwcs, others []*unstructured.Unstructured
+	var crds, vwcs, mwcs, others []*unstructured.Unstructured
 	for _, o := range objs {
 		switch gvk := o.GroupVersionKind(); {
 		case gvk.Kind == "CustomResourceDefinition":
 			crds = append(crds, o)
 		case gvk.Kind == "ValidatingWebhookConfiguration":
 			vwcs = append(vwcs, o)
+		case gvk.Kind == "MutatingWebhookConfiguration":
+			mwcs = append(mwcs, o)
 		case gvk.Group == "cert-manager.io":
 			t.Logf("not applied (no cert-manager here): %s %s", gvk.Kind, o.GetName())
 		default:
 			others = append(others, o)
 		}
 	}
-	if len(crds) != 2 || len(vwcs) != 1 {
-		t.Fatalf("config/default rendered %d CRDs and %d ValidatingWebhookConfigurations, want 2 and 1", len(crds), len(vwcs))
+	if len(crds) != 2 || len(vwcs) != 1 || len(mwcs) != 1 {
+		t.Fatalf("config/default rendered %d CRDs, %d ValidatingWebhookConfigurations and %d MutatingWebhookConfigurations, want 2, 1 and 1", len(crds), len(vwcs), len(mwcs))
 	}
 	service := findService(t, others)
 
@@ -83,15 +85,7 @@ func TestDefaultManifestsAccepted(t *testing.T) {
 
 	t.Run("validating-webhook-configuration", func(t *testing.T) {
 		vwc := vwcs[0]
-		t.Cleanup(func() {
-			if err := env.Dynamic.Resource(admissionregistrationv1.SchemeGroupVersion.WithResource("validatingwebhookconfigurations")).
-				Delete(ctx, vwc.GetName(), deleteNow()); err != nil {
-				t.Errorf("deleting the rendered webhook configuration: %v", err)
-			}
-		})
-		if err := env.Apply(ctx, vwc); err != nil {
-			t.Fatal(err)
-		}
+		applyTemporarily(t, ctx, "validatingwebhookconfigurations", vwc)
 		var want, got admissionregistrationv1.ValidatingWebhookConfiguration
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(vwc.Object, &want); err != nil {
 			t.Fatal(err)
@@ -103,19 +97,27 @@ func TestDefaultManifestsAccepted(t *testing.T) {
 		// adds defaults (objectSelector, reinvocation and the like).
 		for i := range want.Webhooks {
 			w, g := want.Webhooks[i], got.Webhooks[i]
-			if diff := cmp.Diff(w.Rules, g.Rules); diff != "" {
-				t.Errorf("webhook %s rules (-rendered +stored):\n%s", w.Name, diff)
-			}
-			if diff := cmp.Diff(w.NamespaceSelector, g.NamespaceSelector); diff != "" {
-				t.Errorf("webhook %s namespaceSelector (-rendered +stored):\n%s", w.Name, diff)
-			}
-			if diff := cmp.Diff(w.ClientConfig.Service, g.ClientConfig.Service); diff != "" {
-				t.Errorf("webhook %s clientConfig.service (-rendered +stored):\n%s", w.Name, diff)
-			}
-			if *g.FailurePolicy != admissionregistrationv1.Fail || *g.SideEffects != admissionregistrationv1.SideEffectClassNone ||
-				*g.MatchPolicy != admissionregistrationv1.Equivalent || *g.TimeoutSeconds != *w.TimeoutSeconds {
-				t.Errorf("webhook %s stored failurePolicy %s, sideEffects %s, matchPolicy %s, timeoutSeconds %d; want Fail, None, Equivalent, %d",
-					w.Name, *g.FailurePolicy, *g.SideEffects, *g.MatchPolicy, *g.TimeoutSeconds, *w.TimeoutSeconds)
+			checkStoredWebhook(t, w.Name, storedWebhook{w.Rules, w.NamespaceSelector, w.ClientConfig.Service, w.FailurePolicy, w.SideEffects, w.MatchPolicy, w.TimeoutSeconds},
+				storedWebhook{g.Rules, g.NamespaceSelector, g.ClientConfig.Service, g.FailurePolicy, g.SideEffects, g.MatchPolicy, g.TimeoutSeconds})
+		}
+	})
+
+	t.Run("mutating-webhook-configuration", func(t *testing.T) {
+		mwc := mwcs[0]
+		applyTemporarily(t, ctx, "mutatingwebhookconfigurations", mwc)
+		var want, got admissionregistrationv1.MutatingWebhookConfiguration
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(mwc.Object, &want); err != nil {
+			t.Fatal(err)
+		}
+		if err := env.Client.Get(ctx, client.ObjectKey{Name: mwc.GetName()}, &got); err != nil {
+			t.Fatal(err)
+		}
+		for i := range want.Webhooks {
+			w, g := want.Webhooks[i], got.Webhooks[i]
+			checkStoredWebhook(t, w.Name, storedWebhook{w.Rules, w.NamespaceSelector, w.ClientConfig.Service, w.FailurePolicy, w.SideEffects, w.MatchPolicy, w.TimeoutSeconds},
+				storedWebhook{g.Rules, g.NamespaceSelector, g.ClientConfig.Service, g.FailurePolicy, g.SideEffects, g.MatchPolicy, g.TimeoutSeconds})
+			if g.ReinvocationPolicy == nil || *g.ReinvocationPolicy != admissionregistrationv1.IfNeededReinvocationPolicy {
+				t.Errorf("webhook %s stored reinvocationPolicy %v, want IfNeeded", w.Name, g.ReinvocationPolicy)
 			}
 		}
 	})
@@ -220,5 +222,54 @@ func findService(t *testing.T, objs []*unstructured.Unstructured) *unstructured.
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// applyTemporarily applies a rendered webhook configuration (resource is
+// its kind's plural) and deletes it when t ends: the Service behind it has no
+// endpoints here, so while it is installed no claim can be written.
+func applyTemporarily(t *testing.T, ctx context.Context, resource string, obj *unstructured.Unstructured) {
+	t.Helper()
+	t.Cleanup(func() {
+		if err := env.Dynamic.Resource(admissionregistrationv1.SchemeGroupVersion.WithResource(resource)).
+			Delete(ctx, obj.GetName(), deleteNow()); err != nil {
+			t.Errorf("deleting the rendered webhook configuration: %v", err)
+		}
+	})
+	if err := env.Apply(ctx, obj); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// storedWebhook are the fields of a webhook, validating or mutating, that
+// checkStoredWebhook compares.
+type storedWebhook struct {
+	rules             []admissionregistrationv1.RuleWithOperations
+	namespaceSelector *metav1.LabelSelector
+	service           *admissionregistrationv1.ServiceReference
+	failurePolicy     *admissionregistrationv1.FailurePolicyType
+	sideEffects       *admissionregistrationv1.SideEffectClass
+	matchPolicy       *admissionregistrationv1.MatchPolicyType
+	timeoutSeconds    *int32
+}
+
+// checkStoredWebhook fails t unless the apiserver stored webhook name as
+// rendered (w), with failure policy Fail, no side effects and matchPolicy
+// Equivalent.
+func checkStoredWebhook(t *testing.T, name string, w, g storedWebhook) {
+	t.Helper()
+	if diff := cmp.Diff(w.rules, g.rules); diff != "" {
+		t.Errorf("webhook %s rules (-rendered +stored):\n%s", name, diff)
+	}
+	if diff := cmp.Diff(w.namespaceSelector, g.namespaceSelector); diff != "" {
+		t.Errorf("webhook %s namespaceSelector (-rendered +stored):\n%s", name, diff)
+	}
+	if diff := cmp.Diff(w.service, g.service); diff != "" {
+		t.Errorf("webhook %s clientConfig.service (-rendered +stored):\n%s", name, diff)
+	}
+	if *g.failurePolicy != admissionregistrationv1.Fail || *g.sideEffects != admissionregistrationv1.SideEffectClassNone ||
+		*g.matchPolicy != admissionregistrationv1.Equivalent || *g.timeoutSeconds != *w.timeoutSeconds {
+		t.Errorf("webhook %s stored failurePolicy %s, sideEffects %s, matchPolicy %s, timeoutSeconds %d; want Fail, None, Equivalent, %d",
+			name, *g.failurePolicy, *g.sideEffects, *g.matchPolicy, *g.timeoutSeconds, *w.timeoutSeconds)
+	}
+}
 
 func deleteNow() metav1.DeleteOptions { return metav1.DeleteOptions{GracePeriodSeconds: ptr[int64](0)} }

@@ -170,7 +170,7 @@ func TestDefault(t *testing.T) {
 		for kind, objs := range r.byKind {
 			for _, o := range objs {
 				u := unstructured.Unstructured{Object: o}
-				clusterScoped := kind == "Namespace" || kind == "CustomResourceDefinition" || kind == "ValidatingWebhookConfiguration"
+				clusterScoped := kind == "Namespace" || kind == "CustomResourceDefinition" || kind == "ValidatingWebhookConfiguration" || kind == "MutatingWebhookConfiguration"
 				if !clusterScoped && u.GetNamespace() != wantNamespace {
 					t.Errorf("%s %s is in namespace %q, want %q", kind, u.GetName(), u.GetNamespace(), wantNamespace)
 				}
@@ -198,6 +198,12 @@ func TestDefault(t *testing.T) {
 		var vwc admissionregistrationv1.ValidatingWebhookConfiguration
 		r.one(t, "ValidatingWebhookConfiguration", &vwc)
 		checkWebhookConfiguration(t, &vwc, &svc, wantInject)
+	})
+
+	t.Run("mutating-webhook-configuration", func(t *testing.T) {
+		var mwc admissionregistrationv1.MutatingWebhookConfiguration
+		r.one(t, "MutatingWebhookConfiguration", &mwc)
+		checkMutatingWebhookConfiguration(t, &mwc, &svc, wantInject)
 	})
 
 	t.Run("service", func(t *testing.T) {
@@ -287,15 +293,53 @@ func checkCRD(t *testing.T, crd *apiextensionsv1.CustomResourceDefinition, svc *
 
 func checkWebhookConfiguration(t *testing.T, vwc *admissionregistrationv1.ValidatingWebhookConfiguration, svc *corev1.Service, wantInject string) {
 	t.Helper()
-	if got := vwc.Annotations[injectCAFrom]; got != wantInject {
-		t.Errorf("annotation %s=%q, want %q", injectCAFrom, got, wantInject)
-	}
 	if len(vwc.Webhooks) != 1 {
 		t.Fatalf("%d webhooks, want 1", len(vwc.Webhooks))
 	}
 	wh := vwc.Webhooks[0]
-	wantClient := &admissionregistrationv1.ServiceReference{Name: svc.Name, Namespace: svc.Namespace, Path: ptr("/validate"), Port: ptr[int32](443)}
-	if diff := cmp.Diff(wantClient, wh.ClientConfig.Service); diff != "" {
+	checkWebhook(t, webhookFields{vwc.Annotations, wh.ClientConfig.Service, wh.Rules, wh.MatchPolicy, wh.SideEffects, wh.FailurePolicy,
+		wh.TimeoutSeconds, wh.AdmissionReviewVersions, wh.NamespaceSelector}, svc, wantInject,
+		"/validate", []string{"resourceclaims", "resourceclaims/status", "resourceclaimtemplates"})
+}
+
+// checkMutatingWebhookConfiguration checks the defaulting webhook as
+// checkWebhookConfiguration checks validation: not for the status (a status
+// write keeps the spec), and reinvoked when another webhook changed the
+// object after it.
+func checkMutatingWebhookConfiguration(t *testing.T, mwc *admissionregistrationv1.MutatingWebhookConfiguration, svc *corev1.Service, wantInject string) {
+	t.Helper()
+	if len(mwc.Webhooks) != 1 {
+		t.Fatalf("%d webhooks, want 1", len(mwc.Webhooks))
+	}
+	wh := mwc.Webhooks[0]
+	checkWebhook(t, webhookFields{mwc.Annotations, wh.ClientConfig.Service, wh.Rules, wh.MatchPolicy, wh.SideEffects, wh.FailurePolicy,
+		wh.TimeoutSeconds, wh.AdmissionReviewVersions, wh.NamespaceSelector}, svc, wantInject,
+		"/default", []string{"resourceclaims", "resourceclaimtemplates"})
+	if wh.ReinvocationPolicy == nil || *wh.ReinvocationPolicy != admissionregistrationv1.IfNeededReinvocationPolicy {
+		t.Errorf("reinvocationPolicy %v, want IfNeeded", wh.ReinvocationPolicy)
+	}
+}
+
+// webhookFields are the fields validating and mutating webhooks share.
+type webhookFields struct {
+	annotations       map[string]string
+	service           *admissionregistrationv1.ServiceReference
+	rules             []admissionregistrationv1.RuleWithOperations
+	matchPolicy       *admissionregistrationv1.MatchPolicyType
+	sideEffects       *admissionregistrationv1.SideEffectClass
+	failurePolicy     *admissionregistrationv1.FailurePolicyType
+	timeoutSeconds    *int32
+	reviewVersions    []string
+	namespaceSelector *metav1.LabelSelector
+}
+
+func checkWebhook(t *testing.T, wh webhookFields, svc *corev1.Service, wantInject, path string, resources []string) {
+	t.Helper()
+	if got := wh.annotations[injectCAFrom]; got != wantInject {
+		t.Errorf("annotation %s=%q, want %q", injectCAFrom, got, wantInject)
+	}
+	wantClient := &admissionregistrationv1.ServiceReference{Name: svc.Name, Namespace: svc.Namespace, Path: ptr(path), Port: ptr[int32](443)}
+	if diff := cmp.Diff(wantClient, wh.service); diff != "" {
 		t.Errorf("clientConfig.service (-want +got):\n%s", diff)
 	}
 	wantRules := []admissionregistrationv1.RuleWithOperations{{
@@ -303,32 +347,32 @@ func checkWebhookConfiguration(t *testing.T, vwc *admissionregistrationv1.Valida
 		Rule: admissionregistrationv1.Rule{
 			APIGroups:   []string{group},
 			APIVersions: servedVersions,
-			Resources:   []string{"resourceclaims", "resourceclaims/status", "resourceclaimtemplates"},
+			Resources:   resources,
 			Scope:       ptr(admissionregistrationv1.NamespacedScope),
 		},
 	}}
-	if diff := cmp.Diff(wantRules, wh.Rules); diff != "" {
+	if diff := cmp.Diff(wantRules, wh.rules); diff != "" {
 		t.Errorf("rules (-want +got):\n%s", diff)
 	}
-	if wh.MatchPolicy == nil || *wh.MatchPolicy != admissionregistrationv1.Equivalent {
-		t.Errorf("matchPolicy %v, want Equivalent", wh.MatchPolicy)
+	if wh.matchPolicy == nil || *wh.matchPolicy != admissionregistrationv1.Equivalent {
+		t.Errorf("matchPolicy %v, want Equivalent", wh.matchPolicy)
 	}
-	if wh.SideEffects == nil || *wh.SideEffects != admissionregistrationv1.SideEffectClassNone {
-		t.Errorf("sideEffects %v, want None", wh.SideEffects)
+	if wh.sideEffects == nil || *wh.sideEffects != admissionregistrationv1.SideEffectClassNone {
+		t.Errorf("sideEffects %v, want None", wh.sideEffects)
 	}
-	if wh.FailurePolicy == nil || *wh.FailurePolicy != admissionregistrationv1.Fail {
-		t.Errorf("failurePolicy %v, want Fail", wh.FailurePolicy)
+	if wh.failurePolicy == nil || *wh.failurePolicy != admissionregistrationv1.Fail {
+		t.Errorf("failurePolicy %v, want Fail", wh.failurePolicy)
 	}
-	if wh.TimeoutSeconds == nil || *wh.TimeoutSeconds > 10 {
-		t.Errorf("timeoutSeconds %v, want at most 10", wh.TimeoutSeconds)
+	if wh.timeoutSeconds == nil || *wh.timeoutSeconds > 10 {
+		t.Errorf("timeoutSeconds %v, want at most 10", wh.timeoutSeconds)
 	}
-	if diff := cmp.Diff([]string{"v1", "v1beta1"}, wh.AdmissionReviewVersions); diff != "" {
+	if diff := cmp.Diff([]string{"v1", "v1beta1"}, wh.reviewVersions); diff != "" {
 		t.Errorf("admissionReviewVersions (-want +got):\n%s", diff)
 	}
 	wantSelector := &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
 		Key: "kubernetes.io/metadata.name", Operator: metav1.LabelSelectorOpNotIn, Values: []string{svc.Namespace},
 	}}}
-	if diff := cmp.Diff(wantSelector, wh.NamespaceSelector); diff != "" {
+	if diff := cmp.Diff(wantSelector, wh.namespaceSelector); diff != "" {
 		t.Errorf("namespaceSelector must exclude the webhook's own namespace (-want +got):\n%s", diff)
 	}
 }

@@ -133,6 +133,7 @@ func updatable(t *testing.T, rules []rbacv1.PolicyRule) []string {
 var wantUpdatable = []string{
 	"customresourcedefinitions/resourceclaims.resource.claimbridge.dev",
 	"customresourcedefinitions/resourceclaimtemplates.resource.claimbridge.dev",
+	"mutatingwebhookconfigurations/claimbridge-mutating-webhook-configuration",
 	"secrets/claimbridge-webhook-server-cert",
 	"validatingwebhookconfigurations/claimbridge-validating-webhook-configuration",
 }
@@ -222,7 +223,7 @@ func TestChart(t *testing.T) {
 		if diff := cmp.Diff(want, v); diff != "" {
 			t.Errorf("(-want +got):\n%s", diff)
 		}
-		for _, kind := range []string{"CustomResourceDefinition", "ValidatingWebhookConfiguration"} {
+		for _, kind := range []string{"CustomResourceDefinition", "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"} {
 			for _, o := range r.byKind[kind] {
 				if got := (&unstructuredObj{o}).annotations()[injectCAFrom]; got != wantNamespace+"/claimbridge-serving-cert" {
 					t.Errorf("%s %s: %s = %v", kind, nameOf(o), injectCAFrom, got)
@@ -234,11 +235,12 @@ func TestChart(t *testing.T) {
 		r := helmTemplate(t, "webhook.failurePolicy=Ignore", "webhook.timeoutSeconds=3", "replicaCount=3")
 		var deploy appsv1.Deployment
 		r.one(t, "Deployment", &deploy)
-		vwc := r.byKind["ValidatingWebhookConfiguration"][0]
-		hook := vwc["webhooks"].([]interface{})[0].(map[string]interface{})
-		got := []interface{}{hook["failurePolicy"], hook["timeoutSeconds"], *deploy.Spec.Replicas}
-		if diff := cmp.Diff([]interface{}{"Ignore", float64(3), int32(3)}, got); diff != "" {
-			t.Errorf("(-want +got):\n%s", diff)
+		for _, kind := range []string{"ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"} {
+			hook := r.byKind[kind][0]["webhooks"].([]interface{})[0].(map[string]interface{})
+			got := []interface{}{hook["failurePolicy"], hook["timeoutSeconds"], *deploy.Spec.Replicas}
+			if diff := cmp.Diff([]interface{}{"Ignore", float64(3), int32(3)}, got); diff != "" {
+				t.Errorf("%s (-want +got):\n%s", kind, diff)
+			}
 		}
 	})
 	t.Run("autoscaling-and-extra-args", func(t *testing.T) {

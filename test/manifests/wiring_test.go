@@ -74,6 +74,8 @@ func checkWiring(t *testing.T, r rendered, namespace, prefix string) {
 	}
 	var vwc admissionregistrationv1.ValidatingWebhookConfiguration
 	r.one(t, "ValidatingWebhookConfiguration", &vwc)
+	var mwc admissionregistrationv1.MutatingWebhookConfiguration
+	r.one(t, "MutatingWebhookConfiguration", &mwc)
 	var deploy appsv1.Deployment
 	r.one(t, "Deployment", &deploy)
 	args := expandArgs(t, &deploy)
@@ -92,6 +94,7 @@ func checkWiring(t *testing.T, r rendered, namespace, prefix string) {
 	// checkWebhookConfiguration checks the clientConfig and the
 	// namespaceSelector against the Service, and the annotation.
 	checkWebhookConfiguration(t, &vwc, &svc, wantInject)
+	checkMutatingWebhookConfiguration(t, &mwc, &svc, wantInject)
 	if got := flagValue(args, "--dns-name"); got != svc.Name+"."+svc.Namespace+".svc" {
 		t.Errorf("--dns-name %q, want the Service's %s.%s.svc", got, svc.Name, svc.Namespace)
 	}
@@ -106,6 +109,9 @@ func checkWiring(t *testing.T, r rendered, namespace, prefix string) {
 	}
 	if got := flagValue(args, "--cert-inject-validating-webhook-configuration"); got != vwc.Name {
 		t.Errorf("--cert-inject-validating-webhook-configuration %q, want the rendered %q", got, vwc.Name)
+	}
+	if got := flagValue(args, "--cert-inject-mutating-webhook-configuration"); got != mwc.Name {
+		t.Errorf("--cert-inject-mutating-webhook-configuration %q, want the rendered %q", got, mwc.Name)
 	}
 	var rules []rbacv1.PolicyRule
 	for _, kind := range []string{"Role", "ClusterRole"} {

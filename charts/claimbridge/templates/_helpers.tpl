@@ -34,6 +34,7 @@ could not be created when switching from cert-manager to self-managed.
 {{- end -}}
 {{- end -}}
 {{- define "claimbridge.webhookConfigName" -}}{{ include "claimbridge.fullname" . }}-validating-webhook-configuration{{- end -}}
+{{- define "claimbridge.mutatingWebhookConfigName" -}}{{ include "claimbridge.fullname" . }}-mutating-webhook-configuration{{- end -}}
 {{- define "claimbridge.selfManaged" -}}{{ eq .Values.certificates.mode "self-managed" }}{{- end -}}
 
 {{- /* The server calls the API when it manages its certificates or authenticates scrapes. */ -}}
@@ -85,7 +86,7 @@ could not be created when switching from cert-manager to self-managed.
 {{- if not (hasPrefix "--" $name) -}}
 {{- fail (printf "extraArgs %q: each entry is one flag, --name=value" .) -}}
 {{- end -}}
-{{- if has $name (list "--cert-dir" "--dns-name" "--cert-mode" "--cert-secret" "--cert-inject-crd" "--cert-inject-validating-webhook-configuration" "--cert-duration" "--cert-renew-before" "--tls-cert-file" "--tls-private-key-file" "--port" "--health-probe-bind-address" "--metrics-bind-address" "--metrics-secure") -}}
+{{- if has $name (list "--cert-dir" "--dns-name" "--cert-mode" "--cert-secret" "--cert-inject-crd" "--cert-inject-validating-webhook-configuration" "--cert-inject-mutating-webhook-configuration" "--cert-duration" "--cert-renew-before" "--tls-cert-file" "--tls-private-key-file" "--port" "--health-probe-bind-address" "--metrics-bind-address" "--metrics-secure") -}}
 {{- fail (printf "extraArgs %q: the chart sets %s itself or relies on its default (ports, probes, certificates, metrics; see values.yaml)" . $name) -}}
 {{- end -}}
 {{- end -}}

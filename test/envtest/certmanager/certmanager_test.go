@@ -328,7 +328,7 @@ func claimV1alpha2(name, class string) *unstructured.Unstructured {
 }
 
 // currentBundles returns the caBundle of each CRD's conversion webhook and of
-// each webhook of the ValidatingWebhookConfiguration.
+// each webhook of the Validating- and MutatingWebhookConfiguration.
 func currentBundles(t *testing.T, ctx context.Context) map[string][]byte {
 	t.Helper()
 	out := map[string][]byte{}
@@ -351,6 +351,16 @@ func currentBundles(t *testing.T, ctx context.Context) map[string][]byte {
 		t.Fatal("the ValidatingWebhookConfiguration has no webhooks")
 	}
 	for _, wh := range vwc.Webhooks {
+		out["webhook "+wh.Name] = wh.ClientConfig.CABundle
+	}
+	var mwc admissionregistrationv1.MutatingWebhookConfiguration
+	if err := s.client.Get(ctx, client.ObjectKey{Name: webhookConfigurationName}, &mwc); err != nil {
+		t.Fatal(err)
+	}
+	if len(mwc.Webhooks) == 0 {
+		t.Fatal("the MutatingWebhookConfiguration has no webhooks")
+	}
+	for _, wh := range mwc.Webhooks {
 		out["webhook "+wh.Name] = wh.ClientConfig.CABundle
 	}
 	return out
@@ -426,15 +436,21 @@ func trimBundles(t *testing.T, ctx context.Context, want []byte) {
 			}
 		}
 		var vwc admissionregistrationv1.ValidatingWebhookConfiguration
-		if err := s.client.Get(ctx, client.ObjectKey{Name: webhookConfigurationName}, &vwc); err != nil {
-			t.Fatal(err)
-		}
-		var p []map[string]interface{}
-		for i := range vwc.Webhooks {
-			p = append(p, map[string]interface{}{"op": "replace", "path": fmt.Sprintf("/webhooks/%d/clientConfig/caBundle", i), "value": b64})
-		}
-		if err := s.client.Patch(ctx, &vwc, client.RawPatch(types.JSONPatchType, mustJSON(p)), client.FieldOwner(fieldManager)); err != nil {
-			t.Fatal(err)
+		var mwc admissionregistrationv1.MutatingWebhookConfiguration
+		for _, c := range []struct {
+			obj      client.Object
+			webhooks func() int
+		}{{&vwc, func() int { return len(vwc.Webhooks) }}, {&mwc, func() int { return len(mwc.Webhooks) }}} {
+			if err := s.client.Get(ctx, client.ObjectKey{Name: webhookConfigurationName}, c.obj); err != nil {
+				t.Fatal(err)
+			}
+			var p []map[string]interface{}
+			for i := 0; i < c.webhooks(); i++ {
+				p = append(p, map[string]interface{}{"op": "replace", "path": fmt.Sprintf("/webhooks/%d/clientConfig/caBundle", i), "value": b64})
+			}
+			if err := s.client.Patch(ctx, c.obj, client.RawPatch(types.JSONPatchType, mustJSON(p)), client.FieldOwner(fieldManager)); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	deadline := time.Now().Add(30 * time.Second)

@@ -143,7 +143,7 @@ func start(ctx context.Context) (*suite, error) {
 	if err != nil {
 		return nil, err
 	}
-	vwc, err := renderWebhookConfiguration()
+	webhookConfigs, err := renderWebhookConfigurations()
 	if err != nil {
 		return nil, err
 	}
@@ -187,8 +187,10 @@ func start(ctx context.Context) (*suite, error) {
 	if err := s.installCRDs(ctx, crds); err != nil {
 		return s, err
 	}
-	if err := s.installWebhookConfiguration(ctx, vwc); err != nil {
-		return s, err
+	for _, c := range webhookConfigs {
+		if err := s.installWebhookConfiguration(ctx, c); err != nil {
+			return s, err
+		}
 	}
 	if err := s.client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: testNamespace}}); err != nil {
 		return s, err
@@ -332,7 +334,8 @@ func (s *suite) startServer(ctx context.Context) error {
 // controller-runtime manager, set up as cert-manager's cainjector binary sets
 // it up (cmd/cainjector/app): Secrets are read directly, never cached, and
 // watched as metadata only; the Certificate data source is enabled; of the
-// injectable kinds, CRDs and ValidatingWebhookConfigurations are enabled.
+// injectable kinds, CRDs and Validating- and MutatingWebhookConfigurations
+// are enabled.
 func (s *suite) startCAInjector(ctx context.Context) error {
 	scheme, err := newScheme()
 	if err != nil {
@@ -357,7 +360,7 @@ func (s *suite) startCAInjector(ctx context.Context) error {
 		EnabledReconcilersFor: map[string]bool{
 			cainjector.CustomResourceDefinitionName:       true,
 			cainjector.ValidatingWebhookConfigurationName: true,
-			cainjector.MutatingWebhookConfigurationName:   false,
+			cainjector.MutatingWebhookConfigurationName:   true,
 			cainjector.APIServiceName:                     false,
 		},
 	})
@@ -397,6 +400,7 @@ func injectFrom() string { return certNamespace + "/" + certificateName }
 
 func (s *suite) convertURL() string  { return "https://" + s.serverAddr + "/convert" }
 func (s *suite) validateURL() string { return "https://" + s.serverAddr + "/validate" }
+func (s *suite) defaultURL() string  { return "https://" + s.serverAddr + "/default" }
 
 func renderCRDs() ([]*unstructured.Unstructured, error) {
 	objs, err := harness.Render("config/crd")
@@ -415,21 +419,27 @@ func renderCRDs() ([]*unstructured.Unstructured, error) {
 	return crds, nil
 }
 
-func renderWebhookConfiguration() (*unstructured.Unstructured, error) {
+// renderWebhookConfigurations returns the ValidatingWebhookConfiguration
+// and the MutatingWebhookConfiguration of config/webhook.
+func renderWebhookConfigurations() ([]*unstructured.Unstructured, error) {
 	objs, err := harness.Render("config/webhook")
 	if err != nil {
 		return nil, err
 	}
-	var vwcs []*unstructured.Unstructured
-	for _, o := range objs {
-		if o.GetKind() == "ValidatingWebhookConfiguration" {
-			vwcs = append(vwcs, o)
+	var out []*unstructured.Unstructured
+	for _, kind := range []string{"ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"} {
+		var found []*unstructured.Unstructured
+		for _, o := range objs {
+			if o.GetKind() == kind {
+				found = append(found, o)
+			}
 		}
+		if len(found) != 1 {
+			return nil, fmt.Errorf("kustomize build config/webhook rendered %d %ss, want 1", len(found), kind)
+		}
+		out = append(out, found[0])
 	}
-	if len(vwcs) != 1 {
-		return nil, fmt.Errorf("kustomize build config/webhook rendered %d ValidatingWebhookConfigurations, want 1", len(vwcs))
-	}
-	return vwcs[0], nil
+	return out, nil
 }
 
 func setInjectFrom(obj *unstructured.Unstructured) {
@@ -499,27 +509,31 @@ func (s *suite) crdServed(ctx context.Context, name string) error {
 	return nil
 }
 
-// installWebhookConfiguration applies the ValidatingWebhookConfiguration of
-// config/webhook with each webhook at claimbridge's /validate URL, no caBundle
-// and the inject-ca-from annotation.
-func (s *suite) installWebhookConfiguration(ctx context.Context, vwc *unstructured.Unstructured) error {
-	vwc = vwc.DeepCopy()
-	vwc.SetName(webhookConfigurationName)
-	setInjectFrom(vwc)
-	webhooks, _, _ := unstructured.NestedSlice(vwc.Object, "webhooks")
+// installWebhookConfiguration applies a webhook configuration of
+// config/webhook (validating or mutating) with each webhook at claimbridge's
+// /validate or /default URL, no caBundle and the inject-ca-from annotation.
+func (s *suite) installWebhookConfiguration(ctx context.Context, config *unstructured.Unstructured) error {
+	config = config.DeepCopy()
+	config.SetName(webhookConfigurationName)
+	setInjectFrom(config)
+	url, resource := s.validateURL(), "validatingwebhookconfigurations"
+	if config.GetKind() == "MutatingWebhookConfiguration" {
+		url, resource = s.defaultURL(), "mutatingwebhookconfigurations"
+	}
+	webhooks, _, _ := unstructured.NestedSlice(config.Object, "webhooks")
 	for i := range webhooks {
 		wh, ok := webhooks[i].(map[string]interface{})
 		if !ok {
 			return fmt.Errorf("webhooks[%d] is not an object", i)
 		}
-		wh["clientConfig"] = map[string]interface{}{"url": s.validateURL()}
+		wh["clientConfig"] = map[string]interface{}{"url": url}
 	}
-	if err := unstructured.SetNestedSlice(vwc.Object, webhooks, "webhooks"); err != nil {
+	if err := unstructured.SetNestedSlice(config.Object, webhooks, "webhooks"); err != nil {
 		return err
 	}
-	gvr := schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingwebhookconfigurations"}
-	if _, err := s.dynamic.Resource(gvr).Apply(ctx, vwc.GetName(), vwc, metav1.ApplyOptions{FieldManager: fieldManager, Force: true}); err != nil {
-		return fmt.Errorf("applying ValidatingWebhookConfiguration: %w", err)
+	gvr := schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: resource}
+	if _, err := s.dynamic.Resource(gvr).Apply(ctx, config.GetName(), config, metav1.ApplyOptions{FieldManager: fieldManager, Force: true}); err != nil {
+		return fmt.Errorf("applying %s: %w", config.GetKind(), err)
 	}
 	return nil
 }

@@ -76,8 +76,9 @@ type Env struct {
 	CABundle []byte
 	// Port is the claimbridge server's port on 127.0.0.1.
 	Port int
-	// ConvertURL and ValidateURL are the webhook URLs the apiserver calls.
-	ConvertURL, ValidateURL string
+	// ConvertURL, ValidateURL and DefaultURL are the webhook URLs the
+	// apiserver calls.
+	ConvertURL, ValidateURL, DefaultURL string
 
 	apiext       apiextensionsclient.Interface
 	env          *envtest.Environment
@@ -139,7 +140,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, retErr error) {
 		return nil, err
 	}
 	base := fmt.Sprintf("https://127.0.0.1:%d", e.Port)
-	e.ConvertURL, e.ValidateURL = base+"/convert", base+"/validate"
+	e.ConvertURL, e.ValidateURL, e.DefaultURL = base+"/convert", base+"/validate", base+"/default"
 
 	// From here on processes run: watch for signals and the test deadline.
 	e.env = &envtest.Environment{

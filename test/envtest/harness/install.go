@@ -19,7 +19,7 @@ import (
 )
 
 // WebhookConfigurationName is the name of the ValidatingWebhookConfiguration
-// the harness installs.
+// and of the MutatingWebhookConfiguration the harness installs.
 const WebhookConfigurationName = "claimbridge-envtest"
 
 // Resource is the dynamic client for resource ("resourceclaims" or
@@ -87,31 +87,40 @@ func (e *Env) InstallCRDs(ctx context.Context) error {
 }
 
 // InstallWebhookConfiguration applies the ValidatingWebhookConfiguration
-// rendered from config/webhook, named WebhookConfigurationName, with the same
-// rules and every webhook's clientConfig set to ValidateURL and CABundle.
+// and the MutatingWebhookConfiguration rendered from config/webhook, both
+// named WebhookConfigurationName, with the same rules and every webhook's
+// clientConfig set to ValidateURL or DefaultURL and CABundle.
 func (e *Env) InstallWebhookConfiguration(ctx context.Context) error {
 	objs, err := Render("config/webhook")
 	if err != nil {
 		return err
 	}
-	vwcs := ofKind(objs, "ValidatingWebhookConfiguration")
-	if len(vwcs) != 1 {
-		return fmt.Errorf("kustomize build config/webhook rendered %d ValidatingWebhookConfigurations, want 1", len(vwcs))
-	}
-	vwc := vwcs[0]
-	vwc.SetName(WebhookConfigurationName)
-	webhooks, _, _ := unstructured.NestedSlice(vwc.Object, "webhooks")
-	for i := range webhooks {
-		wh, ok := webhooks[i].(map[string]interface{})
-		if !ok {
-			return fmt.Errorf("webhooks[%d] is not an object", i)
+	for _, c := range []struct{ kind, url string }{
+		{"ValidatingWebhookConfiguration", e.ValidateURL},
+		{"MutatingWebhookConfiguration", e.DefaultURL},
+	} {
+		configs := ofKind(objs, c.kind)
+		if len(configs) != 1 {
+			return fmt.Errorf("kustomize build config/webhook rendered %d %ss, want 1", len(configs), c.kind)
 		}
-		wh["clientConfig"] = map[string]interface{}{"url": e.ValidateURL, "caBundle": base64.StdEncoding.EncodeToString(e.CABundle)}
+		config := configs[0]
+		config.SetName(WebhookConfigurationName)
+		webhooks, _, _ := unstructured.NestedSlice(config.Object, "webhooks")
+		for i := range webhooks {
+			wh, ok := webhooks[i].(map[string]interface{})
+			if !ok {
+				return fmt.Errorf("%s webhooks[%d] is not an object", c.kind, i)
+			}
+			wh["clientConfig"] = map[string]interface{}{"url": c.url, "caBundle": base64.StdEncoding.EncodeToString(e.CABundle)}
+		}
+		if err := unstructured.SetNestedSlice(config.Object, webhooks, "webhooks"); err != nil {
+			return err
+		}
+		if err := e.Apply(ctx, config); err != nil {
+			return err
+		}
 	}
-	if err := unstructured.SetNestedSlice(vwc.Object, webhooks, "webhooks"); err != nil {
-		return err
-	}
-	return e.Apply(ctx, vwc)
+	return nil
 }
 
 // WaitForCRDs waits until each named CRD is Established and every version it

@@ -4,7 +4,7 @@
 // process with the Deployment's arguments, as the chart's ServiceAccount
 // (impersonated, so the chart's RBAC is what it gets):
 //
-//   - the CRDs and the ValidatingWebhookConfiguration are installed with no
+//   - the CRDs and the webhook configurations are installed with no
 //     caBundle and the server injects its CA; /readyz passes only then;
 //   - conversion and validation work through the apiserver;
 //   - a forced renewal of the serving certificate under load fails no request;
@@ -65,6 +65,7 @@ const (
 	serviceAccount = "claimbridge"
 	secretName     = "claimbridge-webhook-server-cert"
 	webhookConfig  = "claimbridge-validating-webhook-configuration"
+	mutatingConfig = "claimbridge-mutating-webhook-configuration"
 )
 
 var crdNames = []string{"resourceclaims." + harness.Group, "resourceclaimtemplates." + harness.Group}
@@ -235,10 +236,14 @@ func (s *suite) install(ctx context.Context) error {
 				"spec", "conversion", "webhook", "clientConfig"); err != nil {
 				return err
 			}
-		case "ValidatingWebhookConfiguration":
+		case "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration":
+			path := "/validate"
+			if o.GetKind() == "MutatingWebhookConfiguration" {
+				path = "/default"
+			}
 			hooks, _, _ := unstructured.NestedSlice(o.Object, "webhooks")
 			for _, h := range hooks {
-				h.(map[string]interface{})["clientConfig"] = map[string]interface{}{"url": s.url("/validate")}
+				h.(map[string]interface{})["clientConfig"] = map[string]interface{}{"url": s.url(path)}
 			}
 			if err := unstructured.SetNestedSlice(o.Object, hooks, "webhooks"); err != nil {
 				return err

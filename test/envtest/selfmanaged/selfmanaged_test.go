@@ -58,8 +58,8 @@ func TestSelfManaged(t *testing.T) {
 	}
 }
 
-// checkInjected reports whether both CRDs and every webhook of the
-// configuration carry exactly the Secret's ca.crt.
+// checkInjected reports whether both CRDs and every webhook of both
+// configurations carry exactly the Secret's ca.crt.
 func (s *suite) checkInjected(ctx context.Context) error {
 	var secret corev1.Secret
 	if err := s.client.Get(ctx, types.NamespacedName{Namespace: namespace, Name: secretName}, &secret); err != nil {
@@ -85,6 +85,18 @@ func (s *suite) checkInjected(ctx context.Context) error {
 	for _, w := range vwc.Webhooks {
 		if !bytes.Equal(w.ClientConfig.CABundle, ca) {
 			return fmt.Errorf("ready, but webhook %s has caBundle %q, want the Secret's ca.crt", w.Name, w.ClientConfig.CABundle)
+		}
+	}
+	var mwc admissionregistrationv1.MutatingWebhookConfiguration
+	if err := s.client.Get(ctx, types.NamespacedName{Name: mutatingConfig}, &mwc); err != nil {
+		return err
+	}
+	if len(mwc.Webhooks) == 0 {
+		return errors.New("the MutatingWebhookConfiguration has no webhooks")
+	}
+	for _, w := range mwc.Webhooks {
+		if !bytes.Equal(w.ClientConfig.CABundle, ca) {
+			return fmt.Errorf("ready, but mutating webhook %s has caBundle %q, want the Secret's ca.crt", w.Name, w.ClientConfig.CABundle)
 		}
 	}
 	return nil

@@ -22,6 +22,7 @@ import (
 const (
 	crdPolicyMessage = "claimbridge's ServiceAccount may change only the conversion webhook's caBundle of a CustomResourceDefinition"
 	vwcPolicyMessage = "claimbridge's ServiceAccount may change only the webhooks' caBundle of a ValidatingWebhookConfiguration"
+	mwcPolicyMessage = "claimbridge's ServiceAccount may change only the webhooks' caBundle of a MutatingWebhookConfiguration"
 )
 
 // asServiceAccount is a client with the chart's ServiceAccount's identity
@@ -48,6 +49,17 @@ func (s *suite) updateVWC(ctx context.Context, c client.Client, change func(*adm
 	}
 	change(&vwc)
 	return c.Update(ctx, &vwc)
+}
+
+// updateMWC gets the defaulting webhook's configuration, changes it and
+// updates it with c.
+func (s *suite) updateMWC(ctx context.Context, c client.Client, change func(*admissionregistrationv1.MutatingWebhookConfiguration)) error {
+	var mwc admissionregistrationv1.MutatingWebhookConfiguration
+	if err := s.client.Get(ctx, types.NamespacedName{Name: mutatingConfig}, &mwc); err != nil {
+		return err
+	}
+	change(&mwc)
+	return c.Update(ctx, &mwc)
 }
 
 func (s *suite) updateCRD(ctx context.Context, c client.Client, name string, change func(*apiextensionsv1.CustomResourceDefinition)) error {
@@ -115,6 +127,26 @@ func testTokenRestricted(t *testing.T) {
 			t.Errorf("webhook configuration, %s: %v", name, err)
 		}
 	}
+	for name, change := range map[string]func(*admissionregistrationv1.MutatingWebhookConfiguration){
+		"rules-widened-to-pods": func(v *admissionregistrationv1.MutatingWebhookConfiguration) {
+			v.Webhooks[0].Rules = append(v.Webhooks[0].Rules, admissionregistrationv1.RuleWithOperations{
+				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
+				Rule:       admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods"}},
+			})
+		},
+		"reinvocation-never": func(v *admissionregistrationv1.MutatingWebhookConfiguration) {
+			never := admissionregistrationv1.NeverReinvocationPolicy
+			v.Webhooks[0].ReinvocationPolicy = &never
+		},
+		"url-elsewhere": func(v *admissionregistrationv1.MutatingWebhookConfiguration) {
+			url := "https://attacker.example.com/default"
+			v.Webhooks[0].ClientConfig.URL = &url
+		},
+	} {
+		if err := checkRefusedByPolicy(s.updateMWC(ctx, sa, change), mwcPolicyMessage); err != nil {
+			t.Errorf("mutating webhook configuration, %s: %v", name, err)
+		}
+	}
 	for name, change := range map[string]func(*apiextensionsv1.CustomResourceDefinition){
 		"version-not-served": func(c *apiextensionsv1.CustomResourceDefinition) { c.Spec.Versions[0].Served = false },
 		"short-name": func(c *apiextensionsv1.CustomResourceDefinition) {
@@ -136,6 +168,11 @@ func testTokenRestricted(t *testing.T) {
 		v.Webhooks[0].ClientConfig.CABundle = slices.Concat(v.Webhooks[0].ClientConfig.CABundle, v.Webhooks[0].ClientConfig.CABundle)
 	}); err != nil {
 		t.Errorf("caBundle of the webhook configuration: %v", err)
+	}
+	if err := s.updateMWC(ctx, sa, func(v *admissionregistrationv1.MutatingWebhookConfiguration) {
+		v.Webhooks[0].ClientConfig.CABundle = slices.Concat(v.Webhooks[0].ClientConfig.CABundle, v.Webhooks[0].ClientConfig.CABundle)
+	}); err != nil {
+		t.Errorf("caBundle of the mutating webhook configuration: %v", err)
 	}
 	if err := s.updateCRD(ctx, sa, crdNames[1], func(c *apiextensionsv1.CustomResourceDefinition) {
 		cc := c.Spec.Conversion.Webhook.ClientConfig

@@ -1,0 +1,107 @@
+// Package defaulting applies the defaulting of the release that served each
+// version to a claim or template, as kube-apiserver applied it to every
+// object it stored, and says it as JSON Patch operations: what the mutating
+// admission webhook (/default) answers.
+//
+// A CRD stores what it is sent, and its schema can default a field only
+// unconditionally: it cannot give a v1alpha3 request a count of 1 for
+// ExactCount only (a request for All must have none). Without these defaults
+// each release's consumers misread the object: 1.31's allocator fails a
+// request without an allocation mode ("unsupported count mode") and
+// allocates no device for ExactCount without a count; 1.26–1.30 schedulers
+// fail a claim without an allocation mode.
+package defaulting
+
+import (
+	"encoding/json"
+	"strconv"
+
+	"github.com/claimbridge/claimbridge/api"
+)
+
+// Operation is one RFC 6902 "add" (which replaces a member already there).
+type Operation struct {
+	Op    string      `json:"op"`
+	Path  string      `json:"path"`
+	Value interface{} `json:"value"`
+}
+
+// The defaults.
+const (
+	// WaitForFirstConsumer is a v1alpha1/v1alpha2 claim's allocation mode
+	// unless set (SetDefaults_ResourceClaimSpec of 1.26–1.30).
+	WaitForFirstConsumer = "WaitForFirstConsumer"
+	// ExactCount is a v1alpha3 request's allocation mode unless set, and
+	// such a request asks for one device unless it says how many
+	// (SetDefaults_DeviceRequest of 1.31).
+	ExactCount = "ExactCount"
+)
+
+// Patch returns the operations that default obj, a claim or template of
+// version (kind is api.KindClaim or api.KindTemplate), in the order of its
+// fields; none when it is defaulted already. A spec, devices, request list
+// or request that is absent or of the wrong JSON type is left alone:
+// validation reports what is wrong with it.
+func Patch(obj map[string]interface{}, version, kind string) []Operation {
+	spec, _ := obj["spec"].(map[string]interface{})
+	path := "/spec"
+	if kind == api.KindTemplate {
+		spec, _ = spec["spec"].(map[string]interface{})
+		path = "/spec/spec"
+	}
+	if spec == nil {
+		return nil
+	}
+	switch version {
+	case api.V1alpha1, api.V1alpha2:
+		if unset(spec["allocationMode"]) {
+			return []Operation{{Op: "add", Path: path + "/allocationMode", Value: WaitForFirstConsumer}}
+		}
+	case api.V1alpha3:
+		devices, _ := spec["devices"].(map[string]interface{})
+		requests, _ := devices["requests"].([]interface{})
+		var ops []Operation
+		for i, r := range requests {
+			request, _ := r.(map[string]interface{})
+			if request == nil {
+				continue
+			}
+			at := path + "/devices/requests/" + strconv.Itoa(i)
+			mode := request["allocationMode"]
+			if unset(mode) {
+				ops = append(ops, Operation{Op: "add", Path: at + "/allocationMode", Value: ExactCount})
+				mode = ExactCount
+			}
+			if mode == ExactCount && isZero(request["count"]) {
+				ops = append(ops, Operation{Op: "add", Path: at + "/count", Value: int64(1)})
+			}
+		}
+		return ops
+	}
+	return nil
+}
+
+// unset reports whether a string field is absent, null or "" (Go's zero
+// value, which upstream's defaulting replaces).
+func unset(v interface{}) bool {
+	s, isString := v.(string)
+	return v == nil || isString && s == ""
+}
+
+// isZero reports whether a count is absent, null or the number 0.
+func isZero(v interface{}) bool {
+	switch n := v.(type) {
+	case nil:
+		return true
+	case json.Number:
+		f, err := n.Float64()
+		return err == nil && f == 0
+	case float64:
+		return n == 0
+	case int64:
+		return n == 0
+	case int:
+		return n == 0
+	}
+	return false
+}

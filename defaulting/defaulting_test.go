@@ -1,0 +1,198 @@
+package defaulting_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/claimbridge/claimbridge/api"
+	v1alpha1api "github.com/claimbridge/claimbridge/api/v1alpha1"
+	v1alpha2api "github.com/claimbridge/claimbridge/api/v1alpha2"
+	v1alpha3api "github.com/claimbridge/claimbridge/api/v1alpha3"
+	"github.com/claimbridge/claimbridge/defaulting"
+	validationv1alpha1 "github.com/claimbridge/claimbridge/validation/v1alpha1"
+	validationv1alpha2 "github.com/claimbridge/claimbridge/validation/v1alpha2"
+	validationv1alpha3 "github.com/claimbridge/claimbridge/validation/v1alpha3"
+)
+
+func decode(t *testing.T, s string) map[string]interface{} {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	var obj map[string]interface{}
+	if err := dec.Decode(&obj); err != nil {
+		t.Fatalf("decoding %s: %v", s, err)
+	}
+	return obj
+}
+
+func add(path string, value interface{}) defaulting.Operation {
+	return defaulting.Operation{Op: "add", Path: path, Value: value}
+}
+
+func TestPatch(t *testing.T) {
+	one := int64(1)
+	tests := []struct {
+		name, version, kind, spec string
+		want                      []defaulting.Operation
+	}{
+		{"v1alpha1 claim without a mode", api.V1alpha1, api.KindClaim, `{"resourceClassName":"c"}`,
+			[]defaulting.Operation{add("/spec/allocationMode", "WaitForFirstConsumer")}},
+		{"v1alpha2 claim with an empty mode", api.V1alpha2, api.KindClaim, `{"resourceClassName":"c","allocationMode":""}`,
+			[]defaulting.Operation{add("/spec/allocationMode", "WaitForFirstConsumer")}},
+		{"v1alpha2 claim with a null mode", api.V1alpha2, api.KindClaim, `{"resourceClassName":"c","allocationMode":null}`,
+			[]defaulting.Operation{add("/spec/allocationMode", "WaitForFirstConsumer")}},
+		{"v1alpha2 claim, Immediate", api.V1alpha2, api.KindClaim, `{"resourceClassName":"c","allocationMode":"Immediate"}`, nil},
+		{"v1alpha2 claim, an unknown mode (validation's)", api.V1alpha2, api.KindClaim, `{"resourceClassName":"c","allocationMode":"Later"}`, nil},
+		{"v1alpha2 template without a mode", api.V1alpha2, api.KindTemplate, `{"spec":{"resourceClassName":"c"}}`,
+			[]defaulting.Operation{add("/spec/spec/allocationMode", "WaitForFirstConsumer")}},
+		{"v1alpha2 empty spec", api.V1alpha2, api.KindClaim, `{}`,
+			[]defaulting.Operation{add("/spec/allocationMode", "WaitForFirstConsumer")}},
+		{"v1alpha3 request without mode and count", api.V1alpha3, api.KindClaim, `{"devices":{"requests":[{"name":"r","deviceClassName":"c"}]}}`,
+			[]defaulting.Operation{add("/spec/devices/requests/0/allocationMode", "ExactCount"), add("/spec/devices/requests/0/count", one)}},
+		{"v1alpha3 ExactCount with count 0", api.V1alpha3, api.KindClaim, `{"devices":{"requests":[{"name":"r","allocationMode":"ExactCount","count":0}]}}`,
+			[]defaulting.Operation{add("/spec/devices/requests/0/count", one)}},
+		{"v1alpha3 count 3 without a mode", api.V1alpha3, api.KindClaim, `{"devices":{"requests":[{"name":"r","count":3}]}}`,
+			[]defaulting.Operation{add("/spec/devices/requests/0/allocationMode", "ExactCount")}},
+		{"v1alpha3 All: no count", api.V1alpha3, api.KindClaim, `{"devices":{"requests":[{"name":"r","allocationMode":"All"}]}}`, nil},
+		{"v1alpha3 defaulted", api.V1alpha3, api.KindClaim, `{"devices":{"requests":[{"name":"r","allocationMode":"ExactCount","count":1}]}}`, nil},
+		{"v1alpha3 several requests, a template", api.V1alpha3, api.KindTemplate,
+			`{"spec":{"devices":{"requests":[{"name":"a","allocationMode":"All"},{"name":"b"},"not a request",{"name":"d","allocationMode":""}]}}}`,
+			[]defaulting.Operation{
+				add("/spec/spec/devices/requests/1/allocationMode", "ExactCount"), add("/spec/spec/devices/requests/1/count", one),
+				add("/spec/spec/devices/requests/3/allocationMode", "ExactCount"), add("/spec/spec/devices/requests/3/count", one)}},
+		{"v1alpha3 without requests", api.V1alpha3, api.KindClaim, `{"devices":{}}`, nil},
+		{"v1alpha3 requests of the wrong type", api.V1alpha3, api.KindClaim, `{"devices":{"requests":{"name":"r"}}}`, nil},
+		{"spec of the wrong type", api.V1alpha2, api.KindClaim, `"spec"`, nil},
+		{"template without a claim spec", api.V1alpha2, api.KindTemplate, `{"metadata":{}}`, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			obj := decode(t, `{"apiVersion":"resource.claimbridge.dev/`+tt.version+`","kind":"`+tt.kind+`","metadata":{"name":"x"},"spec":`+tt.spec+`}`)
+			if diff := cmp.Diff(tt.want, defaulting.Patch(obj, tt.version, tt.kind)); diff != "" {
+				t.Errorf("operations (-want +got):\n%s", diff)
+			}
+		})
+	}
+	if ops := defaulting.Patch(decode(t, `{"metadata":{"name":"x"}}`), api.V1alpha3, api.KindClaim); ops != nil {
+		t.Errorf("an object without a spec: %v", ops)
+	}
+}
+
+// TestPatchIsUpstreamDefaulting: an object patched as Patch says is the
+// object validation's typed defaulting (upstream's SetDefaults functions)
+// gives, for every version and kind.
+func TestPatchIsUpstreamDefaulting(t *testing.T) {
+	modes := []string{``, `"allocationMode":"",`, `"allocationMode":"ExactCount",`, `"allocationMode":"All",`}
+	counts := []string{``, `"count":0,`, `"count":1,`, `"count":4,`}
+	var v3Specs []string
+	for _, m := range modes {
+		for _, c := range counts {
+			v3Specs = append(v3Specs, `{"devices":{"requests":[{`+m+c+`"name":"a","deviceClassName":"c"},{"name":"b","deviceClassName":"c"}]}}`)
+		}
+	}
+	classicSpecs := []string{`{"resourceClassName":"c"}`, `{"resourceClassName":"c","allocationMode":""}`,
+		`{"resourceClassName":"c","allocationMode":"Immediate"}`, `{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"}`}
+	for _, version := range api.ServedVersions {
+		specs := classicSpecs
+		if version == api.V1alpha3 {
+			specs = v3Specs
+		}
+		for _, kind := range []string{api.KindClaim, api.KindTemplate} {
+			for i, spec := range specs {
+				t.Run(version+"/"+kind+"/"+strconv.Itoa(i), func(t *testing.T) {
+					if kind == api.KindTemplate {
+						spec = `{"spec":` + spec + `}`
+					}
+					obj := decode(t, `{"apiVersion":"resource.claimbridge.dev/`+version+`","kind":"`+kind+`","metadata":{"name":"x"},"spec":`+spec+`}`)
+					patched := decode(t, spec) // fresh copy to patch
+					obj["spec"] = patched
+					for _, op := range defaulting.Patch(obj, version, kind) {
+						apply(t, obj, op)
+					}
+					upstream := typed(t, version, kind, spec)
+					upstream.setDefaults()
+					got := typed(t, version, kind, mustJSON(t, obj["spec"]))
+					if diff := cmp.Diff(upstream.spec, got.spec); diff != "" {
+						t.Errorf("patched spec is not upstream's defaulted one (-upstream +patched):\n%s", diff)
+					}
+				})
+			}
+		}
+	}
+}
+
+// typedSpec is a typed object of a version and kind with its spec set.
+type typedSpec struct {
+	spec        interface{}
+	setDefaults func()
+}
+
+func typed(t *testing.T, version, kind, spec string) typedSpec {
+	t.Helper()
+	var obj, specField interface{}
+	var setDefaults func()
+	switch version + "/" + kind {
+	case "v1alpha1/ResourceClaim":
+		o := &v1alpha1api.ResourceClaim{}
+		obj, specField, setDefaults = o, &o.Spec, func() { validationv1alpha1.Rules.SetDefaults(o) }
+	case "v1alpha1/ResourceClaimTemplate":
+		o := &v1alpha1api.ResourceClaimTemplate{}
+		obj, specField, setDefaults = o, &o.Spec, func() { validationv1alpha1.Rules.SetDefaults(o) }
+	case "v1alpha2/ResourceClaim":
+		o := &v1alpha2api.ResourceClaim{}
+		obj, specField, setDefaults = o, &o.Spec, func() { validationv1alpha2.Rules.SetDefaults(o) }
+	case "v1alpha2/ResourceClaimTemplate":
+		o := &v1alpha2api.ResourceClaimTemplate{}
+		obj, specField, setDefaults = o, &o.Spec, func() { validationv1alpha2.Rules.SetDefaults(o) }
+	case "v1alpha3/ResourceClaim":
+		o := &v1alpha3api.ResourceClaim{}
+		obj, specField, setDefaults = o, &o.Spec, func() { validationv1alpha3.SetDefaults(o) }
+	case "v1alpha3/ResourceClaimTemplate":
+		o := &v1alpha3api.ResourceClaimTemplate{}
+		obj, specField, setDefaults = o, &o.Spec, func() { validationv1alpha3.SetDefaults(o) }
+	default:
+		t.Fatalf("no type for %s %s", version, kind)
+	}
+	if err := json.Unmarshal([]byte(`{"spec":`+spec+`}`), obj); err != nil {
+		t.Fatal(err)
+	}
+	return typedSpec{spec: specField, setDefaults: setDefaults}
+}
+
+// apply applies an "add" operation to obj.
+func apply(t *testing.T, obj map[string]interface{}, op defaulting.Operation) {
+	t.Helper()
+	tokens := strings.Split(strings.TrimPrefix(op.Path, "/"), "/")
+	var parent interface{} = obj
+	for _, tok := range tokens[:len(tokens)-1] {
+		switch p := parent.(type) {
+		case map[string]interface{}:
+			parent = p[tok]
+		case []interface{}:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i >= len(p) {
+				t.Fatalf("%s: no element %s", op.Path, tok)
+			}
+			parent = p[i]
+		}
+	}
+	m, ok := parent.(map[string]interface{})
+	if op.Op != "add" || !ok {
+		t.Fatalf("cannot apply %+v", op)
+	}
+	m[tokens[len(tokens)-1]] = op.Value
+}
+
+func mustJSON(t *testing.T, v interface{}) string {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
+}
