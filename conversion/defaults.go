@@ -54,62 +54,30 @@ func withoutStepDefaults(name string, section interface{}, kind, from, to string
 
 // withoutDefaults returns section name of a kind object in version without
 // the defaults a step into version writes (see above), and whether there
-// were any. It copies only the containers on the way to a removed field.
+// were any.
 func withoutDefaults(name string, section interface{}, kind, version string) (interface{}, bool) {
-	if name != "spec" {
-		return section, false
-	}
-	if kind == KindTemplate {
-		tmpl, ok := section.(map[string]interface{})
-		if !ok {
-			return section, false
+	return onClaimSpec(name, section, kind, func(spec map[string]interface{}) (map[string]interface{}, bool) {
+		switch version {
+		case V1alpha1, V1alpha2:
+			if spec["allocationMode"] != waitForFirstConsumer {
+				return nil, false
+			}
+			out := shallowCopy(spec)
+			delete(out, "allocationMode")
+			return out, true
+		case V1alpha3:
+			return onFirstRequest(spec, func(req map[string]interface{}) (map[string]interface{}, bool) {
+				if req["allocationMode"] != exactCount || !isOne(req["count"]) {
+					return nil, false
+				}
+				out := shallowCopy(req)
+				delete(out, "allocationMode")
+				delete(out, "count")
+				return out, true
+			})
 		}
-		spec, changed := claimSpecWithoutDefaults(tmpl["spec"], version)
-		if !changed {
-			return section, false
-		}
-		out := shallowCopy(tmpl)
-		out["spec"] = spec
-		return out, true
-	}
-	return claimSpecWithoutDefaults(section, version)
-}
-
-// claimSpecWithoutDefaults is withoutStepDefaults for a claim spec.
-func claimSpecWithoutDefaults(v interface{}, version string) (interface{}, bool) {
-	spec, ok := v.(map[string]interface{})
-	if !ok {
-		return v, false
-	}
-	switch version {
-	case V1alpha1, V1alpha2:
-		if spec["allocationMode"] != waitForFirstConsumer {
-			return v, false
-		}
-		out := shallowCopy(spec)
-		delete(out, "allocationMode")
-		return out, true
-	case V1alpha3:
-		devices, _ := spec["devices"].(map[string]interface{})
-		requests, _ := devices["requests"].([]interface{})
-		if len(requests) == 0 {
-			return v, false
-		}
-		req, _ := requests[0].(map[string]interface{})
-		if req["allocationMode"] != exactCount || !isOne(req["count"]) {
-			return v, false
-		}
-		req = shallowCopy(req)
-		delete(req, "allocationMode")
-		delete(req, "count")
-		reqs := append([]interface{}{req}, requests[1:]...)
-		devices = shallowCopy(devices)
-		devices["requests"] = reqs
-		out := shallowCopy(spec)
-		out["devices"] = devices
-		return out, true
-	}
-	return v, false
+		return nil, false
+	})
 }
 
 // withStepDefaults returns section name of a kind object in version from,
@@ -117,62 +85,84 @@ func claimSpecWithoutDefaults(v interface{}, version string) (interface{}, bool)
 // to → from writes added where they are missing (the section as this build
 // would have mapped it back); section is not modified.
 func withStepDefaults(name string, section interface{}, kind, from, to string) interface{} {
-	if name != "spec" || !writesDefaults(from, to) {
+	if !writesDefaults(from, to) {
 		return section
 	}
-	if kind == KindTemplate {
-		tmpl, ok := section.(map[string]interface{})
-		if !ok {
-			return section
+	out, _ := onClaimSpec(name, section, kind, func(spec map[string]interface{}) (map[string]interface{}, bool) {
+		switch from {
+		case V1alpha2:
+			if _, hasMode := spec["allocationMode"]; hasMode {
+				return nil, false
+			}
+			out := shallowCopy(spec)
+			out["allocationMode"] = waitForFirstConsumer
+			return out, true
+		case V1alpha3:
+			return onFirstRequest(spec, func(req map[string]interface{}) (map[string]interface{}, bool) {
+				_, hasMode := req["allocationMode"]
+				if _, hasCount := req["count"]; hasMode || hasCount {
+					return nil, false
+				}
+				out := shallowCopy(req)
+				out["allocationMode"], out["count"] = exactCount, one
+				return out, true
+			})
 		}
-		spec, changed := claimSpecWithDefaults(tmpl["spec"], from)
-		if !changed {
-			return section
-		}
-		out := shallowCopy(tmpl)
-		out["spec"] = spec
-		return out
-	}
-	spec, _ := claimSpecWithDefaults(section, from)
-	return spec
+		return nil, false
+	})
+	return out
 }
 
-// claimSpecWithDefaults is withStepDefaults for a claim spec.
-func claimSpecWithDefaults(v interface{}, version string) (interface{}, bool) {
-	spec, ok := v.(map[string]interface{})
+// onClaimSpec applies change to the claim spec of section name of a kind
+// object (the spec of a claim, spec.spec of a template) and returns the
+// section with the changed spec, or section itself and false when there is
+// no claim spec (or it is null) or change changes nothing. Only the containers on the way
+// are copied: section is not modified.
+func onClaimSpec(name string, section interface{}, kind string, change func(map[string]interface{}) (map[string]interface{}, bool)) (interface{}, bool) {
+	outer, _ := section.(map[string]interface{})
+	if name != "spec" || outer == nil {
+		return section, false
+	}
+	spec := outer
+	if kind == KindTemplate {
+		if spec, _ = outer["spec"].(map[string]interface{}); spec == nil {
+			return section, false // none, or null: null stays null
+		}
+	}
+	changed, ok := change(spec)
 	if !ok {
-		return v, false
+		return section, false
 	}
-	switch version {
-	case V1alpha1, V1alpha2:
-		if _, hasMode := spec["allocationMode"]; hasMode {
-			return v, false
-		}
-		out := shallowCopy(spec)
-		out["allocationMode"] = waitForFirstConsumer
-		return out, true
-	case V1alpha3:
-		devices, _ := spec["devices"].(map[string]interface{})
-		requests, _ := devices["requests"].([]interface{})
-		if len(requests) == 0 {
-			return v, false
-		}
-		req, _ := requests[0].(map[string]interface{})
-		_, hasMode := req["allocationMode"]
-		if _, hasCount := req["count"]; req == nil || hasMode || hasCount {
-			return v, false
-		}
-		req = shallowCopy(req)
-		req["allocationMode"] = exactCount
-		req["count"] = one
-		reqs := append([]interface{}{req}, requests[1:]...)
-		devices = shallowCopy(devices)
-		devices["requests"] = reqs
-		out := shallowCopy(spec)
-		out["devices"] = devices
-		return out, true
+	if kind != KindTemplate {
+		return changed, true
 	}
-	return v, false
+	out := shallowCopy(outer)
+	out["spec"] = changed
+	return out, true
+}
+
+// onFirstRequest applies change to the first request of a v1alpha3 claim
+// spec and returns the spec with it, copying the containers on the way;
+// false when there is no request or change changes nothing.
+func onFirstRequest(spec map[string]interface{}, change func(map[string]interface{}) (map[string]interface{}, bool)) (map[string]interface{}, bool) {
+	devices, _ := spec["devices"].(map[string]interface{})
+	requests, _ := devices["requests"].([]interface{})
+	if len(requests) == 0 {
+		return nil, false
+	}
+	first, _ := requests[0].(map[string]interface{})
+	if first == nil {
+		return nil, false
+	}
+	changed, ok := change(first)
+	if !ok {
+		return nil, false
+	}
+	devices = shallowCopy(devices)
+	devices["requests"] = append([]interface{}{changed}, requests[1:]...)
+	out := shallowCopy(spec)
+	out["devices"] = devices
+	return out, true
 }
 
 // shallowCopy returns a new map with m's entries.
