@@ -161,6 +161,58 @@ func BenchmarkValidate(b *testing.B) {
 	}
 }
 
+// BenchmarkDefault measures /default on the create of each version's
+// fixture (defaulted already: no patch) and, for v1alpha3, of the fixture
+// with its requests' modes and counts removed (a patch for each), beside
+// the decode/encode baseline of /validate.
+func BenchmarkDefault(b *testing.B) {
+	m := newMetrics()
+	c := testConfig("")
+	h := &admissionHandler{endpoint: "/default", decide: &defaulter{metrics: m}, maxBytes: c.MaxValidateBodyBytes,
+		maxDepth: c.MaxJSONDepth, timeout: c.RequestTimeout, metrics: m}
+	for _, version := range versions {
+		for _, undefaulted := range []bool{false, true} {
+			if undefaulted && version != "v1alpha3" {
+				continue
+			}
+			req := claimRequest(&testing.T{}, admissionv1.Create, version, "")
+			name := version + "-create"
+			if undefaulted {
+				req.Object.Raw = withoutRequestDefaults(b, req.Object.Raw)
+				name += "-undefaulted"
+			}
+			body := admissionReview("admission.k8s.io/v1", req)
+			b.Run(name, func(b *testing.B) {
+				out := decodeAdmissionResponse(b, post(h, body))
+				if !out.Response.Allowed || (out.Response.Patch != nil) != undefaulted {
+					b.Fatalf("allowed %v, patch %s", out.Response.Allowed, out.Response.Patch)
+				}
+				b.Run("handler", func(b *testing.B) { runBench(b, h, body) })
+				b.Run("baseline", func(b *testing.B) { runBench(b, baselineValidate, body) })
+			})
+		}
+	}
+}
+
+// withoutRequestDefaults returns a v1alpha3 claim without its requests'
+// allocationMode and count.
+func withoutRequestDefaults(tb testing.TB, data []byte) []byte {
+	tb.Helper()
+	var obj map[string]interface{}
+	if err := json.Unmarshal(data, &obj); err != nil {
+		tb.Fatal(err)
+	}
+	for _, r := range obj["spec"].(map[string]interface{})["devices"].(map[string]interface{})["requests"].([]interface{}) {
+		delete(r.(map[string]interface{}), "allocationMode")
+		delete(r.(map[string]interface{}), "count")
+	}
+	out, err := json.Marshal(obj)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return out
+}
+
 // withLabel returns the object with metadata.labels[key] = value.
 func withLabel(tb testing.TB, data []byte, key, value string) []byte {
 	tb.Helper()
