@@ -14,7 +14,9 @@ package defaulting
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/claimbridge/claimbridge/api"
 )
@@ -77,6 +79,36 @@ func Patch(obj map[string]interface{}, version, kind string) []Operation {
 			}
 		}
 		return ops
+	}
+	return nil
+}
+
+// Apply applies ops, as Patch returns them, to obj in place: each adds (or
+// replaces) a member of an object that exists. It refuses an operation it
+// cannot apply, naming its path, and then leaves obj partly patched.
+func Apply(obj map[string]interface{}, ops []Operation) error {
+	for _, op := range ops {
+		tokens := strings.Split(strings.TrimPrefix(op.Path, "/"), "/")
+		var parent interface{} = obj
+		for _, tok := range tokens[:len(tokens)-1] {
+			switch p := parent.(type) {
+			case map[string]interface{}:
+				parent = p[tok]
+			case []interface{}:
+				i, err := strconv.Atoi(tok)
+				if err != nil || i < 0 || i >= len(p) {
+					return fmt.Errorf("%s: no element %s", op.Path, tok)
+				}
+				parent = p[i]
+			default:
+				return fmt.Errorf("%s: no object or list at %s", op.Path, tok)
+			}
+		}
+		m, ok := parent.(map[string]interface{})
+		if op.Op != "add" || !ok {
+			return fmt.Errorf("%s: cannot %s there", op.Path, op.Op)
+		}
+		m[tokens[len(tokens)-1]] = op.Value
 	}
 	return nil
 }

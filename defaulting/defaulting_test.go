@@ -111,8 +111,8 @@ func TestPatchIsUpstreamDefaulting(t *testing.T) {
 					obj := decode(t, `{"apiVersion":"resource.claimbridge.dev/`+version+`","kind":"`+kind+`","metadata":{"name":"x"},"spec":`+spec+`}`)
 					patched := decode(t, spec) // fresh copy to patch
 					obj["spec"] = patched
-					for _, op := range defaulting.Patch(obj, version, kind) {
-						apply(t, obj, op)
+					if err := defaulting.Apply(obj, defaulting.Patch(obj, version, kind)); err != nil {
+						t.Fatal(err)
 					}
 					upstream := typed(t, version, kind, spec)
 					upstream.setDefaults()
@@ -164,30 +164,6 @@ func typed(t *testing.T, version, kind, spec string) typedSpec {
 	return typedSpec{spec: specField, setDefaults: setDefaults}
 }
 
-// apply applies an "add" operation to obj.
-func apply(t *testing.T, obj map[string]interface{}, op defaulting.Operation) {
-	t.Helper()
-	tokens := strings.Split(strings.TrimPrefix(op.Path, "/"), "/")
-	var parent interface{} = obj
-	for _, tok := range tokens[:len(tokens)-1] {
-		switch p := parent.(type) {
-		case map[string]interface{}:
-			parent = p[tok]
-		case []interface{}:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i >= len(p) {
-				t.Fatalf("%s: no element %s", op.Path, tok)
-			}
-			parent = p[i]
-		}
-	}
-	m, ok := parent.(map[string]interface{})
-	if op.Op != "add" || !ok {
-		t.Fatalf("cannot apply %+v", op)
-	}
-	m[tokens[len(tokens)-1]] = op.Value
-}
-
 func mustJSON(t *testing.T, v interface{}) string {
 	t.Helper()
 	var buf bytes.Buffer
@@ -195,4 +171,24 @@ func mustJSON(t *testing.T, v interface{}) string {
 		t.Fatal(err)
 	}
 	return buf.String()
+}
+
+func TestApply(t *testing.T) {
+	obj := decode(t, `{"spec":{"devices":{"requests":[{"name":"a"}]}}}`)
+	if err := defaulting.Apply(obj, []defaulting.Operation{add("/spec/devices/requests/0/count", int64(1))}); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(decode(t, `{"spec":{"devices":{"requests":[{"name":"a","count":1}]}}}`), decode(t, mustJSON(t, obj))); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	for _, op := range []defaulting.Operation{
+		add("/spec/devices/requests/1/count", 1),
+		add("/spec/missing/x", 1),
+		add("/spec/devices/requests/0/name/x", 1),
+		{Op: "remove", Path: "/spec/devices"},
+	} {
+		if err := defaulting.Apply(obj, []defaulting.Operation{op}); err == nil || !strings.Contains(err.Error(), op.Path) {
+			t.Errorf("%+v: error %v, want one naming the path", op, err)
+		}
+	}
 }

@@ -52,8 +52,8 @@ func TestDefaultingIsRelease131s(t *testing.T) {
 			t.Fatalf("%s: 1.31 rejects the input: %v", kind, verdicts[i].errs)
 		}
 		patched := deepCopy(obj).(map[string]interface{})
-		for _, op := range defaulting.Patch(patched, api.V1alpha3, kind) {
-			apply(t, patched, op)
+		if err := defaulting.Apply(patched, defaulting.Patch(patched, api.V1alpha3, kind)); err != nil {
+			t.Fatal(err)
 		}
 		spec := patched["spec"].(map[string]interface{})
 		if kind == api.KindTemplate {
@@ -90,28 +90,4 @@ func toInt64(t *testing.T, v interface{}) int64 {
 	}
 	t.Fatalf("count %v (%T)", v, v)
 	return 0
-}
-
-// apply applies one "add" operation of defaulting to obj.
-func apply(t *testing.T, obj map[string]interface{}, op defaulting.Operation) {
-	t.Helper()
-	tokens := strings.Split(strings.TrimPrefix(op.Path, "/"), "/")
-	var parent interface{} = obj
-	for _, tok := range tokens[:len(tokens)-1] {
-		switch p := parent.(type) {
-		case map[string]interface{}:
-			parent = p[tok]
-		case []interface{}:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i >= len(p) {
-				t.Fatalf("%s: no element %s", op.Path, tok)
-			}
-			parent = p[i]
-		}
-	}
-	m, ok := parent.(map[string]interface{})
-	if op.Op != "add" || !ok {
-		t.Fatalf("cannot apply %+v", op)
-	}
-	m[tokens[len(tokens)-1]] = op.Value
 }
