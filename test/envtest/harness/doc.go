@@ -1,5 +1,5 @@
 // Package harness runs a real kube-apiserver and etcd (controller-runtime
-// envtest) with claimbridge's CRDs and validating webhook installed, pointed at
+// envtest) with claimbridge's CRDs and admission webhooks installed, pointed at
 // a claimbridge server on 127.0.0.1, for the envtest suites under test/envtest.
 //
 // A suite starts one environment in TestMain and shares it:
@@ -25,9 +25,10 @@
 //     config/crd`) with spec.conversion.webhook.clientConfig set to
 //     https://127.0.0.1:<port>/convert and the test CA, and waits until both
 //     are Established and all three versions are in discovery;
-//  6. installs the ValidatingWebhookConfiguration rendered from config/webhook
-//     with the same rules, its clientConfig set to
-//     https://127.0.0.1:<port>/validate and the test CA.
+//  6. installs the ValidatingWebhookConfiguration and the
+//     MutatingWebhookConfiguration rendered from config/webhook with the same
+//     rules, their clientConfig set to https://127.0.0.1:<port>/validate and
+//     /default and the test CA.
 //
 // The CRDs are installed by the harness and not by envtest's
 // CRDInstallOptions, which rewrites spec.conversion for kinds that are not
