@@ -1,11 +1,20 @@
 package envtest_test
 
 import (
+	"context"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/google/go-cmp/cmp"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/claimbridge/claimbridge/conversion"
+	"github.com/claimbridge/claimbridge/test/envtest/harness"
 )
 
 // TestDefaulting creates claims and templates without the defaults of their
@@ -80,4 +89,95 @@ spec: {resourceClassName: gpu.example.com`+mode+`}
 		t.Fatalf("update without the defaults: %s", describe(err))
 	}
 	expectField(t, updated, want, "spec", "devices", "requests")
+}
+
+// TestDefaultingStoredBefore: a claim stored without its defaults (written
+// before the defaulting webhook was installed) is valid as it is, reads with
+// the defaults through the older versions (conversion writes them), and is
+// stored defaulted by its next update of the main resource — a label, or a
+// replace of what was read (docs/operations.md, "Upgrading to defaulting").
+func TestDefaultingStoredBefore(t *testing.T) {
+	ctx := ctxFor(t)
+	ns := newNamespace(t, "defaulting-before")
+	mwcs := env.Dynamic.Resource(admissionregistrationv1.SchemeGroupVersion.WithResource("mutatingwebhookconfigurations"))
+	if err := mwcs.Delete(ctx, harness.WebhookConfigurationName, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	reinstalled := false
+	reinstall := func() {
+		if !reinstalled {
+			reinstalled = true
+			if err := env.InstallWebhookConfiguration(ctxFor(t)); err != nil {
+				t.Fatalf("reinstalling the webhook configurations: %v", err)
+			}
+		}
+	}
+	t.Cleanup(reinstall)
+	// The deletion takes effect asynchronously: create until a claim is
+	// stored as written.
+	var stored *unstructured.Unstructured
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		if stored != nil {
+			_ = claims("v1alpha3", ns).Delete(ctx, stored.GetName(), metav1.DeleteOptions{})
+		}
+		stored = createClaim(t, fromYAML(t, "v1alpha3", ns, `
+kind: ResourceClaim
+metadata: {generateName: before-}
+spec: {devices: {requests: [{name: request, deviceClassName: gpu.example.com}]}}
+`))
+		_, has := field(stored.Object, "spec", "devices", "requests", 0, "allocationMode")
+		return !has, nil
+	})
+	if err != nil {
+		t.Fatalf("the defaulting webhook kept defaulting after its configuration was deleted: %v", err)
+	}
+	reinstall()
+	name := stored.GetName()
+
+	// Through v1alpha2 it reads with WaitForFirstConsumer and records that
+	// the stored request had no mode and count.
+	old := get(t, claims("v1alpha2", ns), name)
+	expectField(t, old, map[string]interface{}{"resourceClassName": "gpu.example.com", "allocationMode": "WaitForFirstConsumer"}, "spec")
+
+	// Wait until the webhook defaults again, then label through v1alpha3:
+	// the update is allowed and stores the defaults.
+	want := []interface{}{map[string]interface{}{"name": "request", "deviceClassName": "gpu.example.com", "allocationMode": "ExactCount", "count": 1}}
+	var last error
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		u := get(t, claims("v1alpha3", ns), name)
+		labels := u.GetLabels()
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		labels["try"] = strconv.Itoa(len(labels))
+		u.SetLabels(labels)
+		updated, err := claims("v1alpha3", ns).Update(ctx, u, metav1.UpdateOptions{})
+		if err != nil {
+			last = err
+			return false, nil
+		}
+		got, _ := field(updated.Object, "spec", "devices", "requests")
+		return cmp.Diff(normalize(t, want), normalize(t, got)) == "", nil
+	})
+	if err != nil {
+		t.Fatalf("an update did not store the claim defaulted: %v (last error: %v)", err, describe(last))
+	}
+	// Read through v1alpha2 now, the claim needs no restore data, and
+	// replacing it with what was read keeps it defaulted.
+	view := get(t, claims("v1alpha2", ns), name)
+	expectNoField(t, view, "metadata", "annotations", conversion.RestoreAnnotation(conversion.V1alpha3))
+	if _, err := claims("v1alpha2", ns).Update(ctx, view, metav1.UpdateOptions{}); err != nil {
+		t.Fatalf("replace through v1alpha2: %s", describe(err))
+	}
+	expectField(t, get(t, claims("v1alpha3", ns), name), want, "spec", "devices", "requests")
+	// The view read before the update records that the stored request had
+	// neither mode nor count (restore-v1alpha3): written back, it restores
+	// that, as conversion restores every field a view cannot hold
+	// (docs/operations.md, "Upgrading to defaulting").
+	restore, _ := field(old.Object, "metadata", "annotations", conversion.RestoreAnnotation(conversion.V1alpha3))
+	for _, op := range []string{`{"op":"remove","path":"/spec/devices/requests/0/allocationMode"}`, `{"op":"remove","path":"/spec/devices/requests/0/count"}`} {
+		if s, _ := restore.(string); !strings.Contains(s, op) {
+			t.Errorf("the view read before the update: restore-v1alpha3 %v, want %s in it", restore, op)
+		}
+	}
 }
