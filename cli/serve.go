@@ -29,11 +29,11 @@ func newServeCommandWithRun(_ streams, run serveFunc) *cobra.Command {
 	opts := NewServeOptions()
 	cmd := &cobra.Command{
 		Use:   "serve",
-		Short: "Serve the conversion (/convert) and validating admission (/validate) webhooks over TLS",
-		Long: `serve runs the CRD conversion webhook (/convert) and the validating admission
-webhook (/validate) for resource.claimbridge.dev over TLS, with /healthz and
-/readyz on the health probe address and Prometheus metrics on the metrics
-address. Without --tls-cert-file and without a certificate in --cert-dir it
+		Short: "Serve the conversion (/convert), validating (/validate) and defaulting (/default) webhooks over TLS",
+		Long: `serve runs the CRD conversion webhook (/convert) and the validating (/validate)
+and defaulting (/default) admission webhooks for resource.claimbridge.dev over
+TLS, with /healthz and /readyz on the health probe address and Prometheus
+metrics on the metrics address. Without --tls-cert-file and without a certificate in --cert-dir it
 generates a CA (ca.crt, for the caBundle) and a serving certificate there.
 SIGTERM, SIGINT or SIGHUP shuts it down gracefully: /readyz fails, in-flight
 requests finish, then it exits 0; a second signal exits at once with code 1.`,

@@ -37,7 +37,7 @@ type ServeOptions struct {
 	TLSCertFile, TLSPrivateKeyFile string
 	// DNSNames are extra SANs of a generated certificate. Default none.
 	DNSNames []string
-	// ClientCAFile makes /validate require a client certificate it
+	// ClientCAFile makes /validate and /default require a client certificate it
 	// verifies. Default "".
 	ClientCAFile string
 	// TLSMinVersion is a component-base TLS version name. Default VersionTLS13.
@@ -213,19 +213,19 @@ func NewServeOptions() *ServeOptions {
 // shown in --help.
 func (o *ServeOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.BindAddress, "bind-address", o.BindAddress, "IP address the TLS webhook listener binds to (empty: all interfaces).")
-	fs.IntVar(&o.Port, "port", o.Port, "TLS port serving /convert and /validate (0: pick a free port).")
+	fs.IntVar(&o.Port, "port", o.Port, "TLS port serving /convert, /validate and /default (0: pick a free port).")
 	fs.StringVar(&o.CertDir, "cert-dir", o.CertDir, "Directory holding tls.crt and tls.key (reloaded on change); if it holds neither, a CA and serving certificate are generated into it (ca.crt, tls.crt, tls.key). Not used for serving when --tls-cert-file is set.")
 	fs.StringVar(&o.TLSCertFile, "tls-cert-file", o.TLSCertFile, "PEM serving certificate (leaf first, then intermediates), reloaded on change; with --tls-private-key-file it replaces the pair in --cert-dir.")
 	fs.StringVar(&o.TLSPrivateKeyFile, "tls-private-key-file", o.TLSPrivateKeyFile, "PEM private key of --tls-cert-file.")
 	fs.StringArrayVar(&o.DNSNames, "dns-name", o.DNSNames, "DNS name added to a generated serving certificate, e.g. claimbridge-webhook.claimbridge-system.svc (repeatable; localhost, 127.0.0.1 and ::1 are always included; --cert-mode=self-managed needs at least one).")
-	fs.StringVar(&o.ClientCAFile, "client-ca-file", o.ClientCAFile, "PEM CA bundle, reloaded on change; if set, /validate requires a client certificate verified by it (/convert requires none, but a certificate that is presented must verify on either path, or the TLS handshake fails).")
+	fs.StringVar(&o.ClientCAFile, "client-ca-file", o.ClientCAFile, "PEM CA bundle, reloaded on change; if set, /validate and /default require a client certificate verified by it (/convert requires none, but a certificate that is presented must verify on either path, or the TLS handshake fails).")
 	fs.StringVar(&o.TLSMinVersion, "tls-min-version", o.TLSMinVersion, `Minimum TLS version: VersionTLS12 or VersionTLS13 ("1.2" and "1.3" are deprecated spellings).`)
 	fs.StringSliceVar(&o.TLSCipherSuites, "tls-cipher-suites", o.TLSCipherSuites, "Comma-separated TLS 1.2 cipher suites (TLS 1.3 suites are not configurable); insecure suites are refused. Possible values: "+strings.Join(secureCipherNames(), ", ")+".")
 	fs.DurationVar(&o.CertReloadInterval, "cert-reload-interval", o.CertReloadInterval, "Poll interval for certificate changes, 0 or at least 1s (file-system events trigger reloads sooner; the poll counts failed reloads in claimbridge_certificate_reloads_total; 0 disables it).")
 	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", o.HealthProbeBindAddress, `Address serving /healthz and /readyz over HTTP ("0" disables).`)
 	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", o.MetricsBindAddress, `Address serving Prometheus /metrics: over HTTPS with --metrics-secure (the default), else over HTTP ("0" disables).`)
 	fs.Int64Var(&o.MaxConvertBodyBytes, "max-convert-body-bytes", o.MaxConvertBodyBytes, "Largest ConversionReview body accepted on /convert; larger gets 413.")
-	fs.Int64Var(&o.MaxValidateBodyBytes, "max-validate-body-bytes", o.MaxValidateBodyBytes, "Largest AdmissionReview body accepted on /validate; larger gets 413.")
+	fs.Int64Var(&o.MaxValidateBodyBytes, "max-validate-body-bytes", o.MaxValidateBodyBytes, "Largest AdmissionReview body accepted on /validate and /default; larger gets 413.")
 	fs.IntVar(&o.MaxJSONDepth, "max-json-depth", o.MaxJSONDepth, "Deepest JSON nesting accepted in a review body; deeper gets 400.")
 	fs.IntVar(&o.MaxConnections, "max-connections", o.MaxConnections, "Maximum concurrently open TLS connections (0: no limit); a connection idle for a second is closed to admit a waiting one, and while none is idle one busy connection a second is closed after its answer.")
 	fs.IntVar(&o.ListenBacklog, "listen-backlog", o.ListenBacklog, "Connections the kernel completes and queues for the webhook listener (0: the system's net.core.somaxconn); further connection attempts are dropped and retried by their clients' kernels after 1 s. Linux only.")

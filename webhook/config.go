@@ -16,7 +16,7 @@ type Config struct {
 	// BindAddress is the IP address the TLS listener binds to; "" binds all
 	// interfaces.
 	BindAddress string
-	// Port is the TLS port serving /convert and /validate; 0 picks a free
+	// Port is the TLS port serving /convert, /validate and /default; 0 picks a free
 	// port (see Server.Addr).
 	Port int
 
@@ -30,7 +30,7 @@ type Config struct {
 	// besides localhost, 127.0.0.1 and ::1.
 	DNSNames []string
 	// ClientCAFile, if set, is a PEM bundle, reloaded when it changes;
-	// /validate then requires a client certificate that verifies against
+	// /validate and /default then require a client certificate that verifies against
 	// it. /convert never requires one (the apiserver presents none on
 	// conversion calls).
 	ClientCAFile string
@@ -57,7 +57,7 @@ type Config struct {
 	MetricsFilter func(http.Handler) (http.Handler, error)
 
 	// MaxConvertBodyBytes and MaxValidateBodyBytes cap the request body of
-	// /convert and /validate; larger bodies get 413.
+	// /convert and of /validate and /default; larger bodies get 413.
 	MaxConvertBodyBytes, MaxValidateBodyBytes int64
 	// MaxJSONDepth is the deepest JSON nesting accepted in a review body,
 	// enforced by the one-pass decoder (or scanned before the slow path
