@@ -88,9 +88,17 @@ func withStepDefaults(name string, section interface{}, kind, from, to string) i
 	if !writesDefaults(from, to) {
 		return section
 	}
+	return withDefaults(name, section, kind, from)
+}
+
+// withDefaults returns section name of a kind object in version with the
+// defaults a step into version writes added where they are missing: a
+// v1alpha1/v1alpha2 spec's allocationMode, a v1alpha3 first request's mode
+// and count when it has neither. section is not modified.
+func withDefaults(name string, section interface{}, kind, version string) interface{} {
 	out, _ := onClaimSpec(name, section, kind, func(spec map[string]interface{}) (map[string]interface{}, bool) {
-		switch from {
-		case V1alpha2:
+		switch version {
+		case V1alpha1, V1alpha2:
 			if _, hasMode := spec["allocationMode"]; hasMode {
 				return nil, false
 			}

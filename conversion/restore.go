@@ -245,9 +245,12 @@ func (d *differ) sortSegments(segs []segment) {
 //
 // A patch made by a build that did not yet write the defaults a step adds
 // for its target's consumers (see withoutStepDefaults) has the fingerprint of
-// the section without them; it is applied to that section, which gives the
-// object exactly as the patch recorded it. applied reports whether the patch
-// was applied: the object being converted is then a conversion's output.
+// the section without them; it is applied to that section, and the defaults
+// are then added where the result lacks them: such a build's CRD did not
+// default what it stored, so their absence was never the writer's choice,
+// and the target release's consumers need them (a 1.26–1.30 scheduler fails
+// a claim without an allocation mode). applied reports whether the patch was
+// applied: the object being converted is then a conversion's output.
 func (r *restore) applySection(name string, root map[string]interface{}, kind, from, to string) (applied bool) {
 	sp := *r.section(name)
 	if sp == nil {
@@ -257,17 +260,21 @@ func (r *restore) applySection(name string, root map[string]interface{}, kind, f
 		return false // not written by diff: shown as mapped, as an undecodable annotation is
 	}
 	cur, ok := root[name]
+	older := false
 	if !matchesBase(name, cur, ok, sp.Base) {
 		without, changed := withoutStepDefaults(name, cur, kind, from, to)
 		if !changed || !matchesBase(name, without, ok, sp.Base) {
 			return false
 		}
-		root[name] = without
+		root[name], older = without, true
 	}
 	for _, op := range sp.Patch {
 		if ownsPath(name, op.Path) {
 			applyOperation(root, op)
 		}
+	}
+	if older {
+		root[name] = withDefaults(name, root[name], kind, to)
 	}
 	return true
 }
