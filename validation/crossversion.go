@@ -203,7 +203,8 @@ func restoreAnnotationsHint(newObj, oldObj map[string]interface{}) string {
 		return ""
 	}
 	return " (the update's " + api.RestoreAnnotationPrefix + "* annotations differ from the stored object's: they hold what the other versions " +
-		"show, and only claimbridge writes them; send them as read: write back the object as read, or patch or apply only the fields you change)"
+		"show, and only claimbridge writes them; send them as read: write back the object as read, or patch or apply only the fields you change; " +
+		"while claimbridge replicas of two builds serve, during an upgrade, read it again once they are one)"
 }
 
 // restoreAnnotations returns obj's restore annotations (nil if none).

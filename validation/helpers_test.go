@@ -15,7 +15,8 @@ func mustSpecV1(class string) apiv1.ResourceClaimSpec {
 // restoreHint ends a main update's cross-version finding when the update's
 // restore annotations are not the old object's.
 const restoreHint = " (the update's claimbridge.dev/restore-* annotations differ from the stored object's: they hold what the other versions " +
-	"show, and only claimbridge writes them; send them as read: write back the object as read, or patch or apply only the fields you change)"
+	"show, and only claimbridge writes them; send them as read: write back the object as read, or patch or apply only the fields you change; " +
+	"while claimbridge replicas of two builds serve, during an upgrade, read it again once they are one)"
 
 // wantOnlyWarnings validates req and wants no error and exactly the warnings want.
 func wantOnlyWarnings(t *testing.T, req Request, want []string) {
