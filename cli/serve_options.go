@@ -141,7 +141,9 @@ type ServeOptions struct {
 	// (self-managed); "" none. Default "claimbridge-validating-webhook-configuration".
 	CertInjectValidatingWebhookConfiguration string
 	// CertInjectMutatingWebhookConfiguration gets the CA in its webhooks
-	// (self-managed); "" none. Default "claimbridge-mutating-webhook-configuration".
+	// (self-managed); "" none, the default: the manifests name it, and an
+	// image rolled out before the manifests that install the configuration
+	// (and its RBAC) must not wait for one it may not read.
 	CertInjectMutatingWebhookConfiguration string
 	// CertDuration is the validity of the self-managed serving certificate;
 	// CertRenewBefore is how long before expiry it (and the CA) is renewed.
@@ -202,7 +204,6 @@ func NewServeOptions() *ServeOptions {
 		CertSecret:                               "claimbridge-webhook-server-cert",
 		CertInjectCRDs:                           []string{"resourceclaims.resource.claimbridge.dev", "resourceclaimtemplates.resource.claimbridge.dev"},
 		CertInjectValidatingWebhookConfiguration: "claimbridge-validating-webhook-configuration",
-		CertInjectMutatingWebhookConfiguration:   "claimbridge-mutating-webhook-configuration",
 		CertDuration:                             selfmanaged.DefaultServerCertDuration,
 		CertRenewBefore:                          selfmanaged.DefaultLookaheadInterval,
 		MetricsSecure:                            true,
@@ -248,7 +249,7 @@ func (o *ServeOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.CertSecret, "cert-secret", o.CertSecret, "Self-managed mode: the Secret holding the CA and serving certificate, <namespace>/<name> or <name> in $POD_NAMESPACE. It must exist.")
 	fs.StringArrayVar(&o.CertInjectCRDs, "cert-inject-crd", o.CertInjectCRDs, "Self-managed mode: CRD whose conversion webhook caBundle gets the CA (repeatable; an empty value names none).")
 	fs.StringVar(&o.CertInjectValidatingWebhookConfiguration, "cert-inject-validating-webhook-configuration", o.CertInjectValidatingWebhookConfiguration, "Self-managed mode: ValidatingWebhookConfiguration whose webhooks get the CA (empty: none).")
-	fs.StringVar(&o.CertInjectMutatingWebhookConfiguration, "cert-inject-mutating-webhook-configuration", o.CertInjectMutatingWebhookConfiguration, "Self-managed mode: MutatingWebhookConfiguration (defaulting) whose webhooks get the CA (empty: none).")
+	fs.StringVar(&o.CertInjectMutatingWebhookConfiguration, "cert-inject-mutating-webhook-configuration", o.CertInjectMutatingWebhookConfiguration, "Self-managed mode: MutatingWebhookConfiguration (defaulting) whose webhooks get the CA (empty: none; the manifests name claimbridge-mutating-webhook-configuration).")
 	fs.DurationVar(&o.CertDuration, "cert-duration", o.CertDuration, "Self-managed mode: validity of the serving certificate.")
 	fs.DurationVar(&o.CertRenewBefore, "cert-renew-before", o.CertRenewBefore, "Self-managed mode: renew the serving certificate (and the CA) this long before it expires.")
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "Kubeconfig file for the Kubernetes API, needed only by --cert-mode=self-managed and --metrics-secure; empty: $KUBECONFIG, ~/.kube/config, then the in-cluster config.")

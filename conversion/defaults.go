@@ -1,6 +1,11 @@
 package conversion
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"strconv"
+
+	"github.com/claimbridge/claimbridge/defaulting"
+)
 
 // A step writes the fields its target's consumers need that the source
 // version has no place for, as the target release's defaulting would have
@@ -119,6 +124,32 @@ func withDefaults(name string, section interface{}, kind, version string) interf
 		return nil, false
 	})
 	return out
+}
+
+// withUpstreamDefaults returns section name of a kind object in version
+// defaulted as the version's release defaulted what it stored (package
+// defaulting: every v1alpha3 request's mode, and count for ExactCount; a
+// v1alpha1/v1alpha2 spec's mode), copying what it changes; section is not
+// modified.
+func withUpstreamDefaults(name string, section interface{}, kind, version string) interface{} {
+	if name != "spec" || isNull(section) {
+		return section
+	}
+	obj := map[string]interface{}{"spec": section}
+	ops := defaulting.Patch(obj, version, kind)
+	if len(ops) == 0 {
+		return section
+	}
+	for i, op := range ops {
+		if n, ok := op.Value.(int64); ok {
+			ops[i].Value = json.Number(strconv.FormatInt(n, 10)) // numbers as conversion decodes them
+		}
+	}
+	obj["spec"] = deepCopy(section)
+	if err := defaulting.Apply(obj, ops); err != nil {
+		return section // cannot happen: the operations are of this object
+	}
+	return obj["spec"]
 }
 
 // onClaimSpec applies change to the claim spec of section name of a kind

@@ -249,9 +249,9 @@ func (d *differ) sortSegments(segs []segment) {
 // are then added where the result lacks them: such a build's CRD did not
 // default what it stored, so their absence was never the writer's choice,
 // and the target release's consumers need them (a 1.26–1.30 scheduler fails
-// a claim without an allocation mode). applied reports whether the patch was
-// applied: the object being converted is then a conversion's output.
-func (r *restore) applySection(name string, root map[string]interface{}, kind, from, to string) (applied bool) {
+// a claim without an allocation mode). older reports that case: the object
+// being converted is then such a build's output.
+func (r *restore) applySection(name string, root map[string]interface{}, kind, from, to string) (older bool) {
 	sp := *r.section(name)
 	if sp == nil {
 		return false
@@ -260,7 +260,6 @@ func (r *restore) applySection(name string, root map[string]interface{}, kind, f
 		return false // not written by diff: shown as mapped, as an undecodable annotation is
 	}
 	cur, ok := root[name]
-	older := false
 	if !matchesBase(name, cur, ok, sp.Base) {
 		without, changed := withoutStepDefaults(name, cur, kind, from, to)
 		if !changed || !matchesBase(name, without, ok, sp.Base) {
@@ -274,9 +273,9 @@ func (r *restore) applySection(name string, root map[string]interface{}, kind, f
 		}
 	}
 	if older {
-		root[name] = withDefaults(name, root[name], kind, to)
+		root[name] = withUpstreamDefaults(name, root[name], kind, to)
 	}
-	return true
+	return older
 }
 
 // wellFormed reports whether every operation of a section patch is one diff

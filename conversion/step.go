@@ -146,7 +146,7 @@ func doStep(obj map[string]interface{}, kind, from, to string, losses *[]loss, o
 	srcSpec := obj["spec"]
 
 	out := map[string]interface{}{}
-	converted := map[string]bool{} // sections a conversion from to wrote (applySection)
+	older := map[string]bool{} // sections an older build mapped from to (applySection)
 	for _, name := range sections(kind) {
 		if in, ok := obj[name]; ok {
 			share := opts.share && (restoreTo == nil || *restoreTo.section(name) == nil)
@@ -160,7 +160,7 @@ func doStep(obj map[string]interface{}, kind, from, to string, losses *[]loss, o
 			out[name] = mapSection(forward, kind, name, in, asMap(out["spec"]), r)
 		}
 		if restoreTo != nil {
-			converted[name] = restoreTo.applySection(name, out, kind, from, to)
+			older[name] = restoreTo.applySection(name, out, kind, from, to)
 		}
 	}
 
@@ -178,10 +178,10 @@ func doStep(obj map[string]interface{}, kind, from, to string, losses *[]loss, o
 			back = mapSection(backward, kind, name, mapped, asMap(srcSpec), nil)
 		}
 		orig, origOK := obj[name]
-		if converted[name] {
-			// The section is a conversion's output (its restore patch
-			// applied). Where it lacks the defaults this build writes, an
-			// older build wrote it: their absence is no content to keep.
+		if older[name] {
+			// The section is an older build's output, which lacks the
+			// defaults this build writes: their absence is no content to
+			// keep.
 			orig = withStepDefaults(name, orig, kind, from, to)
 		}
 		restoreFrom.diffSection(name, back, mappedOK, orig, origOK)
