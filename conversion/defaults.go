@@ -21,8 +21,8 @@ import (
 // default the original lacked is removed again by the restore annotation on
 // the way back.
 const (
-	exactCount           = "ExactCount"
-	waitForFirstConsumer = "WaitForFirstConsumer"
+	exactCount           = defaulting.ExactCount
+	waitForFirstConsumer = defaulting.WaitForFirstConsumer
 )
 
 // one is the JSON number 1 as conversion decodes numbers.

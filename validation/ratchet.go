@@ -84,9 +84,10 @@ func withoutStoredSpecErrors(t target, errs field.ErrorList, newObj, oldObj map[
 
 // sameSpec reports whether a and b, objects of t's version and kind, have
 // the same spec once defaulted, as kube-apiserver compares an update with the
-// stored object (which it defaults on decoding): the CRD defaults a v1alpha1
-// or v1alpha2 write's allocationMode, which a view derived from v1alpha3
-// without a resource class has no reason to show.
+// stored object (which it defaults on decoding): the CRD and the defaulting
+// webhook default a write, and the view it replaces may lack the defaults
+// (one written by an older build, or with restore data that records their
+// absence).
 func sameSpec(t target, a, b map[string]interface{}) bool {
 	if apiequality.Semantic.DeepEqual(a["spec"], b["spec"]) {
 		return true
