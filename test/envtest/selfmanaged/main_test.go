@@ -11,7 +11,10 @@
 //   - metrics are refused without a token or without RBAC and served to a
 //     ServiceAccount bound to the chart's metrics-reader ClusterRole;
 //   - the chart's ValidatingAdmissionPolicy lets the ServiceAccount change
-//     only the caBundles of the objects its RBAC lets it update.
+//     only the caBundles of the objects its RBAC lets it update;
+//   - this release's image, run as a process of its own with the previous
+//     chart's arguments and RBAC (the upgrade order docs/operations.md
+//     gives), becomes ready.
 //
 // The suite needs KUBEBUILDER_ASSETS and HELM (`make test` sets both; a
 // missing one is an error).
