@@ -361,17 +361,23 @@ func get(url string) bool {
 // impersonatingKubeconfig writes a kubeconfig of the admin credentials that
 // impersonates the chart's ServiceAccount.
 func (s *suite) impersonatingKubeconfig() (string, error) {
+	path := filepath.Join(s.certDir, "..", filepath.Base(s.certDir)+".kubeconfig")
+	return path, s.writeKubeconfigAs(path, namespace, serviceAccount)
+}
+
+// writeKubeconfigAs writes to path a kubeconfig of the admin credentials
+// that impersonates ServiceAccount ns/sa.
+func (s *suite) writeKubeconfigAs(path, ns, sa string) error {
 	cfg := clientcmdapi.NewConfig()
 	cfg.Clusters["envtest"] = &clientcmdapi.Cluster{Server: s.admin.Host, CertificateAuthorityData: s.admin.CAData}
 	cfg.AuthInfos["sa"] = &clientcmdapi.AuthInfo{
 		ClientCertificateData: s.admin.CertData, ClientKeyData: s.admin.KeyData,
-		Impersonate:       fmt.Sprintf("system:serviceaccount:%s:%s", namespace, serviceAccount),
-		ImpersonateGroups: []string{"system:serviceaccounts", "system:serviceaccounts:" + namespace, "system:authenticated"},
+		Impersonate:       fmt.Sprintf("system:serviceaccount:%s:%s", ns, sa),
+		ImpersonateGroups: []string{"system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"},
 	}
 	cfg.Contexts["sa"] = &clientcmdapi.Context{Cluster: "envtest", AuthInfo: "sa"}
 	cfg.CurrentContext = "sa"
-	path := filepath.Join(s.certDir, "..", filepath.Base(s.certDir)+".kubeconfig")
-	return path, clientcmd.WriteToFile(*cfg, path)
+	return clientcmd.WriteToFile(*cfg, path)
 }
 
 func (s *suite) stop() error {

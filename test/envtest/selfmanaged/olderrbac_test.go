@@ -16,8 +16,6 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/claimbridge/claimbridge/test/envtest/harness"
@@ -86,17 +84,8 @@ func TestNewImageUnderOlderRBAC(t *testing.T) {
 	})
 
 	dir := t.TempDir()
-	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters["envtest"] = &clientcmdapi.Cluster{Server: s.admin.Host, CertificateAuthorityData: s.admin.CAData}
-	cfg.AuthInfos["sa"] = &clientcmdapi.AuthInfo{
-		ClientCertificateData: s.admin.CertData, ClientKeyData: s.admin.KeyData,
-		Impersonate:       fmt.Sprintf("system:serviceaccount:%s:%s", ns, sa),
-		ImpersonateGroups: []string{"system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"},
-	}
-	cfg.Contexts["sa"] = &clientcmdapi.Context{Cluster: "envtest", AuthInfo: "sa"}
-	cfg.CurrentContext = "sa"
 	kubeconfig := filepath.Join(dir, "kubeconfig")
-	if err := clientcmd.WriteToFile(*cfg, kubeconfig); err != nil {
+	if err := s.writeKubeconfigAs(kubeconfig, ns, sa); err != nil {
 		t.Fatal(err)
 	}
 	port, err := freePort()
