@@ -21,11 +21,12 @@ import (
 	"github.com/claimbridge/claimbridge/api"
 )
 
-// Operation is one RFC 6902 "add" (which replaces a member already there).
+// Operation is one RFC 6902 "add" (which replaces a member already there)
+// or, from the webhook, "remove".
 type Operation struct {
 	Op    string      `json:"op"`
 	Path  string      `json:"path"`
-	Value interface{} `json:"value"`
+	Value interface{} `json:"value,omitempty"`
 }
 
 // The defaults.

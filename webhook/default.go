@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/claimbridge/claimbridge/api"
+	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/defaulting"
 )
 
@@ -48,6 +49,9 @@ func (d *defaulter) Handle(ctx context.Context, req admission.Request) (resp adm
 		return denied(apierrors.NewBadRequest(fmt.Sprintf("object %v", err)))
 	}
 	ops := defaulting.Patch(obj, req.Kind.Version, req.Kind.Kind)
+	if stored := storedDefaults(obj, ops); stored != nil {
+		ops = append(ops, *stored)
+	}
 	if len(ops) == 0 {
 		return allowed(nil)
 	}
@@ -57,4 +61,30 @@ func (d *defaulter) Handle(ctx context.Context, req admission.Request) (resp adm
 	}
 	patchType := admissionv1.PatchTypeJSONPatch
 	return admission.Response{AdmissionResponse: admissionv1.AdmissionResponse{Allowed: true, Patch: patch, PatchType: &patchType}}
+}
+
+// storedDefaults is the operation that gives obj, once ops (its own
+// version's defaults) are applied, the restore annotations under which it is
+// stored with the storage version's defaults (conversion.
+// StoredDefaultsAnnotations): a v1alpha1/v1alpha2 view read before the stored
+// claim was defaulted records that its requests had no mode or count, and
+// written back it would store that again. nil when nothing changes; obj is
+// not modified.
+func storedDefaults(obj map[string]interface{}, ops []defaulting.Operation) *defaulting.Operation {
+	meta, _ := obj["metadata"].(map[string]interface{})
+	if ann, _ := meta["annotations"].(map[string]interface{}); ann[api.RestoreAnnotation(api.V1alpha3)] == nil {
+		return nil // the common case, without a copy
+	}
+	defaulted := api.DeepCopyJSON(obj)
+	if err := defaulting.Apply(defaulted, ops); err != nil {
+		return nil
+	}
+	annotations, present, changed, err := conversion.StoredDefaultsAnnotations(defaulted)
+	if err != nil || !changed {
+		return nil
+	}
+	if !present {
+		return &defaulting.Operation{Op: "remove", Path: "/metadata/annotations"}
+	}
+	return &defaulting.Operation{Op: "add", Path: "/metadata/annotations", Value: annotations}
 }

@@ -85,6 +85,17 @@ func TestDefaultEndpoint(t *testing.T) {
 	if got := patchOf(review("v1alpha2", "ResourceClaim", "", admissionv1.Create, string(fixture(t, "v1alpha2")))); got != "" {
 		t.Errorf("defaulted claim patched: %s", got)
 	}
+	// A v1alpha2 view of a claim stored without its defaults, written back:
+	// its restore annotation of v1alpha3 is rewritten so that the claim is
+	// stored with them (the annotation then records only what v1alpha2
+	// cannot hold: here nothing, and the annotations go).
+	view := `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns","annotations":{` +
+		`"claimbridge.dev/restore-v1alpha3":"{\"spec\":{\"base\":\"f7db5b3a5438dc25\",\"patch\":[{\"op\":\"remove\",\"path\":\"/spec/devices/requests/0/allocationMode\"},{\"op\":\"remove\",\"path\":\"/spec/devices/requests/0/count\"}]},\"created\":\"annotations\"}"}},` +
+		`"spec":{"allocationMode":"WaitForFirstConsumer","resourceClassName":"gpu.example.com"}}`
+	if got, want := patchOf(review("v1alpha2", "ResourceClaim", "", admissionv1.Update, view)),
+		`[{"op":"remove","path":"/metadata/annotations"}]`; got != want {
+		t.Errorf("v1alpha2 view of an undefaulted claim: patch %s, want %s", got, want)
+	}
 	if resp := review("v1", "ResourceClaim", "", admissionv1.Create, v3); resp.Allowed || resp.Result == nil || resp.Result.Code != http.StatusBadRequest {
 		t.Errorf("a version not served: %+v", resp)
 	}

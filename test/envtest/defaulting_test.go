@@ -91,11 +91,14 @@ spec: {resourceClassName: gpu.example.com`+mode+`}
 	expectField(t, updated, want, "spec", "devices", "requests")
 }
 
-// TestDefaultingStoredBefore: a claim stored without its defaults (written
-// before the defaulting webhook was installed) is valid as it is, reads with
-// the defaults through the older versions (conversion writes them), and is
-// stored defaulted by its next update of the main resource — a label, or a
-// replace of what was read (docs/operations.md, "Upgrading to defaulting").
+// TestDefaultingStoredBefore: claims stored without their defaults
+// (written before the defaulting webhook was installed) are valid as they
+// are, read with the defaults through the older versions (conversion writes
+// them; the restore annotation of v1alpha3 records that storage lacks them),
+// and are stored defaulted by their next update of the main resource: a
+// label through v1alpha3, and also a view read through v1alpha2 before and
+// written back, whose restore annotation /default rewrites so that storage
+// gets the defaults (docs/operations.md, "Upgrading to defaulting").
 func TestDefaultingStoredBefore(t *testing.T) {
 	ctx := ctxFor(t)
 	ns := newNamespace(t, "defaulting-before")
@@ -114,37 +117,57 @@ func TestDefaultingStoredBefore(t *testing.T) {
 	}
 	t.Cleanup(reinstall)
 	// The deletion takes effect asynchronously: create until a claim is
-	// stored as written.
-	var stored *unstructured.Unstructured
-	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		if stored != nil {
-			_ = claims("v1alpha3", ns).Delete(ctx, stored.GetName(), metav1.DeleteOptions{})
-		}
-		stored = createClaim(t, fromYAML(t, "v1alpha3", ns, `
+	// stored as written, then one more.
+	create := func() *unstructured.Unstructured {
+		return createClaim(t, fromYAML(t, "v1alpha3", ns, `
 kind: ResourceClaim
 metadata: {generateName: before-}
 spec: {devices: {requests: [{name: request, deviceClassName: gpu.example.com}]}}
 `))
-		_, has := field(stored.Object, "spec", "devices", "requests", 0, "allocationMode")
-		return !has, nil
+	}
+	undefaulted := func(u *unstructured.Unstructured) bool {
+		_, has := field(u.Object, "spec", "devices", "requests", 0, "allocationMode")
+		return !has
+	}
+	var first *unstructured.Unstructured
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		if first != nil {
+			_ = claims("v1alpha3", ns).Delete(ctx, first.GetName(), metav1.DeleteOptions{})
+		}
+		first = create()
+		return undefaulted(first), nil
 	})
 	if err != nil {
 		t.Fatalf("the defaulting webhook kept defaulting after its configuration was deleted: %v", err)
 	}
+	second := create()
+	if !undefaulted(second) {
+		t.Fatalf("the second claim was defaulted: %v", second.Object["spec"])
+	}
 	reinstall()
-	name := stored.GetName()
 
-	// Through v1alpha2 it reads with WaitForFirstConsumer and records that
+	// Through v1alpha2 they read with WaitForFirstConsumer and record that
 	// the stored request had no mode and count.
-	old := get(t, claims("v1alpha2", ns), name)
-	expectField(t, old, map[string]interface{}{"resourceClassName": "gpu.example.com", "allocationMode": "WaitForFirstConsumer"}, "spec")
+	views := map[string]*unstructured.Unstructured{}
+	for _, u := range []*unstructured.Unstructured{first, second} {
+		view := get(t, claims("v1alpha2", ns), u.GetName())
+		expectField(t, view, map[string]interface{}{"resourceClassName": "gpu.example.com", "allocationMode": "WaitForFirstConsumer"}, "spec")
+		restore, _ := field(view.Object, "metadata", "annotations", conversion.RestoreAnnotation(conversion.V1alpha3))
+		for _, op := range []string{`{"op":"remove","path":"/spec/devices/requests/0/allocationMode"}`, `{"op":"remove","path":"/spec/devices/requests/0/count"}`} {
+			if s, _ := restore.(string); !strings.Contains(s, op) {
+				t.Errorf("%s through v1alpha2: restore-v1alpha3 %v, want %s in it", u.GetName(), restore, op)
+			}
+		}
+		views[u.GetName()] = view
+	}
 
-	// Wait until the webhook defaults again, then label through v1alpha3:
-	// the update is allowed and stores the defaults.
+	// Wait until the webhook defaults again, then update each: the first
+	// with a label through v1alpha3, the second by writing back its view
+	// read through v1alpha2 before. Both are stored defaulted.
 	want := []interface{}{map[string]interface{}{"name": "request", "deviceClassName": "gpu.example.com", "allocationMode": "ExactCount", "count": 1}}
 	var last error
 	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		u := get(t, claims("v1alpha3", ns), name)
+		u := get(t, claims("v1alpha3", ns), first.GetName())
 		labels := u.GetLabels()
 		if labels == nil {
 			labels = map[string]string{}
@@ -162,22 +185,20 @@ spec: {devices: {requests: [{name: request, deviceClassName: gpu.example.com}]}}
 	if err != nil {
 		t.Fatalf("an update did not store the claim defaulted: %v (last error: %v)", err, describe(last))
 	}
-	// Read through v1alpha2 now, the claim needs no restore data, and
-	// replacing it with what was read keeps it defaulted.
-	view := get(t, claims("v1alpha2", ns), name)
-	expectNoField(t, view, "metadata", "annotations", conversion.RestoreAnnotation(conversion.V1alpha3))
-	if _, err := claims("v1alpha2", ns).Update(ctx, view, metav1.UpdateOptions{}); err != nil {
-		t.Fatalf("replace through v1alpha2: %s", describe(err))
+	old := views[second.GetName()]
+	old.SetLabels(map[string]string{"team": "a"})
+	if _, err := claims("v1alpha2", ns).Update(ctx, old, metav1.UpdateOptions{}); err != nil {
+		t.Fatalf("writing back through v1alpha2 the view read before: %s", describe(err))
 	}
-	expectField(t, get(t, claims("v1alpha3", ns), name), want, "spec", "devices", "requests")
-	// The view read before the update records that the stored request had
-	// neither mode nor count (restore-v1alpha3): written back, it restores
-	// that, as conversion restores every field a view cannot hold
-	// (docs/operations.md, "Upgrading to defaulting").
-	restore, _ := field(old.Object, "metadata", "annotations", conversion.RestoreAnnotation(conversion.V1alpha3))
-	for _, op := range []string{`{"op":"remove","path":"/spec/devices/requests/0/allocationMode"}`, `{"op":"remove","path":"/spec/devices/requests/0/count"}`} {
-		if s, _ := restore.(string); !strings.Contains(s, op) {
-			t.Errorf("the view read before the update: restore-v1alpha3 %v, want %s in it", restore, op)
+	for _, u := range []*unstructured.Unstructured{first, second} {
+		expectField(t, get(t, claims("v1alpha3", ns), u.GetName()), want, "spec", "devices", "requests")
+		// Read through v1alpha2 now, the claim needs no restore data, and
+		// writing back what was read keeps it defaulted.
+		view := get(t, claims("v1alpha2", ns), u.GetName())
+		expectNoField(t, view, "metadata", "annotations", conversion.RestoreAnnotation(conversion.V1alpha3))
+		if _, err := claims("v1alpha2", ns).Update(ctx, view, metav1.UpdateOptions{}); err != nil {
+			t.Fatalf("replace through v1alpha2: %s", describe(err))
 		}
+		expectField(t, get(t, claims("v1alpha3", ns), u.GetName()), want, "spec", "devices", "requests")
 	}
 }

@@ -1,0 +1,95 @@
+package conversion
+
+import (
+	"github.com/claimbridge/claimbridge/defaulting"
+)
+
+// StoredDefaultsAnnotations returns the annotations obj should be written
+// with so that the object it is stored as has the defaults of the storage
+// version's release, and whether they differ from obj's. obj is a claim or
+// template of v1alpha1 or v1alpha2 being written (its own version's defaults
+// applied already). Its restore annotation of v1alpha3 is what makes the
+// stored object more than what obj shows; in a view read before the stored
+// object was defaulted it records that the stored requests had no mode or
+// count, and writing the view back would store that again. The annotations
+// returned are those of the defaulted stored object shown in obj's version;
+// present is false when that object has none. They are returned only when
+// obj's spec, status and other metadata are exactly what that object shows
+// (changed is false otherwise, and for objects of other versions, without a
+// restore annotation of v1alpha3, or already defaulted when stored). obj is
+// not modified.
+func StoredDefaultsAnnotations(obj map[string]interface{}) (annotations interface{}, present, changed bool, err error) {
+	_, version, kind, err := Identify(obj)
+	if err != nil || version != V1alpha1 && version != V1alpha2 {
+		return nil, false, false, err
+	}
+	meta, _ := obj["metadata"].(map[string]interface{})
+	own, _ := meta["annotations"].(map[string]interface{})
+	if _, ok := own[RestoreAnnotation(V1alpha3)]; !ok {
+		return nil, false, false, nil
+	}
+	stored, err := Convert(obj, V1alpha3)
+	if err != nil {
+		return nil, false, false, err
+	}
+	ops := defaulting.Patch(stored, V1alpha3, kind)
+	if len(ops) == 0 {
+		return nil, false, false, nil
+	}
+	if err := defaulting.Apply(stored, ops); err != nil {
+		return nil, false, false, err
+	}
+	back, err := Convert(stored, version)
+	if err != nil {
+		return nil, false, false, err
+	}
+	for _, section := range []string{"spec", "status"} {
+		a, aOK := obj[section]
+		b, bOK := back[section]
+		if aOK != bOK || !equal(a, b) {
+			return nil, false, false, nil
+		}
+	}
+	backMeta, _ := back["metadata"].(map[string]interface{})
+	if !equal(withoutKey(meta, "annotations"), withoutKey(backMeta, "annotations")) {
+		return nil, false, false, nil
+	}
+	newAnnotations, present := backMeta["annotations"]
+	if !equal(withoutRestoreKeys(own), withoutRestoreKeys(asMap(newAnnotations))) {
+		return nil, false, false, nil
+	}
+	if _, had := meta["annotations"]; had == present && equal(meta["annotations"], newAnnotations) {
+		return nil, false, false, nil
+	}
+	return newAnnotations, present, true, nil
+}
+
+// withoutKey returns m without key (a copy; m itself when it has no key).
+func withoutKey(m map[string]interface{}, key string) map[string]interface{} {
+	if _, ok := m[key]; !ok {
+		return m
+	}
+	out := shallowCopy(m)
+	delete(out, key)
+	return out
+}
+
+// withoutRestoreKeys returns annotations without the restore annotations.
+func withoutRestoreKeys(annotations map[string]interface{}) map[string]interface{} {
+	out := map[string]interface{}{}
+	for k, v := range annotations {
+		if !isRestoreKey(k) {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+func isRestoreKey(k string) bool {
+	for _, v := range Versions {
+		if k == RestoreAnnotation(v) {
+			return true
+		}
+	}
+	return false
+}
