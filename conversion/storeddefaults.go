@@ -1,6 +1,9 @@
 package conversion
 
 import (
+	"strings"
+
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/defaulting"
 )
 
@@ -78,18 +81,9 @@ func withoutKey(m map[string]interface{}, key string) map[string]interface{} {
 func withoutRestoreKeys(annotations map[string]interface{}) map[string]interface{} {
 	out := map[string]interface{}{}
 	for k, v := range annotations {
-		if !isRestoreKey(k) {
+		if !strings.HasPrefix(k, api.RestoreAnnotationPrefix) {
 			out[k] = v
 		}
 	}
 	return out
-}
-
-func isRestoreKey(k string) bool {
-	for _, v := range Versions {
-		if k == RestoreAnnotation(v) {
-			return true
-		}
-	}
-	return false
 }
