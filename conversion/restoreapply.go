@@ -1,0 +1,162 @@
+package conversion
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/claimbridge/claimbridge/internal/jsontree"
+)
+
+// applySection applies the patch for section name to root (a kind object
+// holding the section as the step from → to mapped it) if the section still
+// has the fingerprint the patch was made for. Operations whose parent no
+// longer exists are skipped, and so are those outside what the section's
+// fingerprint covers (ownsPath).
+//
+// A patch made by a build that did not yet write the defaults a step adds
+// for its target's consumers (see withoutStepDefaults) has the fingerprint of
+// the section without them; it is applied to that section, and the defaults
+// are then added where the result lacks them: such a build's CRD did not
+// default what it stored, so their absence was never the writer's choice,
+// and the target release's consumers need them (a 1.26–1.30 scheduler fails
+// a claim without an allocation mode). older reports that case: the object
+// being converted is then such a build's output.
+func (r *restore) applySection(name string, root map[string]interface{}, kind, from, to string) (older bool) {
+	sp := *r.section(name)
+	if sp == nil {
+		return false
+	}
+	if !wellFormed(name, sp.Patch) {
+		return false // not written by diff: shown as mapped, as an undecodable annotation is
+	}
+	cur, ok := root[name]
+	if !matchesBase(name, cur, ok, sp.Base) {
+		without, changed := withoutStepDefaults(name, cur, kind, from, to)
+		if !changed || !matchesBase(name, without, ok, sp.Base) {
+			return false
+		}
+		root[name], older = without, true
+	}
+	for _, op := range sp.Patch {
+		if ownsPath(name, op.Path) {
+			applyOperation(root, op)
+		}
+	}
+	if older {
+		root[name] = withUpstreamDefaults(name, root[name], kind, to)
+	}
+	return older
+}
+
+// wellFormed reports whether every operation of a section patch is one diff
+// writes: add, replace or remove, on a JSON pointer, and on the section
+// itself only an object or null (the section's possible values). A patch
+// with any other operation (a client's "test", "move" or "copy", a typo, a
+// format this build does not know) is not applied at all, rather than in
+// part or with its meaning guessed; a section that is not an object would
+// make the converted object malformed.
+func wellFormed(name string, patch []operation) bool {
+	for _, op := range patch {
+		switch {
+		case op.Op != "add" && op.Op != "replace" && op.Op != "remove",
+			!strings.HasPrefix(op.Path, "/"):
+			return false
+		case op.Path == "/"+name && op.Op != "remove":
+			if _, isMap := op.Value.(map[string]interface{}); !isMap && op.Value != nil {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// ownsPath reports whether a patch of section name may write path: diff
+// writes every operation of a section inside it, so one elsewhere was
+// written by a client. Applied, a spec patch's operation on /status would
+// write the status (the status is mapped after the spec patch is applied,
+// so an added /status stays where the object has none), which no view
+// check of the write that carried it could see.
+func ownsPath(name, path string) bool {
+	root := "/" + name
+	return path == root || strings.HasPrefix(path, root+"/")
+}
+
+// matchesBase reports whether a section has the fingerprint base, as this
+// build or an older one computed it.
+func matchesBase(name string, v interface{}, ok bool, base string) bool {
+	return sectionFingerprint(name, v, ok) == base || legacySectionFingerprint(name, v, ok) == base
+}
+
+// sectionFingerprint identifies the content a section patch applies to. For
+// the status, the fields that are the same in every version (reservedFor,
+// deallocationRequested) are left out: patches never touch them, and
+// reserving or requesting deallocation through another version must not make
+// the restore data of the allocation stale. Numbers are hashed in canonical
+// form (see fingerprint).
+func sectionFingerprint(name string, v interface{}, ok bool) string {
+	if m, isMap := v.(map[string]interface{}); isMap && m != nil && name == "status" {
+		return fingerprintOf(func(buf []byte) ([]byte, error) {
+			return jsontree.AppendObjectOmittingCanonical(buf, m, statusCommonKeys)
+		})
+	}
+	return fingerprint(v, ok)
+}
+
+// legacySectionFingerprint is sectionFingerprint as older builds computed
+// it, with numbers hashed as written, so that a base they stored still
+// applies to the section it was made for. It is computed only when the
+// canonical fingerprint does not match.
+func legacySectionFingerprint(name string, v interface{}, ok bool) string {
+	if m, isMap := v.(map[string]interface{}); isMap && m != nil && name == "status" {
+		return fingerprintOf(func(buf []byte) ([]byte, error) {
+			return jsontree.AppendObjectOmitting(buf, m, statusCommonKeys, false)
+		})
+	}
+	return legacyFingerprint(v, ok)
+}
+
+func applyOperation(root map[string]interface{}, op operation) {
+	tokens := strings.Split(strings.TrimPrefix(op.Path, "/"), "/")
+	var parent interface{} = root
+	for _, tok := range tokens[:len(tokens)-1] {
+		parent = child(parent, unescapePointer(tok))
+		if parent == nil {
+			return
+		}
+	}
+	last := unescapePointer(tokens[len(tokens)-1])
+	switch p := parent.(type) {
+	case map[string]interface{}:
+		if op.Op == "remove" {
+			delete(p, last)
+		} else {
+			p[last] = deepCopy(op.Value)
+		}
+	case []interface{}:
+		// Array elements are only ever replaced in place (diff replaces
+		// arrays of different lengths whole).
+		if i, err := strconv.Atoi(last); err == nil && i >= 0 && i < len(p) && op.Op != "remove" {
+			p[i] = deepCopy(op.Value)
+		}
+	}
+}
+
+func child(v interface{}, tok string) interface{} {
+	switch v := v.(type) {
+	case map[string]interface{}:
+		return v[tok]
+	case []interface{}:
+		if i, err := strconv.Atoi(tok); err == nil && i >= 0 && i < len(v) {
+			return v[i]
+		}
+	}
+	return nil
+}
+
+func escapePointer(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+}
+
+func unescapePointer(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~1", "/"), "~0", "~")
+}
