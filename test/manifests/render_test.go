@@ -158,8 +158,8 @@ func TestDefault(t *testing.T) {
 	r.one(t, "Service", &svc)
 	var deploy appsv1.Deployment
 	r.one(t, "Deployment", &deploy)
-	servingCert := servingCertificate(t, r)
-	wantInject := servingCert.GetNamespace() + "/" + servingCert.GetName()
+	ca := caCertificate(t, r)
+	wantInject := ca.GetNamespace() + "/" + ca.GetName()
 
 	t.Run("namespace", func(t *testing.T) {
 		var ns corev1.Namespace
@@ -222,7 +222,7 @@ func TestDefault(t *testing.T) {
 		}
 	})
 
-	t.Run("deployment", func(t *testing.T) { checkDeployment(t, &deploy, servingCert) })
+	t.Run("deployment", func(t *testing.T) { checkDeployment(t, &deploy, servingCertificate(t, r)) })
 
 	t.Run("pod-disruption-budget", func(t *testing.T) {
 		var pdb policyv1.PodDisruptionBudget
@@ -476,8 +476,43 @@ func servingCertificate(t *testing.T, r rendered) *unstructured.Unstructured {
 	return &found[0]
 }
 
+// caCertificate is the CA Certificate, whose Secret's ca.crt the cainjector
+// puts into the caBundles.
+func caCertificate(t *testing.T, r rendered) *unstructured.Unstructured {
+	t.Helper()
+	var found []unstructured.Unstructured
+	for _, c := range r.unstructured("Certificate") {
+		if isCA, _, _ := unstructured.NestedBool(c.Object, "spec", "isCA"); isCA {
+			found = append(found, c)
+		}
+	}
+	if len(found) != 1 {
+		t.Fatalf("want exactly one CA Certificate, got %d", len(found))
+	}
+	return &found[0]
+}
+
+// wantCARenewal is how the CA Certificate renews: a year before its ten-year
+// expiry, keeping its key, so that every serving certificate it signed
+// verifies against the renewed CA certificate (cert-manager neither re-issues
+// them when the CA renews nor ends them at its expiry; a new key would fail
+// every webhook call from the old CA certificate's expiry until the serving
+// certificate's renewal). test/envtest/certmanager checks the mechanism.
+var wantCARenewal = map[string]interface{}{
+	"duration": "87600h", "renewBefore": "8760h",
+	"privateKey": map[string]interface{}{"algorithm": "ECDSA", "size": float64(256), "rotationPolicy": "Never"},
+}
+
 func checkCertManager(t *testing.T, r rendered, svc *corev1.Service) {
 	t.Helper()
+	ca := caCertificate(t, r)
+	got := map[string]interface{}{}
+	for k := range wantCARenewal {
+		got[k] = ca.Object["spec"].(map[string]interface{})[k]
+	}
+	if diff := cmp.Diff(wantCARenewal, got); diff != "" {
+		t.Errorf("CA Certificate %s renewal (-want +got):\n%s", ca.GetName(), diff)
+	}
 	issuers := map[string]unstructured.Unstructured{}
 	for _, iss := range r.unstructured("Issuer") {
 		if gv := iss.GroupVersionKind().Group; gv != certManagerGroup {

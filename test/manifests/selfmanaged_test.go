@@ -223,9 +223,12 @@ func TestChart(t *testing.T) {
 		if diff := cmp.Diff(want, v); diff != "" {
 			t.Errorf("(-want +got):\n%s", diff)
 		}
+		var svc corev1.Service
+		r.one(t, "Service", &svc)
+		checkCertManager(t, r, &svc)
 		for _, kind := range []string{"CustomResourceDefinition", "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"} {
 			for _, o := range r.byKind[kind] {
-				if got := (&unstructuredObj{o}).annotations()[injectCAFrom]; got != wantNamespace+"/claimbridge-serving-cert" {
+				if got := (&unstructuredObj{o}).annotations()[injectCAFrom]; got != wantNamespace+"/claimbridge-ca" {
 					t.Errorf("%s %s: %s = %v", kind, nameOf(o), injectCAFrom, got)
 				}
 			}

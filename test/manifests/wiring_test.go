@@ -82,8 +82,8 @@ func checkWiring(t *testing.T, r rendered, namespace, prefix string) {
 
 	wantInject := ""
 	if certs := r.unstructured("Certificate"); len(certs) > 0 {
-		serving := servingCertificate(t, r)
-		wantInject = serving.GetNamespace() + "/" + serving.GetName()
+		ca := caCertificate(t, r)
+		wantInject = ca.GetNamespace() + "/" + ca.GetName()
 		checkCertManager(t, r, &svc)
 	}
 	for _, o := range r.byKind["CustomResourceDefinition"] {

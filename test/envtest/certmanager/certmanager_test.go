@@ -47,7 +47,8 @@ func TestCertManager(t *testing.T) {
 		{"cainjector fills the caBundles", testInjection},
 		{"conversion through the apiserver", testConversion},
 		{"validation through the apiserver", testValidation},
-		{"serving certificate rotation to a new CA", testRotation},
+		{"CA renewal keeps the key", testCARenewal},
+		{"CA replaced, serving certificate rotated to it", testRotation},
 	} {
 		if !t.Run(step.name, step.fn) {
 			t.Fatalf("%q failed; the later steps depend on it", step.name)
@@ -186,56 +187,127 @@ func checkDenied(err error) error {
 	return nil
 }
 
-// testRotation rotates the serving certificate to one from a new CA while
-// requests in the non-storage versions keep going through the apiserver, and
-// requires every one of them to succeed:
+// testCARenewal renews the CA Certificate as config/certmanager asks
+// (rotationPolicy Never: the same key, a new certificate) while requests keep
+// going through the apiserver, lets the CA certificate that signed the
+// serving certificate expire, and requires every request to succeed, also
+// over connections verified against the renewed CA certificate alone.
 //
-//  1. cert-manager re-issues: the Secret gets the new tls.crt/tls.key and a
-//     ca.crt holding the old and the new CA; the cainjector puts both into
-//     the caBundles;
-//  2. later, as the kubelet syncs the Secret volume, claimbridge reloads and
-//     serves the new certificate (checked by a TLS dial);
-//  3. the old CA is retired: ca.crt holds only the new CA. The cainjector of
-//     cert-manager 1.21 merges into the caBundle (CAInjectorMerging is GA)
-//     and keeps the old, unexpired CA; trimming the caBundles to the new CA
-//     sticks. From then on the apiserver can only talk to claimbridge over
-//     the new certificate, on new connections.
+// cert-manager's CA issuer neither re-issues the serving certificates a CA
+// signed when the CA renews nor ends them at the CA certificate's expiry, so
+// a serving certificate outlives the CA certificate that signed it by up to
+// its own duration. With a new key at each renewal (rotationPolicy Always,
+// before) it verified against nothing from that expiry until its own
+// renewal: every webhook call failed for those days. (With a new key here,
+// step 3 fails.)
+//
+//  1. a CA certificate about to expire, and a serving certificate it signed
+//     that is valid for a day (standing for a CA issued a year ago and a
+//     serving certificate of the week before its renewal);
+//  2. cert-manager renews the CA with its key; the cainjector merges the
+//     renewed certificate into the caBundles;
+//  3. the first CA certificate expires, and the caBundles are trimmed to the
+//     renewed one, so that the apiserver's new connections verify the serving
+//     certificate against it alone.
+func testCARenewal(t *testing.T) {
+	ctx := t.Context()
+	tr := startTraffic(t)
+	tr.WaitFor(t, 5, time.Minute)
+
+	// 1.
+	expiry := time.Now().Add(45 * time.Second)
+	expiring, err := newAuthority("claimbridge-ca", expiry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reissue(t, ctx, caSecret(expiring), expiring.cert, 2)
+	waitForBundles(t, ctx, bundle(s.ca.pem, expiring.pem), 30*time.Second)
+	sec := reissue(t, ctx, servingSecret(expiring.serving, expiring.pem), expiring.serving.cert, 2)
+	if err := s.volume.project(sec.Data); err != nil {
+		t.Fatal(err)
+	}
+	waitForServing(t, ctx, expiring.serving, expiring.pem)
+	tr.WaitFor(t, 3, time.Minute)
+
+	// 2.
+	renewed, err := expiring.renewed(time.Now().Add(10 * 365 * 24 * time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reissue(t, ctx, caSecret(renewed), renewed.cert, 3)
+	waitForBundles(t, ctx, bundle(s.ca.pem, expiring.pem, renewed.pem), 30*time.Second)
+	t.Log("the CA is renewed with its key; the caBundles hold both CA certificates")
+	if time.Now().After(expiry) {
+		t.Fatalf("steps 1 and 2 took past the first CA certificate's expiry (%v); the step checks nothing", expiry)
+	}
+
+	// 3.
+	time.Sleep(time.Until(expiry) + time.Second)
+	if _, err := dialLeaf(expiring.pem); err == nil {
+		t.Fatal("the expired CA certificate still verifies the served certificate")
+	}
+	trimBundles(t, ctx, renewed.pem)
+	t.Log("the first CA certificate has expired; the caBundles hold only the renewed one")
+	time.Sleep(2 * time.Second)
+	tr.WaitFor(t, 10, time.Minute)
+
+	ok, failures := tr.Stop()
+	t.Logf("%d request sequences succeeded during the CA renewal", ok)
+	if len(failures) > 0 {
+		t.Errorf("%d requests failed during the CA renewal:\n%s", len(failures), strings.Join(failures, "\n"))
+	}
+	checkServing(t, expiring.serving, renewed.pem)
+	renewed.serving = expiring.serving
+	s.ca, s.serving = renewed, expiring.serving
+}
+
+// testRotation replaces the CA with one of a new key (as after its Secret
+// was deleted) and rotates the serving certificate to one it signed, while
+// requests in the non-storage versions keep going through the apiserver,
+// and requires every one of them to succeed:
+//
+//  1. cert-manager issues the new CA into the CA Certificate's Secret; the
+//     cainjector of cert-manager 1.21 merges it into the caBundles
+//     (CAInjectorMerging is GA) and keeps the old, unexpired CA;
+//  2. cert-manager re-issues the serving certificate from the new CA;
+//     later, as the kubelet syncs the Secret volume, claimbridge reloads and
+//     serves it (checked by a TLS dial);
+//  3. the old CA is retired: trimming the caBundles to the new CA sticks.
+//     From then on the apiserver can only talk to claimbridge over the new
+//     certificate, on new connections.
 func testRotation(t *testing.T) {
 	ctx := t.Context()
 	tr := startTraffic(t)
 	tr.WaitFor(t, 5, time.Minute)
 
-	ca2, err := newAuthority()
+	ca2, err := newAuthority("claimbridge-ca-2", time.Now().Add(10*365*24*time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
-	serving2 := ca2.serving
 	overlap := bundle(s.ca.pem, ca2.pem)
 
-	// 1. cert-manager re-issues the Certificate from the new CA.
-	sec := updateSecret(t, ctx, serving2, overlap)
-	setCertificateStatus(t, ctx, serving2, 2)
+	// 1.
+	reissue(t, ctx, caSecret(ca2), ca2.cert, 4)
 	waitForBundles(t, ctx, overlap, 60*time.Second)
 	t.Log("caBundles hold the old and the new CA")
-	// The apiserver picks the new caBundles up from its informers; the
-	// kubelet syncs a Secret volume after a minute or so, long after.
+	// The apiserver picks the new caBundles up from its informers.
 	time.Sleep(2 * time.Second)
 	tr.WaitFor(t, 5, time.Minute)
 
-	// 2. The kubelet updates the Secret volume; claimbridge reloads.
+	// 2. The kubelet syncs a Secret volume after a minute or so, long after
+	// the Secret changed.
+	sec := reissue(t, ctx, servingSecret(ca2.serving, ca2.pem), ca2.serving.cert, 3)
+	tr.WaitFor(t, 3, time.Minute)
 	if err := s.volume.project(sec.Data); err != nil {
 		t.Fatal(err)
 	}
-	waitForServing(t, ctx, serving2, overlap)
+	waitForServing(t, ctx, ca2.serving, overlap)
 	t.Log("claimbridge serves the new certificate")
 	tr.WaitFor(t, 5, time.Minute)
 
-	// 3. The old CA is retired.
-	updateSecret(t, ctx, serving2, ca2.pem)
-	time.Sleep(2 * time.Second)
-	tr.WaitFor(t, 3, time.Minute)
+	// 3.
 	if got := currentBundles(t, ctx); !allEqual(got, overlap) {
-		t.Errorf("after ca.crt dropped the old CA, caBundles = %s; want both CAs kept (the cainjector merges)", describe(got))
+		t.Errorf("caBundles = %s; want both CAs kept (the cainjector merges)", describe(got))
 	}
 	trimBundles(t, ctx, ca2.pem)
 	t.Log("caBundles trimmed to the new CA")
@@ -249,7 +321,7 @@ func testRotation(t *testing.T) {
 	}
 
 	// claimbridge presents the new certificate, which only the new CA verifies.
-	checkServing(t, serving2, ca2.pem)
+	checkServing(t, ca2.serving, ca2.pem)
 	if _, err := dialLeaf(s.ca.pem); err == nil {
 		t.Error("the old CA still verifies the served certificate")
 	}
@@ -476,32 +548,29 @@ func mustJSON(v interface{}) []byte {
 	return b
 }
 
-// updateSecret re-issues the Secret as cert-manager does: new tls.crt,
-// tls.key and ca.crt in one update. It returns the updated Secret.
-func updateSecret(t *testing.T, ctx context.Context, c *issued, caCrt []byte) *corev1.Secret {
+// reissue writes a Secret as cert-manager's controller does when it issues
+// revision rev of the Certificate the Secret names (as cert): the new data
+// in one update, then the Certificate's status. It returns the updated
+// Secret.
+func reissue(t *testing.T, ctx context.Context, want *corev1.Secret, cert *x509.Certificate, rev int) *corev1.Secret {
 	t.Helper()
 	var sec corev1.Secret
-	if err := s.client.Get(ctx, client.ObjectKey{Namespace: certNamespace, Name: secretName}, &sec); err != nil {
+	if err := s.client.Get(ctx, client.ObjectKey{Namespace: certNamespace, Name: want.Name}, &sec); err != nil {
 		t.Fatal(err)
 	}
-	want := secret(c, caCrt)
 	sec.Annotations, sec.Labels, sec.Data = want.Annotations, want.Labels, want.Data
 	if err := s.client.Update(ctx, &sec); err != nil {
-		t.Fatalf("updating the Secret: %v", err)
+		t.Fatalf("updating Secret %s: %v", want.Name, err)
 	}
-	return &sec
-}
-
-func setCertificateStatus(t *testing.T, ctx context.Context, c *issued, revision int) {
-	t.Helper()
-	var cert cmapi.Certificate
-	if err := s.client.Get(ctx, client.ObjectKey{Namespace: certNamespace, Name: certificateName}, &cert); err != nil {
+	var c cmapi.Certificate
+	if err := s.client.Get(ctx, client.ObjectKey{Namespace: certNamespace, Name: want.Annotations[cmapi.CertificateNameKey]}, &c); err != nil {
 		t.Fatal(err)
 	}
-	cert.Status = readyStatus(c, revision)
-	if err := s.client.Status().Update(ctx, &cert); err != nil {
-		t.Fatalf("updating the Certificate's status: %v", err)
+	c.Status = readyStatus(cert, rev)
+	if err := s.client.Status().Update(ctx, &c); err != nil {
+		t.Fatalf("updating the status of Certificate %s: %v", c.Name, err)
 	}
+	return &sec
 }
 
 var netDialer = net.Dialer{Timeout: 5 * time.Second}

@@ -3,10 +3,12 @@
 // cert-manager's cainjector runs in this process, claimbridge serves a
 // certificate from a Secret shaped like one cert-manager issued, and the CRDs
 // and the ValidatingWebhookConfiguration carry no caBundle, only the
-// cert-manager.io/inject-ca-from annotation. The tests check that the
-// cainjector fills the caBundles, that conversion and validation then work
-// through the apiserver, and that a rotation of the serving certificate to a
-// new CA loses no request.
+// cert-manager.io/inject-ca-from annotation naming the CA Certificate. The
+// tests check that the cainjector fills the caBundles, that conversion and
+// validation then work through the apiserver, and that neither a renewal of
+// the CA with its key (past the expiry of the CA certificate that signed the
+// serving certificate) nor a replaced CA and a serving certificate rotated
+// to it loses a request.
 //
 // The package starts its own control plane in TestMain (one per package):
 // it does not use harness.Start, which installs the CRDs with a caBundle.
@@ -61,6 +63,11 @@ const (
 	certificateName = "serving-cert"
 	secretName      = "webhook-server-cert"
 	issuerName      = "ca-issuer"
+	// The CA Certificate, its Secret and its self-signed Issuer; the
+	// inject-ca-from annotations name the CA Certificate.
+	caCertificateName    = "ca"
+	caSecretName         = "ca-secret"
+	selfSignedIssuerName = "selfsigned-issuer"
 	// testNamespace holds the claims the tests create.
 	testNamespace = "certmanager-suite"
 
@@ -88,7 +95,8 @@ type suite struct {
 	serverAddr string
 	// volume is claimbridge's --cert-dir, laid out like a mounted Secret.
 	volume *secretVolume
-	// ca and serving are the CA and serving certificate in the Secret at start.
+	// ca and serving are the CA and serving certificate in the Secrets at
+	// start.
 	ca      *authority
 	serving *issued
 
@@ -254,38 +262,53 @@ func (s *suite) clients() error {
 	return err
 }
 
-// issueInitial does what cert-manager does for config/certmanager: an
-// Issuer, the serving Certificate, and the Secret it issues (from a first
-// CA), then mounts the Secret into claimbridge's cert dir.
+// issueInitial does what cert-manager does for config/certmanager: the
+// self-signed Issuer, the CA Certificate and its Secret, the CA Issuer, the
+// serving Certificate and the Secret it issues; then mounts the serving
+// Secret into claimbridge's cert dir.
 func (s *suite) issueInitial(ctx context.Context) error {
 	var err error
-	if s.ca, err = newAuthority(); err != nil {
+	if s.ca, err = newAuthority("claimbridge-ca", time.Now().Add(10*365*24*time.Hour)); err != nil {
 		return err
 	}
 	s.serving = s.ca.serving
 	if err := s.client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: certNamespace}}); err != nil {
 		return err
 	}
-	issuer := &cmapi.Issuer{
-		ObjectMeta: metav1.ObjectMeta{Name: issuerName, Namespace: certNamespace},
-		Spec:       cmapi.IssuerSpec{IssuerConfig: cmapi.IssuerConfig{CA: &cmapi.CAIssuer{SecretName: "ca-secret"}}},
+	for _, issuer := range []*cmapi.Issuer{
+		{
+			ObjectMeta: metav1.ObjectMeta{Name: selfSignedIssuerName, Namespace: certNamespace},
+			Spec:       cmapi.IssuerSpec{IssuerConfig: cmapi.IssuerConfig{SelfSigned: &cmapi.SelfSignedIssuer{}}},
+		},
+		{
+			ObjectMeta: metav1.ObjectMeta{Name: issuerName, Namespace: certNamespace},
+			Spec:       cmapi.IssuerSpec{IssuerConfig: cmapi.IssuerConfig{CA: &cmapi.CAIssuer{SecretName: caSecretName}}},
+		},
+	} {
+		if err := s.client.Create(ctx, issuer); err != nil {
+			return fmt.Errorf("creating Issuer %s: %w", issuer.Name, err)
+		}
 	}
-	if err := s.client.Create(ctx, issuer); err != nil {
-		return fmt.Errorf("creating Issuer: %w", err)
+	for _, c := range []struct {
+		cert   *cmapi.Certificate
+		status cmapi.CertificateStatus
+		secret *corev1.Secret
+	}{
+		{caCertificate(), readyStatus(s.ca.cert, 1), caSecret(s.ca)},
+		{servingCertificate(), readyStatus(s.serving.cert, 1), servingSecret(s.serving, s.ca.pem)},
+	} {
+		if err := s.client.Create(ctx, c.cert); err != nil {
+			return fmt.Errorf("creating Certificate %s: %w", c.cert.Name, err)
+		}
+		c.cert.Status = c.status
+		if err := s.client.Status().Update(ctx, c.cert); err != nil {
+			return fmt.Errorf("setting the status of Certificate %s: %w", c.cert.Name, err)
+		}
+		if err := s.client.Create(ctx, c.secret); err != nil {
+			return fmt.Errorf("creating Secret %s: %w", c.secret.Name, err)
+		}
 	}
-	cert := certificate()
-	if err := s.client.Create(ctx, cert); err != nil {
-		return fmt.Errorf("creating Certificate: %w", err)
-	}
-	cert.Status = readyStatus(s.serving, 1)
-	if err := s.client.Status().Update(ctx, cert); err != nil {
-		return fmt.Errorf("setting the Certificate's status: %w", err)
-	}
-	sec := secret(s.serving, s.ca.pem)
-	if err := s.client.Create(ctx, sec); err != nil {
-		return fmt.Errorf("creating Secret: %w", err)
-	}
-	return s.volume.project(sec.Data)
+	return s.volume.project(servingSecret(s.serving, s.ca.pem).Data)
 }
 
 // startServer starts claimbridge in this process on a free port of
@@ -395,8 +418,8 @@ func (s *suite) startCAInjector(ctx context.Context) error {
 }
 
 // injectFrom is the cert-manager.io/inject-ca-from value of the CRDs and the
-// webhook configuration, as config/default sets it.
-func injectFrom() string { return certNamespace + "/" + certificateName }
+// webhook configurations, as config/default sets it: the CA Certificate.
+func injectFrom() string { return certNamespace + "/" + caCertificateName }
 
 func (s *suite) convertURL() string  { return "https://" + s.serverAddr + "/convert" }
 func (s *suite) validateURL() string { return "https://" + s.serverAddr + "/validate" }
