@@ -20,7 +20,7 @@ import (
 // docs/operations.md says to write one (`transformers:` naming the install's
 // config/wiring directory again), and checks that every place kustomize does
 // not know about names the rendered objects: the serving certificate's
-// dnsNames, the inject-ca-from annotations, the webhook's namespaceSelector,
+// dnsNames, the inject-ca-from annotations,
 // the server's flags and the resourceNames of its RBAC. A name left behind
 // there breaks the install at run time (an x509 error, a CA never injected,
 // a 403), not at apply time.
@@ -92,7 +92,7 @@ func checkWiring(t *testing.T, r rendered, namespace, prefix string) {
 		}
 	}
 	// checkWebhookConfiguration checks the clientConfig and the
-	// namespaceSelector against the Service, and the annotation.
+	// absent namespaceSelector, and the annotation.
 	checkWebhookConfiguration(t, &vwc, &svc, wantInject)
 	checkMutatingWebhookConfiguration(t, &mwc, &svc, wantInject)
 	if got := flagValue(args, "--dns-name"); got != svc.Name+"."+svc.Namespace+".svc" {
