@@ -48,9 +48,10 @@ func TestMigrateExample(t *testing.T) {
 				pos + "2]: ResourceClaimParameters inference/two-accelerators: left out: Kubernetes " + tt.release + " does not serve it",
 				pos + "3]: ResourceClaimParameters inference/one-big-accelerator: left out: Kubernetes " + tt.release + " does not serve it",
 				pos + "4]: ResourceClass accel.example.com: dropped metadata.uid, metadata.resourceVersion",
-				pos + "4]: ResourceClass accel.example.com: changed resource.k8s.io/v1alpha2 ResourceClass -> resource.k8s.io/" + tt.to + ` DeviceClass selecting the devices of driver "accel.example.com" (Kubernetes ` + tt.release + " has no ResourceClass; the migrated claims name this class)",
-				pos + "4]: ResourceClass accel.example.com: lost parametersRef: ResourceClassParameters accel-system/accel-defaults: a DeviceClass has none (1.30 ResourceClassParameters are translated into the claims' requests; a driver's own class parameters no 1.31+ component reads)",
+				pos + "4]: ResourceClass accel.example.com: changed resource.k8s.io/v1alpha2 ResourceClass -> resource.k8s.io/" + tt.to + ` DeviceClass selecting the devices of driver "accel.example.com" that pass the class's 1.30 filter (Kubernetes ` + tt.release + " has no ResourceClass; the migrated claims name this class)",
+				pos + "4]: ResourceClass accel.example.com: lost parametersRef: ResourceClassParameters accel-system/accel-defaults: a DeviceClass has none (the filter of its 1.30 ResourceClassParameters for driver accel.example.com is a selector of this class)",
 				pos + "5]: ResourceClassParameters accel-system/accel-defaults: left out: Kubernetes " + tt.release + " does not serve it",
+				pos + "6]: ResourceClaim inference/any-accelerator: dropped metadata.uid, metadata.resourceVersion, metadata.creationTimestamp",
 			}
 			if d := cmp.Diff(wantErr, strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")); d != "" {
 				t.Errorf("stderr (-want +got):\n%s", d)

@@ -36,6 +36,7 @@ driverRequests: [{driverName: gpu.example.com, requests: [{namedResources: {sele
 		served       bool
 		want         string
 		report       Report
+		index        []string // the input's parameter objects (Options.Parameters)
 	}{{
 		name: "1.26-class-to-v1alpha2", in: class126, to: conversion.V1alpha2, served: true,
 		want: `
@@ -113,9 +114,40 @@ spec:
 		report: Report{
 			Dropped: []string{"metadata.uid", "metadata.resourceVersion"},
 			Changed: []string{`resource.k8s.io/v1alpha1 ResourceClass -> resource.k8s.io/v1alpha3 DeviceClass selecting the devices of driver "gpu.example.com" (Kubernetes 1.31 has no ResourceClass; the migrated claims name this class)`},
-			Lost:    []string{"parametersRef: GpuClassParameters ns/p: a DeviceClass has none (1.30 ResourceClassParameters are translated into the claims' requests; a driver's own class parameters no 1.31+ component reads)"},
+			Lost:    []string{"parametersRef: GpuClassParameters ns/p: a DeviceClass has none (a driver's own class parameters, which no 1.31+ component reads)"},
 			Warnings: []string{"the class's claims were allocated by driver gpu.example.com's control-plane controller (classic DRA): a 1.31 claim keeps that only with spec.controller set " +
 				"and the DRAControlPlaneController feature gate; from 1.32 on the driver must publish ResourceSlices"},
+		},
+	}, {
+		// The 1.30 scheduler applied the class's filter for its driver to
+		// every structured claim of the class (the first filter per driver).
+		name: "1.30-class-with-filters-to-v1alpha3", in: class130, to: conversion.V1alpha3, served: true,
+		index: []string{class130, `
+apiVersion: resource.k8s.io/v1alpha2
+kind: ResourceClassParameters
+metadata: {name: p, namespace: ns}
+filters:
+- driverName: nic.example.com
+  namedResources: {selector: 'attributes.bool["rdma"]'}
+- driverName: gpu.example.com
+  namedResources: {selector: 'attributes.int["generation"] >= 3'}
+- driverName: gpu.example.com
+  namedResources: {selector: 'attributes.bool["ignored"]'}
+`},
+		want: `
+apiVersion: resource.k8s.io/v1alpha3
+kind: DeviceClass
+metadata: {name: gpu}
+spec:
+  selectors:
+  - cel: {expression: 'device.driver == "gpu.example.com"'}
+  - cel: {expression: 'device.attributes["gpu.example.com"]["generation"] >= 3'}
+`,
+		report: Report{
+			Dropped:  []string{"metadata.uid", "metadata.resourceVersion"},
+			Changed:  []string{`resource.k8s.io/v1alpha2 ResourceClass -> resource.k8s.io/v1alpha3 DeviceClass selecting the devices of driver "gpu.example.com" that pass the class's 1.30 filter (Kubernetes 1.31 has no ResourceClass; the migrated claims name this class)`},
+			Lost:     []string{"parametersRef: ResourceClassParameters ns/p: a DeviceClass has none (the filter of its 1.30 ResourceClassParameters for driver gpu.example.com is a selector of this class)"},
+			Warnings: []string{"ResourceClass gpu filters[2]: a further filter for driver gpu.example.com, which the 1.30 scheduler did not apply (it took the first); not applied"},
 		},
 	}, {
 		name: "1.30-class-to-v1", in: class130, to: conversion.V1, served: true,
@@ -127,15 +159,25 @@ spec:
   selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]
 `,
 		report: Report{
-			Dropped: []string{"metadata.uid", "metadata.resourceVersion"},
-			Changed: []string{`resource.k8s.io/v1alpha2 ResourceClass -> resource.k8s.io/v1 DeviceClass selecting the devices of driver "gpu.example.com" (Kubernetes 1.34+ has no ResourceClass; the migrated claims name this class)`},
-			Lost:    []string{"parametersRef: ResourceClassParameters ns/p: a DeviceClass has none (1.30 ResourceClassParameters are translated into the claims' requests; a driver's own class parameters no 1.31+ component reads)"},
+			Dropped:  []string{"metadata.uid", "metadata.resourceVersion"},
+			Changed:  []string{`resource.k8s.io/v1alpha2 ResourceClass -> resource.k8s.io/v1 DeviceClass selecting the devices of driver "gpu.example.com" (Kubernetes 1.34+ has no ResourceClass; the migrated claims name this class)`},
+			Lost:     []string{"parametersRef: ResourceClassParameters ns/p: a DeviceClass has none (the filter of its 1.30 ResourceClassParameters for driver gpu.example.com, if they have one and are in the input, is a selector of this class)"},
+			Warnings: []string{"ResourceClass gpu: its parameters ResourceClassParameters ns/p are not in the input; their filters are not applied"},
 		},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := obj(t, tt.in)
-			got, report, served := Parameters(in, tt.to, Options{})
+			var opts Options
+			if tt.index != nil {
+				opts.Parameters = &Index{}
+				for _, s := range tt.index {
+					if !opts.Parameters.Add(obj(t, s)) {
+						t.Fatalf("not indexed: %s", s)
+					}
+				}
+			}
+			got, report, served := Parameters(in, tt.to, opts)
 			if served != tt.served {
 				t.Fatalf("served %v, want %v", served, tt.served)
 			}

@@ -79,7 +79,10 @@ func DeviceClass(obj map[string]interface{}, to string, opts Options) (out map[s
 // to version to (1.31+), for the 1.26/1.30 ResourceClass class: of the same
 // name, which those claims' requests name as their deviceClassName, and
 // selecting the class's driver's devices (a ResourceClass chose its devices
-// by driver; its parameters are translated into the claims' requests).
+// by driver) that pass the filter its 1.30 ResourceClassParameters set for
+// that driver, when they are in the input: the 1.30 scheduler applied it to
+// every structured claim of the class, those without parametersRef
+// included. The claims' own parameters are translated into their requests.
 func deviceClassFor(class map[string]interface{}, to string, opts Options) (map[string]interface{}, Report) {
 	var r Report
 	driver, _ := class["driverName"].(string)
@@ -98,6 +101,13 @@ func deviceClassFor(class map[string]interface{}, to string, opts Options) (map[
 	dropServerSet(meta, opts, &r)
 	inputAnn, _ := meta["annotations"].(map[string]interface{})
 	dropAnnotations(out, inputAnn, to, nil, &r)
+	filter := ""
+	if class["apiVersion"] == conversion.UpstreamGroup+"/"+conversion.V1alpha2 && class["structuredParameters"] == true {
+		if filter = classFilters(opts.Parameters, class, &r)[driver]; filter != "" {
+			spec := out["spec"].(map[string]interface{})
+			spec["selectors"] = append(spec["selectors"].([]interface{}), cel(filter))
+		}
+	}
 	if nodes, ok := class["suitableNodes"]; ok {
 		if to == conversion.V1alpha3 { // 1.31's classic DRA still has it
 			out["spec"].(map[string]interface{})["suitableNodes"] = api.DeepCopyJSONValue(nodes)
@@ -106,12 +116,23 @@ func deviceClassFor(class map[string]interface{}, to string, opts Options) (map[
 		}
 	}
 	if ref, ok := class["parametersRef"].(map[string]interface{}); ok {
-		r.Lost = append(r.Lost, fmt.Sprintf("parametersRef: %s %s: a DeviceClass has none (1.30 ResourceClassParameters are translated into the claims' requests; a driver's own class parameters no 1.31+ component reads)",
-			str(ref, "kind"), refOf(str(ref, "namespace"), str(ref, "name"))))
+		what := "a driver's own class parameters, which no 1.31+ component reads"
+		switch {
+		case filter != "":
+			what = fmt.Sprintf("the filter of its 1.30 ResourceClassParameters for driver %s is a selector of this class", driver)
+		case class["structuredParameters"] == true:
+			what = fmt.Sprintf("the filter of its 1.30 ResourceClassParameters for driver %s, if they have one and are in the input, is a selector of this class", driver)
+		}
+		r.Lost = append(r.Lost, fmt.Sprintf("parametersRef: %s %s: a DeviceClass has none (%s)",
+			str(ref, "kind"), refOf(str(ref, "namespace"), str(ref, "name")), what))
 	}
 	from, _ := class["apiVersion"].(string)
-	r.Changed = append(r.Changed, fmt.Sprintf("%s %s -> %s/%s DeviceClass selecting the devices of driver %q (Kubernetes %s has no ResourceClass; the migrated claims name this class)",
-		from, kindClass, conversion.UpstreamGroup, to, driver, Targets[to].Releases))
+	which := fmt.Sprintf("the devices of driver %q", driver)
+	if filter != "" {
+		which += " that pass the class's 1.30 filter"
+	}
+	r.Changed = append(r.Changed, fmt.Sprintf("%s %s -> %s/%s DeviceClass selecting %s (Kubernetes %s has no ResourceClass; the migrated claims name this class)",
+		from, kindClass, conversion.UpstreamGroup, to, which, Targets[to].Releases))
 	if sp, _ := class["structuredParameters"].(bool); !sp {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("the class's claims were allocated by driver %s's control-plane controller (classic DRA): "+
 			"a 1.31 claim keeps that only with spec.controller set and the DRAControlPlaneController feature gate; from 1.32 on the driver must publish ResourceSlices", driver))

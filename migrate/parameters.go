@@ -227,16 +227,36 @@ func translateParameters(src map[string]interface{}, from, kind string, out map[
 		r.Warnings = append(r.Warnings, fmt.Sprintf("%s.parametersRef (ResourceClaimParameters %s/%s) shareable: false: a 1.30 allocation of this claim served one pod at a time; a 1.31+ claim may be reserved by up to 32 pods at once (256 from 1.33) and has no way to say otherwise",
 			specPath, ns, str(metaOf(params), "name")))
 	}
-	filters := classFilters(idx, className, r)
+	// The filter of the class's own driver is in the class's DeviceClass
+	// (deviceClassFor), where it applies to every claim of the class as in
+	// 1.30; a request for another driver gets that driver's filter itself.
+	class := structuredClass(idx, className)
+	filters := classFilters(idx, class, nil)
+	classDriver := str(class, "driverName")
+	delete(filters, classDriver)
 	var reqs []request
 	var driverConfig []map[string]interface{}
 	drivers, _ := params["driverRequests"].([]interface{})
+	firstOfDriver := map[string]int{}
+	for i, d := range drivers {
+		dr, _ := d.(map[string]interface{})
+		driver := str(dr, "driverName")
+		if _, seen := firstOfDriver[driver]; !seen {
+			firstOfDriver[driver] = i
+		}
+	}
 	for i, d := range drivers {
 		dr, _ := d.(map[string]interface{})
 		driver := str(dr, "driverName")
 		items, _ := dr["requests"].([]interface{})
-		if vp := dr["vendorParameters"]; vp != nil && len(items) > 0 {
-			driverConfig = append(driverConfig, map[string]interface{}{"driver": driver, "parameters": vp})
+		// The 1.30 scheduler gave a driver the vendorParameters of the first
+		// driverRequests entry naming it, and those only.
+		if vp := dr["vendorParameters"]; vp != nil {
+			if firstOfDriver[driver] == i {
+				driverConfig = append(driverConfig, map[string]interface{}{"driver": driver, "parameters": vp})
+			} else {
+				r.Warnings = append(r.Warnings, fmt.Sprintf("%s[%d].vendorParameters: a further entry for driver %s, whose vendorParameters the 1.30 scheduler did not pass on (it took the first entry's); not configured", paramsPath, i, driver))
+			}
 		}
 		for j, it := range items {
 			item, _ := it.(map[string]interface{})
@@ -259,6 +279,15 @@ func translateParameters(src map[string]interface{}, from, kind string, out map[
 	if len(reqs) == 0 {
 		r.Warnings = append(r.Warnings, specPath+".parametersRef: the parameters ask for no translatable device: "+lost)
 		return true
+	}
+	if classDriver != "" {
+		for _, q := range reqs {
+			if q.driver != classDriver {
+				r.Warnings = append(r.Warnings, fmt.Sprintf("%s.parametersRef (ResourceClaimParameters %s/%s): devices of driver %s, requested through class %s, whose DeviceClass selects the devices of driver %s only: a 1.31+ scheduler can never allocate that request, and the pods stay pending; create a DeviceClass for driver %s's devices and name it in the request",
+					specPath, ns, str(metaOf(params), "name"), q.driver, className, classDriver, q.driver))
+				break
+			}
+		}
 	}
 	names := requestNames(len(reqs))
 	devices := map[string]interface{}{"requests": buildRequests(reqs, names, className, filters)}
@@ -340,24 +369,31 @@ func buildConfig(reqs []request, names []string, driverConfig []map[string]inter
 	return out
 }
 
-// classFilters returns the translated namedResources filters of the class's
-// ResourceClassParameters per driver, when the class and its parameters are
-// in the input.
-func classFilters(idx *Index, className string, r *Report) map[string]string {
-	class := idx.class(className)
+// classFilters returns the translated namedResources filters of a 1.30
+// ResourceClass's ResourceClassParameters per driver, when the class and
+// its parameters are in the input: as the 1.30 scheduler applied them to
+// every structured claim of the class, the first filter of each driver
+// (newClaimController). r (nil for none) gets what cannot be applied.
+func classFilters(idx *Index, class map[string]interface{}, r *Report) map[string]string {
 	if class == nil {
 		return nil
 	}
+	warn := func(format string, args ...interface{}) {
+		if r != nil {
+			r.Warnings = append(r.Warnings, fmt.Sprintf(format, args...))
+		}
+	}
+	className := str(metaOf(class), "name")
 	ref, _ := class["parametersRef"].(map[string]interface{})
 	params := idx.find(kindClassParameters, str(ref, "namespace"), ref)
 	if params == nil {
 		if ref != nil {
-			r.Warnings = append(r.Warnings, fmt.Sprintf("ResourceClass %s: its parameters %s %s/%s are not in the input; their filters are not applied", className, str(ref, "kind"), str(ref, "namespace"), str(ref, "name")))
+			warn("ResourceClass %s: its parameters %s %s/%s are not in the input; their filters are not applied", className, str(ref, "kind"), str(ref, "namespace"), str(ref, "name"))
 		}
 		return nil
 	}
 	if vp, _ := params["vendorParameters"].([]interface{}); len(vp) > 0 {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("ResourceClass %s: the vendorParameters of its parameters belong in the config of the 1.31 DeviceClass %s; they are not copied into the claim", className, className))
+		warn("ResourceClass %s: the vendorParameters of its parameters belong in the config of the 1.31 DeviceClass %s; they are not copied into it", className, className)
 	}
 	out := map[string]string{}
 	filters, _ := params["filters"].([]interface{})
@@ -368,14 +404,28 @@ func classFilters(idx *Index, className string, r *Report) map[string]string {
 		if named == nil {
 			continue
 		}
+		if _, ok := out[driver]; ok {
+			warn("ResourceClass %s filters[%d]: a further filter for driver %s, which the 1.30 scheduler did not apply (it took the first); not applied", className, i, driver)
+			continue
+		}
 		sel, _, err := translateSelector(driver, str(named, "selector"))
 		if err != nil {
-			r.Warnings = append(r.Warnings, fmt.Sprintf("ResourceClass %s filters[%d]: %v; not applied", className, i, err))
+			warn("ResourceClass %s filters[%d]: %v; not applied", className, i, err)
 			continue
 		}
 		out[driver] = sel
 	}
 	return out
+}
+
+// structuredClass returns the 1.30 ResourceClass named name in the input if
+// it has structured parameters (its claims were allocated by the scheduler,
+// which applied its filters), else nil.
+func structuredClass(idx *Index, name string) map[string]interface{} {
+	if class := idx.class(name); class != nil && class["structuredParameters"] == true {
+		return class
+	}
+	return nil
 }
 
 // specOf returns the claim spec of a claim or template (nil if absent).

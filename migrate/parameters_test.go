@@ -112,7 +112,6 @@ spec:
       count: 2
       selectors:
       - cel: {expression: 'device.driver == "gpu.example.com"'}
-      - cel: {expression: 'device.attributes["gpu.example.com"]["generation"] >= 3'}
       - cel: {expression: 'device.attributes["gpu.example.com"]["model"] == "a100"'}
     - name: request-1
       deviceClassName: gpu.example.com
@@ -120,7 +119,6 @@ spec:
       count: 1
       selectors:
       - cel: {expression: 'device.driver == "gpu.example.com"'}
-      - cel: {expression: 'device.attributes["gpu.example.com"]["generation"] >= 3'}
       - cel: {expression: 'device.attributes["gpu.example.com"]["mig"]'}
     config:
     - requests: [request-0, request-1]
@@ -129,6 +127,71 @@ spec:
       opaque: {driver: gpu.example.com, parameters: {kind: MIGConfig, profile: 1g.5gb}}
 `,
 		changed: []string{"spec.devices: 2 request(s) translated from ResourceClaimParameters two-gpus-generated"},
+	}, {
+		// Devices of two drivers through one class: the request for the
+		// other driver gets that driver's class filter (the class's own is
+		// in its DeviceClass) and cannot be allocated through the class,
+		// which a warning says; a driver's vendorParameters are those of its
+		// first entry, as in 1.30.
+		name: "two-drivers",
+		index: []string{`
+apiVersion: resource.k8s.io/v1alpha2
+kind: ResourceClaimParameters
+metadata: {name: two-gpus-generated, namespace: ns}
+generatedFrom: {apiGroup: gpu.example.com, kind: GPUClaimParameters, name: two-gpus}
+shareable: true
+driverRequests:
+- driverName: gpu.example.com
+  vendorParameters: {first: true}
+  requests: [{namedResources: {selector: "true"}}]
+- driverName: nic.example.com
+  requests: [{namedResources: {selector: "true"}}]
+- driverName: gpu.example.com
+  vendorParameters: {first: false}
+  requests: [{namedResources: {selector: "true"}}]
+`, classWithParameters, `
+apiVersion: resource.k8s.io/v1alpha2
+kind: ResourceClassParameters
+metadata: {name: gpu-class, namespace: drivers}
+filters:
+- driverName: gpu.example.com
+  namedResources: {selector: 'attributes.int["generation"] >= 3'}
+- driverName: nic.example.com
+  namedResources: {selector: 'attributes.bool["rdma"]'}
+- driverName: nic.example.com
+  namedResources: {selector: 'attributes.bool["ignored"]'}
+`},
+		want: `
+apiVersion: resource.k8s.io/v1alpha3
+kind: ResourceClaim
+metadata: {name: c, namespace: ns}
+spec:
+  devices:
+    requests:
+    - name: request-0
+      deviceClassName: gpu.example.com
+      allocationMode: ExactCount
+      count: 2
+      selectors:
+      - cel: {expression: 'device.driver == "gpu.example.com"'}
+      - cel: {expression: "true"}
+    - name: request-1
+      deviceClassName: gpu.example.com
+      allocationMode: ExactCount
+      count: 1
+      selectors:
+      - cel: {expression: 'device.driver == "nic.example.com"'}
+      - cel: {expression: 'device.attributes["nic.example.com"]["rdma"]'}
+      - cel: {expression: "true"}
+    config:
+    - requests: [request-0]
+      opaque: {driver: gpu.example.com, parameters: {first: true}}
+`,
+		changed: []string{"spec.devices: 2 request(s) translated from ResourceClaimParameters two-gpus-generated"},
+		warnings: []string{
+			"spec.parametersRef (ResourceClaimParameters ns/two-gpus-generated) driverRequests[2].vendorParameters: a further entry for driver gpu.example.com, whose vendorParameters the 1.30 scheduler did not pass on (it took the first entry's); not configured",
+			"spec.parametersRef (ResourceClaimParameters ns/two-gpus-generated): devices of driver nic.example.com, requested through class gpu.example.com, whose DeviceClass selects the devices of driver gpu.example.com only: a 1.31+ scheduler can never allocate that request, and the pods stay pending; create a DeviceClass for driver nic.example.com's devices and name it in the request",
+		},
 	}, {
 		name:  "parameters-missing",
 		index: []string{classWithParameters},

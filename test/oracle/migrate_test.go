@@ -68,7 +68,9 @@ func TestMigratedAcceptedByTargetRelease(t *testing.T) {
 // TestMigratedExampleAsksForTheSameDevices creates the migrated example
 // (examples/migrate/migrated-1.31.yaml, the output of `claimbridge migrate
 // --to v1alpha3 -f examples/migrate/exported-1.30.yaml`) in the 1.31 oracle:
-// accepted, and the requests are what the 1.30 parameters asked for.
+// accepted, and the requests are what the 1.30 parameters asked for; the
+// DeviceClass they name applies the class's 1.30 filter, as the 1.30
+// scheduler did to every claim of the class (also one without parameters).
 func TestMigratedExampleAsksForTheSameDevices(t *testing.T) {
 	docs, err := manifest.ReadAll([]string{filepath.Join("..", "..", "examples", "migrate", "migrated-1.31.yaml")}, nil)
 	if err != nil {
@@ -76,8 +78,19 @@ func TestMigratedExampleAsksForTheSameDevices(t *testing.T) {
 	}
 	var ss []scenario
 	for _, d := range docs {
-		if kind := d.Object["kind"]; kind != "ResourceClaim" && kind != "ResourceClaimTemplate" {
-			continue // the DeviceClass the claims name (created by test/envtest/release)
+		if kind := d.Object["kind"]; kind == "DeviceClass" {
+			// Created by test/envtest/release; its selectors are checked here.
+			spec, _ := d.Object["spec"].(map[string]interface{})
+			want := []interface{}{
+				map[string]interface{}{"cel": map[string]interface{}{"expression": `device.driver == "accel.example.com"`}},
+				map[string]interface{}{"cel": map[string]interface{}{"expression": `device.attributes["accel.example.com"]["healthy"]`}},
+			}
+			if d := cmp.Diff(want, spec["selectors"]); d != "" {
+				t.Errorf("DeviceClass selectors (-want +got):\n%s", d)
+			}
+			continue
+		} else if kind != "ResourceClaim" && kind != "ResourceClaimTemplate" {
+			continue
 		}
 		ss = append(ss, scenario{Name: objName(d.Object), Op: "create", Object: d.Object})
 	}
@@ -86,12 +99,18 @@ func TestMigratedExampleAsksForTheSameDevices(t *testing.T) {
 		"finalizers":      "resource.kubernetes.io/delete-protection",
 		"spec.controller": "",
 		"request[0]": `name=request class=accel.example.com mode=ExactCount count=2 adminAccess=false selectors=["device.driver == \"accel.example.com\"" ` +
-			`"device.attributes[\"accel.example.com\"][\"healthy\"]" "device.attributes[\"accel.example.com\"][\"family\"] == \"tensor\""]`,
+			`"device.attributes[\"accel.example.com\"][\"family\"] == \"tensor\""]`,
 		"config[0]": `driver=accel.example.com requests=["request"] parameters={"apiVersion":"accel.example.com/v1","kind":"ClaimParameters","memoryGiB":16}`,
 	}, {
 		"spec.controller": "",
 		"request[0]": `name=request class=accel.example.com mode=ExactCount count=1 adminAccess=false selectors=["device.driver == \"accel.example.com\"" ` +
-			`"device.attributes[\"accel.example.com\"][\"healthy\"]" "device.capacity[\"accel.example.com\"][\"memory\"].compareTo(quantity(\"32Gi\")) >= 0"]`,
+			`"device.capacity[\"accel.example.com\"][\"memory\"].compareTo(quantity(\"32Gi\")) >= 0"]`,
+	}, {
+		// No parameters: one device of the class, as the 1.30 scheduler's
+		// default parameters asked.
+		"finalizers":      "",
+		"spec.controller": "",
+		"request[0]":      `name=request class=accel.example.com mode=ExactCount count=1 adminAccess=false selectors=[]`,
 	}}
 	if len(answers) != len(want) {
 		t.Fatalf("%d objects in the migrated example, want %d", len(answers), len(want))
