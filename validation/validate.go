@@ -13,7 +13,11 @@ import (
 
 // Validate decodes req.Object by apiVersion and kind, emulates the
 // apiserver's registry strategy for this CRD, applies upstream defaulting
-// and runs the rules of that version plus the cross-version invariants.
+// and runs the rules of that version plus, for the CRD's group, the
+// cross-version invariants. An object of group resource.k8s.io (the CLI's
+// input) is one the release of its version served in that version alone:
+// it gets that release's rules only (no cross-version findings, no storage
+// warnings, and a 1.26 allocation may change as 1.26 let it).
 // err is returned only for unusable input (unsupported group, version or
 // kind, an undecodable object, a status write to a template, an update
 // without an old object of the same kind); an invalid object yields
@@ -62,6 +66,13 @@ func Validate(req Request) (Response, error) {
 		return resp, err
 	}
 	resp.Errors, resp.Warnings = result.errs, result.warnings
+	if t.group == GroupUpstream {
+		if req.SubResource == "status" && t.version == conversion.V1alpha1 {
+			resp.Errors = withoutAllocationImmutable(resp.Errors)
+		}
+		resp.Warnings = collapseIndexed(resp.Warnings)
+		return resp, nil
+	}
 	switch {
 	case req.Operation != Update:
 	case req.SubResource == "status":
@@ -95,6 +106,24 @@ func Validate(req Request) (Response, error) {
 	}
 	resp.Warnings = collapseIndexed(resp.Warnings)
 	return resp, nil
+}
+
+// withoutAllocationImmutable drops the status.allocation immutability
+// finding, which 1.26 did not have (1.27 added it): the CRD keeps it for its
+// v1alpha1 (docs/validation.md, "Where claimbridge differs from upstream"),
+// whose allocation the other versions show, where it is immutable.
+func withoutAllocationImmutable(errs field.ErrorList) field.ErrorList {
+	out := errs[:0:0]
+	for _, e := range errs {
+		if e.Type == field.ErrorTypeInvalid && e.Field == "status.allocation" && e.Detail == common.FieldImmutableErrorMsg {
+			continue
+		}
+		out = append(out, e)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 // oldInVersion checks the old object and converts it to the version of
