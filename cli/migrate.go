@@ -95,8 +95,10 @@ references unless --keep-owner-references, last-applied-configuration,
 status, and a Pod's spec.nodeName, so that the new cluster's scheduler places
 it and allocates its claims). A Pod that a controller created (a ReplicaSet's,
 a Job's ...) is left out, with a note: the new cluster's controller creates it
-again from the migrated workload (kept with --keep-owner-references). Other
-objects are passed through unchanged.
+again from the migrated workload (kept with --keep-owner-references). So are
+resource.k8s.io ResourceSlices and PodSchedulingContexts, which the new
+cluster's drivers and scheduler create for themselves. Other objects are
+passed through unchanged.
 
 One file or stream may hold up to 64 MiB; a larger export is read from a
 directory of files (-f DIR), e.g. one kubectl get per namespace or per kind:
@@ -163,6 +165,10 @@ func (o *migrateOptions) run(s streams) error {
 			other, why = migrate.DeviceClass, "has no DeviceClass (its claims name a ResourceClass)"
 		case migrate.IsParameters(doc.Object):
 			other, why = migrate.Parameters, "does not serve it"
+		}
+		if note, ok := migrate.ClusterState(doc.Object); ok {
+			fmt.Fprintf(s.err, "%s: %s: left out: %s\n", doc.Position(), api.Describe(doc.Object), note)
+			continue
 		}
 		if other != nil {
 			out, report, served := other(doc.Object, o.to, opts)

@@ -611,3 +611,41 @@ spec:
 		t.Errorf("--keep-owner-references: exit %d, stdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 }
+
+// TestMigrateLeavesOutClusterState: a ResourceSlice and a
+// PodSchedulingContext are what the old cluster's drivers and scheduler
+// created for themselves; the new cluster's create their own, and 1.31+
+// does not serve the 1.30 versions (kubectl create would fail part-way on
+// them). Left out for every target, with a note.
+func TestMigrateLeavesOutClusterState(t *testing.T) {
+	in := `apiVersion: resource.k8s.io/v1alpha2
+kind: ResourceSlice
+metadata: {name: node-1-gpu.example.com-x}
+nodeName: node-1
+driverName: gpu.example.com
+namedResources: {instances: [{name: gpu-0}]}
+---
+apiVersion: resource.k8s.io/v1alpha3
+kind: PodSchedulingContext
+metadata: {name: trainer-0, namespace: ml}
+spec: {selectedNode: node-1}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: kept, namespace: ml}
+`
+	for _, to := range []string{"v1alpha1", "v1alpha2", "v1alpha3", "v1"} {
+		code, stdout, stderr := run(t, in, "migrate", "--to", to, "-f", "-")
+		if code != ExitOK {
+			t.Fatalf("--to %s: exit %d, stderr:\n%s", to, code, stderr)
+		}
+		if want := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kept\n  namespace: ml\n"; stdout != want {
+			t.Errorf("--to %s: stdout:\n%s\nwant:\n%s", to, stdout, want)
+		}
+		want := "<stdin>: document 1 (line 1): ResourceSlice node-1-gpu.example.com-x: left out: each node's DRA driver publishes its own ResourceSlices on the new cluster (these describe the old cluster's nodes and devices)\n" +
+			"<stdin>: document 2 (line 8): PodSchedulingContext ml/trainer-0: left out: the new cluster's scheduler creates a pod's PodSchedulingContext when it schedules the pod (this one holds the old cluster's node choices)\n"
+		if !strings.HasPrefix(stderr, want) {
+			t.Errorf("--to %s: stderr:\n%s\nwant it to start with:\n%s", to, stderr, want)
+		}
+	}
+}

@@ -1,0 +1,30 @@
+package migrate
+
+import (
+	"github.com/claimbridge/claimbridge/api"
+	"github.com/claimbridge/claimbridge/conversion"
+)
+
+// clusterState are the resource.k8s.io kinds that a cluster's own
+// components create and own, with who creates them on the new cluster.
+var clusterState = map[string]string{
+	// 1.30+: a driver's kubelet plugin publishes its node's devices.
+	"ResourceSlice": "each node's DRA driver publishes its own ResourceSlices on the new cluster (these describe the old cluster's nodes and devices)",
+	// 1.27-1.31: the scheduler's negotiation with classic DRA drivers.
+	"PodSchedulingContext": "the new cluster's scheduler creates a pod's PodSchedulingContext when it schedules the pod (this one holds the old cluster's node choices)",
+}
+
+// ClusterState reports whether obj is a resource.k8s.io object that a
+// cluster's components create for themselves (a ResourceSlice, a
+// PodSchedulingContext), which migrate leaves out in every version: created
+// on the new cluster, it would state the old cluster's nodes and devices,
+// and 1.31 and later do not serve the 1.30 versions of them. note says
+// why, for the report.
+func ClusterState(obj map[string]interface{}) (note string, ok bool) {
+	_, group, _, kind, found := api.TypeOf(obj)
+	if !found || group != conversion.UpstreamGroup {
+		return "", false
+	}
+	note, ok = clusterState[kind]
+	return note, ok
+}
