@@ -119,7 +119,7 @@ spec:
 	// Every field v1 lacks is named at its path, as for the alpha versions.
 	want := `<stdin>: document 1 (line 1): ResourceClaim ns/c: spec.devices.requests[0].count: Forbidden: unknown field
 <stdin>: document 1 (line 1): ResourceClaim ns/c: spec.devices.requests[0].deviceClassName: Forbidden: unknown field
-<stdin>: document 1 (line 1): ResourceClaim ns/c: spec.devices.requests[0]: Required value: exactly one of exactly or firstAvailable
+<stdin>: document 1 (line 1): ResourceClaim ns/c: spec.devices.requests[0]: Required value: exactly one of ` + "`exactly` or `firstAvailable`" + ` is required
 <stdin>: document 1 (line 1): ResourceClaim ns/c: spec.devices.config[0].opaque.parameters: Invalid value: must be a JSON object
 `
 	if code != ExitInvalid {

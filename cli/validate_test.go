@@ -135,7 +135,7 @@ items:
 			stdin:    "apiVersion: resource.k8s.io/v1\nkind: ResourceClaimList\nitems:\n- metadata: {name: c, namespace: ns}\n  spec: {devices: {requests: [{name: r}]}}\n",
 			args:     []string{"-f", "-"},
 			wantCode: ExitInvalid,
-			wantOut:  "<stdin>: document 1 (line 1), items[0]: ResourceClaim ns/c: spec.devices.requests[0]: Required value: exactly one of exactly or firstAvailable\n",
+			wantOut:  "<stdin>: document 1 (line 1), items[0]: ResourceClaim ns/c: spec.devices.requests[0]: Required value: exactly one of `exactly` or `firstAvailable` is required\n",
 		},
 		"typed-list-item-not-an-object": {
 			stdin:      "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClaimList\nitems: [5]\n",

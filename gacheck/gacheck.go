@@ -36,7 +36,8 @@ func Version(obj map[string]interface{}) (version, kind string) {
 // Check checks a claim or template of upstream's v1beta1, v1beta2 or
 // v1 for what claimbridge's conversions can get wrong: fields the version
 // does not have (a strict decode into the k8s.io/api v0.36 type), requests
-// with neither or both of a device class and firstAvailable, CEL selectors
+// with neither or both of an exact request and firstAvailable or without a
+// device class, CEL selectors
 // and opaque parameters over the 1.32+ limits. It does not repeat all of
 // upstream's validation: `kubectl apply --dry-run=server` is the full check.
 // Warnings name what needs more than the object (adminAccess).
@@ -60,15 +61,7 @@ func Check(obj map[string]interface{}, version, kind string) (errs, warnings []s
 		if version != conversion.V1beta1 {
 			exact, exactPath = asObject(req["exactly"]), path+".exactly"
 		}
-		_, hasClass := exact["deviceClassName"]
-		_, hasFirst := req["firstAvailable"]
-		if hasClass == hasFirst {
-			what := "deviceClassName"
-			if version != conversion.V1beta1 {
-				what = "exactly"
-			}
-			errs = append(errs, fmt.Sprintf("%s: Required value: exactly one of %s or firstAvailable", path, what))
-		}
+		errs = append(errs, requestErrors(req, version, path, exactPath)...)
 		errs = append(errs, celErrors(exactPath, exact)...)
 		for j, sub := range asArray(req["firstAvailable"]) {
 			errs = append(errs, celErrors(fmt.Sprintf("%s.firstAvailable[%d]", path, j), asObject(sub))...)
@@ -84,6 +77,59 @@ func Check(obj map[string]interface{}, version, kind string) (errs, warnings []s
 		errs = append(errs, parameterErrors(fmt.Sprintf("status.allocation.devices.config[%d].opaque.parameters", i), c)...)
 	}
 	return errs, warnings
+}
+
+// requestErrors are upstream's (1.36 validateDeviceRequest) on a request's
+// kind: exactly one of an exact request (v1beta2 and v1: exactly, null
+// counting as absent; v1beta1: any of its flat fields, as upstream's
+// conversion makes one) and a non-empty firstAvailable, and an exact
+// request's device class.
+func requestErrors(req map[string]interface{}, version, path, exactPath string) []string {
+	hasExactly := req["exactly"] != nil
+	if version == conversion.V1beta1 {
+		hasExactly = false
+		for _, f := range []string{"deviceClassName", "selectors", "allocationMode", "count", "adminAccess", "tolerations", "capacity"} {
+			if !unset(req[f]) {
+				hasExactly = true
+			}
+		}
+	}
+	hasFirstAvailable := len(asArray(req["firstAvailable"])) > 0
+	switch {
+	case !hasExactly && !hasFirstAvailable:
+		return []string{path + ": Required value: exactly one of `exactly` or `firstAvailable` is required"}
+	case hasExactly && hasFirstAvailable:
+		return []string{path + ": Invalid value: null: exactly one of `exactly` or `firstAvailable` is required, but multiple fields are set"}
+	case hasExactly:
+		exact := req
+		if version != conversion.V1beta1 {
+			exact = asObject(req["exactly"])
+		}
+		if class, _ := exact["deviceClassName"].(string); class == "" {
+			return []string{exactPath + ".deviceClassName: Required value"}
+		}
+	}
+	return nil
+}
+
+// unset reports whether a decoded field is what Go's decoding leaves a
+// field the JSON did not set: null, "" or the number 0 (a pointer, a slice
+// or false is set).
+func unset(v interface{}) bool {
+	switch v := v.(type) {
+	case nil:
+		return true
+	case string:
+		return v == ""
+	case json.Number:
+		f, err := v.Float64()
+		return err == nil && f == 0
+	case float64:
+		return v == 0
+	case int64:
+		return v == 0
+	}
+	return false
 }
 
 func celErrors(path string, request map[string]interface{}) []string {

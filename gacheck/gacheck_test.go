@@ -37,7 +37,44 @@ spec: {spec: {devices: {requests: [{name: r, exactly: {deviceClassName: g, admin
 kind: ResourceClaim
 metadata: {name: c}
 spec: {devices: {requests: [{name: r}]}}`,
-		errs: []string{"spec.devices.requests[0]: Required value: exactly one of exactly or firstAvailable"},
+		errs: []string{"spec.devices.requests[0]: Required value: exactly one of `exactly` or `firstAvailable` is required"},
+	}, {
+		// An empty firstAvailable is none (1.36 rejects the request).
+		name: "v1-empty-firstAvailable",
+		in: `apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: c}
+spec: {devices: {requests: [{name: r, firstAvailable: []}]}}`,
+		errs: []string{"spec.devices.requests[0]: Required value: exactly one of `exactly` or `firstAvailable` is required"},
+	}, {
+		name: "v1-empty-exactly",
+		in: `apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: c}
+spec: {devices: {requests: [{name: r, exactly: {}}]}}`,
+		errs: []string{"spec.devices.requests[0].exactly.deviceClassName: Required value"},
+	}, {
+		name: "v1-both",
+		in: `apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: c}
+spec: {devices: {requests: [{name: r, exactly: {deviceClassName: g}, firstAvailable: [{name: a, deviceClassName: g}]}]}}`,
+		errs: []string{"spec.devices.requests[0]: Invalid value: null: exactly one of `exactly` or `firstAvailable` is required, but multiple fields are set"},
+	}, {
+		// v1beta1: any flat field of an exact request makes one (upstream's
+		// conversion), here without a class.
+		name: "v1beta1-count-without-class",
+		in: `apiVersion: resource.k8s.io/v1beta1
+kind: ResourceClaim
+metadata: {name: c}
+spec: {devices: {requests: [{name: r, allocationMode: ExactCount, count: 2}]}}`,
+		errs: []string{"spec.devices.requests[0].deviceClassName: Required value"},
+	}, {
+		name: "v1beta1-zero-count-is-unset",
+		in: `apiVersion: resource.k8s.io/v1beta1
+kind: ResourceClaim
+metadata: {name: c}
+spec: {devices: {requests: [{name: r, count: 0, firstAvailable: [{name: a, deviceClassName: g}]}]}}`,
 	}, {
 		name: "valid",
 		in: `apiVersion: resource.k8s.io/v1
