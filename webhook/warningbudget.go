@@ -2,6 +2,9 @@ package webhook
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -14,11 +17,21 @@ const (
 	warningItemRunes   = 256
 )
 
-// fitWarnings returns warnings as the apiserver will pass them on: unchanged
-// when they fit its budget; otherwise each cut to 256 runes (ending in "…")
-// and, when there are more than fit, the last place taken by how many more
-// there were, so that nothing disappears unannounced.
+// fitWarnings returns warnings as the apiserver will pass them on: each one
+// made headerSafe, then unchanged when they fit its budget; otherwise each
+// cut to 256 runes (ending in "…") and, when there are more than fit, the
+// last place taken by how many more there were, so that nothing disappears
+// unannounced.
 func fitWarnings(warnings []string) []string {
+	copied := false
+	for i, w := range warnings {
+		if safe := headerSafe(w); safe != w {
+			if !copied { // the caller's slice stays as it was
+				warnings, copied = append([]string(nil), warnings...), true
+			}
+			warnings[i] = safe
+		}
+	}
 	total := 0
 	for _, w := range warnings {
 		total += utf8.RuneCountInString(w)
@@ -39,4 +52,26 @@ func fitWarnings(warnings []string) []string {
 		out = append(out, w)
 	}
 	return out
+}
+
+// headerSafe is w as a Warning header can carry it. kube-apiserver drops,
+// without a word, a warning that is not valid UTF-8 or holds a control
+// character (apimachinery's net.NewWarningHeader), and warnings quote what
+// the client wrote (a parametersRef kind with a tab): invalid bytes become
+// U+FFFD and control characters their Go escape (\t, \x1b, \u0085).
+func headerSafe(w string) string {
+	if utf8.ValidString(w) && strings.IndexFunc(w, unicode.IsControl) < 0 {
+		return w
+	}
+	w = strings.ToValidUTF8(w, "\uFFFD")
+	var b strings.Builder
+	for _, r := range w {
+		if unicode.IsControl(r) {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }

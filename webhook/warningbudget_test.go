@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 )
 
 // TestFitWarnings: warnings within kube-apiserver's budget go as they are;
@@ -46,5 +47,34 @@ func TestFitWarnings(t *testing.T) {
 	// Over the budget with no more than 16: all kept, cut.
 	if got := fitWarnings(many[:16]); len(got) != 16 || !strings.HasSuffix(got[15], "…") {
 		t.Errorf("16 long warnings: %d, last %.20q", len(got), got[15])
+	}
+}
+
+// TestWarningsAreHeaderSafe: kube-apiserver drops, silently, a warning that
+// net.NewWarningHeader refuses (invalid UTF-8, control characters), and
+// warnings quote what clients wrote: each one goes out escaped instead.
+func TestWarningsAreHeaderSafe(t *testing.T) {
+	in := []string{
+		"plain: unchanged",
+		"stored as v1alpha3: spec.parametersRef: the claim parameters Gpu\tParams \"x\"",
+		"esc \x1b[31m and nel \u0085 and bad \xff byte",
+	}
+	want := []string{
+		"plain: unchanged",
+		`stored as v1alpha3: spec.parametersRef: the claim parameters Gpu\tParams "x"`,
+		`esc \x1b[31m and nel \u0085 and bad ` + "\uFFFD" + ` byte`,
+	}
+	orig := append([]string(nil), in...)
+	got := fitWarnings(in)
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(orig, in); d != "" {
+		t.Errorf("the caller's warnings were modified (-want +got):\n%s", d)
+	}
+	for _, w := range got {
+		if _, err := utilnet.NewWarningHeader(299, "-", w); err != nil {
+			t.Errorf("%q: %v", w, err)
+		}
 	}
 }
