@@ -31,7 +31,7 @@ type admissionHandler struct {
 var _ http.Handler = (*admissionHandler)(nil)
 
 func (h *admissionHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	start := time.Now()
+	start := arrival(r)
 	log := klog.FromContext(r.Context()).WithValues("endpoint", h.endpoint)
 	if h.requireClientCert && !verifiedClient(r) {
 		h.metrics.request(h.endpoint, "", "unauthorized", start)

@@ -66,7 +66,7 @@ type convertHandler struct {
 var _ http.Handler = (*convertHandler)(nil)
 
 func (h *convertHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	start := time.Now()
+	start := arrival(r)
 	log := klog.FromContext(r.Context()).WithValues("endpoint", "/convert")
 	body, herr := readReview(w, r, h.maxBytes, 0)
 	if herr != nil {

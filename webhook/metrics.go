@@ -34,7 +34,7 @@ func newMetrics() *metrics {
 		}, []string{"endpoint", "operation", "result"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "claimbridge_webhook_request_duration_seconds",
-			Help:    "Time to handle a review, by endpoint and result.",
+			Help:    "Time from a review's arrival (its headers read) to its answer, by endpoint and result: the read of its body and any wait for a slot included.",
 			Buckets: prometheus.ExponentialBuckets(0.0005, 2, 15),
 		}, []string{"endpoint", "result"}),
 		inFlight: prometheus.NewGaugeVec(prometheus.GaugeOpts{

@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -111,6 +112,7 @@ func (a *slotGate) wrap(endpoint string, maxBytes int64, refused func(*http.Requ
 			return
 		}
 		begin := time.Now()
+		r = r.WithContext(context.WithValue(r.Context(), arrivalKey{}, begin))
 		prefetchBody(r, maxBytes)
 		a.arrived.Add(1)
 		select {
@@ -135,6 +137,21 @@ func (a *slotGate) wrap(endpoint string, maxBytes int64, refused func(*http.Requ
 		}()
 		next.ServeHTTP(w, r)
 	})
+}
+
+// arrivalKey keys the time a review arrived (its headers read) in its
+// request's context: the handlers measure claimbridge_webhook_request_duration_seconds
+// from it, so that the body's read and the wait for a slot count, as they
+// do for the apiserver waiting for the answer.
+type arrivalKey struct{}
+
+// arrival is when r arrived at the slot gate, or now for a request that did
+// not pass it (refused by its headers, or a handler used alone in tests).
+func arrival(r *http.Request) time.Time {
+	if t, ok := r.Context().Value(arrivalKey{}).(time.Time); ok {
+		return t
+	}
+	return time.Now()
 }
 
 // prefetchBody replaces r.Body by what it yields up to maxBytes+1 bytes,

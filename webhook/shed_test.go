@@ -213,6 +213,7 @@ func TestShedClientGoneAndQueued(t *testing.T) {
 	eventually(t, "the review to queue", func() bool {
 		return value(t, ts.admission.queueGauge.WithLabelValues("/validate")) == 1
 	})
+	time.Sleep(300 * time.Millisecond) // the queued review waits at least this long
 	close(release)
 	for _, ch := range []chan error{first, queued} {
 		if err := <-ch; err != nil {
@@ -221,6 +222,19 @@ func TestShedClientGoneAndQueued(t *testing.T) {
 	}
 	if got := len(entered); got != 1 { // the queued one; the first was drained by occupy
 		t.Errorf("validations after the first: %d, want 1", got)
+	}
+	// Both reviews took at least the 0.3 s as the apiserver saw them: the
+	// first blocked in its handler, the queued one waiting for its slot,
+	// which claimbridge_webhook_request_duration_seconds counts (it would
+	// not see a queue otherwise). Bucket 0.256 s holds neither.
+	var m dto.Metric
+	if err := ts.metrics.duration.WithLabelValues("/validate", "allowed").(prometheus.Metric).Write(&m); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range m.Histogram.GetBucket() {
+		if b.GetUpperBound() == 0.256 && b.GetCumulativeCount() != 0 {
+			t.Errorf("%d of %d allowed reviews took at most 0.256 s; want none: the wait for a slot is part of a review's duration", b.GetCumulativeCount(), m.Histogram.GetSampleCount())
+		}
 	}
 }
 
