@@ -40,7 +40,7 @@ func (h *admissionHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	body, herr := readReview(w, r, h.maxBytes, 0)
 	if herr != nil {
-		h.metrics.request(h.endpoint, "", "bad_request", start)
+		h.metrics.request(h.endpoint, "", unreadResult(herr), start)
 		writeHTTPError(w, log, herr)
 		return
 	}

@@ -70,7 +70,7 @@ func (h *convertHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	log := klog.FromContext(r.Context()).WithValues("endpoint", "/convert")
 	body, herr := readReview(w, r, h.maxBytes, 0)
 	if herr != nil {
-		h.metrics.request("/convert", "", "bad_request", start)
+		h.metrics.request("/convert", "", unreadResult(herr), start)
 		writeHTTPError(w, log, herr)
 		return
 	}

@@ -58,6 +58,17 @@ func readReview(w http.ResponseWriter, r *http.Request, maxBytes int64, maxDepth
 	return body, nil
 }
 
+// unreadResult is the result label of a review readReview refused:
+// "refused" for a method or content type (or encoding) that kube-apiserver
+// never sends, which only a misdirected client does (a prober's GET), kept
+// out of the error-rate alerts; "bad_request" for everything else.
+func unreadResult(herr *httpError) string {
+	if herr.code == http.StatusMethodNotAllowed || herr.code == http.StatusUnsupportedMediaType {
+		return "refused"
+	}
+	return "bad_request"
+}
+
 // headerError is what readReview refuses a request for by its headers
 // alone: the method, the content type, an announced body over the cap.
 func headerError(r *http.Request, maxBytes int64) *httpError {

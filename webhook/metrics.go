@@ -30,7 +30,7 @@ func newMetrics() *metrics {
 		registry: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "claimbridge_webhook_requests_total",
-			Help: "Reviews handled, by endpoint, admission operation (empty for /convert) and result (success, failure, allowed, denied, error, bad_request, unauthorized).",
+			Help: "Reviews handled, by endpoint, admission operation (empty for /convert) and result (success, failure, allowed, denied, error, bad_request, refused, unauthorized).",
 		}, []string{"endpoint", "operation", "result"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "claimbridge_webhook_request_duration_seconds",

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"runtime/debug"
+	"sync"
+	"time"
 
 	"github.com/go-logr/logr"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -96,10 +98,47 @@ func writeRaw(w http.ResponseWriter, log logr.Logger, data []byte) {
 	}
 }
 
-// writeHTTPError answers a review that could not be read.
+// writeHTTPError answers a review that could not be read, and logs it
+// within rejectLogs' rate.
 func writeHTTPError(w http.ResponseWriter, log logr.Logger, e *httpError) {
-	log.Info("Rejected request", "code", e.code, "reason", logString(e.msg))
+	if ok, suppressed := rejectLogs.allow(time.Now()); ok {
+		if suppressed > 0 {
+			log = log.WithValues("suppressedBefore", suppressed)
+		}
+		log.Info("Rejected request", "code", e.code, "reason", logString(e.msg))
+	}
 	http.Error(w, e.msg, e.code)
+}
+
+// rejectLogs bounds the "Rejected request" lines: one client sending
+// thousands of requests a second that are refused before they are read
+// (a prober's GET, a wrong content type, a body over the cap) would
+// otherwise write a line each. The metrics count every one.
+var rejectLogs = logRate{perSecond: 10}
+
+// logRate lets at most perSecond lines through in each second and counts
+// the rest, which the next line let through reports.
+type logRate struct {
+	perSecond  int
+	mu         sync.Mutex
+	second     int64
+	n          int
+	suppressed int
+}
+
+func (l *logRate) allow(now time.Time) (ok bool, suppressed int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if s := now.Unix(); s != l.second {
+		l.second, l.n = s, 0
+	}
+	if l.n >= l.perSecond {
+		l.suppressed++
+		return false, 0
+	}
+	l.n++
+	suppressed, l.suppressed = l.suppressed, 0
+	return true, suppressed
 }
 
 // recoverPanics answers 500 for any panic a handler did not recover itself
