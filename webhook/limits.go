@@ -40,7 +40,16 @@ func readReview(w http.ResponseWriter, r *http.Request, maxBytes int64, maxDepth
 	if r.Body == nil || r.Body == http.NoBody {
 		return nil, errorf(http.StatusBadRequest, "request body is empty")
 	}
-	body, err := readBody(http.MaxBytesReader(w, r.Body, maxBytes), r.ContentLength)
+	var body []byte
+	var err error
+	if p, ok := r.Body.(*prefetchedBody); ok {
+		body, ok = p.whole(maxBytes) // read ahead by the slot gate
+		if !ok {
+			body, err = readBody(http.MaxBytesReader(w, r.Body, maxBytes), r.ContentLength)
+		}
+	} else {
+		body, err = readBody(http.MaxBytesReader(w, r.Body, maxBytes), r.ContentLength)
+	}
 	if err != nil {
 		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 			return nil, errorf(http.StatusRequestEntityTooLarge, "request body exceeds the limit of %d bytes", maxBytes)

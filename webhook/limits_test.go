@@ -235,3 +235,8 @@ func TestMayNestDeeper(t *testing.T) {
 		}
 	}
 }
+
+// errReader fails every read with err.
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }

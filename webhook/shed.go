@@ -156,22 +156,44 @@ func arrival(r *http.Request) time.Time {
 
 // prefetchBody replaces r.Body by what it yields up to maxBytes+1 bytes,
 // followed by the read error if there was one (the handler's own limits
-// and errors apply unchanged).
+// and errors apply unchanged). The bytes are read into one buffer of the
+// announced length, which readReview then takes as the body instead of
+// copying it (a body is held once, not two or three times over).
 func prefetchBody(r *http.Request, maxBytes int64) {
 	if r.Body == nil || r.Body == http.NoBody || r.ContentLength > maxBytes {
 		return
 	}
-	data, err := io.ReadAll(io.LimitReader(r.Body, maxBytes+1))
-	var rest io.Reader = bytes.NewReader(data)
-	if err != nil {
-		rest = io.MultiReader(rest, errReader{err})
-	}
-	r.Body = io.NopCloser(rest)
+	data, err := readBody(io.LimitReader(r.Body, maxBytes+1), r.ContentLength)
+	r.Body = &prefetchedBody{data: data, err: err, rest: bytes.NewReader(data)}
 }
 
-type errReader struct{ err error }
+// prefetchedBody is a request body read ahead of its handler: data, then
+// err (nil for a body read to its end).
+type prefetchedBody struct {
+	data []byte
+	err  error
+	rest *bytes.Reader
+}
 
-func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+func (p *prefetchedBody) Read(b []byte) (int, error) {
+	n, err := p.rest.Read(b)
+	if err == io.EOF && p.err != nil {
+		return n, p.err
+	}
+	return n, err
+}
+
+func (p *prefetchedBody) Close() error { return nil }
+
+// whole returns the body when it was read to its end within maxBytes and
+// not yet read from, for readReview to take as it is.
+func (p *prefetchedBody) whole(maxBytes int64) ([]byte, bool) {
+	if p.err != nil || int64(len(p.data)) > maxBytes || p.rest.Len() != len(p.data) {
+		return nil, false
+	}
+	p.rest.Reset(nil)
+	return p.data, true
+}
 
 // wait queues r for a slot and returns "" once it holds one, or why not.
 func (a *slotGate) wait(r *http.Request, gauge prometheus.Gauge) string {
