@@ -130,4 +130,14 @@ func warningsB1ToV3(obj map[string]interface{}, kind string, r *lossReport) {
 			r.lose(fmt.Sprintf("%s.devices.constraints[%d].distinctAttribute", specPath, i), "1.31 has no distinctAttribute constraint: the devices allocated may share attribute %q; the constraint is kept only in the restore annotation", a)
 		}
 	}
+	if kind != KindClaim {
+		return
+	}
+	if n := len(asSlice(asMap(obj["status"])["reservedFor"])); n > ReservedForMaxSize131 {
+		r.lose("status.reservedFor", "%d consumers: Kubernetes 1.26-1.31 allow at most %d (1.33+ %d), so their apiserver refuses this status and every status write of the claim until %d are released", n, ReservedForMaxSize131, 256, n-ReservedForMaxSize131)
+	}
 }
+
+// ReservedForMaxSize131 is how many consumers a claim may have in Kubernetes
+// 1.26 to 1.32 (ResourceClaimReservedForMaxSize; 256 from 1.33).
+const ReservedForMaxSize131 = 32

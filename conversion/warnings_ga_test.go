@@ -1,6 +1,7 @@
 package conversion_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -71,6 +72,15 @@ func TestWarningsGA(t *testing.T) {
 			want: []string{"spec.devices.requests[0].firstAvailable", "spec.devices.requests[1].capacity", "spec.devices.constraints[1].distinctAttribute",
 				// the v1alpha3→v1alpha2 step's own: the second request and the constraints
 				"spec.devices.requests[1]", "spec.devices.constraints"},
+		},
+		"from v1 to v1alpha3: more consumers than 1.31 allows": {
+			in:   `{"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","spec":{"devices":{"requests":[{"name":"r","exactly":{"deviceClassName":"c"}}]}},"status":{"reservedFor":[` + reservations(33) + `]}}`,
+			to:   "v1alpha3",
+			want: []string{"status.reservedFor"},
+		},
+		"from v1 to v1alpha3: as many consumers as 1.31 allows": {
+			in: `{"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","spec":{"devices":{"requests":[{"name":"r","exactly":{"deviceClassName":"c"}}]}},"status":{"reservedFor":[` + reservations(32) + `]}}`,
+			to: "v1alpha3",
 		},
 		"template from v1beta2 to v1alpha3": {
 			in:   `{"apiVersion":"resource.k8s.io/v1beta2","kind":"ResourceClaimTemplate","spec":{"spec":{"devices":{"requests":[{"name":"r","firstAvailable":[{"name":"a","deviceClassName":"c"},{"name":"b","deviceClassName":"d"}]}]}}}}`,
@@ -242,4 +252,13 @@ func TestParametersRefWarningNamesTheReference(t *testing.T) {
 			t.Errorf("warnings (-want +got):\n%s", diff)
 		}
 	}
+}
+
+// reservations is n reservedFor entries, as JSON array elements.
+func reservations(n int) string {
+	var out []string
+	for i := range n {
+		out = append(out, fmt.Sprintf(`{"resource":"pods","name":"p%d","uid":"u%d"}`, i, i))
+	}
+	return strings.Join(out, ",")
 }
