@@ -45,7 +45,7 @@ func warningsV3ToB1(obj map[string]interface{}, kind string, r *lossReport) {
 			}
 		}
 		if req["adminAccess"] == true {
-			r.lose(path+".adminAccess", "admin access needs a namespace labeled %s=true (Kubernetes 1.34+; %s=true in 1.33; also the DRAAdminAccess feature gate until it became GA), otherwise the apiserver rejects the object", AdminAccessLabel, AdminAccessLabel133)
+			r.lose(path+".adminAccess", "admin access needs a namespace labeled %s=true (Kubernetes 1.34+; %s=true in 1.33), otherwise the apiserver rejects the object; in 1.32 and 1.33, whose DRAAdminAccess feature gate is off by default, an apiserver without it drops adminAccess and the device is allocated without admin access", AdminAccessLabel, AdminAccessLabel133)
 		}
 	}
 	for i, c := range asSlice(devices["config"]) {

@@ -195,7 +195,7 @@ func TestWarningGAMessages(t *testing.T) {
 		got = append(got, w.Path+": "+w.Message)
 	}
 	want := []string{
-		"spec.devices.requests[0].adminAccess: admin access needs a namespace labeled resource.kubernetes.io/admin-access=true (Kubernetes 1.34+; resource.k8s.io/admin-access=true in 1.33; also the DRAAdminAccess feature gate until it became GA), otherwise the apiserver rejects the object",
+		"spec.devices.requests[0].adminAccess: admin access needs a namespace labeled resource.kubernetes.io/admin-access=true (Kubernetes 1.34+; resource.k8s.io/admin-access=true in 1.33), otherwise the apiserver rejects the object; in 1.32 and 1.33, whose DRAAdminAccess feature gate is off by default, an apiserver without it drops adminAccess and the device is allocated without admin access",
 		"spec.devices.config[0].opaque.parameters: Kubernetes 1.32+ accepts only a JSON object as opaque parameters",
 		"status.deallocationRequested: Kubernetes 1.32+ has no deallocation requests: nothing deallocates this claim; the request is kept only in the restore annotation",
 	}

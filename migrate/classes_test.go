@@ -150,6 +150,30 @@ spec:
 			Warnings: []string{"ResourceClass gpu filters[2]: a further filter for driver gpu.example.com, which the 1.30 scheduler did not apply (it took the first); not applied"},
 		},
 	}, {
+		// The 1.30 scheduler filtered structured claims by the class's
+		// suitableNodes too; 1.31+ reads it for classic DRA only.
+		name: "1.30-structured-class-with-suitable-nodes-to-v1alpha3", to: conversion.V1alpha3, served: true,
+		in: `
+apiVersion: resource.k8s.io/v1alpha2
+kind: ResourceClass
+metadata: {name: gpu}
+driverName: gpu.example.com
+structuredParameters: true
+suitableNodes: {nodeSelectorTerms: [{matchExpressions: [{key: gpu, operator: Exists}]}]}
+`,
+		want: `
+apiVersion: resource.k8s.io/v1alpha3
+kind: DeviceClass
+metadata: {name: gpu}
+spec:
+  selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]
+  suitableNodes: {nodeSelectorTerms: [{matchExpressions: [{key: gpu, operator: Exists}]}]}
+`,
+		report: Report{
+			Changed:  []string{`resource.k8s.io/v1alpha2 ResourceClass -> resource.k8s.io/v1alpha3 DeviceClass selecting the devices of driver "gpu.example.com" (Kubernetes 1.31 has no ResourceClass; the migrated claims name this class)`},
+			Warnings: []string{"suitableNodes: the 1.30 scheduler allocated this class's claims only on these nodes; a 1.31+ scheduler takes a structured claim's nodes from its devices' ResourceSlices alone, so the claims may get devices on other nodes (add a CEL selector on the devices' attributes to keep them apart)"},
+		},
+	}, {
 		name: "1.30-class-to-v1", in: class130, to: conversion.V1, served: true,
 		want: `
 apiVersion: resource.k8s.io/v1

@@ -115,6 +115,12 @@ func deviceClassFor(class map[string]interface{}, to string, opts Options) (map[
 			r.Lost = append(r.Lost, fmt.Sprintf("suitableNodes: a field that a %s DeviceClass does not have (Kubernetes %s has no classic DRA)", to, Targets[to].Releases))
 		}
 	}
+	if _, ok := class["suitableNodes"]; ok && class["structuredParameters"] == true {
+		// The 1.30 scheduler filtered every claim of the class by it (its
+		// PreFilter's availableOnNode), structured ones too; 1.31+ reads it
+		// for classic DRA only.
+		r.Warnings = append(r.Warnings, "suitableNodes: the 1.30 scheduler allocated this class's claims only on these nodes; a 1.31+ scheduler takes a structured claim's nodes from its devices' ResourceSlices alone, so the claims may get devices on other nodes (add a CEL selector on the devices' attributes to keep them apart)")
+	}
 	if ref, ok := class["parametersRef"].(map[string]interface{}); ok {
 		what := "a driver's own class parameters, which no 1.31+ component reads"
 		switch {
