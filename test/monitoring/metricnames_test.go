@@ -169,6 +169,7 @@ func TestRulesAndDashboardUseExportedMetrics(t *testing.T) {
 		{"rules", "claimbridge_webhook_requests_total"},
 		{"rules", "claimbridge_webhook_request_duration_seconds_bucket"},
 		{"rules", "claimbridge_certificate_expiration_timestamp_seconds"},
+		{"rules", "claimbridge_certificate_ca_expiration_timestamp_seconds"},
 		{"rules", "claimbridge_webhook_shed_total"},
 		{"rules", "claimbridge_webhook_connections_abandoned_total"},
 		{"rules", "claimbridge_webhook_listen_refusing"},
