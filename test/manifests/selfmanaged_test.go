@@ -437,6 +437,10 @@ func TestChart(t *testing.T) {
 			{"extraArgs[0]=--health-probe-bind-address=0", "the chart sets --health-probe-bind-address itself"},
 			{"extraArgs[0]=--tls-cert-file=/x", "the chart sets --tls-cert-file itself"},
 			{"extraArgs[0]=--cert-inject-crd=x", "the chart sets --cert-inject-crd itself"},
+			// A metrics port on the webhook's or the probes' would crash-loop the pod.
+			{"metrics.port=8081", "metrics.port 8081: the webhook listens on 9443 and the probes on 8081"},
+			{"metrics.port=9443", "metrics.port 9443: the webhook listens on 9443 and the probes on 8081"},
+			{"terminationGracePeriodSeconds=0", "at '/terminationGracePeriodSeconds': minimum: got 0, want 1"},
 		} {
 			root := repoRoot(t)
 			cmd := exec.Command(os.Getenv("HELM"), "template", "claimbridge", "charts/claimbridge", "--namespace", wantNamespace, "--set", c.set)

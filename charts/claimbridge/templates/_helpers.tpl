@@ -81,6 +81,9 @@ could not be created when switching from cert-manager to self-managed.
 {{- fail (printf "podDisruptionBudget.minAvailable %v with %s %d: no pod could ever be evicted and every node drain would hang; run more replicas, lower minAvailable, or set podDisruptionBudget.enabled=false" $min $from $replicas) -}}
 {{- end -}}
 {{- end -}}
+{{- if has (int .Values.metrics.port) (list 9443 8081) -}}
+{{- fail (printf "metrics.port %v: the webhook listens on 9443 and the probes on 8081" .Values.metrics.port) -}}
+{{- end -}}
 {{- range .Values.extraArgs -}}
 {{- $name := regexReplaceAll "=.*$" (toString .) "" -}}
 {{- if not (hasPrefix "--" $name) -}}
