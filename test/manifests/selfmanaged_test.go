@@ -313,6 +313,30 @@ func TestChart(t *testing.T) {
 			}
 		}
 	})
+	// The admission latency alert fires at half of webhook.timeoutSeconds
+	// and names that timeout.
+	t.Run("latency-alert-follows-the-timeout", func(t *testing.T) {
+		for _, c := range []struct{ timeout, threshold string }{{"5", "> 2.5\n"}, {"3", "> 1.5\n"}, {"30", "> 15\n"}} {
+			rules := helmTemplate(t, "prometheusRule.enabled=true", "webhook.timeoutSeconds="+c.timeout).unstructured("PrometheusRule")
+			if len(rules) != 1 {
+				t.Fatalf("%d PrometheusRules", len(rules))
+			}
+			var expr, description string
+			groups, _, _ := unstructured.NestedSlice(rules[0].Object, "spec", "groups")
+			for _, g := range groups {
+				rs, _, _ := unstructured.NestedSlice(g.(map[string]interface{}), "rules")
+				for _, r := range rs {
+					if rule := r.(map[string]interface{}); rule["alert"] == "ClaimbridgeValidationLatencyHigh" {
+						expr, _ = rule["expr"].(string)
+						description, _, _ = unstructured.NestedString(rule, "annotations", "description")
+					}
+				}
+			}
+			if !strings.HasSuffix(expr, c.threshold) || !strings.Contains(description, "at "+c.timeout+"s the apiserver gives up") {
+				t.Errorf("webhook.timeoutSeconds=%s: ClaimbridgeValidationLatencyHigh expr %q, description %q; want %q and the timeout", c.timeout, expr, description, c.threshold)
+			}
+		}
+	})
 	// Secure metrics: Prometheus' own token file by default, or a token from
 	// a Secret (authorization) where file access is denied.
 	t.Run("service-monitor-token", func(t *testing.T) {
