@@ -150,6 +150,36 @@ spec:
 			Warnings: []string{"ResourceClass gpu filters[2]: a further filter for driver gpu.example.com, which the 1.30 scheduler did not apply (it took the first); not applied"},
 		},
 	}, {
+		// The first filter of a driver is the one 1.30 applied, even when
+		// it cannot be translated: a later one is not applied in its place.
+		name: "1.30-class-first-filter-untranslatable", in: class130, to: conversion.V1alpha3, served: true,
+		index: []string{class130, `
+apiVersion: resource.k8s.io/v1alpha2
+kind: ResourceClassParameters
+metadata: {name: p, namespace: ns}
+filters:
+- driverName: gpu.example.com
+  namedResources: {selector: '"fast" in attributes.stringslice["tags"]'}
+- driverName: gpu.example.com
+  namedResources: {selector: 'attributes.bool["never-applied-by-1.30"]'}
+`},
+		want: `
+apiVersion: resource.k8s.io/v1alpha3
+kind: DeviceClass
+metadata: {name: gpu}
+spec:
+  selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]
+`,
+		report: Report{
+			Dropped: []string{"metadata.uid", "metadata.resourceVersion"},
+			Changed: []string{`resource.k8s.io/v1alpha2 ResourceClass -> resource.k8s.io/v1alpha3 DeviceClass selecting the devices of driver "gpu.example.com" (Kubernetes 1.31 has no ResourceClass; the migrated claims name this class)`},
+			Lost:    []string{"parametersRef: ResourceClassParameters ns/p: a DeviceClass has none (the filter of its 1.30 ResourceClassParameters for driver gpu.example.com, if they have one and are in the input, is a selector of this class)"},
+			Warnings: []string{
+				"ResourceClass gpu filters[0]: attributes.stringslice has no 1.31 equivalent; not applied",
+				"ResourceClass gpu filters[1]: a further filter for driver gpu.example.com, which the 1.30 scheduler did not apply (it took the first); not applied",
+			},
+		},
+	}, {
 		// The 1.30 scheduler filtered structured claims by the class's
 		// suitableNodes too; 1.31+ reads it for classic DRA only.
 		name: "1.30-structured-class-with-suitable-nodes-to-v1alpha3", to: conversion.V1alpha3, served: true,

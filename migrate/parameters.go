@@ -395,7 +395,7 @@ func classFilters(idx *Index, class map[string]interface{}, r *Report) map[strin
 	if vp, _ := params["vendorParameters"].([]interface{}); len(vp) > 0 {
 		warn("ResourceClass %s: the vendorParameters of its parameters belong in the config of the 1.31 DeviceClass %s; they are not copied into it", className, className)
 	}
-	out := map[string]string{}
+	out, seen := map[string]string{}, map[string]bool{}
 	filters, _ := params["filters"].([]interface{})
 	for i, f := range filters {
 		fm, _ := f.(map[string]interface{})
@@ -404,10 +404,11 @@ func classFilters(idx *Index, class map[string]interface{}, r *Report) map[strin
 		if named == nil {
 			continue
 		}
-		if _, ok := out[driver]; ok {
+		if seen[driver] {
 			warn("ResourceClass %s filters[%d]: a further filter for driver %s, which the 1.30 scheduler did not apply (it took the first); not applied", className, i, driver)
 			continue
 		}
+		seen[driver] = true // the first, whether or not it translates
 		sel, _, err := translateSelector(driver, str(named, "selector"))
 		if err != nil {
 			warn("ResourceClass %s filters[%d]: %v; not applied", className, i, err)

@@ -56,7 +56,7 @@ func (h *admissionHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	req := review.Request
 	log = log.WithValues("uid", logString(string(req.UID)), "kind", logString(req.Kind.Kind), "object", klog.KRef(logString(req.Namespace), logString(req.Name)),
 		"operation", logString(string(req.Operation)), "subResource", logString(req.SubResource))
-	ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
+	ctx, cancel := context.WithDeadline(r.Context(), start.Add(h.timeout)) // from arrival, as /convert
 	defer cancel()
 
 	resp := h.decide.Handle(ctx, admission.Request{AdmissionRequest: *req})

@@ -198,18 +198,29 @@ func checkDepth(data []byte, max int) error {
 }
 
 // readBody reads all of body. With a known length (a Content-Length, as
-// kube-apiserver sends) it reads into one buffer of that size plus one byte
-// (to see the end without growing), instead of growing a buffer from 512
-// bytes as io.ReadAll does; a body longer than announced is still read
+// kube-apiserver sends) it ends with one buffer of that size plus one byte
+// (to see the end without growing again), grown as below instead of from
+// 512 bytes as io.ReadAll grows; a body longer than announced is still read
 // whole (the caller's MaxBytesReader bounds it).
 func readBody(body io.Reader, length int64) ([]byte, error) {
 	if length <= 0 {
 		return io.ReadAll(body)
 	}
-	buf := make([]byte, 0, length+1)
+	// The buffer grows as the bytes arrive, never past the announced
+	// length until it is reached, so that an announcement alone holds no
+	// memory (a client announcing the cap and sending nothing holds
+	// initialBodyBuffer); fourfold, so that a large body's buffers add up
+	// to about 1.3 times its size.
+	buf := make([]byte, 0, min(length+1, initialBodyBuffer))
 	for {
 		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)] // longer than announced: grow
+			next := min(int64(cap(buf))*4, length+1)
+			if next <= int64(cap(buf)) { // longer than announced
+				next = int64(cap(buf)) * 2
+			}
+			grown := make([]byte, len(buf), next)
+			copy(grown, buf)
+			buf = grown
 		}
 		n, err := body.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
@@ -221,3 +232,7 @@ func readBody(body io.Reader, length int64) ([]byte, error) {
 		}
 	}
 }
+
+// initialBodyBuffer is the most readBody allocates before a body's bytes
+// arrive.
+const initialBodyBuffer = 64 << 10

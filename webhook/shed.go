@@ -2,7 +2,6 @@ package webhook
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -112,8 +111,7 @@ func (a *slotGate) wrap(endpoint string, maxBytes int64, refused func(*http.Requ
 			return
 		}
 		begin := time.Now()
-		r = r.WithContext(context.WithValue(r.Context(), arrivalKey{}, begin))
-		prefetchBody(r, maxBytes)
+		prefetchBody(r, maxBytes, begin)
 		a.arrived.Add(1)
 		select {
 		case a.slots <- struct{}{}: // a free slot: no wait
@@ -139,17 +137,15 @@ func (a *slotGate) wrap(endpoint string, maxBytes int64, refused func(*http.Requ
 	})
 }
 
-// arrivalKey keys the time a review arrived (its headers read) in its
-// request's context: the handlers measure claimbridge_webhook_request_duration_seconds
-// from it, so that the body's read and the wait for a slot count, as they
-// do for the apiserver waiting for the answer.
-type arrivalKey struct{}
-
-// arrival is when r arrived at the slot gate, or now for a request that did
-// not pass it (refused by its headers, or a handler used alone in tests).
+// arrival is when r arrived at the slot gate (its headers read), kept
+// with its read-ahead body, or now for a request that did not pass the gate
+// (refused by its headers, or a handler used alone in tests). The handlers
+// measure claimbridge_webhook_request_duration_seconds and the review's
+// deadline from it, so that the body's read and the wait for a slot count,
+// as they do for the apiserver waiting for the answer.
 func arrival(r *http.Request) time.Time {
-	if t, ok := r.Context().Value(arrivalKey{}).(time.Time); ok {
-		return t
+	if p, ok := r.Body.(*prefetchedBody); ok {
+		return p.arrived
 	}
 	return time.Now()
 }
@@ -159,20 +155,21 @@ func arrival(r *http.Request) time.Time {
 // and errors apply unchanged). The bytes are read into one buffer of the
 // announced length, which readReview then takes as the body instead of
 // copying it (a body is held once, not two or three times over).
-func prefetchBody(r *http.Request, maxBytes int64) {
+func prefetchBody(r *http.Request, maxBytes int64, arrived time.Time) {
 	if r.Body == nil || r.Body == http.NoBody || r.ContentLength > maxBytes {
 		return
 	}
 	data, err := readBody(io.LimitReader(r.Body, maxBytes+1), r.ContentLength)
-	r.Body = &prefetchedBody{data: data, err: err, rest: bytes.NewReader(data)}
+	r.Body = &prefetchedBody{data: data, err: err, rest: bytes.NewReader(data), arrived: arrived}
 }
 
 // prefetchedBody is a request body read ahead of its handler: data, then
 // err (nil for a body read to its end).
 type prefetchedBody struct {
-	data []byte
-	err  error
-	rest *bytes.Reader
+	data    []byte
+	err     error
+	rest    *bytes.Reader
+	arrived time.Time
 }
 
 func (p *prefetchedBody) Read(b []byte) (int, error) {
