@@ -115,6 +115,9 @@ func crossVersionErrors(t target, subResource string, deriveOld bool, newObj, ol
 			add(field.Invalid(statusPath.Child("allocation"), common.OmittedValue,
 				fmt.Sprintf("%s: the update changes the allocation as seen through %s", common.FieldImmutableErrorMsg, version)))
 		}
+		if version == StorageVersion && newView.allocation != nil && oldView.allocation == nil {
+			add(storageStatusErrors(t.kind, all[version])...)
+		}
 		shareableRule := version != StorageVersion
 		deleted := newView.meta.DeletionTimestamp != nil
 		reservationErrs := common.ValidateReservedForInvariants(newView.status, oldView.status, deleted, shareableRule, statusPath)
@@ -134,6 +137,32 @@ func crossVersionErrors(t target, subResource string, deriveOld bool, newObj, ol
 		add(pendingStatusErrors(t, newObj, oldObj)...)
 	}
 	return mergeSeenThrough(allErrs)
+}
+
+// storageStatusErrors are the storage version's own rules on the
+// allocation a v1alpha1 or v1alpha2 status write sets, as stored: what those
+// versions let a driver write (a device name with a dot, 40 results in one
+// handle, a result for a claim whose v1alpha3 spec has no request) can break
+// a v1alpha3 rule, which every 1.31 consumer of the stored claim relies on,
+// and which a write through v1alpha3 could not break. Each is reported at
+// status.allocation with the storage version's path and message.
+func storageStatusErrors(kind string, pair viewPair) field.ErrorList {
+	if pair.newObj == nil || pair.oldObj == nil {
+		return nil
+	}
+	result, err := shapes[StorageVersion].run(kind, Update, "status", pair.newObj, pair.oldObj)
+	if err != nil {
+		return nil // the stored form does not decode: conversion's errors say so
+	}
+	var out field.ErrorList
+	for _, e := range result.errs {
+		if e.Field != "status.allocation" && !strings.HasPrefix(e.Field, "status.allocation.") {
+			continue
+		}
+		out = append(out, field.Invalid(field.NewPath("status", "allocation"), common.OmittedValue,
+			fmt.Sprintf("the allocation breaks a rule as seen through %s, the storage version: %s", StorageVersion, e.Error())))
+	}
+	return out
 }
 
 // notShareableMsg is upstream's refusal of a second consumer of an

@@ -7,6 +7,7 @@ import (
 	"github.com/claimbridge/claimbridge/validation/common"
 
 	"github.com/claimbridge/claimbridge/conversion"
+	"github.com/claimbridge/claimbridge/internal/jsontree"
 
 	"github.com/claimbridge/claimbridge/api"
 )
@@ -47,9 +48,16 @@ import (
 //     own ValidateResourceClaimStatusUpdate runs on it (the reservedFor
 //     invariants — whose shareable rule needs NotShareable — and the
 //     deallocation rules, same paths and messages): they can only repeat
-//     its findings, which are not repeated anyway. A view that cannot be
-//     computed (the conversion fails) reports nothing on a status write
-//     either. TestSkippedViewsReportNothingNew keeps that so.
+//     its findings, which are not repeated anyway.
+//     TestSkippedViewsReportNothingNew keeps that so.
+//
+// Both status shortcuts also skip the conversions, and with them the check
+// that the new object can still be shown in every version (a conversion
+// fails when what the version cannot hold does not fit the annotation size
+// limit: newlyUnreadable). So they are taken only for a status that surely
+// fits (statusFitsEveryVersion): a v1alpha3 allocation of 17 opaque configs
+// of 16 KiB is 17 handles in v1alpha2, which v1alpha1 cannot hold within
+// the limit, and a 300 KB class config fits in no older version.
 //
 // A version the object cannot be shown in (the conversion fails) has no
 // view; the error is that of the direct conversion, as before.
@@ -63,6 +71,10 @@ type viewPair struct {
 	// run every check this pair would); the pair is then empty and not
 	// checked.
 	sameAs string
+	// newObj and oldObj are the converted objects of the storage version's
+	// pair on a status write (the views decode their status only), for its
+	// own status rules (storageStatusErrors).
+	newObj, oldObj map[string]interface{}
 }
 
 // skipEqualViews enables the v1alpha1 shortcut; tests turn it off to
@@ -77,7 +89,8 @@ var skipEqualViews = true
 // converted, and each old view is the new one with oldObj's two fields.
 func crossViews(t target, statusOnly, deriveOld bool, newObj, oldObj map[string]interface{}) map[string]viewPair {
 	out := make(map[string]viewPair, len(versions)-1)
-	if statusOnly && skipEqualViews && t.version == StorageVersion && othersAreClassic() && !anyRestore(newObj, oldObj, "v1alpha2", "v1alpha1") {
+	fits := statusOnly && skipEqualViews && t.version == StorageVersion && statusFitsEveryVersion(newObj)
+	if fits && othersAreClassic() && !anyRestore(newObj, oldObj, "v1alpha2", "v1alpha1") {
 		for _, version := range versions {
 			if version != t.version {
 				out[version] = viewPair{sameAs: t.version}
@@ -120,7 +133,7 @@ func crossViews(t target, statusOnly, deriveOld bool, newObj, oldObj map[string]
 		for j := self + dir; j >= 0 && j < len(versions); j += dir {
 			version := versions[j]
 			var pair viewPair
-			if statusOnly && skipEqualViews && t.version == "v1alpha3" && version == "v1alpha1" && versions[j-dir] == "v1alpha2" &&
+			if fits && version == "v1alpha1" && versions[j-dir] == "v1alpha2" &&
 				converted[0][j-dir] != nil && !hasRestore(converted[0][j-dir], version) && !hasRestore(converted[1][j-dir], version) {
 				out[version] = viewPair{sameAs: versions[j-dir]}
 				continue
@@ -157,6 +170,9 @@ func crossViews(t target, statusOnly, deriveOld bool, newObj, oldObj map[string]
 				continue
 			}
 			var err error
+			if statusOnly && version == StorageVersion {
+				pair.newObj, pair.oldObj = converted[0][j], converted[1][j]
+			}
 			views := [2]*objectView{&pair.newView, &pair.oldView}
 			for i := range converting {
 				if *views[i], err = viewOf(t.kind, version, converted[i][j], statusOnly); err != nil {
@@ -276,4 +292,36 @@ func restoreStatusOps(t target, obj map[string]interface{}) (common, facts bool)
 		}
 	}
 	return common, facts
+}
+
+// statusFitsEveryVersion reports whether obj, the new object of a v1alpha3
+// status write, surely converts to every version, as fitsEveryVersion does
+// for a create's spec: a conversion fails only when the restore annotations
+// it writes do not fit the annotation size limit beside the object's own.
+// On the way to v1alpha1 those record at most the status twice (in
+// restore-v1alpha3 its v1alpha3 form; in restore-v1alpha2 its v1alpha2 form,
+// whose handle data is the v1alpha3 parameters' JSON text, each byte at most
+// two once encoded again) and the spec, each operation's value a disjoint
+// part, with operations whose paths are the shapes' field names and the
+// indices of lists v1alpha3's rules bound. Four times the status's encoding,
+// twice the spec's and 64 KiB is more than that. Typical statuses (a few
+// KiB) are far below it.
+func statusFitsEveryVersion(obj map[string]interface{}) bool {
+	const slack = 64 * 1024
+	total := 0
+	meta, _ := obj["metadata"].(map[string]interface{})
+	ann, _ := meta["annotations"].(map[string]interface{})
+	for k, v := range ann {
+		s, _ := v.(string)
+		total += len(k) + len(s)
+	}
+	if total+slack > conversion.TotalAnnotationSizeLimitB {
+		return false
+	}
+	status, err := jsontree.Append(nil, obj["status"], false)
+	if err != nil {
+		return false
+	}
+	spec, err := jsontree.Append(nil, obj["spec"], false)
+	return err == nil && total+4*len(status)+2*len(spec)+slack <= conversion.TotalAnnotationSizeLimitB
 }
