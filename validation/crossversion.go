@@ -115,7 +115,9 @@ func crossVersionErrors(t target, subResource string, deriveOld bool, newObj, ol
 			add(field.Invalid(statusPath.Child("allocation"), common.OmittedValue,
 				fmt.Sprintf("%s: the update changes the allocation as seen through %s", common.FieldImmutableErrorMsg, version)))
 		}
-		if version == StorageVersion && newView.allocation != nil && oldView.allocation == nil {
+		if version == StorageVersion && newView.allocation != nil && oldView.allocation == nil && len(reported) == 0 {
+			// (A write its own version's rules refuse gets their findings
+			// alone, as upstream's.)
 			add(storageStatusErrors(t.kind, all[version])...)
 		}
 		shareableRule := version != StorageVersion
