@@ -18,7 +18,7 @@ func referenceDataParameters(data string) interface{} {
 	dec.UseNumber()
 	var v interface{}
 	if err := dec.Decode(&v); err == nil {
-		if m, ok := v.(map[string]interface{}); ok && m != nil && treeDepth(m) <= MaxHandleDataDepth {
+		if m, ok := v.(map[string]interface{}); ok && m != nil && treeDepth(m) <= MaxHandleDataDepth && decodesAsTheApiserverDoes(m) {
 			if _, err := dec.Token(); err == io.EOF {
 				if len(data) <= maxNonCanonicalDataBytes {
 					return apiserverNumbers(m)
@@ -30,6 +30,15 @@ func referenceDataParameters(data string) interface{} {
 		}
 	}
 	return map[string]interface{}{"apiVersion": HandleDataAPIVersion, "kind": HandleDataKind, "data": data}
+}
+
+// decodesAsTheApiserverDoes reports whether every number of v is an int64
+// or a float64, as the apiserver decodes the objects it stores (1e400 is
+// neither: such data stays text).
+func decodesAsTheApiserverDoes(v interface{}) bool {
+	data, _ := json.Marshal(v)
+	var f interface{}
+	return json.Unmarshal(data, &f) == nil
 }
 
 // treeDepth is how deep arrays and objects nest in v (an object of scalars: 1).
@@ -82,7 +91,8 @@ func apiserverNumbers(v interface{}) interface{} {
 
 // TestDataParametersMatchesEncodingJSON: handle data is read as
 // encoding/json read it — objects, everything else wrapped, surrounding
-// whitespace, trailing data, invalid UTF-8, numbers, nesting beyond
+// whitespace, trailing data, invalid UTF-8, numbers (beyond float64's
+// range: wrapped, as the apiserver could not store them), nesting beyond
 // MaxHandleDataDepth (wrapped) and long non-canonical data.
 func TestDataParametersMatchesEncodingJSON(t *testing.T) {
 	nested := func(n int) string {
@@ -93,6 +103,7 @@ func TestDataParametersMatchesEncodingJSON(t *testing.T) {
 		``, ` `, `null`, `{}`, ` {"a":1} `, "\t{\"a\":1}\n", `{"a":1} x`, `{"a":1}{"b":2}`, `{"a":1}]`,
 		`[1,2]`, `"str"`, `42`, `true`, `{"a":1.50e+3,"b":-0,"c":[1,{"d":null}]}`,
 		`{"a":1.0,"b":[40.0,1e2],"c":{"d":2.50,"e":0.0000001,"f":-0.0},"g":12345678901234567890123,"h":1e400}`, `{"a":"\ud800"}`,
+		`{"a":1.0,"b":[40.0,1e2],"g":12345678901234567890123}`, `{"a":[{"b":-1e-400}]}`, `{"a":[{"b":-1e400}]}`, `{"a":1.7976931348623157e308}`,
 		"{\"a\":\"\xff\"}", `{"a":"\u00e9<>&"}`, `{"a":1,"a":2}`, `{"a":}`, `{"a":1`, `{'a':1}`, `{"a":01}`,
 		`{"devices":["gpu-0","gpu-1"],"sharing":"none"}`,
 		nested(MaxHandleDataDepth), nested(MaxHandleDataDepth + 1), nested(10001),

@@ -332,7 +332,7 @@ func dataParameters(data string) interface{} {
 	// encoding/json with UseNumber decodes it (jsontree, without reflection;
 	// the nesting limit is encoding/json's).
 	v, err := jsontree.UnmarshalString(data, MaxHandleDataDepth)
-	if m, ok := v.(map[string]interface{}); err == nil && ok && m != nil {
+	if m, ok := v.(map[string]interface{}); err == nil && ok && m != nil && !outOfRange(m) {
 		if len(data) <= maxNonCanonicalDataBytes {
 			canonicalizeNumbers(m)
 			return m
@@ -342,6 +342,32 @@ func dataParameters(data string) interface{} {
 		}
 	}
 	return map[string]interface{}{"apiVersion": HandleDataAPIVersion, "kind": HandleDataKind, "data": data}
+}
+
+// outOfRange reports whether v holds a number beyond float64's range
+// (1e400): the apiserver decodes every number of a stored object as an
+// int64 or a float64 and fails on such a one, so as parameters it would
+// make the conversion's result unstorable and the 1.30 status write fail
+// with a JSON error; as text it is stored and comes back as written.
+func outOfRange(v interface{}) bool {
+	switch v := v.(type) {
+	case map[string]interface{}:
+		for _, c := range v {
+			if outOfRange(c) {
+				return true
+			}
+		}
+	case []interface{}:
+		for _, c := range v {
+			if outOfRange(c) {
+				return true
+			}
+		}
+	case json.Number:
+		_, err := strconv.ParseFloat(string(v), 64)
+		return err != nil
+	}
+	return false
 }
 
 // MaxHandleDataDepth bounds the nesting of handle data that becomes a

@@ -153,3 +153,32 @@ func TestOlderStatusWriteKeepsV1alpha3Rules(t *testing.T) {
 		}
 	})
 }
+
+// TestHandleDataBeyondFloat64IsStored: 1.30 handle data is opaque text; as
+// JSON it may hold a number no float64 holds (1e400), which the apiserver
+// cannot decode in a stored object. Such data stays text in v1alpha3 (the
+// handle wrapper), so the 1.30 driver's status write is stored and reads
+// back as written, where it failed with the apiserver's JSON error (found
+// by an audit).
+func TestHandleDataBeyondFloat64IsStored(t *testing.T) {
+	ns := newNamespace(t, "handle-data-1e400")
+	createClaim(t, fromYAML(t, "v1alpha2", ns, fmt.Sprintf(baseV1alpha2, "bignum")))
+	data := `{"a":1e400,"b":123456789012345678901234567890}`
+	if _, err := mutate(t, claims("v1alpha2", ns), "bignum", true, func(u *unstructured.Unstructured) {
+		set(t, u, "gpu.example.com", "status", "driverName")
+		set(t, u, map[string]interface{}{"shareable": true, "resourceHandles": []interface{}{map[string]interface{}{"driverName": "gpu.example.com", "data": data}}}, "status", "allocation")
+	}); err != nil {
+		t.Fatalf("v1alpha2 status write: %s", describe(err))
+	}
+	got := get(t, claims("v1alpha2", ns), "bignum")
+	handles := mustSlice(t, got, "status", "allocation", "resourceHandles")
+	if d, _ := handles[0].(map[string]interface{})["data"].(string); d != data {
+		t.Errorf("handle data read back through v1alpha2: %q, want %q", d, data)
+	}
+	stored := get(t, claims("v1alpha3", ns), "bignum")
+	config := mustSlice(t, stored, "status", "allocation", "devices", "config")
+	params, _, _ := unstructured.NestedMap(config[0].(map[string]interface{}), "opaque", "parameters")
+	if params["kind"] != "ResourceHandle" || params["data"] != data {
+		t.Errorf("stored parameters %v; want the data wrapped as text", params)
+	}
+}
