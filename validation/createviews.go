@@ -162,6 +162,17 @@ func isConversionError(err error) bool {
 // from the limit (nearly always).
 func fitsEveryVersion(obj map[string]interface{}) bool {
 	const slack = 8 * 1024
+	total := annotationBytes(obj)
+	if total+slack > conversion.TotalAnnotationSizeLimitB {
+		return false
+	}
+	spec, err := jsontree.Append(nil, obj["spec"], false)
+	return err == nil && total+2*len(spec)+slack <= conversion.TotalAnnotationSizeLimitB
+}
+
+// annotationBytes is what obj's annotations count against the apiserver's
+// limit: the bytes of every key and value.
+func annotationBytes(obj map[string]interface{}) int {
 	total := 0
 	meta, _ := obj["metadata"].(map[string]interface{})
 	ann, _ := meta["annotations"].(map[string]interface{})
@@ -169,9 +180,5 @@ func fitsEveryVersion(obj map[string]interface{}) bool {
 		s, _ := v.(string)
 		total += len(k) + len(s)
 	}
-	if total+slack > conversion.TotalAnnotationSizeLimitB {
-		return false
-	}
-	spec, err := jsontree.Append(nil, obj["spec"], false)
-	return err == nil && total+2*len(spec)+slack <= conversion.TotalAnnotationSizeLimitB
+	return total
 }

@@ -308,13 +308,7 @@ func restoreStatusOps(t target, obj map[string]interface{}) (common, facts bool)
 // KiB) are far below it.
 func statusFitsEveryVersion(obj map[string]interface{}) bool {
 	const slack = 64 * 1024
-	total := 0
-	meta, _ := obj["metadata"].(map[string]interface{})
-	ann, _ := meta["annotations"].(map[string]interface{})
-	for k, v := range ann {
-		s, _ := v.(string)
-		total += len(k) + len(s)
-	}
+	total := annotationBytes(obj)
 	if total+slack > conversion.TotalAnnotationSizeLimitB {
 		return false
 	}
