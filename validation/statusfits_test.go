@@ -1,6 +1,7 @@
 package validation
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -67,5 +68,25 @@ func TestStatusFitsBoundHolds(t *testing.T) {
 				t.Errorf("n=%d: the search stopped before the bound did", largest+1)
 			}
 		})
+	}
+}
+
+// TestEncodedLenBound: the bound statusFitsEveryVersion counts is never
+// below the encoding's length, for every kind of value and string.
+func TestEncodedLenBound(t *testing.T) {
+	for _, s := range []string{
+		`null`, `true`, `0`, `-1.5e300`, `12345678901234567890123`, `""`, `"plain"`, `"quote \" and \\ backslash"`,
+		`"control \u0001\u001f\n\t"`, `"html <>&"`, `"é ü 日本"`, `"\u2028\u2029"`, `"\ud800"`,
+		`{"a":[1,{"b":null,"c":[true,false,"x"]}],"d":{}}`, `[[],[[]],{"":""}]`,
+		`{"status":{"allocation":{"devices":{"results":[{"request":"r","driver":"d.example.com","pool":"p","device":"g0"}]}},"reservedFor":[{"resource":"pods","name":"p","uid":"u"}]}}`,
+	} {
+		v := obj(t, `{"v":`+s+`}`)["v"]
+		encoded, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bound := encodedLenBound(v); bound < len(encoded) {
+			t.Errorf("%s: bound %d below the encoding's %d bytes", s, bound, len(encoded))
+		}
 	}
 }

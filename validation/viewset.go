@@ -1,13 +1,13 @@
 package validation
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/claimbridge/claimbridge/validation/common"
 
 	"github.com/claimbridge/claimbridge/conversion"
-	"github.com/claimbridge/claimbridge/internal/jsontree"
 
 	"github.com/claimbridge/claimbridge/api"
 )
@@ -312,10 +312,48 @@ func statusFitsEveryVersion(obj map[string]interface{}) bool {
 	if total+slack > conversion.TotalAnnotationSizeLimitB {
 		return false
 	}
-	status, err := jsontree.Append(nil, obj["status"], false)
-	if err != nil {
-		return false
+	return total+4*encodedLenBound(obj["status"])+2*encodedLenBound(obj["spec"])+slack <= conversion.TotalAnnotationSizeLimitB
+}
+
+// encodedLenBound is at least the length of v's JSON encoding, counted
+// without encoding it (the scheduler's status writes take this path): a
+// string byte that may need escaping (a quote, a backslash, a control
+// character, <, > and & as encoding/json escapes them, any byte of a
+// non-ASCII character) counts as the six bytes of \u00XX, every other one
+// as one.
+func encodedLenBound(v interface{}) int {
+	switch v := v.(type) {
+	case map[string]interface{}:
+		n := 2
+		for k, e := range v {
+			n += stringLenBound(k) + 2 + encodedLenBound(e)
+		}
+		return n
+	case []interface{}:
+		n := 2
+		for _, e := range v {
+			n += encodedLenBound(e) + 1
+		}
+		return n
+	case string:
+		return stringLenBound(v)
+	case json.Number:
+		return len(v)
+	case nil:
+		return 4
+	default: // bool, float64, int64
+		return 32
 	}
-	spec, err := jsontree.Append(nil, obj["spec"], false)
-	return err == nil && total+4*len(status)+2*len(spec)+slack <= conversion.TotalAnnotationSizeLimitB
+}
+
+func stringLenBound(s string) int {
+	n := 2
+	for i := 0; i < len(s); i++ {
+		if b := s[i]; b < 0x20 || b == '"' || b == '\\' || b == '<' || b == '>' || b == '&' || b >= 0x80 {
+			n += 6
+		} else {
+			n++
+		}
+	}
+	return n
 }
