@@ -210,7 +210,7 @@ func readBody(body io.Reader, length int64) ([]byte, error) {
 	// length until it is reached, so that an announcement alone holds no
 	// memory (a client announcing the cap and sending nothing holds
 	// initialBodyBuffer); fourfold, so that a large body's buffers add up
-	// to about 1.3 times its size.
+	// to less than twice its size, the last one its size.
 	buf := make([]byte, 0, min(length+1, initialBodyBuffer))
 	for {
 		if len(buf) == cap(buf) {

@@ -152,9 +152,9 @@ func arrival(r *http.Request) time.Time {
 
 // prefetchBody replaces r.Body by what it yields up to maxBytes+1 bytes,
 // followed by the read error if there was one (the handler's own limits
-// and errors apply unchanged). The bytes are read into one buffer of the
-// announced length, which readReview then takes as the body instead of
-// copying it (a body is held once, not two or three times over).
+// and errors apply unchanged). The bytes are read into a buffer grown as
+// they arrive up to the announced length (readBody), which readReview then
+// takes as the body instead of copying it (a body is held once).
 func prefetchBody(r *http.Request, maxBytes int64, arrived time.Time) {
 	if r.Body == nil || r.Body == http.NoBody || r.ContentLength > maxBytes {
 		return
