@@ -60,6 +60,7 @@ the same conversion and validation offline.`,
 
 // Main runs the command line and returns the process exit code.
 func Main(args []string, in io.Reader, out, errOut io.Writer) int {
+	errOut = controlEscaper{errOut}
 	root := NewRootCommand(streams{in: in, out: out, err: errOut})
 	root.SetArgs(args)
 	err := root.Execute()

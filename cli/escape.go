@@ -1,0 +1,51 @@
+package cli
+
+import (
+	"io"
+	"strconv"
+	"unicode/utf8"
+)
+
+// controlEscaper writes what the commands say on standard error with every
+// control character but newline and tab escaped as Go escapes it (\x1b,
+// \u009b): the reports quote names and values from the input, and a
+// manifest must not be able to move the cursor, recolour or retitle the
+// terminal of whoever converts or validates it. Standard output, the
+// manifests themselves, is left alone (its encoders escape what they must).
+type controlEscaper struct{ w io.Writer }
+
+func (e controlEscaper) Write(p []byte) (int, error) {
+	clean := true
+	for i := 0; i < len(p); {
+		r, size := utf8.DecodeRune(p[i:])
+		if isControl(r) {
+			clean = false
+			break
+		}
+		i += size
+	}
+	if clean {
+		return e.w.Write(p)
+	}
+	out := make([]byte, 0, len(p)+16)
+	for i := 0; i < len(p); {
+		r, size := utf8.DecodeRune(p[i:])
+		if isControl(r) {
+			q := strconv.QuoteRune(r)
+			out = append(out, q[1:len(q)-1]...)
+		} else {
+			out = append(out, p[i:i+size]...)
+		}
+		i += size
+	}
+	if _, err := e.w.Write(out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// isControl: C0 but newline and tab, DEL, and C1 (in UTF-8; a lone byte
+// 0x80-0x9f is no character and is written as it is).
+func isControl(r rune) bool {
+	return (r < 0x20 && r != '\n' && r != '\t') || (r >= 0x7f && r <= 0x9f)
+}
