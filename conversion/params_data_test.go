@@ -32,13 +32,33 @@ func referenceDataParameters(data string) interface{} {
 	return map[string]interface{}{"apiVersion": HandleDataAPIVersion, "kind": HandleDataKind, "data": data}
 }
 
-// decodesAsTheApiserverDoes reports whether every number of v is an int64
-// or a float64, as the apiserver decodes the objects it stores (1e400 is
-// neither: such data stays text).
+// decodesAsTheApiserverDoes reports whether the apiserver stores every
+// number of v as written: an integer literal as an int64, any other as a
+// float64 (1e400 is neither, and an integer beyond int64 becomes a float64 of
+// another value: such data stays text).
 func decodesAsTheApiserverDoes(v interface{}) bool {
-	data, _ := json.Marshal(v)
-	var f interface{}
-	return json.Unmarshal(data, &f) == nil
+	switch v := v.(type) {
+	case map[string]interface{}:
+		for _, e := range v {
+			if !decodesAsTheApiserverDoes(e) {
+				return false
+			}
+		}
+	case []interface{}:
+		for _, e := range v {
+			if !decodesAsTheApiserverDoes(e) {
+				return false
+			}
+		}
+	case json.Number:
+		if _, err := v.Float64(); err != nil {
+			return false // beyond float64: the apiserver fails on it
+		}
+		if _, err := v.Int64(); err != nil && !strings.ContainsAny(string(v), ".eE") {
+			return false // an integer beyond int64: stored as another value
+		}
+	}
+	return true
 }
 
 // treeDepth is how deep arrays and objects nest in v (an object of scalars: 1).
@@ -104,6 +124,7 @@ func TestDataParametersMatchesEncodingJSON(t *testing.T) {
 		`[1,2]`, `"str"`, `42`, `true`, `{"a":1.50e+3,"b":-0,"c":[1,{"d":null}]}`,
 		`{"a":1.0,"b":[40.0,1e2],"c":{"d":2.50,"e":0.0000001,"f":-0.0},"g":12345678901234567890123,"h":1e400}`, `{"a":"\ud800"}`,
 		`{"a":1.0,"b":[40.0,1e2],"g":12345678901234567890123}`, `{"a":[{"b":-1e-400}]}`, `{"a":[{"b":-1e400}]}`, `{"a":1.7976931348623157e308}`,
+		`{"devMask":18446744073709551615}`, `{"a":9223372036854775807,"b":-9223372036854775808}`, `{"a":9223372036854775808}`, `{"a":1.8446744073709552e19}`,
 		"{\"a\":\"\xff\"}", `{"a":"\u00e9<>&"}`, `{"a":1,"a":2}`, `{"a":}`, `{"a":1`, `{'a':1}`, `{"a":01}`,
 		`{"devices":["gpu-0","gpu-1"],"sharing":"none"}`,
 		nested(MaxHandleDataDepth), nested(MaxHandleDataDepth + 1), nested(10001),

@@ -195,6 +195,19 @@ func TestSemanticV2ToV3(t *testing.T) {
 		fields:   map[string]string{"status.allocation.controller": `"d"`},
 		warnings: []string{"v1alpha2→v1alpha3 status.allocation.shareable"},
 	}, {
+		// shareable is an omitempty bool: every 1.26-1.30 apiserver writes
+		// an allocation for one consumer without it.
+		name:     "shareable absent: reported as false is",
+		in:       v2Claim + `"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"},"status":{"driverName":"d","allocation":{"resourceHandles":[{"driverName":"d"}]},"reservedFor":[{"resource":"pods","name":"p1","uid":"u1"}]}}`,
+		to:       conversion.V1alpha3,
+		fields:   map[string]string{"status.allocation.controller": `"d"`},
+		warnings: []string{"v1alpha2→v1alpha3 status.allocation.shareable"},
+	}, {
+		name:   "shareable true: silent",
+		in:     v2Claim + `"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"},"status":{"driverName":"d","allocation":{"shareable":true,"resourceHandles":[{"driverName":"d"}]}}}`,
+		to:     conversion.V1alpha3,
+		fields: map[string]string{"status.allocation.controller": `"d"`},
+	}, {
 		name: "list: one warning per item, located by items[i]",
 		in: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaimList","items":[
 			{"metadata":{"name":"a"},"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"}},

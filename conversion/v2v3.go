@@ -165,7 +165,9 @@ func statusV2ToV3(in, targetSpec map[string]interface{}, r *lossReport) map[stri
 	if ns, ok := alloc["availableOnNodes"]; ok {
 		outAlloc["nodeSelector"] = r.copy(ns)
 	}
-	if alloc["shareable"] == false {
+	if alloc["shareable"] != true {
+		// shareable is an omitempty bool: absent is false, as written by
+		// every 1.26-1.30 apiserver (CanBeReserved: one consumer at a time).
 		r.lose("allocation.shareable", "a 1.31 claim may be reserved by up to 32 consumers; this allocation was for one consumer only")
 	}
 	handles := asSlice(alloc["resourceHandles"])
@@ -344,11 +346,11 @@ func dataParameters(data string) interface{} {
 	return map[string]interface{}{"apiVersion": HandleDataAPIVersion, "kind": HandleDataKind, "data": data}
 }
 
-// outOfRange reports whether v holds a number beyond float64's range
-// (1e400): the apiserver decodes every number of a stored object as an
-// int64 or a float64 and fails on such a one, so as parameters it would
-// make the conversion's result unstorable and the 1.30 status write fail
-// with a JSON error; as text it is stored and comes back as written.
+// outOfRange reports whether v holds a number the apiserver cannot store as
+// written: beyond float64's range (1e400), on which it fails (as parameters
+// it would make the conversion's result unstorable and the 1.30 status write
+// fail with a JSON error), or an integer beyond int64, which it stores as a
+// float64 of another value. As text it is stored and comes back as written.
 func outOfRange(v interface{}) bool {
 	switch v := v.(type) {
 	case map[string]interface{}:
@@ -364,8 +366,17 @@ func outOfRange(v interface{}) bool {
 			}
 		}
 	case json.Number:
-		_, err := strconv.ParseFloat(string(v), 64)
-		return err != nil
+		if _, err := strconv.ParseFloat(string(v), 64); err != nil {
+			return true
+		}
+		// An integer literal beyond int64 is stored as a float64: a 1.31
+		// driver decoding it into an integer would get another value, or
+		// none (18446744073709551615 as 1.8446744073709552e+19), where the
+		// 1.30 kubelet passed the text as written.
+		if !strings.ContainsAny(string(v), ".eE") {
+			_, err := strconv.ParseInt(string(v), 10, 64)
+			return err != nil
+		}
 	}
 	return false
 }

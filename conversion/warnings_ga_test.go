@@ -56,7 +56,7 @@ func TestWarningsGA(t *testing.T) {
 		"list items": {
 			in:   `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaimList","items":[{"spec":{"resourceClassName":"c"}},{"spec":{"resourceClassName":"c"},"status":{"driverName":"d","allocation":{}}}]}`,
 			to:   "v1",
-			want: []string{"items[1].status.allocation.controller", "items[1].status"},
+			want: []string{"items[1].status.allocation.shareable", "items[1].status.allocation.controller", "items[1].status"},
 		},
 		"from v1beta1: only the status": {
 			in:   `{"apiVersion":"resource.k8s.io/v1beta1","kind":"ResourceClaim","spec":{},"status":{"reservedFor":[{"resource":"pods","name":"p","uid":"u"}]}}`,
