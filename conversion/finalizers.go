@@ -18,9 +18,29 @@ const BuiltinFinalizer130 = "dra.k8s.io/delete-protection"
 
 func finalizerLossesV2ToV3(obj map[string]interface{}, kind string, r *lossReport) {
 	alloc := asMap(asMap(obj["status"])["allocation"])
-	if kind == KindClaim && alloc != nil && anyStructured(asSlice(alloc["resourceHandles"])) {
-		builtinFinalizerLoss(obj, BuiltinFinalizer130, DeleteProtectionFinalizer, "1.31", r)
+	if kind != KindClaim || alloc == nil {
+		return
 	}
+	handles := asSlice(alloc["resourceHandles"])
+	if anyStructured(handles) {
+		builtinFinalizerLoss(obj, BuiltinFinalizer130, DeleteProtectionFinalizer, "1.31", r)
+		return
+	}
+	// No handles and the 1.30 scheduler's finalizer: its allocation from
+	// structured parameters that asked for no device (driverRequests: []).
+	// By its shape it maps as a classic allocation of status.driverName.
+	if driver := asString(asMap(obj["status"])["driverName"]); len(handles) == 0 && driver != "" && hasFinalizer(obj, BuiltinFinalizer130) {
+		r.lose("status.allocation", "the 1.30 scheduler made this allocation from structured parameters asking for no device (finalizer %s), but without handles it maps as driver %q's classic allocation (controller): a 1.31 scheduler and resourceclaim controller ask that driver to deallocate it instead of clearing it themselves, and no 1.31 component does", BuiltinFinalizer130, driver)
+	}
+}
+
+func hasFinalizer(obj map[string]interface{}, name string) bool {
+	for _, f := range asSlice(asMap(obj["metadata"])["finalizers"]) {
+		if asString(f) == name {
+			return true
+		}
+	}
+	return false
 }
 
 func finalizerLossesV3ToV2(obj map[string]interface{}, kind string, r *lossReport) {

@@ -203,6 +203,14 @@ func TestSemanticV2ToV3(t *testing.T) {
 		fields:   map[string]string{"status.allocation.controller": `"d"`},
 		warnings: []string{"v1alpha2→v1alpha3 status.allocation.shareable"},
 	}, {
+		// The 1.30 scheduler's allocation from parameters asking for no
+		// device: no handles, its finalizer. Mapped by shape as classic.
+		name:     "structured allocation without handles: reported",
+		in:       strings.Replace(v2Claim, `"metadata":{`, `"metadata":{"finalizers":["dra.k8s.io/delete-protection"],`, 1) + `"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"},"status":{"driverName":"d","allocation":{"shareable":true}}}`,
+		to:       conversion.V1alpha3,
+		fields:   map[string]string{"status.allocation.controller": `"d"`},
+		warnings: []string{"v1alpha2→v1alpha3 status.allocation"},
+	}, {
 		name:   "shareable true: silent",
 		in:     v2Claim + `"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"},"status":{"driverName":"d","allocation":{"shareable":true,"resourceHandles":[{"driverName":"d"}]}}}`,
 		to:     conversion.V1alpha3,
