@@ -246,6 +246,17 @@ func TestChart(t *testing.T) {
 			}
 		}
 	})
+	// A --reuse-values upgrade from chart 0.4.0 has no such value: the
+	// grace period stays above the drain and the in-flight timeout.
+	t.Run("grace-period-without-the-value", func(t *testing.T) {
+		for set, want := range map[string]int64{"terminationGracePeriodSeconds=null": 45, "terminationGracePeriodSeconds=90": 90} {
+			var deploy appsv1.Deployment
+			helmTemplate(t, set).one(t, "Deployment", &deploy)
+			if got := deploy.Spec.Template.Spec.TerminationGracePeriodSeconds; got == nil || *got != want {
+				t.Errorf("--set %s: terminationGracePeriodSeconds %v, want %d", set, got, want)
+			}
+		}
+	})
 	t.Run("autoscaling-and-extra-args", func(t *testing.T) {
 		r := helmTemplate(t, "autoscaling.enabled=true", "autoscaling.maxReplicas=8", "extraArgs[0]=--max-connections=128", "extraArgs[1]=--max-queue-wait=500ms")
 		var deploy appsv1.Deployment
