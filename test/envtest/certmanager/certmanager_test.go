@@ -248,14 +248,7 @@ func testCARenewal(t *testing.T) {
 	}
 	trimBundles(t, ctx, renewed.pem)
 	t.Log("the first CA certificate has expired; the caBundles hold only the renewed one")
-	time.Sleep(2 * time.Second)
-	tr.WaitFor(t, 10, time.Minute)
-
-	ok, failures := tr.Stop()
-	t.Logf("%d request sequences succeeded during the CA renewal", ok)
-	if len(failures) > 0 {
-		t.Errorf("%d requests failed during the CA renewal:\n%s", len(failures), strings.Join(failures, "\n"))
-	}
+	finishTraffic(t, tr, "the CA renewal")
 	checkServing(t, expiring.serving, renewed.pem)
 	renewed.serving = expiring.serving
 	s.ca, s.serving = renewed, expiring.serving
@@ -311,19 +304,26 @@ func testRotation(t *testing.T) {
 	}
 	trimBundles(t, ctx, ca2.pem)
 	t.Log("caBundles trimmed to the new CA")
-	time.Sleep(2 * time.Second)
-	tr.WaitFor(t, 10, time.Minute)
-
-	ok, failures := tr.Stop()
-	t.Logf("%d request sequences succeeded during the rotation", ok)
-	if len(failures) > 0 {
-		t.Errorf("%d requests failed during the rotation:\n%s", len(failures), strings.Join(failures, "\n"))
-	}
+	finishTraffic(t, tr, "the rotation")
 
 	// claimbridge presents the new certificate, which only the new CA verifies.
 	checkServing(t, ca2.serving, ca2.pem)
 	if _, err := dialLeaf(s.ca.pem); err == nil {
 		t.Error("the old CA still verifies the served certificate")
+	}
+}
+
+// finishTraffic lets the apiserver pick the last caBundles up, requires ten
+// more request sequences, stops the traffic and requires that none of its
+// requests failed during what.
+func finishTraffic(t *testing.T, tr *harness.Traffic, what string) {
+	t.Helper()
+	time.Sleep(2 * time.Second)
+	tr.WaitFor(t, 10, time.Minute)
+	ok, failures := tr.Stop()
+	t.Logf("%d request sequences succeeded during %s", ok, what)
+	if len(failures) > 0 {
+		t.Errorf("%d requests failed during %s:\n%s", len(failures), what, strings.Join(failures, "\n"))
 	}
 }
 
