@@ -1,6 +1,9 @@
 package conversion
 
-import "fmt"
+import (
+	"fmt"
+	"reflect"
+)
 
 // A v1alpha2 allocation can carry configuration per device: the data of
 // several opaque handles of one driver, and the vendorRequestParameters of
@@ -72,6 +75,7 @@ func (p *driverParams) config(request string, r *lossReport) []interface{} {
 type driverConfig struct {
 	class      interface{}            // parameters of the first FromClass entry
 	classIdx   int                    // its index in devices.config
+	classDups  []int                  // further FromClass entries with the same parameters (1.31's allocator writes one per request)
 	claims     []interface{}          // parameters of the FromClaim entries that are not DeviceParameters
 	claimIdx   []int                  // their index in devices.config
 	claim      interface{}            // claimParameters of the DeviceParameters entry
@@ -95,8 +99,11 @@ func readDriverConfig(config []interface{}, driver string, used map[int]bool) dr
 		params := opaque["parameters"]
 		switch asString(entry["source"]) {
 		case sourceClass:
-			if dc.class == nil && params != nil {
+			switch {
+			case dc.class == nil && params != nil:
 				dc.class, dc.classIdx = params, i
+			case params != nil && reflect.DeepEqual(params, dc.class):
+				dc.classDups = append(dc.classDups, i)
 			}
 		case sourceClaim:
 			if devices, claim, ok := deviceParameters(params); ok {

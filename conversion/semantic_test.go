@@ -228,6 +228,19 @@ func TestSemanticV2ToV3(t *testing.T) {
 
 func TestSemanticV3ToV2(t *testing.T) {
 	runSemantic(t, []semanticCase{{
+		// 1.31's allocator writes the class's configuration once per
+		// request: the copies reach the 1.30 driver as the one
+		// vendorClassParameters; only a different one is reported.
+		name: "1.31 structured allocation of two requests of one class: the class configuration's copies silent",
+		in: v3Claim + `"spec":{"devices":{"requests":[{"name":"a","deviceClassName":"gpu","allocationMode":"ExactCount","count":1},{"name":"b","deviceClassName":"gpu","allocationMode":"ExactCount","count":1}]}},
+			"status":{"allocation":{"nodeSelector":` + nodeSel + `,"devices":{
+				"results":[{"request":"a","driver":"d","pool":"n1","device":"gpu-0"},{"request":"b","driver":"d","pool":"n1","device":"gpu-1"}],
+				"config":[{"source":"FromClass","requests":["a"],"opaque":{"driver":"d","parameters":{"cls":1}}},{"source":"FromClass","requests":["b"],"opaque":{"driver":"d","parameters":{"cls":1}}},
+					{"source":"FromClass","requests":["b"],"opaque":{"driver":"d","parameters":{"cls":2}}}]}}}}`,
+		to:       conversion.V1alpha2,
+		fields:   map[string]string{"status.allocation.resourceHandles[0].structuredData.vendorClassParameters": `{"cls":1}`},
+		warnings: []string{"v1alpha3→v1alpha2 spec.devices.requests[1]", "v1alpha3→v1alpha2 status.allocation.devices.config[2]"},
+	}, {
 		name: "1.31 classic allocation (controller): opaque handles only, driverName = controller; device names reported",
 		in: v3Claim + `"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu","allocationMode":"ExactCount","count":1}]}},
 			"status":{"allocation":{"controller":"ctrl","nodeSelector":` + nodeSel + `,"devices":{

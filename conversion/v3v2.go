@@ -2,6 +2,7 @@ package conversion
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -130,6 +131,9 @@ func structuredHandle(g driverResults, dc *driverConfig, node string, r *lossRep
 	if dc.class != nil {
 		structured["vendorClassParameters"] = r.copy(dc.class)
 		dc.used[dc.classIdx] = true
+		for _, i := range dc.classDups { // the same parameters: nothing a 1.30 driver misses
+			dc.used[i] = true
+		}
 	}
 	claim := dc.claim
 	if !dc.hasDevices {
@@ -153,9 +157,23 @@ func loseWidenedScope(config []interface{}, used map[int]bool, g driverResults, 
 		if !used[i] || len(scope) == 0 || asString(asMap(entry["opaque"])["driver"]) != g.driver {
 			continue
 		}
-		named := map[string]bool{}
-		for _, q := range scope {
-			named[asString(q)] = true
+		// Copies of the entry (the same source and opaque configuration,
+		// as 1.31's allocator writes a class's configuration once per
+		// request) scope it together.
+		named, everywhere := map[string]bool{}, false
+		for j, d := range config {
+			other := asMap(d)
+			if j != i && (!used[j] || asString(other["source"]) != asString(entry["source"]) || !reflect.DeepEqual(other["opaque"], entry["opaque"])) {
+				continue
+			}
+			requests := asSlice(other["requests"])
+			everywhere = everywhere || len(requests) == 0
+			for _, q := range requests {
+				named[asString(q)] = true
+			}
+		}
+		if everywhere {
+			continue
 		}
 		var others []string
 		for _, res := range g.results {
