@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/claimbridge/claimbridge/conversion"
+	"github.com/claimbridge/claimbridge/internal/jsontree"
 	"github.com/claimbridge/claimbridge/validation"
 )
 
@@ -116,20 +117,7 @@ func requestErrors(req map[string]interface{}, version, path, exactPath string) 
 // field the JSON did not set: null, "" or the number 0 (a pointer, a slice
 // or false is set).
 func unset(v interface{}) bool {
-	switch v := v.(type) {
-	case nil:
-		return true
-	case string:
-		return v == ""
-	case json.Number:
-		f, err := v.Float64()
-		return err == nil && f == 0
-	case float64:
-		return v == 0
-	case int64:
-		return v == 0
-	}
-	return false
+	return v == "" || jsontree.IsZeroNumber(v)
 }
 
 func celErrors(path string, request map[string]interface{}) []string {
