@@ -228,6 +228,28 @@ func TestSemanticV2ToV3(t *testing.T) {
 
 func TestSemanticV3ToV2(t *testing.T) {
 	runSemantic(t, []semanticCase{{
+		// A 1.31 claim without requests is allocated with no results: a
+		// 1.31 kubelet prepares nothing, a 1.30 kubelet calls the plugin
+		// of status.driverName with an empty handle, or fails the pod
+		// without one.
+		name:     "1.31 classic allocation without results: reported (a 1.30 kubelet calls the controller's plugin)",
+		in:       v3Claim + `"spec":{"controller":"ctrl","devices":{}},"status":{"allocation":{"controller":"ctrl","devices":{}}}}`,
+		to:       conversion.V1alpha2,
+		fields:   map[string]string{"status.driverName": `"ctrl"`, "status.allocation.resourceHandles": absent},
+		warnings: []string{"v1alpha3→v1alpha2 spec.controller", "v1alpha3→v1alpha2 status.allocation.devices.results"},
+	}, {
+		name:     "1.31 structured allocation without results: reported (a 1.30 kubelet has no plugin to call)",
+		in:       v3Claim + `"spec":{"devices":{"requests":[]}},"status":{"allocation":{"devices":{}}}}`,
+		to:       conversion.V1alpha2,
+		fields:   map[string]string{"status.driverName": absent, "status.allocation.resourceHandles": absent},
+		warnings: []string{"v1alpha3→v1alpha2 status.allocation.devices.results"},
+	}, {
+		name:     "1.31 allocation without results to v1alpha1: reported once, at the step that loses it",
+		in:       v3Claim + `"spec":{"devices":{}},"status":{"allocation":{"devices":{}}}}`,
+		to:       conversion.V1alpha1,
+		fields:   map[string]string{"status.driverName": absent, "status.allocation.resourceHandle": absent},
+		warnings: []string{"v1alpha3→v1alpha2 status.allocation.devices.results"},
+	}, {
 		// 1.31's allocator writes the class's configuration once per
 		// request: the copies reach the 1.30 driver as the one
 		// vendorClassParameters; only a different one is reported.

@@ -57,11 +57,27 @@ func statusV3ToV2(in, _ map[string]interface{}, r *lossReport) map[string]interf
 		loseWidenedScope(config, used, g, r)
 	}
 	loseUnused(config, used, r)
+	if len(results) == 0 {
+		loseNoResults(driverName, r)
+	}
 	if len(handles) > 0 {
 		outAlloc["resourceHandles"] = handles
 	}
 	out["allocation"] = outAlloc
 	return out
+}
+
+// loseNoResults reports an allocation without results (a 1.31 claim without
+// requests): a 1.31 kubelet prepares nothing for it, while a 1.27–1.30
+// kubelet reads no handles as one handle without data for the plugin named
+// status.driverName (pkg/kubelet/cm/dra, newClaimInfoFromResourceClaim) and,
+// without a driverName, fails to start the pod.
+func loseNoResults(driverName string, r *lossReport) {
+	if driverName == "" {
+		r.lose("allocation.devices.results", "a 1.31 kubelet prepares nothing for an allocation without results; a 1.27–1.30 kubelet looks for the kubelet plugin named status.driverName, which this allocation has none of, and does not start the pod")
+		return
+	}
+	r.lose("allocation.devices.results", "a 1.31 kubelet prepares nothing for an allocation without results; a 1.27–1.30 kubelet calls the kubelet plugin of %q with an empty handle", driverName)
 }
 
 // classicHandles gives the opaque handles of one driver's results. A
