@@ -220,9 +220,15 @@ type ResourceClaimTemplate struct {
 
 // ResourceClaimTemplateSpec contains the metadata and fields for a ResourceClaim.
 type ResourceClaimTemplateSpec struct {
+	// Unknown fields of the metadata are preserved so that they reach the
+	// validating webhook, which refuses them as upstream does ("cannot be
+	// set"), instead of being pruned silently or refused as unknown by a
+	// strict client (creationTimestamp: null, which upstream accepts).
+
 	// ObjectMeta may contain labels and annotations that will be copied into the PVC
 	// when creating it. No other fields are allowed and will be rejected during
 	// validation.
+	// +kubebuilder:pruning:PreserveUnknownFields
 	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 

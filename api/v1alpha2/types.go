@@ -191,9 +191,16 @@ const ResourceHandleDataMaxSize = 16 * 1024
 
 // StructuredResourceHandle is the in-tree representation of the allocation result.
 type StructuredResourceHandle struct {
+	// The vendor parameters are schemaless, as upstream's: 1.30 accepts any
+	// JSON value (a scheduler copies a ResourceClassParameters' or
+	// ResourceClaimParameters' vendorParameters, never checked to be an
+	// object); conversion keeps one that is not an object in the restore
+	// annotation.
+
 	// VendorClassParameters are the per-claim configuration parameters
 	// from the resource class at the time that the claim was allocated.
 	//
+	// +kubebuilder:validation:Schemaless
 	// +kubebuilder:pruning:PreserveUnknownFields
 	// +optional
 	VendorClassParameters runtime.RawExtension `json:"vendorClassParameters,omitempty"`
@@ -202,6 +209,7 @@ type StructuredResourceHandle struct {
 	// from the resource claim parameters at the time that the claim was
 	// allocated.
 	//
+	// +kubebuilder:validation:Schemaless
 	// +kubebuilder:pruning:PreserveUnknownFields
 	// +optional
 	VendorClaimParameters runtime.RawExtension `json:"vendorClaimParameters,omitempty"`
@@ -212,9 +220,13 @@ type StructuredResourceHandle struct {
 	// +optional
 	NodeName string `json:"nodeName,omitempty"`
 
+	// Optional, as upstream's: it has no omitempty, so a 1.30 client sends
+	// "results": null for a nil list, which the apiserver prunes.
+
 	// Results lists all allocated driver resources.
 	//
 	// +listType=atomic
+	// +optional
 	Results []DriverAllocationResult `json:"results"`
 }
 
@@ -224,6 +236,7 @@ type DriverAllocationResult struct {
 	// VendorRequestParameters are the per-request configuration parameters
 	// from the time that the claim was allocated.
 	//
+	// +kubebuilder:validation:Schemaless
 	// +kubebuilder:pruning:PreserveUnknownFields
 	// +optional
 	VendorRequestParameters runtime.RawExtension `json:"vendorRequestParameters,omitempty"`
@@ -320,9 +333,15 @@ type ResourceClaimTemplate struct {
 
 // ResourceClaimTemplateSpec contains the metadata and fields for a ResourceClaim.
 type ResourceClaimTemplateSpec struct {
+	// Unknown fields of the metadata are preserved so that they reach the
+	// validating webhook, which refuses them as upstream does ("cannot be
+	// set"), instead of being pruned silently or refused as unknown by a
+	// strict client (creationTimestamp: null, which upstream accepts).
+
 	// ObjectMeta may contain labels and annotations that will be copied into the PVC
 	// when creating it. No other fields are allowed and will be rejected during
 	// validation.
+	// +kubebuilder:pruning:PreserveUnknownFields
 	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 

@@ -30,9 +30,14 @@ type ResourceClaim struct {
 	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
+	// The spec is optional, as in 1.31, which has no required check: its
+	// zero value is a claim without requests.
+
 	// Spec describes the desired attributes of a resource that then needs
 	// to be allocated. It can only be set once when creating the
 	// ResourceClaim.
+	//
+	// +optional
 	Spec ResourceClaimSpec `json:"spec"`
 
 	// Status describes whether the resource is available and with which
@@ -568,20 +573,30 @@ type ResourceClaimTemplate struct {
 	// This field is immutable. A ResourceClaim will get created by the
 	// control plane for a Pod when needed and then not get updated
 	// anymore.
+	//
+	// +optional
 	Spec ResourceClaimTemplateSpec `json:"spec"`
 }
 
 // ResourceClaimTemplateSpec contains the metadata and fields for a ResourceClaim.
 type ResourceClaimTemplateSpec struct {
+	// Unknown fields of the metadata are preserved so that they reach the
+	// validating webhook, which refuses them as upstream does ("cannot be
+	// set"), instead of being pruned silently or refused as unknown by a
+	// strict client (creationTimestamp: null, which upstream accepts).
+
 	// ObjectMeta may contain labels and annotations that will be copied into the PVC
 	// when creating it. No other fields are allowed and will be rejected during
 	// validation.
+	// +kubebuilder:pruning:PreserveUnknownFields
 	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	// Spec for the ResourceClaim. The entire content is copied unchanged
 	// into the ResourceClaim that gets created from this template. The
 	// same fields as in a ResourceClaim are also valid here.
+	//
+	// +optional
 	Spec ResourceClaimSpec `json:"spec"`
 }
 
