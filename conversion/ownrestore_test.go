@@ -124,7 +124,8 @@ func TestRestoreOperationsStayInTheirSection(t *testing.T) {
 // TestRestorePatchesOnlyAsDiffWritesThem: a section patch with an operation
 // diff never writes (RFC 6902's test, move or copy, an unknown op, a path
 // that is no JSON pointer) or that gives the section itself a value other
-// than an object or null is not applied at all: the view is the mapped one,
+// than an object or null, or a field a value of another JSON type than its
+// version gives it, is not applied at all: the view is the mapped one,
 // never a guess at the operation's meaning nor a malformed object (status
 // an array fails every typed client's list of the version).
 func TestRestorePatchesOnlyAsDiffWritesThem(t *testing.T) {
@@ -152,6 +153,12 @@ func TestRestorePatchesOnlyAsDiffWritesThem(t *testing.T) {
 		"section-a-string":      {"op": "replace", "path": "/spec", "value": "Immediate"},
 		"section-an-array":      {"op": "add", "path": "/spec", "value": []interface{}{1.0, 2.0}},
 		"genuine-then-a-forged": {"op": "replace", "path": "/spec", "value": 5.0},
+		// Values of the wrong JSON type for their field in the target
+		// version: the converted object would be malformed, and the next
+		// step could not map it.
+		"field-a-number":   {"op": "replace", "path": "/spec/resourceClassName", "value": 5.0},
+		"object-a-string":  {"op": "add", "path": "/spec/parametersRef", "value": "params"},
+		"nested-a-boolean": {"op": "add", "path": "/spec/parametersRef", "value": map[string]interface{}{"kind": true, "name": "p"}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			r := tblDecode(t, genuine)
@@ -175,5 +182,25 @@ func TestRestorePatchesOnlyAsDiffWritesThem(t *testing.T) {
 	}
 	if diff := cmp.Diff(v2["spec"], got["spec"]); diff != "" {
 		t.Errorf("genuine annotation (-want +got):\n%s", diff)
+	}
+}
+
+// TestForgedRestoreMakesNoStepPanic: a forged restore-v1beta2 annotation
+// that makes a template's spec.spec a number on the way from v1 to the
+// alpha versions is not applied (before, the next step mapped the number
+// to a nil map and the one after that panicked writing into it).
+func TestForgedRestoreMakesNoStepPanic(t *testing.T) {
+	in := tblDecode(t, `{"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaimTemplate","metadata":{"annotations":{
+		"claimbridge.dev/restore-v1beta1":"{\"spec\":{\"base\":\"c3cf6708b9357d43\",\"patch\":[{\"op\":\"add\",\"path\":\"/spec/spec/devices\",\"value\":{\"requests\":[{\"allocationMode\":\"ExactCount\",\"count\":1,\"deviceClassName\":\"gpu\",\"name\":\"r\"}]}}]}}",
+		"claimbridge.dev/restore-v1beta2":"{\"spec\":{\"base\":\"c3cf6708b9357d43\",\"patch\":[{\"op\":\"replace\",\"path\":\"/spec/spec\",\"value\":5}]}}"},
+		"name":"t","namespace":"ns"},"spec":{"spec":null}}`)
+	for _, to := range []string{conversion.V1beta1, conversion.V1alpha3, conversion.V1alpha1} {
+		got, err := conversion.Convert(api.DeepCopyJSON(in), to)
+		if err != nil {
+			t.Fatalf("to %s: %v", to, err)
+		}
+		if err := conversion.CheckShape(got); err != nil {
+			t.Errorf("to %s: the result is malformed: %v", to, err)
+		}
 	}
 }

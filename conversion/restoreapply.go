@@ -26,7 +26,7 @@ func (r *restore) applySection(name string, root map[string]interface{}, kind, f
 	if sp == nil {
 		return false
 	}
-	if !wellFormed(name, sp.Patch) {
+	if !wellFormed(name, sp.Patch) || !patchFits(sp.Patch, objectShape(to, kind)) {
 		return false // not written by diff: shown as mapped, as an undecodable annotation is
 	}
 	cur, ok := root[name]
@@ -68,6 +68,45 @@ func wellFormed(name string, patch []operation) bool {
 		}
 	}
 	return true
+}
+
+// patchFits reports whether every value a patch writes has the JSON type of
+// the field it is written to in the target version (s, the object's shape).
+// diff writes only values taken from an object of that version, which had
+// them; a patch that would make a field of the converted object malformed
+// (a forged annotation's number where a string belongs) is not applied at
+// all, so that conversion never gives an object its version's decoder
+// refuses, nor one the next step cannot map.
+func patchFits(patch []operation, s *shape) bool {
+	for _, op := range patch {
+		if op.Op == "remove" {
+			continue
+		}
+		if !fits(op.Value, shapeAt(s, op.Path)) {
+			return false
+		}
+	}
+	return true
+}
+
+// shapeAt is the shape of the field at a JSON pointer below s: anyJSON where
+// s does not say (an unknown field, a value not looked into).
+func shapeAt(s *shape, pointer string) *shape {
+	for _, tok := range strings.Split(strings.TrimPrefix(pointer, "/"), "/") {
+		switch s.typ {
+		case "object":
+			f, known := s.fields[unescapePointer(tok)]
+			if !known {
+				return anyJSON
+			}
+			s = f
+		case "map", "array":
+			s = s.elem
+		default:
+			return anyJSON
+		}
+	}
+	return s
 }
 
 // ownsPath reports whether a patch of section name may write path: diff
@@ -127,6 +166,9 @@ func applyOperation(root map[string]interface{}, op operation) {
 	last := unescapePointer(tokens[len(tokens)-1])
 	switch p := parent.(type) {
 	case map[string]interface{}:
+		if p == nil {
+			return // a typed nil map: no parent to write into
+		}
 		if op.Op == "remove" {
 			delete(p, last)
 		} else {
