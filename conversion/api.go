@@ -230,6 +230,9 @@ func convertList(list map[string]interface{}, kind, from, to string, ws *[]Warni
 		if !ok {
 			continue // not an object: nothing this package can convert; kept as is
 		}
+		if err := checkItemIdentity(item, i, asString(list["apiVersion"]), kind); err != nil {
+			return err
+		}
 		if err := convertObject(item, kind, from, to, fmt.Sprintf("items[%d].", i), ws, stepOptions{skipInvertible: true, keepRestore: true}); err != nil {
 			return fmt.Errorf("items[%d]: %w", i, err)
 		}

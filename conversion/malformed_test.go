@@ -43,10 +43,19 @@ func TestMalformed(t *testing.T) {
 			`ResourceClaim (unnamed) is malformed: items[1] must be an object, not a string`},
 		{"list item status a number", `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaimList","items":[{"metadata":{"name":"a"},"status":1}]}`, conversion.V1alpha1,
 			`ResourceClaim a is malformed: items[0].status must be an object, not a number`},
+		// A typed list's items are converted from its apiVersion and kind:
+		// one naming others would be read as the list's version, its
+		// fields unknown there, not converted.
+		{"list item of another kind", `{"apiVersion":"resource.claimbridge.dev/v1alpha1","kind":"ResourceClaimList","items":[{"apiVersion":"resource.claimbridge.dev/v1alpha1","kind":"ResourceClaimTemplate","metadata":{"name":"t","namespace":"ns"},"spec":{"spec":{"resourceClassName":"g"}}}]}`, conversion.V1alpha3,
+			`ResourceClaimTemplate ns/t is malformed: items[0].kind must be a ResourceClaim, not a ResourceClaimTemplate (` + itemHint + `)`},
+		{"list item of another version", `{"apiVersion":"resource.claimbridge.dev/v1alpha1","kind":"ResourceClaimList","items":[{"metadata":{"name":"a"},"spec":{"resourceClassName":"g"}},{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},"spec":{}}]}`, conversion.V1alpha2,
+			`ResourceClaim ns/c is malformed: items[1].apiVersion must be a resource.claimbridge.dev/v1alpha1, not a resource.claimbridge.dev/v1alpha3 (` + itemHint + `)`},
 	} {
 		t.Run(c.name, func(t *testing.T) { checkMalformed(t, c.in, c.to, c.want) })
 	}
 }
+
+const itemHint = "an item of a typed list is converted from the list's apiVersion and kind; put items of other versions or kinds in a kind: List (apiVersion v1) or documents of their own"
 
 // checkMalformed converts in to version to and requires a *MalformedError
 // with message want, and neither output nor warnings.
