@@ -35,8 +35,12 @@ type MalformedError struct {
 
 // Error names the object, the path and both types.
 func (e *MalformedError) Error() string {
-	msg := fmt.Sprintf("%s %s is malformed: %s must be %s %s, not %s %s",
-		e.Kind, e.Object, e.Path, article(e.Want), e.Want, article(e.Got), e.Got)
+	return fmt.Sprintf("%s %s is malformed: %s", e.Kind, e.Object, e.Field())
+}
+
+// Field names the path and both types, without the object.
+func (e *MalformedError) Field() string {
+	msg := fmt.Sprintf("%s must be %s %s, not %s %s", e.Path, article(e.Want), e.Want, article(e.Got), e.Got)
 	if e.Hint != "" {
 		msg += " (" + e.Hint + ")"
 	}

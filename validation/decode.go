@@ -8,6 +8,7 @@ import (
 	sigsjson "sigs.k8s.io/json"
 
 	"github.com/claimbridge/claimbridge/api"
+	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/internal/jsontree"
 )
 
@@ -20,7 +21,24 @@ func decode(obj map[string]interface{}, into interface{}, strict bool) (field.Er
 	if err != nil {
 		return nil, err
 	}
-	return decodeData(data, into, strict)
+	errs, err := decodeData(data, into, strict)
+	return errs, decodeError(obj, err)
+}
+
+// decodeError says where obj, which failed to decode with err, is
+// malformed: the path with its list indices and the JSON types, as
+// conversion names them (spec.devices.requests[1].count must be a number,
+// not a string), rather than encoding/json's Go field and type names
+// without indices. err itself when the shape check finds nothing.
+func decodeError(obj map[string]interface{}, err error) error {
+	if err == nil {
+		return nil
+	}
+	var malformed *conversion.MalformedError
+	if shapeErr := conversion.CheckShape(obj); errors.As(shapeErr, &malformed) {
+		return fmt.Errorf("decoding object: %s", malformed.Field())
+	}
+	return err
 }
 
 // encodeTree is json.Marshal of a JSON tree (jsontree.Marshal gives the same

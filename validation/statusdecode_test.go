@@ -3,6 +3,7 @@ package validation
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -168,5 +169,27 @@ func TestValidateLeavesRequestUnmodified(t *testing.T) {
 				t.Errorf("case %d %s %q: old object modified (-before +after):\n%s", i, req.Operation, req.SubResource, diff)
 			}
 		}
+	}
+}
+
+// An object that does not decode is named by the field that has the wrong
+// JSON type, with its list indices, as conversion names it (the webhook's
+// 400 and the CLI say so), for the new and the old object alike.
+func TestDecodeErrorNamesTheField(t *testing.T) {
+	requireConversion(t)
+	obj := func(count interface{}) map[string]interface{} {
+		return map[string]interface{}{"apiVersion": "resource.claimbridge.dev/v1alpha3", "kind": "ResourceClaim",
+			"metadata": map[string]interface{}{"name": "c", "namespace": "ns"},
+			"spec": map[string]interface{}{"devices": map[string]interface{}{"requests": []interface{}{
+				map[string]interface{}{"name": "a", "deviceClassName": "gpu"},
+				map[string]interface{}{"name": "b", "deviceClassName": "gpu", "count": count},
+			}}}}
+	}
+	const want = "decoding object: spec.devices.requests[1].count must be a number, not a string"
+	if _, err := Validate(Request{Operation: Create, Object: obj("2")}); fmt.Sprint(err) != want {
+		t.Errorf("create: error %v, want %s", err, want)
+	}
+	if _, err := Validate(Request{Operation: Update, Object: obj(int64(2)), OldObject: obj("2")}); err == nil || !strings.Contains(err.Error(), "spec.devices.requests[1].count must be a number, not a string") {
+		t.Errorf("update with a malformed old object: error %v", err)
 	}
 }
