@@ -1,6 +1,8 @@
 package conversion_test
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -202,5 +204,63 @@ func TestForgedRestoreMakesNoStepPanic(t *testing.T) {
 		if err := conversion.CheckShape(got); err != nil {
 			t.Errorf("to %s: the result is malformed: %v", to, err)
 		}
+	}
+}
+
+// TestDroppedRestoreDataIsReported: restore data that is not applied — made
+// for another section than the object has (here a 1.36 apiserver's defaults
+// written into the v1 request), or not as conversion writes it — is said by
+// ConvertWithWarnings, naming what it would have restored; Losses, whose
+// warnings validation turns into storage warnings, does not say it.
+func TestDroppedRestoreDataIsReported(t *testing.T) {
+	in := tblDecode(t, `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},
+		"spec":{"controller":"dra.example.com","devices":{"requests":[{"name":"r","deviceClassName":"gpu"}]}}}`)
+	v1, err := conversion.Convert(in, conversion.V1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exactly := v1["spec"].(map[string]interface{})["devices"].(map[string]interface{})["requests"].([]interface{})[0].(map[string]interface{})["exactly"].(map[string]interface{})
+	exactly["allocationMode"], exactly["count"] = "ExactCount", json.Number("1") // as 1.36 stores it
+	const path = "metadata.annotations[claimbridge.dev/restore-v1alpha3].spec"
+	got, ws, err := conversion.ConvertWithWarnings(v1, conversion.V1alpha3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, has := got["spec"].(map[string]interface{})["controller"]; has {
+		t.Fatalf("the stale patch applied: %v", got["spec"])
+	}
+	var found []string
+	for _, w := range ws {
+		if w.Path == path {
+			found = append(found, w.Message)
+		}
+	}
+	if len(found) != 1 || !strings.Contains(found[0], "was made for another spec") || !strings.HasSuffix(found[0], "not restored: spec.controller") {
+		t.Errorf("warnings at %s: %q; all: %v", path, found, ws)
+	}
+	if losses, err := conversion.Losses(v1, conversion.V1alpha3); err != nil {
+		t.Fatal(err)
+	} else {
+		for _, w := range losses {
+			if w.Path == path {
+				t.Errorf("Losses reports the dropped restore data: %v", w)
+			}
+		}
+	}
+
+	// A patch not as conversion writes it.
+	ann := v1["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})
+	ann[conversion.RestoreAnnotation(conversion.V1alpha3)] = `{"spec":{"base":"x","patch":[{"op":"add","path":"/spec/controller","value":5}]}}`
+	if _, ws, err = conversion.ConvertWithWarnings(v1, conversion.V1alpha3); err != nil {
+		t.Fatal(err)
+	}
+	found = nil
+	for _, w := range ws {
+		if w.Path == path {
+			found = append(found, w.Message)
+		}
+	}
+	if len(found) != 1 || !strings.Contains(found[0], "is not as conversion writes it") {
+		t.Errorf("warnings at %s: %q; all: %v", path, found, ws)
 	}
 }

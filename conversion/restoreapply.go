@@ -1,6 +1,7 @@
 package conversion
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -21,19 +22,22 @@ import (
 // and the target release's consumers need them (a 1.26–1.30 scheduler fails
 // a claim without an allocation mode). older reports that case: the object
 // being converted is then such a build's output.
-func (r *restore) applySection(name string, root map[string]interface{}, kind, from, to string) (older bool) {
+//
+// dropped says why a patch there was is not applied: dropMalformed or
+// dropStale ("" when it applied or there was none).
+func (r *restore) applySection(name string, root map[string]interface{}, kind, from, to string) (older bool, dropped string) {
 	sp := *r.section(name)
 	if sp == nil {
-		return false
+		return false, ""
 	}
 	if !wellFormed(name, sp.Patch) || !patchFits(sp.Patch, objectShape(to, kind)) {
-		return false // not written by diff: shown as mapped, as an undecodable annotation is
+		return false, dropMalformed // not written by diff: shown as mapped, as an undecodable annotation is
 	}
 	cur, ok := root[name]
 	if !matchesBase(name, cur, ok, sp.Base) {
 		without, changed := withoutStepDefaults(name, cur, kind, from, to)
 		if !changed || !matchesBase(name, without, ok, sp.Base) {
-			return false
+			return false, dropStale
 		}
 		root[name], older = without, true
 	}
@@ -45,7 +49,34 @@ func (r *restore) applySection(name string, root map[string]interface{}, kind, f
 	if older {
 		root[name] = withUpstreamDefaults(name, root[name], kind, to)
 	}
-	return older
+	return older, ""
+}
+
+// Why applySection did not apply a section patch.
+const (
+	dropMalformed = "is not as conversion writes it"
+	dropStale     = "was made for another %s than the object has (changed through another version since, or written back by an apiserver that adds defaults and leaves out empty fields, as one of a later release does with a GA version)"
+)
+
+// reportDropped reports, as a loss at the annotation, the section patch of
+// the restore annotation of version that was not applied (why: dropped),
+// naming the fields it would have restored.
+func (r *restore) reportDropped(name, version, why string, losses *[]loss) {
+	fields := []string{}
+	for _, op := range (*r.section(name)).Patch {
+		if ownsPath(name, op.Path) && op.Op != "remove" {
+			fields = append(fields, fieldPath(op.Path))
+		}
+	}
+	what := "nothing but the absence of fields"
+	if len(fields) > 0 {
+		what = strings.Join(fields, ", ")
+	}
+	if why == dropStale {
+		why = fmt.Sprintf(why, name)
+	}
+	(&lossReport{losses: losses}).lose(fmt.Sprintf("metadata.annotations[%s].%s", RestoreAnnotation(version), name),
+		"its %s data %s and is not applied: what only %s held there is not restored: %s", name, why, version, what)
 }
 
 // wellFormed reports whether every operation of a section patch is one diff

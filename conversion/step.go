@@ -160,7 +160,15 @@ func doStep(obj map[string]interface{}, kind, from, to string, losses *[]loss, o
 			out[name] = mapSection(forward, kind, name, in, asMap(out["spec"]), r)
 		}
 		if restoreTo != nil {
-			older[name] = restoreTo.applySection(name, out, kind, from, to)
+			var dropped string
+			older[name], dropped = restoreTo.applySection(name, out, kind, from, to)
+			if dropped != "" && losses != nil && opts.keepRestore {
+				// Said by ConvertWithWarnings (convert, migrate), not by
+				// Losses: validation's storage warnings would otherwise
+				// report every status write that legitimately drops the
+				// restore data of the allocation it replaces.
+				restoreTo.reportDropped(name, to, dropped, losses)
+			}
 		}
 	}
 
