@@ -66,11 +66,35 @@ func warningsV3ToB1(obj map[string]interface{}, kind string, r *lossReport) {
 			}
 		}
 	}
+	if alloc != nil && asString(alloc["controller"]) == "" {
+		structuredFinalizerLosses(obj, r)
+	}
 	if status["deallocationRequested"] == true {
 		r.lose("status.deallocationRequested", "Kubernetes 1.32+ has no deallocation requests: nothing deallocates this claim; the request is kept only in the restore annotation")
 	}
 	for i, c := range asSlice(asMap(alloc["devices"])["config"]) {
 		parameterLosses(r, fmt.Sprintf("status.allocation.devices.config[%d].opaque.parameters", i), c)
+	}
+}
+
+// structuredFinalizerLosses reports what a 1.32+ resourceclaim controller
+// does with a structured allocation by its finalizers (1.36
+// controller.go, syncClaim): it clears the allocation, once the last
+// consumer is gone, only of a claim with the built-in finalizer, and removes
+// only that one.
+func structuredFinalizerLosses(obj map[string]interface{}, r *lossReport) {
+	finalizers := asSlice(asMap(obj["metadata"])["finalizers"])
+	builtin := false
+	for i, f := range finalizers {
+		switch asString(f) {
+		case DeleteProtectionFinalizer:
+			builtin = true
+		case BuiltinFinalizer130:
+			r.lose(fmt.Sprintf("metadata.finalizers[%d]", i), "the 1.30 scheduler's finalizer: no 1.32+ component removes it, so deleting the claim waits until it is removed by hand (claimbridge migrate renames it to %s)", DeleteProtectionFinalizer)
+		}
+	}
+	if !builtin {
+		r.lose("status.allocation", "a 1.32+ resourceclaim controller clears a structured allocation, once its last consumer is gone, only for a claim with finalizer %s (which its scheduler adds when it allocates): this one stays allocated, its devices unavailable to other claims, until the claim is deleted", DeleteProtectionFinalizer)
 	}
 }
 
@@ -97,7 +121,7 @@ func statusLoss(obj map[string]interface{}, r *lossReport) {
 	if status["allocation"] == nil && len(asSlice(status["reservedFor"])) == 0 && len(asSlice(status["devices"])) == 0 {
 		return
 	}
-	r.lose("status", "an apiserver discards the status when the claim is created: create the claim, then write the status through the status subresource (e.g. kubectl replace --subresource=status)")
+	r.lose("status", "an apiserver discards the status when the claim is created: create the claim, then write the status through the status subresource (e.g. kubectl replace --subresource=status; from Kubernetes 1.36, whose DRAResourceClaimGranularStatusAuthorization is on by default, writing allocation or reservedFor also needs permission to update resourceclaims/binding, and status.devices resourceclaims/driver, cluster-wide)")
 }
 
 // warningsB1ToV3 reports to r what a 1.31 consumer cannot see of a v1beta1

@@ -46,7 +46,22 @@ func TestWarningsGA(t *testing.T) {
 			to: "v1beta2",
 			want: []string{"spec.devices.requests[0].selectors[1].cel.expression", "spec.devices.requests[1].adminAccess",
 				"spec.devices.config[0].opaque.parameters", "spec.devices.config[1].opaque.parameters",
-				"status.allocation.devices.config[0].opaque.parameters", "status"},
+				"status.allocation", "status.allocation.devices.config[0].opaque.parameters", "status"},
+		},
+		// A 1.32+ resourceclaim controller clears a structured allocation
+		// only for a claim with the built-in finalizer, and removes only
+		// that one.
+		"structured allocation with the built-in finalizer": {
+			in: `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","metadata":{"finalizers":["resource.kubernetes.io/delete-protection"]},
+				"spec":{"devices":{"requests":[{"name":"r","deviceClassName":"c"}]}},"status":{"allocation":{"devices":{"results":[{"request":"r","driver":"d","pool":"p","device":"x"}]}}}}`,
+			to:   "v1",
+			want: []string{"status"},
+		},
+		"structured allocation with the 1.30 scheduler's finalizer": {
+			in: `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","metadata":{"finalizers":["example.com/keep","dra.k8s.io/delete-protection"]},
+				"spec":{"devices":{"requests":[{"name":"r","deviceClassName":"c"}]}},"status":{"allocation":{"devices":{"results":[{"request":"r","driver":"d","pool":"p","device":"x"}]}}}}`,
+			to:   "v1beta1",
+			want: []string{"metadata.finalizers[1]", "status.allocation", "status"},
 		},
 		"template from v1alpha1 has no status warning": {
 			in:   `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaimTemplate","spec":{"spec":{"controller":"d","devices":{"requests":[{"name":"r","deviceClassName":"c","adminAccess":true}]}}}}`,
@@ -218,7 +233,7 @@ func TestWarningGAStep(t *testing.T) {
 		{Kind: "ResourceClaim", Object: "ns/c", From: "v1alpha3", To: "v1beta1", Path: "status.deallocationRequested",
 			Message: "Kubernetes 1.32+ has no deallocation requests: nothing deallocates this claim; the request is kept only in the restore annotation"},
 		{Kind: "ResourceClaim", Object: "ns/c", From: "v1alpha3", To: "v1", Path: "status",
-			Message: "an apiserver discards the status when the claim is created: create the claim, then write the status through the status subresource (e.g. kubectl replace --subresource=status)"},
+			Message: "an apiserver discards the status when the claim is created: create the claim, then write the status through the status subresource (e.g. kubectl replace --subresource=status; from Kubernetes 1.36, whose DRAResourceClaimGranularStatusAuthorization is on by default, writing allocation or reservedFor also needs permission to update resourceclaims/binding, and status.devices resourceclaims/driver, cluster-wide)"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
