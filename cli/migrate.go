@@ -177,6 +177,10 @@ func (o *migrateOptions) run(s streams) error {
 				continue
 			}
 			printReport(s.err, doc.Position()+": "+api.Describe(doc.Object), report)
+			if err := migrate.CheckDeviceClass(out, o.to); err != nil {
+				failed.add(fmt.Errorf("%s: %w", doc.Position(), err))
+				continue
+			}
 			objects, positions = append(objects, out), append(positions, doc.Position())
 			continue
 		}

@@ -649,3 +649,20 @@ metadata: {name: kept, namespace: ml}
 		}
 	}
 }
+
+// TestMigrateRefusesDeviceClassOverGALimits: a 1.31 DeviceClass with a CEL
+// selector or opaque parameters over 10 KiB (1.31 had no limit) is refused
+// for a GA target, whose apiserver would reject it, as such claims are, and
+// migrated as it is for v1alpha3.
+func TestMigrateRefusesDeviceClassOverGALimits(t *testing.T) {
+	in := `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"DeviceClass","metadata":{"name":"gpu"},"spec":{"selectors":[{"cel":{"expression":"` +
+		strings.Repeat("x", 10241) + `"}}],"config":[{"opaque":{"driver":"d","parameters":{"a":1}}}]}}`
+	code, stdout, stderr := run(t, in, "migrate", "--to", "v1", "-f", "-")
+	want := "Error: <stdin>: document 1 (line 1): DeviceClass gpu: a Kubernetes 1.34+ apiserver would reject the migrated object: spec.selectors[0].cel.expression: Too long: may not be more than 10240 bytes\n"
+	if code != ExitInvalid || stdout != "" || !strings.HasSuffix(stderr, want) {
+		t.Errorf("--to v1: exit %d, stdout %q\nstderr %q, want it to end with %q", code, stdout, stderr, want)
+	}
+	if code, stdout, stderr := run(t, in, "migrate", "--to", "v1alpha3", "-f", "-"); code != ExitOK || !strings.Contains(stdout, "kind: DeviceClass") {
+		t.Errorf("--to v1alpha3: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}

@@ -131,18 +131,38 @@ func celErrors(path string, request map[string]interface{}) []string {
 	return errs
 }
 
+// parameterErrors are 1.36's validateRawExtension on the opaque parameters
+// of a configuration entry: present and not null, a JSON object, at most
+// 10 KiB.
 func parameterErrors(path string, config interface{}) []string {
-	params, ok := asObject(asObject(config)["opaque"])["parameters"]
-	if !ok {
+	opaque, hasOpaque := asObject(config)["opaque"].(map[string]interface{})
+	if !hasOpaque || opaque == nil {
 		return nil
 	}
-	if m, isObject := params.(map[string]interface{}); !isObject || m == nil {
+	params := opaque["parameters"]
+	if params == nil {
+		return []string{path + ": Required value"}
+	}
+	if _, isObject := params.(map[string]interface{}); !isObject {
 		return []string{path + ": Invalid value: must be a JSON object"}
 	}
 	if data, err := json.Marshal(params); err == nil && len(data) > conversion.OpaqueParametersMaxLength {
 		return []string{fmt.Sprintf("%s: Too long: may not be more than %d bytes", path, conversion.OpaqueParametersMaxLength)}
 	}
 	return nil
+}
+
+// DeviceClassErrors are the 1.32+ limits on a DeviceClass of version v1beta1,
+// v1beta2 or v1 that a 1.31 one did not have (1.36 validateDeviceClassSpec):
+// its CEL selectors and its configuration's opaque parameters. migrate
+// refuses a DeviceClass that has any.
+func DeviceClassErrors(obj map[string]interface{}) []string {
+	spec := asObject(obj["spec"])
+	errs := celErrors("spec", spec)
+	for i, c := range asArray(spec["config"]) {
+		errs = append(errs, parameterErrors(fmt.Sprintf("spec.config[%d].opaque.parameters", i), c)...)
+	}
+	return errs
 }
 
 // DecodeStrict decodes obj into the k8s.io/api v0.36 type of version and

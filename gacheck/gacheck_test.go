@@ -76,6 +76,15 @@ kind: ResourceClaim
 metadata: {name: c}
 spec: {devices: {requests: [{name: r, count: 0, firstAvailable: [{name: a, deviceClassName: g}]}]}}`,
 	}, {
+		// 1.36 validateRawExtension: absent or null parameters are required.
+		name: "parameters-absent-or-null",
+		in: `apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: c}
+spec: {devices: {requests: [{name: r, exactly: {deviceClassName: g}}], config: [{opaque: {driver: d}}, {opaque: {driver: d, parameters: null}}, {opaque: {driver: d, parameters: "x"}}]}}`,
+		errs: []string{"spec.devices.config[0].opaque.parameters: Required value", "spec.devices.config[1].opaque.parameters: Required value",
+			"spec.devices.config[2].opaque.parameters: Invalid value: must be a JSON object"},
+	}, {
 		name: "valid",
 		in: `apiVersion: resource.k8s.io/v1
 kind: ResourceClaim
@@ -116,5 +125,23 @@ func TestVersion(t *testing.T) {
 		if got != want {
 			t.Errorf("Version(%s %s) = %q, want %q", apiVersion, kind, got, want)
 		}
+	}
+}
+
+// A DeviceClass's CEL selectors and opaque parameters have the 1.32+ limits
+// (1.36 validateDeviceClassSpec), which a 1.31 one did not.
+func TestDeviceClassErrors(t *testing.T) {
+	var obj map[string]interface{}
+	if err := yaml.Unmarshal([]byte(`apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu}
+spec:
+  selectors: [{cel: {expression: "true"}}, {cel: {expression: "`+strings.Repeat("x", 10241)+`"}}]
+  config: [{opaque: {driver: d, parameters: {a: 1}}}, {opaque: {driver: d}}]`), &obj); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"spec.selectors[1].cel.expression: Too long: may not be more than 10240 bytes", "spec.config[1].opaque.parameters: Required value"}
+	if d := cmp.Diff(want, DeviceClassErrors(obj)); d != "" {
+		t.Errorf("errors (-want +got):\n%s", d)
 	}
 }

@@ -2,11 +2,13 @@ package migrate
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
+	"github.com/claimbridge/claimbridge/gacheck"
 )
 
 const kindDeviceClass = "DeviceClass"
@@ -73,6 +75,21 @@ func DeviceClass(obj map[string]interface{}, to string, opts Options) (out map[s
 		}
 	}
 	return out, r, true
+}
+
+// CheckDeviceClass refuses a migrated DeviceClass that a 1.32+ apiserver
+// would reject for the limits 1.32 added (a CEL selector or opaque
+// parameters over 10 KiB, parameters that are no JSON object), as migrate
+// refuses such claims: nil for the other targets and objects.
+func CheckDeviceClass(out map[string]interface{}, to string) error {
+	target, err := targetFor(to)
+	if err != nil || !IsDeviceClass(out) || !slices.Contains(conversion.GAVersions, to) {
+		return nil
+	}
+	if errs := gacheck.DeviceClassErrors(out); len(errs) > 0 {
+		return refusal(kindDeviceClass, out, target, errs)
+	}
+	return nil
 }
 
 // deviceClassFor is the DeviceClass that stands in, for the claims migrated

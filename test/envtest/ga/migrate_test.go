@@ -9,6 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/manifest"
@@ -143,6 +144,8 @@ func TestMigrateRefusedIsRejected(t *testing.T) {
 			"config": []interface{}{map[string]interface{}{"opaque": map[string]interface{}{"driver": "gpu.example.com", "parameters": []interface{}{"a"}}}}}},
 		{"parameters-over-10ki", "opaque.parameters", map[string]interface{}{"requests": request(nil),
 			"config": []interface{}{map[string]interface{}{"opaque": map[string]interface{}{"driver": "gpu.example.com", "parameters": map[string]interface{}{"a": long}}}}}},
+		{"parameters-absent", "opaque.parameters", map[string]interface{}{"requests": request(nil),
+			"config": []interface{}{map[string]interface{}{"opaque": map[string]interface{}{"driver": "gpu.example.com"}}}}},
 	}
 	for _, tt := range tests {
 		for _, version := range conversion.GAVersions {
@@ -163,6 +166,52 @@ func TestMigrateRefusedIsRejected(t *testing.T) {
 				_, err = s.dynamic.Resource(gvr(version, conversion.KindClaim)).Namespace(namespace).Create(ctx, &unstructured.Unstructured{Object: out}, metav1.CreateOptions{})
 				if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), tt.field) {
 					t.Fatalf("create of the plain conversion: %v, want Invalid naming %s", err, tt.field)
+				}
+			})
+		}
+	}
+}
+
+// TestMigrateRefusedDeviceClassIsRejected: a 1.31 DeviceClass over the
+// limits 1.32 added (1.36 validateDeviceClassSpec) is refused by migrate for
+// every GA version, and the apiserver rejects what migrate would have
+// written; within the limits it is created.
+func TestMigrateRefusedDeviceClassIsRejected(t *testing.T) {
+	ctx := context.Background()
+	long := strings.Repeat("x", conversion.CELSelectorExpressionMaxLength+1)
+	class := func(name string, spec map[string]interface{}) map[string]interface{} {
+		return map[string]interface{}{"apiVersion": "resource.k8s.io/v1alpha3", "kind": "DeviceClass",
+			"metadata": map[string]interface{}{"name": name}, "spec": spec}
+	}
+	tests := []struct {
+		name, field string // field: in the apiserver's message; "" for a class that is created
+		spec        map[string]interface{}
+	}{
+		{"cel-over-10ki", "cel.expression", map[string]interface{}{"selectors": []interface{}{map[string]interface{}{"cel": map[string]interface{}{"expression": long}}}}},
+		{"parameters-over-10ki", "opaque.parameters", map[string]interface{}{"config": []interface{}{map[string]interface{}{"opaque": map[string]interface{}{"driver": "gpu.example.com", "parameters": map[string]interface{}{"a": long}}}}}},
+		{"parameters-absent", "opaque.parameters", map[string]interface{}{"config": []interface{}{map[string]interface{}{"opaque": map[string]interface{}{"driver": "gpu.example.com"}}}}},
+		{"within-limits", "", map[string]interface{}{"selectors": []interface{}{map[string]interface{}{"cel": map[string]interface{}{"expression": "true"}}},
+			"config": []interface{}{map[string]interface{}{"opaque": map[string]interface{}{"driver": "gpu.example.com", "parameters": map[string]interface{}{"a": 1}}}}}},
+	}
+	for _, tt := range tests {
+		for _, version := range conversion.GAVersions {
+			name := "class-" + tt.name + "-" + version
+			t.Run(name, func(t *testing.T) {
+				out, _, served := migrate.DeviceClass(class(name, tt.spec), version, migrate.Options{})
+				if !served {
+					t.Fatal("not migrated")
+				}
+				err := migrate.CheckDeviceClass(out, version)
+				if (err == nil) != (tt.field == "") {
+					t.Fatalf("migrate: %v", err)
+				}
+				gvr := schema.GroupVersionResource{Group: conversion.UpstreamGroup, Version: version, Resource: "deviceclasses"}
+				_, err = s.dynamic.Resource(gvr).Create(ctx, &unstructured.Unstructured{Object: out}, metav1.CreateOptions{})
+				switch {
+				case tt.field == "" && err != nil:
+					t.Fatalf("create: %v", err)
+				case tt.field != "" && (!apierrors.IsInvalid(err) || !strings.Contains(err.Error(), tt.field)):
+					t.Fatalf("create of what migrate refused: %v, want Invalid naming %s", err, tt.field)
 				}
 			})
 		}
