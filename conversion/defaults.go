@@ -212,3 +212,55 @@ func shallowCopy(m map[string]interface{}) map[string]interface{} {
 	}
 	return out
 }
+
+// withoutGAStoredDefaults returns section name of a kind object in v1alpha3,
+// mapped from a v1beta1 object, without what a 1.32+ apiserver writes into
+// an object it stores that the object converted to it may have lacked: the
+// mode and count of every request that has exactly allocationMode
+// ExactCount and count 1 (SetDefaults_ExactDeviceRequest; v1beta1's
+// SetDefaults_DeviceRequest), and an allocation's empty devices (a struct
+// without omitempty in the k8s.io/api types). It is tried only when the
+// section does not match the restore data as it is, and applies the data
+// only when the result matches it exactly (applySection), so a request that
+// had only some of these written out keeps its restore data from applying
+// (a warning says so) rather than getting it wrongly. section is not
+// modified; false when there was nothing to remove.
+func withoutGAStoredDefaults(name string, section interface{}, kind string) (interface{}, bool) {
+	if name == "status" {
+		status, _ := section.(map[string]interface{})
+		alloc, _ := status["allocation"].(map[string]interface{})
+		if devices, isMap := alloc["devices"].(map[string]interface{}); !isMap || devices == nil || len(devices) > 0 {
+			return section, false
+		}
+		alloc = shallowCopy(alloc)
+		delete(alloc, "devices")
+		out := shallowCopy(status)
+		out["allocation"] = alloc
+		return out, true
+	}
+	return onClaimSpec(name, section, kind, func(spec map[string]interface{}) (map[string]interface{}, bool) {
+		devices, _ := spec["devices"].(map[string]interface{})
+		requests, _ := devices["requests"].([]interface{})
+		out := make([]interface{}, len(requests))
+		changed := false
+		for i, r := range requests {
+			out[i] = r
+			req, _ := r.(map[string]interface{})
+			if req == nil || req["allocationMode"] != exactCount || !isOne(req["count"]) {
+				continue
+			}
+			req = shallowCopy(req)
+			delete(req, "allocationMode")
+			delete(req, "count")
+			out[i], changed = req, true
+		}
+		if !changed {
+			return nil, false
+		}
+		devices = shallowCopy(devices)
+		devices["requests"] = out
+		spec = shallowCopy(spec)
+		spec["devices"] = devices
+		return spec, true
+	})
+}

@@ -208,10 +208,10 @@ func TestForgedRestoreMakesNoStepPanic(t *testing.T) {
 }
 
 // TestDroppedRestoreDataIsReported: restore data that is not applied — made
-// for another section than the object has (here a 1.36 apiserver's defaults
-// written into the v1 request), or not as conversion writes it — is said by
-// ConvertWithWarnings, naming what it would have restored; Losses, whose
-// warnings validation turns into storage warnings, does not say it.
+// for another section than the object has (here a request changed in v1),
+// or not as conversion writes it — is said by ConvertWithWarnings, naming
+// what it would have restored; Losses, whose warnings validation turns into
+// storage warnings, does not say it.
 func TestDroppedRestoreDataIsReported(t *testing.T) {
 	in := tblDecode(t, `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},
 		"spec":{"controller":"dra.example.com","devices":{"requests":[{"name":"r","deviceClassName":"gpu"}]}}}`)
@@ -220,7 +220,7 @@ func TestDroppedRestoreDataIsReported(t *testing.T) {
 		t.Fatal(err)
 	}
 	exactly := v1["spec"].(map[string]interface{})["devices"].(map[string]interface{})["requests"].([]interface{})[0].(map[string]interface{})["exactly"].(map[string]interface{})
-	exactly["allocationMode"], exactly["count"] = "ExactCount", json.Number("1") // as 1.36 stores it
+	exactly["deviceClassName"] = "other"
 	const path = "metadata.annotations[claimbridge.dev/restore-v1alpha3].spec"
 	got, ws, err := conversion.ConvertWithWarnings(v1, conversion.V1alpha3)
 	if err != nil {
@@ -262,5 +262,49 @@ func TestDroppedRestoreDataIsReported(t *testing.T) {
 	}
 	if len(found) != 1 || !strings.Contains(found[0], "is not as conversion writes it") {
 		t.Errorf("warnings at %s: %q; all: %v", path, found, ws)
+	}
+}
+
+// TestRestoreSurvivesGAStoredDefaults: a claim converted to v1 and stored by
+// a 1.32+ apiserver comes back with every exact request's mode and count
+// and an allocation's devices written out; converted back to v1alpha3 it is
+// the original again (spec.controller and the classic allocation restored,
+// the defaults it lacked left out), and back to v1 the stored object.
+func TestRestoreSurvivesGAStoredDefaults(t *testing.T) {
+	in := tblDecode(t, `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},
+		"spec":{"controller":"dra.example.com","devices":{"requests":[{"name":"a","deviceClassName":"gpu"},{"name":"b","deviceClassName":"gpu"}]}},
+		"status":{"allocation":{"controller":"dra.example.com","nodeSelector":{"nodeSelectorTerms":[{"matchFields":[{"key":"metadata.name","operator":"In","values":["n1"]}]}]}},"deallocationRequested":true}}`)
+	v1, err := conversion.Convert(api.DeepCopyJSON(in), conversion.V1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range v1["spec"].(map[string]interface{})["devices"].(map[string]interface{})["requests"].([]interface{}) {
+		exactly := r.(map[string]interface{})["exactly"].(map[string]interface{})
+		exactly["allocationMode"], exactly["count"] = "ExactCount", json.Number("1")
+	}
+	v1["status"].(map[string]interface{})["allocation"].(map[string]interface{})["devices"] = map[string]interface{}{}
+	stored := api.DeepCopyJSON(v1)
+	back, ws, err := conversion.ConvertWithWarnings(v1, conversion.V1alpha3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, section := range []string{"spec", "status"} {
+		if diff := cmp.Diff(in[section], back[section]); diff != "" {
+			t.Errorf("%s back in v1alpha3 (-original +got):\n%s", section, diff)
+		}
+	}
+	for _, w := range ws {
+		if strings.HasPrefix(w.Path, "metadata.annotations[") {
+			t.Errorf("restore data reported as not applied: %v", w)
+		}
+	}
+	again, err := conversion.Convert(back, conversion.V1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, section := range []string{"spec", "status"} {
+		if diff := cmp.Diff(stored[section], again[section]); diff != "" {
+			t.Errorf("%s in v1 again (-stored +got):\n%s", section, diff)
+		}
 	}
 }

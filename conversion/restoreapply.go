@@ -36,10 +36,20 @@ func (r *restore) applySection(name string, root map[string]interface{}, kind, f
 	cur, ok := root[name]
 	if !matchesBase(name, cur, ok, sp.Base) {
 		without, changed := withoutStepDefaults(name, cur, kind, from, to)
-		if !changed || !matchesBase(name, without, ok, sp.Base) {
+		switch {
+		case changed && matchesBase(name, without, ok, sp.Base):
+			root[name], older = without, true
+		case from == V1beta1 && to == V1alpha3:
+			// The GA object may have been stored by a 1.32+ apiserver,
+			// which writes defaults the converted object lacked.
+			without, changed = withoutGAStoredDefaults(name, cur, kind)
+			if !changed || !matchesBase(name, without, ok, sp.Base) {
+				return false, dropStale
+			}
+			root[name] = without
+		default:
 			return false, dropStale
 		}
-		root[name], older = without, true
 	}
 	for _, op := range sp.Patch {
 		if ownsPath(name, op.Path) {
