@@ -41,6 +41,36 @@ func withoutUnchangedAllocationErrors(errs field.ErrorList, newObj, oldObj map[s
 	return out
 }
 
+// withoutUnchangedTemplateMetadataErrors drops, on a main update of a
+// template that leaves its spec.metadata as it was, the findings inside it.
+//
+// The CRD keeps the unknown fields of a template's spec.metadata so that the
+// webhook can refuse them on create as upstream does ("cannot be set"); the
+// schema of earlier builds pruned them. A template stored with such a field
+// while the webhook was not called (failurePolicy Ignore, the webhook
+// configuration deleted) would otherwise be refused on every later update,
+// its finalizers included, since the template spec is immutable: its
+// deletion would hang. Upstream could never store one.
+func withoutUnchangedTemplateMetadataErrors(t target, errs field.ErrorList, newObj, oldObj map[string]interface{}) field.ErrorList {
+	if t.kind != KindResourceClaimTemplate || len(errs) == 0 {
+		return errs
+	}
+	meta := func(obj map[string]interface{}) interface{} {
+		spec, _ := obj["spec"].(map[string]interface{})
+		return spec["metadata"]
+	}
+	if !apiequality.Semantic.DeepEqual(meta(newObj), meta(oldObj)) {
+		return errs
+	}
+	out := errs[:0:0]
+	for _, e := range errs {
+		if e.Field != "spec.metadata" && !strings.HasPrefix(e.Field, "spec.metadata.") && !strings.HasPrefix(e.Field, "spec.metadata[") {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
 // noString reports whether v is absent or "".
 func noString(v interface{}) bool {
 	s, isString := v.(string)

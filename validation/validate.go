@@ -79,6 +79,7 @@ func Validate(req Request) (Response, error) {
 		resp.Errors = withoutUnchangedAllocationErrors(resp.Errors, newObj, oldObj)
 	default:
 		resp.Errors = withoutStoredSpecErrors(t, resp.Errors, newObj, oldObj)
+		resp.Errors = withoutUnchangedTemplateMetadataErrors(t, resp.Errors, newObj, oldObj)
 	}
 	// An update whose conversion input is the old object's (apart from the
 	// fields every version holds alike) adds no storage warning and, on the

@@ -30,14 +30,16 @@ type ResourceClaim struct {
 	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	// The spec is optional, as in 1.31, which has no required check: its
-	// zero value is a claim without requests.
+	// Required by the schema although 1.31 has no such check (its zero
+	// value is a claim without requests): a v1alpha3 object without spec
+	// would have v1alpha1/v1alpha2 views without one, which their schemas
+	// refuse on every write (a finalizer could not be removed through
+	// them), and a CRD of an earlier build refuses it in every version.
+	// spec: {} is such a claim. docs/validation.md, schema floor.
 
 	// Spec describes the desired attributes of a resource that then needs
 	// to be allocated. It can only be set once when creating the
 	// ResourceClaim.
-	//
-	// +optional
 	Spec ResourceClaimSpec `json:"spec"`
 
 	// Status describes whether the resource is available and with which
@@ -573,8 +575,6 @@ type ResourceClaimTemplate struct {
 	// This field is immutable. A ResourceClaim will get created by the
 	// control plane for a Pod when needed and then not get updated
 	// anymore.
-	//
-	// +optional
 	Spec ResourceClaimTemplateSpec `json:"spec"`
 }
 
@@ -595,8 +595,6 @@ type ResourceClaimTemplateSpec struct {
 	// Spec for the ResourceClaim. The entire content is copied unchanged
 	// into the ResourceClaim that gets created from this template. The
 	// same fields as in a ResourceClaim are also valid here.
-	//
-	// +optional
 	Spec ResourceClaimSpec `json:"spec"`
 }
 

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // The CRD's schema must not answer for upstream where upstream answers
@@ -40,22 +41,35 @@ spec:
 			expectField(t, get(t, templates(v, ns), name), map[string]interface{}{"creationTimestamp": nil, "labels": map[string]interface{}{"team": "a"}}, "spec", "metadata")
 		})
 	}
-	// 1.31 has no required check on a claim's or a template's spec.
+	// 1.31 has no required check on a claim's or a template's spec, but the
+	// schema keeps requiring it (docs/validation.md, schema floor): an
+	// object without one would have v1alpha1/v1alpha2 views without one,
+	// which their schemas refuse on every write. spec: {} is that claim,
+	// and it stays writable through every version.
 	for _, c := range []struct{ resource, doc string }{
 		{claimsResource, "kind: ResourceClaim\nmetadata: {name: no-spec}\n"},
 		{templatesResource, "kind: ResourceClaimTemplate\nmetadata: {name: no-spec}\n"},
-		{templatesResource, "kind: ResourceClaimTemplate\nmetadata: {name: no-claim-spec}\nspec: {metadata: {labels: {team: a}}}\n"},
 	} {
 		obj := fromYAML(t, "v1alpha3", ns, c.doc)
-		t.Run(fmt.Sprintf("v1alpha3 %s %s", c.resource, obj.GetName()), func(t *testing.T) {
-			if _, err := res("v1alpha3", c.resource, ns).Create(ctxFor(t), obj, strict); err != nil {
-				t.Fatalf("create: %s", describe(err))
-			}
-			for _, v := range []string{"v1alpha1", "v1alpha2", "v1alpha3"} {
-				get(t, res(v, c.resource, ns), obj.GetName())
-			}
+		t.Run(fmt.Sprintf("v1alpha3 %s without spec is refused by the schema", c.resource), func(t *testing.T) {
+			_, err := res("v1alpha3", c.resource, ns).Create(ctxFor(t), obj, strict)
+			expectInvalid(t, err, bySchema, cause{Field: "spec", Type: causeRequired})
 		})
 	}
+	t.Run("v1alpha3 claim with an empty spec is writable through every version", func(t *testing.T) {
+		obj := fromYAML(t, "v1alpha3", ns, "kind: ResourceClaim\nmetadata: {name: empty-spec, finalizers: [example.com/f]}\nspec: {}\n")
+		if _, err := claims("v1alpha3", ns).Create(ctxFor(t), obj, strict); err != nil {
+			t.Fatalf("create: %s", describe(err))
+		}
+		for _, v := range []string{"v1alpha1", "v1alpha2"} {
+			if _, err := claims(v, ns).Patch(ctxFor(t), "empty-spec", types.MergePatchType, []byte(`{"metadata":{"labels":{"seen-by":"`+v+`"}}}`), metav1.PatchOptions{}); err != nil {
+				t.Fatalf("label through %s: %s", v, describe(err))
+			}
+		}
+		if _, err := claims("v1alpha1", ns).Patch(ctxFor(t), "empty-spec", types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{}); err != nil {
+			t.Fatalf("finalizer removal through v1alpha1: %s", describe(err))
+		}
+	})
 	// 1.30's structured handle: results has no omitempty (a nil list is
 	// sent as null, which the apiserver prunes) and the vendor parameters
 	// are any JSON value.
