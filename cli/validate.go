@@ -113,11 +113,6 @@ func (o *validateOptions) run(s streams) error {
 	oldByIdentity := indexOld(olds)
 	invalid, unusable := false, gaUnusable
 	for _, doc := range docs {
-		if err := conversion.CheckShape(doc.Object); err != nil {
-			fmt.Fprintf(s.err, "%s: %v\n", doc.Position(), err) // as convert and the GA versions name it
-			unusable = true
-			continue
-		}
 		req := validation.Request{Operation: validation.Create, Object: validation.WithGeneratedName(inNamespace(doc.Object))}
 		if o.old != "" {
 			old, err := findOld(doc, docs, olds, oldByIdentity)

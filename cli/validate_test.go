@@ -104,7 +104,7 @@ func TestValidateCommand(t *testing.T) {
 			stdin:      strings.Replace(validClaimYAML, "name: gpu\n      device", "name: [1]\n      device", 1),
 			args:       []string{"-f", "-"},
 			wantCode:   ExitBadInput,
-			wantErrOut: "<stdin>: document 1 (line 1): ResourceClaim ns/gpu is malformed: spec.devices.requests[0].name must be a string, not an array\n",
+			wantErrOut: "<stdin>: document 1 (line 1): ResourceClaim ns/gpu: decoding object: spec.devices.requests[0].name must be a string, not an array\n",
 		},
 		// The path names the list index, in the version's JSON types (not
 		// encoding/json's Go field and type names without indices).
@@ -112,7 +112,7 @@ func TestValidateCommand(t *testing.T) {
 			stdin:      "apiVersion: resource.claimbridge.dev/v1alpha3\nkind: ResourceClaim\nmetadata: {name: c, namespace: ns}\nspec:\n  devices:\n    requests:\n    - {name: a, deviceClassName: gpu}\n    - {name: b, deviceClassName: gpu, count: \"2\"}\n",
 			args:       []string{"-f", "-"},
 			wantCode:   ExitBadInput,
-			wantErrOut: "<stdin>: document 1 (line 1): ResourceClaim ns/c is malformed: spec.devices.requests[1].count must be a number, not a string\n",
+			wantErrOut: "<stdin>: document 1 (line 1): ResourceClaim ns/c: decoding object: spec.devices.requests[1].count must be a number, not a string\n",
 		},
 		"malformed-ga-object": {
 			stdin:      "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c, namespace: ns}\nspec: {devices: []}\n",

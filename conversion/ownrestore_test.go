@@ -263,6 +263,25 @@ func TestDroppedRestoreDataIsReported(t *testing.T) {
 	if len(found) != 1 || !strings.Contains(found[0], "is not as conversion writes it") {
 		t.Errorf("warnings at %s: %q; all: %v", path, found, ws)
 	}
+
+	// Stale status data is not reported: the status changes in every
+	// version, and the data describes an allocation the claim no longer
+	// has (here a 1.26 classic allocation, cleared through v1alpha3).
+	v1a1 := tblDecode(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha1","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},
+		"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"},"status":{"driverName":"d","allocation":{"resourceHandle":"h","shareable":false}}}`)
+	v3, err := conversion.Convert(v1a1, conversion.V1alpha3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v3["status"] = map[string]interface{}{}
+	if _, ws, err = conversion.ConvertWithWarnings(v3, conversion.V1alpha1); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range ws {
+		if strings.HasPrefix(w.Path, "metadata.annotations[") {
+			t.Errorf("stale status restore data reported: %v", w)
+		}
+	}
 }
 
 // TestRestoreSurvivesGAStoredDefaults: a claim converted to v1 and stored by

@@ -70,18 +70,27 @@ const (
 
 // reportDropped reports, as a loss at the annotation, the section patch of
 // the restore annotation of version that was not applied (why: dropped),
-// naming the fields it would have restored.
+// naming the fields it would have restored. Not reported: a patch that
+// restores no field (only the absence of some), and stale status data: the
+// status changes in every version (a 1.31 scheduler's new allocation
+// leaves the restore data of the one it replaced behind), so such data
+// describes a status the object no longer has. A spec is immutable, so
+// stale spec data means the object was rewritten (by an apiserver of a
+// later release, or by hand), and malformed data that it was edited.
 func (r *restore) reportDropped(name, version, why string, losses *[]loss) {
+	if why == dropStale && name == "status" {
+		return
+	}
 	fields := []string{}
 	for _, op := range (*r.section(name)).Patch {
 		if ownsPath(name, op.Path) && op.Op != "remove" {
 			fields = append(fields, fieldPath(op.Path))
 		}
 	}
-	what := "nothing but the absence of fields"
-	if len(fields) > 0 {
-		what = strings.Join(fields, ", ")
+	if len(fields) == 0 {
+		return
 	}
+	what := strings.Join(fields, ", ")
 	if why == dropStale {
 		why = fmt.Sprintf(why, name)
 	}

@@ -121,7 +121,7 @@ func statusLoss(obj map[string]interface{}, r *lossReport) {
 	if status["allocation"] == nil && len(asSlice(status["reservedFor"])) == 0 && len(asSlice(status["devices"])) == 0 {
 		return
 	}
-	r.lose("status", "an apiserver discards the status when the claim is created: create the claim, then write the status through the status subresource (e.g. kubectl replace --subresource=status; from Kubernetes 1.36, whose DRAResourceClaimGranularStatusAuthorization is on by default, writing allocation or reservedFor also needs permission to update resourceclaims/binding, and status.devices resourceclaims/driver, cluster-wide)")
+	r.lose("status", "an apiserver discards the status when the claim is created: create the claim, then write the status through the status subresource (e.g. kubectl replace --subresource=status; from Kubernetes 1.36, whose DRAResourceClaimGranularStatusAuthorization is on by default, writing allocation or reservedFor also needs the write's own verb (update, or patch) on resourceclaims/binding cluster-wide, and status.devices a per-driver permission on resourceclaims/driver)")
 }
 
 // warningsB1ToV3 reports to r what a 1.31 consumer cannot see of a v1beta1

@@ -233,7 +233,7 @@ func TestWarningGAStep(t *testing.T) {
 		{Kind: "ResourceClaim", Object: "ns/c", From: "v1alpha3", To: "v1beta1", Path: "status.deallocationRequested",
 			Message: "Kubernetes 1.32+ has no deallocation requests: nothing deallocates this claim; the request is kept only in the restore annotation"},
 		{Kind: "ResourceClaim", Object: "ns/c", From: "v1alpha3", To: "v1", Path: "status",
-			Message: "an apiserver discards the status when the claim is created: create the claim, then write the status through the status subresource (e.g. kubectl replace --subresource=status; from Kubernetes 1.36, whose DRAResourceClaimGranularStatusAuthorization is on by default, writing allocation or reservedFor also needs permission to update resourceclaims/binding, and status.devices resourceclaims/driver, cluster-wide)"},
+			Message: "an apiserver discards the status when the claim is created: create the claim, then write the status through the status subresource (e.g. kubectl replace --subresource=status; from Kubernetes 1.36, whose DRAResourceClaimGranularStatusAuthorization is on by default, writing allocation or reservedFor also needs the write's own verb (update, or patch) on resourceclaims/binding cluster-wide, and status.devices a per-driver permission on resourceclaims/driver)"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
