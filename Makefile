@@ -30,6 +30,7 @@ build: ## Build the claimbridge binary into bin/.
 generate: $(CONTROLLER_GEN) ## Generate deepcopy code and CRDs (config/crd/bases).
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./api/...
 	$(CONTROLLER_GEN) $(CRD_OPTIONS) paths=./api/... output:crd:artifacts:config=config/crd/bases
+	$(GO) run ./hack/crdmeta config/crd/bases/resource.claimbridge.dev_resourceclaimtemplates.yaml
 	rm -f charts/claimbridge/files/crds/*.yaml && cp config/crd/bases/*.yaml charts/claimbridge/files/crds/
 
 .PHONY: verify

@@ -44,9 +44,10 @@ func withoutUnchangedAllocationErrors(errs field.ErrorList, newObj, oldObj map[s
 // withoutUnchangedTemplateMetadataErrors drops, on a main update of a
 // template that leaves its spec.metadata as it was, the findings inside it.
 //
-// The CRD keeps the unknown fields of a template's spec.metadata so that the
-// webhook can refuse them on create as upstream does ("cannot be set"); the
-// schema of earlier builds pruned them. A template stored with such a field
+// The CRD's schema of a template's spec.metadata has every field of
+// ObjectMeta, so that the webhook can refuse them on create as upstream does
+// ("cannot be set"); the schema of earlier builds pruned all but five. A
+// template stored with such a field
 // while the webhook was not called (failurePolicy Ignore, the webhook
 // configuration deleted) would otherwise be refused on every later update,
 // its finalizers included, since the template spec is immutable: its

@@ -333,15 +333,16 @@ type ResourceClaimTemplate struct {
 
 // ResourceClaimTemplateSpec contains the metadata and fields for a ResourceClaim.
 type ResourceClaimTemplateSpec struct {
-	// Unknown fields of the metadata are preserved so that they reach the
-	// validating webhook, which refuses them as upstream does ("cannot be
-	// set"), instead of being pruned silently or refused as unknown by a
-	// strict client (creationTimestamp: null, which upstream accepts).
+	// The CRD gives this ObjectMeta the full schema of metav1.ObjectMeta
+	// (hack/crdmeta, run by make generate), not only the fields
+	// controller-gen's embedded ObjectMeta has: so that generateName,
+	// ownerReferences … reach the validating webhook, which refuses them as
+	// upstream does ("cannot be set"), and creationTimestamp: null, which
+	// every export writes, is accepted under strict field validation.
 
 	// ObjectMeta may contain labels and annotations that will be copied into the PVC
 	// when creating it. No other fields are allowed and will be rejected during
 	// validation.
-	// +kubebuilder:pruning:PreserveUnknownFields
 	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 

@@ -2,6 +2,7 @@ package envtest_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -38,7 +39,9 @@ spec:
 			if _, err := templates(v, ns).Create(ctxFor(t), obj, strict); err != nil {
 				t.Fatalf("create: %s", describe(err))
 			}
-			expectField(t, get(t, templates(v, ns), name), map[string]interface{}{"creationTimestamp": nil, "labels": map[string]interface{}{"team": "a"}}, "spec", "metadata")
+			// The null is pruned, as for every field the schema does not
+			// make nullable.
+			expectField(t, get(t, templates(v, ns), name), map[string]interface{}{"labels": map[string]interface{}{"team": "a"}}, "spec", "metadata")
 		})
 	}
 	// 1.31 has no required check on a claim's or a template's spec, but the
@@ -105,7 +108,10 @@ status:
 
 // TestTemplateMetadataReachesTheWebhook: fields of a template's
 // spec.metadata other than labels and annotations are refused by the
-// webhook as upstream refuses them, in every version, not pruned.
+// webhook as upstream refuses them, in every version, not pruned; a field
+// ObjectMeta does not have is pruned as upstream's apiserver drops it (a
+// strict client is refused), and a value of the wrong type is refused by
+// the schema, webhook or not.
 func TestTemplateMetadataReachesTheWebhook(t *testing.T) {
 	ns := newNamespace(t, "template-metadata")
 	var cases []validationCase
@@ -126,4 +132,20 @@ func TestTemplateMetadataReachesTheWebhook(t *testing.T) {
 		)
 	}
 	runValidationCases(t, templatesResource, ns, cases)
+
+	doc := "kind: ResourceClaimTemplate\nmetadata: {name: %s}\nspec:\n  metadata: %s\n  spec: {resourceClassName: gpu.example.com}\n"
+	t.Run("unknown field pruned, or refused by a strict client", func(t *testing.T) {
+		obj := fromYAML(t, "v1alpha1", ns, fmt.Sprintf(doc, "unknown-field", "{colour: blue, labels: {a: b}}"))
+		if _, err := templates("v1alpha1", ns).Create(ctxFor(t), obj.DeepCopy(), metav1.CreateOptions{FieldValidation: metav1.FieldValidationStrict}); err == nil || !strings.Contains(err.Error(), `unknown field "spec.metadata.colour"`) {
+			t.Errorf("strict create: %v, want the unknown field refused", err)
+		}
+		if _, err := templates("v1alpha1", ns).Create(ctxFor(t), obj, metav1.CreateOptions{FieldValidation: metav1.FieldValidationWarn}); err != nil {
+			t.Fatalf("create: %s", describe(err))
+		}
+		expectField(t, get(t, templates("v1alpha1", ns), "unknown-field"), map[string]interface{}{"labels": map[string]interface{}{"a": "b"}}, "spec", "metadata")
+	})
+	t.Run("wrong type refused by the schema", func(t *testing.T) {
+		_, err := templates("v1alpha1", ns).Create(ctxFor(t), fromYAML(t, "v1alpha1", ns, fmt.Sprintf(doc, "wrong-type", "{creationTimestamp: 5}")), metav1.CreateOptions{})
+		expectInvalid(t, err, bySchema, cause{Field: "spec.metadata.creationTimestamp", Type: metav1.CauseType("FieldValueTypeInvalid")})
+	})
 }
