@@ -93,6 +93,23 @@ const cacheObjectOverhead = 24
 // answers are not kept, so that one review cannot evict many.
 const maxCachedReview = 256 << 10
 
+// maxEntryShare and minLargeReview bound the reviews that are cached at all:
+// one whose body is larger than the cache's size / maxEntryShare (64 KiB at
+// the default 16 MiB; at least minLargeReview) is neither looked up nor
+// kept, nor are its objects. Such a review and its object entry, each about
+// the object's size, take a large share of the cache, so a LIST of such
+// objects (kube-apiserver converts one object per review) cycles them
+// through it without a hit, while every review paid for the key's hash, the
+// scans for the object spans and keys, the copies, and the collections a
+// full cache brings under the soft memory limit: measured with 200 KB
+// claims, 3.6–4.4 ms of CPU per review with the cache against 1.9–2.0 ms
+// without, and no hit (docs/performance-log.md, "Large claims and the
+// conversion cache").
+const (
+	maxEntryShare  = 256
+	minLargeReview = 64 << 10
+)
+
 // reviewPrefixes are the beginnings, up to the uid's value, of the
 // ConversionReviews kube-apiserver sends (encoding/json of the typed
 // review: kind, apiVersion, then the request with uid first), by the
@@ -145,10 +162,14 @@ type cacheKey struct {
 }
 
 // key returns the cache key of a review body, or ok=false when the body is
-// not in kube-apiserver's shape (or the cache is off).
+// not in kube-apiserver's shape, too large to cache (maxEntryShare), or the
+// cache is off.
 func (c *conversionCache) key(body []byte) (k cacheKey, ok bool) {
 	if c == nil || c.maxBytes <= 0 {
 		return k, false
+	}
+	if n := int64(len(body)); n > max(c.maxBytes/maxEntryShare, minLargeReview) || n > maxCachedReview {
+		return k, false // too large to be worth a place (see maxEntryShare)
 	}
 	for _, p := range reviewPrefixes {
 		if !bytes.HasPrefix(body, p.prefix) {

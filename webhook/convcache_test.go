@@ -387,3 +387,34 @@ func TestConversionCacheRepeatedKeys(t *testing.T) {
 		})
 	}
 }
+
+// TestConversionCacheSkipsLargeReviews: a review larger than the cache's
+// size / maxEntryShare (at least minLargeReview, at most maxCachedReview) gets
+// no key, so neither it nor its objects are looked up or kept: a LIST of such
+// objects would cycle them through the cache without a hit.
+func TestConversionCacheSkipsLargeReviews(t *testing.T) {
+	obj := fixture(t, "v1alpha3")
+	sized := func(n int) []byte { // a review of about n bytes
+		big := bytes.Replace(obj, []byte(`"metadata":{`), []byte(`"metadata":{"annotations":{"pad":"`+strings.Repeat("x", n)+`"},`), 1)
+		return conversionReview("apiextensions.k8s.io/v1", "u", Group+"/v1alpha1", big)
+	}
+	for _, tc := range []struct {
+		name      string
+		cacheSize int64
+		body      []byte
+		want      bool
+	}{
+		{"small, default cache", 16 << 20, sized(1 << 10), true},
+		{"40 KiB, default cache", 16 << 20, sized(40 << 10), true},
+		{"70 KiB, default cache (over 16 MiB / 256)", 16 << 20, sized(70 << 10), false},
+		{"70 KiB, 64 MiB cache", 64 << 20, sized(70 << 10), true},
+		{"60 KiB, 1 MiB cache (the 64 KiB floor)", 1 << 20, sized(60 << 10), true},
+		{"300 KiB, 1 GiB cache (over maxCachedReview)", 1 << 30, sized(300 << 10), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, ok := newConversionCache(tc.cacheSize, nil).key(tc.body); ok != tc.want {
+				t.Errorf("key() of %d bytes with a %d-byte cache: ok %v, want %v", len(tc.body), tc.cacheSize, ok, tc.want)
+			}
+		})
+	}
+}
