@@ -41,34 +41,50 @@ func withoutUnchangedAllocationErrors(errs field.ErrorList, newObj, oldObj map[s
 	return out
 }
 
-// withoutUnchangedTemplateMetadataErrors drops, on a main update of a
-// template that leaves its spec.metadata as it was, the findings inside it.
+// sameTemplateMetadata reports whether a template update leaves its
+// spec.metadata as it was.
+func sameTemplateMetadata(newObj, oldObj map[string]interface{}) bool {
+	return apiequality.Semantic.DeepEqual(templateMetadata(newObj), templateMetadata(oldObj))
+}
+
+func templateMetadata(obj map[string]interface{}) interface{} {
+	spec, _ := obj["spec"].(map[string]interface{})
+	return spec["metadata"]
+}
+
+// withoutTemplateMetadata returns a template without its spec.metadata (a
+// copy of the containers on the way), for validating a main update that
+// leaves spec.metadata as it was: neither decoded nor validated again.
 //
 // The CRD's schema of a template's spec.metadata has every field of
-// ObjectMeta, so that the webhook can refuse them on create as upstream does
-// ("cannot be set"); the schema of earlier builds pruned all but five. A
-// template stored with such a field
-// while the webhook was not called (failurePolicy Ignore, the webhook
-// configuration deleted) would otherwise be refused on every later update,
-// its finalizers included, since the template spec is immutable: its
-// deletion would hang. Upstream could never store one.
-func withoutUnchangedTemplateMetadataErrors(t target, errs field.ErrorList, newObj, oldObj map[string]interface{}) field.ErrorList {
-	if t.kind != KindResourceClaimTemplate || len(errs) == 0 {
-		return errs
+// ObjectMeta, so that the webhook can refuse them on create as upstream
+// does ("cannot be set"); the schema of earlier builds pruned all but five,
+// and builds of this session's first commits stored any value there. A
+// template stored with such a field while the webhook was not called
+// (failurePolicy Ignore, the webhook configuration deleted), or with a value
+// the schema's date-time check accepts and metav1.Time does not parse
+// ("2024-01-01t00:00:00z"), would otherwise be refused on every later
+// update, its finalizers included, since the template spec is immutable:
+// its deletion would hang. Upstream could never store one.
+func withoutTemplateMetadata(obj map[string]interface{}) map[string]interface{} {
+	spec, isMap := obj["spec"].(map[string]interface{})
+	if !isMap {
+		return obj
 	}
-	meta := func(obj map[string]interface{}) interface{} {
-		spec, _ := obj["spec"].(map[string]interface{})
-		return spec["metadata"]
+	if _, has := spec["metadata"]; !has {
+		return obj
 	}
-	if !apiequality.Semantic.DeepEqual(meta(newObj), meta(oldObj)) {
-		return errs
+	out := make(map[string]interface{}, len(obj))
+	for k, v := range obj {
+		out[k] = v
 	}
-	out := errs[:0:0]
-	for _, e := range errs {
-		if e.Field != "spec.metadata" && !strings.HasPrefix(e.Field, "spec.metadata.") && !strings.HasPrefix(e.Field, "spec.metadata[") {
-			out = append(out, e)
+	specOut := make(map[string]interface{}, len(spec))
+	for k, v := range spec {
+		if k != "metadata" {
+			specOut[k] = v
 		}
 	}
+	out["spec"] = specOut
 	return out
 }
 

@@ -61,7 +61,13 @@ func Validate(req Request) (Response, error) {
 		return resp, fmt.Errorf("unsupported operation %q", req.Operation)
 	}
 
-	result, err := shapes[t.version].run(t.kind, req.Operation, req.SubResource, newObj, oldObj)
+	ownNew, ownOld := newObj, oldObj
+	if req.Operation == Update && req.SubResource == "" && t.kind == KindResourceClaimTemplate && sameTemplateMetadata(newObj, oldObj) {
+		// An unchanged template spec.metadata is not validated again,
+		// nor decoded (see withoutTemplateMetadata).
+		ownNew, ownOld = withoutTemplateMetadata(newObj), withoutTemplateMetadata(oldObj)
+	}
+	result, err := shapes[t.version].run(t.kind, req.Operation, req.SubResource, ownNew, ownOld)
 	if err != nil {
 		return resp, err
 	}
@@ -79,7 +85,6 @@ func Validate(req Request) (Response, error) {
 		resp.Errors = withoutUnchangedAllocationErrors(resp.Errors, newObj, oldObj)
 	default:
 		resp.Errors = withoutStoredSpecErrors(t, resp.Errors, newObj, oldObj)
-		resp.Errors = withoutUnchangedTemplateMetadataErrors(t, resp.Errors, newObj, oldObj)
 	}
 	// An update whose conversion input is the old object's (apart from the
 	// fields every version holds alike) adds no storage warning and, on the
