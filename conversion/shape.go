@@ -223,29 +223,6 @@ func checkShape(obj map[string]interface{}, version, kind string) error {
 	return checkObject(obj, objectShape(version, kind), kind)
 }
 
-// checkItemIdentity refuses (for convertList) an item of a typed list that names another
-// apiVersion or kind than the list's: the list's are what it is converted
-// from, so an item of another version would have its fields read as the
-// list's version's (unknown there, and kept only in a restore annotation),
-// not converted. kubectl creates every item by its own apiVersion and kind;
-// a kind: List holds items of several versions and kinds.
-func checkItemIdentity(item map[string]interface{}, i int, apiVersion, kind string) *MalformedError {
-	const hint = "an item of a typed list is converted from the list's apiVersion and kind; put items of other versions or kinds in a kind: List (apiVersion v1) or documents of their own"
-	var err *MalformedError
-	if av, ok := item["apiVersion"].(string); ok && av != apiVersion {
-		err = &MalformedError{Path: fmt.Sprintf("items[%d].apiVersion", i), Want: apiVersion, Got: av, Hint: hint}
-	} else if k, ok := item["kind"].(string); ok && k != kind {
-		err = &MalformedError{Path: fmt.Sprintf("items[%d].kind", i), Want: kind, Got: k, Hint: hint}
-	} else {
-		return nil
-	}
-	err.Kind, err.Object = kind, describeObject(item)
-	if k, ok := item["kind"].(string); ok {
-		err.Kind = k
-	}
-	return err
-}
-
 // checkObject returns a *MalformedError for the first field of obj (of
 // kind) that does not have shape s.
 func checkObject(obj map[string]interface{}, s *shape, kind string) error {
