@@ -18,8 +18,10 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 )
 
@@ -80,8 +82,13 @@ func rewrite(path string) error {
 }
 
 // objectMetaProperties is the schema of metav1.ObjectMeta's fields, as
-// their JSON decoder reads them (a null is pruned: absent).
+// their JSON decoder reads them (a null is pruned: absent). Labels and
+// annotations carry their upstream documentation, as kubectl explain shows
+// it for a built-in template; every other field the first sentence of its
+// own and the rule that a template leaves it empty (a full description of
+// fields a template cannot set would double the CRD).
 func objectMetaProperties() map[string]apiextensionsv1.JSONSchemaProps {
+	doc := metav1.ObjectMeta{}.SwaggerDoc()
 	str := apiextensionsv1.JSONSchemaProps{Type: "string"}
 	time := apiextensionsv1.JSONSchemaProps{Type: "string", Format: "date-time"}
 	int64 := apiextensionsv1.JSONSchemaProps{Type: "integer", Format: "int64"}
@@ -95,7 +102,7 @@ func objectMetaProperties() map[string]apiextensionsv1.JSONSchemaProps {
 		return apiextensionsv1.JSONSchemaProps{Type: "object", Properties: properties}
 	}
 	preserve := true
-	return map[string]apiextensionsv1.JSONSchemaProps{
+	props := map[string]apiextensionsv1.JSONSchemaProps{
 		"annotations":                stringMap,
 		"creationTimestamp":          time,
 		"deletionGracePeriodSeconds": int64,
@@ -127,4 +134,30 @@ func objectMetaProperties() map[string]apiextensionsv1.JSONSchemaProps {
 		"selfLink":        str,
 		"uid":             str,
 	}
+	for name, p := range props {
+		if name == "labels" || name == "annotations" {
+			p.Description = doc[name]
+		} else {
+			p.Description = firstSentence(doc[name]) + " " + templateOnlyLabelsAndAnnotations
+		}
+		props[name] = p
+	}
+	return props
+}
+
+// templateOnlyLabelsAndAnnotations is said of every field but labels and
+// annotations (upstream's ValidateTemplateObjectMeta; the webhook's
+// common.ValidateTemplateObjectMeta).
+const templateOnlyLabelsAndAnnotations = "Must not be set in a template, whose metadata may hold only labels and annotations " +
+	"(Forbidden: cannot be set, as in Kubernetes 1.26–1.31)."
+
+// firstSentence is doc up to its first full stop that ends a sentence.
+func firstSentence(doc string) string {
+	if i := strings.Index(doc, ". "); i >= 0 {
+		return doc[:i+1]
+	}
+	if i := strings.Index(doc, ".\n"); i >= 0 {
+		return doc[:i+1]
+	}
+	return strings.TrimSpace(doc)
 }
