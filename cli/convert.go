@@ -17,6 +17,7 @@ import (
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/manifest"
+	"github.com/claimbridge/claimbridge/migrate"
 )
 
 type convertOptions struct {
@@ -161,7 +162,45 @@ func convertDocument(doc manifest.Document, to string, notes io.Writer) (map[str
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", doc.Position(), err)
 	}
-	return out, ws, nil
+	unknown, err := unknownFieldWarnings(doc, to)
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, append(unknown, ws...), nil
+}
+
+// unknownFieldWarnings warns of the fields of doc's claims and templates
+// that their own version does not have. Conversion keeps such a field only
+// in the restore annotation of that version, so the converted object does
+// not ask for it: a 1.31 body labelled v1alpha2, or a misspelt
+// resourceClassName, converts into a claim without requests (migrate
+// refuses such input; convert, lossless, says so).
+func unknownFieldWarnings(doc manifest.Document, to string) ([]conversion.Warning, error) {
+	group, from, kind, _ := conversion.Identify(doc.Object)
+	if from == to {
+		return nil, nil
+	}
+	objects, prefix := []map[string]interface{}{doc.Object}, func(int) string { return "" }
+	if strings.HasSuffix(kind, "List") {
+		items, err := typedListItems(doc, kind)
+		if err != nil {
+			return nil, err
+		}
+		objects, prefix = items, func(i int) string { return fmt.Sprintf("items[%d].", i) }
+	}
+	var ws []conversion.Warning
+	for i, obj := range objects {
+		paths := migrate.UnknownFields(obj)
+		for _, p := range paths {
+			ws = append(ws, conversion.Warning{
+				Kind: strings.TrimSuffix(kind, "List"), Object: api.Ref(obj),
+				From: from, To: to, Path: prefix(i) + p,
+				Message: fmt.Sprintf("unknown field in %s/%s: kept only in the %s annotation, so the converted object does not carry it%s",
+					group, from, conversion.RestoreAnnotation(from), migrate.ShapeHint(paths)),
+			})
+		}
+	}
+	return ws, nil
 }
 
 // encodeObjects renders the objects as a YAML stream, or as JSON: one object

@@ -10,8 +10,9 @@ import (
 // control character but newline and tab escaped as Go escapes it (\x1b,
 // \u009b): the reports quote names and values from the input, and a
 // manifest must not be able to move the cursor, recolour or retitle the
-// terminal of whoever converts or validates it. Standard output, the
-// manifests themselves, is left alone (its encoders escape what they must).
+// terminal of whoever converts or validates it. validate's standard output,
+// a report, is escaped too; convert's and migrate's, the manifests
+// themselves, is left alone (their encoders escape what they must).
 type controlEscaper struct{ w io.Writer }
 
 func (e controlEscaper) Write(p []byte) (int, error) {

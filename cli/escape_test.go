@@ -29,3 +29,25 @@ func TestStderrEscapesControlCharacters(t *testing.T) {
 		t.Errorf("stdout does not keep the name as JSON writes it:\n%s", stdout)
 	}
 }
+
+// TestValidateReportEscapesControlCharacters: validate's standard output is
+// a report naming objects and field paths from the input (found by a
+// walkthrough: a namespace and an unknown key with ESC and BEL reached the
+// terminal raw).
+func TestValidateReportEscapesControlCharacters(t *testing.T) {
+	in := "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClaim\n" +
+		"metadata: {name: ok, namespace: \"n\\e[2J\"}\n" +
+		"spec: {resourceClassName: gpu, \"\\e]0;pwned\\a\": 1}\n"
+	code, stdout, stderr := run(t, in, "validate", "-f", "-")
+	if code != ExitInvalid {
+		t.Fatalf("exit %d, want %d: %s%s", code, ExitInvalid, stdout, stderr)
+	}
+	if strings.ContainsAny(stdout, "\x1b\a") {
+		t.Errorf("stdout carries control characters: %q", stdout)
+	}
+	for _, want := range []string{`ResourceClaim n\x1b[2J/ok`, `spec.\x1b]0;pwned\a: Forbidden: unknown field`} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %s:\n%s", want, stdout)
+		}
+	}
+}

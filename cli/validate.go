@@ -63,6 +63,10 @@ Exit status: 0 all valid, 1 some object invalid, 2 unusable input.`,
   claimbridge validate -f claim-new.yaml --old claim-stored.yaml --subresource status`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			// Its standard output is a report quoting names and field
+			// paths from the input, not a manifest: escaped as standard
+			// error is (controlEscaper).
+			s.out = controlEscaper{s.out}
 			return o.run(s)
 		},
 	}

@@ -80,9 +80,9 @@ func Object(obj map[string]interface{}, to string, opts Options) (map[string]int
 	// A field the input's version does not have would be dropped, and the
 	// migrated object would ask for less than the input says (a 1.31 claim
 	// labelled v1alpha2 would become one without requests).
-	if paths := unknownFields(obj); len(paths) > 0 {
+	if paths := UnknownFields(obj); len(paths) > 0 {
 		return nil, r, fmt.Errorf("%s: unknown field in %s/%s, which migrating would drop: %s%s",
-			api.Describe(obj), group, from, strings.Join(paths, ", "), shapeHint(paths))
+			api.Describe(obj), group, from, strings.Join(paths, ", "), ShapeHint(paths))
 	}
 	ga := isGA(to)
 	if ga && group != conversion.UpstreamGroup {
@@ -226,11 +226,11 @@ func asCreated(obj map[string]interface{}) map[string]interface{} {
 	return validation.WithGeneratedName(obj)
 }
 
-// unknownFields returns the paths of obj's fields that its own version does
+// UnknownFields returns the paths of obj's fields that its own version does
 // not have (as kubectl's strict field validation, the default since 1.27,
 // would have the apiserver reject them): for v1alpha1-v1alpha3 a strict
 // decode into the version's types, for v1beta1, v1beta2 and v1 gacheck's.
-func unknownFields(obj map[string]interface{}) []string {
+func UnknownFields(obj map[string]interface{}) []string {
 	var unknown field.ErrorList
 	var err error
 	if gaVersion, gaKind := gacheck.Version(obj); gaVersion != "" {
@@ -248,10 +248,10 @@ func unknownFields(obj map[string]interface{}) []string {
 	return paths
 }
 
-// shapeHint names the shape an unknown field belongs to, when it is a
+// ShapeHint names the shape an unknown field belongs to, when it is a
 // field of another version's claims: the usual cause is a manifest whose
 // apiVersion was changed without its body (a 1.31 example labelled v1alpha2).
-func shapeHint(paths []string) string {
+func ShapeHint(paths []string) string {
 	for _, p := range paths {
 		switch {
 		case strings.HasSuffix(p, "spec.devices"):
