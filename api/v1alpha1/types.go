@@ -10,7 +10,8 @@ import (
 // Its status tracks whether the resource has been allocated and what the
 // resulting attributes are.
 //
-// This is the resource.k8s.io/v1alpha1 shape of Kubernetes 1.26 (as of 1.26.2).
+// This is the resource.k8s.io/v1alpha1 shape of Kubernetes 1.26 (as of 1.26.2),
+// served by claimbridge as resource.claimbridge.dev/v1alpha1.
 //
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
@@ -133,15 +134,17 @@ type AllocationResult struct {
 	// +optional
 	ResourceHandle string `json:"resourceHandle,omitempty"`
 
-	// This field will get set by the resource driver after it has allocated
-	// the resource to inform the scheduler where it can schedule Pods using
-	// the ResourceClaim. Setting this field is optional. If null, the
-	// resource is available everywhere.
+	// This field will get set by the resource driver after it has
+	// allocated the resource to inform the scheduler where it can
+	// schedule Pods using the ResourceClaim.
+	//
+	// Setting this field is optional. If null, the resource is available
+	// everywhere.
 	// +optional
 	AvailableOnNodes *v1.NodeSelector `json:"availableOnNodes,omitempty"`
 
-	// Shareable determines whether the resource supports more than one
-	// consumer at a time.
+	// Shareable determines whether the resource supports more
+	// than one consumer at a time.
 	// +optional
 	Shareable bool `json:"shareable,omitempty"`
 }
@@ -166,8 +169,8 @@ type ResourceClaimParametersReference struct {
 }
 
 // ResourceClaimConsumerReference contains enough information to let you
-// locate the consumer of a ResourceClaim. The user must be a resource in the
-// same namespace as the ResourceClaim.
+// locate the consumer of a ResourceClaim. The user must be a resource in the same
+// namespace as the ResourceClaim.
 type ResourceClaimConsumerReference struct {
 	// APIGroup is the group for the resource being referenced. It is
 	// empty for the core API. This matches the group in the APIVersion
@@ -197,7 +200,8 @@ type ResourceClaimList struct {
 
 // ResourceClaimTemplate is used to produce ResourceClaim objects.
 //
-// This is the resource.k8s.io/v1alpha1 shape of Kubernetes 1.26 (as of 1.26.2).
+// This is the resource.k8s.io/v1alpha1 shape of Kubernetes 1.26 (as of 1.26.2),
+// served by claimbridge as resource.claimbridge.dev/v1alpha1.
 //
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:path=resourceclaimtemplates,singular=resourceclaimtemplate,scope=Namespaced,categories=claimbridge
@@ -227,7 +231,7 @@ type ResourceClaimTemplateSpec struct {
 	// upstream does ("cannot be set"), and creationTimestamp: null, which
 	// every export writes, is accepted under strict field validation.
 
-	// ObjectMeta may contain labels and annotations that will be copied into the PVC
+	// ObjectMeta may contain labels and annotations that will be copied into the ResourceClaim
 	// when creating it. No other fields are allowed and will be rejected during
 	// validation.
 	// +optional

@@ -7,12 +7,14 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// ResourceClaim describes which resources are needed by a resource consumer.
-// Its status tracks whether the resource has been allocated and what the
-// resulting attributes are.
+// ResourceClaim describes a request for access to resources in the cluster,
+// for use by workloads. For example, if a workload needs an accelerator device
+// with specific properties, this is how that request is expressed. The status
+// stanza tracks whether this claim has been satisfied and what specific
+// resources have been allocated.
 //
-// This is the resource.k8s.io/v1alpha3 shape of Kubernetes 1.31. It is the
-// storage version.
+// This is the resource.k8s.io/v1alpha3 shape of Kubernetes 1.31, served by
+// claimbridge as resource.claimbridge.dev/v1alpha3. It is the storage version.
 //
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
@@ -37,13 +39,11 @@ type ResourceClaim struct {
 	// them), and a CRD of an earlier build refuses it in every version.
 	// spec: {} is such a claim. docs/validation.md, schema floor.
 
-	// Spec describes the desired attributes of a resource that then needs
-	// to be allocated. It can only be set once when creating the
-	// ResourceClaim.
+	// Spec describes what is being requested and how to configure it.
+	// The spec is immutable.
 	Spec ResourceClaimSpec `json:"spec"`
 
-	// Status describes whether the resource is available and with which
-	// attributes.
+	// Status describes whether the claim is ready to use and what has been allocated.
 	// +optional
 	Status ResourceClaimStatus `json:"status,omitempty"`
 }
@@ -62,8 +62,8 @@ type ResourceClaimSpec struct {
 	// Must be a DNS subdomain and should end with a DNS domain owned by the
 	// vendor of the driver.
 	//
-	// This is an alpha field and requires enabling the DRAControlPlaneController
-	// feature gate.
+	// In Kubernetes 1.31 this field required the DRAControlPlaneController
+	// feature gate; claimbridge always keeps and validates it.
 	//
 	// +optional
 	Controller string `json:"controller,omitempty"`
@@ -117,6 +117,11 @@ const (
 // DeviceRequest is a request for devices required for a claim.
 // This is typically a request for a single resource like a device, but can
 // also ask for several identical devices.
+//
+// A DeviceClassName is currently required. Clients must check that it is
+// indeed set. It's absence indicates that something changed in a way that
+// is not supported by the client yet, in which case it must refuse to
+// handle the request.
 type DeviceRequest struct {
 	// Name can be used to reference this request in a pod.spec.containers[].resources.claims
 	// entry and in a constraint of the claim.
@@ -293,6 +298,21 @@ type DeviceConstraint struct {
 }
 
 // QualifiedName is the name of a device attribute or capacity.
+//
+// Attributes and capacities are defined either by the owner of the specific
+// driver (usually the vendor) or by some 3rd party (e.g. the Kubernetes
+// project). Because they are sometimes compared across devices, a given name
+// is expected to mean the same thing and have the same type on all devices.
+//
+// Names must be either a C identifier (e.g. "theName") or a DNS subdomain
+// followed by a slash ("/") followed by a C identifier
+// (e.g. "dra.example.com/theName"). Names which do not include the
+// domain prefix are assumed to be part of the driver's domain. Attributes
+// or capacities defined by 3rd parties must include the domain prefix.
+//
+// The maximum length for the DNS subdomain is 63 characters (same as
+// for driver names) and the maximum length of the C identifier
+// is 32.
 type QualifiedName string
 
 // FullyQualifiedName is a QualifiedName where the domain is set.
@@ -311,7 +331,9 @@ type DeviceClaimConfiguration struct {
 	DeviceConfiguration `json:",inline"`
 }
 
-// DeviceConfiguration must have exactly one field set.
+// DeviceConfiguration must have exactly one field set. It gets embedded
+// inline in some other structs which have other fields, so field names must
+// not conflict with those.
 type DeviceConfiguration struct {
 	// Opaque provides driver-specific configuration parameters.
 	//
@@ -388,8 +410,8 @@ type ResourceClaimStatus struct {
 	// That driver then must deallocate this claim and reset the field
 	// together with clearing the Allocation field.
 	//
-	// This is an alpha field and requires enabling the DRAControlPlaneController
-	// feature gate.
+	// In Kubernetes 1.31 this field required the DRAControlPlaneController
+	// feature gate; claimbridge always keeps and validates it.
 	//
 	// +optional
 	DeallocationRequested bool `json:"deallocationRequested,omitempty"`
@@ -421,8 +443,8 @@ type AllocationResult struct {
 	// driver name here can be different from the driver names listed for
 	// the results.
 	//
-	// This is an alpha field and requires enabling the DRAControlPlaneController
-	// feature gate.
+	// In Kubernetes 1.31 this field required the DRAControlPlaneController
+	// feature gate; claimbridge always keeps and validates it.
 	//
 	// +optional
 	Controller string `json:"controller,omitempty"`
@@ -522,8 +544,8 @@ const (
 const Finalizer = "resource.kubernetes.io/delete-protection"
 
 // ResourceClaimConsumerReference contains enough information to let you
-// locate the consumer of a ResourceClaim. The user must be a resource in the
-// same namespace as the ResourceClaim.
+// locate the consumer of a ResourceClaim. The user must be a resource in the same
+// namespace as the ResourceClaim.
 type ResourceClaimConsumerReference struct {
 	// APIGroup is the group for the resource being referenced. It is
 	// empty for the core API. This matches the group in the APIVersion
@@ -556,8 +578,8 @@ type ResourceClaimList struct {
 
 // ResourceClaimTemplate is used to produce ResourceClaim objects.
 //
-// This is the resource.k8s.io/v1alpha3 shape of Kubernetes 1.31. It is the
-// storage version.
+// This is the resource.k8s.io/v1alpha3 shape of Kubernetes 1.31, served by
+// claimbridge as resource.claimbridge.dev/v1alpha3. It is the storage version.
 //
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:path=resourceclaimtemplates,singular=resourceclaimtemplate,scope=Namespaced,categories=claimbridge
@@ -587,7 +609,7 @@ type ResourceClaimTemplateSpec struct {
 	// upstream does ("cannot be set"), and creationTimestamp: null, which
 	// every export writes, is accepted under strict field validation.
 
-	// ObjectMeta may contain labels and annotations that will be copied into the PVC
+	// ObjectMeta may contain labels and annotations that will be copied into the ResourceClaim
 	// when creating it. No other fields are allowed and will be rejected during
 	// validation.
 	// +optional
