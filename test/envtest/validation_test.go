@@ -449,6 +449,16 @@ func TestValidationClaimStatus(t *testing.T) {
 			change: setTo("status", map[string]interface{}{"driverName": "gpu.example.com", "allocation": map[string]interface{}{
 				"resourceHandles": []interface{}{map[string]interface{}{"driverName": "gpu.example.com", "data": strings.Repeat("x", 16385)}}}}),
 			want: []cause{{Field: "status.allocation.resourceHandles[0].data", Type: causeTooLong}}},
+		// Upstream counts bytes (Go len), a schema's maxLength characters:
+		// the CEL rule holds the byte limit even while the webhook is not
+		// called (8,193 characters of 16,385 bytes).
+		validationCase{name: "resourceHandle of 16 KiB + 1 byte in multibyte characters", version: "v1alpha1", existing: baseV1alpha1, status: true, who: bySchema,
+			change: setTo("status", map[string]interface{}{"driverName": "gpu.example.com", "allocation": map[string]interface{}{"resourceHandle": strings.Repeat("é", 8192) + "x"}}),
+			want:   []cause{{Field: "status.allocation.resourceHandle", Type: causeInvalid, Detail: "must have at most 16384 bytes"}}},
+		validationCase{name: "handle data of 16 KiB + 1 byte in multibyte characters", version: "v1alpha2", existing: baseV1alpha2, status: true, who: bySchema,
+			change: setTo("status", map[string]interface{}{"driverName": "gpu.example.com", "allocation": map[string]interface{}{
+				"resourceHandles": []interface{}{map[string]interface{}{"driverName": "gpu.example.com", "data": strings.Repeat("é", 8192) + "x"}}}}),
+			want: []cause{{Field: "status.allocation.resourceHandles[0].data", Type: causeInvalid, Detail: "must have at most 16384 bytes"}}},
 		validationCase{name: "more than 32 resource handles", version: "v1alpha2", existing: baseV1alpha2, status: true, who: bySchema,
 			change: setTo("status", map[string]interface{}{"driverName": "gpu.example.com", "allocation": map[string]interface{}{"resourceHandles": handles(33)}}),
 			want:   []cause{{Field: "status.allocation.resourceHandles", Type: causeTooMany}}},
@@ -712,6 +722,16 @@ status:
   driverName: gpu.example.com
   allocation: {resourceHandle: %s, shareable: true}
 `, strings.Repeat("x", 16384))))
+	})
+	t.Run("v1alpha1 resourceHandle of exactly 16 KiB in multibyte characters is accepted", func(t *testing.T) {
+		createClaim(t, fromYAML(t, "v1alpha1", ns, fmt.Sprintf(`
+kind: ResourceClaim
+metadata: {name: handle-16k-multibyte}
+spec: {resourceClassName: gpu.example.com}
+status:
+  driverName: gpu.example.com
+  allocation: {resourceHandle: %s, shareable: true}
+`, strings.Repeat("é", 8192))))
 	})
 	t.Run("v1alpha3 All request without count and lawful deallocation are accepted", func(t *testing.T) {
 		createClaim(t, fromYAML(t, "v1alpha3", ns, fmt.Sprintf(v3Claim(`
