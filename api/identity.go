@@ -9,6 +9,7 @@ package api
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -128,6 +129,41 @@ func Identify(obj map[string]interface{}) (group, version, kind string, err erro
 	}
 	return "", "", "", fmt.Errorf("kind %q of %s is not converted (only %s, %s and their lists)", kind, apiVersion, KindClaim, KindTemplate)
 }
+
+// MistakenClaim reports whether obj, which Identify may have refused, is most likely
+// a claim or template with a mistake in its apiVersion or kind, rather than
+// an object to pass through: its group is resource.k8s.io or
+// resource.claimbridge.dev, and either its kind is spelt otherwise than a
+// claim, template or list kind only in case or by a trailing "s"
+// (ResourceClaims), or it has such a kind and a version that cannot be a
+// real one not converted: any of resource.claimbridge.dev (claimbridge
+// defines them), or of resource.k8s.io one that is no Kubernetes version or
+// one of v1 or before (v1alpha4: every one of them is known). A later
+// upstream version (v2beta1, v2) is not a mistake. kind is the kind meant.
+// Other kinds of the groups (DeviceClass, ResourceSlice ...) are not.
+func MistakenClaim(obj map[string]interface{}) (kind string, ok bool) {
+	_, group, version, k, typed := TypeOf(obj)
+	if !typed || !IsGroup(group) {
+		return "", false
+	}
+	for _, want := range []string{KindClaim, KindTemplate, KindClaimList, KindTemplateList} {
+		switch {
+		case k == want:
+			if group == Group {
+				return want, !IsServed(version)
+			}
+			m := kubeVersion.FindStringSubmatch(version)
+			return want, VersionIndex(version) < 0 && (m == nil || m[1] == "0" || m[1] == "1")
+		case strings.EqualFold(k, want) || strings.EqualFold(k, want+"s"):
+			return want, true
+		}
+	}
+	return "", false
+}
+
+// kubeVersion matches a Kubernetes API version (v1, v2beta1), its major
+// version the first group.
+var kubeVersion = regexp.MustCompile(`^v([0-9]+)(?:(?:alpha|beta)[1-9][0-9]*)?$`)
 
 // Meta returns metadata.namespace, metadata.name and metadata.uid of a JSON
 // object; missing or non-string fields are "".

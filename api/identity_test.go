@@ -130,3 +130,35 @@ func TestVersions(t *testing.T) {
 		t.Errorf("RestoreAnnotation = %q", got)
 	}
 }
+
+func TestMistakenClaim(t *testing.T) {
+	for _, tc := range []struct {
+		apiVersion, kind string
+		want             string // "" for not mistaken
+	}{
+		{"resource.k8s.io/v1alpha4", "ResourceClaim", KindClaim},
+		{"resource.k8s.io/v1beta3", "ResourceClaimTemplate", KindTemplate},
+		{"resource.k8s.io/v0", "ResourceClaim", KindClaim},
+		{"resource.k8s.io/1.31", "ResourceClaim", KindClaim},
+		{"resource.claimbridge.dev/v1", "ResourceClaimList", KindClaimList},
+		{"resource.k8s.io/v1alpha2", "ResourceClaims", KindClaim},
+		{"resource.k8s.io/v1", "resourceclaimtemplate", KindTemplate},
+		{"resource.claimbridge.dev/v1alpha3", "ResourceClaimTemplateLists", KindTemplateList},
+		// A later upstream version is passed through; so are the groups'
+		// other kinds and other groups.
+		{"resource.k8s.io/v2", "ResourceClaim", ""},
+		{"resource.k8s.io/v2beta1", "ResourceClaim", ""},
+		{"resource.k8s.io/v1alpha2", "ResourceClass", ""},
+		{"resource.k8s.io/v1", "DeviceClass", ""},
+		{"example.com/v1alpha4", "ResourceClaim", ""},
+		// Versions that are converted.
+		{"resource.k8s.io/v1", "ResourceClaim", ""},
+		{"resource.k8s.io/v1alpha2", "ResourceClaimTemplateList", ""},
+		{"resource.claimbridge.dev/v1alpha1", "ResourceClaim", ""},
+	} {
+		kind, ok := MistakenClaim(map[string]interface{}{"apiVersion": tc.apiVersion, "kind": tc.kind})
+		if ok != (tc.want != "") || (ok && kind != tc.want) {
+			t.Errorf("%s %s: %q, %v; want %q", tc.apiVersion, tc.kind, kind, ok, tc.want)
+		}
+	}
+}

@@ -71,7 +71,7 @@ named, in input order, and with more than one a last line counts them.`,
 
   # Convert everything in a directory and print one JSON List
   claimbridge convert --to v1alpha1 -f manifests/ -o json`,
-		Args: cobra.NoArgs,
+		Args: filesOnlyByFlag,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return o.run(s)
 		},
@@ -153,6 +153,12 @@ func convertDocument(doc manifest.Document, to string, notes io.Writer) (map[str
 		if errors.Is(err, conversion.ErrNewerV1alpha3) {
 			return nil, nil, fmt.Errorf("%s: %w", doc.Position(), err)
 		}
+		if kind, ok := api.MistakenClaim(doc.Object); ok {
+			// A claim of a version not converted, or a misspelt kind, is
+			// not another kind of the group to pass through: the user asked
+			// for it to be converted.
+			return nil, nil, fmt.Errorf("%s: %s: not converted: %v%s", doc.Position(), api.Describe(doc.Object), err, kindHint(doc.Object, kind))
+		}
 		if _, group, _, _, _ := api.TypeOf(doc.Object); api.IsGroup(group) {
 			fmt.Fprintf(notes, "%s: passed through unchanged: %v\n", doc.Position(), err)
 		}
@@ -167,6 +173,14 @@ func convertDocument(doc manifest.Document, to string, notes io.Writer) (map[str
 		return nil, nil, err
 	}
 	return out, append(unknown, ws...), nil
+}
+
+// kindHint names the kind meant when obj's is spelt otherwise.
+func kindHint(obj map[string]interface{}, kind string) string {
+	if k, _ := obj["kind"].(string); k != kind {
+		return fmt.Sprintf(" (did you mean kind %s?)", kind)
+	}
+	return ""
 }
 
 // unknownFieldWarnings warns of the fields of doc's claims and templates

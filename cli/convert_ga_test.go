@@ -82,7 +82,7 @@ func TestConvertToGAErrors(t *testing.T) {
 		want         string
 	}{
 		{"claimbridge group", "apiVersion: resource.claimbridge.dev/v1alpha2\nkind: ResourceClaim\nmetadata: {name: c}\nspec: {resourceClassName: gpu}\n", "v1", ExitInvalid,
-			"<stdin>: document 1 (line 1): target version v1 is not served by group resource.claimbridge.dev (only v1alpha1, v1alpha2, v1alpha3); it is a version of resource.k8s.io, reached from manifests of that group\n"},
+			"<stdin>: document 1 (line 1): target version v1 is not served by group resource.claimbridge.dev (only v1alpha1, v1alpha2, v1alpha3); it is a version of resource.k8s.io, reached from manifests of that group: to move this object to the built-in API, give it apiVersion resource.k8s.io/v1alpha2\n"},
 		{"v1alpha3 of 1.32", "apiVersion: resource.k8s.io/v1alpha3\nkind: ResourceClaim\nmetadata: {name: c, namespace: ns}\nspec: {devices: {requests: [{name: r, deviceClassName: gpu, tolerations: []}]}}\n", "v1", ExitInvalid,
 			"<stdin>: document 1 (line 1): resource.k8s.io/v1alpha3 ResourceClaim ns/c has spec.devices.requests[0].tolerations, which the resource.k8s.io/v1alpha3 of Kubernetes 1.32 and 1.33 had; claimbridge's v1alpha3 is the Kubernetes 1.31 shape only: for a 1.32/1.33 v1alpha3 manifest set apiVersion to resource.k8s.io/v1beta1 (the same fields) and convert from there\n"},
 		{"unknown version", "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClaim\n", "v2", ExitBadInput,

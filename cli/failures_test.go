@@ -16,7 +16,7 @@ func TestEveryFailureIsNamed(t *testing.T) {
 		good      = "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClaim\nmetadata: {name: good, namespace: ns}\nspec: {resourceClassName: gpu}\n"
 		wrongTo   = "apiVersion: resource.claimbridge.dev/v1alpha2\nkind: ResourceClaim\nmetadata: {name: cb, namespace: ns}\nspec: {resourceClassName: gpu}\n"
 		malformed = "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClaim\nmetadata: {name: bad, namespace: ns}\nstatus: {reservedFor: {name: pod}}\n"
-		convErr   = "target version v1 is not served by group resource.claimbridge.dev (only v1alpha1, v1alpha2, v1alpha3); it is a version of resource.k8s.io, reached from manifests of that group"
+		convErr   = "target version v1 is not served by group resource.claimbridge.dev (only v1alpha1, v1alpha2, v1alpha3); it is a version of resource.k8s.io, reached from manifests of that group: to move this object to the built-in API, give it apiVersion resource.k8s.io/v1alpha2"
 		groupErr  = "target version v1 is a version of resource.k8s.io (Kubernetes 1.34+), not of resource.claimbridge.dev; give the manifest apiVersion resource.k8s.io/v1alpha2 to migrate it to the upstream API"
 		badErr    = "ResourceClaim ns/bad is malformed: status.reservedFor must be an array, not an object"
 	)

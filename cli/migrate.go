@@ -116,7 +116,7 @@ objects, bad flags).`,
 
   # Re-create a 1.26 claim on a cluster of today (resource.k8s.io/v1)
   claimbridge migrate --to v1 -f claim-1.26.yaml | kubectl create -f -`,
-		Args: cobra.NoArgs,
+		Args: filesOnlyByFlag,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return o.run(s)
 		},

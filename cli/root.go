@@ -77,3 +77,13 @@ func Main(args []string, in io.Reader, out, errOut io.Writer) int {
 	fmt.Fprintln(errOut, "Error:", err)
 	return ExitBadInput
 }
+
+// filesOnlyByFlag refuses arguments of convert, migrate and validate, which
+// read their input from -f: a file named without it is the usual mistake,
+// and cobra would call it an unknown command.
+func filesOnlyByFlag(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s takes no arguments: give the input with -f (-f %s)", cmd.Name(), args[0])
+}

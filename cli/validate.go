@@ -61,7 +61,7 @@ Exit status: 0 all valid, 1 some object invalid, 2 unusable input.`,
 
   # Check a status update of a stored claim
   claimbridge validate -f claim-new.yaml --old claim-stored.yaml --subresource status`,
-		Args: cobra.NoArgs,
+		Args: filesOnlyByFlag,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			// Its standard output is a report quoting names and field
 			// paths from the input, not a manifest: escaped as standard
@@ -104,18 +104,20 @@ func (o *validateOptions) run(s streams) error {
 		return withCode(ExitBadInput, err)
 	}
 	docs, gaInvalid, gaUnusable := validateGADocuments(docs, s)
-	docs = supported(docs, s.err, "")
+	docs, mistaken := supported(docs, s.out, s.err, "")
 	var olds []manifest.Document
 	if o.old != "" {
 		oldDocs, err := readItems([]string{o.old}, s.in)
 		if err != nil {
 			return withCode(ExitBadInput, err)
 		}
-		olds = supported(oldDocs, s.err, "old ")
+		var oldMistaken bool
+		olds, oldMistaken = supported(oldDocs, s.out, s.err, "old ")
+		mistaken = mistaken || oldMistaken
 	}
 
 	oldByIdentity := indexOld(olds)
-	invalid, unusable := false, gaUnusable
+	invalid, unusable := mistaken, gaUnusable
 	for _, doc := range docs {
 		req := validation.Request{Operation: validation.Create, Object: validation.WithGeneratedName(inNamespace(doc.Object))}
 		if o.old != "" {
@@ -244,11 +246,20 @@ func validateGADocuments(docs []manifest.Document, s streams) (rest []manifest.D
 }
 
 // supported keeps the claims and templates and notes every skipped object.
-func supported(docs []manifest.Document, errOut io.Writer, what string) []manifest.Document {
-	var out []manifest.Document
+// A claim or template of a version that cannot be a real one, or of a
+// misspelt kind (api.MistakenClaim), is reported as invalid instead (the
+// apiserver knows no such kind either) on report, with the invalid objects:
+// mistaken is then true.
+func supported(docs []manifest.Document, report, errOut io.Writer, what string) (out []manifest.Document, mistaken bool) {
 	for _, doc := range docs {
 		if validation.IsSupported(doc.Object) {
 			out = append(out, doc)
+			continue
+		}
+		if kind, ok := api.MistakenClaim(doc.Object); ok {
+			_, _, _, err := conversion.Identify(doc.Object)
+			fmt.Fprintf(report, "%s: %s%s: not checked: %v%s\n", doc.Position(), what, api.Describe(doc.Object), err, kindHint(doc.Object, kind))
+			mistaken = true
 			continue
 		}
 		apiVersion, _ := doc.Object["apiVersion"].(string)
@@ -268,7 +279,7 @@ func supported(docs []manifest.Document, errOut io.Writer, what string) []manife
 			doc.Position(), what, apiVersion, api.Describe(doc.Object), api.KindClaim, api.KindTemplate, api.Group, alpha,
 			api.UpstreamGroup, upstream)
 	}
-	return out
+	return out, mistaken
 }
 
 // inNamespace returns obj with metadata.namespace "default" when it has

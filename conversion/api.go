@@ -74,7 +74,7 @@ func convert(obj map[string]interface{}, toVersion string, ws *[]Warning, share,
 	if err != nil {
 		return nil, err
 	}
-	if err := checkTarget(group, toVersion); err != nil {
+	if err := checkTarget(group, from, toVersion); err != nil {
 		return nil, err
 	}
 	if err := checkShape(obj, from, kind); err != nil {
@@ -151,12 +151,13 @@ func copyMetadataShallow(v interface{}) interface{} {
 
 // checkTarget fails for versions outside the chain and for the GA versions
 // of the claimbridge group, which its CRD does not serve.
-func checkTarget(group, toVersion string) error {
+func checkTarget(group, from, toVersion string) error {
 	switch i := versionIndex(toVersion); {
 	case i < 0:
 		return fmt.Errorf("unsupported target version %q: supported versions are %s", toVersion, strings.Join(chainVersions, ", "))
 	case group == Group && i >= len(servedVersions):
-		return fmt.Errorf("target version %s is not served by group %s (only %s); it is a version of %s, reached from manifests of that group", toVersion, Group, strings.Join(servedVersions, ", "), UpstreamGroup)
+		return fmt.Errorf("target version %s is not served by group %s (only %s); it is a version of %s, reached from manifests of that group: "+
+			"to move this object to the built-in API, give it apiVersion %s/%s", toVersion, Group, strings.Join(servedVersions, ", "), UpstreamGroup, UpstreamGroup, from)
 	}
 	return nil
 }

@@ -151,6 +151,9 @@ func expand(src string) ([]string, error) {
 	if src == Stdin {
 		return []string{src}, nil
 	}
+	if strings.HasPrefix(src, "http://") || strings.HasPrefix(src, "https://") {
+		return nil, errors.New("URLs are not read: download the file first (curl -fsSL URL | claimbridge ... -f -)")
+	}
 	st, err := os.Stat(src)
 	if err != nil {
 		return nil, err
