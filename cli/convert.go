@@ -183,12 +183,12 @@ func kindHint(obj map[string]interface{}, kind string) string {
 	return ""
 }
 
-// unknownFieldWarnings warns of the fields of doc's claims and templates
-// that their own version does not have. Conversion keeps such a field only
-// in the restore annotation of that version, so the converted object does
-// not ask for it: a 1.31 body labelled v1alpha2, or a misspelt
-// resourceClassName, converts into a claim without requests (migrate
-// refuses such input; convert, lossless, says so).
+// unknownFieldWarnings warns of the fields of the spec and status of doc's
+// claims and templates that their own version does not have. Conversion
+// keeps such a field only in the restore annotation of that version, so the
+// converted object does not ask for it: a 1.31 body labelled v1alpha2, or a
+// misspelt resourceClassName, converts into a claim without requests
+// (migrate refuses such input; convert, lossless, says so).
 func unknownFieldWarnings(doc manifest.Document, to string) ([]conversion.Warning, error) {
 	group, from, kind, _ := conversion.Identify(doc.Object)
 	if from == to {
@@ -204,7 +204,11 @@ func unknownFieldWarnings(doc manifest.Document, to string) ([]conversion.Warnin
 	}
 	var ws []conversion.Warning
 	for i, obj := range objects {
-		paths := migrate.UnknownFields(obj)
+		// Unknown fields elsewhere (metadata, top level) are carried as
+		// they are.
+		paths := slices.DeleteFunc(migrate.UnknownFields(obj), func(p string) bool {
+			return !strings.HasPrefix(p, "spec.") && !strings.HasPrefix(p, "status.")
+		})
 		for _, p := range paths {
 			ws = append(ws, conversion.Warning{
 				Kind: strings.TrimSuffix(kind, "List"), Object: api.Ref(obj),
