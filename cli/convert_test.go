@@ -262,11 +262,11 @@ spec:
 // does not ask for it; convert says so (found by a walkthrough: a 1.31
 // template labelled v1alpha2, as on the 1.31 DRA docs page, converted into a
 // template without requests, exit 0, nothing said). A round trip still gives
-// the input back.
+// the input back. An unknown metadata field is carried as it is: no warning.
 func TestConvertWarnsOfUnknownFields(t *testing.T) {
 	const in = `apiVersion: resource.k8s.io/v1alpha2
 kind: ResourceClaimTemplate
-metadata: {name: mislabelled, namespace: ns}
+metadata: {name: mislabelled, namespace: ns, carried: 1}
 spec:
   spec:
     devices:
