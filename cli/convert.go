@@ -36,7 +36,15 @@ func newConvertCommand(s streams) *cobra.Command {
 files, directories and standard input) and converts every ResourceClaim and
 ResourceClaimTemplate of group resource.claimbridge.dev or resource.k8s.io to
 the requested version, keeping its group. Every other object is passed through
-unchanged and in order.
+unchanged and in order, but not a claim or template of a version that cannot
+be one (resource.k8s.io/v1alpha4, a version resource.claimbridge.dev does not
+serve) or of a misspelt kind (ResourceClaims): it is refused (exit 1). A later
+upstream version (v2) is passed through with a note.
+
+A field of a v1alpha1-v1alpha3 spec or status that the object's version does
+not have (a 1.31 body labelled v1alpha2, a misspelt field) is kept only in the
+restore annotation, so the converted object does not ask for it: a warning
+says so.
 
 What the target version cannot hold is kept in claimbridge.dev/restore-*
 annotations, so that converting back gives the original exactly.
@@ -184,14 +192,16 @@ func kindHint(obj map[string]interface{}, kind string) string {
 }
 
 // unknownFieldWarnings warns of the fields of the spec and status of doc's
-// claims and templates that their own version does not have. Conversion
+// claims and templates of v1alpha1-v1alpha3 that their own version does not
+// have. Conversion
 // keeps such a field only in the restore annotation of that version, so the
 // converted object does not ask for it: a 1.31 body labelled v1alpha2, or a
 // misspelt resourceClassName, converts into a claim without requests
 // (migrate refuses such input; convert, lossless, says so).
 func unknownFieldWarnings(doc manifest.Document, to string) ([]conversion.Warning, error) {
 	group, from, kind, _ := conversion.Identify(doc.Object)
-	if from == to {
+	if from == to || !slices.Contains(api.ServedVersions, from) {
+		// Between GA versions such fields are carried as they are.
 		return nil, nil
 	}
 	objects, prefix := []map[string]interface{}{doc.Object}, func(int) string { return "" }

@@ -392,3 +392,25 @@ spec: {resourceClassName: gpu}
 		}
 	}
 }
+
+// TestMistakenOldObjectIsANote: validate --old does not validate its old
+// objects, so a mistaken one among them is noted on standard error and the
+// valid update still exits 0 (found by a review).
+func TestMistakenOldObjectIsANote(t *testing.T) {
+	stored := strings.Replace(validClaimYAML, "namespace: ns", "namespace: ns\n  resourceVersion: \"1\"", 1)
+	old := writeValidateFile(t, "old.yaml", stored+"---\napiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClaims\nmetadata: {name: x, namespace: ns}\n")
+	code, out, errOut := runValidate(t, stored, "-f", "-", "--old", old)
+	if code != ExitOK || out != "" || !strings.Contains(errOut, "old ResourceClaims ns/x: not checked") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want 0, nothing, a note", code, out, errOut)
+	}
+}
+
+// TestConvertCarriesUnknownGAFields: between GA versions an unknown field is
+// carried as it is, so no warning says it is kept only in an annotation.
+func TestConvertCarriesUnknownGAFields(t *testing.T) {
+	in := "apiVersion: resource.k8s.io/v1beta1\nkind: ResourceClaim\nmetadata: {name: a, namespace: ns}\nspec: {extra: 2}\n"
+	code, out, stderr := run(t, in, "convert", "--to", "v1", "-f", "-")
+	if code != ExitOK || strings.Contains(stderr, "unknown field") || !strings.Contains(out, "extra: 2") {
+		t.Errorf("exit %d, stderr %q, stdout:\n%s", code, stderr, out)
+	}
+}

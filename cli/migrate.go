@@ -98,7 +98,9 @@ a Job's ...) is left out, with a note: the new cluster's controller creates it
 again from the migrated workload (kept with --keep-owner-references). So are
 resource.k8s.io ResourceSlices and PodSchedulingContexts, which the new
 cluster's drivers and scheduler create for themselves. Other objects are
-passed through unchanged.
+passed through unchanged, but not a claim or template of a version that cannot
+be one (resource.k8s.io/v1alpha4, a version resource.claimbridge.dev does not
+serve) or of a misspelt kind (ResourceClaims): it is refused (exit 1).
 
 One file or stream may hold up to 64 MiB; a larger export is read from a
 directory of files (-f DIR), e.g. one kubectl get per namespace or per kind:

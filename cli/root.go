@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -85,5 +86,5 @@ func filesOnlyByFlag(cmd *cobra.Command, args []string) error {
 	if len(args) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%s takes no arguments: give the input with -f (-f %s)", cmd.Name(), args[0])
+	return fmt.Errorf("%s takes no arguments: give the input with -f (-f %s)", cmd.Name(), strings.Join(args, " -f "))
 }

@@ -33,8 +33,11 @@ typed lists, files, directories and standard input) and checks every
 ResourceClaim and ResourceClaimTemplate of group resource.claimbridge.dev or
 resource.k8s.io (v1alpha1, v1alpha2, v1alpha3) with the rules of the
 Kubernetes release that served that version, after the upstream defaults.
-Other objects are skipped. An object without metadata.namespace is checked
-as if in namespace "default" (kubectl takes it from its context).
+Other objects are skipped, but a claim or template of a version that cannot
+be one (resource.k8s.io/v1alpha4, a version resource.claimbridge.dev does not
+serve) or of a misspelt kind (ResourceClaims) is reported as not checked
+(exit 1). An object without metadata.namespace is checked as if in namespace
+"default" (kubectl takes it from its context).
 
 Claims and templates of resource.k8s.io v1beta1, v1beta2 and v1 (what
 claimbridge convert produces for Kubernetes 1.32+) get a partial check:
@@ -111,9 +114,9 @@ func (o *validateOptions) run(s streams) error {
 		if err != nil {
 			return withCode(ExitBadInput, err)
 		}
-		var oldMistaken bool
-		olds, oldMistaken = supported(oldDocs, s.out, s.err, "old ")
-		mistaken = mistaken || oldMistaken
+		// Old objects are not validated: a mistaken one is only noted (an
+		// update it was meant for finds no old object and says so).
+		olds, _ = supported(oldDocs, s.err, s.err, "old ")
 	}
 
 	oldByIdentity := indexOld(olds)

@@ -151,7 +151,7 @@ func expand(src string) ([]string, error) {
 	if src == Stdin {
 		return []string{src}, nil
 	}
-	if strings.HasPrefix(src, "http://") || strings.HasPrefix(src, "https://") {
+	if lower := strings.ToLower(src); strings.HasPrefix(lower, "http://") || strings.HasPrefix(lower, "https://") {
 		return nil, errors.New("URLs are not read: download the file first (curl -fsSL URL | claimbridge ... -f -)")
 	}
 	st, err := os.Stat(src)

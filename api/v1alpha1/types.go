@@ -131,7 +131,6 @@ type AllocationResult struct {
 	// increased in the future, but not reduced.
 	//
 	// +kubebuilder:validation:MaxLength=16384
-	// +kubebuilder:validation:XValidation:rule="bytes(self).size() <= 16384",message="must have at most 16384 bytes"
 	// +optional
 	ResourceHandle string `json:"resourceHandle,omitempty"`
 

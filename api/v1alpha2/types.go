@@ -180,7 +180,6 @@ type ResourceHandle struct {
 	// The maximum size of this field is 16KiB. This may get increased in the
 	// future, but not reduced.
 	// +kubebuilder:validation:MaxLength=16384
-	// +kubebuilder:validation:XValidation:rule="bytes(self).size() <= 16384",message="must have at most 16384 bytes"
 	// +optional
 	Data string `json:"data,omitempty"`
 

@@ -148,7 +148,7 @@ func objectMetaProperties() map[string]apiextensionsv1.JSONSchemaProps {
 // templateOnlyLabelsAndAnnotations is said of every field but labels and
 // annotations (upstream's ValidateTemplateObjectMeta; the webhook's
 // common.ValidateTemplateObjectMeta).
-const templateOnlyLabelsAndAnnotations = "Must not be set in a template, whose metadata may hold only labels and annotations " +
+const templateOnlyLabelsAndAnnotations = "A template may not set it: its metadata holds only labels and annotations " +
 	"(Forbidden: cannot be set, as in Kubernetes 1.26–1.31)."
 
 // firstSentence is doc up to its first full stop that ends a sentence.
