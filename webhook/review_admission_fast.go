@@ -23,7 +23,7 @@ import (
 // RawExtension.Object for the objects, the re-encoded JSON for options)
 // instead of the raw bytes. Nesting deeper than maxDepth is refused.
 func decodeCanonicalAdmissionReview(body []byte, maxDepth int) (review admissionv1.AdmissionReview, ok bool) {
-	v, err := jsontree.UnmarshalOwned(body, maxDepth)
+	v, err := jsontree.UnmarshalOwnedUniqueKeys(body, maxDepth)
 	if err != nil {
 		return review, false
 	}

@@ -164,6 +164,15 @@ func compareAdmissionDecodings(t *testing.T, body []byte, review admissionv1.Adm
 func FuzzDecodeCanonicalAdmissionReview(f *testing.F) {
 	f.Add(admissionReview("admission.k8s.io/v1", claimRequest(&testing.T{}, admissionv1.Update, "v1alpha2", "status")))
 	f.Add([]byte(`{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","request":{"uid":"u","userInfo":{"extra":{"a":["b"]}},"object":{}}}`))
+	// Short reviews with every member the apiserver writes, so that the
+	// mutator works on texts whose members it can copy and repeat.
+	const h = `{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","request":`
+	for _, r := range []string{
+		`{"uid":"u","kind":{"group":"g","version":"v","kind":"K"},"resource":{"group":"g","version":"v","resource":"r"},"subResource":"","requestKind":{"group":"g"},"requestResource":{"resource":"r"},"requestSubResource":"s","name":"n","namespace":"ns","operation":"UPDATE","userInfo":{"username":"a","uid":"b","groups":["g"],"extra":{"k":["v"]}},"object":{"a":1},"oldObject":{"b":2},"dryRun":true,"options":{"o":1}}`,
+		`{"uid":"u","userInfo":{"username":"a"},"object":null}`,
+	} {
+		f.Add([]byte(h + r + `}`))
+	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		if review, ok := decodeCanonicalAdmissionReview(body, 64); ok {
 			compareAdmissionDecodings(t, body, review)

@@ -38,9 +38,19 @@ func UnmarshalString(text string, maxDepth int) (interface{}, error) {
 // substrings of text), taking small maps from rc (which may be nil); data
 // is only read.
 func unmarshal(data []byte, text string, maxDepth int, rc *Recycler) (interface{}, error) {
+	return unmarshalOpt(data, text, maxDepth, rc, false)
+}
+
+// UnmarshalOwnedUniqueKeys is UnmarshalOwned that also fails on an object
+// with a repeated key (where encoding/json, decoding into structs, merges).
+func UnmarshalOwnedUniqueKeys(data []byte, maxDepth int) (interface{}, error) {
+	return unmarshalOpt(data, unsafe.String(unsafe.SliceData(data), len(data)), maxDepth, nil, true)
+}
+
+func unmarshalOpt(data []byte, text string, maxDepth int, rc *Recycler, uniqueKeys bool) (interface{}, error) {
 	sc := scratchPool.Get().(*scratch)
 	defer sc.put()
-	d := decoder{data: data, text: text, maxDepth: maxDepth, elems: sc.elems[:0], members: sc.members[:0], rc: rc}
+	d := decoder{data: data, text: text, maxDepth: maxDepth, elems: sc.elems[:0], members: sc.members[:0], rc: rc, uniqueKeys: uniqueKeys}
 	defer func() { // after an error, the stacks still hold values
 		clear(d.elems)
 		clear(d.members)
@@ -82,6 +92,8 @@ type decoder struct {
 	recent [1 << recentBits]interface{}
 	// rc, if not nil, gives the maps of up to eight members.
 	rc *Recycler
+	// uniqueKeys fails objects with a repeated key.
+	uniqueKeys bool
 }
 
 // scratch is a decoder's stacks, reused across calls.
@@ -194,8 +206,12 @@ func (d *decoder) object(depth int) (interface{}, error) {
 			for _, e := range ms { // in order: a repeated key keeps its last value
 				m[e.key] = e.value
 			}
+			dup := d.uniqueKeys && len(m) != len(ms)
 			clear(ms)
 			d.members = d.members[:mark]
+			if dup {
+				return nil, errSyntax
+			}
 			return m, nil
 		default:
 			return nil, errSyntax

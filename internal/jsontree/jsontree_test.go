@@ -140,3 +140,19 @@ func FuzzMatchesEncodingJSON(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) { check(t, data) })
 }
+
+// TestUnmarshalOwnedUniqueKeys: an object with a repeated key, at any depth,
+// is refused; without one the tree is UnmarshalOwned's.
+func TestUnmarshalOwnedUniqueKeys(t *testing.T) {
+	for _, text := range []string{`{"a":1,"a":2}`, `{"a":{"b":1,"b":1}}`, `[{"x":1},{"y":1,"y":2}]`} {
+		if _, err := UnmarshalOwnedUniqueKeys([]byte(text), 64); err == nil {
+			t.Errorf("%s: accepted", text)
+		}
+	}
+	text := `{"a":[{"b":1},{"b":2}],"c":{"d":null}}`
+	got, err := UnmarshalOwnedUniqueKeys([]byte(text), 64)
+	want, _ := UnmarshalOwned([]byte(text), 64)
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("%s: %v, %v; want %v", text, got, err, want)
+	}
+}

@@ -1,0 +1,69 @@
+package conversion_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/claimbridge/claimbridge/conversion"
+)
+
+// FuzzConvertCycle: A→B→C→A gives A back (intermediate objects carry
+// restore annotations), Convert leaves its input alone, and ConvertShared
+// equals Convert; List kinds are included.
+func FuzzConvertCycle(f *testing.F) {
+	for vi, version := range conversion.ChainVersions {
+		filler := newFiller(int64(7000 + vi))
+		for i := 0; i < 4; i++ {
+			f.Add([]byte(mustJSON(randomObject(f, filler, version, i == 3))), uint8(i+vi), uint8(2*i+vi+1))
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte, b, c uint8) {
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.UseNumber()
+		var obj map[string]interface{}
+		if err := dec.Decode(&obj); err != nil || obj == nil {
+			return
+		}
+		group, from, _, err := conversion.Identify(obj)
+		if err != nil || hasRestoreAnnotation(obj) {
+			return
+		}
+		n := len(conversion.ChainVersions)
+		path := []string{from, conversion.ChainVersions[int(b)%n], conversion.ChainVersions[int(c)%n], from}
+		cur := obj
+		for hop := 1; hop < len(path); hop++ {
+			if group == conversion.Group && isGA(path[hop]) {
+				return
+			}
+			before := mustJSON(cur)
+			next, err := conversion.Convert(cur, path[hop])
+			if err != nil {
+				if hop > 1 {
+					t.Fatalf("%v hop %d: %v\n%s", path, hop, err, before)
+				}
+				return
+			}
+			if after := mustJSON(cur); after != before {
+				t.Fatalf("%v hop %d: Convert modified its input\nbefore %s\nafter  %s", path, hop, before, after)
+			}
+			shared, err := conversion.ConvertShared(cur, path[hop])
+			if err != nil {
+				t.Fatalf("ConvertShared fails where Convert does not: %v", err)
+			}
+			if diff := cmp.Diff(next, shared, treeComparer); diff != "" {
+				t.Fatalf("%v hop %d: ConvertShared differs from Convert:\n%s", path, hop, diff)
+			}
+			if after := mustJSON(cur); after != before {
+				t.Fatalf("%v hop %d: ConvertShared modified its input", path, hop)
+			}
+			cur = next
+		}
+		if diff := cmp.Diff(obj, cur, treeComparer); diff != "" {
+			t.Fatalf("%v did not give the object back (-want +got):\n%s\ninput %s", path, diff, strings.TrimSpace(string(data)))
+		}
+	})
+}
