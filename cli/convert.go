@@ -200,9 +200,16 @@ func kindHint(obj map[string]interface{}, kind string) string {
 // (migrate refuses such input; convert, lossless, says so).
 func unknownFieldWarnings(doc manifest.Document, to string) ([]conversion.Warning, error) {
 	group, from, kind, _ := conversion.Identify(doc.Object)
-	if from == to || !slices.Contains(api.ServedVersions, from) {
+	alpha := func(v string) bool { return slices.Contains(api.ServedVersions, v) }
+	if from == to || !alpha(from) && !alpha(to) {
 		// Between GA versions such fields are carried as they are.
 		return nil, nil
+	}
+	// From a GA version they are carried to v1beta1, whose step to
+	// v1alpha3 keeps them.
+	kept := from
+	if !alpha(from) {
+		kept = conversion.V1beta1
 	}
 	objects, prefix := []map[string]interface{}{doc.Object}, func(int) string { return "" }
 	if strings.HasSuffix(kind, "List") {
@@ -224,7 +231,7 @@ func unknownFieldWarnings(doc manifest.Document, to string) ([]conversion.Warnin
 				Kind: strings.TrimSuffix(kind, "List"), Object: api.Ref(obj),
 				From: from, To: to, Path: prefix(i) + p,
 				Message: fmt.Sprintf("unknown field in %s/%s: kept only in the %s annotation, so the converted object does not carry it%s",
-					group, from, conversion.RestoreAnnotation(from), migrate.ShapeHint(paths)),
+					group, from, conversion.RestoreAnnotation(kept), migrate.ShapeHint(paths)),
 			})
 		}
 	}

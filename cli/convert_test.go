@@ -406,11 +406,18 @@ func TestMistakenOldObjectIsANote(t *testing.T) {
 }
 
 // TestConvertCarriesUnknownGAFields: between GA versions an unknown field is
-// carried as it is, so no warning says it is kept only in an annotation.
+// carried as it is, so no warning says it is kept only in an annotation;
+// from a GA version to an alpha one it is kept in v1beta1's restore
+// annotation, and the warning names that one.
 func TestConvertCarriesUnknownGAFields(t *testing.T) {
-	in := "apiVersion: resource.k8s.io/v1beta1\nkind: ResourceClaim\nmetadata: {name: a, namespace: ns}\nspec: {extra: 2}\n"
-	code, out, stderr := run(t, in, "convert", "--to", "v1", "-f", "-")
+	in := "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: a, namespace: ns}\nspec: {extra: 2}\n"
+	code, out, stderr := run(t, in, "convert", "--to", "v1beta1", "-f", "-")
 	if code != ExitOK || strings.Contains(stderr, "unknown field") || !strings.Contains(out, "extra: 2") {
-		t.Errorf("exit %d, stderr %q, stdout:\n%s", code, stderr, out)
+		t.Errorf("to v1beta1: exit %d, stderr %q, stdout:\n%s", code, stderr, out)
+	}
+	code, out, stderr = run(t, in, "convert", "--to", "v1alpha3", "-f", "-")
+	want := "<stdin>: document 1 (line 1): warning: ResourceClaim ns/a: spec.extra: unknown field in resource.k8s.io/v1: kept only in the claimbridge.dev/restore-v1beta1 annotation, so the converted object does not carry it (v1→v1alpha3)\n"
+	if code != ExitOK || stderr != want || !strings.Contains(out, "claimbridge.dev/restore-v1beta1") {
+		t.Errorf("to v1alpha3: exit %d, stderr %q (want %q), stdout:\n%s", code, stderr, want, out)
 	}
 }

@@ -133,7 +133,7 @@ func objectKey(obj []byte, desiredAPIVersion string) (sum [sha256.Size]byte, ok 
 func newCachedObject(in, out map[string]interface{}, data []byte) (e *cachedObject, prefix, suffix []byte) {
 	inMeta, ok1 := in["metadata"].(map[string]interface{})
 	outMeta, ok2 := out["metadata"].(map[string]interface{})
-	if !ok1 || !ok2 || !equalExcept(inMeta, outMeta, true) {
+	if !ok1 || !ok2 || bareMetadata(inMeta) || !equalExcept(inMeta, outMeta, true) {
 		return nil, nil, nil
 	}
 	start, end, ok := uniqueMember(data, 0, len(data), "metadata")
@@ -161,6 +161,17 @@ func newCachedObject(in, out map[string]interface{}, data []byte) (e *cachedObje
 	return e, prefix, suffix
 }
 
+// bareMetadata reports whether meta has no member but annotations. What
+// conversion makes of such metadata depends on members the key leaves out
+// (a restore annotation's "created": the metadata is removed once the
+// annotations are gone, and created again by the next step's), so objects
+// with it are neither answered from the cache nor stored in it; no
+// apiserver object has metadata this bare.
+func bareMetadata(meta map[string]interface{}) bool {
+	_, ann := meta["annotations"]
+	return len(meta) == 0 || len(meta) == 1 && ann
+}
+
 // size approximates the memory of the entry: its blocks and annotations.
 func (e *cachedObject) size() int64 {
 	n := int64(cacheEntryOverhead + blocksFor(e.prefixLen+e.suffixLen)*(cacheBlockSize+cacheBlockIndexSize))
@@ -182,10 +193,7 @@ func (e *cachedObject) appendTo(buf []byte, meta map[string]interface{}, a *bloc
 	if !conversionAcceptsMetadata(meta) {
 		return buf, false
 	}
-	if _, ann := meta["annotations"]; len(meta) == 0 || len(meta) == 1 && ann {
-		// Conversion removes metadata that a restore annotation created
-		// once the annotations are gone, which depends on members the key
-		// leaves out: no apiserver object has metadata this bare.
+	if bareMetadata(meta) {
 		return buf, false
 	}
 	m := make(map[string]interface{}, len(meta)+1)

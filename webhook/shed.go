@@ -301,10 +301,12 @@ type reviewHead struct {
 
 // scan reads apiVersion, kind and request.uid of a review body without
 // decoding the rest (the objects are skipped, not parsed: shedding stays
-// cheap under overload). Like encoding/json, a repeated key counts with its
-// last value; a key written with escapes is not recognised. It reports
-// false when body is not one JSON object the scanner can follow or one of
-// the three is present but not a string.
+// cheap under overload). As encoding/json decodes into the review's
+// structs, keys match without regard to case, a repeated key counts with
+// its last value, and a repeated request object adds to the one before (a
+// null request ends it); a key written with escapes is not recognised. It
+// reports false when body is not one JSON object the scanner can follow or
+// one of the three is present but not a string.
 func (h *reviewHead) scan(body []byte) bool {
 	ok := true
 	str := func(span []byte, into *string) {
@@ -313,18 +315,18 @@ func (h *reviewHead) scan(body []byte) bool {
 		}
 	}
 	end := jsontree.ScanObject(body, 0, func(key []byte, start, end int) {
-		switch string(key) {
-		case "apiVersion":
+		switch {
+		case bytes.EqualFold(key, []byte("apiVersion")):
 			str(body[start:end], &h.apiVersion)
-		case "kind":
+		case bytes.EqualFold(key, []byte("kind")):
 			str(body[start:end], &h.kind)
-		case "request":
-			h.uid = ""
+		case bytes.EqualFold(key, []byte("request")):
 			if body[start] == 'n' { // null
+				h.uid = ""
 				return
 			}
 			if jsontree.ScanObject(body, start, func(key []byte, s, e int) {
-				if string(key) == "uid" {
+				if bytes.EqualFold(key, []byte("uid")) {
 					str(body[s:e], &h.uid)
 				}
 			}) < 0 {

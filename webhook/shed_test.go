@@ -272,7 +272,10 @@ func TestReviewHeadScan(t *testing.T) {
 	}{
 		{name: "a real review", body: full, want: reviewHead{apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", uid: "req-uid"}, ok: true},
 		{name: "whitespace", body: " {\n \"kind\" : \"K\" , \"request\" : { \"uid\" : \"u\\u0031\" } }\n", want: reviewHead{kind: "K", uid: "u1"}, ok: true},
-		{name: "last key wins", body: `{"kind":"A","kind":"B","request":{"uid":"1"},"request":{"x":{"uid":"2"}}}`, want: reviewHead{kind: "B"}, ok: true},
+		{name: "last key wins; a repeated request adds to the one before", body: `{"kind":"A","kind":"B","request":{"uid":"1"},"request":{"x":{"uid":"2"}}}`, want: reviewHead{kind: "B", uid: "1"}, ok: true},
+		{name: "a later uid in a repeated request", body: `{"request":{"uid":"1"},"request":{"uid":"2"}}`, want: reviewHead{uid: "2"}, ok: true},
+		{name: "a null request ends the one before", body: `{"request":{"uid":"1"},"request":null}`, want: reviewHead{}, ok: true},
+		{name: "keys without regard to case", body: `{"APIVERSION":"v","Kind":"K","Request":{"UID":"u"}}`, want: reviewHead{apiVersion: "v", kind: "K", uid: "u"}, ok: true},
 		{name: "nested uid is not the request's", body: `{"request":{"object":{"metadata":{"uid":"o"}},"uid":"r"}}`, want: reviewHead{uid: "r"}, ok: true},
 		{name: "null request", body: `{"kind":"K","request":null}`, want: reviewHead{kind: "K"}, ok: true},
 		{name: "uid not a string", body: `{"request":{"uid":7}}`},
@@ -288,6 +291,21 @@ func TestReviewHeadScan(t *testing.T) {
 			ok := got.scan([]byte(tc.body))
 			if ok != tc.ok || (ok && got != tc.want) {
 				t.Errorf("scan = %v %+v, want %v %+v", ok, got, tc.ok, tc.want)
+			}
+			if !ok {
+				return
+			}
+			// What the full decoding reads of the same body.
+			var review admissionv1.AdmissionReview
+			if err := json.Unmarshal([]byte(tc.body), &review); err != nil {
+				t.Fatalf("encoding/json: %v", err)
+			}
+			ref := reviewHead{apiVersion: review.APIVersion, kind: review.Kind}
+			if review.Request != nil {
+				ref.uid = string(review.Request.UID)
+			}
+			if got != ref {
+				t.Errorf("scan = %+v, encoding/json reads %+v", got, ref)
 			}
 		})
 	}
