@@ -1,8 +1,6 @@
 package conversion_test
 
 import (
-	"bytes"
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -23,16 +21,8 @@ func FuzzConvertCycle(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte, b, c uint8) {
-		dec := json.NewDecoder(bytes.NewReader(data))
-		dec.UseNumber()
-		var obj map[string]interface{}
-		if err := dec.Decode(&obj); err != nil || obj == nil {
-			return
-		}
-		group, from, kind, err := conversion.Identify(obj)
-		if err != nil || strings.HasSuffix(kind, "List") || hasRestoreAnnotation(obj) {
-			// As FuzzConvertRoundTrip: a list's items may carry restore
-			// annotations of their own, which are applied by design.
+		obj, group, from, ok := fuzzObject(data)
+		if !ok {
 			return
 		}
 		n := len(conversion.ChainVersions)

@@ -30,16 +30,8 @@ func FuzzConvertRoundTrip(f *testing.F) {
 	f.Add([]byte(`{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","status":{"allocation":{"devices":{"results":[1],"config":"x"}}}}`), uint8(1))
 	f.Add([]byte(`{"apiVersion":"resource.k8s.io/v1alpha1","kind":"ResourceClaimTemplate","spec":{"spec":[]}}`), uint8(2))
 	f.Fuzz(func(t *testing.T, data []byte, target uint8) {
-		dec := json.NewDecoder(bytes.NewReader(data))
-		dec.UseNumber()
-		var obj map[string]interface{}
-		if err := dec.Decode(&obj); err != nil || obj == nil {
-			return
-		}
-		group, from, kind, err := conversion.Identify(obj)
-		if err != nil || strings.HasSuffix(kind, "List") || hasRestoreAnnotation(obj) {
-			// Restore annotations are applied by design; an object that
-			// carries foreign ones is not expected back unchanged.
+		obj, group, from, ok := fuzzObject(data)
+		if !ok {
 			return
 		}
 		to := conversion.ChainVersions[int(target)%len(conversion.ChainVersions)]
@@ -68,6 +60,23 @@ func FuzzConvertRoundTrip(f *testing.F) {
 			t.Fatalf("%s→%s→%s changed the object (-want +got):\n%s", from, to, from, diff)
 		}
 	})
+}
+
+// fuzzObject decodes a fuzzer's input into a claim or template (not a
+// list) without restore annotations: those are applied by design, so an
+// object that carries foreign ones, itself or in a list's items, is not
+// expected back unchanged.
+func fuzzObject(data []byte) (obj map[string]interface{}, group, from string, ok bool) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&obj); err != nil || obj == nil {
+		return nil, "", "", false
+	}
+	group, from, kind, err := conversion.Identify(obj)
+	if err != nil || strings.HasSuffix(kind, "List") || hasRestoreAnnotation(obj) {
+		return nil, "", "", false
+	}
+	return obj, group, from, true
 }
 
 func hasRestoreAnnotation(obj map[string]interface{}) bool {
