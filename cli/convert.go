@@ -257,7 +257,7 @@ func encodeObjects(objects []map[string]interface{}, positions []string, format 
 		if err := enc.Encode(v); err != nil {
 			return nil, err
 		}
-		return buf.Bytes(), nil
+		return escapeJSONControls(buf.Bytes()), nil
 	}
 	for i, obj := range objects {
 		data, err := yaml.Marshal(obj)

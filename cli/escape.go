@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"io"
 	"strconv"
 	"unicode/utf8"
@@ -19,7 +20,7 @@ func (e controlEscaper) Write(p []byte) (int, error) {
 	clean := true
 	for i := 0; i < len(p); {
 		r, size := utf8.DecodeRune(p[i:])
-		if isControl(r) {
+		if isControl(r) || r == utf8.RuneError && size == 1 {
 			clean = false
 			break
 		}
@@ -31,10 +32,15 @@ func (e controlEscaper) Write(p []byte) (int, error) {
 	out := make([]byte, 0, len(p)+16)
 	for i := 0; i < len(p); {
 		r, size := utf8.DecodeRune(p[i:])
-		if isControl(r) {
+		switch {
+		case r == utf8.RuneError && size == 1:
+			// A byte that is no UTF-8 (a lone 0x9b is CSI to a terminal
+			// that reads Latin-1).
+			out = append(out, fmt.Sprintf(`\x%02x`, p[i])...)
+		case isControl(r):
 			q := strconv.QuoteRune(r)
 			out = append(out, q[1:len(q)-1]...)
-		} else {
+		default:
 			out = append(out, p[i:i+size]...)
 		}
 		i += size
@@ -45,8 +51,39 @@ func (e controlEscaper) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// isControl: C0 but newline and tab, DEL, and C1 (in UTF-8; a lone byte
-// 0x80-0x9f is no character and is written as it is).
+// escapeJSONControls escapes DEL and the C1 controls (U+007F-U+009F) in
+// encoding/json's output as \u00XX: it escapes C0 controls itself but writes
+// these raw, and a terminal acts on them (C1's CSI as ESC [). They occur only
+// inside strings, where the escape means the same character, so the output
+// stays the same JSON.
+func escapeJSONControls(data []byte) []byte {
+	i := 0
+	for i < len(data) {
+		r, size := utf8.DecodeRune(data[i:])
+		if r >= 0x7f && r <= 0x9f {
+			break
+		}
+		i += size
+	}
+	if i == len(data) {
+		return data
+	}
+	out := make([]byte, 0, len(data)+16)
+	out = append(out, data[:i]...)
+	for i < len(data) {
+		r, size := utf8.DecodeRune(data[i:])
+		if r >= 0x7f && r <= 0x9f {
+			out = append(out, fmt.Sprintf(`\u%04x`, r)...)
+		} else {
+			out = append(out, data[i:i+size]...)
+		}
+		i += size
+	}
+	return out
+}
+
+// isControl: C0 but newline and tab, DEL, and C1 (in UTF-8; a byte that is
+// no UTF-8 is escaped by controlEscaper apart).
 func isControl(r rune) bool {
 	return (r < 0x20 && r != '\n' && r != '\t') || (r >= 0x7f && r <= 0x9f)
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -49,5 +50,42 @@ func TestValidateReportEscapesControlCharacters(t *testing.T) {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %s:\n%s", want, stdout)
 		}
+	}
+}
+
+// TestJSONOutputEscapesC1Controls: encoding/json writes DEL and the C1
+// controls raw; -o json escapes them (\u009b), which is the same JSON, so
+// that converted output cannot drive the terminal (found by a security
+// review: an annotation with CSI and OSC reached stdout raw).
+func TestJSONOutputEscapesC1Controls(t *testing.T) {
+	value := "\u009d0;PWNED\u009c \u009b2J \u007f é"
+	in := `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"a","namespace":"ns","annotations":{"x":"` +
+		"\\u009d0;PWNED\\u009c \\u009b2J \\u007f é" + `"}},"spec":{"resourceClassName":"c"}}`
+	for _, cmd := range []string{"convert", "migrate"} {
+		code, out, stderr := run(t, in, cmd, "--to", "v1alpha3", "-o", "json", "-f", "-")
+		if code != ExitOK {
+			t.Fatalf("%s: exit %d: %s", cmd, code, stderr)
+		}
+		if strings.ContainsAny(out, "\u007f\u009b\u009c\u009d") || !strings.Contains(out, `\u009b2J`) {
+			t.Errorf("%s: stdout carries raw C1 controls or lacks the escape:\n%q", cmd, out)
+		}
+		var obj struct {
+			Metadata struct{ Annotations map[string]string }
+		}
+		if err := json.Unmarshal([]byte(out), &obj); err != nil || obj.Metadata.Annotations["x"] != value {
+			t.Errorf("%s: the annotation reads back as %q (%v), want %q", cmd, obj.Metadata.Annotations["x"], err, value)
+		}
+	}
+}
+
+// TestStderrEscapesBytesThatAreNoUTF8: a lone byte such as 0x9b (CSI to a
+// terminal that reads Latin-1) is written as \x9b.
+func TestStderrEscapesBytesThatAreNoUTF8(t *testing.T) {
+	var b strings.Builder
+	if _, err := (controlEscaper{&b}).Write([]byte("a\x9bb é\n")); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := b.String(), "a\\x9bb é\n"; got != want {
+		t.Errorf("%q, want %q", got, want)
 	}
 }

@@ -169,9 +169,17 @@ func expand(src string) ([]string, error) {
 	for _, e := range entries {
 		switch strings.ToLower(filepath.Ext(e.Name())) {
 		case ".yaml", ".yml", ".json":
-			if !e.IsDir() {
-				files = append(files, filepath.Join(src, e.Name()))
+			if e.IsDir() {
+				continue
 			}
+			path := filepath.Join(src, e.Name())
+			// A FIFO or device named like a manifest would block the read
+			// or never end: refused, named (a symlink counts as what it
+			// points to, as kubectl reads it).
+			if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+				return nil, fmt.Errorf("%s: not a regular file (%s)", path, st.Mode().Type())
+			}
+			files = append(files, path)
 		}
 	}
 	if len(files) == 0 {

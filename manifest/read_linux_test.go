@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -34,5 +36,19 @@ func TestReadAllRefusesAPipeReadTwice(t *testing.T) {
 	docs, err := ReadAll([]string{file, file}, nil)
 	if err != nil || len(docs) != 2 {
 		t.Fatalf("a regular file twice: %d documents, error %v; want 2, none", len(docs), err)
+	}
+}
+
+// TestReadAllRefusesAFIFOInADirectory: a FIFO named like a manifest in a
+// directory would block the read forever; it is refused, named (found by
+// a security review).
+func TestReadAllRefusesAFIFOInADirectory(t *testing.T) {
+	dir := t.TempDir()
+	if err := syscall.Mkfifo(dir+"/a.yaml", 0o600); err != nil {
+		t.Fatalf("mkfifo: %v", err)
+	}
+	_, err := ReadAll([]string{dir}, nil)
+	if err == nil || !strings.Contains(err.Error(), dir+"/a.yaml: not a regular file") {
+		t.Fatalf("error %v, want the FIFO named", err)
 	}
 }
