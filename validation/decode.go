@@ -3,6 +3,8 @@ package validation
 import (
 	"errors"
 	"fmt"
+	"reflect"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	sigsjson "sigs.k8s.io/json"
@@ -22,7 +24,7 @@ func decode(obj map[string]interface{}, into interface{}, strict bool) (field.Er
 		return nil, err
 	}
 	errs, err := decodeData(data, into, strict)
-	return errs, decodeError(obj, err)
+	return errs, decodeError(obj, into, err)
 }
 
 // decodeError says where obj, which failed to decode with err, is
@@ -30,7 +32,7 @@ func decode(obj map[string]interface{}, into interface{}, strict bool) (field.Er
 // conversion names them (spec.devices.requests[1].count must be a number,
 // not a string), rather than encoding/json's Go field and type names
 // without indices. err itself when the shape check finds nothing.
-func decodeError(obj map[string]interface{}, err error) error {
+func decodeError(obj map[string]interface{}, into interface{}, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -38,7 +40,20 @@ func decodeError(obj map[string]interface{}, err error) error {
 	if shapeErr := conversion.CheckShape(obj); errors.As(shapeErr, &malformed) {
 		return fmt.Errorf("decoding object: %s", malformed.Field())
 	}
+	// What the shape check does not know (metadata, types conversion does
+	// not look into), named by the Go type decoded into.
+	if at, want, got, found := typeMismatch(obj, reflect.TypeOf(into), ""); found {
+		return fmt.Errorf("decoding object: %s must be %s %s, not %s %s", at, article(want), want, article(got), got)
+	}
 	return err
+}
+
+// article is "an" before a vowel, "a" otherwise.
+func article(word string) string {
+	if word != "" && strings.ContainsRune("aeiou", rune(word[0])) {
+		return "an"
+	}
+	return "a"
 }
 
 // encodeTree is json.Marshal of a JSON tree (jsontree.Marshal gives the same

@@ -135,7 +135,7 @@ func runKind[C, T, O any](s shape[C, T], newObj, oldObj map[string]interface{}, 
 	}
 	unknown, err := decodeData(data, &obj, true)
 	if err != nil {
-		return checks{}, decodeError(newObj, err)
+		return checks{}, decodeError(newObj, &obj, err)
 	}
 	var old O
 	oldDone := false
@@ -282,7 +282,7 @@ func decodeStatusOld[O any](decoded *O, newObj, oldObj map[string]interface{}, o
 		reduced["metadata"] = map[string]interface{}{"managedFields": mf}
 	}
 	if _, err := decode(reduced, old, false); err != nil {
-		return false, decodeError(oldObj, err) // named as the full decode names it
+		return false, decodeError(oldObj, old, err) // named as the full decode names it
 	}
 	if sameAllocation {
 		from := reflect.ValueOf(decoded).Elem().FieldByName("Status").FieldByName("Allocation")

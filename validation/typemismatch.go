@@ -1,0 +1,174 @@
+package validation
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+// typeMismatch finds where the JSON tree v does not fit the Go type t as a
+// JSON decoder reads it (sigs.k8s.io/json, case-sensitive): the first
+// field, in the order of t's fields and then of list indices, whose value
+// has a JSON type t cannot hold there. It names what the conversion shape
+// check (conversion.CheckShape) does not know: metadata, and fields of
+// types conversion does not look into. A null fits everything.
+func typeMismatch(v interface{}, t reflect.Type, path string) (at, want, got string, found bool) {
+	if v == nil {
+		return "", "", "", false
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if want, known := unmarshalerJSON(t); known {
+		if want == "" || fitsAny(v, strings.Split(want, " or ")...) {
+			return "", "", "", false
+		}
+		return path, want, jsonTypeOf(v), true
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		m, ok := v.(map[string]interface{})
+		if !ok {
+			return path, "object", jsonTypeOf(v), true
+		}
+		return structMismatch(m, t, path)
+	case reflect.Map:
+		m, ok := v.(map[string]interface{})
+		if !ok {
+			return path, "object", jsonTypeOf(v), true
+		}
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			if at, want, got, found := typeMismatch(m[k], t.Elem(), path+"["+k+"]"); found {
+				return at, want, got, true
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		if t.Elem().Kind() == reflect.Uint8 { // []byte: base64 in a string
+			return scalar(v, path, "string")
+		}
+		l, ok := v.([]interface{})
+		if !ok {
+			return path, "array", jsonTypeOf(v), true
+		}
+		for i, e := range l {
+			if at, want, got, found := typeMismatch(e, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); found {
+				return at, want, got, true
+			}
+		}
+	case reflect.String:
+		return scalar(v, path, "string")
+	case reflect.Bool:
+		return scalar(v, path, "boolean")
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		return scalar(v, path, "number")
+	}
+	return "", "", "", false
+}
+
+func structMismatch(m map[string]interface{}, t reflect.Type, path string) (at, want, got string, found bool) {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, inline := jsonName(f)
+		if inline {
+			if at, want, got, found := structMismatch(m, f.Type, path); found {
+				return at, want, got, true
+			}
+			continue
+		}
+		if name == "" || !f.IsExported() {
+			continue
+		}
+		if v, ok := m[name]; ok {
+			if at, want, got, found := typeMismatch(v, f.Type, join(path, name)); found {
+				return at, want, got, true
+			}
+		}
+	}
+	return "", "", "", false
+}
+
+// jsonName is f's JSON name, or inline for an embedded struct without one
+// (metav1.TypeMeta, ObjectMeta with `json:",inline"`).
+func jsonName(f reflect.StructField) (name string, inline bool) {
+	tag := f.Tag.Get("json")
+	if tag == "-" {
+		return "", false
+	}
+	name, opts, _ := strings.Cut(tag, ",")
+	if name == "" && (f.Anonymous || strings.Contains(opts, "inline")) && f.Type.Kind() == reflect.Struct {
+		return "", true
+	}
+	if name == "" {
+		name = f.Name
+	}
+	return name, false
+}
+
+// unmarshalerJSON names the JSON types a type with its own decoding takes
+// ("" for any), known is false for types decoded by their kind.
+func unmarshalerJSON(t reflect.Type) (want string, known bool) {
+	switch t {
+	case reflect.TypeOf(metav1.Time{}), reflect.TypeOf(metav1.MicroTime{}):
+		return "string", true
+	case reflect.TypeOf(resource.Quantity{}), reflect.TypeOf(intstr.IntOrString{}):
+		return "string or number", true
+	case reflect.TypeOf(runtime.RawExtension{}):
+		return "", true
+	}
+	if reflect.PointerTo(t).Implements(reflect.TypeOf((*json.Unmarshaler)(nil)).Elem()) {
+		return "", true
+	}
+	return "", false
+}
+
+func scalar(v interface{}, path, want string) (string, string, string, bool) {
+	if fitsAny(v, want) {
+		return "", "", "", false
+	}
+	return path, want, jsonTypeOf(v), true
+}
+
+func fitsAny(v interface{}, types ...string) bool {
+	got := jsonTypeOf(v)
+	for _, t := range types {
+		if got == t {
+			return true
+		}
+	}
+	return false
+}
+
+// jsonTypeOf names the JSON type of a tree value.
+func jsonTypeOf(v interface{}) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case map[string]interface{}:
+		return "object"
+	case []interface{}:
+		return "array"
+	case string:
+		return "string"
+	case bool:
+		return "boolean"
+	case json.Number, float64, float32, int, int64, int32, uint64:
+		return "number"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+func join(path, name string) string {
+	if path == "" {
+		return name
+	}
+	return path + "." + name
+}
