@@ -328,7 +328,16 @@ func fits(v interface{}, s *shape) bool {
 	return jsonType(v) == s.typ
 }
 
-// jsonType names the JSON type of a decoded value.
+// JSONType names the JSON type of a decoded value (object, array, string,
+// boolean, number; "null" for nil), or its Go type when it is none.
+func JSONType(v interface{}) string {
+	if v == nil {
+		return "null"
+	}
+	return jsonType(v)
+}
+
+// jsonType is JSONType.
 func jsonType(v interface{}) string {
 	switch v.(type) {
 	case map[string]interface{}:

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	sigsjson "sigs.k8s.io/json"
@@ -43,17 +42,9 @@ func decodeError(obj map[string]interface{}, into interface{}, err error) error 
 	// What the shape check does not know (metadata, types conversion does
 	// not look into), named by the Go type decoded into.
 	if at, want, got, found := typeMismatch(obj, reflect.TypeOf(into), ""); found {
-		return fmt.Errorf("decoding object: %s must be %s %s, not %s %s", at, article(want), want, article(got), got)
+		return fmt.Errorf("decoding object: %s", (&conversion.MalformedError{Path: at, Want: want, Got: got}).Field())
 	}
 	return err
-}
-
-// article is "an" before a vowel, "a" otherwise.
-func article(word string) string {
-	if word != "" && strings.ContainsRune("aeiou", rune(word[0])) {
-		return "an"
-	}
-	return "a"
 }
 
 // encodeTree is json.Marshal of a JSON tree (jsontree.Marshal gives the same

@@ -12,6 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/claimbridge/claimbridge/conversion"
 )
 
 // typeMismatch finds where the JSON tree v does not fit the Go type t as a
@@ -31,19 +33,19 @@ func typeMismatch(v interface{}, t reflect.Type, path string) (at, want, got str
 		if want == "" || fitsAny(v, strings.Split(want, " or ")...) {
 			return "", "", "", false
 		}
-		return path, want, jsonTypeOf(v), true
+		return path, want, conversion.JSONType(v), true
 	}
 	switch t.Kind() {
 	case reflect.Struct:
 		m, ok := v.(map[string]interface{})
 		if !ok {
-			return path, "object", jsonTypeOf(v), true
+			return path, "object", conversion.JSONType(v), true
 		}
 		return structMismatch(m, t, path)
 	case reflect.Map:
 		m, ok := v.(map[string]interface{})
 		if !ok {
-			return path, "object", jsonTypeOf(v), true
+			return path, "object", conversion.JSONType(v), true
 		}
 		for _, k := range slices.Sorted(maps.Keys(m)) {
 			if at, want, got, found := typeMismatch(m[k], t.Elem(), path+"["+k+"]"); found {
@@ -56,7 +58,7 @@ func typeMismatch(v interface{}, t reflect.Type, path string) (at, want, got str
 		}
 		l, ok := v.([]interface{})
 		if !ok {
-			return path, "array", jsonTypeOf(v), true
+			return path, "array", conversion.JSONType(v), true
 		}
 		for i, e := range l {
 			if at, want, got, found := typeMismatch(e, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); found {
@@ -134,36 +136,17 @@ func scalar(v interface{}, path, want string) (string, string, string, bool) {
 	if fitsAny(v, want) {
 		return "", "", "", false
 	}
-	return path, want, jsonTypeOf(v), true
+	return path, want, conversion.JSONType(v), true
 }
 
 func fitsAny(v interface{}, types ...string) bool {
-	got := jsonTypeOf(v)
+	got := conversion.JSONType(v)
 	for _, t := range types {
 		if got == t {
 			return true
 		}
 	}
 	return false
-}
-
-// jsonTypeOf names the JSON type of a tree value.
-func jsonTypeOf(v interface{}) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case map[string]interface{}:
-		return "object"
-	case []interface{}:
-		return "array"
-	case string:
-		return "string"
-	case bool:
-		return "boolean"
-	case json.Number, float64, float32, int, int64, int32, uint64:
-		return "number"
-	}
-	return fmt.Sprintf("%T", v)
 }
 
 func join(path, name string) string {
