@@ -157,7 +157,8 @@ func isVersion(v string) bool { return slices.Contains(conversion.ChainVersions,
 // through; objects of the claim groups that cannot be converted are passed
 // through with a note.
 func convertDocument(doc manifest.Document, to string, notes io.Writer) (map[string]interface{}, []conversion.Warning, error) {
-	if _, _, _, err := conversion.Identify(doc.Object); err != nil {
+	group, from, kind, err := conversion.Identify(doc.Object)
+	if err != nil {
 		if errors.Is(err, conversion.ErrNewerV1alpha3) {
 			return nil, nil, fmt.Errorf("%s: %w", doc.Position(), err)
 		}
@@ -176,7 +177,7 @@ func convertDocument(doc manifest.Document, to string, notes io.Writer) (map[str
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", doc.Position(), err)
 	}
-	unknown, err := unknownFieldWarnings(doc, to)
+	unknown, err := unknownFieldWarnings(doc, group, from, kind, to)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -192,14 +193,13 @@ func kindHint(obj map[string]interface{}, kind string) string {
 }
 
 // unknownFieldWarnings warns of the fields of the spec and status of doc's
-// claims and templates of v1alpha1-v1alpha3 that their own version does not
-// have. Conversion
-// keeps such a field only in the restore annotation of that version, so the
-// converted object does not ask for it: a 1.31 body labelled v1alpha2, or a
-// misspelt resourceClassName, converts into a claim without requests
-// (migrate refuses such input; convert, lossless, says so).
-func unknownFieldWarnings(doc manifest.Document, to string) ([]conversion.Warning, error) {
-	group, from, kind, _ := conversion.Identify(doc.Object)
+// claims and templates (of identity group, from, kind) that their own
+// version does not have, unless both versions are GA ones, whose steps carry
+// such fields. Conversion keeps such a field only in a restore annotation,
+// so the converted object does not ask for it: a 1.31 body labelled
+// v1alpha2, or a misspelt resourceClassName, converts into a claim without
+// requests (migrate refuses such input; convert, lossless, says so).
+func unknownFieldWarnings(doc manifest.Document, group, from, kind, to string) ([]conversion.Warning, error) {
 	alpha := func(v string) bool { return slices.Contains(api.ServedVersions, v) }
 	if from == to || !alpha(from) && !alpha(to) {
 		// Between GA versions such fields are carried as they are.

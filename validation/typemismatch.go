@@ -10,7 +10,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/claimbridge/claimbridge/conversion"
@@ -29,11 +28,11 @@ func typeMismatch(v interface{}, t reflect.Type, path string) (at, want, got str
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	if want, known := unmarshalerJSON(t); known {
-		if want == "" || fitsAny(v, strings.Split(want, " or ")...) {
+	if accepts, known := unmarshalerJSON(t); known {
+		if accepts == nil || slices.Contains(accepts, conversion.JSONType(v)) {
 			return "", "", "", false
 		}
-		return path, want, conversion.JSONType(v), true
+		return path, strings.Join(accepts, " or "), conversion.JSONType(v), true
 	}
 	switch t.Kind() {
 	case reflect.Struct:
@@ -115,38 +114,24 @@ func jsonName(f reflect.StructField) (name string, inline bool) {
 	return name, false
 }
 
-// unmarshalerJSON names the JSON types a type with its own decoding takes
-// ("" for any), known is false for types decoded by their kind.
-func unmarshalerJSON(t reflect.Type) (want string, known bool) {
+// unmarshalerJSON returns the JSON types a type with its own decoding
+// accepts (nil: any); known is false for types decoded by their kind.
+func unmarshalerJSON(t reflect.Type) (accepts []string, known bool) {
 	switch t {
 	case reflect.TypeOf(metav1.Time{}), reflect.TypeOf(metav1.MicroTime{}):
-		return "string", true
+		return []string{"string"}, true
 	case reflect.TypeOf(resource.Quantity{}), reflect.TypeOf(intstr.IntOrString{}):
-		return "string or number", true
-	case reflect.TypeOf(runtime.RawExtension{}):
-		return "", true
+		return []string{"string", "number"}, true
 	}
-	if reflect.PointerTo(t).Implements(reflect.TypeOf((*json.Unmarshaler)(nil)).Elem()) {
-		return "", true
-	}
-	return "", false
+	// Others (RawExtension, FieldsV1 ...) judge their own input.
+	return nil, reflect.PointerTo(t).Implements(reflect.TypeOf((*json.Unmarshaler)(nil)).Elem())
 }
 
 func scalar(v interface{}, path, want string) (string, string, string, bool) {
-	if fitsAny(v, want) {
-		return "", "", "", false
+	if got := conversion.JSONType(v); got != want {
+		return path, want, got, true
 	}
-	return path, want, conversion.JSONType(v), true
-}
-
-func fitsAny(v interface{}, types ...string) bool {
-	got := conversion.JSONType(v)
-	for _, t := range types {
-		if got == t {
-			return true
-		}
-	}
-	return false
+	return "", "", "", false
 }
 
 func join(path, name string) string {
