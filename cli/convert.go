@@ -162,11 +162,8 @@ func convertDocument(doc manifest.Document, to string, notes io.Writer) (map[str
 		if errors.Is(err, conversion.ErrNewerV1alpha3) {
 			return nil, nil, fmt.Errorf("%s: %w", doc.Position(), err)
 		}
-		if kind, ok := api.MistakenClaim(doc.Object); ok {
-			// A claim of a version not converted, or a misspelt kind, is
-			// not another kind of the group to pass through: the user asked
-			// for it to be converted.
-			return nil, nil, fmt.Errorf("%s: %s: not converted: %v%s", doc.Position(), api.Describe(doc.Object), err, kindHint(doc.Object, kind))
+		if err := mistakenClaimError(doc, err); err != nil {
+			return nil, nil, err
 		}
 		if _, group, _, _, _ := api.TypeOf(doc.Object); api.IsGroup(group) {
 			fmt.Fprintf(notes, "%s: passed through unchanged: %v\n", doc.Position(), err)
@@ -182,6 +179,19 @@ func convertDocument(doc manifest.Document, to string, notes io.Writer) (map[str
 		return nil, nil, err
 	}
 	return out, append(unknown, ws...), nil
+}
+
+// mistakenClaimError is the refusal of doc, which conversion.Identify
+// refused with err, when it is most likely a claim or template with a
+// mistake in its apiVersion or kind (api.MistakenClaim): not another kind
+// of the group to pass through, since the user asked for it to be
+// converted. It is nil for any other object.
+func mistakenClaimError(doc manifest.Document, err error) error {
+	kind, ok := api.MistakenClaim(doc.Object)
+	if !ok {
+		return nil
+	}
+	return fmt.Errorf("%s: %s: not converted: %v%s", doc.Position(), api.Describe(doc.Object), err, kindHint(doc.Object, kind))
 }
 
 // kindHint names the kind meant when obj's is spelt otherwise.

@@ -393,6 +393,40 @@ spec: {resourceClassName: gpu}
 	}
 }
 
+// TestMistakenListItemIsRefused: migrate and validate take an item of a
+// typed list by its own apiVersion and kind, as kubectl creates it, so a
+// misspelt item kind is refused as a document of its own is (exit 1, the
+// item named, the kind meant); convert converts the list from the list's
+// identity and refuses the item as malformed (exit 2). migrate refused it
+// without naming the item or the kind meant (found by a walkthrough).
+func TestMistakenListItemIsRefused(t *testing.T) {
+	in := `apiVersion: resource.k8s.io/v1alpha2
+kind: ResourceClaimList
+items:
+- {apiVersion: resource.k8s.io/v1alpha2, kind: ResourceClaim, metadata: {name: a, namespace: ns}, spec: {resourceClassName: gpu}}
+- {apiVersion: resource.k8s.io/v1alpha2, kind: ResourceClaims, metadata: {name: b, namespace: ns}, spec: {resourceClassName: gpu}}
+`
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"migrate", "--to", "v1alpha3"}, ExitInvalid, `Error: <stdin>: document 1 (line 1), items[1]: ResourceClaims ns/b: not converted: ` +
+			`kind "ResourceClaims" of resource.k8s.io/v1alpha2 is not converted (only ResourceClaim, ResourceClaimTemplate and their lists) (did you mean kind ResourceClaim?)`},
+		{[]string{"validate"}, ExitInvalid, `<stdin>: document 1 (line 1), items[1]: ResourceClaims ns/b: not checked: ` +
+			`kind "ResourceClaims" of resource.k8s.io/v1alpha2 is not converted (only ResourceClaim, ResourceClaimTemplate and their lists) (did you mean kind ResourceClaim?)`},
+		{[]string{"convert", "--to", "v1alpha3"}, ExitBadInput, `items[1].kind must be a ResourceClaim, not a ResourceClaims`},
+	} {
+		code, out, stderr := run(t, in, append(tc.args, "-f", "-")...)
+		if tc.args[0] == "validate" {
+			out, stderr = "", out // validate's report is its standard output
+		}
+		if code != tc.code || out != "" || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%s: exit %d, stdout %q, stderr:\n%s\nwant exit %d, nothing written, %q", tc.args[0], code, out, stderr, tc.code, tc.want)
+		}
+	}
+}
+
 // TestMistakenOldObjectIsANote: validate --old does not validate its old
 // objects, so a mistaken one among them is noted on standard error and the
 // valid update still exits 0 (found by a review).

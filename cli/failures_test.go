@@ -52,8 +52,8 @@ func TestEveryFailureIsNamed(t *testing.T) {
 		{
 			name: "migrate-every-item-of-a-typed-list-and-on", args: []string{"migrate", "--to", "v1", "-f", "-"},
 			stdin: list + "---\n" + malformed, code: ExitBadInput,
-			stderr: "Error: <stdin>: document 1 (line 1): " + groupErr + "\n" +
-				"Error: <stdin>: document 1 (line 1): " + groupErr + "\n" +
+			stderr: "Error: <stdin>: document 1 (line 1), items[0]: " + groupErr + "\n" +
+				"Error: <stdin>: document 1 (line 1), items[1]: " + groupErr + "\n" +
 				"Error: <stdin>: document 2 (line 7): " + badErr + "\n" +
 				"Error: 3 objects could not be migrated; nothing was written\n",
 		},

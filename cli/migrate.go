@@ -251,8 +251,21 @@ func migrateDocument(doc manifest.Document, to string, opts migrate.Options, not
 		}
 	}
 	out := make([]map[string]interface{}, 0, len(objs))
-	for _, obj := range objs {
-		who := doc.Position() + ": " + api.Describe(obj)
+	for i, obj := range objs {
+		item := doc
+		if strings.HasSuffix(kind, "List") {
+			item.Item, item.Object = i, obj
+		}
+		// An item of a typed list is migrated by its own apiVersion and
+		// kind, as kubectl creates it; a misspelt one is refused as a
+		// document of its own would be.
+		if _, _, _, err := conversion.Identify(obj); err != nil {
+			if mistaken := mistakenClaimError(item, err); mistaken != nil {
+				failed.add(mistaken)
+				continue
+			}
+		}
+		who := item.Position() + ": " + api.Describe(obj)
 		if pod, entry, generated := migrate.GeneratedForPod(obj); generated && !opts.KeepOwnerReferences {
 			fmt.Fprintf(notes, "%s: left out: %s\n", who, generatedNote(pod, entry))
 			continue
@@ -261,7 +274,7 @@ func migrateDocument(doc manifest.Document, to string, opts migrate.Options, not
 		if err != nil {
 			// What was lost and the warnings explain most refusals.
 			printReport(notes, who, migrate.Report{Lost: report.Lost, Warnings: report.Warnings})
-			failed.add(fmt.Errorf("%s: %w", doc.Position(), err))
+			failed.add(fmt.Errorf("%s: %w", item.Position(), err))
 			continue
 		}
 		printReport(notes, who, report)

@@ -162,8 +162,8 @@ metadata:
 	if d := cmp.Diff(want, stdout); d != "" {
 		t.Errorf("stdout (-want +got):\n%s", d)
 	}
-	wantErr := "<stdin>: document 1 (line 1): ResourceClaim ns/a: dropped metadata.uid\n" +
-		"<stdin>: document 1 (line 1): ResourceClaim ns/a: changed metadata.finalizers: resource.kubernetes.io/delete-protection -> dra.k8s.io/delete-protection (Kubernetes 1.27-1.30)\n"
+	wantErr := "<stdin>: document 1 (line 1), items[0]: ResourceClaim ns/a: dropped metadata.uid\n" +
+		"<stdin>: document 1 (line 1), items[0]: ResourceClaim ns/a: changed metadata.finalizers: resource.kubernetes.io/delete-protection -> dra.k8s.io/delete-protection (Kubernetes 1.27-1.30)\n"
 	// Not "lost spec.devices.requests[0].name": a single request's name is
 	// read by no 1.30 consumer.
 	if d := cmp.Diff(wantErr, stderr); d != "" {
