@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // certCollector exports the validity window of the serving certificate at
@@ -15,8 +17,7 @@ import (
 // dynamiccertificates content the TLS listener serves, wherever Config says
 // the pair is (CertFile/KeyFile or CertDir), so it shows exactly what
 // clients get after each reload. Before Run loaded a pair, or for content
-// that does not parse, it exports nothing, which the expiry alert's
-// absent() clause catches.
+// that does not parse, it exports nothing.
 //
 // It also exports the NotAfter of the CA in the cert dir's ca.crt that
 // signed the serving certificate (the latest, if several did): with
@@ -94,14 +95,22 @@ func signingCA(leaf *x509.Certificate, dir string) *x509.Certificate {
 	}
 }
 
-// registerOpsMetrics adds the certificate collector and creates the panic
-// and certificate-reload error series at zero, so that alerts on their
-// increase see a series from the start (test/monitoring checks that every
-// name the alerts use is exported).
+// registerOpsMetrics adds the certificate collector and creates the panic,
+// certificate-reload error and conversion failure series at zero, so that
+// alerts on their increase see a series from the start: one born at 1 with
+// the first event shows no increase() until the second (test/monitoring,
+// TestSeriesExistBeforeTheirFirstEvent).
 func (s *Server) registerOpsMetrics() {
 	s.metrics.registry.MustRegister(newCertCollector(s))
 	for _, endpoint := range []string{"/convert", "/validate", "/default"} {
 		s.metrics.panics.WithLabelValues(endpoint)
+	}
+	for _, from := range api.ServedVersions {
+		for _, to := range api.ServedVersions {
+			if from != to {
+				s.metrics.conversions.WithLabelValues(from, to, "failure")
+			}
+		}
 	}
 	s.metrics.certReloads.WithLabelValues("error")
 	for _, reason := range handshakeReasons {

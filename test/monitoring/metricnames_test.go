@@ -133,7 +133,7 @@ func namesIn(exprs []string) []string {
 }
 
 func TestRulesAndDashboardUseExportedMetrics(t *testing.T) {
-	exported := scrape(t)
+	exported := names(scrape(t).served)
 	rules, dashboard := ruleExprs(t), dashboardExprs(t)
 
 	for _, c := range []struct {
@@ -191,10 +191,29 @@ func TestRulesAndDashboardUseExportedMetrics(t *testing.T) {
 	}
 }
 
-// scrape runs a server, sends it a conversion, a conversion that fails (the
-// converter panics) and a validation, and returns the names of the samples on
-// /metrics.
-func scrape(t *testing.T) map[string]bool {
+// series is one sample of a scrape: its metric name and labels.
+type series struct {
+	name   string
+	labels map[string]string
+}
+
+// scrapes are the samples of a server before any request (fresh) and after
+// each kind (served).
+type scrapes struct{ fresh, served []series }
+
+// names returns the metric names of ss.
+func names(ss []series) map[string]bool {
+	m := map[string]bool{}
+	for _, s := range ss {
+		m[s.name] = true
+	}
+	return m
+}
+
+// scrape runs a server, reads /metrics before any request, sends it a
+// conversion, a conversion that fails (the converter panics) and a
+// validation, and reads /metrics again.
+func scrape(t *testing.T) scrapes {
 	t.Helper()
 	cfg := webhook.Config{
 		BindAddress:          "127.0.0.1",
@@ -243,6 +262,8 @@ func scrape(t *testing.T) map[string]bool {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var got scrapes
+	got.fresh = read(t, srv)
 	panicky := bytes.Replace(claim, []byte(`"name":"gpu-claim"`), []byte(`"name":"panic"`), 1)
 	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
 		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, // the test CA is irrelevant here
@@ -267,12 +288,21 @@ func scrape(t *testing.T) map[string]bool {
 	post("/convert", review(panicky), http.StatusOK) // a failed review
 	post("/validate", fmt.Sprintf(`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u2","kind":{"group":"resource.claimbridge.dev","version":"v1alpha1","kind":"ResourceClaim"},"resource":{"group":"resource.claimbridge.dev","version":"v1alpha1","resource":"resourceclaims"},"namespace":"team-a","operation":"CREATE","object":%s}}`, claim), http.StatusOK)
 
+	got.served = read(t, srv)
+	return got
+}
+
+var sampleLabel = regexp.MustCompile(`([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"`)
+
+// read returns the samples on srv's /metrics.
+func read(t *testing.T, srv *webhook.Server) []series {
+	t.Helper()
 	resp, err := http.Get("http://" + srv.MetricsAddr().String() + "/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	names := map[string]bool{}
+	var out []series
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
@@ -280,12 +310,181 @@ func scrape(t *testing.T) map[string]bool {
 		if line == "" || line[0] == '#' {
 			continue
 		}
-		name, _, _ := strings.Cut(line, " ")
-		name, _, _ = strings.Cut(name, "{")
-		names[name] = true
+		s := series{name: line, labels: map[string]string{}}
+		if i := strings.IndexAny(line, "{ "); i >= 0 {
+			s.name = line[:i]
+			if line[i] == '{' { // a label value may hold spaces and braces
+				for _, m := range sampleLabel.FindAllStringSubmatch(line[i:strings.LastIndexByte(line, '}')], -1) {
+					s.labels[m[1]] = m[2]
+				}
+			}
+		}
+		out = append(out, s)
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	return names
+	return out
+}
+
+// targetLabels are the labels a scrape adds to every sample (the Prometheus
+// operator's ServiceMonitor: namespace, service, pod, container, job,
+// instance; its endpoint label would collide with the server's own, which
+// the chart's ServiceMonitor keeps: test/manifests). The server exports
+// none of them.
+var targetLabels = []string{"namespace", "service", "pod", "container", "job", "instance"}
+
+// selector is one claimbridge_* series selector of an expression.
+type selector struct {
+	text     string
+	name     string
+	matchers []matcher
+}
+
+type matcher struct{ label, op, value string }
+
+var (
+	selectorRE = regexp.MustCompile(`\b(claimbridge_[a-z0-9_]+)(\{[^}]*\})?`)
+	matcherRE  = regexp.MustCompile(`([a-zA-Z_][a-zA-Z0-9_]*)\s*(=~|!~|!=|=)\s*"((?:[^"\\]|\\.)*)"`)
+	byRE       = regexp.MustCompile(`\bby\s*\(([^)]*)\)`)
+)
+
+func selectorsIn(expr string) []selector {
+	var out []selector
+	for _, m := range selectorRE.FindAllStringSubmatch(expr, -1) {
+		s := selector{text: m[0], name: m[1]}
+		for _, mm := range matcherRE.FindAllStringSubmatch(m[2], -1) {
+			s.matchers = append(s.matchers, matcher{mm[1], mm[2], mm[3]})
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// matches reports whether s selects ss; matchers on target labels, which
+// a scrape of the server itself lacks, are taken to hold.
+func (s selector) matches(ss series) bool {
+	if ss.name != s.name {
+		return false
+	}
+	for _, m := range s.matchers {
+		if slices.Contains(targetLabels, m.label) {
+			continue
+		}
+		v := ss.labels[m.label]
+		var ok bool
+		switch m.op {
+		case "=":
+			ok = v == m.value
+		case "!=":
+			ok = v != m.value
+		case "=~", "!~":
+			ok = regexp.MustCompile("^(?:"+m.value+")$").MatchString(v) == (m.op == "=~")
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func (s selector) matchesAny(ss []series) bool {
+	return slices.ContainsFunc(ss, s.matches)
+}
+
+// An alert that fires on any increase of a counter (or any non-zero
+// gauge) needs the series it selects to exist before the event: a counter
+// series born with the first failure, at 1, shows no increase() until the
+// second, so a single failed conversion would never fire
+// ClaimbridgeConversionObjectFailures. The same holds for the dashboard's
+// namespace variable, which must list a fresh server's namespace.
+func TestSeriesExistBeforeTheirFirstEvent(t *testing.T) {
+	got := scrape(t)
+	var rf ruleFile
+	if err := yaml.UnmarshalStrict(chartFile(t, "alerts.yaml"), &rf); err != nil {
+		t.Fatalf("alerts.yaml: %v", err)
+	}
+	checked := 0
+	for _, g := range rf.Groups {
+		for _, r := range g.Rules {
+			if !strings.HasSuffix(strings.TrimSpace(r.Expr), "> 0") {
+				continue
+			}
+			for _, s := range selectorsIn(r.Expr) {
+				checked++
+				if !s.matchesAny(got.fresh) {
+					t.Errorf("alert %s: %s selects no series before the first event: the first one(s) never fire it", r.Alert, s.text)
+				}
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no alert on any increase found")
+	}
+	var d struct {
+		Templating struct {
+			List []struct {
+				Name  string          `json:"name"`
+				Query json.RawMessage `json:"query"`
+			} `json:"list"`
+		} `json:"templating"`
+	}
+	if err := json.Unmarshal(chartFile(t, "dashboard.json"), &d); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range d.Templating.List {
+		for _, s := range selectorsIn(string(v.Query)) {
+			if !s.matchesAny(got.fresh) {
+				t.Errorf("dashboard variable %s: %s selects no series before the first review: the dashboard of an idle server offers no choice", v.Name, s.text)
+			}
+		}
+	}
+}
+
+// Every label a rule or panel selects on or groups by is one the metric
+// carries (or a target label): a renamed label would leave a selector that
+// matches nothing, an alert that never fires.
+func TestSelectorLabelsAreExported(t *testing.T) {
+	served := scrape(t).served
+	labelsOf := map[string]map[string]bool{}
+	for _, s := range served {
+		if labelsOf[s.name] == nil {
+			labelsOf[s.name] = map[string]bool{}
+		}
+		for l := range s.labels {
+			labelsOf[s.name][l] = true
+		}
+	}
+	// Histograms without observations (shed durations) export no series;
+	// their labels are the ones docs/server.md names.
+	labelsOf["claimbridge_webhook_shed_duration_seconds_bucket"] = map[string]bool{"endpoint": true, "reason": true, "le": true}
+	for _, c := range []struct {
+		file  string
+		exprs []string
+	}{{"alerts.yaml", ruleExprs(t)}, {"dashboard.json", dashboardExprs(t)}} {
+		for _, e := range c.exprs {
+			sels := selectorsIn(e)
+			carried := map[string]bool{}
+			for _, s := range sels {
+				for _, m := range s.matchers {
+					if !slices.Contains(targetLabels, m.label) && !labelsOf[s.name][m.label] {
+						t.Errorf("%s: %s selects on %q, which %s does not carry", c.file, s.text, m.label, s.name)
+					}
+				}
+				for l := range labelsOf[s.name] {
+					carried[l] = true
+				}
+			}
+			if len(sels) == 0 {
+				continue
+			}
+			for _, m := range byRE.FindAllStringSubmatch(e, -1) {
+				for _, l := range strings.Split(m[1], ",") {
+					if l = strings.TrimSpace(l); l != "" && !slices.Contains(targetLabels, l) && !carried[l] {
+						t.Errorf("%s: %q groups by %q, which none of its metrics carries", c.file, e, l)
+					}
+				}
+			}
+		}
+	}
 }
