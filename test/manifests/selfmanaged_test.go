@@ -3,9 +3,11 @@ package manifests
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -378,6 +380,37 @@ func TestChart(t *testing.T) {
 			}
 		}
 	})
+	// The Prometheus operator labels every sample of a ServiceMonitor
+	// endpoint endpoint=<port name>; Prometheus renames a sample's own
+	// endpoint label ("/convert") to exported_endpoint unless honorLabels,
+	// then applies metricRelabelings. The alerts and the dashboard select
+	// and group by the server's endpoint.
+	t.Run("service-monitor-keeps-endpoint-label", func(t *testing.T) {
+		sm := helmTemplate(t, "serviceMonitor.enabled=true").unstructured("ServiceMonitor")
+		if len(sm) != 1 {
+			t.Fatalf("%d ServiceMonitors", len(sm))
+		}
+		eps, _, _ := unstructured.NestedSlice(sm[0].Object, "spec", "endpoints")
+		ep := eps[0].(map[string]interface{})
+		port, _ := ep["port"].(string)
+		honor, _ := ep["honorLabels"].(bool)
+		sample := map[string]string{"__name__": "claimbridge_webhook_requests_total", "endpoint": "/convert", "result": "failure"}
+		for k, v := range map[string]string{"endpoint": port, "namespace": "claimbridge-system", "job": "claimbridge-webhook", "pod": "claimbridge-0"} {
+			if old, ok := sample[k]; ok && !honor {
+				sample["exported_"+k] = old
+			} else if ok {
+				continue
+			}
+			sample[k] = v
+		}
+		relabelings, _, _ := unstructured.NestedSlice(ep, "metricRelabelings")
+		got := metricRelabel(t, sample, relabelings)
+		want := map[string]string{"__name__": "claimbridge_webhook_requests_total", "endpoint": "/convert", "result": "failure",
+			"namespace": "claimbridge-system", "job": "claimbridge-webhook", "pod": "claimbridge-0"}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("labels of a sample scraped through the ServiceMonitor (-want +got):\n%s", diff)
+		}
+	})
 	t.Run("pod-disruption-budget", func(t *testing.T) {
 		for _, c := range []struct {
 			sets []string
@@ -532,4 +565,50 @@ func TestChartCRDsMatchGenerated(t *testing.T) {
 			t.Errorf("charts/claimbridge/files/crds/%s differs from config/crd/bases: run `make generate`", filepath.Base(p))
 		}
 	}
+}
+
+// metricRelabel applies a ServiceMonitor's metricRelabelings to a sample's
+// labels as Prometheus does (actions replace and labeldrop; regexes
+// anchored).
+func metricRelabel(t *testing.T, labels map[string]string, configs []interface{}) map[string]string {
+	t.Helper()
+	out := maps.Clone(labels)
+	for _, c := range configs {
+		c := c.(map[string]interface{})
+		str := func(key, def string) string {
+			if v, ok := c[key].(string); ok {
+				return v
+			}
+			return def
+		}
+		re := regexp.MustCompile("^(?:" + str("regex", "(.*)") + ")$")
+		switch action := str("action", "replace"); action {
+		case "replace":
+			var vals []string
+			src, _ := c["sourceLabels"].([]interface{})
+			for _, l := range src {
+				vals = append(vals, out[l.(string)])
+			}
+			val := strings.Join(vals, str("separator", ";"))
+			m := re.FindStringSubmatchIndex(val)
+			if m == nil {
+				continue
+			}
+			target := str("targetLabel", "")
+			if v := string(re.ExpandString(nil, str("replacement", "$1"), val, m)); v != "" {
+				out[target] = v
+			} else {
+				delete(out, target)
+			}
+		case "labeldrop":
+			for l := range out {
+				if re.MatchString(l) {
+					delete(out, l)
+				}
+			}
+		default:
+			t.Fatalf("metricRelabelings: action %q not simulated", action)
+		}
+	}
+	return out
 }
