@@ -1,8 +1,10 @@
 // Package monitoring checks the alert rules and the Grafana dashboard shipped
 // in charts/claimbridge/files against the metrics a real claimbridge server
 // exports: every claimbridge_* name they use must appear in a scrape of the
-// server after it has served each kind of request, so that a renamed metric
-// cannot leave an alert silently never firing.
+// server after it has served each kind of request, with the labels they
+// select on and group by, so that a renamed metric or label cannot leave an
+// alert silently never firing; and an alert on any increase must select a
+// series that exists before the first event.
 package monitoring
 
 import (
