@@ -230,7 +230,11 @@ func (h *convertHandler) convertOne(raw []byte, obj map[string]interface{}, to s
 	from, _ := obj["apiVersion"].(string)
 	gv, err := schema.ParseGroupVersion(from)
 	if err != nil || gv.Group != api.Group || !api.IsServed(gv.Version) || !api.IsKind(id.kind) {
-		h.metrics.conversion(from, to.Version, "unsupported")
+		version := "" // counted as from="unknown"
+		if err == nil && gv.Group == api.Group {
+			version = gv.Version
+		}
+		h.metrics.conversion(version, to.Version, "unsupported")
 		return nil, "", fmt.Errorf("%s: unsupported apiVersion %q or kind %q: want %s %s or %s", id, from, id.kind, api.Group, api.KindClaim, api.KindTemplate)
 	}
 	if key.ok {

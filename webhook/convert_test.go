@@ -186,7 +186,21 @@ func TestConvertHandlerFailures(t *testing.T) {
 			if convert == nil {
 				convert = fakeConvert
 			}
-			out := decodeConversionResponse(t, post(newTestConvertHandler(convert), conversionReview("apiextensions.k8s.io/v1", "uid-f", tc.desired, tc.objects...)))
+			h := newTestConvertHandler(convert)
+			out := decodeConversionResponse(t, post(h, conversionReview("apiextensions.k8s.io/v1", "uid-f", tc.desired, tc.objects...)))
+			switch name {
+			case "list-kind":
+				// An object of a served version but another kind is counted
+				// by its version, not by its whole apiVersion (which made
+				// every such object "unknown").
+				if got := value(t, h.metrics.conversions.WithLabelValues("v1alpha1", "v1alpha3", "unsupported")); got != 1 {
+					t.Errorf("unsupported conversions from v1alpha1: %v, want 1 (the list)", got)
+				}
+			case "unknown-kind":
+				if got := value(t, h.metrics.conversions.WithLabelValues("unknown", "v1alpha3", "unsupported")); got != 1 {
+					t.Errorf("unsupported conversions from unknown: %v, want 1 (the Pod)", got)
+				}
+			}
 			r := out.Response
 			if r.UID != "uid-f" || r.Result.Status != metav1.StatusFailure || len(r.ConvertedObjects) != 0 {
 				t.Fatalf("got %+v, want Failure for uid-f with no objects", r)
