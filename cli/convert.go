@@ -41,10 +41,11 @@ be one (resource.k8s.io/v1alpha4, a version resource.claimbridge.dev does not
 serve) or of a misspelt kind (ResourceClaims): it is refused (exit 1). A later
 upstream version (v2) is passed through with a note.
 
-A field of a v1alpha1-v1alpha3 spec or status that the object's version does
-not have (a 1.31 body labelled v1alpha2, a misspelt field) is kept only in the
-restore annotation, so the converted object does not ask for it: a warning
-says so.
+A field of a spec or status that the object's version does not have (a 1.31
+body labelled v1alpha2, a misspelt field) is kept only in the restore
+annotation, so the converted object does not ask for it: a warning says so
+(between two of v1beta1, v1beta2 and v1 such a field is carried as it is,
+without a warning).
 
 What the target version cannot hold is kept in claimbridge.dev/restore-*
 annotations, so that converting back gives the original exactly.
