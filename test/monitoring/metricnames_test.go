@@ -180,6 +180,12 @@ func TestRulesAndDashboardUseExportedMetrics(t *testing.T) {
 		{"dashboard", "claimbridge_webhook_shed_total"},
 		{"dashboard", "claimbridge_webhook_queued_reviews"},
 		{"dashboard", "claimbridge_webhook_connections_abandoned_total"},
+		// Every way a connection is closed to make room, as
+		// docs/operations.md lists them.
+		{"dashboard", "claimbridge_webhook_connections_reclaimed_total"},
+		{"dashboard", "claimbridge_webhook_connections_reclaimed_unused_total"},
+		{"dashboard", "claimbridge_webhook_connections_reclaimed_slow_total"},
+		{"dashboard", "claimbridge_webhook_connections_rotated_total"},
 		{"dashboard", "claimbridge_webhook_listen_refusing"},
 		{"dashboard", "claimbridge_certificate_not_before_timestamp_seconds"},
 	} {
