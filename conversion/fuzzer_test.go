@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"math/rand"
 	"testing"
 
 	resourcev1 "k8s.io/api/resource/v1"
@@ -203,6 +202,3 @@ func typedFor(version, kind string) interface{} {
 	}
 	panic("unknown " + version + "/" + kind)
 }
-
-// rng returns a seeded source so that failures reproduce.
-func rng(seed int64) *rand.Rand { return rand.New(rand.NewSource(seed)) }

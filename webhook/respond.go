@@ -33,8 +33,8 @@ func writeJSON(w http.ResponseWriter, log logr.Logger, v any) {
 
 // appendConversionReview encodes a ConversionReview with a successful
 // response exactly as json.Marshal does, without re-scanning the converted
-// objects: they come from jsontree.Marshal, which is already the compact,
-// HTML-escaped encoding that json.Marshal would copy them as.
+// objects: they come from jsontree.Append with HTML escaping, which is already
+// the compact, HTML-escaped encoding that json.Marshal would copy them as.
 func appendConversionReview(buf []byte, tm metav1.TypeMeta, uid types.UID, objects []runtime.RawExtension) []byte {
 	if objects == nil {
 		buf = appendConversionReviewHead(buf, tm, uid, false)

@@ -15,12 +15,6 @@ import (
 	"unicode/utf8"
 )
 
-// Marshal returns the encoding of v that json.Marshal would return (HTML
-// characters escaped).
-func Marshal(v interface{}) ([]byte, error) {
-	return Append(make([]byte, 0, 1024), v, true)
-}
-
 // Append appends the encoding of v to buf: what json.Marshal returns when
 // escapeHTML is true, what a json.Encoder with SetEscapeHTML(false) writes
 // (without its newline) when false. Values of other types are encoded by

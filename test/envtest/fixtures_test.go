@@ -396,27 +396,6 @@ func expectInvalid(t testing.TB, err error, who denial, want ...cause) {
 	}
 }
 
-// expectCausesOnlyAt fails t when a cause lies outside the given field
-// prefixes: a rejection must not report unrelated problems.
-func expectCausesOnlyAt(t testing.TB, err error, prefixes ...string) {
-	t.Helper()
-	var se apierrors.APIStatus
-	if !errors.As(err, &se) || se.Status().Details == nil {
-		return
-	}
-	for _, c := range se.Status().Details.Causes {
-		ok := false
-		for _, p := range prefixes {
-			if strings.HasPrefix(c.Field, p) {
-				ok = true
-			}
-		}
-		if !ok {
-			t.Errorf("unexpected cause %s %s %q", c.Field, c.Type, c.Message)
-		}
-	}
-}
-
 // jsonPatch applies an RFC 6902 patch to name (subresources optional).
 func jsonPatch(ctx context.Context, ri dynamic.ResourceInterface, name string, ops []map[string]interface{}, subresources ...string) (*unstructured.Unstructured, error) {
 	data, err := json.Marshal(ops)

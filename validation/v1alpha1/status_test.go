@@ -7,7 +7,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	api "github.com/claimbridge/claimbridge/api/v1alpha1"
@@ -29,14 +28,6 @@ func testClaim() *api.ResourceClaim {
 		ObjectMeta: metav1.ObjectMeta{Name: goodName, Namespace: goodNS},
 		Spec:       api.ResourceClaimSpec{ResourceClassName: goodName, AllocationMode: api.AllocationModeWaitForFirstConsumer},
 	}
-}
-
-func consumers(n int) []api.ResourceClaimConsumerReference {
-	var refs []api.ResourceClaimConsumerReference
-	for i := 0; i < n; i++ {
-		refs = append(refs, api.ResourceClaimConsumerReference{Resource: "pods", Name: "foo", UID: types.UID(strings.Repeat("x", i+1))})
-	}
-	return refs
 }
 
 func TestValidateResourceClaimStatusUpdate(t *testing.T) {
