@@ -10,6 +10,8 @@ GO               ?= go
 BIN              := $(CURDIR)/bin
 CONTROLLER_TOOLS := v0.23.0
 CONTROLLER_GEN   := $(BIN)/controller-gen-$(CONTROLLER_TOOLS)/controller-gen
+STATICCHECK_VERSION := v0.8.2
+STATICCHECK      := $(BIN)/staticcheck-$(STATICCHECK_VERSION)/staticcheck
 CRD_OPTIONS      := crd:generateEmbeddedObjectMeta=true
 # Go test flags for `make test`: verbose so that every test shows in the CI log.
 TEST_FLAGS       ?= -v -count=1
@@ -46,9 +48,13 @@ $(CONTROLLER_GEN):
 ##@ Checks
 
 .PHONY: lint
-lint: ## gofmt and go vet.
+lint: $(STATICCHECK) ## gofmt, go vet and staticcheck.
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^hack/tools/')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	$(STATICCHECK) ./...
+
+$(STATICCHECK):
+	GOBIN=$(dir $(STATICCHECK)) GOFLAGS= $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 
 .PHONY: test
 test: lint verify envtest-assets oracle-assets chart-check ## Run every test: unit, fuzz round trips, CLI, server, chart and envtest suites.

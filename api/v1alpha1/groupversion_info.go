@@ -6,7 +6,8 @@
 package v1alpha1
 
 import (
-	"sigs.k8s.io/controller-runtime/pkg/scheme"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/claimbridge/claimbridge/api"
 )
@@ -15,13 +16,19 @@ var (
 	// GroupVersion is the group and version of this package's types.
 	GroupVersion = api.GroupVersion(api.V1alpha1)
 
-	// SchemeBuilder registers this package's types.
-	SchemeBuilder = &scheme.Builder{GroupVersion: GroupVersion}
+	// SchemeBuilder registers this package's types (apimachinery's, as
+	// k8s.io/api's packages do, so that importing the types does not
+	// import controller-runtime).
+	SchemeBuilder = runtime.NewSchemeBuilder(addKnownTypes)
 
 	// AddToScheme adds this package's types to a scheme.
 	AddToScheme = SchemeBuilder.AddToScheme
 )
 
-func init() {
-	SchemeBuilder.Register(&ResourceClaim{}, &ResourceClaimList{}, &ResourceClaimTemplate{}, &ResourceClaimTemplateList{})
+// addKnownTypes adds this package's types to scheme under GroupVersion,
+// with the meta/v1 types every group version has (options, WatchEvent).
+func addKnownTypes(scheme *runtime.Scheme) error {
+	scheme.AddKnownTypes(GroupVersion, &ResourceClaim{}, &ResourceClaimList{}, &ResourceClaimTemplate{}, &ResourceClaimTemplateList{})
+	metav1.AddToGroupVersion(scheme, GroupVersion)
+	return nil
 }

@@ -2,6 +2,7 @@ package jsontree
 
 import (
 	"encoding/json"
+	"math"
 	"strconv"
 	"testing"
 )
@@ -98,7 +99,7 @@ func TestAppendCanonical(t *testing.T) {
 	if got, err = AppendCanonical(nil, written); err != nil || string(got) != string(want) {
 		t.Errorf("AppendCanonical = %s, %v, want %s", got, err, want)
 	}
-	native := map[string]interface{}{"a": float64(1), "b": []interface{}{2.5, int64(-7), 1e-7}, "c": -0.0, "d": 3}
+	native := map[string]interface{}{"a": float64(1), "b": []interface{}{2.5, int64(-7), 1e-7}, "c": math.Copysign(0, -1), "d": 3}
 	if got, err = AppendCanonical(nil, native); err != nil || string(got) != `{"a":1,"b":[2.5,-7,1e-7],"c":0,"d":3}` {
 		t.Errorf("AppendCanonical of Go numbers = %s, %v", got, err)
 	}

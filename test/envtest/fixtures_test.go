@@ -331,9 +331,6 @@ const (
 	byWebhook denial = iota
 	// bySchema: the apiserver itself (CRD structural schema), before admission.
 	bySchema
-	// byEither: the schema may reject first; either is fine, only the
-	// causes are checked.
-	byEither
 )
 
 // expectInvalid fails t unless err is a 422 Invalid whose details.causes
