@@ -8,6 +8,10 @@
 FROM --platform=$BUILDPLATFORM golang:1.26 AS build
 ARG TARGETOS
 ARG TARGETARCH
+# The version the binary reports (claimbridge version, the start-up log,
+# claimbridge_build_info); .git is not in the build context:
+#   docker build --build-arg VERSION=$(git describe --tags --dirty --always) .
+ARG VERSION=
 WORKDIR /src
 # Dependencies first: a source change does not re-download modules.
 COPY go.mod go.sum ./
@@ -15,7 +19,7 @@ RUN --mount=type=cache,target=/go/pkg/mod go mod download
 COPY . .
 RUN --mount=type=cache,target=/go/pkg/mod --mount=type=cache,target=/root/.cache/go-build \
     CGO_ENABLED=0 GOOS=$TARGETOS GOARCH=$TARGETARCH \
-    go build -trimpath -ldflags "-s -w" -o /out/claimbridge ./cmd/claimbridge
+    go build -trimpath -ldflags "-s -w -X github.com/claimbridge/claimbridge/internal/version.version=${VERSION}" -o /out/claimbridge ./cmd/claimbridge
 
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/claimbridge /claimbridge

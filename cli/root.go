@@ -1,4 +1,5 @@
-// Package cli holds the claimbridge command tree: serve, convert and validate.
+// Package cli holds the claimbridge command tree: serve, convert, migrate,
+// validate and version.
 package cli
 
 import (
@@ -8,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/claimbridge/claimbridge/internal/version"
 )
 
 // Exit codes shared by every command.
@@ -51,11 +54,13 @@ custom resource: a CRD conversion webhook, a validating admission webhook, and
 the same conversion and validation offline.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       version.Get().Version,
 	}
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetIn(s.in)
 	root.SetOut(s.out)
 	root.SetErr(s.err)
-	root.AddCommand(newConvertCommand(s), newMigrateCommand(s), newValidateCommand(s), newServeCommand(s))
+	root.AddCommand(newConvertCommand(s), newMigrateCommand(s), newValidateCommand(s), newServeCommand(s), newVersionCommand(s))
 	return root
 }
 

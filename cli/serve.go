@@ -15,6 +15,7 @@ import (
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	"github.com/claimbridge/claimbridge/internal/version"
 	"github.com/claimbridge/claimbridge/webhook"
 )
 
@@ -120,6 +121,9 @@ func runServe(ctx context.Context, opts *ServeOptions) error {
 	defer klog.Flush()
 	webhook.ApplyGCDefault()
 	webhook.ApplyMemoryLimitDefault(cfg.ConversionCacheBytes, cfg.MaxConnections)
-	ctrl.SetLogger(klog.Background())                                                                  // controller-runtime and cert-controller log through klog
-	return runWithOps(klog.NewContext(ctx, klog.Background().WithName("claimbridge")), cfg, opts, nil) // #11: certificate and metrics modes
+	ctrl.SetLogger(klog.Background()) // controller-runtime and cert-controller log through klog
+	log := klog.Background().WithName("claimbridge")
+	v := version.Get()
+	log.Info("Starting", "version", v.Version, "revision", v.Revision, "modified", v.Modified, "goVersion", v.GoVersion, "platform", v.Platform)
+	return runWithOps(klog.NewContext(ctx, log), cfg, opts, nil) // #11: certificate and metrics modes
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/claimbridge/claimbridge/api"
+	"github.com/claimbridge/claimbridge/internal/version"
 )
 
 // metrics are the server's Prometheus collectors on its own registry.
@@ -58,6 +59,12 @@ func newMetrics() *metrics {
 			Help: "Failed TLS handshakes on the webhook port, by reason: serving_certificate_rejected (the client does not trust the serving certificate: a stale caBundle or a missing DNS name), client_certificate_rejected (not from --client-ca-file's CAs), not_tls, incompatible, client_gone, other.",
 		}, []string{"reason"}),
 	}
+	build := version.Get()
+	m.registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name:        "claimbridge_build_info",
+		Help:        "Always 1, labelled with the running build: its version, the commit it was built from (empty when unknown) and its Go version (claimbridge version).",
+		ConstLabels: prometheus.Labels{"version": build.Version, "revision": build.Revision, "go_version": build.GoVersion},
+	}, func() float64 { return 1 }))
 	m.registry.MustRegister(m.requests, m.duration, m.inFlight, m.conversions, m.certReloads, m.panics, m.handshakeErrors,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"math/big"
@@ -31,6 +32,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/claimbridge/claimbridge/api"
+	"github.com/claimbridge/claimbridge/internal/version"
 )
 
 // eventually polls cond until it holds; the long guard only bounds a hung
@@ -87,11 +89,14 @@ func TestServerGeneratedCA(t *testing.T) {
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
+	build := version.Get()
 	for _, m := range []string{
 		`claimbridge_webhook_requests_total{endpoint="/convert",operation="",result="success"} 2`,
 		`claimbridge_conversion_objects_total{from="v1alpha3",result="success",to="v1alpha1"} 2`,
 		`claimbridge_certificate_reloads_total{result="success"} 1`,
 		"claimbridge_webhook_request_duration_seconds_bucket", "claimbridge_webhook_requests_in_flight", "go_goroutines", "process_",
+		// Which build runs, as claimbridge version says.
+		fmt.Sprintf(`claimbridge_build_info{go_version=%q,revision=%q,version=%q} 1`, build.GoVersion, build.Revision, build.Version),
 	} {
 		if !strings.Contains(string(body), m) {
 			t.Errorf("metrics lack %s", m)
