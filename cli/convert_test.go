@@ -427,6 +427,34 @@ items:
 	}
 }
 
+// TestTypedListInListPositions: migrate and validate name an item of a
+// typed list inside a kind: List by both indices, in refusals and in the
+// duplicate warning (which named the list's document only).
+func TestTypedListInListPositions(t *testing.T) {
+	in := `apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: ConfigMap, metadata: {name: x, namespace: ns}}
+- apiVersion: resource.k8s.io/v1alpha2
+  kind: ResourceClaimList
+  items:
+  - {apiVersion: resource.k8s.io/v1alpha2, kind: ResourceClaim, metadata: {name: a, namespace: ns}, spec: {resourceClassName: gpu}}
+  - {apiVersion: resource.k8s.io/v1alpha2, kind: ResourceClaim, metadata: {name: a, namespace: ns}, spec: {resourceClassName: gpu}}
+`
+	code, _, stderr := run(t, in, "migrate", "--to", "v1alpha3", "-f", "-")
+	want := "Warning: <stdin>: document 1 (line 1), items[1].items[1]: ResourceClaim ns/a: the same object (group, kind, namespace and name) as <stdin>: document 1 (line 1), items[1].items[0]: kubectl create refuses the second; keep one\n"
+	if code != ExitOK || !strings.Contains(stderr, want) {
+		t.Errorf("migrate: exit %d, stderr:\n%s\nwant 0 and %q", code, stderr, want)
+	}
+	bad := in + "  - {apiVersion: resource.k8s.io/v1alpha2, kind: ResourceClaims, metadata: {name: b, namespace: ns}, spec: {resourceClassName: gpu}}\n"
+	for _, args := range [][]string{{"migrate", "--to", "v1alpha3"}, {"validate"}} {
+		code, out, stderr := run(t, bad, append(args, "-f", "-")...)
+		if code != ExitInvalid || !strings.Contains(out+stderr, "<stdin>: document 1 (line 1), items[1].items[2]: ResourceClaims ns/b: not ") {
+			t.Errorf("%s: exit %d, output:\n%s%s", args[0], code, out, stderr)
+		}
+	}
+}
+
 // TestMistakenOldObjectIsANote: validate --old does not validate its old
 // objects, so a mistaken one among them is noted on standard error and the
 // valid update still exits 0 (found by a review).

@@ -186,11 +186,8 @@ func (o *migrateOptions) run(s streams) error {
 			objects, positions = append(objects, out), append(positions, doc.Position())
 			continue
 		}
-		out := migrateDocument(doc, o.to, opts, s.err, &failed)
-		objects = append(objects, out...)
-		for range out {
-			positions = append(positions, doc.Position())
-		}
+		out, at := migrateDocument(doc, o.to, opts, s.err, &failed)
+		objects, positions = append(objects, out...), append(positions, at...)
 	}
 	if err := failed.result("migrated"); err != nil {
 		return err
@@ -207,10 +204,11 @@ func (o *migrateOptions) run(s streams) error {
 }
 
 // migrateDocument migrates a claim or template (each item of a typed list)
-// and reports on notes; anything else goes through convertDocument. What
-// cannot be migrated goes to failed (exit 2 for malformed objects, as
-// convert and validate), the other items of a typed list on.
-func migrateDocument(doc manifest.Document, to string, opts migrate.Options, notes io.Writer, failed *failures) []map[string]interface{} {
+// and reports on notes; anything else goes through convertDocument. It
+// returns the objects to write and the position of each. What cannot be
+// migrated goes to failed (exit 2 for malformed objects, as convert and
+// validate), the other items of a typed list on.
+func migrateDocument(doc manifest.Document, to string, opts migrate.Options, notes io.Writer, failed *failures) (objects []map[string]interface{}, positions []string) {
 	_, _, kind, err := conversion.Identify(doc.Object)
 	if err != nil {
 		// A Pod or workload names its claims as the target release's pods
@@ -219,7 +217,7 @@ func migrateDocument(doc manifest.Document, to string, opts migrate.Options, not
 			if owner, controlled := migrate.ControlledPod(doc.Object); controlled && !opts.KeepOwnerReferences {
 				fmt.Fprintf(notes, "%s: %s: left out: created by %s, whose migrated workload the new cluster's controller creates it again from "+
 					"(this copy would be one pod too many; --keep-owner-references keeps it)\n", doc.Position(), api.Describe(doc.Object), owner)
-				return nil
+				return nil, nil
 			}
 			obj, report := doc.Object, migrate.Report{}
 			if out, r, ok := migrate.Workload(obj, to); ok {
@@ -228,14 +226,14 @@ func migrateDocument(doc manifest.Document, to string, opts migrate.Options, not
 			out, created := migrate.ForCreate(obj, opts)
 			report.Dropped = append(created.Dropped, report.Dropped...)
 			printReport(notes, doc.Position()+": "+api.Describe(doc.Object), report)
-			return []map[string]interface{}{out}
+			return []map[string]interface{}{out}, []string{doc.Position()}
 		}
 		out, _, err := convertDocument(doc, to, notes) // not a claim or template: no warnings
 		if err != nil {
 			failed.add(err)
-			return nil
+			return nil, nil
 		}
-		return []map[string]interface{}{out}
+		return []map[string]interface{}{out}, []string{doc.Position()}
 	}
 	objs := []map[string]interface{}{doc.Object}
 	if strings.HasSuffix(kind, "List") {
@@ -243,18 +241,17 @@ func migrateDocument(doc manifest.Document, to string, opts migrate.Options, not
 		// says: not an empty list, nor a failure of the migration.
 		if err := conversion.CheckShape(doc.Object); err != nil {
 			failed.add(fmt.Errorf("%s: %w", doc.Position(), err))
-			return nil
+			return nil, nil
 		}
 		if objs, err = typedListItems(doc, kind); err != nil {
 			failed.add(err)
-			return nil
+			return nil, nil
 		}
 	}
-	out := make([]map[string]interface{}, 0, len(objs))
 	for i, obj := range objs {
 		item := doc
 		if strings.HasSuffix(kind, "List") {
-			item.Item, item.Object = i, obj
+			item = doc.InItem(i, obj)
 		}
 		// An item of a typed list is migrated by its own apiVersion and
 		// kind, as kubectl creates it; a misspelt one is refused as a
@@ -278,9 +275,9 @@ func migrateDocument(doc manifest.Document, to string, opts migrate.Options, not
 			continue
 		}
 		printReport(notes, who, report)
-		out = append(out, migrated)
+		objects, positions = append(objects, migrated), append(positions, item.Position())
 	}
-	return out
+	return objects, positions
 }
 
 // generatedNote says why a claim generated for a pod is left out.

@@ -188,9 +188,7 @@ func readItems(sources []string, stdin io.Reader) ([]manifest.Document, error) {
 			return nil, err
 		}
 		for i, item := range items {
-			d := doc
-			d.Item, d.Object = i, item
-			out = append(out, d)
+			out = append(out, doc.InItem(i, item))
 		}
 	}
 	return out, nil

@@ -37,6 +37,18 @@ type Document struct {
 	Item int
 	// Object is the decoded object; numbers are json.Number.
 	Object map[string]interface{}
+	// typedItems is the path, below Item, of an item of a typed list
+	// (ResourceClaimList) in the document (Item): see InItem.
+	typedItems []int
+}
+
+// InItem returns the document of item i of d's typed list
+// (ResourceClaimList, ResourceClaimTemplateList), obj: its Position names the
+// item below d's ("…, items[0]", or "…, items[2].items[0]" in a kind: List).
+func (d Document) InItem(i int, obj map[string]interface{}) Document {
+	d.typedItems = append(slices.Clone(d.typedItems), i)
+	d.Object = obj
+	return d
 }
 
 // Position describes where the document is, for messages: "file.yaml: document 2 (line 14)",
@@ -48,8 +60,15 @@ func (d Document) Position() string {
 		name = "<stdin>"
 	}
 	pos := fmt.Sprintf("%s: document %d (line %d)", name, d.Index, d.Line)
+	var path []string
 	if d.Item >= 0 {
-		pos += fmt.Sprintf(", items[%d]", d.Item)
+		path = append(path, fmt.Sprintf("items[%d]", d.Item))
+	}
+	for _, i := range d.typedItems {
+		path = append(path, fmt.Sprintf("items[%d]", i))
+	}
+	if len(path) > 0 {
+		pos += ", " + strings.Join(path, ".")
 	}
 	return pos
 }

@@ -211,3 +211,26 @@ items:
 		t.Errorf("nested item error: %v", err)
 	}
 }
+
+// TestInItemPosition: an item of a typed list is named below the document,
+// and below the kind: List item that holds the typed list (items[i] was
+// overwritten with the typed list's index, naming the wrong item).
+func TestInItemPosition(t *testing.T) {
+	doc := Document{Source: "f.yaml", Index: 2, Line: 7, Item: -1}
+	item := map[string]interface{}{"kind": "ResourceClaim"}
+	for _, tc := range []struct {
+		doc  Document
+		want string
+	}{
+		{doc.InItem(1, item), "f.yaml: document 2 (line 7), items[1]"},
+		{Document{Source: Stdin, Index: 1, Line: 1, Item: 3}.InItem(0, item), "<stdin>: document 1 (line 1), items[3].items[0]"},
+		{doc, "f.yaml: document 2 (line 7)"},
+	} {
+		if got := tc.doc.Position(); got != tc.want {
+			t.Errorf("Position() = %q, want %q", got, tc.want)
+		}
+	}
+	if got := doc.InItem(1, item).Object["kind"]; got != "ResourceClaim" {
+		t.Errorf("InItem's object has kind %v", got)
+	}
+}
