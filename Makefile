@@ -11,7 +11,8 @@ BIN              := $(CURDIR)/bin
 CONTROLLER_TOOLS := v0.23.0
 CONTROLLER_GEN   := $(BIN)/controller-gen-$(CONTROLLER_TOOLS)/controller-gen
 STATICCHECK_VERSION := v0.8.2
-STATICCHECK      := $(BIN)/staticcheck-$(STATICCHECK_VERSION)/staticcheck
+STATICCHECK      := $(BIN)/staticcheck-$(STATICCHECK_VERSION)-$(shell $(GO) env GOVERSION)/staticcheck
+# (per Go version: staticcheck refuses code for a newer Go than it was built with)
 CRD_OPTIONS      := crd:generateEmbeddedObjectMeta=true
 # Go test flags for `make test`: verbose so that every test shows in the CI log.
 TEST_FLAGS       ?= -v -count=1

@@ -47,7 +47,7 @@ func decodeError(obj map[string]interface{}, into interface{}, err error) error 
 	return err
 }
 
-// encodeTree is json.Marshal of a JSON tree (jsontree.Marshal gives the same
+// encodeTree is json.Marshal of a JSON tree (jsontree.Append gives the same
 // bytes without reflection); escapeHTML does not matter to a decoder.
 func encodeTree(obj map[string]interface{}) ([]byte, error) {
 	data, err := jsontree.Append(nil, obj, false)

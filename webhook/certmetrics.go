@@ -96,7 +96,8 @@ func signingCA(leaf *x509.Certificate, dir string) *x509.Certificate {
 }
 
 // registerOpsMetrics adds the certificate collector and creates the panic,
-// certificate-reload error and conversion failure series at zero, so that
+// certificate-reload error and conversion failure and unsupported series at
+// zero, so that
 // alerts on their increase see a series from the start: one born at 1 with
 // the first event shows no increase() until the second (test/monitoring,
 // TestSeriesExistBeforeTheirFirstEvent).
@@ -105,12 +106,14 @@ func (s *Server) registerOpsMetrics() {
 	for _, endpoint := range []string{"/convert", "/validate", "/default"} {
 		s.metrics.panics.WithLabelValues(endpoint)
 	}
-	for _, from := range api.ServedVersions {
-		for _, to := range api.ServedVersions {
+	for _, to := range api.ServedVersions {
+		for _, from := range api.ServedVersions {
 			if from != to {
 				s.metrics.conversions.WithLabelValues(from, to, "failure")
 			}
+			s.metrics.conversions.WithLabelValues(from, to, "unsupported")
 		}
+		s.metrics.conversions.WithLabelValues("unknown", to, "unsupported")
 	}
 	s.metrics.certReloads.WithLabelValues("error")
 	for _, reason := range handshakeReasons {

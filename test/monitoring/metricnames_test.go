@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -205,6 +206,11 @@ type series struct {
 	labels map[string]string
 }
 
+// sameSeries reports whether o is the same series as s: name and labels.
+func (s series) sameSeries(o series) bool {
+	return s.name == o.name && maps.Equal(s.labels, o.labels)
+}
+
 // scrapes are the samples of a server before any request (fresh) and after
 // each kind (served).
 type scrapes struct{ fresh, served []series }
@@ -294,6 +300,8 @@ func scrape(t *testing.T) scrapes {
 	}
 	post("/convert", review(claim), http.StatusOK)
 	post("/convert", review(panicky), http.StatusOK) // a failed review
+	// An object the webhook does not convert: a list of a served version.
+	post("/convert", review([]byte(`{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaimList","items":[]}`)), http.StatusOK)
 	post("/validate", fmt.Sprintf(`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u2","kind":{"group":"resource.claimbridge.dev","version":"v1alpha1","kind":"ResourceClaim"},"resource":{"group":"resource.claimbridge.dev","version":"v1alpha1","resource":"resourceclaims"},"namespace":"team-a","operation":"CREATE","object":%s}}`, claim), http.StatusOK)
 
 	got.served = read(t, srv)
@@ -422,6 +430,13 @@ func TestSeriesExistBeforeTheirFirstEvent(t *testing.T) {
 				checked++
 				if !s.matchesAny(got.fresh) {
 					t.Errorf("alert %s: %s selects no series before the first event: the first one(s) never fire it", r.Alert, s.text)
+				}
+				// Every series the traffic made that the alert selects
+				// existed before it, not just one of them.
+				for _, ss := range got.served {
+					if s.matches(ss) && !slices.ContainsFunc(got.fresh, ss.sameSeries) {
+						t.Errorf("alert %s: %s selects %s %v, which did not exist before its first event: that event never fires it", r.Alert, s.text, ss.name, ss.labels)
+					}
 				}
 			}
 		}
