@@ -58,6 +58,11 @@ func FuzzCommands(f *testing.F) {
 		f.Add(data)
 	}
 	f.Add([]byte(`{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c"},"spec":{"devices":{"requests":[1]}}}`))
+	// A typed list in a kind: List, with a duplicate and a misspelt item kind.
+	f.Add([]byte(`{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaimList","items":[` +
+		`{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"a","namespace":"ns"},"spec":{"resourceClassName":"gpu"}},` +
+		`{"kind":"ResourceClaim","metadata":{"name":"a","namespace":"ns"},"spec":{"resourceClassName":"gpu"}},` +
+		`{"kind":"ResourceClaims","metadata":{"name":"b"}}]}]}`))
 	f.Add([]byte("apiVersion: v1\nkind: List\nitems:\n- apiVersion: resource.k8s.io/v1alpha2\n  kind: ResourceClaim\n  spec: 3\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, args := range fuzzCommands {
