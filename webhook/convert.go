@@ -256,6 +256,7 @@ func (h *convertHandler) convertOne(raw []byte, obj map[string]interface{}, to s
 		h.metrics.conversion(gv.Version, to.Version, "failure")
 		return nil, "", fmt.Errorf("%s: %w", id, err)
 	}
+	out = ensureMetadata(out)
 	start := len(buf)
 	buf, err = jsontree.Append(buf, out, true)
 	if err != nil {
@@ -391,6 +392,31 @@ func checkConverted(in, out map[string]interface{}, id objectID, to schema.Group
 		return errors.New("converter changed metadata other than labels and annotations")
 	}
 	return nil
+}
+
+// ensureMetadata returns out, or a shallow copy of it with an empty metadata
+// object when out has none (absent or null). kube-apiserver refuses a
+// converted object without a metadata object ("returned invalid metadata:
+// missing metadata in converted object"), also when the object it sent had
+// none, which it does: server-side apply, when a manager applies through
+// another version than its last apply, prunes that manager's former fields
+// from the object with the whole metadata and spec (structured-merge-diff
+// removes the named fields above an owned field) and converts what remains
+// to the versions of the other managers. Conversion keeps an absent
+// metadata absent (a partial object converts exactly); the apiserver puts
+// the object's own metadata back over the answer's, keeping only its labels
+// and annotations, so an empty one adds nothing. out is not modified (it
+// may share with the request).
+func ensureMetadata(out map[string]interface{}) map[string]interface{} {
+	if _, ok := out["metadata"].(map[string]interface{}); ok {
+		return out
+	}
+	copied := make(map[string]interface{}, len(out)+1)
+	for k, v := range out {
+		copied[k] = v
+	}
+	copied["metadata"] = map[string]interface{}{}
+	return copied
 }
 
 func checkStringMap(v interface{}) error {

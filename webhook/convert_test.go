@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -291,7 +292,9 @@ func TestConvertRecycledMaps(t *testing.T) {
 			if err != nil {
 				continue // the converter refuses it: not this test's concern
 			}
-			want, err := jsontree.Append(nil, out, true)
+			// An object without metadata is answered with an empty one
+			// (TestConvertHandlerObjectWithoutMetadata).
+			want, err := jsontree.Append(nil, ensureMetadata(out), true)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -325,4 +328,46 @@ func TestConvertRecycledMaps(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// TestConvertHandlerObjectWithoutMetadata: kube-apiserver sends objects
+// without metadata (server-side apply by a field manager that applied
+// through another version before: the pruned object), and refuses an
+// answer without a metadata object ("missing metadata in converted
+// object"), which conversion, keeping an absent metadata absent, gave. The
+// answer has an empty one, and the restore annotations conversion adds; the
+// request's object is not changed.
+func TestConvertHandlerObjectWithoutMetadata(t *testing.T) {
+	h := newTestConvertHandler(defaultConverter)
+	for _, c := range []struct {
+		name, in, desired string
+		wantMeta          map[string]interface{}
+	}{
+		{"nothing to keep", `{"apiVersion":"resource.claimbridge.dev/v1alpha1","kind":"ResourceClaim","status":{"reservedFor":[{"resource":"pods","name":"p","uid":"1"}]}}`,
+			"v1alpha3", map[string]interface{}{}},
+		{"null metadata", `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim","metadata":null}`,
+			"v1alpha2", map[string]interface{}{}},
+		{"restore annotation", `{"apiVersion":"resource.claimbridge.dev/v1alpha1","kind":"ResourceClaim","spec":{"resourceClassName":"gpu.example.com","allocationMode":"Immediate"}}`,
+			"v1alpha3", map[string]interface{}{"annotations": map[string]interface{}{
+				"claimbridge.dev/restore-v1alpha2": `{"spec":{"base":"c08a10c498a5d40d","patch":[{"op":"replace","path":"/spec/allocationMode","value":"Immediate"}]},"created":"metadata"}`}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rec := post(h, conversionReview("apiextensions.k8s.io/v1", "u", api.Group+"/"+c.desired, []byte(c.in)))
+			out := decodeConversionResponse(t, rec)
+			if out.Response.Result.Status != metav1.StatusSuccess || len(out.Response.ConvertedObjects) != 1 {
+				t.Fatalf("got %+v", out.Response)
+			}
+			var got map[string]interface{}
+			if err := json.Unmarshal(out.Response.ConvertedObjects[0].Raw, &got); err != nil {
+				t.Fatal(err)
+			}
+			meta, ok := got["metadata"].(map[string]interface{})
+			if !ok {
+				t.Fatalf("converted object has no metadata object: %s", out.Response.ConvertedObjects[0].Raw)
+			}
+			if diff := cmp.Diff(c.wantMeta, meta); diff != "" {
+				t.Errorf("metadata (-want +got):\n%s", diff)
+			}
+		})
+	}
 }
