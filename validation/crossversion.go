@@ -229,13 +229,57 @@ func reportedAt(errType field.ErrorType, path string, errs field.ErrorList) bool
 // most often a client that wrote an object it built itself (`kubectl
 // replace -f` of the original manifest) rather than one it read, whose
 // older shape alone no longer says what the stored object holds.
+//
+// A server-side apply by a field manager that applied through another
+// version before is told apart: kube-apiserver removes the fields the
+// manager applied then and does not apply now (structured-merge-diff's
+// prune, through the former version's view), among them what the new
+// version cannot show and the restore annotations held, so that the
+// manager's new manifest, whatever it says, changes the spec the former
+// one wrote.
 func restoreAnnotationsHint(newObj, oldObj map[string]interface{}) string {
 	if apiequality.Semantic.DeepEqual(restoreAnnotations(newObj), restoreAnnotations(oldObj)) {
 		return ""
 	}
+	if manager, from, to, ok := applyVersionSwitch(newObj, oldObj); ok {
+		return fmt.Sprintf(" (server-side apply by field manager %q through %s removes the fields it applied through %s before and does not apply now, "+
+			"among them what %s cannot show, which the %s* annotations held: apply through %s as before, or through %s with another "+
+			"field manager, which leaves %q's fields in place)", manager, to, from, to, api.RestoreAnnotationPrefix, from, to, manager)
+	}
 	return " (the update's " + api.RestoreAnnotationPrefix + "* annotations differ from the stored object's: they hold what the other versions " +
 		"show, and only claimbridge writes them; send them as read: write back the object as read, or patch or apply only the fields you change; " +
 		"while claimbridge replicas of two builds serve, during an upgrade, read it again once they are one)"
+}
+
+// applyVersionSwitch reports the field manager whose server-side apply of
+// the main resource newObj is, when its former apply (in oldObj's
+// managedFields) was through another version of the group: the manager and
+// both versions.
+func applyVersionSwitch(newObj, oldObj map[string]interface{}) (manager, from, to string, ok bool) {
+	applies := func(obj map[string]interface{}) map[string]string {
+		meta, _ := obj["metadata"].(map[string]interface{})
+		entries, _ := meta["managedFields"].([]interface{})
+		out := map[string]string{}
+		for _, e := range entries {
+			entry, _ := e.(map[string]interface{})
+			m, _ := entry["manager"].(string)
+			op, _ := entry["operation"].(string)
+			sub, _ := entry["subresource"].(string)
+			apiVersion, _ := entry["apiVersion"].(string)
+			group, version, found := strings.Cut(apiVersion, "/")
+			if op == "Apply" && sub == "" && found && group == api.Group {
+				out[m] = version
+			}
+		}
+		return out
+	}
+	before := applies(oldObj)
+	for m, version := range applies(newObj) {
+		if was, ok := before[m]; ok && was != version {
+			return m, was, version, true
+		}
+	}
+	return "", "", "", false
 }
 
 // restoreAnnotations returns obj's restore annotations (nil if none).

@@ -25,6 +25,14 @@ func TestCrossVersionInvariants(t *testing.T) {
 	v3Only := `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns","resourceVersion":"1"},"spec":{"devices":{"requests":[{"name":"gpu","deviceClassName":"gpu.example.com"}],"constraints":[{"requests":["gpu"],"matchAttribute":"gpu.example.com/numa"}]}}}`
 	v3Allocated := `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns","resourceVersion":"1"},"spec":{"devices":{"requests":[{"name":"gpu","deviceClassName":"gpu.example.com"}]}},"status":{"allocation":{"devices":{"results":[{"request":"gpu","driver":"gpu.example.com","pool":"node-1","device":"gpu-0"}]}}}}`
 
+	appliedV1 := `{"apiVersion":"resource.claimbridge.dev/v1alpha1","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns","resourceVersion":"1"},"spec":{"resourceClassName":"gpu.example.com","allocationMode":"Immediate","parametersRef":{"apiGroup":"gpu.example.com","kind":"GpuParams","name":"small"}}}`
+	managedBy := func(manager, version string) []interface{} {
+		return []interface{}{map[string]interface{}{
+			"manager": manager, "operation": "Apply", "apiVersion": "resource.claimbridge.dev/" + version,
+			"fieldsType": "FieldsV1", "fieldsV1": map[string]interface{}{"f:spec": map[string]interface{}{}},
+		}}
+	}
+
 	scenarios := map[string]struct {
 		sub          string
 		old, new     func(t *testing.T) map[string]interface{}
@@ -104,6 +112,49 @@ func TestCrossVersionInvariants(t *testing.T) {
 				return o
 			},
 			wantFailures: nil, // filled in below: the v1alpha1 error only
+		},
+		// A server-side apply through v1alpha3 by a field manager that
+		// applied the claim through v1alpha1: kube-apiserver removes the
+		// fields it applied then and does not apply now, parametersRef and
+		// Immediate among them, which v1alpha3 holds in the restore
+		// annotation only. The refusal names the apply, not a client that
+		// edited the annotations (TestApplyAcrossVersions).
+		"v1alpha3-apply-by-a-manager-that-applied-through-v1alpha1": {
+			old: func(t *testing.T) map[string]interface{} {
+				o := mustConvert(t, obj(t, appliedV1), "v1alpha3")
+				o["metadata"].(map[string]interface{})["managedFields"] = managedBy("team-a", "v1alpha1")
+				return o
+			},
+			new: func(t *testing.T) map[string]interface{} {
+				o := mustConvert(t, obj(t, appliedV1), "v1alpha3")
+				meta := o["metadata"].(map[string]interface{})
+				delete(meta, "annotations")
+				meta["managedFields"] = managedBy("team-a", "v1alpha3")
+				return o
+			},
+			wantFailures: field.ErrorList{field.Invalid(field.NewPath("metadata", "annotations"), "<value omitted>",
+				"field is immutable: the update changes the spec as seen through v1alpha1 and v1alpha2 (server-side apply by field manager "+
+					`"team-a" through v1alpha3 removes the fields it applied through v1alpha1 before and does not apply now, among them what v1alpha3 `+
+					"cannot show, which the claimbridge.dev/restore-* annotations held: apply through v1alpha1 as before, or through v1alpha3 with "+
+					`another field manager, which leaves "team-a"'s fields in place)`)},
+		},
+		// The same manager's former apply through the same version is no
+		// switch: the usual hint.
+		"v1alpha3-update-by-a-manager-that-applied-through-v1alpha3": {
+			old: func(t *testing.T) map[string]interface{} {
+				o := mustConvert(t, obj(t, appliedV1), "v1alpha3")
+				o["metadata"].(map[string]interface{})["managedFields"] = managedBy("team-a", "v1alpha3")
+				return o
+			},
+			new: func(t *testing.T) map[string]interface{} {
+				o := mustConvert(t, obj(t, appliedV1), "v1alpha3")
+				meta := o["metadata"].(map[string]interface{})
+				delete(meta, "annotations")
+				meta["managedFields"] = managedBy("team-a", "v1alpha3")
+				return o
+			},
+			wantFailures: field.ErrorList{field.Invalid(field.NewPath("metadata", "annotations"), "<value omitted>",
+				"field is immutable: the update changes the spec as seen through v1alpha1 and v1alpha2"+restoreHint)},
 		},
 	}
 	for name, scenario := range scenarios {
