@@ -2,6 +2,8 @@ package validation
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -273,10 +275,10 @@ func applyVersionSwitch(newObj, oldObj map[string]interface{}) (manager, from, t
 		}
 		return out
 	}
-	before := applies(oldObj)
-	for m, version := range applies(newObj) {
-		if was, ok := before[m]; ok && was != version {
-			return m, was, version, true
+	before, after := applies(oldObj), applies(newObj)
+	for _, m := range slices.Sorted(maps.Keys(after)) { // the same message every time
+		if was, ok := before[m]; ok && was != after[m] {
+			return m, was, after[m], true
 		}
 	}
 	return "", "", "", false
