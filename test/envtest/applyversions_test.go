@@ -350,7 +350,7 @@ func expectManaged(t testing.TB, u *unstructured.Unstructured, want map[string]m
 		}
 		var fields string
 		if e.FieldsV1 != nil {
-			fields = string(e.FieldsV1.Raw)
+			fields = e.FieldsV1.GetRawString()
 		}
 		got[key] = managedEntry{string(e.Operation), strings.TrimPrefix(e.APIVersion, "resource.claimbridge.dev/"), e.Subresource, fields}
 	}
