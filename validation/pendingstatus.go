@@ -37,14 +37,8 @@ import (
 // does not have alike.
 func pendingStatusErrors(t target, newObj, oldObj map[string]interface{}) field.ErrorList {
 	var stored []string
-	from, to := versionIndex(t.version), versionIndex(StorageVersion)
-	if from > to {
-		from, to = to, from
-	}
-	for i, v := range versions {
-		if i < from || i > to {
-			stored = append(stored, conversion.RestoreAnnotation(v))
-		}
+	for _, v := range StoredRestoreVersions(t.version) {
+		stored = append(stored, conversion.RestoreAnnotation(v))
 	}
 	newData := restoreStatusData(newObj, stored)
 	if len(newData) == 0 {
@@ -69,6 +63,24 @@ func pendingStatusErrors(t target, newObj, oldObj map[string]interface{}) field.
 		}
 	}
 	return allErrs
+}
+
+// StoredRestoreVersions returns the versions whose restore annotations an
+// object written in version is stored with: converting it to the storage
+// version removes the restore annotation of every version it steps through,
+// its own included, applying or dropping it, and keeps the others.
+func StoredRestoreVersions(version string) []string {
+	from, to := versionIndex(version), versionIndex(StorageVersion)
+	if from > to {
+		from, to = to, from
+	}
+	var out []string
+	for i, v := range versions {
+		if i < from || i > to {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // restoreStatusData returns the "status" member of each annotation of obj

@@ -12,6 +12,7 @@ import (
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/defaulting"
+	"github.com/claimbridge/claimbridge/validation"
 )
 
 // defaulter decides /default: a claim or template created or updated (not
@@ -49,6 +50,13 @@ func (d *defaulter) Handle(ctx context.Context, req admission.Request) (resp adm
 		return denied(apierrors.NewBadRequest(fmt.Sprintf("object %v", err)))
 	}
 	ops := defaulting.Patch(obj, req.Kind.Version, req.Kind.Kind)
+	var warnings []string
+	if op == OperationCreate {
+		var drop *defaulting.Operation
+		if drop, warnings = createStatusData(obj, req.Kind.Version); drop != nil {
+			ops = append(ops, *drop)
+		}
+	}
 	if stored := storedDefaults(obj, ops); stored != nil {
 		ops = append(ops, *stored)
 	}
@@ -60,7 +68,28 @@ func (d *defaulter) Handle(ctx context.Context, req admission.Request) (resp adm
 		return denied(apierrors.NewInternalError(err))
 	}
 	patchType := admissionv1.PatchTypeJSONPatch
-	return admission.Response{AdmissionResponse: admissionv1.AdmissionResponse{Allowed: true, Patch: patch, PatchType: &patchType}}
+	return admission.Response{AdmissionResponse: admissionv1.AdmissionResponse{Allowed: true, Patch: patch, PatchType: &patchType, Warnings: warnings}}
+}
+
+// createStatusData is the operation that takes the status data out of the
+// restore annotations obj, created in version, would be stored with
+// (conversion.WithoutStatusRestoreData), and a warning for each: a create
+// starts without status, and a copy of an allocated claim as read from the
+// apiserver (a backup a tool re-creates) carries such data, which /validate
+// refuses on a create. nil when there is none.
+func createStatusData(obj map[string]interface{}, version string) (*defaulting.Operation, []string) {
+	annotations, remove, dropped := conversion.WithoutStatusRestoreData(obj, validation.StoredRestoreVersions(version))
+	if len(dropped) == 0 {
+		return nil, nil
+	}
+	warnings := make([]string, 0, len(dropped))
+	for _, key := range dropped {
+		warnings = append(warnings, fmt.Sprintf("metadata.annotations[%s]: its status restore data was removed: a created claim starts without status", key))
+	}
+	if remove {
+		return &defaulting.Operation{Op: "remove", Path: "/metadata/annotations"}, warnings
+	}
+	return &defaulting.Operation{Op: "add", Path: "/metadata/annotations", Value: annotations}, warnings
 }
 
 // storedDefaults is the operation that gives obj, once ops (its own

@@ -1,0 +1,48 @@
+package conversion_test
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/claimbridge/claimbridge/conversion"
+)
+
+func TestWithoutStatusRestoreData(t *testing.T) {
+	const statusOnly = `{"status":{"base":"x","patch":[{"op":"add","path":"/status/allocation/shareable","value":false}]},"created":"annotations"}`
+	const both = `{"spec":{"base":"y","patch":[{"op":"add","path":"/spec/allocationMode","value":"Immediate"}]},"status":{"base":"x","patch":[]}}`
+	obj := func(annotations map[string]interface{}) map[string]interface{} {
+		return map[string]interface{}{"metadata": map[string]interface{}{"name": "c", "annotations": annotations}}
+	}
+	versions := []string{"v1alpha1", "v1alpha2"}
+	for _, tc := range []struct {
+		name        string
+		in          map[string]interface{}
+		annotations map[string]interface{}
+		remove      bool
+		dropped     []string
+	}{
+		{"none", obj(map[string]interface{}{"a": "b"}), nil, false, nil},
+		{"no annotations", map[string]interface{}{"metadata": map[string]interface{}{"name": "c"}}, nil, false, nil},
+		{"status only: the annotation goes, and with it the map", obj(map[string]interface{}{"claimbridge.dev/restore-v1alpha2": statusOnly}), map[string]interface{}{}, true, []string{"claimbridge.dev/restore-v1alpha2"}},
+		{"spec kept, other annotations kept", obj(map[string]interface{}{"claimbridge.dev/restore-v1alpha1": both, "claimbridge.dev/restore-v1alpha2": statusOnly, "a": "b"}),
+			map[string]interface{}{"a": "b", "claimbridge.dev/restore-v1alpha1": `{"spec":{"base":"y","patch":[{"op":"add","path":"/spec/allocationMode","value":"Immediate"}]}}`},
+			false, []string{"claimbridge.dev/restore-v1alpha1", "claimbridge.dev/restore-v1alpha2"}},
+		{"not a stored version's", obj(map[string]interface{}{"claimbridge.dev/restore-v1alpha3": statusOnly}), nil, false, nil},
+		{"undecodable: left as it is", obj(map[string]interface{}{"claimbridge.dev/restore-v1alpha2": `{"status":`}), nil, false, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := cmp.Diff(nil, tc.in)
+			annotations, remove, dropped := conversion.WithoutStatusRestoreData(tc.in, versions)
+			if diff := cmp.Diff(tc.annotations, annotations); diff != "" {
+				t.Errorf("annotations (-want +got):\n%s", diff)
+			}
+			if remove != tc.remove || !cmp.Equal(tc.dropped, dropped) {
+				t.Errorf("remove %v, dropped %v; want %v, %v", remove, dropped, tc.remove, tc.dropped)
+			}
+			if after := cmp.Diff(nil, tc.in); after != before {
+				t.Errorf("the input changed:\n%s", after)
+			}
+		})
+	}
+}
