@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -83,10 +84,29 @@ func nameOf(obj map[string]interface{}) string {
 	return u.GetName()
 }
 
+// readTree reads every file below dir, which kustomize or helm is about to
+// render in a child process, so that go test's cache, which records the
+// files a test opens but not its child processes', reruns the test when one
+// of them changes.
+func readTree(t *testing.T, dir string) {
+	t.Helper()
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		_, err = os.ReadFile(path)
+		return err
+	})
+	if err != nil {
+		t.Fatalf("reading %s: %v", dir, err)
+	}
+}
+
 // build runs `$KUSTOMIZE build dir` from the repository root.
 func build(t *testing.T, dir string) rendered {
 	t.Helper()
 	root := repoRoot(t)
+	readTree(t, filepath.Join(root, "config"))
 	bin := os.Getenv("KUSTOMIZE")
 	if bin == "" {
 		t.Fatal("KUSTOMIZE is not set: run `make envtest-assets` and set KUSTOMIZE=bin/kustomize (`make test` does both)")

@@ -182,6 +182,7 @@ func (u *unstructuredObj) annotations() map[string]interface{} {
 func helmTemplate(t *testing.T, sets ...string) rendered {
 	t.Helper()
 	root := repoRoot(t)
+	readTree(t, filepath.Join(root, "charts", "claimbridge"))
 	bin := os.Getenv("HELM")
 	if bin == "" {
 		t.Fatal("HELM is not set: run `make envtest-assets` and set HELM=bin/helm (`make test` does both)")
