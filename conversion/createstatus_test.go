@@ -8,7 +8,7 @@ import (
 	"github.com/claimbridge/claimbridge/conversion"
 )
 
-func TestWithoutStatusRestoreData(t *testing.T) {
+func TestWithStoredStatusRestoreData(t *testing.T) {
 	const statusOnly = `{"status":{"base":"x","patch":[{"op":"add","path":"/status/allocation/shareable","value":false}]},"created":"annotations"}`
 	const both = `{"spec":{"base":"y","patch":[{"op":"add","path":"/spec/allocationMode","value":"Immediate"}]},"status":{"base":"x","patch":[]}}`
 	obj := func(annotations map[string]interface{}) map[string]interface{} {
@@ -31,9 +31,9 @@ func TestWithoutStatusRestoreData(t *testing.T) {
 		{"not a stored version's", obj(map[string]interface{}{"claimbridge.dev/restore-v1alpha3": statusOnly}), nil, false, nil},
 		{"undecodable: left as it is", obj(map[string]interface{}{"claimbridge.dev/restore-v1alpha2": `{"status":`}), nil, false, nil},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
+		t.Run("create: "+tc.name, func(t *testing.T) {
 			before := cmp.Diff(nil, tc.in)
-			annotations, remove, dropped := conversion.WithoutStatusRestoreData(tc.in, versions)
+			annotations, remove, dropped := conversion.WithStoredStatusRestoreData(tc.in, nil, versions)
 			if diff := cmp.Diff(tc.annotations, annotations); diff != "" {
 				t.Errorf("annotations (-want +got):\n%s", diff)
 			}
@@ -42,6 +42,42 @@ func TestWithoutStatusRestoreData(t *testing.T) {
 			}
 			if after := cmp.Diff(nil, tc.in); after != before {
 				t.Errorf("the input changed:\n%s", after)
+			}
+		})
+	}
+}
+
+// TestWithStoredStatusRestoreDataOnUpdate: a write through the main
+// resource keeps the stored object's status data, whatever status data it
+// sends: the same (nothing to do), other (put back), or where the stored
+// object has none (taken out); an annotation it sends without status data
+// is left alone.
+func TestWithStoredStatusRestoreDataOnUpdate(t *testing.T) {
+	const key = "claimbridge.dev/restore-v1alpha2"
+	stored := `{"spec":{"base":"y","patch":[]},"status":{"base":"x","patch":[{"op":"add","path":"/status/allocation/shareable","value":false}]}}`
+	other := `{"spec":{"base":"y","patch":[]},"status":{"base":"z","patch":[]}}`
+	specOnly := `{"spec":{"base":"y","patch":[]}}`
+	obj := func(value string) map[string]interface{} {
+		return map[string]interface{}{"metadata": map[string]interface{}{"name": "c", "annotations": map[string]interface{}{key: value}}}
+	}
+	versions := []string{"v1alpha1", "v1alpha2"}
+	for _, tc := range []struct {
+		name     string
+		new, old map[string]interface{}
+		want     map[string]interface{}
+	}{
+		{"as stored", obj(stored), obj(stored), nil},
+		{"other status data: the stored put back", obj(other), obj(stored), map[string]interface{}{key: stored}},
+		{"status data the stored object has not: taken out", obj(other), obj(specOnly), map[string]interface{}{key: specOnly}},
+		{"no status data sent: left alone", obj(specOnly), obj(stored), nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			annotations, _, changed := conversion.WithStoredStatusRestoreData(tc.new, tc.old, versions)
+			if diff := cmp.Diff(tc.want, annotations); diff != "" {
+				t.Errorf("annotations (-want +got):\n%s", diff)
+			}
+			if (len(changed) > 0) != (tc.want != nil) {
+				t.Errorf("changed %v", changed)
 			}
 		})
 	}

@@ -246,7 +246,7 @@ func restoreAnnotationsHint(newObj, oldObj map[string]interface{}) string {
 	if manager, from, to, ok := applyVersionSwitch(newObj, oldObj); ok {
 		return fmt.Sprintf(" (server-side apply by field manager %q through %s removes the fields it applied through %s before and does not apply now, "+
 			"among them what %s cannot show, which the %s* annotations held: apply through %s as before, or through %s with another "+
-			"field manager, which leaves %q's fields in place)", manager, to, from, to, api.RestoreAnnotationPrefix, from, to, manager)
+			"field manager, which leaves %q's fields in place (with --force-conflicts where their fields overlap))", manager, to, from, to, api.RestoreAnnotationPrefix, from, to, manager)
 	}
 	return " (the update's " + api.RestoreAnnotationPrefix + "* annotations differ from the stored object's: they hold what the other versions " +
 		"show, and only claimbridge writes them; send them as read: write back the object as read, or patch or apply only the fields you change; " +
@@ -269,7 +269,7 @@ func applyVersionSwitch(newObj, oldObj map[string]interface{}) (manager, from, t
 			sub, _ := entry["subresource"].(string)
 			apiVersion, _ := entry["apiVersion"].(string)
 			group, version, found := strings.Cut(apiVersion, "/")
-			if op == "Apply" && sub == "" && found && group == api.Group {
+			if op == "Apply" && sub == "" && found && group == api.Group && m != "" {
 				out[m] = version
 			}
 		}

@@ -136,7 +136,7 @@ func TestCrossVersionInvariants(t *testing.T) {
 				"field is immutable: the update changes the spec as seen through v1alpha1 and v1alpha2 (server-side apply by field manager "+
 					`"team-a" through v1alpha3 removes the fields it applied through v1alpha1 before and does not apply now, among them what v1alpha3 `+
 					"cannot show, which the claimbridge.dev/restore-* annotations held: apply through v1alpha1 as before, or through v1alpha3 with "+
-					`another field manager, which leaves "team-a"'s fields in place)`)},
+					`another field manager, which leaves "team-a"'s fields in place (with --force-conflicts where their fields overlap))`)},
 		},
 		// The same manager's former apply through the same version is no
 		// switch: the usual hint.

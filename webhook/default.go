@@ -51,12 +51,22 @@ func (d *defaulter) Handle(ctx context.Context, req admission.Request) (resp adm
 	}
 	ops := defaulting.Patch(obj, req.Kind.Version, req.Kind.Kind)
 	var warnings []string
-	if op == OperationCreate {
-		var drop *defaulting.Operation
-		if drop, warnings = createStatusData(obj, req.Kind.Version); drop != nil {
-			ops = append(ops, *drop)
+	if req.Kind.Kind == api.KindClaim {
+		var old map[string]interface{} // nil for a create
+		if op == OperationUpdate {
+			if old, err = objectOf(req.OldObject); err != nil {
+				return denied(apierrors.NewBadRequest(fmt.Sprintf("oldObject %v", err)))
+			}
+		}
+		var keep *defaulting.Operation
+		if keep, warnings = storedStatusData(obj, old, req.Kind.Version); keep != nil {
+			ops = append(ops, *keep)
 		}
 	}
+	// storedDefaults tries ops with defaulting.Apply, which takes "add"
+	// operations only: storedStatusData removes the annotations only when
+	// none is left, and storedDefaults has nothing to do without a
+	// restore-v1alpha3 annotation, which that leaves (it is never stored).
 	if stored := storedDefaults(obj, ops); stored != nil {
 		ops = append(ops, *stored)
 	}
@@ -68,23 +78,28 @@ func (d *defaulter) Handle(ctx context.Context, req admission.Request) (resp adm
 		return denied(apierrors.NewInternalError(err))
 	}
 	patchType := admissionv1.PatchTypeJSONPatch
-	return admission.Response{AdmissionResponse: admissionv1.AdmissionResponse{Allowed: true, Patch: patch, PatchType: &patchType, Warnings: warnings}}
+	return admission.Response{AdmissionResponse: admissionv1.AdmissionResponse{Allowed: true, Patch: patch, PatchType: &patchType, Warnings: fitWarnings(warnings)}}
 }
 
-// createStatusData is the operation that takes the status data out of the
-// restore annotations obj, created in version, would be stored with
-// (conversion.WithoutStatusRestoreData), and a warning for each: a create
-// starts without status, and a copy of an allocated claim as read from the
-// apiserver (a backup a tool re-creates) carries such data, which /validate
-// refuses on a create. nil when there is none.
-func createStatusData(obj map[string]interface{}, version string) (*defaulting.Operation, []string) {
-	annotations, remove, dropped := conversion.WithoutStatusRestoreData(obj, validation.StoredRestoreVersions(version))
-	if len(dropped) == 0 {
+// storedStatusData is the operation that gives the restore annotations obj,
+// a claim written through the main resource in version, would be stored
+// with the status data of old, the stored claim (nil for a create: none;
+// conversion.WithStoredStatusRestoreData), and a warning for each: such a
+// write does not set status, and a copy of an allocated claim as read from
+// the apiserver (a backup a tool creates again, or applies again) carries
+// status data, which /validate refuses. nil when there is nothing to do.
+func storedStatusData(obj, old map[string]interface{}, version string) (*defaulting.Operation, []string) {
+	annotations, remove, changed := conversion.WithStoredStatusRestoreData(obj, old, validation.StoredRestoreVersions(version))
+	if len(changed) == 0 {
 		return nil, nil
 	}
-	warnings := make([]string, 0, len(dropped))
-	for _, key := range dropped {
-		warnings = append(warnings, fmt.Sprintf("metadata.annotations[%s]: its status restore data was removed: a created claim starts without status", key))
+	what := "removed: a created claim starts without status"
+	if old != nil {
+		what = "kept as stored: status is written through the status subresource"
+	}
+	warnings := make([]string, 0, len(changed))
+	for _, key := range changed {
+		warnings = append(warnings, fmt.Sprintf("metadata.annotations[%s]: its status restore data was %s", key, what))
 	}
 	if remove {
 		return &defaulting.Operation{Op: "remove", Path: "/metadata/annotations"}, warnings

@@ -53,19 +53,19 @@ func TestDefaultCreateDropsStatusRestoreData(t *testing.T) {
 		t.Fatalf("the backup as read: %v %v, want the status restore data refused on create (else this test proves nothing)", resp.Errors, err)
 	}
 
-	raw, _ := json.Marshal(backup)
-	handle := func(op admissionv1.Operation) admission.Response {
+	handle := func(op admissionv1.Operation, obj, old map[string]interface{}) admission.Response {
+		raw, _ := json.Marshal(obj)
 		req := admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
 			UID: "u", Operation: op, Name: "c", Namespace: "ns",
 			Kind:   metav1.GroupVersionKind{Group: api.Group, Version: "v1alpha3", Kind: "ResourceClaim"},
 			Object: runtime.RawExtension{Raw: raw},
 		}}
-		if op == admissionv1.Update {
-			req.OldObject = req.Object
+		if old != nil {
+			req.OldObject.Raw, _ = json.Marshal(old)
 		}
 		return (&defaulter{metrics: newMetrics()}).Handle(context.Background(), req)
 	}
-	resp := handle(admissionv1.Create)
+	resp := handle(admissionv1.Create, backup, nil)
 	if !resp.Allowed {
 		t.Fatalf("not allowed: %+v", resp.Result)
 	}
@@ -101,7 +101,37 @@ func TestDefaultCreateDropsStatusRestoreData(t *testing.T) {
 		t.Errorf("v1alpha2 status of the created copy %v, want none", st)
 	}
 
-	if resp := handle(admissionv1.Update); len(resp.Warnings) != 0 || strings.Contains(string(resp.Patch), "annotations") {
-		t.Errorf("update: warnings %v, patch %s; want the annotations left to /validate", resp.Warnings, resp.Patch)
+	// Applied again (kubectl apply, a GitOps sync of the backup): the update
+	// keeps the stored object's status data (none) instead of the
+	// manifest's, which /validate refuses ("the update changes its status
+	// restore data"), with a warning.
+	storedObj := api.DeepCopyJSON(created)
+	storedObj["metadata"].(map[string]interface{})["resourceVersion"] = "1"
+	again := api.DeepCopyJSON(backup)
+	again["metadata"].(map[string]interface{})["resourceVersion"] = "1"
+	update := func(obj map[string]interface{}) (validation.Response, error) {
+		return validation.Validate(validation.Request{Operation: validation.Update, Object: obj, OldObject: storedObj})
+	}
+	if resp, err := update(again); err != nil || len(resp.Errors) == 0 {
+		t.Fatalf("applying the backup again as sent: %v %v, want it refused (else this part proves nothing)", resp.Errors, err)
+	}
+	resp = handle(admissionv1.Update, again, storedObj)
+	wantWarnings = []string{"metadata.annotations[" + key + "]: its status restore data was kept as stored: status is written through the status subresource"}
+	if diff := cmp.Diff(wantWarnings, resp.Warnings); diff != "" {
+		t.Errorf("update warnings (-want +got):\n%s", diff)
+	}
+	ops = nil
+	if err := json.Unmarshal(resp.Patch, &ops); err != nil {
+		t.Fatalf("update patch %s: %v", resp.Patch, err)
+	}
+	if err := defaulting.Apply(again, ops); err != nil {
+		t.Fatalf("applying %s: %v", resp.Patch, err)
+	}
+	if resp, err := update(again); err != nil || len(resp.Errors) != 0 {
+		t.Errorf("the backup applied again, defaulted: %v %v, want valid", resp.Errors, err)
+	}
+	// An update that keeps the stored status data gets no patch for it.
+	if resp := handle(admissionv1.Update, storedObj, storedObj); len(resp.Warnings) != 0 || strings.Contains(string(resp.Patch), "annotations") {
+		t.Errorf("unchanged update: warnings %v, patch %s", resp.Warnings, resp.Patch)
 	}
 }

@@ -194,7 +194,7 @@ status:
 			Detail: "field is immutable: the update changes the spec as seen through v1alpha1 and v1alpha2 (server-side apply by field manager \"team-p\" through v1alpha3 " +
 				"removes the fields it applied through v1alpha1 before and does not apply now, among them what v1alpha3 cannot show, which the " +
 				"claimbridge.dev/restore-* annotations held: apply through v1alpha1 as before, or through v1alpha3 with another field manager, " +
-				"which leaves \"team-p\"'s fields in place)"})
+				"which leaves \"team-p\"'s fields in place (with --force-conflicts where their fields overlap))"})
 		// As the message says: another manager shares the spec.
 		if _, err := applyClaim(t, "v1alpha3", ns, "team-p-v1alpha3", false, upgraded); err != nil {
 			t.Fatalf("the v1alpha3 manifest applied by another manager: %s", describe(err))

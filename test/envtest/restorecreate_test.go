@@ -23,7 +23,8 @@ import (
 // out of the annotations with a warning, so the create succeeds (it was
 // refused: "holds status restore data: a create cannot set status"), and
 // the created claim asks for what the original asked for in every version,
-// unallocated.
+// unallocated. Sent again on an update (an apply of the same manifest), the
+// stored (no) status data is kept.
 func TestCreateFromBackup(t *testing.T) {
 	ns := newNamespace(t, "backup")
 	for _, version := range []string{"v1alpha1", "v1alpha2"} {
@@ -67,6 +68,19 @@ func TestCreateFromBackup(t *testing.T) {
 			}
 			if _, has := created.Object["status"]; has {
 				t.Errorf("created with status %v", created.Object["status"])
+			}
+			// Applied again (kubectl apply, a GitOps sync): the backup's
+			// annotations, status data included, sent on an update; the
+			// stored (no) status data is kept, with a warning.
+			created.SetAnnotations(backup.GetAnnotations())
+			if _, err := dyn.Resource(gvr).Namespace(ns).Update(ctxFor(t), created, metav1.UpdateOptions{}); err != nil {
+				t.Fatalf("applying the backup again: %v", describe(err))
+			}
+			rec.mu.Lock()
+			seen = strings.Join(rec.seen, "\n")
+			rec.mu.Unlock()
+			if want := "]: its status restore data was kept as stored: status is written through the status subresource"; !strings.Contains(seen, want) {
+				t.Errorf("warnings %q, want one saying %q", seen, want)
 			}
 			again := get(t, claims(version, ns), name)
 			expectSection(t, "spec", original, again)
