@@ -51,7 +51,7 @@ func (d *defaulter) Handle(ctx context.Context, req admission.Request) (resp adm
 	}
 	ops := defaulting.Patch(obj, req.Kind.Version, req.Kind.Kind)
 	var warnings []string
-	if req.Kind.Kind == api.KindClaim {
+	if stored := validation.StoredRestoreVersions(req.Kind.Version); req.Kind.Kind == api.KindClaim && hasRestoreAnnotation(obj, stored) {
 		var old map[string]interface{} // nil for a create
 		if op == OperationUpdate {
 			if old, err = objectOf(req.OldObject); err != nil {
@@ -59,7 +59,7 @@ func (d *defaulter) Handle(ctx context.Context, req admission.Request) (resp adm
 			}
 		}
 		var keep *defaulting.Operation
-		if keep, warnings = storedStatusData(obj, old, req.Kind.Version); keep != nil {
+		if keep, warnings = storedStatusData(obj, old, stored); keep != nil {
 			ops = append(ops, *keep)
 		}
 	}
@@ -82,14 +82,15 @@ func (d *defaulter) Handle(ctx context.Context, req admission.Request) (resp adm
 }
 
 // storedStatusData is the operation that gives the restore annotations obj,
-// a claim written through the main resource in version, would be stored
-// with the status data of old, the stored claim (nil for a create: none;
-// conversion.WithStoredStatusRestoreData), and a warning for each: such a
-// write does not set status, and a copy of an allocated claim as read from
-// the apiserver (a backup a tool creates again, or applies again) carries
-// status data, which /validate refuses. nil when there is nothing to do.
-func storedStatusData(obj, old map[string]interface{}, version string) (*defaulting.Operation, []string) {
-	annotations, remove, changed := conversion.WithStoredStatusRestoreData(obj, old, validation.StoredRestoreVersions(version))
+// a claim written through the main resource, would be stored with (those of
+// the versions stored) the status data of old, the stored claim (nil for a
+// create: none; conversion.WithStoredStatusRestoreData), and a warning for
+// each: such a write does not set status, and a copy of an allocated claim
+// as read from the apiserver (a backup a tool creates again, or applies
+// again) carries status data, which /validate refuses. nil when there is
+// nothing to do.
+func storedStatusData(obj, old map[string]interface{}, stored []string) (*defaulting.Operation, []string) {
+	annotations, remove, changed := conversion.WithStoredStatusRestoreData(obj, old, stored)
 	if len(changed) == 0 {
 		return nil, nil
 	}
@@ -131,4 +132,18 @@ func storedDefaults(obj map[string]interface{}, ops []defaulting.Operation) *def
 		return &defaulting.Operation{Op: "remove", Path: "/metadata/annotations"}
 	}
 	return &defaulting.Operation{Op: "add", Path: "/metadata/annotations", Value: annotations}
+}
+
+// hasRestoreAnnotation reports whether obj has the restore annotation of
+// one of versions: the common write has none, and needs neither its old
+// object decoded nor its annotations read.
+func hasRestoreAnnotation(obj map[string]interface{}, versions []string) bool {
+	meta, _ := obj["metadata"].(map[string]interface{})
+	ann, _ := meta["annotations"].(map[string]interface{})
+	for _, v := range versions {
+		if _, ok := ann[api.RestoreAnnotation(v)]; ok {
+			return true
+		}
+	}
+	return false
 }
