@@ -3,6 +3,7 @@ package envtest_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 	"sync"
@@ -562,10 +563,12 @@ spec:
 
 	t.Run("crd changes", func(t *testing.T) {
 		ns := newNamespace(t, "watch-crd")
+		final := map[string]string{} // each claim's resourceVersion once created (and its status written)
 		for _, c := range []struct{ version, doc string }{
 			{"v1alpha1", classicClaimV1alpha1}, {"v1alpha2", structuredClaimV1alpha2}, {"v1alpha3", devicesClaimV1alpha3},
 		} {
-			createClaim(t, fromYAML(t, c.version, ns, c.doc))
+			u := createClaim(t, fromYAML(t, c.version, ns, c.doc))
+			final[u.GetName()] = u.GetResourceVersion()
 		}
 		t.Cleanup(func() {
 			// accel-structured has a finalizer.
@@ -576,9 +579,36 @@ spec:
 		infs := startInformers(t, claimsResource, ns)
 		before := map[*versionInformer][]seen{}
 		for _, w := range infs {
-			events, _, _ := w.snapshot()
-			if len(events) != 3 {
-				t.Fatalf("%s synced with %d events, want the 3 claims added: %v", w, len(events), events)
+			// A list can be served just before a claim's status write: the
+			// informer then gets that write as a MODIFIED. The baseline is
+			// what it has once it holds every claim as created.
+			atFinal := func() ([]seen, bool) {
+				events, _, _ := w.snapshot()
+				last := map[string]string{}
+				for _, e := range events {
+					last[e.obj.GetName()] = e.obj.GetResourceVersion()
+				}
+				return events, maps.Equal(last, final)
+			}
+			if err := wait.PollUntilContextTimeout(ctxFor(t), 10*time.Millisecond, watchWait, true, func(context.Context) (bool, error) {
+				_, ok := atFinal()
+				return ok, nil
+			}); err != nil {
+				events, _ := atFinal()
+				t.Fatalf("%s does not hold the 3 claims as created (%v) within %s: %v", w, final, watchWait, events)
+			}
+			events, _ := atFinal()
+			added := 0
+			for _, e := range events {
+				switch {
+				case e.typ == watch.Added:
+					added++
+				case e.typ != watch.Modified || e.again:
+					t.Fatalf("%s synced with %v, want the 3 claims added and at most their status writes", w, events)
+				}
+			}
+			if added != 3 {
+				t.Fatalf("%s synced with %d claims added, want 3: %v", w, added, events)
 			}
 			before[w] = events
 		}
@@ -665,7 +695,7 @@ spec:
 				last[e.obj.GetName()] = e.obj
 			}
 			var fresh []string
-			for _, e := range events[3:] {
+			for _, e := range events[len(before[w]):] {
 				name := e.obj.GetName()
 				if !e.again {
 					fresh = append(fresh, e.String())
