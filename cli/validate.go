@@ -51,7 +51,10 @@ Without --old, every object is validated as a create (its status is ignored,
 as the API server drops it). With --old, objects are validated as updates of
 the matching old object (same kind, namespace and name; a single old object
 pairs with a single new one); --subresource status validates a write to the
-status subresource instead of the main resource.
+status subresource instead of the main resource. A claimbridge claim written
+through the main resource first gets what the defaulting webhook does to the
+status data of its restore annotations (removed on a create, the old object's
+kept on an update: a restored backup), with the same warning.
 
 Each finding is printed on standard output as
   <position>: <Kind> <namespace>/<name>: <path>: <type>: <value>: <detail>
@@ -132,15 +135,27 @@ func (o *validateOptions) run(s streams) error {
 			}
 			req = validation.Request{Operation: validation.Update, SubResource: o.subResource, Object: inNamespace(doc.Object), OldObject: inNamespace(old.Object)}
 		}
+		_, group, version, kind, _ := api.TypeOf(doc.Object)
+		var kept []string
+		if group == api.Group && kind == api.KindClaim && req.SubResource == "" {
+			// As the defaulting webhook has it stored, before /validate,
+			// which sees the old object in the new one's version.
+			old := req.OldObject
+			if _, _, oldVersion, _, _ := api.TypeOf(old); old != nil && oldVersion != version {
+				if converted, err := conversion.Convert(old, version); err == nil {
+					old = converted
+				}
+			}
+			req.Object, kept = validation.KeepStoredStatusRestoreData(req.Object, old, version)
+		}
 		resp, err := validation.Validate(req)
 		if err != nil {
 			fmt.Fprintf(s.err, "%s: %s: %v\n", doc.Position(), api.Describe(doc.Object), err)
 			unusable = true
 			continue
 		}
-		_, group, _, _, _ := api.TypeOf(doc.Object)
 		upstream := group == conversion.UpstreamGroup
-		for _, w := range resp.Warnings {
+		for _, w := range append(kept, resp.Warnings...) {
 			if upstream && strings.HasPrefix(w, validation.StorageWarningPrefix) {
 				continue // about claimbridge's CRD storage, which a resource.k8s.io object never reaches
 			}

@@ -2,12 +2,16 @@ package cli
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/claimbridge/claimbridge/api"
+	"github.com/claimbridge/claimbridge/conversion"
 )
 
 const (
@@ -229,5 +233,53 @@ spec:
 	code, _, stderr = run(t, claim("resource.claimbridge.dev"), "validate", "-f", "-")
 	if code != ExitOK || !strings.Contains(stderr, "Warning: <stdin>: document 1 (line 1): ResourceClaim ns/c: stored as v1alpha3: spec.parametersRef:") {
 		t.Errorf("resource.claimbridge.dev claim: exit %d, stderr:\n%s", code, stderr)
+	}
+}
+
+// TestValidateBackupAsTheWebhooksDo: a backup of a claim allocated through
+// v1alpha2, as read through v1alpha3 without its status, carries status
+// restore data; the defaulting webhook takes it out on a create and keeps
+// the stored claim's on an update (applied again), so the cluster accepts
+// both with a warning, and validate says the same instead of refusing them.
+func TestValidateBackupAsTheWebhooksDo(t *testing.T) {
+	allocated := map[string]interface{}{
+		"apiVersion": api.Group + "/v1alpha2", "kind": "ResourceClaim",
+		"metadata": map[string]interface{}{"name": "c", "namespace": "ns", "resourceVersion": "1"},
+		"spec":     map[string]interface{}{"resourceClassName": "gpu", "allocationMode": "Immediate"},
+		"status": map[string]interface{}{"driverName": "d", "allocation": map[string]interface{}{"shareable": false,
+			"resourceHandles": []interface{}{map[string]interface{}{"driverName": "d", "data": "h"}}}},
+	}
+	view, err := conversion.Convert(allocated, "v1alpha3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	delete(view, "status")
+	backup, _ := json.Marshal(view)
+	code, out, errOut := runValidate(t, string(backup), "-f", "-")
+	want := "Warning: <stdin>: document 1 (line 1): ResourceClaim ns/c: metadata.annotations[claimbridge.dev/restore-v1alpha2]: its status restore data was removed: a created claim starts without status\n"
+	if code != ExitOK || out != "" || errOut != want {
+		t.Errorf("create: exit %d, stdout %q, stderr %q; want 0, nothing, %q", code, out, errOut, want)
+	}
+	// Stored after that create: the spec data without status data, here
+	// in the v1alpha2 view the --old file holds.
+	stored := map[string]interface{}{
+		"apiVersion": api.Group + "/v1alpha2", "kind": "ResourceClaim",
+		"metadata": map[string]interface{}{"name": "c", "namespace": "ns", "resourceVersion": "1"},
+		"spec":     map[string]interface{}{"resourceClassName": "gpu", "allocationMode": "Immediate"},
+	}
+	storedJSON, _ := json.Marshal(stored)
+	old := writeValidateFile(t, "stored.json", string(storedJSON))
+	code, out, errOut = runValidate(t, string(backup), "-f", "-", "--old", old)
+	want = "Warning: <stdin>: document 1 (line 1): ResourceClaim ns/c: metadata.annotations[claimbridge.dev/restore-v1alpha2]: its status restore data was kept as stored: status is written through the status subresource\n"
+	if code != ExitOK || out != "" || errOut != want {
+		t.Errorf("update: exit %d, stdout %q, stderr %q; want 0, nothing, %q", code, out, errOut, want)
+	}
+	// Against the allocated claim itself (--old in v1alpha2, with its
+	// status), the view read is the stored one: nothing to keep, no warning
+	// (the old object is compared in the new one's version).
+	allocatedJSON, _ := json.Marshal(allocated)
+	old = writeValidateFile(t, "allocated.json", string(allocatedJSON))
+	if code, out, errOut = runValidate(t, string(backup), "-f", "-", "--old", old); code != ExitOK || out != "" || errOut != "" {
+		t.Errorf("update of the allocated claim: exit %d, stdout %q, stderr %q; want 0 and nothing", code, out, errOut)
 	}
 }

@@ -2,6 +2,8 @@ package validation
 
 import (
 	"encoding/json"
+	"fmt"
+	"maps"
 	"sort"
 	"strings"
 
@@ -63,6 +65,39 @@ func pendingStatusErrors(t target, newObj, oldObj map[string]interface{}) field.
 		}
 	}
 	return allErrs
+}
+
+// KeepStoredStatusRestoreData returns obj, a claim written through the main
+// resource in version, as the defaulting webhook (/default) has it stored:
+// the status data of its restore annotations made the stored claim's, old
+// (nil for a create: none; conversion.WithStoredStatusRestoreData), with a
+// warning for each annotation changed. A copy of an allocated claim as read
+// from the apiserver (a backup a tool creates again, or applies again)
+// carries status data, which pendingStatusErrors refuses; the webhook, which
+// runs first, makes such a write what it can only mean. obj is returned
+// itself when nothing changes, and is not modified.
+func KeepStoredStatusRestoreData(obj, old map[string]interface{}, version string) (map[string]interface{}, []string) {
+	annotations, remove, changed := conversion.WithStoredStatusRestoreData(obj, old, StoredRestoreVersions(version))
+	if len(changed) == 0 {
+		return obj, nil
+	}
+	what := "removed: a created claim starts without status"
+	if old != nil {
+		what = "kept as stored: status is written through the status subresource"
+	}
+	warnings := make([]string, 0, len(changed))
+	for _, key := range changed {
+		warnings = append(warnings, fmt.Sprintf("metadata.annotations[%s]: its status restore data was %s", key, what))
+	}
+	out := maps.Clone(obj)
+	meta := maps.Clone(out["metadata"].(map[string]interface{})) // changed: metadata holds annotations
+	if remove {
+		delete(meta, "annotations")
+	} else {
+		meta["annotations"] = annotations
+	}
+	out["metadata"] = meta
+	return out, warnings
 }
 
 // StoredRestoreVersions returns the versions whose restore annotations an

@@ -59,7 +59,7 @@ func (d *defaulter) Handle(ctx context.Context, req admission.Request) (resp adm
 			}
 		}
 		var keep *defaulting.Operation
-		if keep, warnings = storedStatusData(obj, old, stored); keep != nil {
+		if keep, warnings = storedStatusData(obj, old, req.Kind.Version); keep != nil {
 			ops = append(ops, *keep)
 		}
 	}
@@ -81,28 +81,18 @@ func (d *defaulter) Handle(ctx context.Context, req admission.Request) (resp adm
 	return admission.Response{AdmissionResponse: admissionv1.AdmissionResponse{Allowed: true, Patch: patch, PatchType: &patchType, Warnings: fitWarnings(warnings)}}
 }
 
-// storedStatusData is the operation that gives the restore annotations obj,
-// a claim written through the main resource, would be stored with (those of
-// the versions stored) the status data of old, the stored claim (nil for a
-// create: none; conversion.WithStoredStatusRestoreData), and a warning for
-// each: such a write does not set status, and a copy of an allocated claim
-// as read from the apiserver (a backup a tool creates again, or applies
-// again) carries status data, which /validate refuses. nil when there is
-// nothing to do.
-func storedStatusData(obj, old map[string]interface{}, stored []string) (*defaulting.Operation, []string) {
-	annotations, remove, changed := conversion.WithStoredStatusRestoreData(obj, old, stored)
-	if len(changed) == 0 {
+// storedStatusData is the operation that gives obj, a claim written through
+// the main resource in version, the restore annotations
+// validation.KeepStoredStatusRestoreData gives it (the status data of old,
+// the stored claim, nil for a create), and its warnings; nil when nothing
+// changes.
+func storedStatusData(obj, old map[string]interface{}, version string) (*defaulting.Operation, []string) {
+	out, warnings := validation.KeepStoredStatusRestoreData(obj, old, version)
+	if len(warnings) == 0 {
 		return nil, nil
 	}
-	what := "removed: a created claim starts without status"
-	if old != nil {
-		what = "kept as stored: status is written through the status subresource"
-	}
-	warnings := make([]string, 0, len(changed))
-	for _, key := range changed {
-		warnings = append(warnings, fmt.Sprintf("metadata.annotations[%s]: its status restore data was %s", key, what))
-	}
-	if remove {
+	annotations, ok := out["metadata"].(map[string]interface{})["annotations"]
+	if !ok {
 		return &defaulting.Operation{Op: "remove", Path: "/metadata/annotations"}, warnings
 	}
 	return &defaulting.Operation{Op: "add", Path: "/metadata/annotations", Value: annotations}, warnings
