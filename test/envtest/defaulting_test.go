@@ -8,13 +8,11 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/claimbridge/claimbridge/conversion"
-	"github.com/claimbridge/claimbridge/test/envtest/harness"
 )
 
 // TestDefaulting creates claims and templates without the defaults of their
@@ -102,20 +100,7 @@ spec: {resourceClassName: gpu.example.com`+mode+`}
 func TestDefaultingStoredBefore(t *testing.T) {
 	ctx := ctxFor(t)
 	ns := newNamespace(t, "defaulting-before")
-	mwcs := env.Dynamic.Resource(admissionregistrationv1.SchemeGroupVersion.WithResource("mutatingwebhookconfigurations"))
-	if err := mwcs.Delete(ctx, harness.WebhookConfigurationName, metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	reinstalled := false
-	reinstall := func() {
-		if !reinstalled {
-			reinstalled = true
-			if err := env.InstallWebhookConfiguration(ctxFor(t)); err != nil {
-				t.Fatalf("reinstalling the webhook configurations: %v", err)
-			}
-		}
-	}
-	t.Cleanup(reinstall)
+	reinstall := removeWebhookConfiguration(t, "mutatingwebhookconfigurations")
 	// The deletion takes effect asynchronously: create until a claim is
 	// stored as written, then one more.
 	create := func() *unstructured.Unstructured {

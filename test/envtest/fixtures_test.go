@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -434,4 +435,29 @@ func consumers(n int, prefix string) []interface{} {
 		})
 	}
 	return out
+}
+
+// removeWebhookConfiguration deletes claimbridge's webhook configuration of
+// resource ("validatingwebhookconfigurations" or
+// "mutatingwebhookconfigurations"), so that writes are stored without that
+// webhook, and returns the function that installs the configurations again
+// (once; it is also a cleanup of t). The deletion takes effect
+// asynchronously: the caller retries until a write is stored as sent.
+func removeWebhookConfiguration(t *testing.T, resource string) (reinstall func()) {
+	t.Helper()
+	ri := env.Dynamic.Resource(admissionregistrationv1.SchemeGroupVersion.WithResource(resource))
+	if err := ri.Delete(ctxFor(t), harness.WebhookConfigurationName, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	reinstalled := false
+	reinstall = func() {
+		if !reinstalled {
+			reinstalled = true
+			if err := env.InstallWebhookConfiguration(ctxFor(t)); err != nil {
+				t.Fatalf("reinstalling the webhook configurations: %v", err)
+			}
+		}
+	}
+	t.Cleanup(reinstall)
+	return reinstall
 }

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -788,20 +787,7 @@ spec:
 			defer w.Stop()
 			watches[v] = w
 		}
-		vwcs := env.Dynamic.Resource(admissionregistrationv1.SchemeGroupVersion.WithResource("validatingwebhookconfigurations"))
-		if err := vwcs.Delete(ctx, harness.WebhookConfigurationName, metav1.DeleteOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		reinstalled := false
-		reinstall := func() {
-			if !reinstalled {
-				reinstalled = true
-				if err := env.InstallWebhookConfiguration(ctxFor(t)); err != nil {
-					t.Fatalf("reinstalling the webhook configurations: %v", err)
-				}
-			}
-		}
-		t.Cleanup(reinstall)
+		reinstall := removeWebhookConfiguration(t, "validatingwebhookconfigurations")
 		var handles []interface{}
 		for range 17 {
 			handles = append(handles, map[string]interface{}{"driverName": "gpu.example.com", "data": strings.Repeat("h", 16*1024)})
