@@ -32,6 +32,22 @@ func TestCrossVersionInvariants(t *testing.T) {
 			"fieldsType": "FieldsV1", "fieldsV1": map[string]interface{}{"f:spec": map[string]interface{}{}},
 		}}
 	}
+	// appliedByTeamA is appliedV1 as stored (v1alpha3) after team-a's
+	// apply through version; appliedV3ByTeamA is what team-a's apply of a
+	// v1alpha3 manifest of the same claim sends, without the restore
+	// annotation its former fields left.
+	appliedByTeamA := func(version string) func(t *testing.T) map[string]interface{} {
+		return func(t *testing.T) map[string]interface{} {
+			o := mustConvert(t, obj(t, appliedV1), "v1alpha3")
+			o["metadata"].(map[string]interface{})["managedFields"] = managedBy("team-a", version)
+			return o
+		}
+	}
+	appliedV3ByTeamA := func(t *testing.T) map[string]interface{} {
+		o := appliedByTeamA("v1alpha3")(t)
+		delete(o["metadata"].(map[string]interface{}), "annotations")
+		return o
+	}
 
 	scenarios := map[string]struct {
 		sub          string
@@ -120,18 +136,8 @@ func TestCrossVersionInvariants(t *testing.T) {
 		// annotation only. The refusal names the apply, not a client that
 		// edited the annotations (TestApplyAcrossVersions).
 		"v1alpha3-apply-by-a-manager-that-applied-through-v1alpha1": {
-			old: func(t *testing.T) map[string]interface{} {
-				o := mustConvert(t, obj(t, appliedV1), "v1alpha3")
-				o["metadata"].(map[string]interface{})["managedFields"] = managedBy("team-a", "v1alpha1")
-				return o
-			},
-			new: func(t *testing.T) map[string]interface{} {
-				o := mustConvert(t, obj(t, appliedV1), "v1alpha3")
-				meta := o["metadata"].(map[string]interface{})
-				delete(meta, "annotations")
-				meta["managedFields"] = managedBy("team-a", "v1alpha3")
-				return o
-			},
+			old: appliedByTeamA("v1alpha1"),
+			new: appliedV3ByTeamA,
 			wantFailures: field.ErrorList{field.Invalid(field.NewPath("metadata", "annotations"), "<value omitted>",
 				"field is immutable: the update changes the spec as seen through v1alpha1 and v1alpha2 (server-side apply by field manager "+
 					`"team-a" through v1alpha3 removes the fields it applied through v1alpha1 before and does not apply now, among them what v1alpha3 `+
@@ -141,18 +147,8 @@ func TestCrossVersionInvariants(t *testing.T) {
 		// The same manager's former apply through the same version is no
 		// switch: the usual hint.
 		"v1alpha3-update-by-a-manager-that-applied-through-v1alpha3": {
-			old: func(t *testing.T) map[string]interface{} {
-				o := mustConvert(t, obj(t, appliedV1), "v1alpha3")
-				o["metadata"].(map[string]interface{})["managedFields"] = managedBy("team-a", "v1alpha3")
-				return o
-			},
-			new: func(t *testing.T) map[string]interface{} {
-				o := mustConvert(t, obj(t, appliedV1), "v1alpha3")
-				meta := o["metadata"].(map[string]interface{})
-				delete(meta, "annotations")
-				meta["managedFields"] = managedBy("team-a", "v1alpha3")
-				return o
-			},
+			old: appliedByTeamA("v1alpha3"),
+			new: appliedV3ByTeamA,
 			wantFailures: field.ErrorList{field.Invalid(field.NewPath("metadata", "annotations"), "<value omitted>",
 				"field is immutable: the update changes the spec as seen through v1alpha1 and v1alpha2"+restoreHint)},
 		},

@@ -7,11 +7,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/rest"
-
-	"github.com/claimbridge/claimbridge/test/envtest/harness"
 )
 
 // TestCreateFromBackup: a claim allocated through v1alpha1 and v1alpha2
@@ -46,21 +41,12 @@ func TestCreateFromBackup(t *testing.T) {
 				"metadata": map[string]interface{}{"name": name, "namespace": ns, "annotations": backup.Object["metadata"].(map[string]interface{})["annotations"]},
 				"spec":     backup.Object["spec"],
 			}}
-			rec := &warningRecorder{}
-			cfg := rest.CopyConfig(env.Config)
-			cfg.WarningHandler = rec
-			dyn, err := dynamic.NewForConfig(cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			gvr := schema.GroupVersionResource{Group: harness.Group, Version: "v1alpha3", Resource: claimsResource}
-			created, err := dyn.Resource(gvr).Namespace(ns).Create(ctxFor(t), restored, metav1.CreateOptions{})
+			ri, rec := resourceWithWarnings(t, "v1alpha3", claimsResource, ns)
+			created, err := ri.Create(ctxFor(t), restored, metav1.CreateOptions{})
 			if err != nil {
 				t.Fatalf("creating the backup: %v", describe(err))
 			}
-			rec.mu.Lock()
-			seen := strings.Join(rec.seen, "\n")
-			rec.mu.Unlock()
+			seen := strings.Join(rec.take(), "\n")
 			// (A v1alpha1 allocation's status data is in restore-v1alpha2, the
 			// step between.)
 			if want := "]: its status restore data was removed: a created claim starts without status"; !strings.Contains(seen, "metadata.annotations[claimbridge.dev/restore-v1alpha") || !strings.Contains(seen, want) {
@@ -73,12 +59,10 @@ func TestCreateFromBackup(t *testing.T) {
 			// annotations, status data included, sent on an update; the
 			// stored (no) status data is kept, with a warning.
 			created.SetAnnotations(backup.GetAnnotations())
-			if _, err := dyn.Resource(gvr).Namespace(ns).Update(ctxFor(t), created, metav1.UpdateOptions{}); err != nil {
+			if _, err := ri.Update(ctxFor(t), created, metav1.UpdateOptions{}); err != nil {
 				t.Fatalf("applying the backup again: %v", describe(err))
 			}
-			rec.mu.Lock()
-			seen = strings.Join(rec.seen, "\n")
-			rec.mu.Unlock()
+			seen = strings.Join(rec.take(), "\n")
 			if want := "]: its status restore data was kept as stored: status is written through the status subresource"; !strings.Contains(seen, want) {
 				t.Errorf("warnings %q, want one saying %q", seen, want)
 			}

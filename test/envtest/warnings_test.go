@@ -25,12 +25,19 @@ func (w *warningRecorder) HandleWarningHeader(_ int, _ string, text string) {
 	w.seen = append(w.seen, text)
 }
 
-// TestValidationStorageWarnings: through the real apiserver, a client that
-// creates a claim or template through v1alpha2 whose stored v1alpha3 form
-// loses meaning for 1.31 consumers receives admission warnings naming the
-// fields; a plain object gets none.
-func TestValidationStorageWarnings(t *testing.T) {
-	ns := newNamespace(t, "storage-warnings")
+// take returns the warnings received since the last take.
+func (w *warningRecorder) take() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	seen := w.seen
+	w.seen = nil
+	return seen
+}
+
+// resourceWithWarnings returns resource of version in namespace ns through
+// a client whose Warning headers the returned recorder collects.
+func resourceWithWarnings(t *testing.T, version, resource, ns string) (dynamic.ResourceInterface, *warningRecorder) {
+	t.Helper()
 	rec := &warningRecorder{}
 	cfg := rest.CopyConfig(env.Config)
 	cfg.WarningHandler = rec
@@ -38,9 +45,15 @@ func TestValidationStorageWarnings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resource := func(r string) dynamic.ResourceInterface {
-		return dyn.Resource(schema.GroupVersionResource{Group: harness.Group, Version: "v1alpha2", Resource: r}).Namespace(ns)
-	}
+	return dyn.Resource(schema.GroupVersionResource{Group: harness.Group, Version: version, Resource: resource}).Namespace(ns), rec
+}
+
+// TestValidationStorageWarnings: through the real apiserver, a client that
+// creates a claim or template through v1alpha2 whose stored v1alpha3 form
+// loses meaning for 1.31 consumers receives admission warnings naming the
+// fields; a plain object gets none.
+func TestValidationStorageWarnings(t *testing.T) {
+	ns := newNamespace(t, "storage-warnings")
 	for _, c := range []struct {
 		name, resource, doc string
 		want                []string
@@ -75,23 +88,20 @@ spec: {resourceClassName: gpu.example.com, allocationMode: WaitForFirstConsumer}
 `,
 	}} {
 		t.Run(c.name, func(t *testing.T) {
-			rec.mu.Lock()
-			rec.seen = nil
-			rec.mu.Unlock()
+			ri, rec := resourceWithWarnings(t, "v1alpha2", c.resource, ns)
 			obj := fromYAML(t, "v1alpha2", ns, c.doc)
-			if _, err := resource(c.resource).Create(ctxFor(t), obj, metav1.CreateOptions{}); err != nil {
+			if _, err := ri.Create(ctxFor(t), obj, metav1.CreateOptions{}); err != nil {
 				t.Fatalf("create: %v", err)
 			}
-			rec.mu.Lock()
-			defer rec.mu.Unlock()
+			seen := rec.take()
 			var got []string
-			for _, w := range rec.seen {
+			for _, w := range seen {
 				if strings.HasPrefix(w, "stored as ") {
 					got = append(got, w)
 				}
 			}
 			if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
-				t.Errorf("warnings %q, want %q (all: %q)", got, c.want, rec.seen)
+				t.Errorf("warnings %q, want %q (all: %q)", got, c.want, seen)
 			}
 		})
 	}
