@@ -140,13 +140,13 @@ func (o *validateOptions) run(s streams) error {
 		if group == api.Group && kind == api.KindClaim && req.SubResource == "" {
 			// As the defaulting webhook has it stored, before /validate,
 			// which sees the old object in the new one's version.
-			old := req.OldObject
-			if _, _, oldVersion, _, _ := api.TypeOf(old); old != nil && oldVersion != version {
-				if converted, err := conversion.Convert(old, version); err == nil {
-					old = converted
+			// (Converted here, the old object is not converted again.)
+			if _, _, oldVersion, _, _ := api.TypeOf(req.OldObject); req.OldObject != nil && oldVersion != version {
+				if converted, err := conversion.Convert(req.OldObject, version); err == nil {
+					req.OldObject = converted
 				}
 			}
-			req.Object, kept = validation.KeepStoredStatusRestoreData(req.Object, old, version)
+			req.Object, kept = validation.KeepStoredStatusRestoreData(req.Object, req.OldObject, version)
 		}
 		resp, err := validation.Validate(req)
 		if err != nil {
