@@ -10,6 +10,22 @@
 // validates, never fails on content it can represent and handles partial
 // objects (no status, no spec, even no metadata).
 //
+// Go code that holds typed objects (claimbridge's api/v1alpha1, v1alpha2 and
+// v1alpha3, k8s.io/api/resource/v1beta1, v1beta2 and v1) converts them with
+// ConvertTyped, which takes the target version from its output's Go type and
+// returns the warnings; ToTree gives the tree of a typed object, with the
+// apiVersion and kind that its usually empty TypeMeta lacks, for Convert or
+// validation.Validate (typed.go). Decode a tree into a Go type with
+// encoding/json: runtime.DefaultUnstructuredConverter.FromUnstructured refuses
+// the json.Number values conversion writes. A conversion through a typed
+// object is exact where the Go type writes what the conversion wrote, which
+// holds for objects valid in both versions; through the tree it always is.
+//
+// Every function is safe for concurrent use (the webhook converts on many
+// goroutines) and leaves its arguments alone unless its doc says otherwise
+// (ConvertTyped's out; ConvertShared's and ConvertSections' results share
+// with their input).
+//
 // Whatever the target shape cannot hold travels in an annotation
 // (claimbridge.dev/restore-<version>) and is removed again when the object
 // comes back to that version. Mappings keep the meaning for the target
@@ -25,5 +41,6 @@
 // restore annotation: restore.go (its format, read and written),
 // restorediff.go (the patch a step records), restoreapply.go (applying it
 // while its section's fingerprint matches, older builds' data included) and
-// restorepaths.go (what it holds, for validation). See docs/conversion.md.
+// restorepaths.go (what it holds, for validation); typed.go (typed objects).
+// See docs/conversion.md.
 package conversion
