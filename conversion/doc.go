@@ -18,8 +18,9 @@
 // validation.Validate (typed.go). Decode a tree into a Go type with
 // encoding/json: runtime.DefaultUnstructuredConverter.FromUnstructured refuses
 // the json.Number values conversion writes. A conversion through a typed
-// object is exact where the Go type writes what the conversion wrote, which
-// holds for objects valid in both versions; through the tree it always is.
+// object is exact where the Go type writes what the conversion wrote (as
+// for every fixture and example, TestConvertTypedFixtures); through the tree
+// it always is.
 //
 // Every function is safe for concurrent use (the webhook converts on many
 // goroutines) and leaves its arguments alone unless its doc says otherwise

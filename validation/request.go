@@ -49,7 +49,10 @@ type Request struct {
 	// bool, nil; numbers may be json.Number, int64 or float64). Other Go
 	// types (a map[string]string of labels, a typed constant) are not JSON
 	// types: conversion refuses them as malformed. Turn a typed object into
-	// such a tree with runtime.DefaultUnstructuredConverter.ToUnstructured.
+	// such a tree with conversion.ToTree, which also sets apiVersion and kind
+	// from its Go type where its TypeMeta is empty (as in objects read
+	// through a client), or with runtime.DefaultUnstructuredConverter's
+	// ToUnstructured after setting them (ExampleValidate).
 	Object map[string]interface{}
 	// OldObject is the stored object, required for Update. When its version
 	// differs from Object's, it is converted to Object's version first.

@@ -1,7 +1,7 @@
 // Package docs checks README.md and the docs that describe the current state
 // against the repository: every repository path they name exists, every
-// relative link points at a file, and every Test…, Benchmark… and Fuzz…
-// function they name is defined in a _test.go file, so that a renamed file or
+// relative link points at a file, and every Test…, Benchmark…, Fuzz… and
+// Example… function they name is defined in a _test.go file, so that a renamed file or
 // test cannot leave a doc pointing at nothing. docs/performance-log.md is a
 // historical log and names things as they were: it is not checked.
 package docs
@@ -42,10 +42,10 @@ var notPaths = map[string]string{
 }
 
 var (
-	// testFuncName is a Test, Benchmark or Fuzz function; a trailing *
-	// names every function with that prefix.
-	testFuncName = regexp.MustCompile(`\b(?:Test|Benchmark|Fuzz)[A-Z0-9_][A-Za-z0-9_]*\*?`)
-	testFuncDecl = regexp.MustCompile(`(?m)^func ((?:Test|Benchmark|Fuzz)[A-Za-z0-9_]*)\(`)
+	// testFuncName is a Test, Benchmark, Fuzz or Example function; a
+	// trailing * names every function with that prefix.
+	testFuncName = regexp.MustCompile(`\b(?:Test|Benchmark|Fuzz|Example)[A-Z0-9_][A-Za-z0-9_]*\*?`)
+	testFuncDecl = regexp.MustCompile(`(?m)^func ((?:Test|Benchmark|Fuzz|Example)[A-Za-z0-9_]*)\(`)
 	// markdownLink is the target of a Markdown link.
 	markdownLink = regexp.MustCompile(`\]\(([^)\s]+)\)`)
 )
@@ -112,8 +112,8 @@ func TestDocsLinkToExistingFiles(t *testing.T) {
 	}
 }
 
-// TestDocsNameExistingTests: every Test…, Benchmark… or Fuzz… word is a
-// function of a _test.go file of the repository (Name* any with that prefix).
+// TestDocsNameExistingTests: every Test…, Benchmark…, Fuzz… or Example…
+// word is a function of a _test.go file of the repository (Name* any with that prefix).
 func TestDocsNameExistingTests(t *testing.T) {
 	root := repoRoot(t)
 	var funcs []string
@@ -149,7 +149,7 @@ func TestDocsNameExistingTests(t *testing.T) {
 				if !slices.ContainsFunc(funcs, func(f string) bool {
 					return f == name || isPrefix && strings.HasPrefix(f, prefix)
 				}) {
-					t.Errorf("%s:%d: %s is no Test, Benchmark or Fuzz function of the repository", doc, i+1, name)
+					t.Errorf("%s:%d: %s is no Test, Benchmark, Fuzz or Example function of the repository", doc, i+1, name)
 				}
 			}
 		}
