@@ -110,14 +110,17 @@ func ToTree(obj runtime.Object) (map[string]interface{}, error) {
 // whose omitempty does not apply, a zero metav1.Time, a nil slice without
 // omitempty), and the apiserver drops them from a custom resource (no field
 // of the CRD is nullable); kept, a conversion back would record them in a
-// restore annotation as something the other version could not hold.
+// restore annotation as something the other version could not hold. The
+// content of a RawExtension (opaqueMembers) is a driver's own JSON, kept as
+// it is: a null there is the driver's, as it is in a custom resource.
 func dropNulls(v interface{}) {
 	switch v := v.(type) {
 	case map[string]interface{}:
 		for k, e := range v {
-			if e == nil {
+			switch {
+			case e == nil:
 				delete(v, k)
-			} else {
+			case !opaqueMembers[k]:
 				dropNulls(e)
 			}
 		}
@@ -126,6 +129,15 @@ func dropNulls(v interface{}) {
 			dropNulls(e)
 		}
 	}
+}
+
+// opaqueMembers are the JSON names of the RawExtension fields of the typed
+// claims and templates: v1alpha2's vendor*Parameters, the opaque
+// configuration's parameters of v1alpha3 and the GA versions, and the GA
+// status.devices[].data.
+var opaqueMembers = map[string]bool{
+	"vendorClassParameters": true, "vendorClaimParameters": true, "vendorRequestParameters": true,
+	"parameters": true, "data": true,
 }
 
 // ConvertTyped converts in into out, typed objects of the same kind (claim,

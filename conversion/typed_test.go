@@ -355,3 +355,65 @@ func schemaGVK(apiVersion, kind string) schema.GroupVersionKind {
 	}
 	return gv.WithKind(kind)
 }
+
+// TestToTreeKeepsOpaqueNulls: the nulls a Go type writes for what it does
+// not have are dropped, but a null inside a driver's opaque parameters or
+// device data (a RawExtension) is the driver's and stays, in every version
+// that has such a field.
+func TestToTreeKeepsOpaqueNulls(t *testing.T) {
+	opaque := runtime.RawExtension{Raw: []byte(`{"mode":null,"gpus":[null,{"mig":null}]}`)}
+	wantOpaque := map[string]interface{}{"mode": nil, "gpus": []interface{}{nil, map[string]interface{}{"mig": nil}}}
+	tests := map[string]struct {
+		obj  runtime.Object
+		path []string // to the opaque object
+	}{
+		"v1alpha2-vendor-claim-parameters": {
+			obj: &v1alpha2.ResourceClaim{Status: v1alpha2.ResourceClaimStatus{Allocation: &v1alpha2.AllocationResult{
+				ResourceHandles: []v1alpha2.ResourceHandle{{DriverName: "gpu.example.com", StructuredData: &v1alpha2.StructuredResourceHandle{VendorClaimParameters: opaque}}},
+			}}},
+			path: []string{"status", "allocation", "resourceHandles", "0", "structuredData", "vendorClaimParameters"},
+		},
+		"v1alpha3-config-parameters": {
+			obj: &v1alpha3.ResourceClaim{Spec: v1alpha3.ResourceClaimSpec{Devices: v1alpha3.DeviceClaim{
+				Config: []v1alpha3.DeviceClaimConfiguration{{DeviceConfiguration: v1alpha3.DeviceConfiguration{Opaque: &v1alpha3.OpaqueDeviceConfiguration{Driver: "gpu.example.com", Parameters: opaque}}}},
+			}}},
+			path: []string{"spec", "devices", "config", "0", "opaque", "parameters"},
+		},
+		"v1-device-status-data": {
+			obj: &resourcev1.ResourceClaim{Status: resourcev1.ResourceClaimStatus{
+				Devices: []resourcev1.AllocatedDeviceStatus{{Driver: "gpu.example.com", Pool: "p", Device: "d", Data: &opaque}},
+			}},
+			path: []string{"status", "devices", "0", "data"},
+		},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			tree, err := conversion.ToTree(tt.obj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var v interface{} = tree
+			for _, p := range tt.path {
+				switch n := v.(type) {
+				case map[string]interface{}:
+					v = n[p]
+				case []interface{}:
+					v = n[0]
+				}
+			}
+			got, err := json.Marshal(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _ := json.Marshal(wantOpaque)
+			if string(got) != string(want) {
+				t.Errorf("opaque content %s, want %s", got, want)
+			}
+			// Outside it, the Go type's nulls (creationTimestamp) are gone.
+			meta, _ := tree["metadata"].(map[string]interface{})
+			if _, ok := meta["creationTimestamp"]; ok {
+				t.Errorf("metadata.creationTimestamp kept: %v", meta)
+			}
+		})
+	}
+}
