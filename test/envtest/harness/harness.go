@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -53,6 +54,23 @@ type Options struct {
 	// ReadyTimeout bounds waiting for the CRDs to be Established and served.
 	// Default 60s.
 	ReadyTimeout time.Duration
+	// Assets selects another kube-apiserver and etcd than
+	// $KUBEBUILDER_ASSETS's (an older release's). The zero value is
+	// $KUBEBUILDER_ASSETS.
+	Assets Assets
+}
+
+// Assets names the directory of an older release's kube-apiserver and etcd
+// (`make envtest-assets` builds them).
+type Assets struct {
+	// Variable is the environment variable that holds the directory
+	// (ENVTEST_ASSETS_1_30) and PrintFlag the flag of
+	// hack/envtest-assets.sh that prints it (--print-assets-dir=1.30).
+	Variable, PrintFlag string
+	// Release is the Kubernetes minor version ("1.30") that the binary and
+	// the running apiserver must report: a binary of another release is an
+	// error, as a missing one is.
+	Release string
 }
 
 // Env is a running environment. Its fields are set by Start and not changed
@@ -105,8 +123,16 @@ func Start(ctx context.Context, opts Options) (_ *Env, retErr error) {
 		opts.ControlPlaneStartTimeout = 60 * time.Second
 	}
 	assets, err := AssetsDir()
+	if opts.Assets.Variable != "" {
+		assets, err = AssetsDirFrom(opts.Assets.Variable, opts.Assets.PrintFlag)
+	}
 	if err != nil {
 		return nil, err
+	}
+	if opts.Assets.Release != "" {
+		if err := CheckRelease(assets, opts.Assets.Release); err != nil {
+			return nil, err
+		}
 	}
 	root, err := RepoRoot()
 	if err != nil {
@@ -147,9 +173,17 @@ func Start(ctx context.Context, opts Options) (_ *Env, retErr error) {
 		BinaryAssetsDirectory:    assets,
 		ControlPlaneStartTimeout: opts.ControlPlaneStartTimeout,
 	}
+	variable := "KUBEBUILDER_ASSETS"
+	if opts.Assets.Variable != "" {
+		// The binaries by path: envtest would otherwise prefer
+		// $KUBEBUILDER_ASSETS over BinaryAssetsDirectory.
+		variable = opts.Assets.Variable
+		e.env.ControlPlane.GetAPIServer().Path = filepath.Join(assets, "kube-apiserver")
+		e.env.ControlPlane.Etcd = &envtest.Etcd{Path: filepath.Join(assets, "etcd")}
+	}
 	StopOnSignalOrDeadline("envtest harness", e.Stop, e.done)
 	if e.Config, err = e.env.Start(); err != nil {
-		return nil, fmt.Errorf("starting envtest (KUBEBUILDER_ASSETS=%s; rebuild with `make envtest-assets`): %w", assets, err)
+		return nil, fmt.Errorf("starting envtest (%s=%s; rebuild with `make envtest-assets`): %w", variable, assets, err)
 	}
 	dirs := []string{e.env.ControlPlane.APIServer.CertDir}
 	if e.env.ControlPlane.Etcd != nil {
@@ -160,6 +194,11 @@ func Start(ctx context.Context, opts Options) (_ *Env, retErr error) {
 	}
 	if err := e.clients(); err != nil {
 		return nil, err
+	}
+	if opts.Assets.Release != "" {
+		if err := CheckServerRelease(e.Discovery, opts.Assets.Release); err != nil {
+			return nil, err
+		}
 	}
 	if e.stopServer, err = opts.StartServer(ctx, e.CertDir, e.Port); err != nil {
 		return nil, err

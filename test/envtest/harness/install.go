@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 )
@@ -32,6 +33,17 @@ func (e *Env) Resource(version, resource string) dynamic.NamespaceableResourceIn
 // of conflicting fields. A namespaced object without a namespace goes to
 // "default".
 func (e *Env) Apply(ctx context.Context, objs ...*unstructured.Unstructured) error {
+	return e.apply(ctx, "", objs)
+}
+
+// ApplyStrict is Apply with strict field validation: a field the apiserver
+// does not know (one a later release added) fails the apply instead of
+// being dropped with a warning.
+func (e *Env) ApplyStrict(ctx context.Context, objs ...*unstructured.Unstructured) error {
+	return e.apply(ctx, metav1.FieldValidationStrict, objs)
+}
+
+func (e *Env) apply(ctx context.Context, fieldValidation string, objs []*unstructured.Unstructured) error {
 	for _, obj := range objs {
 		gvk := obj.GroupVersionKind()
 		mapping, err := e.Client.RESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version)
@@ -49,7 +61,13 @@ func (e *Env) Apply(ctx context.Context, objs ...*unstructured.Unstructured) err
 		obj = obj.DeepCopy()
 		obj.SetManagedFields(nil)
 		obj.SetResourceVersion("")
-		if _, err := ri.Apply(ctx, obj.GetName(), obj, metav1.ApplyOptions{FieldManager: FieldManager, Force: true}); err != nil {
+		data, err := obj.MarshalJSON()
+		if err != nil {
+			return err
+		}
+		force := true
+		opts := metav1.PatchOptions{FieldManager: FieldManager, Force: &force, FieldValidation: fieldValidation}
+		if _, err := ri.Patch(ctx, obj.GetName(), types.ApplyPatchType, data, opts); err != nil {
 			return fmt.Errorf("applying %s %s: %w", gvk.Kind, obj.GetName(), err)
 		}
 	}
@@ -65,7 +83,7 @@ func (e *Env) InstallCRDs(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	crds := ofKind(objs, "CustomResourceDefinition")
+	crds := OfKind(objs, "CustomResourceDefinition")
 	if len(crds) == 0 {
 		return errors.New("kustomize build config/crd rendered no CustomResourceDefinition")
 	}
@@ -74,11 +92,10 @@ func (e *Env) InstallCRDs(ctx context.Context) error {
 		if s, _, _ := unstructured.NestedString(crd.Object, "spec", "conversion", "strategy"); s != string(apiextensionsv1.WebhookConverter) {
 			return fmt.Errorf("CRD %s from config/crd: conversion strategy %q, want Webhook", crd.GetName(), s)
 		}
-		clientConfig := map[string]interface{}{"url": e.ConvertURL, "caBundle": base64.StdEncoding.EncodeToString(e.CABundle)}
-		if err := unstructured.SetNestedField(crd.Object, clientConfig, "spec", "conversion", "webhook", "clientConfig"); err != nil {
-			return err
-		}
 		names = append(names, crd.GetName())
+	}
+	if err := PointWebhooks(crds, e.BaseURL(), e.CABundle); err != nil {
+		return err
 	}
 	if err := e.Apply(ctx, crds...); err != nil {
 		return err
@@ -95,29 +112,59 @@ func (e *Env) InstallWebhookConfiguration(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, c := range []struct{ kind, url string }{
-		{"ValidatingWebhookConfiguration", e.ValidateURL},
-		{"MutatingWebhookConfiguration", e.DefaultURL},
-	} {
-		configs := ofKind(objs, c.kind)
+	for _, kind := range []string{"ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"} {
+		configs := OfKind(objs, kind)
 		if len(configs) != 1 {
-			return fmt.Errorf("kustomize build config/webhook rendered %d %ss, want 1", len(configs), c.kind)
+			return fmt.Errorf("kustomize build config/webhook rendered %d %ss, want 1", len(configs), kind)
 		}
 		config := configs[0]
 		config.SetName(WebhookConfigurationName)
-		webhooks, _, _ := unstructured.NestedSlice(config.Object, "webhooks")
-		for i := range webhooks {
-			wh, ok := webhooks[i].(map[string]interface{})
-			if !ok {
-				return fmt.Errorf("%s webhooks[%d] is not an object", c.kind, i)
-			}
-			wh["clientConfig"] = map[string]interface{}{"url": c.url, "caBundle": base64.StdEncoding.EncodeToString(e.CABundle)}
-		}
-		if err := unstructured.SetNestedSlice(config.Object, webhooks, "webhooks"); err != nil {
+		if err := PointWebhooks(configs, e.BaseURL(), e.CABundle); err != nil {
 			return err
 		}
 		if err := e.Apply(ctx, config); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// BaseURL is the claimbridge server's URL without a path
+// (https://127.0.0.1:<port>).
+func (e *Env) BaseURL() string { return strings.TrimSuffix(e.ConvertURL, "/convert") }
+
+// PointWebhooks sets, in objs, every CRD's conversion webhook clientConfig to
+// base + "/convert", every ValidatingWebhookConfiguration's webhooks' to base
+// + "/validate" and every MutatingWebhookConfiguration's to base +
+// "/default", with caBundle (none if empty), in place of the Service the
+// manifests name. Other objects are left alone.
+func PointWebhooks(objs []*unstructured.Unstructured, base string, caBundle []byte) error {
+	clientConfig := func(path string) map[string]interface{} {
+		c := map[string]interface{}{"url": base + path}
+		if len(caBundle) > 0 {
+			c["caBundle"] = base64.StdEncoding.EncodeToString(caBundle)
+		}
+		return c
+	}
+	for _, o := range objs {
+		path := map[string]string{"ValidatingWebhookConfiguration": "/validate", "MutatingWebhookConfiguration": "/default"}[o.GetKind()]
+		switch {
+		case o.GetKind() == "CustomResourceDefinition":
+			if err := unstructured.SetNestedField(o.Object, clientConfig("/convert"), "spec", "conversion", "webhook", "clientConfig"); err != nil {
+				return err
+			}
+		case path != "":
+			webhooks, _, _ := unstructured.NestedSlice(o.Object, "webhooks")
+			for i := range webhooks {
+				wh, ok := webhooks[i].(map[string]interface{})
+				if !ok {
+					return fmt.Errorf("%s %s: webhooks[%d] is not an object", o.GetKind(), o.GetName(), i)
+				}
+				wh["clientConfig"] = clientConfig(path)
+			}
+			if err := unstructured.SetNestedSlice(o.Object, webhooks, "webhooks"); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

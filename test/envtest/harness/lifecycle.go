@@ -5,11 +5,14 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
+	"k8s.io/client-go/discovery"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
 
@@ -86,4 +89,31 @@ func AssetsDirFrom(variable, printFlag string) (string, error) {
 		}
 	}
 	return dir, nil
+}
+
+// CheckRelease fails unless `<assets>/kube-apiserver --version` reports
+// Kubernetes release ("1.30"): a binary of another release would prove
+// nothing about that one.
+func CheckRelease(assets, release string) error {
+	out, err := exec.Command(filepath.Join(assets, "kube-apiserver"), "--version").CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("%s/kube-apiserver --version: %v: %s", assets, err, out)
+	}
+	if got := strings.TrimSpace(string(out)); !strings.HasPrefix(got, "Kubernetes v"+release+".") {
+		return fmt.Errorf("%s/kube-apiserver is %q, not Kubernetes %s: rebuild with `make envtest-assets`", assets, got, release)
+	}
+	return nil
+}
+
+// CheckServerRelease fails unless the apiserver behind d reports Kubernetes
+// release ("1.30").
+func CheckServerRelease(d discovery.ServerVersionInterface, release string) error {
+	info, err := d.ServerVersion()
+	if err != nil {
+		return fmt.Errorf("asking the server its version: %w", err)
+	}
+	if !strings.HasPrefix(info.GitVersion, "v"+release+".") {
+		return fmt.Errorf("the control plane serves Kubernetes %s, not %s", info.GitVersion, release)
+	}
+	return nil
 }

@@ -33,8 +33,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -157,12 +155,8 @@ func start(r release) (*cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := exec.Command(assets+"/kube-apiserver", "--version").CombinedOutput()
-	if err != nil {
-		return nil, fmt.Errorf("%s/kube-apiserver --version: %v: %s", assets, err, out)
-	}
-	if got := strings.TrimSpace(string(out)); !strings.HasPrefix(got, "Kubernetes v"+r.name+".") {
-		return nil, fmt.Errorf("%s/kube-apiserver is %q, not Kubernetes %s: rebuild with `make envtest-assets`", assets, got, r.name)
+	if err := harness.CheckRelease(assets, r.name); err != nil {
+		return nil, err
 	}
 	timeout := 90 * time.Second
 	if os.Getenv("KUBEBUILDER_CONTROLPLANE_START_TIMEOUT") != "" {
@@ -197,12 +191,8 @@ func start(r release) (*cluster, error) {
 		return c, err
 	}
 	// The server that answers must be the release's, not another one.
-	info, err := c.discovery.ServerVersion()
-	if err != nil {
-		return c, fmt.Errorf("asking the server its version: %w", err)
-	}
-	if !strings.HasPrefix(info.GitVersion, "v"+r.name+".") {
-		return c, fmt.Errorf("the control plane started from %s serves Kubernetes %s, not %s", assets, info.GitVersion, r.name)
+	if err := harness.CheckServerRelease(c.discovery, r.name); err != nil {
+		return c, fmt.Errorf("the control plane started from %s: %w", assets, err)
 	}
 	return c, nil
 }

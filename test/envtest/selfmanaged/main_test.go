@@ -21,7 +21,6 @@
 package selfmanaged
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -31,9 +30,7 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -43,15 +40,11 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/dynamic"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	"sigs.k8s.io/yaml"
 
 	"github.com/claimbridge/claimbridge/cli"
 	"github.com/claimbridge/claimbridge/test/envtest/harness"
@@ -127,7 +120,7 @@ func start(ctx context.Context) (*suite, error) {
 	if err != nil {
 		return nil, err
 	}
-	objs, err := renderChart()
+	objs, err := harness.RenderChart(release, namespace)
 	if err != nil {
 		return nil, err
 	}
@@ -176,56 +169,6 @@ func start(ctx context.Context) (*suite, error) {
 	return s, nil
 }
 
-// renderChart runs `$HELM template` with the chart's default values.
-func renderChart() ([]*unstructured.Unstructured, error) {
-	root, err := harness.RepoRoot()
-	if err != nil {
-		return nil, err
-	}
-	bin := os.Getenv("HELM")
-	if bin == "" {
-		return nil, errors.New("HELM is not set: run `make envtest-assets` and set HELM=bin/helm (`make test` does both)")
-	}
-	if !filepath.IsAbs(bin) && strings.ContainsRune(bin, filepath.Separator) {
-		bin = filepath.Join(root, bin)
-	}
-	var stdout, stderr bytes.Buffer
-	cmd := exec.Command(bin, "template", release, "charts/claimbridge", "--namespace", namespace)
-	cmd.Dir = root
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("%s template: %w\n%s", bin, err, stderr.String())
-	}
-	var objs []*unstructured.Unstructured
-	r := utilyaml.NewYAMLReader(bufio.NewReader(&stdout))
-	for {
-		doc, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			return objs, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		var obj map[string]interface{}
-		if err := yaml.Unmarshal(doc, &obj); err != nil {
-			return nil, err
-		}
-		if len(obj) > 0 {
-			objs = append(objs, &unstructured.Unstructured{Object: obj})
-		}
-	}
-}
-
-func (s *suite) ofKind(kind string) []*unstructured.Unstructured {
-	var out []*unstructured.Unstructured
-	for _, o := range s.objs {
-		if o.GetKind() == kind {
-			out = append(out, o)
-		}
-	}
-	return out
-}
-
 // install applies the rendered objects the apiserver can use here (no
 // Deployment, Service, PDB or NetworkPolicy: the server runs in this process).
 // The webhooks' clientConfig.service becomes a URL on localhost, the name
@@ -268,21 +211,9 @@ func (s *suite) url(path string) string { return fmt.Sprintf("https://localhost:
 // serverArgs are the Deployment's arguments with $(POD_NAMESPACE) expanded,
 // followed by the local listeners and cert dir, and localhost as a DNS name.
 func (s *suite) serverArgs(healthPort, metricsPort int) ([]string, error) {
-	deps := s.ofKind("Deployment")
-	if len(deps) != 1 {
-		return nil, fmt.Errorf("chart renders %d Deployments, want 1", len(deps))
-	}
-	containers, _, _ := unstructured.NestedSlice(deps[0].Object, "spec", "template", "spec", "containers")
-	if len(containers) != 1 {
-		return nil, fmt.Errorf("Deployment has %d containers, want 1", len(containers))
-	}
-	raw, _, _ := unstructured.NestedStringSlice(containers[0].(map[string]interface{}), "args")
-	if len(raw) == 0 || raw[0] != "serve" {
-		return nil, fmt.Errorf("Deployment args %q: want serve first", raw)
-	}
-	var args []string
-	for _, a := range raw[1:] {
-		args = append(args, strings.ReplaceAll(a, "$(POD_NAMESPACE)", namespace))
+	args, err := harness.ServeArgs(s.objs, namespace)
+	if err != nil {
+		return nil, err
 	}
 	return append(args,
 		"--cert-dir="+s.certDir,
@@ -362,22 +293,7 @@ func get(url string) bool {
 // impersonates the chart's ServiceAccount.
 func (s *suite) impersonatingKubeconfig() (string, error) {
 	path := filepath.Join(s.certDir, "..", filepath.Base(s.certDir)+".kubeconfig")
-	return path, s.writeKubeconfigAs(path, namespace, serviceAccount)
-}
-
-// writeKubeconfigAs writes to path a kubeconfig of the admin credentials
-// that impersonates ServiceAccount ns/sa.
-func (s *suite) writeKubeconfigAs(path, ns, sa string) error {
-	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters["envtest"] = &clientcmdapi.Cluster{Server: s.admin.Host, CertificateAuthorityData: s.admin.CAData}
-	cfg.AuthInfos["sa"] = &clientcmdapi.AuthInfo{
-		ClientCertificateData: s.admin.CertData, ClientKeyData: s.admin.KeyData,
-		Impersonate:       fmt.Sprintf("system:serviceaccount:%s:%s", ns, sa),
-		ImpersonateGroups: []string{"system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"},
-	}
-	cfg.Contexts["sa"] = &clientcmdapi.Context{Cluster: "envtest", AuthInfo: "sa"}
-	cfg.CurrentContext = "sa"
-	return clientcmd.WriteToFile(*cfg, path)
+	return path, harness.WriteKubeconfig(harness.ServiceAccountConfig(s.admin, namespace, serviceAccount), path)
 }
 
 func (s *suite) stop() error {

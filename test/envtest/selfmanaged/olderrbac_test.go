@@ -85,7 +85,7 @@ func TestNewImageUnderOlderRBAC(t *testing.T) {
 
 	dir := t.TempDir()
 	kubeconfig := filepath.Join(dir, "kubeconfig")
-	if err := s.writeKubeconfigAs(kubeconfig, ns, sa); err != nil {
+	if err := harness.WriteKubeconfig(harness.ServiceAccountConfig(s.admin, ns, sa), kubeconfig); err != nil {
 		t.Fatal(err)
 	}
 	port, err := freePort()

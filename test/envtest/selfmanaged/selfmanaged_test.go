@@ -15,11 +15,9 @@ import (
 	"testing"
 	"time"
 
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -61,45 +59,10 @@ func TestSelfManaged(t *testing.T) {
 // checkInjected reports whether both CRDs and every webhook of both
 // configurations carry exactly the Secret's ca.crt.
 func (s *suite) checkInjected(ctx context.Context) error {
-	var secret corev1.Secret
-	if err := s.client.Get(ctx, types.NamespacedName{Namespace: namespace, Name: secretName}, &secret); err != nil {
-		return err
-	}
-	ca := secret.Data["ca.crt"]
-	if len(ca) == 0 {
-		return errors.New("ready, but the Secret holds no ca.crt")
-	}
-	for _, name := range crdNames {
-		var crd apiextensionsv1.CustomResourceDefinition
-		if err := s.client.Get(ctx, types.NamespacedName{Name: name}, &crd); err != nil {
-			return err
-		}
-		if got := crd.Spec.Conversion.Webhook.ClientConfig.CABundle; !bytes.Equal(got, ca) {
-			return fmt.Errorf("ready, but CRD %s has caBundle %q, want the Secret's ca.crt", name, got)
-		}
-	}
-	var vwc admissionregistrationv1.ValidatingWebhookConfiguration
-	if err := s.client.Get(ctx, types.NamespacedName{Name: webhookConfig}, &vwc); err != nil {
-		return err
-	}
-	for _, w := range vwc.Webhooks {
-		if !bytes.Equal(w.ClientConfig.CABundle, ca) {
-			return fmt.Errorf("ready, but webhook %s has caBundle %q, want the Secret's ca.crt", w.Name, w.ClientConfig.CABundle)
-		}
-	}
-	var mwc admissionregistrationv1.MutatingWebhookConfiguration
-	if err := s.client.Get(ctx, types.NamespacedName{Name: mutatingConfig}, &mwc); err != nil {
-		return err
-	}
-	if len(mwc.Webhooks) == 0 {
-		return errors.New("the MutatingWebhookConfiguration has no webhooks")
-	}
-	for _, w := range mwc.Webhooks {
-		if !bytes.Equal(w.ClientConfig.CABundle, ca) {
-			return fmt.Errorf("ready, but mutating webhook %s has caBundle %q, want the Secret's ca.crt", w.Name, w.ClientConfig.CABundle)
-		}
-	}
-	return nil
+	return harness.CheckCAInjected(ctx, s.client, harness.Injection{
+		Secret: types.NamespacedName{Namespace: namespace, Name: secretName},
+		CRDs:   crdNames, Validating: webhookConfig, Mutating: mutatingConfig,
+	})
 }
 
 func testInjected(t *testing.T) {

@@ -13,8 +13,9 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/claimbridge/claimbridge/test/envtest/harness"
 )
 
 // policyMessages are the chart's ValidatingAdmissionPolicy messages
@@ -28,12 +29,7 @@ const (
 // asServiceAccount is a client with the chart's ServiceAccount's identity
 // (impersonated), as the server's own.
 func (s *suite) asServiceAccount() (client.Client, error) {
-	cfg := rest.CopyConfig(s.admin)
-	cfg.Impersonate = rest.ImpersonationConfig{
-		UserName: fmt.Sprintf("system:serviceaccount:%s:%s", namespace, serviceAccount),
-		Groups:   []string{"system:serviceaccounts", "system:serviceaccounts:" + namespace, "system:authenticated"},
-	}
-	return client.New(cfg, client.Options{Scheme: s.client.Scheme()})
+	return client.New(harness.ServiceAccountConfig(s.admin, namespace, serviceAccount), client.Options{Scheme: s.client.Scheme()})
 }
 
 // checkRefusedByPolicy wants the 403 the policy answers, with its message.

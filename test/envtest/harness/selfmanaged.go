@@ -1,0 +1,128 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// What the suites that run `claimbridge serve --cert-mode=self-managed`
+// from rendered manifests (test/envtest/selfmanaged, test/envtest/minversion)
+// share.
+
+// ServeArgs are the arguments after "serve" of the one container of the one
+// Deployment in objs, with $(POD_NAMESPACE) replaced by namespace.
+func ServeArgs(objs []*unstructured.Unstructured, namespace string) ([]string, error) {
+	deps := OfKind(objs, "Deployment")
+	if len(deps) != 1 {
+		return nil, fmt.Errorf("%d Deployments rendered, want 1", len(deps))
+	}
+	containers, _, _ := unstructured.NestedSlice(deps[0].Object, "spec", "template", "spec", "containers")
+	if len(containers) != 1 {
+		return nil, fmt.Errorf("Deployment has %d containers, want 1", len(containers))
+	}
+	container, ok := containers[0].(map[string]interface{})
+	if !ok {
+		return nil, errors.New("Deployment's container is not an object")
+	}
+	raw, _, _ := unstructured.NestedStringSlice(container, "args")
+	if len(raw) == 0 || raw[0] != "serve" {
+		return nil, fmt.Errorf("Deployment args %q: want serve first", raw)
+	}
+	var args []string
+	for _, a := range raw[1:] {
+		args = append(args, strings.ReplaceAll(a, "$(POD_NAMESPACE)", namespace))
+	}
+	return args, nil
+}
+
+// ServiceAccountConfig is admin (a client-certificate configuration)
+// impersonating ServiceAccount ns/sa with the groups its token has.
+func ServiceAccountConfig(admin *rest.Config, ns, sa string) *rest.Config {
+	cfg := rest.CopyConfig(admin)
+	cfg.Impersonate = rest.ImpersonationConfig{
+		UserName: fmt.Sprintf("system:serviceaccount:%s:%s", ns, sa),
+		Groups:   []string{"system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"},
+	}
+	return cfg
+}
+
+// WriteKubeconfig writes cfg's server, CA, client certificate and
+// impersonation to path as a kubeconfig file.
+func WriteKubeconfig(cfg *rest.Config, path string) error {
+	kc := clientcmdapi.NewConfig()
+	kc.Clusters["envtest"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
+	kc.AuthInfos["user"] = &clientcmdapi.AuthInfo{
+		ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData,
+		Impersonate: cfg.Impersonate.UserName, ImpersonateGroups: cfg.Impersonate.Groups,
+	}
+	kc.Contexts["envtest"] = &clientcmdapi.Context{Cluster: "envtest", AuthInfo: "user"}
+	kc.CurrentContext = "envtest"
+	return clientcmd.WriteToFile(*kc, path)
+}
+
+// Injection names what a self-managed server injects its CA into.
+type Injection struct {
+	Secret               types.NamespacedName // holds ca.crt
+	CRDs                 []string
+	Validating, Mutating string // the webhook configurations' names
+}
+
+// CheckCAInjected reports whether both CRDs' conversion webhooks and every
+// webhook of both configurations carry exactly the Secret's ca.crt.
+func CheckCAInjected(ctx context.Context, c client.Client, in Injection) error {
+	var secret corev1.Secret
+	if err := c.Get(ctx, in.Secret, &secret); err != nil {
+		return err
+	}
+	ca := secret.Data["ca.crt"]
+	if len(ca) == 0 {
+		return fmt.Errorf("the Secret %s holds no ca.crt", in.Secret)
+	}
+	for _, name := range in.CRDs {
+		var crd apiextensionsv1.CustomResourceDefinition
+		if err := c.Get(ctx, types.NamespacedName{Name: name}, &crd); err != nil {
+			return err
+		}
+		if crd.Spec.Conversion == nil || crd.Spec.Conversion.Webhook == nil || crd.Spec.Conversion.Webhook.ClientConfig == nil {
+			return fmt.Errorf("CRD %s has no conversion webhook", name)
+		}
+		if got := crd.Spec.Conversion.Webhook.ClientConfig.CABundle; !bytes.Equal(got, ca) {
+			return fmt.Errorf("CRD %s has caBundle %q, want the Secret's ca.crt", name, got)
+		}
+	}
+	var vwc admissionregistrationv1.ValidatingWebhookConfiguration
+	if err := c.Get(ctx, types.NamespacedName{Name: in.Validating}, &vwc); err != nil {
+		return err
+	}
+	var mwc admissionregistrationv1.MutatingWebhookConfiguration
+	if err := c.Get(ctx, types.NamespacedName{Name: in.Mutating}, &mwc); err != nil {
+		return err
+	}
+	if len(vwc.Webhooks) == 0 || len(mwc.Webhooks) == 0 {
+		return fmt.Errorf("%d validating and %d mutating webhooks, want some of each", len(vwc.Webhooks), len(mwc.Webhooks))
+	}
+	for _, w := range vwc.Webhooks {
+		if !bytes.Equal(w.ClientConfig.CABundle, ca) {
+			return fmt.Errorf("webhook %s has caBundle %q, want the Secret's ca.crt", w.Name, w.ClientConfig.CABundle)
+		}
+	}
+	for _, w := range mwc.Webhooks {
+		if !bytes.Equal(w.ClientConfig.CABundle, ca) {
+			return fmt.Errorf("mutating webhook %s has caBundle %q, want the Secret's ca.crt", w.Name, w.ClientConfig.CABundle)
+		}
+	}
+	return nil
+}
