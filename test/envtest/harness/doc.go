@@ -12,9 +12,11 @@
 //
 // What Start does, in order:
 //
-//  1. checks KUBEBUILDER_ASSETS (kube-apiserver and etcd) and KUSTOMIZE: a
-//     missing or unusable one is an error that says to run `make
-//     envtest-assets`, never a skip;
+//  1. checks KUBEBUILDER_ASSETS (kube-apiserver and etcd; or, with
+//     Options.Assets, an older release's directory such as
+//     ENVTEST_ASSETS_1_30, whose binary and running apiserver must report
+//     that release) and KUSTOMIZE: a missing or unusable one is an error that
+//     says to run `make envtest-assets`, never a skip;
 //  2. writes a test CA and a serving certificate for 127.0.0.1, ::1 and
 //     localhost into a temporary cert dir (tls.crt, tls.key, ca.crt) with
 //     webhook.WriteCertificates, the generator `claimbridge serve` uses;

@@ -14,6 +14,9 @@
 //     version; a template is defaulted;
 //   - invalid writes are refused with 422 and the field paths of the version
 //     written, by the webhook and by the schema;
+//   - a v1alpha3 claim without requests stays writable through v1alpha1 and
+//     v1alpha2 (CRD validation ratcheting, on by default from 1.30: the
+//     reason 1.30 is the minimum for the kustomize installs too);
 //   - the chart's self-managed objects (helm template --kube-version 1.30.14)
 //     and config/self-managed's are accepted with strict field validation and
 //     stored with nothing dropped; the chart's server injects its CA under
