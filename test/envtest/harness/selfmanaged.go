@@ -31,15 +31,15 @@ func ServeArgs(objs []*unstructured.Unstructured, namespace string) ([]string, e
 	}
 	containers, _, _ := unstructured.NestedSlice(deps[0].Object, "spec", "template", "spec", "containers")
 	if len(containers) != 1 {
-		return nil, fmt.Errorf("Deployment has %d containers, want 1", len(containers))
+		return nil, fmt.Errorf("the Deployment has %d containers, want 1", len(containers))
 	}
 	container, ok := containers[0].(map[string]interface{})
 	if !ok {
-		return nil, errors.New("Deployment's container is not an object")
+		return nil, errors.New("the Deployment's container is not an object")
 	}
 	raw, _, _ := unstructured.NestedStringSlice(container, "args")
 	if len(raw) == 0 || raw[0] != "serve" {
-		return nil, fmt.Errorf("Deployment args %q: want serve first", raw)
+		return nil, fmt.Errorf("the Deployment's args are %q: want serve first", raw)
 	}
 	var args []string
 	for _, a := range raw[1:] {
