@@ -73,14 +73,17 @@ func ctxFor(t *testing.T) context.Context {
 	return ctx
 }
 
-// newNamespace creates a namespace of its own for a test. envtest runs no
-// namespace controller: it is left behind with the control plane.
-func newNamespace(t *testing.T, name string) string {
+// newNamespace creates a namespace of its own for a test, named prefix and a
+// generated suffix, so that a test run again in the same process (-count=2)
+// gets a fresh one. envtest runs no namespace controller: it is left behind
+// with the control plane.
+func newNamespace(t *testing.T, prefix string) string {
 	t.Helper()
-	if err := env.Client.Create(ctxFor(t), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}); err != nil {
-		t.Fatalf("creating namespace %s: %v", name, err)
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix + "-"}}
+	if err := env.Client.Create(ctxFor(t), ns); err != nil {
+		t.Fatalf("creating a namespace %s-…: %v", prefix, err)
 	}
-	return name
+	return ns.Name
 }
 
 // fromYAML is a claimbridge object of version in namespace ns.

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -63,14 +64,16 @@ type install struct {
 // token policy, which refuses that ServiceAccount a widened webhook, and
 // that claims convert through it.
 func TestChartSelfManaged(t *testing.T) {
-	const ns = "cb-system"
+	if served.Swap(true) {
+		t.Skip("claimbridge serve runs once per process (component-base applies its logging configuration once): an earlier repetition (-count) ran this test")
+	}
+	ns := newNamespace(t, "cb-system") // the chart renders none
 	objs, err := harness.RenderChart("cb", ns, "--kube-version", releaseVersion)
 	if err != nil {
 		t.Fatal(err)
 	}
 	in := install{objs: objs, namespace: ns, sa: "cb-claimbridge",
 		validating: "cb-claimbridge-validating-webhook-configuration", mutating: "cb-claimbridge-mutating-webhook-configuration"}
-	newNamespace(t, ns) // the chart renders none
 	port, err := freePort()
 	if err != nil {
 		t.Fatal(err)
@@ -450,6 +453,10 @@ func checkConverts(t *testing.T, name string) {
 		t.Errorf("v1alpha3 view: %v", diff)
 	}
 }
+
+// served is set by the first TestChartSelfManaged, the one test that runs
+// claimbridge serve in this process.
+var served atomic.Bool
 
 // serve runs `claimbridge serve args...` in this process until the test
 // ends and waits until readyz answers 200.
