@@ -60,9 +60,10 @@ func typedKind(obj runtime.Object) (schema.GroupVersionKind, error) {
 // the null members the Go types write for what they do not have (dropNulls).
 //
 // Its apiVersion and kind are obj's TypeMeta, where set, and otherwise its Go
-// type's: a typed object built in Go, or read through a client-go or
-// controller-runtime client, has an empty TypeMeta, which Convert and
-// Validate refuse. A claimbridge type gets group resource.claimbridge.dev
+// type's (for a list of claimbridge's types whose items all name
+// resource.k8s.io, that group): a typed object built in Go, or read through
+// a client-go or controller-runtime client, has an empty TypeMeta, which
+// Convert and Validate refuse. A claimbridge type gets group resource.claimbridge.dev
 // unless TypeMeta names resource.k8s.io (a claimbridge type stands for
 // upstream's resource.k8s.io/v1alpha1 … v1alpha3 too, which k8s.io/api no
 // longer has); a k8s.io/api type gets resource.k8s.io. A TypeMeta that names
@@ -95,6 +96,11 @@ func ToTree(obj runtime.Object) (map[string]interface{}, error) {
 			return nil, fmt.Errorf("%T has apiVersion %q, which its type cannot hold: want %s/%s or an empty apiVersion", obj, apiVersion, gvk.Group, gvk.Version)
 		}
 		group = gv.Group
+	} else if gvk.Group == Group && itemsGroup(tree) == UpstreamGroup {
+		// A list of claimbridge's types without TypeMeta, whose items name
+		// resource.k8s.io (as ConvertTyped's results do), is of that group:
+		// Convert converts items from the list's apiVersion.
+		group = UpstreamGroup
 	}
 	if kind, _ := tree["kind"].(string); kind != "" && kind != gvk.Kind {
 		return nil, fmt.Errorf("%T has kind %q: want %s or an empty kind", obj, kind, gvk.Kind)
@@ -103,6 +109,26 @@ func ToTree(obj runtime.Object) (map[string]interface{}, error) {
 	tree["apiVersion"] = group + "/" + gvk.Version
 	tree["kind"] = gvk.Kind
 	return tree, nil
+}
+
+// itemsGroup is the group that every item of a list tree names in its
+// apiVersion, or "" if they name none or several.
+func itemsGroup(tree map[string]interface{}) string {
+	items, _ := tree["items"].([]interface{})
+	group := ""
+	for _, item := range items {
+		m, _ := item.(map[string]interface{})
+		apiVersion, _ := m["apiVersion"].(string)
+		if apiVersion == "" {
+			continue
+		}
+		gv, err := schema.ParseGroupVersion(apiVersion)
+		if err != nil || group != "" && gv.Group != group {
+			return ""
+		}
+		group = gv.Group
+	}
+	return group
 }
 
 // dropNulls removes the members of every object of v that are null. A Go

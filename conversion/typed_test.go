@@ -93,6 +93,18 @@ func TestConvertTyped(t *testing.T) {
 				Items:    []v1alpha2.ResourceClaim{*typedClaim130(), *typedClaim130()},
 			}),
 		},
+		// Items that name resource.k8s.io (as ConvertTyped's results do)
+		// make a list without TypeMeta one of that group.
+		"list-of-resource.k8s.io-items": {
+			in: &v1alpha2.ResourceClaimList{Items: []v1alpha2.ResourceClaim{
+				*withAPIVersion(typedClaim130(), "resource.k8s.io/v1alpha2"), *typedClaim130(),
+			}},
+			out: func() runtime.Object { return &resourcev1.ResourceClaimList{} },
+			tree: mustTree(&v1alpha2.ResourceClaimList{
+				TypeMeta: metav1.TypeMeta{APIVersion: "resource.k8s.io/v1alpha2", Kind: "ResourceClaimList"},
+				Items:    []v1alpha2.ResourceClaim{*withAPIVersion(typedClaim130(), "resource.k8s.io/v1alpha2"), *typedClaim130()},
+			}),
+		},
 		"template": {
 			in: &v1alpha2.ResourceClaimTemplate{
 				ObjectMeta: metav1.ObjectMeta{Name: "t", Namespace: "ml"},
