@@ -55,8 +55,9 @@ func ExampleConvertTyped() {
 	// two-gpus
 }
 
-// A claim of resource.k8s.io/v1alpha3 (Kubernetes 1.31; k8s.io/api no
-// longer has the package, claimbridge's api/v1alpha3 is its shape) as
+// A claim of resource.k8s.io/v1alpha3 (Kubernetes 1.31; k8s.io/api's
+// resource/v1alpha3 no longer has its ResourceClaim, only later alpha kinds
+// such as DeviceTaintRule: claimbridge's api/v1alpha3 is its shape) as
 // today's resource.k8s.io/v1 ResourceClaim. Only resource.k8s.io objects
 // reach the GA versions: a claim of the claimbridge group
 // (resource.claimbridge.dev) is given the apiVersion

@@ -65,8 +65,8 @@ func typedKind(obj runtime.Object) (schema.GroupVersionKind, error) {
 // a client-go or controller-runtime client, has an empty TypeMeta, which
 // Convert and Validate refuse. A claimbridge type gets group resource.claimbridge.dev
 // unless TypeMeta names resource.k8s.io (a claimbridge type stands for
-// upstream's resource.k8s.io/v1alpha1 … v1alpha3 too, which k8s.io/api no
-// longer has); a k8s.io/api type gets resource.k8s.io. A TypeMeta that names
+// upstream's resource.k8s.io/v1alpha1 … v1alpha3 too, whose claims k8s.io/api
+// no longer has); a k8s.io/api type gets resource.k8s.io. A TypeMeta that names
 // another version or kind than the Go type, or another group than these,
 // is an error. obj is not modified.
 func ToTree(obj runtime.Object) (map[string]interface{}, error) {
