@@ -42,6 +42,10 @@ func typedKind(obj runtime.Object) (schema.GroupVersionKind, error) {
 	if obj == nil || reflect.ValueOf(obj).IsNil() {
 		return schema.GroupVersionKind{}, fmt.Errorf("no object (%T)", obj)
 	}
+	if _, ok := obj.(runtime.Unstructured); ok {
+		// The scheme would take any apiVersion and kind it declares.
+		return schema.GroupVersionKind{}, fmt.Errorf("%T is not typed: convert its JSON tree (UnstructuredContent) with Convert or ConvertWithWarnings", obj)
+	}
 	gvks, _, err := typedScheme().ObjectKinds(obj)
 	if err == nil && len(gvks) == 1 {
 		switch gvk := gvks[0]; gvk.Kind {
@@ -68,7 +72,8 @@ func typedKind(obj runtime.Object) (schema.GroupVersionKind, error) {
 // upstream's resource.k8s.io/v1alpha1 … v1alpha3 too, whose claims k8s.io/api
 // no longer has); a k8s.io/api type gets resource.k8s.io. A TypeMeta that names
 // another version or kind than the Go type, or another group than these,
-// is an error. obj is not modified.
+// is an error. An unstructured object is refused: its content already is a
+// tree (UnstructuredContent) for Convert. obj is not modified.
 func ToTree(obj runtime.Object) (map[string]interface{}, error) {
 	gvk, err := typedKind(obj)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
@@ -158,6 +159,16 @@ func TestConvertTyped(t *testing.T) {
 			in:      &resourcev1.DeviceClass{},
 			out:     func() runtime.Object { return &v1alpha3.ResourceClaim{} },
 			wantErr: "*v1.DeviceClass is not a claim, template or list type of claimbridge's api/v1alpha1, v1alpha2 or v1alpha3 or of k8s.io/api/resource/v1beta1, v1beta2 or v1",
+		},
+		"unstructured-of-another-group": {
+			in:      &unstructured.Unstructured{Object: map[string]interface{}{"apiVersion": "example.com/v1alpha2", "kind": "ResourceClaim"}},
+			out:     func() runtime.Object { return &v1alpha3.ResourceClaim{} },
+			wantErr: "*unstructured.Unstructured is not typed: convert its JSON tree (UnstructuredContent) with Convert or ConvertWithWarnings",
+		},
+		"unstructured-out": {
+			in:      typedClaim130(),
+			out:     func() runtime.Object { return &unstructured.Unstructured{} },
+			wantErr: "*unstructured.Unstructured is not typed: convert its JSON tree (UnstructuredContent) with Convert or ConvertWithWarnings",
 		},
 		"no-out": {
 			in:      typedClaim130(),
