@@ -51,7 +51,7 @@ func (b *bench) startClaimbridge(ctx context.Context, certDir string, port int) 
 	if err := build.Run(); err != nil {
 		return nil, fmt.Errorf("go build ./cmd/claimbridge: %w", err)
 	}
-	mport, err := freePort()
+	mport, err := harness.FreePort()
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +80,7 @@ func (b *bench) startClaimbridge(ctx context.Context, certDir string, port int) 
 }
 
 func (b *bench) startNull() (func(), error) {
-	port, err := freePort()
+	port, err := harness.FreePort()
 	if err != nil {
 		return nil, err
 	}
@@ -131,15 +131,6 @@ func waitTLS(addr string) error {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // setup starts everything; the returned stop undoes it.

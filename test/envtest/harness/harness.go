@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"sync"
@@ -162,7 +161,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, retErr error) {
 	if e.CABundle, err = webhook.WriteCertificates(e.CertDir, nil); err != nil {
 		return nil, err
 	}
-	if e.Port, err = freePort(); err != nil {
+	if e.Port, err = FreePort(); err != nil {
 		return nil, err
 	}
 	base := fmt.Sprintf("https://127.0.0.1:%d", e.Port)
@@ -290,14 +289,4 @@ func (e *Env) clients() error {
 	}
 	e.apiext, err = apiextensionsclient.NewForConfig(e.Config)
 	return err
-}
-
-// freePort is a TCP port on 127.0.0.1 that was free a moment ago.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }

@@ -5,13 +5,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"net/http"
+	"strconv"
 	"strings"
+	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -125,4 +131,65 @@ func CheckCAInjected(ctx context.Context, c client.Client, in Injection) error {
 		}
 	}
 	return nil
+}
+
+// TokenPolicyMessage is the message with which the self-managed installs'
+// ValidatingAdmissionPolicy (charts/claimbridge/templates/tokenpolicy.yaml,
+// config/self-managed/token-policy.yaml) refuses claimbridge's
+// ServiceAccount a change to an object of kind other than its caBundles.
+func TokenPolicyMessage(kind string) string {
+	if kind == "CustomResourceDefinition" {
+		return "claimbridge's ServiceAccount may change only the conversion webhook's caBundle of a CustomResourceDefinition"
+	}
+	return "claimbridge's ServiceAccount may change only the webhooks' caBundle of a " + kind
+}
+
+// CheckRefusedByTokenPolicy wants err to be the token policy's 403 refusing
+// a change to an object of kind.
+func CheckRefusedByTokenPolicy(err error, kind string) error {
+	message := TokenPolicyMessage(kind)
+	var status apierrors.APIStatus
+	if err == nil || !errors.As(err, &status) {
+		return fmt.Errorf("got %v, want a 403 saying %q", err, message)
+	}
+	if st := status.Status(); st.Code != http.StatusForbidden || !strings.Contains(st.Message, message) {
+		return fmt.Errorf("got %d %s: %s; want a 403 saying %q", st.Code, st.Reason, st.Message, message)
+	}
+	return nil
+}
+
+// WaitForTokenPolicy returns once the token policy refuses sa (a client
+// with the install's ServiceAccount's identity) a new label on the
+// ValidatingWebhookConfiguration name, which admin reads: policies take
+// effect asynchronously, and a server must inject its CA under the policy.
+func WaitForTokenPolicy(ctx context.Context, admin, sa client.Client, name string) error {
+	var last error
+	probe := 0
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
+		var vwc admissionregistrationv1.ValidatingWebhookConfiguration
+		if last = admin.Get(ctx, types.NamespacedName{Name: name}, &vwc); last != nil {
+			return false, nil
+		}
+		probe++ // a new value each time: once set, an unchanged label passes
+		if vwc.Labels == nil {
+			vwc.Labels = map[string]string{}
+		}
+		vwc.Labels["probe"] = strconv.Itoa(probe)
+		last = sa.Update(ctx, &vwc)
+		return CheckRefusedByTokenPolicy(last, "ValidatingWebhookConfiguration") == nil, nil
+	})
+	if err != nil {
+		return fmt.Errorf("the token policy is not enforced: last update of %s as the ServiceAccount: %v", name, last)
+	}
+	return nil
+}
+
+// FreePort is a TCP port on 127.0.0.1 that was free a moment ago.
+func FreePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
 }

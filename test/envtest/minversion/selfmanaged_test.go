@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"path/filepath"
 	"reflect"
@@ -74,7 +72,7 @@ func TestChartSelfManaged(t *testing.T) {
 	}
 	in := install{objs: objs, namespace: ns, sa: "cb-claimbridge",
 		validating: "cb-claimbridge-validating-webhook-configuration", mutating: "cb-claimbridge-mutating-webhook-configuration"}
-	port, err := freePort()
+	port, err := harness.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +89,7 @@ func TestChartSelfManaged(t *testing.T) {
 	if err := harness.WriteKubeconfig(harness.ServiceAccountConfig(env.Config, ns, in.sa), kubeconfig); err != nil {
 		t.Fatal(err)
 	}
-	health, err := freePort()
+	health, err := harness.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,16 +296,6 @@ func (in install) asServiceAccount(t *testing.T) client.Client {
 	return c
 }
 
-// message is the token policy's message refusing a change to an object of
-// kind (charts/claimbridge/templates/tokenpolicy.yaml,
-// config/self-managed/token-policy.yaml).
-func (in install) message(kind string) string {
-	if kind == "CustomResourceDefinition" {
-		return "claimbridge's ServiceAccount may change only the conversion webhook's caBundle of a CustomResourceDefinition"
-	}
-	return "claimbridge's ServiceAccount may change only the webhooks' caBundle of a " + kind
-}
-
 // updateAs gets obj's current state, changes it and updates it as c.
 func updateAs[T client.Object](ctx context.Context, c client.Client, obj T, change func(T)) error {
 	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
@@ -317,35 +305,12 @@ func updateAs[T client.Object](ctx context.Context, c client.Client, obj T, chan
 	return c.Update(ctx, obj)
 }
 
-// checkForbidden wants the policy's 403 with message.
-func checkForbidden(err error, message string) error {
-	var status apierrors.APIStatus
-	if err == nil || !errors.As(err, &status) {
-		return fmt.Errorf("got %v, want a 403 saying %q", err, message)
-	}
-	if st := status.Status(); st.Code != http.StatusForbidden || !strings.Contains(st.Message, message) {
-		return fmt.Errorf("got %d %s: %s; want a 403 saying %q", st.Code, st.Reason, st.Message, message)
-	}
-	return nil
-}
-
-// waitForPolicy returns once the install's policy refuses its
-// ServiceAccount a label on its ValidatingWebhookConfiguration: policies
-// take effect asynchronously.
+// waitForPolicy returns once the install's policy is enforced
+// (harness.WaitForTokenPolicy).
 func (in install) waitForPolicy(t *testing.T) {
 	t.Helper()
-	sa := in.asServiceAccount(t)
-	probe, last := 0, error(nil)
-	err := wait.PollUntilContextTimeout(ctxFor(t), 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		probe++ // a new value each time: once set, an unchanged label passes
-		last = updateAs(ctx, sa, &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: in.validating}},
-			func(v *admissionregistrationv1.ValidatingWebhookConfiguration) {
-				v.Labels = map[string]string{"probe": fmt.Sprint(probe)}
-			})
-		return checkForbidden(last, in.message("ValidatingWebhookConfiguration")) == nil, nil
-	})
-	if err != nil {
-		t.Fatalf("the token policy is not enforced: last update as the ServiceAccount: %v", last)
+	if err := harness.WaitForTokenPolicy(ctxFor(t), env.Client, in.asServiceAccount(t), in.validating); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -422,7 +387,7 @@ func (in install) checkTokenPolicy(t *testing.T) {
 				}
 				return
 			}
-			if err := checkForbidden(err, in.message(tc.kind)); err != nil {
+			if err := harness.CheckRefusedByTokenPolicy(err, tc.kind); err != nil {
 				t.Error(err)
 			}
 		})
@@ -512,13 +477,4 @@ func (b *lockedBuffer) tail(n int) string {
 	defer b.mu.Unlock()
 	s := b.buf.String()
 	return s[max(0, len(s)-n):]
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }

@@ -27,7 +27,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -154,7 +153,7 @@ func start(ctx context.Context) (*suite, error) {
 			return s, err
 		}
 	}
-	if s.port, err = freePort(); err != nil {
+	if s.port, err = harness.FreePort(); err != nil {
 		return s, err
 	}
 	if err := s.install(ctx); err != nil {
@@ -230,11 +229,11 @@ func (s *suite) serverArgs(healthPort, metricsPort int) ([]string, error) {
 // checks, every time /readyz is polled, that it passes only once both CRDs
 // and the webhook configuration carry the CA of the Secret.
 func (s *suite) startServer(ctx context.Context) error {
-	healthPort, err := freePort()
+	healthPort, err := harness.FreePort()
 	if err != nil {
 		return err
 	}
-	metricsPort, err := freePort()
+	metricsPort, err := harness.FreePort()
 	if err != nil {
 		return err
 	}
@@ -316,13 +315,4 @@ func (s *suite) stop() error {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }

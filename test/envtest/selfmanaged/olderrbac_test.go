@@ -88,11 +88,11 @@ func TestNewImageUnderOlderRBAC(t *testing.T) {
 	if err := harness.WriteKubeconfig(harness.ServiceAccountConfig(s.admin, ns, sa), kubeconfig); err != nil {
 		t.Fatal(err)
 	}
-	port, err := freePort()
+	port, err := harness.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
-	healthPort, err := freePort()
+	healthPort, err := harness.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}

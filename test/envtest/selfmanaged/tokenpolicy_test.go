@@ -2,10 +2,7 @@ package selfmanaged
 
 import (
 	"context"
-	"fmt"
-	"net/http"
 	"slices"
-	"strconv"
 	"testing"
 	"time"
 
@@ -18,23 +15,10 @@ import (
 	"github.com/claimbridge/claimbridge/test/envtest/harness"
 )
 
-// policyMessages are the chart's ValidatingAdmissionPolicy messages
-// (templates/tokenpolicy.yaml).
-const (
-	crdPolicyMessage = "claimbridge's ServiceAccount may change only the conversion webhook's caBundle of a CustomResourceDefinition"
-	vwcPolicyMessage = "claimbridge's ServiceAccount may change only the webhooks' caBundle of a ValidatingWebhookConfiguration"
-	mwcPolicyMessage = "claimbridge's ServiceAccount may change only the webhooks' caBundle of a MutatingWebhookConfiguration"
-)
-
 // asServiceAccount is a client with the chart's ServiceAccount's identity
 // (impersonated), as the server's own.
 func (s *suite) asServiceAccount() (client.Client, error) {
 	return client.New(harness.ServiceAccountConfig(s.admin, namespace, serviceAccount), client.Options{Scheme: s.client.Scheme()})
-}
-
-// checkRefusedByPolicy wants the 403 the policy answers, with its message.
-func checkRefusedByPolicy(err error, message string) error {
-	return checkRefused(err, http.StatusForbidden, message)
 }
 
 // updateVWC gets the webhook configuration, changes it and updates it with c.
@@ -67,27 +51,13 @@ func (s *suite) updateCRD(ctx context.Context, c client.Client, name string, cha
 	return c.Update(ctx, &crd)
 }
 
-// waitForPolicy returns once the policy refuses the ServiceAccount a label
-// on the webhook configuration: policies take effect asynchronously, and
-// the server must inject its CA under the policy.
+// waitForPolicy returns once the policy is enforced (harness.WaitForTokenPolicy).
 func (s *suite) waitForPolicy(ctx context.Context) error {
 	sa, err := s.asServiceAccount()
 	if err != nil {
 		return err
 	}
-	var last error
-	probe := 0
-	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
-		probe++ // a new value each time: once set, an unchanged label passes
-		last = s.updateVWC(ctx, sa, func(v *admissionregistrationv1.ValidatingWebhookConfiguration) {
-			v.Labels["probe"] = strconv.Itoa(probe)
-		})
-		return checkRefusedByPolicy(last, vwcPolicyMessage) == nil, nil
-	})
-	if err != nil {
-		return fmt.Errorf("the ca-injection-only policy is not enforced: last update as the ServiceAccount: %v", last)
-	}
-	return nil
+	return harness.WaitForTokenPolicy(ctx, s.client, sa, webhookConfig)
 }
 
 // testTokenRestricted: the chart's ServiceAccount, which RBAC lets update
@@ -119,7 +89,7 @@ func testTokenRestricted(t *testing.T) {
 			v.Annotations = map[string]string{"a": "b"}
 		},
 	} {
-		if err := checkRefusedByPolicy(s.updateVWC(ctx, sa, change), vwcPolicyMessage); err != nil {
+		if err := harness.CheckRefusedByTokenPolicy(s.updateVWC(ctx, sa, change), "ValidatingWebhookConfiguration"); err != nil {
 			t.Errorf("webhook configuration, %s: %v", name, err)
 		}
 	}
@@ -139,7 +109,7 @@ func testTokenRestricted(t *testing.T) {
 			v.Webhooks[0].ClientConfig.URL = &url
 		},
 	} {
-		if err := checkRefusedByPolicy(s.updateMWC(ctx, sa, change), mwcPolicyMessage); err != nil {
+		if err := harness.CheckRefusedByTokenPolicy(s.updateMWC(ctx, sa, change), "MutatingWebhookConfiguration"); err != nil {
 			t.Errorf("mutating webhook configuration, %s: %v", name, err)
 		}
 	}
@@ -153,7 +123,7 @@ func testTokenRestricted(t *testing.T) {
 			c.Spec.Conversion.Webhook.ClientConfig.URL = &url
 		},
 	} {
-		if err := checkRefusedByPolicy(s.updateCRD(ctx, sa, crdNames[0], change), crdPolicyMessage); err != nil {
+		if err := harness.CheckRefusedByTokenPolicy(s.updateCRD(ctx, sa, crdNames[0], change), "CustomResourceDefinition"); err != nil {
 			t.Errorf("CRD, %s: %v", name, err)
 		}
 	}
