@@ -103,6 +103,9 @@ type ServeOptions struct {
 	// Profiling serves /debug/pprof/ on the health probe listener. Default
 	// false.
 	Profiling bool
+	// MaxReviewMemory bounds the estimated decoded memory of the large
+	// reviews in progress (webhook.Config.MaxReviewMemory); 0: no bound.
+	MaxReviewMemory int64
 	// ConversionCacheBytes bounds the conversion cache; 0 turns it off.
 	// Default 16 MiB.
 	ConversionCacheBytes int64
@@ -191,6 +194,7 @@ func NewServeOptions() *ServeOptions {
 		MaxQueueWait:           webhook.DefaultMaxQueueWait,
 		ReleaseStartupPages:    true,
 		ConversionCacheBytes:   16 << 20,
+		MaxReviewMemory:        webhook.DefaultMaxReviewMemory,
 		ReadHeaderTimeout:      10 * time.Second,
 		ReadTimeout:            30 * time.Second,
 		WriteTimeout:           60 * time.Second,
@@ -236,6 +240,7 @@ func (o *ServeOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.MaxInFlight, "max-in-flight", o.MaxInFlight, "Reviews processed at once (0: twice GOMAXPROCS, at least 8); others wait for a slot or are shed.")
 	fs.DurationVar(&o.MaxQueueWait, "max-queue-wait", o.MaxQueueWait, "Longest wait for a slot; a review expected to wait longer is shed at once (a conversion gets 429 with Retry-After, which kube-apiserver retries; a validation gets a denial with code 429, which the writing client retries).")
 	fs.BoolVar(&o.Profiling, "profiling", o.Profiling, "Serve Go's pprof profiles under /debug/pprof/ on the health probe listener (plain HTTP, no authentication: keep it off in clusters unless you need a profile).")
+	fs.Int64Var(&o.MaxReviewMemory, "max-review-memory", o.MaxReviewMemory, "Estimated memory the large reviews (bodies of 16 KiB or more) may take decoded at once: every JSON value becomes a Go value, about 250 bytes each, so a body dense in small values takes 50–150 times its size. A large review waits for room as for a slot (or is shed with 429); one that alone needs more is refused with 413. Raise it with the pod's memory limit (0: no bound).")
 	fs.Int64Var(&o.ConversionCacheBytes, "conversion-cache-bytes", o.ConversionCacheBytes, "Memory for the answers to recent ConversionReviews: a review equal to an earlier one but for its uid (the apiserver converts stored objects again on every GET, etcd LIST, watch-cache rebuild and apiserver replica) is answered without converting again; a review larger than 1/256 of this (at least 64 KiB, at most 256 KiB) is not cached. 0 turns the cache off.")
 	fs.BoolVar(&o.ReleaseStartupPages, "release-startup-pages", o.ReleaseStartupPages, "Once serving, unmap the executable's code and read-only data pages that start-up mapped (Linux): they stay in the page cache and fault back in when used, so the resident set is what serving uses.")
 	fs.DurationVar(&o.ReadHeaderTimeout, "read-header-timeout", o.ReadHeaderTimeout, "Time allowed for the TLS handshake and request headers.")
@@ -317,6 +322,7 @@ func (o *ServeOptions) Validate() error {
 		{"--overload-refuse-after", int64(o.OverloadRefuseAfter)},
 		{"--max-in-flight", int64(o.MaxInFlight)},
 		{"--conversion-cache-bytes", o.ConversionCacheBytes},
+		{"--max-review-memory", o.MaxReviewMemory},
 		{"--shutdown-drain", int64(o.ShutdownDrain)},
 		{"--cert-reload-interval", int64(o.CertReloadInterval)},
 		{"-v", int64(o.Verbosity)},
@@ -366,6 +372,7 @@ func (o *ServeOptions) Config() (webhook.Config, error) {
 		MaxHeaderBytes:        o.MaxHeaderBytes,
 		MaxInFlight:           o.MaxInFlight,
 		MaxQueueWait:          o.MaxQueueWait,
+		MaxReviewMemory:       o.MaxReviewMemory,
 		Profiling:             o.Profiling,
 		ReleaseStartupPages:   o.ReleaseStartupPages,
 		ConversionCacheBytes:  o.ConversionCacheBytes,

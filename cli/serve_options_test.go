@@ -34,6 +34,7 @@ func TestServeOptionsConfig(t *testing.T) {
 		OverloadListenBacklog: 64,
 		OverloadRefuseAfter:   time.Second,
 		MaxQueueWait:          time.Second,
+		MaxReviewMemory:       128 << 20,
 		ReleaseStartupPages:   true,
 		ConversionCacheBytes:  16 << 20,
 		ReadHeaderTimeout:     10 * time.Second,

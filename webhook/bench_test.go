@@ -241,7 +241,7 @@ func withLabel(tb testing.TB, data []byte, key, value string) []byte {
 func BenchmarkShed(b *testing.B) {
 	req := claimRequest(&testing.T{}, admissionv1.Update, "v1alpha3", "status")
 	body := admissionReview("admission.k8s.io/v1", req)
-	gate := newSlotGate(1, time.Second, nil)
+	gate := newSlotGate(1, time.Second, 0, nil)
 	b.Run("answer", func(b *testing.B) {
 		runBench(b, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			gate.shedReview(w, r, "/validate", shedOverloaded, 1<<20, 64)

@@ -85,6 +85,12 @@ type Config struct {
 	// reviews wait for a slot (MaxQueueWait) or are shed (shed.go). 0 means
 	// DefaultMaxInFlight().
 	MaxInFlight int
+	// MaxReviewMemory bounds the estimated decoded memory of the large
+	// reviews in progress at once (reviewmemory.go): a review body of 16 KiB
+	// or more waits for room (as for a slot) or is shed, and one whose
+	// estimate alone exceeds it is refused with 413. 0 means no bound (the
+	// command line's default is DefaultMaxReviewMemory).
+	MaxReviewMemory int64
 	// ConversionCacheBytes bounds the conversion cache (convcache.go): the
 	// answers to recent ConversionReviews, so that a review equal but for
 	// its uid to an earlier one is answered without converting again. 0
@@ -137,6 +143,14 @@ var DefaultCipherSuites = []uint16{
 	tls.TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
 }
 
+// DefaultMaxReviewMemory is the command line's default of
+// Config.MaxReviewMemory: half of config/manager's 256 MiB memory limit,
+// which leaves the other half for the small reviews (the slots bound them),
+// the bodies read ahead, the connections, the conversion cache and the
+// collector's room. It admits any claim the apiserver stores (etcd's 1.5 MiB)
+// but one dense in tiny values.
+const DefaultMaxReviewMemory = 128 << 20
+
 // DefaultMaxQueueWait is the default of Config.MaxQueueWait and
 // --max-queue-wait.
 const DefaultMaxQueueWait = time.Second
@@ -165,8 +179,8 @@ func (c Config) complete() (Config, error) {
 	if c.CipherSuites == nil {
 		c.CipherSuites = DefaultCipherSuites
 	}
-	if c.MaxInFlight < 0 || c.MaxQueueWait < 0 || c.ConversionCacheBytes < 0 {
-		return c, errors.New("config: MaxInFlight, MaxQueueWait and ConversionCacheBytes must not be negative")
+	if c.MaxInFlight < 0 || c.MaxQueueWait < 0 || c.ConversionCacheBytes < 0 || c.MaxReviewMemory < 0 {
+		return c, errors.New("config: MaxInFlight, MaxQueueWait, ConversionCacheBytes and MaxReviewMemory must not be negative")
 	}
 	if c.MaxInFlight == 0 {
 		c.MaxInFlight = DefaultMaxInFlight()

@@ -50,7 +50,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	m := newMetrics()
-	s := &Server{cfg: cfg, cacheObjects: cacheObjects, metrics: m, admission: newSlotGate(cfg.MaxInFlight, cfg.MaxQueueWait, m), started: make(chan struct{})}
+	s := &Server{cfg: cfg, cacheObjects: cacheObjects, metrics: m, admission: newSlotGate(cfg.MaxInFlight, cfg.MaxQueueWait, cfg.MaxReviewMemory, m), started: make(chan struct{})}
 	if cfg.ConversionCacheBytes > 0 {
 		s.cache = newConversionCache(cfg.ConversionCacheBytes, m)
 	}

@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/sync/semaphore"
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -42,6 +44,11 @@ type slotGate struct {
 	// (refuseWindow).
 	arrived, waited atomic.Uint64
 
+	// memory bounds the estimated decoded memory (decodedCost) of the
+	// large reviews in progress to memoryCap; nil: no bound.
+	memory    *semaphore.Weighted
+	memoryCap int64
+
 	queueGauge   *prometheus.GaugeVec
 	runningGauge *prometheus.GaugeVec
 	sheds        *prometheus.CounterVec
@@ -54,7 +61,10 @@ const RetryAfterSeconds = 1
 // maxQueued bounds the waiting reviews whatever the mean review time says.
 const maxQueued = 1024
 
-func newSlotGate(maxInFlight int, maxWait time.Duration, m *metrics) *slotGate {
+// newSlotGate returns a gate of maxInFlight slots whose reviews wait at most
+// maxWait, and whose large reviews run within maxMemory of estimated
+// decoded memory (0: no bound).
+func newSlotGate(maxInFlight int, maxWait time.Duration, maxMemory int64, m *metrics) *slotGate {
 	a := &slotGate{
 		slots:   make(chan struct{}, maxInFlight),
 		maxWait: maxWait,
@@ -68,13 +78,16 @@ func newSlotGate(maxInFlight int, maxWait time.Duration, m *metrics) *slotGate {
 		}, []string{"endpoint"}),
 		sheds: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "claimbridge_webhook_shed_total",
-			Help: "Reviews not started, by endpoint and reason (overloaded: the expected wait exceeds --max-queue-wait; wait_expired: it waited --max-queue-wait; client_gone: the client left while it waited).",
+			Help: "Reviews not started, by endpoint and reason (overloaded: the expected wait exceeds --max-queue-wait; wait_expired: it waited --max-queue-wait; memory: its decoded size found no room within --max-review-memory in --max-queue-wait; too_large: its decoded size alone exceeds --max-review-memory; client_gone: the client left while it waited).",
 		}, []string{"endpoint", "reason"}),
 		shedTime: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "claimbridge_webhook_shed_duration_seconds",
-			Help:    "Time from the handler's start (request headers read) to a shed review's answer, by endpoint and reason (overloaded, wait_expired).",
+			Help:    "Time from the handler's start (request headers read) to a shed review's answer, by endpoint and reason (overloaded, wait_expired, memory, too_large).",
 			Buckets: []float64{0.0005, 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5},
 		}, []string{"endpoint", "reason"}),
+	}
+	if maxMemory > 0 {
+		a.memory, a.memoryCap = semaphore.NewWeighted(maxMemory), maxMemory
 	}
 	if m != nil {
 		m.registry.MustRegister(a.queueGauge, a.runningGauge, a.sheds, a.shedTime)
@@ -87,11 +100,18 @@ const (
 	shedOverloaded  = "overloaded"
 	shedWaitExpired = "wait_expired"
 	shedClientGone  = "client_gone"
+	// shedMemory: no room within the decoded-memory bound in time (429);
+	// shedTooLarge: the review alone exceeds the bound (413, not retried).
+	shedMemory   = "memory"
+	shedTooLarge = "too_large"
 )
 
 // wrap runs next in a slot; shed answers a review that gets none. The body
 // (up to maxBytes+1) is read before a slot is taken, so that a client that
-// sends slowly holds a connection, not a slot; next reads it as sent.
+// sends slowly holds a connection, not a slot; next reads it as sent. A
+// large body also waits for room within the decoded-memory bound
+// (reviewmemory.go) before its slot, and one that could never fit is
+// answered at once (shed with shedTooLarge).
 //
 // A request the handler refuses by its headers alone (refused: the method,
 // the content type, an announced body over the cap, a missing client
@@ -102,7 +122,7 @@ func (a *slotGate) wrap(endpoint string, maxBytes int64, refused func(*http.Requ
 	queued, running := a.queueGauge.WithLabelValues(endpoint), a.runningGauge.WithLabelValues(endpoint)
 	// Every shed series exists from the start at 0, so that rate() and the
 	// ClaimbridgeShedding alert see the first shed.
-	for _, reason := range []string{shedOverloaded, shedWaitExpired, shedClientGone} {
+	for _, reason := range []string{shedOverloaded, shedWaitExpired, shedClientGone, shedMemory, shedTooLarge} {
 		a.sheds.WithLabelValues(endpoint, reason)
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -111,18 +131,28 @@ func (a *slotGate) wrap(endpoint string, maxBytes int64, refused func(*http.Requ
 			return
 		}
 		begin := time.Now()
+		notStarted := func(reason string) {
+			a.sheds.WithLabelValues(endpoint, reason).Inc()
+			if reason != shedClientGone {
+				shed(w, r, reason)
+				a.shedTime.WithLabelValues(endpoint, reason).Observe(time.Since(begin).Seconds())
+			}
+		}
 		prefetchBody(r, maxBytes, begin)
 		a.arrived.Add(1)
+		if cost := a.cost(r); cost > 0 {
+			if reason := a.waitMemory(r, cost); reason != "" {
+				notStarted(reason)
+				return
+			}
+			defer a.memory.Release(cost)
+		}
 		select {
 		case a.slots <- struct{}{}: // a free slot: no wait
 		default:
 			a.waited.Add(1)
 			if reason := a.wait(r, queued); reason != "" {
-				a.sheds.WithLabelValues(endpoint, reason).Inc()
-				if reason != shedClientGone {
-					shed(w, r, reason)
-					a.shedTime.WithLabelValues(endpoint, reason).Observe(time.Since(begin).Seconds())
-				}
+				notStarted(reason)
 				return
 			}
 		}
@@ -135,6 +165,40 @@ func (a *slotGate) wrap(endpoint string, maxBytes int64, refused func(*http.Requ
 		}()
 		next.ServeHTTP(w, r)
 	})
+}
+
+// cost is the estimated decoded memory of r's body read ahead
+// (decodedCost), kept with it for the answer's message; 0 without a bound,
+// for a small body, and for one that was not read whole (its handler
+// refuses it).
+func (a *slotGate) cost(r *http.Request) int64 {
+	p, ok := r.Body.(*prefetchedBody)
+	if a.memory == nil || !ok || p.err != nil {
+		return 0
+	}
+	p.cost = decodedCost(p.data)
+	return p.cost
+}
+
+// waitMemory takes cost from the decoded-memory bound and returns "", or
+// returns why not: shedTooLarge when cost alone exceeds it, shedMemory when
+// no room was made within maxWait, shedClientGone.
+func (a *slotGate) waitMemory(r *http.Request, cost int64) string {
+	if cost > a.memoryCap {
+		return shedTooLarge
+	}
+	if a.memory.TryAcquire(cost) {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), a.maxWait)
+	defer cancel()
+	if err := a.memory.Acquire(ctx, cost); err != nil {
+		if r.Context().Err() != nil {
+			return shedClientGone
+		}
+		return shedMemory
+	}
+	return ""
 }
 
 // arrival is when r arrived at the slot gate (its headers read), kept
@@ -170,6 +234,7 @@ type prefetchedBody struct {
 	err     error
 	rest    *bytes.Reader
 	arrived time.Time
+	cost    int64 // decodedCost(data), set by the slot gate when it bounds memory
 }
 
 func (p *prefetchedBody) Read(b []byte) (int, error) {
@@ -247,9 +312,23 @@ func (a *slotGate) state() (queued, running int) {
 }
 
 func (a *slotGate) overloadMessage(reason string) string {
+	if reason == shedMemory {
+		return fmt.Sprintf("claimbridge webhook overloaded (memory: large reviews in progress hold the %d MiB of --max-review-memory); retry after %ds",
+			a.memoryCap>>20, RetryAfterSeconds)
+	}
 	queued, running := a.state()
 	return fmt.Sprintf("claimbridge webhook overloaded (%s: %d reviews running, %d waiting); retry after %ds",
 		reason, running, queued, RetryAfterSeconds)
+}
+
+// tooLargeMessage says why r's body is refused (shedTooLarge).
+func (a *slotGate) tooLargeMessage(r *http.Request) string {
+	var cost int64
+	if p, ok := r.Body.(*prefetchedBody); ok {
+		cost = p.cost
+	}
+	return fmt.Sprintf("request body of %d bytes would take about %d MiB of memory decoded, more than --max-review-memory allows (%d MiB)",
+		r.ContentLength, (cost+1<<20-1)>>20, a.memoryCap>>20)
 }
 
 // shedConvert answers a ConversionReview that gets no slot with HTTP 429
@@ -259,6 +338,12 @@ func (a *slotGate) overloadMessage(reason string) string {
 // conversion failure would fail the client's read or write at once. The
 // body is not read: shedding costs no decoding.
 func (a *slotGate) shedConvert(w http.ResponseWriter, r *http.Request, reason string) {
+	if reason == shedTooLarge {
+		// Not retried: the same review would be refused again.
+		http.Error(w, a.tooLargeMessage(r), http.StatusRequestEntityTooLarge)
+		klog.FromContext(r.Context()).V(2).Info("Refused review", "endpoint", "/convert", "reason", reason)
+		return
+	}
 	w.Header().Set("Retry-After", strconv.Itoa(RetryAfterSeconds))
 	http.Error(w, a.overloadMessage(reason), http.StatusTooManyRequests)
 	klog.FromContext(r.Context()).V(2).Info("Shed review", "endpoint", "/convert", "reason", reason)
@@ -290,6 +375,10 @@ func (a *slotGate) shedReview(w http.ResponseWriter, r *http.Request, endpoint, 
 		Status: metav1.StatusFailure, Code: http.StatusTooManyRequests, Reason: metav1.StatusReasonTooManyRequests,
 		Message: a.overloadMessage(reason), Details: &metav1.StatusDetails{RetryAfterSeconds: RetryAfterSeconds},
 	}}
+	if reason == shedTooLarge { // a denial that is not retried
+		resp.Result = &metav1.Status{Status: metav1.StatusFailure, Code: http.StatusRequestEntityTooLarge,
+			Reason: metav1.StatusReasonRequestEntityTooLarge, Message: a.tooLargeMessage(r)}
+	}
 	log.V(2).Info("Shed review", "uid", head.uid, "reason", reason)
 	writeJSON(w, log, &admissionv1.AdmissionReview{TypeMeta: metav1.TypeMeta{APIVersion: head.apiVersion, Kind: head.kind}, Response: resp})
 }

@@ -1,0 +1,68 @@
+package webhook
+
+// Decoded memory of large reviews. A review body costs far more once
+// decoded than its bytes: every JSON value becomes an interface in a map or
+// a slice, and conversion and the cross-version checks copy the trees.
+// Measured, a body dense in small values (numbers in opaque parameters,
+// empty objects) costs 40–50 times its size at its peak, so that one review
+// within the body caps could exhaust the pod's memory limit. The slot gate
+// therefore gives every body above costScanMin an estimate of what it costs
+// decoded (decodedCost) and runs it only within Config.MaxReviewMemory of
+// such estimates at once (docs/server.md, "Sizing the body caps").
+
+// bytesPerToken and bytesPerByte make the estimate: what one JSON token
+// (below) and one byte of the body cost decoded, at most, in all the
+// allocations a review makes from its arrival to its answer (an upper bound
+// of what it holds at once). Measured in-process (TotalAlloc) on bodies dense
+// in numbers, empty objects, short and long strings and object keys, for
+// /convert, /validate (updates of the main resource and of the status, which
+// carry two objects) and /default: up to 142 bytes a token for numbers, 114
+// for empty objects, 146 for short strings and 268 for short keys (each a
+// string of its own), and 10 a byte for long strings.
+// TestDecodedCostBoundsAllocations keeps the estimate above the allocations
+// of each shape; the closest, keys on /convert, allocate about four fifths
+// of it.
+const (
+	bytesPerToken = 256
+	bytesPerByte  = 10
+)
+
+// costScanMin is the smallest body decodedCost scans. A smaller body cannot
+// cost more than costScanMin × (bytesPerToken + bytesPerByte), about 4.2
+// MiB (at most one token a byte), so that the slots (Config.MaxInFlight)
+// bound what the small reviews hold; and the reviews of ordinary claims, a
+// few KiB, pay no scan.
+const costScanMin = 16 << 10
+
+// decodedCost estimates the memory body costs decoded: 0 for a body
+// smaller than costScanMin, else bytesPerByte for every byte plus
+// bytesPerToken for every token: '{', '[', ':' and ',' outside strings, a count of at least one per
+// value (members count twice). It scans the bytes once and decodes
+// nothing; a body that is not JSON is estimated as well, and refused later.
+func decodedCost(body []byte) int64 {
+	if len(body) < costScanMin {
+		return 0
+	}
+	tokens := int64(0)
+	inString, escaped := false, false
+	for _, c := range body {
+		if inString {
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '{', '[', ':', ',':
+			tokens++
+		}
+	}
+	return int64(len(body))*bytesPerByte + tokens*bytesPerToken
+}
