@@ -231,7 +231,7 @@ func TestReviewMemoryBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp.StatusCode != http.StatusRequestEntityTooLarge || resp.Header.Get("Retry-After") != "" || !strings.Contains(string(body), "would take about") {
+	if resp.StatusCode != http.StatusRequestEntityTooLarge || resp.Header.Get("Retry-After") != "" || !strings.Contains(string(body), "could allocate up to about") {
 		t.Errorf("too large a conversion: status %d, Retry-After %q: %s", resp.StatusCode, resp.Header.Get("Retry-After"), body)
 	}
 

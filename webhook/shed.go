@@ -327,7 +327,7 @@ func (a *slotGate) tooLargeMessage(r *http.Request) string {
 	if p, ok := r.Body.(*prefetchedBody); ok {
 		cost = p.cost
 	}
-	return fmt.Sprintf("request body of %d bytes would take about %d MiB of memory decoded, more than --max-review-memory allows (%d MiB)",
+	return fmt.Sprintf("request body of %d bytes could allocate up to about %d MiB when decoded and checked, more than --max-review-memory allows (%d MiB)",
 		r.ContentLength, (cost+1<<20-1)>>20, a.memoryCap>>20)
 }
 
