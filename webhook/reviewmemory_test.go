@@ -1,8 +1,10 @@
 package webhook
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"runtime"
 	"strings"
@@ -281,4 +283,30 @@ func admissionResponse(t *testing.T, resp *http.Response, body []byte) *admissio
 		t.Fatal(err)
 	}
 	return out.Response
+}
+
+// A too-large body sent chunked (no Content-Length) is refused with its
+// real size in the message, not "-1 bytes".
+func TestReviewMemoryTooLargeChunked(t *testing.T) {
+	ts, _, release := memoryServer(t, 1<<20)
+	close(release)
+	body := largeAdmissionReview(t, admissionv1.Update, "", largeClaim(t, filler("numbers", 20000)))
+	req, err := http.NewRequest(http.MethodPost, ts.url("/validate"), io.MultiReader(bytes.NewReader(body))) // unknown length: chunked
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := ts.client(t, nil).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := admissionResponse(t, resp, out)
+	if want := fmt.Sprintf("request body of %d bytes could allocate", len(body)); got.Result == nil || got.Result.Code != http.StatusRequestEntityTooLarge || !strings.Contains(got.Result.Message, want) {
+		t.Errorf("too large a chunked review: %+v, want a 413 saying %q", got.Result, want)
+	}
 }

@@ -323,12 +323,12 @@ func (a *slotGate) overloadMessage(reason string) string {
 
 // tooLargeMessage says why r's body is refused (shedTooLarge).
 func (a *slotGate) tooLargeMessage(r *http.Request) string {
-	var cost int64
+	size, cost := r.ContentLength, int64(0)
 	if p, ok := r.Body.(*prefetchedBody); ok {
-		cost = p.cost
+		size, cost = int64(len(p.data)), p.cost // as read: a chunked body announces no length (-1)
 	}
 	return fmt.Sprintf("request body of %d bytes could allocate up to about %d MiB when decoded and checked, more than --max-review-memory allows (%d MiB)",
-		r.ContentLength, (cost+1<<20-1)>>20, a.memoryCap>>20)
+		size, (cost+1<<20-1)>>20, a.memoryCap>>20)
 }
 
 // shedConvert answers a ConversionReview that gets no slot with HTTP 429
