@@ -511,3 +511,39 @@ func TestSelectorLabelsAreExported(t *testing.T) {
 		}
 	}
 }
+
+// ClaimbridgeShedding says "lack of CPU, add replicas": a too_large refusal
+// (one body over --max-review-memory, refused for good) is no overload and
+// must not fire it; ClaimbridgeReviewsTooLarge covers it.
+func TestSheddingAlertLeavesOutPermanentRefusals(t *testing.T) {
+	var rf ruleFile
+	if err := yaml.UnmarshalStrict(chartFile(t, "alerts.yaml"), &rf); err != nil {
+		t.Fatalf("alerts.yaml: %v", err)
+	}
+	tooLarge := series{name: "claimbridge_webhook_shed_total", labels: map[string]string{"endpoint": "/validate", "reason": "too_large"}}
+	overloaded := series{name: tooLarge.name, labels: map[string]string{"endpoint": "/validate", "reason": "overloaded"}}
+	found := map[string]bool{}
+	for _, g := range rf.Groups {
+		for _, r := range g.Rules {
+			for _, s := range selectorsIn(r.Expr) {
+				switch r.Alert {
+				case "ClaimbridgeShedding":
+					found[r.Alert] = true
+					if s.matches(tooLarge) || !s.matches(overloaded) {
+						t.Errorf("alert %s: %s: selects too_large %v, overloaded %v; want only the overload sheds", r.Alert, s.text, s.matches(tooLarge), s.matches(overloaded))
+					}
+				case "ClaimbridgeReviewsTooLarge":
+					found[r.Alert] = true
+					if !s.matches(tooLarge) || s.matches(overloaded) {
+						t.Errorf("alert %s: %s: selects too_large %v, overloaded %v; want only too_large", r.Alert, s.text, s.matches(tooLarge), s.matches(overloaded))
+					}
+				}
+			}
+		}
+	}
+	for _, a := range []string{"ClaimbridgeShedding", "ClaimbridgeReviewsTooLarge"} {
+		if !found[a] {
+			t.Errorf("no alert %s on claimbridge_webhook_shed_total", a)
+		}
+	}
+}
