@@ -11,17 +11,21 @@ package webhook
 // such estimates at once (docs/server.md, "Sizing the body caps").
 
 // bytesPerToken and bytesPerByte make the estimate: what one JSON token
-// (below) and one byte of the body cost decoded, at most, in all the
-// allocations a review makes from its arrival to its answer (an upper bound
-// of what it holds at once). Measured in-process (TotalAlloc) on bodies dense
-// in numbers, empty objects, short and long strings and object keys, for
-// /convert, /validate (updates of the main resource and of the status, which
-// carry two objects) and /default: up to 142 bytes a token for numbers, 114
-// for empty objects, 146 for short strings and 268 for short keys (each a
-// string of its own), and 10 a byte for long strings.
-// TestDecodedCostBoundsAllocations keeps the estimate above the allocations
-// of each shape; the closest, keys on /convert, allocate about four fifths
-// of it.
+// (below) and one byte of the body cost decoded. Measured in-process
+// (TotalAlloc, all a review allocates from its arrival to its answer,
+// garbage included) on bodies dense in numbers, empty objects, short and
+// long strings and object keys, for /convert, /validate (creates, and updates
+// of the main resource and of the status, which carry two objects) and
+// /default: up to 142 bytes a token for numbers, 114 for empty objects, 146
+// for short strings and 268 for short keys (each a string of its own), and
+// 10 a byte for long strings. String-heavy creates and conversions to an
+// older version allocate more, up to about twice the estimate, re-encoding
+// the strings into the older versions' restore annotations, but most of it
+// is garbage at once: the peak RSS the real binary adds stays a tenth to a
+// third of the estimate (docs/performance-log.md). So the estimate bounds
+// what a review holds, not all it allocates;
+// TestDecodedCostBoundsAllocations keeps the allocations within
+// maxAllocationsPerEstimate times it.
 const (
 	bytesPerToken = 256
 	bytesPerByte  = 10

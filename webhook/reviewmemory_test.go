@@ -66,6 +66,12 @@ func filler(shape string, n int) string {
 			b.WriteString(`"a"`)
 		case "long-strings":
 			b.WriteString(`"` + strings.Repeat("x", 300) + `"`)
+		case "non-ascii-strings":
+			b.WriteString(`"` + strings.Repeat("é", 100) + `"`)
+		case "escaped-strings":
+			b.WriteString(`"` + strings.Repeat(`\"`, 100) + `"`)
+		case "tiny-objects":
+			b.WriteString(`{"a":0}`)
 		case "keys":
 			fmt.Fprintf(&b, `"k%d":0`, i)
 		}
@@ -95,20 +101,36 @@ func largeAdmissionReview(t *testing.T, op admissionv1.Operation, subResource st
 	return admissionReview("admission.k8s.io/v1", req)
 }
 
+// maxAllocationsPerEstimate bounds what a review allocates in all, garbage
+// included, against decodedCost. Most shapes and paths allocate less than
+// the estimate; string-heavy creates, and conversions to an older version,
+// re-encode the strings into the older versions' restore annotations and
+// allocate up to about twice it (three times in a reviewer's probes), most of
+// it garbage at once: the peak RSS the real binary adds stays a tenth to a
+// third of the estimate (docs/performance-log.md, "A bound on the memory of
+// large reviews").
+const maxAllocationsPerEstimate = 4
+
 // TestDecodedCostBoundsAllocations: for bodies dense in each shape of small
-// values and for many ordinary claims, decodedCost is at least what the
-// review allocates in all from its arrival to its answer (an upper bound of
-// what it holds at once), on every endpoint with the real converter,
-// validator and defaulter.
+// values, for string-heavy ones and for many ordinary claims, what the review
+// allocates in all from its arrival to its answer stays within
+// maxAllocationsPerEstimate times decodedCost, on every endpoint and
+// operation with the real converter, validator and defaulter.
 func TestDecodedCostBoundsAllocations(t *testing.T) {
 	bodies := map[string][]byte{}
-	for shape, n := range map[string]int{"numbers": 20000, "empty-objects": 20000, "strings": 20000, "long-strings": 400, "keys": 20000} {
+	for shape, n := range map[string]int{"numbers": 20000, "empty-objects": 20000, "strings": 20000, "long-strings": 400,
+		"non-ascii-strings": 400, "escaped-strings": 400, "keys": 20000, "tiny-objects": 20000} {
 		obj := largeClaim(t, filler(shape, n))
 		bodies[shape+"/convert-to-v1alpha1"] = conversionReview("apiextensions.k8s.io/v1", "u", api.Group+"/v1alpha1", obj)
 		bodies[shape+"/convert-to-v1alpha2"] = conversionReview("apiextensions.k8s.io/v1", "u", api.Group+"/v1alpha2", obj)
 		bodies[shape+"/validate-update"] = largeAdmissionReview(t, admissionv1.Update, "", obj)
 		bodies[shape+"/validate-status"] = largeAdmissionReview(t, admissionv1.Update, "status", obj)
+		bodies[shape+"/validate-create"] = largeAdmissionReview(t, admissionv1.Create, "", obj)
 		bodies[shape+"/default-create"] = largeAdmissionReview(t, admissionv1.Create, "", obj)
+	}
+	// String-heavy creates of megabytes.
+	for _, shape := range []string{"non-ascii-strings", "long-strings"} {
+		bodies[shape+"-large/validate-create"] = largeAdmissionReview(t, admissionv1.Create, "", largeClaim(t, filler(shape, 9000)))
 	}
 	var many [][]byte
 	for range 200 {
@@ -138,8 +160,8 @@ func TestDecodedCostBoundsAllocations(t *testing.T) {
 				t.Fatalf("status %d: %s", rec.Code, rec.Body)
 			}
 			alloc, cost := int64(after.TotalAlloc-before.TotalAlloc), decodedCost(body)
-			if cost == 0 || alloc > cost {
-				t.Errorf("body of %d bytes allocated %d bytes, decodedCost %d", len(body), alloc, cost)
+			if cost == 0 || alloc > maxAllocationsPerEstimate*cost {
+				t.Errorf("body of %d bytes allocated %d bytes, %.2f times decodedCost %d", len(body), alloc, float64(alloc)/float64(cost), cost)
 			}
 		})
 	}
@@ -233,7 +255,7 @@ func TestReviewMemoryBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp.StatusCode != http.StatusRequestEntityTooLarge || resp.Header.Get("Retry-After") != "" || !strings.Contains(string(body), "could allocate up to about") {
+	if resp.StatusCode != http.StatusRequestEntityTooLarge || resp.Header.Get("Retry-After") != "" || !strings.Contains(string(body), "is estimated at") {
 		t.Errorf("too large a conversion: status %d, Retry-After %q: %s", resp.StatusCode, resp.Header.Get("Retry-After"), body)
 	}
 
@@ -306,7 +328,7 @@ func TestReviewMemoryTooLargeChunked(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := admissionResponse(t, resp, out)
-	if want := fmt.Sprintf("request body of %d bytes could allocate", len(body)); got.Result == nil || got.Result.Code != http.StatusRequestEntityTooLarge || !strings.Contains(got.Result.Message, want) {
+	if want := fmt.Sprintf("request body of %d bytes is estimated at", len(body)); got.Result == nil || got.Result.Code != http.StatusRequestEntityTooLarge || !strings.Contains(got.Result.Message, want) {
 		t.Errorf("too large a chunked review: %+v, want a 413 saying %q", got.Result, want)
 	}
 }

@@ -327,7 +327,7 @@ func (a *slotGate) tooLargeMessage(r *http.Request) string {
 	if p, ok := r.Body.(*prefetchedBody); ok {
 		size, cost = int64(len(p.data)), p.cost // as read: a chunked body announces no length (-1)
 	}
-	return fmt.Sprintf("request body of %d bytes could allocate up to about %d MiB when decoded and checked, more than --max-review-memory allows (%d MiB)",
+	return fmt.Sprintf("request body of %d bytes is estimated at %d MiB when decoded and checked, more than --max-review-memory allows (%d MiB)",
 		size, (cost+1<<20-1)>>20, a.memoryCap>>20)
 }
 
