@@ -168,6 +168,15 @@ const handleDataNesting = conversion.MaxHandleDataDepth + 8
 // deeper than max, so that a hostile body costs at most max+1 bytes of work
 // before the decoder ever sees it. Malformed JSON is left to the decoder.
 func checkDepth(data []byte, max int) error {
+	_, err := scanStructure(data, max)
+	return err
+}
+
+// scanStructure walks the JSON structure of data outside its strings once:
+// it counts the tokens '{', '[', ':' and ',' (decodedCost's measure) and
+// fails as soon as arrays and objects nest deeper than maxDepth
+// (math.MaxInt: no limit).
+func scanStructure(data []byte, maxDepth int) (tokens int64, err error) {
 	depth := 0
 	inString, escaped := false, false
 	for _, c := range data {
@@ -186,15 +195,18 @@ func checkDepth(data []byte, max int) error {
 		case '"':
 			inString = true
 		case '{', '[':
+			tokens++
 			depth++
-			if depth > max {
-				return fmt.Errorf("JSON nesting exceeds the maximum depth of %d", max)
+			if depth > maxDepth {
+				return tokens, fmt.Errorf("JSON nesting exceeds the maximum depth of %d", maxDepth)
 			}
+		case ':', ',':
+			tokens++
 		case '}', ']':
 			depth--
 		}
 	}
-	return nil
+	return tokens, nil
 }
 
 // readBody reads all of body. With a known length (a Content-Length, as

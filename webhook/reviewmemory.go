@@ -1,5 +1,7 @@
 package webhook
 
+import "math"
+
 // Decoded memory of large reviews. A review body costs far more once
 // decoded than its bytes: every JSON value becomes an interface in a map or
 // a slice, and conversion and the cross-version checks copy the trees.
@@ -40,33 +42,14 @@ const costScanMin = 16 << 10
 
 // decodedCost estimates the memory body costs decoded: 0 for a body
 // smaller than costScanMin, else bytesPerByte for every byte plus
-// bytesPerToken for every token: '{', '[', ':' and ',' outside strings, a count of at least one per
-// value (members count twice). It scans the bytes once and decodes
-// nothing; a body that is not JSON is estimated as well, and refused later.
+// bytesPerToken for every token: '{', '[', ':' and ',' outside strings, a
+// count of at least one per value (members count twice; scanStructure). It
+// scans the bytes once and decodes nothing; a body that is not JSON is
+// estimated as well, and refused later.
 func decodedCost(body []byte) int64 {
 	if len(body) < costScanMin {
 		return 0
 	}
-	tokens := int64(0)
-	inString, escaped := false, false
-	for _, c := range body {
-		if inString {
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-			continue
-		}
-		switch c {
-		case '"':
-			inString = true
-		case '{', '[', ':', ',':
-			tokens++
-		}
-	}
+	tokens, _ := scanStructure(body, math.MaxInt)
 	return int64(len(body))*bytesPerByte + tokens*bytesPerToken
 }

@@ -172,23 +172,9 @@ func TestDecodedCostBoundsAllocations(t *testing.T) {
 // is closed; entered receives once per validation started.
 func memoryServer(t *testing.T, maxMemory int64) (ts *testServer, entered, release chan struct{}) {
 	t.Helper()
-	entered, release = make(chan struct{}, 16), make(chan struct{})
-	ts = startServer(t, func(o *Config) {
+	return blockingServer(t, func(o *Config) {
 		o.MaxInFlight, o.MaxQueueWait, o.MaxReviewMemory = 2, 200*time.Millisecond, maxMemory
-		o.Validator = func(ValidationRequest) (ValidationResponse, error) {
-			entered <- struct{}{}
-			<-release
-			return ValidationResponse{}, nil
-		}
 	})
-	t.Cleanup(func() {
-		select {
-		case <-release:
-		default:
-			close(release)
-		}
-	})
-	return ts, entered, release
 }
 
 // A large review waits for room within --max-review-memory and is shed with

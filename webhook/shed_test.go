@@ -20,9 +20,16 @@ import (
 // release is closed; entered receives once per validation started.
 func blockedServer(t *testing.T, maxWait time.Duration) (ts *testServer, entered chan struct{}, release chan struct{}) {
 	t.Helper()
+	return blockingServer(t, func(o *Config) { o.MaxInFlight, o.MaxQueueWait = 1, maxWait })
+}
+
+// blockingServer runs a server configured by mutate whose validator blocks
+// until release is closed; entered receives once per validation started.
+func blockingServer(t *testing.T, mutate func(*Config)) (ts *testServer, entered chan struct{}, release chan struct{}) {
+	t.Helper()
 	entered, release = make(chan struct{}, 16), make(chan struct{})
 	ts = startServer(t, func(o *Config) {
-		o.MaxInFlight, o.MaxQueueWait = 1, maxWait
+		mutate(o)
 		o.Validator = func(ValidationRequest) (ValidationResponse, error) {
 			entered <- struct{}{}
 			<-release
