@@ -111,7 +111,13 @@ const (
 // sends slowly holds a connection, not a slot; next reads it as sent. A
 // large body also waits for room within the decoded-memory bound
 // (reviewmemory.go) before its slot, and one that could never fit is
-// answered at once (shed with shedTooLarge).
+// answered at once (shed with shedTooLarge). With the bound, a body
+// announced larger than costScanMin (or chunked) first takes the weight of
+// its bytes (rawWeight) before it is read ahead, so that the bodies read
+// ahead are within the bound too, and then what its decoding needs beyond
+// that; one shed before it is read (no room for its bytes, or announced
+// too long to ever fit) is answered from its head alone (readHead), its
+// connection closed rather than the body drained.
 //
 // A request the handler refuses by its headers alone (refused: the method,
 // the content type, an announced body over the cap, a missing client
@@ -138,14 +144,36 @@ func (a *slotGate) wrap(endpoint string, maxBytes int64, refused func(*http.Requ
 				a.shedTime.WithLabelValues(endpoint, reason).Observe(time.Since(begin).Seconds())
 			}
 		}
-		prefetchBody(r, maxBytes, begin)
-		a.arrived.Add(1)
-		if cost := a.cost(r); cost > 0 {
-			if reason := a.waitMemory(r, cost); reason != "" {
+		// A large or chunked body takes memory for its bytes before they
+		// are read (rawWeight); one announced too large to ever fit is
+		// refused unread. Either shed answers from the body's head alone.
+		var held int64
+		defer func() { a.release(held) }()
+		if raw, reason := a.rawWeight(r, maxBytes); reason != "" || raw > 0 {
+			if reason == "" {
+				reason = a.waitMemory(r, raw)
+			}
+			if reason != "" {
+				a.arrived.Add(1)
+				r.Body = unreadBody{r.Body}
+				w.Header().Set("Connection", "close") // the body stays unread: no draining it after the answer
 				notStarted(reason)
 				return
 			}
-			defer a.memory.Release(cost)
+			held = raw
+		}
+		prefetchBody(r, maxBytes, begin)
+		a.arrived.Add(1)
+		if cost := a.cost(r); cost > held {
+			reason := shedTooLarge
+			if cost <= a.memoryCap {
+				reason = a.waitMemory(r, cost-held) // beyond what its bytes took
+			}
+			if reason != "" {
+				notStarted(reason)
+				return
+			}
+			held = cost
 		}
 		select {
 		case a.slots <- struct{}{}: // a free slot: no wait
@@ -180,9 +208,38 @@ func (a *slotGate) cost(r *http.Request) int64 {
 	return p.cost
 }
 
+// rawWeight is what r's body takes from the decoded-memory bound before it
+// is read ahead: 0 without a bound and for a body announced at most
+// costScanMin (the small reviews' path: no weight, no scan), else twice
+// the announced length (readBody's buffers while the bytes arrive; a
+// chunked body, of unknown length, weighs as maxBytes+1), at most the whole
+// bound. A body announced so long that decodedCost, at least bytesPerByte
+// a byte, could never fit is refused by it (shedTooLarge), unread.
+func (a *slotGate) rawWeight(r *http.Request, maxBytes int64) (int64, string) {
+	n := r.ContentLength
+	if a.memory == nil || r.Body == nil || r.Body == http.NoBody || n >= 0 && n <= costScanMin {
+		return 0, ""
+	}
+	if n > a.memoryCap/bytesPerByte {
+		return 0, shedTooLarge
+	}
+	if n < 0 {
+		n = maxBytes + 1
+	}
+	return min(2*n, a.memoryCap), ""
+}
+
+// release gives held back to the decoded-memory bound.
+func (a *slotGate) release(held int64) {
+	if held > 0 {
+		a.memory.Release(held)
+	}
+}
+
 // waitMemory takes cost from the decoded-memory bound and returns "", or
 // returns why not: shedTooLarge when cost alone exceeds it, shedMemory when
-// no room was made within maxWait, shedClientGone.
+// no room was made within maxWait, shedClientGone. cost is all a review
+// needs, or what it needs beyond the weight of its bytes read ahead.
 func (a *slotGate) waitMemory(r *http.Request, cost int64) string {
 	if cost > a.memoryCap {
 		return shedTooLarge
@@ -327,6 +384,10 @@ func (a *slotGate) tooLargeMessage(r *http.Request) string {
 	if p, ok := r.Body.(*prefetchedBody); ok {
 		size, cost = int64(len(p.data)), p.cost // as read: a chunked body announces no length (-1)
 	}
+	if cost == 0 { // refused by its announced length, unread
+		return fmt.Sprintf("request body of %d bytes is estimated at %d MiB or more when decoded and checked, more than --max-review-memory allows (%d MiB)",
+			size, (size*bytesPerByte+1<<20-1)>>20, a.memoryCap>>20)
+	}
 	return fmt.Sprintf("request body of %d bytes is estimated at %d MiB when decoded and checked, more than --max-review-memory allows (%d MiB)",
 		size, (cost+1<<20-1)>>20, a.memoryCap>>20)
 }
@@ -354,8 +415,10 @@ func (a *slotGate) shedConvert(w http.ResponseWriter, r *http.Request, reason st
 // passes the status to the client as it is, with a Retry-After header, so
 // that client-go retries the write itself. A denial, never an HTTP error:
 // with failurePolicy Ignore an HTTP error would admit the write unvalidated.
-// Only the review's apiVersion and uid are decoded. A review that cannot be
-// read gets the plain 429 of shedConvert.
+// Only the review's apiVersion and uid are decoded; of a body shed before it
+// was read (unreadBody), only the first headPrefix bytes are read at most.
+// A review that cannot be read, or whose head is not in that prefix, gets
+// the plain 429 (413) of shedConvert.
 func (a *slotGate) shedAdmission(endpoint string, maxBytes int64, maxDepth int) func(w http.ResponseWriter, r *http.Request, reason string) {
 	return func(w http.ResponseWriter, r *http.Request, reason string) {
 		a.shedReview(w, r, endpoint, reason, maxBytes, maxDepth)
@@ -364,9 +427,15 @@ func (a *slotGate) shedAdmission(endpoint string, maxBytes int64, maxDepth int) 
 
 func (a *slotGate) shedReview(w http.ResponseWriter, r *http.Request, endpoint, reason string, maxBytes int64, maxDepth int) {
 	log := klog.FromContext(r.Context()).WithValues("endpoint", endpoint)
-	body, herr := readReview(w, r, maxBytes, maxDepth)
 	var head reviewHead
-	if herr != nil || !head.scan(body) || head.uid == "" || head.kind != "AdmissionReview" ||
+	var ok bool
+	if u, unread := r.Body.(unreadBody); unread {
+		head, ok = readHead(u.ReadCloser) // shed before its body was read: its head only
+	} else {
+		body, herr := readReview(w, r, maxBytes, maxDepth)
+		ok = herr == nil && head.scan(body)
+	}
+	if !ok || head.uid == "" || head.kind != "AdmissionReview" ||
 		(head.apiVersion != "admission.k8s.io/v1" && head.apiVersion != "admission.k8s.io/v1beta1") {
 		a.shedConvert(w, r, reason)
 		return
