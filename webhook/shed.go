@@ -166,8 +166,21 @@ func (a *slotGate) wrap(endpoint string, maxBytes int64, refused func(*http.Requ
 		a.arrived.Add(1)
 		if cost := a.cost(r); cost > held {
 			reason := shedTooLarge
-			if cost <= a.memoryCap {
-				reason = a.waitMemory(r, cost-held) // beyond what its bytes took
+			switch {
+			case cost > a.memoryCap:
+			case a.memory.TryAcquire(cost - held): // beyond what its bytes took
+				reason = ""
+			default:
+				// No holding while waiting: reviews that hold their bytes'
+				// weight and wait for the rest would starve one another
+				// until shed. It gives its bytes' weight back and waits for
+				// the whole estimate in turn; bodies that arrive later wait
+				// behind it for the weight of theirs (the bound's waiters
+				// are served in order), so that few bodies are held
+				// unweighed while they wait.
+				a.release(held)
+				held = 0
+				reason = a.waitMemory(r, cost)
 			}
 			if reason != "" {
 				notStarted(reason)
