@@ -405,3 +405,18 @@ func (o iotestOneByte) Read(p []byte) (int, error) {
 	}
 	return o.r.Read(p[:1])
 }
+
+// FuzzScanHead: scanHead never panics, and on a whole review without
+// escapes (scanHead decodes escaped keys, reviewHead.scan does not) that
+// reviewHead.scan reads it finds what that finds.
+func FuzzScanHead(f *testing.F) {
+	f.Add([]byte(`{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","request":{"uid":"u","object":{"a":[1,2,{"b":"\"}"}]}}}`))
+	f.Add([]byte(`{"request":null,"KIND":"x","apiVersion":"\u0061"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		h := scanHead(data)
+		var whole reviewHead
+		if h.ended && !h.bad && bytes.IndexByte(data, '\\') < 0 && whole.scan(data) && h.reviewHead != whole {
+			t.Errorf("scanHead %+v, reviewHead.scan %+v", h.reviewHead, whole)
+		}
+	})
+}
