@@ -168,23 +168,9 @@ func TestReadAheadWithinMemoryBound(t *testing.T) {
 	}()
 	<-entered
 
-	for _, want := range []struct {
-		endpoint, reason string
-		n                float64
-	}{{"/validate", shedMemory, 1}, {"/validate", shedTooLarge, 2}, {"/convert", shedMemory, 1}, {"/convert", shedTooLarge, 1}} {
-		if got := value(t, ts.admission.sheds.WithLabelValues(want.endpoint, want.reason)); got != want.n {
-			t.Errorf("%s %s sheds: %v, want %v", want.endpoint, want.reason, got, want.n)
-		}
-	}
-	close(release)
-	for _, done := range []chan error{first, small} {
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-	}
-	if len(entered) != 0 {
-		t.Errorf("%d refused reviews were validated", len(entered))
-	}
+	checkSheds(t, ts, shedCount{"/validate", shedMemory, 1}, shedCount{"/validate", shedTooLarge, 2},
+		shedCount{"/convert", shedMemory, 1}, shedCount{"/convert", shedTooLarge, 1})
+	releaseAll(t, release, entered, first, small)
 	assertReleased(t, ts)
 }
 

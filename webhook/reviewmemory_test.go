@@ -245,24 +245,9 @@ func TestReviewMemoryBound(t *testing.T) {
 		t.Errorf("too large a conversion: status %d, Retry-After %q: %s", resp.StatusCode, resp.Header.Get("Retry-After"), body)
 	}
 
-	for _, want := range []struct {
-		endpoint, reason string
-		n                float64
-	}{{"/validate", shedMemory, 1}, {"/validate", shedTooLarge, 1}, {"/convert", shedTooLarge, 1}, {"/validate", shedOverloaded, 0}} {
-		if got := value(t, ts.admission.sheds.WithLabelValues(want.endpoint, want.reason)); got != want.n {
-			t.Errorf("%s %s sheds: %v, want %v", want.endpoint, want.reason, got, want.n)
-		}
-	}
-
-	close(release)
-	for _, done := range []chan error{first, small} {
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-	}
-	if len(entered) != 0 {
-		t.Errorf("%d refused reviews were validated", len(entered))
-	}
+	checkSheds(t, ts, shedCount{"/validate", shedMemory, 1}, shedCount{"/validate", shedTooLarge, 1},
+		shedCount{"/convert", shedTooLarge, 1}, shedCount{"/validate", shedOverloaded, 0})
+	releaseAll(t, release, entered, first, small)
 	// The memory is given back: the large review passes again.
 	resp, body, err = postJSON(c, ts.url("/validate"), large)
 	if err != nil || resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"allowed":true`) {
@@ -316,5 +301,36 @@ func TestReviewMemoryTooLargeChunked(t *testing.T) {
 	got := admissionResponse(t, resp, out)
 	if want := fmt.Sprintf("request body of %d bytes is estimated at", len(body)); got.Result == nil || got.Result.Code != http.StatusRequestEntityTooLarge || !strings.Contains(got.Result.Message, want) {
 		t.Errorf("too large a chunked review: %+v, want a 413 saying %q", got.Result, want)
+	}
+}
+
+// shedCount is how many reviews of an endpoint were not started for a reason.
+type shedCount struct {
+	endpoint, reason string
+	n                float64
+}
+
+// checkSheds wants ts's shed counters at want.
+func checkSheds(t *testing.T, ts *testServer, want ...shedCount) {
+	t.Helper()
+	for _, w := range want {
+		if got := value(t, ts.admission.sheds.WithLabelValues(w.endpoint, w.reason)); got != w.n {
+			t.Errorf("%s %s sheds: %v, want %v", w.endpoint, w.reason, got, w.n)
+		}
+	}
+}
+
+// releaseAll lets the blocked validations finish, wants every review of
+// done to have succeeded and no other review to have been validated.
+func releaseAll(t *testing.T, release, entered chan struct{}, done ...chan error) {
+	t.Helper()
+	close(release)
+	for _, d := range done {
+		if err := <-d; err != nil {
+			t.Error(err)
+		}
+	}
+	if len(entered) != 0 {
+		t.Errorf("%d refused reviews were validated", len(entered))
 	}
 }
