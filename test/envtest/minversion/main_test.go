@@ -21,7 +21,9 @@
 //     and config/self-managed's are accepted with strict field validation and
 //     stored with nothing dropped; the chart's server injects its CA under
 //     the chart's ValidatingAdmissionPolicy, which refuses its ServiceAccount
-//     a widened webhook, as config/self-managed's refuses its own.
+//     a widened webhook, as config/self-managed's refuses its own (the
+//     chart's `claimbridge serve` runs in a child process of the test
+//     binary, serveChild, so that every repetition of -count runs it).
 //
 // Run with `make test`, or:
 //
@@ -60,6 +62,9 @@ const (
 var env *harness.Env
 
 func TestMain(m *testing.M) {
+	if os.Getenv(serveEnv) != "" { // a child started by serve
+		os.Exit(serveChild())
+	}
 	flag.Parse() // for -test.timeout, read by harness.StopOnSignalOrDeadline
 	os.Exit(harness.Main(m, harness.Options{Assets: harness.Assets{
 		Variable: "ENVTEST_ASSETS_1_30", PrintFlag: "--print-assets-dir=1.30", Release: release,

@@ -7,12 +7,15 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -62,9 +65,6 @@ type install struct {
 // token policy, which refuses that ServiceAccount a widened webhook, and
 // that claims convert through it.
 func TestChartSelfManaged(t *testing.T) {
-	if served.Swap(true) {
-		t.Skip("claimbridge serve runs once per process (component-base applies its logging configuration once): an earlier repetition (-count) ran this test")
-	}
 	ns := newNamespace(t, "cb-system") // the chart renders none
 	objs, err := harness.RenderChart("cb", ns, "--kube-version", releaseVersion)
 	if err != nil {
@@ -118,7 +118,7 @@ func TestChartSelfManaged(t *testing.T) {
 // token-policy.yaml included, strictly and with nothing dropped, its webhooks
 // pointed at the suite's server, and checks that its token policy refuses
 // its ServiceAccount a widened webhook and that claims convert through it.
-// (One self-managed server per process: the chart's test runs it.)
+// (One self-managed server is enough: the chart's test runs it.)
 func TestKustomizeSelfManaged(t *testing.T) {
 	objs, err := harness.Render("config/self-managed")
 	if err != nil {
@@ -419,22 +419,50 @@ func checkConverts(t *testing.T, name string) {
 	}
 }
 
-// served is set by the first TestChartSelfManaged, the one test that runs
-// claimbridge serve in this process.
-var served atomic.Bool
+// serveEnv, set in the environment of a child process of this test
+// binary, makes TestMain run `claimbridge serve` with the process's
+// arguments instead of the tests (serveChild): component-base applies its
+// logging configuration once per process, so each server gets a process of
+// its own, and every repetition (-count) of a test that serves runs.
+const serveEnv = "CLAIMBRIDGE_MINVERSION_SERVE"
 
-// serve runs `claimbridge serve args...` in this process until the test
-// ends and waits until readyz answers 200.
+// serveChild is TestMain in a child started by serve: `claimbridge serve`
+// with this process's arguments until SIGTERM.
+func serveChild() int {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	if err := cli.Serve(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// serve runs `claimbridge serve args...` in a child process of this test
+// binary until the test ends (SIGTERM; it must exit 0) and waits until
+// readyz answers 200.
 func serve(t *testing.T, args []string, readyz string) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
 	log := &lockedBuffer{}
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), serveEnv+"=1")
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting claimbridge serve: %v", err)
+	}
 	done := make(chan error, 1)
-	go func() { done <- cli.Serve(ctx, args, log, log) }()
+	go func() { done <- cmd.Wait() }()
 	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("claimbridge serve: %v", err)
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("claimbridge serve: %v", err)
+			}
+		case <-time.After(30 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+			t.Errorf("claimbridge serve did not stop within 30s of SIGTERM")
 		}
 		if t.Failed() {
 			t.Logf("server log (tail):\n%s", log.tail(6000))
