@@ -119,15 +119,7 @@ func TestReadAheadWithinMemoryBound(t *testing.T) {
 	}
 
 	// A large review holds the bound.
-	first := make(chan error, 1)
-	go func() {
-		resp, body, err := postJSON(c, ts.url("/validate"), large)
-		if err == nil && (resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"allowed":true`)) {
-			err = fmt.Errorf("status %d: %s", resp.StatusCode, body)
-		}
-		first <- err
-	}()
-	<-entered
+	first := occupyWith(t, ts, c, entered, large)
 
 	// Another large body finds no room for its bytes: shed unread.
 	for _, tc := range []struct {
@@ -203,13 +195,7 @@ func TestReadAheadWeightReleased(t *testing.T) {
 			return ValidationResponse{}, nil
 		}
 	})
-	t.Cleanup(func() {
-		select {
-		case <-release:
-		default:
-			close(release)
-		}
-	})
+	closeOnCleanup(t, release)
 	c := ts.client(t, nil)
 	c.Timeout = 20 * time.Second
 

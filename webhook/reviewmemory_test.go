@@ -189,15 +189,7 @@ func TestReviewMemoryBound(t *testing.T) {
 	c := ts.client(t, nil)
 	c.Timeout = 20 * time.Second // a review the bound lets through blocks in the validator
 
-	first := make(chan error, 1)
-	go func() {
-		resp, body, err := postJSON(c, ts.url("/validate"), large)
-		if err == nil && (resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"allowed":true`)) {
-			err = fmt.Errorf("status %d: %s", resp.StatusCode, body)
-		}
-		first <- err
-	}()
-	<-entered
+	first := occupyWith(t, ts, c, entered, large)
 
 	// A second large review finds no room and is shed after waiting.
 	resp, body, err := postJSON(c, ts.url("/validate"), large)

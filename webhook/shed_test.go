@@ -36,22 +36,24 @@ func blockingServer(t *testing.T, mutate func(*Config)) (ts *testServer, entered
 			return ValidationResponse{}, nil
 		}
 	})
-	t.Cleanup(func() {
-		select {
-		case <-release:
-		default:
-			close(release)
-		}
-	})
+	closeOnCleanup(t, release)
 	return ts, entered, release
 }
 
 // occupy sends one review that takes the only slot and waits until it runs.
 func occupy(t *testing.T, ts *testServer, c *http.Client, entered chan struct{}) chan error {
 	t.Helper()
+	return occupyWith(t, ts, c, entered, admissionReview("admission.k8s.io/v1", claimRequest(t, admissionv1.Create, "v1alpha3", "")))
+}
+
+// occupyWith sends review to /validate and waits until its validation runs
+// (blocked until the test releases it); the channel gets nil once it was
+// allowed.
+func occupyWith(t *testing.T, ts *testServer, c *http.Client, entered chan struct{}, review []byte) chan error {
+	t.Helper()
 	done := make(chan error, 1)
 	go func() {
-		resp, body, err := postJSON(c, ts.url("/validate"), admissionReview("admission.k8s.io/v1", claimRequest(t, admissionv1.Create, "v1alpha3", "")))
+		resp, body, err := postJSON(c, ts.url("/validate"), review)
 		if err == nil && (resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"allowed":true`)) {
 			err = &httpError{code: resp.StatusCode, msg: string(body)}
 		}
@@ -59,6 +61,17 @@ func occupy(t *testing.T, ts *testServer, c *http.Client, entered chan struct{})
 	}()
 	<-entered
 	return done
+}
+
+// closeOnCleanup closes release when the test ends unless it was closed.
+func closeOnCleanup(t *testing.T, release chan struct{}) {
+	t.Cleanup(func() {
+		select {
+		case <-release:
+		default:
+			close(release)
+		}
+	})
 }
 
 // With the only slot taken and a queue whose expected wait exceeds
