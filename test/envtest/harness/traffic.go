@@ -23,16 +23,23 @@ type Traffic struct {
 	done     chan struct{}
 }
 
-// StartTraffic runs sequence(ctx, 1), sequence(ctx, 2), … with pause between
-// them until Stop (also called at t's cleanup). A sequence that fails while
-// the traffic is not being stopped is recorded as a failure.
+// sequences numbers the sequences of every Traffic of the process, so that
+// a sequence's objects (named by its number) never meet those an earlier
+// Traffic stopped mid-sequence left behind (a test run again, -count=2).
+var sequences atomic.Int64
+
+// StartTraffic runs sequence(ctx, i) for increasing i, unique in the
+// process, with pause between them until Stop (also called at t's cleanup).
+// A sequence that fails while the traffic is not being stopped is recorded
+// as a failure.
 func StartTraffic(t *testing.T, pause time.Duration, sequence func(ctx context.Context, i int) error) *Traffic {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	tr := &Traffic{cancel: cancel, done: make(chan struct{})}
 	t.Cleanup(func() { tr.Stop() })
 	go func() {
 		defer close(tr.done)
-		for i := 1; i <= 10000 && ctx.Err() == nil; i++ {
+		for n := 1; n <= 10000 && ctx.Err() == nil; n++ {
+			i := int(sequences.Add(1))
 			if err := sequence(ctx, i); err != nil {
 				if ctx.Err() != nil {
 					return // stopped mid-sequence

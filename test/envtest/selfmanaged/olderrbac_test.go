@@ -32,8 +32,14 @@ import (
 // the suite's server keeps its CA where it is, and in a process of its own.
 func TestNewImageUnderOlderRBAC(t *testing.T) {
 	ctx := t.Context()
+	// A namespace of a generated name: envtest runs no namespace
+	// controller, so the one of an earlier repetition (-count=2) stays.
+	nsObj := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "claimbridge-older-"}}
+	if err := s.client.Create(ctx, nsObj); err != nil {
+		t.Fatalf("creating a namespace claimbridge-older-…: %v", err)
+	}
+	ns := nsObj.Name
 	const (
-		ns     = "claimbridge-older"
 		sa     = "claimbridge"
 		secret = "older-webhook-server-cert"
 		vwc    = "claimbridge-older-validating-webhook-configuration"
@@ -41,7 +47,6 @@ func TestNewImageUnderOlderRBAC(t *testing.T) {
 	never := admissionregistrationv1.SideEffectClassNone
 	url := "https://localhost:1/validate"
 	objs := []client.Object{
-		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
 		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: sa}},
 		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: secret}},
 		// The previous chart's rules (chart 0.3.0, templates/rbac.yaml),
@@ -78,7 +83,7 @@ func TestNewImageUnderOlderRBAC(t *testing.T) {
 		}
 	}
 	t.Cleanup(func() {
-		for _, o := range objs[3:] { // the namespace goes with its objects' deletion pending
+		for _, o := range objs[2:] { // the namespace stays, with the ServiceAccount and the Secret
 			_ = s.client.Delete(context.Background(), o)
 		}
 	})

@@ -101,6 +101,7 @@ func testThroughAPIServer(t *testing.T) {
 	if _, err := s.resource("v1alpha1").Create(ctx, obj, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("creating a v1alpha1 claim: %v", err)
 	}
+	t.Cleanup(func() { _ = s.resource("v1alpha1").Delete(context.Background(), "converted", metav1.DeleteOptions{}) })
 	v3, err := s.resource("v1alpha3").Get(ctx, "converted", metav1.GetOptions{})
 	if err != nil {
 		t.Fatalf("reading the claim in v1alpha3: %v", err)
@@ -206,6 +207,9 @@ func testMetrics(t *testing.T) {
 		if _, err := cs.CoreV1().ServiceAccounts(testNamespace).Create(ctx, sa, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
+		t.Cleanup(func() {
+			_ = cs.CoreV1().ServiceAccounts(testNamespace).Delete(context.Background(), name, metav1.DeleteOptions{})
+		})
 		tr, err := cs.CoreV1().ServiceAccounts(testNamespace).CreateToken(ctx, name, &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -221,6 +225,9 @@ func testMetrics(t *testing.T) {
 	if _, err := cs.RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() {
+		_ = cs.RbacV1().ClusterRoleBindings().Delete(context.Background(), binding.Name, metav1.DeleteOptions{})
+	})
 
 	c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
 		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, // who serves is not the question here
