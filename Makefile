@@ -71,6 +71,10 @@ test: lint verify envtest-assets oracle-assets chart-check ## Run every test: un
 		ENVTEST_ASSETS_1_26="$$(hack/envtest-assets.sh --print-assets-dir=1.26)" \
 		$(GO) test $(TEST_FLAGS) -timeout $(TEST_TIMEOUT) ./...
 
+.PHONY: test-race
+test-race: ## The race detector on the concurrent packages: the server, certificates, the CLI's serve (needs cgo and a C compiler; not part of test).
+	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./webhook/... ./certs/... ./cli/...
+
 .PHONY: chart-check
 chart-check: envtest-assets ## helm lint and helm template of charts/claimbridge in both certificate modes, everything on.
 	$(BIN)/helm lint --strict charts/claimbridge
