@@ -17,17 +17,7 @@ import (
 // operations guide pins in its install examples are the same.
 func TestChartVersionIsAppVersion(t *testing.T) {
 	root := repoRoot(t)
-	b, err := os.ReadFile(filepath.Join(root, "charts", "claimbridge", "Chart.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var chart struct {
-		Version    string `json:"version"`
-		AppVersion string `json:"appVersion"`
-	}
-	if err := yaml.Unmarshal(b, &chart); err != nil {
-		t.Fatal(err)
-	}
+	chart := chartYAML(t)
 	if chart.Version == "" || chart.AppVersion != chart.Version {
 		t.Errorf("Chart.yaml: version %q, appVersion %q; want them equal", chart.Version, chart.AppVersion)
 	}
@@ -44,4 +34,29 @@ func TestChartVersionIsAppVersion(t *testing.T) {
 			t.Errorf("docs/operations.md pins %s, want the chart's appVersion %s", m[0], chart.AppVersion)
 		}
 	}
+}
+
+// chartMeta is what the tests read of charts/claimbridge/Chart.yaml.
+type chartMeta struct {
+	Version    string `json:"version"`
+	AppVersion string `json:"appVersion"`
+}
+
+func chartYAML(t *testing.T) chartMeta {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(repoRoot(t), "charts", "claimbridge", "Chart.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var chart chartMeta
+	if err := yaml.Unmarshal(b, &chart); err != nil {
+		t.Fatal(err)
+	}
+	return chart
+}
+
+// chartAppVersion is the image tag the chart deploys by default.
+func chartAppVersion(t *testing.T) string {
+	t.Helper()
+	return chartYAML(t).AppVersion
 }

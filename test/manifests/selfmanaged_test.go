@@ -237,6 +237,25 @@ func TestChart(t *testing.T) {
 			}
 		}
 	})
+	// A digest pins the image by content and takes the tag's place.
+	t.Run("image", func(t *testing.T) {
+		digest := "sha256:" + strings.Repeat("0123456789abcdef", 4)
+		for _, c := range []struct {
+			sets []string
+			want string
+		}{
+			{nil, "ghcr.io/claimbridge/claimbridge:" + chartAppVersion(t)},
+			{[]string{"image.tag=0.4.0"}, "ghcr.io/claimbridge/claimbridge:0.4.0"},
+			{[]string{"image.digest=" + digest}, "ghcr.io/claimbridge/claimbridge@" + digest},
+			{[]string{"image.tag=0.4.0", "image.digest=" + digest, "image.repository=registry.example/cb"}, "registry.example/cb@" + digest},
+		} {
+			var deploy appsv1.Deployment
+			helmTemplate(t, c.sets...).one(t, "Deployment", &deploy)
+			if got := deploy.Spec.Template.Spec.Containers[0].Image; got != c.want {
+				t.Errorf("--set %v: image %q, want %q", c.sets, got, c.want)
+			}
+		}
+	})
 	t.Run("webhook-values", func(t *testing.T) {
 		r := helmTemplate(t, "webhook.failurePolicy=Ignore", "webhook.timeoutSeconds=3", "replicaCount=3")
 		var deploy appsv1.Deployment
@@ -510,6 +529,8 @@ func TestChart(t *testing.T) {
 			{"metrics.port=8081", "metrics.port 8081: the webhook listens on 9443 and the probes on 8081"},
 			{"metrics.port=9443", "metrics.port 9443: the webhook listens on 9443 and the probes on 8081"},
 			{"terminationGracePeriodSeconds=0", "at '/terminationGracePeriodSeconds': minimum: got 0, want 1"},
+			{"image.digest=sha256:abc", "at '/image/digest': 'sha256:abc' does not match pattern"},
+			{"image.digest=" + strings.Repeat("a", 64), "at '/image/digest'"},
 		} {
 			root := repoRoot(t)
 			cmd := exec.Command(os.Getenv("HELM"), "template", "claimbridge", "charts/claimbridge", "--namespace", wantNamespace, "--set", c.set)
