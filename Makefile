@@ -65,7 +65,7 @@ $(STATICCHECK):
 
 .PHONY: test
 test: lint verify envtest-assets oracle-assets chart-check ## Run every test: unit, fuzz round trips, CLI, server, chart and envtest suites.
-	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh --print-assets-dir)" KUSTOMIZE="$(BIN)/kustomize" HELM="$(BIN)/helm" \
+	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh --print-assets-dir)" KUSTOMIZE="$(BIN)/kustomize" HELM="$(BIN)/helm" PROMTOOL="$(BIN)/promtool" \
 		ENVTEST_ASSETS_1_31="$$(hack/envtest-assets.sh --print-assets-dir=1.31)" \
 		ENVTEST_ASSETS_1_30="$$(hack/envtest-assets.sh --print-assets-dir=1.30)" \
 		ENVTEST_ASSETS_1_26="$$(hack/envtest-assets.sh --print-assets-dir=1.26)" \
@@ -100,7 +100,7 @@ loadtest: ## Load test claimbridge serve against a null server on loopback (not 
 	$(GO) run ./hack/loadtest $(LOADTEST_FLAGS)
 
 .PHONY: envtest-assets
-envtest-assets: ## Build kube-apiserver, etcd, kustomize, helm and the 1.31, 1.30 and 1.26 kube-apiservers + etcd 3.5 from the Go module proxy (cached in bin/).
+envtest-assets: ## Build kube-apiserver, etcd, kustomize, helm, promtool and the 1.31, 1.30 and 1.26 kube-apiservers + etcd 3.5 from the Go module proxy (cached in bin/).
 	hack/envtest-assets.sh
 
 .PHONY: oracle-assets

@@ -10,6 +10,7 @@
 #   bin/k8s/<k8s-version>-<GOOS>-<GOARCH>/etcd             hack/tools/etcd
 #   bin/kustomize-<version>  (+ symlink bin/kustomize)     hack/tools/kustomize
 #   bin/helm-<version>       (+ symlink bin/helm)          hack/tools/helm
+#   bin/promtool-<version>   (+ symlink bin/promtool)      hack/tools/promtool
 #
 # and the control planes of three old releases, for the suite that creates
 # `claimbridge migrate` output in that release's own apiserver
@@ -33,7 +34,7 @@
 # serialised with flock(1) when available.
 #
 # Cost of a cold build on 2 cores: kube-apiserver ~5 min, etcd ~1 min,
-# kustomize <1 min, helm ~2 min, kube-apiserver 1.31, 1.30 and 1.26 ~5 min each, etcd 3.5 ~1 min
+# kustomize <1 min, helm ~2 min, promtool ~3 min, kube-apiserver 1.31, 1.30 and 1.26 ~5 min each, etcd 3.5 ~1 min
 # (plus module downloads on an empty module cache).
 #
 # Usage:
@@ -101,6 +102,7 @@ K8S_VERSION="$(modversion "$TOOLS/kube-apiserver" k8s.io/kubernetes)"           
 ETCD_VERSION="$(modversion "$TOOLS/etcd" go.etcd.io/etcd/server/v3)"                 # v3.6.16
 KUSTOMIZE_VERSION="$(modversion "$TOOLS/kustomize" sigs.k8s.io/kustomize/kustomize/v5)" # v5.8.2
 HELM_VERSION="$(modversion "$TOOLS/helm" helm.sh/helm/v4)"                            # v4.3.1
+PROMTOOL_VERSION="$(modversion "$TOOLS/promtool" github.com/prometheus/prometheus)"   # v0.316.0 (Prometheus 3.16)
 K8S131_VERSION="$(modversion "$TOOLS/kube-apiserver-1.31" k8s.io/kubernetes)"         # v1.31.14
 K8S130_VERSION="$(modversion "$TOOLS/kube-apiserver-1.30" k8s.io/kubernetes)"         # v1.30.14
 K8S126_VERSION="$(modversion "$TOOLS/kube-apiserver-1.26" k8s.io/kubernetes)"         # v1.26.15
@@ -203,6 +205,15 @@ if [[ "$(readlink "$BIN/helm" 2>/dev/null || true)" != "helm-$HELM_VERSION" ]]; 
 	mv -Tf "$BIN/.helm.tmp" "$BIN/helm"
 fi
 
+# promtool, for the alert rules' checks and unit tests (test/monitoring),
+# stamped with its module's version (`promtool --version`).
+build "$TOOLS/promtool" github.com/prometheus/prometheus/cmd/promtool "$BIN/promtool-$PROMTOOL_VERSION" \
+	"-s -w -X github.com/prometheus/common/version.Version=$PROMTOOL_VERSION" --version
+if [[ "$(readlink "$BIN/promtool" 2>/dev/null || true)" != "promtool-$PROMTOOL_VERSION" ]]; then
+	ln -sfn "promtool-$PROMTOOL_VERSION" "$BIN/.promtool.tmp"
+	mv -Tf "$BIN/.promtool.tmp" "$BIN/promtool"
+fi
+
 # The old releases: kube-apiserver 1.31, 1.30 and 1.26, each with etcd 3.5
 # (the etcd they ship with), for test/envtest/release. One etcd build, copied.
 build_apiserver "$TOOLS/kube-apiserver-1.31" "$K8S131_VERSION" "$ASSETS_131_DIR"
@@ -219,7 +230,7 @@ done
 log "kube-apiserver $K8S131_VERSION, etcd $ETCD35_VERSION ($GOOS/$GOARCH): ENVTEST_ASSETS_1_31=$ASSETS_131_DIR"
 log "kube-apiserver $K8S130_VERSION, etcd $ETCD35_VERSION ($GOOS/$GOARCH): ENVTEST_ASSETS_1_30=$ASSETS_130_DIR"
 log "kube-apiserver $K8S126_VERSION, etcd $ETCD35_VERSION ($GOOS/$GOARCH): ENVTEST_ASSETS_1_26=$ASSETS_126_DIR"
-log "kube-apiserver $K8S_VERSION, etcd $ETCD_VERSION, kustomize $KUSTOMIZE_VERSION, helm $HELM_VERSION ($GOOS/$GOARCH)"
+log "kube-apiserver $K8S_VERSION, etcd $ETCD_VERSION, kustomize $KUSTOMIZE_VERSION, helm $HELM_VERSION, promtool $PROMTOOL_VERSION ($GOOS/$GOARCH)"
 log "KUBEBUILDER_ASSETS=$ASSETS_DIR"
 if $print_assets_dir; then
 	echo "$ASSETS_DIR"

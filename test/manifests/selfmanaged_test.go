@@ -18,6 +18,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
 )
 
 // modeView is what distinguishes the two certificate modes in rendered
@@ -343,6 +344,39 @@ func TestChart(t *testing.T) {
 			}
 			if !strings.Contains(expr, "kube_deployment_status_replicas_available") || strings.Contains(expr, "absent(up") != c.wantAbsent {
 				t.Errorf("--set %v: ClaimbridgeNoReadyReplica expr %q; want the kube-state-metrics clause, absent(up) %v", c.sets, expr, c.wantAbsent)
+			}
+		}
+	})
+	// What the chart makes of files/alerts.yaml (a clause removed, the
+	// thresholds rewritten) is still rules Prometheus loads.
+	t.Run("rendered-rules-pass-promtool", func(t *testing.T) {
+		bin := os.Getenv("PROMTOOL")
+		if bin == "" {
+			t.Fatal("PROMTOOL is not set: run `make envtest-assets` and set PROMTOOL=bin/promtool (`make test` does both)")
+		}
+		if !filepath.IsAbs(bin) && strings.ContainsRune(bin, filepath.Separator) {
+			bin = filepath.Join(repoRoot(t), bin)
+		}
+		for i, sets := range [][]string{
+			{"prometheusRule.enabled=true"},
+			{"prometheusRule.enabled=true", "serviceMonitor.enabled=true"},
+			{"prometheusRule.enabled=true", "serviceMonitor.enabled=true", "webhook.timeoutSeconds=3"},
+			{"prometheusRule.enabled=true", "webhook.timeoutSeconds=30"},
+		} {
+			rules := helmTemplate(t, sets...).unstructured("PrometheusRule")
+			if len(rules) != 1 {
+				t.Fatalf("--set %v: %d PrometheusRules", sets, len(rules))
+			}
+			spec, err := yaml.Marshal(rules[0].Object["spec"])
+			if err != nil {
+				t.Fatal(err)
+			}
+			file := filepath.Join(t.TempDir(), fmt.Sprintf("rules-%d.yaml", i))
+			if err := os.WriteFile(file, spec, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if out, err := exec.Command(bin, "check", "rules", file).CombinedOutput(); err != nil {
+				t.Errorf("--set %v: promtool check rules: %v\n%s", sets, err, out)
 			}
 		}
 	})
