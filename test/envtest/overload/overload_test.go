@@ -29,15 +29,18 @@ import (
 
 const blockerName = "blocker"
 
-var (
-	entered = make(chan struct{}, 1)
-	release = make(chan struct{})
-)
+// blockingServer is claimbridge serve with --max-in-flight=1 and a queue
+// wait of 1ns, so that a review arriving while the only slot is taken is
+// shed; the review of the claim named blocker signals entered and holds the
+// slot until release closes. Each test makes its own channels, so that a
+// repetition (-count=2) blocks again.
+func blockingServer(entered, release chan struct{}) func(ctx context.Context, certDir string, port int) (func(), error) {
+	return func(ctx context.Context, certDir string, port int) (func(), error) {
+		return server(ctx, certDir, port, entered, release)
+	}
+}
 
-// server is claimbridge serve with --max-in-flight=1 and a queue wait of
-// 1ns, so that a review arriving while the only slot is taken is shed; the
-// review of the claim named blocker holds the slot until release closes.
-func server(ctx context.Context, certDir string, port int) (func(), error) {
+func server(ctx context.Context, certDir string, port int, entered, release chan struct{}) (func(), error) {
 	opts := cli.NewServeOptions()
 	opts.BindAddress, opts.Port, opts.CertDir = "127.0.0.1", port, certDir
 	opts.HealthProbeBindAddress, opts.MetricsBindAddress = "0", "0"
@@ -81,7 +84,8 @@ func claim(ns, name, deviceClass string) *unstructured.Unstructured {
 }
 
 func TestShedWriteIsRefusedUnderFailurePolicyIgnore(t *testing.T) {
-	env := harness.StartT(t, harness.Options{StartServer: server})
+	entered, release := make(chan struct{}, 1), make(chan struct{})
+	env := harness.StartT(t, harness.Options{StartServer: blockingServer(entered, release)})
 	t.Cleanup(func() {
 		select {
 		case <-release:

@@ -37,7 +37,7 @@ func TestPlainConversionNeedsMigrate(t *testing.T) {
 				t.Fatalf("the exported claim has no status.allocation: %s", mustJSON(plain["status"]))
 			}
 			ns := fmt.Sprintf("r%s-plain", strings.ReplaceAll(r.name, ".", ""))
-			c.createNamespace(t, ns)
+			ns = c.createNamespace(t, ns)
 			meta := plain["metadata"].(map[string]interface{})
 			meta["namespace"] = ns
 			res := c.dynamic.Resource(gvr(r.version, conversion.KindClaim)).Namespace(ns)

@@ -78,7 +78,7 @@ func TestMigratedIsStoredAsIs(t *testing.T) {
 				if len(docs) != objects {
 					t.Fatalf("migrate wrote %d objects for %d claims and templates", len(docs), objects)
 				}
-				c.createNamespace(t, ns)
+				ns = c.createNamespace(t, ns)
 				for _, d := range docs {
 					if d.Object["kind"] == "DeviceClass" {
 						c.createDeviceClass(t, d.Object, ns)
@@ -118,7 +118,7 @@ func (c *cluster) refusedIsRejected(t *testing.T, in, ns, field string, code int
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.createNamespace(t, ns)
+	ns = c.createNamespace(t, ns)
 	for _, d := range docs {
 		out, err := conversion.Convert(d.Object, c.version)
 		if err != nil {
@@ -191,12 +191,18 @@ func (c *cluster) checkNotServed(t *testing.T, kind string) {
 	}
 }
 
-func (c *cluster) createNamespace(t *testing.T, name string) {
+// createNamespace creates a namespace named prefix and a generated suffix
+// and returns its name: each cluster runs once per process, so a test run
+// again (-count=2) must not meet its namespaces (nor the DeviceClasses
+// named after them) of the run before.
+func (c *cluster) createNamespace(t *testing.T, prefix string) string {
 	t.Helper()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
-	if _, err := c.core.CoreV1().Namespaces().Create(context.Background(), ns, metav1.CreateOptions{}); err != nil {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix + "-"}}
+	created, err := c.core.CoreV1().Namespaces().Create(context.Background(), ns, metav1.CreateOptions{})
+	if err != nil {
 		t.Fatal(err)
 	}
+	return created.Name
 }
 
 func gvr(version, kind string) schema.GroupVersionResource {

@@ -46,7 +46,7 @@ func TestMigrateRealWorld(t *testing.T) {
 					t.Fatal(err)
 				}
 				ns := fmt.Sprintf("rw%s-%02d", strings.ReplaceAll(r.name, ".", ""), i)
-				c.createNamespace(t, ns)
+				ns = c.createNamespace(t, ns)
 				for _, d := range docs {
 					apiVersion, _ := d.Object["apiVersion"].(string)
 					kind, _ := d.Object["kind"].(string)

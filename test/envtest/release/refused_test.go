@@ -50,7 +50,7 @@ spec: {devices: {}}
 	for _, r := range releases {
 		c := clusters[r.name]
 		ns := fmt.Sprintf("r%s-refused", strings.ReplaceAll(r.name, ".", ""))
-		c.createNamespace(t, ns)
+		ns = c.createNamespace(t, ns)
 		for _, tt := range tests {
 			t.Run(r.name+"/"+tt.name, func(t *testing.T) {
 				var in map[string]interface{}
