@@ -18,11 +18,11 @@ import (
 // (TestCreateConverted creates it in a labelled one).
 func TestAdminAccessNeedsTheNamespaceLabel(t *testing.T) {
 	ctx := context.Background()
-	const unlabelled = "ga-suite-no-admin"
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: unlabelled}}
-	if _, err := s.core.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
+	ns, err := s.core.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "ga-suite-no-admin-"}}, metav1.CreateOptions{})
+	if err != nil {
 		t.Fatal(err)
 	}
+	unlabelled := ns.Name
 	in := map[string]interface{}{
 		"apiVersion": "resource.k8s.io/v1alpha3", "kind": "ResourceClaim",
 		"metadata": map[string]interface{}{"name": "admin", "namespace": unlabelled},

@@ -117,6 +117,7 @@ func forCreate(t *testing.T, source string, obj map[string]interface{}, version,
 // back as v1: the apiserver's conversion of claimbridge's v1beta1 and
 // v1beta2 must give the spec and status claimbridge's v1 has.
 func TestCreateConverted(t *testing.T) {
+	useNamespace(t)
 	ctx := context.Background()
 	for _, f := range fixtures(t) {
 		t.Run(f.name, func(t *testing.T) {

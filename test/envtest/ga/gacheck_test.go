@@ -21,6 +21,7 @@ import (
 // gacheck names the flat field, the apiserver its internal path under
 // exactly).
 func TestRequestKindAgrees(t *testing.T) {
+	useNamespace(t)
 	ctx := context.Background()
 	sub := map[string]interface{}{"name": "a", "deviceClassName": "gpu.example.com", "allocationMode": "ExactCount", "count": int64(1)}
 	tests := []struct {

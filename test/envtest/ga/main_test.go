@@ -40,8 +40,38 @@ import (
 	"github.com/claimbridge/claimbridge/test/envtest/harness"
 )
 
-// namespace holds every object the suite creates.
-const namespace = "ga-suite"
+// namespace holds the objects the running test creates: each top-level test
+// gets a labelled namespace of its own (useNamespace), so that a repetition
+// (-count=2) in the same control plane meets none of the objects of the
+// run before.
+var namespace string
+
+// useNamespace creates a namespace for t, labelled to allow admin access,
+// and makes it the suite's namespace for t's duration. The tests of the
+// suite run one after the other.
+func useNamespace(t *testing.T) {
+	t.Helper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
+		GenerateName: "ga-suite-",
+		Labels:       map[string]string{conversion.AdminAccessLabel: "true"},
+	}}
+	created, err := s.core.CoreV1().Namespaces().Create(context.Background(), ns, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	namespace = created.Name
+	t.Cleanup(func() { namespace = "" })
+}
+
+// run is a suffix unique to this run of a test in the process, for the
+// names of cluster-scoped objects.
+func run(t *testing.T) string {
+	t.Helper()
+	if namespace == "" {
+		t.Fatal("run before useNamespace")
+	}
+	return namespace[len("ga-suite-"):]
+}
 
 // runtimeConfig enables the beta versions next to v1.
 const runtimeConfig = "resource.k8s.io/v1beta1=true,resource.k8s.io/v1beta2=true"
@@ -105,13 +135,6 @@ func start(ctx context.Context) (*suite, error) {
 		return s, err
 	}
 	if s.core, err = kubernetes.NewForConfig(config); err != nil {
-		return s, err
-	}
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
-		Name:   namespace,
-		Labels: map[string]string{conversion.AdminAccessLabel: "true"},
-	}}
-	if _, err := s.core.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
 		return s, err
 	}
 	return s, nil

@@ -24,6 +24,7 @@ import (
 // kube-apiserver 1.36, and checks that the apiserver kept every field the
 // migration wrote (it may only add defaults).
 func TestMigrateExported(t *testing.T) {
+	useNamespace(t)
 	ctx := context.Background()
 	files := []string{
 		"../../../examples/migrate/exported-1.30.yaml",
@@ -124,6 +125,7 @@ func contains(got, want interface{}, path string) (string, bool) {
 // refuses for a GA target, kube-apiserver 1.36 rejects when the plain
 // conversion is created.
 func TestMigrateRefusedIsRejected(t *testing.T) {
+	useNamespace(t)
 	ctx := context.Background()
 	long := strings.Repeat("x", conversion.CELSelectorExpressionMaxLength+1)
 	request := func(extra map[string]interface{}) []interface{} {
@@ -177,6 +179,7 @@ func TestMigrateRefusedIsRejected(t *testing.T) {
 // every GA version, and the apiserver rejects what migrate would have
 // written; within the limits it is created.
 func TestMigrateRefusedDeviceClassIsRejected(t *testing.T) {
+	useNamespace(t)
 	ctx := context.Background()
 	long := strings.Repeat("x", conversion.CELSelectorExpressionMaxLength+1)
 	class := func(name string, spec map[string]interface{}) map[string]interface{} {
@@ -195,7 +198,7 @@ func TestMigrateRefusedDeviceClassIsRejected(t *testing.T) {
 	}
 	for _, tt := range tests {
 		for _, version := range conversion.GAVersions {
-			name := "class-" + tt.name + "-" + version
+			name := "class-" + tt.name + "-" + version + "-" + run(t)
 			t.Run(name, func(t *testing.T) {
 				out, _, served := migrate.DeviceClass(class(name, tt.spec), version, migrate.Options{})
 				if !served {
@@ -226,6 +229,7 @@ func TestMigrateRefusedDeviceClassIsRejected(t *testing.T) {
 // out as `claimbridge migrate` does, every other object is created and the
 // apiserver keeps its spec as migrated.
 func TestMigrateLiveExports(t *testing.T) {
+	useNamespace(t)
 	ctx := context.Background()
 	for f, file := range []string{
 		"../../../test/manifests/exports/1.30/claims.yaml",

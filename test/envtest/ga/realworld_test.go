@@ -27,6 +27,7 @@ import (
 // that uses them (each file and version in its own namespace).
 // Namespaces and vendor objects (no CRD here) are not created.
 func TestMigrateRealWorld(t *testing.T) {
+	useNamespace(t)
 	ctx := context.Background()
 	files, err := filepath.Glob("../../manifests/realworld/*/*/*.yaml")
 	if err != nil || len(files) < 40 {
@@ -35,7 +36,7 @@ func TestMigrateRealWorld(t *testing.T) {
 	created := map[string]int{}
 	for i, file := range files {
 		for _, version := range conversion.GAVersions {
-			ns := fmt.Sprintf("rw-%02d-%s", i, version)
+			ns := fmt.Sprintf("rw-%02d-%s-%s", i, version, run(t))
 			t.Run(ns, func(t *testing.T) {
 				var stdout, stderr bytes.Buffer
 				if code := cli.Main([]string{"migrate", "--to", version, "-f", file}, nil, &stdout, &stderr); code != cli.ExitOK {

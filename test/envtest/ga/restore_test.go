@@ -19,11 +19,12 @@ import (
 // apiserver returns to the original spec and status, with no warning that
 // restore data was not applied.
 func TestConvertedBackFromTheApiserver(t *testing.T) {
+	useNamespace(t)
 	ctx := context.Background()
 	const original = `
 apiVersion: resource.k8s.io/v1alpha3
 kind: ResourceClaim
-metadata: {name: NAME, namespace: ga-suite}
+metadata: {name: NAME, namespace: NAMESPACE}
 spec:
   controller: dra.example.com
   devices:
@@ -46,6 +47,7 @@ status:
 				t.Fatal(err)
 			}
 			in["metadata"].(map[string]interface{})["name"] = name
+			in["metadata"].(map[string]interface{})["namespace"] = namespace
 			out, err := conversion.Convert(in, version)
 			if err != nil {
 				t.Fatal(err)
