@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -14,13 +15,38 @@ import (
 const maxLoggedString = 256
 
 // logString is s for a log line: valid UTF-8, at most maxLoggedString
-// bytes of it, and its length when cut.
+// bytes of it, and its length when cut, with every control character
+// escaped as Go escapes it (\n, \x1b, \u009b). klog's text format quotes a
+// value, escaping its controls, only when it has no newline: one with a
+// newline is written raw over several lines, so that a uid sent as
+// "x\n\x1b[2J…" would put the escape sequences of its choice into the log
+// that an operator reads in a terminal (kubectl logs).
 func logString(s string) string {
 	if len(s) <= maxLoggedString {
-		return strings.ToValidUTF8(s, "\uFFFD")
+		return escapeControls(strings.ToValidUTF8(s, "\uFFFD"))
 	}
-	return fmt.Sprintf("%s… (%d bytes)", strings.ToValidUTF8(s[:maxLoggedString], "\uFFFD"), len(s))
+	return fmt.Sprintf("%s… (%d bytes)", escapeControls(strings.ToValidUTF8(s[:maxLoggedString], "\uFFFD")), len(s))
 }
+
+// escapeControls escapes the C0 controls (newline and tab included), DEL and
+// the C1 controls of s, valid UTF-8.
+func escapeControls(s string) string {
+	if !strings.ContainsFunc(s, isControl) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if isControl(r) {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func isControl(r rune) bool { return r < 0x20 || r >= 0x7f && r <= 0x9f }
 
 // maxLoggedCauses bounds the causes a denial's log line names.
 const maxLoggedCauses = 8

@@ -461,7 +461,7 @@ func (a *slotGate) shedReview(w http.ResponseWriter, r *http.Request, endpoint, 
 		resp.Result = &metav1.Status{Status: metav1.StatusFailure, Code: http.StatusRequestEntityTooLarge,
 			Reason: metav1.StatusReasonRequestEntityTooLarge, Message: a.tooLargeMessage(r)}
 	}
-	log.V(2).Info("Shed review", "uid", head.uid, "reason", reason)
+	log.V(2).Info("Shed review", "uid", logString(head.uid), "reason", reason)
 	writeJSON(w, log, &admissionv1.AdmissionReview{TypeMeta: metav1.TypeMeta{APIVersion: head.apiVersion, Kind: head.kind}, Response: resp})
 }
 
