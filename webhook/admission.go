@@ -5,8 +5,10 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/go-logr/logr"
 	admissionv1 "k8s.io/api/admission/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
@@ -49,7 +51,7 @@ func (h *admissionHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		review = admissionv1.AdmissionReview{}
 		if herr := decodeChecked(body, h.maxDepth, func(b []byte) *httpError { return decodeAdmissionReview(b, &review) }); herr != nil {
 			h.metrics.request(h.endpoint, "", "bad_request", start)
-			writeHTTPError(w, log, herr)
+			refuseUndecodable(w, log, body, herr)
 			return
 		}
 	}
@@ -70,6 +72,33 @@ func (h *admissionHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	h.metrics.request(h.endpoint, operationLabel(req.Operation), result, start)
 	writeJSON(w, log, &admissionv1.AdmissionReview{TypeMeta: review.TypeMeta, Response: &resp.AdmissionResponse})
+}
+
+// refuseUndecodable answers a review that was read but cannot be decoded
+// (nested deeper than --max-json-depth, malformed): with a denial of herr's
+// code echoing request.uid when the head of body names an AdmissionReview
+// and its uid, as a shed review is answered (scanHead: the body may nest
+// too deep for a recursive scan), else with herr as an HTTP error.
+// kube-apiserver takes an HTTP error for a failed call, which
+// failurePolicy: Ignore admits unvalidated, and a namespace user can make it
+// send such a review: it stores objects nested up to 10,000 levels, and a
+// claim's opaque parameters take anything.
+func refuseUndecodable(w http.ResponseWriter, log logr.Logger, body []byte, herr *httpError) {
+	head := scanHead(body[:min(len(body), headPrefix)])
+	if head.bad || head.found != foundAll || head.uid == "" || !isAdmissionReview(head.reviewHead) {
+		writeHTTPError(w, log, herr)
+		return
+	}
+	log.Info("Admission denied: review not decoded", "uid", logString(head.uid), "reason", logString(herr.msg))
+	resp := denied(apierrors.NewBadRequest(herr.msg))
+	resp.UID = types.UID(head.uid)
+	writeJSON(w, log, &admissionv1.AdmissionReview{TypeMeta: metav1.TypeMeta{APIVersion: head.apiVersion, Kind: head.kind}, Response: &resp.AdmissionResponse})
+}
+
+// isAdmissionReview reports whether head names an AdmissionReview of a
+// version the apiserver sends.
+func isAdmissionReview(head reviewHead) bool {
+	return head.kind == "AdmissionReview" && (head.apiVersion == "admission.k8s.io/v1" || head.apiVersion == "admission.k8s.io/v1beta1")
 }
 
 // operationLabel is the operation as a metric label: one of admission's

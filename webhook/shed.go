@@ -448,8 +448,7 @@ func (a *slotGate) shedReview(w http.ResponseWriter, r *http.Request, endpoint, 
 		body, herr := readReview(w, r, maxBytes, maxDepth)
 		ok = herr == nil && head.scan(body)
 	}
-	if !ok || head.uid == "" || head.kind != "AdmissionReview" ||
-		(head.apiVersion != "admission.k8s.io/v1" && head.apiVersion != "admission.k8s.io/v1beta1") {
+	if !ok || head.uid == "" || !isAdmissionReview(head) {
 		a.shedConvert(w, r, reason)
 		return
 	}

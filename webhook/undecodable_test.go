@@ -1,0 +1,88 @@
+package webhook
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// deepParameters is the v1alpha3 claim fixture with its opaque parameters
+// nested depth levels deeper: kube-apiserver stores such a claim (its JSON
+// decoding allows 10,000 levels) and sends it to the webhooks in a review
+// deeper than --max-json-depth.
+func deepParameters(t *testing.T, depth int) []byte {
+	t.Helper()
+	obj := fixture(t, "v1alpha3")
+	const params = `"parameters":{`
+	i := bytes.Index(obj, []byte(params))
+	if i < 0 {
+		t.Fatal("the fixture has no opaque parameters")
+	}
+	i += len(params)
+	deep := strings.Repeat(`"a":{`, depth) + strings.Repeat("}", depth) + ","
+	return append(append(append([]byte{}, obj[:i]...), deep...), obj[i:]...)
+}
+
+// TestUndecodableReviewIsDenied: an AdmissionReview that is read but cannot
+// be decoded (nested deeper than --max-json-depth, malformed) is answered
+// with a denial of code 400 that echoes its uid, as a shed review is, when
+// its head names an AdmissionReview and its uid; only without them with
+// HTTP 400. kube-apiserver takes an HTTP error for a failed call, which
+// failurePolicy: Ignore (a value the chart takes) admits unvalidated, and a
+// namespace user makes it send the first kind: a claim whose opaque
+// parameters nest 1,000 levels deep.
+func TestUndecodableReviewIsDenied(t *testing.T) {
+	deep := claimRequest(t, admissionv1.Create, "v1alpha3", "")
+	deep.UID = "deep-uid"
+	deep.Object.Raw = deepParameters(t, 1000)
+	deepUpdate := claimRequest(t, admissionv1.Update, "v1alpha3", "")
+	deepUpdate.UID = "deep-update-uid"
+	deepUpdate.Object.Raw = deepParameters(t, 1000)
+	c, m := testConfig(""), newMetrics()
+	handlers := map[string]*admissionHandler{
+		"/validate": newTestValidateHandler(allowAll),
+		"/default": {endpoint: "/default", decide: &defaulter{metrics: m}, maxBytes: c.MaxValidateBodyBytes,
+			maxDepth: c.MaxJSONDepth, timeout: c.RequestTimeout, metrics: m},
+	}
+	for _, tc := range []struct {
+		name string
+		body []byte
+		uid  string // "": HTTP 400
+	}{
+		{"deep-create", admissionReview("admission.k8s.io/v1", deep), "deep-uid"},
+		{"deep-update-v1beta1", admissionReview("admission.k8s.io/v1beta1", deepUpdate), "deep-update-uid"},
+		{"malformed-object", []byte(`{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","request":{"uid":"bad-uid","object":{"a":}}}`), "bad-uid"},
+		{"deep-without-uid", []byte(`{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","request":{"object":` + strings.Repeat("[", 2000) + strings.Repeat("]", 2000) + `}}`), ""},
+		{"deep-other-review", []byte(`{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v2","request":{"uid":"u","object":` + strings.Repeat("[", 2000) + strings.Repeat("]", 2000) + `}}`), ""},
+	} {
+		for endpoint, h := range handlers {
+			t.Run(tc.name+endpoint, func(t *testing.T) {
+				rec := post(h, tc.body)
+				if tc.uid == "" {
+					if rec.Code != http.StatusBadRequest {
+						t.Errorf("status %d, want 400: %s", rec.Code, rec.Body)
+					}
+					return
+				}
+				if rec.Code != http.StatusOK {
+					t.Fatalf("status %d, want 200 with a denial (an HTTP error is admitted under failurePolicy: Ignore): %s", rec.Code, rec.Body)
+				}
+				var out admissionv1.AdmissionReview
+				if err := json.Unmarshal(rec.Body.Bytes(), &out); err != nil {
+					t.Fatal(err)
+				}
+				r := out.Response
+				if r == nil || r.UID != types.UID(tc.uid) || r.Allowed || r.Result == nil ||
+					r.Result.Code != http.StatusBadRequest || r.Result.Reason != metav1.StatusReasonBadRequest || r.Patch != nil {
+					t.Errorf("want a denial of code 400 (BadRequest) echoing uid %s, got %s", tc.uid, rec.Body)
+				}
+			})
+		}
+	}
+}
