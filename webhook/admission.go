@@ -46,10 +46,10 @@ func (h *admissionHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeHTTPError(w, log, herr)
 		return
 	}
-	review, ok := decodeCanonicalAdmissionReview(body, h.maxDepth)
+	review, ok := decodeCanonicalAdmissionReview(body, h.reviewDepth())
 	if !ok {
 		review = admissionv1.AdmissionReview{}
-		if herr := decodeChecked(body, h.maxDepth, func(b []byte) *httpError { return decodeAdmissionReview(b, &review) }); herr != nil {
+		if herr := decodeChecked(body, h.reviewDepth(), func(b []byte) *httpError { return decodeAdmissionReview(b, &review) }); herr != nil {
 			h.metrics.request(h.endpoint, "", "bad_request", start)
 			refuseUndecodable(w, log, body, herr)
 			return
@@ -72,6 +72,22 @@ func (h *admissionHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	h.metrics.request(h.endpoint, operationLabel(req.Operation), result, start)
 	writeJSON(w, log, &admissionv1.AdmissionReview{TypeMeta: review.TypeMeta, Response: &resp.AdmissionResponse})
+}
+
+// admissionNesting is how deep an AdmissionReview nests its objects
+// ({"request":{"object": …}}): one level less than a ConversionReview
+// (reviewNesting).
+const admissionNesting = reviewNesting - 1
+
+// reviewDepth is the deepest an AdmissionReview may nest: maxDepth
+// (--max-json-depth) less the level a ConversionReview adds, so that every
+// object admitted fits in the ConversionReviews the apiserver sends to read
+// it through another version. An object that fit the one and not the other
+// was stored through v1alpha3, and then failed every read of it and every
+// list of claims through v1alpha1 and v1alpha2, in all namespaces
+// (TestAdmittedObjectFitsConversionReview).
+func (h *admissionHandler) reviewDepth() int {
+	return max(1, h.maxDepth-(reviewNesting-admissionNesting))
 }
 
 // refuseUndecodable answers a review that was read but cannot be decoded

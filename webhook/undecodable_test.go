@@ -86,3 +86,62 @@ func TestUndecodableReviewIsDenied(t *testing.T) {
 		}
 	}
 }
+
+// TestAdmittedObjectFitsConversionReview: /validate and /default admit no
+// object that nests deeper than a ConversionReview within --max-json-depth
+// can carry, so that kube-apiserver can convert every object they admit:
+// one that nests a level deeper was stored through v1alpha3 and failed
+// every read of it and every list of claims through v1alpha1 and v1alpha2,
+// in all namespaces, since /convert refused its review as too deep.
+func TestAdmittedObjectFitsConversionReview(t *testing.T) {
+	const maxDepth = 1000 // testConfig's
+	// withNesting is the v1alpha3 fixture nesting exactly depth levels.
+	withNesting := func(depth int) []byte {
+		for k := 1; k < depth; k++ {
+			obj := deepParameters(t, k)
+			if checkDepth(obj, depth) == nil && checkDepth(obj, depth-1) != nil {
+				return obj
+			}
+		}
+		t.Fatalf("no fixture nesting %d levels", depth)
+		return nil
+	}
+	validate := newTestValidateHandler(allowAll)
+	convert := newTestConvertHandler(fakeConvert)
+	for _, tc := range []struct {
+		name    string
+		nesting int
+		admit   bool
+	}{
+		{"fits-a-conversion-review", maxDepth - reviewNesting, true},
+		{"one-level-deeper", maxDepth - reviewNesting + 1, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			obj := withNesting(tc.nesting)
+			req := claimRequest(t, admissionv1.Create, "v1alpha3", "")
+			req.Object.Raw = obj
+			rec := post(validate, admissionReview("admission.k8s.io/v1", req))
+			if rec.Code != http.StatusOK {
+				t.Fatalf("/validate: status %d: %s", rec.Code, rec.Body)
+			}
+			var out admissionv1.AdmissionReview
+			if err := json.Unmarshal(rec.Body.Bytes(), &out); err != nil {
+				t.Fatal(err)
+			}
+			if got := out.Response.Allowed; got != tc.admit {
+				t.Fatalf("/validate allowed %v, want %v: %s", got, tc.admit, rec.Body)
+			}
+			if !tc.admit {
+				if r := out.Response.Result; r == nil || r.Code != http.StatusBadRequest {
+					t.Errorf("want a denial of code 400: %s", rec.Body)
+				}
+				return
+			}
+			// What /validate admits, /convert converts.
+			review := decodeConversionResponse(t, post(convert, conversionReview("apiextensions.k8s.io/v1", "u", "resource.claimbridge.dev/v1alpha1", obj)))
+			if review.Response.Result.Status != metav1.StatusSuccess {
+				t.Errorf("/convert: %+v", review.Response.Result)
+			}
+		})
+	}
+}
