@@ -100,8 +100,8 @@ func (h *admissionHandler) reviewDepth() int {
 // send such a review: it stores objects nested up to 10,000 levels, and a
 // claim's opaque parameters take anything.
 func refuseUndecodable(w http.ResponseWriter, log logr.Logger, body []byte, herr *httpError) {
-	head := scanHead(body[:min(len(body), headPrefix)])
-	if head.bad || head.found != foundAll || head.uid == "" || !isAdmissionReview(head.reviewHead) {
+	head, ok := headOf(body)
+	if !ok || head.uid == "" || !isAdmissionReview(head) {
 		writeHTTPError(w, log, herr)
 		return
 	}

@@ -56,6 +56,15 @@ type headScan struct {
 	bad   bool // not an object it can follow, or one of the three not a string
 }
 
+// headOf is what the first headPrefix bytes of body say of the review, and
+// whether they name all three (apiVersion, kind, request.uid) as strings:
+// for a body read whole that a recursive scan could not follow (nested
+// deeper than --max-json-depth, or malformed further on).
+func headOf(body []byte) (reviewHead, bool) {
+	h := scanHead(body[:min(len(body), headPrefix)])
+	return h.reviewHead, !h.bad && h.found == foundAll
+}
+
 // scanHead reads apiVersion, kind and request.uid from prefix, the start of
 // a review body that may be cut anywhere: a value cut short is not taken,
 // everything complete before it is. As reviewHead.scan (and encoding/json)

@@ -445,8 +445,18 @@ func (a *slotGate) shedReview(w http.ResponseWriter, r *http.Request, endpoint, 
 	if u, unread := r.Body.(unreadBody); unread {
 		head, ok = readHead(u.ReadCloser) // shed before its body was read: its head only
 	} else {
-		body, herr := readReview(w, r, maxBytes, maxDepth)
-		ok = herr == nil && head.scan(body)
+		// Read without the depth check: a review nested deeper than
+		// --max-json-depth (which kube-apiserver sends for a claim whose
+		// opaque parameters nest that deep) gets the denial too, from its
+		// head, for the recursive scan would follow its depth.
+		body, herr := readReview(w, r, maxBytes, 0)
+		switch {
+		case herr != nil:
+		case maxDepth > 0 && checkBodyDepth(body, maxDepth) != nil:
+			head, ok = headOf(body)
+		default:
+			ok = head.scan(body)
+		}
 	}
 	if !ok || head.uid == "" || !isAdmissionReview(head) {
 		a.shedConvert(w, r, reason)

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -144,4 +145,31 @@ func TestAdmittedObjectFitsConversionReview(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestShedDeepReviewIsDenied: a review shed for want of a slot is denied
+// (code 429, its uid echoed) also when it nests deeper than
+// --max-json-depth; it got the plain HTTP 429 before, which kube-apiserver
+// retries and, its retries spent, failurePolicy: Ignore admits unvalidated.
+func TestShedDeepReviewIsDenied(t *testing.T) {
+	ts, entered, release := blockingServer(t, func(o *Config) { o.MaxInFlight, o.MaxQueueWait = 1, time.Millisecond })
+	c := ts.client(t, nil)
+	first := occupy(t, ts, c, entered)
+	deep := claimRequest(t, admissionv1.Create, "v1alpha3", "")
+	deep.UID = "deep-uid"
+	deep.Object.Raw = deepParameters(t, 1000)
+	for _, path := range []string{"/validate", "/default"} {
+		t.Run(path, func(t *testing.T) {
+			resp, body, err := postJSON(c, ts.url(path), admissionReview("admission.k8s.io/v1", deep))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := admissionResponse(t, resp, body)
+			if got.UID != "deep-uid" || got.Allowed || got.Result == nil || got.Result.Code != http.StatusTooManyRequests {
+				t.Errorf("want a denial of code 429 echoing the uid, got %s", body)
+			}
+		})
+	}
+	checkSheds(t, ts, shedCount{"/validate", shedWaitExpired, 1}, shedCount{"/default", shedWaitExpired, 1})
+	releaseAll(t, release, entered, first)
 }
