@@ -43,6 +43,10 @@ func (h *admissionHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, herr := readReview(w, r, h.maxBytes, 0)
 	if herr != nil {
 		h.metrics.request(h.endpoint, "", unreadResult(herr), start)
+		if herr.code == http.StatusRequestEntityTooLarge && r.ContentLength > h.maxBytes {
+			refuseAnnouncedTooLarge(w, r, log, herr)
+			return
+		}
 		writeHTTPError(w, log, herr)
 		return
 	}
@@ -107,6 +111,26 @@ func refuseUndecodable(w http.ResponseWriter, log logr.Logger, body []byte, herr
 	}
 	log.Info("Admission denied: review not decoded", "uid", logString(head.uid), "reason", logString(herr.msg))
 	resp := denied(apierrors.NewBadRequest(herr.msg))
+	resp.UID = types.UID(head.uid)
+	writeJSON(w, log, &admissionv1.AdmissionReview{TypeMeta: metav1.TypeMeta{APIVersion: head.apiVersion, Kind: head.kind}, Response: &resp.AdmissionResponse})
+}
+
+// refuseAnnouncedTooLarge answers a review announced larger than the body
+// cap (--max-validate-body-bytes) with a denial of code 413 echoing its uid,
+// read from the body's first headPrefix bytes (the rest is never read, and
+// the connection is closed), and with the HTTP 413 only when they do not
+// name an AdmissionReview and its uid: under failurePolicy: Ignore an HTTP
+// error admits the write unvalidated (a cap set below what kube-apiserver
+// sends).
+func refuseAnnouncedTooLarge(w http.ResponseWriter, r *http.Request, log logr.Logger, herr *httpError) {
+	w.Header().Set("Connection", "close") // the body stays unread: no draining it after the answer
+	head, ok := readHead(r.Body)
+	if !ok || head.uid == "" || !isAdmissionReview(head) {
+		writeHTTPError(w, log, herr)
+		return
+	}
+	log.Info("Admission denied: review too large", "uid", logString(head.uid), "reason", logString(herr.msg))
+	resp := denied(apierrors.NewRequestEntityTooLargeError(herr.msg))
 	resp.UID = types.UID(head.uid)
 	writeJSON(w, log, &admissionv1.AdmissionReview{TypeMeta: metav1.TypeMeta{APIVersion: head.apiVersion, Kind: head.kind}, Response: &resp.AdmissionResponse})
 }

@@ -173,3 +173,33 @@ func TestShedDeepReviewIsDenied(t *testing.T) {
 	checkSheds(t, ts, shedCount{"/validate", shedWaitExpired, 1}, shedCount{"/default", shedWaitExpired, 1})
 	releaseAll(t, release, entered, first)
 }
+
+// TestAnnouncedTooLargeReviewIsDenied: a review announced over
+// --max-validate-body-bytes is denied with code 413 echoing its uid, read
+// from its head, on /validate and /default, through the real server: an
+// HTTP 413 is admitted unvalidated under failurePolicy: Ignore (a cap set
+// below what kube-apiserver sends).
+func TestAnnouncedTooLargeReviewIsDenied(t *testing.T) {
+	const limit = 64 << 10
+	ts := startServer(t, func(o *Config) { o.MaxValidateBodyBytes = limit })
+	c := ts.client(t, nil)
+	req := claimRequest(t, admissionv1.Update, "v1alpha3", "")
+	req.UID = "large-uid"
+	req.Object.Raw = deepParameters(t, 1) // a valid claim, padded below
+	review := admissionReview("admission.k8s.io/v1", req)
+	i := bytes.LastIndexByte(review, '}')
+	large := append(append(append([]byte{}, review[:i]...), []byte(`,"padding":"`+strings.Repeat("x", limit)+`"`)...), review[i:]...)
+	for _, path := range []string{"/validate", "/default"} {
+		t.Run(path, func(t *testing.T) {
+			resp, body, err := postJSON(c, ts.url(path), large)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := admissionResponse(t, resp, body)
+			if got.UID != "large-uid" || got.Allowed || got.Result == nil || got.Result.Code != http.StatusRequestEntityTooLarge ||
+				got.Result.Reason != metav1.StatusReasonRequestEntityTooLarge || !strings.Contains(got.Result.Message, "exceeds the limit of 65536 bytes") {
+				t.Errorf("want a denial of code 413 echoing the uid, got %s", body)
+			}
+		})
+	}
+}
