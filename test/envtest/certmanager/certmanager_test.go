@@ -102,6 +102,9 @@ func testConversion(t *testing.T) {
 	if err != nil {
 		t.Fatalf("creating a v1alpha2 claim: %v", err)
 	}
+	t.Cleanup(func() {
+		_ = s.resource("v1alpha3", claims).Namespace(testNamespace).Delete(context.Background(), "converted", metav1.DeleteOptions{})
+	})
 	if created.GetAPIVersion() != harness.Group+"/v1alpha2" {
 		t.Errorf("created claim: apiVersion %s, want v1alpha2", created.GetAPIVersion())
 	}
@@ -145,6 +148,9 @@ func testConversion(t *testing.T) {
 	if _, err := s.resource("v1alpha2", templates).Namespace(testNamespace).Create(ctx, tmpl, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("creating a v1alpha2 template: %v", err)
 	}
+	t.Cleanup(func() {
+		_ = s.resource("v1alpha3", templates).Namespace(testNamespace).Delete(context.Background(), "converted", metav1.DeleteOptions{})
+	})
 	t3, err := s.resource("v1alpha3", templates).Namespace(testNamespace).Get(ctx, "converted", metav1.GetOptions{})
 	if err != nil {
 		t.Fatalf("reading the template in v1alpha3: %v", err)
@@ -311,6 +317,9 @@ func testRotation(t *testing.T) {
 	if _, err := dialLeaf(s.ca.pem); err == nil {
 		t.Error("the old CA still verifies the served certificate")
 	}
+	// The new CA is the suite's from now on: a repetition (-count=2) starts
+	// from it.
+	s.ca, s.serving = ca2, ca2.serving
 }
 
 // finishTraffic lets the apiserver pick the last caBundles up, requires ten
