@@ -95,42 +95,42 @@ func (h *admissionHandler) reviewDepth() int {
 }
 
 // refuseUndecodable answers a review that was read but cannot be decoded
-// (nested deeper than --max-json-depth, malformed): with a denial of herr's
-// code echoing request.uid when the head of body names an AdmissionReview
-// and its uid, as a shed review is answered (scanHead: the body may nest
-// too deep for a recursive scan), else with herr as an HTTP error.
-// kube-apiserver takes an HTTP error for a failed call, which
+// (nested deeper than --max-json-depth, malformed) from the head of body
+// (scanHead: the body may nest too deep for a recursive scan): see
+// denyFromHead. kube-apiserver takes an HTTP error for a failed call, which
 // failurePolicy: Ignore admits unvalidated, and a namespace user can make it
 // send such a review: it stores objects nested up to 10,000 levels, and a
 // claim's opaque parameters take anything.
 func refuseUndecodable(w http.ResponseWriter, log logr.Logger, body []byte, herr *httpError) {
 	head, ok := headOf(body)
-	if !ok || head.uid == "" || !isAdmissionReview(head) {
-		writeHTTPError(w, log, herr)
-		return
-	}
-	log.Info("Admission denied: review not decoded", "uid", logString(head.uid), "reason", logString(herr.msg))
-	resp := denied(apierrors.NewBadRequest(herr.msg))
-	resp.UID = types.UID(head.uid)
-	writeJSON(w, log, &admissionv1.AdmissionReview{TypeMeta: metav1.TypeMeta{APIVersion: head.apiVersion, Kind: head.kind}, Response: &resp.AdmissionResponse})
+	denyFromHead(w, log, head, ok, herr, "review not decoded")
 }
 
 // refuseAnnouncedTooLarge answers a review announced larger than the body
-// cap (--max-validate-body-bytes) with a denial of code 413 echoing its uid,
-// read from the body's first headPrefix bytes (the rest is never read, and
-// the connection is closed), and with the HTTP 413 only when they do not
-// name an AdmissionReview and its uid: under failurePolicy: Ignore an HTTP
-// error admits the write unvalidated (a cap set below what kube-apiserver
-// sends).
+// cap (--max-validate-body-bytes) from the body's first headPrefix bytes
+// (the rest is never read, and the connection is closed): see denyFromHead.
+// Under failurePolicy: Ignore an HTTP 413 would admit the write unvalidated
+// (a cap set below what kube-apiserver sends).
 func refuseAnnouncedTooLarge(w http.ResponseWriter, r *http.Request, log logr.Logger, herr *httpError) {
 	w.Header().Set("Connection", "close") // the body stays unread: no draining it after the answer
 	head, ok := readHead(r.Body)
+	denyFromHead(w, log, head, ok, herr, "review too large")
+}
+
+// denyFromHead answers with a denial of herr's code and message echoing the
+// uid when head (ok: read whole) names an AdmissionReview and its uid, as a
+// shed review is answered, else with herr as an HTTP error.
+func denyFromHead(w http.ResponseWriter, log logr.Logger, head reviewHead, ok bool, herr *httpError, what string) {
 	if !ok || head.uid == "" || !isAdmissionReview(head) {
 		writeHTTPError(w, log, herr)
 		return
 	}
-	log.Info("Admission denied: review too large", "uid", logString(head.uid), "reason", logString(herr.msg))
-	resp := denied(apierrors.NewRequestEntityTooLargeError(herr.msg))
+	log.Info("Admission denied: "+what, "uid", logString(head.uid), "reason", logString(herr.msg))
+	status := apierrors.NewBadRequest(herr.msg)
+	if herr.code == http.StatusRequestEntityTooLarge {
+		status = apierrors.NewRequestEntityTooLargeError(herr.msg)
+	}
+	resp := denied(status)
 	resp.UID = types.UID(head.uid)
 	writeJSON(w, log, &admissionv1.AdmissionReview{TypeMeta: metav1.TypeMeta{APIVersion: head.apiVersion, Kind: head.kind}, Response: &resp.AdmissionResponse})
 }
