@@ -322,3 +322,49 @@ func TestRetryAccept(t *testing.T) {
 		t.Error("retry without a guard")
 	}
 }
+
+// Refusing that stops ends with the listener listening and does not pause
+// it again: a pause resets the connections in the accept queue, so one
+// after the stop would reset those queued in the last window. Stopped
+// during a pause, the listener is resumed; stopped during a window, it is
+// left listening.
+func TestRefusingStopsWithoutPausingAgain(t *testing.T) {
+	for _, tc := range []struct {
+		name                string
+		refusePause, window time.Duration
+		want                []string
+	}{
+		{"stopped while paused", time.Hour, time.Hour, []string{"pause", "resume"}},
+		{"stopped while listening in a window", 0, time.Hour, []string{"pause", "resume"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newFakeOverloadBacklog(t, &fakeOverload{})
+			p := &fakePauses{}
+			paused, windowed := make(chan struct{}, 1), make(chan struct{}, 1)
+			b.pause = func(ln net.Listener, n int) (func() error, error) {
+				defer func() { paused <- struct{}{} }()
+				return p.pause(ln, n)
+			}
+			b.queueLen = func(net.Listener) (int, error) { // listenWindow's poll: the window is open
+				select {
+				case windowed <- struct{}{}:
+				default:
+				}
+				return 0, nil
+			}
+			b.refusePause, b.refuseWindow = tc.refusePause, tc.window
+			stop := b.startRefusing(time.Second, signSlotsSaturate)
+			<-paused
+			if tc.refusePause == 0 {
+				<-windowed
+			}
+			stop()
+			if diff := cmp.Diff(tc.want, p.ops); diff != "" {
+				t.Errorf("listener operations (-want +got):\n%s", diff)
+			}
+			if got := value(t, b.refusingG); got != 0 {
+				t.Errorf("refusing gauge %v after the stop, want 0", got)
+			}
+		})
+	}
+}

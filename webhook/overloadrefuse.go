@@ -86,28 +86,32 @@ func (b *overloadBacklog) refuse(stop <-chan struct{}) {
 			return
 		default:
 		}
-		b.listenWindow(stop)
+		if !b.listenWindow(stop) {
+			return // it keeps listening: a pause now would reset the connections queued in the window
+		}
 	}
 }
 
-// listenWindow returns once the accept queue holds the short backlog,
-// refuseWindow has passed, or refusing stops.
-func (b *overloadBacklog) listenWindow(stop <-chan struct{}) {
+// listenWindow returns true once the accept queue holds the short backlog
+// or refuseWindow has passed, false once refusing stops or the server is
+// closing.
+func (b *overloadBacklog) listenWindow(stop <-chan struct{}) bool {
 	end := time.Now().Add(b.refuseWindow)
 	t := time.NewTicker(refuseWindowPoll)
 	defer t.Stop()
 	for time.Now().Before(end) {
 		if n, err := b.queueLen(b.ln); err == nil && n >= b.short {
-			return
+			return true
 		}
 		select {
 		case <-stop:
-			return
+			return false
 		case <-b.done:
-			return
+			return false
 		case <-t.C:
 		}
 	}
+	return true
 }
 
 // pauseListening stops the listener; false if it could not (it then keeps
