@@ -392,3 +392,73 @@ func FuzzScanHead(f *testing.F) {
 		}
 	})
 }
+
+// A chunked body weighs as its cap while it arrives; once read, its review
+// keeps only its estimate (nothing for a small body), so that the weight
+// of bytes it does not have leaves no large review waiting or shed.
+func TestReadAheadChunkedKeepsItsEstimate(t *testing.T) {
+	large := largeAdmissionReview(t, admissionv1.Update, "", largeClaim(t, filler("numbers", 20000)))
+	cost := decodedCost(large)
+	for name, chunked := range map[string][]byte{
+		"small":  admissionReview("admission.k8s.io/v1", claimRequest(t, admissionv1.Create, "v1alpha3", "")),
+		"medium": largeAdmissionReview(t, admissionv1.Update, "", largeClaim(t, filler("numbers", 2000))),
+	} {
+		t.Run(name, func(t *testing.T) {
+			// Room for the large review beside the chunked one's estimate,
+			// not beside the weight of its cap (2 × 7 MiB).
+			ts, entered, release := memoryServer(t, cost+cost/2)
+			if ts.admission.rawWeightOf(t, -1, ts.cfg.MaxValidateBodyBytes)+cost <= ts.admission.memoryCap || decodedCost(chunked)+cost > ts.admission.memoryCap {
+				t.Fatal("the bound does not tell the cap's weight from the estimate")
+			}
+			c := ts.client(t, nil)
+			c.Timeout = 20 * time.Second
+			first := make(chan error, 1)
+			go func() {
+				req, err := http.NewRequest(http.MethodPost, ts.url("/validate"), io.MultiReader(bytes.NewReader(chunked))) // unknown length: chunked
+				if err != nil {
+					first <- err
+					return
+				}
+				req.Header.Set("Content-Type", "application/json")
+				resp, err := c.Do(req)
+				if err == nil {
+					out, _ := io.ReadAll(resp.Body)
+					resp.Body.Close()
+					if got := admissionResponse(t, resp, out); !got.Allowed {
+						err = fmt.Errorf("the chunked review: %+v", got.Result)
+					}
+				}
+				first <- err
+			}()
+			<-entered
+			second := make(chan error, 1)
+			go func() {
+				resp, body, err := postJSON(c, ts.url("/validate"), large)
+				if err == nil && (resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"allowed":true`)) {
+					err = &httpError{code: resp.StatusCode, msg: string(body)}
+				}
+				second <- err
+			}()
+			select {
+			case <-entered: // the large review runs beside the chunked one
+			case err := <-second:
+				t.Fatalf("the large review was not started: %v", err)
+			}
+			checkSheds(t, ts, shedCount{"/validate", shedMemory, 0})
+			releaseAll(t, release, entered, first, second)
+			assertReleased(t, ts)
+		})
+	}
+}
+
+// rawWeightOf is rawWeight of a body announced as length (-1: chunked).
+func (a *slotGate) rawWeightOf(t *testing.T, length, maxBytes int64) int64 {
+	t.Helper()
+	r := httptest.NewRequest(http.MethodPost, "/validate", strings.NewReader("{}"))
+	r.ContentLength = length
+	w, reason := a.rawWeight(r, maxBytes)
+	if reason != "" {
+		t.Fatalf("rawWeight: %s", reason)
+	}
+	return w
+}

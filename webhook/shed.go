@@ -115,7 +115,8 @@ const (
 // announced larger than costScanMin (or chunked) first takes the weight of
 // its bytes (rawWeight) before it is read ahead, so that the bodies read
 // ahead are within the bound too, and then what its decoding needs beyond
-// that; one shed before it is read (no room for its bytes, or announced
+// that (a chunked body, weighed as its cap, keeps only its estimate once
+// read); one shed before it is read (no room for its bytes, or announced
 // too long to ever fit) is answered from its head alone (readHead), its
 // connection closed rather than the body drained.
 //
@@ -164,7 +165,14 @@ func (a *slotGate) wrap(endpoint string, maxBytes int64, refused func(*http.Requ
 		}
 		prefetchBody(r, maxBytes, begin)
 		a.arrived.Add(1)
-		if cost := a.cost(r); cost > held {
+		cost := a.cost(r)
+		if held > cost && readWhole(r) {
+			// A chunked body weighed as its cap, read and found
+			// smaller: its review keeps its estimate only.
+			a.release(held - cost)
+			held = cost
+		}
+		if cost > held {
 			reason := shedTooLarge
 			switch {
 			case cost > a.memoryCap:
@@ -219,6 +227,12 @@ func (a *slotGate) cost(r *http.Request) int64 {
 	}
 	p.cost = decodedCost(p.data)
 	return p.cost
+}
+
+// readWhole reports whether r's body was read ahead to its end.
+func readWhole(r *http.Request) bool {
+	p, ok := r.Body.(*prefetchedBody)
+	return ok && p.err == nil
 }
 
 // rawWeight is what r's body takes from the decoded-memory bound before it
