@@ -261,31 +261,39 @@ func membersUnique(body []byte, start int, ok *bool, requestAt *[]int) bool {
 // the versions they were converted from and to; ok is false when the cache
 // has no answer for key. It counts the lookup.
 func (c *conversionCache) get(key cacheKey, head func(n int) []byte) (buf []byte, from []string, to string, ok bool) {
-	c.mu.Lock()
-	e := c.entries[key.sum]
-	if e != nil && e.object == nil { // an object entry: never, short of a SHA-256 collision
-		n := len(e.lens)
-		for _, l := range e.lens {
-			n += int(l)
-		}
-		buf = head(n + conversionReviewTailRoom)
-		pos := 0
-		for i, l := range e.lens {
-			if i > 0 {
-				buf = append(buf, ',')
-			}
-			buf = c.arena.appendRange(buf, e.blocks, pos, int(l))
-			pos += int(l)
-		}
-		from, to, ok = e.from, e.to, true
-	}
-	c.mu.Unlock()
+	buf, from, to, ok = c.lookup(key, head)
 	if ok {
 		c.lookups.WithLabelValues("hit").Inc()
 	} else {
 		c.lookups.WithLabelValues("miss").Inc()
 	}
 	return buf, from, to, ok
+}
+
+// lookup is get's work under the lock, which a panic (recovered by the
+// handler) must not leave taken: every later cached conversion would wait
+// for it, holding its slot.
+func (c *conversionCache) lookup(key cacheKey, head func(n int) []byte) (buf []byte, from []string, to string, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.entries[key.sum]
+	if e == nil || e.object != nil { // an object entry: never, short of a SHA-256 collision
+		return nil, nil, "", false
+	}
+	n := len(e.lens)
+	for _, l := range e.lens {
+		n += int(l)
+	}
+	buf = head(n + conversionReviewTailRoom)
+	pos := 0
+	for i, l := range e.lens {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = c.arena.appendRange(buf, e.blocks, pos, int(l))
+		pos += int(l)
+	}
+	return buf, e.from, e.to, true
 }
 
 // conversionReviewTailRoom is the room get asks for after the objects, for

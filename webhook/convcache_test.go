@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/claimbridge/claimbridge/api"
 )
@@ -416,5 +417,35 @@ func TestConversionCacheSkipsLargeReviews(t *testing.T) {
 				t.Errorf("key() of %d bytes with a %d-byte cache: ok %v, want %v", len(tc.body), tc.cacheSize, ok, tc.want)
 			}
 		})
+	}
+}
+
+// TestConversionCacheUnlocksOnPanic: a panic while the cache's lock is held
+// (recovered by the handler, which answers 500) leaves the lock free, so
+// that later cached conversions do not wait for it forever, slots held.
+func TestConversionCacheUnlocksOnPanic(t *testing.T) {
+	c := newConversionCache(1<<20, newMetrics())
+	key := cacheKey{sum: [32]byte{7}}
+	c.put(key.sum, [][]byte{[]byte(`{"a":1}`)}, []string{"v1alpha3"}, api.Group+"/v1alpha1")
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Fatal("get did not panic")
+			}
+		}()
+		c.get(key, func(int) []byte { panic("head panics") })
+	}()
+	done := make(chan bool, 1)
+	go func() {
+		_, _, _, ok := c.get(key, func(n int) []byte { return make([]byte, 0, n) })
+		done <- ok
+	}()
+	select {
+	case ok := <-done:
+		if !ok {
+			t.Error("the entry is gone after the panic")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("get after a panic under the lock blocks: the lock stayed taken")
 	}
 }

@@ -256,13 +256,20 @@ func conversionAcceptsMetadata(meta map[string]interface{}) bool {
 // counts the lookup; ok is false, and buf returned as it was, when the
 // cache has no entry for key or the entry does not answer.
 func (c *conversionCache) appendObject(key [sha256.Size]byte, buf []byte, meta map[string]interface{}) (_ []byte, ok bool) {
-	c.mu.Lock()
-	if e := c.entries[key]; e != nil && e.object != nil {
-		buf, ok = e.object.appendTo(buf, meta, &c.arena, e.blocks)
-	}
-	c.mu.Unlock()
+	buf, ok = c.appendLocked(key, buf, meta)
 	c.countObjectLookup(ok)
 	return buf, ok
+}
+
+// appendLocked is appendObject's work under the lock, released also when
+// it panics (see lookup).
+func (c *conversionCache) appendLocked(key [sha256.Size]byte, buf []byte, meta map[string]interface{}) (_ []byte, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e := c.entries[key]; e != nil && e.object != nil {
+		return e.object.appendTo(buf, meta, &c.arena, e.blocks)
+	}
+	return buf, false
 }
 
 // countObjectLookup counts an object lookup: a hit only if the entry
