@@ -27,9 +27,10 @@ import (
 // are left to the client version's own rules.
 //
 // A new object that some version cannot show at all is refused too
-// (unreadable), and so is a claim whose restore annotations hold status
-// data (pendingStatusErrors) that gives no view a status yet.
-func createViewErrors(t target, newObj map[string]interface{}) field.ErrorList {
+// (unreadable; with maxDepth, a view nesting deeper: tooDeep), and so is a
+// claim whose restore annotations hold status data (pendingStatusErrors)
+// that gives no view a status yet.
+func createViewErrors(t target, newObj map[string]interface{}, maxDepth int) field.ErrorList {
 	bare, ok := withoutRestoreAnnotations(newObj)
 	if !ok {
 		if fitsEveryVersion(newObj) {
@@ -53,9 +54,9 @@ func createViewErrors(t target, newObj map[string]interface{}) field.ErrorList {
 		if version == t.version {
 			continue
 		}
-		with, withStatus, withErr := viewCreateErrors(t.kind, version, newObj)
-		without, withoutStatus, withoutErr := viewCreateErrors(t.kind, version, bare)
-		if withStatus && !withoutStatus {
+		with, withView, withErr := viewCreateErrors(t.kind, version, newObj)
+		without, withoutView, withoutErr := viewCreateErrors(t.kind, version, bare)
+		if withView["status"] != nil && withoutView["status"] == nil {
 			gaveStatus = true
 			// The apiserver drops the status of a create before it
 			// converts the object for storage, but the annotations
@@ -82,6 +83,9 @@ func createViewErrors(t target, newObj map[string]interface{}) field.ErrorList {
 					fmt.Sprintf("the restore annotations make the object invalid as seen through %s: %s", version, e.Error())))
 			}
 		}
+		if maxDepth > 0 && nestsDeeper(withView, maxDepth) {
+			allErrs = append(allErrs, tooDeep(newObj, version, maxDepth))
+		}
 	}
 	if !gaveStatus && t.kind == KindResourceClaim {
 		allErrs = append(allErrs, pendingStatusErrors(t, newObj, nil)...)
@@ -90,19 +94,18 @@ func createViewErrors(t target, newObj map[string]interface{}) field.ErrorList {
 }
 
 // viewCreateErrors converts obj to version and runs that version's create
-// rules on it; hasStatus reports whether the converted object has a status.
-// A failed conversion is returned as a *conversionError.
-func viewCreateErrors(kind, version string, obj map[string]interface{}) (errs field.ErrorList, hasStatus bool, err error) {
-	converted, err := convert(obj, version)
+// rules on it; it also returns the converted object (nil if the conversion
+// failed). A failed conversion is returned as a *conversionError.
+func viewCreateErrors(kind, version string, obj map[string]interface{}) (errs field.ErrorList, converted map[string]interface{}, err error) {
+	converted, err = convert(obj, version)
 	if err != nil {
-		return nil, false, &conversionError{err} // names the object and both versions
+		return nil, nil, &conversionError{err} // names the object and both versions
 	}
-	hasStatus = converted["status"] != nil
 	result, err := shapes[version].run(kind, Create, "", prepareForCreate(converted, kind), nil)
 	if err != nil {
-		return nil, hasStatus, fmt.Errorf("validating the %s view: %w", version, err)
+		return nil, converted, fmt.Errorf("validating the %s view: %w", version, err)
 	}
-	return result.errs, hasStatus, nil
+	return result.errs, converted, nil
 }
 
 // withoutRestoreAnnotations returns a copy of obj without its restore

@@ -40,8 +40,8 @@ var convert = conversion.Convert
 // Findings that X already reported are not repeated.
 
 // crossVersionErrors returns the findings of the other versions' views.
-// deriveOld is crossViews'.
-func crossVersionErrors(t target, subResource string, deriveOld bool, newObj, oldObj map[string]interface{}, reported field.ErrorList) field.ErrorList {
+// deriveOld is crossViews'; maxDepth is Request.MaxViewDepth.
+func crossVersionErrors(t target, subResource string, deriveOld bool, newObj, oldObj map[string]interface{}, reported field.ErrorList, maxDepth int) field.ErrorList {
 	var allErrs field.ErrorList
 	add := func(errs ...*field.Error) {
 		for _, e := range errs {
@@ -85,6 +85,13 @@ func crossVersionErrors(t target, subResource string, deriveOld bool, newObj, ol
 			continue
 		}
 		if subResource == "" {
+			// The restore annotations may nest a view deeper than the
+			// conversion webhook returns (tooDeep; without them no view
+			// nests deeper than the object); one already so before the
+			// write is not refused for it.
+			if maxDepth > 0 && api.HasRestoreAnnotation(newObj) && nestsDeeper(all[version].newObj, maxDepth) && !nestsDeeper(all[version].oldObj, maxDepth) {
+				add(tooDeep(newObj, version, maxDepth))
+			}
 			// Only metadata can hide a change that X does not show.
 			if !apiequality.Semantic.DeepEqual(newView.spec, oldView.spec) && !reportedAt(field.ErrorTypeInvalid, "spec", reported) {
 				add(field.Invalid(annotationsPath, common.OmittedValue,

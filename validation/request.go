@@ -57,6 +57,14 @@ type Request struct {
 	// OldObject is the stored object, required for Update. When its version
 	// differs from Object's, it is converted to Object's version first.
 	OldObject map[string]interface{}
+	// MaxViewDepth, if positive, is how deep (arrays and objects) the
+	// object may nest as seen through every version: the conversion webhook
+	// returns no deeper object (its --max-json-depth less the levels of a
+	// ConversionReview), so one that would be is not readable through that
+	// version. A create or main update whose restore annotations make it
+	// so is refused (docs/validation.md). 0: no limit (claimbridge
+	// validate, which converts nothing through a webhook).
+	MaxViewDepth int
 }
 
 // Response is the verdict on one Request.

@@ -99,10 +99,10 @@ func Validate(req Request) (Response, error) {
 	}
 	switch {
 	case req.Operation == Create:
-		resp.Errors = append(resp.Errors, createViewErrors(t, newObj)...)
+		resp.Errors = append(resp.Errors, createViewErrors(t, newObj, req.MaxViewDepth)...)
 	case unchanged && req.SubResource == "":
 	default:
-		resp.Errors = append(resp.Errors, crossVersionErrors(t, req.SubResource, unchanged, newObj, oldObj, resp.Errors)...)
+		resp.Errors = append(resp.Errors, crossVersionErrors(t, req.SubResource, unchanged, newObj, oldObj, resp.Errors, req.MaxViewDepth)...)
 	}
 	// What the stored object would lose is said only when it is stored: a
 	// refused write stores nothing, and its errors already name what to fix

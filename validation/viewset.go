@@ -71,9 +71,10 @@ type viewPair struct {
 	// run every check this pair would); the pair is then empty and not
 	// checked.
 	sameAs string
-	// newObj and oldObj are the converted objects of the storage version's
-	// pair on a status write (the views decode their status only), for its
-	// own status rules (storageStatusErrors).
+	// newObj and oldObj are the converted objects: on a main update, for
+	// the nesting check (tooDeep); of the storage version's pair on a
+	// status write (the views decode their status only), for its own
+	// status rules (storageStatusErrors). nil otherwise.
 	newObj, oldObj map[string]interface{}
 }
 
@@ -170,7 +171,7 @@ func crossViews(t target, statusOnly, deriveOld bool, newObj, oldObj map[string]
 				continue
 			}
 			var err error
-			if statusOnly && version == StorageVersion {
+			if !statusOnly || version == StorageVersion {
 				pair.newObj, pair.oldObj = converted[0][j], converted[1][j]
 			}
 			views := [2]*objectView{&pair.newView, &pair.oldView}

@@ -119,7 +119,7 @@ func newTestConvertHandler(convert ConvertFunc) *convertHandler {
 
 func newTestValidateHandler(validate ValidateFunc) *admissionHandler {
 	c, m := testConfig(""), newMetrics()
-	return &admissionHandler{endpoint: "/validate", decide: &validator{validate: validate, metrics: m}, maxBytes: c.MaxValidateBodyBytes, maxDepth: c.MaxJSONDepth, timeout: c.RequestTimeout, metrics: m}
+	return &admissionHandler{endpoint: "/validate", decide: &validator{validate: validate, metrics: m, maxViewDepth: convertedDepth(c.MaxJSONDepth)}, maxBytes: c.MaxValidateBodyBytes, maxDepth: c.MaxJSONDepth, timeout: c.RequestTimeout, metrics: m}
 }
 
 // post sends body to h in-process and returns the recorder.

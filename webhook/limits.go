@@ -131,10 +131,23 @@ func checkConvertedDepth(object []byte, maxDepth int) error {
 	if maxDepth <= 0 {
 		return nil
 	}
-	if err := checkDepth(object, maxDepth-reviewNesting); err != nil {
+	if err := checkDepth(object, convertedDepth(maxDepth)); err != nil {
 		return fmt.Errorf("the result nests deeper than a review may carry (--max-json-depth %d, of which the review takes %d): %w", maxDepth, reviewNesting, err)
 	}
 	return nil
+}
+
+// convertedDepth is how deep a converted object may nest (arrays and
+// objects) for checkConvertedDepth to let it through: maxDepth less what
+// the review takes. /validate refuses a write that would make a view of
+// the object deeper (validation.Request.MaxViewDepth), which, written
+// through the storage version, reaches no conversion until it is read.
+// 0 for maxDepth 0: no limit.
+func convertedDepth(maxDepth int) int {
+	if maxDepth <= 0 {
+		return 0
+	}
+	return max(0, maxDepth-reviewNesting)
 }
 
 // mayNestDeeper reports whether converting an object (its bytes raw, or

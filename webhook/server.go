@@ -89,7 +89,7 @@ func (s *Server) Handler() http.Handler {
 			timeout: c.RequestTimeout, requireClientCert: requireClientCert, metrics: s.metrics,
 		}))))
 	}
-	admissionEndpoint("/validate", &validator{validate: c.Validator, metrics: s.metrics})
+	admissionEndpoint("/validate", &validator{validate: c.Validator, metrics: s.metrics, maxViewDepth: convertedDepth(c.MaxJSONDepth)})
 	admissionEndpoint("/default", &defaulter{metrics: s.metrics})
 	return mux
 }

@@ -16,6 +16,9 @@ import (
 type validator struct {
 	validate ValidateFunc
 	metrics  *metrics
+	// maxViewDepth is every request's ValidationRequest.MaxViewDepth: how
+	// deep /convert returns a converted object (convertedDepth).
+	maxViewDepth int
 }
 
 var _ admission.Handler = (*validator)(nil)
@@ -34,7 +37,7 @@ func (v *validator) Handle(ctx context.Context, req admission.Request) admission
 	if req.Kind.Group != api.Group || !api.IsKind(req.Kind.Kind) || !api.IsServed(req.Kind.Version) {
 		return denied(apierrors.NewBadRequest(fmt.Sprintf("kind %s.%s/%s is not served by this webhook", req.Kind.Kind, req.Kind.Group, req.Kind.Version)))
 	}
-	vreq := ValidationRequest{Operation: op, SubResource: req.SubResource}
+	vreq := ValidationRequest{Operation: op, SubResource: req.SubResource, MaxViewDepth: v.maxViewDepth}
 	var err error
 	if vreq.Object, err = objectOf(req.Object); err != nil {
 		return denied(apierrors.NewBadRequest(fmt.Sprintf("object %v", err)))

@@ -7,6 +7,9 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/claimbridge/claimbridge/conversion"
 )
 
 // TestClaimsNestingBeyondConversionRefused: a claim written through v1alpha3
@@ -65,6 +68,88 @@ spec:
 		if _, err := claims(v, "").List(ctxFor(t), metav1.ListOptions{}); err != nil {
 			t.Errorf("listing claims of all namespaces through %s: %s", v, describe(err))
 		}
+	}
+}
+
+// TestRestoreDataBeyondConversionDepthRefused: a restore annotation is a
+// patch its client can write (conversion's fingerprint of the spec is its
+// base), whose data comes back, as objects, only in its version's view. A
+// namespace user patched a claim through v1alpha3 (stored with no
+// conversion) with a restore-v1alpha2 or restore-v1alpha1 annotation
+// putting an unknown spec field nested 996 levels into that view, which
+// /convert refused to return (998 levels, one more than a ConversionReview
+// within --max-json-depth carries): the patch was admitted, and then every
+// read of the claim and every list of claims through that version, in all
+// namespaces, failed. It must be refused, naming the annotation; data one
+// level shallower is stored and the claim read through every version.
+func TestRestoreDataBeyondConversionDepthRefused(t *testing.T) {
+	ns := newNamespace(t, "restore-depth")
+	const maxDepth, conversionNesting = 1000, 3
+	// restorePatch is a merge patch setting the restore annotation of view
+	// on stored (a v1alpha3 claim as read) so that its view in that
+	// version nests depth levels ({"spec":{"x":…}}).
+	restorePatch := func(stored *unstructured.Unstructured, view string, depth int) []byte {
+		seen, err := conversion.Convert(stored.Object, view)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen["spec"].(map[string]interface{})["x"] = "PLACEHOLDER"
+		back, err := conversion.Convert(seen, "v1alpha3")
+		if err != nil {
+			t.Fatal(err)
+		}
+		key := conversion.RestoreAnnotation(view)
+		data, _ := back["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})[key].(string)
+		if !strings.Contains(data, `"PLACEHOLDER"`) {
+			t.Fatalf("%s holds no placeholder: %q", key, data)
+		}
+		n := depth - 2
+		data = strings.Replace(data, `"PLACEHOLDER"`, strings.Repeat(`{"a":`, n-1)+"{}"+strings.Repeat("}", n-1), 1)
+		patch, err := json.Marshal(map[string]interface{}{"metadata": map[string]interface{}{"annotations": map[string]string{key: data}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return patch
+	}
+	for _, tc := range []struct {
+		name  string
+		view  string
+		depth int
+		admit bool
+	}{
+		{"v1alpha2-too-deep", "v1alpha2", maxDepth - conversionNesting + 1, false},
+		{"v1alpha1-too-deep", "v1alpha1", maxDepth - conversionNesting + 1, false},
+		{"v1alpha2-deepest", "v1alpha2", maxDepth - conversionNesting, true},
+		{"v1alpha1-deepest", "v1alpha1", maxDepth - conversionNesting, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			stored := createClaim(t, fromYAML(t, "v1alpha3", ns, `
+kind: ResourceClaim
+metadata: {name: `+tc.name+`}
+spec:
+  devices:
+    requests:
+    - {name: gpu, deviceClassName: gpu.example.com}
+`))
+			_, err := claims("v1alpha3", ns).Patch(ctxFor(t), tc.name, types.MergePatchType, restorePatch(stored, tc.view, tc.depth), metav1.PatchOptions{})
+			switch key := conversion.RestoreAnnotation(tc.view); {
+			case tc.admit && err != nil:
+				t.Errorf("patch: %s", describe(err))
+			case !tc.admit && err == nil:
+				t.Errorf("a claim whose %s view nests %d levels, which /convert does not return, was stored", tc.view, tc.depth)
+			case !tc.admit && (!strings.Contains(err.Error(), "denied the request") || !strings.Contains(err.Error(), "metadata.annotations["+key+"]") ||
+				!strings.Contains(err.Error(), "nests deeper than 997 levels")):
+				t.Errorf("patch: %s; want a webhook's denial at the annotation naming the nesting", describe(err))
+			}
+			for _, v := range []string{"v1alpha1", "v1alpha2"} {
+				if _, err := claims(v, ns).Get(ctxFor(t), tc.name, metav1.GetOptions{}); err != nil {
+					t.Errorf("reading the claim through %s: %s", v, describe(err))
+				}
+				if _, err := claims(v, "").List(ctxFor(t), metav1.ListOptions{}); err != nil {
+					t.Errorf("listing claims of all namespaces through %s: %s", v, describe(err))
+				}
+			}
+		})
 	}
 }
 
