@@ -92,6 +92,12 @@ func crossVersionErrors(t target, subResource string, deriveOld bool, newObj, ol
 			if maxDepth > 0 && api.HasRestoreAnnotation(newObj) && nestsDeeper(all[version].newObj, maxDepth) && !nestsDeeper(all[version].oldObj, maxDepth) {
 				add(tooDeep(newObj, version, maxDepth))
 			}
+			// They may also add fields the version does not have, which its
+			// typed view below does not see; a create is refused for them
+			// (createViewErrors), and so is an update that adds them.
+			if api.HasRestoreAnnotation(newObj) {
+				add(addedUnknownFields(t.kind, version, all[version])...)
+			}
 			// Only metadata can hide a change that X does not show.
 			if !apiequality.Semantic.DeepEqual(newView.spec, oldView.spec) && !reportedAt(field.ErrorTypeInvalid, "spec", reported) {
 				add(field.Invalid(annotationsPath, common.OmittedValue,

@@ -32,3 +32,15 @@ func wantOnlyWarnings(t *testing.T, req Request, want []string) {
 		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
 }
+
+// annotate sets the annotation key of o to value and returns o.
+func annotate(o map[string]interface{}, key, value string) map[string]interface{} {
+	meta := o["metadata"].(map[string]interface{})
+	ann, _ := meta["annotations"].(map[string]interface{})
+	if ann == nil {
+		ann = map[string]interface{}{}
+		meta["annotations"] = ann
+	}
+	ann[key] = value
+	return o
+}

@@ -5,9 +5,10 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/claimbridge/claimbridge/conversion"
-	"k8s.io/apimachinery/pkg/util/validation/field"
+	"github.com/claimbridge/claimbridge/validation/common"
 )
 
 // The restore annotations are the client's to send, and conversion applies
@@ -310,16 +311,6 @@ func TestStatusRestoreDataForALaterStatus(t *testing.T) {
 		})
 		return o["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})[conversion.RestoreAnnotation(version)].(string)
 	}
-	annotate := func(o map[string]interface{}, key, value string) map[string]interface{} {
-		meta := o["metadata"].(map[string]interface{})
-		ann, _ := meta["annotations"].(map[string]interface{})
-		if ann == nil {
-			ann = map[string]interface{}{}
-			meta["annotations"] = ann
-		}
-		ann[key] = value
-		return o
-	}
 	key := func(version string) string { return conversion.RestoreAnnotation(version) }
 	changed := func(version string) *field.Error {
 		return field.Forbidden(field.NewPath("metadata", "annotations").Key(key(version)),
@@ -428,9 +419,11 @@ func TestSpecRestoreDataCannotWriteStatus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// No view changes: the spec patch adds a field no shape has, and the
-	// claim has a status.
-	if diff := cmp.Diff(field.ErrorList(nil), resp.Errors); diff != "" {
+	// No view's typed spec or status changes; the field no shape has is
+	// what refuses it, as on a create.
+	want := field.ErrorList{field.Invalid(field.NewPath("metadata", "annotations").Key("claimbridge.dev/restore-v1alpha2"), common.OmittedValue,
+		"the restore annotations make the object invalid as seen through v1alpha2: spec.unknown: Forbidden: unknown field")}
+	if diff := cmp.Diff(want, resp.Errors); diff != "" {
 		t.Errorf("planting: errors (-want +got):\n%s", diff)
 	}
 	// Had it been stored, a status write removing the status would not

@@ -94,8 +94,8 @@ func templateOf(t *testing.T, version string) []byte {
 // or v1alpha1 view was admitted (the views' typed specs ignore unknown
 // fields), and then every read of the claim and every list of claims
 // through that version, in all namespaces, failed. /validate refuses what
-// /convert would refuse, at the annotation, and admits restore data one
-// level shallower, which /convert converts to every version.
+// /convert would refuse, at the annotation (and now the unknown field
+// itself, at any depth).
 func TestRestoreDataBeyondConversionDepthRefused(t *testing.T) {
 	const maxDepth = 1000 // testConfig's
 	limit := maxDepth - reviewNesting
@@ -112,21 +112,25 @@ func TestRestoreDataBeyondConversionDepthRefused(t *testing.T) {
 		stored     bool   // the old object nests so already
 		wantCauses []cause
 	}{
+		// An update's views are decoded strictly too: the unknown field is
+		// refused besides (TestRestoreDataAddingUnknownFieldsRefused).
 		{"update-v1alpha3-restores-v1alpha2", api.KindClaim, admissionv1.Update, "v1alpha3", "v1alpha2", limit + 1, false,
-			[]cause{{"FieldValueForbidden", "metadata.annotations[claimbridge.dev/restore-v1alpha2]"}}},
+			[]cause{{"FieldValueForbidden", "metadata.annotations[claimbridge.dev/restore-v1alpha2]"}, {"FieldValueInvalid", "metadata.annotations[claimbridge.dev/restore-v1alpha2]"}}},
 		{"update-v1alpha3-restores-v1alpha1", api.KindClaim, admissionv1.Update, "v1alpha3", "v1alpha1", limit + 1, false,
-			[]cause{{"FieldValueForbidden", "metadata.annotations[claimbridge.dev/restore-v1alpha1]"}}},
+			[]cause{{"FieldValueForbidden", "metadata.annotations[claimbridge.dev/restore-v1alpha1]"}, {"FieldValueInvalid", "metadata.annotations[claimbridge.dev/restore-v1alpha1]"}}},
 		{"update-v1alpha2-restores-v1alpha1", api.KindClaim, admissionv1.Update, "v1alpha2", "v1alpha1", limit + 1, false,
-			[]cause{{"FieldValueForbidden", "metadata.annotations[claimbridge.dev/restore-v1alpha1]"}}},
+			[]cause{{"FieldValueForbidden", "metadata.annotations[claimbridge.dev/restore-v1alpha1]"}, {"FieldValueInvalid", "metadata.annotations[claimbridge.dev/restore-v1alpha1]"}}},
 		{"template-update-v1alpha3-restores-v1alpha2", api.KindTemplate, admissionv1.Update, "v1alpha3", "v1alpha2", limit + 1, false,
-			[]cause{{"FieldValueForbidden", "metadata.annotations[claimbridge.dev/restore-v1alpha2]"}}},
-		// A create's views are decoded strictly: the unknown field is
-		// refused besides.
+			[]cause{{"FieldValueForbidden", "metadata.annotations[claimbridge.dev/restore-v1alpha2]"}, {"FieldValueInvalid", "metadata.annotations[claimbridge.dev/restore-v1alpha2]"}}},
 		{"create-v1alpha3-restores-v1alpha2", api.KindClaim, admissionv1.Create, "v1alpha3", "v1alpha2", limit + 1, false,
 			[]cause{{"FieldValueInvalid", "metadata.annotations"}, {"FieldValueForbidden", "metadata.annotations[claimbridge.dev/restore-v1alpha2]"}}},
-		{"update-at-the-limit", api.KindClaim, admissionv1.Update, "v1alpha3", "v1alpha2", limit, false, nil},
-		{"template-update-at-the-limit", api.KindTemplate, admissionv1.Update, "v1alpha3", "v1alpha1", limit, false, nil},
-		// One stored before this check (its annotation added or
+		// At the limit, /convert converts the view; the unknown field alone
+		// is refused.
+		{"update-at-the-limit", api.KindClaim, admissionv1.Update, "v1alpha3", "v1alpha2", limit, false,
+			[]cause{{"FieldValueInvalid", "metadata.annotations[claimbridge.dev/restore-v1alpha2]"}}},
+		{"template-update-at-the-limit", api.KindTemplate, admissionv1.Update, "v1alpha3", "v1alpha1", limit, false,
+			[]cause{{"FieldValueInvalid", "metadata.annotations[claimbridge.dev/restore-v1alpha1]"}}},
+		// One stored before these checks (its annotation added or
 		// changed, as its finalizer removed) is not refused for it.
 		{"update-of-a-claim-stored-so", api.KindClaim, admissionv1.Update, "v1alpha3", "v1alpha2", limit + 1, true, nil},
 	} {
@@ -150,22 +154,12 @@ func TestRestoreDataBeyondConversionDepthRefused(t *testing.T) {
 				if !out.Response.Allowed {
 					t.Fatalf("denied: %+v", out.Response.Result)
 				}
-				if tc.stored {
-					return
-				}
-				// What /validate admits, /convert converts to every version.
-				for _, to := range api.ServedVersions {
-					review := decodeConversionResponse(t, post(convert, conversionReview("apiextensions.k8s.io/v1", "u", api.Group+"/"+to, obj)))
-					if review.Response.Result.Status != metav1.StatusSuccess {
-						t.Errorf("/convert to %s: %s", to, review.Response.Result.Message)
-					}
-				}
 				return
 			}
-			// The write is refused because /convert would refuse to show it.
+			// The depth finding is exactly /convert's refusal to show it.
 			review := decodeConversionResponse(t, post(convert, conversionReview("apiextensions.k8s.io/v1", "u", api.Group+"/"+tc.view, obj)))
-			if review.Response.Result.Status == metav1.StatusSuccess {
-				t.Fatalf("/convert to %s converted a view nesting %d levels", tc.view, tc.nesting)
+			if converted := review.Response.Result.Status == metav1.StatusSuccess; converted != (tc.nesting <= limit) {
+				t.Fatalf("/convert to %s of a view nesting %d levels (limit %d): converted %v", tc.view, tc.nesting, limit, converted)
 			}
 			r := out.Response
 			if r.Allowed || r.Result == nil || r.Result.Code != http.StatusUnprocessableEntity || r.Result.Details == nil {

@@ -80,8 +80,10 @@ spec:
 // /convert refused to return (998 levels, one more than a ConversionReview
 // within --max-json-depth carries): the patch was admitted, and then every
 // read of the claim and every list of claims through that version, in all
-// namespaces, failed. It must be refused, naming the annotation; data one
-// level shallower is stored and the claim read through every version.
+// namespaces, failed. It must be refused, naming the annotation, and so
+// must any unknown field such data adds, at any depth (5,500 of them made
+// every read through v1alpha1 diff them), as a create's are; the claim
+// stays readable and listable through every version.
 func TestRestoreDataBeyondConversionDepthRefused(t *testing.T) {
 	ns := newNamespace(t, "restore-depth")
 	const maxDepth, conversionNesting = 1000, 3
@@ -112,15 +114,15 @@ func TestRestoreDataBeyondConversionDepthRefused(t *testing.T) {
 		return patch
 	}
 	for _, tc := range []struct {
-		name  string
-		view  string
-		depth int
-		admit bool
+		name    string
+		view    string
+		depth   int
+		tooDeep bool
 	}{
-		{"v1alpha2-too-deep", "v1alpha2", maxDepth - conversionNesting + 1, false},
-		{"v1alpha1-too-deep", "v1alpha1", maxDepth - conversionNesting + 1, false},
-		{"v1alpha2-deepest", "v1alpha2", maxDepth - conversionNesting, true},
-		{"v1alpha1-deepest", "v1alpha1", maxDepth - conversionNesting, true},
+		{"v1alpha2-too-deep", "v1alpha2", maxDepth - conversionNesting + 1, true},
+		{"v1alpha1-too-deep", "v1alpha1", maxDepth - conversionNesting + 1, true},
+		{"v1alpha2-deepest", "v1alpha2", maxDepth - conversionNesting, false},
+		{"v1alpha1-shallow", "v1alpha1", 4, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			stored := createClaim(t, fromYAML(t, "v1alpha3", ns, `
@@ -133,13 +135,13 @@ spec:
 `))
 			_, err := claims("v1alpha3", ns).Patch(ctxFor(t), tc.name, types.MergePatchType, restorePatch(stored, tc.view, tc.depth), metav1.PatchOptions{})
 			switch key := conversion.RestoreAnnotation(tc.view); {
-			case tc.admit && err != nil:
-				t.Errorf("patch: %s", describe(err))
-			case !tc.admit && err == nil:
-				t.Errorf("a claim whose %s view nests %d levels, which /convert does not return, was stored", tc.view, tc.depth)
-			case !tc.admit && (!strings.Contains(err.Error(), "denied the request") || !strings.Contains(err.Error(), "metadata.annotations["+key+"]") ||
-				!strings.Contains(err.Error(), "nests deeper than 997 levels")):
-				t.Errorf("patch: %s; want a webhook's denial at the annotation naming the nesting", describe(err))
+			case err == nil:
+				t.Errorf("a claim whose %s view has an unknown field nesting %d levels was stored", tc.view, tc.depth)
+			case !strings.Contains(err.Error(), "denied the request") || !strings.Contains(err.Error(), "metadata.annotations["+key+"]") ||
+				!strings.Contains(err.Error(), "spec.x: Forbidden: unknown field"):
+				t.Errorf("patch: %s; want a webhook's denial at the annotation naming the unknown field", describe(err))
+			case strings.Contains(err.Error(), "nests deeper than 997 levels") != tc.tooDeep:
+				t.Errorf("patch: %s; want the nesting named: %v", describe(err), tc.tooDeep)
 			}
 			for _, v := range []string{"v1alpha1", "v1alpha2"} {
 				if _, err := claims(v, ns).Get(ctxFor(t), tc.name, metav1.GetOptions{}); err != nil {
