@@ -36,6 +36,10 @@
 // CRDInstallOptions, which rewrites spec.conversion for kinds that are not
 // controller-runtime convertibles in the scheme.
 //
+// Env.StopServer and Env.StartServer stop the server (its port then refuses
+// connections) and start it again on the same port with the same certificate,
+// for an outage of the webhook.
+//
 // If any step fails, everything already started is stopped before Start
 // returns. Env.Stop is also run on SIGINT, SIGTERM and SIGHUP, and shortly
 // before the `go test -timeout` deadline, because envtest starts kube-apiserver

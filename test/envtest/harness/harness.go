@@ -101,12 +101,15 @@ type Env struct {
 	env          *envtest.Environment
 	readyTimeout time.Duration
 
-	stopOnce   sync.Once
-	stopErr    error
-	stopServer func()
-	stopReaper func()
-	cancel     context.CancelFunc
-	done       chan struct{} // closed by Stop: ends the signal and deadline watchers
+	stopOnce    sync.Once
+	stopErr     error
+	startServer ServerFunc
+	serverCtx   context.Context
+	serverMu    sync.Mutex // guards stopServer
+	stopServer  func()
+	stopReaper  func()
+	cancel      context.CancelFunc
+	done        chan struct{} // closed by Stop: ends the signal and deadline watchers
 }
 
 // Start starts an environment (see the package documentation). On error
@@ -199,6 +202,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, retErr error) {
 			return nil, err
 		}
 	}
+	e.startServer, e.serverCtx = opts.StartServer, ctx
 	if e.stopServer, err = opts.StartServer(ctx, e.CertDir, e.Port); err != nil {
 		return nil, err
 	}
@@ -253,9 +257,7 @@ func Main(m *testing.M, opts Options, env **Env) int {
 func (e *Env) Stop() error {
 	e.stopOnce.Do(func() {
 		close(e.done)
-		if e.stopServer != nil {
-			e.stopServer()
-		}
+		e.StopServer()
 		if e.cancel != nil {
 			e.cancel()
 		}
@@ -265,6 +267,35 @@ func (e *Env) Stop() error {
 		e.stopErr = StopControlPlane(e.env, e.CertDir)
 	})
 	return e.stopErr
+}
+
+// StopServer stops the claimbridge server and waits for it: its port refuses
+// connections (every webhook call fails) until StartServer. Stopping a
+// stopped server does nothing.
+func (e *Env) StopServer() {
+	e.serverMu.Lock()
+	defer e.serverMu.Unlock()
+	if e.stopServer != nil {
+		e.stopServer()
+		e.stopServer = nil
+	}
+}
+
+// StartServer starts the claimbridge server again after StopServer, as Start
+// did (Options.StartServer), on the same port with the same certificate. It
+// is an error while the server runs.
+func (e *Env) StartServer() error {
+	e.serverMu.Lock()
+	defer e.serverMu.Unlock()
+	if e.stopServer != nil {
+		return errors.New("the claimbridge server is running")
+	}
+	stop, err := e.startServer(e.serverCtx, e.CertDir, e.Port)
+	if err != nil {
+		return err
+	}
+	e.stopServer = stop
+	return nil
 }
 
 func (e *Env) clients() error {
