@@ -462,3 +462,44 @@ func (a *slotGate) rawWeightOf(t *testing.T, length, maxBytes int64) int64 {
 	}
 	return w
 }
+
+// A large review whose bytes' weight fits but whose estimate does not gives
+// that weight back and waits for the whole estimate; it is served once a
+// review before it ends, not shed, and every weight comes back once: the
+// path of wrap's release-and-wait, which a double release would panic in
+// and a lost one would leave the bound short.
+func TestReadAheadWaitsForTheWholeEstimate(t *testing.T) {
+	large := largeAdmissionReview(t, admissionv1.Update, "", largeClaim(t, filler("numbers", 20000)))
+	cost, raw := decodedCost(large), 2*int64(len(large))
+	// Room for one estimate and the bytes' weight of another, not for
+	// the rest of its estimate.
+	ts, entered, release := blockingServer(t, func(o *Config) {
+		o.MaxInFlight, o.MaxQueueWait, o.MaxReviewMemory = 2, 10*time.Second, cost+raw+1<<10
+	})
+	c := ts.client(t, nil)
+	c.Timeout = 20 * time.Second
+	first := occupyWith(t, ts, c, entered, large)
+	second := make(chan error, 1)
+	go func() {
+		resp, body, err := postJSON(c, ts.url("/validate"), large)
+		if err == nil && (resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"allowed":true`)) {
+			err = &httpError{code: resp.StatusCode, msg: string(body)}
+		}
+		second <- err
+	}()
+	// It read its body (the weight of its bytes was free) and waits for
+	// its estimate: not in a slot, not shed.
+	eventually(t, "the second review to be read ahead", func() bool { return ts.admission.arrived.Load() == 2 })
+	select {
+	case <-entered:
+		t.Fatal("the second review ran beside the first: its estimate does not fit")
+	case err := <-second:
+		t.Fatalf("the second review was answered while the first held the bound: %v", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	release <- struct{}{} // the first review ends, its estimate given back
+	<-entered             // the second runs
+	releaseAll(t, release, entered, first, second)
+	checkSheds(t, ts, shedCount{"/validate", shedMemory, 0}, shedCount{"/validate", shedWaitExpired, 0})
+	assertReleased(t, ts)
+}
