@@ -154,7 +154,9 @@ func New(cfg Config, restConfig *rest.Config, log logr.Logger) (*Rotator, error)
 		return nil, err
 	}
 	secretKey := types.NamespacedName{Namespace: cfg.Namespace, Name: cfg.SecretName}
-	mgr, err := ctrl.NewManager(restConfig, ctrl.Options{
+	// cert-controller's own cache of Secrets asks for the one Secret only
+	// (withSecretNameSelector), so that RBAC may limit list and watch to it.
+	mgr, err := ctrl.NewManager(withSecretNameSelector(restConfig, cfg.Namespace, cfg.SecretName), ctrl.Options{
 		Scheme:                 scheme,
 		Logger:                 log,
 		Metrics:                metricsserver.Options{BindAddress: "0"},

@@ -103,11 +103,16 @@ var certManagerView = modeView{
 }
 
 // updatable lists "resource/name" pairs the rules allow to update; no rule
-// may allow create, delete, patch or update without names.
+// may allow create, delete, patch or update without names, nor any verb on
+// Secrets without names (the server lists and watches its Secret with a
+// metadata.name field selector, so that the token reads no other).
 func updatable(t *testing.T, rules []rbacv1.PolicyRule) []string {
 	t.Helper()
 	var out []string
 	for _, r := range rules {
+		if slices.Contains(r.Resources, "secrets") && len(r.ResourceNames) == 0 {
+			t.Errorf("rule %+v allows Secrets without resourceNames", r)
+		}
 		for _, verb := range r.Verbs {
 			switch verb {
 			case "create":
