@@ -431,14 +431,7 @@ func TestReadAheadChunkedKeepsItsEstimate(t *testing.T) {
 				first <- err
 			}()
 			<-entered
-			second := make(chan error, 1)
-			go func() {
-				resp, body, err := postJSON(c, ts.url("/validate"), large)
-				if err == nil && (resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"allowed":true`)) {
-					err = &httpError{code: resp.StatusCode, msg: string(body)}
-				}
-				second <- err
-			}()
+			second := sendAllowed(c, ts.url("/validate"), large)
 			select {
 			case <-entered: // the large review runs beside the chunked one
 			case err := <-second:
@@ -479,14 +472,7 @@ func TestReadAheadWaitsForTheWholeEstimate(t *testing.T) {
 	c := ts.client(t, nil)
 	c.Timeout = 20 * time.Second
 	first := occupyWith(t, ts, c, entered, large)
-	second := make(chan error, 1)
-	go func() {
-		resp, body, err := postJSON(c, ts.url("/validate"), large)
-		if err == nil && (resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"allowed":true`)) {
-			err = &httpError{code: resp.StatusCode, msg: string(body)}
-		}
-		second <- err
-	}()
+	second := sendAllowed(c, ts.url("/validate"), large)
 	// It read its body (the weight of its bytes was free) and waits for
 	// its estimate: not in a slot, not shed.
 	eventually(t, "the second review to be read ahead", func() bool { return ts.admission.arrived.Load() == 2 })

@@ -51,15 +51,22 @@ func occupy(t *testing.T, ts *testServer, c *http.Client, entered chan struct{})
 // allowed.
 func occupyWith(t *testing.T, ts *testServer, c *http.Client, entered chan struct{}, review []byte) chan error {
 	t.Helper()
+	done := sendAllowed(c, ts.url("/validate"), review)
+	<-entered
+	return done
+}
+
+// sendAllowed posts review to url in the background; the channel gets nil
+// once it was allowed, else the error or the answer.
+func sendAllowed(c *http.Client, url string, review []byte) chan error {
 	done := make(chan error, 1)
 	go func() {
-		resp, body, err := postJSON(c, ts.url("/validate"), review)
+		resp, body, err := postJSON(c, url, review)
 		if err == nil && (resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"allowed":true`)) {
 			err = &httpError{code: resp.StatusCode, msg: string(body)}
 		}
 		done <- err
 	}()
-	<-entered
 	return done
 }
 
