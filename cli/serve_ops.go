@@ -216,6 +216,18 @@ func runWithOps(ctx context.Context, cfg webhook.Config, o *ServeOptions, restCo
 	case <-ctx.Done():
 		return nil
 	}
+	if o.TokenPolicyCheckInterval > 0 {
+		// Beside the server, never in its readiness: a policy that is
+		// missing must not take the webhook down.
+		check, err := selfmanaged.NewPolicyCheck(smc, restConfig, o.TokenPolicyCheckInterval, log.WithName("token-policy"),
+			func(v selfmanaged.PolicyVerdict) { s.SetTokenPolicyEnforced(float64(v)) })
+		if err != nil {
+			return err
+		}
+		checkDone := make(chan struct{})
+		go func() { defer close(checkDone); check.Run(ctx) }()
+		defer func() { cancel(); <-checkDone }()
+	}
 	serverDone := make(chan error, 1)
 	go func() { serverDone <- o.nameFlags(s.Run(ctx)) }()
 	select {

@@ -152,6 +152,14 @@ type ServeOptions struct {
 	// CertRenewBefore is how long before expiry it (and the CA) is renewed.
 	// Defaults one year and 90 days.
 	CertDuration, CertRenewBefore time.Duration
+	// TokenPolicyCheckInterval is how often, in self-managed mode, the
+	// server checks that the token policy (ValidatingAdmissionPolicy
+	// <prefix>ca-injection-only) refuses its ServiceAccount a change beyond
+	// the caBundles, by a dry-run update (certs/selfmanaged PolicyCheck);
+	// 0 disables the check. Default 0: only the install knows whether it
+	// installed the policy, and the chart and config/self-managed pass 5m
+	// when they do.
+	TokenPolicyCheckInterval time.Duration
 	// MetricsSecure serves /metrics over HTTPS behind TokenReview and
 	// SubjectAccessReview, which needs the Kubernetes API (kubeconfig or
 	// in-cluster); false serves plain HTTP. Default true: a cluster
@@ -257,6 +265,7 @@ func (o *ServeOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.CertInjectMutatingWebhookConfiguration, "cert-inject-mutating-webhook-configuration", o.CertInjectMutatingWebhookConfiguration, "Self-managed mode: MutatingWebhookConfiguration (defaulting) whose webhooks get the CA (empty: none; the manifests name claimbridge-mutating-webhook-configuration).")
 	fs.DurationVar(&o.CertDuration, "cert-duration", o.CertDuration, "Self-managed mode: validity of the serving certificate.")
 	fs.DurationVar(&o.CertRenewBefore, "cert-renew-before", o.CertRenewBefore, "Self-managed mode: renew the serving certificate (and the CA) this long before it expires.")
+	fs.DurationVar(&o.TokenPolicyCheckInterval, "token-policy-check-interval", o.TokenPolicyCheckInterval, "Self-managed mode: check at start and then this often, by a dry-run update of the webhook configuration as the server's ServiceAccount, that the ValidatingAdmissionPolicy <prefix>ca-injection-only refuses it any change beyond the caBundles; the verdict goes to claimbridge_token_policy_enforced and a policy not enforced is logged as an error (0: no check; else at least 1s). Readiness does not depend on it.")
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "Kubeconfig file for the Kubernetes API, needed only by --cert-mode=self-managed and --metrics-secure; empty: $KUBECONFIG, ~/.kube/config, then the in-cluster config.")
 	fs.BoolVar(&o.MetricsSecure, "metrics-secure", o.MetricsSecure, "Serve /metrics over HTTPS (the serving certificate and TLS settings of the webhook listener) to clients the API server authenticates and authorises for GET /metrics; needs a kubeconfig or in-cluster config. false serves plain HTTP without authentication.")
 	fs.StringVar(&o.LogFormat, "log-format", o.LogFormat, `Log format: "text" or "json".`)
@@ -325,6 +334,7 @@ func (o *ServeOptions) Validate() error {
 		{"--max-review-memory", o.MaxReviewMemory},
 		{"--shutdown-drain", int64(o.ShutdownDrain)},
 		{"--cert-reload-interval", int64(o.CertReloadInterval)},
+		{"--token-policy-check-interval", int64(o.TokenPolicyCheckInterval)},
 		{"-v", int64(o.Verbosity)},
 	} {
 		if p.v < 0 {
@@ -334,6 +344,12 @@ func (o *ServeOptions) Validate() error {
 	if o.CertReloadInterval > 0 && o.CertReloadInterval < time.Second {
 		// Each poll re-reads and parses every certificate file.
 		errs = append(errs, fmt.Errorf("--cert-reload-interval %s: must be 0 (no poll) or at least 1s", o.CertReloadInterval))
+	}
+	if o.TokenPolicyCheckInterval > 0 && o.TokenPolicyCheckInterval < time.Second {
+		errs = append(errs, fmt.Errorf("--token-policy-check-interval %s: must be 0 (no check) or at least 1s", o.TokenPolicyCheckInterval))
+	}
+	if o.TokenPolicyCheckInterval > 0 && o.CertMode != CertModeSelfManaged {
+		errs = append(errs, fmt.Errorf("--token-policy-check-interval %s: only with --cert-mode=self-managed (the token policy restricts the ServiceAccount that injects the CA); pass 0", o.TokenPolicyCheckInterval))
 	}
 	if o.LogFormat != "text" && o.LogFormat != "json" {
 		errs = append(errs, fmt.Errorf("--log-format %q: must be text or json", o.LogFormat))
@@ -383,6 +399,7 @@ func (o *ServeOptions) Config() (webhook.Config, error) {
 		RequestTimeout:        o.RequestTimeout,
 		ShutdownDrain:         o.ShutdownDrain,
 		ShutdownTimeout:       o.ShutdownTimeout,
+		TokenPolicyGauge:      o.TokenPolicyCheckInterval > 0,
 	}, nil
 }
 

@@ -55,6 +55,11 @@ type Config struct {
 	// listener then serves HTTPS with the serving certificate and TLS
 	// settings of the webhook listener (same content, same reloads).
 	MetricsFilter func(http.Handler) (http.Handler, error)
+	// TokenPolicyGauge exports claimbridge_token_policy_enforced, -1
+	// (unknown) until Server.SetTokenPolicyEnforced reports a verdict: the
+	// command sets it when it checks its token policy (self-managed
+	// certificates, --token-policy-check-interval).
+	TokenPolicyGauge bool
 
 	// MaxConvertBodyBytes and MaxValidateBodyBytes cap the request body of
 	// /convert and of /validate and /default; larger bodies get 413.

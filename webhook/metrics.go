@@ -24,6 +24,9 @@ type metrics struct {
 	// handshakeErrors counts failed TLS handshakes on the webhook listener
 	// by reason (tlserrors.go).
 	handshakeErrors *prometheus.CounterVec
+	// tokenPolicy is the token policy check's last verdict, nil unless
+	// Config.TokenPolicyGauge.
+	tokenPolicy prometheus.Gauge
 }
 
 func newMetrics() *metrics {
@@ -69,6 +72,17 @@ func newMetrics() *metrics {
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
+}
+
+// registerTokenPolicy exports claimbridge_token_policy_enforced at -1
+// (unknown) until the first verdict.
+func (m *metrics) registerTokenPolicy() {
+	m.tokenPolicy = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "claimbridge_token_policy_enforced",
+		Help: "Verdict of the last check (--token-policy-check-interval) that the ValidatingAdmissionPolicy <prefix>ca-injection-only refuses this server's ServiceAccount a change beyond the caBundles: 1 enforced (a dry-run change was refused), 0 not enforced (it was allowed), -1 unknown (no check answered yet, or the last answer proved nothing: RBAC, conflict, timeout). Exported only while the check runs.",
+	})
+	m.tokenPolicy.Set(-1)
+	m.registry.MustRegister(m.tokenPolicy)
 }
 
 func (m *metrics) request(endpoint, operation, result string, start time.Time) {

@@ -55,7 +55,19 @@ func New(cfg Config) (*Server, error) {
 		s.cache = newConversionCache(cfg.ConversionCacheBytes, m)
 	}
 	s.registerOpsMetrics() // #11: certificate expiry/age, series the alerts need (certmetrics.go)
+	if cfg.TokenPolicyGauge {
+		m.registerTokenPolicy()
+	}
 	return s, nil
+}
+
+// SetTokenPolicyEnforced sets claimbridge_token_policy_enforced to the
+// token policy check's verdict: 1 enforced, 0 not enforced, -1 unknown. It
+// does nothing unless Config.TokenPolicyGauge. Readiness does not depend on it.
+func (s *Server) SetTokenPolicyEnforced(v float64) {
+	if s.metrics.tokenPolicy != nil {
+		s.metrics.tokenPolicy.Set(v)
+	}
 }
 
 // Started is closed once the TLS listener serves; Addr, HealthAddr and
