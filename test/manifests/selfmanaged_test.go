@@ -564,6 +564,8 @@ func TestChart(t *testing.T) {
 			{"extraArgs[0]=--health-probe-bind-address=0", "the chart sets --health-probe-bind-address itself"},
 			{"extraArgs[0]=--tls-cert-file=/x", "the chart sets --tls-cert-file itself"},
 			{"extraArgs[0]=--cert-inject-crd=x", "the chart sets --cert-inject-crd itself"},
+			// Passed by the chart with the token policy it renders (the default).
+			{"extraArgs[0]=--token-policy-check-interval=1m", "the chart sets --token-policy-check-interval itself when it renders the token policy"},
 			// A metrics port on the webhook's or the probes' would crash-loop the pod.
 			{"metrics.port=8081", "metrics.port 8081: the webhook listens on 9443 and the probes on 8081"},
 			{"metrics.port=9443", "metrics.port 9443: the webhook listens on 9443 and the probes on 8081"},

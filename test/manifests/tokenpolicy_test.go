@@ -2,6 +2,7 @@ package manifests
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -50,6 +51,11 @@ func TestTokenPolicy(t *testing.T) {
 		t.Errorf("policy %q in the overlay, want team-claimbridge-ca-injection-only", p.Name)
 	}
 
+	// The server checks the policy it is installed with.
+	if got := checkInterval(t, build(t, "config/self-managed")); got != "5m" {
+		t.Errorf("config/self-managed: --token-policy-check-interval %q, want 5m", got)
+	}
+
 	for _, c := range []struct {
 		name string
 		sets []string
@@ -60,12 +66,42 @@ func TestTokenPolicy(t *testing.T) {
 		{"auto-not-served", []string{"certificates.selfManaged.restrictToken=auto"}, 0}, // helm template without a cluster
 		{"false", []string{"certificates.selfManaged.restrictToken=false", vapServed}, 0},
 		{"cert-manager", []string{"certificates.mode=cert-manager", "metrics.secure=false", vapServed}, 0}, // no token
+		// Without the chart's policy (an administrator's own), extraArgs may pass it.
+		{"false-extra-args", []string{"certificates.selfManaged.restrictToken=false", "extraArgs[0]=--token-policy-check-interval=1m"}, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := helmTemplate(t, c.sets...)
 			if got := len(r.byKind["ValidatingAdmissionPolicy"]) + len(r.byKind["ValidatingAdmissionPolicyBinding"]); got != 2*c.want {
 				t.Errorf("%d policies and bindings, want %d", got, 2*c.want)
 			}
+			// The server checks the policy exactly when the chart renders it.
+			want := ""
+			if c.want == 1 {
+				want = "5m"
+			}
+			if got := checkInterval(t, r); got != want {
+				t.Errorf("--token-policy-check-interval %q, want %q", got, want)
+			}
 		})
 	}
+}
+
+// checkInterval is the value of --token-policy-check-interval the
+// Deployment's container passes ("" when it passes none), failing the test
+// if it is given twice. The false-extra-args case passes it through
+// extraArgs: that value is not the chart's and counts as none.
+func checkInterval(t *testing.T, r rendered) string {
+	t.Helper()
+	var deploy appsv1.Deployment
+	r.one(t, "Deployment", &deploy)
+	var got []string
+	for _, a := range deploy.Spec.Template.Spec.Containers[0].Args {
+		if v, ok := strings.CutPrefix(a, "--token-policy-check-interval="); ok && v != "1m" {
+			got = append(got, v)
+		}
+	}
+	if len(got) > 1 {
+		t.Errorf("--token-policy-check-interval given %d times: %q", len(got), got)
+	}
+	return strings.Join(got, ",")
 }

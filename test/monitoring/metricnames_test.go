@@ -176,6 +176,7 @@ func TestRulesAndDashboardUseExportedMetrics(t *testing.T) {
 		{"rules", "claimbridge_webhook_shed_total"},
 		{"rules", "claimbridge_webhook_connections_abandoned_total"},
 		{"rules", "claimbridge_webhook_listen_refusing"},
+		{"rules", "claimbridge_token_policy_enforced"},
 		{"dashboard", "claimbridge_conversion_objects_total"},
 		{"dashboard", "claimbridge_webhook_requests_in_flight"},
 		{"dashboard", "claimbridge_webhook_shed_total"},
@@ -244,6 +245,9 @@ func scrape(t *testing.T) scrapes {
 		MaxConnections:        32,
 		OverloadListenBacklog: 64,
 		OverloadRefuseAfter:   time.Second,
+		// As the chart's and config/self-managed's self-managed server,
+		// which checks its token policy: the gauge is exported only then.
+		TokenPolicyGauge: true,
 	}
 	cfg.Converter = func(obj map[string]interface{}, to string) (map[string]interface{}, error) {
 		if md, _ := obj["metadata"].(map[string]interface{}); md["name"] == "panic" {

@@ -42,6 +42,19 @@ could not be created when switching from cert-manager to self-managed.
 {{- or (eq .Values.certificates.mode "self-managed") (and .Values.metrics.enabled .Values.metrics.secure) -}}
 {{- end -}}
 
+{{- /*
+"true" when the chart renders the token policy (templates/tokenpolicy.yaml):
+self-managed, and restrictToken true, or auto on a cluster that serves
+ValidatingAdmissionPolicy; the server then checks it (--token-policy-check-interval).
+*/ -}}
+{{- define "claimbridge.tokenPolicy" -}}
+{{- $restrict := toString .Values.certificates.selfManaged.restrictToken -}}
+{{- $vapServed := .Capabilities.APIVersions.Has "admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy" -}}
+{{- if and (eq .Values.certificates.mode "self-managed") (or (eq $restrict "true") (and (eq $restrict "auto") $vapServed)) -}}
+true
+{{- end -}}
+{{- end -}}
+
 {{- define "claimbridge.checkValues" -}}
 {{- if not (has .Values.certificates.mode (list "self-managed" "cert-manager")) -}}
 {{- fail (printf "certificates.mode %q: must be self-managed or cert-manager" .Values.certificates.mode) -}}
@@ -91,6 +104,9 @@ could not be created when switching from cert-manager to self-managed.
 {{- end -}}
 {{- if has $name (list "--cert-dir" "--dns-name" "--cert-mode" "--cert-secret" "--cert-inject-crd" "--cert-inject-validating-webhook-configuration" "--cert-inject-mutating-webhook-configuration" "--cert-duration" "--cert-renew-before" "--tls-cert-file" "--tls-private-key-file" "--port" "--health-probe-bind-address" "--metrics-bind-address" "--metrics-secure") -}}
 {{- fail (printf "extraArgs %q: the chart sets %s itself or relies on its default (ports, probes, certificates, metrics; see values.yaml)" . $name) -}}
+{{- end -}}
+{{- if and (eq $name "--token-policy-check-interval") (eq (include "claimbridge.tokenPolicy" $) "true") -}}
+{{- fail (printf "extraArgs %q: the chart sets --token-policy-check-interval itself when it renders the token policy (certificates.selfManaged.restrictToken)" .) -}}
 {{- end -}}
 {{- end -}}
 {{- end -}}
