@@ -76,6 +76,7 @@ type suite struct {
 	port                             int
 	webhookAddr, healthAddr, metrics string
 	serverLog                        *bytes.Buffer
+	logw                             *lockedWriter // serverLog, klog's output included
 	stopServer                       func() error
 	done                             chan struct{}
 }
@@ -222,6 +223,8 @@ func (s *suite) serverArgs(healthPort, metricsPort int) ([]string, error) {
 		fmt.Sprintf("--health-probe-bind-address=127.0.0.1:%d", healthPort),
 		fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", metricsPort),
 		"--shutdown-drain=0s",
+		// The chart passes 5m; testTokenPolicyChecked waits for a check.
+		"--token-policy-check-interval=2s",
 	), nil
 }
 
@@ -254,6 +257,14 @@ func (s *suite) startServer(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	w := &lockedWriter{buf: s.serverLog}
+	s.logw = w
+	// The server logs through its logging options' logger, which writes to
+	// os.Stderr as it is when the server starts: a pipe that copies into
+	// the log too, for the tests that look for a line.
+	if err := teeStderr(w); err != nil {
+		cancel()
+		return err
+	}
 	go func() { done <- cli.Serve(ctx, args, w, w) }()
 	s.stopServer = func() error {
 		cancel()
@@ -315,4 +326,17 @@ func (s *suite) stop() error {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+// teeStderr replaces os.Stderr by a pipe whose output goes to the process's
+// stderr and to w.
+func teeStderr(w io.Writer) error {
+	r, pw, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	stderr := os.Stderr
+	os.Stderr = pw
+	go func() { _, _ = io.Copy(io.MultiWriter(stderr, w), r) }()
+	return nil
 }

@@ -49,6 +49,7 @@ func TestSelfManaged(t *testing.T) {
 		{"rotation-under-load", testRotation},
 		{"metrics-authn-authz", testMetrics},
 		{"token-restricted-to-ca-injection", testTokenRestricted},
+		{"token-policy-checked", testTokenPolicyChecked},
 	} {
 		if !t.Run(step.name, step.fn) {
 			t.FailNow()

@@ -2,14 +2,23 @@ package selfmanaged
 
 import (
 	"context"
+	"crypto/tls"
+	"io"
+	"net/http"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/claimbridge/claimbridge/test/envtest/harness"
@@ -160,4 +169,123 @@ func testTokenRestricted(t *testing.T) {
 	}); err != nil {
 		t.Errorf("an administrator's label: %v", err)
 	}
+}
+
+// testTokenPolicyChecked: the server, as the chart runs it
+// (--token-policy-check-interval, 2s here), finds the chart's token policy
+// enforced (claimbridge_token_policy_enforced 1); with the policy's binding
+// deleted its next check finds it not enforced (0) and logs the error; the
+// binding restored, enforced again. Readiness never depends on it.
+func testTokenPolicyChecked(t *testing.T) {
+	ctx := t.Context()
+	cs, err := kubernetes.NewForConfig(s.admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const reader = "policy-check-reader"
+	if _, err := cs.CoreV1().ServiceAccounts(testNamespace).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: reader, Namespace: testNamespace}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cs.CoreV1().ServiceAccounts(testNamespace).Delete(context.Background(), reader, metav1.DeleteOptions{})
+	})
+	crb := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: reader},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: release + "-metrics-reader"},
+		Subjects:   []rbacv1.Subject{{Kind: "ServiceAccount", Name: reader, Namespace: testNamespace}},
+	}
+	if _, err := cs.RbacV1().ClusterRoleBindings().Create(ctx, crb, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cs.RbacV1().ClusterRoleBindings().Delete(context.Background(), reader, metav1.DeleteOptions{})
+	})
+	tr, err := cs.CoreV1().ServiceAccounts(testNamespace).CreateToken(ctx, reader, &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, // who serves is not the question here
+	}}
+	// gauge is the scraped value of claimbridge_token_policy_enforced, "" if
+	// absent or the scrape failed.
+	gauge := func() string {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "https://"+s.metrics+"/metrics", nil)
+		if err != nil {
+			return ""
+		}
+		req.Header.Set("Authorization", "Bearer "+tr.Status.Token)
+		resp, err := c.Do(req)
+		if err != nil {
+			return ""
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		for _, line := range strings.Split(string(body), "\n") {
+			if v, ok := strings.CutPrefix(line, "claimbridge_token_policy_enforced "); ok {
+				return v
+			}
+		}
+		return ""
+	}
+	waitFor := func(want string, within time.Duration) {
+		t.Helper()
+		var got string
+		_ = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, within, true, func(context.Context) (bool, error) {
+			got = gauge()
+			return got == want, nil
+		})
+		if got != want {
+			t.Fatalf("claimbridge_token_policy_enforced %q, want %q", got, want)
+		}
+	}
+	waitFor("1", 30*time.Second)
+
+	var binding admissionregistrationv1.ValidatingAdmissionPolicyBinding
+	if err := s.client.Get(ctx, types.NamespacedName{Name: release + "-ca-injection-only"}, &binding); err != nil {
+		t.Fatal(err)
+	}
+	restored := false
+	restore := func() error {
+		b := binding.DeepCopy()
+		b.ResourceVersion, b.UID, b.CreationTimestamp, b.ManagedFields = "", "", metav1.Time{}, nil
+		if err := s.client.Create(context.Background(), b); err != nil {
+			return err
+		}
+		restored = true
+		return s.waitForPolicy(context.Background())
+	}
+	t.Cleanup(func() {
+		if !restored {
+			if err := restore(); err != nil {
+				t.Errorf("restoring the policy binding: %v", err)
+			}
+		}
+	})
+	logBefore := len(s.logw.String())
+	if err := s.client.Delete(ctx, &binding); err != nil {
+		t.Fatal(err)
+	}
+	// Policies are unloaded asynchronously: the check after that sees it.
+	waitFor("0", 60*time.Second)
+	if logged := s.logw.String()[logBefore:]; !strings.Contains(logged, "Token policy NOT enforced") ||
+		!strings.Contains(logged, "ValidatingWebhookConfiguration "+webhookConfig) {
+		t.Errorf("no error logged naming the unenforced policy and the object probed; log since the binding was deleted:\n%s", tail(logged, 4000))
+	}
+	if !get("http://" + s.healthAddr + "/readyz") {
+		t.Error("/readyz fails while the policy is not enforced: readiness must not depend on it")
+	}
+	// Nothing was stored by the dry runs.
+	var vwc admissionregistrationv1.ValidatingWebhookConfiguration
+	if err := s.client.Get(ctx, types.NamespacedName{Name: webhookConfig}, &vwc); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := vwc.Annotations["claimbridge.dev/token-policy-probe"]; ok {
+		t.Errorf("the webhook configuration carries the probe annotation %q: a dry run stored it", v)
+	}
+
+	if err := restore(); err != nil {
+		t.Fatalf("restoring the policy binding: %v", err)
+	}
+	waitFor("1", 30*time.Second)
 }
