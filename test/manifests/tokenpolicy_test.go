@@ -57,30 +57,29 @@ func TestTokenPolicy(t *testing.T) {
 	}
 
 	for _, c := range []struct {
-		name string
-		sets []string
-		want int
+		name     string
+		sets     []string
+		want     int    // policies (and bindings) rendered
+		interval string // --token-policy-check-interval passed ("" none)
 	}{
-		{"default", nil, 1},
-		{"auto-served", []string{"certificates.selfManaged.restrictToken=auto", vapServed}, 1},
-		{"auto-not-served", []string{"certificates.selfManaged.restrictToken=auto"}, 0}, // helm template without a cluster
-		{"false", []string{"certificates.selfManaged.restrictToken=false", vapServed}, 0},
-		{"cert-manager", []string{"certificates.mode=cert-manager", "metrics.secure=false", vapServed}, 0}, // no token
+		{"default", nil, 1, "5m"},
+		{"auto-served", []string{"certificates.selfManaged.restrictToken=auto", vapServed}, 1, "5m"},
+		{"auto-not-served", []string{"certificates.selfManaged.restrictToken=auto"}, 0, ""}, // helm template without a cluster
+		{"false", []string{"certificates.selfManaged.restrictToken=false", vapServed}, 0, ""},
+		{"cert-manager", []string{"certificates.mode=cert-manager", "metrics.secure=false", vapServed}, 0, ""}, // no token
+		{"interval", []string{"certificates.selfManaged.tokenPolicyCheckInterval=1h"}, 1, "1h"},
+		{"check-off", []string{"certificates.selfManaged.tokenPolicyCheckInterval=0s"}, 1, "0s"},
 		// Without the chart's policy (an administrator's own), extraArgs may pass it.
-		{"false-extra-args", []string{"certificates.selfManaged.restrictToken=false", "extraArgs[0]=--token-policy-check-interval=1m"}, 0},
+		{"false-extra-args", []string{"certificates.selfManaged.restrictToken=false", "extraArgs[0]=--token-policy-check-interval=1m"}, 0, "1m"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := helmTemplate(t, c.sets...)
 			if got := len(r.byKind["ValidatingAdmissionPolicy"]) + len(r.byKind["ValidatingAdmissionPolicyBinding"]); got != 2*c.want {
 				t.Errorf("%d policies and bindings, want %d", got, 2*c.want)
 			}
-			// The server checks the policy exactly when the chart renders it.
-			want := ""
-			if c.want == 1 {
-				want = "5m"
-			}
-			if got := checkInterval(t, r); got != want {
-				t.Errorf("--token-policy-check-interval %q, want %q", got, want)
+			// The chart checks the policy exactly when it renders it.
+			if got := checkInterval(t, r); got != c.interval {
+				t.Errorf("--token-policy-check-interval %q, want %q", got, c.interval)
 			}
 		})
 	}
@@ -88,15 +87,14 @@ func TestTokenPolicy(t *testing.T) {
 
 // checkInterval is the value of --token-policy-check-interval the
 // Deployment's container passes ("" when it passes none), failing the test
-// if it is given twice. The false-extra-args case passes it through
-// extraArgs: that value is not the chart's and counts as none.
+// if it is given twice.
 func checkInterval(t *testing.T, r rendered) string {
 	t.Helper()
 	var deploy appsv1.Deployment
 	r.one(t, "Deployment", &deploy)
 	var got []string
 	for _, a := range deploy.Spec.Template.Spec.Containers[0].Args {
-		if v, ok := strings.CutPrefix(a, "--token-policy-check-interval="); ok && v != "1m" {
+		if v, ok := strings.CutPrefix(a, "--token-policy-check-interval="); ok {
 			got = append(got, v)
 		}
 	}

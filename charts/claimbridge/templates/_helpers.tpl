@@ -60,7 +60,7 @@ true
 {{- fail (printf "certificates.mode %q: must be self-managed or cert-manager" .Values.certificates.mode) -}}
 {{- end -}}
 {{- if and (eq .Values.certificates.mode "self-managed") (has .Release.Namespace (list "default" "kube-system" "kube-public")) -}}
-{{- fail (printf "namespace %q: with certificates.mode=self-managed the server lists and watches every Secret of its namespace (cert-controller's cache); install into a namespace of its own, e.g. --namespace claimbridge-system --create-namespace" .Release.Namespace) -}}
+{{- fail (printf "namespace %q: with certificates.mode=self-managed the server's ServiceAccount may update the cluster's claimbridge CRDs and webhook configurations, and whoever may create pods in its namespace may run them as it; install into a namespace of its own, e.g. --namespace claimbridge-system --create-namespace" .Release.Namespace) -}}
 {{- end -}}
 {{- if not (has .Values.webhook.failurePolicy (list "Fail" "Ignore")) -}}
 {{- fail (printf "webhook.failurePolicy %q: must be Fail or Ignore" .Values.webhook.failurePolicy) -}}
