@@ -170,10 +170,33 @@ func TestReadAheadWithinMemoryBound(t *testing.T) {
 // handed back in the handler's defers before the answer is written).
 func assertReleased(t *testing.T, ts *testServer) {
 	t.Helper()
-	if !ts.admission.memory.TryAcquire(ts.admission.memoryCap) {
+	if !boundFree(ts) {
 		t.Fatal("the review-memory bound is not wholly free")
 	}
+}
+
+// boundFree reports whether the whole review-memory bound is free (and no
+// review waits for it), taking nothing.
+func boundFree(ts *testServer) bool {
+	if !ts.admission.memory.TryAcquire(ts.admission.memoryCap) {
+		return false
+	}
 	ts.admission.memory.Release(ts.admission.memoryCap)
+	return true
+}
+
+// doInBackground sends req with c and sends the error (nil once an answer
+// arrived, whatever it was) to the returned channel.
+func doInBackground(c *http.Client, req *http.Request) chan error {
+	done := make(chan error, 1)
+	go func() {
+		resp, err := c.Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+		done <- err
+	}()
+	return done
 }
 
 // A large body takes the weight of its bytes while they arrive, and gives
@@ -209,31 +232,12 @@ func TestReadAheadWeightReleased(t *testing.T) {
 	}
 	req.ContentLength = int64(len(large))
 	req.Header.Set("Content-Type", "application/json")
-	gone := make(chan error, 1)
-	go func() {
-		resp, err := c.Do(req)
-		if err == nil {
-			resp.Body.Close()
-		}
-		gone <- err
-	}()
-	eventually(t, "the body's bytes to take their weight", func() bool {
-		if ts.admission.memory.TryAcquire(ts.admission.memoryCap) {
-			ts.admission.memory.Release(ts.admission.memoryCap)
-			return false
-		}
-		return true
-	})
+	gone := doInBackground(c, req)
+	eventually(t, "the body's bytes to take their weight", func() bool { return !boundFree(ts) })
 	cancel()
 	close(partial.stop)
 	<-gone
-	eventually(t, "the weight of the bytes to be given back", func() bool {
-		if ts.admission.memory.TryAcquire(ts.admission.memoryCap) {
-			ts.admission.memory.Release(ts.admission.memoryCap)
-			return true
-		}
-		return false
-	})
+	eventually(t, "the weight of the bytes to be given back", func() bool { return boundFree(ts) })
 
 	// A panic in the handler: the weight is given back as it unwinds.
 	h := ts.admission.wrap("/validate", 7<<20, func(*http.Request) bool { return false }, ts.admission.shedConvert,
@@ -277,13 +281,7 @@ func TestReadAheadWeightReleased(t *testing.T) {
 		t.Fatal(err)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	go func() {
-		resp, err := c.Do(req)
-		if err == nil {
-			resp.Body.Close()
-		}
-		gone <- err
-	}()
+	gone = doInBackground(c, req)
 	eventually(t, "the large review to queue", func() bool {
 		return value(t, ts.admission.queueGauge.WithLabelValues("/validate")) == 1
 	})
