@@ -77,18 +77,27 @@ func createViewErrors(t target, newObj map[string]interface{}, maxDepth int) fie
 		case withErr != nil:
 			continue // not the annotations' doing; the client version's rules speak
 		}
-		for _, e := range with {
-			if !alreadyReported(e, without) {
-				allErrs = append(allErrs, field.Invalid(path, common.OmittedValue,
-					fmt.Sprintf("the restore annotations make the object invalid as seen through %s: %s", version, e.Error())))
-			}
-		}
+		allErrs = append(allErrs, restoreFindings(path, version, with, without)...)
 		if maxDepth > 0 && nestsDeeper(withView, maxDepth) {
 			allErrs = append(allErrs, tooDeep(newObj, version, maxDepth))
 		}
 	}
 	if !gaveStatus && t.kind == KindResourceClaim {
 		allErrs = append(allErrs, pendingStatusErrors(t, newObj, nil)...)
+	}
+	return allErrs
+}
+
+// restoreFindings are the findings of with (a view with the restore
+// annotations) that without (the same view without them, or the stored
+// object's) does not have, each as the annotations' finding at path.
+func restoreFindings(path *field.Path, version string, with, without field.ErrorList) field.ErrorList {
+	var allErrs field.ErrorList
+	for _, e := range with {
+		if !alreadyReported(e, without) {
+			allErrs = append(allErrs, field.Invalid(path, common.OmittedValue,
+				fmt.Sprintf("the restore annotations make the object invalid as seen through %s: %s", version, e.Error())))
+		}
 	}
 	return allErrs
 }

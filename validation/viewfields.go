@@ -1,12 +1,9 @@
 package validation
 
 import (
-	"fmt"
-
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/claimbridge/claimbridge/conversion"
-	"github.com/claimbridge/claimbridge/validation/common"
 )
 
 // addedUnknownFields are the findings for the fields of version's view of
@@ -27,13 +24,5 @@ func addedUnknownFields(kind, version string, pair viewPair) field.ErrorList {
 	if pair.oldObj != nil {
 		had, _ = shapes[version].unknownFields(kind, pair.oldObj)
 	}
-	path := field.NewPath("metadata", "annotations").Key(conversion.RestoreAnnotation(version))
-	var allErrs field.ErrorList
-	for _, e := range added {
-		if !alreadyReported(e, had) {
-			allErrs = append(allErrs, field.Invalid(path, common.OmittedValue,
-				fmt.Sprintf("the restore annotations make the object invalid as seen through %s: %s", version, e.Error())))
-		}
-	}
-	return allErrs
+	return restoreFindings(field.NewPath("metadata", "annotations").Key(conversion.RestoreAnnotation(version)), version, added, had)
 }

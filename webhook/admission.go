@@ -78,20 +78,16 @@ func (h *admissionHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, log, &admissionv1.AdmissionReview{TypeMeta: review.TypeMeta, Response: &resp.AdmissionResponse})
 }
 
-// admissionNesting is how deep an AdmissionReview nests its objects
-// ({"request":{"object": …}}): one level less than a ConversionReview
-// (reviewNesting).
-const admissionNesting = reviewNesting - 1
-
 // reviewDepth is the deepest an AdmissionReview may nest: maxDepth
-// (--max-json-depth) less the level a ConversionReview adds, so that every
-// object admitted fits in the ConversionReviews the apiserver sends to read
-// it through another version. An object that fit the one and not the other
-// was stored through v1alpha3, and then failed every read of it and every
-// list of claims through v1alpha1 and v1alpha2, in all namespaces
-// (TestAdmittedObjectFitsConversionReview).
+// (--max-json-depth) less one, the level a ConversionReview adds
+// ({"request":{"objects":[…]}} against {"request":{"object":…}}), so that
+// every object admitted fits in the ConversionReviews the apiserver sends
+// to read it through another version. An object that fit the one and not
+// the other was stored through v1alpha3, and then failed every read of it
+// and every list of claims through v1alpha1 and v1alpha2, in all
+// namespaces (TestAdmittedObjectFitsConversionReview).
 func (h *admissionHandler) reviewDepth() int {
-	return max(1, h.maxDepth-(reviewNesting-admissionNesting))
+	return max(1, h.maxDepth-1)
 }
 
 // refuseUndecodable answers a review that was read but cannot be decoded
