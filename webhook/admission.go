@@ -43,8 +43,8 @@ func (h *admissionHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, herr := readReview(w, r, h.maxBytes, 0)
 	if herr != nil {
 		h.metrics.request(h.endpoint, "", unreadResult(herr), start)
-		if herr.code == http.StatusRequestEntityTooLarge && r.ContentLength > h.maxBytes {
-			refuseAnnouncedTooLarge(w, r, log, herr)
+		if herr.code == http.StatusRequestEntityTooLarge {
+			refuseTooLarge(w, r, log, body, h.maxBytes, herr)
 			return
 		}
 		writeHTTPError(w, log, herr)
@@ -102,14 +102,21 @@ func refuseUndecodable(w http.ResponseWriter, log logr.Logger, body []byte, herr
 	denyFromHead(w, log, head, ok, herr, "review not decoded")
 }
 
-// refuseAnnouncedTooLarge answers a review announced larger than the body
-// cap (--max-validate-body-bytes) from the body's first headPrefix bytes
-// (the rest is never read, and the connection is closed): see denyFromHead.
-// Under failurePolicy: Ignore an HTTP 413 would admit the write unvalidated
-// (a cap set below what kube-apiserver sends).
-func refuseAnnouncedTooLarge(w http.ResponseWriter, r *http.Request, log logr.Logger, herr *httpError) {
-	w.Header().Set("Connection", "close") // the body stays unread: no draining it after the answer
-	head, ok := readHead(r.Body)
+// refuseTooLarge answers a review over the body cap
+// (--max-validate-body-bytes) from its head (see denyFromHead): one
+// announced over the cap from its first headPrefix bytes (the rest is never
+// read, and the connection is closed), one sent chunked from read, what
+// readReview read of it up to the cap. Under failurePolicy: Ignore an HTTP
+// 413 would admit the write unvalidated (a cap set below what
+// kube-apiserver sends).
+func refuseTooLarge(w http.ResponseWriter, r *http.Request, log logr.Logger, read []byte, maxBytes int64, herr *httpError) {
+	if r.ContentLength > maxBytes {
+		w.Header().Set("Connection", "close") // the body stays unread: no draining it after the answer
+		head, ok := readHead(r.Body)
+		denyFromHead(w, log, head, ok, herr, "review too large")
+		return
+	}
+	head, ok := headOf(read)
 	denyFromHead(w, log, head, ok, herr, "review too large")
 }
 

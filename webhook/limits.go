@@ -29,7 +29,8 @@ func errorf(code int, format string, args ...any) *httpError {
 // returns the body. Every check runs before anything is decoded. The cap is
 // checked against Content-Length up front and enforced while reading by
 // http.MaxBytesReader, which also closes the connection after an oversized
-// body.
+// body; such a body (sent chunked) comes back with the 413 as far as it was
+// read, for the answer to echo its uid.
 func readReview(w http.ResponseWriter, r *http.Request, maxBytes int64, maxDepth int) ([]byte, *httpError) {
 	if herr := headerError(r, maxBytes); herr != nil {
 		if herr.code == http.StatusMethodNotAllowed {
@@ -52,7 +53,9 @@ func readReview(w http.ResponseWriter, r *http.Request, maxBytes int64, maxDepth
 	}
 	if err != nil {
 		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-			return nil, errorf(http.StatusRequestEntityTooLarge, "request body exceeds the limit of %d bytes", maxBytes)
+			// What was read, up to the cap, for the answer's head
+			// (tooLargeHead): a chunked body announces no length.
+			return body, errorf(http.StatusRequestEntityTooLarge, "request body exceeds the limit of %d bytes", maxBytes)
 		}
 		return nil, errorf(http.StatusBadRequest, "reading request body: %v", err)
 	}

@@ -465,6 +465,8 @@ func (a *slotGate) shedReview(w http.ResponseWriter, r *http.Request, endpoint, 
 		// head, for the recursive scan would follow its depth.
 		body, herr := readReview(w, r, maxBytes, 0)
 		switch {
+		case herr != nil && herr.code == http.StatusRequestEntityTooLarge:
+			head, ok = headOf(body) // sent chunked: read up to the cap
 		case herr != nil:
 		case maxDepth > 0 && checkBodyDepth(body, maxDepth) != nil:
 			head, ok = headOf(body)

@@ -3,6 +3,7 @@ package webhook
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -183,12 +184,7 @@ func TestAnnouncedTooLargeReviewIsDenied(t *testing.T) {
 	const limit = 64 << 10
 	ts := startServer(t, func(o *Config) { o.MaxValidateBodyBytes = limit })
 	c := ts.client(t, nil)
-	req := claimRequest(t, admissionv1.Update, "v1alpha3", "")
-	req.UID = "large-uid"
-	req.Object.Raw = deepParameters(t, 1) // a valid claim, padded below
-	review := admissionReview("admission.k8s.io/v1", req)
-	i := bytes.LastIndexByte(review, '}')
-	large := append(append(append([]byte{}, review[:i]...), []byte(`,"padding":"`+strings.Repeat("x", limit)+`"`)...), review[i:]...)
+	large := paddedReview(t, "large-uid", limit)
 	for _, path := range []string{"/validate", "/default"} {
 		t.Run(path, func(t *testing.T) {
 			resp, body, err := postJSON(c, ts.url(path), large)
@@ -202,4 +198,76 @@ func TestAnnouncedTooLargeReviewIsDenied(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestChunkedTooLargeReviewIsDenied: a review sent chunked (no
+// Content-Length) that runs over --max-validate-body-bytes while it is read
+// is denied with code 413 echoing its uid, from what was read up to the cap,
+// on /validate and /default, and shed the same way (a denial echoing the
+// uid) when it finds no slot: it got an HTTP 413 (a plain 429 when shed),
+// which failurePolicy: Ignore admits unvalidated.
+func TestChunkedTooLargeReviewIsDenied(t *testing.T) {
+	const limit = 64 << 10
+	large := paddedReview(t, "chunked-uid", limit)
+	chunked := func(t *testing.T, c *http.Client, url string) (*http.Response, []byte) {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodPost, url, io.MultiReader(bytes.NewReader(large))) // unknown length: chunked
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp, body
+	}
+	t.Run("served", func(t *testing.T) {
+		ts := startServer(t, func(o *Config) { o.MaxValidateBodyBytes = limit })
+		c := ts.client(t, nil)
+		for _, path := range []string{"/validate", "/default"} {
+			t.Run(path, func(t *testing.T) {
+				resp, body := chunked(t, c, ts.url(path))
+				got := admissionResponse(t, resp, body)
+				if got.UID != "chunked-uid" || got.Allowed || got.Result == nil || got.Result.Code != http.StatusRequestEntityTooLarge ||
+					got.Result.Reason != metav1.StatusReasonRequestEntityTooLarge || !strings.Contains(got.Result.Message, "exceeds the limit of 65536 bytes") {
+					t.Errorf("want a denial of code 413 echoing the uid, got %s", body)
+				}
+			})
+		}
+	})
+	t.Run("shed", func(t *testing.T) {
+		ts, entered, release := blockingServer(t, func(o *Config) {
+			o.MaxValidateBodyBytes, o.MaxInFlight, o.MaxQueueWait = limit, 1, time.Millisecond
+		})
+		c := ts.client(t, nil)
+		first := occupy(t, ts, c, entered)
+		for _, path := range []string{"/validate", "/default"} {
+			t.Run(path, func(t *testing.T) {
+				resp, body := chunked(t, c, ts.url(path))
+				got := admissionResponse(t, resp, body)
+				if got.UID != "chunked-uid" || got.Allowed || got.Result == nil || got.Result.Code != http.StatusTooManyRequests {
+					t.Errorf("want a denial of code 429 echoing the uid, got %s", body)
+				}
+			})
+		}
+		releaseAll(t, release, entered, first)
+	})
+}
+
+// paddedReview is a valid v1alpha3 claim's UPDATE review of uid, padded
+// past limit bytes with a field after the request.
+func paddedReview(t *testing.T, uid string, limit int) []byte {
+	t.Helper()
+	req := claimRequest(t, admissionv1.Update, "v1alpha3", "")
+	req.UID = types.UID(uid)
+	req.Object.Raw = deepParameters(t, 1)
+	review := admissionReview("admission.k8s.io/v1", req)
+	i := bytes.LastIndexByte(review, '}')
+	return append(append(append([]byte{}, review[:i]...), []byte(`,"padding":"`+strings.Repeat("x", limit)+`"`)...), review[i:]...)
 }
