@@ -1,7 +1,6 @@
 package webhook
 
 import (
-	"context"
 	"crypto/tls"
 	"fmt"
 	"net"
@@ -15,19 +14,23 @@ import (
 // servingTLS is the TLS side of the listener, built on k8s.io/apiserver's
 // dynamiccertificates as kube-apiserver and the pod-security-admission
 // webhook use them: DynamicCertKeyPairContent serves the key pair and
-// DynamicFileCAContent the client CA bundle, each reloaded on file-system
-// events (a pair that does not load, e.g. a certificate written before its
-// key, leaves the current one in place), and the
-// DynamicServingCertificateController turns them into the tls.Config of
-// every handshake.
+// DynamicFileCAContent the client CA bundle, both reloaded by Run (a pair
+// that does not load, e.g. a certificate written before its key, leaves
+// the current one in place), and the DynamicServingCertificateController
+// turns them into the tls.Config of every handshake.
 type servingTLS struct {
 	config *tls.Config
 	// serving is the key pair content the handshakes use.
 	serving    *dynamiccertificates.DynamicCertKeyPairContent
 	controller *dynamiccertificates.DynamicServingCertificateController
-	// files are the reloaders of the serving pair and the client CA.
-	files    []dynamiccertificates.ControllerRunner
-	interval time.Duration
+	// files are the reloaders of the serving pair and the client CA;
+	// only Run's goroutine calls them (certreload.go).
+	files []dynamiccertificates.ControllerRunner
+	// watchFiles are the files they read, whose directories Run watches.
+	watchFiles []string
+	interval   time.Duration
+	// pollOnly (tests) turns the file watch off: only the poll reloads.
+	pollOnly bool
 	metrics  *metrics
 	log      logr.Logger
 }
@@ -49,7 +52,8 @@ func newServingTLS(c *Config, certFile, keyFile string, m *metrics, log logr.Log
 		CipherSuites: c.CipherSuites,
 		NextProtos:   []string{"http/1.1"},
 	}
-	s := &servingTLS{config: base, serving: serving, files: []dynamiccertificates.ControllerRunner{serving}, interval: c.CertReloadInterval, metrics: m, log: log}
+	s := &servingTLS{config: base, serving: serving, files: []dynamiccertificates.ControllerRunner{serving}, watchFiles: []string{certFile, keyFile},
+		interval: c.CertReloadInterval, metrics: m, log: log}
 	reloaded := reloadListener{metrics: m, log: log, serving: serving, dnsNames: c.DNSNames}
 	reloaded.warn()
 
@@ -62,6 +66,7 @@ func newServingTLS(c *Config, certFile, keyFile string, m *metrics, log logr.Log
 		base.ClientAuth = tls.VerifyClientCertIfGiven
 		clientCA = ca
 		s.files = append(s.files, ca)
+		s.watchFiles = append(s.watchFiles, c.ClientCAFile)
 	}
 	s.controller = dynamiccertificates.NewDynamicServingCertificateController(base, clientCA, serving, nil, nil)
 	serving.AddListener(s.controller)
@@ -82,38 +87,6 @@ func servingSetting(c *Config) Setting {
 		return SettingServingCertificate
 	}
 	return SettingCertDir
-}
-
-// Run watches the files until ctx is done. Beside the library's watches it
-// re-reads them every interval: the library polls only while its watch is
-// broken.
-func (s *servingTLS) Run(ctx context.Context) {
-	for _, f := range s.files {
-		go f.Run(ctx, 1)
-	}
-	go s.controller.Run(1, ctx.Done())
-	if s.interval <= 0 {
-		return
-	}
-	ticker := time.NewTicker(s.interval)
-	defer ticker.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-ticker.C:
-		}
-		for _, f := range s.files {
-			if err := f.RunOnce(ctx); err != nil {
-				s.metrics.certReload(err)
-				name := ""
-				if n, ok := f.(interface{ Name() string }); ok {
-					name = n.Name()
-				}
-				s.log.Error(err, "Reloading a certificate file failed; keeping the current content", "files", name)
-			}
-		}
-	}
 }
 
 // reloadListener counts and logs each new serving pair, and what makes it

@@ -55,32 +55,37 @@ func TestServerCertFiles(t *testing.T) {
 }
 
 // TestServerClientCAReload replaces the client CA file; the new CA's client
-// certificates are accepted on /validate and the old CA's no longer.
+// certificates are accepted on /validate and the old CA's no longer: with
+// the poll, and with only the file watch.
 func TestServerClientCAReload(t *testing.T) {
-	ca1, cert1 := clientCert(t)
-	ca2, cert2 := clientCert(t)
-	dir := t.TempDir()
-	caFile := filepath.Join(dir, "client-ca.crt")
-	if err := os.WriteFile(caFile, ca1, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	ts := startServer(t, func(c *Config) { c.ClientCAFile = caFile })
-	review := admissionReview("admission.k8s.io/v1", claimRequest(t, "CREATE", "v1alpha3", ""))
-	validates := func(cert tls.Certificate) bool {
-		tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: ts.caPool(t), Certificates: []tls.Certificate{cert}}, DisableKeepAlives: true}
-		defer tr.CloseIdleConnections()
-		resp, body, err := postJSON(&http.Client{Transport: tr}, ts.url("/validate"), review)
-		return err == nil && resp.StatusCode == 200 && bytes.Contains(body, []byte(`"allowed":true`))
-	}
-	if !validates(cert1) || validates(cert2) {
-		t.Fatal("before the reload: want the first CA's certificate accepted and the second's refused")
-	}
-	if err := writeFileAtomic(caFile, ca2, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	eventually(t, "the second CA's client certificate to be accepted", func() bool { return validates(cert2) })
-	if validates(cert1) {
-		t.Error("the first CA's client certificate is still accepted after the reload")
+	for name, interval := range map[string]time.Duration{"poll-and-watch": 10 * time.Second, "watch-only": 0} {
+		t.Run(name, func(t *testing.T) {
+			ca1, cert1 := clientCert(t)
+			ca2, cert2 := clientCert(t)
+			dir := t.TempDir()
+			caFile := filepath.Join(dir, "client-ca.crt")
+			if err := os.WriteFile(caFile, ca1, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			ts := startServer(t, func(c *Config) { c.ClientCAFile, c.CertReloadInterval = caFile, interval })
+			review := admissionReview("admission.k8s.io/v1", claimRequest(t, "CREATE", "v1alpha3", ""))
+			validates := func(cert tls.Certificate) bool {
+				tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: ts.caPool(t), Certificates: []tls.Certificate{cert}}, DisableKeepAlives: true}
+				defer tr.CloseIdleConnections()
+				resp, body, err := postJSON(&http.Client{Transport: tr}, ts.url("/validate"), review)
+				return err == nil && resp.StatusCode == 200 && bytes.Contains(body, []byte(`"allowed":true`))
+			}
+			if !validates(cert1) || validates(cert2) {
+				t.Fatal("before the reload: want the first CA's certificate accepted and the second's refused")
+			}
+			if err := writeFileAtomic(caFile, ca2, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			eventually(t, "the second CA's client certificate to be accepted", func() bool { return validates(cert2) })
+			if validates(cert1) {
+				t.Error("the first CA's client certificate is still accepted after the reload")
+			}
+		})
 	}
 }
 
