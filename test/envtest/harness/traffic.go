@@ -28,6 +28,10 @@ type Traffic struct {
 // Traffic stopped mid-sequence left behind (a test run again, -count=2).
 var sequences atomic.Int64
 
+// NextSequence is a sequence number unique in the process, shared with
+// StartTraffic's: for a test that runs a sequence of its own now and then.
+func NextSequence() int { return int(sequences.Add(1)) }
+
 // StartTraffic runs sequence(ctx, i) for increasing i, unique in the
 // process, with pause between them until Stop (also called at t's cleanup).
 // A sequence that fails while the traffic is not being stopped is recorded

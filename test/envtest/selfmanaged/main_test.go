@@ -14,7 +14,14 @@
 //     only the caBundles of the objects its RBAC lets it update;
 //   - this release's image, run as a process of its own with the previous
 //     chart's arguments and RBAC (the upgrade order docs/operations.md
-//     gives), becomes ready.
+//     gives), becomes ready;
+//   - caBundles emptied or replaced, a webhook configuration created again
+//     without them, a webhook added, and a Secret holding garbage, another
+//     CA's certificate, an expired one or no data are repaired by the
+//     running server, and requests pass again;
+//   - replicas (further processes: startReplica) that start together on an
+//     empty Secret agree on one CA, and a replica that starts with a due or
+//     expired certificate in the Secret renews it before it is ready.
 //
 // The suite needs KUBEBUILDER_ASSETS and HELM (`make test` sets both; a
 // missing one is an error).
@@ -84,6 +91,9 @@ type suite struct {
 var s *suite
 
 func TestMain(m *testing.M) {
+	if os.Getenv(serveEnv) != "" { // a replica started by startReplica
+		os.Exit(serveChild())
+	}
 	flag.Parse() // for -test.timeout, read by harness.StopOnSignalOrDeadline
 	var err error
 	s, err = start(context.Background())

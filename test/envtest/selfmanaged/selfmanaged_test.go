@@ -50,6 +50,8 @@ func TestSelfManaged(t *testing.T) {
 		{"metrics-authn-authz", testMetrics},
 		{"token-restricted-to-ca-injection", testTokenRestricted},
 		{"token-policy-checked", testTokenPolicyChecked},
+		{"heals-injection", testHealsInjection},
+		{"heals-secret", testHealsSecret},
 	} {
 		if !t.Run(step.name, step.fn) {
 			t.FailNow()
@@ -83,16 +85,7 @@ func (s *suite) servingLeaf() (*x509.Certificate, error) {
 	if err := s.client.Get(context.Background(), types.NamespacedName{Namespace: namespace, Name: secretName}, &secret); err != nil {
 		return nil, err
 	}
-	roots := x509.NewCertPool()
-	if !roots.AppendCertsFromPEM(secret.Data["ca.crt"]) {
-		return nil, errors.New("the Secret's ca.crt holds no certificate")
-	}
-	conn, err := tls.Dial("tcp", s.webhookAddr, &tls.Config{RootCAs: roots, ServerName: "localhost"})
-	if err != nil {
-		return nil, fmt.Errorf("TLS dial verifying against the Secret's CA: %w", err)
-	}
-	defer conn.Close()
-	return conn.ConnectionState().PeerCertificates[0], nil
+	return dialLeaf(s.webhookAddr, secret.Data["ca.crt"])
 }
 
 func testThroughAPIServer(t *testing.T) {

@@ -1,0 +1,255 @@
+package selfmanaged
+
+import (
+	"bytes"
+	"context"
+	"crypto/x509"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+
+	"github.com/claimbridge/claimbridge/test/envtest/harness"
+)
+
+// healTimeout bounds the wait for the server to repair what a step broke.
+// It repairs in well under a second (the watch event, one update per
+// object); the bound only keeps a broken repair from hanging the suite.
+const healTimeout = 30 * time.Second
+
+// secret reads the suite's certificate Secret.
+func (s *suite) secret(ctx context.Context) (*corev1.Secret, error) {
+	var secret corev1.Secret
+	return &secret, s.client.Get(ctx, types.NamespacedName{Namespace: namespace, Name: secretName}, &secret)
+}
+
+// dnsNames are the server's --dns-name values (the chart's Service name,
+// then localhost, which the apiserver dials here).
+func (s *suite) dnsNames(t *testing.T) []string {
+	t.Helper()
+	args, err := s.serverArgs(0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, a := range args {
+		if name, ok := strings.CutPrefix(a, "--dns-name="); ok {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// healed reports whether the Secret holds a CA and a serving certificate it
+// signed for every DNS name, valid for longer than the renewal lead, the CA
+// is injected everywhere, and the server serves that certificate; it
+// returns the Secret's CA.
+func (s *suite) healed(ctx context.Context, dnsNames []string) ([]byte, error) {
+	secret, err := s.secret(ctx)
+	if err != nil {
+		return nil, err
+	}
+	caPEM := secret.Data["ca.crt"]
+	leaf, err := parseCert(secret.Data["tls.crt"])
+	if err != nil {
+		return nil, fmt.Errorf("the Secret's tls.crt: %w", err)
+	}
+	roots := x509.NewCertPool()
+	if !roots.AppendCertsFromPEM(caPEM) {
+		return nil, fmt.Errorf("the Secret's ca.crt holds no certificate")
+	}
+	for _, name := range dnsNames {
+		if _, err := leaf.Verify(x509.VerifyOptions{DNSName: name, Roots: roots, CurrentTime: time.Now().Add(90 * 24 * time.Hour)}); err != nil {
+			return nil, fmt.Errorf("the Secret's tls.crt for %s in 90 days: %w", name, err)
+		}
+	}
+	if err := s.checkInjected(ctx); err != nil {
+		return nil, err
+	}
+	served, err := dialLeaf(s.webhookAddr, caPEM)
+	if err != nil {
+		return nil, err
+	}
+	if !served.Equal(leaf) {
+		return nil, fmt.Errorf("the server serves a certificate (NotAfter %s) other than the Secret's (NotAfter %s)", served.NotAfter, leaf.NotAfter)
+	}
+	return caPEM, nil
+}
+
+// waitHealed waits until healed and a request sequence (conversion,
+// validation and defaulting through the apiserver, which picks up changed
+// caBundles a moment after they are stored) succeeds; it returns the
+// Secret's CA and how long that took.
+func (s *suite) waitHealed(t *testing.T, dnsNames []string) ([]byte, time.Duration) {
+	t.Helper()
+	cfg := rest.CopyConfig(s.admin)
+	cfg.Timeout = 10 * time.Second
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	var ca []byte
+	var last error
+	err = wait.PollUntilContextTimeout(t.Context(), 20*time.Millisecond, healTimeout, true, func(ctx context.Context) (bool, error) {
+		got, err := s.healed(ctx, dnsNames)
+		if err == nil {
+			err = sequence(ctx, dyn, harness.NextSequence())
+		}
+		if ctx.Err() == nil { // not the deadline's own error
+			ca, last = got, err
+		}
+		return err == nil, nil
+	})
+	if err != nil {
+		t.Fatalf("not repaired within %s: %v", healTimeout, last)
+	}
+	return ca, time.Since(start)
+}
+
+// testHealsInjection: what an operator or a tool does to the caBundles the
+// server injected — emptied or replaced (kubectl replace, helm upgrade
+// --force, a restore), a webhook configuration deleted and created again
+// without them, a webhook added — the server repairs with the Secret's CA
+// (which stays: nothing rotates), and requests through the apiserver
+// succeed again.
+func testHealsInjection(t *testing.T) {
+	foreign := newTestCA(t, time.Now().Add(24*time.Hour)).certPEM
+	for _, tc := range []struct {
+		name   string
+		tamper func(context.Context) error
+		undo   func(context.Context) error
+	}{
+		{"crd-cabundle-emptied", func(ctx context.Context) error {
+			return s.updateCRD(ctx, s.client, crdNames[0], func(c *apiextensionsv1.CustomResourceDefinition) {
+				c.Spec.Conversion.Webhook.ClientConfig.CABundle = nil
+			})
+		}, nil},
+		{"crd-cabundle-foreign", func(ctx context.Context) error {
+			return s.updateCRD(ctx, s.client, crdNames[1], func(c *apiextensionsv1.CustomResourceDefinition) {
+				c.Spec.Conversion.Webhook.ClientConfig.CABundle = foreign
+			})
+		}, nil},
+		{"validating-cabundle-emptied", func(ctx context.Context) error {
+			return s.updateVWC(ctx, s.client, func(v *admissionregistrationv1.ValidatingWebhookConfiguration) {
+				v.Webhooks[0].ClientConfig.CABundle = nil
+			})
+		}, nil},
+		{"mutating-cabundle-foreign", func(ctx context.Context) error {
+			return s.updateMWC(ctx, s.client, func(v *admissionregistrationv1.MutatingWebhookConfiguration) {
+				v.Webhooks[0].ClientConfig.CABundle = foreign
+			})
+		}, nil},
+		{"validating-recreated-without-cabundle", func(ctx context.Context) error {
+			var v admissionregistrationv1.ValidatingWebhookConfiguration
+			if err := s.client.Get(ctx, types.NamespacedName{Name: webhookConfig}, &v); err != nil {
+				return err
+			}
+			if err := s.client.Delete(ctx, &v); err != nil {
+				return err
+			}
+			v.ObjectMeta = metav1.ObjectMeta{Name: v.Name, Labels: v.Labels, Annotations: v.Annotations}
+			for i := range v.Webhooks {
+				v.Webhooks[i].ClientConfig.CABundle = nil
+			}
+			return s.client.Create(ctx, &v)
+		}, nil},
+		{"mutating-webhook-added", func(ctx context.Context) error {
+			return s.updateMWC(ctx, s.client, func(v *admissionregistrationv1.MutatingWebhookConfiguration) {
+				w := *v.Webhooks[0].DeepCopy()
+				w.Name = "added." + harness.Group
+				w.ClientConfig.CABundle = nil
+				v.Webhooks = append(v.Webhooks, w)
+			})
+		}, func(ctx context.Context) error {
+			return s.updateMWC(ctx, s.client, func(v *admissionregistrationv1.MutatingWebhookConfiguration) {
+				v.Webhooks = v.Webhooks[:1]
+			})
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := t.Context()
+			before, err := s.secret(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := tc.tamper(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if tc.undo != nil {
+				t.Cleanup(func() {
+					if err := tc.undo(context.Background()); err != nil {
+						t.Errorf("undoing: %v", err)
+					}
+				})
+			}
+			ca, took := s.waitHealed(t, s.dnsNames(t))
+			if !bytes.Equal(ca, before.Data["ca.crt"]) {
+				t.Error("the Secret's CA changed; only the caBundle was touched")
+			}
+			t.Logf("repaired in %s", took.Round(time.Millisecond))
+		})
+	}
+}
+
+// testHealsSecret: what an operator or a tool does to the Secret's data —
+// garbage, a ca.crt alone replaced, a serving certificate expired or of
+// another CA, the data removed — the server
+// repairs: it keeps the CA where it is still valid and issues a new
+// serving certificate, or starts over with a new CA, injects it and serves
+// a certificate it signed for every --dns-name.
+func testHealsSecret(t *testing.T) {
+	dnsNames := s.dnsNames(t)
+	for _, tc := range []struct {
+		name   string
+		change func(*testing.T, map[string][]byte) map[string][]byte
+		newCA  bool
+	}{
+		{"garbage", func(_ *testing.T, d map[string][]byte) map[string][]byte {
+			for k := range d {
+				d[k] = []byte("garbage")
+			}
+			return d
+		}, true},
+		{"ca-crt-replaced", func(t *testing.T, d map[string][]byte) map[string][]byte {
+			d["ca.crt"] = newTestCA(t, time.Now().Add(24*time.Hour)).certPEM
+			return d
+		}, true},
+		{"data-removed", func(*testing.T, map[string][]byte) map[string][]byte { return nil }, true},
+		{"serving-certificate-expired", func(t *testing.T, d map[string][]byte) map[string][]byte {
+			d["tls.crt"], d["tls.key"] = secretCA(t, d).issue(t, dnsNames, time.Now().Add(-time.Minute))
+			return d
+		}, false},
+		{"serving-certificate-of-another-ca", func(t *testing.T, d map[string][]byte) map[string][]byte {
+			d["tls.crt"], d["tls.key"] = newTestCA(t, time.Now().Add(24*time.Hour)).issue(t, dnsNames, time.Now().Add(24*time.Hour))
+			return d
+		}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := t.Context()
+			secret, err := s.secret(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := secret.Data["ca.crt"]
+			secret.Data = tc.change(t, secret.Data)
+			if err := s.client.Update(ctx, secret); err != nil {
+				t.Fatal(err)
+			}
+			ca, took := s.waitHealed(t, dnsNames)
+			if got := !bytes.Equal(ca, before); got != tc.newCA {
+				t.Errorf("new CA: %v, want %v", got, tc.newCA)
+			}
+			t.Logf("repaired in %s", took.Round(time.Millisecond))
+		})
+	}
+}

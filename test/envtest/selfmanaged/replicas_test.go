@@ -1,0 +1,145 @@
+package selfmanaged
+
+import (
+	"bytes"
+	"context"
+	"crypto/x509"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+)
+
+// TestReplicasStartTogether: two replicas of an install start at once with
+// its Secret empty. Both fill it at the same resource version; the
+// apiserver lets one write and refuses the other a conflict, so the Secret
+// holds one CA from its first write on (watched from before the start),
+// both replicas become ready, the webhook carries that CA and both serve a
+// certificate it signed.
+func TestReplicasStartTogether(t *testing.T) {
+	ctx := t.Context()
+	in := newOwnInstall(t)
+	cas := watchSecretCAs(t, in)
+
+	replicas := []*replica{startReplica(t, "a", in.args(), nil), startReplica(t, "b", in.args(), nil)}
+	for _, r := range replicas {
+		if err := r.ready(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, _, err := in.converged(ctx, replicas...); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range replicas {
+		if err := r.stop(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := cas(); len(got) != 1 {
+		t.Errorf("the Secret held %d CAs one after the other, want 1: a replica overwrote another's", len(got))
+	}
+}
+
+// watchSecretCAs watches the install's Secret from now on; the function it
+// returns stops the watch and says the distinct ca.crt values it saw, in
+// order.
+func watchSecretCAs(t *testing.T, in *ownInstall) func() [][]byte {
+	t.Helper()
+	cs, err := kubernetes.NewForConfig(s.admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := cs.CoreV1().Secrets(in.secret.Namespace).Watch(t.Context(), metav1.ListOptions{
+		FieldSelector: "metadata.name=" + in.secret.Name,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cas [][]byte
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ev := range w.ResultChan() {
+			secret, ok := ev.Object.(*corev1.Secret)
+			if !ok || ev.Type == watch.Deleted {
+				continue
+			}
+			if ca := secret.Data["ca.crt"]; len(ca) > 0 && (len(cas) == 0 || !bytes.Equal(cas[len(cas)-1], ca)) {
+				cas = append(cas, ca)
+			}
+		}
+	}()
+	t.Cleanup(w.Stop)
+	return func() [][]byte {
+		w.Stop()
+		<-done
+		return cas
+	}
+}
+
+// TestRestartWithDueCertificate: a replica that starts (a pod restarted,
+// the other replicas gone) while the Secret holds a serving certificate or
+// CA within --cert-renew-before (90 days) of its expiry, or past it,
+// renews it before it is ready: the serving certificate with the same CA,
+// a CA with a new serving certificate; the webhook carries the Secret's CA
+// and the replica serves the renewed certificate. In a new pod (an empty
+// cert dir) and in a restarted container, whose pod's emptyDir still holds
+// the old files.
+func TestRestartWithDueCertificate(t *testing.T) {
+	lookahead := 90 * 24 * time.Hour
+	for _, tc := range []struct {
+		name             string
+		caLeft, leafLeft time.Duration // validity left
+		certDirKept      bool
+		newCA            bool
+	}{
+		{"serving-certificate-due/new-pod", 10 * 365 * 24 * time.Hour, 30 * 24 * time.Hour, false, false},
+		{"serving-certificate-expired/container-restarted", 10 * 365 * 24 * time.Hour, -time.Hour, true, false},
+		{"ca-due/new-pod", 30 * 24 * time.Hour, 20 * 24 * time.Hour, false, true},
+		{"ca-expired/container-restarted", -time.Minute, -time.Minute, true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := t.Context()
+			in := newOwnInstall(t)
+			ca := newTestCA(t, time.Now().Add(tc.caLeft))
+			leafPEM, keyPEM := ca.issue(t, in.dnsNames(), time.Now().Add(tc.leafLeft))
+			secret, err := in.getSecret(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			secret.Data = ca.secretData(leafPEM, keyPEM)
+			if err := s.client.Update(ctx, secret); err != nil {
+				t.Fatal(err)
+			}
+			var kept map[string][]byte
+			if tc.certDirKept {
+				kept = map[string][]byte{"ca.crt": ca.certPEM, "tls.crt": leafPEM, "tls.key": keyPEM}
+			}
+			r := startReplica(t, "restarted", in.args(), kept)
+			if err := r.ready(ctx); err != nil {
+				t.Fatal(err)
+			}
+			var gotCA, leaf *x509.Certificate
+			var last error
+			// Ready means renewed and injected; the new files reach the
+			// listener through its file watch, a moment later.
+			err = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+				gotCA, leaf, last = in.converged(ctx, r)
+				return last == nil, nil
+			})
+			if err != nil {
+				t.Fatalf("not renewed, injected and served: %v", last)
+			}
+			if got := !gotCA.Equal(ca.cert); got != tc.newCA {
+				t.Errorf("new CA: %v, want %v", got, tc.newCA)
+			}
+			if !leaf.NotAfter.After(time.Now().Add(lookahead)) {
+				t.Errorf("the Secret's serving certificate expires at %s, within the renewal lead", leaf.NotAfter)
+			}
+		})
+	}
+}
