@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -27,12 +29,21 @@ var certDirFiles = []string{"ca.crt", "tls.key", "tls.crt"}
 // certDirWriter copies the Secret's certificate files into the cert dir.
 type certDirWriter struct {
 	reader    client.Reader
+	writer    client.Writer
 	secretKey types.NamespacedName
 	dir       string
+	// dnsNames and lookahead are the rotator's (Config.DNSNames,
+	// LookaheadInterval): a serving certificate not valid for every name
+	// is issued again (missingDNSNames).
+	dnsNames  []string
+	lookahead time.Duration
 }
 
-func addCertDirWriter(mgr manager.Manager, key types.NamespacedName, dir string) error {
-	w := &certDirWriter{reader: mgr.GetCache(), secretKey: key, dir: dir}
+func addCertDirWriter(mgr manager.Manager, key types.NamespacedName, cfg Config) error {
+	w := &certDirWriter{
+		reader: mgr.GetCache(), writer: mgr.GetClient(), secretKey: key, dir: cfg.CertDir,
+		dnsNames: cfg.DNSNames, lookahead: cfg.LookaheadInterval,
+	}
 	err := builder.ControllerManagedBy(mgr).
 		Named("claimbridge-cert-dir").
 		For(&corev1.Secret{}, builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool {
@@ -46,7 +57,12 @@ func addCertDirWriter(mgr manager.Manager, key types.NamespacedName, dir string)
 }
 
 // Reconcile writes the files of a complete Secret; an incomplete one (the
-// rotator has not filled it yet) is left for its next update.
+// rotator has not filled it yet) is left for its next update. A serving
+// certificate that the rotator keeps though it is not valid for every DNS
+// name is written too (at start the rotator acts on no change of the
+// Secret before the files are there), then removed from the Secret (as
+// docs/operations.md tells operators to force a renewal), so that the
+// rotator issues one for every name, which replaces it a moment later.
 func (w *certDirWriter) Reconcile(ctx context.Context, _ reconcile.Request) (reconcile.Result, error) {
 	var s corev1.Secret
 	if err := w.reader.Get(ctx, w.secretKey, &s); err != nil {
@@ -60,7 +76,20 @@ func (w *certDirWriter) Reconcile(ctx context.Context, _ reconcile.Request) (rec
 			return reconcile.Result{}, nil
 		}
 	}
-	return reconcile.Result{}, writeCertDir(w.dir, s.Data)
+	if err := writeCertDir(w.dir, s.Data); err != nil {
+		return reconcile.Result{}, err
+	}
+	missing := missingDNSNames(s.Data, w.dnsNames, w.lookahead, time.Now())
+	if len(missing) == 0 {
+		return reconcile.Result{}, nil
+	}
+	ctrl.LoggerFrom(ctx).Info("The Secret's serving certificate is not valid for every --dns-name; removing it from the Secret to have it issued again",
+		"missingDNSNames", missing)
+	delete(s.Data, "tls.crt")
+	// Against the resourceVersion read: a replica that removed it first,
+	// or a rotator that renewed it meanwhile, makes this a conflict,
+	// retried with the Secret as it is then.
+	return reconcile.Result{}, w.writer.Update(ctx, &s)
 }
 
 // writeCertDir writes each of certDirFiles whose content differs, through a

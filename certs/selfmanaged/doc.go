@@ -13,7 +13,10 @@
 //   - a second controller copies ca.crt, tls.crt and tls.key from the Secret
 //     into the server's --cert-dir (key first, each by atomic rename), so the
 //     server's file-reloading TLS serves a renewed certificate without a
-//     restart and without a Secret volume;
+//     restart and without a Secret volume. A serving certificate of the CA
+//     that is not valid for every DNS name, which the rotator keeps (it
+//     checks the first name only), it also removes from the Secret, so that
+//     the rotator issues one for every name;
 //   - Ready is closed once the files are in the cert dir and the CA is
 //     injected; the command starts the webhook listener only then, so a pod
 //     is never ready before the apiserver trusts it.

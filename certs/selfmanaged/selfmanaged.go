@@ -207,7 +207,7 @@ func New(cfg Config, restConfig *rest.Config, log logr.Logger) (*Rotator, error)
 	}); err != nil {
 		return nil, fmt.Errorf("adding the certificate rotator: %w", err)
 	}
-	if err := addCertDirWriter(mgr, secretKey, cfg.CertDir); err != nil {
+	if err := addCertDirWriter(mgr, secretKey, cfg); err != nil {
 		return nil, err
 	}
 	return &Rotator{mgr: mgr, ready: ready}, nil

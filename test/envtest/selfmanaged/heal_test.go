@@ -202,8 +202,8 @@ func testHealsInjection(t *testing.T) {
 }
 
 // testHealsSecret: what an operator or a tool does to the Secret's data —
-// garbage, a ca.crt alone replaced, a serving certificate expired or of
-// another CA, the data removed — the server
+// garbage, a ca.crt alone replaced, a serving certificate expired, of
+// another CA or not for every DNS name, the data removed — the server
 // repairs: it keeps the CA where it is still valid and issues a new
 // serving certificate, or starts over with a new CA, injects it and serves
 // a certificate it signed for every --dns-name.
@@ -231,6 +231,12 @@ func testHealsSecret(t *testing.T) {
 		}, false},
 		{"serving-certificate-of-another-ca", func(t *testing.T, d map[string][]byte) map[string][]byte {
 			d["tls.crt"], d["tls.key"] = newTestCA(t, time.Now().Add(24*time.Hour)).issue(t, dnsNames, time.Now().Add(24*time.Hour))
+			return d
+		}, false},
+		// A certificate of the CA for the first --dns-name only, as a
+		// replica run with fewer names writes it.
+		{"serving-certificate-missing-a-dns-name", func(t *testing.T, d map[string][]byte) map[string][]byte {
+			d["tls.crt"], d["tls.key"] = secretCA(t, d).issue(t, dnsNames[:1], time.Now().Add(365*24*time.Hour))
 			return d
 		}, false},
 	} {

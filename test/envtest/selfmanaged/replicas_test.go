@@ -84,7 +84,8 @@ func watchSecretCAs(t *testing.T, in *ownInstall) func() [][]byte {
 // TestRestartWithDueCertificate: a replica that starts (a pod restarted,
 // the other replicas gone) while the Secret holds a serving certificate or
 // CA within --cert-renew-before (90 days) of its expiry, or past it,
-// renews it before it is ready: the serving certificate with the same CA,
+// renews it before it is ready (likewise a serving certificate that is not
+// valid for every --dns-name): the serving certificate with the same CA,
 // a CA with a new serving certificate; the webhook carries the Secret's CA
 // and the replica serves the renewed certificate. In a new pod (an empty
 // cert dir) and in a restarted container, whose pod's emptyDir still holds
@@ -94,19 +95,26 @@ func TestRestartWithDueCertificate(t *testing.T) {
 	for _, tc := range []struct {
 		name             string
 		caLeft, leafLeft time.Duration // validity left
+		firstNameOnly    bool          // the serving certificate is for the first --dns-name only
 		certDirKept      bool
 		newCA            bool
 	}{
-		{"serving-certificate-due/new-pod", 10 * 365 * 24 * time.Hour, 30 * 24 * time.Hour, false, false},
-		{"serving-certificate-expired/container-restarted", 10 * 365 * 24 * time.Hour, -time.Hour, true, false},
-		{"ca-due/new-pod", 30 * 24 * time.Hour, 20 * 24 * time.Hour, false, true},
-		{"ca-expired/container-restarted", -time.Minute, -time.Minute, true, true},
+		{"serving-certificate-due/new-pod", 10 * 365 * 24 * time.Hour, 30 * 24 * time.Hour, false, false, false},
+		{"serving-certificate-expired/container-restarted", 10 * 365 * 24 * time.Hour, -time.Hour, false, true, false},
+		// Not due, but clients that dial localhost refuse it.
+		{"serving-certificate-missing-a-dns-name/new-pod", 10 * 365 * 24 * time.Hour, 365 * 24 * time.Hour, true, false, false},
+		{"ca-due/new-pod", 30 * 24 * time.Hour, 20 * 24 * time.Hour, false, false, true},
+		{"ca-expired/container-restarted", -time.Minute, -time.Minute, false, true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := t.Context()
 			in := newOwnInstall(t)
 			ca := newTestCA(t, time.Now().Add(tc.caLeft))
-			leafPEM, keyPEM := ca.issue(t, in.dnsNames(), time.Now().Add(tc.leafLeft))
+			names := in.dnsNames()
+			if tc.firstNameOnly {
+				names = names[:1]
+			}
+			leafPEM, keyPEM := ca.issue(t, names, time.Now().Add(tc.leafLeft))
 			secret, err := in.getSecret(ctx)
 			if err != nil {
 				t.Fatal(err)

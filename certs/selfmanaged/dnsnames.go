@@ -1,0 +1,48 @@
+package selfmanaged
+
+import (
+	"crypto/x509"
+	"encoding/pem"
+	"errors"
+	"time"
+
+	"github.com/open-policy-agent/cert-controller/pkg/rotator"
+)
+
+// missingDNSNames returns the DNS names, of dnsNames, that the serving
+// certificate of a Secret's data is not valid for, when cert-controller
+// keeps that certificate anyway: it checks the certificate for its first
+// DNS name only (rotator.ValidCert with CertRotator.DNSName), so a
+// certificate of the CA written for fewer names — by a replica run with
+// fewer --dns-name flags, or put there by hand — would be kept until its
+// renewal, up to a year, while clients that dial another name refuse it.
+// A certificate cert-controller replaces itself (not of the CA, expired,
+// due, not for the first name, no key) yields nil.
+func missingDNSNames(data map[string][]byte, dnsNames []string, lookahead time.Duration, now time.Time) []string {
+	ok, err := rotator.ValidCert(data["ca.crt"], data["tls.crt"], data["tls.key"], dnsNames[0],
+		&[]x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, now.Add(lookahead))
+	if err != nil || !ok {
+		return nil
+	}
+	leaf, err := leafCertificate(data["tls.crt"])
+	if err != nil {
+		return nil
+	}
+	var missing []string
+	for _, name := range dnsNames[1:] {
+		if leaf.VerifyHostname(name) != nil {
+			missing = append(missing, name)
+		}
+	}
+	return missing
+}
+
+// leafCertificate parses the first PEM block of certPEM: the serving
+// certificate (a chain follows it).
+func leafCertificate(certPEM []byte) (*x509.Certificate, error) {
+	block, _ := pem.Decode(certPEM)
+	if block == nil {
+		return nil, errors.New("no PEM block")
+	}
+	return x509.ParseCertificate(block.Bytes)
+}
