@@ -67,6 +67,11 @@ func (w *certDirWriter) Reconcile(ctx context.Context, _ reconcile.Request) (rec
 	var s corev1.Secret
 	if err := w.reader.Get(ctx, w.secretKey, &s); err != nil {
 		if apierrors.IsNotFound(err) {
+			// The rotator says nothing (until its next expiry check, up
+			// to 12 hours on) and needs no Secret to keep serving.
+			ctrl.LoggerFrom(ctx).Error(nil, "The certificate Secret is gone: this replica keeps serving the certificate in its cert dir, "+
+				"but no longer repairs the caBundles or renews the certificate, and no replica can start; "+
+				"create it again, empty (helm upgrade, or kubectl apply of the install's manifests), to have a new CA issued and injected")
 			return reconcile.Result{}, nil
 		}
 		return reconcile.Result{}, err

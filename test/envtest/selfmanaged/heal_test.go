@@ -259,3 +259,49 @@ func testHealsSecret(t *testing.T) {
 		})
 	}
 }
+
+// secretGone is what the server logs when its Secret is deleted.
+const secretGone = "The certificate Secret is gone"
+
+// testSecretDeleted: the Secret deleted (kubectl delete, a namespace
+// clean-up), the server keeps serving the certificate in its cert dir and
+// says, as an error, what it can no longer do (repair caBundles, renew, a
+// replica start). Created again as the chart renders it (helm upgrade
+// creates what is missing), empty, it gets a new CA, which the running
+// server injects and serves, without a restart.
+func testSecretDeleted(t *testing.T) {
+	ctx := t.Context()
+	secret, err := s.secret(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logBefore := len(s.logw.String())
+	if err := s.client.Delete(ctx, secret); err != nil {
+		t.Fatal(err)
+	}
+	err = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, healTimeout, true, func(context.Context) (bool, error) {
+		return strings.Contains(s.logw.String()[logBefore:], secretGone), nil
+	})
+	if err != nil {
+		t.Errorf("the server did not log %q within %s", secretGone, healTimeout)
+	}
+	if _, err := dialLeaf(s.webhookAddr, secret.Data["ca.crt"]); err != nil {
+		t.Errorf("the server no longer serves its certificate: %v", err)
+	}
+	if err := sequence(ctx, s.dynamic, harness.NextSequence()); err != nil {
+		t.Errorf("a request sequence with the Secret gone: %v", err)
+	}
+
+	rendered := harness.OfKind(s.objs, "Secret")
+	if len(rendered) != 1 {
+		t.Fatalf("the chart renders %d Secrets, want 1", len(rendered))
+	}
+	if err := s.client.Create(ctx, rendered[0].DeepCopy()); err != nil {
+		t.Fatal(err)
+	}
+	ca, took := s.waitHealed(t, s.dnsNames(t))
+	if bytes.Equal(ca, secret.Data["ca.crt"]) {
+		t.Error("the Secret created again holds the old CA, want a new one")
+	}
+	t.Logf("repaired in %s after the Secret was created again", took.Round(time.Millisecond))
+}

@@ -52,6 +52,7 @@ func TestSelfManaged(t *testing.T) {
 		{"token-policy-checked", testTokenPolicyChecked},
 		{"heals-injection", testHealsInjection},
 		{"heals-secret", testHealsSecret},
+		{"secret-deleted", testSecretDeleted},
 	} {
 		if !t.Run(step.name, step.fn) {
 			t.FailNow()
