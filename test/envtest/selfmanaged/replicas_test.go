@@ -4,14 +4,18 @@ import (
 	"bytes"
 	"context"
 	"crypto/x509"
+	"fmt"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/claimbridge/claimbridge/test/envtest/harness"
 )
 
 // TestReplicasStartTogether: two replicas of an install start at once with
@@ -23,7 +27,11 @@ import (
 func TestReplicasStartTogether(t *testing.T) {
 	ctx := t.Context()
 	in := newOwnInstall(t)
-	cas := watchSecretCAs(t, in)
+	secret, err := in.getSecret(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cas := watchSecretCAs(t, in.secret, secret.ResourceVersion)
 
 	replicas := []*replica{startReplica(t, "a", in.args(), nil), startReplica(t, "b", in.args(), nil)}
 	for _, r := range replicas {
@@ -44,17 +52,17 @@ func TestReplicasStartTogether(t *testing.T) {
 	}
 }
 
-// watchSecretCAs watches the install's Secret from now on; the function it
-// returns stops the watch and says the distinct ca.crt values it saw, in
-// order.
-func watchSecretCAs(t *testing.T, in *ownInstall) func() [][]byte {
+// watchSecretCAs watches the Secret key from resourceVersion on (without
+// its state then); the function it returns stops the watch and says the
+// distinct ca.crt values it saw, in order.
+func watchSecretCAs(t *testing.T, key types.NamespacedName, resourceVersion string) func() [][]byte {
 	t.Helper()
 	cs, err := kubernetes.NewForConfig(s.admin)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := cs.CoreV1().Secrets(in.secret.Namespace).Watch(t.Context(), metav1.ListOptions{
-		FieldSelector: "metadata.name=" + in.secret.Name,
+	w, err := cs.CoreV1().Secrets(key.Namespace).Watch(t.Context(), metav1.ListOptions{
+		FieldSelector: "metadata.name=" + key.Name, ResourceVersion: resourceVersion,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -79,6 +87,65 @@ func watchSecretCAs(t *testing.T, in *ownInstall) func() [][]byte {
 		<-done
 		return cas
 	}
+}
+
+// testReplicasAgree: two more replicas of the suite's install (the chart's
+// arguments, the chart's ServiceAccount) run beside the suite's server when
+// the Secret's data is removed (docs/operations.md: to start over with a
+// new CA). All three fill it at once; one writes a new CA (a watch sees one
+// only), the others get a conflict and keep it, it is injected everywhere
+// and all three serve the certificate it signed.
+func testReplicasAgree(t *testing.T) {
+	ctx := t.Context()
+	args, err := harness.ServeArgs(s.objs, namespace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replicas := []*replica{startReplica(t, "b", args, nil), startReplica(t, "c", args, nil)}
+	for _, r := range replicas {
+		if err := r.ready(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	secret, err := s.secret(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := secret.Data["ca.crt"]
+	cas := watchSecretCAs(t, types.NamespacedName{Namespace: namespace, Name: secretName}, secret.ResourceVersion)
+	secret.Data = nil
+	if err := s.client.Update(ctx, secret); err != nil {
+		t.Fatal(err)
+	}
+	ca, took := s.waitHealed(t, s.dnsNames(t))
+	var last error
+	err = wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, healTimeout, true, func(ctx context.Context) (bool, error) {
+		secret, last = s.secret(ctx)
+		if last != nil {
+			return false, nil
+		}
+		for _, r := range replicas {
+			var served *x509.Certificate
+			if served, last = dialLeaf(r.addr, ca); last != nil {
+				return false, nil
+			}
+			if leaf, _ := parseCert(secret.Data["tls.crt"]); !served.Equal(leaf) {
+				last = fmt.Errorf("replica %s serves a certificate (NotAfter %s) other than the Secret's", r.name, served.NotAfter)
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	if err != nil {
+		t.Fatalf("the replicas do not serve the Secret's certificate: %v", last)
+	}
+	if bytes.Equal(ca, before) {
+		t.Error("the Secret holds the old CA, want a new one")
+	}
+	if got := cas(); len(got) != 1 {
+		t.Errorf("the Secret held %d CAs one after the other, want 1: a replica overwrote another's", len(got))
+	}
+	t.Logf("a new CA injected and served by the suite's server in %s", took.Round(time.Millisecond))
 }
 
 // TestRestartWithDueCertificate: a replica that starts (a pod restarted,

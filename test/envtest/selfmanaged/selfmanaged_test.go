@@ -53,6 +53,7 @@ func TestSelfManaged(t *testing.T) {
 		{"heals-injection", testHealsInjection},
 		{"heals-secret", testHealsSecret},
 		{"secret-deleted", testSecretDeleted},
+		{"replicas-agree-on-a-new-ca", testReplicasAgree},
 	} {
 		if !t.Run(step.name, step.fn) {
 			t.FailNow()
