@@ -201,44 +201,57 @@ func testHealsInjection(t *testing.T) {
 	}
 }
 
+// What becomes of the CA when the Secret's data is changed.
+const (
+	caKept    = "kept"    // the CA before the change stays
+	caNew     = "new"     // the server makes a new one
+	caAdopted = "adopted" // the CA written stays
+)
+
 // testHealsSecret: what an operator or a tool does to the Secret's data —
-// garbage, a ca.crt alone replaced, a serving certificate expired, of
-// another CA or not for every DNS name, the data removed — the server
-// repairs: it keeps the CA where it is still valid and issues a new
-// serving certificate, or starts over with a new CA, injects it and serves
-// a certificate it signed for every --dns-name.
+// garbage, a ca.crt alone replaced, the data removed, a serving certificate
+// expired, of another CA or not for every DNS name, another install's
+// valid CA and certificate (a restore) — the server repairs: it keeps a CA
+// that is still valid and issues a new serving certificate where it needs
+// one, or starts over with a new CA, injects the CA and serves a
+// certificate it signed for every --dns-name.
 func testHealsSecret(t *testing.T) {
 	dnsNames := s.dnsNames(t)
 	for _, tc := range []struct {
 		name   string
 		change func(*testing.T, map[string][]byte) map[string][]byte
-		newCA  bool
+		ca     string
 	}{
 		{"garbage", func(_ *testing.T, d map[string][]byte) map[string][]byte {
 			for k := range d {
 				d[k] = []byte("garbage")
 			}
 			return d
-		}, true},
+		}, caNew},
 		{"ca-crt-replaced", func(t *testing.T, d map[string][]byte) map[string][]byte {
 			d["ca.crt"] = newTestCA(t, time.Now().Add(24*time.Hour)).certPEM
 			return d
-		}, true},
-		{"data-removed", func(*testing.T, map[string][]byte) map[string][]byte { return nil }, true},
+		}, caNew},
+		{"data-removed", func(*testing.T, map[string][]byte) map[string][]byte { return nil }, caNew},
 		{"serving-certificate-expired", func(t *testing.T, d map[string][]byte) map[string][]byte {
 			d["tls.crt"], d["tls.key"] = secretCA(t, d).issue(t, dnsNames, time.Now().Add(-time.Minute))
 			return d
-		}, false},
+		}, caKept},
 		{"serving-certificate-of-another-ca", func(t *testing.T, d map[string][]byte) map[string][]byte {
 			d["tls.crt"], d["tls.key"] = newTestCA(t, time.Now().Add(24*time.Hour)).issue(t, dnsNames, time.Now().Add(24*time.Hour))
 			return d
-		}, false},
+		}, caKept},
 		// A certificate of the CA for the first --dns-name only, as a
 		// replica run with fewer names writes it.
 		{"serving-certificate-missing-a-dns-name", func(t *testing.T, d map[string][]byte) map[string][]byte {
 			d["tls.crt"], d["tls.key"] = secretCA(t, d).issue(t, dnsNames[:1], time.Now().Add(365*24*time.Hour))
 			return d
-		}, false},
+		}, caKept},
+		// Valid and complete: nothing to repair, the caBundles follow.
+		{"another-installs-ca-and-certificate", func(t *testing.T, _ map[string][]byte) map[string][]byte {
+			ca := newTestCA(t, time.Now().Add(10*365*24*time.Hour))
+			return ca.secretData(ca.issue(t, dnsNames, time.Now().Add(365*24*time.Hour)))
+		}, caAdopted},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := t.Context()
@@ -248,12 +261,20 @@ func testHealsSecret(t *testing.T) {
 			}
 			before := secret.Data["ca.crt"]
 			secret.Data = tc.change(t, secret.Data)
+			written := secret.Data["ca.crt"]
 			if err := s.client.Update(ctx, secret); err != nil {
 				t.Fatal(err)
 			}
 			ca, took := s.waitHealed(t, dnsNames)
-			if got := !bytes.Equal(ca, before); got != tc.newCA {
-				t.Errorf("new CA: %v, want %v", got, tc.newCA)
+			got := caNew
+			switch {
+			case bytes.Equal(ca, before):
+				got = caKept
+			case bytes.Equal(ca, written):
+				got = caAdopted
+			}
+			if got != tc.ca {
+				t.Errorf("CA %s, want %s", got, tc.ca)
 			}
 			t.Logf("repaired in %s", took.Round(time.Millisecond))
 		})
