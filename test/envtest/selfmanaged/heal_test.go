@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -65,7 +66,7 @@ func (s *suite) healed(ctx context.Context, dnsNames []string) ([]byte, error) {
 	}
 	roots := x509.NewCertPool()
 	if !roots.AppendCertsFromPEM(caPEM) {
-		return nil, fmt.Errorf("the Secret's ca.crt holds no certificate")
+		return nil, errors.New("the Secret's ca.crt holds no certificate")
 	}
 	for _, name := range dnsNames {
 		if _, err := leaf.Verify(x509.VerifyOptions{DNSName: name, Roots: roots, CurrentTime: time.Now().Add(90 * 24 * time.Hour)}); err != nil {
