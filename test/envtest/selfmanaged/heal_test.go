@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/x509"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"strings"
@@ -14,10 +15,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/claimbridge/claimbridge/test/envtest/harness"
 )
@@ -199,6 +202,52 @@ func testHealsInjection(t *testing.T) {
 			}
 			t.Logf("repaired in %s", took.Round(time.Millisecond))
 		})
+	}
+}
+
+// testReapplyKeepsCABundles: the CRDs and webhook configurations applied
+// again as rendered, without caBundles (helm upgrade, which applies
+// server-side from Helm 4 on; kubectl apply --server-side of the
+// manifests, with --force-conflicts), keep the injected CA: the caBundles
+// belong to the server's field manager, and an apply changes only the
+// fields it sets. Checked on the apply's answer, before the server could
+// have injected anything again.
+func testReapplyKeepsCABundles(t *testing.T) {
+	ctx := t.Context()
+	secret, err := s.secret(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca := base64.StdEncoding.EncodeToString(secret.Data["ca.crt"])
+	for _, kind := range []string{"CustomResourceDefinition", "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"} {
+		objs := harness.OfKind(s.objs, kind)
+		if len(objs) == 0 {
+			t.Fatalf("the chart renders no %s", kind)
+		}
+		for _, o := range objs {
+			// As installed (install pointed the webhooks at the local
+			// server in place), without a caBundle.
+			obj := o.DeepCopy()
+			if err := s.client.Patch(ctx, obj, client.Apply, client.FieldOwner("helm"), client.ForceOwnership); err != nil {
+				t.Fatalf("applying %s %s: %v", kind, obj.GetName(), err)
+			}
+			var bundles []string
+			if kind == "CustomResourceDefinition" {
+				b, _, _ := unstructured.NestedString(obj.Object, "spec", "conversion", "webhook", "clientConfig", "caBundle")
+				bundles = append(bundles, b)
+			} else {
+				hooks, _, _ := unstructured.NestedSlice(obj.Object, "webhooks")
+				for _, h := range hooks {
+					b, _, _ := unstructured.NestedString(h.(map[string]interface{}), "clientConfig", "caBundle")
+					bundles = append(bundles, b)
+				}
+			}
+			for i, b := range bundles {
+				if b != ca {
+					t.Errorf("%s %s: caBundle %d after the apply is %d characters, want the Secret's CA (%d)", kind, obj.GetName(), i, len(b), len(ca))
+				}
+			}
+		}
 	}
 }
 

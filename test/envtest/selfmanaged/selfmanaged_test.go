@@ -50,6 +50,7 @@ func TestSelfManaged(t *testing.T) {
 		{"metrics-authn-authz", testMetrics},
 		{"token-restricted-to-ca-injection", testTokenRestricted},
 		{"token-policy-checked", testTokenPolicyChecked},
+		{"reapply-keeps-cabundles", testReapplyKeepsCABundles},
 		{"heals-injection", testHealsInjection},
 		{"heals-secret", testHealsSecret},
 		{"secret-deleted", testSecretDeleted},
