@@ -228,7 +228,11 @@ func testReapplyKeepsCABundles(t *testing.T) {
 			// As installed (install pointed the webhooks at the local
 			// server in place), without a caBundle.
 			obj := o.DeepCopy()
-			if err := s.client.Patch(ctx, obj, client.Apply, client.FieldOwner("helm"), client.ForceOwnership); err != nil {
+			body, err := obj.MarshalJSON()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.client.Patch(ctx, obj, client.RawPatch(types.ApplyPatchType, body), client.FieldOwner("helm"), client.ForceOwnership); err != nil {
 				t.Fatalf("applying %s %s: %v", kind, obj.GetName(), err)
 			}
 			var bundles []string
