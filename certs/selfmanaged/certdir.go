@@ -57,12 +57,15 @@ func addCertDirWriter(mgr manager.Manager, key types.NamespacedName, cfg Config)
 }
 
 // Reconcile writes the files of a complete Secret; an incomplete one (the
-// rotator has not filled it yet) is left for its next update. A serving
-// certificate that the rotator keeps though it is not valid for every DNS
-// name is written too (at start the rotator acts on no change of the
-// Secret before the files are there), then removed from the Secret (as
-// docs/operations.md tells operators to force a renewal), so that the
-// rotator issues one for every name, which replaces it a moment later.
+// rotator has not filled it yet) is left for its next update. It also
+// repairs what the rotator keeps but should not:
+//   - a CA key it cannot sign with is written in the form it can, or
+//     removed (caKeyRepair);
+//   - a serving certificate not valid for every DNS name is written too (at
+//     start the rotator acts on no change of the Secret before the files
+//     are there), then removed from the Secret (as docs/operations.md tells
+//     operators to force a renewal), so that the rotator issues one for
+//     every name, which replaces it a moment later.
 func (w *certDirWriter) Reconcile(ctx context.Context, _ reconcile.Request) (reconcile.Result, error) {
 	var s corev1.Secret
 	if err := w.reader.Get(ctx, w.secretKey, &s); err != nil {
@@ -75,6 +78,19 @@ func (w *certDirWriter) Reconcile(ctx context.Context, _ reconcile.Request) (rec
 			return reconcile.Result{}, nil
 		}
 		return reconcile.Result{}, err
+	}
+	// Before the completeness check: with a CA key it cannot sign with,
+	// the rotator never fills a Secret whose serving certificate is gone.
+	if key, change := caKeyRepair(s.Data, w.lookahead, time.Now()); change {
+		if key != nil {
+			ctrl.LoggerFrom(ctx).Info("The Secret's ca.key is an RSA key in PKCS #8, which cert-controller cannot sign with; writing it in PKCS #1")
+			s.Data["ca.key"] = key
+		} else {
+			ctrl.LoggerFrom(ctx).Error(nil, "The Secret's ca.key is not an RSA key, which cert-controller cannot sign with; removing it to start over with a new CA")
+			delete(s.Data, "ca.key")
+		}
+		// Against the resourceVersion read, as below.
+		return reconcile.Result{}, w.writer.Update(ctx, &s)
 	}
 	for _, name := range certDirFiles {
 		if len(s.Data[name]) == 0 {

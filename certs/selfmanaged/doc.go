@@ -16,7 +16,8 @@
 //     restart and without a Secret volume. A serving certificate of the CA
 //     that is not valid for every DNS name, which the rotator keeps (it
 //     checks the first name only), it also removes from the Secret, so that
-//     the rotator issues one for every name;
+//     the rotator issues one for every name; a CA key the rotator keeps but
+//     cannot sign with (PKCS #8, not RSA) it writes in PKCS #1 or removes;
 //   - Ready is closed once the files are in the cert dir and the CA is
 //     injected; the command starts the webhook listener only then, so a pod
 //     is never ready before the apiserver trusts it.

@@ -191,7 +191,7 @@ func New(cfg Config, restConfig *rest.Config, log logr.Logger) (*Rotator, error)
 	if err := rotator.AddRotator(mgr, &rotator.CertRotator{
 		SecretKey:              secretKey,
 		CertDir:                cfg.CertDir,
-		CAName:                 "claimbridge-ca",
+		CAName:                 caName,
 		CAOrganization:         "claimbridge",
 		DNSName:                cfg.DNSNames[0],
 		ExtraDNSNames:          cfg.DNSNames[1:],

@@ -301,6 +301,22 @@ func testHealsSecret(t *testing.T) {
 			d["tls.crt"], d["tls.key"] = secretCA(t, d).issue(t, dnsNames[:1], time.Now().Add(365*24*time.Hour))
 			return d
 		}, caKept},
+		// A valid CA whose key is in PKCS #8 (as OpenSSL 3 writes an RSA
+		// key it converts; a restore through such a tool): cert-controller
+		// keeps the CA but can sign with a PKCS #1 key only, so the expired
+		// certificate was never renewed, and every start failed.
+		{"ca-key-in-pkcs8-serving-certificate-expired", func(t *testing.T, _ map[string][]byte) map[string][]byte {
+			ca := newTestCA(t, time.Now().Add(10*365*24*time.Hour))
+			d := ca.secretData(ca.issue(t, dnsNames, time.Now().Add(-time.Minute)))
+			d["ca.key"] = pkcs8(t, ca.key)
+			return d
+		}, caAdopted},
+		// Likewise an ECDSA CA key, which cert-controller cannot sign
+		// with at all.
+		{"ca-key-ecdsa-serving-certificate-expired", func(t *testing.T, _ map[string][]byte) map[string][]byte {
+			ca := newTestCAWithKey(t, time.Now().Add(10*365*24*time.Hour), ecdsaKey(t))
+			return ca.secretData(ca.issue(t, dnsNames, time.Now().Add(-time.Minute)))
+		}, caNew},
 		// Valid and complete: nothing to repair, the caBundles follow.
 		{"another-installs-ca-and-certificate", func(t *testing.T, _ map[string][]byte) map[string][]byte {
 			ca := newTestCA(t, time.Now().Add(10*365*24*time.Hour))

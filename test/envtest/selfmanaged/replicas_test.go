@@ -152,26 +152,30 @@ func testReplicasAgree(t *testing.T) {
 // the other replicas gone) while the Secret holds a serving certificate or
 // CA within --cert-renew-before (90 days) of its expiry, or past it,
 // renews it before it is ready (likewise a serving certificate that is not
-// valid for every --dns-name): the serving certificate with the same CA,
-// a CA with a new serving certificate; the webhook carries the Secret's CA
-// and the replica serves the renewed certificate. In a new pod (an empty
-// cert dir) and in a restarted container, whose pod's emptyDir still holds
-// the old files.
+// valid for every --dns-name, and with a CA key in PKCS #8): the serving
+// certificate with the same CA, a CA with a new serving certificate; the
+// webhook carries the Secret's CA and the replica serves the renewed
+// certificate. In a new pod (an empty cert dir) and in a restarted
+// container, whose pod's emptyDir still holds the old files.
 func TestRestartWithDueCertificate(t *testing.T) {
 	lookahead := 90 * 24 * time.Hour
 	for _, tc := range []struct {
 		name             string
 		caLeft, leafLeft time.Duration // validity left
 		firstNameOnly    bool          // the serving certificate is for the first --dns-name only
+		caKeyPKCS8       bool          // ca.key in PKCS #8
 		certDirKept      bool
 		newCA            bool
 	}{
-		{"serving-certificate-due/new-pod", 10 * 365 * 24 * time.Hour, 30 * 24 * time.Hour, false, false, false},
-		{"serving-certificate-expired/container-restarted", 10 * 365 * 24 * time.Hour, -time.Hour, false, true, false},
+		{"serving-certificate-due/new-pod", 10 * 365 * 24 * time.Hour, 30 * 24 * time.Hour, false, false, false, false},
+		{"serving-certificate-expired/container-restarted", 10 * 365 * 24 * time.Hour, -time.Hour, false, false, true, false},
 		// Not due, but clients that dial localhost refuse it.
-		{"serving-certificate-missing-a-dns-name/new-pod", 10 * 365 * 24 * time.Hour, 365 * 24 * time.Hour, true, false, false},
-		{"ca-due/new-pod", 30 * 24 * time.Hour, 20 * 24 * time.Hour, false, false, true},
-		{"ca-expired/container-restarted", -time.Minute, -time.Minute, false, true, true},
+		{"serving-certificate-missing-a-dns-name/new-pod", 10 * 365 * 24 * time.Hour, 365 * 24 * time.Hour, true, false, false, false},
+		// cert-controller keeps the CA but cannot sign with the key as
+		// it is (testHealsSecret).
+		{"serving-certificate-due-ca-key-in-pkcs8/new-pod", 10 * 365 * 24 * time.Hour, 30 * 24 * time.Hour, false, true, false, false},
+		{"ca-due/new-pod", 30 * 24 * time.Hour, 20 * 24 * time.Hour, false, false, false, true},
+		{"ca-expired/container-restarted", -time.Minute, -time.Minute, false, false, true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := t.Context()
@@ -187,6 +191,9 @@ func TestRestartWithDueCertificate(t *testing.T) {
 				t.Fatal(err)
 			}
 			secret.Data = ca.secretData(leafPEM, keyPEM)
+			if tc.caKeyPKCS8 {
+				secret.Data["ca.key"] = pkcs8(t, ca.key)
+			}
 			if err := s.client.Update(ctx, secret); err != nil {
 				t.Fatal(err)
 			}

@@ -1,6 +1,9 @@
 package selfmanaged
 
 import (
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
@@ -16,7 +19,7 @@ import (
 // checks), so that the server keeps one it finds valid.
 type testCA struct {
 	cert            *x509.Certificate
-	key             *rsa.PrivateKey
+	key             crypto.Signer
 	certPEM, keyPEM []byte
 }
 
@@ -27,6 +30,12 @@ func newTestCA(t *testing.T, notAfter time.Time) *testCA {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return newTestCAWithKey(t, notAfter, key)
+}
+
+// newTestCAWithKey is newTestCA with key, in PKCS #1 if RSA, else PKCS #8.
+func newTestCAWithKey(t *testing.T, notAfter time.Time, key crypto.Signer) *testCA {
+	t.Helper()
 	tmpl := &x509.Certificate{
 		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "claimbridge-ca", Organization: []string{"claimbridge"}},
 		DNSNames:  []string{"claimbridge-ca"},
@@ -42,11 +51,31 @@ func newTestCA(t *testing.T, notAfter time.Time) *testCA {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &testCA{
-		cert: cert, key: key,
-		certPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-		keyPEM:  pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}),
+	keyPEM := pkcs8(t, key)
+	if rsaKey, ok := key.(*rsa.PrivateKey); ok {
+		keyPEM = pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(rsaKey)})
 	}
+	return &testCA{cert: cert, key: key, certPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), keyPEM: keyPEM}
+}
+
+// pkcs8 is key in PKCS #8 PEM.
+func pkcs8(t *testing.T, key crypto.Signer) []byte {
+	t.Helper()
+	der, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})
+}
+
+// ecdsaKey is a new P-256 key.
+func ecdsaKey(t *testing.T) crypto.Signer {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return key
 }
 
 // secretCA is the CA of a Secret the server filled (ca.crt, ca.key).
