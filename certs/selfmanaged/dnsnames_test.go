@@ -2,6 +2,7 @@ package selfmanaged
 
 import (
 	"crypto/x509"
+	"strings"
 	"testing"
 	"time"
 
@@ -46,6 +47,13 @@ func TestMissingDNSNames(t *testing.T) {
 		"one-missing":                {data(ca, year, names[0], names[2]), names, names[1:2]},
 		"one-name-configured":        {data(ca, year, names[0]), names[:1], nil},
 		"more-names-than-configured": {data(ca, year, names...), names[:2], nil},
+		"other-case":                 {data(ca, year, names[0], strings.ToUpper(names[1]), names[2]), names, nil},
+		// A name cert-controller writes as a DNS name though no client
+		// can verify it as one: what it issues has it, so nothing repeats.
+		"ip-address-name":    {data(ca, year, names[0], "10.0.0.7"), []string{names[0], "10.0.0.7"}, nil},
+		"ip-address-missing": {data(ca, year, names[0]), []string{names[0], "10.0.0.7"}, []string{"10.0.0.7"}},
+		// Issued for the names, not merely valid for them.
+		"wildcard-covering-a-name": {data(ca, year, names[0], "*.example.com", names[2]), names, names[1:2]},
 		// What the rotator replaces itself is left to it.
 		"first-name-missing": {data(ca, year, names[1], names[2]), names, nil},
 		"due":                {data(ca, now.Add(lookahead/2), names[0]), names, nil},
