@@ -108,17 +108,8 @@ func TestCertReloadsOneAtATime(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.interval = time.Millisecond
-	tracked := make([]*trackedRunner, len(s.files))
-	for i, f := range s.files {
-		tracked[i] = &trackedRunner{ControllerRunner: f}
-		s.files[i] = tracked[i]
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		s.Run(ctx)
-	}()
+	tracked := track(s)
+	stop := runReloads(s)
 	for i := 1; i <= rotations; i++ {
 		writeAtomic(t, dir, strconv.Itoa(i), files(pairs[i]))
 		if err := os.RemoveAll(filepath.Join(dir, "..ts-"+strconv.Itoa(i-1))); err != nil {
@@ -136,8 +127,7 @@ func TestCertReloadsOneAtATime(t *testing.T) {
 		ca, ok := tracked[1].ControllerRunner.(*dynamiccertificates.DynamicFileCAContent)
 		return bytes.Equal(cert, newest.cert) && ok && bytes.Equal(ca.CurrentCABundleContent(), newest.ca)
 	})
-	cancel()
-	<-done
+	stop()
 	for _, r := range tracked {
 		if got := r.most.Load(); got != 1 {
 			t.Errorf("%s: %d loads in flight at once, want 1", r.Name(), got)
@@ -285,11 +275,7 @@ func TestCertReloadByPoll(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.interval, s.pollOnly = 10*time.Millisecond, true
-	tracked := make([]*trackedRunner, len(s.files))
-	for i, f := range s.files {
-		tracked[i] = &trackedRunner{ControllerRunner: f}
-		s.files[i] = tracked[i]
-	}
+	tracked := track(s)
 	ln, err := tls.Listen("tcp", "127.0.0.1:0", s.config)
 	if err != nil {
 		t.Fatal(err)
@@ -320,16 +306,7 @@ func TestCertReloadByPoll(t *testing.T) {
 		_, err = conn.Read(make([]byte, 1))
 		return err == nil && bytes.Equal(conn.ConnectionState().PeerCertificates[0].Raw, pairs[i].leaf)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		s.Run(ctx)
-	}()
-	defer func() {
-		cancel()
-		<-done
-	}()
+	defer runReloads(s)()
 	// Run's first reload, at its start, would read the rotations too.
 	eventually(t, "Run's first reload", func() bool { return tracked[0].onces.Load() > 0 && tracked[1].onces.Load() > 0 })
 	if !accepted(0, 0) {
@@ -386,22 +363,9 @@ func TestCertWatchReturnsAfterDirectoryRecreated(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.interval = 0
-	tracked := make([]*trackedRunner, len(s.files))
-	for i, f := range s.files {
-		tracked[i] = &trackedRunner{ControllerRunner: f}
-		s.files[i] = tracked[i]
-	}
+	tracked := track(s)
 	ca := tracked[1].ControllerRunner.(*dynamiccertificates.DynamicFileCAContent)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		s.Run(ctx)
-	}()
-	defer func() {
-		cancel()
-		<-done
-	}()
+	defer runReloads(s)()
 	eventually(t, "Run's first reload", func() bool { return tracked[0].onces.Load() > 0 && tracked[1].onces.Load() > 0 })
 
 	if err := os.RemoveAll(dir); err != nil {
@@ -422,4 +386,28 @@ func TestCertWatchReturnsAfterDirectoryRecreated(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, "the new client CA loaded", func() bool { return bytes.Equal(ca.CurrentCABundleContent(), pairs[1].ca) })
+}
+
+// track wraps the loaders of s in trackedRunners, which count their loads.
+func track(s *servingTLS) []*trackedRunner {
+	tracked := make([]*trackedRunner, len(s.files))
+	for i, f := range s.files {
+		tracked[i] = &trackedRunner{ControllerRunner: f}
+		s.files[i] = tracked[i]
+	}
+	return tracked
+}
+
+// runReloads runs s.Run until stop is called; stop returns once Run has.
+func runReloads(s *servingTLS) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.Run(ctx)
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
 }

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"maps"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -19,7 +17,6 @@ import (
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/internal/jsontree"
-	"github.com/claimbridge/claimbridge/manifest"
 )
 
 var versions = []string{"v1alpha1", "v1alpha2", "v1alpha3"}
@@ -251,28 +248,14 @@ func TestConvertContract(t *testing.T) {
 // (jsontree.Recycler): every answer must be the conversion of its own
 // object, with nothing left from another.
 func TestConvertRecycledMaps(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join("..", "conversion", "testdata", "*.yaml"))
 	var objects [][]byte
-	for _, f := range files {
-		data, err := os.ReadFile(f)
+	for _, d := range testdataObjects(t, "*.yaml") {
+		d.object["apiVersion"] = strings.Replace(d.object["apiVersion"].(string), conversion.UpstreamGroup, api.Group, 1)
+		raw, err := json.Marshal(d.object)
 		if err != nil {
 			t.Fatal(err)
 		}
-		docs, err := manifest.Parse(f, data)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, d := range docs {
-			if _, _, kind, err := conversion.Identify(d.Object); err != nil || strings.HasSuffix(kind, "List") {
-				continue
-			}
-			d.Object["apiVersion"] = strings.Replace(d.Object["apiVersion"].(string), conversion.UpstreamGroup, api.Group, 1)
-			raw, err := json.Marshal(d.Object)
-			if err != nil {
-				t.Fatal(err)
-			}
-			objects = append(objects, raw)
-		}
+		objects = append(objects, raw)
 	}
 	if len(objects) < 20 {
 		t.Fatalf("only %d objects in conversion/testdata", len(objects))

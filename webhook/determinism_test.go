@@ -21,44 +21,30 @@ import (
 // many annotations and labels.
 func determinismCorpus(t *testing.T) map[string][]byte {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join("..", "conversion", "testdata", "*.yaml"))
-	golden, _ := filepath.Glob(filepath.Join("..", "conversion", "testdata", "golden", "*.yaml"))
 	out := map[string][]byte{}
-	for _, f := range append(files, golden...) {
-		data, err := os.ReadFile(f)
+	for _, d := range testdataObjects(t, "*.yaml", "golden/*.yaml") {
+		if !api.IsServed(d.version) {
+			continue
+		}
+		d.object["apiVersion"] = api.Group + "/" + d.version
+		raw, err := json.Marshal(d.object)
 		if err != nil {
 			t.Fatal(err)
 		}
-		docs, err := manifest.Parse(f, data)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, d := range docs {
-			_, version, kind, err := conversion.Identify(d.Object)
-			if err != nil || !api.IsServed(version) || strings.HasSuffix(kind, "List") {
-				continue
-			}
-			d.Object["apiVersion"] = api.Group + "/" + version
-			raw, err := json.Marshal(d.Object)
-			if err != nil {
-				t.Fatal(err)
-			}
-			name := fmt.Sprintf("%s#%d", filepath.Base(f), d.Index)
-			out[name] = raw
-			if _, ok := d.Object["metadata"].(map[string]interface{}); ok {
-				out[name+" with many annotations and labels"] = withMetadata(t, raw, func(meta map[string]interface{}) {
-					ann, _ := meta["annotations"].(map[string]interface{})
-					if ann == nil {
-						ann = map[string]interface{}{}
-					}
-					labels := map[string]interface{}{}
-					for i := 0; i < 40; i++ {
-						ann[fmt.Sprintf("example.com/note-%02d", (i*7)%40)] = fmt.Sprint(i)
-						labels[fmt.Sprintf("label-%02d", (i*11)%40)] = fmt.Sprint(i)
-					}
-					meta["annotations"], meta["labels"] = ann, labels
-				})
-			}
+		out[d.name] = raw
+		if _, ok := d.object["metadata"].(map[string]interface{}); ok {
+			out[d.name+" with many annotations and labels"] = withMetadata(t, raw, func(meta map[string]interface{}) {
+				ann, _ := meta["annotations"].(map[string]interface{})
+				if ann == nil {
+					ann = map[string]interface{}{}
+				}
+				labels := map[string]interface{}{}
+				for i := 0; i < 40; i++ {
+					ann[fmt.Sprintf("example.com/note-%02d", (i*7)%40)] = fmt.Sprint(i)
+					labels[fmt.Sprintf("label-%02d", (i*11)%40)] = fmt.Sprint(i)
+				}
+				meta["annotations"], meta["labels"] = ann, labels
+			})
 		}
 	}
 	if len(out) < 100 {
@@ -132,4 +118,42 @@ func TestConversionAnswersAreDeterministic(t *testing.T) {
 	if hits, want := value(t, objects.cache.objectLookups.WithLabelValues("hit")), float64(2*withMeta); hits != want {
 		t.Errorf("object entry hits %v, want %v: not every answer came from one", hits, want)
 	}
+}
+
+// testdataObject is a claim or template of conversion/testdata.
+type testdataObject struct {
+	name    string // file#document
+	version string
+	object  map[string]interface{}
+}
+
+// testdataObjects returns the claims and templates (no lists) of the files
+// of conversion/testdata that match patterns, in order.
+func testdataObjects(t *testing.T, patterns ...string) []testdataObject {
+	t.Helper()
+	var out []testdataObject
+	for _, pattern := range patterns {
+		files, err := filepath.Glob(filepath.Join("..", "conversion", "testdata", pattern))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("no files match %s (%v)", pattern, err)
+		}
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			docs, err := manifest.Parse(f, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range docs {
+				_, version, kind, err := conversion.Identify(d.Object)
+				if err != nil || strings.HasSuffix(kind, "List") {
+					continue
+				}
+				out = append(out, testdataObject{name: fmt.Sprintf("%s#%d", filepath.Base(f), d.Index), version: version, object: d.Object})
+			}
+		}
+	}
+	return out
 }

@@ -63,7 +63,7 @@ var env *harness.Env
 
 func TestMain(m *testing.M) {
 	if os.Getenv(serveEnv) != "" { // a child started by serve
-		os.Exit(serveChild())
+		os.Exit(harness.ServeChild())
 	}
 	flag.Parse() // for -test.timeout, read by harness.StopOnSignalOrDeadline
 	os.Exit(harness.Main(m, harness.Options{Assets: harness.Assets{

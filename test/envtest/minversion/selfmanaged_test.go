@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -31,7 +30,6 @@ import (
 	"k8s.io/client-go/dynamic"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/claimbridge/claimbridge/cli"
 	"github.com/claimbridge/claimbridge/test/envtest/harness"
 )
 
@@ -421,22 +419,10 @@ func checkConverts(t *testing.T, name string) {
 
 // serveEnv, set in the environment of a child process of this test
 // binary, makes TestMain run `claimbridge serve` with the process's
-// arguments instead of the tests (serveChild): component-base applies its
+// arguments instead of the tests (harness.ServeChild): component-base applies its
 // logging configuration once per process, so each server gets a process of
 // its own, and every repetition (-count) of a test that serves runs.
 const serveEnv = "CLAIMBRIDGE_MINVERSION_SERVE"
-
-// serveChild is TestMain in a child started by serve: `claimbridge serve`
-// with this process's arguments until SIGTERM.
-func serveChild() int {
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
-	defer stop()
-	if err := cli.Serve(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return 0
-}
 
 // serve runs `claimbridge serve args...` in a child process of this test
 // binary until the test ends (SIGTERM; it must exit 0) and waits until

@@ -92,7 +92,7 @@ var s *suite
 
 func TestMain(m *testing.M) {
 	if os.Getenv(serveEnv) != "" { // a replica started by startReplica
-		os.Exit(serveChild())
+		os.Exit(harness.ServeChild())
 	}
 	flag.Parse() // for -test.timeout, read by harness.StopOnSignalOrDeadline
 	var err error

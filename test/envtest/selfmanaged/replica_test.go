@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -17,28 +16,15 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/wait"
 
-	"github.com/claimbridge/claimbridge/cli"
 	"github.com/claimbridge/claimbridge/test/envtest/harness"
 )
 
 // serveEnv, set in the environment of a child process of this test binary,
 // makes TestMain run `claimbridge serve` with the process's arguments
-// instead of the suite (serveChild): component-base applies its logging
+// instead of the suite (harness.ServeChild): component-base applies its logging
 // configuration once per process, so a further replica gets a process of
 // its own, started in a moment without a build.
 const serveEnv = "CLAIMBRIDGE_SELFMANAGED_SERVE"
-
-// serveChild is TestMain in a child started by startReplica: `claimbridge
-// serve` with this process's arguments until SIGTERM.
-func serveChild() int {
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
-	defer stop()
-	if err := cli.Serve(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return 0
-}
 
 // replica is a `claimbridge serve` in a child process of this test binary:
 // a further pod of an install.
