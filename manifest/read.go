@@ -304,7 +304,7 @@ func split(data []byte) []chunk {
 			if rest < len(data) && data[rest] == '\n' {
 				rest++
 			}
-			return append(chunks, splitYAML(data[rest:], bytes.Count(data[:rest], []byte("\n")), len(chunks))...)
+			return append(chunks, splitYAML(data[rest:], countLines(data[:rest]), len(chunks))...)
 		}
 	}
 	return splitYAML(data, 0, 0)
@@ -383,10 +383,18 @@ func isSeparator(line string) (sep bool, content string) {
 	return false, "" // "---x" is not a marker, but a scalar's text
 }
 
+// countLines counts the newlines in p; a variable so that a test can count
+// the bytes it looks at.
+var countLines = func(p []byte) int { return bytes.Count(p, []byte("\n")) }
+
 // splitJSON reads consecutive JSON values; ok is false when data is not a
 // clean JSON stream, and then end is where the values read end.
 func splitJSON(data []byte) (chunks []chunk, end int, ok bool) {
 	dec := json.NewDecoder(bytes.NewReader(data))
+	// The lines before data[counted:]: each value's line is counted on from
+	// the one before, not from the start (a stream of n values would be
+	// read n/2 times).
+	line, counted := 1, 0
 	for {
 		var raw json.RawMessage
 		before := dec.InputOffset()
@@ -397,7 +405,9 @@ func splitJSON(data []byte) (chunks []chunk, end int, ok bool) {
 		}
 		// The value starts at the first non-space byte after the previous value.
 		offset := int(before) + len(data[before:]) - len(bytes.TrimLeft(data[before:], " \t\r\n"))
-		chunks = append(chunks, chunk{index: len(chunks) + 1, line: 1 + bytes.Count(data[:offset], []byte("\n")), data: raw, json: true})
+		line += countLines(data[counted:offset])
+		counted = offset
+		chunks = append(chunks, chunk{index: len(chunks) + 1, line: line, data: raw, json: true})
 	}
 }
 
