@@ -435,9 +435,20 @@ func decodeValue(data []byte, isJSON bool) (interface{}, error) {
 	if isJSON {
 		return decodeJSON(data)
 	}
-	// As kubectl reads YAML (merge keys too), then refuse what it would
-	// lose in silence: see checkYAML.
-	j, err := yaml.YAMLToJSON(data)
+	if list, ok := decodeListByItems(data); ok {
+		return list, nil
+	}
+	return decodeYAML(data)
+}
+
+// yamlToJSON is sigs.k8s.io/yaml's YAMLToJSON; a variable so that a test can
+// see what the YAML parser is given.
+var yamlToJSON = yaml.YAMLToJSON
+
+// decodeYAML decodes one YAML document as kubectl reads it (merge keys
+// too), refusing what it would lose in silence: see checkYAML.
+func decodeYAML(data []byte) (interface{}, error) {
+	j, err := yamlToJSON(data)
 	if err != nil {
 		return nil, err
 	}
