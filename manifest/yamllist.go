@@ -25,6 +25,9 @@ func decodeListByItems(data []byte) (list map[string]interface{}, ok bool) {
 	if !bytes.HasPrefix(data, []byte("items:")) && !bytes.Contains(data, []byte("\nitems:")) {
 		return nil, false // no list: not worth looking at every line
 	}
+	if bytes.ContainsAny(data, yamlBreaksButNewline) {
+		return nil, false // lines are cut at "\n" only
+	}
 	// The frame first: a document that is no List is not decoded twice.
 	frame, ok := cutListItems(data, nil)
 	if !ok {
@@ -54,6 +57,13 @@ func decodeListByItems(data []byte) (list map[string]interface{}, ok bool) {
 	list["items"] = items
 	return list, true
 }
+
+// yamlBreaksButNewline are the characters besides "\n" that YAML 1.1 (the
+// parser's) takes for line breaks: carriage return (a CRLF file too), NEL,
+// LS and PS. cutListItems cuts lines at "\n" only, so a document with any of
+// them is read whole (FuzzListByItems found "- \r0: " read as an item of
+// its own).
+const yamlBreaksButNewline = "\r\u0085\u2028\u2029"
 
 var (
 	// itemsKey is the line that starts the items, at the start of the line.
