@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"slices"
 	"strings"
@@ -72,9 +73,15 @@ func (o *ServeOptions) byFlag(err error, c selfmanaged.Config) []error {
 		case selfmanaged.FieldSecretName:
 			msg = fmt.Sprintf("--cert-secret %q: must name the Secret", o.CertSecret)
 		case selfmanaged.FieldDNSNames:
-			msg = "--dns-name: need at least one (the webhook Service's <name>.<namespace>.svc)"
-			if len(c.DNSNames) > 0 {
+			switch i := slices.IndexFunc(c.DNSNames, func(n string) bool { return net.ParseIP(n) != nil }); {
+			case len(c.DNSNames) == 0:
+				msg = "--dns-name: need at least one (the webhook Service's <name>.<namespace>.svc)"
+			case slices.Contains(c.DNSNames, ""):
 				msg = fmt.Sprintf("--dns-name %q: a name must not be empty", c.DNSNames)
+			case i >= 0:
+				msg = fmt.Sprintf("--dns-name %q: %s is an IP address; self-managed certificates hold DNS names only (cert-controller's), so give the webhook Service's <name>.<namespace>.svc", c.DNSNames, c.DNSNames[i])
+			default:
+				msg = fe.Error()
 			}
 		case selfmanaged.FieldInjectTargets:
 			msg = "--cert-inject-crd, --cert-inject-validating-webhook-configuration and --cert-inject-mutating-webhook-configuration: name at least one CRD or webhook configuration to inject the CA into"

@@ -39,6 +39,8 @@ func TestOpsOptionsValidate(t *testing.T) {
 		"self-managed-nothing-to-inject": {[]string{"--cert-mode=self-managed", "--dns-name=svc.ns.svc", "--cert-inject-validating-webhook-configuration=", "--cert-inject-mutating-webhook-configuration="}, "ns", ""},
 		"self-managed-empty-dns-name": {[]string{"--cert-mode=self-managed", "--dns-name=svc.ns.svc", "--dns-name="}, "ns",
 			`--cert-mode=self-managed: --dns-name ["svc.ns.svc" ""]: a name must not be empty`},
+		"self-managed-ip-dns-name": {[]string{"--cert-mode=self-managed", "--dns-name=10.96.0.12", "--dns-name=svc.ns.svc"}, "ns",
+			`--cert-mode=self-managed: --dns-name ["10.96.0.12" "svc.ns.svc"]: 10.96.0.12 is an IP address; self-managed certificates hold DNS names only (cert-controller's), so give the webhook Service's <name>.<namespace>.svc`},
 		"self-managed-no-crd": {[]string{"--cert-mode=self-managed", "--dns-name=svc.ns.svc", "--cert-inject-crd="}, "ns", ""},
 		"self-managed-no-crd-no-configuration": {[]string{"--cert-mode=self-managed", "--dns-name=svc.ns.svc", "--cert-inject-crd=",
 			"--cert-inject-validating-webhook-configuration=", "--cert-inject-mutating-webhook-configuration="}, "ns",

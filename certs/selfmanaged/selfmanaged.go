@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"slices"
 	"time"
 
@@ -97,6 +98,13 @@ func (c *Config) Validate() error {
 		add(FieldDNSNames, errors.New("DNS names: need at least one (the webhook Service's <name>.<namespace>.svc)"))
 	} else if slices.Contains(c.DNSNames, "") {
 		add(FieldDNSNames, errors.New("DNS names: must not be empty"))
+	} else if i := slices.IndexFunc(c.DNSNames, func(n string) bool { return net.ParseIP(n) != nil }); i >= 0 {
+		// cert-controller writes every name as a DNS name and checks its
+		// certificate against the first: with an IP address first it would
+		// never find it valid and issue one after another, and as another
+		// name the IP address is in no certificate a client dialing it
+		// accepts.
+		add(FieldDNSNames, fmt.Errorf("DNS names: %s is an IP address, which the certificate cannot hold in self-managed mode: give the webhook Service's DNS name", c.DNSNames[i]))
 	}
 	if slices.Contains(c.CRDNames, "") {
 		add(FieldInjectTargets, errors.New("CRD names: must not be empty"))
