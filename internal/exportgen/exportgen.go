@@ -2,7 +2,7 @@
 // resourceclaimtemplates,resourceclaimparameters,resourceclassparameters,
 // resourceclasses,pods,deployments -A -o yaml` prints on a large Kubernetes
 // 1.30 cluster with structured parameters: a kind: List of any size, for
-// measuring the CLI at scale (cli's BenchmarkMigrateLargeExport,
+// measuring the CLI at scale (cli's BenchmarkLargeExport,
 // hack/bigexport). The objects follow test/manifests/exports/1.30, which a
 // real kube-apiserver 1.30 printed: server-set metadata, managedFields,
 // last-applied-configuration, allocated and reserved claims, claims
