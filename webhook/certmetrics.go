@@ -3,13 +3,14 @@ package webhook
 import (
 	"crypto/x509"
 	"encoding/pem"
-	"errors"
 	"os"
 	"path/filepath"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/claimbridge/claimbridge/api"
+
+	"github.com/claimbridge/claimbridge/certs"
 )
 
 // certCollector exports the validity window of the serving certificate at
@@ -56,7 +57,7 @@ func (c *certCollector) Collect(ch chan<- prometheus.Metric) {
 		return
 	}
 	certPEM, _ := serving.CurrentCertKeyContent()
-	cert, err := leafCertificate(certPEM)
+	cert, err := certs.Leaf(certPEM)
 	if err != nil {
 		return
 	}
@@ -119,14 +120,4 @@ func (s *Server) registerOpsMetrics() {
 	for _, reason := range handshakeReasons {
 		s.metrics.handshakeErrors.WithLabelValues(reason)
 	}
-}
-
-// leafCertificate parses the first certificate of certPEM: the serving
-// certificate of a pair (its chain follows it).
-func leafCertificate(certPEM []byte) (*x509.Certificate, error) {
-	block, _ := pem.Decode(certPEM)
-	if block == nil {
-		return nil, errors.New("no PEM certificate")
-	}
-	return x509.ParseCertificate(block.Bytes)
 }

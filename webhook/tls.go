@@ -9,6 +9,8 @@ import (
 
 	"github.com/go-logr/logr"
 	"k8s.io/apiserver/pkg/server/dynamiccertificates"
+
+	"github.com/claimbridge/claimbridge/certs"
 )
 
 // servingTLS is the TLS side of the listener, built on k8s.io/apiserver's
@@ -120,7 +122,7 @@ func (l reloadListener) warn() {
 // fail clients' verification at now: outside its validity window, or not
 // valid for one of dnsNames (Config.DNSNames, the names clients dial).
 func certificateProblems(certPEM []byte, dnsNames []string, now time.Time) []string {
-	cert, err := leafCertificate(certPEM)
+	cert, err := certs.Leaf(certPEM)
 	if err != nil {
 		return []string{err.Error()}
 	}

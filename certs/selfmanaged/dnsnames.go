@@ -2,13 +2,13 @@ package selfmanaged
 
 import (
 	"crypto/x509"
-	"encoding/pem"
-	"errors"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/open-policy-agent/cert-controller/pkg/rotator"
+
+	"github.com/claimbridge/claimbridge/certs"
 )
 
 // missingDNSNames returns the names, of dnsNames, that the serving
@@ -31,7 +31,7 @@ func missingDNSNames(data map[string][]byte, dnsNames []string, lookahead time.D
 	if err != nil || !ok {
 		return nil
 	}
-	leaf, err := leafCertificate(data["tls.crt"])
+	leaf, err := certs.Leaf(data["tls.crt"])
 	if err != nil {
 		return nil
 	}
@@ -42,14 +42,4 @@ func missingDNSNames(data map[string][]byte, dnsNames []string, lookahead time.D
 		}
 	}
 	return missing
-}
-
-// leafCertificate parses the first PEM block of certPEM: the serving
-// certificate (a chain follows it).
-func leafCertificate(certPEM []byte) (*x509.Certificate, error) {
-	block, _ := pem.Decode(certPEM)
-	if block == nil {
-		return nil, errors.New("no PEM block")
-	}
-	return x509.ParseCertificate(block.Bytes)
 }
