@@ -12,6 +12,7 @@ package envtest_test
 // periodically would write forever), or the restore annotations would churn.
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -168,33 +169,33 @@ func TestUnchangedWritesAreNoOps(t *testing.T) {
 			}
 			for _, v := range harness.Versions {
 				ri := res(v, o.resource, ns)
-				t.Run("PUT through "+v, func(t *testing.T) {
-					read := get(t, ri, name)
-					out, err := ri.Update(ctxFor(t), read.DeepCopy(), metav1.UpdateOptions{})
-					if err != nil {
-						t.Fatalf("unchanged update: %s", describe(err))
+				for _, w := range []struct {
+					name, what string
+					status     bool // claims only
+					write      func(ctx context.Context, read *unstructured.Unstructured) (*unstructured.Unstructured, error)
+				}{
+					{"PUT", "unchanged update", false, func(ctx context.Context, read *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+						return ri.Update(ctx, read.DeepCopy(), metav1.UpdateOptions{})
+					}},
+					{"empty merge patch", "empty merge patch", false, func(ctx context.Context, _ *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+						return ri.Patch(ctx, name, types.MergePatchType, []byte("{}"), metav1.PatchOptions{})
+					}},
+					{"PUT /status", "unchanged status update", true, func(ctx context.Context, read *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+						return ri.UpdateStatus(ctx, read.DeepCopy(), metav1.UpdateOptions{})
+					}},
+				} {
+					if w.status && o.resource != claimsResource {
+						continue
 					}
-					expectNoWrite(t, "the unchanged update through "+v, read, out)
-				})
-				t.Run("empty merge patch through "+v, func(t *testing.T) {
-					read := get(t, ri, name)
-					out, err := ri.Patch(ctxFor(t), name, types.MergePatchType, []byte("{}"), metav1.PatchOptions{})
-					if err != nil {
-						t.Fatalf("empty patch: %s", describe(err))
-					}
-					expectNoWrite(t, "the empty merge patch through "+v, read, out)
-				})
-				if o.resource != claimsResource {
-					continue
+					t.Run(w.name+" through "+v, func(t *testing.T) {
+						read := get(t, ri, name)
+						out, err := w.write(ctxFor(t), read)
+						if err != nil {
+							t.Fatalf("%s: %s", w.what, describe(err))
+						}
+						expectNoWrite(t, "the "+w.what+" through "+v, read, out)
+					})
 				}
-				t.Run("PUT /status through "+v, func(t *testing.T) {
-					read := get(t, ri, name)
-					out, err := ri.UpdateStatus(ctxFor(t), read.DeepCopy(), metav1.UpdateOptions{})
-					if err != nil {
-						t.Fatalf("unchanged status update: %s", describe(err))
-					}
-					expectNoWrite(t, "the unchanged status update through "+v, read, out)
-				})
 			}
 			expectSameViews(t, before, allViews(t, o.resource, ns, name))
 		})
