@@ -76,11 +76,15 @@ test-race: ## The race detector on the concurrent packages: the server, certific
 	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./webhook/... ./certs/... ./cli/...
 
 .PHONY: chart-check
-chart-check: envtest-assets ## helm lint and helm template of charts/claimbridge in both certificate modes, everything on.
+chart-check: envtest-assets ## helm lint and helm template of charts/claimbridge in both certificate modes, everything on, other names and ports.
 	$(BIN)/helm lint --strict charts/claimbridge
 	$(BIN)/helm lint --strict charts/claimbridge --set certificates.mode=cert-manager --set metrics.secure=false \
 		--set serviceMonitor.enabled=true --set prometheusRule.enabled=true --set grafanaDashboard.enabled=true \
 		--set autoscaling.enabled=true --set 'extraArgs[0]=--max-connections=64'
+	$(BIN)/helm lint --strict charts/claimbridge --set fullnameOverride=cb-hooks --set nameOverride=dra-bridge \
+		--set webhook.port=9543 --set health.port=9541 --set metrics.port=9542 --set hostNetwork=true \
+		--set-string 'podAnnotations.sidecar\.istio\.io/inject=false' --set podLabels.team=dra \
+		--set 'serviceAccount.annotations.example\.com/owner=dra' --set prometheusRule.enabled=true --set serviceMonitor.enabled=true
 	$(BIN)/helm template claimbridge charts/claimbridge --namespace claimbridge-system >/dev/null
 	$(BIN)/helm template claimbridge charts/claimbridge --namespace claimbridge-system --set certificates.mode=cert-manager \
 		--set serviceMonitor.enabled=true --set prometheusRule.enabled=true --set grafanaDashboard.enabled=true >/dev/null

@@ -367,6 +367,7 @@ func TestChart(t *testing.T) {
 			{"prometheusRule.enabled=true", "serviceMonitor.enabled=true"},
 			{"prometheusRule.enabled=true", "serviceMonitor.enabled=true", "webhook.timeoutSeconds=3"},
 			{"prometheusRule.enabled=true", "webhook.timeoutSeconds=30"},
+			{"prometheusRule.enabled=true", "serviceMonitor.enabled=true", "fullnameOverride=cb-hooks"},
 		} {
 			rules := helmTemplate(t, sets...).unstructured("PrometheusRule")
 			if len(rules) != 1 {
@@ -566,9 +567,31 @@ func TestChart(t *testing.T) {
 			{"extraArgs[0]=--cert-inject-crd=x", "the chart sets --cert-inject-crd itself"},
 			// Passed by the chart with the token policy it renders (the default).
 			{"extraArgs[0]=--token-policy-check-interval=1m", "the chart sets --token-policy-check-interval itself when it renders the token policy"},
-			// A metrics port on the webhook's or the probes' would crash-loop the pod.
-			{"metrics.port=8081", "metrics.port 8081: the webhook listens on 9443 and the probes on 8081"},
-			{"metrics.port=9443", "metrics.port 9443: the webhook listens on 9443 and the probes on 8081"},
+			// Two listeners on one port would crash-loop the pod.
+			{"metrics.port=8081", "health.port and metrics.port are both 8081: the webhook, the health probes and the metrics each need a port of their own"},
+			{"metrics.port=9443", "metrics.port and webhook.port are both 9443: the webhook, the health probes and the metrics each need a port of their own"},
+			{"health.port=9443", "health.port and webhook.port are both 9443: the webhook, the health probes and the metrics each need a port of their own"},
+			{"webhook.port=10250,health.port=10250", "health.port and webhook.port are both 10250"},
+			// A host-network pod shares the node's ports with the kubelet and kube-proxy.
+			{"hostNetwork=true,webhook.port=10250", "webhook.port 10250 with hostNetwork: the pod shares the node's ports, and 10250 is the kubelet's API; pick another"},
+			{"hostNetwork=true,health.port=10248", "health.port 10248 with hostNetwork: the pod shares the node's ports, and 10248 is the kubelet's healthz; pick another"},
+			{"hostNetwork=true,metrics.port=10249", "metrics.port 10249 with hostNetwork: the pod shares the node's ports, and 10249 is kube-proxy's metrics; pick another"},
+			{"hostNetwork=true,webhook.port=10256", "webhook.port 10256 with hostNetwork: the pod shares the node's ports, and 10256 is kube-proxy's healthz"},
+			{"hostNetwork=true,webhook.port=10255", "webhook.port 10255 with hostNetwork: the pod shares the node's ports, and 10255 is the kubelet's read-only port"},
+			{"webhook.port=0", "at '/webhook/port': minimum: got 0, want 1"},
+			{"health.port=65536", "at '/health/port': maximum: got 65,536, want 65,535"},
+			{"health.probe=8081", "at '/health': additional properties 'probe' not allowed"},
+			{"hostNetwork=yes", "at '/hostNetwork': got string, want boolean"},
+			// podLabels cannot move the pods out of their own selector.
+			{"podLabels.app\\.kubernetes\\.io/name=x", `podLabels "app.kubernetes.io/name": the chart sets this label itself`},
+			{"podLabels.app\\.kubernetes\\.io/component=x", `podLabels "app.kubernetes.io/component": the chart sets this label itself`},
+			{"podLabels.team=1", "at '/podLabels/team': got number, want string"},
+			{"podAnnotations.sidecar\\.istio\\.io/inject=false", "at '/podAnnotations/sidecar.istio.io~1inject': got boolean, want string"},
+			{"serviceAccount.name=x", "at '/serviceAccount': additional properties 'name' not allowed"},
+			// Names become DNS labels and name prefixes.
+			{"fullnameOverride=CB_hooks", "at '/fullnameOverride': 'CB_hooks' does not match pattern"},
+			{"fullnameOverride=" + strings.Repeat("a", 51), "at '/fullnameOverride': maxLength: got 51, want 50"},
+			{"nameOverride=-x", "at '/nameOverride': '-x' does not match pattern"},
 			{"terminationGracePeriodSeconds=0", "at '/terminationGracePeriodSeconds': minimum: got 0, want 1"},
 			{"image.digest=sha256:abc", "at '/image/digest': 'sha256:abc' does not match pattern"},
 			{"image.digest=" + strings.Repeat("a", 64), "at '/image/digest'"},

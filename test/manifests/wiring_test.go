@@ -67,6 +67,13 @@ func checkWiring(t *testing.T, r rendered, namespace, prefix string) {
 	if ns.Name != namespace {
 		t.Errorf("Namespace %q, want %q", ns.Name, namespace)
 	}
+	checkReferences(t, r, namespace, prefix)
+}
+
+// checkReferences is checkWiring without the Namespace object, which the
+// chart does not render (helm install --create-namespace does).
+func checkReferences(t *testing.T, r rendered, namespace, prefix string) {
+	t.Helper()
 	var svc corev1.Service
 	r.one(t, "Service", &svc)
 	if svc.Namespace != namespace || !strings.HasPrefix(svc.Name, prefix) {

@@ -1,13 +1,32 @@
+{{- /*
+The chart's name (nameOverride): the app.kubernetes.io/name label and, unless
+the release name already contains it, the second half of fullname.
+*/ -}}
+{{- define "claimbridge.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 50 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- /*
+What every object's name derives from (fullnameOverride). 50 characters at
+most: "-webhook" makes the Service name, a DNS label of 63 at most, and the
+longest suffix ("-validating-webhook-configuration") still fits the 253 of a
+cluster-scoped name.
+*/ -}}
 {{- define "claimbridge.fullname" -}}
-{{- if contains .Chart.Name .Release.Name -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 50 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := include "claimbridge.name" . -}}
+{{- if contains $name .Release.Name -}}
 {{- .Release.Name | trunc 50 | trimSuffix "-" -}}
 {{- else -}}
-{{- printf "%s-%s" .Release.Name .Chart.Name | trunc 50 | trimSuffix "-" -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 50 | trimSuffix "-" -}}
+{{- end -}}
 {{- end -}}
 {{- end -}}
 
 {{- define "claimbridge.selectorLabels" -}}
-app.kubernetes.io/name: claimbridge
+app.kubernetes.io/name: {{ include "claimbridge.name" . }}
 app.kubernetes.io/instance: {{ .Release.Name }}
 app.kubernetes.io/component: webhook
 {{- end -}}
@@ -55,6 +74,14 @@ true
 {{- end -}}
 {{- end -}}
 
+{{- /*
+The container ports. Read with defaults: `helm upgrade --reuse-values` from a
+release of a chart without these values passes none (webhook.port 0 would be
+--port=0, a random port).
+*/ -}}
+{{- define "claimbridge.webhookPort" -}}{{ .Values.webhook.port | default 9443 }}{{- end -}}
+{{- define "claimbridge.healthPort" -}}{{ dig "port" 8081 (.Values.health | default dict) }}{{- end -}}
+
 {{- define "claimbridge.checkValues" -}}
 {{- if not (has .Values.certificates.mode (list "self-managed" "cert-manager")) -}}
 {{- fail (printf "certificates.mode %q: must be self-managed or cert-manager" .Values.certificates.mode) -}}
@@ -94,8 +121,37 @@ true
 {{- fail (printf "podDisruptionBudget.minAvailable %v with %s %d: no pod could ever be evicted and every node drain would hang; run more replicas, lower minAvailable, or set podDisruptionBudget.enabled=false" $min $from $replicas) -}}
 {{- end -}}
 {{- end -}}
-{{- if has (int .Values.metrics.port) (list 9443 8081) -}}
-{{- fail (printf "metrics.port %v: the webhook listens on 9443 and the probes on 8081" .Values.metrics.port) -}}
+{{- /* Two listeners on one port crash-loop the pod. */ -}}
+{{- $ports := dict "webhook.port" (int (include "claimbridge.webhookPort" .)) "health.port" (int (include "claimbridge.healthPort" .)) -}}
+{{- if .Values.metrics.enabled -}}
+{{- $_ := set $ports "metrics.port" (int .Values.metrics.port) -}}
+{{- end -}}
+{{- range $a, $pa := $ports -}}
+{{- range $b, $pb := $ports -}}
+{{- if and (lt $a $b) (eq $pa $pb) -}}
+{{- fail (printf "%s and %s are both %d: the webhook, the health probes and the metrics each need a port of their own" $a $b $pa) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- /*
+A host-network pod binds its ports on the node, beside the node's own
+daemons: the kubelet's (10250 API, 10248 healthz, 10255 read-only) and
+kube-proxy's (10249 metrics, 10256 healthz). The pod would crash-loop on
+every node (the kubelet, or kube-proxy, got there first).
+*/ -}}
+{{- if .Values.hostNetwork -}}
+{{- $taken := dict "10248" "the kubelet's healthz" "10249" "kube-proxy's metrics" "10250" "the kubelet's API" "10255" "the kubelet's read-only port" "10256" "kube-proxy's healthz" -}}
+{{- range $name, $port := $ports -}}
+{{- with get $taken (toString $port) -}}
+{{- fail (printf "%s %d with hostNetwork: the pod shares the node's ports, and %d is %s; pick another" $name $port $port .) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- /* The pod template's labels must keep the Deployment's selector. */ -}}
+{{- range $key, $_ := include "claimbridge.selectorLabels" . | fromYaml -}}
+{{- if hasKey ($.Values.podLabels | default dict) $key -}}
+{{- fail (printf "podLabels %q: the chart sets this label itself (the Deployment's, Service's and PodDisruptionBudget's selector)" $key) -}}
+{{- end -}}
 {{- end -}}
 {{- range .Values.extraArgs -}}
 {{- $name := regexReplaceAll "=.*$" (toString .) "" -}}
