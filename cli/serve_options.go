@@ -168,8 +168,8 @@ type ServeOptions struct {
 	MetricsSecure bool
 	// Kubeconfig is the kubeconfig file for the Kubernetes API when the
 	// server needs it (self-managed certificates, secure metrics); "" means
-	// $KUBECONFIG, ~/.kube/config or the in-cluster config, in
-	// controller-runtime's order.
+	// controller-runtime's lookup: $KUBECONFIG if set, else the in-cluster
+	// config, else ~/.kube/config.
 	Kubeconfig string
 
 	// LogFormat is "text" or "json". Default "text".
@@ -266,7 +266,7 @@ func (o *ServeOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.CertDuration, "cert-duration", o.CertDuration, "Self-managed mode: validity of the serving certificate.")
 	fs.DurationVar(&o.CertRenewBefore, "cert-renew-before", o.CertRenewBefore, "Self-managed mode: renew the serving certificate (and the CA) this long before it expires.")
 	fs.DurationVar(&o.TokenPolicyCheckInterval, "token-policy-check-interval", o.TokenPolicyCheckInterval, "Self-managed mode: check at start and then this often, by a dry-run update of the webhook configuration as the server's ServiceAccount, that the ValidatingAdmissionPolicy <prefix>ca-injection-only refuses it any change beyond the caBundles; the verdict goes to claimbridge_token_policy_enforced and a policy not enforced is logged as an error (0: no check; else at least 1s). Readiness does not depend on it.")
-	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "Kubeconfig file for the Kubernetes API, needed only by --cert-mode=self-managed and --metrics-secure; empty: $KUBECONFIG, ~/.kube/config, then the in-cluster config.")
+	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "Kubeconfig file for the Kubernetes API, needed only by --cert-mode=self-managed and --metrics-secure; empty: $KUBECONFIG if set, else the in-cluster config, else ~/.kube/config.")
 	fs.BoolVar(&o.MetricsSecure, "metrics-secure", o.MetricsSecure, "Serve /metrics over HTTPS (the serving certificate and TLS settings of the webhook listener) to clients the API server authenticates and authorises for GET /metrics; needs a kubeconfig or in-cluster config. false serves plain HTTP without authentication.")
 	fs.StringVar(&o.LogFormat, "log-format", o.LogFormat, `Log format: "text" or "json".`)
 	fs.IntVarP(&o.Verbosity, "v", "v", o.Verbosity, "Log verbosity; 4 logs every review (never object contents).")
