@@ -106,6 +106,10 @@ const (
 	shedTooLarge = "too_large"
 )
 
+// shedReasons are the reason label values of claimbridge_webhook_shed_total
+// and claimbridge_webhook_shed_duration_seconds (docs/server.md, "Metrics").
+var shedReasons = []string{shedOverloaded, shedWaitExpired, shedClientGone, shedMemory, shedTooLarge}
+
 // wrap runs next in a slot; shed answers a review that gets none. The body
 // (up to maxBytes+1) is read before a slot is taken, so that a client that
 // sends slowly holds a connection, not a slot; next reads it as sent. A
@@ -129,7 +133,7 @@ func (a *slotGate) wrap(endpoint string, maxBytes int64, refused func(*http.Requ
 	queued, running := a.queueGauge.WithLabelValues(endpoint), a.runningGauge.WithLabelValues(endpoint)
 	// Every shed series exists from the start at 0, so that rate() and the
 	// ClaimbridgeShedding alert see the first shed.
-	for _, reason := range []string{shedOverloaded, shedWaitExpired, shedClientGone, shedMemory, shedTooLarge} {
+	for _, reason := range shedReasons {
 		a.sheds.WithLabelValues(endpoint, reason)
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
