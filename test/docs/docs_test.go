@@ -1,8 +1,10 @@
 // Package docs checks README.md and the docs that describe the current state
 // against the repository: every repository path they name exists, every
 // relative link points at a file, and every Test…, Benchmark…, Fuzz… and
-// Example… function they name is defined in a _test.go file, so that a renamed file or
-// test cannot leave a doc pointing at nothing. docs/performance-log.md is a
+// Example… function they name is defined in a _test.go file, every section
+// they link to or name by its title and every make target they name exists
+// (anchors_test.go), so that a renamed file, test, section or target cannot
+// leave a doc pointing at nothing. docs/performance-log.md is a
 // historical log and names things as they were: it is not checked.
 package docs
 
