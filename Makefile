@@ -64,11 +64,12 @@ $(STATICCHECK):
 	GOBIN=$(dir $(STATICCHECK)) GOFLAGS= $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 
 .PHONY: test
-test: lint verify envtest-assets oracle-assets chart-check ## Run every test: unit, fuzz round trips, CLI, server, chart and envtest suites.
+test: lint verify envtest-assets oracle-assets older-builds chart-check ## Run every test: unit, fuzz round trips, CLI, server, chart and envtest suites.
 	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh --print-assets-dir)" KUSTOMIZE="$(BIN)/kustomize" HELM="$(BIN)/helm" PROMTOOL="$(BIN)/promtool" \
 		ENVTEST_ASSETS_1_31="$$(hack/envtest-assets.sh --print-assets-dir=1.31)" \
 		ENVTEST_ASSETS_1_30="$$(hack/envtest-assets.sh --print-assets-dir=1.30)" \
 		ENVTEST_ASSETS_1_26="$$(hack/envtest-assets.sh --print-assets-dir=1.26)" \
+		OLDER_BUILDS="$$(hack/older-builds.sh --print-dir)" \
 		$(GO) test $(TEST_FLAGS) -timeout $(TEST_TIMEOUT) ./...
 
 .PHONY: test-race
@@ -110,6 +111,10 @@ envtest-assets: ## Build kube-apiserver, etcd, kustomize, helm, promtool and the
 .PHONY: oracle-assets
 oracle-assets: ## Build the upstream validation oracles of Kubernetes 1.26, 1.30 and 1.31 (cached in bin/oracle).
 	hack/oracle-assets.sh
+
+.PHONY: older-builds
+older-builds: envtest-assets ## Build the older claimbridge builds the rollback suite runs, from this clone's git history (cached in bin/older-builds).
+	hack/older-builds.sh
 
 .PHONY: help
 help: ## Show this help.

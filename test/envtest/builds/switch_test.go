@@ -1,0 +1,116 @@
+package builds
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/yaml"
+
+	"github.com/claimbridge/claimbridge/test/envtest/harness"
+)
+
+// serve routes every webhook call to build (thisBuild, or an older build
+// by commit), as after a roll to it.
+func serve(t *testing.T, build string) {
+	t.Helper()
+	serveSplit(t, build, build)
+}
+
+// serveSplit routes the conversion calls to one build and the admission
+// calls to another, as while both serve behind the Service. A build before
+// the defaults comes with its own CRDs and without the
+// MutatingWebhookConfiguration, which it cannot answer (docs/operations.md,
+// "Rolling back across defaulting"); serving this build alone installs
+// this build's CRDs and webhook configurations.
+func serveSplit(t *testing.T, conversionBuild, admissionBuild string) {
+	t.Helper()
+	ctx := ctxFor(t)
+	if conversionBuild == beforeDefaults || admissionBuild == beforeDefaults {
+		crds := olderCRDs(t, beforeDefaults)
+		if err := harness.PointWebhooks(crds, conversion.url(), env.CABundle); err != nil {
+			t.Fatal(err)
+		}
+		if err := env.Apply(ctx, crds...); err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, c := range crds {
+			names = append(names, c.GetName())
+		}
+		if err := env.WaitForCRDs(ctx, names...); err != nil {
+			t.Fatal(err)
+		}
+		err := env.Dynamic.Resource(mutatingConfigurations).Delete(ctx, harness.WebhookConfigurationName, metav1.DeleteOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			t.Fatal(err)
+		}
+	}
+	conversion.route(replicas[conversionBuild])
+	admission.route(replicas[admissionBuild])
+	if conversionBuild == thisBuild && admissionBuild == thisBuild {
+		if err := env.InstallCRDs(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := installWebhookConfigurations(t); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// installWebhookConfigurations applies the webhook configurations of
+// config/webhook as the harness does, pointed at the admission proxy.
+func installWebhookConfigurations(t *testing.T) error {
+	objs, err := harness.Render("config/webhook")
+	if err != nil {
+		return err
+	}
+	var configs []*unstructured.Unstructured
+	for _, kind := range []string{"ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"} {
+		for _, c := range harness.OfKind(objs, kind) {
+			c.SetName(harness.WebhookConfigurationName)
+			configs = append(configs, c)
+		}
+	}
+	if len(configs) != 2 {
+		t.Fatalf("config/webhook rendered %d webhook configurations, want 2", len(configs))
+	}
+	if err := harness.PointWebhooks(configs, admission.url(), env.CABundle); err != nil {
+		return err
+	}
+	return env.Apply(ctxFor(t), configs...)
+}
+
+var mutatingConfigurations = schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "mutatingwebhookconfigurations"}
+
+// olderCRDs are the CRDs of an older build (hack/older-builds.sh).
+func olderCRDs(t *testing.T, commit string) []*unstructured.Unstructured {
+	t.Helper()
+	f, err := os.Open(filepath.Join(olderBuilds, commit, "crds.yaml"))
+	if err != nil {
+		t.Fatalf("the CRDs of build %s: %v (run `make older-builds`)", commit, err)
+	}
+	defer f.Close()
+	var out []*unstructured.Unstructured
+	d := yaml.NewYAMLOrJSONDecoder(f, 4096)
+	for {
+		var m map[string]interface{}
+		if err := d.Decode(&m); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatalf("the CRDs of build %s: %v", commit, err)
+		}
+		if m != nil {
+			out = append(out, &unstructured.Unstructured{Object: m})
+		}
+	}
+	if len(out) != 2 {
+		t.Fatalf("the CRDs of build %s: %d objects, want 2", commit, len(out))
+	}
+	return out
+}
