@@ -9,8 +9,9 @@
 #                                           (rolling back across defaulting rolls the CRDs back too)
 #
 # The pinned commits (why each):
-#   a47459f  the last build before the defaults in conversion (867d02e): its restore
-#            data is made against sections without defaults, and it has no /default
+#   a47459f  the last build before the defaults in conversion (867d02e; chart 0.3.0): its
+#            restore data is made against sections without defaults, and it has no /default
+#   0e199e8  the last build of chart 0.4.0 (the defaults, /default), the release before this one
 #   bd67635  a recent build, before the restore diff's sort (7613a88)
 #
 # Idempotent: a commit whose binary and CRDs are there and whose binary runs is
@@ -24,6 +25,7 @@ set -euo pipefail
 
 COMMITS=(
 	a47459fa4543f63d16954082c78a5ab985f52136
+	0e199e8508ffd39501dc37269a2efc60edbd60a6
 	bd676352552df868a6b0d316d68be55502de6a55
 )
 

@@ -198,7 +198,12 @@ func cutConnection(err error) bool {
 	if !strings.Contains(s, "/convert?timeout=") && !strings.Contains(s, "failed calling webhook") {
 		return false
 	}
-	return strings.Contains(s, "write tcp") || strings.Contains(s, "connection reset") || strings.HasSuffix(s, "EOF") || strings.Contains(s, "broken pipe")
+	for _, cut := range []string{"write tcp", "connection reset", "broken pipe", "use of closed network connection"} {
+		if strings.Contains(s, cut) {
+			return true
+		}
+	}
+	return strings.HasSuffix(s, "EOF")
 }
 
 // get reads name through ri.

@@ -7,10 +7,11 @@
 // The older builds are pinned commits that hack/older-builds.sh builds from
 // the clone's own history into the directory $OLDER_BUILDS names (`make
 // test` builds them and sets it; a missing build is an error, never a
-// skip). The CRDs and webhook configurations point at a TCP proxy (the
-// Service) in this process, which passes each connection through to the
-// replica the test routes it to: this build in this process, or an older
-// build in a process of its own, all serving the harness's certificate.
+// skip). The CRDs' conversion webhook and the admission webhooks point at
+// two TCP proxies (the Services) in this process, which pass each
+// connection through to the replica the test routes it to: this build in
+// this process, or an older build in a process of its own, all serving the
+// harness's certificate.
 package builds
 
 import (
@@ -37,9 +38,16 @@ const (
 	// (867d02e): restore data against sections without defaults, no
 	// /default, CRDs without the allocationMode default.
 	beforeDefaults = "a47459f"
-	// recent is a build of the day before this suite, with /default.
+	// previousRelease is the last build of chart 0.4.0, the release before
+	// this one: the defaults in conversion and /default.
+	previousRelease = "0e199e8"
+	// recent is a build of the day before this suite.
 	recent = "bd67635"
 )
+
+// withDefaults are the older builds that write the defaults in conversion,
+// as this one does: rolls to and from them lose nothing.
+var withDefaults = []string{previousRelease, recent}
 
 var (
 	env *harness.Env
@@ -89,7 +97,7 @@ func startReplicas(ctx context.Context, certDir string, port int) (func(), error
 	}
 	stops = append(stops, stop)
 	replicas[thisBuild] = fmt.Sprintf("127.0.0.1:%d", newPort)
-	for _, commit := range []string{beforeDefaults, recent} {
+	for _, commit := range append([]string{beforeDefaults}, withDefaults...) {
 		addr, stop, err := startOlder(ctx, commit, certDir)
 		if err != nil {
 			stopAll()

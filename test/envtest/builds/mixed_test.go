@@ -18,7 +18,7 @@ func (c crossing) String() string {
 	return fmt.Sprintf("read by %s, converted by %s, admitted by %s", c.read, c.write, c.admit)
 }
 
-// TestMixedRollout: while an older build and this one serve behind the
+// TestMixedRollout: while an older build with the defaults and this one serve behind the
 // Service, a controller reads an object through one and writes it back
 // unchanged through the other, again and again (a periodic resync), with
 // the write's conversion and admission also split over both. Each such
@@ -26,7 +26,12 @@ func (c crossing) String() string {
 // data back and forth (a write storm), and afterwards every version reads,
 // through either build, what this build read before.
 func TestMixedRollout(t *testing.T) {
-	older := recent
+	for _, older := range withDefaults {
+		t.Run(older, func(t *testing.T) { testMixedRollout(t, older) })
+	}
+}
+
+func testMixedRollout(t *testing.T, older string) {
 	serve(t, thisBuild)
 	ns := newNamespace(t, "mixed")
 	fixtures := loadFixtures(t, ns)

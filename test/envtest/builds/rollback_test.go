@@ -17,8 +17,7 @@ import (
 // rolledBack creates the fixtures through this build, rolls back to older,
 // which reads every object through every version (returned, by name and
 // version) and writes it back unchanged through every version (a PUT of the
-// main resource and, for claims, of /status; each must store nothing) and
-// sets a label through every version, and rolls forward to this build
+// main resource and, for claims, of /status) and sets a label through every version, and rolls forward to this build
 // again. before and after are what this build read before and after;
 // stored names the unchanged writes that stored a new resourceVersion
 // (name, version, main or status), in the order made.
@@ -37,8 +36,8 @@ func rolledBack(t *testing.T, older string) (fixtures []fixture, before, underOl
 		underOlder[f.name] = views(t, f)
 		for _, v := range harness.Versions {
 			ri := res(v, f.resource, ns)
-			// /status first: what a 1.26-1.30 kubelet, scheduler or
-			// driver writes.
+			// /status first: what a 1.26-1.30 scheduler or driver
+			// writes.
 			for _, status := range []bool{true, false} {
 				if status && f.resource != claimsResource {
 					continue
@@ -96,22 +95,28 @@ func withoutWriteMetadata(t *testing.T, u *unstructured.Unstructured) interface{
 	return normalize(t, c.Object)
 }
 
-// TestRollback: after a rollback to a recent build, which serves and writes
-// back what this build stored, and a roll forward, every version reads
-// exactly what it read before (with the labels set meanwhile), and the
-// older build read every version as this build did.
+// TestRollback: after a rollback to an older build with the defaults, which
+// serves and writes back what this build stored, and a roll forward, every
+// version reads exactly what it read before (with the labels set
+// meanwhile), and the older build read every version as this build did.
 func TestRollback(t *testing.T) {
-	fixtures, before, underOlder, after, stored := rolledBack(t, recent)
+	for _, older := range withDefaults {
+		t.Run(older, func(t *testing.T) { testRollback(t, older) })
+	}
+}
+
+func testRollback(t *testing.T, older string) {
+	fixtures, before, underOlder, after, stored := rolledBack(t, older)
 	if len(stored) > 0 {
-		t.Errorf("unchanged writes by %s stored a new resourceVersion: %v", recent, stored)
+		t.Errorf("unchanged writes by %s stored a new resourceVersion: %v", older, stored)
 	}
 	for _, f := range fixtures {
 		for _, v := range harness.Versions {
 			if d := cmp.Diff(normalize(t, before[f.name][v].Object), normalize(t, underOlder[f.name][v].Object)); d != "" {
-				t.Errorf("%s: the %s view read by %s differs from this build's (-this +older):\n%s", f.name, v, recent, d)
+				t.Errorf("%s: the %s view read by %s differs from this build's (-this +older):\n%s", f.name, v, older, d)
 			}
 			if d := cmp.Diff(withoutWriteMetadata(t, withLabels(before[f.name][v])), withoutWriteMetadata(t, after[f.name][v])); d != "" {
-				t.Errorf("%s: the %s view after the rollback to %s and back differs (-before +after):\n%s", f.name, v, recent, d)
+				t.Errorf("%s: the %s view after the rollback to %s and back differs (-before +after):\n%s", f.name, v, older, d)
 			}
 		}
 	}

@@ -26,12 +26,13 @@ func serve(t *testing.T, build string) {
 // calls to another, as while both serve behind the Service. A build before
 // the defaults comes with its own CRDs and without the
 // MutatingWebhookConfiguration, which it cannot answer (docs/operations.md,
-// "Rolling back across defaulting"); serving this build alone installs
-// this build's CRDs and webhook configurations.
+// "Rolling back across defaulting"); serving any other builds installs
+// this build's CRDs and webhook configurations again.
 func serveSplit(t *testing.T, conversionBuild, admissionBuild string) {
 	t.Helper()
 	ctx := ctxFor(t)
-	if conversionBuild == beforeDefaults || admissionBuild == beforeDefaults {
+	before := conversionBuild == beforeDefaults || admissionBuild == beforeDefaults
+	if before && installed != beforeDefaults {
 		crds := olderCRDs(t, beforeDefaults)
 		if err := harness.PointWebhooks(crds, conversion.url(), env.CABundle); err != nil {
 			t.Fatal(err)
@@ -50,18 +51,26 @@ func serveSplit(t *testing.T, conversionBuild, admissionBuild string) {
 		if err != nil && !apierrors.IsNotFound(err) {
 			t.Fatal(err)
 		}
+		installed = beforeDefaults
 	}
 	conversion.route(replicas[conversionBuild])
 	admission.route(replicas[admissionBuild])
-	if conversionBuild == thisBuild && admissionBuild == thisBuild {
+	if !before && installed != thisBuild {
+		installed = ""
 		if err := env.InstallCRDs(ctx); err != nil {
 			t.Fatal(err)
 		}
 		if err := installWebhookConfigurations(t); err != nil {
 			t.Fatal(err)
 		}
+		installed = thisBuild
 	}
 }
+
+// installed names the build whose CRDs and webhook configurations (pointed
+// at the proxies) are installed; empty at first, when the harness's point
+// the admission webhooks at the conversion proxy.
+var installed string
 
 // installWebhookConfigurations applies the webhook configurations of
 // config/webhook as the harness does, pointed at the admission proxy.
