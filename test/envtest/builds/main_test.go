@@ -1,8 +1,10 @@
 // Package builds runs this build of claimbridge beside older builds against
-// a real kube-apiserver, as an operator's roll forward and back does: a
-// rollback, after which an older build serves objects this build converted
-// and stored (rollback_test.go), and a roll, during which both builds serve
-// /convert, /validate and /default behind one Service (mixed_test.go).
+// a real kube-apiserver, as an operator's roll forward and back does: an
+// upgrade, after which this build serves what an older build stored
+// (upgrade_test.go), a rollback, after which an older build serves objects
+// this build converted and stored (rollback_test.go), and a roll, during
+// which both builds serve /convert, /validate and /default behind the
+// Services (mixed_test.go, refusals_test.go).
 //
 // The older builds are pinned commits that hack/older-builds.sh builds from
 // the clone's own history into the directory $OLDER_BUILDS names (`make
