@@ -15,8 +15,8 @@
 #   bd67635  a recent build, before the restore diff's sort (7613a88)
 #
 # Idempotent: a commit whose binary and CRDs are there and whose binary runs is
-# not rebuilt. A commit missing from the clone (a shallow clone) is an error
-# saying to fetch the history, never a skip. Concurrent runs are serialised with
+# not rebuilt. A shallow clone fetches its history first (git fetch --unshallow);
+# a commit still missing is an error saying so, never a skip. Concurrent runs are serialised with
 # flock(1) when available. A cold build takes about a minute per commit on 2 cores.
 #
 # Usage: hack/older-builds.sh [--print-dir]   (--print-dir: print the directory as the last line)
@@ -65,8 +65,14 @@ for commit in "${COMMITS[@]}"; do
 		log "$short: up to date ($dest)"
 		continue
 	fi
+	if ! git -C "$ROOT" cat-file -e "$commit^{commit}" 2>/dev/null &&
+		[[ "$(git -C "$ROOT" rev-parse --is-shallow-repository 2>/dev/null)" == true ]]; then
+		# A shallow clone: its origin has the history.
+		log "$short: not in this shallow clone; fetching the history (git fetch --unshallow) ..."
+		git -C "$ROOT" fetch --quiet --unshallow >&2 || log "git fetch --unshallow failed"
+	fi
 	if ! git -C "$ROOT" cat-file -e "$commit^{commit}" 2>/dev/null; then
-		log "$short: commit $commit is not in this clone's history (shallow?): git fetch --unshallow"
+		log "$short: commit $commit is not in this clone's history: fetch it (git fetch --unshallow, or clone without --depth)"
 		exit 1
 	fi
 	src="$(mktemp -d "${TMPDIR:-/tmp}/claimbridge-$short.XXXXXX")"
