@@ -17,7 +17,6 @@
 package builds
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -25,7 +24,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -138,7 +136,7 @@ func startOlder(ctx context.Context, commit, certDir string) (addr string, stop 
 	if err != nil {
 		return "", nil, err
 	}
-	var log lockedBuffer
+	var log harness.LogBuffer
 	cmd := exec.Command(bin, "serve", "--bind-address=127.0.0.1", fmt.Sprintf("--port=%d", port),
 		"--cert-dir="+certDir, fmt.Sprintf("--health-probe-bind-address=127.0.0.1:%d", healthPort),
 		"--metrics-bind-address=0", "--shutdown-drain=0s", "--shutdown-timeout=5s")
@@ -180,22 +178,4 @@ func startOlder(ctx context.Context, commit, certDir string) (addr string, stop 
 			return "", nil, errors.Join(fmt.Errorf("build %s not ready within a minute", commit), errors.New(log.String()))
 		}
 	}
-}
-
-// lockedBuffer is a server's log, written by its process's output copiers.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

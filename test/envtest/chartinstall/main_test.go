@@ -29,7 +29,6 @@
 package chartinstall
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -39,21 +38,18 @@ import (
 	"net/http"
 	"os"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -79,7 +75,7 @@ type suite struct {
 	webhookPort, healthPort, metricsPort int
 	hostIP                               string
 	certDir                              string
-	serverLog                            *lockedWriter
+	serverLog                            *harness.LogBuffer
 	stopServer                           func() error
 	done                                 chan struct{}
 }
@@ -116,7 +112,7 @@ func start(ctx context.Context) (*suite, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &suite{done: make(chan struct{}), serverLog: &lockedWriter{}}
+	s := &suite{done: make(chan struct{}), serverLog: &harness.LogBuffer{}}
 	if s.hostIP, err = hostAddress(); err != nil {
 		return nil, err
 	}
@@ -150,16 +146,7 @@ func start(ctx context.Context) (*suite, error) {
 	if s.admin, err = s.env.Start(); err != nil {
 		return s, fmt.Errorf("starting envtest (KUBEBUILDER_ASSETS=%s; rebuild with `make envtest-assets`): %w", assets, err)
 	}
-	scheme := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme} {
-		if err := add(scheme); err != nil {
-			return s, err
-		}
-	}
-	if s.client, err = client.New(s.admin, client.Options{Scheme: scheme}); err != nil {
-		return s, err
-	}
-	if s.dynamic, err = dynamic.NewForConfig(s.admin); err != nil {
+	if s.client, s.dynamic, err = harness.AdminClients(s.admin); err != nil {
 		return s, err
 	}
 	for _, ns := range []string{namespace, testNamespace} {
@@ -170,7 +157,7 @@ func start(ctx context.Context) (*suite, error) {
 	if err := s.install(ctx); err != nil {
 		return s, err
 	}
-	sa, err := client.New(harness.ServiceAccountConfig(s.admin, namespace, fullname), client.Options{Scheme: scheme})
+	sa, _, err := harness.AdminClients(harness.ServiceAccountConfig(s.admin, namespace, fullname))
 	if err != nil {
 		return s, err
 	}
@@ -352,24 +339,6 @@ func (s *suite) stop() error {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
-}
-
-// lockedWriter collects the server's output.
-type lockedWriter struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (w *lockedWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.buf.Write(p)
-}
-
-func (w *lockedWriter) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.buf.String()
 }
 
 func ptr[T any](v T) *T { return &v }

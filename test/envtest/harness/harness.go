@@ -321,3 +321,21 @@ func (e *Env) clients() error {
 	e.apiext, err = apiextensionsclient.NewForConfig(e.Config)
 	return err
 }
+
+// AdminClients are a typed client (the core and apiextensions types) and a
+// dynamic client of cfg, for the suites that install rendered manifests
+// without an Env.
+func AdminClients(cfg *rest.Config) (client.Client, dynamic.Interface, error) {
+	scheme := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme} {
+		if err := add(scheme); err != nil {
+			return nil, nil, err
+		}
+	}
+	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		return nil, nil, err
+	}
+	d, err := dynamic.NewForConfig(cfg)
+	return c, d, err
+}

@@ -1,7 +1,6 @@
 package minversion
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -13,7 +12,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -429,7 +427,7 @@ const serveEnv = "CLAIMBRIDGE_MINVERSION_SERVE"
 // readyz answers 200.
 func serve(t *testing.T, args []string, readyz string) {
 	t.Helper()
-	log := &lockedBuffer{}
+	log := &harness.LogBuffer{}
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), serveEnv+"=1")
 	cmd.Stdout, cmd.Stderr = log, log
@@ -451,7 +449,7 @@ func serve(t *testing.T, args []string, readyz string) {
 			t.Errorf("claimbridge serve did not stop within 30s of SIGTERM")
 		}
 		if t.Failed() {
-			t.Logf("server log (tail):\n%s", log.tail(6000))
+			t.Logf("server log (tail):\n%s", log.Tail(6000))
 		}
 	})
 	hc := &http.Client{Timeout: 2 * time.Second}
@@ -473,22 +471,4 @@ func serve(t *testing.T, args []string, readyz string) {
 	if err != nil {
 		t.Fatalf("claimbridge serve not ready: %v", err)
 	}
-}
-
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) tail(n int) string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	s := b.buf.String()
-	return s[max(0, len(s)-n):]
 }

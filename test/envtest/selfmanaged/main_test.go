@@ -41,13 +41,10 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -147,16 +144,7 @@ func start(ctx context.Context) (*suite, error) {
 	if s.admin, err = s.env.Start(); err != nil {
 		return s, fmt.Errorf("starting envtest (KUBEBUILDER_ASSETS=%s; rebuild with `make envtest-assets`): %w", assets, err)
 	}
-	scheme := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme} {
-		if err := add(scheme); err != nil {
-			return s, err
-		}
-	}
-	if s.client, err = client.New(s.admin, client.Options{Scheme: scheme}); err != nil {
-		return s, err
-	}
-	if s.dynamic, err = dynamic.NewForConfig(s.admin); err != nil {
+	if s.client, s.dynamic, err = harness.AdminClients(s.admin); err != nil {
 		return s, err
 	}
 	for _, ns := range []string{namespace, testNamespace} {
