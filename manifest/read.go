@@ -114,35 +114,81 @@ const MaxInputBytes = 64 << 20
 // unreadable document and returns an *Error naming it. Standard input can
 // be one of the sources only once: read again, it would be empty.
 func ReadAll(sources []string, stdin io.Reader) ([]Document, error) {
-	if i := slices.Index(sources, Stdin); i >= 0 && slices.Contains(sources[i+1:], Stdin) {
-		return nil, &Error{Source: Stdin, Err: ErrStdinTwice}
+	var c collector
+	if err := Each(sources, stdin, c.visitor()); err != nil {
+		return nil, err
 	}
-	var docs []Document
+	return c.docs, nil
+}
+
+// Each reads the sources as ReadAll does, but gives each object to v as
+// soon as it is read instead of returning them all, so that a caller that
+// is done with an object before the next holds one decoded object at a
+// time, not every one of them (decoded, an object is about 5 times its
+// YAML). Each source is read whole, as bytes. An error of v.Visit stops the
+// reading and is returned as it is; a source or document that cannot be
+// read is returned as an *Error, as ReadAll returns it, after the objects
+// before it were given to v.
+func Each(sources []string, stdin io.Reader, v Visitor) error {
+	if i := slices.Index(sources, Stdin); i >= 0 && slices.Contains(sources[i+1:], Stdin) {
+		return &Error{Source: Stdin, Err: ErrStdinTwice}
+	}
 	var streams []os.FileInfo // the pipes and terminals read so far
 	for _, src := range sources {
 		files, err := expand(src)
 		if err != nil {
-			return nil, &Error{Source: src, Err: err}
+			return &Error{Source: src, Err: err}
 		}
 		for _, f := range files {
 			if st := streamInfo(f, stdin); st != nil {
 				if slices.ContainsFunc(streams, func(s os.FileInfo) bool { return os.SameFile(s, st) }) {
-					return nil, &Error{Source: f, Err: ErrStreamTwice}
+					return &Error{Source: f, Err: ErrStreamTwice}
 				}
 				streams = append(streams, st)
 			}
 			data, err := readSource(f, stdin)
 			if err != nil {
-				return nil, &Error{Source: f, Err: err}
+				return &Error{Source: f, Err: err}
 			}
-			d, err := Parse(f, data)
-			if err != nil {
-				return nil, err
+			if err := ParseEach(f, data, v); err != nil {
+				return err
 			}
-			docs = append(docs, d...)
 		}
 	}
-	return docs, nil
+	return nil
+}
+
+// Visitor takes the objects Each and ParseEach read, one at a time.
+type Visitor struct {
+	// Visit is given each object in order.
+	Visit func(Document) error
+	// Rewind is called when the items of a kind: List given to Visit so
+	// far (those since the first of the document, whose Source and Index
+	// they share) are to be forgotten: the List was read item by item
+	// (see decodeListByItems), an item further on turned out to need the
+	// List read whole, and its items are given again as the whole List
+	// reads. Visit must then drop whatever it made of them. nil when
+	// Visit keeps nothing.
+	Rewind func()
+}
+
+// collector is a Visitor that keeps every object: ReadAll's and Parse's.
+type collector struct {
+	docs  []Document
+	start int // the first of the documents of the last Source and Index
+}
+
+func (c *collector) visitor() Visitor {
+	return Visitor{
+		Visit: func(d Document) error {
+			if n := len(c.docs); n == 0 || c.docs[n-1].Source != d.Source || c.docs[n-1].Index != d.Index {
+				c.start = n
+			}
+			c.docs = append(c.docs, d)
+			return nil
+		},
+		Rewind: func() { c.docs = c.docs[:c.start] },
+	}
 }
 
 // streamInfo describes source when it is not a regular file (a pipe, a
@@ -236,44 +282,74 @@ func readSource(name string, stdin io.Reader) ([]byte, error) {
 // Parse splits data (YAML documents or a JSON stream, in UTF-8 or, with a
 // byte order mark, UTF-16) into objects.
 func Parse(source string, data []byte) ([]Document, error) {
+	var c collector
+	if err := ParseEach(source, data, c.visitor()); err != nil {
+		return nil, err
+	}
+	return c.docs, nil
+}
+
+// ParseEach splits data as Parse does, giving each object to v as it is
+// read (see Each).
+func ParseEach(source string, data []byte, v Visitor) error {
 	data, err := toUTF8(data)
 	if err != nil {
-		return nil, &Error{Source: source, Err: err}
+		return &Error{Source: source, Err: err}
 	}
 	if err := checkUTF8(data); err != nil {
-		return nil, &Error{Source: source, Err: err}
+		return &Error{Source: source, Err: err}
 	}
-	var docs []Document
-	for _, chunk := range split(data) {
+	chunks := split(data)
+	for i := range chunks {
+		chunk := chunks[i]
+		chunks[i].data = nil // read once: its bytes are garbage after this one
 		if chunk.err != nil {
-			return nil, &Error{Source: source, Index: chunk.index, Line: chunk.line, Err: chunk.err}
+			return &Error{Source: source, Index: chunk.index, Line: chunk.line, Err: chunk.err}
+		}
+		doc := Document{Source: source, Index: chunk.index, Line: chunk.line, Item: -1}
+		if !chunk.json {
+			read, err := eachListItem(doc, chunk.data, v)
+			if err != nil {
+				return err
+			}
+			if read {
+				continue
+			}
 		}
 		obj, err := decodeObject(chunk.data, chunk.json)
 		if err != nil {
 			if !chunk.json {
 				err = fileLines(err, chunk.line-1)
 			}
-			return nil, &Error{Source: source, Index: chunk.index, Line: chunk.line, Err: err}
+			return &Error{Source: source, Index: chunk.index, Line: chunk.line, Err: err}
 		}
 		if obj == nil {
 			continue // an empty document: only comments or whitespace
 		}
-		doc := Document{Source: source, Index: chunk.index, Line: chunk.line, Item: -1, Object: obj}
 		items, isList, err := listItems(obj)
 		if err != nil {
-			return nil, &Error{Source: source, Index: chunk.index, Line: chunk.line, Err: err}
+			return &Error{Source: source, Index: chunk.index, Line: chunk.line, Err: err}
 		}
 		if !isList {
-			docs = append(docs, doc)
+			doc.Object = obj
+			if err := v.Visit(doc); err != nil {
+				return err
+			}
 			continue
 		}
+		obj = nil
 		for i, it := range items {
+			// The List's own tree no longer holds its items: each is
+			// garbage once v is done with it.
+			items[i] = nil
 			d := doc
 			d.Item, d.Object = i, it
-			docs = append(docs, d)
+			if err := v.Visit(d); err != nil {
+				return err
+			}
 		}
 	}
-	return docs, nil
+	return nil
 }
 
 type chunk struct {
@@ -525,26 +601,31 @@ func appendItems(items []map[string]interface{}, list map[string]interface{}, pa
 		if path != "" {
 			at = path + "." + at
 		}
-		m, ok := it.(map[string]interface{})
-		if !ok {
-			return nil, fmt.Errorf("%s: expected an object, got %s", at, describe(it))
-		}
-		if _, ok := m["kind"].(string); !ok {
-			return nil, fmt.Errorf(`%s: object has no "kind"`, at)
-		}
-		if _, ok := m["apiVersion"].(string); !ok {
-			return nil, fmt.Errorf(`%s: object has no "apiVersion"`, at)
-		}
-		if !isList(m) {
-			items = append(items, m)
-			continue
-		}
 		var err error
-		if items, err = appendItems(items, m, at); err != nil {
+		if items, err = appendItem(items, it, at); err != nil {
 			return nil, err
 		}
 	}
 	return items, nil
+}
+
+// appendItem appends it, the item of a List at path at, or its items when
+// it is a List itself.
+func appendItem(items []map[string]interface{}, it interface{}, at string) ([]map[string]interface{}, error) {
+	m, ok := it.(map[string]interface{})
+	if !ok {
+		return nil, fmt.Errorf("%s: expected an object, got %s", at, describe(it))
+	}
+	if _, ok := m["kind"].(string); !ok {
+		return nil, fmt.Errorf(`%s: object has no "kind"`, at)
+	}
+	if _, ok := m["apiVersion"].(string); !ok {
+		return nil, fmt.Errorf(`%s: object has no "apiVersion"`, at)
+	}
+	if !isList(m) {
+		return append(items, m), nil
+	}
+	return appendItems(items, m, at)
 }
 
 func describe(v interface{}) string {

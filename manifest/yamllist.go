@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"bytes"
+	"fmt"
 	"regexp"
 )
 
@@ -22,6 +23,31 @@ import (
 // close, and the list's own lines must be simple "key: value" lines (no
 // value spanning lines, so that the items: line is the list's key).
 func decodeListByItems(data []byte) (list map[string]interface{}, ok bool) {
+	list, ok = listFrame(data)
+	if !ok {
+		return nil, false
+	}
+	var items []interface{}
+	if _, ok := cutListItems(data, func(item []byte) bool {
+		// An item that is not an object is refused (appendItems), and the
+		// list read whole says how; the lines of a scalar item might also
+		// read otherwise at the start of the line (a comment line inside a
+		// block scalar).
+		v, err := decodeYAML(item)
+		_, isMap := v.(map[string]interface{})
+		items = append(items, v)
+		return err == nil && isMap
+	}); !ok {
+		return nil, false
+	}
+	list["items"] = items
+	return list, true
+}
+
+// listFrame returns the List data is, without its items, when data is a
+// List that decodeListByItems may read item by item (see there); ok is
+// false otherwise.
+func listFrame(data []byte) (list map[string]interface{}, ok bool) {
 	if !bytes.HasPrefix(data, []byte("items:")) && !bytes.Contains(data, []byte("\nitems:")) {
 		return nil, false // no list: not worth looking at every line
 	}
@@ -41,21 +67,65 @@ func decodeListByItems(data []byte) (list map[string]interface{}, ok bool) {
 	if empty, isSlice := list["items"].([]interface{}); !isSlice || len(empty) != 0 {
 		return nil, false
 	}
-	var items []interface{}
-	if _, ok := cutListItems(data, func(item []byte) bool {
-		// An item that is not an object is refused (appendItems), and the
-		// list read whole says how; the lines of a scalar item might also
-		// read otherwise at the start of the line (a comment line inside a
-		// block scalar).
-		v, err := decodeYAML(item)
-		_, isMap := v.(map[string]interface{})
-		items = append(items, v)
-		return err == nil && isMap
-	}); !ok {
-		return nil, false
-	}
-	list["items"] = items
 	return list, true
+}
+
+// eachListItem reads data, the YAML document doc, item by item as
+// decodeListByItems does, but gives each item to v as soon as it is decoded
+// (with the items of a List among them in its place, as Parse gives them),
+// so that a List of thousands of objects is never held decoded whole. read
+// is false when data is not such a List, or when an item does not decode
+// (then v.Rewind has been called if items were given): the caller reads it
+// whole. err is what Parse returns for the document (an item that is no
+// object, or lacks its kind or apiVersion), or v.Visit's error.
+func eachListItem(doc Document, data []byte, v Visitor) (read bool, err error) {
+	if _, ok := listFrame(data); !ok {
+		return false, nil
+	}
+	var (
+		i, given int
+		refused  error // the first item appendItems refuses: given no more items
+		visitErr error
+	)
+	_, ok := cutListItems(data, func(item []byte) bool {
+		obj, err := decodeYAML(item)
+		m, isMap := obj.(map[string]interface{})
+		if err != nil || !isMap {
+			return false // read whole, as decodeListByItems has it
+		}
+		at := i
+		i++
+		if refused != nil {
+			return true // decoded only to know whether the List is read whole
+		}
+		// appendItems's checks of one item, at its place in the List.
+		items, err := appendItem(nil, m, fmt.Sprintf("items[%d]", at))
+		if err != nil {
+			refused = err
+			return true
+		}
+		for _, it := range items {
+			d := doc
+			d.Item, d.Object = given, it
+			given++
+			if visitErr = v.Visit(d); visitErr != nil {
+				return false
+			}
+		}
+		return true
+	})
+	switch {
+	case visitErr != nil:
+		return true, visitErr
+	case !ok:
+		if given > 0 && v.Rewind != nil {
+			v.Rewind()
+		}
+		return false, nil
+	case refused != nil:
+		return true, &Error{Source: doc.Source, Index: doc.Index, Line: doc.Line, Err: refused}
+	}
+	return true, nil
 }
 
 // yamlBreaksButNewline are the characters besides "\n" that YAML 1.1 (the
