@@ -101,38 +101,59 @@ func (o *convertOptions) run(s streams) error {
 	if err := o.validate(); err != nil {
 		return withCode(ExitBadInput, err)
 	}
-	docs, err := manifest.ReadAll(o.filenames, s.in)
-	if err != nil {
-		return withCode(ExitBadInput, err)
-	}
-	objects := make([]map[string]interface{}, 0, len(docs))
-	positions := make([]string, 0, len(docs))
-	var warnings []string
-	failed := failures{w: s.err}
-	for _, doc := range docs {
-		out, ws, err := convertDocument(doc, o.to, s.err)
+	// Each object is converted and encoded as it is read; what is printed
+	// waits until every document has been read (see recorder).
+	var (
+		notes    recorder
+		warnings []string
+		objects  = objectWriter{format: o.output}
+		failed   = failures{w: notes.to(s.err)}
+		starts   documentStart
+		// What a Rewind goes back to: the state before the document's
+		// first object.
+		at struct {
+			notes, warnings int
+			objects         writerMark
+			failed          failures
+		}
+	)
+	visit := func(doc manifest.Document) error {
+		defer afterDocument()
+		if starts.first(doc) {
+			at.notes, at.warnings, at.objects, at.failed = notes.mark(), len(warnings), objects.mark(), failed
+		}
+		out, ws, err := convertDocument(doc, o.to, notes.to(s.err))
 		if err != nil {
 			failed.add(err)
-			continue
+			return nil
 		}
 		for _, w := range ws {
 			warnings = append(warnings, fmt.Sprintf("%s: warning: %s", doc.Position(), w))
 		}
-		objects, positions = append(objects, out), append(positions, doc.Position())
+		objects.add(out, doc.Position())
+		return nil
 	}
+	rewind := func() {
+		notes.rewind(at.notes)
+		warnings, failed = warnings[:at.warnings], at.failed
+		objects.rewind(at.objects)
+	}
+	if err := manifest.Each(o.filenames, s.in, manifest.Visitor{Visit: visit, Rewind: rewind}); err != nil {
+		return withCode(ExitBadInput, err)
+	}
+	notes.replay()
 	if err := failed.result("converted"); err != nil {
 		return err
 	}
-	data, err := encodeObjects(objects, positions, o.output)
-	if err != nil {
-		return withCode(ExitInvalid, err)
+	if objects.err != nil {
+		return withCode(ExitInvalid, objects.err)
 	}
 	if !o.quiet {
 		for _, w := range warnings {
 			fmt.Fprintln(s.err, w)
 		}
 	}
-	if _, err := s.out.Write(data); err != nil {
+	if err := objects.writeTo(s.out); err != nil {
 		return withCode(ExitInvalid, fmt.Errorf("writing the output: %w", err))
 	}
 	return nil
@@ -247,43 +268,6 @@ func unknownFieldWarnings(doc manifest.Document, group, from, kind, to string) (
 		}
 	}
 	return ws, nil
-}
-
-// encodeObjects renders the objects as a YAML stream, or as JSON: one object
-// as it is, several as a v1 List as kubectl prints them.
-func encodeObjects(objects []map[string]interface{}, positions []string, format string) ([]byte, error) {
-	var buf bytes.Buffer
-	if format == "json" {
-		var v interface{} = map[string]interface{}{
-			"apiVersion": "v1", "kind": "List",
-			"metadata": map[string]interface{}{"resourceVersion": ""},
-			"items":    objects,
-		}
-		if len(objects) == 1 {
-			v = objects[0]
-		}
-		enc := json.NewEncoder(&buf)
-		enc.SetIndent("", "    ")
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(v); err != nil {
-			return nil, err
-		}
-		return escapeJSONControls(buf.Bytes()), nil
-	}
-	for i, obj := range objects {
-		data, err := yaml.Marshal(obj)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %s: cannot be written as YAML: %w; use -o json", positions[i], api.Describe(obj), err)
-		}
-		if err := readsBack(obj, data); err != nil {
-			return nil, fmt.Errorf("%s: %s: %w; use -o json", positions[i], api.Describe(obj), err)
-		}
-		if i > 0 {
-			buf.WriteString("---\n")
-		}
-		buf.Write(data)
-	}
-	return buf.Bytes(), nil
 }
 
 // readsBack returns an error when data, obj written as YAML, does not read

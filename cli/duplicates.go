@@ -7,28 +7,41 @@ import (
 	"github.com/claimbridge/claimbridge/api"
 )
 
+// namedObject is what warnDuplicates needs of an object written: kept for
+// each as it is written, instead of the object.
+type namedObject struct {
+	key      objectKey
+	position string
+	describe string // api.Describe
+}
+
+type objectKey struct{ group, kind, namespace, name string }
+
+// nameOf is obj's namedObject; ok is false for an object without a name
+// (generateName), which is never a duplicate.
+func nameOf(obj map[string]interface{}, position string) (n namedObject, ok bool) {
+	_, group, _, kind, _ := api.TypeOf(obj)
+	meta, _ := obj["metadata"].(map[string]interface{})
+	name, _ := meta["name"].(string)
+	if name == "" {
+		return namedObject{}, false
+	}
+	namespace, _ := meta["namespace"].(string)
+	return namedObject{objectKey{group, kind, namespace, name}, position, api.Describe(obj)}, true
+}
+
 // warnDuplicates warns about each object that has the group, kind, namespace
 // and name of an earlier one: kubectl create refuses the second as
 // AlreadyExists (and apply makes one of the two), typically after two
 // exports of the same cluster were given, or a claim in two versions.
-// Objects without a name (generateName) are never duplicates.
-func warnDuplicates(w io.Writer, objects []map[string]interface{}, positions []string) {
-	type key struct{ group, kind, namespace, name string }
-	first := make(map[key]string, len(objects))
-	for i, obj := range objects {
-		_, group, _, kind, _ := api.TypeOf(obj)
-		meta, _ := obj["metadata"].(map[string]interface{})
-		name, _ := meta["name"].(string)
-		if name == "" {
-			continue
-		}
-		namespace, _ := meta["namespace"].(string)
-		k := key{group, kind, namespace, name}
-		if at, seen := first[k]; seen {
+func warnDuplicates(w io.Writer, objects []namedObject) {
+	first := make(map[objectKey]string, len(objects))
+	for _, obj := range objects {
+		if at, seen := first[obj.key]; seen {
 			fmt.Fprintf(w, "Warning: %s: %s: the same object (group, kind, namespace and name) as %s: kubectl create refuses the second; keep one\n",
-				positions[i], api.Describe(obj), at)
+				obj.position, obj.describe, at)
 			continue
 		}
-		first[k] = positions[i]
+		first[obj.key] = obj.position
 	}
 }

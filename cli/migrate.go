@@ -136,28 +136,27 @@ func (o *migrateOptions) run(s streams) error {
 	if !ok {
 		return withCode(ExitBadInput, fmt.Errorf("--to %q: no migration target is defined for this version", o.to))
 	}
-	docs, err := manifest.ReadAll(o.filenames, s.in)
+	docs, idx, failed, err := readForMigrate(o.filenames, s)
 	if err != nil {
 		return withCode(ExitBadInput, err)
-	}
-	idx := &migrate.Index{}
-	failed := failures{w: s.err}
-	for _, doc := range docs {
-		// The parameter kinds are read (claims translated from them) or
-		// rewritten, so a malformed one is refused, as a malformed claim.
-		if err := conversion.CheckParametersShape(doc.Object); err != nil {
-			failed.add(fmt.Errorf("%s: %w", doc.Position(), err))
-			continue
-		}
-		idx.Add(doc.Object)
 	}
 	if err := failed.result("read"); err != nil {
 		return err // the parameters of the claims are unknown: migrating them would mislead
 	}
 	opts := migrate.Options{KeepOwnerReferences: o.keepOwnerReferences, Parameters: idx}
-	objects := make([]map[string]interface{}, 0, len(docs))
-	positions := make([]string, 0, len(docs))
-	for _, doc := range docs {
+	objects := objectWriter{format: o.output}
+	var named []namedObject
+	write := func(obj map[string]interface{}, position string) {
+		objects.add(obj, position)
+		if n, ok := nameOf(obj, position); ok {
+			named = append(named, n)
+		}
+	}
+	for doc, err := range docs.all() {
+		if err != nil {
+			return withCode(ExitBadInput, err)
+		}
+		afterDocument()
 		// Classes and 1.30 parameter objects: rewritten for the target
 		// release, or left out where it has no such kind.
 		var other func(map[string]interface{}, string, migrate.Options) (map[string]interface{}, migrate.Report, bool)
@@ -183,21 +182,22 @@ func (o *migrateOptions) run(s streams) error {
 				failed.add(fmt.Errorf("%s: %w", doc.Position(), err))
 				continue
 			}
-			objects, positions = append(objects, out), append(positions, doc.Position())
+			write(out, doc.Position())
 			continue
 		}
 		out, at := migrateDocument(doc, o.to, opts, s.err, &failed)
-		objects, positions = append(objects, out...), append(positions, at...)
+		for i := range out {
+			write(out[i], at[i])
+		}
 	}
 	if err := failed.result("migrated"); err != nil {
 		return err
 	}
-	warnDuplicates(s.err, objects, positions)
-	data, err := encodeObjects(objects, positions, o.output)
-	if err != nil {
-		return withCode(ExitInvalid, err)
+	warnDuplicates(s.err, named)
+	if objects.err != nil {
+		return withCode(ExitInvalid, objects.err)
 	}
-	if _, err := s.out.Write(data); err != nil {
+	if err := objects.writeTo(s.out); err != nil {
 		return withCode(ExitInvalid, fmt.Errorf("writing the output: %w", err))
 	}
 	return nil

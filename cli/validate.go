@@ -105,13 +105,73 @@ func (o *validateOptions) run(s streams) error {
 	if err := o.validate(); err != nil {
 		return withCode(ExitBadInput, err)
 	}
-	docs, err := readItems(o.filenames, s.in)
-	if err != nil {
+	// Each object is checked as it is read. What is printed waits until
+	// every document has been read (see recorder), and is printed in the
+	// order of the checks as they were made one after the other over the
+	// whole input: the resource.k8s.io v1beta1, v1beta2 and v1 objects
+	// (gaOut), then the notes on skipped objects (skipped), then the
+	// findings of the others (checked). With --old, those others are
+	// checked once the old objects have been read, after the notes.
+	var (
+		gaOut, skipped, checked recorder
+		later                   storedDocuments // with --old
+		r                       validateResult
+		readErr                 error // a typed list that cannot be read
+		starts                  documentStart
+		at                      struct {
+			ga, skipped, checked, later int
+			r                           validateResult
+		}
+	)
+	visit := func(doc manifest.Document) error {
+		defer afterDocument()
+		if starts.first(doc) {
+			at.ga, at.skipped, at.checked, at.later, at.r = gaOut.mark(), skipped.mark(), checked.mark(), len(later.docs), r
+		}
+		if readErr != nil {
+			return nil // only a document that cannot be read is said now
+		}
+		items, err := typedItems(doc)
+		if err != nil {
+			readErr = err
+			return nil
+		}
+		for _, doc := range items {
+			if version, kind := gacheck.Version(doc.Object); version != "" {
+				invalid, unusable := checkGA(doc, version, kind, gaOut.to(s.out), gaOut.to(s.err))
+				r.gaInvalid, r.unusable = r.gaInvalid || invalid, r.unusable || unusable
+				continue
+			}
+			if ok, mistaken := supportedDocument(doc, skipped.to(s.out), skipped.to(s.err), ""); !ok {
+				r.mistaken = r.mistaken || mistaken
+				continue
+			}
+			if o.old != "" {
+				if err := later.add(doc); err != nil {
+					return err
+				}
+				continue
+			}
+			invalid, unusable := o.check(doc, nil, checked.to(s.out), checked.to(s.err))
+			r.invalid, r.unusable = r.invalid || invalid, r.unusable || unusable
+		}
+		return nil
+	}
+	rewind := func() {
+		gaOut.rewind(at.ga)
+		skipped.rewind(at.skipped)
+		checked.rewind(at.checked)
+		later.truncate(at.later)
+		r = at.r
+	}
+	if err := manifest.Each(o.filenames, s.in, manifest.Visitor{Visit: visit, Rewind: rewind}); err != nil {
 		return withCode(ExitBadInput, err)
 	}
-	docs, gaInvalid, gaUnusable := validateGADocuments(docs, s)
-	docs, mistaken := supported(docs, s.out, s.err, "")
-	var olds []manifest.Document
+	if readErr != nil {
+		return withCode(ExitBadInput, readErr)
+	}
+	gaOut.replay()
+	skipped.replay()
 	if o.old != "" {
 		oldDocs, err := readItems([]string{o.old}, s.in)
 		if err != nil {
@@ -119,62 +179,81 @@ func (o *validateOptions) run(s streams) error {
 		}
 		// Old objects are not validated: a mistaken one is only noted (an
 		// update it was meant for finds no old object and says so).
-		olds, _ = supported(oldDocs, s.err, s.err, "old ")
-	}
-
-	oldByIdentity := indexOld(olds)
-	invalid, unusable := mistaken, gaUnusable
-	for _, doc := range docs {
-		req := validation.Request{Operation: validation.Create, Object: validation.WithGeneratedName(inNamespace(doc.Object))}
-		if o.old != "" {
-			old, err := findOld(doc, docs, olds, oldByIdentity)
+		var olds []manifest.Document
+		for _, doc := range oldDocs {
+			if ok, _ := supportedDocument(doc, s.err, s.err, "old "); ok {
+				olds = append(olds, doc)
+			}
+		}
+		pairs := oldPairs{olds: olds, byIdentity: indexOld(olds), single: len(later.docs) == 1 && len(olds) == 1}
+		for doc, err := range later.all() {
 			if err != nil {
-				fmt.Fprintf(s.err, "%s: %s: %v\n", doc.Position(), api.Describe(doc.Object), err)
-				unusable = true
-				continue
+				return withCode(ExitBadInput, err)
 			}
-			req = validation.Request{Operation: validation.Update, SubResource: o.subResource, Object: inNamespace(doc.Object), OldObject: inNamespace(old.Object)}
-		}
-		_, group, version, kind, _ := api.TypeOf(doc.Object)
-		var kept []string
-		if group == api.Group && kind == api.KindClaim && req.SubResource == "" {
-			// As the defaulting webhook has it stored, before /validate,
-			// which sees the old object in the new one's version.
-			// (Converted here, the old object is not converted again.)
-			if _, _, oldVersion, _, _ := api.TypeOf(req.OldObject); req.OldObject != nil && oldVersion != version {
-				if converted, err := conversion.Convert(req.OldObject, version); err == nil {
-					req.OldObject = converted
-				}
-			}
-			req.Object, kept = validation.KeepStoredStatusRestoreData(req.Object, req.OldObject, version)
-		}
-		resp, err := validation.Validate(req)
-		if err != nil {
-			fmt.Fprintf(s.err, "%s: %s: %v\n", doc.Position(), api.Describe(doc.Object), err)
-			unusable = true
-			continue
-		}
-		upstream := group == conversion.UpstreamGroup
-		for _, w := range append(kept, resp.Warnings...) {
-			if upstream && strings.HasPrefix(w, validation.StorageWarningPrefix) {
-				continue // about claimbridge's CRD storage, which a resource.k8s.io object never reaches
-			}
-			fmt.Fprintf(s.err, "Warning: %s: %s: %s\n", doc.Position(), api.Describe(doc.Object), w)
-		}
-		for _, e := range resp.Errors {
-			fmt.Fprintf(s.out, "%s: %s: %s\n", doc.Position(), api.Describe(doc.Object), e.Error())
-		}
-		if len(resp.Errors) > 0 {
-			invalid = true
+			invalid, unusable := o.check(doc, &pairs, s.out, s.err)
+			r.invalid, r.unusable = r.invalid || invalid, r.unusable || unusable
 		}
 	}
+	checked.replay()
 	switch {
-	case unusable:
+	case r.unusable:
 		return withCode(ExitBadInput, errors.New(""))
-	case invalid || gaInvalid:
+	case r.invalid || r.mistaken || r.gaInvalid:
 		return withCode(ExitInvalid, errors.New(""))
 	}
 	return nil
+}
+
+// validateResult is what validate's findings make of its exit status.
+type validateResult struct {
+	invalid   bool // an object is invalid
+	mistaken  bool // a claim or template of a version or kind that cannot be one
+	gaInvalid bool // a resource.k8s.io v1beta1, v1beta2 or v1 object is invalid
+	unusable  bool // an object cannot be checked (malformed, no old object)
+}
+
+// check validates doc, a claim or template of a version validation
+// supports, as a create, or with pairs as an update of its old object:
+// findings on out, warnings and why it cannot be checked on errOut.
+func (o *validateOptions) check(doc manifest.Document, pairs *oldPairs, out, errOut io.Writer) (invalid, unusable bool) {
+	req := validation.Request{Operation: validation.Create, Object: validation.WithGeneratedName(inNamespace(doc.Object))}
+	if pairs != nil {
+		old, err := pairs.find(doc)
+		if err != nil {
+			fmt.Fprintf(errOut, "%s: %s: %v\n", doc.Position(), api.Describe(doc.Object), err)
+			return false, true
+		}
+		req = validation.Request{Operation: validation.Update, SubResource: o.subResource, Object: inNamespace(doc.Object), OldObject: inNamespace(old.Object)}
+	}
+	_, group, version, kind, _ := api.TypeOf(doc.Object)
+	var kept []string
+	if group == api.Group && kind == api.KindClaim && req.SubResource == "" {
+		// As the defaulting webhook has it stored, before /validate,
+		// which sees the old object in the new one's version.
+		// (Converted here, the old object is not converted again.)
+		if _, _, oldVersion, _, _ := api.TypeOf(req.OldObject); req.OldObject != nil && oldVersion != version {
+			if converted, err := conversion.Convert(req.OldObject, version); err == nil {
+				req.OldObject = converted
+			}
+		}
+		req.Object, kept = validation.KeepStoredStatusRestoreData(req.Object, req.OldObject, version)
+	}
+	resp, err := validation.Validate(req)
+	if err != nil {
+		fmt.Fprintf(errOut, "%s: %s: %v\n", doc.Position(), api.Describe(doc.Object), err)
+		return false, true
+	}
+	upstream := group == conversion.UpstreamGroup
+	for _, w := range append(kept, resp.Warnings...) {
+		if upstream && strings.HasPrefix(w, validation.StorageWarningPrefix) {
+			continue // about claimbridge's CRD storage, which a resource.k8s.io object never reaches
+		}
+		fmt.Fprintf(errOut, "Warning: %s: %s: %s\n", doc.Position(), api.Describe(doc.Object), w)
+	}
+	for _, e := range resp.Errors {
+		fmt.Fprintf(out, "%s: %s: %s\n", doc.Position(), api.Describe(doc.Object), e.Error())
+	}
+	return len(resp.Errors) > 0, false
 }
 
 // readItems reads the sources, with the claims and templates of a typed
@@ -188,23 +267,34 @@ func readItems(sources []string, stdin io.Reader) ([]manifest.Document, error) {
 	}
 	var out []manifest.Document
 	for _, doc := range docs {
-		_, _, kind, err := conversion.Identify(doc.Object)
-		if err != nil || !strings.HasSuffix(kind, "List") {
-			out = append(out, doc)
-			continue
-		}
-		if items, ok := doc.Object["items"].([]interface{}); !ok && doc.Object["items"] != nil {
-			return nil, fmt.Errorf("%s: the items of the %s are not an array", doc.Position(), kind)
-		} else if len(items) == 0 {
-			continue
-		}
-		items, err := typedListItems(doc, kind)
+		items, err := typedItems(doc)
 		if err != nil {
 			return nil, err
 		}
-		for i, item := range items {
-			out = append(out, doc.InItem(i, item))
-		}
+		out = append(out, items...)
+	}
+	return out, nil
+}
+
+// typedItems is doc, or the claims and templates of doc when it is a typed
+// list (see readItems).
+func typedItems(doc manifest.Document) ([]manifest.Document, error) {
+	_, _, kind, err := conversion.Identify(doc.Object)
+	if err != nil || !strings.HasSuffix(kind, "List") {
+		return []manifest.Document{doc}, nil
+	}
+	if items, ok := doc.Object["items"].([]interface{}); !ok && doc.Object["items"] != nil {
+		return nil, fmt.Errorf("%s: the items of the %s are not an array", doc.Position(), kind)
+	} else if len(items) == 0 {
+		return nil, nil
+	}
+	items, err := typedListItems(doc, kind)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]manifest.Document, len(items))
+	for i, item := range items {
+		out[i] = doc.InItem(i, item)
 	}
 	return out, nil
 }
@@ -232,70 +322,57 @@ func typedListItems(doc manifest.Document, kind string) ([]map[string]interface{
 	return out, nil
 }
 
-// validateGADocuments checks the resource.k8s.io v1beta1, v1beta2 and v1
-// claims and templates (as creates; see gacheck.Check) and returns the other
-// documents, whether any GA document is invalid, and whether any is
-// malformed (a field of the wrong JSON type: unusable input, as for the
-// alpha versions).
-func validateGADocuments(docs []manifest.Document, s streams) (rest []manifest.Document, invalid, unusable bool) {
-	for _, doc := range docs {
-		version, kind := gacheck.Version(doc.Object)
-		if version == "" {
-			rest = append(rest, doc)
-			continue
-		}
-		if err := conversion.CheckShape(doc.Object); err != nil {
-			fmt.Fprintf(s.err, "%s: %v\n", doc.Position(), err)
-			unusable = true
-			continue
-		}
-		errs, warnings := gacheck.Check(doc.Object, version, kind)
-		for _, w := range warnings {
-			fmt.Fprintf(s.err, "Warning: %s: %s: %s\n", doc.Position(), api.Describe(doc.Object), w)
-		}
-		for _, e := range errs {
-			fmt.Fprintf(s.out, "%s: %s: %s\n", doc.Position(), api.Describe(doc.Object), e)
-		}
-		invalid = invalid || len(errs) > 0
+// checkGA checks doc, a resource.k8s.io v1beta1, v1beta2 or v1 claim or
+// template (as a create; see gacheck.Check): findings on out, warnings and
+// a malformed object (a field of the wrong JSON type: unusable input, as
+// for the alpha versions) on errOut.
+func checkGA(doc manifest.Document, version, kind string, out, errOut io.Writer) (invalid, unusable bool) {
+	if err := conversion.CheckShape(doc.Object); err != nil {
+		fmt.Fprintf(errOut, "%s: %v\n", doc.Position(), err)
+		return false, true
 	}
-	return rest, invalid, unusable
+	errs, warnings := gacheck.Check(doc.Object, version, kind)
+	for _, w := range warnings {
+		fmt.Fprintf(errOut, "Warning: %s: %s: %s\n", doc.Position(), api.Describe(doc.Object), w)
+	}
+	for _, e := range errs {
+		fmt.Fprintf(out, "%s: %s: %s\n", doc.Position(), api.Describe(doc.Object), e)
+	}
+	return len(errs) > 0, false
 }
 
-// supported keeps the claims and templates and notes every skipped object.
-// A claim or template of a version that cannot be a real one, or of a
-// misspelt kind (api.MistakenClaim), is reported as invalid instead (the
-// apiserver knows no such kind either) on report, with the invalid objects:
-// mistaken is then true.
-func supported(docs []manifest.Document, report, errOut io.Writer, what string) (out []manifest.Document, mistaken bool) {
-	for _, doc := range docs {
-		if validation.IsSupported(doc.Object) {
-			out = append(out, doc)
-			continue
-		}
-		if kind, ok := api.MistakenClaim(doc.Object); ok {
-			_, _, _, err := conversion.Identify(doc.Object)
-			fmt.Fprintf(report, "%s: %s%s: not checked: %v%s\n", doc.Position(), what, api.Describe(doc.Object), err, kindHint(doc.Object, kind))
-			mistaken = true
-			continue
-		}
-		apiVersion, _ := doc.Object["apiVersion"].(string)
-		if version, _ := gacheck.Version(doc.Object); version != "" {
-			// Only reachable for old objects: new ones were checked by
-			// validateGADocuments, as creates.
-			fmt.Fprintf(errOut, "%s: skipping %sobject %s %s: %s %s claims and templates are checked as creates only, without an old object\n",
-				doc.Position(), what, apiVersion, api.Describe(doc.Object), api.UpstreamGroup, version)
-			continue
-		}
-		alpha := api.ServedVersions[0] + "-" + api.ServedVersions[len(api.ServedVersions)-1]
-		upstream := alpha
-		if what == "" {
-			upstream += ", " + strings.Join(conversion.GAVersions, ", ")
-		}
-		fmt.Fprintf(errOut, "%s: skipping %sobject %s %s: not a %s or %s of %s %s or %s %s\n",
-			doc.Position(), what, apiVersion, api.Describe(doc.Object), api.KindClaim, api.KindTemplate, api.Group, alpha,
-			api.UpstreamGroup, upstream)
+// supportedDocument reports whether doc is a claim or template validation
+// checks, and notes a skipped object on errOut. A claim or template of a
+// version that cannot be a real one, or of a misspelt kind
+// (api.MistakenClaim), is reported as invalid instead (the apiserver knows
+// no such kind either) on report, with the invalid objects: mistaken is
+// then true.
+func supportedDocument(doc manifest.Document, report, errOut io.Writer, what string) (ok, mistaken bool) {
+	if validation.IsSupported(doc.Object) {
+		return true, false
 	}
-	return out, mistaken
+	if kind, ok := api.MistakenClaim(doc.Object); ok {
+		_, _, _, err := conversion.Identify(doc.Object)
+		fmt.Fprintf(report, "%s: %s%s: not checked: %v%s\n", doc.Position(), what, api.Describe(doc.Object), err, kindHint(doc.Object, kind))
+		return false, true
+	}
+	apiVersion, _ := doc.Object["apiVersion"].(string)
+	if version, _ := gacheck.Version(doc.Object); version != "" {
+		// Only reachable for old objects: new ones were checked by
+		// checkGA, as creates.
+		fmt.Fprintf(errOut, "%s: skipping %sobject %s %s: %s %s claims and templates are checked as creates only, without an old object\n",
+			doc.Position(), what, apiVersion, api.Describe(doc.Object), api.UpstreamGroup, version)
+		return false, false
+	}
+	alpha := api.ServedVersions[0] + "-" + api.ServedVersions[len(api.ServedVersions)-1]
+	upstream := alpha
+	if what == "" {
+		upstream += ", " + strings.Join(conversion.GAVersions, ", ")
+	}
+	fmt.Fprintf(errOut, "%s: skipping %sobject %s %s: not a %s or %s of %s %s or %s %s\n",
+		doc.Position(), what, apiVersion, api.Describe(doc.Object), api.KindClaim, api.KindTemplate, api.Group, alpha,
+		api.UpstreamGroup, upstream)
+	return false, false
 }
 
 // inNamespace returns obj with metadata.namespace "default" when it has
@@ -317,15 +394,22 @@ func inNamespace(obj map[string]interface{}) map[string]interface{} {
 	return out
 }
 
-// findOld pairs doc with its old object: by kind, namespace and name (the
-// first such in olds, looked up in byIdentity, indexOld's), or, when both
-// sides hold exactly one object, with that one.
-func findOld(doc manifest.Document, docs, olds []manifest.Document, byIdentity map[objectIdentity]int) (manifest.Document, error) {
-	if len(docs) == 1 && len(olds) == 1 {
-		return olds[0], nil
+// oldPairs pairs the objects validated as updates with their old objects.
+type oldPairs struct {
+	olds       []manifest.Document
+	byIdentity map[objectIdentity]int // indexOld's
+	single     bool                   // both sides hold exactly one object
+}
+
+// find pairs doc with its old object: by kind, namespace and name (the
+// first such in olds), or, when both sides hold exactly one object, with
+// that one.
+func (p *oldPairs) find(doc manifest.Document) (manifest.Document, error) {
+	if p.single {
+		return p.olds[0], nil
 	}
-	if i, ok := byIdentity[identity(doc.Object)]; ok {
-		return olds[i], nil
+	if i, ok := p.byIdentity[identity(doc.Object)]; ok {
+		return p.olds[i], nil
 	}
 	return manifest.Document{}, errors.New("no old object with the same kind, namespace and name")
 }

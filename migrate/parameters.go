@@ -45,7 +45,7 @@ type generatedKey struct {
 // whether it was; a 1.26 ResourceClass is recorded too, for the
 // classic-driver warning only (classicDriver), and reported as not.
 func (x *Index) Add(obj map[string]interface{}) bool {
-	if obj["apiVersion"] == conversion.UpstreamGroup+"/"+conversion.V1alpha1 && obj["kind"] == kindClass {
+	if isClass26(obj) {
 		firstAt(&x.classes1, str(metaOf(obj), "name"), len(x.classes26))
 		x.classes26 = append(x.classes26, obj) // for classicDriver only
 		return false
@@ -66,6 +66,17 @@ func (x *Index) Add(obj map[string]interface{}) bool {
 	}
 	x.objects = append(x.objects, obj)
 	return true
+}
+
+// Indexed reports whether Add keeps obj (a 1.30 parameter object or class,
+// a 1.26 ResourceClass): Add does nothing with any other object, so a
+// caller reading objects one at a time keeps only these for it.
+func Indexed(obj map[string]interface{}) bool {
+	return isClass26(obj) || IsParameters(obj) && obj["apiVersion"] == parametersAPI
+}
+
+func isClass26(obj map[string]interface{}) bool {
+	return obj["apiVersion"] == conversion.UpstreamGroup+"/"+conversion.V1alpha1 && obj["kind"] == kindClass
 }
 
 // firstAt records at under key in *m unless a position is recorded there.

@@ -1,0 +1,110 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"iter"
+
+	"github.com/claimbridge/claimbridge/conversion"
+	"github.com/claimbridge/claimbridge/manifest"
+	"github.com/claimbridge/claimbridge/migrate"
+)
+
+// storedDocuments are the objects of migrate's input as compact JSON, to be
+// decoded again one at a time: a claim needs the 1.30 parameters and classes
+// of the whole input, which may come after it (kubectl get lists claims
+// before their parameters), and an object held as JSON is about a fifth of
+// the object decoded.
+type storedDocuments struct {
+	docs []manifest.Document // without their Object
+	ends []int               // where each document's JSON ends in data
+	data bytes.Buffer
+}
+
+func (d *storedDocuments) add(doc manifest.Document) error {
+	enc := json.NewEncoder(&d.data)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(doc.Object); err != nil {
+		return fmt.Errorf("%s: %w", doc.Position(), err)
+	}
+	doc.Object = nil
+	d.docs, d.ends = append(d.docs, doc), append(d.ends, d.data.Len())
+	return nil
+}
+
+func (d *storedDocuments) truncate(n int) {
+	d.docs, d.ends = d.docs[:n], d.ends[:n]
+	end := 0
+	if n > 0 {
+		end = d.ends[n-1]
+	}
+	d.data.Truncate(end)
+}
+
+// all decodes the documents again, in order: each as it was read (objects
+// read from YAML or JSON hold only what JSON holds, numbers as
+// json.Number, so the round trip is exact).
+func (d *storedDocuments) all() iter.Seq2[manifest.Document, error] {
+	return func(yield func(manifest.Document, error) bool) {
+		start := 0
+		for i, doc := range d.docs {
+			dec := json.NewDecoder(bytes.NewReader(d.data.Bytes()[start:d.ends[i]]))
+			dec.UseNumber()
+			start = d.ends[i]
+			err := dec.Decode(&doc.Object)
+			if !yield(doc, err) || err != nil {
+				return
+			}
+		}
+	}
+}
+
+// readForMigrate reads migrate's input: every object, stored, and the index
+// of its 1.30 parameters and classes. The parameter kinds are read (claims
+// translated from them) or rewritten, so a malformed one is refused, as a
+// malformed claim: failed holds such refusals, printed on s.err (once the
+// whole input has been read: a document that cannot be read, err, is then
+// all that is said).
+func readForMigrate(sources []string, s streams) (docs *storedDocuments, idx *migrate.Index, failed failures, err error) {
+	docs, idx, failed = &storedDocuments{}, &migrate.Index{}, failures{w: s.err}
+	var (
+		refused []error
+		// The objects for idx from the current document: added once it
+		// has been read, as a Rewind may drop them.
+		pending []map[string]interface{}
+		starts  documentStart
+		at      struct{ docs, refused int }
+	)
+	flush := func() {
+		for _, obj := range pending {
+			idx.Add(obj)
+		}
+		pending = pending[:0]
+	}
+	visit := func(doc manifest.Document) error {
+		defer afterDocument()
+		if starts.first(doc) {
+			flush()
+			at.docs, at.refused = len(docs.docs), len(refused)
+		}
+		if err := conversion.CheckParametersShape(doc.Object); err != nil {
+			refused = append(refused, fmt.Errorf("%s: %w", doc.Position(), err))
+		} else if migrate.Indexed(doc.Object) {
+			pending = append(pending, doc.Object)
+		}
+		return docs.add(doc)
+	}
+	rewind := func() {
+		docs.truncate(at.docs)
+		refused, pending = refused[:at.refused], pending[:0]
+	}
+	if err := manifest.Each(sources, s.in, manifest.Visitor{Visit: visit, Rewind: rewind}); err != nil {
+		return nil, nil, failed, err
+	}
+	flush()
+	for _, err := range refused {
+		failed.add(err)
+	}
+	return docs, idx, failed, nil
+}
