@@ -1,6 +1,8 @@
 package manifest
 
 import (
+	"bufio"
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -84,7 +86,9 @@ func checkParseEach(t *testing.T, data []byte) (rewinds int) {
 // items before it.
 func TestParseEachRewinds(t *testing.T) {
 	const head, tail = "apiVersion: v1\nitems:\n", "kind: List\n"
-	item := func(name string) string { return "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: " + name + "\n" }
+	item := func(name string) string {
+		return "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: " + name + "\n"
+	}
 	for _, c := range []struct {
 		name    string
 		data    string
@@ -125,5 +129,69 @@ func FuzzParseEach(f *testing.F) {
 	f.Add([]byte(strings.Repeat("apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: A\n  b: &x 1\n- apiVersion: v1\n  kind: A\n  b: *x\nkind: List\n---\n", 2)))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkParseEach(t, data)
+	})
+}
+
+// splitYAMLCopying is splitYAML as it was before it cut data into pieces
+// instead of copying each line into its chunk.
+func splitYAMLCopying(data []byte, linesBefore, chunksBefore int) []chunk {
+	data = bytes.ReplaceAll(bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n")), []byte("\r"), []byte("\n"))
+	var (
+		chunks              []chunk
+		cur                 bytes.Buffer
+		start               = linesBefore + 1
+		line                = linesBefore
+		prelude, directives = true, false
+	)
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 64*1024), MaxInputBytes+1)
+	for sc.Scan() {
+		line++
+		text := sc.Text()
+		sep, content := isSeparator(text)
+		switch {
+		case sep && prelude && directives:
+			prelude = false
+		case sep && prelude && len(chunks) == 0 && content == "":
+			cur.Reset()
+			start = line + 1
+			prelude = false
+			continue
+		case sep:
+			chunks = append(chunks, chunk{index: chunksBefore + len(chunks) + 1, line: start, data: append([]byte(nil), cur.Bytes()...)})
+			if content != "" {
+				err := fmt.Errorf(`a "---" line separates documents and may be followed only by a comment, not by %q`, content)
+				return append(chunks, chunk{index: chunksBefore + len(chunks) + 1, line: line, err: err})
+			}
+			cur.Reset()
+			start = line + 1
+			prelude, directives = true, false
+			continue
+		case strings.HasPrefix(text, "%"):
+			directives = true
+		default:
+			if t := strings.TrimSpace(text); t != "" && !strings.HasPrefix(t, "#") {
+				prelude = false
+			}
+		}
+		cur.WriteString(text)
+		cur.WriteByte('\n')
+	}
+	chunks = append(chunks, chunk{index: chunksBefore + len(chunks) + 1, line: start, data: cur.Bytes()})
+	return chunks
+}
+
+// FuzzSplitYAML: splitYAML cuts any stream into the chunks it cut when it
+// copied each line.
+func FuzzSplitYAML(f *testing.F) {
+	for _, s := range []string{"a: 1\n---\nb: 2", "# c\n---\na: 1\n", "%YAML 1.1\n---\na\n--- x\n", "a\r\n---\r\nb\rc\n", "---\n---\n", "\n", "---x\n--- # c\n..."} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, want := splitYAML(data, 3, 1), splitYAMLCopying(data, 3, 1)
+		if diff := cmp.Diff(want, got, cmp.AllowUnexported(chunk{}), cmp.Comparer(func(a, b error) bool { return fmt.Sprint(a) == fmt.Sprint(b) }),
+			cmp.Transformer("text", func(b []byte) string { return string(b) })); diff != "" {
+			t.Errorf("chunks (+) are not those copied (-):\n%s", diff)
+		}
 	})
 }

@@ -4,7 +4,6 @@
 package manifest
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -387,13 +386,18 @@ func split(data []byte) []chunk {
 }
 
 // splitYAML cuts a YAML stream at "---" lines; lines and documents before
-// it in the file are counted in the chunks' line numbers and indexes.
+// it in the file are counted in the chunks' line numbers and indexes. The
+// chunks are pieces of data, not copies (a 37 MB export would be held three
+// times over while it is read): only a last line without its newline, and a
+// stream with carriage returns, are copied.
 func splitYAML(data []byte, linesBefore, chunksBefore int) []chunk {
 	// A lone CR ends a line for YAML too: a "---" after one must be seen.
-	data = bytes.ReplaceAll(bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n")), []byte("\r"), []byte("\n"))
+	if bytes.IndexByte(data, '\r') >= 0 {
+		data = bytes.ReplaceAll(bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n")), []byte("\r"), []byte("\n"))
+	}
 	var (
 		chunks []chunk
-		cur    bytes.Buffer
+		begin  int // where the chunk being read starts in data
 		start  = linesBefore + 1
 		line   = linesBefore
 		// The chunk so far is only comments and %-directives: its "---"
@@ -401,43 +405,46 @@ func splitYAML(data []byte, linesBefore, chunksBefore int) []chunk {
 		// directive, or when it is the stream's first.
 		prelude, directives = true, false
 	)
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 64*1024), MaxInputBytes+1)
-	for sc.Scan() {
+	for off := 0; off < len(data); {
+		text, next := data[off:], len(data)
+		if i := bytes.IndexByte(text, '\n'); i >= 0 {
+			text, next = text[:i], off+i+1
+		}
 		line++
-		text := sc.Text()
-		sep, content := isSeparator(text)
+		sep, content := false, ""
+		if bytes.HasPrefix(text, []byte("---")) {
+			sep, content = isSeparator(string(text))
+		}
 		switch {
 		case sep && prelude && directives:
 			prelude = false
 		case sep && prelude && len(chunks) == 0 && content == "":
 			// The stream's first "---" after nothing but comments (helm
 			// template's output) starts the first document.
-			cur.Reset()
-			start = line + 1
+			begin, start = next, line+1
 			prelude = false
-			continue
 		case sep:
-			chunks = append(chunks, chunk{index: chunksBefore + len(chunks) + 1, line: start, data: append([]byte(nil), cur.Bytes()...)})
+			chunks = append(chunks, chunk{index: chunksBefore + len(chunks) + 1, line: start, data: data[begin:off:off]})
 			if content != "" {
 				err := fmt.Errorf(`a "---" line separates documents and may be followed only by a comment, not by %q`, content)
 				return append(chunks, chunk{index: chunksBefore + len(chunks) + 1, line: line, err: err})
 			}
-			cur.Reset()
-			start = line + 1
+			begin, start = next, line+1
 			prelude, directives = true, false
-			continue
-		case strings.HasPrefix(text, "%"):
+		case bytes.HasPrefix(text, []byte("%")):
 			directives = true
 		default:
-			if t := strings.TrimSpace(text); t != "" && !strings.HasPrefix(t, "#") {
+			if t := bytes.TrimSpace(text); len(t) > 0 && t[0] != '#' {
 				prelude = false
 			}
 		}
-		cur.WriteString(text)
-		cur.WriteByte('\n')
+		off = next
 	}
-	chunks = append(chunks, chunk{index: chunksBefore + len(chunks) + 1, line: start, data: cur.Bytes()})
+	last := data[begin:len(data):len(data)]
+	if len(last) > 0 && last[len(last)-1] != '\n' {
+		last = append(last, '\n') // a copy: the lines of a chunk end with a newline
+	}
+	chunks = append(chunks, chunk{index: chunksBefore + len(chunks) + 1, line: start, data: last})
 	return chunks
 }
 
