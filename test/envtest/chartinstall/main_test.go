@@ -320,25 +320,7 @@ func get(url string) bool {
 }
 
 func (s *suite) stop() error {
-	select {
-	case <-s.done:
-		return nil
-	default:
-		close(s.done)
-	}
-	var errs []error
-	if s.stopServer != nil {
-		if err := s.stopServer(); err != nil {
-			errs = append(errs, fmt.Errorf("server: %w", err))
-		}
-	}
-	if s.certDir != "" {
-		_ = os.Remove(s.certDir + ".kubeconfig")
-	}
-	if err := harness.StopControlPlane(s.env, s.certDir); err != nil {
-		errs = append(errs, err)
-	}
-	return errors.Join(errs...)
+	return harness.StopServerAndControlPlane(s.done, s.stopServer, s.env, s.certDir)
 }
 
 func ptr[T any](v T) *T { return &v }

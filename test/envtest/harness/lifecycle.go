@@ -117,3 +117,29 @@ func CheckServerRelease(d discovery.ServerVersionInterface, release string) erro
 	}
 	return nil
 }
+
+// StopServerAndControlPlane is a chart suite's stop: once only (done is
+// closed by the first call; later calls return nil), it stops the server
+// (stopServer, if not nil), removes the kubeconfig written beside certDir,
+// then stops env and removes certDir (StopControlPlane).
+func StopServerAndControlPlane(done chan struct{}, stopServer func() error, env *envtest.Environment, certDir string) error {
+	select {
+	case <-done:
+		return nil
+	default:
+		close(done)
+	}
+	var errs []error
+	if stopServer != nil {
+		if err := stopServer(); err != nil {
+			errs = append(errs, fmt.Errorf("server: %w", err))
+		}
+	}
+	if certDir != "" {
+		_ = os.Remove(certDir + ".kubeconfig")
+	}
+	if err := StopControlPlane(env, certDir); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}

@@ -30,7 +30,6 @@ package selfmanaged
 import (
 	"bytes"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -305,25 +304,7 @@ func (s *suite) impersonatingKubeconfig() (string, error) {
 }
 
 func (s *suite) stop() error {
-	var errs []error
-	select {
-	case <-s.done:
-		return nil
-	default:
-		close(s.done)
-	}
-	if s.stopServer != nil {
-		if err := s.stopServer(); err != nil {
-			errs = append(errs, fmt.Errorf("server: %w", err))
-		}
-	}
-	if s.certDir != "" {
-		_ = os.Remove(s.certDir + ".kubeconfig")
-	}
-	if err := harness.StopControlPlane(s.env, s.certDir); err != nil {
-		errs = append(errs, err)
-	}
-	return errors.Join(errs...)
+	return harness.StopServerAndControlPlane(s.done, s.stopServer, s.env, s.certDir)
 }
 
 // teeStderr replaces os.Stderr by a pipe whose output goes to the process's
