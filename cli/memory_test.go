@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
-
 	"os"
 	"path/filepath"
 	"runtime"
@@ -46,9 +45,6 @@ func liveHeap() uint64 {
 // through documentDone, and its peak above what was live before the command
 // compared with the size of the input.
 func TestLargeExportHeldMemory(t *testing.T) {
-	if testing.Short() {
-		t.Skip("reads a 2.3 MB export with every command")
-	}
 	const items = 1000
 	yamlFile, yamlSize := writeExport(t, items)
 	jsonFile, jsonSize := writeJSONExport(t, items)
