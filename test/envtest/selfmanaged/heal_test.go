@@ -366,12 +366,12 @@ func testSecretDeleted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	logBefore := len(s.logw.String())
+	logBefore := len(s.serverLog.String())
 	if err := s.client.Delete(ctx, secret); err != nil {
 		t.Fatal(err)
 	}
 	err = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, healTimeout, true, func(context.Context) (bool, error) {
-		return strings.Contains(s.logw.String()[logBefore:], secretGone), nil
+		return strings.Contains(s.serverLog.String()[logBefore:], secretGone), nil
 	})
 	if err != nil {
 		t.Errorf("the server did not log %q within %s", secretGone, healTimeout)

@@ -28,7 +28,6 @@
 package selfmanaged
 
 import (
-	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -78,8 +77,7 @@ type suite struct {
 	certDir                          string
 	port                             int
 	webhookAddr, healthAddr, metrics string
-	serverLog                        *bytes.Buffer
-	logw                             *lockedWriter // serverLog, klog's output included
+	serverLog                        *harness.LogBuffer // klog's output included
 	stopServer                       func() error
 	done                             chan struct{}
 }
@@ -97,7 +95,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "self-managed suite: %v\n", err)
 		if s != nil {
 			if s.serverLog != nil {
-				fmt.Fprintf(os.Stderr, "server log:\n%s\n", s.serverLog)
+				fmt.Fprintf(os.Stderr, "server log:\n%s\n", s.serverLog.String())
 			}
 			_ = s.stop()
 		}
@@ -105,20 +103,13 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	if code != 0 {
-		fmt.Fprintf(os.Stderr, "server log (tail):\n%s\n", tail(s.serverLog.String(), 8000))
+		fmt.Fprintf(os.Stderr, "server log (tail):\n%s\n", s.serverLog.Tail(8000))
 	}
 	if err := s.stop(); err != nil {
 		fmt.Fprintf(os.Stderr, "self-managed suite: stopping: %v\n", err)
 		code = max(code, 1)
 	}
 	os.Exit(code)
-}
-
-func tail(s string, n int) string {
-	if len(s) > n {
-		return s[len(s)-n:]
-	}
-	return s
 }
 
 func start(ctx context.Context) (*suite, error) {
@@ -130,7 +121,7 @@ func start(ctx context.Context) (*suite, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &suite{objs: objs, done: make(chan struct{}), serverLog: &bytes.Buffer{}}
+	s := &suite{objs: objs, done: make(chan struct{}), serverLog: &harness.LogBuffer{}}
 	if s.certDir, err = os.MkdirTemp("", "claimbridge-envtest-selfmanaged-"); err != nil {
 		return nil, err
 	}
@@ -253,8 +244,7 @@ func (s *suite) startServer(ctx context.Context) error {
 	s.webhookAddr = fmt.Sprintf("127.0.0.1:%d", s.port)
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
-	w := &lockedWriter{buf: s.serverLog}
-	s.logw = w
+	w := s.serverLog
 	// The server logs through its logging options' logger, which writes to
 	// os.Stderr as it is when the server starts: a pipe that copies into
 	// the log too, for the tests that look for a line.

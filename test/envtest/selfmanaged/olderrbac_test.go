@@ -1,7 +1,6 @@
 package selfmanaged
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -130,7 +129,7 @@ func TestNewImageUnderOlderRBAC(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	log := &lockedWriter{buf: &bytes.Buffer{}}
+	log := &harness.LogBuffer{}
 	cmd := exec.Command(bin, append([]string{"serve"}, args...)...)
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
@@ -157,7 +156,7 @@ func TestNewImageUnderOlderRBAC(t *testing.T) {
 		return get(fmt.Sprintf("http://127.0.0.1:%d/readyz", healthPort)), nil
 	})
 	if err != nil {
-		t.Fatalf("not ready under the previous chart's RBAC: %v\nserver log:\n%s", err, tail(log.String(), 4000))
+		t.Fatalf("not ready under the previous chart's RBAC: %v\nserver log:\n%s", err, log.Tail(4000))
 	}
 	var got admissionregistrationv1.ValidatingWebhookConfiguration
 	if err := s.client.Get(ctx, client.ObjectKey{Name: vwc}, &got); err != nil {

@@ -1,7 +1,6 @@
 package selfmanaged
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -31,7 +30,7 @@ const serveEnv = "CLAIMBRIDGE_SELFMANAGED_SERVE"
 type replica struct {
 	name    string
 	addr    string // the webhook listener, 127.0.0.1:<port>
-	log     *lockedWriter
+	log     *harness.LogBuffer
 	stopped chan struct{}
 	// ready waits until /readyz passes; stop sends SIGTERM and waits.
 	ready func(context.Context) error
@@ -79,7 +78,7 @@ func startReplica(t *testing.T, name string, args []string, kept map[string][]by
 	}
 	r := &replica{
 		name: name, addr: fmt.Sprintf("127.0.0.1:%d", port),
-		log: &lockedWriter{buf: &bytes.Buffer{}}, stopped: make(chan struct{}),
+		log: &harness.LogBuffer{}, stopped: make(chan struct{}),
 	}
 	cmd := exec.Command(os.Args[0], replicaArgs(args, port, healthPort, certDir)...)
 	cmd.Env = append(os.Environ(), serveEnv+"=1")
@@ -121,7 +120,7 @@ func startReplica(t *testing.T, name string, args []string, kept map[string][]by
 			t.Errorf("replica %s: %v", name, err)
 		}
 		if t.Failed() {
-			t.Logf("replica %s log (tail):\n%s", name, tail(r.log.String(), 6000))
+			t.Logf("replica %s log (tail):\n%s", name, r.log.Tail(6000))
 		}
 	})
 	return r

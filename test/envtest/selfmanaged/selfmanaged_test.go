@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -343,23 +342,4 @@ func claim(name, class string) *unstructured.Unstructured {
 			"parametersRef":     map[string]interface{}{"apiGroup": "gpu.example.com", "kind": "GpuClaimParameters", "name": "two-gpus"},
 		},
 	}}
-}
-
-// lockedWriter serialises the server's log writes into a buffer.
-type lockedWriter struct {
-	mu  sync.Mutex
-	buf *bytes.Buffer
-}
-
-func (w *lockedWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.buf.Write(p)
-}
-
-// String is what w holds so far.
-func (w *lockedWriter) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.buf.String()
 }

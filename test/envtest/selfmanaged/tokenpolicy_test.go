@@ -262,15 +262,15 @@ func testTokenPolicyChecked(t *testing.T) {
 			}
 		}
 	})
-	logBefore := len(s.logw.String())
+	logBefore := len(s.serverLog.String())
 	if err := s.client.Delete(ctx, &binding); err != nil {
 		t.Fatal(err)
 	}
 	// Policies are unloaded asynchronously: the check after that sees it.
 	waitFor("0", 60*time.Second)
-	if logged := s.logw.String()[logBefore:]; !strings.Contains(logged, "Token policy NOT enforced") ||
+	if logged := s.serverLog.String()[logBefore:]; !strings.Contains(logged, "Token policy NOT enforced") ||
 		!strings.Contains(logged, "ValidatingWebhookConfiguration "+webhookConfig) {
-		t.Errorf("no error logged naming the unenforced policy and the object probed; log since the binding was deleted:\n%s", tail(logged, 4000))
+		t.Errorf("no error logged naming the unenforced policy and the object probed; log since the binding was deleted:\n%s", logged[max(0, len(logged)-4000):])
 	}
 	if !get("http://" + s.healthAddr + "/readyz") {
 		t.Error("/readyz fails while the policy is not enforced: readiness must not depend on it")
