@@ -49,7 +49,12 @@ func handshakeReason(reason string) string {
 		return false
 	}
 	switch {
-	case strings.Contains(reason, "remote error: tls: ") && has("certificate", "unrecognized name"):
+	case strings.Contains(reason, "remote error: tls: ") && has("certificate", "unrecognized name"),
+		// An OpenSSL client (curl, Python, Ruby) refusing the certificate
+		// under TLS 1.3 sends its alert unencrypted, before it installs its
+		// handshake keys, and crypto/tls cannot open that record. TCP's
+		// checksums make a corrupted record the far rarer cause.
+		reason == "local error: tls: bad record MAC":
 		return handshakeServingCertRejected
 	case has("tls: failed to verify certificate", "tls: client didn't provide a certificate", "certificate signed by unknown authority"):
 		return handshakeClientCertRejected

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"net"
 	"os"
 	"path/filepath"
@@ -20,6 +21,7 @@ func TestHandshakeReason(t *testing.T) {
 		"remote error: tls: bad certificate":                                               handshakeServingCertRejected,
 		"remote error: tls: unknown certificate authority":                                 handshakeServingCertRejected,
 		"remote error: tls: expired certificate":                                           handshakeServingCertRejected,
+		"local error: tls: bad record MAC":                                                 handshakeServingCertRejected,
 		"tls: failed to verify certificate: x509: certificate signed by unknown authority": handshakeClientCertRejected,
 		"tls: client didn't provide a certificate":                                         handshakeClientCertRejected,
 		"client sent an HTTP request to an HTTPS server":                                   handshakeNotTLS,
@@ -85,6 +87,12 @@ func TestServerCountsFailedHandshakes(t *testing.T) {
 	handshake(&tls.Config{RootCAs: ts.caPool(t), MaxVersion: tls.VersionTLS12}) // the default minimum is 1.3
 	wantCount(handshakeIncompatible, 1)
 
+	// curl and every other OpenSSL client refuse the certificate with an
+	// alert sent before they switch to the handshake's keys: crypto/tls
+	// cannot open it and logs "bad record MAC".
+	openSSLRejects(t, addr)
+	wantCount(handshakeServingCertRejected, 2)
+
 	conn, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
@@ -105,6 +113,49 @@ func TestServerCountsFailedHandshakes(t *testing.T) {
 			t.Errorf("%s: %v, want 0", reason, got)
 		}
 	}
+}
+
+// openSSLRejects refuses addr's serving certificate as an OpenSSL client
+// does under TLS 1.3: its "unknown CA" alert goes out as a plaintext record,
+// since OpenSSL installs its handshake write keys only when it sends its own
+// second flight, which it never does. (A Go client encrypts the alert.)
+func openSSLRejects(t *testing.T, addr string) {
+	t.Helper()
+	raw, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	conn := &plaintextAlertConn{Conn: raw}
+	cfg := &tls.Config{
+		ServerName:         "localhost",
+		InsecureSkipVerify: true, // refused below, as an untrusted CA
+		VerifyPeerCertificate: func([][]byte, [][]*x509.Certificate) error {
+			conn.rejected = true
+			return errors.New("unknown CA")
+		},
+	}
+	if err := tls.Client(conn, cfg).Handshake(); err == nil {
+		t.Fatal("handshake refusing the certificate succeeded")
+	}
+}
+
+// plaintextAlertConn writes, once rejected is set, an unencrypted fatal
+// unknown_ca alert in place of what crypto/tls writes.
+type plaintextAlertConn struct {
+	net.Conn
+	rejected bool
+}
+
+func (c *plaintextAlertConn) Write(p []byte) (int, error) {
+	if !c.rejected {
+		return c.Conn.Write(p)
+	}
+	// record type alert, legacy version TLS 1.2, length 2: fatal, unknown_ca.
+	if _, err := c.Conn.Write([]byte{21, 3, 3, 0, 2, 2, 48}); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // TestErrorLogKeepsTheSource: the lines reach klog with the source file and
