@@ -198,7 +198,10 @@ func cutConnection(err error) bool {
 	if !strings.Contains(s, "/convert?timeout=") && !strings.Contains(s, "failed calling webhook") {
 		return false
 	}
-	for _, cut := range []string{"write tcp", "connection reset", "broken pipe", "use of closed network connection"} {
+	// "server closed idle connection": the transport had picked a kept
+	// connection as the proxy closed it, before its read loop saw the EOF.
+	for _, cut := range []string{"write tcp", "connection reset", "broken pipe", "use of closed network connection",
+		"server closed idle connection"} {
 		if strings.Contains(s, cut) {
 			return true
 		}
