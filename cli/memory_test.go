@@ -55,7 +55,9 @@ func TestLargeExportHeldMemory(t *testing.T) {
 		limit  float64 // the peak held, in bytes of input
 	}{
 		{"yaml", yamlFile, yamlSize, 4},
-		{"json", jsonFile, jsonSize, 2.6},
+		// JSON: 2.4 when a List was decoded whole (its tree live at the
+		// start), 1.1–1.8 read item by item (its bytes held instead).
+		{"json", jsonFile, jsonSize, 2.0},
 	} {
 		for _, args := range append(benchmarkCommands(), []string{"convert", "--to", "v1", "-o", "json"}) {
 			name := tc.format + " " + strings.Join(args, " ")

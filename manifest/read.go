@@ -166,8 +166,10 @@ type Visitor struct {
 	// they share) are to be forgotten: the List was read item by item
 	// (see decodeListByItems), an item further on turned out to need the
 	// List read whole, and its items are given again as the whole List
-	// reads. Visit must then drop whatever it made of them. nil when
-	// Visit keeps nothing.
+	// reads; or a JSON List read item by item (eachJSONListItem) turned
+	// out to be unreadable further on, and its error follows (read whole,
+	// it gave no item). Visit must then drop whatever it made of them.
+	// nil when Visit keeps nothing.
 	Rewind func()
 }
 
@@ -306,14 +308,17 @@ func ParseEach(source string, data []byte, v Visitor) error {
 			return &Error{Source: source, Index: chunk.index, Line: chunk.line, Err: chunk.err}
 		}
 		doc := Document{Source: source, Index: chunk.index, Line: chunk.line, Item: -1}
-		if !chunk.json {
-			read, err := eachListItem(doc, chunk.data, v)
-			if err != nil {
-				return err
-			}
-			if read {
-				continue
-			}
+		read, err := false, error(nil)
+		if chunk.json {
+			read, err = eachJSONListItem(doc, chunk.data, v)
+		} else {
+			read, err = eachListItem(doc, chunk.data, v)
+		}
+		if err != nil {
+			return err
+		}
+		if read {
+			continue
 		}
 		obj, err := decodeObject(chunk.data, chunk.json)
 		if err != nil {
