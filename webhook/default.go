@@ -51,12 +51,22 @@ func (d *defaulter) Handle(ctx context.Context, req admission.Request) (resp adm
 	}
 	ops := defaulting.Patch(obj, req.Kind.Version, req.Kind.Kind)
 	var warnings []string
+	// oldObject decodes the stored object of an update once, when needed
+	// (nil for a create): the common write needs it not.
+	var old map[string]interface{}
+	var oldErr error
+	oldDecoded := false
+	oldObject := func() (map[string]interface{}, error) {
+		if !oldDecoded && op == OperationUpdate {
+			old, oldErr = objectOf(req.OldObject)
+			oldDecoded = true
+		}
+		return old, oldErr
+	}
 	if stored := validation.StoredRestoreVersions(req.Kind.Version); req.Kind.Kind == api.KindClaim && hasRestoreAnnotation(obj, stored) {
-		var old map[string]interface{} // nil for a create
-		if op == OperationUpdate {
-			if old, err = objectOf(req.OldObject); err != nil {
-				return denied(apierrors.NewBadRequest(fmt.Sprintf("oldObject %v", err)))
-			}
+		old, err := oldObject()
+		if err != nil {
+			return denied(apierrors.NewBadRequest(fmt.Sprintf("oldObject %v", err)))
 		}
 		var keep *defaulting.Operation
 		if keep, warnings = storedStatusData(obj, old, req.Kind.Version); keep != nil {
@@ -72,6 +82,17 @@ func (d *defaulter) Handle(ctx context.Context, req admission.Request) (resp adm
 	}
 	if len(ops) == 0 {
 		return allowed(nil)
+	}
+	// Only an update that gets defaults can be one whose sole change is
+	// the managedFields times kube-apiserver set before admission.
+	if op == OperationUpdate {
+		old, err := oldObject()
+		if err != nil {
+			return denied(apierrors.NewBadRequest(fmt.Sprintf("oldObject %v", err)))
+		}
+		if kept := storedManagedFields(obj, old, ops); kept != nil {
+			ops = append(ops, *kept)
+		}
 	}
 	patch, err := json.Marshal(ops)
 	if err != nil {
