@@ -4,7 +4,8 @@
 // (upgrade_test.go), a rollback, after which an older build serves objects
 // this build converted and stored (rollback_test.go), and a roll, during
 // which both builds serve /convert, /validate and /default behind the
-// Services (mixed_test.go, refusals_test.go).
+// Services (mixed_test.go, refusals_test.go); server-side apply by field
+// managers of every version across all of these (apply_test.go).
 //
 // The older builds are pinned commits that hack/older-builds.sh builds from
 // the clone's own history into the directory $OLDER_BUILDS names (`make
