@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -235,4 +236,10 @@ func writeBack(t *testing.T, ri dynamic.ResourceInterface, u *unstructured.Unstr
 		return err
 	})
 	return out, err
+}
+
+// cmpWithoutWriteMetadata is the diff of a and b without what every write
+// changes (withoutWriteMetadata).
+func cmpWithoutWriteMetadata(t *testing.T, a, b *unstructured.Unstructured) string {
+	return cmp.Diff(withoutWriteMetadata(t, a), withoutWriteMetadata(t, b))
 }
