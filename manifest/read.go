@@ -303,7 +303,7 @@ func ParseEach(source string, data []byte, v Visitor) error {
 	chunks := split(data)
 	for i := range chunks {
 		chunk := chunks[i]
-		chunks[i].data = nil // read once: its bytes are garbage after this one
+		chunks[i].data = nil // read once: a copied chunk's bytes are garbage after this one
 		if chunk.err != nil {
 			return &Error{Source: source, Index: chunk.index, Line: chunk.line, Err: chunk.err}
 		}
@@ -474,30 +474,6 @@ func isSeparator(line string) (sep bool, content string) {
 // countLines counts the newlines in p; a variable so that a test can count
 // the bytes it looks at.
 var countLines = func(p []byte) int { return bytes.Count(p, []byte("\n")) }
-
-// splitJSON reads consecutive JSON values; ok is false when data is not a
-// clean JSON stream, and then end is where the values read end.
-func splitJSON(data []byte) (chunks []chunk, end int, ok bool) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	// The lines before data[counted:]: each value's line is counted on from
-	// the one before, not from the start (a stream of n values would be
-	// read n/2 times).
-	line, counted := 1, 0
-	for {
-		var raw json.RawMessage
-		before := dec.InputOffset()
-		if err := dec.Decode(&raw); err == io.EOF {
-			return chunks, int(before), true
-		} else if err != nil {
-			return chunks, int(before), false
-		}
-		// The value starts at the first non-space byte after the previous value.
-		offset := int(before) + len(data[before:]) - len(bytes.TrimLeft(data[before:], " \t\r\n"))
-		line += countLines(data[counted:offset])
-		counted = offset
-		chunks = append(chunks, chunk{index: len(chunks) + 1, line: line, data: raw, json: true})
-	}
-}
 
 // decodeObject decodes one YAML document, or one JSON value (isJSON), into an
 // object; nil, nil for an empty document.
