@@ -270,7 +270,14 @@ func readSource(name string, stdin io.Reader) ([]byte, error) {
 		defer f.Close()
 		r = f
 	}
-	data, err := io.ReadAll(io.LimitReader(r, MaxInputBytes+1))
+	limited := io.LimitReader(r, MaxInputBytes+1)
+	var data []byte
+	var err error
+	if size := regularFileSize(r); size > 0 {
+		data, err = readSized(limited, min(size, MaxInputBytes+1))
+	} else {
+		data, err = io.ReadAll(limited)
+	}
 	if err != nil {
 		return nil, err
 	}
