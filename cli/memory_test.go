@@ -43,7 +43,10 @@ func liveHeap() uint64 {
 // The live heap (after a full collection, so that the measure does not
 // depend on when the collector runs) is sampled after every 40th document
 // through documentDone, and its peak above what was live before the command
-// compared with the size of the input.
+// compared with the size of the input. Between documents only: what reading
+// a source holds for a moment (its buffer, the pieces of the JSON splitter)
+// is bounded by manifest's TestReadSourceHoldsAFileOnce and
+// TestSplitJSONCutsPiecesOfTheSource.
 func TestLargeExportHeldMemory(t *testing.T) {
 	const items = 1000
 	yamlFile, yamlSize := writeExport(t, items)
