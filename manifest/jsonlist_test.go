@@ -273,12 +273,9 @@ func TestJSONListItems(t *testing.T) {
 	}
 }
 
-// FuzzJSONListItems: whatever the input, ParseEach gives the objects (and
-// the error) that decoding each JSON value whole gave.
-func FuzzJSONListItems(f *testing.F) {
-	for _, c := range jsonListEdgeCases {
-		f.Add([]byte(c.data))
-	}
+// addJSONExports seeds f with test/manifests/exports in JSON, the YAML ones
+// as kubectl get -o json prints them.
+func addJSONExports(f *testing.F) {
 	files, _ := filepath.Glob("../test/manifests/exports/*/*")
 	for _, file := range files {
 		data, err := os.ReadFile(file)
@@ -286,13 +283,21 @@ func FuzzJSONListItems(f *testing.F) {
 			f.Fatal(err)
 		}
 		if strings.HasSuffix(file, ".yaml") {
-			// As kubectl get -o json prints it.
 			if data, err = yaml.YAMLToJSON(data); err != nil {
 				f.Fatal(err)
 			}
 		}
 		f.Add(data)
 	}
+}
+
+// FuzzJSONListItems: whatever the input, ParseEach gives the objects (and
+// the error) that decoding each JSON value whole gave.
+func FuzzJSONListItems(f *testing.F) {
+	for _, c := range jsonListEdgeCases {
+		f.Add([]byte(c.data))
+	}
+	addJSONExports(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkJSONListItems(t, data)
 	})

@@ -5,14 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"sigs.k8s.io/yaml"
 
 	"github.com/claimbridge/claimbridge/internal/exportgen"
 )
@@ -160,19 +157,7 @@ func FuzzSplitJSON(f *testing.F) {
 	for _, c := range jsonListEdgeCases {
 		f.Add([]byte(c.data))
 	}
-	files, _ := filepath.Glob("../test/manifests/exports/*/*")
-	for _, file := range files {
-		data, err := os.ReadFile(file)
-		if err != nil {
-			f.Fatal(err)
-		}
-		if strings.HasSuffix(file, ".yaml") {
-			if data, err = yaml.YAMLToJSON(data); err != nil {
-				f.Fatal(err)
-			}
-		}
-		f.Add(data)
-	}
+	addJSONExports(f)
 	export, err := json.MarshalIndent(exportgen.Export(exportgen.Options{Items: 2}), "", "    ")
 	if err != nil {
 		f.Fatal(err)
