@@ -162,6 +162,10 @@ func TestValidateResourceClaim(t *testing.T) {
 				c.Spec.Devices.Requests[0].Count = 0
 			},
 		},
+		"zero-count": { // rule 23: zero is not greater than zero (defaulting turns it into 1 first, but the rule itself refuses it)
+			update:       func(c *api.ResourceClaim) { c.Spec.Devices.Requests[0].Count = 0 },
+			wantFailures: field.ErrorList{field.Invalid(requestsPath(0).Child("count"), int64(0), "must be greater than zero")},
+		},
 		"negative-count": { // rule 23
 			update:       func(c *api.ResourceClaim) { c.Spec.Devices.Requests[0].Count = -1 },
 			wantFailures: field.ErrorList{field.Invalid(requestsPath(0).Child("count"), int64(-1), "must be greater than zero")},
@@ -241,7 +245,7 @@ func TestValidateResourceClaim(t *testing.T) {
 		},
 		"bad-match-attributes": { // rule 30
 			update: func(c *api.ResourceClaim) {
-				for _, a := range []string{"", "numa", "/numa", "dra.example.com/", "Dra_Example/numa", "dra.example.com/1numa", "dra.example.com/" + strings.Repeat("x", 33), "a.com/b/c"} {
+				for _, a := range []string{"", "numa", "/numa", "dra.example.com/", "Dra_Example/numa", "dra.example.com/1numa", "dra.example.com/" + strings.Repeat("x", 33), "a.com/b/c", "1numa", "dra.example.com/" + strings.Repeat("x", 32)} {
 					c.Spec.Devices.Constraints = append(c.Spec.Devices.Constraints, api.DeviceConstraint{MatchAttribute: ptr.To(api.FullyQualifiedName(a))})
 				}
 			},
@@ -260,6 +264,10 @@ func TestValidateResourceClaim(t *testing.T) {
 					field.TypeInvalid(p(5), "1numa", cIdentifierMsg),
 					common.TooLongMaxLength(p(6), long, 32),
 					// "a.com/b/c": accepted, as in 1.31.
+					// "1numa": without a domain, the identifier is still checked.
+					field.TypeInvalid(p(8), "1numa", cIdentifierMsg),
+					field.Required(p(8).Child("domain"), "must include a prefix"),
+					// An identifier of exactly 32 bytes is accepted.
 				}
 			}(),
 		},

@@ -62,11 +62,12 @@ func TestValidateResourceClaimStatusUpdate(t *testing.T) {
 			oldClaim: validClaim,
 			update: func(c *api.ResourceClaim) {
 				c.Status.Allocation = goodAllocation()
-				c.Status.Allocation.Devices.Results = append(c.Status.Allocation.Devices.Results, goodResult(), goodResult())
+				c.Status.Allocation.Devices.Results = append(c.Status.Allocation.Devices.Results, goodResult(), goodResult(), goodResult())
 				r := c.Status.Allocation.Devices.Results
 				r[0].Driver, r[0].Pool, r[0].Device = "", "", "a.b"
 				r[1].Pool = "a//B"
 				r[2].Pool = strings.Repeat("a", 254)
+				r[3].Pool = strings.Repeat("a", 253) // at the limit: accepted
 			},
 			wantFailures: field.ErrorList{
 				field.Required(resultsPath.Index(0).Child("driver"), ""),
