@@ -347,6 +347,7 @@ func TestValidateResourceClaimUpdate(t *testing.T) {
 	validClaim := testClaim(goodName, goodNS, validClaimSpec)
 	validClaim.ResourceVersion = "1"
 	scenarios := map[string]struct {
+		both         func(*api.ResourceClaim) // applied to the old and the new claim
 		update       func(*api.ResourceClaim)
 		wantFailures field.ErrorList
 	}{
@@ -370,6 +371,14 @@ func TestValidateResourceClaimUpdate(t *testing.T) {
 				field.Required(requestsPath(0).Child("deviceClassName"), ""),
 			},
 		},
+		"stored-expression-that-does-not-compile": { // rule 20: an update compiles in the stored-expressions environment, which refuses it too
+			both: func(c *api.ResourceClaim) {
+				c.Spec.Devices.Requests[0].Selectors = []api.DeviceSelector{{CEL: &api.CELDeviceSelector{Expression: `device.attributes[true].someBoolean`}}}
+			},
+			wantFailures: field.ErrorList{
+				field.Invalid(requestsPath(0).Child("selectors").Index(0).Child("cel", "expression"), `device.attributes[true].someBoolean`, "compilation failed: ERROR: <input>:1:18: found no matching overload for '_[_]' applied to '(map(string, map(string, any)), bool)'\n | device.attributes[true].someBoolean\n | .................^"),
+			},
+		},
 		"missing-resource-version": { // rule 1
 			update:       func(c *api.ResourceClaim) { c.ResourceVersion = "" },
 			wantFailures: field.ErrorList{field.Invalid(field.NewPath("metadata", "resourceVersion"), "", "must be specified for an update")},
@@ -385,11 +394,15 @@ func TestValidateResourceClaimUpdate(t *testing.T) {
 	}
 	for name, scenario := range scenarios {
 		t.Run(name, func(t *testing.T) {
-			claim := validClaim.DeepCopy()
+			oldClaim := validClaim.DeepCopy()
+			if scenario.both != nil {
+				scenario.both(oldClaim)
+			}
+			claim := oldClaim.DeepCopy()
 			if scenario.update != nil {
 				scenario.update(claim)
 			}
-			errs := ValidateResourceClaimUpdate(claim, validClaim)
+			errs := ValidateResourceClaimUpdate(claim, oldClaim)
 			if diff := cmp.Diff(scenario.wantFailures, errs); diff != "" {
 				t.Errorf("unexpected errors (-want +got):\n%s", diff)
 			}
