@@ -123,6 +123,31 @@ func TestWarnings(t *testing.T) {
 	}
 }
 
+// TestNoWarningsAtTheLimits: each warning's near miss, and the optional
+// fields it reads left unset, yield no warning (and no panic).
+func TestNoWarningsAtTheLimits(t *testing.T) {
+	claim := testClaim(goodName, goodNS, validClaimSpec)
+	claim.Spec.Devices.Requests[0].Selectors = []api.DeviceSelector{
+		{},
+		{CEL: &api.CELDeviceSelector{Expression: "true || " + strings.Repeat(" ", 10240-8)}}, // 10240 bytes, cheap
+	}
+	claim.Spec.Devices.Constraints = []api.DeviceConstraint{{}, {MatchAttribute: ptr.To(api.FullyQualifiedName("dra.example.com/numa"))}}
+	claim.Spec.Devices.Config = []api.DeviceClaimConfiguration{
+		{},
+		{DeviceConfiguration: api.DeviceConfiguration{Opaque: opaque("dra.example.com", `{"a":"`+strings.Repeat("x", 10240-8)+`"}`)}}, // 10240 bytes
+	}
+	if w := Warnings(claim); len(w) != 0 {
+		t.Errorf("unexpected warnings %q", w)
+	}
+	claim.Status.Allocation = &api.AllocationResult{Devices: api.DeviceAllocationResult{Config: []api.DeviceAllocationConfiguration{
+		{},
+		{DeviceConfiguration: claim.Spec.Devices.Config[1].DeviceConfiguration},
+	}}}
+	if w := StatusWarnings(claim); len(w) != 0 {
+		t.Errorf("unexpected status warnings %q", w)
+	}
+}
+
 func TestWarningsCELCost(t *testing.T) {
 	claim := testClaim(goodName, goodNS, validClaimSpec)
 	// Nested comprehensions over the attribute maps are expensive in the worst case.
@@ -131,9 +156,9 @@ func TestWarningsCELCost(t *testing.T) {
 	if errs := ValidateResourceClaim(claim); len(errs) != 0 {
 		t.Fatalf("expression must be valid in 1.31: %v", errs)
 	}
-	w := Warnings(claim)
-	if len(w) != 1 || !strings.Contains(w[0], "estimated worst-case cost") {
-		t.Errorf("want one cost warning, got %q", w)
+	want := []string{"spec.devices.requests[0].selectors[0].cel.expression: the estimated worst-case cost 38017283 exceeds 1000000; Kubernetes 1.32 and later reject the expression as too complex"}
+	if diff := cmp.Diff(want, Warnings(claim)); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
 }
 
