@@ -104,6 +104,16 @@ func TestValidateResourceClaimStatusUpdate(t *testing.T) {
 			},
 			wantFailures: field.ErrorList{field.Invalid(handlesPath.Index(0), nil, "data and structuredData are mutually exclusive")},
 		},
+		"valid-allocation-resourceHandles-at-the-limit": { // rule 15: 32 handles are accepted
+			oldClaim: validClaim,
+			update: func(c *api.ResourceClaim) {
+				c.Status.DriverName = "valid"
+				c.Status.Allocation = &api.AllocationResult{}
+				for i := 0; i < api.AllocationResultResourceHandlesMaxSize; i++ {
+					c.Status.Allocation.ResourceHandles = append(c.Status.Allocation.ResourceHandles, api.ResourceHandle{DriverName: "valid"})
+				}
+			},
+		},
 		"invalid-allocation-resourceHandles": { // rule 15
 			oldClaim: validClaim,
 			update: func(c *api.ResourceClaim) {
