@@ -307,6 +307,10 @@ func TestValidateResourceClaimStatusUpdate(t *testing.T) {
 	}{
 		"valid-no-op-update": {oldClaim: validClaim("1")},
 		"add-driver":         {oldClaim: validClaim("1"), update: func(c obj) { c["status"] = obj{"driverName": "valid"} }},
+		"add-driver-at-the-length-limit": { // rule 6: 63 bytes are accepted
+			oldClaim: validClaim("1"),
+			update:   func(c obj) { c["status"] = obj{"driverName": strings.Repeat("a", 63)} },
+		},
 		"invalid-add-allocation": { // rule 7
 			oldClaim:     validClaim("1"),
 			update:       func(c obj) { c["status"] = obj{"allocation": obj{}} },
