@@ -20,6 +20,7 @@ func TestValidateNodeSelector(t *testing.T) { // rules 16 and 44
 			{Key: "a", Operator: v1.NodeSelectorOpGt, Values: []string{"1", "2"}},
 			{Key: "a", Operator: "Bad"},
 			{Key: "bad key!", Operator: v1.NodeSelectorOpDoesNotExist},
+			{Key: "a", Operator: v1.NodeSelectorOpLt, Values: []string{"1"}}, // valid: Lt and Gt take exactly one value
 		},
 		MatchFields: []v1.NodeSelectorRequirement{
 			{Key: "metadata.name", Operator: v1.NodeSelectorOpIn, Values: []string{"node-1"}},
