@@ -33,6 +33,19 @@ func TestValidateResourceClaimTemplate(t *testing.T) {
 			t.Spec.Labels = map[string]string{"a": "b"}
 			t.Spec.Annotations = map[string]string{"c": "d"}
 		}},
+		"template-bad-labels-and-annotations": { // rule 1 on the embedded metadata
+			update: func(t *api.ResourceClaimTemplate) {
+				t.Spec.Labels = map[string]string{"bad key!": "b"}
+				t.Spec.Annotations = map[string]string{"bad key!": "d"}
+			},
+			wantFailures: func() field.ErrorList {
+				const keyMsg = "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
+				return field.ErrorList{
+					field.Invalid(field.NewPath("spec", "metadata", "annotations"), "bad key!", keyMsg),
+					field.Invalid(field.NewPath("spec", "metadata", "labels"), "bad key!", keyMsg),
+				}
+			}(),
+		},
 		"template-metadata-name-forbidden": {
 			update:       func(t *api.ResourceClaimTemplate) { t.Spec.Name = "foo" },
 			wantFailures: field.ErrorList{field.Forbidden(field.NewPath("spec", "metadata", "name"), "cannot be set")},
