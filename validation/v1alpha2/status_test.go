@@ -100,9 +100,15 @@ func TestValidateResourceClaimStatusUpdate(t *testing.T) {
 			oldClaim: validClaim,
 			update: func(c *api.ResourceClaim) {
 				c.Status.DriverName = "valid"
-				c.Status.Allocation = &api.AllocationResult{ResourceHandles: []api.ResourceHandle{{DriverName: "valid", Data: "something", StructuredData: &api.StructuredResourceHandle{}}}}
+				c.Status.Allocation = &api.AllocationResult{ResourceHandles: []api.ResourceHandle{
+					{DriverName: "valid", Data: "something", StructuredData: &api.StructuredResourceHandle{}},
+					{DriverName: "valid", Data: "x", StructuredData: &api.StructuredResourceHandle{}}, // one byte is data too
+				}}
 			},
-			wantFailures: field.ErrorList{field.Invalid(handlesPath.Index(0), nil, "data and structuredData are mutually exclusive")},
+			wantFailures: field.ErrorList{
+				field.Invalid(handlesPath.Index(0), nil, "data and structuredData are mutually exclusive"),
+				field.Invalid(handlesPath.Index(1), nil, "data and structuredData are mutually exclusive"),
+			},
 		},
 		"valid-allocation-resourceHandles-at-the-limit": { // rule 15: 32 handles are accepted
 			oldClaim: validClaim,
