@@ -374,6 +374,17 @@ func TestStatusRestoreDataForALaterStatus(t *testing.T) {
 				return Request{Operation: Update, OldObject: old, Object: annotate(deepCopyJSON(old), "team", "a")}
 			},
 		},
+		"v1alpha3-update-changing-it": { // data the old object already had, changed: refused like added data
+			req: func(t *testing.T) Request {
+				old := annotate(obj(t, allocatedV3), key("v1alpha2"), forged(t, "v1alpha2"))
+				o := deepCopyJSON(old)
+				editRestore(t, o, "v1alpha2", func(r map[string]interface{}) {
+					r["status"].(map[string]interface{})["patch"].([]interface{})[0].(map[string]interface{})["value"] = "other.example.com"
+				})
+				return Request{Operation: Update, OldObject: old, Object: o}
+			},
+			want: field.ErrorList{changed("v1alpha2")},
+		},
 		"v1alpha3-update-removing-it": {
 			req: func(t *testing.T) Request {
 				return Request{Operation: Update, OldObject: annotate(obj(t, allocatedV3), key("v1alpha2"), forged(t, "v1alpha2")), Object: obj(t, allocatedV3)}
