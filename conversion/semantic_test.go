@@ -165,6 +165,57 @@ func TestSemanticV2ToV3(t *testing.T) {
 			"v1alpha2→v1alpha3 status.allocation.resourceHandles[1].data",
 		},
 	}, {
+		// docs/conversion.md §2.6, handle data wrapper: ⚠ warned.
+		name: "handle data that is not a JSON object: wrapped as ResourceHandle, reported",
+		in: v2Claim + `"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"},
+			"status":{"driverName":"d","allocation":{"shareable":true,"resourceHandles":[{"driverName":"d","data":"gpu=0"}]}}}`,
+		to: conversion.V1alpha3,
+		fields: map[string]string{
+			"status.allocation.devices.config[0].opaque": `{"driver":"d","parameters":{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceHandle","data":"gpu=0"}}`,
+		},
+		warnings: []string{"v1alpha2→v1alpha3 status.allocation.resourceHandles[0].data"},
+	}, {
+		// Only the wrapper (its apiVersion and its kind) is reported, not a
+		// driver's own object that shares one of them.
+		name: "handle data that is a JSON object of kind ResourceHandle but another apiVersion: parameters as they are, silent",
+		in: v2Claim + `"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"},
+			"status":{"driverName":"d","allocation":{"shareable":true,"resourceHandles":[{"driverName":"d","data":"{\"apiVersion\":\"d.example.com/v1\",\"kind\":\"ResourceHandle\"}"}]}}}`,
+		to: conversion.V1alpha3,
+		fields: map[string]string{
+			"status.allocation.devices.config[0].opaque": `{"driver":"d","parameters":{"apiVersion":"d.example.com/v1","kind":"ResourceHandle"}}`,
+		},
+	}, {
+		// docs/conversion.md §2.3: vendorRequestParameters become device
+		// configuration only as an object of a named resource.
+		name: "vendorRequestParameters that are not an object, or of a result without a named resource: no configuration, reported",
+		in: v2Claim + `"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"},
+			"status":{"driverName":"d","allocation":{"shareable":true,"resourceHandles":[{"driverName":"d","structuredData":{"nodeName":"n1",
+				"results":[{"namedResources":{"name":"gpu-0"},"vendorRequestParameters":"a=1"},{"vendorRequestParameters":{"b":2}}]}}]}}}`,
+		to: conversion.V1alpha3,
+		fields: map[string]string{
+			"status.allocation.devices.results": `[{"request":"request","driver":"d","pool":"n1","device":"gpu-0"}]`,
+			"status.allocation.devices.config":  absent,
+		},
+		warnings: []string{
+			"v1alpha2→v1alpha3 status.allocation.resourceHandles[0].structuredData.results[0].vendorRequestParameters",
+			"v1alpha2→v1alpha3 status.allocation.resourceHandles[0].structuredData.results[1].vendorRequestParameters",
+		},
+	}, {
+		// docs/conversion.md §2.3: a driver's configuration is the
+		// parameters of its first handle; other handles' equal ones are
+		// that configuration, differing ones are reported.
+		name: "structured handles of one driver: equal class parameters silent, differing claim parameters reported",
+		in: v2Claim + `"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"},
+			"status":{"driverName":"d","allocation":{"shareable":true,"resourceHandles":[
+				{"driverName":"d","structuredData":{"nodeName":"n1","vendorClassParameters":{"c":1},"vendorClaimParameters":{"x":1},"results":[{"namedResources":{"name":"gpu-0"}}]}},
+				{"driverName":"d","structuredData":{"nodeName":"n1","vendorClassParameters":{"c":1},"vendorClaimParameters":{"x":2},"results":[{"namedResources":{"name":"gpu-1"}}]}}]}}}`,
+		to: conversion.V1alpha3,
+		fields: map[string]string{
+			"status.allocation.devices.config": `[{"source":"FromClass","requests":["request"],"opaque":{"driver":"d","parameters":{"c":1}}},
+				{"source":"FromClaim","requests":["request"],"opaque":{"driver":"d","parameters":{"x":1}}}]`,
+		},
+		warnings: []string{"v1alpha2→v1alpha3 status.allocation.resourceHandles[1].structuredData.vendorClaimParameters"},
+	}, {
 		name: "parametersRef and Immediate: reported (a 1.31 scheduler allocates one device of the class, when a pod needs it)",
 		in:   v2Claim + `"spec":{"resourceClassName":"gpu","allocationMode":"Immediate","parametersRef":{"kind":"ResourceClaimParameters","name":"p"}}}`,
 		to:   conversion.V1alpha3,
@@ -276,6 +327,72 @@ func TestSemanticV3ToV2(t *testing.T) {
 		},
 		warnings: []string{"v1alpha3→v1alpha2 status.allocation.devices.results[0]"},
 	}, {
+		// docs/conversion.md §2.6, handle data wrapper: exactly its three
+		// keys are unwrapped on the way back; a driver's object with a
+		// fourth key is its data as JSON text.
+		name: "1.31 classic allocation: ResourceHandle wrapper parameters are the handle's data, an object with more keys its JSON",
+		in: v3Claim + `"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu","allocationMode":"ExactCount","count":1}]}},
+			"status":{"allocation":{"controller":"d","devices":{
+				"results":[{"request":"request","driver":"d","pool":"d","device":"handle-0"},{"request":"request","driver":"d","pool":"d","device":"handle-1"}],
+				"config":[{"source":"FromClaim","requests":["request"],"opaque":{"driver":"d","parameters":{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"DeviceParameters",
+					"devices":[{"device":"handle-0","parameters":{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceHandle","data":"gpu=0"}},
+						{"device":"handle-1","parameters":{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceHandle","data":"gpu=1","x":1}}]}}}]}}}}`,
+		to: conversion.V1alpha2,
+		fields: map[string]string{
+			"status.allocation.resourceHandles": `[{"driverName":"d","data":"gpu=0"},
+				{"driverName":"d","data":"{\"apiVersion\":\"resource.claimbridge.dev/v1alpha2\",\"data\":\"gpu=1\",\"kind\":\"ResourceHandle\",\"x\":1}"}]`,
+		},
+	}, {
+		// docs/conversion.md §2.4: a 1.31 driver applies an entry to the
+		// devices of the requests it names only; a 1.30 handle's parameters
+		// reach all its devices. Another driver's entry is no widening.
+		name: "1.31 structured allocation: configuration scoped to some of a driver's requests reported, another driver's not",
+		in: v3Claim + `"spec":{"devices":{"requests":[{"name":"r1","deviceClassName":"gpu","allocationMode":"ExactCount","count":1},{"name":"r2","deviceClassName":"nic","allocationMode":"ExactCount","count":1}]}},
+			"status":{"allocation":{"devices":{
+				"results":[{"request":"r2","driver":"e","pool":"n1","device":"nic-0"},{"request":"r1","driver":"d","pool":"n1","device":"gpu-0"},{"request":"r2","driver":"d","pool":"n1","device":"gpu-1"}],
+				"config":[{"source":"FromClaim","requests":["r2"],"opaque":{"driver":"e","parameters":{"e":1}}},{"source":"FromClaim","requests":["r1"],"opaque":{"driver":"d","parameters":{"d":1}}}]}}}}`,
+		to: conversion.V1alpha2,
+		fields: map[string]string{
+			"status.driverName": `"e"`,
+			"status.allocation.resourceHandles": `[{"driverName":"e","structuredData":{"nodeName":"n1","vendorClaimParameters":{"e":1},"results":[{"namedResources":{"name":"nic-0"}}]}},
+				{"driverName":"d","structuredData":{"nodeName":"n1","vendorClaimParameters":{"d":1},"results":[{"namedResources":{"name":"gpu-0"}},{"namedResources":{"name":"gpu-1"}}]}}]`,
+		},
+		warnings: []string{"v1alpha3→v1alpha2 spec.devices.requests[1]", "v1alpha3→v1alpha2 status.allocation.devices.config[1].requests"},
+	}, {
+		// Copies of a class's configuration, one of them for every
+		// request, are configuration for every device of the driver.
+		name: "1.31 structured allocation: a class configuration with a copy for all requests is not widened, silent but for the further request",
+		in: v3Claim + `"spec":{"devices":{"requests":[{"name":"r1","deviceClassName":"gpu","allocationMode":"ExactCount","count":1},{"name":"r2","deviceClassName":"gpu","allocationMode":"ExactCount","count":1}]}},
+			"status":{"allocation":{"devices":{
+				"results":[{"request":"r1","driver":"d","pool":"n1","device":"gpu-0"},{"request":"r2","driver":"d","pool":"n1","device":"gpu-1"}],
+				"config":[{"source":"FromClass","requests":["r1"],"opaque":{"driver":"d","parameters":{"c":1}}},{"source":"FromClass","opaque":{"driver":"d","parameters":{"c":1}}}]}}}}`,
+		to: conversion.V1alpha2,
+		fields: map[string]string{
+			"status.allocation.resourceHandles": `[{"driverName":"d","structuredData":{"nodeName":"n1","vendorClassParameters":{"c":1},"results":[{"namedResources":{"name":"gpu-0"}},{"namedResources":{"name":"gpu-1"}}]}}]`,
+		},
+		warnings: []string{"v1alpha3→v1alpha2 spec.devices.requests[1]"},
+	}, {
+		// docs/conversion.md §2.4: results of one driver whose devices are
+		// all handle-<i> give one classic handle per result.
+		name: "1.31 classic allocation of handle devices: one handle per result, silent",
+		in: v3Claim + `"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu","allocationMode":"ExactCount","count":1}]}},
+			"status":{"allocation":{"controller":"d","devices":{
+				"results":[{"request":"request","driver":"d","pool":"d","device":"handle-0"},{"request":"request","driver":"d","pool":"d","device":"handle-1"}]}}}}`,
+		to: conversion.V1alpha2,
+		fields: map[string]string{
+			"status.allocation.resourceHandles": `[{"driverName":"d"},{"driverName":"d"}]`,
+		},
+	}, {
+		name: "1.31 classic allocation of a handle device and a device named handle-<not a number>: one handle for the driver; device names reported",
+		in: v3Claim + `"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu","allocationMode":"ExactCount","count":1}]}},
+			"status":{"allocation":{"controller":"d","devices":{
+				"results":[{"request":"request","driver":"d","pool":"d","device":"handle-0"},{"request":"request","driver":"d","pool":"d","device":"handle-gpu"}]}}}}`,
+		to: conversion.V1alpha2,
+		fields: map[string]string{
+			"status.allocation.resourceHandles": `[{"driverName":"d"}]`,
+		},
+		warnings: []string{"v1alpha3→v1alpha2 status.allocation.devices.results[0]", "v1alpha3→v1alpha2 status.allocation.devices.results[1]"},
+	}, {
 		name: "1.31 structured allocation (no controller): structuredData with the node of the nodeSelector and one named resource per device; silent",
 		in: v3Claim + `"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu","allocationMode":"ExactCount","count":1}]}},
 			"status":{"allocation":{"nodeSelector":` + nodeSel + `,"devices":{
@@ -360,6 +477,13 @@ func TestSemanticV2ToV1(t *testing.T) {
 			"v1alpha2→v1alpha1 status.allocation.resourceHandles[2]",
 		},
 	}, {
+		name: "two handles of status.driverName's driver: resourceHandle is the first's data; the further one is reported",
+		in: v2Claim + `"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"},
+			"status":{"driverName":"d","allocation":{"shareable":true,"resourceHandles":[{"driverName":"d","data":"mine"},{"driverName":"d","data":"more"}]}}}`,
+		to:       conversion.V1alpha1,
+		fields:   map[string]string{"status.allocation.resourceHandle": `"mine"`, "status.driverName": `"d"`},
+		warnings: []string{"v1alpha2→v1alpha1 status.allocation.resourceHandles[1]"},
+	}, {
 		name: "only foreign handles: no resourceHandle (a 1.26 kubelet would hand it to the wrong plugin)",
 		in: v2Claim + `"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"},
 			"status":{"driverName":"d","allocation":{"shareable":true,"resourceHandles":[{"driverName":"plugin","data":"p"}]}}}`,
@@ -405,17 +529,42 @@ func TestSemanticAcrossTwoSteps(t *testing.T) {
 	}})
 }
 
+// TestWarningString pins whole warnings, messages included: the paths the
+// semantic tables compare do not tell a message that names the wrong thing.
 func TestWarningString(t *testing.T) {
-	_, ws, err := conversion.ConvertWithWarnings(tblDecode(t, v2Claim+`"spec":{"resourceClassName":"gpu","allocationMode":"Immediate"}}`), conversion.V1alpha3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []string{`ResourceClaim ns/c: spec.allocationMode: 1.31 has no allocation mode "Immediate": the claim is allocated only when the first pod that uses it is scheduled (v1alpha2→v1alpha3)`}
-	var got []string
-	for _, w := range ws {
-		got = append(got, w.String())
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
+	for _, c := range []struct {
+		name, in, to string
+		want         []string
+	}{{
+		name: "allocation mode",
+		in:   v2Claim + `"spec":{"resourceClassName":"gpu","allocationMode":"Immediate"}}`,
+		to:   conversion.V1alpha3,
+		want: []string{`ResourceClaim ns/c: spec.allocationMode: 1.31 has no allocation mode "Immediate": the claim is allocated only when the first pod that uses it is scheduled (v1alpha2→v1alpha3)`},
+	}, {
+		// docs/conversion.md §2.4: a 1.30 kubelet calls the plugin of
+		// status.driverName with an empty handle, or fails the pod without one.
+		name: "classic allocation without results: names the plugin a 1.30 kubelet calls",
+		in:   v3Claim + `"spec":{"devices":{}},"status":{"allocation":{"controller":"ctrl","devices":{}}}}`,
+		to:   conversion.V1alpha2,
+		want: []string{`ResourceClaim ns/c: status.allocation.devices.results: a 1.31 kubelet prepares nothing for an allocation without results; a 1.27–1.30 kubelet calls the kubelet plugin of "ctrl" with an empty handle (v1alpha3→v1alpha2)`},
+	}, {
+		name: "structured allocation without results: no plugin to call",
+		in:   v3Claim + `"spec":{"devices":{}},"status":{"allocation":{"devices":{}}}}`,
+		to:   conversion.V1alpha2,
+		want: []string{`ResourceClaim ns/c: status.allocation.devices.results: a 1.31 kubelet prepares nothing for an allocation without results; a 1.27–1.30 kubelet looks for the kubelet plugin named status.driverName, which this allocation has none of, and does not start the pod (v1alpha3→v1alpha2)`},
+	}} {
+		t.Run(c.name, func(t *testing.T) {
+			_, ws, err := conversion.ConvertWithWarnings(tblDecode(t, c.in), c.to)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, w := range ws {
+				got = append(got, w.String())
+			}
+			if diff := cmp.Diff(c.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
 	}
 }
