@@ -25,6 +25,17 @@ func TestCrossVersionInvariants(t *testing.T) {
 	v3Only := `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns","resourceVersion":"1"},"spec":{"devices":{"requests":[{"name":"gpu","deviceClassName":"gpu.example.com"}],"constraints":[{"requests":["gpu"],"matchAttribute":"gpu.example.com/numa"}]}}}`
 	v3Allocated := `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns","resourceVersion":"1"},"spec":{"devices":{"requests":[{"name":"gpu","deviceClassName":"gpu.example.com"}]}},"status":{"allocation":{"devices":{"results":[{"request":"gpu","driver":"gpu.example.com","pool":"node-1","device":"gpu-0"}]}}}}`
 
+	unallocatedV2 := `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns","resourceVersion":"1"},"spec":{"resourceClassName":"gpu"}}`
+	structuredV2 := func(device string) string {
+		return strings.TrimSuffix(unallocatedV2, "}") + `,"status":{"driverName":"gpu.example.com","allocation":{"shareable":true,"resourceHandles":[` +
+			`{"driverName":"gpu.example.com","structuredData":{"nodeName":"node-1","results":[{"namedResources":{"name":"` + device + `"}}]}}]}}}`
+	}
+	// storedV2 is structuredV2(device) as stored before the rule (the
+	// storage version's form, read back through v1alpha2).
+	storedV2 := func(t *testing.T, device string) map[string]interface{} {
+		return mustConvert(t, mustConvert(t, obj(t, structuredV2(device)), "v1alpha3"), "v1alpha2")
+	}
+
 	appliedV1 := `{"apiVersion":"resource.claimbridge.dev/v1alpha1","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns","resourceVersion":"1"},"spec":{"resourceClassName":"gpu.example.com","allocationMode":"Immediate","parametersRef":{"apiGroup":"gpu.example.com","kind":"GpuParams","name":"small"}}}`
 	managedBy := func(manager, version string) []interface{} {
 		return []interface{}{map[string]interface{}{
@@ -113,6 +124,36 @@ func TestCrossVersionInvariants(t *testing.T) {
 			},
 			wantFailures: field.ErrorList{
 				field.Invalid(field.NewPath("status", "allocation"), "<value omitted>", "field is immutable: the update changes the allocation as seen through v1alpha3"),
+			},
+		},
+		// An allocation set through v1alpha2 is stored as v1alpha3, which
+		// every 1.31 consumer reads: it must pass v1alpha3's status rules as
+		// stored (docs/validation.md, "An unchanged allocation is not
+		// validated again on status writes"; TestOlderStatusWriteKeepsV1alpha3Rules
+		// through kube-apiserver). A v1alpha2 device name may have a dot, a
+		// v1alpha3 one may not.
+		"v1alpha2-allocation-breaking-a-v1alpha3-rule-as-stored": {
+			sub: "status",
+			old: func(t *testing.T) map[string]interface{} { return obj(t, unallocatedV2) },
+			new: func(t *testing.T) map[string]interface{} { return obj(t, structuredV2("gpu.0")) },
+			wantFailures: field.ErrorList{field.Invalid(field.NewPath("status", "allocation"), "<value omitted>",
+				"the allocation breaks a rule as seen through v1alpha3, the storage version: "+
+					`status.allocation.devices.results[0].device: Invalid value: "gpu.0": must not contain dots`)},
+		},
+		"v1alpha2-allocation-valid-as-stored": {
+			sub: "status",
+			old: func(t *testing.T) map[string]interface{} { return obj(t, unallocatedV2) },
+			new: func(t *testing.T) map[string]interface{} { return obj(t, structuredV2("gpu-0")) },
+		},
+		// The rule is about the write that sets the allocation: an
+		// allocation stored already is unchanged (or refused as changed).
+		"v1alpha2-reservation-of-an-allocation-stored-already": {
+			sub: "status",
+			old: func(t *testing.T) map[string]interface{} { return storedV2(t, "gpu.0") },
+			new: func(t *testing.T) map[string]interface{} {
+				o := storedV2(t, "gpu.0")
+				o["status"].(map[string]interface{})["reservedFor"] = []interface{}{map[string]interface{}{"resource": "pods", "name": "a", "uid": "1"}}
+				return o
 			},
 		},
 		"v1alpha2-no-op-update-of-v1alpha3-claim": {
