@@ -36,6 +36,24 @@ func TestCrossVersionInvariants(t *testing.T) {
 		return mustConvert(t, mustConvert(t, obj(t, structuredV2(device)), "v1alpha3"), "v1alpha2")
 	}
 
+	// withChangedHandle changes the handle data of notShareableV2 as stored
+	// (v1alpha3: an opaque config's parameters), which the v1alpha2 view
+	// shows; changedHandleErrors are the findings of that write alone,
+	// v1alpha3's own (the allocation is immutable).
+	withChangedHandle := func(t *testing.T, o map[string]interface{}) map[string]interface{} {
+		config := o["status"].(map[string]interface{})["allocation"].(map[string]interface{})["devices"].(map[string]interface{})["config"].([]interface{})
+		config[0].(map[string]interface{})["opaque"].(map[string]interface{})["parameters"].(map[string]interface{})["data"] = "other"
+		return o
+	}
+	changedHandleErrors := func() field.ErrorList {
+		old := mustConvert(t, obj(t, notShareableV2), "v1alpha3")
+		resp, err := Validate(Request{Operation: Update, SubResource: "status", Object: withChangedHandle(t, deepCopyJSON(old)), OldObject: old})
+		if err != nil || len(resp.Errors) != 1 || resp.Errors[0].Field != "status.allocation" {
+			t.Fatalf("want v1alpha3's immutability error alone, got %v, %v", resp.Errors, err)
+		}
+		return resp.Errors
+	}()
+
 	appliedV1 := `{"apiVersion":"resource.claimbridge.dev/v1alpha1","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns","resourceVersion":"1"},"spec":{"resourceClassName":"gpu.example.com","allocationMode":"Immediate","parametersRef":{"apiGroup":"gpu.example.com","kind":"GpuParams","name":"small"}}}`
 	managedBy := func(manager, version string) []interface{} {
 		return []interface{}{map[string]interface{}{
@@ -78,6 +96,25 @@ func TestCrossVersionInvariants(t *testing.T) {
 			wantFailures: field.ErrorList{field.Forbidden(field.NewPath("status", "reservedFor"), "may not be reserved more than once: the allocation is not shareable "+
 				"as seen through v1alpha1 and v1alpha2 (status.allocation.shareable: false, kept in the claimbridge.dev/restore-* annotations for the 1.26-1.30 "+
 				"driver that allocated it), whose consumers allow it one consumer only")},
+		},
+		// The rule looks at the old view: a write that also changes the
+		// allocation (refused for that, by v1alpha3's own rules) has a
+		// v1alpha2 view that no longer applies the old allocation's restore
+		// data (shareable: false), and is refused for the second consumer
+		// all the same (docs/validation.md, "Not shareable stays
+		// single-consumer").
+		"not-shareable-stays-single-consumer-when-the-allocation-changes-too": {
+			sub: "status",
+			old: func(t *testing.T) map[string]interface{} { return mustConvert(t, obj(t, notShareableV2), "v1alpha3") },
+			new: func(t *testing.T) map[string]interface{} {
+				o := withChangedHandle(t, mustConvert(t, obj(t, notShareableV2), "v1alpha3"))
+				status := o["status"].(map[string]interface{})
+				status["reservedFor"] = append(status["reservedFor"].([]interface{}), map[string]interface{}{"resource": "pods", "name": "b", "uid": "2"})
+				return o
+			},
+			wantFailures: append(changedHandleErrors, field.Forbidden(field.NewPath("status", "reservedFor"), "may not be reserved more than once: the allocation is not shareable "+
+				"as seen through v1alpha1 and v1alpha2 (status.allocation.shareable: false, kept in the claimbridge.dev/restore-* annotations for the 1.26-1.30 "+
+				"driver that allocated it), whose consumers allow it one consumer only")),
 		},
 		"allocation-cleared-with-two-consumers-reports-the-allocation-rule-only": { // rule 50 applies while allocated (1.30)
 			sub: "status",
