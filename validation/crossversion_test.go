@@ -55,12 +55,15 @@ func TestCrossVersionInvariants(t *testing.T) {
 	}()
 
 	appliedV1 := `{"apiVersion":"resource.claimbridge.dev/v1alpha1","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns","resourceVersion":"1"},"spec":{"resourceClassName":"gpu.example.com","allocationMode":"Immediate","parametersRef":{"apiGroup":"gpu.example.com","kind":"GpuParams","name":"small"}}}`
-	managedBy := func(manager, version string) []interface{} {
+	managedByOp := func(manager, operation, version string) []interface{} {
 		return []interface{}{map[string]interface{}{
-			"manager": manager, "operation": "Apply", "apiVersion": "resource.claimbridge.dev/" + version,
+			"manager": manager, "operation": operation, "apiVersion": "resource.claimbridge.dev/" + version,
 			"fieldsType": "FieldsV1", "fieldsV1": map[string]interface{}{"f:spec": map[string]interface{}{}},
 		}}
 	}
+	managedBy := func(manager, version string) []interface{} { return managedByOp(manager, "Apply", version) }
+	invalidLabel := field.Invalid(field.NewPath("metadata", "labels"), "-a", "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', "+
+		"and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')")
 	// appliedByTeamA is appliedV1 as stored (v1alpha3) after team-a's
 	// apply through version; appliedV3ByTeamA is what team-a's apply of a
 	// v1alpha3 manifest of the same claim sends, without the restore
@@ -221,6 +224,36 @@ func TestCrossVersionInvariants(t *testing.T) {
 					`"team-a" through v1alpha3 removes the fields it applied through v1alpha1 before and does not apply now, among them what v1alpha3 `+
 					"cannot show, which the claimbridge.dev/restore-* annotations held: apply through v1alpha1 as before, or through v1alpha3 with "+
 					`another field manager, which leaves "team-a"'s fields in place (with --force-conflicts where their fields overlap))`)},
+		},
+		// A former update (not an apply) through another version is no
+		// switch either: kube-apiserver prunes only what a manager applied.
+		"v1alpha3-apply-by-a-manager-that-updated-through-v1alpha1": {
+			old: func(t *testing.T) map[string]interface{} {
+				o := appliedByTeamA("v1alpha1")(t)
+				o["metadata"].(map[string]interface{})["managedFields"] = managedByOp("team-a", "Update", "v1alpha1")
+				return o
+			},
+			new: appliedV3ByTeamA,
+			wantFailures: field.ErrorList{field.Invalid(field.NewPath("metadata", "annotations"), "<value omitted>",
+				"field is immutable: the update changes the spec as seen through v1alpha1 and v1alpha2"+restoreHint)},
+		},
+		// An invalid label, reported by the client version's own rules, does
+		// not hide the spec change another version sees: only a finding at
+		// spec itself stands for it.
+		"v1alpha1-update-dropping-v1alpha3-spec-with-an-invalid-label": {
+			old: func(t *testing.T) map[string]interface{} { return mustConvert(t, obj(t, v3Only), "v1alpha1") },
+			new: func(t *testing.T) map[string]interface{} {
+				o := mustConvert(t, obj(t, v3Only), "v1alpha1")
+				delete(o["metadata"].(map[string]interface{}), "annotations")
+				o["metadata"].(map[string]interface{})["labels"] = map[string]interface{}{"team": "-a"}
+				return o
+			},
+			// The label twice: the metadata update rules, then the create
+			// rules again (1.26 ValidateClaimUpdate).
+			wantFailures: field.ErrorList{
+				invalidLabel, invalidLabel,
+				field.Invalid(field.NewPath("metadata", "annotations"), "<value omitted>", "field is immutable: the update changes the spec as seen through v1alpha3"+restoreHint),
+			},
 		},
 		// The same manager's former apply through the same version is no
 		// switch: the usual hint.
