@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/claimbridge/claimbridge/conversion"
@@ -90,5 +91,82 @@ func TestOlderClientsCanWriteClaimsWithoutRequests(t *testing.T) {
 		"a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')")}
 	if diff := cmp.Diff(want, resp.Errors); diff != "" {
 		t.Errorf("label update of a claim with an invalid class (-want +got):\n%s", diff)
+	}
+}
+
+// withoutStoredSpecErrors drops, on a main update through v1alpha1 or
+// v1alpha2 that leaves the spec as it was, the findings inside a spec shown
+// from a valid v1alpha3 spec, and nothing else (docs/validation.md, "An
+// unchanged spec shown from a valid v1alpha3 spec is not validated again on
+// updates"): a spec an older version wrote, or one the storage version
+// rejects too, is reported as upstream reports it, and so is every finding
+// outside the spec.
+func TestStoredSpecRatchetScope(t *testing.T) {
+	requireConversion(t)
+	const meta = `"metadata":{"name":"c","namespace":"ns","resourceVersion":"1"}`
+	noRequestsV3 := `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim",` + meta + `,"spec":{"devices":{"requests":[]}}}`
+	metaOf := func(o map[string]interface{}) map[string]interface{} { return o["metadata"].(map[string]interface{}) }
+	label := func(value string) func(o map[string]interface{}) {
+		return func(o map[string]interface{}) { metaOf(o)["labels"] = map[string]interface{}{"team": value} }
+	}
+	classInvalid := func(class string) *field.Error {
+		return field.Invalid(field.NewPath("spec", "resourceClassName"), class, "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "+
+			"'-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is "+
+			"'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')")
+	}
+	invalidLabel := field.Invalid(field.NewPath("metadata", "labels"), "-a", "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', "+
+		"and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')")
+	for name, tc := range map[string]struct {
+		old  func(t *testing.T) map[string]interface{} // the stored object's view, the request's version
+		edit func(o map[string]interface{})
+		want field.ErrorList
+	}{
+		// Findings outside the spec stay (twice: the metadata update rules,
+		// then the create rules again, as 1.26 ValidateClaimUpdate).
+		"invalid-label-on-a-claim-without-requests": {
+			old:  func(t *testing.T) map[string]interface{} { return mustConvert(t, obj(t, noRequestsV3), "v1alpha2") },
+			edit: label("-a"),
+			want: field.ErrorList{invalidLabel, invalidLabel},
+		},
+		// A write without the allocationMode the stored view shows has the
+		// same spec once defaulted (the CRD defaults it).
+		"label-with-the-spec-sent-undefaulted": {
+			old: func(t *testing.T) map[string]interface{} { return mustConvert(t, obj(t, noRequestsV3), "v1alpha1") },
+			edit: func(o map[string]interface{}) {
+				label("a")(o)
+				delete(o["spec"].(map[string]interface{}), "allocationMode")
+			},
+		},
+		// The storage version rejects the class too (a device class name is
+		// a DNS subdomain as well).
+		"class-invalid-in-v1alpha3-too": {
+			old: func(t *testing.T) map[string]interface{} {
+				return obj(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim",`+meta+`,"spec":{"resourceClassName":"Bad_Class","allocationMode":"WaitForFirstConsumer"}}`)
+			},
+			edit: label("a"),
+			want: field.ErrorList{classInvalid("Bad_Class")},
+		},
+		// A parametersRef the older version wrote, kept in restore data: its
+		// view is not what the stored v1alpha3 spec shows.
+		"parameters-written-through-v1alpha2": {
+			old: func(t *testing.T) map[string]interface{} {
+				return obj(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim",`+meta+`,"spec":{"parametersRef":{"name":"p"},"allocationMode":"WaitForFirstConsumer"}}`)
+			},
+			edit: label("a"),
+			want: field.ErrorList{classInvalid(""), field.Required(field.NewPath("spec", "parametersRef", "kind"), "")},
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			old := tc.old(t)
+			o := deepCopyJSON(old)
+			tc.edit(o)
+			resp, err := Validate(Request{Operation: Update, Object: o, OldObject: old})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, resp.Errors, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("errors (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
