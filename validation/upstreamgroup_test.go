@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	apiv1 "github.com/claimbridge/claimbridge/api/v1alpha1"
+	apiv2 "github.com/claimbridge/claimbridge/api/v1alpha2"
 )
 
 // TestUpstreamGroupGetsReleaseRulesOnly: a resource.k8s.io object (what
@@ -20,6 +21,11 @@ func TestUpstreamGroupGetsReleaseRulesOnly(t *testing.T) {
 	requireConversion(t)
 	allocatedV1 := `{"apiVersion":"GROUP/v1alpha1","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns","resourceVersion":"1"},"spec":{"resourceClassName":"gpu"},"status":{"driverName":"gpu.example.com","allocation":{"resourceHandle":"h","shareable":true}}}`
 	allocatedV2 := `{"apiVersion":"GROUP/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns","resourceVersion":"1"},"spec":{"resourceClassName":"gpu"},"status":{"driverName":"gpu.example.com","allocation":{"resourceHandles":[{"driverName":"gpu.example.com","data":"h"}],"shareable":true}}}`
+	badDriver := field.Invalid(field.NewPath("status", "driverName"), "Bad_Driver", "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "+
+		"'-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is "+
+		"'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')")
+	v2HandleChanged := field.Invalid(field.NewPath("status", "allocation"), &apiv2.AllocationResult{
+		ResourceHandles: []apiv2.ResourceHandle{{DriverName: "gpu.example.com", Data: "h2"}}, Shareable: true}, "field is immutable")
 	tests := []struct {
 		name                  string
 		old, new              string
@@ -42,6 +48,22 @@ func TestUpstreamGroupGetsReleaseRulesOnly(t *testing.T) {
 		upstream: nil,
 		claimbridge: field.ErrorList{field.Invalid(field.NewPath("status", "allocation"), "<value omitted>",
 			"field is immutable: the update changes the allocation as seen through v1alpha3")},
+	}, {
+		// Only the immutability is 1.27's: 1.26 reported the rest (an
+		// invalid driver name) as the CRD does.
+		name:     "v1alpha1-allocation-changed-with-an-invalid-driver",
+		old:      allocatedV1,
+		new:      strings.Replace(allocatedV1, `"driverName":"gpu.example.com","allocation":{"resourceHandle":"h"`, `"driverName":"Bad_Driver","allocation":{"resourceHandle":"h2"`, 1),
+		upstream: field.ErrorList{badDriver},
+		claimbridge: field.ErrorList{badDriver, field.Invalid(field.NewPath("status", "allocation"),
+			&apiv1.AllocationResult{ResourceHandle: "h2", Shareable: true}, "field is immutable")},
+	}, {
+		// 1.30 allocations are immutable, as the CRD's.
+		name:        "v1alpha2-allocation-changed",
+		old:         allocatedV2,
+		new:         strings.Replace(allocatedV2, `"data":"h"`, `"data":"h2"`, 1),
+		upstream:    field.ErrorList{v2HandleChanged},
+		claimbridge: field.ErrorList{v2HandleChanged},
 	}}
 	for _, tt := range tests {
 		for _, group := range []string{GroupUpstream, GroupClaimbridge} {
