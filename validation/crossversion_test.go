@@ -294,6 +294,15 @@ func TestCrossVersionOldInOtherVersion(t *testing.T) {
 	if len(resp.Errors) == 0 || resp.Errors[0].Field != "spec" {
 		t.Errorf("want the spec immutability error first, got %v", resp.Errors)
 	}
+	// The same claim as old and new: the old one, converted to the new
+	// one's version, is the new one (unconverted, its spec would differ).
+	resp, err = Validate(Request{Operation: Update, Object: obj(t, claimV2), OldObject: mustConvert(t, obj(t, claimV2), "v1alpha3")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Errors) != 0 {
+		t.Errorf("unchanged claim, old object in v1alpha3: want no errors, got %v", resp.Errors)
+	}
 }
 
 func BenchmarkValidateCreateV1alpha3(b *testing.B) {
