@@ -34,6 +34,12 @@ func TestStorageWarnings(t *testing.T) {
 			req:  Request{Operation: Create, Object: obj(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha1","kind":"ResourceClaimTemplate",`+meta+`,"spec":{"spec":{"resourceClassName":"gpu",`+paramsRef+`}}}`)},
 			want: []string{`stored as v1alpha3: spec.spec.parametersRef: ResourceClaimParameters have no v1alpha3 equivalent: a 1.31 scheduler allocates one device of class "gpu" without the parameters' selectors and counts (v1alpha2→v1alpha3)`},
 		},
+		// The version's own rules warn about the field already: the
+		// storage loss at the same path is not said again.
+		"v1alpha2 claim with Immediate allocation: the version's own warning only": {
+			req:  Request{Operation: Create, Object: obj(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim",`+meta+`,"spec":{"resourceClassName":"gpu","allocationMode":"Immediate"}}`)},
+			want: []string{"spec.allocationMode: " + ImmediateAllocationWarning},
+		},
 		"plain v1alpha2 claim": {
 			req: Request{Operation: Create, Object: obj(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim",`+meta+`,"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"}}`)},
 		},
