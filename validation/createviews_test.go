@@ -275,6 +275,13 @@ func TestWriteThatAVersionCannotShowIsRefused(t *testing.T) {
 			},
 			want: func(*testing.T, Request) field.ErrorList { return nil },
 		},
+		// Removing what left no room makes the object readable again.
+		"update-making-an-unreadable-object-readable": {
+			req: func(t *testing.T) Request {
+				return Request{Operation: Update, Object: obj(t, twoRequests), OldObject: filled(t, twoRequests)}
+			},
+			want: func(*testing.T, Request) field.ErrorList { return nil },
+		},
 		"create-with-large-annotations-that-leave-room": {
 			req: func(t *testing.T) Request {
 				o := filled(t, twoRequests)
