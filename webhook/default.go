@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -53,20 +54,20 @@ func (d *defaulter) Handle(ctx context.Context, req admission.Request) (resp adm
 	var warnings []string
 	// oldObject decodes the stored object of an update once, when needed
 	// (nil for a create): the common write needs it not.
-	var old map[string]interface{}
-	var oldErr error
-	oldDecoded := false
-	oldObject := func() (map[string]interface{}, error) {
-		if !oldDecoded && op == OperationUpdate {
-			old, oldErr = objectOf(req.OldObject)
-			oldDecoded = true
+	oldObject := sync.OnceValues(func() (map[string]interface{}, *apierrors.StatusError) {
+		if op != OperationUpdate {
+			return nil, nil
 		}
-		return old, oldErr
-	}
-	if stored := validation.StoredRestoreVersions(req.Kind.Version); req.Kind.Kind == api.KindClaim && hasRestoreAnnotation(obj, stored) {
-		old, err := oldObject()
+		old, err := objectOf(req.OldObject)
 		if err != nil {
-			return denied(apierrors.NewBadRequest(fmt.Sprintf("oldObject %v", err)))
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("oldObject %v", err))
+		}
+		return old, nil
+	})
+	if stored := validation.StoredRestoreVersions(req.Kind.Version); req.Kind.Kind == api.KindClaim && hasRestoreAnnotation(obj, stored) {
+		old, bad := oldObject()
+		if bad != nil {
+			return denied(bad)
 		}
 		var keep *defaulting.Operation
 		if keep, warnings = storedStatusData(obj, old, req.Kind.Version); keep != nil {
@@ -86,9 +87,9 @@ func (d *defaulter) Handle(ctx context.Context, req admission.Request) (resp adm
 	// Only an update that gets defaults can be one whose sole change is
 	// the managedFields times kube-apiserver set before admission.
 	if op == OperationUpdate {
-		old, err := oldObject()
-		if err != nil {
-			return denied(apierrors.NewBadRequest(fmt.Sprintf("oldObject %v", err)))
+		old, bad := oldObject()
+		if bad != nil {
+			return denied(bad)
 		}
 		if kept := storedManagedFields(obj, old, ops); kept != nil {
 			ops = append(ops, *kept)
