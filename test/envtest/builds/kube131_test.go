@@ -2,7 +2,17 @@ package builds
 
 import (
 	"context"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"slices"
+	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/claimbridge/claimbridge/test/envtest/harness"
 )
@@ -17,11 +27,12 @@ var kube131 = harness.Assets{Variable: "ENVTEST_ASSETS_1_31", PrintFlag: "--prin
 // kube-apiserver 1.31 (ENVTEST_ASSETS_1_31; a missing binary fails it):
 // a control plane of its own, with this build and the older builds behind
 // proxies of their own, started as TestMain starts the first, the suite's
-// globals pointing at it for the length of the test. The rolls to and from
-// the release before this one (previousRelease) and a recent build: the
-// rollback, the upgrade, refusals and server-side apply across builds, and
-// the mixed rollout with previousRelease (with both it is the suite's
-// longest test; the first pass runs both).
+// globals pointing at it for the length of the test. Every test of the
+// first pass: the rolls to, from and beside the release before this one
+// (previousRelease) and a recent build (the rollback, the upgrade, refusals,
+// server-side apply across builds, the conversion outage and the mixed
+// rollout), and the rolls across the defaults (to and from beforeDefaults:
+// the restore data for the defaulted fields).
 func TestOnKube131(t *testing.T) {
 	savedEnv, savedConversion, savedAdmission, savedReplicas, savedInstalled := env, conversion, admission, replicas, installed
 	t.Cleanup(func() {
@@ -38,18 +49,60 @@ func TestOnKube131(t *testing.T) {
 		}
 	})
 	env = e
-	for _, c := range []struct {
-		name string
-		test func(*testing.T)
-	}{
-		{"TestRollback", TestRollback},
-		{"TestUpgrade", TestUpgrade},
-		{"TestMixedRolloutRefusals", TestMixedRolloutRefusals},
-		{"TestApplyAcrossBuilds", TestApplyAcrossBuilds},
-		{"TestApplyVersionSwitchAcrossBuilds", TestApplyVersionSwitchAcrossBuilds},
-		{"TestConversionOutageDuringStorageVersionWrite", TestConversionOutageDuringStorageVersionWrite},
-		{"TestMixedRollout/" + previousRelease, func(t *testing.T) { testMixedRollout(t, previousRelease) }},
-	} {
-		t.Run(c.name, c.test)
+	for _, test := range onKube131 {
+		t.Run(testName(test), test)
+	}
+}
+
+// onKube131 are the tests TestOnKube131 runs again: every test of the
+// package but TestOnKube131 and TestOnKube131RunsEveryTest.
+var onKube131 = []func(*testing.T){
+	TestRollback,
+	TestUpgrade,
+	TestMixedRolloutRefusals,
+	TestApplyAcrossBuilds,
+	TestApplyVersionSwitchAcrossBuilds,
+	TestConversionOutageDuringStorageVersionWrite,
+	TestRollbackAcrossDefaults,
+	TestUpgradeAcrossDefaults,
+	TestMixedRollout,
+}
+
+// testName is the name of a test function (TestRollback).
+func testName(test func(*testing.T)) string {
+	name := runtime.FuncForPC(reflect.ValueOf(test).Pointer()).Name()
+	return name[strings.LastIndex(name, ".")+1:]
+}
+
+// TestOnKube131RunsEveryTest: a test added to the package runs on 1.31 too
+// (onKube131), unless it is about the 1.31 pass itself.
+func TestOnKube131RunsEveryTest(t *testing.T) {
+	files, err := filepath.Glob("*_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, file := range files {
+		f, err := parser.ParseFile(token.NewFileSet(), file, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Recv != nil || !strings.HasPrefix(fn.Name.Name, "Test") || fn.Name.Name == "TestMain" ||
+				strings.HasPrefix(fn.Name.Name, "TestOnKube131") {
+				continue
+			}
+			want = append(want, fn.Name.Name)
+		}
+	}
+	var got []string
+	for _, test := range onKube131 {
+		got = append(got, testName(test))
+	}
+	slices.Sort(want)
+	slices.Sort(got)
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("the tests TestOnKube131 runs (-the package's +onKube131):\n%s", d)
 	}
 }

@@ -7,8 +7,8 @@
 // Services (mixed_test.go, refusals_test.go); server-side apply by field
 // managers of every version across all of these (apply_test.go); what a
 // failed conversion call costs a write (outage_test.go). TestOnKube131
-// (kube131_test.go) runs them again against kube-apiserver 1.31
-// (ENVTEST_ASSETS_1_31).
+// (kube131_test.go) runs every one of them again against kube-apiserver
+// 1.31 (ENVTEST_ASSETS_1_31).
 //
 // The older builds are pinned commits that hack/older-builds.sh builds from
 // the clone's own history into the directory $OLDER_BUILDS names (`make
