@@ -3,6 +3,7 @@ package builds
 import (
 	"io"
 	"net"
+	"slices"
 	"sync"
 )
 
@@ -40,6 +41,14 @@ func (p *proxy) route(backends ...string) {
 	for c := range p.open {
 		c.Close()
 	}
+}
+
+// routesTo reports whether the connections go to backends, in this order,
+// as route set them.
+func (p *proxy) routesTo(backends ...string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Equal(p.backends, backends)
 }
 
 // counts is how many connections each backend got since route.
