@@ -75,3 +75,21 @@ func TestCountLossOfEveryNumberType(t *testing.T) {
 		})
 	}
 }
+
+// TestIsOneOfEveryNumberType: isOne decides whether a request's count is the
+// default 1 a step writes with ExactCount (removed again on the way back to
+// a build before the defaults, or from an object a 1.32+ apiserver stored),
+// for every type a decoded count has; a count of another type (a string "1"
+// is a malformed count) is no default.
+func TestIsOneOfEveryNumberType(t *testing.T) {
+	for _, v := range countValues {
+		want := false
+		switch v.(type) {
+		case json.Number, float64, int64, int:
+			want = fmt.Sprint(v) == "1"
+		}
+		if got := isOne(v); got != want {
+			t.Errorf("isOne(%T %v) = %v, want %v", v, v, got, want)
+		}
+	}
+}
