@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/claimbridge/claimbridge/conversion"
 )
 
 // TestStatusFitsBoundHolds: statusFitsEveryVersion lets a v1alpha3 status
@@ -88,5 +90,82 @@ func TestEncodedLenBound(t *testing.T) {
 		if bound := encodedLenBound(v); bound < len(encoded) {
 			t.Errorf("%s: bound %d below the encoding's %d bytes", s, bound, len(encoded))
 		}
+	}
+}
+
+// TestStatusFitsBoundAtTheLimit: statusFitsEveryVersion admits a status
+// exactly while the object's annotations, four times the status's encoding
+// bound, twice the spec's and 64 KiB stay within the annotation size limit,
+// and not one byte beyond it; annotations that alone leave less than the
+// 64 KiB admit not even an empty status.
+func TestStatusFitsBoundAtTheLimit(t *testing.T) {
+	const slack = 64 * 1024
+	status := map[string]interface{}{"reservedFor": []interface{}{map[string]interface{}{"resource": "pods", "name": "p", "uid": "u"}}}
+	spec := map[string]interface{}{"controller": "gpu.example.com"}
+	// build returns a claim whose annotations are of the given size (key
+	// "a" and its value).
+	build := func(annotations int, status, spec map[string]interface{}) map[string]interface{} {
+		return map[string]interface{}{
+			"metadata": map[string]interface{}{"annotations": map[string]interface{}{"a": strings.Repeat("x", annotations-1)}},
+			"spec":     spec,
+			"status":   status,
+		}
+	}
+	// atLimit are the annotation bytes that leave none to spare.
+	atLimit := conversion.TotalAnnotationSizeLimitB - 4*encodedLenBound(status) - 2*encodedLenBound(spec) - slack
+	grown := func(m map[string]interface{}) map[string]interface{} {
+		out := deepCopyJSON(m)
+		out["padding"] = "" // one member more: the bound grows
+		return out
+	}
+	for name, sc := range map[string]struct {
+		obj  map[string]interface{}
+		want bool
+	}{
+		"at-the-limit":                               {build(atLimit, status, spec), true},
+		"one-annotation-byte-beyond":                 {build(atLimit+1, status, spec), false},
+		"a-larger-status":                            {build(atLimit, grown(status), spec), false},
+		"a-larger-spec":                              {build(atLimit, status, grown(spec)), false},
+		"annotations-that-leave-less-than-the-slack": {build(conversion.TotalAnnotationSizeLimitB-slack+1, map[string]interface{}{}, map[string]interface{}{}), false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if got := statusFitsEveryVersion(sc.obj); got != sc.want {
+				t.Errorf("statusFitsEveryVersion = %v, want %v", got, sc.want)
+			}
+		})
+	}
+}
+
+// TestEncodedLenBoundCounts: the bound counts what its comment says, no
+// more: statusFitsEveryVersion's shortcut is taken only below it, so each
+// byte it overcounts costs a scheduler's status write its conversions.
+func TestEncodedLenBoundCounts(t *testing.T) {
+	for name, sc := range map[string]struct {
+		v    interface{}
+		want int
+	}{
+		"null":         {nil, 4},
+		"bool":         {true, 32},
+		"float":        {1.5, 32},
+		"integer":      {int64(7), 32},
+		"number":       {json.Number("12345"), 5},
+		"empty-string": {"", 2},
+		"plain-string": {"plain", 7},
+		// 0x1f and 0x80 may need escaping, 0x20 and 0x7f not.
+		"string-at-the-escape-boundaries": {"\x1f\x20\x7f\x80", 2 + 6 + 1 + 1 + 6},
+		"string-of-escaped-bytes":         {`"\<>&` + "\n", 2 + 6*6},
+		"non-ascii-string":                {"é", 2 + 2*6},
+		"empty-object":                    {map[string]interface{}{}, 2},
+		// Braces; per member its key, a colon and a comma, its value.
+		"object":      {map[string]interface{}{"a": "b", "<": nil}, 2 + (3 + 2 + 3) + (8 + 2 + 4)},
+		"empty-array": {[]interface{}{}, 2},
+		// Brackets; per element a comma and the element.
+		"array": {[]interface{}{"a", []interface{}{}}, 2 + (3 + 1) + (2 + 1)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if got := encodedLenBound(sc.v); got != sc.want {
+				t.Errorf("encodedLenBound = %d, want %d", got, sc.want)
+			}
+		})
 	}
 }
