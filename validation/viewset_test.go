@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -185,5 +186,92 @@ func TestSkippedV1alpha1ViewsReportNothingNew(t *testing.T) {
 	}
 	if skipped == 0 {
 		t.Error("the shortcut was never taken; the test no longer tests what it says")
+	}
+}
+
+// Which views a write skips: on a v1alpha3 status write of a status that
+// surely fits, all of them without a v1alpha2 or v1alpha1 restore
+// annotation, else the v1alpha1 ones when the v1alpha2 views carry no
+// restore-v1alpha1; none on a main update, on a status write in another
+// version, or of a status too large to be sure. (The tests above show that
+// skipping changes no verdict; this one that each shortcut is taken.)
+func TestStatusWriteSkipsViews(t *testing.T) {
+	requireConversion(t)
+	fixtures := viewFixtures(t)
+	big := func(name string) map[string]interface{} {
+		return annotate(deepCopyJSON(fixtures[name]), "example.com/big", strings.Repeat("x", 200*1024))
+	}
+	for name, sc := range map[string]struct {
+		obj        map[string]interface{}
+		statusOnly bool
+		want       map[string]string // version: sameAs
+	}{
+		"status-write-of-a-claim-created-in-v1alpha3": {
+			obj: fixtures["v1alpha3-as-v1alpha3"], statusOnly: true,
+			want: map[string]string{"v1alpha2": "v1alpha3", "v1alpha1": "v1alpha3"},
+		},
+		"status-write-of-a-claim-created-in-v1alpha2": {
+			obj: fixtures["v1alpha2-as-v1alpha3"], statusOnly: true,
+			want: map[string]string{"v1alpha2": "", "v1alpha1": "v1alpha2"},
+		},
+		"main-update-of-a-claim-created-in-v1alpha3": {
+			obj: fixtures["v1alpha3-as-v1alpha3"], statusOnly: false,
+			want: map[string]string{"v1alpha2": "", "v1alpha1": ""},
+		},
+		"main-update-of-a-claim-created-in-v1alpha2": {
+			obj: fixtures["v1alpha2-as-v1alpha3"], statusOnly: false,
+			want: map[string]string{"v1alpha2": "", "v1alpha1": ""},
+		},
+		"status-write-in-v1alpha2": {
+			obj: fixtures["v1alpha3-as-v1alpha2"], statusOnly: true,
+			want: map[string]string{"v1alpha3": "", "v1alpha1": ""},
+		},
+		"status-write-of-a-claim-created-in-v1alpha3-too-large-to-be-sure": {
+			obj: big("v1alpha3-as-v1alpha3"), statusOnly: true,
+			want: map[string]string{"v1alpha2": "", "v1alpha1": ""},
+		},
+		"status-write-of-a-claim-created-in-v1alpha2-too-large-to-be-sure": {
+			obj: big("v1alpha2-as-v1alpha3"), statusOnly: true,
+			want: map[string]string{"v1alpha2": "", "v1alpha1": ""},
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			tgt, err := parseTarget(sc.obj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			old := deepCopyJSON(sc.obj)
+			delete(old["status"].(map[string]interface{}), "reservedFor")
+			got := map[string]string{}
+			for version, pair := range crossViews(tgt, sc.statusOnly, false, sc.obj, old) {
+				got[version] = pair.sameAs
+			}
+			if diff := cmp.Diff(sc.want, got); diff != "" {
+				t.Errorf("views skipped for (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// The v1alpha3 status-write shortcut reasons about v1alpha1 and v1alpha2
+// only: it is off as soon as another version is served, or one of them is
+// not.
+func TestOthersAreClassic(t *testing.T) {
+	served := versions
+	defer func() { versions = served }()
+	for name, sc := range map[string]struct {
+		versions []string
+		want     bool
+	}{
+		"the-three-alpha-versions": {[]string{"v1alpha1", "v1alpha2", "v1alpha3"}, true},
+		"a-newer-version-as-well":  {[]string{"v1alpha1", "v1alpha2", "v1alpha3", "v1beta1"}, false},
+		"v1alpha1-not-served":      {[]string{"v1alpha2", "v1alpha3"}, false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			versions = sc.versions
+			if got := othersAreClassic(); got != sc.want {
+				t.Errorf("othersAreClassic() = %v, want %v", got, sc.want)
+			}
+		})
 	}
 }
