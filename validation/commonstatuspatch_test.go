@@ -57,3 +57,40 @@ func TestShortcutsWithRestorePatchOnCommonStatus(t *testing.T) {
 		})
 	}
 }
+
+// restoreStatusOps sorts another version's status restore operations by
+// what they reach: the whole status both kinds, reservedFor and
+// deallocationRequested the common fields, the allocation and its
+// shareable the facts, anything else neither. The request's own version's
+// annotation is not another version's.
+func TestRestoreStatusOps(t *testing.T) {
+	requireConversion(t)
+	tgt := target{group: GroupClaimbridge, version: "v1alpha3", kind: KindResourceClaim}
+	for name, sc := range map[string]struct {
+		version, path string
+		common, facts bool
+	}{
+		"the-whole-status":                     {"v1alpha2", "/status", true, true},
+		"reservedFor":                          {"v1alpha2", "/status/reservedFor", true, false},
+		"a-consumer":                           {"v1alpha1", "/status/reservedFor/0", true, false},
+		"deallocationRequested":                {"v1alpha2", "/status/deallocationRequested", true, false},
+		"the-allocation":                       {"v1alpha1", "/status/allocation", false, true},
+		"shareable":                            {"v1alpha2", "/status/allocation/shareable", false, true},
+		"handle-data":                          {"v1alpha2", "/status/allocation/resourceHandles/0/data", false, false},
+		"the-driver-name":                      {"v1alpha2", "/status/driverName", false, false},
+		"a-field-that-only-begins-reservedFor": {"v1alpha2", "/status/reservedForX", false, false},
+		"the-whole-status-in-the-requests-own-version": {"v1alpha3", "/status", false, false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			o := obj(t, claimV3)
+			forgedStatusPatch(t, o, sc.version, map[string]interface{}{"op": "remove", "path": sc.path})
+			if got := conversion.RestoreStatusPaths(o, sc.version); len(got) != 1 || got[0] != sc.path {
+				t.Fatalf("restore status paths %v: the test no longer tests what it says", got)
+			}
+			common, facts := restoreStatusOps(tgt, o)
+			if common != sc.common || facts != sc.facts {
+				t.Errorf("restoreStatusOps = (common %v, facts %v), want (%v, %v)", common, facts, sc.common, sc.facts)
+			}
+		})
+	}
+}
