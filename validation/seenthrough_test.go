@@ -26,6 +26,11 @@ func TestMergeSeenThrough(t *testing.T) {
 				field.Invalid(ann, "o", "immutable as seen through v1alpha3")},
 			field.ErrorList{field.Invalid(ann, "o", "immutable as seen through v1alpha1, v1alpha2 and v1alpha3")},
 		},
+		"a-single-view-beside-a-merged-one": {
+			field.ErrorList{field.Forbidden(ann, "x as seen through v1alpha1"), field.Invalid(spec, "o", "y as seen through v1alpha1"),
+				field.Forbidden(ann, "x as seen through v1alpha2")},
+			field.ErrorList{field.Forbidden(ann, "x as seen through v1alpha1 and v1alpha2"), field.Invalid(spec, "o", "y as seen through v1alpha1")},
+		},
 		"other-type-or-field-or-words-kept-apart": {
 			field.ErrorList{field.Forbidden(ann, "a as seen through v1alpha1"), field.Invalid(ann, "o", "a as seen through v1alpha2"),
 				field.Forbidden(spec, "a as seen through v1alpha2"), field.Forbidden(ann, "b as seen through v1alpha2")},
