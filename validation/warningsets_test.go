@@ -17,6 +17,10 @@ func TestCollapseIndexed(t *testing.T) {
 			[]string{"first: a", handle("0"), "middle: b", handle("1"), handle("2")},
 			[]string{"first: a", "stored as v1alpha3: status.allocation.resourceHandles[*].data (3 entries): not a JSON object: wrapped", "middle: b"},
 		},
+		"no-message-after-the-path": {
+			[]string{"spec.devices.requests[0].selectors", "spec.devices.requests[1].selectors"},
+			[]string{"spec.devices.requests[*].selectors (2 entries)"},
+		},
 		"same-outer-index-kept": {
 			[]string{"spec.devices.requests[1].selectors[0].cel: long", "spec.devices.requests[1].selectors[3].cel: long"},
 			[]string{"spec.devices.requests[1].selectors[*].cel (2 entries): long"},
