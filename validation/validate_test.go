@@ -166,3 +166,40 @@ func TestValidateUpdateRegistryEmulation(t *testing.T) {
 		})
 	}
 }
+
+// parseTarget says which part of apiVersion and kind Validate does not
+// handle; IsSupported is whether it handles the object at all.
+func TestParseTarget(t *testing.T) {
+	for name, tc := range map[string]struct {
+		obj     string // "" for no object
+		want    target
+		wantErr string
+	}{
+		"claim":                    {obj: claimV3, want: target{group: GroupClaimbridge, version: "v1alpha3", kind: KindResourceClaim}},
+		"upstream-group":           {obj: claimV2, want: target{group: GroupUpstream, version: "v1alpha2", kind: KindResourceClaim}},
+		"no-object":                {wantErr: "no object"},
+		"no-apiVersion":            {obj: `{"kind":"ResourceClaim"}`, wantErr: `apiVersion "" is not <group>/<version>`},
+		"apiVersion-without-group": {obj: `{"apiVersion":"v1alpha3","kind":"ResourceClaim"}`, wantErr: `apiVersion "v1alpha3" is not <group>/<version>`},
+		"other-group":              {obj: `{"apiVersion":"resource.example.com/v1alpha3","kind":"ResourceClaim"}`, wantErr: `unsupported group "resource.example.com": want resource.claimbridge.dev or resource.k8s.io`},
+		"unserved-version":         {obj: `{"apiVersion":"resource.claimbridge.dev/v1beta1","kind":"ResourceClaim"}`, wantErr: `unsupported version "v1beta1": want one of v1alpha1, v1alpha2, v1alpha3`},
+		"other-kind":               {obj: `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"DeviceClass"}`, wantErr: `unsupported kind "DeviceClass": want ResourceClaim or ResourceClaimTemplate`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var o map[string]interface{}
+			if tc.obj != "" {
+				o = obj(t, tc.obj)
+			}
+			got, err := parseTarget(o)
+			gotErr := ""
+			if err != nil {
+				gotErr = err.Error()
+			}
+			if gotErr != tc.wantErr || got != tc.want {
+				t.Errorf("parseTarget = %+v, %q; want %+v, %q", got, gotErr, tc.want, tc.wantErr)
+			}
+			if supported := IsSupported(o); supported != (tc.wantErr == "") {
+				t.Errorf("IsSupported = %v", supported)
+			}
+		})
+	}
+}
