@@ -353,7 +353,9 @@ func reapplyUnchanged(t *testing.T, ns string, before map[string]map[string]*uns
 // manager had applied a second after the one before it in
 // appliedManifests, so that whether an apply reorders them does not depend
 // on when the test runs, and returns the views after. (An update that
-// changes only managedFields sets them as sent.)
+// changes only managedFields times sets them as sent when it reorders the
+// entries; when it does not, kube-apiserver reverts it, and the entries are
+// then in the pinned order already, with the times of the applies.)
 func pinTimes(t *testing.T, ns string) map[string]map[string]*unstructured.Unstructured {
 	t.Helper()
 	base := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
