@@ -197,25 +197,79 @@ func withoutAnnotation(obj map[string]interface{}, key string) map[string]interf
 	return copied
 }
 
-// TestOlderBuildsRequestsDefaulted: where a restore patch of the older build
-// brings back several requests without mode or count (a v1alpha3 claim it
-// showed through v1alpha2), every request gets them, as 1.31's defaulting
-// (and /default) gives them: a 1.31 scheduler fails any request without a
-// mode. The view is what a47459f's `claimbridge convert --to v1alpha2` wrote.
-func TestOlderBuildsRequestsDefaulted(t *testing.T) {
-	view := tblDecode(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim",
-		"metadata":{"name":"two-requests","namespace":"ml","annotations":{"claimbridge.dev/restore-v1alpha3":
-		"{\"spec\":{\"base\":\"d510d251cae58b10\",\"patch\":[{\"op\":\"replace\",\"path\":\"/spec/devices/requests\",\"value\":[{\"deviceClassName\":\"gpu.example.com\",\"name\":\"request\"},{\"deviceClassName\":\"nic.example.com\",\"name\":\"nic\"}]}]},\"created\":\"annotations\"}"}},
-		"spec":{"resourceClassName":"gpu.example.com"}}`)
-	got, err := conversion.Convert(view, conversion.V1alpha3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := tblDecode(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim","metadata":{"name":"two-requests","namespace":"ml"},
-		"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu.example.com","allocationMode":"ExactCount","count":1},
-			{"name":"nic","deviceClassName":"nic.example.com","allocationMode":"ExactCount","count":1}]}}}`)
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
+// TestOlderBuildsDefaulted: where a restore patch of the older build brings
+// back a spec without the defaults of its version, the result gets them, as
+// the version's release defaulted what it stored (and /default gives them):
+// every request's mode, and the count of an ExactCount request, in
+// v1alpha3 (a 1.31 scheduler fails a request without a mode); the mode in
+// v1alpha1/v1alpha2 (a 1.26–1.30 scheduler fails a claim without one) —
+// also where a single default is missing. What a v1alpha3 view has besides
+// (the defaults it was stored with, a second request) is kept exactly, in
+// the restore data of v1alpha3 where v1alpha2 has no place for it. Each
+// view is what a47459f's `claimbridge convert` wrote, or one with the same
+// restore data (its fingerprint is of the spec that build mapped).
+func TestOlderBuildsDefaulted(t *testing.T) {
+	for _, tc := range []struct {
+		name, view, to, want string
+	}{{
+		name: "two requests without mode or count, to v1alpha3",
+		view: `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim",
+			"metadata":{"name":"two-requests","namespace":"ml","annotations":{"claimbridge.dev/restore-v1alpha3":
+			"{\"spec\":{\"base\":\"d510d251cae58b10\",\"patch\":[{\"op\":\"replace\",\"path\":\"/spec/devices/requests\",\"value\":[{\"deviceClassName\":\"gpu.example.com\",\"name\":\"request\"},{\"deviceClassName\":\"nic.example.com\",\"name\":\"nic\"}]}]},\"created\":\"annotations\"}"}},
+			"spec":{"resourceClassName":"gpu.example.com"}}`,
+		to: conversion.V1alpha3,
+		want: `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim","metadata":{"name":"two-requests","namespace":"ml"},
+			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu.example.com","allocationMode":"ExactCount","count":1},
+				{"name":"nic","deviceClassName":"nic.example.com","allocationMode":"ExactCount","count":1}]}}}`,
+	}, {
+		name: "an ExactCount request without count, to v1alpha3",
+		view: `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim",
+			"metadata":{"name":"exact","namespace":"ml","annotations":{"claimbridge.dev/restore-v1alpha3":
+			"{\"spec\":{\"base\":\"d510d251cae58b10\",\"patch\":[{\"op\":\"add\",\"path\":\"/spec/devices/requests/0/allocationMode\",\"value\":\"ExactCount\"}]},\"created\":\"annotations\"}"}},
+			"spec":{"resourceClassName":"gpu.example.com"}}`,
+		to: conversion.V1alpha3,
+		want: `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim","metadata":{"name":"exact","namespace":"ml"},
+			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu.example.com","allocationMode":"ExactCount","count":1}]}}}`,
+	}, {
+		name: "a template with parametersRef and no mode, to v1alpha2",
+		view: `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaimTemplate",
+			"metadata":{"name":"per-pod-gpu","namespace":"ml","annotations":{"claimbridge.dev/restore-v1alpha2":
+			"{\"spec\":{\"base\":\"195fa09236c7c3b0\",\"patch\":[{\"op\":\"add\",\"path\":\"/spec/spec/parametersRef\",\"value\":{\"kind\":\"ConfigMap\",\"name\":\"gpu-parameters\"}}]},\"created\":\"annotations\"}"}},
+			"spec":{"metadata":{"labels":{"app":"trainer"}},"spec":{"devices":{"requests":[{"deviceClassName":"gpu.example.com","name":"request"}]}}}}`,
+		to: conversion.V1alpha2,
+		want: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaimTemplate","metadata":{"name":"per-pod-gpu","namespace":"ml"},
+			"spec":{"metadata":{"labels":{"app":"trainer"}},"spec":{"resourceClassName":"gpu.example.com","parametersRef":{"kind":"ConfigMap","name":"gpu-parameters"},"allocationMode":"WaitForFirstConsumer"}}}`,
+	}, {
+		name: "a template stored with the defaults of v1alpha3, to v1alpha2",
+		view: `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaimTemplate",
+			"metadata":{"name":"per-pod-gpu","namespace":"ml","annotations":{"claimbridge.dev/restore-v1alpha2":
+			"{\"spec\":{\"base\":\"195fa09236c7c3b0\",\"patch\":[{\"op\":\"add\",\"path\":\"/spec/spec/parametersRef\",\"value\":{\"kind\":\"ConfigMap\",\"name\":\"gpu-parameters\"}}]},\"created\":\"annotations\"}"}},
+			"spec":{"metadata":{"labels":{"app":"trainer"}},"spec":{"devices":{"requests":[{"deviceClassName":"gpu.example.com","name":"request","allocationMode":"ExactCount","count":1}]}}}}`,
+		to: conversion.V1alpha2,
+		want: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaimTemplate","metadata":{"name":"per-pod-gpu","namespace":"ml"},
+			"spec":{"metadata":{"labels":{"app":"trainer"}},"spec":{"resourceClassName":"gpu.example.com","parametersRef":{"kind":"ConfigMap","name":"gpu-parameters"},"allocationMode":"WaitForFirstConsumer"}}}`,
+	}, {
+		name: "a template with a second request, to v1alpha2",
+		view: `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaimTemplate",
+			"metadata":{"name":"per-pod-gpu","namespace":"ml","annotations":{"claimbridge.dev/restore-v1alpha2":
+			"{\"spec\":{\"base\":\"195fa09236c7c3b0\",\"patch\":[{\"op\":\"add\",\"path\":\"/spec/spec/parametersRef\",\"value\":{\"kind\":\"ConfigMap\",\"name\":\"gpu-parameters\"}}]},\"created\":\"annotations\"}"}},
+			"spec":{"metadata":{"labels":{"app":"trainer"}},"spec":{"devices":{"requests":[{"deviceClassName":"gpu.example.com","name":"request"},{"deviceClassName":"nic.example.com","name":"nic"}]}}}}`,
+		to: conversion.V1alpha2,
+		// The restore data of v1alpha3 keeps the second request as it was.
+		want: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaimTemplate",
+			"metadata":{"name":"per-pod-gpu","namespace":"ml","annotations":{"claimbridge.dev/restore-v1alpha3":
+			"{\"spec\":{\"base\":\"a7442fdf77ed367a\",\"patch\":[{\"op\":\"replace\",\"path\":\"/spec/spec/devices/requests\",\"value\":[{\"allocationMode\":\"ExactCount\",\"count\":1,\"deviceClassName\":\"gpu.example.com\",\"name\":\"request\"},{\"deviceClassName\":\"nic.example.com\",\"name\":\"nic\"}]}]},\"created\":\"annotations\"}"}},
+			"spec":{"metadata":{"labels":{"app":"trainer"}},"spec":{"resourceClassName":"gpu.example.com","parametersRef":{"kind":"ConfigMap","name":"gpu-parameters"},"allocationMode":"WaitForFirstConsumer"}}}`,
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := conversion.Convert(tblDecode(t, tc.view), tc.to)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tblDecode(t, tc.want), got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 
