@@ -285,45 +285,66 @@ func TestDroppedRestoreDataIsReported(t *testing.T) {
 }
 
 // TestRestoreSurvivesGAStoredDefaults: a claim converted to v1 and stored by
-// a 1.32+ apiserver comes back with every exact request's mode and count
-// and an allocation's devices written out; converted back to v1alpha3 it is
-// the original again (spec.controller and the classic allocation restored,
-// the defaults it lacked left out), and back to v1 the stored object.
+// a 1.32+ apiserver comes back with the mode of every request and the count
+// of every ExactCount request written out, and an allocation's devices;
+// converted back to v1alpha3 it is the original again (spec.controller and
+// the classic allocation restored, the defaults it lacked left out, what
+// its requests had kept), and back to v1 the stored object. A single
+// request without defaults is no older build's output: its defaults are
+// those the step from v1alpha2 writes, but they go as the apiserver's.
 func TestRestoreSurvivesGAStoredDefaults(t *testing.T) {
-	in := tblDecode(t, `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},
-		"spec":{"controller":"dra.example.com","devices":{"requests":[{"name":"a","deviceClassName":"gpu"},{"name":"b","deviceClassName":"gpu"}]}},
-		"status":{"allocation":{"controller":"dra.example.com","nodeSelector":{"nodeSelectorTerms":[{"matchFields":[{"key":"metadata.name","operator":"In","values":["n1"]}]}]}},"deallocationRequested":true}}`)
-	v1, err := conversion.Convert(api.DeepCopyJSON(in), conversion.V1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range v1["spec"].(map[string]interface{})["devices"].(map[string]interface{})["requests"].([]interface{}) {
-		exactly := r.(map[string]interface{})["exactly"].(map[string]interface{})
-		exactly["allocationMode"], exactly["count"] = "ExactCount", json.Number("1")
-	}
-	v1["status"].(map[string]interface{})["allocation"].(map[string]interface{})["devices"] = map[string]interface{}{}
-	stored := api.DeepCopyJSON(v1)
-	back, ws, err := conversion.ConvertWithWarnings(v1, conversion.V1alpha3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, section := range []string{"spec", "status"} {
-		if diff := cmp.Diff(in[section], back[section]); diff != "" {
-			t.Errorf("%s back in v1alpha3 (-original +got):\n%s", section, diff)
-		}
-	}
-	for _, w := range ws {
-		if strings.HasPrefix(w.Path, "metadata.annotations[") {
-			t.Errorf("restore data reported as not applied: %v", w)
-		}
-	}
-	again, err := conversion.Convert(back, conversion.V1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, section := range []string{"spec", "status"} {
-		if diff := cmp.Diff(stored[section], again[section]); diff != "" {
-			t.Errorf("%s in v1 again (-stored +got):\n%s", section, diff)
-		}
+	for _, tc := range []struct{ name, requests string }{{
+		name:     "two requests",
+		requests: `[{"name":"a","deviceClassName":"gpu"},{"name":"b","deviceClassName":"gpu"}]`,
+	}, {
+		name:     "one request",
+		requests: `[{"name":"a","deviceClassName":"gpu"}]`,
+	}, {
+		name:     "requests with a mode or count of their own",
+		requests: `[{"name":"a","deviceClassName":"gpu"},{"name":"b","deviceClassName":"gpu","allocationMode":"ExactCount","count":2},{"name":"c","deviceClassName":"gpu","allocationMode":"All"}]`,
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := tblDecode(t, `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},
+				"spec":{"controller":"dra.example.com","devices":{"requests":`+tc.requests+`}},
+				"status":{"allocation":{"controller":"dra.example.com","nodeSelector":{"nodeSelectorTerms":[{"matchFields":[{"key":"metadata.name","operator":"In","values":["n1"]}]}]}},"deallocationRequested":true}}`)
+			v1, err := conversion.Convert(api.DeepCopyJSON(in), conversion.V1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range v1["spec"].(map[string]interface{})["devices"].(map[string]interface{})["requests"].([]interface{}) {
+				exactly := r.(map[string]interface{})["exactly"].(map[string]interface{})
+				if _, ok := exactly["allocationMode"]; !ok {
+					exactly["allocationMode"] = "ExactCount"
+				}
+				if _, ok := exactly["count"]; !ok && exactly["allocationMode"] == "ExactCount" {
+					exactly["count"] = json.Number("1")
+				}
+			}
+			v1["status"].(map[string]interface{})["allocation"].(map[string]interface{})["devices"] = map[string]interface{}{}
+			stored := api.DeepCopyJSON(v1)
+			back, ws, err := conversion.ConvertWithWarnings(v1, conversion.V1alpha3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, section := range []string{"spec", "status"} {
+				if diff := cmp.Diff(in[section], back[section]); diff != "" {
+					t.Errorf("%s back in v1alpha3 (-original +got):\n%s", section, diff)
+				}
+			}
+			for _, w := range ws {
+				if strings.HasPrefix(w.Path, "metadata.annotations[") {
+					t.Errorf("restore data reported as not applied: %v", w)
+				}
+			}
+			again, err := conversion.Convert(back, conversion.V1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, section := range []string{"spec", "status"} {
+				if diff := cmp.Diff(stored[section], again[section]); diff != "" {
+					t.Errorf("%s in v1 again (-stored +got):\n%s", section, diff)
+				}
+			}
+		})
 	}
 }
