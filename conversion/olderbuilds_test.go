@@ -203,11 +203,15 @@ func withoutAnnotation(obj map[string]interface{}, key string) map[string]interf
 // every request's mode, and the count of an ExactCount request, in
 // v1alpha3 (a 1.31 scheduler fails a request without a mode); the mode in
 // v1alpha1/v1alpha2 (a 1.26–1.30 scheduler fails a claim without one) —
-// also where a single default is missing. What a v1alpha3 view has besides
-// (the defaults it was stored with, a second request) is kept exactly, in
-// the restore data of v1alpha3 where v1alpha2 has no place for it. Each
-// view is what a47459f's `claimbridge convert` wrote, or one with the same
-// restore data (its fingerprint is of the spec that build mapped).
+// also where a single default is missing, and through v1alpha2 to v1alpha1
+// (that step copies the mode the step before wrote). A view written back
+// through the CRD, which defaults the mode, is the same view. What a
+// v1alpha3 view has besides (the defaults it was stored with, a request for
+// all devices, a second request) is kept exactly, in the restore data of
+// v1alpha3 where v1alpha2 has no place for it. Each view is what a47459f's
+// `claimbridge convert` wrote, or one with the same restore data (its
+// fingerprint is of the spec that build mapped; a field of no version, such
+// as a manifest's typo, is kept in it too).
 func TestOlderBuildsDefaulted(t *testing.T) {
 	for _, tc := range []struct {
 		name, view, to, want string
@@ -260,6 +264,37 @@ func TestOlderBuildsDefaulted(t *testing.T) {
 			"metadata":{"name":"per-pod-gpu","namespace":"ml","annotations":{"claimbridge.dev/restore-v1alpha3":
 			"{\"spec\":{\"base\":\"a7442fdf77ed367a\",\"patch\":[{\"op\":\"replace\",\"path\":\"/spec/spec/devices/requests\",\"value\":[{\"allocationMode\":\"ExactCount\",\"count\":1,\"deviceClassName\":\"gpu.example.com\",\"name\":\"request\"},{\"deviceClassName\":\"nic.example.com\",\"name\":\"nic\"}]}]},\"created\":\"annotations\"}"}},
 			"spec":{"metadata":{"labels":{"app":"trainer"}},"spec":{"resourceClassName":"gpu.example.com","parametersRef":{"kind":"ConfigMap","name":"gpu-parameters"},"allocationMode":"WaitForFirstConsumer"}}}`,
+	}, {
+		name: "a view written back through the CRD, which defaulted its mode, to v1alpha3",
+		view: `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim",
+			"metadata":{"name":"two-requests","namespace":"ml","annotations":{"claimbridge.dev/restore-v1alpha3":
+			"{\"spec\":{\"base\":\"d510d251cae58b10\",\"patch\":[{\"op\":\"replace\",\"path\":\"/spec/devices/requests\",\"value\":[{\"deviceClassName\":\"gpu.example.com\",\"name\":\"request\"},{\"deviceClassName\":\"nic.example.com\",\"name\":\"nic\"}]}]},\"created\":\"annotations\"}"}},
+			"spec":{"resourceClassName":"gpu.example.com","allocationMode":"WaitForFirstConsumer"}}`,
+		to: conversion.V1alpha3,
+		want: `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim","metadata":{"name":"two-requests","namespace":"ml"},
+			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu.example.com","allocationMode":"ExactCount","count":1},
+				{"name":"nic","deviceClassName":"nic.example.com","allocationMode":"ExactCount","count":1}]}}}`,
+	}, {
+		name: "a template whose request asks for all devices, to v1alpha2",
+		view: `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaimTemplate",
+			"metadata":{"name":"per-pod-gpu","namespace":"ml","annotations":{"claimbridge.dev/restore-v1alpha2":
+			"{\"spec\":{\"base\":\"195fa09236c7c3b0\",\"patch\":[{\"op\":\"add\",\"path\":\"/spec/spec/parametersRef\",\"value\":{\"kind\":\"ConfigMap\",\"name\":\"gpu-parameters\"}}]},\"created\":\"annotations\"}"}},
+			"spec":{"metadata":{"labels":{"app":"trainer"}},"spec":{"devices":{"requests":[{"deviceClassName":"gpu.example.com","name":"request","allocationMode":"All"}]}}}}`,
+		to: conversion.V1alpha2,
+		// The restore data of v1alpha3 keeps the request for all devices.
+		want: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaimTemplate",
+			"metadata":{"name":"per-pod-gpu","namespace":"ml","annotations":{"claimbridge.dev/restore-v1alpha3":
+			"{\"spec\":{\"base\":\"a7442fdf77ed367a\",\"patch\":[{\"op\":\"replace\",\"path\":\"/spec/spec/devices/requests/0/allocationMode\",\"value\":\"All\"},{\"op\":\"remove\",\"path\":\"/spec/spec/devices/requests/0/count\"}]},\"created\":\"annotations\"}"}},
+			"spec":{"metadata":{"labels":{"app":"trainer"}},"spec":{"resourceClassName":"gpu.example.com","parametersRef":{"kind":"ConfigMap","name":"gpu-parameters"},"allocationMode":"WaitForFirstConsumer"}}}`,
+	}, {
+		name: "a template with a field of no version, stored with the defaults of v1alpha3, to v1alpha1",
+		view: `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaimTemplate",
+			"metadata":{"name":"per-pod-gpu","namespace":"ml","annotations":{"claimbridge.dev/restore-v1alpha1":
+			"{\"spec\":{\"base\":\"195fa09236c7c3b0\",\"patch\":[{\"op\":\"add\",\"path\":\"/spec/spec/note\",\"value\":\"kept\"}]},\"created\":\"annotations\"}"}},
+			"spec":{"metadata":{"labels":{"app":"trainer"}},"spec":{"devices":{"requests":[{"deviceClassName":"gpu.example.com","name":"request","allocationMode":"ExactCount","count":1}]}}}}`,
+		to: conversion.V1alpha1,
+		want: `{"apiVersion":"resource.k8s.io/v1alpha1","kind":"ResourceClaimTemplate","metadata":{"name":"per-pod-gpu","namespace":"ml"},
+			"spec":{"metadata":{"labels":{"app":"trainer"}},"spec":{"resourceClassName":"gpu.example.com","note":"kept","allocationMode":"WaitForFirstConsumer"}}}`,
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := conversion.Convert(tblDecode(t, tc.view), tc.to)
