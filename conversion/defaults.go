@@ -158,26 +158,38 @@ func withUpstreamDefaults(name string, section interface{}, kind, version string
 // no claim spec (or it is null) or change changes nothing. Only the containers on the way
 // are copied: section is not modified.
 func onClaimSpec(name string, section interface{}, kind string, change func(map[string]interface{}) (map[string]interface{}, bool)) (interface{}, bool) {
-	outer, _ := section.(map[string]interface{})
-	if name != "spec" || outer == nil {
+	spec, wrap := claimSpecOf(name, section, kind)
+	if spec == nil {
 		return section, false
-	}
-	spec := outer
-	if kind == KindTemplate {
-		if spec, _ = outer["spec"].(map[string]interface{}); spec == nil {
-			return section, false // none, or null: null stays null
-		}
 	}
 	changed, ok := change(spec)
 	if !ok {
 		return section, false
 	}
-	if kind != KindTemplate {
-		return changed, true
+	return wrap(changed), true
+}
+
+// claimSpecOf is the claim spec in section name of a kind object (a
+// template's inner spec), and the function that returns the section with
+// another claim spec in its place (copying the template); nil when there is
+// none (null stays null).
+func claimSpecOf(name string, section interface{}, kind string) (map[string]interface{}, func(map[string]interface{}) interface{}) {
+	outer, _ := section.(map[string]interface{})
+	if name != "spec" || outer == nil {
+		return nil, nil
 	}
-	out := shallowCopy(outer)
-	out["spec"] = changed
-	return out, true
+	if kind != KindTemplate {
+		return outer, func(spec map[string]interface{}) interface{} { return spec }
+	}
+	spec, _ := outer["spec"].(map[string]interface{})
+	if spec == nil {
+		return nil, nil
+	}
+	return spec, func(spec map[string]interface{}) interface{} {
+		out := shallowCopy(outer)
+		out["spec"] = spec
+		return out
+	}
 }
 
 // onFirstRequest applies change to the first request of a v1alpha3 claim
@@ -215,17 +227,20 @@ func shallowCopy(m map[string]interface{}) map[string]interface{} {
 
 // withoutGAStoredDefaults returns section name of a kind object in v1alpha3,
 // mapped from a v1beta1 object, without what a 1.32+ apiserver writes into
-// an object it stores that the object converted to it may have lacked: the
-// mode and count of every request that has exactly allocationMode
-// ExactCount and count 1 (SetDefaults_ExactDeviceRequest; v1beta1's
-// SetDefaults_DeviceRequest), and an allocation's empty devices (a struct
-// without omitempty in the k8s.io/api types). It is tried only when the
-// section does not match the restore data as it is, and applies the data
-// only when the result matches it exactly (applySection), so a request that
-// had only some of these written out keeps its restore data from applying
-// (a warning says so) rather than getting it wrongly. section is not
-// modified; false when there was nothing to remove.
-func withoutGAStoredDefaults(name string, section interface{}, kind string) (interface{}, bool) {
+// an object it stores that the object converted to it may have lacked, such
+// that matches(the result) holds: the mode and count of requests that have
+// exactly allocationMode ExactCount and count 1 (SetDefaults_ExactDeviceRequest;
+// v1beta1's SetDefaults_DeviceRequest), and an allocation's empty devices (a
+// struct without omitempty in the k8s.io/api types). It is tried only when
+// the section does not match the restore data as it is (applySection), and
+// matches is that data's fingerprint check. Which requests had the pair
+// written out by their writer cannot be told from the stored object, so the
+// pair is left out of every such request first, then out of each other
+// set of them (up to gaDefaultsSearchLimit such requests; beyond, only all),
+// and the first result that matches is returned: a fingerprint match is the
+// section the restore data was made for. section is not modified; false
+// when nothing matches.
+func withoutGAStoredDefaults(name string, section interface{}, kind string, matches func(interface{}) bool) (interface{}, bool) {
 	if name == "status" {
 		status, _ := section.(map[string]interface{})
 		alloc, _ := status["allocation"].(map[string]interface{})
@@ -236,31 +251,49 @@ func withoutGAStoredDefaults(name string, section interface{}, kind string) (int
 		delete(alloc, "devices")
 		out := shallowCopy(status)
 		out["allocation"] = alloc
-		return out, true
+		return out, matches(out)
 	}
-	return onClaimSpec(name, section, kind, func(spec map[string]interface{}) (map[string]interface{}, bool) {
-		devices, _ := spec["devices"].(map[string]interface{})
-		requests, _ := devices["requests"].([]interface{})
-		out := make([]interface{}, len(requests))
-		changed := false
-		for i, r := range requests {
-			out[i] = r
-			req, _ := r.(map[string]interface{})
-			if req == nil || req["allocationMode"] != exactCount || !isOne(req["count"]) {
-				continue
+	spec, wrap := claimSpecOf(name, section, kind)
+	devices, _ := spec["devices"].(map[string]interface{})
+	requests, _ := devices["requests"].([]interface{})
+	var candidates []int
+	for i, r := range requests {
+		if req, _ := r.(map[string]interface{}); req != nil && req["allocationMode"] == exactCount && isOne(req["count"]) {
+			candidates = append(candidates, i)
+		}
+	}
+	if len(candidates) == 0 {
+		return section, false
+	}
+	try := func(strip func(bit int) bool) (interface{}, bool) {
+		out := append([]interface{}(nil), requests...)
+		for bit, i := range candidates {
+			if strip(bit) {
+				req := shallowCopy(requests[i].(map[string]interface{}))
+				delete(req, "allocationMode")
+				delete(req, "count")
+				out[i] = req
 			}
-			req = shallowCopy(req)
-			delete(req, "allocationMode")
-			delete(req, "count")
-			out[i], changed = req, true
 		}
-		if !changed {
-			return nil, false
+		d := shallowCopy(devices)
+		d["requests"] = out
+		sp := shallowCopy(spec)
+		sp["devices"] = d
+		sec := wrap(sp)
+		return sec, matches(sec)
+	}
+	if len(candidates) > gaDefaultsSearchLimit {
+		return try(func(int) bool { return true })
+	}
+	for set := uint(1)<<len(candidates) - 1; set > 0; set-- {
+		if sec, ok := try(func(bit int) bool { return set&(1<<bit) != 0 }); ok {
+			return sec, true
 		}
-		devices = shallowCopy(devices)
-		devices["requests"] = out
-		spec = shallowCopy(spec)
-		spec["devices"] = devices
-		return spec, true
-	})
+	}
+	return section, false
 }
+
+// gaDefaultsSearchLimit is how many requests with the default mode and
+// count withoutGAStoredDefaults tries every subset of (2^8 fingerprints at
+// the most); a spec with more tries only leaving the pair out of all.
+const gaDefaultsSearchLimit = 8

@@ -2,6 +2,7 @@ package conversion_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -293,7 +294,14 @@ func TestDroppedRestoreDataIsReported(t *testing.T) {
 // request without defaults is no older build's output: its defaults are
 // those the step from v1alpha2 writes, but they go as the apiserver's.
 func TestRestoreSurvivesGAStoredDefaults(t *testing.T) {
+	nine := make([]string, 9) // more than the sets tried: all are left out
+	for i := range nine {
+		nine[i] = fmt.Sprintf(`{"name":"r%d","deviceClassName":"gpu"}`, i)
+	}
 	for _, tc := range []struct{ name, requests string }{{
+		name:     "nine requests",
+		requests: "[" + strings.Join(nine, ",") + "]",
+	}, {
 		name:     "two requests",
 		requests: `[{"name":"a","deviceClassName":"gpu"},{"name":"b","deviceClassName":"gpu"}]`,
 	}, {
@@ -302,6 +310,14 @@ func TestRestoreSurvivesGAStoredDefaults(t *testing.T) {
 	}, {
 		name:     "requests with a mode or count of their own",
 		requests: `[{"name":"a","deviceClassName":"gpu"},{"name":"b","deviceClassName":"gpu","allocationMode":"ExactCount","count":2},{"name":"c","deviceClassName":"gpu","allocationMode":"All"}]`,
+	}, {
+		// The apiserver's defaults cannot be told from b's own: only
+		// leaving them on b matches the restore data.
+		name:     "a request with the default mode and count written out",
+		requests: `[{"name":"a","deviceClassName":"gpu"},{"name":"b","deviceClassName":"gpu","allocationMode":"ExactCount","count":1}]`,
+	}, {
+		name:     "requests with the default mode and count written out around one without",
+		requests: `[{"name":"a","deviceClassName":"gpu","allocationMode":"ExactCount","count":1},{"name":"b","deviceClassName":"gpu"},{"name":"c","deviceClassName":"gpu","allocationMode":"ExactCount","count":1}]`,
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := tblDecode(t, `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},

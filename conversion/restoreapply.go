@@ -42,8 +42,8 @@ func (r *restore) applySection(name string, root map[string]interface{}, kind, f
 		case from == V1beta1 && to == V1alpha3:
 			// The GA object may have been stored by a 1.32+ apiserver,
 			// which writes defaults the converted object lacked.
-			without, changed = withoutGAStoredDefaults(name, cur, kind)
-			if !changed || !matchesBase(name, without, ok, sp.Base) {
+			without, found := withoutGAStoredDefaults(name, cur, kind, func(s interface{}) bool { return matchesBase(name, s, ok, sp.Base) })
+			if !found {
 				return false, dropStale
 			}
 			root[name] = without
