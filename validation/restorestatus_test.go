@@ -447,3 +447,75 @@ func TestSpecRestoreDataCannotWriteStatus(t *testing.T) {
 		}
 	}
 }
+
+// KeepStoredStatusRestoreData gives a claim written through the main
+// resource the stored claim's status data (none for a create), with one
+// warning per annotation it changes, and returns the claim as it is when it
+// already has it.
+func TestKeepStoredStatusRestoreData(t *testing.T) {
+	requireConversion(t)
+	// As v1alpha3, the allocation of a claim that is not shareable as
+	// v1alpha2 keeps the handle in the status data of restore-v1alpha2.
+	notShareableV2 := `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns","resourceVersion":"1"},"spec":{"resourceClassName":"gpu"},"status":{"driverName":"gpu.example.com","allocation":{"resourceHandles":[{"driverName":"gpu.example.com","data":"h"}]},"reservedFor":[{"resource":"pods","name":"a","uid":"1"}]}}`
+	stored := func(t *testing.T) map[string]interface{} { return mustConvert(t, obj(t, notShareableV2), "v1alpha3") }
+	key := conversion.RestoreAnnotation("v1alpha2")
+	for name, sc := range map[string]struct {
+		obj, old func(t *testing.T) map[string]interface{} // old nil: a create
+		// wantData is the status data the result has, from the object it
+		// returns; nil: the claim is returned as it is.
+		wantData     func(t *testing.T) map[string]interface{}
+		wantWarnings []string
+	}{
+		"create-without-status-data": {
+			obj: func(t *testing.T) map[string]interface{} {
+				return annotate(obj(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu"}]}}}`), "team", "a")
+			},
+		},
+		"create-of-a-backup-with-status-data": {
+			obj:          stored,
+			wantData:     func(*testing.T) map[string]interface{} { return nil },
+			wantWarnings: []string{"metadata.annotations[" + key + "]: its status restore data was removed: a created claim starts without status"},
+		},
+		"update-with-the-stored-status-data": {
+			obj: func(t *testing.T) map[string]interface{} { return annotate(stored(t), "team", "a") },
+			old: stored,
+		},
+		"update-changing-the-status-data": {
+			obj: func(t *testing.T) map[string]interface{} {
+				o := stored(t)
+				forgedStatusPatch(t, o, "v1alpha2", map[string]interface{}{"op": "add", "path": "/status/deallocationRequested", "value": true})
+				return o
+			},
+			old: stored,
+			wantData: func(t *testing.T) map[string]interface{} {
+				return restoreStatusData(stored(t), []string{key})
+			},
+			wantWarnings: []string{"metadata.annotations[" + key + "]: its status restore data was kept as stored: status is written through the status subresource"},
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			o := sc.obj(t)
+			var old map[string]interface{}
+			if sc.old != nil {
+				old = sc.old(t)
+			}
+			before := deepCopyJSON(o)
+			got, warnings := KeepStoredStatusRestoreData(o, old, "v1alpha3")
+			if diff := cmp.Diff(sc.wantWarnings, warnings); diff != "" {
+				t.Errorf("warnings (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(before, o); diff != "" {
+				t.Errorf("the claim was modified (-before +after):\n%s", diff)
+			}
+			if sc.wantData == nil {
+				if diff := cmp.Diff(before, got); diff != "" {
+					t.Errorf("the claim was changed (-want +got):\n%s", diff)
+				}
+				return
+			}
+			if diff := cmp.Diff(sc.wantData(t), restoreStatusData(got, []string{key})); diff != "" {
+				t.Errorf("status restore data (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
