@@ -359,6 +359,21 @@ func TestSemanticV3ToV2(t *testing.T) {
 		},
 		warnings: []string{"v1alpha3→v1alpha2 spec.devices.requests[1]", "v1alpha3→v1alpha2 status.allocation.devices.config[1].requests"},
 	}, {
+		// Only copies (the same source and opaque configuration) scope an
+		// entry together: a claim configuration equal to the class's is
+		// another entry, and each is widened on its own.
+		name: "1.31 structured allocation: class and claim configuration alike but scoped to different requests, each reported",
+		in: v3Claim + `"spec":{"devices":{"requests":[{"name":"r1","deviceClassName":"gpu","allocationMode":"ExactCount","count":1},{"name":"r2","deviceClassName":"gpu","allocationMode":"ExactCount","count":1}]}},
+			"status":{"allocation":{"devices":{
+				"results":[{"request":"r1","driver":"d","pool":"n1","device":"gpu-0"},{"request":"r2","driver":"d","pool":"n1","device":"gpu-1"}],
+				"config":[{"source":"FromClass","requests":["r1"],"opaque":{"driver":"d","parameters":{"c":1}}},{"source":"FromClaim","requests":["r2"],"opaque":{"driver":"d","parameters":{"c":1}}}]}}}}`,
+		to: conversion.V1alpha2,
+		fields: map[string]string{
+			"status.allocation.resourceHandles": `[{"driverName":"d","structuredData":{"nodeName":"n1","vendorClassParameters":{"c":1},"vendorClaimParameters":{"c":1},
+				"results":[{"namedResources":{"name":"gpu-0"}},{"namedResources":{"name":"gpu-1"}}]}}]`,
+		},
+		warnings: []string{"v1alpha3→v1alpha2 spec.devices.requests[1]", "v1alpha3→v1alpha2 status.allocation.devices.config[0].requests", "v1alpha3→v1alpha2 status.allocation.devices.config[1].requests"},
+	}, {
 		// Copies of a class's configuration, one of them for every
 		// request, are configuration for every device of the driver.
 		name: "1.31 structured allocation: a class configuration with a copy for all requests is not widened, silent but for the further request",
