@@ -473,6 +473,13 @@ func TestSemanticV3ToV2(t *testing.T) {
 		to:     conversion.V1alpha2,
 		fields: map[string]string{"spec": `{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"}`},
 	}, {
+		// null stands for absent (docs/conversion.md §2.10): 1.31 defaults
+		// the count of an ExactCount request without one to 1.
+		name:   "request with count null: silent",
+		in:     v3Claim + `"spec":{"devices":{"requests":[{"name":"gpu","deviceClassName":"gpu","allocationMode":"ExactCount","count":null}]}}}`,
+		to:     conversion.V1alpha2,
+		fields: map[string]string{"spec": `{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"}`},
+	}, {
 		name:   "plain template: silent",
 		in:     v3Template + `"spec":{"spec":{"devices":{"requests":[{"name":"gpu","deviceClassName":"gpu"}]}}}}`,
 		to:     conversion.V1alpha2,
