@@ -201,6 +201,22 @@ func TestSemanticV2ToV3(t *testing.T) {
 			"v1alpha2→v1alpha3 status.allocation.resourceHandles[0].structuredData.results[1].vendorRequestParameters",
 		},
 	}, {
+		// docs/conversion.md §2.3: a structured handle's request parameters
+		// are per-device configuration even for its only device: the
+		// driver's DeviceParameters config, never its plain claim
+		// configuration (which reaches every device of the driver).
+		name: "vendorRequestParameters of the only named resource of the only handle: a DeviceParameters config, reported",
+		in: v2Claim + `"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"},
+			"status":{"driverName":"d","allocation":{"shareable":true,"resourceHandles":[{"driverName":"d","structuredData":{"nodeName":"n1",
+				"results":[{"namedResources":{"name":"gpu-0"},"vendorRequestParameters":{"r":1}}]}}]}}}`,
+		to: conversion.V1alpha3,
+		fields: map[string]string{
+			"status.allocation.devices.results": `[{"request":"request","driver":"d","pool":"n1","device":"gpu-0"}]`,
+			"status.allocation.devices.config": `[{"source":"FromClaim","requests":["request"],"opaque":{"driver":"d","parameters":{"apiVersion":"resource.claimbridge.dev/v1alpha2",
+				"kind":"DeviceParameters","devices":[{"device":"gpu-0","parameters":{"r":1}}]}}}]`,
+		},
+		warnings: []string{"v1alpha2→v1alpha3 status.allocation.resourceHandles[0].structuredData.results[0].vendorRequestParameters"},
+	}, {
 		// docs/conversion.md §2.3: a driver's configuration is the
 		// parameters of its first handle; other handles' equal ones are
 		// that configuration, differing ones are reported.
