@@ -217,6 +217,22 @@ func TestSemanticV2ToV3(t *testing.T) {
 		},
 		warnings: []string{"v1alpha2→v1alpha3 status.allocation.resourceHandles[0].structuredData.results[0].vendorRequestParameters"},
 	}, {
+		// docs/conversion.md §2.3: class and claim parameters become
+		// configuration only as objects.
+		name: "vendorClassParameters and vendorClaimParameters that are not objects: no configuration, reported",
+		in: v2Claim + `"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"},
+			"status":{"driverName":"d","allocation":{"shareable":true,"resourceHandles":[{"driverName":"d","structuredData":{"nodeName":"n1",
+				"vendorClassParameters":"c=1","vendorClaimParameters":[1],"results":[{"namedResources":{"name":"gpu-0"}}]}}]}}}`,
+		to: conversion.V1alpha3,
+		fields: map[string]string{
+			"status.allocation.devices.results": `[{"request":"request","driver":"d","pool":"n1","device":"gpu-0"}]`,
+			"status.allocation.devices.config":  absent,
+		},
+		warnings: []string{
+			"v1alpha2→v1alpha3 status.allocation.resourceHandles[0].structuredData.vendorClassParameters",
+			"v1alpha2→v1alpha3 status.allocation.resourceHandles[0].structuredData.vendorClaimParameters",
+		},
+	}, {
 		// docs/conversion.md §2.3: a driver's configuration is the
 		// parameters of its first handle; other handles' equal ones are
 		// that configuration, differing ones are reported.
