@@ -78,9 +78,11 @@ type driverConfig struct {
 	classDups  []int                  // further FromClass entries with the same parameters (1.31's allocator writes one per request)
 	claims     []interface{}          // parameters of the FromClaim entries that are not DeviceParameters
 	claimIdx   []int                  // their index in devices.config
+	claimReqs  [][]interface{}        // their requests (devices.config[].requests)
 	claim      interface{}            // claimParameters of the DeviceParameters entry
 	devices    map[string]interface{} // its per-device parameters
 	devicesIdx int                    // its index in devices.config
+	devicesReq []interface{}          // its requests
 	hasDevices bool
 	used       map[int]bool // entries represented in v1alpha2
 }
@@ -109,12 +111,14 @@ func readDriverConfig(config []interface{}, driver string, used map[int]bool) dr
 			if devices, claim, ok := deviceParameters(params); ok {
 				if !dc.hasDevices {
 					dc.hasDevices, dc.devices, dc.claim, dc.devicesIdx = true, devices, claim, i
+					dc.devicesReq = asSlice(entry["requests"])
 					used[i] = true
 				}
 				continue
 			}
 			dc.claims = append(dc.claims, params)
 			dc.claimIdx = append(dc.claimIdx, i)
+			dc.claimReqs = append(dc.claimReqs, asSlice(entry["requests"]))
 		}
 	}
 	return dc
@@ -128,6 +132,32 @@ func (dc *driverConfig) useClaim(k int) interface{} {
 	}
 	dc.used[dc.claimIdx[k]] = true
 	return dc.claims[k]
+}
+
+// inScope reports whether a 1.31 driver applies a configuration entry with
+// these requests (devices.config[].requests) to the devices of request:
+// an entry that names none applies to every request.
+func inScope(requests []interface{}, request string) bool {
+	if len(requests) == 0 {
+		return true
+	}
+	for _, q := range requests {
+		if asString(q) == request {
+			return true
+		}
+	}
+	return false
+}
+
+// claimReaches reports whether a 1.31 driver applies one of the plain
+// FromClaim entries to the devices of request.
+func (dc *driverConfig) claimReaches(request string) bool {
+	for _, reqs := range dc.claimReqs {
+		if inScope(reqs, request) {
+			return true
+		}
+	}
+	return false
 }
 
 // deviceParameters recognises a DeviceParameters object and returns its

@@ -430,6 +430,64 @@ func TestSemanticV3ToV2(t *testing.T) {
 			"status.allocation.resourceHandles": `[{"driverName":"d"},{"driverName":"d"}]`,
 		},
 	}, {
+		// docs/conversion.md §2.4: the k-th plain FromClaim entry is the
+		// k-th handle's data. A 1.31 driver applies an entry to every device
+		// of the requests it names, so a handle left without one loses it.
+		name: "1.31 classic allocation of handle devices with one claim configuration: the second handle has no data; reported",
+		in: v3Claim + `"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu","allocationMode":"ExactCount","count":1}]}},
+			"status":{"allocation":{"controller":"d","devices":{
+				"results":[{"request":"request","driver":"d","pool":"d","device":"handle-0"},{"request":"request","driver":"d","pool":"d","device":"handle-1"}],
+				"config":[{"source":"FromClaim","opaque":{"driver":"d","parameters":{"x":1}}}]}}}}`,
+		to: conversion.V1alpha2,
+		fields: map[string]string{
+			"status.allocation.resourceHandles": `[{"driverName":"d","data":"{\"x\":1}"},{"driverName":"d"}]`,
+		},
+		warnings: []string{"v1alpha3→v1alpha2 status.allocation.devices.results[1]"},
+	}, {
+		name: "1.31 classic allocation of handle devices with as many claim configurations: one each, silent",
+		in: v3Claim + `"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu","allocationMode":"ExactCount","count":1}]}},
+			"status":{"allocation":{"controller":"d","devices":{
+				"results":[{"request":"request","driver":"d","pool":"d","device":"handle-0"},{"request":"request","driver":"d","pool":"d","device":"handle-1"}],
+				"config":[{"source":"FromClaim","requests":["request"],"opaque":{"driver":"d","parameters":{"x":1}}},{"source":"FromClaim","requests":["request"],"opaque":{"driver":"d","parameters":{"x":2}}}]}}}}`,
+		to: conversion.V1alpha2,
+		fields: map[string]string{
+			"status.allocation.resourceHandles": `[{"driverName":"d","data":"{\"x\":1}"},{"driverName":"d","data":"{\"x\":2}"}]`,
+		},
+	}, {
+		name: "1.31 classic allocation of handle devices whose claim configuration names another request: the handle without data is not reported for it",
+		in: v3Claim + `"spec":{"devices":{"requests":[{"name":"a","deviceClassName":"gpu","allocationMode":"ExactCount","count":1},{"name":"b","deviceClassName":"gpu","allocationMode":"ExactCount","count":1}]}},
+			"status":{"allocation":{"controller":"d","devices":{
+				"results":[{"request":"a","driver":"d","pool":"d","device":"handle-0"},{"request":"b","driver":"d","pool":"d","device":"handle-1"}],
+				"config":[{"source":"FromClaim","requests":["a"],"opaque":{"driver":"d","parameters":{"x":1}}}]}}}}`,
+		to: conversion.V1alpha2,
+		fields: map[string]string{
+			"status.allocation.resourceHandles": `[{"driverName":"d","data":"{\"x\":1}"},{"driverName":"d"}]`,
+		},
+		warnings: []string{"v1alpha3→v1alpha2 spec.devices.requests[1]"},
+	}, {
+		name: "1.31 classic allocation of handle devices whose claim configuration names the second request: the first handle carries it, the second none; both reported",
+		in: v3Claim + `"spec":{"devices":{"requests":[{"name":"a","deviceClassName":"gpu","allocationMode":"ExactCount","count":1},{"name":"b","deviceClassName":"gpu","allocationMode":"ExactCount","count":1}]}},
+			"status":{"allocation":{"controller":"d","devices":{
+				"results":[{"request":"a","driver":"d","pool":"d","device":"handle-0"},{"request":"b","driver":"d","pool":"d","device":"handle-1"}],
+				"config":[{"source":"FromClaim","requests":["b"],"opaque":{"driver":"d","parameters":{"x":1}}}]}}}}`,
+		to: conversion.V1alpha2,
+		fields: map[string]string{
+			"status.allocation.resourceHandles": `[{"driverName":"d","data":"{\"x\":1}"},{"driverName":"d"}]`,
+		},
+		warnings: []string{"v1alpha3→v1alpha2 spec.devices.requests[1]", "v1alpha3→v1alpha2 status.allocation.devices.results[0]", "v1alpha3→v1alpha2 status.allocation.devices.results[1]"},
+	}, {
+		name: "1.31 classic allocation with DeviceParameters naming one request: a device of another request with an entry reported, one without silent",
+		in: v3Claim + `"spec":{"devices":{"requests":[{"name":"a","deviceClassName":"gpu","allocationMode":"ExactCount","count":1},{"name":"b","deviceClassName":"gpu","allocationMode":"ExactCount","count":1}]}},
+			"status":{"allocation":{"controller":"d","devices":{
+				"results":[{"request":"a","driver":"d","pool":"d","device":"handle-0"},{"request":"b","driver":"d","pool":"d","device":"handle-1"},{"request":"b","driver":"d","pool":"d","device":"handle-2"}],
+				"config":[{"source":"FromClaim","requests":["a"],"opaque":{"driver":"d","parameters":{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"DeviceParameters",
+					"devices":[{"device":"handle-0","parameters":{"gpu":0}},{"device":"handle-1","parameters":{"gpu":1}}]}}}]}}}}`,
+		to: conversion.V1alpha2,
+		fields: map[string]string{
+			"status.allocation.resourceHandles": `[{"driverName":"d","data":"{\"gpu\":0}"},{"driverName":"d","data":"{\"gpu\":1}"},{"driverName":"d"}]`,
+		},
+		warnings: []string{"v1alpha3→v1alpha2 spec.devices.requests[1]", "v1alpha3→v1alpha2 status.allocation.devices.results[1]"},
+	}, {
 		name: "1.31 classic allocation of a handle device and a device named handle-<not a number>: one handle for the driver; device names reported",
 		in: v3Claim + `"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu","allocationMode":"ExactCount","count":1}]}},
 			"status":{"allocation":{"controller":"d","devices":{

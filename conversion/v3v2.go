@@ -49,8 +49,14 @@ func statusV3ToV2(in, _ map[string]interface{}, r *lossReport) map[string]interf
 	var handles []interface{}
 	for _, g := range groupByDriver(results) {
 		dc := readDriverConfig(config, g.driver, used)
+		if controller != "" && (dc.hasDevices || allHandleDevices(g.results)) {
+			// One handle per result: the scope of its parameters is
+			// checked per handle.
+			handles = append(handles, handlePerResult(g, &dc, r)...)
+			continue
+		}
 		if controller != "" {
-			handles = append(handles, classicHandles(g, &dc, r)...)
+			handles = append(handles, classicHandle(g, &dc, r))
 		} else {
 			handles = append(handles, structuredHandle(g, &dc, nodeOfSelector(alloc["nodeSelector"]), r))
 		}
@@ -80,41 +86,66 @@ func loseNoResults(driverName string, r *lossReport) {
 	r.lose("allocation.devices.results", "a 1.31 kubelet prepares nothing for an allocation without results; a 1.27–1.30 kubelet calls the kubelet plugin of %q with an empty handle", driverName)
 }
 
-// classicHandles gives the opaque handles of one driver's results. A
-// classic handle carries the claim's parameters (or, with DeviceParameters,
-// a device's), never the class's (loseUnused reports them).
-func classicHandles(g driverResults, dc *driverConfig, r *lossReport) []interface{} {
+// A classic handle carries the claim's parameters (or, with
+// DeviceParameters, a device's), never the class's (loseUnused reports
+// them).
+
+// handlePerResult gives the opaque handles of one driver's results when they
+// are one handle each: its devices are all handle-<i>, or it has a
+// DeviceParameters entry. A handle's data is its device's DeviceParameters
+// entry, else the k-th plain FromClaim entry; a 1.31 driver applies an entry
+// to the devices of the requests it names (all without names), so a handle
+// whose data the device's request is out of the scope of, or a handle
+// without data although an entry reaches its request, is reported.
+func handlePerResult(g driverResults, dc *driverConfig, r *lossReport) []interface{} {
+	loseDeviceClaimParameters(g, dc, r)
+	var handles []interface{}
+	for k, res := range g.results {
+		handle := map[string]interface{}{"driverName": g.driver}
+		request := asString(res["request"])
+		var params interface{}
+		var scope []interface{}
+		if dc.hasDevices {
+			params, scope = dc.devices[asString(res["device"])], dc.devicesReq
+		} else if params = dc.useClaim(k); params != nil {
+			scope = dc.claimReqs[k]
+		}
+		path := fmt.Sprintf("allocation.devices.results[%d]", g.index[k])
+		switch {
+		case params != nil:
+			handle["data"] = parametersData(params)
+			if !inScope(scope, request) {
+				r.lose(path, "a 1.31 driver does not apply the parameters its 1.27–1.30 classic handle carries to this device: their configuration entry does not name its request %q", request)
+			}
+		case !dc.hasDevices && dc.claimReaches(request):
+			r.lose(path, "a 1.31 driver applies the claim's configuration for %q to this device as well; its 1.27–1.30 classic handle carries no data (one FromClaim entry per handle)", g.driver)
+		}
+		handles = append(handles, handle)
+	}
+	return handles
+}
+
+// classicHandle gives the one opaque handle of a driver whose results are
+// not one handle each: its data is the first plain FromClaim entry.
+func classicHandle(g driverResults, dc *driverConfig, r *lossReport) map[string]interface{} {
+	loseDeviceClaimParameters(g, dc, r)
+	handle := map[string]interface{}{"driverName": g.driver}
+	if params := dc.useClaim(0); params != nil {
+		handle["data"] = parametersData(params)
+	}
+	for _, k := range g.index {
+		r.lose(fmt.Sprintf("allocation.devices.results[%d]", k), "a 1.27–1.30 classic allocation has one opaque handle per driver: the kubelet plugin of %q is not told which devices were allocated", g.driver)
+	}
+	return handle
+}
+
+// loseDeviceClaimParameters reports the claimParameters of a
+// DeviceParameters entry, which no classic handle carries.
+func loseDeviceClaimParameters(g driverResults, dc *driverConfig, r *lossReport) {
 	if dc.hasDevices && dc.claim != nil {
 		r.lose(fmt.Sprintf("allocation.devices.config[%d].opaque.parameters.claimParameters", dc.devicesIdx),
 			"a 1.27–1.30 classic handle carries one device's parameters: the kubelet plugin of %q does not receive these claim parameters (kept in the restore annotation only)", g.driver)
 	}
-	var handles []interface{}
-	switch {
-	case dc.hasDevices || allHandleDevices(g.results):
-		for k, res := range g.results {
-			handle := map[string]interface{}{"driverName": g.driver}
-			var params interface{}
-			if dc.hasDevices {
-				params = dc.devices[asString(res["device"])]
-			} else {
-				params = dc.useClaim(k)
-			}
-			if params != nil {
-				handle["data"] = parametersData(params)
-			}
-			handles = append(handles, handle)
-		}
-	default:
-		handle := map[string]interface{}{"driverName": g.driver}
-		if params := dc.useClaim(0); params != nil {
-			handle["data"] = parametersData(params)
-		}
-		handles = append(handles, handle)
-		for _, k := range g.index {
-			r.lose(fmt.Sprintf("allocation.devices.results[%d]", k), "a 1.27–1.30 classic allocation has one opaque handle per driver: the kubelet plugin of %q is not told which devices were allocated", g.driver)
-		}
-	}
-	return handles
 }
 
 // structuredHandle gives the structured handle of one driver's results.
