@@ -920,6 +920,8 @@ func TestErrors(t *testing.T) {
 			`resource.k8s.io/v1alpha3 ResourceClaim ns/c has spec.devices.requests[0].firstAvailable, status.allocation.devices.results[0].adminAccess, which the resource.k8s.io/v1alpha3 of Kubernetes 1.32 and 1.33 had; claimbridge's v1alpha3 is the Kubernetes 1.31 shape only: for a 1.32/1.33 v1alpha3 manifest set apiVersion to resource.k8s.io/v1beta1 (the same fields) and convert from there`},
 		{"v1alpha3 template of Kubernetes 1.33 in a list", `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaimTemplateList","items":[{"spec":{"spec":{"devices":{"requests":[{"name":"r"},{"name":"s","tolerations":[]}],"constraints":[{"distinctAttribute":"a"}]}}}}]}`, "v1",
 			`has items[0].spec.spec.devices.requests[1].tolerations, items[0].spec.spec.devices.constraints[0].distinctAttribute, which`},
+		{"v1alpha3 claim of Kubernetes 1.33 with a status of that release, in a list", `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaimList","items":[{"metadata":{"name":"a"}},{"metadata":{"name":"c","namespace":"ns"},"status":{"devices":[],"allocation":{"allocationTimestamp":"2025-01-01T00:00:00Z"}}}]}`, "v1",
+			`has items[1].status.devices, items[1].status.allocation.allocationTimestamp, which`},
 		{"metadata not an object", `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":"x","spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"}}`, "v1alpha1",
 			`ResourceClaim (unnamed) is malformed: metadata must be an object, not a string`},
 		{"GA metadata not an object", `{"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","metadata":"x","spec":"any"}`, "v1beta2",
