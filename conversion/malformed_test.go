@@ -1,6 +1,7 @@
 package conversion_test
 
 import (
+	"encoding/json"
 	"errors"
 	"testing"
 
@@ -191,6 +192,29 @@ func setAt(root interface{}, path []interface{}, value interface{}) {
 				return
 			}
 			cur = s[k]
+		}
+	}
+}
+
+// TestJSONType: the JSON type of every decoded value, null for nil, and the
+// Go type of a value that has none (as validation reports a mismatch).
+func TestJSONType(t *testing.T) {
+	for _, c := range []struct {
+		v    interface{}
+		want string
+	}{
+		{nil, "null"},
+		{map[string]interface{}{}, "object"},
+		{[]interface{}{}, "array"},
+		{"", "string"},
+		{false, "boolean"},
+		{json.Number("1"), "number"},
+		{2.5, "number"},
+		{int64(3), "number"},
+		{map[string]string{}, "map[string]string"},
+	} {
+		if got := conversion.JSONType(c.v); got != c.want {
+			t.Errorf("JSONType(%#v) = %q, want %q", c.v, got, c.want)
 		}
 	}
 }
