@@ -218,3 +218,32 @@ func TestJSONType(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckShape: CheckShape gives Convert's first error for a malformed
+// object or one Convert cannot identify, and nil for a well-formed one.
+func TestCheckShape(t *testing.T) {
+	for _, c := range []struct{ name, in, want string }{
+		{"well-formed", v2Claim + `"spec":{"resourceClassName":"c"}}`, ""},
+		{"malformed", v2Claim + `"spec":{"resourceClassName":5}}`,
+			`ResourceClaim ns/c is malformed: spec.resourceClassName must be a string, not a number`},
+		{"malformed list item", `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaimList","items":[{"metadata":{"name":"a"},"status":[]}]}`,
+			`ResourceClaim a is malformed: items[0].status must be an object, not an array`},
+		{"not identified", `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClass","spec":5}`,
+			`kind "ResourceClass" of resource.k8s.io/v1alpha2 is not converted (only ResourceClaim, ResourceClaimTemplate and their lists)`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			in := tblDecode(t, c.in)
+			err := conversion.CheckShape(in)
+			got := ""
+			if err != nil {
+				got = err.Error()
+			}
+			if got != c.want {
+				t.Errorf("CheckShape = %q, want %q", got, c.want)
+			}
+			if _, convErr := conversion.Convert(in, conversion.V1alpha3); c.want != "" && (convErr == nil || convErr.Error() != c.want) {
+				t.Errorf("Convert's error = %v, want CheckShape's", convErr)
+			}
+		})
+	}
+}
