@@ -783,6 +783,25 @@ func TestStaleRestoreIsDropped(t *testing.T) {
 			t.Errorf("(-want +got):\n%s", diff)
 		}
 	})
+
+	// encoding/json decodes what it can and reports the first member of the
+	// wrong type: here the genuine patches and "created" come after one.
+	t.Run("an annotation that decodes only in part is removed and ignored as a whole", func(t *testing.T) {
+		changed := tblDecode(t, tblJSON(t, v3))
+		ann := changed["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})
+		key := conversion.RestoreAnnotation(conversion.V1alpha2)
+		ann[key] = `{"status":[],` + strings.TrimPrefix(ann[key].(string), "{")
+		back, err := conversion.Convert(changed, conversion.V1alpha2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := tblDecode(t, `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","annotations":{}},
+			"spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"},
+			"status":{"driverName":"d","allocation":{"resourceHandles":[{"driverName":"d","data":"old"}],"shareable":true}}}`)
+		if diff := cmp.Diff(want, back); diff != "" {
+			t.Errorf("(-want +got):\n%s", diff)
+		}
+	})
 }
 
 // TestAnnotationContainers: the annotation map (and metadata) that a restore
@@ -808,6 +827,26 @@ func TestAnnotationContainers(t *testing.T) {
 			got, _ := r["created"].(string)
 			if got != c.created {
 				t.Errorf("created = %q, want %q", got, c.created)
+			}
+
+			// An annotation added in v1alpha3 keeps the containers the
+			// restore annotation created.
+			out["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})["x"] = "y"
+			back := mustConvertTbl(t, out, conversion.V1alpha2)
+			want := tblDecode(t, in)
+			meta, _ := want["metadata"].(map[string]interface{})
+			if meta == nil {
+				meta = map[string]interface{}{}
+				want["metadata"] = meta
+			}
+			annotations, _ := meta["annotations"].(map[string]interface{})
+			if annotations == nil {
+				annotations = map[string]interface{}{}
+				meta["annotations"] = annotations
+			}
+			annotations["x"] = "y"
+			if diff := cmp.Diff(want, back); diff != "" {
+				t.Errorf("annotation added in v1alpha3, back in v1alpha2 (-want +got):\n%s", diff)
 			}
 		})
 	}
