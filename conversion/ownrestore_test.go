@@ -44,6 +44,7 @@ func TestOwnRestoreAnnotationIsNotCarried(t *testing.T) {
 		{"v1alpha2 claim via v1alpha3", claims[conversion.V1alpha2], conversion.V1alpha2, conversion.V1alpha3},
 		{"v1alpha3 claim via v1alpha2", claims[conversion.V1alpha3], conversion.V1alpha3, conversion.V1alpha2},
 		{"v1alpha2 template via v1alpha3", template, conversion.V1alpha2, conversion.V1alpha3},
+		{"v1alpha2 claim via v1alpha3, the annotation alone", strings.Replace(claims[conversion.V1alpha2], `{"team":"a"}`, `{}`, 1), conversion.V1alpha2, conversion.V1alpha3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			// The forged annotation is a genuine restore-<from> annotation,
