@@ -30,6 +30,14 @@ func TestWithStoredStatusRestoreData(t *testing.T) {
 			false, []string{"claimbridge.dev/restore-v1alpha1", "claimbridge.dev/restore-v1alpha2"}},
 		{"not a stored version's", obj(map[string]interface{}{"claimbridge.dev/restore-v1alpha3": statusOnly}), nil, false, nil},
 		{"undecodable: left as it is", obj(map[string]interface{}{"claimbridge.dev/restore-v1alpha2": `{"status":`}), nil, false, nil},
+		// Conversion applies nothing of an annotation that decodes only in
+		// part (a member of the wrong type after the status).
+		{"decodes in part: left as it is", obj(map[string]interface{}{"claimbridge.dev/restore-v1alpha2": `{"status":{"base":"x","patch":[]},"spec":5}`}), nil, false, nil},
+		// The spec data that stays is written back as it was, its numbers
+		// as written (not through a float64).
+		{"spec data kept as written", obj(map[string]interface{}{"claimbridge.dev/restore-v1alpha2": `{"spec":{"base":"y","patch":[{"op":"add","path":"/spec/n","value":[1.0,12345678901234567891]}]},"status":{"base":"x","patch":[]}}`}),
+			map[string]interface{}{"claimbridge.dev/restore-v1alpha2": `{"spec":{"base":"y","patch":[{"op":"add","path":"/spec/n","value":[1.0,12345678901234567891]}]}}`},
+			false, []string{"claimbridge.dev/restore-v1alpha2"}},
 	} {
 		t.Run("create: "+tc.name, func(t *testing.T) {
 			before := cmp.Diff(nil, tc.in)

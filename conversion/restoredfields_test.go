@@ -35,6 +35,7 @@ func TestRestoredSpecFields(t *testing.T) {
 		{"status-only", `{"status":{"base":"s","patch":[{"op":"add","path":"/status/x","value":1}]}}`, nil},
 		{"created-only", `{"created":"annotations"}`, nil},
 		{"not-json", `{`, nil},
+		{"decodes-in-part", `{"status":5,"spec":{"base":"b","patch":[{"op":"add","path":"/spec/x","value":1}]}}`, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
