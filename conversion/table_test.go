@@ -784,24 +784,33 @@ func TestStaleRestoreIsDropped(t *testing.T) {
 		}
 	})
 
-	// encoding/json decodes what it can and reports the first member of the
-	// wrong type: here the genuine patches and "created" come after one.
-	t.Run("an annotation that decodes only in part is removed and ignored as a whole", func(t *testing.T) {
-		changed := tblDecode(t, tblJSON(t, v3))
-		ann := changed["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})
-		key := conversion.RestoreAnnotation(conversion.V1alpha2)
-		ann[key] = `{"status":[],` + strings.TrimPrefix(ann[key].(string), "{")
-		back, err := conversion.Convert(changed, conversion.V1alpha2)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := tblDecode(t, `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","annotations":{}},
-			"spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"},
-			"status":{"driverName":"d","allocation":{"resourceHandles":[{"driverName":"d","data":"old"}],"shareable":true}}}`)
-		if diff := cmp.Diff(want, back); diff != "" {
-			t.Errorf("(-want +got):\n%s", diff)
-		}
-	})
+	key := conversion.RestoreAnnotation(conversion.V1alpha2)
+	genuine := v3["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})[key].(string)
+	for _, c := range []struct {
+		name  string
+		value interface{}
+	}{
+		// encoding/json decodes what it can and reports the first member
+		// of the wrong type: here the genuine patches and "created" come
+		// after one.
+		{"an annotation that decodes only in part is removed and ignored as a whole", `{"status":[],` + strings.TrimPrefix(genuine, "{")},
+		{"an annotation that is null is removed", nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			changed := tblDecode(t, tblJSON(t, v3))
+			changed["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})[key] = c.value
+			back, err := conversion.Convert(changed, conversion.V1alpha2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := tblDecode(t, `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","annotations":{}},
+				"spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"},
+				"status":{"driverName":"d","allocation":{"resourceHandles":[{"driverName":"d","data":"old"}],"shareable":true}}}`)
+			if diff := cmp.Diff(want, back); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
 }
 
 // TestAnnotationContainers: the annotation map (and metadata) that a restore
