@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"strings"
 	"testing"
@@ -1091,6 +1092,35 @@ func TestAnnotationSizeLimit(t *testing.T) {
 			t.Error("one byte over the limit converted")
 		}
 	})
+}
+
+// TestUnencodableRestoreValueIsAnError: a value without a JSON encoding (a
+// NaN or an infinity in a tree built in Go passes as a number) that the
+// target cannot hold fails the conversion, naming the annotation, instead
+// of being left out of the restore annotation or writing part of it.
+func TestUnencodableRestoreValueIsAnError(t *testing.T) {
+	for _, c := range []struct {
+		name, section string
+		value         interface{}
+		want          string
+	}{
+		{"an unknown spec field NaN", "spec", math.NaN(), "json: unsupported value: NaN"},
+		{"an unknown status field +Inf", "status", math.Inf(1), "json: unsupported value: +Inf"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			in := tblDecode(t, `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},
+				"spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"},"status":{"reservedFor":[{"resource":"pods","name":"p","uid":"1"}]}}`)
+			in[c.section].(map[string]interface{})["future"] = c.value
+			out, err := conversion.Convert(in, conversion.V1alpha3)
+			want := "converting ResourceClaim ns/c from v1alpha2 to v1alpha3: keeping the fields of v1alpha2 that v1alpha3 cannot hold: encoding claimbridge.dev/restore-v1alpha2: " + c.want
+			if err == nil || err.Error() != want {
+				t.Errorf("error %v, want %s", err, want)
+			}
+			if out != nil {
+				t.Errorf("output %v with the error", out)
+			}
+		})
+	}
 }
 
 // ---------------------------------------------------------------------------
