@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -91,5 +92,49 @@ func TestIsOneOfEveryNumberType(t *testing.T) {
 		if got := isOne(v); got != want {
 			t.Errorf("isOne(%T %v) = %v, want %v", v, v, got, want)
 		}
+	}
+}
+
+// TestCountOneOfEveryNumberTypeNeedsNoRestore: a request count of 1, of
+// whatever number type a tree holds it, is the count the way back writes
+// (json.Number 1): its JSON is the same, so the restore annotation of the
+// v1alpha2 view is the one of a count decoded from JSON (here it holds the
+// request's name only), and back in v1alpha3 the count is 1.
+func TestCountOneOfEveryNumberTypeNeedsNoRestore(t *testing.T) {
+	claim := func(count interface{}) map[string]interface{} {
+		return map[string]interface{}{
+			"apiVersion": Group + "/" + V1alpha3, "kind": "ResourceClaim",
+			"metadata": map[string]interface{}{"name": "c", "namespace": "ns"},
+			"spec": map[string]interface{}{"devices": map[string]interface{}{"requests": []interface{}{
+				map[string]interface{}{"name": "r", "deviceClassName": "gpu", "allocationMode": "ExactCount", "count": count},
+			}}},
+		}
+	}
+	decoded, err := Convert(claim(json.Number("1")), V1alpha2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := asMap(asMap(decoded["metadata"])["annotations"])[RestoreAnnotation(V1alpha3)].(string)
+	if !strings.HasSuffix(want, `"patch":[{"op":"replace","path":"/spec/devices/requests/0/name","value":"r"}]},"created":"annotations"}`) {
+		t.Fatalf("restore annotation of a decoded count: %v", want)
+	}
+	for _, count := range []interface{}{float64(1), int64(1), int(1)} {
+		t.Run(fmt.Sprintf("%T", count), func(t *testing.T) {
+			v2, err := Convert(claim(count), V1alpha2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := asMap(asMap(v2["metadata"])["annotations"])[RestoreAnnotation(V1alpha3)]; got != want {
+				t.Errorf("restore annotation %v, want %v", got, want)
+			}
+			back, err := Convert(v2, V1alpha3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := claim(json.Number("1"))
+			if d := cmp.Diff(want, back); d != "" {
+				t.Errorf("back in v1alpha3 (-want +got):\n%s", d)
+			}
+		})
 	}
 }
