@@ -858,6 +858,22 @@ func TestAnnotationContainers(t *testing.T) {
 			if diff := cmp.Diff(want, back); diff != "" {
 				t.Errorf("annotation added in v1alpha3, back in v1alpha2 (-want +got):\n%s", diff)
 			}
+
+			// So does a label added in v1alpha3, while the annotations
+			// the restore annotation created go.
+			out = mustConvertTbl(t, obj, conversion.V1alpha3)
+			out["metadata"].(map[string]interface{})["labels"] = map[string]interface{}{"l": "v"}
+			back = mustConvertTbl(t, out, conversion.V1alpha2)
+			want = tblDecode(t, in)
+			meta, _ = want["metadata"].(map[string]interface{})
+			if meta == nil {
+				meta = map[string]interface{}{}
+				want["metadata"] = meta
+			}
+			meta["labels"] = map[string]interface{}{"l": "v"}
+			if diff := cmp.Diff(want, back); diff != "" {
+				t.Errorf("label added in v1alpha3, back in v1alpha2 (-want +got):\n%s", diff)
+			}
 		})
 	}
 	t.Run("lossless conversion of an object without metadata adds nothing", func(t *testing.T) {
