@@ -32,6 +32,8 @@ func TestMalformed(t *testing.T) {
 			`ResourceClaim ns/c is malformed: spec.devices.requests[0].count must be a number, not a string`},
 		{"v1alpha3 count beyond a float64, read by YAML as a string", v3Claim + `"spec":{"devices":{"requests":[{"name":"r","count":"1e400"}]}}}`, conversion.V1alpha2,
 			`ResourceClaim ns/c is malformed: spec.devices.requests[0].count must be a number, not a string ("1e400" is beyond a float64's range, so YAML reads it as a string; in JSON input it is a number)`},
+		{"v1alpha3 count negative beyond a float64, read by YAML as a string", v3Claim + `"spec":{"devices":{"requests":[{"name":"r","count":"-1e400"}]}}}`, conversion.V1alpha2,
+			`ResourceClaim ns/c is malformed: spec.devices.requests[0].count must be a number, not a string ("-1e400" is beyond a float64's range, so YAML reads it as a string; in JSON input it is a number)`},
 		// No hint for a string that is no JSON number beyond a float64's
 		// range: empty, or out of range to ParseFloat but not JSON (a
 		// leading zero).
