@@ -70,3 +70,24 @@ func TestRestoreOfAWholeSectionRoundTrips(t *testing.T) {
 }
 
 var numberComparer = cmp.Comparer(func(a, b json.Number) bool { return a == b })
+
+// TestPushRestoreRefusesNonObjectContainers: pushRestore does not replace a
+// metadata or annotations member that is not an object (Convert refuses
+// such objects as malformed before; this is pushRestore's own guard).
+func TestPushRestoreRefusesNonObjectContainers(t *testing.T) {
+	for _, c := range []struct{ name, obj, want string }{
+		{"metadata a string", `{"metadata":"x"}`, "metadata is not an object, so annotation claimbridge.dev/restore-v1alpha2 cannot be added"},
+		{"annotations an array", `{"metadata":{"annotations":[]}}`, "metadata.annotations is not an object, so annotation claimbridge.dev/restore-v1alpha2 cannot be added"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			obj := decodeForTest(t, c.obj)
+			err := pushRestore(obj, V1alpha2, &restore{Spec: &sectionPatch{Base: "b", Patch: []operation{{Op: "remove", Path: "/spec/x"}}}})
+			if err == nil || err.Error() != c.want {
+				t.Errorf("error %v, want %s", err, c.want)
+			}
+			if diff := cmp.Diff(decodeForTest(t, c.obj), obj); diff != "" {
+				t.Errorf("the object changed (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
