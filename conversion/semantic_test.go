@@ -476,6 +476,17 @@ func TestSemanticV3ToV2(t *testing.T) {
 		},
 		warnings: []string{"v1alpha3→v1alpha2 spec.devices.requests[1]", "v1alpha3→v1alpha2 status.allocation.devices.results[0]", "v1alpha3→v1alpha2 status.allocation.devices.results[1]"},
 	}, {
+		name: "1.31 classic allocation with DeviceParameters naming a device twice: the first entry with parameters is its handle's data",
+		in: v3Claim + `"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu","allocationMode":"ExactCount","count":1}]}},
+			"status":{"allocation":{"controller":"d","devices":{
+				"results":[{"request":"request","driver":"d","pool":"d","device":"handle-0"},{"request":"request","driver":"d","pool":"d","device":"handle-1"}],
+				"config":[{"source":"FromClaim","requests":["request"],"opaque":{"driver":"d","parameters":{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"DeviceParameters",
+					"devices":[{"device":"handle-0"},{"device":"handle-0","parameters":{"gpu":0}},{"device":"handle-0","parameters":{"gpu":2}},{"device":"handle-1","parameters":{"gpu":1}}]}}}]}}}}`,
+		to: conversion.V1alpha2,
+		fields: map[string]string{
+			"status.allocation.resourceHandles": `[{"driverName":"d","data":"{\"gpu\":0}"},{"driverName":"d","data":"{\"gpu\":1}"}]`,
+		},
+	}, {
 		name: "1.31 classic allocation with DeviceParameters naming one request: a device of another request with an entry reported, one without silent",
 		in: v3Claim + `"spec":{"devices":{"requests":[{"name":"a","deviceClassName":"gpu","allocationMode":"ExactCount","count":1},{"name":"b","deviceClassName":"gpu","allocationMode":"ExactCount","count":1}]}},
 			"status":{"allocation":{"controller":"d","devices":{
