@@ -49,18 +49,17 @@ func statusV3ToV2(in, _ map[string]interface{}, r *lossReport) map[string]interf
 	var handles []interface{}
 	for _, g := range groupByDriver(results) {
 		dc := readDriverConfig(config, g.driver, used)
-		if controller != "" && (dc.hasDevices || allHandleDevices(g.results)) {
-			// One handle per result: the scope of its parameters is
-			// checked per handle.
+		switch {
+		case controller != "" && (dc.hasDevices || allHandleDevices(g.results)):
+			// One handle per result, which checks its own scope.
 			handles = append(handles, handlePerResult(g, &dc, r)...)
-			continue
-		}
-		if controller != "" {
+		case controller != "":
 			handles = append(handles, classicHandle(g, &dc, r))
-		} else {
+			loseWidenedScope(config, used, g, r)
+		default:
 			handles = append(handles, structuredHandle(g, &dc, nodeOfSelector(alloc["nodeSelector"]), r))
+			loseWidenedScope(config, used, g, r)
 		}
-		loseWidenedScope(config, used, g, r)
 	}
 	loseUnused(config, used, r)
 	if len(results) == 0 {
@@ -89,14 +88,14 @@ func loseNoResults(driverName string, r *lossReport) {
 // A classic handle carries the claim's parameters (or, with
 // DeviceParameters, a device's), never the class's (loseUnused reports
 // them).
-
-// handlePerResult gives the opaque handles of one driver's results when they
-// are one handle each: its devices are all handle-<i>, or it has a
-// DeviceParameters entry. A handle's data is its device's DeviceParameters
-// entry, else the k-th plain FromClaim entry; a 1.31 driver applies an entry
-// to the devices of the requests it names (all without names), so a handle
-// whose data the device's request is out of the scope of, or a handle
-// without data although an entry reaches its request, is reported.
+//
+// handlePerResult gives one opaque handle per result of a driver whose
+// devices are all handle-<i> or that has a DeviceParameters entry. A
+// handle's data is its device's DeviceParameters entry, else the k-th plain
+// FromClaim entry. A 1.31 driver applies an entry to the devices of the
+// requests it names (of every request when it names none), so a handle is
+// reported when its data comes from an entry that does not name its
+// request, or when it has none although a plain FromClaim entry does.
 func handlePerResult(g driverResults, dc *driverConfig, r *lossReport) []interface{} {
 	loseDeviceClaimParameters(g, dc, r)
 	var handles []interface{}
