@@ -49,3 +49,49 @@ func TestUnappliedRestoreDataMakesNoOlderBuildOutput(t *testing.T) {
 		})
 	}
 }
+
+// TestDroppedRestoreDataNamesWhatItWouldRestore: the warning for restore
+// data that is not applied names the fields its section's operations would
+// have added or replaced, not those it would have removed (their absence is
+// no content) nor those of operations outside the section (never applied);
+// data that would have restored no field is not reported.
+func TestDroppedRestoreDataNamesWhatItWouldRestore(t *testing.T) {
+	const path = "metadata.annotations[claimbridge.dev/restore-v1alpha3].spec"
+	for _, tc := range []struct {
+		name, annotation string
+		want             []string
+	}{{
+		name:       "made for another spec",
+		annotation: `{"spec":{"base":"x","patch":[{"op":"remove","path":"/spec/a"},{"op":"add","path":"/spec/controller","value":"c"},{"op":"add","path":"/status/b","value":"d"}]}}`,
+		want:       []string{"its spec data was made for another spec than the object has (changed through another version since, or written back by an apiserver that adds defaults and leaves out empty fields, as one of a later release does with a GA version) and is not applied: what only v1alpha3 held there is not restored: spec.controller"},
+	}, {
+		name:       "not as conversion writes it",
+		annotation: `{"spec":{"base":"x","patch":[{"op":"remove","path":"/spec/a"},{"op":"replace","path":"/spec/devices/requests/0/name","value":"b"},{"op":"add","path":"/spec/controller","value":5}]}}`,
+		want:       []string{"its spec data is not as conversion writes it and is not applied: what only v1alpha3 held there is not restored: spec.devices.requests[0].name, spec.controller"},
+	}, {
+		name:       "only removals",
+		annotation: `{"spec":{"base":"x","patch":[{"op":"remove","path":"/spec/a"},{"op":"remove","path":"spec/b"}]}}`,
+	}, {
+		name:       "only removals and operations outside the section",
+		annotation: `{"spec":{"base":"x","patch":[{"op":"remove","path":"/spec/a"},{"op":"add","path":"/status/b","value":"c"}]}}`,
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			v1 := tblDecode(t, `{"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns","annotations":{}},
+				"spec":{"devices":{"requests":[{"name":"r","exactly":{"deviceClassName":"gpu","allocationMode":"ExactCount","count":1}}]}}}`)
+			v1["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})[conversion.RestoreAnnotation(conversion.V1alpha3)] = tc.annotation
+			_, ws, err := conversion.ConvertWithWarnings(v1, conversion.V1alpha3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, w := range ws {
+				if w.Path == path {
+					got = append(got, w.Message)
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("warnings at %s (-want +got):\n%s\nall: %v", path, diff, ws)
+			}
+		})
+	}
+}
