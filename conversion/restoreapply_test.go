@@ -95,3 +95,44 @@ func TestDroppedRestoreDataNamesWhatItWouldRestore(t *testing.T) {
 		})
 	}
 }
+
+// TestRestoreOperationsOnNoArrayElementAreSkipped: an operation of a restore
+// patch whose path has an array index that is no element of the array
+// (negative, the length or beyond, not a number), in its last token or on
+// the way to it, or that removes an element (diff replaces arrays of
+// another length whole), writes nothing; the rest of the patch applies.
+func TestRestoreOperationsOnNoArrayElementAreSkipped(t *testing.T) {
+	in := tblDecode(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},
+		"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu","allocationMode":"ExactCount","count":1}]},"unknown":true}}`)
+	// A genuine restore-v1alpha3 annotation: the one of the v1alpha2 view.
+	v2, err := conversion.Convert(api.DeepCopyJSON(in), conversion.V1alpha2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	genuine := v2["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})[conversion.RestoreAnnotation(conversion.V1alpha3)].(string)
+	request := map[string]interface{}{"name": "other", "deviceClassName": "other"}
+	for name, op := range map[string]map[string]interface{}{
+		"replace the element after the last": {"op": "replace", "path": "/spec/devices/requests/1", "value": request},
+		"replace the element at -1":          {"op": "replace", "path": "/spec/devices/requests/-1", "value": request},
+		"replace the element at a name":      {"op": "replace", "path": "/spec/devices/requests/x", "value": request},
+		"remove an element":                  {"op": "remove", "path": "/spec/devices/requests/0"},
+		"add in the element after the last":  {"op": "add", "path": "/spec/devices/requests/1/name", "value": "other"},
+		"add in the element at -1":           {"op": "add", "path": "/spec/devices/requests/-1/name", "value": "other"},
+		"add in the element at a name":       {"op": "add", "path": "/spec/devices/requests/x/name", "value": "other"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := tblDecode(t, genuine)
+			spec := r["spec"].(map[string]interface{})
+			spec["patch"] = append(spec["patch"].([]interface{}), op)
+			obj := api.DeepCopyJSON(v2)
+			obj["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})[conversion.RestoreAnnotation(conversion.V1alpha3)] = tblJSON(t, r)
+			got, err := conversion.Convert(obj, conversion.V1alpha3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(in["spec"], got["spec"]); diff != "" {
+				t.Errorf("v1alpha3 spec, want the original (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
