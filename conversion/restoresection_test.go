@@ -91,3 +91,57 @@ func TestPushRestoreRefusesNonObjectContainers(t *testing.T) {
 		})
 	}
 }
+
+// TestRestoreDataOfANullSection: restore data that sets the status to null
+// (diffSection's replace of the section with null) applies, and restore
+// data made for a null status is stale where the object has none: null and
+// absent have fingerprints of their own.
+func TestRestoreDataOfANullSection(t *testing.T) {
+	const spec = `"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"}`
+	const status = `{"driverName":"gpu.example.com","allocation":{"resourceHandles":[{"driverName":"gpu.example.com","data":"h"}],"shareable":true}}`
+	withStatus := decodeForTest(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},`+spec+`,"status":`+status+`}`)
+	mapped, err := Convert(deepCopyMap(withStatus), V1alpha3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mappedStatus := mapped["status"]
+	for _, tc := range []struct {
+		name string
+		obj  string
+		op   operation
+		base string
+		// want is the section in v1alpha3.
+		want   interface{}
+		wantOK bool
+	}{
+		{
+			name:   "sets the status to null",
+			obj:    `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},` + spec + `,"status":` + status + `}`,
+			op:     operation{Op: "replace", Path: "/status", Value: nil},
+			base:   sectionFingerprint("status", mappedStatus, true),
+			want:   nil,
+			wantOK: true,
+		},
+		{
+			name: "made for a null status, where the object has none",
+			obj:  `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},` + spec + `}`,
+			op:   operation{Op: "add", Path: "/status", Value: mappedStatus},
+			base: sectionFingerprint("status", nil, true),
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := decodeForTest(t, tc.obj)
+			if err := pushRestore(in, V1alpha3, &restore{Status: &sectionPatch{Base: tc.base, Patch: []operation{tc.op}}}); err != nil {
+				t.Fatal(err)
+			}
+			v3, err := Convert(in, V1alpha3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, gotOK := v3["status"]
+			if gotOK != tc.wantOK || !cmp.Equal(tc.want, got, numberComparer) {
+				t.Errorf("v1alpha3 status = %v (present: %v), want %v (present: %v)", got, gotOK, tc.want, tc.wantOK)
+			}
+		})
+	}
+}
