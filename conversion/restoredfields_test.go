@@ -84,3 +84,21 @@ func TestRestoreStatusPaths(t *testing.T) {
 		t.Errorf("paths of another version's annotation: %v", got)
 	}
 }
+
+// TestFieldPathKeys: fieldPath writes a key as .key when it is an
+// identifier (letters a-z and A-Z, digits 0-9 and _, not starting with a
+// digit) and as [key] otherwise, an empty key included.
+func TestFieldPathKeys(t *testing.T) {
+	for pointer, want := range map[string]string{
+		"/spec/zone":        "spec.zone",
+		"/spec/Atom/Zeta":   "spec.Atom.Zeta",
+		"/spec/a0/_b9":      "spec.a0._b9",
+		"/spec/1a":          "spec[1a]",
+		"/spec/x/":          "spec.x[]",
+		"/spec/requests/10": "spec.requests[10]",
+	} {
+		if got := fieldPath(pointer); got != want {
+			t.Errorf("fieldPath(%q) = %q, want %q", pointer, got, want)
+		}
+	}
+}
