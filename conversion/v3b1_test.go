@@ -33,3 +33,31 @@ func TestResultsGetAdminAccessOfTheirRequest(t *testing.T) {
 		t.Errorf("v1beta1 status (-want +got):\n%s", diff)
 	}
 }
+
+// TestNullsStayNullBetweenV1alpha3AndV1beta1: a spec's devices, an
+// allocation, and an allocation's devices that are null stay null between
+// v1alpha3 and v1beta1, both ways, with no restore data: null is kept as
+// null, not left out and restored on the way back.
+func TestNullsStayNullBetweenV1alpha3AndV1beta1(t *testing.T) {
+	for _, sections := range []string{
+		`"spec":{"devices":null},"status":{"allocation":{"devices":null}}`,
+		`"spec":{"devices":{"requests":[{"name":"r","deviceClassName":"gpu"}]}},"status":{"allocation":null}`,
+	} {
+		for _, tc := range []struct{ from, to string }{
+			{conversion.V1alpha3, conversion.V1beta1},
+			{conversion.V1beta1, conversion.V1alpha3},
+		} {
+			t.Run(tc.from+" to "+tc.to, func(t *testing.T) {
+				in := tblDecode(t, `{"apiVersion":"resource.k8s.io/`+tc.from+`","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},`+sections+`}`)
+				got, err := conversion.Convert(in, tc.to)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := tblDecode(t, `{"apiVersion":"resource.k8s.io/`+tc.to+`","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},`+sections+`}`)
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("%s (-want +got):\n%s", sections, diff)
+				}
+			})
+		}
+	}
+}
