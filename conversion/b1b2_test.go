@@ -47,3 +47,33 @@ func TestExactlyWinsOverAStrayFlatField(t *testing.T) {
 		}
 	}
 }
+
+// TestRequestsBetweenV1beta1AndV1beta2: from v1beta1 to v1beta2 the flat
+// fields of a request for one kind of device move under exactly, and a
+// request without any of them (firstAvailable, or only a name) gets no
+// exactly (v1beta2 allows exactly or firstAvailable, not both); back in
+// v1beta1 the requests are the original ones.
+func TestRequestsBetweenV1beta1AndV1beta2(t *testing.T) {
+	const requests = `[{"name":"a","firstAvailable":[{"name":"x","deviceClassName":"gpu","count":2}]},{"name":"b"},
+		{"name":"c","deviceClassName":"gpu","allocationMode":"ExactCount","count":2,"adminAccess":true}]`
+	in := tblDecode(t, `{"apiVersion":"resource.k8s.io/v1beta1","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},
+		"spec":{"devices":{"requests":`+requests+`}}}`)
+	got, err := conversion.Convert(in, conversion.V1beta2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := tblDecode(t, `{"apiVersion":"resource.k8s.io/v1beta2","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},
+		"spec":{"devices":{"requests":[{"name":"a","firstAvailable":[{"name":"x","deviceClassName":"gpu","count":2}]},{"name":"b"},
+		{"name":"c","exactly":{"deviceClassName":"gpu","allocationMode":"ExactCount","count":2,"adminAccess":true}}]}}}`)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("v1beta2 (-want +got):\n%s", diff)
+	}
+	back, err := conversion.Convert(got, conversion.V1beta1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(tblDecode(t, `{"apiVersion":"resource.k8s.io/v1beta1","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},
+		"spec":{"devices":{"requests":`+requests+`}}}`), back); diff != "" {
+		t.Errorf("back in v1beta1 (-want +got):\n%s", diff)
+	}
+}
