@@ -94,8 +94,8 @@ func addFields(fields map[string]*shape, t reflect.Type) {
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		tag := f.Tag.Get("json")
-		name, opts, _ := strings.Cut(tag, ",")
-		if name == "-" && opts == "" || !f.IsExported() && !f.Anonymous {
+		name, opts, hasOpts := strings.Cut(tag, ",")
+		if name == "-" && !hasOpts || !f.IsExported() && !f.Anonymous { // "-," names a field "-"
 			continue
 		}
 		if f.Anonymous && name == "" || strings.Contains(","+opts+",", ",inline,") {

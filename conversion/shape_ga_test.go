@@ -23,6 +23,7 @@ type (
 		*ShapeTestNamed `json:"named"`
 		ShapeTestString
 		Skipped string          `json:"-"`
+		Dash    int             `json:"-,"`
 		hidden  string          // unexported: left out
 		Plain   bool            // no tag: its Go name
 		Nested  ShapeTestNamed  // no tag: its Go name
@@ -32,11 +33,11 @@ type (
 
 // TestShapeOfTypeFields: shapeOfType takes a struct's fields as
 // encoding/json does (and Kubernetes' inline tag): a field tagged "-" and
-// an unexported one are left out, an embedded struct without a name in its
-// tag (exported or not) and a field tagged inline give their fields, an
-// embedded struct with a name (here by pointer) and an embedded non-struct
-// type are a field of that name, and a field without a tag is named as in
-// Go.
+// an unexported one are left out, a field tagged "-," is named "-", an
+// embedded struct without a name in its tag (exported or not) and a field
+// tagged inline give their fields, an embedded struct with a name (here by
+// pointer) and an embedded non-struct type are a field of that name, and a
+// field without a tag is named as in Go.
 func TestShapeOfTypeFields(t *testing.T) {
 	_ = shapeTestStruct{}.hidden
 	named := object(map[string]*shape{"n": boolean})
@@ -44,6 +45,7 @@ func TestShapeOfTypeFields(t *testing.T) {
 		"e":               str,
 		"named":           named,
 		"ShapeTestString": str,
+		"-":               number,
 		"Plain":           boolean,
 		"Nested":          named,
 		"i":               str,
