@@ -249,3 +249,37 @@ func TestCheckShape(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckParametersShape: CheckParametersShape names the first field of
+// the wrong JSON type of a resource.k8s.io ResourceClass (v1alpha1,
+// v1alpha2), ResourceClaimParameters or ResourceClassParameters (v1alpha2),
+// and gives nil for a well-formed one, another kind, a version without
+// such a kind, or another group.
+func TestCheckParametersShape(t *testing.T) {
+	for _, c := range []struct{ name, in, want string }{
+		{"well-formed class", `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClass","metadata":{"name":"gpu"},"driverName":"d","structuredParameters":true}`, ""},
+		{"malformed class", `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClass","metadata":{"name":"gpu"},"driverName":5}`,
+			`ResourceClass gpu is malformed: driverName must be a string, not a number`},
+		{"malformed 1.26 class", `{"apiVersion":"resource.k8s.io/v1alpha1","kind":"ResourceClass","metadata":{"name":"gpu"},"parametersRef":{"name":true}}`,
+			`ResourceClass gpu is malformed: parametersRef.name must be a string, not a boolean`},
+		{"field of a 1.30 class in a 1.26 one", `{"apiVersion":"resource.k8s.io/v1alpha1","kind":"ResourceClass","metadata":{"name":"gpu"},"structuredParameters":"yes"}`, ""},
+		{"malformed claim parameters", `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaimParameters","metadata":{"name":"p","namespace":"ns"},"driverRequests":[{"driverName":"d","requests":[{"namedResources":{"selector":1}}]}]}`,
+			`ResourceClaimParameters ns/p is malformed: driverRequests[0].requests[0].namedResources.selector must be a string, not a number`},
+		{"malformed class parameters", `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClassParameters","metadata":{"name":"p","namespace":"ns"},"filters":{}}`,
+			`ResourceClassParameters ns/p is malformed: filters must be an array, not an object`},
+		{"another kind", `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceSlice","metadata":{"name":"s"},"driverName":5}`, ""},
+		{"another version", `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaimParameters","metadata":{"name":"p"},"driverRequests":5}`, ""},
+		{"another group", `{"apiVersion":"example.com/v1alpha2","kind":"ResourceClass","metadata":{"name":"gpu"},"driverName":5}`, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := conversion.CheckParametersShape(tblDecode(t, c.in))
+			got := ""
+			if err != nil {
+				got = err.Error()
+			}
+			if got != c.want {
+				t.Errorf("CheckParametersShape = %q, want %q", got, c.want)
+			}
+		})
+	}
+}
