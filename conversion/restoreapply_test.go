@@ -136,3 +136,35 @@ func TestRestoreOperationsOnNoArrayElementAreSkipped(t *testing.T) {
 		})
 	}
 }
+
+// TestRestoreRemoveIgnoresAValue: a remove operation of a restore patch
+// that carries a value (RFC 6902 ignores it) is applied whatever the
+// value's JSON type: only the values a patch writes must fit their field.
+func TestRestoreRemoveIgnoresAValue(t *testing.T) {
+	in := tblDecode(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},
+		"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu","allocationMode":"ExactCount","count":1}]}}}`)
+	mapped, err := conversion.Convert(api.DeepCopyJSON(in), conversion.V1alpha2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A genuine restore-v1alpha2 annotation: the v1alpha2 view with an
+	// unknown spec field, stored.
+	v2 := api.DeepCopyJSON(mapped)
+	v2["spec"].(map[string]interface{})["unknown"] = true
+	back, err := conversion.Convert(v2, conversion.V1alpha3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	annotations := back["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})
+	r := tblDecode(t, annotations[conversion.RestoreAnnotation(conversion.V1alpha2)].(string))
+	spec := r["spec"].(map[string]interface{})
+	spec["patch"] = append(spec["patch"].([]interface{}), map[string]interface{}{"op": "remove", "path": "/spec/resourceClassName", "value": 5.0})
+	annotations[conversion.RestoreAnnotation(conversion.V1alpha2)] = tblJSON(t, r)
+	got, err := conversion.Convert(back, conversion.V1alpha2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(tblDecode(t, `{"allocationMode":"WaitForFirstConsumer","unknown":true}`), got["spec"]); diff != "" {
+		t.Errorf("v1alpha2 spec (-want +got):\n%s", diff)
+	}
+}
