@@ -1,6 +1,9 @@
 package conversion
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -98,5 +101,33 @@ func TestLegacyRestoreBaseStillApplies(t *testing.T) {
 	}
 	if shareable := asMap(asMap(stale["status"])["allocation"])["shareable"]; shareable != true {
 		t.Errorf("stale base: shareable = %v, want the mapped true (patch dropped)", shareable)
+	}
+}
+
+// TestLegacyFingerprintIsTheOlderBuildsEncoding: the legacy fingerprint of
+// a section is the one older builds stored: of its JSON with numbers as
+// written and <, > and & not escaped, without reservedFor and
+// deallocationRequested for a status.
+func TestLegacyFingerprintIsTheOlderBuildsEncoding(t *testing.T) {
+	olderBuild := func(v interface{}) string {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v); err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+		return hex.EncodeToString(sum[:8])
+	}
+	const common = `"reservedFor":[{"name":"p"}],"deallocationRequested":true`
+	const section = `{"driverName":"a<b>&c","allocation":{"shareable":false,"x":16.0,"y":"<&>"}`
+	for _, name := range []string{"spec", "status"} {
+		v := decodeForTest(t, section+`}`)
+		if name == "status" {
+			v = decodeForTest(t, section+`,`+common+`}`)
+		}
+		if got, want := legacySectionFingerprint(name, v, true), olderBuild(decodeForTest(t, section+`}`)); got != want {
+			t.Errorf("legacy fingerprint of the %s = %s, want %s", name, got, want)
+		}
 	}
 }
