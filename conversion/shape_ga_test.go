@@ -55,3 +55,20 @@ func TestShapeOfTypeFields(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
+
+type shapeTestBytesAndPointers struct {
+	*ShapeTestInline
+	Data []byte `json:"data"`
+	List []int8 `json:"list"`
+}
+
+// TestShapeOfTypeBytesAndEmbeddedPointers: an embedded struct pointer
+// without a name gives its fields, a byte slice is a string (base64) and
+// any other slice an array.
+func TestShapeOfTypeBytesAndEmbeddedPointers(t *testing.T) {
+	want := object(map[string]*shape{"i": str, "data": str, "list": arrayOf(number)})
+	got := shapeOfType(reflect.TypeOf(shapeTestBytesAndPointers{}))
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(shape{})); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
