@@ -2,6 +2,7 @@ package conversion
 
 import (
 	"encoding/json"
+	"math"
 	"math/rand"
 	"strconv"
 	"testing"
@@ -133,6 +134,52 @@ func TestSameContainer(t *testing.T) {
 	} {
 		if got := sameContainer(tc.a, tc.b); got != tc.want {
 			t.Errorf("%s: sameContainer = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestEqual: equal compares JSON trees member by member and element by
+// element, numbers by their JSON text, and a value without a JSON encoding
+// as unequal to everything.
+func TestEqual(t *testing.T) {
+	m := map[string]interface{}{"a": json.Number("1")}
+	s := []interface{}{"x"}
+	for _, tc := range []struct {
+		name string
+		a, b interface{}
+		want bool
+	}{
+		{"same map", m, m, true},
+		{"equal maps", map[string]interface{}{"a": json.Number("1"), "b": []interface{}{"x"}}, map[string]interface{}{"a": int64(1), "b": []interface{}{"x"}}, true},
+		{"empty maps", map[string]interface{}{}, map[string]interface{}{}, true},
+		{"map and a map with a further member", map[string]interface{}{"a": "x"}, map[string]interface{}{"a": "x", "b": "y"}, false},
+		{"map and a map without a member", map[string]interface{}{"a": "x", "b": "y"}, map[string]interface{}{"a": "x"}, false},
+		{"maps with other keys", map[string]interface{}{"a": "x"}, map[string]interface{}{"b": "x"}, false},
+		{"maps with other values", map[string]interface{}{"a": "x"}, map[string]interface{}{"a": "y"}, false},
+		{"map and array", map[string]interface{}{}, []interface{}{}, false},
+		{"same array", s, s, true},
+		{"equal arrays", []interface{}{"x", json.Number("2")}, []interface{}{"x", float64(2)}, true},
+		{"empty arrays", []interface{}{}, []interface{}{}, true},
+		{"array and a longer one", []interface{}{"x"}, []interface{}{"x", "y"}, false},
+		{"array and a shorter one", []interface{}{"x", "y"}, []interface{}{"x"}, false},
+		{"arrays with another last element", []interface{}{"x", "y"}, []interface{}{"x", "z"}, false},
+		{"array and map", []interface{}{}, map[string]interface{}{}, false},
+		{"equal strings", "a", "a", true},
+		{"strings", "a", "b", false},
+		{"string and number", "1", json.Number("1"), false},
+		{"booleans", true, false, false},
+		{"nulls", nil, nil, true},
+		{"null and false", nil, false, false},
+		{"equal numbers", json.Number("1"), json.Number("1"), true},
+		{"numbers", json.Number("1"), json.Number("2"), false},
+		{"numbers written differently", json.Number("1"), json.Number("1.0"), false},
+		{"number and int64", json.Number("1"), int64(1), true},
+		{"int64 and float64", int64(1), float64(1), true},
+		{"int64 and another float64", int64(1), float64(1.5), false},
+		{"NaNs", math.NaN(), math.NaN(), false},
+	} {
+		if got := equal(tc.a, tc.b); got != tc.want {
+			t.Errorf("%s: equal = %v, want %v", tc.name, got, tc.want)
 		}
 	}
 }
