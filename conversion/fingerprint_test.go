@@ -131,3 +131,29 @@ func TestLegacyFingerprintIsTheOlderBuildsEncoding(t *testing.T) {
 		}
 	}
 }
+
+// TestLegacyFingerprint: the fingerprint of older builds is "" for an
+// absent section, the same as fingerprint's where every number is
+// canonical (strings without HTML escaping in both), and hashes other
+// numbers as written, so that a spec base an older build stored for them
+// still matches.
+func TestLegacyFingerprint(t *testing.T) {
+	canonical := decodeForTest(t, `{"devices":{"requests":[{"name":"r","count":2,"x":"<&>"}]}}`)
+	written := decodeForTest(t, `{"devices":{"requests":[{"name":"r","count":2.0,"x":"<&>"}]}}`)
+	if got := legacyFingerprint(nil, false); got != "" {
+		t.Errorf("legacy fingerprint of an absent section = %q, want \"\"", got)
+	}
+	if got, want := legacyFingerprint(canonical, true), fingerprint(canonical, true); got != want {
+		t.Errorf("legacy fingerprint of canonical numbers = %q, want fingerprint's %q", got, want)
+	}
+	legacy := legacyFingerprint(written, true)
+	if legacy == fingerprint(written, true) || legacy == legacyFingerprint(canonical, true) {
+		t.Errorf("legacy fingerprint of 2.0 = %q: want it to differ from fingerprint's and from that of 2", legacy)
+	}
+	if !matchesBase("spec", written, true, legacy) {
+		t.Errorf("a spec does not match the base an older build computed for it")
+	}
+	if matchesBase("spec", written, true, "") {
+		t.Errorf("a spec matches the base of an absent section")
+	}
+}
