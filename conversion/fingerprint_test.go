@@ -157,3 +157,24 @@ func TestLegacyFingerprint(t *testing.T) {
 		t.Errorf("a spec matches the base of an absent section")
 	}
 }
+
+// TestCanonicalNumber: a number not in canonical form is rewritten and
+// reported changed; a canonical or invalid one is left as it is.
+func TestCanonicalNumber(t *testing.T) {
+	for _, tc := range []struct {
+		in, want string
+		changed  bool
+	}{
+		{"1", "1", false},
+		{"1.0", "1", true},
+		{"1e2", "100", true},
+		{"-0", "0", true},
+		{"0.5", "0.5", false},
+		{"x", "x", false},
+	} {
+		got, changed := canonicalNumber(json.Number(tc.in))
+		if string(got) != tc.want || changed != tc.changed {
+			t.Errorf("canonicalNumber(%s) = %s, %v; want %s, %v", tc.in, got, changed, tc.want, tc.changed)
+		}
+	}
+}
