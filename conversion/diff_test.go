@@ -125,6 +125,7 @@ func TestSameContainer(t *testing.T) {
 		{"equal map", m, map[string]interface{}{"a": "b"}, false},
 		{"nil maps", map[string]interface{}(nil), map[string]interface{}(nil), false},
 		{"same slice", s, s, true},
+		{"same one-element slice", s[:1], s[:1], true},
 		{"equal slice", s, []interface{}{"x", "y"}, false},
 		{"shorter slice of one array", s, s[:1], false},
 		{"later slice of one array", s[1:], s[:1], false},
