@@ -178,3 +178,15 @@ func TestCanonicalNumber(t *testing.T) {
 		}
 	}
 }
+
+// TestFingerprintOfAbsentSection: an absent section has the fingerprint "",
+// unlike a null one; restore annotations store it as the base of a section
+// the object did not have.
+func TestFingerprintOfAbsentSection(t *testing.T) {
+	if got := fingerprint(nil, false); got != "" {
+		t.Errorf("fingerprint of an absent section = %q, want \"\"", got)
+	}
+	if got := fingerprint(nil, true); got == "" {
+		t.Errorf("fingerprint of a null section = \"\", want a digest")
+	}
+}
