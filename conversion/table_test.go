@@ -909,7 +909,8 @@ func TestSameVersionIsACopy(t *testing.T) {
 }
 
 // TestInputNeverModified converts every golden input and a claim carrying
-// restore annotations in every direction and checks the input afterwards.
+// restore annotations in every direction, with Convert and with
+// ConvertWithWarnings, and checks the input afterwards.
 func TestInputNeverModified(t *testing.T) {
 	var inputs []map[string]interface{}
 	for _, in := range goldenInputs(t) {
@@ -918,20 +919,29 @@ func TestInputNeverModified(t *testing.T) {
 	withRestore := mustConvertTbl(t, tblDecode(t, `{"apiVersion":"resource.k8s.io/v1alpha1","kind":"ResourceClaim","metadata":{"name":"c"},
 		"spec":{"resourceClassName":"c","allocationMode":"Immediate"},"status":{"driverName":"d","allocation":{"resourceHandle":""}}}`), conversion.V1alpha3)
 	inputs = append(inputs, withRestore)
-	for i, in := range inputs {
-		for _, to := range conversion.Versions {
-			before := tblJSON(t, in)
-			out, err := conversion.Convert(in, to)
-			if err != nil {
-				t.Fatalf("input %d to %s: %v", i, to, err)
-			}
-			if after := tblJSON(t, in); after != before {
-				t.Errorf("input %d to %s: input modified:\nbefore %s\nafter  %s", i, to, before, after)
-			}
-			// Modifying the output must not reach the input either.
-			tblScribble(out)
-			if after := tblJSON(t, in); after != before {
-				t.Errorf("input %d to %s: output shares containers with the input", i, to)
+	convertWithWarnings := func(in map[string]interface{}, to string) (map[string]interface{}, error) {
+		out, _, err := conversion.ConvertWithWarnings(in, to)
+		return out, err
+	}
+	for _, f := range []struct {
+		name    string
+		convert func(map[string]interface{}, string) (map[string]interface{}, error)
+	}{{"Convert", conversion.Convert}, {"ConvertWithWarnings", convertWithWarnings}} {
+		for i, in := range inputs {
+			for _, to := range conversion.Versions {
+				before := tblJSON(t, in)
+				out, err := f.convert(in, to)
+				if err != nil {
+					t.Fatalf("%s: input %d to %s: %v", f.name, i, to, err)
+				}
+				if after := tblJSON(t, in); after != before {
+					t.Errorf("%s: input %d to %s: input modified:\nbefore %s\nafter  %s", f.name, i, to, before, after)
+				}
+				// Modifying the output must not reach the input either.
+				tblScribble(out)
+				if after := tblJSON(t, in); after != before {
+					t.Errorf("%s: input %d to %s: output shares containers with the input", f.name, i, to)
+				}
 			}
 		}
 	}
