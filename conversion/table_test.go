@@ -1017,6 +1017,19 @@ func TestErrors(t *testing.T) {
 			if out != nil {
 				t.Errorf("output %v with the error", out)
 			}
+			// The other entry points fail alike, with nothing else returned.
+			wout, ws, werr := conversion.ConvertWithWarnings(tblDecode(t, c.in), c.to)
+			if werr == nil || werr.Error() != err.Error() || wout != nil || ws != nil {
+				t.Errorf("ConvertWithWarnings: %v, %v, error %v; want nil, nil, error %v", wout, ws, werr, err)
+			}
+			ls, lerr := conversion.Losses(tblDecode(t, c.in), c.to)
+			if lerr == nil || lerr.Error() != err.Error() || ls != nil {
+				t.Errorf("Losses: %v, error %v; want nil, error %v", ls, lerr, err)
+			}
+			sout, serr := conversion.ConvertSections(tblDecode(t, c.in), c.to)
+			if serr == nil || serr.Error() != err.Error() || sout != nil {
+				t.Errorf("ConvertSections: %v, error %v; want nil, error %v", sout, serr, err)
+			}
 		})
 	}
 }
