@@ -277,3 +277,38 @@ func reservations(n int) string {
 	}
 	return strings.Join(out, ",")
 }
+
+// TestWarningGALimits: the 1.32+ length limits, at the limit and one byte
+// above, with the exact messages.
+func TestWarningGALimits(t *testing.T) {
+	claim := func(expression, parameters string) string {
+		return `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},"spec":{"devices":{
+			"requests":[{"name":"r","deviceClassName":"c","selectors":[{"cel":{"expression":"` + expression + `"}}]}],
+			"config":[{"opaque":{"driver":"d","parameters":` + parameters + `}}]}}}`
+	}
+	params := func(n int) string { return `{"k":"` + strings.Repeat("x", n-len(`{"k":""}`)) + `"}` }
+	for _, c := range []struct {
+		name, in string
+		want     []string
+	}{
+		{"at the limits", claim(strings.Repeat("x", 10240), params(10240)), nil},
+		{"one byte above", claim(strings.Repeat("x", 10241), params(10241)), []string{
+			"spec.devices.requests[0].selectors[0].cel.expression: 10241 bytes: Kubernetes 1.32+ rejects CEL expressions longer than 10240 bytes when the object is created",
+			"spec.devices.config[0].opaque.parameters: 10241 bytes: Kubernetes 1.32+ rejects opaque parameters longer than 10240 bytes",
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, warnings, err := conversion.ConvertWithWarnings(decodeTree(t, []byte(c.in)), "v1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, w := range warnings {
+				got = append(got, w.Path+": "+w.Message)
+			}
+			if diff := cmp.Diff(c.want, got); diff != "" {
+				t.Errorf("warnings (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
