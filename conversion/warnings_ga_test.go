@@ -312,3 +312,21 @@ func TestWarningGALimits(t *testing.T) {
 		})
 	}
 }
+
+// TestReservedForWarningMessage: the warning for more consumers than 1.31
+// allows says how many must be released.
+func TestReservedForWarningMessage(t *testing.T) {
+	in := `{"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},"spec":{"devices":{"requests":[{"name":"r","exactly":{"deviceClassName":"c"}}]}},"status":{"reservedFor":[` + reservations(35) + `]}}`
+	_, warnings, err := conversion.ConvertWithWarnings(decodeTree(t, []byte(in)), "v1alpha3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, w := range warnings {
+		got = append(got, w.String())
+	}
+	want := []string{"ResourceClaim ns/c: status.reservedFor: 35 consumers: Kubernetes 1.26-1.31 allow at most 32 (1.33+ 256), so their apiserver refuses this status and every status write of the claim until 3 are released (v1beta1→v1alpha3)"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+}
