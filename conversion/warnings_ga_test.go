@@ -330,3 +330,29 @@ func TestReservedForWarningMessage(t *testing.T) {
 		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
 }
+
+// TestNullParametersWarning: opaque parameters that are null, as JSON or as
+// a nil map of a Go caller, are no JSON object for 1.32+.
+func TestNullParametersWarning(t *testing.T) {
+	in := `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},"spec":{"devices":{
+		"requests":[{"name":"r","deviceClassName":"c"}],"config":[{"opaque":{"driver":"d","parameters":null}}]}}}`
+	want := []string{"spec.devices.config[0].opaque.parameters: Kubernetes 1.32+ accepts only a JSON object as opaque parameters"}
+	for _, nilMap := range []bool{false, true} {
+		obj := decodeTree(t, []byte(in))
+		if nilMap {
+			config := obj["spec"].(map[string]interface{})["devices"].(map[string]interface{})["config"].([]interface{})
+			config[0].(map[string]interface{})["opaque"].(map[string]interface{})["parameters"] = map[string]interface{}(nil)
+		}
+		_, warnings, err := conversion.ConvertWithWarnings(obj, "v1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, w := range warnings {
+			got = append(got, w.Path+": "+w.Message)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("nil map %v: warnings (-want +got):\n%s", nilMap, diff)
+		}
+	}
+}
