@@ -68,6 +68,12 @@ func TestWarningsGA(t *testing.T) {
 			to:   "v1",
 			want: []string{"spec.spec.controller", "spec.spec.devices.requests[0].adminAccess"},
 		},
+		"template with a status member: no status warnings": {
+			in: `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaimTemplate","spec":{"spec":{"devices":{"requests":[{"name":"r","deviceClassName":"c"}]}}},
+				"status":{"allocation":{"controller":"d"},"deallocationRequested":true}}`,
+			to:   "v1",
+			want: nil,
+		},
 		"list items": {
 			in:   `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaimList","items":[{"spec":{"resourceClassName":"c"}},{"spec":{"resourceClassName":"c"},"status":{"driverName":"d","allocation":{}}}]}`,
 			to:   "v1",
