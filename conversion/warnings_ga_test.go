@@ -74,6 +74,11 @@ func TestWarningsGA(t *testing.T) {
 			to:   "v1",
 			want: nil,
 		},
+		"template from v1 to v1alpha3 with a status member: no reservedFor warning": {
+			in:   `{"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaimTemplate","spec":{"spec":{"devices":{"requests":[{"name":"r","exactly":{"deviceClassName":"c"}}]}}},"status":{"reservedFor":[` + reservations(33) + `]}}`,
+			to:   "v1alpha3",
+			want: nil,
+		},
 		"list items": {
 			in:   `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaimList","items":[{"spec":{"resourceClassName":"c"}},{"spec":{"resourceClassName":"c"},"status":{"driverName":"d","allocation":{}}}]}`,
 			to:   "v1",
