@@ -135,6 +135,11 @@ func TestWarningsGA(t *testing.T) {
 			to:   "v1alpha3",
 			want: []string{"metadata.finalizers[1]"},
 		},
+		"1.30 finalizer without an allocation, to 1.31": {
+			in:   `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"finalizers":["dra.k8s.io/delete-protection"]},"spec":{"resourceClassName":"c"},"status":{"driverName":"d"}}`,
+			to:   "v1alpha3",
+			want: nil,
+		},
 		"structured 1.30 allocation that has 1.31's finalizer too": {
 			in: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"finalizers":["dra.k8s.io/delete-protection","resource.kubernetes.io/delete-protection"]},"spec":{"resourceClassName":"c"},
 				"status":{"driverName":"d","allocation":{"shareable":true,"resourceHandles":[{"driverName":"d","structuredData":{"nodeName":"n","results":[{"namedResources":{"name":"g0"}}]}}]}}}`,
