@@ -140,6 +140,12 @@ func TestWarningsGA(t *testing.T) {
 			to:   "v1alpha3",
 			want: nil,
 		},
+		"classic 1.30 allocation with 1.30's built-in finalizer, to 1.31": {
+			in: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"finalizers":["dra.k8s.io/delete-protection"]},"spec":{"resourceClassName":"c"},
+				"status":{"driverName":"d","allocation":{"shareable":true,"resourceHandles":[{"driverName":"d","data":"x"}]}}}`,
+			to:   "v1alpha3",
+			want: []string{"status.allocation.resourceHandles[0].data"}, // no finalizer warning
+		},
 		"structured 1.30 allocation that has 1.31's finalizer too": {
 			in: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"finalizers":["dra.k8s.io/delete-protection","resource.kubernetes.io/delete-protection"]},"spec":{"resourceClassName":"c"},
 				"status":{"driverName":"d","allocation":{"shareable":true,"resourceHandles":[{"driverName":"d","structuredData":{"nodeName":"n","results":[{"namedResources":{"name":"g0"}}]}}]}}}`,
