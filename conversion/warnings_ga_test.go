@@ -158,6 +158,11 @@ func TestWarningsGA(t *testing.T) {
 			to:   "v1alpha2",
 			want: []string{"metadata.finalizers[0]"},
 		},
+		"1.31 finalizer without an allocation, to 1.30": {
+			in:   `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","metadata":{"finalizers":["resource.kubernetes.io/delete-protection"]},"spec":{"devices":{"requests":[{"name":"r","deviceClassName":"c"}]}},"status":{}}`,
+			to:   "v1alpha2",
+			want: nil,
+		},
 		"classic 1.31 allocation: the finalizer does not matter": {
 			in: `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","metadata":{"finalizers":["resource.kubernetes.io/delete-protection"]},"spec":{"controller":"d","devices":{"requests":[{"name":"r","deviceClassName":"c"}]}},
 				"status":{"allocation":{"controller":"d","devices":{"results":[{"request":"r","driver":"d","pool":"n","device":"g0"}]}}}}`,
