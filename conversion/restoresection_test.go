@@ -145,3 +145,19 @@ func TestRestoreDataOfANullSection(t *testing.T) {
 		})
 	}
 }
+
+// TestStepWithKeepsRestoreData: stepWith, which TestInvertiblePredicates
+// compares the two paths with, writes the restore annotation on both paths
+// (without it the comparison would check nothing of it).
+func TestStepWithKeepsRestoreData(t *testing.T) {
+	for _, skip := range []bool{false, true} {
+		obj := decodeForTest(t, `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c"},"spec":{"resourceClassName":"c","allocationMode":"Immediate"}}`)
+		var losses []loss
+		if err := stepWith(obj, KindClaim, V1alpha2, V1alpha3, &losses, skip); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := asMap(asMap(obj["metadata"])["annotations"])[RestoreAnnotation(V1alpha2)]; !ok {
+			t.Errorf("skipInvertible %v: no restore annotation: %s", skip, mustCanonical(obj))
+		}
+	}
+}
