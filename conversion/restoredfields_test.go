@@ -6,14 +6,17 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
+// withAnnotation is an object whose only metadata is a v1alpha3 restore
+// annotation of the given value.
+func withAnnotation(value string) map[string]interface{} {
+	return map[string]interface{}{"metadata": map[string]interface{}{
+		"annotations": map[string]interface{}{RestoreAnnotation(V1alpha3): value}}}
+}
+
 // TestRestoredSpecFields: the spec fields a restore annotation holds, as
 // field paths of its version; removals, status operations and annotations
 // that do not decode hold none.
 func TestRestoredSpecFields(t *testing.T) {
-	withAnnotation := func(value string) map[string]interface{} {
-		return map[string]interface{}{"metadata": map[string]interface{}{
-			"annotations": map[string]interface{}{RestoreAnnotation(V1alpha3): value}}}
-	}
 	tests := []struct {
 		name  string
 		value string
@@ -54,10 +57,6 @@ func TestRestoredSpecFields(t *testing.T) {
 // without status data, of another version or that does not decode holds
 // none.
 func TestRestoreStatusPaths(t *testing.T) {
-	withAnnotation := func(value string) map[string]interface{} {
-		return map[string]interface{}{"metadata": map[string]interface{}{
-			"annotations": map[string]interface{}{RestoreAnnotation(V1alpha3): value}}}
-	}
 	tests := []struct {
 		name  string
 		value string
