@@ -22,12 +22,13 @@ type (
 		shapeTestEmbedded
 		*ShapeTestNamed `json:"named"`
 		ShapeTestString
-		Skipped string          `json:"-"`
-		Dash    int             `json:"-,"`
-		hidden  string          // unexported: left out
-		Plain   bool            // no tag: its Go name
-		Nested  ShapeTestNamed  // no tag: its Go name
-		Meta    ShapeTestInline `json:",inline"`
+		Skipped string `json:"-"`
+		//lint:ignore SA5008 encoding/json names a field tagged "-," "-": the case under test
+		Dash   int             `json:"-,"`
+		hidden string          // unexported: left out
+		Plain  bool            // no tag: its Go name
+		Nested ShapeTestNamed  // no tag: its Go name
+		Meta   ShapeTestInline `json:",inline"`
 	}
 )
 
