@@ -13,23 +13,8 @@ import (
 // (diffSection's add and remove of the section itself): converted back, the
 // object is the one it was, annotation included.
 func TestRestoreOfAWholeSectionRoundTrips(t *testing.T) {
-	const spec = `"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"}`
-	const status = `{"driverName":"gpu.example.com","allocation":{"resourceHandles":[{"driverName":"gpu.example.com","data":"h"}],"shareable":true}}`
-	withStatus := decodeForTest(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},`+spec+`,"status":`+status+`}`)
-	mapped, err := Convert(deepCopyMap(withStatus), V1alpha3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mappedStatus := mapped["status"]
-	for _, tc := range []struct {
-		name string
-		obj  string
-		op   operation
-		base string
-		// want is the section in v1alpha3.
-		want   interface{}
-		wantOK bool
-	}{
+	spec, status, mappedStatus := statusRestoreFixture(t)
+	for _, tc := range []statusRestoreCase{
 		{
 			name:   "adds a status",
 			obj:    `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},` + spec + `}`,
@@ -46,17 +31,9 @@ func TestRestoreOfAWholeSectionRoundTrips(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			in := decodeForTest(t, tc.obj)
-			if err := pushRestore(in, V1alpha3, &restore{Status: &sectionPatch{Base: tc.base, Patch: []operation{tc.op}}}); err != nil {
-				t.Fatal(err)
-			}
-			v3, err := Convert(deepCopyMap(in), V1alpha3)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, gotOK := v3["status"]
-			if gotOK != tc.wantOK || !cmp.Equal(tc.want, got, numberComparer) {
-				t.Fatalf("v1alpha3 status = %v (present: %v), want %v (present: %v)", got, gotOK, tc.want, tc.wantOK)
+			in, v3, ok := tc.convert(t)
+			if !ok {
+				t.FailNow()
 			}
 			back, err := Convert(v3, V1alpha2)
 			if err != nil {
@@ -67,6 +44,52 @@ func TestRestoreOfAWholeSectionRoundTrips(t *testing.T) {
 			}
 		})
 	}
+}
+
+// statusRestoreFixture gives a v1alpha2 claim's spec member and status
+// object, and that status mapped to v1alpha3.
+func statusRestoreFixture(t *testing.T) (spec, status string, mappedStatus interface{}) {
+	spec = `"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"}`
+	status = `{"driverName":"gpu.example.com","allocation":{"resourceHandles":[{"driverName":"gpu.example.com","data":"h"}],"shareable":true}}`
+	withStatus := decodeForTest(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},`+spec+`,"status":`+status+`}`)
+	mapped, err := Convert(withStatus, V1alpha3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return spec, status, mapped["status"]
+}
+
+// statusRestoreCase is a v1alpha2 object given v1alpha3 restore data of one
+// status operation.
+type statusRestoreCase struct {
+	name string
+	obj  string
+	op   operation
+	base string
+	// want is the section in v1alpha3.
+	want   interface{}
+	wantOK bool
+}
+
+// convert gives the object with its restore data and its v1alpha3
+// conversion, and whether the v1alpha3 status is the one wanted (an error
+// is reported if not).
+func (tc statusRestoreCase) convert(t *testing.T) (in, v3 map[string]interface{}, ok bool) {
+	t.Helper()
+	in = decodeForTest(t, tc.obj)
+	if err := pushRestore(in, V1alpha3, &restore{Status: &sectionPatch{Base: tc.base, Patch: []operation{tc.op}}}); err != nil {
+		t.Fatal(err)
+	}
+	v3, err := Convert(in, V1alpha3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, gotOK := v3["status"]
+	if gotOK != tc.wantOK || !cmp.Equal(tc.want, got, numberComparer) {
+		t.Errorf("v1alpha3 status = %v (present: %v), want %v (present: %v)", got, gotOK, tc.want, tc.wantOK)
+		return in, v3, false
+	}
+	return in, v3, true
 }
 
 var numberComparer = cmp.Comparer(func(a, b json.Number) bool { return a == b })
@@ -97,23 +120,8 @@ func TestPushRestoreRefusesNonObjectContainers(t *testing.T) {
 // data made for a null status is stale where the object has none: null and
 // absent have fingerprints of their own.
 func TestRestoreDataOfANullSection(t *testing.T) {
-	const spec = `"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"}`
-	const status = `{"driverName":"gpu.example.com","allocation":{"resourceHandles":[{"driverName":"gpu.example.com","data":"h"}],"shareable":true}}`
-	withStatus := decodeForTest(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},`+spec+`,"status":`+status+`}`)
-	mapped, err := Convert(deepCopyMap(withStatus), V1alpha3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mappedStatus := mapped["status"]
-	for _, tc := range []struct {
-		name string
-		obj  string
-		op   operation
-		base string
-		// want is the section in v1alpha3.
-		want   interface{}
-		wantOK bool
-	}{
+	spec, status, mappedStatus := statusRestoreFixture(t)
+	for _, tc := range []statusRestoreCase{
 		{
 			name:   "sets the status to null",
 			obj:    `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},` + spec + `,"status":` + status + `}`,
@@ -129,20 +137,7 @@ func TestRestoreDataOfANullSection(t *testing.T) {
 			base: sectionFingerprint("status", nil, true),
 		},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			in := decodeForTest(t, tc.obj)
-			if err := pushRestore(in, V1alpha3, &restore{Status: &sectionPatch{Base: tc.base, Patch: []operation{tc.op}}}); err != nil {
-				t.Fatal(err)
-			}
-			v3, err := Convert(in, V1alpha3)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, gotOK := v3["status"]
-			if gotOK != tc.wantOK || !cmp.Equal(tc.want, got, numberComparer) {
-				t.Errorf("v1alpha3 status = %v (present: %v), want %v (present: %v)", got, gotOK, tc.want, tc.wantOK)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { tc.convert(t) })
 	}
 }
 
