@@ -574,7 +574,7 @@ func run(phase, soak time.Duration) error {
 		"--cert-dir=" + certDir, "--health-probe-bind-address=" + cbHealth, "--metrics-bind-address=" + cbMetrics, "--metrics-secure=false",
 		// The load test repeats the same reviews: the conversion cache would
 		// answer them all, so it is off and conversion is measured.
-		"--shutdown-drain=0s", "--conversion-cache-bytes=0"}, certDir, cbAddr, cbHealth, strings.Fields(serverArgs)...)
+		"--shutdown-drain=0s", "--conversion-cache-bytes=0"}, certDir, cbAddr, cbHealth, append(profileArgs(), strings.Fields(serverArgs)...)...)
 	if err != nil {
 		return err
 	}
@@ -630,7 +630,9 @@ func run(phase, soak time.Duration) error {
 	over := 2 * capacity[worst.name]
 	shed0, fast0 := shedTimes("http://" + cbMetrics + "/metrics")
 	refusing0 := refusalsStarted("http://" + cbMetrics + "/metrics")
+	prof := startStepProfile(healthBase(cb.healthz), "http://"+cbMetrics+"/metrics", overloadPhase)
 	r := measure(cb, overloadPhase, openLoop(cb, []shape{worst}, over))
+	prof.stop()
 	row("overload 2×", cb.name, worst.name, fmt.Sprintf("%.0f/s", over), r)
 	shed1, fast1 := shedTimes("http://" + cbMetrics + "/metrics")
 	refusing1 := refusalsStarted("http://" + cbMetrics + "/metrics")
