@@ -6,11 +6,14 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptrace"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/claimbridge/claimbridge/api"
 )
@@ -329,4 +332,123 @@ func TestConnLimiterReclaimsSlowRequests(t *testing.T) {
 			t.Errorf("reclaimed %v slow connections, want 0: the request had arrived whole", got)
 		}
 	})
+}
+
+// recConn is a connection without a socket that records its Close in
+// closed (quietFor counts it as quiet, abortClose closes it).
+type recConn struct {
+	net.Conn
+	name   string
+	closed *[]string
+}
+
+func (c *recConn) Close() error { *c.closed = append(*c.closed, c.name); return nil }
+
+// reapIdle chooses, among the connections past their threshold, the one
+// idle longest, else the one open longest without a request, else the one
+// whose request has been arriving longest, and closes one at a time: a
+// closed connection is not chosen again. At exactly minReapIdle,
+// minReapFresh or minReapSlow a connection is past its threshold.
+func TestConnLimiterReapChoice(t *testing.T) {
+	now := time.Now()
+	type conn struct {
+		name        string
+		idle, fresh time.Duration // ago, in l.idle or l.fresh; 0: not there
+		pending     time.Duration // ago, its request began to arrive; 0: none
+	}
+	for _, tc := range []struct {
+		name  string
+		conns []conn
+		want  []string // closed by successive reapIdle calls, one each
+	}{
+		{"idle longest first", []conn{{name: "a", idle: 2 * time.Second}, {name: "b", idle: 3 * time.Second}, {name: "c", idle: time.Second}}, []string{"b", "a", "c"}},
+		{"idle not long enough", []conn{{name: "a", idle: time.Second - time.Millisecond}}, nil},
+		{"idle before unused", []conn{{name: "f", fresh: time.Hour}, {name: "i", idle: time.Second}}, []string{"i", "f"}},
+		{"unused longest first", []conn{{name: "a", fresh: 2 * time.Second}, {name: "b", fresh: 5 * time.Second}, {name: "c", fresh: 3 * time.Second}}, []string{"b", "c", "a"}},
+		{"unused not long enough", []conn{{name: "a", fresh: 2*time.Second - time.Millisecond}}, nil},
+		{"unused before slow", []conn{{name: "s", pending: time.Hour}, {name: "f", fresh: 2 * time.Second}}, []string{"f", "s"}},
+		{"slowest first", []conn{{name: "a", pending: 2 * time.Second}, {name: "b", pending: 4 * time.Second}, {name: "c", pending: 3 * time.Second}, {name: "answered"}}, []string{"b", "c", "a"}},
+		{"request not slow yet", []conn{{name: "a", pending: 2*time.Second - time.Millisecond}}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := newConnLimiter(nil, len(tc.conns), nil)
+			var closed []string
+			for _, c := range tc.conns {
+				l.sem <- struct{}{} // the place it holds
+				lc := l.track(&recConn{name: c.name, closed: &closed})
+				lc.pendingSince.Store(0)
+				if c.pending > 0 {
+					lc.pendingSince.Store(now.Add(-c.pending).UnixNano())
+				}
+				if c.idle > 0 {
+					l.idle[lc] = now.Add(-c.idle)
+				}
+				if c.fresh > 0 {
+					l.fresh[lc] = now.Add(-c.fresh)
+				}
+			}
+			var calls []string // closed by each call, "" for none
+			for range len(tc.want) + 1 {
+				n := len(closed)
+				l.reapIdle(now)
+				calls = append(calls, strings.Join(closed[n:], "+"))
+			}
+			if diff := cmp.Diff(append(slices.Clone(tc.want), ""), calls); diff != "" {
+				t.Errorf("closed by successive reapIdle calls (-want +got):\n%s", diff)
+			}
+			reaped := []float64{value(t, l.reaped), value(t, l.reapedFresh), value(t, l.reapedSlow)}
+			want := make([]float64, 3)
+			for _, c := range tc.conns {
+				if slices.Contains(tc.want, c.name) {
+					switch {
+					case c.idle > 0:
+						want[0]++
+					case c.fresh > 0:
+						want[1]++
+					default:
+						want[2]++
+					}
+				}
+			}
+			if diff := cmp.Diff(want, reaped); diff != "" {
+				t.Errorf("reclaimed idle, unused, slow (-want +got):\n%s", diff)
+			}
+			if got := len(l.sem); got != len(tc.conns)-len(tc.want) {
+				t.Errorf("%d places taken, want %d", got, len(tc.conns)-len(tc.want))
+			}
+		})
+	}
+}
+
+// An unused connection is reclaimed once it has received nothing for half
+// of minReapFresh, not only after all of it.
+func TestConnLimiterReapsUnusedQuietForHalf(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := newConnLimiter(ln, 1, nil)
+	t.Cleanup(func() { _ = l.Close() })
+	l.minReapFresh = 600 * time.Millisecond
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	lc, err := l.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lc.Close()
+	if _, err := c.Write([]byte("G")); err != nil { // a request's first byte
+		t.Fatal(err)
+	}
+	time.Sleep(l.minReapFresh/2 + quietSlack) // it has received nothing since
+	l.mu.Lock()
+	l.fresh[lc] = time.Now().Add(-l.minReapFresh)
+	l.mu.Unlock()
+	l.reapIdle(time.Now())
+	if got := value(t, l.reapedFresh); got != 1 {
+		t.Errorf("reclaimed %v unused connections, want 1", got)
+	}
 }
