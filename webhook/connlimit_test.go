@@ -2,10 +2,12 @@ package webhook
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptrace"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -13,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/claimbridge/claimbridge/api"
@@ -450,5 +453,125 @@ func TestConnLimiterReapsUnusedQuietForHalf(t *testing.T) {
 	l.reapIdle(time.Now())
 	if got := value(t, l.reapedFresh); got != 1 {
 		t.Errorf("reclaimed %v unused connections, want 1", got)
+	}
+}
+
+// A connection that waits for a place asks for a busy connection to be
+// closed after its answer (rotate) once it has waited rotateAfter, and
+// withdraws the request once it has a place or the listener is closed;
+// closed while it waits, the waiting connection is closed, not left to its
+// client.
+func TestConnLimiterWaitingAcceptRotation(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		rotateAfter time.Duration
+		end         func(l *connLimiter, held net.Conn)
+		wantErr     bool
+	}{
+		{"a place comes free", 0, func(_ *connLimiter, held net.Conn) { held.Close() }, false},
+		{"the listener is closed", 0, func(l *connLimiter, _ net.Conn) { l.Close() }, true},
+		{"before rotateAfter", time.Hour, func(_ *connLimiter, held net.Conn) { held.Close() }, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			l := newConnLimiter(ln, 1, nil)
+			l.minReapIdle, l.minReapFresh, l.minReapSlow = time.Hour, time.Hour, time.Hour
+			l.rotateAfter = tc.rotateAfter
+			var polls atomic.Int64 // of the waiting Accept (through its overload check)
+			l.backlog = newOverloadBacklog(ln, 4096, 8, func(time.Duration) bool { polls.Add(1); return true }, l.done, nil, logr.Discard())
+			t.Cleanup(func() { _ = l.Close() })
+			dial := func() net.Conn {
+				c, err := net.Dial("tcp", ln.Addr().String())
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { _ = c.Close() })
+				return c
+			}
+			dial()
+			held, err := l.Accept()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer held.Close()
+			waiting := dial()
+			type result struct {
+				c   net.Conn
+				err error
+			}
+			accepted := make(chan result, 1)
+			go func() {
+				c, err := l.Accept()
+				accepted <- result{c, err}
+			}()
+			waitFor(t, func() bool { return polls.Load() >= 3 })
+			if got, want := l.rotate.Load(), tc.rotateAfter == 0; got != want {
+				t.Errorf("a busy connection asked for %v while a connection waited, want %v", got, want)
+			}
+			tc.end(l, held)
+			r := <-accepted
+			if (r.err != nil) != tc.wantErr {
+				t.Fatalf("Accept: %v, want an error %v", r.err, tc.wantErr)
+			}
+			if r.c != nil {
+				defer r.c.Close()
+			}
+			if l.rotate.Load() {
+				t.Error("a busy connection still asked for after the wait ended")
+			}
+			if tc.wantErr {
+				_ = waiting.SetReadDeadline(time.Now().Add(10 * time.Second))
+				if _, err := waiting.Read(make([]byte, 1)); err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
+					t.Errorf("reading the connection that waited: %v, want it closed", err)
+				}
+			}
+		})
+	}
+}
+
+// scriptedListener returns its accept functions' results in turn.
+type scriptedListener struct {
+	net.Listener
+	accepts []func() (net.Conn, error)
+	calls   int
+}
+
+func (l *scriptedListener) Accept() (net.Conn, error) {
+	l.calls++
+	return l.accepts[min(l.calls, len(l.accepts))-1]()
+}
+
+func (l *scriptedListener) Close() error { return nil }
+
+// An Accept that failed across a pause is retried once the listener
+// listens again; an error after that, with no pause since, is the
+// listener's own and is returned, not retried.
+func TestConnLimiterReturnsErrorAfterPause(t *testing.T) {
+	broken := errors.New("accept failed")
+	sl := &scriptedListener{}
+	l := newConnLimiter(sl, 1, nil)
+	l.backlog = newOverloadBacklog(nil, 4096, 8, func(time.Duration) bool { return false }, l.done, nil, logr.Discard())
+	p := &fakePauses{}
+	l.backlog.pause = p.pause
+	sl.accepts = []func() (net.Conn, error){
+		func() (net.Conn, error) { // paused and resumed while it waited
+			l.backlog.pauseListening()
+			l.backlog.resumeListening()
+			return nil, net.ErrClosed
+		},
+		func() (net.Conn, error) { return nil, broken },
+		func() (net.Conn, error) { // retried in a loop: give up
+			l.Close()
+			return nil, net.ErrClosed
+		},
+	}
+	if _, err := l.Accept(); err != broken {
+		t.Errorf("Accept: %v, want %v", err, broken)
+	}
+	if sl.calls != 2 {
+		t.Errorf("listener's Accept called %d times, want 2", sl.calls)
 	}
 }
