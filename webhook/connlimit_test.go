@@ -575,3 +575,116 @@ func TestConnLimiterReturnsErrorAfterPause(t *testing.T) {
 		t.Errorf("listener's Accept called %d times, want 2", sl.calls)
 	}
 }
+
+// A request counts as arrived (pendingSince 0, so reapSlow passes its
+// connection over) at once without a body, at the end of its body, or,
+// when the handler does not read the body to its end, once the handler
+// returns.
+func TestConnLimiterMarksRequestReceived(t *testing.T) {
+	type seen struct{ start, afterBody bool } // pending at the handler's start, after reading
+	for _, tc := range []struct {
+		name     string
+		method   string
+		body     string
+		readBody bool
+		want     seen
+	}{
+		{"without a body", http.MethodGet, "", false, seen{false, false}},
+		{"body read to its end", http.MethodPost, "review", true, seen{true, false}},
+		{"body not read", http.MethodPost, "review", false, seen{true, true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := make(chan seen, 1)
+			l, url := limitedHTTP(t, 1, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				lc := limitedOf(connOf(r.Context()))
+				var s seen
+				s.start = lc.pendingSince.Load() != 0
+				if tc.readBody {
+					if b, err := io.ReadAll(r.Body); err != nil || string(b) != tc.body {
+						t.Errorf("body %q, %v", b, err)
+					}
+				}
+				s.afterBody = lc.pendingSince.Load() != 0
+				got <- s
+				_, _ = w.Write([]byte("ok"))
+			}))
+			req, err := http.NewRequest(tc.method, url, strings.NewReader(tc.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.body == "" {
+				req.Body = nil
+			}
+			resp, err := transport(t).RoundTrip(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if s := <-got; s != tc.want {
+				t.Errorf("request pending at the handler's start, after the body: %+v, want %+v", s, tc.want)
+			}
+			l.openMu.Lock()
+			defer l.openMu.Unlock()
+			for lc := range l.open {
+				if p := lc.pendingSince.Load(); p != 0 {
+					t.Errorf("request still pending after its answer (since %v)", time.Unix(0, p))
+				}
+			}
+		})
+	}
+}
+
+// limitedConn counts what it writes (how much the client must have
+// acknowledged before a reset, see abortClose), notes the first byte of a
+// request only on a connection idle between requests, and gives its place
+// back once however often it is closed.
+func TestLimitedConn(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		states      []http.ConnState // set through connState in turn; none: fresh
+		peer        string           // what the client sends; "": it closes
+		wantPending bool
+	}{
+		{"idle, a request arrives", []http.ConnState{http.StateIdle}, "GET", true},
+		{"idle, the client closes", []http.ConnState{http.StateIdle}, "", false},
+		{"active again, data arrives", []http.ConnState{http.StateIdle, http.StateActive}, "GET", false},
+		{"fresh, data arrives", nil, "GET", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := newConnLimiter(nil, 2, nil)
+			l.sem <- struct{}{}
+			l.sem <- struct{}{} // two places taken: one by lc
+			server, client := net.Pipe()
+			defer client.Close()
+			lc := l.track(server)
+			go func() { _, _ = io.Copy(io.Discard, client) }()
+			if n, err := lc.Write([]byte("answer")); n != 6 || err != nil {
+				t.Fatalf("Write: %d, %v", n, err)
+			}
+			if got := lc.written.Load(); got != 6 {
+				t.Errorf("written %d, want 6", got)
+			}
+			for _, s := range tc.states {
+				l.connState(lc, s)
+			}
+			lc.received() // its first request, if any, has arrived
+			go func() {
+				if tc.peer == "" {
+					client.Close()
+				} else {
+					_, _ = client.Write([]byte(tc.peer))
+				}
+			}()
+			_, _ = lc.Read(make([]byte, 16))
+			if got := lc.pendingSince.Load() != 0; got != tc.wantPending {
+				t.Errorf("request pending %v, want %v", got, tc.wantPending)
+			}
+			lc.Close()
+			lc.Close()
+			if got := len(l.sem); got != 1 {
+				t.Errorf("%d places taken after closing twice, want 1", got)
+			}
+		})
+	}
+}

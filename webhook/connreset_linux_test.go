@@ -123,40 +123,62 @@ func TestConnLimiterResetsOnlyQuietConnections(t *testing.T) {
 
 // abortClose resets only when everything written before has been
 // acknowledged: with an answer still unacknowledged (the client's receive
-// window is full) it closes with a FIN and the client reads all of it.
+// window is full) it closes with a FIN and the client reads all of it; so
+// does closing a connection idle after such an answer (reclaimed).
 func TestAbortCloseKeepsUnacknowledgedAnswer(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	d := net.Dialer{Control: func(_, _ string, rc syscall.RawConn) error {
-		return rc.Control(func(fd uintptr) { _ = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) })
-	}}
-	client, err := d.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
-	sc, err := ln.Accept()
-	if err != nil {
-		t.Fatal(err)
-	}
-	server := sc.(*net.TCPConn)
-	if err := server.SetWriteBuffer(4 << 20); err != nil {
-		t.Fatal(err)
-	}
-	answer := make([]byte, 64<<10)
-	_ = server.SetWriteDeadline(time.Now().Add(10 * time.Second))
-	if _, err := server.Write(answer); err != nil {
-		t.Fatal(err)
-	}
-	if err := abortClose(server, int64(len(answer))); err != nil {
-		t.Fatal(err)
-	}
-	_ = client.SetReadDeadline(time.Now().Add(10 * time.Second))
-	n, err := io.Copy(io.Discard, client)
-	if err != nil || n != int64(len(answer)) {
-		t.Fatalf("read %d of %d bytes, error %v", n, len(answer), err)
+	for _, tc := range []struct {
+		name  string
+		write func(server *net.TCPConn, answer []byte) (close func() error, err error)
+	}{
+		{"abortClose", func(server *net.TCPConn, answer []byte) (func() error, error) {
+			_, err := server.Write(answer)
+			return func() error { return abortClose(server, int64(len(answer))) }, err
+		}},
+		{"an idle connection closed", func(server *net.TCPConn, answer []byte) (func() error, error) {
+			l := newConnLimiter(nil, 1, nil)
+			l.sem <- struct{}{}
+			lc := l.track(server)
+			_, err := lc.Write(answer)
+			l.connState(lc, http.StateIdle)
+			return lc.Close, err
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ln.Close()
+			d := net.Dialer{Control: func(_, _ string, rc syscall.RawConn) error {
+				return rc.Control(func(fd uintptr) { _ = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) })
+			}}
+			client, err := d.Dial("tcp", ln.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer client.Close()
+			sc, err := ln.Accept()
+			if err != nil {
+				t.Fatal(err)
+			}
+			server := sc.(*net.TCPConn)
+			if err := server.SetWriteBuffer(4 << 20); err != nil {
+				t.Fatal(err)
+			}
+			answer := make([]byte, 64<<10)
+			_ = server.SetWriteDeadline(time.Now().Add(10 * time.Second))
+			closeServer, err := tc.write(server, answer)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := closeServer(); err != nil {
+				t.Fatal(err)
+			}
+			_ = client.SetReadDeadline(time.Now().Add(10 * time.Second))
+			n, err := io.Copy(io.Discard, client)
+			if err != nil || n != int64(len(answer)) {
+				t.Fatalf("read %d of %d bytes, error %v", n, len(answer), err)
+			}
+		})
 	}
 }
