@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"errors"
 	"net"
 	"net/http"
 	"sync"
@@ -366,5 +367,176 @@ func TestRefusingStopsWithoutPausingAgain(t *testing.T) {
 				t.Errorf("refusing gauge %v after the stop, want 0", got)
 			}
 		})
+	}
+}
+
+// restoreWhenCalm counts polls: the queue is restored at the poll that
+// completes calmFor of consecutive polls with a connection to spare, and
+// after a failed restore only once calmFor has passed again; refusing
+// starts at the poll that completes refuseAfter of consecutive polls
+// without one. A poll of the other kind starts the count again.
+func TestOverloadBacklogCountsPolls(t *testing.T) {
+	const poll = 5 * time.Millisecond
+	for _, tc := range []struct {
+		name               string
+		spare              string // per poll: + a connection to spare, - none; the last repeats
+		calmFor            int    // polls
+		refuseAfter        int    // polls; 0: never
+		failRestores       int    // restores that fail first
+		wantRestores       []int  // polls at which the queue is restored (tried)
+		wantRefuseFromPoll int    // 0: never
+	}{
+		{"calm for calmFor", "++++", 4, 0, 0, []int{4}, 0},
+		{"calm interrupted", "+++-+", 4, 0, 0, []int{8}, 0},
+		{"restore fails", "+", 4, 0, 1, []int{4, 8}, 0},
+		{"busy for refuseAfter", "---------------", 99, 3, 0, nil, 3},
+		{"busy interrupted", "--+-", 99, 3, 0, nil, 6},
+		{"busy, then calm", "---+", 2, 3, 0, []int{5}, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &fakeOverload{}
+			f.queue.Store(500)
+			b := newFakeOverloadBacklog(t, f)
+			b.poll, b.calmFor, b.refuseAfter = poll, time.Duration(tc.calmFor)*poll, time.Duration(tc.refuseAfter)*poll
+			b.refusePause, b.refuseWindow = time.Hour, time.Hour
+			p := &fakePauses{}
+			b.pause = p.pause
+			var (
+				mu         sync.Mutex
+				polls      int // spare's calls by restoreWhenCalm
+				refuseFrom int
+				restores   []int
+				returned   bool
+			)
+			b.spare = func(time.Duration) bool {
+				mu.Lock()
+				defer mu.Unlock()
+				if !b.shortened.Load() {
+					return false // check's call: overloaded
+				}
+				if refuseFrom == 0 && value(t, b.refusingN) > 0 {
+					refuseFrom = polls // started at the poll before this one
+				}
+				polls++
+				return tc.spare[min(polls, len(tc.spare))-1] == '+'
+			}
+			b.setBacklog = func(_ net.Listener, n int) error {
+				mu.Lock()
+				defer mu.Unlock()
+				if n == b.short {
+					return nil
+				}
+				restores = append(restores, polls)
+				if len(restores) <= tc.failRestores {
+					return errors.New("setsockopt failed")
+				}
+				returned = true
+				return nil
+			}
+			b.check()
+			waitFor(t, func() bool {
+				mu.Lock()
+				defer mu.Unlock()
+				return returned || polls >= 20
+			})
+			mu.Lock()
+			defer mu.Unlock()
+			if diff := cmp.Diff(tc.wantRestores, restores); diff != "" {
+				t.Errorf("restores at polls (-want +got):\n%s", diff)
+			}
+			if refuseFrom != tc.wantRefuseFromPoll {
+				t.Errorf("refusing from poll %d, want %d", refuseFrom, tc.wantRefuseFromPoll)
+			}
+		})
+	}
+}
+
+// A queue that cannot be shortened stays long as far as the gauge and the
+// counter tell, and the next check tries again; a queue length that cannot
+// be read shortens nothing.
+func TestOverloadBacklogShortenFails(t *testing.T) {
+	f := &fakeOverload{}
+	f.queue.Store(500)
+	b := newFakeOverloadBacklog(t, f)
+	b.calmFor = time.Hour
+	var tries []int
+	b.setBacklog = func(_ net.Listener, n int) error {
+		tries = append(tries, n)
+		if len(tries) == 1 {
+			return errors.New("setsockopt failed")
+		}
+		return nil
+	}
+	b.check()
+	if got := value(t, b.backlog); got != 4096 {
+		t.Errorf("backlog gauge %v after a failed shortening, want 4096", got)
+	}
+	if got := value(t, b.shortenedN); got != 0 {
+		t.Errorf("shortened %v times after a failed shortening, want 0", got)
+	}
+	b.check()
+	if diff := cmp.Diff([]int{64, 64}, tries); diff != "" {
+		t.Errorf("backlogs tried (-want +got):\n%s", diff)
+	}
+	if got := value(t, b.backlog); got != 64 {
+		t.Errorf("backlog gauge %v, want 64", got)
+	}
+
+	b = newFakeOverloadBacklog(t, f)
+	b.queueLen = func(net.Listener) (int, error) { return 5000, errors.New("no TCP_INFO") }
+	b.check()
+	if b.shortened.Load() || value(t, b.shortenedN) != 0 {
+		t.Error("shortened on a queue length that could not be read")
+	}
+}
+
+// Connections that wait for a place at the same moment shorten the queue
+// once.
+func TestOverloadBacklogShortensOnce(t *testing.T) {
+	f := &fakeOverload{}
+	f.queue.Store(500)
+	b := newFakeOverloadBacklog(t, f)
+	b.calmFor = time.Hour
+	var both sync.WaitGroup
+	both.Add(2)
+	b.spare = func(time.Duration) bool {
+		if !b.shortened.Load() {
+			both.Done()
+			both.Wait() // both checks have found the queue long
+		}
+		return false
+	}
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() { defer wg.Done(); b.check() }()
+	}
+	wg.Wait()
+	if diff := cmp.Diff([]int{64}, f.backlogs()); diff != "" {
+		t.Errorf("backlogs set (-want +got):\n%s", diff)
+	}
+	if got := value(t, b.shortenedN); got != 1 {
+		t.Errorf("shortened %v times, want 1", got)
+	}
+}
+
+// A server that closes while refusing connections ends refusing: the
+// listener listens again and the gauge is 0.
+func TestOverloadBacklogStopsRefusingWhenClosing(t *testing.T) {
+	f := &fakeOverload{}
+	f.queue.Store(500)
+	b := newFakeOverloadBacklog(t, f)
+	done := make(chan struct{})
+	b.done = done
+	p := &fakePauses{}
+	b.pause = p.pause
+	b.calmFor, b.refuseAfter, b.refusePause = time.Hour, b.poll, time.Hour
+	b.check()
+	f.queue.Store(0) // a window would last refuseWindow
+	waitFor(t, func() bool { return value(t, b.refusingG) == 1 && p.count("pause") == 1 })
+	close(done)
+	waitFor(t, func() bool { return value(t, b.refusingG) == 0 })
+	if got := p.last(); got != "resume" || p.count("pause") != 1 {
+		t.Errorf("%d pauses, last listener operation %q, want 1 and resume", p.count("pause"), got)
 	}
 }
