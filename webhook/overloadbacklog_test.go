@@ -4,12 +4,14 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -538,5 +540,193 @@ func TestOverloadBacklogStopsRefusingWhenClosing(t *testing.T) {
 	waitFor(t, func() bool { return value(t, b.refusingG) == 0 })
 	if got := p.last(); got != "resume" || p.count("pause") != 1 {
 		t.Errorf("%d pauses, last listener operation %q, want 1 and resume", p.count("pause"), got)
+	}
+}
+
+// A listening window ends, to pause again, once the accept queue holds the
+// short backlog (a length that cannot be read does not count); refusing
+// that stops, or a server that closes, ends it without a pause.
+func TestListenWindow(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		window    time.Duration
+		queue     int
+		err       error
+		closeDone bool // at the third poll, instead of stopping refusing
+		want      bool
+		wantPolls int
+	}{
+		{"the short backlog queued", time.Hour, 64, nil, false, true, 1},
+		{"one less queued", time.Hour, 63, nil, false, false, 3},
+		{"queue length unreadable", time.Hour, 4096, errors.New("no TCP_INFO"), false, false, 3},
+		{"the server closes", time.Hour, 0, nil, true, false, 3},
+		{"refuseWindow passed", 0, 0, nil, false, true, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newFakeOverloadBacklog(t, &fakeOverload{})
+			done := make(chan struct{})
+			b.done = done
+			b.refuseWindow = tc.window
+			stop := make(chan struct{})
+			polls := 0
+			b.queueLen = func(net.Listener) (int, error) {
+				if polls++; polls == 3 {
+					if tc.closeDone {
+						close(done)
+					} else {
+						close(stop)
+					}
+				}
+				return tc.queue, tc.err
+			}
+			if got := b.listenWindow(stop); got != tc.want {
+				t.Errorf("listenWindow %v, want %v", got, tc.want)
+			}
+			if polls != tc.wantPolls {
+				t.Errorf("%d polls of the accept queue, want %d", polls, tc.wantPolls)
+			}
+		})
+	}
+}
+
+// A listener that cannot be paused keeps listening: refusing ends at once,
+// with the gauge 0 and an Accept that failed meanwhile retried; the error
+// is logged unless the server is closing.
+func TestRefusingEndsWhenPauseFails(t *testing.T) {
+	for _, closing := range []bool{false, true} {
+		b := newFakeOverloadBacklog(t, &fakeOverload{})
+		done := make(chan struct{})
+		b.done = done
+		if closing {
+			close(done)
+		}
+		var errs atomic.Int64
+		b.log = funcr.New(func(_, args string) {
+			if strings.Contains(args, `"error"`) {
+				errs.Add(1)
+			}
+		}, funcr.Options{})
+		b.pause = func(net.Listener, int) (func() error, error) { return nil, errors.New("setsockopt failed") }
+		gen := b.acceptGen()
+		b.refusingG.Set(1)
+		b.refuse(make(chan struct{})) // returns
+		if got := value(t, b.refusingG); got != 0 {
+			t.Errorf("closing %v: refusing gauge %v, want 0", closing, got)
+		}
+		if b.listening != nil {
+			t.Fatalf("closing %v: marked paused", closing) // an Accept would wait for ever
+		}
+		if !closing && !b.retryAccept(gen, make(chan struct{})) {
+			t.Error("an Accept that failed during the attempt is not retried")
+		}
+		if got, want := errs.Load(), int64(1); closing && got != 0 || !closing && got != want {
+			t.Errorf("closing %v: %d errors logged", closing, got)
+		}
+	}
+}
+
+// A listener that cannot listen again is retried until it can, or until
+// the server closes; either way it ends marked listening, and closing logs
+// no error.
+func TestResumeListening(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		failures int    // resumes that fail
+		close    string // "": never; "resume": during the failing resume; "log": while it waits to retry
+		want     bool
+		wantErrs int64
+	}{
+		{"listens at once", 0, "", true, 0},
+		{"listens at the second try", 1, "", true, 1},
+		{"closing", 5, "resume", false, 0},
+		{"closing while it waits to retry", 5, "log", false, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newFakeOverloadBacklog(t, &fakeOverload{})
+			done := make(chan struct{})
+			b.done = done
+			var errs int64
+			b.log = funcr.New(func(_, args string) {
+				if strings.Contains(args, `"error"`) {
+					errs++
+					if tc.close == "log" {
+						close(done)
+					}
+				}
+			}, funcr.Options{})
+			tries := 0
+			b.pause = func(net.Listener, int) (func() error, error) {
+				return func() error {
+					if tries++; tries <= tc.failures {
+						if tc.close == "resume" {
+							close(done)
+						}
+						return errors.New("address in use")
+					}
+					return nil
+				}, nil
+			}
+			gen := b.acceptGen()
+			if !b.pauseListening() {
+				t.Fatal("pause failed")
+			}
+			if got := b.resumeListening(); got != tc.want {
+				t.Errorf("resumeListening %v, want %v", got, tc.want)
+			}
+			if b.listening != nil {
+				t.Error("still marked paused")
+			}
+			if b.acceptGen() == gen {
+				t.Error("pause generation unchanged")
+			}
+			if errs != tc.wantErrs {
+				t.Errorf("%d errors logged, want %d", errs, tc.wantErrs)
+			}
+		})
+	}
+}
+
+// retryAccept across pauses: an Accept that started during a pause and
+// failed is retried even when the listener listens again before it asks;
+// none is retried once the server is closing.
+func TestRetryAcceptAcrossPauses(t *testing.T) {
+	b := newFakeOverloadBacklog(t, &fakeOverload{})
+	p := &fakePauses{}
+	b.pause = p.pause
+	done := make(chan struct{})
+
+	b.pauseListening()
+	gen := b.acceptGen() // started during the pause
+	b.resumeListening()
+	if !b.retryAccept(gen, done) {
+		t.Error("no retry of an Accept that started during a pause that has ended")
+	}
+	close(done)
+	if b.retryAccept(gen, done) {
+		t.Error("retry of an Accept across a pause once the server is closing")
+	}
+}
+
+// A server that closes while the listener is paused ends refusing once the
+// listener cannot listen again: it is not paused again.
+func TestRefusingEndsWhenClosingWhilePaused(t *testing.T) {
+	b := newFakeOverloadBacklog(t, &fakeOverload{})
+	done := make(chan struct{})
+	b.done = done
+	b.refusePause, b.refuseWindow = 0, time.Hour
+	b.queueLen = func(net.Listener) (int, error) { return b.short, nil } // a window would end at once
+	pauses := 0
+	b.pause = func(net.Listener, int) (func() error, error) {
+		if pauses++; pauses > 1 {
+			return nil, errors.New("listener closed")
+		}
+		return func() error {
+			close(done) // the server closes; its listener is gone
+			return errors.New("listener closed")
+		}, nil
+	}
+	b.refuse(make(chan struct{})) // returns
+	if pauses != 1 {
+		t.Errorf("paused %d times, want 1", pauses)
 	}
 }
