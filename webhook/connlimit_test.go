@@ -688,3 +688,57 @@ func TestLimitedConn(t *testing.T) {
 		})
 	}
 }
+
+// A connection that waits for a place asks for at most one busy connection
+// per rotateAfter: each answer that claims a rotation lets the next one
+// wait rotateAfter again.
+func TestConnLimiterRotatesOncePerRotateAfter(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := newConnLimiter(ln, 1, nil)
+	l.minReapIdle, l.minReapFresh, l.minReapSlow = time.Hour, time.Hour, time.Hour
+	l.rotateAfter = 100 * time.Millisecond
+	const want = 5
+	var claims []time.Time
+	claimed := make(chan struct{})
+	// The overload check runs in the waiting Accept at every poll: claim
+	// the rotation there, as an answer would.
+	l.backlog = newOverloadBacklog(ln, 4096, 8, func(time.Duration) bool {
+		if len(claims) < want && l.rotate.CompareAndSwap(true, false) {
+			if claims = append(claims, time.Now()); len(claims) == want {
+				close(claimed)
+			}
+		}
+		return true
+	}, l.done, nil, logr.Discard())
+	t.Cleanup(func() { _ = l.Close() })
+	for range 2 {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = c.Close() })
+	}
+	held, err := l.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, _ := l.Accept()
+		accepted <- c
+	}()
+	<-claimed
+	held.Close()
+	if c := <-accepted; c != nil {
+		c.Close()
+	}
+	// Between the first claim and the last, want-2 whole rotateAfter have
+	// passed at least (the first claim may come just before the second
+	// rotation is asked for).
+	if got, least := claims[want-1].Sub(claims[0]), (want-2)*l.rotateAfter; got < least {
+		t.Errorf("%d rotations asked for within %v, want at least %v between the first and the last", want, got, least)
+	}
+}
