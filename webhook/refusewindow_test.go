@@ -93,6 +93,16 @@ func TestRefuseWindow(t *testing.T) {
 			[]testPoll{{10, 0, 9000, false}, {1000, 0, 0, false}, {1000, 0, 0, false}, {1000, 0, 0, false}, {1000, 0, 0, false}}, want{}},
 		{"the overflows unreadable at a poll", false,
 			[]testPoll{{1000, 0, 0, false}, {1000, 0, 0, true}, {1000, 0, 0, false}}, want{false, false, signNoCounters}},
+		{"the reviews of every poll count", false, []testPoll{{100, 0, 0, false}, {100, 60, 0, false}}, want{}},
+		{"both signs: the slots named", false, []testPoll{{600, 400, 1200, false}}, want{true, true, signSlotsSaturate}},
+		{"the overflows unreadable at the last poll", false,
+			[]testPoll{{10, 0, 3000, false}, {10, 0, 0, true}}, want{false, false, signNoCounters}},
+		{"the poll after an unreadable one is unknown too", false,
+			[]testPoll{{10, 0, 0, true}, {10, 0, 300, false}, {10, 0, 300, false}, {10, 0, 300, false}, {10, 0, 300, false}}, want{false, false, signNoCounters}},
+		{"an unreadable poll leaves the window", false,
+			[]testPoll{{10, 0, 0, true}, {10, 0, 0, false}, {10, 0, 300, false}, {10, 0, 300, false}, {10, 0, 300, false}, {10, 0, 300, false}}, want{false, true, signDialsPileUp}},
+		{"the overflows counter went back", false, // by 1000 (the growth wraps around)
+			[]testPoll{{10, 0, 300, false}, {10, 0, 1<<64 - 1000, false}}, want{false, false, signNoCounters}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newFakeCounters()
@@ -109,6 +119,38 @@ func TestRefuseWindow(t *testing.T) {
 			got := want{w.cpuBound(), w.pileUp(), w.sign()}
 			if got != tc.expect {
 				t.Errorf("cpuBound, pileUp, sign = %+v, want %+v", got, tc.expect)
+			}
+		})
+	}
+}
+
+// The first poll's drops are known only when the overflows were read as
+// the window started; without a way to read them, the drops are never known.
+func TestRefuseWindowStart(t *testing.T) {
+	for _, tc := range []struct {
+		name             string
+		startUnreadable  bool // the overflows as the window starts
+		noOverflows      bool
+		poll             testPoll
+		cpuBound, pileUp bool
+		sign             string
+	}{
+		{name: "read at the start", poll: testPoll{10, 0, 300, false}, pileUp: true, sign: signDialsPileUp},
+		{name: "unreadable at the start", startUnreadable: true, poll: testPoll{10, 0, 300, false}, sign: signNoCounters},
+		{name: "no overflows to read", noOverflows: true, poll: testPoll{100, 80, 300, false}, cpuBound: true, sign: signNoCounters},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newFakeCounters()
+			b := &overloadBacklog{poll: 250 * time.Millisecond, refuseAfter: time.Second, reviews: c.reviews}
+			if !tc.noOverflows {
+				b.overflows = c.overflows
+			}
+			c.unreadable.Store(tc.startUnreadable)
+			w := b.newRefuseWindow()
+			c.add(tc.poll)
+			w.add()
+			if got, want := [3]any{w.cpuBound(), w.pileUp(), w.sign()}, [3]any{tc.cpuBound, tc.pileUp, tc.sign}; got != want {
+				t.Errorf("cpuBound, pileUp, sign = %v, want %v", got, want)
 			}
 		})
 	}
