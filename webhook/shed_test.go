@@ -1,10 +1,13 @@
 package webhook
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -333,6 +336,190 @@ func TestReviewHeadScan(t *testing.T) {
 			}
 			if got != ref {
 				t.Errorf("scan = %+v, encoding/json reads %+v", got, ref)
+			}
+		})
+	}
+}
+
+// A review that finds every slot taken queues only while its expected wait
+// (the reviews ahead and itself × the mean review time ÷ the slots) is
+// within maxWait, and at most maxQueued of them queue; one that queues
+// leaves the queue and its gauge as it found them. The slot is free here,
+// so that a queued review takes it at once.
+func TestSlotGateWaitEstimate(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		slots  int
+		queued int
+		mean   time.Duration
+		want   string
+	}{
+		{name: "no review timed yet", slots: 1, want: ""},
+		{name: "exactly maxWait", slots: 1, mean: time.Second, want: ""},
+		{name: "just over maxWait", slots: 1, mean: time.Second + time.Nanosecond, want: shedOverloaded},
+		{name: "the slots share the wait", slots: 2, mean: 2 * time.Second, want: ""},
+		{name: "the slots share the wait, just over", slots: 2, mean: 2*time.Second + 2*time.Nanosecond, want: shedOverloaded},
+		{name: "the reviews ahead count", slots: 2, queued: 1, mean: time.Second, want: ""},
+		{name: "the reviews ahead count, just over", slots: 2, queued: 2, mean: time.Second, want: shedOverloaded},
+		{name: "one short of maxQueued", slots: 1, queued: maxQueued - 1, want: ""},
+		{name: "maxQueued", slots: 1, queued: maxQueued, want: shedOverloaded},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := newSlotGate(tc.slots, time.Second, 0, nil)
+			a.queued, a.meanDur = tc.queued, tc.mean
+			gauge := prometheus.NewGauge(prometheus.GaugeOpts{Name: "queued"})
+			r := httptest.NewRequest(http.MethodPost, "/validate", nil)
+			if got := a.wait(r, gauge); got != tc.want {
+				t.Errorf("wait = %q, want %q", got, tc.want)
+			}
+			wantRunning := 0
+			if tc.want == "" {
+				wantRunning = 1 // the slot it took
+			}
+			if queued, running := a.state(); queued != tc.queued || running != wantRunning {
+				t.Errorf("after the wait: %d queued, %d running; want %d, %d", queued, running, tc.queued, wantRunning)
+			}
+			if got := value(t, gauge); got != 0 {
+				t.Errorf("queued gauge after the wait: %v, want 0", got)
+			}
+		})
+	}
+}
+
+// The mean review time starts at the first review's and then moves by a
+// sixteenth of the difference.
+func TestSlotGateObserve(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		durs []time.Duration
+		want time.Duration
+	}{
+		{name: "none", want: 0},
+		{name: "the first", durs: []time.Duration{160 * time.Millisecond}, want: 160 * time.Millisecond},
+		{name: "longer", durs: []time.Duration{160 * time.Millisecond, 320 * time.Millisecond}, want: 170 * time.Millisecond},
+		{name: "shorter", durs: []time.Duration{160 * time.Millisecond, 0}, want: 150 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := newSlotGate(1, time.Second, 0, nil)
+			for _, d := range tc.durs {
+				a.observe(d)
+			}
+			if a.meanDur != tc.want {
+				t.Errorf("mean = %v, want %v", a.meanDur, tc.want)
+			}
+		})
+	}
+}
+
+// The overload message counts the reviews running (slots taken, not the
+// slots) and those waiting.
+func TestSlotGateOverloadMessage(t *testing.T) {
+	a := newSlotGate(4, time.Second, 64<<20, nil)
+	a.slots <- struct{}{}
+	a.slots <- struct{}{}
+	a.queued = 3
+	for reason, want := range map[string]string{
+		shedOverloaded:  "claimbridge webhook overloaded (overloaded: 2 reviews running, 3 waiting); retry after 1s",
+		shedWaitExpired: "claimbridge webhook overloaded (wait_expired: 2 reviews running, 3 waiting); retry after 1s",
+		shedMemory:      "claimbridge webhook overloaded (memory: large reviews in progress hold the 64 MiB of --max-review-memory); retry after 1s",
+	} {
+		if got := a.overloadMessage(reason); got != want {
+			t.Errorf("%s: %q, want %q", reason, got, want)
+		}
+	}
+}
+
+// The gate counts the reviews that reach it and those that find every slot
+// taken (the refuse window's counters), but not the requests refused by
+// their headers; a review runs in a slot, counted by the running gauge, and
+// its time goes into the mean.
+func TestSlotGateCounts(t *testing.T) {
+	a := newSlotGate(1, time.Second, 1<<20, nil)
+	var sheds []string
+	h := a.wrap("/validate", 1<<20, func(r *http.Request) bool { return r.Method != http.MethodPost },
+		func(w http.ResponseWriter, _ *http.Request, reason string) {
+			sheds = append(sheds, reason)
+			w.WriteHeader(http.StatusTooManyRequests)
+		},
+		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method != http.MethodPost {
+				return // refused, without a slot
+			}
+			if got := value(t, a.runningGauge.WithLabelValues("/validate")); got != 1 {
+				t.Errorf("running gauge in the handler: %v, want 1", got)
+			}
+			for start := time.Now(); time.Since(start) == 0; { // a review takes time
+			}
+		}))
+	serve := func(method string, body []byte) {
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(method, "/validate", bytes.NewReader(body)))
+	}
+	check := func(what string, arrived, waited uint64, shed []string) {
+		t.Helper()
+		if gotA, gotW := a.counts(); gotA != arrived || gotW != waited {
+			t.Errorf("%s: counts %d arrived, %d waited; want %d, %d", what, gotA, gotW, arrived, waited)
+		}
+		if !slices.Equal(sheds, shed) {
+			t.Errorf("%s: shed %q, want %q", what, sheds, shed)
+		}
+	}
+
+	serve(http.MethodPost, []byte(`{}`))
+	check("a review run", 1, 0, nil)
+	if got := value(t, a.runningGauge.WithLabelValues("/validate")); got != 0 {
+		t.Errorf("running gauge after the review: %v, want 0", got)
+	}
+	if _, running := a.state(); running != 0 || a.meanDur <= 0 {
+		t.Errorf("after the review: %d running, mean %v; want 0 and the review's time", running, a.meanDur)
+	}
+
+	serve(http.MethodGet, nil)
+	check("a request refused by its headers", 1, 0, nil)
+
+	// Too large to ever fit: shed unread, before the slots.
+	serve(http.MethodPost, make([]byte, (1<<20)/bytesPerByte+1))
+	check("a review too large", 2, 0, []string{shedTooLarge})
+
+	a.slots <- struct{}{}
+	a.meanDur = time.Hour
+	serve(http.MethodPost, []byte(`{}`))
+	check("a review that finds every slot taken", 3, 1, []string{shedTooLarge, shedOverloaded})
+}
+
+// A review queued for a slot that stays taken is shed once maxWait has
+// passed, or as soon as its client has gone.
+func TestSlotGateWaitEnds(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		maxWait time.Duration
+		gone    bool
+		want    string
+	}{
+		{name: "the wait runs out", maxWait: 50 * time.Millisecond, want: shedWaitExpired},
+		{name: "the client has gone", maxWait: time.Minute, gone: true, want: shedClientGone},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := newSlotGate(1, tc.maxWait, 0, nil)
+			a.slots <- struct{}{}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if tc.gone {
+				cancel()
+			}
+			r := httptest.NewRequest(http.MethodPost, "/validate", nil).WithContext(ctx)
+			start := time.Now()
+			done := make(chan string, 1)
+			go func() { done <- a.wait(r, prometheus.NewGauge(prometheus.GaugeOpts{Name: "queued"})) }()
+			select {
+			case got := <-done:
+				if got != tc.want {
+					t.Errorf("wait = %q, want %q", got, tc.want)
+				}
+				if waited := time.Since(start); tc.want == shedWaitExpired && waited < tc.maxWait {
+					t.Errorf("shed after %v, want after maxWait (%v)", waited, tc.maxWait)
+				}
+			case <-time.After(20 * time.Second): // a safety net: a wait that does not end fails the test, not hangs it
+				t.Fatalf("wait still waiting after 20 s, want %q", tc.want)
 			}
 		})
 	}
