@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -522,5 +525,135 @@ func TestSlotGateWaitEnds(t *testing.T) {
 				t.Fatalf("wait still waiting after 20 s, want %q", tc.want)
 			}
 		})
+	}
+}
+
+// A large review's estimate may fill the decoded-memory bound exactly; one
+// that finds part of the bound taken waits for the whole estimate and is
+// shed when it gets no room (giving back the weight of its bytes once); a
+// body announced at the bound's bytes is read and refused by its estimate
+// (rounded up to MiB), one announced a byte longer is refused unread (its
+// connection closed) as estimated at least bytesPerByte a byte; a
+// body of costScanMin bytes takes no weight before it is read; a review
+// whose client has gone while it waited for room is dropped unanswered. The
+// bound is wholly free after each.
+func TestSlotGateMemoryBoundary(t *testing.T) {
+	body := []byte(`{"a":"` + strings.Repeat("x", 20<<10) + `"}`)
+	n, cost := int64(len(body)), decodedCost(body)
+	small := []byte(`{"a":"` + strings.Repeat("x", costScanMin-8) + `"}`)
+	for _, tc := range []struct {
+		name    string
+		body    []byte // the large one if nil
+		bound   int64
+		taken   int64 // of the bound, by another review
+		reason  string
+		status  int
+		message string // in the answer
+		unread  bool   // shed before its body was read: the connection is closed
+		gone    bool   // the client has gone
+		handled bool   // the handler ran
+	}{
+		{name: "the estimate fills the bound", bound: cost, handled: true},
+		{name: "the estimate fills the bound, a byte of it taken", bound: cost, taken: 1, reason: shedMemory, status: http.StatusTooManyRequests},
+		{name: "announced at the bound's bytes", bound: n * bytesPerByte, reason: shedTooLarge, status: http.StatusRequestEntityTooLarge,
+			message: fmt.Sprintf("request body of %d bytes is estimated at 1 MiB when decoded and checked, more than --max-review-memory allows (0 MiB)", n)},
+		{name: "announced a byte over the bound's bytes", bound: (n - 1) * bytesPerByte, reason: shedTooLarge, status: http.StatusRequestEntityTooLarge, unread: true,
+			message: fmt.Sprintf("request body of %d bytes is estimated at 1 MiB or more when decoded and checked, more than --max-review-memory allows (0 MiB)", n)},
+		{name: "costScanMin bytes, without room for their weight", body: small, bound: decodedCost(small), taken: decodedCost(small) - 2*costScanMin + 1,
+			reason: shedMemory, status: http.StatusTooManyRequests},
+		{name: "the client gone while it waits for room", body: small, bound: decodedCost(small), taken: 1, gone: true, reason: shedClientGone},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := newSlotGate(1, 10*time.Millisecond, tc.bound, nil)
+			if tc.taken > 0 && !a.memory.TryAcquire(tc.taken) {
+				t.Fatal("the bound is taken")
+			}
+			var answered string
+			ran := false
+			h := a.wrap("/convert", 1<<20, func(*http.Request) bool { return false },
+				func(w http.ResponseWriter, r *http.Request, why string) {
+					answered = why
+					a.shedConvert(w, r, why)
+				},
+				http.HandlerFunc(func(http.ResponseWriter, *http.Request) { ran = true }))
+			sent := tc.body
+			if sent == nil {
+				sent = body
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if tc.gone {
+				cancel()
+			}
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/convert", bytes.NewReader(sent)).WithContext(ctx))
+			for _, reason := range shedReasons {
+				want := 0.0
+				if reason == tc.reason {
+					want = 1
+				}
+				if got := value(t, a.sheds.WithLabelValues("/convert", reason)); got != want {
+					t.Errorf("%s sheds: %v, want %v", reason, got, want)
+				}
+			}
+			wantAnswered := tc.reason
+			if tc.gone {
+				wantAnswered = "" // nobody to answer
+			}
+			if answered != wantAnswered || ran != tc.handled {
+				t.Errorf("answered as shed %q, handler ran %v; want %q, %v", answered, ran, wantAnswered, tc.handled)
+			}
+			if tc.status != 0 && w.Code != tc.status {
+				t.Errorf("status %d, want %d: %s", w.Code, tc.status, w.Body)
+			}
+			if got := w.Header().Get("Connection") == "close"; got != tc.unread {
+				t.Errorf("connection closed %v, want %v", got, tc.unread)
+			}
+			if !strings.Contains(w.Body.String(), tc.message) {
+				t.Errorf("answer %q, want %q", w.Body, tc.message)
+			}
+			a.release(tc.taken)
+			if !a.memory.TryAcquire(a.memoryCap) {
+				t.Error("the bound is not wholly free")
+			}
+		})
+	}
+}
+
+// A large body sent chunked whose read fails goes to its handler, which
+// answers the read error, whatever the estimate of the bytes that arrived:
+// it takes the weight of its bytes (twice the cap's, as it announced no
+// length) and holds it until its handler returns.
+func TestSlotGateBodyNotReadWhole(t *testing.T) {
+	partial := []byte(`{"a":"` + strings.Repeat("x", 20<<10))
+	const maxBytes = 64 << 10
+	bound := decodedCost(partial) - 1 // the bytes that arrived, estimated, would not fit
+	if bound < 2*(maxBytes+1) {
+		t.Fatalf("the bound %d does not hold the weight of a chunked body's bytes", bound)
+	}
+	a := newSlotGate(1, time.Second, bound, nil)
+	var sheds []string
+	ran := false
+	h := a.wrap("/convert", maxBytes, func(*http.Request) bool { return false },
+		func(_ http.ResponseWriter, _ *http.Request, reason string) { sheds = append(sheds, reason) },
+		http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+			ran = true
+			if _, err := io.ReadAll(r.Body); err == nil || err.Error() != "stalled" {
+				t.Errorf("the handler read %v, want the read error", err)
+			}
+			if free := a.memoryCap - 2*(maxBytes+1); !a.memory.TryAcquire(free) || a.memory.TryAcquire(1) {
+				t.Errorf("the bound does not have %d bytes free while the handler runs, want the weight of the body's bytes held", free)
+			} else {
+				a.memory.Release(free)
+			}
+		}))
+	r := httptest.NewRequest(http.MethodPost, "/convert", io.MultiReader(bytes.NewReader(partial), iotest.ErrReader(errors.New("stalled"))))
+	r.ContentLength = -1
+	h.ServeHTTP(httptest.NewRecorder(), r)
+	if !ran || sheds != nil {
+		t.Errorf("handler ran %v, shed %q; want the handler only", ran, sheds)
+	}
+	if !a.memory.TryAcquire(a.memoryCap) {
+		t.Error("the bound is not wholly free")
 	}
 }
