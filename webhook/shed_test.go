@@ -657,3 +657,56 @@ func TestSlotGateBodyNotReadWhole(t *testing.T) {
 		t.Error("the bound is not wholly free")
 	}
 }
+
+// A shed AdmissionReview is denied, its uid echoed, when the scan of its
+// body (or of its head, when it is over the cap or nested deeper than
+// --max-json-depth) finds an AdmissionReview of a known version with a uid;
+// any other body gets the plain 429 with Retry-After. One too large for the
+// decoded-memory bound is denied with 413, not retried.
+func TestShedAdmissionAnswers(t *testing.T) {
+	review := string(admissionReview("admission.k8s.io/v1", claimRequest(t, admissionv1.Create, "v1alpha3", "")))
+	lateUID := `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"object":{"a":"` + strings.Repeat("x", headPrefix) + `"},"uid":"req-uid"}}`
+	for _, tc := range []struct {
+		name, body, reason string
+		chunked            bool // sent without its length
+		maxBytes           int64
+		maxDepth           int
+		code               int32 // of the denial; 0: the plain 429
+	}{
+		{name: "a review", body: review, reason: shedOverloaded, code: http.StatusTooManyRequests},
+		{name: "too large", body: review, reason: shedTooLarge, code: http.StatusRequestEntityTooLarge},
+		{name: "no uid", body: `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"operation":"CREATE"}}`, reason: shedOverloaded},
+		{name: "not an AdmissionReview", body: `{"apiVersion":"admission.k8s.io/v1","kind":"ConversionReview","request":{"uid":"req-uid"}}`, reason: shedOverloaded},
+		{name: "over the cap, sent chunked: its head", body: review, chunked: true, maxBytes: int64(len(review)) - 1, reason: shedOverloaded, code: http.StatusTooManyRequests},
+		{name: "uid beyond the head, no depth bound: scanned", body: lateUID, reason: shedOverloaded, code: http.StatusTooManyRequests},
+		{name: "uid beyond the head, nested deeper than the bound: its head", body: lateUID, maxDepth: 2, reason: shedOverloaded},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := newSlotGate(1, time.Second, 64<<20, nil)
+			maxBytes := tc.maxBytes
+			if maxBytes == 0 {
+				maxBytes = 1 << 20
+			}
+			r := httptest.NewRequest(http.MethodPost, "/validate", strings.NewReader(tc.body))
+			r.Header.Set("Content-Type", "application/json")
+			if tc.chunked {
+				r.ContentLength = -1
+			}
+			w := httptest.NewRecorder()
+			a.shedAdmission("/validate", maxBytes, tc.maxDepth)(w, r, tc.reason)
+			if tc.code == 0 {
+				if w.Code != http.StatusTooManyRequests || w.Header().Get("Retry-After") != "1" {
+					t.Errorf("status %d, Retry-After %q, want 429 and 1: %s", w.Code, w.Header().Get("Retry-After"), w.Body)
+				}
+				return
+			}
+			var out admissionv1.AdmissionReview
+			if err := json.Unmarshal(w.Body.Bytes(), &out); err != nil || w.Code != http.StatusOK {
+				t.Fatalf("status %d, %v: %s", w.Code, err, w.Body)
+			}
+			if got := out.Response; got == nil || got.UID != "req-uid" || got.Allowed || got.Result == nil || got.Result.Code != tc.code {
+				t.Errorf("response %+v, want a denial of code %d for req-uid", got, tc.code)
+			}
+		})
+	}
+}
