@@ -2,12 +2,17 @@ package webhook
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"maps"
+	"math"
 	"net/http"
+	"net/http/httptest"
+	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -129,13 +134,13 @@ func TestConvertHandlerFailures(t *testing.T) {
 		want    []string // substrings of result.message
 	}{
 		"unknown-desired-group":   {desired: "resource.k8s.io/v1alpha3", objects: [][]byte{claim}, want: []string{`desiredAPIVersion "resource.k8s.io/v1alpha3"`}},
-		"unknown-desired-version": {desired: api.Group + "/v1", objects: [][]byte{claim}, want: []string{"is not served"}},
+		"unknown-desired-version": {desired: api.Group + "/v1", objects: [][]byte{claim}, want: []string{`desiredAPIVersion "resource.claimbridge.dev/v1" is not served: want resource.claimbridge.dev/v1alpha1, v1alpha2 or v1alpha3`}},
 		// The GA versions are targets of claimbridge convert for
 		// resource.k8s.io only; the CRD never serves them.
 		"ga-desired-v1beta1": {desired: api.Group + "/v1beta1", objects: [][]byte{claim}, want: []string{`desiredAPIVersion "resource.claimbridge.dev/v1beta1" is not served`}},
 		"ga-desired-v1beta2": {desired: api.Group + "/v1beta2", objects: [][]byte{claim}, want: []string{`desiredAPIVersion "resource.claimbridge.dev/v1beta2" is not served`}},
 		"unknown-kind": {desired: api.Group + "/v1alpha3", objects: [][]byte{claim, []byte(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"ns"}}`)},
-			want: []string{"objects[1] Pod ns/p", "unsupported"}},
+			want: []string{`objects[1] Pod ns/p: unsupported apiVersion "v1" or kind "Pod": want resource.claimbridge.dev ResourceClaim or ResourceClaimTemplate`}},
 		"list-kind":     {desired: api.Group + "/v1alpha3", objects: [][]byte{[]byte(`{"apiVersion":"` + api.Group + `/v1alpha1","kind":"ResourceClaimList","items":[]}`)}, want: []string{"objects[0] ResourceClaimList"}},
 		"not-an-object": {desired: api.Group + "/v1alpha3", objects: [][]byte{claim, []byte(`[1,2]`)}, want: []string{"objects[1] is not a JSON object"}},
 		"null-object":   {desired: api.Group + "/v1alpha3", objects: [][]byte{[]byte(`null`)}, want: []string{"objects[0] is empty"}},
@@ -153,7 +158,8 @@ func TestConvertHandlerFailures(t *testing.T) {
 			want:    []string{`apiVersion "resource.claimbridge.dev/v1alpha3"`}},
 		"changed-name": {desired: api.Group + "/v1alpha2", objects: [][]byte{claim},
 			convert: mutateResult(func(o map[string]interface{}) { o["metadata"].(map[string]interface{})["name"] = "other" }),
-			want:    []string{"changed the identity"}},
+			want: []string{"objects[0] ResourceClaim team-a/gpu-claim (uid 5b0c3b5e-7f0e-4a55-9f4c-3f3f1c2a9e01): converted from resource.claimbridge.dev/v1alpha1 to resource.claimbridge.dev/v1alpha2: " +
+				"converter changed the identity to ResourceClaim team-a/other (uid 5b0c3b5e-7f0e-4a55-9f4c-3f3f1c2a9e01)"}},
 		"changed-kind": {desired: api.Group + "/v1alpha2", objects: [][]byte{claim},
 			convert: mutateResult(func(o map[string]interface{}) { o["kind"] = "ResourceClaimTemplate" }),
 			want:    []string{"changed the identity"}},
@@ -177,6 +183,26 @@ func TestConvertHandlerFailures(t *testing.T) {
 				o["metadata"].(map[string]interface{})["annotations"] = map[string]interface{}{"a": json.Number("1")}
 			}),
 			want: []string{"metadata.annotations that has a non-string value"}},
+		"non-string-label": {desired: api.Group + "/v1alpha2", objects: [][]byte{claim},
+			convert: mutateResult(func(o map[string]interface{}) {
+				o["metadata"].(map[string]interface{})["labels"] = map[string]interface{}{"app": true}
+			}),
+			want: []string{`metadata.labels that has a non-string value at "app"`}},
+		"labels-not-an-object": {desired: api.Group + "/v1alpha2", objects: [][]byte{claim},
+			convert: mutateResult(func(o map[string]interface{}) { o["metadata"].(map[string]interface{})["labels"] = "app=trainer" }),
+			want:    []string{"metadata.labels that is not an object"}},
+		// An object without metadata (TestConvertHandlerObjectWithoutMetadata)
+		// may come back without, but not with metadata of another type.
+		"metadata-not-an-object": {desired: api.Group + "/v1alpha2", objects: [][]byte{[]byte(`{"apiVersion":"` + api.Group + `/v1alpha1","kind":"ResourceClaim","spec":{}}`)},
+			convert: func(obj map[string]interface{}, to string) (map[string]interface{}, error) {
+				out, _ := fakeConvert(obj, to)
+				out["metadata"] = "m"
+				return out, nil
+			},
+			want: []string{"objects[0] ResourceClaim (unnamed): converted from resource.claimbridge.dev/v1alpha1 to resource.claimbridge.dev/v1alpha2: converter returned metadata that is not an object"}},
+		"unencodable-result": {desired: api.Group + "/v1alpha2", objects: [][]byte{claim},
+			convert: mutateResult(func(o map[string]interface{}) { o["spec"] = math.NaN() }),
+			want:    []string{"objects[0] ResourceClaim team-a/gpu-claim (uid 5b0c3b5e-7f0e-4a55-9f4c-3f3f1c2a9e01): encoding converted object: json: unsupported value: NaN"}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -185,7 +211,11 @@ func TestConvertHandlerFailures(t *testing.T) {
 				convert = fakeConvert
 			}
 			h := newTestConvertHandler(convert)
-			out := decodeConversionResponse(t, post(h, conversionReview("apiextensions.k8s.io/v1", "uid-f", tc.desired, tc.objects...)))
+			rec := post(h, conversionReview("apiextensions.k8s.io/v1", "uid-f", tc.desired, tc.objects...))
+			if ct := rec.Header().Get("Content-Type"); ct != "application/json" {
+				t.Errorf("content type %q", ct)
+			}
+			out := decodeConversionResponse(t, rec)
 			switch name {
 			case "list-kind":
 				// An object of a served version but another kind is counted
@@ -197,6 +227,14 @@ func TestConvertHandlerFailures(t *testing.T) {
 			case "unknown-kind":
 				if got := value(t, h.metrics.conversions.WithLabelValues("unknown", "v1alpha3", "unsupported")); got != 1 {
 					t.Errorf("unsupported conversions from unknown: %v, want 1 (the Pod)", got)
+				}
+			case "converter-error", "unencodable-result":
+				if got := value(t, h.metrics.conversions.WithLabelValues("v1alpha1", "v1alpha2", "failure")); got != 1 {
+					t.Errorf("failed conversions from v1alpha1 to v1alpha2: %v, want 1", got)
+				}
+			case "converter-panic":
+				if got := value(t, h.metrics.panics.WithLabelValues("/convert")); got != 1 {
+					t.Errorf("panics on /convert: %v, want 1", got)
 				}
 			}
 			r := out.Response
@@ -352,5 +390,90 @@ func TestConvertHandlerObjectWithoutMetadata(t *testing.T) {
 				t.Errorf("metadata (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestConvertHandlerClientGone: a review whose client has gone converts no
+// object and fails, naming the first object not converted.
+func TestConvertHandlerClientGone(t *testing.T) {
+	var calls atomic.Int64
+	h := newTestConvertHandler(func(obj map[string]interface{}, to string) (map[string]interface{}, error) {
+		calls.Add(1)
+		return fakeConvert(obj, to)
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	req := httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(conversionReview("apiextensions.k8s.io/v1", "u", api.Group+"/v1alpha1", fixture(t, "v1alpha3")))).WithContext(ctx)
+	req.Header.Set("Content-Type", "application/json")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	out := decodeConversionResponse(t, rec)
+	want := "objects[0] and later not converted to resource.claimbridge.dev/v1alpha1: context canceled"
+	if out.Response.Result.Status != metav1.StatusFailure || out.Response.Result.Message != want {
+		t.Errorf("got %+v, want Failure %q", out.Response.Result, want)
+	}
+	if n := calls.Load(); n != 0 {
+		t.Errorf("the converter ran %d times, want 0", n)
+	}
+}
+
+// TestConvertHandlerAllowsLabelAndAnnotationChanges: a converter may change
+// the labels and annotations (the apiserver keeps them from the answer).
+func TestConvertHandlerAllowsLabelAndAnnotationChanges(t *testing.T) {
+	h := newTestConvertHandler(func(obj map[string]interface{}, to string) (map[string]interface{}, error) {
+		out, _ := fakeConvert(obj, to)
+		md := maps.Clone(out["metadata"].(map[string]interface{}))
+		md["labels"] = map[string]interface{}{"app": "converted"}
+		md["annotations"] = map[string]interface{}{"example.com/note": "converted"}
+		out["metadata"] = md
+		return out, nil
+	})
+	out := decodeConversionResponse(t, post(h, conversionReview("apiextensions.k8s.io/v1", "u", api.Group+"/v1alpha2", fixture(t, "v1alpha1"))))
+	if out.Response.Result.Status != metav1.StatusSuccess || len(out.Response.ConvertedObjects) != 1 {
+		t.Fatalf("got %+v, want Success with one object", out.Response)
+	}
+	var got struct {
+		Metadata struct {
+			Labels      map[string]string `json:"labels"`
+			Annotations map[string]string `json:"annotations"`
+		} `json:"metadata"`
+	}
+	if err := json.Unmarshal(out.Response.ConvertedObjects[0].Raw, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Metadata.Labels["app"] != "converted" || got.Metadata.Annotations["example.com/note"] != "converted" {
+		t.Errorf("metadata %+v, want the converter's labels and annotations", got.Metadata)
+	}
+}
+
+// TestDecodeObject: one JSON object, numbers as json.Number; anything else
+// is refused with what it is.
+func TestDecodeObject(t *testing.T) {
+	for _, tc := range []struct {
+		raw  string
+		want map[string]interface{}
+		err  string
+	}{
+		{raw: `{"a":1}`, want: map[string]interface{}{"a": json.Number("1")}},
+		{raw: " {} \n", want: map[string]interface{}{}},
+		{raw: ``, err: "is empty"},
+		{raw: " \t", err: "is empty"},
+		{raw: ` null `, err: "is empty"},
+		{raw: `[1]`, err: "is not a JSON object: json: cannot unmarshal array into Go value of type map[string]interface {}"},
+		{raw: `{"a":`, err: "is not a JSON object: unexpected EOF"},
+		{raw: `{} {}`, err: "has data after the JSON object"},
+		{raw: `{"a":1} x`, err: "has data after the JSON object"},
+		{raw: `null {}`, err: "has data after the JSON object"},
+	} {
+		got, err := decodeObject([]byte(tc.raw))
+		if tc.err != "" {
+			if err == nil || err.Error() != tc.err {
+				t.Errorf("%q: got %v, error %v; want error %q", tc.raw, got, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%q: got %#v, error %v; want %#v", tc.raw, got, err, tc.want)
+		}
 	}
 }
