@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -225,5 +226,66 @@ func TestObjectEntriesOnlyForTheDefaultConverter(t *testing.T) {
 		if s.cacheObjects != tc.want {
 			t.Errorf("converter %v: cacheObjects %v, want %v", tc.converter != nil, s.cacheObjects, tc.want)
 		}
+	}
+}
+
+// TestObjectEntryAnswersAreCounted: an object answered from its entry is
+// counted as a conversion like a converted one, and a review answered from
+// the review cache as a successful request.
+func TestObjectEntryAnswersAreCounted(t *testing.T) {
+	var calls atomic.Int64
+	h := newObjectCachingHandler(func(obj map[string]interface{}, to string) (map[string]interface{}, error) {
+		calls.Add(1)
+		return defaultConverter(obj, to)
+	})
+	base := fixture(t, "v1alpha1")
+	for i := range 2 { // the second object is answered from the first's entry
+		body := conversionReview("apiextensions.k8s.io/v1", fmt.Sprintf("u%d", i), api.Group+"/v1alpha3", withMetadata(t, base, stored(i)))
+		if rec := post(h, body); rec.Code != 200 || !strings.Contains(rec.Body.String(), `"status":"Success"`) {
+			t.Fatalf("object %d: %d %s", i, rec.Code, rec.Body)
+		}
+	}
+	// Equal but for the uid to the second: answered from the review cache.
+	post(h, conversionReview("apiextensions.k8s.io/v1", "u2", api.Group+"/v1alpha3", withMetadata(t, base, stored(1))))
+	if n := calls.Load(); n != 1 {
+		t.Fatalf("the converter ran %d times, want 1", n)
+	}
+	if got := value(t, h.metrics.conversions.WithLabelValues("v1alpha1", "v1alpha3", "success")); got != 3 {
+		t.Errorf("conversions v1alpha1→v1alpha3 counted %v times, want 3 (converted, from the object entry, from the review cache)", got)
+	}
+	if got := value(t, h.metrics.requests.WithLabelValues("/convert", "", "success")); got != 3 {
+		t.Errorf("successful /convert requests counted %v times, want 3", got)
+	}
+}
+
+// TestNoObjectEntriesForAConfiguredConverter: without cacheObjects (a
+// Config.Converter, which may read any metadata), an object that differs
+// from one converted before only in its name is converted, not answered from
+// the other's entry.
+func TestNoObjectEntriesForAConfiguredConverter(t *testing.T) {
+	byName := func(obj map[string]interface{}, to string) (map[string]interface{}, error) {
+		out, err := defaultConverter(obj, to)
+		if err != nil {
+			return nil, err
+		}
+		out = maps.Clone(out)
+		md := maps.Clone(out["metadata"].(map[string]interface{}))
+		ann := maps.Clone(md["annotations"].(map[string]interface{}))
+		ann["example.com/converted-name"] = md["name"]
+		md["annotations"] = ann
+		out["metadata"] = md
+		return out, nil
+	}
+	h := newCachingConvertHandler(byName, 1<<20)
+	base := fixture(t, "v1alpha1")
+	for i := range 2 {
+		rec := post(h, conversionReview("apiextensions.k8s.io/v1", fmt.Sprintf("u%d", i), api.Group+"/v1alpha3", withMetadata(t, base, stored(i))))
+		want := fmt.Sprintf(`"example.com/converted-name":"claim-%d"`, i)
+		if !strings.Contains(rec.Body.String(), want) {
+			t.Errorf("object %d: answer without %s: %s", i, want, rec.Body)
+		}
+	}
+	if got := value(t, h.cache.objectLookups.WithLabelValues("hit")) + value(t, h.cache.objectLookups.WithLabelValues("miss")); got != 0 {
+		t.Errorf("%v object lookups, want none", got)
 	}
 }
