@@ -32,4 +32,8 @@ func TestEqualExcept(t *testing.T) {
 	if equalExcept(nil, map[string]interface{}{"labels": nil}, true) {
 		t.Errorf("nil metadata against labels only, with labels: got true, want false")
 	}
+	// A null member is not the same as none: renaming one is a change.
+	if equalExcept(map[string]interface{}{"deletionTimestamp": nil}, map[string]interface{}{"deletionGracePeriodSeconds": nil}, false) {
+		t.Errorf("null member renamed: got true, want false")
+	}
 }
