@@ -61,6 +61,9 @@ func TestUndecodableReviewIsDenied(t *testing.T) {
 		{"deep-update-v1beta1", admissionReview("admission.k8s.io/v1beta1", deepUpdate), "deep-update-uid"},
 		{"malformed-object", []byte(`{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","request":{"uid":"bad-uid","object":{"a":}}}`), "bad-uid"},
 		{"deep-without-uid", []byte(`{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","request":{"object":` + strings.Repeat("[", 2000) + strings.Repeat("]", 2000) + `}}`), ""},
+		// The head is whole but not well formed: a uid repeated with a
+		// value that is no string (the first one is not taken).
+		{"uid-repeated-not-a-string", []byte(`{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","request":{"uid":"u","uid":5,"object":{}}}`), ""},
 		{"deep-other-review", []byte(`{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v2","request":{"uid":"u","object":` + strings.Repeat("[", 2000) + strings.Repeat("]", 2000) + `}}`), ""},
 	} {
 		for endpoint, h := range handlers {
@@ -195,6 +198,10 @@ func TestAnnouncedTooLargeReviewIsDenied(t *testing.T) {
 			if got.UID != "large-uid" || got.Allowed || got.Result == nil || got.Result.Code != http.StatusRequestEntityTooLarge ||
 				got.Result.Reason != metav1.StatusReasonRequestEntityTooLarge || !strings.Contains(got.Result.Message, "exceeds the limit of 65536 bytes") {
 				t.Errorf("want a denial of code 413 echoing the uid, got %s", body)
+			}
+			// The body stays unread: the connection is closed, not drained.
+			if !resp.Close {
+				t.Errorf("connection kept open (Connection: %q) after a body left unread", resp.Header.Get("Connection"))
 			}
 		})
 	}
