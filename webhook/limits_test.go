@@ -127,6 +127,15 @@ func TestMissingUID(t *testing.T) {
 			}
 		}
 	}
+	// Without a request, the review is refused for that, not for its uid.
+	for body, h := range map[string]http.Handler{
+		`{"apiVersion":"apiextensions.k8s.io/v1","kind":"ConversionReview"}`: newTestConvertHandler(fakeConvert),
+		`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview"}`:      newTestValidateHandler(allowAll),
+	} {
+		if rec := post(h, []byte(body)); rec.Code != 400 || !strings.Contains(rec.Body.String(), "Review has no request") {
+			t.Errorf("%s: %d %s", body, rec.Code, rec.Body)
+		}
+	}
 }
 
 func TestContentTypeWithCharset(t *testing.T) {
