@@ -110,6 +110,7 @@ func TestValidateHandlerSkips(t *testing.T) {
 			r := claimRequest(t, admissionv1.Update, "v1alpha3", "scale")
 			return r
 		}(),
+		"another-subresource": claimRequest(t, admissionv1.Create, "v1alpha3", "binding"),
 	} {
 		t.Run(name, func(t *testing.T) {
 			called = false
