@@ -423,21 +423,35 @@ func TestConnLimiterReapChoice(t *testing.T) {
 	}
 }
 
-// An unused connection is reclaimed once it has received nothing for half
-// of minReapFresh, not only after all of it.
-func TestConnLimiterReapsUnusedQuietForHalf(t *testing.T) {
+// bareLimiter is a connLimiter of n places on a loopback listener, closed
+// when the test ends, with nothing reclaimed on its own (every reclaim
+// duration an hour), and dial, which connects to it (the connection closed
+// when the test ends).
+func bareLimiter(t *testing.T, n int) (l *connLimiter, ln net.Listener, dial func() net.Conn) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := newConnLimiter(ln, 1, nil)
+	l = newConnLimiter(ln, n, nil)
+	l.minReapIdle, l.minReapFresh, l.minReapSlow = time.Hour, time.Hour, time.Hour
 	t.Cleanup(func() { _ = l.Close() })
-	l.minReapFresh = 600 * time.Millisecond
-	c, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
+	return l, ln, func() net.Conn {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = c.Close() })
+		return c
 	}
-	defer c.Close()
+}
+
+// An unused connection is reclaimed once it has received nothing for half
+// of minReapFresh, not only after all of it.
+func TestConnLimiterReapsUnusedQuietForHalf(t *testing.T) {
+	l, _, dial := bareLimiter(t, 1)
+	l.minReapFresh = 600 * time.Millisecond
+	c := dial()
 	lc, err := l.Accept()
 	if err != nil {
 		t.Fatal(err)
@@ -473,24 +487,10 @@ func TestConnLimiterWaitingAcceptRotation(t *testing.T) {
 		{"before rotateAfter", time.Hour, func(_ *connLimiter, held net.Conn) { held.Close() }, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			l := newConnLimiter(ln, 1, nil)
-			l.minReapIdle, l.minReapFresh, l.minReapSlow = time.Hour, time.Hour, time.Hour
+			l, ln, dial := bareLimiter(t, 1)
 			l.rotateAfter = tc.rotateAfter
 			var polls atomic.Int64 // of the waiting Accept (through its overload check)
 			l.backlog = newOverloadBacklog(ln, 4096, 8, func(time.Duration) bool { polls.Add(1); return true }, l.done, nil, logr.Discard())
-			t.Cleanup(func() { _ = l.Close() })
-			dial := func() net.Conn {
-				c, err := net.Dial("tcp", ln.Addr().String())
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { _ = c.Close() })
-				return c
-			}
 			dial()
 			held, err := l.Accept()
 			if err != nil {
@@ -693,12 +693,7 @@ func TestLimitedConn(t *testing.T) {
 // per rotateAfter: each answer that claims a rotation lets the next one
 // wait rotateAfter again.
 func TestConnLimiterRotatesOncePerRotateAfter(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := newConnLimiter(ln, 1, nil)
-	l.minReapIdle, l.minReapFresh, l.minReapSlow = time.Hour, time.Hour, time.Hour
+	l, ln, dial := bareLimiter(t, 1)
 	l.rotateAfter = 100 * time.Millisecond
 	const want = 5
 	var claims []time.Time
@@ -713,13 +708,8 @@ func TestConnLimiterRotatesOncePerRotateAfter(t *testing.T) {
 		}
 		return true
 	}, l.done, nil, logr.Discard())
-	t.Cleanup(func() { _ = l.Close() })
 	for range 2 {
-		c, err := net.Dial("tcp", ln.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = c.Close() })
+		dial()
 	}
 	held, err := l.Accept()
 	if err != nil {
