@@ -10,13 +10,13 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+	cliflag "k8s.io/component-base/cli/flag"
 	logsapi "k8s.io/component-base/logs/api/v1"
 	_ "k8s.io/component-base/logs/json/register" // --log-format=json
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/claimbridge/claimbridge/internal/version"
-	"github.com/claimbridge/claimbridge/webhook"
 )
 
 // serveFunc runs the server with validated options; tests inject a fake.
@@ -33,11 +33,12 @@ func newServeCommandWithRun(_ streams, run serveFunc) *cobra.Command {
 		Short: "Serve the conversion (/convert), validating (/validate) and defaulting (/default) webhooks over TLS",
 		Long: `serve runs the CRD conversion webhook (/convert) and the validating (/validate)
 and defaulting (/default) admission webhooks for resource.claimbridge.dev over
-TLS, with /healthz and /readyz on the health probe address and Prometheus
-metrics on the metrics address. Without --tls-cert-file and without a certificate in --cert-dir it
-generates a CA (ca.crt, for the caBundle) and a serving certificate there.
-SIGTERM, SIGINT or SIGHUP shuts it down gracefully: /readyz fails, in-flight
-requests finish, then it exits 0; a second signal exits at once with code 1.`,
+TLS, with /healthz and /readyz on the health probe address. With no flags it
+serves locally on :9443 and :8081 and generates a CA (ca.crt, for the
+caBundle) and a serving certificate into --cert-dir. Metrics are off unless
+--metrics-bind-address is set. SIGTERM, SIGINT or SIGHUP shuts it down
+gracefully: /readyz fails, in-flight requests finish, then it exits 0; a
+second signal exits at once with code 1.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := opts.Validate(); err != nil {
@@ -62,7 +63,12 @@ requests finish, then it exits 0; a second signal exits at once with code 1.`,
 			return withCode(ExitInvalid, err)
 		},
 	}
-	opts.AddFlags(cmd.Flags())
+	nfs := opts.Flags()
+	for _, name := range nfs.Order {
+		cmd.Flags().AddFlagSet(nfs.FlagSets[name])
+	}
+	opts.addRemovedFlags(cmd.Flags())
+	cliflag.SetUsageAndHelpFunc(cmd, nfs, 0)
 	return cmd
 }
 
@@ -119,8 +125,6 @@ func runServe(ctx context.Context, opts *ServeOptions) error {
 		return withCode(ExitBadInput, err)
 	}
 	defer klog.Flush()
-	webhook.ApplyGCDefault()
-	webhook.ApplyMemoryLimitDefault(cfg.ConversionCacheBytes, cfg.MaxConnections)
 	ctrl.SetLogger(klog.Background()) // controller-runtime and cert-controller log through klog
 	log := klog.Background().WithName("claimbridge")
 	v := version.Get()

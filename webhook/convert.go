@@ -3,342 +3,213 @@ package webhook
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/go-logr/logr"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
-	"github.com/claimbridge/claimbridge/internal/jsontree"
 )
 
-// maxTreeDepth is encoding/json's nesting limit; readReview has already
-// enforced the (smaller) configured depth on the whole review.
-const maxTreeDepth = 10000
-
-// ConvertFunc converts one ResourceClaim or ResourceClaimTemplate JSON tree
-// to toVersion ("v1alpha1", "v1alpha2" or "v1alpha3"), keeping its group.
-// The handler never modifies obj or the result while it checks and encodes
-// the result, so the result may share values with obj; once the answer is
-// written, the handler reuses obj's maps (jsontree.Recycler), so a
-// ConvertFunc keeps no reference to obj, to the result or to any map in
-// them after it returns.
+// ConvertFunc converts one ResourceClaim or ResourceClaimTemplate, decoded
+// with json.Number numbers, to toVersion (v1alpha1, v1alpha2 or v1alpha3)
+// of its group. It must not modify obj; the result may share with it.
 type ConvertFunc func(obj map[string]interface{}, toVersion string) (map[string]interface{}, error)
 
-// defaultConverter is conversion.ConvertShared: the handler modifies neither
-// the decoded object nor the converted one, which it only checks and encodes
-// (and then drops).
 var defaultConverter ConvertFunc = conversion.ConvertShared
 
-// Group is the API group served by claimbridge (package api's).
+// Group is the API group served (package api's).
 const Group = api.Group
 
-// convertHandler serves /convert: ConversionReview apiextensions.k8s.io/v1
-// and v1beta1 (same shape). Only an unreadable review gets an HTTP error;
-// every conversion problem is a 200 with result.status Failure.
-type convertHandler struct {
-	convert  ConvertFunc
-	maxBytes int64
-	maxDepth int
-	timeout  time.Duration
-	metrics  *metrics
-	// cache, if not nil, answers a review equal but for its uid to one
-	// converted before (convcache.go).
-	cache *conversionCache
-	// cacheObjects also keeps and looks up converted objects in cache
-	// (objcache.go): only for the default converter.
-	cacheObjects bool
-}
-
-var _ http.Handler = (*convertHandler)(nil)
-
-func (h *convertHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	start := arrival(r)
+// serveConvert serves /convert: a ConversionReview apiextensions.k8s.io/v1
+// or v1beta1. Only a review that cannot be read gets an HTTP error; every
+// conversion problem is a 200 with result.status Failure.
+func (s *Server) serveConvert(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
 	log := klog.FromContext(r.Context()).WithValues("endpoint", "/convert")
-	body, herr := readReview(w, r, h.maxBytes, 0)
-	if herr != nil {
-		h.metrics.request("/convert", "", unreadResult(herr), start)
+	defer s.recoverPanic(w, log, "/convert")
+	if herr := checkHeaders(w, r, s.cfg.MaxConvertBodyBytes); herr != nil {
+		s.metrics.request("/convert", "", refusedResult(herr), start)
 		writeHTTPError(w, log, herr)
 		return
 	}
-	key, cacheable := h.cache.key(body)
-	if cacheable {
-		head := func(n int) []byte {
-			tm := metav1.TypeMeta{Kind: "ConversionReview", APIVersion: key.apiVersion}
-			return appendConversionReviewHead(make([]byte, 0, 256+len(key.uid)+n), tm, types.UID(key.uid), true)
-		}
-		if buf, from, to, ok := h.cache.get(key, head); ok {
-			h.serveCached(w, log, buf, from, to, start)
-			return
-		}
+	ctx, cancel := s.deadline(r, start)
+	defer cancel()
+	if reason := s.slots.acquire(ctx, s.cfg.MaxQueueWait); reason != "" {
+		// kube-apiserver's client retries a 429 after Retry-After.
+		s.metrics.shed.WithLabelValues("/convert", reason).Inc()
+		s.metrics.request("/convert", "", "shed", start)
+		w.Header().Set("Retry-After", strconv.Itoa(RetryAfterSeconds))
+		http.Error(w, overloaded(s.cfg.MaxInFlight), http.StatusTooManyRequests)
+		return
 	}
-	// The decoded maps serve the next reviews once this answer is written
-	// (the answer, the cache and the logs keep no map of them).
-	rc := recyclers.Get().(*jsontree.Recycler)
-	defer func() {
-		rc.Release()
-		recyclers.Put(rc)
-	}()
-	review, decoded, ok := decodeCanonicalConversionReview(body, h.maxDepth, rc)
-	var spans [][2]int // the objects' bytes in body, for object entries
-	if ok && cacheable && h.cacheObjects {
-		if spans = reviewObjectSpans(body); len(spans) != len(decoded) {
-			spans = nil
-		}
+	defer s.slots.release()
+	body, herr := readBody(w, r, s.cfg.MaxConvertBodyBytes)
+	var review apiextensionsv1.ConversionReview
+	if herr == nil {
+		herr = decodeReview(body, s.cfg.MaxJSONDepth, &review, &review.TypeMeta, "ConversionReview", "apiextensions.k8s.io")
 	}
-	if !ok {
-		review, decoded = apiextensionsv1.ConversionReview{}, nil
-		if herr := decodeChecked(body, h.maxDepth, func(b []byte) *httpError { return decodeConversionReview(b, &review) }); herr != nil {
-			h.metrics.request("/convert", "", "bad_request", start)
-			writeHTTPError(w, log, herr)
-			return
-		}
+	if herr == nil && (review.Request == nil || review.Request.UID == "") {
+		herr = errorf(http.StatusBadRequest, "ConversionReview has no request with a uid")
+	}
+	if herr != nil {
+		s.metrics.request("/convert", "", "bad_request", start)
+		writeHTTPError(w, log, herr)
+		return
 	}
 	req := review.Request
 	log = log.WithValues("uid", logString(string(req.UID)), "desiredAPIVersion", logString(req.DesiredAPIVersion), "objects", len(req.Objects))
-	// Objects are converted one after another; between two, the review
-	// stops once its client has gone or the timeout has passed (checked
-	// there: a timer per review would cost more than the check).
-	deadline := start.Add(h.timeout)
-
-	// A successful response is written as the objects are converted: each
-	// is encoded straight into it.
-	buf := appendConversionReviewHead(make([]byte, 0, responseCapacity(body)), review.TypeMeta, req.UID, true)
-	buf, ends, from, status := h.convertAll(r.Context(), deadline, req, decoded, body, spans, buf)
+	resp := s.convertObjects(ctx, req)
 	result := "success"
-	if status.Status != metav1.StatusSuccess {
+	if resp.Result.Status != metav1.StatusSuccess {
 		result = "failure"
-		log.Info("Conversion failed", "message", logString(status.Message))
+		log.Info("Conversion failed", "message", logString(resp.Result.Message))
 	} else {
 		log.V(4).Info("Converted objects", "duration", time.Since(start))
 	}
-	h.metrics.request("/convert", "", result, start)
-	if result == "success" {
-		buf = appendConversionReviewTail(buf, true)
-		if cacheable && string(req.UID) == key.uid && review.APIVersion == key.apiVersion && reviewKeysUnique(body) {
-			// The cache copies the objects out of the response (put).
-			objects := make([][]byte, len(ends))
-			for i, e := range ends {
-				objects[i] = buf[e[0]:e[1]]
-			}
-			h.cache.put(key.sum, objects, from, req.DesiredAPIVersion)
-		}
-		writeRaw(w, log, buf)
-		return
-	}
-	writeJSON(w, log, &apiextensionsv1.ConversionReview{TypeMeta: review.TypeMeta, Response: &apiextensionsv1.ConversionResponse{UID: req.UID, Result: status}})
+	s.metrics.request("/convert", "", result, start)
+	writeJSON(w, log, &apiextensionsv1.ConversionReview{TypeMeta: review.TypeMeta, Response: resp})
 }
 
-// responseCapacity is the capacity that holds the successful response to
-// the review body in most cases: a converted object is about as large as the
-// original, and up to half again with restore annotations.
-func responseCapacity(body []byte) int {
-	return len(body) + len(body)/2 + 256
-}
-
-// decodeConversionReview accepts only a ConversionReview of a known version
-// with a request and a uid.
-func decodeConversionReview(body []byte, review *apiextensionsv1.ConversionReview) *httpError {
-	return decodeReview(body, review, &review.TypeMeta, "ConversionReview", "apiextensions.k8s.io", func() (bool, types.UID) {
-		if review.Request == nil {
-			return false, ""
-		}
-		return true, review.Request.UID
-	})
-}
-
-// convertAll converts every object in order, appending each to buf (after
-// a comma from the second on), or fails the whole review (also when ctx is
-// done or deadline has passed before an object); it returns buf
-// and where each object is in it. decoded, when not nil, holds the objects
-// already decoded from the review; spans, when not nil, where each is in
-// body. It also returns the version each object was converted from.
-func (h *convertHandler) convertAll(ctx context.Context, deadline time.Time, req *apiextensionsv1.ConversionRequest, decoded []map[string]interface{}, body []byte, spans [][2]int, buf []byte) ([]byte, [][2]int, []string, metav1.Status) {
+// convertObjects converts every object in order, or fails the whole review,
+// also when ctx ends (the client left, or its timeout passed) between two.
+func (s *Server) convertObjects(ctx context.Context, req *apiextensionsv1.ConversionRequest) *apiextensionsv1.ConversionResponse {
+	resp := &apiextensionsv1.ConversionResponse{UID: req.UID}
 	gv, err := schema.ParseGroupVersion(req.DesiredAPIVersion)
 	if err != nil || gv.Group != api.Group || !api.IsServed(gv.Version) {
-		return nil, nil, nil, failure("desiredAPIVersion %q is not served: want %s/%s", req.DesiredAPIVersion, api.Group, servedList())
+		resp.Result = failure("desiredAPIVersion %q is not served: want %s/%s", req.DesiredAPIVersion, api.Group, servedList())
+		return resp
 	}
-	ends := make([][2]int, len(req.Objects))
-	from := make([]string, len(req.Objects))
-	for i := range req.Objects {
-		err := ctx.Err()
-		if err == nil && !time.Now().Before(deadline) {
-			err = context.DeadlineExceeded
+	objects := make([]runtime.RawExtension, len(req.Objects))
+	for i, o := range req.Objects {
+		if err := ctx.Err(); err != nil {
+			resp.Result = failure("objects[%d] and later not converted to %s: %v", i, req.DesiredAPIVersion, err)
+			return resp
 		}
-		if err != nil {
-			return nil, nil, nil, failure("objects[%d] and later not converted to %s: %v", i, req.DesiredAPIVersion, err)
+		if objects[i].Raw, err = s.convertObject(o.Raw, gv); err != nil {
+			resp.Result = failure("objects[%d] %v", i, err)
+			return resp
 		}
-		var obj map[string]interface{}
-		if decoded != nil {
-			obj = decoded[i]
-		}
-		deepen := mayNestDeeper(req.Objects[i].Raw, obj, h.maxDepth)
-		var key objectCacheKey
-		if spans != nil {
-			key.sum, key.ok = objectKey(body[spans[i][0]:spans[i][1]], req.DesiredAPIVersion)
-		}
-		if i > 0 {
-			buf = append(buf, ',')
-		}
-		ends[i][0] = len(buf)
-		buf, from[i], err = h.convertOne(req.Objects[i].Raw, obj, gv, key, buf)
-		if err != nil {
-			return nil, nil, nil, failure("objects[%d] %v", i, err)
-		}
-		if deepen { // else it nests at most as deep as the review allowed
-			if err := checkConvertedDepth(buf[ends[i][0]:], h.maxDepth); err != nil {
-				return nil, nil, nil, failure("objects[%d] converted to %s: %v", i, req.DesiredAPIVersion, err)
-			}
-		}
-		ends[i][1] = len(buf)
 	}
-	return buf, ends, from, metav1.Status{Status: metav1.StatusSuccess}
+	resp.ConvertedObjects = objects
+	resp.Result = metav1.Status{Status: metav1.StatusSuccess}
+	return resp
 }
 
-// objectCacheKey is an object's key in the conversion cache, if ok.
-type objectCacheKey struct {
-	sum [sha256.Size]byte
-	ok  bool
-}
-
-// convertOne converts one object, decoded from raw unless obj is given, and
-// checks the apiserver's contract on the result; with a key, it answers from
-// the object's cache entry or stores one. Errors name the object. It also
-// returns the version the object was converted from. The converted object
-// is appended to buf (which it returns).
-func (h *convertHandler) convertOne(raw []byte, obj map[string]interface{}, to schema.GroupVersion, key objectCacheKey, buf []byte) ([]byte, string, error) {
-	if obj == nil {
-		var err error
-		if obj, err = decodeObject(raw); err != nil {
-			return nil, "", err
-		}
+// convertObject converts one object's JSON, from the cache when it has the
+// answer, and checks what the apiserver requires of the result. Errors name
+// the object, never its contents.
+func (s *Server) convertObject(raw []byte, to schema.GroupVersion) ([]byte, error) {
+	key := cacheKeyOf(to.Version, raw)
+	if data, from, ok := s.cache.get(key); ok {
+		s.metrics.conversion(from, to.Version, "success")
+		return data, nil
+	}
+	obj, err := decodeObject(raw)
+	if err != nil {
+		return nil, err
 	}
 	id := identify(obj)
 	from, _ := obj["apiVersion"].(string)
 	gv, err := schema.ParseGroupVersion(from)
 	if err != nil || gv.Group != api.Group || !api.IsServed(gv.Version) || !api.IsKind(id.kind) {
-		version := "" // counted as from="unknown"
-		if err == nil && gv.Group == api.Group {
-			version = gv.Version
-		}
-		h.metrics.conversion(version, to.Version, "unsupported")
-		return nil, "", fmt.Errorf("%s: unsupported apiVersion %q or kind %q: want %s %s or %s", id, from, id.kind, api.Group, api.KindClaim, api.KindTemplate)
+		s.metrics.conversion(gv.Version, to.Version, "unsupported")
+		return nil, fmt.Errorf("%s: unsupported apiVersion %q or kind %q: want %s %s or %s", id, from, id.kind, api.Group, api.KindClaim, api.KindTemplate)
 	}
-	if key.ok {
-		var ok bool
-		if buf, ok = h.fromObjectEntry(key.sum, obj, buf); ok {
-			h.metrics.conversion(gv.Version, to.Version, "success")
-			return buf, gv.Version, nil
-		}
-	}
-	// The converter's errors already say "converting <kind> <name> from
-	// <version> to <version>"; only what the webhook checks is worded here.
-	out, err := h.safeConvert(obj, to.Version)
-	if err == nil {
-		if err = checkConverted(obj, out, id, to); err != nil {
-			err = fmt.Errorf("converted from %s to %s: %w", from, to, err)
-		}
-	}
+	data, err := s.convertChecked(obj, id, to)
 	if err != nil {
-		h.metrics.conversion(gv.Version, to.Version, "failure")
-		return nil, "", fmt.Errorf("%s: %w", id, err)
+		s.metrics.conversion(gv.Version, to.Version, "failure")
+		return nil, fmt.Errorf("%s: %w", id, err)
 	}
-	out = ensureMetadata(out)
-	start := len(buf)
-	buf, err = jsontree.Append(buf, out, true)
-	if err != nil {
-		h.metrics.conversion(gv.Version, to.Version, "failure")
-		return nil, "", fmt.Errorf("%s: encoding converted object: %w", id, err)
-	}
-	if key.ok {
-		if e, prefix, suffix := newCachedObject(obj, out, buf[start:]); e != nil {
-			h.cache.putObject(key.sum, e, prefix, suffix)
-		}
-	}
-	h.metrics.conversion(gv.Version, to.Version, "success")
-	return buf, gv.Version, nil
+	s.cache.put(key, data, gv.Version)
+	s.metrics.conversion(gv.Version, to.Version, "success")
+	return data, nil
 }
 
-// fromObjectEntry appends to buf the converted encoding of obj from its
-// object entry, if the cache has one that answers it (objcache.go), and
-// counts the lookup; otherwise it returns buf as it was and false.
-func (h *convertHandler) fromObjectEntry(key [sha256.Size]byte, obj map[string]interface{}, buf []byte) ([]byte, bool) {
-	meta, _ := obj["metadata"].(map[string]interface{})
-	return h.cache.appendObject(key, buf, meta)
-}
-
-// serveCached answers a review from the conversion cache: the same bytes as
-// converting its objects again, with the review's uid, and the same
-// metrics. buf holds the response up to the last converted object
-// (conversionCache.get).
-func (h *convertHandler) serveCached(w http.ResponseWriter, log logr.Logger, buf []byte, from []string, to string, start time.Time) {
-	for _, f := range from {
-		h.metrics.conversion(f, to, "success")
-	}
-	h.metrics.request("/convert", "", "success", start)
-	writeRaw(w, log, appendConversionReviewTail(buf, true))
-}
-
-// recyclers hold the maps of decoded reviews for the next ones
-// (jsontree.Recycler): a review takes one and gives its maps back once its
-// answer is written.
-var recyclers = sync.Pool{New: func() any { return new(jsontree.Recycler) }}
-
-// safeConvert turns a converter panic into an error for this object.
-func (h *convertHandler) safeConvert(obj map[string]interface{}, to string) (out map[string]interface{}, err error) {
+// convertChecked converts obj and encodes the result once it passes the
+// apiserver's contract and the depth a review can carry.
+func (s *Server) convertChecked(obj map[string]interface{}, id objectID, to schema.GroupVersion) (data []byte, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			h.metrics.recordPanic("/convert")
-			out, err = nil, fmt.Errorf("converter panicked: %v", p)
+			s.metrics.panics.WithLabelValues("/convert").Inc()
+			data, err = nil, fmt.Errorf("converter panicked: %v", p)
 		}
 	}()
-	return h.convert(obj, to)
+	out, err := s.cfg.Converter(obj, to.Version)
+	if err != nil {
+		return nil, err // it says "converting <kind> <name> from … to …"
+	}
+	if err := checkConverted(obj, out, id, to); err != nil {
+		return nil, fmt.Errorf("converted from %s to %s: %w", obj["apiVersion"], to, err)
+	}
+	if _, ok := out["metadata"].(map[string]interface{}); !ok {
+		// kube-apiserver refuses a converted object without metadata, also
+		// when it sent none (a server-side apply prunes whole sections);
+		// it puts the object's own metadata back over it.
+		copied := make(map[string]interface{}, len(out)+1)
+		for k, v := range out {
+			copied[k] = v
+		}
+		copied["metadata"] = map[string]interface{}{}
+		out = copied
+	}
+	if data, err = json.Marshal(out); err != nil {
+		return nil, fmt.Errorf("encoding converted object: %w", err)
+	}
+	// Conversion can nest deeper than its input (restore data, 1.30 handle
+	// data as parameters). Stored, such an object could be read through no
+	// version; refused here, the write that would store it fails instead.
+	if err := checkDepth(data, convertedDepth(s.cfg.MaxJSONDepth)); err != nil {
+		return nil, fmt.Errorf("converted to %s: the result nests deeper than a review may carry (--max-json-depth %d): %w", to, s.cfg.MaxJSONDepth, err)
+	}
+	return data, nil
 }
 
-// decodeObject decodes one JSON object with numbers kept as json.Number.
-// jsontree decodes exactly as encoding/json does, without reflection; input
-// it rejects is decoded again by encoding/json for the error message.
-func decodeObject(raw []byte) (map[string]interface{}, error) {
-	if v, err := jsontree.Unmarshal(raw, maxTreeDepth); err == nil {
-		if obj, ok := v.(map[string]interface{}); ok && obj != nil {
-			return obj, nil
-		}
+// decodeReview decodes a review of kind in group/v1 or group/v1beta1,
+// within maxDepth.
+func decodeReview(body []byte, maxDepth int, review any, tm *metav1.TypeMeta, kind, group string) *httpError {
+	if err := checkDepth(body, maxDepth); err != nil {
+		return errorf(http.StatusBadRequest, "%v", err)
 	}
-	if len(bytes.TrimSpace(raw)) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+	if err := json.Unmarshal(body, review); err != nil {
+		return errorf(http.StatusBadRequest, "decoding %s: %v", kind, err)
+	}
+	if tm.Kind != kind || (tm.APIVersion != group+"/v1" && tm.APIVersion != group+"/v1beta1") {
+		return errorf(http.StatusBadRequest, "unsupported review %s %q: want %s %s/v1 or v1beta1", tm.Kind, tm.APIVersion, kind, group)
+	}
+	return nil
+}
+
+// decodeObject decodes one JSON object, numbers as json.Number.
+func decodeObject(raw []byte) (map[string]interface{}, error) {
+	if t := bytes.TrimSpace(raw); len(t) == 0 || bytes.Equal(t, []byte("null")) {
 		return nil, errors.New("is empty")
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var obj map[string]interface{}
-	if err := dec.Decode(&obj); err != nil {
+	if err := dec.Decode(&obj); err != nil || obj == nil {
 		return nil, fmt.Errorf("is not a JSON object: %v", err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, errors.New("has data after the JSON object")
 	}
-	if obj == nil {
-		return nil, errors.New("is not a JSON object")
-	}
 	return obj, nil
 }
 
 // objectID names an object in messages and logs without its contents.
-type objectID struct {
-	kind, namespace, name, uid string
-}
+type objectID struct{ kind, namespace, name, uid string }
 
 func identify(obj map[string]interface{}) objectID {
 	id := objectID{}
@@ -348,26 +219,16 @@ func identify(obj map[string]interface{}) objectID {
 }
 
 func (id objectID) String() string {
-	obj := map[string]interface{}{"kind": id.kind, "metadata": map[string]interface{}{"namespace": id.namespace, "name": id.name}}
-	s := api.Describe(obj)
+	s := api.Describe(map[string]interface{}{"kind": id.kind, "metadata": map[string]interface{}{"namespace": id.namespace, "name": id.name}})
 	if id.uid != "" {
 		s += " (uid " + id.uid + ")"
 	}
 	return s
 }
 
-// servedList spells the served versions for messages: "a, b or c".
-func servedList() string {
-	v := api.ServedVersions
-	if len(v) == 1 {
-		return v[0]
-	}
-	return strings.Join(v[:len(v)-1], ", ") + " or " + v[len(v)-1]
-}
-
-// checkConverted enforces what the apiserver requires of a converted object:
-// apiVersion is the desired one; kind, name, namespace and uid are unchanged;
-// metadata changes at most in labels and annotations, which stay string maps.
+// checkConverted enforces the apiserver's contract: apiVersion is the
+// desired one; kind, name, namespace and uid are unchanged; metadata
+// changes only in labels and annotations, which stay string maps.
 func checkConverted(in, out map[string]interface{}, id objectID, to schema.GroupVersion) error {
 	if out == nil {
 		return errors.New("converter returned no object")
@@ -384,81 +245,41 @@ func checkConverted(in, out map[string]interface{}, id objectID, to schema.Group
 		return errors.New("converter returned metadata that is not an object")
 	}
 	for _, k := range []string{"labels", "annotations"} {
-		if err := checkStringMap(outMeta[k]); err != nil {
-			return fmt.Errorf("converter returned metadata.%s that %v", k, err)
+		if m, ok := outMeta[k].(map[string]interface{}); ok || outMeta[k] == nil {
+			for key, v := range m {
+				if _, ok := v.(string); !ok {
+					return fmt.Errorf("converter returned metadata.%s that has a non-string value at %q", k, key)
+				}
+			}
+		} else {
+			return fmt.Errorf("converter returned metadata.%s that is not an object", k)
 		}
 	}
-	if !equalExcept(inMeta, outMeta, false) {
+	rest := func(m map[string]interface{}) map[string]interface{} {
+		c := make(map[string]interface{}, len(m))
+		for k, v := range m {
+			if k != "labels" && k != "annotations" {
+				c[k] = v
+			}
+		}
+		return c
+	}
+	if !api.DeepEqualJSON(rest(inMeta), rest(outMeta)) {
 		return errors.New("converter changed metadata other than labels and annotations")
 	}
 	return nil
 }
 
-// ensureMetadata returns out, or a shallow copy of it with an empty metadata
-// object when out has none (absent or null). kube-apiserver refuses a
-// converted object without a metadata object ("returned invalid metadata:
-// missing metadata in converted object"), also when the object it sent had
-// none, which it does: server-side apply, when a manager applies through
-// another version than its last apply, prunes that manager's former fields
-// from the object with the whole metadata and spec (structured-merge-diff
-// removes the named fields above an owned field) and converts what remains
-// to the versions of the other managers. Conversion keeps an absent
-// metadata absent (a partial object converts exactly); the apiserver puts
-// the object's own metadata back over the answer's, keeping only its labels
-// and annotations, so an empty one adds nothing. out is not modified (it
-// may share with the request).
-func ensureMetadata(out map[string]interface{}) map[string]interface{} {
-	if _, ok := out["metadata"].(map[string]interface{}); ok {
-		return out
-	}
-	copied := make(map[string]interface{}, len(out)+1)
-	for k, v := range out {
-		copied[k] = v
-	}
-	copied["metadata"] = map[string]interface{}{}
-	return copied
-}
-
-func checkStringMap(v interface{}) error {
-	if v == nil {
-		return nil
-	}
-	m, ok := v.(map[string]interface{})
-	if !ok {
-		return errors.New("is not an object")
-	}
-	for k, s := range m {
-		if _, ok := s.(string); !ok {
-			return fmt.Errorf("has a non-string value at %q", k)
-		}
-	}
-	return nil
-}
-
-// equalExcept reports whether two metadata objects are reflect.DeepEqual
-// but for the annotations and, unless withLabels, the labels, without
-// copying them.
-func equalExcept(a, b map[string]interface{}, withLabels bool) bool {
-	skip := func(k string) bool { return k == "annotations" || k == "labels" && !withLabels }
-	n := 0
-	for k, va := range a {
-		if skip(k) {
-			continue
-		}
-		vb, ok := b[k]
-		if !ok || !api.DeepEqualJSON(va, vb) {
-			return false
-		}
-		n++
-	}
-	for k := range b {
-		if !skip(k) {
-			n--
-		}
-	}
-	return n == 0
+// servedList spells the served versions: "a, b or c".
+func servedList() string {
+	v := api.ServedVersions
+	return strings.Join(v[:len(v)-1], ", ") + " or " + v[len(v)-1]
 }
 
 func failure(format string, args ...any) metav1.Status {
 	return metav1.Status{Status: metav1.StatusFailure, Message: fmt.Sprintf(format, args...)}
+}
+
+func overloaded(slots int) string {
+	return fmt.Sprintf("claimbridge webhook overloaded: all %d review slots busy for --max-queue-wait; retry after %ds", slots, RetryAfterSeconds)
 }

@@ -7,35 +7,26 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"path/filepath"
 	"strconv"
 	"sync/atomic"
 	"time"
 
-	"github.com/go-logr/logr"
 	"k8s.io/apiserver/pkg/server/dynamiccertificates"
 	"k8s.io/klog/v2"
-	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 )
 
-// Server serves /convert, /validate and /default over TLS, plus health probes over
-// plain HTTP and metrics over plain HTTP or, with Config.MetricsFilter, over
-// HTTPS. Create it with New and start it with Run.
+// Server serves /convert, /validate and /default over TLS, health probes
+// over HTTP and metrics over HTTP or, with Config.MetricsFilter, HTTPS.
+// Create it with New and start it with Run.
 type Server struct {
-	cfg       Config
-	metrics   *metrics
-	admission *slotGate
-	cache     *conversionCache // nil when Config.ConversionCacheBytes is 0
-	// cacheObjects: the cache also keeps converted objects (objcache.go),
-	// which only the default converter allows.
-	cacheObjects bool
-	// serving is the serving certificate content once Run loaded it; the
-	// certificate metrics read it (certmetrics.go).
+	cfg     Config
+	metrics *metrics
+	slots   slots
+	cache   *conversionCache // nil without Config.ConversionCacheBytes
+	// serving is the serving pair once Run loaded it (the expiry metrics).
 	serving atomic.Pointer[dynamiccertificates.DynamicCertKeyPairContent]
-
-	// conns bounds the webhook listener's connections (connlimit.go); nil
-	// without Config.MaxConnections.
-	conns *connLimiter
 
 	ready                         atomic.Bool
 	started                       chan struct{}
@@ -44,34 +35,29 @@ type Server struct {
 
 // New returns a server for cfg that has not started.
 func New(cfg Config) (*Server, error) {
-	cacheObjects := cfg.Converter == nil // objcache.go: the default converter only
 	cfg, err := cfg.complete()
 	if err != nil {
 		return nil, err
 	}
-	m := newMetrics()
-	s := &Server{cfg: cfg, cacheObjects: cacheObjects, metrics: m, admission: newSlotGate(cfg.MaxInFlight, cfg.MaxQueueWait, cfg.MaxReviewMemory, m), started: make(chan struct{})}
+	s := &Server{cfg: cfg, slots: make(slots, cfg.MaxInFlight), started: make(chan struct{})}
+	s.metrics = newMetrics(s, cfg.TokenPolicyGauge)
 	if cfg.ConversionCacheBytes > 0 {
-		s.cache = newConversionCache(cfg.ConversionCacheBytes, m)
-	}
-	s.registerOpsMetrics() // #11: certificate expiry/age, series the alerts need (certmetrics.go)
-	if cfg.TokenPolicyGauge {
-		m.registerTokenPolicy()
+		s.cache = newConversionCache(cfg.ConversionCacheBytes, s.metrics)
 	}
 	return s, nil
 }
 
-// SetTokenPolicyEnforced sets claimbridge_token_policy_enforced to the
-// token policy check's verdict: 1 enforced, 0 not enforced, -1 unknown. It
-// does nothing unless Config.TokenPolicyGauge. Readiness does not depend on it.
+// SetTokenPolicyEnforced sets claimbridge_token_policy_enforced: 1
+// enforced, 0 not enforced, -1 unknown. It does nothing unless
+// Config.TokenPolicyGauge.
 func (s *Server) SetTokenPolicyEnforced(v float64) {
 	if s.metrics.tokenPolicy != nil {
 		s.metrics.tokenPolicy.Set(v)
 	}
 }
 
-// Started is closed once the TLS listener serves; Addr, HealthAddr and
-// MetricsAddr are set from then on.
+// Started is closed once the TLS listener serves; the addresses are set
+// from then on.
 func (s *Server) Started() <-chan struct{} { return s.started }
 
 // Addr is the bound TLS address, nil before Started.
@@ -83,36 +69,23 @@ func (s *Server) HealthAddr() net.Addr { return s.healthAddr }
 // MetricsAddr is the bound metrics address, nil if disabled.
 func (s *Server) MetricsAddr() net.Addr { return s.metricsAddr }
 
-// Handler returns the mux of the TLS listener (/convert, /validate,
-// /default).
+// Handler is the mux of the TLS listener.
 func (s *Server) Handler() http.Handler {
-	c := &s.cfg
+	requireCert := s.cfg.ClientCAFile != ""
+	validate := &validator{validate: s.cfg.Validator, metrics: s.metrics, maxViewDepth: convertedDepth(s.cfg.MaxJSONDepth)}
 	mux := http.NewServeMux()
-	// Reviews run in one of Config.MaxInFlight slots or are shed (shed.go).
-	a := s.admission
-	requireClientCert := c.ClientCAFile != ""
-	mux.Handle("/convert", s.metrics.instrument("/convert", recoverPanics("/convert", s.metrics, a.wrap("/convert", c.MaxConvertBodyBytes, refusedByHeaders(c.MaxConvertBodyBytes, false), a.shedConvert, &convertHandler{
-		convert: c.Converter, maxBytes: c.MaxConvertBodyBytes, maxDepth: c.MaxJSONDepth,
-		timeout: c.RequestTimeout, metrics: s.metrics, cache: s.cache, cacheObjects: s.cacheObjects,
-	}))))
-	admissionEndpoint := func(endpoint string, decide admission.Handler) {
-		mux.Handle(endpoint, s.metrics.instrument(endpoint, recoverPanics(endpoint, s.metrics, a.wrap(endpoint, c.MaxValidateBodyBytes, refusedByHeaders(c.MaxValidateBodyBytes, requireClientCert), a.shedAdmission(endpoint, c.MaxValidateBodyBytes, c.MaxJSONDepth), &admissionHandler{
-			endpoint: endpoint, decide: decide, maxBytes: c.MaxValidateBodyBytes, maxDepth: c.MaxJSONDepth,
-			timeout: c.RequestTimeout, requireClientCert: requireClientCert, metrics: s.metrics,
-		}))))
-	}
-	admissionEndpoint("/validate", &validator{validate: c.Validator, metrics: s.metrics, maxViewDepth: convertedDepth(c.MaxJSONDepth)})
-	admissionEndpoint("/default", &defaulter{metrics: s.metrics})
+	mux.Handle("/convert", s.metrics.instrument("/convert", http.HandlerFunc(s.serveConvert)))
+	mux.Handle("/validate", s.metrics.instrument("/validate", s.admissionHandler("/validate", requireCert, validate.handle)))
+	mux.Handle("/default", s.metrics.instrument("/default", s.admissionHandler("/default", requireCert, s.handleDefault)))
 	return mux
 }
 
-// Run serves until ctx is done, then turns /readyz false, keeps serving
-// for ShutdownDrain, closes the listener and waits up to ShutdownTimeout
-// for in-flight requests. A clean shutdown returns nil.
+// Run serves until ctx is done. It then fails /readyz, keeps serving for
+// ShutdownDrain, stops accepting and waits up to ShutdownTimeout for
+// in-flight requests. A clean shutdown returns nil.
 func (s *Server) Run(ctx context.Context) error {
 	log := klog.FromContext(ctx).WithName("webhook")
 	c := &s.cfg
-
 	certFile, keyFile := c.CertFile, c.KeyFile
 	if certFile == "" {
 		generated, err := ensureCertificates(c.CertDir, c.DNSNames)
@@ -135,60 +108,60 @@ func (s *Server) Run(ctx context.Context) error {
 			return fmt.Errorf("protecting metrics: %w", err)
 		}
 	}
-	metricsMux := http.NewServeMux() // /metrics only: other paths are 404, as on the health listener
+	metricsMux := http.NewServeMux()
 	metricsMux.Handle("GET /metrics", metricsHandler)
-	metricsHandler = metricsMux
-	listeners, err := s.listen(certs.config, log)
+
+	webhookLn, err := listen(SettingListener, "webhook listener", net.JoinHostPort(c.BindAddress, strconv.Itoa(c.Port)))
 	if err != nil {
 		return err
 	}
-	if listeners[2] != nil && c.MetricsFilter != nil {
-		// Secure metrics: the same certificate content and TLS settings
-		// as the webhook listener, reloaded with it.
-		listeners[2] = tls.NewListener(listeners[2], certs.config)
+	s.addr = webhookLn.Addr()
+	servers := []*http.Server{s.httpServer(closeWhenNotReady(&s.ready, s.Handler()))}
+	servers[0].TLSNextProto = map[string]func(*http.Server, *tls.Conn, http.Handler){} // HTTP/1.1 only
+	servers[0].ErrorLog = newErrorLog(s.metrics)
+	listeners := []net.Listener{tls.NewListener(webhookLn, certs.config)}
+	for _, l := range []struct {
+		addr    string
+		out     *net.Addr
+		setting Setting
+		what    string
+		handler http.Handler
+	}{
+		{c.HealthProbeAddress, &s.healthAddr, SettingHealthProbeAddress, "health probe listener", healthMux(&s.ready, c.Profiling)},
+		{c.MetricsAddress, &s.metricsAddr, SettingMetricsAddress, "metrics listener", metricsMux},
+	} {
+		if l.addr == "" {
+			continue
+		}
+		ln, err := listen(l.setting, l.what, l.addr)
+		if err != nil {
+			for _, open := range listeners {
+				open.Close()
+			}
+			return err
+		}
+		*l.out = ln.Addr()
+		if l.setting == SettingMetricsAddress && c.MetricsFilter != nil {
+			ln = tls.NewListener(ln, certs.config) // secure metrics: the webhook's certificate
+		}
+		listeners = append(listeners, ln)
+		servers = append(servers, s.httpServer(l.handler))
 	}
+
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
-	go certs.Run(runCtx)
-
+	certs.run(runCtx)
 	// Requests get a context that the stop signal does not cancel: they
-	// must finish during shutdown.
+	// finish during shutdown.
 	baseCtx := klog.NewContext(context.WithoutCancel(ctx), log)
-	handler := closeWhenNotReady(&s.ready, s.Handler())
-	var connState func(net.Conn, http.ConnState)
-	if s.conns != nil {
-		handler, connState = s.conns.closeOneAfterAnswer(handler), s.conns.connState
-	}
-	servers := []*http.Server{{
-		Handler:           handler,
-		ConnState:         connState,
-		TLSNextProto:      map[string]func(*http.Server, *tls.Conn, http.Handler){}, // no HTTP/2
-		ReadHeaderTimeout: c.ReadHeaderTimeout,
-		ReadTimeout:       c.ReadTimeout,
-		WriteTimeout:      c.WriteTimeout,
-		IdleTimeout:       c.IdleTimeout,
-		MaxHeaderBytes:    c.MaxHeaderBytes,
-		BaseContext:       func(net.Listener) context.Context { return baseCtx },
-		ConnContext:       withConn,
-		ErrorLog:          newErrorLog(s.metrics), // counts failed TLS handshakes
-	}}
-	if listeners[1] != nil {
-		servers = append(servers, plainServer(healthMux(&s.ready, c.Profiling), c))
-	}
-	if listeners[2] != nil {
-		servers = append(servers, plainServer(metricsHandler, c))
-	}
-	errs := make(chan error, 3)
-	ls := compact(listeners)
+	errs := make(chan error, len(servers))
 	for i, srv := range servers {
+		srv.BaseContext = func(net.Listener) context.Context { return baseCtx }
 		go func() {
-			if err := srv.Serve(ls[i]); !errors.Is(err, http.ErrServerClosed) {
+			if err := srv.Serve(listeners[i]); !errors.Is(err, http.ErrServerClosed) {
 				errs <- err
 			}
 		}()
-	}
-	if c.ReleaseStartupPages {
-		log.V(1).Info("Released the executable's start-up pages", "bytes", releaseStartupPages())
 	}
 	s.ready.Store(true)
 	close(s.started)
@@ -221,77 +194,8 @@ func (s *Server) Run(ctx context.Context) error {
 	return serveErr
 }
 
-// closeWhenNotReady answers with Connection: close while the server is not
-// ready, i.e. during --shutdown-drain. Taking the pod out of the Service's
-// endpoints moves no open connection: without this a keep-alive client (each
-// kube-apiserver keeps up to 25 per webhook host) sends on its connections
-// to the end of the drain, and a POST it writes just as Shutdown closes its
-// connection fails with EOF, which neither Go's transport nor client-go
-// retries. Closed after their answer, its connections are dialled again,
-// through the Service, to a ready pod.
-func closeWhenNotReady(ready *atomic.Bool, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !ready.Load() {
-			w.Header().Set("Connection", "close")
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
-// listen binds the TLS, health and metrics listeners (nil when disabled)
-// up front so that a busy port fails Run before anything serves.
-func (s *Server) listen(tlsConfig *tls.Config, log logr.Logger) ([3]net.Listener, error) {
-	var ls [3]net.Listener
+func (s *Server) httpServer(h http.Handler) *http.Server {
 	c := &s.cfg
-	addr := net.JoinHostPort(c.BindAddress, strconv.Itoa(c.Port))
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return ls, listenError(SettingListener, "webhook listener", addr, err)
-	}
-	s.addr = ln.Addr()
-	if b := c.ListenBacklog; b > 0 {
-		if err := setListenBacklog(ln, b); err != nil {
-			ln.Close()
-			return ls, fmt.Errorf("setting the listen backlog to %d: %w", b, err)
-		}
-	}
-	if c.MaxConnections > 0 {
-		s.conns = newConnLimiter(ln, c.MaxConnections, s.metrics)
-		if long, err := listenBacklog(ln); err == nil {
-			s.conns.backlog = newOverloadBacklog(ln, long, c.OverloadListenBacklog, s.conns.spare, s.conns.done, s.metrics, log.WithName("accept-queue"))
-			if b := s.conns.backlog; b != nil {
-				b.refuseAfter = c.OverloadRefuseAfter
-				b.reviews, b.overflows = s.admission.counts, listenOverflows
-			}
-		}
-		ln = s.conns
-	}
-	ls[0] = tls.NewListener(ln, tlsConfig)
-	for i, a := range []struct {
-		addr    string
-		out     *net.Addr
-		setting Setting
-		what    string
-	}{{c.HealthProbeAddress, &s.healthAddr, SettingHealthProbeAddress, "health probe listener"}, {c.MetricsAddress, &s.metricsAddr, SettingMetricsAddress, "metrics listener"}} {
-		if a.addr == "" {
-			continue
-		}
-		l, err := net.Listen("tcp", a.addr)
-		if err != nil {
-			for _, c := range ls {
-				if c != nil {
-					c.Close()
-				}
-			}
-			return ls, listenError(a.setting, a.what, a.addr, err)
-		}
-		*a.out = l.Addr()
-		ls[i+1] = l
-	}
-	return ls, nil
-}
-
-func plainServer(h http.Handler, c *Config) *http.Server {
 	return &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: c.ReadHeaderTimeout,
@@ -302,12 +206,39 @@ func plainServer(h http.Handler, c *Config) *http.Server {
 	}
 }
 
-func compact(ls [3]net.Listener) []net.Listener {
-	var out []net.Listener
-	for _, l := range ls {
-		if l != nil {
-			out = append(out, l)
+// closeWhenNotReady answers with Connection: close during the drain. A
+// keep-alive client (kube-apiserver keeps up to 25 connections per
+// webhook host) would otherwise send on its open connections until the
+// listener closes, and a request written just then fails with EOF, which
+// nobody retries. Closed after their answer, its connections are dialled
+// again, through the Service, to a ready pod.
+func closeWhenNotReady(ready *atomic.Bool, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !ready.Load() {
+			w.Header().Set("Connection", "close")
 		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// healthMux serves /healthz (the process is up), /readyz (serving, no
+// shutdown begun) and, with profiling, pprof.
+func healthMux(ready *atomic.Bool, profiling bool) *http.ServeMux {
+	mux := http.NewServeMux()
+	if profiling {
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	}
-	return out
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
+	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+		if !ready.Load() {
+			http.Error(w, "not ready", http.StatusServiceUnavailable)
+			return
+		}
+		_, _ = w.Write([]byte("ok"))
+	})
+	return mux
 }

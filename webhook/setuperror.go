@@ -3,6 +3,7 @@ package webhook
 import (
 	"errors"
 	"fmt"
+	"net"
 	"syscall"
 )
 
@@ -40,8 +41,12 @@ func setupError(s Setting, format string, args ...any) error {
 	return &SetupError{Setting: s, Err: fmt.Errorf(format, args...)}
 }
 
-// listenError explains a failed bind of the listener at addr.
-func listenError(s Setting, what, addr string, err error) error {
+// listen binds addr, explaining a failure.
+func listen(s Setting, what, addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err == nil {
+		return ln, nil
+	}
 	hint := ""
 	switch {
 	case errors.Is(err, syscall.EADDRINUSE):
@@ -51,5 +56,5 @@ func listenError(s Setting, what, addr string, err error) error {
 	case errors.Is(err, syscall.EADDRNOTAVAIL):
 		hint = ": no network interface of this host has that address"
 	}
-	return setupError(s, "binding the %s to %s: %w%s", what, addr, err, hint)
+	return nil, setupError(s, "binding the %s to %s: %w%s", what, addr, err, hint)
 }

@@ -1,150 +1,239 @@
 package webhook
 
 import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"errors"
 	"fmt"
+	"io/fs"
+	"math"
+	"math/big"
 	"net"
-	"slices"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/go-logr/logr"
 	"k8s.io/apiserver/pkg/server/dynamiccertificates"
+	certutil "k8s.io/client-go/util/cert"
+	"k8s.io/client-go/util/keyutil"
 
 	"github.com/claimbridge/claimbridge/certs"
 )
 
-// servingTLS is the TLS side of the listener, built on k8s.io/apiserver's
-// dynamiccertificates as kube-apiserver and the pod-security-admission
-// webhook use them: DynamicCertKeyPairContent serves the key pair and
-// DynamicFileCAContent the client CA bundle, both reloaded by Run (a pair
-// that does not load, e.g. a certificate written before its key, leaves
-// the current one in place), and the DynamicServingCertificateController
-// turns them into the tls.Config of every handshake.
+// File names inside the certificate directory.
+const (
+	CAFileName   = "ca.crt"
+	CertFileName = "tls.crt"
+	KeyFileName  = "tls.key"
+)
+
+// servingTLS is the listener's TLS, on k8s.io/apiserver's
+// dynamiccertificates as kube-apiserver and pod-security-admission use it:
+// the contents reload their files (following kubelet's symlink swaps) and
+// the controller turns them into the tls.Config of every handshake.
 type servingTLS struct {
-	config *tls.Config
-	// serving is the key pair content the handshakes use.
+	config     *tls.Config
 	serving    *dynamiccertificates.DynamicCertKeyPairContent
+	clientCA   *dynamiccertificates.DynamicFileCAContent // nil without a client CA
 	controller *dynamiccertificates.DynamicServingCertificateController
-	// files are the reloaders of the serving pair and the client CA;
-	// only Run's goroutine calls them (certreload.go).
-	files []dynamiccertificates.ControllerRunner
-	// watchFiles are the files they read, whose directories Run watches.
-	watchFiles []string
-	interval   time.Duration
-	// pollOnly (tests) turns the file watch off: only the poll reloads.
-	pollOnly bool
-	metrics  *metrics
-	log      logr.Logger
 }
 
-// newServingTLS loads the serving pair from certFile and keyFile and the
-// client CA from c.ClientCAFile. The configuration allows HTTP/1.1 only,
-// c.MinTLSVersion and, for TLS 1.2, c.CipherSuites. With a client CA,
-// client certificates are verified when given; the /validate handler then
-// requires one, /convert must work without (the apiserver sends none on
-// conversion calls).
+// newServingTLS loads the serving pair and the client CA. Only HTTP/1.1
+// is offered. With a client CA, a client certificate is verified when
+// given; /validate and /default then require one.
 func newServingTLS(c *Config, certFile, keyFile string, m *metrics, log logr.Logger) (*servingTLS, error) {
+	setting := SettingCertDir
+	if c.CertFile != "" {
+		setting = SettingServingCertificate
+	}
 	serving, err := dynamiccertificates.NewDynamicServingContentFromFiles("serving-cert", certFile, keyFile)
-	m.certReload(err)
 	if err != nil {
-		return nil, setupError(servingSetting(c), "loading the serving certificate %s and key %s (both PEM, the key the certificate's): %w", certFile, keyFile, err)
+		return nil, setupError(setting, "loading the serving certificate %s and key %s (both PEM, the key the certificate's): %w", certFile, keyFile, err)
 	}
-	base := &tls.Config{
-		MinVersion:   c.MinTLSVersion,
-		CipherSuites: c.CipherSuites,
-		NextProtos:   []string{"http/1.1"},
-	}
-	s := &servingTLS{config: base, serving: serving, files: []dynamiccertificates.ControllerRunner{serving}, watchFiles: []string{certFile, keyFile},
-		interval: c.CertReloadInterval, metrics: m, log: log}
-	reloaded := reloadListener{metrics: m, log: log, serving: serving, dnsNames: c.DNSNames}
-	reloaded.warn()
-
+	m.certReloads.WithLabelValues("success").Inc()
+	base := &tls.Config{MinVersion: c.MinTLSVersion, CipherSuites: c.CipherSuites, NextProtos: []string{"http/1.1"}}
+	s := &servingTLS{config: base, serving: serving}
 	var clientCA dynamiccertificates.CAContentProvider
 	if c.ClientCAFile != "" {
-		ca, err := dynamiccertificates.NewDynamicCAContentFromFile("client-ca", c.ClientCAFile)
-		if err != nil {
+		if s.clientCA, err = dynamiccertificates.NewDynamicCAContentFromFile("client-ca", c.ClientCAFile); err != nil {
 			return nil, setupError(SettingClientCA, "loading the client CA bundle %s (PEM certificates): %w", c.ClientCAFile, err)
 		}
 		base.ClientAuth = tls.VerifyClientCertIfGiven
-		clientCA = ca
-		s.files = append(s.files, ca)
-		s.watchFiles = append(s.watchFiles, c.ClientCAFile)
+		clientCA = s.clientCA
 	}
 	s.controller = dynamiccertificates.NewDynamicServingCertificateController(base, clientCA, serving, nil, nil)
 	serving.AddListener(s.controller)
-	serving.AddListener(reloaded)
-	if ca, ok := clientCA.(*dynamiccertificates.DynamicFileCAContent); ok {
-		ca.AddListener(s.controller)
+	if s.clientCA != nil {
+		s.clientCA.AddListener(s.controller)
 	}
+	reloaded := reloadListener{m: m, log: log, serving: serving, dnsNames: c.DNSNames}
+	serving.AddListener(reloaded)
+	reloaded.warn()
 	if err := s.controller.RunOnce(); err != nil {
-		return nil, &SetupError{Setting: servingSetting(c), Err: fmt.Errorf("building the TLS configuration: %w", err)}
+		return nil, setupError(setting, "building the TLS configuration: %w", err)
 	}
 	base.GetConfigForClient = s.controller.GetConfigForClient
 	return s, nil
 }
 
-// servingSetting is the setting the serving pair of c comes from.
-func servingSetting(c *Config) Setting {
-	if c.CertFile != "" {
-		return SettingServingCertificate
+// run reloads the files until ctx is done.
+func (s *servingTLS) run(ctx context.Context) {
+	go s.serving.Run(ctx, 1)
+	if s.clientCA != nil {
+		go s.clientCA.Run(ctx, 1)
 	}
-	return SettingCertDir
+	go s.controller.Run(1, ctx.Done())
 }
 
-// reloadListener counts and logs each new serving pair, and what makes it
+// reloadListener counts each new serving pair and logs what makes it
 // unusable by clients.
 type reloadListener struct {
-	metrics  *metrics
+	m        *metrics
 	log      logr.Logger
 	serving  *dynamiccertificates.DynamicCertKeyPairContent
 	dnsNames []string
 }
 
-var _ dynamiccertificates.Listener = reloadListener{}
-
 func (l reloadListener) Enqueue() {
-	l.metrics.certReload(nil)
+	l.m.certReloads.WithLabelValues("success").Inc()
 	l.log.Info("Reloaded serving certificate")
 	l.warn()
 }
 
-// warn logs, as errors, what makes the serving certificate unusable by
-// clients: the pair loads, so the server serves it, but every handshake
-// with it fails.
+// warn logs, as errors, why clients will refuse the serving certificate:
+// outside its validity window, or not valid for a name they dial.
 func (l reloadListener) warn() {
 	certPEM, _ := l.serving.CurrentCertKeyContent()
-	for _, p := range certificateProblems(certPEM, l.dnsNames, time.Now()) {
+	cert, err := certs.Leaf(certPEM)
+	var problems []string
+	switch now := time.Now(); {
+	case err != nil:
+		problems = append(problems, err.Error())
+	case now.After(cert.NotAfter):
+		problems = append(problems, "expired at "+cert.NotAfter.UTC().Format(time.RFC3339))
+	case now.Before(cert.NotBefore):
+		problems = append(problems, "not valid before "+cert.NotBefore.UTC().Format(time.RFC3339))
+	}
+	for _, n := range l.dnsNames {
+		if cert != nil && cert.VerifyHostname(n) != nil {
+			problems = append(problems, fmt.Sprintf("not valid for the DNS name %s (valid for %v)", n, cert.DNSNames))
+		}
+	}
+	for _, p := range problems {
 		l.log.Error(nil, "The serving certificate is unusable: clients will refuse it; replace it", "problem", p, "certificate", l.serving.Name())
 	}
 }
 
-// certificateProblems reports what makes the leaf certificate of certPEM
-// fail clients' verification at now: outside its validity window, or not
-// valid for one of dnsNames (Config.DNSNames, the names clients dial).
-func certificateProblems(certPEM []byte, dnsNames []string, now time.Time) []string {
-	cert, err := certs.Leaf(certPEM)
+// GenerateCertificates returns a new self-signed CA and a serving
+// certificate it signed for localhost, 127.0.0.1, ::1 and dnsNames, valid
+// one year, PEM encoded (tls.crt holds the leaf, then the CA). Both keys
+// are ECDSA P-256, as the cert-manager Certificates of config/ and the
+// chart.
+func GenerateCertificates(dnsNames []string) (caPEM, certPEM, keyPEM []byte, err error) {
+	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
-		return []string{err.Error()}
+		return nil, nil, nil, err
 	}
-	var problems []string
-	if now.After(cert.NotAfter) {
-		problems = append(problems, fmt.Sprintf("expired at %s", cert.NotAfter.UTC().Format(time.RFC3339)))
+	now := time.Now()
+	ca, err := certutil.NewSelfSignedCACert(certutil.Config{CommonName: fmt.Sprintf("claimbridge-ca@%d", now.Unix()), NotBefore: now.Add(-time.Hour)}, caKey)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("signing the CA: %w", err)
 	}
-	if now.Before(cert.NotBefore) {
-		problems = append(problems, fmt.Sprintf("not valid before %s", cert.NotBefore.UTC().Format(time.RFC3339)))
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, nil, err
 	}
-	for _, n := range dnsNames {
-		if err := cert.VerifyHostname(n); err != nil {
-			problems = append(problems, fmt.Sprintf("not valid for the DNS name %s (valid for %v)", n, append(slices.Clone(cert.DNSNames), ipStrings(cert.IPAddresses)...)))
-		}
+	serial, err := rand.Int(rand.Reader, big.NewInt(math.MaxInt64))
+	if err != nil {
+		return nil, nil, nil, err
 	}
-	return problems
+	der, err := x509.CreateCertificate(rand.Reader, &x509.Certificate{
+		SerialNumber:          serial.Add(serial, big.NewInt(1)),
+		Subject:               pkix.Name{CommonName: fmt.Sprintf("localhost@%d", now.Unix())},
+		NotBefore:             now.Add(-time.Hour), // clock skew, as client-go's generator allows
+		NotAfter:              now.Add(365 * 24 * time.Hour),
+		KeyUsage:              x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		BasicConstraintsValid: true,
+		DNSNames:              append([]string{"localhost"}, dnsNames...),
+		IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
+	}, ca, &key.PublicKey, caKey)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("signing the serving certificate: %w", err)
+	}
+	leaf, err := x509.ParseCertificate(der)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if caPEM, err = certutil.EncodeCertificates(ca); err != nil {
+		return nil, nil, nil, err
+	}
+	if certPEM, err = certutil.EncodeCertificates(leaf, ca); err != nil {
+		return nil, nil, nil, err
+	}
+	keyPEM, err = keyutil.MarshalPrivateKeyToPEM(key)
+	return caPEM, certPEM, keyPEM, err
 }
 
-func ipStrings(ips []net.IP) []string {
-	out := make([]string, len(ips))
-	for i, ip := range ips {
-		out[i] = ip.String()
+// WriteCertificates generates a CA and a serving certificate into dir as
+// ca.crt, tls.crt and tls.key, the key before its certificate, and returns
+// the CA in PEM, the caBundle.
+func WriteCertificates(dir string, dnsNames []string) ([]byte, error) {
+	caPEM, certPEM, keyPEM, err := GenerateCertificates(dnsNames)
+	if err != nil {
+		return nil, err
 	}
-	return out
+	if err := certutil.WriteCert(filepath.Join(dir, CAFileName), caPEM); err != nil {
+		return nil, err
+	}
+	if err := keyutil.WriteKey(filepath.Join(dir, KeyFileName), keyPEM); err != nil {
+		return nil, err
+	}
+	return caPEM, certutil.WriteCert(filepath.Join(dir, CertFileName), certPEM)
+}
+
+// ensureCertificates generates into dir when it holds neither tls.crt nor
+// tls.key, and reports whether it did. One without the other is an error.
+func ensureCertificates(dir string, dnsNames []string) (bool, error) {
+	certExists, err := exists(filepath.Join(dir, CertFileName))
+	if err != nil {
+		return false, setupError(SettingCertDir, "certificate directory %s: %w", dir, err)
+	}
+	keyExists, err := exists(filepath.Join(dir, KeyFileName))
+	if err != nil {
+		return false, setupError(SettingCertDir, "certificate directory %s: %w", dir, err)
+	}
+	switch {
+	case certExists && keyExists:
+		return false, nil
+	case certExists:
+		return false, setupError(SettingCertDir, "certificate directory %s holds %s but no %s: add the key, or remove %s to have a pair generated", dir, CertFileName, KeyFileName, CertFileName)
+	case keyExists:
+		return false, setupError(SettingCertDir, "certificate directory %s holds %s but no %s: add the certificate, or remove %s to have a pair generated", dir, KeyFileName, CertFileName, KeyFileName)
+	}
+	if _, err = WriteCertificates(dir, dnsNames); err != nil {
+		return false, setupError(SettingCertDir, "certificate directory %s holds no %s and %s, and generating them there failed (make the directory writable, or provide the pair): %w", dir, CertFileName, KeyFileName, err)
+	}
+	return true, nil
+}
+
+// exists treats a link to a missing file as an error: it is a Secret
+// volume whose data is not there yet, and a pair generated in its place
+// would not be the one the apiserver trusts.
+func exists(path string) (bool, error) {
+	_, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		if fi, lerr := os.Lstat(path); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			target, _ := os.Readlink(path)
+			return false, fmt.Errorf("%s is a link to %s, which does not exist: provide the pair it points to, or remove the link to have a pair generated", path, target)
+		}
+		return false, nil
+	}
+	return err == nil, err
 }

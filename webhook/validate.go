@@ -2,59 +2,74 @@ package webhook
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
+	admissionv1 "k8s.io/api/admission/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/claimbridge/claimbridge/api"
+	"github.com/claimbridge/claimbridge/validation"
 )
 
-// validator decides one admission request with a ValidateFunc.
+// The validator's request and response are the validation package's.
+type (
+	// Operation is the admission operation handed to the validator.
+	Operation = validation.Operation
+	// ValidationRequest is one write to validate.
+	ValidationRequest = validation.Request
+	// ValidationResponse is the verdict on one write.
+	ValidationResponse = validation.Response
+)
+
+// The operations the validator sees.
+const (
+	OperationCreate = validation.Create
+	OperationUpdate = validation.Update
+)
+
+// ValidateFunc validates one admission request; its error means unusable
+// input, findings go into the response.
+type ValidateFunc func(ValidationRequest) (ValidationResponse, error)
+
+var defaultValidator ValidateFunc = validation.Validate
+
+// validator decides /validate with a ValidateFunc.
 type validator struct {
 	validate ValidateFunc
 	metrics  *metrics
-	// maxViewDepth is every request's ValidationRequest.MaxViewDepth: how
-	// deep /convert returns a converted object (convertedDepth).
+	// maxViewDepth is how deep /convert returns a converted object.
 	maxViewDepth int
 }
 
-var _ admission.Handler = (*validator)(nil)
-
-// Handle allows what it does not validate (DELETE, CONNECT, subresources
-// other than status) and denies invalid objects with exactly
-// apierrors.NewInvalid's status, so clients get 422 with per-field causes.
-func (v *validator) Handle(ctx context.Context, req admission.Request) admission.Response {
+// handle allows what it does not validate (DELETE, CONNECT, subresources
+// other than status) and denies an invalid object with exactly
+// apierrors.NewInvalid's status: 422 with a cause per field.
+func (v *validator) handle(_ context.Context, req *admissionv1.AdmissionRequest) (resp admissionv1.AdmissionResponse) {
 	op := Operation(req.Operation)
-	if op != OperationCreate && op != OperationUpdate {
+	if op != OperationCreate && op != OperationUpdate || req.SubResource != "" && req.SubResource != "status" {
 		return allowed(nil)
 	}
-	if req.SubResource != "" && req.SubResource != "status" {
-		return allowed(nil)
-	}
-	if req.Kind.Group != api.Group || !api.IsKind(req.Kind.Kind) || !api.IsServed(req.Kind.Version) {
-		return denied(apierrors.NewBadRequest(fmt.Sprintf("kind %s.%s/%s is not served by this webhook", req.Kind.Kind, req.Kind.Group, req.Kind.Version)))
+	if bad := unservedKind(req); bad != nil {
+		return denied(bad)
 	}
 	vreq := ValidationRequest{Operation: op, SubResource: req.SubResource, MaxViewDepth: v.maxViewDepth}
 	var err error
-	if vreq.Object, err = objectOf(req.Object); err != nil {
+	if vreq.Object, err = decodeObject(req.Object.Raw); err != nil {
 		return denied(apierrors.NewBadRequest(fmt.Sprintf("object %v", err)))
 	}
 	if op == OperationUpdate {
-		if vreq.OldObject, err = objectOf(req.OldObject); err != nil {
+		if vreq.OldObject, err = decodeObject(req.OldObject.Raw); err != nil {
 			return denied(apierrors.NewBadRequest(fmt.Sprintf("oldObject %v", err)))
 		}
 	}
-	if err := ctx.Err(); err != nil {
-		return denied(apierrors.NewTimeoutError(fmt.Sprintf("validation not started: %v", err), 0))
-	}
-	res, err := v.safeValidate(vreq)
-	var pe *panicError
-	if errors.As(err, &pe) {
-		return denied(apierrors.NewInternalError(err))
-	}
+	defer func() {
+		if p := recover(); p != nil {
+			v.metrics.panics.WithLabelValues("/validate").Inc()
+			resp = denied(apierrors.NewInternalError(fmt.Errorf("validator panicked: %v", p)))
+		}
+	}()
+	res, err := v.validate(vreq)
 	if err != nil {
 		return denied(apierrors.NewBadRequest(err.Error()))
 	}
@@ -68,23 +83,17 @@ func (v *validator) Handle(ctx context.Context, req admission.Request) admission
 	if name == "" {
 		name = req.Name
 	}
-	// No warnings with a denial: the apiserver of 1.26-1.31 adds a
-	// strategy's warnings only to a write that passed validation, and
-	// kubectl would print them above the error, about an object not stored.
+	// No warnings with a denial: kube-apiserver adds a strategy's warnings
+	// only to a write that passed, and kubectl would print them above the
+	// error, about an object not stored.
 	return denied(apierrors.NewInvalid(gk, name, res.Errors))
 }
 
-// safeValidate turns a validator panic into an internal error.
-func (v *validator) safeValidate(req ValidationRequest) (res ValidationResponse, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			v.metrics.recordPanic("/validate")
-			err = &panicError{value: p}
-		}
-	}()
-	return v.validate(req)
+// unservedKind refuses a kind this webhook does not serve (the webhook
+// configuration sends only claims and templates).
+func unservedKind(req *admissionv1.AdmissionRequest) *apierrors.StatusError {
+	if req.Kind.Group == api.Group && api.IsKind(req.Kind.Kind) && api.IsServed(req.Kind.Version) {
+		return nil
+	}
+	return apierrors.NewBadRequest(fmt.Sprintf("kind %s.%s/%s is not served by this webhook", req.Kind.Kind, req.Kind.Group, req.Kind.Version))
 }
-
-type panicError struct{ value any }
-
-func (e *panicError) Error() string { return fmt.Sprintf("validator panicked: %v", e.value) }

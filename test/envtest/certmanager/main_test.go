@@ -322,8 +322,6 @@ func (s *suite) startServer(ctx context.Context) error {
 	opts.MetricsBindAddress = "0"
 	opts.ShutdownDrain = 0
 	opts.ShutdownTimeout = 5 * time.Second
-	// File-system events trigger the reload; the poll is the fallback.
-	opts.CertReloadInterval = time.Second
 	cfg, err := opts.Config()
 	if err != nil {
 		return err

@@ -1,0 +1,195 @@
+// Package stored decides what an admitted write of a claim or template
+// must carry to be stored as each release stored it: its version's
+// defaults (package defaulting), the status data its restore annotations
+// keep, the storage version's defaults, and the managedFields times of an
+// apply that changes nothing. The /default webhook answers with its patch.
+package stored
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+
+	"github.com/claimbridge/claimbridge/api"
+	"github.com/claimbridge/claimbridge/conversion"
+	"github.com/claimbridge/claimbridge/defaulting"
+	"github.com/claimbridge/claimbridge/validation"
+)
+
+// Patch returns the JSON Patch operations for obj, a create or update of a
+// claim or template of kind written in version, and the warnings to show.
+// oldObject returns the stored object of an update (nil for a create); it
+// is called only when needed, and its error is returned. obj is not
+// modified.
+func Patch(obj map[string]interface{}, oldObject func() (map[string]interface{}, error), version, kind string) ([]defaulting.Operation, []string, error) {
+	ops := defaulting.Patch(obj, version, kind)
+	var warnings []string
+	if kind == api.KindClaim && hasRestoreAnnotation(obj, validation.StoredRestoreVersions(version)) {
+		old, err := oldObject()
+		if err != nil {
+			return nil, nil, err
+		}
+		var keep *defaulting.Operation
+		if keep, warnings = statusData(obj, old, version); keep != nil {
+			ops = append(ops, *keep)
+		}
+	}
+	// storedDefaults applies ops with defaulting.Apply, which takes "add"
+	// operations only: statusData removes the annotations only when none
+	// is left, and storedDefaults needs a restore-v1alpha3 annotation.
+	if op := storedDefaults(obj, ops); op != nil {
+		ops = append(ops, *op)
+	}
+	if len(ops) == 0 {
+		return nil, nil, nil
+	}
+	// Only an update that gets defaults can be one whose sole change is
+	// the managedFields times kube-apiserver set before admission.
+	old, err := oldObject()
+	if err != nil {
+		return nil, nil, err
+	}
+	if old != nil {
+		if kept := managedFields(obj, old, ops); kept != nil {
+			ops = append(ops, *kept)
+		}
+	}
+	return ops, warnings, nil
+}
+
+// statusData is the operation that gives obj, a claim written in version,
+// the restore annotations validation.KeepStoredStatusRestoreData gives it
+// (the status data of old, nil for a create), with its warnings; nil when
+// nothing changes.
+func statusData(obj, old map[string]interface{}, version string) (*defaulting.Operation, []string) {
+	out, warnings := validation.KeepStoredStatusRestoreData(obj, old, version)
+	if len(warnings) == 0 {
+		return nil, nil
+	}
+	annotations, ok := out["metadata"].(map[string]interface{})["annotations"]
+	if !ok {
+		return &defaulting.Operation{Op: "remove", Path: "/metadata/annotations"}, warnings
+	}
+	return &defaulting.Operation{Op: "add", Path: "/metadata/annotations", Value: annotations}, warnings
+}
+
+// storedDefaults is the operation that gives obj, once ops are applied,
+// the restore annotations under which it is stored with the storage
+// version's defaults (conversion.StoredDefaultsAnnotations): a
+// v1alpha1/v1alpha2 view read before the stored claim was defaulted records
+// that its requests had no mode or count, and written back it would store
+// that again. nil when nothing changes.
+func storedDefaults(obj map[string]interface{}, ops []defaulting.Operation) *defaulting.Operation {
+	meta, _ := obj["metadata"].(map[string]interface{})
+	if ann, _ := meta["annotations"].(map[string]interface{}); ann[api.RestoreAnnotation(api.V1alpha3)] == nil {
+		return nil // the common case, without a copy
+	}
+	defaulted := api.DeepCopyJSON(obj)
+	if err := defaulting.Apply(defaulted, ops); err != nil {
+		return nil
+	}
+	annotations, present, changed, err := conversion.StoredDefaultsAnnotations(defaulted)
+	if err != nil || !changed {
+		return nil
+	}
+	if !present {
+		return &defaulting.Operation{Op: "remove", Path: "/metadata/annotations"}
+	}
+	return &defaulting.Operation{Op: "add", Path: "/metadata/annotations", Value: annotations}
+}
+
+func hasRestoreAnnotation(obj map[string]interface{}, versions []string) bool {
+	meta, _ := obj["metadata"].(map[string]interface{})
+	ann, _ := meta["annotations"].(map[string]interface{})
+	for _, v := range versions {
+		if _, ok := ann[api.RestoreAnnotation(v)]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// managedFields is the operation that gives an update the managedFields of
+// old, the stored object, when obj with ops applied is old but for the
+// times of managedFields entries; nil otherwise.
+//
+// Server-side apply merges a manifest into the live object before
+// admission. A v1alpha3 request list is atomic, so a manifest without
+// allocationMode and count replaces the live, defaulted list; the merge
+// differs, and kube-apiserver sets the manager's time to now. The defaults
+// come back here and the object is as stored, but kube-apiserver reverts
+// such a time-only change only while the entries keep their order: when
+// another manager applied since, every unchanged apply stored a new
+// resourceVersion. kube-apiserver keeps valid managedFields a mutating
+// webhook sets.
+func managedFields(obj, old map[string]interface{}, ops []defaulting.Operation) *defaulting.Operation {
+	oldFields, newFields := fieldsOf(old), fieldsOf(obj)
+	if len(oldFields) == 0 || len(newFields) != len(oldFields) {
+		return nil
+	}
+	oldEntries, newEntries := entriesWithoutTime(oldFields), entriesWithoutTime(newFields)
+	if oldEntries == nil || !slices.Equal(oldEntries, newEntries) {
+		return nil
+	}
+	defaulted := api.DeepCopyJSON(obj)
+	if err := defaulting.Apply(defaulted, ops); err != nil {
+		return nil // a removal: not what an unchanged apply needs
+	}
+	if !jsonEqual(withoutManagedFields(defaulted), withoutManagedFields(old)) || jsonEqual(newFields, oldFields) {
+		return nil
+	}
+	return &defaulting.Operation{Op: "add", Path: "/metadata/managedFields", Value: oldFields}
+}
+
+func fieldsOf(obj map[string]interface{}) []interface{} {
+	meta, _ := obj["metadata"].(map[string]interface{})
+	fields, _ := meta["managedFields"].([]interface{})
+	return fields
+}
+
+// entriesWithoutTime are the encodings of the entries without their time,
+// sorted: what each manager owns, however ordered. nil if one is not an
+// object.
+func entriesWithoutTime(fields []interface{}) []string {
+	out := make([]string, 0, len(fields))
+	for _, f := range fields {
+		entry, ok := f.(map[string]interface{})
+		if !ok {
+			return nil
+		}
+		out = append(out, string(encode(withoutKey(entry, "time"))))
+	}
+	slices.Sort(out)
+	return out
+}
+
+func withoutManagedFields(obj map[string]interface{}) map[string]interface{} {
+	out := withoutKey(obj, "")
+	if meta, ok := obj["metadata"].(map[string]interface{}); ok {
+		out["metadata"] = withoutKey(meta, "managedFields")
+	}
+	return out
+}
+
+// withoutKey is a shallow copy of m without key.
+func withoutKey(m map[string]interface{}, key string) map[string]interface{} {
+	out := make(map[string]interface{}, len(m))
+	for k, v := range m {
+		if k != key {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// jsonEqual compares encodings: numbers as written, so two spellings of
+// one number differ, which only costs the optimisation.
+func jsonEqual(a, b interface{}) bool {
+	ea, eb := encode(a), encode(b)
+	return ea != nil && bytes.Equal(ea, eb)
+}
+
+func encode(v interface{}) []byte {
+	data, _ := json.Marshal(v)
+	return data
+}

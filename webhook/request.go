@@ -1,0 +1,241 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/go-logr/logr"
+)
+
+// RetryAfterSeconds is the Retry-After of a shed review.
+const RetryAfterSeconds = 1
+
+// slots bound the reviews processed at once, as kube-apiserver's
+// max-in-flight filter does: a buffered channel, and a short bounded wait
+// (Config.MaxQueueWait) for a slot before the review is shed.
+type slots chan struct{}
+
+// acquire takes a slot, waiting at most wait; it returns the reason it
+// took none ("" when it took one).
+func (s slots) acquire(ctx context.Context, wait time.Duration) string {
+	select {
+	case s <- struct{}{}:
+		return ""
+	default:
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case s <- struct{}{}:
+		return ""
+	case <-t.C:
+		return "wait_expired"
+	case <-ctx.Done():
+		return "client_gone"
+	}
+}
+
+func (s slots) release() { <-s }
+
+// httpError is a review refused before it was decoded.
+type httpError struct {
+	code int
+	msg  string
+}
+
+func errorf(code int, format string, args ...any) *httpError {
+	return &httpError{code: code, msg: fmt.Sprintf(format, args...)}
+}
+
+// checkHeaders refuses what kube-apiserver never sends: another method, a
+// content type other than JSON, a compressed body, or one announced over
+// maxBytes.
+func checkHeaders(w http.ResponseWriter, r *http.Request, maxBytes int64) *httpError {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		return errorf(http.StatusMethodNotAllowed, "method %s not allowed, use POST", r.Method)
+	}
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		return errorf(http.StatusUnsupportedMediaType, "content type %q not supported, use application/json", r.Header.Get("Content-Type"))
+	}
+	if ce := r.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+		return errorf(http.StatusUnsupportedMediaType, "content encoding %q not supported, send the body uncompressed", ce)
+	}
+	if r.ContentLength > maxBytes {
+		return errorf(http.StatusRequestEntityTooLarge, "request body of %d bytes exceeds the limit of %d bytes", r.ContentLength, maxBytes)
+	}
+	return nil
+}
+
+// readBody reads the body up to maxBytes. A body over the cap comes back
+// with the 413 as far as it was read (the answer echoes its uid), and the
+// connection is closed after the answer.
+func readBody(w http.ResponseWriter, r *http.Request, maxBytes int64) ([]byte, *httpError) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBytes))
+	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+		return body, errorf(http.StatusRequestEntityTooLarge, "request body exceeds the limit of %d bytes", maxBytes)
+	}
+	if err != nil {
+		return nil, errorf(http.StatusBadRequest, "reading request body: %v", err)
+	}
+	if len(body) == 0 {
+		return nil, errorf(http.StatusBadRequest, "request body is empty")
+	}
+	return body, nil
+}
+
+// deadline is the review's context: RequestTimeout from its arrival, or
+// the apiserver's ?timeout= (its webhook's timeoutSeconds) when shorter.
+func (s *Server) deadline(r *http.Request, start time.Time) (context.Context, context.CancelFunc) {
+	timeout := s.cfg.RequestTimeout
+	if t, err := time.ParseDuration(r.URL.Query().Get("timeout")); err == nil && t > 0 && t < timeout {
+		timeout = t
+	}
+	return context.WithDeadline(r.Context(), start.Add(timeout))
+}
+
+// reviewNesting is how deep a ConversionReview nests its objects
+// ({"request":{"objects":[…]}}); an AdmissionReview nests one level less.
+const reviewNesting = 3
+
+// convertedDepth is how deep a converted object may nest to fit in a
+// review within maxDepth; 0 for no limit.
+func convertedDepth(maxDepth int) int {
+	if maxDepth <= 0 {
+		return 0
+	}
+	return max(1, maxDepth-reviewNesting)
+}
+
+// checkDepth fails as soon as arrays and objects in data nest deeper than
+// maxDepth (0: no limit), before any decoder sees it. Malformed JSON is
+// left to the decoder.
+func checkDepth(data []byte, maxDepth int) error {
+	if maxDepth <= 0 {
+		return nil
+	}
+	depth, inString, escaped := 0, false, false
+	for _, c := range data {
+		switch {
+		case inString && escaped:
+			escaped = false
+		case inString:
+			escaped, inString = c == '\\', c != '"'
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			if depth++; depth > maxDepth {
+				return fmt.Errorf("JSON nesting exceeds the maximum depth of %d", maxDepth)
+			}
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return nil
+}
+
+// reviewHead reads kind, apiVersion and request.uid from the start of a
+// review body, which may be cut short or nest too deep to decode: the
+// answer to a review refused before decoding echoes them. It stops at the
+// uid; kube-apiserver writes it before the objects.
+func reviewHead(data []byte) (kind, apiVersion, uid string) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	str := func() string {
+		var s string
+		if dec.Decode(&s) != nil {
+			return ""
+		}
+		return s
+	}
+	skip := func() bool { var v json.RawMessage; return dec.Decode(&v) == nil }
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return "", "", ""
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return kind, apiVersion, ""
+		}
+		switch k, _ := key.(string); {
+		case strings.EqualFold(k, "kind"):
+			kind = str()
+		case strings.EqualFold(k, "apiVersion"):
+			apiVersion = str()
+		case strings.EqualFold(k, "request"):
+			if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+				return kind, apiVersion, ""
+			}
+			for dec.More() {
+				if key, err := dec.Token(); err != nil {
+					return kind, apiVersion, ""
+				} else if k, _ := key.(string); strings.EqualFold(k, "uid") {
+					return kind, apiVersion, str()
+				}
+				if !skip() {
+					return kind, apiVersion, ""
+				}
+			}
+			return kind, apiVersion, ""
+		default:
+			if !skip() {
+				return kind, apiVersion, ""
+			}
+		}
+	}
+	return kind, apiVersion, ""
+}
+
+// writeJSON encodes v as the 200 response.
+func writeJSON(w http.ResponseWriter, log logr.Logger, v any) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		log.Error(err, "Encoding response")
+		http.Error(w, "encoding response failed", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if _, err := w.Write(data); err != nil {
+		log.V(2).Info("Writing response failed", "err", err)
+	}
+}
+
+// writeHTTPError answers a request refused before decoding. The log line
+// is at -v=2: a misdirected client can send thousands a second, and the
+// metrics count every one.
+func writeHTTPError(w http.ResponseWriter, log logr.Logger, e *httpError) {
+	log.V(2).Info("Rejected request", "code", e.code, "reason", logString(e.msg))
+	http.Error(w, e.msg, e.code)
+}
+
+// refusedResult is the result label of a refused request: "refused" for a
+// method or content type kube-apiserver never sends (a prober's GET, kept
+// out of the error alerts), else "bad_request".
+func refusedResult(e *httpError) string {
+	if e.code == http.StatusMethodNotAllowed || e.code == http.StatusUnsupportedMediaType {
+		return "refused"
+	}
+	return "bad_request"
+}
+
+// recoverPanic answers 500 for a panic in the rest of a handler and
+// counts it; http.ErrAbortHandler passes through.
+func (s *Server) recoverPanic(w http.ResponseWriter, log logr.Logger, endpoint string) {
+	p := recover()
+	if p == nil {
+		return
+	}
+	if p == http.ErrAbortHandler {
+		panic(p)
+	}
+	s.metrics.panics.WithLabelValues(endpoint).Inc()
+	log.Error(nil, "Recovered from panic", "panic", fmt.Sprint(p))
+	http.Error(w, "internal error", http.StatusInternalServerError)
+}
