@@ -179,7 +179,7 @@ current-context: x
 
 	missing := filepath.Join(dir, "nope")
 	want := "--metrics-secure (the default): the Kubernetes API is needed (a kubeconfig or the in-cluster config); to run without one, e.g. locally, pass --metrics-secure=false (or --metrics-bind-address=0): --kubeconfig " + missing + ": "
-	if err := runServeFlags(t, "--kubeconfig="+missing); err == nil || !strings.HasPrefix(err.Error(), want) {
+	if err := runServeFlags(t, "--metrics-bind-address=127.0.0.1:0", "--kubeconfig="+missing); err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("error:\n%v\nwant prefix:\n%s", err, want)
 	}
 }

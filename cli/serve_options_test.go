@@ -6,7 +6,6 @@ import (
 	"crypto/tls"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -19,31 +18,24 @@ import (
 
 func TestServeOptionsConfig(t *testing.T) {
 	defaults := webhook.Config{
-		Port:                  9443,
-		CertDir:               filepath.Join(os.TempDir(), "claimbridge", "serving-certs"),
-		MinTLSVersion:         tls.VersionTLS13,
-		CipherSuites:          webhook.DefaultCipherSuites,
-		CertReloadInterval:    10 * time.Second,
-		HealthProbeAddress:    ":8081",
-		MetricsAddress:        ":8080",
-		MaxConvertBodyBytes:   64 << 20,
-		MaxValidateBodyBytes:  7 << 20,
-		MaxJSONDepth:          1000,
-		MaxHeaderBytes:        64 << 10,
-		MaxConnections:        32,
-		OverloadListenBacklog: 64,
-		OverloadRefuseAfter:   time.Second,
-		MaxQueueWait:          time.Second,
-		MaxReviewMemory:       128 << 20,
-		ReleaseStartupPages:   true,
-		ConversionCacheBytes:  16 << 20,
-		ReadHeaderTimeout:     10 * time.Second,
-		ReadTimeout:           30 * time.Second,
-		WriteTimeout:          time.Minute,
-		IdleTimeout:           2 * time.Minute,
-		RequestTimeout:        30 * time.Second,
-		ShutdownDrain:         5 * time.Second,
-		ShutdownTimeout:       30 * time.Second,
+		Port:                 9443,
+		CertDir:              filepath.Join(os.TempDir(), "claimbridge", "serving-certs"),
+		MinTLSVersion:        tls.VersionTLS13,
+		CipherSuites:         webhook.DefaultCipherSuites,
+		HealthProbeAddress:   ":8081",
+		MaxConvertBodyBytes:  64 << 20,
+		MaxValidateBodyBytes: 7 << 20,
+		MaxJSONDepth:         1000,
+		MaxHeaderBytes:       64 << 10,
+		MaxQueueWait:         250 * time.Millisecond,
+		ConversionCacheBytes: 16 << 20,
+		ReadHeaderTimeout:    10 * time.Second,
+		ReadTimeout:          30 * time.Second,
+		WriteTimeout:         time.Minute,
+		IdleTimeout:          2 * time.Minute,
+		RequestTimeout:       30 * time.Second,
+		ShutdownDrain:        5 * time.Second,
+		ShutdownTimeout:      30 * time.Second,
 	}
 	tests := map[string]struct {
 		args []string
@@ -59,27 +51,27 @@ func TestServeOptionsConfig(t *testing.T) {
 				c.CertFile, c.KeyFile, c.ClientCAFile = "/tls/a.crt", "/tls/a.key", "/tls/ca.crt"
 			},
 		},
-		"keep-startup-pages": {
-			args: []string{"--release-startup-pages=false"},
-			want: func(c *webhook.Config) { c.ReleaseStartupPages = false },
-		},
 		"deprecated-tls-version-spelling": {
 			args: []string{"--tls-min-version=1.2"},
 			want: func(c *webhook.Config) { c.MinTLSVersion = tls.VersionTLS12 },
 		},
-		"disabled-plain-listeners": {
-			args: []string{"--health-probe-bind-address=0", "--metrics-bind-address=0", "--cert-reload-interval=0"},
-			want: func(c *webhook.Config) { c.HealthProbeAddress, c.MetricsAddress, c.CertReloadInterval = "", "", 0 },
+		"plain-listeners": {
+			args: []string{"--health-probe-bind-address=0", "--metrics-bind-address=:8443", "--metrics-secure=false"},
+			want: func(c *webhook.Config) { c.HealthProbeAddress, c.MetricsAddress = "", ":8443" },
 		},
 		"listener-and-limits": {
-			args: []string{"--bind-address=::1", "--port=0", "--dns-name=a.ns.svc", "--max-connections=10", "--max-json-depth=50", "--shutdown-drain=0s"},
+			args: []string{"--bind-address=::1", "--port=0", "--dns-name=a.ns.svc", "--max-json-depth=50", "--shutdown-drain=0s"},
 			want: func(c *webhook.Config) {
-				c.BindAddress, c.Port, c.DNSNames, c.MaxConnections, c.MaxJSONDepth, c.ShutdownDrain = "::1", 0, []string{"a.ns.svc"}, 10, 50, 0
+				c.BindAddress, c.Port, c.DNSNames, c.MaxJSONDepth, c.ShutdownDrain = "::1", 0, []string{"a.ns.svc"}, 50, 0
 			},
 		},
 		"load-shedding": {
-			args: []string{"--max-in-flight=3", "--max-queue-wait=250ms", "--max-connections=0"},
-			want: func(c *webhook.Config) { c.MaxInFlight, c.MaxQueueWait, c.MaxConnections = 3, 250*time.Millisecond, 0 },
+			args: []string{"--max-in-flight=3", "--max-queue-wait=100ms"},
+			want: func(c *webhook.Config) { c.MaxInFlight, c.MaxQueueWait = 3, 100*time.Millisecond },
+		},
+		"removed-flags-change-nothing": {
+			args: []string{"--max-connections=10", "--listen-backlog=5", "--overload-listen-backlog=64", "--overload-refuse-after=1s",
+				"--max-review-memory=1", "--release-startup-pages=false", "--cert-reload-interval=0"},
 		},
 	}
 	for name, tc := range tests {
@@ -106,21 +98,34 @@ func TestServeOptionsConfig(t *testing.T) {
 }
 
 // TestServeListenerHelp keeps --help saying what each listener serves by
-// default: /metrics is HTTPS unless --metrics-secure=false, and self-managed
-// certificates need a --dns-name.
+// default.
 func TestServeListenerHelp(t *testing.T) {
 	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
 	NewServeOptions().AddFlags(fs)
 	for flag, want := range map[string][]string{
-		"metrics-bind-address":      {"HTTPS with --metrics-secure (the default)", `"0" disables`},
-		"health-probe-bind-address": {"over HTTP", `"0" disables`},
-		"dns-name":                  {"--cert-mode=self-managed needs at least one"},
+		"metrics-bind-address":      {"/metrics", `"0": off`},
+		"metrics-secure":            {"HTTPS", "false: plain HTTP"},
+		"health-probe-bind-address": {"over HTTP", `"0": off`},
 	} {
 		usage := fs.Lookup(flag).Usage
 		for _, w := range want {
 			if !strings.Contains(usage, w) {
 				t.Errorf("--%s help %q does not say %q", flag, usage, w)
 			}
+		}
+	}
+}
+
+// TestServeRemovedFlagsWarn: a removed flag is accepted, with a warning
+// that says it does nothing.
+func TestServeRemovedFlagsWarn(t *testing.T) {
+	out, err := executeServe(t, func(_ context.Context, o *ServeOptions) error { return nil }, "--max-connections=64", "--release-startup-pages")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, flag := range []string{"--max-connections", "--release-startup-pages"} {
+		if want := "Flag " + flag + " has been deprecated, " + removedFlagNote + "\n"; !strings.Contains(out, want) {
+			t.Errorf("output %q does not have %q", out, want)
 		}
 	}
 }
@@ -135,54 +140,38 @@ func TestServeDeprecatedTLSVersionWarns(t *testing.T) {
 	}
 }
 
-// TestREADMEFlagsTable keeps the README's table of `claimbridge serve`
-// flags equal to --help: the same flags, each with the default --help
-// shows (the temp dir written as <tmp>).
-func TestREADMEFlagsTable(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+// TestServerDocHelp keeps the flag reference in docs/server.md equal to
+// `claimbridge serve --help` (the temp dir written as <tmp>). UPDATE_DOCS=1
+// rewrites it.
+func TestServerDocHelp(t *testing.T) {
+	path := filepath.Join("..", "docs", "server.md")
+	doc, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := readmeFlags(t, readme)
-
-	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
-	NewServeOptions().AddFlags(fs)
-	want := map[string]string{}
-	fs.VisitAll(func(f *pflag.Flag) {
-		want[f.Name] = strings.ReplaceAll(f.DefValue, os.TempDir(), "<tmp>")
-	})
-	if d := cmp.Diff(want, got); d != "" {
-		t.Errorf("README flags table (-help +README):\n%s", d)
+	const begin, end = "<!-- BEGIN serve --help -->\n", "<!-- END serve --help -->"
+	before, rest, ok := bytes.Cut(doc, []byte(begin))
+	_, after, ok2 := bytes.Cut(rest, []byte(end))
+	if !ok || !ok2 {
+		t.Fatalf("%s has no %q … %q block", path, begin, end)
 	}
-}
-
-var backticked = regexp.MustCompile("`([^`]*)`")
-
-// readmeFlags reads the "## Server flags" table: flag name → default, each
-// the first backticked text of its cell.
-func readmeFlags(t *testing.T, readme []byte) map[string]string {
-	t.Helper()
-	_, section, ok := bytes.Cut(readme, []byte("\n## Server flags\n"))
-	if !ok {
-		t.Fatal("README has no \"## Server flags\" section")
+	var help bytes.Buffer
+	cmd := NewRootCommand(streams{out: &help, err: &help})
+	cmd.SetOut(&help)
+	cmd.SetArgs([]string{"serve", "--help"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
 	}
-	section, _, _ = bytes.Cut(section, []byte("\n## "))
-	flags := map[string]string{}
-	for _, line := range strings.Split(string(section), "\n") {
-		cells := strings.Split(line, "|")
-		if len(cells) < 4 || !strings.HasPrefix(strings.TrimSpace(cells[1]), "`-") {
-			continue
-		}
-		name := backticked.FindStringSubmatch(cells[1])
-		def := backticked.FindStringSubmatch(cells[2])
-		if name == nil || def == nil {
-			t.Fatalf("README flags row without a backticked flag and default: %s", line)
-		}
-		value := def[1]
-		if value == `""` {
-			value = ""
-		}
-		flags[strings.TrimLeft(name[1], "-")] = value
+	want := "```text\n" + strings.ReplaceAll(help.String(), os.TempDir(), "<tmp>") + "```\n"
+	if string(rest[:len(rest)-len(after)-len(end)]) == want {
+		return
 	}
-	return flags
+	if os.Getenv("UPDATE_DOCS") != "" {
+		updated := append(append(append(before, begin...), want...), append([]byte(end), after...)...)
+		if err := os.WriteFile(path, updated, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("%s: the --help block differs from `claimbridge serve --help`; run UPDATE_DOCS=1 go test ./cli -run TestServerDocHelp", path)
 }

@@ -51,8 +51,8 @@ func TestServeInvalidFlags(t *testing.T) {
 	run := func(context.Context, *ServeOptions) error { t.Error("run called"); return nil }
 	for _, args := range [][]string{
 		{"--tls-min-version=1.1"}, {"--tls-min-version=VersionTLS11"}, {"--tls-cipher-suites=TLS_RSA_WITH_RC4_128_SHA"},
-		{"--tls-cipher-suites=NOPE"}, {"--tls-cert-file=/a.crt"}, {"--cert-reload-interval=-1s"}, {"--port=70000"}, {"--log-format=xml"}, {"--max-json-depth=0"}, {"--metrics-bind-address=nohost"},
-		{"--max-in-flight=-1"}, {"--max-queue-wait=0"}, {"--max-queue-wait=-1s"}, {"--max-connections=-1"}, {"--overload-refuse-after=-1s"},
+		{"--tls-cipher-suites=NOPE"}, {"--tls-cert-file=/a.crt"}, {"--port=70000"}, {"--log-format=xml"}, {"--max-json-depth=0"}, {"--metrics-bind-address=nohost"},
+		{"--max-in-flight=-1"}, {"--max-queue-wait=0"}, {"--max-queue-wait=-1s"},
 	} {
 		_, err := executeServe(t, run, args...)
 		var ee *exitError
@@ -79,7 +79,7 @@ func TestServeHelpShowsDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"--port int", "(default 9443)", `--health-probe-bind-address string`, `(default ":8081")`, `(default ":8080")`,
+		"--port int", "(default 9443)", `--health-probe-bind-address string`, `(default ":8081")`, `(default "0")`,
 		`--tls-min-version string`, `(default "VersionTLS13")`, "--tls-cert-file", "--tls-private-key-file", "--tls-cipher-suites", "--max-convert-body-bytes int", "(default 67108864)",
 		"(default 7340032)", "--shutdown-drain duration", "(default 5s)", "--cert-dir", "serving-certs", "--dns-name", "--client-ca-file",
 	} {
