@@ -4,8 +4,7 @@
 // Example… function they name is defined in a _test.go file, every section
 // they link to or name by its title and every make target they name exists
 // (anchors_test.go), so that a renamed file, test, section or target cannot
-// leave a doc pointing at nothing. docs/performance-log.md is a
-// historical log and names things as they were: it is not checked.
+// leave a doc pointing at nothing.
 package docs
 
 import (
@@ -18,8 +17,7 @@ import (
 	"testing"
 )
 
-// documents are README.md and every docs/*.md but the measurement log,
-// which records what the code was when each entry was written.
+// documents are README.md and every docs/*.md.
 func documents(t *testing.T) []string {
 	t.Helper()
 	docs, err := filepath.Glob(filepath.Join(repoRoot(t), "docs", "*.md"))
@@ -28,9 +26,7 @@ func documents(t *testing.T) []string {
 	}
 	out := []string{"README.md"}
 	for _, d := range docs {
-		if name := filepath.Base(d); name != "performance-log.md" {
-			out = append(out, "docs/"+name)
-		}
+		out = append(out, "docs/"+filepath.Base(d))
 	}
 	return out
 }
