@@ -10,11 +10,11 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/claimbridge/claimbridge/internal/exportgen"
+	"github.com/claimbridge/claimbridge/test/exportgen"
 )
 
 // writeExport writes a 1.30 cluster export of about n items
-// (internal/exportgen) as kubectl -o yaml prints it, and returns its path and
+// (test/exportgen) as kubectl -o yaml prints it, and returns its path and
 // size.
 func writeExport(tb testing.TB, n int) (string, int) {
 	tb.Helper()
@@ -67,7 +67,7 @@ func benchmarkCommands() [][]string {
 }
 
 // BenchmarkLargeExport runs the commands on a 1.30 cluster export of about
-// 4,000 items (internal/exportgen: claims with their parameters, pods,
+// 4,000 items (test/exportgen: claims with their parameters, pods,
 // claims generated for pods, templates, Deployments, classes) as kubectl -o
 // yaml prints it, one kind: List of 9 MB (docs/performance.md, "The command
 // line at scale"). BENCH_EXPORT_ITEMS sets another size.

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/claimbridge/claimbridge/internal/exportgen"
+	"github.com/claimbridge/claimbridge/test/exportgen"
 )
 
 // writeJSONExport writes the export writeExport writes as YAML as kubectl

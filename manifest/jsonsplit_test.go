@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/claimbridge/claimbridge/internal/exportgen"
+	"github.com/claimbridge/claimbridge/test/exportgen"
 )
 
 // splitJSONDecoder is splitJSON as it was before it cut the values out of

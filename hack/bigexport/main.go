@@ -1,5 +1,5 @@
 // Command bigexport writes a large Kubernetes 1.30 cluster export (package
-// internal/exportgen) for measuring the CLI at scale (docs/performance.md,
+// test/exportgen) for measuring the CLI at scale (docs/performance.md,
 // "The command line at scale"):
 //
 //	go run ./hack/bigexport -n 16000 -o yaml > /tmp/export.yaml
@@ -19,7 +19,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/claimbridge/claimbridge/internal/exportgen"
+	"github.com/claimbridge/claimbridge/test/exportgen"
 )
 
 func main() {
