@@ -47,8 +47,6 @@ func TestOpsOptionsValidate(t *testing.T) {
 			"--cert-mode=self-managed: --cert-inject-crd, --cert-inject-validating-webhook-configuration and --cert-inject-mutating-webhook-configuration: name at least one CRD or webhook configuration to inject the CA into"},
 		"self-managed-renew-after-expiry": {[]string{"--cert-mode=self-managed", "--dns-name=svc.ns.svc", "--cert-duration=24h", "--cert-renew-before=48h"}, "ns",
 			"--cert-mode=self-managed: --cert-renew-before 48h0m0s: must be shorter than --cert-duration 24h0m0s"},
-		"reload-poll-too-often":  {[]string{"--cert-reload-interval=1ns"}, "", "--cert-reload-interval 1ns: must be 0 (no poll) or at least 1s"},
-		"reload-poll-off":        {[]string{"--cert-reload-interval=0"}, "", ""},
 		"token-policy-check":     {[]string{"--cert-mode=self-managed", "--dns-name=svc.ns.svc", "--token-policy-check-interval=5m"}, "ns", ""},
 		"token-policy-check-off": {[]string{"--cert-mode=self-managed", "--dns-name=svc.ns.svc", "--token-policy-check-interval=0"}, "ns", ""},
 		"token-policy-check-too-often": {[]string{"--cert-mode=self-managed", "--dns-name=svc.ns.svc", "--token-policy-check-interval=10ms"}, "ns",
