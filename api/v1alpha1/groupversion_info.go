@@ -5,30 +5,15 @@
 // +groupName=resource.claimbridge.dev
 package v1alpha1
 
-import (
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-
-	"github.com/claimbridge/claimbridge/api"
-)
+import "github.com/claimbridge/claimbridge/api"
 
 var (
 	// GroupVersion is the group and version of this package's types.
 	GroupVersion = api.GroupVersion(api.V1alpha1)
 
-	// SchemeBuilder registers this package's types (apimachinery's, as
-	// k8s.io/api's packages do, so that importing the types does not
-	// import controller-runtime).
-	SchemeBuilder = runtime.NewSchemeBuilder(addKnownTypes)
+	// SchemeBuilder registers this package's types.
+	SchemeBuilder = api.NewSchemeBuilder(GroupVersion, &ResourceClaim{}, &ResourceClaimList{}, &ResourceClaimTemplate{}, &ResourceClaimTemplateList{})
 
 	// AddToScheme adds this package's types to a scheme.
 	AddToScheme = SchemeBuilder.AddToScheme
 )
-
-// addKnownTypes adds this package's types to scheme under GroupVersion,
-// with the meta/v1 types every group version has (options, WatchEvent).
-func addKnownTypes(scheme *runtime.Scheme) error {
-	scheme.AddKnownTypes(GroupVersion, &ResourceClaim{}, &ResourceClaimList{}, &ResourceClaimTemplate{}, &ResourceClaimTemplateList{})
-	metav1.AddToGroupVersion(scheme, GroupVersion)
-	return nil
-}
