@@ -101,7 +101,7 @@ bench: envtest-assets ## End-to-end benchmark through kube-apiserver (not part o
 		$(GO) run ./test/bench
 
 .PHONY: loadtest
-loadtest: ## Load test claimbridge serve against a null server on loopback (not part of test; SOAK=10m for the full soak).
+loadtest: ## Load test claimbridge serve against a null server on loopback, servers on CPU 1 and vegeta on CPU 0 (not part of test; LOADTEST_FLAGS="-closed=10s -step=20s -workers=16").
 	$(GO) run ./hack/loadtest $(LOADTEST_FLAGS)
 
 .PHONY: envtest-assets
