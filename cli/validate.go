@@ -118,6 +118,7 @@ func (o *validateOptions) run(s streams) error {
 		r                       validateResult
 		readErr                 error // a typed list that cannot be read
 		starts                  documentStart
+		seen                    = sourcesSeen{}
 		at                      struct {
 			ga, skipped, checked, later int
 			r                           validateResult
@@ -131,6 +132,7 @@ func (o *validateOptions) run(s streams) error {
 		if readErr != nil {
 			return nil // only a document that cannot be read is said now
 		}
+		seen.add(doc)
 		items, err := typedItems(doc)
 		if err != nil {
 			readErr = err
@@ -169,6 +171,9 @@ func (o *validateOptions) run(s streams) error {
 	}
 	if readErr != nil {
 		return withCode(ExitBadInput, readErr)
+	}
+	if err := noObjects(o.filenames, seen); err != nil {
+		return withCode(ExitInvalid, err)
 	}
 	gaOut.replay()
 	skipped.replay()
