@@ -33,6 +33,15 @@ var stepReleases = map[string]*regexp.Regexp{
 	V1alpha3: stepRelease(releaseOf[V1alpha3]),
 }
 
+// stepVersions match a version a step's message names as its target ("no
+// v1alpha3 equivalent"), but not in an annotation's name (restore-v1alpha3)
+// or an apiVersion.
+var stepVersions = map[string]*regexp.Regexp{
+	V1alpha1: regexp.MustCompile(`(^|[ (])v1alpha1([ ,;:)]|$)`),
+	V1alpha2: regexp.MustCompile(`(^|[ (])v1alpha2([ ,;:)]|$)`),
+	V1alpha3: regexp.MustCompile(`(^|[ (])v1alpha3([ ,;:)]|$)`),
+}
+
 // exactlyFields are the fields of a v1alpha3 or v1beta1 request that
 // v1beta2 and v1 hold under exactly.
 var exactlyFields = regexp.MustCompile(`(\.devices\.requests\[[0-9]+\])\.(deviceClassName|selectors|allocationMode|count|adminAccess|tolerations|capacity)\b`)
@@ -55,6 +64,9 @@ func (w Warning) Text(target string) string {
 	if w.To != target && releaseOf[target] != "" {
 		if re := stepReleases[w.To]; re != nil {
 			msg = re.ReplaceAllString(msg, "${1}"+strings.ReplaceAll(releaseOf[target], "$", "$$")+"${2}")
+		}
+		if re := stepVersions[w.To]; re != nil {
+			msg = re.ReplaceAllString(msg, "${1}"+target+"${2}")
 		}
 	}
 	if (target == V1beta2 || target == V1) && versionIndex(w.From) < versionIndex(V1beta2) && versionIndex(w.To) < versionIndex(V1beta2) {
