@@ -329,11 +329,22 @@ func unknownFieldWarnings(doc manifest.Document, group, from, kind, to string) (
 				Kind: strings.TrimSuffix(kind, "List"), Object: api.Ref(obj),
 				From: from, To: to, Path: prefix(i) + p,
 				Message: fmt.Sprintf("unknown field in %s/%s: kept only in the %s annotation, so the converted object does not carry it%s",
-					group, from, conversion.RestoreAnnotation(kept), migrate.ShapeHint(paths)),
+					group, from, conversion.RestoreAnnotation(kept), shapeHint(p, paths)),
 			})
 		}
 	}
 	return ws, nil
+}
+
+// shapeHint is the hint on the shape of unknown field p, one of paths: its
+// own when it has one (a mislabelled claim's spec.resourceClassName is a
+// field of v1alpha1 and v1alpha2, whatever its parametersRef is), else
+// the one of the other paths.
+func shapeHint(p string, paths []string) string {
+	if hint := migrate.ShapeHint([]string{p}); hint != "" {
+		return hint
+	}
+	return migrate.ShapeHint(paths)
 }
 
 // readsBack returns an error when data, obj written as YAML, does not read

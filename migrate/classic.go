@@ -16,16 +16,20 @@ import (
 // or a 1.30 class without structuredParameters), or when it is a 1.26 claim
 // (1.26 had only classic DRA). Empty when none of these holds.
 func classicWarning(obj map[string]interface{}, from, kind, to string, idx *Index) string {
+	return classicWarningOf(obj, from, kind, to, idx, true)
+}
+
+// classicWarningOf is classicWarning; with unsure, also for a v1alpha2
+// claim or template that may be classic (maybeClassic), saying so.
+func classicWarningOf(obj map[string]interface{}, from, kind, to string, idx *Index, unsure bool) string {
 	if from != conversion.V1alpha1 && from != conversion.V1alpha2 {
 		return ""
 	}
 	driver, classic := classicDriver(obj, from, kind, idx)
-	unsure := false
-	if !classic {
-		if !maybeClassic(obj, from, kind, idx) {
-			return ""
-		}
-		unsure = true
+	if classic {
+		unsure = false
+	} else if !unsure || !maybeClassic(obj, from, kind, idx) {
+		return ""
 	}
 	specPath := specPathOf(kind)
 	who := "a classic DRA driver (1.26–1.30 control-plane controller)"
@@ -74,12 +78,13 @@ func maybeClassic(obj map[string]interface{}, from, kind string, idx *Index) boo
 // of version from and kind), converted to version to, came from a classic
 // DRA driver that the target release no longer asks (see migrate's own);
 // empty when to is v1alpha1 or v1alpha2, or obj is not classic as far as
-// it tells without its class.
+// it tells without its class (a 1.26 claim, a classic allocation): a
+// v1alpha2 claim without its class may be a 1.30 structured one.
 func ClassicWarning(obj map[string]interface{}, from, kind, to string) string {
 	if t, ok := Targets[to]; !ok || !t.Devices {
 		return ""
 	}
-	return classicWarning(obj, from, kind, to, nil)
+	return classicWarningOf(obj, from, kind, to, nil, false)
 }
 
 // classicDriver reports whether obj's devices come from a classic driver,
