@@ -53,8 +53,8 @@ func classicWarningOf(obj map[string]interface{}, from, kind, to string, idx *In
 }
 
 // maybeClassic reports whether a v1alpha2 claim or template whose class is
-// not in the input may be classic: it names no 1.30 ResourceClaimParameters
-// and has no structured allocation, as every 1.27–1.29 claim.
+// not in the input may be classic: it has no parameters and no allocation,
+// as a 1.27–1.29 claim (classic DRA only) may have.
 func maybeClassic(obj map[string]interface{}, from, kind string, idx *Index) bool {
 	if from != conversion.V1alpha2 {
 		return false
@@ -64,7 +64,9 @@ func maybeClassic(obj map[string]interface{}, from, kind string, idx *Index) boo
 	if class == "" || idx.anyClass(class) != nil {
 		return false
 	}
-	if ref, _ := spec["parametersRef"].(map[string]interface{}); str(ref, "apiGroup") == conversion.UpstreamGroup && str(ref, "kind") == kindClaimParameters {
+	if _, ok := spec["parametersRef"]; ok {
+		// Structured parameters, or a classic driver's own, which the
+		// warning about parametersRef names.
 		return false
 	}
 	status, _ := obj["status"].(map[string]interface{})
