@@ -60,10 +60,26 @@ When a field means something different to the target release's scheduler,
 kubelet, controllers or apiserver (parametersRef, an allocation mode, a count,
 per-device parameters, handles of other drivers; classic DRA claims and
 allocations, status that a create discards, limits and admin-access rules of
-1.32+ ...), a warning naming the document, object, field and conversion step
-is printed on standard error; --quiet silences them. Warnings do not change
-the exit code. Check GA output with kubectl apply --dry-run=server -f OUTPUT,
-or claimbridge validate.
+1.32+ ...), a warning is printed on standard error, one line each, as every command
+prints them:
+
+  <file>: document N (line L): warning: <Kind> ns/name: <path>: <what the target release does>
+
+phrased for the release serving the target version. So is every rule of
+that release the converted object breaks (the checks of claimbridge
+validate for v1alpha1-v1alpha3, migrate's for v1beta1, v1beta2 and v1):
+migrate refuses such objects, convert writes them and says so. Warnings
+do not change the exit code; --quiet silences the notes (objects passed
+through, pods rewritten), never the warnings. Check GA output with
+kubectl apply --dry-run=server -f OUTPUT, or claimbridge validate.
+
+Pods and the pod templates of workloads (Deployment, StatefulSet,
+DaemonSet, ReplicaSet, Job, CronJob, ReplicationController, PodTemplate)
+get their resourceClaims in the target release's shape, as migrate gives
+them: 1.26-1.30 name the claim or template under resourceClaims[].source,
+1.31 and later directly. An object whose apiVersion's group is one edit
+away from resource.k8s.io or resource.claimbridge.dev is passed through
+with a "did you mean" warning. An input without objects is an error.
 
 An object whose known fields have the wrong JSON type (spec a string,
 reservedFor an object ...) is refused: exit 2, naming the document and path.
@@ -86,7 +102,7 @@ named, in input order, and with more than one a last line counts them.`,
 		},
 	}
 	o.addFlags(cmd)
-	cmd.Flags().BoolVarP(&o.quiet, "quiet", "q", false, "do not print warnings about fields the target release's consumers do not see or act on differently")
+	cmd.Flags().BoolVarP(&o.quiet, "quiet", "q", false, "do not print notes (objects passed through, pods rewritten); warnings are always printed")
 	return cmd
 }
 
