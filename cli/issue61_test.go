@@ -121,9 +121,9 @@ spec:
 		{"first-available-to-v1alpha3", firstAvailable, "v1alpha3",
 			"<stdin>: document 1 (line 1): warning: ResourceClaim demo/any-gpu: spec.devices.requests[0].deviceClassName: Required value: a Kubernetes 1.31 apiserver rejects this object\n"},
 		{"first-available-to-v1alpha2", firstAvailable, "v1alpha2",
-			"<stdin>: document 1 (line 1): warning: ResourceClaim demo/any-gpu: spec.resourceClassName: Invalid value: \"\":"},
+			"<stdin>: document 1 (line 1): warning: ResourceClaim demo/any-gpu: spec.resourceClassName: no resource class, which Kubernetes 1.26-1.30 require (a request of 1.31+ with only firstAvailable has none): Invalid value: \"\":"},
 		{"first-available-to-v1alpha1", firstAvailable, "v1alpha1",
-			"<stdin>: document 1 (line 1): warning: ResourceClaim demo/any-gpu: spec.resourceClassName: Invalid value: \"\":"},
+			"<stdin>: document 1 (line 1): warning: ResourceClaim demo/any-gpu: spec.resourceClassName: no resource class, which Kubernetes 1.26-1.30 require (a request of 1.31+ with only firstAvailable has none): Invalid value: \"\":"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, stderr := run(t, tc.in, "convert", "--to", tc.to, "-f", "-", "-q")
