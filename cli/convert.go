@@ -60,10 +60,26 @@ When a field means something different to the target release's scheduler,
 kubelet, controllers or apiserver (parametersRef, an allocation mode, a count,
 per-device parameters, handles of other drivers; classic DRA claims and
 allocations, status that a create discards, limits and admin-access rules of
-1.32+ ...), a warning naming the document, object, field and conversion step
-is printed on standard error; --quiet silences them. Warnings do not change
-the exit code. Check GA output with kubectl apply --dry-run=server -f OUTPUT,
-or claimbridge validate.
+1.32+ ...), a warning is printed on standard error, one line each, as every command
+prints them:
+
+  <file>: document N (line L): warning: <Kind> ns/name: <path>: <what the target release does>
+
+phrased for the release serving the target version. So is every rule of
+that release the converted object breaks (the checks of claimbridge
+validate for v1alpha1-v1alpha3, migrate's for v1beta1, v1beta2 and v1):
+migrate refuses such objects, convert writes them and says so. Warnings
+do not change the exit code; --quiet silences the notes (objects passed
+through, pods rewritten), never the warnings. Check GA output with
+kubectl apply --dry-run=server -f OUTPUT, or claimbridge validate.
+
+Pods and the pod templates of workloads (Deployment, StatefulSet,
+DaemonSet, ReplicaSet, Job, CronJob, ReplicationController, PodTemplate)
+get their resourceClaims in the target release's shape, as migrate gives
+them: 1.26-1.30 name the claim or template under resourceClaims[].source,
+1.31 and later directly. An object whose apiVersion's group is one edit
+away from resource.k8s.io or resource.claimbridge.dev is passed through
+with a "did you mean" warning. An input without objects is an error.
 
 An object whose known fields have the wrong JSON type (spec a string,
 reservedFor an object ...) is refused: exit 2, naming the document and path.
@@ -86,7 +102,7 @@ named, in input order, and with more than one a last line counts them.`,
 		},
 	}
 	o.addFlags(cmd)
-	cmd.Flags().BoolVarP(&o.quiet, "quiet", "q", false, "do not print warnings about fields the target release's consumers do not see or act on differently")
+	cmd.Flags().BoolVarP(&o.quiet, "quiet", "q", false, "do not print notes (objects passed through, pods rewritten); warnings are always printed")
 	return cmd
 }
 
@@ -109,6 +125,7 @@ func (o *convertOptions) run(s streams) error {
 		objects  = objectWriter{format: o.output}
 		failed   = failures{w: notes.to(s.err)}
 		starts   documentStart
+		seen     = sourcesSeen{}
 		// What a Rewind goes back to: the state before the document's
 		// first object.
 		at struct {
@@ -122,13 +139,18 @@ func (o *convertOptions) run(s streams) error {
 		if starts.first(doc) {
 			at.notes, at.warnings, at.objects, at.failed = notes.mark(), len(warnings), objects.mark(), failed
 		}
-		out, ws, err := convertDocument(doc, o.to, notes.to(s.err))
+		seen.add(doc)
+		noteTo := notes.to(s.err)
+		if o.quiet {
+			noteTo = io.Discard
+		}
+		out, ws, err := convertDocument(doc, o.to, noteTo)
 		if err != nil {
 			failed.add(err)
 			return nil
 		}
 		for _, w := range ws {
-			warnings = append(warnings, fmt.Sprintf("%s: warning: %s", doc.Position(), w))
+			warnings = append(warnings, warningLine(doc.Position(), w))
 		}
 		objects.add(out, doc.Position())
 		return nil
@@ -145,13 +167,16 @@ func (o *convertOptions) run(s streams) error {
 	if err := failed.result("converted"); err != nil {
 		return err
 	}
+	if err := noObjects(o.filenames, seen); err != nil {
+		return withCode(ExitInvalid, err)
+	}
 	if objects.err != nil {
 		return withCode(ExitInvalid, objects.err)
 	}
-	if !o.quiet {
-		for _, w := range warnings {
-			fmt.Fprintln(s.err, w)
-		}
+	// Warnings say what the target release rejects or does otherwise:
+	// --quiet silences the notes, never these.
+	for _, w := range warnings {
+		fmt.Fprintln(s.err, w)
 	}
 	if err := objects.writeTo(s.out); err != nil {
 		return withCode(ExitInvalid, fmt.Errorf("writing the output: %w", err))
@@ -175,10 +200,20 @@ func (o *convertOptions) validate() error {
 
 func isVersion(v string) bool { return slices.Contains(conversion.ChainVersions, v) }
 
+// warningLine is the line every command prints for warning w (as
+// documentWarnings gives it: "<Kind> ns/name: <path>: <message>") about
+// the object at position.
+func warningLine(position, w string) string {
+	return position + ": warning: " + w
+}
+
 // convertDocument converts a claim or template, and passes anything else
 // through; objects of the claim groups that cannot be converted are passed
-// through with a note.
-func convertDocument(doc manifest.Document, to string, notes io.Writer) (map[string]interface{}, []conversion.Warning, error) {
+// through with a note. Pods and the pod templates of workloads get their
+// resourceClaims in the shape of the release serving to, as migrate gives
+// them. The warnings are "<Kind> ns/name: <path>: <message>", phrased for
+// the release serving to, each field once.
+func convertDocument(doc manifest.Document, to string, notes io.Writer) (map[string]interface{}, []string, error) {
 	group, from, kind, err := conversion.Identify(doc.Object)
 	if err != nil {
 		if errors.Is(err, conversion.ErrNewerV1alpha3) {
@@ -190,6 +225,12 @@ func convertDocument(doc manifest.Document, to string, notes io.Writer) (map[str
 		if _, group, _, _, _ := api.TypeOf(doc.Object); api.IsGroup(group) {
 			fmt.Fprintf(notes, "%s: passed through unchanged: %v\n", doc.Position(), err)
 		}
+		if typo := groupTypo(doc.Object); typo != "" {
+			return doc.Object, []string{api.Describe(doc.Object) + ": " + typo}, nil
+		}
+		if migrate.IsWorkload(doc.Object) {
+			return convertWorkload(doc, to, notes)
+		}
 		return doc.Object, nil, nil
 	}
 	out, ws, err := conversion.ConvertWithWarnings(doc.Object, to)
@@ -200,7 +241,48 @@ func convertDocument(doc manifest.Document, to string, notes io.Writer) (map[str
 	if err != nil {
 		return nil, nil, err
 	}
-	return out, append(unknown, ws...), nil
+	all := append(unknown, ws...)
+	all = append(all, targetWarnings(doc.Object, out, group, from, kind, to)...)
+	return out, formatWarnings(all, to), nil
+}
+
+// formatWarnings renders ws for the target version to, each field of an
+// object once: a field that two steps of the conversion both lose (or that
+// is unknown and lost) is one loss for the user.
+func formatWarnings(ws []conversion.Warning, to string) []string {
+	type field struct{ kind, object, path string }
+	seen := map[field]bool{}
+	var out []string
+	for _, w := range ws {
+		f := field{w.Kind, w.Object, w.Path}
+		if seen[f] {
+			continue
+		}
+		seen[f] = true
+		out = append(out, w.For(to))
+	}
+	return out
+}
+
+// convertWorkload gives a Pod, or the pod template of a workload, the
+// resourceClaims of the release serving to, as migrate does (1.26–1.30
+// name the claim under source, 1.31 and later directly): left as it is,
+// the target's apiserver would reject the reference or drop it. What is
+// rewritten is a note; what the target cannot hold, a warning.
+func convertWorkload(doc manifest.Document, to string, notes io.Writer) (map[string]interface{}, []string, error) {
+	out, r, ok := migrate.Workload(doc.Object, to)
+	if !ok {
+		return doc.Object, nil, nil
+	}
+	who := api.Describe(doc.Object)
+	for _, c := range r.Changed {
+		fmt.Fprintf(notes, "%s: %s: changed %s\n", doc.Position(), who, c)
+	}
+	var ws []string
+	for _, l := range r.Lost {
+		ws = append(ws, who+": "+l+" (not kept: claimbridge keeps restore data for claims and templates only)")
+	}
+	return out, ws, nil
 }
 
 // mistakenClaimError is the refusal of doc, which conversion.Identify
@@ -263,11 +345,22 @@ func unknownFieldWarnings(doc manifest.Document, group, from, kind, to string) (
 				Kind: strings.TrimSuffix(kind, "List"), Object: api.Ref(obj),
 				From: from, To: to, Path: prefix(i) + p,
 				Message: fmt.Sprintf("unknown field in %s/%s: kept only in the %s annotation, so the converted object does not carry it%s",
-					group, from, conversion.RestoreAnnotation(kept), migrate.ShapeHint(paths)),
+					group, from, conversion.RestoreAnnotation(kept), shapeHint(p, paths)),
 			})
 		}
 	}
 	return ws, nil
+}
+
+// shapeHint is the hint on the shape of unknown field p, one of paths: its
+// own when it has one (a mislabelled claim's spec.resourceClassName is a
+// field of v1alpha1 and v1alpha2, whatever its parametersRef is), else
+// the one of the other paths.
+func shapeHint(p string, paths []string) string {
+	if hint := migrate.ShapeHint([]string{p}); hint != "" {
+		return hint
+	}
+	return migrate.ShapeHint(paths)
 }
 
 // readsBack returns an error when data, obj written as YAML, does not read
@@ -371,4 +464,63 @@ func show(v interface{}) string {
 		return "null"
 	}
 	return fmt.Sprint(v)
+}
+
+// targetWarnings are the warnings about out, the conversion of in (of
+// group, version from and kind) to version to, as a whole: that its devices
+// came from a classic DRA driver, which the target release does not ask
+// (as migrate warns), and every rule of the release serving to that out
+// breaks (migrate refuses such output; convert, lossless, writes it and
+// says so).
+func targetWarnings(in, out map[string]interface{}, group, from, kind, to string) []conversion.Warning {
+	items, outItems := []map[string]interface{}{in}, []map[string]interface{}{out}
+	prefix := func(int) string { return "" }
+	if strings.HasSuffix(kind, "List") {
+		items, outItems = listItems(in), listItems(out)
+		if len(items) != len(outItems) {
+			return nil
+		}
+		prefix = func(i int) string { return fmt.Sprintf("items[%d].", i) }
+	}
+	itemKind := strings.TrimSuffix(kind, "List")
+	release := conversion.Release(to)
+	var ws []conversion.Warning
+	for i := range items {
+		w := conversion.Warning{Kind: itemKind, Object: api.Ref(outItems[i]), From: from, To: to}
+		if c := migrate.ClassicWarning(items[i], from, itemKind, to); c != "" {
+			w.Path, w.Message, _ = strings.Cut(c, ": ")
+			w.Path = prefix(i) + w.Path
+			ws = append(ws, w)
+		}
+		if group != conversion.UpstreamGroup && slices.Contains(conversion.GAVersions, to) {
+			continue
+		}
+		errs, err := migrate.TargetErrors(outItems[i], to, itemKind)
+		if err != nil {
+			continue // conversion said what cannot be read
+		}
+		for _, e := range errs {
+			w.Path, w.Message, _ = strings.Cut(e, ": ")
+			if strings.HasSuffix(w.Path, "spec.resourceClassName") && strings.HasPrefix(w.Message, `Invalid value: ""`) {
+				// What the apiserver's message does not say.
+				w.Message = "no resource class, which Kubernetes 1.26-1.30 require (a request of 1.31+ with only firstAvailable has none): " + w.Message
+			}
+			w.Path = prefix(i) + w.Path
+			w.Message += fmt.Sprintf(": a Kubernetes %s apiserver rejects this object", release)
+			ws = append(ws, w)
+		}
+	}
+	return ws
+}
+
+// listItems are the objects among the items of a typed list.
+func listItems(list map[string]interface{}) []map[string]interface{} {
+	var out []map[string]interface{}
+	items, _ := list["items"].([]interface{})
+	for _, it := range items {
+		if m, ok := it.(map[string]interface{}); ok {
+			out = append(out, m)
+		}
+	}
+	return out
 }

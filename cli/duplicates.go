@@ -38,8 +38,7 @@ func warnDuplicates(w io.Writer, objects []namedObject) {
 	first := make(map[objectKey]string, len(objects))
 	for _, obj := range objects {
 		if at, seen := first[obj.key]; seen {
-			fmt.Fprintf(w, "Warning: %s: %s: the same object (group, kind, namespace and name) as %s: kubectl create refuses the second; keep one\n",
-				obj.position, obj.describe, at)
+			fmt.Fprintln(w, warningLine(obj.position, obj.describe+": the same object (group, kind, namespace and name) as "+at+": kubectl create refuses the second; keep one"))
 			continue
 		}
 		first[obj.key] = obj.position

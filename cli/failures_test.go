@@ -96,7 +96,7 @@ func TestMigrateWarnsAboutDuplicates(t *testing.T) {
 	if code != ExitOK || len(readObjects(t, stdout)) != 6 {
 		t.Fatalf("exit %d, want 0 and six objects; stdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	want := "Warning: <stdin>: document 2 (line 6): ResourceClaim ns/a: the same object (group, kind, namespace and name) as <stdin>: document 1 (line 1): kubectl create refuses the second; keep one\n"
+	want := "<stdin>: document 2 (line 6): warning: ResourceClaim ns/a: the same object (group, kind, namespace and name) as <stdin>: document 1 (line 1): kubectl create refuses the second; keep one\n"
 	var dups []string
 	for _, line := range strings.SplitAfter(stderr, "\n") {
 		if strings.Contains(line, "the same object") {
@@ -150,13 +150,13 @@ func TestMigrateRefusesFieldsTheVersionLacks(t *testing.T) {
 // each of the two comparisons a 1.30 "<=" became) is printed once.
 func TestPrintReportSaysEachLineOnce(t *testing.T) {
 	var b strings.Builder
-	printReport(&b, "f: document 1 (line 1): ResourceClaim ns/c", migrate.Report{
+	printReport(&b, "f: document 1 (line 1)", "ResourceClaim ns/c", migrate.Report{
 		Dropped:  []string{"metadata.uid", "metadata.uid"},
 		Warnings: []string{"w: quantity", "w: quantity", "other"},
 	})
 	want := "f: document 1 (line 1): ResourceClaim ns/c: dropped metadata.uid\n" +
-		"Warning: f: document 1 (line 1): ResourceClaim ns/c: w: quantity\n" +
-		"Warning: f: document 1 (line 1): ResourceClaim ns/c: other\n"
+		"f: document 1 (line 1): warning: ResourceClaim ns/c: w: quantity\n" +
+		"f: document 1 (line 1): warning: ResourceClaim ns/c: other\n"
 	if b.String() != want {
 		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
 	}
@@ -173,7 +173,7 @@ func TestMigrateDeviceClass(t *testing.T) {
 	wantErr := "<stdin>: document 1 (line 1): DeviceClass gpu.example.com: dropped metadata.uid\n" +
 		"<stdin>: document 1 (line 1): DeviceClass gpu.example.com: changed apiVersion: resource.k8s.io/v1alpha3 -> resource.k8s.io/v1beta1 (Kubernetes 1.32)\n" +
 		"<stdin>: document 1 (line 1): DeviceClass gpu.example.com: lost spec.suitableNodes: a field that v1beta1 does not have\n" +
-		"Warning: <stdin>: document 1 (line 1): DeviceClass gpu.example.com: spec.suitableNodes: the nodes a classic DRA driver's devices are on; Kubernetes 1.32+ has no classic DRA, its scheduler allocates from ResourceSlices\n"
+		"<stdin>: document 1 (line 1): warning: DeviceClass gpu.example.com: spec.suitableNodes: the nodes a classic DRA driver's devices are on; Kubernetes 1.32+ has no classic DRA, its scheduler allocates from ResourceSlices\n"
 	if code != ExitOK || stdout != wantOut || stderr != wantErr {
 		t.Errorf("--to v1beta1: exit %d\nstdout:\n%s\nwant:\n%s\nstderr:\n%s\nwant:\n%s", code, stdout, wantOut, stderr, wantErr)
 	}

@@ -143,6 +143,13 @@ func (o *migrateOptions) run(s streams) error {
 	if err := failed.result("read"); err != nil {
 		return err // the parameters of the claims are unknown: migrating them would mislead
 	}
+	seen := sourcesSeen{}
+	for _, doc := range docs.docs {
+		seen.add(doc)
+	}
+	if err := noObjects(o.filenames, seen); err != nil {
+		return withCode(ExitInvalid, err)
+	}
 	opts := migrate.Options{KeepOwnerReferences: o.keepOwnerReferences, Parameters: idx}
 	objects := objectWriter{format: o.output}
 	var named []namedObject
@@ -177,7 +184,7 @@ func (o *migrateOptions) run(s streams) error {
 				fmt.Fprintf(s.err, "%s: %s: left out: Kubernetes %s %s\n", doc.Position(), api.Describe(doc.Object), target.Releases, why)
 				continue
 			}
-			printReport(s.err, doc.Position()+": "+api.Describe(doc.Object), report)
+			printReport(s.err, doc.Position(), api.Describe(doc.Object), report)
 			if err := migrate.CheckDeviceClass(out, o.to); err != nil {
 				failed.add(fmt.Errorf("%s: %w", doc.Position(), err))
 				continue
@@ -225,13 +232,16 @@ func migrateDocument(doc manifest.Document, to string, opts migrate.Options, not
 			}
 			out, created := migrate.ForCreate(obj, opts)
 			report.Dropped = append(created.Dropped, report.Dropped...)
-			printReport(notes, doc.Position()+": "+api.Describe(doc.Object), report)
+			printReport(notes, doc.Position(), api.Describe(doc.Object), report)
 			return []map[string]interface{}{out}, []string{doc.Position()}
 		}
-		out, _, err := convertDocument(doc, to, notes) // not a claim or template: no warnings
+		out, ws, err := convertDocument(doc, to, notes) // not a claim or template: only a group's typo
 		if err != nil {
 			failed.add(err)
 			return nil, nil
+		}
+		for _, w := range ws {
+			fmt.Fprintln(notes, warningLine(doc.Position(), w))
 		}
 		return []map[string]interface{}{out}, []string{doc.Position()}
 	}
@@ -270,11 +280,11 @@ func migrateDocument(doc manifest.Document, to string, opts migrate.Options, not
 		migrated, report, err := migrate.Object(obj, to, opts)
 		if err != nil {
 			// What was lost and the warnings explain most refusals.
-			printReport(notes, who, migrate.Report{Lost: report.Lost, Warnings: report.Warnings})
+			printReport(notes, item.Position(), api.Describe(obj), migrate.Report{Lost: report.Lost, Warnings: report.Warnings})
 			failed.add(fmt.Errorf("%s: %w", item.Position(), err))
 			continue
 		}
-		printReport(notes, who, report)
+		printReport(notes, item.Position(), api.Describe(obj), report)
 		objects, positions = append(objects, migrated), append(positions, item.Position())
 	}
 	return objects, positions
@@ -291,9 +301,11 @@ func generatedNote(pod, entry string) string {
 		"while this copy, without its pod, would never be used (--keep-owner-references keeps it, for pods that survive with the same uids)"
 }
 
-// printReport prints r for the object who names, each line once (a 1.30
-// selector whose "<=" became two comparisons gives the same warning twice).
-func printReport(w io.Writer, who string, r migrate.Report) {
+// printReport prints r for the object desc (api.Describe) at position, each
+// line once (a 1.30 selector whose "<=" became two comparisons gives the
+// same warning twice); warnings as every command prints them (warningLine).
+func printReport(w io.Writer, position, desc string, r migrate.Report) {
+	who := position + ": " + desc
 	if len(r.Dropped) > 0 {
 		fmt.Fprintf(w, "%s: dropped %s\n", who, strings.Join(slices.Compact(slices.Clone(r.Dropped)), ", "))
 	}
@@ -311,6 +323,9 @@ func printReport(w io.Writer, who string, r migrate.Report) {
 		line("%s: lost %s\n", l)
 	}
 	for _, warning := range r.Warnings {
-		line("Warning: %s: %s\n", warning)
+		if l := warningLine(position, desc+": "+warning) + "\n"; !seen[l] {
+			seen[l] = true
+			fmt.Fprint(w, l)
+		}
 	}
 }

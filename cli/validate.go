@@ -118,6 +118,7 @@ func (o *validateOptions) run(s streams) error {
 		r                       validateResult
 		readErr                 error // a typed list that cannot be read
 		starts                  documentStart
+		seen                    = sourcesSeen{}
 		at                      struct {
 			ga, skipped, checked, later int
 			r                           validateResult
@@ -131,6 +132,7 @@ func (o *validateOptions) run(s streams) error {
 		if readErr != nil {
 			return nil // only a document that cannot be read is said now
 		}
+		seen.add(doc)
 		items, err := typedItems(doc)
 		if err != nil {
 			readErr = err
@@ -169,6 +171,9 @@ func (o *validateOptions) run(s streams) error {
 	}
 	if readErr != nil {
 		return withCode(ExitBadInput, readErr)
+	}
+	if err := noObjects(o.filenames, seen); err != nil {
+		return withCode(ExitInvalid, err)
 	}
 	gaOut.replay()
 	skipped.replay()
@@ -248,7 +253,10 @@ func (o *validateOptions) check(doc manifest.Document, pairs *oldPairs, out, err
 		if upstream && strings.HasPrefix(w, validation.StorageWarningPrefix) {
 			continue // about claimbridge's CRD storage, which a resource.k8s.io object never reaches
 		}
-		fmt.Fprintf(errOut, "Warning: %s: %s: %s\n", doc.Position(), api.Describe(doc.Object), w)
+		fmt.Fprintln(errOut, warningLine(doc.Position(), api.Describe(doc.Object)+": "+w))
+	}
+	if pairs == nil {
+		statusIgnored(doc, errOut)
 	}
 	for _, e := range resp.Errors {
 		fmt.Fprintf(out, "%s: %s: %s\n", doc.Position(), api.Describe(doc.Object), e.Error())
@@ -333,8 +341,9 @@ func checkGA(doc manifest.Document, version, kind string, out, errOut io.Writer)
 	}
 	errs, warnings := gacheck.Check(doc.Object, version, kind)
 	for _, w := range warnings {
-		fmt.Fprintf(errOut, "Warning: %s: %s: %s\n", doc.Position(), api.Describe(doc.Object), w)
+		fmt.Fprintln(errOut, warningLine(doc.Position(), api.Describe(doc.Object)+": "+w))
 	}
+	statusIgnored(doc, errOut)
 	for _, e := range errs {
 		fmt.Fprintf(out, "%s: %s: %s\n", doc.Position(), api.Describe(doc.Object), e)
 	}
@@ -432,4 +441,28 @@ func identity(obj map[string]interface{}) objectIdentity {
 	kind, _ := obj["kind"].(string)
 	namespace, name, _ := api.Meta(obj)
 	return objectIdentity{kind, namespace, name}
+}
+
+// statusIgnored notes, for a claim with a status validated as a create,
+// that the status was not checked: an apiserver ignores the status of a
+// create (a claim with 33 reservedFor entries is created, and its status
+// write then refused), so say how to check it.
+func statusIgnored(doc manifest.Document, errOut io.Writer) {
+	if _, _, _, kind, _ := api.TypeOf(doc.Object); kind != api.KindClaim {
+		return
+	}
+	if status, ok := doc.Object["status"].(map[string]interface{}); !ok || len(status) == 0 {
+		return
+	}
+	fmt.Fprintf(errOut, "%s: %s: note: status not validated: an apiserver ignores the status of a create; "+
+		"to check a status write, validate it as an update of the stored claim: claimbridge validate -f %s --old STORED.yaml --subresource status\n",
+		doc.Position(), api.Describe(doc.Object), sourceArg(doc.Source))
+}
+
+// sourceArg is source as an -f argument.
+func sourceArg(source string) string {
+	if source == manifest.Stdin {
+		return "-"
+	}
+	return source
 }

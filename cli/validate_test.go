@@ -80,7 +80,7 @@ func TestValidateCommand(t *testing.T) {
 			stdin:      strings.Replace(invalidClaimYAML, "Bad_Class", "gpu\n  allocationMode: Immediate", 1),
 			args:       []string{"-f", "-"},
 			wantCode:   ExitOK,
-			wantErrOut: "Warning: <stdin>: document 1 (line 1): ResourceClaim ns/bad: spec.allocationMode: Immediate allocation does not exist in v1alpha3 (Kubernetes 1.31+); the claim is allocated when a pod needs it\n",
+			wantErrOut: "<stdin>: document 1 (line 1): warning: ResourceClaim ns/bad: spec.allocationMode: Immediate allocation does not exist in v1alpha3 (Kubernetes 1.31+); the claim is allocated when a pod needs it\n",
 		},
 		// kubectl create takes the namespace of a manifest without one from
 		// its context (intel-resource-drivers' resourceclaim.yaml).
@@ -231,7 +231,7 @@ spec:
 		t.Errorf("resource.k8s.io claim: exit %d, stderr:\n%s", code, stderr)
 	}
 	code, _, stderr = run(t, claim("resource.claimbridge.dev"), "validate", "-f", "-")
-	if code != ExitOK || !strings.Contains(stderr, "Warning: <stdin>: document 1 (line 1): ResourceClaim ns/c: stored as v1alpha3: spec.parametersRef:") {
+	if code != ExitOK || !strings.Contains(stderr, "<stdin>: document 1 (line 1): warning: ResourceClaim ns/c: stored as v1alpha3: spec.parametersRef:") {
 		t.Errorf("resource.claimbridge.dev claim: exit %d, stderr:\n%s", code, stderr)
 	}
 }
@@ -256,7 +256,7 @@ func TestValidateBackupAsTheWebhooksDo(t *testing.T) {
 	delete(view, "status")
 	backup, _ := json.Marshal(view)
 	code, out, errOut := runValidate(t, string(backup), "-f", "-")
-	want := "Warning: <stdin>: document 1 (line 1): ResourceClaim ns/c: metadata.annotations[claimbridge.dev/restore-v1alpha2]: its status restore data was removed: a created claim starts without status\n"
+	want := "<stdin>: document 1 (line 1): warning: ResourceClaim ns/c: metadata.annotations[claimbridge.dev/restore-v1alpha2]: its status restore data was removed: a created claim starts without status\n"
 	if code != ExitOK || out != "" || errOut != want {
 		t.Errorf("create: exit %d, stdout %q, stderr %q; want 0, nothing, %q", code, out, errOut, want)
 	}
@@ -270,7 +270,7 @@ func TestValidateBackupAsTheWebhooksDo(t *testing.T) {
 	storedJSON, _ := json.Marshal(stored)
 	old := writeValidateFile(t, "stored.json", string(storedJSON))
 	code, out, errOut = runValidate(t, string(backup), "-f", "-", "--old", old)
-	want = "Warning: <stdin>: document 1 (line 1): ResourceClaim ns/c: metadata.annotations[claimbridge.dev/restore-v1alpha2]: its status restore data was kept as stored: status is written through the status subresource\n"
+	want = "<stdin>: document 1 (line 1): warning: ResourceClaim ns/c: metadata.annotations[claimbridge.dev/restore-v1alpha2]: its status restore data was kept as stored: status is written through the status subresource\n"
 	if code != ExitOK || out != "" || errOut != want {
 		t.Errorf("update: exit %d, stdout %q, stderr %q; want 0, nothing, %q", code, out, errOut, want)
 	}

@@ -43,8 +43,46 @@ func specV3B1(in map[string]interface{}, _ *lossReport) map[string]interface{} {
 			outDevices[section] = pickEach(v, keys...)
 		}
 	}
+	// Nor the fields of a selector, its CEL expression or opaque
+	// configuration that are not both versions': they travel in the restore
+	// annotation, as unknown fields elsewhere in a request do.
+	for _, r := range asSlice(outDevices["requests"]) {
+		if req := asMap(r); req != nil {
+			if sel, ok := req["selectors"]; ok {
+				req["selectors"] = pickSelectors(sel)
+			}
+		}
+	}
+	pickOpaque(outDevices["config"])
 	out["devices"] = outDevices
 	return out
+}
+
+// pickSelectors keeps of each device selector its cel, and of that its
+// expression: all that v1alpha3 and v1beta1 (and later) have.
+func pickSelectors(v interface{}) interface{} {
+	out := pickEach(v, "cel")
+	for _, s := range asSlice(out) {
+		if sel := asMap(s); sel != nil {
+			if cel, ok := sel["cel"]; ok {
+				sel["cel"] = pick(cel, "expression")
+			}
+		}
+	}
+	return out
+}
+
+// pickOpaque keeps of the opaque configuration of each entry of config (a
+// copy) its driver and parameters: all that v1alpha3 and v1beta1 (and
+// later) have.
+func pickOpaque(config interface{}) {
+	for _, c := range asSlice(config) {
+		if entry := asMap(c); entry != nil {
+			if op, ok := entry["opaque"]; ok {
+				entry["opaque"] = pick(op, "driver", "parameters")
+			}
+		}
+	}
 }
 
 // statusV3ToB1: results and configuration keep their fields; every result
@@ -96,6 +134,7 @@ func statusV3B1(in map[string]interface{}) map[string]interface{} {
 			}
 			if v, ok := devices["config"]; ok {
 				outDevices["config"] = pickEach(v, allocConfigV3Keys...)
+				pickOpaque(outDevices["config"])
 			}
 			outAlloc["devices"] = outDevices
 		}

@@ -16,17 +16,29 @@ import (
 // or a 1.30 class without structuredParameters), or when it is a 1.26 claim
 // (1.26 had only classic DRA). Empty when none of these holds.
 func classicWarning(obj map[string]interface{}, from, kind, to string, idx *Index) string {
+	return classicWarningOf(obj, from, kind, to, idx, true)
+}
+
+// classicWarningOf is classicWarning; with unsure, also for a v1alpha2
+// claim or template that may be classic (maybeClassic), saying so.
+func classicWarningOf(obj map[string]interface{}, from, kind, to string, idx *Index, unsure bool) string {
 	if from != conversion.V1alpha1 && from != conversion.V1alpha2 {
 		return ""
 	}
 	driver, classic := classicDriver(obj, from, kind, idx)
-	if !classic {
+	if classic {
+		unsure = false
+	} else if !unsure || !maybeClassic(obj, from, kind, idx) {
 		return ""
 	}
 	specPath := specPathOf(kind)
 	who := "a classic DRA driver (1.26–1.30 control-plane controller)"
 	if driver != "" {
 		who = fmt.Sprintf("the classic DRA driver %q (1.26–1.30 control-plane controller)", driver)
+	}
+	if unsure {
+		// 1.27–1.29 had only classic DRA; a 1.30 class may be either.
+		who = fmt.Sprintf("a classic DRA driver (1.26–1.30 control-plane controller) unless its ResourceClass %q has structuredParameters: true (1.30; the input has no such class to tell: 1.27–1.29 have only classic DRA)", str(specOf(obj, kind), "resourceClassName"))
 	}
 	if to == conversion.V1alpha3 {
 		set := "set " + specPath + ".controller to the class's driver name"
@@ -38,6 +50,43 @@ func classicWarning(obj map[string]interface{}, from, kind, to string, idx *Inde
 	}
 	return fmt.Sprintf("%s: the claim's devices come from %s; Kubernetes 1.32+ has no classic DRA and allocates every claim in the scheduler from ResourceSlices, which a classic driver does not publish: install the driver's structured-parameters version",
 		specPath, who)
+}
+
+// maybeClassic reports whether a v1alpha2 claim or template whose class is
+// not in the input may be classic: it has no parameters and no allocation,
+// as a 1.27–1.29 claim (classic DRA only) may have.
+func maybeClassic(obj map[string]interface{}, from, kind string, idx *Index) bool {
+	if from != conversion.V1alpha2 {
+		return false
+	}
+	spec := specOf(obj, kind)
+	class := str(spec, "resourceClassName")
+	if class == "" || idx.anyClass(class) != nil {
+		return false
+	}
+	if _, ok := spec["parametersRef"]; ok {
+		// Structured parameters, or a classic driver's own, which the
+		// warning about parametersRef names.
+		return false
+	}
+	status, _ := obj["status"].(map[string]interface{})
+	if alloc, _ := status["allocation"].(map[string]interface{}); alloc != nil {
+		return false // classicDriver told a classic allocation; this one is structured
+	}
+	return true
+}
+
+// ClassicWarning is the warning that a 1.26–1.30 claim or template (obj,
+// of version from and kind), converted to version to, came from a classic
+// DRA driver that the target release no longer asks (see migrate's own);
+// empty when to is v1alpha1 or v1alpha2, or obj is not classic as far as
+// it tells without its class (a 1.26 claim, a classic allocation): a
+// v1alpha2 claim without its class may be a 1.30 structured one.
+func ClassicWarning(obj map[string]interface{}, from, kind, to string) string {
+	if t, ok := Targets[to]; !ok || !t.Devices {
+		return ""
+	}
+	return classicWarningOf(obj, from, kind, to, nil, false)
 }
 
 // classicDriver reports whether obj's devices come from a classic driver,

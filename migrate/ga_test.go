@@ -155,7 +155,7 @@ spec:
 				"metadata.finalizers[gpu.example.com/deletion-protection] (classic DRA driver's: Kubernetes 1.34+ runs no classic driver that would remove it)",
 				"status (reset on create: the old cluster's allocation is dropped; the claim will be allocated again, possibly to other devices)"},
 			Lost:     []string{lostLine("spec.controller", "v1alpha3", "v1")},
-			Warnings: []string{`spec.controller: classic DRA (controller "gpu.example.com") is gone in Kubernetes 1.32: a 1.32+ scheduler allocates only devices published in ResourceSlices, so pods using this claim stay pending unless the driver publishes them; the controller is kept only in the restore annotation (v1alpha3→v1beta1)`},
+			Warnings: []string{`spec.controller: classic DRA (controller "gpu.example.com") is gone in Kubernetes 1.32: a 1.32+ scheduler allocates only devices published in ResourceSlices, so pods using this claim stay pending unless the driver publishes them; the controller is kept only in the restore annotation`},
 		},
 	}, {
 		name: "v1-admin-access-re-created",

@@ -134,7 +134,7 @@ func Object(obj map[string]interface{}, to string, opts Options) (map[string]int
 				specPathOf(kind), kindClaimParameters, refOf(str(metaOf(out), "namespace"), str(ref, "name")), kindClaimParameters))
 		}
 	}
-	r.Warnings = append(conversionWarnings(ws, kind, translated, obj), r.Warnings...)
+	r.Warnings = append(conversionWarnings(ws, kind, translated, obj, to), r.Warnings...)
 	if target.Devices {
 		if w := classicWarning(obj, from, kind, to, opts.Parameters); w != "" {
 			r.Warnings = append(r.Warnings, w)
@@ -144,7 +144,7 @@ func Object(obj map[string]interface{}, to string, opts Options) (map[string]int
 		if out, ws, err = conversion.ConvertWithWarnings(out, to); err != nil {
 			return nil, r, err
 		}
-		r.Warnings = append(r.Warnings, conversionWarnings(ws, kind, false, obj)...)
+		r.Warnings = append(r.Warnings, conversionWarnings(ws, kind, false, obj, to)...)
 		// The restore annotation of the steps after via holds what the
 		// warnings above say is lost: re-creation is one-way.
 		dropAnnotations(out, nil, to, nil, &r)
@@ -173,6 +173,19 @@ func Object(obj map[string]interface{}, to string, opts Options) (map[string]int
 		return nil, r, refusal(kind, out, target, errs)
 	}
 	return out, r, nil
+}
+
+// TargetErrors checks out, a claim or template of version to, with the
+// rules migrate refuses by: for v1alpha1, v1alpha2 and v1alpha3 those of
+// claimbridge validate (the create rules of 1.26, 1.30, 1.31), for
+// v1beta1, v1beta2 and v1 gacheck's. Each error names a path of version to.
+func TargetErrors(out map[string]interface{}, to, kind string) ([]string, error) {
+	if isGA(to) {
+		errs, _ := gacheck.Check(out, to, kind)
+		return errs, nil
+	}
+	errs, _, err := checkAlpha(out)
+	return errs, err
 }
 
 // refusal is the error for a migrated object the target release rejects;
@@ -276,7 +289,7 @@ func shallowCopy(m map[string]interface{}) map[string]interface{} {
 // so), so what the target's consumers would make of it does not arise. So is
 // the warning about parametersRef when translateParameters handled it: it
 // reports the translation, or its own warning, instead.
-func conversionWarnings(ws []conversion.Warning, kind string, translated bool, input map[string]interface{}) []string {
+func conversionWarnings(ws []conversion.Warning, kind string, translated bool, input map[string]interface{}, to string) []string {
 	parametersRef := "spec.parametersRef"
 	if kind == conversion.KindTemplate {
 		parametersRef = "spec.spec.parametersRef"
@@ -298,7 +311,12 @@ func conversionWarnings(ws []conversion.Warning, kind string, translated bool, i
 		if translated && w.Path == parametersRef {
 			continue
 		}
-		out = append(out, fmt.Sprintf("%s: %s (%s→%s)", w.Path, w.Message, w.From, w.To))
+		// Phrased for the target release, each field once.
+		text := w.Text(to)
+		path, _, _ := strings.Cut(text, ": ")
+		if !slices.ContainsFunc(out, func(s string) bool { return strings.HasPrefix(s, path+": ") }) {
+			out = append(out, text)
+		}
 	}
 	return out
 }

@@ -148,6 +148,7 @@ kind: ResourceClaimTemplate
 metadata: {name: t, namespace: ns}
 spec: {spec: {devices: {requests: [{name: request, deviceClassName: gpu.example.com, allocationMode: ExactCount, count: 1}]}}}
 `,
+		report: Report{Warnings: []string{classicV3Maybe("spec.spec", "gpu.example.com")}},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,319 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// A Kubernetes 1.26 claim as the 1.26 docs show it: classic DRA only.
+const claim126 = `apiVersion: resource.k8s.io/v1alpha1
+kind: ResourceClaim
+metadata:
+  name: gpu-claim
+  namespace: demo
+spec:
+  resourceClassName: gpu.example.com
+  allocationMode: Immediate
+`
+
+// TestWarningsForTheTarget: one line format for convert and migrate
+// ("<position>: warning: <Kind> ns/name: <path>: <message>"), phrased for
+// the target release (no internal step, no release the chain passed
+// through), each loss once, and the classic-driver warning from convert as
+// from migrate.
+func TestWarningsForTheTarget(t *testing.T) {
+	const pos = "<stdin>: document 1 (line 1): warning: ResourceClaim demo/gpu-claim: "
+	immediate := func(release string) string {
+		return pos + `spec.allocationMode: ` + release + ` has no allocation mode "Immediate": the claim is allocated only when the first pod that uses it is scheduled` + "\n"
+	}
+	classicGA := pos + `spec: the claim's devices come from a classic DRA driver (1.26–1.30 control-plane controller); Kubernetes 1.32+ has no classic DRA and allocates every claim in the scheduler from ResourceSlices, which a classic driver does not publish: install the driver's structured-parameters version` + "\n"
+	classic131 := pos + `spec.controller: the claim's devices come from a classic DRA driver (1.26–1.30 control-plane controller); a 1.31 claim without controller is allocated by the scheduler from ResourceSlices, which a classic driver does not publish: set spec.controller to the class's driver name (1.31 keeps it with the DRAControlPlaneController feature gate), or use the driver's structured-parameters version` + "\n"
+	for _, tc := range []struct {
+		name, cmd, to, want string
+	}{
+		{"convert-to-v1", "convert", "v1", immediate("1.34+") + classicGA},
+		{"convert-to-v1beta1", "convert", "v1beta1", immediate("1.32") + classicGA},
+		{"convert-to-v1alpha3", "convert", "v1alpha3", immediate("1.31") + classic131},
+		{"migrate-to-v1", "migrate", "v1", "<stdin>: document 1 (line 1): ResourceClaim demo/gpu-claim: lost spec.allocationMode: fields that v1 cannot hold (convert keeps them in annotation claimbridge.dev/restore-v1alpha2)\n" +
+			immediate("1.34+") + classicGA},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, quiet := range []bool{false, true} {
+				args := []string{tc.cmd, "--to", tc.to, "-f", "-"}
+				if quiet && tc.cmd == "convert" {
+					args = append(args, "-q") // silences notes, never warnings
+				}
+				code, _, stderr := run(t, claim126, args...)
+				if code != ExitOK {
+					t.Fatalf("exit %d: %s", code, stderr)
+				}
+				if d := cmp.Diff(tc.want, stderr); d != "" {
+					t.Errorf("%v: stderr (-want +got):\n%s", args, d)
+				}
+				if strings.Contains(stderr, "→") || strings.Contains(stderr, "Warning:") {
+					t.Errorf("stderr names a conversion step or uses another prefix:\n%s", stderr)
+				}
+			}
+		})
+	}
+}
+
+// TestMigrateClassicV1alpha2WithoutParameters: a 1.27–1.29 claim (classic
+// DRA only) without parameters and without its class in the input gets
+// the classic-driver warning, hedged for a 1.30 structured class.
+func TestMigrateClassicV1alpha2WithoutParameters(t *testing.T) {
+	in := strings.Replace(claim126, "v1alpha1", "v1alpha2", 1)
+	code, _, stderr := run(t, in, "migrate", "--to", "v1", "-f", "-")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	want := `<stdin>: document 1 (line 1): warning: ResourceClaim demo/gpu-claim: spec: the claim's devices come from a classic DRA driver (1.26–1.30 control-plane controller) unless its ResourceClass "gpu.example.com" has structuredParameters: true`
+	if !strings.Contains(stderr, want) {
+		t.Errorf("stderr:\n%s\nwant it to contain:\n%s", stderr, want)
+	}
+}
+
+// TestConvertWarnsWhatTheTargetRejects: output the target release's
+// apiserver rejects is named by a warning in the target's terms (convert)
+// or refused (migrate).
+func TestConvertWarnsWhatTheTargetRejects(t *testing.T) {
+	// A 1.34 consumable-capacity template: its only constraint is a
+	// distinctAttribute, so in 1.31 it has requests but no matchAttribute.
+	consumable := `apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: shared-gpu, namespace: demo}
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        exactly:
+          deviceClassName: gpu.example.com
+          capacity: {requests: {memory: 10Gi}}
+      - name: nic
+        exactly: {deviceClassName: nic.example.com}
+      constraints:
+      - requests: [gpu, nic]
+        distinctAttribute: example.com/pcie-root
+`
+	// A 1.34 prioritized list: no device class of its own.
+	firstAvailable := `apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: any-gpu, namespace: demo}
+spec:
+  devices:
+    requests:
+    - name: gpu
+      firstAvailable:
+      - {name: big, deviceClassName: big-gpu.example.com}
+      - {name: small, deviceClassName: small-gpu.example.com}
+`
+	for _, tc := range []struct {
+		name, in, to, want string
+	}{
+		{"constraint-without-matchAttribute-to-v1alpha3", consumable, "v1alpha3",
+			"<stdin>: document 1 (line 1): warning: ResourceClaimTemplate demo/shared-gpu: spec.spec.devices.constraints[0].matchAttribute: Required value: a Kubernetes 1.31 apiserver rejects this object\n"},
+		{"first-available-to-v1alpha3", firstAvailable, "v1alpha3",
+			"<stdin>: document 1 (line 1): warning: ResourceClaim demo/any-gpu: spec.devices.requests[0].deviceClassName: Required value: a Kubernetes 1.31 apiserver rejects this object\n"},
+		{"first-available-to-v1alpha2", firstAvailable, "v1alpha2",
+			"<stdin>: document 1 (line 1): warning: ResourceClaim demo/any-gpu: spec.resourceClassName: no resource class, which Kubernetes 1.26-1.30 require (a request of 1.31+ with only firstAvailable has none): Invalid value: \"\":"},
+		{"first-available-to-v1alpha1", firstAvailable, "v1alpha1",
+			"<stdin>: document 1 (line 1): warning: ResourceClaim demo/any-gpu: spec.resourceClassName: no resource class, which Kubernetes 1.26-1.30 require (a request of 1.31+ with only firstAvailable has none): Invalid value: \"\":"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := run(t, tc.in, "convert", "--to", tc.to, "-f", "-", "-q")
+			if code != ExitOK {
+				t.Fatalf("convert: exit %d: %s", code, stderr)
+			}
+			if !strings.Contains(stderr, tc.want) {
+				t.Errorf("convert: stderr:\n%s\nwant it to contain:\n%s", stderr, tc.want)
+			}
+			code, stdout, stderr := run(t, tc.in, "migrate", "--to", tc.to, "-f", "-")
+			if code != ExitInvalid || stdout != "" || !strings.Contains(stderr, "apiserver would reject the migrated object") {
+				t.Errorf("migrate: exit %d, want %d, nothing written and a refusal:\n%s%s", code, ExitInvalid, stdout, stderr)
+			}
+		})
+	}
+}
+
+// TestConvertPodsAsMigrate: convert gives Pods and the pod templates of
+// workloads the claim references of the target release, as migrate does,
+// and says so in a note (which -q silences).
+func TestConvertPodsAsMigrate(t *testing.T) {
+	in := `apiVersion: v1
+kind: Pod
+metadata: {name: gpu-pod, namespace: demo}
+spec:
+  resourceClaims:
+  - name: gpu
+    source: {resourceClaimTemplateName: gpu-template}
+  containers:
+  - name: app
+    image: registry.example.com/cuda:12
+    resources: {claims: [{name: gpu}]}
+---
+apiVersion: batch/v1
+kind: CronJob
+metadata: {name: nightly, namespace: demo}
+spec:
+  schedule: "0 2 * * *"
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          restartPolicy: Never
+          resourceClaims:
+          - name: gpu
+            source: {resourceClaimName: shared-gpu}
+          containers:
+          - name: train
+            image: registry.example.com/train:1
+            resources: {claims: [{name: gpu}]}
+`
+	for _, to := range []string{"v1alpha3", "v1beta1", "v1beta2", "v1"} {
+		t.Run(to, func(t *testing.T) {
+			code, stdout, stderr := run(t, in, "convert", "--to", to, "-f", "-")
+			if code != ExitOK {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if strings.Contains(stdout, "source:") {
+				t.Errorf("a claim reference kept its 1.26–1.30 source:\n%s", stdout)
+			}
+			for _, want := range []string{"resourceClaimTemplateName: gpu-template", "resourceClaimName: shared-gpu"} {
+				if !strings.Contains(stdout, want) {
+					t.Errorf("output lacks %q:\n%s", want, stdout)
+				}
+			}
+			for _, want := range []string{
+				"<stdin>: document 1 (line 1): Pod demo/gpu-pod: changed spec.resourceClaims[0].source.resourceClaimTemplateName -> spec.resourceClaims[0].resourceClaimTemplateName",
+				"<stdin>: document 2 (line 13): CronJob demo/nightly: changed spec.jobTemplate.spec.template.spec.resourceClaims[0].source.resourceClaimName -> spec.jobTemplate.spec.template.spec.resourceClaims[0].resourceClaimName",
+			} {
+				if !strings.Contains(stderr, want) {
+					t.Errorf("stderr:\n%s\nwant it to contain:\n%s", stderr, want)
+				}
+			}
+			_, migrated, _ := run(t, in, "migrate", "--to", to, "-f", "-")
+			if migrated != stdout {
+				t.Errorf("convert writes:\n%s\nmigrate:\n%s", stdout, migrated)
+			}
+			if _, _, quiet := run(t, in, "convert", "--to", to, "-f", "-", "-q"); quiet != "" {
+				t.Errorf("-q: stderr %q, want none", quiet)
+			}
+		})
+	}
+	// And back: a 1.31+ container request has no place in 1.26–1.30.
+	back := `apiVersion: v1
+kind: Pod
+metadata: {name: gpu-pod, namespace: demo}
+spec:
+  resourceClaims:
+  - {name: gpu, resourceClaimName: shared-gpu}
+  containers:
+  - name: app
+    image: registry.example.com/cuda:12
+    resources: {claims: [{name: gpu, request: big}]}
+`
+	code, stdout, stderr := run(t, back, "convert", "--to", "v1alpha2", "-f", "-", "-q")
+	if code != ExitOK || !strings.Contains(stdout, "source:\n      resourceClaimName: shared-gpu") {
+		t.Errorf("exit %d:\n%s%s", code, stdout, stderr)
+	}
+	if want := "<stdin>: document 1 (line 1): warning: Pod demo/gpu-pod: spec.containers[0].resources.claims[0].request: Kubernetes 1.27-1.30 gives a container the whole claim"; !strings.Contains(stderr, want) {
+		t.Errorf("stderr:\n%s\nwant it to contain:\n%s", stderr, want)
+	}
+}
+
+// TestNoObjects: an input without objects is an error for every command.
+func TestNoObjects(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty.yaml")
+	if err := os.WriteFile(empty, []byte("# exported from a cluster without claims\n---\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"convert", "--to", "v1", "-f", empty},
+		{"migrate", "--to", "v1", "-f", empty},
+		{"validate", "-f", empty},
+		{"convert", "--to", "v1", "-f", "-"},
+	} {
+		code, stdout, stderr := run(t, "", args...)
+		name := empty
+		if args[len(args)-1] == "-" {
+			name = "<stdin>"
+		}
+		if want := "Error: no objects in " + name + "\n"; code == ExitOK || stdout != "" || stderr != want {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want a failure and %q", args, code, stdout, stderr, want)
+		}
+	}
+}
+
+// TestGroupTypo: a group one edit from resource.k8s.io or
+// resource.claimbridge.dev gets a "did you mean" from convert and migrate.
+func TestGroupTypo(t *testing.T) {
+	for _, tc := range []struct{ group, want string }{
+		{"resource.k8s.oi", "resource.k8s.io"},                   // transposition
+		{"resource.k8.io", "resource.k8s.io"},                    // deletion
+		{"resources.k8s.io", "resource.k8s.io"},                  // insertion
+		{"resource.claimbridge.dex", "resource.claimbridge.dev"}, // substitution
+	} {
+		in := strings.Replace(claim126, "resource.k8s.io/v1alpha1", tc.group+"/v1alpha2", 1)
+		want := fmt.Sprintf(`<stdin>: document 1 (line 1): warning: ResourceClaim demo/gpu-claim: apiVersion "%s/v1alpha2": group %q is not one claimbridge knows, so the object is passed through unchanged: did you mean %s/v1alpha2?`+"\n",
+			tc.group, tc.group, tc.want)
+		for _, cmd := range []string{"convert", "migrate"} {
+			code, _, stderr := run(t, in, cmd, "--to", "v1", "-f", "-")
+			if code != ExitOK || stderr != want {
+				t.Errorf("%s of %s: exit %d, stderr:\n%s\nwant:\n%s", cmd, tc.group, code, stderr, want)
+			}
+		}
+	}
+	for _, group := range []string{"apps", "example.com", "resource.k8s.io.example", "gpu.resource.example.com"} {
+		if oneEditApart(group, "resource.k8s.io") || oneEditApart(group, "resource.claimbridge.dev") {
+			t.Errorf("%s is taken for a typo", group)
+		}
+	}
+}
+
+// TestValidateSaysStatusIsIgnored: a claim whose status 1.31 would refuse
+// (33 consumers) is valid as a create, whose status the apiserver ignores:
+// validate says so, and how to check the status.
+func TestValidateSaysStatusIsIgnored(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("apiVersion: resource.k8s.io/v1alpha3\nkind: ResourceClaim\nmetadata: {name: shared, namespace: demo}\n" +
+		"spec:\n  devices:\n    requests: [{name: gpu, deviceClassName: gpu.example.com}]\nstatus:\n  reservedFor:\n")
+	for i := range 33 {
+		fmt.Fprintf(&b, "  - {resource: pods, name: worker-%d, uid: 00000000-0000-0000-0000-%012d}\n", i, i)
+	}
+	code, stdout, stderr := run(t, b.String(), "validate", "-f", "-")
+	want := "<stdin>: document 1 (line 1): ResourceClaim demo/shared: note: status not validated: an apiserver ignores the status of a create; " +
+		"to check a status write, validate it as an update of the stored claim: claimbridge validate -f - --old STORED.yaml --subresource status\n"
+	if code != ExitOK || stdout != "" || stderr != want {
+		t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant:\n%s", code, stdout, stderr, want)
+	}
+}
+
+// TestShapeHintPerField: on a 1.30 claim labelled v1alpha3, the hint for
+// spec.resourceClassName speaks of resourceClassName, not of the
+// parametersRef beside it.
+func TestShapeHintPerField(t *testing.T) {
+	in := `apiVersion: resource.k8s.io/v1alpha3
+kind: ResourceClaim
+metadata: {name: gpu, namespace: demo}
+spec:
+  parametersRef: {apiGroup: gpu.example.com, kind: GpuClaimParameters, name: two-gpus}
+  resourceClassName: gpu.example.com
+`
+	_, _, stderr := run(t, in, "convert", "--to", "v1", "-f", "-")
+	for _, line := range strings.Split(stderr, "\n") {
+		if strings.Contains(line, ": spec.resourceClassName: unknown field") {
+			if strings.Contains(line, "parametersRef") || !strings.HasSuffix(line, "; resourceClassName is a field of v1alpha1 and v1alpha2 (Kubernetes 1.26-1.30): is the apiVersion right?") {
+				t.Errorf("hint for spec.resourceClassName: %s", line)
+			}
+			return
+		}
+	}
+	t.Errorf("no warning about spec.resourceClassName:\n%s", stderr)
+}
