@@ -54,25 +54,22 @@ type operation struct {
 // left out a null value; reading takes a missing value as null.)
 func (o operation) MarshalJSON() ([]byte, error) { return encodeJSON(o.wire()) }
 
-// operationJSON and removeJSON are the encodings of an operation (wire).
+// operationJSON is the encoding of an operation (wire): Value is nil for a
+// remove without a value, and omitted; else it points to the value, null
+// included.
 type operationJSON struct {
-	Op    string      `json:"op"`
-	Path  string      `json:"path"`
-	Value interface{} `json:"value"`
+	Op    string       `json:"op"`
+	Path  string       `json:"path"`
+	Value *interface{} `json:"value,omitempty"`
 }
 
-type removeJSON struct {
-	Op   string `json:"op"`
-	Path string `json:"path"`
-}
-
-// wire is what o encodes as: an operationJSON, or a removeJSON for a
-// remove without a value.
-func (o operation) wire() interface{} {
-	if o.Value == nil && o.Op == "remove" {
-		return removeJSON{o.Op, o.Path}
+// wire is what o encodes as. Its Value points into o.
+func (o *operation) wire() operationJSON {
+	w := operationJSON{Op: o.Op, Path: o.Path}
+	if o.Value != nil || o.Op != "remove" {
+		w.Value = &o.Value
 	}
-	return operationJSON{o.Op, o.Path, o.Value}
+	return w
 }
 
 func (r *restore) empty() bool { return r.Spec == nil && r.Status == nil }
@@ -209,8 +206,8 @@ func (r *restore) appendJSON(buf []byte) ([]byte, error) {
 
 // sectionJSON is the encoding of a sectionPatch (wire).
 type sectionJSON struct {
-	Base  string        `json:"base"`
-	Patch []interface{} `json:"patch"`
+	Base  string          `json:"base"`
+	Patch []operationJSON `json:"patch"`
 }
 
 // wire is what sp encodes as; nil for nil.
@@ -220,9 +217,9 @@ func (sp *sectionPatch) wire() *sectionJSON {
 	}
 	w := &sectionJSON{Base: sp.Base}
 	if sp.Patch != nil {
-		w.Patch = make([]interface{}, len(sp.Patch))
-		for i, op := range sp.Patch {
-			w.Patch[i] = op.wire()
+		w.Patch = make([]operationJSON, len(sp.Patch))
+		for i := range sp.Patch {
+			w.Patch[i] = sp.Patch[i].wire()
 		}
 	}
 	return w
