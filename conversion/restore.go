@@ -191,10 +191,10 @@ func pushRestore(obj map[string]interface{}, version string, r *restore) error {
 	return nil
 }
 
-// appendJSON appends r's encoding to buf: encodeJSON(r), field order,
-// omitempty and the operations' MarshalJSON included, but without calling
-// MarshalJSON, so that an error is encoding/json's own (json: unsupported
-// value: NaN) rather than one wrapped as a MarshalJSON error.
+// appendJSON appends to buf what encodeJSON(r) writes (field order,
+// omitempty, operations as their MarshalJSON writes them). It encodes wire
+// structs, so encoding/json calls no MarshalJSON and its errors read as its
+// own (json: unsupported value: NaN), not wrapped as a MarshalJSON error.
 func (r *restore) appendJSON(buf []byte) ([]byte, error) {
 	type restoreJSON struct {
 		Spec    *sectionJSON `json:"spec,omitempty"`

@@ -90,8 +90,8 @@ func equal(a, b interface{}) bool {
 }
 
 // canonicalizeNumbers rewrites, in place, each number of the JSON tree v
-// that is not in canonical form (appendCanonicalNumber); v must
-// not be shared. Numbers already canonical are left without allocating.
+// that is not in canonical form (appendCanonicalNumber); v must not be
+// shared. Numbers already canonical are left without allocating.
 func canonicalizeNumbers(v interface{}) {
 	switch v := v.(type) {
 	case map[string]interface{}:
@@ -125,9 +125,9 @@ func canonicalElement(e interface{}) (interface{}, bool) {
 var fingerprintBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
 // fingerprint is a short, stable digest of a JSON tree ("" for absent): the
-// first 8 bytes of the SHA-256 of CanonicalJSON(v), in hex. The apiserver rewrites number text
-// when it stores an object (1.0 as 1, 1e2 as 100); canonical numbers keep
-// the fingerprint of a section the same across that. Where every number is
+// first 8 bytes of the SHA-256 of CanonicalJSON(v), in hex. The apiserver
+// rewrites number text when it stores an object (1.0 as 1, 1e2 as 100);
+// canonical numbers keep the fingerprint of a section the same across that. Where every number is
 // already canonical, the fingerprint is legacyFingerprint's.
 func fingerprint(v interface{}, present bool) string {
 	if !present {
