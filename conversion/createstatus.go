@@ -73,7 +73,7 @@ func sameSection(a, b *sectionPatch) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
-	ea, errA := a.appendJSON(nil)
-	eb, errB := b.appendJSON(nil)
+	ea, errA := encodeJSON(a.wire())
+	eb, errB := encodeJSON(b.wire())
 	return errA == nil && errB == nil && bytes.Equal(ea, eb)
 }

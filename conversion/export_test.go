@@ -79,7 +79,7 @@ func CheckInvertibleSteps(obj map[string]interface{}, from, to string, counts In
 }
 
 func mustCanonical(v interface{}) string {
-	data, err := canonicalJSON(v)
+	data, err := encodeJSON(v)
 	if err != nil {
 		return err.Error()
 	}

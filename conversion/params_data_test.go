@@ -23,7 +23,7 @@ func referenceDataParameters(data string) interface{} {
 				if len(data) <= maxNonCanonicalDataBytes {
 					return apiserverNumbers(m)
 				}
-				if canonical, err := canonicalJSON(apiserverNumbers(m)); err == nil && string(canonical) == data {
+				if canonical, err := encodeJSON(apiserverNumbers(m)); err == nil && string(canonical) == data {
 					return m
 				}
 			}

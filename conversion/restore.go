@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/claimbridge/claimbridge/api"
-	"github.com/claimbridge/claimbridge/internal/jsontree"
 )
 
 // AnnotationPrefix starts the key of every annotation claimbridge writes.
@@ -53,23 +52,24 @@ type operation struct {
 // MarshalJSON writes o as RFC 6902 has it: an add or replace carries
 // "value", null included; a remove has none. (Annotations written before
 // left out a null value; reading takes a missing value as null.)
-func (o operation) MarshalJSON() ([]byte, error) {
-	return o.appendJSON(nil)
+func (o operation) MarshalJSON() ([]byte, error) { return encodeJSON(o.wire()) }
+
+// operationJSON is the encoding of an operation (wire): Value is nil for a
+// remove without a value, and omitted; else it points to the value, null
+// included.
+type operationJSON struct {
+	Op    string       `json:"op"`
+	Path  string       `json:"path"`
+	Value *interface{} `json:"value,omitempty"`
 }
 
-func (o operation) appendJSON(buf []byte) ([]byte, error) {
-	buf = append(buf, `{"op":`...)
-	buf, _ = jsontree.Append(buf, o.Op, false)
-	buf = append(buf, `,"path":`...)
-	buf, _ = jsontree.Append(buf, o.Path, false)
+// wire is what o encodes as. Its Value points into o.
+func (o *operation) wire() operationJSON {
+	w := operationJSON{Op: o.Op, Path: o.Path}
 	if o.Value != nil || o.Op != "remove" {
-		buf = append(buf, `,"value":`...)
-		var err error
-		if buf, err = jsontree.Append(buf, o.Value, false); err != nil {
-			return nil, err
-		}
+		w.Value = &o.Value
 	}
-	return append(buf, '}'), nil
+	return w
 }
 
 func (r *restore) empty() bool { return r.Spec == nil && r.Status == nil }
@@ -191,58 +191,38 @@ func pushRestore(obj map[string]interface{}, version string, r *restore) error {
 	return nil
 }
 
-// appendJSON appends r as canonicalJSON(r) encodes it (field order,
-// omitempty, no HTML escaping), without reflection.
+// appendJSON appends to buf what encodeJSON(r) writes (field order,
+// omitempty, operations as their MarshalJSON writes them). It encodes wire
+// structs, so encoding/json calls no MarshalJSON and its errors read as its
+// own (json: unsupported value: NaN), not wrapped as a MarshalJSON error.
 func (r *restore) appendJSON(buf []byte) ([]byte, error) {
-	buf = append(buf, '{')
-	first := true
-	field := func(name string) {
-		if !first {
-			buf = append(buf, ',')
-		}
-		first = false
-		buf = append(buf, '"')
-		buf = append(buf, name...)
-		buf = append(buf, '"', ':')
+	type restoreJSON struct {
+		Spec    *sectionJSON `json:"spec,omitempty"`
+		Status  *sectionJSON `json:"status,omitempty"`
+		Created string       `json:"created,omitempty"`
 	}
-	for _, s := range []struct {
-		name string
-		sp   *sectionPatch
-	}{{"spec", r.Spec}, {"status", r.Status}} {
-		if s.sp == nil {
-			continue
-		}
-		field(s.name)
-		var err error
-		if buf, err = s.sp.appendJSON(buf); err != nil {
-			return nil, err
-		}
-	}
-	if r.Created != "" {
-		field("created")
-		buf, _ = jsontree.Append(buf, r.Created, false)
-	}
-	return append(buf, '}'), nil
+	return appendJSON(buf, restoreJSON{r.Spec.wire(), r.Status.wire(), r.Created})
 }
 
-func (sp *sectionPatch) appendJSON(buf []byte) ([]byte, error) {
-	buf = append(buf, `{"base":`...)
-	buf, _ = jsontree.Append(buf, sp.Base, false)
-	buf = append(buf, `,"patch":`...)
-	if sp.Patch == nil {
-		return append(buf, "null}"...), nil
+// sectionJSON is the encoding of a sectionPatch (wire).
+type sectionJSON struct {
+	Base  string          `json:"base"`
+	Patch []operationJSON `json:"patch"`
+}
+
+// wire is what sp encodes as; nil for nil.
+func (sp *sectionPatch) wire() *sectionJSON {
+	if sp == nil {
+		return nil
 	}
-	buf = append(buf, '[')
-	for i, op := range sp.Patch {
-		if i > 0 {
-			buf = append(buf, ',')
-		}
-		var err error
-		if buf, err = op.appendJSON(buf); err != nil {
-			return nil, err
+	w := &sectionJSON{Base: sp.Base}
+	if sp.Patch != nil {
+		w.Patch = make([]operationJSON, len(sp.Patch))
+		for i := range sp.Patch {
+			w.Patch[i] = sp.Patch[i].wire()
 		}
 	}
-	return append(buf, "]}"...), nil
+	return w
 }
 
 // decodeRestore decodes obj's restore annotation of version without

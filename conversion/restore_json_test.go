@@ -6,7 +6,7 @@ import (
 )
 
 // TestRestoreJSONMatchesEncodingJSON: the hand-written encoding of a restore
-// annotation is byte for byte canonicalJSON's (encoding/json's) encoding.
+// annotation is byte for byte encodeJSON's (encoding/json's) encoding.
 func TestRestoreJSONMatchesEncodingJSON(t *testing.T) {
 	tree := map[string]interface{}{"b": []interface{}{json.Number("1"), "<x&y>", nil, true}, "a": map[string]interface{}{}}
 	for name, r := range map[string]*restore{
@@ -38,10 +38,10 @@ func TestRestoreJSONMatchesEncodingJSON(t *testing.T) {
 	}
 }
 
-// canonicalJSONReflect is canonicalJSON through encoding/json's reflection.
+// canonicalJSONReflect is encodeJSON through encoding/json's reflection.
 func canonicalJSONReflect(v interface{}) ([]byte, error) {
 	type wrapper struct{ V interface{} }
-	data, err := canonicalJSON(wrapper{v})
+	data, err := encodeJSON(wrapper{v})
 	if err != nil {
 		return nil, err
 	}

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-
-	"github.com/claimbridge/claimbridge/internal/jsontree"
 )
 
 // applySection applies the patch for section name to root (a kind object
@@ -185,7 +183,7 @@ func matchesBase(name string, v interface{}, ok bool, base string) bool {
 func sectionFingerprint(name string, v interface{}, ok bool) string {
 	if m, isMap := v.(map[string]interface{}); isMap && m != nil && name == "status" {
 		return fingerprintOf(func(buf []byte) ([]byte, error) {
-			return jsontree.AppendObjectOmittingCanonical(buf, m, statusCommonKeys)
+			return appendCanonicalJSON(buf, withoutKeys(m, statusCommonKeys))
 		})
 	}
 	return fingerprint(v, ok)
@@ -198,7 +196,7 @@ func sectionFingerprint(name string, v interface{}, ok bool) string {
 func legacySectionFingerprint(name string, v interface{}, ok bool) string {
 	if m, isMap := v.(map[string]interface{}); isMap && m != nil && name == "status" {
 		return fingerprintOf(func(buf []byte) ([]byte, error) {
-			return jsontree.AppendObjectOmitting(buf, m, statusCommonKeys, false)
+			return appendJSON(buf, withoutKeys(m, statusCommonKeys))
 		})
 	}
 	return legacyFingerprint(v, ok)

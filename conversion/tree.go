@@ -9,7 +9,6 @@ import (
 	"sync"
 
 	"github.com/claimbridge/claimbridge/api"
-	"github.com/claimbridge/claimbridge/internal/jsontree"
 )
 
 // deepCopy copies a JSON tree. Scalars are immutable and shared; values of
@@ -90,22 +89,9 @@ func equal(a, b interface{}) bool {
 	return errA == nil && errB == nil && bytes.Equal(ja, jb)
 }
 
-// canonicalJSON encodes v with sorted keys and without HTML escaping, byte
-// for byte as a json.Encoder with SetEscapeHTML(false) (without the newline).
-func canonicalJSON(v interface{}) ([]byte, error) {
-	return jsontree.Append(nil, v, false)
-}
-
-// canonicalNumbersJSON is canonicalJSON with every number in canonical form
-// (jsontree.AppendCanonicalNumber): the same text for a tree before and
-// after the apiserver stored it.
-func canonicalNumbersJSON(v interface{}) ([]byte, error) {
-	return jsontree.AppendCanonical(nil, v)
-}
-
 // canonicalizeNumbers rewrites, in place, each number of the JSON tree v
-// that is not in canonical form (jsontree.AppendCanonicalNumber); v must
-// not be shared. Numbers already canonical are left without allocating.
+// that is not in canonical form (appendCanonicalNumber); v must not be
+// shared. Numbers already canonical are left without allocating.
 func canonicalizeNumbers(v interface{}) {
 	switch v := v.(type) {
 	case map[string]interface{}:
@@ -134,44 +120,32 @@ func canonicalElement(e interface{}) (interface{}, bool) {
 	return nil, false
 }
 
-// canonicalNumber returns the canonical form of n and whether it differs
-// from n. An invalid number is left as it is.
-func canonicalNumber(n json.Number) (json.Number, bool) {
-	var small [32]byte
-	c := jsontree.AppendCanonicalNumber(small[:0], string(n))
-	if string(c) == string(n) || !json.Valid(c) {
-		return n, false
-	}
-	return json.Number(c), true
-}
-
-// fingerprintBuffers hold the canonical JSON a fingerprint hashes, and the
-// restore annotation while pushRestore encodes it.
+// fingerprintBuffers hold the JSON a fingerprint hashes, and the restore
+// annotation while pushRestore encodes it.
 var fingerprintBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
 // fingerprint is a short, stable digest of a JSON tree ("" for absent): the
-// first 8 bytes of the SHA-256 of its canonical JSON with canonical numbers
-// (jsontree.AppendCanonical), in hex. The apiserver rewrites number text
-// when it stores an object (1.0 as 1, 1e2 as 100); canonical numbers keep
-// the fingerprint of a section the same across that. Where every number is
+// first 8 bytes of the SHA-256 of CanonicalJSON(v), in hex. The apiserver
+// rewrites number text when it stores an object (1.0 as 1, 1e2 as 100);
+// canonical numbers keep the fingerprint of a section the same across that. Where every number is
 // already canonical, the fingerprint is legacyFingerprint's.
 func fingerprint(v interface{}, present bool) string {
 	if !present {
 		return ""
 	}
-	return fingerprintOf(func(buf []byte) ([]byte, error) { return jsontree.AppendCanonical(buf, v) })
+	return fingerprintOf(func(buf []byte) ([]byte, error) { return appendCanonicalJSON(buf, v) })
 }
 
 // legacyFingerprint is the fingerprint of older builds: numbers hashed as
-// written. Restore annotations they stored carry it.
+// written (encodeJSON). Restore annotations they stored carry it.
 func legacyFingerprint(v interface{}, present bool) string {
 	if !present {
 		return ""
 	}
-	return fingerprintOf(func(buf []byte) ([]byte, error) { return jsontree.Append(buf, v, false) })
+	return fingerprintOf(func(buf []byte) ([]byte, error) { return appendJSON(buf, v) })
 }
 
-// fingerprintOf is fingerprint of the canonical JSON that encode appends.
+// fingerprintOf is the fingerprint of the JSON that encode appends.
 func fingerprintOf(encode func([]byte) ([]byte, error)) string {
 	bp := fingerprintBuffers.Get().(*[]byte)
 	defer fingerprintBuffers.Put(bp)

@@ -3,11 +3,10 @@ package conversion
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
-
-	"github.com/claimbridge/claimbridge/internal/jsontree"
 )
 
 // v1alpha2 (1.27–1.30) and v1alpha3 (1.31) differ in almost every field: a
@@ -321,7 +320,7 @@ func opaqueConfig(source, request, driver string, parameters interface{}) map[st
 
 // dataParameters turns opaque handle data into configuration parameters: a
 // JSON object as it is, anything else wrapped. The numbers of the object are
-// written in canonical form (jsontree.AppendCanonicalNumber): the apiserver
+// written in canonical form (CanonicalJSON): the apiserver
 // rewrites the numbers of the parameters it stores (1.0 as 1), so the
 // parameters are what it stores, and a v1alpha2 view of the stored object
 // maps back to it without a restore annotation. The exact text of JSON that
@@ -330,16 +329,13 @@ func opaqueConfig(source, request, driver string, parameters interface{}) map[st
 // to 16 KiB would not fit the annotation limit), non-canonical JSON longer
 // than maxNonCanonicalDataBytes is wrapped like non-JSON data.
 func dataParameters(data string) interface{} {
-	// One JSON value with nothing but whitespace around it, decoded as
-	// encoding/json with UseNumber decodes it (jsontree, without reflection;
-	// the nesting limit is encoding/json's).
-	v, err := jsontree.UnmarshalString(data, MaxHandleDataDepth)
+	v, err := decodeJSONText(data, MaxHandleDataDepth)
 	if m, ok := v.(map[string]interface{}); err == nil && ok && m != nil && !outOfRange(m) {
 		if len(data) <= maxNonCanonicalDataBytes {
 			canonicalizeNumbers(m)
 			return m
 		}
-		if canonical, err := canonicalNumbersJSON(m); err == nil && string(canonical) == data {
+		if canonical, err := CanonicalJSON(m); err == nil && string(canonical) == data {
 			return m // its numbers are canonical
 		}
 	}
@@ -381,6 +377,56 @@ func outOfRange(v interface{}) bool {
 	return false
 }
 
+// decodeJSONText decodes data, one JSON value with nothing but JSON
+// whitespace around it, as encoding/json with UseNumber decodes it into an
+// interface{}. Data nesting more than maxDepth arrays and objects is an
+// error, as is anything else after the value.
+func decodeJSONText(data string, maxDepth int) (interface{}, error) {
+	if jsonDepthExceeds(data, maxDepth) {
+		return nil, fmt.Errorf("JSON nests more than %d arrays and objects", maxDepth)
+	}
+	dec := json.NewDecoder(strings.NewReader(data))
+	dec.UseNumber()
+	var v interface{}
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if rest := strings.TrimLeft(data[dec.InputOffset():], " \t\r\n"); rest != "" {
+		return nil, errors.New("invalid JSON: data after the value")
+	}
+	return v, nil
+}
+
+// jsonDepthExceeds reports whether the JSON text data opens more than
+// maxDepth arrays and objects inside one another. Brackets inside strings
+// do not count; data need not be valid JSON (only then is the answer
+// meaningful).
+func jsonDepthExceeds(data string, maxDepth int) bool {
+	depth := 0
+	inString := false
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		switch {
+		case inString:
+			switch c {
+			case '\\':
+				i++ // the escaped byte
+			case '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '[' || c == '{':
+			if depth++; depth > maxDepth {
+				return true
+			}
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return false
+}
+
 // MaxHandleDataDepth bounds the nesting of handle data that becomes a
 // parameters object; deeper JSON stays text (wrapped like non-JSON data).
 // As an object it would nest the claim deeper than its text did, beyond what
@@ -401,7 +447,7 @@ func parametersData(params interface{}) string {
 			return data
 		}
 	}
-	data, err := canonicalNumbersJSON(params)
+	data, err := CanonicalJSON(params)
 	if err != nil {
 		return ""
 	}

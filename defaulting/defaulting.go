@@ -13,12 +13,12 @@
 package defaulting
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/claimbridge/claimbridge/api"
-	"github.com/claimbridge/claimbridge/internal/jsontree"
 )
 
 // Operation is one RFC 6902 "add" (which replaces a member already there)
@@ -122,4 +122,24 @@ func unset(v interface{}) bool {
 }
 
 // isZero reports whether a count is absent, null or the number 0.
-func isZero(v interface{}) bool { return jsontree.IsZeroNumber(v) }
+func isZero(v interface{}) bool { return isZeroNumber(v) }
+
+// isZeroNumber reports whether v, a decoded JSON value, is absent (nil) or
+// the number 0 in any form the decoders give one (json.Number, float64,
+// int64, int): what a Go integer field decodes to when the JSON left it out.
+func isZeroNumber(v interface{}) bool {
+	switch n := v.(type) {
+	case nil:
+		return true
+	case json.Number:
+		f, err := n.Float64()
+		return err == nil && f == 0
+	case float64:
+		return n == 0
+	case int64:
+		return n == 0
+	case int:
+		return n == 0
+	}
+	return false
+}

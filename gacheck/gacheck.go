@@ -15,7 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/claimbridge/claimbridge/conversion"
-	"github.com/claimbridge/claimbridge/internal/jsontree"
 	"github.com/claimbridge/claimbridge/validation"
 )
 
@@ -117,7 +116,27 @@ func requestErrors(req map[string]interface{}, version, path, exactPath string) 
 // field the JSON did not set: null, "" or the number 0 (a pointer, a slice
 // or false is set).
 func unset(v interface{}) bool {
-	return v == "" || jsontree.IsZeroNumber(v)
+	return v == "" || isZeroNumber(v)
+}
+
+// isZeroNumber reports whether v, a decoded JSON value, is absent (nil) or
+// the number 0 in any form the decoders give one (json.Number, float64,
+// int64, int): what a Go integer field decodes to when the JSON left it out.
+func isZeroNumber(v interface{}) bool {
+	switch n := v.(type) {
+	case nil:
+		return true
+	case json.Number:
+		f, err := n.Float64()
+		return err == nil && f == 0
+	case float64:
+		return n == 0
+	case int64:
+		return n == 0
+	case int:
+		return n == 0
+	}
+	return false
 }
 
 func celErrors(path string, request map[string]interface{}) []string {

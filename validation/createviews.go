@@ -9,7 +9,6 @@ import (
 
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
-	"github.com/claimbridge/claimbridge/internal/jsontree"
 	"github.com/claimbridge/claimbridge/validation/common"
 )
 
@@ -178,7 +177,7 @@ func fitsEveryVersion(obj map[string]interface{}) bool {
 	if total+slack > conversion.TotalAnnotationSizeLimitB {
 		return false
 	}
-	spec, err := jsontree.Append(nil, obj["spec"], false)
+	spec, err := marshalNoEscape(obj["spec"])
 	return err == nil && total+2*len(spec)+slack <= conversion.TotalAnnotationSizeLimitB
 }
 

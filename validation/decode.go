@@ -1,6 +1,8 @@
 package validation
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -10,7 +12,6 @@ import (
 
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
-	"github.com/claimbridge/claimbridge/internal/jsontree"
 )
 
 // decode turns a JSON tree into a typed object. With strict, fields the
@@ -47,14 +48,26 @@ func decodeError(obj map[string]interface{}, into interface{}, err error) error 
 	return err
 }
 
-// encodeTree is json.Marshal of a JSON tree (jsontree.Append gives the same
-// bytes without reflection); escapeHTML does not matter to a decoder.
+// encodeTree encodes a JSON tree: json.Marshal without HTML escaping (which
+// does not matter to a decoder, but makes the encoding longer).
 func encodeTree(obj map[string]interface{}) ([]byte, error) {
-	data, err := jsontree.Append(nil, obj, false)
+	data, err := marshalNoEscape(obj)
 	if err != nil {
 		return nil, fmt.Errorf("encoding object: %w", err)
 	}
 	return data, nil
+}
+
+// marshalNoEscape is json.Marshal without HTML escaping of <, > and &: a
+// json.Encoder with SetEscapeHTML(false), without the newline it ends with.
+func marshalNoEscape(v interface{}) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // decodeData is decode of obj's JSON encoding.

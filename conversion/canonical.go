@@ -1,0 +1,236 @@
+package conversion
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"strconv"
+)
+
+// JSON encoding of trees (map[string]interface{}, []interface{}, string,
+// json.Number, bool, nil and other values encoding/json encodes).
+//
+// Two encodings are used, both encoding/json's with sorted object keys and
+// without HTML escaping of <, > and & (a json.Encoder with
+// SetEscapeHTML(false), without the newline it ends with):
+//
+//   - encodeJSON writes numbers as the tree holds them;
+//   - CanonicalJSON writes every number in its canonical form (see
+//     canonicalNumberText): the text the kube-apiserver stores for it, so
+//     that a tree encodes the same before and after the apiserver stored it.
+//
+// Restore fingerprints hash these bytes, and annotations written by earlier
+// builds carry such fingerprints: the bytes must not change.
+
+// encodeJSON encodes v as a json.Encoder with SetEscapeHTML(false) does,
+// without the trailing newline.
+func encodeJSON(v interface{}) ([]byte, error) { return appendJSON(nil, v) }
+
+// appendJSON appends encodeJSON(v) to buf. On error it returns nil.
+func appendJSON(buf []byte, v interface{}) ([]byte, error) {
+	b := bytes.NewBuffer(buf)
+	enc := json.NewEncoder(b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	out := b.Bytes()
+	return out[:len(out)-1], nil // the Encoder's newline
+}
+
+// CanonicalJSON encodes the JSON tree v with sorted keys, without HTML
+// escaping (as a json.Encoder with SetEscapeHTML(false), without its
+// newline), and with every number in canonical form: the text the
+// kube-apiserver stores for it (1.0 as 1, 1e2 as 100, 2.50 as 2.5,
+// 0.0000001 as 1e-7). A tree and what the apiserver stores for it encode
+// alike; where all numbers are already canonical the bytes are
+// encoding/json's. Numbers are json.Number and float64 values inside
+// map[string]interface{} and []interface{} containers; v is not modified.
+func CanonicalJSON(v interface{}) ([]byte, error) { return appendCanonicalJSON(nil, v) }
+
+// CanonicalJSONOmitting is CanonicalJSON of a copy of m without the keys in
+// omit ("null" for a nil m).
+func CanonicalJSONOmitting(m map[string]interface{}, omit ...string) ([]byte, error) {
+	return CanonicalJSON(withoutKeys(m, omit))
+}
+
+// appendCanonicalJSON appends CanonicalJSON(v) to buf.
+func appendCanonicalJSON(buf []byte, v interface{}) ([]byte, error) {
+	c, _ := canonicalTree(v)
+	return appendJSON(buf, c)
+}
+
+// withoutKeys returns m without the keys in omit: m itself when it has none
+// of them, else a shallow copy.
+func withoutKeys(m map[string]interface{}, omit []string) map[string]interface{} {
+	var out map[string]interface{}
+	for _, k := range omit {
+		if _, ok := m[k]; !ok {
+			continue
+		}
+		if out == nil {
+			out = make(map[string]interface{}, len(m))
+			for k, v := range m {
+				out[k] = v
+			}
+		}
+		delete(out, k)
+	}
+	if out == nil {
+		return m
+	}
+	return out
+}
+
+// canonicalTree returns v with its numbers in canonical form, and whether
+// that differs from v. Only the containers on the way to a number that
+// changes are copied; v is not modified, and a tree whose numbers are all
+// canonical is returned as it is, without allocating.
+func canonicalTree(v interface{}) (interface{}, bool) {
+	switch v := v.(type) {
+	case json.Number:
+		return canonicalNumber(v)
+	case float64:
+		// encoding/json writes a float64 as canonicalNumberText would,
+		// except -0, written "-0".
+		if v == 0 && math.Signbit(v) {
+			return float64(0), true
+		}
+	case map[string]interface{}:
+		var out map[string]interface{}
+		for k, e := range v {
+			c, changed := canonicalTree(e)
+			if !changed {
+				continue
+			}
+			if out == nil {
+				out = make(map[string]interface{}, len(v))
+				for k, e := range v {
+					out[k] = e
+				}
+			}
+			out[k] = c
+		}
+		if out != nil {
+			return out, true
+		}
+	case []interface{}:
+		var out []interface{}
+		for i, e := range v {
+			c, changed := canonicalTree(e)
+			if !changed {
+				continue
+			}
+			if out == nil {
+				out = make([]interface{}, len(v))
+				copy(out, v)
+			}
+			out[i] = c
+		}
+		if out != nil {
+			return out, true
+		}
+	}
+	return v, false
+}
+
+// canonicalNumber returns the canonical form of n (canonicalNumberText) and
+// whether it differs from n. Text that is not a valid JSON number is left
+// as it is (encoding/json then fails on it, as it does for n).
+func canonicalNumber(n json.Number) (json.Number, bool) {
+	var small [32]byte
+	c := appendCanonicalNumber(small[:0], string(n))
+	if string(c) == string(n) || !isJSONNumber(string(n)) {
+		return n, false
+	}
+	return json.Number(c), true
+}
+
+// isJSONNumber reports whether s is exactly one JSON number literal.
+func isJSONNumber(s string) bool {
+	if s == "" || s[len(s)-1] < '0' || s[len(s)-1] > '9' {
+		return false
+	}
+	if c := s[0]; c != '-' && (c < '0' || c > '9') {
+		return false
+	}
+	// A JSON value that starts with '-' or a digit and ends with a digit,
+	// with no space around it, is a number.
+	return json.Valid([]byte(s))
+}
+
+// appendCanonicalNumber appends canonicalNumberText(s) to buf.
+//
+// canonicalNumberText, the canonical form of the valid JSON number s, is
+// the text the kube-apiserver stores for it. The apiserver decodes a number
+// as an int64 if the literal is an integer that fits, else as a float64,
+// and encodes it again with encoding/json; so
+//
+//   - a literal that parses as an int64 is written as that int64 in
+//     decimal ("-0" as "0");
+//   - any other literal is parsed as a float64 f and written as
+//     encoding/json writes f: without an exponent (shortest digits) if
+//     1e-6 <= |f| < 1e21, else with one ("1e-7", "1.2345678901234567e+22");
+//     zero is written "0";
+//   - a literal out of float64 range (which the apiserver refuses) is
+//     written as it is.
+//
+// So 1, 1.0 and 1e0 are all "1", 2.50 is "2.5", 0.0000001 and 1e-07 are
+// "1e-7", and the form is its own canonical form: storing an object any
+// number of times leaves canonical numbers as they are. "" (which
+// encoding/json writes as 0) is "0"; other text that is not a number is
+// appended as it is, or, when strconv parses it, as that number: callers
+// check that s is a JSON number (canonicalNumber).
+func appendCanonicalNumber(buf []byte, s string) []byte {
+	if s == "" {
+		return append(buf, '0')
+	}
+	integer := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == '.' || c == 'e' || c == 'E' {
+			integer = false
+			break
+		}
+	}
+	if integer {
+		digits := len(s)
+		if s[0] == '-' {
+			digits--
+		}
+		if digits <= 18 { // fits an int64; JSON has no leading zeros
+			if s == "-0" {
+				return append(buf, '0')
+			}
+			return append(buf, s...)
+		}
+		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return strconv.AppendInt(buf, n, 10)
+		}
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return append(buf, s...)
+	}
+	return appendCanonicalFloat(buf, f)
+}
+
+// appendCanonicalFloat appends the finite f as encoding/json encodes a
+// float64, with zero (also -0) as "0".
+func appendCanonicalFloat(buf []byte, f float64) []byte {
+	if f == 0 {
+		return append(buf, '0')
+	}
+	format := byte('f')
+	if abs := math.Abs(f); abs < 1e-6 || abs >= 1e21 {
+		format = 'e'
+	}
+	buf = strconv.AppendFloat(buf, f, format, -1, 64)
+	if format == 'e' { // e-07 → e-7, as encoding/json
+		n := len(buf)
+		if n >= 4 && buf[n-4] == 'e' && buf[n-3] == '-' && buf[n-2] == '0' {
+			buf[n-2] = buf[n-1]
+			buf = buf[:n-1]
+		}
+	}
+	return buf
+}
