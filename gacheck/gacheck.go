@@ -39,7 +39,7 @@ func Version(obj map[string]interface{}) (version, kind string) {
 
 // Check checks a claim or template of upstream's v1beta1, v1beta2 or v1
 // as `kubectl create` would send it to the release that serves the version
-// (Release: 1.32, 1.33, 1.36): fields the version does not have (a strict
+// (1.32, 1.33, 1.36): fields the version does not have (a strict
 // decode into the k8s.io/api v0.36 type, and the fields the release did not
 // have yet), then every create rule of that release (Validate), in the
 // object's namespace or, without one, "default", as kubectl's context has

@@ -55,15 +55,9 @@ func release(version string) rules {
 	}
 }
 
-// Release returns the Kubernetes release ("1.32", "1.33", "1.36") whose
-// rules Validate applies to an object of version (v1beta1, v1beta2, v1).
-func Release(version string) string {
-	return fmt.Sprintf("1.%d", release(version).minor)
-}
-
 // Validate checks obj, a resource.k8s.io claim or template of version
 // v1beta1, v1beta2 or v1, with the create rules of the release that serves
-// the version (Release): upstream's ValidateResourceClaim and
+// the version (v1beta1: 1.32, v1beta2: 1.33, v1: 1.36): upstream's ValidateResourceClaim and
 // ValidateResourceClaimTemplate of that release (k8s.io/kubernetes
 // pkg/apis/resource/validation), with the release's default feature gates.
 // Paths are in the object's version: a v1beta1 request is flat. It checks
@@ -565,7 +559,7 @@ func validateSet[T any](r rules, slice []T, maxSize int, validateItem func(T, *f
 }
 
 // ValidateDeviceClass checks a DeviceClass of version v1beta1, v1beta2 or v1
-// with the create rules of the release that serves the version (Release):
+// with the create rules of the release that serves the version (as Validate):
 // upstream's ValidateDeviceClass (name a DNS subdomain, not namespaced; CEL
 // selectors, opaque configuration, from 1.34 extendedResourceName).
 func ValidateDeviceClass(obj map[string]interface{}, version string) (field.ErrorList, error) {

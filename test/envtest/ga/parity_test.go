@@ -25,7 +25,7 @@ import (
 // kube-apiserver 1.36's on a strict server-side dry-run create, and when
 // the apiserver refuses an object as invalid (422), both name the same
 // field paths. Only 1.36 is checked: no 1.32 or 1.33 apiserver is built
-// here, so the v1beta1 and v1beta2 rules (Release) are checked by the unit
+// here, so the v1beta1 and v1beta2 rules (1.32, 1.33) are checked by the unit
 // tests alone.
 func TestParity1_36(t *testing.T) {
 	useNamespace(t)
