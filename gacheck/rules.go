@@ -236,6 +236,7 @@ func (r rules) validateDeviceRequest(request resourcev1.DeviceRequest, fldPath *
 	case hasFirstAvailable && hasExactly:
 		allErrs = append(allErrs, field.Invalid(fldPath, nil, "exactly one of `exactly` or `firstAvailable` is required, but multiple fields are set"))
 	case r.minor < 36:
+		// Checked above.
 	case hasFirstAvailable:
 		allErrs = append(allErrs, r.validateSubRequests(request.FirstAvailable, fldPath.Child("firstAvailable"))...)
 	default:
