@@ -128,7 +128,7 @@ spec:
 	want := `<stdin>: document 1 (line 1): ResourceClaim ns/c: spec.devices.requests[0].count: Forbidden: unknown field
 <stdin>: document 1 (line 1): ResourceClaim ns/c: spec.devices.requests[0].deviceClassName: Forbidden: unknown field
 <stdin>: document 1 (line 1): ResourceClaim ns/c: spec.devices.requests[0]: Required value: exactly one of ` + "`exactly` or `firstAvailable`" + ` is required
-<stdin>: document 1 (line 1): ResourceClaim ns/c: spec.devices.config[0].opaque.parameters: Invalid value: must be a JSON object
+<stdin>: document 1 (line 1): ResourceClaim ns/c: spec.devices.config[0].opaque.parameters: Invalid value: "<value omitted>": must be a valid JSON object
 `
 	if code != ExitInvalid {
 		t.Errorf("exit %d, want %d", code, ExitInvalid)

@@ -191,7 +191,7 @@ func TestMigrateBadInput(t *testing.T) {
 			"Error: <stdin>: document 1 (line 1): target version v1 is a version of resource.k8s.io (Kubernetes 1.34+), not of resource.claimbridge.dev; give the manifest apiVersion resource.k8s.io/v1alpha2 to migrate it to the upstream API\n"},
 		{"rejected-by-1.36", []string{"migrate", "--to", "v1beta2", "-f", "-"}, "apiVersion: resource.k8s.io/v1alpha3\nkind: ResourceClaim\nmetadata: {name: c}\nspec: {devices: {requests: [{name: r, deviceClassName: x}], config: [{opaque: {driver: d, parameters: 5}}]}}\n", ExitInvalid,
 			"<stdin>: document 1 (line 1): warning: ResourceClaim c: spec.devices.config[0].opaque.parameters: Kubernetes 1.32+ accepts only a JSON object as opaque parameters\n" +
-				"Error: <stdin>: document 1 (line 1): ResourceClaim c: a Kubernetes 1.33 apiserver would reject the migrated object: spec.devices.config[0].opaque.parameters: Invalid value: must be a JSON object\n"},
+				"Error: <stdin>: document 1 (line 1): ResourceClaim c: a Kubernetes 1.33 apiserver would reject the migrated object: spec.devices.config[0].opaque.parameters: Invalid value: \"<value omitted>\": parameters must be a valid JSON object\n"},
 		{"unreadable", []string{"migrate", "--to", "v1alpha3", "-f", "-"}, "a: [", ExitBadInput, ""},
 		{"malformed-as-convert", []string{"migrate", "--to", "v1alpha2", "-f", "-"}, "apiVersion: resource.k8s.io/v1alpha3\nkind: ResourceClaim\nmetadata: {name: c, namespace: ns}\nspec: {devices: []}\n", ExitBadInput,
 			"Error: <stdin>: document 1 (line 1): ResourceClaim ns/c is malformed: spec.devices must be an object, not an array\n"},

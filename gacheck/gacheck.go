@@ -1,17 +1,21 @@
-// Package gacheck checks claims and templates of upstream's resource.k8s.io
-// v1beta1, v1beta2 and v1 for what a Kubernetes 1.36 apiserver rejects and
-// claimbridge's conversions can get wrong. `claimbridge validate` uses it for
-// GA manifests, and migrate to refuse migrated objects a 1.36 apiserver
-// would not create.
+// Package gacheck checks claims, templates and DeviceClasses of upstream's
+// resource.k8s.io v1beta1, v1beta2 and v1 with the rules of the release
+// that serves the version (1.32, 1.33, 1.36): what that release's
+// apiserver rejects on a create. `claimbridge validate` uses it for GA
+// manifests, and migrate to refuse migrated objects the target would not
+// create.
 package gacheck
 
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"strings"
 
 	resourcev1 "k8s.io/api/resource/v1"
 	resourcev1beta1 "k8s.io/api/resource/v1beta1"
 	resourcev1beta2 "k8s.io/api/resource/v1beta2"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/claimbridge/claimbridge/conversion"
@@ -33,153 +37,158 @@ func Version(obj map[string]interface{}) (version, kind string) {
 	return "", ""
 }
 
-// Check checks a claim or template of upstream's v1beta1, v1beta2 or
-// v1 for what claimbridge's conversions can get wrong: fields the version
-// does not have (a strict decode into the k8s.io/api v0.36 type), requests
-// with neither or both of an exact request and firstAvailable or without a
-// device class, CEL selectors
-// and opaque parameters over the 1.32+ limits. It does not repeat all of
-// upstream's validation: `kubectl apply --dry-run=server` is the full check.
-// Warnings name what needs more than the object (adminAccess).
+// Check checks a claim or template of upstream's v1beta1, v1beta2 or v1
+// as `kubectl create` would send it to the release that serves the version
+// (1.32, 1.33, 1.36): fields the version does not have (a strict
+// decode into the k8s.io/api v0.36 type, and the fields the release did not
+// have yet), then every create rule of that release (Validate), in the
+// object's namespace or, without one, "default", as kubectl's context has
+// it, and with a generated name for a generateName. Opaque parameters of
+// status.allocation are checked as a status update would. Warnings name
+// what needs more than the object (adminAccess) or what the release drops
+// with its default feature gates.
 func Check(obj map[string]interface{}, version, kind string) (errs, warnings []string) {
 	unknown, err := decode(obj, version, kind)
 	if err != nil {
-		errs = append(errs, fmt.Sprintf("does not decode into resource.k8s.io/%s %s: %v", version, kind, err))
+		return []string{fmt.Sprintf("does not decode into resource.k8s.io/%s %s: %v", version, kind, err)}, nil
 	}
+	unknown = append(unknown, absentFields(obj, version, kind)...)
 	for _, e := range unknown {
 		errs = append(errs, e.Error())
+	}
+	invalid, err := Validate(validation.WithGeneratedName(inNamespace(obj)), version, kind)
+	if err != nil {
+		return append(errs, err.Error()), nil
+	}
+	for _, e := range invalid {
+		errs = append(errs, e.Error())
+	}
+	r := release(version)
+	for i, c := range asArray(asObject(asObject(asObject(obj["status"])["allocation"])["devices"])["config"]) {
+		path := field.NewPath("status", "allocation", "devices", "config").Index(i).Child("opaque", "parameters")
+		if opaque, ok := asObject(c)["opaque"].(map[string]interface{}); ok {
+			for _, e := range r.validateParameters(rawExtension(opaque["parameters"]), path) {
+				errs = append(errs, e.Error())
+			}
+		}
 	}
 	specPath, spec := "spec", asObject(obj["spec"])
 	if kind == conversion.KindTemplate {
 		specPath, spec = "spec.spec", asObject(spec["spec"])
 	}
-	devices := asObject(spec["devices"])
-	for i, r := range asArray(devices["requests"]) {
+	for i, r := range asArray(asObject(spec["devices"])["requests"]) {
 		req := asObject(r)
 		path := fmt.Sprintf("%s.devices.requests[%d]", specPath, i)
 		exact, exactPath := req, path
 		if version != conversion.V1beta1 {
 			exact, exactPath = asObject(req["exactly"]), path+".exactly"
 		}
-		errs = append(errs, requestErrors(req, version, path, exactPath)...)
-		errs = append(errs, celErrors(exactPath, exact)...)
-		for j, sub := range asArray(req["firstAvailable"]) {
-			errs = append(errs, celErrors(fmt.Sprintf("%s.firstAvailable[%d]", path, j), asObject(sub))...)
-		}
 		if exact["adminAccess"] == true {
 			warnings = append(warnings, fmt.Sprintf("%s.adminAccess: needs a namespace labeled %s=true (Kubernetes 1.34+; %s=true in 1.33)", exactPath, conversion.AdminAccessLabel, conversion.AdminAccessLabel133))
 		}
-	}
-	for i, c := range asArray(devices["config"]) {
-		errs = append(errs, parameterErrors(fmt.Sprintf("%s.devices.config[%d].opaque.parameters", specPath, i), c)...)
-	}
-	for i, c := range asArray(asObject(asObject(asObject(obj["status"])["allocation"])["devices"])["config"]) {
-		errs = append(errs, parameterErrors(fmt.Sprintf("status.allocation.devices.config[%d].opaque.parameters", i), c)...)
+		if version == conversion.V1beta2 {
+			if len(asArray(req["firstAvailable"])) > 0 {
+				warnings = append(warnings, path+".firstAvailable: Kubernetes 1.33 drops it unless its DRAPrioritizedList feature gate is enabled (the default from 1.34), and then refuses a request without exactly")
+			}
+			if len(asArray(exact["tolerations"])) > 0 {
+				warnings = append(warnings, exactPath+".tolerations: Kubernetes 1.33 drops them unless its DRADeviceTaints feature gate is enabled (the default from 1.36)")
+			}
+		}
 	}
 	return errs, warnings
 }
 
-// requestErrors are upstream's (1.36 validateDeviceRequest) on a request's
-// kind: exactly one of an exact request (v1beta2 and v1: exactly, null
-// counting as absent; v1beta1: any of its flat fields, as upstream's
-// conversion makes one) and a non-empty firstAvailable, and an exact
-// request's device class.
-func requestErrors(req map[string]interface{}, version, path, exactPath string) []string {
-	hasExactly := req["exactly"] != nil
-	if version == conversion.V1beta1 {
-		hasExactly = false
-		for _, f := range []string{"deviceClassName", "selectors", "allocationMode", "count", "adminAccess", "tolerations", "capacity"} {
-			if !unset(req[f]) {
-				hasExactly = true
-			}
+// absentFields are the fields of obj that the k8s.io/api v0.36 type has
+// but the release that serves version did not have yet (Forbidden
+// "unknown field", as a strict decode in that release reports them): in
+// 1.32 (v1beta1) a request's firstAvailable, tolerations and capacity; in
+// 1.32 and 1.33 (v1beta2) a request's capacity and a constraint's
+// distinctAttribute (all 1.34); in a DeviceClass, extendedResourceName.
+func absentFields(obj map[string]interface{}, version, kind string) field.ErrorList {
+	minor := release(version).minor
+	if minor >= 34 {
+		return nil
+	}
+	var errs field.ErrorList
+	unknown := func(m map[string]interface{}, name string, path *field.Path, since int) {
+		if _, ok := m[name]; ok && minor < since {
+			errs = append(errs, field.Forbidden(path.Child(name), fmt.Sprintf("unknown field: Kubernetes 1.%d does not have it (1.%d+)", minor, since)))
 		}
 	}
-	hasFirstAvailable := len(asArray(req["firstAvailable"])) > 0
-	switch {
-	case !hasExactly && !hasFirstAvailable:
-		return []string{path + ": Required value: exactly one of `exactly` or `firstAvailable` is required"}
-	case hasExactly && hasFirstAvailable:
-		return []string{path + ": Invalid value: null: exactly one of `exactly` or `firstAvailable` is required, but multiple fields are set"}
-	case hasExactly:
-		exact := req
-		if version != conversion.V1beta1 {
-			exact = asObject(req["exactly"])
+	if kind == kindDeviceClass {
+		unknown(asObject(obj["spec"]), "extendedResourceName", field.NewPath("spec"), 34)
+		return errs
+	}
+	path, spec := field.NewPath("spec"), asObject(obj["spec"])
+	if kind == conversion.KindTemplate {
+		path, spec = path.Child("spec"), asObject(spec["spec"])
+	}
+	path, devices := path.Child("devices"), asObject(spec["devices"])
+	for i, r := range asArray(devices["requests"]) {
+		req, reqPath := asObject(r), path.Child("requests").Index(i)
+		if version == conversion.V1beta1 {
+			unknown(req, "firstAvailable", reqPath, 33)
+			unknown(req, "tolerations", reqPath, 33)
+			unknown(req, "capacity", reqPath, 34)
+			continue
 		}
-		if class, _ := exact["deviceClassName"].(string); class == "" {
-			return []string{exactPath + ".deviceClassName: Required value"}
+		unknown(asObject(req["exactly"]), "capacity", reqPath.Child("exactly"), 34)
+		for j, sub := range asArray(req["firstAvailable"]) {
+			unknown(asObject(sub), "capacity", reqPath.Child("firstAvailable").Index(j), 34)
 		}
 	}
-	return nil
-}
-
-// unset reports whether a decoded field is what Go's decoding leaves a
-// field the JSON did not set: null, "" or the number 0 (a pointer, a slice
-// or false is set).
-func unset(v interface{}) bool {
-	return v == "" || isZeroNumber(v)
-}
-
-// isZeroNumber reports whether v, a decoded JSON value, is absent (nil) or
-// the number 0 in any form the decoders give one (json.Number, float64,
-// int64, int): what a Go integer field decodes to when the JSON left it out.
-func isZeroNumber(v interface{}) bool {
-	switch n := v.(type) {
-	case nil:
-		return true
-	case json.Number:
-		f, err := n.Float64()
-		return err == nil && f == 0
-	case float64:
-		return n == 0
-	case int64:
-		return n == 0
-	case int:
-		return n == 0
-	}
-	return false
-}
-
-func celErrors(path string, request map[string]interface{}) []string {
-	var errs []string
-	for i, s := range asArray(request["selectors"]) {
-		expr, _ := asObject(asObject(s)["cel"])["expression"].(string)
-		if len(expr) > conversion.CELSelectorExpressionMaxLength {
-			errs = append(errs, fmt.Sprintf("%s.selectors[%d].cel.expression: Too long: may not be more than %d bytes", path, i, conversion.CELSelectorExpressionMaxLength))
-		}
+	for i, c := range asArray(devices["constraints"]) {
+		unknown(asObject(c), "distinctAttribute", path.Child("constraints").Index(i), 34)
 	}
 	return errs
 }
 
-// parameterErrors are 1.36's validateRawExtension on the opaque parameters
-// of a configuration entry: present and not null, a JSON object, at most
-// 10 KiB.
-func parameterErrors(path string, config interface{}) []string {
-	opaque, hasOpaque := asObject(config)["opaque"].(map[string]interface{})
-	if !hasOpaque || opaque == nil {
-		return nil
+const kindDeviceClass = "DeviceClass"
+
+// inNamespace returns obj in namespace "default" when it has none, as
+// kubectl creates it.
+func inNamespace(obj map[string]interface{}) map[string]interface{} {
+	meta, ok := obj["metadata"].(map[string]interface{})
+	if !ok {
+		return obj
 	}
-	params := opaque["parameters"]
-	if params == nil {
-		return []string{path + ": Required value"}
+	if ns, _ := meta["namespace"].(string); ns != "" {
+		return obj
 	}
-	if _, isObject := params.(map[string]interface{}); !isObject {
-		return []string{path + ": Invalid value: must be a JSON object"}
-	}
-	if data, err := json.Marshal(params); err == nil && len(data) > conversion.OpaqueParametersMaxLength {
-		return []string{fmt.Sprintf("%s: Too long: may not be more than %d bytes", path, conversion.OpaqueParametersMaxLength)}
-	}
-	return nil
+	m := maps.Clone(meta)
+	m["namespace"] = "default"
+	out := maps.Clone(obj)
+	out["metadata"] = m
+	return out
 }
 
-// DeviceClassErrors are the 1.32+ limits on a DeviceClass of version v1beta1,
-// v1beta2 or v1 that a 1.31 one did not have (1.36 validateDeviceClassSpec):
-// its CEL selectors and its configuration's opaque parameters. migrate
-// refuses a DeviceClass that has any.
+// rawExtension is a decoded JSON value as the apiserver holds it: null and
+// absent are no bytes.
+func rawExtension(v interface{}) runtime.RawExtension {
+	if v == nil {
+		return runtime.RawExtension{}
+	}
+	data, _ := json.Marshal(v)
+	return runtime.RawExtension{Raw: data}
+}
+
+// DeviceClassErrors are the create rules of the release that serves a
+// DeviceClass's version (v1beta1, v1beta2 or v1: ValidateDeviceClass, and
+// the fields the release does not have). migrate refuses a DeviceClass
+// that has any.
 func DeviceClassErrors(obj map[string]interface{}) []string {
-	spec := asObject(obj["spec"])
-	errs := celErrors("spec", spec)
-	for i, c := range asArray(spec["config"]) {
-		errs = append(errs, parameterErrors(fmt.Sprintf("spec.config[%d].opaque.parameters", i), c)...)
+	apiVersion, _ := obj["apiVersion"].(string)
+	_, version, _ := strings.Cut(apiVersion, "/")
+	var errs []string
+	for _, e := range absentFields(obj, version, kindDeviceClass) {
+		errs = append(errs, e.Error())
+	}
+	invalid, err := ValidateDeviceClass(obj, version)
+	if err != nil {
+		return append(errs, err.Error())
+	}
+	for _, e := range invalid {
+		errs = append(errs, e.Error())
 	}
 	return errs
 }
@@ -195,10 +204,6 @@ func DecodeStrict(obj map[string]interface{}, version, kind string) error {
 	return unknown.ToAggregate()
 }
 
-// decode decodes obj into the k8s.io/api v0.36 type of version and kind as
-// a strict apiserver does: every field the type does not have is a finding
-// at its path (Forbidden "unknown field", as for the alpha versions); a
-// value the type cannot hold is the error.
 // UnknownFields returns the fields of obj, a claim or template of version
 // (v1beta1, v1beta2, v1), that the Kubernetes 1.36 type does not have
 // (Forbidden "unknown field" at their paths), as Check reports them: a
@@ -207,6 +212,10 @@ func UnknownFields(obj map[string]interface{}, version, kind string) (field.Erro
 	return decode(obj, version, kind)
 }
 
+// decode decodes obj into the k8s.io/api v0.36 type of version and kind as
+// a strict apiserver does: every field the type does not have is a finding
+// at its path (Forbidden "unknown field", as for the alpha versions); a
+// value the type cannot hold is the error.
 func decode(obj map[string]interface{}, version, kind string) (field.ErrorList, error) {
 	var typed interface{}
 	switch version + "/" + kind {

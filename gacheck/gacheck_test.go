@@ -61,8 +61,8 @@ metadata: {name: c}
 spec: {devices: {requests: [{name: r, exactly: {deviceClassName: g}, firstAvailable: [{name: a, deviceClassName: g}]}]}}`,
 		errs: []string{"spec.devices.requests[0]: Invalid value: null: exactly one of `exactly` or `firstAvailable` is required, but multiple fields are set"},
 	}, {
-		// v1beta1: any flat field of an exact request makes one (upstream's
-		// conversion), here without a class.
+		// v1beta1 (1.32): every request is an exact one, here without a
+		// class.
 		name: "v1beta1-count-without-class",
 		in: `apiVersion: resource.k8s.io/v1beta1
 kind: ResourceClaim
@@ -70,11 +70,15 @@ metadata: {name: c}
 spec: {devices: {requests: [{name: r, allocationMode: ExactCount, count: 2}]}}`,
 		errs: []string{"spec.devices.requests[0].deviceClassName: Required value"},
 	}, {
-		name: "v1beta1-zero-count-is-unset",
+		// 1.32 has no firstAvailable: a strict decode refuses it, and
+		// without it the request has no class.
+		name: "v1beta1-firstAvailable-is-1.33",
 		in: `apiVersion: resource.k8s.io/v1beta1
 kind: ResourceClaim
 metadata: {name: c}
 spec: {devices: {requests: [{name: r, count: 0, firstAvailable: [{name: a, deviceClassName: g}]}]}}`,
+		errs: []string{"spec.devices.requests[0].firstAvailable: Forbidden: unknown field: Kubernetes 1.32 does not have it (1.33+)",
+			"spec.devices.requests[0].deviceClassName: Required value"},
 	}, {
 		// 1.36 validateRawExtension: absent or null parameters are required.
 		name: "parameters-absent-or-null",
@@ -83,7 +87,7 @@ kind: ResourceClaim
 metadata: {name: c}
 spec: {devices: {requests: [{name: r, exactly: {deviceClassName: g}}], config: [{opaque: {driver: d}}, {opaque: {driver: d, parameters: null}}, {opaque: {driver: d, parameters: "x"}}]}}`,
 		errs: []string{"spec.devices.config[0].opaque.parameters: Required value", "spec.devices.config[1].opaque.parameters: Required value",
-			"spec.devices.config[2].opaque.parameters: Invalid value: must be a JSON object"},
+			`spec.devices.config[2].opaque.parameters: Invalid value: "<value omitted>": must be a valid JSON object`},
 	}, {
 		name: "valid",
 		in: `apiVersion: resource.k8s.io/v1

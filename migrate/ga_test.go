@@ -223,7 +223,7 @@ spec:
       config: [{opaque: {driver: gpu.example.com, parameters: [1, 2]}}]
 `,
 		to:   conversion.V1beta1,
-		want: "ResourceClaimTemplate ns/t: a Kubernetes 1.32 apiserver would reject the migrated object: spec.spec.devices.config[0].opaque.parameters: Invalid value: must be a JSON object",
+		want: "ResourceClaimTemplate ns/t: a Kubernetes 1.32 apiserver would reject the migrated object: spec.spec.devices.config[0].opaque.parameters: Invalid value: \"<value omitted>\": parameters must be a valid JSON object",
 	}, {
 		name: "claimbridge-group-to-v1",
 		in:   "apiVersion: resource.claimbridge.dev/v1alpha2\nkind: ResourceClaim\nmetadata: {name: c}\nspec: {resourceClassName: x}\n",

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -100,11 +101,21 @@ func gvr(version, kind string) schema.GroupVersionResource {
 // the suite's namespace.
 func forCreate(t *testing.T, source string, obj map[string]interface{}, version, name string, opts migrate.Options) map[string]interface{} {
 	t.Helper()
-	out, _, err := migrate.Object(obj, version, opts)
+	// Named first: migrate refuses an object without a name (a fixture of
+	// a partial spec), as the apiserver would.
+	in := maps.Clone(obj)
+	meta, _ := in["metadata"].(map[string]interface{})
+	meta = maps.Clone(meta)
+	if meta == nil {
+		meta = map[string]interface{}{}
+	}
+	meta["name"], meta["namespace"] = name, namespace
+	in["metadata"] = meta
+	out, _, err := migrate.Object(in, version, opts)
 	if err != nil {
 		t.Fatalf("%s: migrating to %s: %v", source, version, err)
 	}
-	meta := out["metadata"].(map[string]interface{})
+	meta = out["metadata"].(map[string]interface{})
 	meta["name"], meta["namespace"] = name, namespace
 	return out
 }

@@ -1,0 +1,596 @@
+package gacheck
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
+	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/sets"
+	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	apiservercel "k8s.io/apiserver/pkg/cel"
+	"k8s.io/apiserver/pkg/cel/environment"
+	dracel "k8s.io/dynamic-resource-allocation/cel"
+
+	"github.com/claimbridge/claimbridge/conversion"
+	"github.com/claimbridge/claimbridge/validation/common"
+)
+
+// Limits of resource.k8s.io v1beta1, v1beta2 and v1 (k8s.io/kubernetes
+// pkg/apis/resource/types.go; the same in 1.32, 1.33 and 1.36).
+const (
+	deviceRequestsMaxSize              = 32
+	deviceConstraintsMaxSize           = 32
+	deviceConfigMaxSize                = 32
+	deviceSelectorsMaxSize             = 32
+	firstAvailableDeviceRequestMaxSize = 8
+	deviceMaxIDLength                  = 32
+	celSelectorExpressionMaxCost       = 1000000
+)
+
+// rules are the differences between the releases whose validation
+// Validate applies: 1.32 (v1beta1), 1.33 (v1beta2) and 1.36 (v1), each with
+// its default feature gates.
+type rules struct {
+	minor int
+}
+
+// release returns the rules of the release that serves version: the first
+// one that served it.
+func release(version string) rules {
+	switch version {
+	case conversion.V1beta1:
+		return rules{minor: 32}
+	case conversion.V1beta2:
+		return rules{minor: 33}
+	default:
+		return rules{minor: 36}
+	}
+}
+
+// Validate checks obj, a resource.k8s.io claim or template of version
+// v1beta1, v1beta2 or v1, with the create rules of the release that serves
+// the version (v1beta1: 1.32, v1beta2: 1.33, v1: 1.36): upstream's ValidateResourceClaim and
+// ValidateResourceClaimTemplate of that release (k8s.io/kubernetes
+// pkg/apis/resource/validation), with the release's default feature gates.
+// Paths are in the object's version: a v1beta1 request is flat. It checks
+// neither the fields the version does not have (UnknownFields) nor what
+// needs the namespace (adminAccess), and it validates the object as given
+// (kubectl's default namespace is the caller's). The error is for an
+// object that does not decode at all.
+func Validate(obj map[string]interface{}, version, kind string) (field.ErrorList, error) {
+	r := release(version)
+	data, err := json.Marshal(inV1Shape(obj, version, kind))
+	if err != nil {
+		return nil, err
+	}
+	var errs field.ErrorList
+	switch kind {
+	case conversion.KindClaim:
+		var claim resourcev1.ResourceClaim
+		if err := json.Unmarshal(data, &claim); err != nil {
+			return nil, fmt.Errorf("does not decode into resource.k8s.io/%s %s: %v", version, kind, err)
+		}
+		errs = common.ValidateObjectMeta(&claim.ObjectMeta, field.NewPath("metadata"))
+		errs = append(errs, r.validateDeviceClaim(&claim.Spec.Devices, field.NewPath("spec", "devices"))...)
+	case conversion.KindTemplate:
+		var template resourcev1.ResourceClaimTemplate
+		if err := json.Unmarshal(data, &template); err != nil {
+			return nil, fmt.Errorf("does not decode into resource.k8s.io/%s %s: %v", version, kind, err)
+		}
+		errs = common.ValidateObjectMeta(&template.ObjectMeta, field.NewPath("metadata"))
+		errs = append(errs, common.ValidateTemplateObjectMeta(&template.Spec.ObjectMeta, field.NewPath("spec", "metadata"))...)
+		errs = append(errs, r.validateDeviceClaim(&template.Spec.Spec.Devices, field.NewPath("spec", "spec", "devices"))...)
+	default:
+		return nil, fmt.Errorf("no resource.k8s.io type for %s %s", version, kind)
+	}
+	errs = common.Normalize(errs)
+	if version == conversion.V1beta1 {
+		for _, e := range errs {
+			e.Field = exactlyInPath.ReplaceAllString(e.Field, "$1")
+		}
+	}
+	return errs, nil
+}
+
+// exactlyInPath finds the exactly of a request in a v1 path, which a
+// v1beta1 request does not have (upstream's ResourceNormalizationRules the
+// other way round).
+var exactlyInPath = regexp.MustCompile(`(devices\.requests\[\d+\])\.exactly`)
+
+// exactFields are the fields of a v1beta1 request that v1 has under
+// exactly.
+var exactFields = []string{"deviceClassName", "selectors", "allocationMode", "count", "adminAccess", "tolerations", "capacity"}
+
+// inV1Shape returns obj in the JSON shape of v1, which v1beta2 has: a
+// v1beta1 request's flat fields move under exactly. In 1.32 every v1beta1
+// request is an exact one; its fields that 1.32 does not have
+// (absentFields) are left out.
+func inV1Shape(obj map[string]interface{}, version, kind string) map[string]interface{} {
+	if version != conversion.V1beta1 {
+		return obj
+	}
+	out := deepCopy(obj)
+	spec := asObject(out["spec"])
+	if kind == conversion.KindTemplate {
+		spec = asObject(spec["spec"])
+	}
+	for _, r := range asArray(asObject(spec["devices"])["requests"]) {
+		req := asObject(r)
+		exactly := map[string]interface{}{}
+		for _, f := range exactFields {
+			if v, ok := req[f]; ok {
+				exactly[f] = v
+				delete(req, f)
+			}
+		}
+		delete(exactly, "tolerations")
+		delete(exactly, "capacity")
+		delete(req, "firstAvailable")
+		req["exactly"] = exactly
+	}
+	return out
+}
+
+func deepCopy(obj map[string]interface{}) map[string]interface{} {
+	data, _ := json.Marshal(obj)
+	var out map[string]interface{}
+	_ = json.Unmarshal(data, &out)
+	return out
+}
+
+// requestNames maps each request to the names of its subrequests.
+type requestNames map[string]sets.Set[string]
+
+// has reports whether name is a request or (1.33+) request/subrequest.
+func (n requestNames) has(name string) bool {
+	request, sub, found := strings.Cut(name, "/")
+	subs, ok := n[request]
+	if !ok || strings.Contains(sub, "/") {
+		return false
+	}
+	return !found || subs.Has(sub)
+}
+
+func gatherRequestNames(claim *resourcev1.DeviceClaim) requestNames {
+	names := requestNames{}
+	for _, request := range claim.Requests {
+		names[request.Name] = sets.New[string]()
+		for _, sub := range request.FirstAvailable {
+			names[request.Name].Insert(sub.Name)
+		}
+	}
+	return names
+}
+
+// setDefaults is the defaulting that runs before validation (the same in
+// 1.32, 1.33 and 1.36): an exact request or subrequest without an
+// allocation mode gets ExactCount, and with ExactCount and no count one
+// device; a toleration without an operator gets Equal.
+func setDefaults(claim *resourcev1.DeviceClaim) {
+	defaultMode := func(mode *resourcev1.DeviceAllocationMode, count *int64, tolerations []resourcev1.DeviceToleration) {
+		if *mode == "" {
+			*mode = resourcev1.DeviceAllocationModeExactCount
+		}
+		if *mode == resourcev1.DeviceAllocationModeExactCount && *count == 0 {
+			*count = 1
+		}
+		for i := range tolerations {
+			if tolerations[i].Operator == "" {
+				tolerations[i].Operator = resourcev1.DeviceTolerationOpEqual
+			}
+		}
+	}
+	for i := range claim.Requests {
+		if exactly := claim.Requests[i].Exactly; exactly != nil {
+			defaultMode(&exactly.AllocationMode, &exactly.Count, exactly.Tolerations)
+		}
+		for j := range claim.Requests[i].FirstAvailable {
+			sub := &claim.Requests[i].FirstAvailable[j]
+			defaultMode(&sub.AllocationMode, &sub.Count, sub.Tolerations)
+		}
+	}
+}
+
+func (r rules) validateDeviceClaim(claim *resourcev1.DeviceClaim, fldPath *field.Path) field.ErrorList {
+	setDefaults(claim)
+	names := gatherRequestNames(claim)
+	allErrs := validateSet(r, claim.Requests, deviceRequestsMaxSize, r.validateDeviceRequest,
+		func(request resourcev1.DeviceRequest) string { return request.Name }, "name", fldPath.Child("requests"))
+	allErrs = append(allErrs, validateSlice(r, claim.Constraints, deviceConstraintsMaxSize,
+		func(constraint resourcev1.DeviceConstraint, fldPath *field.Path) field.ErrorList {
+			return r.validateDeviceConstraint(constraint, fldPath, names)
+		}, fldPath.Child("constraints"))...)
+	allErrs = append(allErrs, validateSlice(r, claim.Config, deviceConfigMaxSize,
+		func(config resourcev1.DeviceClaimConfiguration, fldPath *field.Path) field.ErrorList {
+			errs := r.validateRequestNameRefs(config.Requests, fldPath.Child("requests"), names)
+			return append(errs, r.validateDeviceConfiguration(config.DeviceConfiguration, fldPath)...)
+		}, fldPath.Child("config"))...)
+	return allErrs
+}
+
+// validateDeviceRequest: exactly one of exactly and a non-empty
+// firstAvailable. 1.33 checks both and then their count; 1.36 checks the
+// count first and only the one that is set.
+func (r rules) validateDeviceRequest(request resourcev1.DeviceRequest, fldPath *field.Path) field.ErrorList {
+	allErrs := common.ValidateDNS1123Label(request.Name, fldPath.Child("name"))
+	hasFirstAvailable, hasExactly := len(request.FirstAvailable) > 0, request.Exactly != nil
+	if r.minor < 36 {
+		if hasFirstAvailable {
+			allErrs = append(allErrs, r.validateSubRequests(request.FirstAvailable, fldPath.Child("firstAvailable"))...)
+		}
+		if hasExactly {
+			allErrs = append(allErrs, r.validateExactDeviceRequest(*request.Exactly, fldPath.Child("exactly"))...)
+		}
+	}
+	switch {
+	case !hasFirstAvailable && !hasExactly:
+		allErrs = append(allErrs, field.Required(fldPath, "exactly one of `exactly` or `firstAvailable` is required"))
+	case hasFirstAvailable && hasExactly:
+		allErrs = append(allErrs, field.Invalid(fldPath, nil, "exactly one of `exactly` or `firstAvailable` is required, but multiple fields are set"))
+	case r.minor < 36:
+		// Checked above.
+	case hasFirstAvailable:
+		allErrs = append(allErrs, r.validateSubRequests(request.FirstAvailable, fldPath.Child("firstAvailable"))...)
+	default:
+		allErrs = append(allErrs, r.validateExactDeviceRequest(*request.Exactly, fldPath.Child("exactly"))...)
+	}
+	return allErrs
+}
+
+func (r rules) validateSubRequests(subRequests []resourcev1.DeviceSubRequest, fldPath *field.Path) field.ErrorList {
+	return validateSet(r, subRequests, firstAvailableDeviceRequestMaxSize,
+		func(sub resourcev1.DeviceSubRequest, fldPath *field.Path) field.ErrorList {
+			allErrs := common.ValidateDNS1123Label(sub.Name, fldPath.Child("name"))
+			return append(allErrs, r.validateDeviceClassRequest(sub.DeviceClassName, sub.Selectors, sub.AllocationMode, sub.Count, sub.Tolerations, fldPath)...)
+		},
+		func(sub resourcev1.DeviceSubRequest) string { return sub.Name }, "name", fldPath)
+}
+
+func (r rules) validateExactDeviceRequest(request resourcev1.ExactDeviceRequest, fldPath *field.Path) field.ErrorList {
+	return r.validateDeviceClassRequest(request.DeviceClassName, request.Selectors, request.AllocationMode, request.Count, request.Tolerations, fldPath)
+}
+
+// validateDeviceClassRequest checks what an exact request and a subrequest
+// share. Tolerations are checked from 1.36: 1.33 drops them
+// (DRADeviceTaints is off by default), 1.32 does not have them.
+func (r rules) validateDeviceClassRequest(class string, selectors []resourcev1.DeviceSelector, mode resourcev1.DeviceAllocationMode, count int64, tolerations []resourcev1.DeviceToleration, fldPath *field.Path) field.ErrorList {
+	var allErrs field.ErrorList
+	if class == "" {
+		allErrs = append(allErrs, field.Required(fldPath.Child("deviceClassName"), ""))
+	} else {
+		allErrs = append(allErrs, common.ValidateDNS1123Subdomain(class, fldPath.Child("deviceClassName"))...)
+	}
+	allErrs = append(allErrs, r.validateSelectors(selectors, fldPath.Child("selectors"))...)
+	switch mode {
+	case resourcev1.DeviceAllocationModeAll:
+		if count != 0 {
+			allErrs = append(allErrs, field.Invalid(fldPath.Child("count"), count, fmt.Sprintf("must not be specified when allocationMode is '%s'", mode)))
+		}
+	case resourcev1.DeviceAllocationModeExactCount:
+		if count <= 0 {
+			allErrs = append(allErrs, field.Invalid(fldPath.Child("count"), count, "must be greater than zero"))
+		}
+	default:
+		allErrs = append(allErrs, field.NotSupported(fldPath.Child("allocationMode"), mode, []resourcev1.DeviceAllocationMode{resourcev1.DeviceAllocationModeAll, resourcev1.DeviceAllocationModeExactCount}))
+	}
+	if r.minor >= 36 {
+		for i, toleration := range tolerations {
+			allErrs = append(allErrs, validateDeviceToleration(toleration, fldPath.Child("tolerations").Index(i))...)
+		}
+	}
+	return allErrs
+}
+
+func (r rules) validateSelectors(selectors []resourcev1.DeviceSelector, fldPath *field.Path) field.ErrorList {
+	return validateSlice(r, selectors, deviceSelectorsMaxSize, func(selector resourcev1.DeviceSelector, fldPath *field.Path) field.ErrorList {
+		if selector.CEL == nil {
+			return field.ErrorList{field.Required(fldPath.Child("cel"), "")}
+		}
+		return r.validateCELExpression(selector.CEL.Expression, fldPath.Child("cel", "expression"))
+	}, fldPath)
+}
+
+// validateCELExpression compiles a new expression as upstream's
+// validateCELSelector does, in the environment for new expressions of
+// k8s.io/dynamic-resource-allocation v0.36 with the release's features
+// (consumable capacity from 1.36; list attributes are alpha in 1.36).
+func (r rules) validateCELExpression(expression string, fldPath *field.Path) field.ErrorList {
+	if len(expression) > conversion.CELSelectorExpressionMaxLength {
+		return field.ErrorList{field.TooLong(fldPath, "", conversion.CELSelectorExpressionMaxLength)}
+	}
+	envType := environment.NewExpressions
+	result := dracel.GetCompiler(dracel.Features{EnableConsumableCapacity: r.minor >= 36}).
+		CompileCELExpression(expression, dracel.Options{EnvType: &envType})
+	switch {
+	case result.Error != nil:
+		return field.ErrorList{celError(fldPath, expression, result.Error)}
+	case result.MaxCost > celSelectorExpressionMaxCost:
+		return field.ErrorList{field.Forbidden(fldPath, "too complex, exceeds cost limit")}
+	}
+	return nil
+}
+
+// celError is upstream's convertCELErrorToValidationError.
+func celError(fldPath *field.Path, expression string, err error) *field.Error {
+	var celErr *apiservercel.Error
+	if errors.As(err, &celErr) {
+		switch celErr.Type {
+		case apiservercel.ErrorTypeRequired:
+			return field.Required(fldPath, celErr.Detail)
+		case apiservercel.ErrorTypeInvalid:
+			return field.Invalid(fldPath, expression, celErr.Detail)
+		case apiservercel.ErrorTypeInternal:
+			return field.InternalError(fldPath, celErr)
+		}
+	}
+	return field.InternalError(fldPath, fmt.Errorf("unsupported error type: %w", err))
+}
+
+var (
+	validTolerationOperators = []resourcev1.DeviceTolerationOperator{resourcev1.DeviceTolerationOpEqual, resourcev1.DeviceTolerationOpExists}
+	validTaintEffects        = []resourcev1.DeviceTaintEffect{resourcev1.DeviceTaintEffectNoExecute, resourcev1.DeviceTaintEffectNoSchedule, resourcev1.DeviceTaintEffectNone}
+)
+
+func validateDeviceToleration(toleration resourcev1.DeviceToleration, fldPath *field.Path) field.ErrorList {
+	var allErrs field.ErrorList
+	if toleration.Key != "" {
+		allErrs = append(allErrs, metav1validation.ValidateLabelName(toleration.Key, fldPath.Child("key"))...)
+	}
+	switch toleration.Operator {
+	case resourcev1.DeviceTolerationOpExists:
+		if toleration.Value != "" {
+			allErrs = append(allErrs, field.Invalid(fldPath.Child("value"), toleration.Value, "must be empty for operator `Exists`"))
+		}
+	case resourcev1.DeviceTolerationOpEqual:
+		for _, msg := range utilvalidation.IsValidLabelValue(toleration.Value) {
+			allErrs = append(allErrs, field.Invalid(fldPath.Child("value"), toleration.Value, msg))
+		}
+	case "":
+		allErrs = append(allErrs, field.Required(fldPath.Child("operator"), ""))
+	default:
+		allErrs = append(allErrs, field.NotSupported(fldPath.Child("operator"), toleration.Operator, validTolerationOperators))
+	}
+	if toleration.Effect != "" && !sets.New(validTaintEffects...).Has(toleration.Effect) {
+		allErrs = append(allErrs, field.NotSupported(fldPath.Child("effect"), toleration.Effect, validTaintEffects))
+	}
+	return allErrs
+}
+
+// validateDeviceConstraint: the requests it names, and its attribute:
+// matchAttribute is required until 1.33; from 1.34 (consumable capacity on
+// in 1.36) one of matchAttribute and distinctAttribute.
+func (r rules) validateDeviceConstraint(constraint resourcev1.DeviceConstraint, fldPath *field.Path, names requestNames) field.ErrorList {
+	allErrs := r.validateRequestNameRefs(constraint.Requests, fldPath.Child("requests"), names)
+	switch {
+	case constraint.MatchAttribute != nil:
+		allErrs = append(allErrs, r.validateFullyQualifiedName(string(*constraint.MatchAttribute), fldPath.Child("matchAttribute"))...)
+	case r.minor < 36:
+		allErrs = append(allErrs, field.Required(fldPath.Child("matchAttribute"), ""))
+	case constraint.DistinctAttribute != nil:
+		allErrs = append(allErrs, r.validateFullyQualifiedName(string(*constraint.DistinctAttribute), fldPath.Child("distinctAttribute"))...)
+	default:
+		// Upstream's message, "multiple" included.
+		allErrs = append(allErrs, field.Required(fldPath, `exactly one of "matchAttribute" or "distinctAttribute" is required, but multiple fields are set`))
+	}
+	return allErrs
+}
+
+// validateFullyQualifiedName is upstream's, a domain (a driver name) and a
+// C identifier separated by a slash; the messages changed after 1.33.
+func (r rules) validateFullyQualifiedName(name string, fldPath *field.Path) field.ErrorList {
+	var allErrs field.ErrorList
+	if r.minor < 36 && name == "" {
+		return field.ErrorList{field.Required(fldPath, "name required")}
+	}
+	parts := strings.Split(name, "/")
+	switch len(parts) {
+	case 1:
+		allErrs = append(allErrs, r.validateCIdentifier(parts[0], fldPath)...)
+	case 2:
+		if parts[0] == "" {
+			allErrs = append(allErrs, r.emptyPart(fldPath, "the domain must not be empty"))
+		} else {
+			allErrs = append(allErrs, r.validateDriverName(parts[0], fldPath)...)
+		}
+		if parts[1] == "" {
+			allErrs = append(allErrs, r.emptyPart(fldPath, "the name must not be empty"))
+		} else {
+			allErrs = append(allErrs, r.validateCIdentifier(parts[1], fldPath)...)
+		}
+	}
+	// More than one slash passes, as upstream (a known gap).
+	if !strings.Contains(name, "/") {
+		if r.minor < 36 {
+			allErrs = append(allErrs, field.Invalid(fldPath, name, "must include a domain"))
+		} else {
+			allErrs = append(allErrs, field.Invalid(fldPath, name, "a fully qualified name must be a domain and a name separated by a slash"))
+		}
+	}
+	return allErrs
+}
+
+func (r rules) emptyPart(fldPath *field.Path, detail string) *field.Error {
+	if r.minor < 36 {
+		return field.Required(fldPath, detail)
+	}
+	return field.Invalid(fldPath, "", detail)
+}
+
+func (r rules) validateCIdentifier(id string, fldPath *field.Path) field.ErrorList {
+	var allErrs field.ErrorList
+	if len(id) > deviceMaxIDLength {
+		allErrs = append(allErrs, field.TooLong(fldPath, "", deviceMaxIDLength))
+	}
+	for _, msg := range utilvalidation.IsCIdentifier(id) {
+		if r.minor < 36 {
+			allErrs = append(allErrs, field.TypeInvalid(fldPath, id, msg))
+		} else {
+			allErrs = append(allErrs, field.Invalid(fldPath, id, msg))
+		}
+	}
+	return allErrs
+}
+
+// validateDriverName is corevalidation.ValidateCSIDriverName: an empty name
+// is only Required from 1.36 (Required and Invalid before).
+func (r rules) validateDriverName(name string, fldPath *field.Path) field.ErrorList {
+	var allErrs field.ErrorList
+	if name == "" {
+		allErrs = append(allErrs, field.Required(fldPath, ""))
+		if r.minor >= 36 {
+			return allErrs
+		}
+	}
+	if len(name) > common.DriverNameMaxLength {
+		allErrs = append(allErrs, field.TooLong(fldPath, "", common.DriverNameMaxLength))
+	}
+	for _, msg := range utilvalidation.IsDNS1123Subdomain(strings.ToLower(name)) {
+		allErrs = append(allErrs, field.Invalid(fldPath, name, msg))
+	}
+	return allErrs
+}
+
+// validateRequestNameRefs: a set of at most 32 names of requests of the
+// claim (from 1.33 also request/subrequest).
+func (r rules) validateRequestNameRefs(refs []string, fldPath *field.Path, names requestNames) field.ErrorList {
+	return validateSet(r, refs, deviceRequestsMaxSize, func(name string, fldPath *field.Path) field.ErrorList {
+		if r.minor < 33 {
+			allErrs := common.ValidateDNS1123Label(name, fldPath)
+			if _, ok := names[name]; !ok {
+				allErrs = append(allErrs, field.Invalid(fldPath, name, "must be the name of a request in the claim"))
+			}
+			return allErrs
+		}
+		const notARequest = "must be the name of a request in the claim or the name of a request and a subrequest separated by '/'"
+		segments := strings.Split(name, "/")
+		if len(segments) > 2 {
+			return field.ErrorList{field.Invalid(fldPath, name, notARequest)}
+		}
+		var allErrs field.ErrorList
+		for _, segment := range segments {
+			allErrs = append(allErrs, common.ValidateDNS1123Label(segment, fldPath)...)
+		}
+		if !names.has(name) {
+			allErrs = append(allErrs, field.Invalid(fldPath, name, notARequest))
+		}
+		return allErrs
+	}, func(name string) string { return name }, "", fldPath)
+}
+
+func (r rules) validateDeviceConfiguration(config resourcev1.DeviceConfiguration, fldPath *field.Path) field.ErrorList {
+	if config.Opaque == nil {
+		return field.ErrorList{field.Required(fldPath.Child("opaque"), "")}
+	}
+	fldPath = fldPath.Child("opaque")
+	allErrs := r.validateDriverName(config.Opaque.Driver, fldPath.Child("driver"))
+	return append(allErrs, r.validateParameters(config.Opaque.Parameters, fldPath.Child("parameters"))...)
+}
+
+// validateParameters is upstream's validateRawExtension for a create.
+func (r rules) validateParameters(parameters runtime.RawExtension, fldPath *field.Path) field.ErrorList {
+	if len(parameters.Raw) == 0 {
+		return field.ErrorList{field.Required(fldPath, "")}
+	}
+	if len(parameters.Raw) > conversion.OpaqueParametersMaxLength {
+		return field.ErrorList{field.TooLong(fldPath, "", conversion.OpaqueParametersMaxLength)}
+	}
+	var v interface{}
+	if err := json.Unmarshal(parameters.Raw, &v); err != nil {
+		return field.ErrorList{field.Invalid(fldPath, common.OmittedValue, fmt.Sprintf("error parsing data as JSON: %v", err))}
+	}
+	if v == nil {
+		return field.ErrorList{field.Required(fldPath, "")}
+	}
+	if _, isObject := v.(map[string]interface{}); !isObject {
+		detail := "must be a valid JSON object"
+		if r.minor < 36 {
+			detail = "parameters must be a valid JSON object"
+		}
+		return field.ErrorList{field.Invalid(fldPath, common.OmittedValue, detail)}
+	}
+	return nil
+}
+
+// validateSlice checks each item and the size of the list: 1.36 reports
+// only the size of a list that is too long; earlier releases report the
+// items first.
+func validateSlice[T any](r rules, slice []T, maxSize int, validateItem func(T, *field.Path) field.ErrorList, fldPath *field.Path) field.ErrorList {
+	tooMany := len(slice) > maxSize
+	if tooMany && r.minor >= 36 {
+		return field.ErrorList{field.TooMany(fldPath, len(slice), maxSize)}
+	}
+	var allErrs field.ErrorList
+	for i, item := range slice {
+		allErrs = append(allErrs, validateItem(item, fldPath.Index(i))...)
+	}
+	if tooMany {
+		allErrs = append(allErrs, field.TooMany(fldPath, len(slice), maxSize))
+	}
+	return allErrs
+}
+
+// validateSet is validateSlice, then a Duplicate for each repeated key: at
+// the item in 1.36, before at its keyField (when there is one).
+func validateSet[T any](r rules, slice []T, maxSize int, validateItem func(T, *field.Path) field.ErrorList, key func(T) string, keyField string, fldPath *field.Path) field.ErrorList {
+	allErrs := validateSlice(r, slice, maxSize, validateItem, fldPath)
+	if len(slice) > maxSize && r.minor >= 36 {
+		return allErrs
+	}
+	seen := sets.New[string]()
+	for i, item := range slice {
+		path := fldPath.Index(i)
+		if keyField != "" && r.minor < 36 {
+			path = path.Child(keyField)
+		}
+		if k := key(item); seen.Has(k) {
+			allErrs = append(allErrs, field.Duplicate(path, k))
+		} else {
+			seen.Insert(k)
+		}
+	}
+	return allErrs
+}
+
+// ValidateDeviceClass checks a DeviceClass of version v1beta1, v1beta2 or v1
+// with the create rules of the release that serves the version (as Validate):
+// upstream's ValidateDeviceClass (name a DNS subdomain, not namespaced; CEL
+// selectors, opaque configuration, from 1.34 extendedResourceName).
+func ValidateDeviceClass(obj map[string]interface{}, version string) (field.ErrorList, error) {
+	r := release(version)
+	data, err := json.Marshal(obj)
+	if err != nil {
+		return nil, err
+	}
+	var class resourcev1.DeviceClass
+	if err := json.Unmarshal(data, &class); err != nil {
+		return nil, fmt.Errorf("does not decode into resource.k8s.io/%s DeviceClass: %v", version, err)
+	}
+	// The apiserver clears the namespace of a cluster-scoped object.
+	class.Namespace = ""
+	errs := apimachineryvalidation.ValidateObjectMeta(&class.ObjectMeta, false, apimachineryvalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
+	spec := field.NewPath("spec")
+	errs = append(errs, r.validateSelectors(class.Spec.Selectors, spec.Child("selectors"))...)
+	errs = append(errs, validateSlice(r, class.Spec.Config, deviceConfigMaxSize, func(config resourcev1.DeviceClassConfiguration, fldPath *field.Path) field.ErrorList {
+		return r.validateDeviceConfiguration(config.DeviceConfiguration, fldPath)
+	}, spec.Child("config"))...)
+	if name := class.Spec.ExtendedResourceName; name != nil && r.minor >= 36 && !isExtendedResourceName(*name) {
+		errs = append(errs, field.Invalid(spec.Child("extendedResourceName"), *name, "must be a valid extended resource name"))
+	}
+	return common.Normalize(errs), nil
+}
+
+// isExtendedResourceName is k8s.io/kubernetes pkg/apis/core/v1/helper's.
+func isExtendedResourceName(name string) bool {
+	if !strings.Contains(name, "/") || strings.Contains(name, "kubernetes.io/") || strings.HasPrefix(name, corev1.DefaultResourceRequestsPrefix) {
+		return false
+	}
+	return len(utilvalidation.IsQualifiedName(corev1.DefaultResourceRequestsPrefix+name)) == 0
+}
