@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -84,6 +85,10 @@ func TestValidate(t *testing.T) {
 			}
 		}
 	}
+	v1beta1 := strings.Replace(string(admissionReview(claimRequest(t, admissionv1.Create, api.V1alpha3))), "admission.k8s.io/v1", "admission.k8s.io/v1beta1", 1)
+	if rec := serve(h, "/validate", []byte(v1beta1)); !strings.HasPrefix(rec.Body.String(), `{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1beta1","response":{"uid":"req-uid","allowed":true}`) {
+		t.Errorf("v1beta1 review: got %d %s", rec.Code, rec.Body)
+	}
 	req := claimRequest(t, admissionv1.Create, api.V1alpha3)
 	req.Object.Raw = []byte(`{"apiVersion":"` + api.Group + `/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},` +
 		`"spec":{"devices":{"requests":[{"name":"gpu","deviceClassName":"Bad_Class"}]}}}`)
@@ -97,28 +102,41 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-// TestValidateWarnings: a valid object is allowed with the validator's
-// warnings; a denial carries none.
-func TestValidateWarnings(t *testing.T) {
-	errs := field.ErrorList{field.Required(field.NewPath("spec"), "")}
+// TestValidateVerdicts: a valid object is allowed with the validator's
+// warnings; a denial carries none; a validator's error or panic is a
+// denial, the panic counted.
+func TestValidateVerdicts(t *testing.T) {
+	warnings := []string{"first", "second"}
 	for name, tc := range map[string]struct {
-		errs     field.ErrorList
-		allowed  bool
-		warnings []string
+		validate ValidateFunc
+		code     int32 // of the denial, 0 when allowed
+		want     string
+		panics   float64
 	}{
-		"allowed": {allowed: true, warnings: []string{"first", "second"}},
-		"denied":  {errs: errs},
+		"allowed": {validate: func(ValidationRequest) (ValidationResponse, error) {
+			return ValidationResponse{Warnings: warnings}, nil
+		}},
+		"denied": {validate: func(ValidationRequest) (ValidationResponse, error) {
+			return ValidationResponse{Errors: field.ErrorList{field.Required(field.NewPath("spec"), "")}, Warnings: warnings}, nil
+		}, code: 422, want: `ResourceClaim.resource.claimbridge.dev "claim" is invalid: spec: Required value`},
+		"error": {validate: func(ValidationRequest) (ValidationResponse, error) {
+			return ValidationResponse{}, errors.New("unusable")
+		}, code: 400, want: "unusable"},
+		"panic": {validate: func(ValidationRequest) (ValidationResponse, error) { panic("kaboom") }, code: 500, want: "validator panicked: kaboom", panics: 1},
 	} {
 		t.Run(name, func(t *testing.T) {
-			h := newServer(t, func(c *Config) {
-				c.Validator = func(ValidationRequest) (ValidationResponse, error) {
-					return ValidationResponse{Errors: tc.errs, Warnings: []string{"first", "second"}}, nil
-				}
-			}).Handler()
-			rec := serve(h, "/validate", admissionReview(claimRequest(t, admissionv1.Create, api.V1alpha3)))
+			s := newServer(t, func(c *Config) { c.Validator = tc.validate })
+			rec := serve(s.Handler(), "/validate", admissionReview(claimRequest(t, admissionv1.Create, api.V1alpha3)))
 			r := decodeAdmission(t, rec.Code, rec.Body.Bytes())
-			if r.Allowed != tc.allowed || !cmp.Equal(r.Warnings, tc.warnings) {
-				t.Errorf("got %s", rec.Body)
+			if tc.code == 0 {
+				if !r.Allowed || r.Result != nil || !cmp.Equal(r.Warnings, warnings) {
+					t.Errorf("got %s, want allowed with warnings %q", rec.Body, warnings)
+				}
+			} else if r.Allowed || r.Result.Code != tc.code || !strings.Contains(r.Result.Message, tc.want) || r.Warnings != nil {
+				t.Errorf("got %s, want a denial %d containing %q without warnings", rec.Body, tc.code, tc.want)
+			}
+			if got, _ := metricValue(t, s, "claimbridge_webhook_panics_total", "endpoint", "/validate"); got != tc.panics {
+				t.Errorf("%v panics counted, want %v", got, tc.panics)
 			}
 		})
 	}
