@@ -47,8 +47,7 @@ func TestAdmissionUndecodable(t *testing.T) {
 	for name, tc := range tests {
 		for _, endpoint := range []string{"/validate", "/default"} {
 			t.Run(name+endpoint, func(t *testing.T) {
-				req := httptest.NewRequest(http.MethodPost, endpoint, strings.NewReader(tc.body))
-				req.Header.Set("Content-Type", "application/json")
+				req := request(http.MethodPost, endpoint, strings.NewReader(tc.body))
 				if tc.chunked {
 					req.ContentLength = -1
 				}

@@ -182,7 +182,7 @@ func TestConvertHTTPErrors(t *testing.T) {
 			if tc.method == "" {
 				tc.method = http.MethodPost
 			}
-			req := httptest.NewRequest(tc.method, "/convert", strings.NewReader(tc.body))
+			req := request(tc.method, "/convert", strings.NewReader(tc.body))
 			if tc.chunked {
 				req.ContentLength = -1
 			}

@@ -119,10 +119,16 @@ func newServer(t testing.TB, mutate func(*Config)) *Server {
 	return s
 }
 
-// serve posts body as JSON to path of h in-process.
-func serve(h http.Handler, path string, body []byte) *httptest.ResponseRecorder {
-	req := httptest.NewRequest(http.MethodPost, path, bytes.NewReader(body))
+// request is an in-process JSON request whose log lines are discarded.
+func request(method, path string, body io.Reader) *http.Request {
+	req := httptest.NewRequestWithContext(klog.NewContext(context.Background(), logr.Discard()), method, path, body)
 	req.Header.Set("Content-Type", "application/json")
+	return req
+}
+
+// serve posts body to path of h in-process.
+func serve(h http.Handler, path string, body []byte) *httptest.ResponseRecorder {
+	req := request(http.MethodPost, path, bytes.NewReader(body))
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
 	return rec
