@@ -35,6 +35,42 @@ import (
 // external are the metric names the rules use that other exporters provide.
 var external = []string{"kube_deployment_status_replicas_available", "up"}
 
+// exports are metric names the server exports after the requests of scrape
+// (docs/server.md, "Metrics"), histograms by their _bucket series; with the
+// Go and process collectors, represented by one name each.
+var exports = []string{
+	"claimbridge_webhook_requests_total",
+	"claimbridge_webhook_request_duration_seconds_bucket",
+	"claimbridge_webhook_requests_in_flight",
+	"claimbridge_webhook_shed_total",
+	"claimbridge_conversion_objects_total",
+	"claimbridge_conversion_cache_lookups_total",
+	"claimbridge_conversion_cache_bytes",
+	"claimbridge_conversion_cache_entries",
+	"claimbridge_certificate_expiration_timestamp_seconds",
+	"claimbridge_certificate_not_before_timestamp_seconds",
+	"claimbridge_certificate_ca_expiration_timestamp_seconds",
+	"claimbridge_certificate_reloads_total",
+	"claimbridge_webhook_panics_total",
+	"claimbridge_webhook_tls_handshake_errors_total",
+	"claimbridge_build_info",
+	"claimbridge_token_policy_enforced",
+	"go_goroutines",
+	"process_resident_memory_bytes",
+}
+
+// removed are metric names (or prefixes of names, before a "_") the server
+// no longer exports, which the rules and the dashboard must not use.
+var removed = []string{
+	"claimbridge_webhook_connections",
+	"claimbridge_webhook_listen_backlog",
+	"claimbridge_webhook_listen_refusing",
+	"claimbridge_webhook_queued_reviews",
+	"claimbridge_webhook_running_reviews",
+	"claimbridge_webhook_shed_duration_seconds",
+	"claimbridge_conversion_cache_object_lookups_total",
+}
+
 var (
 	ownName   = regexp.MustCompile(`\bclaimbridge_[a-z0-9_]+\b`)
 	otherName = regexp.MustCompile(`\b(kube_[a-z0-9_]+|up)\{`)
@@ -154,6 +190,27 @@ func TestRulesAndDashboardUseExportedMetrics(t *testing.T) {
 		}
 	}
 
+	// The series the server dropped (the connection limiter, the accept
+	// queue's overload mode, the slot gate's queue gauges, the shed
+	// durations, the per-object cache lookups) are used nowhere.
+	for _, c := range []struct {
+		name  string
+		exprs []string
+	}{{"alerts.yaml", rules}, {"dashboard.json", dashboard}} {
+		for _, n := range namesIn(c.exprs) {
+			for _, r := range removed {
+				if n == r || strings.HasPrefix(n, r+"_") {
+					t.Errorf("%s uses %s, which the server no longer exports", c.name, n)
+				}
+			}
+		}
+	}
+	for _, n := range exports {
+		if !exported[n] {
+			t.Errorf("the server does not export %s", n)
+		}
+	}
+
 	var others []string
 	for _, e := range rules {
 		for _, m := range otherName.FindAllStringSubmatch(e, -1) {
@@ -174,21 +231,10 @@ func TestRulesAndDashboardUseExportedMetrics(t *testing.T) {
 		{"rules", "claimbridge_certificate_expiration_timestamp_seconds"},
 		{"rules", "claimbridge_certificate_ca_expiration_timestamp_seconds"},
 		{"rules", "claimbridge_webhook_shed_total"},
-		{"rules", "claimbridge_webhook_connections_abandoned_total"},
-		{"rules", "claimbridge_webhook_listen_refusing"},
 		{"rules", "claimbridge_token_policy_enforced"},
 		{"dashboard", "claimbridge_conversion_objects_total"},
 		{"dashboard", "claimbridge_webhook_requests_in_flight"},
 		{"dashboard", "claimbridge_webhook_shed_total"},
-		{"dashboard", "claimbridge_webhook_queued_reviews"},
-		{"dashboard", "claimbridge_webhook_connections_abandoned_total"},
-		// Every way a connection is closed to make room, as
-		// docs/operations.md lists them.
-		{"dashboard", "claimbridge_webhook_connections_reclaimed_total"},
-		{"dashboard", "claimbridge_webhook_connections_reclaimed_unused_total"},
-		{"dashboard", "claimbridge_webhook_connections_reclaimed_slow_total"},
-		{"dashboard", "claimbridge_webhook_connections_rotated_total"},
-		{"dashboard", "claimbridge_webhook_listen_refusing"},
 		{"dashboard", "claimbridge_certificate_not_before_timestamp_seconds"},
 	} {
 		exprs := rules
@@ -239,12 +285,9 @@ func scrape(t *testing.T) scrapes {
 		MaxJSONDepth:         1000,
 		RequestTimeout:       30 * time.Second,
 		ShutdownTimeout:      30 * time.Second,
-		// As claimbridge serve's defaults: the connection limiter's metrics
-		// are exported only with a limit, the accept queue's and the
-		// listener's only with an overload backlog (Linux).
-		MaxConnections:        32,
-		OverloadListenBacklog: 64,
-		OverloadRefuseAfter:   time.Second,
+		// As claimbridge serve's default: the conversion cache's metrics
+		// are exported only with the cache.
+		ConversionCacheBytes: 16 << 20,
 		// As the chart's and config/self-managed's self-managed server,
 		// which checks its token policy: the gauge is exported only then.
 		TokenPolicyGauge: true,
@@ -482,9 +525,6 @@ func TestSelectorLabelsAreExported(t *testing.T) {
 			labelsOf[s.name][l] = true
 		}
 	}
-	// Histograms without observations (shed durations) export no series;
-	// their labels are the ones docs/server.md names.
-	labelsOf["claimbridge_webhook_shed_duration_seconds_bucket"] = map[string]bool{"endpoint": true, "reason": true, "le": true}
 	for _, c := range []struct {
 		file  string
 		exprs []string
@@ -512,42 +552,6 @@ func TestSelectorLabelsAreExported(t *testing.T) {
 					}
 				}
 			}
-		}
-	}
-}
-
-// ClaimbridgeShedding says "lack of CPU, add replicas": a too_large refusal
-// (one body over --max-review-memory, refused for good) is no overload and
-// must not fire it; ClaimbridgeReviewsTooLarge covers it.
-func TestSheddingAlertLeavesOutPermanentRefusals(t *testing.T) {
-	var rf ruleFile
-	if err := yaml.UnmarshalStrict(chartFile(t, "alerts.yaml"), &rf); err != nil {
-		t.Fatalf("alerts.yaml: %v", err)
-	}
-	tooLarge := series{name: "claimbridge_webhook_shed_total", labels: map[string]string{"endpoint": "/validate", "reason": "too_large"}}
-	overloaded := series{name: tooLarge.name, labels: map[string]string{"endpoint": "/validate", "reason": "overloaded"}}
-	found := map[string]bool{}
-	for _, g := range rf.Groups {
-		for _, r := range g.Rules {
-			for _, s := range selectorsIn(r.Expr) {
-				switch r.Alert {
-				case "ClaimbridgeShedding":
-					found[r.Alert] = true
-					if s.matches(tooLarge) || !s.matches(overloaded) {
-						t.Errorf("alert %s: %s: selects too_large %v, overloaded %v; want only the overload sheds", r.Alert, s.text, s.matches(tooLarge), s.matches(overloaded))
-					}
-				case "ClaimbridgeReviewsTooLarge":
-					found[r.Alert] = true
-					if !s.matches(tooLarge) || s.matches(overloaded) {
-						t.Errorf("alert %s: %s: selects too_large %v, overloaded %v; want only too_large", r.Alert, s.text, s.matches(tooLarge), s.matches(overloaded))
-					}
-				}
-			}
-		}
-	}
-	for _, a := range []string{"ClaimbridgeShedding", "ClaimbridgeReviewsTooLarge"} {
-		if !found[a] {
-			t.Errorf("no alert %s on claimbridge_webhook_shed_total", a)
 		}
 	}
 }
