@@ -28,8 +28,7 @@ func (r *results) add(row string, m mode, v float64) {
 
 type snapshot struct {
 	reviews, objects     float64
-	cacheHits            float64 // claimbridge's conversion cache: reviews
-	objectHits           float64 // and objects answered from object entries
+	cacheHits            float64 // objects claimbridge answered from its conversion cache
 	timerSum, timerCount float64
 	cpu                  map[string]float64
 }
@@ -46,7 +45,6 @@ func (b *bench) snapshot(ctx context.Context, m mode) (snapshot, error) {
 			return s, err
 		}
 		s.cacheHits = promSum(text, "claimbridge_conversion_cache_lookups_total", `result="hit"`)
-		s.objectHits = promSum(text, "claimbridge_conversion_cache_object_lookups_total", `result="hit"`)
 	}
 	text, err := b.apiserverMetrics(ctx)
 	if err != nil {
@@ -159,7 +157,6 @@ func (b *bench) block(ctx context.Context, m mode, round int, res *results) erro
 	}
 	if m == modeClaimbridge && mid.reviews > before.reviews {
 		res.add("share answered from the conversion cache while the caches rebuild", m, (mid.cacheHits-before.cacheHits)/(mid.reviews-before.reviews))
-		res.add("share answered from object entries while the caches rebuild", m, (mid.objectHits-before.objectHits)/(mid.reviews-before.reviews))
 	}
 	for _, v := range versionsOf(m) {
 		err := b.versionOps(ctx, v, rv, func(op string, val float64) {
@@ -196,7 +193,6 @@ func (b *bench) block(ctx context.Context, m mode, round int, res *results) erro
 		res.add("reviews during the operations", m, reviews)
 		if m == modeClaimbridge && reviews > 0 {
 			res.add("share answered from the conversion cache during the operations", m, (after.cacheHits-mid.cacheHits)/reviews)
-			res.add("share answered from object entries during the operations", m, (after.objectHits-mid.objectHits)/reviews)
 		}
 		if reviews > 0 {
 			res.add("objects per review", m, (after.objects-mid.objects)/reviews)
