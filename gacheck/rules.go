@@ -2,7 +2,6 @@ package gacheck
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -15,7 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	apiservercel "k8s.io/apiserver/pkg/cel"
 	"k8s.io/apiserver/pkg/cel/environment"
 	dracel "k8s.io/dynamic-resource-allocation/cel"
 
@@ -311,27 +309,11 @@ func (r rules) validateCELExpression(expression string, fldPath *field.Path) fie
 		CompileCELExpression(expression, dracel.Options{EnvType: &envType})
 	switch {
 	case result.Error != nil:
-		return field.ErrorList{celError(fldPath, expression, result.Error)}
+		return field.ErrorList{common.CELError(fldPath, expression, result.Error)}
 	case result.MaxCost > celSelectorExpressionMaxCost:
 		return field.ErrorList{field.Forbidden(fldPath, "too complex, exceeds cost limit")}
 	}
 	return nil
-}
-
-// celError is upstream's convertCELErrorToValidationError.
-func celError(fldPath *field.Path, expression string, err error) *field.Error {
-	var celErr *apiservercel.Error
-	if errors.As(err, &celErr) {
-		switch celErr.Type {
-		case apiservercel.ErrorTypeRequired:
-			return field.Required(fldPath, celErr.Detail)
-		case apiservercel.ErrorTypeInvalid:
-			return field.Invalid(fldPath, expression, celErr.Detail)
-		case apiservercel.ErrorTypeInternal:
-			return field.InternalError(fldPath, celErr)
-		}
-	}
-	return field.InternalError(fldPath, fmt.Errorf("unsupported error type: %w", err))
 }
 
 var (

@@ -1,9 +1,11 @@
 package common
 
 import (
+	"errors"
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	apiservercel "k8s.io/apiserver/pkg/cel"
 )
 
 // OmittedValue is the value upstream reports for values too large to print.
@@ -45,4 +47,21 @@ func Normalize(errs field.ErrorList) field.ErrorList {
 		e.FromImperative = false
 	}
 	return errs
+}
+
+// CELError is upstream's convertCELErrorToValidationError: the field error
+// of a CEL expression that does not compile.
+func CELError(fldPath *field.Path, expression string, err error) *field.Error {
+	var celErr *apiservercel.Error
+	if errors.As(err, &celErr) {
+		switch celErr.Type {
+		case apiservercel.ErrorTypeRequired:
+			return field.Required(fldPath, celErr.Detail)
+		case apiservercel.ErrorTypeInvalid:
+			return field.Invalid(fldPath, expression, celErr.Detail)
+		case apiservercel.ErrorTypeInternal:
+			return field.InternalError(fldPath, celErr)
+		}
+	}
+	return field.InternalError(fldPath, fmt.Errorf("unsupported error type: %w", err))
 }

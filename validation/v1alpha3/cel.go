@@ -1,8 +1,6 @@
 package v1alpha3
 
 import (
-	"errors"
-	"fmt"
 	"math"
 	"sync"
 
@@ -12,6 +10,7 @@ import (
 	dracel "k8s.io/dynamic-resource-allocation/cel"
 
 	api "github.com/claimbridge/claimbridge/api/v1alpha3"
+	"github.com/claimbridge/claimbridge/validation/common"
 )
 
 // celCheck is the outcome of compiling one expression: an error (nil when
@@ -97,20 +96,5 @@ func validateCELSelector(selector api.CELDeviceSelector, fldPath *field.Path, st
 	if result.err == nil {
 		return nil
 	}
-	return field.ErrorList{convertCELErrorToValidationError(fldPath.Child("expression"), selector.Expression, result.err)}
-}
-
-func convertCELErrorToValidationError(fldPath *field.Path, expression string, err error) *field.Error {
-	var celErr *apiservercel.Error
-	if errors.As(err, &celErr) {
-		switch celErr.Type {
-		case apiservercel.ErrorTypeRequired:
-			return field.Required(fldPath, celErr.Detail)
-		case apiservercel.ErrorTypeInvalid:
-			return field.Invalid(fldPath, expression, celErr.Detail)
-		case apiservercel.ErrorTypeInternal:
-			return field.InternalError(fldPath, celErr)
-		}
-	}
-	return field.InternalError(fldPath, fmt.Errorf("unsupported error type: %w", err))
+	return field.ErrorList{common.CELError(fldPath.Child("expression"), selector.Expression, result.err)}
 }
