@@ -111,7 +111,10 @@ func (s *Server) convertObjects(ctx context.Context, req *apiextensionsv1.Conver
 // answer, and checks what the apiserver requires of the result. Errors name
 // the object, never its contents.
 func (s *Server) convertObject(raw []byte, to schema.GroupVersion) ([]byte, error) {
-	key := cacheKeyOf(to.Version, raw)
+	var key cacheKey
+	if s.cache != nil { // hashing every object costs more than it saves without a cache
+		key = cacheKeyOf(to.Version, raw)
+	}
 	if data, from, ok := s.cache.get(key); ok {
 		s.metrics.conversion(from, to.Version, "success")
 		return data, nil
