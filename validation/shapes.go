@@ -9,6 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/claimbridge/claimbridge/api"
+	apiv1 "github.com/claimbridge/claimbridge/api/v1alpha1"
+	apiv2 "github.com/claimbridge/claimbridge/api/v1alpha2"
 	apiv3 "github.com/claimbridge/claimbridge/api/v1alpha3"
 	"github.com/claimbridge/claimbridge/validation/classic"
 	"github.com/claimbridge/claimbridge/validation/common"
@@ -48,34 +50,28 @@ type objectView struct {
 
 // classicShape binds the rules v1alpha1 and v1alpha2 share (package
 // classic) to a shape.
-func classicShape[C, CL, T, TL, TS, S, A any, M ~string](r *classic.Binding[C, CL, T, TL, TS, S, A, M]) shape[C, T] {
+func classicShape[C, T any](r classic.Rules) shape[C, T] {
+	view := func(obj interface{}) objectView {
+		meta, spec, allocation, status := classic.Parts(obj)
+		return objectView{meta: meta, spec: spec, allocation: allocation, status: status}
+	}
 	return shape[C, T]{
 		setDefaults:            r.SetDefaults,
 		warnings:               r.Warnings,
 		statusWarnings:         func(*C) []string { return nil },
-		validateClaim:          r.ValidateResourceClaim,
-		validateClaimUpdate:    r.ValidateResourceClaimUpdate,
-		validateClaimStatus:    r.ValidateResourceClaimStatusUpdate,
-		validateTemplate:       r.ValidateResourceClaimTemplate,
-		validateTemplateUpdate: r.ValidateResourceClaimTemplateUpdate,
-		claimView: func(c *C) objectView {
-			meta, spec, status := r.Claim(c)
-			v := objectView{meta: meta, spec: *spec, status: status.View}
-			if status.Allocation != nil {
-				v.allocation = status.Allocation
-			}
-			return v
-		},
-		templateView: func(t *T) objectView {
-			meta, spec := r.Template(t)
-			return objectView{meta: meta, spec: *spec}
-		},
+		validateClaim:          func(c *C) field.ErrorList { return r.ValidateCreate(c) },
+		validateClaimUpdate:    func(c, old *C) field.ErrorList { return r.ValidateUpdate(c, old) },
+		validateClaimStatus:    func(c, old *C) field.ErrorList { return r.ValidateStatusUpdate(c, old) },
+		validateTemplate:       func(t *T) field.ErrorList { return r.ValidateCreate(t) },
+		validateTemplateUpdate: func(t, old *T) field.ErrorList { return r.ValidateUpdate(t, old) },
+		claimView:              func(c *C) objectView { return view(c) },
+		templateView:           func(t *T) objectView { return view(t) },
 	}
 }
 
 var (
-	shapeV1 = classicShape(v1.Rules)
-	shapeV2 = classicShape(v2.Rules)
+	shapeV1 = classicShape[apiv1.ResourceClaim, apiv1.ResourceClaimTemplate](v1.Rules)
+	shapeV2 = classicShape[apiv2.ResourceClaim, apiv2.ResourceClaimTemplate](v2.Rules)
 )
 
 var shapeV3 = shape[apiv3.ResourceClaim, apiv3.ResourceClaimTemplate]{

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/claimbridge/claimbridge/conversion"
+	"github.com/claimbridge/claimbridge/validation/classic"
 	"github.com/claimbridge/claimbridge/validation/common"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -160,7 +161,7 @@ func oldInVersion(old map[string]interface{}, t target) (map[string]interface{},
 // allocationMode: Immediate, which is about claimbridge's storage version
 // (v1alpha3 has no Immediate allocation), not about the releases that
 // served v1alpha1 and v1alpha2.
-const ImmediateAllocationWarning = common.ImmediateAllocationWarning
+const ImmediateAllocationWarning = classic.ImmediateAllocationWarning
 
 // StorageWarningPrefix starts the warnings of storageWarnings.
 const StorageWarningPrefix = "stored as " + StorageVersion + ": "

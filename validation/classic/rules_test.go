@@ -2,6 +2,7 @@ package classic_test
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -9,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	api1 "github.com/claimbridge/claimbridge/api/v1alpha1"
+	api2 "github.com/claimbridge/claimbridge/api/v1alpha2"
 	"github.com/claimbridge/claimbridge/validation/classic"
 	"github.com/claimbridge/claimbridge/validation/common"
 	v1 "github.com/claimbridge/claimbridge/validation/v1alpha1"
@@ -77,81 +80,79 @@ func consumers(n int) []interface{} {
 	return refs
 }
 
-// typed builds the typed values that findings carry in a version's types.
-type typed interface {
-	// mode is an AllocationMode of the version.
-	mode(m string) interface{}
-	// spec is a claim spec (spec of a claim) or a template spec (spec of a
-	// template) of the version, as a value.
-	claimSpec(claim obj) interface{}
-	templateSpec(template obj) interface{}
-}
-
 // version is one version's entry points, on JSON objects.
 type version struct {
-	typed
-	validateClaim          func(claim obj) field.ErrorList
-	validateClaimUpdate    func(claim, old obj) field.ErrorList
-	validateStatusUpdate   func(claim, old obj) field.ErrorList
-	validateTemplate       func(template obj) field.ErrorList
-	validateTemplateUpdate func(template, old obj) field.ErrorList
-	defaultedMode          func(obj obj, template bool) string
-	warnings               func(claim obj) []string
+	rules classic.Rules
+	// newClaim, newTemplate, newClaimSpec and newTemplateSpec return a new
+	// value of the version's type.
+	newClaim, newTemplate, newClaimSpec, newTemplateSpec func() interface{}
+	// mode is an AllocationMode of the version.
+	mode func(m string) interface{}
 }
 
-type binding[C, CL, T, TL, TS, S, A any, M ~string] struct {
-	rules *classic.Binding[C, CL, T, TL, TS, S, A, M]
+func (v version) claim(o obj) interface{}    { return decodeInto(o, v.newClaim()) }
+func (v version) template(o obj) interface{} { return decodeInto(o, v.newTemplate()) }
+
+func (v version) validateClaim(c obj) field.ErrorList { return v.rules.ValidateCreate(v.claim(c)) }
+func (v version) validateClaimUpdate(c, old obj) field.ErrorList {
+	return v.rules.ValidateUpdate(v.claim(c), v.claim(old))
+}
+func (v version) validateStatusUpdate(c, old obj) field.ErrorList {
+	return v.rules.ValidateStatusUpdate(v.claim(c), v.claim(old))
+}
+func (v version) validateTemplate(t obj) field.ErrorList {
+	return v.rules.ValidateCreate(v.template(t))
+}
+func (v version) validateTemplateUpdate(t, old obj) field.ErrorList {
+	return v.rules.ValidateUpdate(v.template(t), v.template(old))
+}
+func (v version) warnings(c obj) []string { return v.rules.Warnings(v.claim(c)) }
+
+// claimSpec and templateSpec are the typed spec of a claim or template, as
+// a value.
+func (v version) claimSpec(claim obj) interface{} {
+	return reflect.ValueOf(decodeInto(spec(claim), v.newClaimSpec())).Elem().Interface()
 }
 
-func (b binding[C, CL, T, TL, TS, S, A, M]) mode(m string) interface{} { return M(m) }
-
-func (b binding[C, CL, T, TL, TS, S, A, M]) claimSpec(claim obj) interface{} {
-	_, s, _ := b.rules.Claim(decode[C](claim))
-	return *s
+func (v version) templateSpec(template obj) interface{} {
+	return reflect.ValueOf(decodeInto(spec(template), v.newTemplateSpec())).Elem().Interface()
 }
 
-func (b binding[C, CL, T, TL, TS, S, A, M]) templateSpec(template obj) interface{} {
-	_, s := b.rules.Template(decode[T](template))
-	return *s
-}
-
-func decode[X any](o obj) *X {
-	x := new(X)
-	mustRoundTrip(o, x)
-	return x
-}
-
-func bind[C, CL, T, TL, TS, S, A any, M ~string](r *classic.Binding[C, CL, T, TL, TS, S, A, M]) version {
-	return version{
-		typed:                binding[C, CL, T, TL, TS, S, A, M]{r},
-		validateClaim:        func(c obj) field.ErrorList { return r.ValidateResourceClaim(decode[C](c)) },
-		validateClaimUpdate:  func(c, o obj) field.ErrorList { return r.ValidateResourceClaimUpdate(decode[C](c), decode[C](o)) },
-		validateStatusUpdate: func(c, o obj) field.ErrorList { return r.ValidateResourceClaimStatusUpdate(decode[C](c), decode[C](o)) },
-		validateTemplate:     func(t obj) field.ErrorList { return r.ValidateResourceClaimTemplate(decode[T](t)) },
-		validateTemplateUpdate: func(t, o obj) field.ErrorList {
-			return r.ValidateResourceClaimTemplateUpdate(decode[T](t), decode[T](o))
-		},
-		defaultedMode: func(o obj, template bool) string {
-			var s *S
-			if template {
-				t := decode[T](o)
-				r.SetDefaults(t)
-				_, ts := r.Template(t)
-				_, s = r.TemplateSpec(ts)
-			} else {
-				c := decode[C](o)
-				r.SetDefaults(c)
-				_, s, _ = r.Claim(c)
-			}
-			return string(*r.Spec(s).AllocationMode)
-		},
-		warnings: func(c obj) []string { return r.Warnings(decode[C](c)) },
+// defaultedMode is the allocationMode of a claim or template once defaulted.
+func (v version) defaultedMode(o obj, template bool) string {
+	typed, specOf := v.claim(o), spec
+	if template {
+		typed, specOf = v.template(o), func(o obj) obj { return spec(spec(o)) }
 	}
+	v.rules.SetDefaults(typed)
+	var defaulted obj
+	mustRoundTrip(typed, &defaulted)
+	mode, _ := specOf(defaulted)["allocationMode"].(string)
+	return mode
+}
+
+func decodeInto(o obj, into interface{}) interface{} {
+	mustRoundTrip(o, into)
+	return into
 }
 
 var versions = map[string]version{
-	"v1alpha1": bind(v1.Rules),
-	"v1alpha2": bind(v2.Rules),
+	"v1alpha1": {
+		rules:           v1.Rules,
+		newClaim:        func() interface{} { return new(api1.ResourceClaim) },
+		newTemplate:     func() interface{} { return new(api1.ResourceClaimTemplate) },
+		newClaimSpec:    func() interface{} { return new(api1.ResourceClaimSpec) },
+		newTemplateSpec: func() interface{} { return new(api1.ResourceClaimTemplateSpec) },
+		mode:            func(m string) interface{} { return api1.AllocationMode(m) },
+	},
+	"v1alpha2": {
+		rules:           v2.Rules,
+		newClaim:        func() interface{} { return new(api2.ResourceClaim) },
+		newTemplate:     func() interface{} { return new(api2.ResourceClaimTemplate) },
+		newClaimSpec:    func() interface{} { return new(api2.ResourceClaimSpec) },
+		newTemplateSpec: func() interface{} { return new(api2.ResourceClaimTemplateSpec) },
+		mode:            func(m string) interface{} { return api2.AllocationMode(m) },
+	},
 }
 
 // forEachVersion runs test as a subtest per version.

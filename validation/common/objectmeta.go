@@ -31,6 +31,18 @@ func ValidateObjectMetaUpdate(newMeta, oldMeta *metav1.ObjectMeta, fldPath *fiel
 	return Normalize(allErrs)
 }
 
+// ValidateUpdate is the update of a claim or template as upstream's
+// registry strategies validate it: the metadata update rules, the immutable
+// spec, then createErrs, the create rules run again (1.26–1.30
+// ValidateClaimUpdate and ValidateClaimTemplateUpdate run them; the 1.31
+// strategies run ValidateResourceClaim or ValidateResourceClaimTemplate
+// besides the update rules).
+func ValidateUpdate(meta, oldMeta *metav1.ObjectMeta, spec, oldSpec interface{}, createErrs field.ErrorList) field.ErrorList {
+	allErrs := ValidateObjectMetaUpdate(meta, oldMeta, field.NewPath("metadata"))
+	allErrs = append(allErrs, ValidateImmutableField(spec, oldSpec, field.NewPath("spec"))...)
+	return append(allErrs, createErrs...)
+}
+
 // standardFinalizers are the finalizer names that need no domain prefix.
 var standardFinalizers = map[string]bool{
 	"kubernetes":                     true,

@@ -2,5 +2,6 @@
 // ResourceClaim and ResourceClaimTemplate (Kubernetes 1.26,
 // resource.k8s.io/v1alpha1) the way kube-apiserver 1.26.2+ did, with one
 // deliberate difference: status.allocation is immutable once set, as from
-// 1.27 on (1.26 let it change).
+// 1.27 on (1.26 let it change). Only the allocation result's rules are this
+// version's own; the rest are package classic's.
 package v1alpha1

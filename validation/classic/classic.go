@@ -1,0 +1,142 @@
+package classic
+
+import (
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/claimbridge/claimbridge/validation/common"
+)
+
+// Rules are the rules of v1alpha1 or v1alpha2: the shared rules of this
+// package and the version's own rules for an allocation result. They take
+// a *ResourceClaim or *ResourceClaimTemplate of the version.
+type Rules struct {
+	// ValidateAllocation validates the version's non-nil *AllocationResult.
+	ValidateAllocation func(allocation interface{}, fldPath *field.Path) field.ErrorList
+}
+
+// The allocation modes of the v1alpha1 and v1alpha2 claim spec (1.26–1.30).
+const (
+	AllocationModeImmediate            = "Immediate"
+	AllocationModeWaitForFirstConsumer = "WaitForFirstConsumer"
+)
+
+// ImmediateAllocationWarning is the detail of the warning about
+// allocationMode: Immediate: 1.26–1.30 allocate such a claim at once, but
+// claimbridge stores v1alpha3 (1.31), which has no Immediate allocation.
+const ImmediateAllocationWarning = "Immediate allocation does not exist in v1alpha3 (Kubernetes 1.31+); the claim is allocated when a pod needs it"
+
+// ValidateCreate validates a new claim or template (1.26–1.30
+// ValidateClaim, ValidateClaimTemplate): metadata, a template's embedded
+// metadata (labels and annotations only), then the claim spec.
+func (r Rules) ValidateCreate(obj interface{}) field.ErrorList {
+	o, _ := objectOf(obj)
+	allErrs := common.ValidateObjectMeta(o.meta, field.NewPath("metadata"))
+	if o.templateMeta != nil {
+		allErrs = append(allErrs, common.ValidateTemplateObjectMeta(o.templateMeta, field.NewPath("spec", "metadata"))...)
+	}
+	specPath := o.claimSpecPath()
+	allErrs = append(allErrs, common.ValidateDNS1123Subdomain(o.resourceClassName, specPath.Child("resourceClassName"))...)
+	if ref := o.parametersRef; ref != nil {
+		if ref.Kind == "" {
+			allErrs = append(allErrs, field.Required(specPath.Child("parametersRef", "kind"), ""))
+		}
+		if ref.Name == "" {
+			allErrs = append(allErrs, field.Required(specPath.Child("parametersRef", "name"), ""))
+		}
+	}
+	if mode := *o.allocationMode; mode != AllocationModeImmediate && mode != AllocationModeWaitForFirstConsumer {
+		allErrs = append(allErrs, field.NotSupported(specPath.Child("allocationMode"), o.typedAllocationMode(),
+			[]string{AllocationModeImmediate, AllocationModeWaitForFirstConsumer}))
+	}
+	return allErrs
+}
+
+// ValidateUpdate validates an update of the main resource of a claim or
+// template (ValidateClaimUpdate, ValidateClaimTemplateUpdate): metadata
+// update rules, the immutable spec, then every create rule again.
+func (r Rules) ValidateUpdate(obj, oldObj interface{}) field.ErrorList {
+	o, _ := objectOf(obj)
+	old, _ := objectOf(oldObj)
+	return common.ValidateUpdate(o.meta, old.meta, o.spec, old.spec, r.ValidateCreate(obj))
+}
+
+// ValidateStatusUpdate validates a write to a claim's status subresource
+// (ValidateClaimStatusUpdate), plus allocation immutability, which 1.26
+// lacked and claimbridge enforces in every version (docs/validation.md).
+func (r Rules) ValidateStatusUpdate(claim, oldClaim interface{}) field.ErrorList {
+	o, _ := objectOf(claim)
+	old, _ := objectOf(oldClaim)
+	status, oldStatus := o.status, old.status
+	allErrs := common.ValidateObjectMetaUpdate(o.meta, old.meta, field.NewPath("metadata"))
+	fldPath := field.NewPath("status")
+	switch {
+	case status.driverName != "":
+		allErrs = append(allErrs, common.ValidateDriverName(status.driverName, fldPath.Child("driverName"))...)
+	case status.allocation != nil:
+		allErrs = append(allErrs, field.Required(fldPath.Child("driverName"), "must be specified when `allocation` is set"))
+	}
+	if status.allocation != nil {
+		allErrs = append(allErrs, r.ValidateAllocation(status.allocation, fldPath.Child("allocation"))...)
+	}
+	allErrs = append(allErrs, common.ValidateReservedForLegacy(status.view.ReservedFor, fldPath.Child("reservedFor"))...)
+	allErrs = append(allErrs, common.ValidateReservedForInvariants(status.view, oldStatus.view, o.meta.DeletionTimestamp != nil, true, fldPath)...)
+	if status.allocation != nil && oldStatus.allocation != nil {
+		allErrs = append(allErrs, common.ValidateImmutableField(status.allocation, oldStatus.allocation, fldPath.Child("allocation"))...)
+	}
+	allErrs = append(allErrs, common.ValidateDeallocation(status.view, oldStatus.view, fldPath)...)
+	return allErrs
+}
+
+// SetDefaults applies upstream defaulting (SetDefaults_ResourceClaimSpec)
+// to a claim or template: an empty allocationMode becomes
+// WaitForFirstConsumer. Other types are ignored.
+func (r Rules) SetDefaults(obj interface{}) {
+	if o, ok := objectOf(obj); ok && *o.allocationMode == "" {
+		*o.allocationMode = AllocationModeWaitForFirstConsumer
+	}
+}
+
+// Warnings returns admission warnings for a claim or template: what
+// 1.26–1.30 accepted but is likely a mistake or cannot be carried forward
+// to v1alpha3. Other types yield none.
+func (r Rules) Warnings(obj interface{}) []string {
+	o, ok := objectOf(obj)
+	if !ok {
+		return nil
+	}
+	specPath := o.claimSpecPath()
+	var warnings []string
+	if *o.allocationMode == AllocationModeImmediate {
+		warnings = append(warnings, fmt.Sprintf("%s: %s", specPath.Child("allocationMode"), ImmediateAllocationWarning))
+	}
+	if ref := o.parametersRef; ref != nil && ref.APIGroup != "" {
+		if msgs := validation.IsDNS1123Subdomain(ref.APIGroup); len(msgs) > 0 {
+			warnings = append(warnings, fmt.Sprintf("%s: %q is not a valid API group (Kubernetes does not check it): %s",
+				specPath.Child("parametersRef", "apiGroup"), ref.APIGroup, msgs[0]))
+		}
+	}
+	return warnings
+}
+
+// claimSpecPath is the path of the claim spec: spec, or a template's spec.spec.
+func (o object) claimSpecPath() *field.Path {
+	if o.templateMeta != nil {
+		return field.NewPath("spec", "spec")
+	}
+	return field.NewPath("spec")
+}
+
+// Parts returns what the cross-version checks compare of a claim or
+// template: its metadata, typed spec, typed *AllocationResult (nil when
+// unset or for a template) and status.
+func Parts(obj interface{}) (meta *metav1.ObjectMeta, spec, allocation interface{}, statusView common.StatusView) {
+	o, _ := objectOf(obj)
+	if o.status != nil {
+		allocation, statusView = o.status.allocation, o.status.view
+	}
+	return o.meta, o.spec, allocation, statusView
+}
