@@ -18,6 +18,14 @@ type Rules struct {
 	ValidateAllocation func(allocation interface{}, fldPath *field.Path) field.ErrorList
 }
 
+// NewRules returns the rules of the version whose allocation result
+// validateAllocation validates (given a non-nil one).
+func NewRules[A any](validateAllocation func(allocation *A, fldPath *field.Path) field.ErrorList) Rules {
+	return Rules{ValidateAllocation: func(allocation interface{}, fldPath *field.Path) field.ErrorList {
+		return validateAllocation(allocation.(*A), fldPath)
+	}}
+}
+
 // The allocation modes of the v1alpha1 and v1alpha2 claim spec (1.26–1.30).
 const (
 	AllocationModeImmediate            = "Immediate"

@@ -16,24 +16,18 @@ const OmittedValue = "<value omitted>"
 // and the detail "may not be longer than <max>". apimachinery 0.36 replaced
 // both the value and the wording, so the error is built by hand.
 func TooLongMaxLength(fldPath *field.Path, value interface{}, maxLength int) *field.Error {
-	return &field.Error{
-		Type:     field.ErrorTypeTooLong,
-		Field:    fldPath.String(),
-		BadValue: value,
-		Detail:   fmt.Sprintf("may not be longer than %d", maxLength),
-	}
+	return tooLong(fldPath, value, fmt.Sprintf("may not be longer than %d", maxLength))
 }
 
 // TooLongBytes reproduces field.TooLong of apimachinery 0.26–0.31:
 // FieldValueTooLong with the value and the detail "must have at most <max>
 // bytes". Upstream uses it for driver names.
 func TooLongBytes(fldPath *field.Path, value interface{}, maxLength int) *field.Error {
-	return &field.Error{
-		Type:     field.ErrorTypeTooLong,
-		Field:    fldPath.String(),
-		BadValue: value,
-		Detail:   fmt.Sprintf("must have at most %d bytes", maxLength),
-	}
+	return tooLong(fldPath, value, fmt.Sprintf("must have at most %d bytes", maxLength))
+}
+
+func tooLong(fldPath *field.Path, value interface{}, detail string) *field.Error {
+	return &field.Error{Type: field.ErrorTypeTooLong, Field: fldPath.String(), BadValue: value, Detail: detail}
 }
 
 // Normalize clears the bookkeeping fields that apimachinery 0.33+ attaches

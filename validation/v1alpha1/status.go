@@ -4,15 +4,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	api "github.com/claimbridge/claimbridge/api/v1alpha1"
-	"github.com/claimbridge/claimbridge/validation/classic"
 	"github.com/claimbridge/claimbridge/validation/common"
 )
-
-// Rules are the rules v1alpha1 shares with v1alpha2 (package classic), with
-// this version's own rules for the allocation result.
-var Rules = classic.Rules{ValidateAllocation: func(allocation interface{}, fldPath *field.Path) field.ErrorList {
-	return validateAllocationResult(allocation.(*api.AllocationResult), fldPath)
-}}
 
 // validateAllocationResult validates a non-nil allocation result.
 func validateAllocationResult(allocation *api.AllocationResult, fldPath *field.Path) field.ErrorList {

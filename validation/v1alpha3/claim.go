@@ -3,6 +3,7 @@ package v1alpha3
 import (
 	"fmt"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -13,23 +14,44 @@ import (
 // ValidateResourceClaim validates a new claim (1.31 ValidateResourceClaim).
 // CEL selectors are compiled in the environment for new expressions.
 func ValidateResourceClaim(claim *api.ResourceClaim) field.ErrorList {
-	allErrs := common.ValidateObjectMeta(&claim.ObjectMeta, field.NewPath("metadata"))
-	allErrs = append(allErrs, validateResourceClaimSpec(&claim.Spec, field.NewPath("spec"), false)...)
-	return allErrs
+	return validateObject(&claim.ObjectMeta, nil, &claim.Spec, false)
+}
+
+// ValidateResourceClaimTemplate validates a new template (1.31).
+func ValidateResourceClaimTemplate(template *api.ResourceClaimTemplate) field.ErrorList {
+	return validateObject(&template.ObjectMeta, &template.Spec.ObjectMeta, &template.Spec.Spec, false)
 }
 
 // ValidateResourceClaimUpdate validates an update of the main resource as
-// the 1.31 registry strategy does: ValidateResourceClaim (the create rules,
-// metadata included) and ValidateResourceClaimUpdate (metadata update rules,
-// the immutable spec, the spec rules again), in the order of 1.26/1.30's
+// the 1.31 registry strategy does (ValidateResourceClaim, then
+// ValidateResourceClaimUpdate), in the order of 1.26/1.30's
 // ValidateClaimUpdate: metadata update rules, the immutable spec, then the
-// create rules, whose spec findings are reported once, with CEL in the
-// stored-expressions environment (the spec is immutable, so its
-// expressions have been stored).
-func ValidateResourceClaimUpdate(claim, oldClaim *api.ResourceClaim) field.ErrorList {
-	createErrs := common.ValidateObjectMeta(&claim.ObjectMeta, field.NewPath("metadata"))
-	createErrs = append(createErrs, validateResourceClaimSpec(&claim.Spec, field.NewPath("spec"), true)...)
-	return common.ValidateUpdate(&claim.ObjectMeta, &oldClaim.ObjectMeta, claim.Spec, oldClaim.Spec, createErrs)
+// create rules, metadata included, whose spec findings are reported once,
+// with CEL in the stored-expressions environment (the spec is immutable, so
+// its expressions have been stored).
+func ValidateResourceClaimUpdate(claim, old *api.ResourceClaim) field.ErrorList {
+	createErrs := validateObject(&claim.ObjectMeta, nil, &claim.Spec, true)
+	return common.ValidateUpdate(&claim.ObjectMeta, &old.ObjectMeta, claim.Spec, old.Spec, createErrs)
+}
+
+// ValidateResourceClaimTemplateUpdate validates a template update as
+// ValidateResourceClaimUpdate validates a claim's.
+func ValidateResourceClaimTemplateUpdate(template, old *api.ResourceClaimTemplate) field.ErrorList {
+	createErrs := validateObject(&template.ObjectMeta, &template.Spec.ObjectMeta, &template.Spec.Spec, true)
+	return common.ValidateUpdate(&template.ObjectMeta, &old.ObjectMeta, template.Spec, old.Spec, createErrs)
+}
+
+// validateObject checks a claim's or template's metadata, a template's
+// embedded metadata (labels and annotations only; nil for a claim) and the
+// claim spec (a template's spec.spec).
+func validateObject(meta, templateMeta *metav1.ObjectMeta, spec *api.ResourceClaimSpec, stored bool) field.ErrorList {
+	allErrs := common.ValidateObjectMeta(meta, field.NewPath("metadata"))
+	specPath := field.NewPath("spec")
+	if templateMeta != nil {
+		allErrs = append(allErrs, common.ValidateTemplateObjectMeta(templateMeta, specPath.Child("metadata"))...)
+		specPath = specPath.Child("spec")
+	}
+	return append(allErrs, validateResourceClaimSpec(spec, specPath, stored)...)
 }
 
 func validateResourceClaimSpec(spec *api.ResourceClaimSpec, fldPath *field.Path, stored bool) field.ErrorList {
