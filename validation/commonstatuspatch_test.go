@@ -65,7 +65,7 @@ func TestShortcutsWithRestorePatchOnCommonStatus(t *testing.T) {
 // annotation is not another version's.
 func TestRestoreStatusOps(t *testing.T) {
 	requireConversion(t)
-	tgt := target{group: GroupClaimbridge, version: "v1alpha3", kind: KindResourceClaim}
+	tgt := objectType{group: GroupClaimbridge, version: "v1alpha3", kind: KindResourceClaim}
 	for name, sc := range map[string]struct {
 		version, path string
 		common, facts bool

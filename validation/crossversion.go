@@ -14,34 +14,29 @@ import (
 	"github.com/claimbridge/claimbridge/validation/common"
 )
 
-// StorageVersion is the version claimbridge stores; every other version is a view of it.
+// StorageVersion is the version claimbridge stores; the other versions are
+// conversions of it.
 const StorageVersion = "v1alpha3"
 
 // convert is conversion.Convert; a variable only so that the dependency is
 // visible in one place.
 var convert = conversion.Convert
 
-// One object, one set of invariants: an update that arrives in version X is
-// also looked at through every other version Y (old and new converted to
-// Y), so that a rule protecting the stored object holds whichever version
-// the client speaks:
+// otherVersionUpdateErrors checks an update that arrives in version X as
+// every other version Y sees it (old and new converted to Y), so that a rule
+// protecting the stored object holds whichever version the client speaks:
 //
-//   - main update: the spec of every view is unchanged (X may not be able to
-//     show all of it: what it cannot hold lives in the
-//     claimbridge.dev/restore-* annotations), and so is its status (the
-//     apiserver keeps the stored status; edited annotations could otherwise
-//     write another version's status without the status subresource);
+//   - main update: the spec and the status look unchanged in every version
+//     (what X cannot hold lives in the restore annotations, which the client
+//     could edit);
 //   - status update: a set allocation is unchanged in the stored v1alpha3
-//     form (X itself checks its own view); the
-//     reservedFor, deletion and deallocation rules hold in every view; a
-//     claim whose v1alpha1/v1alpha2 view was allocated as not shareable keeps
-//     at most one consumer, even when updated through v1alpha3.
+//     form; the reservedFor, deletion and deallocation rules hold in every
+//     version, and a claim allocated as not shareable in v1alpha1/v1alpha2
+//     keeps at most one consumer even when updated through v1alpha3.
 //
-// Findings that X already reported are not repeated.
-
-// crossVersionErrors returns the findings of the other versions' views.
-// deriveOld is crossViews'; maxDepth is Request.MaxViewDepth.
-func crossVersionErrors(t target, subResource string, deriveOld bool, newObj, oldObj map[string]interface{}, reported field.ErrorList, maxDepth int) field.ErrorList {
+// Findings X already reported are not repeated. deriveOld is
+// convertToOtherVersions'; maxDepth is Request.MaxViewDepth.
+func otherVersionUpdateErrors(t objectType, subResource string, deriveOld bool, newObj, oldObj map[string]interface{}, reported field.ErrorList, maxDepth int) field.ErrorList {
 	var allErrs field.ErrorList
 	add := func(errs ...*field.Error) {
 		for _, e := range errs {
@@ -52,26 +47,22 @@ func crossVersionErrors(t target, subResource string, deriveOld bool, newObj, ol
 	}
 	annotationsPath := field.NewPath("metadata", "annotations")
 	statusPath := field.NewPath("status")
-	all := crossViews(t, subResource == "status", deriveOld, newObj, oldObj)
+	all := convertToOtherVersions(t, subResource == "status", deriveOld, newObj, oldObj)
 	statusChanged := false // in some view, on a main update
 	hint := ""
 	if subResource == "" {
 		hint = restoreAnnotationsHint(newObj, oldObj)
 	}
 	for _, version := range versions {
-		if version == t.version || all[version].sameAs != "" {
+		if version == t.version || all[version].coveredBy != "" {
 			continue
 		}
-		newView, oldView, err := all[version].newView, all[version].oldView, all[version].err
+		newParts, oldParts, err := all[version].newParts, all[version].oldParts, all[version].err
 		switch {
 		case err != nil && version == StorageVersion:
 			return append(allErrs, field.InternalError(annotationsPath, err))
 		case err != nil && newlyUnreadable(newObj, oldObj, version):
-			// What this version cannot hold no longer fits the annotations
-			// (the client's own annotations or spec on a main update, the
-			// allocation on a status write: e.g. 32 handles of 16 KiB as
-			// v1alpha1): every read through it would fail, and every list
-			// and watch through it, for every client (unreadable).
+			// The write makes the object unreadable through this version.
 			path := annotationsPath
 			if subResource == "status" {
 				path = statusPath
@@ -79,95 +70,79 @@ func crossVersionErrors(t target, subResource string, deriveOld bool, newObj, ol
 			add(unreadable(path, version, err))
 			continue
 		case err != nil:
-			// An object that could not be shown in this version before
-			// the write either has no view to protect here; reads in that
-			// version fail with conversion's own message.
+			// Unreadable before the write too: nothing to protect here.
 			continue
 		}
 		if subResource == "" {
-			// The restore annotations may nest a view deeper than the
-			// conversion webhook returns (tooDeep; without them no view
-			// nests deeper than the object); one already so before the
-			// write is not refused for it.
 			if maxDepth > 0 && api.HasRestoreAnnotation(newObj) && nestsDeeper(all[version].newObj, maxDepth) && !nestsDeeper(all[version].oldObj, maxDepth) {
 				add(tooDeep(newObj, version, maxDepth))
 			}
-			// They may also add fields the version does not have, which its
-			// typed view below does not see; a create is refused for them
-			// (createViewErrors), and so is an update that adds them.
+			// Restore annotations may add fields the version does not have.
 			if api.HasRestoreAnnotation(newObj) {
 				add(addedUnknownFields(t.kind, version, all[version])...)
 			}
 			// Only metadata can hide a change that X does not show.
-			if !apiequality.Semantic.DeepEqual(newView.spec, oldView.spec) && !reportedAt(field.ErrorTypeInvalid, "spec", reported) {
+			if !apiequality.Semantic.DeepEqual(newParts.spec, oldParts.spec) && !reportedAt(field.ErrorTypeInvalid, "spec", reported) {
 				add(field.Invalid(annotationsPath, common.OmittedValue,
 					fmt.Sprintf("%s: the update changes the spec as seen through %s%s", common.FieldImmutableErrorMsg, version, hint)))
 			}
 			switch {
-			case allocationChanged(newView, oldView):
+			case allocationChanged(newParts, oldParts):
 				statusChanged = true
 				if !reportedAt(field.ErrorTypeInvalid, "status.allocation", reported) {
 					add(field.Invalid(annotationsPath, common.OmittedValue,
 						fmt.Sprintf("%s: the update changes status.allocation as seen through %s%s", common.FieldImmutableErrorMsg, version, hint)))
 				}
-			case !apiequality.Semantic.DeepEqual(newView.rawStatus, oldView.rawStatus):
-				// The apiserver keeps the stored status on a main update
-				// (prepareForUpdate), so only the restore annotations can
-				// change a view's status here: an allocation set or
-				// cleared, consumers or a deallocation request added or
-				// hidden, written without the status subresource.
+			case !apiequality.Semantic.DeepEqual(newParts.rawStatus, oldParts.rawStatus):
+				// The apiserver keeps the stored status on a main update,
+				// so only the restore annotations can change it here.
 				statusChanged = true
 				add(field.Forbidden(annotationsPath,
 					fmt.Sprintf("the update changes status as seen through %s: status is written through the status subresource%s", version, hint)))
 			}
 			continue
 		}
-		// On a status write only the stored (v1alpha3) form is compared: a
-		// v1alpha1/v1alpha2 view of a changed status drops the restore data
-		// of the old status (shareable, handle data) by design, which is no
-		// change of the stored allocation.
-		if version == StorageVersion && allocationChanged(newView, oldView) && !reportedAt(field.ErrorTypeInvalid, "status.allocation", reported) {
+		// On a status write only the stored (v1alpha3) allocation is
+		// compared: the older versions drop the old status's restore data
+		// by design.
+		if version == StorageVersion && allocationChanged(newParts, oldParts) && !reportedAt(field.ErrorTypeInvalid, "status.allocation", reported) {
 			add(field.Invalid(statusPath.Child("allocation"), common.OmittedValue,
 				fmt.Sprintf("%s: the update changes the allocation as seen through %s", common.FieldImmutableErrorMsg, version)))
 		}
-		if version == StorageVersion && newView.allocation != nil && oldView.allocation == nil && len(reported) == 0 {
-			// (A write its own version's rules refuse gets their findings
-			// alone, as upstream's.)
+		if version == StorageVersion && newParts.allocation != nil && oldParts.allocation == nil && len(reported) == 0 {
 			add(storageStatusErrors(t.kind, all[version])...)
 		}
 		shareableRule := version != StorageVersion
-		deleted := newView.meta.DeletionTimestamp != nil
-		reservationErrs := common.ValidateReservedForInvariants(newView.status, oldView.status, deleted, shareableRule, statusPath)
+		deleted := newParts.meta.DeletionTimestamp != nil
+		reservationErrs := common.ValidateReservedForInvariants(newParts.status, oldParts.status, deleted, shareableRule, statusPath)
 		// Upstream checks shareable only while the claim is allocated;
 		// without an allocation its reservations are refused anyway.
-		if shareableRule && newView.status.Allocated && oldView.status.NotShareable && len(newView.status.ReservedFor) > 1 {
+		if shareableRule && newParts.status.Allocated && oldParts.status.NotShareable && len(newParts.status.ReservedFor) > 1 {
 			reservationErrs = append(reservationErrs, field.Forbidden(statusPath.Child("reservedFor"), notShareableMsg))
 		}
 		if t.version == StorageVersion {
 			explainNotShareable(reservationErrs) // a v1alpha3 client sees no shareable field
 		}
 		add(reservationErrs...)
-		add(common.ValidateDeallocation(newView.status, oldView.status, statusPath)...)
+		add(common.ValidateDeallocation(newParts.status, oldParts.status, statusPath)...)
 	}
 	if subResource == "" && !statusChanged && t.kind == KindResourceClaim {
 		// Status data that changes no view today may change one later.
-		add(pendingStatusErrors(t, newObj, oldObj)...)
+		add(statusRestoreDataErrors(t, newObj, oldObj)...)
 	}
-	return mergeSeenThrough(allErrs)
+	return mergeAcrossVersions(allErrs)
 }
 
-// storageStatusErrors are the storage version's own rules on the
-// allocation a v1alpha1 or v1alpha2 status write sets, as stored: what those
-// versions let a driver write (a device name with a dot, 40 results in one
-// handle, a result for a claim whose v1alpha3 spec has no request) can break
-// a v1alpha3 rule, which every 1.31 consumer of the stored claim relies on,
-// and which a write through v1alpha3 could not break. Each is reported at
-// status.allocation with the storage version's path and message.
-func storageStatusErrors(kind string, pair viewPair) field.ErrorList {
+// storageStatusErrors are the storage version's rules on the allocation a
+// v1alpha1 or v1alpha2 status write sets, as stored: those versions let a
+// driver write what v1alpha3 refuses (a device name with a dot, 40 results
+// in one handle), which every 1.31 consumer of the stored claim relies on.
+// Each is reported at status.allocation.
+func storageStatusErrors(kind string, pair convertedPair) field.ErrorList {
 	if pair.newObj == nil || pair.oldObj == nil {
 		return nil
 	}
-	result, err := shapes[StorageVersion].run(kind, Update, "status", pair.newObj, pair.oldObj)
+	result, err := rulesFor[StorageVersion].run(kind, Update, "status", pair.newObj, pair.oldObj)
 	if err != nil {
 		return nil // the stored form does not decode: conversion's errors say so
 	}
@@ -186,17 +161,15 @@ func storageStatusErrors(kind string, pair viewPair) field.ErrorList {
 // allocation that is not shareable.
 const notShareableMsg = "may not be reserved more than once"
 
-// notShareableWhy ends notShareableMsg when the view of another version than
-// the written one refuses (the same words whichever older view it is, so
-// that every way to the verdict gives the same error).
+// notShareableWhy ends notShareableMsg when another version than the
+// written one refuses, in the same words whichever.
 var notShareableWhy = fmt.Sprintf(": the allocation is not shareable as seen through %s and %s (status.allocation.shareable: false, "+
 	"kept in the %s* annotations for the 1.26-1.30 driver that allocated it), whose consumers allow it one consumer only",
 	api.V1alpha1, api.V1alpha2, api.RestoreAnnotationPrefix)
 
 // explainNotShareable says, in the refusals of a second consumer that an
-// older version's view gives a v1alpha3 write, where the rule comes from:
-// v1alpha3 has no shareable field. (A v1alpha1 or v1alpha2 write is refused
-// in its own version's words, as upstream.)
+// older version gives a v1alpha3 write, where the rule comes from: v1alpha3
+// has no shareable field.
 func explainNotShareable(errs field.ErrorList) {
 	for _, e := range errs {
 		if e.Type == field.ErrorTypeForbidden && e.Detail == notShareableMsg {
@@ -215,9 +188,9 @@ func newlyUnreadable(newObj, oldObj map[string]interface{}, version string) bool
 	return err == nil
 }
 
-func allocationChanged(newView, oldView objectView) bool {
-	return newView.allocation != nil && oldView.allocation != nil &&
-		!apiequality.Semantic.DeepEqual(newView.allocation, oldView.allocation)
+func allocationChanged(newParts, oldParts comparedParts) bool {
+	return newParts.allocation != nil && oldParts.allocation != nil &&
+		!apiequality.Semantic.DeepEqual(newParts.allocation, oldParts.allocation)
 }
 
 // alreadyReported: same type, path and detail (the value may differ between views).
@@ -239,19 +212,12 @@ func reportedAt(errType field.ErrorType, path string, errs field.ErrorList) bool
 	return false
 }
 
-// restoreAnnotationsHint is said after a main update's cross-version
-// findings when the update's restore annotations are not the old object's:
-// most often a client that wrote an object it built itself (`kubectl
-// replace -f` of the original manifest) rather than one it read, whose
-// older shape alone no longer says what the stored object holds.
-//
-// A server-side apply by a field manager that applied through another
-// version before is told apart: kube-apiserver removes the fields the
-// manager applied then and does not apply now (structured-merge-diff's
-// prune, through the former version's view), among them what the new
-// version cannot show and the restore annotations held, so that the
-// manager's new manifest, whatever it says, changes the spec the former
-// one wrote.
+// restoreAnnotationsHint ends a main update's cross-version findings when
+// the update's restore annotations are not the old object's: most often a
+// client that wrote an object it built itself (`kubectl replace -f`) rather
+// than one it read. A server-side apply that switched versions is told
+// apart: kube-apiserver then prunes the fields the manager applied through
+// the former version, among them what the restore annotations held.
 func restoreAnnotationsHint(newObj, oldObj map[string]interface{}) string {
 	if apiequality.Semantic.DeepEqual(restoreAnnotations(newObj), restoreAnnotations(oldObj)) {
 		return ""
@@ -267,9 +233,8 @@ func restoreAnnotationsHint(newObj, oldObj map[string]interface{}) string {
 }
 
 // applyVersionSwitch reports the field manager whose server-side apply of
-// the main resource newObj is, when its former apply (in oldObj's
-// managedFields) was through another version of the group: the manager and
-// both versions.
+// the main resource went through another version of the group before (in
+// oldObj's managedFields), and both versions.
 func applyVersionSwitch(newObj, oldObj map[string]interface{}) (manager, from, to string, ok bool) {
 	applies := func(obj map[string]interface{}) map[string]string {
 		meta, _ := obj["metadata"].(map[string]interface{})
@@ -311,4 +276,25 @@ func restoreAnnotations(obj map[string]interface{}) map[string]interface{} {
 		}
 	}
 	return out
+}
+
+// addedUnknownFields are the findings for the fields of version's view of
+// an update's new object that version's type does not have and its view of
+// the old object did not have: only restore data can put them there
+// (conversion writes nothing else a version lacks), a client's own, which
+// the apiserver would drop when it reads the object through version. Each
+// is named at the restore annotation of version, as a create's are.
+func addedUnknownFields(kind, version string, pair convertedPair) field.ErrorList {
+	if pair.newObj == nil {
+		return nil
+	}
+	added, err := rulesFor[version].unknownFields(kind, pair.newObj)
+	if err != nil || len(added) == 0 {
+		return nil // a view that does not decode is the other checks' to report
+	}
+	var had field.ErrorList
+	if pair.oldObj != nil {
+		had, _ = rulesFor[version].unknownFields(kind, pair.oldObj)
+	}
+	return restoreAnnotationErrors(field.NewPath("metadata", "annotations").Key(conversion.RestoreAnnotation(version)), version, added, had)
 }

@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	sigsjson "sigs.k8s.io/json"
 
-	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 )
 
@@ -28,10 +27,9 @@ func decode(obj map[string]interface{}, into interface{}, strict bool) (field.Er
 }
 
 // decodeError says where obj, which failed to decode with err, is
-// malformed: the path with its list indices and the JSON types, as
-// conversion names them (spec.devices.requests[1].count must be a number,
-// not a string), rather than encoding/json's Go field and type names
-// without indices. err itself when the shape check finds nothing.
+// malformed, with list indices and JSON types as conversion names them
+// (spec.devices.requests[1].count must be a number, not a string); err
+// itself when neither check finds the place.
 func decodeError(obj map[string]interface{}, into interface{}, err error) error {
 	if err == nil {
 		return nil
@@ -48,24 +46,14 @@ func decodeError(obj map[string]interface{}, into interface{}, err error) error 
 	return err
 }
 
-// encodeTree encodes a JSON tree: json.Marshal without HTML escaping (which
-// does not matter to a decoder, but makes the encoding longer).
-func encodeTree(obj map[string]interface{}) ([]byte, error) {
-	data, err := marshalNoEscape(obj)
-	if err != nil {
-		return nil, fmt.Errorf("encoding object: %w", err)
-	}
-	return data, nil
-}
-
-// marshalNoEscape is json.Marshal without HTML escaping of <, > and &: a
-// json.Encoder with SetEscapeHTML(false), without the newline it ends with.
-func marshalNoEscape(v interface{}) ([]byte, error) {
+// encodeTree encodes a JSON tree as json.Marshal does but without HTML
+// escaping of <, > and &, which only makes the encoding longer.
+func encodeTree(v interface{}) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("encoding object: %w", err)
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
@@ -105,6 +93,3 @@ func DecodeStrict(data []byte, into interface{}) (field.ErrorList, error) {
 	}
 	return unknown, nil
 }
-
-// deepCopyJSON copies a JSON tree (see api.DeepCopyJSON).
-func deepCopyJSON(obj map[string]interface{}) map[string]interface{} { return api.DeepCopyJSON(obj) }

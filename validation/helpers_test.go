@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/claimbridge/claimbridge/api"
 	apiv1 "github.com/claimbridge/claimbridge/api/v1alpha1"
 )
 
@@ -44,3 +45,5 @@ func annotate(o map[string]interface{}, key, value string) map[string]interface{
 	ann[key] = value
 	return o
 }
+
+func deepCopyJSON(obj map[string]interface{}) map[string]interface{} { return api.DeepCopyJSON(obj) }

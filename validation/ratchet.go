@@ -1,6 +1,7 @@
 package validation
 
 import (
+	"maps"
 	"slices"
 	"strings"
 
@@ -9,23 +10,13 @@ import (
 )
 
 // withoutUnchangedAllocationErrors drops, on a status write that leaves the
-// allocation as it was, the findings inside the allocation.
-//
-// Upstream validates the allocation on every status write, but no release
-// could store one its rules reject, so the findings only ever concerned the
-// write that set it. Here an allocation written through one version is
-// shown through the others, where it may break a rule the writer's version
-// does not have: a v1alpha3 allocation whose opaque configuration exceeds
-// 16 KiB becomes a v1alpha1 resourceHandle or a v1alpha2 handle's data of
-// that size. Reported on every later status write, such a finding would
-// keep a 1.26–1.30 client from ever removing its reservation or requesting
-// deallocation, for an allocation it did not write and may not change.
-//
-// A missing status.driverName goes with the allocation too: in the
-// v1alpha1/v1alpha2 views the driver is derived from the stored allocation's
-// results, and a v1alpha3 allocation without results (a claim without
-// requests) has none, which "must be specified when allocation is set" would
-// otherwise report on every reservation change.
+// allocation as it was, the findings inside the allocation, and a missing
+// driverName when neither object has one. No release could store an
+// allocation its rules reject, so upstream's findings only ever concerned
+// the write that set it; here an allocation written through one version may
+// break a rule of another (a v1alpha3 opaque config over 16 KiB is a v1alpha1
+// resourceHandle of that size), and reporting it on every later status write
+// would keep an older client from ever changing its reservations.
 func withoutUnchangedAllocationErrors(errs field.ErrorList, newObj, oldObj map[string]interface{}) field.ErrorList {
 	if len(errs) == 0 || !apiequality.Semantic.DeepEqual(allocationOf(newObj), allocationOf(oldObj)) {
 		return errs
@@ -52,38 +43,19 @@ func templateMetadata(obj map[string]interface{}) interface{} {
 	return spec["metadata"]
 }
 
-// withoutTemplateMetadata returns a template without its spec.metadata (a
-// copy of the containers on the way), for validating a main update that
-// leaves spec.metadata as it was: neither decoded nor validated again.
-//
-// The CRD's schema of a template's spec.metadata has every field of
-// ObjectMeta, so that the webhook can refuse them on create as upstream
-// does ("cannot be set"); the schema of earlier builds pruned all but five,
-// and builds of this session's first commits stored any value there. A
-// template stored with such a field while the webhook was not called
-// (failurePolicy Ignore, the webhook configuration deleted), or with a value
-// the schema's date-time check accepts and metav1.Time does not parse
-// ("2024-01-01t00:00:00z"), would otherwise be refused on every later
-// update, its finalizers included, since the template spec is immutable:
-// its deletion would hang. Upstream could never store one.
+// withoutTemplateMetadata returns a template without its spec.metadata,
+// for a main update that leaves it as it was: it is then neither decoded nor
+// validated again. Earlier builds could store values there that the create
+// rules refuse (fields beyond labels and annotations, a date-time metav1.Time
+// does not parse); refusing them on every update of the immutable spec would
+// refuse even the removal of the template's finalizers.
 func withoutTemplateMetadata(obj map[string]interface{}) map[string]interface{} {
 	spec, isMap := obj["spec"].(map[string]interface{})
-	if !isMap {
+	if _, has := spec["metadata"]; !isMap || !has {
 		return obj
 	}
-	if _, has := spec["metadata"]; !has {
-		return obj
-	}
-	out := make(map[string]interface{}, len(obj))
-	for k, v := range obj {
-		out[k] = v
-	}
-	specOut := make(map[string]interface{}, len(spec))
-	for k, v := range spec {
-		if k != "metadata" {
-			specOut[k] = v
-		}
-	}
+	out, specOut := maps.Clone(obj), maps.Clone(spec)
+	delete(specOut, "metadata")
 	out["spec"] = specOut
 	return out
 }
@@ -95,21 +67,13 @@ func noString(v interface{}) bool {
 }
 
 // withoutStoredSpecErrors drops, on a main update through v1alpha1 or
-// v1alpha2 that leaves the spec as it was, the findings inside the spec
-// when that spec is shown from a stored (v1alpha3) spec that is valid there
-// and nothing else: no restore data of an older version contributes to it.
-//
-// Upstream re-runs its create rules on every update, but no release could
-// store a spec its rules reject. Here a spec written through v1alpha3 is
-// shown through the older versions, where it may break a rule v1alpha3 does
-// not have: a claim without requests, valid in 1.31, has a v1alpha1/v1alpha2
-// view without a resourceClassName. The spec is immutable, so a finding
-// there would keep every 1.26–1.30 client from ever labelling the claim or
-// removing its finalizer (its deletion would hang) for a spec it did not
-// write and may not change. A spec that is invalid in v1alpha3 as well, or
-// that an older version wrote (its restore data shows fields v1alpha3 does
-// not validate, such as a parametersRef), is reported as upstream reports it.
-func withoutStoredSpecErrors(t target, errs field.ErrorList, newObj, oldObj map[string]interface{}) field.ErrorList {
+// v1alpha2 that leaves the spec as it was, the findings inside the spec when
+// that spec is derived from a stored v1alpha3 spec that is valid there, with
+// no older version's restore data. A claim without requests, valid in 1.31,
+// has no resourceClassName in v1alpha1 and v1alpha2; since the spec is
+// immutable, reporting it would keep their clients from ever labelling the
+// claim or removing its finalizers.
+func withoutStoredSpecErrors(t objectType, errs field.ErrorList, newObj, oldObj map[string]interface{}) field.ErrorList {
 	if t.version == StorageVersion || !slices.ContainsFunc(errs, insideSpec) || !sameSpec(t, newObj, oldObj) {
 		return errs
 	}
@@ -122,7 +86,7 @@ func withoutStoredSpecErrors(t target, errs field.ErrorList, newObj, oldObj map[
 	if err != nil || !apiequality.Semantic.DeepEqual(derived["spec"], oldObj["spec"]) {
 		return errs
 	}
-	result, err := shapes[StorageVersion].run(t.kind, Update, "", stored, stored)
+	result, err := rulesFor[StorageVersion].run(t.kind, Update, "", stored, stored)
 	if err != nil || slices.ContainsFunc(result.errs, insideSpec) {
 		return errs
 	}
@@ -131,16 +95,13 @@ func withoutStoredSpecErrors(t target, errs field.ErrorList, newObj, oldObj map[
 
 // sameSpec reports whether a and b, objects of t's version and kind, have
 // the same spec once defaulted, as kube-apiserver compares an update with the
-// stored object (which it defaults on decoding): the CRD and the defaulting
-// webhook default a write, and the view it replaces may lack the defaults
-// (one written by an older build, or with restore data that records their
-// absence).
-func sameSpec(t target, a, b map[string]interface{}) bool {
+// stored object.
+func sameSpec(t objectType, a, b map[string]interface{}) bool {
 	if apiequality.Semantic.DeepEqual(a["spec"], b["spec"]) {
 		return true
 	}
-	va, errA := shapes[t.version].view(t.kind, a)
-	vb, errB := shapes[t.version].view(t.kind, b)
+	va, errA := rulesFor[t.version].decodeParts(t.kind, a)
+	vb, errB := rulesFor[t.version].decodeParts(t.kind, b)
 	return errA == nil && errB == nil && apiequality.Semantic.DeepEqual(va.spec, vb.spec)
 }
 

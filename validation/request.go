@@ -32,10 +32,7 @@ const (
 	KindResourceClaimTemplate = api.KindTemplate
 )
 
-// Versions lists the shapes, oldest first: the served versions.
-var Versions = slices.Clone(api.ServedVersions) // a copy: changing it changes nothing else
-
-// versions is what the package itself uses.
+// versions are the served versions, oldest first.
 var versions = slices.Clone(api.ServedVersions)
 
 // Request is one write to validate.
@@ -45,25 +42,17 @@ type Request struct {
 	// SubResource is "" for the main resource or "status".
 	SubResource string
 	// Object is the new object as a JSON tree: what encoding/json decodes
-	// into an interface{} (map[string]interface{}, []interface{}, string,
-	// bool, nil; numbers may be json.Number, int64 or float64). Other Go
-	// types (a map[string]string of labels, a typed constant) are not JSON
-	// types: conversion refuses them as malformed. Turn a typed object into
-	// such a tree with conversion.ToTree, which also sets apiVersion and kind
-	// from its Go type where its TypeMeta is empty (as in objects read
-	// through a client), or with runtime.DefaultUnstructuredConverter's
-	// ToUnstructured after setting them (ExampleValidate).
+	// into an interface{} (numbers may be json.Number, int64 or float64);
+	// other Go types are refused as malformed. conversion.ToTree turns a
+	// typed object into one, setting apiVersion and kind (ExampleValidate).
 	Object map[string]interface{}
 	// OldObject is the stored object, required for Update. When its version
 	// differs from Object's, it is converted to Object's version first.
 	OldObject map[string]interface{}
 	// MaxViewDepth, if positive, is how deep (arrays and objects) the
-	// object may nest as seen through every version: the conversion webhook
-	// returns no deeper object (its --max-json-depth less the levels of a
-	// ConversionReview), so one that would be is not readable through that
-	// version. A create or main update whose restore annotations make it
-	// so is refused (docs/validation.md). 0: no limit (claimbridge
-	// validate, which converts nothing through a webhook).
+	// object may nest once converted to any version: the conversion webhook
+	// returns no deeper object. A create or main update whose restore
+	// annotations make it deeper is refused. 0: no limit.
 	MaxViewDepth int
 }
 
@@ -80,34 +69,34 @@ type Response struct {
 	Warnings []string
 }
 
-// target is what apiVersion and kind of an object say.
-type target struct {
+// objectType is what apiVersion and kind of an object say.
+type objectType struct {
 	group, version, kind string
 }
 
-func parseTarget(obj map[string]interface{}) (target, error) {
+func parseObjectType(obj map[string]interface{}) (objectType, error) {
 	if obj == nil {
-		return target{}, fmt.Errorf("no object")
+		return objectType{}, fmt.Errorf("no object")
 	}
 	apiVersion, group, version, kind, found := api.TypeOf(obj)
 	if !found || apiVersion == "" {
-		return target{}, fmt.Errorf("apiVersion %q is not <group>/<version>", apiVersion)
+		return objectType{}, fmt.Errorf("apiVersion %q is not <group>/<version>", apiVersion)
 	}
 	if !api.IsGroup(group) {
-		return target{}, fmt.Errorf("unsupported group %q: want %s or %s", group, api.Group, api.UpstreamGroup)
+		return objectType{}, fmt.Errorf("unsupported group %q: want %s or %s", group, api.Group, api.UpstreamGroup)
 	}
 	if !api.IsServed(version) {
-		return target{}, fmt.Errorf("unsupported version %q: want one of %s", version, strings.Join(api.ServedVersions, ", "))
+		return objectType{}, fmt.Errorf("unsupported version %q: want one of %s", version, strings.Join(api.ServedVersions, ", "))
 	}
 	if !api.IsKind(kind) {
-		return target{}, fmt.Errorf("unsupported kind %q: want %s or %s", kind, api.KindClaim, api.KindTemplate)
+		return objectType{}, fmt.Errorf("unsupported kind %q: want %s or %s", kind, api.KindClaim, api.KindTemplate)
 	}
-	return target{group: group, version: version, kind: kind}, nil
+	return objectType{group: group, version: version, kind: kind}, nil
 }
 
 // IsSupported reports whether obj is a kind Validate handles (any supported
 // group, version and kind), so that callers can skip other objects.
 func IsSupported(obj map[string]interface{}) bool {
-	_, err := parseTarget(obj)
+	_, err := parseObjectType(obj)
 	return err == nil
 }

@@ -213,7 +213,7 @@ func TestOwnVersionRestoreAnnotationChangesNoView(t *testing.T) {
 	views := func(t *testing.T, stored map[string]interface{}) map[string]interface{} {
 		t.Helper()
 		out := map[string]interface{}{}
-		for _, v := range Versions {
+		for _, v := range versions {
 			view := mustConvert(t, stored, v)
 			out[v] = map[string]interface{}{"spec": view["spec"], "status": view["status"]}
 		}
@@ -404,7 +404,7 @@ func TestStatusRestoreDataForALaterStatus(t *testing.T) {
 }
 
 // versionAfter is the served version after version.
-func versionAfter(version string) string { return Versions[versionIndex(version)+1] }
+func versionAfter(version string) string { return versions[versionIndex(version)+1] }
 
 // A spec patch of a restore annotation cannot carry status: planted on an
 // allocated claim it changed no view, and once a status write removed the

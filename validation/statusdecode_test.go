@@ -75,7 +75,7 @@ func TestStatusOldDecodeMatchesFullDecode(t *testing.T) {
 	olds, news := statusWriteCorpus(t)
 	fast := 0
 	for i := range olds {
-		tgt, err := parseTarget(news[i])
+		tgt, err := parseObjectType(news[i])
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,16 +15,13 @@ import (
 // Validate decodes req.Object by apiVersion and kind, emulates the
 // apiserver's registry strategy for this CRD, applies upstream defaulting
 // and runs the rules of that version plus, for the CRD's group, the
-// cross-version invariants. An object of group resource.k8s.io (the CLI's
-// input) is one the release of its version served in that version alone:
-// it gets that release's rules only (no cross-version findings, no storage
-// warnings, and a 1.26 allocation may change as 1.26 let it).
-// err is returned only for unusable input (unsupported group, version or
-// kind, an undecodable object, a status write to a template, an update
-// without an old object of the same kind); an invalid object yields
-// Response.Errors.
+// cross-version checks. An object of group resource.k8s.io (the CLI's
+// input) gets its release's rules only. err is returned only for unusable
+// input (unsupported type, an undecodable object, a status write to a
+// template, an update without an old object of the same kind); an invalid
+// object yields Response.Errors.
 func Validate(req Request) (Response, error) {
-	t, err := parseTarget(req.Object)
+	t, err := parseObjectType(req.Object)
 	if err != nil {
 		return Response{}, err
 	}
@@ -68,7 +65,7 @@ func Validate(req Request) (Response, error) {
 		// nor decoded (see withoutTemplateMetadata).
 		ownNew, ownOld = withoutTemplateMetadata(newObj), withoutTemplateMetadata(oldObj)
 	}
-	result, err := shapes[t.version].run(t.kind, req.Operation, req.SubResource, ownNew, ownOld)
+	result, err := rulesFor[t.version].run(t.kind, req.Operation, req.SubResource, ownNew, ownOld)
 	if err != nil {
 		return resp, err
 	}
@@ -77,7 +74,7 @@ func Validate(req Request) (Response, error) {
 		if req.SubResource == "status" && t.version == conversion.V1alpha1 {
 			resp.Errors = withoutAllocationImmutable(resp.Errors)
 		}
-		resp.Warnings = collapseIndexed(resp.Warnings)
+		resp.Warnings = collapseIndexedWarnings(resp.Warnings)
 		return resp, nil
 	}
 	switch {
@@ -87,9 +84,7 @@ func Validate(req Request) (Response, error) {
 	default:
 		resp.Errors = withoutStoredSpecErrors(t, resp.Errors, newObj, oldObj)
 	}
-	// An update whose conversion input is the old object's (apart from the
-	// fields every version holds alike) adds no storage warning and, on the
-	// main resource, no cross-version finding (see unchanged.go).
+	// See unchanged.go.
 	unchanged := false
 	switch {
 	case req.Operation != Update:
@@ -100,18 +95,16 @@ func Validate(req Request) (Response, error) {
 	}
 	switch {
 	case req.Operation == Create:
-		resp.Errors = append(resp.Errors, createViewErrors(t, newObj, req.MaxViewDepth)...)
+		resp.Errors = append(resp.Errors, otherVersionCreateErrors(t, newObj, req.MaxViewDepth)...)
 	case unchanged && req.SubResource == "":
 	default:
-		resp.Errors = append(resp.Errors, crossVersionErrors(t, req.SubResource, unchanged, newObj, oldObj, resp.Errors, req.MaxViewDepth)...)
+		resp.Errors = append(resp.Errors, otherVersionUpdateErrors(t, req.SubResource, unchanged, newObj, oldObj, resp.Errors, req.MaxViewDepth)...)
 	}
-	// What the stored object would lose is said only when it is stored: a
-	// refused write stores nothing, and its errors already name what to fix
-	// (as kube-apiserver returns a strategy's warnings only for valid objects).
+	// Storage losses are said only for a write that is stored.
 	if !unchanged && len(resp.Errors) == 0 {
 		resp.Warnings = append(resp.Warnings, storageWarnings(t, req.SubResource, newObj, oldObj, resp.Warnings)...)
 	}
-	resp.Warnings = collapseIndexed(resp.Warnings)
+	resp.Warnings = collapseIndexedWarnings(resp.Warnings)
 	return resp, nil
 }
 
@@ -136,11 +129,11 @@ func withoutAllocationImmutable(errs field.ErrorList) field.ErrorList {
 // oldInVersion checks the old object and converts it to the version of
 // the new one when they differ (the CLI may pair objects of different
 // versions; the apiserver always sends both in the request's version).
-func oldInVersion(old map[string]interface{}, t target) (map[string]interface{}, error) {
+func oldInVersion(old map[string]interface{}, t objectType) (map[string]interface{}, error) {
 	if old == nil {
 		return nil, fmt.Errorf("an update needs the old object")
 	}
-	ot, err := parseTarget(old)
+	ot, err := parseObjectType(old)
 	if err != nil {
 		return nil, fmt.Errorf("old object: %w", err)
 	}
@@ -158,22 +151,17 @@ func oldInVersion(old map[string]interface{}, t target) (map[string]interface{},
 }
 
 // ImmediateAllocationWarning ends the warning about a v1alpha1 or v1alpha2
-// allocationMode: Immediate, which is about claimbridge's storage version
-// (v1alpha3 has no Immediate allocation), not about the releases that
-// served v1alpha1 and v1alpha2.
+// allocationMode: Immediate, which v1alpha3, the storage version, lacks.
 const ImmediateAllocationWarning = classic.ImmediateAllocationWarning
 
 // StorageWarningPrefix starts the warnings of storageWarnings.
 const StorageWarningPrefix = "stored as " + StorageVersion + ": "
 
-// storageWarnings says what a client that writes through an older version
-// stores without meaning for the storage version's consumers (1.31): the
-// losses of converting the object to the storage version, in the section the
-// write changes (status on a status write, else the rest). An update warns
-// only about losses the old object did not already have, so that every
-// label change of a claim created with a parametersRef does not repeat it.
-// A field the version's own rules already warned about is not repeated.
-func storageWarnings(t target, subResource string, newObj, oldObj map[string]interface{}, reported []string) []string {
+// storageWarnings are the losses of converting a write through an older
+// version to the storage version, in the section the write changes (status
+// on a status write, else the rest), that neither the old object nor the
+// version's own warnings already name.
+func storageWarnings(t objectType, subResource string, newObj, oldObj map[string]interface{}, reported []string) []string {
 	if t.version == StorageVersion {
 		return nil
 	}
@@ -211,9 +199,7 @@ func lossesInStorage(obj map[string]interface{}, subResource string) ([]string, 
 		if statusLoss(w.Path) == (subResource == "status") {
 			text := w.Path + ": " + w.Message
 			if w.From != written {
-				// The path is in the version of a later step (a v1alpha1
-				// write's handle is v1alpha2's resourceHandles[0] on its way
-				// to v1alpha3): say so, as convert does.
+				// The path is in the version of a later step.
 				text += " (" + w.From + "→" + w.To + ")"
 			}
 			out = append(out, text)
@@ -234,9 +220,9 @@ func statusLoss(path string) bool {
 // field" at their paths), as Validate reports them, without running any
 // rule: a strict decode.
 func UnknownFields(obj map[string]interface{}) (field.ErrorList, error) {
-	t, err := parseTarget(obj)
+	t, err := parseObjectType(obj)
 	if err != nil {
 		return nil, err
 	}
-	return shapes[t.version].unknownFields(t.kind, obj)
+	return rulesFor[t.version].unknownFields(t.kind, obj)
 }

@@ -167,16 +167,16 @@ func TestValidateUpdateRegistryEmulation(t *testing.T) {
 	}
 }
 
-// parseTarget says which part of apiVersion and kind Validate does not
+// parseObjectType says which part of apiVersion and kind Validate does not
 // handle; IsSupported is whether it handles the object at all.
 func TestParseTarget(t *testing.T) {
 	for name, tc := range map[string]struct {
 		obj     string // "" for no object
-		want    target
+		want    objectType
 		wantErr string
 	}{
-		"claim":                    {obj: claimV3, want: target{group: GroupClaimbridge, version: "v1alpha3", kind: KindResourceClaim}},
-		"upstream-group":           {obj: claimV2, want: target{group: GroupUpstream, version: "v1alpha2", kind: KindResourceClaim}},
+		"claim":                    {obj: claimV3, want: objectType{group: GroupClaimbridge, version: "v1alpha3", kind: KindResourceClaim}},
+		"upstream-group":           {obj: claimV2, want: objectType{group: GroupUpstream, version: "v1alpha2", kind: KindResourceClaim}},
 		"no-object":                {wantErr: "no object"},
 		"no-apiVersion":            {obj: `{"kind":"ResourceClaim"}`, wantErr: `apiVersion "" is not <group>/<version>`},
 		"apiVersion-without-group": {obj: `{"apiVersion":"v1alpha3","kind":"ResourceClaim"}`, wantErr: `apiVersion "v1alpha3" is not <group>/<version>`},
@@ -189,13 +189,13 @@ func TestParseTarget(t *testing.T) {
 			if tc.obj != "" {
 				o = obj(t, tc.obj)
 			}
-			got, err := parseTarget(o)
+			got, err := parseObjectType(o)
 			gotErr := ""
 			if err != nil {
 				gotErr = err.Error()
 			}
 			if gotErr != tc.wantErr || got != tc.want {
-				t.Errorf("parseTarget = %+v, %q; want %+v, %q", got, gotErr, tc.want, tc.wantErr)
+				t.Errorf("parseObjectType = %+v, %q; want %+v, %q", got, gotErr, tc.want, tc.wantErr)
 			}
 			if supported := IsSupported(o); supported != (tc.wantErr == "") {
 				t.Errorf("IsSupported = %v", supported)

@@ -37,7 +37,7 @@ func TestSkippedViewsReportNothingNew(t *testing.T) {
 	}
 	fixtures := viewFixtures(t)
 	taken, notTaken := 0, 0
-	for _, origin := range Versions {
+	for _, origin := range versions {
 		base := fixtures[origin+"-as-v1alpha3"]["status"].(map[string]interface{})
 		var statuses []map[string]interface{}
 		for _, rf := range [][]interface{}{nil, {consumer("a")}, {consumer("a"), consumer("b")}, {consumer("a"), consumer("a")}} {
@@ -74,7 +74,7 @@ func TestSkippedViewsReportNothingNew(t *testing.T) {
 				if strip {
 					o = stripRestore(o)
 				}
-				tgt, err := parseTarget(o)
+				tgt, err := parseObjectType(o)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -83,15 +83,15 @@ func TestSkippedViewsReportNothingNew(t *testing.T) {
 						old, cur := deepCopyJSON(o), deepCopyJSON(o)
 						old["status"], cur["status"] = oldStatus, newStatus
 						req := Request{Operation: Update, SubResource: "status", Object: cur, OldObject: old}
-						skipEqualViews, skipUnchanged = false, false
+						skipCoveredConversions, skipUnchanged = false, false
 						want, errWant := Validate(req)
-						skipEqualViews, skipUnchanged = true, true
+						skipCoveredConversions, skipUnchanged = true, true
 						got, errGot := Validate(req)
 						if diff := cmp.Diff(want, got); diff != "" || (errWant == nil) != (errGot == nil) {
 							t.Errorf("%s (restore annotations stripped: %v), status %d → %d: verdict (-all views +shortcut):\n%s\nerrors %v %v",
 								name, strip, i, j, diff, errWant, errGot)
 						}
-						if crossViews(tgt, true, false, cur, old)["v1alpha2"].sameAs != "" {
+						if convertToOtherVersions(tgt, true, false, cur, old)["v1alpha2"].coveredBy != "" {
 							taken++
 						} else {
 							notTaken++

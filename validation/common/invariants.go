@@ -72,12 +72,8 @@ func ValidateDeallocation(status, oldStatus StatusView, fldPath *field.Path) fie
 
 // ValidateImmutableField is apimachinery's ValidateImmutableField: Invalid
 // with the new value and "field is immutable" unless old and new are
-// semantically equal (nil and empty collections are equal).
-//
-// Values equal field for field (reflect.DeepEqual: the usual case, an
-// unchanged allocation) are semantically equal too, and much cheaper to
-// compare; only the others go through the semantic comparison
-// (TestImmutableFieldShortcut keeps that so).
+// semantically equal. reflect.DeepEqual answers the usual case (an unchanged
+// allocation) more cheaply first (TestImmutableFieldShortcut).
 func ValidateImmutableField(newVal, oldVal interface{}, fldPath *field.Path) field.ErrorList {
 	if reflect.DeepEqual(oldVal, newVal) || apiequality.Semantic.DeepEqual(oldVal, newVal) {
 		return nil

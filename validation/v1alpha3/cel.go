@@ -37,22 +37,12 @@ var celCache = struct {
 }{entries: map[celKey]celCheck{}}
 
 // compileCEL checks expression for a create (stored false) or an update
-// (stored true) and estimates its worst-case cost (the warning about 1.32's
-// limit).
-//
-//   - A create compiles in 1.31's environment for new expressions
-//     (compileCEL131): what 1.31 refused, claimbridge refuses.
-//   - An update compiles in today's environment for stored expressions
-//     (k8s.io/dynamic-resource-allocation v0.36, 1.31's feature set: no
-//     consumable capacity, no list attributes). The spec is immutable, so
-//     the expression passed a create; what only this environment accepts
-//     was stored by a claimbridge build that compiled creates with it, and
-//     refusing it now would refuse every later write of the claim, the
-//     removal of its finalizers included. (1.31 ran the create rules on
-//     updates too.)
-//
-// The cost is estimated in today's environment. Results are cached:
-// compilation is the expensive part of validating a claim.
+// (stored true) and estimates its worst-case cost in today's environment
+// (the warning about 1.32's limit). A create compiles in 1.31's environment
+// for new expressions (compileCEL131); an update in today's environment for
+// stored expressions (1.31's feature set), since the immutable spec may hold
+// what an earlier build accepted, and refusing it would refuse every later
+// write of the claim. Results are cached.
 func compileCEL(expression string, stored bool) celCheck {
 	key := celKey{stored: stored, expression: expression}
 	celCache.Lock()

@@ -14,21 +14,11 @@ import (
 )
 
 // Kubernetes 1.31's environment for new selector expressions, rebuilt from
-// today's libraries (k8s.io/dynamic-resource-allocation v0.31's
-// mustBuildEnv).
-//
-//   - The base libraries are those up to 1.31's compatibility version, 1.30
-//     (a 1.31 binary's MinCompatibilityVersion): not the format library
-//     (1.31), two-variable comprehensions (1.32), the normalizing semver
-//     overloads (1.33) or the cel-go lists extension (1.34), all of which
-//     today's NewExpressions environment has.
-//   - The DRA declarations are 1.31's, registered as introduced in 1.0 as
-//     1.31 did: the device variable (driver, attributes, capacity), DRA's
-//     semver library (semver, isSemver and the comparisons, one argument)
-//     and cel.bind.
-//
-// A claim created with an expression outside this environment could not be
-// created in 1.31, and its 1.31 scheduler could not compile it.
+// today's libraries as k8s.io/dynamic-resource-allocation v0.31's
+// mustBuildEnv built it: the base libraries up to 1.31's compatibility
+// version, 1.30 (none of the later format, two-variable comprehension,
+// semver normalizing or lists libraries), and 1.31's DRA declarations (the
+// device variable, DRA's semver library and cel.bind).
 
 // maxAttributesAndCapacities is 1.31's declared bound of the device's maps
 // (resourceapi.ResourceSliceMaxAttributesAndCapacitiesPerDevice).

@@ -9,7 +9,7 @@ import (
 // listIndex is a list index in a field path: "[12]".
 var listIndex = regexp.MustCompile(`\[[0-9]+\]`)
 
-// collapseIndexed says once what it would otherwise repeat per list entry:
+// collapseIndexedWarnings says once what it would otherwise repeat per list entry:
 // warnings that differ only in list indices (one per handle of a 32-handle
 // allocation, one per request) become one, with "[*]" for each index that
 // differs and the number of entries after the path, "status.allocation.
@@ -18,37 +18,29 @@ var listIndex = regexp.MustCompile(`\[[0-9]+\]`)
 // kube-apiserver cuts a response's warnings to 256 characters each and drops
 // those beyond 4 KiB in all, so that 32 copies of one would push every other
 // warning out; a terminal is spared them as well. Warnings are kept in order.
-func collapseIndexed(warnings []string) []string {
+func collapseIndexedWarnings(warnings []string) []string {
 	if len(warnings) < 2 {
 		return warnings
 	}
-	type group struct {
-		members []string
-	}
-	groups := map[string]*group{}
+	groups := map[string][]string{} // identical texts share one too
 	var order []string
 	for _, w := range warnings {
-		key := listIndex.ReplaceAllString(w, "[*]") // identical texts share one too
-
-		g, ok := groups[key]
-		if !ok {
-			g = &group{}
-			groups[key] = g
+		key := listIndex.ReplaceAllString(w, "[*]")
+		if _, ok := groups[key]; !ok {
 			order = append(order, key)
 		}
-		g.members = append(g.members, w)
+		groups[key] = append(groups[key], w)
 	}
 	if len(order) == len(warnings) {
 		return warnings
 	}
 	out := make([]string, 0, len(order))
 	for _, key := range order {
-		g := groups[key]
-		if len(g.members) == 1 {
-			out = append(out, g.members[0])
-			continue
+		if members := groups[key]; len(members) == 1 {
+			out = append(out, members[0])
+		} else {
+			out = append(out, collapsed(members))
 		}
-		out = append(out, collapsed(g.members))
 	}
 	return out
 }

@@ -8,25 +8,11 @@ import (
 	"github.com/claimbridge/claimbridge/conversion"
 )
 
-// A restore annotation's data comes back, as objects, only in the view of
-// its version: a client can write one (its base is conversion's fingerprint
-// of the spec, which anyone can compute) whose patch puts deeply nested
-// data into an unknown field of the spec, which the views' typed specs do
-// not show. An object written through v1alpha3 is stored as it is, with no
-// conversion; the conversion webhook then refuses to return the view nested
-// deeper than a ConversionReview within its --max-json-depth carries, so
-// every read of the object through that version would fail, and every list
-// and watch of claims through it, for every client (unreadable). A create
-// or main update that makes a view so is refused.
-//
-// Without restore data a view nests deeper than the object only in the
-// storage version (1.30 handle data parsed into parameters, bounded), which
-// the conversion webhook checks when it converts the write for storage; a
-// status write changes no annotation.
-
-// tooDeep is the finding for a write whose view in version nests deeper
-// than maxDepth: at the restore annotation of version, which brings the
-// data, when obj has one.
+// tooDeep is the finding for a create or main update whose conversion to
+// version nests deeper than maxDepth, which the conversion webhook does not
+// return: only restore data can make it so (a client can write a restore
+// annotation that puts deep data into an unknown field), so it is reported
+// at the restore annotation of version when obj has one.
 func tooDeep(obj map[string]interface{}, version string, maxDepth int) *field.Error {
 	path := field.NewPath("metadata", "annotations")
 	if hasRestore(obj, version) {

@@ -39,7 +39,7 @@ func TestMergeSeenThrough(t *testing.T) {
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, mergeSeenThrough(tc.in)); diff != "" {
+			if diff := cmp.Diff(tc.want, mergeAcrossVersions(tc.in)); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})

@@ -13,31 +13,20 @@ import (
 	"github.com/claimbridge/claimbridge/conversion"
 )
 
-// A restore annotation's status data (its "status" member) is a patch that
-// conversion applies to the status of a view whenever that status, as
-// mapped, has the fingerprint the patch names, now or after any later
-// status write. The view checks of a create or main update see only the
-// present status: status data made for another status — a deallocated one,
-// say, which the attacker can predict — changes no view today and every
-// view of that other version once a status write, the scheduler's, brings
-// the status there (an allocation the storage version does not have, shown
-// to v1alpha2 and v1alpha1 clients, and written back to storage by their
-// next write). Status data is written by conversion when a client of
-// another version writes the status, and a client that writes the main
-// resource sends back what it read; so a create may carry none and a main
-// update may not add or change any. Removing it is left to the view checks
-// (which refuse it when it applies to the present status): stale data is
-// dropped by conversion anyway.
-//
-// Only the annotations that are stored are looked at: converting an object
-// of version X to the storage version removes the restore annotation of
-// every version it steps through, X's own included, applying (and so
-// showing to the view checks) or dropping it.
+// A restore annotation's status data is a patch that conversion applies to
+// the status of an object converted to its version whenever that status
+// has the fingerprint the patch names, now or after a later status write.
+// The checks of a create or main update see only the present status, so
+// status data made for another status would slip past them and change the
+// object later. Conversion writes status data only on status writes, and a
+// client writing the main resource sends back what it read: so a create may
+// carry none, and a main update may not add or change any. Only the
+// annotations that stay stored are looked at (StoredRestoreVersions).
 
-// pendingStatusErrors reports each restore annotation of newObj, an object
+// statusRestoreDataErrors reports each restore annotation of newObj, an object
 // of t's version, that is stored with status data oldObj (nil for a create)
 // does not have alike.
-func pendingStatusErrors(t target, newObj, oldObj map[string]interface{}) field.ErrorList {
+func statusRestoreDataErrors(t objectType, newObj, oldObj map[string]interface{}) field.ErrorList {
 	var stored []string
 	for _, v := range StoredRestoreVersions(t.version) {
 		stored = append(stored, conversion.RestoreAnnotation(v))
@@ -68,14 +57,11 @@ func pendingStatusErrors(t target, newObj, oldObj map[string]interface{}) field.
 }
 
 // KeepStoredStatusRestoreData returns obj, a claim written through the main
-// resource in version, as the defaulting webhook (/default) has it stored:
-// the status data of its restore annotations made the stored claim's, old
-// (nil for a create: none; conversion.WithStoredStatusRestoreData), with a
-// warning for each annotation changed. A copy of an allocated claim as read
-// from the apiserver (a backup a tool creates again, or applies again)
-// carries status data, which pendingStatusErrors refuses; the webhook, which
-// runs first, makes such a write what it can only mean. obj is returned
-// itself when nothing changes, and is not modified.
+// resource in version, with the status data of its restore annotations made
+// the stored claim's, old (nil for a create: none), and a warning for each
+// annotation changed: the defaulting webhook's repair of a re-applied copy
+// of an allocated claim, which statusRestoreDataErrors would refuse. obj is
+// returned itself when nothing changes, and is not modified.
 func KeepStoredStatusRestoreData(obj, old map[string]interface{}, version string) (map[string]interface{}, []string) {
 	annotations, remove, changed := conversion.WithStoredStatusRestoreData(obj, old, StoredRestoreVersions(version))
 	if len(changed) == 0 {

@@ -35,7 +35,7 @@ func TestCollapseIndexed(t *testing.T) {
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, collapseIndexed(tc.in)); diff != "" {
+			if diff := cmp.Diff(tc.want, collapseIndexedWarnings(tc.in)); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})

@@ -2,14 +2,11 @@ package validation
 
 import "github.com/claimbridge/claimbridge/api"
 
-// The apiserver prepares a write to a custom resource with a status
-// subresource before validating admission sees it
-// (apiextensions-apiserver customResourceStrategy and statusStrategy). The
-// functions below do the same to the JSON trees so that offline validation
-// sees what the webhook would see. They never modify their arguments, and
-// their results share the arguments' subtrees (nothing in validation
-// modifies a JSON tree it is given: conversion copies, decoding reads), so
-// no object is copied.
+// The prepareFor functions do to the JSON trees what the apiserver's registry
+// strategy for this CRD does to a write before validating admission sees it
+// (apiextensions-apiserver customResourceStrategy and statusStrategy), so
+// that offline validation sees what the webhook would see. Their results
+// share the arguments' subtrees and never modify them.
 
 // prepareForCreate drops the status of a new claim: it cannot be set on
 // create.

@@ -7,15 +7,15 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// seenThrough is the version a cross-version finding names.
-var seenThrough = regexp.MustCompile(` as seen through (v[0-9]+(?:alpha|beta)?[0-9]*)`)
+// seenThroughVersion is the version a cross-version finding names.
+var seenThroughVersion = regexp.MustCompile(` as seen through (v[0-9]+(?:alpha|beta)?[0-9]*)`)
 
-// mergeSeenThrough reports once what several views report alike: findings
+// mergeAcrossVersions reports once what several views report alike: findings
 // of the same type and field whose details differ only in the version they
 // are seen through become one, "as seen through v1alpha1 and v1alpha2", in
 // the place of the first. (A v1alpha3 write that changes what both older
 // versions show would otherwise get the same sentence twice.)
-func mergeSeenThrough(errs field.ErrorList) field.ErrorList {
+func mergeAcrossVersions(errs field.ErrorList) field.ErrorList {
 	if len(errs) < 2 {
 		return errs
 	}
@@ -27,7 +27,7 @@ func mergeSeenThrough(errs field.ErrorList) field.ErrorList {
 	versions := map[int][]string{}
 	out := make(field.ErrorList, 0, len(errs))
 	for _, e := range errs {
-		m := seenThrough.FindStringSubmatchIndex(e.Detail)
+		m := seenThroughVersion.FindStringSubmatchIndex(e.Detail)
 		if m == nil {
 			out = append(out, e)
 			continue
@@ -50,7 +50,7 @@ func mergeSeenThrough(errs field.ErrorList) field.ErrorList {
 			continue
 		}
 		e := *out[i]
-		m := seenThrough.FindStringSubmatchIndex(e.Detail)
+		m := seenThroughVersion.FindStringSubmatchIndex(e.Detail)
 		joined := strings.Join(vs[:len(vs)-1], ", ") + " and " + vs[len(vs)-1]
 		e.Detail = e.Detail[:m[2]] + joined + e.Detail[m[3]:]
 		out[i] = &e

@@ -19,9 +19,9 @@ import (
 	v3 "github.com/claimbridge/claimbridge/validation/v1alpha3"
 )
 
-// shape binds one version's types to its rules. C and T are the claim and
-// template struct types.
-type shape[C, T any] struct {
+// typedRules binds one version's claim and template types C and T to its
+// rules.
+type typedRules[C, T any] struct {
 	setDefaults            func(obj interface{})
 	warnings               func(obj interface{}) []string
 	statusWarnings         func(claim *C) []string
@@ -30,13 +30,13 @@ type shape[C, T any] struct {
 	validateClaimStatus    func(claim, old *C) field.ErrorList
 	validateTemplate       func(template *T) field.ErrorList
 	validateTemplateUpdate func(template, old *T) field.ErrorList
-	// view extracts what the cross-version invariants compare.
-	claimView    func(claim *C) objectView
-	templateView func(template *T) objectView
+	claimParts    func(claim *C) comparedParts
+	templateParts func(template *T) comparedParts
 }
 
-// objectView is the part of an object the cross-version invariants look at.
-type objectView struct {
+// comparedParts are the parts of an object, decoded and defaulted, that the
+// cross-version checks compare.
+type comparedParts struct {
 	meta *metav1.ObjectMeta
 	// spec is the typed spec, compared semantically.
 	spec interface{}
@@ -44,18 +44,17 @@ type objectView struct {
 	allocation interface{}
 	status     common.StatusView
 	// rawStatus is the converted object's status as JSON (nil when
-	// absent), compared on a main update; set by viewOf.
+	// absent), compared on a main update; set by comparedPartsOf.
 	rawStatus interface{}
 }
 
-// classicShape binds the rules v1alpha1 and v1alpha2 share (package
-// classic) to a shape.
-func classicShape[C, T any](r classic.Rules) shape[C, T] {
-	view := func(obj interface{}) objectView {
+// classicRules binds a version's classic rules to its types C and T.
+func classicRules[C, T any](r classic.Rules) typedRules[C, T] {
+	parts := func(obj interface{}) comparedParts {
 		meta, spec, allocation, status := classic.Parts(obj)
-		return objectView{meta: meta, spec: spec, allocation: allocation, status: status}
+		return comparedParts{meta: meta, spec: spec, allocation: allocation, status: status}
 	}
-	return shape[C, T]{
+	return typedRules[C, T]{
 		setDefaults:            r.SetDefaults,
 		warnings:               r.Warnings,
 		statusWarnings:         func(*C) []string { return nil },
@@ -64,17 +63,17 @@ func classicShape[C, T any](r classic.Rules) shape[C, T] {
 		validateClaimStatus:    func(c, old *C) field.ErrorList { return r.ValidateStatusUpdate(c, old) },
 		validateTemplate:       func(t *T) field.ErrorList { return r.ValidateCreate(t) },
 		validateTemplateUpdate: func(t, old *T) field.ErrorList { return r.ValidateUpdate(t, old) },
-		claimView:              func(c *C) objectView { return view(c) },
-		templateView:           func(t *T) objectView { return view(t) },
+		claimParts:             func(c *C) comparedParts { return parts(c) },
+		templateParts:          func(t *T) comparedParts { return parts(t) },
 	}
 }
 
 var (
-	shapeV1 = classicShape[apiv1.ResourceClaim, apiv1.ResourceClaimTemplate](v1.Rules)
-	shapeV2 = classicShape[apiv2.ResourceClaim, apiv2.ResourceClaimTemplate](v2.Rules)
+	rulesV1alpha1 = classicRules[apiv1.ResourceClaim, apiv1.ResourceClaimTemplate](v1.Rules)
+	rulesV1alpha2 = classicRules[apiv2.ResourceClaim, apiv2.ResourceClaimTemplate](v2.Rules)
 )
 
-var shapeV3 = shape[apiv3.ResourceClaim, apiv3.ResourceClaimTemplate]{
+var rulesV1alpha3 = typedRules[apiv3.ResourceClaim, apiv3.ResourceClaimTemplate]{
 	setDefaults:            v3.SetDefaults,
 	warnings:               v3.Warnings,
 	statusWarnings:         v3.StatusWarnings,
@@ -83,21 +82,21 @@ var shapeV3 = shape[apiv3.ResourceClaim, apiv3.ResourceClaimTemplate]{
 	validateClaimStatus:    v3.ValidateResourceClaimStatusUpdate,
 	validateTemplate:       v3.ValidateResourceClaimTemplate,
 	validateTemplateUpdate: v3.ValidateResourceClaimTemplateUpdate,
-	claimView: func(c *apiv3.ResourceClaim) objectView {
-		v := objectView{meta: &c.ObjectMeta, spec: c.Spec, status: v3.StatusView(&c.Status)}
+	claimParts: func(c *apiv3.ResourceClaim) comparedParts {
+		v := comparedParts{meta: &c.ObjectMeta, spec: c.Spec, status: v3.StatusView(&c.Status)}
 		if c.Status.Allocation != nil {
 			v.allocation = c.Status.Allocation
 		}
 		return v
 	},
-	templateView: func(t *apiv3.ResourceClaimTemplate) objectView {
-		return objectView{meta: &t.ObjectMeta, spec: t.Spec}
+	templateParts: func(t *apiv3.ResourceClaimTemplate) comparedParts {
+		return comparedParts{meta: &t.ObjectMeta, spec: t.Spec}
 	},
 }
 
-// unknownFields decodes obj strictly into the shape's type of kind and
+// unknownFields decodes obj strictly into the version's type of kind and
 // returns its fields the type does not have.
-func (s shape[C, T]) unknownFields(kind string, obj map[string]interface{}) (field.ErrorList, error) {
+func (s typedRules[C, T]) unknownFields(kind string, obj map[string]interface{}) (field.ErrorList, error) {
 	if kind == KindResourceClaimTemplate {
 		var t T
 		return decode(obj, &t, true)
@@ -106,15 +105,15 @@ func (s shape[C, T]) unknownFields(kind string, obj map[string]interface{}) (fie
 	return decode(obj, &c, true)
 }
 
-// checks is the outcome of running one shape's rules.
-type checks struct {
+// ruleResult is the outcome of running one version's rules.
+type ruleResult struct {
 	errs     field.ErrorList
 	warnings []string
 }
 
 // run decodes newObj (strictly) and oldObj, defaults both and runs the
 // rules for the operation.
-func (s shape[C, T]) run(kind string, op Operation, subResource string, newObj, oldObj map[string]interface{}) (checks, error) {
+func (s typedRules[C, T]) run(kind string, op Operation, subResource string, newObj, oldObj map[string]interface{}) (ruleResult, error) {
 	if kind == KindResourceClaimTemplate {
 		return runKind(s, newObj, oldObj, op, subResource, s.validateTemplate, s.validateTemplateUpdate, nil,
 			func(*T) []string { return nil })
@@ -122,26 +121,26 @@ func (s shape[C, T]) run(kind string, op Operation, subResource string, newObj, 
 	return runKind(s, newObj, oldObj, op, subResource, s.validateClaim, s.validateClaimUpdate, s.validateClaimStatus, s.statusWarnings)
 }
 
-func runKind[C, T, O any](s shape[C, T], newObj, oldObj map[string]interface{}, op Operation, subResource string,
-	create func(*O) field.ErrorList, update, status func(*O, *O) field.ErrorList, statusWarnings func(*O) []string) (checks, error) {
+func runKind[C, T, O any](s typedRules[C, T], newObj, oldObj map[string]interface{}, op Operation, subResource string,
+	create func(*O) field.ErrorList, update, status func(*O, *O) field.ErrorList, statusWarnings func(*O) []string) (ruleResult, error) {
 	var obj O
 	data, err := encodeTree(newObj)
 	if err != nil {
-		return checks{}, err
+		return ruleResult{}, err
 	}
 	unknown, err := decodeData(data, &obj, true)
 	if err != nil {
-		return checks{}, decodeError(newObj, &obj, err)
+		return ruleResult{}, decodeError(newObj, &obj, err)
 	}
 	var old O
 	oldDone := false
 	if op == Update && subResource == "status" {
 		if oldDone, err = decodeStatusOld(&obj, newObj, oldObj, &old); err != nil {
-			return checks{}, err
+			return ruleResult{}, err
 		}
 	}
 	s.setDefaults(&obj)
-	result := checks{errs: unknown}
+	result := ruleResult{errs: unknown}
 	if op == Create {
 		result.errs = append(result.errs, create(&obj)...)
 		result.warnings = s.warnings(&obj)
@@ -149,7 +148,7 @@ func runKind[C, T, O any](s shape[C, T], newObj, oldObj map[string]interface{}, 
 	}
 	if !oldDone {
 		if _, err := decode(oldObj, &old, false); err != nil {
-			return checks{}, err
+			return ruleResult{}, err
 		}
 	}
 	s.setDefaults(&old)
@@ -164,11 +163,8 @@ func runKind[C, T, O any](s shape[C, T], newObj, oldObj map[string]interface{}, 
 }
 
 // newWarnings is what an update warns about that its old object did not
-// already warn about (before is called only when there is something to
-// compare). A warning about the immutable spec was said when the object was
-// created; repeated on every later write (a label, a finalizer, a
-// reservation) it tells the writer nothing it could act on, as
-// kube-apiserver's strategies warn on update only about what changed.
+// already warn about (before is called only when needed), as kube-apiserver's
+// strategies warn on update only about what changed.
 func newWarnings(now []string, before func() []string) []string {
 	if len(now) == 0 {
 		return now
@@ -187,53 +183,44 @@ func newWarnings(now []string, before func() []string) []string {
 }
 
 // view decodes obj leniently and returns its defaulted view.
-func (s shape[C, T]) view(kind string, obj map[string]interface{}) (objectView, error) {
+func (s typedRules[C, T]) decodeParts(kind string, obj map[string]interface{}) (comparedParts, error) {
 	if kind == KindResourceClaimTemplate {
 		var t T
 		if _, err := decode(obj, &t, false); err != nil {
-			return objectView{}, err
+			return comparedParts{}, err
 		}
 		s.setDefaults(&t)
-		return s.templateView(&t), nil
+		return s.templateParts(&t), nil
 	}
 	var c C
 	if _, err := decode(obj, &c, false); err != nil {
-		return objectView{}, err
+		return comparedParts{}, err
 	}
 	s.setDefaults(&c)
-	return s.claimView(&c), nil
+	return s.claimParts(&c), nil
 }
 
-// versionRules is what Validate needs from a shape, independent of its types.
-type versionRules interface {
-	run(kind string, op Operation, subResource string, newObj, oldObj map[string]interface{}) (checks, error)
+// rules is what Validate needs of a version's rules, whatever its types.
+type rules interface {
+	run(kind string, op Operation, subResource string, newObj, oldObj map[string]interface{}) (ruleResult, error)
 	unknownFields(kind string, obj map[string]interface{}) (field.ErrorList, error)
-	view(kind string, obj map[string]interface{}) (objectView, error)
+	decodeParts(kind string, obj map[string]interface{}) (comparedParts, error)
 }
 
-var shapes = map[string]versionRules{
-	"v1alpha1": shapeV1,
-	"v1alpha2": shapeV2,
-	"v1alpha3": shapeV3,
+var rulesFor = map[string]rules{
+	"v1alpha1": rulesV1alpha1,
+	"v1alpha2": rulesV1alpha2,
+	"v1alpha3": rulesV1alpha3,
 }
 
 // decodeStatusOld decodes the old object of a status write without encoding
-// it. On a status write newObj is oldObj with only the status and
-// metadata.managedFields taken from the request (prepareForStatusUpdate), so
-// the old object decodes to what newObj decoded to (decoded, not yet
-// defaulted) with its own status and managedFields: old gets a deep copy of
-// decoded with both fields zeroed, then oldObj's status and managedFields
-// decoded into it. The result is the lenient decode of oldObj, errors
-// included (only those two fields can differ from newObj, which decoded
-// already; strict and lenient decoding give the same values);
-// TestStatusOldDecodeMatchesFullDecode keeps that so. It reports false,
-// having done nothing, when oldObj's metadata is not an object
-// (prepareForStatusUpdate replaced it) or O has no such fields or no
-// DeepCopy: decode oldObj then.
-//
-// The old allocation is usually the new one (a reservation leaves it as it
-// is): when both are equal JSON trees, the old one is a deep copy of the
-// decoded new one instead of being encoded and decoded again.
+// it. There newObj is oldObj with only the status and managedFields taken
+// from the request (prepareForStatusUpdate), so old is a deep copy of
+// decoded with oldObj's status and managedFields decoded into it; an
+// allocation equal in both is deep-copied rather than decoded again.
+// TestStatusOldDecodeMatchesFullDecode keeps the result equal to the lenient
+// decode of oldObj. It reports false, having done nothing, when oldObj's
+// metadata is not an object or O lacks those fields or DeepCopy.
 func decodeStatusOld[O any](decoded *O, newObj, oldObj map[string]interface{}, old *O) (bool, error) {
 	if !fastStatusOld {
 		return false, nil

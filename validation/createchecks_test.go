@@ -354,7 +354,7 @@ func TestFitsEveryVersionIsConservative(t *testing.T) {
 			if !fitsEveryVersion(o) {
 				t.Fatal("fitsEveryVersion is false at the boundary")
 			}
-			for _, v := range Versions {
+			for _, v := range versions {
 				if _, err := conversion.Convert(o, v); err != nil {
 					t.Errorf("fitsEveryVersion said it fits, but: %v", err)
 				}

@@ -16,13 +16,13 @@ import (
 func viewFixtures(t *testing.T) map[string]map[string]interface{} {
 	t.Helper()
 	out := map[string]map[string]interface{}{}
-	for _, v := range Versions {
+	for _, v := range versions {
 		data, err := os.ReadFile(filepath.Join("..", "webhook", "testdata", "claim-"+v+".json"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		o := obj(t, string(data))
-		for _, to := range Versions {
+		for _, to := range versions {
 			c := mustConvert(t, o, to)
 			out[v+"-as-"+to] = c
 			deleted := deepCopyJSON(c)
@@ -36,29 +36,29 @@ func viewFixtures(t *testing.T) map[string]map[string]interface{} {
 // The chained views are the views of a direct conversion.
 func TestViewChainMatchesDirectConversion(t *testing.T) {
 	requireConversion(t)
-	skipEqualViews = false
-	defer func() { skipEqualViews = true }()
+	skipCoveredConversions = false
+	defer func() { skipCoveredConversions = true }()
 	fixtures := viewFixtures(t)
 	for name, o := range fixtures {
 		old := deepCopyJSON(o)
 		delete(old["status"].(map[string]interface{}), "reservedFor")
-		tgt, err := parseTarget(o)
+		tgt, err := parseObjectType(o)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, statusOnly := range []bool{false, true} {
-			got := crossViews(tgt, statusOnly, false, o, old)
-			for _, version := range Versions {
+			got := convertToOtherVersions(tgt, statusOnly, false, o, old)
+			for _, version := range versions {
 				if version == tgt.version {
 					continue
 				}
-				var want [2]objectView
+				var want [2]comparedParts
 				for i, x := range []map[string]interface{}{o, old} {
 					c, err := convert(x, version)
 					if err != nil {
 						t.Fatalf("%s: converting to %s: %v", name, version, err)
 					}
-					if want[i], err = shapes[version].view(KindResourceClaim, c); err != nil {
+					if want[i], err = rulesFor[version].decodeParts(KindResourceClaim, c); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -66,7 +66,7 @@ func TestViewChainMatchesDirectConversion(t *testing.T) {
 				if pair.err != nil {
 					t.Fatalf("%s to %s: %v", name, version, pair.err)
 				}
-				for i, v := range []objectView{pair.newView, pair.oldView} {
+				for i, v := range []comparedParts{pair.newParts, pair.oldParts} {
 					if statusOnly {
 						// Only what a status write compares is decoded.
 						w := want[i]
@@ -114,7 +114,7 @@ func TestViewChainConversionError(t *testing.T) {
 	if direct == nil {
 		t.Fatal("the claim was expected not to fit v1alpha1; the test no longer tests what it says")
 	}
-	got := crossViews(target{group: GroupClaimbridge, version: "v1alpha3", kind: KindResourceClaim}, false, false, v3, v3)
+	got := convertToOtherVersions(objectType{group: GroupClaimbridge, version: "v1alpha3", kind: KindResourceClaim}, false, false, v3, v3)
 	if got["v1alpha2"].err != nil {
 		t.Errorf("v1alpha2: %v", got["v1alpha2"].err)
 	}
@@ -135,7 +135,7 @@ func TestSkippedV1alpha1ViewsReportNothingNew(t *testing.T) {
 	}
 	fixtures := viewFixtures(t)
 	skipped := 0
-	for _, origin := range Versions {
+	for _, origin := range versions {
 		// Each claim as stored (v1alpha3) and deleted, with statuses made
 		// from its own: with and without allocation, consumers and a
 		// deallocation request.
@@ -161,7 +161,7 @@ func TestSkippedV1alpha1ViewsReportNothingNew(t *testing.T) {
 		}
 		for _, name := range []string{origin + "-as-v1alpha3", origin + "-as-v1alpha3-deleted"} {
 			o := fixtures[name]
-			tgt, err := parseTarget(o)
+			tgt, err := parseObjectType(o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -170,14 +170,14 @@ func TestSkippedV1alpha1ViewsReportNothingNew(t *testing.T) {
 					old, cur := deepCopyJSON(o), deepCopyJSON(o)
 					old["status"], cur["status"] = oldStatus, newStatus
 					req := Request{Operation: Update, SubResource: "status", Object: cur, OldObject: old}
-					skipEqualViews = false
+					skipCoveredConversions = false
 					want, errWant := Validate(req)
-					skipEqualViews = true
+					skipCoveredConversions = true
 					got, errGot := Validate(req)
 					if diff := cmp.Diff(want.Errors, got.Errors); diff != "" || (errWant == nil) != (errGot == nil) {
 						t.Errorf("%s, status %d → %d: findings (-all views +shortcut):\n%s\nerrors %v %v", name, i, j, diff, errWant, errGot)
 					}
-					if crossViews(tgt, true, false, cur, old)["v1alpha1"].sameAs != "" {
+					if convertToOtherVersions(tgt, true, false, cur, old)["v1alpha1"].coveredBy != "" {
 						skipped++
 					}
 				}
@@ -204,7 +204,7 @@ func TestStatusWriteSkipsViews(t *testing.T) {
 	for name, sc := range map[string]struct {
 		obj        map[string]interface{}
 		statusOnly bool
-		want       map[string]string // version: sameAs
+		want       map[string]string // version: coveredBy
 	}{
 		"status-write-of-a-claim-created-in-v1alpha3": {
 			obj: fixtures["v1alpha3-as-v1alpha3"], statusOnly: true,
@@ -236,15 +236,15 @@ func TestStatusWriteSkipsViews(t *testing.T) {
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
-			tgt, err := parseTarget(sc.obj)
+			tgt, err := parseObjectType(sc.obj)
 			if err != nil {
 				t.Fatal(err)
 			}
 			old := deepCopyJSON(sc.obj)
 			delete(old["status"].(map[string]interface{}), "reservedFor")
 			got := map[string]string{}
-			for version, pair := range crossViews(tgt, sc.statusOnly, false, sc.obj, old) {
-				got[version] = pair.sameAs
+			for version, pair := range convertToOtherVersions(tgt, sc.statusOnly, false, sc.obj, old) {
+				got[version] = pair.coveredBy
 			}
 			if diff := cmp.Diff(sc.want, got); diff != "" {
 				t.Errorf("views skipped for (-want +got):\n%s", diff)

@@ -1,0 +1,313 @@
+package validation
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/claimbridge/claimbridge/api"
+	"github.com/claimbridge/claimbridge/conversion"
+	"github.com/claimbridge/claimbridge/validation/common"
+)
+
+// convertToOtherVersions converts the old and the new object of an update
+// to every other version, once per request and only as far as the
+// cross-version checks read them:
+//
+//   - each object is converted step by step outward from the request's
+//     version (v1alpha3 → v1alpha2 → v1alpha1), each step from the previous
+//     result, as conversion.Convert itself goes
+//     (TestViewChainMatchesDirectConversion);
+//   - a status write decodes only metadata.deletionTimestamp and the status
+//     (spec and metadata are the stored object's on both sides);
+//   - a v1alpha3 status write skips conversions whose status checks can only
+//     repeat v1alpha3's own: v1alpha1 when the v1alpha2 objects carry no
+//     restore-v1alpha1 annotation (v1alpha2 → v1alpha1 copies the status
+//     field by field; TestSkippedV1alpha1ViewsReportNothingNew), and every
+//     version when neither object carries a v1alpha2 or v1alpha1 restore
+//     annotation (TestSkippedViewsReportNothingNew). Both are taken only
+//     for a status that surely fits every version (statusFitsEveryVersion),
+//     since a skipped conversion cannot fail.
+//
+// A version the object cannot be converted to has no pair; its error is
+// that of the direct conversion.
+
+// convertedPair is the new and the old object converted to one version.
+type convertedPair struct {
+	newParts, oldParts comparedParts
+	// err is why the objects cannot be converted to the version.
+	err error
+	// coveredBy names the version whose pair stands for this one (the
+	// request's own when its status rules run every check this pair
+	// would); the pair is then empty and not checked.
+	coveredBy string
+	// newObj and oldObj are the converted objects, kept on a main update
+	// (tooDeep) and for the storage version (storageStatusErrors).
+	newObj, oldObj map[string]interface{}
+}
+
+// skipCoveredConversions enables the shortcuts; tests turn it off to compare.
+var skipCoveredConversions = true
+
+// convertToOtherVersions returns, keyed by version, the pairs of every
+// version other than t.version. With deriveOld (a status write that changed
+// only reservedFor and deallocationRequested, see sameConversionInput) only
+// newObj is converted, and each old object's parts are the new one's with
+// oldObj's two fields.
+func convertToOtherVersions(t objectType, statusOnly, deriveOld bool, newObj, oldObj map[string]interface{}) map[string]convertedPair {
+	out := make(map[string]convertedPair, len(versions)-1)
+	fits := statusOnly && skipCoveredConversions && t.version == StorageVersion && statusFitsEveryVersion(newObj)
+	if fits && othersAreClassic() && !anyRestore(newObj, oldObj, "v1alpha2", "v1alpha1") {
+		for _, version := range versions {
+			if version != t.version {
+				out[version] = convertedPair{coveredBy: t.version}
+			}
+		}
+		return out
+	}
+	var converted [2][]map[string]interface{} // per object, per version index
+	objs := [2]map[string]interface{}{newObj, oldObj}
+	self := versionIndex(t.version)
+	for i := range objs {
+		converted[i] = make([]map[string]interface{}, len(versions))
+		converted[i][self] = objs[i]
+	}
+	converting := objs[:] // the objects converted: both, or with deriveOld the new one
+	if deriveOld {
+		newCommon, newFacts := restoreStatusOps(t, newObj)
+		oldCommon, _ := restoreStatusOps(t, oldObj)
+		switch {
+		case newCommon || oldCommon:
+			deriveOld = false // the views' consumers are not the request's: convert both
+		case skipFactConversion && !newFacts:
+			if out, ok := pairsFromStatusFacts(t, newObj, oldObj); ok {
+				return out
+			}
+		}
+	}
+	var oldCommon, newCommon common.StatusView
+	if deriveOld {
+		var errOld, errNew error
+		oldCommon, errOld = commonStatus(t, oldObj)
+		newCommon, errNew = commonStatus(t, newObj)
+		if errOld != nil || errNew != nil {
+			deriveOld = false // decode errors are the full path's to report
+		} else {
+			converting = objs[:1]
+		}
+	}
+	for _, dir := range []int{-1, +1} {
+		for j := self + dir; j >= 0 && j < len(versions); j += dir {
+			version := versions[j]
+			var pair convertedPair
+			if fits && version == "v1alpha1" && versions[j-dir] == "v1alpha2" &&
+				converted[0][j-dir] != nil && !hasRestore(converted[0][j-dir], version) && !hasRestore(converted[1][j-dir], version) {
+				out[version] = convertedPair{coveredBy: versions[j-dir]}
+				continue
+			}
+			for i := range converting {
+				prev := converted[i][j-dir]
+				if prev == nil {
+					break // an earlier step failed: this version has no view either
+				}
+				conv := convert
+				if deriveOld {
+					conv = conversion.ConvertSections // only statusFacts reads the result
+				}
+				c, err := conv(prev, version)
+				if err != nil {
+					break
+				}
+				converted[i][j] = c
+			}
+			if deriveOld && converted[0][j] != nil {
+				converted[1][j] = converted[0][j] // stands for the old object's conversion
+			}
+			if converted[0][j] == nil || converted[1][j] == nil {
+				converted[0][j], converted[1][j] = nil, nil
+				pair.err = directConversionError(newObj, oldObj, version)
+				out[version] = pair
+				continue
+			}
+			if deriveOld {
+				pair.newParts = statusFacts(version, converted[0][j])
+				pair.oldParts = withCommonStatus(pair.newParts, oldCommon)
+				pair.newParts = withCommonStatus(pair.newParts, newCommon)
+				out[version] = pair
+				continue
+			}
+			var err error
+			if !statusOnly || version == StorageVersion {
+				pair.newObj, pair.oldObj = converted[0][j], converted[1][j]
+			}
+			views := [2]*comparedParts{&pair.newParts, &pair.oldParts}
+			for i := range converting {
+				if *views[i], err = comparedPartsOf(t.kind, version, converted[i][j], statusOnly); err != nil {
+					pair.err = fmt.Errorf("decoding the %s conversion: %w", version, err)
+					break
+				}
+			}
+			out[version] = pair
+		}
+	}
+	return out
+}
+
+// directConversionError converts both objects straight to version, as a
+// single conversion would, to report its error.
+func directConversionError(newObj, oldObj map[string]interface{}, version string) error {
+	for _, obj := range []map[string]interface{}{newObj, oldObj} {
+		if _, err := convert(obj, version); err != nil {
+			return err // names the object and both versions
+		}
+	}
+	// Unreachable while conversion goes through the neighbours: a chain
+	// step failed but the direct conversion did not.
+	return fmt.Errorf("no view in %s: a step through the neighbouring versions failed", version)
+}
+
+// comparedPartsOf decodes the compared parts of a converted object;
+// statusOnly decodes only metadata.deletionTimestamp and the status.
+func comparedPartsOf(kind, version string, obj map[string]interface{}, statusOnly bool) (comparedParts, error) {
+	if statusOnly {
+		reduced := map[string]interface{}{"apiVersion": obj["apiVersion"], "kind": obj["kind"]}
+		if meta, ok := obj["metadata"].(map[string]interface{}); ok {
+			if ts, ok := meta["deletionTimestamp"]; ok {
+				reduced["metadata"] = map[string]interface{}{"deletionTimestamp": ts}
+			}
+		}
+		if status, ok := obj["status"]; ok {
+			reduced["status"] = status
+		}
+		obj = reduced
+	}
+	v, err := rulesFor[version].decodeParts(kind, obj)
+	v.rawStatus = obj["status"]
+	return v, err
+}
+
+// hasRestore reports whether obj carries the restore annotation of version.
+func hasRestore(obj map[string]interface{}, version string) bool {
+	meta, _ := obj["metadata"].(map[string]interface{})
+	ann, _ := meta["annotations"].(map[string]interface{})
+	_, ok := ann[conversion.RestoreAnnotation(version)]
+	return ok
+}
+
+func versionIndex(version string) int {
+	for i, v := range versions {
+		if v == version {
+			return i
+		}
+	}
+	return -1
+}
+
+// anyRestore reports whether any of objs carries the restore annotation of
+// any of versions.
+func anyRestore(newObj, oldObj map[string]interface{}, versions ...string) bool {
+	for _, obj := range []map[string]interface{}{newObj, oldObj} {
+		for _, version := range versions {
+			if hasRestore(obj, version) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// othersAreClassic reports whether the versions besides the storage version
+// are exactly v1alpha1 and v1alpha2, the ones the v1alpha3 status shortcut
+// reasons about.
+func othersAreClassic() bool {
+	n := 0
+	for _, v := range versions {
+		switch v {
+		case StorageVersion:
+		case api.V1alpha1, api.V1alpha2:
+			n++
+		default:
+			return false
+		}
+	}
+	return n == 2
+}
+
+// restoreStatusOps reports whether a restore annotation of a version other
+// than t's patches the whole status, reservedFor or deallocationRequested
+// (common: then the converted objects' consumers are not the request's, and
+// the old parts cannot be derived from the new), and whether one patches the
+// whole status, the allocation or its shareable (facts: see
+// pairsFromStatusFacts).
+func restoreStatusOps(t objectType, obj map[string]interface{}) (common, facts bool) {
+	for _, version := range versions {
+		if version == t.version {
+			continue
+		}
+		for _, p := range conversion.RestoreStatusPaths(obj, version) {
+			switch {
+			case p == "/status":
+				common, facts = true, true
+			case p == "/status/reservedFor" || strings.HasPrefix(p, "/status/reservedFor/") || p == "/status/deallocationRequested":
+				common = true
+			case p == "/status/allocation" || p == "/status/allocation/shareable":
+				facts = true
+			}
+		}
+	}
+	return common, facts
+}
+
+// statusFitsEveryVersion reports whether obj, the new object of a v1alpha3
+// status write, surely converts to every version: a conversion fails only
+// when the restore annotations it writes exceed the annotation size limit,
+// and on the way to v1alpha1 those hold at most four times the status's
+// encoding and twice the spec's, plus operation overhead well below 64 KiB.
+func statusFitsEveryVersion(obj map[string]interface{}) bool {
+	const slack = 64 * 1024
+	total := annotationBytes(obj)
+	if total+slack > conversion.TotalAnnotationSizeLimitB {
+		return false
+	}
+	return total+4*encodedLenBound(obj["status"])+2*encodedLenBound(obj["spec"])+slack <= conversion.TotalAnnotationSizeLimitB
+}
+
+// encodedLenBound is at least the length of v's JSON encoding, counted
+// without encoding it: a string byte that may need escaping counts as the six
+// bytes of \u00XX.
+func encodedLenBound(v interface{}) int {
+	switch v := v.(type) {
+	case map[string]interface{}:
+		n := 2
+		for k, e := range v {
+			n += stringLenBound(k) + 2 + encodedLenBound(e)
+		}
+		return n
+	case []interface{}:
+		n := 2
+		for _, e := range v {
+			n += encodedLenBound(e) + 1
+		}
+		return n
+	case string:
+		return stringLenBound(v)
+	case json.Number:
+		return len(v)
+	case nil:
+		return 4
+	default: // bool, float64, int64
+		return 32
+	}
+}
+
+func stringLenBound(s string) int {
+	n := 2
+	for i := 0; i < len(s); i++ {
+		if b := s[i]; b < 0x20 || b == '"' || b == '\\' || b == '<' || b == '>' || b == '&' || b >= 0x80 {
+			n += 6
+		} else {
+			n++
+		}
+	}
+	return n
+}
