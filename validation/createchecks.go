@@ -1,7 +1,6 @@
 package validation
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
@@ -33,7 +32,7 @@ func otherVersionCreateErrors(t objectType, newObj map[string]interface{}, maxDe
 			if version == t.version {
 				continue
 			}
-			if _, err := convert(newObj, version); err != nil {
+			if _, err := conversion.Convert(newObj, version); err != nil {
 				allErrs = append(allErrs, unreadable(field.NewPath("metadata", "annotations"), version, err))
 			}
 		}
@@ -63,7 +62,7 @@ func otherVersionCreateErrors(t objectType, newObj map[string]interface{}, maxDe
 			allErrs = append(allErrs, field.Invalid(path, common.OmittedValue,
 				fmt.Sprintf("the restore annotations make the object unusable as seen through %s: %v", version, withErr)))
 			continue
-		case withErr != nil && isConversionError(withErr):
+		case withErr != nil && withView == nil: // the conversion failed
 			allErrs = append(allErrs, unreadable(field.NewPath("metadata", "annotations"), version, withErr))
 			continue
 		case withErr != nil:
@@ -80,9 +79,8 @@ func otherVersionCreateErrors(t objectType, newObj map[string]interface{}, maxDe
 	return allErrs
 }
 
-// restoreAnnotationErrors are the findings of with (a view with the restore
-// annotations) that without (the same view without them, or the stored
-// object's) does not have, each as the annotations' finding at path.
+// restoreAnnotationErrors are the findings of with (the restore annotations
+// applied) that without does not have, each reported at path.
 func restoreAnnotationErrors(path *field.Path, version string, with, without field.ErrorList) field.ErrorList {
 	var allErrs field.ErrorList
 	for _, e := range with {
@@ -95,12 +93,11 @@ func restoreAnnotationErrors(path *field.Path, version string, with, without fie
 }
 
 // createErrorsIn converts obj to version and runs that version's create
-// rules on it; it also returns the converted object (nil if the conversion
-// failed, with a *conversionError).
+// rules on it; converted is nil if the conversion failed.
 func createErrorsIn(kind, version string, obj map[string]interface{}) (errs field.ErrorList, converted map[string]interface{}, err error) {
-	converted, err = convert(obj, version)
+	converted, err = conversion.Convert(obj, version)
 	if err != nil {
-		return nil, nil, &conversionError{err} // names the object and both versions
+		return nil, nil, err // names the object and both versions
 	}
 	result, err := rulesFor[version].run(kind, Create, "", prepareForCreate(converted, kind), nil)
 	if err != nil {
@@ -134,40 +131,28 @@ func unreadable(path *field.Path, version string, err error) *field.Error {
 		fmt.Sprintf("the object could not be read through %s, nor listed or watched with other claims through it: %v", version, err))
 }
 
-// conversionError marks an error of createErrorsIn as the conversion's.
-type conversionError struct{ err error }
-
-func (e *conversionError) Error() string { return e.err.Error() }
-func (e *conversionError) Unwrap() error { return e.err }
-
-func isConversionError(err error) bool {
-	var ce *conversionError
-	return errors.As(err, &ce)
-}
-
 // fitsEveryVersion reports whether obj, a new object without restore
 // annotations, surely converts to every version: the restore annotations a
 // conversion writes hold at most twice the spec's encoding plus less than
 // 8 KiB of operations. It spares nearly every create the conversions.
 func fitsEveryVersion(obj map[string]interface{}) bool {
-	const slack = 8 * 1024
-	total := annotationBytes(obj)
-	if total+slack > conversion.TotalAnnotationSizeLimitB {
+	room := annotationRoom(obj, 8*1024)
+	if room < 0 {
 		return false
 	}
 	spec, err := encodeTree(obj["spec"])
-	return err == nil && total+2*len(spec)+slack <= conversion.TotalAnnotationSizeLimitB
+	return err == nil && 2*len(spec) <= room
 }
 
-// annotationBytes is what obj's annotations count against the apiserver's
-// limit: the bytes of every key and value.
-func annotationBytes(obj map[string]interface{}) int {
-	total := 0
+// annotationRoom is what the annotation size limit leaves beside obj's own
+// annotations (the bytes of every key and value) and slack.
+func annotationRoom(obj map[string]interface{}, slack int) int {
+	total := conversion.TotalAnnotationSizeLimitB - slack
 	meta, _ := obj["metadata"].(map[string]interface{})
 	ann, _ := meta["annotations"].(map[string]interface{})
 	for k, v := range ann {
 		s, _ := v.(string)
-		total += len(k) + len(s)
+		total -= len(k) + len(s)
 	}
 	return total
 }

@@ -18,10 +18,6 @@ import (
 // conversions of it.
 const StorageVersion = "v1alpha3"
 
-// convert is conversion.Convert; a variable only so that the dependency is
-// visible in one place.
-var convert = conversion.Convert
-
 // otherVersionUpdateErrors checks an update that arrives in version X as
 // every other version Y sees it (old and new converted to Y), so that a rule
 // protecting the stored object holds whichever version the client speaks:
@@ -157,8 +153,7 @@ func storageStatusErrors(kind string, pair convertedPair) field.ErrorList {
 	return out
 }
 
-// notShareableMsg is upstream's refusal of a second consumer of an
-// allocation that is not shareable.
+// notShareableMsg refuses a second consumer of an unshareable allocation.
 const notShareableMsg = "may not be reserved more than once"
 
 // notShareableWhy ends notShareableMsg when another version than the
@@ -181,10 +176,10 @@ func explainNotShareable(errs field.ErrorList) {
 // newlyUnreadable reports whether newObj cannot be converted to version
 // while oldObj can.
 func newlyUnreadable(newObj, oldObj map[string]interface{}, version string) bool {
-	if _, err := convert(newObj, version); err == nil {
+	if _, err := conversion.Convert(newObj, version); err == nil {
 		return false
 	}
-	_, err := convert(oldObj, version)
+	_, err := conversion.Convert(oldObj, version)
 	return err == nil
 }
 
@@ -262,19 +257,12 @@ func applyVersionSwitch(newObj, oldObj map[string]interface{}) (manager, from, t
 	return "", "", "", false
 }
 
-// restoreAnnotations returns obj's restore annotations (nil if none).
+// restoreAnnotations returns obj's restore annotations.
 func restoreAnnotations(obj map[string]interface{}) map[string]interface{} {
 	meta, _ := obj["metadata"].(map[string]interface{})
 	ann, _ := meta["annotations"].(map[string]interface{})
-	var out map[string]interface{}
-	for k, v := range ann {
-		if strings.HasPrefix(k, api.RestoreAnnotationPrefix) {
-			if out == nil {
-				out = map[string]interface{}{}
-			}
-			out[k] = v
-		}
-	}
+	out := maps.Clone(ann)
+	maps.DeleteFunc(out, func(k string, _ interface{}) bool { return !strings.HasPrefix(k, api.RestoreAnnotationPrefix) })
 	return out
 }
 

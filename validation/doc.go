@@ -1,25 +1,31 @@
-// Package validation is the version-agnostic entry point to claimbridge's
-// ResourceClaim and ResourceClaimTemplate validation, used by the validating
-// webhook, by `claimbridge validate` and by `claimbridge migrate` (which
-// refuses a migrated v1alpha1, v1alpha2 or v1alpha3 object that fails the
-// create rules).
+// Package validation validates claimbridge's ResourceClaims and
+// ResourceClaimTemplates for the validating webhook, `claimbridge validate`
+// and `claimbridge migrate`. Validate takes a Request of JSON trees (Go code
+// with a typed claim passes conversion.ToTree(claim); ExampleValidate) and
+// is safe for concurrent use. See docs/validation.md.
 //
-// Validate takes an admission-like Request holding JSON trees, decodes them
-// into the shape named by apiVersion (v1alpha1, v1alpha2 or v1alpha3 of
-// resource.claimbridge.dev or resource.k8s.io), emulates what kube-apiserver
-// does to a write of this CRD before validating admission runs (status
-// dropped on create, status kept on main updates, only status taken on
-// status updates), applies the upstream defaults, runs the upstream rules of
-// that shape (packages v1alpha1, v1alpha2, v1alpha3) and then the
-// cross-version invariants that keep one stored object consistent whichever
-// version an update arrives in. See docs/validation.md.
+// A request flows through these files:
 //
-// Go code that holds a typed claim passes conversion.ToTree(claim) as the
-// Request's Object (ExampleValidate). Validate is safe for concurrent use
-// and does not modify the request's objects. The CEL selectors of v1alpha3
-// are compiled as Kubernetes 1.31 compiled them, with upstream's packages
-// (k8s.io/dynamic-resource-allocation/cel, k8s.io/apiserver/pkg/cel): they
-// bring cel-go, and through k8s.io/component-base prometheus, OpenTelemetry
-// and cobra, into every importer's build, which conversion and the api
-// packages do not.
+//   - request.go: Request, Response and the object's type (objectType);
+//   - validate.go: Validate, the whole flow, and the storage warnings;
+//   - strategy.go: what kube-apiserver does to the write first (status
+//     dropped on create, kept on main updates, alone taken on status writes);
+//   - rules.go, decode.go, typemismatch.go: the object decoded into its
+//     version's types, defaulted and checked by that version's rules
+//     (packages v1alpha1, v1alpha2 and classic, v1alpha3, common);
+//   - ratchet.go: findings dropped on updates that leave the offending part
+//     as it was stored;
+//   - the cross-version checks, for the CRD's group only. The object is
+//     converted to every other version (what that version's clients read),
+//     and the parts of it the checks compare are decoded (comparedParts):
+//     createchecks.go for a create, otherversions.go and crossversion.go
+//     for an update; unchanged.go skips them for updates that convert as
+//     before; depth.go and statusrestoredata.go refuse restore annotations
+//     that nest too deep or carry status data;
+//   - mergefindings.go and collapsewarnings.go: findings alike in several
+//     versions, and warnings alike but for list indices, said once.
+//
+// The CEL selectors of v1alpha3 are compiled with upstream's packages,
+// which bring cel-go, prometheus, OpenTelemetry and cobra into every
+// importer's build.
 package validation

@@ -3,6 +3,7 @@ package validation
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/claimbridge/claimbridge/api"
@@ -57,7 +58,8 @@ var skipCoveredConversions = true
 func convertToOtherVersions(t objectType, statusOnly, deriveOld bool, newObj, oldObj map[string]interface{}) map[string]convertedPair {
 	out := make(map[string]convertedPair, len(versions)-1)
 	fits := statusOnly && skipCoveredConversions && t.version == StorageVersion && statusFitsEveryVersion(newObj)
-	if fits && othersAreClassic() && !anyRestore(newObj, oldObj, "v1alpha2", "v1alpha1") {
+	olderRestore := hasRestore(newObj, api.V1alpha2) || hasRestore(newObj, api.V1alpha1) || hasRestore(oldObj, api.V1alpha2) || hasRestore(oldObj, api.V1alpha1)
+	if fits && othersAreClassic() && !olderRestore {
 		for _, version := range versions {
 			if version != t.version {
 				out[version] = convertedPair{coveredBy: t.version}
@@ -67,7 +69,7 @@ func convertToOtherVersions(t objectType, statusOnly, deriveOld bool, newObj, ol
 	}
 	var converted [2][]map[string]interface{} // per object, per version index
 	objs := [2]map[string]interface{}{newObj, oldObj}
-	self := versionIndex(t.version)
+	self := slices.Index(versions, t.version)
 	for i := range objs {
 		converted[i] = make([]map[string]interface{}, len(versions))
 		converted[i][self] = objs[i]
@@ -110,7 +112,7 @@ func convertToOtherVersions(t objectType, statusOnly, deriveOld bool, newObj, ol
 				if prev == nil {
 					break // an earlier step failed: this version has no view either
 				}
-				conv := convert
+				conv := conversion.Convert
 				if deriveOld {
 					conv = conversion.ConvertSections // only statusFacts reads the result
 				}
@@ -157,7 +159,7 @@ func convertToOtherVersions(t objectType, statusOnly, deriveOld bool, newObj, ol
 // single conversion would, to report its error.
 func directConversionError(newObj, oldObj map[string]interface{}, version string) error {
 	for _, obj := range []map[string]interface{}{newObj, oldObj} {
-		if _, err := convert(obj, version); err != nil {
+		if _, err := conversion.Convert(obj, version); err != nil {
 			return err // names the object and both versions
 		}
 	}
@@ -192,28 +194,6 @@ func hasRestore(obj map[string]interface{}, version string) bool {
 	ann, _ := meta["annotations"].(map[string]interface{})
 	_, ok := ann[conversion.RestoreAnnotation(version)]
 	return ok
-}
-
-func versionIndex(version string) int {
-	for i, v := range versions {
-		if v == version {
-			return i
-		}
-	}
-	return -1
-}
-
-// anyRestore reports whether any of objs carries the restore annotation of
-// any of versions.
-func anyRestore(newObj, oldObj map[string]interface{}, versions ...string) bool {
-	for _, obj := range []map[string]interface{}{newObj, oldObj} {
-		for _, version := range versions {
-			if hasRestore(obj, version) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // othersAreClassic reports whether the versions besides the storage version
@@ -264,12 +244,8 @@ func restoreStatusOps(t objectType, obj map[string]interface{}) (common, facts b
 // and on the way to v1alpha1 those hold at most four times the status's
 // encoding and twice the spec's, plus operation overhead well below 64 KiB.
 func statusFitsEveryVersion(obj map[string]interface{}) bool {
-	const slack = 64 * 1024
-	total := annotationBytes(obj)
-	if total+slack > conversion.TotalAnnotationSizeLimitB {
-		return false
-	}
-	return total+4*encodedLenBound(obj["status"])+2*encodedLenBound(obj["spec"])+slack <= conversion.TotalAnnotationSizeLimitB
+	room := annotationRoom(obj, 64*1024)
+	return room >= 0 && 4*encodedLenBound(obj["status"])+2*encodedLenBound(obj["spec"]) <= room
 }
 
 // encodedLenBound is at least the length of v's JSON encoding, counted

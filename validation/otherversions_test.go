@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/claimbridge/claimbridge/conversion"
 )
 
 // viewFixtures are the webhook's testdata claims, each also as converted
@@ -54,7 +56,7 @@ func TestViewChainMatchesDirectConversion(t *testing.T) {
 				}
 				var want [2]comparedParts
 				for i, x := range []map[string]interface{}{o, old} {
-					c, err := convert(x, version)
+					c, err := conversion.Convert(x, version)
 					if err != nil {
 						t.Fatalf("%s: converting to %s: %v", name, version, err)
 					}
@@ -110,7 +112,7 @@ func TestViewChainConversionError(t *testing.T) {
 	}
 	// Shown as v1alpha3, the claim cannot go back to v1alpha1 through v1alpha2.
 	v3 := mustConvert(t, o, "v1alpha3")
-	_, direct := convert(v3, "v1alpha1")
+	_, direct := conversion.Convert(v3, "v1alpha1")
 	if direct == nil {
 		t.Fatal("the claim was expected not to fit v1alpha1; the test no longer tests what it says")
 	}

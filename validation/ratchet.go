@@ -7,6 +7,8 @@ import (
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/claimbridge/claimbridge/conversion"
 )
 
 // withoutUnchangedAllocationErrors drops, on a status write that leaves the
@@ -18,13 +20,13 @@ import (
 // resourceHandle of that size), and reporting it on every later status write
 // would keep an older client from ever changing its reservations.
 func withoutUnchangedAllocationErrors(errs field.ErrorList, newObj, oldObj map[string]interface{}) field.ErrorList {
-	if len(errs) == 0 || !apiequality.Semantic.DeepEqual(allocationOf(newObj), allocationOf(oldObj)) {
+	if len(errs) == 0 || !apiequality.Semantic.DeepEqual(statusField(newObj, "allocation"), statusField(oldObj, "allocation")) {
 		return errs
 	}
-	noDriver := allocationOf(newObj) != nil && noString(statusField(newObj, "driverName")) && noString(statusField(oldObj, "driverName"))
+	noDriver := statusField(newObj, "allocation") != nil && noString(statusField(newObj, "driverName")) && noString(statusField(oldObj, "driverName"))
 	out := errs[:0:0]
 	for _, e := range errs {
-		if insideAllocation(e.Field) || noDriver && e.Field == "status.driverName" && e.Type == field.ErrorTypeRequired {
+		if inside(e.Field, "status.allocation") || noDriver && e.Field == "status.driverName" && e.Type == field.ErrorTypeRequired {
 			continue
 		}
 		out = append(out, e)
@@ -77,12 +79,12 @@ func withoutStoredSpecErrors(t objectType, errs field.ErrorList, newObj, oldObj 
 	if t.version == StorageVersion || !slices.ContainsFunc(errs, insideSpec) || !sameSpec(t, newObj, oldObj) {
 		return errs
 	}
-	stored, err := convert(oldObj, StorageVersion)
+	stored, err := conversion.Convert(oldObj, StorageVersion)
 	if err != nil {
 		return errs
 	}
 	pure, _ := withoutRestoreAnnotations(stored)
-	derived, err := convert(pure, t.version)
+	derived, err := conversion.Convert(pure, t.version)
 	if err != nil || !apiequality.Semantic.DeepEqual(derived["spec"], oldObj["spec"]) {
 		return errs
 	}
@@ -105,21 +107,14 @@ func sameSpec(t objectType, a, b map[string]interface{}) bool {
 	return errA == nil && errB == nil && apiequality.Semantic.DeepEqual(va.spec, vb.spec)
 }
 
-func insideSpec(e *field.Error) bool {
-	const p = "spec"
-	return e.Field == p || strings.HasPrefix(e.Field, p+".") || strings.HasPrefix(e.Field, p+"[")
-}
+func insideSpec(e *field.Error) bool { return inside(e.Field, "spec") }
 
-func allocationOf(obj map[string]interface{}) interface{} {
-	return statusField(obj, "allocation")
+// inside reports whether path is p or below it.
+func inside(path, p string) bool {
+	return path == p || strings.HasPrefix(path, p+".") || strings.HasPrefix(path, p+"[")
 }
 
 func statusField(obj map[string]interface{}, name string) interface{} {
 	status, _ := obj["status"].(map[string]interface{})
 	return status[name]
-}
-
-func insideAllocation(path string) bool {
-	const p = "status.allocation"
-	return path == p || strings.HasPrefix(path, p+".") || strings.HasPrefix(path, p+"[")
 }

@@ -1,6 +1,7 @@
 package validation
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -179,7 +180,7 @@ func TestUnchangedAllocationIsNotRevalidated(t *testing.T) {
 			}
 			tooLong := false
 			for _, e := range resp.Errors {
-				tooLong = tooLong || e.Type == field.ErrorTypeTooLong && insideAllocation(e.Field)
+				tooLong = tooLong || e.Type == field.ErrorTypeTooLong && inside(e.Field, "status.allocation")
 			}
 			if !tooLong {
 				t.Errorf("allocating: want the handle's TooLong error, got %v", resp.Errors)
@@ -404,7 +405,7 @@ func TestStatusRestoreDataForALaterStatus(t *testing.T) {
 }
 
 // versionAfter is the served version after version.
-func versionAfter(version string) string { return versions[versionIndex(version)+1] }
+func versionAfter(version string) string { return versions[slices.Index(versions, version)+1] }
 
 // A spec patch of a restore annotation cannot carry status: planted on an
 // allocated claim it changed no view, and once a status write removed the

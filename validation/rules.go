@@ -30,8 +30,8 @@ type typedRules[C, T any] struct {
 	validateClaimStatus    func(claim, old *C) field.ErrorList
 	validateTemplate       func(template *T) field.ErrorList
 	validateTemplateUpdate func(template, old *T) field.ErrorList
-	claimParts    func(claim *C) comparedParts
-	templateParts func(template *T) comparedParts
+	claimParts             func(claim *C) comparedParts
+	templateParts          func(template *T) comparedParts
 }
 
 // comparedParts are the parts of an object, decoded and defaulted, that the

@@ -62,7 +62,7 @@ func TestStatusFitsBoundHolds(t *testing.T) {
 			}
 			o := claim(status(largest))
 			for _, version := range []string{"v1alpha2", "v1alpha1"} {
-				if _, err := convert(o, version); err != nil {
+				if _, err := conversion.Convert(o, version); err != nil {
 					t.Errorf("n=%d fits by the bound, but: %v", largest, err)
 				}
 			}

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"sort"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -36,13 +36,8 @@ func statusRestoreDataErrors(t objectType, newObj, oldObj map[string]interface{}
 		return nil
 	}
 	oldData := restoreStatusData(oldObj, stored)
-	keys := make([]string, 0, len(newData))
-	for k := range newData {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	var allErrs field.ErrorList
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(newData)) {
 		path := field.NewPath("metadata", "annotations").Key(k)
 		switch old, ok := oldData[k]; {
 		case oldObj == nil:
@@ -86,12 +81,11 @@ func KeepStoredStatusRestoreData(obj, old map[string]interface{}, version string
 	return out, warnings
 }
 
-// StoredRestoreVersions returns the versions whose restore annotations an
-// object written in version is stored with: converting it to the storage
-// version removes the restore annotation of every version it steps through,
-// its own included, applying or dropping it, and keeps the others.
+// StoredRestoreVersions returns the versions whose restore annotations stay
+// on an object written in version once converted to the storage version,
+// which removes those of every version it steps through, its own included.
 func StoredRestoreVersions(version string) []string {
-	from, to := versionIndex(version), versionIndex(StorageVersion)
+	from, to := slices.Index(versions, version), slices.Index(versions, StorageVersion)
 	if from > to {
 		from, to = to, from
 	}
@@ -105,8 +99,7 @@ func StoredRestoreVersions(version string) []string {
 }
 
 // restoreStatusData returns the "status" member of each annotation of obj
-// named in keys that has one, as conversion reads it (an annotation that
-// does not decode holds nothing).
+// named in keys that has one and decodes, as conversion reads it.
 func restoreStatusData(obj map[string]interface{}, keys []string) map[string]interface{} {
 	meta, _ := obj["metadata"].(map[string]interface{})
 	ann, _ := meta["annotations"].(map[string]interface{})

@@ -2,6 +2,7 @@ package validation
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/claimbridge/claimbridge/conversion"
@@ -113,13 +114,9 @@ func Validate(req Request) (Response, error) {
 // v1alpha1 (docs/validation.md, "Where claimbridge differs from upstream"),
 // whose allocation the other versions show, where it is immutable.
 func withoutAllocationImmutable(errs field.ErrorList) field.ErrorList {
-	out := errs[:0:0]
-	for _, e := range errs {
-		if e.Type == field.ErrorTypeInvalid && e.Field == "status.allocation" && e.Detail == common.FieldImmutableErrorMsg {
-			continue
-		}
-		out = append(out, e)
-	}
+	out := slices.DeleteFunc(slices.Clone(errs), func(e *field.Error) bool {
+		return e.Type == field.ErrorTypeInvalid && e.Field == "status.allocation" && e.Detail == common.FieldImmutableErrorMsg
+	})
 	if len(out) == 0 {
 		return nil
 	}
@@ -143,7 +140,7 @@ func oldInVersion(old map[string]interface{}, t objectType) (map[string]interfac
 	if ot.version == t.version {
 		return old, nil
 	}
-	converted, err := convert(old, t.version)
+	converted, err := conversion.Convert(old, t.version)
 	if err != nil {
 		return nil, fmt.Errorf("the old object: %w", err) // err names both versions
 	}

@@ -10,14 +10,12 @@ import (
 // StatusView is what the status invariants need to know about one
 // ResourceClaim status, whatever its version.
 type StatusView struct {
-	// Allocated is true when status.allocation is set.
+	// Allocated: status.allocation is set.
 	Allocated bool
 	// NotShareable is true when the allocation is set and explicitly not
 	// shareable (v1alpha1, v1alpha2). v1alpha3 has no shareable field: false.
-	NotShareable bool
-	// ReservedFor is status.reservedFor.
-	ReservedFor []Consumer
-	// DeallocationRequested is status.deallocationRequested.
+	NotShareable          bool
+	ReservedFor           []Consumer
 	DeallocationRequested bool
 }
 
@@ -85,8 +83,7 @@ func ValidateImmutableField(newVal, oldVal interface{}, fldPath *field.Path) fie
 const FieldImmutableErrorMsg = "field is immutable"
 
 // ValidateAllocationImmutable reports a change of an allocation that was
-// already set (rule 52). Setting (nil → value) and clearing (value → nil)
-// are not changes here; clearing is governed by the deallocation rules.
+// already set (rule 52); setting and clearing are not changes here.
 func ValidateAllocationImmutable[T any](allocation, oldAllocation *T, fldPath *field.Path) field.ErrorList {
 	if allocation == nil || oldAllocation == nil {
 		return nil
