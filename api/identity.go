@@ -9,6 +9,7 @@ package api
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -173,6 +174,23 @@ func Meta(obj map[string]interface{}) (namespace, name, uid string) {
 	name, _ = meta["name"].(string)
 	uid, _ = meta["uid"].(string)
 	return namespace, name, uid
+}
+
+// InDefaultNamespace returns obj with metadata.namespace "default" when it
+// has none (absent, null or ""): kubectl create and apply put such a
+// manifest in the namespace of their context, so its absence is not an
+// error of the manifest (the apiserver, and claimbridge's webhook, always
+// see one). obj is not modified: what changes is copied.
+func InDefaultNamespace(obj map[string]interface{}) map[string]interface{} {
+	meta, ok := obj["metadata"].(map[string]interface{})
+	if ns, set := meta["namespace"]; !ok || set && ns != nil && ns != "" {
+		return obj
+	}
+	m := maps.Clone(meta)
+	m["namespace"] = "default"
+	out := maps.Clone(obj)
+	out["metadata"] = m
+	return out
 }
 
 // Ref names an object for messages: namespace/name, name for a cluster-scoped

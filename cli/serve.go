@@ -63,12 +63,7 @@ second signal exits at once with code 1.`,
 			return withCode(ExitInvalid, err)
 		},
 	}
-	nfs := opts.Flags()
-	for _, name := range nfs.Order {
-		cmd.Flags().AddFlagSet(nfs.FlagSets[name])
-	}
-	opts.addRemovedFlags(cmd.Flags())
-	cliflag.SetUsageAndHelpFunc(cmd, nfs, 0)
+	cliflag.SetUsageAndHelpFunc(cmd, opts.AddFlags(cmd.Flags()), 0)
 	return cmd
 }
 

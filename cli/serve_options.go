@@ -172,13 +172,14 @@ func NewServeOptions() *ServeOptions {
 	}
 }
 
-// AddFlags binds every flag to fs.
-func (o *ServeOptions) AddFlags(fs *pflag.FlagSet) {
+// AddFlags binds every flag to fs and returns them by group (Flags).
+func (o *ServeOptions) AddFlags(fs *pflag.FlagSet) cliflag.NamedFlagSets {
 	nfs := o.Flags()
 	for _, name := range nfs.Order {
 		fs.AddFlagSet(nfs.FlagSets[name])
 	}
 	o.addRemovedFlags(fs)
+	return nfs
 }
 
 // Flags binds the options to flag sets by group, in the order --help
@@ -288,37 +289,32 @@ func (o *ServeOptions) Validate() error {
 		}
 	}
 	for _, p := range []struct {
-		flag string
-		v    int64
+		flag   string
+		v      int64
+		zeroOK bool
 	}{
-		{"--max-convert-body-bytes", o.MaxConvertBodyBytes},
-		{"--max-validate-body-bytes", o.MaxValidateBodyBytes},
-		{"--max-json-depth", int64(o.MaxJSONDepth)},
-		{"--max-header-bytes", int64(o.MaxHeaderBytes)},
-		{"--max-queue-wait", int64(o.MaxQueueWait)},
-		{"--read-header-timeout", int64(o.ReadHeaderTimeout)},
-		{"--read-timeout", int64(o.ReadTimeout)},
-		{"--write-timeout", int64(o.WriteTimeout)},
-		{"--idle-timeout", int64(o.IdleTimeout)},
-		{"--request-timeout", int64(o.RequestTimeout)},
-		{"--shutdown-timeout", int64(o.ShutdownTimeout)},
+		{"--max-convert-body-bytes", o.MaxConvertBodyBytes, false},
+		{"--max-validate-body-bytes", o.MaxValidateBodyBytes, false},
+		{"--max-json-depth", int64(o.MaxJSONDepth), false},
+		{"--max-header-bytes", int64(o.MaxHeaderBytes), false},
+		{"--max-queue-wait", int64(o.MaxQueueWait), false},
+		{"--read-header-timeout", int64(o.ReadHeaderTimeout), false},
+		{"--read-timeout", int64(o.ReadTimeout), false},
+		{"--write-timeout", int64(o.WriteTimeout), false},
+		{"--idle-timeout", int64(o.IdleTimeout), false},
+		{"--request-timeout", int64(o.RequestTimeout), false},
+		{"--shutdown-timeout", int64(o.ShutdownTimeout), false},
+		{"--max-in-flight", int64(o.MaxInFlight), true},
+		{"--conversion-cache-bytes", o.ConversionCacheBytes, true},
+		{"--shutdown-drain", int64(o.ShutdownDrain), true},
+		{"--token-policy-check-interval", int64(o.TokenPolicyCheckInterval), true},
+		{"-v", int64(o.Verbosity), true},
 	} {
-		if p.v <= 0 {
-			errs = append(errs, fmt.Errorf("%s: must be greater than zero", p.flag))
-		}
-	}
-	for _, p := range []struct {
-		flag string
-		v    int64
-	}{
-		{"--max-in-flight", int64(o.MaxInFlight)},
-		{"--conversion-cache-bytes", o.ConversionCacheBytes},
-		{"--shutdown-drain", int64(o.ShutdownDrain)},
-		{"--token-policy-check-interval", int64(o.TokenPolicyCheckInterval)},
-		{"-v", int64(o.Verbosity)},
-	} {
-		if p.v < 0 {
+		switch {
+		case p.v < 0 && p.zeroOK:
 			errs = append(errs, fmt.Errorf("%s: must not be negative", p.flag))
+		case p.v <= 0 && !p.zeroOK:
+			errs = append(errs, fmt.Errorf("%s: must be greater than zero", p.flag))
 		}
 	}
 	if o.TokenPolicyCheckInterval > 0 && o.TokenPolicyCheckInterval < time.Second {

@@ -221,14 +221,14 @@ type validateResult struct {
 // supports, as a create, or with pairs as an update of its old object:
 // findings on out, warnings and why it cannot be checked on errOut.
 func (o *validateOptions) check(doc manifest.Document, pairs *oldPairs, out, errOut io.Writer) (invalid, unusable bool) {
-	req := validation.Request{Operation: validation.Create, Object: validation.WithGeneratedName(inNamespace(doc.Object))}
+	req := validation.Request{Operation: validation.Create, Object: validation.WithGeneratedName(api.InDefaultNamespace(doc.Object))}
 	if pairs != nil {
 		old, err := pairs.find(doc)
 		if err != nil {
 			fmt.Fprintf(errOut, "%s: %s: %v\n", doc.Position(), api.Describe(doc.Object), err)
 			return false, true
 		}
-		req = validation.Request{Operation: validation.Update, SubResource: o.subResource, Object: inNamespace(doc.Object), OldObject: inNamespace(old.Object)}
+		req = validation.Request{Operation: validation.Update, SubResource: o.subResource, Object: api.InDefaultNamespace(doc.Object), OldObject: api.InDefaultNamespace(old.Object)}
 	}
 	_, group, version, kind, _ := api.TypeOf(doc.Object)
 	var kept []string
@@ -382,25 +382,6 @@ func supportedDocument(doc manifest.Document, report, errOut io.Writer, what str
 		doc.Position(), what, apiVersion, api.Describe(doc.Object), api.KindClaim, api.KindTemplate, api.Group, alpha,
 		api.UpstreamGroup, upstream)
 	return false, false
-}
-
-// inNamespace returns obj with metadata.namespace "default" when it has
-// none: kubectl create and apply put such a manifest in the namespace of
-// their context, so its absence is not an error of the manifest (the
-// apiserver, and claimbridge's webhook, always see one).
-func inNamespace(obj map[string]interface{}) map[string]interface{} {
-	meta, ok := obj["metadata"].(map[string]interface{})
-	if !ok {
-		return obj
-	}
-	if ns, set := meta["namespace"]; set && ns != nil && ns != "" {
-		return obj
-	}
-	m := maps.Clone(meta)
-	m["namespace"] = "default"
-	out := maps.Clone(obj)
-	out["metadata"] = m
-	return out
 }
 
 // oldPairs pairs the objects validated as updates with their old objects.

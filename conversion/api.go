@@ -2,23 +2,38 @@ package conversion
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
 	"github.com/claimbridge/claimbridge/api"
 )
 
-// The versions claimbridge serves, oldest first (see package api).
+// The versions of the conversion chain, oldest first (see package api):
+// the three claimbridge serves, and upstream's v1beta1 (1.32), v1beta2
+// (1.33) and v1 (1.34+), which claimbridge converts to and from for group
+// resource.k8s.io only (docs/conversion.md says why).
 const (
 	V1alpha1 = api.V1alpha1
 	V1alpha2 = api.V1alpha2
 	V1alpha3 = api.V1alpha3
+	V1beta1  = api.V1beta1
+	V1beta2  = api.V1beta2
+	V1       = api.V1
 )
 
-// Versions lists the versions the claimbridge CRD serves, oldest first
-// (api.ServedVersions). Conversion between versions that are not neighbours
-// in ChainVersions goes through the versions between them.
-var Versions = slices.Clone(api.ServedVersions) // a copy: changing it changes nothing else
+// Each version list is a copy: changing it changes nothing else.
+var (
+	// Versions lists the versions the claimbridge CRD serves
+	// (api.ServedVersions).
+	Versions = slices.Clone(api.ServedVersions)
+	// GAVersions lists the upstream versions that Convert reaches from the
+	// alpha shapes (api.UpstreamOnlyVersions).
+	GAVersions = slices.Clone(api.UpstreamOnlyVersions)
+	// ChainVersions is the conversion chain: every conversion goes through
+	// the neighbours between its two versions (api.ConversionVersions).
+	ChainVersions = slices.Clone(api.ConversionVersions)
+)
 
 // The API groups whose claims and templates are converted. The group of an
 // object is never changed.
@@ -135,16 +150,9 @@ func copyMetadataShallow(v interface{}) interface{} {
 	if !ok || meta == nil {
 		return v
 	}
-	out := make(map[string]interface{}, len(meta)+1)
-	for k, e := range meta {
-		out[k] = e
-	}
+	out := maps.Clone(meta)
 	if ann, ok := meta["annotations"].(map[string]interface{}); ok && ann != nil {
-		copied := make(map[string]interface{}, len(ann)+1)
-		for k, e := range ann {
-			copied[k] = e
-		}
-		out["annotations"] = copied
+		out["annotations"] = maps.Clone(ann)
 	}
 	return out
 }
@@ -152,12 +160,12 @@ func copyMetadataShallow(v interface{}) interface{} {
 // checkTarget fails for versions outside the chain and for the GA versions
 // of the claimbridge group, which its CRD does not serve.
 func checkTarget(group, from, toVersion string) error {
-	switch i := versionIndex(toVersion); {
+	switch i := api.VersionIndex(toVersion); {
 	case i < 0:
-		return fmt.Errorf("unsupported target version %q: supported versions are %s", toVersion, strings.Join(chainVersions, ", "))
-	case group == Group && i >= len(servedVersions):
+		return fmt.Errorf("unsupported target version %q: supported versions are %s", toVersion, strings.Join(api.ConversionVersions, ", "))
+	case group == Group && i >= len(api.ServedVersions):
 		return fmt.Errorf("target version %s is not served by group %s (only %s); it is a version of %s, reached from manifests of that group: "+
-			"to move this object to the built-in API, give it apiVersion %s/%s", toVersion, Group, strings.Join(servedVersions, ", "), UpstreamGroup, UpstreamGroup, from)
+			"to move this object to the built-in API, give it apiVersion %s/%s", toVersion, Group, strings.Join(api.ServedVersions, ", "), UpstreamGroup, UpstreamGroup, from)
 	}
 	return nil
 }
@@ -170,7 +178,7 @@ func Identify(obj map[string]interface{}) (group, version, kind string, err erro
 		return "", "", "", err
 	}
 	if group == Group && !api.IsServed(version) {
-		return "", "", "", fmt.Errorf("apiVersion %q: unsupported version %q (supported: %s)", group+"/"+version, version, strings.Join(servedVersions, ", "))
+		return "", "", "", fmt.Errorf("apiVersion %q: unsupported version %q (supported: %s)", group+"/"+version, version, strings.Join(api.ServedVersions, ", "))
 	}
 	if group == UpstreamGroup && version == V1alpha3 {
 		if err := checkV1alpha3Shape(obj, kind); err != nil {
@@ -179,8 +187,6 @@ func Identify(obj map[string]interface{}) (group, version, kind string, err erro
 	}
 	return group, version, kind, nil
 }
-
-func versionIndex(v string) int { return api.VersionIndex(v) }
 
 // convertObject converts a claim or template in place, one neighbouring
 // version of ChainVersions at a time, so that v1alpha1 ⇄ v1alpha3 passes
@@ -193,13 +199,13 @@ func versionIndex(v string) int { return api.VersionIndex(v) }
 // discards the status of a create (From and To are then the whole
 // conversion's versions).
 func convertObject(obj map[string]interface{}, kind, from, to, pathPrefix string, ws *[]Warning, opts stepOptions) error {
-	name := describeObject(obj)
+	name := api.Ref(obj)
 	warn := func(stepFrom, stepTo string, losses []loss) {
 		for _, l := range losses {
 			*ws = append(*ws, Warning{Kind: kind, Object: name, From: stepFrom, To: stepTo, Path: pathPrefix + l.path, Message: l.message})
 		}
 	}
-	for i, j := versionIndex(from), versionIndex(to); i != j; {
+	for i, j := api.VersionIndex(from), api.VersionIndex(to); i != j; {
 		next := i + 1
 		if j < i {
 			next = i - 1
@@ -208,15 +214,15 @@ func convertObject(obj map[string]interface{}, kind, from, to, pathPrefix string
 		if ws != nil {
 			losses = &[]loss{}
 		}
-		if err := doStep(obj, kind, chainVersions[i], chainVersions[next], losses, opts); err != nil {
+		if err := doStep(obj, kind, api.ConversionVersions[i], api.ConversionVersions[next], losses, opts); err != nil {
 			return fmt.Errorf("converting %s %s from %s to %s: %w", kind, name, from, to, err)
 		}
 		if losses != nil {
-			warn(chainVersions[i], chainVersions[next], *losses)
+			warn(api.ConversionVersions[i], api.ConversionVersions[next], *losses)
 		}
 		i = next
 	}
-	if ws != nil && kind == KindClaim && versionIndex(to) >= len(servedVersions) {
+	if ws != nil && kind == KindClaim && api.VersionIndex(to) >= len(api.ServedVersions) {
 		var losses []loss
 		statusLoss(obj, &lossReport{losses: &losses})
 		warn(from, to, losses)
@@ -262,12 +268,9 @@ func checkItemIdentity(item map[string]interface{}, i int, apiVersion, kind stri
 	} else {
 		return nil
 	}
-	err.Kind, err.Object = kind, describeObject(item)
+	err.Kind, err.Object = kind, api.Ref(item)
 	if k, ok := item["kind"].(string); ok {
 		err.Kind = k
 	}
 	return err
 }
-
-// describeObject names an object for error messages (see api.Ref).
-func describeObject(obj map[string]interface{}) string { return api.Ref(obj) }

@@ -1,5 +1,7 @@
 package conversion
 
+import "slices"
+
 // v1beta1 (1.32) and v1beta2 (1.33+) differ in one place: a v1beta1 device
 // request keeps the fields of a request for one kind of device flat next to
 // name and firstAvailable; v1beta2 moves them under request.exactly. Status
@@ -8,15 +10,6 @@ package conversion
 // exactRequestKeys are the v1beta1 DeviceRequest fields that v1beta2 holds
 // in ExactDeviceRequest (request.exactly).
 var exactRequestKeys = []string{"deviceClassName", "selectors", "allocationMode", "count", "adminAccess", "tolerations", "capacity"}
-
-func isExactRequestKey(k string) bool {
-	for _, e := range exactRequestKeys {
-		if k == e {
-			return true
-		}
-	}
-	return false
-}
 
 func specB1ToB2(in map[string]interface{}, _ *lossReport) map[string]interface{} {
 	return mapRequests(in, requestB1ToB2)
@@ -47,7 +40,7 @@ func requestB1ToB2(in map[string]interface{}) map[string]interface{} {
 	out := map[string]interface{}{}
 	exactly := map[string]interface{}{}
 	for k, v := range in {
-		if isExactRequestKey(k) {
+		if slices.Contains(exactRequestKeys, k) {
 			exactly[k] = v
 		} else {
 			out[k] = v
@@ -74,8 +67,4 @@ func requestB2ToB1(in map[string]interface{}) map[string]interface{} {
 		out[k] = v
 	}
 	return out
-}
-
-func statusB1B2(in, _ map[string]interface{}, _ *lossReport) map[string]interface{} {
-	return deepCopyMap(in)
 }

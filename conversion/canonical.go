@@ -3,7 +3,9 @@ package conversion
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 )
 
@@ -51,7 +53,7 @@ func CanonicalJSON(v interface{}) ([]byte, error) { return appendCanonicalJSON(n
 // CanonicalJSONOmitting is CanonicalJSON of a copy of m without the keys in
 // omit ("null" for a nil m).
 func CanonicalJSONOmitting(m map[string]interface{}, omit ...string) ([]byte, error) {
-	return CanonicalJSON(withoutKeys(m, omit))
+	return CanonicalJSON(withoutKeys(m, omit...))
 }
 
 // appendCanonicalJSON appends CanonicalJSON(v) to buf.
@@ -62,22 +64,13 @@ func appendCanonicalJSON(buf []byte, v interface{}) ([]byte, error) {
 
 // withoutKeys returns m without the keys in omit: m itself when it has none
 // of them, else a shallow copy.
-func withoutKeys(m map[string]interface{}, omit []string) map[string]interface{} {
-	var out map[string]interface{}
-	for _, k := range omit {
-		if _, ok := m[k]; !ok {
-			continue
-		}
-		if out == nil {
-			out = make(map[string]interface{}, len(m))
-			for k, v := range m {
-				out[k] = v
-			}
-		}
-		delete(out, k)
-	}
-	if out == nil {
+func withoutKeys(m map[string]interface{}, omit ...string) map[string]interface{} {
+	if !slices.ContainsFunc(omit, func(k string) bool { _, ok := m[k]; return ok }) {
 		return m
+	}
+	out := maps.Clone(m)
+	for _, k := range omit {
+		delete(out, k)
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package conversion
 
 import (
 	"encoding/json"
+	"maps"
 	"strconv"
 
 	"github.com/claimbridge/claimbridge/defaulting"
@@ -216,12 +217,10 @@ func onFirstRequest(spec map[string]interface{}, change func(map[string]interfac
 	return out, true
 }
 
-// shallowCopy returns a new map with m's entries.
+// shallowCopy returns a new map with m's entries (an empty one for nil).
 func shallowCopy(m map[string]interface{}) map[string]interface{} {
 	out := make(map[string]interface{}, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
+	maps.Copy(out, m)
 	return out
 }
 

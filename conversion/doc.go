@@ -33,15 +33,6 @@
 // release's consumers (scheduler, kubelet, drivers); what they cannot say
 // to them is reported by ConvertWithWarnings (warnings.go). Objects whose
 // known fields have the wrong JSON type are refused, as is
-// resource.k8s.io/v1alpha3 input of the 1.32/1.33 shape (shape.go). Files:
-// api.go (entry points), step.go (one step), v1v2.go, v2v3.go, v3v2.go and
-// params.go (the alpha mappings), ga.go, v3b1.go, b1b2.go and b2v1.go (the
-// GA mappings), warnings_ga.go (the 1.32+ warnings), defaults.go and
-// storeddefaults.go (the defaults a step writes for its target's
-// consumers), invertible.go (sections whose mapping back is exact); the
-// restore annotation: restore.go (its format, read and written),
-// restorediff.go (the patch a step records), restoreapply.go (applying it
-// while its section's fingerprint matches, older builds' data included) and
-// restorepaths.go (what it holds, for validation); typed.go (typed objects).
+// resource.k8s.io/v1alpha3 input of the 1.32/1.33 shape (shape.go).
 // See docs/conversion.md.
 package conversion

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // InvertibleCounts counts, per direction ("from-to") and section, how often
@@ -23,7 +25,7 @@ func CheckInvertibleSteps(obj map[string]interface{}, from, to string, counts In
 	if kind != KindClaim && kind != KindTemplate {
 		return nil, fmt.Errorf("kind %q is not %s or %s", kind, KindClaim, KindTemplate)
 	}
-	for i, j := versionIndex(from), versionIndex(to); i != j; {
+	for i, j := api.VersionIndex(from), api.VersionIndex(to); i != j; {
 		next := i + 1
 		if j < i {
 			next = i - 1
@@ -107,4 +109,10 @@ func WithoutStepDefaults(obj map[string]interface{}, version string) map[string]
 		out["spec"], _ = withoutDefaults("spec", spec, asString(obj["kind"]), version)
 	}
 	return out
+}
+
+// stepWith is doStep with the restore annotation kept; skipInvertible false
+// takes the full path for every section (the tests compare both).
+func stepWith(obj map[string]interface{}, kind, from, to string, losses *[]loss, skipInvertible bool) error {
+	return doStep(obj, kind, from, to, losses, stepOptions{skipInvertible: skipInvertible, keepRestore: true})
 }

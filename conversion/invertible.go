@@ -1,5 +1,7 @@
 package conversion
 
+import "slices"
+
 // A step maps each section forward, maps it back and diffs the result
 // against the original to build the restore annotation of the source
 // version. For the common plain sections (a spec with one class or request,
@@ -75,14 +77,7 @@ func isObject(in map[string]interface{}) bool { return in != nil }
 // onlyKeys reports whether every key of m is one of keys.
 func onlyKeys(m map[string]interface{}, keys ...string) bool {
 	for k := range m {
-		found := false
-		for _, want := range keys {
-			if k == want {
-				found = true
-				break
-			}
-		}
-		if !found {
+		if !slices.Contains(keys, k) {
 			return false
 		}
 	}

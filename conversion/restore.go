@@ -92,12 +92,9 @@ func popRestore(obj map[string]interface{}, version string) *restore {
 		return nil
 	}
 	delete(ann, RestoreAnnotation(version))
-	var r restore
-	s, _ := raw.(string)
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.UseNumber()
-	if err := dec.Decode(&r); err != nil {
-		r = restore{}
+	r := parseRestore(raw)
+	if r == nil {
+		r = &restore{}
 	}
 	if len(ann) == 0 {
 		switch r.Created {
@@ -117,7 +114,7 @@ func popRestore(obj map[string]interface{}, version string) *restore {
 			}
 		}
 	}
-	return &r
+	return r
 }
 
 // dropRestore removes the restore annotation of version from obj, an object
@@ -233,6 +230,12 @@ func decodeRestore(obj map[string]interface{}, version string) *restore {
 	if !ok {
 		return nil
 	}
+	return parseRestore(raw)
+}
+
+// parseRestore decodes the value of a restore annotation; nil when it does
+// not decode.
+func parseRestore(raw interface{}) *restore {
 	var r restore
 	s, _ := raw.(string)
 	dec := json.NewDecoder(strings.NewReader(s))

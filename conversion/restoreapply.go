@@ -181,12 +181,7 @@ func matchesBase(name string, v interface{}, ok bool, base string) bool {
 // the restore data of the allocation stale. Numbers are hashed in canonical
 // form (see fingerprint).
 func sectionFingerprint(name string, v interface{}, ok bool) string {
-	if m, isMap := v.(map[string]interface{}); isMap && m != nil && name == "status" {
-		return fingerprintOf(func(buf []byte) ([]byte, error) {
-			return appendCanonicalJSON(buf, withoutKeys(m, statusCommonKeys))
-		})
-	}
-	return fingerprint(v, ok)
+	return fingerprint(statusWithoutCommon(name, v), ok)
 }
 
 // legacySectionFingerprint is sectionFingerprint as older builds computed
@@ -194,12 +189,15 @@ func sectionFingerprint(name string, v interface{}, ok bool) string {
 // applies to the section it was made for. It is computed only when the
 // canonical fingerprint does not match.
 func legacySectionFingerprint(name string, v interface{}, ok bool) string {
+	return legacyFingerprint(statusWithoutCommon(name, v), ok)
+}
+
+// statusWithoutCommon is v without statusCommonKeys when it is a status.
+func statusWithoutCommon(name string, v interface{}) interface{} {
 	if m, isMap := v.(map[string]interface{}); isMap && m != nil && name == "status" {
-		return fingerprintOf(func(buf []byte) ([]byte, error) {
-			return appendJSON(buf, withoutKeys(m, statusCommonKeys))
-		})
+		return withoutKeys(m, statusCommonKeys...)
 	}
-	return legacyFingerprint(v, ok)
+	return v
 }
 
 func applyOperation(root map[string]interface{}, op operation) {

@@ -1,8 +1,8 @@
 package conversion
 
 import (
+	"maps"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -163,11 +163,4 @@ func (d *differ) sortSegments(segs []segment) {
 // variable so that a test can count the comparisons.
 var compareSegments = func(a, b segment) int { return strings.Compare(a.key, b.key) }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // Two checks run before converting: checkV1alpha3Shape (from Identify)
@@ -164,7 +166,7 @@ func statusShape(allocation map[string]*shape) *shape {
 // built once.
 var objectShapes = func() map[[2]string]*shape {
 	m := map[[2]string]*shape{}
-	for _, v := range chainVersions {
+	for _, v := range api.ConversionVersions {
 		for _, k := range []string{KindClaim, KindTemplate} {
 			m[[2]string{v, k}] = buildObjectShape(v, k)
 		}
@@ -210,12 +212,12 @@ func checkShape(obj map[string]interface{}, version, kind string) error {
 		s := objectShape(version, item)
 		for i, it := range asSlice(obj["items"]) {
 			if err := checkValue(it, s, fmt.Sprintf("items[%d]", i)); err != nil {
-				err.Kind, err.Object = item, describeObject(asMap(it))
+				err.Kind, err.Object = item, api.Ref(asMap(it))
 				return err
 			}
 		}
 		if err := checkValue(obj["items"], arrayOf(anyJSON), "items"); err != nil {
-			err.Kind, err.Object = kind, describeObject(obj)
+			err.Kind, err.Object = kind, api.Ref(obj)
 			return err
 		}
 		return nil
@@ -231,7 +233,7 @@ func checkObject(obj map[string]interface{}, s *shape, kind string) error {
 	}
 	for _, k := range s.keys {
 		if err := checkValue(obj[k], s.fields[k], k); err != nil {
-			err.Kind, err.Object = kind, describeObject(obj)
+			err.Kind, err.Object = kind, api.Ref(obj)
 			return err
 		}
 	}
@@ -385,7 +387,7 @@ func checkV1alpha3Shape(obj map[string]interface{}, kind string) error {
 		return nil
 	}
 	return fmt.Errorf("%s/%s %s %s has %s, which the resource.k8s.io/v1alpha3 of Kubernetes 1.32 and 1.33 had; claimbridge's v1alpha3 is the Kubernetes 1.31 shape only: for a 1.32/1.33 v1alpha3 manifest set apiVersion to %s/%s (the same fields) and convert from there%w",
-		UpstreamGroup, V1alpha3, kind, describeObject(obj), strings.Join(found, ", "), UpstreamGroup, V1beta1, quietErr{ErrNewerV1alpha3})
+		UpstreamGroup, V1alpha3, kind, api.Ref(obj), strings.Join(found, ", "), UpstreamGroup, V1beta1, quietErr{ErrNewerV1alpha3})
 }
 
 func laterFields(found []string, prefix string, obj map[string]interface{}, kind string) []string {

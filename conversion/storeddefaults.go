@@ -54,7 +54,7 @@ func StoredDefaultsAnnotations(obj map[string]interface{}) (annotations interfac
 		}
 	}
 	backMeta, _ := back["metadata"].(map[string]interface{})
-	if !equal(withoutKey(meta, "annotations"), withoutKey(backMeta, "annotations")) {
+	if !equal(withoutKeys(meta, "annotations"), withoutKeys(backMeta, "annotations")) {
 		return nil, false, false, nil
 	}
 	newAnnotations, present := backMeta["annotations"]
@@ -65,16 +65,6 @@ func StoredDefaultsAnnotations(obj map[string]interface{}) (annotations interfac
 		return nil, false, false, nil
 	}
 	return newAnnotations, present, true, nil
-}
-
-// withoutKey returns m without key (a copy; m itself when it has no key).
-func withoutKey(m map[string]interface{}, key string) map[string]interface{} {
-	if _, ok := m[key]; !ok {
-		return m
-	}
-	out := shallowCopy(m)
-	delete(out, key)
-	return out
 }
 
 // withoutRestoreKeys returns annotations without the restore annotations.

@@ -127,29 +127,27 @@ var fingerprintBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096);
 // fingerprint is a short, stable digest of a JSON tree ("" for absent): the
 // first 8 bytes of the SHA-256 of CanonicalJSON(v), in hex. The apiserver
 // rewrites number text when it stores an object (1.0 as 1, 1e2 as 100);
-// canonical numbers keep the fingerprint of a section the same across that. Where every number is
-// already canonical, the fingerprint is legacyFingerprint's.
+// canonical numbers keep the fingerprint of a section the same across that.
+// Where every number is already canonical, the fingerprint is
+// legacyFingerprint's.
 func fingerprint(v interface{}, present bool) string {
-	if !present {
-		return ""
-	}
-	return fingerprintOf(func(buf []byte) ([]byte, error) { return appendCanonicalJSON(buf, v) })
+	return fingerprintWith(appendCanonicalJSON, v, present)
 }
 
 // legacyFingerprint is the fingerprint of older builds: numbers hashed as
 // written (encodeJSON). Restore annotations they stored carry it.
 func legacyFingerprint(v interface{}, present bool) string {
+	return fingerprintWith(appendJSON, v, present)
+}
+
+// fingerprintWith is the fingerprint of the JSON that encode appends for v.
+func fingerprintWith(encode func([]byte, interface{}) ([]byte, error), v interface{}, present bool) string {
 	if !present {
 		return ""
 	}
-	return fingerprintOf(func(buf []byte) ([]byte, error) { return appendJSON(buf, v) })
-}
-
-// fingerprintOf is the fingerprint of the JSON that encode appends.
-func fingerprintOf(encode func([]byte) ([]byte, error)) string {
 	bp := fingerprintBuffers.Get().(*[]byte)
 	defer fingerprintBuffers.Put(bp)
-	data, err := encode((*bp)[:0])
+	data, err := encode((*bp)[:0], v)
 	if err != nil {
 		return "unencodable"
 	}

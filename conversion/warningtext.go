@@ -3,6 +3,8 @@ package conversion
 import (
 	"regexp"
 	"strings"
+
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // releaseOf names the Kubernetes releases that serve each version, as the
@@ -69,7 +71,7 @@ func (w Warning) Text(target string) string {
 			msg = re.ReplaceAllString(msg, "${1}"+target+"${2}")
 		}
 	}
-	if (target == V1beta2 || target == V1) && versionIndex(w.From) < versionIndex(V1beta2) && versionIndex(w.To) < versionIndex(V1beta2) {
+	if (target == V1beta2 || target == V1) && api.VersionIndex(w.From) < api.VersionIndex(V1beta2) && api.VersionIndex(w.To) < api.VersionIndex(V1beta2) {
 		path = exactlyFields.ReplaceAllString(path, "$1.exactly.$2")
 	}
 	return path + ": " + msg

@@ -121,13 +121,11 @@ func unset(v interface{}) bool {
 	return v == nil || isString && s == ""
 }
 
-// isZero reports whether a count is absent, null or the number 0.
-func isZero(v interface{}) bool { return isZeroNumber(v) }
-
-// isZeroNumber reports whether v, a decoded JSON value, is absent (nil) or
-// the number 0 in any form the decoders give one (json.Number, float64,
-// int64, int): what a Go integer field decodes to when the JSON left it out.
-func isZeroNumber(v interface{}) bool {
+// isZero reports whether v, a decoded JSON value (a count), is absent
+// (nil) or the number 0 in any form the decoders give one (json.Number,
+// float64, int64, int): what a Go integer field decodes to when the JSON
+// left it out.
+func isZero(v interface{}) bool {
 	switch n := v.(type) {
 	case nil:
 		return true

@@ -54,11 +54,7 @@ func (d Document) InItem(i int, obj map[string]interface{}) Document {
 // and for an item of a List "file.yaml: document 2 (line 14), items[0]" (the path of the item, 0-based
 // as every path is; documents and lines count from 1 as editors do).
 func (d Document) Position() string {
-	name := d.Source
-	if name == Stdin {
-		name = "<stdin>"
-	}
-	pos := fmt.Sprintf("%s: document %d (line %d)", name, d.Index, d.Line)
+	pos := fmt.Sprintf("%s: document %d (line %d)", displayName(d.Source), d.Index, d.Line)
 	var path []string
 	if d.Item >= 0 {
 		path = append(path, fmt.Sprintf("items[%d]", d.Item))
@@ -82,14 +78,18 @@ type Error struct {
 
 // Error is "<file>: document N (line L): <what>", or "<file>: <what>".
 func (e *Error) Error() string {
-	name := e.Source
-	if name == Stdin {
-		name = "<stdin>"
-	}
 	if e.Index == 0 {
-		return fmt.Sprintf("%s: %v", name, e.Err)
+		return fmt.Sprintf("%s: %v", displayName(e.Source), e.Err)
 	}
-	return fmt.Sprintf("%s: document %d (line %d): %v", name, e.Index, e.Line, e.Err)
+	return fmt.Sprintf("%s: document %d (line %d): %v", displayName(e.Source), e.Index, e.Line, e.Err)
+}
+
+// displayName is source as messages name it: <stdin> for standard input.
+func displayName(source string) string {
+	if source == Stdin {
+		return "<stdin>"
+	}
+	return source
 }
 
 // Unwrap returns what is wrong, for errors.Is and errors.As.
@@ -489,6 +489,12 @@ func decodeObject(data []byte, isJSON bool) (map[string]interface{}, error) {
 	if v == nil || err != nil {
 		return nil, err
 	}
+	return typedObject(v)
+}
+
+// typedObject returns v as an object, which must have a kind and an
+// apiVersion.
+func typedObject(v interface{}) (map[string]interface{}, error) {
 	obj, ok := v.(map[string]interface{})
 	if !ok {
 		return nil, fmt.Errorf("expected an object, got %s", describe(v))
@@ -607,15 +613,9 @@ func appendItems(items []map[string]interface{}, list map[string]interface{}, pa
 // appendItem appends it, the item of a List at path at, or its items when
 // it is a List itself.
 func appendItem(items []map[string]interface{}, it interface{}, at string) ([]map[string]interface{}, error) {
-	m, ok := it.(map[string]interface{})
-	if !ok {
-		return nil, fmt.Errorf("%s: expected an object, got %s", at, describe(it))
-	}
-	if _, ok := m["kind"].(string); !ok {
-		return nil, fmt.Errorf(`%s: object has no "kind"`, at)
-	}
-	if _, ok := m["apiVersion"].(string); !ok {
-		return nil, fmt.Errorf(`%s: object has no "apiVersion"`, at)
+	m, err := typedObject(it)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", at, err)
 	}
 	if !isList(m) {
 		return append(items, m), nil
