@@ -122,9 +122,9 @@ func convert(obj map[string]interface{}, toVersion string, ws *[]Warning, share,
 // With share, only the maps the steps modify besides the sections —
 // metadata and metadata.annotations, where the restore annotations are
 // removed and added — are copied (shallowly: annotation values are strings);
-// everything else is shared with obj.
+// everything else is shared with obj, also when no step runs.
 func copyForSteps(obj map[string]interface{}, kind string, mapped, share bool) map[string]interface{} {
-	if !mapped {
+	if !mapped && !share {
 		return deepCopyMap(obj)
 	}
 	out := make(map[string]interface{}, len(obj)+1)

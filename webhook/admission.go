@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"time"
@@ -65,7 +66,7 @@ func (s *Server) admissionHandler(endpoint string, requireCert bool, decide deci
 		if herr == nil {
 			// One level less than a ConversionReview: every object admitted
 			// fits in the reviews that read it through another version.
-			herr = decodeReview(body, max(1, s.cfg.MaxJSONDepth-1), &review, &review.TypeMeta, "AdmissionReview", "admission.k8s.io")
+			herr = decodeReview(body, max(1, s.cfg.MaxJSONDepth-1), json.Unmarshal, &review, &review.TypeMeta, "AdmissionReview", "admission.k8s.io")
 		}
 		if herr == nil && (review.Request == nil || review.Request.UID == "") {
 			herr = errorf(http.StatusBadRequest, "AdmissionReview has no request with a uid")
@@ -98,7 +99,8 @@ func (s *Server) admissionHandler(endpoint string, requireCert bool, decide deci
 			log.V(4).Info("Admission denial message", "message", logString(resp.Result.Message))
 		}
 		s.metrics.request(endpoint, operationLabel(req.Operation), result, start)
-		writeJSON(w, log, &admissionv1.AdmissionReview{TypeMeta: review.TypeMeta, Response: &resp})
+		data, err := json.Marshal(&admissionv1.AdmissionReview{TypeMeta: review.TypeMeta, Response: &resp})
+		writeJSON(w, log, data, err)
 	}
 }
 
@@ -114,7 +116,8 @@ func denyUndecoded(w http.ResponseWriter, log logr.Logger, head []byte, status *
 	log.Info("Admission denied before decoding", "uid", logString(uid), "code", herr.code, "reason", logString(herr.msg))
 	resp := denied(status)
 	resp.UID = types.UID(uid)
-	writeJSON(w, log, &admissionv1.AdmissionReview{TypeMeta: metav1.TypeMeta{Kind: kind, APIVersion: apiVersion}, Response: &resp})
+	data, err := json.Marshal(&admissionv1.AdmissionReview{TypeMeta: metav1.TypeMeta{Kind: kind, APIVersion: apiVersion}, Response: &resp})
+	writeJSON(w, log, data, err)
 }
 
 // operationLabel keeps the operation label to admission's four values.

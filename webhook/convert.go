@@ -6,16 +6,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/go-logr/logr"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 
 	"github.com/claimbridge/claimbridge/api"
@@ -56,9 +58,9 @@ func (s *Server) serveConvert(w http.ResponseWriter, r *http.Request) {
 	}
 	defer s.slots.release()
 	body, herr := readBody(w, r, s.cfg.MaxConvertBodyBytes)
-	var review apiextensionsv1.ConversionReview
+	var review convertReview
 	if herr == nil {
-		herr = decodeReview(body, s.cfg.MaxJSONDepth, &review, &review.TypeMeta, "ConversionReview", "apiextensions.k8s.io")
+		herr = s.decodeConversion(body, &review)
 	}
 	if herr == nil && (review.Request == nil || review.Request.UID == "") {
 		herr = errorf(http.StatusBadRequest, "ConversionReview has no request with a uid")
@@ -70,7 +72,7 @@ func (s *Server) serveConvert(w http.ResponseWriter, r *http.Request) {
 	}
 	req := review.Request
 	log = log.WithValues("uid", logString(string(req.UID)), "desiredAPIVersion", logString(req.DesiredAPIVersion), "objects", len(req.Objects))
-	resp := s.convertObjects(ctx, req)
+	resp, objects := s.convertObjects(ctx, req)
 	result := "success"
 	if resp.Result.Status != metav1.StatusSuccess {
 		result = "failure"
@@ -79,47 +81,72 @@ func (s *Server) serveConvert(w http.ResponseWriter, r *http.Request) {
 		log.V(4).Info("Converted objects", "duration", time.Since(start))
 	}
 	s.metrics.request("/convert", "", result, start)
-	writeJSON(w, log, &apiextensionsv1.ConversionReview{TypeMeta: review.TypeMeta, Response: resp})
+	writeConversion(w, log, review.TypeMeta, resp, objects)
 }
 
-// convertObjects converts every object in order, or fails the whole review,
-// also when ctx ends (the client left, or its timeout passed) between two.
-func (s *Server) convertObjects(ctx context.Context, req *apiextensionsv1.ConversionRequest) *apiextensionsv1.ConversionResponse {
-	resp := &apiextensionsv1.ConversionResponse{UID: req.UID}
+// convertReview is a ConversionReview as /convert reads it: without a cache the objects are
+// decoded with it, in one pass; with one, each is kept as its JSON (the key) until a miss.
+type convertReview struct {
+	metav1.TypeMeta `json:",inline"`
+	Request         *convertRequest `json:"request"`
+}
+type convertRequest struct {
+	UID               types.UID `json:"uid"`
+	DesiredAPIVersion string    `json:"desiredAPIVersion"`
+	Objects           []any     `json:"objects"`
+}
+
+func (s *Server) decodeConversion(body []byte, review *convertReview) *httpError {
+	if s.cache == nil {
+		return decodeReview(body, s.cfg.MaxJSONDepth, decodeJSON, review, &review.TypeMeta, "ConversionReview", "apiextensions.k8s.io")
+	}
+	var raw apiextensionsv1.ConversionReview
+	herr := decodeReview(body, s.cfg.MaxJSONDepth, json.Unmarshal, &raw, &raw.TypeMeta, "ConversionReview", "apiextensions.k8s.io")
+	if review.TypeMeta = raw.TypeMeta; raw.Request != nil {
+		review.Request = &convertRequest{UID: raw.Request.UID, DesiredAPIVersion: raw.Request.DesiredAPIVersion}
+		for _, o := range raw.Request.Objects {
+			review.Request.Objects = append(review.Request.Objects, o.Raw)
+		}
+	}
+	return herr
+}
+
+// convertObjects converts every object in order, or fails the whole review
+// (objects nil), also when ctx ends between two (client gone, timeout).
+func (s *Server) convertObjects(ctx context.Context, req *convertRequest) (resp *apiextensionsv1.ConversionResponse, objects [][]byte) {
+	resp = &apiextensionsv1.ConversionResponse{UID: req.UID, Result: metav1.Status{Status: metav1.StatusSuccess}}
 	gv, err := schema.ParseGroupVersion(req.DesiredAPIVersion)
 	if err != nil || gv.Group != api.Group || !api.IsServed(gv.Version) {
 		resp.Result = failure("desiredAPIVersion %q is not served: want %s/%s", req.DesiredAPIVersion, api.Group, servedList())
-		return resp
+		return resp, nil
 	}
-	objects := make([]runtime.RawExtension, len(req.Objects))
+	objects = make([][]byte, len(req.Objects))
 	for i, o := range req.Objects {
 		if err := ctx.Err(); err != nil {
 			resp.Result = failure("objects[%d] and later not converted to %s: %v", i, req.DesiredAPIVersion, err)
-			return resp
+			return resp, nil
 		}
-		if objects[i].Raw, err = s.convertObject(o.Raw, gv); err != nil {
+		if objects[i], err = s.convertObject(o, gv); err != nil {
 			resp.Result = failure("objects[%d] %v", i, err)
-			return resp
+			return resp, nil
 		}
 	}
-	resp.ConvertedObjects = objects
-	resp.Result = metav1.Status{Status: metav1.StatusSuccess}
-	return resp
+	return resp, objects
 }
 
-// convertObject converts one object's JSON, from the cache when it has the
-// answer, and checks what the apiserver requires of the result. Errors name
-// the object, never its contents.
-func (s *Server) convertObject(raw []byte, to schema.GroupVersion) ([]byte, error) {
+// convertObject converts one object of a review (see convertReview),
+// from the cache when it has the answer, and checks what the apiserver
+// requires of the result. Errors name the object, never its contents.
+func (s *Server) convertObject(o any, to schema.GroupVersion) ([]byte, error) {
 	var key cacheKey
-	if s.cache != nil { // hashing every object costs more than it saves without a cache
+	if raw, ok := o.([]byte); ok {
 		key = cacheKeyOf(to.Version, raw)
+		if data, from, ok := s.cache.get(key); ok {
+			s.metrics.conversion(from, to.Version, "success")
+			return data, nil
+		}
 	}
-	if data, from, ok := s.cache.get(key); ok {
-		s.metrics.conversion(from, to.Version, "success")
-		return data, nil
-	}
-	obj, err := decodeObject(raw)
+	obj, err := decodeObject(o)
 	if err != nil {
 		return nil, err
 	}
@@ -160,12 +187,8 @@ func (s *Server) convertChecked(obj map[string]interface{}, id objectID, to sche
 		// kube-apiserver refuses a converted object without metadata, also
 		// when it sent none (a server-side apply prunes whole sections);
 		// it puts the object's own metadata back over it.
-		copied := make(map[string]interface{}, len(out)+1)
-		for k, v := range out {
-			copied[k] = v
-		}
-		copied["metadata"] = map[string]interface{}{}
-		out = copied
+		out = maps.Clone(out)
+		out["metadata"] = map[string]interface{}{}
 	}
 	if data, err = json.Marshal(out); err != nil {
 		return nil, fmt.Errorf("encoding converted object: %w", err)
@@ -179,43 +202,20 @@ func (s *Server) convertChecked(obj map[string]interface{}, id objectID, to sche
 	return data, nil
 }
 
-// decodeReview decodes a review of kind in group/v1 or group/v1beta1,
-// within maxDepth.
-func decodeReview(body []byte, maxDepth int, review any, tm *metav1.TypeMeta, kind, group string) *httpError {
-	if err := checkDepth(body, maxDepth); err != nil {
-		return errorf(http.StatusBadRequest, "%v", err)
+// writeConversion writes the review with resp and objects as json.Marshal would, less compacting
+// again the objects it produced: they replace the first "convertedObjects":null (no bare quote before).
+func writeConversion(w http.ResponseWriter, log logr.Logger, tm metav1.TypeMeta, resp *apiextensionsv1.ConversionResponse, objects [][]byte) {
+	data, err := json.Marshal(&apiextensionsv1.ConversionReview{TypeMeta: tm, Response: resp})
+	if head, tail, _ := bytes.Cut(data, []byte(`"convertedObjects":null`)); err == nil && objects != nil {
+		data = slices.Concat(head, []byte(`"convertedObjects":[`), bytes.Join(objects, []byte(",")), []byte("]"), tail)
 	}
-	if err := json.Unmarshal(body, review); err != nil {
-		return errorf(http.StatusBadRequest, "decoding %s: %v", kind, err)
-	}
-	if tm.Kind != kind || (tm.APIVersion != group+"/v1" && tm.APIVersion != group+"/v1beta1") {
-		return errorf(http.StatusBadRequest, "unsupported review %s %q: want %s %s/v1 or v1beta1", tm.Kind, tm.APIVersion, kind, group)
-	}
-	return nil
-}
-
-// decodeObject decodes one JSON object, numbers as json.Number.
-func decodeObject(raw []byte) (map[string]interface{}, error) {
-	if t := bytes.TrimSpace(raw); len(t) == 0 || bytes.Equal(t, []byte("null")) {
-		return nil, errors.New("is empty")
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var obj map[string]interface{}
-	if err := dec.Decode(&obj); err != nil || obj == nil {
-		return nil, fmt.Errorf("is not a JSON object: %v", err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("has data after the JSON object")
-	}
-	return obj, nil
+	writeJSON(w, log, data, err)
 }
 
 // objectID names an object in messages and logs without its contents.
 type objectID struct{ kind, namespace, name, uid string }
 
-func identify(obj map[string]interface{}) objectID {
-	id := objectID{}
+func identify(obj map[string]interface{}) (id objectID) {
 	id.kind, _ = obj["kind"].(string)
 	id.namespace, id.name, id.uid = api.Meta(obj)
 	return id
@@ -258,16 +258,16 @@ func checkConverted(in, out map[string]interface{}, id objectID, to schema.Group
 			return fmt.Errorf("converter returned metadata.%s that is not an object", k)
 		}
 	}
-	rest := func(m map[string]interface{}) map[string]interface{} {
-		c := make(map[string]interface{}, len(m))
-		for k, v := range m {
-			if k != "labels" && k != "annotations" {
-				c[k] = v
+	// Each way: every key but labels and annotations is in both, equal.
+	same := func(a, b map[string]interface{}) bool {
+		for k, v := range a {
+			if w, ok := b[k]; k != "labels" && k != "annotations" && (!ok || !api.DeepEqualJSON(v, w)) {
+				return false
 			}
 		}
-		return c
+		return true
 	}
-	if !api.DeepEqualJSON(rest(inMeta), rest(outMeta)) {
+	if !same(inMeta, outMeta) || !same(outMeta, inMeta) {
 		return errors.New("converter changed metadata other than labels and annotations")
 	}
 	return nil

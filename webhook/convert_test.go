@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -120,23 +121,25 @@ func TestConvertFailures(t *testing.T) {
 			want: "converted to resource.claimbridge.dev/v1alpha2: the result nests deeper than a review may carry (--max-json-depth 100)"},
 	}
 	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			s := newServer(t, func(c *Config) { c.Converter = tc.converter })
-			if tc.desired == "" {
-				tc.desired = desired
-			}
-			if tc.objects == nil {
-				tc.objects = [][]byte{claim}
-			}
-			rec := serve(s.Handler(), "/convert", conversionReview("uid-1", tc.desired, tc.objects...))
-			r := decodeConversion(t, rec.Code, rec.Body.Bytes())
-			if r.UID != "uid-1" || r.Result.Status != metav1.StatusFailure || !strings.Contains(r.Result.Message, tc.want) || len(r.ConvertedObjects) != 0 {
-				t.Errorf("got %s, want a Failure containing %q", rec.Body, tc.want)
-			}
-			if got, _ := metricValue(t, s, "claimbridge_webhook_panics_total", "endpoint", "/convert"); got != tc.panics {
-				t.Errorf("%v panics counted, want %v", got, tc.panics)
-			}
-		})
+		for _, cache := range []int64{16 << 20, 0} { // objects decoded after the lookup, or with the review
+			t.Run(fmt.Sprintf("%s/cache-%d", name, cache), func(t *testing.T) {
+				s := newServer(t, func(c *Config) { c.Converter = tc.converter; c.ConversionCacheBytes = cache })
+				if tc.desired == "" {
+					tc.desired = desired
+				}
+				if tc.objects == nil {
+					tc.objects = [][]byte{claim}
+				}
+				rec := serve(s.Handler(), "/convert", conversionReview("uid-1", tc.desired, tc.objects...))
+				r := decodeConversion(t, rec.Code, rec.Body.Bytes())
+				if r.UID != "uid-1" || r.Result.Status != metav1.StatusFailure || !strings.Contains(r.Result.Message, tc.want) || len(r.ConvertedObjects) != 0 {
+					t.Errorf("got %s, want a Failure containing %q", rec.Body, tc.want)
+				}
+				if got, _ := metricValue(t, s, "claimbridge_webhook_panics_total", "endpoint", "/convert"); got != tc.panics {
+					t.Errorf("%v panics counted, want %v", got, tc.panics)
+				}
+			})
+		}
 	}
 }
 

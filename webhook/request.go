@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // RetryAfterSeconds is the Retry-After of a shed review.
@@ -102,6 +103,47 @@ func (s *Server) deadline(r *http.Request, start time.Time) (context.Context, co
 	return context.WithDeadline(r.Context(), start.Add(timeout))
 }
 
+// decodeReview decodes with decode a review of kind in group/v1 or v1beta1, within maxDepth.
+func decodeReview(body []byte, maxDepth int, decode func([]byte, any) error, review any, tm *metav1.TypeMeta, kind, group string) *httpError {
+	if err := checkDepth(body, maxDepth); err != nil {
+		return errorf(http.StatusBadRequest, "%v", err)
+	}
+	if err := decode(body, review); err != nil {
+		return errorf(http.StatusBadRequest, "decoding %s: %v", kind, err)
+	}
+	if tm.Kind != kind || (tm.APIVersion != group+"/v1" && tm.APIVersion != group+"/v1beta1") {
+		return errorf(http.StatusBadRequest, "unsupported review %s %q: want %s %s/v1 or v1beta1", tm.Kind, tm.APIVersion, kind, group)
+	}
+	return nil
+}
+
+// decodeJSON decodes data, one JSON value, into v, numbers as json.Number.
+func decodeJSON(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	err := dec.Decode(v)
+	if _, end := dec.Token(); err == nil && end != io.EOF {
+		err = errors.New("data after the JSON value")
+	}
+	return err
+}
+
+// decodeObject is o, its JSON or the value it decoded to with its review, as a JSON object.
+func decodeObject(o any) (map[string]interface{}, error) {
+	if raw, ok := o.([]byte); ok {
+		o = nil // no bytes (a RawExtension of null) is empty
+		if err := decodeJSON(raw, &o); err != nil && len(bytes.TrimSpace(raw)) > 0 {
+			return nil, fmt.Errorf("is not a JSON object: %v", err)
+		}
+	}
+	if obj, ok := o.(map[string]interface{}); ok {
+		return obj, nil
+	} else if o == nil {
+		return nil, errors.New("is empty")
+	}
+	return nil, errors.New("is not a JSON object")
+}
+
 // reviewNesting is how deep a ConversionReview nests its objects
 // ({"request":{"objects":[…]}}); an AdmissionReview nests one level less.
 const reviewNesting = 3
@@ -148,13 +190,7 @@ func checkDepth(data []byte, maxDepth int) error {
 // uid; kube-apiserver writes it before the objects.
 func reviewHead(data []byte) (kind, apiVersion, uid string) {
 	dec := json.NewDecoder(bytes.NewReader(data))
-	str := func() string {
-		var s string
-		if dec.Decode(&s) != nil {
-			return ""
-		}
-		return s
-	}
+	str := func() (s string) { _ = dec.Decode(&s); return s } // "" unless a string
 	skip := func() bool { var v json.RawMessage; return dec.Decode(&v) == nil }
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return "", "", ""
@@ -193,9 +229,8 @@ func reviewHead(data []byte) (kind, apiVersion, uid string) {
 	return kind, apiVersion, ""
 }
 
-// writeJSON encodes v as the 200 response.
-func writeJSON(w http.ResponseWriter, log logr.Logger, v any) {
-	data, err := json.Marshal(v)
+// writeJSON writes data, JSON, as the 200 response, or a 500 for err.
+func writeJSON(w http.ResponseWriter, log logr.Logger, data []byte, err error) {
 	if err != nil {
 		log.Error(err, "Encoding response")
 		http.Error(w, "encoding response failed", http.StatusInternalServerError)
