@@ -124,21 +124,10 @@ func (o *convertOptions) run(s streams) error {
 		warnings []string
 		objects  = objectWriter{format: o.output}
 		failed   = failures{w: notes.to(s.err)}
-		starts   documentStart
 		seen     = sourcesSeen{}
-		// What a Rewind goes back to: the state before the document's
-		// first object.
-		at struct {
-			notes, warnings int
-			objects         writerMark
-			failed          failures
-		}
 	)
 	visit := func(doc manifest.Document) error {
 		defer afterDocument()
-		if starts.first(doc) {
-			at.notes, at.warnings, at.objects, at.failed = notes.mark(), len(warnings), objects.mark(), failed
-		}
 		seen.add(doc)
 		noteTo := notes.to(s.err)
 		if o.quiet {
@@ -155,12 +144,7 @@ func (o *convertOptions) run(s streams) error {
 		objects.add(out, doc.Position())
 		return nil
 	}
-	rewind := func() {
-		notes.rewind(at.notes)
-		warnings, failed = warnings[:at.warnings], at.failed
-		objects.rewind(at.objects)
-	}
-	if err := manifest.Each(o.filenames, s.in, manifest.Visitor{Visit: visit, Rewind: rewind}); err != nil {
+	if err := manifest.Each(o.filenames, s.in, visit); err != nil {
 		return withCode(ExitBadInput, err)
 	}
 	notes.replay()

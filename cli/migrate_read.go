@@ -33,15 +33,6 @@ func (d *storedDocuments) add(doc manifest.Document) error {
 	return nil
 }
 
-func (d *storedDocuments) truncate(n int) {
-	d.docs, d.ends = d.docs[:n], d.ends[:n]
-	end := 0
-	if n > 0 {
-		end = d.ends[n-1]
-	}
-	d.data.Truncate(end)
-}
-
 // all decodes the documents again, in order: each as it was read (objects
 // read from YAML or JSON hold only what JSON holds, numbers as
 // json.Number, so the round trip is exact).
@@ -68,41 +59,19 @@ func (d *storedDocuments) all() iter.Seq2[manifest.Document, error] {
 // all that is said).
 func readForMigrate(sources []string, s streams) (docs *storedDocuments, idx *migrate.Index, failed failures, err error) {
 	docs, idx, failed = &storedDocuments{}, &migrate.Index{}, failures{w: s.err}
-	var (
-		refused []error
-		// The objects for idx from the current document: added once it
-		// has been read, as a Rewind may drop them.
-		pending []map[string]interface{}
-		starts  documentStart
-		at      struct{ docs, refused int }
-	)
-	flush := func() {
-		for _, obj := range pending {
-			idx.Add(obj)
-		}
-		pending = pending[:0]
-	}
+	var refused []error
 	visit := func(doc manifest.Document) error {
 		defer afterDocument()
-		if starts.first(doc) {
-			flush()
-			at.docs, at.refused = len(docs.docs), len(refused)
-		}
 		if err := conversion.CheckParametersShape(doc.Object); err != nil {
 			refused = append(refused, fmt.Errorf("%s: %w", doc.Position(), err))
 		} else if migrate.Indexed(doc.Object) {
-			pending = append(pending, doc.Object)
+			idx.Add(doc.Object)
 		}
 		return docs.add(doc)
 	}
-	rewind := func() {
-		docs.truncate(at.docs)
-		refused, pending = refused[:at.refused], pending[:0]
-	}
-	if err := manifest.Each(sources, s.in, manifest.Visitor{Visit: visit, Rewind: rewind}); err != nil {
+	if err := manifest.Each(sources, s.in, visit); err != nil {
 		return nil, nil, failed, err
 	}
-	flush()
 	for _, err := range refused {
 		failed.add(err)
 	}

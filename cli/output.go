@@ -24,23 +24,6 @@ type objectWriter struct {
 	err    error        // the first object that cannot be written
 }
 
-// writerMark is what objectWriter.rewind goes back to.
-type writerMark struct {
-	objects int
-	err     error
-}
-
-func (w *objectWriter) mark() writerMark { return writerMark{len(w.ends), w.err} }
-
-func (w *objectWriter) rewind(m writerMark) {
-	w.ends, w.err = w.ends[:m.objects], m.err
-	end := 0
-	if m.objects > 0 {
-		end = w.ends[m.objects-1]
-	}
-	w.buf.Truncate(end)
-}
-
 // add encodes obj, found at position. After an object that cannot be
 // written, the others are not encoded: that one is the error.
 func (w *objectWriter) add(obj map[string]interface{}, position string) {

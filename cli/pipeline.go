@@ -3,8 +3,6 @@ package cli
 import (
 	"bytes"
 	"io"
-
-	"github.com/claimbridge/claimbridge/manifest"
 )
 
 // The commands read their input one object at a time (manifest.Each) and
@@ -14,8 +12,7 @@ import (
 
 // recorder keeps what a command writes on its streams, in order, until the
 // whole input has been read: a document that cannot be read is then all
-// that is said (as when every document was read before any was processed),
-// and a manifest.Visitor's Rewind drops what the items it forgets wrote.
+// that is said (as when every document was read before any was processed).
 type recorder struct {
 	buf  bytes.Buffer
 	segs []segment // one per Write, in order
@@ -40,18 +37,6 @@ func (t recordTo) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (r *recorder) mark() int { return len(r.segs) }
-
-// rewind drops the writes since mark.
-func (r *recorder) rewind(mark int) {
-	r.segs = r.segs[:mark]
-	end := 0
-	if mark > 0 {
-		end = r.segs[mark-1].end
-	}
-	r.buf.Truncate(end)
-}
-
 // replay makes the recorded writes, one Write each as they were made (the
 // streams' errors are ignored, as fmt.Fprintf's are where they are made
 // directly), and forgets them.
@@ -62,21 +47,4 @@ func (r *recorder) replay() {
 		start = s.end
 	}
 	r.segs, r.buf = nil, bytes.Buffer{}
-}
-
-// documentStart tells the first object of each document manifest.Each
-// gives (the items of a List share its Source and Index): where a Rewind
-// goes back to.
-type documentStart struct {
-	source string
-	index  int
-	seen   bool
-}
-
-func (d *documentStart) first(doc manifest.Document) bool {
-	if d.seen && d.source == doc.Source && d.index == doc.Index {
-		return false
-	}
-	d.source, d.index, d.seen = doc.Source, doc.Index, true
-	return true
 }

@@ -117,18 +117,10 @@ func (o *validateOptions) run(s streams) error {
 		later                   storedDocuments // with --old
 		r                       validateResult
 		readErr                 error // a typed list that cannot be read
-		starts                  documentStart
 		seen                    = sourcesSeen{}
-		at                      struct {
-			ga, skipped, checked, later int
-			r                           validateResult
-		}
 	)
 	visit := func(doc manifest.Document) error {
 		defer afterDocument()
-		if starts.first(doc) {
-			at.ga, at.skipped, at.checked, at.later, at.r = gaOut.mark(), skipped.mark(), checked.mark(), len(later.docs), r
-		}
 		if readErr != nil {
 			return nil // only a document that cannot be read is said now
 		}
@@ -159,14 +151,7 @@ func (o *validateOptions) run(s streams) error {
 		}
 		return nil
 	}
-	rewind := func() {
-		gaOut.rewind(at.ga)
-		skipped.rewind(at.skipped)
-		checked.rewind(at.checked)
-		later.truncate(at.later)
-		r = at.r
-	}
-	if err := manifest.Each(o.filenames, s.in, manifest.Visitor{Visit: visit, Rewind: rewind}); err != nil {
+	if err := manifest.Each(o.filenames, s.in, visit); err != nil {
 		return withCode(ExitBadInput, err)
 	}
 	if readErr != nil {

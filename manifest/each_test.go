@@ -12,9 +12,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// parseWhole is Parse as it was before ParseEach: every document decoded
-// whole (a List through decodeListByItems, or whole), then its items. The
-// reference ParseEach must read as.
+// parseWhole is Parse with every document decoded whole, then its items:
+// the reference Parse, which reads a List item by item, must read as.
 func parseWhole(source string, data []byte) ([]Document, error) {
 	data, err := toUTF8(data)
 	if err != nil {
@@ -28,86 +27,62 @@ func parseWhole(source string, data []byte) ([]Document, error) {
 		if chunk.err != nil {
 			return nil, &Error{Source: source, Index: chunk.index, Line: chunk.line, Err: chunk.err}
 		}
-		obj, err := decodeObject(chunk.data, chunk.json)
-		if err != nil {
-			if !chunk.json {
-				err = fileLines(err, chunk.line-1)
-			}
-			return nil, &Error{Source: source, Index: chunk.index, Line: chunk.line, Err: err}
+		var v interface{}
+		if chunk.json {
+			v, err = decodeJSON(chunk.data, "")
+		} else if v, err = decodeYAML(chunk.data); err != nil {
+			err = fileLines(err, chunk.line-1)
 		}
-		if obj == nil {
-			continue
+		if err == nil {
+			doc := Document{Source: source, Index: chunk.index, Line: chunk.line, Item: -1}
+			err = visitObject(doc, v, 0, func(d Document) error { docs = append(docs, d); return nil })
 		}
-		doc := Document{Source: source, Index: chunk.index, Line: chunk.line, Item: -1, Object: obj}
-		items, isList, err := listItems(obj)
 		if err != nil {
 			return nil, &Error{Source: source, Index: chunk.index, Line: chunk.line, Err: err}
-		}
-		if !isList {
-			docs = append(docs, doc)
-			continue
-		}
-		for i, it := range items {
-			d := doc
-			d.Item, d.Object = i, it
-			docs = append(docs, d)
 		}
 	}
 	return docs, nil
 }
 
 // checkParseEach checks that Parse (ParseEach, with the items of a List
-// given one at a time and given again after a Rewind) reads data as
-// parseWhole does: the same objects at the same positions, or the same
-// error. It returns the number of Rewinds.
-func checkParseEach(t *testing.T, data []byte) (rewinds int) {
+// given one at a time, and a List whose later item needs it read whole
+// read on from there) reads data as parseWhole does: the same objects at
+// the same positions, or the same error.
+func checkParseEach(t *testing.T, data []byte) {
 	t.Helper()
 	want, wantErr := parseWhole("f.yaml", data)
-	var c collector
-	v := c.visitor()
-	rewind := v.Rewind
-	v.Rewind = func() { rewinds++; rewind() }
-	err := ParseEach("f.yaml", data, v)
+	got, err := Parse("f.yaml", data)
 	if fmt.Sprint(err) != fmt.Sprint(wantErr) {
 		t.Fatalf("error %v, read whole %v", err, wantErr)
 	}
-	if err != nil {
-		return rewinds
-	}
-	if diff := cmp.Diff(want, c.docs, cmp.AllowUnexported(Document{})); diff != "" {
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(Document{})); diff != "" {
 		t.Errorf("read one object at a time (+) is not read whole (-):\n%s", diff)
 	}
-	return rewinds
 }
 
-// TestParseEachRewinds: a List read item by item whose later item needs it
-// read whole gives its items again after a Rewind, and the objects are the
-// whole List's; an item refused is refused as in the whole List, after the
-// items before it.
-func TestParseEachRewinds(t *testing.T) {
+// TestParseEachListReadWhole: a List read item by item whose later item
+// needs it read whole gives the objects of the whole List, each once; an
+// item refused is refused as in the whole List, after the items before it.
+func TestParseEachListReadWhole(t *testing.T) {
 	const head, tail = "apiVersion: v1\nitems:\n", "kind: List\n"
 	item := func(name string) string {
 		return "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: " + name + "\n"
 	}
-	for _, c := range []struct {
-		name    string
-		data    string
-		rewinds int
-	}{
-		{"items read one at a time", head + item("a") + item("b") + tail, 0},
-		{"an alias of an anchor in an earlier item", head + "- apiVersion: v1\n  kind: ConfigMap\n  data: &d {x: \"1\"}\n- apiVersion: v1\n  kind: ConfigMap\n  data: *d\n" + tail, 1},
-		{"a quoted value spanning an item's start", head + item("a") + "- apiVersion: v1\n  kind: ConfigMap\n  data: {x: \"1\n- y\"}\n" + tail, 1},
-		{"the first item needs the List whole", head + "- apiVersion: v1\n  kind: ConfigMap\n  data: *d\n" + item("b") + tail, 0},
-		{"an item without kind after one read", head + item("a") + "- apiVersion: v1\n" + item("c") + tail, 0},
-		{"an item without kind, then one that needs the List whole", head + item("a") + "- apiVersion: v1\n- apiVersion: v1\n  kind: ConfigMap\n  data: {x: \"1\n- y\"}\n" + tail, 1},
-		{"a nested List among the items", head + item("a") + "- apiVersion: v1\n  kind: List\n  items:\n  - apiVersion: v1\n    kind: A\n  - apiVersion: v1\n    kind: B\n" + item("c") + tail, 0},
-		{"a document after the List", head + item("a") + tail + "---\napiVersion: v1\nkind: Secret\n", 0},
-		{"a List after a List that needs a rewind", head + item("a") + "- {\"x\": *y}\n" + tail + "---\n" + head + item("b") + tail, 1},
+	for _, c := range []struct{ name, data string }{
+		{"items read one at a time", head + item("a") + item("b") + tail},
+		{"an alias of an anchor in an earlier item", head + "- apiVersion: v1\n  kind: ConfigMap\n  data: &d {x: \"1\"}\n- apiVersion: v1\n  kind: ConfigMap\n  data: *d\n" + tail},
+		{"a quoted value spanning an item's start", head + item("a") + "- apiVersion: v1\n  kind: ConfigMap\n  data: {x: \"1\n- y\"}\n" + tail},
+		{"the first item needs the List whole", head + "- apiVersion: v1\n  kind: ConfigMap\n  data: *d\n" + item("b") + tail},
+		{"an item without kind after one read", head + item("a") + "- apiVersion: v1\n" + item("c") + tail},
+		{"an item without kind, then one that needs the List whole", head + item("a") + "- apiVersion: v1\n- apiVersion: v1\n  kind: ConfigMap\n  data: {x: \"1\n- y\"}\n" + tail},
+		{"a nested List among the items", head + item("a") + "- apiVersion: v1\n  kind: List\n  items:\n  - apiVersion: v1\n    kind: A\n  - apiVersion: v1\n    kind: B\n" + item("c") + tail},
+		{"a nested List before an item that needs the List whole", head + "- apiVersion: v1\n  kind: List\n  items:\n  - apiVersion: v1\n    kind: A\n  - apiVersion: v1\n    kind: B\n" + item("c") + "- {\"x\": *y}\n" + tail},
+		{"a document after the List", head + item("a") + tail + "---\napiVersion: v1\nkind: Secret\n"},
+		{"a List after a List read whole", head + item("a") + "- {\"x\": *y}\n" + tail + "---\n" + head + item("b") + tail},
+		{"a List read whole after its first items", head + item("a") + "- &x {apiVersion: v1, kind: B}\n- *x\n" + item("c") + tail},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if got := checkParseEach(t, []byte(c.data)); got != c.rewinds {
-				t.Errorf("%d rewinds, want %d", got, c.rewinds)
-			}
+			checkParseEach(t, []byte(c.data))
 		})
 	}
 }

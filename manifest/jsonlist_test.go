@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -16,10 +17,10 @@ import (
 )
 
 // parseEachWholeJSON is ParseEach as it was before a JSON List was read
-// item by item (eachJSONListItem): a JSON value decoded whole
-// (wholeJSONObject, wholeJSONListItems: copies of the code of then), then
-// its items. The reference FuzzJSONListItems compares ParseEach with.
-func parseEachWholeJSON(source string, data []byte, v Visitor) error {
+// item by item: a JSON value decoded whole (wholeJSONObject,
+// wholeJSONListItems: copies of the code of then), then its items. The
+// reference FuzzJSONListItems compares ParseEach with.
+func parseEachWholeJSON(source string, data []byte, visit func(Document) error) error {
 	data, err := toUTF8(data)
 	if err != nil {
 		return &Error{Source: source, Err: err}
@@ -33,23 +34,12 @@ func parseEachWholeJSON(source string, data []byte, v Visitor) error {
 		}
 		doc := Document{Source: source, Index: chunk.index, Line: chunk.line, Item: -1}
 		if !chunk.json {
-			read, err := eachListItem(doc, chunk.data, v)
-			if err != nil {
-				return err
+			if err := eachYAML(doc, chunk.data, visit); err != nil {
+				return &Error{Source: source, Index: chunk.index, Line: chunk.line, Err: err}
 			}
-			if read {
-				continue
-			}
+			continue
 		}
-		var obj map[string]interface{}
-		if chunk.json {
-			obj, err = wholeJSONObject(chunk.data)
-		} else {
-			obj, err = decodeObject(chunk.data, false)
-			if err != nil {
-				err = fileLines(err, chunk.line-1)
-			}
-		}
+		obj, err := wholeJSONObject(chunk.data)
 		if err != nil {
 			return &Error{Source: source, Index: chunk.index, Line: chunk.line, Err: err}
 		}
@@ -62,7 +52,7 @@ func parseEachWholeJSON(source string, data []byte, v Visitor) error {
 		}
 		if !isList {
 			doc.Object = obj
-			if err := v.Visit(doc); err != nil {
+			if err := visit(doc); err != nil {
 				return err
 			}
 			continue
@@ -70,7 +60,7 @@ func parseEachWholeJSON(source string, data []byte, v Visitor) error {
 		for i, it := range items {
 			d := doc
 			d.Item, d.Object = i, it
-			if err := v.Visit(d); err != nil {
+			if err := visit(d); err != nil {
 				return err
 			}
 		}
@@ -190,13 +180,15 @@ func wholeAppendItems(items []map[string]interface{}, list map[string]interface{
 }
 
 // checkJSONListItems checks that ParseEach reads data as parseEachWholeJSON
-// does: the same objects kept by a Visitor that forgets on Rewind (those
-// given before an error too), and the same error, field by field.
+// does: the same objects, and the same error, field by field. Before an
+// error, the objects of the documents before the one that cannot be read
+// are compared (of that one, the items before the error may have been
+// given).
 func checkJSONListItems(t *testing.T, data []byte) {
 	t.Helper()
-	var want, got collector
-	wantErr := parseEachWholeJSON("f.json", data, want.visitor())
-	err := ParseEach("f.json", data, got.visitor())
+	var want, got []Document
+	wantErr := parseEachWholeJSON("f.json", data, func(d Document) error { want = append(want, d); return nil })
+	err := ParseEach("f.json", data, func(d Document) error { got = append(got, d); return nil })
 	if fmt.Sprint(err) != fmt.Sprint(wantErr) {
 		t.Fatalf("error %v, read whole %v", err, wantErr)
 	}
@@ -204,20 +196,20 @@ func checkJSONListItems(t *testing.T, data []byte) {
 	if errors.As(err, &e) != errors.As(wantErr, &we) || e != nil && (e.Source != we.Source || e.Index != we.Index || e.Line != we.Line) {
 		t.Fatalf("error %#v, read whole %#v", e, we)
 	}
-	// A Rewind leaves an empty slice where nothing given leaves nil.
-	if len(want.docs) == 0 && len(got.docs) == 0 {
-		return
+	if e != nil {
+		notBefore := func(d Document) bool { return d.Index >= e.Index }
+		want, got = slices.DeleteFunc(want, notBefore), slices.DeleteFunc(got, notBefore)
 	}
 	// reflect.DeepEqual first: cmp.Diff takes minutes over deep nesting.
-	if reflect.DeepEqual(want.docs, got.docs) {
+	if len(want) == 0 && len(got) == 0 || reflect.DeepEqual(want, got) {
 		return
 	}
-	if diff := cmp.Diff(want.docs, got.docs, cmp.AllowUnexported(Document{})); diff != "" {
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(Document{})); diff != "" {
 		t.Errorf("read item by item (+) is not read whole (-):\n%s", diff)
 	}
 }
 
-// jsonListEdgeCases are JSON documents at the edges of eachJSONListItem:
+// jsonListEdgeCases are JSON documents at the edges of eachJSON:
 // seeds of FuzzJSONListItems and cases of TestJSONListItems.
 var jsonListEdgeCases = []struct{ name, data string }{
 	{"a List, items first", `{"apiVersion":"v1","items":[{"apiVersion":"v1","kind":"A"},{"apiVersion":"v1","kind":"B","x":1e400}],"kind":"List","metadata":{"resourceVersion":""}}`},
@@ -324,9 +316,8 @@ func TestJSONListIsReadItemByItem(t *testing.T) {
 		{"an array", `[` + item + `]`, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			doc := Document{Source: "f.json", Index: 1, Line: 1, Item: -1}
-			read, _ := eachJSONListItem(doc, []byte(c.data), Visitor{Visit: func(Document) error { return nil }})
-			if read != c.read {
+			frame, items, ok := jsonFrame([]byte(c.data))
+			if read := ok && items != nil && isList(frame); read != c.read {
 				t.Errorf("read item by item: %t, want %t", read, c.read)
 			}
 		})

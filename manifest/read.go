@@ -11,13 +11,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
-
-	"sigs.k8s.io/yaml"
 )
 
 // Stdin is the name of standard input in -f flags and in Document.Source.
@@ -113,22 +109,22 @@ const MaxInputBytes = 64 << 20
 // unreadable document and returns an *Error naming it. Standard input can
 // be one of the sources only once: read again, it would be empty.
 func ReadAll(sources []string, stdin io.Reader) ([]Document, error) {
-	var c collector
-	if err := Each(sources, stdin, c.visitor()); err != nil {
+	var docs []Document
+	if err := Each(sources, stdin, func(d Document) error { docs = append(docs, d); return nil }); err != nil {
 		return nil, err
 	}
-	return c.docs, nil
+	return docs, nil
 }
 
-// Each reads the sources as ReadAll does, but gives each object to v as
+// Each reads the sources as ReadAll does, but gives each object to visit as
 // soon as it is read instead of returning them all, so that a caller that
 // is done with an object before the next holds one decoded object at a
 // time, not every one of them (decoded, an object is about 5 times its
-// YAML). Each source is read whole, as bytes. An error of v.Visit stops the
+// YAML). Each source is read whole, as bytes. An error of visit stops the
 // reading and is returned as it is; a source or document that cannot be
 // read is returned as an *Error, as ReadAll returns it, after the objects
-// before it were given to v.
-func Each(sources []string, stdin io.Reader, v Visitor) error {
+// before it (those of its own List too) were given to visit.
+func Each(sources []string, stdin io.Reader, visit func(Document) error) error {
 	if i := slices.Index(sources, Stdin); i >= 0 && slices.Contains(sources[i+1:], Stdin) {
 		return &Error{Source: Stdin, Err: ErrStdinTwice}
 	}
@@ -149,47 +145,12 @@ func Each(sources []string, stdin io.Reader, v Visitor) error {
 			if err != nil {
 				return &Error{Source: f, Err: err}
 			}
-			if err := ParseEach(f, data, v); err != nil {
+			if err := ParseEach(f, data, visit); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
-}
-
-// Visitor takes the objects Each and ParseEach read, one at a time.
-type Visitor struct {
-	// Visit is given each object in order.
-	Visit func(Document) error
-	// Rewind is called when the items of a kind: List given to Visit so
-	// far (those since the first of the document, whose Source and Index
-	// they share) are to be forgotten: the List was read item by item
-	// (see decodeListByItems), an item further on turned out to need the
-	// List read whole, and its items are given again as the whole List
-	// reads; or a JSON List read item by item (eachJSONListItem) turned
-	// out to be unreadable further on, and its error follows (read whole,
-	// it gave no item). Visit must then drop whatever it made of them.
-	// nil when Visit keeps nothing.
-	Rewind func()
-}
-
-// collector is a Visitor that keeps every object: ReadAll's and Parse's.
-type collector struct {
-	docs  []Document
-	start int // the first of the documents of the last Source and Index
-}
-
-func (c *collector) visitor() Visitor {
-	return Visitor{
-		Visit: func(d Document) error {
-			if n := len(c.docs); n == 0 || c.docs[n-1].Source != d.Source || c.docs[n-1].Index != d.Index {
-				c.start = n
-			}
-			c.docs = append(c.docs, d)
-			return nil
-		},
-		Rewind: func() { c.docs = c.docs[:c.start] },
-	}
 }
 
 // streamInfo describes source when it is not a regular file (a pipe, a
@@ -270,17 +231,18 @@ func readSource(name string, stdin io.Reader) ([]byte, error) {
 		defer f.Close()
 		r = f
 	}
-	limited := io.LimitReader(r, MaxInputBytes+1)
-	var data []byte
-	var err error
-	if size := regularFileSize(r); size > 0 {
-		data, err = readSized(limited, min(size, MaxInputBytes+1))
-	} else {
-		data, err = io.ReadAll(limited)
+	// A regular file is read into one buffer of its size, as os.ReadFile
+	// reads it, not into pieces copied together at the end.
+	var buf bytes.Buffer
+	if f, ok := r.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			buf.Grow(int(min(st.Size(), MaxInputBytes+1)) + bytes.MinRead)
+		}
 	}
-	if err != nil {
+	if _, err := buf.ReadFrom(io.LimitReader(r, MaxInputBytes+1)); err != nil {
 		return nil, err
 	}
+	data := buf.Bytes()
 	if len(data) > MaxInputBytes {
 		return nil, fmt.Errorf("input is larger than %d bytes (64 MiB, the limit of one file or stream): split it into several files in a directory and give the directory (-f DIR reads every *.yaml, *.yml and *.json in it, in order), e.g. one kubectl get per namespace or per kind", MaxInputBytes)
 	}
@@ -290,74 +252,42 @@ func readSource(name string, stdin io.Reader) ([]byte, error) {
 // Parse splits data (YAML documents or a JSON stream, in UTF-8 or, with a
 // byte order mark, UTF-16) into objects.
 func Parse(source string, data []byte) ([]Document, error) {
-	var c collector
-	if err := ParseEach(source, data, c.visitor()); err != nil {
+	var docs []Document
+	if err := ParseEach(source, data, func(d Document) error { docs = append(docs, d); return nil }); err != nil {
 		return nil, err
 	}
-	return c.docs, nil
+	return docs, nil
 }
 
-// ParseEach splits data as Parse does, giving each object to v as it is
+// ParseEach splits data as Parse does, giving each object to visit as it is
 // read (see Each).
-func ParseEach(source string, data []byte, v Visitor) error {
+func ParseEach(source string, data []byte, visit func(Document) error) error {
 	data, err := toUTF8(data)
+	if err == nil {
+		err = checkUTF8(data)
+	}
 	if err != nil {
 		return &Error{Source: source, Err: err}
 	}
-	if err := checkUTF8(data); err != nil {
-		return &Error{Source: source, Err: err}
-	}
+	var visitErr error
+	v := func(d Document) error { visitErr = visit(d); return visitErr }
 	chunks := split(data)
-	for i := range chunks {
-		chunk := chunks[i]
+	for i, c := range chunks {
 		chunks[i].data = nil // read once: a copied chunk's bytes are garbage after this one
-		if chunk.err != nil {
-			return &Error{Source: source, Index: chunk.index, Line: chunk.line, Err: chunk.err}
+		err := c.err
+		if err == nil {
+			doc := Document{Source: source, Index: c.index, Line: c.line, Item: -1}
+			if c.json {
+				err = eachJSON(doc, c.data, v)
+			} else {
+				err = eachYAML(doc, c.data, v)
+			}
 		}
-		doc := Document{Source: source, Index: chunk.index, Line: chunk.line, Item: -1}
-		read, err := false, error(nil)
-		if chunk.json {
-			read, err = eachJSONListItem(doc, chunk.data, v)
-		} else {
-			read, err = eachListItem(doc, chunk.data, v)
+		if visitErr != nil {
+			return visitErr
 		}
 		if err != nil {
-			return err
-		}
-		if read {
-			continue
-		}
-		obj, err := decodeObject(chunk.data, chunk.json)
-		if err != nil {
-			if !chunk.json {
-				err = fileLines(err, chunk.line-1)
-			}
-			return &Error{Source: source, Index: chunk.index, Line: chunk.line, Err: err}
-		}
-		if obj == nil {
-			continue // an empty document: only comments or whitespace
-		}
-		items, isList, err := listItems(obj)
-		if err != nil {
-			return &Error{Source: source, Index: chunk.index, Line: chunk.line, Err: err}
-		}
-		if !isList {
-			doc.Object = obj
-			if err := v.Visit(doc); err != nil {
-				return err
-			}
-			continue
-		}
-		obj = nil
-		for i, it := range items {
-			// The List's own tree no longer holds its items: each is
-			// garbage once v is done with it.
-			items[i] = nil
-			d := doc
-			d.Item, d.Object = i, it
-			if err := v.Visit(d); err != nil {
-				return err
-			}
+			return &Error{Source: source, Index: c.index, Line: c.line, Err: err}
 		}
 	}
 	return nil
@@ -482,14 +412,35 @@ func isSeparator(line string) (sep bool, content string) {
 // the bytes it looks at.
 var countLines = func(p []byte) int { return bytes.Count(p, []byte("\n")) }
 
-// decodeObject decodes one YAML document, or one JSON value (isJSON), into an
-// object; nil, nil for an empty document.
-func decodeObject(data []byte, isJSON bool) (map[string]interface{}, error) {
-	v, err := decodeValue(data, isJSON)
-	if v == nil || err != nil {
-		return nil, err
+// visitObject gives v, a decoded document, to visit: the object, or the
+// items of a kind: List from the skip-th on (the items of a List among them
+// in its place, as kubectl flattens them). Nothing for nil, an empty
+// document.
+func visitObject(doc Document, v interface{}, skip int, visit func(Document) error) error {
+	if v == nil {
+		return nil
 	}
-	return typedObject(v)
+	obj, err := typedObject(v)
+	if err != nil {
+		return err
+	}
+	if !isList(obj) {
+		doc.Object = obj
+		return visit(doc)
+	}
+	items, err := appendItems(nil, obj, "")
+	if err != nil {
+		return err
+	}
+	clear(obj) // the List no longer holds its items: each is garbage once visited
+	for i := skip; i < len(items); i++ {
+		doc.Item, doc.Object = i, items[i]
+		items[i] = nil
+		if err := visit(doc); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // typedObject returns v as an object, which must have a kind and an
@@ -506,80 +457,6 @@ func typedObject(v interface{}) (map[string]interface{}, error) {
 		return nil, errors.New(`object has no "apiVersion"`)
 	}
 	return obj, nil
-}
-
-func decodeValue(data []byte, isJSON bool) (interface{}, error) {
-	if isJSON {
-		return decodeJSON(data)
-	}
-	if list, ok := decodeListByItems(data); ok {
-		return list, nil
-	}
-	return decodeYAML(data)
-}
-
-// yamlToJSON is sigs.k8s.io/yaml's YAMLToJSON; a variable so that a test can
-// see what the YAML parser is given.
-var yamlToJSON = yaml.YAMLToJSON
-
-// decodeYAML decodes one YAML document as kubectl reads it (merge keys
-// too), refusing what it would lose in silence: see checkYAML.
-func decodeYAML(data []byte) (interface{}, error) {
-	j, err := yamlToJSON(data)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkYAML(data); err != nil {
-		return nil, err
-	}
-	j = bytes.TrimSpace(j)
-	if len(j) == 0 || bytes.Equal(j, []byte("null")) {
-		return nil, nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(j))
-	dec.UseNumber()
-	var v interface{}
-	err = dec.Decode(&v)
-	return v, err
-}
-
-// yamlLine matches the line numbers in the YAML parser's errors: "yaml:
-// line 5: ..." and, for each problem of a yaml.TypeError, "\n  line 5: ...".
-var yamlLine = regexp.MustCompile(`(yaml: line |\n  line )([0-9]+):`)
-
-// fileLines returns err with the YAML parser's line numbers, which count
-// from the start of the document, made lines of the file (offset is the
-// number of lines before the document).
-func fileLines(err error, offset int) error {
-	if offset == 0 || !yamlLine.MatchString(err.Error()) {
-		return err
-	}
-	msg := yamlLine.ReplaceAllStringFunc(err.Error(), func(m string) string {
-		sub := yamlLine.FindStringSubmatch(m)
-		n, _ := strconv.Atoi(sub[2])
-		return sub[1] + strconv.Itoa(n+offset) + ":"
-	})
-	return lineError{msg: msg, err: err}
-}
-
-// lineError is an error of the YAML parser with the lines of the file.
-type lineError struct {
-	msg string
-	err error
-}
-
-func (e lineError) Error() string { return e.msg }
-func (e lineError) Unwrap() error { return e.err }
-
-// listItems returns the items of a kind: List (apiVersion v1), the generic
-// list kubectl prints, with the items of a List among them in its place, as
-// kubectl flattens them.
-func listItems(obj map[string]interface{}) ([]map[string]interface{}, bool, error) {
-	if !isList(obj) {
-		return nil, false, nil
-	}
-	items, err := appendItems(nil, obj, "")
-	return items, true, err
 }
 
 func isList(obj map[string]interface{}) bool {

@@ -2,14 +2,85 @@ package manifest
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"regexp"
 	"strconv"
 
 	goyaml "go.yaml.in/yaml/v2"
+	"sigs.k8s.io/yaml"
 )
+
+// eachYAML gives the objects of data, one YAML document, to visit: a kind:
+// List item by item when it can (eachListItem), else decoded whole, from
+// the first object not given yet.
+func eachYAML(doc Document, data []byte, visit func(Document) error) error {
+	given, done, err := eachListItem(doc, data, visit)
+	if done || err != nil {
+		return err
+	}
+	v, err := decodeYAML(data)
+	if err != nil {
+		return fileLines(err, doc.Line-1)
+	}
+	return visitObject(doc, v, given, visit)
+}
+
+// yamlToJSON is sigs.k8s.io/yaml's YAMLToJSON; a variable so that a test can
+// see what the YAML parser is given.
+var yamlToJSON = yaml.YAMLToJSON
+
+// decodeYAML decodes one YAML document as kubectl reads it (merge keys
+// too), refusing what it would lose in silence: see checkYAML.
+func decodeYAML(data []byte) (interface{}, error) {
+	j, err := yamlToJSON(data)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkYAML(data); err != nil {
+		return nil, err
+	}
+	j = bytes.TrimSpace(j)
+	if len(j) == 0 || bytes.Equal(j, []byte("null")) {
+		return nil, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(j))
+	dec.UseNumber()
+	var v interface{}
+	err = dec.Decode(&v)
+	return v, err
+}
+
+// yamlLine matches the line numbers in the YAML parser's errors: "yaml:
+// line 5: ..." and, for each problem of a yaml.TypeError, "\n  line 5: ...".
+var yamlLine = regexp.MustCompile(`(yaml: line |\n  line )([0-9]+):`)
+
+// fileLines returns err with the YAML parser's line numbers, which count
+// from the start of the document, made lines of the file (offset is the
+// number of lines before the document).
+func fileLines(err error, offset int) error {
+	if offset == 0 || !yamlLine.MatchString(err.Error()) {
+		return err
+	}
+	msg := yamlLine.ReplaceAllStringFunc(err.Error(), func(m string) string {
+		sub := yamlLine.FindStringSubmatch(m)
+		n, _ := strconv.Atoi(sub[2])
+		return sub[1] + strconv.Itoa(n+offset) + ":"
+	})
+	return lineError{msg: msg, err: err}
+}
+
+// lineError is an error of the YAML parser with the lines of the file.
+type lineError struct {
+	msg string
+	err error
+}
+
+func (e lineError) Error() string { return e.msg }
+func (e lineError) Unwrap() error { return e.err }
 
 // checkYAML returns an error for what sigs.k8s.io/yaml.YAMLToJSON reads
 // from data, a piece of the stream between "---" lines, without an error
@@ -35,7 +106,7 @@ func checkYAML(data []byte) error {
 	case err == io.EOF:
 		return nil // an empty document
 	case errors.As(err, &typeErr):
-		// Not a mapping: decodeObject refuses it.
+		// Not a mapping: typedObject refuses it.
 	case err != nil:
 		return err
 	default:
