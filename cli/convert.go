@@ -76,7 +76,7 @@ kubectl apply --dry-run=server -f OUTPUT, or claimbridge validate.
 Pods and the pod templates of workloads (Deployment, StatefulSet,
 DaemonSet, ReplicaSet, Job, CronJob, ReplicationController, PodTemplate)
 get their resourceClaims in the target release's shape, as migrate gives
-them: 1.26-1.30 name the claim or template under resourceClaims[].source,
+them: 1.26–1.30 name the claim or template under resourceClaims[].source,
 1.31 and later directly. An object whose apiVersion's group is one edit
 away from resource.k8s.io or resource.claimbridge.dev is passed through
 with a "did you mean" warning. An input without objects is an error.
@@ -503,7 +503,7 @@ func targetWarnings(in, out map[string]interface{}, group, from, kind, to string
 			w.Path, w.Message, _ = strings.Cut(e, ": ")
 			if strings.HasSuffix(w.Path, "spec.resourceClassName") && strings.HasPrefix(w.Message, `Invalid value: ""`) {
 				// What the apiserver's message does not say.
-				w.Message = "no resource class, which Kubernetes 1.26-1.30 require (a request of 1.31+ with only firstAvailable has none): " + w.Message
+				w.Message = "no resource class, which Kubernetes 1.26–1.30 require (a request of 1.31+ with only firstAvailable has none): " + w.Message
 			}
 			w.Path = prefix(i) + w.Path
 			w.Message += fmt.Sprintf(": a Kubernetes %s apiserver rejects this object", release)

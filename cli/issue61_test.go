@@ -121,9 +121,9 @@ spec:
 		{"first-available-to-v1alpha3", firstAvailable, "v1alpha3",
 			"<stdin>: document 1 (line 1): warning: ResourceClaim demo/any-gpu: spec.devices.requests[0].deviceClassName: Required value: a Kubernetes 1.31 apiserver rejects this object\n"},
 		{"first-available-to-v1alpha2", firstAvailable, "v1alpha2",
-			"<stdin>: document 1 (line 1): warning: ResourceClaim demo/any-gpu: spec.resourceClassName: no resource class, which Kubernetes 1.26-1.30 require (a request of 1.31+ with only firstAvailable has none): Invalid value: \"\":"},
+			"<stdin>: document 1 (line 1): warning: ResourceClaim demo/any-gpu: spec.resourceClassName: no resource class, which Kubernetes 1.26–1.30 require (a request of 1.31+ with only firstAvailable has none): Invalid value: \"\":"},
 		{"first-available-to-v1alpha1", firstAvailable, "v1alpha1",
-			"<stdin>: document 1 (line 1): warning: ResourceClaim demo/any-gpu: spec.resourceClassName: no resource class, which Kubernetes 1.26-1.30 require (a request of 1.31+ with only firstAvailable has none): Invalid value: \"\":"},
+			"<stdin>: document 1 (line 1): warning: ResourceClaim demo/any-gpu: spec.resourceClassName: no resource class, which Kubernetes 1.26–1.30 require (a request of 1.31+ with only firstAvailable has none): Invalid value: \"\":"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, stderr := run(t, tc.in, "convert", "--to", tc.to, "-f", "-", "-q")
@@ -222,7 +222,7 @@ spec:
 	if code != ExitOK || !strings.Contains(stdout, "source:\n      resourceClaimName: shared-gpu") {
 		t.Errorf("exit %d:\n%s%s", code, stdout, stderr)
 	}
-	if want := "<stdin>: document 1 (line 1): warning: Pod demo/gpu-pod: spec.containers[0].resources.claims[0].request: Kubernetes 1.27-1.30 gives a container the whole claim"; !strings.Contains(stderr, want) {
+	if want := "<stdin>: document 1 (line 1): warning: Pod demo/gpu-pod: spec.containers[0].resources.claims[0].request: Kubernetes 1.27–1.30 gives a container the whole claim"; !strings.Contains(stderr, want) {
 		t.Errorf("stderr:\n%s\nwant it to contain:\n%s", stderr, want)
 	}
 }
@@ -309,7 +309,7 @@ spec:
 	_, _, stderr := run(t, in, "convert", "--to", "v1", "-f", "-")
 	for _, line := range strings.Split(stderr, "\n") {
 		if strings.Contains(line, ": spec.resourceClassName: unknown field") {
-			if strings.Contains(line, "parametersRef") || !strings.HasSuffix(line, "; resourceClassName is a field of v1alpha1 and v1alpha2 (Kubernetes 1.26-1.30): is the apiVersion right?") {
+			if strings.Contains(line, "parametersRef") || !strings.HasSuffix(line, "; resourceClassName is a field of v1alpha1 and v1alpha2 (Kubernetes 1.26–1.30): is the apiVersion right?") {
 				t.Errorf("hint for spec.resourceClassName: %s", line)
 			}
 			return

@@ -158,7 +158,7 @@ func warningsB1ToV3(obj map[string]interface{}, kind string, r *lossReport) {
 		return
 	}
 	if n := len(asSlice(asMap(obj["status"])["reservedFor"])); n > ReservedForMaxSize131 {
-		r.lose("status.reservedFor", "%d consumers: Kubernetes 1.26-1.31 allow at most %d (1.33+ %d), so their apiserver refuses this status and every status write of the claim until %d are released", n, ReservedForMaxSize131, 256, n-ReservedForMaxSize131)
+		r.lose("status.reservedFor", "%d consumers: Kubernetes 1.26–1.31 allow at most %d (1.33+ %d), so their apiserver refuses this status and every status write of the claim until %d are released", n, ReservedForMaxSize131, 256, n-ReservedForMaxSize131)
 	}
 }
 

@@ -352,7 +352,7 @@ func TestReservedForWarningMessage(t *testing.T) {
 	for _, w := range warnings {
 		got = append(got, w.String())
 	}
-	want := []string{"ResourceClaim ns/c: status.reservedFor: 35 consumers: Kubernetes 1.26-1.31 allow at most 32 (1.33+ 256), so their apiserver refuses this status and every status write of the claim until 3 are released (v1beta1→v1alpha3)"}
+	want := []string{"ResourceClaim ns/c: status.reservedFor: 35 consumers: Kubernetes 1.26–1.31 allow at most 32 (1.33+ 256), so their apiserver refuses this status and every status write of the claim until 3 are released (v1beta1→v1alpha3)"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
 	}

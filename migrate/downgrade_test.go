@@ -313,7 +313,7 @@ func TestObjectRefusedByOldRelease(t *testing.T) {
 		name: "v1-first-available-to-v1alpha2",
 		in:   firstAvailableV1,
 		to:   conversion.V1alpha2,
-		want: `ResourceClaim ns/c: a Kubernetes 1.27-1.30 apiserver would reject the migrated object: spec.resourceClassName: Invalid value: "": ` + dnsSubdomainMessage,
+		want: `ResourceClaim ns/c: a Kubernetes 1.27–1.30 apiserver would reject the migrated object: spec.resourceClassName: Invalid value: "": ` + dnsSubdomainMessage,
 		report: Report{
 			Lost: []string{
 				lostLine("spec.devices", "v1alpha3", "v1alpha2"),
@@ -408,7 +408,7 @@ metadata: {name: c, namespace: ns}
 spec: {devices: {}}
 `,
 		to:   conversion.V1alpha2,
-		want: `ResourceClaim ns/c: a Kubernetes 1.27-1.30 apiserver would reject the migrated object: spec.resourceClassName: Invalid value: "": ` + dnsSubdomainMessage,
+		want: `ResourceClaim ns/c: a Kubernetes 1.27–1.30 apiserver would reject the migrated object: spec.resourceClassName: Invalid value: "": ` + dnsSubdomainMessage,
 		report: Report{
 			Lost: []string{lostLine("spec.devices", "v1alpha3", "v1alpha2")},
 		},

@@ -270,7 +270,7 @@ func ShapeHint(paths []string) string {
 		case strings.HasSuffix(p, "spec.devices"):
 			return "; spec.devices is the shape of v1alpha3 (Kubernetes 1.31) and later: is the apiVersion right?"
 		case strings.HasSuffix(p, "spec.resourceClassName"), strings.HasSuffix(p, "spec.parametersRef"), strings.HasSuffix(p, "spec.allocationMode"):
-			return "; " + p[strings.LastIndex(p, ".")+1:] + " is a field of v1alpha1 and v1alpha2 (Kubernetes 1.26-1.30): is the apiVersion right?"
+			return "; " + p[strings.LastIndex(p, ".")+1:] + " is a field of v1alpha1 and v1alpha2 (Kubernetes 1.26–1.30): is the apiVersion right?"
 		}
 	}
 	return ""
@@ -418,7 +418,7 @@ func withoutClientStale(obj map[string]interface{}) (map[string]interface{}, []s
 // target (one with devices), parametersRef is translated into device
 // requests, or a warning says why it is not (translateParameters), and
 // allocationMode WaitForFirstConsumer is what 1.31+ does for every claim;
-// for a v1alpha3 claim going to 1.26-1.30, see downgradeCovered.
+// for a v1alpha3 claim going to 1.26–1.30, see downgradeCovered.
 func coveredFields(obj map[string]interface{}, from, kind string, target Target) map[string]bool {
 	specPath, spec := specPathOf(kind), specOf(obj, kind)
 	if !target.Devices && Targets[from].Devices {
@@ -439,7 +439,7 @@ func coveredFields(obj map[string]interface{}, from, kind string, target Target)
 
 // downgradeCovered are the fields of a 1.31 claim's single request that a
 // restore annotation holds for a 1.26/1.30 target but that are not lost:
-// they say what a 1.26-1.30 claim does anyway (its consumers allocate one
+// they say what a 1.26–1.30 claim does anyway (its consumers allocate one
 // device of the class, exclusively; docs/conversion.md §2 keeps them silent
 // for convert too): the request's name, which no 1.30 consumer reads,
 // allocationMode ExactCount with a count of 1, and adminAccess false.

@@ -26,7 +26,7 @@ type Target struct {
 // v1beta1, v1beta2 and v1 keep the 1.31 finalizer and device requests.
 var Targets = map[string]Target{
 	conversion.V1alpha1: {Releases: "1.26"},
-	conversion.V1alpha2: {Releases: "1.27-1.30", Finalizer: "dra.k8s.io/delete-protection"},
+	conversion.V1alpha2: {Releases: "1.27–1.30", Finalizer: "dra.k8s.io/delete-protection"},
 	conversion.V1alpha3: {Releases: "1.31", Finalizer: deleteProtection, Devices: true},
 	conversion.V1beta1:  {Releases: "1.32", Finalizer: deleteProtection, Devices: true},
 	conversion.V1beta2:  {Releases: "1.33", Finalizer: deleteProtection, Devices: true},

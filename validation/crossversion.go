@@ -190,7 +190,7 @@ const notShareableMsg = "may not be reserved more than once"
 // the written one refuses (the same words whichever older view it is, so
 // that every way to the verdict gives the same error).
 var notShareableWhy = fmt.Sprintf(": the allocation is not shareable as seen through %s and %s (status.allocation.shareable: false, "+
-	"kept in the %s* annotations for the 1.26-1.30 driver that allocated it), whose consumers allow it one consumer only",
+	"kept in the %s* annotations for the 1.26–1.30 driver that allocated it), whose consumers allow it one consumer only",
 	api.V1alpha1, api.V1alpha2, api.RestoreAnnotationPrefix)
 
 // explainNotShareable says, in the refusals of a second consumer that an
