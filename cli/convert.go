@@ -501,10 +501,6 @@ func targetWarnings(in, out map[string]interface{}, group, from, kind, to string
 		}
 		for _, e := range errs {
 			w.Path, w.Message, _ = strings.Cut(e, ": ")
-			if strings.HasSuffix(w.Path, "spec.resourceClassName") && strings.HasPrefix(w.Message, `Invalid value: ""`) {
-				// What the apiserver's message does not say.
-				w.Message = "no resource class, which Kubernetes 1.26–1.30 require (a request of 1.31+ with only firstAvailable has none): " + w.Message
-			}
 			w.Path = prefix(i) + w.Path
 			w.Message += fmt.Sprintf(": a Kubernetes %s apiserver rejects this object", release)
 			ws = append(ws, w)

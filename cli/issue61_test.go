@@ -119,11 +119,16 @@ spec:
 		{"constraint-without-matchAttribute-to-v1alpha3", consumable, "v1alpha3",
 			"<stdin>: document 1 (line 1): warning: ResourceClaimTemplate demo/shared-gpu: spec.spec.devices.constraints[0].matchAttribute: Required value: a Kubernetes 1.31 apiserver rejects this object\n"},
 		{"first-available-to-v1alpha3", firstAvailable, "v1alpha3",
-			"<stdin>: document 1 (line 1): warning: ResourceClaim demo/any-gpu: spec.devices.requests[0].deviceClassName: Required value: a Kubernetes 1.31 apiserver rejects this object\n"},
+			"<stdin>: document 1 (line 1): warning: ResourceClaim demo/any-gpu: spec.devices.requests[0].firstAvailable: 1.31 has no prioritized list: the converted request names no deviceClassName, which a 1.31 apiserver requires, and the request's 2 subrequest(s) are kept only in the restore annotation\n" +
+				"<stdin>: document 1 (line 1): warning: ResourceClaim demo/any-gpu: spec.devices.requests[0].deviceClassName: Required value: a Kubernetes 1.31 apiserver rejects this object\n"},
 		{"first-available-to-v1alpha2", firstAvailable, "v1alpha2",
-			"<stdin>: document 1 (line 1): warning: ResourceClaim demo/any-gpu: spec.resourceClassName: no resource class, which Kubernetes 1.26–1.30 require (a request of 1.31+ with only firstAvailable has none): Invalid value: \"\":"},
+			"<stdin>: document 1 (line 1): warning: ResourceClaim demo/any-gpu: spec.devices.requests[0].firstAvailable: 1.27–1.30 has no prioritized list: the converted claim names no resourceClassName, which a 1.27–1.30 apiserver requires, and the request's 2 subrequest(s) are kept only in the restore annotation\n" +
+				"<stdin>: document 1 (line 1): warning: ResourceClaim demo/any-gpu: spec.resourceClassName: Required value: a Kubernetes 1.27–1.30 claim must name a resource class, and this one names none: " +
+				"a 1.31+ claim's class is its first request's deviceClassName, which the input lacks (it has no request, or its first request has only firstAvailable); give that request a deviceClassName, or set spec.resourceClassName in the output: a Kubernetes 1.27–1.30 apiserver rejects this object\n"},
 		{"first-available-to-v1alpha1", firstAvailable, "v1alpha1",
-			"<stdin>: document 1 (line 1): warning: ResourceClaim demo/any-gpu: spec.resourceClassName: no resource class, which Kubernetes 1.26–1.30 require (a request of 1.31+ with only firstAvailable has none): Invalid value: \"\":"},
+			"<stdin>: document 1 (line 1): warning: ResourceClaim demo/any-gpu: spec.devices.requests[0].firstAvailable: 1.26 has no prioritized list: the converted claim names no resourceClassName, which a 1.26 apiserver requires, and the request's 2 subrequest(s) are kept only in the restore annotation\n" +
+				"<stdin>: document 1 (line 1): warning: ResourceClaim demo/any-gpu: spec.resourceClassName: Required value: a Kubernetes 1.26 claim must name a resource class, and this one names none: " +
+				"a 1.31+ claim's class is its first request's deviceClassName, which the input lacks (it has no request, or its first request has only firstAvailable); give that request a deviceClassName, or set spec.resourceClassName in the output: a Kubernetes 1.26 apiserver rejects this object\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, stderr := run(t, tc.in, "convert", "--to", tc.to, "-f", "-", "-q")

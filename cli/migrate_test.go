@@ -277,14 +277,15 @@ spec:
 	}, {
 		name: "v1-first-available-to-v1alpha3-refused", in: firstAvailable, to: "v1alpha3", code: ExitInvalid,
 		stderr: lost("spec.devices.requests[0].firstAvailable", "v1beta1", "v1alpha3") +
-			warn + "spec.devices.requests[0].firstAvailable: 1.31 has no prioritized list: the request has neither its 2 subrequest(s) nor a deviceClassName, which a 1.31 apiserver requires; the subrequests are kept only in the restore annotation\n" +
+			warn + "spec.devices.requests[0].firstAvailable: 1.31 has no prioritized list: the converted request names no deviceClassName, which a 1.31 apiserver requires, and the request's 2 subrequest(s) are kept only in the restore annotation\n" +
 			"Error: " + who + "a Kubernetes 1.31 apiserver would reject the migrated object: spec.devices.requests[0].deviceClassName: Required value\n",
 	}, {
 		name: "v1-first-available-to-v1alpha2-refused", in: firstAvailable, to: "v1alpha2", code: ExitInvalid,
 		stderr: lost("spec.devices", "v1alpha3", "v1alpha2") + lost("spec.devices.requests[0].firstAvailable", "v1beta1", "v1alpha2") +
-			warn + "spec.devices.requests[0].firstAvailable: 1.27–1.30 has no prioritized list: the request has neither its 2 subrequest(s) nor a deviceClassName, which a 1.27–1.30 apiserver requires; the subrequests are kept only in the restore annotation\n" +
-			"Error: <stdin>: document 1 (line 1): ResourceClaim ns/c: a Kubernetes 1.27–1.30 apiserver would reject the migrated object: spec.resourceClassName: Invalid value: \"\": " +
-			`a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')` + "\n",
+			warn + "spec.devices.requests[0].firstAvailable: 1.27–1.30 has no prioritized list: the converted claim names no resourceClassName, which a 1.27–1.30 apiserver requires, and the request's 2 subrequest(s) are kept only in the restore annotation\n" +
+			"Error: <stdin>: document 1 (line 1): ResourceClaim ns/c: a Kubernetes 1.27–1.30 apiserver would reject the migrated object: spec.resourceClassName: Required value: " +
+			"a Kubernetes 1.27–1.30 claim must name a resource class, and this one names none: a 1.31+ claim's class is its first request's deviceClassName, " +
+			"which the input lacks (it has no request, or its first request has only firstAvailable); give that request a deviceClassName, or set spec.resourceClassName in the output\n",
 	}, {
 		name: "v1beta2-to-v1alpha3-lossless", to: "v1alpha3",
 		in:     "apiVersion: resource.k8s.io/v1beta2\nkind: ResourceClaim\nmetadata: {name: c, namespace: ns}\nspec: {devices: {requests: [{name: r, exactly: {deviceClassName: gpu.example.com}}]}}\n",

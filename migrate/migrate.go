@@ -160,7 +160,7 @@ func Object(obj map[string]interface{}, to string, opts Options) (map[string]int
 		}
 		return out, r, nil
 	}
-	errs, warnings, err := checkAlpha(out)
+	errs, warnings, err := checkAlpha(out, target)
 	if err != nil {
 		return nil, r, fmt.Errorf("%s %s: validating the migrated object: %w", kind, api.Ref(out), err)
 	}
@@ -184,7 +184,11 @@ func TargetErrors(out map[string]interface{}, to, kind string) ([]string, error)
 		errs, _ := gacheck.Check(out, to, kind)
 		return errs, nil
 	}
-	errs, _, err := checkAlpha(out)
+	target, err := targetFor(to)
+	if err != nil {
+		return nil, err
+	}
+	errs, _, err := checkAlpha(out, target)
 	return errs, err
 }
 
@@ -200,13 +204,17 @@ func refusal(kind string, out map[string]interface{}, target Target, errs []stri
 // validation: 1.26, 1.30, 1.31). A missing namespace or name is not
 // reported: kubectl create takes the namespace from its context, and the
 // input lacked them as well (gacheck, for the GA targets, does not check
-// metadata either).
-func checkAlpha(out map[string]interface{}) (errs, warnings []string, err error) {
+// metadata either). A claim without a resource class is told what to do
+// (classRequired) rather than that "" is no DNS subdomain.
+func checkAlpha(out map[string]interface{}, target Target) (errs, warnings []string, err error) {
 	resp, err := validation.Validate(validation.Request{Operation: validation.Create, Object: asCreated(out)})
 	if err != nil {
 		return nil, nil, err
 	}
 	for _, e := range resp.Errors {
+		if strings.HasSuffix(e.Field, "spec.resourceClassName") && (e.Type == field.ErrorTypeRequired || e.Type == field.ErrorTypeInvalid && e.BadValue == "") {
+			e = classRequired(e.Field, target)
+		}
 		errs = append(errs, e.Error())
 	}
 	for _, w := range resp.Warnings {
@@ -218,6 +226,15 @@ func checkAlpha(out map[string]interface{}) (errs, warnings []string, err error)
 		}
 	}
 	return errs, warnings, nil
+}
+
+// classRequired is the error for a 1.26–1.30 claim or template without a
+// resource class at path, which the conversion of a 1.31+ claim gives when
+// its first request names no device class.
+func classRequired(path string, target Target) *field.Error {
+	return field.Required(field.NewPath(path), fmt.Sprintf("a Kubernetes %s claim must name a resource class, and this one names none: "+
+		"a 1.31+ claim's class is its first request's deviceClassName, which the input lacks (it has no request, or its first request has only firstAvailable); "+
+		"give that request a deviceClassName, or set %s in the output", target.Releases, path))
 }
 
 // asCreated is obj as the apiserver validates its create: in namespace
