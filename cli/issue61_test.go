@@ -322,3 +322,54 @@ spec:
 	}
 	t.Errorf("no warning about spec.resourceClassName:\n%s", stderr)
 }
+
+// TestPodFieldsNewerThanTheTarget: a workload whose pod template has a
+// field the target release does not have (issue #61: Deployments kept with
+// a 1.36 schedulingGroup for 1.31) is refused by migrate, naming the
+// field, and written by convert with a warning per field; for a target
+// that has the fields both write it.
+func TestPodFieldsNewerThanTheTarget(t *testing.T) {
+	in := `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: inference
+  namespace: demo
+  uid: 7d1e6a0b-3c2f-4e8a-9b5d-0f4c1a2e3b6d
+  resourceVersion: "9312"
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: inference}}
+  template:
+    metadata: {labels: {app: inference}}
+    spec:
+      schedulingGroup: {podGroupName: inference}
+      resourceClaims:
+      - {name: gpu, resourceClaimTemplateName: gpu-template}
+      containers:
+      - name: server
+        image: registry.example.com/inference:3.2
+        resources: {claims: [{name: gpu}]}
+        volumeMounts: [{name: weights, mountPath: /weights}]
+      volumes:
+      - name: weights
+        image: {reference: registry.example.com/weights/llama:3}
+`
+	const who = "<stdin>: document 1 (line 1): "
+	code, stdout, stderr := run(t, in, "migrate", "--to", "v1alpha3", "-f", "-")
+	if want := "Error: " + who + "Deployment demo/inference: a Kubernetes 1.31 apiserver would reject the migrated object: " +
+		"spec.template.spec.schedulingGroup: Kubernetes 1.31 has no such field (it came in 1.36)\n"; code != ExitInvalid || stdout != "" || stderr != want {
+		t.Errorf("migrate --to v1alpha3: exit %d, stdout %q, stderr:\n%s\nwant exit %d, nothing written and:\n%s", code, stdout, stderr, ExitInvalid, want)
+	}
+	code, stdout, stderr = run(t, in, "convert", "--to", "v1alpha2", "-f", "-", "-q")
+	const consequence = ": its apiserver rejects it with strict field validation (kubectl's default) and drops it otherwise\n"
+	if want := who + "warning: Deployment demo/inference: spec.template.spec.schedulingGroup: Kubernetes 1.27–1.30 has no such field (it came in 1.36)" + consequence +
+		who + "warning: Deployment demo/inference: spec.template.spec.volumes[0].image: Kubernetes 1.27–1.30 has no such field (it came in 1.31)" + consequence; code != ExitOK || stderr != want {
+		t.Errorf("convert --to v1alpha2: exit %d, stderr:\n%s\nwant:\n%s", code, stderr, want)
+	}
+	if !strings.Contains(stdout, "schedulingGroup:") || !strings.Contains(stdout, "source:") {
+		t.Errorf("convert --to v1alpha2 wrote:\n%s", stdout)
+	}
+	if code, stdout, stderr = run(t, in, "migrate", "--to", "v1", "-f", "-"); code != ExitOK || !strings.Contains(stdout, "schedulingGroup:") {
+		t.Errorf("migrate --to v1: exit %d:\n%s%s", code, stdout, stderr)
+	}
+}

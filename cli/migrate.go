@@ -93,7 +93,9 @@ container's 1.31+ resources.claims[].request is lost going back), and lose
 what the old cluster set on them as claims do (server-set metadata, owner
 references unless --keep-owner-references, last-applied-configuration,
 status, and a Pod's spec.nodeName, so that the new cluster's scheduler places
-it and allocates its claims). A Pod that a controller created (a ReplicaSet's,
+it and allocates its claims); one whose pod spec has a field the target
+release does not have (1.36's schedulingGroup for 1.31) is refused, naming
+each field. A Pod that a controller created (a ReplicaSet's,
 a Job's ...) is left out, with a note: the new cluster's controller creates it
 again from the migrated workload (kept with --keep-owner-references). So are
 resource.k8s.io ResourceSlices and PodSchedulingContexts, which the new
@@ -226,12 +228,12 @@ func migrateDocument(doc manifest.Document, to string, opts migrate.Options, not
 					"(this copy would be one pod too many; --keep-owner-references keeps it)\n", doc.Position(), api.Describe(doc.Object), owner)
 				return nil, nil
 			}
-			obj, report := doc.Object, migrate.Report{}
-			if out, r, ok := migrate.Workload(obj, to); ok {
-				obj, report = out, r
+			out, report, err := migrate.WorkloadObject(doc.Object, to, opts)
+			if err != nil {
+				printReport(notes, doc.Position(), api.Describe(doc.Object), migrate.Report{Lost: report.Lost, Warnings: report.Warnings})
+				failed.add(fmt.Errorf("%s: %w", doc.Position(), err))
+				return nil, nil
 			}
-			out, created := migrate.ForCreate(obj, opts)
-			report.Dropped = append(created.Dropped, report.Dropped...)
 			printReport(notes, doc.Position(), api.Describe(doc.Object), report)
 			return []map[string]interface{}{out}, []string{doc.Position()}
 		}

@@ -43,21 +43,10 @@ func Workload(obj map[string]interface{}, to string) (out map[string]interface{}
 	if err != nil {
 		return nil, r, false
 	}
-	apiVersion, _, _, kind, _ := api.TypeOf(obj)
-	path, known := podSpecPaths[apiVersion+"/"+kind]
-	if !known {
-		return nil, r, false
-	}
 	out = api.DeepCopyJSON(obj)
-	spec := map[string]interface{}(out)
-	prefix := ""
-	for _, p := range path {
-		next, isMap := spec[p].(map[string]interface{})
-		if !isMap {
-			return nil, r, false
-		}
-		spec = next
-		prefix += p + "."
+	spec, prefix := podSpecOf(out)
+	if spec == nil {
+		return nil, r, false
 	}
 	claims, _ := spec["resourceClaims"].([]interface{})
 	for i, c := range claims {
@@ -103,6 +92,30 @@ func Workload(obj map[string]interface{}, to string) (out map[string]interface{}
 		return nil, Report{}, false
 	}
 	return out, r, true
+}
+
+// WorkloadObject migrates a Pod or a workload with a pod template
+// (IsWorkload) as Object migrates a claim: its resourceClaims in the target
+// release's shape (Workload), without what the old cluster set on it
+// (ForCreate). One whose pod spec has a field that the target release does
+// not have (PodFieldErrors) is refused: that release's apiserver would reject
+// it, or drop the field in silence.
+func WorkloadObject(obj map[string]interface{}, to string, opts Options) (map[string]interface{}, Report, error) {
+	target, err := targetFor(to)
+	if err != nil {
+		return nil, Report{}, err
+	}
+	out, r, rewritten := Workload(obj, to)
+	if !rewritten {
+		out = obj
+	}
+	out, created := ForCreate(out, opts)
+	r.Dropped = append(created.Dropped, r.Dropped...)
+	if errs := PodFieldErrors(out, to); len(errs) > 0 {
+		_, _, _, kind, _ := api.TypeOf(out)
+		return nil, r, refusal(kind, out, target, errs)
+	}
+	return out, r, nil
 }
 
 // IsWorkload reports whether obj is a Pod or a workload with a pod template
