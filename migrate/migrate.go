@@ -9,6 +9,7 @@ package migrate
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -243,8 +244,9 @@ func classRequired(path string, target Target) *field.Error {
 func asCreated(obj map[string]interface{}) map[string]interface{} {
 	meta, _ := obj["metadata"].(map[string]interface{})
 	if meta["namespace"] == nil || meta["name"] == nil && meta["generateName"] == nil {
-		obj = shallowCopy(obj)
-		m := shallowCopy(meta)
+		obj = maps.Clone(obj)
+		m := map[string]interface{}{}
+		maps.Copy(m, meta)
 		if m["namespace"] == nil {
 			m["namespace"] = "default"
 		}
@@ -293,14 +295,6 @@ func ShapeHint(paths []string) string {
 	return ""
 }
 
-func shallowCopy(m map[string]interface{}) map[string]interface{} {
-	out := make(map[string]interface{}, len(m)+1)
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
-
 // conversionWarnings formats the conversion's warnings for the report. A
 // warning about the status is left out: migrate drops the status (and says
 // so), so what the target's consumers would make of it does not arise. So is
@@ -339,23 +333,9 @@ func conversionWarnings(ws []conversion.Warning, kind string, translated bool, i
 }
 
 // isGA reports whether version is one of upstream's v1beta1, v1beta2 and v1.
-func isGA(version string) bool {
-	for _, v := range conversion.GAVersions {
-		if v == version {
-			return true
-		}
-	}
-	return false
-}
+func isGA(version string) bool { return slices.Contains(conversion.GAVersions, version) }
 
-func chainIndex(version string) int {
-	for i, v := range conversion.ChainVersions {
-		if v == version {
-			return i
-		}
-	}
-	return -1
-}
+func chainIndex(version string) int { return slices.Index(conversion.ChainVersions, version) }
 
 // dropAnnotations removes claimbridge's restore annotations from obj (what
 // they preserve cannot come back after re-creation: their spec fields are
@@ -376,11 +356,7 @@ func dropAnnotations(obj, input map[string]interface{}, to string, covered map[s
 	sort.Strings(keys)
 	for _, k := range keys {
 		version, restore := strings.CutPrefix(k, api.RestoreAnnotationPrefix)
-		stale := false
-		for _, s := range clientStale {
-			stale = stale || k == s
-		}
-		if !restore && !stale {
+		if !restore && !slices.Contains(clientStale, k) {
 			continue
 		}
 		if restore {
@@ -419,13 +395,13 @@ func withoutClientStale(obj map[string]interface{}) (map[string]interface{}, []s
 	if len(stale) == 0 {
 		return obj, nil
 	}
-	a := shallowCopy(ann)
+	a := maps.Clone(ann)
 	for _, k := range stale {
 		delete(a, k)
 	}
-	m := shallowCopy(meta)
+	m := maps.Clone(meta)
 	m["annotations"] = a
-	o := shallowCopy(obj)
+	o := maps.Clone(obj)
 	o["metadata"] = m
 	return o, stale
 }
