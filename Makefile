@@ -42,6 +42,10 @@ generate: $(CONTROLLER_GEN) ## Generate deepcopy code and CRDs (config/crd/bases
 	$(GO) run ./hack/crdmeta config/crd/bases/resource.claimbridge.dev_resourceclaimtemplates.yaml
 	rm -f charts/claimbridge/files/crds/*.yaml && cp config/crd/bases/*.yaml charts/claimbridge/files/crds/
 
+.PHONY: generate-podfields
+generate-podfields: ## Regenerate migrate/podfields_generated.go, the PodSpec fields of 1.27–1.36, from k8s.io/api 1.26–1.35 and go.mod's.
+	$(GO) generate ./migrate/
+
 .PHONY: verify
 verify: generate ## Regenerate and fail if anything generated differs from what is committed.
 	@if [ -n "$$(git status --porcelain -- api config/crd/bases charts/claimbridge/files/crds)" ]; then \

@@ -76,10 +76,11 @@ kubectl apply --dry-run=server -f OUTPUT, or claimbridge validate.
 Pods and the pod templates of workloads (Deployment, StatefulSet,
 DaemonSet, ReplicaSet, Job, CronJob, ReplicationController, PodTemplate)
 get their resourceClaims in the target release's shape, as migrate gives
-them: 1.26-1.30 name the claim or template under resourceClaims[].source,
-1.31 and later directly. An object whose apiVersion's group is one edit
-away from resource.k8s.io or resource.claimbridge.dev is passed through
-with a "did you mean" warning. An input without objects is an error.
+them: 1.26–1.30 name the claim or template under resourceClaims[].source,
+1.31 and later directly, with a warning for each field of the pod spec
+that the target release does not have. An object whose apiVersion's
+group is one edit away from resource.k8s.io or resource.claimbridge.dev
+is passed through with a "did you mean" warning. An input without objects is an error.
 
 An object whose known fields have the wrong JSON type (spec a string,
 reservedFor an object ...) is refused: exit 2, naming the document and path.
@@ -252,11 +253,13 @@ func formatWarnings(ws []conversion.Warning, to string) []string {
 // resourceClaims of the release serving to, as migrate does (1.26–1.30
 // name the claim under source, 1.31 and later directly): left as it is,
 // the target's apiserver would reject the reference or drop it. What is
-// rewritten is a note; what the target cannot hold, a warning.
+// rewritten is a note; what the target cannot hold, and every field of the
+// pod spec the target release does not have (migrate refuses those), a
+// warning.
 func convertWorkload(doc manifest.Document, to string, notes io.Writer) (map[string]interface{}, []string, error) {
 	out, r, ok := migrate.Workload(doc.Object, to)
 	if !ok {
-		return doc.Object, nil, nil
+		out = doc.Object
 	}
 	who := api.Describe(doc.Object)
 	for _, c := range r.Changed {
@@ -265,6 +268,9 @@ func convertWorkload(doc manifest.Document, to string, notes io.Writer) (map[str
 	var ws []string
 	for _, l := range r.Lost {
 		ws = append(ws, who+": "+l+" (not kept: claimbridge keeps restore data for claims and templates only)")
+	}
+	for _, e := range migrate.PodFieldErrors(out, to) {
+		ws = append(ws, who+": "+e+": "+migrate.PodFieldConsequence)
 	}
 	return out, ws, nil
 }
@@ -485,10 +491,6 @@ func targetWarnings(in, out map[string]interface{}, group, from, kind, to string
 		}
 		for _, e := range errs {
 			w.Path, w.Message, _ = strings.Cut(e, ": ")
-			if strings.HasSuffix(w.Path, "spec.resourceClassName") && strings.HasPrefix(w.Message, `Invalid value: ""`) {
-				// What the apiserver's message does not say.
-				w.Message = "no resource class, which Kubernetes 1.26-1.30 require (a request of 1.31+ with only firstAvailable has none): " + w.Message
-			}
 			w.Path = prefix(i) + w.Path
 			w.Message += fmt.Sprintf(": a Kubernetes %s apiserver rejects this object", release)
 			ws = append(ws, w)

@@ -121,11 +121,11 @@ func TestMigrateRefusesFieldsTheVersionLacks(t *testing.T) {
 		},
 		"1.30-body-labelled-v1alpha3": {
 			"apiVersion: resource.k8s.io/v1alpha3\nkind: ResourceClaim\nmetadata: {name: c, namespace: ns}\nspec: {resourceClassName: gpu.example.com}\n",
-			"Error: <stdin>: document 1 (line 1): ResourceClaim ns/c: unknown field in resource.k8s.io/v1alpha3, which migrating would drop: spec.resourceClassName; resourceClassName is a field of v1alpha1 and v1alpha2 (Kubernetes 1.26-1.30): is the apiVersion right?\n",
+			"Error: <stdin>: document 1 (line 1): ResourceClaim ns/c: unknown field in resource.k8s.io/v1alpha3, which migrating would drop: spec.resourceClassName; resourceClassName is a field of v1alpha1 and v1alpha2 (Kubernetes 1.26–1.30): is the apiVersion right?\n",
 		},
 		"1.30-body-labelled-v1": {
 			"apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c, namespace: ns}\nspec: {resourceClassName: gpu.example.com}\n",
-			"Error: <stdin>: document 1 (line 1): ResourceClaim ns/c: unknown field in resource.k8s.io/v1, which migrating would drop: spec.resourceClassName; resourceClassName is a field of v1alpha1 and v1alpha2 (Kubernetes 1.26-1.30): is the apiVersion right?\n",
+			"Error: <stdin>: document 1 (line 1): ResourceClaim ns/c: unknown field in resource.k8s.io/v1, which migrating would drop: spec.resourceClassName; resourceClassName is a field of v1alpha1 and v1alpha2 (Kubernetes 1.26–1.30): is the apiVersion right?\n",
 		},
 		"a-typo": {
 			"apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClaim\nmetadata: {name: c, namespace: ns}\nspec: {resourceClassName: gpu.example.com, alocationMode: Immediate}\n",
@@ -178,7 +178,7 @@ func TestMigrateDeviceClass(t *testing.T) {
 		t.Errorf("--to v1beta1: exit %d\nstdout:\n%s\nwant:\n%s\nstderr:\n%s\nwant:\n%s", code, stdout, wantOut, stderr, wantErr)
 	}
 	code, stdout, stderr = run(t, in, "migrate", "--to", "v1alpha2", "-f", "-")
-	if want := "<stdin>: document 1 (line 1): DeviceClass gpu.example.com: left out: Kubernetes 1.27-1.30 has no DeviceClass (its claims name a ResourceClass)\n"; code != ExitOK || stdout != "" || stderr != want {
+	if want := "<stdin>: document 1 (line 1): DeviceClass gpu.example.com: left out: Kubernetes 1.27–1.30 has no DeviceClass (its claims name a ResourceClass)\n"; code != ExitOK || stdout != "" || stderr != want {
 		t.Errorf("--to v1alpha2: exit %d, stdout %q, stderr %q; want exit 0, nothing written, %q", code, stdout, stderr, want)
 	}
 }

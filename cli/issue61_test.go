@@ -119,11 +119,16 @@ spec:
 		{"constraint-without-matchAttribute-to-v1alpha3", consumable, "v1alpha3",
 			"<stdin>: document 1 (line 1): warning: ResourceClaimTemplate demo/shared-gpu: spec.spec.devices.constraints[0].matchAttribute: Required value: a Kubernetes 1.31 apiserver rejects this object\n"},
 		{"first-available-to-v1alpha3", firstAvailable, "v1alpha3",
-			"<stdin>: document 1 (line 1): warning: ResourceClaim demo/any-gpu: spec.devices.requests[0].deviceClassName: Required value: a Kubernetes 1.31 apiserver rejects this object\n"},
+			"<stdin>: document 1 (line 1): warning: ResourceClaim demo/any-gpu: spec.devices.requests[0].firstAvailable: 1.31 has no prioritized list: the converted request names no deviceClassName, which a 1.31 apiserver requires, and the request's 2 subrequest(s) are kept only in the restore annotation\n" +
+				"<stdin>: document 1 (line 1): warning: ResourceClaim demo/any-gpu: spec.devices.requests[0].deviceClassName: Required value: a Kubernetes 1.31 apiserver rejects this object\n"},
 		{"first-available-to-v1alpha2", firstAvailable, "v1alpha2",
-			"<stdin>: document 1 (line 1): warning: ResourceClaim demo/any-gpu: spec.resourceClassName: no resource class, which Kubernetes 1.26-1.30 require (a request of 1.31+ with only firstAvailable has none): Invalid value: \"\":"},
+			"<stdin>: document 1 (line 1): warning: ResourceClaim demo/any-gpu: spec.devices.requests[0].firstAvailable: 1.27–1.30 has no prioritized list: the converted claim names no resourceClassName, which a 1.27–1.30 apiserver requires, and the request's 2 subrequest(s) are kept only in the restore annotation\n" +
+				"<stdin>: document 1 (line 1): warning: ResourceClaim demo/any-gpu: spec.resourceClassName: Required value: a Kubernetes 1.27–1.30 claim must name a resource class, and this one names none: " +
+				"a 1.31+ claim's class is its first request's deviceClassName, which the input lacks (it has no request, or its first request has only firstAvailable); give that request a deviceClassName, or set spec.resourceClassName in the output: a Kubernetes 1.27–1.30 apiserver rejects this object\n"},
 		{"first-available-to-v1alpha1", firstAvailable, "v1alpha1",
-			"<stdin>: document 1 (line 1): warning: ResourceClaim demo/any-gpu: spec.resourceClassName: no resource class, which Kubernetes 1.26-1.30 require (a request of 1.31+ with only firstAvailable has none): Invalid value: \"\":"},
+			"<stdin>: document 1 (line 1): warning: ResourceClaim demo/any-gpu: spec.devices.requests[0].firstAvailable: 1.26 has no prioritized list: the converted claim names no resourceClassName, which a 1.26 apiserver requires, and the request's 2 subrequest(s) are kept only in the restore annotation\n" +
+				"<stdin>: document 1 (line 1): warning: ResourceClaim demo/any-gpu: spec.resourceClassName: Required value: a Kubernetes 1.26 claim must name a resource class, and this one names none: " +
+				"a 1.31+ claim's class is its first request's deviceClassName, which the input lacks (it has no request, or its first request has only firstAvailable); give that request a deviceClassName, or set spec.resourceClassName in the output: a Kubernetes 1.26 apiserver rejects this object\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, stderr := run(t, tc.in, "convert", "--to", tc.to, "-f", "-", "-q")
@@ -222,7 +227,7 @@ spec:
 	if code != ExitOK || !strings.Contains(stdout, "source:\n      resourceClaimName: shared-gpu") {
 		t.Errorf("exit %d:\n%s%s", code, stdout, stderr)
 	}
-	if want := "<stdin>: document 1 (line 1): warning: Pod demo/gpu-pod: spec.containers[0].resources.claims[0].request: Kubernetes 1.27-1.30 gives a container the whole claim"; !strings.Contains(stderr, want) {
+	if want := "<stdin>: document 1 (line 1): warning: Pod demo/gpu-pod: spec.containers[0].resources.claims[0].request: Kubernetes 1.27–1.30 gives a container the whole claim"; !strings.Contains(stderr, want) {
 		t.Errorf("stderr:\n%s\nwant it to contain:\n%s", stderr, want)
 	}
 }
@@ -309,11 +314,62 @@ spec:
 	_, _, stderr := run(t, in, "convert", "--to", "v1", "-f", "-")
 	for _, line := range strings.Split(stderr, "\n") {
 		if strings.Contains(line, ": spec.resourceClassName: unknown field") {
-			if strings.Contains(line, "parametersRef") || !strings.HasSuffix(line, "; resourceClassName is a field of v1alpha1 and v1alpha2 (Kubernetes 1.26-1.30): is the apiVersion right?") {
+			if strings.Contains(line, "parametersRef") || !strings.HasSuffix(line, "; resourceClassName is a field of v1alpha1 and v1alpha2 (Kubernetes 1.26–1.30): is the apiVersion right?") {
 				t.Errorf("hint for spec.resourceClassName: %s", line)
 			}
 			return
 		}
 	}
 	t.Errorf("no warning about spec.resourceClassName:\n%s", stderr)
+}
+
+// TestPodFieldsNewerThanTheTarget: a workload whose pod template has a
+// field the target release does not have (issue #61: Deployments kept with
+// a 1.36 schedulingGroup for 1.31) is refused by migrate, naming the
+// field, and written by convert with a warning per field; for a target
+// that has the fields both write it.
+func TestPodFieldsNewerThanTheTarget(t *testing.T) {
+	in := `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: inference
+  namespace: demo
+  uid: 7d1e6a0b-3c2f-4e8a-9b5d-0f4c1a2e3b6d
+  resourceVersion: "9312"
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: inference}}
+  template:
+    metadata: {labels: {app: inference}}
+    spec:
+      schedulingGroup: {podGroupName: inference}
+      resourceClaims:
+      - {name: gpu, resourceClaimTemplateName: gpu-template}
+      containers:
+      - name: server
+        image: registry.example.com/inference:3.2
+        resources: {claims: [{name: gpu}]}
+        volumeMounts: [{name: weights, mountPath: /weights}]
+      volumes:
+      - name: weights
+        image: {reference: registry.example.com/weights/llama:3}
+`
+	const who = "<stdin>: document 1 (line 1): "
+	code, stdout, stderr := run(t, in, "migrate", "--to", "v1alpha3", "-f", "-")
+	if want := "Error: " + who + "Deployment demo/inference: a Kubernetes 1.31 apiserver would reject the migrated object: " +
+		"spec.template.spec.schedulingGroup: Kubernetes 1.31 has no such field (it came in 1.36)\n"; code != ExitInvalid || stdout != "" || stderr != want {
+		t.Errorf("migrate --to v1alpha3: exit %d, stdout %q, stderr:\n%s\nwant exit %d, nothing written and:\n%s", code, stdout, stderr, ExitInvalid, want)
+	}
+	code, stdout, stderr = run(t, in, "convert", "--to", "v1alpha2", "-f", "-", "-q")
+	const consequence = ": its apiserver rejects it with strict field validation (kubectl's default) and drops it otherwise\n"
+	if want := who + "warning: Deployment demo/inference: spec.template.spec.schedulingGroup: Kubernetes 1.27–1.30 has no such field (it came in 1.36)" + consequence +
+		who + "warning: Deployment demo/inference: spec.template.spec.volumes[0].image: Kubernetes 1.27–1.30 has no such field (it came in 1.31)" + consequence; code != ExitOK || stderr != want {
+		t.Errorf("convert --to v1alpha2: exit %d, stderr:\n%s\nwant:\n%s", code, stderr, want)
+	}
+	if !strings.Contains(stdout, "schedulingGroup:") || !strings.Contains(stdout, "source:") {
+		t.Errorf("convert --to v1alpha2 wrote:\n%s", stdout)
+	}
+	if code, stdout, stderr = run(t, in, "migrate", "--to", "v1", "-f", "-"); code != ExitOK || !strings.Contains(stdout, "schedulingGroup:") {
+		t.Errorf("migrate --to v1: exit %d:\n%s%s", code, stdout, stderr)
+	}
 }

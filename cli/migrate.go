@@ -29,7 +29,7 @@ func newMigrateCommand(s streams) *cobra.Command {
 		Long: `Migrate reads exported objects (kubectl get -o yaml: YAML or JSON, streams,
 kind: List, files, directories, standard input) and writes manifests that
 re-create every ResourceClaim and ResourceClaimTemplate on a cluster of the
-release serving the target version (v1alpha1: 1.26, v1alpha2: 1.27-1.30,
+release serving the target version (v1alpha1: 1.26, v1alpha2: 1.27–1.30,
 v1alpha3: 1.31, and upstream's v1beta1: 1.32, v1beta2: 1.33, v1: 1.34+ for
 group resource.k8s.io). A claim that the resourceclaim controller generated
 for a pod from a template (a controller owner reference to a Pod) is left
@@ -59,7 +59,7 @@ template is converted (its group is kept), then:
     such as 1.31's suitableNodes, are reported lost); left out for v1alpha1
     and v1alpha2, whose releases have none;
   - for v1alpha1 and v1alpha2, a ResourceClass gets the target's apiVersion
-    (1.26 serves only v1alpha1, 1.27-1.30 only v1alpha2; 1.30's
+    (1.26 serves only v1alpha1, 1.27–1.30 only v1alpha2; 1.30's
     structuredParameters is lost going to v1alpha1) and loses its
     server-set metadata; the 1.30 ResourceClaimParameters and
     ResourceClassParameters are kept for v1alpha2 (without server-set
@@ -87,13 +87,15 @@ classic DRA controllers, adminAccess and its namespace label ...). For a
 refused object, the lost fields and warnings are printed before the error.
 Pods and the pod templates of workloads (PodTemplate, ReplicationController,
 Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob) get their
-resourceClaims in the target release's shape: 1.26-1.30 name the claim or
+resourceClaims in the target release's shape: 1.26–1.30 name the claim or
 template under resourceClaims[].source, 1.31 and later directly (a
 container's 1.31+ resources.claims[].request is lost going back), and lose
 what the old cluster set on them as claims do (server-set metadata, owner
 references unless --keep-owner-references, last-applied-configuration,
 status, and a Pod's spec.nodeName, so that the new cluster's scheduler places
-it and allocates its claims). A Pod that a controller created (a ReplicaSet's,
+it and allocates its claims); one whose pod spec has a field the target
+release does not have (1.36's schedulingGroup for 1.31) is refused, naming
+each field. A Pod that a controller created (a ReplicaSet's,
 a Job's ...) is left out, with a note: the new cluster's controller creates it
 again from the migrated workload (kept with --keep-owner-references). So are
 resource.k8s.io ResourceSlices and PodSchedulingContexts, which the new
@@ -226,12 +228,12 @@ func migrateDocument(doc manifest.Document, to string, opts migrate.Options, not
 					"(this copy would be one pod too many; --keep-owner-references keeps it)\n", doc.Position(), api.Describe(doc.Object), owner)
 				return nil, nil
 			}
-			obj, report := doc.Object, migrate.Report{}
-			if out, r, ok := migrate.Workload(obj, to); ok {
-				obj, report = out, r
+			out, report, err := migrate.WorkloadObject(doc.Object, to, opts)
+			if err != nil {
+				printReport(notes, doc.Position(), api.Describe(doc.Object), migrate.Report{Lost: report.Lost, Warnings: report.Warnings})
+				failed.add(fmt.Errorf("%s: %w", doc.Position(), err))
+				return nil, nil
 			}
-			out, created := migrate.ForCreate(obj, opts)
-			report.Dropped = append(created.Dropped, report.Dropped...)
 			printReport(notes, doc.Position(), api.Describe(doc.Object), report)
 			return []map[string]interface{}{out}, []string{doc.Position()}
 		}

@@ -164,7 +164,7 @@ metadata:
 		t.Errorf("stdout (-want +got):\n%s", d)
 	}
 	wantErr := "<stdin>: document 1 (line 1), items[0]: ResourceClaim ns/a: dropped metadata.uid\n" +
-		"<stdin>: document 1 (line 1), items[0]: ResourceClaim ns/a: changed metadata.finalizers: resource.kubernetes.io/delete-protection -> dra.k8s.io/delete-protection (Kubernetes 1.27-1.30)\n"
+		"<stdin>: document 1 (line 1), items[0]: ResourceClaim ns/a: changed metadata.finalizers: resource.kubernetes.io/delete-protection -> dra.k8s.io/delete-protection (Kubernetes 1.27–1.30)\n"
 	// Not "lost spec.devices.requests[0].name": a single request's name is
 	// read by no 1.30 consumer.
 	if d := cmp.Diff(wantErr, stderr); d != "" {
@@ -277,14 +277,15 @@ spec:
 	}, {
 		name: "v1-first-available-to-v1alpha3-refused", in: firstAvailable, to: "v1alpha3", code: ExitInvalid,
 		stderr: lost("spec.devices.requests[0].firstAvailable", "v1beta1", "v1alpha3") +
-			warn + "spec.devices.requests[0].firstAvailable: 1.31 has no prioritized list: the request has neither its 2 subrequest(s) nor a deviceClassName, which a 1.31 apiserver requires; the subrequests are kept only in the restore annotation\n" +
+			warn + "spec.devices.requests[0].firstAvailable: 1.31 has no prioritized list: the converted request names no deviceClassName, which a 1.31 apiserver requires, and the request's 2 subrequest(s) are kept only in the restore annotation\n" +
 			"Error: " + who + "a Kubernetes 1.31 apiserver would reject the migrated object: spec.devices.requests[0].deviceClassName: Required value\n",
 	}, {
 		name: "v1-first-available-to-v1alpha2-refused", in: firstAvailable, to: "v1alpha2", code: ExitInvalid,
 		stderr: lost("spec.devices", "v1alpha3", "v1alpha2") + lost("spec.devices.requests[0].firstAvailable", "v1beta1", "v1alpha2") +
-			warn + "spec.devices.requests[0].firstAvailable: 1.27–1.30 has no prioritized list: the request has neither its 2 subrequest(s) nor a deviceClassName, which a 1.27–1.30 apiserver requires; the subrequests are kept only in the restore annotation\n" +
-			"Error: <stdin>: document 1 (line 1): ResourceClaim ns/c: a Kubernetes 1.27-1.30 apiserver would reject the migrated object: spec.resourceClassName: Invalid value: \"\": " +
-			`a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')` + "\n",
+			warn + "spec.devices.requests[0].firstAvailable: 1.27–1.30 has no prioritized list: the converted claim names no resourceClassName, which a 1.27–1.30 apiserver requires, and the request's 2 subrequest(s) are kept only in the restore annotation\n" +
+			"Error: <stdin>: document 1 (line 1): ResourceClaim ns/c: a Kubernetes 1.27–1.30 apiserver would reject the migrated object: spec.resourceClassName: Required value: " +
+			"a Kubernetes 1.27–1.30 claim must name a resource class, and this one names none: a 1.31+ claim's class is its first request's deviceClassName, " +
+			"which the input lacks (it has no request, or its first request has only firstAvailable); give that request a deviceClassName, or set spec.resourceClassName in the output\n",
 	}, {
 		name: "v1beta2-to-v1alpha3-lossless", to: "v1alpha3",
 		in:     "apiVersion: resource.k8s.io/v1beta2\nkind: ResourceClaim\nmetadata: {name: c, namespace: ns}\nspec: {devices: {requests: [{name: r, exactly: {deviceClassName: gpu.example.com}}]}}\n",
@@ -447,8 +448,8 @@ spec:
 	if want := "      resourceClaims:\n      - name: gpus\n        source:\n          resourceClaimTemplateName: multiple-gpus\n"; !strings.Contains(stdout, want) || strings.Contains(stdout, "request:") {
 		t.Errorf("stdout:\n%s\nwant it to contain\n%s\nand no request", stdout, want)
 	}
-	wantErr = "<stdin>: document 1 (line 1): Deployment ns/d: changed spec.template.spec.resourceClaims[0].resourceClaimTemplateName -> spec.template.spec.resourceClaims[0].source.resourceClaimTemplateName (Kubernetes 1.27-1.30 pods name it under source)\n" +
-		"<stdin>: document 1 (line 1): Deployment ns/d: lost spec.template.spec.containers[0].resources.claims[0].request: Kubernetes 1.27-1.30 gives a container the whole claim\n"
+	wantErr = "<stdin>: document 1 (line 1): Deployment ns/d: changed spec.template.spec.resourceClaims[0].resourceClaimTemplateName -> spec.template.spec.resourceClaims[0].source.resourceClaimTemplateName (Kubernetes 1.27–1.30 pods name it under source)\n" +
+		"<stdin>: document 1 (line 1): Deployment ns/d: lost spec.template.spec.containers[0].resources.claims[0].request: Kubernetes 1.27–1.30 gives a container the whole claim\n"
 	if stderr != wantErr {
 		t.Errorf("stderr:\n%s\nwant:\n%s", stderr, wantErr)
 	}
@@ -482,7 +483,7 @@ func TestMigrateResourceClass(t *testing.T) {
 	in := filepath.Join("..", "test", "manifests", "realworld", "intel-resource-drivers", "c3a5e0fa6cc1", "deployments_resource-class.yaml")
 	code, stdout, stderr := run(t, "", "migrate", "--to", "v1alpha2", "-f", in)
 	want := "apiVersion: resource.k8s.io/v1alpha2\ndriverName: gpu.dra.intel.com\nkind: ResourceClass\nmetadata:\n  name: intel-gpu\n"
-	wantErr := in + ": document 1 (line 1): ResourceClass intel-gpu: changed apiVersion: resource.k8s.io/v1alpha1 -> resource.k8s.io/v1alpha2 (Kubernetes 1.27-1.30 serves only v1alpha2)\n"
+	wantErr := in + ": document 1 (line 1): ResourceClass intel-gpu: changed apiVersion: resource.k8s.io/v1alpha1 -> resource.k8s.io/v1alpha2 (Kubernetes 1.27–1.30 serves only v1alpha2)\n"
 	if code != ExitOK || stdout != want || stderr != wantErr {
 		t.Errorf("--to v1alpha2: exit %d\nstdout %q, want %q\nstderr %q, want %q", code, stdout, want, stderr, wantErr)
 	}

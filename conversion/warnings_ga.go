@@ -143,7 +143,7 @@ func warningsB1ToV3(obj map[string]interface{}, kind string, r *lossReport) {
 		req := asMap(rq)
 		path := fmt.Sprintf("%s.devices.requests[%d]", specPath, i)
 		if subs := asSlice(req["firstAvailable"]); len(subs) > 0 {
-			r.lose(path+".firstAvailable", "1.31 has no prioritized list: the request has neither its %d subrequest(s) nor a deviceClassName, which a 1.31 apiserver requires; the subrequests are kept only in the restore annotation", len(subs))
+			r.lose(path+".firstAvailable", "1.31 has no prioritized list: the converted request names no deviceClassName, which a 1.31 apiserver requires, and the request's %d subrequest(s) are kept only in the restore annotation", len(subs))
 		}
 		if req["capacity"] != nil { // null is absent
 			r.lose(path+".capacity", "1.31 allocates whole devices: the request for a share of a device's capacity is kept only in the restore annotation")
@@ -158,7 +158,7 @@ func warningsB1ToV3(obj map[string]interface{}, kind string, r *lossReport) {
 		return
 	}
 	if n := len(asSlice(asMap(obj["status"])["reservedFor"])); n > ReservedForMaxSize131 {
-		r.lose("status.reservedFor", "%d consumers: Kubernetes 1.26-1.31 allow at most %d (1.33+ %d), so their apiserver refuses this status and every status write of the claim until %d are released", n, ReservedForMaxSize131, 256, n-ReservedForMaxSize131)
+		r.lose("status.reservedFor", "%d consumers: Kubernetes 1.26–1.31 allow at most %d (1.33+ %d), so their apiserver refuses this status and every status write of the claim until %d are released", n, ReservedForMaxSize131, 256, n-ReservedForMaxSize131)
 	}
 }
 

@@ -216,7 +216,7 @@ func TestWarningsToV1alpha3Messages(t *testing.T) {
 		got = append(got, w.String())
 	}
 	want := []string{
-		"ResourceClaim ns/c: spec.devices.requests[0].firstAvailable: 1.31 has no prioritized list: the request has neither its 1 subrequest(s) nor a deviceClassName, which a 1.31 apiserver requires; the subrequests are kept only in the restore annotation (v1beta1→v1alpha3)",
+		"ResourceClaim ns/c: spec.devices.requests[0].firstAvailable: 1.31 has no prioritized list: the converted request names no deviceClassName, which a 1.31 apiserver requires, and the request's 1 subrequest(s) are kept only in the restore annotation (v1beta1→v1alpha3)",
 		"ResourceClaim ns/c: spec.devices.requests[1].capacity: 1.31 allocates whole devices: the request for a share of a device's capacity is kept only in the restore annotation (v1beta1→v1alpha3)",
 		`ResourceClaim ns/c: spec.devices.constraints[0].distinctAttribute: 1.31 has no distinctAttribute constraint: the devices allocated may share attribute "x/numa"; the constraint is kept only in the restore annotation (v1beta1→v1alpha3)`,
 	}
@@ -352,7 +352,7 @@ func TestReservedForWarningMessage(t *testing.T) {
 	for _, w := range warnings {
 		got = append(got, w.String())
 	}
-	want := []string{"ResourceClaim ns/c: status.reservedFor: 35 consumers: Kubernetes 1.26-1.31 allow at most 32 (1.33+ 256), so their apiserver refuses this status and every status write of the claim until 3 are released (v1beta1→v1alpha3)"}
+	want := []string{"ResourceClaim ns/c: status.reservedFor: 35 consumers: Kubernetes 1.26–1.31 allow at most 32 (1.33+ 256), so their apiserver refuses this status and every status write of the claim until 3 are released (v1beta1→v1alpha3)"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
 	}

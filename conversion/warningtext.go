@@ -44,6 +44,15 @@ var stepVersions = map[string]*regexp.Regexp{
 	V1alpha3: regexp.MustCompile(`(^|[ (])v1alpha3([ ,;:)]|$)`),
 }
 
+// A 1.26–1.30 claim names one resource class and has no requests: what a
+// step to v1alpha3 says of a 1.31 request's device class is said of the
+// claim's resource class for the first request, and not at all for the
+// others, which such a claim does not have (the next step says so).
+var (
+	firstRequestClass = strings.NewReplacer("the converted request names no deviceClassName", "the converted claim names no resourceClassName")
+	otherRequestClass = strings.NewReplacer("the converted request names no deviceClassName, which a 1.31 apiserver requires, and ", "")
+)
+
 // exactlyFields are the fields of a v1alpha3 or v1beta1 request that
 // v1beta2 and v1 hold under exactly.
 var exactlyFields = regexp.MustCompile(`(\.devices\.requests\[[0-9]+\])\.(deviceClassName|selectors|allocationMode|count|adminAccess|tolerations|capacity)\b`)
@@ -63,6 +72,13 @@ func (w Warning) For(target string) string {
 // Text is For without the object: "<path>: <message>".
 func (w Warning) Text(target string) string {
 	msg, path := w.Message, w.Path
+	if w.To == V1alpha3 && (target == V1alpha1 || target == V1alpha2) {
+		if strings.Contains(path, ".requests[0].") {
+			msg = firstRequestClass.Replace(msg)
+		} else {
+			msg = otherRequestClass.Replace(msg)
+		}
+	}
 	if w.To != target && releaseOf[target] != "" {
 		if re := stepReleases[w.To]; re != nil {
 			msg = re.ReplaceAllString(msg, "${1}"+strings.ReplaceAll(releaseOf[target], "$", "$$")+"${2}")

@@ -49,7 +49,7 @@ suitableNodes: {nodeSelectorTerms: [{matchExpressions: [{key: gpu, operator: Exi
 `,
 		report: Report{
 			Dropped: []string{"metadata.uid", "metadata.resourceVersion"},
-			Changed: []string{"apiVersion: resource.k8s.io/v1alpha1 -> resource.k8s.io/v1alpha2 (Kubernetes 1.27-1.30 serves only v1alpha2)"},
+			Changed: []string{"apiVersion: resource.k8s.io/v1alpha1 -> resource.k8s.io/v1alpha2 (Kubernetes 1.27–1.30 serves only v1alpha2)"},
 		},
 	}, {
 		name: "1.26-class-to-v1alpha1", in: class126, to: conversion.V1alpha1, served: true,

@@ -35,7 +35,7 @@ var deviceClassFields = map[string][]string{
 // the target's apiVersion (selectors and config are the same in every
 // version), the spec fields the target does not have lost (reported), and
 // the metadata the old cluster set dropped, as for a claim. served is false
-// for v1alpha1 and v1alpha2, whose releases (1.26-1.30) have no DeviceClass:
+// for v1alpha1 and v1alpha2, whose releases (1.26–1.30) have no DeviceClass:
 // the caller leaves it out and says so. obj is not modified.
 func DeviceClass(obj map[string]interface{}, to string, opts Options) (out map[string]interface{}, r Report, served bool) {
 	target, err := targetFor(to)

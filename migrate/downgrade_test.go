@@ -241,7 +241,7 @@ spec: {resourceClassName: gpu.example.com, allocationMode: WaitForFirstConsumer}
 				lostLine("spec.devices.requests[1].firstAvailable", "v1beta1", "v1alpha2"),
 			},
 			Warnings: []string{
-				"spec.devices.requests[1].firstAvailable: 1.27–1.30 has no prioritized list: the request has neither its 1 subrequest(s) nor a deviceClassName, which a 1.27–1.30 apiserver requires; the subrequests are kept only in the restore annotation",
+				"spec.devices.requests[1].firstAvailable: 1.27–1.30 has no prioritized list: the request's 1 subrequest(s) are kept only in the restore annotation",
 				`spec.devices.requests[0].allocationMode: 1.27–1.30 allocates one device of the class, not "All"`,
 				"spec.devices.requests[1]: a 1.27–1.30 claim asks for one resource class: this request is not allocated",
 			},
@@ -307,19 +307,19 @@ func TestObjectRefusedByOldRelease(t *testing.T) {
 		want: "ResourceClaim ns/c: a Kubernetes 1.31 apiserver would reject the migrated object: spec.devices.requests[0].deviceClassName: Required value",
 		report: Report{
 			Lost:     []string{lostLine("spec.devices.requests[0].firstAvailable", "v1beta1", "v1alpha3")},
-			Warnings: []string{"spec.devices.requests[0].firstAvailable: 1.31 has no prioritized list: the request has neither its 2 subrequest(s) nor a deviceClassName, which a 1.31 apiserver requires; the subrequests are kept only in the restore annotation"},
+			Warnings: []string{"spec.devices.requests[0].firstAvailable: 1.31 has no prioritized list: the converted request names no deviceClassName, which a 1.31 apiserver requires, and the request's 2 subrequest(s) are kept only in the restore annotation"},
 		},
 	}, {
 		name: "v1-first-available-to-v1alpha2",
 		in:   firstAvailableV1,
 		to:   conversion.V1alpha2,
-		want: `ResourceClaim ns/c: a Kubernetes 1.27-1.30 apiserver would reject the migrated object: spec.resourceClassName: Invalid value: "": ` + dnsSubdomainMessage,
+		want: `ResourceClaim ns/c: a Kubernetes 1.27–1.30 apiserver would reject the migrated object: ` + classRequired("spec.resourceClassName", Targets[conversion.V1alpha2]).Error(),
 		report: Report{
 			Lost: []string{
 				lostLine("spec.devices", "v1alpha3", "v1alpha2"),
 				lostLine("spec.devices.requests[0].firstAvailable", "v1beta1", "v1alpha2"),
 			},
-			Warnings: []string{"spec.devices.requests[0].firstAvailable: 1.27–1.30 has no prioritized list: the request has neither its 2 subrequest(s) nor a deviceClassName, which a 1.27–1.30 apiserver requires; the subrequests are kept only in the restore annotation"},
+			Warnings: []string{"spec.devices.requests[0].firstAvailable: 1.27–1.30 has no prioritized list: the converted claim names no resourceClassName, which a 1.27–1.30 apiserver requires, and the request's 2 subrequest(s) are kept only in the restore annotation"},
 		},
 	}, {
 		name: "v1-first-available-template-to-v1alpha1",
@@ -335,13 +335,13 @@ spec:
         firstAvailable: [{name: big, deviceClassName: gpu.example.com}]
 `,
 		to:   conversion.V1alpha1,
-		want: `ResourceClaimTemplate ns/t: a Kubernetes 1.26 apiserver would reject the migrated object: spec.spec.resourceClassName: Invalid value: "": ` + dnsSubdomainMessage,
+		want: `ResourceClaimTemplate ns/t: a Kubernetes 1.26 apiserver would reject the migrated object: ` + classRequired("spec.spec.resourceClassName", Targets[conversion.V1alpha1]).Error(),
 		report: Report{
 			Lost: []string{
 				lostLine("spec.spec.devices", "v1alpha3", "v1alpha1"),
 				lostLine("spec.spec.devices.requests[0].firstAvailable", "v1beta1", "v1alpha1"),
 			},
-			Warnings: []string{"spec.spec.devices.requests[0].firstAvailable: 1.26 has no prioritized list: the request has neither its 1 subrequest(s) nor a deviceClassName, which a 1.26 apiserver requires; the subrequests are kept only in the restore annotation"},
+			Warnings: []string{"spec.spec.devices.requests[0].firstAvailable: 1.26 has no prioritized list: the converted claim names no resourceClassName, which a 1.26 apiserver requires, and the request's 1 subrequest(s) are kept only in the restore annotation"},
 		},
 	}, {
 		name: "v1beta1-distinct-attribute-to-v1alpha3",
@@ -376,7 +376,7 @@ spec:
 		want: "ResourceClaim ns/c: a Kubernetes 1.31 apiserver would reject the migrated object: spec.devices.requests[1].deviceClassName: Required value",
 		report: Report{
 			Lost:     []string{lostLine("spec.devices.requests[1].firstAvailable", "v1beta1", "v1alpha3")},
-			Warnings: []string{"spec.devices.requests[1].firstAvailable: 1.31 has no prioritized list: the request has neither its 1 subrequest(s) nor a deviceClassName, which a 1.31 apiserver requires; the subrequests are kept only in the restore annotation"},
+			Warnings: []string{"spec.devices.requests[1].firstAvailable: 1.31 has no prioritized list: the converted request names no deviceClassName, which a 1.31 apiserver requires, and the request's 1 subrequest(s) are kept only in the restore annotation"},
 		},
 	}, {
 		// A selector using a CEL function newer than 1.31: its 1.31
@@ -407,8 +407,10 @@ kind: ResourceClaim
 metadata: {name: c, namespace: ns}
 spec: {devices: {}}
 `,
-		to:   conversion.V1alpha2,
-		want: `ResourceClaim ns/c: a Kubernetes 1.27-1.30 apiserver would reject the migrated object: spec.resourceClassName: Invalid value: "": ` + dnsSubdomainMessage,
+		to: conversion.V1alpha2,
+		want: `ResourceClaim ns/c: a Kubernetes 1.27–1.30 apiserver would reject the migrated object: spec.resourceClassName: Required value: ` +
+			"a Kubernetes 1.27–1.30 claim must name a resource class, and this one names none: a 1.31+ claim's class is its first request's deviceClassName, " +
+			"which the input lacks (it has no request, or its first request has only firstAvailable); give that request a deviceClassName, or set spec.resourceClassName in the output",
 		report: Report{
 			Lost: []string{lostLine("spec.devices", "v1alpha3", "v1alpha2")},
 		},
@@ -428,9 +430,6 @@ spec: {devices: {}}
 		})
 	}
 }
-
-// dnsSubdomainMessage is the 1.26/1.30 detail for an empty resourceClassName.
-const dnsSubdomainMessage = `a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`
 
 // The target release's own warnings for a create come with the report (not
 // those about writes through older versions of claimbridge's CRD).

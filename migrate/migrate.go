@@ -9,6 +9,7 @@ package migrate
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -160,7 +161,7 @@ func Object(obj map[string]interface{}, to string, opts Options) (map[string]int
 		}
 		return out, r, nil
 	}
-	errs, warnings, err := checkAlpha(out)
+	errs, warnings, err := checkAlpha(out, target)
 	if err != nil {
 		return nil, r, fmt.Errorf("%s %s: validating the migrated object: %w", kind, api.Ref(out), err)
 	}
@@ -184,7 +185,11 @@ func TargetErrors(out map[string]interface{}, to, kind string) ([]string, error)
 		errs, _ := gacheck.Check(out, to, kind)
 		return errs, nil
 	}
-	errs, _, err := checkAlpha(out)
+	target, err := targetFor(to)
+	if err != nil {
+		return nil, err
+	}
+	errs, _, err := checkAlpha(out, target)
 	return errs, err
 }
 
@@ -200,13 +205,17 @@ func refusal(kind string, out map[string]interface{}, target Target, errs []stri
 // validation: 1.26, 1.30, 1.31). A missing namespace or name is not
 // reported: kubectl create takes the namespace from its context, and the
 // input lacked them as well (gacheck, for the GA targets, does not check
-// metadata either).
-func checkAlpha(out map[string]interface{}) (errs, warnings []string, err error) {
+// metadata either). A claim without a resource class is told what to do
+// (classRequired) rather than that "" is no DNS subdomain.
+func checkAlpha(out map[string]interface{}, target Target) (errs, warnings []string, err error) {
 	resp, err := validation.Validate(validation.Request{Operation: validation.Create, Object: asCreated(out)})
 	if err != nil {
 		return nil, nil, err
 	}
 	for _, e := range resp.Errors {
+		if strings.HasSuffix(e.Field, "spec.resourceClassName") && (e.Type == field.ErrorTypeRequired || e.Type == field.ErrorTypeInvalid && e.BadValue == "") {
+			e = classRequired(e.Field, target)
+		}
 		errs = append(errs, e.Error())
 	}
 	for _, w := range resp.Warnings {
@@ -220,14 +229,24 @@ func checkAlpha(out map[string]interface{}) (errs, warnings []string, err error)
 	return errs, warnings, nil
 }
 
+// classRequired is the error for a 1.26–1.30 claim or template without a
+// resource class at path, which the conversion of a 1.31+ claim gives when
+// its first request names no device class.
+func classRequired(path string, target Target) *field.Error {
+	return field.Required(field.NewPath(path), fmt.Sprintf("a Kubernetes %s claim must name a resource class, and this one names none: "+
+		"a 1.31+ claim's class is its first request's deviceClassName, which the input lacks (it has no request, or its first request has only firstAvailable); "+
+		"give that request a deviceClassName, or set %s in the output", target.Releases, path))
+}
+
 // asCreated is obj as the apiserver validates its create: in namespace
 // "default" when it has none (kubectl's context), named "unnamed" when it has
 // neither name nor generateName, and with the name a generateName gives.
 func asCreated(obj map[string]interface{}) map[string]interface{} {
 	meta, _ := obj["metadata"].(map[string]interface{})
 	if meta["namespace"] == nil || meta["name"] == nil && meta["generateName"] == nil {
-		obj = shallowCopy(obj)
-		m := shallowCopy(meta)
+		obj = maps.Clone(obj)
+		m := map[string]interface{}{}
+		maps.Copy(m, meta)
 		if m["namespace"] == nil {
 			m["namespace"] = "default"
 		}
@@ -270,18 +289,10 @@ func ShapeHint(paths []string) string {
 		case strings.HasSuffix(p, "spec.devices"):
 			return "; spec.devices is the shape of v1alpha3 (Kubernetes 1.31) and later: is the apiVersion right?"
 		case strings.HasSuffix(p, "spec.resourceClassName"), strings.HasSuffix(p, "spec.parametersRef"), strings.HasSuffix(p, "spec.allocationMode"):
-			return "; " + p[strings.LastIndex(p, ".")+1:] + " is a field of v1alpha1 and v1alpha2 (Kubernetes 1.26-1.30): is the apiVersion right?"
+			return "; " + p[strings.LastIndex(p, ".")+1:] + " is a field of v1alpha1 and v1alpha2 (Kubernetes 1.26–1.30): is the apiVersion right?"
 		}
 	}
 	return ""
-}
-
-func shallowCopy(m map[string]interface{}) map[string]interface{} {
-	out := make(map[string]interface{}, len(m)+1)
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }
 
 // conversionWarnings formats the conversion's warnings for the report. A
@@ -322,23 +333,9 @@ func conversionWarnings(ws []conversion.Warning, kind string, translated bool, i
 }
 
 // isGA reports whether version is one of upstream's v1beta1, v1beta2 and v1.
-func isGA(version string) bool {
-	for _, v := range conversion.GAVersions {
-		if v == version {
-			return true
-		}
-	}
-	return false
-}
+func isGA(version string) bool { return slices.Contains(conversion.GAVersions, version) }
 
-func chainIndex(version string) int {
-	for i, v := range conversion.ChainVersions {
-		if v == version {
-			return i
-		}
-	}
-	return -1
-}
+func chainIndex(version string) int { return slices.Index(conversion.ChainVersions, version) }
 
 // dropAnnotations removes claimbridge's restore annotations from obj (what
 // they preserve cannot come back after re-creation: their spec fields are
@@ -359,11 +356,7 @@ func dropAnnotations(obj, input map[string]interface{}, to string, covered map[s
 	sort.Strings(keys)
 	for _, k := range keys {
 		version, restore := strings.CutPrefix(k, api.RestoreAnnotationPrefix)
-		stale := false
-		for _, s := range clientStale {
-			stale = stale || k == s
-		}
-		if !restore && !stale {
+		if !restore && !slices.Contains(clientStale, k) {
 			continue
 		}
 		if restore {
@@ -402,13 +395,13 @@ func withoutClientStale(obj map[string]interface{}) (map[string]interface{}, []s
 	if len(stale) == 0 {
 		return obj, nil
 	}
-	a := shallowCopy(ann)
+	a := maps.Clone(ann)
 	for _, k := range stale {
 		delete(a, k)
 	}
-	m := shallowCopy(meta)
+	m := maps.Clone(meta)
 	m["annotations"] = a
-	o := shallowCopy(obj)
+	o := maps.Clone(obj)
 	o["metadata"] = m
 	return o, stale
 }
@@ -418,7 +411,7 @@ func withoutClientStale(obj map[string]interface{}) (map[string]interface{}, []s
 // target (one with devices), parametersRef is translated into device
 // requests, or a warning says why it is not (translateParameters), and
 // allocationMode WaitForFirstConsumer is what 1.31+ does for every claim;
-// for a v1alpha3 claim going to 1.26-1.30, see downgradeCovered.
+// for a v1alpha3 claim going to 1.26–1.30, see downgradeCovered.
 func coveredFields(obj map[string]interface{}, from, kind string, target Target) map[string]bool {
 	specPath, spec := specPathOf(kind), specOf(obj, kind)
 	if !target.Devices && Targets[from].Devices {
@@ -439,7 +432,7 @@ func coveredFields(obj map[string]interface{}, from, kind string, target Target)
 
 // downgradeCovered are the fields of a 1.31 claim's single request that a
 // restore annotation holds for a 1.26/1.30 target but that are not lost:
-// they say what a 1.26-1.30 claim does anyway (its consumers allocate one
+// they say what a 1.26–1.30 claim does anyway (its consumers allocate one
 // device of the class, exclusively; docs/conversion.md §2 keeps them silent
 // for convert too): the request's name, which no 1.30 consumer reads,
 // allocationMode ExactCount with a count of 1, and adminAccess false.

@@ -129,7 +129,7 @@ spec:
 		report: Report{
 			// restore-v1alpha2 is used by the conversion to v1alpha2 itself.
 			Dropped: []string{"metadata.annotations[claimbridge.dev/restore-v1alpha1]"},
-			Changed: []string{"metadata.finalizers: resource.kubernetes.io/delete-protection -> dra.k8s.io/delete-protection (Kubernetes 1.27-1.30)"},
+			Changed: []string{"metadata.finalizers: resource.kubernetes.io/delete-protection -> dra.k8s.io/delete-protection (Kubernetes 1.27–1.30)"},
 			// The request's name, which 1.30 claims do not have.
 			// The single request's name: no 1.30 consumer reads it (not lost).
 		},

@@ -43,21 +43,10 @@ func Workload(obj map[string]interface{}, to string) (out map[string]interface{}
 	if err != nil {
 		return nil, r, false
 	}
-	apiVersion, _, _, kind, _ := api.TypeOf(obj)
-	path, known := podSpecPaths[apiVersion+"/"+kind]
-	if !known {
-		return nil, r, false
-	}
 	out = api.DeepCopyJSON(obj)
-	spec := map[string]interface{}(out)
-	prefix := ""
-	for _, p := range path {
-		next, isMap := spec[p].(map[string]interface{})
-		if !isMap {
-			return nil, r, false
-		}
-		spec = next
-		prefix += p + "."
+	spec, prefix := podSpecOf(out)
+	if spec == nil {
+		return nil, r, false
 	}
 	claims, _ := spec["resourceClaims"].([]interface{})
 	for i, c := range claims {
@@ -67,42 +56,19 @@ func Workload(obj map[string]interface{}, to string) (out map[string]interface{}
 		}
 		at := fmt.Sprintf("%sresourceClaims[%d]", prefix, i)
 		if target.Devices {
-			source, isMap := claim["source"].(map[string]interface{})
-			if !isMap {
-				continue
+			if source, isMap := claim["source"].(map[string]interface{}); isMap {
+				moveClaimNames(source, claim, at+".source", at, target.Releases+" pods have no source", &r)
+				delete(claim, "source")
 			}
-			for _, f := range podClaimFields {
-				if v, set := source[f]; set {
-					if kept, direct := claim[f]; !direct {
-						claim[f] = v
-					} else if !reflect.DeepEqual(kept, v) {
-						r.Lost = append(r.Lost, conflictingClaimName(at+".source."+f, v, at+"."+f, kept))
-						continue
-					}
-					r.Changed = append(r.Changed, fmt.Sprintf("%s.source.%s -> %s.%s (Kubernetes %s pods have no source)", at, f, at, f, target.Releases))
-				}
-			}
-			delete(claim, "source")
 			continue
 		}
-		source, _ := claim["source"].(map[string]interface{})
-		for _, f := range podClaimFields {
-			v, set := claim[f]
-			if !set {
-				continue
-			}
-			if source == nil {
-				source = map[string]interface{}{}
-				claim["source"] = source
-			}
-			delete(claim, f)
-			if kept, there := source[f]; !there {
-				source[f] = v
-			} else if !reflect.DeepEqual(kept, v) {
-				r.Lost = append(r.Lost, conflictingClaimName(at+"."+f, v, at+".source."+f, kept))
-				continue
-			}
-			r.Changed = append(r.Changed, fmt.Sprintf("%s.%s -> %s.source.%s (Kubernetes %s pods name it under source)", at, f, at, f, target.Releases))
+		source, had := claim["source"].(map[string]interface{})
+		if !had {
+			source = map[string]interface{}{}
+		}
+		moveClaimNames(claim, source, at, at+".source", target.Releases+" pods name it under source", &r)
+		if !had && len(source) > 0 {
+			claim["source"] = source
 		}
 	}
 	if !target.Devices {
@@ -126,6 +92,30 @@ func Workload(obj map[string]interface{}, to string) (out map[string]interface{}
 		return nil, Report{}, false
 	}
 	return out, r, true
+}
+
+// WorkloadObject migrates a Pod or a workload with a pod template
+// (IsWorkload) as Object migrates a claim: its resourceClaims in the target
+// release's shape (Workload), without what the old cluster set on it
+// (ForCreate). One whose pod spec has a field that the target release does
+// not have (PodFieldErrors) is refused: that release's apiserver would reject
+// it, or drop the field in silence.
+func WorkloadObject(obj map[string]interface{}, to string, opts Options) (map[string]interface{}, Report, error) {
+	target, err := targetFor(to)
+	if err != nil {
+		return nil, Report{}, err
+	}
+	out, r, rewritten := Workload(obj, to)
+	if !rewritten {
+		out = obj
+	}
+	out, created := ForCreate(out, opts)
+	r.Dropped = append(created.Dropped, r.Dropped...)
+	if errs := PodFieldErrors(out, to); len(errs) > 0 {
+		_, _, _, kind, _ := api.TypeOf(out)
+		return nil, r, refusal(kind, out, target, errs)
+	}
+	return out, r, nil
 }
 
 // IsWorkload reports whether obj is a Pod or a workload with a pod template
@@ -188,11 +178,25 @@ func ForCreate(obj map[string]interface{}, opts Options) (map[string]interface{}
 	return out, r
 }
 
-// conflictingClaimName is the lost line for an entry that names its claim
-// or template twice, in both releases' places, differently: the target's
-// place is kept.
-func conflictingClaimName(dropped string, droppedValue interface{}, kept string, keptValue interface{}) string {
-	return fmt.Sprintf("%s: %v, because the entry also has %s: %v, which the target's pods read", dropped, droppedValue, kept, keptValue)
+// moveClaimNames moves the fields that name a pod's claim or template
+// (podClaimFields) from the map at path fromAt to the one at toAt, saying
+// why in the changed line. A field that the target's place holds already
+// with another value keeps it, and the moved one is lost.
+func moveClaimNames(from, to map[string]interface{}, fromAt, toAt, why string, r *Report) {
+	for _, f := range podClaimFields {
+		v, set := from[f]
+		if !set {
+			continue
+		}
+		delete(from, f)
+		if kept, there := to[f]; !there {
+			to[f] = v
+		} else if !reflect.DeepEqual(kept, v) {
+			r.Lost = append(r.Lost, fmt.Sprintf("%s.%s: %v, because the entry also has %s.%s: %v, which the target's pods read", fromAt, f, v, toAt, f, kept))
+			continue
+		}
+		r.Changed = append(r.Changed, fmt.Sprintf("%s.%s -> %s.%s (Kubernetes %s)", fromAt, f, toAt, f, why))
+	}
 }
 
 // PodClaimNameAnnotation is the annotation the resourceclaim controller

@@ -10,7 +10,7 @@ import (
 var clusterState = map[string]string{
 	// 1.30+: a driver's kubelet plugin publishes its node's devices.
 	"ResourceSlice": "each node's DRA driver publishes its own ResourceSlices on the new cluster (these describe the old cluster's nodes and devices)",
-	// 1.27-1.31: the scheduler's negotiation with classic DRA drivers.
+	// 1.27–1.31: the scheduler's negotiation with classic DRA drivers.
 	"PodSchedulingContext": "the new cluster's scheduler creates a pod's PodSchedulingContext when it schedules the pod (this one holds the old cluster's node choices)",
 }
 

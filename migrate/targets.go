@@ -15,6 +15,10 @@ type Target struct {
 	// remove themselves; "" when they have none (1.26: only control-plane
 	// drivers set their own "<driver>/deletion-protection").
 	Finalizer string
+	// Minor is the minor version of the release whose pods the version's
+	// output must fit: the newest that serves it (for v1, go.mod's
+	// k8s.io/api, whose PodSpec the table of podfields_generated.go ends with).
+	Minor int
 	// Devices is true when the version asks for devices with requests
 	// (v1alpha3 and later): 1.30 ResourceClaimParameters can be translated
 	// into request selectors, counts and opaque config.
@@ -25,12 +29,12 @@ type Target struct {
 // facts. A version added to the chain needs a row here (a test checks it);
 // v1beta1, v1beta2 and v1 keep the 1.31 finalizer and device requests.
 var Targets = map[string]Target{
-	conversion.V1alpha1: {Releases: "1.26"},
-	conversion.V1alpha2: {Releases: "1.27-1.30", Finalizer: "dra.k8s.io/delete-protection"},
-	conversion.V1alpha3: {Releases: "1.31", Finalizer: deleteProtection, Devices: true},
-	conversion.V1beta1:  {Releases: "1.32", Finalizer: deleteProtection, Devices: true},
-	conversion.V1beta2:  {Releases: "1.33", Finalizer: deleteProtection, Devices: true},
-	conversion.V1:       {Releases: "1.34+", Finalizer: deleteProtection, Devices: true},
+	conversion.V1alpha1: {Releases: "1.26", Minor: 26},
+	conversion.V1alpha2: {Releases: "1.27–1.30", Minor: 30, Finalizer: "dra.k8s.io/delete-protection"},
+	conversion.V1alpha3: {Releases: "1.31", Minor: 31, Finalizer: deleteProtection, Devices: true},
+	conversion.V1beta1:  {Releases: "1.32", Minor: 32, Finalizer: deleteProtection, Devices: true},
+	conversion.V1beta2:  {Releases: "1.33", Minor: 33, Finalizer: deleteProtection, Devices: true},
+	conversion.V1:       {Releases: "1.34+", Minor: 36, Finalizer: deleteProtection, Devices: true},
 }
 
 // deleteProtection is the built-in finalizer of 1.31 and later.

@@ -159,7 +159,7 @@ const notShareableMsg = "may not be reserved more than once"
 // notShareableWhy ends notShareableMsg when another version than the
 // written one refuses, in the same words whichever.
 var notShareableWhy = fmt.Sprintf(": the allocation is not shareable as seen through %s and %s (status.allocation.shareable: false, "+
-	"kept in the %s* annotations for the 1.26-1.30 driver that allocated it), whose consumers allow it one consumer only",
+	"kept in the %s* annotations for the 1.26–1.30 driver that allocated it), whose consumers allow it one consumer only",
 	api.V1alpha1, api.V1alpha2, api.RestoreAnnotationPrefix)
 
 // explainNotShareable says, in the refusals of a second consumer that an

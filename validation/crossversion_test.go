@@ -97,7 +97,7 @@ func TestCrossVersionInvariants(t *testing.T) {
 			},
 			// v1alpha3 has no shareable field: the refusal says where the rule comes from.
 			wantFailures: field.ErrorList{field.Forbidden(field.NewPath("status", "reservedFor"), "may not be reserved more than once: the allocation is not shareable "+
-				"as seen through v1alpha1 and v1alpha2 (status.allocation.shareable: false, kept in the claimbridge.dev/restore-* annotations for the 1.26-1.30 "+
+				"as seen through v1alpha1 and v1alpha2 (status.allocation.shareable: false, kept in the claimbridge.dev/restore-* annotations for the 1.26–1.30 "+
 				"driver that allocated it), whose consumers allow it one consumer only")},
 		},
 		// The rule looks at the old view: a write that also changes the
@@ -116,7 +116,7 @@ func TestCrossVersionInvariants(t *testing.T) {
 				return o
 			},
 			wantFailures: append(changedHandleErrors, field.Forbidden(field.NewPath("status", "reservedFor"), "may not be reserved more than once: the allocation is not shareable "+
-				"as seen through v1alpha1 and v1alpha2 (status.allocation.shareable: false, kept in the claimbridge.dev/restore-* annotations for the 1.26-1.30 "+
+				"as seen through v1alpha1 and v1alpha2 (status.allocation.shareable: false, kept in the claimbridge.dev/restore-* annotations for the 1.26–1.30 "+
 				"driver that allocated it), whose consumers allow it one consumer only")),
 		},
 		"allocation-cleared-with-two-consumers-reports-the-allocation-rule-only": { // rule 50 applies while allocated (1.30)

@@ -1,0 +1,119 @@
+package migrate
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/claimbridge/claimbridge/api"
+)
+
+//go:generate go run ../hack/podfields podfields_generated.go
+
+// PodFieldErrors returns, for a Pod or a workload's pod template
+// (podSpecPaths), every field of its pod spec that the release serving
+// version to does not have (podFieldReleases, podFieldsGone), as "<path>:
+// <message>" with obj's path; nil for other objects. Such a field makes
+// that release's apiserver reject a strict create (kubectl's default), and
+// a lenient one drops it in silence (PodFieldConsequence). A release newer
+// than the pod's keeps its fields.
+func PodFieldErrors(obj map[string]interface{}, to string) []string {
+	target, err := targetFor(to)
+	if err != nil {
+		return nil
+	}
+	spec, prefix := podSpecOf(obj)
+	if spec == nil {
+		return nil
+	}
+	var errs []string
+	checkPodFields(spec, "", strings.TrimSuffix(prefix, "."), target, &errs)
+	return errs
+}
+
+// podSpecOf is the pod spec of a Pod or workload (podSpecPaths) and its
+// path in obj, ending in "."; nil when obj has none.
+func podSpecOf(obj map[string]interface{}) (spec map[string]interface{}, prefix string) {
+	apiVersion, _, _, kind, _ := api.TypeOf(obj)
+	path, known := podSpecPaths[apiVersion+"/"+kind]
+	if !known {
+		return nil, ""
+	}
+	spec = obj
+	for _, p := range path {
+		if spec, _ = spec[p].(map[string]interface{}); spec == nil {
+			return nil, ""
+		}
+		prefix += p + "."
+	}
+	return spec, prefix
+}
+
+// podFieldParents are the paths of the table (podFieldReleases,
+// podFieldsGone) and of their ancestors, without a list's "[]": those that
+// checkPodFields looks into.
+var podFieldParents = func() map[string]bool {
+	parents := map[string]bool{}
+	for _, table := range []map[string]int{podFieldReleases, podFieldsGone} {
+		for p := range table {
+			for {
+				parents[strings.TrimSuffix(p, "[]")] = true
+				i := strings.LastIndex(p, ".")
+				if i < 0 {
+					break
+				}
+				p = p[:i]
+			}
+		}
+	}
+	return parents
+}()
+
+// checkPodFields adds to errs the fields in v, a value at the PodSpec path
+// of the table tablePath and at path in the object, that target's release
+// does not have; it does not look inside them.
+func checkPodFields(v interface{}, tablePath, path string, target Target, errs *[]string) {
+	switch v := v.(type) {
+	case map[string]interface{}:
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			tp, at := k, path+"."+k
+			if tablePath != "" {
+				tp = tablePath + "." + k
+			}
+			if !podFieldParents[tp] {
+				continue
+			}
+			if msg := podFieldMessage(tp, target); msg != "" {
+				*errs = append(*errs, at+": "+msg)
+				continue
+			}
+			checkPodFields(v[k], tp, at, target, errs)
+		}
+	case []interface{}:
+		for i, e := range v {
+			checkPodFields(e, tablePath+"[]", fmt.Sprintf("%s[%d]", path, i), target, errs)
+		}
+	}
+}
+
+// PodFieldConsequence is what a PodFieldErrors field does to the target
+// release's apiserver, for a message about output that is written anyway.
+const PodFieldConsequence = "its apiserver rejects it with strict field validation (kubectl's default) and drops it otherwise"
+
+// podFieldMessage says, in target's terms, that its release has no field
+// at PodSpec path p; "" when it has it.
+func podFieldMessage(p string, target Target) string {
+	since, gone := podFieldReleases[p], podFieldsGone[p]
+	switch {
+	case since > target.Minor:
+		return fmt.Sprintf("Kubernetes %s has no such field (it came in 1.%d)", target.Releases, since)
+	case gone != 0 && gone <= target.Minor:
+		had := fmt.Sprintf("1.%d–1.%d", max(since, 26), gone-1)
+		if max(since, 26) == gone-1 {
+			had = fmt.Sprintf("1.%d", gone-1)
+		}
+		return fmt.Sprintf("Kubernetes 1.%d has no such field (%s had it)", target.Minor, had)
+	}
+	return ""
+}
