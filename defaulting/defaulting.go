@@ -1,15 +1,11 @@
-// Package defaulting applies the defaulting of the release that served each
-// version to a claim or template, as kube-apiserver applied it to every
-// object it stored, and says it as JSON Patch operations: what the mutating
-// admission webhook (/default) answers.
+// Package defaulting applies, as JSON Patch operations, the defaults of the
+// release that served each version to a claim or template: what the /default
+// webhook answers.
 //
-// A CRD stores what it is sent, and its schema can default a field only
-// unconditionally: it cannot give a v1alpha3 request a count of 1 for
-// ExactCount only (a request for All must have none). Without these defaults
-// each release's consumers misread the object: 1.31's allocator fails a
-// request without an allocation mode ("unsupported count mode") and
-// allocates no device for ExactCount without a count; 1.26–1.30 schedulers
-// fail a claim without an allocation mode.
+// A CRD schema defaults only unconditionally: it cannot give a count of 1 to
+// ExactCount requests only. Without these defaults 1.31's allocator fails a
+// request without a mode and allocates nothing for ExactCount without a
+// count, and 1.26–1.30 schedulers fail a claim without a mode.
 package defaulting
 
 import (
@@ -121,10 +117,8 @@ func unset(v interface{}) bool {
 	return v == nil || isString && s == ""
 }
 
-// isZero reports whether v, a decoded JSON value (a count), is absent
-// (nil) or the number 0 in any form the decoders give one (json.Number,
-// float64, int64, int): what a Go integer field decodes to when the JSON
-// left it out.
+// isZero reports whether v, a decoded count, is absent or the number 0 in
+// any form the decoders give.
 func isZero(v interface{}) bool {
 	switch n := v.(type) {
 	case nil:

@@ -7,27 +7,20 @@ import (
 	"github.com/claimbridge/claimbridge/conversion"
 )
 
-// Parameters migrates an object IsParameters reports (a 1.26 or 1.30
-// ResourceClass, a 1.30 ResourceClaimParameters or ResourceClassParameters)
-// to the release serving version to. For 1.31 and later a ResourceClass
-// becomes the DeviceClass of the same name that the migrated claims name
-// (deviceClassFor). served is false when that release does not serve the
-// kind: 1.31 and later no parameter kinds (the 1.30 ones are used to
-// translate claims, see Index), 1.26 no ResourceClaimParameters or
-// ResourceClassParameters; the caller leaves the object out and says so.
-// Otherwise out is the object to create there: a ResourceClass gets the
-// target's apiVersion (its fields are the same in v1alpha1 and v1alpha2,
-// but for 1.30's structuredParameters, which is lost going to v1alpha1), and
-// every object loses the metadata the old cluster set, as a claim does.
-// obj is not modified.
+// Parameters migrates an object IsParameters reports (a ResourceClass, a
+// 1.30 ResourceClaimParameters or ResourceClassParameters) to the release
+// serving version to. For 1.31+ a ResourceClass becomes the DeviceClass of
+// the same name (deviceClassFor). served is false when that release does not
+// serve the kind; the caller leaves the object out and says so. Otherwise
+// out gets the target's apiVersion and loses the metadata the old cluster
+// set. obj is not modified.
 func Parameters(obj map[string]interface{}, to string, opts Options) (out map[string]interface{}, r Report, served bool) {
 	target, err := targetFor(to)
 	if err != nil || !IsParameters(obj) {
 		return nil, r, false
 	}
 	if target.Devices {
-		// The claims name a class as their device class; one without a
-		// name (a broken manifest, as on the 1.30 docs page) names none.
+		// A class without a name (a broken manifest) is named by no claim.
 		if name, _ := metaOf(obj)["name"].(string); obj["kind"] == kindClass && name != "" {
 			out, r = deviceClassFor(obj, to, opts)
 			return out, r, true

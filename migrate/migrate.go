@@ -1,10 +1,8 @@
 // Package migrate turns exported claims and templates (`kubectl get -o yaml`)
-// into manifests that re-create them on a cluster of the release that
-// serves the target version: converted with conversion.Convert, without what
-// the old cluster set (server-set metadata, status, owner references), with
-// the target release's built-in finalizer, without claimbridge's restore
-// annotations (re-creation is one-way), and — for device-request targets —
-// with 1.30 ResourceClaimParameters translated into requests (parameters.go).
+// into manifests that re-create them on a cluster serving the target version.
+// It converts them, drops what the old cluster set (server-set metadata,
+// status, owner references) and the restore annotations, renames the built-in
+// finalizer, and translates 1.30 parameters into device requests.
 package migrate
 
 import (
@@ -24,9 +22,8 @@ import (
 
 // Options tune a migration.
 type Options struct {
-	// KeepOwnerReferences keeps metadata.ownerReferences (default: dropped,
-	// because they name owners by the old cluster's uids and the garbage
-	// collector deletes objects whose owners are all gone).
+	// KeepOwnerReferences keeps metadata.ownerReferences. Default false: they
+	// name old uids, and the garbage collector deletes objects without owners.
 	KeepOwnerReferences bool
 	// Parameters are the ResourceClaimParameters, ResourceClassParameters and
 	// ResourceClasses found in the input; nil when there are none.
@@ -39,14 +36,11 @@ type Report struct {
 	Dropped []string
 	// Changed lists rewritten fields, e.g. a renamed finalizer.
 	Changed []string
-	// Lost lists, per restore annotation that migrate drops, the fields
-	// of the annotation's version that it held: what the target version
-	// cannot hold, which convert keeps and re-creation loses.
+	// Lost lists, per dropped restore annotation, the fields it held: what
+	// the target version cannot hold and re-creation loses.
 	Lost []string
-	// Warnings are changes of meaning the user must know about: every
-	// warning of the conversion (conversion.ConvertWithWarnings) except
-	// those about the status, which is dropped, and those about
-	// parametersRef when migrate translates it; then migrate's own.
+	// Warnings are changes of meaning the user must know about: the
+	// conversion's (see conversionWarnings), then migrate's own.
 	Warnings []string
 }
 
@@ -61,10 +55,8 @@ var serverSet = []string{
 var clientStale = []string{"kubectl.kubernetes.io/last-applied-configuration"}
 
 // Object migrates one ResourceClaim or ResourceClaimTemplate to version to.
-// obj is not modified. A migrated object that the target release's
-// apiserver would reject is refused (an error; the Report still says what
-// was lost and what the conversion warned about, which usually explains
-// why).
+// obj is not modified. An object the target apiserver would reject is an
+// error; the Report still says what was lost and warned, which usually explains why.
 func Object(obj map[string]interface{}, to string, opts Options) (map[string]interface{}, Report, error) {
 	var r Report
 	target, err := targetFor(to)
@@ -78,9 +70,8 @@ func Object(obj map[string]interface{}, to string, opts Options) (map[string]int
 	if kind != conversion.KindClaim && kind != conversion.KindTemplate {
 		return nil, r, fmt.Errorf("kind %s: migrate the items of a list one by one", kind)
 	}
-	// A field the input's version does not have would be dropped, and the
-	// migrated object would ask for less than the input says (a 1.31 claim
-	// labelled v1alpha2 would become one without requests).
+	// Unknown fields would be dropped, so the output would ask for less
+	// (a 1.31 claim labelled v1alpha2 would lose its requests).
 	if paths := UnknownFields(obj); len(paths) > 0 {
 		return nil, r, fmt.Errorf("%s: unknown field in %s/%s, which migrating would drop: %s%s",
 			api.Describe(obj), group, from, strings.Join(paths, ", "), ShapeHint(paths))
@@ -96,9 +87,8 @@ func Object(obj map[string]interface{}, to string, opts Options) (map[string]int
 	if ga && chainIndex(from) <= chainIndex(conversion.V1alpha3) {
 		via = conversion.V1alpha3
 	}
-	// Converted without the client annotations it drops anyway: the restore
-	// data of the conversion must fit beside the annotations, and
-	// last-applied-configuration often holds the whole object again.
+	// Convert without the client annotations dropped anyway: the restore data
+	// must fit beside them, and last-applied-configuration can hold the whole object.
 	in, stale := withoutClientStale(obj)
 	out, ws, err := conversion.ConvertWithWarnings(in, via)
 	if err != nil {
@@ -176,10 +166,9 @@ func Object(obj map[string]interface{}, to string, opts Options) (map[string]int
 	return out, r, nil
 }
 
-// TargetErrors checks out, a claim or template of version to, with the
-// rules migrate refuses by: for v1alpha1, v1alpha2 and v1alpha3 those of
-// claimbridge validate (the create rules of 1.26, 1.30, 1.31), for
-// v1beta1, v1beta2 and v1 gacheck's. Each error names a path of version to.
+// TargetErrors checks out, a claim or template of version to, with the rules
+// migrate refuses by: validate's create rules for v1alpha1-v1alpha3, gacheck's
+// for v1beta1, v1beta2 and v1. Each error names a path of version to.
 func TargetErrors(out map[string]interface{}, to, kind string) ([]string, error) {
 	if isGA(to) {
 		errs, _ := gacheck.Check(out, to, kind)
@@ -200,13 +189,9 @@ func refusal(kind string, out map[string]interface{}, target Target, errs []stri
 		kind, api.Ref(out), target.Releases, strings.Join(errs, "; "))
 }
 
-// checkAlpha validates a migrated v1alpha1, v1alpha2 or v1alpha3 object as
-// a create with the rules of the release that served the version (package
-// validation: 1.26, 1.30, 1.31). A missing namespace or name is not
-// reported: kubectl create takes the namespace from its context, and the
-// input lacked them as well (gacheck, for the GA targets, does not check
-// metadata either). A claim without a resource class is told what to do
-// (classRequired) rather than that "" is no DNS subdomain.
+// checkAlpha validates a migrated v1alpha1-v1alpha3 object as a create. A
+// missing namespace or name is not reported (asCreated): kubectl create takes
+// the namespace from its context. A claim without a class gets classRequired.
 func checkAlpha(out map[string]interface{}, target Target) (errs, warnings []string, err error) {
 	resp, err := validation.Validate(validation.Request{Operation: validation.Create, Object: asCreated(out)})
 	if err != nil {
@@ -219,9 +204,7 @@ func checkAlpha(out map[string]interface{}, target Target) (errs, warnings []str
 		errs = append(errs, e.Error())
 	}
 	for _, w := range resp.Warnings {
-		// What a write through an older version of claimbridge's CRD
-		// stores without meaning, and that its storage version has no
-		// Immediate allocation (1.26–1.30 have): not about the created object.
+		// Warnings about claimbridge's storage are not about the created object.
 		if !strings.HasPrefix(w, validation.StorageWarningPrefix) && !strings.HasSuffix(w, validation.ImmediateAllocationWarning) {
 			warnings = append(warnings, w)
 		}
@@ -229,18 +212,16 @@ func checkAlpha(out map[string]interface{}, target Target) (errs, warnings []str
 	return errs, warnings, nil
 }
 
-// classRequired is the error for a 1.26–1.30 claim or template without a
-// resource class at path, which the conversion of a 1.31+ claim gives when
-// its first request names no device class.
+// classRequired is the error for a 1.26–1.30 claim without a resource class,
+// as converting a 1.31+ claim whose first request has no device class gives.
 func classRequired(path string, target Target) *field.Error {
 	return field.Required(field.NewPath(path), fmt.Sprintf("a Kubernetes %s claim must name a resource class, and this one names none: "+
 		"a 1.31+ claim's class is its first request's deviceClassName, which the input lacks (it has no request, or its first request has only firstAvailable); "+
 		"give that request a deviceClassName, or set %s in the output", target.Releases, path))
 }
 
-// asCreated is obj as the apiserver validates its create: in namespace
-// "default" when it has none (kubectl's context), named "unnamed" when it has
-// neither name nor generateName, and with the name a generateName gives.
+// asCreated is obj as the apiserver validates its create: with namespace
+// "default" and name "unnamed" when unset, and with generateName applied.
 func asCreated(obj map[string]interface{}) map[string]interface{} {
 	meta, _ := obj["metadata"].(map[string]interface{})
 	if meta["namespace"] == nil || meta["name"] == nil && meta["generateName"] == nil {
@@ -259,9 +240,7 @@ func asCreated(obj map[string]interface{}) map[string]interface{} {
 }
 
 // UnknownFields returns the paths of obj's fields that its own version does
-// not have (as kubectl's strict field validation, the default since 1.27,
-// would have the apiserver reject them): for v1alpha1-v1alpha3 a strict
-// decode into the version's types, for v1beta1, v1beta2 and v1 gacheck's.
+// not have, which strict field validation (kubectl's default since 1.27) rejects.
 func UnknownFields(obj map[string]interface{}) []string {
 	var unknown field.ErrorList
 	var err error
@@ -280,9 +259,8 @@ func UnknownFields(obj map[string]interface{}) []string {
 	return paths
 }
 
-// ShapeHint names the shape an unknown field belongs to, when it is a
-// field of another version's claims: the usual cause is a manifest whose
-// apiVersion was changed without its body (a 1.31 example labelled v1alpha2).
+// ShapeHint names the version an unknown field belongs to: the usual cause
+// is an apiVersion changed without the body.
 func ShapeHint(paths []string) string {
 	for _, p := range paths {
 		switch {
@@ -295,18 +273,15 @@ func ShapeHint(paths []string) string {
 	return ""
 }
 
-// conversionWarnings formats the conversion's warnings for the report. A
-// warning about the status is left out: migrate drops the status (and says
-// so), so what the target's consumers would make of it does not arise. So is
-// the warning about parametersRef when translateParameters handled it: it
-// reports the translation, or its own warning, instead.
+// conversionWarnings formats the conversion's warnings for the report,
+// without those about the status, which migrate drops, or about a
+// parametersRef that translateParameters reported on.
 func conversionWarnings(ws []conversion.Warning, kind string, translated bool, input map[string]interface{}, to string) []string {
 	parametersRef := "spec.parametersRef"
 	if kind == conversion.KindTemplate {
 		parametersRef = "spec.spec.parametersRef"
 	}
-	// The built-in finalizers are renamed to the target release's
-	// (mapFinalizers): what the conversion says of their names is moot.
+	// mapFinalizers renames the built-in finalizers: skip warnings on them.
 	renamed := map[string]bool{}
 	finalizers, _ := metaOf(input)["finalizers"].([]interface{})
 	for i, f := range finalizers {
@@ -337,15 +312,10 @@ func isGA(version string) bool { return slices.Contains(conversion.GAVersions, v
 
 func chainIndex(version string) int { return slices.Index(conversion.ChainVersions, version) }
 
-// dropAnnotations removes claimbridge's restore annotations from obj (what
-// they preserve cannot come back after re-creation: their spec fields are
-// reported as lost) and stale client annotations. Only the annotations the
-// input had are reported as dropped: conversion adds the restore
-// annotations of the versions it passes through, which are not the user's.
-//
-// A lost line names the annotation, not a version: the annotation of a
-// step is not always the input's version (a 1.26 claim's allocationMode
-// travels in v1alpha2's).
+// dropAnnotations removes the restore annotations, reporting their spec
+// fields as lost, and the stale client annotations. Only those the input had
+// are reported as dropped; conversion added the others. A lost line names the
+// annotation, not a version: a 1.26 claim's allocationMode is in v1alpha2's.
 func dropAnnotations(obj, input map[string]interface{}, to string, covered map[string]bool, r *Report) {
 	meta, _ := obj["metadata"].(map[string]interface{})
 	ann, _ := meta["annotations"].(map[string]interface{})
@@ -406,12 +376,9 @@ func withoutClientStale(obj map[string]interface{}) (map[string]interface{}, []s
 	return o, stale
 }
 
-// coveredFields are the spec fields of obj that a restore annotation holds
-// but that are not lost: for a v1alpha1/v1alpha2 claim going to a 1.31+
-// target (one with devices), parametersRef is translated into device
-// requests, or a warning says why it is not (translateParameters), and
-// allocationMode WaitForFirstConsumer is what 1.31+ does for every claim;
-// for a v1alpha3 claim going to 1.26–1.30, see downgradeCovered.
+// coveredFields are the spec fields a restore annotation holds that are not
+// lost. From v1alpha1/v1alpha2 to 1.31+, parametersRef is translated (or
+// warned about) and WaitForFirstConsumer is what 1.31+ always does.
 func coveredFields(obj map[string]interface{}, from, kind string, target Target) map[string]bool {
 	specPath, spec := specPathOf(kind), specOf(obj, kind)
 	if !target.Devices && Targets[from].Devices {
@@ -430,12 +397,9 @@ func coveredFields(obj map[string]interface{}, from, kind string, target Target)
 	return covered
 }
 
-// downgradeCovered are the fields of a 1.31 claim's single request that a
-// restore annotation holds for a 1.26/1.30 target but that are not lost:
-// they say what a 1.26–1.30 claim does anyway (its consumers allocate one
-// device of the class, exclusively; docs/conversion.md §2 keeps them silent
-// for convert too): the request's name, which no 1.30 consumer reads,
-// allocationMode ExactCount with a count of 1, and adminAccess false.
+// downgradeCovered are the fields of a 1.31 claim's single request that
+// say what a 1.26–1.30 claim does anyway, so are not lost (docs/conversion.md
+// §2): the name, ExactCount with a count of 1, and adminAccess false.
 func downgradeCovered(spec map[string]interface{}, specPath string) map[string]bool {
 	devices, _ := spec["devices"].(map[string]interface{})
 	requests, _ := devices["requests"].([]interface{})
@@ -458,15 +422,12 @@ func downgradeCovered(spec map[string]interface{}, specPath string) map[string]b
 	return covered
 }
 
-// classicFinalizerSuffix ends the finalizer classic DRA drivers (the controller
-// helper of k8s.io/dynamic-resource-allocation up to 1.31) put on the claims
-// they allocate: "<driver name>/deletion-protection".
+// classicFinalizerSuffix ends the finalizer that classic DRA drivers (up to
+// 1.31) put on the claims they allocate: "<driver name>/deletion-protection".
 const classicFinalizerSuffix = "/deletion-protection"
 
-// dropClassicFinalizers drops the finalizer of the classic DRA driver of a
-// v1alpha3 claim (spec.controller, status.allocation.controller): in 1.32+
-// classic drivers no longer run, so nothing would remove it and deleting the
-// re-created claim would wait for ever.
+// dropClassicFinalizers drops a v1alpha3 claim's classic driver finalizer:
+// 1.32+ runs no classic driver, so deleting the claim would wait for ever.
 func dropClassicFinalizers(meta, claim map[string]interface{}, target Target, r *Report) {
 	spec, _ := claim["spec"].(map[string]interface{})
 	status, _ := claim["status"].(map[string]interface{})
@@ -496,9 +457,8 @@ func dropClassicFinalizers(meta, claim map[string]interface{}, target Target, r 
 	meta["finalizers"] = keep
 }
 
-// mapFinalizers renames every built-in finalizer to the target release's
-// (dropping it when that release has none, as nothing there would remove
-// it) and keeps all other finalizers.
+// mapFinalizers renames every built-in finalizer to the target release's,
+// or drops it when that release has none to remove it.
 func mapFinalizers(meta map[string]interface{}, target Target, to string, r *Report) {
 	list, _ := meta["finalizers"].([]interface{})
 	if len(list) == 0 {
@@ -530,10 +490,8 @@ func mapFinalizers(meta map[string]interface{}, target Target, to string, r *Rep
 	meta["finalizers"] = out
 }
 
-// statusNote reports the dropped status of a claim. An allocated claim
-// loses its allocation and reservations: the user must know that it will be
-// allocated again (and may land on other devices or nodes). A status
-// without allocation carries nothing the apiserver would keep.
+// statusNote reports the dropped status of a claim: an allocated claim will
+// be allocated again, maybe to other devices or nodes.
 func statusNote(status interface{}) string {
 	m, _ := status.(map[string]interface{})
 	if m["allocation"] == nil {

@@ -8,9 +8,7 @@ import (
 	"github.com/claimbridge/claimbridge/conversion"
 )
 
-// podSpecPaths are the kinds whose objects hold a pod spec, and where: the
-// Pods and workloads that DRA manifests carry beside their claims and
-// templates.
+// podSpecPaths are the kinds whose objects hold a pod spec, and where.
 var podSpecPaths = map[string][]string{
 	"v1/Pod":                   {"spec"},
 	"v1/PodTemplate":           {"template", "spec"},
@@ -23,21 +21,15 @@ var podSpecPaths = map[string][]string{
 	"batch/v1/CronJob":         {"spec", "jobTemplate", "spec", "template", "spec"},
 }
 
-// podClaimFields are the fields of a pod's resourceClaims entry that name
-// its claim or template: under `source` in 1.26–1.30 (v1alpha1, v1alpha2),
-// directly in the entry from 1.31 on (v1alpha3 and later), which removed
-// `source`.
+// podClaimFields name a pod's claim or template in its resourceClaims entry:
+// under `source` in 1.26–1.30, directly in the entry from 1.31 on.
 var podClaimFields = []string{"resourceClaimName", "resourceClaimTemplateName"}
 
-// Workload rewrites the pod-level resourceClaims of a Pod, or of the pod
-// template of a workload (podSpecPaths), for the release serving version
-// to: 1.26–1.30 pods name their claim or template under
-// resourceClaims[].source, 1.31 and later directly in resourceClaims[]
-// (a 1.31+ apiserver rejects `source` as an unknown field, a 1.26–1.30 one
-// the direct fields). Going back to 1.26–1.30, a container's
-// resources.claims[].request (1.31+: one request of the claim) has no
-// place and is lost. obj is not modified; ok is false when obj is not such
-// an object or needs no change.
+// Workload rewrites the resourceClaims of a Pod or of a workload's pod
+// template for the release serving version to (see podClaimFields; each
+// apiserver rejects the other shape). Going back to 1.26–1.30, a container's
+// resources.claims[].request is lost. obj is not modified; ok is false when
+// obj is not such an object or needs no change.
 func Workload(obj map[string]interface{}, to string) (out map[string]interface{}, r Report, ok bool) {
 	target, err := targetFor(to)
 	if err != nil {
@@ -94,12 +86,9 @@ func Workload(obj map[string]interface{}, to string) (out map[string]interface{}
 	return out, r, true
 }
 
-// WorkloadObject migrates a Pod or a workload with a pod template
-// (IsWorkload) as Object migrates a claim: its resourceClaims in the target
-// release's shape (Workload), without what the old cluster set on it
-// (ForCreate). One whose pod spec has a field that the target release does
-// not have (PodFieldErrors) is refused: that release's apiserver would reject
-// it, or drop the field in silence.
+// WorkloadObject migrates a Pod or workload as Object migrates a claim
+// (Workload, then ForCreate). One whose pod spec has a field the target
+// release lacks is refused: its apiserver would reject or drop the field.
 func WorkloadObject(obj map[string]interface{}, to string, opts Options) (map[string]interface{}, Report, error) {
 	target, err := targetFor(to)
 	if err != nil {
@@ -126,10 +115,8 @@ func IsWorkload(obj map[string]interface{}) bool {
 	return known
 }
 
-// ControlledPod reports whether obj is a Pod that a controller (a
-// ReplicaSet, Job, StatefulSet, DaemonSet …) created, and names it: the new
-// cluster's controller creates such a pod again from its migrated workload,
-// so a copy of it would be one pod too many.
+// ControlledPod reports whether obj is a Pod a controller created, and names
+// the controller: it re-creates the pod, so a copy would be one too many.
 func ControlledPod(obj map[string]interface{}) (owner string, ok bool) {
 	if apiVersion, _, _, kind, _ := api.TypeOf(obj); apiVersion != "v1" || kind != "Pod" {
 		return "", false
@@ -143,13 +130,9 @@ func ControlledPod(obj map[string]interface{}) (owner string, ok bool) {
 	return "", false
 }
 
-// ForCreate returns a copy of a Pod or workload without what the old
-// cluster set on it, as Object does for claims, so that `kubectl create`
-// takes it: the server-set metadata, the owner references (unless opts keep
-// them), kubectl's last-applied-configuration, the status, and a Pod's
-// spec.nodeName, which the old cluster's scheduler chose (created with it,
-// the pod would skip the new cluster's scheduler, which allocates its
-// claims).
+// ForCreate returns a copy of a Pod or workload without what the old cluster
+// set on it, as Object does for claims, and without a Pod's spec.nodeName:
+// the pod must pass the new scheduler, which allocates its claims.
 func ForCreate(obj map[string]interface{}, opts Options) (map[string]interface{}, Report) {
 	var r Report
 	fresh, stale := withoutClientStale(obj)
@@ -178,10 +161,8 @@ func ForCreate(obj map[string]interface{}, opts Options) (map[string]interface{}
 	return out, r
 }
 
-// moveClaimNames moves the fields that name a pod's claim or template
-// (podClaimFields) from the map at path fromAt to the one at toAt, saying
-// why in the changed line. A field that the target's place holds already
-// with another value keeps it, and the moved one is lost.
+// moveClaimNames moves podClaimFields from the map at fromAt to the one at
+// toAt. A field already there with another value keeps it; the moved one is lost.
 func moveClaimNames(from, to map[string]interface{}, fromAt, toAt, why string, r *Report) {
 	for _, f := range podClaimFields {
 		v, set := from[f]
@@ -204,17 +185,12 @@ func moveClaimNames(from, to map[string]interface{}, fromAt, toAt, why string, r
 // ResourceClaimTemplate: the name of the pod's resourceClaims entry.
 const PodClaimNameAnnotation = "resource.kubernetes.io/pod-claim-name"
 
-// GeneratedForPod reports whether claim is one that the resourceclaim
-// controller generated for a pod from a ResourceClaimTemplate: a claim
-// whose controller owner reference names a Pod (1.26 and later; 1.28+ also
-// set PodClaimNameAnnotation). It returns the pod as "namespace/name" and,
-// when annotated, the pod's claim entry. Such a claim is not re-created by
-// migrate: upstream's controller looks a pod's claim up by the pod's uid
-// (owner reference) and that annotation, and creates a new one from the
-// template when the pod is re-created (by its workload) on the new cluster,
-// so a re-created copy without owner would never be used and would leak, and
-// one with the old owner reference would be deleted at once by the garbage
-// collector (the owner's uid does not exist there).
+// GeneratedForPod reports whether the resourceclaim controller generated
+// claim for a pod (its controller owner is a Pod), and returns the pod as
+// "namespace/name" and, when annotated, its claim entry. migrate does not
+// re-create such a claim: the new cluster's controller generates a new one
+// for the re-created pod, so a copy would leak, or, with the old owner
+// reference, be garbage collected at once.
 func GeneratedForPod(claim map[string]interface{}) (pod, entry string, ok bool) {
 	_, _, kind, err := conversion.Identify(claim)
 	if err != nil || kind != conversion.KindClaim {

@@ -19,12 +19,9 @@ var bareAttributes = regexp.MustCompile(`(^|[^.\w])attributes\b`)
 //	attributes.bool|int|string|version["n"]  ->  device.attributes["<driver>"]["n"]
 //	attributes.quantity["n"]                 ->  device.capacity["<driver>"]["n"]
 //
-// 1.31 keeps a device's attributes and capacities in per-domain maps; an
-// unqualified name a driver publishes belongs to the driver's domain.
-// Quantities are assumed to be published as capacity in 1.31 (1.31 has no
-// quantity attributes), which the caller says in a warning. List-valued
-// attributes (intslice, stringslice) have no 1.31 type: not translatable.
-// String literals are left alone.
+// An unqualified name belongs to the driver's domain. 1.31 has no quantity
+// attributes, so quantities are read as capacity (with a note). List-valued
+// attributes have no 1.31 type and fail. String literals are left alone.
 func translateSelector(driver, expr string) (string, []string, error) {
 	var notes []string
 	var b strings.Builder

@@ -18,20 +18,13 @@ import (
 // conversions of it.
 const StorageVersion = "v1alpha3"
 
-// otherVersionUpdateErrors checks an update that arrives in version X as
-// every other version Y sees it (old and new converted to Y), so that a rule
-// protecting the stored object holds whichever version the client speaks:
-//
-//   - main update: the spec and the status look unchanged in every version
-//     (what X cannot hold lives in the restore annotations, which the client
-//     could edit);
-//   - status update: a set allocation is unchanged in the stored v1alpha3
-//     form; the reservedFor, deletion and deallocation rules hold in every
-//     version, and a claim allocated as not shareable in v1alpha1/v1alpha2
-//     keeps at most one consumer even when updated through v1alpha3.
-//
-// Findings X already reported are not repeated. deriveOld is
-// convertToOtherVersions'; maxDepth is Request.MaxViewDepth.
+// otherVersionUpdateErrors checks an update as every other version sees it,
+// so that a rule protecting the stored object holds whichever version the
+// client speaks. On a main update the spec and status must look unchanged in
+// every version (the client could edit the restore annotations). On a status
+// update a set allocation must be unchanged as stored, and the reservedFor,
+// deletion, deallocation and shareable rules hold in every version.
+// Findings already reported are not repeated; maxDepth is Request.MaxViewDepth.
 func otherVersionUpdateErrors(t objectType, subResource string, deriveOld bool, newObj, oldObj map[string]interface{}, reported field.ErrorList, maxDepth int) field.ErrorList {
 	var allErrs field.ErrorList
 	add := func(errs ...*field.Error) {
@@ -98,9 +91,8 @@ func otherVersionUpdateErrors(t objectType, subResource string, deriveOld bool, 
 			}
 			continue
 		}
-		// On a status write only the stored (v1alpha3) allocation is
-		// compared: the older versions drop the old status's restore data
-		// by design.
+		// On a status write only the stored allocation is compared: the
+		// older versions drop the old status's restore data by design.
 		if version == StorageVersion && allocationChanged(newParts, oldParts) && !reportedAt(field.ErrorTypeInvalid, "status.allocation", reported) {
 			add(field.Invalid(statusPath.Child("allocation"), common.OmittedValue,
 				fmt.Sprintf("%s: the update changes the allocation as seen through %s", common.FieldImmutableErrorMsg, version)))
@@ -129,11 +121,9 @@ func otherVersionUpdateErrors(t objectType, subResource string, deriveOld bool, 
 	return mergeAcrossVersions(allErrs)
 }
 
-// storageStatusErrors are the storage version's rules on the allocation a
-// v1alpha1 or v1alpha2 status write sets, as stored: those versions let a
-// driver write what v1alpha3 refuses (a device name with a dot, 40 results
-// in one handle), which every 1.31 consumer of the stored claim relies on.
-// Each is reported at status.allocation.
+// storageStatusErrors applies the storage version's rules, at
+// status.allocation, to the allocation a v1alpha1 or v1alpha2 status write
+// sets: those versions allow what v1alpha3 refuses (a device name with a dot).
 func storageStatusErrors(kind string, pair convertedPair) field.ErrorList {
 	if pair.newObj == nil || pair.oldObj == nil {
 		return nil
@@ -156,15 +146,13 @@ func storageStatusErrors(kind string, pair convertedPair) field.ErrorList {
 // notShareableMsg refuses a second consumer of an unshareable allocation.
 const notShareableMsg = "may not be reserved more than once"
 
-// notShareableWhy ends notShareableMsg when another version than the
-// written one refuses, in the same words whichever.
+// notShareableWhy ends notShareableMsg when another version refuses.
 var notShareableWhy = fmt.Sprintf(": the allocation is not shareable as seen through %s and %s (status.allocation.shareable: false, "+
 	"kept in the %s* annotations for the 1.26–1.30 driver that allocated it), whose consumers allow it one consumer only",
 	api.V1alpha1, api.V1alpha2, api.RestoreAnnotationPrefix)
 
-// explainNotShareable says, in the refusals of a second consumer that an
-// older version gives a v1alpha3 write, where the rule comes from: v1alpha3
-// has no shareable field.
+// explainNotShareable explains an older version's refusal of a second
+// consumer to a v1alpha3 client, which has no shareable field.
 func explainNotShareable(errs field.ErrorList) {
 	for _, e := range errs {
 		if e.Type == field.ErrorTypeForbidden && e.Detail == notShareableMsg {
@@ -207,12 +195,10 @@ func reportedAt(errType field.ErrorType, path string, errs field.ErrorList) bool
 	return false
 }
 
-// restoreAnnotationsHint ends a main update's cross-version findings when
-// the update's restore annotations are not the old object's: most often a
-// client that wrote an object it built itself (`kubectl replace -f`) rather
-// than one it read. A server-side apply that switched versions is told
-// apart: kube-apiserver then prunes the fields the manager applied through
-// the former version, among them what the restore annotations held.
+// restoreAnnotationsHint ends a main update's cross-version findings when its
+// restore annotations differ from the old object's: most often a client wrote
+// an object it built (`kubectl replace -f`), or a server-side apply switched
+// versions, which prunes the fields applied through the former one.
 func restoreAnnotationsHint(newObj, oldObj map[string]interface{}) string {
 	if apiequality.Semantic.DeepEqual(restoreAnnotations(newObj), restoreAnnotations(oldObj)) {
 		return ""
@@ -227,9 +213,8 @@ func restoreAnnotationsHint(newObj, oldObj map[string]interface{}) string {
 		"while claimbridge replicas of two builds serve, during an upgrade, read it again once they are one)"
 }
 
-// applyVersionSwitch reports the field manager whose server-side apply of
-// the main resource went through another version of the group before (in
-// oldObj's managedFields), and both versions.
+// applyVersionSwitch reports a field manager whose server-side apply went
+// through another version in oldObj, and both versions.
 func applyVersionSwitch(newObj, oldObj map[string]interface{}) (manager, from, to string, ok bool) {
 	applies := func(obj map[string]interface{}) map[string]string {
 		meta, _ := obj["metadata"].(map[string]interface{})
@@ -266,12 +251,10 @@ func restoreAnnotations(obj map[string]interface{}) map[string]interface{} {
 	return out
 }
 
-// addedUnknownFields are the findings for the fields of version's view of
-// an update's new object that version's type does not have and its view of
-// the old object did not have: only restore data can put them there
-// (conversion writes nothing else a version lacks), a client's own, which
-// the apiserver would drop when it reads the object through version. Each
-// is named at the restore annotation of version, as a create's are.
+// addedUnknownFields reports fields of version's view of the new object that
+// the version's type lacks and the old view did not have. Only a client's
+// restore data can put them there, and the apiserver would drop them. Each is
+// named at version's restore annotation.
 func addedUnknownFields(kind, version string, pair convertedPair) field.ErrorList {
 	if pair.newObj == nil {
 		return nil

@@ -11,36 +11,13 @@ import (
 	"github.com/claimbridge/claimbridge/validation/common"
 )
 
-// convertToOtherVersions converts the old and the new object of an update
-// to every other version, once per request and only as far as the
-// cross-version checks read them:
-//
-//   - each object is converted step by step outward from the request's
-//     version (v1alpha3 → v1alpha2 → v1alpha1), each step from the previous
-//     result, as conversion.Convert itself goes
-//     (TestViewChainMatchesDirectConversion);
-//   - a status write decodes only metadata.deletionTimestamp and the status
-//     (spec and metadata are the stored object's on both sides);
-//   - a v1alpha3 status write skips conversions whose status checks can only
-//     repeat v1alpha3's own: v1alpha1 when the v1alpha2 objects carry no
-//     restore-v1alpha1 annotation (v1alpha2 → v1alpha1 copies the status
-//     field by field; TestSkippedV1alpha1ViewsReportNothingNew), and every
-//     version when neither object carries a v1alpha2 or v1alpha1 restore
-//     annotation (TestSkippedViewsReportNothingNew). Both are taken only
-//     for a status that surely fits every version (statusFitsEveryVersion),
-//     since a skipped conversion cannot fail.
-//
-// A version the object cannot be converted to has no pair; its error is
-// that of the direct conversion.
-
 // convertedPair is the new and the old object converted to one version.
 type convertedPair struct {
 	newParts, oldParts comparedParts
 	// err is why the objects cannot be converted to the version.
 	err error
-	// coveredBy names the version whose pair stands for this one (the
-	// request's own when its status rules run every check this pair
-	// would); the pair is then empty and not checked.
+	// coveredBy names the version whose pair stands for this one; the pair
+	// is then empty and not checked.
 	coveredBy string
 	// newObj and oldObj are the converted objects, kept on a main update
 	// (tooDeep) and for the storage version (storageStatusErrors).
@@ -51,10 +28,13 @@ type convertedPair struct {
 var skipCoveredConversions = true
 
 // convertToOtherVersions returns, keyed by version, the pairs of every
-// version other than t.version. With deriveOld (a status write that changed
-// only reservedFor and deallocationRequested, see sameConversionInput) only
-// newObj is converted, and each old object's parts are the new one's with
-// oldObj's two fields.
+// version other than t.version. Each object is converted step by step
+// outward from t.version, as conversion.Convert goes. A status write decodes
+// only deletionTimestamp and the status. A v1alpha3 status write whose status
+// surely fits every version skips the versions whose checks would repeat
+// v1alpha3's: those without an older restore annotation. With deriveOld (see
+// sameConversionInput) only newObj is converted, and the old parts are the
+// new ones with oldObj's reservedFor and deallocationRequested.
 func convertToOtherVersions(t objectType, statusOnly, deriveOld bool, newObj, oldObj map[string]interface{}) map[string]convertedPair {
 	out := make(map[string]convertedPair, len(versions)-1)
 	fits := statusOnly && skipCoveredConversions && t.version == StorageVersion && statusFitsEveryVersion(newObj)
@@ -163,8 +143,7 @@ func directConversionError(newObj, oldObj map[string]interface{}, version string
 			return err // names the object and both versions
 		}
 	}
-	// Unreachable while conversion goes through the neighbours: a chain
-	// step failed but the direct conversion did not.
+	// Unreachable while conversion goes through the neighbours.
 	return fmt.Errorf("no view in %s: a step through the neighbouring versions failed", version)
 }
 
@@ -196,9 +175,8 @@ func hasRestore(obj map[string]interface{}, version string) bool {
 	return ok
 }
 
-// othersAreClassic reports whether the versions besides the storage version
-// are exactly v1alpha1 and v1alpha2, the ones the v1alpha3 status shortcut
-// reasons about.
+// othersAreClassic reports whether the other versions are exactly v1alpha1
+// and v1alpha2, the ones the v1alpha3 status shortcut reasons about.
 func othersAreClassic() bool {
 	n := 0
 	for _, v := range versions {
@@ -213,12 +191,10 @@ func othersAreClassic() bool {
 	return n == 2
 }
 
-// restoreStatusOps reports whether a restore annotation of a version other
-// than t's patches the whole status, reservedFor or deallocationRequested
-// (common: then the converted objects' consumers are not the request's, and
-// the old parts cannot be derived from the new), and whether one patches the
-// whole status, the allocation or its shareable (facts: see
-// pairsFromStatusFacts).
+// restoreStatusOps reports whether another version's restore annotation
+// patches the status, reservedFor or deallocationRequested (common: the old
+// parts cannot be derived from the new), and whether one patches the status,
+// the allocation or its shareable (facts).
 func restoreStatusOps(t objectType, obj map[string]interface{}) (common, facts bool) {
 	for _, version := range versions {
 		if version == t.version {
@@ -238,19 +214,17 @@ func restoreStatusOps(t objectType, obj map[string]interface{}) (common, facts b
 	return common, facts
 }
 
-// statusFitsEveryVersion reports whether obj, the new object of a v1alpha3
-// status write, surely converts to every version: a conversion fails only
-// when the restore annotations it writes exceed the annotation size limit,
-// and on the way to v1alpha1 those hold at most four times the status's
-// encoding and twice the spec's, plus operation overhead well below 64 KiB.
+// statusFitsEveryVersion reports whether obj, a v1alpha3 status write,
+// surely converts to every version. Conversion fails only when the restore
+// annotations exceed the size limit; they hold at most four times the status,
+// twice the spec, and well under 64 KiB of overhead.
 func statusFitsEveryVersion(obj map[string]interface{}) bool {
 	room := annotationRoom(obj, 64*1024)
 	return room >= 0 && 4*encodedLenBound(obj["status"])+2*encodedLenBound(obj["spec"]) <= room
 }
 
-// encodedLenBound is at least the length of v's JSON encoding, counted
-// without encoding it: a string byte that may need escaping counts as the six
-// bytes of \u00XX.
+// encodedLenBound is at least the length of v's JSON encoding: a byte that
+// may need escaping counts as the six bytes of \u00XX.
 func encodedLenBound(v interface{}) int {
 	switch v := v.(type) {
 	case map[string]interface{}:

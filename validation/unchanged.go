@@ -10,22 +10,15 @@ import (
 	"github.com/claimbridge/claimbridge/validation/common"
 )
 
-// Conversion reads only an object's apiVersion, kind, spec, status and
-// annotations. Two shortcuts follow for updates that leave those alone:
+// Conversion reads only apiVersion, kind, spec, status and annotations, so:
 //
-//   - a main update with unchanged spec and annotations (labels,
-//     finalizers, owner references) looks the same as the old object in
-//     every version: its cross-version checks and storage warnings are
-//     skipped;
+//   - a main update that leaves spec and annotations alone looks like the
+//     old object in every version: its cross-version checks are skipped;
 //   - a status write that changes only reservedFor and deallocationRequested
-//     (every reservation, and a deallocation request) converts them
-//     unchanged: the old object's converted parts are the new one's with its
-//     own two fields, and its storage warnings are the old object's.
+//     converts them unchanged: the old object's parts are the new one's with
+//     its own two fields.
 //
-// Neither re-checks that the new object's restore annotations still fit
-// the annotation size limit, which they do when the old object is the stored
-// one. TestUnchangedShortcutsReportNothingNew compares both with the full
-// computation.
+// Neither re-checks the annotation size limit: the stored old object fits it.
 
 // skipUnchanged enables the shortcuts; tests turn it off to compare.
 var skipUnchanged = true
@@ -117,12 +110,10 @@ func commonStatus(t objectType, obj map[string]interface{}) (common.StatusView, 
 // skipFactConversion enables pairsFromStatusFacts; tests turn it off.
 var skipFactConversion = true
 
-// pairsFromStatusFacts is convertToOtherVersions with deriveOld without any
-// conversion, for a newObj none of whose restore annotations of another
-// version patches the status, the allocation or its shareable
-// (restoreStatusOps): every status conversion then keeps the allocation as
-// set or unset, copies shareable between v1alpha1 and v1alpha2 and sets it
-// elsewhere, so each version's status facts follow from the request's own.
+// pairsFromStatusFacts is convertToOtherVersions with deriveOld but without
+// conversion, for a newObj whose restore annotations do not patch the status,
+// allocation or shareable: each version's status facts then follow from the
+// request's own.
 func pairsFromStatusFacts(t objectType, newObj, oldObj map[string]interface{}) (map[string]convertedPair, bool) {
 	oldCommon, errOld := commonStatus(t, oldObj)
 	newCommon, errNew := commonStatus(t, newObj)
@@ -142,10 +133,9 @@ func pairsFromStatusFacts(t objectType, newObj, oldObj map[string]interface{}) (
 	return out, true
 }
 
-// statusFacts reads the parts the status checks compare, when the old and
-// the new object share them, from the JSON tree as the typed decoding would:
-// the deletion timestamp, whether the allocation is set and whether it is set
-// and not shareable (v1alpha1, v1alpha2).
+// statusFacts reads from the JSON tree, as the typed decoding would, the
+// parts the status checks compare: the deletion timestamp, whether the
+// allocation is set, and whether it is not shareable (v1alpha1, v1alpha2).
 func statusFacts(version string, obj map[string]interface{}) comparedParts {
 	view := comparedParts{meta: &metav1.ObjectMeta{}}
 	meta, _ := obj["metadata"].(map[string]interface{})
@@ -162,10 +152,8 @@ func statusFacts(version string, obj map[string]interface{}) comparedParts {
 	return view
 }
 
-// commonStatusOfTree reads reservedFor and deallocationRequested as the
-// typed decoding does (JSON names matched exactly, other members ignored, null
-// or absent the zero value) when every value has its JSON type; otherwise
-// ok is false and the typed decoding decides.
+// commonStatusOfTree reads reservedFor and deallocationRequested as the typed
+// decoding does; ok is false when a value has the wrong JSON type.
 func commonStatusOfTree(status map[string]interface{}) (view common.StatusView, ok bool) {
 	switch d := status["deallocationRequested"].(type) {
 	case nil:
@@ -214,8 +202,7 @@ func stringMember(m map[string]interface{}, k string, dst *string) bool {
 	return false
 }
 
-// withCommonStatus is view with the reservedFor and deallocationRequested
-// of c.
+// withCommonStatus is view with c's reservedFor and deallocationRequested.
 func withCommonStatus(view comparedParts, c common.StatusView) comparedParts {
 	view.status.ReservedFor = c.ReservedFor
 	view.status.DeallocationRequested = c.DeallocationRequested

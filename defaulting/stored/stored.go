@@ -18,9 +18,8 @@ import (
 
 // Patch returns the JSON Patch operations for obj, a create or update of a
 // claim or template of kind written in version, and the warnings to show.
-// oldObject returns the stored object of an update (nil for a create); it
-// is called only when needed, and its error is returned. obj is not
-// modified.
+// oldObject returns the stored object of an update (nil for a create) and is
+// called only when needed. obj is not modified.
 func Patch(obj map[string]interface{}, oldObject func() (map[string]interface{}, error), version, kind string) ([]defaulting.Operation, []string, error) {
 	ops := defaulting.Patch(obj, version, kind)
 	var warnings []string
@@ -34,9 +33,8 @@ func Patch(obj map[string]interface{}, oldObject func() (map[string]interface{},
 			ops = append(ops, *keep)
 		}
 	}
-	// storedDefaults applies ops with defaulting.Apply, which takes "add"
-	// operations only: statusData removes the annotations only when none
-	// is left, and storedDefaults needs a restore-v1alpha3 annotation.
+	// defaulting.Apply takes only "add": statusData removes the annotations
+	// only when none is left, and storedDefaults needs one.
 	if op := storedDefaults(obj, ops); op != nil {
 		ops = append(ops, *op)
 	}
@@ -57,10 +55,9 @@ func Patch(obj map[string]interface{}, oldObject func() (map[string]interface{},
 	return ops, warnings, nil
 }
 
-// statusData is the operation that gives obj, a claim written in version,
-// the restore annotations validation.KeepStoredStatusRestoreData gives it
-// (the status data of old, nil for a create), with its warnings; nil when
-// nothing changes.
+// statusData is the operation that gives obj the restore annotations
+// validation.KeepStoredStatusRestoreData gives it, with its warnings; nil
+// when nothing changes.
 func statusData(obj, old map[string]interface{}, version string) (*defaulting.Operation, []string) {
 	out, warnings := validation.KeepStoredStatusRestoreData(obj, old, version)
 	if len(warnings) == 0 {
@@ -73,12 +70,10 @@ func statusData(obj, old map[string]interface{}, version string) (*defaulting.Op
 	return &defaulting.Operation{Op: "add", Path: "/metadata/annotations", Value: annotations}, warnings
 }
 
-// storedDefaults is the operation that gives obj, once ops are applied,
-// the restore annotations under which it is stored with the storage
-// version's defaults (conversion.StoredDefaultsAnnotations): a
-// v1alpha1/v1alpha2 view read before the stored claim was defaulted records
-// that its requests had no mode or count, and written back it would store
-// that again. nil when nothing changes.
+// storedDefaults is the operation that gives obj, once ops are applied, the
+// restore annotations with the storage version's defaults: a view read before
+// the claim was defaulted records requests without mode or count, and written
+// back would store that again. nil when nothing changes.
 func storedDefaults(obj map[string]interface{}, ops []defaulting.Operation) *defaulting.Operation {
 	meta, _ := obj["metadata"].(map[string]interface{})
 	if ann, _ := meta["annotations"].(map[string]interface{}); ann[api.RestoreAnnotation(api.V1alpha3)] == nil {
@@ -109,19 +104,12 @@ func hasRestoreAnnotation(obj map[string]interface{}, versions []string) bool {
 	return false
 }
 
-// managedFields is the operation that gives an update the managedFields of
-// old, the stored object, when obj with ops applied is old but for the
-// times of managedFields entries; nil otherwise.
-//
-// Server-side apply merges a manifest into the live object before
-// admission. A v1alpha3 request list is atomic, so a manifest without
-// allocationMode and count replaces the live, defaulted list; the merge
-// differs, and kube-apiserver sets the manager's time to now. The defaults
-// come back here and the object is as stored, but kube-apiserver reverts
-// such a time-only change only while the entries keep their order: when
-// another manager applied since, every unchanged apply stored a new
-// resourceVersion. kube-apiserver keeps valid managedFields a mutating
-// webhook sets.
+// managedFields is the operation that gives an update old's managedFields
+// when obj with ops applied differs from old only in their times; nil
+// otherwise. An apply without the defaults replaces the atomic request list,
+// so kube-apiserver sets a new time, and reverts that time-only change only
+// while the entries keep their order. Without this, every unchanged apply
+// after another manager's would store a new resourceVersion.
 func managedFields(obj, old map[string]interface{}, ops []defaulting.Operation) *defaulting.Operation {
 	oldFields, newFields := fieldsOf(old), fieldsOf(obj)
 	if len(oldFields) == 0 || len(newFields) != len(oldFields) {
@@ -147,9 +135,8 @@ func fieldsOf(obj map[string]interface{}) []interface{} {
 	return fields
 }
 
-// entriesWithoutTime are the encodings of the entries without their time,
-// sorted: what each manager owns, however ordered. nil if one is not an
-// object.
+// entriesWithoutTime are the sorted encodings of the entries without their
+// time; nil if one is not an object.
 func entriesWithoutTime(fields []interface{}) []string {
 	out := make([]string, 0, len(fields))
 	for _, f := range fields {
