@@ -185,19 +185,16 @@ func (o *convertOptions) validate() error {
 
 func isVersion(v string) bool { return slices.Contains(conversion.ChainVersions, v) }
 
-// warningLine is the line every command prints for warning w (as
-// documentWarnings gives it: "<Kind> ns/name: <path>: <message>") about
-// the object at position.
+// warningLine is the line every command prints for warning w
+// ("<Kind> ns/name: <path>: <message>") about the object at position.
 func warningLine(position, w string) string {
 	return position + ": warning: " + w
 }
 
-// convertDocument converts a claim or template, and passes anything else
-// through; objects of the claim groups that cannot be converted are passed
-// through with a note. Pods and the pod templates of workloads get their
-// resourceClaims in the shape of the release serving to, as migrate gives
-// them. The warnings are "<Kind> ns/name: <path>: <message>", phrased for
-// the release serving to, each field once.
+// convertDocument converts a claim or template, gives Pods and workloads the
+// target's resourceClaims shape, and passes anything else through (with a
+// note for the claim groups). The warnings are phrased for the release
+// serving to, each field once.
 func convertDocument(doc manifest.Document, to string, notes io.Writer) (map[string]interface{}, []string, error) {
 	group, from, kind, err := conversion.Identify(doc.Object)
 	if err != nil {
@@ -231,9 +228,8 @@ func convertDocument(doc manifest.Document, to string, notes io.Writer) (map[str
 	return out, formatWarnings(all, to), nil
 }
 
-// formatWarnings renders ws for the target version to, each field of an
-// object once: a field that two steps of the conversion both lose (or that
-// is unknown and lost) is one loss for the user.
+// formatWarnings renders ws for version to, each field of an object once:
+// a field that two conversion steps lose is one loss for the user.
 func formatWarnings(ws []conversion.Warning, to string) []string {
 	type field struct{ kind, object, path string }
 	seen := map[field]bool{}
@@ -249,13 +245,9 @@ func formatWarnings(ws []conversion.Warning, to string) []string {
 	return out
 }
 
-// convertWorkload gives a Pod, or the pod template of a workload, the
-// resourceClaims of the release serving to, as migrate does (1.26–1.30
-// name the claim under source, 1.31 and later directly): left as it is,
-// the target's apiserver would reject the reference or drop it. What is
-// rewritten is a note; what the target cannot hold, and every field of the
-// pod spec the target release does not have (migrate refuses those), a
-// warning.
+// convertWorkload gives a Pod or workload the resourceClaims shape of the
+// release serving to, as migrate does. What is rewritten is a note; what the
+// target cannot hold, and pod spec fields it lacks, are warnings.
 func convertWorkload(doc manifest.Document, to string, notes io.Writer) (map[string]interface{}, []string, error) {
 	out, r, ok := migrate.Workload(doc.Object, to)
 	if !ok {
@@ -275,11 +267,9 @@ func convertWorkload(doc manifest.Document, to string, notes io.Writer) (map[str
 	return out, ws, nil
 }
 
-// mistakenClaimError is the refusal of doc, which conversion.Identify
-// refused with err, when it is most likely a claim or template with a
-// mistake in its apiVersion or kind (api.MistakenClaim): not another kind
-// of the group to pass through, since the user asked for it to be
-// converted. It is nil for any other object.
+// mistakenClaimError refuses doc, which conversion.Identify refused with err,
+// when it is most likely a claim or template with a wrong apiVersion or kind
+// (api.MistakenClaim). It is nil for any other object.
 func mistakenClaimError(doc manifest.Document, err error) error {
 	kind, ok := api.MistakenClaim(doc.Object)
 	if !ok {
@@ -296,21 +286,17 @@ func kindHint(obj map[string]interface{}, kind string) string {
 	return ""
 }
 
-// unknownFieldWarnings warns of the fields of the spec and status of doc's
-// claims and templates (of identity group, from, kind) that their own
-// version does not have, unless both versions are GA ones, whose steps carry
-// such fields. Conversion keeps such a field only in a restore annotation,
-// so the converted object does not ask for it: a 1.31 body labelled
-// v1alpha2, or a misspelt resourceClassName, converts into a claim without
-// requests (migrate refuses such input; convert, lossless, says so).
+// unknownFieldWarnings warns of spec and status fields of doc's claims and
+// templates that their own version does not have. Conversion keeps them only
+// in a restore annotation, so the converted object does not ask for them (a
+// 1.31 body labelled v1alpha2 becomes a claim without requests).
 func unknownFieldWarnings(doc manifest.Document, group, from, kind, to string) ([]conversion.Warning, error) {
 	alpha := func(v string) bool { return slices.Contains(api.ServedVersions, v) }
 	if from == to || !alpha(from) && !alpha(to) {
 		// Between GA versions such fields are carried as they are.
 		return nil, nil
 	}
-	// From a GA version they are carried to v1beta1, whose step to
-	// v1alpha3 keeps them.
+	// From a GA version they are carried to v1beta1, whose annotation keeps them.
 	kept := from
 	if !alpha(from) {
 		kept = conversion.V1beta1
@@ -325,8 +311,7 @@ func unknownFieldWarnings(doc manifest.Document, group, from, kind, to string) (
 	}
 	var ws []conversion.Warning
 	for i, obj := range objects {
-		// Unknown fields elsewhere (metadata, top level) are carried as
-		// they are.
+		// Unknown fields elsewhere are carried as they are.
 		paths := slices.DeleteFunc(migrate.UnknownFields(obj), func(p string) bool {
 			return !strings.HasPrefix(p, "spec.") && !strings.HasPrefix(p, "status.")
 		})
@@ -342,10 +327,8 @@ func unknownFieldWarnings(doc manifest.Document, group, from, kind, to string) (
 	return ws, nil
 }
 
-// shapeHint is the hint on the shape of unknown field p, one of paths: its
-// own when it has one (a mislabelled claim's spec.resourceClassName is a
-// field of v1alpha1 and v1alpha2, whatever its parametersRef is), else
-// the one of the other paths.
+// shapeHint is the hint on unknown field p's shape, or else on that of the
+// other paths.
 func shapeHint(p string, paths []string) string {
 	if hint := migrate.ShapeHint([]string{p}); hint != "" {
 		return hint
@@ -354,11 +337,9 @@ func shapeHint(p string, paths []string) string {
 }
 
 // readsBack returns an error when data, obj written as YAML, does not read
-// back (as kubectl reads YAML) as obj: a number that a float64 cannot hold
-// (1e400 reads back as a string, 30 digits are rounded), or a string that
-// sigs.k8s.io/yaml's writer garbles (a NEL character, U+0085, becomes a
-// space; a key "<<" is written as YAML's merge key). Numbers are the same when their values are: 1e3 reads back as
-// 1000.
+// back as obj: a number a float64 cannot hold, or a string sigs.k8s.io/yaml
+// garbles (U+0085 becomes a space; a key "<<" is a merge key). Numbers
+// compare by value.
 func readsBack(obj map[string]interface{}, data []byte) error {
 	want, err := jsonTree(json.Marshal(obj))
 	if err != nil {
@@ -456,12 +437,9 @@ func show(v interface{}) string {
 	return fmt.Sprint(v)
 }
 
-// targetWarnings are the warnings about out, the conversion of in (of
-// group, version from and kind) to version to, as a whole: that its devices
-// came from a classic DRA driver, which the target release does not ask
-// (as migrate warns), and every rule of the release serving to that out
-// breaks (migrate refuses such output; convert, lossless, writes it and
-// says so).
+// targetWarnings are the warnings about out, the conversion of in, as a
+// whole: devices of a classic DRA driver, and every rule of the release
+// serving to that out breaks (migrate refuses such output).
 func targetWarnings(in, out map[string]interface{}, group, from, kind, to string) []conversion.Warning {
 	items, outItems := []map[string]interface{}{in}, []map[string]interface{}{out}
 	prefix := func(int) string { return "" }

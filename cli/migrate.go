@@ -212,16 +212,12 @@ func (o *migrateOptions) run(s streams) error {
 	return nil
 }
 
-// migrateDocument migrates a claim or template (each item of a typed list)
-// and reports on notes; anything else goes through convertDocument. It
-// returns the objects to write and the position of each. What cannot be
-// migrated goes to failed (exit 2 for malformed objects, as convert and
-// validate), the other items of a typed list on.
+// migrateDocument migrates a claim, template or workload, reporting on notes;
+// anything else goes through convertDocument. It returns the objects to write
+// and their positions. What cannot be migrated goes to failed.
 func migrateDocument(doc manifest.Document, to string, opts migrate.Options, notes io.Writer, failed *failures) (objects []map[string]interface{}, positions []string) {
 	_, _, kind, err := conversion.Identify(doc.Object)
 	if err != nil {
-		// A Pod or workload names its claims as the target release's pods
-		// do, and loses what the old cluster set on it.
 		if migrate.IsWorkload(doc.Object) {
 			if owner, controlled := migrate.ControlledPod(doc.Object); controlled && !opts.KeepOwnerReferences {
 				fmt.Fprintf(notes, "%s: %s: left out: created by %s, whose migrated workload the new cluster's controller creates it again from "+
@@ -249,8 +245,7 @@ func migrateDocument(doc manifest.Document, to string, opts migrate.Options, not
 	}
 	objs := []map[string]interface{}{doc.Object}
 	if strings.HasSuffix(kind, "List") {
-		// Items that are not an array of objects are malformed, as convert
-		// says: not an empty list, nor a failure of the migration.
+		// Items that are not an array of objects are malformed, as convert says.
 		if err := conversion.CheckShape(doc.Object); err != nil {
 			failed.add(fmt.Errorf("%s: %w", doc.Position(), err))
 			return nil, nil
@@ -265,9 +260,8 @@ func migrateDocument(doc manifest.Document, to string, opts migrate.Options, not
 		if strings.HasSuffix(kind, "List") {
 			item = doc.InItem(i, obj)
 		}
-		// An item of a typed list is migrated by its own apiVersion and
-		// kind, as kubectl creates it; a misspelt one is refused as a
-		// document of its own would be.
+		// An item is migrated by its own apiVersion and kind, as kubectl
+		// creates it; a misspelt one is refused.
 		if _, _, _, err := conversion.Identify(obj); err != nil {
 			if mistaken := mistakenClaimError(item, err); mistaken != nil {
 				failed.add(mistaken)
@@ -303,31 +297,27 @@ func generatedNote(pod, entry string) string {
 		"while this copy, without its pod, would never be used (--keep-owner-references keeps it, for pods that survive with the same uids)"
 }
 
-// printReport prints r for the object desc (api.Describe) at position, each
-// line once (a 1.30 selector whose "<=" became two comparisons gives the
-// same warning twice); warnings as every command prints them (warningLine).
+// printReport prints r for the object desc at position, each line once (a
+// 1.30 selector's "<=" becomes two comparisons with the same warning).
 func printReport(w io.Writer, position, desc string, r migrate.Report) {
 	who := position + ": " + desc
 	if len(r.Dropped) > 0 {
 		fmt.Fprintf(w, "%s: dropped %s\n", who, strings.Join(slices.Compact(slices.Clone(r.Dropped)), ", "))
 	}
 	seen := map[string]bool{}
-	line := func(format, text string) {
-		if l := fmt.Sprintf(format, who, text); !seen[l] {
+	once := func(l string) {
+		if !seen[l] {
 			seen[l] = true
 			fmt.Fprint(w, l)
 		}
 	}
 	for _, c := range r.Changed {
-		line("%s: changed %s\n", c)
+		once(fmt.Sprintf("%s: changed %s\n", who, c))
 	}
 	for _, l := range r.Lost {
-		line("%s: lost %s\n", l)
+		once(fmt.Sprintf("%s: lost %s\n", who, l))
 	}
 	for _, warning := range r.Warnings {
-		if l := warningLine(position, desc+": "+warning) + "\n"; !seen[l] {
-			seen[l] = true
-			fmt.Fprint(w, l)
-		}
+		once(warningLine(position, desc+": "+warning) + "\n")
 	}
 }

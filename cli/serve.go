@@ -67,18 +67,13 @@ second signal exits at once with code 1.`,
 	return cmd
 }
 
-// shutdownSignals start the graceful shutdown. SIGHUP is one of them: a
-// server started from a terminal that closes would otherwise die at once,
-// without a log line and without finishing its in-flight requests (it has
-// no configuration to reload: certificates are reloaded when their files
-// change).
+// shutdownSignals start the graceful shutdown. SIGHUP is one, so that closing
+// a terminal does not kill the server mid-request; it has nothing to reload.
 var shutdownSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
 
-// shutdownOnSignal returns a context that the first signal on sigs
-// cancels (the graceful shutdown: drain, then finish in-flight requests);
+// shutdownOnSignal returns a context that the first signal on sigs cancels;
 // a second signal exits at once with code 1, as kube-apiserver and
-// controller-runtime's signal handler do, so that an operator whose
-// Ctrl-C waits out --shutdown-drain and --shutdown-timeout can insist.
+// controller-runtime do, so that an operator can insist.
 func shutdownOnSignal(parent context.Context, sigs <-chan os.Signal, exit func(int)) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(parent)
 	done, exited := make(chan struct{}), make(chan struct{})
@@ -100,14 +95,12 @@ func shutdownOnSignal(parent context.Context, sigs <-chan os.Signal, exit func(i
 		}
 	}()
 	var once sync.Once
-	// stop returns once the goroutine has: no signal exits the process
-	// after the command returned.
+	// stop waits for the goroutine: no signal exits after the command returned.
 	return ctx, func() { once.Do(func() { close(done); cancel(); <-exited }) }
 }
 
 // runServe applies the logging options, once per process, and runs the
-// server: ServeOptions → webhook.Config → webhook.Server, with the
-// certificate and metrics modes of serve_ops.go around it.
+// server with the modes of serve_ops.go.
 func runServe(ctx context.Context, opts *ServeOptions) error {
 	cfg, err := opts.Config()
 	if err != nil {
@@ -124,5 +117,5 @@ func runServe(ctx context.Context, opts *ServeOptions) error {
 	log := klog.Background().WithName("claimbridge")
 	v := version.Get()
 	log.Info("Starting", "version", v.Version, "revision", v.Revision, "modified", v.Modified, "goVersion", v.GoVersion, "platform", v.Platform)
-	return runWithOps(klog.NewContext(ctx, log), cfg, opts, nil) // #11: certificate and metrics modes
+	return runWithOps(klog.NewContext(ctx, log), cfg, opts, nil)
 }

@@ -21,17 +21,15 @@ import (
 
 // Certificate modes of `serve --cert-mode`.
 const (
-	// CertModeFiles serves the pair of --tls-cert-file/--tls-private-key-file
-	// or --cert-dir as it is (mounted from a cert-manager Secret, or
-	// generated when absent).
+	// CertModeFiles serves the pair of --tls-cert-file or --cert-dir as it
+	// is (mounted from a cert-manager Secret, or generated when absent).
 	CertModeFiles = "files"
 	// CertModeSelfManaged keeps the certificates in a Secret, injects the CA
 	// and writes the files into --cert-dir (package certs/selfmanaged).
 	CertModeSelfManaged = "self-managed"
 )
 
-// validateOps checks the flags of the in-cluster operation modes (#11):
-// where the certificates come from and how metrics are protected.
+// validateOps checks the flags of the certificate modes.
 func (o *ServeOptions) validateOps() []error {
 	var errs []error
 	switch o.CertMode {
@@ -48,9 +46,8 @@ func (o *ServeOptions) validateOps() []error {
 	return errs
 }
 
-// byFlag says the rotator's findings (selfmanaged.Config.Validate) in
-// terms of the flags, with what to do; c is the validated configuration,
-// its durations defaulted.
+// byFlag says the findings of c.Validate in terms of the flags, with what
+// to do; c has its durations defaulted.
 func (o *ServeOptions) byFlag(err error, c selfmanaged.Config) []error {
 	var fes []*selfmanaged.FieldError
 	if joined, ok := err.(interface{ Unwrap() []error }); ok {
@@ -106,22 +103,12 @@ func (o *ServeOptions) rotatorConfig() selfmanaged.Config {
 	c.Namespace, c.SecretName = splitNamespacedName(o.CertSecret, os.Getenv("POD_NAMESPACE"))
 	c.CertDir = o.CertDir
 	c.DNSNames = o.DNSNames
-	// An empty --cert-inject-crd= names no CRD (as an empty
-	// --cert-inject-*-webhook-configuration= names no configuration),
-	// so that the CA can go to the configuration alone.
+	// An empty --cert-inject-crd= names no CRD, so that the CA can go to
+	// the webhook configurations alone.
 	c.CRDNames = slices.DeleteFunc(slices.Clone(o.CertInjectCRDs), func(n string) bool { return n == "" })
 	c.ValidatingWebhookConfigurationName = o.CertInjectValidatingWebhookConfiguration
 	c.MutatingWebhookConfigurationName = o.CertInjectMutatingWebhookConfiguration
 	return c
-}
-
-// selfManagedConfig is the rotator configuration of the flags.
-func (o *ServeOptions) selfManagedConfig() (selfmanaged.Config, error) {
-	c := o.rotatorConfig()
-	if err := c.Validate(); err != nil {
-		return c, fmt.Errorf("--cert-mode=self-managed: %w", err)
-	}
-	return c, nil
 }
 
 func splitNamespacedName(s, defaultNamespace string) (namespace, name string) {
@@ -172,12 +159,10 @@ func (o *ServeOptions) errNoAPI(err error) error {
 		strings.Join(by, " and "), strings.Join(instead, " and "), err)
 }
 
-// runWithOps runs the webhook server of cfg with the operation modes of o:
-// in self-managed mode it starts the rotator and starts the server only once
-// the certificate is in --cert-dir and the CA is injected (so /readyz never
-// passes before); with secure metrics the server serves /metrics over HTTPS
-// behind authentication (cfg.MetricsFilter). restConfig nil means the usual
-// kubeconfig or in-cluster lookup, done only when o needs the API.
+// runWithOps runs the webhook server of cfg with the certificate and metrics
+// modes of o. Self-managed, the server starts only once the certificate is
+// in --cert-dir and the CA is injected, so /readyz never passes before.
+// restConfig nil means the usual lookup, done only when o needs the API.
 func runWithOps(ctx context.Context, cfg webhook.Config, o *ServeOptions, restConfig *rest.Config) error {
 	log := ctrl.LoggerFrom(ctx)
 	if restConfig == nil && o.needsAPI() {
@@ -201,9 +186,9 @@ func runWithOps(ctx context.Context, cfg webhook.Config, o *ServeOptions, restCo
 		return o.nameFlags(s.Run(ctx))
 	}
 
-	smc, err := o.selfManagedConfig()
-	if err != nil {
-		return withCode(ExitBadInput, err)
+	smc := o.rotatorConfig()
+	if err := smc.Validate(); err != nil {
+		return withCode(ExitBadInput, fmt.Errorf("--cert-mode=self-managed: %w", err))
 	}
 	r, err := selfmanaged.New(smc, restConfig, log.WithName("certs"))
 	if err != nil {
@@ -224,8 +209,7 @@ func runWithOps(ctx context.Context, cfg webhook.Config, o *ServeOptions, restCo
 		return nil
 	}
 	if o.TokenPolicyCheckInterval > 0 {
-		// Beside the server, never in its readiness: a policy that is
-		// missing must not take the webhook down.
+		// Not part of readiness: a missing policy must not take the webhook down.
 		check, err := selfmanaged.NewPolicyCheck(smc, restConfig, o.TokenPolicyCheckInterval, log.WithName("token-policy"),
 			func(v selfmanaged.PolicyVerdict) { s.SetTokenPolicyEnforced(float64(v)) })
 		if err != nil {
@@ -250,9 +234,8 @@ func runWithOps(ctx context.Context, cfg webhook.Config, o *ServeOptions, restCo
 	}
 }
 
-// nameFlags prefixes an error of the server's setup (webhook.SetupError)
-// with the flags and values it comes from, so that an operator knows what
-// to change; other errors are returned as they are.
+// nameFlags prefixes a webhook.SetupError with the flags and values it comes
+// from; other errors are returned as they are.
 func (o *ServeOptions) nameFlags(err error) error {
 	var se *webhook.SetupError
 	if !errors.As(err, &se) {
@@ -282,8 +265,7 @@ func (o *ServeOptions) nameFlags(err error) error {
 }
 
 // Serve runs `claimbridge serve args...` in this process until ctx is done,
-// exactly as the binary does (flags, logging, certificate and metrics
-// modes); the envtest suites run the real command through it.
+// exactly as the binary does; the envtest suites use it.
 func Serve(ctx context.Context, args []string, out, errOut io.Writer) error {
 	cmd := newServeCommand(streams{out: out, err: errOut})
 	cmd.SetArgs(args)

@@ -105,13 +105,10 @@ func (o *validateOptions) run(s streams) error {
 	if err := o.validate(); err != nil {
 		return withCode(ExitBadInput, err)
 	}
-	// Each object is checked as it is read. What is printed waits until
-	// every document has been read (see recorder), and is printed in the
-	// order of the checks as they were made one after the other over the
-	// whole input: the resource.k8s.io v1beta1, v1beta2 and v1 objects
-	// (gaOut), then the notes on skipped objects (skipped), then the
-	// findings of the others (checked). With --old, those others are
-	// checked once the old objects have been read, after the notes.
+	// Each object is checked as it is read, but output waits for the whole
+	// input (see recorder): first the GA objects' (gaOut), then the notes on
+	// skipped objects, then the other findings (checked). With --old, the
+	// others are checked once the old objects are read.
 	var (
 		gaOut, skipped, checked recorder
 		later                   storedDocuments // with --old
@@ -218,9 +215,8 @@ func (o *validateOptions) check(doc manifest.Document, pairs *oldPairs, out, err
 	_, group, version, kind, _ := api.TypeOf(doc.Object)
 	var kept []string
 	if group == api.Group && kind == api.KindClaim && req.SubResource == "" {
-		// As the defaulting webhook has it stored, before /validate,
-		// which sees the old object in the new one's version.
-		// (Converted here, the old object is not converted again.)
+		// As the defaulting webhook stores it; /validate sees the old
+		// object in the new one's version.
 		if _, _, oldVersion, _, _ := api.TypeOf(req.OldObject); req.OldObject != nil && oldVersion != version {
 			if converted, err := conversion.Convert(req.OldObject, version); err == nil {
 				req.OldObject = converted
@@ -249,10 +245,8 @@ func (o *validateOptions) check(doc manifest.Document, pairs *oldPairs, out, err
 	return len(resp.Errors) > 0, false
 }
 
-// readItems reads the sources, with the claims and templates of a typed
-// list (ResourceClaimList, ResourceClaimTemplateList: what the API returns)
-// in its place, as kubectl creates them. An item without apiVersion or kind
-// has the list's.
+// readItems reads the sources, with the items of a typed list in its place,
+// as kubectl creates them.
 func readItems(sources []string, stdin io.Reader) ([]manifest.Document, error) {
 	docs, err := manifest.ReadAll(sources, stdin)
 	if err != nil {
@@ -269,8 +263,7 @@ func readItems(sources []string, stdin io.Reader) ([]manifest.Document, error) {
 	return out, nil
 }
 
-// typedItems is doc, or the claims and templates of doc when it is a typed
-// list (see readItems).
+// typedItems is doc, or its items when it is a typed list.
 func typedItems(doc manifest.Document) ([]manifest.Document, error) {
 	_, _, kind, err := conversion.Identify(doc.Object)
 	if err != nil || !strings.HasSuffix(kind, "List") {
@@ -292,9 +285,8 @@ func typedItems(doc manifest.Document) ([]manifest.Document, error) {
 	return out, nil
 }
 
-// typedListItems returns copies of the items of doc, a typed list of kind
-// (ResourceClaimList, ResourceClaimTemplateList), each with the list's
-// apiVersion and item kind where it has none, as kubectl creates them.
+// typedListItems returns copies of the items of doc, a typed list of kind,
+// with the list's apiVersion and item kind where they have none.
 func typedListItems(doc manifest.Document, kind string) ([]map[string]interface{}, error) {
 	items, _ := doc.Object["items"].([]interface{})
 	out := make([]map[string]interface{}, 0, len(items))
@@ -315,10 +307,8 @@ func typedListItems(doc manifest.Document, kind string) ([]map[string]interface{
 	return out, nil
 }
 
-// checkGA checks doc, a resource.k8s.io v1beta1, v1beta2 or v1 claim or
-// template (as a create; see gacheck.Check): findings on out, warnings and
-// a malformed object (a field of the wrong JSON type: unusable input, as
-// for the alpha versions) on errOut.
+// checkGA checks doc, a resource.k8s.io v1beta1, v1beta2 or v1 object, as a
+// create: findings on out, warnings and shape errors on errOut.
 func checkGA(doc manifest.Document, version, kind string, out, errOut io.Writer) (invalid, unusable bool) {
 	if err := conversion.CheckShape(doc.Object); err != nil {
 		fmt.Fprintf(errOut, "%s: %v\n", doc.Position(), err)
@@ -335,12 +325,9 @@ func checkGA(doc manifest.Document, version, kind string, out, errOut io.Writer)
 	return len(errs) > 0, false
 }
 
-// supportedDocument reports whether doc is a claim or template validation
-// checks, and notes a skipped object on errOut. A claim or template of a
-// version that cannot be a real one, or of a misspelt kind
-// (api.MistakenClaim), is reported as invalid instead (the apiserver knows
-// no such kind either) on report, with the invalid objects: mistaken is
-// then true.
+// supportedDocument reports whether validation checks doc, and notes a
+// skipped object on errOut. A mistaken claim or template (api.MistakenClaim)
+// is reported as invalid on report instead, and mistaken is true.
 func supportedDocument(doc manifest.Document, report, errOut io.Writer, what string) (ok, mistaken bool) {
 	if validation.IsSupported(doc.Object) {
 		return true, false
@@ -352,8 +339,7 @@ func supportedDocument(doc manifest.Document, report, errOut io.Writer, what str
 	}
 	apiVersion, _ := doc.Object["apiVersion"].(string)
 	if version, _ := gacheck.Version(doc.Object); version != "" {
-		// Only reachable for old objects: new ones were checked by
-		// checkGA, as creates.
+		// Only old objects get here: checkGA checked the new ones.
 		fmt.Fprintf(errOut, "%s: skipping %sobject %s %s: %s %s claims and templates are checked as creates only, without an old object\n",
 			doc.Position(), what, apiVersion, api.Describe(doc.Object), api.UpstreamGroup, version)
 		return false, false
@@ -376,9 +362,8 @@ type oldPairs struct {
 	single     bool                   // both sides hold exactly one object
 }
 
-// find pairs doc with its old object: by kind, namespace and name (the
-// first such in olds), or, when both sides hold exactly one object, with
-// that one.
+// find pairs doc with its old object: the only one when both sides hold one,
+// else the first with the same kind, namespace and name.
 func (p *oldPairs) find(doc manifest.Document) (manifest.Document, error) {
 	if p.single {
 		return p.olds[0], nil
@@ -389,8 +374,7 @@ func (p *oldPairs) find(doc manifest.Document) (manifest.Document, error) {
 	return manifest.Document{}, errors.New("no old object with the same kind, namespace and name")
 }
 
-// indexOld maps each identity to its first old object, so that pairing
-// thousands of objects is not a scan per object.
+// indexOld maps each identity to its first old object.
 func indexOld(olds []manifest.Document) map[objectIdentity]int {
 	m := make(map[objectIdentity]int, len(olds))
 	for i, old := range olds {
@@ -409,10 +393,8 @@ func identity(obj map[string]interface{}) objectIdentity {
 	return objectIdentity{kind, namespace, name}
 }
 
-// statusIgnored notes, for a claim with a status validated as a create,
-// that the status was not checked: an apiserver ignores the status of a
-// create (a claim with 33 reservedFor entries is created, and its status
-// write then refused), so say how to check it.
+// statusIgnored notes that a claim's status was not checked, as an apiserver
+// ignores the status of a create, and says how to check it.
 func statusIgnored(doc manifest.Document, errOut io.Writer) {
 	if _, _, _, kind, _ := api.TypeOf(doc.Object); kind != api.KindClaim {
 		return
