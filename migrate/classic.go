@@ -6,15 +6,11 @@ import (
 	"github.com/claimbridge/claimbridge/conversion"
 )
 
-// classicWarning says, for a 1.26–1.30 claim or template migrated to 1.31 or
-// later, that its devices came from a classic DRA driver (a control-plane
-// controller), which the target's consumers no longer use for it: a 1.31
-// claim without spec.controller, and every 1.32+ claim, is allocated by the
-// scheduler from ResourceSlices, which a classic driver does not publish.
-// The claim is classic when its allocation in the input was (status.driverName
-// without structured handles), when its class in the input is (a 1.26 class,
-// or a 1.30 class without structuredParameters), or when it is a 1.26 claim
-// (1.26 had only classic DRA). Empty when none of these holds.
+// classicWarning says, for a 1.26–1.30 claim or template migrated to 1.31+,
+// that its devices came from a classic DRA driver, which the target's
+// scheduler no longer uses: it allocates from ResourceSlices, which a classic
+// driver does not publish. Empty when the input does not show a classic
+// allocation, a classic class or a 1.26 claim.
 func classicWarning(obj map[string]interface{}, from, kind, to string, idx *Index) string {
 	return classicWarningOf(obj, from, kind, to, idx, true)
 }
@@ -76,12 +72,8 @@ func maybeClassic(obj map[string]interface{}, from, kind string, idx *Index) boo
 	return true
 }
 
-// ClassicWarning is the warning that a 1.26–1.30 claim or template (obj,
-// of version from and kind), converted to version to, came from a classic
-// DRA driver that the target release no longer asks (see migrate's own);
-// empty when to is v1alpha1 or v1alpha2, or obj is not classic as far as
-// it tells without its class (a 1.26 claim, a classic allocation): a
-// v1alpha2 claim without its class may be a 1.30 structured one.
+// ClassicWarning is classicWarning for obj alone, without its class: empty
+// when to is v1alpha1 or v1alpha2, or obj does not show it is classic.
 func ClassicWarning(obj map[string]interface{}, from, kind, to string) string {
 	if t, ok := Targets[to]; !ok || !t.Devices {
 		return ""

@@ -23,20 +23,17 @@ func IsDeviceClass(obj map[string]interface{}) bool {
 	return group == conversion.UpstreamGroup && Targets[version].Devices
 }
 
-// deviceClassFields are the DeviceClass spec fields each version has
-// besides selectors and config: v1alpha3's suitableNodes (classic DRA, gone
-// in 1.32), and v1's extendedResourceName (1.34).
+// deviceClassFields are the DeviceClass spec fields of each version besides
+// selectors and config.
 var deviceClassFields = map[string][]string{
 	conversion.V1alpha3: {"suitableNodes"},
 	conversion.V1:       {"extendedResourceName"},
 }
 
-// DeviceClass migrates a DeviceClass to the release serving version to:
-// the target's apiVersion (selectors and config are the same in every
-// version), the spec fields the target does not have lost (reported), and
-// the metadata the old cluster set dropped, as for a claim. served is false
-// for v1alpha1 and v1alpha2, whose releases (1.26–1.30) have no DeviceClass:
-// the caller leaves it out and says so. obj is not modified.
+// DeviceClass migrates a DeviceClass to the release serving version to: the
+// target's apiVersion, without the spec fields it lacks and the metadata the
+// old cluster set. served is false for v1alpha1 and v1alpha2, which have no
+// DeviceClass. obj is not modified.
 func DeviceClass(obj map[string]interface{}, to string, opts Options) (out map[string]interface{}, r Report, served bool) {
 	target, err := targetFor(to)
 	if err != nil || !target.Devices || !IsDeviceClass(obj) {
@@ -78,9 +75,7 @@ func DeviceClass(obj map[string]interface{}, to string, opts Options) (out map[s
 }
 
 // CheckDeviceClass refuses a migrated DeviceClass that a 1.32+ apiserver
-// would reject for the limits 1.32 added (a CEL selector or opaque
-// parameters over 10 KiB, parameters that are no JSON object), as migrate
-// refuses such claims: nil for the other targets and objects.
+// would reject for the limits 1.32 added; nil for other targets and objects.
 func CheckDeviceClass(out map[string]interface{}, to string) error {
 	target, err := targetFor(to)
 	if err != nil || !IsDeviceClass(out) || !slices.Contains(conversion.GAVersions, to) {
@@ -92,14 +87,10 @@ func CheckDeviceClass(out map[string]interface{}, to string) error {
 	return nil
 }
 
-// deviceClassFor is the DeviceClass that stands in, for the claims migrated
-// to version to (1.31+), for the 1.26/1.30 ResourceClass class: of the same
-// name, which those claims' requests name as their deviceClassName, and
-// selecting the class's driver's devices (a ResourceClass chose its devices
-// by driver) that pass the filter its 1.30 ResourceClassParameters set for
-// that driver, when they are in the input: the 1.30 scheduler applied it to
-// every structured claim of the class, those without parametersRef
-// included. The claims' own parameters are translated into their requests.
+// deviceClassFor is the DeviceClass that stands in for the ResourceClass
+// class on a 1.31+ target: of the same name, which the migrated requests
+// name, selecting the class driver's devices that pass the filter of its
+// 1.30 parameters, as the 1.30 scheduler applied it to every claim.
 func deviceClassFor(class map[string]interface{}, to string, opts Options) (map[string]interface{}, Report) {
 	var r Report
 	driver, _ := class["driverName"].(string)
@@ -133,9 +124,8 @@ func deviceClassFor(class map[string]interface{}, to string, opts Options) (map[
 		}
 	}
 	if _, ok := class["suitableNodes"]; ok && class["structuredParameters"] == true {
-		// The 1.30 scheduler filtered every claim of the class by it (its
-		// PreFilter's availableOnNode), structured ones too; 1.31+ reads it
-		// for classic DRA only.
+		// The 1.30 scheduler filtered every claim of the class by it;
+		// 1.31+ reads it for classic DRA only.
 		r.Warnings = append(r.Warnings, "suitableNodes: the 1.30 scheduler allocated this class's claims only on these nodes; a 1.31+ scheduler takes a structured claim's nodes from its devices' ResourceSlices alone, so the claims may get devices on other nodes (add a CEL selector on the devices' attributes to keep them apart)")
 	}
 	if ref, ok := class["parametersRef"].(map[string]interface{}); ok {

@@ -16,17 +16,14 @@ const (
 	parametersAPI       = conversion.UpstreamGroup + "/" + conversion.V1alpha2
 )
 
-// Index holds the 1.30 ResourceClaimParameters, ResourceClassParameters and
-// ResourceClasses of the input, so that claims referring to them can be
-// translated into device requests. Lookups go through maps built as objects
-// are added: a cluster export has one parameters object per claim, and a
-// scan per claim made migrate quadratic in the claims.
+// Index holds the 1.30 parameter objects and classes of the input, so that
+// claims referring to them can be translated into device requests. Lookups
+// use maps: an export has one parameters object per claim.
 type Index struct {
 	objects   []map[string]interface{}
 	classes26 []map[string]interface{} // 1.26 (v1alpha1) ResourceClasses
 
-	// The position in objects (or classes26) of the first object under
-	// each key.
+	// The position in objects (or classes26) of the first object per key.
 	direct    map[objectKey]int // kind, namespace, name
 	generated map[generatedKey]int
 	classes   map[string]int // 1.30 ResourceClasses by name
@@ -42,8 +39,7 @@ type generatedKey struct {
 }
 
 // Add records obj when it is one of the 1.30 parameter kinds and reports
-// whether it was; a 1.26 ResourceClass is recorded too, for the
-// classic-driver warning only (classicDriver), and reported as not.
+// whether it was; a 1.26 ResourceClass is recorded for classicDriver only.
 func (x *Index) Add(obj map[string]interface{}) bool {
 	if isClass26(obj) {
 		firstAt(&x.classes1, str(metaOf(obj), "name"), len(x.classes26))
@@ -68,9 +64,8 @@ func (x *Index) Add(obj map[string]interface{}) bool {
 	return true
 }
 
-// Indexed reports whether Add keeps obj (a 1.30 parameter object or class,
-// a 1.26 ResourceClass): Add does nothing with any other object, so a
-// caller reading objects one at a time keeps only these for it.
+// Indexed reports whether Add keeps obj, so that a caller reading objects
+// one at a time keeps only these for it.
 func Indexed(obj map[string]interface{}) bool {
 	return isClass26(obj) || IsParameters(obj) && obj["apiVersion"] == parametersAPI
 }
@@ -89,12 +84,9 @@ func firstAt[K comparable](m *map[K]int, key K, at int) {
 	}
 }
 
-// IsParameters reports whether obj is a resource.k8s.io/v1alpha2
-// ResourceClaimParameters, ResourceClassParameters or ResourceClass, or a
-// resource.k8s.io/v1alpha1 (1.26) ResourceClass: kinds that 1.31 and later
-// no longer serve, which migrate leaves out for v1alpha3 and later (only
-// the 1.30 ones are used to translate parameters) and migrates for
-// v1alpha1 and v1alpha2 with Parameters.
+// IsParameters reports whether obj is a 1.30 ResourceClaimParameters,
+// ResourceClassParameters or ResourceClass, or a 1.26 ResourceClass: kinds
+// that 1.31 and later no longer serve.
 func IsParameters(obj map[string]interface{}) bool {
 	switch obj["apiVersion"] {
 	case parametersAPI:
@@ -108,10 +100,9 @@ func IsParameters(obj map[string]interface{}) bool {
 	return false
 }
 
-// find returns the object of kind in namespace that ref names, directly
-// (apiGroup resource.k8s.io, the in-tree kind) or through generatedFrom
-// (a vendor object the in-tree parameters were generated from), as the
-// 1.30 scheduler looks them up: of several, the first in the input.
+// find returns the object of kind in namespace that ref names, directly or
+// through generatedFrom, as the 1.30 scheduler looks it up: of several, the
+// first in the input.
 func (x *Index) find(kind, namespace string, ref map[string]interface{}) map[string]interface{} {
 	if x == nil || ref == nil {
 		return nil
@@ -195,10 +186,9 @@ func (r request) key() string {
 	return r.driver + "\x00" + r.selector + "\x00" + string(p)
 }
 
-// translateParameters replaces the device requests conversion derived from
-// the class alone by the devices the 1.30 claim parameters asked for. It
-// reports whether it handled a parametersRef: then it said what became of
-// it (translated, or a warning), in place of the conversion's warning.
+// translateParameters replaces the device requests derived from the class
+// alone by those the 1.30 claim parameters asked for. It reports whether it
+// handled a parametersRef, reporting on it in place of the conversion.
 func translateParameters(src map[string]interface{}, from, kind string, out map[string]interface{}, idx *Index, r *Report) bool {
 	srcSpec, outSpec := specOf(src, kind), specOf(out, kind)
 	ref, _ := srcSpec["parametersRef"].(map[string]interface{})
@@ -209,8 +199,7 @@ func translateParameters(src map[string]interface{}, from, kind string, out map[
 	className := str(srcSpec, "resourceClassName")
 	ns := str(metaOf(src), "namespace")
 	lost := fmt.Sprintf("the migrated claim asks for one device of class %s with no selector and no configuration", className)
-	// The referenced object is in the claim's namespace; without one (kubectl
-	// takes it from its context) it is named without it, as every object is.
+	// The referenced object is in the claim's namespace, if it has one.
 	refName := fmt.Sprintf("%s %s (apiGroup %q)", str(ref, "kind"), refOf(ns, str(ref, "name")), str(ref, "apiGroup"))
 	if from == conversion.V1alpha1 {
 		// 1.26 has no in-tree parameters: the reference names a driver's
@@ -232,14 +221,12 @@ func translateParameters(src map[string]interface{}, from, kind string, out map[
 	// Findings in the parameters name them and their own field path.
 	paramsPath := fmt.Sprintf("%s.parametersRef (ResourceClaimParameters %s/%s) driverRequests", specPath, ns, str(metaOf(params), "name"))
 	if kind == conversion.KindClaim && params["shareable"] != true {
-		// A 1.30 scheduler copies it into allocation.shareable (false when
-		// absent): one consumer at a time. 1.31+ claims are always shared.
-		// (A template's claims are generated for one pod each.)
+		// A 1.30 allocation without shareable had one consumer at a time;
+		// 1.31+ claims are always shared. A template's claims have one pod.
 		r.Warnings = append(r.Warnings, fmt.Sprintf("%s.parametersRef (ResourceClaimParameters %s/%s) shareable: false: a 1.30 allocation of this claim served one pod at a time; a 1.31+ claim may be reserved by up to 32 pods at once (256 from 1.33) and has no way to say otherwise",
 			specPath, ns, str(metaOf(params), "name")))
 	}
-	// The filter of the class's own driver is in the class's DeviceClass
-	// (deviceClassFor), where it applies to every claim of the class as in
+	// The class driver's filter is in the DeviceClass (deviceClassFor), as in
 	// 1.30; a request for another driver gets that driver's filter itself.
 	class := structuredClass(idx, className)
 	filters := classFilters(idx, class, nil)
@@ -380,11 +367,9 @@ func buildConfig(reqs []request, names []string, driverConfig []map[string]inter
 	return out
 }
 
-// classFilters returns the translated namedResources filters of a 1.30
-// ResourceClass's ResourceClassParameters per driver, when the class and
-// its parameters are in the input: as the 1.30 scheduler applied them to
-// every structured claim of the class, the first filter of each driver
-// (newClaimController). r (nil for none) gets what cannot be applied.
+// classFilters returns per driver the translated first filter of a 1.30
+// class's parameters, as the 1.30 scheduler applied it to every claim of
+// the class. r (nil for none) gets what cannot be applied.
 func classFilters(idx *Index, class map[string]interface{}, r *Report) map[string]string {
 	if class == nil {
 		return nil
@@ -430,9 +415,8 @@ func classFilters(idx *Index, class map[string]interface{}, r *Report) map[strin
 	return out
 }
 
-// structuredClass returns the 1.30 ResourceClass named name in the input if
-// it has structured parameters (its claims were allocated by the scheduler,
-// which applied its filters), else nil.
+// structuredClass returns the 1.30 ResourceClass named name if it has
+// structured parameters (the scheduler applied its filters), else nil.
 func structuredClass(idx *Index, name string) map[string]interface{} {
 	if class := idx.class(name); class != nil && class["structuredParameters"] == true {
 		return class

@@ -11,13 +11,9 @@ import (
 
 //go:generate go run ../hack/podfields podfields_generated.go
 
-// PodFieldErrors returns, for a Pod or a workload's pod template
-// (podSpecPaths), every field of its pod spec that the release serving
-// version to does not have (podFieldReleases, podFieldsGone), as "<path>:
-// <message>" with obj's path; nil for other objects. Such a field makes
-// that release's apiserver reject a strict create (kubectl's default), and
-// a lenient one drops it in silence (PodFieldConsequence). A release newer
-// than the pod's keeps its fields.
+// PodFieldErrors returns, for a Pod or workload, every pod spec field that
+// the release serving version to does not have, as "<path>: <message>"; nil
+// for other objects. See PodFieldConsequence for what such a field does.
 func PodFieldErrors(obj map[string]interface{}, to string) []string {
 	target, err := targetFor(to)
 	if err != nil {
@@ -50,9 +46,8 @@ func podSpecOf(obj map[string]interface{}) (spec map[string]interface{}, prefix 
 	return spec, prefix
 }
 
-// podFieldParents are the paths of the table (podFieldReleases,
-// podFieldsGone) and of their ancestors, without a list's "[]": those that
-// checkPodFields looks into.
+// podFieldParents are the table's paths and their ancestors, without a
+// list's "[]": those that checkPodFields looks into.
 var podFieldParents = func() map[string]bool {
 	parents := map[string]bool{}
 	for _, table := range []map[string]int{podFieldReleases, podFieldsGone} {
@@ -70,9 +65,8 @@ var podFieldParents = func() map[string]bool {
 	return parents
 }()
 
-// checkPodFields adds to errs the fields in v, a value at the PodSpec path
-// of the table tablePath and at path in the object, that target's release
-// does not have; it does not look inside them.
+// checkPodFields adds to errs the fields in v, at table path tablePath and
+// object path path, that target's release does not have.
 func checkPodFields(v interface{}, tablePath, path string, target Target, errs *[]string) {
 	switch v := v.(type) {
 	case map[string]interface{}:

@@ -14,12 +14,9 @@ var clusterState = map[string]string{
 	"PodSchedulingContext": "the new cluster's scheduler creates a pod's PodSchedulingContext when it schedules the pod (this one holds the old cluster's node choices)",
 }
 
-// ClusterState reports whether obj is a resource.k8s.io object that a
-// cluster's components create for themselves (a ResourceSlice, a
-// PodSchedulingContext), which migrate leaves out in every version: created
-// on the new cluster, it would state the old cluster's nodes and devices,
-// and 1.31 and later do not serve the 1.30 versions of them. note says
-// why, for the report.
+// ClusterState reports whether obj is a resource.k8s.io object that the
+// cluster's components create for themselves, which migrate leaves out:
+// it describes the old cluster's nodes and devices. note says why.
 func ClusterState(obj map[string]interface{}) (note string, ok bool) {
 	_, group, _, kind, found := api.TypeOf(obj)
 	if !found || group != conversion.UpstreamGroup {

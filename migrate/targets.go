@@ -12,22 +12,18 @@ type Target struct {
 	// Releases names the Kubernetes releases that serve the version, for messages.
 	Releases string
 	// Finalizer is the built-in finalizer those releases put on claims and
-	// remove themselves; "" when they have none (1.26: only control-plane
-	// drivers set their own "<driver>/deletion-protection").
+	// remove themselves; "" when they have none (1.26).
 	Finalizer string
-	// Minor is the minor version of the release whose pods the version's
-	// output must fit: the newest that serves it (for v1, go.mod's
-	// k8s.io/api, whose PodSpec the table of podfields_generated.go ends with).
+	// Minor is the newest minor release serving the version, whose pods the
+	// output must fit (for v1, that of go.mod's k8s.io/api).
 	Minor int
 	// Devices is true when the version asks for devices with requests
-	// (v1alpha3 and later): 1.30 ResourceClaimParameters can be translated
-	// into request selectors, counts and opaque config.
+	// (v1alpha3 and later), into which 1.30 parameters are translated.
 	Devices bool
 }
 
 // Targets maps each version of conversion.ChainVersions to its release
-// facts. A version added to the chain needs a row here (a test checks it);
-// v1beta1, v1beta2 and v1 keep the 1.31 finalizer and device requests.
+// facts. A version added to the chain needs a row here (a test checks it).
 var Targets = map[string]Target{
 	conversion.V1alpha1: {Releases: "1.26", Minor: 26},
 	conversion.V1alpha2: {Releases: "1.27–1.30", Minor: 30, Finalizer: "dra.k8s.io/delete-protection"},
