@@ -9,15 +9,11 @@ import (
 // listIndex is a list index in a field path: "[12]".
 var listIndex = regexp.MustCompile(`\[[0-9]+\]`)
 
-// collapseIndexedWarnings says once what it would otherwise repeat per list entry:
-// warnings that differ only in list indices (one per handle of a 32-handle
-// allocation, one per request) become one, with "[*]" for each index that
-// differs and the number of entries after the path, "status.allocation.
-// resourceHandles[*].data (32 entries): …", in the place of the first;
-// identical warnings are said once, as the apiserver does.
-// kube-apiserver cuts a response's warnings to 256 characters each and drops
-// those beyond 4 KiB in all, so that 32 copies of one would push every other
-// warning out; a terminal is spared them as well. Warnings are kept in order.
+// collapseIndexedWarnings merges warnings that differ only in list indices
+// into one, in the place of the first, with "[*]" for each index that
+// differs and the count after the path ("handles[*].data (32 entries): …").
+// Identical warnings are said once. kube-apiserver keeps only 4 KiB of
+// warnings, so 32 copies would push the others out.
 func collapseIndexedWarnings(warnings []string) []string {
 	if len(warnings) < 2 {
 		return warnings
@@ -45,10 +41,8 @@ func collapseIndexedWarnings(warnings []string) []string {
 	return out
 }
 
-// collapsed writes members (the same text but for list indices) once: each
-// index the same in all of them kept, the others "[*]", and the number of
-// distinct members after the path (before the first ": " that follows the
-// first "[*]").
+// collapsed writes members (the same text but for list indices) once, with
+// "[*]" for each index that differs and the count after the path.
 func collapsed(members []string) string {
 	first := members[0]
 	spans := listIndex.FindAllStringIndex(first, -1)

@@ -12,15 +12,11 @@ import (
 )
 
 // otherVersionCreateErrors checks a new object as every other version sees
-// it. What the client's version cannot show travels in the restore
-// annotations and becomes part of the object in the other versions, the
-// stored v1alpha3 one among them, so those must be as valid as the object the
-// client sees. Each error of another version's create rules that the restore
-// annotations introduce is reported at metadata.annotations; errors the
-// object has there without them are left to the client version's own rules.
-// An object some version cannot read (unreadable) or, with maxDepth, nests
-// too deep there (tooDeep) is refused, and so is a claim whose restore
-// annotations hold status data (statusRestoreDataErrors).
+// it. The restore annotations become part of the object in the other
+// versions, the stored one among them, so each error they introduce there is
+// reported at metadata.annotations. An object some version cannot read or,
+// with maxDepth, nests too deep there is refused, and so is a claim whose
+// restore annotations hold status data.
 func otherVersionCreateErrors(t objectType, newObj map[string]interface{}, maxDepth int) field.ErrorList {
 	bare, ok := withoutRestoreAnnotations(newObj)
 	if !ok {
@@ -123,18 +119,16 @@ func withoutRestoreAnnotations(obj map[string]interface{}) (map[string]interface
 }
 
 // unreadable is the finding for a write that leaves the object unreadable
-// through version: what the version cannot hold no longer fits the
-// annotation size limit, so every get, list and watch through that version
-// that includes the object would fail, for every client.
+// through version: its restore data exceeds the annotation size limit, so
+// every read of it through that version would fail.
 func unreadable(path *field.Path, version string, err error) *field.Error {
 	return field.Forbidden(path,
 		fmt.Sprintf("the object could not be read through %s, nor listed or watched with other claims through it: %v", version, err))
 }
 
-// fitsEveryVersion reports whether obj, a new object without restore
-// annotations, surely converts to every version: the restore annotations a
-// conversion writes hold at most twice the spec's encoding plus less than
-// 8 KiB of operations. It spares nearly every create the conversions.
+// fitsEveryVersion reports whether obj, without restore annotations, surely
+// converts to every version: conversion writes at most twice the spec's
+// encoding plus under 8 KiB. It spares nearly every create the conversions.
 func fitsEveryVersion(obj map[string]interface{}) bool {
 	room := annotationRoom(obj, 8*1024)
 	if room < 0 {

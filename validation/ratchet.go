@@ -12,13 +12,10 @@ import (
 )
 
 // withoutUnchangedAllocationErrors drops, on a status write that leaves the
-// allocation as it was, the findings inside the allocation, and a missing
-// driverName when neither object has one. No release could store an
-// allocation its rules reject, so upstream's findings only ever concerned
-// the write that set it; here an allocation written through one version may
-// break a rule of another (a v1alpha3 opaque config over 16 KiB is a v1alpha1
-// resourceHandle of that size), and reporting it on every later status write
-// would keep an older client from ever changing its reservations.
+// allocation as it was, the findings inside it, and a missing driverName when
+// neither object has one. An allocation written through one version may break
+// a rule of another; reporting it on every later status write would keep an
+// older client from ever changing its reservations.
 func withoutUnchangedAllocationErrors(errs field.ErrorList, newObj, oldObj map[string]interface{}) field.ErrorList {
 	if len(errs) == 0 || !apiequality.Semantic.DeepEqual(statusField(newObj, "allocation"), statusField(oldObj, "allocation")) {
 		return errs
@@ -45,12 +42,10 @@ func templateMetadata(obj map[string]interface{}) interface{} {
 	return spec["metadata"]
 }
 
-// withoutTemplateMetadata returns a template without its spec.metadata,
-// for a main update that leaves it as it was: it is then neither decoded nor
-// validated again. Earlier builds could store values there that the create
-// rules refuse (fields beyond labels and annotations, a date-time metav1.Time
-// does not parse); refusing them on every update of the immutable spec would
-// refuse even the removal of the template's finalizers.
+// withoutTemplateMetadata returns a template without its spec.metadata, for
+// a main update that leaves it alone. Earlier builds could store values the
+// create rules refuse; refusing them on every update of the immutable spec
+// would refuse even the removal of the template's finalizers.
 func withoutTemplateMetadata(obj map[string]interface{}) map[string]interface{} {
 	spec, isMap := obj["spec"].(map[string]interface{})
 	if _, has := spec["metadata"]; !isMap || !has {
@@ -68,13 +63,11 @@ func noString(v interface{}) bool {
 	return v == nil || isString && s == ""
 }
 
-// withoutStoredSpecErrors drops, on a main update through v1alpha1 or
-// v1alpha2 that leaves the spec as it was, the findings inside the spec when
-// that spec is derived from a stored v1alpha3 spec that is valid there, with
-// no older version's restore data. A claim without requests, valid in 1.31,
-// has no resourceClassName in v1alpha1 and v1alpha2; since the spec is
-// immutable, reporting it would keep their clients from ever labelling the
-// claim or removing its finalizers.
+// withoutStoredSpecErrors drops, on a v1alpha1 or v1alpha2 main update that
+// leaves the spec alone, the spec findings when it derives from a valid
+// stored v1alpha3 spec without older restore data. A claim without requests
+// has no resourceClassName there; since the spec is immutable, reporting it
+// would keep those clients from ever labelling the claim.
 func withoutStoredSpecErrors(t objectType, errs field.ErrorList, newObj, oldObj map[string]interface{}) field.ErrorList {
 	if t.version == StorageVersion || !slices.ContainsFunc(errs, insideSpec) || !sameSpec(t, newObj, oldObj) {
 		return errs
@@ -95,9 +88,8 @@ func withoutStoredSpecErrors(t objectType, errs field.ErrorList, newObj, oldObj 
 	return slices.DeleteFunc(slices.Clone(errs), insideSpec)
 }
 
-// sameSpec reports whether a and b, objects of t's version and kind, have
-// the same spec once defaulted, as kube-apiserver compares an update with the
-// stored object.
+// sameSpec reports whether a and b have the same spec once defaulted, as
+// kube-apiserver compares an update with the stored object.
 func sameSpec(t objectType, a, b map[string]interface{}) bool {
 	if apiequality.Semantic.DeepEqual(a["spec"], b["spec"]) {
 		return true

@@ -162,9 +162,8 @@ func runKind[C, T, O any](s typedRules[C, T], newObj, oldObj map[string]interfac
 	return result, nil
 }
 
-// newWarnings is what an update warns about that its old object did not
-// already warn about (before is called only when needed), as kube-apiserver's
-// strategies warn on update only about what changed.
+// newWarnings is what an update warns about that its old object did not, as
+// kube-apiserver's strategies warn only about what changed.
 func newWarnings(now []string, before func() []string) []string {
 	if len(now) == 0 {
 		return now
@@ -213,13 +212,10 @@ var rulesFor = map[string]rules{
 	"v1alpha3": rulesV1alpha3,
 }
 
-// decodeStatusOld decodes the old object of a status write without encoding
-// it. There newObj is oldObj with only the status and managedFields taken
-// from the request (prepareForStatusUpdate), so old is a deep copy of
-// decoded with oldObj's status and managedFields decoded into it; an
-// allocation equal in both is deep-copied rather than decoded again.
-// TestStatusOldDecodeMatchesFullDecode keeps the result equal to the lenient
-// decode of oldObj. It reports false, having done nothing, when oldObj's
+// decodeStatusOld decodes the old object of a status write cheaply: newObj
+// differs from it only in status and managedFields (prepareForStatusUpdate),
+// so old is a deep copy of decoded with oldObj's status and managedFields
+// decoded into it. It reports false, having done nothing, when oldObj's
 // metadata is not an object or O lacks those fields or DeepCopy.
 func decodeStatusOld[O any](decoded *O, newObj, oldObj map[string]interface{}, old *O) (bool, error) {
 	if !fastStatusOld {

@@ -13,15 +13,11 @@ import (
 	"github.com/claimbridge/claimbridge/conversion"
 )
 
-// A restore annotation's status data is a patch that conversion applies to
-// the status of an object converted to its version whenever that status
-// has the fingerprint the patch names, now or after a later status write.
-// The checks of a create or main update see only the present status, so
-// status data made for another status would slip past them and change the
-// object later. Conversion writes status data only on status writes, and a
-// client writing the main resource sends back what it read: so a create may
-// carry none, and a main update may not add or change any. Only the
-// annotations that stay stored are looked at (StoredRestoreVersions).
+// A restore annotation's status data patches any later status with the
+// fingerprint it names, so it could slip past the checks of today's status.
+// Conversion writes it only on status writes, and a client writing the main
+// resource sends back what it read: a create may carry none, and a main
+// update may not add or change any. Only annotations that stay stored count.
 
 // statusRestoreDataErrors reports each restore annotation of newObj, an object
 // of t's version, that is stored with status data oldObj (nil for a create)
@@ -53,10 +49,9 @@ func statusRestoreDataErrors(t objectType, newObj, oldObj map[string]interface{}
 
 // KeepStoredStatusRestoreData returns obj, a claim written through the main
 // resource in version, with the status data of its restore annotations made
-// the stored claim's, old (nil for a create: none), and a warning for each
-// annotation changed: the defaulting webhook's repair of a re-applied copy
-// of an allocated claim, which statusRestoreDataErrors would refuse. obj is
-// returned itself when nothing changes, and is not modified.
+// old's (nil for a create), and a warning for each annotation changed: the
+// defaulting webhook's repair of a re-applied copy of an allocated claim.
+// obj is not modified, and returned itself when nothing changes.
 func KeepStoredStatusRestoreData(obj, old map[string]interface{}, version string) (map[string]interface{}, []string) {
 	annotations, remove, changed := conversion.WithStoredStatusRestoreData(obj, old, StoredRestoreVersions(version))
 	if len(changed) == 0 {
@@ -82,8 +77,7 @@ func KeepStoredStatusRestoreData(obj, old map[string]interface{}, version string
 }
 
 // StoredRestoreVersions returns the versions whose restore annotations stay
-// on an object written in version once converted to the storage version,
-// which removes those of every version it steps through, its own included.
+// on an object written in version once converted to the storage version.
 func StoredRestoreVersions(version string) []string {
 	from, to := slices.Index(versions, version), slices.Index(versions, StorageVersion)
 	if from > to {

@@ -2,14 +2,11 @@ package validation
 
 import "github.com/claimbridge/claimbridge/api"
 
-// The prepareFor functions do to the JSON trees what the apiserver's registry
-// strategy for this CRD does to a write before validating admission sees it
-// (apiextensions-apiserver customResourceStrategy and statusStrategy), so
-// that offline validation sees what the webhook would see. Their results
-// share the arguments' subtrees and never modify them.
+// The prepareFor functions do to the JSON trees what the CRD's registry
+// strategy does to a write before admission, so that offline validation sees
+// what the webhook would. Results share the arguments' subtrees, unmodified.
 
-// prepareForCreate drops the status of a new claim: it cannot be set on
-// create.
+// prepareForCreate drops the status of a new claim: create cannot set it.
 func prepareForCreate(obj map[string]interface{}, kind string) map[string]interface{} {
 	out := shallowCopy(obj)
 	if kind == api.KindClaim {
@@ -33,9 +30,8 @@ func prepareForUpdate(obj, old map[string]interface{}, kind string) map[string]i
 	return out
 }
 
-// prepareForStatusUpdate takes only the status (and managedFields, which
-// track the write) from a status update; everything else, spec and
-// metadata included, stays as stored.
+// prepareForStatusUpdate takes only the status and managedFields from a
+// status update; everything else stays as stored.
 func prepareForStatusUpdate(obj, old map[string]interface{}) map[string]interface{} {
 	out := shallowCopy(old)
 	if status, ok := obj["status"]; ok {
@@ -69,11 +65,9 @@ func shallowCopy(obj map[string]interface{}) map[string]interface{} {
 const GeneratedNameSuffix = "xxxxx"
 
 // WithGeneratedName returns obj with the name the apiserver would give it
-// before validating a create (rest.BeforeCreate, names.SimpleNameGenerator:
-// generateName cut to 58 bytes, then GeneratedNameSuffix) when it has a
-// generateName and no name, and obj itself otherwise. Offline validation of
-// a manifest needs it: the webhook, like upstream validation, always sees a
-// named object and requires the name.
+// before validating a create (generateName cut to 58 bytes, then
+// GeneratedNameSuffix) when it has a generateName and no name, else obj
+// itself. Offline validation needs it: the webhook always sees a name.
 func WithGeneratedName(obj map[string]interface{}) map[string]interface{} {
 	meta, ok := obj["metadata"].(map[string]interface{})
 	if !ok {

@@ -13,14 +13,12 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// Validate decodes req.Object by apiVersion and kind, emulates the
-// apiserver's registry strategy for this CRD, applies upstream defaulting
-// and runs the rules of that version plus, for the CRD's group, the
-// cross-version checks. An object of group resource.k8s.io (the CLI's
-// input) gets its release's rules only. err is returned only for unusable
-// input (unsupported type, an undecodable object, a status write to a
-// template, an update without an old object of the same kind); an invalid
-// object yields Response.Errors.
+// Validate decodes req.Object by apiVersion and kind, emulates the CRD's
+// registry strategy, applies upstream defaulting and runs the version's
+// rules plus, for the CRD's group, the cross-version checks. err is returned
+// only for unusable input (an unsupported type, an undecodable object, a
+// status write to a template, an update without a matching old object); an
+// invalid object yields Response.Errors.
 func Validate(req Request) (Response, error) {
 	t, err := parseObjectType(req.Object)
 	if err != nil {
@@ -110,9 +108,8 @@ func Validate(req Request) (Response, error) {
 }
 
 // withoutAllocationImmutable drops the status.allocation immutability
-// finding, which 1.26 did not have (1.27 added it): the CRD keeps it for its
-// v1alpha1 (docs/validation.md, "Where claimbridge differs from upstream"),
-// whose allocation the other versions show, where it is immutable.
+// finding, which 1.26 did not have. The CRD keeps it for its v1alpha1, whose
+// allocation the other versions show (docs/validation.md).
 func withoutAllocationImmutable(errs field.ErrorList) field.ErrorList {
 	out := slices.DeleteFunc(slices.Clone(errs), func(e *field.Error) bool {
 		return e.Type == field.ErrorTypeInvalid && e.Field == "status.allocation" && e.Detail == common.FieldImmutableErrorMsg
@@ -123,9 +120,8 @@ func withoutAllocationImmutable(errs field.ErrorList) field.ErrorList {
 	return out
 }
 
-// oldInVersion checks the old object and converts it to the version of
-// the new one when they differ (the CLI may pair objects of different
-// versions; the apiserver always sends both in the request's version).
+// oldInVersion checks the old object and converts it to the new one's
+// version when they differ, as the CLI may pair them.
 func oldInVersion(old map[string]interface{}, t objectType) (map[string]interface{}, error) {
 	if old == nil {
 		return nil, fmt.Errorf("an update needs the old object")
@@ -154,10 +150,9 @@ const ImmediateAllocationWarning = classic.ImmediateAllocationWarning
 // StorageWarningPrefix starts the warnings of storageWarnings.
 const StorageWarningPrefix = "stored as " + StorageVersion + ": "
 
-// storageWarnings are the losses of converting a write through an older
-// version to the storage version, in the section the write changes (status
-// on a status write, else the rest), that neither the old object nor the
-// version's own warnings already name.
+// storageWarnings are the losses of converting a write to the storage
+// version, in the section the write changes, that neither the old object nor
+// the version's own warnings already name.
 func storageWarnings(t objectType, subResource string, newObj, oldObj map[string]interface{}, reported []string) []string {
 	if t.version == StorageVersion {
 		return nil
@@ -213,9 +208,8 @@ func statusLoss(path string) bool {
 }
 
 // UnknownFields returns the fields of obj, a claim or template of
-// v1alpha1-v1alpha3, that its version does not have (Forbidden "unknown
-// field" at their paths), as Validate reports them, without running any
-// rule: a strict decode.
+// v1alpha1-v1alpha3, that its version does not have, as Validate reports
+// them, without running any rule.
 func UnknownFields(obj map[string]interface{}) (field.ErrorList, error) {
 	t, err := parseObjectType(obj)
 	if err != nil {
