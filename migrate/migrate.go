@@ -23,7 +23,8 @@ import (
 // Options tune a migration.
 type Options struct {
 	// KeepOwnerReferences keeps metadata.ownerReferences. Default false: they
-	// name old uids, and the garbage collector deletes objects without owners.
+	// name the old cluster's uids, and the garbage collector deletes objects
+	// whose owners are all gone.
 	KeepOwnerReferences bool
 	// Parameters are the ResourceClaimParameters, ResourceClassParameters and
 	// ResourceClasses found in the input; nil when there are none.
@@ -56,7 +57,7 @@ var clientStale = []string{"kubectl.kubernetes.io/last-applied-configuration"}
 
 // Object migrates one ResourceClaim or ResourceClaimTemplate to version to.
 // obj is not modified. An object the target apiserver would reject is an
-// error; the Report still says what was lost and warned, which usually explains why.
+// error; the Report's losses and warnings usually explain why.
 func Object(obj map[string]interface{}, to string, opts Options) (map[string]interface{}, Report, error) {
 	var r Report
 	target, err := targetFor(to)

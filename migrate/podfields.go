@@ -46,8 +46,8 @@ func podSpecOf(obj map[string]interface{}) (spec map[string]interface{}, prefix 
 	return spec, prefix
 }
 
-// podFieldParents are the table's paths and their ancestors, without a
-// list's "[]": those that checkPodFields looks into.
+// podFieldParents are the paths of podFieldReleases and podFieldsGone and
+// their ancestors, without a list's "[]": those checkPodFields looks into.
 var podFieldParents = func() map[string]bool {
 	parents := map[string]bool{}
 	for _, table := range []map[string]int{podFieldReleases, podFieldsGone} {
