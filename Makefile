@@ -70,6 +70,8 @@ $(STATICCHECK):
 .PHONY: test
 test: lint verify envtest-assets oracle-assets older-builds chart-check ## Run every test: unit, fuzz round trips, CLI, server, chart and envtest suites.
 	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh --print-assets-dir)" KUSTOMIZE="$(BIN)/kustomize" HELM="$(BIN)/helm" PROMTOOL="$(BIN)/promtool" \
+		ENVTEST_ASSETS_1_33="$$(hack/envtest-assets.sh --print-assets-dir=1.33)" \
+		ENVTEST_ASSETS_1_32="$$(hack/envtest-assets.sh --print-assets-dir=1.32)" \
 		ENVTEST_ASSETS_1_31="$$(hack/envtest-assets.sh --print-assets-dir=1.31)" \
 		ENVTEST_ASSETS_1_30="$$(hack/envtest-assets.sh --print-assets-dir=1.30)" \
 		ENVTEST_ASSETS_1_26="$$(hack/envtest-assets.sh --print-assets-dir=1.26)" \
@@ -109,7 +111,7 @@ loadtest: ## Load test claimbridge serve against a null server on loopback, serv
 	$(GO) run ./hack/loadtest $(LOADTEST_FLAGS)
 
 .PHONY: envtest-assets
-envtest-assets: ## Build kube-apiserver, etcd, kustomize, helm, promtool and the 1.31, 1.30 and 1.26 kube-apiservers + etcd 3.5 from the Go module proxy (cached in bin/).
+envtest-assets: ## Build kube-apiserver, etcd, kustomize, helm, promtool and the 1.33, 1.32, 1.31, 1.30 and 1.26 kube-apiservers + etcd 3.5 from the Go module proxy (cached in bin/).
 	hack/envtest-assets.sh
 
 .PHONY: oracle-assets

@@ -91,7 +91,7 @@ func Check(obj map[string]interface{}, version, kind string) (errs, warnings []s
 				warnings = append(warnings, path+".firstAvailable: Kubernetes 1.33 drops it unless its DRAPrioritizedList feature gate is enabled (the default from 1.34), and then refuses a request without exactly")
 			}
 			if len(asArray(exact["tolerations"])) > 0 {
-				warnings = append(warnings, exactPath+".tolerations: Kubernetes 1.33 drops them unless its DRADeviceTaints feature gate is enabled (the default from 1.36)")
+				warnings = append(warnings, exactPath+".tolerations: Kubernetes 1.33 keeps them but has no device taints unless its DRADeviceTaints feature gate is enabled (the default from 1.36)")
 			}
 		}
 	}

@@ -107,12 +107,26 @@ var exactlyInPath = regexp.MustCompile(`(devices\.requests\[\d+\])\.exactly`)
 // exactly.
 var exactFields = []string{"deviceClassName", "selectors", "allocationMode", "count", "adminAccess", "tolerations", "capacity"}
 
-// inV1Shape returns obj in the JSON shape of v1, which v1beta2 has: a
-// v1beta1 request's flat fields move under exactly. In 1.32 every v1beta1
-// request is an exact one; its fields that 1.32 does not have
-// (absentFields) are left out.
+// inV1Shape returns obj in the JSON shape of v1, which v1beta2 has, as the
+// release's validation sees it: a v1beta1 request's flat fields move under
+// exactly. In 1.32 every v1beta1 request is an exact one; its fields that
+// 1.32 does not have (absentFields) are left out. 1.33 drops a request's
+// firstAvailable on a create (PrepareForCreate: its DRAPrioritizedList
+// feature gate is off by default).
 func inV1Shape(obj map[string]interface{}, version, kind string) map[string]interface{} {
-	if version != conversion.V1beta1 {
+	switch version {
+	case conversion.V1beta1:
+	case conversion.V1beta2:
+		out := deepCopy(obj)
+		spec := asObject(out["spec"])
+		if kind == conversion.KindTemplate {
+			spec = asObject(spec["spec"])
+		}
+		for _, r := range asArray(asObject(spec["devices"])["requests"]) {
+			delete(asObject(r), "firstAvailable")
+		}
+		return out
+	default:
 		return obj
 	}
 	out := deepCopy(obj)
@@ -215,26 +229,16 @@ func (r rules) validateDeviceClaim(claim *resourcev1.DeviceClaim, fldPath *field
 }
 
 // validateDeviceRequest: exactly one of exactly and a non-empty
-// firstAvailable. 1.33 checks both and then their count; 1.36 checks the
-// count first and only the one that is set.
+// firstAvailable, then the one that is set. Only 1.36 sees a firstAvailable:
+// 1.32 does not have it and 1.33 drops it (inV1Shape).
 func (r rules) validateDeviceRequest(request resourcev1.DeviceRequest, fldPath *field.Path) field.ErrorList {
 	allErrs := common.ValidateDNS1123Label(request.Name, fldPath.Child("name"))
 	hasFirstAvailable, hasExactly := len(request.FirstAvailable) > 0, request.Exactly != nil
-	if r.minor < 36 {
-		if hasFirstAvailable {
-			allErrs = append(allErrs, r.validateSubRequests(request.FirstAvailable, fldPath.Child("firstAvailable"))...)
-		}
-		if hasExactly {
-			allErrs = append(allErrs, r.validateExactDeviceRequest(*request.Exactly, fldPath.Child("exactly"))...)
-		}
-	}
 	switch {
 	case !hasFirstAvailable && !hasExactly:
 		allErrs = append(allErrs, field.Required(fldPath, "exactly one of `exactly` or `firstAvailable` is required"))
 	case hasFirstAvailable && hasExactly:
 		allErrs = append(allErrs, field.Invalid(fldPath, nil, "exactly one of `exactly` or `firstAvailable` is required, but multiple fields are set"))
-	case r.minor < 36:
-		// Checked above.
 	case hasFirstAvailable:
 		allErrs = append(allErrs, r.validateSubRequests(request.FirstAvailable, fldPath.Child("firstAvailable"))...)
 	default:
@@ -257,8 +261,8 @@ func (r rules) validateExactDeviceRequest(request resourcev1.ExactDeviceRequest,
 }
 
 // validateDeviceClassRequest checks what an exact request and a subrequest
-// share. Tolerations are checked from 1.36: 1.33 drops them
-// (DRADeviceTaints is off by default), 1.32 does not have them.
+// share. Tolerations are checked from 1.33, which keeps them with its
+// DRADeviceTaints feature gate off; 1.32 does not have them.
 func (r rules) validateDeviceClassRequest(class string, selectors []resourcev1.DeviceSelector, mode resourcev1.DeviceAllocationMode, count int64, tolerations []resourcev1.DeviceToleration, fldPath *field.Path) field.ErrorList {
 	var allErrs field.ErrorList
 	if class == "" {
@@ -279,9 +283,9 @@ func (r rules) validateDeviceClassRequest(class string, selectors []resourcev1.D
 	default:
 		allErrs = append(allErrs, field.NotSupported(fldPath.Child("allocationMode"), mode, []resourcev1.DeviceAllocationMode{resourcev1.DeviceAllocationModeAll, resourcev1.DeviceAllocationModeExactCount}))
 	}
-	if r.minor >= 36 {
+	if r.minor >= 33 {
 		for i, toleration := range tolerations {
-			allErrs = append(allErrs, validateDeviceToleration(toleration, fldPath.Child("tolerations").Index(i))...)
+			allErrs = append(allErrs, r.validateDeviceToleration(toleration, fldPath.Child("tolerations").Index(i))...)
 		}
 	}
 	return allErrs
@@ -319,9 +323,11 @@ func (r rules) validateCELExpression(expression string, fldPath *field.Path) fie
 var (
 	validTolerationOperators = []resourcev1.DeviceTolerationOperator{resourcev1.DeviceTolerationOpEqual, resourcev1.DeviceTolerationOpExists}
 	validTaintEffects        = []resourcev1.DeviceTaintEffect{resourcev1.DeviceTaintEffectNoExecute, resourcev1.DeviceTaintEffectNoSchedule, resourcev1.DeviceTaintEffectNone}
+	// validTaintEffects133 are 1.33's, before the None effect.
+	validTaintEffects133 = []resourcev1.DeviceTaintEffect{resourcev1.DeviceTaintEffectNoExecute, resourcev1.DeviceTaintEffectNoSchedule}
 )
 
-func validateDeviceToleration(toleration resourcev1.DeviceToleration, fldPath *field.Path) field.ErrorList {
+func (r rules) validateDeviceToleration(toleration resourcev1.DeviceToleration, fldPath *field.Path) field.ErrorList {
 	var allErrs field.ErrorList
 	if toleration.Key != "" {
 		allErrs = append(allErrs, metav1validation.ValidateLabelName(toleration.Key, fldPath.Child("key"))...)
@@ -340,8 +346,12 @@ func validateDeviceToleration(toleration resourcev1.DeviceToleration, fldPath *f
 	default:
 		allErrs = append(allErrs, field.NotSupported(fldPath.Child("operator"), toleration.Operator, validTolerationOperators))
 	}
-	if toleration.Effect != "" && !sets.New(validTaintEffects...).Has(toleration.Effect) {
-		allErrs = append(allErrs, field.NotSupported(fldPath.Child("effect"), toleration.Effect, validTaintEffects))
+	effects := validTaintEffects
+	if r.minor < 36 {
+		effects = validTaintEffects133
+	}
+	if toleration.Effect != "" && !sets.New(effects...).Has(toleration.Effect) {
+		allErrs = append(allErrs, field.NotSupported(fldPath.Child("effect"), toleration.Effect, effects))
 	}
 	return allErrs
 }

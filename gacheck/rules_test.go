@@ -14,8 +14,9 @@ import (
 )
 
 // testClaim is a valid claim of version: an exact request gpu, a
-// request nic with two subrequests (from v1beta2), a constraint and a
-// configuration for both. v1beta1 (1.32) has only exact, flat requests.
+// request nic with two subrequests (v1), a constraint and a configuration
+// for both. In v1beta2 nic is an exact request too (1.33 drops
+// firstAvailable); v1beta1 (1.32) has only exact, flat requests.
 func testClaim(t *testing.T, version string) map[string]interface{} {
 	t.Helper()
 	in := `apiVersion: resource.k8s.io/` + version + `
@@ -35,6 +36,22 @@ spec:
     constraints: [{requests: [gpu, nic], matchAttribute: example.com/numa}]
     config: [{requests: [gpu, nic/big], opaque: {driver: gpu.example.com, parameters: {mode: shared}}}]
 `
+	if version == conversion.V1beta2 {
+		in = `apiVersion: resource.k8s.io/v1beta2
+kind: ResourceClaim
+metadata: {name: claim, namespace: ns}
+spec:
+  devices:
+    requests:
+    - name: gpu
+      exactly:
+        deviceClassName: gpu.example.com
+        selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]
+    - {name: nic, exactly: {deviceClassName: nic.example.com, count: 2}}
+    constraints: [{requests: [gpu, nic], matchAttribute: example.com/numa}]
+    config: [{requests: [gpu, nic], opaque: {driver: gpu.example.com, parameters: {mode: shared}}}]
+`
+	}
 	if version == conversion.V1beta1 {
 		in = `apiVersion: resource.k8s.io/v1beta1
 kind: ResourceClaim
@@ -319,44 +336,56 @@ func TestValidateV1(t *testing.T) {
 	})
 }
 
-// TestValidateV1beta2: 1.33 checks both kinds of a request before their
-// count, reports list sizes after the items and duplicates at the name,
-// requires matchAttribute and ignores tolerations (dropped).
+// TestValidateV1beta2: 1.33 drops firstAvailable on a create (its
+// DRAPrioritizedList feature gate is off by default), checks tolerations
+// without the None effect, reports list sizes after the items and
+// duplicates at the name, and requires matchAttribute.
 func TestValidateV1beta2(t *testing.T) {
+	subrequests := func() []interface{} {
+		return []interface{}{
+			map[string]interface{}{"name": "big", "deviceClassName": "nic.example.com", "count": 2},
+			map[string]interface{}{"name": "small", "deviceClassName": "nic.example.com"},
+		}
+	}
+	config0 := devicesPath.Child("config").Index(0)
 	runScenarios(t, conversion.V1beta2, map[string]scenario{
 		"valid": {},
-		"both-with-errors": {
+		"first-available-dropped": {
+			update: func(obj map[string]interface{}) {
+				asArray(devices(obj)["requests"])[1] = map[string]interface{}{"name": "nic", "firstAvailable": subrequests()}
+				asObject(asArray(devices(obj)["config"])[0])["requests"] = []interface{}{"gpu", "nic/big"}
+			},
+			want: field.ErrorList{
+				field.Required(requests.Index(1), "exactly one of `exactly` or `firstAvailable` is required"),
+				field.Invalid(config0.Child("requests").Index(1), "nic/big", notARequest),
+			},
+		},
+		"both-first-available-dropped": {
 			update: func(obj map[string]interface{}) {
 				request(obj, 1)["exactly"] = map[string]interface{}{"allocationMode": "Some"}
+				request(obj, 1)["firstAvailable"] = subrequests()
 			},
 			want: field.ErrorList{
 				field.Required(requests.Index(1).Child("exactly", "deviceClassName"), ""),
 				field.NotSupported(requests.Index(1).Child("exactly", "allocationMode"), resourcev1.DeviceAllocationMode("Some"), []string{"All", "ExactCount"}),
-				field.Invalid(requests.Index(1), nil, "exactly one of `exactly` or `firstAvailable` is required, but multiple fields are set"),
 			},
 		},
-		"too-many-subrequests": {
+		"tolerations": {
 			update: func(obj map[string]interface{}) {
-				request(obj, 1)["firstAvailable"] = repeat(9, func(i int) interface{} {
-					return map[string]interface{}{"name": "big", "deviceClassName": "nic.example.com"}
-				})
-			},
-			want: func() field.ErrorList {
-				want := field.ErrorList{field.TooMany(nicFirst, 9, 8)}
-				for i := 1; i < 9; i++ {
-					want = append(want, field.Duplicate(nicFirst.Index(i).Child("name"), "big"))
+				exactly(obj)["tolerations"] = []interface{}{
+					map[string]interface{}{"key": "a", "operator": "Maybe", "effect": "None"},
+					map[string]interface{}{"operator": "Exists", "value": "b", "effect": "NoExecute"},
 				}
-				return want
-			}(),
+			},
+			want: field.ErrorList{
+				field.NotSupported(gpuExactly.Child("tolerations").Index(0).Child("operator"), resourcev1.DeviceTolerationOperator("Maybe"), []string{"Equal", "Exists"}),
+				field.NotSupported(gpuExactly.Child("tolerations").Index(0).Child("effect"), resourcev1.DeviceTaintEffect("None"), []string{"NoExecute", "NoSchedule"}),
+				field.Invalid(gpuExactly.Child("tolerations").Index(1).Child("value"), "b", "must be empty for operator `Exists`"),
+			},
 		},
 		"constraint-without-match-attribute": {
 			update: func(obj map[string]interface{}) { delete(constraint(obj), "matchAttribute") },
 			want:   field.ErrorList{field.Required(constraint0.Child("matchAttribute"), "")},
-		},
-		"tolerations-dropped": {
-			update: func(obj map[string]interface{}) {
-				exactly(obj)["tolerations"] = []interface{}{map[string]interface{}{"operator": "Maybe"}}
-			},
 		},
 		"config-parameters-not-object": {
 			update: func(obj map[string]interface{}) { opaque(obj)["parameters"] = "x" },
@@ -474,9 +503,12 @@ spec:
     requests:
     - {name: r, exactly: {deviceClassName: g, tolerations: [{operator: Exists}], capacity: {requests: {memory: 1Gi}}}}
     - {name: s, firstAvailable: [{name: a, deviceClassName: g}]}`,
-		errs: []string{"spec.devices.requests[0].exactly.capacity: Forbidden: unknown field: Kubernetes 1.33 does not have it (1.34+)"},
+		errs: []string{
+			"spec.devices.requests[0].exactly.capacity: Forbidden: unknown field: Kubernetes 1.33 does not have it (1.34+)",
+			"spec.devices.requests[1]: Required value: exactly one of `exactly` or `firstAvailable` is required",
+		},
 		warnings: []string{
-			"spec.devices.requests[0].exactly.tolerations: Kubernetes 1.33 drops them unless its DRADeviceTaints feature gate is enabled (the default from 1.36)",
+			"spec.devices.requests[0].exactly.tolerations: Kubernetes 1.33 keeps them but has no device taints unless its DRADeviceTaints feature gate is enabled (the default from 1.36)",
 			"spec.devices.requests[1].firstAvailable: Kubernetes 1.33 drops it unless its DRAPrioritizedList feature gate is enabled (the default from 1.34), and then refuses a request without exactly",
 		},
 	}, {

@@ -12,18 +12,22 @@
 #   bin/helm-<version>       (+ symlink bin/helm)          hack/tools/helm
 #   bin/promtool-<version>   (+ symlink bin/promtool)      hack/tools/promtool
 #
-# and the control planes of three old releases, for the suite that creates
-# `claimbridge migrate` output in that release's own apiserver
-# (test/envtest/release):
+# and the control planes of five old releases: 1.31, 1.30 and 1.26 for the
+# suite that creates `claimbridge migrate` output in that release's own
+# apiserver (test/envtest/release), 1.32 and 1.33 for the suite that checks
+# gacheck's v1beta1 and v1beta2 rules against them (test/envtest/ga):
 #
+#   bin/k8s/1.33.<patch>-<GOOS>-<GOARCH>/kube-apiserver     hack/tools/kube-apiserver-1.33
+#   bin/k8s/1.32.<patch>-<GOOS>-<GOARCH>/kube-apiserver     hack/tools/kube-apiserver-1.32
 #   bin/k8s/1.31.<patch>-<GOOS>-<GOARCH>/kube-apiserver     hack/tools/kube-apiserver-1.31
 #   bin/k8s/1.30.<patch>-<GOOS>-<GOARCH>/kube-apiserver     hack/tools/kube-apiserver-1.30
 #   bin/k8s/1.26.<patch>-<GOOS>-<GOARCH>/kube-apiserver     hack/tools/kube-apiserver-1.26
-#   bin/k8s/1.{31,30,26}.<patch>-<GOOS>-<GOARCH>/etcd       hack/tools/etcd-3.5 (all three)
+#   bin/k8s/1.{33,32,31,30,26}.<patch>-<GOOS>-<GOARCH>/etcd hack/tools/etcd-3.5 (all five)
 #
 # The versioned directory is what KUBEBUILDER_ASSETS must point to
-# (e.g. bin/k8s/1.36.3-linux-amd64; ENVTEST_ASSETS_1_31, ENVTEST_ASSETS_1_30
-# and ENVTEST_ASSETS_1_26 for the old ones). Versions come from the tools modules'
+# (e.g. bin/k8s/1.36.3-linux-amd64; ENVTEST_ASSETS_1_33, ENVTEST_ASSETS_1_32,
+# ENVTEST_ASSETS_1_31, ENVTEST_ASSETS_1_30 and ENVTEST_ASSETS_1_26 for the
+# old ones). Versions come from the tools modules'
 # go.mod files; to bump one, edit that go.mod (for kube-apiserver also every
 # k8s.io staging replace line) and run `go mod tidy` there.
 #
@@ -34,18 +38,20 @@
 # serialised with flock(1) when available.
 #
 # Cost of a cold build on 2 cores: kube-apiserver ~5 min, etcd ~1 min,
-# kustomize <1 min, helm ~2 min, promtool ~3 min, kube-apiserver 1.31, 1.30 and 1.26 ~5 min each, etcd 3.5 ~1 min
-# (plus module downloads on an empty module cache).
+# kustomize <1 min, helm ~2 min, promtool ~3 min, each old kube-apiserver
+# (1.33, 1.32, 1.31, 1.30, 1.26) ~5 min, etcd 3.5 ~1 min (plus module
+# downloads on an empty module cache).
 #
 # Usage:
 #   hack/envtest-assets.sh                     build what is missing
 #   hack/envtest-assets.sh --print-assets-dir  same, then print the absolute
 #                                              KUBEBUILDER_ASSETS directory as the
 #                                              last line of stdout
-#   hack/envtest-assets.sh --print-assets-dir=1.31 (or =1.30, =1.26)
-#                                              same, but print the 1.31 (1.30,
-#                                              1.26) assets directory
-#                                              (ENVTEST_ASSETS_1_31, _1_30, _1_26)
+#   hack/envtest-assets.sh --print-assets-dir=1.33 (or =1.32, =1.31, =1.30,
+#                                              =1.26) same, but print that
+#                                              release's assets directory
+#                                              (ENVTEST_ASSETS_1_33, _1_32,
+#                                              _1_31, _1_30, _1_26)
 #   hack/envtest-assets.sh --help
 #
 # All progress output goes to stderr; stdout carries only the assets dir.
@@ -65,7 +71,7 @@ print_release=""
 for arg in "$@"; do
 	case "$arg" in
 	--print-assets-dir) print_assets_dir=true ;;
-	--print-assets-dir=1.31 | --print-assets-dir=1.30 | --print-assets-dir=1.26) print_release="${arg#*=}" ;;
+	--print-assets-dir=1.3[0-3] | --print-assets-dir=1.26) print_release="${arg#*=}" ;;
 	-h | --help) usage; exit 0 ;;
 	*) echo "envtest-assets: unknown argument: $arg (see --help)" >&2; exit 2 ;;
 	esac
@@ -103,16 +109,20 @@ ETCD_VERSION="$(modversion "$TOOLS/etcd" go.etcd.io/etcd/server/v3)"            
 KUSTOMIZE_VERSION="$(modversion "$TOOLS/kustomize" sigs.k8s.io/kustomize/kustomize/v5)" # v5.8.2
 HELM_VERSION="$(modversion "$TOOLS/helm" helm.sh/helm/v4)"                            # v4.3.1
 PROMTOOL_VERSION="$(modversion "$TOOLS/promtool" github.com/prometheus/prometheus)"   # v0.316.0 (Prometheus 3.16)
+K8S133_VERSION="$(modversion "$TOOLS/kube-apiserver-1.33" k8s.io/kubernetes)"         # v1.33.13
+K8S132_VERSION="$(modversion "$TOOLS/kube-apiserver-1.32" k8s.io/kubernetes)"         # v1.32.13
 K8S131_VERSION="$(modversion "$TOOLS/kube-apiserver-1.31" k8s.io/kubernetes)"         # v1.31.14
 K8S130_VERSION="$(modversion "$TOOLS/kube-apiserver-1.30" k8s.io/kubernetes)"         # v1.30.14
 K8S126_VERSION="$(modversion "$TOOLS/kube-apiserver-1.26" k8s.io/kubernetes)"         # v1.26.15
 ETCD35_VERSION="$(modversion "$TOOLS/etcd-3.5" go.etcd.io/etcd/server/v3)"            # v3.5.13
 
 ASSETS_DIR="$BIN/k8s/${K8S_VERSION#v}-$GOOS-$GOARCH"
+ASSETS_133_DIR="$BIN/k8s/${K8S133_VERSION#v}-$GOOS-$GOARCH"
+ASSETS_132_DIR="$BIN/k8s/${K8S132_VERSION#v}-$GOOS-$GOARCH"
 ASSETS_131_DIR="$BIN/k8s/${K8S131_VERSION#v}-$GOOS-$GOARCH"
 ASSETS_130_DIR="$BIN/k8s/${K8S130_VERSION#v}-$GOOS-$GOARCH"
 ASSETS_126_DIR="$BIN/k8s/${K8S126_VERSION#v}-$GOOS-$GOARCH"
-mkdir -p "$ASSETS_DIR" "$ASSETS_131_DIR" "$ASSETS_130_DIR" "$ASSETS_126_DIR"
+mkdir -p "$ASSETS_DIR" "$ASSETS_133_DIR" "$ASSETS_132_DIR" "$ASSETS_131_DIR" "$ASSETS_130_DIR" "$ASSETS_126_DIR"
 
 if command -v flock >/dev/null 2>&1; then
 	exec 9>"$BIN/.envtest-assets.lock"
@@ -214,19 +224,24 @@ if [[ "$(readlink "$BIN/promtool" 2>/dev/null || true)" != "promtool-$PROMTOOL_V
 	mv -Tf "$BIN/.promtool.tmp" "$BIN/promtool"
 fi
 
-# The old releases: kube-apiserver 1.31, 1.30 and 1.26, each with etcd 3.5
-# (the etcd they ship with), for test/envtest/release. One etcd build, copied.
+# The old releases: kube-apiserver 1.31, 1.30 and 1.26 for
+# test/envtest/release, 1.33 and 1.32 for test/envtest/ga, each with etcd
+# 3.5 (the etcd they ship with). One etcd build, copied.
 build_apiserver "$TOOLS/kube-apiserver-1.31" "$K8S131_VERSION" "$ASSETS_131_DIR"
 build "$TOOLS/etcd-3.5" go.etcd.io/etcd/server/v3 "$ASSETS_131_DIR/etcd" "-s -w" --version
 build_apiserver "$TOOLS/kube-apiserver-1.30" "$K8S130_VERSION" "$ASSETS_130_DIR"
 build_apiserver "$TOOLS/kube-apiserver-1.26" "$K8S126_VERSION" "$ASSETS_126_DIR"
-for dir in "$ASSETS_130_DIR" "$ASSETS_126_DIR"; do
+build_apiserver "$TOOLS/kube-apiserver-1.33" "$K8S133_VERSION" "$ASSETS_133_DIR"
+build_apiserver "$TOOLS/kube-apiserver-1.32" "$K8S132_VERSION" "$ASSETS_132_DIR"
+for dir in "$ASSETS_133_DIR" "$ASSETS_132_DIR" "$ASSETS_130_DIR" "$ASSETS_126_DIR"; do
 	if ! cmp -s "$ASSETS_131_DIR/etcd" "$dir/etcd"; then
 		cp "$ASSETS_131_DIR/etcd" "$dir/.etcd.tmp"
 		mv -f "$dir/.etcd.tmp" "$dir/etcd"
 	fi
 done
 
+log "kube-apiserver $K8S133_VERSION, etcd $ETCD35_VERSION ($GOOS/$GOARCH): ENVTEST_ASSETS_1_33=$ASSETS_133_DIR"
+log "kube-apiserver $K8S132_VERSION, etcd $ETCD35_VERSION ($GOOS/$GOARCH): ENVTEST_ASSETS_1_32=$ASSETS_132_DIR"
 log "kube-apiserver $K8S131_VERSION, etcd $ETCD35_VERSION ($GOOS/$GOARCH): ENVTEST_ASSETS_1_31=$ASSETS_131_DIR"
 log "kube-apiserver $K8S130_VERSION, etcd $ETCD35_VERSION ($GOOS/$GOARCH): ENVTEST_ASSETS_1_30=$ASSETS_130_DIR"
 log "kube-apiserver $K8S126_VERSION, etcd $ETCD35_VERSION ($GOOS/$GOARCH): ENVTEST_ASSETS_1_26=$ASSETS_126_DIR"
@@ -234,6 +249,10 @@ log "kube-apiserver $K8S_VERSION, etcd $ETCD_VERSION, kustomize $KUSTOMIZE_VERSI
 log "KUBEBUILDER_ASSETS=$ASSETS_DIR"
 if $print_assets_dir; then
 	echo "$ASSETS_DIR"
+elif [[ "$print_release" == 1.33 ]]; then
+	echo "$ASSETS_133_DIR"
+elif [[ "$print_release" == 1.32 ]]; then
+	echo "$ASSETS_132_DIR"
 elif [[ "$print_release" == 1.31 ]]; then
 	echo "$ASSETS_131_DIR"
 elif [[ "$print_release" == 1.30 ]]; then

@@ -14,44 +14,114 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/client-go/dynamic"
 	"sigs.k8s.io/yaml"
 
+	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/gacheck"
 )
 
-// TestParity1_36: for every object of testdata/parity (resource.k8s.io/v1
-// claims and templates, valid-* and invalid-*), `claimbridge validate`'s
-// verdict (gacheck.Check, as validate and migrate use it) is
-// kube-apiserver 1.36's on a strict server-side dry-run create, and when
-// the apiserver refuses an object as invalid (422), both name the same
-// field paths. Only 1.36 is checked: no 1.32 or 1.33 apiserver is built
-// here, so the v1beta1 and v1beta2 rules (1.32, 1.33) are checked by the unit
-// tests alone.
+// parityRelease is a release whose kube-apiserver the parity tests ask, and
+// the corpus they ask it about.
+type parityRelease struct {
+	name    string // "1.32"
+	version string // the resource.k8s.io version it checks: gacheck's rules of this release
+	// corpus is the directory under testdata with the objects: valid-* the
+	// release creates, invalid-* it refuses.
+	corpus string
+	// assetsVar and printFlag name the assets directory of an old release
+	// (empty: the suite's own 1.36 control plane).
+	assetsVar, printFlag string
+	// changed are the objects derived from the v1 corpus (derivedHeader)
+	// that this release judges otherwise than their name says, each with
+	// the reason.
+	changed map[string]string
+}
+
+var (
+	parity132 = parityRelease{
+		name: "1.32", version: conversion.V1beta1, corpus: "parity-1.32",
+		assetsVar: "ENVTEST_ASSETS_1_32", printFlag: "--print-assets-dir=1.32",
+		changed: map[string]string{
+			"valid-capacity":              "1.32 has no capacity (1.34)",
+			"valid-config-subrequest":     "1.32 has no firstAvailable (1.33)",
+			"valid-distinct":              "1.32 has no distinctAttribute (1.34)",
+			"valid-firstavailable":        "1.32 has no firstAvailable (1.33)",
+			"valid-tolerations":           "1.32 has no tolerations (1.33)",
+			"invalid-flat-v1beta1-fields": "a flat request is v1beta1's own shape",
+		},
+	}
+	parity133 = parityRelease{
+		name: "1.33", version: conversion.V1beta2, corpus: "parity-1.33",
+		assetsVar: "ENVTEST_ASSETS_1_33", printFlag: "--print-assets-dir=1.33",
+		// DRAPrioritizedList is off by default in 1.33: a create drops
+		// firstAvailable.
+		changed: map[string]string{
+			"valid-capacity":          "1.33 has no capacity (1.34)",
+			"valid-distinct":          "1.33 has no distinctAttribute (1.34)",
+			"valid-firstavailable":    "1.33 drops firstAvailable: the request has neither it nor exactly",
+			"valid-config-subrequest": "1.33 drops firstAvailable: the request has neither it nor exactly",
+			"invalid-request-both":    "1.33 drops firstAvailable: the request has only exactly",
+		},
+	}
+	parity136 = parityRelease{name: "1.36", version: conversion.V1, corpus: "parity"}
+)
+
+// TestParity1_32, TestParity1_33 and TestParity1_36: for every object of
+// the release's corpus, `claimbridge validate`'s verdict (gacheck.Check, as
+// validate and migrate use it) is the release's kube-apiserver's on a strict
+// server-side dry-run create, and when the apiserver refuses an object as
+// invalid (422), both name the same field paths. Each release is checked in
+// the version it was the first to serve: v1beta1 in 1.32, v1beta2 in 1.33,
+// v1 in 1.36. testdata/parity holds the v1 objects; testdata/parity-1.32
+// and parity-1.33 hold them converted by claimbridge (TestParityCorpus) and
+// objects of their own release. 1.32 and 1.33 run with their default
+// feature gates and DynamicResourceAllocation, as `claimbridge validate`
+// assumes; their control planes start in the test and stop at its end.
+func TestParity1_32(t *testing.T) {
+	client, ns := startRelease(t, parity132)
+	testParity(t, parity132, client, ns)
+}
+
+func TestParity1_33(t *testing.T) {
+	client, ns := startRelease(t, parity133)
+	testParity(t, parity133, client, ns)
+}
+
 func TestParity1_36(t *testing.T) {
 	useNamespace(t)
-	files, err := filepath.Glob(filepath.Join("testdata", "parity", "*.yaml"))
+	testParity(t, parity136, s.dynamic, namespace)
+}
+
+func testParity(t *testing.T, r parityRelease, client dynamic.Interface, ns string) {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("testdata", r.corpus, "*.yaml"))
 	if err != nil || len(files) == 0 {
-		t.Fatalf("no corpus in testdata/parity: %v", err)
+		t.Fatalf("no corpus in testdata/%s: %v", r.corpus, err)
 	}
 	agree := 0
 	for _, file := range files {
 		name := strings.TrimSuffix(filepath.Base(file), ".yaml")
 		ok := t.Run(name, func(t *testing.T) {
-			obj := readObject(t, file)
+			obj := readObject(t, file, ns)
 			version, kind := gacheck.Version(obj)
-			if version != "v1" {
-				t.Fatalf("%s is not a resource.k8s.io/v1 claim or template", file)
+			if version != r.version {
+				t.Fatalf("%s is not a resource.k8s.io/%s claim or template", file, r.version)
 			}
 			errs, _ := gacheck.Check(obj, version, kind)
-			serverErr := dryRunCreate(obj, version, kind)
-			if rejects := strings.HasPrefix(name, "invalid-"); rejects != (serverErr != nil) {
-				t.Errorf("corpus: %s, but the apiserver says %v", name, serverErr)
+			serverErr := dryRunCreate(client, ns, obj, version, kind)
+			rejects := strings.HasPrefix(name, "invalid-")
+			if _, ok := r.changed[name]; ok {
+				rejects = !rejects
+			}
+			if rejects != (serverErr != nil) {
+				t.Errorf("corpus: %s (changed in %s: %q), but the apiserver says %v", name, r.name, r.changed[name], serverErr)
 			}
 			switch {
 			case len(errs) == 0 && serverErr != nil:
-				t.Fatalf("claimbridge accepts it, kube-apiserver 1.36 refuses it: %v", serverErr)
+				t.Fatalf("claimbridge accepts it, kube-apiserver %s refuses it: %v", r.name, serverErr)
 			case len(errs) > 0 && serverErr == nil:
-				t.Fatalf("claimbridge refuses it, kube-apiserver 1.36 accepts it:\n%s", strings.Join(errs, "\n"))
+				t.Fatalf("claimbridge refuses it, kube-apiserver %s accepts it:\n%s", r.name, strings.Join(errs, "\n"))
 			}
 			var statusErr *apierrors.StatusError
 			if !apierrors.IsInvalid(serverErr) || !errors.As(serverErr, &statusErr) {
@@ -77,10 +147,10 @@ func TestParity1_36(t *testing.T) {
 			agree++
 		}
 	}
-	t.Logf("parity with kube-apiserver 1.36: %d of %d objects agree", agree, len(files))
+	t.Logf("parity with kube-apiserver %s (resource.k8s.io/%s): %d of %d objects agree", r.name, r.version, agree, len(files))
 }
 
-func readObject(t *testing.T, file string) map[string]interface{} {
+func readObject(t *testing.T, file, ns string) map[string]interface{} {
 	t.Helper()
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -90,14 +160,14 @@ func readObject(t *testing.T, file string) map[string]interface{} {
 	if err := yaml.Unmarshal(data, &obj); err != nil {
 		t.Fatal(err)
 	}
-	obj["metadata"].(map[string]interface{})["namespace"] = namespace
+	obj["metadata"].(map[string]interface{})["namespace"] = ns
 	return obj
 }
 
-// dryRunCreate creates obj in the suite's namespace as `kubectl create
+// dryRunCreate creates obj in namespace ns as `kubectl create
 // --dry-run=server --validate=strict` does.
-func dryRunCreate(obj map[string]interface{}, version, kind string) error {
-	_, err := s.dynamic.Resource(gvr(version, kind)).Namespace(namespace).Create(context.Background(),
+func dryRunCreate(client dynamic.Interface, ns string, obj map[string]interface{}, version, kind string) error {
+	_, err := client.Resource(gvr(version, kind)).Namespace(ns).Create(context.Background(),
 		&unstructured.Unstructured{Object: obj}, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: "Strict"})
 	return err
 }
