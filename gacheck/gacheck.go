@@ -9,7 +9,6 @@ package gacheck
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
 	"strings"
 
 	resourcev1 "k8s.io/api/resource/v1"
@@ -18,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/validation"
 )
@@ -56,7 +56,7 @@ func Check(obj map[string]interface{}, version, kind string) (errs, warnings []s
 	for _, e := range unknown {
 		errs = append(errs, e.Error())
 	}
-	invalid, err := Validate(validation.WithGeneratedName(inNamespace(obj)), version, kind)
+	invalid, err := Validate(validation.WithGeneratedName(api.InDefaultNamespace(obj)), version, kind)
 	if err != nil {
 		return append(errs, err.Error()), nil
 	}
@@ -144,23 +144,6 @@ func absentFields(obj map[string]interface{}, version, kind string) field.ErrorL
 }
 
 const kindDeviceClass = "DeviceClass"
-
-// inNamespace returns obj in namespace "default" when it has none, as
-// kubectl creates it.
-func inNamespace(obj map[string]interface{}) map[string]interface{} {
-	meta, ok := obj["metadata"].(map[string]interface{})
-	if !ok {
-		return obj
-	}
-	if ns, _ := meta["namespace"].(string); ns != "" {
-		return obj
-	}
-	m := maps.Clone(meta)
-	m["namespace"] = "default"
-	out := maps.Clone(obj)
-	out["metadata"] = m
-	return out
-}
 
 // rawExtension is a decoded JSON value as the apiserver holds it: null and
 // absent are no bytes.
