@@ -80,10 +80,7 @@ func canonicalTree(v interface{}) (interface{}, bool) {
 				continue
 			}
 			if out == nil {
-				out = make(map[string]interface{}, len(v))
-				for k, e := range v {
-					out[k] = e
-				}
+				out = maps.Clone(v)
 			}
 			out[k] = c
 		}
@@ -98,8 +95,7 @@ func canonicalTree(v interface{}) (interface{}, bool) {
 				continue
 			}
 			if out == nil {
-				out = make([]interface{}, len(v))
-				copy(out, v)
+				out = slices.Clone(v)
 			}
 			out[i] = c
 		}

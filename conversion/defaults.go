@@ -85,14 +85,8 @@ func withStepDefaults(name string, section interface{}, kind, from, to string) i
 	if !writesDefaults(from, to) {
 		return section
 	}
-	return withDefaults(name, section, kind, from)
-}
-
-// withDefaults returns the section in version with the defaults a step
-// into version writes added where missing. section is not modified.
-func withDefaults(name string, section interface{}, kind, version string) interface{} {
 	out, _ := onClaimSpec(name, section, kind, func(spec map[string]interface{}) (map[string]interface{}, bool) {
-		switch version {
+		switch from {
 		case V1alpha1, V1alpha2:
 			if _, hasMode := spec["allocationMode"]; hasMode {
 				return nil, false

@@ -230,7 +230,7 @@ func checkValue(v interface{}, s *shape, path string) *MalformedError {
 	if v == nil || s.typ == "" {
 		return nil
 	}
-	got := jsonType(v)
+	got := JSONType(v)
 	want := s.typ
 	if want == "map" {
 		want = "object"
@@ -313,21 +313,15 @@ func fits(v interface{}, s *shape) bool {
 		}
 		return true
 	}
-	return jsonType(v) == s.typ
+	return JSONType(v) == s.typ
 }
 
 // JSONType names the JSON type of a decoded value (object, array, string,
 // boolean, number, null), or its Go type when it has none.
 func JSONType(v interface{}) string {
-	if v == nil {
-		return "null"
-	}
-	return jsonType(v)
-}
-
-// jsonType is JSONType.
-func jsonType(v interface{}) string {
 	switch v.(type) {
+	case nil:
+		return "null"
 	case map[string]interface{}:
 		return "object"
 	case []interface{}:

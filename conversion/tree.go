@@ -89,36 +89,6 @@ func equal(a, b interface{}) bool {
 	return errA == nil && errB == nil && bytes.Equal(ja, jb)
 }
 
-// canonicalizeNumbers rewrites, in place, each number of the JSON tree v
-// that is not in canonical form; v must not be shared.
-func canonicalizeNumbers(v interface{}) {
-	switch v := v.(type) {
-	case map[string]interface{}:
-		for k, e := range v {
-			if c, changed := canonicalElement(e); changed {
-				v[k] = c
-			}
-		}
-	case []interface{}:
-		for i, e := range v {
-			if c, changed := canonicalElement(e); changed {
-				v[i] = c
-			}
-		}
-	}
-}
-
-// canonicalElement is canonicalizeNumbers for one element of a container:
-// a number's canonical form and whether it differs, or, for anything else,
-// its numbers rewritten in place.
-func canonicalElement(e interface{}) (interface{}, bool) {
-	if n, ok := e.(json.Number); ok {
-		return canonicalNumber(n)
-	}
-	canonicalizeNumbers(e)
-	return nil, false
-}
-
 // fingerprintBuffers hold the JSON a fingerprint hashes, and the restore
 // annotation while pushRestore encodes it.
 var fingerprintBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}

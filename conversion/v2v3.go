@@ -313,8 +313,8 @@ func dataParameters(data string) interface{} {
 	v, err := decodeJSONText(data, MaxHandleDataDepth)
 	if m, ok := v.(map[string]interface{}); err == nil && ok && m != nil && !outOfRange(m) {
 		if len(data) <= maxNonCanonicalDataBytes {
-			canonicalizeNumbers(m)
-			return m
+			c, _ := canonicalTree(m)
+			return c
 		}
 		if canonical, err := CanonicalJSON(m); err == nil && string(canonical) == data {
 			return m // its numbers are canonical
