@@ -6,18 +6,14 @@ import (
 	"slices"
 )
 
-// WithStoredStatusRestoreData returns the annotations to store newObj, a
-// claim written through the main resource, with: the status data of its
-// restore annotations of versions is replaced by that of oldObj, the stored
-// object (nil for a create). A write through the main resource does not set
-// status, so different status data is a copy, for example from a backup or
-// a re-applied manifest. Kept, it could later set a view's status that was
-// never validated (docs/validation.md). An annotation left empty is removed.
-// Annotations without status data, or that do not decode, are kept.
-//
-// changed lists the replaced keys, sorted; when it is empty, annotations is
-// nil. remove is true when no annotation is left. Neither object is
-// modified.
+// WithStoredStatusRestoreData returns newObj's annotations with the status
+// data of its restore annotations of versions replaced by that of oldObj,
+// the stored object (nil for a create). A write through the main resource
+// does not set status, so other status data is a copy, say from a backup,
+// and could later set a status that was never validated. Annotations left
+// empty are removed; those without status data, or that do not decode, are
+// kept. changed lists the replaced keys, sorted; when it is empty,
+// annotations is nil. remove is true when no annotation is left.
 func WithStoredStatusRestoreData(newObj, oldObj map[string]interface{}, versions []string) (annotations map[string]interface{}, remove bool, changed []string) {
 	own, _ := asMap(newObj["metadata"])["annotations"].(map[string]interface{})
 	if len(own) == 0 {

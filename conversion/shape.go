@@ -150,35 +150,23 @@ func statusShape(allocation map[string]*shape) *shape {
 	})
 }
 
-// objectShapes holds objectShape for every version and kind.
+// objectShapes holds the shape of a claim and a template of every version.
 var objectShapes = func() map[[2]string]*shape {
 	m := map[[2]string]*shape{}
 	for _, v := range api.ConversionVersions {
-		for _, k := range []string{KindClaim, KindTemplate} {
-			m[[2]string{v, k}] = buildObjectShape(v, k)
-		}
+		m[[2]string{v, KindClaim}] = object(map[string]*shape{
+			"metadata": metadataShape, "spec": specShapes[v], "status": statusShapes[v],
+		})
+		m[[2]string{v, KindTemplate}] = object(map[string]*shape{
+			"metadata": metadataShape, "spec": object(map[string]*shape{"metadata": metadataShape, "spec": specShapes[v]}),
+		})
 	}
 	return m
 }()
 
 // objectShape is the shape of a claim or template of version.
 func objectShape(version, kind string) *shape {
-	if s, ok := objectShapes[[2]string{version, kind}]; ok {
-		return s
-	}
-	return buildObjectShape(version, kind)
-}
-
-func buildObjectShape(version, kind string) *shape {
-	fields := map[string]*shape{"metadata": metadataShape}
-	spec, status := specShapes[version], statusShapes[version]
-	if kind == KindTemplate {
-		fields["spec"] = object(map[string]*shape{"metadata": metadataShape, "spec": spec})
-	} else {
-		fields["spec"] = spec
-		fields["status"] = status
-	}
-	return object(fields)
+	return objectShapes[[2]string{version, kind}]
 }
 
 // CheckShape returns the error Convert gives for a malformed obj: a

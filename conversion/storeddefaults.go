@@ -8,15 +8,11 @@ import (
 )
 
 // StoredDefaultsAnnotations returns the annotations that obj, a v1alpha1 or
-// v1alpha2 claim or template being written, needs so that it is stored with
-// the v1alpha3 defaults. A view read before the stored object was defaulted
-// has a restore-v1alpha3 annotation that records requests without mode or
-// count; written back, it would store that again.
-//
-// The annotations are those of the defaulted stored object in obj's
-// version; present is false when it has none. changed is true only when
-// they differ from obj's and everything else in obj is what that object
-// shows. obj is not modified.
+// v1alpha2 claim or template being written, needs to be stored with the
+// v1alpha3 defaults: its restore-v1alpha3 annotation may record requests
+// without mode or count. present is false when there are none. changed is
+// true only when they differ from obj's and the rest of obj is what the
+// defaulted object shows. obj is not modified.
 func StoredDefaultsAnnotations(obj map[string]interface{}) (annotations interface{}, present, changed bool, err error) {
 	_, version, kind, err := Identify(obj)
 	if err != nil || version != V1alpha1 && version != V1alpha2 {

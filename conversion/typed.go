@@ -53,15 +53,11 @@ func typedKind(obj runtime.Object) (schema.GroupVersionKind, error) {
 }
 
 // ToTree returns obj, a typed claim, template or list of claimbridge's api
-// packages or of k8s.io/api/resource, as the JSON tree Convert and
-// validation.Validate take, without the nulls the Go types write.
-//
-// apiVersion and kind come from obj's TypeMeta, or from its Go type when
-// TypeMeta is empty, as it is for objects read through a client. A
-// claimbridge type may also hold resource.k8s.io/v1alpha1 … v1alpha3
-// objects, whose types k8s.io/api no longer has. A TypeMeta that does not
-// fit the Go type is an error, and so is an unstructured object. obj is not
-// modified.
+// packages or of k8s.io/api/resource, as the JSON tree Convert takes,
+// without the nulls the Go types write. apiVersion and kind come from
+// TypeMeta, or from the Go type when TypeMeta is empty, as it is for
+// objects read through a client. A TypeMeta that does not fit the Go type
+// is an error, and so is an unstructured object. obj is not modified.
 func ToTree(obj runtime.Object) (map[string]interface{}, error) {
 	gvk, err := typedKind(obj)
 	if err != nil {
