@@ -9,10 +9,8 @@ import (
 	"github.com/claimbridge/claimbridge/api"
 )
 
-// The versions of the conversion chain, oldest first (see package api):
-// the three claimbridge serves, and upstream's v1beta1 (1.32), v1beta2
-// (1.33) and v1 (1.34+), which claimbridge converts to and from for group
-// resource.k8s.io only (docs/conversion.md says why).
+// The versions of the conversion chain, oldest first. The last three exist
+// for group resource.k8s.io only.
 const (
 	V1alpha1 = api.V1alpha1
 	V1alpha2 = api.V1alpha2
@@ -24,19 +22,15 @@ const (
 
 // Each version list is a copy: changing it changes nothing else.
 var (
-	// Versions lists the versions the claimbridge CRD serves
-	// (api.ServedVersions).
+	// Versions lists the versions the claimbridge CRD serves.
 	Versions = slices.Clone(api.ServedVersions)
-	// GAVersions lists the upstream versions that Convert reaches from the
-	// alpha shapes (api.UpstreamOnlyVersions).
+	// GAVersions lists the upstream-only versions.
 	GAVersions = slices.Clone(api.UpstreamOnlyVersions)
-	// ChainVersions is the conversion chain: every conversion goes through
-	// the neighbours between its two versions (api.ConversionVersions).
+	// ChainVersions is the conversion chain, oldest first.
 	ChainVersions = slices.Clone(api.ConversionVersions)
 )
 
-// The API groups whose claims and templates are converted. The group of an
-// object is never changed.
+// The API groups whose objects are converted. Conversion keeps the group.
 const (
 	Group         = api.Group
 	UpstreamGroup = api.UpstreamGroup
@@ -50,40 +44,28 @@ const (
 	KindTemplateList = api.KindTemplateList
 )
 
-// Convert returns obj converted to version toVersion, one of ChainVersions
-// (v1alpha1 … v1alpha3, and v1beta1, v1beta2, v1 for group resource.k8s.io).
-// obj must be a ResourceClaim, ResourceClaimTemplate or one of their List
-// kinds; its apiVersion group is kept (resource.claimbridge.dev or
-// resource.k8s.io). obj is not modified. Converting to the version obj
-// already has returns a deep copy.
+// Convert returns obj, a claim, template or list of them, converted to
+// toVersion, one of ChainVersions. The group is kept. obj is not modified;
+// converting to obj's own version returns a deep copy.
 //
-// Convert fails only when toVersion is not one of ChainVersions, when obj is
-// not a convertible object (or a claimbridge-group object asked for an
-// upstream-only version), or when what the target version cannot hold does
-// not fit into the annotation size limit.
-//
-// An object whose known fields have the wrong JSON type (for example spec a
-// string) is refused with a *MalformedError naming the field path.
-// ConvertWithWarnings also says what the target version's consumers miss.
+// Convert fails when toVersion is not in the chain or not served by obj's
+// group, when obj is not convertible, or when the restore data does not fit
+// the annotation size limit. A field of the wrong JSON type gives a
+// *MalformedError.
 func Convert(obj map[string]interface{}, toVersion string) (map[string]interface{}, error) {
 	return convert(obj, toVersion, nil, false, false)
 }
 
 // ConvertShared is Convert for a caller that modifies neither obj nor the
-// result afterwards (the webhook encodes the result and drops both): the
-// result may share with obj the values conversion does not change — the
-// metadata other than the annotations, fields of no version, and the values
-// a mapping moves unchanged into the other version's sections (node
-// selectors, parameters, reservations) — instead of copying them. Its result
-// is equal to Convert's.
+// result afterwards, such as the webhook. The result may share the values
+// conversion does not change with obj instead of copying them. It is equal
+// to Convert's result.
 func ConvertShared(obj map[string]interface{}, toVersion string) (map[string]interface{}, error) {
 	return convert(obj, toVersion, nil, true, false)
 }
 
-// convert is Convert; share is ConvertShared's.
-// lossesOnly (see Losses) skips the restore annotations of the versions
-// passed through: the result is not a faithful conversion, only what the
-// forward mappings saw.
+// convert is Convert; share is ConvertShared's. lossesOnly (see Losses)
+// writes no restore annotations, so the result does not round-trip.
 func convert(obj map[string]interface{}, toVersion string, ws *[]Warning, share, lossesOnly bool) (map[string]interface{}, error) {
 	group, from, kind, err := Identify(obj)
 	if err != nil {
@@ -112,17 +94,12 @@ func convert(obj map[string]interface{}, toVersion string, ws *[]Warning, share,
 	return out, nil
 }
 
-// copyForSteps returns the copy of a claim or template that convertObject
-// converts in place. Every step replaces the sections it maps (spec, and a
-// claim's status) with maps it builds from copies, so when at least one step
-// runs (mapped), those sections are shared with obj rather than copied
-// first; every other field is deep-copied. The result shares nothing with
-// obj once the steps have run.
+// copyForSteps returns the copy of obj that convertObject converts in place.
+// When a step runs (mapped), the sections are not copied: every step replaces
+// them with maps built from copies. Other fields are deep-copied.
 //
-// With share, only the maps the steps modify besides the sections —
-// metadata and metadata.annotations, where the restore annotations are
-// removed and added — are copied (shallowly: annotation values are strings);
-// everything else is shared with obj, also when no step runs.
+// With share, only metadata and its annotations are copied, shallowly: the
+// steps change only the restore annotations there.
 func copyForSteps(obj map[string]interface{}, kind string, mapped, share bool) map[string]interface{} {
 	if !mapped && !share {
 		return deepCopyMap(obj)
@@ -144,7 +121,7 @@ func copyForSteps(obj map[string]interface{}, kind string, mapped, share bool) m
 }
 
 // copyMetadataShallow copies a metadata object and its annotations one
-// level deep; anything else is returned as it is.
+// level deep.
 func copyMetadataShallow(v interface{}) interface{} {
 	meta, ok := v.(map[string]interface{})
 	if !ok || meta == nil {
@@ -158,7 +135,7 @@ func copyMetadataShallow(v interface{}) interface{} {
 }
 
 // checkTarget fails for versions outside the chain and for the GA versions
-// of the claimbridge group, which its CRD does not serve.
+// of the claimbridge group.
 func checkTarget(group, from, toVersion string) error {
 	switch i := api.VersionIndex(toVersion); {
 	case i < 0:
@@ -188,16 +165,13 @@ func Identify(obj map[string]interface{}) (group, version, kind string, err erro
 	return group, version, kind, nil
 }
 
-// convertObject converts a claim or template in place, one neighbouring
-// version of ChainVersions at a time, so that v1alpha1 ⇄ v1alpha3 passes
-// through v1alpha2 (and v1alpha3 ⇄ v1 through v1beta1 and v1beta2), and
-// every restore annotation is written and read by the same pair of steps.
+// convertObject converts a claim or template in place, one step between
+// neighbouring versions at a time, so that each restore annotation is written
+// and read by the same pair of steps.
 //
-// When ws is not nil, the losses of every step are appended to it as
-// warnings; pathPrefix ("items[i].") locates a list item. A claim with a
-// status converted to a GA version also gets the warning that an apiserver
-// discards the status of a create (From and To are then the whole
-// conversion's versions).
+// When ws is not nil, each step's losses are appended to it; pathPrefix
+// ("items[i].") locates a list item. A claim converted to a GA version also
+// gets the warning that an apiserver drops the status of a create.
 func convertObject(obj map[string]interface{}, kind, from, to, pathPrefix string, ws *[]Warning, opts stepOptions) error {
 	name := api.Ref(obj)
 	warn := func(stepFrom, stepTo string, losses []loss) {
@@ -253,11 +227,8 @@ func convertList(list map[string]interface{}, kind, from, to string, ws *[]Warni
 }
 
 // checkItemIdentity refuses an item of a typed list that names another
-// apiVersion or kind than the list's: the list's are what it is converted
-// from, so an item of another version would have its fields read as the
-// list's version's (unknown there, and kept only in a restore annotation),
-// not converted. kubectl creates every item by its own apiVersion and kind;
-// a kind: List holds items of several versions and kinds.
+// apiVersion or kind than the list. Items are converted from the list's
+// version, so such an item's fields would be misread, not converted.
 func checkItemIdentity(item map[string]interface{}, i int, apiVersion, kind string) *MalformedError {
 	const hint = "an item of a typed list is converted from the list's apiVersion and kind; put items of other versions or kinds in a kind: List (apiVersion v1) or documents of their own"
 	var err *MalformedError

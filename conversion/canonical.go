@@ -9,20 +9,9 @@ import (
 	"strconv"
 )
 
-// JSON encoding of trees (map[string]interface{}, []interface{}, string,
-// json.Number, bool, nil and other values encoding/json encodes).
-//
-// Two encodings are used, both encoding/json's with sorted object keys and
-// without HTML escaping of <, > and & (a json.Encoder with
-// SetEscapeHTML(false), without the newline it ends with):
-//
-//   - encodeJSON writes numbers as the tree holds them;
-//   - CanonicalJSON writes every number in its canonical form (see
-//     canonicalNumberText): the text the kube-apiserver stores for it, so
-//     that a tree encodes the same before and after the apiserver stored it.
-//
-// Restore fingerprints hash these bytes, and annotations written by earlier
-// builds carry such fingerprints: the bytes must not change.
+// Both encodings below are encoding/json's, with sorted keys and without
+// HTML escaping. Restore fingerprints hash these bytes, and stored
+// annotations carry such fingerprints: the bytes must never change.
 
 // encodeJSON encodes v as a json.Encoder with SetEscapeHTML(false) does,
 // without the trailing newline.
@@ -40,14 +29,10 @@ func appendJSON(buf []byte, v interface{}) ([]byte, error) {
 	return out[:len(out)-1], nil // the Encoder's newline
 }
 
-// CanonicalJSON encodes the JSON tree v with sorted keys, without HTML
-// escaping (as a json.Encoder with SetEscapeHTML(false), without its
-// newline), and with every number in canonical form: the text the
-// kube-apiserver stores for it (1.0 as 1, 1e2 as 100, 2.50 as 2.5,
-// 0.0000001 as 1e-7). A tree and what the apiserver stores for it encode
-// alike; where all numbers are already canonical the bytes are
-// encoding/json's. Numbers are json.Number and float64 values inside
-// map[string]interface{} and []interface{} containers; v is not modified.
+// CanonicalJSON is encodeJSON with every number in canonical form: the text
+// the kube-apiserver stores for it (1.0 as 1, 1e2 as 100, 0.0000001 as
+// 1e-7). So a tree encodes alike before and after the apiserver stores it.
+// v is not modified.
 func CanonicalJSON(v interface{}) ([]byte, error) { return appendCanonicalJSON(nil, v) }
 
 // CanonicalJSONOmitting is CanonicalJSON of a copy of m without the keys in
@@ -62,8 +47,8 @@ func appendCanonicalJSON(buf []byte, v interface{}) ([]byte, error) {
 	return appendJSON(buf, c)
 }
 
-// withoutKeys returns m without the keys in omit: m itself when it has none
-// of them, else a shallow copy.
+// withoutKeys returns m without the keys in omit. It copies m only when m
+// has one of them.
 func withoutKeys(m map[string]interface{}, omit ...string) map[string]interface{} {
 	if !slices.ContainsFunc(omit, func(k string) bool { _, ok := m[k]; return ok }) {
 		return m
@@ -76,16 +61,14 @@ func withoutKeys(m map[string]interface{}, omit ...string) map[string]interface{
 }
 
 // canonicalTree returns v with its numbers in canonical form, and whether
-// that differs from v. Only the containers on the way to a number that
-// changes are copied; v is not modified, and a tree whose numbers are all
-// canonical is returned as it is, without allocating.
+// that differs from v. It copies only the containers on the way to a
+// changed number; v is not modified.
 func canonicalTree(v interface{}) (interface{}, bool) {
 	switch v := v.(type) {
 	case json.Number:
 		return canonicalNumber(v)
 	case float64:
-		// encoding/json writes a float64 as canonicalNumberText would,
-		// except -0, written "-0".
+		// encoding/json writes a float64 in canonical form, except -0.
 		if v == 0 && math.Signbit(v) {
 			return float64(0), true
 		}
@@ -97,10 +80,7 @@ func canonicalTree(v interface{}) (interface{}, bool) {
 				continue
 			}
 			if out == nil {
-				out = make(map[string]interface{}, len(v))
-				for k, e := range v {
-					out[k] = e
-				}
+				out = maps.Clone(v)
 			}
 			out[k] = c
 		}
@@ -115,8 +95,7 @@ func canonicalTree(v interface{}) (interface{}, bool) {
 				continue
 			}
 			if out == nil {
-				out = make([]interface{}, len(v))
-				copy(out, v)
+				out = slices.Clone(v)
 			}
 			out[i] = c
 		}
@@ -127,9 +106,9 @@ func canonicalTree(v interface{}) (interface{}, bool) {
 	return v, false
 }
 
-// canonicalNumber returns the canonical form of n (canonicalNumberText) and
-// whether it differs from n. Text that is not a valid JSON number is left
-// as it is (encoding/json then fails on it, as it does for n).
+// canonicalNumber returns the canonical form of n and whether it differs
+// from n. Text that is not a JSON number is left for encoding/json to
+// refuse.
 func canonicalNumber(n json.Number) (json.Number, bool) {
 	var small [32]byte
 	c := appendCanonicalNumber(small[:0], string(n))
@@ -147,33 +126,16 @@ func isJSONNumber(s string) bool {
 	if c := s[0]; c != '-' && (c < '0' || c > '9') {
 		return false
 	}
-	// A JSON value that starts with '-' or a digit and ends with a digit,
-	// with no space around it, is a number.
+	// Such a valid JSON value is a number.
 	return json.Valid([]byte(s))
 }
 
-// appendCanonicalNumber appends canonicalNumberText(s) to buf.
-//
-// canonicalNumberText, the canonical form of the valid JSON number s, is
-// the text the kube-apiserver stores for it. The apiserver decodes a number
-// as an int64 if the literal is an integer that fits, else as a float64,
-// and encodes it again with encoding/json; so
-//
-//   - a literal that parses as an int64 is written as that int64 in
-//     decimal ("-0" as "0");
-//   - any other literal is parsed as a float64 f and written as
-//     encoding/json writes f: without an exponent (shortest digits) if
-//     1e-6 <= |f| < 1e21, else with one ("1e-7", "1.2345678901234567e+22");
-//     zero is written "0";
-//   - a literal out of float64 range (which the apiserver refuses) is
-//     written as it is.
-//
-// So 1, 1.0 and 1e0 are all "1", 2.50 is "2.5", 0.0000001 and 1e-07 are
-// "1e-7", and the form is its own canonical form: storing an object any
-// number of times leaves canonical numbers as they are. "" (which
-// encoding/json writes as 0) is "0"; other text that is not a number is
-// appended as it is, or, when strconv parses it, as that number: callers
-// check that s is a JSON number (canonicalNumber).
+// appendCanonicalNumber appends the canonical form of the JSON number s to
+// buf: the text the kube-apiserver stores for it. The apiserver decodes an
+// integer literal that fits as an int64 and anything else as a float64, and
+// encodes it again with encoding/json. So 1, 1.0 and 1e0 are all "1", and
+// 0.0000001 is "1e-7". A literal out of float64 range is kept as it is.
+// "" is "0". Callers check that s is a JSON number.
 func appendCanonicalNumber(buf []byte, s string) []byte {
 	if s == "" {
 		return append(buf, '0')
@@ -207,8 +169,7 @@ func appendCanonicalNumber(buf []byte, s string) []byte {
 	return appendCanonicalFloat(buf, f)
 }
 
-// appendCanonicalFloat appends the finite f as encoding/json encodes a
-// float64, with zero (also -0) as "0".
+// appendCanonicalFloat appends f as encoding/json encodes it, and -0 as "0".
 func appendCanonicalFloat(buf []byte, f float64) []byte {
 	if f == 0 {
 		return append(buf, '0')

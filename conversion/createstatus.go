@@ -6,26 +6,14 @@ import (
 	"slices"
 )
 
-// WithStoredStatusRestoreData returns the annotations newObj, a claim
-// written through the main resource, is to be stored with: its own, with
-// the status data (the "status" member) of its restore annotations of
-// versions made the same as oldObj's, the stored object's (nil for a
-// create, which has none). A write through the main resource does not set
-// status, so such data it carries other than the stored object's is a copy
-// of another object's, or of this one before a status write: a backup read
-// from the apiserver and created again by a restore tool, or applied again
-// (kubectl apply, a GitOps sync). It sets nothing today, but would set the
-// status of a view of another version once a later status write brings the
-// status to the fingerprint it names, without that status having been
-// validated (docs/validation.md), and /validate refuses it. An annotation
-// that then holds nothing goes. One without status data is left as it is
-// (its removal is /validate's to judge), and so is one that does not decode
-// (conversion applies nothing of it).
-//
-// changed lists the keys whose status data was replaced or taken out, in
-// order; it is empty, and annotations nil, when none was. remove is true
-// when no annotation is left (the apiserver stores no empty map either).
-// Neither object is modified.
+// WithStoredStatusRestoreData returns newObj's annotations with the status
+// data of its restore annotations of versions replaced by that of oldObj,
+// the stored object (nil for a create). A write through the main resource
+// does not set status, so other status data is a copy, say from a backup,
+// and could later set a status that was never validated. Annotations left
+// empty are removed; those without status data, or that do not decode, are
+// kept. changed lists the replaced keys, sorted; when it is empty,
+// annotations is nil. remove is true when no annotation is left.
 func WithStoredStatusRestoreData(newObj, oldObj map[string]interface{}, versions []string) (annotations map[string]interface{}, remove bool, changed []string) {
 	own, _ := asMap(newObj["metadata"])["annotations"].(map[string]interface{})
 	if len(own) == 0 {
@@ -54,8 +42,7 @@ func WithStoredStatusRestoreData(newObj, oldObj map[string]interface{}, versions
 			continue
 		}
 		data, err := r.appendJSON(nil)
-		if err != nil {
-			// Not reached: what decoded from JSON encodes again.
+		if err != nil { // not reached: what decoded encodes again
 			delete(annotations, key)
 			continue
 		}

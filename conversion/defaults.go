@@ -8,19 +8,13 @@ import (
 	"github.com/claimbridge/claimbridge/defaulting"
 )
 
-// A step writes the fields its target's consumers need that the source
-// version has no place for, as the target release's defaulting would have
-// written them: a v1alpha3 request built from a resource class asks for
-// allocationMode ExactCount and count 1 (1.31's SetDefaults_DeviceRequest;
-// its scheduler reads an empty mode as an unsupported one, and ExactCount
-// without a count as a request for no device), and a claim shown in
-// v1alpha2 or v1alpha1 has allocationMode WaitForFirstConsumer
-// (SetDefaults_ResourceClaimSpec of 1.26–1.30, whose schedulers refuse an
-// empty mode; it is also what the CRD defaults on a write through those
-// versions, so that a view that lacked it would change on every write, and
-// the CRD's rules would judge the spec again). Like every mapped field, a
-// default the original lacked is removed again by the restore annotation on
-// the way back.
+// A step writes the defaults its target release's consumers need, as that
+// release's defaulting would: a v1alpha3 request gets allocationMode
+// ExactCount and count 1 (a 1.31 scheduler reads an empty mode as
+// unsupported, and no count as zero devices), and a v1alpha1/v1alpha2 spec
+// gets allocationMode WaitForFirstConsumer (1.26–1.30 schedulers refuse an
+// empty mode, and the CRD defaults it on every write). The restore
+// annotation removes them again on the way back.
 const (
 	exactCount           = defaulting.ExactCount
 	waitForFirstConsumer = defaulting.WaitForFirstConsumer
@@ -40,17 +34,15 @@ func isOne(v interface{}) bool {
 	return false
 }
 
-// writesDefaults reports whether the step from → to writes defaults for its
-// target (the steps between v1alpha2 and v1alpha3).
+// writesDefaults reports whether the step from → to writes defaults.
 func writesDefaults(from, to string) bool {
 	return from == V1alpha2 && to == V1alpha3 || from == V1alpha3 && to == V1alpha2
 }
 
-// withoutStepDefaults returns section name of a kind object, mapped by the
-// step from → to, without the defaults that step writes, and whether there
-// were any: the section as builds before those defaults mapped it, whose
-// restore patches carry its fingerprint. The step v1alpha2 → v1alpha1 counts
-// too: it copies the mode the step before wrote. section is not modified.
+// withoutStepDefaults returns the section, mapped by the step from → to,
+// without the defaults that step writes, and whether there were any. That is
+// the section as older builds mapped it. v1alpha2 → v1alpha1 counts too: it
+// copies the mode the step before wrote. section is not modified.
 func withoutStepDefaults(name string, section interface{}, kind, from, to string) (interface{}, bool) {
 	if !writesDefaults(from, to) && !(from == V1alpha2 && to == V1alpha1) {
 		return section, false
@@ -58,9 +50,8 @@ func withoutStepDefaults(name string, section interface{}, kind, from, to string
 	return withoutDefaults(name, section, kind, to)
 }
 
-// withoutDefaults returns section name of a kind object in version without
-// the defaults a step into version writes (see above), and whether there
-// were any.
+// withoutDefaults returns the section in version without the defaults a
+// step into version writes, and whether there were any.
 func withoutDefaults(name string, section interface{}, kind, version string) (interface{}, bool) {
 	return onClaimSpec(name, section, kind, func(spec map[string]interface{}) (map[string]interface{}, bool) {
 		switch version {
@@ -86,24 +77,16 @@ func withoutDefaults(name string, section interface{}, kind, version string) (in
 	})
 }
 
-// withStepDefaults returns section name of a kind object in version from,
-// about to be mapped by the step from → to, with the defaults the step
-// to → from writes added where they are missing (the section as this build
-// would have mapped it back); section is not modified.
+// withStepDefaults returns the section in version from, about to be mapped
+// by the step from → to, with the defaults the step to → from writes added
+// where missing: the section as this build would have mapped it back.
+// section is not modified.
 func withStepDefaults(name string, section interface{}, kind, from, to string) interface{} {
 	if !writesDefaults(from, to) {
 		return section
 	}
-	return withDefaults(name, section, kind, from)
-}
-
-// withDefaults returns section name of a kind object in version with the
-// defaults a step into version writes added where they are missing: a
-// v1alpha1/v1alpha2 spec's allocationMode, a v1alpha3 first request's mode
-// and count when it has neither. section is not modified.
-func withDefaults(name string, section interface{}, kind, version string) interface{} {
 	out, _ := onClaimSpec(name, section, kind, func(spec map[string]interface{}) (map[string]interface{}, bool) {
-		switch version {
+		switch from {
 		case V1alpha1, V1alpha2:
 			if _, hasMode := spec["allocationMode"]; hasMode {
 				return nil, false
@@ -127,11 +110,8 @@ func withDefaults(name string, section interface{}, kind, version string) interf
 	return out
 }
 
-// withUpstreamDefaults returns section name of a kind object in version
-// defaulted as the version's release defaulted what it stored (package
-// defaulting: every v1alpha3 request's mode, and count for ExactCount; a
-// v1alpha1/v1alpha2 spec's mode), copying what it changes; section is not
-// modified.
+// withUpstreamDefaults returns the section defaulted as version's release
+// defaults what it stores (package defaulting). section is not modified.
 func withUpstreamDefaults(name string, section interface{}, kind, version string) interface{} {
 	if name != "spec" || isNull(section) {
 		return section
@@ -143,7 +123,7 @@ func withUpstreamDefaults(name string, section interface{}, kind, version string
 	}
 	for i, op := range ops {
 		if n, ok := op.Value.(int64); ok {
-			ops[i].Value = json.Number(strconv.FormatInt(n, 10)) // numbers as conversion decodes them
+			ops[i].Value = json.Number(strconv.FormatInt(n, 10))
 		}
 	}
 	obj["spec"] = deepCopy(section)
@@ -153,11 +133,10 @@ func withUpstreamDefaults(name string, section interface{}, kind, version string
 	return obj["spec"]
 }
 
-// onClaimSpec applies change to the claim spec of section name of a kind
-// object (the spec of a claim, spec.spec of a template) and returns the
-// section with the changed spec, or section itself and false when there is
-// no claim spec (or it is null) or change changes nothing. Only the containers on the way
-// are copied: section is not modified.
+// onClaimSpec applies change to the claim spec in the section (a template's
+// spec.spec) and returns the section with the result. It returns section and
+// false when there is no claim spec or change changes nothing. section is
+// not modified.
 func onClaimSpec(name string, section interface{}, kind string, change func(map[string]interface{}) (map[string]interface{}, bool)) (interface{}, bool) {
 	spec, wrap := claimSpecOf(name, section, kind)
 	if spec == nil {
@@ -170,10 +149,9 @@ func onClaimSpec(name string, section interface{}, kind string, change func(map[
 	return wrap(changed), true
 }
 
-// claimSpecOf is the claim spec in section name of a kind object (a
-// template's inner spec), and the function that returns the section with
-// another claim spec in its place (copying the template); nil when there is
-// none (null stays null).
+// claimSpecOf returns the claim spec in the section, and a function that
+// returns a copy of the section with another claim spec; nil when there is
+// none.
 func claimSpecOf(name string, section interface{}, kind string) (map[string]interface{}, func(map[string]interface{}) interface{}) {
 	outer, _ := section.(map[string]interface{})
 	if name != "spec" || outer == nil {
@@ -193,9 +171,7 @@ func claimSpecOf(name string, section interface{}, kind string) (map[string]inte
 	}
 }
 
-// onFirstRequest applies change to the first request of a v1alpha3 claim
-// spec and returns the spec with it, copying the containers on the way;
-// false when there is no request or change changes nothing.
+// onFirstRequest is onClaimSpec for the first request of a v1alpha3 spec.
 func onFirstRequest(spec map[string]interface{}, change func(map[string]interface{}) (map[string]interface{}, bool)) (map[string]interface{}, bool) {
 	devices, _ := spec["devices"].(map[string]interface{})
 	requests, _ := devices["requests"].([]interface{})
@@ -224,21 +200,14 @@ func shallowCopy(m map[string]interface{}) map[string]interface{} {
 	return out
 }
 
-// withoutGAStoredDefaults returns section name of a kind object in v1alpha3,
-// mapped from a v1beta1 object, without what a 1.32+ apiserver writes into
-// an object it stores that the object converted to it may have lacked, such
-// that matches(the result) holds: the mode and count of requests that have
-// exactly allocationMode ExactCount and count 1 (SetDefaults_ExactDeviceRequest;
-// v1beta1's SetDefaults_DeviceRequest), and an allocation's empty devices (a
-// struct without omitempty in the k8s.io/api types). It is tried only when
-// the section does not match the restore data as it is (applySection), and
-// matches is that data's fingerprint check. Which requests had the pair
-// written out by their writer cannot be told from the stored object, so the
-// pair is left out of every such request first, then out of each other
-// set of them (up to gaDefaultsSearchLimit such requests; beyond, only all),
-// and the first result that matches is returned: a fingerprint match is the
-// section the restore data was made for. section is not modified; false
-// when nothing matches.
+// withoutGAStoredDefaults returns the v1alpha3 section, mapped from
+// v1beta1, without what a 1.32+ apiserver adds when it stores an object, so
+// that matches (the restore data's fingerprint check) holds. The apiserver
+// adds allocationMode ExactCount with count 1 to requests, and an empty
+// allocation.devices. The stored object does not tell which requests had
+// the pair from their writer, so it tries each subset of them, all first,
+// and returns the first that matches. section is not modified; false when
+// nothing matches.
 func withoutGAStoredDefaults(name string, section interface{}, kind string, matches func(interface{}) bool) (interface{}, bool) {
 	if name == "status" {
 		status, _ := section.(map[string]interface{})
@@ -292,7 +261,6 @@ func withoutGAStoredDefaults(name string, section interface{}, kind string, matc
 	return section, false
 }
 
-// gaDefaultsSearchLimit is how many requests with the default mode and
-// count withoutGAStoredDefaults tries every subset of (2^8 fingerprints at
-// the most); a spec with more tries only leaving the pair out of all.
+// gaDefaultsSearchLimit bounds the requests withoutGAStoredDefaults tries
+// every subset of; with more, it tries only all of them.
 const gaDefaultsSearchLimit = 8

@@ -1,7 +1,7 @@
 package conversion
 
-// pick returns a copy of the object v with only the named keys; a value that
-// is not an object is copied as it is.
+// pick returns a copy of the object v with only the named keys. Other
+// values are copied as they are.
 func pick(v interface{}, keys ...string) interface{} {
 	m, ok := v.(map[string]interface{})
 	if !ok || m == nil {
@@ -12,8 +12,8 @@ func pick(v interface{}, keys ...string) interface{} {
 	return out
 }
 
-// pickEach applies pick to every element of the array v; a value that is not
-// an array is copied as it is.
+// pickEach applies pick to every element of the array v. Other values are
+// copied as they are.
 func pickEach(v interface{}, keys ...string) interface{} {
 	s, ok := v.([]interface{})
 	if !ok || s == nil {
@@ -26,8 +26,7 @@ func pickEach(v interface{}, keys ...string) interface{} {
 	return out
 }
 
-// identityMapping is the step between two versions whose claims and templates
-// have the same fields.
+// identityMapping maps between versions with the same fields.
 var identityMapping = mapping{
 	spec:   func(in map[string]interface{}, _ *lossReport) map[string]interface{} { return deepCopyMap(in) },
 	status: func(in, _ map[string]interface{}, _ *lossReport) map[string]interface{} { return deepCopyMap(in) },

@@ -2,21 +2,15 @@ package conversion
 
 import "slices"
 
-// A step maps each section forward, maps it back and diffs the result
-// against the original to build the restore annotation of the source
-// version. For the common plain sections (a spec with one class or request,
-// a status without an allocation, a v1alpha1/v1alpha2 single-handle
-// allocation) the mapping back is known to give the section unchanged, so
-// the step skips it: the diff would be empty. The predicates below say when
-// that is certain. They are conservative — any field or value they do not
-// recognise makes them answer false, and the step then takes the full path —
-// and TestInvertiblePredicates checks, over the golden inputs and random
-// objects of every direction, that whenever one answers true the full path
-// records nothing for the section.
+// A step maps each section forward and back and diffs the result against
+// the original to build the restore annotation. For common plain sections
+// the round trip is known to be exact, so the step skips it. The predicates
+// below are conservative: anything they do not recognise makes them answer
+// false. TestInvertiblePredicates checks that the full path records nothing
+// whenever one answers true.
 
-// sectionInvertible reports whether mapping the section of a kind object
-// with the direction's forward mapping and back gives in unchanged; the
-// predicates take the section as it is in the object (a JSON value).
+// sectionInvertible holds a direction's predicates: whether mapping a
+// section forward and back gives it unchanged.
 type sectionInvertible struct {
 	spec   func(in map[string]interface{}) bool
 	status func(in map[string]interface{}) bool
@@ -31,10 +25,9 @@ var invertibles = map[[2]string]sectionInvertible{
 	{V1, V1beta2}:        {spec: isObject, status: isObject},
 }
 
-// exactInverse reports whether the step from → to may skip mapping section
-// name of obj back: the restore annotation popped from obj (restoreTo) has
-// nothing to apply, and the direction's predicate holds for the section. An
-// absent section stays absent.
+// exactInverse reports whether the step from → to may skip mapping the
+// section back: restoreTo has nothing to apply, and the direction's
+// predicate holds.
 func exactInverse(obj map[string]interface{}, kind, name, from, to string, restoreTo *restore) bool {
 	if restoreTo != nil && !restoreTo.empty() {
 		return false
@@ -55,7 +48,7 @@ func exactInverse(obj map[string]interface{}, kind, name, from, to string, resto
 	case name == "status":
 		return kind == KindClaim && inv.status(in)
 	case kind == KindTemplate:
-		// {metadata, spec}: metadata is copied as it is.
+		// metadata is copied as it is.
 		for k := range in {
 			if k != "metadata" && k != "spec" {
 				return false
@@ -90,15 +83,14 @@ func isString(v interface{}, nonEmpty bool) bool {
 	return ok && (!nonEmpty || s != "")
 }
 
-// specV1V2Invertible: both versions have the same three spec fields.
+// specV1V2Invertible: both versions have the same spec fields.
 func specV1V2Invertible(in map[string]interface{}) bool {
 	return onlyKeys(in, claimSpecV1V2Keys...)
 }
 
-// specV2ToV3Invertible: allocation mode WaitForFirstConsumer, with a resource
-// class or without, comes back, the class as the one request's; parametersRef
-// and other modes would be lost, and a spec without a mode comes back with
-// one.
+// specV2ToV3Invertible: a spec with mode WaitForFirstConsumer and at most a
+// class comes back. parametersRef and other modes are lost, and a missing
+// mode comes back.
 func specV2ToV3Invertible(in map[string]interface{}) bool {
 	if !onlyKeys(in, "resourceClassName", "allocationMode") || in["allocationMode"] != waitForFirstConsumer {
 		return false
@@ -107,9 +99,8 @@ func specV2ToV3Invertible(in map[string]interface{}) bool {
 	return !ok || isString(class, false)
 }
 
-// specV3ToV2Invertible: an empty spec, or one request named "request" with a
-// device class, allocation mode ExactCount and count 1 and nothing else, is
-// what specV2ToV3 builds back.
+// specV3ToV2Invertible: an empty spec, or the one request specV2ToV3
+// builds, comes back.
 func specV3ToV2Invertible(in map[string]interface{}) bool {
 	if len(in) == 0 {
 		return true
@@ -130,9 +121,8 @@ func specV3ToV2Invertible(in map[string]interface{}) bool {
 		req["allocationMode"] == exactCount && isOne(req["count"])
 }
 
-// statusUnallocatedInvertible: the fields common to every version, and a
-// null or absent allocation, map as they are. (v1alpha2's driverName has no
-// place in v1alpha3 without an allocation.)
+// statusUnallocatedInvertible: the common fields and a null or absent
+// allocation map as they are.
 func statusUnallocatedInvertible(in map[string]interface{}) bool {
 	if !onlyKeys(in, "reservedFor", "deallocationRequested", "allocation") {
 		return false
@@ -141,11 +131,10 @@ func statusUnallocatedInvertible(in map[string]interface{}) bool {
 	return !ok || a == nil
 }
 
-// classicStatus is what both classic status predicates require first: only
-// the fields of a v1alpha1/v1alpha2 status, a string driverName, and an
-// allocation (if set) with only availableOnNodes, shareable and handleKey.
-// decided reports that this alone gives the answer (no allocation:
-// invertible; anything else: not); otherwise alloc is the allocation.
+// classicStatus checks what both classic status predicates require: only
+// v1alpha1/v1alpha2 status fields, a string driverName, and an allocation
+// with only availableOnNodes, shareable and handleKey. When decided, answer
+// is the result; otherwise alloc is the allocation.
 func classicStatus(in map[string]interface{}, handleKey string) (driver interface{}, alloc map[string]interface{}, decided, answer bool) {
 	if !onlyKeys(in, "driverName", "reservedFor", "deallocationRequested", "allocation") {
 		return nil, nil, true, false
@@ -166,8 +155,7 @@ func classicStatus(in map[string]interface{}, handleKey string) (driver interfac
 }
 
 // statusV1ToV2Invertible: resourceHandle and driverName become one handle,
-// which statusV2ToV1 reads back — unless the handle would be empty (an empty
-// resourceHandle is dropped) or nothing would say whose it is.
+// which comes back unless it is empty or has no driver.
 func statusV1ToV2Invertible(in map[string]interface{}) bool {
 	driver, alloc, decided, answer := classicStatus(in, "resourceHandle")
 	if decided {
@@ -176,13 +164,11 @@ func statusV1ToV2Invertible(in map[string]interface{}) bool {
 	if h, ok := alloc["resourceHandle"]; ok && !isString(h, true) {
 		return false
 	}
-	// Without a driver the handle has no driverName, and only data.
 	return isString(driver, true) || alloc["resourceHandle"] != nil
 }
 
 // statusV2ToV1Invertible: one handle of status.driverName with at most
-// non-empty data is what statusV1ToV2 builds from resourceHandle; no handle
-// at all comes back only without a driver.
+// non-empty data comes back; no handle comes back only without a driver.
 func statusV2ToV1Invertible(in map[string]interface{}) bool {
 	driver, alloc, decided, answer := classicStatus(in, "resourceHandles")
 	if decided {
@@ -206,7 +192,6 @@ func statusV2ToV1Invertible(in map[string]interface{}) bool {
 	if isString(driver, true) {
 		return handle["driverName"] == driver
 	}
-	// Without a driver: a handle with data only.
 	_, named := handle["driverName"]
 	return !named && handle["data"] != nil
 }

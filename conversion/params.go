@@ -5,14 +5,10 @@ import (
 	"reflect"
 )
 
-// A v1alpha2 allocation can carry configuration per device: the data of
-// several opaque handles of one driver, and the vendorRequestParameters of
-// each named resource of a structured handle. v1alpha3 has configuration
-// only per request and driver, and a 1.31 driver applies the opaque entries
-// of one driver for one request in order, a later one overriding an earlier
-// one. So that no entry overrides another, each driver gets at most one
-// FromClaim entry. When the driver has per-device configuration, that entry
-// lists it:
+// A v1alpha2 allocation can carry configuration per device; v1alpha3 only
+// per request and driver, where a later entry overrides an earlier one. So
+// each driver gets at most one FromClaim entry, which lists any per-device
+// configuration:
 //
 //	opaque:
 //	  driver: <driver>
@@ -24,8 +20,7 @@ import (
 //	    - device: <device of the result>            # handle-<i> or the named resource
 //	      parameters: <its configuration>           # an object; non-JSON data wrapped as ResourceHandle
 //
-// Otherwise (a single opaque handle of the driver, or only class and claim
-// parameters) the parameters are the configuration itself, as before.
+// Otherwise the parameters are the configuration itself.
 const DeviceParametersKind = "DeviceParameters"
 
 // driverParams gathers the configuration of one driver's handles.
@@ -45,8 +40,8 @@ func (p *driverParams) addDevice(device string, params interface{}, path string)
 	p.devicePath = append(p.devicePath, path)
 }
 
-// config returns the driver's configuration entries: FromClass, then one
-// FromClaim entry.
+// config returns the driver's configuration entries: FromClass, then
+// FromClaim.
 func (p *driverParams) config(request string, r *lossReport) []interface{} {
 	var out []interface{}
 	if p.class != nil {
@@ -87,9 +82,8 @@ type driverConfig struct {
 	used       map[int]bool // entries represented in v1alpha2
 }
 
-// readDriverConfig reads the entries of devices.config for driver and marks
-// the first DeviceParameters entry as used; the caller marks the FromClass
-// entry (dc.classIdx) and the plain FromClaim entries it uses.
+// readDriverConfig reads driver's entries of devices.config and marks the
+// first DeviceParameters entry used. The caller marks the others it uses.
 func readDriverConfig(config []interface{}, driver string, used map[int]bool) driverConfig {
 	dc := driverConfig{used: used}
 	for i, c := range config {
@@ -134,9 +128,8 @@ func (dc *driverConfig) useClaim(k int) interface{} {
 	return dc.claims[k]
 }
 
-// inScope reports whether a 1.31 driver applies a configuration entry with
-// these requests (devices.config[].requests) to the devices of request:
-// an entry that names none applies to every request.
+// inScope reports whether a configuration entry naming requests applies to
+// request. An entry that names none applies to every request.
 func inScope(requests []interface{}, request string) bool {
 	if len(requests) == 0 {
 		return true
@@ -160,8 +153,8 @@ func (dc *driverConfig) claimReaches(request string) bool {
 	return false
 }
 
-// deviceParameters recognises a DeviceParameters object and returns its
-// per-device parameters by device name and its claim parameters.
+// deviceParameters returns the per-device parameters, by device, and the
+// claim parameters of a DeviceParameters object.
 func deviceParameters(params interface{}) (map[string]interface{}, interface{}, bool) {
 	m := asMap(params)
 	if m["apiVersion"] != HandleDataAPIVersion || m["kind"] != DeviceParametersKind {
@@ -178,8 +171,7 @@ func deviceParameters(params interface{}) (map[string]interface{}, interface{}, 
 	return devices, m["claimParameters"], true
 }
 
-// loseUnused reports the configuration entries that have no place in
-// v1alpha2.
+// loseUnused reports the configuration entries not used in v1alpha2.
 func loseUnused(config []interface{}, used map[int]bool, r *lossReport) {
 	for i := range config {
 		if !used[i] {

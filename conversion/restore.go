@@ -11,52 +11,48 @@ import (
 // AnnotationPrefix starts the key of every annotation claimbridge writes.
 const AnnotationPrefix = api.AnnotationPrefix
 
-// RestoreAnnotation returns the key of the annotation that carries what
-// version cannot hold while the object is shown in another version:
+// RestoreAnnotation returns the key of the annotation that keeps what the
+// object's current version cannot hold of version:
 // claimbridge.dev/restore-<version>.
 func RestoreAnnotation(version string) string { return api.RestoreAnnotation(version) }
 
 // TotalAnnotationSizeLimitB is the apiserver's limit on the total size of an
-// object's annotations (keys and values), as in apimachinery's ObjectMeta
-// validation.
+// object's annotations.
 const TotalAnnotationSizeLimitB = 256 * 1024
 
-// restore is the content of a restore annotation: for each section of the
-// object ("spec", "status"), the patch that turns the section as it is mapped
-// back from the other version into the section as it was.
+// restore is the content of a restore annotation: per section, the patch
+// that turns the section as mapped back into the section as it was.
 type restore struct {
 	Spec   *sectionPatch `json:"spec,omitempty"`
 	Status *sectionPatch `json:"status,omitempty"`
-	// Created records which metadata containers the annotation itself
-	// created, so that they are removed with it: "metadata" or "annotations".
+	// Created names the metadata container the annotation created, to be
+	// removed with it.
 	Created string `json:"created,omitempty"`
 }
 
 // sectionPatch is a JSON-Patch-like list of operations on one section. Base
-// is the fingerprint of the section it applies to: when the object was
-// changed in the other version since, the section no longer matches Base and
-// the stale patch is dropped rather than applied to different content.
+// is the fingerprint of the section it applies to: a patch whose section
+// changed since is dropped, not applied to different content.
 type sectionPatch struct {
 	Base  string      `json:"base"`
 	Patch []operation `json:"patch"`
 }
 
-// operation is one RFC 6902 operation; only "add", "replace" and "remove" are
-// used. Path is an RFC 6901 JSON pointer from the object root.
+// operation is one RFC 6902 add, replace or remove. Path is a JSON pointer
+// from the object root.
 type operation struct {
 	Op    string      `json:"op"`
 	Path  string      `json:"path"`
 	Value interface{} `json:"value,omitempty"`
 }
 
-// MarshalJSON writes o as RFC 6902 has it: an add or replace carries
-// "value", null included; a remove has none. (Annotations written before
-// left out a null value; reading takes a missing value as null.)
+// MarshalJSON writes o as RFC 6902 has it: an add or replace has a value,
+// null included; a remove has none. Older builds left out a null value, so
+// decoding takes a missing value as null.
 func (o operation) MarshalJSON() ([]byte, error) { return encodeJSON(o.wire()) }
 
-// operationJSON is the encoding of an operation (wire): Value is nil for a
-// remove without a value, and omitted; else it points to the value, null
-// included.
+// operationJSON is the encoding of an operation. Value is nil only for a
+// remove.
 type operationJSON struct {
 	Op    string       `json:"op"`
 	Path  string       `json:"path"`
@@ -81,9 +77,8 @@ func (r *restore) section(name string) **sectionPatch {
 	return &r.Status
 }
 
-// popRestore removes and decodes the restore annotation of version from
-// obj's metadata. An annotation that cannot be decoded (edited by hand) is
-// removed and ignored: the object is then shown as mapped.
+// popRestore removes and decodes obj's restore annotation of version. One
+// that does not decode is removed and ignored.
 func popRestore(obj map[string]interface{}, version string) *restore {
 	meta := asMap(obj["metadata"])
 	ann := asMap(meta["annotations"])
@@ -118,18 +113,10 @@ func popRestore(obj map[string]interface{}, version string) *restore {
 }
 
 // dropRestore removes the restore annotation of version from obj, an object
-// of that version about to be converted away from it. Conversion never
-// leaves one there: the step into a version consumes its annotation, and the
-// step out of it writes what it records, or nothing. One the object carries
-// anyway was written by its client, and kept it would be applied when the
-// object comes back to this version: a v1alpha2 claim created with a
-// restore-v1alpha2 annotation would, read as v1alpha2 from storage, have
-// whatever spec and status the annotation says, none of which validation
-// saw; a restore-v1alpha3 annotation on a stored v1alpha3 claim would be
-// carried through its v1alpha2 view and applied by that view's next write,
-// a label change or a reservation, to the stored spec and status. The
-// annotation's "created" record is the client's too and is not followed: an
-// annotations map it leaves empty stays.
+// of that version. Conversion never leaves one there, so it was written by
+// a client. Kept, it would be applied when the object comes back to this
+// version, setting a spec and status that validation never saw. Its
+// "created" record is not followed.
 func dropRestore(obj map[string]interface{}, version string) {
 	ann, ok := asMap(obj["metadata"])["annotations"].(map[string]interface{})
 	if ok {
@@ -188,10 +175,8 @@ func pushRestore(obj map[string]interface{}, version string, r *restore) error {
 	return nil
 }
 
-// appendJSON appends to buf what encodeJSON(r) writes (field order,
-// omitempty, operations as their MarshalJSON writes them). It encodes wire
-// structs, so encoding/json calls no MarshalJSON and its errors read as its
-// own (json: unsupported value: NaN), not wrapped as a MarshalJSON error.
+// appendJSON appends encodeJSON(r) to buf. It encodes wire structs, so
+// encoding/json's errors are not wrapped as MarshalJSON errors.
 func (r *restore) appendJSON(buf []byte) ([]byte, error) {
 	type restoreJSON struct {
 		Spec    *sectionJSON `json:"spec,omitempty"`
@@ -201,7 +186,7 @@ func (r *restore) appendJSON(buf []byte) ([]byte, error) {
 	return appendJSON(buf, restoreJSON{r.Spec.wire(), r.Status.wire(), r.Created})
 }
 
-// sectionJSON is the encoding of a sectionPatch (wire).
+// sectionJSON is the encoding of a sectionPatch.
 type sectionJSON struct {
 	Base  string          `json:"base"`
 	Patch []operationJSON `json:"patch"`
@@ -222,8 +207,8 @@ func (sp *sectionPatch) wire() *sectionJSON {
 	return w
 }
 
-// decodeRestore decodes obj's restore annotation of version without
-// removing it; nil when there is none or it does not decode.
+// decodeRestore decodes obj's restore annotation of version; nil when
+// there is none or it does not decode.
 func decodeRestore(obj map[string]interface{}, version string) *restore {
 	ann := asMap(asMap(obj["metadata"])["annotations"])
 	raw, ok := ann[RestoreAnnotation(version)]
@@ -233,8 +218,8 @@ func decodeRestore(obj map[string]interface{}, version string) *restore {
 	return parseRestore(raw)
 }
 
-// parseRestore decodes the value of a restore annotation; nil when it does
-// not decode.
+// parseRestore decodes a restore annotation's value; nil when it does not
+// decode.
 func parseRestore(raw interface{}) *restore {
 	var r restore
 	s, _ := raw.(string)

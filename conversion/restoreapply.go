@@ -6,30 +6,24 @@ import (
 	"strings"
 )
 
-// applySection applies the patch for section name to root (a kind object
-// holding the section as the step from → to mapped it) if the section still
-// has the fingerprint the patch was made for. Operations whose parent no
-// longer exists are skipped, and so are those outside what the section's
-// fingerprint covers (ownsPath).
+// applySection applies the patch of section name to root, as the step
+// from → to mapped it, if the section still has the patch's fingerprint.
+// Operations whose parent is gone, or outside the section, are skipped.
 //
-// A patch made by a build that did not yet write the defaults a step adds
-// for its target's consumers (see withoutStepDefaults) has the fingerprint of
-// the section without them; it is applied to that section, and the defaults
-// are then added where the result lacks them: such a build's CRD did not
-// default what it stored, so their absence was never the writer's choice,
-// and the target release's consumers need them (a 1.26–1.30 scheduler fails
-// a claim without an allocation mode). older reports that case: the object
-// being converted is then such a build's output.
+// A patch from an older build that did not write the step's defaults has
+// the fingerprint of the section without them. It is applied to that
+// section, and the defaults are added back: that build's CRD did not
+// default them, and the target's consumers need them. older reports this
+// case.
 //
-// dropped says why a patch there was is not applied: dropMalformed or
-// dropStale ("" when it applied or there was none).
+// dropped says why a patch was not applied: dropMalformed or dropStale.
 func (r *restore) applySection(name string, root map[string]interface{}, kind, from, to string) (older bool, dropped string) {
 	sp := *r.section(name)
 	if sp == nil {
 		return false, ""
 	}
 	if !wellFormed(name, sp.Patch) || !patchFits(sp.Patch, objectShape(to, kind)) {
-		return false, dropMalformed // not written by diff: shown as mapped, as an undecodable annotation is
+		return false, dropMalformed // not written by diff
 	}
 	cur, ok := root[name]
 	if !matchesBase(name, cur, ok, sp.Base) {
@@ -38,8 +32,7 @@ func (r *restore) applySection(name string, root map[string]interface{}, kind, f
 		case changed && matchesBase(name, without, ok, sp.Base):
 			root[name], older = without, true
 		case from == V1beta1 && to == V1alpha3:
-			// The GA object may have been stored by a 1.32+ apiserver,
-			// which writes defaults the converted object lacked.
+			// A 1.32+ apiserver may have added defaults when storing it.
 			without, found := withoutGAStoredDefaults(name, cur, kind, func(s interface{}) bool { return matchesBase(name, s, ok, sp.Base) })
 			if !found {
 				return false, dropStale
@@ -66,15 +59,11 @@ const (
 	dropStale     = "was made for another %s than the object has (changed through another version since, or written back by an apiserver that adds defaults and leaves out empty fields, as one of a later release does with a GA version)"
 )
 
-// reportDropped reports, as a loss at the annotation, the section patch of
-// the restore annotation of version that was not applied (why: dropped),
-// naming the fields it would have restored. Not reported: a patch that
-// restores no field (only the absence of some), and stale status data: the
-// status changes in every version (a 1.31 scheduler's new allocation
-// leaves the restore data of the one it replaced behind), so such data
-// describes a status the object no longer has. A spec is immutable, so
-// stale spec data means the object was rewritten (by an apiserver of a
-// later release, or by hand), and malformed data that it was edited.
+// reportDropped reports a section patch of version's restore annotation
+// that was not applied, naming the fields it would have restored. Stale
+// status data is not reported: the status changes legitimately in every
+// version. Stale spec data means the object was rewritten, since a spec is
+// immutable.
 func (r *restore) reportDropped(name, version, why string, losses *[]loss) {
 	if why == dropStale && name == "status" {
 		return
@@ -97,12 +86,8 @@ func (r *restore) reportDropped(name, version, why string, losses *[]loss) {
 }
 
 // wellFormed reports whether every operation of a section patch is one diff
-// writes: add, replace or remove, on a JSON pointer, and on the section
-// itself only an object or null (the section's possible values). A patch
-// with any other operation (a client's "test", "move" or "copy", a typo, a
-// format this build does not know) is not applied at all, rather than in
-// part or with its meaning guessed; a section that is not an object would
-// make the converted object malformed.
+// writes: add, replace or remove on a JSON pointer, writing only an object
+// or null to the section itself. Any other patch is not applied at all.
 func wellFormed(name string, patch []operation) bool {
 	for _, op := range patch {
 		switch {
@@ -118,13 +103,10 @@ func wellFormed(name string, patch []operation) bool {
 	return true
 }
 
-// patchFits reports whether every value a patch writes has the JSON type of
-// the field it is written to in the target version (s, the object's shape).
-// diff writes only values taken from an object of that version, which had
-// them; a patch that would make a field of the converted object malformed
-// (a forged annotation's number where a string belongs) is not applied at
-// all, so that conversion never gives an object its version's decoder
-// refuses, nor one the next step cannot map.
+// patchFits reports whether every value a patch writes has the JSON type
+// its field has in shape s. diff writes only such values, so a patch that
+// does not fit is forged and not applied: conversion never writes a
+// malformed object.
 func patchFits(patch []operation, s *shape) bool {
 	for _, op := range patch {
 		if op.Op == "remove" {
@@ -137,8 +119,8 @@ func patchFits(patch []operation, s *shape) bool {
 	return true
 }
 
-// shapeAt is the shape of the field at a JSON pointer below s: anyJSON where
-// s does not say (an unknown field, a value not looked into).
+// shapeAt is the shape of the field at a JSON pointer below s; anyJSON
+// where s does not say.
 func shapeAt(s *shape, pointer string) *shape {
 	for _, tok := range strings.Split(strings.TrimPrefix(pointer, "/"), "/") {
 		switch s.typ {
@@ -157,12 +139,9 @@ func shapeAt(s *shape, pointer string) *shape {
 	return s
 }
 
-// ownsPath reports whether a patch of section name may write path: diff
-// writes every operation of a section inside it, so one elsewhere was
-// written by a client. Applied, a spec patch's operation on /status would
-// write the status (the status is mapped after the spec patch is applied,
-// so an added /status stays where the object has none), which no view
-// check of the write that carried it could see.
+// ownsPath reports whether a patch of section name may write path. diff
+// writes only inside the section, so an operation elsewhere is forged; a
+// spec patch could otherwise write an unvalidated status.
 func ownsPath(name, path string) bool {
 	root := "/" + name
 	return path == root || strings.HasPrefix(path, root+"/")
@@ -174,20 +153,15 @@ func matchesBase(name string, v interface{}, ok bool, base string) bool {
 	return sectionFingerprint(name, v, ok) == base || legacySectionFingerprint(name, v, ok) == base
 }
 
-// sectionFingerprint identifies the content a section patch applies to. For
-// the status, the fields that are the same in every version (reservedFor,
-// deallocationRequested) are left out: patches never touch them, and
-// reserving or requesting deallocation through another version must not make
-// the restore data of the allocation stale. Numbers are hashed in canonical
-// form (see fingerprint).
+// sectionFingerprint identifies the content a section patch applies to. A
+// status is hashed without statusCommonKeys, so that reserving a claim
+// through another version does not make its restore data stale.
 func sectionFingerprint(name string, v interface{}, ok bool) string {
 	return fingerprint(statusWithoutCommon(name, v), ok)
 }
 
 // legacySectionFingerprint is sectionFingerprint as older builds computed
-// it, with numbers hashed as written, so that a base they stored still
-// applies to the section it was made for. It is computed only when the
-// canonical fingerprint does not match.
+// it, with numbers hashed as written.
 func legacySectionFingerprint(name string, v interface{}, ok bool) string {
 	return legacyFingerprint(statusWithoutCommon(name, v), ok)
 }
@@ -221,8 +195,7 @@ func applyOperation(root map[string]interface{}, op operation) {
 			p[last] = deepCopy(op.Value)
 		}
 	case []interface{}:
-		// Array elements are only ever replaced in place (diff replaces
-		// arrays of different lengths whole).
+		// diff replaces arrays of another length whole.
 		if i, err := strconv.Atoi(last); err == nil && i >= 0 && i < len(p) && op.Op != "remove" {
 			p[i] = deepCopy(op.Value)
 		}

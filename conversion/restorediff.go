@@ -7,8 +7,8 @@ import (
 	"strings"
 )
 
-// diffSection records in r what turns obj[name] as mapped back (base) into
-// obj[name] as it is (target).
+// diffSection records in r the patch that turns the section as mapped back
+// (base) into the section as it is (target).
 func (r *restore) diffSection(name string, base interface{}, baseOK bool, target interface{}, targetOK bool) {
 	var ops []operation
 	path := "/" + name
@@ -18,7 +18,7 @@ func (r *restore) diffSection(name string, base interface{}, baseOK bool, target
 		ops = append(ops, operation{Op: "remove", Path: path})
 	case !baseOK:
 		ops = append(ops, operation{Op: "add", Path: path, Value: target})
-	default: // one pass; a section mapped back exactly gives no operations
+	default:
 		ops = diff(path, base, target, ops)
 	}
 	if len(ops) > 0 {
@@ -26,28 +26,23 @@ func (r *restore) diffSection(name string, base interface{}, baseOK bool, target
 	}
 }
 
-// diff appends the operations that turn base into target. Operation values
-// share target's containers: a patch is only ever encoded, never modified.
-// It walks both trees once, descending into every child both have, and
-// builds the paths of differing fields only (from the tokens on the way
-// down). Operations come in the order of target's keys (byte-wise), then the
-// removals of base's keys target lacks, in key order.
+// diff appends the operations that turn base into target, in the order of
+// target's keys, then the removals in key order. Operation values share
+// target's containers: a patch is only ever encoded.
 func diff(path string, base, target interface{}, ops []operation) []operation {
 	d := differ{ops: ops, tokens: make([]string, 0, 16)}
 	d.node(path, base, target)
 	return d.ops
 }
 
-// differ is diff's walk: tokens are the keys and indices from the
-// section's path (root) to the node being compared, escaped only when a
-// path is built (most nodes compare equal and need none).
+// differ is diff's walk. tokens lead from the section (root) to the node
+// being compared; a path is built only for a difference.
 type differ struct {
 	ops    []operation
 	tokens []string
 }
 
-// path is the pointer to the node being compared, from root (the section's
-// path) and the tokens.
+// path is the pointer to the node being compared.
 func (d *differ) path(root string) string {
 	n := len(root)
 	for _, t := range d.tokens {
@@ -74,8 +69,7 @@ func (d *differ) childPath(root, token string) string {
 	return p
 }
 
-// segment is the operations a map's child key produced, for putting them in
-// key order.
+// segment is the operations a map's child key produced.
 type segment struct {
 	key        string
 	start, end int
@@ -145,10 +139,8 @@ func (d *differ) node(root string, base, target interface{}) {
 	d.ops = append(d.ops, operation{Op: "replace", Path: d.path(root), Value: target})
 }
 
-// sortSegments reorders the operations of segs (contiguous, in map order)
-// into key order. Not an insertion sort: a map can have thousands of
-// differing keys (the unknown spec fields a restore-v1alpha2 annotation
-// adds, diffed on every read through v1alpha1), and that was quadratic.
+// sortSegments reorders the operations of segs, contiguous and in map
+// order, into key order. A map can have thousands of differing keys.
 func (d *differ) sortSegments(segs []segment) {
 	first := segs[0].start // segments are contiguous, in map order
 	slices.SortFunc(segs, compareSegments)
@@ -159,8 +151,7 @@ func (d *differ) sortSegments(segs []segment) {
 	copy(d.ops[first:], moved)
 }
 
-// compareSegments orders segments by key (a map's keys are distinct); a
-// variable so that a test can count the comparisons.
+// compareSegments orders segments by key. A test counts its calls.
 var compareSegments = func(a, b segment) int { return strings.Compare(a.key, b.key) }
 
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

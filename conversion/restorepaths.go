@@ -6,11 +6,9 @@ import (
 )
 
 // RestoreStatusPaths returns the paths of the status operations in obj's
-// restore annotation of version, read as a conversion to version reads them
-// (an annotation that does not decode holds nothing), whether or not their
-// fingerprint still matches. Validation uses it to tell whether a
-// conversion can change what a status check reads (see
-// validation/unchanged.go).
+// restore annotation of version, whether or not their fingerprint still
+// matches. Validation uses it to tell whether a conversion can change what a
+// status check reads.
 func RestoreStatusPaths(obj map[string]interface{}, version string) []string {
 	r := decodeRestore(obj, version)
 	if r == nil || r.Status == nil {
@@ -23,13 +21,10 @@ func RestoreStatusPaths(obj map[string]interface{}, version string) []string {
 	return paths
 }
 
-// RestoredSpecFields returns the spec fields that obj's restore annotation
-// of version holds: what a conversion back to version adds or replaces,
-// because the object's current version cannot hold it. They are field paths
-// of version (spec.devices.requests[0].count, spec.spec.parametersRef), in
-// the annotation's order. Removals are left out (they restore the absence
-// of a field, no content), and so is an annotation that does not decode.
-// migrate reports these fields as lost when it drops the annotation.
+// RestoredSpecFields returns the field paths of version, in order, that
+// obj's restore annotation of version adds or replaces in the spec (such as
+// spec.devices.requests[0].count). migrate reports them as lost when it
+// drops the annotation.
 func RestoredSpecFields(obj map[string]interface{}, version string) []string {
 	r := decodeRestore(obj, version)
 	if r == nil || r.Spec == nil {
@@ -46,8 +41,7 @@ func RestoredSpecFields(obj map[string]interface{}, version string) []string {
 }
 
 // fieldPath writes a JSON pointer as a field path: /spec/devices/requests/0
-// is spec.devices.requests[0]; a key that is not an identifier is written
-// as [key], as field.Path.Key does.
+// is spec.devices.requests[0], and a key that is no identifier is [key].
 func fieldPath(pointer string) string {
 	var b strings.Builder
 	for i, tok := range strings.Split(strings.TrimPrefix(pointer, "/"), "/") {

@@ -10,15 +10,9 @@ import (
 	"github.com/claimbridge/claimbridge/api"
 )
 
-// Two checks run before converting: checkV1alpha3Shape (from Identify)
-// refuses resource.k8s.io/v1alpha3 input of the Kubernetes 1.32/1.33 shape,
-// and checkShape refuses malformed objects (a *MalformedError).
-
-// Malformed objects are refused, not reshaped: before converting, every
-// field the source version knows must have its JSON type (null stands for
-// absent and is accepted everywhere). Unknown fields are not checked; they
-// travel in the restore annotation. Values conversion copies as they are
-// (node selectors, opaque parameters) are not looked into.
+// Malformed objects are refused, not reshaped: every field the source
+// version knows must have its JSON type, or be null. Unknown fields, and
+// values conversion copies as they are, are not checked.
 
 // MalformedError says which field of which object has the wrong JSON type.
 type MalformedError struct {
@@ -27,9 +21,8 @@ type MalformedError struct {
 	// Path is the field path, for example status.reservedFor or
 	// items[2].spec.
 	Path string
-	// Want is a JSON type: object, array, string, boolean, number. Got is
-	// the JSON type of the value found, or its Go type when that is no JSON
-	// type (a map[string]string in a tree built by hand).
+	// Want is a JSON type. Got is the value's JSON type, or its Go type
+	// when it has none.
 	Want, Got string
 	// Hint, when set, says why the value may have that type.
 	Hint string
@@ -49,8 +42,8 @@ func (e *MalformedError) Field() string {
 	return msg
 }
 
-// numberHint explains a string where a number belongs whose text is a
-// number too large for a float64: YAML reads such a number as a string.
+// numberHint explains a string holding a number beyond a float64's range,
+// which YAML reads as a string.
 func numberHint(v interface{}) string {
 	s, ok := v.(string)
 	if !ok || s == "" || !strings.ContainsRune("-0123456789", rune(s[0])) || !json.Valid([]byte(s)) {
@@ -69,15 +62,12 @@ func article(t string) string {
 	return "a"
 }
 
-// shape is the expected JSON type of a value: an object with known fields,
-// an array or a map of elem, or a scalar type.
+// shape is the expected JSON type of a value.
 type shape struct {
 	typ    string // "object", "array", "map", "string", "boolean", "number", "" (anything)
 	fields map[string]*shape
 	keys   []string // of fields, sorted
-	// shapes are the shapes of fields in the order of keys (a loop over
-	// keys needs no lookup in fields).
-	shapes []*shape
+	shapes []*shape // of fields, in the order of keys
 	elem   *shape
 }
 
@@ -153,50 +143,34 @@ var (
 	}, gaStatusTypes)
 )
 
-// statusShape is a ResourceClaimStatus with the given allocation fields
-// (driverName exists only before v1alpha3, where it is unknown and so not
-// checked).
+// statusShape is a ResourceClaimStatus with the given allocation fields.
 func statusShape(allocation map[string]*shape) *shape {
 	return object(map[string]*shape{
 		"driverName": str, "allocation": object(allocation), "reservedFor": arrayOf(consumerShape), "deallocationRequested": boolean,
 	})
 }
 
-// objectShapes holds objectShape for every version of the chain and kind,
-// built once.
+// objectShapes holds the shape of a claim and a template of every version.
 var objectShapes = func() map[[2]string]*shape {
 	m := map[[2]string]*shape{}
 	for _, v := range api.ConversionVersions {
-		for _, k := range []string{KindClaim, KindTemplate} {
-			m[[2]string{v, k}] = buildObjectShape(v, k)
-		}
+		m[[2]string{v, KindClaim}] = object(map[string]*shape{
+			"metadata": metadataShape, "spec": specShapes[v], "status": statusShapes[v],
+		})
+		m[[2]string{v, KindTemplate}] = object(map[string]*shape{
+			"metadata": metadataShape, "spec": object(map[string]*shape{"metadata": metadataShape, "spec": specShapes[v]}),
+		})
 	}
 	return m
 }()
 
 // objectShape is the shape of a claim or template of version.
 func objectShape(version, kind string) *shape {
-	if s, ok := objectShapes[[2]string{version, kind}]; ok {
-		return s
-	}
-	return buildObjectShape(version, kind)
+	return objectShapes[[2]string{version, kind}]
 }
 
-func buildObjectShape(version, kind string) *shape {
-	fields := map[string]*shape{"metadata": metadataShape}
-	spec, status := specShapes[version], statusShapes[version]
-	if kind == KindTemplate {
-		fields["spec"] = object(map[string]*shape{"metadata": metadataShape, "spec": spec})
-	} else {
-		fields["spec"] = spec
-		fields["status"] = status
-	}
-	return object(fields)
-}
-
-// CheckShape returns the error Convert gives first for a malformed obj (a
-// claim, template or list of them): a *MalformedError naming the first
-// field whose JSON type is wrong; nil for a well-formed object.
+// CheckShape returns the error Convert gives for a malformed obj: a
+// *MalformedError naming the first field of the wrong JSON type.
 func CheckShape(obj map[string]interface{}) error {
 	_, version, kind, err := Identify(obj)
 	if err != nil {
@@ -205,8 +179,8 @@ func CheckShape(obj map[string]interface{}) error {
 	return checkShape(obj, version, kind)
 }
 
-// checkShape returns a *MalformedError for the first field of obj (a claim,
-// template or list of them, in version) that has the wrong JSON type.
+// checkShape returns a *MalformedError for the first field of obj that has
+// the wrong JSON type.
 func checkShape(obj map[string]interface{}, version, kind string) error {
 	if item := strings.TrimSuffix(kind, "List"); item != kind {
 		s := objectShape(version, item)
@@ -225,11 +199,11 @@ func checkShape(obj map[string]interface{}, version, kind string) error {
 	return checkObject(obj, objectShape(version, kind), kind)
 }
 
-// checkObject returns a *MalformedError for the first field of obj (of
-// kind) that does not have shape s.
+// checkObject returns a *MalformedError for the first field of obj that
+// does not have shape s.
 func checkObject(obj map[string]interface{}, s *shape, kind string) error {
 	if fits(obj, s) {
-		return nil // the common case; checkValue below finds the first error
+		return nil // the common case, fast
 	}
 	for _, k := range s.keys {
 		if err := checkValue(obj[k], s.fields[k], k); err != nil {
@@ -244,7 +218,7 @@ func checkValue(v interface{}, s *shape, path string) *MalformedError {
 	if v == nil || s.typ == "" {
 		return nil
 	}
-	got := jsonType(v)
+	got := JSONType(v)
 	want := s.typ
 	if want == "map" {
 		want = "object"
@@ -282,7 +256,7 @@ func checkValue(v interface{}, s *shape, path string) *MalformedError {
 }
 
 // fits reports whether checkValue finds no error in v, without building
-// paths or errors (checkShape runs checkValue only when it does not).
+// paths or errors.
 func fits(v interface{}, s *shape) bool {
 	if v == nil || s.typ == "" {
 		return true
@@ -327,21 +301,15 @@ func fits(v interface{}, s *shape) bool {
 		}
 		return true
 	}
-	return jsonType(v) == s.typ
+	return JSONType(v) == s.typ
 }
 
 // JSONType names the JSON type of a decoded value (object, array, string,
-// boolean, number; "null" for nil), or its Go type when it is none.
+// boolean, number, null), or its Go type when it has none.
 func JSONType(v interface{}) string {
-	if v == nil {
-		return "null"
-	}
-	return jsonType(v)
-}
-
-// jsonType is JSONType.
-func jsonType(v interface{}) string {
 	switch v.(type) {
+	case nil:
+		return "null"
 	case map[string]interface{}:
 		return "object"
 	case []interface{}:
@@ -357,13 +325,12 @@ func jsonType(v interface{}) string {
 }
 
 // ErrNewerV1alpha3 is wrapped by the error for resource.k8s.io/v1alpha3 input
-// in the shape of Kubernetes 1.32/1.33 (errors.Is).
+// of the Kubernetes 1.32/1.33 shape.
 var ErrNewerV1alpha3 = errors.New("not the Kubernetes 1.31 shape of resource.k8s.io/v1alpha3")
 
-// Upstream served a resource.k8s.io/v1alpha3 ResourceClaim in three shapes:
-// the 1.31 one (claimbridge's v1alpha3) and, in 1.32 and 1.33, a copy of
-// v1beta1. claimbridge's v1alpha3 is the 1.31 shape only; these fields exist
-// only in the later one and give such input away.
+// Kubernetes 1.32 and 1.33 served resource.k8s.io/v1alpha3 as a copy of
+// v1beta1. claimbridge's v1alpha3 is the 1.31 shape; these fields give the
+// later shape away.
 var (
 	laterRequestKeys    = []string{"exactly", "firstAvailable", "tolerations", "capacity"}
 	laterConstraintKeys = []string{"distinctAttribute"}
@@ -372,8 +339,8 @@ var (
 	laterStatusKeys     = []string{"devices"}
 )
 
-// checkV1alpha3Shape fails for a resource.k8s.io/v1alpha3 object (or list)
-// that has fields of the 1.32/1.33 v1alpha3 shape.
+// checkV1alpha3Shape fails for a resource.k8s.io/v1alpha3 object or list
+// with fields of the 1.32/1.33 shape.
 func checkV1alpha3Shape(obj map[string]interface{}, kind string) error {
 	var found []string
 	if strings.HasSuffix(kind, "List") {
@@ -409,7 +376,7 @@ func laterFields(found []string, prefix string, obj map[string]interface{}, kind
 }
 
 // keysIn appends path[i].key (path.key unless indexed) for each of keys
-// present in the objects of list.
+// in the objects of list.
 func keysIn(found []string, path string, indexed bool, list []interface{}, keys []string) []string {
 	for i, e := range list {
 		m := asMap(e)

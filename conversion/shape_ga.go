@@ -12,16 +12,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// The shapes of the upstream versions v1beta1, v1beta2 and v1 are derived
-// from their k8s.io/api types (v0.36), field by field, as their JSON decoder
-// reads them: a field of the wrong JSON type is what kube-apiserver refuses
-// to decode. Values a type decodes itself (quantities, raw extensions) are
-// not looked into, nor is a node selector: the alpha shapes do not look
-// into one either, and an object must convert back to the version it came
-// from.
+// The shapes of v1beta1, v1beta2 and v1 are derived from their k8s.io/api
+// types, as their JSON decoder reads them. Values a type decodes itself, and
+// node selectors (as in the alpha shapes), are not looked into.
 
-// The spec and status types of the GA versions (withGAShapes adds their
-// shapes to specShapes and statusShapes).
+// The spec and status types of the GA versions.
 var (
 	gaSpecTypes = map[string]reflect.Type{
 		V1beta1: reflect.TypeOf(resourcev1beta1.ResourceClaimSpec{}),
@@ -56,7 +51,7 @@ func shapeOfType(t reflect.Type) *shape {
 	}
 	switch {
 	case t == timeType:
-		return str // a string or null; anything else fails to decode
+		return str
 	case t == quantityType:
 		return anyJSON // a string or a number
 	case t.Name() == "NodeSelector" && t.PkgPath() == "k8s.io/api/core/v1":
@@ -88,8 +83,8 @@ func shapeOfType(t reflect.Type) *shape {
 	return anyJSON
 }
 
-// addFields adds the JSON fields of struct type t (and of its inlined
-// structs) to fields.
+// addFields adds the JSON fields of struct type t, inlined structs
+// included, to fields.
 func addFields(fields map[string]*shape, t reflect.Type) {
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)

@@ -2,11 +2,9 @@ package conversion
 
 import "strings"
 
-// The shapes of the objects that claimbridge migrate reads beside claims:
-// the 1.30 (resource.k8s.io/v1alpha2) ResourceClaimParameters,
-// ResourceClassParameters and ResourceClass, and the 1.26 (v1alpha1)
-// ResourceClass. Field for field k8s.io/api v0.30's and v0.26's
-// resource types; vendor parameters and node selectors are not looked into.
+// The shapes of the objects claimbridge migrate reads beside claims: the
+// v1alpha2 (1.30) ResourceClaimParameters, ResourceClassParameters and
+// ResourceClass, and the v1alpha1 (1.26) ResourceClass.
 var (
 	classParametersRefShape = object(map[string]*shape{"apiGroup": str, "kind": str, "name": str, "namespace": str})
 	resourceClass126Shape   = map[string]*shape{
@@ -46,9 +44,8 @@ var (
 )
 
 // CheckParametersShape returns a *MalformedError naming the first field of
-// a resource.k8s.io ResourceClass (v1alpha1, v1alpha2),
-// ResourceClaimParameters or ResourceClassParameters (v1alpha2) whose JSON
-// type is wrong; nil for a well-formed object or another kind.
+// the wrong JSON type in a resource.k8s.io ResourceClass,
+// ResourceClaimParameters or ResourceClassParameters; nil for another kind.
 func CheckParametersShape(obj map[string]interface{}) error {
 	version, ok := strings.CutPrefix(asString(obj["apiVersion"]), UpstreamGroup+"/")
 	kind := asString(obj["kind"])

@@ -2,29 +2,22 @@ package conversion
 
 import "fmt"
 
-// mapping converts the sections of a claim between two neighbouring
-// versions. Both functions are pure: they read their input, never modify it,
-// and build the output from copies (lossReport.copy: a mapping back, and
-// ConvertShared's forward mappings, share the values they move unchanged). Fields the target has no place for are
-// left out; the step records them in the restore annotation.
+// mapping converts the sections of a claim between neighbouring versions.
+// The functions never modify their input and build their output from
+// copies (see lossReport.copy). They leave out fields the target cannot
+// hold, and report to r each one a consumer of the target release would
+// have acted on.
 type mapping struct {
 	// spec maps a ResourceClaimSpec.
 	spec func(in map[string]interface{}, r *lossReport) map[string]interface{}
-	// status maps a ResourceClaimStatus. targetSpec is the claim's spec in the
-	// target version; status fields that refer to requests use its names.
+	// status maps a ResourceClaimStatus. targetSpec is the claim's spec in
+	// the target version, for request names.
 	status func(in, targetSpec map[string]interface{}, r *lossReport) map[string]interface{}
-	// object, if set, reports what the consumer of the target version acts
-	// on differently in obj (a claim or template in the source version)
-	// where that depends on more than one section (for example a status
-	// allocation together with metadata.finalizers). Its report is rooted
-	// at the object: paths start with spec, status or metadata.
+	// object, if set, reports losses that depend on more than one section,
+	// such as the allocation and the finalizers. Its paths start at the
+	// object.
 	object func(obj map[string]interface{}, kind string, r *lossReport)
 }
-
-// Every mapping reports to r (which may be nil) each field it leaves out or
-// reshapes although a consumer of the target release would have acted on
-// it; the step turns these into Warnings. A mapping of a future version
-// reports its losses the same way.
 
 var mappings = map[[2]string]mapping{
 	{V1alpha1, V1alpha2}: {spec: specV1V2, status: statusV1ToV2},
@@ -39,10 +32,8 @@ var mappings = map[[2]string]mapping{
 	{V1, V1beta2}:        identityMapping,
 }
 
-// sections returns the names of the sections conversion maps for kind: a
-// claim has spec and status, a template only spec (whose "spec" is a claim
-// spec).
-// The result is shared: callers must not modify it.
+// sections returns the names of the sections conversion maps for kind. The
+// result is shared: callers must not modify it.
 func sections(kind string) []string {
 	if kind == KindTemplate {
 		return templateSections
@@ -55,16 +46,12 @@ var (
 	templateSections = []string{"spec"}
 )
 
-// mapSection maps one section with m. context is the target spec, used by
-// the status mapping. r collects the losses; it is nil only when mapping
-// back, and then the result may share values with in.
+// mapSection maps one section with m. context is the target spec, for the
+// status mapping. r is nil only when mapping back; the result may then
+// share values with in.
 //
-// A null section, and a template's null spec.spec, map to null: null stands
-// for absent in every version (see checkShape) and is kept as an absent
-// section is. Handed to a mapping as an empty object, it would come out as
-// {} (or, from a mapping that copies its input, as a nil object, which the
-// restore diff compares as an object), and its way back would depend on
-// the restore annotation of every step it passed.
+// A null section, and a template's null spec.spec, stay null: null stands
+// for absent in every version, and mapped as {} it would not come back.
 func mapSection(m mapping, kind, name string, in interface{}, context map[string]interface{}, r *lossReport) interface{} {
 	if isNull(in) {
 		return nil
@@ -73,7 +60,7 @@ func mapSection(m mapping, kind, name string, in interface{}, context map[string
 	case name == "status":
 		return m.status(asMap(in), context, r)
 	case kind == KindTemplate:
-		// ResourceClaimTemplateSpec: metadata is the same in every version.
+		// The template's metadata is the same in every version.
 		tmpl := asMap(in)
 		out := map[string]interface{}{}
 		r.copyKeys(out, tmpl, "metadata")
@@ -89,8 +76,7 @@ func mapSection(m mapping, kind, name string, in interface{}, context map[string
 	}
 }
 
-// isNull reports whether v is JSON null: nil, or a nil object (which
-// encodes as null).
+// isNull reports whether v is JSON null: nil, or a nil object.
 func isNull(v interface{}) bool {
 	m, isMap := v.(map[string]interface{})
 	return v == nil || isMap && m == nil
@@ -98,34 +84,25 @@ func isNull(v interface{}) bool {
 
 // stepOptions are doStep's variants.
 type stepOptions struct {
-	// skipInvertible skips mapping back the sections exactInverse says map
-	// back unchanged.
+	// skipInvertible skips mapping back the sections exactInverse allows.
 	skipInvertible bool
-	// keepRestore false leaves out the third part: obj gets the sections of
-	// to (with to's restore annotation applied) and losses what the forward
-	// mapping reports, but no restore annotation of from. For callers that
-	// want only the warnings of a conversion (see Losses).
+	// keepRestore writes the restore annotation of from. Losses does not.
 	keepRestore bool
-	// share lets a forward mapping share values with obj's sections instead
-	// of copying them (ConvertShared: neither the input nor the result is
-	// modified afterwards), except in a section the restore annotation of to
-	// patches, where the patch is applied to the mapped section in place.
+	// share lets a forward mapping share values with obj (ConvertShared),
+	// except in a section that a restore patch modifies in place.
 	share bool
 }
 
 // doStep converts obj in place from version from to its neighbour to:
 //
-//  1. the restore annotation of to (if obj came from to earlier) is removed,
-//     and so is one of from (see dropRestore);
-//  2. each section is mapped to the target version, and the patch of the
-//     restore annotation brings back what the target version had;
-//  3. the sections are mapped back, and the difference to the original
-//     sections becomes the restore annotation of from, so that converting the
-//     result back to from gives obj exactly.
+//  1. it removes the restore annotations of to and from;
+//  2. it maps each section forward and applies the patch of to's restore
+//     annotation;
+//  3. it maps the sections back and records their difference to the
+//     original as from's restore annotation, so that converting back gives
+//     obj exactly.
 //
-// losses (if not nil) receives what the forward mapping reported. Step 3
-// is skipped for a section that exactInverse says maps back unchanged (its
-// diff would be empty); opts selects the variants (stepOptions).
+// losses, if not nil, receives what the forward mapping reports.
 func doStep(obj map[string]interface{}, kind, from, to string, losses *[]loss, opts stepOptions) error {
 	forward, okF := mappings[[2]string{from, to}]
 	backward, okB := mappings[[2]string{to, from}]
@@ -140,7 +117,7 @@ func doStep(obj map[string]interface{}, kind, from, to string, losses *[]loss, o
 	srcSpec := obj["spec"]
 
 	out := map[string]interface{}{}
-	older := map[string]bool{} // sections an older build mapped from to (applySection)
+	older := map[string]bool{} // sections an older build mapped (applySection)
 	for _, name := range sections(kind) {
 		if in, ok := obj[name]; ok {
 			share := opts.share && (restoreTo == nil || *restoreTo.section(name) == nil)
@@ -157,10 +134,8 @@ func doStep(obj map[string]interface{}, kind, from, to string, losses *[]loss, o
 			var dropped string
 			older[name], dropped = restoreTo.applySection(name, out, kind, from, to)
 			if dropped != "" && losses != nil && opts.keepRestore {
-				// Said by ConvertWithWarnings (convert, migrate), not by
-				// Losses: validation's storage warnings would otherwise
-				// report every status write that legitimately drops the
-				// restore data of the allocation it replaces.
+				// Not by Losses: validation would then warn on every
+				// status write that replaces an allocation.
 				restoreTo.reportDropped(name, to, dropped, losses)
 			}
 		}
@@ -181,9 +156,8 @@ func doStep(obj map[string]interface{}, kind, from, to string, losses *[]loss, o
 		}
 		orig, origOK := obj[name]
 		if older[name] {
-			// The section is an older build's output, which lacks the
-			// defaults this build writes: their absence is no content to
-			// keep.
+			// An older build's output lacks this build's defaults:
+			// their absence is no content to keep.
 			orig = withStepDefaults(name, orig, kind, from, to)
 		}
 		restoreFrom.diffSection(name, back, mappedOK, orig, origOK)

@@ -7,20 +7,12 @@ import (
 	"github.com/claimbridge/claimbridge/defaulting"
 )
 
-// StoredDefaultsAnnotations returns the annotations obj should be written
-// with so that the object it is stored as has the defaults of the storage
-// version's release, and whether they differ from obj's. obj is a claim or
-// template of v1alpha1 or v1alpha2 being written (its own version's defaults
-// applied already). Its restore annotation of v1alpha3 is what makes the
-// stored object more than what obj shows; in a view read before the stored
-// object was defaulted it records that the stored requests had no mode or
-// count, and writing the view back would store that again. The annotations
-// returned are those of the defaulted stored object shown in obj's version;
-// present is false when that object has none. They are returned only when
-// obj's spec, status and other metadata are exactly what that object shows
-// (changed is false otherwise, and for objects of other versions, without a
-// restore annotation of v1alpha3, or already defaulted when stored). obj is
-// not modified.
+// StoredDefaultsAnnotations returns the annotations that obj, a v1alpha1 or
+// v1alpha2 claim or template being written, needs to be stored with the
+// v1alpha3 defaults: its restore-v1alpha3 annotation may record requests
+// without mode or count. present is false when there are none. changed is
+// true only when they differ from obj's and the rest of obj is what the
+// defaulted object shows. obj is not modified.
 func StoredDefaultsAnnotations(obj map[string]interface{}) (annotations interface{}, present, changed bool, err error) {
 	_, version, kind, err := Identify(obj)
 	if err != nil || version != V1alpha1 && version != V1alpha2 {

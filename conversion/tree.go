@@ -11,8 +11,8 @@ import (
 	"github.com/claimbridge/claimbridge/api"
 )
 
-// deepCopy copies a JSON tree. Scalars are immutable and shared; values of
-// unexpected types are shared too, so that copying never fails.
+// deepCopy copies a JSON tree. Scalars, and values of other types, are
+// shared.
 func deepCopy(v interface{}) interface{} { return api.DeepCopyJSONValue(v) }
 
 func deepCopyMap(m map[string]interface{}) map[string]interface{} { return api.DeepCopyJSON(m) }
@@ -89,53 +89,19 @@ func equal(a, b interface{}) bool {
 	return errA == nil && errB == nil && bytes.Equal(ja, jb)
 }
 
-// canonicalizeNumbers rewrites, in place, each number of the JSON tree v
-// that is not in canonical form (appendCanonicalNumber); v must not be
-// shared. Numbers already canonical are left without allocating.
-func canonicalizeNumbers(v interface{}) {
-	switch v := v.(type) {
-	case map[string]interface{}:
-		for k, e := range v {
-			if c, changed := canonicalElement(e); changed {
-				v[k] = c
-			}
-		}
-	case []interface{}:
-		for i, e := range v {
-			if c, changed := canonicalElement(e); changed {
-				v[i] = c
-			}
-		}
-	}
-}
-
-// canonicalElement is canonicalizeNumbers for one element of a container:
-// a number's canonical form and whether it differs (the container then
-// takes it), or, for anything else, its numbers rewritten in place.
-func canonicalElement(e interface{}) (interface{}, bool) {
-	if n, ok := e.(json.Number); ok {
-		return canonicalNumber(n)
-	}
-	canonicalizeNumbers(e)
-	return nil, false
-}
-
 // fingerprintBuffers hold the JSON a fingerprint hashes, and the restore
 // annotation while pushRestore encodes it.
 var fingerprintBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
 // fingerprint is a short, stable digest of a JSON tree ("" for absent): the
-// first 8 bytes of the SHA-256 of CanonicalJSON(v), in hex. The apiserver
-// rewrites number text when it stores an object (1.0 as 1, 1e2 as 100);
-// canonical numbers keep the fingerprint of a section the same across that.
-// Where every number is already canonical, the fingerprint is
-// legacyFingerprint's.
+// first 8 bytes of the SHA-256 of CanonicalJSON(v), in hex. Canonical
+// numbers keep it stable when the apiserver rewrites number text.
 func fingerprint(v interface{}, present bool) string {
 	return fingerprintWith(appendCanonicalJSON, v, present)
 }
 
-// legacyFingerprint is the fingerprint of older builds: numbers hashed as
-// written (encodeJSON). Restore annotations they stored carry it.
+// legacyFingerprint is the fingerprint of older builds, with numbers hashed
+// as written. Their stored annotations carry it.
 func legacyFingerprint(v interface{}, present bool) string {
 	return fingerprintWith(appendJSON, v, present)
 }
@@ -158,10 +124,8 @@ func fingerprintWith(encode func([]byte, interface{}) ([]byte, error), v interfa
 	return hex.EncodeToString(sum[:8])
 }
 
-// sameContainer reports whether a and b are one and the same map, or slices
-// of the same elements: a subtree two trees share (a mapping shares the
-// values it moves unchanged, see lossReport.copy), equal without looking
-// into it.
+// sameContainer reports whether a and b are the same map, or slices of the
+// same elements: a shared subtree, equal without looking into it.
 func sameContainer(a, b interface{}) bool {
 	switch a := a.(type) {
 	case map[string]interface{}:

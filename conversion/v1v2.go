@@ -2,9 +2,8 @@ package conversion
 
 import "fmt"
 
-// v1alpha1 (1.26) and v1alpha2 (1.27–1.30) share the spec and the status but
-// for one field: the single opaque allocation.resourceHandle of v1alpha1
-// became a list of per-driver allocation.resourceHandles.
+// v1alpha1 and v1alpha2 differ in one field: v1alpha1's single
+// allocation.resourceHandle became a list, allocation.resourceHandles.
 
 // claimSpecV1V2Keys are the ResourceClaimSpec fields of v1alpha1 and v1alpha2.
 var claimSpecV1V2Keys = []string{"resourceClassName", "parametersRef", "allocationMode"}
@@ -16,14 +15,13 @@ func specV1V2(in map[string]interface{}, r *lossReport) map[string]interface{} {
 	return out
 }
 
-// statusCommonKeys are the ResourceClaimStatus fields that are identical in
-// every version.
+// statusCommonKeys are the status fields that are the same in every
+// version.
 var statusCommonKeys = []string{"reservedFor", "deallocationRequested"}
 
 // startStatus begins a status mapping between the alpha versions: out holds
-// the version-neutral fields, and an absent or null allocation as it was
-// (allocated false: nothing more to map); otherwise alloc is the allocation
-// to map.
+// the common fields, and a null allocation. When allocated, alloc is the
+// allocation to map.
 func startStatus(in map[string]interface{}, r *lossReport) (out, alloc map[string]interface{}, allocated bool) {
 	out = map[string]interface{}{}
 	r.copyKeys(out, in, statusCommonKeys...)
@@ -38,8 +36,8 @@ func startStatus(in map[string]interface{}, r *lossReport) (out, alloc map[strin
 }
 
 // startClassicStatus is startStatus for v1alpha1 and v1alpha2, which also
-// share driverName and an allocation's availableOnNodes and shareable:
-// outAlloc, nil when not allocated, holds those and is out's allocation.
+// share driverName, availableOnNodes and shareable. outAlloc is out's
+// allocation, nil when not allocated.
 func startClassicStatus(in map[string]interface{}, r *lossReport) (out, alloc, outAlloc map[string]interface{}) {
 	out, alloc, allocated := startStatus(in, r)
 	r.copyKeys(out, in, "driverName")
@@ -52,8 +50,8 @@ func startClassicStatus(in map[string]interface{}, r *lossReport) (out, alloc, o
 	return out, alloc, outAlloc
 }
 
-// statusV1ToV2: resourceHandle + status.driverName become resourceHandles[0]
-// = {driverName, data}; an empty handle means "no data" and leaves data out.
+// statusV1ToV2: resourceHandle and status.driverName become
+// resourceHandles[0]. An empty resourceHandle means no data.
 func statusV1ToV2(in, _ map[string]interface{}, r *lossReport) map[string]interface{} {
 	out, alloc, outAlloc := startClassicStatus(in, r)
 	if outAlloc == nil {
@@ -73,10 +71,8 @@ func statusV1ToV2(in, _ map[string]interface{}, r *lossReport) map[string]interf
 }
 
 // statusV2ToV1: a 1.26 kubelet hands resourceHandle to the plugin named
-// status.driverName, so resourceHandle is the data of the first handle whose
-// driverName is status.driverName. Handles of other drivers (their plugins
-// would get nothing from a 1.26 kubelet), further handles of that driver and
-// structured data have no place in v1alpha1.
+// status.driverName, so resourceHandle is the data of that driver's first
+// handle. Other handles and structured data are lost.
 func statusV2ToV1(in, _ map[string]interface{}, r *lossReport) map[string]interface{} {
 	out, alloc, outAlloc := startClassicStatus(in, r)
 	if outAlloc == nil {

@@ -9,22 +9,21 @@ import (
 	"strings"
 )
 
-// v1alpha2 (1.27–1.30) and v1alpha3 (1.31) differ in almost every field: a
-// claim for one resource class became a list of device requests, and per
-// driver resource handles became a list of allocated devices plus opaque
-// configuration. docs/conversion.md has the field-by-field table.
+// v1alpha2 and v1alpha3 differ in almost every field: a claim for one
+// resource class became a list of device requests, and resource handles
+// became allocated devices plus opaque configuration. docs/conversion.md
+// has the field-by-field table.
 
 // DefaultRequestName names the single device request that stands for the
 // resource class of a v1alpha1 or v1alpha2 claim.
 const DefaultRequestName = "request"
 
-// HandleDevicePrefix starts the device name of an allocation result that
-// stands for an opaque resource handle (there is no device): "handle-<i>",
-// with i the handle's index.
+// HandleDevicePrefix starts the device name of a result that stands for
+// the opaque resource handle i: "handle-<i>".
 const HandleDevicePrefix = "handle-"
 
-// Handle data that is not a JSON object cannot be opaque configuration
-// parameters as it is; it travels wrapped in this object.
+// Handle data that is not a JSON object is wrapped in an object of this
+// apiVersion and kind to become configuration parameters.
 const (
 	HandleDataAPIVersion = Group + "/" + V1alpha2
 	HandleDataKind       = "ResourceHandle"
@@ -37,10 +36,8 @@ const (
 )
 
 // specV2ToV3: the resource class becomes the device class of one request
-// for exactly one device, written out as 1.31's defaulting writes it
-// (allocationMode ExactCount, count 1): a 1.31 scheduler reads an empty mode
-// as an unsupported one and an ExactCount request without a count as one for
-// no device. parametersRef and allocationMode have no place in v1alpha3.
+// for one device, with the defaults 1.31 needs. parametersRef and
+// allocationMode are lost.
 func specV2ToV3(in map[string]interface{}, r *lossReport) map[string]interface{} {
 	out := map[string]interface{}{}
 	if class, ok := in["resourceClassName"]; ok {
@@ -59,9 +56,7 @@ func specV2ToV3(in map[string]interface{}, r *lossReport) map[string]interface{}
 		if kind == "ResourceClaimParameters" {
 			r.lose("parametersRef", "ResourceClaimParameters have no v1alpha3 equivalent: a 1.31 scheduler allocates one device of class %q without the parameters' selectors and counts", asString(in["resourceClassName"]))
 		} else {
-			// A driver's own parameters object (every 1.26 claim's, or a
-			// 1.30 one that ResourceClaimParameters were generated from):
-			// name it, not a kind the writer may never have used.
+			// A driver's own parameters object: name it as it is.
 			what := strings.TrimSpace(fmt.Sprintf("%s %q", kind, asString(m["name"])))
 			if group != "" {
 				what += fmt.Sprintf(" (apiGroup %q)", group)
@@ -76,11 +71,8 @@ func specV2ToV3(in map[string]interface{}, r *lossReport) map[string]interface{}
 }
 
 // specV3ToV2: the device class of the first request becomes the resource
-// class. Every claim is allocated in 1.31's only allocation mode,
-// WaitForFirstConsumer, written out as 1.27–1.30 defaulting writes it (their
-// scheduler reads an empty mode as an unsupported one). Further requests,
-// selectors, counts, constraints, configuration and the controller have no
-// place in v1alpha2.
+// class, with allocationMode WaitForFirstConsumer, 1.31's only mode. The
+// rest is lost.
 func specV3ToV2(in map[string]interface{}, r *lossReport) map[string]interface{} {
 	out := map[string]interface{}{"allocationMode": waitForFirstConsumer}
 	devices := asMap(in["devices"])
@@ -107,8 +99,8 @@ func specV3ToV2(in map[string]interface{}, r *lossReport) map[string]interface{}
 	return out
 }
 
-// lossesOfRequest reports the settings of the first request that a 1.30
-// scheduler or driver, which allocates one device of the class, ignores.
+// lossesOfRequest reports the settings of the first request that 1.30
+// ignores: it allocates one device of the class.
 func lossesOfRequest(req map[string]interface{}, r *lossReport) {
 	if len(asSlice(req["selectors"])) > 0 {
 		r.lose("devices.requests[0].selectors", "1.27–1.30 has no device selectors in the claim: any device of the class may be allocated")
@@ -117,7 +109,7 @@ func lossesOfRequest(req map[string]interface{}, r *lossReport) {
 	if mode != "" && mode != exactCount {
 		r.lose("devices.requests[0].allocationMode", "1.27–1.30 allocates one device of the class, not %q", mode)
 	} else if count, ok := req["count"]; ok && count != nil && !printsAs(count, 1) && !printsAs(count, 0) {
-		// (1.31 defaults an ExactCount request's count 0 to 1.)
+		// 1.31 defaults count 0 to 1.
 		r.lose("devices.requests[0].count", "1.27–1.30 allocates one device of the class, not %v", count)
 	}
 	if req["adminAccess"] == true {
@@ -125,8 +117,7 @@ func lossesOfRequest(req map[string]interface{}, r *lossReport) {
 	}
 }
 
-// printsAs reports whether fmt.Sprint(v) is the decimal n, without fmt for
-// the types a decoded count has.
+// printsAs reports whether fmt.Sprint(v) is the decimal n.
 func printsAs(v interface{}, n int) bool {
 	switch c := v.(type) {
 	case float64:
@@ -143,18 +134,14 @@ func printsAs(v interface{}, n int) bool {
 	return fmt.Sprint(v) == strconv.Itoa(n)
 }
 
-// statusV2ToV3 maps an allocation of resource handles to allocated devices:
-//   - every handle yields at least one result whose driver is the handle's
-//     driverName; a structured handle yields one result per named resource
-//     (device = name, pool = structuredData.nodeName);
-//   - the configuration of each driver becomes its devices.config entries
-//     (driverParams): class parameters, and one FromClaim entry;
-//   - availableOnNodes becomes nodeSelector. status.driverName becomes
-//     allocation.controller only for a classic allocation (no handle has
-//     structuredData): a 1.31 scheduler deallocates a claim without a
-//     controller itself, which is what a 1.30 scheduler did for structured
-//     allocations. shareable has no place (every v1alpha3 claim is
-//     shareable).
+// statusV2ToV3 maps resource handles to allocated devices:
+//   - every handle gives at least one result of its driver; a structured
+//     handle gives one per named resource, in pool structuredData.nodeName;
+//   - each driver's configuration becomes its devices.config entries;
+//   - availableOnNodes becomes nodeSelector, and status.driverName becomes
+//     allocation.controller for a classic allocation only: a 1.31
+//     scheduler deallocates a claim without a controller itself, as a 1.30
+//     one did structured allocations.
 func statusV2ToV3(in, targetSpec map[string]interface{}, r *lossReport) map[string]interface{} {
 	out, alloc, allocated := startStatus(in, r)
 	if !allocated {
@@ -165,8 +152,7 @@ func statusV2ToV3(in, targetSpec map[string]interface{}, r *lossReport) map[stri
 		outAlloc["nodeSelector"] = r.copy(ns)
 	}
 	if alloc["shareable"] != true {
-		// shareable is an omitempty bool: absent is false, as written by
-		// every 1.26-1.30 apiserver (CanBeReserved: one consumer at a time).
+		// Absent is false.
 		r.lose("allocation.shareable", "a 1.31 claim may be reserved by up to 32 consumers; this allocation was for one consumer only")
 	}
 	handles := asSlice(alloc["resourceHandles"])
@@ -177,7 +163,7 @@ func statusV2ToV3(in, targetSpec map[string]interface{}, r *lossReport) map[stri
 	request := firstRequestName(targetSpec)
 	var results []interface{}
 	if len(handles) == 0 && driverName != "" {
-		// No handles: one kubelet plugin, named after the driver, without data.
+		// No handles: the driver's kubelet plugin, without data.
 		results = append(results, deviceResult(request, driverName, driverName, HandleDevicePrefix+"0"))
 	}
 	var params []*driverParams
@@ -196,7 +182,7 @@ func statusV2ToV3(in, targetSpec map[string]interface{}, r *lossReport) map[stri
 		p := paramsOf(driver)
 		p.handles++
 		reporting := r.reporting()
-		path := "" // of the handle, built only when losses are reported
+		path := "" // built only when losses are reported
 		at := func(sub string) string {
 			if !reporting {
 				return ""
@@ -269,8 +255,8 @@ func statusV2ToV3(in, targetSpec map[string]interface{}, r *lossReport) map[stri
 	return out
 }
 
-// anyStructured reports whether a 1.30 scheduler sees the allocation as
-// structured: some handle has structuredData.
+// anyStructured reports whether some handle has structuredData, which makes
+// the allocation structured for a 1.30 scheduler.
 func anyStructured(handles []interface{}) bool {
 	for _, h := range handles {
 		if asMap(h)["structuredData"] != nil {
@@ -280,9 +266,8 @@ func anyStructured(handles []interface{}) bool {
 	return false
 }
 
-// keepParameters returns the class or claim parameters of a driver: the
-// first object found. Parameters that are not objects, or that differ from
-// the driver's first, cannot be configuration in v1alpha3.
+// keepParameters returns a driver's class or claim parameters: the first
+// object found. Others are lost.
 func keepParameters(kept, params interface{}, r *lossReport, path string) interface{} {
 	m, isObj := params.(map[string]interface{})
 	switch {
@@ -319,21 +304,17 @@ func opaqueConfig(source, request, driver string, parameters interface{}) map[st
 }
 
 // dataParameters turns opaque handle data into configuration parameters: a
-// JSON object as it is, anything else wrapped. The numbers of the object are
-// written in canonical form (CanonicalJSON): the apiserver
-// rewrites the numbers of the parameters it stores (1.0 as 1), so the
-// parameters are what it stores, and a v1alpha2 view of the stored object
-// maps back to it without a restore annotation. The exact text of JSON that
-// is not in canonical form (sorted keys, no spaces, canonical numbers)
-// travels in the restore annotation; to keep that bounded (32 handles of up
-// to 16 KiB would not fit the annotation limit), non-canonical JSON longer
-// than maxNonCanonicalDataBytes is wrapped like non-JSON data.
+// JSON object as it is, anything else wrapped. Numbers are made canonical,
+// as the apiserver stores them, so that the stored object maps back without
+// a restore annotation. The exact text of non-canonical JSON travels in the
+// restore annotation; to bound that, such JSON longer than
+// maxNonCanonicalDataBytes is wrapped like non-JSON data.
 func dataParameters(data string) interface{} {
 	v, err := decodeJSONText(data, MaxHandleDataDepth)
 	if m, ok := v.(map[string]interface{}); err == nil && ok && m != nil && !outOfRange(m) {
 		if len(data) <= maxNonCanonicalDataBytes {
-			canonicalizeNumbers(m)
-			return m
+			c, _ := canonicalTree(m)
+			return c
 		}
 		if canonical, err := CanonicalJSON(m); err == nil && string(canonical) == data {
 			return m // its numbers are canonical
@@ -343,10 +324,8 @@ func dataParameters(data string) interface{} {
 }
 
 // outOfRange reports whether v holds a number the apiserver cannot store as
-// written: beyond float64's range (1e400), on which it fails (as parameters
-// it would make the conversion's result unstorable and the 1.30 status write
-// fail with a JSON error), or an integer beyond int64, which it stores as a
-// float64 of another value. As text it is stored and comes back as written.
+// written: beyond float64's range, which it refuses, or an integer beyond
+// int64, which it stores as another value. As text it is kept as written.
 func outOfRange(v interface{}) bool {
 	switch v := v.(type) {
 	case map[string]interface{}:
@@ -365,10 +344,6 @@ func outOfRange(v interface{}) bool {
 		if _, err := strconv.ParseFloat(string(v), 64); err != nil {
 			return true
 		}
-		// An integer literal beyond int64 is stored as a float64: a 1.31
-		// driver decoding it into an integer would get another value, or
-		// none (18446744073709551615 as 1.8446744073709552e+19), where the
-		// 1.30 kubelet passed the text as written.
 		if !strings.ContainsAny(string(v), ".eE") {
 			_, err := strconv.ParseInt(string(v), 10, 64)
 			return err != nil
@@ -377,10 +352,8 @@ func outOfRange(v interface{}) bool {
 	return false
 }
 
-// decodeJSONText decodes data, one JSON value with nothing but JSON
-// whitespace around it, as encoding/json with UseNumber decodes it into an
-// interface{}. Data nesting more than maxDepth arrays and objects is an
-// error, as is anything else after the value.
+// decodeJSONText decodes data, one JSON value, with UseNumber. Nesting
+// deeper than maxDepth is an error, as is anything after the value.
 func decodeJSONText(data string, maxDepth int) (interface{}, error) {
 	if jsonDepthExceeds(data, maxDepth) {
 		return nil, fmt.Errorf("JSON nests more than %d arrays and objects", maxDepth)
@@ -397,10 +370,8 @@ func decodeJSONText(data string, maxDepth int) (interface{}, error) {
 	return v, nil
 }
 
-// jsonDepthExceeds reports whether the JSON text data opens more than
-// maxDepth arrays and objects inside one another. Brackets inside strings
-// do not count; data need not be valid JSON (only then is the answer
-// meaningful).
+// jsonDepthExceeds reports whether the JSON text data nests more than
+// maxDepth arrays and objects. Brackets inside strings do not count.
 func jsonDepthExceeds(data string, maxDepth int) bool {
 	depth := 0
 	inString := false
@@ -428,15 +399,13 @@ func jsonDepthExceeds(data string, maxDepth int) bool {
 }
 
 // MaxHandleDataDepth bounds the nesting of handle data that becomes a
-// parameters object; deeper JSON stays text (wrapped like non-JSON data).
-// As an object it would nest the claim deeper than its text did, beyond what
-// a review may carry (the webhook's --max-json-depth, 1000 by default, and
-// /convert refuses such a result): a 1.30 status write of such data would
-// then fail instead of being stored.
+// parameters object; deeper JSON stays wrapped text. As an object it could
+// nest the claim deeper than the webhook accepts, and a 1.30 status write
+// would fail.
 const MaxHandleDataDepth = 64
 
 // maxNonCanonicalDataBytes bounds the handle data whose exact text may travel
-// in the restore annotation: 32 handles × 4 KiB stay well below 256 KiB.
+// in the restore annotation: 32 handles × 4 KiB stay below the size limit.
 const maxNonCanonicalDataBytes = 4 << 10
 
 // parametersData is the inverse of dataParameters.

@@ -1,12 +1,7 @@
 package conversion
 
-// v1alpha3 (1.31) and v1beta1 (1.32) share the structured-parameters model;
-// v1beta1 drops classic DRA (spec.controller, status.allocation.controller,
-// status.deallocationRequested) and adds fields the 1.31 shape cannot hold
-// (firstAvailable, tolerations, capacity, distinctAttribute, status.devices,
-// result adminAccess, shareID, bindingConditions, allocationTimestamp …).
-// Both directions keep exactly the fields of v1alpha3 that v1beta1 has too;
-// everything else travels in the restore annotation.
+// v1beta1 drops v1alpha3's classic DRA fields and adds many of its own.
+// Both directions keep exactly the fields both versions have.
 
 var (
 	requestV3Keys       = []string{"name", "deviceClassName", "selectors", "allocationMode", "count", "adminAccess"}
@@ -22,10 +17,7 @@ var (
 	}
 )
 
-// specV3B1 maps a claim spec either way: devices with the fields both
-// versions have. controller (classic DRA) has no place in v1beta1: a 1.32+
-// scheduler allocates only from ResourceSlices, so the claim would stay
-// pending there.
+// specV3B1 maps a claim spec either way.
 func specV3B1(in map[string]interface{}, _ *lossReport) map[string]interface{} {
 	out := map[string]interface{}{}
 	d, ok := in["devices"]
@@ -43,9 +35,6 @@ func specV3B1(in map[string]interface{}, _ *lossReport) map[string]interface{} {
 			outDevices[section] = pickEach(v, keys...)
 		}
 	}
-	// Nor the fields of a selector, its CEL expression or opaque
-	// configuration that are not both versions': they travel in the restore
-	// annotation, as unknown fields elsewhere in a request do.
 	for _, r := range asSlice(outDevices["requests"]) {
 		if req := asMap(r); req != nil {
 			if sel, ok := req["selectors"]; ok {
@@ -58,8 +47,7 @@ func specV3B1(in map[string]interface{}, _ *lossReport) map[string]interface{} {
 	return out
 }
 
-// pickSelectors keeps of each device selector its cel, and of that its
-// expression: all that v1alpha3 and v1beta1 (and later) have.
+// pickSelectors keeps of each device selector only cel.expression.
 func pickSelectors(v interface{}) interface{} {
 	out := pickEach(v, "cel")
 	for _, s := range asSlice(out) {
@@ -72,9 +60,8 @@ func pickSelectors(v interface{}) interface{} {
 	return out
 }
 
-// pickOpaque keeps of the opaque configuration of each entry of config (a
-// copy) its driver and parameters: all that v1alpha3 and v1beta1 (and
-// later) have.
+// pickOpaque keeps, in place, only the driver and parameters of each
+// entry's opaque configuration.
 func pickOpaque(config interface{}) {
 	for _, c := range asSlice(config) {
 		if entry := asMap(c); entry != nil {
@@ -85,11 +72,9 @@ func pickOpaque(config interface{}) {
 	}
 }
 
-// statusV3ToB1: results and configuration keep their fields; every result
-// gets adminAccess from its request, because a 1.32+ scheduler and kubelet
-// treat a result without adminAccess as "not admin" (the 1.31 result had no
-// such field and meant the request's value). allocation.controller and
-// deallocationRequested have no place in v1beta1.
+// statusV3ToB1: every result gets adminAccess from its request. A 1.32+
+// consumer reads a result without it as not admin; in 1.31 the request's
+// value applied.
 func statusV3ToB1(in, targetSpec map[string]interface{}, _ *lossReport) map[string]interface{} {
 	out := statusV3B1(in)
 	admin := adminRequests(targetSpec)
@@ -101,9 +86,7 @@ func statusV3ToB1(in, targetSpec map[string]interface{}, _ *lossReport) map[stri
 	return out
 }
 
-// statusB1ToV3: result adminAccess, tolerations, shareID, binding
-// conditions, consumed capacity, allocationTimestamp and status.devices have
-// no place in v1alpha3.
+// statusB1ToV3 keeps the status fields both versions have.
 func statusB1ToV3(in, _ map[string]interface{}, _ *lossReport) map[string]interface{} {
 	return statusV3B1(in)
 }
@@ -143,8 +126,8 @@ func statusV3B1(in map[string]interface{}) map[string]interface{} {
 	return out
 }
 
-// adminRequests returns the names of the requests of a v1alpha3 or v1beta1
-// spec that ask for admin access.
+// adminRequests returns the names of the requests that ask for admin
+// access.
 func adminRequests(spec map[string]interface{}) map[string]bool {
 	admin := map[string]bool{}
 	for _, r := range asSlice(asMap(spec["devices"])["requests"]) {

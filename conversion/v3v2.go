@@ -8,21 +8,14 @@ import (
 	"strings"
 )
 
-// v1alpha3 → v1alpha2 status: allocated devices back to resource handles,
-// classic or structured as the 1.31 allocation is (see statusV3ToV2).
-
 // statusV3ToV2 maps allocated devices back to resource handles so that 1.30
 // consumers read the allocation as 1.31 consumers do:
-//   - with a controller (a control-plane driver allocated it and must
-//     deallocate it) it is classic: opaque handles only, status.driverName =
-//     controller. Results of one driver whose devices are all "handle-<i>",
-//     or that have DeviceParameters, give one handle per result; other
-//     results one handle per driver;
-//   - without a controller (the scheduler allocated it) it is structured:
-//     one handle per driver (in order of first appearance) with
-//     structuredData {nodeName, results: one named resource per device},
-//     which a 1.30 scheduler deallocates itself. nodeName is the node of the
-//     nodeSelector, else the pool shared by the driver's results.
+//   - with a controller, it is classic: opaque handles of status.driverName
+//     = controller. A driver whose devices are all "handle-<i>", or that has
+//     DeviceParameters, gets one handle per result, others one per driver;
+//   - without one, it is structured: one handle per driver, with a named
+//     resource per device, on the node of the nodeSelector or the pool the
+//     driver's results share.
 func statusV3ToV2(in, _ map[string]interface{}, r *lossReport) map[string]interface{} {
 	out, alloc, allocated := startStatus(in, r)
 	if !allocated {
@@ -51,7 +44,6 @@ func statusV3ToV2(in, _ map[string]interface{}, r *lossReport) map[string]interf
 		dc := readDriverConfig(config, g.driver, used)
 		switch {
 		case controller != "" && (dc.hasDevices || allHandleDevices(g.results)):
-			// One handle per result, which checks its own scope.
 			handles = append(handles, handlePerResult(g, &dc, r)...)
 		case controller != "":
 			handles = append(handles, classicHandle(g, &dc, r))
@@ -72,11 +64,8 @@ func statusV3ToV2(in, _ map[string]interface{}, r *lossReport) map[string]interf
 	return out
 }
 
-// loseNoResults reports an allocation without results (a 1.31 claim without
-// requests): a 1.31 kubelet prepares nothing for it, while a 1.27–1.30
-// kubelet reads no handles as one handle without data for the plugin named
-// status.driverName (pkg/kubelet/cm/dra, newClaimInfoFromResourceClaim) and,
-// without a driverName, fails to start the pod.
+// loseNoResults reports an allocation without results. A 1.27–1.30 kubelet
+// reads it as one handle without data for status.driverName.
 func loseNoResults(driverName string, r *lossReport) {
 	if driverName == "" {
 		r.lose("allocation.devices.results", "a 1.31 kubelet prepares nothing for an allocation without results; a 1.27–1.30 kubelet looks for the kubelet plugin named status.driverName, which this allocation has none of, and does not start the pod")
@@ -85,17 +74,11 @@ func loseNoResults(driverName string, r *lossReport) {
 	r.lose("allocation.devices.results", "a 1.31 kubelet prepares nothing for an allocation without results; a 1.27–1.30 kubelet calls the kubelet plugin of %q with an empty handle", driverName)
 }
 
-// A classic handle carries the claim's parameters (or, with
-// DeviceParameters, a device's), never the class's (loseUnused reports
-// them).
-//
-// handlePerResult gives one opaque handle per result of a driver whose
-// devices are all handle-<i> or that has a DeviceParameters entry. A
-// handle's data is its device's DeviceParameters entry, else the k-th plain
-// FromClaim entry. A 1.31 driver applies an entry to the devices of the
-// requests it names (of every request when it names none), so a handle is
-// reported when its data comes from an entry that does not name its
-// request, or when it has none although a plain FromClaim entry does.
+// handlePerResult gives one opaque handle per result of the driver. Its
+// data is its device's DeviceParameters entry, else the k-th plain FromClaim
+// entry. A handle is reported when its data's entry does not apply to its
+// request, or when it has no data although a FromClaim entry applies. A
+// classic handle never carries the class's parameters.
 func handlePerResult(g driverResults, dc *driverConfig, r *lossReport) []interface{} {
 	loseDeviceClaimParameters(g, dc, r)
 	var handles []interface{}
@@ -124,8 +107,8 @@ func handlePerResult(g driverResults, dc *driverConfig, r *lossReport) []interfa
 	return handles
 }
 
-// classicHandle gives the one opaque handle of a driver whose results are
-// not one handle each: its data is the first plain FromClaim entry.
+// classicHandle gives the one opaque handle of a driver. Its data is the
+// first plain FromClaim entry.
 func classicHandle(g driverResults, dc *driverConfig, r *lossReport) map[string]interface{} {
 	loseDeviceClaimParameters(g, dc, r)
 	handle := map[string]interface{}{"driverName": g.driver}
@@ -191,11 +174,9 @@ func structuredHandle(g driverResults, dc *driverConfig, node string, r *lossRep
 	return map[string]interface{}{"driverName": g.driver, "structuredData": structured}
 }
 
-// loseWidenedScope reports the configuration entries of g's driver that
-// its handles carry although they name requests (devices.config[].requests)
-// that some of g's results do not belong to: a 1.31 driver applies such an
-// entry to the devices of those requests only, a 1.27–1.30 handle's
-// parameters reach every device of the handle.
+// loseWidenedScope reports the used configuration entries of g's driver
+// that name requests some of g's results do not belong to: a 1.27–1.30
+// handle's parameters reach every device of the handle.
 func loseWidenedScope(config []interface{}, used map[int]bool, g driverResults, r *lossReport) {
 	for i, c := range config {
 		entry := asMap(c)
@@ -203,8 +184,7 @@ func loseWidenedScope(config []interface{}, used map[int]bool, g driverResults, 
 		if !used[i] || len(scope) == 0 || asString(asMap(entry["opaque"])["driver"]) != g.driver {
 			continue
 		}
-		// Copies of the entry (the same source and opaque configuration,
-		// as 1.31's allocator writes a class's configuration once per
+		// Copies of the entry (1.31 writes class configuration once per
 		// request) scope it together.
 		named, everywhere := map[string]bool{}, false
 		for j, d := range config {
@@ -235,8 +215,7 @@ func loseWidenedScope(config []interface{}, used map[int]bool, g driverResults, 
 }
 
 // nodeOfSelector returns the node a node selector names, if it selects
-// exactly one node by name (as a 1.31 scheduler writes it for node-local
-// devices), else "".
+// exactly one node by name, else "".
 func nodeOfSelector(ns interface{}) string {
 	terms := asSlice(asMap(ns)["nodeSelectorTerms"])
 	if len(terms) != 1 {

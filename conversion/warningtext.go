@@ -7,8 +7,7 @@ import (
 	"github.com/claimbridge/claimbridge/api"
 )
 
-// releaseOf names the Kubernetes releases that serve each version, as the
-// warnings of the conversion steps name them.
+// releaseOf names the Kubernetes releases that serve each version.
 var releaseOf = map[string]string{
 	V1alpha1: "1.26",
 	V1alpha2: "1.27–1.30",
@@ -18,13 +17,12 @@ var releaseOf = map[string]string{
 	V1:       "1.34+",
 }
 
-// Release names the Kubernetes releases that serve version ("1.26",
-// "1.27–1.30", "1.31", "1.32", "1.33", "1.34+"); empty for another.
+// Release names the Kubernetes releases that serve version, such as
+// "1.27–1.30"; empty for another.
 func Release(version string) string { return releaseOf[version] }
 
-// stepRelease matches a release that a step's message names as its target,
-// but not as the end of a range (1.26-1.31) nor a prefix of another
-// (1.310).
+// stepRelease matches release in a step's message, but not as the end of
+// a range (1.26-1.31) nor as a prefix (1.310).
 func stepRelease(release string) *regexp.Regexp {
 	return regexp.MustCompile(`(^|[^-–.0-9])` + regexp.QuoteMeta(release) + `([^0-9+]|$)`)
 }
@@ -35,9 +33,8 @@ var stepReleases = map[string]*regexp.Regexp{
 	V1alpha3: stepRelease(releaseOf[V1alpha3]),
 }
 
-// stepVersions match a version a step's message names as its target ("no
-// v1alpha3 equivalent"), but not in an annotation's name (restore-v1alpha3)
-// or an apiVersion.
+// stepVersions match a version in a step's message, but not in an
+// annotation's name (restore-v1alpha3) or an apiVersion.
 var stepVersions = map[string]*regexp.Regexp{
 	V1alpha1: regexp.MustCompile(`(^|[ (])v1alpha1([ ,;:)]|$)`),
 	V1alpha2: regexp.MustCompile(`(^|[ (])v1alpha2([ ,;:)]|$)`),
@@ -57,14 +54,10 @@ var (
 // v1beta2 and v1 hold under exactly.
 var exactlyFields = regexp.MustCompile(`(\.devices\.requests\[[0-9]+\])\.(deviceClassName|selectors|allocationMode|count|adminAccess|tolerations|capacity)\b`)
 
-// For renders the warning for a conversion to target, as the commands
-// print it after the document's position: "<Kind> <object>: <path>:
-// <message>", phrased for the release serving target. A step's warning
-// names the release of its own target (a v1alpha2 → v1alpha3 step speaks
-// of 1.31); converting on past it (--to v1), that release is the target's,
-// since what the step lost is lost for the target too. A path of a request
-// field that v1beta2 and v1 hold under exactly is given as the target has
-// it.
+// For renders the warning for a conversion to target as "<Kind> <object>:
+// <path>: <message>". A step's message names its own target's release; here
+// it names target's, since what the step lost is lost for target too. A
+// request field's path is given as target has it.
 func (w Warning) For(target string) string {
 	return w.Kind + " " + w.Object + ": " + w.Text(target)
 }
