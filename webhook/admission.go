@@ -22,10 +22,9 @@ type decideFunc func(ctx context.Context, req *admissionv1.AdmissionRequest) adm
 // review that is not decoded: its kind, apiVersion and uid come first.
 const headBytes = 64 << 10
 
-// admissionHandler serves an admission endpoint: an AdmissionReview
-// admission.k8s.io/v1 or v1beta1. Every review it can name is answered
-// with a denial, never an HTTP error: with failurePolicy Ignore,
-// kube-apiserver would admit the write unchecked after an HTTP error.
+// admissionHandler serves an AdmissionReview admission.k8s.io/v1 or v1beta1.
+// It answers every review it can name with a denial, never an HTTP error:
+// with failurePolicy Ignore, kube-apiserver would admit the write unchecked.
 func (s *Server) admissionHandler(endpoint string, requireCert bool, decide decideFunc) http.HandlerFunc {
 	maxBytes := s.cfg.MaxValidateBodyBytes
 	return func(w http.ResponseWriter, r *http.Request) {
@@ -104,9 +103,8 @@ func (s *Server) admissionHandler(endpoint string, requireCert bool, decide deci
 	}
 }
 
-// denyUndecoded answers a review that was not decoded with a denial of
-// status when its head names an AdmissionReview and its uid, else with the
-// HTTP error herr.
+// denyUndecoded answers an undecoded review with a denial of status when
+// its head names an AdmissionReview and its uid, else with herr.
 func denyUndecoded(w http.ResponseWriter, log logr.Logger, head []byte, status *apierrors.StatusError, herr *httpError) {
 	kind, apiVersion, uid := reviewHead(head)
 	if uid == "" || kind != "AdmissionReview" || (apiVersion != "admission.k8s.io/v1" && apiVersion != "admission.k8s.io/v1beta1") {

@@ -9,11 +9,9 @@ import (
 )
 
 // conversionCache keeps recent conversions: kube-apiserver converts a
-// stored object again on every read, list, watch-cache rebuild and
-// replica. An entry is keyed by the desired version and the object's
-// bytes, which is all a conversion depends on, and holds the converted
-// bytes, so an answer from the cache is the answer of a conversion.
-// A nil cache keeps nothing.
+// stored object again on every read, list, watch-cache rebuild and replica.
+// The key is the desired version and the object's bytes, all a conversion
+// depends on. A nil cache keeps nothing.
 type conversionCache struct {
 	mu         sync.Mutex
 	entries    *lru.Cache

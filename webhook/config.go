@@ -1,34 +1,32 @@
-// Package webhook serves claimbridge's three webhooks over TLS: the CRD
-// conversion webhook (/convert), the validating admission webhook
-// (/validate) and the defaulting admission webhook (/default), with health
-// probes and Prometheus metrics beside them.
-//
-// It is transport only. The decisions live in the conversion, validation
-// and defaulting packages; a handler decodes a review with encoding/json,
-// calls one of them and encodes the answer.
+// Package webhook serves claimbridge's webhooks over TLS: conversion
+// (/convert), validation (/validate) and defaulting (/default), with health
+// probes and metrics beside them. It is transport only: a handler decodes a
+// review, calls the conversion, validation or defaulting package and
+// encodes the answer.
 package webhook
 
 import (
+	"cmp"
 	"crypto/tls"
 	"errors"
 	"net/http"
 	"runtime"
 	"time"
+
+	"github.com/claimbridge/claimbridge/conversion"
+	"github.com/claimbridge/claimbridge/validation"
 )
 
-// Config is everything New needs to build a Server. The command line
-// (cli.ServeOptions) fills it from flags; tests build it directly. A zero
-// value means what its field's comment says.
+// Config configures a Server. A zero field means what its comment says.
 type Config struct {
 	// BindAddress is the IP address of the TLS listener; "" binds all.
 	BindAddress string
 	// Port is the TLS port; 0 picks a free one (see Server.Addr).
 	Port int
 
-	// CertFile and KeyFile, when both set, are the serving pair. Otherwise
-	// CertDir holds tls.crt and tls.key; when it holds neither, a CA and
-	// a serving certificate are generated into it. The files are reloaded
-	// when they change.
+	// CertFile and KeyFile, when set, are the serving pair. Otherwise CertDir
+	// holds tls.crt and tls.key, generated with a CA when it holds neither.
+	// The files are reloaded when they change.
 	CertDir, CertFile, KeyFile string
 	// DNSNames are added to a generated serving certificate, beside
 	// localhost, 127.0.0.1 and ::1.
@@ -47,15 +45,13 @@ type Config struct {
 	// MetricsAddress serves /metrics; "" disables. It is plain HTTP
 	// unless MetricsFilter is set.
 	MetricsAddress string
-	// MetricsFilter, if set, protects /metrics (authentication and
-	// authorization), which is then served over HTTPS with the serving
-	// certificate of the webhook listener.
+	// MetricsFilter, if set, protects /metrics, which is then served over
+	// HTTPS with the webhook's serving certificate.
 	MetricsFilter func(http.Handler) (http.Handler, error)
 	// TokenPolicyGauge exports claimbridge_token_policy_enforced, -1 until
 	// Server.SetTokenPolicyEnforced reports a verdict.
 	TokenPolicyGauge bool
-	// Profiling serves net/http/pprof under /debug/pprof/ on the health
-	// probe listener.
+	// Profiling serves net/http/pprof on the health probe listener.
 	Profiling bool
 
 	// MaxConvertBodyBytes caps a /convert body and MaxValidateBodyBytes a
@@ -80,8 +76,8 @@ type Config struct {
 	// RequestTimeout is the deadline of one review, unless the apiserver's
 	// ?timeout= is shorter.
 	RequestTimeout time.Duration
-	// ShutdownDrain is how long the server keeps serving with /readyz
-	// failing after its context is done.
+	// ShutdownDrain is how long Run keeps serving, /readyz failing, once
+	// its context is done.
 	ShutdownDrain time.Duration
 	// ShutdownTimeout bounds the wait for in-flight requests.
 	ShutdownTimeout time.Duration
@@ -111,8 +107,7 @@ const DefaultMaxQueueWait = 250 * time.Millisecond
 // CPU-bound, and a few beyond the CPUs overlap slow reads and writes.
 func DefaultMaxInFlight() int { return max(8, 2*runtime.GOMAXPROCS(0)) }
 
-// complete fills in the meanings of zero values, or fails for a Config no
-// server can run with.
+// complete fills in zero values, or fails for a Config no server can run.
 func (c Config) complete() (Config, error) {
 	if (c.CertFile == "") != (c.KeyFile == "") {
 		return c, errors.New("config: CertFile and KeyFile must be set together")
@@ -120,9 +115,7 @@ func (c Config) complete() (Config, error) {
 	if c.CertFile == "" && c.CertDir == "" {
 		return c, errors.New("config: CertDir or CertFile and KeyFile must be set")
 	}
-	if c.MinTLSVersion == 0 {
-		c.MinTLSVersion = tls.VersionTLS13
-	}
+	c.MinTLSVersion = cmp.Or(c.MinTLSVersion, tls.VersionTLS13)
 	if c.MinTLSVersion < tls.VersionTLS12 {
 		return c, errors.New("config: MinTLSVersion must be TLS 1.2 or later")
 	}
@@ -132,20 +125,14 @@ func (c Config) complete() (Config, error) {
 	if c.MaxInFlight < 0 || c.MaxQueueWait < 0 || c.ConversionCacheBytes < 0 {
 		return c, errors.New("config: MaxInFlight, MaxQueueWait and ConversionCacheBytes must not be negative")
 	}
-	if c.MaxInFlight == 0 {
-		c.MaxInFlight = DefaultMaxInFlight()
-	}
-	if c.MaxQueueWait == 0 {
-		c.MaxQueueWait = DefaultMaxQueueWait
-	}
-	if c.RequestTimeout == 0 {
-		c.RequestTimeout = 30 * time.Second
-	}
+	c.MaxInFlight = cmp.Or(c.MaxInFlight, DefaultMaxInFlight())
+	c.MaxQueueWait = cmp.Or(c.MaxQueueWait, DefaultMaxQueueWait)
+	c.RequestTimeout = cmp.Or(c.RequestTimeout, 30*time.Second)
 	if c.Converter == nil {
-		c.Converter = defaultConverter
+		c.Converter = conversion.ConvertShared
 	}
 	if c.Validator == nil {
-		c.Validator = defaultValidator
+		c.Validator = validation.Validate
 	}
 	return c, nil
 }

@@ -21,15 +21,12 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/claimbridge/claimbridge/api"
-	"github.com/claimbridge/claimbridge/conversion"
 )
 
 // ConvertFunc converts one ResourceClaim or ResourceClaimTemplate, decoded
 // with json.Number numbers, to toVersion (v1alpha1, v1alpha2 or v1alpha3)
 // of its group. It must not modify obj; the result may share with it.
 type ConvertFunc func(obj map[string]interface{}, toVersion string) (map[string]interface{}, error)
-
-var defaultConverter ConvertFunc = conversion.ConvertShared
 
 // Group is the API group served (package api's).
 const Group = api.Group
@@ -248,14 +245,14 @@ func checkConverted(in, out map[string]interface{}, id objectID, to schema.Group
 		return errors.New("converter returned metadata that is not an object")
 	}
 	for _, k := range []string{"labels", "annotations"} {
-		if m, ok := outMeta[k].(map[string]interface{}); ok || outMeta[k] == nil {
-			for key, v := range m {
-				if _, ok := v.(string); !ok {
-					return fmt.Errorf("converter returned metadata.%s that has a non-string value at %q", k, key)
-				}
-			}
-		} else {
+		m, ok := outMeta[k].(map[string]interface{})
+		if !ok && outMeta[k] != nil {
 			return fmt.Errorf("converter returned metadata.%s that is not an object", k)
+		}
+		for key, v := range m {
+			if _, ok := v.(string); !ok {
+				return fmt.Errorf("converter returned metadata.%s that has a non-string value at %q", k, key)
+			}
 		}
 	}
 	// Each way: every key but labels and annotations is in both, equal.

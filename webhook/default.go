@@ -12,9 +12,8 @@ import (
 )
 
 // handleDefault decides /default: a claim or template created or updated
-// (not its status) gets the defaults of its version's release, and what
-// its stored form must keep, as a JSON Patch (package defaulting/stored),
-// which kube-apiserver applies before validation.
+// (not its status) gets, as a JSON Patch (package defaulting/stored), the
+// defaults of its version's release and what its stored form must keep.
 func (s *Server) handleDefault(_ context.Context, req *admissionv1.AdmissionRequest) (resp admissionv1.AdmissionResponse) {
 	op := Operation(req.Operation)
 	if op != OperationCreate && op != OperationUpdate || req.SubResource != "" {

@@ -3,16 +3,17 @@ package webhook
 import (
 	"bytes"
 	"crypto/x509"
+	"io"
 	"log"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	certutil "k8s.io/client-go/util/cert"
 	"k8s.io/klog/v2"
 
@@ -120,10 +121,6 @@ func (m *metrics) instrument(endpoint string, next http.Handler) http.Handler {
 	})
 }
 
-func (m *metrics) handler() http.Handler {
-	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{Registry: m.registry})
-}
-
 // certCollector exports the serving certificate's validity and that of
 // the CA in the cert dir's ca.crt that signed it.
 type certCollector struct{ s *Server }
@@ -180,7 +177,7 @@ func newErrorLog(m *metrics) *log.Logger {
 
 type handshakeCounter struct {
 	m    *metrics
-	next interface{ Write([]byte) (int, error) }
+	next io.Writer
 }
 
 func (w handshakeCounter) Write(p []byte) (int, error) {
@@ -195,12 +192,7 @@ func (w handshakeCounter) Write(p []byte) (int, error) {
 // handshakeReason sorts crypto/tls's error text into the reason label.
 func handshakeReason(reason string) string {
 	has := func(subs ...string) bool {
-		for _, s := range subs {
-			if strings.Contains(reason, s) {
-				return true
-			}
-		}
-		return false
+		return slices.ContainsFunc(subs, func(s string) bool { return strings.Contains(reason, s) })
 	}
 	switch {
 	case strings.Contains(reason, "remote error: tls: ") && has("certificate", "unrecognized name"), reason == "local error: tls: bad record MAC":

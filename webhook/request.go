@@ -20,8 +20,7 @@ import (
 const RetryAfterSeconds = 1
 
 // slots bound the reviews processed at once, as kube-apiserver's
-// max-in-flight filter does: a buffered channel, and a short bounded wait
-// (Config.MaxQueueWait) for a slot before the review is shed.
+// max-in-flight filter does; a review waits Config.MaxQueueWait, then is shed.
 type slots chan struct{}
 
 // acquire takes a slot, waiting at most wait; it returns the reason it
@@ -56,9 +55,8 @@ func errorf(code int, format string, args ...any) *httpError {
 	return &httpError{code: code, msg: fmt.Sprintf(format, args...)}
 }
 
-// checkHeaders refuses what kube-apiserver never sends: another method, a
-// content type other than JSON, a compressed body, or one announced over
-// maxBytes.
+// checkHeaders refuses what kube-apiserver never sends: another method or
+// content type, a compressed body, or one announced over maxBytes.
 func checkHeaders(w http.ResponseWriter, r *http.Request, maxBytes int64) *httpError {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
@@ -76,9 +74,8 @@ func checkHeaders(w http.ResponseWriter, r *http.Request, maxBytes int64) *httpE
 	return nil
 }
 
-// readBody reads the body up to maxBytes. A body over the cap comes back
-// with the 413 as far as it was read (the answer echoes its uid), and the
-// connection is closed after the answer.
+// readBody reads at most maxBytes of the body. Over the cap, it returns
+// what it read with the 413: the answer echoes its uid.
 func readBody(w http.ResponseWriter, r *http.Request, maxBytes int64) ([]byte, *httpError) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBytes))
 	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
@@ -157,9 +154,8 @@ func convertedDepth(maxDepth int) int {
 	return max(1, maxDepth-reviewNesting)
 }
 
-// checkDepth fails as soon as arrays and objects in data nest deeper than
-// maxDepth (0: no limit), before any decoder sees it. Malformed JSON is
-// left to the decoder.
+// checkDepth fails, before any decoder runs, once data nests deeper than
+// maxDepth (0: no limit). Malformed JSON is left to the decoder.
 func checkDepth(data []byte, maxDepth int) error {
 	if maxDepth <= 0 {
 		return nil
@@ -184,10 +180,9 @@ func checkDepth(data []byte, maxDepth int) error {
 	return nil
 }
 
-// reviewHead reads kind, apiVersion and request.uid from the start of a
-// review body, which may be cut short or nest too deep to decode: the
-// answer to a review refused before decoding echoes them. It stops at the
-// uid; kube-apiserver writes it before the objects.
+// reviewHead reads kind, apiVersion and request.uid, for the answer to
+// echo, from a body that may be cut short or nest too deep to decode. It
+// stops at the uid; kube-apiserver writes it before the objects.
 func reviewHead(data []byte) (kind, apiVersion, uid string) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	str := func() (s string) { _ = dec.Decode(&s); return s } // "" unless a string
@@ -242,17 +237,15 @@ func writeJSON(w http.ResponseWriter, log logr.Logger, data []byte, err error) {
 	}
 }
 
-// writeHTTPError answers a request refused before decoding. The log line
-// is at -v=2: a misdirected client can send thousands a second, and the
-// metrics count every one.
+// writeHTTPError answers a request refused before decoding. It logs at
+// -v=2: a misdirected client can send thousands a second.
 func writeHTTPError(w http.ResponseWriter, log logr.Logger, e *httpError) {
 	log.V(2).Info("Rejected request", "code", e.code, "reason", logString(e.msg))
 	http.Error(w, e.msg, e.code)
 }
 
-// refusedResult is the result label of a refused request: "refused" for a
-// method or content type kube-apiserver never sends (a prober's GET, kept
-// out of the error alerts), else "bad_request".
+// refusedResult is "refused" for a method or content type kube-apiserver
+// never sends (a prober's GET, kept out of the error alerts), else "bad_request".
 func refusedResult(e *httpError) string {
 	if e.code == http.StatusMethodNotAllowed || e.code == http.StatusUnsupportedMediaType {
 		return "refused"

@@ -13,13 +13,13 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"k8s.io/apiserver/pkg/server/dynamiccertificates"
 	"k8s.io/klog/v2"
 )
 
-// Server serves /convert, /validate and /default over TLS, health probes
-// over HTTP and metrics over HTTP or, with Config.MetricsFilter, HTTPS.
-// Create it with New and start it with Run.
+// Server serves the webhooks over TLS, health probes over HTTP and metrics
+// over HTTP or HTTPS. Create it with New and start it with Run.
 type Server struct {
 	cfg     Config
 	metrics *metrics
@@ -47,9 +47,8 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// SetTokenPolicyEnforced sets claimbridge_token_policy_enforced: 1
-// enforced, 0 not enforced, -1 unknown. It does nothing unless
-// Config.TokenPolicyGauge.
+// SetTokenPolicyEnforced sets claimbridge_token_policy_enforced (1 enforced,
+// 0 not enforced, -1 unknown) when Config.TokenPolicyGauge is set.
 func (s *Server) SetTokenPolicyEnforced(v float64) {
 	if s.metrics.tokenPolicy != nil {
 		s.metrics.tokenPolicy.Set(v)
@@ -102,7 +101,7 @@ func (s *Server) Run(ctx context.Context) error {
 		return err
 	}
 	s.serving.Store(certs.serving)
-	metricsHandler := s.metrics.handler()
+	metricsHandler := promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{Registry: s.metrics.registry})
 	if c.MetricsFilter != nil {
 		if metricsHandler, err = c.MetricsFilter(metricsHandler); err != nil {
 			return fmt.Errorf("protecting metrics: %w", err)
@@ -206,12 +205,10 @@ func (s *Server) httpServer(h http.Handler) *http.Server {
 	}
 }
 
-// closeWhenNotReady answers with Connection: close during the drain. A
-// keep-alive client (kube-apiserver keeps up to 25 connections per
-// webhook host) would otherwise send on its open connections until the
-// listener closes, and a request written just then fails with EOF, which
-// nobody retries. Closed after their answer, its connections are dialled
-// again, through the Service, to a ready pod.
+// closeWhenNotReady answers with Connection: close during the drain.
+// Otherwise kube-apiserver (up to 25 keep-alive connections per host) sends
+// on them until the listener closes, and a request written then fails with
+// EOF, which nobody retries. Redialled, they reach a ready pod.
 func closeWhenNotReady(ready *atomic.Bool, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !ready.Load() {

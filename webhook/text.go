@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -10,28 +11,25 @@ import (
 )
 
 // maxLoggedString bounds each string a log line takes from a request: the
-// request's fields are its client's to choose, and logged whole they would
-// let one request write megabytes of log (and hold them in memory while the
-// line is built).
+// client chooses them, and whole they could write megabytes of log.
 const maxLoggedString = 256
 
-// logString is s for a log line: valid UTF-8, at most maxLoggedString
-// bytes of it, and its length when cut, with every control character
-// escaped as Go escapes it (\n, \x1b, \u009b). klog's text format quotes a
-// value, escaping its controls, only when it has no newline: one with a
-// newline is written raw over several lines, so that a uid sent as
-// "x\n\x1b[2J…" would put the escape sequences of its choice into the log
-// that an operator reads in a terminal (kubectl logs).
+// logString is s, a client's string, for a log line: printable, and cut to
+// maxLoggedString bytes with its length. klog writes a value holding a
+// newline raw over several lines, so a uid such as "x\n\x1b[2J…" would
+// put escape sequences of its choice into an operator's terminal.
 func logString(s string) string {
 	if len(s) <= maxLoggedString {
-		return escapeControls(strings.ToValidUTF8(s, "\uFFFD"))
+		return printable(s)
 	}
-	return fmt.Sprintf("%s… (%d bytes)", escapeControls(strings.ToValidUTF8(s[:maxLoggedString], "\uFFFD")), len(s))
+	return fmt.Sprintf("%s… (%d bytes)", printable(s[:maxLoggedString]), len(s))
 }
 
-// escapeControls escapes the C0 controls (newline and tab included), DEL and
-// the C1 controls of s, valid UTF-8.
-func escapeControls(s string) string {
+// printable is s with invalid UTF-8 as U+FFFD and the C0 controls (newline
+// and tab included), DEL and the C1 controls as Go escapes them (\n, \x1b,
+// \u009b).
+func printable(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
 	if !strings.ContainsFunc(s, isControl) {
 		return s
 	}
@@ -52,9 +50,8 @@ func isControl(r rune) bool { return r < 0x20 || r >= 0x7f && r <= 0x9f }
 // maxLoggedCauses bounds the causes a denial's log line names.
 const maxLoggedCauses = 8
 
-// deniedFields names what a denial found, for its log line: each cause's
-// reason and field path, not its message, which quotes the object's values
-// (object contents are not logged; -v=4 logs the message).
+// deniedFields names a denial's causes by reason and field path for its log
+// line; their messages quote the object and are logged only at -v=4.
 func deniedFields(st *metav1.Status) []string {
 	if st == nil || st.Details == nil {
 		return nil
@@ -79,24 +76,16 @@ const (
 	warningItemRunes   = 256
 )
 
-// fitWarnings returns warnings as the apiserver will pass them on: each one
-// made headerSafe, then unchanged when they fit its budget; otherwise each
-// cut to 256 runes (ending in "…") and, when there are more than fit, the
-// last place taken by how many more there were, so that nothing disappears
-// unannounced.
+// fitWarnings returns warnings as the apiserver will pass them on. They quote
+// the client, and kube-apiserver drops one with invalid UTF-8 or a control
+// character (apimachinery's net.NewWarningHeader), so each is made printable.
+// Over budget, each is cut to 256 runes and the last says how many more.
 func fitWarnings(warnings []string) []string {
-	copied := false
-	for i, w := range warnings {
-		if safe := headerSafe(w); safe != w {
-			if !copied { // the caller's slice stays as it was
-				warnings, copied = append([]string(nil), warnings...), true
-			}
-			warnings[i] = safe
-		}
-	}
+	warnings = slices.Clone(warnings) // the caller's slice stays as it was
 	total := 0
-	for _, w := range warnings {
-		total += utf8.RuneCountInString(w)
+	for i, w := range warnings {
+		warnings[i] = printable(w)
+		total += utf8.RuneCountInString(warnings[i])
 	}
 	if total <= warningBudgetRunes {
 		return warnings
@@ -114,13 +103,4 @@ func fitWarnings(warnings []string) []string {
 		out = append(out, w)
 	}
 	return out
-}
-
-// headerSafe is w as a Warning header can carry it. kube-apiserver drops,
-// without a word, a warning that is not valid UTF-8 or holds a control
-// character (apimachinery's net.NewWarningHeader), and warnings quote what
-// the client wrote (a parametersRef kind with a tab): invalid bytes become
-// U+FFFD and control characters their Go escape (\t, \x1b, \u0085).
-func headerSafe(w string) string {
-	return escapeControls(strings.ToValidUTF8(w, "\uFFFD"))
 }

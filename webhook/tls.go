@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"cmp"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -8,6 +9,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -33,10 +35,9 @@ const (
 	KeyFileName  = "tls.key"
 )
 
-// servingTLS is the listener's TLS, on k8s.io/apiserver's
-// dynamiccertificates as kube-apiserver and pod-security-admission use it:
-// the contents reload their files (following kubelet's symlink swaps) and
-// the controller turns them into the tls.Config of every handshake.
+// servingTLS is the listener's TLS on dynamiccertificates, as in
+// kube-apiserver: the contents reload their files (following kubelet's
+// symlink swaps), the controller builds each handshake's tls.Config.
 type servingTLS struct {
 	config     *tls.Config
 	serving    *dynamiccertificates.DynamicCertKeyPairContent
@@ -44,9 +45,8 @@ type servingTLS struct {
 	controller *dynamiccertificates.DynamicServingCertificateController
 }
 
-// newServingTLS loads the serving pair and the client CA. Only HTTP/1.1
-// is offered. With a client CA, a client certificate is verified when
-// given; /validate and /default then require one.
+// newServingTLS loads the serving pair and the client CA, which verifies a
+// client certificate when one is given. Only HTTP/1.1 is offered.
 func newServingTLS(c *Config, certFile, keyFile string, m *metrics, log logr.Logger) (*servingTLS, error) {
 	setting := SettingCertDir
 	if c.CertFile != "" {
@@ -132,9 +132,8 @@ func (l reloadListener) warn() {
 
 // GenerateCertificates returns a new self-signed CA and a serving
 // certificate it signed for localhost, 127.0.0.1, ::1 and dnsNames, valid
-// one year, PEM encoded (tls.crt holds the leaf, then the CA). Both keys
-// are ECDSA P-256, as the cert-manager Certificates of config/ and the
-// chart.
+// one year, in PEM; certPEM holds the leaf, then the CA. The keys are ECDSA
+// P-256, as in config/ and the chart.
 func GenerateCertificates(dnsNames []string) (caPEM, certPEM, keyPEM []byte, err error) {
 	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -167,16 +166,8 @@ func GenerateCertificates(dnsNames []string) (caPEM, certPEM, keyPEM []byte, err
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("signing the serving certificate: %w", err)
 	}
-	leaf, err := x509.ParseCertificate(der)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	if caPEM, err = certutil.EncodeCertificates(ca); err != nil {
-		return nil, nil, nil, err
-	}
-	if certPEM, err = certutil.EncodeCertificates(leaf, ca); err != nil {
-		return nil, nil, nil, err
-	}
+	caPEM = pem.EncodeToMemory(&pem.Block{Type: certutil.CertificateBlockType, Bytes: ca.Raw})
+	certPEM = append(pem.EncodeToMemory(&pem.Block{Type: certutil.CertificateBlockType, Bytes: der}), caPEM...)
 	keyPEM, err = keyutil.MarshalPrivateKeyToPEM(key)
 	return caPEM, certPEM, keyPEM, err
 }
@@ -201,12 +192,9 @@ func WriteCertificates(dir string, dnsNames []string) ([]byte, error) {
 // ensureCertificates generates into dir when it holds neither tls.crt nor
 // tls.key, and reports whether it did. One without the other is an error.
 func ensureCertificates(dir string, dnsNames []string) (bool, error) {
-	certExists, err := exists(filepath.Join(dir, CertFileName))
-	if err != nil {
-		return false, setupError(SettingCertDir, "certificate directory %s: %w", dir, err)
-	}
-	keyExists, err := exists(filepath.Join(dir, KeyFileName))
-	if err != nil {
+	certExists, certErr := exists(filepath.Join(dir, CertFileName))
+	keyExists, keyErr := exists(filepath.Join(dir, KeyFileName))
+	if err := cmp.Or(certErr, keyErr); err != nil {
 		return false, setupError(SettingCertDir, "certificate directory %s: %w", dir, err)
 	}
 	switch {
@@ -217,7 +205,7 @@ func ensureCertificates(dir string, dnsNames []string) (bool, error) {
 	case keyExists:
 		return false, setupError(SettingCertDir, "certificate directory %s holds %s but no %s: add the certificate, or remove %s to have a pair generated", dir, KeyFileName, CertFileName, KeyFileName)
 	}
-	if _, err = WriteCertificates(dir, dnsNames); err != nil {
+	if _, err := WriteCertificates(dir, dnsNames); err != nil {
 		return false, setupError(SettingCertDir, "certificate directory %s holds no %s and %s, and generating them there failed (make the directory writable, or provide the pair): %w", dir, CertFileName, KeyFileName, err)
 	}
 	return true, nil

@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 
@@ -31,8 +32,6 @@ const (
 // ValidateFunc validates one admission request; its error means unusable
 // input, findings go into the response.
 type ValidateFunc func(ValidationRequest) (ValidationResponse, error)
-
-var defaultValidator ValidateFunc = validation.Validate
 
 // validator decides /validate with a ValidateFunc.
 type validator struct {
@@ -76,17 +75,11 @@ func (v *validator) handle(_ context.Context, req *admissionv1.AdmissionRequest)
 	if len(res.Errors) == 0 {
 		return allowed(res.Warnings)
 	}
-	gk, name := res.GroupKind, res.Name
-	if gk.Empty() {
-		gk = schema.GroupKind{Group: req.Kind.Group, Kind: req.Kind.Kind}
-	}
-	if name == "" {
-		name = req.Name
-	}
 	// No warnings with a denial: kube-apiserver adds a strategy's warnings
 	// only to a write that passed, and kubectl would print them above the
 	// error, about an object not stored.
-	return denied(apierrors.NewInvalid(gk, name, res.Errors))
+	gk := cmp.Or(res.GroupKind, schema.GroupKind{Group: req.Kind.Group, Kind: req.Kind.Kind})
+	return denied(apierrors.NewInvalid(gk, cmp.Or(res.Name, req.Name), res.Errors))
 }
 
 // unservedKind refuses a kind this webhook does not serve (the webhook

@@ -1,10 +1,7 @@
-// Package securemetrics protects a metrics handler: only requests whose
-// bearer token the API server authenticates (TokenReview) and whose user
-// may `get` the non-resource URL /metrics (SubjectAccessReview) get
-// through — controller-runtime's
-// metrics/filters.WithAuthenticationAndAuthorization, as kubebuilder
-// projects do by default. The webhook server serves the protected handler
-// over HTTPS with its own serving certificate (webhook.Config.MetricsFilter).
+// Package securemetrics protects a metrics handler as kubebuilder projects
+// do, with controller-runtime's filters.WithAuthenticationAndAuthorization:
+// a request gets through when the API server authenticates its bearer token
+// (TokenReview) and lets its user get /metrics (SubjectAccessReview).
 package securemetrics
 
 import (
