@@ -35,6 +35,8 @@ mkdir -p "$OUT"
 
 # The main module's GOFLAGS (-race, -cover, -mod=vendor …) must not leak into
 # these builds; old releases build with the local toolchain as they are.
+# -gcflags matches the old kube-apiservers' (hack/envtest-assets.sh), so a cold
+# build reuses their compiled packages.
 export GOWORK=off GOFLAGS=-mod=readonly CGO_ENABLED=0 GOTOOLCHAIN=local
 unset GOOS GOARCH
 
@@ -55,7 +57,7 @@ for moddir in "$ROOT"/hack/oracle/k8s-1.*/; do
 		tmp="$(mktemp "$OUT/.tmp-$name.XXXXXX")"
 		log "$name: building ..."
 		start=$SECONDS
-		if ! (cd "$moddir" && go build -trimpath -buildvcs=false -ldflags "-s -w" -o "$tmp" .); then
+		if ! (cd "$moddir" && go build -trimpath -buildvcs=false -gcflags "all=-N -l" -ldflags "-s -w" -o "$tmp" .); then
 			rm -f "$tmp"
 			log "$name: build failed"
 			exit 1
