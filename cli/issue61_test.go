@@ -294,9 +294,20 @@ func TestValidateSaysStatusIsIgnored(t *testing.T) {
 	}
 	code, stdout, stderr := run(t, b.String(), "validate", "-f", "-")
 	want := "<stdin>: document 1 (line 1): ResourceClaim demo/shared: note: status not validated: an apiserver ignores the status of a create; " +
-		"to check a status write, validate it as an update of the stored claim: claimbridge validate -f - --old STORED.yaml --subresource status\n"
+		"to check a status write, send it as an update of the stored claim: claimbridge validate -f - --old STORED.yaml --subresource status\n"
 	if code != ExitOK || stdout != "" || stderr != want {
 		t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant:\n%s", code, stdout, stderr, want)
+	}
+
+	// validate checks GA objects as creates only, so for them the note
+	// points to the cluster's check of a status write.
+	ga := strings.Replace(b.String(), "resource.k8s.io/v1alpha3", "resource.k8s.io/v1", 1)
+	ga = strings.Replace(ga, "{name: gpu, deviceClassName: gpu.example.com}", "{name: gpu, exactly: {deviceClassName: gpu.example.com}}", 1)
+	code, stdout, stderr = run(t, ga, "validate", "-f", "-")
+	want = "<stdin>: document 1 (line 1): ResourceClaim demo/shared: note: status not validated: an apiserver ignores the status of a create; " +
+		"to check a status write, send it as an update of the stored claim: kubectl replace --dry-run=server --subresource=status -f -\n"
+	if code != ExitOK || stdout != "" || stderr != want {
+		t.Errorf("v1: exit %d, stdout %q, stderr:\n%s\nwant:\n%s", code, stdout, stderr, want)
 	}
 }
 

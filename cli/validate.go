@@ -39,13 +39,11 @@ serve) or of a misspelt kind (ResourceClaims) is reported as not checked
 (exit 1). An object without metadata.namespace is checked as if in namespace
 "default" (kubectl takes it from its context).
 
-Claims and templates of resource.k8s.io v1beta1, v1beta2 and v1 (what
-claimbridge convert produces for Kubernetes 1.32+) get a partial check:
-a strict decode into the Kubernetes 1.36 types, one of a device class or
-firstAvailable per request, and the 1.32+ limits on CEL selectors and opaque
-parameters, as creates (also with --old; old objects of those versions are
-skipped). The full check of those versions is the target cluster's:
-  kubectl apply --dry-run=server -f FILE
+Claims and templates of resource.k8s.io v1beta1, v1beta2 and v1 get every
+create rule of the release that serves the version (1.32, 1.33, 1.36). They
+are checked as creates only: with --old, their old objects are skipped. Check
+an update of those versions on the cluster:
+  kubectl replace --dry-run=server [--subresource=status] -f FILE
 
 Without --old, every object is validated as a create (its status is ignored,
 as the API server drops it). With --old, objects are validated as updates of
@@ -340,7 +338,8 @@ func supportedDocument(doc manifest.Document, report, errOut io.Writer, what str
 	apiVersion, _ := doc.Object["apiVersion"].(string)
 	if version, _ := gacheck.Version(doc.Object); version != "" {
 		// Only old objects get here: checkGA checked the new ones.
-		fmt.Fprintf(errOut, "%s: skipping %sobject %s %s: %s %s claims and templates are checked as creates only, without an old object\n",
+		fmt.Fprintf(errOut, "%s: skipping %sobject %s %s: %s %s claims and templates are checked as creates only; "+
+			"to check an update, send it to the cluster: kubectl replace --dry-run=server -f FILE\n",
 			doc.Position(), what, apiVersion, api.Describe(doc.Object), api.UpstreamGroup, version)
 		return false, false
 	}
@@ -402,9 +401,13 @@ func statusIgnored(doc manifest.Document, errOut io.Writer) {
 	if status, ok := doc.Object["status"].(map[string]interface{}); !ok || len(status) == 0 {
 		return
 	}
+	check := "claimbridge validate -f " + sourceArg(doc.Source) + " --old STORED.yaml --subresource status"
+	if version, _ := gacheck.Version(doc.Object); version != "" {
+		check = "kubectl replace --dry-run=server --subresource=status -f " + sourceArg(doc.Source)
+	}
 	fmt.Fprintf(errOut, "%s: %s: note: status not validated: an apiserver ignores the status of a create; "+
-		"to check a status write, validate it as an update of the stored claim: claimbridge validate -f %s --old STORED.yaml --subresource status\n",
-		doc.Position(), api.Describe(doc.Object), sourceArg(doc.Source))
+		"to check a status write, send it as an update of the stored claim: %s\n",
+		doc.Position(), api.Describe(doc.Object), check)
 }
 
 // sourceArg is source as an -f argument.

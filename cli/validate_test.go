@@ -206,7 +206,8 @@ func TestValidateCommandUpdate(t *testing.T) {
 	gaOld := writeValidateFile(t, "old-ga.yaml", strings.Replace(validClaimYAML, "namespace: ns", "namespace: ns\n  resourceVersion: \"1\"", 1)+
 		"---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: ga, namespace: ns}\nspec: {}\n")
 	_, _, errOut = runValidate(t, validClaimYAML, "-f", "-", "--old", gaOld)
-	want = "skipping old object resource.k8s.io/v1 ResourceClaim ns/ga: resource.k8s.io v1 claims and templates are checked as creates only, without an old object\n"
+	want = "skipping old object resource.k8s.io/v1 ResourceClaim ns/ga: resource.k8s.io v1 claims and templates are checked as creates only; " +
+		"to check an update, send it to the cluster: kubectl replace --dry-run=server -f FILE\n"
 	if !strings.Contains(errOut, want) {
 		t.Errorf("GA old object: stderr %q, want it to contain %q", errOut, want)
 	}
