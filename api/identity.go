@@ -183,11 +183,18 @@ func Meta(obj map[string]interface{}) (namespace, name, uid string) {
 // see one). obj is not modified: what changes is copied.
 func InDefaultNamespace(obj map[string]interface{}) map[string]interface{} {
 	meta, ok := obj["metadata"].(map[string]interface{})
-	if ns, set := meta["namespace"]; !ok || set && ns != nil && ns != "" {
+	if !ok && obj["metadata"] != nil {
+		return obj // malformed: validation reports it
+	}
+	if ns := meta["namespace"]; ns != nil && ns != "" {
 		return obj
 	}
-	m := maps.Clone(meta)
-	m["namespace"] = "default"
+	m := map[string]interface{}{"namespace": "default"}
+	for k, v := range meta {
+		if k != "namespace" {
+			m[k] = v
+		}
+	}
 	out := maps.Clone(obj)
 	out["metadata"] = m
 	return out

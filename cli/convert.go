@@ -193,7 +193,7 @@ func warningLine(position, w string) string {
 
 // convertDocument converts a claim or template, gives Pods and workloads the
 // target's resourceClaims shape, and passes anything else through (with a
-// note for the claim groups). The warnings are phrased for the release
+// note for the claim groups, a warning for another resource.k8s.io version). The warnings are phrased for the release
 // serving to, each field once.
 func convertDocument(doc manifest.Document, to string, notes io.Writer) (map[string]interface{}, []string, error) {
 	group, from, kind, err := conversion.Identify(doc.Object)
@@ -204,7 +204,16 @@ func convertDocument(doc manifest.Document, to string, notes io.Writer) (map[str
 		if err := mistakenClaimError(doc, err); err != nil {
 			return nil, nil, err
 		}
-		if _, group, _, _, _ := api.TypeOf(doc.Object); api.IsGroup(group) {
+		if _, group, version, kind, _ := api.TypeOf(doc.Object); group == api.UpstreamGroup && version != to {
+			w := fmt.Sprintf("%s: apiVersion: Kubernetes %s serves %s/%s, not %s: its apiserver rejects this object, passed through unchanged",
+				api.Describe(doc.Object), conversion.Release(to), group, to, version)
+			if strings.HasSuffix(kind, "Class") || strings.HasSuffix(kind, "Parameters") {
+				w += " (claimbridge migrate rewrites classes and parameters for it)"
+			}
+			return doc.Object, []string{w}, nil
+		} else if group == api.UpstreamGroup && unnamed(doc.Object) {
+			return doc.Object, []string{api.Describe(doc.Object) + ": " + nameRequired}, nil
+		} else if api.IsGroup(group) {
 			fmt.Fprintf(notes, "%s: passed through unchanged: %v\n", doc.Position(), err)
 		}
 		if typo := groupTypo(doc.Object); typo != "" {
@@ -435,6 +444,15 @@ func show(v interface{}) string {
 		return "null"
 	}
 	return fmt.Sprint(v)
+}
+
+// nameRequired is what an apiserver says of an object without a name.
+const nameRequired = "metadata.name: Required value: name or generateName is required: the apiserver rejects this object, passed through unchanged"
+
+// unnamed reports whether obj has neither metadata.name nor generateName.
+func unnamed(obj map[string]interface{}) bool {
+	meta, _ := obj["metadata"].(map[string]interface{})
+	return meta["name"] == nil && meta["generateName"] == nil
 }
 
 // targetWarnings are the warnings about out, the conversion of in, as a

@@ -187,6 +187,10 @@ func (o *migrateOptions) run(s streams) error {
 				continue
 			}
 			printReport(s.err, doc.Position(), api.Describe(doc.Object), report)
+			if unnamed(out) {
+				failed.add(nameError(doc))
+				continue
+			}
 			if err := migrate.CheckDeviceClass(out, o.to); err != nil {
 				failed.add(fmt.Errorf("%s: %w", doc.Position(), err))
 				continue
@@ -232,6 +236,10 @@ func migrateDocument(doc manifest.Document, to string, opts migrate.Options, not
 			}
 			printReport(notes, doc.Position(), api.Describe(doc.Object), report)
 			return []map[string]interface{}{out}, []string{doc.Position()}
+		}
+		if _, group, _, _, _ := api.TypeOf(doc.Object); group == api.UpstreamGroup && unnamed(doc.Object) {
+			failed.add(nameError(doc))
+			return nil, nil
 		}
 		out, ws, err := convertDocument(doc, to, notes) // not a claim or template: only a group's typo
 		if err != nil {
@@ -284,6 +292,12 @@ func migrateDocument(doc manifest.Document, to string, opts migrate.Options, not
 		objects, positions = append(objects, migrated), append(positions, item.Position())
 	}
 	return objects, positions
+}
+
+// nameError refuses doc, a resource.k8s.io object without a name.
+func nameError(doc manifest.Document) error {
+	return fmt.Errorf("%s: %s: an apiserver would reject it: metadata.name: Required value: name or generateName is required",
+		doc.Position(), api.Describe(doc.Object))
 }
 
 // generatedNote says why a claim generated for a pod is left out.

@@ -190,11 +190,11 @@ func refusal(kind string, out map[string]interface{}, target Target, errs []stri
 		kind, api.Ref(out), target.Releases, strings.Join(errs, "; "))
 }
 
-// checkAlpha validates a migrated v1alpha1-v1alpha3 object as a create. A
-// missing namespace or name is not reported (asCreated): kubectl create takes
-// the namespace from its context. A claim without a class gets classRequired.
+// checkAlpha validates a migrated v1alpha1-v1alpha3 object as a create, in
+// namespace "default" if it has none (kubectl create takes it from its
+// context). A claim without a class gets classRequired.
 func checkAlpha(out map[string]interface{}, target Target) (errs, warnings []string, err error) {
-	resp, err := validation.Validate(validation.Request{Operation: validation.Create, Object: asCreated(out)})
+	resp, err := validation.Validate(validation.Request{Operation: validation.Create, Object: validation.WithGeneratedName(api.InDefaultNamespace(out))})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -219,25 +219,6 @@ func classRequired(path string, target Target) *field.Error {
 	return field.Required(field.NewPath(path), fmt.Sprintf("a Kubernetes %s claim must name a resource class, and this one names none: "+
 		"a 1.31+ claim's class is its first request's deviceClassName, which the input lacks (it has no request, or its first request has only firstAvailable); "+
 		"give that request a deviceClassName, or set %s in the output", target.Releases, path))
-}
-
-// asCreated is obj as the apiserver validates its create: with namespace
-// "default" and name "unnamed" when unset, and with generateName applied.
-func asCreated(obj map[string]interface{}) map[string]interface{} {
-	meta, _ := obj["metadata"].(map[string]interface{})
-	if meta["namespace"] == nil || meta["name"] == nil && meta["generateName"] == nil {
-		obj = maps.Clone(obj)
-		m := map[string]interface{}{}
-		maps.Copy(m, meta)
-		if m["namespace"] == nil {
-			m["namespace"] = "default"
-		}
-		if m["name"] == nil && m["generateName"] == nil {
-			m["name"] = "unnamed"
-		}
-		obj["metadata"] = m
-	}
-	return validation.WithGeneratedName(obj)
 }
 
 // UnknownFields returns the paths of obj's fields that its own version does

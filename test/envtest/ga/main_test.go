@@ -44,6 +44,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -177,10 +178,10 @@ func (s *suite) stop() error {
 // startRelease starts the kube-apiserver and etcd of r, an old release
 // (1.32, 1.33), for t: with DynamicResourceAllocation, a beta feature off by
 // default then, and r's resource.k8s.io version, a beta version off by
-// default. It returns a client and a namespace labelled to allow admin
-// access. The control plane stops when t ends, or with the suite (a signal,
+// default. It returns a client, its discovery and a namespace labelled to
+// allow admin access. The control plane stops when t ends, or with the suite (a signal,
 // the test deadline). A missing binary, or one of another release, fails t.
-func startRelease(t *testing.T, r parityRelease) (dynamic.Interface, string) {
+func startRelease(t *testing.T, r parityRelease) (dynamic.Interface, discovery.DiscoveryInterface, string) {
 	t.Helper()
 	assets, err := harness.AssetsDirFrom(r.assetsVar, r.printFlag)
 	if err != nil {
@@ -247,7 +248,7 @@ func startRelease(t *testing.T, r parityRelease) (dynamic.Interface, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return client, ns.Name
+	return client, core.Discovery(), ns.Name
 }
 
 // tail returns the last n bytes of b.

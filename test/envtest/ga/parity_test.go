@@ -14,11 +14,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"sigs.k8s.io/yaml"
 
 	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/gacheck"
+	"github.com/claimbridge/claimbridge/test/envtest/harness"
 )
 
 // parityRelease is a release whose kube-apiserver the parity tests ask, and
@@ -78,19 +80,55 @@ var (
 // objects of their own release. 1.32 and 1.33 run with their default
 // feature gates and DynamicResourceAllocation, as `claimbridge validate`
 // assumes; their control planes start in the test and stop at its end.
+//
+// Each test then checks `claimbridge convert`'s verdicts with the same
+// apiserver (testConvertVerdicts).
 func TestParity1_32(t *testing.T) {
-	client, ns := startRelease(t, parity132)
+	client, disc, ns := startRelease(t, parity132)
 	testParity(t, parity132, client, ns)
+	testConvertVerdicts(t, parity132, client, disc, ns)
 }
 
 func TestParity1_33(t *testing.T) {
-	client, ns := startRelease(t, parity133)
+	client, disc, ns := startRelease(t, parity133)
 	testParity(t, parity133, client, ns)
+	testConvertVerdicts(t, parity133, client, disc, ns)
 }
 
 func TestParity1_36(t *testing.T) {
 	useNamespace(t)
 	testParity(t, parity136, s.dynamic, namespace)
+	testConvertVerdicts(t, parity136, s.dynamic, s.core.Discovery(), namespace)
+}
+
+// testConvertVerdicts sends every object `claimbridge convert --to
+// <version>` writes, for the real-world manifests, the examples, the
+// conversion fixtures and the v1 parity corpus, to the release's apiserver
+// as a strict server-side dry run: each one it rejects must be named by a
+// warning.
+func testConvertVerdicts(t *testing.T, r parityRelease, client dynamic.Interface, disc discovery.DiscoveryInterface, ns string) {
+	t.Run("convert", func(t *testing.T) {
+		var files []string
+		for _, glob := range []string{
+			"../../manifests/realworld/*/*/*.yaml",
+			"../../../examples/*.yaml",
+			"../../../examples/migrate/*.yaml",
+			"../../manifests/exports/*/claims.yaml",
+			"../../../conversion/testdata/*.yaml",
+			"testdata/parity/*.yaml",
+		} {
+			m, err := filepath.Glob(glob)
+			if err != nil || len(m) == 0 {
+				t.Fatalf("%s: %d files (%v)", glob, len(m), err)
+			}
+			files = append(files, m...)
+		}
+		sent, rejected := harness.ConvertVerdicts(t, client, disc, ns, r.version, files)
+		t.Logf("Kubernetes %s: %d objects sent, %d rejected, each named by a warning", r.name, sent, rejected)
+		if sent < 200 || rejected < 40 {
+			t.Errorf("only %d objects sent, %d rejected", sent, rejected)
+		}
+	})
 }
 
 func testParity(t *testing.T, r parityRelease, client dynamic.Interface, ns string) {

@@ -74,6 +74,8 @@ var releases = []release{{
 		"../../../conversion/testdata/*.v1alpha2.yaml",
 		"../../../test/manifests/exports/*/claims.*", // real 1.30 and 1.26 exports
 	},
+	// A spec without metadata: no release creates an object without a name.
+	rejected: map[string]string{"partial-spec.v1alpha1.yaml": "metadata.name"},
 }, {
 	name: "1.30", version: conversion.V1alpha2,
 	assetsVar: "ENVTEST_ASSETS_1_30", printFlag: "--print-assets-dir=1.30",
@@ -85,7 +87,7 @@ var releases = []release{{
 	// A status without a spec: no resourceClassName, which 1.26's
 	// v1alpha1 requires as well as 1.30's v1alpha2 (1.31's v1alpha3 claim
 	// has no class and accepts it).
-	rejected: map[string]string{"partial-status.v1alpha1.yaml": "spec.resourceClassName"},
+	rejected: map[string]string{"partial-status.v1alpha1.yaml": "spec.resourceClassName", "partial-spec.v1alpha1.yaml": "metadata.name"},
 }, {
 	// Re-creating 1.26 claims on 1.26, and 1.30 claims (without parameter
 	// objects, which 1.26 does not serve) on 1.26.
@@ -99,7 +101,7 @@ var releases = []release{{
 		"../../../conversion/testdata/*.v1alpha2.yaml",
 		"../../../test/manifests/exports/*/claims.*",
 	},
-	rejected: map[string]string{"partial-status.v1alpha1.yaml": "spec.resourceClassName"},
+	rejected: map[string]string{"partial-status.v1alpha1.yaml": "spec.resourceClassName", "partial-spec.v1alpha1.yaml": "metadata.name"},
 }}
 
 // cluster is a running control plane of a release.

@@ -142,13 +142,13 @@ func (c *cluster) createAndCompare(t *testing.T, migrated map[string]interface{}
 		t.Fatalf("migrate wrote a %s of %s/%s, want a claim or template of %s/%s", kind, group, version, conversion.UpstreamGroup, c.version)
 	}
 	obj := normalize(migrated)
-	meta := obj["metadata"].(map[string]interface{})
+	meta, _ := obj["metadata"].(map[string]interface{})
+	if meta == nil { // a partial fixture (conversion/testdata/partial-spec)
+		meta = map[string]interface{}{}
+		obj["metadata"] = meta
+	}
 	meta["namespace"] = ns
 	name, _ := meta["name"].(string)
-	if name == "" { // a partial fixture (conversion/testdata/partial-spec): the spec is what counts
-		name = "unnamed"
-		meta["name"] = name
-	}
 	res := c.dynamic.Resource(gvr(version, kind)).Namespace(ns)
 	_, err = res.Create(ctx, &unstructured.Unstructured{Object: obj}, metav1.CreateOptions{})
 	if rejected != "" {

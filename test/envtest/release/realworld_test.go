@@ -15,6 +15,7 @@ import (
 	"github.com/claimbridge/claimbridge/cli"
 	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/manifest"
+	"github.com/claimbridge/claimbridge/migrate"
 )
 
 // TestMigrateRealWorld runs `claimbridge migrate --to <version>` on every
@@ -38,7 +39,15 @@ func TestMigrateRealWorld(t *testing.T) {
 		for i, file := range files {
 			t.Run(r.name+"/"+filepath.Base(filepath.Dir(file))+"-"+filepath.Base(file), func(t *testing.T) {
 				var stdout, stderr bytes.Buffer
-				if code := cli.Main([]string{"migrate", "--to", r.version, "-f", file}, nil, &stdout, &stderr); code != cli.ExitOK {
+				code := cli.Main([]string{"migrate", "--to", r.version, "-f", file}, nil, &stdout, &stderr)
+				if unnamedClass := "ResourceClass (unnamed): an apiserver would reject it: metadata.name: Required value"; code == cli.ExitInvalid &&
+					strings.Contains(stderr.String(), unnamedClass) && !migrate.Targets[r.version].Devices {
+					// The website's class has name at the top level, as
+					// published (README there): no release accepts it, and
+					// a release with ResourceClasses would be given it.
+					return
+				}
+				if code != cli.ExitOK {
 					t.Fatalf("claimbridge migrate --to %s -f %s: exit %d: %s", r.version, file, code, stderr.String())
 				}
 				docs, err := manifest.Parse(file, stdout.Bytes())
@@ -68,11 +77,6 @@ func TestMigrateRealWorld(t *testing.T) {
 							continue
 						}
 						meta, _ := d.Object["metadata"].(map[string]interface{})
-						if meta["name"] == nil {
-							// The website's class has name at the top level, as
-							// published (README there): no release accepts it.
-							continue
-						}
 						res = schema.GroupVersionResource{Group: conversion.UpstreamGroup, Version: r.version, Resource: "resourceclasses"}
 						_, err := c.dynamic.Resource(res).Create(ctx, &unstructured.Unstructured{Object: d.Object},
 							metav1.CreateOptions{FieldValidation: metav1.FieldValidationStrict})
