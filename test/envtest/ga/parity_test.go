@@ -102,9 +102,9 @@ func TestParity1_36(t *testing.T) {
 }
 
 // testConvertVerdicts sends every object `claimbridge convert --to
-// <version>` writes, for the real-world manifests, the examples, the
-// conversion fixtures and the v1 parity corpus, to the release's apiserver
-// as a strict server-side dry run: each one it rejects must be named by a
+// <version>` writes, for the real-world manifests, the examples, workloads
+// of every kind, the conversion fixtures and the v1 parity corpus, to the
+// release's apiserver as a strict server-side dry run: each one it rejects must be named by a
 // warning.
 func testConvertVerdicts(t *testing.T, r parityRelease, client dynamic.Interface, disc discovery.DiscoveryInterface, ns string) {
 	t.Run("convert", func(t *testing.T) {
@@ -114,6 +114,7 @@ func testConvertVerdicts(t *testing.T, r parityRelease, client dynamic.Interface
 			"../../../examples/*.yaml",
 			"../../../examples/migrate/*.yaml",
 			"../../manifests/exports/*/claims.yaml",
+			"../../manifests/workloads/*.yaml",
 			"../../../conversion/testdata/*.yaml",
 			"testdata/parity/*.yaml",
 		} {

@@ -8,14 +8,15 @@ import (
 )
 
 // convertInputs are the manifests TestConvertVerdicts converts: the
-// published real-world ones, the examples, the real exports and the
-// conversion fixtures, and the v1 objects, valid and invalid, of the GA
-// parity corpus.
+// published real-world ones, the examples, the real exports, workloads of
+// every kind, the conversion fixtures, and the v1 objects, valid and
+// invalid, of the GA parity corpus.
 var convertInputs = []string{
 	"../../manifests/realworld/*/*/*.yaml",
 	"../../../examples/*.yaml",
 	"../../../examples/migrate/*.yaml",
 	"../../manifests/exports/*/claims.yaml",
+	"../../manifests/workloads/*.yaml",
 	"../../../conversion/testdata/*.yaml",
 	"../ga/testdata/parity/*.yaml",
 }
