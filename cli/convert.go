@@ -273,6 +273,9 @@ func convertWorkload(doc manifest.Document, to string, notes io.Writer) (map[str
 	for _, e := range migrate.PodFieldErrors(out, to) {
 		ws = append(ws, who+": "+e+": "+migrate.PodFieldConsequence)
 	}
+	for _, w := range migrate.PodFieldWarnings(out, to) {
+		ws = append(ws, who+": "+w)
+	}
 	return out, ws, nil
 }
 

@@ -24,8 +24,35 @@ func PodFieldErrors(obj map[string]interface{}, to string) []string {
 		return nil
 	}
 	var errs []string
-	checkPodFields(spec, "", strings.TrimSuffix(prefix, "."), target, &errs)
+	checkPodFields(spec, "", strings.TrimSuffix(prefix, "."), func(p string) string { return podFieldMessage(p, target) }, &errs)
 	return errs
+}
+
+// PodFieldWarnings returns, for a Pod or workload, every pod spec field that
+// the newest release serving version to has and an older one serving it
+// lacks (v1alpha2: 1.27–1.30, v1: 1.34 on), as "<path>: <message>".
+func PodFieldWarnings(obj map[string]interface{}, to string) []string {
+	target, err := targetFor(to)
+	if err != nil || target.Oldest == 0 {
+		return nil
+	}
+	spec, prefix := podSpecOf(obj)
+	if spec == nil {
+		return nil
+	}
+	var warnings []string
+	checkPodFields(spec, "", strings.TrimSuffix(prefix, "."), func(p string) string {
+		since := podFieldReleases[p]
+		if since <= target.Oldest || since > target.Minor {
+			return ""
+		}
+		lacking := fmt.Sprintf("1.%d–1.%d", target.Oldest, since-1)
+		if since-1 == target.Oldest {
+			lacking = fmt.Sprintf("1.%d", target.Oldest)
+		}
+		return fmt.Sprintf("Kubernetes %s has no such field (it came in 1.%d): %s", lacking, since, PodFieldConsequence)
+	}, &warnings)
+	return warnings
 }
 
 // podSpecOf is the pod spec of a Pod or workload (podSpecPaths) and its
@@ -66,8 +93,8 @@ var podFieldParents = func() map[string]bool {
 }()
 
 // checkPodFields adds to errs the fields in v, at table path tablePath and
-// object path path, that target's release does not have.
-func checkPodFields(v interface{}, tablePath, path string, target Target, errs *[]string) {
+// object path path, for which message gives a message.
+func checkPodFields(v interface{}, tablePath, path string, message func(tablePath string) string, errs *[]string) {
 	switch v := v.(type) {
 	case map[string]interface{}:
 		for _, k := range slices.Sorted(maps.Keys(v)) {
@@ -78,15 +105,15 @@ func checkPodFields(v interface{}, tablePath, path string, target Target, errs *
 			if !podFieldParents[tp] {
 				continue
 			}
-			if msg := podFieldMessage(tp, target); msg != "" {
+			if msg := message(tp); msg != "" {
 				*errs = append(*errs, at+": "+msg)
 				continue
 			}
-			checkPodFields(v[k], tp, at, target, errs)
+			checkPodFields(v[k], tp, at, message, errs)
 		}
 	case []interface{}:
 		for i, e := range v {
-			checkPodFields(e, tablePath+"[]", fmt.Sprintf("%s[%d]", path, i), target, errs)
+			checkPodFields(e, tablePath+"[]", fmt.Sprintf("%s[%d]", path, i), message, errs)
 		}
 	}
 }

@@ -98,6 +98,39 @@ func TestPodFieldErrors(t *testing.T) {
 	}
 }
 
+// TestPodFieldWarnings: for a version served by several releases (v1alpha2:
+// 1.27–1.30, v1: 1.34 on), a field the newest has and an older one lacks is
+// a warning, naming the releases that lack it.
+func TestPodFieldWarnings(t *testing.T) {
+	warn := func(path, releases string, minor int) string {
+		return fmt.Sprintf("spec.template.spec.%s: Kubernetes %s has no such field (it came in 1.%d): %s", path, releases, minor, PodFieldConsequence)
+	}
+	tests := map[string][]string{
+		conversion.V1alpha1: nil,
+		conversion.V1alpha2: {
+			warn("containers[0].lifecycle.preStop.sleep", "1.27–1.28", 29),
+			warn("initContainers[0].restartPolicy", "1.27", 28),
+			warn("securityContext.appArmorProfile", "1.27–1.29", 30),
+		},
+		conversion.V1alpha3: nil,
+		conversion.V1beta1:  nil,
+		conversion.V1beta2:  nil,
+		conversion.V1:       {warn("schedulingGroup", "1.34–1.35", 36)},
+	}
+	in := obj(t, deployment136)
+	for to, want := range tests {
+		t.Run(to, func(t *testing.T) {
+			out, _, ok := Workload(in, to)
+			if !ok {
+				out = in
+			}
+			if diff := cmp.Diff(want, PodFieldWarnings(out, to)); diff != "" {
+				t.Errorf("PodFieldWarnings --to %s (-want +got):\n%s", to, diff)
+			}
+		})
+	}
+}
+
 // TestPodFieldErrorsEveryWorkload: the check finds the pod spec of every
 // kind that has one, and says when a field was removed before the target.
 func TestPodFieldErrorsEveryWorkload(t *testing.T) {

@@ -104,6 +104,7 @@ func WorkloadObject(obj map[string]interface{}, to string, opts Options) (map[st
 		_, _, _, kind, _ := api.TypeOf(out)
 		return nil, r, refusal(kind, out, target, errs)
 	}
+	r.Warnings = append(r.Warnings, PodFieldWarnings(out, to)...)
 	return out, r, nil
 }
 

@@ -17,6 +17,9 @@ type Target struct {
 	// Minor is the newest minor release serving the version, whose pods the
 	// output must fit (for v1, that of go.mod's k8s.io/api).
 	Minor int
+	// Oldest is the oldest minor release serving the version, when it is
+	// not Minor: pod fields newer than it get a warning (PodFieldWarnings).
+	Oldest int
 	// Devices is true when the version asks for devices with requests
 	// (v1alpha3 and later), into which 1.30 parameters are translated.
 	Devices bool
@@ -26,11 +29,11 @@ type Target struct {
 // facts. A version added to the chain needs a row here (a test checks it).
 var Targets = map[string]Target{
 	conversion.V1alpha1: {Releases: "1.26", Minor: 26},
-	conversion.V1alpha2: {Releases: "1.27–1.30", Minor: 30, Finalizer: "dra.k8s.io/delete-protection"},
+	conversion.V1alpha2: {Releases: "1.27–1.30", Minor: 30, Oldest: 27, Finalizer: "dra.k8s.io/delete-protection"},
 	conversion.V1alpha3: {Releases: "1.31", Minor: 31, Finalizer: deleteProtection, Devices: true},
 	conversion.V1beta1:  {Releases: "1.32", Minor: 32, Finalizer: deleteProtection, Devices: true},
 	conversion.V1beta2:  {Releases: "1.33", Minor: 33, Finalizer: deleteProtection, Devices: true},
-	conversion.V1:       {Releases: "1.34+", Minor: 36, Finalizer: deleteProtection, Devices: true},
+	conversion.V1:       {Releases: "1.34+", Minor: 36, Oldest: 34, Finalizer: deleteProtection, Devices: true},
 }
 
 // deleteProtection is the built-in finalizer of 1.31 and later.
