@@ -191,10 +191,9 @@ func warningLine(position, w string) string {
 	return position + ": warning: " + w
 }
 
-// convertDocument converts a claim or template, gives Pods and workloads the
-// target's resourceClaims shape, and passes anything else through (with a
-// note for the claim groups, a warning for another resource.k8s.io version). The warnings are phrased for the release
-// serving to, each field once.
+// convertDocument converts a claim or template, and passes anything else
+// through (passThrough). The warnings are phrased for the release serving
+// to, each field once.
 func convertDocument(doc manifest.Document, to string, notes io.Writer) (map[string]interface{}, []string, error) {
 	group, from, kind, err := conversion.Identify(doc.Object)
 	if err != nil {
@@ -204,25 +203,7 @@ func convertDocument(doc manifest.Document, to string, notes io.Writer) (map[str
 		if err := mistakenClaimError(doc, err); err != nil {
 			return nil, nil, err
 		}
-		if _, group, version, kind, _ := api.TypeOf(doc.Object); group == api.UpstreamGroup && version != to {
-			w := fmt.Sprintf("%s: apiVersion: Kubernetes %s serves %s/%s, not %s: its apiserver rejects this object, passed through unchanged",
-				api.Describe(doc.Object), conversion.Release(to), group, to, version)
-			if strings.HasSuffix(kind, "Class") || strings.HasSuffix(kind, "Parameters") {
-				w += " (claimbridge migrate rewrites classes and parameters for it)"
-			}
-			return doc.Object, []string{w}, nil
-		} else if group == api.UpstreamGroup && unnamed(doc.Object) {
-			return doc.Object, []string{api.Describe(doc.Object) + ": " + nameRequired}, nil
-		} else if api.IsGroup(group) {
-			fmt.Fprintf(notes, "%s: passed through unchanged: %v\n", doc.Position(), err)
-		}
-		if typo := groupTypo(doc.Object); typo != "" {
-			return doc.Object, []string{api.Describe(doc.Object) + ": " + typo}, nil
-		}
-		if migrate.IsWorkload(doc.Object) {
-			return convertWorkload(doc, to, notes)
-		}
-		return doc.Object, nil, nil
+		return passThrough(doc, to, err, notes)
 	}
 	out, ws, err := conversion.ConvertWithWarnings(doc.Object, to)
 	if err != nil {
@@ -447,6 +428,36 @@ func show(v interface{}) string {
 		return "null"
 	}
 	return fmt.Sprint(v)
+}
+
+// passThrough returns an object convert does not convert, which Identify
+// refused with why: Pods and workloads get the target's resourceClaims
+// shape. What the release serving to rejects gets a warning: a
+// resource.k8s.io object of another version or without a name, a misspelt
+// group, a pod field it lacks. Other kinds of the claim groups get a note.
+func passThrough(doc manifest.Document, to string, why error, notes io.Writer) (map[string]interface{}, []string, error) {
+	_, group, version, kind, _ := api.TypeOf(doc.Object)
+	who := api.Describe(doc.Object)
+	switch {
+	case group == api.UpstreamGroup && version != to:
+		w := fmt.Sprintf("%s: apiVersion: Kubernetes %s serves %s/%s, not %s: its apiserver rejects this object, passed through unchanged",
+			who, conversion.Release(to), group, to, version)
+		if strings.HasSuffix(kind, "Class") || strings.HasSuffix(kind, "Parameters") {
+			w += " (claimbridge migrate rewrites classes and parameters for it)"
+		}
+		return doc.Object, []string{w}, nil
+	case group == api.UpstreamGroup && unnamed(doc.Object):
+		return doc.Object, []string{who + ": " + nameRequired}, nil
+	case api.IsGroup(group):
+		fmt.Fprintf(notes, "%s: passed through unchanged: %v\n", doc.Position(), why)
+	}
+	if typo := groupTypo(doc.Object); typo != "" {
+		return doc.Object, []string{who + ": " + typo}, nil
+	}
+	if migrate.IsWorkload(doc.Object) {
+		return convertWorkload(doc, to, notes)
+	}
+	return doc.Object, nil, nil
 }
 
 // nameRequired is what an apiserver says of an object without a name.
