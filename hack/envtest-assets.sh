@@ -38,7 +38,7 @@
 # serialised with flock(1) when available.
 #
 # Cost of a cold build on 2 cores: kube-apiserver ~8 min, etcd ~1 min,
-# kustomize <1 min, helm ~4 min, promtool ~5 min, each old kube-apiserver
+# kustomize <1 min, helm ~4 min, promtool ~6 min, each old kube-apiserver
 # (1.33, 1.32, 1.31, 1.30, 1.26) ~6 min, etcd 3.5 ~1 min (plus module
 # downloads on an empty module cache).
 #
@@ -202,13 +202,6 @@ build_apiserver() {
 build_apiserver "$TOOLS/kube-apiserver" "$K8S_VERSION" "$ASSETS_DIR"
 build "$TOOLS/etcd" go.etcd.io/etcd/server/v3 "$ASSETS_DIR/etcd" "-s -w" --version
 
-# The binaries below serve only tests, so they are built without
-# optimisation or inlining, which compiles about a fifth faster. (make bench
-# runs the kube-apiserver and etcd above.) The oracles
-# (hack/oracle-assets.sh) use the same flags and so reuse the compiled
-# packages of the old kube-apiservers.
-GCFLAGS="all=-N -l"
-
 build "$TOOLS/kustomize" sigs.k8s.io/kustomize/kustomize/v5 \
 	"$BIN/kustomize-$KUSTOMIZE_VERSION" "-s -w" version
 # Stable name; replaced atomically (rename of a fresh symlink).
@@ -237,6 +230,10 @@ fi
 # The old releases: kube-apiserver 1.31, 1.30 and 1.26 for
 # test/envtest/release, 1.33 and 1.32 for test/envtest/ga, each with etcd
 # 3.5 (the etcd they ship with). One etcd build, copied.
+# They serve only test requests, so they are built without optimisation or
+# inlining, which compiles about a fifth faster. The oracles
+# (hack/oracle-assets.sh) use the same flags and so reuse their packages.
+GCFLAGS="all=-N -l"
 build_apiserver "$TOOLS/kube-apiserver-1.31" "$K8S131_VERSION" "$ASSETS_131_DIR"
 build "$TOOLS/etcd-3.5" go.etcd.io/etcd/server/v3 "$ASSETS_131_DIR/etcd" "-s -w" --version
 build_apiserver "$TOOLS/kube-apiserver-1.30" "$K8S130_VERSION" "$ASSETS_130_DIR"
