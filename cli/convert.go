@@ -16,6 +16,7 @@ import (
 
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
+	"github.com/claimbridge/claimbridge/gacheck"
 	"github.com/claimbridge/claimbridge/manifest"
 	"github.com/claimbridge/claimbridge/migrate"
 )
@@ -251,6 +252,9 @@ func convertWorkload(doc manifest.Document, to string, notes io.Writer) (map[str
 	for _, l := range r.Lost {
 		ws = append(ws, who+": "+l+" (not kept: claimbridge keeps restore data for claims and templates only)")
 	}
+	for _, e := range migrate.NameErrors(out) {
+		ws = append(ws, who+": "+e+": the apiserver rejects this object")
+	}
 	for _, e := range migrate.PodFieldErrors(out, to) {
 		ws = append(ws, who+": "+e+": "+migrate.PodFieldConsequence)
 	}
@@ -433,22 +437,33 @@ func show(v interface{}) string {
 // passThrough returns an object convert does not convert, which Identify
 // refused with why: Pods and workloads get the target's resourceClaims
 // shape. What the release serving to rejects gets a warning: a
-// resource.k8s.io object of another version or without a name, a misspelt
-// group, a pod field it lacks. Other kinds of the claim groups get a note.
+// resource.k8s.io object of a version or kind it does not serve, a name it
+// refuses, a DeviceClass it finds invalid, a misspelt group, a pod field it
+// lacks. Other kinds of the claim groups get a note.
 func passThrough(doc manifest.Document, to string, why error, notes io.Writer) (map[string]interface{}, []string, error) {
 	_, group, version, kind, _ := api.TypeOf(doc.Object)
 	who := api.Describe(doc.Object)
-	switch {
-	case group == api.UpstreamGroup && version != to:
-		w := fmt.Sprintf("%s: apiVersion: Kubernetes %s serves %s/%s, not %s: its apiserver rejects this object, passed through unchanged",
-			who, conversion.Release(to), group, to, version)
+	if notServed := migrate.NotServed(doc.Object, to); notServed != "" {
+		w := who + ": " + notServed + ", passed through unchanged"
 		if strings.HasSuffix(kind, "Class") || strings.HasSuffix(kind, "Parameters") {
 			w += " (claimbridge migrate rewrites classes and parameters for it)"
 		}
 		return doc.Object, []string{w}, nil
-	case group == api.UpstreamGroup && unnamed(doc.Object):
-		return doc.Object, []string{who + ": " + nameRequired}, nil
-	case api.IsGroup(group):
+	}
+	if group == api.UpstreamGroup {
+		errs := migrate.NameErrors(doc.Object)
+		if migrate.IsDeviceClass(doc.Object) && slices.Contains(conversion.GAVersions, version) {
+			errs = append(errs, gacheck.DeviceClassErrors(doc.Object)...)
+		}
+		var ws []string
+		for _, e := range errs {
+			ws = append(ws, who+": "+e+": the apiserver rejects this object, passed through unchanged")
+		}
+		if len(ws) > 0 {
+			return doc.Object, ws, nil
+		}
+	}
+	if api.IsGroup(group) {
 		fmt.Fprintf(notes, "%s: passed through unchanged: %v\n", doc.Position(), why)
 	}
 	if typo := groupTypo(doc.Object); typo != "" {
@@ -458,15 +473,6 @@ func passThrough(doc manifest.Document, to string, why error, notes io.Writer) (
 		return convertWorkload(doc, to, notes)
 	}
 	return doc.Object, nil, nil
-}
-
-// nameRequired is what an apiserver says of an object without a name.
-const nameRequired = "metadata.name: Required value: name or generateName is required: the apiserver rejects this object, passed through unchanged"
-
-// unnamed reports whether obj has neither metadata.name nor generateName.
-func unnamed(obj map[string]interface{}) bool {
-	meta, _ := obj["metadata"].(map[string]interface{})
-	return meta["name"] == nil && meta["generateName"] == nil
 }
 
 // targetWarnings are the warnings about out, the conversion of in, as a

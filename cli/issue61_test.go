@@ -386,14 +386,19 @@ spec:
 }
 
 // TestWhatTheTargetDoesNotServe: convert passes a resource.k8s.io object of
-// another version through, with a warning that -q keeps (the target
-// release rejects it); migrate rewrites it. An object without a name is
-// rejected by every release: convert warns, migrate refuses, for the alpha
+// another version, or of a kind the version lacks, through with a warning
+// that -q keeps (the target release rejects it); migrate rewrites classes
+// and parameters. A name the apiserver refuses (none, or a template's) and
+// an invalid DeviceClass: convert warns, migrate refuses, for the alpha
 // targets as for the GA ones.
 func TestWhatTheTargetDoesNotServe(t *testing.T) {
 	class := "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClass\nmetadata: {name: gpu.example.com}\ndriverName: gpu.example.com\n"
 	unnamedClass := "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClass\nname: gpu.example.com\ndriverName: gpu.example.com\n"
 	unnamedClaim := "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClaim\nmetadata: {namespace: demo}\nspec: {resourceClassName: gpu.example.com}\n"
+	// A scheduler_perf template, as published: its name is a Go template.
+	templatePod := "apiVersion: v1\nkind: Pod\nmetadata: {name: \"test-dra-{{.Index}}\"}\nspec: {containers: [{name: c, image: i}]}\n"
+	subdomain := "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character " +
+		"(e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
 	for _, tc := range []struct {
 		name, in string
 		args     []string
@@ -411,7 +416,7 @@ func TestWhatTheTargetDoesNotServe(t *testing.T) {
 			"the apiserver rejects this object, passed through unchanged\n",
 	}, {
 		name: "unnamed class, migrate", in: unnamedClass, args: []string{"migrate", "--to", "v1alpha2", "-f", "-"}, code: ExitInvalid,
-		stderr: "Error: <stdin>: document 1 (line 1): ResourceClass (unnamed): an apiserver would reject it: metadata.name: Required value: name or generateName is required\n",
+		stderr: "Error: <stdin>: document 1 (line 1): ResourceClass (unnamed): a Kubernetes 1.27–1.30 apiserver would reject it: metadata.name: Required value: name or generateName is required\n",
 	}, {
 		name: "unnamed claim, convert", in: unnamedClaim, args: []string{"convert", "-q", "--to", "v1alpha2", "-f", "-"}, code: ExitOK,
 		stderr: "<stdin>: document 1 (line 1): warning: ResourceClaim (unnamed): metadata.name: Required value: name or generateName is required: " +
@@ -420,6 +425,23 @@ func TestWhatTheTargetDoesNotServe(t *testing.T) {
 		name: "unnamed claim, migrate", in: unnamedClaim, args: []string{"migrate", "--to", "v1alpha3", "-f", "-"}, code: ExitInvalid,
 		stderr: "Error: <stdin>: document 1 (line 1): ResourceClaim (unnamed): a Kubernetes 1.31 apiserver would reject the migrated object: " +
 			"metadata.name: Required value: name or generateName is required\n",
+	}, {
+		name: "a kind the version lacks in that release", args: []string{"convert", "-q", "--to", "v1alpha3", "-f", "-"}, code: ExitOK,
+		in: "apiVersion: resource.k8s.io/v1alpha3\nkind: DeviceTaintRule\nmetadata: {name: taint-all}\nspec: {taint: {key: k, effect: NoExecute}}\n",
+		stderr: "<stdin>: document 1 (line 1): warning: DeviceTaintRule taint-all: kind: Kubernetes 1.31 has no DeviceTaintRule in resource.k8s.io/v1alpha3: " +
+			"its apiserver rejects this object, passed through unchanged\n",
+	}, {
+		name: "a template's pod name, convert", in: templatePod, args: []string{"convert", "-q", "--to", "v1", "-f", "-"}, code: ExitOK,
+		stderr: "<stdin>: document 1 (line 1): warning: Pod test-dra-{{.Index}}: metadata.name: Invalid value: \"test-dra-{{.Index}}\": " + subdomain + ": the apiserver rejects this object\n",
+	}, {
+		name: "a template's pod name, migrate", in: templatePod, args: []string{"migrate", "--to", "v1", "-f", "-"}, code: ExitInvalid,
+		stderr: "Error: <stdin>: document 1 (line 1): Pod test-dra-{{.Index}}: a Kubernetes 1.34+ apiserver would reject the migrated object: " +
+			"metadata.name: Invalid value: \"test-dra-{{.Index}}\": " + subdomain + "\n",
+	}, {
+		name: "an invalid DeviceClass", args: []string{"convert", "-q", "--to", "v1", "-f", "-"}, code: ExitOK,
+		in: "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\nspec: {extendedResourceName: \"example.com/gpu-{{.Index}}\"}\n",
+		stderr: "<stdin>: document 1 (line 1): warning: DeviceClass gpu: spec.extendedResourceName: Invalid value: \"example.com/gpu-{{.Index}}\": " +
+			"must be a valid extended resource name: the apiserver rejects this object, passed through unchanged\n",
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, stderr := run(t, tc.in, tc.args...)

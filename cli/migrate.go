@@ -187,8 +187,8 @@ func (o *migrateOptions) run(s streams) error {
 				continue
 			}
 			printReport(s.err, doc.Position(), api.Describe(doc.Object), report)
-			if unnamed(out) {
-				failed.add(nameError(doc))
+			if errs := migrate.NameErrors(out); len(errs) > 0 {
+				failed.add(rejected(doc, o.to, errs))
 				continue
 			}
 			if err := migrate.CheckDeviceClass(out, o.to); err != nil {
@@ -237,9 +237,19 @@ func migrateDocument(doc manifest.Document, to string, opts migrate.Options, not
 			printReport(notes, doc.Position(), api.Describe(doc.Object), report)
 			return []map[string]interface{}{out}, []string{doc.Position()}
 		}
-		if _, group, _, _, _ := api.TypeOf(doc.Object); group == api.UpstreamGroup && unnamed(doc.Object) {
-			failed.add(nameError(doc))
+		if mistaken := mistakenClaimError(doc, err); mistaken != nil {
+			failed.add(mistaken)
 			return nil, nil
+		}
+		if _, group, _, _, _ := api.TypeOf(doc.Object); group == api.UpstreamGroup {
+			errs := migrate.NameErrors(doc.Object)
+			if notServed := migrate.NotServed(doc.Object, to); notServed != "" {
+				errs = []string{notServed}
+			}
+			if len(errs) > 0 {
+				failed.add(rejected(doc, to, errs))
+				return nil, nil
+			}
 		}
 		out, ws, err := convertDocument(doc, to, notes) // not a claim or template: only a group's typo
 		if err != nil {
@@ -294,10 +304,10 @@ func migrateDocument(doc manifest.Document, to string, opts migrate.Options, not
 	return objects, positions
 }
 
-// nameError refuses doc, a resource.k8s.io object without a name.
-func nameError(doc manifest.Document) error {
-	return fmt.Errorf("%s: %s: an apiserver would reject it: metadata.name: Required value: name or generateName is required",
-		doc.Position(), api.Describe(doc.Object))
+// rejected refuses doc, which the release serving to rejects for errs.
+func rejected(doc manifest.Document, to string, errs []string) error {
+	return fmt.Errorf("%s: %s: a Kubernetes %s apiserver would reject it: %s",
+		doc.Position(), api.Describe(doc.Object), migrate.Targets[to].Releases, strings.Join(errs, "; "))
 }
 
 // generatedNote says why a claim generated for a pod is left out.

@@ -67,7 +67,7 @@ func TestRealWorldManifests(t *testing.T) {
 				// The website's class has name at the top level, as
 				// published: a release with ResourceClasses would be given
 				// it, and would reject it.
-				unnamedClass := strings.Contains(errOut, "ResourceClass (unnamed): an apiserver would reject it: metadata.name: Required value")
+				unnamedClass := strings.Contains(errOut, "apiserver would reject it: metadata.name: Required value")
 				if code != ExitOK && !(code == ExitInvalid && unnamedClass && !migrate.Targets[to].Devices) {
 					t.Errorf("migrate --to %s: exit %d: %s", to, code, errOut)
 				}

@@ -100,7 +100,7 @@ func WorkloadObject(obj map[string]interface{}, to string, opts Options) (map[st
 	}
 	out, created := ForCreate(out, opts)
 	r.Dropped = append(created.Dropped, r.Dropped...)
-	if errs := PodFieldErrors(out, to); len(errs) > 0 {
+	if errs := append(NameErrors(out), PodFieldErrors(out, to)...); len(errs) > 0 {
 		_, _, _, kind, _ := api.TypeOf(out)
 		return nil, r, refusal(kind, out, target, errs)
 	}

@@ -1,0 +1,68 @@
+package migrate
+
+import (
+	"fmt"
+	"slices"
+
+	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/claimbridge/claimbridge/api"
+	"github.com/claimbridge/claimbridge/conversion"
+)
+
+// servedKinds are the resource.k8s.io kinds that the releases serving each
+// version have in it.
+var servedKinds = map[string][]string{
+	conversion.V1alpha1: {"ResourceClaim", "ResourceClaimTemplate", "ResourceClass", "PodScheduling"},
+	conversion.V1alpha2: {"ResourceClaim", "ResourceClaimTemplate", "ResourceClass", "PodSchedulingContext",
+		"ResourceSlice", "ResourceClaimParameters", "ResourceClassParameters"},
+	conversion.V1alpha3: {"ResourceClaim", "ResourceClaimTemplate", "DeviceClass", "ResourceSlice", "PodSchedulingContext"},
+	conversion.V1beta1:  {"ResourceClaim", "ResourceClaimTemplate", "DeviceClass", "ResourceSlice"},
+	conversion.V1beta2:  {"ResourceClaim", "ResourceClaimTemplate", "DeviceClass", "ResourceSlice"},
+	conversion.V1:       {"ResourceClaim", "ResourceClaimTemplate", "DeviceClass", "ResourceSlice"},
+}
+
+// NotServed says why the release serving version to rejects obj, a
+// resource.k8s.io object that is not converted: another version, or a kind
+// that version does not have there. "" for any other object.
+func NotServed(obj map[string]interface{}, to string) string {
+	_, group, version, kind, _ := api.TypeOf(obj)
+	target, err := targetFor(to)
+	switch {
+	case err != nil || group != conversion.UpstreamGroup:
+		return ""
+	case version != to:
+		return fmt.Sprintf("apiVersion: Kubernetes %s serves %s/%s, not %s: its apiserver rejects this object", target.Releases, group, to, version)
+	case !slices.Contains(servedKinds[to], kind):
+		return fmt.Sprintf("kind: Kubernetes %s has no %s in %s/%s: its apiserver rejects this object", target.Releases, kind, group, to)
+	}
+	return ""
+}
+
+// NameErrors are the errors an apiserver gives for the name of obj, a Pod,
+// a workload or a resource.k8s.io object: all have DNS subdomain names.
+func NameErrors(obj map[string]interface{}) []string {
+	meta, _ := obj["metadata"].(map[string]interface{})
+	path := field.NewPath("metadata")
+	name, _ := meta["name"].(string)
+	generateName, _ := meta["generateName"].(string)
+	var errs field.ErrorList
+	switch {
+	case name != "":
+		for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(name, false) {
+			errs = append(errs, field.Invalid(path.Child("name"), name, msg))
+		}
+	case generateName != "":
+		for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(generateName, true) {
+			errs = append(errs, field.Invalid(path.Child("generateName"), generateName, msg))
+		}
+	default:
+		errs = append(errs, field.Required(path.Child("name"), "name or generateName is required"))
+	}
+	var out []string
+	for _, e := range errs {
+		out = append(out, e.Error())
+	}
+	return out
+}
