@@ -11,7 +11,8 @@
 // fields serialized when unset and the defaults listed in expected_test.go.
 // test/oracle checks the same migrations against upstream's validation and
 // create strategy of 1.26, 1.30 and 1.31 (docs/validation.md); this suite is
-// the proof with the apiserver itself.
+// the proof with the apiserver itself. TestConvertVerdicts sends what
+// `claimbridge convert` writes to the same apiservers (harness.ConvertVerdicts).
 //
 // TestMain starts one control plane per row of releases, with
 // --feature-gates=DynamicResourceAllocation=true and
