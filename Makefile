@@ -1,22 +1,35 @@
 # claimbridge — build, generate, verify, lint and test.
 #
 # A fresh machine needs only Go: every tool below is built from the Go module
-# proxy into bin/ (git-ignored) on first use and cached there.
+# proxy on first use and cached outside the clone, in $(CACHE) (override with
+# CLAIMBRIDGE_CACHE), so that every clone on the machine shares it.
 
 SHELL := /usr/bin/env bash -o pipefail
 .SHELLFLAGS := -ec
 
 GO               ?= go
 BIN              := $(CURDIR)/bin
+CACHE            := $(or $(CLAIMBRIDGE_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/claimbridge)
+export CLAIMBRIDGE_CACHE := $(CACHE)
 CONTROLLER_TOOLS := v0.23.0
-CONTROLLER_GEN   := $(BIN)/controller-gen-$(CONTROLLER_TOOLS)/controller-gen
+CONTROLLER_GEN   := $(CACHE)/tools/controller-gen-$(CONTROLLER_TOOLS)/controller-gen
 STATICCHECK_VERSION := v0.8.2
-STATICCHECK      := $(BIN)/staticcheck-$(STATICCHECK_VERSION)-$(shell $(GO) env GOVERSION)/staticcheck
+STATICCHECK      := $(CACHE)/tools/staticcheck-$(STATICCHECK_VERSION)-$(shell $(GO) env GOVERSION)/staticcheck
 # (per Go version: staticcheck refuses code for a newer Go than it was built with)
 CRD_OPTIONS      := crd:generateEmbeddedObjectMeta=true
-# Go test flags for `make test`: verbose so that every test shows in the CI log.
+# Go test flags of the tiers: verbose so that every test shows in the CI log.
 TEST_FLAGS       ?= -v -count=1
-TEST_TIMEOUT     ?= 45m
+TEST_TIMEOUT     ?= 30m
+# The packages whose tests need the current release's control plane or the
+# tools (build tag envtest), and the live suites of the oldest release.
+ENVTEST_PKGS     := ./test/envtest/ ./test/envtest/certmanager/ ./test/envtest/chartinstall/ ./test/envtest/ga/ \
+	./test/envtest/overload/ ./test/envtest/selfmanaged/ ./test/manifests/ ./test/monitoring/
+RELEASES_PKGS    := ./test/envtest/builds/ ./test/envtest/minversion/
+# The real-world manifests of public projects (never copied here), read by
+# the corpus tier; CI sets it to the shared corpus.
+CLAIMBRIDGE_CORPUS ?=
+# The assets' variables: KUBEBUILDER_ASSETS, ENVTEST_ASSETS_1_30, KUSTOMIZE, HELM, PROMTOOL.
+ASSETS_ENV        = $$(hack/envtest-assets.sh --env)
 # The version claimbridge reports (`claimbridge version`, the start-up log,
 # claimbridge_build_info). Empty: the go command's, from the repository (the
 # tag of a tagged commit, else a pseudo-version; -buildvcs=auto overrides a
@@ -61,22 +74,45 @@ $(CONTROLLER_GEN):
 .PHONY: lint
 lint: $(STATICCHECK) ## gofmt, go vet and staticcheck.
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^hack/tools/')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
-	$(GO) vet ./...
-	$(STATICCHECK) ./...
+	$(GO) vet -tags envtest,corpus ./...
+	$(STATICCHECK) -tags envtest,corpus ./...
 
 $(STATICCHECK):
 	GOBIN=$(dir $(STATICCHECK)) GOFLAGS= $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 
 .PHONY: test
-test: lint verify envtest-assets oracle-assets older-builds chart-check ## Run every test: unit, fuzz round trips, CLI, server, chart and envtest suites.
-	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh --print-assets-dir)" KUSTOMIZE="$(BIN)/kustomize" HELM="$(BIN)/helm" PROMTOOL="$(BIN)/promtool" \
-		ENVTEST_ASSETS_1_33="$$(hack/envtest-assets.sh --print-assets-dir=1.33)" \
-		ENVTEST_ASSETS_1_32="$$(hack/envtest-assets.sh --print-assets-dir=1.32)" \
-		ENVTEST_ASSETS_1_31="$$(hack/envtest-assets.sh --print-assets-dir=1.31)" \
-		ENVTEST_ASSETS_1_30="$$(hack/envtest-assets.sh --print-assets-dir=1.30)" \
-		ENVTEST_ASSETS_1_26="$$(hack/envtest-assets.sh --print-assets-dir=1.26)" \
-		OLDER_BUILDS="$$(hack/older-builds.sh --print-dir)" \
-		$(GO) test $(TEST_FLAGS) -timeout $(TEST_TIMEOUT) ./...
+test: ## Every tier below, then how long each took (the README's and CI's command).
+	hack/test-tiers.sh checks test-unit test-envtest test-releases test-corpus
+
+.PHONY: checks
+checks: lint verify chart-check ## gofmt, go vet, staticcheck, generated files, helm lint.
+
+.PHONY: test-unit
+test-unit: ## Unit tests, fuzz seeds, CLI, server, and the recorded answers of Kubernetes 1.26–1.33 (no assets).
+	$(GO) test $(TEST_FLAGS) -timeout $(TEST_TIMEOUT) ./...
+
+.PHONY: test-envtest
+test-envtest: envtest-assets ## The suites on the current release's kube-apiserver, helm, kustomize and promtool.
+	env $(ASSETS_ENV) $(GO) test -tags envtest $(TEST_FLAGS) -timeout $(TEST_TIMEOUT) $(ENVTEST_PKGS)
+
+.PHONY: test-releases
+test-releases: envtest-assets older-builds ## Live on Kubernetes 1.30, the oldest supported: the CRD, rollbacks and mixed builds.
+	env $(ASSETS_ENV) OLDER_BUILDS="$$(env $(ASSETS_ENV) hack/older-builds.sh --print-dir)" \
+		$(GO) test -tags envtest $(TEST_FLAGS) -timeout $(TEST_TIMEOUT) $(RELEASES_PKGS)
+
+.PHONY: test-corpus
+test-corpus: ## The published manifests of $$CLAIMBRIDGE_CORPUS (CI: ../shared/corpus/realworld).
+	@if [ -z "$(CLAIMBRIDGE_CORPUS)" ]; then echo "CLAIMBRIDGE_CORPUS is not set: name the directory of the real-world manifests"; exit 1; fi
+	CLAIMBRIDGE_CORPUS="$(abspath $(CLAIMBRIDGE_CORPUS))" $(GO) test -tags corpus $(TEST_FLAGS) -timeout $(TEST_TIMEOUT) -run Corpus ./...
+
+.PHONY: record
+record: ## Ask the real kube-apiservers of 1.26–1.33 and the upstream oracles again; rewrite their recorded answers.
+	hack/envtest-assets.sh --releases >/dev/null
+	hack/oracle-assets.sh
+	env $$(hack/envtest-assets.sh --env --releases) CLAIMBRIDGE_ORACLE_DIR="$$(hack/oracle-assets.sh --print-dir)" CLAIMBRIDGE_RECORD=1 \
+		$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./test/envtest/release/ ./test/oracle/
+	env $$(hack/envtest-assets.sh --env --releases) CLAIMBRIDGE_RECORD=1 \
+		$(GO) test -tags envtest -count=1 -timeout $(TEST_TIMEOUT) -run 'TestParity1_3[23]' ./test/envtest/ga/
 
 .PHONY: test-race
 test-race: ## The race detector on the concurrent packages: the server, certificates, the CLI's serve (needs cgo and a C compiler; not part of test).
@@ -84,16 +120,17 @@ test-race: ## The race detector on the concurrent packages: the server, certific
 
 .PHONY: chart-check
 chart-check: envtest-assets ## helm lint and helm template of charts/claimbridge in both certificate modes, everything on, other names and ports.
-	$(BIN)/helm lint --strict charts/claimbridge
-	$(BIN)/helm lint --strict charts/claimbridge --set certificates.mode=cert-manager --set metrics.secure=false \
+	@eval "$$(hack/envtest-assets.sh --env | sed 's/^/export /')"; set -x; \
+	$$HELM lint --strict charts/claimbridge
+	$$HELM lint --strict charts/claimbridge --set certificates.mode=cert-manager --set metrics.secure=false \
 		--set serviceMonitor.enabled=true --set prometheusRule.enabled=true --set grafanaDashboard.enabled=true \
 		--set autoscaling.enabled=true --set 'extraArgs[0]=--max-in-flight=16'
-	$(BIN)/helm lint --strict charts/claimbridge --set fullnameOverride=cb-hooks --set nameOverride=dra-bridge \
+	$$HELM lint --strict charts/claimbridge --set fullnameOverride=cb-hooks --set nameOverride=dra-bridge \
 		--set webhook.port=9543 --set health.port=9541 --set metrics.port=9542 --set hostNetwork=true \
 		--set-string 'podAnnotations.sidecar\.istio\.io/inject=false' --set podLabels.team=dra \
 		--set 'serviceAccount.annotations.example\.com/owner=dra' --set prometheusRule.enabled=true --set serviceMonitor.enabled=true
-	$(BIN)/helm template claimbridge charts/claimbridge --namespace claimbridge-system >/dev/null
-	$(BIN)/helm template claimbridge charts/claimbridge --namespace claimbridge-system --set certificates.mode=cert-manager \
+	$$HELM template claimbridge charts/claimbridge --namespace claimbridge-system >/dev/null; \
+	$$HELM template claimbridge charts/claimbridge --namespace claimbridge-system --set certificates.mode=cert-manager \
 		--set serviceMonitor.enabled=true --set prometheusRule.enabled=true --set grafanaDashboard.enabled=true >/dev/null
 
 .PHONY: image-binary
@@ -103,24 +140,19 @@ image-binary: ## Build the static binary the container image ships (CGO_ENABLED=
 
 .PHONY: bench
 bench: envtest-assets ## End-to-end benchmark through kube-apiserver (not part of test): N=2000 ROUNDS=3 GETS=200 CREATES=100 SOAK=10m.
-	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh --print-assets-dir)" KUSTOMIZE="$(BIN)/kustomize" HELM="$(BIN)/helm" \
-		$(GO) run ./test/bench
+	env $(ASSETS_ENV) $(GO) run ./test/bench
 
 .PHONY: loadtest
 loadtest: ## Load test claimbridge serve against a null server on loopback, servers on CPU 1 and vegeta on CPU 0 (not part of test; LOADTEST_FLAGS="-closed=10s -step=20s -workers=16").
 	$(GO) run ./hack/loadtest $(LOADTEST_FLAGS)
 
 .PHONY: envtest-assets
-envtest-assets: ## Build kube-apiserver, etcd, kustomize, helm, promtool and the 1.33, 1.32, 1.31, 1.30 and 1.26 kube-apiservers + etcd 3.5 from the Go module proxy (cached in bin/).
+envtest-assets: ## kube-apiserver and etcd of the current release and 1.30, kustomize, helm, promtool (setup-envtest, else built; cached).
 	hack/envtest-assets.sh
 
-.PHONY: oracle-assets
-oracle-assets: ## Build the upstream validation oracles of Kubernetes 1.26, 1.30 and 1.31 (cached in bin/oracle).
-	hack/oracle-assets.sh
-
 .PHONY: older-builds
-older-builds: envtest-assets ## Build the older claimbridge builds the rollback suite runs, from this clone's git history (cached in bin/older-builds).
-	hack/older-builds.sh
+older-builds: envtest-assets ## Build the older claimbridge builds the rollback suite runs, from this clone's git history (cached).
+	env $(ASSETS_ENV) hack/older-builds.sh
 
 .PHONY: help
 help: ## Show this help.

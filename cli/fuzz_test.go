@@ -30,16 +30,18 @@ var fuzzCommands = [][]string{
 // findings on standard output, every other reason on standard error), and
 // what convert and migrate print on success is a manifest again.
 //
-// The seeds are the examples, the real drivers' manifests and the real
+// The seeds are the examples, the driver-style manifests and the real
 // exports of test/manifests; `go test` runs them, and
 // `go test -run '^$' -fuzz FuzzCommands ./cli/` explores from them.
+// TestCorpusCommands (-tags corpus) checks the same of every manifest of
+// the real-world corpus.
 func FuzzCommands(f *testing.F) {
 	var seeds []string
 	for _, pattern := range []string{
 		filepath.Join("..", "examples", "*.yaml"),
 		filepath.Join("..", "examples", "migrate", "*.yaml"),
 		filepath.Join("..", "test", "manifests", "exports", "*", "*.yaml"),
-		filepath.Join("..", "test", "manifests", "realworld", "*", "*", "*.yaml"),
+		filepath.Join("..", "test", "manifests", "drivers", "*.yaml"),
 	} {
 		files, err := filepath.Glob(pattern)
 		if err != nil {
@@ -64,28 +66,34 @@ func FuzzCommands(f *testing.F) {
 		`{"kind":"ResourceClaim","metadata":{"name":"a","namespace":"ns"},"spec":{"resourceClassName":"gpu"}},` +
 		`{"kind":"ResourceClaims","metadata":{"name":"b"}}]}]}`))
 	f.Add([]byte("apiVersion: v1\nkind: List\nitems:\n- apiVersion: resource.k8s.io/v1alpha2\n  kind: ResourceClaim\n  spec: 3\n"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, args := range fuzzCommands {
-			var out, errOut bytes.Buffer
-			code := Main(args, bytes.NewReader(data), &out, &errOut)
-			cmd := strings.Join(args[:len(args)-2], " ")
-			switch code {
-			case ExitOK, ExitInvalid, ExitBadInput:
-			default:
-				t.Fatalf("%s: exit %d, not a documented exit code\nstderr: %s", cmd, code, errOut.String())
-			}
-			// validate lists what is invalid on standard output (exit 1);
-			// every other refusal says why on standard error.
-			if findings := args[0] == "validate" && code == ExitInvalid; findings && out.Len() == 0 {
-				t.Fatalf("%s: exit %d with no finding on standard output\nstderr: %s", cmd, code, errOut.String())
-			} else if !findings && code != ExitOK && errOut.Len() == 0 {
-				t.Fatalf("%s: exit %d with nothing on standard error", cmd, code)
-			}
-			if code == ExitOK && args[0] != "validate" && out.Len() > 0 {
-				if _, err := manifest.Parse("output", out.Bytes()); err != nil {
-					t.Fatalf("%s: exit 0 but its output is not a manifest: %v\n%s", cmd, err, out.String())
-				}
+	f.Fuzz(checkCommands)
+}
+
+// checkCommands runs every command of fuzzCommands on data: each ends with
+// one of its documented exit codes, says why when it refuses the input
+// (validate's findings on standard output, every other reason on standard
+// error), and what convert and migrate print on success is a manifest.
+func checkCommands(t *testing.T, data []byte) {
+	for _, args := range fuzzCommands {
+		var out, errOut bytes.Buffer
+		code := Main(args, bytes.NewReader(data), &out, &errOut)
+		cmd := strings.Join(args[:len(args)-2], " ")
+		switch code {
+		case ExitOK, ExitInvalid, ExitBadInput:
+		default:
+			t.Fatalf("%s: exit %d, not a documented exit code\nstderr: %s", cmd, code, errOut.String())
+		}
+		// validate lists what is invalid on standard output (exit 1);
+		// every other refusal says why on standard error.
+		if findings := args[0] == "validate" && code == ExitInvalid; findings && out.Len() == 0 {
+			t.Fatalf("%s: exit %d with no finding on standard output\nstderr: %s", cmd, code, errOut.String())
+		} else if !findings && code != ExitOK && errOut.Len() == 0 {
+			t.Fatalf("%s: exit %d with nothing on standard error", cmd, code)
+		}
+		if code == ExitOK && args[0] != "validate" && out.Len() > 0 {
+			if _, err := manifest.Parse("output", out.Bytes()); err != nil {
+				t.Fatalf("%s: exit 0 but its output is not a manifest: %v\n%s", cmd, err, out.String())
 			}
 		}
-	})
+	}
 }

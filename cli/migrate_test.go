@@ -480,10 +480,10 @@ spec:
 // v1alpha2, so a class is rewritten between them (not passed through), and
 // left out for 1.31+, which serve no ResourceClass.
 func TestMigrateResourceClass(t *testing.T) {
-	in := filepath.Join("..", "test", "manifests", "realworld", "intel-resource-drivers", "c3a5e0fa6cc1", "deployments_resource-class.yaml")
+	in := filepath.Join("..", "test", "manifests", "drivers", "v1alpha1-resourceclass.yaml")
 	code, stdout, stderr := run(t, "", "migrate", "--to", "v1alpha2", "-f", in)
-	want := "apiVersion: resource.k8s.io/v1alpha2\ndriverName: gpu.dra.intel.com\nkind: ResourceClass\nmetadata:\n  name: intel-gpu\n"
-	wantErr := in + ": document 1 (line 1): ResourceClass intel-gpu: changed apiVersion: resource.k8s.io/v1alpha1 -> resource.k8s.io/v1alpha2 (Kubernetes 1.27–1.30 serves only v1alpha2)\n"
+	want := "apiVersion: resource.k8s.io/v1alpha2\ndriverName: vpu.dra.example.com\nkind: ResourceClass\nmetadata:\n  name: example-vpu\n"
+	wantErr := in + ": document 1 (line 1): ResourceClass example-vpu: changed apiVersion: resource.k8s.io/v1alpha1 -> resource.k8s.io/v1alpha2 (Kubernetes 1.27–1.30 serves only v1alpha2)\n"
 	if code != ExitOK || stdout != want || stderr != wantErr {
 		t.Errorf("--to v1alpha2: exit %d\nstdout %q, want %q\nstderr %q, want %q", code, stdout, want, stderr, wantErr)
 	}

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # hack/older-builds.sh — build older claimbridge builds, pinned by commit, from
-# this clone's own git history into bin/older-builds/, for the rollback and
+# this clone's own git history into the cache (hack/cache.sh), for the rollback and
 # mixed-rollout suite (test/envtest/builds): an operator rolls the webhook back
 # to one of them, or runs it beside this build during a roll.
 #
-#   bin/older-builds/<commit>/claimbridge   `go build ./cmd/claimbridge` of that commit
-#   bin/older-builds/<commit>/crds.yaml     `kustomize build config/crd` of that commit
+#   <cache>/older-builds/<commit>/claimbridge   `go build ./cmd/claimbridge` of that commit
+#   <cache>/older-builds/<commit>/crds.yaml     `kustomize build config/crd` of that commit
 #                                           (rolling back across defaulting rolls the CRDs back too)
 #
 # The pinned commits (why each):
@@ -20,7 +20,8 @@
 # flock(1) when available. A cold build takes about a minute per commit on 2 cores.
 #
 # Usage: hack/older-builds.sh [--print-dir]   (--print-dir: print the directory as the last line)
-# OLDER_BUILDS_OUT overrides the directory (default bin/older-builds).
+# OLDER_BUILDS_OUT overrides the directory (default <cache>/older-builds);
+# KUSTOMIZE names kustomize (hack/envtest-assets.sh --env prints it).
 set -euo pipefail
 
 COMMITS=(
@@ -39,8 +40,9 @@ for arg in "$@"; do
 done
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-OUT="${OLDER_BUILDS_OUT:-$ROOT/bin/older-builds}"
-KUSTOMIZE="${KUSTOMIZE:-$ROOT/bin/kustomize}"
+source "$ROOT/hack/cache.sh"
+OUT="${OLDER_BUILDS_OUT:-$CACHE/older-builds}"
+KUSTOMIZE="${KUSTOMIZE:-}"
 mkdir -p "$OUT"
 
 # The main module's GOFLAGS (-race, -cover …) must not leak into these builds.
@@ -52,7 +54,7 @@ unset GOOS GOARCH
 log() { echo "older-builds: $*" >&2; }
 
 if [[ ! -x "$KUSTOMIZE" ]]; then
-	log "no kustomize at $KUSTOMIZE: run \`make envtest-assets\` first"
+	log "no kustomize at '$KUSTOMIZE': set KUSTOMIZE (hack/envtest-assets.sh --env prints it)"
 	exit 1
 fi
 if command -v flock >/dev/null 2>&1; then

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # hack/oracle-assets.sh — build the upstream validation oracles (one program per
-# Kubernetes release: 1.26, 1.30, 1.31) from the Go module proxy into bin/oracle/.
+# Kubernetes release: 1.26, 1.30, 1.31) from the Go module proxy into the cache
+# (hack/cache.sh), for `make record`: test/oracle keeps their answers.
 #
 # Each oracle is its own Go module under hack/oracle/k8s-1.<minor>/ pinning
 # k8s.io/kubernetes v1.<minor>.x and the matching k8s.io staging modules (one
@@ -9,15 +10,15 @@
 # registry strategy, validation) as JSON; test/oracle compares it with
 # claimbridge's. See docs/validation.md.
 #
-#   bin/oracle/k8s-1.<minor>-<hash>   the binary, keyed by a hash of its module's sources
-#   bin/oracle/k8s-1.<minor>          symlink to the current one (what the tests run)
+#   <cache>/oracle/k8s-1.<minor>-<hash>   the binary, keyed by a hash of its module's sources
+#   <cache>/oracle/k8s-1.<minor>          symlink to the current one (what the tests run)
 #
 # Idempotent: a binary whose sources are unchanged is not rebuilt. Builds go to a
 # temporary file, are smoke-tested (--version) and renamed into place. Concurrent
 # runs are serialised with flock(1) when available. A cold build takes about
 # 1-2 minutes per release on 2 cores (plus module downloads).
 #
-# Usage: hack/oracle-assets.sh [--print-dir]   (--print-dir: print bin/oracle as the last line)
+# Usage: hack/oracle-assets.sh [--print-dir]   (--print-dir: print <cache>/oracle as the last line)
 set -euo pipefail
 
 print_dir=false
@@ -30,7 +31,8 @@ for arg in "$@"; do
 done
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-OUT="$ROOT/bin/oracle"
+source "$ROOT/hack/cache.sh"
+OUT="$CACHE/oracle"
 mkdir -p "$OUT"
 
 # The main module's GOFLAGS (-race, -cover, -mod=vendor …) must not leak into

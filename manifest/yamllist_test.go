@@ -143,8 +143,10 @@ func checkListByItems(t *testing.T, data []byte, byItem *bool) {
 
 // FuzzListByItems: whatever a document is, read item by item it is what it
 // is read whole, or it is read whole from the item that needs it.
+// TestCorpusListByItems (-tags corpus) checks the same of the documents of
+// the real-world corpus.
 func FuzzListByItems(f *testing.F) {
-	for _, glob := range []string{"../examples/*/*.yaml", "../test/manifests/exports/*/*.yaml", "../test/manifests/realworld/*/*/*.yaml"} {
+	for _, glob := range []string{"../examples/*/*.yaml", "../test/manifests/exports/*/*.yaml", "../test/manifests/drivers/*.yaml"} {
 		files, _ := filepath.Glob(glob)
 		for _, file := range files {
 			data, err := os.ReadFile(file)

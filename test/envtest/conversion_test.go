@@ -1,3 +1,5 @@
+//go:build envtest
+
 package envtest_test
 
 // Suite 2: conversion through the apiserver. Claims and templates written in

@@ -1,3 +1,5 @@
+//go:build envtest
+
 package envtest_test
 
 // Helpers shared by the conversion (Suite 2) and validation (Suite 3)

@@ -1,12 +1,12 @@
+//go:build envtest
+
 // Package envtest_test runs claimbridge against a real kube-apiserver: one
 // environment (test/envtest/harness) for the whole package, started in
 // TestMain, with the claimbridge server in this process.
 //
-// Run with `make test`, or:
+// Run with `make test-envtest`, or:
 //
-//	make envtest-assets
-//	KUBEBUILDER_ASSETS=$(hack/envtest-assets.sh --print-assets-dir) KUSTOMIZE=$PWD/bin/kustomize \
-//		go test ./test/envtest/...
+//	env $(hack/envtest-assets.sh --env) go test -tags envtest ./test/envtest/
 package envtest_test
 
 import (

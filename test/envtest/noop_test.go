@@ -1,3 +1,5 @@
+//go:build envtest
+
 package envtest_test
 
 // Unchanged writes through every version are no-ops. kube-apiserver

@@ -1,3 +1,5 @@
+//go:build envtest
+
 package envtest_test
 
 // Suite 3: validation through the apiserver. Every class of invariant is

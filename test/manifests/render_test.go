@@ -1,3 +1,5 @@
+//go:build envtest
+
 // Package manifests checks what `kustomize build config/default` renders: the
 // objects an operator applies with cert-manager (docs/operations.md).
 //
@@ -109,7 +111,7 @@ func build(t *testing.T, dir string) rendered {
 	readTree(t, filepath.Join(root, "config"))
 	bin := os.Getenv("KUSTOMIZE")
 	if bin == "" {
-		t.Fatal("KUSTOMIZE is not set: run `make envtest-assets` and set KUSTOMIZE=bin/kustomize (`make test` does both)")
+		t.Fatal("KUSTOMIZE is not set: run `make envtest-assets` and set the variables of `hack/envtest-assets.sh --env` (`make test-envtest` does both)")
 	}
 	if !filepath.IsAbs(bin) && strings.ContainsRune(bin, filepath.Separator) {
 		bin = filepath.Join(root, bin)

@@ -1,3 +1,5 @@
+//go:build envtest
+
 package manifests
 
 import (
@@ -191,7 +193,7 @@ func helmTemplate(t *testing.T, sets ...string) rendered {
 	readTree(t, filepath.Join(root, "charts", "claimbridge"))
 	bin := os.Getenv("HELM")
 	if bin == "" {
-		t.Fatal("HELM is not set: run `make envtest-assets` and set HELM=bin/helm (`make test` does both)")
+		t.Fatal("HELM is not set: run `make envtest-assets` and set the variables of `hack/envtest-assets.sh --env` (`make test-envtest` does both)")
 	}
 	if !filepath.IsAbs(bin) && strings.ContainsRune(bin, filepath.Separator) {
 		bin = filepath.Join(root, bin)
@@ -357,7 +359,7 @@ func TestChart(t *testing.T) {
 	t.Run("rendered-rules-pass-promtool", func(t *testing.T) {
 		bin := os.Getenv("PROMTOOL")
 		if bin == "" {
-			t.Fatal("PROMTOOL is not set: run `make envtest-assets` and set PROMTOOL=bin/promtool (`make test` does both)")
+			t.Fatal("PROMTOOL is not set: run `make envtest-assets` and set the variables of `hack/envtest-assets.sh --env` (`make test-envtest` does both)")
 		}
 		if !filepath.IsAbs(bin) && strings.ContainsRune(bin, filepath.Separator) {
 			bin = filepath.Join(repoRoot(t), bin)

@@ -1,3 +1,5 @@
+//go:build envtest
+
 package monitoring
 
 import (
@@ -9,12 +11,12 @@ import (
 )
 
 // promtool is the promtool binary make test builds (PROMTOOL; `make
-// envtest-assets` builds bin/promtool). A missing one is an error.
+// envtest-assets` builds promtool). A missing one is an error.
 func promtool(t *testing.T) string {
 	t.Helper()
 	bin := os.Getenv("PROMTOOL")
 	if bin == "" {
-		t.Fatal("PROMTOOL is not set: run `make envtest-assets` and set PROMTOOL=bin/promtool (`make test` does both)")
+		t.Fatal("PROMTOOL is not set: run `make envtest-assets` and set the variables of `hack/envtest-assets.sh --env` (`make test-envtest` does both)")
 	}
 	if !filepath.IsAbs(bin) && strings.ContainsRune(bin, filepath.Separator) {
 		bin = filepath.Join("..", "..", bin)

@@ -1,8 +1,9 @@
 // Package oracle compares claimbridge with upstream's own code: each shape's
 // scenarios (testdata/<version>.yaml) go through claimbridge's validation and
-// through the oracle of the release that served the shape (hack/oracle,
-// built by `make oracle-assets`: upstream's decoding, defaulting, registry
-// strategy and validation). The (type, path) lists must be identical except
+// through the oracle of the release that served the shape (hack/oracle:
+// upstream's decoding, defaulting, registry strategy and validation; its
+// answers recorded by `make record` in testdata/oracle-<release>.jsonl.gz).
+// The (type, path) lists must be identical except
 // for the deliberate differences listed below.
 package oracle
 

@@ -3,10 +3,15 @@ package oracle
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
+
+	"github.com/claimbridge/claimbridge/test/recorded"
 )
 
 // scenario is one write sent to an oracle and to claimbridge.
@@ -38,22 +43,85 @@ var releaseOf = map[string]string{
 	"v1alpha3": "1.31",
 }
 
-// oracleDir is bin/oracle of the repository (built by hack/oracle-assets.sh,
-// `make oracle-assets`), or $CLAIMBRIDGE_ORACLE_DIR.
-func oracleDir() string {
-	if d := os.Getenv("CLAIMBRIDGE_ORACLE_DIR"); d != "" {
-		return d
+// The oracles' answers are recorded in testdata/oracle-<release>.jsonl.gz
+// (package recorded): `make record` builds the oracles (hack/oracle-assets.sh)
+// and asks them anew; otherwise a scenario never recorded fails its test.
+var (
+	booksMu sync.Mutex
+	books   = map[string]*recorded.Book{}
+)
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	code := m.Run()
+	booksMu.Lock()
+	defer booksMu.Unlock()
+	for release, b := range books {
+		if err := b.Close(code == 0 && recorded.Complete()); err != nil {
+			fmt.Fprintf(os.Stderr, "oracle %s: %v\n", release, err)
+			code = 1
+		}
 	}
-	return filepath.Join("..", "..", "bin", "oracle")
+	os.Exit(code)
 }
 
-// runOracle sends the scenarios to the oracle of release ("1.31") and
-// returns its answers in order. A missing oracle fails the test.
+// book opens the recorded answers of the oracle of release once.
+func book(t *testing.T, release string) *recorded.Book {
+	t.Helper()
+	booksMu.Lock()
+	defer booksMu.Unlock()
+	if b := books[release]; b != nil {
+		return b
+	}
+	pinned, err := recorded.Pinned(filepath.Join("..", "..", "hack", "oracle", "k8s-"+release, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := recorded.Open(filepath.Join("testdata", "oracle-"+release+".jsonl.gz"), release, pinned)
+	if err != nil {
+		t.Fatal(err)
+	}
+	books[release] = b
+	return b
+}
+
+// runOracle returns the answers of the oracle of release ("1.31") to the
+// scenarios, in order: recorded, or under `make record` asked of the
+// oracle in $CLAIMBRIDGE_ORACLE_DIR (hack/oracle-assets.sh --print-dir).
 func runOracle(t *testing.T, release string, scenarios []scenario) []answer {
 	t.Helper()
-	bin := filepath.Join(oracleDir(), "k8s-"+release)
+	b := book(t, release)
+	var live []answer
+	answers := make([]answer, len(scenarios))
+	for i, s := range scenarios {
+		question, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = b.Ask(question, "scenario "+s.Name, &answers[i], func() (any, error) {
+			if live == nil {
+				live = askOracle(t, release, scenarios)
+			}
+			return live[i], nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return answers
+}
+
+// askOracle sends the scenarios to the oracle of release and returns its
+// answers in order. A missing oracle fails the test.
+func askOracle(t *testing.T, release string, scenarios []scenario) []answer {
+	t.Helper()
+	dir := os.Getenv("CLAIMBRIDGE_ORACLE_DIR")
+	if dir == "" {
+		t.Fatalf("CLAIMBRIDGE_ORACLE_DIR is not set: `make record` builds the oracles (hack/oracle-assets.sh --print-dir)")
+	}
+	bin := filepath.Join(dir, "k8s-"+release)
 	if _, err := os.Stat(bin); err != nil {
-		t.Fatalf("oracle of Kubernetes %s missing (%v): run `make oracle-assets` (hack/oracle-assets.sh)", release, err)
+		t.Fatalf("oracle of Kubernetes %s missing (%v): run `make oracle-assets` (`make record` builds it)", release, err)
 	}
 	in, err := json.Marshal(scenarios)
 	if err != nil {

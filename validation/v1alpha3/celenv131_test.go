@@ -10,7 +10,7 @@ import (
 )
 
 // TestCELLibrariesOf131: a create compiles in 1.31's environment for new
-// expressions (the details are the 1.31 oracle's, bin/oracle/k8s-1.31); an
+// expressions (the details are the 1.31 oracle's, recorded in test/oracle); an
 // update of a claim whose expression only today's environment compiles, as
 // earlier claimbridge builds stored them, stays possible.
 func TestCELLibrariesOf131(t *testing.T) {

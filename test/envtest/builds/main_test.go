@@ -1,3 +1,5 @@
+//go:build envtest
+
 // Package builds runs this build of claimbridge beside older builds against
 // a real kube-apiserver, as an operator's roll forward and back does: an
 // upgrade, after which this build serves what an older build stored
@@ -6,9 +8,9 @@
 // which both builds serve /convert, /validate and /default behind the
 // Services (mixed_test.go, refusals_test.go); server-side apply by field
 // managers of every version across all of these (apply_test.go); what a
-// failed conversion call costs a write (outage_test.go). TestOnKube131
-// (kube131_test.go) runs every one of them again against kube-apiserver
-// 1.31 (ENVTEST_ASSETS_1_31).
+// failed conversion call costs a write (outage_test.go). TestOnOldest
+// (oldest_test.go) runs every one of them again against kube-apiserver
+// 1.30, the oldest the server supports (ENVTEST_ASSETS_1_30).
 //
 // The older builds are pinned commits that hack/older-builds.sh builds from
 // the clone's own history into the directory $OLDER_BUILDS names (`make

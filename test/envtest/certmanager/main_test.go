@@ -1,3 +1,5 @@
+//go:build envtest
+
 // Package certmanager runs claimbridge the way config/certmanager deploys it,
 // against a real kube-apiserver (envtest): cert-manager's CRDs are installed,
 // cert-manager's cainjector runs in this process, claimbridge serves a

@@ -1,3 +1,5 @@
+//go:build envtest
+
 // Package chartinstall installs what `helm template` renders with another
 // webhook port, health port and metrics port and with fullnameOverride into
 // a real kube-apiserver, and serves it the way a cluster does: through the

@@ -1,3 +1,5 @@
+//go:build envtest
+
 // Package ga creates claimbridge's migrations (`claimbridge migrate --to
 // v1beta1|v1beta2|v1`) of 1.26, 1.30 and 1.31 claims and templates — with
 // 1.30 parameters, allocated claims — in a real kube-apiserver 1.36 (envtest)
@@ -13,31 +15,24 @@
 // carries the resource.kubernetes.io/admin-access=true label that
 // adminAccess requests need.
 //
-// The parity tests also start kube-apiserver 1.32 and 1.33 (built like
-// 1.36 by hack/envtest-assets.sh), one at a time, to check gacheck's
-// v1beta1 and v1beta2 rules against the release that serves each version.
-// They run with --feature-gates=DynamicResourceAllocation=true and
-// --runtime-config=resource.k8s.io/<version>=true: DRA is beta and off by
-// default in both. A missing binary, or one of another release, fails them.
+// The parity tests also check gacheck's v1beta1 and v1beta2 rules against
+// kube-apiserver 1.32 and 1.33, the releases that first served each
+// version, through their recorded answers (testdata/kube-apiserver-1.32.jsonl
+// and -1.33.jsonl; `make record` starts them with
+// --feature-gates=DynamicResourceAllocation=true and
+// --runtime-config=resource.k8s.io/<version>=true, DRA being beta and off
+// by default in both, and records their answers anew).
 //
-// Run with `make test`, or:
+// Run with `make test-envtest`, or:
 //
-//	make envtest-assets
-//	KUBEBUILDER_ASSETS=$(hack/envtest-assets.sh --print-assets-dir) \
-//	ENVTEST_ASSETS_1_32=$(hack/envtest-assets.sh --print-assets-dir=1.32) \
-//	ENVTEST_ASSETS_1_33=$(hack/envtest-assets.sh --print-assets-dir=1.33) \
-//	go test ./test/envtest/ga/
+//	go test -tags envtest ./test/envtest/ga/   (with the variables of hack/envtest-assets.sh --env)
 package ga
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
-	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -52,6 +47,7 @@ import (
 
 	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/test/envtest/harness"
+	"github.com/claimbridge/claimbridge/test/recorded"
 )
 
 // namespace holds the objects the running test creates: each top-level test
@@ -98,10 +94,6 @@ type suite struct {
 	stopOnce sync.Once
 	stopErr  error
 	done     chan struct{}
-
-	mu       sync.Mutex             // guards old and oldError
-	old      []*envtest.Environment // the running 1.32 and 1.33 control planes (startRelease)
-	oldError error                  // set when the suite stopped them
 }
 
 var s *suite
@@ -162,83 +154,39 @@ func start(ctx context.Context) (*suite, error) {
 func (s *suite) stop() error {
 	s.stopOnce.Do(func() {
 		close(s.done)
-		s.mu.Lock()
-		old := s.old
-		s.old, s.oldError = nil, errors.New("the suite is stopping")
-		s.mu.Unlock()
-		errs := []error{harness.StopControlPlane(s.env, "")}
-		for _, env := range old {
-			errs = append(errs, harness.StopControlPlane(env, ""))
-		}
-		s.stopErr = errors.Join(errs...)
+		s.stopErr = harness.StopControlPlane(s.env, "")
 	})
 	return s.stopErr
 }
 
 // startRelease starts the kube-apiserver and etcd of r, an old release
-// (1.32, 1.33), for t: with DynamicResourceAllocation, a beta feature off by
-// default then, and r's resource.k8s.io version, a beta version off by
-// default. It returns a client, its discovery and a namespace labelled to
-// allow admin access. The control plane stops when t ends, or with the suite (a signal,
-// the test deadline). A missing binary, or one of another release, fails t.
+// (1.32, 1.33), for t, or opens its recorded answers
+// (testdata/kube-apiserver-<release>.jsonl; `make record` records them):
+// with DynamicResourceAllocation, a beta feature off by default then, and
+// r's resource.k8s.io version, a beta version off by default. It returns a
+// client, its discovery and a namespace labelled to allow admin access.
+// The control plane stops when t ends.
 func startRelease(t *testing.T, r parityRelease) (dynamic.Interface, discovery.DiscoveryInterface, string) {
 	t.Helper()
-	assets, err := harness.AssetsDirFrom(r.assetsVar, r.printFlag)
+	old, err := harness.StartOldRelease(r.name, r.version, "testdata/kube-apiserver-"+r.name+".jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := harness.CheckRelease(assets, r.name); err != nil {
-		t.Fatal(err)
-	}
-	timeout := 90 * time.Second
-	if os.Getenv("KUBEBUILDER_CONTROLPLANE_START_TIMEOUT") != "" {
-		timeout = 0 // envtest reads the variable itself
-	}
-	// The binaries by path: envtest would otherwise prefer
-	// $KUBEBUILDER_ASSETS (1.36) over BinaryAssetsDirectory.
-	env := &envtest.Environment{BinaryAssetsDirectory: assets, ControlPlaneStartTimeout: timeout}
-	apiserver := env.ControlPlane.GetAPIServer()
-	apiserver.Path = filepath.Join(assets, "kube-apiserver")
-	env.ControlPlane.Etcd = &envtest.Etcd{Path: filepath.Join(assets, "etcd")}
-	var output bytes.Buffer
-	apiserver.Err = &output
-	args := apiserver.Configure()
-	args.Set("feature-gates", "DynamicResourceAllocation=true")
-	args.Set("runtime-config", conversion.UpstreamGroup+"/"+r.version+"=true")
-	s.mu.Lock()
-	if s.oldError != nil {
-		s.mu.Unlock()
-		t.Fatal(s.oldError)
-	}
-	s.old = append(s.old, env)
-	s.mu.Unlock()
 	t.Cleanup(func() {
-		s.mu.Lock()
-		running := slices.Contains(s.old, env)
-		s.old = slices.DeleteFunc(s.old, func(e *envtest.Environment) bool { return e == env })
-		s.mu.Unlock()
-		if running {
-			if err := harness.StopControlPlane(env, ""); err != nil {
-				t.Errorf("Kubernetes %s: %v", r.name, err)
-			}
+		if err := old.Stop(!t.Failed() && recorded.Complete()); err != nil {
+			t.Errorf("Kubernetes %s: %v", r.name, err)
 		}
 	})
-	config, err := env.Start()
-	if err != nil {
-		t.Fatalf("starting envtest (%s=%s; rebuild with `make envtest-assets`): %v\nkube-apiserver output (last 4 KiB):\n%s",
-			r.assetsVar, assets, err, tail(output.Bytes(), 4096))
-	}
-	config.WarningHandler = rest.NoWarnings{}
-	client, err := dynamic.NewForConfig(config)
+	client, err := dynamic.NewForConfig(old.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
-	core, err := kubernetes.NewForConfig(config)
+	core, err := kubernetes.NewForConfig(old.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := harness.CheckServerRelease(core.Discovery(), r.name); err != nil {
-		t.Fatalf("the control plane started from %s: %v", assets, err)
+		t.Fatal(err)
 	}
 	// Both admin-access labels: 1.33's and the one of 1.34+.
 	ns, err := core.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
@@ -249,12 +197,4 @@ func startRelease(t *testing.T, r parityRelease) (dynamic.Interface, discovery.D
 		t.Fatal(err)
 	}
 	return client, core.Discovery(), ns.Name
-}
-
-// tail returns the last n bytes of b.
-func tail(b []byte, n int) []byte {
-	if len(b) > n {
-		return b[len(b)-n:]
-	}
-	return b
 }

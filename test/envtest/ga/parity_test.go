@@ -1,3 +1,5 @@
+//go:build envtest
+
 package ga
 
 import (
@@ -31,9 +33,6 @@ type parityRelease struct {
 	// corpus is the directory under testdata with the objects: valid-* the
 	// release creates, invalid-* it refuses.
 	corpus string
-	// assetsVar and printFlag name the assets directory of an old release
-	// (empty: the suite's own 1.36 control plane).
-	assetsVar, printFlag string
 	// changed are the objects derived from the v1 corpus (derivedHeader)
 	// that this release judges otherwise than their name says, each with
 	// the reason.
@@ -43,7 +42,6 @@ type parityRelease struct {
 var (
 	parity132 = parityRelease{
 		name: "1.32", version: conversion.V1beta1, corpus: "parity-1.32",
-		assetsVar: "ENVTEST_ASSETS_1_32", printFlag: "--print-assets-dir=1.32",
 		changed: map[string]string{
 			"valid-capacity":              "1.32 has no capacity (1.34)",
 			"valid-config-subrequest":     "1.32 has no firstAvailable (1.33)",
@@ -55,7 +53,6 @@ var (
 	}
 	parity133 = parityRelease{
 		name: "1.33", version: conversion.V1beta2, corpus: "parity-1.33",
-		assetsVar: "ENVTEST_ASSETS_1_33", printFlag: "--print-assets-dir=1.33",
 		// DRAPrioritizedList is off by default in 1.33: a create drops
 		// firstAvailable.
 		changed: map[string]string{
@@ -110,7 +107,7 @@ func testConvertVerdicts(t *testing.T, r parityRelease, client dynamic.Interface
 	t.Run("convert", func(t *testing.T) {
 		var files []string
 		for _, glob := range []string{
-			"../../manifests/realworld/*/*/*.yaml",
+			"../../manifests/drivers/*.yaml",
 			"../../../examples/*.yaml",
 			"../../../examples/migrate/*.yaml",
 			"../../manifests/exports/*/claims.yaml",

@@ -75,7 +75,7 @@ func AssetsDir() (string, error) {
 }
 
 // AssetsDirFrom is AssetsDir for the assets directory named by variable
-// (ENVTEST_ASSETS_1_31 for the old-release control plane), which
+// (ENVTEST_ASSETS_1_30 for the oldest release), which
 // `hack/envtest-assets.sh <printFlag>` prints.
 func AssetsDirFrom(variable, printFlag string) (string, error) {
 	dir := os.Getenv(variable)

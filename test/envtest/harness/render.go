@@ -42,7 +42,7 @@ func RepoRoot() (string, error) {
 func kustomizeBinary(root string) (string, error) {
 	bin := os.Getenv("KUSTOMIZE")
 	if bin == "" {
-		return "", errors.New("KUSTOMIZE is not set: run `make envtest-assets` and set KUSTOMIZE=bin/kustomize (`make test` does both)")
+		return "", errors.New("KUSTOMIZE is not set: run `make envtest-assets` and set the variables of `hack/envtest-assets.sh --env` (`make test-envtest` does both)")
 	}
 	if !filepath.IsAbs(bin) && strings.ContainsRune(bin, filepath.Separator) {
 		bin = filepath.Join(root, bin)
@@ -90,7 +90,7 @@ func RenderChart(release, namespace string, args ...string) ([]*unstructured.Uns
 	}
 	bin := os.Getenv("HELM")
 	if bin == "" {
-		return nil, errors.New("HELM is not set: run `make envtest-assets` and set HELM=bin/helm (`make test` does both)")
+		return nil, errors.New("HELM is not set: run `make envtest-assets` and set the variables of `hack/envtest-assets.sh --env` (`make test-envtest` does both)")
 	}
 	if !filepath.IsAbs(bin) && strings.ContainsRune(bin, filepath.Separator) {
 		bin = filepath.Join(root, bin)

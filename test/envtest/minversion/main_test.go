@@ -1,3 +1,5 @@
+//go:build envtest
+
 // Package minversion runs claimbridge's install and core flows against the
 // real kube-apiserver of the oldest release it supports, Kubernetes 1.30.14
 // (the chart's kubeVersion, ">=1.30.0-0"; docs/operations.md, "Supported
@@ -25,11 +27,9 @@
 //     chart's `claimbridge serve` runs in a child process of the test
 //     binary, serveChild, so that every repetition of -count runs it).
 //
-// Run with `make test`, or:
+// Run with `make test-releases`, or:
 //
-//	make envtest-assets
-//	ENVTEST_ASSETS_1_30=$(hack/envtest-assets.sh --print-assets-dir=1.30) \
-//	KUSTOMIZE=$PWD/bin/kustomize HELM=$PWD/bin/helm go test ./test/envtest/minversion/
+//	env $(hack/envtest-assets.sh --env) go test -tags envtest ./test/envtest/minversion/
 package minversion
 
 import (

@@ -1,9 +1,11 @@
+//go:build envtest
+
 // Package overload checks load shedding (#13, docs/server.md "Overload")
 // through a real kube-apiserver: with failurePolicy Ignore, a write whose
 // review is shed is refused with 429 and never admitted unvalidated.
 //
-//	KUBEBUILDER_ASSETS=$(hack/envtest-assets.sh --print-assets-dir) KUSTOMIZE=$PWD/bin/kustomize \
-//		go test ./test/envtest/overload/
+//	env $(hack/envtest-assets.sh --env) \
+//		go test -tags envtest ./test/envtest/overload/
 package overload
 
 import (

@@ -8,11 +8,11 @@ import (
 )
 
 // convertInputs are the manifests TestConvertVerdicts converts: the
-// published real-world ones, the examples, the real exports, workloads of
+// drivers' shapes, the examples, the real exports, workloads of
 // every kind, the conversion fixtures, and the v1 objects, valid and
 // invalid, of the GA parity corpus.
 var convertInputs = []string{
-	"../../manifests/realworld/*/*/*.yaml",
+	"../../manifests/drivers/*.yaml",
 	"../../../examples/*.yaml",
 	"../../../examples/migrate/*.yaml",
 	"../../manifests/exports/*/claims.yaml",

