@@ -128,16 +128,13 @@ func namesFlag(line string, f *pflag.Flag) bool {
 var otherToolsFlags = map[string]string{
 	"--admission-control-config-file":  "kube-apiserver",
 	"--all":                            "kubectl delete",
-	"--always":                         "git describe",
 	"--api-version":                    "kubectl explain",
 	"--api-versions":                   "helm template",
-	"--build-arg":                      "docker build",
 	"--cacert":                         "curl",
 	"--chunk-size":                     "kubectl get",
 	"--clusterrole":                    "kubectl create clusterrolebinding",
 	"--create-namespace":               "helm install",
 	"--data":                           "curl",
-	"--dirty":                          "git describe",
 	"--dry-run":                        "kubectl",
 	"--enable-aggregator-routing":      "kube-apiserver",
 	"--feature-gates":                  "kube-apiserver",
@@ -158,9 +155,19 @@ var otherToolsFlags = map[string]string{
 	"--serviceaccount":                 "kubectl create clusterrolebinding",
 	"--set":                            "helm",
 	"--status-include-resources":       "velero restore",
-	"--tags":                           "git describe",
 	"--type":                           "kubectl patch",
 	"--name":                           "the chart's extraArgs entries, --name=value",
+	// docs/releasing.md and the README's install lines
+	"--bundle":                  "cosign sign-blob, verify-blob",
+	"--certificate-identity":    "cosign verify",
+	"--certificate-oidc-issuer": "cosign verify",
+	"--ignore-missing":          "sha256sum -c",
+	"--notes-file":              "gh release create",
+	"--password-stdin":          "crane auth login, helm registry login",
+	"--recursive":               "cosign sign",
+	"--rm":                      "docker run",
+	"--verify-tag":              "gh release create",
+	"--yes":                     "cosign",
 }
 
 // TestDocsNameExistingFlags: every --flag the docs write is a flag of a

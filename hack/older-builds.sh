@@ -46,8 +46,8 @@ KUSTOMIZE="${KUSTOMIZE:-}"
 mkdir -p "$OUT"
 
 # The main module's GOFLAGS (-race, -cover …) must not leak into these builds.
-# Otherwise they build as go vet and go test do (cgo as the environment says,
-# no -trimpath), so they reuse the packages those compiled.
+# Otherwise they build as `make test` builds the tests (cgo as the environment
+# says, -trimpath), so they reuse the packages those compiled.
 export GOWORK=off GOFLAGS=-mod=readonly GOTOOLCHAIN=local
 unset GOOS GOARCH
 
@@ -85,7 +85,7 @@ for commit in "${COMMITS[@]}"; do
 	start=$SECONDS
 	git -C "$ROOT" archive "$commit" | tar -x -C "$src"
 	tmp="$(mktemp -d "$OUT/.tmp-$short.XXXXXX")"
-	if ! (cd "$src" && go build -buildvcs=false -o "$tmp/claimbridge" ./cmd/claimbridge); then
+	if ! (cd "$src" && go build -trimpath -buildvcs=false -o "$tmp/claimbridge" ./cmd/claimbridge); then
 		rm -rf "$tmp"
 		log "$short: build failed"
 		exit 1

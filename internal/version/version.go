@@ -11,15 +11,19 @@ import (
 	"strings"
 )
 
-// version is set by release builds (the Makefile's VERSION, the
-// Dockerfile's VERSION argument):
+// version is set by release builds (hack/release.sh VERSION=…, the
+// Makefile's VERSION):
 //
-//	-ldflags "-X github.com/claimbridge/claimbridge/internal/version.version=v0.4.0"
+//	-ldflags "-X github.com/claimbridge/claimbridge/internal/version.version=v0.6.0"
+//
+// A version given without its "v" (0.6.0) is reported with it, as the go
+// command reports a module's version, so that a release build and
+// `go install …@v0.6.0` print the same string.
 var version string
 
 // Devel is the version of a build that has none: built without the linker
-// flag from outside a repository (an image built from a source tree without
-// .git), or by go run.
+// flag from outside a repository (a source tree without .git, or
+// -buildvcs=false), or by go run.
 const Devel = "(devel)"
 
 // Info describes the running build.
@@ -46,6 +50,10 @@ func Get() Info {
 }
 
 func get(linked string, bi *debug.BuildInfo) Info {
+	linked = strings.TrimSpace(linked)
+	if linked != "" && linked[0] >= '0' && linked[0] <= '9' {
+		linked = "v" + linked
+	}
 	info := Info{Version: linked, GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
 	if bi != nil {
 		if info.Version == "" {

@@ -137,7 +137,7 @@ func (b *Book) Ask(question []byte, what string, out any, ask func() (any, error
 	}
 	b.mu.Unlock()
 	if e == nil {
-		return fmt.Errorf("Kubernetes %s was never asked %s with this input (%s): run `make record`", b.header.Release, what, b.path)
+		return fmt.Errorf("the recorded Kubernetes %s was never asked %s with this input (%s): run `make record`", b.header.Release, what, b.path)
 	}
 	return json.Unmarshal(raw, out)
 }
