@@ -125,16 +125,16 @@ test-race: ## The race detector on the concurrent packages: the server, certific
 
 .PHONY: chart-check
 chart-check: envtest-assets ## helm lint and helm template of charts/claimbridge in both certificate modes, everything on, other names and ports.
-	@eval "$$(hack/envtest-assets.sh --env | sed 's/^/export /')"; set -x; \
-	$$HELM lint --strict charts/claimbridge
+	@export $$(hack/envtest-assets.sh --env 2>/dev/null) && set -x && \
+	$$HELM lint --strict charts/claimbridge && \
 	$$HELM lint --strict charts/claimbridge --set certificates.mode=cert-manager --set metrics.secure=false \
 		--set serviceMonitor.enabled=true --set prometheusRule.enabled=true --set grafanaDashboard.enabled=true \
-		--set autoscaling.enabled=true --set 'extraArgs[0]=--max-in-flight=16'
+		--set autoscaling.enabled=true --set 'extraArgs[0]=--max-in-flight=16' && \
 	$$HELM lint --strict charts/claimbridge --set fullnameOverride=cb-hooks --set nameOverride=dra-bridge \
 		--set webhook.port=9543 --set health.port=9541 --set metrics.port=9542 --set hostNetwork=true \
 		--set-string 'podAnnotations.sidecar\.istio\.io/inject=false' --set podLabels.team=dra \
-		--set 'serviceAccount.annotations.example\.com/owner=dra' --set prometheusRule.enabled=true --set serviceMonitor.enabled=true
-	$$HELM template claimbridge charts/claimbridge --namespace claimbridge-system >/dev/null; \
+		--set 'serviceAccount.annotations.example\.com/owner=dra' --set prometheusRule.enabled=true --set serviceMonitor.enabled=true && \
+	$$HELM template claimbridge charts/claimbridge --namespace claimbridge-system >/dev/null && \
 	$$HELM template claimbridge charts/claimbridge --namespace claimbridge-system --set certificates.mode=cert-manager \
 		--set serviceMonitor.enabled=true --set prometheusRule.enabled=true --set grafanaDashboard.enabled=true >/dev/null
 
