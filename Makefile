@@ -87,7 +87,10 @@ $(STATICCHECK):
 
 .PHONY: test
 test: ## Every tier below, then how long each took (the README's and CI's command).
-	hack/test-tiers.sh checks test-unit test-envtest test-releases test-corpus
+	hack/test-tiers.sh assets checks test-unit test-envtest test-releases test-corpus
+
+.PHONY: assets
+assets: envtest-assets older-builds ## The control planes, tools and older builds the tiers below need (cached).
 
 .PHONY: checks
 checks: lint verify chart-check ## gofmt, go vet, staticcheck, generated files, helm lint.

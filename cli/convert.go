@@ -154,7 +154,7 @@ func (o *convertOptions) run(s streams) error {
 		return err
 	}
 	if err := noObjects(o.filenames, seen); err != nil {
-		return withCode(ExitInvalid, err)
+		return withCode(ExitBadInput, err)
 	}
 	if objects.err != nil {
 		return withCode(ExitInvalid, objects.err)
@@ -252,7 +252,7 @@ func convertWorkload(doc manifest.Document, to string, notes io.Writer) (map[str
 	for _, l := range r.Lost {
 		ws = append(ws, who+": "+l+" (not kept: claimbridge keeps restore data for claims and templates only)")
 	}
-	for _, e := range migrate.NameErrors(out) {
+	for _, e := range append(migrate.NameErrors(out), migrate.ClaimRefErrors(out)...) {
 		ws = append(ws, who+": "+e+": the apiserver rejects this object")
 	}
 	for _, e := range migrate.PodFieldErrors(out, to) {
@@ -467,7 +467,7 @@ func passThrough(doc manifest.Document, to string, why error, notes io.Writer) (
 		fmt.Fprintf(notes, "%s: passed through unchanged: %v\n", doc.Position(), why)
 	}
 	if typo := groupTypo(doc.Object); typo != "" {
-		return doc.Object, []string{who + ": " + typo}, nil
+		return doc.Object, []string{who + ": " + typo + " (passed through unchanged; no cluster serves that group)"}, nil
 	}
 	if migrate.IsWorkload(doc.Object) {
 		return convertWorkload(doc, to, notes)

@@ -27,10 +27,10 @@ func noObjects(filenames []string, seen sourcesSeen) error {
 			}
 			continue
 		}
-		dir := filepath.Clean(f) + string(filepath.Separator)
 		found := false
 		for s := range seen {
-			if s == f || filepath.Clean(s) == filepath.Clean(f) || strings.HasPrefix(filepath.Clean(s), dir) {
+			// s is f, or a file under the directory f (also ".").
+			if rel, err := filepath.Rel(f, s); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 				found = true
 				break
 			}
@@ -44,9 +44,9 @@ func noObjects(filenames []string, seen sourcesSeen) error {
 
 // groupTypo is the "did you mean" for an object whose API group is one
 // edit (an insertion, deletion, substitution or transposition of
-// neighbours) away from resource.k8s.io or resource.claimbridge.dev: such
-// an object is passed through as a kind of another group, unconverted.
-// Empty for any other object.
+// neighbours) away from resource.k8s.io or resource.claimbridge.dev: no
+// cluster serves that group, so the object is rejected. It says what the
+// object has and what it probably means; empty for any other object.
 func groupTypo(obj map[string]interface{}) string {
 	apiVersion, group, version, _, ok := api.TypeOf(obj)
 	if !ok || api.IsGroup(group) {
@@ -54,7 +54,7 @@ func groupTypo(obj map[string]interface{}) string {
 	}
 	for _, want := range []string{api.UpstreamGroup, api.Group} {
 		if oneEditApart(group, want) {
-			return fmt.Sprintf("apiVersion %q: group %q is not one claimbridge knows, so the object is passed through unchanged: did you mean %s/%s?", apiVersion, group, want, version)
+			return fmt.Sprintf("apiVersion %q: group %q is not one claimbridge knows: did you mean %s/%s?", apiVersion, group, want, version)
 		}
 	}
 	return ""

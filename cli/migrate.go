@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -150,7 +151,7 @@ func (o *migrateOptions) run(s streams) error {
 		seen.add(doc)
 	}
 	if err := noObjects(o.filenames, seen); err != nil {
-		return withCode(ExitInvalid, err)
+		return withCode(ExitBadInput, err)
 	}
 	opts := migrate.Options{KeepOwnerReferences: o.keepOwnerReferences, Parameters: idx}
 	objects := objectWriter{format: o.output}
@@ -221,6 +222,12 @@ func (o *migrateOptions) run(s streams) error {
 // and their positions. What cannot be migrated goes to failed.
 func migrateDocument(doc manifest.Document, to string, opts migrate.Options, notes io.Writer, failed *failures) (objects []map[string]interface{}, positions []string) {
 	_, _, kind, err := conversion.Identify(doc.Object)
+	if errors.Is(err, conversion.ErrNewerV1alpha3) {
+		// A 1.32/1.33 manifest: its advice (label it v1beta1), not that
+		// the target does not serve v1alpha3.
+		failed.add(fmt.Errorf("%s: %w", doc.Position(), err))
+		return nil, nil
+	}
 	if err != nil {
 		if migrate.IsWorkload(doc.Object) {
 			if owner, controlled := migrate.ControlledPod(doc.Object); controlled && !opts.KeepOwnerReferences {
@@ -251,7 +258,11 @@ func migrateDocument(doc manifest.Document, to string, opts migrate.Options, not
 				return nil, nil
 			}
 		}
-		out, ws, err := convertDocument(doc, to, notes) // not a claim or template: only a group's typo
+		if typo := groupTypo(doc.Object); typo != "" {
+			failed.add(rejected(doc, to, []string{typo}))
+			return nil, nil
+		}
+		out, ws, err := convertDocument(doc, to, notes) // not a claim or template: passed through
 		if err != nil {
 			failed.add(err)
 			return nil, nil

@@ -153,7 +153,7 @@ func (o *validateOptions) run(s streams) error {
 		return withCode(ExitBadInput, readErr)
 	}
 	if err := noObjects(o.filenames, seen); err != nil {
-		return withCode(ExitInvalid, err)
+		return withCode(ExitBadInput, err)
 	}
 	gaOut.replay()
 	skipped.replay()
@@ -333,6 +333,10 @@ func supportedDocument(doc manifest.Document, report, errOut io.Writer, what str
 	if kind, ok := api.MistakenClaim(doc.Object); ok {
 		_, _, _, err := conversion.Identify(doc.Object)
 		fmt.Fprintf(report, "%s: %s%s: not checked: %v%s\n", doc.Position(), what, api.Describe(doc.Object), err, kindHint(doc.Object, kind))
+		return false, true
+	}
+	if typo := groupTypo(doc.Object); typo != "" {
+		fmt.Fprintf(report, "%s: %s%s: not checked: %s\n", doc.Position(), what, api.Describe(doc.Object), typo)
 		return false, true
 	}
 	apiVersion, _ := doc.Object["apiVersion"].(string)

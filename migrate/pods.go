@@ -3,6 +3,8 @@ package migrate
 import (
 	"fmt"
 	"reflect"
+	"sort"
+	"strings"
 
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
@@ -36,10 +38,21 @@ func Workload(obj map[string]interface{}, to string) (out map[string]interface{}
 		return nil, r, false
 	}
 	out = api.DeepCopyJSON(obj)
-	spec, prefix := podSpecOf(out)
-	if spec == nil {
+	specs := podSpecsOf(out)
+	if len(specs) == 0 {
 		return nil, r, false
 	}
+	for _, ps := range specs {
+		rewritePodSpec(ps.spec, ps.prefix, target, &r)
+	}
+	if len(r.Changed) == 0 && len(r.Lost) == 0 {
+		return nil, Report{}, false
+	}
+	return out, r, true
+}
+
+// rewritePodSpec rewrites one pod spec, at prefix in its object, for target.
+func rewritePodSpec(spec map[string]interface{}, prefix string, target Target, r *Report) {
 	claims, _ := spec["resourceClaims"].([]interface{})
 	for i, c := range claims {
 		claim, isMap := c.(map[string]interface{})
@@ -49,7 +62,7 @@ func Workload(obj map[string]interface{}, to string) (out map[string]interface{}
 		at := fmt.Sprintf("%sresourceClaims[%d]", prefix, i)
 		if target.Devices {
 			if source, isMap := claim["source"].(map[string]interface{}); isMap {
-				moveClaimNames(source, claim, at+".source", at, target.Releases+" pods have no source", &r)
+				moveClaimNames(source, claim, at+".source", at, target.Releases+" pods have no source", r)
 				delete(claim, "source")
 			}
 			continue
@@ -58,7 +71,7 @@ func Workload(obj map[string]interface{}, to string) (out map[string]interface{}
 		if !had {
 			source = map[string]interface{}{}
 		}
-		moveClaimNames(claim, source, at, at+".source", target.Releases+" pods name it under source", &r)
+		moveClaimNames(claim, source, at, at+".source", target.Releases+" pods name it under source", r)
 		if !had && len(source) > 0 {
 			claim["source"] = source
 		}
@@ -80,10 +93,6 @@ func Workload(obj map[string]interface{}, to string) (out map[string]interface{}
 			}
 		}
 	}
-	if len(r.Changed) == 0 && len(r.Lost) == 0 {
-		return nil, Report{}, false
-	}
-	return out, r, true
 }
 
 // WorkloadObject migrates a Pod or workload as Object migrates a claim
@@ -100,7 +109,7 @@ func WorkloadObject(obj map[string]interface{}, to string, opts Options) (map[st
 	}
 	out, created := ForCreate(out, opts)
 	r.Dropped = append(created.Dropped, r.Dropped...)
-	if errs := append(NameErrors(out), PodFieldErrors(out, to)...); len(errs) > 0 {
+	if errs := append(append(NameErrors(out), ClaimRefErrors(out)...), PodFieldErrors(out, to)...); len(errs) > 0 {
 		_, _, _, kind, _ := api.TypeOf(out)
 		return nil, r, refusal(kind, out, target, errs)
 	}
@@ -108,12 +117,90 @@ func WorkloadObject(obj map[string]interface{}, to string, opts Options) (map[st
 	return out, r, nil
 }
 
+// ClaimRefErrors returns, for a Pod or workload, each container's claim
+// reference that no release reads (a string, not an object with a name),
+// as "<path>: <message>".
+func ClaimRefErrors(obj map[string]interface{}) []string {
+	var errs []string
+	for _, ps := range podSpecsOf(obj) {
+		for _, containers := range []string{"initContainers", "containers"} {
+			list, _ := ps.spec[containers].([]interface{})
+			for i, c := range list {
+				container, _ := c.(map[string]interface{})
+				resources, _ := container["resources"].(map[string]interface{})
+				refs, _ := resources["claims"].([]interface{})
+				for j, ref := range refs {
+					if _, ok := ref.(map[string]interface{}); !ok {
+						errs = append(errs, fmt.Sprintf("%s%s[%d].resources.claims[%d]: %s, where every release reads an object with a name (- name: <the pod's resourceClaims entry>)",
+							ps.prefix, containers, i, j, conversion.JSONType(ref)))
+					}
+				}
+			}
+		}
+	}
+	return errs
+}
+
 // IsWorkload reports whether obj is a Pod or a workload with a pod template
-// (podSpecPaths).
+// (podSpecPaths), or an object of another kind (an Argo Rollout, a JobSet, a
+// LeaderWorkerSet, a Kubeflow job) with pod templates that claim devices.
 func IsWorkload(obj map[string]interface{}) bool {
 	apiVersion, _, _, kind, _ := api.TypeOf(obj)
 	_, known := podSpecPaths[apiVersion+"/"+kind]
-	return known
+	return known || len(podSpecsOf(obj)) > 0
+}
+
+// podSpecAt is a pod spec and its path in its object, ending in ".".
+type podSpecAt struct {
+	spec   map[string]interface{}
+	prefix string
+}
+
+// podSpecsOf are the pod specs of obj: the one of a Pod or built-in
+// workload (podSpecPaths); in an object of another kind outside the DRA
+// groups, every object found by its shape (a containers list) that has
+// resourceClaims.
+func podSpecsOf(obj map[string]interface{}) []podSpecAt {
+	apiVersion, group, _, kind, _ := api.TypeOf(obj)
+	if _, known := podSpecPaths[apiVersion+"/"+kind]; known {
+		if spec, prefix := podSpecOf(obj); spec != nil {
+			return []podSpecAt{{spec, prefix}}
+		}
+		return nil
+	}
+	if api.IsGroup(group) || kind == "" {
+		return nil
+	}
+	var found []podSpecAt
+	var walk func(v interface{}, path string)
+	walk = func(v interface{}, path string) {
+		switch v := v.(type) {
+		case map[string]interface{}:
+			if _, ok := v["containers"].([]interface{}); ok {
+				if _, claims := v["resourceClaims"]; claims {
+					found = append(found, podSpecAt{v, path + "."})
+				}
+				return
+			}
+			keys := make([]string, 0, len(v))
+			for k := range v {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				if path == "" && (k == "metadata" || k == "status") {
+					continue
+				}
+				walk(v[k], strings.TrimPrefix(path+"."+k, "."))
+			}
+		case []interface{}:
+			for i, e := range v {
+				walk(e, fmt.Sprintf("%s[%d]", path, i))
+			}
+		}
+	}
+	walk(obj, "")
+	return found
 }
 
 // ControlledPod reports whether obj is a Pod a controller created, and names
