@@ -228,8 +228,18 @@ func (rt roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 		req.Body = io.NopCloser(bytes.NewReader(body))
 	}
 	question := req.Method + " " + req.URL.RequestURI() + "\n" + string(body)
+	what := req.Method + " " + req.URL.Path
+	var obj struct {
+		Kind     string `json:"kind"`
+		Metadata struct {
+			Name, GenerateName string
+		} `json:"metadata"`
+	}
+	if json.Unmarshal(body, &obj) == nil && obj.Kind != "" {
+		what += " of " + obj.Kind + " " + obj.Metadata.Name + obj.Metadata.GenerateName
+	}
 	var ex exchange
-	err := rt.book.Ask([]byte(question), req.Method+" "+req.URL.Path, &ex, func() (any, error) {
+	err := rt.book.Ask([]byte(question), what, &ex, func() (any, error) {
 		resp, err := rt.live.RoundTrip(req)
 		if err != nil {
 			return nil, err
