@@ -81,7 +81,9 @@ them: 1.26–1.30 name the claim or template under resourceClaims[].source,
 1.31 and later directly, with a warning for each field of the pod spec
 that the target release does not have. An object whose apiVersion's
 group is one edit away from resource.k8s.io or resource.claimbridge.dev
-is passed through with a "did you mean" warning. An input without objects is an error.
+is passed through with a "did you mean" warning. Pod templates of any kind
+(a JobSet, an Argo Rollout) are found by their shape and converted as a
+Deployment's. An input without objects is unusable (exit 2).
 
 An object whose known fields have the wrong JSON type (spec a string,
 reservedFor an object ...) is refused: exit 2, naming the document and path.

@@ -103,7 +103,11 @@ resource.k8s.io ResourceSlices and PodSchedulingContexts, which the new
 cluster's drivers and scheduler create for themselves. Other objects are
 passed through unchanged, but not a claim or template of a version that cannot
 be one (resource.k8s.io/v1alpha4, a version resource.claimbridge.dev does not
-serve) or of a misspelt kind (ResourceClaims): it is refused (exit 1).
+serve) or of a misspelt kind (ResourceClaims), nor an object of a group one
+edit away from resource.k8s.io or resource.claimbridge.dev (resource.k8s.oi):
+it is refused (exit 1). Pod templates of any kind (a JobSet, an Argo Rollout)
+are found by their shape and migrated as a Deployment's. An input without
+objects is unusable (exit 2).
 
 One file or stream may hold up to 64 MiB; a larger export is read from a
 directory of files (-f DIR), e.g. one kubectl get per namespace or per kind:

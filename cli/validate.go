@@ -35,8 +35,8 @@ resource.k8s.io (v1alpha1, v1alpha2, v1alpha3) with the rules of the
 Kubernetes release that served that version, after the upstream defaults.
 Other objects are skipped, but a claim or template of a version that cannot
 be one (resource.k8s.io/v1alpha4, a version resource.claimbridge.dev does not
-serve) or of a misspelt kind (ResourceClaims) is reported as not checked
-(exit 1). An object without metadata.namespace is checked as if in namespace
+serve), of a misspelt kind (ResourceClaims) or of a misspelt group
+(resource.k8s.oi) is reported as not checked (exit 1). An object without metadata.namespace is checked as if in namespace
 "default" (kubectl takes it from its context).
 
 Claims and templates of resource.k8s.io v1beta1, v1beta2 and v1 get every
