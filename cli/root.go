@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -55,6 +57,7 @@ the same conversion and validation offline.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       version.Get().Version,
+		Annotations:   map[string]string{cobra.CommandDisplayNameAnnotation: displayName(os.Args[0])},
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetIn(s.in)
@@ -62,6 +65,17 @@ the same conversion and validation offline.`,
 	root.SetErr(s.err)
 	root.AddCommand(newConvertCommand(s), newMigrateCommand(s), newValidateCommand(s), newServeCommand(s), newVersionCommand(s))
 	return root
+}
+
+// displayName is the command as the user typed it: "kubectl claimbridge"
+// when kubectl runs the binary as its plugin kubectl-claimbridge (a copy or
+// link of that name on the PATH, as krew installs it).
+func displayName(arg0 string) string {
+	name := strings.TrimSuffix(filepath.Base(arg0), ".exe")
+	if plugin, ok := strings.CutPrefix(name, "kubectl-"); ok {
+		return "kubectl " + strings.ReplaceAll(plugin, "_", "-")
+	}
+	return "claimbridge"
 }
 
 // Main runs the command line and returns the process exit code.

@@ -5,7 +5,7 @@
 #
 # The control planes use setup-envtest's layout, <cache>/k8s/<version>-<os>-<arch>/:
 #
-#   current release (KUBEBUILDER_ASSETS)            hack/tools/kube-apiserver, hack/tools/etcd
+#   current release (KUBEBUILDER_ASSETS)            hack/tools/kube-apiserver (and kubectl), hack/tools/etcd
 #   1.30, the oldest the server supports            hack/tools/kube-apiserver-1.30, hack/tools/etcd-3.5
 #   (ENVTEST_ASSETS_1_30)
 #   1.26, 1.31, 1.32, 1.33: only for `make record`  hack/tools/kube-apiserver-1.<minor>, etcd 3.5
@@ -24,8 +24,8 @@
 # Usage:
 #   hack/envtest-assets.sh                  build what is missing
 #   hack/envtest-assets.sh --env            same, then print KUBEBUILDER_ASSETS=…,
-#                                           ENVTEST_ASSETS_1_30=…, KUSTOMIZE=…, HELM=…,
-#                                           PROMTOOL=… on stdout, one a line
+#                                           ENVTEST_ASSETS_1_30=…, KUBECTL=…, KUSTOMIZE=…,
+#                                           HELM=…, PROMTOOL=… on stdout, one a line
 #   hack/envtest-assets.sh --releases       also the record-only releases (and
 #                                           print their ENVTEST_ASSETS_1_<minor>)
 #   hack/envtest-assets.sh --print-assets-dir[=1.<minor>]
@@ -151,6 +151,10 @@ control_plane() {
 # packages. The current release is optimised: `make bench` runs it.
 unopt="all=-N -l"
 current="$(control_plane "$TOOLS/kube-apiserver" "$TOOLS/etcd" "")"
+# kubectl of the current release, as setup-envtest ships it: the kubectl
+# plugin test runs `kubectl claimbridge` through it.
+v="$(modversion "$TOOLS/kube-apiserver" k8s.io/kubernetes)"
+build "$TOOLS/kube-apiserver" k8s.io/kubernetes/cmd/kubectl "$current/kubectl" "" "$(k8s_ldflags "$TOOLS/kube-apiserver" "$v")" "" version --client
 r130="$(control_plane "$TOOLS/kube-apiserver-1.30" "$TOOLS/etcd-3.5" "$unopt")"
 
 v="$(modversion "$TOOLS/kustomize" sigs.k8s.io/kustomize/kustomize/v5)"
@@ -176,6 +180,7 @@ if $print_env; then
 	echo "KUBEBUILDER_ASSETS=$current"
 	echo "ENVTEST_ASSETS_1_30=$r130"
 	for r in "${!old[@]}"; do echo "ENVTEST_ASSETS_${r/./_}=${old[$r]}"; done
+	echo "KUBECTL=$current/kubectl"
 	echo "KUSTOMIZE=$kustomize"
 	echo "HELM=$helm"
 	echo "PROMTOOL=$promtool"
