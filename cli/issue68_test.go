@@ -121,3 +121,25 @@ spec:
 		t.Errorf("migrate: exit %d, stdout %q, stderr:\n%s", code, stdout, stderr)
 	}
 }
+
+// TestValidateQuiet: validate -q silences the notes on skipped objects,
+// never a finding.
+func TestValidateQuiet(t *testing.T) {
+	in := `apiVersion: v1
+kind: ConfigMap
+metadata: {name: settings, namespace: ml}
+---
+apiVersion: resource.k8s.io/v1alpha2
+kind: ResourceClaim
+metadata: {name: gpu, namespace: ml}
+spec: {resourceClassName: ""}
+`
+	code, stdout, stderr := run(t, in, "validate", "-f", "-")
+	if code != ExitInvalid || !strings.Contains(stderr, "skipping object v1 ConfigMap ml/settings") || !strings.Contains(stdout, "spec.resourceClassName") {
+		t.Errorf("validate: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	quietCode, quietOut, quietErr := run(t, in, "validate", "-q", "-f", "-")
+	if quietCode != code || quietOut != stdout || quietErr != "" {
+		t.Errorf("validate -q: exit %d\nstdout:\n%s\nstderr:\n%s\nwant exit %d, the same findings and no notes", quietCode, quietOut, quietErr, code)
+	}
+}

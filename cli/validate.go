@@ -21,12 +21,13 @@ type validateOptions struct {
 	filenames   []string
 	old         string
 	subResource string
+	quiet       bool
 }
 
 func newValidateCommand(s streams) *cobra.Command {
 	o := &validateOptions{}
 	cmd := &cobra.Command{
-		Use:   "validate -f FILE|- [-f FILE ...] [--old FILE] [--subresource status]",
+		Use:   "validate -f FILE|- [-f FILE ...] [--old FILE] [--subresource status] [--quiet]",
 		Short: "Validate ResourceClaim and ResourceClaimTemplate manifests as the claimbridge webhook would",
 		Long: `Validate reads YAML or JSON manifests (multi-document streams, kind: List,
 typed lists, files, directories and standard input) and checks every
@@ -77,6 +78,7 @@ Exit status: 0 all valid, 1 some object invalid, 2 unusable input.`,
 	cmd.Flags().StringArrayVarP(&o.filenames, "filename", "f", nil, "file, directory or - for standard input (repeatable, required)")
 	cmd.Flags().StringVar(&o.old, "old", "", "file with the stored objects: validate the input as updates of them")
 	cmd.Flags().StringVar(&o.subResource, "subresource", "", `"status" to validate updates of the status subresource (needs --old)`)
+	cmd.Flags().BoolVarP(&o.quiet, "quiet", "q", false, "do not print notes (objects skipped); findings and warnings are always printed")
 	return cmd
 }
 
@@ -131,7 +133,11 @@ func (o *validateOptions) run(s streams) error {
 				r.gaInvalid, r.unusable = r.gaInvalid || invalid, r.unusable || unusable
 				continue
 			}
-			if ok, mistaken := supportedDocument(doc, skipped.to(s.out), skipped.to(s.err), ""); !ok {
+			notes := skipped.to(s.err)
+			if o.quiet {
+				notes = io.Discard
+			}
+			if ok, mistaken := supportedDocument(doc, skipped.to(s.out), notes, ""); !ok {
 				r.mistaken = r.mistaken || mistaken
 				continue
 			}
@@ -166,7 +172,11 @@ func (o *validateOptions) run(s streams) error {
 		// update it was meant for finds no old object and says so).
 		var olds []manifest.Document
 		for _, doc := range oldDocs {
-			if ok, _ := supportedDocument(doc, s.err, s.err, "old "); ok {
+			notes := s.err
+			if o.quiet {
+				notes = io.Discard
+			}
+			if ok, _ := supportedDocument(doc, s.err, notes, "old "); ok {
 				olds = append(olds, doc)
 			}
 		}
