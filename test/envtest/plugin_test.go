@@ -60,3 +60,80 @@ func TestKubectlPlugin(t *testing.T) {
 		}
 	}
 }
+
+// TestHelmPostRenderer installs plugins/helm into the real helm ($HELM,
+// Helm 4) and renders a chart written for resource.k8s.io/v1 for a 1.33
+// cluster (v1beta2) through it: the claim template is converted, the
+// ConfigMap passes through.
+func TestHelmPostRenderer(t *testing.T) {
+	helm := os.Getenv("HELM")
+	if helm == "" {
+		t.Fatal("HELM is not set: run `make envtest-assets` and set the variables of `hack/envtest-assets.sh --env` (`make test-envtest` does both)")
+	}
+	root, err := harness.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, home := t.TempDir(), t.TempDir()
+	build := exec.Command("go", "build", "-o", filepath.Join(bin, "claimbridge"), "./cmd/claimbridge")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	chart := filepath.Join(t.TempDir(), "gpu")
+	for name, text := range map[string]string{
+		"Chart.yaml": "apiVersion: v2\nname: gpu\nversion: 0.1.0\n",
+		"templates/template.yaml": `apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata:
+  name: {{ .Release.Name }}-gpu
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        exactly:
+          deviceClassName: gpu.example.com
+`,
+		"templates/settings.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-settings\ndata:\n  mode: shared\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(chart, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(chart, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Plugins go to HELM_DATA_HOME/plugins (helm 4.3 installs there even
+	// when HELM_PLUGINS says otherwise).
+	var env []string
+	for _, e := range os.Environ() {
+		if !strings.HasPrefix(e, "HELM_") {
+			env = append(env, e)
+		}
+	}
+	env = append(env, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"HELM_CONFIG_HOME="+filepath.Join(home, "config"), "HELM_CACHE_HOME="+filepath.Join(home, "cache"),
+		"HELM_DATA_HOME="+filepath.Join(home, "data"))
+	helmRun := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(helm, args...)
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("helm %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	helmRun("plugin", "install", filepath.Join(root, "plugins", "helm"))
+	out := helmRun("template", "gpu", chart, "--post-renderer", "claimbridge", "--post-renderer-args=--to=v1beta2")
+	for _, want := range []string{
+		"apiVersion: resource.k8s.io/v1beta2\nkind: ResourceClaimTemplate\n",
+		"      - exactly:\n          deviceClassName: gpu.example.com\n        name: gpu\n",
+		"apiVersion: v1\ndata:\n  mode: shared\nkind: ConfigMap\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("helm template through the plugin:\n%s\nwant it to contain:\n%s", out, want)
+		}
+	}
+}

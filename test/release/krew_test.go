@@ -92,3 +92,23 @@ func TestKrewManifest(t *testing.T) {
 		t.Errorf("platforms:\n%s\nwant (hack/release.sh):\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestHelmPluginVersion: the Helm post-renderer plugin has the chart's
+// version, the release's.
+func TestHelmPluginVersion(t *testing.T) {
+	var chart, plugin struct {
+		Version string `json:"version"`
+	}
+	for path, out := range map[string]any{"charts/claimbridge/Chart.yaml": &chart, "plugins/helm/plugin.yaml": &plugin} {
+		b, err := os.ReadFile(filepath.Join(repoRoot(), path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := yaml.Unmarshal(b, out); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+	}
+	if plugin.Version == "" || plugin.Version != chart.Version {
+		t.Errorf("plugins/helm/plugin.yaml has version %q, the chart %q", plugin.Version, chart.Version)
+	}
+}
