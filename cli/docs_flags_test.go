@@ -146,6 +146,8 @@ var otherToolsFlags = map[string]string{
 	"--max-mutating-requests-inflight": "kube-apiserver",
 	"--max-requests-inflight":          "kube-apiserver",
 	"--namespace":                      "helm",
+	"--post-renderer":                  "helm install",
+	"--post-renderer-args":             "helm install",
 	"--raw":                            "kubectl get",
 	"--reset-then-reuse-values":        "helm upgrade",
 	"--reuse-values":                   "helm upgrade",
