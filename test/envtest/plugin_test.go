@@ -12,6 +12,23 @@ import (
 	"github.com/claimbridge/claimbridge/test/envtest/harness"
 )
 
+// buildAs builds claimbridge into a new directory under the name name and
+// returns the directory, to put in front of the PATH.
+func buildAs(t *testing.T, name string) string {
+	t.Helper()
+	root, err := harness.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	build := exec.Command("go", "build", "-o", filepath.Join(bin, name), "./cmd/claimbridge")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
 // TestKubectlPlugin runs claimbridge through the real kubectl ($KUBECTL, of
 // the current release) as krew installs it: a binary named
 // kubectl-claimbridge on the PATH. kubectl lists the plugin and runs it,
@@ -21,16 +38,7 @@ func TestKubectlPlugin(t *testing.T) {
 	if kubectl == "" {
 		t.Fatal("KUBECTL is not set: run `make envtest-assets` and set the variables of `hack/envtest-assets.sh --env` (`make test-envtest` does both)")
 	}
-	root, err := harness.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := t.TempDir()
-	build := exec.Command("go", "build", "-o", filepath.Join(bin, "kubectl-claimbridge"), "./cmd/claimbridge")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildAs(t, "kubectl-claimbridge")
 	claim := filepath.Join(t.TempDir(), "claim.yaml")
 	if err := os.WriteFile(claim, []byte("apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClaim\n"+
 		"metadata: {name: gpu, namespace: ml}\nspec: {resourceClassName: gpu.example.com}\n"), 0o644); err != nil {
@@ -74,12 +82,7 @@ func TestHelmPostRenderer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bin, home := t.TempDir(), t.TempDir()
-	build := exec.Command("go", "build", "-o", filepath.Join(bin, "claimbridge"), "./cmd/claimbridge")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin, home := buildAs(t, "claimbridge"), t.TempDir()
 	chart := filepath.Join(t.TempDir(), "gpu")
 	for name, text := range map[string]string{
 		"Chart.yaml": "apiVersion: v2\nname: gpu\nversion: 0.1.0\n",
