@@ -8,8 +8,8 @@
 #   current release (KUBEBUILDER_ASSETS)            hack/tools/kube-apiserver (and kubectl), hack/tools/etcd
 #   1.30, the oldest the server supports            hack/tools/kube-apiserver-1.30, hack/tools/etcd-3.5
 #   (ENVTEST_ASSETS_1_30)
-#   1.26, 1.31, 1.32, 1.33: only for `make record`  hack/tools/kube-apiserver-1.<minor>, etcd 3.5
-#   (--releases, ENVTEST_ASSETS_1_<minor>)
+#   1.26, 1.31–1.36: only for `make record`         hack/tools/kube-apiserver-1.<minor>, etcd 3.5
+#   (--releases, ENVTEST_ASSETS_1_<minor>)          (1.34–1.36: hack/tools/etcd)
 #
 # Each comes from `setup-envtest use` when setup-envtest is on PATH and its
 # download works; else it is built from the Go module proxy, pinned in its own
@@ -170,9 +170,11 @@ build "$TOOLS/promtool" github.com/prometheus/prometheus/cmd/promtool "$promtool
 	"-s -w -X github.com/prometheus/common/version.Version=$v" remove_all_sd --version
 
 declare -A old=()
-if $releases || [[ "$print_release" =~ ^1\.(26|31|32|33)$ ]]; then
-	for minor in 26 31 32 33; do
-		old[1.$minor]="$(control_plane "$TOOLS/kube-apiserver-1.$minor" "$TOOLS/etcd-3.5" "$unopt")"
+if $releases || [[ "$print_release" =~ ^1\.(26|3[1-6])$ ]]; then
+	for minor in 26 31 32 33 34 35 36; do
+		etcd="$TOOLS/etcd-3.5"
+		((minor < 34)) || etcd="$TOOLS/etcd"
+		old[1.$minor]="$(control_plane "$TOOLS/kube-apiserver-1.$minor" "$etcd" "$unopt")"
 	done
 fi
 
