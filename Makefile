@@ -61,7 +61,7 @@ generate: $(CONTROLLER_GEN) ## Generate deepcopy code and CRDs (config/crd/bases
 	rm -f charts/claimbridge/files/crds/*.yaml && cp config/crd/bases/*.yaml charts/claimbridge/files/crds/
 
 .PHONY: generate-podfields
-generate-podfields: ## Regenerate migrate/podfields_generated.go, the PodSpec fields of 1.27–1.36, from k8s.io/api 1.26–1.35 and go.mod's.
+generate-podfields: ## Regenerate migrate/podfields_generated.go, the PodSpec fields of 1.27–1.37, from k8s.io/api 1.26–1.36 and go.mod's.
 	$(GO) generate ./migrate/
 
 .PHONY: verify

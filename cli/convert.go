@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"math/big"
 	"slices"
@@ -16,7 +15,6 @@ import (
 
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
-	"github.com/claimbridge/claimbridge/gacheck"
 	"github.com/claimbridge/claimbridge/manifest"
 	"github.com/claimbridge/claimbridge/migrate"
 )
@@ -25,7 +23,7 @@ type convertOptions struct {
 	to        string
 	filenames []string
 	output    string
-	quiet     bool
+	reportOptions
 }
 
 func newConvertCommand(s streams) *cobra.Command {
@@ -106,233 +104,103 @@ named, in input order, and with more than one a last line counts them.`,
 		},
 	}
 	o.addFlags(cmd)
-	cmd.Flags().BoolVarP(&o.quiet, "quiet", "q", false, "do not print notes (objects passed through, pods rewritten); warnings are always printed")
+	o.reportOptions.addFlags(cmd, "objects passed through, pods rewritten")
 	return cmd
 }
 
 // addFlags adds the flags convert and migrate share: --to, -f and -o.
 func (o *convertOptions) addFlags(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&o.to, "to", "", "target version: "+strings.Join(conversion.ChainVersions, ", ")+" (required; the last three for resource.k8s.io only)")
+	cmd.Flags().StringVar(&o.to, "to", "", toHelp)
 	cmd.Flags().StringArrayVarP(&o.filenames, "filename", "f", nil, "file, directory or - for standard input (repeatable, required)")
 	cmd.Flags().StringVarP(&o.output, "output", "o", o.output, "output format: yaml or json")
 }
 
+// toHelp is the help of --to, which convert and migrate share.
+var toHelp = "target (required): a release, 1.26 to 1.37, judged by its own rules and written in the version it serves; " +
+	"or a version, judged by the newest release serving it: " + targetVersions()
+
+// targetVersions lists each version with the release that judges it.
+func targetVersions() string {
+	var out []string
+	for _, v := range conversion.ChainVersions {
+		judge, _ := api.Judge(v)
+		out = append(out, v+" ("+judge.String()+")")
+	}
+	return strings.Join(out, ", ") + "; the last three for resource.k8s.io only"
+}
+
 func (o *convertOptions) run(s streams) error {
-	if err := o.validate(); err != nil {
+	target, err := o.validate()
+	if err != nil {
 		return withCode(ExitBadInput, err)
 	}
-	// Each object is converted and encoded as it is read; what is printed
-	// waits until every document has been read (see recorder).
-	var (
-		notes    recorder
-		warnings []string
-		objects  = objectWriter{format: o.output}
-		failed   = failures{w: notes.to(s.err)}
-		seen     = sourcesSeen{}
-	)
+	// Each object is converted and encoded as it is read; what is said
+	// waits until every document has been read.
+	r := o.newReport("convert", target)
+	objects := objectWriter{format: o.output}
+	seen := sourcesSeen{}
 	visit := func(doc manifest.Document) error {
 		defer afterDocument()
 		seen.add(doc)
-		noteTo := notes.to(s.err)
-		if o.quiet {
-			noteTo = io.Discard
+		v := migrate.Convert(doc.Object, target)
+		r.add(doc, v)
+		if v.Object != nil {
+			objects.add(v.Object, doc.Position())
 		}
-		out, ws, err := convertDocument(doc, o.to, noteTo)
-		if err != nil {
-			failed.add(err)
-			return nil
-		}
-		for _, w := range ws {
-			warnings = append(warnings, warningLine(doc.Position(), w))
-		}
-		objects.add(out, doc.Position())
 		return nil
 	}
 	if err := manifest.Each(o.filenames, s.in, visit); err != nil {
 		return withCode(ExitBadInput, err)
 	}
-	notes.replay()
-	if err := failed.result("converted"); err != nil {
-		return err
-	}
 	if err := noObjects(o.filenames, seen); err != nil {
 		return withCode(ExitBadInput, err)
+	}
+	return o.finish(s, r, &objects, "converted", true)
+}
+
+// newReport is the report of a run of command for target.
+func (o *convertOptions) newReport(command string, target migrate.Target) *report {
+	return &report{reportOptions: o.reportOptions, command: command, release: target.Releases}
+}
+
+// finish says what the run found (warnings last, and none after a refusal,
+// when warningsLast) and writes the objects unless one was refused.
+func (o *convertOptions) finish(s streams, r *report, objects *objectWriter, verb string, warningsLast bool) error {
+	if err := r.write(s.err, warningsLast); err != nil {
+		return withCode(ExitBadInput, fmt.Errorf("writing the report: %w", err))
+	}
+	code := r.exitCode()
+	if refused := r.summary.Refused; refused > 0 {
+		if refused == 1 {
+			return withCode(code, errors.New(""))
+		}
+		return withCode(code, fmt.Errorf("%d objects could not be %s; nothing was written", refused, verb))
 	}
 	if objects.err != nil {
 		return withCode(ExitInvalid, objects.err)
 	}
-	// Warnings say what the target release rejects or does otherwise:
-	// --quiet silences the notes, never these.
-	for _, w := range warnings {
-		fmt.Fprintln(s.err, w)
-	}
 	if err := objects.writeTo(s.out); err != nil {
 		return withCode(ExitInvalid, fmt.Errorf("writing the output: %w", err))
 	}
+	if code != ExitOK {
+		return withCode(code, errors.New(""))
+	}
 	return nil
 }
 
-func (o *convertOptions) validate() error {
+func (o *convertOptions) validate() (migrate.Target, error) {
 	switch {
 	case o.to == "":
-		return fmt.Errorf("--to is required (one of %s)", strings.Join(conversion.ChainVersions, ", "))
-	case !isVersion(o.to):
-		return fmt.Errorf("--to %q: unsupported version (supported: %s)", o.to, strings.Join(conversion.ChainVersions, ", "))
+		return migrate.Target{}, fmt.Errorf("--to is required (a release such as 1.33, or one of %s)", strings.Join(conversion.ChainVersions, ", "))
 	case len(o.filenames) == 0:
-		return fmt.Errorf("at least one -f is required (a file, a directory or - for standard input)")
+		return migrate.Target{}, fmt.Errorf("at least one -f is required (a file, a directory or - for standard input)")
 	case o.output != "yaml" && o.output != "json":
-		return fmt.Errorf("-o %q: unsupported output format (supported: yaml, json)", o.output)
+		return migrate.Target{}, fmt.Errorf("-o %q: unsupported output format (supported: yaml, json)", o.output)
 	}
-	return nil
-}
-
-func isVersion(v string) bool { return slices.Contains(conversion.ChainVersions, v) }
-
-// warningLine is the line every command prints for warning w
-// ("<Kind> ns/name: <path>: <message>") about the object at position.
-func warningLine(position, w string) string {
-	return position + ": warning: " + w
-}
-
-// convertDocument converts a claim or template, and passes anything else
-// through (passThrough). The warnings are phrased for the release serving
-// to, each field once.
-func convertDocument(doc manifest.Document, to string, notes io.Writer) (map[string]interface{}, []string, error) {
-	group, from, kind, err := conversion.Identify(doc.Object)
-	if err != nil {
-		if errors.Is(err, conversion.ErrNewerV1alpha3) {
-			return nil, nil, fmt.Errorf("%s: %w", doc.Position(), err)
-		}
-		if err := mistakenClaimError(doc, err); err != nil {
-			return nil, nil, err
-		}
-		return passThrough(doc, to, err, notes)
+	if err := o.reportOptions.validate(); err != nil {
+		return migrate.Target{}, err
 	}
-	out, ws, err := conversion.ConvertWithWarnings(doc.Object, to)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", doc.Position(), err)
-	}
-	unknown, err := unknownFieldWarnings(doc, group, from, kind, to)
-	if err != nil {
-		return nil, nil, err
-	}
-	all := append(unknown, ws...)
-	all = append(all, targetWarnings(doc.Object, out, group, from, kind, to)...)
-	return out, formatWarnings(all, to), nil
-}
-
-// formatWarnings renders ws for version to, each field of an object once:
-// a field that two conversion steps lose is one loss for the user.
-func formatWarnings(ws []conversion.Warning, to string) []string {
-	type field struct{ kind, object, path string }
-	seen := map[field]bool{}
-	var out []string
-	for _, w := range ws {
-		f := field{w.Kind, w.Object, w.Path}
-		if seen[f] {
-			continue
-		}
-		seen[f] = true
-		out = append(out, w.For(to))
-	}
-	return out
-}
-
-// convertWorkload gives a Pod or workload the resourceClaims shape of the
-// release serving to, as migrate does. What is rewritten is a note; what the
-// target cannot hold, and pod spec fields it lacks, are warnings.
-func convertWorkload(doc manifest.Document, to string, notes io.Writer) (map[string]interface{}, []string, error) {
-	out, r, ok := migrate.Workload(doc.Object, to)
-	if !ok {
-		out = doc.Object
-	}
-	who := api.Describe(doc.Object)
-	for _, c := range r.Changed {
-		fmt.Fprintf(notes, "%s: %s: changed %s\n", doc.Position(), who, c)
-	}
-	var ws []string
-	for _, l := range r.Lost {
-		ws = append(ws, who+": "+l+" (not kept: claimbridge keeps restore data for claims and templates only)")
-	}
-	for _, e := range append(migrate.NameErrors(out), migrate.ClaimRefErrors(out)...) {
-		ws = append(ws, who+": "+e+": the apiserver rejects this object")
-	}
-	for _, e := range migrate.PodFieldErrors(out, to) {
-		ws = append(ws, who+": "+e+": "+migrate.PodFieldConsequence)
-	}
-	for _, w := range migrate.PodFieldWarnings(out, to) {
-		ws = append(ws, who+": "+w)
-	}
-	return out, ws, nil
-}
-
-// mistakenClaimError refuses doc, which conversion.Identify refused with err,
-// when it is most likely a claim or template with a wrong apiVersion or kind
-// (api.MistakenClaim). It is nil for any other object.
-func mistakenClaimError(doc manifest.Document, err error) error {
-	kind, ok := api.MistakenClaim(doc.Object)
-	if !ok {
-		return nil
-	}
-	return fmt.Errorf("%s: %s: not converted: %v%s", doc.Position(), api.Describe(doc.Object), err, kindHint(doc.Object, kind))
-}
-
-// kindHint names the kind meant when obj's is spelt otherwise.
-func kindHint(obj map[string]interface{}, kind string) string {
-	if k, _ := obj["kind"].(string); k != kind {
-		return fmt.Sprintf(" (did you mean kind %s?)", kind)
-	}
-	return ""
-}
-
-// unknownFieldWarnings warns of spec and status fields of doc's claims and
-// templates that their own version does not have. Conversion keeps them only
-// in a restore annotation, so the converted object does not ask for them (a
-// 1.31 body labelled v1alpha2 becomes a claim without requests).
-func unknownFieldWarnings(doc manifest.Document, group, from, kind, to string) ([]conversion.Warning, error) {
-	alpha := func(v string) bool { return slices.Contains(api.ServedVersions, v) }
-	if from == to || !alpha(from) && !alpha(to) {
-		// Between GA versions such fields are carried as they are.
-		return nil, nil
-	}
-	// From a GA version they are carried to v1beta1, whose annotation keeps them.
-	kept := from
-	if !alpha(from) {
-		kept = conversion.V1beta1
-	}
-	objects, prefix := []map[string]interface{}{doc.Object}, func(int) string { return "" }
-	if strings.HasSuffix(kind, "List") {
-		items, err := typedListItems(doc, kind)
-		if err != nil {
-			return nil, err
-		}
-		objects, prefix = items, func(i int) string { return fmt.Sprintf("items[%d].", i) }
-	}
-	var ws []conversion.Warning
-	for i, obj := range objects {
-		// Unknown fields elsewhere are carried as they are.
-		paths := slices.DeleteFunc(migrate.UnknownFields(obj), func(p string) bool {
-			return !strings.HasPrefix(p, "spec.") && !strings.HasPrefix(p, "status.")
-		})
-		for _, p := range paths {
-			ws = append(ws, conversion.Warning{
-				Kind: strings.TrimSuffix(kind, "List"), Object: api.Ref(obj),
-				From: from, To: to, Path: prefix(i) + p,
-				Message: fmt.Sprintf("unknown field in %s/%s: kept only in the %s annotation, so the converted object does not carry it%s",
-					group, from, conversion.RestoreAnnotation(kept), shapeHint(p, paths)),
-			})
-		}
-	}
-	return ws, nil
-}
-
-// shapeHint is the hint on unknown field p's shape, or else on that of the
-// other paths.
-func shapeHint(p string, paths []string) string {
-	if hint := migrate.ShapeHint([]string{p}); hint != "" {
-		return hint
-	}
-	return migrate.ShapeHint(paths)
+	return migrate.TargetOf(o.to)
 }
 
 // readsBack returns an error when data, obj written as YAML, does not read
@@ -434,97 +302,4 @@ func show(v interface{}) string {
 		return "null"
 	}
 	return fmt.Sprint(v)
-}
-
-// passThrough returns an object convert does not convert, which Identify
-// refused with why: Pods and workloads get the target's resourceClaims
-// shape. What the release serving to rejects gets a warning: a
-// resource.k8s.io object of a version or kind it does not serve, a name it
-// refuses, a DeviceClass it finds invalid, a misspelt group, a pod field it
-// lacks. Other kinds of the claim groups get a note.
-func passThrough(doc manifest.Document, to string, why error, notes io.Writer) (map[string]interface{}, []string, error) {
-	_, group, version, kind, _ := api.TypeOf(doc.Object)
-	who := api.Describe(doc.Object)
-	if notServed := migrate.NotServed(doc.Object, to); notServed != "" {
-		w := who + ": " + notServed + ", passed through unchanged"
-		if strings.HasSuffix(kind, "Class") || strings.HasSuffix(kind, "Parameters") {
-			w += " (claimbridge migrate rewrites classes and parameters for it)"
-		}
-		return doc.Object, []string{w}, nil
-	}
-	if group == api.UpstreamGroup {
-		errs := migrate.NameErrors(doc.Object)
-		if migrate.IsDeviceClass(doc.Object) && slices.Contains(conversion.GAVersions, version) {
-			errs = append(errs, gacheck.DeviceClassErrors(doc.Object)...)
-		}
-		var ws []string
-		for _, e := range errs {
-			ws = append(ws, who+": "+e+": the apiserver rejects this object, passed through unchanged")
-		}
-		if len(ws) > 0 {
-			return doc.Object, ws, nil
-		}
-	}
-	if api.IsGroup(group) {
-		fmt.Fprintf(notes, "%s: passed through unchanged: %v\n", doc.Position(), why)
-	}
-	if typo := groupTypo(doc.Object); typo != "" {
-		return doc.Object, []string{who + ": " + typo + " (passed through unchanged; no cluster serves that group)"}, nil
-	}
-	if migrate.IsWorkload(doc.Object) {
-		return convertWorkload(doc, to, notes)
-	}
-	return doc.Object, nil, nil
-}
-
-// targetWarnings are the warnings about out, the conversion of in, as a
-// whole: devices of a classic DRA driver, and every rule of the release
-// serving to that out breaks (migrate refuses such output).
-func targetWarnings(in, out map[string]interface{}, group, from, kind, to string) []conversion.Warning {
-	items, outItems := []map[string]interface{}{in}, []map[string]interface{}{out}
-	prefix := func(int) string { return "" }
-	if strings.HasSuffix(kind, "List") {
-		items, outItems = listItems(in), listItems(out)
-		if len(items) != len(outItems) {
-			return nil
-		}
-		prefix = func(i int) string { return fmt.Sprintf("items[%d].", i) }
-	}
-	itemKind := strings.TrimSuffix(kind, "List")
-	release := conversion.Release(to)
-	var ws []conversion.Warning
-	for i := range items {
-		w := conversion.Warning{Kind: itemKind, Object: api.Ref(outItems[i]), From: from, To: to}
-		if c := migrate.ClassicWarning(items[i], from, itemKind, to); c != "" {
-			w.Path, w.Message, _ = strings.Cut(c, ": ")
-			w.Path = prefix(i) + w.Path
-			ws = append(ws, w)
-		}
-		if group != conversion.UpstreamGroup && slices.Contains(conversion.GAVersions, to) {
-			continue
-		}
-		errs, err := migrate.TargetErrors(outItems[i], to, itemKind)
-		if err != nil {
-			continue // conversion said what cannot be read
-		}
-		for _, e := range errs {
-			w.Path, w.Message, _ = strings.Cut(e, ": ")
-			w.Path = prefix(i) + w.Path
-			w.Message += fmt.Sprintf(": a Kubernetes %s apiserver rejects this object", release)
-			ws = append(ws, w)
-		}
-	}
-	return ws
-}
-
-// listItems are the objects among the items of a typed list.
-func listItems(list map[string]interface{}) []map[string]interface{} {
-	var out []map[string]interface{}
-	items, _ := list["items"].([]interface{})
-	for _, it := range items {
-		if m, ok := it.(map[string]interface{}); ok {
-			out = append(out, m)
-		}
-	}
-	return out
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -18,7 +19,20 @@ func run(t *testing.T, stdin string, args ...string) (code int, stdout, stderr s
 	t.Helper()
 	var out, errOut bytes.Buffer
 	code = Main(args, strings.NewReader(stdin), &out, &errOut)
-	return code, out.String(), errOut.String()
+	return code, out.String(), withoutSummary(t, errOut.String())
+}
+
+// summaryLine matches the summary a run ends its report with.
+var summaryLine = regexp.MustCompile(`(?m)^claimbridge (convert|migrate|validate): \d+ objects read: \d+ converted, \d+ rewritten, \d+ passed through, \d+ left out, \d+ warned, \d+ refused\n`)
+
+// withoutSummary is stderr without its summary line, of which there is at
+// most one (TestSummary checks it).
+func withoutSummary(t *testing.T, stderr string) string {
+	t.Helper()
+	if n := len(summaryLine.FindAllString(stderr, -1)); n > 1 {
+		t.Errorf("%d summary lines:\n%s", n, stderr)
+	}
+	return summaryLine.ReplaceAllString(stderr, "")
 }
 
 func readObjects(t *testing.T, data string) []map[string]interface{} {

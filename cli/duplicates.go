@@ -1,25 +1,26 @@
 package cli
 
 import (
-	"fmt"
-	"io"
+	"strings"
 
 	"github.com/claimbridge/claimbridge/api"
+	"github.com/claimbridge/claimbridge/manifest"
+	"github.com/claimbridge/claimbridge/migrate"
 )
 
 // namedObject is what warnDuplicates needs of an object written: kept for
 // each as it is written, instead of the object.
 type namedObject struct {
 	key      objectKey
-	position string
-	describe string // api.Describe
+	doc      manifest.Document // without its Object
+	describe string            // api.Describe
 }
 
 type objectKey struct{ group, kind, namespace, name string }
 
-// nameOf is obj's namedObject; ok is false for an object without a name
-// (generateName), which is never a duplicate.
-func nameOf(obj map[string]interface{}, position string) (n namedObject, ok bool) {
+// nameOf is the namedObject of obj, written for doc; ok is false for an
+// object without a name (generateName), which is never a duplicate.
+func nameOf(obj map[string]interface{}, doc manifest.Document) (n namedObject, ok bool) {
 	_, group, _, kind, _ := api.TypeOf(obj)
 	meta, _ := obj["metadata"].(map[string]interface{})
 	name, _ := meta["name"].(string)
@@ -27,20 +28,23 @@ func nameOf(obj map[string]interface{}, position string) (n namedObject, ok bool
 		return namedObject{}, false
 	}
 	namespace, _ := meta["namespace"].(string)
-	return namedObject{objectKey{group, kind, namespace, name}, position, api.Describe(obj)}, true
+	doc.Object = nil
+	return namedObject{objectKey{group, kind, namespace, name}, doc, api.Describe(obj)}, true
 }
 
 // warnDuplicates warns about each object that has the group, kind, namespace
 // and name of an earlier one: kubectl create refuses the second as
 // AlreadyExists (and apply makes one of the two), typically after two
 // exports of the same cluster were given, or a claim in two versions.
-func warnDuplicates(w io.Writer, objects []namedObject) {
+func warnDuplicates(r *report, objects []namedObject) {
 	first := make(map[objectKey]string, len(objects))
 	for _, obj := range objects {
 		if at, seen := first[obj.key]; seen {
-			fmt.Fprintln(w, warningLine(obj.position, obj.describe+": the same object (group, kind, namespace and name) as "+at+": kubectl create refuses the second; keep one"))
+			kind, ref, _ := strings.Cut(obj.describe, " ")
+			r.say(obj.doc, migrate.Finding{Severity: migrate.SeverityWarning, Kind: kind, Object: ref,
+				Message: "the same object (group, kind, namespace and name) as " + at + ": kubectl create refuses the second; keep one"})
 			continue
 		}
-		first[obj.key] = obj.position
+		first[obj.key] = obj.doc.Position()
 	}
 }

@@ -3,8 +3,6 @@ package cli
 import (
 	"strings"
 	"testing"
-
-	"github.com/claimbridge/claimbridge/migrate"
 )
 
 // TestEveryFailureIsNamed: convert and migrate go on past an object they
@@ -143,22 +141,6 @@ func TestMigrateRefusesFieldsTheVersionLacks(t *testing.T) {
 				}
 			})
 		}
-	}
-}
-
-// TestPrintReportSaysEachLineOnce: a report line repeated (one warning for
-// each of the two comparisons a 1.30 "<=" became) is printed once.
-func TestPrintReportSaysEachLineOnce(t *testing.T) {
-	var b strings.Builder
-	printReport(&b, "f: document 1 (line 1)", "ResourceClaim ns/c", migrate.Report{
-		Dropped:  []string{"metadata.uid", "metadata.uid"},
-		Warnings: []string{"w: quantity", "w: quantity", "other"},
-	})
-	want := "f: document 1 (line 1): ResourceClaim ns/c: dropped metadata.uid\n" +
-		"f: document 1 (line 1): warning: ResourceClaim ns/c: w: quantity\n" +
-		"f: document 1 (line 1): warning: ResourceClaim ns/c: other\n"
-	if b.String() != want {
-		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
 	}
 }
 

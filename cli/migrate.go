@@ -2,14 +2,10 @@ package cli
 
 import (
 	"errors"
-	"fmt"
-	"io"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/manifest"
 	"github.com/claimbridge/claimbridge/migrate"
@@ -131,17 +127,15 @@ objects, bad flags).`,
 		},
 	}
 	o.addFlags(cmd)
+	o.reportOptions.addFlags(cmd, "what is dropped, changed or left out")
 	cmd.Flags().BoolVar(&o.keepOwnerReferences, "keep-owner-references", false, "keep metadata.ownerReferences (only when the owners survive with the same uids)")
 	return cmd
 }
 
 func (o *migrateOptions) run(s streams) error {
-	if err := o.validate(); err != nil {
+	target, err := o.validate()
+	if err != nil {
 		return withCode(ExitBadInput, err)
-	}
-	target, ok := migrate.Targets[o.to]
-	if !ok {
-		return withCode(ExitBadInput, fmt.Errorf("--to %q: no migration target is defined for this version", o.to))
 	}
 	docs, idx, failed, err := readForMigrate(o.filenames, s)
 	if err != nil {
@@ -158,205 +152,55 @@ func (o *migrateOptions) run(s streams) error {
 		return withCode(ExitBadInput, err)
 	}
 	opts := migrate.Options{KeepOwnerReferences: o.keepOwnerReferences, Parameters: idx}
+	r := o.newReport("migrate", target)
 	objects := objectWriter{format: o.output}
 	var named []namedObject
-	write := func(obj map[string]interface{}, position string) {
-		objects.add(obj, position)
-		if n, ok := nameOf(obj, position); ok {
-			named = append(named, n)
-		}
-	}
 	for doc, err := range docs.all() {
 		if err != nil {
 			return withCode(ExitBadInput, err)
 		}
 		afterDocument()
-		// Classes and 1.30 parameter objects: rewritten for the target
-		// release, or left out where it has no such kind.
-		var other func(map[string]interface{}, string, migrate.Options) (map[string]interface{}, migrate.Report, bool)
-		var why string
-		switch {
-		case migrate.IsDeviceClass(doc.Object):
-			other, why = migrate.DeviceClass, "has no DeviceClass (its claims name a ResourceClass)"
-		case migrate.IsParameters(doc.Object):
-			other, why = migrate.Parameters, "does not serve it"
-		}
-		if note, ok := migrate.ClusterState(doc.Object); ok {
-			fmt.Fprintf(s.err, "%s: %s: left out: %s\n", doc.Position(), api.Describe(doc.Object), note)
-			continue
-		}
-		if other != nil {
-			out, report, served := other(doc.Object, o.to, opts)
-			if !served {
-				fmt.Fprintf(s.err, "%s: %s: left out: Kubernetes %s %s\n", doc.Position(), api.Describe(doc.Object), target.Releases, why)
-				continue
-			}
-			printReport(s.err, doc.Position(), api.Describe(doc.Object), report)
-			if errs := migrate.NameErrors(out); len(errs) > 0 {
-				failed.add(rejected(doc, o.to, errs))
-				continue
-			}
-			if err := migrate.CheckDeviceClass(out, o.to); err != nil {
-				failed.add(fmt.Errorf("%s: %w", doc.Position(), err))
-				continue
-			}
-			write(out, doc.Position())
-			continue
-		}
-		out, at := migrateDocument(doc, o.to, opts, s.err, &failed)
-		for i := range out {
-			write(out[i], at[i])
-		}
-	}
-	if err := failed.result("migrated"); err != nil {
-		return err
-	}
-	warnDuplicates(s.err, named)
-	if objects.err != nil {
-		return withCode(ExitInvalid, objects.err)
-	}
-	if err := objects.writeTo(s.out); err != nil {
-		return withCode(ExitInvalid, fmt.Errorf("writing the output: %w", err))
-	}
-	return nil
-}
-
-// migrateDocument migrates a claim, template or workload, reporting on notes;
-// anything else goes through convertDocument. It returns the objects to write
-// and their positions. What cannot be migrated goes to failed.
-func migrateDocument(doc manifest.Document, to string, opts migrate.Options, notes io.Writer, failed *failures) (objects []map[string]interface{}, positions []string) {
-	_, _, kind, err := conversion.Identify(doc.Object)
-	if errors.Is(err, conversion.ErrNewerV1alpha3) {
-		// A 1.32/1.33 manifest: its advice (label it v1beta1), not that
-		// the target does not serve v1alpha3.
-		failed.add(fmt.Errorf("%s: %w", doc.Position(), err))
-		return nil, nil
-	}
-	if err != nil {
-		if migrate.IsWorkload(doc.Object) {
-			if owner, controlled := migrate.ControlledPod(doc.Object); controlled && !opts.KeepOwnerReferences {
-				fmt.Fprintf(notes, "%s: %s: left out: created by %s, whose migrated workload the new cluster's controller creates it again from "+
-					"(this copy would be one pod too many; --keep-owner-references keeps it)\n", doc.Position(), api.Describe(doc.Object), owner)
-				return nil, nil
-			}
-			out, report, err := migrate.WorkloadObject(doc.Object, to, opts)
-			if err != nil {
-				printReport(notes, doc.Position(), api.Describe(doc.Object), migrate.Report{Lost: report.Lost, Warnings: report.Warnings})
-				failed.add(fmt.Errorf("%s: %w", doc.Position(), err))
-				return nil, nil
-			}
-			printReport(notes, doc.Position(), api.Describe(doc.Object), report)
-			return []map[string]interface{}{out}, []string{doc.Position()}
-		}
-		if mistaken := mistakenClaimError(doc, err); mistaken != nil {
-			failed.add(mistaken)
-			return nil, nil
-		}
-		if _, group, _, _, _ := api.TypeOf(doc.Object); group == api.UpstreamGroup {
-			errs := migrate.NameErrors(doc.Object)
-			if notServed := migrate.NotServed(doc.Object, to); notServed != "" {
-				errs = []string{notServed}
-			}
-			if len(errs) > 0 {
-				failed.add(rejected(doc, to, errs))
-				return nil, nil
-			}
-		}
-		if typo := groupTypo(doc.Object); typo != "" {
-			failed.add(rejected(doc, to, []string{typo}))
-			return nil, nil
-		}
-		out, ws, err := convertDocument(doc, to, notes) // not a claim or template: passed through
+		items, err := migrateItems(doc)
 		if err != nil {
-			failed.add(err)
-			return nil, nil
+			r.add(doc, refusedFor(err))
+			continue
 		}
-		for _, w := range ws {
-			fmt.Fprintln(notes, warningLine(doc.Position(), w))
-		}
-		return []map[string]interface{}{out}, []string{doc.Position()}
-	}
-	objs := []map[string]interface{}{doc.Object}
-	if strings.HasSuffix(kind, "List") {
-		// Items that are not an array of objects are malformed, as convert says.
-		if err := conversion.CheckShape(doc.Object); err != nil {
-			failed.add(fmt.Errorf("%s: %w", doc.Position(), err))
-			return nil, nil
-		}
-		if objs, err = typedListItems(doc, kind); err != nil {
-			failed.add(err)
-			return nil, nil
-		}
-	}
-	for i, obj := range objs {
-		item := doc
-		if strings.HasSuffix(kind, "List") {
-			item = doc.InItem(i, obj)
-		}
-		// An item is migrated by its own apiVersion and kind, as kubectl
-		// creates it; a misspelt one is refused.
-		if _, _, _, err := conversion.Identify(obj); err != nil {
-			if mistaken := mistakenClaimError(item, err); mistaken != nil {
-				failed.add(mistaken)
-				continue
+		for _, item := range items {
+			v := migrate.Migrate(item.Object, target, opts)
+			r.add(item, v)
+			if v.Object != nil {
+				objects.add(v.Object, item.Position())
+				if n, ok := nameOf(v.Object, item); ok {
+					named = append(named, n)
+				}
 			}
 		}
-		who := item.Position() + ": " + api.Describe(obj)
-		if pod, entry, generated := migrate.GeneratedForPod(obj); generated && !opts.KeepOwnerReferences {
-			fmt.Fprintf(notes, "%s: left out: %s\n", who, generatedNote(pod, entry))
-			continue
-		}
-		migrated, report, err := migrate.Object(obj, to, opts)
-		if err != nil {
-			// What was lost and the warnings explain most refusals.
-			printReport(notes, item.Position(), api.Describe(obj), migrate.Report{Lost: report.Lost, Warnings: report.Warnings})
-			failed.add(fmt.Errorf("%s: %w", item.Position(), err))
-			continue
-		}
-		printReport(notes, item.Position(), api.Describe(obj), report)
-		objects, positions = append(objects, migrated), append(positions, item.Position())
 	}
-	return objects, positions
+	warnDuplicates(r, named)
+	return o.finish(s, r, &objects, "migrated", false)
 }
 
-// rejected refuses doc, which the release serving to rejects for errs.
-func rejected(doc manifest.Document, to string, errs []string) error {
-	return fmt.Errorf("%s: %s: a Kubernetes %s apiserver would reject it: %s",
-		doc.Position(), api.Describe(doc.Object), migrate.Targets[to].Releases, strings.Join(errs, "; "))
+// migrateItems are the objects of doc that migrate takes one by one: the
+// items of a typed list (ResourceClaimList), as kubectl creates them, or
+// doc itself.
+func migrateItems(doc manifest.Document) ([]manifest.Document, error) {
+	if _, _, kind, err := conversion.Identify(doc.Object); err != nil || !strings.HasSuffix(kind, "List") {
+		return []manifest.Document{doc}, nil
+	}
+	if err := conversion.CheckShape(doc.Object); err != nil {
+		return nil, err
+	}
+	items, err := migrate.ListItems(doc.Object)
+	docs := make([]manifest.Document, len(items))
+	for i, item := range items {
+		docs[i] = doc.InItem(i, item)
+	}
+	return docs, err
 }
 
-// generatedNote says why a claim generated for a pod is left out.
-func generatedNote(pod, entry string) string {
-	of := "Pod " + pod
-	if entry != "" {
-		of += fmt.Sprintf(" (its resourceClaims entry %q)", entry)
-	}
-	return "generated for " + of + " from a ResourceClaimTemplate; the resourceclaim controller of the new cluster " +
-		"creates the pod's claim again from the template when the pod is re-created (migrate the template and the pod's workload), " +
-		"while this copy, without its pod, would never be used (--keep-owner-references keeps it, for pods that survive with the same uids)"
-}
-
-// printReport prints r for the object desc at position, each line once (a
-// 1.30 selector's "<=" becomes two comparisons with the same warning).
-func printReport(w io.Writer, position, desc string, r migrate.Report) {
-	who := position + ": " + desc
-	if len(r.Dropped) > 0 {
-		fmt.Fprintf(w, "%s: dropped %s\n", who, strings.Join(slices.Compact(slices.Clone(r.Dropped)), ", "))
-	}
-	seen := map[string]bool{}
-	once := func(l string) {
-		if !seen[l] {
-			seen[l] = true
-			fmt.Fprint(w, l)
-		}
-	}
-	for _, c := range r.Changed {
-		once(fmt.Sprintf("%s: changed %s\n", who, c))
-	}
-	for _, l := range r.Lost {
-		once(fmt.Sprintf("%s: lost %s\n", who, l))
-	}
-	for _, warning := range r.Warnings {
-		once(warningLine(position, desc+": "+warning) + "\n")
-	}
+// refusedFor is the verdict on a document that cannot be read for err.
+func refusedFor(err error) migrate.Verdict {
+	var malformed *conversion.MalformedError
+	return migrate.Verdict{Outcome: migrate.Refused, Findings: []migrate.Finding{{
+		Severity: migrate.SeverityError, Message: err.Error(), Malformed: errors.As(err, &malformed)}}}
 }

@@ -46,7 +46,7 @@ func checkConverted(t *testing.T, orig []manifest.Document, to, out string) {
 		if migrate.IsWorkload(want) {
 			// Its resourceClaims in the target release's shape, as
 			// migrate gives them.
-			if w, _, ok := migrate.Workload(want, to); ok {
+			if w, _, ok := migrate.Workload(want, target(t, to)); ok {
 				want = w
 			}
 		}
@@ -94,7 +94,7 @@ func TestRealWorldManifests(t *testing.T) {
 				if unnamedClass {
 					unnamedClasses++
 				}
-				if code != ExitOK && !(code == ExitInvalid && unnamedClass && !migrate.Targets[to].Devices) {
+				if code != ExitOK && !(code == ExitInvalid && unnamedClass && !target(t, to).Devices) {
 					t.Errorf("migrate --to %s: exit %d: %s", to, code, errOut)
 				}
 				// An object without a namespace is named without one,
@@ -109,4 +109,14 @@ func TestRealWorldManifests(t *testing.T) {
 	if unnamedClasses == 0 {
 		t.Error("no manifest has the docs' ResourceClass with name at the top level (v1alpha2-docs-top-level-name.yaml)")
 	}
+}
+
+// target is the migration target to (a version or a release).
+func target(t *testing.T, to string) migrate.Target {
+	t.Helper()
+	target, err := migrate.TargetOf(to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return target
 }

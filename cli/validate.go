@@ -345,7 +345,7 @@ func supportedDocument(doc manifest.Document, report, errOut io.Writer, what str
 		fmt.Fprintf(report, "%s: %s%s: not checked: %v%s\n", doc.Position(), what, api.Describe(doc.Object), err, kindHint(doc.Object, kind))
 		return false, true
 	}
-	if typo := groupTypo(doc.Object); typo != "" {
+	if typo := api.GroupTypo(doc.Object); typo != "" {
 		fmt.Fprintf(report, "%s: %s%s: not checked: %s\n", doc.Position(), what, api.Describe(doc.Object), typo)
 		return false, true
 	}
@@ -430,4 +430,18 @@ func sourceArg(source string) string {
 		return "-"
 	}
 	return source
+}
+
+// warningLine is the line every command prints for warning w
+// ("<Kind> ns/name: <path>: <message>") about the object at position.
+func warningLine(position, w string) string {
+	return position + ": warning: " + w
+}
+
+// kindHint names the kind meant when obj's is spelt otherwise.
+func kindHint(obj map[string]interface{}, kind string) string {
+	if k, _ := obj["kind"].(string); k != kind {
+		return fmt.Sprintf(" (did you mean kind %s?)", kind)
+	}
+	return ""
 }

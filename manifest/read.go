@@ -51,6 +51,15 @@ func (d Document) InItem(i int, obj map[string]interface{}) Document {
 // as every path is; documents and lines count from 1 as editors do).
 func (d Document) Position() string {
 	pos := fmt.Sprintf("%s: document %d (line %d)", displayName(d.Source), d.Index, d.Line)
+	if path := d.ItemPath(); path != "" {
+		pos += ", " + path
+	}
+	return pos
+}
+
+// ItemPath is the path of the document's item in a List ("items[0]",
+// "items[2].items[0]"), or "".
+func (d Document) ItemPath() string {
 	var path []string
 	if d.Item >= 0 {
 		path = append(path, fmt.Sprintf("items[%d]", d.Item))
@@ -58,10 +67,7 @@ func (d Document) Position() string {
 	for _, i := range d.typedItems {
 		path = append(path, fmt.Sprintf("items[%d]", i))
 	}
-	if len(path) > 0 {
-		pos += ", " + strings.Join(path, ".")
-	}
-	return pos
+	return strings.Join(path, ".")
 }
 
 // Error is a document that cannot be read, with its position.

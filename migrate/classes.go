@@ -14,15 +14,15 @@ import (
 // serve the kind; the caller leaves the object out and says so. Otherwise
 // out gets the target's apiVersion and loses the metadata the old cluster
 // set. obj is not modified.
-func Parameters(obj map[string]interface{}, to string, opts Options) (out map[string]interface{}, r Report, served bool) {
-	target, err := targetFor(to)
-	if err != nil || !IsParameters(obj) {
+func Parameters(obj map[string]interface{}, target Target, opts Options) (out map[string]interface{}, r Report, served bool) {
+	to := target.Version
+	if !IsParameters(obj) {
 		return nil, r, false
 	}
 	if target.Devices {
 		// A class without a name (a broken manifest) is named by no claim.
 		if name, _ := metaOf(obj)["name"].(string); obj["kind"] == kindClass && name != "" {
-			out, r = deviceClassFor(obj, to, opts)
+			out, r = deviceClassFor(obj, target, opts)
 			return out, r, true
 		}
 		return nil, r, false

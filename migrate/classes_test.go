@@ -231,7 +231,7 @@ spec:
 					}
 				}
 			}
-			got, report, served := Parameters(in, tt.to, opts)
+			got, report, served := Parameters(in, versionTarget(tt.to), opts)
 			if served != tt.served {
 				t.Fatalf("served %v, want %v", served, tt.served)
 			}

@@ -74,8 +74,9 @@ func maybeClassic(obj map[string]interface{}, from, kind string, idx *Index) boo
 
 // ClassicWarning is classicWarning for obj alone, without its class: empty
 // when to is v1alpha1 or v1alpha2, or obj does not show it is classic.
-func ClassicWarning(obj map[string]interface{}, from, kind, to string) string {
-	if t, ok := Targets[to]; !ok || !t.Devices {
+func ClassicWarning(obj map[string]interface{}, from, kind string, target Target) string {
+	to := target.Version
+	if !target.Devices {
 		return ""
 	}
 	return classicWarningOf(obj, from, kind, to, nil, false)

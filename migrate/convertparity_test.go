@@ -39,11 +39,11 @@ func TestObjectWarnsAtLeastAsConvert(t *testing.T) {
 				if err != nil {
 					t.Fatalf("convert: %v", err)
 				}
-				_, report, err := Object(in, to, Options{})
+				_, report, err := Object(in, versionTarget(to), Options{})
 				if err != nil && !strings.Contains(err.Error(), "apiserver would reject the migrated object") {
 					t.Fatalf("migrate: %v", err)
 				}
-				translates := Targets[to].Devices && (from == conversion.V1alpha1 || from == conversion.V1alpha2)
+				translates := versionTarget(to).Devices && (from == conversion.V1alpha1 || from == conversion.V1alpha2)
 				seen := map[string]bool{} // each field once, as migrate reports it
 				for _, w := range ws {
 					switch {
@@ -72,7 +72,7 @@ func TestObjectWarnsAtLeastAsConvert(t *testing.T) {
 						continue
 					}
 					_, _, kind, _ := conversion.Identify(in)
-					covered := coveredFields(in, from, kind, Targets[to])
+					covered := coveredFields(in, from, kind, versionTarget(to))
 					var fields []string
 					for _, f := range conversion.RestoredSpecFields(converted, version) {
 						if !covered[f] {

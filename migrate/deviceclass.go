@@ -20,7 +20,7 @@ func IsDeviceClass(obj map[string]interface{}) bool {
 		return false
 	}
 	_, group, version, _, _ := api.TypeOf(obj)
-	return group == conversion.UpstreamGroup && Targets[version].Devices
+	return group == conversion.UpstreamGroup && versionTarget(version).Devices
 }
 
 // deviceClassFields are the DeviceClass spec fields of each version besides
@@ -34,9 +34,9 @@ var deviceClassFields = map[string][]string{
 // target's apiVersion, without the spec fields it lacks and the metadata the
 // old cluster set. served is false for v1alpha1 and v1alpha2, which have no
 // DeviceClass. obj is not modified.
-func DeviceClass(obj map[string]interface{}, to string, opts Options) (out map[string]interface{}, r Report, served bool) {
-	target, err := targetFor(to)
-	if err != nil || !target.Devices || !IsDeviceClass(obj) {
+func DeviceClass(obj map[string]interface{}, target Target, opts Options) (out map[string]interface{}, r Report, served bool) {
+	to := target.Version
+	if !target.Devices || !IsDeviceClass(obj) {
 		return nil, r, false
 	}
 	out = api.DeepCopyJSON(obj)
@@ -76,9 +76,8 @@ func DeviceClass(obj map[string]interface{}, to string, opts Options) (out map[s
 
 // CheckDeviceClass refuses a migrated DeviceClass that a 1.32+ apiserver
 // would reject for the limits 1.32 added; nil for other targets and objects.
-func CheckDeviceClass(out map[string]interface{}, to string) error {
-	target, err := targetFor(to)
-	if err != nil || !IsDeviceClass(out) || !slices.Contains(conversion.GAVersions, to) {
+func CheckDeviceClass(out map[string]interface{}, target Target) error {
+	if !IsDeviceClass(out) || !slices.Contains(conversion.GAVersions, target.Version) {
 		return nil
 	}
 	if errs := gacheck.DeviceClassErrors(out); len(errs) > 0 {
@@ -91,7 +90,8 @@ func CheckDeviceClass(out map[string]interface{}, to string) error {
 // class on a 1.31+ target: of the same name, which the migrated requests
 // name, selecting the class driver's devices that pass the filter of its
 // 1.30 parameters, as the 1.30 scheduler applied it to every claim.
-func deviceClassFor(class map[string]interface{}, to string, opts Options) (map[string]interface{}, Report) {
+func deviceClassFor(class map[string]interface{}, target Target, opts Options) (map[string]interface{}, Report) {
+	to := target.Version
 	var r Report
 	driver, _ := class["driverName"].(string)
 	meta := map[string]interface{}{}
@@ -120,7 +120,7 @@ func deviceClassFor(class map[string]interface{}, to string, opts Options) (map[
 		if to == conversion.V1alpha3 { // 1.31's classic DRA still has it
 			out["spec"].(map[string]interface{})["suitableNodes"] = api.DeepCopyJSONValue(nodes)
 		} else {
-			r.Lost = append(r.Lost, fmt.Sprintf("suitableNodes: a field that a %s DeviceClass does not have (Kubernetes %s has no classic DRA)", to, Targets[to].Releases))
+			r.Lost = append(r.Lost, fmt.Sprintf("suitableNodes: a field that a %s DeviceClass does not have (Kubernetes %s has no classic DRA)", to, target.Releases))
 		}
 	}
 	if _, ok := class["suitableNodes"]; ok && class["structuredParameters"] == true {
@@ -145,7 +145,7 @@ func deviceClassFor(class map[string]interface{}, to string, opts Options) (map[
 		which += " that pass the class's 1.30 filter"
 	}
 	r.Changed = append(r.Changed, fmt.Sprintf("%s %s -> %s/%s DeviceClass selecting %s (Kubernetes %s has no ResourceClass; the migrated claims name this class)",
-		from, kindClass, conversion.UpstreamGroup, to, which, Targets[to].Releases))
+		from, kindClass, conversion.UpstreamGroup, to, which, target.Releases))
 	if sp, _ := class["structuredParameters"].(bool); !sp {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("the class's claims were allocated by driver %s's control-plane controller (classic DRA): "+
 			"a 1.31 claim keeps that only with spec.controller set and the DRAControlPlaneController feature gate; from 1.32 on the driver must publish ResourceSlices", driver))

@@ -313,7 +313,7 @@ func TestObjectRefusedByOldRelease(t *testing.T) {
 		name: "v1-first-available-to-v1alpha2",
 		in:   firstAvailableV1,
 		to:   conversion.V1alpha2,
-		want: `ResourceClaim ns/c: a Kubernetes 1.27–1.30 apiserver would reject the migrated object: ` + classRequired("spec.resourceClassName", Targets[conversion.V1alpha2]).Error(),
+		want: `ResourceClaim ns/c: a Kubernetes 1.27–1.30 apiserver would reject the migrated object: ` + classRequired("spec.resourceClassName", versionTarget(conversion.V1alpha2)).Error(),
 		report: Report{
 			Lost: []string{
 				lostLine("spec.devices", "v1alpha3", "v1alpha2"),
@@ -335,7 +335,7 @@ spec:
         firstAvailable: [{name: big, deviceClassName: gpu.example.com}]
 `,
 		to:   conversion.V1alpha1,
-		want: `ResourceClaimTemplate ns/t: a Kubernetes 1.26 apiserver would reject the migrated object: ` + classRequired("spec.spec.resourceClassName", Targets[conversion.V1alpha1]).Error(),
+		want: `ResourceClaimTemplate ns/t: a Kubernetes 1.26 apiserver would reject the migrated object: ` + classRequired("spec.spec.resourceClassName", versionTarget(conversion.V1alpha1)).Error(),
 		report: Report{
 			Lost: []string{
 				lostLine("spec.spec.devices", "v1alpha3", "v1alpha1"),
@@ -417,7 +417,7 @@ spec: {devices: {}}
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, report, err := Object(obj(t, tt.in), tt.to, Options{})
+			got, report, err := Object(obj(t, tt.in), versionTarget(tt.to), Options{})
 			if err == nil || err.Error() != tt.want {
 				t.Fatalf("error %v\nwant %q", err, tt.want)
 			}
@@ -436,13 +436,13 @@ spec: {devices: {}}
 func TestObjectValidationWarnings(t *testing.T) {
 	long := strings.Repeat("x", 10*1024)
 	in := obj(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},"spec":{"resourceClassName":"gpu"}}`)
-	_, report, err := Object(in, conversion.V1alpha3, Options{})
+	_, report, err := Object(in, versionTarget(conversion.V1alpha3), Options{})
 	if err != nil || !slices.Equal(report.Warnings, []string{classicV3Maybe("spec", "gpu")}) { // only classicWarning's
 		t.Fatalf("a plain claim: warnings %q, error %v", report.Warnings, err)
 	}
 	in = obj(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},
 		"spec":{"devices":{"requests":[{"name":"r","deviceClassName":"gpu","selectors":[{"cel":{"expression":"device.driver == '`+long+`'"}}]}]}}}`)
-	_, report, err = Object(in, conversion.V1alpha3, Options{})
+	_, report, err = Object(in, versionTarget(conversion.V1alpha3), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -462,7 +462,7 @@ func TestObjectImmediateOnAlphaTargets(t *testing.T) {
 	in := obj(t, `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"immediate-gpu-mem"},
 		"spec":{"allocationMode":"Immediate","resourceClassName":"intel-gpu"}}`)
 	for _, to := range []string{conversion.V1alpha1, conversion.V1alpha2} {
-		out, report, err := Object(in, to, Options{})
+		out, report, err := Object(in, versionTarget(to), Options{})
 		if err != nil {
 			t.Fatalf("%s: %v", to, err)
 		}

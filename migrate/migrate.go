@@ -58,12 +58,9 @@ var clientStale = []string{"kubectl.kubernetes.io/last-applied-configuration"}
 // Object migrates one ResourceClaim or ResourceClaimTemplate to version to.
 // obj is not modified. An object the target apiserver would reject is an
 // error; the Report's losses and warnings usually explain why.
-func Object(obj map[string]interface{}, to string, opts Options) (map[string]interface{}, Report, error) {
+func Object(obj map[string]interface{}, target Target, opts Options) (map[string]interface{}, Report, error) {
 	var r Report
-	target, err := targetFor(to)
-	if err != nil {
-		return nil, r, err
-	}
+	to := target.Version
 	group, from, kind, err := conversion.Identify(obj)
 	if err != nil {
 		return nil, r, err
@@ -170,14 +167,10 @@ func Object(obj map[string]interface{}, to string, opts Options) (map[string]int
 // TargetErrors checks out, a claim or template of version to, with the rules
 // migrate refuses by: validate's create rules for v1alpha1-v1alpha3, gacheck's
 // for v1beta1, v1beta2 and v1. Each error names a path of version to.
-func TargetErrors(out map[string]interface{}, to, kind string) ([]string, error) {
-	if isGA(to) {
-		errs, _ := gacheck.Check(out, to, kind)
+func TargetErrors(out map[string]interface{}, target Target, kind string) ([]string, error) {
+	if isGA(target.Version) {
+		errs, _ := gacheck.Check(out, target.Version, kind)
 		return errs, nil
-	}
-	target, err := targetFor(to)
-	if err != nil {
-		return nil, err
 	}
 	errs, _, err := checkAlpha(out, target)
 	return errs, err
@@ -363,7 +356,7 @@ func withoutClientStale(obj map[string]interface{}) (map[string]interface{}, []s
 // warned about) and WaitForFirstConsumer is what 1.31+ always does.
 func coveredFields(obj map[string]interface{}, from, kind string, target Target) map[string]bool {
 	specPath, spec := specPathOf(kind), specOf(obj, kind)
-	if !target.Devices && Targets[from].Devices {
+	if !target.Devices && versionTarget(from).Devices {
 		return downgradeCovered(spec, specPath)
 	}
 	if !target.Devices || (from != conversion.V1alpha1 && from != conversion.V1alpha2) {

@@ -14,11 +14,7 @@ import (
 // PodFieldErrors returns, for a Pod or workload, every pod spec field that
 // the release serving version to does not have, as "<path>: <message>"; nil
 // for other objects. See PodFieldConsequence for what such a field does.
-func PodFieldErrors(obj map[string]interface{}, to string) []string {
-	target, err := targetFor(to)
-	if err != nil {
-		return nil
-	}
+func PodFieldErrors(obj map[string]interface{}, target Target) []string {
 	spec, prefix := podSpecOf(obj)
 	if spec == nil {
 		return nil
@@ -31,9 +27,8 @@ func PodFieldErrors(obj map[string]interface{}, to string) []string {
 // PodFieldWarnings returns, for a Pod or workload, every pod spec field that
 // the newest release serving version to has and an older one serving it
 // lacks (v1alpha2: 1.27–1.30, v1: 1.34 on), as "<path>: <message>".
-func PodFieldWarnings(obj map[string]interface{}, to string) []string {
-	target, err := targetFor(to)
-	if err != nil || target.Oldest == 0 {
+func PodFieldWarnings(obj map[string]interface{}, target Target) []string {
+	if target.Oldest == 0 {
 		return nil
 	}
 	spec, prefix := podSpecOf(obj)

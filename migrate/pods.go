@@ -32,11 +32,7 @@ var podClaimFields = []string{"resourceClaimName", "resourceClaimTemplateName"}
 // apiserver rejects the other shape). Going back to 1.26–1.30, a container's
 // resources.claims[].request is lost. obj is not modified; ok is false when
 // obj is not such an object or needs no change.
-func Workload(obj map[string]interface{}, to string) (out map[string]interface{}, r Report, ok bool) {
-	target, err := targetFor(to)
-	if err != nil {
-		return nil, r, false
-	}
+func Workload(obj map[string]interface{}, target Target) (out map[string]interface{}, r Report, ok bool) {
 	out = api.DeepCopyJSON(obj)
 	specs := podSpecsOf(out)
 	if len(specs) == 0 {
@@ -98,22 +94,18 @@ func rewritePodSpec(spec map[string]interface{}, prefix string, target Target, r
 // WorkloadObject migrates a Pod or workload as Object migrates a claim
 // (Workload, then ForCreate). One whose pod spec has a field the target
 // release lacks is refused: its apiserver would reject or drop the field.
-func WorkloadObject(obj map[string]interface{}, to string, opts Options) (map[string]interface{}, Report, error) {
-	target, err := targetFor(to)
-	if err != nil {
-		return nil, Report{}, err
-	}
-	out, r, rewritten := Workload(obj, to)
+func WorkloadObject(obj map[string]interface{}, target Target, opts Options) (map[string]interface{}, Report, error) {
+	out, r, rewritten := Workload(obj, target)
 	if !rewritten {
 		out = obj
 	}
 	out, created := ForCreate(out, opts)
 	r.Dropped = append(created.Dropped, r.Dropped...)
-	if errs := append(append(NameErrors(out), ClaimRefErrors(out)...), PodFieldErrors(out, to)...); len(errs) > 0 {
+	if errs := append(append(NameErrors(out), ClaimRefErrors(out)...), PodFieldErrors(out, target)...); len(errs) > 0 {
 		_, _, _, kind, _ := api.TypeOf(out)
 		return nil, r, refusal(kind, out, target, errs)
 	}
-	r.Warnings = append(r.Warnings, PodFieldWarnings(out, to)...)
+	r.Warnings = append(r.Warnings, PodFieldWarnings(out, target)...)
 	return out, r, nil
 }
 

@@ -26,11 +26,11 @@ var servedKinds = map[string][]string{
 // NotServed says why the release serving version to rejects obj, a
 // resource.k8s.io object that is not converted: another version, or a kind
 // that version does not have there. "" for any other object.
-func NotServed(obj map[string]interface{}, to string) string {
+func NotServed(obj map[string]interface{}, target Target) string {
+	to := target.Version
 	_, group, version, kind, _ := api.TypeOf(obj)
-	target, err := targetFor(to)
 	switch {
-	case err != nil || group != conversion.UpstreamGroup:
+	case group != conversion.UpstreamGroup:
 		return ""
 	case version != to:
 		return fmt.Sprintf("apiVersion: Kubernetes %s serves %s/%s, not %s: its apiserver rejects this object", target.Releases, group, to, version)

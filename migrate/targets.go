@@ -2,57 +2,61 @@ package migrate
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 )
 
-// Target is what re-creating a claim on a release that serves a version
-// needs to know about that release.
+// Target is what converting or re-creating an object for a release needs
+// to know about that release.
 type Target struct {
-	// Releases names the Kubernetes releases that serve the version, for messages.
+	// Version is the version written.
+	Version string
+	// Releases names the Kubernetes releases judged, for messages: "1.33",
+	// "1.34+" for --to v1.
 	Releases string
 	// Finalizer is the built-in finalizer those releases put on claims and
 	// remove themselves; "" when they have none (1.26).
 	Finalizer string
-	// Minor is the newest minor release serving the version, whose pods the
-	// output must fit (for v1, that of go.mod's k8s.io/api).
+	// Minor is the release whose rules judge the output and whose pods it
+	// must fit: for a version, the newest release serving it.
 	Minor int
-	// Oldest is the oldest minor release serving the version, when it is
-	// not Minor: pod fields newer than it get a warning (PodFieldWarnings).
+	// Oldest is the oldest release serving the version, when it is not
+	// Minor: pod fields newer than it get a warning (PodFieldWarnings).
 	Oldest int
 	// Devices is true when the version asks for devices with requests
 	// (v1alpha3 and later), into which 1.30 parameters are translated.
 	Devices bool
 }
 
-// Targets maps each version of conversion.ChainVersions to its release
-// facts. A version added to the chain needs a row here (a test checks it).
-var Targets = map[string]Target{
-	conversion.V1alpha1: {Releases: "1.26", Minor: 26},
-	conversion.V1alpha2: {Releases: "1.27–1.30", Minor: 30, Oldest: 27, Finalizer: "dra.k8s.io/delete-protection"},
-	conversion.V1alpha3: {Releases: "1.31", Minor: 31, Finalizer: deleteProtection, Devices: true},
-	conversion.V1beta1:  {Releases: "1.32", Minor: 32, Finalizer: deleteProtection, Devices: true},
-	conversion.V1beta2:  {Releases: "1.33", Minor: 33, Finalizer: deleteProtection, Devices: true},
-	conversion.V1:       {Releases: "1.34+", Minor: 36, Oldest: 34, Finalizer: deleteProtection, Devices: true},
+// TargetOf reads --to: a version of conversion.ChainVersions, judged by the
+// newest release serving it, or a release ("1.33"), which writes the
+// version it serves and is judged by its own rules.
+func TargetOf(to string) (Target, error) {
+	if r, ok := api.ParseRelease(to); ok {
+		return Target{Version: r.Version, Releases: r.String(), Finalizer: r.Finalizer(), Minor: r.Minor, Devices: r.Devices()}, nil
+	}
+	if !slices.Contains(conversion.ChainVersions, to) {
+		return Target{}, fmt.Errorf("--to %q: unsupported version or release (supported: 1.%d … 1.%d, %s)",
+			to, api.Releases[0].Minor, api.Releases[len(api.Releases)-1].Minor, strings.Join(conversion.ChainVersions, ", "))
+	}
+	newest, _ := api.Judge(to)
+	t := Target{Version: to, Releases: api.Serving(to), Finalizer: newest.Finalizer(), Minor: newest.Minor, Devices: newest.Devices()}
+	if oldest := api.Oldest(to); oldest.Minor != newest.Minor {
+		t.Oldest = oldest.Minor
+	}
+	return t, nil
 }
 
-// deleteProtection is the built-in finalizer of 1.31 and later.
-const deleteProtection = "resource.kubernetes.io/delete-protection"
+// versionTarget is the target of version to, which the caller knows is one.
+func versionTarget(to string) Target {
+	t, _ := TargetOf(to)
+	return t
+}
 
 // builtinFinalizer reports whether name is the built-in finalizer of some release.
 func builtinFinalizer(name string) bool {
-	for _, t := range Targets {
-		if t.Finalizer != "" && t.Finalizer == name {
-			return true
-		}
-	}
-	return false
-}
-
-func targetFor(version string) (Target, error) {
-	t, ok := Targets[version]
-	if !ok {
-		return Target{}, fmt.Errorf("no migration target is defined for version %q", version)
-	}
-	return t, nil
+	return name == api.FinalizerV1alpha2 || name == api.FinalizerV1alpha3
 }

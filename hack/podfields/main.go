@@ -32,11 +32,11 @@ import (
 )
 
 // releases are the k8s.io/api versions read, one per Kubernetes minor
-// release from 1.26 (the baseline, whose fields are not listed) to 1.35;
-// 1.36 is go.mod's.
+// release from 1.26 (the baseline, whose fields are not listed) to 1.36;
+// 1.37 is go.mod's.
 var releases = []string{
 	"v0.26.15", "v0.27.16", "v0.28.15", "v0.29.15", "v0.30.14",
-	"v0.31.14", "v0.32.13", "v0.33.9", "v0.34.5", "v0.35.2",
+	"v0.31.14", "v0.32.13", "v0.33.9", "v0.34.5", "v0.35.2", "v0.36.6",
 }
 
 // output is where the table goes, unless the first argument names a file.

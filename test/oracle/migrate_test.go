@@ -43,7 +43,7 @@ func TestMigratedAcceptedByTargetRelease(t *testing.T) {
 	byRelease := map[string][]scenario{}
 	for _, o := range originals {
 		for _, to := range conversion.Versions {
-			out, _, err := migrate.Object(exported(o), to, migrate.Options{})
+			out, _, err := migrate.Object(exported(o), target(t, to), migrate.Options{})
 			if err != nil {
 				t.Fatalf("%s to %s: %v", objName(o), to, err)
 			}
@@ -57,7 +57,7 @@ func TestMigratedAcceptedByTargetRelease(t *testing.T) {
 				if a.Error != "" || len(a.Errors) > 0 {
 					t.Errorf("Kubernetes %s rejects the migrated object: %s %v", release, a.Error, a.Errors)
 				}
-				if f, ok := a.Facts["finalizers"]; ok && f != "" && f != migrate.Targets[versionOf(t, ss[i].Object)].Finalizer {
+				if f, ok := a.Facts["finalizers"]; ok && f != "" && f != target(t, versionOf(t, ss[i].Object)).Finalizer {
 					t.Errorf("finalizers %q on a %s object", f, release)
 				}
 			})
@@ -123,4 +123,14 @@ func TestMigratedExampleAsksForTheSameDevices(t *testing.T) {
 			t.Errorf("%s: facts (-want +got):\n%s", a.Name, d)
 		}
 	}
+}
+
+// target is the migration target to (a version or a release).
+func target(t *testing.T, to string) migrate.Target {
+	t.Helper()
+	target, err := migrate.TargetOf(to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return target
 }

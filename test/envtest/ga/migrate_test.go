@@ -57,7 +57,7 @@ func TestMigrateExported(t *testing.T) {
 		for _, version := range conversion.GAVersions {
 			name := fmt.Sprintf("exported-%d-%s", i, version)
 			t.Run(name, func(t *testing.T) {
-				migrated, report, err := migrate.Object(d.Object, version, migrate.Options{Parameters: idx})
+				migrated, report, err := migrate.Object(d.Object, target(t, version), migrate.Options{Parameters: idx})
 				if err != nil {
 					t.Fatalf("%s: %v", d.Position(), err)
 				}
@@ -160,7 +160,7 @@ func TestMigrateRefusedIsRejected(t *testing.T) {
 					"metadata": map[string]interface{}{"name": name, "namespace": namespace},
 					"spec":     map[string]interface{}{"devices": tt.devices},
 				}
-				if _, _, err := migrate.Object(in, version, migrate.Options{}); err == nil || !strings.Contains(err.Error(), "apiserver would reject the migrated object") {
+				if _, _, err := migrate.Object(in, target(t, version), migrate.Options{}); err == nil || !strings.Contains(err.Error(), "apiserver would reject the migrated object") {
 					t.Fatalf("migrate: %v, want a refusal", err)
 				}
 				out, err := conversion.Convert(in, version)
@@ -202,11 +202,11 @@ func TestMigrateRefusedDeviceClassIsRejected(t *testing.T) {
 		for _, version := range conversion.GAVersions {
 			name := "class-" + tt.name + "-" + version + "-" + run(t)
 			t.Run(name, func(t *testing.T) {
-				out, _, served := migrate.DeviceClass(class(name, tt.spec), version, migrate.Options{})
+				out, _, served := migrate.DeviceClass(class(name, tt.spec), target(t, version), migrate.Options{})
 				if !served {
 					t.Fatal("not migrated")
 				}
-				err := migrate.CheckDeviceClass(out, version)
+				err := migrate.CheckDeviceClass(out, target(t, version))
 				if (err == nil) != (tt.field == "") {
 					t.Fatalf("migrate: %v", err)
 				}
@@ -257,7 +257,7 @@ func TestMigrateLiveExports(t *testing.T) {
 				t.Fatalf("%s: %v", d.Position(), err)
 			}
 			for _, version := range conversion.GAVersions {
-				migrated, _, err := migrate.Object(d.Object, version, migrate.Options{Parameters: idx})
+				migrated, _, err := migrate.Object(d.Object, target(t, version), migrate.Options{Parameters: idx})
 				if err != nil {
 					t.Fatalf("%s: %v", d.Position(), err)
 				}
@@ -277,4 +277,14 @@ func TestMigrateLiveExports(t *testing.T) {
 			t.Errorf("%s: %d objects created, %d generated claims left out: the export should have both", file, created, generated)
 		}
 	}
+}
+
+// target is the migration target to (a version or a release).
+func target(t *testing.T, to string) migrate.Target {
+	t.Helper()
+	target, err := migrate.TargetOf(to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return target
 }

@@ -54,9 +54,9 @@ func TestMigratedIsStoredAsIs(t *testing.T) {
 				for _, d := range inDocs {
 					if _, _, ok := migrate.GeneratedForPod(d.Object); ok {
 						generated++ // re-created by the new cluster's controller from the template
-					} else if migrate.Targets[r.version].Devices && d.Object["kind"] == "ResourceClass" {
+					} else if target(t, r.version).Devices && d.Object["kind"] == "ResourceClass" {
 						objects++ // the DeviceClass its claims name
-					} else if migrate.Targets[r.version].Devices && migrate.IsParameters(d.Object) {
+					} else if target(t, r.version).Devices && migrate.IsParameters(d.Object) {
 						leftOut++
 						c.checkNotServed(t, d.Object["kind"].(string))
 					} else if items, ok := d.Object["items"].([]interface{}); ok { // a typed list
@@ -247,4 +247,14 @@ func keys(m map[string]bool) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// target is the migration target to (a version or a release).
+func target(t *testing.T, to string) migrate.Target {
+	t.Helper()
+	target, err := migrate.TargetOf(to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return target
 }

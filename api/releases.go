@@ -1,0 +1,110 @@
+package api
+
+import (
+	"cmp"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// The finalizers that protect an allocated claim from deletion, set by the
+// resourceclaim controller of the releases that serve the version.
+const (
+	FinalizerV1alpha2 = "dra.k8s.io/delete-protection"             // 1.27–1.30
+	FinalizerV1alpha3 = "resource.kubernetes.io/delete-protection" // 1.31 and later
+)
+
+// A Release is a Kubernetes minor release, as users name their clusters.
+type Release struct {
+	// Minor is the minor version: 26 for Kubernetes 1.26.
+	Minor int
+	// Version is the resource.k8s.io version its claims are written in: the
+	// newest it serves.
+	Version string
+}
+
+// Releases are the releases with DRA, oldest first: the one table of which
+// release serves which version.
+var Releases = []Release{
+	{26, V1alpha1}, {27, V1alpha2}, {28, V1alpha2}, {29, V1alpha2}, {30, V1alpha2},
+	{31, V1alpha3}, {32, V1beta1}, {33, V1beta2},
+	{34, V1}, {35, V1}, {36, V1}, {37, V1},
+}
+
+func (r Release) String() string { return fmt.Sprintf("1.%d", r.Minor) }
+
+// Finalizer is the deletion-protection finalizer of the release's
+// resourceclaim controller; 1.26 has none.
+func (r Release) Finalizer() string {
+	switch {
+	case r.Minor <= 26:
+		return ""
+	case r.Minor <= 30:
+		return FinalizerV1alpha2
+	}
+	return FinalizerV1alpha3
+}
+
+// Devices reports whether the release's claims request devices (1.31 and
+// later) rather than name a resource class.
+func (r Release) Devices() bool { return r.Minor >= 31 }
+
+// ParseRelease reads "1.33" (or "v1.33").
+func ParseRelease(s string) (Release, bool) {
+	minor, ok := strings.CutPrefix(strings.TrimPrefix(s, "v"), "1.")
+	if !ok {
+		return Release{}, false
+	}
+	m, err := strconv.Atoi(minor)
+	if err != nil {
+		return Release{}, false
+	}
+	for _, r := range Releases {
+		if r.Minor == m {
+			return r, true
+		}
+	}
+	return Release{}, false
+}
+
+// Judge is the release whose rules judge an object of version: the newest
+// release whose claims are written in it (1.30 for v1alpha2).
+func Judge(version string) (Release, bool) {
+	var found Release
+	for _, r := range Releases {
+		if r.Version == version {
+			found = r
+		}
+	}
+	return found, found.Minor != 0
+}
+
+// Oldest is the oldest release whose claims are written in version.
+func Oldest(version string) Release {
+	for _, r := range Releases {
+		if r.Version == version {
+			return r
+		}
+	}
+	return Release{}
+}
+
+// Serving names the releases whose claims are written in version:
+// "1.26", "1.27–1.30", "1.34+".
+func Serving(version string) string {
+	var first, last int
+	for _, r := range Releases {
+		if r.Version == version {
+			first, last = cmp.Or(first, r.Minor), r.Minor
+		}
+	}
+	switch {
+	case first == 0:
+		return ""
+	case version == V1:
+		return fmt.Sprintf("1.%d+", first)
+	case first == last:
+		return fmt.Sprintf("1.%d", first)
+	}
+	return fmt.Sprintf("1.%d–1.%d", first, last)
+}

@@ -1,0 +1,47 @@
+package migrate
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/claimbridge/claimbridge/conversion"
+)
+
+// TestTargetOf: every version of the chain and every release with DRA is a
+// target; a version is judged by the newest release serving it.
+func TestTargetOf(t *testing.T) {
+	const v2, v3 = "dra.k8s.io/delete-protection", "resource.kubernetes.io/delete-protection"
+	for to, want := range map[string]Target{
+		"v1alpha1": {Version: "v1alpha1", Releases: "1.26", Minor: 26},
+		"v1alpha2": {Version: "v1alpha2", Releases: "1.27–1.30", Minor: 30, Oldest: 27, Finalizer: v2},
+		"v1alpha3": {Version: "v1alpha3", Releases: "1.31", Minor: 31, Finalizer: v3, Devices: true},
+		"v1beta1":  {Version: "v1beta1", Releases: "1.32", Minor: 32, Finalizer: v3, Devices: true},
+		"v1beta2":  {Version: "v1beta2", Releases: "1.33", Minor: 33, Finalizer: v3, Devices: true},
+		"v1":       {Version: "v1", Releases: "1.34+", Minor: 37, Oldest: 34, Finalizer: v3, Devices: true},
+		"1.26":     {Version: "v1alpha1", Releases: "1.26", Minor: 26},
+		"1.28":     {Version: "v1alpha2", Releases: "1.28", Minor: 28, Finalizer: v2},
+		"1.31":     {Version: "v1alpha3", Releases: "1.31", Minor: 31, Finalizer: v3, Devices: true},
+		"1.33":     {Version: "v1beta2", Releases: "1.33", Minor: 33, Finalizer: v3, Devices: true},
+		"v1.35":    {Version: "v1", Releases: "1.35", Minor: 35, Finalizer: v3, Devices: true},
+		"1.37":     {Version: "v1", Releases: "1.37", Minor: 37, Finalizer: v3, Devices: true},
+	} {
+		got, err := TargetOf(to)
+		if err != nil {
+			t.Errorf("TargetOf(%q): %v", to, err)
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("TargetOf(%q) (-want +got):\n%s", to, d)
+		}
+	}
+	for _, v := range conversion.ChainVersions {
+		if _, err := TargetOf(v); err != nil {
+			t.Errorf("conversion.ChainVersions has %s: %v", v, err)
+		}
+	}
+	for _, bad := range []string{"", "1.25", "1.38", "v2", "1.3x", "2.1"} {
+		if _, err := TargetOf(bad); err == nil {
+			t.Errorf("TargetOf(%q) is not an error", bad)
+		}
+	}
+}

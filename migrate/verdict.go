@@ -1,0 +1,473 @@
+package migrate
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/claimbridge/claimbridge/api"
+	"github.com/claimbridge/claimbridge/conversion"
+	"github.com/claimbridge/claimbridge/gacheck"
+)
+
+// Severities of a Finding.
+const (
+	// SeverityError: the target release rejects the object, or it cannot
+	// be processed; migrate refuses it.
+	SeverityError = "error"
+	// SeverityWarning: the target release drops, reads differently or
+	// rejects something of the object.
+	SeverityWarning = "warning"
+	// SeverityNote: what was done (changed, dropped, left out, passed).
+	SeverityNote = "note"
+)
+
+// A Finding is one thing said about one object.
+type Finding struct {
+	Severity string `json:"severity"`
+	// Kind and Object (namespace/name) name the object; both are empty
+	// when the finding is about the document.
+	Kind   string `json:"kind,omitempty"`
+	Object string `json:"object,omitempty"`
+	// Path is the field, in the output's version, when one is named.
+	Path    string `json:"path,omitempty"`
+	Message string `json:"message"`
+	// Release is the release the finding concerns ("1.33", "1.34+").
+	Release string `json:"release,omitempty"`
+	// Malformed is set on an error about input whose known fields have
+	// the wrong JSON type.
+	Malformed bool `json:"-"`
+}
+
+// Outcomes of a Verdict, counted in a run's summary.
+const (
+	Converted = "converted" // a claim, template or class in the target's version
+	Rewritten = "rewritten" // a Pod or workload given the target's shape
+	Passed    = "passed"    // written unchanged
+	LeftOut   = "left out"  // not written: the target has no such object
+	Refused   = "refused"   // not written: see the errors
+)
+
+// A Verdict is what becomes of one object for a target.
+type Verdict struct {
+	Outcome  string
+	Object   map[string]interface{} // what to write, unless left out or refused
+	Findings []Finding
+}
+
+// Warned reports whether a finding is a warning or an error.
+func (v Verdict) Warned() bool {
+	return slices.ContainsFunc(v.Findings, func(f Finding) bool { return f.Severity != SeverityNote })
+}
+
+func (v *Verdict) say(severity string, obj map[string]interface{}, path, msg string) {
+	f := Finding{Severity: severity, Path: path, Message: msg}
+	if obj != nil {
+		f.Kind, f.Object, _ = strings.Cut(api.Describe(obj), " ")
+	}
+	v.Findings = append(v.Findings, f)
+}
+
+// refuse ends v with an error about obj (nil: about the document).
+func (v *Verdict) refuse(obj map[string]interface{}, msg string, malformed bool) Verdict {
+	v.say(SeverityError, obj, "", msg)
+	v.Findings[len(v.Findings)-1].Malformed = malformed
+	v.Outcome, v.Object = Refused, nil
+	return *v
+}
+
+// refuseErr refuses on err, which names the object itself.
+func (v *Verdict) refuseErr(err error) Verdict {
+	var malformed *conversion.MalformedError
+	return v.refuse(nil, err.Error(), errors.As(err, &malformed))
+}
+
+// report adds the findings of a Report about obj.
+func (v *Verdict) report(obj map[string]interface{}, r Report) {
+	if len(r.Dropped) > 0 {
+		v.say(SeverityNote, obj, "", "dropped "+strings.Join(slices.Compact(slices.Clone(r.Dropped)), ", "))
+	}
+	seen := map[string]bool{}
+	once := func(severity, msg string) {
+		if !seen[severity+msg] {
+			seen[severity+msg] = true
+			v.say(severity, obj, "", msg)
+		}
+	}
+	for _, c := range r.Changed {
+		once(SeverityNote, "changed "+c)
+	}
+	for _, l := range r.Lost {
+		once(SeverityNote, "lost "+l)
+	}
+	for _, w := range r.Warnings {
+		once(SeverityWarning, w)
+	}
+}
+
+// warn adds conversion warnings, each field of an object once: a field
+// that two conversion steps lose is one loss for the user.
+func (v *Verdict) warn(ws []conversion.Warning, to string) {
+	type field struct{ kind, object, path string }
+	seen := map[field]bool{}
+	for _, w := range ws {
+		f := field{w.Kind, w.Object, w.Path}
+		if seen[f] {
+			continue
+		}
+		seen[f] = true
+		path, msg, _ := strings.Cut(w.Text(to), ": ")
+		v.Findings = append(v.Findings, Finding{Severity: SeverityWarning, Kind: w.Kind, Object: w.Object, Path: path, Message: msg})
+	}
+}
+
+// Convert converts a claim or template (or a typed list of them) to the
+// target, and passes anything else through, Pods and workloads in the
+// target's shape. What the target release rejects or reads differently is
+// a warning; what cannot be converted is refused.
+func Convert(obj map[string]interface{}, target Target) Verdict {
+	v := Verdict{Outcome: Converted}
+	group, from, kind, err := conversion.Identify(obj)
+	if err != nil {
+		if errors.Is(err, conversion.ErrNewerV1alpha3) {
+			return v.refuseErr(err)
+		}
+		if mistaken, ok := mistakenClaim(obj, err); ok {
+			return v.refuse(obj, "not converted: "+mistaken, false)
+		}
+		return passThrough(obj, target, err)
+	}
+	to := target.Version
+	out, ws, err := conversion.ConvertWithWarnings(obj, to)
+	if err != nil {
+		return v.refuseErr(err)
+	}
+	unknown, err := unknownFieldWarnings(obj, group, from, kind, to)
+	if err != nil {
+		return v.refuseErr(err)
+	}
+	v.Object = out
+	v.warn(slices.Concat(unknown, ws, targetWarnings(obj, out, group, from, kind, target)), to)
+	return v
+}
+
+// mistakenClaim says why obj, which conversion.Identify refused with err, is
+// not converted when it is most likely a claim or template with a wrong
+// apiVersion or kind (api.MistakenClaim).
+func mistakenClaim(obj map[string]interface{}, err error) (string, bool) {
+	kind, ok := api.MistakenClaim(obj)
+	if !ok {
+		return "", false
+	}
+	hint := ""
+	if k, _ := obj["kind"].(string); k != kind {
+		hint = fmt.Sprintf(" (did you mean kind %s?)", kind)
+	}
+	return err.Error() + hint, true
+}
+
+// passThrough returns an object Convert does not convert, which Identify
+// refused with why: Pods and workloads get the target's resourceClaims
+// shape. What the target release rejects gets a warning: a
+// resource.k8s.io object of a version or kind it does not serve, a name it
+// refuses, a DeviceClass it finds invalid, a misspelt group, a pod field it
+// lacks. Other kinds of the claim groups get a note.
+func passThrough(obj map[string]interface{}, target Target, why error) Verdict {
+	v := Verdict{Outcome: Passed, Object: obj}
+	_, group, version, kind, _ := api.TypeOf(obj)
+	if notServed := NotServed(obj, target); notServed != "" {
+		w := notServed + ", passed through unchanged"
+		if strings.HasSuffix(kind, "Class") || strings.HasSuffix(kind, "Parameters") {
+			w += " (claimbridge migrate rewrites classes and parameters for it)"
+		}
+		v.say(SeverityWarning, obj, "", w)
+		return v
+	}
+	if group == api.UpstreamGroup {
+		errs := NameErrors(obj)
+		if IsDeviceClass(obj) && slices.Contains(conversion.GAVersions, version) {
+			errs = append(errs, gacheck.DeviceClassErrors(obj)...)
+		}
+		for _, e := range errs {
+			v.say(SeverityWarning, obj, "", e+": the apiserver rejects this object, passed through unchanged")
+		}
+		if len(errs) > 0 {
+			return v
+		}
+	}
+	if api.IsGroup(group) {
+		v.say(SeverityNote, nil, "", fmt.Sprintf("passed through unchanged: %v", why))
+	}
+	if typo := api.GroupTypo(obj); typo != "" {
+		v.say(SeverityWarning, obj, "", typo+" (passed through unchanged; no cluster serves that group)")
+		return v
+	}
+	if IsWorkload(obj) {
+		return workload(obj, target)
+	}
+	return v
+}
+
+// workload gives a Pod or workload the resourceClaims shape of the target,
+// as Migrate does. What is rewritten is a note; what the target cannot
+// hold, and pod spec fields it lacks, are warnings.
+func workload(obj map[string]interface{}, target Target) Verdict {
+	v := Verdict{Outcome: Passed, Object: obj}
+	out, r, ok := Workload(obj, target)
+	if ok {
+		v.Object = out
+	}
+	if len(r.Changed) > 0 {
+		v.Outcome = Rewritten
+	}
+	for _, c := range r.Changed {
+		v.say(SeverityNote, obj, "", "changed "+c)
+	}
+	for _, l := range r.Lost {
+		v.say(SeverityWarning, obj, "", l+" (not kept: claimbridge keeps restore data for claims and templates only)")
+	}
+	for _, e := range append(NameErrors(v.Object), ClaimRefErrors(v.Object)...) {
+		v.say(SeverityWarning, obj, "", e+": the apiserver rejects this object")
+	}
+	for _, e := range PodFieldErrors(v.Object, target) {
+		v.say(SeverityWarning, obj, "", e+": "+PodFieldConsequence)
+	}
+	for _, w := range PodFieldWarnings(v.Object, target) {
+		v.say(SeverityWarning, obj, "", w)
+	}
+	return v
+}
+
+// unknownFieldWarnings warns of spec and status fields of claims and
+// templates that their own version does not have. Conversion keeps them
+// only in a restore annotation, so the converted object does not ask for
+// them (a 1.31 body labelled v1alpha2 becomes a claim without requests).
+func unknownFieldWarnings(obj map[string]interface{}, group, from, kind, to string) ([]conversion.Warning, error) {
+	alpha := func(v string) bool { return slices.Contains(api.ServedVersions, v) }
+	if from == to || !alpha(from) && !alpha(to) {
+		return nil, nil // between GA versions such fields are carried as they are
+	}
+	// From a GA version they are carried to v1beta1, whose annotation keeps them.
+	kept := from
+	if !alpha(from) {
+		kept = conversion.V1beta1
+	}
+	objects, prefix := []map[string]interface{}{obj}, func(int) string { return "" }
+	if strings.HasSuffix(kind, "List") {
+		items, err := ListItems(obj)
+		if err != nil {
+			return nil, err
+		}
+		objects, prefix = items, func(i int) string { return fmt.Sprintf("items[%d].", i) }
+	}
+	var ws []conversion.Warning
+	for i, item := range objects {
+		// Unknown fields elsewhere are carried as they are.
+		paths := slices.DeleteFunc(UnknownFields(item), func(p string) bool {
+			return !strings.HasPrefix(p, "spec.") && !strings.HasPrefix(p, "status.")
+		})
+		for _, p := range paths {
+			hint := ShapeHint([]string{p})
+			if hint == "" {
+				hint = ShapeHint(paths)
+			}
+			ws = append(ws, conversion.Warning{
+				Kind: strings.TrimSuffix(kind, "List"), Object: api.Ref(item),
+				From: from, To: to, Path: prefix(i) + p,
+				Message: fmt.Sprintf("unknown field in %s/%s: kept only in the %s annotation, so the converted object does not carry it%s",
+					group, from, conversion.RestoreAnnotation(kept), hint),
+			})
+		}
+	}
+	return ws, nil
+}
+
+// targetWarnings are the warnings about out, the conversion of in, as a
+// whole: devices of a classic DRA driver, and every rule of the target
+// release that out breaks (migrate refuses such output).
+func targetWarnings(in, out map[string]interface{}, group, from, kind string, target Target) []conversion.Warning {
+	items, outItems := []map[string]interface{}{in}, []map[string]interface{}{out}
+	prefix := func(int) string { return "" }
+	if strings.HasSuffix(kind, "List") {
+		items, _ = ListItems(in)
+		outItems, _ = ListItems(out)
+		if len(items) != len(outItems) {
+			return nil
+		}
+		prefix = func(i int) string { return fmt.Sprintf("items[%d].", i) }
+	}
+	itemKind := strings.TrimSuffix(kind, "List")
+	var ws []conversion.Warning
+	for i := range items {
+		w := conversion.Warning{Kind: itemKind, Object: api.Ref(outItems[i]), From: from, To: target.Version}
+		if c := ClassicWarning(items[i], from, itemKind, target); c != "" {
+			w.Path, w.Message, _ = strings.Cut(c, ": ")
+			w.Path = prefix(i) + w.Path
+			ws = append(ws, w)
+		}
+		if group != conversion.UpstreamGroup && isGA(target.Version) {
+			continue
+		}
+		errs, err := TargetErrors(outItems[i], target, itemKind)
+		if err != nil {
+			continue // conversion said what cannot be read
+		}
+		for _, e := range errs {
+			w.Path, w.Message, _ = strings.Cut(e, ": ")
+			w.Path = prefix(i) + w.Path
+			w.Message += fmt.Sprintf(": a Kubernetes %s apiserver rejects this object", target.Releases)
+			ws = append(ws, w)
+		}
+	}
+	return ws
+}
+
+// ListItems are the items of a typed list (ResourceClaimList), each with
+// the list's apiVersion and item kind unless it has its own.
+func ListItems(list map[string]interface{}) ([]map[string]interface{}, error) {
+	kind, _ := list["kind"].(string)
+	items, ok := list["items"].([]interface{})
+	if !ok && list["items"] != nil {
+		return nil, fmt.Errorf("the items of the %s are not an array", kind)
+	}
+	out := make([]map[string]interface{}, 0, len(items))
+	for i, it := range items {
+		item, ok := it.(map[string]interface{})
+		if !ok {
+			return nil, fmt.Errorf("items[%d] of the %s is not an object", i, kind)
+		}
+		item = maps.Clone(item)
+		if _, ok := item["apiVersion"]; !ok {
+			item["apiVersion"] = list["apiVersion"]
+		}
+		if _, ok := item["kind"]; !ok {
+			item["kind"] = strings.TrimSuffix(kind, "List")
+		}
+		out = append(out, item)
+	}
+	return out, nil
+}
+
+// Migrate re-creates obj on the target release: a claim or template (not a
+// typed list: its items one by one), a class or 1.30 parameters object, a
+// Pod or workload, or anything else, passed through as Convert does. An
+// object the target rejects is refused; what the old cluster's components
+// create again is left out.
+func Migrate(obj map[string]interface{}, target Target, opts Options) Verdict {
+	v := Verdict{Outcome: Converted}
+	if note, ok := ClusterState(obj); ok {
+		v.say(SeverityNote, obj, "", "left out: "+note)
+		v.Outcome = LeftOut
+		return v
+	}
+	if IsDeviceClass(obj) || IsParameters(obj) {
+		return migrateClass(obj, target, opts)
+	}
+	_, _, kind, err := conversion.Identify(obj)
+	switch {
+	case errors.Is(err, conversion.ErrNewerV1alpha3):
+		// A 1.32/1.33 manifest: its advice (label it v1beta1), not that
+		// the target does not serve v1alpha3.
+		return v.refuseErr(err)
+	case err != nil:
+		return migrateOther(obj, target, opts, err)
+	case strings.HasSuffix(kind, "List"):
+		return v.refuse(obj, "migrate the items of a list one by one", false)
+	}
+	if pod, entry, generated := GeneratedForPod(obj); generated && !opts.KeepOwnerReferences {
+		v.say(SeverityNote, obj, "", "left out: "+generatedNote(pod, entry))
+		v.Outcome = LeftOut
+		return v
+	}
+	out, report, err := Object(obj, target, opts)
+	if err != nil {
+		// What was lost and the warnings explain most refusals.
+		v.report(obj, Report{Lost: report.Lost, Warnings: report.Warnings})
+		return v.refuseErr(err)
+	}
+	v.report(obj, report)
+	v.Object = out
+	return v
+}
+
+// migrateClass rewrites a class or 1.30 parameters object for the target,
+// or leaves it out where the target has no such kind.
+func migrateClass(obj map[string]interface{}, target Target, opts Options) Verdict {
+	v := Verdict{Outcome: Converted}
+	rewrite, why := DeviceClass, "has no DeviceClass (its claims name a ResourceClass)"
+	if !IsDeviceClass(obj) {
+		rewrite, why = Parameters, "does not serve it"
+	}
+	out, report, served := rewrite(obj, target, opts)
+	if !served {
+		v.say(SeverityNote, obj, "", fmt.Sprintf("left out: Kubernetes %s %s", target.Releases, why))
+		v.Outcome = LeftOut
+		return v
+	}
+	v.report(obj, report)
+	if errs := NameErrors(out); len(errs) > 0 {
+		return v.refuse(obj, rejectedBy(target, errs), false)
+	}
+	if err := CheckDeviceClass(out, target); err != nil {
+		return v.refuseErr(err)
+	}
+	v.Object = out
+	return v
+}
+
+// migrateOther migrates what is not a claim or template, which Identify
+// refused with why: a Pod or workload, or anything else, which is passed
+// through unless the target rejects it.
+func migrateOther(obj map[string]interface{}, target Target, opts Options, why error) Verdict {
+	v := Verdict{Outcome: Rewritten}
+	if IsWorkload(obj) {
+		if owner, controlled := ControlledPod(obj); controlled && !opts.KeepOwnerReferences {
+			v.say(SeverityNote, obj, "", "left out: created by "+owner+", whose migrated workload the new cluster's controller creates it again from "+
+				"(this copy would be one pod too many; --keep-owner-references keeps it)")
+			v.Outcome = LeftOut
+			return v
+		}
+		out, report, err := WorkloadObject(obj, target, opts)
+		if err != nil {
+			v.report(obj, Report{Lost: report.Lost, Warnings: report.Warnings})
+			return v.refuseErr(err)
+		}
+		v.report(obj, report)
+		v.Object = out
+		return v
+	}
+	if mistaken, ok := mistakenClaim(obj, why); ok {
+		return v.refuse(obj, "not converted: "+mistaken, false)
+	}
+	if _, group, _, _, _ := api.TypeOf(obj); group == api.UpstreamGroup {
+		errs := NameErrors(obj)
+		if notServed := NotServed(obj, target); notServed != "" {
+			errs = []string{notServed}
+		}
+		if len(errs) > 0 {
+			return v.refuse(obj, rejectedBy(target, errs), false)
+		}
+	}
+	if typo := api.GroupTypo(obj); typo != "" {
+		return v.refuse(obj, rejectedBy(target, []string{typo}), false)
+	}
+	return passThrough(obj, target, why)
+}
+
+// rejectedBy says that the target release rejects an object for errs.
+func rejectedBy(target Target, errs []string) string {
+	return fmt.Sprintf("a Kubernetes %s apiserver would reject it: %s", target.Releases, strings.Join(errs, "; "))
+}
+
+// generatedNote says why a claim generated for a pod is left out.
+func generatedNote(pod, entry string) string {
+	of := "Pod " + pod
+	if entry != "" {
+		of += fmt.Sprintf(" (its resourceClaims entry %q)", entry)
+	}
+	return "generated for " + of + " from a ResourceClaimTemplate; the resourceclaim controller of the new cluster " +
+		"creates the pod's claim again from the template when the pod is re-created (migrate the template and the pod's workload), " +
+		"while this copy, without its pod, would never be used (--keep-owner-references keeps it, for pods that survive with the same uids)"
+}
