@@ -155,7 +155,8 @@ func (o *convertOptions) run(s streams) error {
 	if err := noObjects(o.filenames, seen); err != nil {
 		return withCode(ExitBadInput, err)
 	}
-	return o.finish(s, r, &objects, "converted", true)
+	r.warningsLast = true
+	return o.finish(s, r, &objects, "converted")
 }
 
 // newReport is the report of a run of command for target.
@@ -163,10 +164,10 @@ func (o *convertOptions) newReport(command string, target migrate.Target) *repor
 	return &report{reportOptions: o.reportOptions, command: command, release: target.Releases}
 }
 
-// finish says what the run found (warnings last, and none after a refusal,
-// when warningsLast) and writes the objects unless one was refused.
-func (o *convertOptions) finish(s streams, r *report, objects *objectWriter, verb string, warningsLast bool) error {
-	if err := r.write(s.err, warningsLast); err != nil {
+// finish says what the run found and writes the objects unless one was
+// refused.
+func (o *convertOptions) finish(s streams, r *report, objects *objectWriter, verb string) error {
+	if err := r.write(s.err, nil); err != nil {
 		return withCode(ExitBadInput, fmt.Errorf("writing the report: %w", err))
 	}
 	code := r.exitCode()

@@ -177,7 +177,7 @@ func (o *migrateOptions) run(s streams) error {
 		}
 	}
 	warnDuplicates(r, named)
-	return o.finish(s, r, &objects, "migrated", false)
+	return o.finish(s, r, &objects, "migrated")
 }
 
 // migrateItems are the objects of doc that migrate takes one by one: the

@@ -49,23 +49,28 @@ type finding struct {
 	Item     string `json:"item,omitempty"`
 	migrate.Finding
 	position string
+	more     int // objects with the same finding, counted here
 }
 
 // summary counts a run's objects by outcome.
 type summary struct {
 	Read      int `json:"read"`
-	Converted int `json:"converted"`
-	Rewritten int `json:"rewritten"`
-	Passed    int `json:"passedThrough"`
-	LeftOut   int `json:"leftOut"`
+	Converted int `json:"converted,omitempty"`
+	Rewritten int `json:"rewritten,omitempty"`
+	Passed    int `json:"passedThrough,omitempty"`
+	LeftOut   int `json:"leftOut,omitempty"`
+	Valid     int `json:"valid,omitempty"`
+	Invalid   int `json:"invalid,omitempty"`
+	Skipped   int `json:"skipped,omitempty"`
 	Warned    int `json:"warned"`
-	Refused   int `json:"refused"`
+	Refused   int `json:"refused,omitempty"`
 }
 
 // report collects what a run says, and renders it once the input is read.
 type report struct {
 	reportOptions
 	command, release string
+	warningsLast     bool // convert: warnings after the notes, none after a refusal
 	findings         []finding
 	summary          summary
 }
@@ -84,8 +89,14 @@ func (r *report) add(doc manifest.Document, v migrate.Verdict) {
 		r.summary.LeftOut++
 	case migrate.Refused:
 		r.summary.Refused++
+	case outcomeValid:
+		r.summary.Valid++
+	case outcomeInvalid:
+		r.summary.Invalid++
+	case outcomeSkipped:
+		r.summary.Skipped++
 	}
-	if v.Warned() && v.Outcome != migrate.Refused {
+	if v.Warned() && v.Outcome != migrate.Refused && v.Outcome != outcomeInvalid {
 		r.summary.Warned++
 	}
 	for _, f := range v.Findings {
@@ -98,7 +109,17 @@ func (r *report) say(doc manifest.Document, f migrate.Finding) {
 	if f.Release == "" {
 		f.Release = r.release
 	}
-	r.findings = append(r.findings, finding{doc.Source, doc.Index, doc.Line, doc.ItemPath(), f, doc.Position()})
+	r.findings = append(r.findings, finding{File: doc.Source, Document: doc.Index, Line: doc.Line, Item: doc.ItemPath(), Finding: f, position: doc.Position()})
+}
+
+// merge appends the findings and counts of rs to r's.
+func (r *report) merge(rs ...*report) {
+	for _, o := range rs {
+		r.findings = append(r.findings, o.findings...)
+		s, t := &r.summary, o.summary
+		s.Read, s.Converted, s.Rewritten, s.Passed, s.LeftOut = s.Read+t.Read, s.Converted+t.Converted, s.Rewritten+t.Rewritten, s.Passed+t.Passed, s.LeftOut+t.LeftOut
+		s.Valid, s.Invalid, s.Skipped, s.Warned, s.Refused = s.Valid+t.Valid, s.Invalid+t.Invalid, s.Skipped+t.Skipped, s.Warned+t.Warned, s.Refused+t.Refused
+	}
 }
 
 // errors and warnings count the findings of each severity.
@@ -126,8 +147,9 @@ func (r *report) exitCode() int {
 	return code
 }
 
-// line renders f as the commands print it.
-func (f finding) line() string {
+// line renders f as the commands print it; validate's errors have no
+// "Error: " (they are its findings, on standard output).
+func (f finding) line(plainErrors bool) string {
 	who := ""
 	if f.Object != "" {
 		who = f.Kind + " " + f.Object + ": "
@@ -135,86 +157,82 @@ func (f finding) line() string {
 	if f.Path != "" {
 		who += f.Path + ": "
 	}
-	switch f.Severity {
-	case migrate.SeverityError:
+	switch {
+	case f.Severity == migrate.SeverityError && !plainErrors:
 		return "Error: " + f.position + ": " + who + f.Message
-	case migrate.SeverityWarning:
+	case f.Severity == migrate.SeverityWarning:
 		return f.position + ": warning: " + who + f.Message
 	}
 	return f.position + ": " + who + f.Message
 }
 
-// write renders the report on w (stderr, unless --report-file), with
-// warnings last when warningsLast (and then none after an error).
-func (r *report) write(w io.Writer, warningsLast bool) error {
+// write renders the report on errOut (or --report-file). findingsOut,
+// for validate, takes the errors about valid input instead.
+func (r *report) write(errOut, findingsOut io.Writer) error {
 	if r.file != "" {
 		f, err := os.Create(r.file)
 		if err != nil {
 			return err
 		}
 		defer f.Close()
-		w = f
+		errOut, findingsOut = f, f
 	}
 	if r.format == "json" {
-		return r.writeJSON(w)
+		return r.writeJSON(errOut)
 	}
-	shown := r.findings
-	if r.quiet {
-		shown = nil
-		for _, f := range r.findings {
-			if f.Severity != migrate.SeverityNote {
-				shown = append(shown, f)
-			}
+	var first, last []finding
+	for _, f := range r.findings {
+		switch {
+		case r.quiet && f.Severity == migrate.SeverityNote:
+		case r.warningsLast && f.Severity == migrate.SeverityWarning:
+			last = append(last, f)
+		default:
+			first = append(first, f)
 		}
 	}
-	var lines []string
-	if warningsLast {
-		var first, last []finding
-		for _, f := range shown {
-			if f.Severity == migrate.SeverityWarning {
-				last = append(last, f)
-			} else {
-				first = append(first, f)
-			}
-		}
-		if r.count(migrate.SeverityError) > 0 {
-			last = nil
-		}
-		lines = append(r.lines(first), r.lines(last)...)
-	} else {
-		lines = r.lines(shown)
+	if r.count(migrate.SeverityError) > 0 {
+		last = nil
 	}
-	if !r.quiet {
-		lines = append(lines, r.summaryLine())
-	}
-	for _, l := range lines {
-		if _, err := fmt.Fprintln(w, l); err != nil {
+	for _, f := range r.repeated(append(first, last...)) {
+		w := errOut
+		if findingsOut != nil && f.Severity == migrate.SeverityError && !f.Malformed {
+			w = findingsOut
+		}
+		line := f.line(findingsOut != nil)
+		if f.more > 0 {
+			line += fmt.Sprintf(" (and %d more objects; --verbose lists each)", f.more)
+		}
+		if _, err := fmt.Fprintln(w, line); err != nil {
 			return err
 		}
+	}
+	if !r.quiet {
+		_, err := fmt.Fprintln(errOut, r.summaryLine())
+		return err
 	}
 	return nil
 }
 
-// lines renders fs, a finding repeated for more than repeatLimit objects
-// once, with a count (unless --verbose).
-func (r *report) lines(fs []finding) []string {
-	type key struct{ severity, kind, path, message string }
-	seen := map[key]int{}
-	if !r.verbose {
-		for _, f := range fs {
-			seen[key{f.Severity, f.Kind, f.Path, f.Message}]++
-		}
+// repeated is fs with a finding repeated for more than repeatLimit objects
+// said once, counting the others in more (unless --verbose).
+func (r *report) repeated(fs []finding) []finding {
+	if r.verbose {
+		return fs
 	}
-	var out []string
+	type key struct{ severity, kind, path, message string }
+	n := map[key]int{}
+	for _, f := range fs {
+		n[key{f.Severity, f.Kind, f.Path, f.Message}]++
+	}
+	var out []finding
 	for _, f := range fs {
 		k := key{f.Severity, f.Kind, f.Path, f.Message}
-		switch n := seen[k]; {
-		case n > repeatLimit:
-			out = append(out, f.line()+fmt.Sprintf(" (and %d more objects; --verbose lists each)", n-1))
-			seen[k] = -1
-		case n < 0:
-		default:
-			out = append(out, f.line())
+		switch {
+		case n[k] > repeatLimit:
+			f.more, n[k] = n[k]-1, -1
+			out = append(out, f)
+		case n[k] > 0:
+			out = append(out, f)
 		}
 	}
 	return out
@@ -223,6 +241,10 @@ func (r *report) lines(fs []finding) []string {
 // summaryLine is the last line of a run, unless -q.
 func (r *report) summaryLine() string {
 	s := r.summary
+	if r.command == "validate" {
+		return fmt.Sprintf("claimbridge validate: %d objects read: %d valid, %d invalid, %d skipped, %d warned",
+			s.Read, s.Valid, s.Invalid, s.Skipped, s.Warned)
+	}
 	return fmt.Sprintf("claimbridge %s: %d objects read: %d converted, %d rewritten, %d passed through, %d left out, %d warned, %d refused",
 		r.command, s.Read, s.Converted, s.Rewritten, s.Passed, s.LeftOut, s.Warned, s.Refused)
 }

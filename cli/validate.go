@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"slices"
 	"strings"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/gacheck"
 	"github.com/claimbridge/claimbridge/manifest"
+	"github.com/claimbridge/claimbridge/migrate"
 	"github.com/claimbridge/claimbridge/validation"
 )
 
@@ -21,13 +21,14 @@ type validateOptions struct {
 	filenames   []string
 	old         string
 	subResource string
-	quiet       bool
+	to          string
+	reportOptions
 }
 
 func newValidateCommand(s streams) *cobra.Command {
 	o := &validateOptions{}
 	cmd := &cobra.Command{
-		Use:   "validate -f FILE|- [-f FILE ...] [--old FILE] [--subresource status] [--quiet]",
+		Use:   "validate -f FILE|- [-f FILE ...] [--to RELEASE] [--old FILE] [--subresource status] [--quiet]",
 		Short: "Validate ResourceClaim and ResourceClaimTemplate manifests as the claimbridge webhook would",
 		Long: `Validate reads YAML or JSON manifests (multi-document streams, kind: List,
 typed lists, files, directories and standard input) and checks every
@@ -60,9 +61,17 @@ Each finding is printed on standard output as
 and warnings on standard error. Fields the version does not have are
 reported as "unknown field".
 
-Exit status: 0 all valid, 1 some object invalid, 2 unusable input.`,
+With --to RELEASE (1.26 … 1.37), every claim and template is judged as
+that release's apiserver would on a create: one of a version the release
+does not serve (resource.k8s.io/v1 on 1.33) is invalid.
+
+Exit status: 0 all valid, 1 some object invalid (or, with --strict, a
+warning), 2 unusable input.`,
 		Example: `  # Check a claim before applying it to a 1.31-shaped cluster
   claimbridge validate -f claim.yaml
+
+  # Check in CI that manifests work on a 1.33 cluster, with a JSON report
+  claimbridge validate --to 1.33 -f manifests/ --report json --report-file report.json
 
   # Check a status update of a stored claim
   claimbridge validate -f claim-new.yaml --old claim-stored.yaml --subresource status`,
@@ -78,11 +87,18 @@ Exit status: 0 all valid, 1 some object invalid, 2 unusable input.`,
 	cmd.Flags().StringArrayVarP(&o.filenames, "filename", "f", nil, "file, directory or - for standard input (repeatable, required)")
 	cmd.Flags().StringVar(&o.old, "old", "", "file with the stored objects: validate the input as updates of them")
 	cmd.Flags().StringVar(&o.subResource, "subresource", "", `"status" to validate updates of the status subresource (needs --old)`)
-	cmd.Flags().BoolVarP(&o.quiet, "quiet", "q", false, "do not print notes (objects skipped); findings and warnings are always printed")
+	cmd.Flags().StringVar(&o.to, "to", "", "judge by the rules of this release (1.26 … 1.37) instead of those of each object's version")
+	o.reportOptions.addFlags(cmd, "objects skipped")
 	return cmd
 }
 
 func (o *validateOptions) validate() error {
+	if err := o.reportOptions.validate(); err != nil {
+		return err
+	}
+	if _, ok := api.ParseRelease(o.to); o.to != "" && !ok {
+		return fmt.Errorf("--to %q: not a release (1.%d … 1.%d)", o.to, api.Releases[0].Minor, api.Releases[len(api.Releases)-1].Minor)
+	}
 	if len(o.filenames) == 0 {
 		return errors.New("at least one -f/--filename is required")
 	}
@@ -105,16 +121,15 @@ func (o *validateOptions) run(s streams) error {
 	if err := o.validate(); err != nil {
 		return withCode(ExitBadInput, err)
 	}
-	// Each object is checked as it is read, but output waits for the whole
-	// input (see recorder): first the GA objects' (gaOut), then the notes on
-	// skipped objects, then the other findings (checked). With --old, the
-	// others are checked once the old objects are read.
+	// Each object is checked as it is read; the report lists first the GA
+	// objects' findings, then the skipped objects, then the other findings
+	// (checked). With --old, the others are checked once the old objects
+	// are read.
 	var (
-		gaOut, skipped, checked recorder
-		later                   storedDocuments // with --old
-		r                       validateResult
-		readErr                 error // a typed list that cannot be read
-		seen                    = sourcesSeen{}
+		ga, skipped, checked = o.newReport(), o.newReport(), o.newReport()
+		later                storedDocuments // with --old
+		readErr              error           // a typed list that cannot be read
+		seen                 = sourcesSeen{}
 	)
 	visit := func(doc manifest.Document) error {
 		defer afterDocument()
@@ -129,16 +144,10 @@ func (o *validateOptions) run(s streams) error {
 		}
 		for _, doc := range items {
 			if version, kind := gacheck.Version(doc.Object); version != "" {
-				invalid, unusable := checkGA(doc, version, kind, gaOut.to(s.out), gaOut.to(s.err))
-				r.gaInvalid, r.unusable = r.gaInvalid || invalid, r.unusable || unusable
+				ga.add(doc, o.checkGA(doc, version, kind))
 				continue
 			}
-			notes := skipped.to(s.err)
-			if o.quiet {
-				notes = io.Discard
-			}
-			if ok, mistaken := supportedDocument(doc, skipped.to(s.out), notes, ""); !ok {
-				r.mistaken = r.mistaken || mistaken
+			if !o.supported(skipped, doc, "") {
 				continue
 			}
 			if o.old != "" {
@@ -147,8 +156,7 @@ func (o *validateOptions) run(s streams) error {
 				}
 				continue
 			}
-			invalid, unusable := o.check(doc, nil, checked.to(s.out), checked.to(s.err))
-			r.invalid, r.unusable = r.invalid || invalid, r.unusable || unusable
+			checked.add(doc, o.check(doc, nil))
 		}
 		return nil
 	}
@@ -161,62 +169,100 @@ func (o *validateOptions) run(s streams) error {
 	if err := noObjects(o.filenames, seen); err != nil {
 		return withCode(ExitBadInput, err)
 	}
-	gaOut.replay()
-	skipped.replay()
 	if o.old != "" {
 		oldDocs, err := readItems([]string{o.old}, s.in)
 		if err != nil {
 			return withCode(ExitBadInput, err)
 		}
-		// Old objects are not validated: a mistaken one is only noted (an
-		// update it was meant for finds no old object and says so).
-		var olds []manifest.Document
+		olds := o.newReport() // the notes on old objects are not counted
+		var pairs oldPairs
 		for _, doc := range oldDocs {
-			notes := s.err
-			if o.quiet {
-				notes = io.Discard
-			}
-			if ok, _ := supportedDocument(doc, s.err, notes, "old "); ok {
-				olds = append(olds, doc)
+			if o.supported(olds, doc, "old ") {
+				pairs.olds = append(pairs.olds, doc)
 			}
 		}
-		pairs := oldPairs{olds: olds, byIdentity: indexOld(olds), single: len(later.docs) == 1 && len(olds) == 1}
+		skipped.findings = append(skipped.findings, olds.findings...)
+		pairs.byIdentity, pairs.single = indexOld(pairs.olds), len(later.docs) == 1 && len(pairs.olds) == 1
 		for doc, err := range later.all() {
 			if err != nil {
 				return withCode(ExitBadInput, err)
 			}
-			invalid, unusable := o.check(doc, &pairs, s.out, s.err)
-			r.invalid, r.unusable = r.invalid || invalid, r.unusable || unusable
+			skipped.add(doc, o.check(doc, &pairs))
 		}
 	}
-	checked.replay()
-	switch {
-	case r.unusable:
-		return withCode(ExitBadInput, errors.New(""))
-	case r.invalid || r.mistaken || r.gaInvalid:
-		return withCode(ExitInvalid, errors.New(""))
+	r := o.newReport()
+	r.merge(ga, skipped, checked)
+	if err := r.write(s.err, s.out); err != nil {
+		return withCode(ExitBadInput, fmt.Errorf("writing the report: %w", err))
+	}
+	if code := r.exitCode(); code != ExitOK {
+		return withCode(code, errors.New(""))
 	}
 	return nil
 }
 
-// validateResult is what validate's findings make of its exit status.
-type validateResult struct {
-	invalid   bool // an object is invalid
-	mistaken  bool // a claim or template of a version or kind that cannot be one
-	gaInvalid bool // a resource.k8s.io v1beta1, v1beta2 or v1 object is invalid
-	unusable  bool // an object cannot be checked (malformed, no old object)
+// Outcomes of validate.
+const (
+	outcomeValid   = "valid"
+	outcomeInvalid = "invalid"
+	outcomeSkipped = "skipped"
+)
+
+func (o *validateOptions) newReport() *report {
+	return &report{reportOptions: o.reportOptions, command: "validate", release: o.to}
 }
 
-// check validates doc, a claim or template of a version validation
-// supports, as a create, or with pairs as an update of its old object:
-// findings on out, warnings and why it cannot be checked on errOut.
-func (o *validateOptions) check(doc manifest.Document, pairs *oldPairs, out, errOut io.Writer) (invalid, unusable bool) {
+// checkedAs is the verdict of a check with findings fs: invalid with an
+// error, unusable (the error is Malformed) when the object cannot be
+// checked.
+func checkedAs(fs []migrate.Finding) migrate.Verdict {
+	v := migrate.Verdict{Outcome: outcomeValid, Findings: fs}
+	for _, f := range fs {
+		if f.Severity == migrate.SeverityError {
+			v.Outcome = outcomeInvalid
+		}
+	}
+	return v
+}
+
+// about is a finding about doc's object.
+func about(doc manifest.Document, severity, msg string) migrate.Finding {
+	kind, ref, _ := strings.Cut(api.Describe(doc.Object), " ")
+	return migrate.Finding{Severity: severity, Kind: kind, Object: ref, Message: msg}
+}
+
+// unusable is the finding on doc's object that cannot be checked for err.
+func unusable(doc manifest.Document, err error) migrate.Finding {
+	f := about(doc, migrate.SeverityError, err.Error())
+	f.Malformed = true
+	return f
+}
+
+// notServed is the finding on an object of a version that the release of
+// --to does not serve; "" without --to or when it serves it.
+func (o *validateOptions) notServed(doc manifest.Document) (migrate.Finding, bool) {
+	if o.to == "" {
+		return migrate.Finding{}, false
+	}
+	target, _ := migrate.TargetOf(o.to)
+	// A claimbridge CRD object is judged by the CRD of the release's
+	// claimbridge, which serves every alpha version.
+	if _, group, _, _, _ := api.TypeOf(doc.Object); group != api.UpstreamGroup {
+		return migrate.Finding{}, false
+	}
+	msg := migrate.NotServed(doc.Object, target)
+	return about(doc, migrate.SeverityError, msg), msg != ""
+}
+
+func (o *validateOptions) check(doc manifest.Document, pairs *oldPairs) migrate.Verdict {
+	if f, ok := o.notServed(doc); ok {
+		return checkedAs([]migrate.Finding{f})
+	}
 	req := validation.Request{Operation: validation.Create, Object: validation.WithGeneratedName(api.InDefaultNamespace(doc.Object))}
 	if pairs != nil {
 		old, err := pairs.find(doc)
 		if err != nil {
-			fmt.Fprintf(errOut, "%s: %s: %v\n", doc.Position(), api.Describe(doc.Object), err)
-			return false, true
+			return checkedAs([]migrate.Finding{unusable(doc, err)})
 		}
 		req = validation.Request{Operation: validation.Update, SubResource: o.subResource, Object: api.InDefaultNamespace(doc.Object), OldObject: api.InDefaultNamespace(old.Object)}
 	}
@@ -234,23 +280,22 @@ func (o *validateOptions) check(doc manifest.Document, pairs *oldPairs, out, err
 	}
 	resp, err := validation.Validate(req)
 	if err != nil {
-		fmt.Fprintf(errOut, "%s: %s: %v\n", doc.Position(), api.Describe(doc.Object), err)
-		return false, true
+		return checkedAs([]migrate.Finding{unusable(doc, err)})
 	}
-	upstream := group == conversion.UpstreamGroup
+	var fs []migrate.Finding
 	for _, w := range append(kept, resp.Warnings...) {
-		if upstream && strings.HasPrefix(w, validation.StorageWarningPrefix) {
+		if group == api.UpstreamGroup && strings.HasPrefix(w, validation.StorageWarningPrefix) {
 			continue // about claimbridge's CRD storage, which a resource.k8s.io object never reaches
 		}
-		fmt.Fprintln(errOut, warningLine(doc.Position(), api.Describe(doc.Object)+": "+w))
+		fs = append(fs, about(doc, migrate.SeverityWarning, w))
 	}
 	if pairs == nil {
-		statusIgnored(doc, errOut)
+		fs = append(fs, statusIgnored(doc)...)
 	}
 	for _, e := range resp.Errors {
-		fmt.Fprintf(out, "%s: %s: %s\n", doc.Position(), api.Describe(doc.Object), e.Error())
+		fs = append(fs, about(doc, migrate.SeverityError, e.Error()))
 	}
-	return len(resp.Errors) > 0, false
+	return checkedAs(fs)
 }
 
 // readItems reads the sources, with the items of a typed list in its place,
@@ -273,18 +318,12 @@ func readItems(sources []string, stdin io.Reader) ([]manifest.Document, error) {
 
 // typedItems is doc, or its items when it is a typed list.
 func typedItems(doc manifest.Document) ([]manifest.Document, error) {
-	_, _, kind, err := conversion.Identify(doc.Object)
-	if err != nil || !strings.HasSuffix(kind, "List") {
+	if _, _, kind, err := conversion.Identify(doc.Object); err != nil || !strings.HasSuffix(kind, "List") {
 		return []manifest.Document{doc}, nil
 	}
-	if items, ok := doc.Object["items"].([]interface{}); !ok && doc.Object["items"] != nil {
-		return nil, fmt.Errorf("%s: the items of the %s are not an array", doc.Position(), kind)
-	} else if len(items) == 0 {
-		return nil, nil
-	}
-	items, err := typedListItems(doc, kind)
+	items, err := migrate.ListItems(doc.Object)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", doc.Position(), err)
 	}
 	out := make([]manifest.Document, len(items))
 	for i, item := range items {
@@ -293,79 +332,69 @@ func typedItems(doc manifest.Document) ([]manifest.Document, error) {
 	return out, nil
 }
 
-// typedListItems returns copies of the items of doc, a typed list of kind,
-// with the list's apiVersion and item kind where they have none.
-func typedListItems(doc manifest.Document, kind string) ([]map[string]interface{}, error) {
-	items, _ := doc.Object["items"].([]interface{})
-	out := make([]map[string]interface{}, 0, len(items))
-	for i, it := range items {
-		item, ok := it.(map[string]interface{})
-		if !ok {
-			return nil, fmt.Errorf("%s: items[%d] of the %s is not an object", doc.Position(), i, kind)
-		}
-		item = maps.Clone(item)
-		if _, ok := item["apiVersion"]; !ok {
-			item["apiVersion"] = doc.Object["apiVersion"]
-		}
-		if _, ok := item["kind"]; !ok {
-			item["kind"] = strings.TrimSuffix(kind, "List")
-		}
-		out = append(out, item)
-	}
-	return out, nil
-}
-
 // checkGA checks doc, a resource.k8s.io v1beta1, v1beta2 or v1 object, as a
-// create: findings on out, warnings and shape errors on errOut.
-func checkGA(doc manifest.Document, version, kind string, out, errOut io.Writer) (invalid, unusable bool) {
+// create.
+func (o *validateOptions) checkGA(doc manifest.Document, version, kind string) migrate.Verdict {
+	if f, ok := o.notServed(doc); ok {
+		return checkedAs([]migrate.Finding{f})
+	}
 	if err := conversion.CheckShape(doc.Object); err != nil {
-		fmt.Fprintf(errOut, "%s: %v\n", doc.Position(), err)
-		return false, true
+		return checkedAs([]migrate.Finding{{Severity: migrate.SeverityError, Message: err.Error(), Malformed: true}})
 	}
 	errs, warnings := gacheck.Check(doc.Object, version, kind)
+	var fs []migrate.Finding
 	for _, w := range warnings {
-		fmt.Fprintln(errOut, warningLine(doc.Position(), api.Describe(doc.Object)+": "+w))
+		fs = append(fs, about(doc, migrate.SeverityWarning, w))
 	}
-	statusIgnored(doc, errOut)
+	fs = append(fs, statusIgnored(doc)...)
 	for _, e := range errs {
-		fmt.Fprintf(out, "%s: %s: %s\n", doc.Position(), api.Describe(doc.Object), e)
+		fs = append(fs, about(doc, migrate.SeverityError, e))
 	}
-	return len(errs) > 0, false
+	return checkedAs(fs)
 }
 
-// supportedDocument reports whether validation checks doc, and notes a
-// skipped object on errOut. A mistaken claim or template (api.MistakenClaim)
-// is reported as invalid on report instead, and mistaken is true.
-func supportedDocument(doc manifest.Document, report, errOut io.Writer, what string) (ok, mistaken bool) {
+// supported reports whether validation checks doc, and reports a skipped
+// object on r: a mistaken claim or template (api.MistakenClaim, a misspelt
+// group) as invalid, any other with a note.
+func (o *validateOptions) supported(r *report, doc manifest.Document, what string) bool {
 	if validation.IsSupported(doc.Object) {
-		return true, false
+		return true
+	}
+	who := what + api.Describe(doc.Object)
+	invalid := func(msg string) {
+		v := migrate.Verdict{Outcome: outcomeInvalid, Findings: []migrate.Finding{{Severity: migrate.SeverityError, Message: who + ": not checked: " + msg}}}
+		if what != "" { // an old object: only a note
+			v.Outcome, v.Findings[0].Severity = outcomeSkipped, migrate.SeverityNote
+		}
+		r.add(doc, v)
 	}
 	if kind, ok := api.MistakenClaim(doc.Object); ok {
 		_, _, _, err := conversion.Identify(doc.Object)
-		fmt.Fprintf(report, "%s: %s%s: not checked: %v%s\n", doc.Position(), what, api.Describe(doc.Object), err, kindHint(doc.Object, kind))
-		return false, true
+		invalid(err.Error() + kindHint(doc.Object, kind))
+		return false
 	}
 	if typo := api.GroupTypo(doc.Object); typo != "" {
-		fmt.Fprintf(report, "%s: %s%s: not checked: %s\n", doc.Position(), what, api.Describe(doc.Object), typo)
-		return false, true
+		invalid(typo)
+		return false
 	}
 	apiVersion, _ := doc.Object["apiVersion"].(string)
+	note := func(msg string) {
+		r.add(doc, migrate.Verdict{Outcome: outcomeSkipped, Findings: []migrate.Finding{{Severity: migrate.SeverityNote,
+			Message: fmt.Sprintf("skipping %sobject %s %s: %s", what, apiVersion, api.Describe(doc.Object), msg)}}})
+	}
 	if version, _ := gacheck.Version(doc.Object); version != "" {
 		// Only old objects get here: checkGA checked the new ones.
-		fmt.Fprintf(errOut, "%s: skipping %sobject %s %s: %s %s claims and templates are checked as creates only; "+
-			"to check an update, send it to the cluster: kubectl replace --dry-run=server -f FILE\n",
-			doc.Position(), what, apiVersion, api.Describe(doc.Object), api.UpstreamGroup, version)
-		return false, false
+		note(fmt.Sprintf("%s %s claims and templates are checked as creates only; "+
+			"to check an update, send it to the cluster: kubectl replace --dry-run=server -f FILE", api.UpstreamGroup, version))
+		return false
 	}
 	alpha := api.ServedVersions[0] + "-" + api.ServedVersions[len(api.ServedVersions)-1]
 	upstream := alpha
 	if what == "" {
 		upstream += ", " + strings.Join(conversion.GAVersions, ", ")
 	}
-	fmt.Fprintf(errOut, "%s: skipping %sobject %s %s: not a %s or %s of %s %s or %s %s\n",
-		doc.Position(), what, apiVersion, api.Describe(doc.Object), api.KindClaim, api.KindTemplate, api.Group, alpha,
-		api.UpstreamGroup, upstream)
-	return false, false
+	note(fmt.Sprintf("not a %s or %s of %s %s or %s %s", api.KindClaim, api.KindTemplate, api.Group, alpha, api.UpstreamGroup, upstream))
+	return false
 }
 
 // oldPairs pairs the objects validated as updates with their old objects.
@@ -408,34 +437,26 @@ func identity(obj map[string]interface{}) objectIdentity {
 
 // statusIgnored notes that a claim's status was not checked, as an apiserver
 // ignores the status of a create, and says how to check it.
-func statusIgnored(doc manifest.Document, errOut io.Writer) {
+func statusIgnored(doc manifest.Document) []migrate.Finding {
 	if _, _, _, kind, _ := api.TypeOf(doc.Object); kind != api.KindClaim {
-		return
+		return nil
 	}
 	if status, ok := doc.Object["status"].(map[string]interface{}); !ok || len(status) == 0 {
-		return
+		return nil
 	}
 	check := "claimbridge validate -f " + sourceArg(doc.Source) + " --old STORED.yaml --subresource status"
 	if version, _ := gacheck.Version(doc.Object); version != "" {
 		check = "kubectl replace --dry-run=server --subresource=status -f " + sourceArg(doc.Source)
 	}
-	fmt.Fprintf(errOut, "%s: %s: note: status not validated: an apiserver ignores the status of a create; "+
-		"to check a status write, send it as an update of the stored claim: %s\n",
-		doc.Position(), api.Describe(doc.Object), check)
+	return []migrate.Finding{about(doc, migrate.SeverityNote, "note: status not validated: an apiserver ignores the status of a create; "+
+		"to check a status write, send it as an update of the stored claim: "+check)}
 }
 
-// sourceArg is source as an -f argument.
 func sourceArg(source string) string {
 	if source == manifest.Stdin {
 		return "-"
 	}
 	return source
-}
-
-// warningLine is the line every command prints for warning w
-// ("<Kind> ns/name: <path>: <message>") about the object at position.
-func warningLine(position, w string) string {
-	return position + ": warning: " + w
 }
 
 // kindHint names the kind meant when obj's is spelt otherwise.

@@ -45,7 +45,7 @@ func runValidate(t *testing.T, stdin string, args ...string) (int, string, strin
 	t.Helper()
 	var out, errOut bytes.Buffer
 	code := Main(append([]string{"validate"}, args...), strings.NewReader(stdin), &out, &errOut)
-	return code, out.String(), errOut.String()
+	return code, out.String(), withoutSummary(t, errOut.String())
 }
 
 func writeValidateFile(t *testing.T, name, content string) string {
