@@ -29,12 +29,15 @@ type convertOptions struct {
 func newConvertCommand(s streams) *cobra.Command {
 	o := &convertOptions{output: "yaml"}
 	cmd := &cobra.Command{
-		Use:   "convert --to VERSION -f FILE|- [-f FILE ...] [-o yaml|json] [--quiet]",
+		Use:   "convert --to RELEASE|VERSION -f FILE|- [-f FILE ...] [-o yaml|json] [--quiet]",
 		Short: "Convert ResourceClaim and ResourceClaimTemplate manifests between v1alpha1, v1alpha2, v1alpha3, v1beta1, v1beta2 and v1",
 		Long: `Convert reads YAML or JSON manifests (multi-document streams, kind: List,
 files, directories and standard input) and converts every ResourceClaim and
 ResourceClaimTemplate of group resource.claimbridge.dev or resource.k8s.io to
-the requested version, keeping its group. Every other object is passed through
+the requested version, keeping its group. --to takes a release (1.26 …
+1.37): the version it serves, judged by its own rules; or a version, judged
+by the newest release serving it. A DeviceClass gets the target's version
+too. Every other object is passed through
 unchanged and in order, but not a claim or template of a version that cannot
 be one (resource.k8s.io/v1alpha4, a version resource.claimbridge.dev does not
 serve) or of a misspelt kind (ResourceClaims): it is refused (exit 1). A later
@@ -68,8 +71,11 @@ phrased for the release serving the target version. So is every rule of
 that release the converted object breaks (the checks of claimbridge
 validate for v1alpha1-v1alpha3, migrate's for v1beta1, v1beta2 and v1):
 migrate refuses such objects, convert writes them and says so. Warnings
-do not change the exit code; --quiet silences the notes (objects passed
-through, pods rewritten), never the warnings. Check GA output with
+change the exit code only with --strict; --quiet silences the notes
+(objects passed through, pods rewritten) and the summary, never the
+warnings. A finding about more than 3 objects is printed once, with a
+count (--verbose prints each); --report json writes them as JSON
+(docs/report.schema.json). Check GA output with
 kubectl apply --dry-run=server -f OUTPUT, or claimbridge validate.
 
 Pods and the pod templates of workloads (Deployment, StatefulSet,
@@ -89,12 +95,18 @@ An object that cannot be converted (a newer v1alpha3, a GA target for the
 claimbridge group ...) is refused: exit 1.
 
 Nothing is written unless every document converts: every refused object is
-named, in input order, and with more than one a last line counts them.`,
+named, in input order, and with more than one a last line counts them.
+
+Exit status: 0 written; 1 an object refused (or, with --strict, a
+warning); 2 unusable input or flags.`,
 		Example: `  # Migrate a Kubernetes 1.30 claim to the 1.31 shape
   claimbridge convert --to v1alpha3 -f claim-v1alpha2.yaml
 
   # Show a Kubernetes 1.26 claim in what 1.34+ clusters serve (to create it there, use migrate)
   claimbridge convert --to v1 -f claim-v1alpha1.yaml
+
+  # Make a chart's output fit a 1.33 cluster
+  helm template my-driver ./chart | claimbridge convert --to 1.33 -q -f -
 
   # Convert everything in a directory and print one JSON List
   claimbridge convert --to v1alpha1 -f manifests/ -o json`,

@@ -21,7 +21,7 @@ type migrateOptions struct {
 func newMigrateCommand(s streams) *cobra.Command {
 	o := &migrateOptions{convertOptions: convertOptions{output: "yaml"}}
 	cmd := &cobra.Command{
-		Use:   "migrate --to VERSION -f FILE|- [-f FILE ...] [-o yaml|json]",
+		Use:   "migrate --to RELEASE|VERSION -f FILE|- [-f FILE ...] [-o yaml|json]",
 		Short: "Turn exported claims and templates into manifests that re-create them on a cluster of another release",
 		Long: `Migrate reads exported objects (kubectl get -o yaml: YAML or JSON, streams,
 kind: List, files, directories, standard input) and writes manifests that
@@ -67,7 +67,7 @@ template is converted (its group is kept), then:
     is claimbridge validate's (the create rules of 1.26, 1.30 and 1.31; a
     missing namespace is left to kubectl), e.g. a 1.34+ request with only
     firstAvailable has no device class in 1.31; for v1beta1, v1beta2 and
-    v1 it is what a 1.36 apiserver rejects (fields the version does not
+    v1 it is what that release rejects (1.37 for v1) (fields the version does not
     have, a request without a device class, a CEL selector over 10 Ki,
     opaque parameters that are not a JSON object or over 10 Ki).
     kubectl create --dry-run=server -f OUTPUT is the full check.
@@ -109,10 +109,16 @@ One file or stream may hold up to 64 MiB; a larger export is read from a
 directory of files (-f DIR), e.g. one kubectl get per namespace or per kind:
 the parameters and classes of every file serve the claims of all of them.
 
+--to takes a release (1.26 … 1.37), which writes the version it serves and
+judges by its own rules, or a version, judged by the newest release
+serving it. A finding about more than 3 objects is printed once, with a
+count (--verbose prints each); --report json writes them as JSON
+(docs/report.schema.json); the last line sums up the run (not with -q).
+
 Every refused object is named, in input order (with more than one, a last
 line counts them), and nothing is written. Exit status: 0 written; 1 an
-object refused or not migratable; 2 unusable input (unreadable, malformed
-objects, bad flags).`,
+object refused or not migratable (or, with --strict, a warning); 2 unusable
+input (unreadable, malformed objects, bad flags).`,
 		Example: `  # Re-create a 1.30 cluster's claims and templates on a 1.31 cluster (the
   # parameters and classes let migrate translate the 1.30 parameters)
   kubectl get resourceclaims,resourceclaimtemplates,resourceclaimparameters,resourceclasses,resourceclassparameters -A -o yaml > old.yaml

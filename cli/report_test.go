@@ -226,3 +226,24 @@ func TestToRelease(t *testing.T) {
 		t.Errorf("--to 1.36: exit %d, stderr %q, want %q", code, stderr, want)
 	}
 }
+
+// TestConvertDeviceClass: a chart's DeviceClass gets the target's version,
+// as its claims do; one with a field the target lacks is passed through
+// with a warning.
+func TestConvertDeviceClass(t *testing.T) {
+	const class = "apiVersion: resource.k8s.io/v1beta1\nkind: DeviceClass\nmetadata:\n  name: gpu.example.com\nspec:\n  selectors:\n  - cel:\n      expression: device.driver == \"gpu.example.com\"\n"
+	code, stdout, stderr := run(t, class, "convert", "--to", "1.34", "-f", "-")
+	if want := strings.Replace(class, "v1beta1", "v1", 1); code != ExitOK || stdout != want || stderr != "" {
+		t.Errorf("exit %d, stderr %q, stdout:\n%s\nwant:\n%s", code, stderr, stdout, want)
+	}
+	code, back, _ := run(t, stdout, "convert", "--to", "v1beta1", "-f", "-")
+	if code != ExitOK || back != class {
+		t.Errorf("back: exit %d:\n%s", code, back)
+	}
+	const classic = "apiVersion: resource.k8s.io/v1alpha3\nkind: DeviceClass\nmetadata: {name: c}\nspec: {suitableNodes: {nodeSelectorTerms: []}}\n"
+	code, _, stderr = run(t, classic, "convert", "--to", "1.34", "-f", "-")
+	want := "<stdin>: document 1 (line 1): warning: DeviceClass c: spec.suitableNodes: a field that resource.k8s.io/v1 does not have: passed through unchanged, which Kubernetes 1.34 rejects\n"
+	if code != ExitOK || stderr != want {
+		t.Errorf("exit %d, stderr %q, want %q", code, stderr, want)
+	}
+}

@@ -2,6 +2,7 @@ package migrate
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -28,6 +29,20 @@ func IsDeviceClass(obj map[string]interface{}) bool {
 var deviceClassFields = map[string][]string{
 	conversion.V1alpha3: {"suitableNodes"},
 	conversion.V1:       {"extendedResourceName"},
+}
+
+// convertDeviceClass gives a DeviceClass version to, keeping every field;
+// lacking names a spec field that to does not have (nothing is converted).
+func convertDeviceClass(obj map[string]interface{}, to string) (out map[string]interface{}, lacking string) {
+	spec, _ := obj["spec"].(map[string]interface{})
+	for _, f := range slices.Sorted(maps.Keys(spec)) {
+		if f != "selectors" && f != "config" && !slices.Contains(deviceClassFields[to], f) {
+			return nil, f
+		}
+	}
+	out = maps.Clone(obj)
+	out["apiVersion"] = conversion.UpstreamGroup + "/" + to
+	return out, ""
 }
 
 // DeviceClass migrates a DeviceClass to the release serving version to: the

@@ -177,6 +177,21 @@ func mistakenClaim(obj map[string]interface{}, err error) (string, bool) {
 func passThrough(obj map[string]interface{}, target Target, why error) Verdict {
 	v := Verdict{Outcome: Passed, Object: obj}
 	_, group, version, kind, _ := api.TypeOf(obj)
+	if IsDeviceClass(obj) && target.Devices && version != target.Version {
+		out, lacking := convertDeviceClass(obj, target.Version)
+		if lacking != "" {
+			v.say(SeverityWarning, obj, "spec."+lacking, fmt.Sprintf("a field that %s/%s does not have: passed through unchanged, which Kubernetes %s rejects",
+				group, target.Version, target.Releases))
+			return v
+		}
+		v = Verdict{Outcome: Converted, Object: out}
+		if isGA(target.Version) {
+			for _, e := range gacheck.DeviceClassErrors(out) {
+				v.say(SeverityWarning, out, "", e+fmt.Sprintf(": a Kubernetes %s apiserver rejects this object", target.Releases))
+			}
+		}
+		return v
+	}
 	if notServed := NotServed(obj, target); notServed != "" {
 		w := notServed + ", passed through unchanged"
 		if strings.HasSuffix(kind, "Class") || strings.HasSuffix(kind, "Parameters") {
