@@ -17,13 +17,14 @@ import (
 	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/manifest"
 	"github.com/claimbridge/claimbridge/migrate"
+	"github.com/claimbridge/claimbridge/report"
 )
 
 type convertOptions struct {
 	to        string
 	filenames []string
 	output    string
-	reportOptions
+	report.Options
 }
 
 func newConvertCommand(s streams) *cobra.Command {
@@ -116,7 +117,7 @@ warning); 2 unusable input or flags.`,
 		},
 	}
 	o.addFlags(cmd)
-	o.reportOptions.addFlags(cmd, "objects passed through, pods rewritten")
+	o.Options.AddFlags(cmd.Flags(), "objects passed through, pods rewritten")
 	return cmd
 }
 
@@ -155,7 +156,7 @@ func (o *convertOptions) run(s streams) error {
 		defer afterDocument()
 		seen.add(doc)
 		v := migrate.Convert(doc.Object, target)
-		r.add(doc, v)
+		r.Add(doc, v)
 		if v.Object != nil {
 			objects.add(v.Object, doc.Position())
 		}
@@ -167,23 +168,23 @@ func (o *convertOptions) run(s streams) error {
 	if err := noObjects(o.filenames, seen); err != nil {
 		return withCode(ExitBadInput, err)
 	}
-	r.warningsLast = true
+	r.WarningsLast = true
 	return o.finish(s, r, &objects, "converted")
 }
 
 // newReport is the report of a run of command for target.
-func (o *convertOptions) newReport(command string, target migrate.Target) *report {
-	return &report{reportOptions: o.reportOptions, command: command, release: target.Releases}
+func (o *convertOptions) newReport(command string, target migrate.Target) *report.Report {
+	return &report.Report{Options: o.Options, Command: command, Release: target.Releases}
 }
 
 // finish says what the run found and writes the objects unless one was
 // refused.
-func (o *convertOptions) finish(s streams, r *report, objects *objectWriter, verb string) error {
-	if err := r.write(s.err, nil); err != nil {
+func (o *convertOptions) finish(s streams, r *report.Report, objects *objectWriter, verb string) error {
+	if err := r.Write(s.err, nil); err != nil {
 		return withCode(ExitBadInput, fmt.Errorf("writing the report: %w", err))
 	}
-	code := r.exitCode()
-	if refused := r.summary.Refused; refused > 0 {
+	code := exitCode(r)
+	if refused := r.Refused(); refused > 0 {
 		if refused == 1 {
 			return withCode(code, errors.New(""))
 		}
@@ -210,7 +211,7 @@ func (o *convertOptions) validate() (migrate.Target, error) {
 	case o.output != "yaml" && o.output != "json":
 		return migrate.Target{}, fmt.Errorf("-o %q: unsupported output format (supported: yaml, json)", o.output)
 	}
-	if err := o.reportOptions.validate(); err != nil {
+	if err := o.Options.Validate(); err != nil {
 		return migrate.Target{}, err
 	}
 	return migrate.TargetOf(o.to)

@@ -5,7 +5,7 @@ import (
 
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/manifest"
-	"github.com/claimbridge/claimbridge/migrate"
+	"github.com/claimbridge/claimbridge/report"
 )
 
 // namedObject is what warnDuplicates needs of an object written: kept for
@@ -36,12 +36,12 @@ func nameOf(obj map[string]interface{}, doc manifest.Document) (n namedObject, o
 // and name of an earlier one: kubectl create refuses the second as
 // AlreadyExists (and apply makes one of the two), typically after two
 // exports of the same cluster were given, or a claim in two versions.
-func warnDuplicates(r *report, objects []namedObject) {
+func warnDuplicates(r *report.Report, objects []namedObject) {
 	first := make(map[objectKey]string, len(objects))
 	for _, obj := range objects {
 		if at, seen := first[obj.key]; seen {
 			kind, ref, _ := strings.Cut(obj.describe, " ")
-			r.say(obj.doc, migrate.Finding{Severity: migrate.SeverityWarning, Kind: kind, Object: ref,
+			r.Say(obj.doc, report.Finding{Severity: report.Warning, Kind: kind, Object: ref,
 				Message: "the same object (group, kind, namespace and name) as " + at + ": kubectl create refuses the second; keep one"})
 			continue
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/manifest"
 	"github.com/claimbridge/claimbridge/migrate"
+	"github.com/claimbridge/claimbridge/report"
 )
 
 // migrateOptions are convert's options (target, inputs, output format) and
@@ -133,7 +134,7 @@ input (unreadable, malformed objects, bad flags).`,
 		},
 	}
 	o.addFlags(cmd)
-	o.reportOptions.addFlags(cmd, "what is dropped, changed or left out")
+	o.Options.AddFlags(cmd.Flags(), "what is dropped, changed or left out")
 	cmd.Flags().BoolVar(&o.keepOwnerReferences, "keep-owner-references", false, "keep metadata.ownerReferences (only when the owners survive with the same uids)")
 	return cmd
 }
@@ -168,12 +169,12 @@ func (o *migrateOptions) run(s streams) error {
 		afterDocument()
 		items, err := migrateItems(doc)
 		if err != nil {
-			r.add(doc, refusedFor(err))
+			r.Add(doc, refusedFor(err))
 			continue
 		}
 		for _, item := range items {
 			v := migrate.Migrate(item.Object, target, opts)
-			r.add(item, v)
+			r.Add(item, v)
 			if v.Object != nil {
 				objects.add(v.Object, item.Position())
 				if n, ok := nameOf(v.Object, item); ok {
@@ -205,8 +206,8 @@ func migrateItems(doc manifest.Document) ([]manifest.Document, error) {
 }
 
 // refusedFor is the verdict on a document that cannot be read for err.
-func refusedFor(err error) migrate.Verdict {
+func refusedFor(err error) report.Verdict {
 	var malformed *conversion.MalformedError
-	return migrate.Verdict{Outcome: migrate.Refused, Findings: []migrate.Finding{{
-		Severity: migrate.SeverityError, Message: err.Error(), Malformed: errors.As(err, &malformed)}}}
+	return report.Verdict{Outcome: report.Refused, Findings: []report.Finding{{
+		Severity: report.Error, Message: err.Error(), Malformed: errors.As(err, &malformed)}}}
 }

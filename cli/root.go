@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/claimbridge/claimbridge/internal/version"
+	"github.com/claimbridge/claimbridge/report"
 )
 
 // Exit codes shared by every command.
@@ -30,6 +31,17 @@ type exitError struct {
 
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
+
+// exitCode is the exit code of a run that reported r.
+func exitCode(r *report.Report) int {
+	switch {
+	case r.Unusable():
+		return ExitBadInput
+	case r.Rejected():
+		return ExitInvalid
+	}
+	return ExitOK
+}
 
 // withCode wraps err so that Main exits with code.
 func withCode(code int, err error) error {

@@ -14,6 +14,7 @@ import (
 	"github.com/claimbridge/claimbridge/gacheck"
 	"github.com/claimbridge/claimbridge/manifest"
 	"github.com/claimbridge/claimbridge/migrate"
+	"github.com/claimbridge/claimbridge/report"
 	"github.com/claimbridge/claimbridge/validation"
 )
 
@@ -22,7 +23,7 @@ type validateOptions struct {
 	old         string
 	subResource string
 	to          string
-	reportOptions
+	report.Options
 }
 
 func newValidateCommand(s streams) *cobra.Command {
@@ -88,12 +89,12 @@ warning), 2 unusable input.`,
 	cmd.Flags().StringVar(&o.old, "old", "", "file with the stored objects: validate the input as updates of them")
 	cmd.Flags().StringVar(&o.subResource, "subresource", "", `"status" to validate updates of the status subresource (needs --old)`)
 	cmd.Flags().StringVar(&o.to, "to", "", "judge by the rules of this release (1.26 … 1.37) instead of those of each object's version")
-	o.reportOptions.addFlags(cmd, "objects skipped")
+	o.Options.AddFlags(cmd.Flags(), "objects skipped")
 	return cmd
 }
 
 func (o *validateOptions) validate() error {
-	if err := o.reportOptions.validate(); err != nil {
+	if err := o.Options.Validate(); err != nil {
 		return err
 	}
 	if _, ok := api.ParseRelease(o.to); o.to != "" && !ok {
@@ -144,7 +145,7 @@ func (o *validateOptions) run(s streams) error {
 		}
 		for _, doc := range items {
 			if version, kind := gacheck.Version(doc.Object); version != "" {
-				ga.add(doc, o.checkGA(doc, version, kind))
+				ga.Add(doc, o.checkGA(doc, version, kind))
 				continue
 			}
 			if !o.supported(skipped, doc, "") {
@@ -156,7 +157,7 @@ func (o *validateOptions) run(s streams) error {
 				}
 				continue
 			}
-			checked.add(doc, o.check(doc, nil))
+			checked.Add(doc, o.check(doc, nil))
 		}
 		return nil
 	}
@@ -174,95 +175,88 @@ func (o *validateOptions) run(s streams) error {
 		if err != nil {
 			return withCode(ExitBadInput, err)
 		}
-		olds := o.newReport() // the notes on old objects are not counted
+		olds := o.newReport()
 		var pairs oldPairs
 		for _, doc := range oldDocs {
 			if o.supported(olds, doc, "old ") {
 				pairs.olds = append(pairs.olds, doc)
 			}
 		}
-		skipped.findings = append(skipped.findings, olds.findings...)
+		skipped.Merge(olds)
 		pairs.byIdentity, pairs.single = indexOld(pairs.olds), len(later.docs) == 1 && len(pairs.olds) == 1
 		for doc, err := range later.all() {
 			if err != nil {
 				return withCode(ExitBadInput, err)
 			}
-			skipped.add(doc, o.check(doc, &pairs))
+			skipped.Add(doc, o.check(doc, &pairs))
 		}
 	}
 	r := o.newReport()
-	r.merge(ga, skipped, checked)
-	if err := r.write(s.err, s.out); err != nil {
+	r.Merge(ga, skipped, checked)
+	if err := r.Write(s.err, s.out); err != nil {
 		return withCode(ExitBadInput, fmt.Errorf("writing the report: %w", err))
 	}
-	if code := r.exitCode(); code != ExitOK {
+	if code := exitCode(r); code != ExitOK {
 		return withCode(code, errors.New(""))
 	}
 	return nil
 }
 
-// Outcomes of validate.
-const (
-	outcomeValid   = "valid"
-	outcomeInvalid = "invalid"
-	outcomeSkipped = "skipped"
-)
-
-func (o *validateOptions) newReport() *report {
-	return &report{reportOptions: o.reportOptions, command: "validate", release: o.to}
+func (o *validateOptions) newReport() *report.Report {
+	return &report.Report{Options: o.Options, Command: "validate", Release: o.to}
 }
 
 // checkedAs is the verdict of a check with findings fs: invalid with an
 // error, unusable (the error is Malformed) when the object cannot be
 // checked.
-func checkedAs(fs []migrate.Finding) migrate.Verdict {
-	v := migrate.Verdict{Outcome: outcomeValid, Findings: fs}
+func checkedAs(fs []report.Finding) report.Verdict {
+	v := report.Verdict{Outcome: report.Valid, Findings: fs}
 	for _, f := range fs {
-		if f.Severity == migrate.SeverityError {
-			v.Outcome = outcomeInvalid
+		if f.Severity == report.Error {
+			v.Outcome = report.Invalid
 		}
 	}
 	return v
 }
 
 // about is a finding about doc's object.
-func about(doc manifest.Document, severity, msg string) migrate.Finding {
+func about(doc manifest.Document, severity, msg string) report.Finding {
 	kind, ref, _ := strings.Cut(api.Describe(doc.Object), " ")
-	return migrate.Finding{Severity: severity, Kind: kind, Object: ref, Message: msg}
+	return report.Finding{Severity: severity, Kind: kind, Object: ref, Message: msg}
 }
 
 // unusable is the finding on doc's object that cannot be checked for err.
-func unusable(doc manifest.Document, err error) migrate.Finding {
-	f := about(doc, migrate.SeverityError, err.Error())
+func unusable(doc manifest.Document, err error) report.Finding {
+	f := about(doc, report.Error, err.Error())
 	f.Malformed = true
 	return f
 }
 
 // notServed is the finding on an object of a version that the release of
 // --to does not serve; "" without --to or when it serves it.
-func (o *validateOptions) notServed(doc manifest.Document) (migrate.Finding, bool) {
+func (o *validateOptions) notServed(doc manifest.Document) (report.Finding, bool) {
 	if o.to == "" {
-		return migrate.Finding{}, false
+		return report.Finding{}, false
 	}
 	target, _ := migrate.TargetOf(o.to)
 	// A claimbridge CRD object is judged by the CRD of the release's
 	// claimbridge, which serves every alpha version.
 	if _, group, _, _, _ := api.TypeOf(doc.Object); group != api.UpstreamGroup {
-		return migrate.Finding{}, false
+		return report.Finding{}, false
 	}
 	msg := migrate.NotServed(doc.Object, target)
-	return about(doc, migrate.SeverityError, msg), msg != ""
+	return about(doc, report.Error, msg), msg != ""
 }
 
-func (o *validateOptions) check(doc manifest.Document, pairs *oldPairs) migrate.Verdict {
+func (o *validateOptions) check(doc manifest.Document, pairs *oldPairs) report.Verdict {
 	if f, ok := o.notServed(doc); ok {
-		return checkedAs([]migrate.Finding{f})
+		return checkedAs([]report.Finding{f})
 	}
 	req := validation.Request{Operation: validation.Create, Object: validation.WithGeneratedName(api.InDefaultNamespace(doc.Object))}
 	if pairs != nil {
 		old, err := pairs.find(doc)
 		if err != nil {
-			return checkedAs([]migrate.Finding{unusable(doc, err)})
+			return checkedAs([]report.Finding{unusable(doc, err)})
 		}
 		req = validation.Request{Operation: validation.Update, SubResource: o.subResource, Object: api.InDefaultNamespace(doc.Object), OldObject: api.InDefaultNamespace(old.Object)}
 	}
@@ -280,20 +274,20 @@ func (o *validateOptions) check(doc manifest.Document, pairs *oldPairs) migrate.
 	}
 	resp, err := validation.Validate(req)
 	if err != nil {
-		return checkedAs([]migrate.Finding{unusable(doc, err)})
+		return checkedAs([]report.Finding{unusable(doc, err)})
 	}
-	var fs []migrate.Finding
+	var fs []report.Finding
 	for _, w := range append(kept, resp.Warnings...) {
 		if group == api.UpstreamGroup && strings.HasPrefix(w, validation.StorageWarningPrefix) {
 			continue // about claimbridge's CRD storage, which a resource.k8s.io object never reaches
 		}
-		fs = append(fs, about(doc, migrate.SeverityWarning, w))
+		fs = append(fs, about(doc, report.Warning, w))
 	}
 	if pairs == nil {
 		fs = append(fs, statusIgnored(doc)...)
 	}
 	for _, e := range resp.Errors {
-		fs = append(fs, about(doc, migrate.SeverityError, e.Error()))
+		fs = append(fs, about(doc, report.Error, e.Error()))
 	}
 	return checkedAs(fs)
 }
@@ -334,21 +328,21 @@ func typedItems(doc manifest.Document) ([]manifest.Document, error) {
 
 // checkGA checks doc, a resource.k8s.io v1beta1, v1beta2 or v1 object, as a
 // create.
-func (o *validateOptions) checkGA(doc manifest.Document, version, kind string) migrate.Verdict {
+func (o *validateOptions) checkGA(doc manifest.Document, version, kind string) report.Verdict {
 	if f, ok := o.notServed(doc); ok {
-		return checkedAs([]migrate.Finding{f})
+		return checkedAs([]report.Finding{f})
 	}
 	if err := conversion.CheckShape(doc.Object); err != nil {
-		return checkedAs([]migrate.Finding{{Severity: migrate.SeverityError, Message: err.Error(), Malformed: true}})
+		return checkedAs([]report.Finding{{Severity: report.Error, Message: err.Error(), Malformed: true}})
 	}
 	errs, warnings := gacheck.Check(doc.Object, version, kind)
-	var fs []migrate.Finding
+	var fs []report.Finding
 	for _, w := range warnings {
-		fs = append(fs, about(doc, migrate.SeverityWarning, w))
+		fs = append(fs, about(doc, report.Warning, w))
 	}
 	fs = append(fs, statusIgnored(doc)...)
 	for _, e := range errs {
-		fs = append(fs, about(doc, migrate.SeverityError, e))
+		fs = append(fs, about(doc, report.Error, e))
 	}
 	return checkedAs(fs)
 }
@@ -356,17 +350,17 @@ func (o *validateOptions) checkGA(doc manifest.Document, version, kind string) m
 // supported reports whether validation checks doc, and reports a skipped
 // object on r: a mistaken claim or template (api.MistakenClaim, a misspelt
 // group) as invalid, any other with a note.
-func (o *validateOptions) supported(r *report, doc manifest.Document, what string) bool {
+func (o *validateOptions) supported(r *report.Report, doc manifest.Document, what string) bool {
 	if validation.IsSupported(doc.Object) {
 		return true
 	}
 	who := what + api.Describe(doc.Object)
 	invalid := func(msg string) {
-		v := migrate.Verdict{Outcome: outcomeInvalid, Findings: []migrate.Finding{{Severity: migrate.SeverityError, Message: who + ": not checked: " + msg}}}
+		v := report.Verdict{Outcome: report.Invalid, Findings: []report.Finding{{Severity: report.Error, Message: who + ": not checked: " + msg}}}
 		if what != "" { // an old object: only a note
-			v.Outcome, v.Findings[0].Severity = outcomeSkipped, migrate.SeverityNote
+			v.Outcome, v.Findings[0].Severity = report.Skipped, report.Note
 		}
-		r.add(doc, v)
+		r.Add(doc, v)
 	}
 	if kind, ok := api.MistakenClaim(doc.Object); ok {
 		_, _, _, err := conversion.Identify(doc.Object)
@@ -379,7 +373,7 @@ func (o *validateOptions) supported(r *report, doc manifest.Document, what strin
 	}
 	apiVersion, _ := doc.Object["apiVersion"].(string)
 	note := func(msg string) {
-		r.add(doc, migrate.Verdict{Outcome: outcomeSkipped, Findings: []migrate.Finding{{Severity: migrate.SeverityNote,
+		r.Add(doc, report.Verdict{Outcome: report.Skipped, Findings: []report.Finding{{Severity: report.Note,
 			Message: fmt.Sprintf("skipping %sobject %s %s: %s", what, apiVersion, api.Describe(doc.Object), msg)}}})
 	}
 	if version, _ := gacheck.Version(doc.Object); version != "" {
@@ -437,7 +431,7 @@ func identity(obj map[string]interface{}) objectIdentity {
 
 // statusIgnored notes that a claim's status was not checked, as an apiserver
 // ignores the status of a create, and says how to check it.
-func statusIgnored(doc manifest.Document) []migrate.Finding {
+func statusIgnored(doc manifest.Document) []report.Finding {
 	if _, _, _, kind, _ := api.TypeOf(doc.Object); kind != api.KindClaim {
 		return nil
 	}
@@ -448,7 +442,7 @@ func statusIgnored(doc manifest.Document) []migrate.Finding {
 	if version, _ := gacheck.Version(doc.Object); version != "" {
 		check = "kubectl replace --dry-run=server --subresource=status -f " + sourceArg(doc.Source)
 	}
-	return []migrate.Finding{about(doc, migrate.SeverityNote, "note: status not validated: an apiserver ignores the status of a create; "+
+	return []report.Finding{about(doc, report.Note, "note: status not validated: an apiserver ignores the status of a create; "+
 		"to check a status write, send it as an update of the stored claim: "+check)}
 }
 

@@ -10,60 +10,11 @@ import (
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/gacheck"
+	"github.com/claimbridge/claimbridge/report"
 )
 
-// Severities of a Finding.
-const (
-	// SeverityError: the target release rejects the object, or it cannot
-	// be processed; migrate refuses it.
-	SeverityError = "error"
-	// SeverityWarning: the target release drops, reads differently or
-	// rejects something of the object.
-	SeverityWarning = "warning"
-	// SeverityNote: what was done (changed, dropped, left out, passed).
-	SeverityNote = "note"
-)
-
-// A Finding is one thing said about one object.
-type Finding struct {
-	Severity string `json:"severity"`
-	// Kind and Object (namespace/name) name the object; both are empty
-	// when the finding is about the document.
-	Kind   string `json:"kind,omitempty"`
-	Object string `json:"object,omitempty"`
-	// Path is the field, in the output's version, when one is named.
-	Path    string `json:"path,omitempty"`
-	Message string `json:"message"`
-	// Release is the release the finding concerns ("1.33", "1.34+").
-	Release string `json:"release,omitempty"`
-	// Malformed is set on an error about input whose known fields have
-	// the wrong JSON type.
-	Malformed bool `json:"-"`
-}
-
-// Outcomes of a Verdict, counted in a run's summary.
-const (
-	Converted = "converted" // a claim, template or class in the target's version
-	Rewritten = "rewritten" // a Pod or workload given the target's shape
-	Passed    = "passed"    // written unchanged
-	LeftOut   = "left out"  // not written: the target has no such object
-	Refused   = "refused"   // not written: see the errors
-)
-
-// A Verdict is what becomes of one object for a target.
-type Verdict struct {
-	Outcome  string
-	Object   map[string]interface{} // what to write, unless left out or refused
-	Findings []Finding
-}
-
-// Warned reports whether a finding is a warning or an error.
-func (v Verdict) Warned() bool {
-	return slices.ContainsFunc(v.Findings, func(f Finding) bool { return f.Severity != SeverityNote })
-}
-
-func (v *Verdict) say(severity string, obj map[string]interface{}, path, msg string) {
-	f := Finding{Severity: severity, Path: path, Message: msg}
+func say(v *report.Verdict, severity string, obj map[string]interface{}, path, msg string) {
+	f := report.Finding{Severity: severity, Path: path, Message: msg}
 	if obj != nil {
 		f.Kind, f.Object, _ = strings.Cut(api.Describe(obj), " ")
 	}
@@ -71,45 +22,45 @@ func (v *Verdict) say(severity string, obj map[string]interface{}, path, msg str
 }
 
 // refuse ends v with an error about obj (nil: about the document).
-func (v *Verdict) refuse(obj map[string]interface{}, msg string, malformed bool) Verdict {
-	v.say(SeverityError, obj, "", msg)
+func refuse(v *report.Verdict, obj map[string]interface{}, msg string, malformed bool) report.Verdict {
+	say(v, report.Error, obj, "", msg)
 	v.Findings[len(v.Findings)-1].Malformed = malformed
-	v.Outcome, v.Object = Refused, nil
+	v.Outcome, v.Object = report.Refused, nil
 	return *v
 }
 
 // refuseErr refuses on err, which names the object itself.
-func (v *Verdict) refuseErr(err error) Verdict {
+func refuseErr(v *report.Verdict, err error) report.Verdict {
 	var malformed *conversion.MalformedError
-	return v.refuse(nil, err.Error(), errors.As(err, &malformed))
+	return refuse(v, nil, err.Error(), errors.As(err, &malformed))
 }
 
 // report adds the findings of a Report about obj.
-func (v *Verdict) report(obj map[string]interface{}, r Report) {
+func addReport(v *report.Verdict, obj map[string]interface{}, r Report) {
 	if len(r.Dropped) > 0 {
-		v.say(SeverityNote, obj, "", "dropped "+strings.Join(slices.Compact(slices.Clone(r.Dropped)), ", "))
+		say(v, report.Note, obj, "", "dropped "+strings.Join(slices.Compact(slices.Clone(r.Dropped)), ", "))
 	}
 	seen := map[string]bool{}
 	once := func(severity, msg string) {
 		if !seen[severity+msg] {
 			seen[severity+msg] = true
-			v.say(severity, obj, "", msg)
+			say(v, severity, obj, "", msg)
 		}
 	}
 	for _, c := range r.Changed {
-		once(SeverityNote, "changed "+c)
+		once(report.Note, "changed "+c)
 	}
 	for _, l := range r.Lost {
-		once(SeverityNote, "lost "+l)
+		once(report.Note, "lost "+l)
 	}
 	for _, w := range r.Warnings {
-		once(SeverityWarning, w)
+		once(report.Warning, w)
 	}
 }
 
 // warn adds conversion warnings, each field of an object once: a field
 // that two conversion steps lose is one loss for the user.
-func (v *Verdict) warn(ws []conversion.Warning, to string) {
+func warn(v *report.Verdict, ws []conversion.Warning, to string) {
 	type field struct{ kind, object, path string }
 	seen := map[field]bool{}
 	for _, w := range ws {
@@ -119,7 +70,7 @@ func (v *Verdict) warn(ws []conversion.Warning, to string) {
 		}
 		seen[f] = true
 		path, msg, _ := strings.Cut(w.Text(to), ": ")
-		v.Findings = append(v.Findings, Finding{Severity: SeverityWarning, Kind: w.Kind, Object: w.Object, Path: path, Message: msg})
+		v.Findings = append(v.Findings, report.Finding{Severity: report.Warning, Kind: w.Kind, Object: w.Object, Path: path, Message: msg})
 	}
 }
 
@@ -127,29 +78,29 @@ func (v *Verdict) warn(ws []conversion.Warning, to string) {
 // target, and passes anything else through, Pods and workloads in the
 // target's shape. What the target release rejects or reads differently is
 // a warning; what cannot be converted is refused.
-func Convert(obj map[string]interface{}, target Target) Verdict {
-	v := Verdict{Outcome: Converted}
+func Convert(obj map[string]interface{}, target Target) report.Verdict {
+	v := report.Verdict{Outcome: report.Converted}
 	group, from, kind, err := conversion.Identify(obj)
 	if err != nil {
 		if errors.Is(err, conversion.ErrNewerV1alpha3) {
-			return v.refuseErr(err)
+			return refuseErr(&v, err)
 		}
 		if mistaken, ok := mistakenClaim(obj, err); ok {
-			return v.refuse(obj, "not converted: "+mistaken, false)
+			return refuse(&v, obj, "not converted: "+mistaken, false)
 		}
 		return passThrough(obj, target, err)
 	}
 	to := target.Version
 	out, ws, err := conversion.ConvertWithWarnings(obj, to)
 	if err != nil {
-		return v.refuseErr(err)
+		return refuseErr(&v, err)
 	}
 	unknown, err := unknownFieldWarnings(obj, group, from, kind, to)
 	if err != nil {
-		return v.refuseErr(err)
+		return refuseErr(&v, err)
 	}
 	v.Object = out
-	v.warn(slices.Concat(unknown, ws, targetWarnings(obj, out, group, from, kind, target)), to)
+	warn(&v, slices.Concat(unknown, ws, targetWarnings(obj, out, group, from, kind, target)), to)
 	return v
 }
 
@@ -174,20 +125,20 @@ func mistakenClaim(obj map[string]interface{}, err error) (string, bool) {
 // resource.k8s.io object of a version or kind it does not serve, a name it
 // refuses, a DeviceClass it finds invalid, a misspelt group, a pod field it
 // lacks. Other kinds of the claim groups get a note.
-func passThrough(obj map[string]interface{}, target Target, why error) Verdict {
-	v := Verdict{Outcome: Passed, Object: obj}
+func passThrough(obj map[string]interface{}, target Target, why error) report.Verdict {
+	v := report.Verdict{Outcome: report.Passed, Object: obj}
 	_, group, version, kind, _ := api.TypeOf(obj)
 	if IsDeviceClass(obj) && target.Devices && version != target.Version {
 		out, lacking := convertDeviceClass(obj, target.Version)
 		if lacking != "" {
-			v.say(SeverityWarning, obj, "spec."+lacking, fmt.Sprintf("a field that %s/%s does not have: passed through unchanged, which Kubernetes %s rejects",
+			say(&v, report.Warning, obj, "spec."+lacking, fmt.Sprintf("a field that %s/%s does not have: passed through unchanged, which Kubernetes %s rejects",
 				group, target.Version, target.Releases))
 			return v
 		}
-		v = Verdict{Outcome: Converted, Object: out}
+		v = report.Verdict{Outcome: report.Converted, Object: out}
 		if isGA(target.Version) {
 			for _, e := range gacheck.DeviceClassErrors(out) {
-				v.say(SeverityWarning, out, "", e+fmt.Sprintf(": a Kubernetes %s apiserver rejects this object", target.Releases))
+				say(&v, report.Warning, out, "", e+fmt.Sprintf(": a Kubernetes %s apiserver rejects this object", target.Releases))
 			}
 		}
 		return v
@@ -197,7 +148,7 @@ func passThrough(obj map[string]interface{}, target Target, why error) Verdict {
 		if strings.HasSuffix(kind, "Class") || strings.HasSuffix(kind, "Parameters") {
 			w += " (claimbridge migrate rewrites classes and parameters for it)"
 		}
-		v.say(SeverityWarning, obj, "", w)
+		say(&v, report.Warning, obj, "", w)
 		return v
 	}
 	if group == api.UpstreamGroup {
@@ -206,17 +157,17 @@ func passThrough(obj map[string]interface{}, target Target, why error) Verdict {
 			errs = append(errs, gacheck.DeviceClassErrors(obj)...)
 		}
 		for _, e := range errs {
-			v.say(SeverityWarning, obj, "", e+": the apiserver rejects this object, passed through unchanged")
+			say(&v, report.Warning, obj, "", e+": the apiserver rejects this object, passed through unchanged")
 		}
 		if len(errs) > 0 {
 			return v
 		}
 	}
 	if api.IsGroup(group) {
-		v.say(SeverityNote, nil, "", fmt.Sprintf("passed through unchanged: %v", why))
+		say(&v, report.Note, nil, "", fmt.Sprintf("passed through unchanged: %v", why))
 	}
 	if typo := api.GroupTypo(obj); typo != "" {
-		v.say(SeverityWarning, obj, "", typo+" (passed through unchanged; no cluster serves that group)")
+		say(&v, report.Warning, obj, "", typo+" (passed through unchanged; no cluster serves that group)")
 		return v
 	}
 	if IsWorkload(obj) {
@@ -228,29 +179,29 @@ func passThrough(obj map[string]interface{}, target Target, why error) Verdict {
 // workload gives a Pod or workload the resourceClaims shape of the target,
 // as Migrate does. What is rewritten is a note; what the target cannot
 // hold, and pod spec fields it lacks, are warnings.
-func workload(obj map[string]interface{}, target Target) Verdict {
-	v := Verdict{Outcome: Passed, Object: obj}
+func workload(obj map[string]interface{}, target Target) report.Verdict {
+	v := report.Verdict{Outcome: report.Passed, Object: obj}
 	out, r, ok := Workload(obj, target)
 	if ok {
 		v.Object = out
 	}
 	if len(r.Changed) > 0 {
-		v.Outcome = Rewritten
+		v.Outcome = report.Rewritten
 	}
 	for _, c := range r.Changed {
-		v.say(SeverityNote, obj, "", "changed "+c)
+		say(&v, report.Note, obj, "", "changed "+c)
 	}
 	for _, l := range r.Lost {
-		v.say(SeverityWarning, obj, "", l+" (not kept: claimbridge keeps restore data for claims and templates only)")
+		say(&v, report.Warning, obj, "", l+" (not kept: claimbridge keeps restore data for claims and templates only)")
 	}
 	for _, e := range append(NameErrors(v.Object), ClaimRefErrors(v.Object)...) {
-		v.say(SeverityWarning, obj, "", e+": the apiserver rejects this object")
+		say(&v, report.Warning, obj, "", e+": the apiserver rejects this object")
 	}
 	for _, e := range PodFieldErrors(v.Object, target) {
-		v.say(SeverityWarning, obj, "", e+": "+PodFieldConsequence)
+		say(&v, report.Warning, obj, "", e+": "+PodFieldConsequence)
 	}
 	for _, w := range PodFieldWarnings(v.Object, target) {
-		v.say(SeverityWarning, obj, "", w)
+		say(&v, report.Warning, obj, "", w)
 	}
 	return v
 }
@@ -370,11 +321,11 @@ func ListItems(list map[string]interface{}) ([]map[string]interface{}, error) {
 // Pod or workload, or anything else, passed through as Convert does. An
 // object the target rejects is refused; what the old cluster's components
 // create again is left out.
-func Migrate(obj map[string]interface{}, target Target, opts Options) Verdict {
-	v := Verdict{Outcome: Converted}
+func Migrate(obj map[string]interface{}, target Target, opts Options) report.Verdict {
+	v := report.Verdict{Outcome: report.Converted}
 	if note, ok := ClusterState(obj); ok {
-		v.say(SeverityNote, obj, "", "left out: "+note)
-		v.Outcome = LeftOut
+		say(&v, report.Note, obj, "", "left out: "+note)
+		v.Outcome = report.LeftOut
 		return v
 	}
 	if IsDeviceClass(obj) || IsParameters(obj) {
@@ -385,48 +336,48 @@ func Migrate(obj map[string]interface{}, target Target, opts Options) Verdict {
 	case errors.Is(err, conversion.ErrNewerV1alpha3):
 		// A 1.32/1.33 manifest: its advice (label it v1beta1), not that
 		// the target does not serve v1alpha3.
-		return v.refuseErr(err)
+		return refuseErr(&v, err)
 	case err != nil:
 		return migrateOther(obj, target, opts, err)
 	case strings.HasSuffix(kind, "List"):
-		return v.refuse(obj, "migrate the items of a list one by one", false)
+		return refuse(&v, obj, "migrate the items of a list one by one", false)
 	}
 	if pod, entry, generated := GeneratedForPod(obj); generated && !opts.KeepOwnerReferences {
-		v.say(SeverityNote, obj, "", "left out: "+generatedNote(pod, entry))
-		v.Outcome = LeftOut
+		say(&v, report.Note, obj, "", "left out: "+generatedNote(pod, entry))
+		v.Outcome = report.LeftOut
 		return v
 	}
-	out, report, err := Object(obj, target, opts)
+	out, rep, err := Object(obj, target, opts)
 	if err != nil {
 		// What was lost and the warnings explain most refusals.
-		v.report(obj, Report{Lost: report.Lost, Warnings: report.Warnings})
-		return v.refuseErr(err)
+		addReport(&v, obj, Report{Lost: rep.Lost, Warnings: rep.Warnings})
+		return refuseErr(&v, err)
 	}
-	v.report(obj, report)
+	addReport(&v, obj, rep)
 	v.Object = out
 	return v
 }
 
 // migrateClass rewrites a class or 1.30 parameters object for the target,
 // or leaves it out where the target has no such kind.
-func migrateClass(obj map[string]interface{}, target Target, opts Options) Verdict {
-	v := Verdict{Outcome: Converted}
+func migrateClass(obj map[string]interface{}, target Target, opts Options) report.Verdict {
+	v := report.Verdict{Outcome: report.Converted}
 	rewrite, why := DeviceClass, "has no DeviceClass (its claims name a ResourceClass)"
 	if !IsDeviceClass(obj) {
 		rewrite, why = Parameters, "does not serve it"
 	}
-	out, report, served := rewrite(obj, target, opts)
+	out, rep, served := rewrite(obj, target, opts)
 	if !served {
-		v.say(SeverityNote, obj, "", fmt.Sprintf("left out: Kubernetes %s %s", target.Releases, why))
-		v.Outcome = LeftOut
+		say(&v, report.Note, obj, "", fmt.Sprintf("left out: Kubernetes %s %s", target.Releases, why))
+		v.Outcome = report.LeftOut
 		return v
 	}
-	v.report(obj, report)
+	addReport(&v, obj, rep)
 	if errs := NameErrors(out); len(errs) > 0 {
-		return v.refuse(obj, rejectedBy(target, errs), false)
+		return refuse(&v, obj, rejectedBy(target, errs), false)
 	}
 	if err := CheckDeviceClass(out, target); err != nil {
-		return v.refuseErr(err)
+		return refuseErr(&v, err)
 	}
 	v.Object = out
 	return v
@@ -435,26 +386,26 @@ func migrateClass(obj map[string]interface{}, target Target, opts Options) Verdi
 // migrateOther migrates what is not a claim or template, which Identify
 // refused with why: a Pod or workload, or anything else, which is passed
 // through unless the target rejects it.
-func migrateOther(obj map[string]interface{}, target Target, opts Options, why error) Verdict {
-	v := Verdict{Outcome: Rewritten}
+func migrateOther(obj map[string]interface{}, target Target, opts Options, why error) report.Verdict {
+	v := report.Verdict{Outcome: report.Rewritten}
 	if IsWorkload(obj) {
 		if owner, controlled := ControlledPod(obj); controlled && !opts.KeepOwnerReferences {
-			v.say(SeverityNote, obj, "", "left out: created by "+owner+", whose migrated workload the new cluster's controller creates it again from "+
+			say(&v, report.Note, obj, "", "left out: created by "+owner+", whose migrated workload the new cluster's controller creates it again from "+
 				"(this copy would be one pod too many; --keep-owner-references keeps it)")
-			v.Outcome = LeftOut
+			v.Outcome = report.LeftOut
 			return v
 		}
-		out, report, err := WorkloadObject(obj, target, opts)
+		out, rep, err := WorkloadObject(obj, target, opts)
 		if err != nil {
-			v.report(obj, Report{Lost: report.Lost, Warnings: report.Warnings})
-			return v.refuseErr(err)
+			addReport(&v, obj, Report{Lost: rep.Lost, Warnings: rep.Warnings})
+			return refuseErr(&v, err)
 		}
-		v.report(obj, report)
+		addReport(&v, obj, rep)
 		v.Object = out
 		return v
 	}
 	if mistaken, ok := mistakenClaim(obj, why); ok {
-		return v.refuse(obj, "not converted: "+mistaken, false)
+		return refuse(&v, obj, "not converted: "+mistaken, false)
 	}
 	if _, group, _, _, _ := api.TypeOf(obj); group == api.UpstreamGroup {
 		errs := NameErrors(obj)
@@ -462,11 +413,11 @@ func migrateOther(obj map[string]interface{}, target Target, opts Options, why e
 			errs = []string{notServed}
 		}
 		if len(errs) > 0 {
-			return v.refuse(obj, rejectedBy(target, errs), false)
+			return refuse(&v, obj, rejectedBy(target, errs), false)
 		}
 	}
 	if typo := api.GroupTypo(obj); typo != "" {
-		return v.refuse(obj, rejectedBy(target, []string{typo}), false)
+		return refuse(&v, obj, rejectedBy(target, []string{typo}), false)
 	}
 	return passThrough(obj, target, why)
 }

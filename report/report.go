@@ -1,42 +1,44 @@
-package cli
+package report
 
 import (
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
-	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/claimbridge/claimbridge/manifest"
-	"github.com/claimbridge/claimbridge/migrate"
 )
 
-// ReportAPIVersion is the version of the JSON report's schema
+// APIVersion is the version of the JSON report's schema
 // (docs/report.schema.json).
-const ReportAPIVersion = "claimbridge.dev/report/v1"
+const APIVersion = "claimbridge.dev/report/v1"
 
 // repeatLimit is how many objects a finding is printed for before the rest
 // are counted on its first line (--verbose prints each).
 const repeatLimit = 3
 
-// reportOptions are the flags every command shares for its findings.
-type reportOptions struct {
-	quiet, verbose, strict bool
-	format, file           string
+// Options are the flags every command shares for its report.
+type Options struct {
+	Quiet, Verbose, Strict bool
+	Format, File           string
 }
 
-func (o *reportOptions) addFlags(cmd *cobra.Command, notes string) {
-	cmd.Flags().BoolVarP(&o.quiet, "quiet", "q", false, "do not print notes ("+notes+") nor the summary; warnings and errors are always printed")
-	cmd.Flags().BoolVar(&o.verbose, "verbose", false, fmt.Sprintf("print a finding for every object (by default one repeated for more than %d objects is printed once, with a count)", repeatLimit))
-	cmd.Flags().BoolVar(&o.strict, "strict", false, "exit 1 on warnings too")
-	cmd.Flags().StringVar(&o.format, "report", "text", "how findings are reported: text (lines on standard error) or json (docs/report.schema.json)")
-	cmd.Flags().StringVar(&o.file, "report-file", "", "write the report to this file instead of standard error")
+// AddFlags binds the options to fs; notes says what -q silences.
+func (o *Options) AddFlags(fs *pflag.FlagSet, notes string) {
+	fs.BoolVarP(&o.Quiet, "quiet", "q", false, "do not print notes ("+notes+") nor the summary; warnings and errors are always printed")
+	fs.BoolVar(&o.Verbose, "verbose", false, fmt.Sprintf("print a finding for every object (by default one repeated for more than %d objects is printed once, with a count)", repeatLimit))
+	fs.BoolVar(&o.Strict, "strict", false, "exit 1 on warnings too")
+	fs.StringVar(&o.Format, "report", "text", "how findings are reported: text (lines on standard error) or json (docs/report.schema.json)")
+	fs.StringVar(&o.File, "report-file", "", "write the report to this file instead of standard error")
 }
 
-func (o *reportOptions) validate() error {
-	if o.format != "text" && o.format != "json" {
-		return fmt.Errorf("--report %q: unsupported format (supported: text, json)", o.format)
+// Validate refuses an unknown --report format.
+func (o *Options) Validate() error {
+	if o.Format != "text" && o.Format != "json" {
+		return fmt.Errorf("--report %q: unsupported format (supported: text, json)", o.Format)
 	}
 	return nil
 }
@@ -47,7 +49,7 @@ type finding struct {
 	Document int    `json:"document"`
 	Line     int    `json:"line"`
 	Item     string `json:"item,omitempty"`
-	migrate.Finding
+	Finding
 	position string
 	more     int // objects with the same finding, counted here
 }
@@ -66,54 +68,59 @@ type summary struct {
 	Refused   int `json:"refused,omitempty"`
 }
 
-// report collects what a run says, and renders it once the input is read.
-type report struct {
-	reportOptions
-	command, release string
-	warningsLast     bool // convert: warnings after the notes, none after a refusal
-	findings         []finding
-	summary          summary
+// A Report collects what a run says, and renders it once the input is
+// read.
+type Report struct {
+	Options
+	Command string
+	// Release is the release judged, said of every finding.
+	Release string
+	// WarningsLast puts the warnings after the other findings, and none
+	// after a refusal (convert).
+	WarningsLast bool
+	findings     []finding
+	summary      summary
 }
 
-// add records v, the verdict on the object of doc.
-func (r *report) add(doc manifest.Document, v migrate.Verdict) {
+// Add records v, the verdict on the object of doc.
+func (r *Report) Add(doc manifest.Document, v Verdict) {
 	r.summary.Read++
 	switch v.Outcome {
-	case migrate.Converted:
+	case Converted:
 		r.summary.Converted++
-	case migrate.Rewritten:
+	case Rewritten:
 		r.summary.Rewritten++
-	case migrate.Passed:
+	case Passed:
 		r.summary.Passed++
-	case migrate.LeftOut:
+	case LeftOut:
 		r.summary.LeftOut++
-	case migrate.Refused:
+	case Refused:
 		r.summary.Refused++
-	case outcomeValid:
+	case Valid:
 		r.summary.Valid++
-	case outcomeInvalid:
+	case Invalid:
 		r.summary.Invalid++
-	case outcomeSkipped:
+	case Skipped:
 		r.summary.Skipped++
 	}
-	if v.Warned() && v.Outcome != migrate.Refused && v.Outcome != outcomeInvalid {
+	if v.Warned() && v.Outcome != Refused && v.Outcome != Invalid {
 		r.summary.Warned++
 	}
 	for _, f := range v.Findings {
-		r.say(doc, f)
+		r.Say(doc, f)
 	}
 }
 
-// say records f about doc's object.
-func (r *report) say(doc manifest.Document, f migrate.Finding) {
+// Say records f about doc's object.
+func (r *Report) Say(doc manifest.Document, f Finding) {
 	if f.Release == "" {
-		f.Release = r.release
+		f.Release = r.Release
 	}
 	r.findings = append(r.findings, finding{File: doc.Source, Document: doc.Index, Line: doc.Line, Item: doc.ItemPath(), Finding: f, position: doc.Position()})
 }
 
-// merge appends the findings and counts of rs to r's.
-func (r *report) merge(rs ...*report) {
+// Merge appends the findings and counts of rs to r's.
+func (r *Report) Merge(rs ...*Report) {
 	for _, o := range rs {
 		r.findings = append(r.findings, o.findings...)
 		s, t := &r.summary, o.summary
@@ -123,7 +130,7 @@ func (r *report) merge(rs ...*report) {
 }
 
 // errors and warnings count the findings of each severity.
-func (r *report) count(severity string) (n int) {
+func (r *Report) count(severity string) (n int) {
 	for _, f := range r.findings {
 		if f.Severity == severity {
 			n++
@@ -132,20 +139,20 @@ func (r *report) count(severity string) (n int) {
 	return n
 }
 
-// exitCode is 2 for malformed input, 1 for a refusal (or with --strict a
-// warning), else 0.
-func (r *report) exitCode() int {
-	code := ExitOK
-	for _, f := range r.findings {
-		switch {
-		case f.Malformed:
-			return ExitBadInput
-		case f.Severity == migrate.SeverityError, r.strict && f.Severity == migrate.SeverityWarning:
-			code = ExitInvalid
-		}
-	}
-	return code
+// Unusable reports whether input could not be used: an object whose known
+// fields have the wrong JSON type, or one that could not be checked.
+func (r *Report) Unusable() bool {
+	return slices.ContainsFunc(r.findings, func(f finding) bool { return f.Malformed })
 }
+
+// Rejected reports whether the target rejects an object (an error), or,
+// with --strict, reads one differently (a warning).
+func (r *Report) Rejected() bool {
+	return r.count(Error) > 0 || r.Strict && r.count(Warning) > 0
+}
+
+// Refused counts the objects refused.
+func (r *Report) Refused() int { return r.summary.Refused }
 
 // line renders f as the commands print it; validate's errors have no
 // "Error: " (they are its findings, on standard output).
@@ -158,44 +165,44 @@ func (f finding) line(plainErrors bool) string {
 		who += f.Path + ": "
 	}
 	switch {
-	case f.Severity == migrate.SeverityError && !plainErrors:
+	case f.Severity == Error && !plainErrors:
 		return "Error: " + f.position + ": " + who + f.Message
-	case f.Severity == migrate.SeverityWarning:
+	case f.Severity == Warning:
 		return f.position + ": warning: " + who + f.Message
 	}
 	return f.position + ": " + who + f.Message
 }
 
-// write renders the report on errOut (or --report-file). findingsOut,
+// Write renders the report on errOut (or --report-file). findingsOut,
 // for validate, takes the errors about valid input instead.
-func (r *report) write(errOut, findingsOut io.Writer) error {
-	if r.file != "" {
-		f, err := os.Create(r.file)
+func (r *Report) Write(errOut, findingsOut io.Writer) error {
+	if r.File != "" {
+		f, err := os.Create(r.File)
 		if err != nil {
 			return err
 		}
 		defer f.Close()
 		errOut, findingsOut = f, f
 	}
-	if r.format == "json" {
+	if r.Format == "json" {
 		return r.writeJSON(errOut)
 	}
 	var first, last []finding
 	for _, f := range r.findings {
 		switch {
-		case r.quiet && f.Severity == migrate.SeverityNote:
-		case r.warningsLast && f.Severity == migrate.SeverityWarning:
+		case r.Quiet && f.Severity == Note:
+		case r.WarningsLast && f.Severity == Warning:
 			last = append(last, f)
 		default:
 			first = append(first, f)
 		}
 	}
-	if r.count(migrate.SeverityError) > 0 {
+	if r.count(Error) > 0 {
 		last = nil
 	}
 	for _, f := range r.repeated(append(first, last...)) {
 		w := errOut
-		if findingsOut != nil && f.Severity == migrate.SeverityError && !f.Malformed {
+		if findingsOut != nil && f.Severity == Error && !f.Malformed {
 			w = findingsOut
 		}
 		line := f.line(findingsOut != nil)
@@ -206,7 +213,7 @@ func (r *report) write(errOut, findingsOut io.Writer) error {
 			return err
 		}
 	}
-	if !r.quiet {
+	if !r.Quiet {
 		_, err := fmt.Fprintln(errOut, r.summaryLine())
 		return err
 	}
@@ -215,8 +222,8 @@ func (r *report) write(errOut, findingsOut io.Writer) error {
 
 // repeated is fs with a finding repeated for more than repeatLimit objects
 // said once, counting the others in more (unless --verbose).
-func (r *report) repeated(fs []finding) []finding {
-	if r.verbose {
+func (r *Report) repeated(fs []finding) []finding {
+	if r.Verbose {
 		return fs
 	}
 	type key struct{ severity, kind, path, message string }
@@ -239,17 +246,17 @@ func (r *report) repeated(fs []finding) []finding {
 }
 
 // summaryLine is the last line of a run, unless -q.
-func (r *report) summaryLine() string {
+func (r *Report) summaryLine() string {
 	s := r.summary
-	if r.command == "validate" {
+	if r.Command == "validate" {
 		return fmt.Sprintf("claimbridge validate: %d objects read: %d valid, %d invalid, %d skipped, %d warned",
 			s.Read, s.Valid, s.Invalid, s.Skipped, s.Warned)
 	}
 	return fmt.Sprintf("claimbridge %s: %d objects read: %d converted, %d rewritten, %d passed through, %d left out, %d warned, %d refused",
-		r.command, s.Read, s.Converted, s.Rewritten, s.Passed, s.LeftOut, s.Warned, s.Refused)
+		r.Command, s.Read, s.Converted, s.Rewritten, s.Passed, s.LeftOut, s.Warned, s.Refused)
 }
 
-func (r *report) writeJSON(w io.Writer) error {
+func (r *Report) writeJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
@@ -260,5 +267,5 @@ func (r *report) writeJSON(w io.Writer) error {
 		Release    string    `json:"release,omitempty"`
 		Summary    summary   `json:"summary"`
 		Findings   []finding `json:"findings"`
-	}{ReportAPIVersion, "Report", r.command, r.release, r.summary, append([]finding{}, r.findings...)})
+	}{APIVersion, "Report", r.Command, r.Release, r.summary, append([]finding{}, r.findings...)})
 }
