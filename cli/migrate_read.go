@@ -64,8 +64,8 @@ func readForMigrate(sources []string, s streams) (docs *storedDocuments, idx *mi
 		defer afterDocument()
 		if err := conversion.CheckParametersShape(doc.Object); err != nil {
 			refused = append(refused, fmt.Errorf("%s: %w", doc.Position(), err))
-		} else if migrate.Indexed(doc.Object) {
-			idx.Add(doc.Object)
+		} else {
+			idx.Add(doc.Object) // keeps only the kinds it indexes
 		}
 		return docs.add(doc)
 	}

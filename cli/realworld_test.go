@@ -9,6 +9,7 @@ import (
 	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/manifest"
 	"github.com/claimbridge/claimbridge/migrate"
+	"github.com/claimbridge/claimbridge/report"
 )
 
 // driverManifests are the manifests of test/manifests/drivers: the
@@ -43,12 +44,10 @@ func checkConverted(t *testing.T, orig []manifest.Document, to, out string) {
 	for i, d := range docs {
 		want := orig[i].Object
 		got := d.Object
-		if migrate.IsWorkload(want) {
-			// Its resourceClaims in the target release's shape, as
-			// migrate gives them.
-			if w, _, ok := migrate.Workload(want, target(t, to)); ok {
-				want = w
-			}
+		// A workload's resourceClaims in the target release's shape, as
+		// migrate gives them.
+		if v := migrate.Convert(want, target(t, to)); v.Outcome == report.Rewritten {
+			want = v.Object
 		}
 		if _, from, _, err := conversion.Identify(want); err == nil {
 			if got, err = conversion.Convert(got, from); err != nil {

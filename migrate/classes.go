@@ -7,16 +7,16 @@ import (
 	"github.com/claimbridge/claimbridge/conversion"
 )
 
-// Parameters migrates an object IsParameters reports (a ResourceClass, a
+// migrateParameters migrates an object IsParameters reports (a ResourceClass, a
 // 1.30 ResourceClaimParameters or ResourceClassParameters) to the release
 // serving version to. For 1.31+ a ResourceClass becomes the DeviceClass of
 // the same name (deviceClassFor). served is false when that release does not
 // serve the kind; the caller leaves the object out and says so. Otherwise
 // out gets the target's apiVersion and loses the metadata the old cluster
 // set. obj is not modified.
-func Parameters(obj map[string]interface{}, target Target, opts Options) (out map[string]interface{}, r Report, served bool) {
+func migrateParameters(obj map[string]interface{}, target Target, opts Options) (out map[string]interface{}, r changes, served bool) {
 	to := target.Version
-	if !IsParameters(obj) {
+	if !isParameters(obj) {
 		return nil, r, false
 	}
 	if target.Devices {
@@ -61,7 +61,7 @@ func Parameters(obj map[string]interface{}, target Target, opts Options) (out ma
 
 // dropServerSet drops the metadata the old cluster set (serverSet) and,
 // unless opts keep them, the owner references.
-func dropServerSet(meta map[string]interface{}, opts Options, r *Report) {
+func dropServerSet(meta map[string]interface{}, opts Options, r *changes) {
 	for _, f := range serverSet {
 		if _, ok := meta[f]; ok {
 			delete(meta, f)

@@ -35,7 +35,7 @@ driverRequests: [{driverName: gpu.example.com, requests: [{namedResources: {sele
 		name, in, to string
 		served       bool
 		want         string
-		report       Report
+		report       changes
 		index        []string // the input's parameter objects (Options.Parameters)
 	}{{
 		name: "1.26-class-to-v1alpha2", in: class126, to: conversion.V1alpha2, served: true,
@@ -47,7 +47,7 @@ driverName: gpu.example.com
 parametersRef: {apiGroup: gpu.example.com, kind: GpuClassParameters, name: p, namespace: ns}
 suitableNodes: {nodeSelectorTerms: [{matchExpressions: [{key: gpu, operator: Exists}]}]}
 `,
-		report: Report{
+		report: changes{
 			Dropped: []string{"metadata.uid", "metadata.resourceVersion"},
 			Changed: []string{"apiVersion: resource.k8s.io/v1alpha1 -> resource.k8s.io/v1alpha2 (Kubernetes 1.27–1.30 serves only v1alpha2)"},
 		},
@@ -61,7 +61,7 @@ driverName: gpu.example.com
 parametersRef: {apiGroup: gpu.example.com, kind: GpuClassParameters, name: p, namespace: ns}
 suitableNodes: {nodeSelectorTerms: [{matchExpressions: [{key: gpu, operator: Exists}]}]}
 `,
-		report: Report{Dropped: []string{"metadata.uid", "metadata.resourceVersion"}},
+		report: changes{Dropped: []string{"metadata.uid", "metadata.resourceVersion"}},
 	}, {
 		name: "1.30-class-to-v1alpha1", in: class130, to: conversion.V1alpha1, served: true,
 		want: `
@@ -71,7 +71,7 @@ metadata: {name: gpu}
 driverName: gpu.example.com
 parametersRef: {apiGroup: resource.k8s.io, kind: ResourceClassParameters, name: p, namespace: ns}
 `,
-		report: Report{
+		report: changes{
 			Dropped:  []string{"metadata.uid", "metadata.resourceVersion"},
 			Changed:  []string{"apiVersion: resource.k8s.io/v1alpha2 -> resource.k8s.io/v1alpha1 (Kubernetes 1.26 serves only v1alpha1)"},
 			Lost:     []string{"structuredParameters: a v1alpha2 field (Kubernetes 1.30) that v1alpha1 cannot hold"},
@@ -87,7 +87,7 @@ driverName: gpu.example.com
 structuredParameters: true
 parametersRef: {apiGroup: resource.k8s.io, kind: ResourceClassParameters, name: p, namespace: ns}
 `,
-		report: Report{Dropped: []string{"metadata.uid", "metadata.resourceVersion"}},
+		report: changes{Dropped: []string{"metadata.uid", "metadata.resourceVersion"}},
 	}, {
 		name: "1.30-claim-parameters-to-v1alpha2", in: claimParams, to: conversion.V1alpha2, served: true,
 		want: `
@@ -96,7 +96,7 @@ kind: ResourceClaimParameters
 metadata: {name: p, namespace: ns}
 driverRequests: [{driverName: gpu.example.com, requests: [{namedResources: {selector: "true"}}]}]
 `,
-		report: Report{Dropped: []string{"metadata.uid", "metadata.resourceVersion"}},
+		report: changes{Dropped: []string{"metadata.uid", "metadata.resourceVersion"}},
 	}, {
 		name: "1.30-claim-parameters-to-v1alpha1", in: claimParams, to: conversion.V1alpha1,
 	}, {
@@ -111,7 +111,7 @@ spec:
   selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]
   suitableNodes: {nodeSelectorTerms: [{matchExpressions: [{key: gpu, operator: Exists}]}]}
 `,
-		report: Report{
+		report: changes{
 			Dropped: []string{"metadata.uid", "metadata.resourceVersion"},
 			Changed: []string{`resource.k8s.io/v1alpha1 ResourceClass -> resource.k8s.io/v1alpha3 DeviceClass selecting the devices of driver "gpu.example.com" (Kubernetes 1.31 has no ResourceClass; the migrated claims name this class)`},
 			Lost:    []string{"parametersRef: GpuClassParameters ns/p: a DeviceClass has none (a driver's own class parameters, which no 1.31+ component reads)"},
@@ -143,7 +143,7 @@ spec:
   - cel: {expression: 'device.driver == "gpu.example.com"'}
   - cel: {expression: 'device.attributes["gpu.example.com"]["generation"] >= 3'}
 `,
-		report: Report{
+		report: changes{
 			Dropped:  []string{"metadata.uid", "metadata.resourceVersion"},
 			Changed:  []string{`resource.k8s.io/v1alpha2 ResourceClass -> resource.k8s.io/v1alpha3 DeviceClass selecting the devices of driver "gpu.example.com" that pass the class's 1.30 filter (Kubernetes 1.31 has no ResourceClass; the migrated claims name this class)`},
 			Lost:     []string{"parametersRef: ResourceClassParameters ns/p: a DeviceClass has none (the filter of its 1.30 ResourceClassParameters for driver gpu.example.com is a selector of this class)"},
@@ -170,7 +170,7 @@ metadata: {name: gpu}
 spec:
   selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]
 `,
-		report: Report{
+		report: changes{
 			Dropped: []string{"metadata.uid", "metadata.resourceVersion"},
 			Changed: []string{`resource.k8s.io/v1alpha2 ResourceClass -> resource.k8s.io/v1alpha3 DeviceClass selecting the devices of driver "gpu.example.com" (Kubernetes 1.31 has no ResourceClass; the migrated claims name this class)`},
 			Lost:    []string{"parametersRef: ResourceClassParameters ns/p: a DeviceClass has none (the filter of its 1.30 ResourceClassParameters for driver gpu.example.com, if they have one and are in the input, is a selector of this class)"},
@@ -199,7 +199,7 @@ spec:
   selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]
   suitableNodes: {nodeSelectorTerms: [{matchExpressions: [{key: gpu, operator: Exists}]}]}
 `,
-		report: Report{
+		report: changes{
 			Changed:  []string{`resource.k8s.io/v1alpha2 ResourceClass -> resource.k8s.io/v1alpha3 DeviceClass selecting the devices of driver "gpu.example.com" (Kubernetes 1.31 has no ResourceClass; the migrated claims name this class)`},
 			Warnings: []string{"suitableNodes: the 1.30 scheduler allocated this class's claims only on these nodes; a 1.31+ scheduler takes a structured claim's nodes from its devices' ResourceSlices alone, so the claims may get devices on other nodes (add a CEL selector on the devices' attributes to keep them apart)"},
 		},
@@ -212,7 +212,7 @@ metadata: {name: gpu}
 spec:
   selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]
 `,
-		report: Report{
+		report: changes{
 			Dropped:  []string{"metadata.uid", "metadata.resourceVersion"},
 			Changed:  []string{`resource.k8s.io/v1alpha2 ResourceClass -> resource.k8s.io/v1 DeviceClass selecting the devices of driver "gpu.example.com" (Kubernetes 1.34+ has no ResourceClass; the migrated claims name this class)`},
 			Lost:     []string{"parametersRef: ResourceClassParameters ns/p: a DeviceClass has none (the filter of its 1.30 ResourceClassParameters for driver gpu.example.com, if they have one and are in the input, is a selector of this class)"},
@@ -231,7 +231,7 @@ spec:
 					}
 				}
 			}
-			got, report, served := Parameters(in, versionTarget(tt.to), opts)
+			got, report, served := migrateParameters(in, versionTarget(tt.to), opts)
 			if served != tt.served {
 				t.Fatalf("served %v, want %v", served, tt.served)
 			}

@@ -72,9 +72,9 @@ func maybeClassic(obj map[string]interface{}, from, kind string, idx *Index) boo
 	return true
 }
 
-// ClassicWarning is classicWarning for obj alone, without its class: empty
+// classicWarningFor is classicWarning for obj alone, without its class: empty
 // when to is v1alpha1 or v1alpha2, or obj does not show it is classic.
-func ClassicWarning(obj map[string]interface{}, from, kind string, target Target) string {
+func classicWarningFor(obj map[string]interface{}, from, kind string, target Target) string {
 	to := target.Version
 	if !target.Devices {
 		return ""

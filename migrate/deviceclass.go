@@ -14,9 +14,9 @@ import (
 
 const kindDeviceClass = "DeviceClass"
 
-// IsDeviceClass reports whether obj is a resource.k8s.io DeviceClass of a
+// isDeviceClass reports whether obj is a resource.k8s.io DeviceClass of a
 // version that has one (v1alpha3, v1beta1, v1beta2, v1).
-func IsDeviceClass(obj map[string]interface{}) bool {
+func isDeviceClass(obj map[string]interface{}) bool {
 	if obj["kind"] != kindDeviceClass {
 		return false
 	}
@@ -45,13 +45,13 @@ func convertDeviceClass(obj map[string]interface{}, to string) (out map[string]i
 	return out, ""
 }
 
-// DeviceClass migrates a DeviceClass to the release serving version to: the
+// migrateDeviceClass migrates a DeviceClass to the release serving version to: the
 // target's apiVersion, without the spec fields it lacks and the metadata the
 // old cluster set. served is false for v1alpha1 and v1alpha2, which have no
-// DeviceClass. obj is not modified.
-func DeviceClass(obj map[string]interface{}, target Target, opts Options) (out map[string]interface{}, r Report, served bool) {
+// migrateDeviceClass. obj is not modified.
+func migrateDeviceClass(obj map[string]interface{}, target Target, opts Options) (out map[string]interface{}, r changes, served bool) {
 	to := target.Version
-	if !target.Devices || !IsDeviceClass(obj) {
+	if !target.Devices || !isDeviceClass(obj) {
 		return nil, r, false
 	}
 	out = api.DeepCopyJSON(obj)
@@ -89,10 +89,10 @@ func DeviceClass(obj map[string]interface{}, target Target, opts Options) (out m
 	return out, r, true
 }
 
-// CheckDeviceClass refuses a migrated DeviceClass that a 1.32+ apiserver
+// checkDeviceClass refuses a migrated DeviceClass that a 1.32+ apiserver
 // would reject for the limits 1.32 added; nil for other targets and objects.
-func CheckDeviceClass(out map[string]interface{}, target Target) error {
-	if !IsDeviceClass(out) || !slices.Contains(conversion.GAVersions, target.Version) {
+func checkDeviceClass(out map[string]interface{}, target Target) error {
+	if !isDeviceClass(out) || !slices.Contains(conversion.GAVersions, target.Version) {
 		return nil
 	}
 	if errs := gacheck.DeviceClassErrors(out); len(errs) > 0 {
@@ -105,9 +105,9 @@ func CheckDeviceClass(out map[string]interface{}, target Target) error {
 // class on a 1.31+ target: of the same name, which the migrated requests
 // name, selecting the class driver's devices that pass the filter of its
 // 1.30 parameters, as the 1.30 scheduler applied it to every claim.
-func deviceClassFor(class map[string]interface{}, target Target, opts Options) (map[string]interface{}, Report) {
+func deviceClassFor(class map[string]interface{}, target Target, opts Options) (map[string]interface{}, changes) {
 	to := target.Version
-	var r Report
+	var r changes
 	driver, _ := class["driverName"].(string)
 	meta := map[string]interface{}{}
 	for k, v := range metaOf(class) {

@@ -66,7 +66,7 @@ func TestObjectDowngrade(t *testing.T) {
 		in     string
 		to     string
 		want   string
-		report Report
+		report changes
 	}{{
 		name: "v1alpha3-count-and-selector-to-v1alpha2",
 		in:   countAndSelector131,
@@ -77,7 +77,7 @@ kind: ResourceClaim
 metadata: {name: c, namespace: ns}
 spec: {resourceClassName: gpu.example.com, allocationMode: WaitForFirstConsumer}
 `,
-		report: Report{
+		report: changes{
 			Lost:     []string{lostLine(countLost, "v1alpha3", "v1alpha2")},
 			Warnings: countWarnings,
 		},
@@ -91,7 +91,7 @@ kind: ResourceClaim
 metadata: {name: c, namespace: ns}
 spec: {resourceClassName: gpu.example.com, allocationMode: WaitForFirstConsumer}
 `,
-		report: Report{
+		report: changes{
 			Lost:     []string{lostLine(countLost, "v1alpha3", "v1alpha1")},
 			Warnings: countWarnings126,
 		},
@@ -117,7 +117,7 @@ kind: ResourceClaim
 metadata: {name: c, namespace: ns}
 spec: {resourceClassName: gpu.example.com, allocationMode: WaitForFirstConsumer}
 `,
-		report: Report{
+		report: changes{
 			Lost: []string{lostLine("spec.controller, spec.devices.constraints, spec.devices.requests", "v1alpha3", "v1alpha1")},
 			Warnings: []string{
 				"spec.devices.requests[1]: a 1.26 claim asks for one resource class: this request is not allocated",
@@ -148,7 +148,7 @@ kind: ResourceClaim
 metadata: {name: c, namespace: ns}
 spec: {resourceClassName: gpu.example.com, allocationMode: WaitForFirstConsumer}
 `,
-		report: Report{
+		report: changes{
 			Dropped: []string{"metadata.uid"},
 			Lost: []string{
 				lostLine("spec.devices.constraints", "v1alpha3", "v1alpha2"),
@@ -182,7 +182,7 @@ kind: ResourceClaimTemplate
 metadata: {name: t, namespace: ns}
 spec: {spec: {resourceClassName: gpu.example.com, allocationMode: WaitForFirstConsumer}}
 `,
-		report: Report{
+		report: changes{
 			Lost: []string{lostLine("spec.spec.devices.config, spec.spec.devices.requests[0].count", "v1alpha3", "v1alpha1")},
 			Warnings: []string{
 				"spec.spec.devices.requests[0].count: 1.26 allocates one device of the class, not 4",
@@ -235,7 +235,7 @@ kind: ResourceClaim
 metadata: {name: c, namespace: ns}
 spec: {resourceClassName: gpu.example.com, allocationMode: WaitForFirstConsumer}
 `,
-		report: Report{
+		report: changes{
 			Lost: []string{
 				lostLine("spec.devices.requests", "v1alpha3", "v1alpha2"),
 				lostLine("spec.devices.requests[1].firstAvailable", "v1beta1", "v1alpha2"),
@@ -279,7 +279,7 @@ kind: ResourceClaim
 metadata: {name: c, namespace: ns}
 spec: {devices: {requests: [{name: request, deviceClassName: gpu.example.com, allocationMode: ExactCount, count: 1}]}}
 `,
-		report: Report{
+		report: changes{
 			Lost:     []string{lostLine("spec.allocationMode", "v1alpha2", "v1alpha3")},
 			Warnings: []string{`spec.allocationMode: 1.31 has no allocation mode "Immediate": the claim is allocated only when the first pod that uses it is scheduled`, classicV3Maybe("spec", "gpu.example.com")},
 		},
@@ -299,13 +299,13 @@ spec: {devices: {requests: [{name: request, deviceClassName: gpu.example.com, al
 func TestObjectRefusedByOldRelease(t *testing.T) {
 	tests := []struct {
 		name, in, to, want string
-		report             Report
+		report             changes
 	}{{
 		name: "v1-first-available-to-v1alpha3",
 		in:   firstAvailableV1,
 		to:   conversion.V1alpha3,
 		want: "ResourceClaim ns/c: a Kubernetes 1.31 apiserver would reject the migrated object: spec.devices.requests[0].deviceClassName: Required value",
-		report: Report{
+		report: changes{
 			Lost:     []string{lostLine("spec.devices.requests[0].firstAvailable", "v1beta1", "v1alpha3")},
 			Warnings: []string{"spec.devices.requests[0].firstAvailable: 1.31 has no prioritized list: the converted request names no deviceClassName, which a 1.31 apiserver requires, and the request's 2 subrequest(s) are kept only in the restore annotation"},
 		},
@@ -314,7 +314,7 @@ func TestObjectRefusedByOldRelease(t *testing.T) {
 		in:   firstAvailableV1,
 		to:   conversion.V1alpha2,
 		want: `ResourceClaim ns/c: a Kubernetes 1.27–1.30 apiserver would reject the migrated object: ` + classRequired("spec.resourceClassName", versionTarget(conversion.V1alpha2)).Error(),
-		report: Report{
+		report: changes{
 			Lost: []string{
 				lostLine("spec.devices", "v1alpha3", "v1alpha2"),
 				lostLine("spec.devices.requests[0].firstAvailable", "v1beta1", "v1alpha2"),
@@ -336,7 +336,7 @@ spec:
 `,
 		to:   conversion.V1alpha1,
 		want: `ResourceClaimTemplate ns/t: a Kubernetes 1.26 apiserver would reject the migrated object: ` + classRequired("spec.spec.resourceClassName", versionTarget(conversion.V1alpha1)).Error(),
-		report: Report{
+		report: changes{
 			Lost: []string{
 				lostLine("spec.spec.devices", "v1alpha3", "v1alpha1"),
 				lostLine("spec.spec.devices.requests[0].firstAvailable", "v1beta1", "v1alpha1"),
@@ -356,7 +356,7 @@ spec:
 `,
 		to:   conversion.V1alpha3,
 		want: "ResourceClaim ns/c: a Kubernetes 1.31 apiserver would reject the migrated object: spec.devices.constraints[0].matchAttribute: Required value",
-		report: Report{
+		report: changes{
 			Lost:     []string{lostLine("spec.devices.constraints[0].distinctAttribute", "v1beta1", "v1alpha3")},
 			Warnings: []string{`spec.devices.constraints[0].distinctAttribute: 1.31 has no distinctAttribute constraint: the devices allocated may share attribute "gpu.example.com/uuid"; the constraint is kept only in the restore annotation`},
 		},
@@ -374,7 +374,7 @@ spec:
 `,
 		to:   conversion.V1alpha3,
 		want: "ResourceClaim ns/c: a Kubernetes 1.31 apiserver would reject the migrated object: spec.devices.requests[1].deviceClassName: Required value",
-		report: Report{
+		report: changes{
 			Lost:     []string{lostLine("spec.devices.requests[1].firstAvailable", "v1beta1", "v1alpha3")},
 			Warnings: []string{"spec.devices.requests[1].firstAvailable: 1.31 has no prioritized list: the converted request names no deviceClassName, which a 1.31 apiserver requires, and the request's 1 subrequest(s) are kept only in the restore annotation"},
 		},
@@ -411,13 +411,13 @@ spec: {devices: {}}
 		want: `ResourceClaim ns/c: a Kubernetes 1.27–1.30 apiserver would reject the migrated object: spec.resourceClassName: Required value: ` +
 			"a Kubernetes 1.27–1.30 claim must name a resource class, and this one names none: a 1.31+ claim's class is its first request's deviceClassName, " +
 			"which the input lacks (it has no request, or its first request has only firstAvailable); give that request a deviceClassName, or set spec.resourceClassName in the output",
-		report: Report{
+		report: changes{
 			Lost: []string{lostLine("spec.devices", "v1alpha3", "v1alpha2")},
 		},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, report, err := Object(obj(t, tt.in), versionTarget(tt.to), Options{})
+			got, report, err := migrateObject(obj(t, tt.in), versionTarget(tt.to), Options{})
 			if err == nil || err.Error() != tt.want {
 				t.Fatalf("error %v\nwant %q", err, tt.want)
 			}
@@ -436,13 +436,13 @@ spec: {devices: {}}
 func TestObjectValidationWarnings(t *testing.T) {
 	long := strings.Repeat("x", 10*1024)
 	in := obj(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},"spec":{"resourceClassName":"gpu"}}`)
-	_, report, err := Object(in, versionTarget(conversion.V1alpha3), Options{})
+	_, report, err := migrateObject(in, versionTarget(conversion.V1alpha3), Options{})
 	if err != nil || !slices.Equal(report.Warnings, []string{classicV3Maybe("spec", "gpu")}) { // only classicWarning's
 		t.Fatalf("a plain claim: warnings %q, error %v", report.Warnings, err)
 	}
 	in = obj(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},
 		"spec":{"devices":{"requests":[{"name":"r","deviceClassName":"gpu","selectors":[{"cel":{"expression":"device.driver == '`+long+`'"}}]}]}}}`)
-	_, report, err = Object(in, versionTarget(conversion.V1alpha3), Options{})
+	_, report, err = migrateObject(in, versionTarget(conversion.V1alpha3), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -462,7 +462,7 @@ func TestObjectImmediateOnAlphaTargets(t *testing.T) {
 	in := obj(t, `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"immediate-gpu-mem"},
 		"spec":{"allocationMode":"Immediate","resourceClassName":"intel-gpu"}}`)
 	for _, to := range []string{conversion.V1alpha1, conversion.V1alpha2} {
-		out, report, err := Object(in, versionTarget(to), Options{})
+		out, report, err := migrateObject(in, versionTarget(to), Options{})
 		if err != nil {
 			t.Fatalf("%s: %v", to, err)
 		}

@@ -36,7 +36,7 @@ func TestObjectGA(t *testing.T) {
 		index  []string
 		to     string
 		want   string
-		report Report
+		report changes
 	}{{
 		name: "1.30-claim-to-v1",
 		in:   exported130,
@@ -54,7 +54,7 @@ spec:
   devices:
     requests: [{name: request, exactly: {deviceClassName: gpu.example.com, allocationMode: ExactCount, count: 1}}]
 `,
-		report: Report{
+		report: changes{
 			Dropped: []string{"metadata.uid", "metadata.resourceVersion", "metadata.generation", "metadata.creationTimestamp",
 				"metadata.managedFields", "metadata.selfLink",
 				"metadata.ownerReferences (owners of the old cluster; --keep-owner-references keeps them)",
@@ -95,7 +95,7 @@ spec:
     - requests: [request-1]
       opaque: {driver: gpu.example.com, parameters: {kind: MIGConfig, profile: 1g.5gb}}
 `,
-		report: Report{
+		report: changes{
 			Changed: []string{"spec.devices: 2 request(s) translated from ResourceClaimParameters two-gpus-generated"},
 		},
 	}, {
@@ -132,7 +132,7 @@ spec:
     - requests: [request-1]
       opaque: {driver: gpu.example.com, parameters: {kind: MIGConfig, profile: 1g.5gb}}
 `,
-		report: Report{
+		report: changes{
 			Changed: []string{"spec.devices: 2 request(s) translated from ResourceClaimParameters two-gpus-generated"},
 		},
 	}, {
@@ -150,7 +150,7 @@ spec:
   devices:
     requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com}}]
 `,
-		report: Report{
+		report: changes{
 			Dropped: []string{"metadata.uid",
 				"metadata.finalizers[gpu.example.com/deletion-protection] (classic DRA driver's: Kubernetes 1.34+ runs no classic driver that would remove it)",
 				"status (reset on create: the old cluster's allocation is dropped; the claim will be allocated again, possibly to other devices)"},
@@ -176,7 +176,7 @@ spec:
   devices:
     requests: [{name: r, exactly: {deviceClassName: gpu.example.com, adminAccess: true}}]
 `,
-		report: Report{
+		report: changes{
 			Dropped:  []string{"metadata.resourceVersion"},
 			Warnings: []string{"spec.devices.requests[0].exactly.adminAccess: needs a namespace labeled resource.kubernetes.io/admin-access=true (Kubernetes 1.34+; resource.k8s.io/admin-access=true in 1.33)"},
 		},
@@ -232,7 +232,7 @@ spec:
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, _, err := Object(obj(t, tt.in), versionTarget(tt.to), Options{})
+			_, _, err := migrateObject(obj(t, tt.in), versionTarget(tt.to), Options{})
 			if err == nil || err.Error() != tt.want {
 				t.Fatalf("error %v\nwant %q", err, tt.want)
 			}

@@ -31,8 +31,8 @@ type Options struct {
 	Parameters *Index
 }
 
-// Report says what a migration changed in one object.
-type Report struct {
+// changes says what a migration changed in one object.
+type changes struct {
 	// Dropped lists the dropped fields, e.g. "metadata.uid", "status".
 	Dropped []string
 	// Changed lists rewritten fields, e.g. a renamed finalizer.
@@ -55,11 +55,11 @@ var serverSet = []string{
 // clientStale are client annotations that describe the object in its old shape.
 var clientStale = []string{"kubectl.kubernetes.io/last-applied-configuration"}
 
-// Object migrates one ResourceClaim or ResourceClaimTemplate to version to.
+// migrateObject migrates one ResourceClaim or ResourceClaimTemplate to version to.
 // obj is not modified. An object the target apiserver would reject is an
 // error; the Report's losses and warnings usually explain why.
-func Object(obj map[string]interface{}, target Target, opts Options) (map[string]interface{}, Report, error) {
-	var r Report
+func migrateObject(obj map[string]interface{}, target Target, opts Options) (map[string]interface{}, changes, error) {
+	var r changes
 	to := target.Version
 	group, from, kind, err := conversion.Identify(obj)
 	if err != nil {
@@ -70,9 +70,9 @@ func Object(obj map[string]interface{}, target Target, opts Options) (map[string
 	}
 	// Unknown fields would be dropped, so the output would ask for less
 	// (a 1.31 claim labelled v1alpha2 would lose its requests).
-	if paths := UnknownFields(obj); len(paths) > 0 {
+	if paths := unknownFields(obj); len(paths) > 0 {
 		return nil, r, fmt.Errorf("%s: unknown field in %s/%s, which migrating would drop: %s%s",
-			api.Describe(obj), group, from, strings.Join(paths, ", "), ShapeHint(paths))
+			api.Describe(obj), group, from, strings.Join(paths, ", "), shapeHint(paths))
 	}
 	ga := isGA(to)
 	if ga && group != conversion.UpstreamGroup {
@@ -164,10 +164,10 @@ func Object(obj map[string]interface{}, target Target, opts Options) (map[string
 	return out, r, nil
 }
 
-// TargetErrors checks out, a claim or template of version to, with the rules
+// targetErrors checks out, a claim or template of version to, with the rules
 // migrate refuses by: validate's create rules for v1alpha1-v1alpha3, gacheck's
 // for v1beta1, v1beta2 and v1. Each error names a path of version to.
-func TargetErrors(out map[string]interface{}, target Target, kind string) ([]string, error) {
+func targetErrors(out map[string]interface{}, target Target, kind string) ([]string, error) {
 	if isGA(target.Version) {
 		errs, _ := gacheck.Check(out, target.Version, kind)
 		return errs, nil
@@ -214,9 +214,9 @@ func classRequired(path string, target Target) *field.Error {
 		"give that request a deviceClassName, or set %s in the output", target.Releases, path))
 }
 
-// UnknownFields returns the paths of obj's fields that its own version does
+// unknownFields returns the paths of obj's fields that its own version does
 // not have, which strict field validation (kubectl's default since 1.27) rejects.
-func UnknownFields(obj map[string]interface{}) []string {
+func unknownFields(obj map[string]interface{}) []string {
 	var unknown field.ErrorList
 	var err error
 	if gaVersion, gaKind := gacheck.Version(obj); gaVersion != "" {
@@ -234,9 +234,9 @@ func UnknownFields(obj map[string]interface{}) []string {
 	return paths
 }
 
-// ShapeHint names the version an unknown field belongs to: the usual cause
+// shapeHint names the version an unknown field belongs to: the usual cause
 // is an apiVersion changed without the body.
-func ShapeHint(paths []string) string {
+func shapeHint(paths []string) string {
 	for _, p := range paths {
 		switch {
 		case strings.HasSuffix(p, "spec.devices"):
@@ -291,7 +291,7 @@ func chainIndex(version string) int { return slices.Index(conversion.ChainVersio
 // fields as lost, and the stale client annotations. Only those the input had
 // are reported as dropped; conversion added the others. A lost line names the
 // annotation, not a version: a 1.26 claim's allocationMode is in v1alpha2's.
-func dropAnnotations(obj, input map[string]interface{}, to string, covered map[string]bool, r *Report) {
+func dropAnnotations(obj, input map[string]interface{}, to string, covered map[string]bool, r *changes) {
 	meta, _ := obj["metadata"].(map[string]interface{})
 	ann, _ := meta["annotations"].(map[string]interface{})
 	keys := make([]string, 0, len(ann))
@@ -403,7 +403,7 @@ const classicFinalizerSuffix = "/deletion-protection"
 
 // dropClassicFinalizers drops a v1alpha3 claim's classic driver finalizer:
 // 1.32+ runs no classic driver, so deleting the claim would wait for ever.
-func dropClassicFinalizers(meta, claim map[string]interface{}, target Target, r *Report) {
+func dropClassicFinalizers(meta, claim map[string]interface{}, target Target, r *changes) {
 	spec, _ := claim["spec"].(map[string]interface{})
 	status, _ := claim["status"].(map[string]interface{})
 	allocation, _ := status["allocation"].(map[string]interface{})
@@ -434,7 +434,7 @@ func dropClassicFinalizers(meta, claim map[string]interface{}, target Target, r 
 
 // mapFinalizers renames every built-in finalizer to the target release's,
 // or drops it when that release has none to remove it.
-func mapFinalizers(meta map[string]interface{}, target Target, to string, r *Report) {
+func mapFinalizers(meta map[string]interface{}, target Target, to string, r *changes) {
 	list, _ := meta["finalizers"].([]interface{})
 	if len(list) == 0 {
 		return

@@ -48,7 +48,7 @@ func TestObject(t *testing.T) {
 		to     string
 		opts   Options
 		want   string
-		report Report
+		report changes
 	}{{
 		name: "1.30-claim-to-1.31",
 		in:   exported130,
@@ -66,7 +66,7 @@ spec:
   devices:
     requests: [{name: request, deviceClassName: gpu.example.com, allocationMode: ExactCount, count: 1}]
 `,
-		report: Report{
+		report: changes{
 			Dropped: []string{"metadata.uid", "metadata.resourceVersion", "metadata.generation", "metadata.creationTimestamp",
 				"metadata.managedFields", "metadata.selfLink",
 				"metadata.ownerReferences (owners of the old cluster; --keep-owner-references keeps them)",
@@ -93,7 +93,7 @@ metadata:
 spec:
   resourceClassName: gpu.example.com
 `,
-		report: Report{
+		report: changes{
 			Dropped: []string{"metadata.uid", "metadata.resourceVersion", "metadata.generation", "metadata.creationTimestamp",
 				"metadata.managedFields", "metadata.selfLink",
 				"metadata.annotations[kubectl.kubernetes.io/last-applied-configuration]",
@@ -126,7 +126,7 @@ spec:
   resourceClassName: gpu.example.com
   allocationMode: WaitForFirstConsumer
 `,
-		report: Report{
+		report: changes{
 			// restore-v1alpha2 is used by the conversion to v1alpha2 itself.
 			Dropped: []string{"metadata.annotations[claimbridge.dev/restore-v1alpha1]"},
 			Changed: []string{"metadata.finalizers: resource.kubernetes.io/delete-protection -> dra.k8s.io/delete-protection (Kubernetes 1.27–1.30)"},
@@ -148,7 +148,7 @@ kind: ResourceClaimTemplate
 metadata: {name: t, namespace: ns}
 spec: {spec: {devices: {requests: [{name: request, deviceClassName: gpu.example.com, allocationMode: ExactCount, count: 1}]}}}
 `,
-		report: Report{Warnings: []string{classicV3Maybe("spec.spec", "gpu.example.com")}},
+		report: changes{Warnings: []string{classicV3Maybe("spec.spec", "gpu.example.com")}},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -176,7 +176,7 @@ func TestObjectErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, _, err := Object(obj(t, tt.in), versionTarget(tt.to), Options{})
+			_, _, err := migrateObject(obj(t, tt.in), versionTarget(tt.to), Options{})
 			if err == nil || err.Error() != tt.want {
 				t.Fatalf("error %v, want %q", err, tt.want)
 			}
@@ -186,10 +186,10 @@ func TestObjectErrors(t *testing.T) {
 
 // checkObject migrates in (YAML) to version to with opts and requires the
 // object want (YAML), the report and the input unmodified.
-func checkObject(t *testing.T, in, to string, opts Options, want string, wantReport Report) {
+func checkObject(t *testing.T, in, to string, opts Options, want string, wantReport changes) {
 	t.Helper()
 	input := obj(t, in)
-	got, report, err := Object(input, versionTarget(to), opts)
+	got, report, err := migrateObject(input, versionTarget(to), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +228,7 @@ spec:
 		"note": string(big[:85*1024]),
 		"kubectl.kubernetes.io/last-applied-configuration": `{"blob":"` + string(big) + `"}`,
 	}
-	out, report, err := Object(claim, versionTarget(conversion.V1alpha2), Options{})
+	out, report, err := migrateObject(claim, versionTarget(conversion.V1alpha2), Options{})
 	if err != nil {
 		t.Fatalf("refused: %v", err)
 	}

@@ -46,7 +46,7 @@ func (x *Index) Add(obj map[string]interface{}) bool {
 		x.classes26 = append(x.classes26, obj) // for classicDriver only
 		return false
 	}
-	if !IsParameters(obj) || obj["apiVersion"] != parametersAPI {
+	if !isParameters(obj) || obj["apiVersion"] != parametersAPI {
 		return false
 	}
 	meta := metaOf(obj)
@@ -64,10 +64,10 @@ func (x *Index) Add(obj map[string]interface{}) bool {
 	return true
 }
 
-// Indexed reports whether Add keeps obj, so that a caller reading objects
+// indexed reports whether Add keeps obj, so that a caller reading objects
 // one at a time keeps only these for it.
-func Indexed(obj map[string]interface{}) bool {
-	return isClass26(obj) || IsParameters(obj) && obj["apiVersion"] == parametersAPI
+func indexed(obj map[string]interface{}) bool {
+	return isClass26(obj) || isParameters(obj) && obj["apiVersion"] == parametersAPI
 }
 
 func isClass26(obj map[string]interface{}) bool {
@@ -84,10 +84,10 @@ func firstAt[K comparable](m *map[K]int, key K, at int) {
 	}
 }
 
-// IsParameters reports whether obj is a 1.30 ResourceClaimParameters,
+// isParameters reports whether obj is a 1.30 ResourceClaimParameters,
 // ResourceClassParameters or ResourceClass, or a 1.26 ResourceClass: kinds
 // that 1.31 and later no longer serve.
-func IsParameters(obj map[string]interface{}) bool {
+func isParameters(obj map[string]interface{}) bool {
 	switch obj["apiVersion"] {
 	case parametersAPI:
 		switch obj["kind"] {
@@ -189,7 +189,7 @@ func (r request) key() string {
 // translateParameters replaces the device requests derived from the class
 // alone by those the 1.30 claim parameters asked for. It reports whether it
 // handled a parametersRef, reporting on it in place of the conversion.
-func translateParameters(src map[string]interface{}, from, kind string, out map[string]interface{}, idx *Index, r *Report) bool {
+func translateParameters(src map[string]interface{}, from, kind string, out map[string]interface{}, idx *Index, r *changes) bool {
 	srcSpec, outSpec := specOf(src, kind), specOf(out, kind)
 	ref, _ := srcSpec["parametersRef"].(map[string]interface{})
 	if ref == nil || outSpec == nil || (from != conversion.V1alpha1 && from != conversion.V1alpha2) {
@@ -370,7 +370,7 @@ func buildConfig(reqs []request, names []string, driverConfig []map[string]inter
 // classFilters returns per driver the translated first filter of a 1.30
 // class's parameters, as the 1.30 scheduler applied it to every claim of
 // the class. r (nil for none) gets what cannot be applied.
-func classFilters(idx *Index, class map[string]interface{}, r *Report) map[string]string {
+func classFilters(idx *Index, class map[string]interface{}, r *changes) map[string]string {
 	if class == nil {
 		return nil
 	}

@@ -11,10 +11,10 @@ import (
 
 //go:generate go run ../hack/podfields podfields_generated.go
 
-// PodFieldErrors returns, for a Pod or workload, every pod spec field that
+// podFieldErrors returns, for a Pod or workload, every pod spec field that
 // the release serving version to does not have, as "<path>: <message>"; nil
 // for other objects. See PodFieldConsequence for what such a field does.
-func PodFieldErrors(obj map[string]interface{}, target Target) []string {
+func podFieldErrors(obj map[string]interface{}, target Target) []string {
 	spec, prefix := podSpecOf(obj)
 	if spec == nil {
 		return nil
@@ -24,10 +24,10 @@ func PodFieldErrors(obj map[string]interface{}, target Target) []string {
 	return errs
 }
 
-// PodFieldWarnings returns, for a Pod or workload, every pod spec field that
+// podFieldWarnings returns, for a Pod or workload, every pod spec field that
 // the newest release serving version to has and an older one serving it
 // lacks (v1alpha2: 1.27–1.30, v1: 1.34 on), as "<path>: <message>".
-func PodFieldWarnings(obj map[string]interface{}, target Target) []string {
+func podFieldWarnings(obj map[string]interface{}, target Target) []string {
 	if target.Oldest == 0 {
 		return nil
 	}
@@ -45,7 +45,7 @@ func PodFieldWarnings(obj map[string]interface{}, target Target) []string {
 		if since-1 == target.Oldest {
 			lacking = fmt.Sprintf("1.%d", target.Oldest)
 		}
-		return fmt.Sprintf("Kubernetes %s has no such field (it came in 1.%d): %s", lacking, since, PodFieldConsequence)
+		return fmt.Sprintf("Kubernetes %s has no such field (it came in 1.%d): %s", lacking, since, podFieldConsequence)
 	}, &warnings)
 	return warnings
 }
@@ -113,9 +113,9 @@ func checkPodFields(v interface{}, tablePath, path string, message func(tablePat
 	}
 }
 
-// PodFieldConsequence is what a PodFieldErrors field does to the target
+// podFieldConsequence is what a PodFieldErrors field does to the target
 // release's apiserver, for a message about output that is written anyway.
-const PodFieldConsequence = "its apiserver rejects it with strict field validation (kubectl's default) and drops it otherwise"
+const podFieldConsequence = "its apiserver rejects it with strict field validation (kubectl's default) and drops it otherwise"
 
 // podFieldMessage says, in target's terms, that its release has no field
 // at PodSpec path p; "" when it has it.

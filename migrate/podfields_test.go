@@ -87,11 +87,11 @@ func TestPodFieldErrors(t *testing.T) {
 	in := obj(t, deployment136)
 	for to, want := range tests {
 		t.Run(to, func(t *testing.T) {
-			out, _, ok := Workload(in, versionTarget(to))
+			out, _, ok := podShape(in, versionTarget(to))
 			if !ok {
 				out = in
 			}
-			if diff := cmp.Diff(want, PodFieldErrors(out, versionTarget(to))); diff != "" {
+			if diff := cmp.Diff(want, podFieldErrors(out, versionTarget(to))); diff != "" {
 				t.Errorf("PodFieldErrors --to %s (-want +got):\n%s", to, diff)
 			}
 		})
@@ -103,7 +103,7 @@ func TestPodFieldErrors(t *testing.T) {
 // a warning, naming the releases that lack it.
 func TestPodFieldWarnings(t *testing.T) {
 	warn := func(path, releases string, minor int) string {
-		return fmt.Sprintf("spec.template.spec.%s: Kubernetes %s has no such field (it came in 1.%d): %s", path, releases, minor, PodFieldConsequence)
+		return fmt.Sprintf("spec.template.spec.%s: Kubernetes %s has no such field (it came in 1.%d): %s", path, releases, minor, podFieldConsequence)
 	}
 	tests := map[string][]string{
 		conversion.V1alpha1: nil,
@@ -120,11 +120,11 @@ func TestPodFieldWarnings(t *testing.T) {
 	in := obj(t, deployment136)
 	for to, want := range tests {
 		t.Run(to, func(t *testing.T) {
-			out, _, ok := Workload(in, versionTarget(to))
+			out, _, ok := podShape(in, versionTarget(to))
 			if !ok {
 				out = in
 			}
-			if diff := cmp.Diff(want, PodFieldWarnings(out, versionTarget(to))); diff != "" {
+			if diff := cmp.Diff(want, podFieldWarnings(out, versionTarget(to))); diff != "" {
 				t.Errorf("PodFieldWarnings --to %s (-want +got):\n%s", to, diff)
 			}
 		})
@@ -224,7 +224,7 @@ spec:
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := obj(t, tt.in)
-			out, _, ok := Workload(in, versionTarget(tt.to))
+			out, _, ok := podShape(in, versionTarget(tt.to))
 			if !ok {
 				out = in
 			}
@@ -232,7 +232,7 @@ spec:
 			if tt.want != "" {
 				want = []string{tt.want}
 			}
-			if diff := cmp.Diff(want, PodFieldErrors(out, versionTarget(tt.to))); diff != "" {
+			if diff := cmp.Diff(want, podFieldErrors(out, versionTarget(tt.to))); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
@@ -243,7 +243,7 @@ spec:
 // target release does not have, naming the object, the release and each
 // field; the report still says what was lost.
 func TestWorkloadObjectRefused(t *testing.T) {
-	_, r, err := WorkloadObject(obj(t, deployment136), versionTarget(conversion.V1alpha2), Options{})
+	_, r, err := migrateWorkload(obj(t, deployment136), versionTarget(conversion.V1alpha2), Options{})
 	want := "Deployment ml-training/trainer: a Kubernetes 1.27–1.30 apiserver would reject the migrated object: " +
 		"spec.template.spec.hostnameOverride: Kubernetes 1.27–1.30 has no such field (it came in 1.34); " +
 		"spec.template.spec.schedulingGroup: Kubernetes 1.27–1.30 has no such field (it came in 1.36); " +
@@ -254,7 +254,7 @@ func TestWorkloadObjectRefused(t *testing.T) {
 	if want := []string{"spec.template.spec.containers[0].resources.claims[0].request: Kubernetes 1.27–1.30 gives a container the whole claim"}; !cmp.Equal(r.Lost, want) {
 		t.Errorf("lost %q, want %q", r.Lost, want)
 	}
-	out, r, err := WorkloadObject(obj(t, deployment136), versionTarget(conversion.V1), Options{})
+	out, r, err := migrateWorkload(obj(t, deployment136), versionTarget(conversion.V1), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,12 +27,12 @@ var podSpecPaths = map[string][]string{
 // under `source` in 1.26–1.30, directly in the entry from 1.31 on.
 var podClaimFields = []string{"resourceClaimName", "resourceClaimTemplateName"}
 
-// Workload rewrites the resourceClaims of a Pod or of a workload's pod
+// podShape rewrites the resourceClaims of a Pod or of a workload's pod
 // template for the release serving version to (see podClaimFields; each
 // apiserver rejects the other shape). Going back to 1.26–1.30, a container's
 // resources.claims[].request is lost. obj is not modified; ok is false when
 // obj is not such an object or needs no change.
-func Workload(obj map[string]interface{}, target Target) (out map[string]interface{}, r Report, ok bool) {
+func podShape(obj map[string]interface{}, target Target) (out map[string]interface{}, r changes, ok bool) {
 	out = api.DeepCopyJSON(obj)
 	specs := podSpecsOf(out)
 	if len(specs) == 0 {
@@ -42,13 +42,13 @@ func Workload(obj map[string]interface{}, target Target) (out map[string]interfa
 		rewritePodSpec(ps.spec, ps.prefix, target, &r)
 	}
 	if len(r.Changed) == 0 && len(r.Lost) == 0 {
-		return nil, Report{}, false
+		return nil, changes{}, false
 	}
 	return out, r, true
 }
 
 // rewritePodSpec rewrites one pod spec, at prefix in its object, for target.
-func rewritePodSpec(spec map[string]interface{}, prefix string, target Target, r *Report) {
+func rewritePodSpec(spec map[string]interface{}, prefix string, target Target, r *changes) {
 	claims, _ := spec["resourceClaims"].([]interface{})
 	for i, c := range claims {
 		claim, isMap := c.(map[string]interface{})
@@ -91,28 +91,28 @@ func rewritePodSpec(spec map[string]interface{}, prefix string, target Target, r
 	}
 }
 
-// WorkloadObject migrates a Pod or workload as Object migrates a claim
+// migrateWorkload migrates a Pod or workload as Object migrates a claim
 // (Workload, then ForCreate). One whose pod spec has a field the target
 // release lacks is refused: its apiserver would reject or drop the field.
-func WorkloadObject(obj map[string]interface{}, target Target, opts Options) (map[string]interface{}, Report, error) {
-	out, r, rewritten := Workload(obj, target)
+func migrateWorkload(obj map[string]interface{}, target Target, opts Options) (map[string]interface{}, changes, error) {
+	out, r, rewritten := podShape(obj, target)
 	if !rewritten {
 		out = obj
 	}
-	out, created := ForCreate(out, opts)
+	out, created := forCreate(out, opts)
 	r.Dropped = append(created.Dropped, r.Dropped...)
-	if errs := append(append(NameErrors(out), ClaimRefErrors(out)...), PodFieldErrors(out, target)...); len(errs) > 0 {
+	if errs := append(append(nameErrors(out), claimRefErrors(out)...), podFieldErrors(out, target)...); len(errs) > 0 {
 		_, _, _, kind, _ := api.TypeOf(out)
 		return nil, r, refusal(kind, out, target, errs)
 	}
-	r.Warnings = append(r.Warnings, PodFieldWarnings(out, target)...)
+	r.Warnings = append(r.Warnings, podFieldWarnings(out, target)...)
 	return out, r, nil
 }
 
-// ClaimRefErrors returns, for a Pod or workload, each container's claim
+// claimRefErrors returns, for a Pod or workload, each container's claim
 // reference that no release reads (a string, not an object with a name),
 // as "<path>: <message>".
-func ClaimRefErrors(obj map[string]interface{}) []string {
+func claimRefErrors(obj map[string]interface{}) []string {
 	var errs []string
 	for _, ps := range podSpecsOf(obj) {
 		for _, containers := range []string{"initContainers", "containers"} {
@@ -133,10 +133,10 @@ func ClaimRefErrors(obj map[string]interface{}) []string {
 	return errs
 }
 
-// IsWorkload reports whether obj is a Pod or a workload with a pod template
+// isWorkload reports whether obj is a Pod or a workload with a pod template
 // (podSpecPaths), or an object of another kind (an Argo Rollout, a JobSet, a
 // LeaderWorkerSet, a Kubeflow job) with pod templates that claim devices.
-func IsWorkload(obj map[string]interface{}) bool {
+func isWorkload(obj map[string]interface{}) bool {
 	apiVersion, _, _, kind, _ := api.TypeOf(obj)
 	_, known := podSpecPaths[apiVersion+"/"+kind]
 	return known || len(podSpecsOf(obj)) > 0
@@ -195,9 +195,9 @@ func podSpecsOf(obj map[string]interface{}) []podSpecAt {
 	return found
 }
 
-// ControlledPod reports whether obj is a Pod a controller created, and names
+// controlledPod reports whether obj is a Pod a controller created, and names
 // the controller: it re-creates the pod, so a copy would be one too many.
-func ControlledPod(obj map[string]interface{}) (owner string, ok bool) {
+func controlledPod(obj map[string]interface{}) (owner string, ok bool) {
 	if apiVersion, _, _, kind, _ := api.TypeOf(obj); apiVersion != "v1" || kind != "Pod" {
 		return "", false
 	}
@@ -210,11 +210,11 @@ func ControlledPod(obj map[string]interface{}) (owner string, ok bool) {
 	return "", false
 }
 
-// ForCreate returns a copy of a Pod or workload without what the old cluster
+// forCreate returns a copy of a Pod or workload without what the old cluster
 // set on it, as Object does for claims, and without a Pod's spec.nodeName:
 // the pod must pass the new scheduler, which allocates its claims.
-func ForCreate(obj map[string]interface{}, opts Options) (map[string]interface{}, Report) {
-	var r Report
+func forCreate(obj map[string]interface{}, opts Options) (map[string]interface{}, changes) {
+	var r changes
 	fresh, stale := withoutClientStale(obj)
 	out := api.DeepCopyJSON(fresh)
 	if meta, isMap := out["metadata"].(map[string]interface{}); isMap {
@@ -243,7 +243,7 @@ func ForCreate(obj map[string]interface{}, opts Options) (map[string]interface{}
 
 // moveClaimNames moves podClaimFields from the map at fromAt to the one at
 // toAt. A field already there with another value keeps it; the moved one is lost.
-func moveClaimNames(from, to map[string]interface{}, fromAt, toAt, why string, r *Report) {
+func moveClaimNames(from, to map[string]interface{}, fromAt, toAt, why string, r *changes) {
 	for _, f := range podClaimFields {
 		v, set := from[f]
 		if !set {
@@ -260,18 +260,18 @@ func moveClaimNames(from, to map[string]interface{}, fromAt, toAt, why string, r
 	}
 }
 
-// PodClaimNameAnnotation is the annotation the resourceclaim controller
+// podClaimNameAnnotation is the annotation the resourceclaim controller
 // (1.28 and later) puts on the claim it generates for a pod from a
 // ResourceClaimTemplate: the name of the pod's resourceClaims entry.
-const PodClaimNameAnnotation = "resource.kubernetes.io/pod-claim-name"
+const podClaimNameAnnotation = "resource.kubernetes.io/pod-claim-name"
 
-// GeneratedForPod reports whether the resourceclaim controller generated
+// generatedForPod reports whether the resourceclaim controller generated
 // claim for a pod (its controller owner is a Pod), and returns the pod as
 // "namespace/name" and, when annotated, its claim entry. migrate does not
 // re-create such a claim: the new cluster's controller generates a new one
 // for the re-created pod, so a copy would leak, or, with the old owner
 // reference, be garbage collected at once.
-func GeneratedForPod(claim map[string]interface{}) (pod, entry string, ok bool) {
+func generatedForPod(claim map[string]interface{}) (pod, entry string, ok bool) {
 	_, _, kind, err := conversion.Identify(claim)
 	if err != nil || kind != conversion.KindClaim {
 		return "", "", false
@@ -282,7 +282,7 @@ func GeneratedForPod(claim map[string]interface{}) (pod, entry string, ok bool) 
 		ref, _ := r.(map[string]interface{})
 		if ref["apiVersion"] == "v1" && ref["kind"] == "Pod" && ref["controller"] == true {
 			ann, _ := meta["annotations"].(map[string]interface{})
-			entry, _ = ann[PodClaimNameAnnotation].(string)
+			entry, _ = ann[podClaimNameAnnotation].(string)
 			return str(meta, "namespace") + "/" + str(ref, "name"), entry, true
 		}
 	}

@@ -40,9 +40,9 @@ func NotServed(obj map[string]interface{}, target Target) string {
 	return ""
 }
 
-// NameErrors are the errors an apiserver gives for the name of obj, a Pod,
+// nameErrors are the errors an apiserver gives for the name of obj, a Pod,
 // a workload or a resource.k8s.io object: all have DNS subdomain names.
-func NameErrors(obj map[string]interface{}) []string {
+func nameErrors(obj map[string]interface{}) []string {
 	meta, _ := obj["metadata"].(map[string]interface{})
 	path := field.NewPath("metadata")
 	name, _ := meta["name"].(string)

@@ -14,10 +14,10 @@ var clusterState = map[string]string{
 	"PodSchedulingContext": "the new cluster's scheduler creates a pod's PodSchedulingContext when it schedules the pod (this one holds the old cluster's node choices)",
 }
 
-// ClusterState reports whether obj is a resource.k8s.io object that the
+// clusterStateNote reports whether obj is a resource.k8s.io object that the
 // cluster's components create for themselves, which migrate leaves out:
 // it describes the old cluster's nodes and devices. note says why.
-func ClusterState(obj map[string]interface{}) (note string, ok bool) {
+func clusterStateNote(obj map[string]interface{}) (note string, ok bool) {
 	_, group, _, kind, found := api.TypeOf(obj)
 	if !found || group != conversion.UpstreamGroup {
 		return "", false

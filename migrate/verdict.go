@@ -36,7 +36,7 @@ func refuseErr(v *report.Verdict, err error) report.Verdict {
 }
 
 // report adds the findings of a Report about obj.
-func addReport(v *report.Verdict, obj map[string]interface{}, r Report) {
+func addReport(v *report.Verdict, obj map[string]interface{}, r changes) {
 	if len(r.Dropped) > 0 {
 		say(v, report.Note, obj, "", "dropped "+strings.Join(slices.Compact(slices.Clone(r.Dropped)), ", "))
 	}
@@ -128,7 +128,7 @@ func mistakenClaim(obj map[string]interface{}, err error) (string, bool) {
 func passThrough(obj map[string]interface{}, target Target, why error) report.Verdict {
 	v := report.Verdict{Outcome: report.Passed, Object: obj}
 	_, group, version, kind, _ := api.TypeOf(obj)
-	if IsDeviceClass(obj) && target.Devices && version != target.Version {
+	if isDeviceClass(obj) && target.Devices && version != target.Version {
 		out, lacking := convertDeviceClass(obj, target.Version)
 		if lacking != "" {
 			say(&v, report.Warning, obj, "spec."+lacking, fmt.Sprintf("a field that %s/%s does not have: passed through unchanged, which Kubernetes %s rejects",
@@ -152,8 +152,8 @@ func passThrough(obj map[string]interface{}, target Target, why error) report.Ve
 		return v
 	}
 	if group == api.UpstreamGroup {
-		errs := NameErrors(obj)
-		if IsDeviceClass(obj) && slices.Contains(conversion.GAVersions, version) {
+		errs := nameErrors(obj)
+		if isDeviceClass(obj) && slices.Contains(conversion.GAVersions, version) {
 			errs = append(errs, gacheck.DeviceClassErrors(obj)...)
 		}
 		for _, e := range errs {
@@ -170,7 +170,7 @@ func passThrough(obj map[string]interface{}, target Target, why error) report.Ve
 		say(&v, report.Warning, obj, "", typo+" (passed through unchanged; no cluster serves that group)")
 		return v
 	}
-	if IsWorkload(obj) {
+	if isWorkload(obj) {
 		return workload(obj, target)
 	}
 	return v
@@ -181,7 +181,7 @@ func passThrough(obj map[string]interface{}, target Target, why error) report.Ve
 // hold, and pod spec fields it lacks, are warnings.
 func workload(obj map[string]interface{}, target Target) report.Verdict {
 	v := report.Verdict{Outcome: report.Passed, Object: obj}
-	out, r, ok := Workload(obj, target)
+	out, r, ok := podShape(obj, target)
 	if ok {
 		v.Object = out
 	}
@@ -194,13 +194,13 @@ func workload(obj map[string]interface{}, target Target) report.Verdict {
 	for _, l := range r.Lost {
 		say(&v, report.Warning, obj, "", l+" (not kept: claimbridge keeps restore data for claims and templates only)")
 	}
-	for _, e := range append(NameErrors(v.Object), ClaimRefErrors(v.Object)...) {
+	for _, e := range append(nameErrors(v.Object), claimRefErrors(v.Object)...) {
 		say(&v, report.Warning, obj, "", e+": the apiserver rejects this object")
 	}
-	for _, e := range PodFieldErrors(v.Object, target) {
-		say(&v, report.Warning, obj, "", e+": "+PodFieldConsequence)
+	for _, e := range podFieldErrors(v.Object, target) {
+		say(&v, report.Warning, obj, "", e+": "+podFieldConsequence)
 	}
-	for _, w := range PodFieldWarnings(v.Object, target) {
+	for _, w := range podFieldWarnings(v.Object, target) {
 		say(&v, report.Warning, obj, "", w)
 	}
 	return v
@@ -231,13 +231,13 @@ func unknownFieldWarnings(obj map[string]interface{}, group, from, kind, to stri
 	var ws []conversion.Warning
 	for i, item := range objects {
 		// Unknown fields elsewhere are carried as they are.
-		paths := slices.DeleteFunc(UnknownFields(item), func(p string) bool {
+		paths := slices.DeleteFunc(unknownFields(item), func(p string) bool {
 			return !strings.HasPrefix(p, "spec.") && !strings.HasPrefix(p, "status.")
 		})
 		for _, p := range paths {
-			hint := ShapeHint([]string{p})
+			hint := shapeHint([]string{p})
 			if hint == "" {
-				hint = ShapeHint(paths)
+				hint = shapeHint(paths)
 			}
 			ws = append(ws, conversion.Warning{
 				Kind: strings.TrimSuffix(kind, "List"), Object: api.Ref(item),
@@ -268,7 +268,7 @@ func targetWarnings(in, out map[string]interface{}, group, from, kind string, ta
 	var ws []conversion.Warning
 	for i := range items {
 		w := conversion.Warning{Kind: itemKind, Object: api.Ref(outItems[i]), From: from, To: target.Version}
-		if c := ClassicWarning(items[i], from, itemKind, target); c != "" {
+		if c := classicWarningFor(items[i], from, itemKind, target); c != "" {
 			w.Path, w.Message, _ = strings.Cut(c, ": ")
 			w.Path = prefix(i) + w.Path
 			ws = append(ws, w)
@@ -276,7 +276,7 @@ func targetWarnings(in, out map[string]interface{}, group, from, kind string, ta
 		if group != conversion.UpstreamGroup && isGA(target.Version) {
 			continue
 		}
-		errs, err := TargetErrors(outItems[i], target, itemKind)
+		errs, err := targetErrors(outItems[i], target, itemKind)
 		if err != nil {
 			continue // conversion said what cannot be read
 		}
@@ -323,12 +323,12 @@ func ListItems(list map[string]interface{}) ([]map[string]interface{}, error) {
 // create again is left out.
 func Migrate(obj map[string]interface{}, target Target, opts Options) report.Verdict {
 	v := report.Verdict{Outcome: report.Converted}
-	if note, ok := ClusterState(obj); ok {
+	if note, ok := clusterStateNote(obj); ok {
 		say(&v, report.Note, obj, "", "left out: "+note)
 		v.Outcome = report.LeftOut
 		return v
 	}
-	if IsDeviceClass(obj) || IsParameters(obj) {
+	if isDeviceClass(obj) || isParameters(obj) {
 		return migrateClass(obj, target, opts)
 	}
 	_, _, kind, err := conversion.Identify(obj)
@@ -342,15 +342,15 @@ func Migrate(obj map[string]interface{}, target Target, opts Options) report.Ver
 	case strings.HasSuffix(kind, "List"):
 		return refuse(&v, obj, "migrate the items of a list one by one", false)
 	}
-	if pod, entry, generated := GeneratedForPod(obj); generated && !opts.KeepOwnerReferences {
+	if pod, entry, generated := generatedForPod(obj); generated && !opts.KeepOwnerReferences {
 		say(&v, report.Note, obj, "", "left out: "+generatedNote(pod, entry))
 		v.Outcome = report.LeftOut
 		return v
 	}
-	out, rep, err := Object(obj, target, opts)
+	out, rep, err := migrateObject(obj, target, opts)
 	if err != nil {
 		// What was lost and the warnings explain most refusals.
-		addReport(&v, obj, Report{Lost: rep.Lost, Warnings: rep.Warnings})
+		addReport(&v, obj, changes{Lost: rep.Lost, Warnings: rep.Warnings})
 		return refuseErr(&v, err)
 	}
 	addReport(&v, obj, rep)
@@ -362,9 +362,9 @@ func Migrate(obj map[string]interface{}, target Target, opts Options) report.Ver
 // or leaves it out where the target has no such kind.
 func migrateClass(obj map[string]interface{}, target Target, opts Options) report.Verdict {
 	v := report.Verdict{Outcome: report.Converted}
-	rewrite, why := DeviceClass, "has no DeviceClass (its claims name a ResourceClass)"
-	if !IsDeviceClass(obj) {
-		rewrite, why = Parameters, "does not serve it"
+	rewrite, why := migrateDeviceClass, "has no DeviceClass (its claims name a ResourceClass)"
+	if !isDeviceClass(obj) {
+		rewrite, why = migrateParameters, "does not serve it"
 	}
 	out, rep, served := rewrite(obj, target, opts)
 	if !served {
@@ -373,10 +373,10 @@ func migrateClass(obj map[string]interface{}, target Target, opts Options) repor
 		return v
 	}
 	addReport(&v, obj, rep)
-	if errs := NameErrors(out); len(errs) > 0 {
+	if errs := nameErrors(out); len(errs) > 0 {
 		return refuse(&v, obj, rejectedBy(target, errs), false)
 	}
-	if err := CheckDeviceClass(out, target); err != nil {
+	if err := checkDeviceClass(out, target); err != nil {
 		return refuseErr(&v, err)
 	}
 	v.Object = out
@@ -388,16 +388,16 @@ func migrateClass(obj map[string]interface{}, target Target, opts Options) repor
 // through unless the target rejects it.
 func migrateOther(obj map[string]interface{}, target Target, opts Options, why error) report.Verdict {
 	v := report.Verdict{Outcome: report.Rewritten}
-	if IsWorkload(obj) {
-		if owner, controlled := ControlledPod(obj); controlled && !opts.KeepOwnerReferences {
+	if isWorkload(obj) {
+		if owner, controlled := controlledPod(obj); controlled && !opts.KeepOwnerReferences {
 			say(&v, report.Note, obj, "", "left out: created by "+owner+", whose migrated workload the new cluster's controller creates it again from "+
 				"(this copy would be one pod too many; --keep-owner-references keeps it)")
 			v.Outcome = report.LeftOut
 			return v
 		}
-		out, rep, err := WorkloadObject(obj, target, opts)
+		out, rep, err := migrateWorkload(obj, target, opts)
 		if err != nil {
-			addReport(&v, obj, Report{Lost: rep.Lost, Warnings: rep.Warnings})
+			addReport(&v, obj, changes{Lost: rep.Lost, Warnings: rep.Warnings})
 			return refuseErr(&v, err)
 		}
 		addReport(&v, obj, rep)
@@ -408,7 +408,7 @@ func migrateOther(obj map[string]interface{}, target Target, opts Options, why e
 		return refuse(&v, obj, "not converted: "+mistaken, false)
 	}
 	if _, group, _, _, _ := api.TypeOf(obj); group == api.UpstreamGroup {
-		errs := NameErrors(obj)
+		errs := nameErrors(obj)
 		if notServed := NotServed(obj, target); notServed != "" {
 			errs = []string{notServed}
 		}

@@ -13,7 +13,7 @@ import (
 func TestReportSaysEachLineOnce(t *testing.T) {
 	obj := map[string]interface{}{"kind": "ResourceClaim", "metadata": map[string]interface{}{"namespace": "ns", "name": "c"}}
 	var v report.Verdict
-	addReport(&v, obj, Report{
+	addReport(&v, obj, changes{
 		Dropped:  []string{"metadata.uid", "metadata.uid"},
 		Warnings: []string{"w: quantity", "w: quantity", "other"},
 	})

@@ -1,8 +1,10 @@
 package oracle
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -11,6 +13,7 @@ import (
 	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/manifest"
 	"github.com/claimbridge/claimbridge/migrate"
+	"github.com/claimbridge/claimbridge/report"
 )
 
 // exported adds what an apiserver sets to an object, as `kubectl get -o yaml` shows it.
@@ -43,7 +46,7 @@ func TestMigratedAcceptedByTargetRelease(t *testing.T) {
 	byRelease := map[string][]scenario{}
 	for _, o := range originals {
 		for _, to := range conversion.Versions {
-			out, _, err := migrate.Object(exported(o), target(t, to), migrate.Options{})
+			out, _, err := migrated(t, exported(o), to, migrate.Options{})
 			if err != nil {
 				t.Fatalf("%s to %s: %v", objName(o), to, err)
 			}
@@ -133,4 +136,24 @@ func target(t *testing.T, to string) migrate.Target {
 		t.Fatal(err)
 	}
 	return target
+}
+
+// migrated is what migrate makes of obj for to, with what it changed, or
+// its refusal as an error.
+func migrated(t *testing.T, obj map[string]interface{}, to string, opts migrate.Options) (map[string]interface{}, []string, error) {
+	t.Helper()
+	v := migrate.Migrate(obj, target(t, to), opts)
+	var changed, errs []string
+	for _, f := range v.Findings {
+		if c, ok := strings.CutPrefix(f.Message, "changed "); ok && f.Severity == report.Note {
+			changed = append(changed, c)
+		}
+		if f.Severity == report.Error {
+			errs = append(errs, f.Message)
+		}
+	}
+	if v.Outcome == report.Refused {
+		return nil, changed, errors.New(strings.Join(errs, "; "))
+	}
+	return v.Object, changed, nil
 }

@@ -17,7 +17,7 @@ import (
 // subdomain, plus the generic labels/annotations/ownerReferences/finalizers/
 // managedFields checks.
 func ValidateObjectMeta(meta *metav1.ObjectMeta, fldPath *field.Path) field.ErrorList {
-	allErrs := apimachineryvalidation.ValidateObjectMeta(meta, true, apimachineryvalidation.NameIsDNSSubdomain, fldPath)
+	allErrs := legacyMeta(apimachineryvalidation.ValidateObjectMeta(meta, true, apimachineryvalidation.NameIsDNSSubdomain, fldPath), meta, fldPath)
 	allErrs = append(allErrs, validateFinalizerNames(meta.Finalizers, fldPath.Child("finalizers"))...)
 	return Normalize(allErrs)
 }
@@ -26,7 +26,7 @@ func ValidateObjectMeta(meta *metav1.ObjectMeta, fldPath *field.Path) field.Erro
 // (resourceVersion required, immutable name/namespace/uid/creationTimestamp,
 // generation not decremented, ...).
 func ValidateObjectMetaUpdate(newMeta, oldMeta *metav1.ObjectMeta, fldPath *field.Path) field.ErrorList {
-	allErrs := apimachineryvalidation.ValidateObjectMetaUpdate(newMeta, oldMeta, fldPath)
+	allErrs := legacyMeta(apimachineryvalidation.ValidateObjectMetaUpdate(newMeta, oldMeta, fldPath), newMeta, fldPath)
 	allErrs = append(allErrs, validateFinalizerNames(newMeta.Finalizers, fldPath.Child("finalizers"))...)
 	return Normalize(allErrs)
 }

@@ -113,7 +113,7 @@ func forCreate(t *testing.T, source string, obj map[string]interface{}, version,
 	}
 	meta["name"], meta["namespace"] = name, namespace
 	in["metadata"] = meta
-	out, _, err := migrate.Object(in, target(t, version), opts)
+	out, _, err := migrated(t, in, version, opts)
 	if err != nil {
 		t.Fatalf("%s: migrating to %s: %v", source, version, err)
 	}

@@ -58,7 +58,7 @@ spec: {devices: {}}
 					t.Fatal(err)
 				}
 				field := tt.fields[r.version]
-				out, _, err := migrate.Object(in, target(t, r.version), migrate.Options{})
+				out, _, err := migrated(t, in, r.version, migrate.Options{})
 				if field == "" {
 					if err != nil {
 						t.Fatalf("migrate --to %s: %v, want the object migrated", r.version, err)
