@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"sync"
@@ -11,23 +12,20 @@ import (
 
 	"github.com/spf13/cobra"
 	cliflag "k8s.io/component-base/cli/flag"
-	logsapi "k8s.io/component-base/logs/api/v1"
-	_ "k8s.io/component-base/logs/json/register" // --log-format=json
 	"k8s.io/klog/v2"
-	ctrl "sigs.k8s.io/controller-runtime"
 
-	"github.com/claimbridge/claimbridge/internal/version"
+	"github.com/claimbridge/claimbridge/server"
 )
 
 // serveFunc runs the server with validated options; tests inject a fake.
-type serveFunc func(ctx context.Context, opts *ServeOptions) error
+type serveFunc func(ctx context.Context, opts *server.Options) error
 
 func newServeCommand(s streams) *cobra.Command {
 	return newServeCommandWithRun(s, runServe)
 }
 
 func newServeCommandWithRun(_ streams, run serveFunc) *cobra.Command {
-	opts := NewServeOptions()
+	opts := server.NewOptions()
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the conversion (/convert), validating (/validate) and defaulting (/default) webhooks over TLS",
@@ -44,7 +42,7 @@ second signal exits at once with code 1.`,
 			if err := opts.Validate(); err != nil {
 				return withCode(ExitBadInput, err)
 			}
-			if n, ok := deprecatedTLSVersions[opts.TLSMinVersion]; ok {
+			if n, ok := server.DeprecatedTLSVersions[opts.TLSMinVersion]; ok {
 				fmt.Fprintf(cmd.ErrOrStderr(), "Warning: --tls-min-version=%s is deprecated, use --tls-min-version=%s\n", opts.TLSMinVersion, n)
 			}
 			parent := cmd.Context()
@@ -99,23 +97,22 @@ func shutdownOnSignal(parent context.Context, sigs <-chan os.Signal, exit func(i
 	return ctx, func() { once.Do(func() { close(done); cancel(); <-exited }) }
 }
 
-// runServe applies the logging options, once per process, and runs the
-// server with the modes of serve_ops.go.
-func runServe(ctx context.Context, opts *ServeOptions) error {
-	cfg, err := opts.Config()
-	if err != nil {
+// runServe runs the server of opts.
+func runServe(ctx context.Context, opts *server.Options) error {
+	err := server.Run(ctx, opts)
+	if ce := (*server.ConfigError)(nil); errors.As(err, &ce) {
 		return withCode(ExitBadInput, err)
 	}
-	c := logsapi.NewLoggingConfiguration()
-	c.Format = opts.LogFormat
-	c.Verbosity = logsapi.VerbosityLevel(opts.Verbosity)
-	if err := logsapi.ValidateAndApply(c, nil); err != nil {
-		return withCode(ExitBadInput, err)
-	}
-	defer klog.Flush()
-	ctrl.SetLogger(klog.Background()) // controller-runtime and cert-controller log through klog
-	log := klog.Background().WithName("claimbridge")
-	v := version.Get()
-	log.Info("Starting", "version", v.Version, "revision", v.Revision, "modified", v.Modified, "goVersion", v.GoVersion, "platform", v.Platform)
-	return runWithOps(klog.NewContext(ctx, log), cfg, opts, nil)
+	return err
+}
+
+// Serve runs `claimbridge serve args...` in this process until ctx is done,
+// exactly as the binary does; the envtest suites use it.
+func Serve(ctx context.Context, args []string, out, errOut io.Writer) error {
+	cmd := newServeCommand(streams{out: out, err: errOut})
+	cmd.SetArgs(args)
+	cmd.SetOut(out)
+	cmd.SetErr(errOut)
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	return cmd.ExecuteContext(ctx)
 }

@@ -5,10 +5,13 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/claimbridge/claimbridge/server"
 )
 
 func executeServe(t *testing.T, run serveFunc, args ...string) (string, error) {
@@ -23,8 +26,8 @@ func executeServe(t *testing.T, run serveFunc, args ...string) (string, error) {
 }
 
 func TestServeFlags(t *testing.T) {
-	var got *ServeOptions
-	run := func(ctx context.Context, o *ServeOptions) error {
+	var got *server.Options
+	run := func(ctx context.Context, o *server.Options) error {
 		if ctx.Err() != nil {
 			t.Error("context already cancelled")
 		}
@@ -42,13 +45,13 @@ func TestServeFlags(t *testing.T) {
 		got.TLSMinVersion != "VersionTLS12" || got.HealthProbeBindAddress != "0" || got.MetricsBindAddress != ":9090" ||
 		got.ClientCAFile != "/ca.crt" || got.MaxConvertBodyBytes != 1024 || got.ShutdownDrain != 0 ||
 		got.ShutdownTimeout != time.Minute || got.LogFormat != "json" || got.Verbosity != 4 ||
-		got.MaxValidateBodyBytes != NewServeOptions().MaxValidateBodyBytes {
+		got.MaxValidateBodyBytes != server.NewOptions().MaxValidateBodyBytes {
 		t.Errorf("options %+v", got)
 	}
 }
 
 func TestServeInvalidFlags(t *testing.T) {
-	run := func(context.Context, *ServeOptions) error { t.Error("run called"); return nil }
+	run := func(context.Context, *server.Options) error { t.Error("run called"); return nil }
 	for _, args := range [][]string{
 		{"--tls-min-version=1.1"}, {"--tls-min-version=VersionTLS11"}, {"--tls-cipher-suites=TLS_RSA_WITH_RC4_128_SHA"},
 		{"--tls-cipher-suites=NOPE"}, {"--tls-cert-file=/a.crt"}, {"--port=70000"}, {"--log-format=xml"}, {"--max-json-depth=0"}, {"--metrics-bind-address=nohost"},
@@ -66,7 +69,7 @@ func TestServeInvalidFlags(t *testing.T) {
 }
 
 func TestServeRunError(t *testing.T) {
-	_, err := executeServe(t, func(context.Context, *ServeOptions) error { return errors.New("bind: address in use") })
+	_, err := executeServe(t, func(context.Context, *server.Options) error { return errors.New("bind: address in use") })
 	var ee *exitError
 	if !errors.As(err, &ee) || ee.code != ExitInvalid {
 		t.Errorf("err %v, want exit code %d", err, ExitInvalid)
@@ -101,7 +104,7 @@ func TestServeExitCodes(t *testing.T) {
 		"bad-config":   {withCode(ExitBadInput, errors.New("no kubeconfig")), ExitBadInput},
 	} {
 		t.Run(name, func(t *testing.T) {
-			_, err := executeServe(t, func(context.Context, *ServeOptions) error { return tc.err }, "--port=0")
+			_, err := executeServe(t, func(context.Context, *server.Options) error { return tc.err }, "--port=0")
 			var ee *exitError
 			if !errors.As(err, &ee) || ee.code != tc.want {
 				t.Errorf("error %v: exit code %v, want %d", err, ee, tc.want)
@@ -139,4 +142,64 @@ func TestServeSignalAfterStop(t *testing.T) {
 	<-ctx.Done()
 	sigs <- syscall.SIGTERM
 	sigs <- syscall.SIGTERM
+}
+
+// TestServeRemovedFlagsWarn: a removed flag is accepted, with a warning
+// that says it does nothing.
+func TestServeRemovedFlagsWarn(t *testing.T) {
+	out, err := executeServe(t, func(_ context.Context, o *server.Options) error { return nil }, "--max-connections=64", "--release-startup-pages")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, flag := range []string{"--max-connections", "--release-startup-pages"} {
+		if want := "Flag " + flag + " has been deprecated, " + server.RemovedFlagNote + "\n"; !strings.Contains(out, want) {
+			t.Errorf("output %q does not have %q", out, want)
+		}
+	}
+}
+
+func TestServeDeprecatedTLSVersionWarns(t *testing.T) {
+	out, err := executeServe(t, func(_ context.Context, o *server.Options) error { return nil }, "--tls-min-version=1.3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "Warning: --tls-min-version=1.3 is deprecated, use --tls-min-version=VersionTLS13\n"; out != want {
+		t.Errorf("output %q, want %q", out, want)
+	}
+}
+
+// TestServerDocHelp keeps the flag reference in docs/server.md equal to
+// `claimbridge serve --help` (the temp dir written as <tmp>). UPDATE_DOCS=1
+// rewrites it.
+func TestServerDocHelp(t *testing.T) {
+	path := filepath.Join("..", "docs", "server.md")
+	doc, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const begin, end = "<!-- BEGIN serve --help -->\n", "<!-- END serve --help -->"
+	before, rest, ok := bytes.Cut(doc, []byte(begin))
+	_, after, ok2 := bytes.Cut(rest, []byte(end))
+	if !ok || !ok2 {
+		t.Fatalf("%s has no %q … %q block", path, begin, end)
+	}
+	var help bytes.Buffer
+	cmd := NewRootCommand(streams{out: &help, err: &help})
+	cmd.SetOut(&help)
+	cmd.SetArgs([]string{"serve", "--help"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	want := "```text\n" + strings.ReplaceAll(help.String(), os.TempDir(), "<tmp>") + "```\n"
+	if string(rest[:len(rest)-len(after)-len(end)]) == want {
+		return
+	}
+	if os.Getenv("UPDATE_DOCS") != "" {
+		updated := append(append(append(before, begin...), want...), append([]byte(end), after...)...)
+		if err := os.WriteFile(path, updated, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("%s: the --help block differs from `claimbridge serve --help`; run UPDATE_DOCS=1 go test ./cli -run TestServerDocHelp", path)
 }

@@ -53,7 +53,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"github.com/claimbridge/claimbridge/cli"
+	"github.com/claimbridge/claimbridge/server"
 	"github.com/claimbridge/claimbridge/test/envtest/harness"
 	"github.com/claimbridge/claimbridge/webhook"
 )
@@ -316,7 +316,7 @@ func (s *suite) issueInitial(ctx context.Context) error {
 // startServer starts claimbridge in this process on a free port of
 // 127.0.0.1, reading its certificate from the Secret volume.
 func (s *suite) startServer(ctx context.Context) error {
-	opts := cli.NewServeOptions()
+	opts := server.NewOptions()
 	opts.BindAddress = servingIP
 	opts.Port = 0
 	opts.CertDir = s.volume.dir

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/claimbridge/claimbridge/cli"
+	"github.com/claimbridge/claimbridge/server"
 	"github.com/claimbridge/claimbridge/webhook"
 )
 
@@ -22,7 +22,7 @@ type ServerFunc func(ctx context.Context, certDir string, port int) (stop func()
 // --metrics-bind-address=0 --shutdown-drain=0 --shutdown-timeout=5s` would
 // be, every other setting at its default.
 func InProcessServer(ctx context.Context, certDir string, port int) (func(), error) {
-	opts := cli.NewServeOptions()
+	opts := server.NewOptions()
 	opts.BindAddress = "127.0.0.1"
 	opts.Port = port
 	opts.CertDir = certDir

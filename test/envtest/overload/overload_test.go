@@ -23,7 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/claimbridge/claimbridge/cli"
+	claimbridgeserver "github.com/claimbridge/claimbridge/server"
 	"github.com/claimbridge/claimbridge/test/envtest/harness"
 	"github.com/claimbridge/claimbridge/validation"
 	"github.com/claimbridge/claimbridge/webhook"
@@ -43,7 +43,7 @@ func blockingServer(entered, release chan struct{}) func(ctx context.Context, ce
 }
 
 func server(ctx context.Context, certDir string, port int, entered, release chan struct{}) (func(), error) {
-	opts := cli.NewServeOptions()
+	opts := claimbridgeserver.NewOptions()
 	opts.BindAddress, opts.Port, opts.CertDir = "127.0.0.1", port, certDir
 	opts.HealthProbeBindAddress, opts.MetricsBindAddress = "0", "0"
 	opts.ShutdownDrain, opts.ShutdownTimeout = 0, 5*time.Second

@@ -1,10 +1,9 @@
-package cli
+package server
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"slices"
@@ -12,9 +11,13 @@ import (
 
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	logsapi "k8s.io/component-base/logs/api/v1"
+	_ "k8s.io/component-base/logs/json/register" // --log-format=json
+	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/claimbridge/claimbridge/certs/selfmanaged"
+	"github.com/claimbridge/claimbridge/internal/version"
 	"github.com/claimbridge/claimbridge/webhook"
 	"github.com/claimbridge/claimbridge/webhook/securemetrics"
 )
@@ -30,7 +33,7 @@ const (
 )
 
 // validateOps checks the flags of the certificate modes.
-func (o *ServeOptions) validateOps() []error {
+func (o *Options) validateOps() []error {
 	var errs []error
 	switch o.CertMode {
 	case CertModeFiles:
@@ -48,7 +51,7 @@ func (o *ServeOptions) validateOps() []error {
 
 // byFlag says the findings of c.Validate in terms of the flags, with what
 // to do; c has its durations defaulted.
-func (o *ServeOptions) byFlag(err error, c selfmanaged.Config) []error {
+func (o *Options) byFlag(err error, c selfmanaged.Config) []error {
 	var fes []*selfmanaged.FieldError
 	if joined, ok := err.(interface{ Unwrap() []error }); ok {
 		for _, e := range joined.Unwrap() {
@@ -98,7 +101,7 @@ func (o *ServeOptions) byFlag(err error, c selfmanaged.Config) []error {
 }
 
 // rotatorConfig is the rotator configuration of the flags, not validated.
-func (o *ServeOptions) rotatorConfig() selfmanaged.Config {
+func (o *Options) rotatorConfig() selfmanaged.Config {
 	c := selfmanaged.Config{ServerCertDuration: o.CertDuration, LookaheadInterval: o.CertRenewBefore}
 	c.Namespace, c.SecretName = splitNamespacedName(o.CertSecret, os.Getenv("POD_NAMESPACE"))
 	c.CertDir = o.CertDir
@@ -120,18 +123,18 @@ func splitNamespacedName(s, defaultNamespace string) (namespace, name string) {
 
 // metricsSecure reports whether /metrics is served behind authentication:
 // --metrics-secure with a metrics listener.
-func (o *ServeOptions) metricsSecure() bool {
+func (o *Options) metricsSecure() bool {
 	return o.MetricsSecure && enabled(o.MetricsBindAddress) != ""
 }
 
 // needsAPI reports whether the options call the Kubernetes API.
-func (o *ServeOptions) needsAPI() bool {
+func (o *Options) needsAPI() bool {
 	return o.CertMode == CertModeSelfManaged || o.metricsSecure()
 }
 
 // restConfig is the Kubernetes API's configuration: --kubeconfig's file when
 // given, otherwise controller-runtime's lookup.
-func (o *ServeOptions) restConfig() (*rest.Config, error) {
+func (o *Options) restConfig() (*rest.Config, error) {
 	if o.Kubeconfig == "" {
 		return ctrl.GetConfig()
 	}
@@ -145,7 +148,7 @@ func (o *ServeOptions) restConfig() (*rest.Config, error) {
 
 // errNoAPI explains, naming the flags, why the server needs the Kubernetes
 // API it could not find, and how to run without it.
-func (o *ServeOptions) errNoAPI(err error) error {
+func (o *Options) errNoAPI(err error) error {
 	var by, instead []string
 	if o.CertMode == CertModeSelfManaged {
 		by = append(by, "--cert-mode=self-managed")
@@ -163,12 +166,12 @@ func (o *ServeOptions) errNoAPI(err error) error {
 // modes of o. Self-managed, the server starts only once the certificate is
 // in --cert-dir and the CA is injected, so /readyz never passes before.
 // restConfig nil means the usual lookup, done only when o needs the API.
-func runWithOps(ctx context.Context, cfg webhook.Config, o *ServeOptions, restConfig *rest.Config) error {
+func runWithOps(ctx context.Context, cfg webhook.Config, o *Options, restConfig *rest.Config) error {
 	log := ctrl.LoggerFrom(ctx)
 	if restConfig == nil && o.needsAPI() {
 		var err error
 		if restConfig, err = o.restConfig(); err != nil {
-			return withCode(ExitBadInput, o.errNoAPI(err))
+			return &ConfigError{o.errNoAPI(err)}
 		}
 	}
 	if o.metricsSecure() {
@@ -180,7 +183,7 @@ func runWithOps(ctx context.Context, cfg webhook.Config, o *ServeOptions, restCo
 	}
 	s, err := webhook.New(cfg)
 	if err != nil {
-		return withCode(ExitBadInput, err)
+		return &ConfigError{err}
 	}
 	if o.CertMode != CertModeSelfManaged {
 		return o.nameFlags(s.Run(ctx))
@@ -188,7 +191,7 @@ func runWithOps(ctx context.Context, cfg webhook.Config, o *ServeOptions, restCo
 
 	smc := o.rotatorConfig()
 	if err := smc.Validate(); err != nil {
-		return withCode(ExitBadInput, fmt.Errorf("--cert-mode=self-managed: %w", err))
+		return &ConfigError{fmt.Errorf("--cert-mode=self-managed: %w", err)}
 	}
 	r, err := selfmanaged.New(smc, restConfig, log.WithName("certs"))
 	if err != nil {
@@ -236,7 +239,7 @@ func runWithOps(ctx context.Context, cfg webhook.Config, o *ServeOptions, restCo
 
 // nameFlags prefixes a webhook.SetupError with the flags and values it comes
 // from; other errors are returned as they are.
-func (o *ServeOptions) nameFlags(err error) error {
+func (o *Options) nameFlags(err error) error {
 	var se *webhook.SetupError
 	if !errors.As(err, &se) {
 		return err
@@ -264,13 +267,28 @@ func (o *ServeOptions) nameFlags(err error) error {
 	return fmt.Errorf("%s: %w", flags, err)
 }
 
-// Serve runs `claimbridge serve args...` in this process until ctx is done,
-// exactly as the binary does; the envtest suites use it.
-func Serve(ctx context.Context, args []string, out, errOut io.Writer) error {
-	cmd := newServeCommand(streams{out: out, err: errOut})
-	cmd.SetArgs(args)
-	cmd.SetOut(out)
-	cmd.SetErr(errOut)
-	cmd.SilenceUsage, cmd.SilenceErrors = true, true
-	return cmd.ExecuteContext(ctx)
+// ConfigError is a configuration the server cannot use.
+type ConfigError struct{ error }
+
+func (e *ConfigError) Unwrap() error { return e.error }
+
+// Run applies the logging options, once per process, and runs the server
+// of opts until ctx is done.
+func Run(ctx context.Context, opts *Options) error {
+	cfg, err := opts.Config()
+	if err != nil {
+		return &ConfigError{err}
+	}
+	c := logsapi.NewLoggingConfiguration()
+	c.Format = opts.LogFormat
+	c.Verbosity = logsapi.VerbosityLevel(opts.Verbosity)
+	if err := logsapi.ValidateAndApply(c, nil); err != nil {
+		return &ConfigError{err}
+	}
+	defer klog.Flush()
+	ctrl.SetLogger(klog.Background()) // controller-runtime and cert-controller log through klog
+	log := klog.Background().WithName("claimbridge")
+	v := version.Get()
+	log.Info("Starting", "version", v.Version, "revision", v.Revision, "modified", v.Modified, "goVersion", v.GoVersion, "platform", v.Platform)
+	return runWithOps(klog.NewContext(ctx, log), cfg, opts, nil)
 }

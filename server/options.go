@@ -1,4 +1,4 @@
-package cli
+package server
 
 import (
 	"crypto/tls"
@@ -19,12 +19,12 @@ import (
 	"github.com/claimbridge/claimbridge/webhook"
 )
 
-// ServeOptions are the flags of `claimbridge serve`. NewServeOptions holds
+// Options are the flags of `claimbridge serve`. NewOptions holds
 // every default; --help, docs/server.md and Config read them from there.
-// Adding a flag: a field here with its default in NewServeOptions, a line
+// Adding a flag: a field here with its default in NewOptions, a line
 // in Flags, a check in Validate and a field of webhook.Config that Config
 // fills.
-type ServeOptions struct {
+type Options struct {
 	// BindAddress is the IP address of the TLS listener. Default "" (all).
 	BindAddress string
 	// Port is the TLS port; 0 picks a free one. Default 9443.
@@ -134,13 +134,13 @@ type removedFlags struct {
 	releaseStartupPages                                  bool
 }
 
-// NewServeOptions returns the options with every default set.
-func NewServeOptions() *ServeOptions {
+// NewOptions returns the options with every default set.
+func NewOptions() *Options {
 	suites := make([]string, len(webhook.DefaultCipherSuites))
 	for i, id := range webhook.DefaultCipherSuites {
 		suites[i] = tls.CipherSuiteName(id)
 	}
-	return &ServeOptions{
+	return &Options{
 		Port:                   9443,
 		CertDir:                filepath.Join(os.TempDir(), "claimbridge", "serving-certs"),
 		TLSMinVersion:          "VersionTLS13",
@@ -173,7 +173,7 @@ func NewServeOptions() *ServeOptions {
 }
 
 // AddFlags binds every flag to fs and returns them by group (Flags).
-func (o *ServeOptions) AddFlags(fs *pflag.FlagSet) cliflag.NamedFlagSets {
+func (o *Options) AddFlags(fs *pflag.FlagSet) cliflag.NamedFlagSets {
 	nfs := o.Flags()
 	for _, name := range nfs.Order {
 		fs.AddFlagSet(nfs.FlagSets[name])
@@ -184,7 +184,7 @@ func (o *ServeOptions) AddFlags(fs *pflag.FlagSet) cliflag.NamedFlagSets {
 
 // Flags binds the options to flag sets by group, in the order --help
 // shows them; the current values are the defaults shown.
-func (o *ServeOptions) Flags() cliflag.NamedFlagSets {
+func (o *Options) Flags() cliflag.NamedFlagSets {
 	var nfs cliflag.NamedFlagSets
 	fs := nfs.FlagSet("serving")
 	fs.StringVar(&o.BindAddress, "bind-address", o.BindAddress, "IP address of the TLS listener (empty: all interfaces).")
@@ -240,7 +240,7 @@ func (o *ServeOptions) Flags() cliflag.NamedFlagSets {
 }
 
 // addRemovedFlags binds the removed flags, hidden, to fs.
-func (o *ServeOptions) addRemovedFlags(fs *pflag.FlagSet) {
+func (o *Options) addRemovedFlags(fs *pflag.FlagSet) {
 	r := &o.removed
 	fs.IntVar(&r.maxConnections, "max-connections", 0, "")
 	fs.IntVar(&r.listenBacklog, "listen-backlog", 0, "")
@@ -251,16 +251,16 @@ func (o *ServeOptions) addRemovedFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&r.certReloadInterval, "cert-reload-interval", 0, "")
 	for _, name := range []string{"max-connections", "listen-backlog", "overload-listen-backlog", "overload-refuse-after", "max-review-memory", "release-startup-pages", "cert-reload-interval"} {
 		f := fs.Lookup(name)
-		f.Deprecated = removedFlagNote
+		f.Deprecated = RemovedFlagNote
 		f.Hidden = true
 	}
 }
 
-// removedFlagNote is what pflag prints when a removed flag is given.
-const removedFlagNote = "it does nothing and will be removed in the next release (limits are --max-in-flight and --max-queue-wait; GC is tuned with GOMEMLIMIT and GOGC; certificates reload when their files change)"
+// RemovedFlagNote is what pflag prints when a removed flag is given.
+const RemovedFlagNote = "it does nothing and will be removed in the next release (limits are --max-in-flight and --max-queue-wait; GC is tuned with GOMEMLIMIT and GOGC; certificates reload when their files change)"
 
 // Validate reports every unusable flag, by its name.
-func (o *ServeOptions) Validate() error {
+func (o *Options) Validate() error {
 	var errs []error
 	if o.Port < 0 || o.Port > 65535 {
 		errs = append(errs, fmt.Errorf("--port %d: must be between 0 and 65535", o.Port))
@@ -331,7 +331,7 @@ func (o *ServeOptions) Validate() error {
 }
 
 // Config returns the server configuration of valid options.
-func (o *ServeOptions) Config() (webhook.Config, error) {
+func (o *Options) Config() (webhook.Config, error) {
 	if err := o.Validate(); err != nil {
 		return webhook.Config{}, err
 	}
@@ -368,15 +368,15 @@ func (o *ServeOptions) Config() (webhook.Config, error) {
 	}, nil
 }
 
-// deprecatedTLSVersions are the spellings --tls-min-version accepted before
+// DeprecatedTLSVersions are the spellings --tls-min-version accepted before
 // it took component-base's names.
-var deprecatedTLSVersions = map[string]string{"1.2": "VersionTLS12", "1.3": "VersionTLS13"}
+var DeprecatedTLSVersions = map[string]string{"1.2": "VersionTLS12", "1.3": "VersionTLS13"}
 
 // minTLSVersion parses --tls-min-version with component-base; TLS 1.0 and
 // 1.1 are refused.
-func (o *ServeOptions) minTLSVersion() (uint16, error) {
+func (o *Options) minTLSVersion() (uint16, error) {
 	name := o.TLSMinVersion
-	if n, ok := deprecatedTLSVersions[name]; ok {
+	if n, ok := DeprecatedTLSVersions[name]; ok {
 		name = n
 	}
 	v, err := cliflag.TLSVersion(name)
@@ -388,7 +388,7 @@ func (o *ServeOptions) minTLSVersion() (uint16, error) {
 
 // cipherSuites parses --tls-cipher-suites with component-base and refuses
 // the suites it lists as insecure.
-func (o *ServeOptions) cipherSuites() ([]uint16, error) {
+func (o *Options) cipherSuites() ([]uint16, error) {
 	insecure := cliflag.InsecureTLSCiphers()
 	for _, n := range o.TLSCipherSuites {
 		if _, bad := insecure[n]; bad {

@@ -1,4 +1,4 @@
-package cli
+package server
 
 import (
 	"context"
@@ -61,7 +61,7 @@ func TestOpsOptionsValidate(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Setenv("POD_NAMESPACE", tc.env)
 			fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
-			opts := NewServeOptions()
+			opts := NewOptions()
 			opts.AddFlags(fs)
 			if err := fs.Parse(tc.args); err != nil {
 				t.Fatal(err)
@@ -164,7 +164,7 @@ current-context: x
 `), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	opts := NewServeOptions()
+	opts := NewOptions()
 	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
 	opts.AddFlags(fs)
 	if err := fs.Parse([]string{"--kubeconfig=" + file}); err != nil {
@@ -189,7 +189,7 @@ func runServeFlags(t *testing.T, args ...string) error {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	opts := NewServeOptions()
+	opts := NewOptions()
 	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
 	opts.AddFlags(fs)
 	if err := fs.Parse(args); err != nil {

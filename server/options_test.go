@@ -1,8 +1,6 @@
-package cli
+package server
 
 import (
-	"bytes"
-	"context"
 	"crypto/tls"
 	"os"
 	"path/filepath"
@@ -76,7 +74,7 @@ func TestServeOptionsConfig(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			o := NewServeOptions()
+			o := NewOptions()
 			fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
 			o.AddFlags(fs)
 			if err := fs.Parse(tc.args); err != nil {
@@ -101,7 +99,7 @@ func TestServeOptionsConfig(t *testing.T) {
 // default.
 func TestServeListenerHelp(t *testing.T) {
 	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
-	NewServeOptions().AddFlags(fs)
+	NewOptions().AddFlags(fs)
 	for flag, want := range map[string][]string{
 		"metrics-bind-address":      {"/metrics", `"0": off`},
 		"metrics-secure":            {"HTTPS", "false: plain HTTP"},
@@ -114,64 +112,4 @@ func TestServeListenerHelp(t *testing.T) {
 			}
 		}
 	}
-}
-
-// TestServeRemovedFlagsWarn: a removed flag is accepted, with a warning
-// that says it does nothing.
-func TestServeRemovedFlagsWarn(t *testing.T) {
-	out, err := executeServe(t, func(_ context.Context, o *ServeOptions) error { return nil }, "--max-connections=64", "--release-startup-pages")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, flag := range []string{"--max-connections", "--release-startup-pages"} {
-		if want := "Flag " + flag + " has been deprecated, " + removedFlagNote + "\n"; !strings.Contains(out, want) {
-			t.Errorf("output %q does not have %q", out, want)
-		}
-	}
-}
-
-func TestServeDeprecatedTLSVersionWarns(t *testing.T) {
-	out, err := executeServe(t, func(_ context.Context, o *ServeOptions) error { return nil }, "--tls-min-version=1.3")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := "Warning: --tls-min-version=1.3 is deprecated, use --tls-min-version=VersionTLS13\n"; out != want {
-		t.Errorf("output %q, want %q", out, want)
-	}
-}
-
-// TestServerDocHelp keeps the flag reference in docs/server.md equal to
-// `claimbridge serve --help` (the temp dir written as <tmp>). UPDATE_DOCS=1
-// rewrites it.
-func TestServerDocHelp(t *testing.T) {
-	path := filepath.Join("..", "docs", "server.md")
-	doc, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	const begin, end = "<!-- BEGIN serve --help -->\n", "<!-- END serve --help -->"
-	before, rest, ok := bytes.Cut(doc, []byte(begin))
-	_, after, ok2 := bytes.Cut(rest, []byte(end))
-	if !ok || !ok2 {
-		t.Fatalf("%s has no %q … %q block", path, begin, end)
-	}
-	var help bytes.Buffer
-	cmd := NewRootCommand(streams{out: &help, err: &help})
-	cmd.SetOut(&help)
-	cmd.SetArgs([]string{"serve", "--help"})
-	if err := cmd.Execute(); err != nil {
-		t.Fatal(err)
-	}
-	want := "```text\n" + strings.ReplaceAll(help.String(), os.TempDir(), "<tmp>") + "```\n"
-	if string(rest[:len(rest)-len(after)-len(end)]) == want {
-		return
-	}
-	if os.Getenv("UPDATE_DOCS") != "" {
-		updated := append(append(append(before, begin...), want...), append([]byte(end), after...)...)
-		if err := os.WriteFile(path, updated, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	t.Errorf("%s: the --help block differs from `claimbridge serve --help`; run UPDATE_DOCS=1 go test ./cli -run TestServerDocHelp", path)
 }
