@@ -455,7 +455,7 @@ func passThrough(doc manifest.Document, to string, why error, notes io.Writer) (
 	if group == api.UpstreamGroup {
 		errs := migrate.NameErrors(doc.Object)
 		if migrate.IsDeviceClass(doc.Object) && slices.Contains(conversion.GAVersions, version) {
-			errs = append(errs, gacheck.DeviceClassErrors(doc.Object)...)
+			errs = append(errs, gacheck.DeviceClassErrors(doc.Object, gacheck.DefaultRelease(version))...)
 		}
 		var ws []string
 		for _, e := range errs {

@@ -322,7 +322,7 @@ func checkGA(doc manifest.Document, version, kind string, out, errOut io.Writer)
 		fmt.Fprintf(errOut, "%s: %v\n", doc.Position(), err)
 		return false, true
 	}
-	errs, warnings := gacheck.Check(doc.Object, version, kind)
+	errs, warnings := gacheck.Check(doc.Object, gacheck.DefaultRelease(version), kind)
 	for _, w := range warnings {
 		fmt.Fprintln(errOut, warningLine(doc.Position(), api.Describe(doc.Object)+": "+w))
 	}

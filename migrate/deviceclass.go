@@ -81,7 +81,7 @@ func CheckDeviceClass(out map[string]interface{}, to string) error {
 	if err != nil || !IsDeviceClass(out) || !slices.Contains(conversion.GAVersions, to) {
 		return nil
 	}
-	if errs := gacheck.DeviceClassErrors(out); len(errs) > 0 {
+	if errs := gacheck.DeviceClassErrors(out, gacheck.DefaultRelease(to)); len(errs) > 0 {
 		return refusal(kindDeviceClass, out, target, errs)
 	}
 	return nil

@@ -142,7 +142,7 @@ func Object(obj map[string]interface{}, to string, opts Options) (map[string]int
 		dropAnnotations(out, nil, to, nil, &r)
 	}
 	if ga {
-		errs, warnings := gacheck.Check(out, to, kind)
+		errs, warnings := gacheck.Check(out, gacheck.DefaultRelease(to), kind)
 		if chainIndex(from) > chainIndex(conversion.V1alpha3) {
 			// The v1alpha3→v1beta1 step, which warns about the same, did not run.
 			r.Warnings = append(r.Warnings, warnings...)
@@ -172,7 +172,7 @@ func Object(obj map[string]interface{}, to string, opts Options) (map[string]int
 // for v1beta1, v1beta2 and v1. Each error names a path of version to.
 func TargetErrors(out map[string]interface{}, to, kind string) ([]string, error) {
 	if isGA(to) {
-		errs, _ := gacheck.Check(out, to, kind)
+		errs, _ := gacheck.Check(out, gacheck.DefaultRelease(to), kind)
 		return errs, nil
 	}
 	target, err := targetFor(to)
