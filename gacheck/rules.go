@@ -45,8 +45,9 @@ type rules struct {
 // 1.32–1.37): upstream's ValidateResourceClaim and
 // ValidateResourceClaimTemplate of that release (k8s.io/kubernetes
 // pkg/apis/resource/validation), after the fields the release does not
-// have or drops are gone (releaseFields). Paths are in the object's
-// version: a v1beta1 request is flat. It checks neither the fields the
+// have or drops are gone (releaseFields). Paths are the release's: a
+// v1beta1 request is flat in 1.32 and has exactly from 1.33, as upstream's
+// internal type. It checks neither the fields the
 // version does not have (UnknownFields) nor what needs the namespace
 // (adminAccess), and it validates the object as given (kubectl's default
 // namespace is the caller's). The error is for an object that does not
@@ -83,7 +84,7 @@ func Validate(obj map[string]interface{}, release int, kind string) (field.Error
 		return nil, fmt.Errorf("no resource.k8s.io type for %s %s", version, kind)
 	}
 	errs = common.Normalize(errs)
-	if version == conversion.V1beta1 {
+	if version == conversion.V1beta1 && r.minor == 32 {
 		for _, e := range errs {
 			e.Field = exactlyInPath.ReplaceAllString(e.Field, "$1")
 		}
@@ -91,9 +92,9 @@ func Validate(obj map[string]interface{}, release int, kind string) (field.Error
 	return errs, nil
 }
 
-// exactlyInPath finds the exactly of a request in a v1 path, which a
-// v1beta1 request does not have (upstream's ResourceNormalizationRules the
-// other way round).
+// exactlyInPath finds the exactly of a request in a v1 path, which 1.32's
+// requests do not have (upstream's ResourceNormalizationRules the other way
+// round).
 var exactlyInPath = regexp.MustCompile(`(devices\.requests\[\d+\])\.exactly`)
 
 // exactFields are the fields of a v1beta1 request that v1 has under
