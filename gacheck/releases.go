@@ -72,7 +72,8 @@ var releaseFields = []struct {
 	{"tolerations", inExactAndSub, 33, "DRADeviceTaints", 35, 36},
 	{"capacity", inExactAndSub, 34, "DRAConsumableCapacity", 34, 36},
 	{"derivedAttributes", inExactAndSub, 37, "DRADerivedAttributes", 37, 0},
-	{"distinctAttribute", inConstraint, 34, "DRAConsumableCapacity", 34, 36},
+	// 1.34 keeps distinctAttribute: its drop clears a copy of each constraint.
+	{"distinctAttribute", inConstraint, 34, "DRAConsumableCapacity", 35, 36},
 	{"extendedResourceName", inClass, 34, "DRAExtendedResource", 34, 36},
 }
 

@@ -34,10 +34,12 @@ const (
 )
 
 // rules are the create rules of one release (minor) with its default
-// feature gates: upstream's pkg/apis/resource/validation of that release.
-// Which fields it creates is releaseFields'.
+// feature gates for an object of version: upstream's
+// pkg/apis/resource/validation of that release. Which fields it creates is
+// releaseFields'.
 type rules struct {
-	minor int
+	minor   int
+	version string
 }
 
 // Validate checks obj, a resource.k8s.io claim or template of v1beta1,
@@ -47,7 +49,7 @@ type rules struct {
 // pkg/apis/resource/validation), after the fields the release does not
 // have or drops are gone (releaseFields). Paths are the release's: a
 // v1beta1 request is flat in 1.32 and has exactly from 1.33, as upstream's
-// internal type. It checks neither the fields the
+// internal type, except for what 1.37 validates declaratively. It checks neither the fields the
 // version does not have (UnknownFields) nor what needs the namespace
 // (adminAccess), and it validates the object as given (kubectl's default
 // namespace is the caller's). The error is for an object that does not
@@ -57,7 +59,7 @@ func Validate(obj map[string]interface{}, release int, kind string) (field.Error
 	if !Serves(release, version) {
 		return nil, notServed(release, version)
 	}
-	r := rules{minor: release}
+	r := rules{minor: release, version: version}
 	stripped, _, _ := r.strip(r.inV1Shape(obj, version, kind), conversion.V1, kind)
 	data, err := json.Marshal(stripped)
 	if err != nil {
@@ -84,9 +86,12 @@ func Validate(obj map[string]interface{}, release int, kind string) (field.Error
 		return nil, fmt.Errorf("no resource.k8s.io type for %s %s", version, kind)
 	}
 	errs = common.Normalize(errs)
-	if version == conversion.V1beta1 && r.minor == 32 {
-		for _, e := range errs {
+	for _, e := range errs {
+		switch {
+		case version == conversion.V1beta1 && r.minor == 32:
 			e.Field = exactlyInPath.ReplaceAllString(e.Field, "$1")
+		case version == conversion.V1beta1 && r.minor >= 37 && fmt.Sprint(e.BadValue) != "":
+			e.Field = declarativeInPath.ReplaceAllString(e.Field, "$1$2")
 		}
 	}
 	return errs, nil
@@ -96,6 +101,11 @@ func Validate(obj map[string]interface{}, release int, kind string) (field.Error
 // requests do not have (upstream's ResourceNormalizationRules the other way
 // round).
 var exactlyInPath = regexp.MustCompile(`(devices\.requests\[\d+\])\.exactly`)
+
+// declarativeInPath finds the fields of a request that 1.37 validates
+// declaratively in v1beta1 (the +k8s:beta tags of its types) and so names
+// without exactly when they have a value.
+var declarativeInPath = regexp.MustCompile(`(devices\.requests\[\d+\])\.exactly(\.(?:selectors|allocationMode|tolerations\[\d+\]\.(?:key|operator|effect)))$`)
 
 // exactFields are the fields of a v1beta1 request that v1 has under
 // exactly.
@@ -162,11 +172,12 @@ func gatherRequestNames(claim *resourcev1.DeviceClaim) requestNames {
 	return names
 }
 
-// setDefaults is the defaulting that runs before validation (the same in
-// every release): an exact request or subrequest without an
-// allocation mode gets ExactCount, and with ExactCount and no count one
-// device; a toleration without an operator gets Equal.
-func setDefaults(claim *resourcev1.DeviceClaim) {
+// setDefaults is the defaulting that runs before validation: an exact
+// request or subrequest without an allocation mode gets ExactCount, and
+// with ExactCount and no count one device; a toleration without an
+// operator gets Equal. From 1.33 a v1beta1 request gets a mode and a count
+// only if it names a class.
+func (r rules) setDefaults(claim *resourcev1.DeviceClaim) {
 	defaultMode := func(mode *resourcev1.DeviceAllocationMode, count *int64, tolerations []resourcev1.DeviceToleration) {
 		if *mode == "" {
 			*mode = resourcev1.DeviceAllocationModeExactCount
@@ -182,7 +193,11 @@ func setDefaults(claim *resourcev1.DeviceClaim) {
 	}
 	for i := range claim.Requests {
 		if exactly := claim.Requests[i].Exactly; exactly != nil {
-			defaultMode(&exactly.AllocationMode, &exactly.Count, exactly.Tolerations)
+			mode, count := &exactly.AllocationMode, &exactly.Count
+			if r.version == conversion.V1beta1 && r.minor >= 33 && exactly.DeviceClassName == "" {
+				mode, count = new(resourcev1.DeviceAllocationMode), new(int64)
+			}
+			defaultMode(mode, count, exactly.Tolerations)
 		}
 		for j := range claim.Requests[i].FirstAvailable {
 			sub := &claim.Requests[i].FirstAvailable[j]
@@ -192,7 +207,7 @@ func setDefaults(claim *resourcev1.DeviceClaim) {
 }
 
 func (r rules) validateDeviceClaim(claim *resourcev1.DeviceClaim, fldPath *field.Path) field.ErrorList {
-	setDefaults(claim)
+	r.setDefaults(claim)
 	names := gatherRequestNames(claim)
 	allErrs := validateSet(r, claim.Requests, deviceRequestsMaxSize, r.validateDeviceRequest,
 		func(request resourcev1.DeviceRequest) string { return request.Name }, "name", fldPath.Child("requests"))
@@ -335,17 +350,17 @@ func (r rules) validateDeviceToleration(toleration resourcev1.DeviceToleration, 
 }
 
 // validateDeviceConstraint: the requests it names, and its attribute:
-// matchAttribute is required until 1.35 (distinctAttribute is dropped in
-// 1.34 and 1.35); from 1.36 one of matchAttribute and distinctAttribute.
+// matchAttribute or (where the release keeps it) distinctAttribute; without
+// either, matchAttribute is required until 1.35, and from 1.36 one of them.
 func (r rules) validateDeviceConstraint(constraint resourcev1.DeviceConstraint, fldPath *field.Path, names requestNames) field.ErrorList {
 	allErrs := r.validateRequestNameRefs(constraint.Requests, fldPath.Child("requests"), names)
 	switch {
 	case constraint.MatchAttribute != nil:
 		allErrs = append(allErrs, r.validateFullyQualifiedName(string(*constraint.MatchAttribute), fldPath.Child("matchAttribute"))...)
-	case r.minor < 36:
-		allErrs = append(allErrs, field.Required(fldPath.Child("matchAttribute"), ""))
 	case constraint.DistinctAttribute != nil:
 		allErrs = append(allErrs, r.validateFullyQualifiedName(string(*constraint.DistinctAttribute), fldPath.Child("distinctAttribute"))...)
+	case r.minor < 36:
+		allErrs = append(allErrs, field.Required(fldPath.Child("matchAttribute"), ""))
 	default:
 		// Upstream's message, "multiple" included.
 		allErrs = append(allErrs, field.Required(fldPath, `exactly one of "matchAttribute" or "distinctAttribute" is required, but multiple fields are set`))
