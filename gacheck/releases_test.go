@@ -2,6 +2,7 @@ package gacheck
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -33,6 +34,10 @@ spec:
         derivedAttributes: [{name: size, expression: 'device.capacity["g"].memory'}]
     - {name: s, firstAvailable: [{name: a, deviceClassName: g}]}
     constraints: [{requests: [r], distinctAttribute: g/uuid}]`
+	flat := `apiVersion: resource.k8s.io/%s
+kind: ResourceClaim
+metadata: {name: c}
+spec: {devices: {requests: [{name: r, count: 1}]}}`
 	class := `apiVersion: resource.k8s.io/%s
 kind: DeviceClass
 metadata: {name: gpu}
@@ -80,6 +85,22 @@ spec: {extendedResourceName: example.com/gpu}`
 			exact + "adminAccess: " + fmt.Sprintf(dropped, 33, "DRAAdminAccess") + " (on from 1.34)",
 			"spec.devices.requests[1].firstAvailable: " + fmt.Sprintf(dropped, 33, "DRAPrioritizedList") + " (on from 1.34)",
 		},
+	}, {
+		// From 1.33 a v1beta1 request is upstream's internal one: paths
+		// have exactly, and without a class it gets no allocation mode.
+		name: "v1beta1-1.34-no-class", in: flat, version: "v1beta1", release: 34,
+		errs: []string{exact + "deviceClassName: Required value", exact + `allocationMode: Unsupported value: "": supported values: "All", "ExactCount"`},
+	}, {
+		name: "v1beta1-1.32-no-class", in: flat, version: "v1beta1", release: 32,
+		errs: []string{"spec.devices.requests[0].deviceClassName: Required value"},
+	}, {
+		// 1.37 validates an allocation mode with a value declaratively, at
+		// v1beta1's path.
+		name: "v1beta1-1.37-mode", in: strings.Replace(flat, "{name: r", "{name: r, deviceClassName: g, allocationMode: Some", 1), version: "v1beta1", release: 37,
+		errs: []string{`spec.devices.requests[0].allocationMode: Unsupported value: "Some": supported values: "All", "ExactCount"`},
+	}, {
+		name: "v1beta1-1.36-mode", in: strings.Replace(flat, "{name: r", "{name: r, deviceClassName: g, allocationMode: Some", 1), version: "v1beta1", release: 36,
+		errs: []string{exact + `allocationMode: Unsupported value: "Some": supported values: "All", "ExactCount"`},
 	}, {
 		name: "class-v1beta2-1.33", in: class, version: "v1beta2", release: 33,
 		errs: []string{"spec.extendedResourceName: " + fmt.Sprintf(unknown, 33, 34)},
