@@ -90,10 +90,7 @@ func fixtures(t *testing.T) []fixture {
 var statusPatches = map[string]bool{"partial-status.v1alpha1.yaml": true}
 
 func gvr(version, kind string) schema.GroupVersionResource {
-	resource := "resourceclaims"
-	if kind == conversion.KindTemplate {
-		resource = "resourceclaimtemplates"
-	}
+	resource := map[string]string{conversion.KindClaim: "resourceclaims", conversion.KindTemplate: "resourceclaimtemplates", kindDeviceClass: "deviceclasses"}[kind]
 	return schema.GroupVersionResource{Group: conversion.UpstreamGroup, Version: version, Resource: resource}
 }
 

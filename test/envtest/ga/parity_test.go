@@ -79,27 +79,31 @@ var (
 		},
 	}}}
 	// 1.34 to 1.37 serve all three versions: each is asked about the v1
-	// corpus and the v1beta2 and v1beta1 ones. DRAConsumableCapacity is off
-	// by default in 1.34 and 1.35, DRADeviceTaints in 1.35: a 1.35 create
-	// drops distinctAttribute and tolerations (1.34 keeps both).
+	// corpus, the v1beta2 and v1beta1 ones and v1 DeviceClasses.
+	// DRAConsumableCapacity is off by default in 1.34 and 1.35,
+	// DRADeviceTaints in 1.35 and DRAExtendedResource in both: a 1.35 create
+	// drops distinctAttribute and tolerations (1.34 keeps both), and both
+	// drop extendedResourceName.
 	changed135 = map[string]string{
 		"valid-distinct":                  "1.35 drops distinctAttribute: the constraint has no matchAttribute",
 		"invalid-toleration-effect":       "1.35 drops tolerations",
 		"invalid-toleration-exists-value": "1.35 drops tolerations",
 		"invalid-toleration-operator":     "1.35 drops tolerations",
 	}
-	flat      = []string{"invalid-flat-v1beta1-fields", "a flat request is v1beta1's own shape"}
-	noneFrom  = []string{"invalid-toleration-effect-none", "1.35+ has the None effect"}
-	parity134 = parityRelease{name: "1.34", release: 34, version: conversion.V1, corpora: []parityCorpus{
-		{"parity", nil}, {"parity-1.33", nil}, {"parity-1.32", with(nil, flat...)},
+	dropsExtended = map[string]string{"invalid-extended-resource-name": "DRAExtendedResource is off by default: a create drops extendedResourceName"}
+	flat          = []string{"invalid-flat-v1beta1-fields", "a flat request is v1beta1's own shape"}
+	noneFrom      = []string{"invalid-toleration-effect-none", "1.35+ has the None effect"}
+	parity134     = parityRelease{name: "1.34", release: 34, version: conversion.V1, corpora: []parityCorpus{
+		{"parity", nil}, {"parity-1.33", nil}, {"parity-1.32", with(nil, flat...)}, {"parity-deviceclass", dropsExtended},
 	}}
 	parity135 = parityRelease{name: "1.35", release: 35, version: conversion.V1, corpora: []parityCorpus{
 		{"parity", changed135},
 		{"parity-1.33", with(changed135, "invalid-toleration-effect-none", "1.35 drops tolerations", "invalid-toleration-key", "1.35 drops tolerations")},
 		{"parity-1.32", with(changed135, flat...)},
+		{"parity-deviceclass", dropsExtended},
 	}}
 	parity136 = parityRelease{name: "1.36", release: 36, version: conversion.V1, corpora: []parityCorpus{
-		{"parity", nil}, {"parity-1.33", with(nil, noneFrom...)}, {"parity-1.32", with(nil, flat...)},
+		{"parity", nil}, {"parity-1.33", with(nil, noneFrom...)}, {"parity-1.32", with(nil, flat...)}, {"parity-deviceclass", nil},
 	}}
 	parity137 = parityRelease{name: "1.37", release: 37, version: conversion.V1, corpora: parity136.corpora}
 )
@@ -201,9 +205,9 @@ func testCorpus(t *testing.T, r parityRelease, c parityCorpus, client dynamic.In
 		name := strings.TrimSuffix(filepath.Base(file), ".yaml")
 		ok := t.Run(name, func(t *testing.T) {
 			obj := readObject(t, file, ns)
-			version, kind := gacheck.Version(obj)
+			version, kind := kindOf(obj)
 			if !gacheck.Serves(r.release, version) {
-				t.Fatalf("%s is not a claim or template of a version Kubernetes %s serves", file, r.name)
+				t.Fatalf("%s is not a claim, template or DeviceClass of a version Kubernetes %s serves", file, r.name)
 			}
 			errs, _ := gacheck.Check(obj, r.release, kind)
 			serverErr := dryRunCreate(client, ns, obj, version, kind)
@@ -229,6 +233,9 @@ func testCorpus(t *testing.T, r parityRelease, c parityCorpus, client dynamic.In
 				server.Insert(cause.Field)
 			}
 			invalid, err := gacheck.Validate(obj, r.release, kind)
+			if kind == kindDeviceClass {
+				invalid, err = gacheck.ValidateDeviceClass(obj, r.release)
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -264,9 +271,26 @@ func readObject(t *testing.T, file, ns string) map[string]interface{} {
 // dryRunCreate creates obj in namespace ns as `kubectl create
 // --dry-run=server --validate=strict` does.
 func dryRunCreate(client dynamic.Interface, ns string, obj map[string]interface{}, version, kind string) error {
-	_, err := client.Resource(gvr(version, kind)).Namespace(ns).Create(context.Background(),
-		&unstructured.Unstructured{Object: obj}, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: "Strict"})
+	var resource dynamic.ResourceInterface = client.Resource(gvr(version, kind)).Namespace(ns)
+	if kind == kindDeviceClass {
+		resource = client.Resource(gvr(version, kind))
+	}
+	_, err := resource.Create(context.Background(), &unstructured.Unstructured{Object: obj},
+		metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: "Strict"})
 	return err
+}
+
+const kindDeviceClass = "DeviceClass"
+
+// kindOf is the version and kind of a corpus object: a claim, a template or
+// a DeviceClass, which loses its namespace.
+func kindOf(obj map[string]interface{}) (version, kind string) {
+	if obj["kind"] != kindDeviceClass {
+		return gacheck.Version(obj)
+	}
+	delete(obj["metadata"].(map[string]interface{}), "namespace")
+	apiVersion, _ := obj["apiVersion"].(string)
+	return strings.TrimPrefix(apiVersion, conversion.UpstreamGroup+"/"), kindDeviceClass
 }
 
 func sorted(s sets.Set[string]) []string {
