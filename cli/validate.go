@@ -43,8 +43,9 @@ serve), of a misspelt kind (ResourceClaims) or of a misspelt group
 "default" (kubectl takes it from its context).
 
 Claims and templates of resource.k8s.io v1beta1, v1beta2 and v1 get every
-create rule of the release that serves the version (1.32, 1.33, 1.36). They
-are checked as creates only: with --old, their old objects are skipped. Check
+create rule of the release that serves the version (1.32, 1.33, 1.37), or
+of the release of --to. They are checked as creates only: with --old, their
+old objects are skipped. Check
 an update of those versions on the cluster:
   kubectl replace --dry-run=server [--subresource=status] -f FILE
 
@@ -335,7 +336,11 @@ func (o *validateOptions) checkGA(doc manifest.Document, version, kind string) r
 	if err := conversion.CheckShape(doc.Object); err != nil {
 		return checkedAs([]report.Finding{{Severity: report.Error, Message: err.Error(), Malformed: true}})
 	}
-	errs, warnings := gacheck.Check(doc.Object, version, kind)
+	release := gacheck.DefaultRelease(version)
+	if r, ok := api.ParseRelease(o.to); ok {
+		release = r.Minor
+	}
+	errs, warnings := gacheck.Check(doc.Object, release, kind)
 	var fs []report.Finding
 	for _, w := range warnings {
 		fs = append(fs, about(doc, report.Warning, w))

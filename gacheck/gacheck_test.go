@@ -22,7 +22,7 @@ kind: ResourceClaim
 metadata: {name: c}
 spec: {devices: {requests: [{name: r, deviceClassName: g, adminAccess: true, selectors: [{cel: {expression: ` + long + `}}]}]}}`,
 		errs:     []string{"spec.devices.requests[0].selectors[0].cel.expression: Too long: may not be more than 10240 bytes"},
-		warnings: []string{"spec.devices.requests[0].adminAccess: needs a namespace labeled resource.kubernetes.io/admin-access=true (Kubernetes 1.34+; resource.k8s.io/admin-access=true in 1.33)"},
+		warnings: []string{"spec.devices.requests[0].adminAccess: Kubernetes 1.32 drops it on a create: its DRAAdminAccess feature gate is off by default (on from 1.34)"},
 	}, {
 		name: "v1-template-exactly",
 		in: `apiVersion: resource.k8s.io/v1
@@ -102,7 +102,7 @@ spec: {devices: {requests: [{name: r, exactly: {deviceClassName: g}}], config: [
 				t.Fatal(err)
 			}
 			version, kind := Version(obj)
-			errs, warnings := Check(obj, version, kind)
+			errs, warnings := Check(obj, DefaultRelease(version), kind)
 			if d := cmp.Diff(tt.errs, errs); d != "" {
 				t.Errorf("errors (-want +got):\n%s", d)
 			}
@@ -145,7 +145,7 @@ spec:
 		t.Fatal(err)
 	}
 	want := []string{"spec.selectors[1].cel.expression: Too long: may not be more than 10240 bytes", "spec.config[1].opaque.parameters: Required value"}
-	if d := cmp.Diff(want, DeviceClassErrors(obj)); d != "" {
+	if d := cmp.Diff(want, DeviceClassErrors(obj, Newest)); d != "" {
 		t.Errorf("errors (-want +got):\n%s", d)
 	}
 }

@@ -22,7 +22,7 @@ import (
 )
 
 // Limits of resource.k8s.io v1beta1, v1beta2 and v1 (k8s.io/kubernetes
-// pkg/apis/resource/types.go; the same in 1.32, 1.33 and 1.36).
+// pkg/apis/resource/types.go; the same in 1.32 to 1.37).
 const (
 	deviceRequestsMaxSize              = 32
 	deviceConstraintsMaxSize           = 32
@@ -33,39 +33,35 @@ const (
 	celSelectorExpressionMaxCost       = 1000000
 )
 
-// rules are the differences between the releases whose validation
-// Validate applies: 1.32 (v1beta1), 1.33 (v1beta2) and 1.36 (v1), each with
-// its default feature gates.
+// rules are the create rules of one release (minor) with its default
+// feature gates for an object of version: upstream's
+// pkg/apis/resource/validation of that release. Which fields it creates is
+// releaseFields'.
 type rules struct {
-	minor int
+	minor   int
+	version string
 }
 
-// release returns the rules of the release that serves version: the first
-// one that served it.
-func release(version string) rules {
-	switch version {
-	case conversion.V1beta1:
-		return rules{minor: 32}
-	case conversion.V1beta2:
-		return rules{minor: 33}
-	default:
-		return rules{minor: 36}
-	}
-}
-
-// Validate checks obj, a resource.k8s.io claim or template of version
-// v1beta1, v1beta2 or v1, with the create rules of the release that serves
-// the version (v1beta1: 1.32, v1beta2: 1.33, v1: 1.36): upstream's ValidateResourceClaim and
+// Validate checks obj, a resource.k8s.io claim or template of v1beta1,
+// v1beta2 or v1, with the create rules of release (a minor number,
+// 1.32–1.37): upstream's ValidateResourceClaim and
 // ValidateResourceClaimTemplate of that release (k8s.io/kubernetes
-// pkg/apis/resource/validation), with the release's default feature gates.
-// Paths are in the object's version: a v1beta1 request is flat. It checks
-// neither the fields the version does not have (UnknownFields) nor what
-// needs the namespace (adminAccess), and it validates the object as given
-// (kubectl's default namespace is the caller's). The error is for an
-// object that does not decode at all.
-func Validate(obj map[string]interface{}, version, kind string) (field.ErrorList, error) {
-	r := release(version)
-	data, err := json.Marshal(inV1Shape(obj, version, kind))
+// pkg/apis/resource/validation), after the fields the release does not
+// have or drops are gone (releaseFields). Paths are the release's: a
+// v1beta1 request is flat in 1.32 and has exactly from 1.33, as upstream's
+// internal type, except for what 1.37 validates declaratively. It checks neither the fields the
+// version does not have (UnknownFields) nor what needs the namespace
+// (adminAccess), and it validates the object as given (kubectl's default
+// namespace is the caller's). The error is for an object that does not
+// decode at all or a version the release does not serve.
+func Validate(obj map[string]interface{}, release int, kind string) (field.ErrorList, error) {
+	version := versionOf(obj)
+	if !Serves(release, version) {
+		return nil, notServed(release, version)
+	}
+	r := rules{minor: release, version: version}
+	stripped, _, _ := r.strip(r.inV1Shape(obj, version, kind), conversion.V1, kind)
+	data, err := json.Marshal(stripped)
 	if err != nil {
 		return nil, err
 	}
@@ -90,43 +86,37 @@ func Validate(obj map[string]interface{}, version, kind string) (field.ErrorList
 		return nil, fmt.Errorf("no resource.k8s.io type for %s %s", version, kind)
 	}
 	errs = common.Normalize(errs)
-	if version == conversion.V1beta1 {
-		for _, e := range errs {
+	for _, e := range errs {
+		switch {
+		case version == conversion.V1beta1 && r.minor == 32:
 			e.Field = exactlyInPath.ReplaceAllString(e.Field, "$1")
+		case version == conversion.V1beta1 && r.minor >= 37 && fmt.Sprint(e.BadValue) != "":
+			e.Field = declarativeInPath.ReplaceAllString(e.Field, "$1$2")
 		}
 	}
 	return errs, nil
 }
 
-// exactlyInPath finds the exactly of a request in a v1 path, which a
-// v1beta1 request does not have (upstream's ResourceNormalizationRules the
-// other way round).
+// exactlyInPath finds the exactly of a request in a v1 path, which 1.32's
+// requests do not have (upstream's ResourceNormalizationRules the other way
+// round).
 var exactlyInPath = regexp.MustCompile(`(devices\.requests\[\d+\])\.exactly`)
+
+// declarativeInPath finds the fields of a request that 1.37 validates
+// declaratively in v1beta1 (the +k8s:beta tags of its types) and so names
+// without exactly when they have a value.
+var declarativeInPath = regexp.MustCompile(`(devices\.requests\[\d+\])\.exactly(\.(?:selectors|allocationMode|tolerations\[\d+\]\.(?:key|operator|effect)))$`)
 
 // exactFields are the fields of a v1beta1 request that v1 has under
 // exactly.
-var exactFields = []string{"deviceClassName", "selectors", "allocationMode", "count", "adminAccess", "tolerations", "capacity"}
+var exactFields = []string{"deviceClassName", "selectors", "allocationMode", "count", "adminAccess", "tolerations", "capacity", "derivedAttributes"}
 
-// inV1Shape returns obj in the JSON shape of v1, which v1beta2 has, as the
-// release's validation sees it: a v1beta1 request's flat fields move under
-// exactly. In 1.32 every v1beta1 request is an exact one; its fields that
-// 1.32 does not have (absentFields) are left out. 1.33 drops a request's
-// firstAvailable on a create (PrepareForCreate: its DRAPrioritizedList
-// feature gate is off by default).
-func inV1Shape(obj map[string]interface{}, version, kind string) map[string]interface{} {
-	switch version {
-	case conversion.V1beta1:
-	case conversion.V1beta2:
-		out := deepCopy(obj)
-		spec := asObject(out["spec"])
-		if kind == conversion.KindTemplate {
-			spec = asObject(spec["spec"])
-		}
-		for _, r := range asArray(asObject(spec["devices"])["requests"]) {
-			delete(asObject(r), "firstAvailable")
-		}
-		return out
-	default:
+// inV1Shape returns obj in the JSON shape of v1, which v1beta2 has, as
+// upstream converts it: a v1beta1 request's flat fields move under exactly,
+// which 1.33+ creates only when one of them is set (1.32 has only exact
+// requests).
+func (r rules) inV1Shape(obj map[string]interface{}, version, kind string) map[string]interface{} {
+	if version != conversion.V1beta1 {
 		return obj
 	}
 	out := deepCopy(obj)
@@ -134,19 +124,19 @@ func inV1Shape(obj map[string]interface{}, version, kind string) map[string]inte
 	if kind == conversion.KindTemplate {
 		spec = asObject(spec["spec"])
 	}
-	for _, r := range asArray(asObject(spec["devices"])["requests"]) {
-		req := asObject(r)
-		exactly := map[string]interface{}{}
+	for _, r0 := range asArray(asObject(spec["devices"])["requests"]) {
+		req := asObject(r0)
+		exactly, set := map[string]interface{}{}, r.minor == 32
 		for _, f := range exactFields {
 			if v, ok := req[f]; ok {
 				exactly[f] = v
 				delete(req, f)
+				set = set || (v != nil && v != "" && fmt.Sprint(v) != "0")
 			}
 		}
-		delete(exactly, "tolerations")
-		delete(exactly, "capacity")
-		delete(req, "firstAvailable")
-		req["exactly"] = exactly
+		if set {
+			req["exactly"] = exactly
+		}
 	}
 	return out
 }
@@ -182,11 +172,12 @@ func gatherRequestNames(claim *resourcev1.DeviceClaim) requestNames {
 	return names
 }
 
-// setDefaults is the defaulting that runs before validation (the same in
-// 1.32, 1.33 and 1.36): an exact request or subrequest without an
-// allocation mode gets ExactCount, and with ExactCount and no count one
-// device; a toleration without an operator gets Equal.
-func setDefaults(claim *resourcev1.DeviceClaim) {
+// setDefaults is the defaulting that runs before validation: an exact
+// request or subrequest without an allocation mode gets ExactCount, and
+// with ExactCount and no count one device; a toleration without an
+// operator gets Equal. From 1.33 a v1beta1 request gets a mode and a count
+// only if it names a class.
+func (r rules) setDefaults(claim *resourcev1.DeviceClaim) {
 	defaultMode := func(mode *resourcev1.DeviceAllocationMode, count *int64, tolerations []resourcev1.DeviceToleration) {
 		if *mode == "" {
 			*mode = resourcev1.DeviceAllocationModeExactCount
@@ -202,7 +193,11 @@ func setDefaults(claim *resourcev1.DeviceClaim) {
 	}
 	for i := range claim.Requests {
 		if exactly := claim.Requests[i].Exactly; exactly != nil {
-			defaultMode(&exactly.AllocationMode, &exactly.Count, exactly.Tolerations)
+			mode, count := &exactly.AllocationMode, &exactly.Count
+			if r.version == conversion.V1beta1 && r.minor >= 33 && exactly.DeviceClassName == "" {
+				mode, count = new(resourcev1.DeviceAllocationMode), new(int64)
+			}
+			defaultMode(mode, count, exactly.Tolerations)
 		}
 		for j := range claim.Requests[i].FirstAvailable {
 			sub := &claim.Requests[i].FirstAvailable[j]
@@ -212,7 +207,7 @@ func setDefaults(claim *resourcev1.DeviceClaim) {
 }
 
 func (r rules) validateDeviceClaim(claim *resourcev1.DeviceClaim, fldPath *field.Path) field.ErrorList {
-	setDefaults(claim)
+	r.setDefaults(claim)
 	names := gatherRequestNames(claim)
 	allErrs := validateSet(r, claim.Requests, deviceRequestsMaxSize, r.validateDeviceRequest,
 		func(request resourcev1.DeviceRequest) string { return request.Name }, "name", fldPath.Child("requests"))
@@ -229,8 +224,8 @@ func (r rules) validateDeviceClaim(claim *resourcev1.DeviceClaim, fldPath *field
 }
 
 // validateDeviceRequest: exactly one of exactly and a non-empty
-// firstAvailable, then the one that is set. Only 1.36 sees a firstAvailable:
-// 1.32 does not have it and 1.33 drops it (inV1Shape).
+// firstAvailable, then the one that is set. 1.32 does not have
+// firstAvailable and 1.33 drops it (releaseFields).
 func (r rules) validateDeviceRequest(request resourcev1.DeviceRequest, fldPath *field.Path) field.ErrorList {
 	allErrs := common.ValidateDNS1123Label(request.Name, fldPath.Child("name"))
 	hasFirstAvailable, hasExactly := len(request.FirstAvailable) > 0, request.Exactly != nil
@@ -261,8 +256,8 @@ func (r rules) validateExactDeviceRequest(request resourcev1.ExactDeviceRequest,
 }
 
 // validateDeviceClassRequest checks what an exact request and a subrequest
-// share. Tolerations are checked from 1.33, which keeps them with its
-// DRADeviceTaints feature gate off; 1.32 does not have them.
+// share, tolerations included where the release keeps them
+// (releaseFields).
 func (r rules) validateDeviceClassRequest(class string, selectors []resourcev1.DeviceSelector, mode resourcev1.DeviceAllocationMode, count int64, tolerations []resourcev1.DeviceToleration, fldPath *field.Path) field.ErrorList {
 	var allErrs field.ErrorList
 	if class == "" {
@@ -283,10 +278,8 @@ func (r rules) validateDeviceClassRequest(class string, selectors []resourcev1.D
 	default:
 		allErrs = append(allErrs, field.NotSupported(fldPath.Child("allocationMode"), mode, []resourcev1.DeviceAllocationMode{resourcev1.DeviceAllocationModeAll, resourcev1.DeviceAllocationModeExactCount}))
 	}
-	if r.minor >= 33 {
-		for i, toleration := range tolerations {
-			allErrs = append(allErrs, r.validateDeviceToleration(toleration, fldPath.Child("tolerations").Index(i))...)
-		}
+	for i, toleration := range tolerations {
+		allErrs = append(allErrs, r.validateDeviceToleration(toleration, fldPath.Child("tolerations").Index(i))...)
 	}
 	return allErrs
 }
@@ -303,7 +296,7 @@ func (r rules) validateSelectors(selectors []resourcev1.DeviceSelector, fldPath 
 // validateCELExpression compiles a new expression as upstream's
 // validateCELSelector does, in the environment for new expressions of
 // k8s.io/dynamic-resource-allocation v0.36 with the release's features
-// (consumable capacity from 1.36; list attributes are alpha in 1.36).
+// (consumable capacity from 1.36; list attributes are alpha in 1.36 and 1.37).
 func (r rules) validateCELExpression(expression string, fldPath *field.Path) field.ErrorList {
 	if len(expression) > conversion.CELSelectorExpressionMaxLength {
 		return field.ErrorList{field.TooLong(fldPath, "", conversion.CELSelectorExpressionMaxLength)}
@@ -323,7 +316,7 @@ func (r rules) validateCELExpression(expression string, fldPath *field.Path) fie
 var (
 	validTolerationOperators = []resourcev1.DeviceTolerationOperator{resourcev1.DeviceTolerationOpEqual, resourcev1.DeviceTolerationOpExists}
 	validTaintEffects        = []resourcev1.DeviceTaintEffect{resourcev1.DeviceTaintEffectNoExecute, resourcev1.DeviceTaintEffectNoSchedule, resourcev1.DeviceTaintEffectNone}
-	// validTaintEffects133 are 1.33's, before the None effect.
+	// validTaintEffects133 are those before 1.35's None effect.
 	validTaintEffects133 = []resourcev1.DeviceTaintEffect{resourcev1.DeviceTaintEffectNoExecute, resourcev1.DeviceTaintEffectNoSchedule}
 )
 
@@ -347,7 +340,7 @@ func (r rules) validateDeviceToleration(toleration resourcev1.DeviceToleration, 
 		allErrs = append(allErrs, field.NotSupported(fldPath.Child("operator"), toleration.Operator, validTolerationOperators))
 	}
 	effects := validTaintEffects
-	if r.minor < 36 {
+	if r.minor < 35 {
 		effects = validTaintEffects133
 	}
 	if toleration.Effect != "" && !sets.New(effects...).Has(toleration.Effect) {
@@ -357,17 +350,17 @@ func (r rules) validateDeviceToleration(toleration resourcev1.DeviceToleration, 
 }
 
 // validateDeviceConstraint: the requests it names, and its attribute:
-// matchAttribute is required until 1.33; from 1.34 (consumable capacity on
-// in 1.36) one of matchAttribute and distinctAttribute.
+// matchAttribute or (where the release keeps it) distinctAttribute; without
+// either, matchAttribute is required until 1.35, and from 1.36 one of them.
 func (r rules) validateDeviceConstraint(constraint resourcev1.DeviceConstraint, fldPath *field.Path, names requestNames) field.ErrorList {
 	allErrs := r.validateRequestNameRefs(constraint.Requests, fldPath.Child("requests"), names)
 	switch {
 	case constraint.MatchAttribute != nil:
 		allErrs = append(allErrs, r.validateFullyQualifiedName(string(*constraint.MatchAttribute), fldPath.Child("matchAttribute"))...)
-	case r.minor < 36:
-		allErrs = append(allErrs, field.Required(fldPath.Child("matchAttribute"), ""))
 	case constraint.DistinctAttribute != nil:
 		allErrs = append(allErrs, r.validateFullyQualifiedName(string(*constraint.DistinctAttribute), fldPath.Child("distinctAttribute"))...)
+	case r.minor < 36:
+		allErrs = append(allErrs, field.Required(fldPath.Child("matchAttribute"), ""))
 	default:
 		// Upstream's message, "multiple" included.
 		allErrs = append(allErrs, field.Required(fldPath, `exactly one of "matchAttribute" or "distinctAttribute" is required, but multiple fields are set`))
@@ -376,10 +369,10 @@ func (r rules) validateDeviceConstraint(constraint resourcev1.DeviceConstraint, 
 }
 
 // validateFullyQualifiedName is upstream's, a domain (a driver name) and a
-// C identifier separated by a slash; the messages changed after 1.33.
+// C identifier separated by a slash; the messages changed in 1.35.
 func (r rules) validateFullyQualifiedName(name string, fldPath *field.Path) field.ErrorList {
 	var allErrs field.ErrorList
-	if r.minor < 36 && name == "" {
+	if r.minor < 35 && name == "" {
 		return field.ErrorList{field.Required(fldPath, "name required")}
 	}
 	parts := strings.Split(name, "/")
@@ -400,7 +393,7 @@ func (r rules) validateFullyQualifiedName(name string, fldPath *field.Path) fiel
 	}
 	// More than one slash passes, as upstream (a known gap).
 	if !strings.Contains(name, "/") {
-		if r.minor < 36 {
+		if r.minor < 35 {
 			allErrs = append(allErrs, field.Invalid(fldPath, name, "must include a domain"))
 		} else {
 			allErrs = append(allErrs, field.Invalid(fldPath, name, "a fully qualified name must be a domain and a name separated by a slash"))
@@ -410,7 +403,7 @@ func (r rules) validateFullyQualifiedName(name string, fldPath *field.Path) fiel
 }
 
 func (r rules) emptyPart(fldPath *field.Path, detail string) *field.Error {
-	if r.minor < 36 {
+	if r.minor < 35 {
 		return field.Required(fldPath, detail)
 	}
 	return field.Invalid(fldPath, "", detail)
@@ -422,7 +415,7 @@ func (r rules) validateCIdentifier(id string, fldPath *field.Path) field.ErrorLi
 		allErrs = append(allErrs, field.TooLong(fldPath, "", deviceMaxIDLength))
 	}
 	for _, msg := range utilvalidation.IsCIdentifier(id) {
-		if r.minor < 36 {
+		if r.minor < 34 {
 			allErrs = append(allErrs, field.TypeInvalid(fldPath, id, msg))
 		} else {
 			allErrs = append(allErrs, field.Invalid(fldPath, id, msg))
@@ -432,12 +425,12 @@ func (r rules) validateCIdentifier(id string, fldPath *field.Path) field.ErrorLi
 }
 
 // validateDriverName is corevalidation.ValidateCSIDriverName: an empty name
-// is only Required from 1.36 (Required and Invalid before).
+// is only Required from 1.35 (Required and Invalid before).
 func (r rules) validateDriverName(name string, fldPath *field.Path) field.ErrorList {
 	var allErrs field.ErrorList
 	if name == "" {
 		allErrs = append(allErrs, field.Required(fldPath, ""))
-		if r.minor >= 36 {
+		if r.minor >= 35 {
 			return allErrs
 		}
 	}
@@ -503,7 +496,7 @@ func (r rules) validateParameters(parameters runtime.RawExtension, fldPath *fiel
 	}
 	if _, isObject := v.(map[string]interface{}); !isObject {
 		detail := "must be a valid JSON object"
-		if r.minor < 36 {
+		if r.minor < 34 {
 			detail = "parameters must be a valid JSON object"
 		}
 		return field.ErrorList{field.Invalid(fldPath, common.OmittedValue, detail)}
@@ -511,12 +504,12 @@ func (r rules) validateParameters(parameters runtime.RawExtension, fldPath *fiel
 	return nil
 }
 
-// validateSlice checks each item and the size of the list: 1.36 reports
-// only the size of a list that is too long; earlier releases report the
-// items first.
+// validateSlice checks each item and the size of the list: from 1.35 only
+// the size of a list that is too long; earlier releases report the items
+// first.
 func validateSlice[T any](r rules, slice []T, maxSize int, validateItem func(T, *field.Path) field.ErrorList, fldPath *field.Path) field.ErrorList {
 	tooMany := len(slice) > maxSize
-	if tooMany && r.minor >= 36 {
+	if tooMany && r.minor >= 35 {
 		return field.ErrorList{field.TooMany(fldPath, len(slice), maxSize)}
 	}
 	var allErrs field.ErrorList
@@ -530,16 +523,16 @@ func validateSlice[T any](r rules, slice []T, maxSize int, validateItem func(T, 
 }
 
 // validateSet is validateSlice, then a Duplicate for each repeated key: at
-// the item in 1.36, before at its keyField (when there is one).
+// the item from 1.35, before at its keyField (when there is one).
 func validateSet[T any](r rules, slice []T, maxSize int, validateItem func(T, *field.Path) field.ErrorList, key func(T) string, keyField string, fldPath *field.Path) field.ErrorList {
 	allErrs := validateSlice(r, slice, maxSize, validateItem, fldPath)
-	if len(slice) > maxSize && r.minor >= 36 {
+	if len(slice) > maxSize && r.minor >= 35 {
 		return allErrs
 	}
 	seen := sets.New[string]()
 	for i, item := range slice {
 		path := fldPath.Index(i)
-		if keyField != "" && r.minor < 36 {
+		if keyField != "" && r.minor < 35 {
 			path = path.Child(keyField)
 		}
 		if k := key(item); seen.Has(k) {
@@ -551,13 +544,18 @@ func validateSet[T any](r rules, slice []T, maxSize int, validateItem func(T, *f
 	return allErrs
 }
 
-// ValidateDeviceClass checks a DeviceClass of version v1beta1, v1beta2 or v1
-// with the create rules of the release that serves the version (as Validate):
-// upstream's ValidateDeviceClass (name a DNS subdomain, not namespaced; CEL
-// selectors, opaque configuration, from 1.34 extendedResourceName).
-func ValidateDeviceClass(obj map[string]interface{}, version string) (field.ErrorList, error) {
-	r := release(version)
-	data, err := json.Marshal(obj)
+// ValidateDeviceClass checks a DeviceClass of v1beta1, v1beta2 or v1 with
+// the create rules of release (as Validate): upstream's ValidateDeviceClass
+// (name a DNS subdomain, not namespaced; CEL selectors, opaque
+// configuration, extendedResourceName where the release keeps it).
+func ValidateDeviceClass(obj map[string]interface{}, release int) (field.ErrorList, error) {
+	version := versionOf(obj)
+	if !Serves(release, version) {
+		return nil, notServed(release, version)
+	}
+	r := rules{minor: release}
+	stripped, _, _ := r.strip(obj, version, kindDeviceClass)
+	data, err := json.Marshal(stripped)
 	if err != nil {
 		return nil, err
 	}
@@ -573,7 +571,7 @@ func ValidateDeviceClass(obj map[string]interface{}, version string) (field.Erro
 	errs = append(errs, validateSlice(r, class.Spec.Config, deviceConfigMaxSize, func(config resourcev1.DeviceClassConfiguration, fldPath *field.Path) field.ErrorList {
 		return r.validateDeviceConfiguration(config.DeviceConfiguration, fldPath)
 	}, spec.Child("config"))...)
-	if name := class.Spec.ExtendedResourceName; name != nil && r.minor >= 36 && !isExtendedResourceName(*name) {
+	if name := class.Spec.ExtendedResourceName; name != nil && !isExtendedResourceName(*name) {
 		errs = append(errs, field.Invalid(spec.Child("extendedResourceName"), *name, "must be a valid extended resource name"))
 	}
 	return common.Normalize(errs), nil

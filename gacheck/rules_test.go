@@ -134,7 +134,7 @@ func runScenarios(t *testing.T, version string, scenarios map[string]scenario) {
 			if sc.update != nil {
 				sc.update(obj)
 			}
-			got, err := Validate(obj, version, conversion.KindClaim)
+			got, err := Validate(obj, DefaultRelease(version), conversion.KindClaim)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -145,7 +145,7 @@ func runScenarios(t *testing.T, version string, scenarios map[string]scenario) {
 	}
 }
 
-// TestValidateV1: the rules of 1.36 for v1, by group.
+// TestValidateV1: the rules of 1.37 for v1, by group.
 func TestValidateV1(t *testing.T) {
 	runScenarios(t, conversion.V1, map[string]scenario{
 		"valid": {},
@@ -461,7 +461,7 @@ spec:
 		field.Forbidden(field.NewPath("spec", "metadata", "name"), "cannot be set"),
 		field.Required(field.NewPath("spec", "spec", "devices", "requests").Index(0).Child("exactly", "deviceClassName"), ""),
 	}
-	got, err := Validate(obj, conversion.V1, conversion.KindTemplate)
+	got, err := Validate(obj, Newest, conversion.KindTemplate)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -471,7 +471,8 @@ spec:
 }
 
 // TestCheckReleaseFields: the fields a release does not have yet are
-// unknown there; what 1.33 drops with its default gates is a warning;
+// unknown there; what 1.33 drops with its default gates is a warning
+// (TestReleases has every release);
 // kubectl's namespace is "default".
 func TestCheckReleaseFields(t *testing.T) {
 	tests := []struct {
@@ -508,8 +509,7 @@ spec:
 			"spec.devices.requests[1]: Required value: exactly one of `exactly` or `firstAvailable` is required",
 		},
 		warnings: []string{
-			"spec.devices.requests[0].exactly.tolerations: Kubernetes 1.33 keeps them but has no device taints unless its DRADeviceTaints feature gate is enabled (the default from 1.36)",
-			"spec.devices.requests[1].firstAvailable: Kubernetes 1.33 drops it unless its DRAPrioritizedList feature gate is enabled (the default from 1.34), and then refuses a request without exactly",
+			"spec.devices.requests[1].firstAvailable: Kubernetes 1.33 drops it on a create: its DRAPrioritizedList feature gate is off by default (on from 1.34)",
 		},
 	}, {
 		name: "v1-all-fields-generateName",
@@ -528,7 +528,7 @@ spec:
 				t.Fatal(err)
 			}
 			version, kind := Version(obj)
-			errs, warnings := Check(obj, version, kind)
+			errs, warnings := Check(obj, DefaultRelease(version), kind)
 			if d := cmp.Diff(tt.errs, errs); d != "" {
 				t.Errorf("errors (-want +got):\n%s", d)
 			}
@@ -557,7 +557,7 @@ spec:
 		field.Required(spec.Child("config").Index(0).Child("opaque", "parameters"), ""),
 		field.Invalid(spec.Child("extendedResourceName"), "gpu", "must be a valid extended resource name"),
 	}
-	got, err := ValidateDeviceClass(obj, conversion.V1)
+	got, err := ValidateDeviceClass(obj, Newest)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -565,7 +565,7 @@ spec:
 		t.Errorf("errors (-want +got):\n%s", d)
 	}
 	obj["apiVersion"] = "resource.k8s.io/v1beta2"
-	if got := DeviceClassErrors(obj); len(got) != 4 || got[0] != "spec.extendedResourceName: Forbidden: unknown field: Kubernetes 1.33 does not have it (1.34+)" {
+	if got := DeviceClassErrors(obj, 33); len(got) != 4 || got[0] != "spec.extendedResourceName: Forbidden: unknown field: Kubernetes 1.33 does not have it (1.34+)" {
 		t.Errorf("v1beta2 DeviceClassErrors = %q", got)
 	}
 }

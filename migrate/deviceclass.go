@@ -95,7 +95,7 @@ func checkDeviceClass(out map[string]interface{}, target Target) error {
 	if !isDeviceClass(out) || !slices.Contains(conversion.GAVersions, target.Version) {
 		return nil
 	}
-	if errs := gacheck.DeviceClassErrors(out); len(errs) > 0 {
+	if errs := gacheck.DeviceClassErrors(out, target.Minor); len(errs) > 0 {
 		return refusal(kindDeviceClass, out, target, errs)
 	}
 	return nil

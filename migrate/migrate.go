@@ -139,7 +139,7 @@ func migrateObject(obj map[string]interface{}, target Target, opts Options) (map
 		dropAnnotations(out, nil, to, nil, &r)
 	}
 	if ga {
-		errs, warnings := gacheck.Check(out, to, kind)
+		errs, warnings := gacheck.Check(out, target.Minor, kind)
 		if chainIndex(from) > chainIndex(conversion.V1alpha3) {
 			// The v1alpha3→v1beta1 step, which warns about the same, did not run.
 			r.Warnings = append(r.Warnings, warnings...)
@@ -169,7 +169,7 @@ func migrateObject(obj map[string]interface{}, target Target, opts Options) (map
 // for v1beta1, v1beta2 and v1. Each error names a path of version to.
 func targetErrors(out map[string]interface{}, target Target, kind string) ([]string, error) {
 	if isGA(target.Version) {
-		errs, _ := gacheck.Check(out, target.Version, kind)
+		errs, _ := gacheck.Check(out, target.Minor, kind)
 		return errs, nil
 	}
 	errs, _, err := checkAlpha(out, target)

@@ -137,7 +137,7 @@ func passThrough(obj map[string]interface{}, target Target, why error) report.Ve
 		}
 		v = report.Verdict{Outcome: report.Converted, Object: out}
 		if isGA(target.Version) {
-			for _, e := range gacheck.DeviceClassErrors(out) {
+			for _, e := range gacheck.DeviceClassErrors(out, target.Minor) {
 				say(&v, report.Warning, out, "", e+fmt.Sprintf(": a Kubernetes %s apiserver rejects this object", target.Releases))
 			}
 		}
@@ -154,7 +154,11 @@ func passThrough(obj map[string]interface{}, target Target, why error) report.Ve
 	if group == api.UpstreamGroup {
 		errs := nameErrors(obj)
 		if isDeviceClass(obj) && slices.Contains(conversion.GAVersions, version) {
-			errs = append(errs, gacheck.DeviceClassErrors(obj)...)
+			release := target.Minor
+			if version != target.Version {
+				release = gacheck.DefaultRelease(version)
+			}
+			errs = append(errs, gacheck.DeviceClassErrors(obj, release)...)
 		}
 		for _, e := range errs {
 			say(&v, report.Warning, obj, "", e+": the apiserver rejects this object, passed through unchanged")

@@ -43,7 +43,7 @@ func TestParityCorpus(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: %v", source, err)
 				}
-				file := filepath.Join("testdata", r.corpus, name+".yaml")
+				file := filepath.Join("testdata", r.corpora[0].dir, name+".yaml")
 				if update {
 					if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
 						t.Fatal(err)
@@ -62,7 +62,7 @@ func TestParityCorpus(t *testing.T) {
 				}
 			}
 			// A derived file whose source is gone.
-			files, _ := filepath.Glob(filepath.Join("testdata", r.corpus, "*.yaml"))
+			files, _ := filepath.Glob(filepath.Join("testdata", r.corpora[0].dir, "*.yaml"))
 			for _, file := range files {
 				name := strings.TrimSuffix(filepath.Base(file), ".yaml")
 				data, err := os.ReadFile(file)
@@ -73,7 +73,7 @@ func TestParityCorpus(t *testing.T) {
 					t.Errorf("%s has no source in testdata/parity: delete it", file)
 				}
 			}
-			for name := range r.changed {
+			for name := range r.corpora[0].changed {
 				if !want[name] {
 					t.Errorf("changed names %s, which testdata/parity does not have", name)
 				}

@@ -90,10 +90,7 @@ func fixtures(t *testing.T) []fixture {
 var statusPatches = map[string]bool{"partial-status.v1alpha1.yaml": true}
 
 func gvr(version, kind string) schema.GroupVersionResource {
-	resource := "resourceclaims"
-	if kind == conversion.KindTemplate {
-		resource = "resourceclaimtemplates"
-	}
+	resource := map[string]string{conversion.KindClaim: "resourceclaims", conversion.KindTemplate: "resourceclaimtemplates", kindDeviceClass: "deviceclasses"}[kind]
 	return schema.GroupVersionResource{Group: conversion.UpstreamGroup, Version: version, Resource: resource}
 }
 
@@ -125,7 +122,7 @@ func forCreate(t *testing.T, source string, obj map[string]interface{}, version,
 // TestCreateConverted converts every fixture to v1beta1, v1beta2 and v1 and
 // checks that each result decodes strictly into the k8s.io/api v0.36 type of
 // its version; creates the fixture migrated to that version (what
-// `claimbridge migrate --to VERSION` prints) in kube-apiserver 1.36 and
+// `claimbridge migrate --to VERSION` prints) in kube-apiserver 1.37 and
 // writes the converted status through the status subresource. Then it reads the three objects
 // back as v1: the apiserver's conversion of claimbridge's v1beta1 and
 // v1beta2 must give the spec and status claimbridge's v1 has.

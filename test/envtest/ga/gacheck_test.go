@@ -18,9 +18,9 @@ import (
 // TestRequestKindAgrees: what package gacheck (claimbridge validate and
 // migrate for the GA versions) says of a request's kind — an exact request
 // or a non-empty firstAvailable, exactly one, an exact one with a device
-// class — kube-apiserver 1.36 says too, field for field: the request is
-// refused with the same path exactly when gacheck refuses it (v1beta1, which
-// gacheck checks with the rules of 1.32: the same verdict only).
+// class — kube-apiserver 1.37 says too, field for field, in every version:
+// the request is refused with the same path exactly when gacheck, with the
+// rules of 1.37, refuses it.
 func TestRequestKindAgrees(t *testing.T) {
 	useNamespace(t)
 	ctx := context.Background()
@@ -52,7 +52,7 @@ func TestRequestKindAgrees(t *testing.T) {
 				"metadata": map[string]interface{}{"name": "kind-" + strings.ToLower(tt.name), "namespace": namespace},
 				"spec":     map[string]interface{}{"devices": map[string]interface{}{"requests": []interface{}{req}}},
 			}
-			errs, _ := gacheck.Check(obj, tt.version, conversion.KindClaim)
+			errs, _ := gacheck.Check(obj, gacheck.Newest, conversion.KindClaim)
 			_, err := s.dynamic.Resource(gvr(tt.version, conversion.KindClaim)).Namespace(namespace).Create(ctx,
 				&unstructured.Unstructured{Object: obj}, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 			switch {
@@ -62,12 +62,6 @@ func TestRequestKindAgrees(t *testing.T) {
 				t.Fatalf("gacheck refuses it (%v), the apiserver accepts it", errs)
 			case len(errs) > 0 && !apierrors.IsInvalid(err):
 				t.Fatalf("gacheck refuses it (%v), the apiserver fails otherwise: %v", errs, err)
-			}
-			if tt.version == conversion.V1beta1 {
-				// gacheck checks v1beta1 with the rules of 1.32, which
-				// has no firstAvailable and names a request's missing
-				// deviceClassName; 1.36 names the request.
-				return
 			}
 			for _, e := range errs {
 				path, _, _ := strings.Cut(e, ": ")

@@ -2,7 +2,7 @@
 
 // Package ga creates claimbridge's migrations (`claimbridge migrate --to
 // v1beta1|v1beta2|v1`) of 1.26, 1.30 and 1.31 claims and templates — with
-// 1.30 parameters, allocated claims — in a real kube-apiserver 1.36 (envtest)
+// 1.30 parameters, allocated claims — in a real kube-apiserver 1.37 (envtest)
 // as upstream's resource.k8s.io/v1, v1beta1 and v1beta2, writes their
 // converted status (`claimbridge convert`) through the status subresource,
 // and checks that what migrate refuses the apiserver rejects.
@@ -10,18 +10,17 @@
 // The package starts its own control plane in TestMain: no CRDs and no
 // claimbridge server are needed, only kube-apiserver with
 // --runtime-config=resource.k8s.io/v1beta1=true,resource.k8s.io/v1beta2=true
-// (1.36 serves only resource.k8s.io/v1 by default). DynamicResourceAllocation
-// and DRAAdminAccess are GA in 1.36 and need no feature gate; the namespace
+// (1.37 serves only resource.k8s.io/v1 by default). DynamicResourceAllocation
+// and DRAAdminAccess are GA in 1.37 and need no feature gate; the namespace
 // carries the resource.kubernetes.io/admin-access=true label that
 // adminAccess requests need.
 //
-// The parity tests also check gacheck's v1beta1 and v1beta2 rules against
-// kube-apiserver 1.32 and 1.33, the releases that first served each
-// version, through their recorded answers (testdata/kube-apiserver-1.32.jsonl
-// and -1.33.jsonl; `make record` starts them with
-// --feature-gates=DynamicResourceAllocation=true and
-// --runtime-config=resource.k8s.io/<version>=true, DRA being beta and off
-// by default in both, and records their answers anew).
+// The parity tests also check gacheck's rules of 1.32 to 1.36 against
+// those releases' kube-apiservers, through their recorded answers
+// (testdata/kube-apiserver-1.<minor>.jsonl; `make record` starts them with
+// the version under test enabled by --runtime-config, and 1.32 and 1.33
+// with --feature-gates=DynamicResourceAllocation=true, DRA being beta and
+// off by default there, and records their answers anew).
 //
 // Run with `make test-envtest`, or:
 //
@@ -138,7 +137,7 @@ func start(ctx context.Context) (*suite, error) {
 	if err != nil {
 		return s, fmt.Errorf("starting envtest (KUBEBUILDER_ASSETS=%s; rebuild with `make envtest-assets`): %w", assets, err)
 	}
-	// The beta versions are deprecated in 1.35/1.36; the suite creates them
+	// The beta versions are deprecated from 1.35; the suite creates them
 	// on purpose.
 	config.WarningHandler = rest.NoWarnings{}
 	if s.dynamic, err = dynamic.NewForConfig(config); err != nil {
@@ -160,7 +159,7 @@ func (s *suite) stop() error {
 }
 
 // startRelease starts the kube-apiserver and etcd of r, an old release
-// (1.32, 1.33), for t, or opens its recorded answers
+// (1.32–1.36), for t, or opens its recorded answers
 // (testdata/kube-apiserver-<release>.jsonl; `make record` records them):
 // with DynamicResourceAllocation, a beta feature off by default then, and
 // r's resource.k8s.io version, a beta version off by default. It returns a

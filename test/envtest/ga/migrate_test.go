@@ -25,7 +25,7 @@ import (
 // allocated by the scheduler and a template, with their
 // ResourceClaimParameters) and 1.31 clusters to v1beta1, v1beta2 and v1 as
 // `claimbridge migrate` does, creates every claim and template in
-// kube-apiserver 1.36, and checks that the apiserver kept every field the
+// kube-apiserver 1.37, and checks that the apiserver kept every field the
 // migration wrote (it may only add defaults).
 func TestMigrateExported(t *testing.T) {
 	useNamespace(t)
@@ -126,7 +126,7 @@ func contains(got, want interface{}, path string) (string, bool) {
 }
 
 // TestMigrateRefusedIsRejected backs migrate's refusals: what migrate
-// refuses for a GA target, kube-apiserver 1.36 rejects when the plain
+// refuses for a GA target, kube-apiserver 1.37 rejects when the plain
 // conversion is created.
 func TestMigrateRefusedIsRejected(t *testing.T) {
 	useNamespace(t)
@@ -222,7 +222,7 @@ func TestMigrateRefusedDeviceClassIsRejected(t *testing.T) {
 	}
 }
 
-// TestMigrateLiveExports creates in kube-apiserver 1.36 what migrate makes
+// TestMigrateLiveExports creates in kube-apiserver 1.37 what migrate makes
 // of the real 1.30 and 1.26 exports of test/manifests/exports (`kubectl get
 // resourceclaims,resourceclaimtemplates -A -o yaml|json`: server-set
 // metadata, allocated and reserved claims, finalizers, claims generated for

@@ -26,22 +26,37 @@ import (
 )
 
 // parityRelease is a release whose kube-apiserver the parity tests ask, and
-// the corpus they ask it about.
+// the corpora they ask it about.
 type parityRelease struct {
 	name    string // "1.32"
-	version string // the resource.k8s.io version it checks: gacheck's rules of this release
-	// corpus is the directory under testdata with the objects: valid-* the
-	// release creates, invalid-* it refuses.
-	corpus string
-	// changed are the objects derived from the v1 corpus (derivedHeader)
-	// that this release judges otherwise than their name says, each with
-	// the reason.
+	release int    // gacheck's name of it: 32
+	version string // the resource.k8s.io version its control plane is started for and convert is checked in
+	corpora []parityCorpus
+}
+
+// parityCorpus is a directory under testdata with objects: valid-* the
+// release creates, invalid-* it refuses, except changed: the objects this
+// release judges otherwise than their name says, each with the reason.
+type parityCorpus struct {
+	dir     string
 	changed map[string]string
 }
 
+// with is changed and more (name, reason, name, reason …).
+func with(changed map[string]string, more ...string) map[string]string {
+	out := map[string]string{}
+	for name, reason := range changed {
+		out[name] = reason
+	}
+	for i := 0; i+1 < len(more); i += 2 {
+		out[more[i]] = more[i+1]
+	}
+	return out
+}
+
 var (
-	parity132 = parityRelease{
-		name: "1.32", version: conversion.V1beta1, corpus: "parity-1.32",
+	parity132 = parityRelease{name: "1.32", release: 32, version: conversion.V1beta1, corpora: []parityCorpus{{
+		dir: "parity-1.32",
 		changed: map[string]string{
 			"valid-capacity":              "1.32 has no capacity (1.34)",
 			"valid-config-subrequest":     "1.32 has no firstAvailable (1.33)",
@@ -50,9 +65,9 @@ var (
 			"valid-tolerations":           "1.32 has no tolerations (1.33)",
 			"invalid-flat-v1beta1-fields": "a flat request is v1beta1's own shape",
 		},
-	}
-	parity133 = parityRelease{
-		name: "1.33", version: conversion.V1beta2, corpus: "parity-1.33",
+	}}}
+	parity133 = parityRelease{name: "1.33", release: 33, version: conversion.V1beta2, corpora: []parityCorpus{{
+		dir: "parity-1.33",
 		// DRAPrioritizedList is off by default in 1.33: a create drops
 		// firstAvailable.
 		changed: map[string]string{
@@ -62,23 +77,52 @@ var (
 			"valid-config-subrequest": "1.33 drops firstAvailable: the request has neither it nor exactly",
 			"invalid-request-both":    "1.33 drops firstAvailable: the request has only exactly",
 		},
+	}}}
+	// 1.34 to 1.37 serve all three versions: each is asked about the v1
+	// corpus, the v1beta2 and v1beta1 ones and v1 DeviceClasses.
+	// DRAConsumableCapacity is off by default in 1.34 and 1.35,
+	// DRADeviceTaints in 1.35 and DRAExtendedResource in both: a 1.35 create
+	// drops distinctAttribute and tolerations (1.34 keeps both), and both
+	// drop extendedResourceName.
+	changed135 = map[string]string{
+		"valid-distinct":                  "1.35 drops distinctAttribute: the constraint has no matchAttribute",
+		"invalid-toleration-effect":       "1.35 drops tolerations",
+		"invalid-toleration-exists-value": "1.35 drops tolerations",
+		"invalid-toleration-operator":     "1.35 drops tolerations",
 	}
-	parity136 = parityRelease{name: "1.36", version: conversion.V1, corpus: "parity"}
+	dropsExtended = map[string]string{"invalid-extended-resource-name": "DRAExtendedResource is off by default: a create drops extendedResourceName"}
+	flat          = []string{"invalid-flat-v1beta1-fields", "a flat request is v1beta1's own shape"}
+	noneFrom      = []string{"invalid-toleration-effect-none", "1.35+ has the None effect"}
+	parity134     = parityRelease{name: "1.34", release: 34, version: conversion.V1, corpora: []parityCorpus{
+		{"parity", nil}, {"parity-1.33", nil}, {"parity-1.32", with(nil, flat...)}, {"parity-deviceclass", dropsExtended},
+	}}
+	parity135 = parityRelease{name: "1.35", release: 35, version: conversion.V1, corpora: []parityCorpus{
+		{"parity", changed135},
+		{"parity-1.33", with(changed135, "invalid-toleration-effect-none", "1.35 drops tolerations", "invalid-toleration-key", "1.35 drops tolerations")},
+		{"parity-1.32", with(changed135, flat...)},
+		{"parity-deviceclass", dropsExtended},
+	}}
+	parity136 = parityRelease{name: "1.36", release: 36, version: conversion.V1, corpora: []parityCorpus{
+		{"parity", nil}, {"parity-1.33", with(nil, noneFrom...)}, {"parity-1.32", with(nil, flat...)}, {"parity-deviceclass", nil},
+	}}
+	parity137 = parityRelease{name: "1.37", release: 37, version: conversion.V1, corpora: parity136.corpora}
 )
 
-// TestParity1_32, TestParity1_33 and TestParity1_36: for every object of
-// the release's corpus, `claimbridge validate`'s verdict (gacheck.Check, as
-// validate and migrate use it) is the release's kube-apiserver's on a strict
-// server-side dry-run create, and when the apiserver refuses an object as
-// invalid (422), both name the same field paths. Each release is checked in
-// the version it was the first to serve: v1beta1 in 1.32, v1beta2 in 1.33,
-// v1 in 1.36. testdata/parity holds the v1 objects; testdata/parity-1.32
-// and parity-1.33 hold them converted by claimbridge (TestParityCorpus) and
-// objects of their own release. 1.32 and 1.33 run with their default
-// feature gates and DynamicResourceAllocation, as `claimbridge validate`
-// assumes; their control planes start in the test and stop at its end.
+// TestParity1_32 … TestParity1_37: for every object of the release's
+// corpus, `claimbridge validate`'s verdict for that release (gacheck.Check,
+// as validate and migrate use it) is the release's kube-apiserver's on a
+// strict server-side dry-run create, and when the apiserver refuses an
+// object as invalid (422), both name the same field paths. 1.32 is checked
+// in v1beta1, 1.33 in v1beta2, the other releases in v1.
+// testdata/parity holds the v1 objects; testdata/parity-1.32 and
+// parity-1.33 hold them converted by claimbridge (TestParityCorpus) and
+// objects of their own release. Every release runs with its default feature
+// gates (and DynamicResourceAllocation in 1.32 and 1.33), as `claimbridge
+// validate` assumes. 1.37 is the suite's control plane; the others start in
+// their test and stop at its end, or answer from their recordings.
 //
-// Each test then checks `claimbridge convert`'s verdicts with the same
+// The tests of 1.32, 1.33 and 1.37, the releases that judge `claimbridge
+// convert --to VERSION`, then check convert's verdicts with the same
 // apiserver (testConvertVerdicts).
 func TestParity1_32(t *testing.T) {
 	client, disc, ns := startRelease(t, parity132)
@@ -92,10 +136,25 @@ func TestParity1_33(t *testing.T) {
 	testConvertVerdicts(t, parity133, client, disc, ns)
 }
 
+func TestParity1_34(t *testing.T) {
+	client, _, ns := startRelease(t, parity134)
+	testParity(t, parity134, client, ns)
+}
+
+func TestParity1_35(t *testing.T) {
+	client, _, ns := startRelease(t, parity135)
+	testParity(t, parity135, client, ns)
+}
+
 func TestParity1_36(t *testing.T) {
+	client, _, ns := startRelease(t, parity136)
+	testParity(t, parity136, client, ns)
+}
+
+func TestParity1_37(t *testing.T) {
 	useNamespace(t)
-	testParity(t, parity136, s.dynamic, namespace)
-	testConvertVerdicts(t, parity136, s.dynamic, s.core.Discovery(), namespace)
+	testParity(t, parity137, s.dynamic, namespace)
+	testConvertVerdicts(t, parity137, s.dynamic, s.core.Discovery(), namespace)
 }
 
 // testConvertVerdicts sends every object `claimbridge convert --to
@@ -131,27 +190,33 @@ func testConvertVerdicts(t *testing.T, r parityRelease, client dynamic.Interface
 
 func testParity(t *testing.T, r parityRelease, client dynamic.Interface, ns string) {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join("testdata", r.corpus, "*.yaml"))
+	for _, c := range r.corpora {
+		t.Run(c.dir, func(t *testing.T) { testCorpus(t, r, c, client, ns) })
+	}
+}
+
+func testCorpus(t *testing.T, r parityRelease, c parityCorpus, client dynamic.Interface, ns string) {
+	files, err := filepath.Glob(filepath.Join("testdata", c.dir, "*.yaml"))
 	if err != nil || len(files) == 0 {
-		t.Fatalf("no corpus in testdata/%s: %v", r.corpus, err)
+		t.Fatalf("no corpus in testdata/%s: %v", c.dir, err)
 	}
 	agree := 0
 	for _, file := range files {
 		name := strings.TrimSuffix(filepath.Base(file), ".yaml")
 		ok := t.Run(name, func(t *testing.T) {
 			obj := readObject(t, file, ns)
-			version, kind := gacheck.Version(obj)
-			if version != r.version {
-				t.Fatalf("%s is not a resource.k8s.io/%s claim or template", file, r.version)
+			version, kind := kindOf(obj)
+			if !gacheck.Serves(r.release, version) {
+				t.Fatalf("%s is not a claim, template or DeviceClass of a version Kubernetes %s serves", file, r.name)
 			}
-			errs, _ := gacheck.Check(obj, version, kind)
+			errs, _ := gacheck.Check(obj, r.release, kind)
 			serverErr := dryRunCreate(client, ns, obj, version, kind)
 			rejects := strings.HasPrefix(name, "invalid-")
-			if _, ok := r.changed[name]; ok {
+			if _, ok := c.changed[name]; ok {
 				rejects = !rejects
 			}
 			if rejects != (serverErr != nil) {
-				t.Errorf("corpus: %s (changed in %s: %q), but the apiserver says %v", name, r.name, r.changed[name], serverErr)
+				t.Errorf("corpus: %s (changed in %s: %q), but the apiserver says %v", name, r.name, c.changed[name], serverErr)
 			}
 			switch {
 			case len(errs) == 0 && serverErr != nil:
@@ -167,7 +232,10 @@ func testParity(t *testing.T, r parityRelease, client dynamic.Interface, ns stri
 			for _, cause := range statusErr.ErrStatus.Details.Causes {
 				server.Insert(cause.Field)
 			}
-			invalid, err := gacheck.Validate(obj, version, kind)
+			invalid, err := gacheck.Validate(obj, r.release, kind)
+			if kind == kindDeviceClass {
+				invalid, err = gacheck.ValidateDeviceClass(obj, r.release)
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -183,7 +251,7 @@ func testParity(t *testing.T, r parityRelease, client dynamic.Interface, ns stri
 			agree++
 		}
 	}
-	t.Logf("parity with kube-apiserver %s (resource.k8s.io/%s): %d of %d objects agree", r.name, r.version, agree, len(files))
+	t.Logf("parity with kube-apiserver %s (testdata/%s): %d of %d objects agree", r.name, c.dir, agree, len(files))
 }
 
 func readObject(t *testing.T, file, ns string) map[string]interface{} {
@@ -203,9 +271,26 @@ func readObject(t *testing.T, file, ns string) map[string]interface{} {
 // dryRunCreate creates obj in namespace ns as `kubectl create
 // --dry-run=server --validate=strict` does.
 func dryRunCreate(client dynamic.Interface, ns string, obj map[string]interface{}, version, kind string) error {
-	_, err := client.Resource(gvr(version, kind)).Namespace(ns).Create(context.Background(),
-		&unstructured.Unstructured{Object: obj}, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: "Strict"})
+	var resource dynamic.ResourceInterface = client.Resource(gvr(version, kind)).Namespace(ns)
+	if kind == kindDeviceClass {
+		resource = client.Resource(gvr(version, kind))
+	}
+	_, err := resource.Create(context.Background(), &unstructured.Unstructured{Object: obj},
+		metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: "Strict"})
 	return err
+}
+
+const kindDeviceClass = "DeviceClass"
+
+// kindOf is the version and kind of a corpus object: a claim, a template or
+// a DeviceClass, which loses its namespace.
+func kindOf(obj map[string]interface{}) (version, kind string) {
+	if obj["kind"] != kindDeviceClass {
+		return gacheck.Version(obj)
+	}
+	delete(obj["metadata"].(map[string]interface{}), "namespace")
+	apiVersion, _ := obj["apiVersion"].(string)
+	return strings.TrimPrefix(apiVersion, conversion.UpstreamGroup+"/"), kindDeviceClass
 }
 
 func sorted(s sets.Set[string]) []string {

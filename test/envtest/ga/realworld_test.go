@@ -23,7 +23,7 @@ import (
 // TestMigrateRealWorld runs `claimbridge migrate --to v1beta1|v1beta2|v1` on
 // every manifest of test/manifests/drivers (written here in the shapes DRA
 // drivers and the Kubernetes docs published for 1.26–1.31, with their Pods,
-// Deployments and vendor parameter objects) and creates, in kube-apiserver 1.36 with strict field
+// Deployments and vendor parameter objects) and creates, in kube-apiserver 1.37 with strict field
 // validation as kubectl does, every claim and template, every DeviceClass
 // (from a ResourceClass or a 1.31 DeviceClass) and every Pod and Deployment
 // that uses them (each file and version in its own namespace).

@@ -16,7 +16,7 @@ import (
 
 // TestConvertedBackFromTheApiserver: a hand-written 1.31 claim (classic DRA,
 // requests without mode and count, a deallocation request) converted to each
-// GA version, created and its status written in kube-apiserver 1.36, which
+// GA version, created and its status written in kube-apiserver 1.37, which
 // stores it with its defaults written out, converts back from what the
 // apiserver returns to the original spec and status, with no warning that
 // restore data was not applied.

@@ -16,11 +16,11 @@ import (
 	"github.com/claimbridge/claimbridge/test/recorded"
 )
 
-// OldRelease is the kube-apiserver of an old release (1.26, 1.30, 1.31,
-// 1.32, 1.33) as the suites ask it: under `make record` a control plane
-// started from that release's assets, with DynamicResourceAllocation and
-// its resource.k8s.io version enabled (alpha or beta then, off by
-// default); otherwise its recorded answers (package recorded).
+// OldRelease is the kube-apiserver of an old release (1.26, 1.30–1.36) as
+// the suites ask it: under `make record` a control plane started from that
+// release's assets, with DynamicResourceAllocation and its resource.k8s.io
+// version enabled (off by default until 1.34); otherwise its recorded
+// answers (package recorded).
 type OldRelease struct {
 	Name   string       // "1.31"
 	Config *rest.Config // a client of it: live or recorded
@@ -29,8 +29,9 @@ type OldRelease struct {
 }
 
 // StartOldRelease starts release name ("1.31") serving resource.k8s.io/
-// version, or opens its recorded answers in book (a path relative to the
-// suite's package). Stop it with Stop.
+// version (for v1, also v1beta1 and v1beta2), or opens its recorded
+// answers in book (a path relative to the suite's package). Stop it with
+// Stop.
 func StartOldRelease(name, version, book string) (*OldRelease, error) {
 	root, err := RepoRoot()
 	if err != nil {
@@ -72,7 +73,12 @@ func StartOldRelease(name, version, book string) (*OldRelease, error) {
 	apiserver.Err = &output
 	args := apiserver.Configure()
 	args.Set("feature-gates", "DynamicResourceAllocation=true")
-	args.Set("runtime-config", conversion.UpstreamGroup+"/"+version+"=true")
+	runtimeConfig := conversion.UpstreamGroup + "/" + version + "=true"
+	if version == conversion.V1 {
+		// v1 is on by default (1.34+); the beta versions beside it are not.
+		runtimeConfig = conversion.UpstreamGroup + "/v1beta1=true," + conversion.UpstreamGroup + "/v1beta2=true"
+	}
+	args.Set("runtime-config", runtimeConfig)
 	config, err := r.env.Start()
 	if err != nil {
 		_ = StopControlPlane(r.env, "")

@@ -1,0 +1,131 @@
+package gacheck
+
+import (
+	"fmt"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/claimbridge/claimbridge/conversion"
+)
+
+// Oldest and Newest are the releases gacheck has the create rules of,
+// as minor numbers of Kubernetes 1.x.
+const (
+	Oldest = 32
+	Newest = 37
+)
+
+// DefaultRelease is the release that judges version when the caller names
+// none: the first that served it (v1beta1: 1.32, v1beta2: 1.33), and for
+// v1 the newest.
+func DefaultRelease(version string) int {
+	switch version {
+	case conversion.V1beta1:
+		return 32
+	case conversion.V1beta2:
+		return 33
+	}
+	return Newest
+}
+
+// Serves reports whether release (a minor number) has version: v1beta1
+// from 1.32, v1beta2 from 1.33, v1 from 1.34. From 1.34 the beta versions
+// need --runtime-config; 1.32 and 1.33 need it for every version.
+func Serves(release int, version string) bool {
+	first := map[string]int{conversion.V1beta1: 32, conversion.V1beta2: 33, conversion.V1: 34}[version]
+	return first != 0 && first <= release && release <= Newest
+}
+
+func notServed(release int, version string) error {
+	return fmt.Errorf("resource.k8s.io/%s is not served by Kubernetes 1.%d (v1beta1: 1.32+, v1beta2: 1.33+, v1: 1.34+; gacheck knows 1.%d to 1.%d)", version, release, Oldest, Newest)
+}
+
+// Where a field of releaseFields is.
+const (
+	inRequest     = iota // a request
+	inExact              // an exact request: a v1beta1 request, exactly in v1beta2 and v1
+	inExactAndSub        // an exact request and each subrequest
+	inConstraint         // a constraint
+	inClass              // a DeviceClass's spec
+)
+
+// releaseFields are the fields of claims, templates and DeviceClasses that
+// not every release from 1.32 creates, the same in each version that has
+// them. A release before added does not have the field: strict field
+// validation rejects it. A release from dropFrom until on (the first
+// release whose default enables gate; 0: none yet) drops it on a create.
+// Sources: k8s.io/api resource/{v1beta1,v1beta2,v1}/types.go, and in
+// k8s.io/kubernetes pkg/features/kube_features.go and the dropDisabledFields
+// of pkg/registry/resource/{resourceclaim,resourceclaimtemplate,deviceclass}
+// (pkg/api/resourceclaimspec from 1.35).
+var releaseFields = []struct {
+	name         string
+	in           int
+	added        int
+	gate         string
+	dropFrom, on int
+}{
+	{"firstAvailable", inRequest, 33, "DRAPrioritizedList", 33, 34},
+	{"adminAccess", inExact, 32, "DRAAdminAccess", 32, 34},
+	// 1.33 and 1.34 keep tolerations with the gate off; 1.35 drops them.
+	{"tolerations", inExactAndSub, 33, "DRADeviceTaints", 35, 36},
+	{"capacity", inExactAndSub, 34, "DRAConsumableCapacity", 34, 36},
+	{"derivedAttributes", inExactAndSub, 37, "DRADerivedAttributes", 37, 0},
+	// 1.34 keeps distinctAttribute: its drop clears a copy of each constraint.
+	{"distinctAttribute", inConstraint, 34, "DRAConsumableCapacity", 35, 36},
+	{"extendedResourceName", inClass, 34, "DRAExtendedResource", 34, 36},
+}
+
+// strip returns a copy of obj, of version and kind, without the fields of
+// releaseFields that r does not create: those it does not have (unknown,
+// Forbidden "unknown field" at their paths) and those it drops (one
+// warning each).
+func (r rules) strip(obj map[string]interface{}, version, kind string) (out map[string]interface{}, unknown field.ErrorList, dropped []string) {
+	out = deepCopy(obj)
+	visit := func(m map[string]interface{}, path *field.Path, in ...int) {
+		for _, f := range releaseFields {
+			if _, ok := m[f.name]; !ok || !slices.Contains(in, f.in) {
+				continue
+			}
+			switch {
+			case r.minor < f.added:
+				unknown = append(unknown, field.Forbidden(path.Child(f.name), fmt.Sprintf("unknown field: Kubernetes 1.%d does not have it (1.%d+)", r.minor, f.added)))
+			case r.minor >= f.dropFrom && (f.on == 0 || r.minor < f.on):
+				w := fmt.Sprintf("%s: Kubernetes 1.%d drops it on a create: its %s feature gate is off by default", path.Child(f.name), r.minor, f.gate)
+				if f.on != 0 {
+					w += fmt.Sprintf(" (on from 1.%d)", f.on)
+				}
+				dropped = append(dropped, w)
+			default:
+				continue
+			}
+			delete(m, f.name)
+		}
+	}
+	if kind == kindDeviceClass {
+		visit(asObject(out["spec"]), field.NewPath("spec"), inClass)
+		return out, unknown, dropped
+	}
+	path, spec := field.NewPath("spec"), asObject(out["spec"])
+	if kind == conversion.KindTemplate {
+		path, spec = path.Child("spec"), asObject(spec["spec"])
+	}
+	path, devices := path.Child("devices"), asObject(spec["devices"])
+	for i, req := range asArray(devices["requests"]) {
+		req, reqPath := asObject(req), path.Child("requests").Index(i)
+		visit(req, reqPath, inRequest)
+		if version == conversion.V1beta1 {
+			visit(req, reqPath, inExact, inExactAndSub)
+		} else {
+			visit(asObject(req["exactly"]), reqPath.Child("exactly"), inExact, inExactAndSub)
+		}
+		for j, sub := range asArray(req["firstAvailable"]) {
+			visit(asObject(sub), reqPath.Child("firstAvailable").Index(j), inExactAndSub)
+		}
+	}
+	for i, c := range asArray(devices["constraints"]) {
+		visit(asObject(c), path.Child("constraints").Index(i), inConstraint)
+	}
+	return out, unknown, dropped
+}
