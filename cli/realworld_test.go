@@ -7,6 +7,7 @@ import (
 
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
+	"github.com/claimbridge/claimbridge/internal/migratetest"
 	"github.com/claimbridge/claimbridge/manifest"
 	"github.com/claimbridge/claimbridge/migrate"
 	"github.com/claimbridge/claimbridge/report"
@@ -46,7 +47,7 @@ func checkConverted(t *testing.T, orig []manifest.Document, to, out string) {
 		got := d.Object
 		// A workload's resourceClaims in the target release's shape, as
 		// migrate gives them.
-		if v := migrate.Convert(want, target(t, to)); v.Outcome == report.Rewritten {
+		if v := migrate.Convert(want, migratetest.Target(t, to)); v.Outcome == report.Rewritten {
 			want = v.Object
 		}
 		if _, from, _, err := conversion.Identify(want); err == nil {
@@ -93,7 +94,7 @@ func TestRealWorldManifests(t *testing.T) {
 				if unnamedClass {
 					unnamedClasses++
 				}
-				if code != ExitOK && !(code == ExitInvalid && unnamedClass && !target(t, to).Devices) {
+				if code != ExitOK && !(code == ExitInvalid && unnamedClass && !migratetest.Target(t, to).Devices) {
 					t.Errorf("migrate --to %s: exit %d: %s", to, code, errOut)
 				}
 				// An object without a namespace is named without one,
@@ -108,14 +109,4 @@ func TestRealWorldManifests(t *testing.T) {
 	if unnamedClasses == 0 {
 		t.Error("no manifest has the docs' ResourceClass with name at the top level (v1alpha2-docs-top-level-name.yaml)")
 	}
-}
-
-// target is the migration target to (a version or a release).
-func target(t *testing.T, to string) migrate.Target {
-	t.Helper()
-	target, err := migrate.TargetOf(to)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return target
 }

@@ -328,9 +328,7 @@ func ListItems(list map[string]interface{}) ([]map[string]interface{}, error) {
 func Migrate(obj map[string]interface{}, target Target, opts Options) report.Verdict {
 	v := report.Verdict{Outcome: report.Converted}
 	if note, ok := clusterStateNote(obj); ok {
-		say(&v, report.Note, obj, "", "left out: "+note)
-		v.Outcome = report.LeftOut
-		return v
+		return leftOut(obj, note)
 	}
 	if isDeviceClass(obj) || isParameters(obj) {
 		return migrateClass(obj, target, opts)
@@ -347,11 +345,23 @@ func Migrate(obj map[string]interface{}, target Target, opts Options) report.Ver
 		return refuse(&v, obj, "migrate the items of a list one by one", false)
 	}
 	if pod, entry, generated := generatedForPod(obj); generated && !opts.KeepOwnerReferences {
-		say(&v, report.Note, obj, "", "left out: "+generatedNote(pod, entry))
-		v.Outcome = report.LeftOut
-		return v
+		return leftOut(obj, generatedNote(pod, entry))
 	}
 	out, rep, err := migrateObject(obj, target, opts)
+	return migrated(report.Converted, obj, out, rep, err)
+}
+
+// leftOut is the verdict on obj, which the target does not get, for why.
+func leftOut(obj map[string]interface{}, why string) report.Verdict {
+	v := report.Verdict{Outcome: report.LeftOut}
+	say(&v, report.Note, obj, "", "left out: "+why)
+	return v
+}
+
+// migrated is the verdict on obj, migrated to out with the changes rep, or
+// refused for err.
+func migrated(outcome string, obj, out map[string]interface{}, rep changes, err error) report.Verdict {
+	v := report.Verdict{Outcome: outcome}
 	if err != nil {
 		// What was lost and the warnings explain most refusals.
 		addReport(&v, obj, changes{Lost: rep.Lost, Warnings: rep.Warnings})
@@ -372,9 +382,7 @@ func migrateClass(obj map[string]interface{}, target Target, opts Options) repor
 	}
 	out, rep, served := rewrite(obj, target, opts)
 	if !served {
-		say(&v, report.Note, obj, "", fmt.Sprintf("left out: Kubernetes %s %s", target.Releases, why))
-		v.Outcome = report.LeftOut
-		return v
+		return leftOut(obj, fmt.Sprintf("Kubernetes %s %s", target.Releases, why))
 	}
 	addReport(&v, obj, rep)
 	if errs := nameErrors(out); len(errs) > 0 {
@@ -394,19 +402,11 @@ func migrateOther(obj map[string]interface{}, target Target, opts Options, why e
 	v := report.Verdict{Outcome: report.Rewritten}
 	if isWorkload(obj) {
 		if owner, controlled := controlledPod(obj); controlled && !opts.KeepOwnerReferences {
-			say(&v, report.Note, obj, "", "left out: created by "+owner+", whose migrated workload the new cluster's controller creates it again from "+
+			return leftOut(obj, "created by "+owner+", whose migrated workload the new cluster's controller creates it again from "+
 				"(this copy would be one pod too many; --keep-owner-references keeps it)")
-			v.Outcome = report.LeftOut
-			return v
 		}
 		out, rep, err := migrateWorkload(obj, target, opts)
-		if err != nil {
-			addReport(&v, obj, changes{Lost: rep.Lost, Warnings: rep.Warnings})
-			return refuseErr(&v, err)
-		}
-		addReport(&v, obj, rep)
-		v.Object = out
-		return v
+		return migrated(report.Rewritten, obj, out, rep, err)
 	}
 	if mistaken, ok := mistakenClaim(obj, why); ok {
 		return refuse(&v, obj, "not converted: "+mistaken, false)

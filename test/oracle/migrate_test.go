@@ -1,19 +1,17 @@
 package oracle
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/yaml"
 
 	"github.com/claimbridge/claimbridge/conversion"
+	"github.com/claimbridge/claimbridge/internal/migratetest"
 	"github.com/claimbridge/claimbridge/manifest"
 	"github.com/claimbridge/claimbridge/migrate"
-	"github.com/claimbridge/claimbridge/report"
 )
 
 // exported adds what an apiserver sets to an object, as `kubectl get -o yaml` shows it.
@@ -46,7 +44,7 @@ func TestMigratedAcceptedByTargetRelease(t *testing.T) {
 	byRelease := map[string][]scenario{}
 	for _, o := range originals {
 		for _, to := range conversion.Versions {
-			out, _, err := migrated(t, exported(o), to, migrate.Options{})
+			out, _, err := migratetest.Migrated(t, exported(o), to, migrate.Options{})
 			if err != nil {
 				t.Fatalf("%s to %s: %v", objName(o), to, err)
 			}
@@ -60,7 +58,7 @@ func TestMigratedAcceptedByTargetRelease(t *testing.T) {
 				if a.Error != "" || len(a.Errors) > 0 {
 					t.Errorf("Kubernetes %s rejects the migrated object: %s %v", release, a.Error, a.Errors)
 				}
-				if f, ok := a.Facts["finalizers"]; ok && f != "" && f != target(t, versionOf(t, ss[i].Object)).Finalizer {
+				if f, ok := a.Facts["finalizers"]; ok && f != "" && f != migratetest.Target(t, versionOf(t, ss[i].Object)).Finalizer {
 					t.Errorf("finalizers %q on a %s object", f, release)
 				}
 			})
@@ -126,34 +124,4 @@ func TestMigratedExampleAsksForTheSameDevices(t *testing.T) {
 			t.Errorf("%s: facts (-want +got):\n%s", a.Name, d)
 		}
 	}
-}
-
-// target is the migration target to (a version or a release).
-func target(t *testing.T, to string) migrate.Target {
-	t.Helper()
-	target, err := migrate.TargetOf(to)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return target
-}
-
-// migrated is what migrate makes of obj for to, with what it changed, or
-// its refusal as an error.
-func migrated(t *testing.T, obj map[string]interface{}, to string, opts migrate.Options) (map[string]interface{}, []string, error) {
-	t.Helper()
-	v := migrate.Migrate(obj, target(t, to), opts)
-	var changed, errs []string
-	for _, f := range v.Findings {
-		if c, ok := strings.CutPrefix(f.Message, "changed "); ok && f.Severity == report.Note {
-			changed = append(changed, c)
-		}
-		if f.Severity == report.Error {
-			errs = append(errs, f.Message)
-		}
-	}
-	if v.Outcome == report.Refused {
-		return nil, changed, errors.New(strings.Join(errs, "; "))
-	}
-	return v.Object, changed, nil
 }

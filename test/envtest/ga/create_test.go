@@ -18,6 +18,7 @@ import (
 
 	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/gacheck"
+	"github.com/claimbridge/claimbridge/internal/migratetest"
 	"github.com/claimbridge/claimbridge/manifest"
 	"github.com/claimbridge/claimbridge/migrate"
 )
@@ -110,7 +111,7 @@ func forCreate(t *testing.T, source string, obj map[string]interface{}, version,
 	}
 	meta["name"], meta["namespace"] = name, namespace
 	in["metadata"] = meta
-	out, _, err := migrated(t, in, version, opts)
+	out, _, err := migratetest.Migrated(t, in, version, opts)
 	if err != nil {
 		t.Fatalf("%s: migrating to %s: %v", source, version, err)
 	}

@@ -4,7 +4,6 @@ package ga
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -15,9 +14,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/claimbridge/claimbridge/conversion"
+	"github.com/claimbridge/claimbridge/internal/migratetest"
 	"github.com/claimbridge/claimbridge/manifest"
 	"github.com/claimbridge/claimbridge/migrate"
-	"github.com/claimbridge/claimbridge/report"
 )
 
 // TestMigrateExported migrates what `kubectl get -o yaml` printed on 1.26,
@@ -59,7 +58,7 @@ func TestMigrateExported(t *testing.T) {
 		for _, version := range conversion.GAVersions {
 			name := fmt.Sprintf("exported-%d-%s", i, version)
 			t.Run(name, func(t *testing.T) {
-				migrated, changed, err := migrated(t, d.Object, version, migrate.Options{Parameters: idx})
+				migrated, changed, err := migratetest.Migrated(t, d.Object, version, migrate.Options{Parameters: idx})
 				if err != nil {
 					t.Fatalf("%s: %v", d.Position(), err)
 				}
@@ -162,7 +161,7 @@ func TestMigrateRefusedIsRejected(t *testing.T) {
 					"metadata": map[string]interface{}{"name": name, "namespace": namespace},
 					"spec":     map[string]interface{}{"devices": tt.devices},
 				}
-				if _, _, err := migrated(t, in, version, migrate.Options{}); err == nil || !strings.Contains(err.Error(), "apiserver would reject the migrated object") {
+				if _, _, err := migratetest.Migrated(t, in, version, migrate.Options{}); err == nil || !strings.Contains(err.Error(), "apiserver would reject the migrated object") {
 					t.Fatalf("migrate: %v, want a refusal", err)
 				}
 				out, err := conversion.Convert(in, version)
@@ -204,8 +203,8 @@ func TestMigrateRefusedDeviceClassIsRejected(t *testing.T) {
 		for _, version := range conversion.GAVersions {
 			name := "class-" + tt.name + "-" + version + "-" + run(t)
 			t.Run(name, func(t *testing.T) {
-				out := migrate.Convert(class(name, tt.spec), target(t, version)).Object
-				_, _, err := migrated(t, class(name, tt.spec), version, migrate.Options{})
+				out := migrate.Convert(class(name, tt.spec), migratetest.Target(t, version)).Object
+				_, _, err := migratetest.Migrated(t, class(name, tt.spec), version, migrate.Options{})
 				if (err == nil) != (tt.field == "") {
 					t.Fatalf("migrate: %v", err)
 				}
@@ -247,7 +246,7 @@ func TestMigrateLiveExports(t *testing.T) {
 		}
 		created, generated := 0, 0
 		for i, d := range docs {
-			if generatedForPod(d.Object) {
+			if migratetest.GeneratedForPod(d.Object) {
 				generated++
 				continue
 			}
@@ -256,7 +255,7 @@ func TestMigrateLiveExports(t *testing.T) {
 				t.Fatalf("%s: %v", d.Position(), err)
 			}
 			for _, version := range conversion.GAVersions {
-				migrated, _, err := migrated(t, d.Object, version, migrate.Options{Parameters: idx})
+				migrated, _, err := migratetest.Migrated(t, d.Object, version, migrate.Options{Parameters: idx})
 				if err != nil {
 					t.Fatalf("%s: %v", d.Position(), err)
 				}
@@ -276,47 +275,4 @@ func TestMigrateLiveExports(t *testing.T) {
 			t.Errorf("%s: %d objects created, %d generated claims left out: the export should have both", file, created, generated)
 		}
 	}
-}
-
-// target is the migration target to (a version or a release).
-func target(t *testing.T, to string) migrate.Target {
-	t.Helper()
-	target, err := migrate.TargetOf(to)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return target
-}
-
-// migrated is what migrate makes of obj for to, with what it changed, or
-// its refusal as an error.
-func migrated(t *testing.T, obj map[string]interface{}, to string, opts migrate.Options) (map[string]interface{}, []string, error) {
-	t.Helper()
-	v := migrate.Migrate(obj, target(t, to), opts)
-	var changed, errs []string
-	for _, f := range v.Findings {
-		if c, ok := strings.CutPrefix(f.Message, "changed "); ok && f.Severity == report.Note {
-			changed = append(changed, c)
-		}
-		if f.Severity == report.Error {
-			errs = append(errs, f.Message)
-		}
-	}
-	if v.Outcome == report.Refused {
-		return nil, changed, errors.New(strings.Join(errs, "; "))
-	}
-	return v.Object, changed, nil
-}
-
-// generatedForPod reports whether claim was generated for a pod (its
-// controller is a Pod).
-func generatedForPod(claim map[string]interface{}) bool {
-	meta, _ := claim["metadata"].(map[string]interface{})
-	refs, _ := meta["ownerReferences"].([]interface{})
-	for _, r := range refs {
-		if ref, _ := r.(map[string]interface{}); ref["kind"] == "Pod" && ref["controller"] == true {
-			return true
-		}
-	}
-	return false
 }

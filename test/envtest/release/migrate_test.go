@@ -3,7 +3,6 @@ package release
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -20,9 +19,8 @@ import (
 
 	"github.com/claimbridge/claimbridge/cli"
 	"github.com/claimbridge/claimbridge/conversion"
+	"github.com/claimbridge/claimbridge/internal/migratetest"
 	"github.com/claimbridge/claimbridge/manifest"
-	"github.com/claimbridge/claimbridge/migrate"
-	"github.com/claimbridge/claimbridge/report"
 )
 
 // TestMigratedIsStoredAsIs runs `claimbridge migrate --to <version>` on each
@@ -54,11 +52,11 @@ func TestMigratedIsStoredAsIs(t *testing.T) {
 				}
 				objects, leftOut, generated := 0, 0, 0
 				for _, d := range inDocs {
-					if generatedForPod(d.Object) {
+					if migratetest.GeneratedForPod(d.Object) {
 						generated++ // re-created by the new cluster's controller from the template
-					} else if target(t, r.version).Devices && d.Object["kind"] == "ResourceClass" {
+					} else if migratetest.Target(t, r.version).Devices && d.Object["kind"] == "ResourceClass" {
 						objects++ // the DeviceClass its claims name
-					} else if kind, _ := d.Object["kind"].(string); target(t, r.version).Devices && strings.HasSuffix(kind, "Parameters") {
+					} else if kind, _ := d.Object["kind"].(string); migratetest.Target(t, r.version).Devices && strings.HasSuffix(kind, "Parameters") {
 						leftOut++
 						c.checkNotServed(t, d.Object["kind"].(string))
 					} else if items, ok := d.Object["items"].([]interface{}); ok { // a typed list
@@ -249,47 +247,4 @@ func keys(m map[string]bool) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// target is the migration target to (a version or a release).
-func target(t *testing.T, to string) migrate.Target {
-	t.Helper()
-	target, err := migrate.TargetOf(to)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return target
-}
-
-// migrated is what migrate makes of obj for to, with what it changed, or
-// its refusal as an error.
-func migrated(t *testing.T, obj map[string]interface{}, to string, opts migrate.Options) (map[string]interface{}, []string, error) {
-	t.Helper()
-	v := migrate.Migrate(obj, target(t, to), opts)
-	var changed, errs []string
-	for _, f := range v.Findings {
-		if c, ok := strings.CutPrefix(f.Message, "changed "); ok && f.Severity == report.Note {
-			changed = append(changed, c)
-		}
-		if f.Severity == report.Error {
-			errs = append(errs, f.Message)
-		}
-	}
-	if v.Outcome == report.Refused {
-		return nil, changed, errors.New(strings.Join(errs, "; "))
-	}
-	return v.Object, changed, nil
-}
-
-// generatedForPod reports whether claim was generated for a pod (its
-// controller is a Pod).
-func generatedForPod(claim map[string]interface{}) bool {
-	meta, _ := claim["metadata"].(map[string]interface{})
-	refs, _ := meta["ownerReferences"].([]interface{})
-	for _, r := range refs {
-		if ref, _ := r.(map[string]interface{}); ref["kind"] == "Pod" && ref["controller"] == true {
-			return true
-		}
-	}
-	return false
 }

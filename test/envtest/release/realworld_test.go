@@ -14,6 +14,7 @@ import (
 
 	"github.com/claimbridge/claimbridge/cli"
 	"github.com/claimbridge/claimbridge/conversion"
+	"github.com/claimbridge/claimbridge/internal/migratetest"
 	"github.com/claimbridge/claimbridge/manifest"
 )
 
@@ -40,7 +41,7 @@ func TestMigrateRealWorld(t *testing.T) {
 				var stdout, stderr bytes.Buffer
 				code := cli.Main([]string{"migrate", "--to", r.version, "-f", file}, nil, &stdout, &stderr)
 				if unnamedClass := "apiserver would reject it: metadata.name: Required value"; code == cli.ExitInvalid &&
-					strings.Contains(stderr.String(), unnamedClass) && !target(t, r.version).Devices {
+					strings.Contains(stderr.String(), unnamedClass) && !migratetest.Target(t, r.version).Devices {
 					// The website's class has name at the top level, as
 					// published (README there): no release accepts it, and
 					// a release with ResourceClasses would be given it.

@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/claimbridge/claimbridge/conversion"
+	"github.com/claimbridge/claimbridge/internal/migratetest"
 	"github.com/claimbridge/claimbridge/migrate"
 )
 
@@ -58,7 +59,7 @@ spec: {devices: {}}
 					t.Fatal(err)
 				}
 				field := tt.fields[r.version]
-				out, _, err := migrated(t, in, r.version, migrate.Options{})
+				out, _, err := migratetest.Migrated(t, in, r.version, migrate.Options{})
 				if field == "" {
 					if err != nil {
 						t.Fatalf("migrate --to %s: %v, want the object migrated", r.version, err)
