@@ -26,6 +26,7 @@ type convertOptions struct {
 	filenames []string
 	output    string
 	quiet     bool
+	cluster   clusterFlags
 }
 
 func newConvertCommand(s streams) *cobra.Command {
@@ -102,6 +103,9 @@ named, in input order, and with more than one a last line counts them.`,
   claimbridge convert --to v1alpha1 -f manifests/ -o json`,
 		Args: filesOnlyByFlag,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.cluster.resolve(&o.to, s.err); err != nil {
+				return err
+			}
 			return o.run(s)
 		},
 	}
@@ -115,6 +119,7 @@ func (o *convertOptions) addFlags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&o.to, "to", "", "target version: "+strings.Join(conversion.ChainVersions, ", ")+" (required; the last three for resource.k8s.io only)")
 	cmd.Flags().StringArrayVarP(&o.filenames, "filename", "f", nil, "file, directory or - for standard input (repeatable, required)")
 	cmd.Flags().StringVarP(&o.output, "output", "o", o.output, "output format: yaml or json")
+	o.cluster.addTo(cmd)
 }
 
 func (o *convertOptions) run(s streams) error {
@@ -146,6 +151,7 @@ func (o *convertOptions) run(s streams) error {
 			warnings = append(warnings, warningLine(doc.Position(), w))
 		}
 		objects.add(out, doc.Position())
+		o.cluster.add(out, doc.Position())
 		return nil
 	}
 	if err := manifest.Each(o.filenames, s.in, visit); err != nil {
@@ -169,7 +175,7 @@ func (o *convertOptions) run(s streams) error {
 	if err := objects.writeTo(s.out); err != nil {
 		return withCode(ExitInvalid, fmt.Errorf("writing the output: %w", err))
 	}
-	return nil
+	return o.cluster.send(s.err)
 }
 
 func (o *convertOptions) validate() error {

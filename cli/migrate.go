@@ -127,6 +127,9 @@ objects, bad flags).`,
   claimbridge migrate --to v1 -f claim-1.26.yaml | kubectl create -f -`,
 		Args: filesOnlyByFlag,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.cluster.resolve(&o.to, s.err); err != nil {
+				return err
+			}
 			return o.run(s)
 		},
 	}
@@ -162,6 +165,7 @@ func (o *migrateOptions) run(s streams) error {
 	var named []namedObject
 	write := func(obj map[string]interface{}, position string) {
 		objects.add(obj, position)
+		o.cluster.add(obj, position)
 		if n, ok := nameOf(obj, position); ok {
 			named = append(named, n)
 		}
@@ -218,7 +222,7 @@ func (o *migrateOptions) run(s streams) error {
 	if err := objects.writeTo(s.out); err != nil {
 		return withCode(ExitInvalid, fmt.Errorf("writing the output: %w", err))
 	}
-	return nil
+	return o.cluster.send(s.err)
 }
 
 // migrateDocument migrates a claim, template or workload, reporting on notes;
