@@ -93,8 +93,12 @@ func writeList(w io.Writer, items []map[string]interface{}, format string) error
 	}
 	data, err := yaml.Marshal(list)
 	if err == nil {
-		_, err = w.Write(data)
+		err = readsBack(list, data)
 	}
+	if err != nil {
+		return fmt.Errorf("the objects cannot be written as YAML: %w; use -o json", err)
+	}
+	_, err = w.Write(data)
 	return err
 }
 

@@ -1,5 +1,5 @@
 // Package cli holds the claimbridge command tree: serve, convert, migrate,
-// validate and version.
+// export, validate and version.
 package cli
 
 import (

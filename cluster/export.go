@@ -97,10 +97,12 @@ func (c *Cluster) draResources() ([]schema.GroupVersionResource, error) {
 		return nil, fmt.Errorf("asking the cluster its API groups: %w", err)
 	}
 	var out []schema.GroupVersionResource
-	for _, g := range groups.Groups {
-		if !api.IsGroup(g.Name) {
+	for _, name := range []string{api.UpstreamGroup, api.Group} {
+		i := slices.IndexFunc(groups.Groups, func(g metav1.APIGroup) bool { return g.Name == name })
+		if i < 0 {
 			continue
 		}
+		g := groups.Groups[i]
 		seen := map[string]bool{}
 		for _, v := range append([]metav1.GroupVersionForDiscovery{g.PreferredVersion}, g.Versions...) {
 			list, err := c.discovery.ServerResourcesForGroupVersion(v.GroupVersion)

@@ -73,9 +73,9 @@ func (c *Cluster) Apply(ctx context.Context, objs []map[string]interface{}, dryR
 // parameters (0), then what names them, claims and templates (1), then
 // everything else, workloads and Pods that name claims and templates (2).
 func Rank(obj map[string]interface{}) int {
-	_, group, _, kind, _ := api.TypeOf(obj)
+	apiVersion, group, _, kind, _ := api.TypeOf(obj)
 	switch {
-	case group == "" && kind == "Namespace",
+	case apiVersion == "v1" && kind == "Namespace",
 		api.IsGroup(group) && (strings.HasSuffix(kind, "Class") || strings.HasSuffix(kind, "Parameters")):
 		return 0
 	case api.IsGroup(group):

@@ -131,7 +131,7 @@ func TestUpgrade130(t *testing.T) {
 		if code != 1 {
 			t.Fatalf("exit %d, want 1", code)
 		}
-		rejected := reported(stderr, pos, ": already exists: the target cluster rejects this object (409 AlreadyExists)")
+		rejected := reported(stderr, pos, " already exists: the target cluster rejects this object (409 AlreadyExists)")
 		if len(rejected) != len(wantAccepted) || !slices.Contains(stderr,
 			pos+`items[2]: warning: ResourceClaim inference/pending: resourceclaims.resource.k8s.io "pending" already exists: the target cluster rejects this object (409 AlreadyExists)`) {
 			t.Errorf("want each of the %d objects rejected as existing, got %q", len(wantAccepted), rejected)
