@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -52,11 +53,11 @@ kubeconfig.`,
 			if err != nil {
 				return withCode(ExitBadInput, err)
 			}
-			items, err := c.Export(contextOf(), cluster.ExportOptions{Progress: terminal(s.err)})
-			if err != nil {
+			list := listWriter{format: output}
+			if err := c.Export(contextOf(), cluster.ExportOptions{Progress: terminal(s.err)}, list.add); err != nil {
 				return withCode(ExitInvalid, err)
 			}
-			return withCode(ExitInvalid, writeList(s.out, items, output))
+			return withCode(ExitInvalid, list.writeTo(s.out))
 		},
 	}
 	cmd.Flags().StringVar(&kubeconfig, "kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)")
@@ -81,24 +82,74 @@ func terminal(stderr io.Writer) io.Writer {
 	return nil
 }
 
-// writeList writes items as a v1 List, as kubectl get -o yaml|json does.
-func writeList(w io.Writer, items []map[string]interface{}, format string) error {
-	list := map[string]interface{}{"apiVersion": "v1", "kind": "List", "metadata": map[string]interface{}{"resourceVersion": ""}, "items": items}
-	if format == "json" {
-		data, err := json.MarshalIndent(list, "", "    ")
-		if err == nil {
-			_, err = w.Write(append(escapeJSONControls(data), '\n'))
+// listWriter encodes objects into one v1 List as each is read, holding
+// bytes, not objects: what yaml.Marshal of the whole List writes, or
+// json.MarshalIndent's four-space indentation without HTML escaping, as
+// kubectl get -o yaml|json.
+type listWriter struct {
+	format string
+	buf    bytes.Buffer // the items so far, as they are written
+	n      int
+}
+
+func (w *listWriter) add(obj map[string]interface{}) error {
+	defer func() { w.n++ }()
+	if w.format == "json" {
+		var data bytes.Buffer
+		enc := json.NewEncoder(&data)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(obj); err != nil {
+			return err
 		}
-		return err
+		if w.n > 0 {
+			w.buf.WriteString(",")
+		}
+		w.buf.WriteString("\n" + itemIndent)
+		var ind bytes.Buffer
+		_ = json.Indent(&ind, bytes.TrimSuffix(data.Bytes(), []byte("\n")), itemIndent, "    ") // encoding/json's own output
+		w.buf.Write(escapeJSONControls(ind.Bytes()))
+		return nil
 	}
-	data, err := yaml.Marshal(list)
+	data, err := yaml.Marshal(obj)
 	if err == nil {
-		err = readsBack(list, data)
+		err = readsBack(obj, data)
 	}
 	if err != nil {
-		return fmt.Errorf("the objects cannot be written as YAML: %w; use -o json", err)
+		return fmt.Errorf("%s cannot be written as YAML: %w; use -o json", api.Describe(obj), err)
 	}
-	_, err = w.Write(data)
+	// An item of the List: "- " before its first line, its other lines
+	// indented by two spaces (yaml.Marshal does not indent a sequence
+	// under a key).
+	for i, line := range bytes.SplitAfter(bytes.TrimSuffix(data, []byte("\n")), []byte("\n")) {
+		switch {
+		case i == 0:
+			w.buf.WriteString("- ")
+		case len(line) > 1:
+			w.buf.WriteString("  ")
+		}
+		w.buf.Write(line)
+	}
+	w.buf.WriteString("\n")
+	return nil
+}
+
+func (w *listWriter) writeTo(out io.Writer) error {
+	head, tail := "apiVersion: v1\nitems:\n", "kind: List\nmetadata:\n  resourceVersion: \"\"\n"
+	switch {
+	case w.format == "json" && w.n > 0:
+		head, tail = listHead, "\n    "+listTail
+	case w.format == "json":
+		head, tail = listHead, listTail
+	case w.n == 0:
+		head = "apiVersion: v1\nitems: []\n"
+	}
+	_, err := io.WriteString(out, head)
+	if err == nil {
+		_, err = out.Write(w.buf.Bytes())
+	}
+	if err == nil {
+		_, err = io.WriteString(out, tail)
+	}
 	return err
 }
 

@@ -46,22 +46,25 @@ type ExportOptions struct {
 	Progress io.Writer
 }
 
-// Export reads the cluster's objects that claimbridge migrate takes, whole
-// (migrate drops what a re-creation must not carry): those of
-// resource.claimbridge.dev and the draKinds of resource.k8s.io, each kind in
-// the first version that serves it (the preferred one first), then the
-// Pods and workloads that use claims. Lists are read in pages.
-func (c *Cluster) Export(ctx context.Context, o ExportOptions) ([]map[string]interface{}, error) {
+// Export reads the cluster's objects that claimbridge migrate takes and
+// gives each to visit, whole (migrate drops what a re-creation must not
+// carry): those of resource.k8s.io's draKinds and of
+// resource.claimbridge.dev, each kind in the first version that serves it
+// (the preferred one first), then the Pods and workloads that use claims.
+// Lists are read in pages; visit should keep what it needs of an object,
+// not the object: a cluster may hold tens of thousands.
+func (c *Cluster) Export(ctx context.Context, o ExportOptions, visit func(map[string]interface{}) error) error {
 	resources, err := c.draResources()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	var items []map[string]interface{}
-	read := 0
+	read, kept := 0, 0
 	for _, r := range append(resources, workloads...) {
 		p := pager.New(func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 			return c.dynamic.Resource(r).List(ctx, opts)
 		})
+		// One page read ahead: more would hold more objects decoded.
+		p.PageBufferSize = 1
 		if o.PageSize > 0 {
 			p.PageSize = o.PageSize
 		}
@@ -71,22 +74,23 @@ func (c *Cluster) Export(ctx context.Context, o ExportOptions) ([]map[string]int
 			if !ok {
 				return fmt.Errorf("a list item of %T", obj)
 			}
-			if !workload || migrate.UsesClaims(u.Object) {
-				items = append(items, u.Object)
-			}
 			if read++; o.Progress != nil && read%500 == 0 {
-				fmt.Fprintf(o.Progress, "\rexport: %d objects read, %d kept (%s)\x1b[K", read, len(items), r.GroupResource())
+				fmt.Fprintf(o.Progress, "\rexport: %d objects read, %d kept (%s)\x1b[K", read, kept, r.GroupResource())
 			}
-			return nil
+			if workload && !migrate.UsesClaims(u.Object) {
+				return nil
+			}
+			kept++
+			return visit(u.Object)
 		})
 		if err != nil {
-			return nil, fmt.Errorf("listing %s: %w", r.GroupResource(), err)
+			return fmt.Errorf("listing %s: %w", r.GroupResource(), err)
 		}
 	}
 	if o.Progress != nil {
-		fmt.Fprintf(o.Progress, "\rexport: %d objects read, %d kept\x1b[K\n", read, len(items))
+		fmt.Fprintf(o.Progress, "\rexport: %d objects read, %d kept\x1b[K\n", read, kept)
 	}
-	return items, nil
+	return nil
 }
 
 // draResources are the resources Export reads of the DRA groups, from

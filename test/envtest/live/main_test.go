@@ -38,8 +38,6 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/claimbridge/claimbridge/cli"
@@ -83,7 +81,7 @@ func startClusters(t *testing.T) clusters {
 		t.Fatal(err)
 	}
 	c.new = startControlPlane(t, newAssets, nil)
-	if err := writeKubeconfig(c.kubeconfig, map[string]*rest.Config{"old": c.old, "new": c.new}); err != nil {
+	if err := harness.WriteContexts(c.kubeconfig, map[string]*rest.Config{"old": c.old, "new": c.new}); err != nil {
 		t.Fatal(err)
 	}
 	return c
@@ -121,18 +119,6 @@ func startControlPlane(t *testing.T, assets string, args map[string]string) *res
 		t.Fatalf("starting %s/kube-apiserver: %v\n%s", assets, err, output.Bytes())
 	}
 	return config
-}
-
-// writeKubeconfig writes a kubeconfig with a context of each name in
-// configs, each with its cluster and admin user, to path.
-func writeKubeconfig(path string, configs map[string]*rest.Config) error {
-	kc := clientcmdapi.NewConfig()
-	for name, c := range configs {
-		kc.Clusters[name] = &clientcmdapi.Cluster{Server: c.Host, CertificateAuthorityData: c.CAData}
-		kc.AuthInfos[name] = &clientcmdapi.AuthInfo{ClientCertificateData: c.CertData, ClientKeyData: c.KeyData}
-		kc.Contexts[name] = &clientcmdapi.Context{Cluster: name, AuthInfo: name}
-	}
-	return clientcmd.WriteToFile(*kc, path)
 }
 
 // createAll creates the objects of the manifest file on the cluster of
