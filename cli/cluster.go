@@ -18,65 +18,45 @@ import (
 )
 
 func newExportCommand(s streams) *cobra.Command {
-	var kubeconfig, context, output string
+	var kubeconfig, kubeContext, output string
 	cmd := &cobra.Command{
 		Use:   "export [--kubeconfig FILE] [--context NAME] [-o yaml|json]",
 		Short: "Read a cluster's DRA objects and the workloads that use them, as a List for migrate",
-		Long: `Export reads, from the cluster of the kubeconfig's context, every object
-that claimbridge migrate re-creates, and writes them as one kind: List:
-
-  - of resource.k8s.io, every ResourceClaim, ResourceClaimTemplate,
-    ResourceClass, DeviceClass, ResourceClaimParameters and
-    ResourceClassParameters, each kind in the first version the cluster
-    serves it in, the preferred version first (any release 1.26-1.37);
-  - every object of resource.claimbridge.dev, when the cluster serves it;
-  - the Pods, PodTemplates, ReplicationControllers, Deployments,
-    ReplicaSets, StatefulSets, DaemonSets, Jobs and CronJobs whose pod spec
-    has resourceClaims.
-
-Objects are written whole: migrate drops what a re-creation must not
-carry. ResourceSlices and PodSchedulingContexts are not read: the new
-cluster's drivers and scheduler make their own. Lists are read 500 objects
-a request; on a terminal, a progress line is printed on standard error.
-
-Exit status: 0 written; 1 the cluster could not be read; 2 bad flags or
-kubeconfig.`,
-		Example: `  # Export the DRA objects of the cluster of context old, then migrate them
-  claimbridge export --context old > old.yaml
+		Long: `Export reads the DRA objects that claimbridge migrate re-creates and the
+Pods and workloads that use claims, from the cluster of the kubeconfig's
+context, and writes them whole as one kind: List (see docs/clusters.md).
+Exit status: 0 written; 1 the cluster could not be read; 2 bad flags or kubeconfig.`,
+		Example: `  claimbridge export --context old > old.yaml
   claimbridge migrate -f old.yaml --target-context new --verify > new.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			if output != "yaml" && output != "json" {
 				return withCode(ExitBadInput, fmt.Errorf("-o %q: unsupported output format (supported: yaml, json)", output))
 			}
-			c, err := cluster.Connect(kubeconfig, context)
+			c, err := cluster.Connect(kubeconfig, kubeContext, s.err)
 			if err != nil {
 				return withCode(ExitBadInput, err)
 			}
 			list := listWriter{format: output}
-			if err := c.Export(contextOf(), cluster.ExportOptions{Progress: terminal(s.err)}, list.add); err != nil {
+			if err := c.Export(context.Background(), terminal(s.err), list.add); err != nil {
 				return withCode(ExitInvalid, err)
 			}
 			return withCode(ExitInvalid, list.writeTo(s.out))
 		},
 	}
 	cmd.Flags().StringVar(&kubeconfig, "kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)")
-	cmd.Flags().StringVar(&context, "context", "", "kubeconfig context (default: its current context)")
+	cmd.Flags().StringVar(&kubeContext, "context", "", "kubeconfig context (default: its current context)")
 	cmd.Flags().StringVarP(&output, "output", "o", "yaml", "output format: yaml or json")
 	return cmd
 }
 
-// contextOf is the context of a command's requests to clusters.
-func contextOf() context.Context { return context.Background() }
-
 // terminal is stderr's file when it is a terminal, for a progress line
 // (written as it is: it holds only counts and resource names), else nil.
 func terminal(stderr io.Writer) io.Writer {
-	if e, ok := stderr.(controlEscaper); ok {
-		if f, ok := e.w.(*os.File); ok {
-			if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-				return f
-			}
+	e, _ := stderr.(controlEscaper)
+	if f, _ := e.w.(*os.File); f != nil {
+		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+			return f
 		}
 	}
 	return nil
@@ -98,6 +78,7 @@ func (w *listWriter) add(obj map[string]interface{}) error {
 		var data bytes.Buffer
 		enc := json.NewEncoder(&data)
 		enc.SetEscapeHTML(false)
+		enc.SetIndent(itemIndent, "    ")
 		if err := enc.Encode(obj); err != nil {
 			return err
 		}
@@ -105,9 +86,7 @@ func (w *listWriter) add(obj map[string]interface{}) error {
 			w.buf.WriteString(",")
 		}
 		w.buf.WriteString("\n" + itemIndent)
-		var ind bytes.Buffer
-		_ = json.Indent(&ind, bytes.TrimSuffix(data.Bytes(), []byte("\n")), itemIndent, "    ") // encoding/json's own output
-		w.buf.Write(escapeJSONControls(ind.Bytes()))
+		w.buf.Write(escapeJSONControls(bytes.TrimSuffix(data.Bytes(), []byte("\n"))))
 		return nil
 	}
 	data, err := yaml.Marshal(obj)
@@ -143,13 +122,7 @@ func (w *listWriter) writeTo(out io.Writer) error {
 	case w.n == 0:
 		head = "apiVersion: v1\nitems: []\n"
 	}
-	_, err := io.WriteString(out, head)
-	if err == nil {
-		_, err = out.Write(w.buf.Bytes())
-	}
-	if err == nil {
-		_, err = io.WriteString(out, tail)
-	}
+	_, err := io.Copy(out, io.MultiReader(strings.NewReader(head), &w.buf, strings.NewReader(tail)))
 	return err
 }
 
@@ -182,7 +155,7 @@ func (f *clusterFlags) resolve(to *string, notes io.Writer) error {
 		return nil
 	}
 	var err error
-	if f.target, err = cluster.Connect(f.kubeconfig, f.context); err != nil {
+	if f.target, err = cluster.Connect(f.kubeconfig, f.context, notes); err != nil {
 		return withCode(ExitBadInput, fmt.Errorf("the target cluster: %w", err))
 	}
 	if *to != "" {
@@ -197,69 +170,49 @@ func (f *clusterFlags) resolve(to *string, notes io.Writer) error {
 	return nil
 }
 
-// add keeps an output object, each item of a typed List, for --verify and
-// --apply.
+// add keeps an output object for --verify and --apply.
 func (f *clusterFlags) add(obj map[string]interface{}, position string) {
-	if !f.verify && !f.apply {
-		return
+	if f.verify || f.apply {
+		f.objects, f.positions = append(f.objects, obj), append(f.positions, position)
 	}
-	if kind, _ := obj["kind"].(string); strings.HasSuffix(kind, "List") {
-		items, _ := obj["items"].([]interface{})
-		for i, it := range items {
-			if item, ok := it.(map[string]interface{}); ok {
-				f.add(item, fmt.Sprintf("%s, items[%d]", position, i))
-			}
-		}
-		return
-	}
-	f.objects, f.positions = append(f.objects, obj), append(f.positions, position)
 }
 
 // send verifies and applies the objects kept, as the flags ask, and reports
 // the target cluster's answer to each on w. Nothing is applied when the
 // cluster rejects any object in a dry run first.
 func (f *clusterFlags) send(w io.Writer) error {
-	ctx := contextOf()
+	ctx, rejected := context.Background(), 0
 	if f.verify {
-		if n := f.report(w, f.target.Verify(ctx, f.objects), "accepted (server-side dry run)"); n > 0 {
-			return withCode(ExitInvalid, fmt.Errorf("the target cluster rejects %d of %d objects", n, len(f.objects)))
+		if f.target.Verify(ctx, f.objects, f.report(w, "accepted (server-side dry run)", &rejected)); rejected > 0 {
+			return withCode(ExitInvalid, fmt.Errorf("the target cluster rejects %d of %d objects", rejected, len(f.objects)))
 		}
 	}
 	if !f.apply {
 		return nil
 	}
-	if n := f.report(w, f.target.Apply(ctx, f.objects, true), ""); n > 0 {
-		return withCode(ExitInvalid, fmt.Errorf("the target cluster rejects %d of %d objects in a dry run: nothing was applied", n, len(f.objects)))
+	if f.target.Apply(ctx, f.objects, true, f.report(w, "", &rejected)); rejected > 0 {
+		return withCode(ExitInvalid, fmt.Errorf("the target cluster rejects %d of %d objects in a dry run: nothing was applied", rejected, len(f.objects)))
 	}
-	if n := f.report(w, f.target.Apply(ctx, f.objects, false), "applied (server-side apply, field manager "+cluster.FieldManager+")"); n > 0 {
-		return withCode(ExitInvalid, fmt.Errorf("%d of %d objects could not be applied", n, len(f.objects)))
+	if f.target.Apply(ctx, f.objects, false, f.report(w, "applied (server-side apply, field manager "+cluster.FieldManager+")", &rejected)); rejected > 0 {
+		return withCode(ExitInvalid, fmt.Errorf("%d of %d objects could not be applied", rejected, len(f.objects)))
 	}
 	return nil
 }
 
-// report prints each answer, in input order: accepted (unless accepted is
-// ""), or each finding of a rejection as a warning; and the cluster's
-// warnings. It returns the number of rejections.
-func (f *clusterFlags) report(w io.Writer, answers []cluster.Answer, accepted string) int {
-	rejected := 0
-	for i, a := range answers {
+// report prints the answer to an object as it comes: accepted (unless
+// accepted is ""), or each finding of a rejection as a warning, counted in
+// rejected.
+func (f *clusterFlags) report(w io.Writer, accepted string, rejected *int) func(int, error) {
+	return func(i int, err error) {
 		desc := api.Describe(f.objects[i])
-		for _, text := range a.Warnings {
-			if accepted == "" && a.Err == nil {
-				break // a dry run before the writes: they warn again
+		switch {
+		case err != nil:
+			*rejected++
+			for _, finding := range cluster.Findings(err) {
+				fmt.Fprintln(w, warningLine(f.positions[i], desc+": "+finding))
 			}
-			fmt.Fprintln(w, warningLine(f.positions[i], desc+": the target cluster warns: "+text))
-		}
-		if a.Err == nil {
-			if accepted != "" {
-				fmt.Fprintf(w, "%s: %s: %s\n", f.positions[i], desc, accepted)
-			}
-			continue
-		}
-		rejected++
-		for _, finding := range cluster.Findings(a.Err) {
-			fmt.Fprintln(w, warningLine(f.positions[i], desc+": "+finding))
+		case accepted != "":
+			fmt.Fprintf(w, "%s: %s: %s\n", f.positions[i], desc, accepted)
 		}
 	}
-	return rejected
 }

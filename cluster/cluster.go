@@ -6,10 +6,8 @@ package cluster
 
 import (
 	"fmt"
-	"maps"
-	"slices"
+	"io"
 	"strings"
-	"sync"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/version"
@@ -31,12 +29,12 @@ type Cluster struct {
 	mapper    meta.RESTMapper
 	// namespace is the context's namespace, for objects without one.
 	namespace string
-	warnings  *warnings
 }
 
 // Connect loads a kubeconfig as kubectl does: kubeconfig, else $KUBECONFIG,
-// else ~/.kube/config, with context, else its current context.
-func Connect(kubeconfig, context string) (*Cluster, error) {
+// else ~/.kube/config, with context, else its current context. The
+// cluster's warnings are written to warnings as kubectl writes them.
+func Connect(kubeconfig, context string, warnings io.Writer) (*Cluster, error) {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	rules.ExplicitPath = kubeconfig
 	loader := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: context})
@@ -44,24 +42,15 @@ func Connect(kubeconfig, context string) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	namespace, _, err := loader.Namespace()
-	if err != nil {
+	c := &Cluster{}
+	if c.namespace, _, err = loader.Namespace(); err != nil {
 		return nil, err
 	}
-	return New(cfg, namespace)
-}
-
-// New is a client of the cluster of cfg; namespace is for objects without
-// one. Requests are limited to 50 a second (bursts of 100) unless cfg says
-// otherwise.
-func New(cfg *rest.Config, namespace string) (*Cluster, error) {
-	cfg = rest.CopyConfig(cfg)
+	// 50 requests a second (bursts of 100), unless the kubeconfig says.
 	if cfg.QPS == 0 {
 		cfg.QPS, cfg.Burst = 50, 100
 	}
-	c := &Cluster{namespace: namespace, warnings: &warnings{}}
-	cfg.WarningHandler = c.warnings
-	var err error
+	cfg.WarningHandler = rest.NewWarningWriter(warnings, rest.WarningWriterOptions{Deduplicate: true})
 	if c.discovery, err = discovery.NewDiscoveryClientForConfig(cfg); err != nil {
 		return nil, err
 	}
@@ -72,34 +61,10 @@ func New(cfg *rest.Config, namespace string) (*Cluster, error) {
 	return c, nil
 }
 
-// warnings keeps the warnings of the cluster's answers until taken.
-type warnings struct {
-	mu   sync.Mutex
-	list []string
-}
-
-func (w *warnings) HandleWarningHeader(_ int, _ string, text string) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.list = append(w.list, text)
-}
-
-func (w *warnings) take() []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	list := w.list
-	w.list = nil
-	return list
-}
-
-// Target is what a cluster serves, as a target of convert and migrate.
-type Target struct {
-	// Release is its Kubernetes release ("1.34"), from /version.
-	Release string
-	// Version is the newest version of resource.k8s.io it serves that
-	// claimbridge converts to ("v1").
-	Version string
-}
+// Target is what a cluster serves, as a target of convert and migrate: its
+// release ("1.34", from /version) and the newest version of resource.k8s.io
+// it serves that claimbridge converts to ("v1").
+type Target struct{ Release, Version string }
 
 // Target asks the cluster for its release and the versions of
 // resource.k8s.io it serves.
@@ -127,8 +92,7 @@ func (c *Cluster) Target() (Target, error) {
 		}
 	}
 	if t.Version == "" {
-		return Target{}, fmt.Errorf("the cluster (Kubernetes %s) serves no version of %s that claimbridge converts to (%s): is DynamicResourceAllocation enabled?",
-			release, api.UpstreamGroup, strings.Join(slices.Sorted(maps.Keys(migrate.Targets)), ", "))
+		return Target{}, fmt.Errorf("the cluster (Kubernetes %s) serves no version of %s that claimbridge converts to: is DynamicResourceAllocation enabled?", release, api.UpstreamGroup)
 	}
 	return t, nil
 }

@@ -27,23 +27,11 @@ var draKinds = []string{"ResourceClass", "DeviceClass", "ResourceClassParameters
 // workloads are the resources whose objects are read when they use claims
 // (migrate.UsesClaims); every release from 1.26 on serves them.
 var workloads = []schema.GroupVersionResource{
-	{Version: "v1", Resource: "podtemplates"},
-	{Version: "v1", Resource: "replicationcontrollers"},
-	{Group: "apps", Version: "v1", Resource: "deployments"},
-	{Group: "apps", Version: "v1", Resource: "replicasets"},
-	{Group: "apps", Version: "v1", Resource: "statefulsets"},
-	{Group: "apps", Version: "v1", Resource: "daemonsets"},
-	{Group: "batch", Version: "v1", Resource: "jobs"},
-	{Group: "batch", Version: "v1", Resource: "cronjobs"},
+	{Version: "v1", Resource: "podtemplates"}, {Version: "v1", Resource: "replicationcontrollers"},
+	{Group: "apps", Version: "v1", Resource: "deployments"}, {Group: "apps", Version: "v1", Resource: "replicasets"},
+	{Group: "apps", Version: "v1", Resource: "statefulsets"}, {Group: "apps", Version: "v1", Resource: "daemonsets"},
+	{Group: "batch", Version: "v1", Resource: "jobs"}, {Group: "batch", Version: "v1", Resource: "cronjobs"},
 	{Version: "v1", Resource: "pods"},
-}
-
-// ExportOptions shape Export.
-type ExportOptions struct {
-	// PageSize is the number of objects asked for per request; 0 means 500.
-	PageSize int64
-	// Progress, if not nil, gets a progress line (a terminal).
-	Progress io.Writer
 }
 
 // Export reads the cluster's objects that claimbridge migrate takes and
@@ -51,9 +39,10 @@ type ExportOptions struct {
 // carry): those of resource.k8s.io's draKinds and of
 // resource.claimbridge.dev, each kind in the first version that serves it
 // (the preferred one first), then the Pods and workloads that use claims.
-// Lists are read in pages; visit should keep what it needs of an object,
-// not the object: a cluster may hold tens of thousands.
-func (c *Cluster) Export(ctx context.Context, o ExportOptions, visit func(map[string]interface{}) error) error {
+// Lists are read 500 objects a request; visit should keep what it needs of
+// an object, not the object: a cluster may hold tens of thousands. A
+// progress line goes to progress (a terminal) unless it is nil.
+func (c *Cluster) Export(ctx context.Context, progress io.Writer, visit func(map[string]interface{}) error) error {
 	resources, err := c.draResources()
 	if err != nil {
 		return err
@@ -65,17 +54,14 @@ func (c *Cluster) Export(ctx context.Context, o ExportOptions, visit func(map[st
 		})
 		// One page read ahead: more would hold more objects decoded.
 		p.PageBufferSize = 1
-		if o.PageSize > 0 {
-			p.PageSize = o.PageSize
-		}
 		workload := slices.Contains(workloads, r)
 		err := p.EachListItem(ctx, metav1.ListOptions{}, func(obj runtime.Object) error {
 			u, ok := obj.(*unstructured.Unstructured)
 			if !ok {
 				return fmt.Errorf("a list item of %T", obj)
 			}
-			if read++; o.Progress != nil && read%500 == 0 {
-				fmt.Fprintf(o.Progress, "\rexport: %d objects read, %d kept (%s)\x1b[K", read, kept, r.GroupResource())
+			if read++; progress != nil && read%500 == 0 {
+				fmt.Fprintf(progress, "\rexport: %d objects read, %d kept (%s)\x1b[K", read, kept, r.GroupResource())
 			}
 			if workload && !migrate.UsesClaims(u.Object) {
 				return nil
@@ -87,8 +73,8 @@ func (c *Cluster) Export(ctx context.Context, o ExportOptions, visit func(map[st
 			return fmt.Errorf("listing %s: %w", r.GroupResource(), err)
 		}
 	}
-	if o.Progress != nil {
-		fmt.Fprintf(o.Progress, "\rexport: %d objects read, %d kept\x1b[K\n", read, kept)
+	if progress != nil {
+		fmt.Fprintf(progress, "\rexport: %d objects read, %d kept\x1b[K\n", read, kept)
 	}
 	return nil
 }

@@ -21,52 +21,43 @@ import (
 // FieldManager is the server-side apply field manager of Apply.
 const FieldManager = "claimbridge"
 
-// Answer is the cluster's answer to one object.
-type Answer struct {
-	// Err is nil when the cluster accepted the object.
-	Err error
-	// Warnings are the warnings of the answer (a deprecated version, an
-	// admission webhook's).
-	Warnings []string
-}
-
 // Verify asks the cluster to create each object in a server-side dry run,
 // with strict field validation (as kubectl create): its admission and
-// validation run, and nothing is written. The answers are in the order of
-// objs.
-func (c *Cluster) Verify(ctx context.Context, objs []map[string]interface{}) []Answer {
-	answers := make([]Answer, len(objs))
-	for i, obj := range objs {
-		answers[i] = c.send(obj, func(r dynamic.ResourceInterface, u *unstructured.Unstructured) error {
-			_, err := r.Create(ctx, u, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: metav1.FieldValidationStrict})
-			return err
-		})
-	}
-	return answers
+// validation run, and nothing is written. Each answer, nil where the
+// cluster accepts objs[i], goes to answer as it comes.
+func (c *Cluster) Verify(ctx context.Context, objs []map[string]interface{}, answer func(i int, err error)) {
+	opts := metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: metav1.FieldValidationStrict}
+	c.inOrder(objs, answer, func(r dynamic.ResourceInterface, u *unstructured.Unstructured) error {
+		_, err := r.Create(ctx, u, opts)
+		return err
+	})
 }
 
 // Apply applies each object with server-side apply (field manager
-// FieldManager), or only asks the cluster's answer in a dry run, in the
-// order of Rank: what others name first. The answers are in the order of
-// objs.
-func (c *Cluster) Apply(ctx context.Context, objs []map[string]interface{}, dryRun bool) []Answer {
+// FieldManager), or only asks the cluster's answer in a dry run. Each
+// answer goes to answer as it comes.
+func (c *Cluster) Apply(ctx context.Context, objs []map[string]interface{}, dryRun bool, answer func(i int, err error)) {
 	opts := metav1.ApplyOptions{FieldManager: FieldManager}
 	if dryRun {
 		opts.DryRun = []string{metav1.DryRunAll}
 	}
+	c.inOrder(objs, answer, func(r dynamic.ResourceInterface, u *unstructured.Unstructured) error {
+		_, err := r.Apply(ctx, u.GetName(), u, opts)
+		return err
+	})
+}
+
+// inOrder sends each object with do in the order of Rank, what others name
+// first, and gives the cluster's answers to answer.
+func (c *Cluster) inOrder(objs []map[string]interface{}, answer func(int, error), do func(dynamic.ResourceInterface, *unstructured.Unstructured) error) {
 	order := make([]int, len(objs))
 	for i := range order {
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(Rank(objs[a]), Rank(objs[b])) })
-	answers := make([]Answer, len(objs))
 	for _, i := range order {
-		answers[i] = c.send(objs[i], func(r dynamic.ResourceInterface, u *unstructured.Unstructured) error {
-			_, err := r.Apply(ctx, u.GetName(), u, opts)
-			return err
-		})
+		answer(i, c.send(objs[i], do))
 	}
-	return answers
 }
 
 // Rank orders objects as they depend on each other: namespaces, classes and
@@ -86,20 +77,17 @@ func Rank(obj map[string]interface{}) int {
 
 // send sends obj with do to the resource that serves it, in its namespace
 // or else the context's, and returns the cluster's answer.
-func (c *Cluster) send(obj map[string]interface{}, do func(dynamic.ResourceInterface, *unstructured.Unstructured) error) Answer {
+func (c *Cluster) send(obj map[string]interface{}, do func(dynamic.ResourceInterface, *unstructured.Unstructured) error) error {
 	u := &unstructured.Unstructured{Object: obj}
 	gvk := schema.FromAPIVersionAndKind(u.GetAPIVersion(), u.GetKind())
 	mapping, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	if err != nil {
-		return Answer{Err: err}
+		return err
 	}
-	var r dynamic.ResourceInterface = c.dynamic.Resource(mapping.Resource)
 	if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
-		r = c.dynamic.Resource(mapping.Resource).Namespace(cmp.Or(u.GetNamespace(), c.namespace, metav1.NamespaceDefault))
+		return do(c.dynamic.Resource(mapping.Resource).Namespace(cmp.Or(u.GetNamespace(), c.namespace, metav1.NamespaceDefault)), u)
 	}
-	c.warnings.take()
-	err = do(r, u)
-	return Answer{Err: err, Warnings: c.warnings.take()}
+	return do(c.dynamic.Resource(mapping.Resource), u)
 }
 
 // Findings are the lines of a rejection, "<path>: <message>" (a cause
@@ -114,11 +102,7 @@ func Findings(err error) []string {
 	var out []string
 	if s.Details != nil {
 		for _, c := range s.Details.Causes {
-			if c.Field == "" {
-				out = append(out, c.Message+answer)
-				continue
-			}
-			out = append(out, c.Field+": "+c.Message+answer)
+			out = append(out, strings.TrimPrefix(c.Field+": ", ": ")+c.Message+answer) // no field: the message alone
 		}
 	}
 	if len(out) == 0 {

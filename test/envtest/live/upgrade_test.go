@@ -62,13 +62,14 @@ func TestUpgrade130(t *testing.T) {
 	if want := "target: Kubernetes " + release(t, c.new) + ", resource.k8s.io/v1 (from the target cluster)"; stderr[0] != want {
 		t.Errorf("first line %q, want %q", stderr[0], want)
 	}
+	// In the order of the dependencies: classes, claims and templates, the rest.
 	wantAccepted := []string{
+		"items[6]: DeviceClass accel.example.com",
+		"items[7]: DeviceClass gpu.example.com",
 		"items[1]: ResourceClaim inference/classic-gpu",
 		"items[2]: ResourceClaim inference/pending",
 		"items[4]: ResourceClaim inference/shared-accel",
 		"items[5]: ResourceClaimTemplate inference/per-pod-accel",
-		"items[6]: DeviceClass accel.example.com",
-		"items[7]: DeviceClass gpu.example.com",
 		"items[9]: Deployment inference/server",
 		"items[10]: CronJob inference/nightly",
 		"items[11]: Pod inference/client",
@@ -152,7 +153,9 @@ func TestUpgrade130(t *testing.T) {
 			"<stdin>: document 1 (line 1): warning: ResourceClaim inference/no-class: spec.devices.requests[0].exactly.deviceClassName: Required value: the target cluster rejects this object (422 Invalid)",
 			"<stdin>: document 2 (line 10): ResourceClaim inference/one-gpu: accepted (server-side dry run)",
 			`<stdin>: document 3 (line 19): warning: ResourceClaim inference/misspelt: ResourceClaim in version "v1" cannot be handled as a ResourceClaim: strict decoding error: unknown field "spec.devices.requests[0].exactly.cuont": the target cluster rejects this object (400 BadRequest)`,
-			"Error: the target cluster rejects 2 of 3 objects",
+			`Warning: spec.nodeSelector[beta.kubernetes.io/arch]: deprecated since v1.14; use "kubernetes.io/arch" instead`,
+			"<stdin>: document 4 (line 28): Pod inference/old-selector: accepted (server-side dry run)",
+			"Error: the target cluster rejects 2 of 4 objects",
 		}
 		if d := cmp.Diff(want, stderr); d != "" {
 			t.Errorf("stderr (-want +got):\n%s", d)
@@ -161,7 +164,7 @@ func TestUpgrade130(t *testing.T) {
 }
 
 // rejectedClaims are claims of which the current release's apiserver
-// rejects two.
+// rejects two, and a pod it warns about.
 const rejectedClaims = `apiVersion: resource.k8s.io/v1
 kind: ResourceClaim
 metadata: {name: no-class, namespace: inference}
@@ -188,6 +191,13 @@ spec:
     requests:
     - name: gpu
       exactly: {deviceClassName: gpu.example.com, cuont: 2}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: old-selector, namespace: inference}
+spec:
+  nodeSelector: {beta.kubernetes.io/arch: amd64}
+  containers: [{name: c, image: registry.k8s.io/pause:3.9}]
 `
 
 var cmpSorted = cmp.Transformer("sorted", func(in []string) []string {
