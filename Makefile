@@ -29,7 +29,7 @@ TEST_TIMEOUT     ?= 30m
 # tools (build tag envtest), and the live suites of the oldest release.
 ENVTEST_PKGS     := ./test/envtest/ ./test/envtest/certmanager/ ./test/envtest/chartinstall/ ./test/envtest/ga/ \
 	./test/envtest/overload/ ./test/envtest/selfmanaged/ ./test/manifests/ ./test/monitoring/
-RELEASES_PKGS    := ./test/envtest/builds/ ./test/envtest/minversion/
+RELEASES_PKGS    := ./test/envtest/builds/ ./test/envtest/live/ ./test/envtest/minversion/
 # The real-world manifests of public projects (never copied here), read by
 # the corpus tier; CI sets it to the shared corpus.
 CLAIMBRIDGE_CORPUS ?=
@@ -104,7 +104,7 @@ test-envtest: envtest-assets ## The suites on the current release's kube-apiserv
 	env $(ASSETS_ENV) $(GO) test -tags envtest $(TEST_FLAGS) -timeout $(TEST_TIMEOUT) $(ENVTEST_PKGS)
 
 .PHONY: test-releases
-test-releases: envtest-assets older-builds ## Live on Kubernetes 1.30, the oldest supported: the CRD, rollbacks and mixed builds.
+test-releases: envtest-assets older-builds ## Live on Kubernetes 1.30, the oldest supported: the CRD, rollbacks, mixed builds, an upgrade to the current release.
 	env $(ASSETS_ENV) OLDER_BUILDS="$$(env $(ASSETS_ENV) hack/older-builds.sh --print-dir)" \
 		$(GO) test -tags envtest $(TEST_FLAGS) -timeout $(TEST_TIMEOUT) $(RELEASES_PKGS)
 

@@ -25,6 +25,7 @@ type convertOptions struct {
 	filenames []string
 	output    string
 	report.Options
+	cluster clusterFlags
 }
 
 func newConvertCommand(s streams) *cobra.Command {
@@ -113,6 +114,9 @@ warning); 2 unusable input or flags.`,
   claimbridge convert --to v1alpha1 -f manifests/ -o json`,
 		Args: filesOnlyByFlag,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.cluster.resolve(&o.to, s.err); err != nil {
+				return err
+			}
 			return o.run(s)
 		},
 	}
@@ -126,6 +130,7 @@ func (o *convertOptions) addFlags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&o.to, "to", "", toHelp)
 	cmd.Flags().StringArrayVarP(&o.filenames, "filename", "f", nil, "file, directory or - for standard input (repeatable, required)")
 	cmd.Flags().StringVarP(&o.output, "output", "o", o.output, "output format: yaml or json")
+	o.cluster.addTo(cmd)
 }
 
 // toHelp is the help of --to, which convert and migrate share.
@@ -159,6 +164,7 @@ func (o *convertOptions) run(s streams) error {
 		r.Add(doc, v)
 		if v.Object != nil {
 			objects.add(v.Object, doc.Position())
+			o.cluster.add(v.Object, doc)
 		}
 		return nil
 	}
@@ -180,6 +186,9 @@ func (o *convertOptions) newReport(command string, target migrate.Target) *repor
 // finish says what the run found and writes the objects unless one was
 // refused.
 func (o *convertOptions) finish(s streams, r *report.Report, objects *objectWriter, verb string) error {
+	if r.Refused() == 0 && objects.err == nil {
+		o.cluster.send(r) // the target cluster's answers join the report
+	}
 	if err := r.Write(s.err, nil); err != nil {
 		return withCode(ExitBadInput, fmt.Errorf("writing the report: %w", err))
 	}

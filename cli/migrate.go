@@ -130,6 +130,9 @@ input (unreadable, malformed objects, bad flags).`,
   claimbridge migrate --to v1 -f claim-1.26.yaml | kubectl create -f -`,
 		Args: filesOnlyByFlag,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.cluster.resolve(&o.to, s.err); err != nil {
+				return err
+			}
 			return o.run(s)
 		},
 	}
@@ -177,6 +180,7 @@ func (o *migrateOptions) run(s streams) error {
 			r.Add(item, v)
 			if v.Object != nil {
 				objects.add(v.Object, item.Position())
+				o.cluster.add(v.Object, item)
 				if n, ok := nameOf(v.Object, item); ok {
 					named = append(named, n)
 				}

@@ -1,5 +1,5 @@
 // Package cli holds the claimbridge command tree: serve, convert, migrate,
-// validate and version.
+// export, validate and version.
 package cli
 
 import (
@@ -75,7 +75,7 @@ the same conversion and validation offline.`,
 	root.SetIn(s.in)
 	root.SetOut(s.out)
 	root.SetErr(s.err)
-	root.AddCommand(newConvertCommand(s), newMigrateCommand(s), newValidateCommand(s), newServeCommand(s), newVersionCommand(s))
+	root.AddCommand(newConvertCommand(s), newMigrateCommand(s), newExportCommand(s), newValidateCommand(s), newServeCommand(s), newVersionCommand(s))
 	return root
 }
 

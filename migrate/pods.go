@@ -142,6 +142,17 @@ func isWorkload(obj map[string]interface{}) bool {
 	return known || len(podSpecsOf(obj)) > 0
 }
 
+// UsesClaims reports whether obj, a Pod or workload, has a pod spec with
+// resourceClaims: claimbridge export reads only those.
+func UsesClaims(obj map[string]interface{}) bool {
+	for _, ps := range podSpecsOf(obj) {
+		if claims, _ := ps.spec["resourceClaims"].([]interface{}); len(claims) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // podSpecAt is a pod spec and its path in its object, ending in ".".
 type podSpecAt struct {
 	spec   map[string]interface{}

@@ -197,8 +197,8 @@ func (r *Report) Write(errOut, findingsOut io.Writer) error {
 			first = append(first, f)
 		}
 	}
-	if r.count(Error) > 0 {
-		last = nil
+	if r.summary.Refused > 0 {
+		last = nil // what is refused explains itself; nothing is written
 	}
 	for _, f := range r.repeated(append(first, last...)) {
 		w := errOut

@@ -1,0 +1,97 @@
+// Package cluster connects claimbridge to live clusters: Export reads a
+// cluster's DRA objects and the workloads that use them, Target finds
+// what a cluster serves, Verify asks it for its answer to each object in a
+// server-side dry run, and Apply applies objects with server-side apply.
+package cluster
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/version"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/claimbridge/claimbridge/api"
+)
+
+// Cluster is a client of one cluster.
+type Cluster struct {
+	dynamic   dynamic.Interface
+	discovery discovery.DiscoveryInterface
+	mapper    meta.RESTMapper
+	// namespace is the context's namespace, for objects without one.
+	namespace string
+}
+
+// Connect loads a kubeconfig as kubectl does: kubeconfig, else $KUBECONFIG,
+// else ~/.kube/config, with context, else its current context. The
+// cluster's warnings are written to warnings as kubectl writes them.
+func Connect(kubeconfig, context string, warnings io.Writer) (*Cluster, error) {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = kubeconfig
+	loader := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: context})
+	cfg, err := loader.ClientConfig()
+	if err != nil {
+		return nil, err
+	}
+	c := &Cluster{}
+	if c.namespace, _, err = loader.Namespace(); err != nil {
+		return nil, err
+	}
+	// 50 requests a second (bursts of 100), unless the kubeconfig says.
+	if cfg.QPS == 0 {
+		cfg.QPS, cfg.Burst = 50, 100
+	}
+	cfg.WarningHandler = rest.NewWarningWriter(warnings, rest.WarningWriterOptions{Deduplicate: true})
+	if c.discovery, err = discovery.NewDiscoveryClientForConfig(cfg); err != nil {
+		return nil, err
+	}
+	if c.dynamic, err = dynamic.NewForConfig(cfg); err != nil {
+		return nil, err
+	}
+	c.mapper = restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(c.discovery))
+	return c, nil
+}
+
+// Target is what a cluster serves, as a target of convert and migrate: its
+// release ("1.34", from /version) and the newest version of resource.k8s.io
+// it serves that claimbridge converts to ("v1").
+type Target struct{ Release, Version string }
+
+// Target asks the cluster for its release and the versions of
+// resource.k8s.io it serves.
+func (c *Cluster) Target() (Target, error) {
+	info, err := c.discovery.ServerVersion()
+	if err != nil {
+		return Target{}, fmt.Errorf("asking the cluster its version: %w", err)
+	}
+	// Some providers report the minor version as "27+".
+	release := info.Major + "." + strings.TrimRight(info.Minor, "+")
+	groups, err := c.discovery.ServerGroups()
+	if err != nil {
+		return Target{}, fmt.Errorf("asking the cluster its API groups: %w", err)
+	}
+	t := Target{Release: release}
+	for _, g := range groups.Groups {
+		if g.Name != api.UpstreamGroup {
+			continue
+		}
+		for _, v := range g.Versions {
+			if slices.Contains(api.ConversionVersions, v.Version) && (t.Version == "" || version.CompareKubeAwareVersionStrings(v.Version, t.Version) > 0) {
+				t.Version = v.Version
+			}
+		}
+	}
+	if t.Version == "" {
+		return Target{}, fmt.Errorf("the cluster (Kubernetes %s) serves no version of %s that claimbridge converts to: is DynamicResourceAllocation enabled?", release, api.UpstreamGroup)
+	}
+	return t, nil
+}
