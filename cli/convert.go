@@ -145,7 +145,7 @@ func (o *convertOptions) run(s streams) error {
 		for _, w := range ws {
 			warnings = append(warnings, warningLine(doc.Position(), w))
 		}
-		objects.add(out, doc.Position())
+		objects.add(out, doc)
 		return nil
 	}
 	if err := manifest.Each(o.filenames, s.in, visit); err != nil {

@@ -160,9 +160,9 @@ func (o *migrateOptions) run(s streams) error {
 	opts := migrate.Options{KeepOwnerReferences: o.keepOwnerReferences, Parameters: idx}
 	objects := objectWriter{format: o.output}
 	var named []namedObject
-	write := func(obj map[string]interface{}, position string) {
-		objects.add(obj, position)
-		if n, ok := nameOf(obj, position); ok {
+	write := func(obj map[string]interface{}, doc manifest.Document) {
+		objects.add(obj, doc)
+		if n, ok := nameOf(obj, doc.Position()); ok {
 			named = append(named, n)
 		}
 	}
@@ -200,7 +200,7 @@ func (o *migrateOptions) run(s streams) error {
 				failed.add(fmt.Errorf("%s: %w", doc.Position(), err))
 				continue
 			}
-			write(out, doc.Position())
+			write(out, doc)
 			continue
 		}
 		out, at := migrateDocument(doc, o.to, opts, s.err, &failed)
@@ -223,8 +223,8 @@ func (o *migrateOptions) run(s streams) error {
 
 // migrateDocument migrates a claim, template or workload, reporting on notes;
 // anything else goes through convertDocument. It returns the objects to write
-// and their positions. What cannot be migrated goes to failed.
-func migrateDocument(doc manifest.Document, to string, opts migrate.Options, notes io.Writer, failed *failures) (objects []map[string]interface{}, positions []string) {
+// and the documents they are made of. What cannot be migrated goes to failed.
+func migrateDocument(doc manifest.Document, to string, opts migrate.Options, notes io.Writer, failed *failures) (objects []map[string]interface{}, docs []manifest.Document) {
 	_, _, kind, err := conversion.Identify(doc.Object)
 	if errors.Is(err, conversion.ErrNewerV1alpha3) {
 		// A 1.32/1.33 manifest: its advice (label it v1beta1), not that
@@ -246,7 +246,7 @@ func migrateDocument(doc manifest.Document, to string, opts migrate.Options, not
 				return nil, nil
 			}
 			printReport(notes, doc.Position(), api.Describe(doc.Object), report)
-			return []map[string]interface{}{out}, []string{doc.Position()}
+			return []map[string]interface{}{out}, []manifest.Document{doc}
 		}
 		if mistaken := mistakenClaimError(doc, err); mistaken != nil {
 			failed.add(mistaken)
@@ -274,7 +274,7 @@ func migrateDocument(doc manifest.Document, to string, opts migrate.Options, not
 		for _, w := range ws {
 			fmt.Fprintln(notes, warningLine(doc.Position(), w))
 		}
-		return []map[string]interface{}{out}, []string{doc.Position()}
+		return []map[string]interface{}{out}, []manifest.Document{doc}
 	}
 	objs := []map[string]interface{}{doc.Object}
 	if strings.HasSuffix(kind, "List") {
@@ -314,9 +314,9 @@ func migrateDocument(doc manifest.Document, to string, opts migrate.Options, not
 			continue
 		}
 		printReport(notes, item.Position(), api.Describe(obj), report)
-		objects, positions = append(objects, migrated), append(positions, item.Position())
+		objects, docs = append(objects, migrated), append(docs, item)
 	}
-	return objects, positions
+	return objects, docs
 }
 
 // rejected refuses doc, which the release serving to rejects for errs.
