@@ -48,9 +48,12 @@ func (d Document) Raw() []byte { return d.raw }
 // document that is rewritten keeps of its text (Helm's "# Source:" line).
 func (d Document) Head() []byte {
 	end := 0
-	for end < len(d.raw) {
+	for {
 		n := bytes.IndexByte(d.raw[end:], '\n')
-		if t := bytes.TrimSpace(d.raw[end : end+max(n, 0)]); n < 0 || len(t) > 0 && t[0] != '#' {
+		if n < 0 {
+			break // the last line: the object's
+		}
+		if t := bytes.TrimSpace(d.raw[end : end+n]); len(t) > 0 && t[0] != '#' {
 			break
 		}
 		end += n + 1
@@ -293,8 +296,7 @@ func ParseEach(source string, data []byte, visit func(Document) error) error {
 	var visitErr error
 	v := func(d Document) error { visitErr = visit(d); return visitErr }
 	chunks := split(data)
-	for i, c := range chunks {
-		chunks[i].data = nil // read once: a copied chunk's bytes are garbage after this one
+	for _, c := range chunks {
 		err := c.err
 		if err == nil {
 			doc := Document{Source: source, Index: c.index, Line: c.line, Item: -1}
