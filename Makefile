@@ -33,7 +33,7 @@ RELEASES_PKGS    := ./test/envtest/builds/ ./test/envtest/live/ ./test/envtest/m
 # The real-world manifests of public projects (never copied here), read by
 # the corpus tier; CI sets it to the shared corpus.
 CLAIMBRIDGE_CORPUS ?=
-# The assets' variables: KUBEBUILDER_ASSETS, ENVTEST_ASSETS_1_30, KUBECTL, KUSTOMIZE, HELM, PROMTOOL.
+# The assets' variables: KUBEBUILDER_ASSETS, ENVTEST_ASSETS_1_30, KUBECTL, KUSTOMIZE, HELM, HELM3, PROMTOOL.
 ASSETS_ENV        = $$(hack/envtest-assets.sh --env)
 # The version claimbridge reports (`claimbridge version`, the start-up log,
 # claimbridge_build_info). Empty: the go command's, from the repository (the
@@ -100,7 +100,7 @@ test-unit: ## Unit tests, fuzz seeds, CLI, server, and the recorded answers of K
 	$(GO) test $(TEST_FLAGS) -timeout $(TEST_TIMEOUT) ./...
 
 .PHONY: test-envtest
-test-envtest: envtest-assets ## The suites on the current release's kube-apiserver and kubectl, helm, kustomize and promtool.
+test-envtest: envtest-assets ## The suites on the current release's kube-apiserver and kubectl, helm 4 and 3, kustomize and promtool.
 	env $(ASSETS_ENV) $(GO) test -tags envtest $(TEST_FLAGS) -timeout $(TEST_TIMEOUT) $(ENVTEST_PKGS)
 
 .PHONY: test-releases
@@ -155,7 +155,7 @@ loadtest: ## Load test claimbridge serve against a null server on loopback, serv
 	$(GO) run ./hack/loadtest $(LOADTEST_FLAGS)
 
 .PHONY: envtest-assets
-envtest-assets: ## kube-apiserver, etcd and kubectl of the current release, kube-apiserver and etcd of 1.30, kustomize, helm, promtool (setup-envtest, else built; cached).
+envtest-assets: ## kube-apiserver, etcd and kubectl of the current release, kube-apiserver and etcd of 1.30, kustomize, helm 4 and 3, promtool (setup-envtest, else built; cached).
 	hack/envtest-assets.sh
 
 .PHONY: older-builds

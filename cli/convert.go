@@ -163,7 +163,7 @@ func (o *convertOptions) run(s streams) error {
 		v := migrate.Convert(doc.Object, target)
 		r.Add(doc, v)
 		if v.Object != nil {
-			objects.add(v.Object, doc.Position())
+			objects.add(v.Object, doc)
 			o.cluster.add(v.Object, doc)
 		}
 		return nil

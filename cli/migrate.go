@@ -179,7 +179,7 @@ func (o *migrateOptions) run(s streams) error {
 			v := migrate.Migrate(item.Object, target, opts)
 			r.Add(item, v)
 			if v.Object != nil {
-				objects.add(v.Object, item.Position())
+				objects.add(v.Object, item)
 				o.cluster.add(v.Object, item)
 				if n, ok := nameOf(v.Object, item); ok {
 					named = append(named, n)

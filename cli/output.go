@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"reflect"
 
 	"sigs.k8s.io/yaml"
 
 	"github.com/claimbridge/claimbridge/api"
+	"github.com/claimbridge/claimbridge/manifest"
 )
 
 // objectWriter encodes the objects convert and migrate write, each as it
@@ -24,9 +26,11 @@ type objectWriter struct {
 	err    error        // the first object that cannot be written
 }
 
-// add encodes obj, found at position. After an object that cannot be
-// written, the others are not encoded: that one is the error.
-func (w *objectWriter) add(obj map[string]interface{}, position string) {
+// add encodes obj, made of doc. In YAML, an object that is doc's own
+// (passed through unchanged) is written as doc was read, and another keeps
+// the comments at the top of doc. After an object that cannot be written,
+// the others are not encoded: that one is the error.
+func (w *objectWriter) add(obj map[string]interface{}, doc manifest.Document) {
 	if w.err != nil {
 		return
 	}
@@ -40,18 +44,26 @@ func (w *objectWriter) add(obj map[string]interface{}, position string) {
 		w.ends = append(w.ends, w.buf.Len())
 		return
 	}
-	data, err := yaml.Marshal(obj)
-	if err != nil {
-		w.err = fmt.Errorf("%s: %s: cannot be written as YAML: %w; use -o json", position, api.Describe(obj), err)
-		return
+	head, data := []byte(nil), doc.Raw()
+	if data == nil || !reflect.DeepEqual(obj, doc.Object) {
+		var err error
+		if data, err = yaml.Marshal(obj); err != nil {
+			w.err = fmt.Errorf("%s: %s: cannot be written as YAML: %w; use -o json", doc.Position(), api.Describe(obj), err)
+			return
+		}
+		if err := readsBack(obj, data); err != nil {
+			w.err = fmt.Errorf("%s: %s: %w; use -o json", doc.Position(), api.Describe(obj), err)
+			return
+		}
+		head = doc.Head()
 	}
-	if err := readsBack(obj, data); err != nil {
-		w.err = fmt.Errorf("%s: %s: %w; use -o json", position, api.Describe(obj), err)
-		return
+	if n := w.buf.Len(); n > 0 && w.buf.Bytes()[n-1] != '\n' {
+		w.buf.WriteByte('\n') // a document read without its last line break
 	}
 	if len(w.ends) > 0 {
 		w.buf.WriteString("---\n")
 	}
+	w.buf.Write(head)
 	w.buf.Write(data)
 	w.ends = append(w.ends, w.buf.Len())
 }

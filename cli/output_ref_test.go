@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/claimbridge/claimbridge/api"
+	"github.com/claimbridge/claimbridge/manifest"
 )
 
 // encodeAll is how convert and migrate encoded their output before
@@ -64,7 +65,7 @@ func checkObjectWriter(t *testing.T, objects []map[string]interface{}) {
 		want, wantErr := encodeAll(objects, positions, format)
 		w := objectWriter{format: format}
 		for i, obj := range objects {
-			w.add(obj, positions[i])
+			w.add(obj, manifest.Document{Source: "f.yaml", Index: i + 1, Line: 1, Item: -1})
 		}
 		if fmt.Sprint(w.err) != fmt.Sprint(wantErr) {
 			t.Fatalf("%s: error %v, want %v", format, w.err, wantErr)

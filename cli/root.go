@@ -75,7 +75,7 @@ the same conversion and validation offline.`,
 	root.SetIn(s.in)
 	root.SetOut(s.out)
 	root.SetErr(s.err)
-	root.AddCommand(newConvertCommand(s), newMigrateCommand(s), newExportCommand(s), newValidateCommand(s), newServeCommand(s), newVersionCommand(s))
+	root.AddCommand(newConvertCommand(s), newMigrateCommand(s), newExportCommand(s), newValidateCommand(s), newServeCommand(s), newVersionCommand(s), newFnCommand(s))
 	return root
 }
 

@@ -18,14 +18,14 @@
 # A binary that exists and runs (--version) is not rebuilt. Builds go to a
 # temporary directory, are smoke-tested, then renamed into place; concurrent
 # runs wait on flock(1). A cold build on 2 cores: kube-apiserver ~6 min,
-# etcd ~2 min, helm ~3 min, promtool ~2 min, kustomize ~1 min, each old
+# etcd ~2 min, helm ~3 min (each major), promtool ~2 min, kustomize ~1 min, each old
 # kube-apiserver ~3-5 min.
 #
 # Usage:
 #   hack/envtest-assets.sh                  build what is missing
 #   hack/envtest-assets.sh --env            same, then print KUBEBUILDER_ASSETS=…,
 #                                           ENVTEST_ASSETS_1_30=…, KUBECTL=…, KUSTOMIZE=…,
-#                                           HELM=…, PROMTOOL=… on stdout, one a line
+#                                           HELM=…, HELM3=…, PROMTOOL=… on stdout, one a line
 #   hack/envtest-assets.sh --releases       also the record-only releases (and
 #                                           print their ENVTEST_ASSETS_1_<minor>)
 #   hack/envtest-assets.sh --print-assets-dir[=1.<minor>]
@@ -163,6 +163,10 @@ build "$TOOLS/kustomize" sigs.k8s.io/kustomize/kustomize/v5 "$kustomize" "" "-s 
 v="$(modversion "$TOOLS/helm" helm.sh/helm/v4)"
 helm="$CACHE/tools/helm-$v"
 build "$TOOLS/helm" helm.sh/helm/v4/cmd/helm "$helm" "" "-s -w -X helm.sh/helm/v4/internal/version.version=$v" "" version
+# Helm 3: the executable post-renderer form (--post-renderer PATH).
+v="$(modversion "$TOOLS/helm3" helm.sh/helm/v3)"
+helm3="$CACHE/tools/helm-$v"
+build "$TOOLS/helm3" helm.sh/helm/v3/cmd/helm "$helm3" "" "-s -w -X helm.sh/helm/v3/internal/version.version=$v" "" version
 # promtool checks and unit-tests rules only: no service discovery (remove_all_sd).
 v="$(modversion "$TOOLS/promtool" github.com/prometheus/prometheus)"
 promtool="$CACHE/tools/promtool-$v"
@@ -185,6 +189,7 @@ if $print_env; then
 	echo "KUBECTL=$current/kubectl"
 	echo "KUSTOMIZE=$kustomize"
 	echo "HELM=$helm"
+	echo "HELM3=$helm3"
 	echo "PROMTOOL=$promtool"
 fi
 case "$print_release" in

@@ -28,13 +28,16 @@ func parseWhole(source string, data []byte) ([]Document, error) {
 			return nil, &Error{Source: source, Index: chunk.index, Line: chunk.line, Err: chunk.err}
 		}
 		var v interface{}
+		doc := Document{Source: source, Index: chunk.index, Line: chunk.line, Item: -1}
 		if chunk.json {
 			v, err = decodeJSON(chunk.data, "")
-		} else if v, err = decodeYAML(chunk.data); err != nil {
-			err = fileLines(err, chunk.line-1)
+		} else {
+			doc.raw = chunk.data
+			if v, err = decodeYAML(parseable(chunk.data)); err != nil {
+				err = fileLines(err, chunk.line-1)
+			}
 		}
 		if err == nil {
-			doc := Document{Source: source, Index: chunk.index, Line: chunk.line, Item: -1}
 			err = visitObject(doc, v, 0, func(d Document) error { docs = append(docs, d); return nil })
 		}
 		if err != nil {
@@ -158,13 +161,16 @@ func splitYAMLCopying(data []byte, linesBefore, chunksBefore int) []chunk {
 }
 
 // FuzzSplitYAML: splitYAML cuts any stream into the chunks it cut when it
-// copied each line.
+// copied each line, once they are made parseable.
 func FuzzSplitYAML(f *testing.F) {
 	for _, s := range []string{"a: 1\n---\nb: 2", "# c\n---\na: 1\n", "%YAML 1.1\n---\na\n--- x\n", "a\r\n---\r\nb\rc\n", "---\n---\n", "\n", "---x\n--- # c\n..."} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		got, want := splitYAML(data, 3, 1), splitYAMLCopying(data, 3, 1)
+		for i := range got {
+			got[i].data = parseable(got[i].data)
+		}
 		if diff := cmp.Diff(want, got, cmp.AllowUnexported(chunk{}), cmp.Comparer(func(a, b error) bool { return fmt.Sprint(a) == fmt.Sprint(b) }),
 			cmp.Transformer("text", func(b []byte) string { return string(b) })); diff != "" {
 			t.Errorf("chunks (+) are not those copied (-):\n%s", diff)

@@ -34,7 +34,8 @@ func parseEachWholeJSON(source string, data []byte, visit func(Document) error) 
 		}
 		doc := Document{Source: source, Index: chunk.index, Line: chunk.line, Item: -1}
 		if !chunk.json {
-			if err := eachYAML(doc, chunk.data, visit); err != nil {
+			doc.raw = chunk.data
+			if err := eachYAML(doc, parseable(chunk.data), visit); err != nil {
 				return &Error{Source: source, Index: chunk.index, Line: chunk.line, Err: err}
 			}
 			continue

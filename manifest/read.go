@@ -35,6 +35,30 @@ type Document struct {
 	// typedItems is the path, below Item, of an item of a typed list
 	// (ResourceClaimList) in the document (Item): see InItem.
 	typedItems []int
+	// raw is the YAML document as read: see Raw.
+	raw []byte
+}
+
+// Raw returns the document as it was read, when it is a YAML document of
+// its own: its comments, key order, quoting and line breaks, without the
+// "---" line before it. It is nil for JSON and for an item of a list.
+func (d Document) Raw() []byte { return d.raw }
+
+// Head returns the comment and blank lines at the top of Raw: what a
+// document that is rewritten keeps of its text (Helm's "# Source:" line).
+func (d Document) Head() []byte {
+	end := 0
+	for {
+		n := bytes.IndexByte(d.raw[end:], '\n')
+		if n < 0 {
+			break // the last line: the object's
+		}
+		if t := bytes.TrimSpace(d.raw[end : end+n]); len(t) > 0 && t[0] != '#' {
+			break
+		}
+		end += n + 1
+	}
+	return d.raw[:end]
 }
 
 // InItem returns the document of item i of d's typed list
@@ -42,7 +66,7 @@ type Document struct {
 // item below d's ("…, items[0]", or "…, items[2].items[0]" in a kind: List).
 func (d Document) InItem(i int, obj map[string]interface{}) Document {
 	d.typedItems = append(slices.Clone(d.typedItems), i)
-	d.Object = obj
+	d.Object, d.raw = obj, nil
 	return d
 }
 
@@ -278,15 +302,15 @@ func ParseEach(source string, data []byte, visit func(Document) error) error {
 	var visitErr error
 	v := func(d Document) error { visitErr = visit(d); return visitErr }
 	chunks := split(data)
-	for i, c := range chunks {
-		chunks[i].data = nil // read once: a copied chunk's bytes are garbage after this one
+	for _, c := range chunks {
 		err := c.err
 		if err == nil {
 			doc := Document{Source: source, Index: c.index, Line: c.line, Item: -1}
 			if c.json {
 				err = eachJSON(doc, c.data, v)
 			} else {
-				err = eachYAML(doc, c.data, v)
+				doc.raw = c.data
+				err = eachYAML(doc, parseable(c.data), v)
 			}
 		}
 		if visitErr != nil {
@@ -335,14 +359,11 @@ func split(data []byte) []chunk {
 
 // splitYAML cuts a YAML stream at "---" lines; lines and documents before
 // it in the file are counted in the chunks' line numbers and indexes. The
-// chunks are pieces of data, not copies (a 37 MB export would be held three
-// times over while it is read): only a last line without its newline, and a
-// stream with carriage returns, are copied.
+// chunks are pieces of data as read, not copies (a 37 MB export would be
+// held three times over while it is read): see parseable.
 func splitYAML(data []byte, linesBefore, chunksBefore int) []chunk {
 	// A lone CR ends a line for YAML too: a "---" after one must be seen.
-	if bytes.IndexByte(data, '\r') >= 0 {
-		data = bytes.ReplaceAll(bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n")), []byte("\r"), []byte("\n"))
-	}
+	hasCR := bytes.IndexByte(data, '\r') >= 0
 	var (
 		chunks []chunk
 		begin  int // where the chunk being read starts in data
@@ -357,6 +378,13 @@ func splitYAML(data []byte, linesBefore, chunksBefore int) []chunk {
 		text, next := data[off:], len(data)
 		if i := bytes.IndexByte(text, '\n'); i >= 0 {
 			text, next = text[:i], off+i+1
+		}
+		if i := bytes.IndexByte(text, '\r'); hasCR && i >= 0 {
+			next = off + i + 1
+			if len(text) == i+1 && next < len(data) {
+				next++ // "\r\n"
+			}
+			text = text[:i]
 		}
 		line++
 		sep, content := false, ""
@@ -388,12 +416,21 @@ func splitYAML(data []byte, linesBefore, chunksBefore int) []chunk {
 		}
 		off = next
 	}
-	last := data[begin:len(data):len(data)]
-	if len(last) > 0 && last[len(last)-1] != '\n' {
-		last = append(last, '\n') // a copy: the lines of a chunk end with a newline
-	}
-	chunks = append(chunks, chunk{index: chunksBefore + len(chunks) + 1, line: start, data: last})
+	chunks = append(chunks, chunk{index: chunksBefore + len(chunks) + 1, line: start, data: data[begin:len(data):len(data)]})
 	return chunks
+}
+
+// parseable is raw, a chunk of a YAML stream, as the YAML parser is given
+// it: its line breaks "\n", and its last line ended. Only a chunk that is
+// not so already is copied.
+func parseable(raw []byte) []byte {
+	if bytes.IndexByte(raw, '\r') >= 0 {
+		raw = bytes.ReplaceAll(bytes.ReplaceAll(raw, []byte("\r\n"), []byte("\n")), []byte("\r"), []byte("\n"))
+	}
+	if len(raw) > 0 && raw[len(raw)-1] != '\n' {
+		raw = append(raw[:len(raw):len(raw)], '\n')
+	}
+	return raw
 }
 
 // isSeparator reports whether line is a document separator: "---" alone or
@@ -440,7 +477,7 @@ func visitObject(doc Document, v interface{}, skip int, visit func(Document) err
 	}
 	clear(obj) // the List no longer holds its items: each is garbage once visited
 	for i := skip; i < len(items); i++ {
-		doc.Item, doc.Object = i, items[i]
+		doc.Item, doc.Object, doc.raw = i, items[i], nil
 		items[i] = nil
 		if err := visit(doc); err != nil {
 			return err

@@ -47,7 +47,7 @@ func eachListItem(doc Document, data []byte, visit func(Document) error) (given 
 		}
 		for _, it := range items {
 			d := doc
-			d.Item, d.Object = given, it
+			d.Item, d.Object, d.raw = given, it, nil
 			given++
 			if err = visit(d); err != nil {
 				return false
