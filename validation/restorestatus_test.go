@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/claimbridge/claimbridge/conversion"
+	"github.com/claimbridge/claimbridge/defaulting"
 	"github.com/claimbridge/claimbridge/validation/common"
 )
 
@@ -501,7 +502,7 @@ func TestKeepStoredStatusRestoreData(t *testing.T) {
 				old = sc.old(t)
 			}
 			before := deepCopyJSON(o)
-			got, warnings := KeepStoredStatusRestoreData(o, old, "v1alpha3")
+			got, warnings := defaulting.KeepStoredStatusRestoreData(o, old, "v1alpha3")
 			if diff := cmp.Diff(sc.wantWarnings, warnings); diff != "" {
 				t.Errorf("warnings (-want +got):\n%s", diff)
 			}
