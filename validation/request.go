@@ -2,7 +2,6 @@ package validation
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -19,21 +18,6 @@ const (
 	Create Operation = "CREATE"
 	Update Operation = "UPDATE"
 )
-
-// Groups, kinds and versions Validate accepts, named here for this package's
-// callers; they are defined in package api.
-const (
-	// GroupClaimbridge is the CRD group claimbridge serves.
-	GroupClaimbridge = api.Group
-	// GroupUpstream is the Kubernetes group the shapes come from.
-	GroupUpstream = api.UpstreamGroup
-
-	KindResourceClaim         = api.KindClaim
-	KindResourceClaimTemplate = api.KindTemplate
-)
-
-// versions are the served versions, oldest first.
-var versions = slices.Clone(api.ServedVersions)
 
 // Request is one write to validate.
 type Request struct {

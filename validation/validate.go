@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/validation/classic"
 	"github.com/claimbridge/claimbridge/validation/common"
@@ -28,83 +29,112 @@ func Validate(req Request) (Response, error) {
 	if meta, ok := req.Object["metadata"].(map[string]interface{}); ok {
 		resp.Name, _ = meta["name"].(string)
 	}
-	switch req.SubResource {
-	case "":
-	case "status":
-		if t.kind != KindResourceClaim {
-			return resp, fmt.Errorf("%s has no status subresource", t.kind)
-		}
-		if req.Operation != Update {
-			return resp, fmt.Errorf("the status subresource can only be updated, not %s", req.Operation)
-		}
-	default:
+	var old map[string]interface{}
+	switch {
+	case req.SubResource != "" && req.SubResource != "status":
 		return resp, fmt.Errorf("unsupported subresource %q", req.SubResource)
-	}
-
-	var newObj, oldObj map[string]interface{}
-	switch req.Operation {
-	case Create:
-		newObj = prepareForCreate(req.Object, t.kind)
-	case Update:
-		if oldObj, err = oldInVersion(req.OldObject, t); err != nil {
-			return resp, err
-		}
-		if req.SubResource == "status" {
-			newObj = prepareForStatusUpdate(req.Object, oldObj)
-		} else {
-			newObj = prepareForUpdate(req.Object, oldObj, t.kind)
-		}
-	default:
-		return resp, fmt.Errorf("unsupported operation %q", req.Operation)
-	}
-
-	ownNew, ownOld := newObj, oldObj
-	if req.Operation == Update && req.SubResource == "" && t.kind == KindResourceClaimTemplate && sameTemplateMetadata(newObj, oldObj) {
-		// An unchanged template spec.metadata is not validated again,
-		// nor decoded (see withoutTemplateMetadata).
-		ownNew, ownOld = withoutTemplateMetadata(newObj), withoutTemplateMetadata(oldObj)
-	}
-	result, err := rulesFor[t.version].run(t.kind, req.Operation, req.SubResource, ownNew, ownOld)
-	if err != nil {
-		return resp, err
-	}
-	resp.Errors, resp.Warnings = result.errs, result.warnings
-	if t.group == GroupUpstream {
-		if req.SubResource == "status" && t.version == conversion.V1alpha1 {
-			resp.Errors = withoutAllocationImmutable(resp.Errors)
-		}
-		resp.Warnings = collapseIndexedWarnings(resp.Warnings)
-		return resp, nil
-	}
-	switch {
-	case req.Operation != Update:
-	case req.SubResource == "status":
-		resp.Errors = withoutUnchangedAllocationErrors(resp.Errors, newObj, oldObj)
-	default:
-		resp.Errors = withoutStoredSpecErrors(t, resp.Errors, newObj, oldObj)
-	}
-	// See unchanged.go.
-	unchanged := false
-	switch {
-	case req.Operation != Update:
-	case req.SubResource == "status":
-		unchanged = sameConversionInput(newObj, oldObj, statusCommonFields...)
-	default:
-		unchanged = sameConversionInput(newObj, oldObj)
-	}
-	switch {
+	case req.SubResource == "status" && t.kind != api.KindClaim:
+		return resp, fmt.Errorf("%s has no status subresource", t.kind)
+	case req.SubResource == "status" && req.Operation != Update:
+		return resp, fmt.Errorf("the status subresource can only be updated, not %s", req.Operation)
 	case req.Operation == Create:
-		resp.Errors = append(resp.Errors, otherVersionCreateErrors(t, newObj, req.MaxViewDepth)...)
-	case unchanged && req.SubResource == "":
+		resp.Errors, resp.Warnings, err = validateCreate(t, req.Object, req.MaxViewDepth)
+	case req.Operation != Update:
+		return resp, fmt.Errorf("unsupported operation %q", req.Operation)
+	case req.SubResource == "":
+		if old, err = oldInVersion(req.OldObject, t); err == nil {
+			resp.Errors, resp.Warnings, err = validateUpdate(t, req.Object, old, req.MaxViewDepth)
+		}
 	default:
-		resp.Errors = append(resp.Errors, otherVersionUpdateErrors(t, req.SubResource, unchanged, newObj, oldObj, resp.Errors, req.MaxViewDepth)...)
-	}
-	// Storage losses are said only for a write that is stored.
-	if !unchanged && len(resp.Errors) == 0 {
-		resp.Warnings = append(resp.Warnings, storageWarnings(t, req.SubResource, newObj, oldObj, resp.Warnings)...)
+		if old, err = oldInVersion(req.OldObject, t); err == nil {
+			resp.Errors, resp.Warnings, err = validateStatusUpdate(t, req.Object, old)
+		}
 	}
 	resp.Warnings = collapseIndexedWarnings(resp.Warnings)
-	return resp, nil
+	return resp, err
+}
+
+// validateCreate validates a new object (upstream's ValidateResourceClaim
+// after PrepareForCreate) and, for the CRD's group, how every other version
+// sees it.
+func validateCreate(t objectType, obj map[string]interface{}, maxDepth int) (field.ErrorList, []string, error) {
+	obj = prepareForCreate(obj, t.kind)
+	errs, warnings, err := createRules(t.version, t.kind, obj)
+	if err != nil || t.group == api.UpstreamGroup {
+		return errs, warnings, err
+	}
+	errs = append(errs, otherVersionCreateErrors(t, obj, maxDepth)...)
+	if len(errs) == 0 {
+		warnings = append(warnings, storageWarnings(t, "", obj, nil, warnings)...)
+	}
+	return errs, warnings, nil
+}
+
+// validateUpdate validates an update of the main resource (upstream's
+// ValidateResourceClaimUpdate after PrepareForUpdate) and, for the CRD's
+// group, how every other version sees it.
+func validateUpdate(t objectType, obj, old map[string]interface{}, maxDepth int) (field.ErrorList, []string, error) {
+	obj = prepareForUpdate(obj, old, t.kind)
+	ownNew, ownOld := obj, old
+	if t.kind == api.KindTemplate && sameTemplateMetadata(obj, old) {
+		// An unchanged template spec.metadata is not validated again,
+		// nor decoded (see withoutTemplateMetadata).
+		ownNew, ownOld = withoutTemplateMetadata(obj), withoutTemplateMetadata(old)
+	}
+	errs, warnings, err := updateRules(t.version, t.kind, ownNew, ownOld)
+	if err != nil || t.group == api.UpstreamGroup {
+		return errs, warnings, err
+	}
+	errs = withoutStoredSpecErrors(t, errs, obj, old)
+	if sameConversionInput(obj, old) {
+		return errs, warnings, nil // it looks like the old object in every version
+	}
+	errs = append(errs, otherVersionUpdateErrors(t, obj, old, errs, maxDepth)...)
+	if len(errs) == 0 {
+		warnings = append(warnings, storageWarnings(t, "", obj, old, warnings)...)
+	}
+	return errs, warnings, nil
+}
+
+// validateStatusUpdate validates a write to a claim's status (upstream's
+// ValidateResourceClaimStatusUpdate after PrepareForUpdate of the status
+// strategy) and, for the CRD's group, how every other version sees it.
+func validateStatusUpdate(t objectType, obj, old map[string]interface{}) (field.ErrorList, []string, error) {
+	obj = prepareForStatusUpdate(obj, old)
+	errs, warnings, err := statusRules(t.version, obj, old)
+	switch {
+	case err != nil:
+		return nil, nil, err
+	case t.group == api.UpstreamGroup && t.version == api.V1alpha1:
+		return withoutAllocationImmutable(errs), warnings, nil
+	case t.group == api.UpstreamGroup:
+		return errs, warnings, nil
+	}
+	errs = withoutUnchangedAllocationErrors(errs, obj, old)
+	errs = append(errs, otherVersionStatusErrors(t, obj, old, errs)...)
+	if len(errs) == 0 {
+		warnings = append(warnings, storageWarnings(t, "status", obj, old, warnings)...)
+	}
+	return errs, warnings, nil
+}
+
+// sameConversionInput reports whether a main update leaves what conversion
+// reads (apiVersion, kind, spec, status and the annotations, absent and
+// null told apart) as it was: the update then looks like the old object in
+// every version, whatever the other versions could not decode of it.
+func sameConversionInput(newObj, oldObj map[string]interface{}) bool {
+	for _, k := range []string{"apiVersion", "kind", "spec", "status"} {
+		if !api.DeepEqualJSON(newObj[k], oldObj[k]) {
+			return false
+		}
+	}
+	newMeta, newIsMap := newObj["metadata"].(map[string]interface{})
+	oldMeta, oldIsMap := oldObj["metadata"].(map[string]interface{})
+	_, newHas := newMeta["annotations"]
+	_, oldHas := oldMeta["annotations"]
+	_, newSet := newObj["metadata"]
+	_, oldSet := oldObj["metadata"]
+	return newSet == oldSet && newIsMap == oldIsMap && newHas == oldHas && api.DeepEqualJSON(newMeta["annotations"], oldMeta["annotations"])
 }
 
 // withoutAllocationImmutable drops the status.allocation immutability
@@ -148,13 +178,13 @@ func oldInVersion(old map[string]interface{}, t objectType) (map[string]interfac
 const ImmediateAllocationWarning = classic.ImmediateAllocationWarning
 
 // StorageWarningPrefix starts the warnings of storageWarnings.
-const StorageWarningPrefix = "stored as " + StorageVersion + ": "
+const StorageWarningPrefix = "stored as " + api.StorageVersion + ": "
 
 // storageWarnings are the losses of converting a write to the storage
 // version, in the section the write changes, that neither the old object nor
 // the version's own warnings already name.
 func storageWarnings(t objectType, subResource string, newObj, oldObj map[string]interface{}, reported []string) []string {
-	if t.version == StorageVersion {
+	if t.version == api.StorageVersion {
 		return nil
 	}
 	ws, err := lossesInStorage(newObj, subResource)
@@ -181,7 +211,7 @@ next:
 // lossesInStorage lists "<path>: <message>" for the losses of converting obj
 // to the storage version in the section a write of subResource changes.
 func lossesInStorage(obj map[string]interface{}, subResource string) ([]string, error) {
-	ws, err := conversion.Losses(obj, StorageVersion)
+	ws, err := conversion.Losses(obj, api.StorageVersion)
 	if err != nil {
 		return nil, err
 	}
@@ -215,5 +245,6 @@ func UnknownFields(obj map[string]interface{}) (field.ErrorList, error) {
 	if err != nil {
 		return nil, err
 	}
-	return rulesFor[t.version].unknownFields(t.kind, obj)
+	_, unknown, err := decodeObject(t.version, t.kind, obj, true)
+	return unknown, err
 }

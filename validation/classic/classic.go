@@ -138,10 +138,13 @@ func (o object) claimSpecPath() *field.Path {
 	return field.NewPath("spec")
 }
 
+// StatusWarnings returns no warnings: 1.26–1.30 had none about a status.
+func (r Rules) StatusWarnings(interface{}) []string { return nil }
+
 // Parts returns what the cross-version checks compare of a claim or
 // template: its metadata, typed spec, typed *AllocationResult (nil when
 // unset or for a template) and status.
-func Parts(obj interface{}) (meta *metav1.ObjectMeta, spec, allocation interface{}, statusView common.StatusView) {
+func (r Rules) Parts(obj interface{}) (meta *metav1.ObjectMeta, spec, allocation interface{}, statusView common.StatusView) {
 	o, _ := objectOf(obj)
 	if o.status != nil {
 		allocation, statusView = o.status.allocation, o.status.view
