@@ -6,6 +6,9 @@ import (
 	"maps"
 	"strconv"
 	"strings"
+
+	"github.com/claimbridge/claimbridge/api/v1alpha1"
+	"github.com/claimbridge/claimbridge/api/v1alpha3"
 )
 
 // The defaults each release gives a claim or template before it stores it,
@@ -18,8 +21,8 @@ import (
 // and a conversion step writes them for its target release; the restore
 // annotation removes them again on the way back.
 const (
-	exactCount           = "ExactCount"
-	waitForFirstConsumer = "WaitForFirstConsumer"
+	exactCount           = string(v1alpha3.DeviceAllocationModeExactCount)
+	waitForFirstConsumer = string(v1alpha1.AllocationModeWaitForFirstConsumer)
 )
 
 // PatchOperation is one RFC 6902 "add" (which replaces a member already
