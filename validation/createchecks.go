@@ -1,6 +1,7 @@
 package validation
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -134,7 +135,7 @@ func fitsEveryVersion(obj map[string]interface{}) bool {
 	if room < 0 {
 		return false
 	}
-	spec, err := encodeTree(obj["spec"])
+	spec, err := json.Marshal(obj["spec"])
 	return err == nil && 2*len(spec) <= room
 }
 

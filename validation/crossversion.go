@@ -1,6 +1,7 @@
 package validation
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -115,8 +116,10 @@ func otherVersionStatusErrors(t objectType, newObj, oldObj map[string]interface{
 		if !stored && newParts.status.Allocated && oldParts.status.NotShareable && len(newParts.status.ReservedFor) > 1 {
 			reservationErrs = append(reservationErrs, field.Forbidden(statusPath.Child("reservedFor"), notShareableMsg))
 		}
-		if t.version == api.StorageVersion {
-			explainNotShareable(reservationErrs) // a v1alpha3 client sees no shareable field
+		for _, e := range reservationErrs {
+			if t.version == api.StorageVersion && e.Type == field.ErrorTypeForbidden && e.Detail == notShareableMsg {
+				e.Detail += notShareableWhy // a v1alpha3 client sees no shareable field
+			}
 		}
 		add(reservationErrs...)
 		add(common.ValidateDeallocation(newParts.status, oldParts.status, statusPath)...)
@@ -174,16 +177,6 @@ const notShareableMsg = "may not be reserved more than once"
 var notShareableWhy = fmt.Sprintf(": the allocation is not shareable as seen through %s and %s (status.allocation.shareable: false, "+
 	"kept in the %s* annotations for the 1.26–1.30 driver that allocated it), whose consumers allow it one consumer only",
 	api.V1alpha1, api.V1alpha2, api.RestoreAnnotationPrefix)
-
-// explainNotShareable explains an older version's refusal of a second
-// consumer to a v1alpha3 client, which has no shareable field.
-func explainNotShareable(errs field.ErrorList) {
-	for _, e := range errs {
-		if e.Type == field.ErrorTypeForbidden && e.Detail == notShareableMsg {
-			e.Detail += notShareableWhy
-		}
-	}
-}
 
 // newlyUnreadable reports whether newObj cannot be converted to version
 // while oldObj can.
@@ -289,4 +282,52 @@ func addedUnknownFields(kind, version string, pair convertedPair) field.ErrorLis
 	}
 	_, had, _ := decodeObject(version, kind, pair.oldObj, true)
 	return restoreAnnotationErrors(field.NewPath("metadata", "annotations").Key(conversion.RestoreAnnotation(version)), version, added, had)
+}
+
+// convertedPair is the new and the old object converted to one version.
+type convertedPair struct {
+	newParts, oldParts comparedParts
+	// err is why the objects cannot be converted to the version.
+	err error
+	// newObj and oldObj are the converted objects, kept on a main update
+	// (tooDeep, addedUnknownFields) and for the storage version
+	// (storageStatusErrors).
+	newObj, oldObj map[string]interface{}
+}
+
+// convertToOtherVersions returns, keyed by version, the pairs of every
+// served version other than t.version. statusOnly (a status write) decodes
+// only metadata.deletionTimestamp and the status of the converted objects.
+func convertToOtherVersions(t objectType, statusOnly bool, newObj, oldObj map[string]interface{}) map[string]convertedPair {
+	out := make(map[string]convertedPair, len(api.ServedVersions)-1)
+	for _, version := range api.ServedVersions {
+		if version == t.version {
+			continue
+		}
+		var pair convertedPair
+		if pair.newObj, pair.err = conversion.Convert(newObj, version); pair.err == nil {
+			pair.oldObj, pair.err = conversion.Convert(oldObj, version)
+		}
+		if pair.err == nil {
+			var errNew, errOld error
+			pair.newParts, errNew = partsOf(version, t.kind, pair.newObj, statusOnly)
+			pair.oldParts, errOld = partsOf(version, t.kind, pair.oldObj, statusOnly)
+			if err := cmp.Or(errNew, errOld); err != nil {
+				pair.err = fmt.Errorf("decoding the %s conversion: %w", version, err)
+			}
+		}
+		if statusOnly && version != api.StorageVersion {
+			pair.newObj, pair.oldObj = nil, nil
+		}
+		out[version] = pair
+	}
+	return out
+}
+
+// hasRestore reports whether obj carries the restore annotation of version.
+func hasRestore(obj map[string]interface{}, version string) bool {
+	meta, _ := obj["metadata"].(map[string]interface{})
+	ann, _ := meta["annotations"].(map[string]interface{})
+	_, ok := ann[conversion.RestoreAnnotation(version)]
+	return ok
 }

@@ -95,8 +95,8 @@ func sameSpec(t objectType, a, b map[string]interface{}) bool {
 	if apiequality.Semantic.DeepEqual(a["spec"], b["spec"]) {
 		return true
 	}
-	va, errA := partsOf(t.version, t.kind, a)
-	vb, errB := partsOf(t.version, t.kind, b)
+	va, errA := partsOf(t.version, t.kind, a, false)
+	vb, errB := partsOf(t.version, t.kind, b, false)
 	return errA == nil && errB == nil && apiequality.Semantic.DeepEqual(va.spec, vb.spec)
 }
 

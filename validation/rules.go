@@ -17,7 +17,7 @@ import (
 )
 
 // versionRules are one version's rules on its typed claims and templates
-// (the pointers newObject returns): classic.Rules for v1alpha1 and
+// (the pointers decodeObject decodes into): classic.Rules for v1alpha1 and
 // v1alpha2, v1alpha3Rules for v1alpha3.
 type versionRules interface {
 	SetDefaults(obj any)
@@ -37,28 +37,24 @@ var rulesFor = map[string]versionRules{
 	api.V1alpha3: v1alpha3Rules{},
 }
 
-// newObject returns a new typed claim or template of version.
-func newObject(version, kind string) any {
-	claim := kind == api.KindClaim
-	switch {
-	case version == api.V1alpha1 && claim:
-		return &apiv1.ResourceClaim{}
-	case version == api.V1alpha1:
-		return &apiv1.ResourceClaimTemplate{}
-	case version == api.V1alpha2 && claim:
-		return &apiv2.ResourceClaim{}
-	case version == api.V1alpha2:
-		return &apiv2.ResourceClaimTemplate{}
-	case claim:
-		return &apiv3.ResourceClaim{}
-	}
-	return &apiv3.ResourceClaimTemplate{}
-}
-
 // decodeObject decodes obj into version's type of kind and defaults it.
 // With strict, fields the type lacks are returned as findings.
 func decodeObject(version, kind string, obj map[string]interface{}, strict bool) (any, field.ErrorList, error) {
-	typed := newObject(version, kind)
+	var typed any
+	switch claim := kind == api.KindClaim; {
+	case version == api.V1alpha1 && claim:
+		typed = &apiv1.ResourceClaim{}
+	case version == api.V1alpha1:
+		typed = &apiv1.ResourceClaimTemplate{}
+	case version == api.V1alpha2 && claim:
+		typed = &apiv2.ResourceClaim{}
+	case version == api.V1alpha2:
+		typed = &apiv2.ResourceClaimTemplate{}
+	case claim:
+		typed = &apiv3.ResourceClaim{}
+	default:
+		typed = &apiv3.ResourceClaimTemplate{}
+	}
 	unknown, err := decode(obj, typed, strict)
 	if err != nil {
 		return nil, nil, err
@@ -142,8 +138,21 @@ type comparedParts struct {
 }
 
 // partsOf decodes obj, a claim or template of version, leniently and
-// returns its compared parts.
-func partsOf(version, kind string, obj map[string]interface{}) (comparedParts, error) {
+// returns its compared parts; statusOnly (a status write) decodes only
+// metadata.deletionTimestamp and the status.
+func partsOf(version, kind string, obj map[string]interface{}, statusOnly bool) (comparedParts, error) {
+	if statusOnly {
+		reduced := map[string]interface{}{"apiVersion": obj["apiVersion"], "kind": obj["kind"]}
+		if meta, ok := obj["metadata"].(map[string]interface{}); ok {
+			if ts, ok := meta["deletionTimestamp"]; ok {
+				reduced["metadata"] = map[string]interface{}{"deletionTimestamp": ts}
+			}
+		}
+		if status, ok := obj["status"]; ok {
+			reduced["status"] = status
+		}
+		obj = reduced
+	}
 	p := comparedParts{rawStatus: obj["status"]}
 	typed, _, err := decodeObject(version, kind, obj, false)
 	if err != nil {

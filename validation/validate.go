@@ -5,14 +5,89 @@ import (
 	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/validation/classic"
 	"github.com/claimbridge/claimbridge/validation/common"
-
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 )
+
+// Operation is the kind of write being validated.
+type Operation string
+
+// The operations Validate understands.
+const (
+	Create Operation = "CREATE"
+	Update Operation = "UPDATE"
+)
+
+// Request is one write to validate.
+type Request struct {
+	// Operation is Create or Update.
+	Operation Operation
+	// SubResource is "" for the main resource or "status".
+	SubResource string
+	// Object is the new object as a JSON tree: what encoding/json decodes
+	// into an interface{} (numbers may be json.Number, int64 or float64);
+	// other Go types are refused as malformed. conversion.ToTree turns a
+	// typed object into one, setting apiVersion and kind (ExampleValidate).
+	Object map[string]interface{}
+	// OldObject is the stored object, required for Update. When its version
+	// differs from Object's, it is converted to Object's version first.
+	OldObject map[string]interface{}
+	// MaxViewDepth, if positive, is how deep (arrays and objects) the
+	// object may nest once converted to any version: the conversion webhook
+	// returns no deeper object. A create or main update whose restore
+	// annotations make it deeper is refused. 0: no limit.
+	MaxViewDepth int
+}
+
+// Response is the verdict on one Request.
+type Response struct {
+	// GroupKind is the group and kind of Object.
+	GroupKind schema.GroupKind
+	// Name is Object's metadata.name.
+	Name string
+	// Errors are the findings, with paths in the version the client sent.
+	// Empty means the write is valid.
+	Errors field.ErrorList
+	// Warnings are admission warnings: accepted, but worth a look.
+	Warnings []string
+}
+
+// objectType is what apiVersion and kind of an object say.
+type objectType struct {
+	group, version, kind string
+}
+
+func parseObjectType(obj map[string]interface{}) (objectType, error) {
+	if obj == nil {
+		return objectType{}, fmt.Errorf("no object")
+	}
+	apiVersion, group, version, kind, found := api.TypeOf(obj)
+	if !found || apiVersion == "" {
+		return objectType{}, fmt.Errorf("apiVersion %q is not <group>/<version>", apiVersion)
+	}
+	if !api.IsGroup(group) {
+		return objectType{}, fmt.Errorf("unsupported group %q: want %s or %s", group, api.Group, api.UpstreamGroup)
+	}
+	if !api.IsServed(version) {
+		return objectType{}, fmt.Errorf("unsupported version %q: want one of %s", version, strings.Join(api.ServedVersions, ", "))
+	}
+	if !api.IsKind(kind) {
+		return objectType{}, fmt.Errorf("unsupported kind %q: want %s or %s", kind, api.KindClaim, api.KindTemplate)
+	}
+	return objectType{group: group, version: version, kind: kind}, nil
+}
+
+// IsSupported reports whether obj is a kind Validate handles (any supported
+// group, version and kind), so that callers can skip other objects.
+func IsSupported(obj map[string]interface{}) bool {
+	_, err := parseObjectType(obj)
+	return err == nil
+}
 
 // Validate decodes req.Object by apiVersion and kind, emulates the CRD's
 // registry strategy, applies upstream defaulting and runs the version's
@@ -137,6 +212,92 @@ func sameConversionInput(newObj, oldObj map[string]interface{}) bool {
 	return newSet == oldSet && newIsMap == oldIsMap && newHas == oldHas && api.DeepEqualJSON(newMeta["annotations"], oldMeta["annotations"])
 }
 
+// The prepareFor functions do to the JSON trees what the CRD's registry
+// strategy does to a write before admission, so that offline validation sees
+// what the webhook would. Results share the arguments' subtrees, unmodified.
+
+// prepareForCreate drops the status of a new claim: create cannot set it.
+func prepareForCreate(obj map[string]interface{}, kind string) map[string]interface{} {
+	out := shallowCopy(obj)
+	if kind == api.KindClaim {
+		delete(out, "status")
+	}
+	return out
+}
+
+// prepareForUpdate keeps the old status on an update of the main resource:
+// status changes sent there are discarded.
+func prepareForUpdate(obj, old map[string]interface{}, kind string) map[string]interface{} {
+	out := shallowCopy(obj)
+	if kind != api.KindClaim {
+		return out
+	}
+	if status, ok := old["status"]; ok {
+		out["status"] = status
+	} else {
+		delete(out, "status")
+	}
+	return out
+}
+
+// prepareForStatusUpdate takes only the status and managedFields from a
+// status update; everything else stays as stored.
+func prepareForStatusUpdate(obj, old map[string]interface{}) map[string]interface{} {
+	out := shallowCopy(old)
+	if status, ok := obj["status"]; ok {
+		out["status"] = status
+	} else {
+		delete(out, "status")
+	}
+	newMeta, _ := obj["metadata"].(map[string]interface{})
+	oldMeta, _ := out["metadata"].(map[string]interface{})
+	outMeta := shallowCopy(oldMeta) // a new map: managedFields is set below
+	out["metadata"] = outMeta
+	if mf, ok := newMeta["managedFields"]; ok {
+		outMeta["managedFields"] = mf
+	} else {
+		delete(outMeta, "managedFields")
+	}
+	return out
+}
+
+// shallowCopy copies the top level of obj (nil gives an empty map).
+func shallowCopy(obj map[string]interface{}) map[string]interface{} {
+	out := make(map[string]interface{}, len(obj)+1)
+	for k, v := range obj {
+		out[k] = v
+	}
+	return out
+}
+
+// GeneratedNameSuffix stands for the five random characters the apiserver
+// appends to a generateName; any five of its alphabet give the same errors.
+const GeneratedNameSuffix = "xxxxx"
+
+// WithGeneratedName returns obj with the name the apiserver would give it
+// before validating a create (generateName cut to 58 bytes, then
+// GeneratedNameSuffix) when it has a generateName and no name, else obj
+// itself. Offline validation needs it: the webhook always sees a name.
+func WithGeneratedName(obj map[string]interface{}) map[string]interface{} {
+	meta, ok := obj["metadata"].(map[string]interface{})
+	if !ok {
+		return obj
+	}
+	base, _ := meta["generateName"].(string)
+	if name, set := meta["name"]; base == "" || set && name != nil && name != "" {
+		return obj
+	}
+	const maxGeneratedNameLength = 63 - len(GeneratedNameSuffix)
+	if len(base) > maxGeneratedNameLength {
+		base = base[:maxGeneratedNameLength]
+	}
+	m := shallowCopy(meta)
+	m["name"] = base + GeneratedNameSuffix
+	out := shallowCopy(obj)
+	out["metadata"] = m
+	return out
+}
+
 // withoutAllocationImmutable drops the status.allocation immutability
 // finding, which 1.26 did not have. The CRD keeps it for its v1alpha1, whose
 // allocation the other versions show (docs/validation.md).
@@ -218,7 +379,11 @@ func lossesInStorage(obj map[string]interface{}, subResource string) ([]string, 
 	_, written, _, _ := conversion.Identify(obj)
 	var out []string
 	for _, w := range ws {
-		if statusLoss(w.Path) == (subResource == "status") {
+		// A status write causes the losses of status fields and of
+		// built-in finalizers, whose meaning depends on the allocation it
+		// sets (a main write cannot set it).
+		statusLoss := strings.HasPrefix(w.Path, "status.") || strings.HasPrefix(w.Path, "metadata.finalizers[")
+		if statusLoss == (subResource == "status") {
 			text := w.Path + ": " + w.Message
 			if w.From != written {
 				// The path is in the version of a later step.
@@ -228,13 +393,6 @@ func lossesInStorage(obj map[string]interface{}, subResource string) ([]string, 
 		}
 	}
 	return out, nil
-}
-
-// statusLoss reports whether a loss at path is one a status write causes:
-// a status field, or a built-in finalizer, whose meaning depends on the
-// allocation the status write sets (a main write cannot set it).
-func statusLoss(path string) bool {
-	return strings.HasPrefix(path, "status.") || strings.HasPrefix(path, "metadata.finalizers[")
 }
 
 // UnknownFields returns the fields of obj, a claim or template of
