@@ -79,8 +79,10 @@ func otherVersionUpdateErrors(t objectType, newObj, oldObj map[string]interface{
 // otherVersionStatusErrors checks a status write as every other version
 // sees it: a set allocation must be unchanged as stored, and the
 // reservedFor, deletion, deallocation and shareable rules hold in every
-// version. Findings already reported are not repeated.
-func otherVersionStatusErrors(t objectType, newObj, oldObj map[string]interface{}, reported field.ErrorList) field.ErrorList {
+// version. Findings already reported are not repeated. With sameInput
+// (sameConversionInput) the write cannot change how any version reads the
+// object, so a version that cannot show it is no finding.
+func otherVersionStatusErrors(t objectType, newObj, oldObj map[string]interface{}, reported field.ErrorList, sameInput bool) field.ErrorList {
 	var allErrs field.ErrorList
 	add := func(errs ...*field.Error) { allErrs = addNew(allErrs, reported, errs...) }
 	statusPath := field.NewPath("status")
@@ -88,6 +90,9 @@ func otherVersionStatusErrors(t objectType, newObj, oldObj map[string]interface{
 	for _, version := range api.ServedVersions {
 		pair, ok := views[version]
 		if !ok {
+			continue
+		}
+		if pair.err != nil && sameInput {
 			continue
 		}
 		if pair.err != nil {

@@ -2,6 +2,7 @@ package validation
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -186,22 +187,39 @@ func validateStatusUpdate(t objectType, obj, old map[string]interface{}) (field.
 		return errs, warnings, nil
 	}
 	errs = withoutUnchangedAllocationErrors(errs, obj, old)
-	errs = append(errs, otherVersionStatusErrors(t, obj, old, errs)...)
-	if len(errs) == 0 {
+	// A write of only reservedFor and deallocationRequested, which every
+	// version holds alike, converts as the stored object does.
+	sameInput := sameConversionInput(obj, old, "reservedFor", "deallocationRequested")
+	errs = append(errs, otherVersionStatusErrors(t, obj, old, errs, sameInput)...)
+	if len(errs) == 0 && !sameInput {
 		warnings = append(warnings, storageWarnings(t, "status", obj, old, warnings)...)
 	}
 	return errs, warnings, nil
 }
 
-// sameConversionInput reports whether a main update leaves what conversion
-// reads (apiVersion, kind, spec, status and the annotations, absent and
-// null told apart) as it was: the update then looks like the old object in
-// every version, whatever the other versions could not decode of it.
-func sameConversionInput(newObj, oldObj map[string]interface{}) bool {
-	for _, k := range []string{"apiVersion", "kind", "spec", "status"} {
+// sameConversionInput reports whether an update leaves what conversion
+// reads (apiVersion, kind, spec, the annotations, absent and null told
+// apart, and the status but for the keys in except) as it was: the update
+// then converts as the old object does in every version.
+func sameConversionInput(newObj, oldObj map[string]interface{}, except ...string) bool {
+	for _, k := range []string{"apiVersion", "kind", "spec"} {
 		if !api.DeepEqualJSON(newObj[k], oldObj[k]) {
 			return false
 		}
+	}
+	newStatus, newIsMap := newObj["status"].(map[string]interface{})
+	oldStatus, oldIsMap := oldObj["status"].(map[string]interface{})
+	if newIsMap && oldIsMap {
+		newStatus, oldStatus = maps.Clone(newStatus), maps.Clone(oldStatus)
+		for _, k := range except {
+			delete(newStatus, k)
+			delete(oldStatus, k)
+		}
+		if !api.DeepEqualJSON(newStatus, oldStatus) {
+			return false
+		}
+	} else if !api.DeepEqualJSON(newObj["status"], oldObj["status"]) {
+		return false
 	}
 	newMeta, newIsMap := newObj["metadata"].(map[string]interface{})
 	oldMeta, oldIsMap := oldObj["metadata"].(map[string]interface{})
