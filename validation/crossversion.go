@@ -27,12 +27,8 @@ func otherVersionUpdateErrors(t objectType, newObj, oldObj map[string]interface{
 	annotationsPath := field.NewPath("metadata", "annotations")
 	hint := restoreAnnotationsHint(newObj, oldObj)
 	statusChanged := false // in some view
-	views := convertToOtherVersions(t, false, newObj, oldObj)
-	for _, version := range api.ServedVersions {
-		pair, ok := views[version]
-		if !ok {
-			continue
-		}
+	for _, pair := range convertToOtherVersions(t, false, newObj, oldObj) {
+		version := pair.version
 		if pair.err != nil {
 			e, internal := viewError(newObj, oldObj, version, pair.err, annotationsPath)
 			if internal {
@@ -86,12 +82,8 @@ func otherVersionStatusErrors(t objectType, newObj, oldObj map[string]interface{
 	var allErrs field.ErrorList
 	add := func(errs ...*field.Error) { allErrs = addNew(allErrs, reported, errs...) }
 	statusPath := field.NewPath("status")
-	views := convertToOtherVersions(t, true, newObj, oldObj)
-	for _, version := range api.ServedVersions {
-		pair, ok := views[version]
-		if !ok {
-			continue
-		}
+	for _, pair := range convertToOtherVersions(t, true, newObj, oldObj) {
+		version := pair.version
 		if pair.err != nil && sameInput {
 			continue
 		}
@@ -291,6 +283,7 @@ func addedUnknownFields(kind, version string, pair convertedPair) field.ErrorLis
 
 // convertedPair is the new and the old object converted to one version.
 type convertedPair struct {
+	version            string
 	newParts, oldParts comparedParts
 	// err is why the objects cannot be converted to the version.
 	err error
@@ -300,16 +293,16 @@ type convertedPair struct {
 	newObj, oldObj map[string]interface{}
 }
 
-// convertToOtherVersions returns, keyed by version, the pairs of every
-// served version other than t.version. statusOnly (a status write) decodes
-// only metadata.deletionTimestamp and the status of the converted objects.
-func convertToOtherVersions(t objectType, statusOnly bool, newObj, oldObj map[string]interface{}) map[string]convertedPair {
-	out := make(map[string]convertedPair, len(api.ServedVersions)-1)
+// convertToOtherVersions returns the pairs of every served version other
+// than t.version, oldest first. statusOnly (a status write) decodes only
+// metadata.deletionTimestamp and the status of the converted objects.
+func convertToOtherVersions(t objectType, statusOnly bool, newObj, oldObj map[string]interface{}) []convertedPair {
+	var out []convertedPair
 	for _, version := range api.ServedVersions {
 		if version == t.version {
 			continue
 		}
-		var pair convertedPair
+		pair := convertedPair{version: version}
 		if pair.newObj, pair.err = conversion.Convert(newObj, version); pair.err == nil {
 			pair.oldObj, pair.err = conversion.Convert(oldObj, version)
 		}
@@ -324,7 +317,7 @@ func convertToOtherVersions(t objectType, statusOnly bool, newObj, oldObj map[st
 		if statusOnly && version != api.StorageVersion {
 			pair.newObj, pair.oldObj = nil, nil
 		}
-		out[version] = pair
+		out = append(out, pair)
 	}
 	return out
 }

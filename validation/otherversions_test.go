@@ -53,7 +53,10 @@ func TestViewChainConversionError(t *testing.T) {
 	if direct == nil {
 		t.Fatal("the claim was expected not to fit v1alpha1; the test no longer tests what it says")
 	}
-	got := convertToOtherVersions(objectType{group: api.Group, version: "v1alpha3", kind: api.KindClaim}, false, v3, v3)
+	got := map[string]convertedPair{}
+	for _, pair := range convertToOtherVersions(objectType{group: api.Group, version: "v1alpha3", kind: api.KindClaim}, false, v3, v3) {
+		got[pair.version] = pair
+	}
 	if got["v1alpha2"].err != nil {
 		t.Errorf("v1alpha2: %v", got["v1alpha2"].err)
 	}
