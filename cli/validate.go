@@ -11,6 +11,7 @@ import (
 
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
+	"github.com/claimbridge/claimbridge/defaulting"
 	"github.com/claimbridge/claimbridge/gacheck"
 	"github.com/claimbridge/claimbridge/manifest"
 	"github.com/claimbridge/claimbridge/migrate"
@@ -271,7 +272,7 @@ func (o *validateOptions) check(doc manifest.Document, pairs *oldPairs) report.V
 				req.OldObject = converted
 			}
 		}
-		req.Object, kept = validation.KeepStoredStatusRestoreData(req.Object, req.OldObject, version)
+		req.Object, kept = defaulting.KeepStoredStatusRestoreData(req.Object, req.OldObject, version)
 	}
 	resp, err := validation.Validate(req)
 	if err != nil {

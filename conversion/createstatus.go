@@ -4,7 +4,25 @@ import (
 	"bytes"
 	"maps"
 	"slices"
+
+	"github.com/claimbridge/claimbridge/api"
 )
+
+// StoredRestoreVersions returns the versions whose restore annotations stay
+// on an object written in version once converted to the storage version.
+func StoredRestoreVersions(version string) []string {
+	from, to := slices.Index(api.ServedVersions, version), slices.Index(api.ServedVersions, api.StorageVersion)
+	if from > to {
+		from, to = to, from
+	}
+	var out []string
+	for i, v := range api.ServedVersions {
+		if i < from || i > to {
+			out = append(out, v)
+		}
+	}
+	return out
+}
 
 // WithStoredStatusRestoreData returns newObj's annotations with the status
 // data of its restore annotations of versions replaced by that of oldObj,

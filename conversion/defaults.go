@@ -2,23 +2,137 @@ package conversion
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"strconv"
+	"strings"
 
-	"github.com/claimbridge/claimbridge/defaulting"
+	"github.com/claimbridge/claimbridge/api/v1alpha1"
+	"github.com/claimbridge/claimbridge/api/v1alpha3"
 )
 
-// A step writes the defaults its target release's consumers need, as that
-// release's defaulting would: a v1alpha3 request gets allocationMode
-// ExactCount and count 1 (a 1.31 scheduler reads an empty mode as
-// unsupported, and no count as zero devices), and a v1alpha1/v1alpha2 spec
+// The defaults each release gives a claim or template before it stores it,
+// as upstream's SetDefaults functions give them: a v1alpha1/v1alpha2 spec
 // gets allocationMode WaitForFirstConsumer (1.26–1.30 schedulers refuse an
-// empty mode, and the CRD defaults it on every write). The restore
+// empty mode), and a v1alpha3 request gets allocationMode ExactCount and,
+// when ExactCount, count 1 (a 1.31 scheduler reads an empty mode as
+// unsupported, and no count as zero devices). A CRD schema defaults only
+// unconditionally, so the /default webhook patches them in (DefaultsPatch),
+// and a conversion step writes them for its target release; the restore
 // annotation removes them again on the way back.
 const (
-	exactCount           = defaulting.ExactCount
-	waitForFirstConsumer = defaulting.WaitForFirstConsumer
+	exactCount           = string(v1alpha3.DeviceAllocationModeExactCount)
+	waitForFirstConsumer = string(v1alpha1.AllocationModeWaitForFirstConsumer)
 )
+
+// PatchOperation is one RFC 6902 "add" (which replaces a member already
+// there) or "remove".
+type PatchOperation struct {
+	Op    string      `json:"op"`
+	Path  string      `json:"path"`
+	Value interface{} `json:"value,omitempty"`
+}
+
+// DefaultsPatch returns the "add" operations that default obj, a claim or
+// template of version (kind is KindClaim or KindTemplate), in the order of
+// its fields; none when it is defaulted already. A spec, devices, request
+// list or request that is absent or of the wrong JSON type is left alone:
+// validation reports what is wrong with it.
+func DefaultsPatch(obj map[string]interface{}, version, kind string) []PatchOperation {
+	spec, _ := obj["spec"].(map[string]interface{})
+	path := "/spec"
+	if kind == KindTemplate {
+		spec, _ = spec["spec"].(map[string]interface{})
+		path = "/spec/spec"
+	}
+	if spec == nil {
+		return nil
+	}
+	switch version {
+	case V1alpha1, V1alpha2:
+		if unset(spec["allocationMode"]) {
+			return []PatchOperation{{Op: "add", Path: path + "/allocationMode", Value: waitForFirstConsumer}}
+		}
+	case V1alpha3:
+		devices, _ := spec["devices"].(map[string]interface{})
+		requests, _ := devices["requests"].([]interface{})
+		var ops []PatchOperation
+		for i, r := range requests {
+			request, _ := r.(map[string]interface{})
+			if request == nil {
+				continue
+			}
+			at := path + "/devices/requests/" + strconv.Itoa(i)
+			mode := request["allocationMode"]
+			if unset(mode) {
+				ops = append(ops, PatchOperation{Op: "add", Path: at + "/allocationMode", Value: exactCount})
+				mode = exactCount
+			}
+			if mode == exactCount && isZero(request["count"]) {
+				ops = append(ops, PatchOperation{Op: "add", Path: at + "/count", Value: int64(1)})
+			}
+		}
+		return ops
+	}
+	return nil
+}
+
+// ApplyPatch applies ops, as DefaultsPatch returns them, to obj in place:
+// each adds (or replaces) a member of an object that exists. It refuses an
+// operation it cannot apply, naming its path, and then leaves obj partly
+// patched.
+func ApplyPatch(obj map[string]interface{}, ops []PatchOperation) error {
+	for _, op := range ops {
+		tokens := strings.Split(strings.TrimPrefix(op.Path, "/"), "/")
+		var parent interface{} = obj
+		for _, tok := range tokens[:len(tokens)-1] {
+			switch p := parent.(type) {
+			case map[string]interface{}:
+				parent = p[tok]
+			case []interface{}:
+				i, err := strconv.Atoi(tok)
+				if err != nil || i < 0 || i >= len(p) {
+					return fmt.Errorf("%s: no element %s", op.Path, tok)
+				}
+				parent = p[i]
+			default:
+				return fmt.Errorf("%s: no object or list at %s", op.Path, tok)
+			}
+		}
+		m, ok := parent.(map[string]interface{})
+		if op.Op != "add" || !ok {
+			return fmt.Errorf("%s: cannot %s there", op.Path, op.Op)
+		}
+		m[tokens[len(tokens)-1]] = op.Value
+	}
+	return nil
+}
+
+// unset reports whether a string field is absent, null or "" (Go's zero
+// value, which upstream's defaulting replaces).
+func unset(v interface{}) bool {
+	s, isString := v.(string)
+	return v == nil || isString && s == ""
+}
+
+// isZero reports whether v, a decoded count, is absent or the number 0 in
+// any form the decoders give.
+func isZero(v interface{}) bool {
+	switch n := v.(type) {
+	case nil:
+		return true
+	case json.Number:
+		f, err := n.Float64()
+		return err == nil && f == 0
+	case float64:
+		return n == 0
+	case int64:
+		return n == 0
+	case int:
+		return n == 0
+	}
+	return false
+}
 
 // one is the JSON number 1 as conversion decodes numbers.
 var one = json.Number("1")
@@ -111,13 +225,13 @@ func withStepDefaults(name string, section interface{}, kind, from, to string) i
 }
 
 // withUpstreamDefaults returns the section defaulted as version's release
-// defaults what it stores (package defaulting). section is not modified.
+// defaults what it stores (DefaultsPatch). section is not modified.
 func withUpstreamDefaults(name string, section interface{}, kind, version string) interface{} {
 	if name != "spec" || isNull(section) {
 		return section
 	}
 	obj := map[string]interface{}{"spec": section}
-	ops := defaulting.Patch(obj, version, kind)
+	ops := DefaultsPatch(obj, version, kind)
 	if len(ops) == 0 {
 		return section
 	}
@@ -127,7 +241,7 @@ func withUpstreamDefaults(name string, section interface{}, kind, version string
 		}
 	}
 	obj["spec"] = deepCopy(section)
-	if err := defaulting.Apply(obj, ops); err != nil {
+	if err := ApplyPatch(obj, ops); err != nil {
 		return section // cannot happen: the operations are of this object
 	}
 	return obj["spec"]

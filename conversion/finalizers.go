@@ -1,11 +1,20 @@
 package conversion
 
-import "fmt"
+import (
+	"fmt"
 
-// BuiltinFinalizer130 is the finalizer a 1.27–1.30 scheduler adds to a claim
-// it allocates from structured parameters. 1.31 renamed it to
-// DeleteProtectionFinalizer.
-const BuiltinFinalizer130 = "dra.k8s.io/delete-protection"
+	"github.com/claimbridge/claimbridge/api/v1alpha2"
+	"github.com/claimbridge/claimbridge/api/v1alpha3"
+)
+
+// The built-in finalizers: a 1.27–1.30 scheduler adds BuiltinFinalizer130
+// to a claim it allocates from structured parameters, and 1.31 renamed it
+// to DeleteProtectionFinalizer, which the built-in resourceclaim controller
+// deallocates by.
+const (
+	BuiltinFinalizer130       = v1alpha2.Finalizer
+	DeleteProtectionFinalizer = v1alpha3.Finalizer
+)
 
 // The 1.30 and 1.31 scheduler and resourceclaim controller tell their own
 // structured allocations from a control-plane driver's by their release's

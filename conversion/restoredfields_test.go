@@ -52,38 +52,6 @@ func TestRestoredSpecFields(t *testing.T) {
 	}
 }
 
-// TestRestoreStatusPaths: the paths of a restore annotation's status
-// operations, removals included, in the annotation's order; an annotation
-// without status data, of another version or that does not decode holds
-// none.
-func TestRestoreStatusPaths(t *testing.T) {
-	tests := []struct {
-		name  string
-		value string
-		want  []string
-	}{
-		{"add-replace-remove", `{"spec":{"base":"b","patch":[{"op":"add","path":"/spec/controller","value":"d"}]},` +
-			`"status":{"base":"s","patch":[` +
-			`{"op":"add","path":"/status/allocation/controller","value":"d"},` +
-			`{"op":"replace","path":"/status/allocation/devices/results/0/device","value":"x"},` +
-			`{"op":"remove","path":"/status/deallocationRequested"}]}}`,
-			[]string{"/status/allocation/controller", "/status/allocation/devices/results/0/device", "/status/deallocationRequested"}},
-		{"spec-only", `{"spec":{"base":"b","patch":[{"op":"add","path":"/spec/controller","value":"d"}]}}`, nil},
-		{"not-json", `{`, nil},
-		{"decodes-in-part", `{"spec":5,"status":{"base":"s","patch":[{"op":"add","path":"/status/x","value":1}]}}`, nil},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if d := cmp.Diff(tt.want, RestoreStatusPaths(withAnnotation(tt.value), V1alpha3)); d != "" {
-				t.Errorf("(-want +got):\n%s", d)
-			}
-		})
-	}
-	if got := RestoreStatusPaths(withAnnotation(`{"status":{"base":"s","patch":[{"op":"add","path":"/status/x","value":1}]}}`), V1alpha2); got != nil {
-		t.Errorf("paths of another version's annotation: %v", got)
-	}
-}
-
 // TestFieldPathKeys: fieldPath writes a key as .key when it is an
 // identifier (letters a-z and A-Z, digits 0-9 and _, not starting with a
 // digit) and as [key] otherwise, an empty key included.

@@ -5,22 +5,6 @@ import (
 	"strings"
 )
 
-// RestoreStatusPaths returns the paths of the status operations in obj's
-// restore annotation of version, whether or not their fingerprint still
-// matches. Validation uses it to tell whether a conversion can change what a
-// status check reads.
-func RestoreStatusPaths(obj map[string]interface{}, version string) []string {
-	r := decodeRestore(obj, version)
-	if r == nil || r.Status == nil {
-		return nil
-	}
-	paths := make([]string, len(r.Status.Patch))
-	for i, op := range r.Status.Patch {
-		paths[i] = op.Path
-	}
-	return paths
-}
-
 // RestoredSpecFields returns the field paths of version, in order, that
 // obj's restore annotation of version adds or replaces in the spec (such as
 // spec.devices.requests[0].count). migrate reports them as lost when it

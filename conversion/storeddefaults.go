@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/claimbridge/claimbridge/api"
-	"github.com/claimbridge/claimbridge/defaulting"
 )
 
 // StoredDefaultsAnnotations returns the annotations that obj, a v1alpha1 or
@@ -27,11 +26,11 @@ func StoredDefaultsAnnotations(obj map[string]interface{}) (annotations interfac
 	if err != nil {
 		return nil, false, false, err
 	}
-	ops := defaulting.Patch(stored, V1alpha3, kind)
+	ops := DefaultsPatch(stored, V1alpha3, kind)
 	if len(ops) == 0 {
 		return nil, false, false, nil
 	}
-	if err := defaulting.Apply(stored, ops); err != nil {
+	if err := ApplyPatch(stored, ops); err != nil {
 		return nil, false, false, err
 	}
 	back, err := Convert(stored, version)

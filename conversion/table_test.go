@@ -1014,10 +1014,6 @@ func TestErrors(t *testing.T) {
 			if lerr == nil || lerr.Error() != err.Error() || ls != nil {
 				t.Errorf("Losses: %v, error %v; want nil, error %v", ls, lerr, err)
 			}
-			sout, serr := conversion.ConvertSections(tblDecode(t, c.in), c.to)
-			if serr == nil || serr.Error() != err.Error() || sout != nil {
-				t.Errorf("ConvertSections: %v, error %v; want nil, error %v", sout, serr, err)
-			}
 		})
 	}
 }
@@ -1105,9 +1101,9 @@ func TestAnnotationSizeLimit(t *testing.T) {
 		mustConvertTbl(t, in, conversion.V1alpha3)
 	})
 
-	// Losses and ConvertSections build no restore annotation, so the limit
-	// does not refuse them: they give what they give without the blob.
-	t.Run("losses and sections are not refused", func(t *testing.T) {
+	// Losses builds no restore annotation, so the limit does not refuse it:
+	// it gives what it gives without the blob.
+	t.Run("losses are not refused", func(t *testing.T) {
 		in := tblDecode(t, `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns","annotations":{}},
 			"spec":{"resourceClassName":"c","allocationMode":"Immediate","parametersRef":{"kind":"GpuClaimParameters","name":"p"}}}`)
 		_, wantWarnings, err := conversion.ConvertWithWarnings(in, conversion.V1alpha3)
@@ -1116,10 +1112,6 @@ func TestAnnotationSizeLimit(t *testing.T) {
 		}
 		if len(wantWarnings) == 0 {
 			t.Fatal("no warnings to compare")
-		}
-		wantSections, err := conversion.ConvertSections(in, conversion.V1alpha3)
-		if err != nil {
-			t.Fatal(err)
 		}
 		in["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})["example.com/blob"] = strings.Repeat("x", 262000)
 		if _, err := conversion.Convert(in, conversion.V1alpha3); err == nil {
@@ -1131,15 +1123,6 @@ func TestAnnotationSizeLimit(t *testing.T) {
 		}
 		if diff := cmp.Diff(wantWarnings, warnings); diff != "" {
 			t.Errorf("Losses (-want +got):\n%s", diff)
-		}
-		sections, err := conversion.ConvertSections(in, conversion.V1alpha3)
-		if err != nil {
-			t.Fatalf("ConvertSections: %v", err)
-		}
-		for _, name := range []string{"spec", "status"} {
-			if diff := cmp.Diff(wantSections[name], sections[name]); diff != "" {
-				t.Errorf("ConvertSections' %s (-want +got):\n%s", name, diff)
-			}
 		}
 	})
 

@@ -134,14 +134,3 @@ func (r *lossReport) at(path string) *lossReport {
 	}
 	return &lossReport{prefix: r.prefix + "." + path, losses: r.losses, share: r.share}
 }
-
-// ConvertSections is ConvertShared without the restore annotations of the
-// versions passed through: the result's spec and status are exactly
-// Convert's (each step applies the target's restore data, as Convert does),
-// its metadata.annotations may lack what Convert adds, and a conversion
-// whose restore annotations would exceed the size limit is not refused. For
-// callers that look at the sections only (validation's views). The result
-// shares values with obj; neither may be modified.
-func ConvertSections(obj map[string]interface{}, toVersion string) (map[string]interface{}, error) {
-	return convert(obj, toVersion, nil, true, true)
-}

@@ -11,10 +11,6 @@ const (
 	OpaqueParametersMaxLength      = 10 * 1024
 )
 
-// DeleteProtectionFinalizer is the finalizer of claims that the built-in
-// resourceclaim controller deallocates.
-const DeleteProtectionFinalizer = "resource.kubernetes.io/delete-protection"
-
 // The namespace labels that permit adminAccess: true.
 const (
 	AdminAccessLabel133 = "resource.k8s.io/admin-access"

@@ -1,137 +1,212 @@
-// Package defaulting applies, as JSON Patch operations, the defaults of the
-// release that served each version to a claim or template: what the /default
-// webhook answers.
-//
-// A CRD schema defaults only unconditionally: it cannot give a count of 1 to
-// ExactCount requests only. Without these defaults 1.31's allocator fails a
-// request without a mode and allocates nothing for ExactCount without a
-// count, and 1.26–1.30 schedulers fail a claim without a mode.
+// Package defaulting decides what the /default webhook does to a write of a
+// claim or template before it is stored: its release's defaults (package
+// conversion's DefaultsPatch), the status data its restore annotations keep,
+// the storage version's defaults in its restore annotations, and the
+// managedFields times of an apply that changes nothing. `claimbridge
+// validate` gives a write the same status data.
 package defaulting
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
-	"strconv"
-	"strings"
+	"maps"
+	"slices"
 
 	"github.com/claimbridge/claimbridge/api"
+	"github.com/claimbridge/claimbridge/conversion"
 )
 
-// Operation is one RFC 6902 "add" (which replaces a member already there)
-// or, from the webhook, "remove".
-type Operation struct {
-	Op    string      `json:"op"`
-	Path  string      `json:"path"`
-	Value interface{} `json:"value,omitempty"`
+// Patch returns the JSON Patch operations for obj, a create or update of a
+// claim or template of kind written in version, and the warnings to show.
+// oldObject returns the stored object of an update (nil for a create) and is
+// called only when needed. obj is not modified.
+func Patch(obj map[string]interface{}, oldObject func() (map[string]interface{}, error), version, kind string) ([]conversion.PatchOperation, []string, error) {
+	ops := conversion.DefaultsPatch(obj, version, kind)
+	var warnings []string
+	if kind == api.KindClaim && hasRestoreAnnotation(obj, conversion.StoredRestoreVersions(version)) {
+		old, err := oldObject()
+		if err != nil {
+			return nil, nil, err
+		}
+		var keep *conversion.PatchOperation
+		if keep, warnings = statusData(obj, old, version); keep != nil {
+			ops = append(ops, *keep)
+		}
+	}
+	// conversion.ApplyPatch takes only "add": statusData removes the annotations
+	// only when none is left, and storedDefaults needs one.
+	if op := storedDefaults(obj, ops); op != nil {
+		ops = append(ops, *op)
+	}
+	if len(ops) == 0 {
+		return nil, nil, nil
+	}
+	// Only an update that gets defaults can be one whose sole change is
+	// the managedFields times kube-apiserver set before admission.
+	old, err := oldObject()
+	if err != nil {
+		return nil, nil, err
+	}
+	if old != nil {
+		if kept := managedFields(obj, old, ops); kept != nil {
+			ops = append(ops, *kept)
+		}
+	}
+	return ops, warnings, nil
 }
 
-// The defaults.
-const (
-	// WaitForFirstConsumer is a v1alpha1/v1alpha2 claim's allocation mode
-	// unless set (SetDefaults_ResourceClaimSpec of 1.26–1.30).
-	WaitForFirstConsumer = "WaitForFirstConsumer"
-	// ExactCount is a v1alpha3 request's allocation mode unless set, and
-	// such a request asks for one device unless it says how many
-	// (SetDefaults_DeviceRequest of 1.31).
-	ExactCount = "ExactCount"
-)
-
-// Patch returns the operations that default obj, a claim or template of
-// version (kind is api.KindClaim or api.KindTemplate), in the order of its
-// fields; none when it is defaulted already. A spec, devices, request list
-// or request that is absent or of the wrong JSON type is left alone:
-// validation reports what is wrong with it.
-func Patch(obj map[string]interface{}, version, kind string) []Operation {
-	spec, _ := obj["spec"].(map[string]interface{})
-	path := "/spec"
-	if kind == api.KindTemplate {
-		spec, _ = spec["spec"].(map[string]interface{})
-		path = "/spec/spec"
+// statusData is the operation that gives obj the restore annotations
+// KeepStoredStatusRestoreData gives it, with its warnings; nil
+// when nothing changes.
+func statusData(obj, old map[string]interface{}, version string) (*conversion.PatchOperation, []string) {
+	out, warnings := KeepStoredStatusRestoreData(obj, old, version)
+	if len(warnings) == 0 {
+		return nil, nil
 	}
-	if spec == nil {
+	annotations, ok := out["metadata"].(map[string]interface{})["annotations"]
+	if !ok {
+		return &conversion.PatchOperation{Op: "remove", Path: "/metadata/annotations"}, warnings
+	}
+	return &conversion.PatchOperation{Op: "add", Path: "/metadata/annotations", Value: annotations}, warnings
+}
+
+// KeepStoredStatusRestoreData returns obj, a claim written through the main
+// resource in version, with the status data of its restore annotations made
+// old's (nil for a create), and a warning for each annotation changed: the
+// repair of a re-applied copy of an allocated claim. obj is not modified,
+// and returned itself when nothing changes.
+func KeepStoredStatusRestoreData(obj, old map[string]interface{}, version string) (map[string]interface{}, []string) {
+	annotations, remove, changed := conversion.WithStoredStatusRestoreData(obj, old, conversion.StoredRestoreVersions(version))
+	if len(changed) == 0 {
+		return obj, nil
+	}
+	what := "removed: a created claim starts without status"
+	if old != nil {
+		what = "kept as stored: status is written through the status subresource"
+	}
+	warnings := make([]string, 0, len(changed))
+	for _, key := range changed {
+		warnings = append(warnings, fmt.Sprintf("metadata.annotations[%s]: its status restore data was %s", key, what))
+	}
+	out := maps.Clone(obj)
+	meta := maps.Clone(out["metadata"].(map[string]interface{})) // changed: metadata holds annotations
+	if remove {
+		delete(meta, "annotations")
+	} else {
+		meta["annotations"] = annotations
+	}
+	out["metadata"] = meta
+	return out, warnings
+}
+
+// storedDefaults is the operation that gives obj, once ops are applied, the
+// restore annotations with the storage version's defaults: a view read before
+// the claim was defaulted records requests without mode or count, and written
+// back would store that again. nil when nothing changes.
+func storedDefaults(obj map[string]interface{}, ops []conversion.PatchOperation) *conversion.PatchOperation {
+	meta, _ := obj["metadata"].(map[string]interface{})
+	if ann, _ := meta["annotations"].(map[string]interface{}); ann[api.RestoreAnnotation(api.V1alpha3)] == nil {
+		return nil // the common case, without a copy
+	}
+	defaulted := api.DeepCopyJSON(obj)
+	if err := conversion.ApplyPatch(defaulted, ops); err != nil {
 		return nil
 	}
-	switch version {
-	case api.V1alpha1, api.V1alpha2:
-		if unset(spec["allocationMode"]) {
-			return []Operation{{Op: "add", Path: path + "/allocationMode", Value: WaitForFirstConsumer}}
-		}
-	case api.V1alpha3:
-		devices, _ := spec["devices"].(map[string]interface{})
-		requests, _ := devices["requests"].([]interface{})
-		var ops []Operation
-		for i, r := range requests {
-			request, _ := r.(map[string]interface{})
-			if request == nil {
-				continue
-			}
-			at := path + "/devices/requests/" + strconv.Itoa(i)
-			mode := request["allocationMode"]
-			if unset(mode) {
-				ops = append(ops, Operation{Op: "add", Path: at + "/allocationMode", Value: ExactCount})
-				mode = ExactCount
-			}
-			if mode == ExactCount && isZero(request["count"]) {
-				ops = append(ops, Operation{Op: "add", Path: at + "/count", Value: int64(1)})
-			}
-		}
-		return ops
+	annotations, present, changed, err := conversion.StoredDefaultsAnnotations(defaulted)
+	if err != nil || !changed {
+		return nil
 	}
-	return nil
-}
-
-// Apply applies ops, as Patch returns them, to obj in place: each adds (or
-// replaces) a member of an object that exists. It refuses an operation it
-// cannot apply, naming its path, and then leaves obj partly patched.
-func Apply(obj map[string]interface{}, ops []Operation) error {
-	for _, op := range ops {
-		tokens := strings.Split(strings.TrimPrefix(op.Path, "/"), "/")
-		var parent interface{} = obj
-		for _, tok := range tokens[:len(tokens)-1] {
-			switch p := parent.(type) {
-			case map[string]interface{}:
-				parent = p[tok]
-			case []interface{}:
-				i, err := strconv.Atoi(tok)
-				if err != nil || i < 0 || i >= len(p) {
-					return fmt.Errorf("%s: no element %s", op.Path, tok)
-				}
-				parent = p[i]
-			default:
-				return fmt.Errorf("%s: no object or list at %s", op.Path, tok)
-			}
-		}
-		m, ok := parent.(map[string]interface{})
-		if op.Op != "add" || !ok {
-			return fmt.Errorf("%s: cannot %s there", op.Path, op.Op)
-		}
-		m[tokens[len(tokens)-1]] = op.Value
+	if !present {
+		return &conversion.PatchOperation{Op: "remove", Path: "/metadata/annotations"}
 	}
-	return nil
+	return &conversion.PatchOperation{Op: "add", Path: "/metadata/annotations", Value: annotations}
 }
 
-// unset reports whether a string field is absent, null or "" (Go's zero
-// value, which upstream's defaulting replaces).
-func unset(v interface{}) bool {
-	s, isString := v.(string)
-	return v == nil || isString && s == ""
-}
-
-// isZero reports whether v, a decoded count, is absent or the number 0 in
-// any form the decoders give.
-func isZero(v interface{}) bool {
-	switch n := v.(type) {
-	case nil:
-		return true
-	case json.Number:
-		f, err := n.Float64()
-		return err == nil && f == 0
-	case float64:
-		return n == 0
-	case int64:
-		return n == 0
-	case int:
-		return n == 0
+func hasRestoreAnnotation(obj map[string]interface{}, versions []string) bool {
+	meta, _ := obj["metadata"].(map[string]interface{})
+	ann, _ := meta["annotations"].(map[string]interface{})
+	for _, v := range versions {
+		if _, ok := ann[api.RestoreAnnotation(v)]; ok {
+			return true
+		}
 	}
 	return false
+}
+
+// managedFields is the operation that gives an update old's managedFields
+// when obj with ops applied differs from old only in their times; nil
+// otherwise. An apply without the defaults replaces the atomic request list,
+// so kube-apiserver sets a new time, and reverts that time-only change only
+// while the entries keep their order. Without this, every unchanged apply
+// after another manager's would store a new resourceVersion.
+func managedFields(obj, old map[string]interface{}, ops []conversion.PatchOperation) *conversion.PatchOperation {
+	oldFields, newFields := fieldsOf(old), fieldsOf(obj)
+	if len(oldFields) == 0 || len(newFields) != len(oldFields) {
+		return nil
+	}
+	oldEntries, newEntries := entriesWithoutTime(oldFields), entriesWithoutTime(newFields)
+	if oldEntries == nil || !slices.Equal(oldEntries, newEntries) {
+		return nil
+	}
+	defaulted := api.DeepCopyJSON(obj)
+	if err := conversion.ApplyPatch(defaulted, ops); err != nil {
+		return nil // a removal: not what an unchanged apply needs
+	}
+	if !jsonEqual(withoutManagedFields(defaulted), withoutManagedFields(old)) || jsonEqual(newFields, oldFields) {
+		return nil
+	}
+	return &conversion.PatchOperation{Op: "add", Path: "/metadata/managedFields", Value: oldFields}
+}
+
+func fieldsOf(obj map[string]interface{}) []interface{} {
+	meta, _ := obj["metadata"].(map[string]interface{})
+	fields, _ := meta["managedFields"].([]interface{})
+	return fields
+}
+
+// entriesWithoutTime are the sorted encodings of the entries without their
+// time; nil if one is not an object.
+func entriesWithoutTime(fields []interface{}) []string {
+	out := make([]string, 0, len(fields))
+	for _, f := range fields {
+		entry, ok := f.(map[string]interface{})
+		if !ok {
+			return nil
+		}
+		out = append(out, string(encode(withoutKey(entry, "time"))))
+	}
+	slices.Sort(out)
+	return out
+}
+
+func withoutManagedFields(obj map[string]interface{}) map[string]interface{} {
+	out := withoutKey(obj, "")
+	if meta, ok := obj["metadata"].(map[string]interface{}); ok {
+		out["metadata"] = withoutKey(meta, "managedFields")
+	}
+	return out
+}
+
+// withoutKey is a shallow copy of m without key.
+func withoutKey(m map[string]interface{}, key string) map[string]interface{} {
+	out := make(map[string]interface{}, len(m))
+	for k, v := range m {
+		if k != key {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// jsonEqual compares encodings: numbers as written, so two spellings of
+// one number differ, which only costs the optimisation.
+func jsonEqual(a, b interface{}) bool {
+	ea, eb := encode(a), encode(b)
+	return ea != nil && bytes.Equal(ea, eb)
+}
+
+func encode(v interface{}) []byte {
+	data, _ := json.Marshal(v)
+	return data
 }

@@ -1,6 +1,7 @@
 package validation
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -24,7 +25,7 @@ func otherVersionCreateErrors(t objectType, newObj map[string]interface{}, maxDe
 			return nil
 		}
 		var allErrs field.ErrorList
-		for _, version := range versions {
+		for _, version := range api.ServedVersions {
 			if version == t.version {
 				continue
 			}
@@ -37,7 +38,7 @@ func otherVersionCreateErrors(t objectType, newObj map[string]interface{}, maxDe
 	path := field.NewPath("metadata", "annotations")
 	var allErrs field.ErrorList
 	gaveStatus := false
-	for _, version := range versions {
+	for _, version := range api.ServedVersions {
 		if version == t.version {
 			continue
 		}
@@ -69,7 +70,7 @@ func otherVersionCreateErrors(t objectType, newObj map[string]interface{}, maxDe
 			allErrs = append(allErrs, tooDeep(newObj, version, maxDepth))
 		}
 	}
-	if !gaveStatus && t.kind == KindResourceClaim {
+	if !gaveStatus && t.kind == api.KindClaim {
 		allErrs = append(allErrs, statusRestoreDataErrors(t, newObj, nil)...)
 	}
 	return allErrs
@@ -95,11 +96,11 @@ func createErrorsIn(kind, version string, obj map[string]interface{}) (errs fiel
 	if err != nil {
 		return nil, nil, err // names the object and both versions
 	}
-	result, err := rulesFor[version].run(kind, Create, "", prepareForCreate(converted, kind), nil)
+	errs, _, err = createRules(version, kind, prepareForCreate(converted, kind))
 	if err != nil {
 		return nil, converted, fmt.Errorf("validating the %s view: %w", version, err)
 	}
-	return result.errs, converted, nil
+	return errs, converted, nil
 }
 
 // withoutRestoreAnnotations returns a copy of obj without its restore
@@ -134,7 +135,7 @@ func fitsEveryVersion(obj map[string]interface{}) bool {
 	if room < 0 {
 		return false
 	}
-	spec, err := encodeTree(obj["spec"])
+	spec, err := json.Marshal(obj["spec"])
 	return err == nil && 2*len(spec) <= room
 }
 

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/validation/common"
 )
@@ -354,7 +355,7 @@ func TestFitsEveryVersionIsConservative(t *testing.T) {
 			if !fitsEveryVersion(o) {
 				t.Fatal("fitsEveryVersion is false at the boundary")
 			}
-			for _, v := range versions {
+			for _, v := range api.ServedVersions {
 				if _, err := conversion.Convert(o, v); err != nil {
 					t.Errorf("fitsEveryVersion said it fits, but: %v", err)
 				}

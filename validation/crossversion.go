@@ -1,6 +1,7 @@
 package validation
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -14,131 +15,154 @@ import (
 	"github.com/claimbridge/claimbridge/validation/common"
 )
 
-// StorageVersion is the version claimbridge stores; the other versions are
-// conversions of it.
-const StorageVersion = "v1alpha3"
-
-// otherVersionUpdateErrors checks an update as every other version sees it,
-// so that a rule protecting the stored object holds whichever version the
-// client speaks. On a main update the spec and status must look unchanged in
-// every version (the client could edit the restore annotations). On a status
-// update a set allocation must be unchanged as stored, and the reservedFor,
-// deletion, deallocation and shareable rules hold in every version.
-// Findings already reported are not repeated; maxDepth is Request.MaxViewDepth.
-func otherVersionUpdateErrors(t objectType, subResource string, deriveOld bool, newObj, oldObj map[string]interface{}, reported field.ErrorList, maxDepth int) field.ErrorList {
+// otherVersionUpdateErrors checks an update of the main resource as every
+// other version sees it, so that a rule protecting the stored object holds
+// whichever version the client speaks: the spec and status must look
+// unchanged in every version (the client could edit the restore
+// annotations). Findings already reported are not repeated; maxDepth is
+// Request.MaxViewDepth.
+func otherVersionUpdateErrors(t objectType, newObj, oldObj map[string]interface{}, reported field.ErrorList, maxDepth int) field.ErrorList {
 	var allErrs field.ErrorList
-	add := func(errs ...*field.Error) {
-		for _, e := range errs {
-			if !alreadyReported(e, reported) && !alreadyReported(e, allErrs) {
-				allErrs = append(allErrs, e)
-			}
-		}
-	}
+	add := func(errs ...*field.Error) { allErrs = addNew(allErrs, reported, errs...) }
 	annotationsPath := field.NewPath("metadata", "annotations")
-	statusPath := field.NewPath("status")
-	all := convertToOtherVersions(t, subResource == "status", deriveOld, newObj, oldObj)
-	statusChanged := false // in some view, on a main update
-	hint := ""
-	if subResource == "" {
-		hint = restoreAnnotationsHint(newObj, oldObj)
-	}
-	for _, version := range versions {
-		if version == t.version || all[version].coveredBy != "" {
+	hint := restoreAnnotationsHint(newObj, oldObj)
+	statusChanged := false // in some view
+	for _, pair := range convertToOtherVersions(t, false, newObj, oldObj) {
+		version := pair.version
+		if pair.err != nil {
+			e, internal := viewError(newObj, oldObj, version, pair.err, annotationsPath)
+			if internal {
+				return append(allErrs, e)
+			}
+			add(e)
 			continue
 		}
-		newParts, oldParts, err := all[version].newParts, all[version].oldParts, all[version].err
+		newParts, oldParts := pair.newParts, pair.oldParts
+		if maxDepth > 0 && api.HasRestoreAnnotation(newObj) && nestsDeeper(pair.newObj, maxDepth) && !nestsDeeper(pair.oldObj, maxDepth) {
+			add(tooDeep(newObj, version, maxDepth))
+		}
+		// Restore annotations may add fields the version does not have.
+		if api.HasRestoreAnnotation(newObj) {
+			add(addedUnknownFields(t.kind, version, pair)...)
+		}
+		// Only metadata can hide a change that X does not show.
+		if !apiequality.Semantic.DeepEqual(newParts.spec, oldParts.spec) && !reportedAt(field.ErrorTypeInvalid, "spec", reported) {
+			add(field.Invalid(annotationsPath, common.OmittedValue,
+				fmt.Sprintf("%s: the update changes the spec as seen through %s%s", common.FieldImmutableErrorMsg, version, hint)))
+		}
 		switch {
-		case err != nil && version == StorageVersion:
-			return append(allErrs, field.InternalError(annotationsPath, err))
-		case err != nil && newlyUnreadable(newObj, oldObj, version):
-			// The write makes the object unreadable through this version.
-			path := annotationsPath
-			if subResource == "status" {
-				path = statusPath
-			}
-			add(unreadable(path, version, err))
-			continue
-		case err != nil:
-			// Unreadable before the write too: nothing to protect here.
-			continue
-		}
-		if subResource == "" {
-			if maxDepth > 0 && api.HasRestoreAnnotation(newObj) && nestsDeeper(all[version].newObj, maxDepth) && !nestsDeeper(all[version].oldObj, maxDepth) {
-				add(tooDeep(newObj, version, maxDepth))
-			}
-			// Restore annotations may add fields the version does not have.
-			if api.HasRestoreAnnotation(newObj) {
-				add(addedUnknownFields(t.kind, version, all[version])...)
-			}
-			// Only metadata can hide a change that X does not show.
-			if !apiequality.Semantic.DeepEqual(newParts.spec, oldParts.spec) && !reportedAt(field.ErrorTypeInvalid, "spec", reported) {
+		case allocationChanged(newParts, oldParts):
+			statusChanged = true
+			if !reportedAt(field.ErrorTypeInvalid, "status.allocation", reported) {
 				add(field.Invalid(annotationsPath, common.OmittedValue,
-					fmt.Sprintf("%s: the update changes the spec as seen through %s%s", common.FieldImmutableErrorMsg, version, hint)))
+					fmt.Sprintf("%s: the update changes status.allocation as seen through %s%s", common.FieldImmutableErrorMsg, version, hint)))
 			}
-			switch {
-			case allocationChanged(newParts, oldParts):
-				statusChanged = true
-				if !reportedAt(field.ErrorTypeInvalid, "status.allocation", reported) {
-					add(field.Invalid(annotationsPath, common.OmittedValue,
-						fmt.Sprintf("%s: the update changes status.allocation as seen through %s%s", common.FieldImmutableErrorMsg, version, hint)))
-				}
-			case !apiequality.Semantic.DeepEqual(newParts.rawStatus, oldParts.rawStatus):
-				// The apiserver keeps the stored status on a main update,
-				// so only the restore annotations can change it here.
-				statusChanged = true
-				add(field.Forbidden(annotationsPath,
-					fmt.Sprintf("the update changes status as seen through %s: status is written through the status subresource%s", version, hint)))
-			}
-			continue
+		case !apiequality.Semantic.DeepEqual(newParts.rawStatus, oldParts.rawStatus):
+			// The apiserver keeps the stored status on a main update,
+			// so only the restore annotations can change it here.
+			statusChanged = true
+			add(field.Forbidden(annotationsPath,
+				fmt.Sprintf("the update changes status as seen through %s: status is written through the status subresource%s", version, hint)))
 		}
-		// On a status write only the stored allocation is compared: the
-		// older versions drop the old status's restore data by design.
-		if version == StorageVersion && allocationChanged(newParts, oldParts) && !reportedAt(field.ErrorTypeInvalid, "status.allocation", reported) {
-			add(field.Invalid(statusPath.Child("allocation"), common.OmittedValue,
-				fmt.Sprintf("%s: the update changes the allocation as seen through %s", common.FieldImmutableErrorMsg, version)))
-		}
-		if version == StorageVersion && newParts.allocation != nil && oldParts.allocation == nil && len(reported) == 0 {
-			add(storageStatusErrors(t.kind, all[version])...)
-		}
-		shareableRule := version != StorageVersion
-		deleted := newParts.meta.DeletionTimestamp != nil
-		reservationErrs := common.ValidateReservedForInvariants(newParts.status, oldParts.status, deleted, shareableRule, statusPath)
-		// Upstream checks shareable only while the claim is allocated;
-		// without an allocation its reservations are refused anyway.
-		if shareableRule && newParts.status.Allocated && oldParts.status.NotShareable && len(newParts.status.ReservedFor) > 1 {
-			reservationErrs = append(reservationErrs, field.Forbidden(statusPath.Child("reservedFor"), notShareableMsg))
-		}
-		if t.version == StorageVersion {
-			explainNotShareable(reservationErrs) // a v1alpha3 client sees no shareable field
-		}
-		add(reservationErrs...)
-		add(common.ValidateDeallocation(newParts.status, oldParts.status, statusPath)...)
 	}
-	if subResource == "" && !statusChanged && t.kind == KindResourceClaim {
+	if !statusChanged && t.kind == api.KindClaim {
 		// Status data that changes no view today may change one later.
 		add(statusRestoreDataErrors(t, newObj, oldObj)...)
 	}
 	return mergeAcrossVersions(allErrs)
 }
 
+// otherVersionStatusErrors checks a status write as every other version
+// sees it: a set allocation must be unchanged as stored, and the
+// reservedFor, deletion, deallocation and shareable rules hold in every
+// version. Findings already reported are not repeated. With sameInput
+// (sameConversionInput) the write cannot change how any version reads the
+// object, so a version that cannot show it is no finding.
+func otherVersionStatusErrors(t objectType, newObj, oldObj map[string]interface{}, reported field.ErrorList, sameInput bool) field.ErrorList {
+	var allErrs field.ErrorList
+	add := func(errs ...*field.Error) { allErrs = addNew(allErrs, reported, errs...) }
+	statusPath := field.NewPath("status")
+	for _, pair := range convertToOtherVersions(t, true, newObj, oldObj) {
+		version := pair.version
+		if pair.err != nil && sameInput {
+			continue
+		}
+		if pair.err != nil {
+			e, internal := viewError(newObj, oldObj, version, pair.err, statusPath)
+			if internal {
+				return append(allErrs, e)
+			}
+			add(e)
+			continue
+		}
+		newParts, oldParts := pair.newParts, pair.oldParts
+		stored := version == api.StorageVersion
+		// Only the stored allocation is compared: the older versions drop
+		// the old status's restore data by design.
+		if stored && allocationChanged(newParts, oldParts) && !reportedAt(field.ErrorTypeInvalid, "status.allocation", reported) {
+			add(field.Invalid(statusPath.Child("allocation"), common.OmittedValue,
+				fmt.Sprintf("%s: the update changes the allocation as seen through %s", common.FieldImmutableErrorMsg, version)))
+		}
+		if stored && newParts.allocation != nil && oldParts.allocation == nil && len(reported) == 0 {
+			add(storageStatusErrors(pair)...)
+		}
+		deleted := newParts.meta.DeletionTimestamp != nil
+		reservationErrs := common.ValidateReservedForInvariants(newParts.status, oldParts.status, deleted, !stored, statusPath)
+		// Upstream checks shareable only while the claim is allocated;
+		// without an allocation its reservations are refused anyway.
+		if !stored && newParts.status.Allocated && oldParts.status.NotShareable && len(newParts.status.ReservedFor) > 1 {
+			reservationErrs = append(reservationErrs, field.Forbidden(statusPath.Child("reservedFor"), notShareableMsg))
+		}
+		for _, e := range reservationErrs {
+			if t.version == api.StorageVersion && e.Type == field.ErrorTypeForbidden && e.Detail == notShareableMsg {
+				e.Detail += notShareableWhy // a v1alpha3 client sees no shareable field
+			}
+		}
+		add(reservationErrs...)
+		add(common.ValidateDeallocation(newParts.status, oldParts.status, statusPath)...)
+	}
+	return mergeAcrossVersions(allErrs)
+}
+
+// addNew appends to allErrs the errs that neither it nor reported holds.
+func addNew(allErrs, reported field.ErrorList, errs ...*field.Error) field.ErrorList {
+	for _, e := range errs {
+		if e != nil && !alreadyReported(e, reported) && !alreadyReported(e, allErrs) {
+			allErrs = append(allErrs, e)
+		}
+	}
+	return allErrs
+}
+
+// viewError is the finding for a version that cannot show the objects of a
+// write: at path when the write makes the object unreadable through it, nil
+// when it was unreadable before too (nothing to protect there), and an
+// internal error when it is the storage version.
+func viewError(newObj, oldObj map[string]interface{}, version string, err error, path *field.Path) (e *field.Error, internal bool) {
+	switch {
+	case version == api.StorageVersion:
+		return field.InternalError(field.NewPath("metadata", "annotations"), err), true
+	case newlyUnreadable(newObj, oldObj, version):
+		return unreadable(path, version, err), false
+	}
+	return nil, false
+}
+
 // storageStatusErrors applies the storage version's rules, at
 // status.allocation, to the allocation a v1alpha1 or v1alpha2 status write
 // sets: those versions allow what v1alpha3 refuses (a device name with a dot).
-func storageStatusErrors(kind string, pair convertedPair) field.ErrorList {
-	if pair.newObj == nil || pair.oldObj == nil {
-		return nil
-	}
-	result, err := rulesFor[StorageVersion].run(kind, Update, "status", pair.newObj, pair.oldObj)
+func storageStatusErrors(pair convertedPair) field.ErrorList {
+	errs, _, err := statusRules(api.StorageVersion, pair.newObj, pair.oldObj)
 	if err != nil {
 		return nil // the stored form does not decode: conversion's errors say so
 	}
 	var out field.ErrorList
-	for _, e := range result.errs {
+	for _, e := range errs {
 		if e.Field != "status.allocation" && !strings.HasPrefix(e.Field, "status.allocation.") {
 			continue
 		}
 		out = append(out, field.Invalid(field.NewPath("status", "allocation"), common.OmittedValue,
-			fmt.Sprintf("the allocation breaks a rule as seen through %s, the storage version: %s", StorageVersion, e.Error())))
+			fmt.Sprintf("the allocation breaks a rule as seen through %s, the storage version: %s", api.StorageVersion, e.Error())))
 	}
 	return out
 }
@@ -150,16 +174,6 @@ const notShareableMsg = "may not be reserved more than once"
 var notShareableWhy = fmt.Sprintf(": the allocation is not shareable as seen through %s and %s (status.allocation.shareable: false, "+
 	"kept in the %s* annotations for the 1.26–1.30 driver that allocated it), whose consumers allow it one consumer only",
 	api.V1alpha1, api.V1alpha2, api.RestoreAnnotationPrefix)
-
-// explainNotShareable explains an older version's refusal of a second
-// consumer to a v1alpha3 client, which has no shareable field.
-func explainNotShareable(errs field.ErrorList) {
-	for _, e := range errs {
-		if e.Type == field.ErrorTypeForbidden && e.Detail == notShareableMsg {
-			e.Detail += notShareableWhy
-		}
-	}
-}
 
 // newlyUnreadable reports whether newObj cannot be converted to version
 // while oldObj can.
@@ -259,13 +273,59 @@ func addedUnknownFields(kind, version string, pair convertedPair) field.ErrorLis
 	if pair.newObj == nil {
 		return nil
 	}
-	added, err := rulesFor[version].unknownFields(kind, pair.newObj)
+	_, added, err := decodeObject(version, kind, pair.newObj, true)
 	if err != nil || len(added) == 0 {
 		return nil // a view that does not decode is the other checks' to report
 	}
-	var had field.ErrorList
-	if pair.oldObj != nil {
-		had, _ = rulesFor[version].unknownFields(kind, pair.oldObj)
-	}
+	_, had, _ := decodeObject(version, kind, pair.oldObj, true)
 	return restoreAnnotationErrors(field.NewPath("metadata", "annotations").Key(conversion.RestoreAnnotation(version)), version, added, had)
+}
+
+// convertedPair is the new and the old object converted to one version.
+type convertedPair struct {
+	version            string
+	newParts, oldParts comparedParts
+	// err is why the objects cannot be converted to the version.
+	err error
+	// newObj and oldObj are the converted objects, kept on a main update
+	// (tooDeep, addedUnknownFields) and for the storage version
+	// (storageStatusErrors).
+	newObj, oldObj map[string]interface{}
+}
+
+// convertToOtherVersions returns the pairs of every served version other
+// than t.version, oldest first. statusOnly (a status write) decodes only
+// metadata.deletionTimestamp and the status of the converted objects.
+func convertToOtherVersions(t objectType, statusOnly bool, newObj, oldObj map[string]interface{}) []convertedPair {
+	var out []convertedPair
+	for _, version := range api.ServedVersions {
+		if version == t.version {
+			continue
+		}
+		pair := convertedPair{version: version}
+		if pair.newObj, pair.err = conversion.Convert(newObj, version); pair.err == nil {
+			pair.oldObj, pair.err = conversion.Convert(oldObj, version)
+		}
+		if pair.err == nil {
+			var errNew, errOld error
+			pair.newParts, errNew = partsOf(version, t.kind, pair.newObj, statusOnly)
+			pair.oldParts, errOld = partsOf(version, t.kind, pair.oldObj, statusOnly)
+			if err := cmp.Or(errNew, errOld); err != nil {
+				pair.err = fmt.Errorf("decoding the %s conversion: %w", version, err)
+			}
+		}
+		if statusOnly && version != api.StorageVersion {
+			pair.newObj, pair.oldObj = nil, nil
+		}
+		out = append(out, pair)
+	}
+	return out
+}
+
+// hasRestore reports whether obj carries the restore annotation of version.
+func hasRestore(obj map[string]interface{}, version string) bool {
+	meta, _ := obj["metadata"].(map[string]interface{})
+	ann, _ := meta["annotations"].(map[string]interface{})
+	_, ok := ann[conversion.RestoreAnnotation(version)]
+	return ok
 }

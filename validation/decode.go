@@ -18,12 +18,24 @@ import (
 // one per field, at the path where they occur; a value of the wrong JSON
 // type is an error (err), not a finding.
 func decode(obj map[string]interface{}, into interface{}, strict bool) (field.ErrorList, error) {
-	data, err := encodeTree(obj)
-	if err != nil {
-		return nil, err
+	// As json.Marshal, but without HTML escaping of <, > and &.
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(obj); err != nil {
+		return nil, fmt.Errorf("encoding object: %w", err)
 	}
-	errs, err := decodeData(data, into, strict)
-	return errs, decodeError(obj, into, err)
+	var unknown field.ErrorList
+	var err error
+	if strict {
+		unknown, err = DecodeStrict(b.Bytes(), into)
+	} else {
+		err = sigsjson.UnmarshalCaseSensitivePreserveInts(b.Bytes(), into)
+	}
+	if err != nil {
+		return nil, decodeError(obj, into, fmt.Errorf("decoding object: %w", err))
+	}
+	return unknown, nil
 }
 
 // decodeError says where obj, which failed to decode with err, is
@@ -44,33 +56,6 @@ func decodeError(obj map[string]interface{}, into interface{}, err error) error 
 		return fmt.Errorf("decoding object: %s", (&conversion.MalformedError{Path: at, Want: want, Got: got}).Field())
 	}
 	return err
-}
-
-// encodeTree encodes a JSON tree as json.Marshal does but without HTML
-// escaping of <, > and &, which only makes the encoding longer.
-func encodeTree(v interface{}) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, fmt.Errorf("encoding object: %w", err)
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
-}
-
-// decodeData is decode of obj's JSON encoding.
-func decodeData(data []byte, into interface{}, strict bool) (field.ErrorList, error) {
-	if !strict {
-		if err := sigsjson.UnmarshalCaseSensitivePreserveInts(data, into); err != nil {
-			return nil, fmt.Errorf("decoding object: %w", err)
-		}
-		return nil, nil
-	}
-	unknown, err := DecodeStrict(data, into)
-	if err != nil {
-		return nil, fmt.Errorf("decoding object: %w", err)
-	}
-	return unknown, nil
 }
 
 // DecodeStrict decodes data into into as a strict apiserver does: every

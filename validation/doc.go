@@ -6,16 +6,17 @@
 //
 // A request flows through these files:
 //
-//   - request.go and validate.go: Request, Response and the whole flow;
-//   - strategy.go: what kube-apiserver does to the write first;
-//   - rules.go, decode.go, typemismatch.go: the object decoded, defaulted and
-//     checked by its version's rules (packages v1alpha1, v1alpha2, classic,
-//     v1alpha3, common);
+//   - validate.go: Request and Response, Validate's one dispatch on the
+//     operation and subresource, and validateCreate, validateUpdate and
+//     validateStatusUpdate, each with what the CRD's registry strategy does
+//     to the write first;
+//   - rules.go and decode.go: the object decoded, defaulted and checked by
+//     its version's rules (versionRules: packages classic, v1alpha1,
+//     v1alpha2, v1alpha3 and common);
 //   - ratchet.go: findings dropped on updates that leave their part as stored;
-//   - createchecks.go, otherversions.go, crossversion.go, unchanged.go,
-//     depth.go, statusrestoredata.go: the cross-version checks, on the object
-//     converted to every other version;
-//   - mergefindings.go and collapsewarnings.go: alike findings said once.
+//   - crossversion.go, createchecks.go, depth.go, statusrestoredata.go: the
+//     cross-version checks, on the object converted to every other version;
+//   - alike.go: alike findings and warnings said once.
 //
 // The CEL selectors of v1alpha3 are compiled with upstream's packages,
 // which bring cel-go, prometheus, OpenTelemetry and cobra into every

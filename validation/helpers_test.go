@@ -47,3 +47,7 @@ func annotate(o map[string]interface{}, key, value string) map[string]interface{
 }
 
 func deepCopyJSON(obj map[string]interface{}) map[string]interface{} { return api.DeepCopyJSON(obj) }
+
+func meta(o map[string]interface{}) map[string]interface{} {
+	return o["metadata"].(map[string]interface{})
+}

@@ -8,6 +8,7 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 )
 
@@ -69,10 +70,10 @@ func noString(v interface{}) bool {
 // has no resourceClassName there; since the spec is immutable, reporting it
 // would keep those clients from ever labelling the claim.
 func withoutStoredSpecErrors(t objectType, errs field.ErrorList, newObj, oldObj map[string]interface{}) field.ErrorList {
-	if t.version == StorageVersion || !slices.ContainsFunc(errs, insideSpec) || !sameSpec(t, newObj, oldObj) {
+	if t.version == api.StorageVersion || !slices.ContainsFunc(errs, insideSpec) || !sameSpec(t, newObj, oldObj) {
 		return errs
 	}
-	stored, err := conversion.Convert(oldObj, StorageVersion)
+	stored, err := conversion.Convert(oldObj, api.StorageVersion)
 	if err != nil {
 		return errs
 	}
@@ -81,8 +82,8 @@ func withoutStoredSpecErrors(t objectType, errs field.ErrorList, newObj, oldObj 
 	if err != nil || !apiequality.Semantic.DeepEqual(derived["spec"], oldObj["spec"]) {
 		return errs
 	}
-	result, err := rulesFor[StorageVersion].run(t.kind, Update, "", stored, stored)
-	if err != nil || slices.ContainsFunc(result.errs, insideSpec) {
+	storedErrs, _, err := updateRules(api.StorageVersion, t.kind, stored, stored)
+	if err != nil || slices.ContainsFunc(storedErrs, insideSpec) {
 		return errs
 	}
 	return slices.DeleteFunc(slices.Clone(errs), insideSpec)
@@ -94,8 +95,8 @@ func sameSpec(t objectType, a, b map[string]interface{}) bool {
 	if apiequality.Semantic.DeepEqual(a["spec"], b["spec"]) {
 		return true
 	}
-	va, errA := rulesFor[t.version].decodeParts(t.kind, a)
-	vb, errB := rulesFor[t.version].decodeParts(t.kind, b)
+	va, errA := partsOf(t.version, t.kind, a, false)
+	vb, errB := partsOf(t.version, t.kind, b, false)
 	return errA == nil && errB == nil && apiequality.Semantic.DeepEqual(va.spec, vb.spec)
 }
 

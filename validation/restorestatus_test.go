@@ -8,7 +8,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
+	"github.com/claimbridge/claimbridge/defaulting"
 	"github.com/claimbridge/claimbridge/validation/common"
 )
 
@@ -214,7 +216,7 @@ func TestOwnVersionRestoreAnnotationChangesNoView(t *testing.T) {
 	views := func(t *testing.T, stored map[string]interface{}) map[string]interface{} {
 		t.Helper()
 		out := map[string]interface{}{}
-		for _, v := range versions {
+		for _, v := range api.ServedVersions {
 			view := mustConvert(t, stored, v)
 			out[v] = map[string]interface{}{"spec": view["spec"], "status": view["status"]}
 		}
@@ -241,8 +243,8 @@ func TestOwnVersionRestoreAnnotationChangesNoView(t *testing.T) {
 		if diff := cmp.Diff(field.ErrorList(nil), resp.Errors); diff != "" {
 			t.Errorf("errors (-want +got):\n%s", diff)
 		}
-		got := views(t, mustConvert(t, prepareForCreate(o, KindResourceClaim), StorageVersion))
-		want := views(t, mustConvert(t, obj(t, plain), StorageVersion))
+		got := views(t, mustConvert(t, prepareForCreate(o, api.KindClaim), api.StorageVersion))
+		want := views(t, mustConvert(t, obj(t, plain), api.StorageVersion))
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("views of the stored object (-without the annotation +with it):\n%s", diff)
 		}
@@ -280,7 +282,7 @@ func TestOwnVersionRestoreAnnotationChangesNoView(t *testing.T) {
 		if diff := cmp.Diff(field.ErrorList(nil), resp.Errors); diff != "" {
 			t.Errorf("labelling: errors (-want +got):\n%s", diff)
 		}
-		got := mustConvert(t, prepareForUpdate(labelled, old, KindResourceClaim), StorageVersion)
+		got := mustConvert(t, prepareForUpdate(labelled, old, api.KindClaim), api.StorageVersion)
 		for _, section := range []string{"spec", "status"} {
 			if diff := cmp.Diff(stored[section], got[section]); diff != "" {
 				t.Errorf("stored %s after the v1alpha2 label change (-before +after):\n%s", section, diff)
@@ -405,7 +407,9 @@ func TestStatusRestoreDataForALaterStatus(t *testing.T) {
 }
 
 // versionAfter is the served version after version.
-func versionAfter(version string) string { return versions[slices.Index(versions, version)+1] }
+func versionAfter(version string) string {
+	return api.ServedVersions[slices.Index(api.ServedVersions, version)+1]
+}
 
 // A spec patch of a restore annotation cannot carry status: planted on an
 // allocated claim it changed no view, and once a status write removed the
@@ -501,7 +505,7 @@ func TestKeepStoredStatusRestoreData(t *testing.T) {
 				old = sc.old(t)
 			}
 			before := deepCopyJSON(o)
-			got, warnings := KeepStoredStatusRestoreData(o, old, "v1alpha3")
+			got, warnings := defaulting.KeepStoredStatusRestoreData(o, old, "v1alpha3")
 			if diff := cmp.Diff(sc.wantWarnings, warnings); diff != "" {
 				t.Errorf("warnings (-want +got):\n%s", diff)
 			}

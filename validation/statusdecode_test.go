@@ -7,10 +7,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	apiv1 "github.com/claimbridge/claimbridge/api/v1alpha1"
-	apiv2 "github.com/claimbridge/claimbridge/api/v1alpha2"
-	apiv3 "github.com/claimbridge/claimbridge/api/v1alpha3"
 )
 
 // statusWriteCorpus pairs every fixture claim (in every version, deleted or
@@ -66,87 +62,6 @@ func statusWriteCorpus(t *testing.T) (olds, news []map[string]interface{}) {
 		}
 	}
 	return olds, news
-}
-
-// The old object of a status write decodes, typed and defaulted, to what a
-// full decode of it gives, errors included.
-func TestStatusOldDecodeMatchesFullDecode(t *testing.T) {
-	requireConversion(t)
-	olds, news := statusWriteCorpus(t)
-	fast := 0
-	for i := range olds {
-		tgt, err := parseObjectType(news[i])
-		if err != nil {
-			t.Fatal(err)
-		}
-		newObj := prepareForStatusUpdate(news[i], olds[i])
-		data, err := json.Marshal(newObj)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var done bool
-		var got, want interface{}
-		var errGot, errWant error
-		switch tgt.version {
-		case "v1alpha1":
-			var n, g, w apiv1.ResourceClaim
-			if _, err := decodeData(data, &n, true); err != nil {
-				t.Fatal(err)
-			}
-			done, errGot = decodeStatusOld(&n, newObj, olds[i], &g)
-			_, errWant = decode(olds[i], &w, false)
-			got, want = g, w
-		case "v1alpha2":
-			var n, g, w apiv2.ResourceClaim
-			if _, err := decodeData(data, &n, true); err != nil {
-				t.Fatal(err)
-			}
-			done, errGot = decodeStatusOld(&n, newObj, olds[i], &g)
-			_, errWant = decode(olds[i], &w, false)
-			got, want = g, w
-		default:
-			var n, g, w apiv3.ResourceClaim
-			if _, err := decodeData(data, &n, true); err != nil {
-				t.Fatal(err)
-			}
-			done, errGot = decodeStatusOld(&n, newObj, olds[i], &g)
-			_, errWant = decode(olds[i], &w, false)
-			got, want = g, w
-		}
-		if !done && errGot == nil {
-			continue // the caller decodes oldObj itself
-		}
-		fast++
-		if fmt.Sprint(errGot) != fmt.Sprint(errWant) {
-			t.Errorf("case %d: error %v, full decode %v", i, errGot, errWant)
-			continue
-		}
-		if errWant == nil {
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("case %d: decoded old object (-full +fast):\n%s", i, diff)
-			}
-		}
-	}
-	if fast == 0 {
-		t.Error("the fast decode was never used; the test no longer tests what it says")
-	}
-}
-
-// Every status write of the corpus gets the same verdict with and without
-// the fast decode of the old object.
-func TestStatusOldDecodeSameVerdict(t *testing.T) {
-	requireConversion(t)
-	olds, news := statusWriteCorpus(t)
-	for i := range olds {
-		req := Request{Operation: Update, SubResource: "status", Object: news[i], OldObject: olds[i]}
-		fastStatusOld = false
-		want, errWant := Validate(req)
-		fastStatusOld = true
-		got, errGot := Validate(req)
-		if diff := cmp.Diff(want, got); diff != "" || fmt.Sprint(errWant) != fmt.Sprint(errGot) {
-			t.Errorf("case %d: verdict (-full +fast):\n%s\nerrors %v / %v", i, diff, errWant, errGot)
-		}
-	}
 }
 
 // The prepared objects share the request's subtrees: Validate must leave

@@ -2,7 +2,6 @@ package validation
 
 import (
 	"encoding/json"
-	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -24,7 +23,7 @@ import (
 // does not have alike.
 func statusRestoreDataErrors(t objectType, newObj, oldObj map[string]interface{}) field.ErrorList {
 	var stored []string
-	for _, v := range StoredRestoreVersions(t.version) {
+	for _, v := range conversion.StoredRestoreVersions(t.version) {
 		stored = append(stored, conversion.RestoreAnnotation(v))
 	}
 	newData := restoreStatusData(newObj, stored)
@@ -45,51 +44,6 @@ func statusRestoreDataErrors(t objectType, newObj, oldObj map[string]interface{}
 		}
 	}
 	return allErrs
-}
-
-// KeepStoredStatusRestoreData returns obj, a claim written through the main
-// resource in version, with the status data of its restore annotations made
-// old's (nil for a create), and a warning for each annotation changed: the
-// defaulting webhook's repair of a re-applied copy of an allocated claim.
-// obj is not modified, and returned itself when nothing changes.
-func KeepStoredStatusRestoreData(obj, old map[string]interface{}, version string) (map[string]interface{}, []string) {
-	annotations, remove, changed := conversion.WithStoredStatusRestoreData(obj, old, StoredRestoreVersions(version))
-	if len(changed) == 0 {
-		return obj, nil
-	}
-	what := "removed: a created claim starts without status"
-	if old != nil {
-		what = "kept as stored: status is written through the status subresource"
-	}
-	warnings := make([]string, 0, len(changed))
-	for _, key := range changed {
-		warnings = append(warnings, fmt.Sprintf("metadata.annotations[%s]: its status restore data was %s", key, what))
-	}
-	out := maps.Clone(obj)
-	meta := maps.Clone(out["metadata"].(map[string]interface{})) // changed: metadata holds annotations
-	if remove {
-		delete(meta, "annotations")
-	} else {
-		meta["annotations"] = annotations
-	}
-	out["metadata"] = meta
-	return out, warnings
-}
-
-// StoredRestoreVersions returns the versions whose restore annotations stay
-// on an object written in version once converted to the storage version.
-func StoredRestoreVersions(version string) []string {
-	from, to := slices.Index(versions, version), slices.Index(versions, StorageVersion)
-	if from > to {
-		from, to = to, from
-	}
-	var out []string
-	for i, v := range versions {
-		if i < from || i > to {
-			out = append(out, v)
-		}
-	}
-	return out
 }
 
 // restoreStatusData returns the "status" member of each annotation of obj

@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/validation/common"
 )
 
@@ -28,7 +29,7 @@ func TestRestoreDataAddingUnknownFieldsRefused(t *testing.T) {
 	planted := func(o map[string]interface{}, own, view string) map[string]interface{} {
 		seen := mustConvert(t, o, view)
 		spec := seen["spec"].(map[string]interface{})
-		if seen["kind"] == KindResourceClaimTemplate {
+		if seen["kind"] == api.KindTemplate {
 			spec = spec["spec"].(map[string]interface{})
 		}
 		spec["x"] = map[string]interface{}{"a": true}

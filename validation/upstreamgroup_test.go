@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/claimbridge/claimbridge/api"
 	apiv1 "github.com/claimbridge/claimbridge/api/v1alpha1"
 	apiv2 "github.com/claimbridge/claimbridge/api/v1alpha2"
 )
@@ -66,14 +67,14 @@ func TestUpstreamGroupGetsReleaseRulesOnly(t *testing.T) {
 		claimbridge: field.ErrorList{v2HandleChanged},
 	}}
 	for _, tt := range tests {
-		for _, group := range []string{GroupUpstream, GroupClaimbridge} {
+		for _, group := range []string{api.UpstreamGroup, api.Group} {
 			t.Run(tt.name+"/"+group, func(t *testing.T) {
 				in := func(s string) map[string]interface{} { return obj(t, strings.Replace(s, "GROUP", group, 1)) }
 				resp, err := Validate(Request{Operation: Update, SubResource: "status", Object: in(tt.new), OldObject: in(tt.old)})
 				if err != nil {
 					t.Fatal(err)
 				}
-				if group == GroupUpstream {
+				if group == api.UpstreamGroup {
 					if diff := cmp.Diff(tt.upstream, resp.Errors); diff != "" {
 						t.Errorf("errors (-want +got):\n%s", diff)
 					}

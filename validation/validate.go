@@ -2,16 +2,93 @@ package validation
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/validation/classic"
 	"github.com/claimbridge/claimbridge/validation/common"
-
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 )
+
+// Operation is the kind of write being validated.
+type Operation string
+
+// The operations Validate understands.
+const (
+	Create Operation = "CREATE"
+	Update Operation = "UPDATE"
+)
+
+// Request is one write to validate.
+type Request struct {
+	// Operation is Create or Update.
+	Operation Operation
+	// SubResource is "" for the main resource or "status".
+	SubResource string
+	// Object is the new object as a JSON tree: what encoding/json decodes
+	// into an interface{} (numbers may be json.Number, int64 or float64);
+	// other Go types are refused as malformed. conversion.ToTree turns a
+	// typed object into one, setting apiVersion and kind (ExampleValidate).
+	Object map[string]interface{}
+	// OldObject is the stored object, required for Update. When its version
+	// differs from Object's, it is converted to Object's version first.
+	OldObject map[string]interface{}
+	// MaxViewDepth, if positive, is how deep (arrays and objects) the
+	// object may nest once converted to any version: the conversion webhook
+	// returns no deeper object. A create or main update whose restore
+	// annotations make it deeper is refused. 0: no limit.
+	MaxViewDepth int
+}
+
+// Response is the verdict on one Request.
+type Response struct {
+	// GroupKind is the group and kind of Object.
+	GroupKind schema.GroupKind
+	// Name is Object's metadata.name.
+	Name string
+	// Errors are the findings, with paths in the version the client sent.
+	// Empty means the write is valid.
+	Errors field.ErrorList
+	// Warnings are admission warnings: accepted, but worth a look.
+	Warnings []string
+}
+
+// objectType is what apiVersion and kind of an object say.
+type objectType struct {
+	group, version, kind string
+}
+
+func parseObjectType(obj map[string]interface{}) (objectType, error) {
+	if obj == nil {
+		return objectType{}, fmt.Errorf("no object")
+	}
+	apiVersion, group, version, kind, found := api.TypeOf(obj)
+	if !found || apiVersion == "" {
+		return objectType{}, fmt.Errorf("apiVersion %q is not <group>/<version>", apiVersion)
+	}
+	if !api.IsGroup(group) {
+		return objectType{}, fmt.Errorf("unsupported group %q: want %s or %s", group, api.Group, api.UpstreamGroup)
+	}
+	if !api.IsServed(version) {
+		return objectType{}, fmt.Errorf("unsupported version %q: want one of %s", version, strings.Join(api.ServedVersions, ", "))
+	}
+	if !api.IsKind(kind) {
+		return objectType{}, fmt.Errorf("unsupported kind %q: want %s or %s", kind, api.KindClaim, api.KindTemplate)
+	}
+	return objectType{group: group, version: version, kind: kind}, nil
+}
+
+// IsSupported reports whether obj is a kind Validate handles (any supported
+// group, version and kind), so that callers can skip other objects.
+func IsSupported(obj map[string]interface{}) bool {
+	_, err := parseObjectType(obj)
+	return err == nil
+}
 
 // Validate decodes req.Object by apiVersion and kind, emulates the CRD's
 // registry strategy, applies upstream defaulting and runs the version's
@@ -28,83 +105,215 @@ func Validate(req Request) (Response, error) {
 	if meta, ok := req.Object["metadata"].(map[string]interface{}); ok {
 		resp.Name, _ = meta["name"].(string)
 	}
-	switch req.SubResource {
-	case "":
-	case "status":
-		if t.kind != KindResourceClaim {
-			return resp, fmt.Errorf("%s has no status subresource", t.kind)
-		}
-		if req.Operation != Update {
-			return resp, fmt.Errorf("the status subresource can only be updated, not %s", req.Operation)
-		}
-	default:
+	var old map[string]interface{}
+	switch {
+	case req.SubResource != "" && req.SubResource != "status":
 		return resp, fmt.Errorf("unsupported subresource %q", req.SubResource)
-	}
-
-	var newObj, oldObj map[string]interface{}
-	switch req.Operation {
-	case Create:
-		newObj = prepareForCreate(req.Object, t.kind)
-	case Update:
-		if oldObj, err = oldInVersion(req.OldObject, t); err != nil {
-			return resp, err
-		}
-		if req.SubResource == "status" {
-			newObj = prepareForStatusUpdate(req.Object, oldObj)
-		} else {
-			newObj = prepareForUpdate(req.Object, oldObj, t.kind)
-		}
-	default:
-		return resp, fmt.Errorf("unsupported operation %q", req.Operation)
-	}
-
-	ownNew, ownOld := newObj, oldObj
-	if req.Operation == Update && req.SubResource == "" && t.kind == KindResourceClaimTemplate && sameTemplateMetadata(newObj, oldObj) {
-		// An unchanged template spec.metadata is not validated again,
-		// nor decoded (see withoutTemplateMetadata).
-		ownNew, ownOld = withoutTemplateMetadata(newObj), withoutTemplateMetadata(oldObj)
-	}
-	result, err := rulesFor[t.version].run(t.kind, req.Operation, req.SubResource, ownNew, ownOld)
-	if err != nil {
-		return resp, err
-	}
-	resp.Errors, resp.Warnings = result.errs, result.warnings
-	if t.group == GroupUpstream {
-		if req.SubResource == "status" && t.version == conversion.V1alpha1 {
-			resp.Errors = withoutAllocationImmutable(resp.Errors)
-		}
-		resp.Warnings = collapseIndexedWarnings(resp.Warnings)
-		return resp, nil
-	}
-	switch {
-	case req.Operation != Update:
-	case req.SubResource == "status":
-		resp.Errors = withoutUnchangedAllocationErrors(resp.Errors, newObj, oldObj)
-	default:
-		resp.Errors = withoutStoredSpecErrors(t, resp.Errors, newObj, oldObj)
-	}
-	// See unchanged.go.
-	unchanged := false
-	switch {
-	case req.Operation != Update:
-	case req.SubResource == "status":
-		unchanged = sameConversionInput(newObj, oldObj, statusCommonFields...)
-	default:
-		unchanged = sameConversionInput(newObj, oldObj)
-	}
-	switch {
+	case req.SubResource == "status" && t.kind != api.KindClaim:
+		return resp, fmt.Errorf("%s has no status subresource", t.kind)
+	case req.SubResource == "status" && req.Operation != Update:
+		return resp, fmt.Errorf("the status subresource can only be updated, not %s", req.Operation)
 	case req.Operation == Create:
-		resp.Errors = append(resp.Errors, otherVersionCreateErrors(t, newObj, req.MaxViewDepth)...)
-	case unchanged && req.SubResource == "":
+		resp.Errors, resp.Warnings, err = validateCreate(t, req.Object, req.MaxViewDepth)
+	case req.Operation != Update:
+		return resp, fmt.Errorf("unsupported operation %q", req.Operation)
+	case req.SubResource == "":
+		if old, err = oldInVersion(req.OldObject, t); err == nil {
+			resp.Errors, resp.Warnings, err = validateUpdate(t, req.Object, old, req.MaxViewDepth)
+		}
 	default:
-		resp.Errors = append(resp.Errors, otherVersionUpdateErrors(t, req.SubResource, unchanged, newObj, oldObj, resp.Errors, req.MaxViewDepth)...)
-	}
-	// Storage losses are said only for a write that is stored.
-	if !unchanged && len(resp.Errors) == 0 {
-		resp.Warnings = append(resp.Warnings, storageWarnings(t, req.SubResource, newObj, oldObj, resp.Warnings)...)
+		if old, err = oldInVersion(req.OldObject, t); err == nil {
+			resp.Errors, resp.Warnings, err = validateStatusUpdate(t, req.Object, old)
+		}
 	}
 	resp.Warnings = collapseIndexedWarnings(resp.Warnings)
-	return resp, nil
+	return resp, err
+}
+
+// validateCreate validates a new object (upstream's ValidateResourceClaim
+// after PrepareForCreate) and, for the CRD's group, how every other version
+// sees it.
+func validateCreate(t objectType, obj map[string]interface{}, maxDepth int) (field.ErrorList, []string, error) {
+	obj = prepareForCreate(obj, t.kind)
+	errs, warnings, err := createRules(t.version, t.kind, obj)
+	if err != nil || t.group == api.UpstreamGroup {
+		return errs, warnings, err
+	}
+	errs = append(errs, otherVersionCreateErrors(t, obj, maxDepth)...)
+	if len(errs) == 0 {
+		warnings = append(warnings, storageWarnings(t, "", obj, nil, warnings)...)
+	}
+	return errs, warnings, nil
+}
+
+// validateUpdate validates an update of the main resource (upstream's
+// ValidateResourceClaimUpdate after PrepareForUpdate) and, for the CRD's
+// group, how every other version sees it.
+func validateUpdate(t objectType, obj, old map[string]interface{}, maxDepth int) (field.ErrorList, []string, error) {
+	obj = prepareForUpdate(obj, old, t.kind)
+	ownNew, ownOld := obj, old
+	if t.kind == api.KindTemplate && sameTemplateMetadata(obj, old) {
+		// An unchanged template spec.metadata is not validated again,
+		// nor decoded (see withoutTemplateMetadata).
+		ownNew, ownOld = withoutTemplateMetadata(obj), withoutTemplateMetadata(old)
+	}
+	errs, warnings, err := updateRules(t.version, t.kind, ownNew, ownOld)
+	if err != nil || t.group == api.UpstreamGroup {
+		return errs, warnings, err
+	}
+	errs = withoutStoredSpecErrors(t, errs, obj, old)
+	if sameConversionInput(obj, old) {
+		return errs, warnings, nil // it looks like the old object in every version
+	}
+	errs = append(errs, otherVersionUpdateErrors(t, obj, old, errs, maxDepth)...)
+	if len(errs) == 0 {
+		warnings = append(warnings, storageWarnings(t, "", obj, old, warnings)...)
+	}
+	return errs, warnings, nil
+}
+
+// validateStatusUpdate validates a write to a claim's status (upstream's
+// ValidateResourceClaimStatusUpdate after PrepareForUpdate of the status
+// strategy) and, for the CRD's group, how every other version sees it.
+func validateStatusUpdate(t objectType, obj, old map[string]interface{}) (field.ErrorList, []string, error) {
+	obj = prepareForStatusUpdate(obj, old)
+	errs, warnings, err := statusRules(t.version, obj, old)
+	switch {
+	case err != nil:
+		return nil, nil, err
+	case t.group == api.UpstreamGroup && t.version == api.V1alpha1:
+		return withoutAllocationImmutable(errs), warnings, nil
+	case t.group == api.UpstreamGroup:
+		return errs, warnings, nil
+	}
+	errs = withoutUnchangedAllocationErrors(errs, obj, old)
+	// A write of only reservedFor and deallocationRequested, which every
+	// version holds alike, converts as the stored object does.
+	sameInput := sameConversionInput(obj, old, "reservedFor", "deallocationRequested")
+	errs = append(errs, otherVersionStatusErrors(t, obj, old, errs, sameInput)...)
+	if len(errs) == 0 && !sameInput {
+		warnings = append(warnings, storageWarnings(t, "status", obj, old, warnings)...)
+	}
+	return errs, warnings, nil
+}
+
+// sameConversionInput reports whether an update leaves what conversion
+// reads (apiVersion, kind, spec, the annotations, absent and null told
+// apart, and the status but for the keys in except) as it was: the update
+// then converts as the old object does in every version.
+func sameConversionInput(newObj, oldObj map[string]interface{}, except ...string) bool {
+	for _, k := range []string{"apiVersion", "kind", "spec"} {
+		if !api.DeepEqualJSON(newObj[k], oldObj[k]) {
+			return false
+		}
+	}
+	newStatus, newIsMap := newObj["status"].(map[string]interface{})
+	oldStatus, oldIsMap := oldObj["status"].(map[string]interface{})
+	if newIsMap && oldIsMap {
+		newStatus, oldStatus = maps.Clone(newStatus), maps.Clone(oldStatus)
+		for _, k := range except {
+			delete(newStatus, k)
+			delete(oldStatus, k)
+		}
+		if !api.DeepEqualJSON(newStatus, oldStatus) {
+			return false
+		}
+	} else if !api.DeepEqualJSON(newObj["status"], oldObj["status"]) {
+		return false
+	}
+	newMeta, newIsMap := newObj["metadata"].(map[string]interface{})
+	oldMeta, oldIsMap := oldObj["metadata"].(map[string]interface{})
+	_, newHas := newMeta["annotations"]
+	_, oldHas := oldMeta["annotations"]
+	_, newSet := newObj["metadata"]
+	_, oldSet := oldObj["metadata"]
+	return newSet == oldSet && newIsMap == oldIsMap && newHas == oldHas && api.DeepEqualJSON(newMeta["annotations"], oldMeta["annotations"])
+}
+
+// The prepareFor functions do to the JSON trees what the CRD's registry
+// strategy does to a write before admission, so that offline validation sees
+// what the webhook would. Results share the arguments' subtrees, unmodified.
+
+// prepareForCreate drops the status of a new claim: create cannot set it.
+func prepareForCreate(obj map[string]interface{}, kind string) map[string]interface{} {
+	out := shallowCopy(obj)
+	if kind == api.KindClaim {
+		delete(out, "status")
+	}
+	return out
+}
+
+// prepareForUpdate keeps the old status on an update of the main resource:
+// status changes sent there are discarded.
+func prepareForUpdate(obj, old map[string]interface{}, kind string) map[string]interface{} {
+	out := shallowCopy(obj)
+	if kind != api.KindClaim {
+		return out
+	}
+	if status, ok := old["status"]; ok {
+		out["status"] = status
+	} else {
+		delete(out, "status")
+	}
+	return out
+}
+
+// prepareForStatusUpdate takes only the status and managedFields from a
+// status update; everything else stays as stored.
+func prepareForStatusUpdate(obj, old map[string]interface{}) map[string]interface{} {
+	out := shallowCopy(old)
+	if status, ok := obj["status"]; ok {
+		out["status"] = status
+	} else {
+		delete(out, "status")
+	}
+	newMeta, _ := obj["metadata"].(map[string]interface{})
+	oldMeta, _ := out["metadata"].(map[string]interface{})
+	outMeta := shallowCopy(oldMeta) // a new map: managedFields is set below
+	out["metadata"] = outMeta
+	if mf, ok := newMeta["managedFields"]; ok {
+		outMeta["managedFields"] = mf
+	} else {
+		delete(outMeta, "managedFields")
+	}
+	return out
+}
+
+// shallowCopy copies the top level of obj (nil gives an empty map).
+func shallowCopy(obj map[string]interface{}) map[string]interface{} {
+	out := make(map[string]interface{}, len(obj)+1)
+	for k, v := range obj {
+		out[k] = v
+	}
+	return out
+}
+
+// GeneratedNameSuffix stands for the five random characters the apiserver
+// appends to a generateName; any five of its alphabet give the same errors.
+const GeneratedNameSuffix = "xxxxx"
+
+// WithGeneratedName returns obj with the name the apiserver would give it
+// before validating a create (generateName cut to 58 bytes, then
+// GeneratedNameSuffix) when it has a generateName and no name, else obj
+// itself. Offline validation needs it: the webhook always sees a name.
+func WithGeneratedName(obj map[string]interface{}) map[string]interface{} {
+	meta, ok := obj["metadata"].(map[string]interface{})
+	if !ok {
+		return obj
+	}
+	base, _ := meta["generateName"].(string)
+	if name, set := meta["name"]; base == "" || set && name != nil && name != "" {
+		return obj
+	}
+	const maxGeneratedNameLength = 63 - len(GeneratedNameSuffix)
+	if len(base) > maxGeneratedNameLength {
+		base = base[:maxGeneratedNameLength]
+	}
+	m := shallowCopy(meta)
+	m["name"] = base + GeneratedNameSuffix
+	out := shallowCopy(obj)
+	out["metadata"] = m
+	return out
 }
 
 // withoutAllocationImmutable drops the status.allocation immutability
@@ -148,13 +357,13 @@ func oldInVersion(old map[string]interface{}, t objectType) (map[string]interfac
 const ImmediateAllocationWarning = classic.ImmediateAllocationWarning
 
 // StorageWarningPrefix starts the warnings of storageWarnings.
-const StorageWarningPrefix = "stored as " + StorageVersion + ": "
+const StorageWarningPrefix = "stored as " + api.StorageVersion + ": "
 
 // storageWarnings are the losses of converting a write to the storage
 // version, in the section the write changes, that neither the old object nor
 // the version's own warnings already name.
 func storageWarnings(t objectType, subResource string, newObj, oldObj map[string]interface{}, reported []string) []string {
-	if t.version == StorageVersion {
+	if t.version == api.StorageVersion {
 		return nil
 	}
 	ws, err := lossesInStorage(newObj, subResource)
@@ -181,14 +390,18 @@ next:
 // lossesInStorage lists "<path>: <message>" for the losses of converting obj
 // to the storage version in the section a write of subResource changes.
 func lossesInStorage(obj map[string]interface{}, subResource string) ([]string, error) {
-	ws, err := conversion.Losses(obj, StorageVersion)
+	ws, err := conversion.Losses(obj, api.StorageVersion)
 	if err != nil {
 		return nil, err
 	}
 	_, written, _, _ := conversion.Identify(obj)
 	var out []string
 	for _, w := range ws {
-		if statusLoss(w.Path) == (subResource == "status") {
+		// A status write causes the losses of status fields and of
+		// built-in finalizers, whose meaning depends on the allocation it
+		// sets (a main write cannot set it).
+		statusLoss := strings.HasPrefix(w.Path, "status.") || strings.HasPrefix(w.Path, "metadata.finalizers[")
+		if statusLoss == (subResource == "status") {
 			text := w.Path + ": " + w.Message
 			if w.From != written {
 				// The path is in the version of a later step.
@@ -200,13 +413,6 @@ func lossesInStorage(obj map[string]interface{}, subResource string) ([]string, 
 	return out, nil
 }
 
-// statusLoss reports whether a loss at path is one a status write causes:
-// a status field, or a built-in finalizer, whose meaning depends on the
-// allocation the status write sets (a main write cannot set it).
-func statusLoss(path string) bool {
-	return strings.HasPrefix(path, "status.") || strings.HasPrefix(path, "metadata.finalizers[")
-}
-
 // UnknownFields returns the fields of obj, a claim or template of
 // v1alpha1-v1alpha3, that its version does not have, as Validate reports
 // them, without running any rule.
@@ -215,5 +421,6 @@ func UnknownFields(obj map[string]interface{}) (field.ErrorList, error) {
 	if err != nil {
 		return nil, err
 	}
-	return rulesFor[t.version].unknownFields(t.kind, obj)
+	_, unknown, err := decodeObject(t.version, t.kind, obj, true)
+	return unknown, err
 }

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 )
 
@@ -40,36 +41,36 @@ func TestValidateCreate(t *testing.T) {
 	}{
 		"v1alpha1-claim-defaulted": {
 			object: claimV1,
-			wantGK: schema.GroupKind{Group: GroupClaimbridge, Kind: KindResourceClaim},
+			wantGK: schema.GroupKind{Group: api.Group, Kind: api.KindClaim},
 		},
 		"v1alpha2-upstream-group-warning": {
 			object:       claimV2,
-			wantGK:       schema.GroupKind{Group: GroupUpstream, Kind: KindResourceClaim},
+			wantGK:       schema.GroupKind{Group: api.UpstreamGroup, Kind: api.KindClaim},
 			wantWarnings: []string{"spec.allocationMode: Immediate allocation does not exist in v1alpha3 (Kubernetes 1.31+); the claim is allocated when a pod needs it"},
 		},
 		"v1alpha3-count-defaulted-before-validation": { // rule 23 only triggers with a negative count through the API
 			object: claimV3,
-			wantGK: schema.GroupKind{Group: GroupClaimbridge, Kind: KindResourceClaim},
+			wantGK: schema.GroupKind{Group: api.Group, Kind: api.KindClaim},
 		},
 		"v1alpha3-negative-count": { // rule 23
 			object:       strings.Replace(claimV3, `"deviceClassName"`, `"count":-2,"deviceClassName"`, 1),
-			wantGK:       schema.GroupKind{Group: GroupClaimbridge, Kind: KindResourceClaim},
+			wantGK:       schema.GroupKind{Group: api.Group, Kind: api.KindClaim},
 			wantFailures: field.ErrorList{field.Invalid(field.NewPath("spec", "devices", "requests").Index(0).Child("count"), int64(-2), "must be greater than zero")},
 		},
 		"status-ignored-on-create": {
 			object: strings.Replace(claimV1, `"spec"`, `"status":{"reservedFor":[{"uid":""}],"bogus":1},"spec"`, 1),
-			wantGK: schema.GroupKind{Group: GroupClaimbridge, Kind: KindResourceClaim},
+			wantGK: schema.GroupKind{Group: api.Group, Kind: api.KindClaim},
 		},
 		"unknown-fields": {
 			object: strings.Replace(claimV3, `"name":"gpu"`, `"name":"gpu","colour":"red"`, 1),
-			wantGK: schema.GroupKind{Group: GroupClaimbridge, Kind: KindResourceClaim},
+			wantGK: schema.GroupKind{Group: api.Group, Kind: api.KindClaim},
 			wantFailures: field.ErrorList{
 				field.Forbidden(field.NewPath("spec.devices.requests[0].colour"), "unknown field"),
 			},
 		},
 		"template-v1alpha2": { // rule 2 under spec.spec
 			object: `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaimTemplate","metadata":{"name":"t","namespace":"ns"},"spec":{"spec":{"resourceClassName":"Bad"}}}`,
-			wantGK: schema.GroupKind{Group: GroupClaimbridge, Kind: KindResourceClaimTemplate},
+			wantGK: schema.GroupKind{Group: api.Group, Kind: api.KindTemplate},
 			wantFailures: field.ErrorList{
 				field.Invalid(field.NewPath("spec", "spec", "resourceClassName"), "Bad", "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"),
 			},
@@ -175,8 +176,8 @@ func TestParseTarget(t *testing.T) {
 		want    objectType
 		wantErr string
 	}{
-		"claim":                    {obj: claimV3, want: objectType{group: GroupClaimbridge, version: "v1alpha3", kind: KindResourceClaim}},
-		"upstream-group":           {obj: claimV2, want: objectType{group: GroupUpstream, version: "v1alpha2", kind: KindResourceClaim}},
+		"claim":                    {obj: claimV3, want: objectType{group: api.Group, version: "v1alpha3", kind: api.KindClaim}},
+		"upstream-group":           {obj: claimV2, want: objectType{group: api.UpstreamGroup, version: "v1alpha2", kind: api.KindClaim}},
 		"no-object":                {wantErr: "no object"},
 		"no-apiVersion":            {obj: `{"kind":"ResourceClaim"}`, wantErr: `apiVersion "" is not <group>/<version>`},
 		"apiVersion-without-group": {obj: `{"apiVersion":"v1alpha3","kind":"ResourceClaim"}`, wantErr: `apiVersion "v1alpha3" is not <group>/<version>`},

@@ -8,11 +8,11 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
-	"github.com/claimbridge/claimbridge/defaulting/stored"
+	"github.com/claimbridge/claimbridge/defaulting"
 )
 
 // handleDefault decides /default: a claim or template created or updated
-// (not its status) gets, as a JSON Patch (package defaulting/stored), the
+// (not its status) gets, as a JSON Patch (package defaulting), the
 // defaults of its version's release and what its stored form must keep.
 func (s *Server) handleDefault(_ context.Context, req *admissionv1.AdmissionRequest) (resp admissionv1.AdmissionResponse) {
 	op := Operation(req.Operation)
@@ -43,7 +43,7 @@ func (s *Server) handleDefault(_ context.Context, req *admissionv1.AdmissionRequ
 			resp = denied(apierrors.NewInternalError(fmt.Errorf("defaulting panicked: %v", p)))
 		}
 	}()
-	ops, warnings, err := stored.Patch(obj, oldObject, req.Kind.Version, req.Kind.Kind)
+	ops, warnings, err := defaulting.Patch(obj, oldObject, req.Kind.Version, req.Kind.Kind)
 	if err != nil {
 		return denied(apierrors.NewBadRequest(err.Error()))
 	}

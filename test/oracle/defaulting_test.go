@@ -8,13 +8,13 @@ import (
 	"testing"
 
 	"github.com/claimbridge/claimbridge/api"
-	"github.com/claimbridge/claimbridge/defaulting"
+	"github.com/claimbridge/claimbridge/conversion"
 )
 
 // TestDefaultingIsRelease131s: for v1alpha3 claims and templates whose
 // requests leave out or set allocationMode and count in every valid way,
-// the mode and count after the /default webhook's patch (package
-// defaulting) are what Kubernetes 1.31's own code — decoding with its
+// the mode and count after the /default webhook's patch
+// (conversion.DefaultsPatch) are what Kubernetes 1.31's own code — decoding with its
 // defaulting, into the internal type — gives for the object as written.
 func TestDefaultingIsRelease131s(t *testing.T) {
 	modes := []string{"", `"allocationMode":"",`, `"allocationMode":"ExactCount",`}
@@ -52,7 +52,7 @@ func TestDefaultingIsRelease131s(t *testing.T) {
 			t.Fatalf("%s: 1.31 rejects the input: %v", kind, verdicts[i].errs)
 		}
 		patched := deepCopy(obj).(map[string]interface{})
-		if err := defaulting.Apply(patched, defaulting.Patch(patched, api.V1alpha3, kind)); err != nil {
+		if err := conversion.ApplyPatch(patched, conversion.DefaultsPatch(patched, api.V1alpha3, kind)); err != nil {
 			t.Fatal(err)
 		}
 		spec := patched["spec"].(map[string]interface{})

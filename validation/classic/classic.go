@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	v1 "github.com/claimbridge/claimbridge/api/v1alpha1"
 	"github.com/claimbridge/claimbridge/validation/common"
 )
 
@@ -26,10 +27,11 @@ func NewRules[A any](validateAllocation func(allocation *A, fldPath *field.Path)
 	}}
 }
 
-// The allocation modes of the v1alpha1 and v1alpha2 claim spec (1.26–1.30).
+// The allocation modes of the v1alpha1 and v1alpha2 claim spec (1.26–1.30),
+// the same in both versions.
 const (
-	AllocationModeImmediate            = "Immediate"
-	AllocationModeWaitForFirstConsumer = "WaitForFirstConsumer"
+	allocationModeImmediate            = string(v1.AllocationModeImmediate)
+	allocationModeWaitForFirstConsumer = string(v1.AllocationModeWaitForFirstConsumer)
 )
 
 // ImmediateAllocationWarning is the detail of the warning about
@@ -56,9 +58,9 @@ func (r Rules) ValidateCreate(obj interface{}) field.ErrorList {
 			allErrs = append(allErrs, field.Required(specPath.Child("parametersRef", "name"), ""))
 		}
 	}
-	if mode := *o.allocationMode; mode != AllocationModeImmediate && mode != AllocationModeWaitForFirstConsumer {
+	if mode := *o.allocationMode; mode != allocationModeImmediate && mode != allocationModeWaitForFirstConsumer {
 		allErrs = append(allErrs, field.NotSupported(specPath.Child("allocationMode"), o.typedAllocationMode(),
-			[]string{AllocationModeImmediate, AllocationModeWaitForFirstConsumer}))
+			[]string{allocationModeImmediate, allocationModeWaitForFirstConsumer}))
 	}
 	return allErrs
 }
@@ -104,7 +106,7 @@ func (r Rules) ValidateStatusUpdate(claim, oldClaim interface{}) field.ErrorList
 // WaitForFirstConsumer. Other types are ignored.
 func (r Rules) SetDefaults(obj interface{}) {
 	if o, ok := objectOf(obj); ok && *o.allocationMode == "" {
-		*o.allocationMode = AllocationModeWaitForFirstConsumer
+		*o.allocationMode = allocationModeWaitForFirstConsumer
 	}
 }
 
@@ -118,7 +120,7 @@ func (r Rules) Warnings(obj interface{}) []string {
 	}
 	specPath := o.claimSpecPath()
 	var warnings []string
-	if *o.allocationMode == AllocationModeImmediate {
+	if *o.allocationMode == allocationModeImmediate {
 		warnings = append(warnings, fmt.Sprintf("%s: %s", specPath.Child("allocationMode"), ImmediateAllocationWarning))
 	}
 	if ref := o.parametersRef; ref != nil && ref.APIGroup != "" {
@@ -138,10 +140,13 @@ func (o object) claimSpecPath() *field.Path {
 	return field.NewPath("spec")
 }
 
+// StatusWarnings returns no warnings: 1.26–1.30 had none about a status.
+func (r Rules) StatusWarnings(interface{}) []string { return nil }
+
 // Parts returns what the cross-version checks compare of a claim or
 // template: its metadata, typed spec, typed *AllocationResult (nil when
 // unset or for a template) and status.
-func Parts(obj interface{}) (meta *metav1.ObjectMeta, spec, allocation interface{}, statusView common.StatusView) {
+func (r Rules) Parts(obj interface{}) (meta *metav1.ObjectMeta, spec, allocation interface{}, statusView common.StatusView) {
 	o, _ := objectOf(obj)
 	if o.status != nil {
 		allocation, statusView = o.status.allocation, o.status.view

@@ -3,9 +3,9 @@ package v1alpha3
 import api "github.com/claimbridge/claimbridge/api/v1alpha3"
 
 // SetDefaults applies upstream defaulting (SetDefaults_DeviceRequest) to a
-// *ResourceClaim, *ResourceClaimTemplate or their lists: for every request,
-// an empty allocationMode becomes ExactCount, and an ExactCount request with
-// count 0 gets count 1. Other types, and nil pointers, are ignored.
+// *ResourceClaim or *ResourceClaimTemplate: for every request, an empty
+// allocationMode becomes ExactCount, and an ExactCount request with count 0
+// gets count 1. Other types, and nil pointers, are ignored.
 func SetDefaults(obj interface{}) {
 	switch o := obj.(type) {
 	case *api.ResourceClaim:
@@ -15,18 +15,6 @@ func SetDefaults(obj interface{}) {
 	case *api.ResourceClaimTemplate:
 		if o != nil {
 			setDefaultsSpec(&o.Spec.Spec)
-		}
-	case *api.ResourceClaimList:
-		if o != nil {
-			for i := range o.Items {
-				setDefaultsSpec(&o.Items[i].Spec)
-			}
-		}
-	case *api.ResourceClaimTemplateList:
-		if o != nil {
-			for i := range o.Items {
-				setDefaultsSpec(&o.Items[i].Spec.Spec)
-			}
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package stored
+package defaulting
 
 import (
 	"encoding/json"

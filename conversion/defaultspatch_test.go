@@ -1,7 +1,6 @@
-package defaulting_test
+package conversion_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -13,7 +12,7 @@ import (
 	v1alpha1api "github.com/claimbridge/claimbridge/api/v1alpha1"
 	v1alpha2api "github.com/claimbridge/claimbridge/api/v1alpha2"
 	v1alpha3api "github.com/claimbridge/claimbridge/api/v1alpha3"
-	"github.com/claimbridge/claimbridge/defaulting"
+	"github.com/claimbridge/claimbridge/conversion"
 	validationv1alpha1 "github.com/claimbridge/claimbridge/validation/v1alpha1"
 	validationv1alpha2 "github.com/claimbridge/claimbridge/validation/v1alpha2"
 	validationv1alpha3 "github.com/claimbridge/claimbridge/validation/v1alpha3"
@@ -30,39 +29,39 @@ func decode(t *testing.T, s string) map[string]interface{} {
 	return obj
 }
 
-func add(path string, value interface{}) defaulting.Operation {
-	return defaulting.Operation{Op: "add", Path: path, Value: value}
+func add(path string, value interface{}) conversion.PatchOperation {
+	return conversion.PatchOperation{Op: "add", Path: path, Value: value}
 }
 
-func TestPatch(t *testing.T) {
+func TestDefaultsPatch(t *testing.T) {
 	one := int64(1)
 	tests := []struct {
 		name, version, kind, spec string
-		want                      []defaulting.Operation
+		want                      []conversion.PatchOperation
 	}{
 		{"v1alpha1 claim without a mode", api.V1alpha1, api.KindClaim, `{"resourceClassName":"c"}`,
-			[]defaulting.Operation{add("/spec/allocationMode", "WaitForFirstConsumer")}},
+			[]conversion.PatchOperation{add("/spec/allocationMode", "WaitForFirstConsumer")}},
 		{"v1alpha2 claim with an empty mode", api.V1alpha2, api.KindClaim, `{"resourceClassName":"c","allocationMode":""}`,
-			[]defaulting.Operation{add("/spec/allocationMode", "WaitForFirstConsumer")}},
+			[]conversion.PatchOperation{add("/spec/allocationMode", "WaitForFirstConsumer")}},
 		{"v1alpha2 claim with a null mode", api.V1alpha2, api.KindClaim, `{"resourceClassName":"c","allocationMode":null}`,
-			[]defaulting.Operation{add("/spec/allocationMode", "WaitForFirstConsumer")}},
+			[]conversion.PatchOperation{add("/spec/allocationMode", "WaitForFirstConsumer")}},
 		{"v1alpha2 claim, Immediate", api.V1alpha2, api.KindClaim, `{"resourceClassName":"c","allocationMode":"Immediate"}`, nil},
 		{"v1alpha2 claim, an unknown mode (validation's)", api.V1alpha2, api.KindClaim, `{"resourceClassName":"c","allocationMode":"Later"}`, nil},
 		{"v1alpha2 template without a mode", api.V1alpha2, api.KindTemplate, `{"spec":{"resourceClassName":"c"}}`,
-			[]defaulting.Operation{add("/spec/spec/allocationMode", "WaitForFirstConsumer")}},
+			[]conversion.PatchOperation{add("/spec/spec/allocationMode", "WaitForFirstConsumer")}},
 		{"v1alpha2 empty spec", api.V1alpha2, api.KindClaim, `{}`,
-			[]defaulting.Operation{add("/spec/allocationMode", "WaitForFirstConsumer")}},
+			[]conversion.PatchOperation{add("/spec/allocationMode", "WaitForFirstConsumer")}},
 		{"v1alpha3 request without mode and count", api.V1alpha3, api.KindClaim, `{"devices":{"requests":[{"name":"r","deviceClassName":"c"}]}}`,
-			[]defaulting.Operation{add("/spec/devices/requests/0/allocationMode", "ExactCount"), add("/spec/devices/requests/0/count", one)}},
+			[]conversion.PatchOperation{add("/spec/devices/requests/0/allocationMode", "ExactCount"), add("/spec/devices/requests/0/count", one)}},
 		{"v1alpha3 ExactCount with count 0", api.V1alpha3, api.KindClaim, `{"devices":{"requests":[{"name":"r","allocationMode":"ExactCount","count":0}]}}`,
-			[]defaulting.Operation{add("/spec/devices/requests/0/count", one)}},
+			[]conversion.PatchOperation{add("/spec/devices/requests/0/count", one)}},
 		{"v1alpha3 count 3 without a mode", api.V1alpha3, api.KindClaim, `{"devices":{"requests":[{"name":"r","count":3}]}}`,
-			[]defaulting.Operation{add("/spec/devices/requests/0/allocationMode", "ExactCount")}},
+			[]conversion.PatchOperation{add("/spec/devices/requests/0/allocationMode", "ExactCount")}},
 		{"v1alpha3 All: no count", api.V1alpha3, api.KindClaim, `{"devices":{"requests":[{"name":"r","allocationMode":"All"}]}}`, nil},
 		{"v1alpha3 defaulted", api.V1alpha3, api.KindClaim, `{"devices":{"requests":[{"name":"r","allocationMode":"ExactCount","count":1}]}}`, nil},
 		{"v1alpha3 several requests, a template", api.V1alpha3, api.KindTemplate,
 			`{"spec":{"devices":{"requests":[{"name":"a","allocationMode":"All"},{"name":"b"},"not a request",{"name":"d","allocationMode":""}]}}}`,
-			[]defaulting.Operation{
+			[]conversion.PatchOperation{
 				add("/spec/spec/devices/requests/1/allocationMode", "ExactCount"), add("/spec/spec/devices/requests/1/count", one),
 				add("/spec/spec/devices/requests/3/allocationMode", "ExactCount"), add("/spec/spec/devices/requests/3/count", one)}},
 		{"v1alpha3 without requests", api.V1alpha3, api.KindClaim, `{"devices":{}}`, nil},
@@ -73,20 +72,20 @@ func TestPatch(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			obj := decode(t, `{"apiVersion":"resource.claimbridge.dev/`+tt.version+`","kind":"`+tt.kind+`","metadata":{"name":"x"},"spec":`+tt.spec+`}`)
-			if diff := cmp.Diff(tt.want, defaulting.Patch(obj, tt.version, tt.kind)); diff != "" {
+			if diff := cmp.Diff(tt.want, conversion.DefaultsPatch(obj, tt.version, tt.kind)); diff != "" {
 				t.Errorf("operations (-want +got):\n%s", diff)
 			}
 		})
 	}
-	if ops := defaulting.Patch(decode(t, `{"metadata":{"name":"x"}}`), api.V1alpha3, api.KindClaim); ops != nil {
+	if ops := conversion.DefaultsPatch(decode(t, `{"metadata":{"name":"x"}}`), api.V1alpha3, api.KindClaim); ops != nil {
 		t.Errorf("an object without a spec: %v", ops)
 	}
 }
 
-// TestPatchIsUpstreamDefaulting: an object patched as Patch says is the
+// TestDefaultsPatchIsUpstreamDefaulting: an object patched as DefaultsPatch says is the
 // object validation's typed defaulting (upstream's SetDefaults functions)
 // gives, for every version and kind.
-func TestPatchIsUpstreamDefaulting(t *testing.T) {
+func TestDefaultsPatchIsUpstreamDefaulting(t *testing.T) {
 	modes := []string{``, `"allocationMode":"",`, `"allocationMode":"ExactCount",`, `"allocationMode":"All",`}
 	counts := []string{``, `"count":0,`, `"count":1,`, `"count":4,`}
 	var v3Specs []string
@@ -111,12 +110,12 @@ func TestPatchIsUpstreamDefaulting(t *testing.T) {
 					obj := decode(t, `{"apiVersion":"resource.claimbridge.dev/`+version+`","kind":"`+kind+`","metadata":{"name":"x"},"spec":`+spec+`}`)
 					patched := decode(t, spec) // fresh copy to patch
 					obj["spec"] = patched
-					if err := defaulting.Apply(obj, defaulting.Patch(obj, version, kind)); err != nil {
+					if err := conversion.ApplyPatch(obj, conversion.DefaultsPatch(obj, version, kind)); err != nil {
 						t.Fatal(err)
 					}
 					upstream := typed(t, version, kind, spec)
 					upstream.setDefaults()
-					got := typed(t, version, kind, mustJSON(t, obj["spec"]))
+					got := typed(t, version, kind, mustJSON(obj["spec"]))
 					if diff := cmp.Diff(upstream.spec, got.spec); diff != "" {
 						t.Errorf("patched spec is not upstream's defaulted one (-upstream +patched):\n%s", diff)
 					}
@@ -164,30 +163,21 @@ func typed(t *testing.T, version, kind, spec string) typedSpec {
 	return typedSpec{spec: specField, setDefaults: setDefaults}
 }
 
-func mustJSON(t *testing.T, v interface{}) string {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(v); err != nil {
-		t.Fatal(err)
-	}
-	return buf.String()
-}
-
-func TestApply(t *testing.T) {
+func TestApplyPatch(t *testing.T) {
 	obj := decode(t, `{"spec":{"devices":{"requests":[{"name":"a"}]}}}`)
-	if err := defaulting.Apply(obj, []defaulting.Operation{add("/spec/devices/requests/0/count", int64(1))}); err != nil {
+	if err := conversion.ApplyPatch(obj, []conversion.PatchOperation{add("/spec/devices/requests/0/count", int64(1))}); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(decode(t, `{"spec":{"devices":{"requests":[{"name":"a","count":1}]}}}`), decode(t, mustJSON(t, obj))); diff != "" {
+	if diff := cmp.Diff(decode(t, `{"spec":{"devices":{"requests":[{"name":"a","count":1}]}}}`), decode(t, mustJSON(obj))); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
-	for _, op := range []defaulting.Operation{
+	for _, op := range []conversion.PatchOperation{
 		add("/spec/devices/requests/1/count", 1),
 		add("/spec/missing/x", 1),
 		add("/spec/devices/requests/0/name/x", 1),
 		{Op: "remove", Path: "/spec/devices"},
 	} {
-		if err := defaulting.Apply(obj, []defaulting.Operation{op}); err == nil || !strings.Contains(err.Error(), op.Path) {
+		if err := conversion.ApplyPatch(obj, []conversion.PatchOperation{op}); err == nil || !strings.Contains(err.Error(), op.Path) {
 			t.Errorf("%+v: error %v, want one naming the path", op, err)
 		}
 	}
