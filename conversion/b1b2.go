@@ -7,7 +7,7 @@ import "slices"
 
 // exactRequestKeys are the v1beta1 DeviceRequest fields that v1beta2 holds
 // under request.exactly.
-var exactRequestKeys = []string{"deviceClassName", "selectors", "allocationMode", "count", "adminAccess", "tolerations", "capacity"}
+var exactRequestKeys = []string{"deviceClassName", "selectors", "allocationMode", "count", "adminAccess", "tolerations", "capacity", "derivedAttributes"}
 
 func specB1ToB2(in map[string]interface{}, _ *lossReport) map[string]interface{} {
 	return mapRequests(in, requestB1ToB2)

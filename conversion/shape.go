@@ -332,7 +332,7 @@ var ErrNewerV1alpha3 = errors.New("not the Kubernetes 1.31 shape of resource.k8s
 // v1beta1. claimbridge's v1alpha3 is the 1.31 shape; these fields give the
 // later shape away.
 var (
-	laterRequestKeys    = []string{"exactly", "firstAvailable", "tolerations", "capacity"}
+	laterRequestKeys    = []string{"exactly", "firstAvailable", "tolerations", "capacity", "derivedAttributes"}
 	laterConstraintKeys = []string{"distinctAttribute"}
 	laterResultKeys     = []string{"adminAccess", "tolerations", "shareID", "bindingConditions", "bindingFailureConditions", "consumedCapacity"}
 	laterAllocationKeys = []string{"allocationTimestamp"}

@@ -2,6 +2,8 @@ package v1alpha3
 
 import (
 	"math"
+	"regexp"
+	"strings"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -68,7 +70,7 @@ func compileCEL(expression string, stored bool) celCheck {
 		case compiled.Program != nil:
 			// Only cost estimation failed; 1.31 did not estimate costs.
 		case stored:
-			result.err = compiled.Error
+			result.err = in131Terms(compiled.Error)
 		}
 	}
 
@@ -87,4 +89,20 @@ func validateCELSelector(selector api.CELDeviceSelector, fldPath *field.Path, st
 		return nil
 	}
 	return field.ErrorList{common.CELError(fldPath.Child("expression"), selector.Expression, result.err)}
+}
+
+// dynType is today's cel-go name of the dynamic type in a type signature,
+// which 1.31's called any.
+var dynType = regexp.MustCompile(`\bdyn\b`)
+
+// in131Terms words err as 1.31 did: the first line of a compilation error
+// names its types; the lines after it quote the expression.
+func in131Terms(err *apiservercel.Error) *apiservercel.Error {
+	first, rest, found := strings.Cut(err.Detail, "\n")
+	e := *err
+	e.Detail = dynType.ReplaceAllString(first, "any")
+	if found {
+		e.Detail += "\n" + rest
+	}
+	return &e
 }
