@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"sigs.k8s.io/yaml"
 
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/cluster"
@@ -39,11 +36,11 @@ Exit status: 0 written; 1 the cluster could not be read; 2 bad flags or kubeconf
 			if err != nil {
 				return withCode(ExitBadInput, err)
 			}
-			list := listWriter{format: output}
-			if err := c.Export(context.Background(), terminal(s.err), list.add); err != nil {
+			list := manifest.ListWriter{Format: output}
+			if err := c.Export(context.Background(), terminal(s.err), list.Add); err != nil {
 				return withCode(ExitInvalid, err)
 			}
-			return withCode(ExitInvalid, list.writeTo(s.out))
+			return withCode(ExitInvalid, list.Flush(s.out))
 		},
 	}
 	cmd.Flags().StringVar(&kubeconfig, "kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)")
@@ -62,70 +59,6 @@ func terminal(stderr io.Writer) io.Writer {
 		}
 	}
 	return nil
-}
-
-// listWriter encodes objects into one v1 List as each is read, holding
-// bytes, not objects: what yaml.Marshal of the whole List writes, or
-// json.MarshalIndent's four-space indentation without HTML escaping, as
-// kubectl get -o yaml|json.
-type listWriter struct {
-	format string
-	buf    bytes.Buffer // the items so far, as they are written
-	n      int
-}
-
-func (w *listWriter) add(obj map[string]interface{}) error {
-	defer func() { w.n++ }()
-	if w.format == "json" {
-		var data bytes.Buffer
-		enc := json.NewEncoder(&data)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent(itemIndent, "    ")
-		if err := enc.Encode(obj); err != nil {
-			return err
-		}
-		if w.n > 0 {
-			w.buf.WriteString(",")
-		}
-		w.buf.WriteString("\n" + itemIndent)
-		w.buf.Write(escapeJSONControls(bytes.TrimSuffix(data.Bytes(), []byte("\n"))))
-		return nil
-	}
-	data, err := yaml.Marshal(obj)
-	if err == nil {
-		err = readsBack(obj, data)
-	}
-	if err != nil {
-		return fmt.Errorf("%s cannot be written as YAML: %w; use -o json", api.Describe(obj), err)
-	}
-	// An item of the List: "- " before its first line, its other lines
-	// indented by two spaces (yaml.Marshal does not indent a sequence
-	// under a key).
-	for i, line := range bytes.SplitAfter(bytes.TrimSuffix(data, []byte("\n")), []byte("\n")) {
-		switch {
-		case i == 0:
-			w.buf.WriteString("- ")
-		case len(line) > 1:
-			w.buf.WriteString("  ")
-		}
-		w.buf.Write(line)
-	}
-	w.buf.WriteString("\n")
-	return nil
-}
-
-func (w *listWriter) writeTo(out io.Writer) error {
-	head, tail := "apiVersion: v1\nitems:\n", "kind: List\nmetadata:\n  resourceVersion: \"\"\n"
-	switch {
-	case w.format == "json" && w.n > 0:
-		head, tail = listHead, "\n    "+listTail
-	case w.format == "json":
-		head, tail = listHead, listTail
-	case w.n == 0:
-		head = "apiVersion: v1\nitems: []\n"
-	}
-	_, err := io.Copy(out, io.MultiReader(strings.NewReader(head), &w.buf, strings.NewReader(tail)))
-	return err
 }
 
 // clusterFlags are convert's and migrate's flags for the target cluster:

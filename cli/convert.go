@@ -1,17 +1,11 @@
 package cli
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
-	"math/big"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
-	"sigs.k8s.io/yaml"
 
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
@@ -155,7 +149,7 @@ func (o *convertOptions) run(s streams) error {
 	// Each object is converted and encoded as it is read; what is said
 	// waits until every document has been read.
 	r := o.newReport("convert", target)
-	objects := objectWriter{format: o.output}
+	objects := manifest.Writer{Format: o.output}
 	seen := sourcesSeen{}
 	visit := func(doc manifest.Document) error {
 		defer afterDocument()
@@ -163,7 +157,7 @@ func (o *convertOptions) run(s streams) error {
 		v := migrate.Convert(doc.Object, target)
 		r.Add(doc, v)
 		if v.Object != nil {
-			objects.add(v.Object, doc)
+			objects.Add(v.Object, doc)
 			o.cluster.add(v.Object, doc)
 		}
 		return nil
@@ -185,8 +179,8 @@ func (o *convertOptions) newReport(command string, target migrate.Target) *repor
 
 // finish says what the run found and writes the objects unless one was
 // refused.
-func (o *convertOptions) finish(s streams, r *report.Report, objects *objectWriter, verb string) error {
-	if r.Refused() == 0 && objects.err == nil {
+func (o *convertOptions) finish(s streams, r *report.Report, objects *manifest.Writer, verb string) error {
+	if r.Refused() == 0 && objects.Err() == nil {
 		o.cluster.send(r) // the target cluster's answers join the report
 	}
 	if err := r.Write(s.err, nil); err != nil {
@@ -199,10 +193,10 @@ func (o *convertOptions) finish(s streams, r *report.Report, objects *objectWrit
 		}
 		return withCode(code, fmt.Errorf("%d objects could not be %s; nothing was written", refused, verb))
 	}
-	if objects.err != nil {
-		return withCode(ExitInvalid, objects.err)
+	if objects.Err() != nil {
+		return withCode(ExitInvalid, objects.Err())
 	}
-	if err := objects.writeTo(s.out); err != nil {
+	if err := objects.Flush(s.out); err != nil {
 		return withCode(ExitInvalid, fmt.Errorf("writing the output: %w", err))
 	}
 	if code != ExitOK {
@@ -224,105 +218,4 @@ func (o *convertOptions) validate() (migrate.Target, error) {
 		return migrate.Target{}, err
 	}
 	return migrate.TargetOf(o.to)
-}
-
-// readsBack returns an error when data, obj written as YAML, does not read
-// back as obj: a number a float64 cannot hold, or a string sigs.k8s.io/yaml
-// garbles (U+0085 becomes a space; a key "<<" is a merge key). Numbers
-// compare by value.
-func readsBack(obj map[string]interface{}, data []byte) error {
-	want, err := jsonTree(json.Marshal(obj))
-	if err != nil {
-		return err
-	}
-	got, err := jsonTree(yaml.YAMLToJSON(data))
-	if err != nil {
-		return fmt.Errorf("its YAML does not read back: %w", err)
-	}
-	return sameTree(want, got, "")
-}
-
-func jsonTree(data []byte, err error) (interface{}, error) {
-	if err != nil {
-		return nil, err
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v interface{}
-	err = dec.Decode(&v)
-	return v, err
-}
-
-func sameTree(want, got interface{}, path string) error {
-	switch w := want.(type) {
-	case map[string]interface{}:
-		g, ok := got.(map[string]interface{})
-		if !ok {
-			break
-		}
-		for _, k := range slices.Sorted(maps.Keys(w)) {
-			gv, ok := g[k]
-			if !ok {
-				return fmt.Errorf("%s: missing when YAML is read back", joinPath(path, k))
-			}
-			if err := sameTree(w[k], gv, joinPath(path, k)); err != nil {
-				return err
-			}
-		}
-		for _, k := range slices.Sorted(maps.Keys(g)) {
-			if _, ok := w[k]; !ok {
-				return fmt.Errorf("%s: added when YAML is read back", joinPath(path, k))
-			}
-		}
-		return nil
-	case []interface{}:
-		g, ok := got.([]interface{})
-		if !ok || len(g) != len(w) {
-			break
-		}
-		for i := range w {
-			if err := sameTree(w[i], g[i], fmt.Sprintf("%s[%d]", path, i)); err != nil {
-				return err
-			}
-		}
-		return nil
-	case json.Number:
-		if g, ok := got.(json.Number); ok && sameNumber(w, g) {
-			return nil
-		}
-	default: // a string, bool or nil
-		if want == got {
-			return nil
-		}
-	}
-	return fmt.Errorf("%s: %s reads back from YAML as %s", path, show(want), show(got))
-}
-
-func sameNumber(a, b json.Number) bool {
-	x, okX := new(big.Rat).SetString(a.String())
-	y, okY := new(big.Rat).SetString(b.String())
-	return okX && okY && x.Cmp(y) == 0
-}
-
-func joinPath(path, key string) string {
-	if path == "" {
-		return key
-	}
-	return path + "." + key
-}
-
-func show(v interface{}) string {
-	switch v := v.(type) {
-	case json.Number:
-		return "the number " + v.String()
-	case string:
-		return fmt.Sprintf("the string %q", v)
-	case map[string]interface{}:
-		return "an object"
-	case []interface{}:
-		return "an array"
-	case nil:
-		return "null"
-	}
-	return fmt.Sprint(v)
 }

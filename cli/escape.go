@@ -51,37 +51,6 @@ func (e controlEscaper) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// escapeJSONControls escapes DEL and the C1 controls (U+007F-U+009F) in
-// encoding/json's output as \u00XX: it escapes C0 controls itself but writes
-// these raw, and a terminal acts on them (C1's CSI as ESC [). They occur only
-// inside strings, where the escape means the same character, so the output
-// stays the same JSON.
-func escapeJSONControls(data []byte) []byte {
-	i := 0
-	for i < len(data) {
-		r, size := utf8.DecodeRune(data[i:])
-		if r >= 0x7f && r <= 0x9f {
-			break
-		}
-		i += size
-	}
-	if i == len(data) {
-		return data
-	}
-	out := make([]byte, 0, len(data)+16)
-	out = append(out, data[:i]...)
-	for i < len(data) {
-		r, size := utf8.DecodeRune(data[i:])
-		if r >= 0x7f && r <= 0x9f {
-			out = append(out, fmt.Sprintf(`\u%04x`, r)...)
-		} else {
-			out = append(out, data[i:i+size]...)
-		}
-		i += size
-	}
-	return out
-}
-
 // isControl: C0 but newline and tab, DEL, and C1 (in UTF-8; a byte that is
 // no UTF-8 is escaped by controlEscaper apart).
 func isControl(r rune) bool {

@@ -163,7 +163,7 @@ func (o *migrateOptions) run(s streams) error {
 	}
 	opts := migrate.Options{KeepOwnerReferences: o.keepOwnerReferences, Parameters: idx}
 	r := o.newReport("migrate", target)
-	objects := objectWriter{format: o.output}
+	objects := manifest.Writer{Format: o.output}
 	var named []namedObject
 	for doc, err := range docs.all() {
 		if err != nil {
@@ -179,7 +179,7 @@ func (o *migrateOptions) run(s streams) error {
 			v := migrate.Migrate(item.Object, target, opts)
 			r.Add(item, v)
 			if v.Object != nil {
-				objects.add(v.Object, item)
+				objects.Add(v.Object, item)
 				o.cluster.add(v.Object, item)
 				if n, ok := nameOf(v.Object, item); ok {
 					named = append(named, n)

@@ -1,4 +1,4 @@
-package cli
+package manifest
 
 import (
 	"bytes"
@@ -9,11 +9,10 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/claimbridge/claimbridge/api"
-	"github.com/claimbridge/claimbridge/manifest"
 )
 
 // encodeAll is how convert and migrate encoded their output before
-// objectWriter: every object at once, as a YAML stream, or with one
+// Writer: every object at once, as a YAML stream, or with one
 // json.Encoder (one object as it is, several as a v1 List).
 func encodeAll(objects []map[string]interface{}, positions []string, format string) ([]byte, error) {
 	if objects == nil {
@@ -53,7 +52,7 @@ func encodeAll(objects []map[string]interface{}, positions []string, format stri
 	return buf.Bytes(), nil
 }
 
-// checkObjectWriter checks that objectWriter, given objects one at a time,
+// checkObjectWriter checks that Writer, given objects one at a time,
 // writes what encodeAll wrote, or fails as it failed.
 func checkObjectWriter(t *testing.T, objects []map[string]interface{}) {
 	t.Helper()
@@ -63,18 +62,18 @@ func checkObjectWriter(t *testing.T, objects []map[string]interface{}) {
 	}
 	for _, format := range []string{"yaml", "json"} {
 		want, wantErr := encodeAll(objects, positions, format)
-		w := objectWriter{format: format}
+		w := Writer{Format: format}
 		for i, obj := range objects {
-			w.add(obj, manifest.Document{Source: "f.yaml", Index: i + 1, Line: 1, Item: -1})
+			w.Add(obj, Document{Source: "f.yaml", Index: i + 1, Line: 1, Item: -1})
 		}
-		if fmt.Sprint(w.err) != fmt.Sprint(wantErr) {
-			t.Fatalf("%s: error %v, want %v", format, w.err, wantErr)
+		if fmt.Sprint(w.Err()) != fmt.Sprint(wantErr) {
+			t.Fatalf("%s: error %v, want %v", format, w.Err(), wantErr)
 		}
 		if wantErr != nil {
 			continue
 		}
 		var got bytes.Buffer
-		if err := w.writeTo(&got); err != nil {
+		if err := w.Flush(&got); err != nil {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(got.Bytes(), want) {
@@ -122,7 +121,7 @@ func TestObjectWriterWritesWhatEncodingAllWrote(t *testing.T) {
 	}
 }
 
-// FuzzObjectWriter: for any objects (JSON values of a stream), objectWriter
+// FuzzObjectWriter: for any objects (JSON values of a stream), Writer
 // writes what encodeAll wrote.
 func FuzzObjectWriter(f *testing.F) {
 	f.Add(`{"a":"\u0085<\u2028>","b":[{},[]]} {"c":1e3} {}`)
