@@ -13,11 +13,11 @@ import (
 
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
-	"github.com/claimbridge/claimbridge/internal/migratetest"
-	"github.com/claimbridge/claimbridge/internal/testcorpus"
 	"github.com/claimbridge/claimbridge/manifest"
 	"github.com/claimbridge/claimbridge/migrate"
 	"github.com/claimbridge/claimbridge/report"
+	"github.com/claimbridge/claimbridge/test/migratetest"
+	"github.com/claimbridge/claimbridge/test/testcorpus"
 )
 
 // The tests of this file read the real-world corpus: manifests that DRA

@@ -7,10 +7,10 @@ import (
 
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
-	"github.com/claimbridge/claimbridge/internal/migratetest"
 	"github.com/claimbridge/claimbridge/manifest"
 	"github.com/claimbridge/claimbridge/migrate"
 	"github.com/claimbridge/claimbridge/report"
+	"github.com/claimbridge/claimbridge/test/migratetest"
 )
 
 // driverManifests are the manifests of test/manifests/drivers: the

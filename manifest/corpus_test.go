@@ -6,7 +6,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/claimbridge/claimbridge/internal/testcorpus"
+	"github.com/claimbridge/claimbridge/test/testcorpus"
 )
 
 // The tests of this file read the real-world corpus, manifests that DRA

@@ -14,8 +14,8 @@ import (
 
 	"github.com/claimbridge/claimbridge/cli"
 	"github.com/claimbridge/claimbridge/conversion"
-	"github.com/claimbridge/claimbridge/internal/migratetest"
 	"github.com/claimbridge/claimbridge/manifest"
+	"github.com/claimbridge/claimbridge/test/migratetest"
 )
 
 // TestMigrateRealWorld runs `claimbridge migrate --to <version>` on every
