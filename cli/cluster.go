@@ -80,10 +80,11 @@ func (f *clusterFlags) addTo(cmd *cobra.Command) {
 	fs.BoolVar(&f.apply, "apply", false, "server-side apply the output to the target cluster (field manager claimbridge): classes and parameters, then claims and templates, then the rest")
 }
 
-// resolve connects to the target cluster, if one is named, and sets *to
-// from it when empty.
-func (f *clusterFlags) resolve(to *string, notes io.Writer) error {
-	if f.kubeconfig == "" && f.context == "" {
+// resolve connects to the target cluster, if one is named or --to is
+// "cluster", and sets *to from it when it is empty or "cluster".
+func (f *clusterFlags) resolve(to *string, quiet bool, notes io.Writer) error {
+	fromCluster := *to == "cluster" // the target cluster, by its current context if none is named
+	if f.kubeconfig == "" && f.context == "" && !fromCluster {
 		if f.verify || f.apply {
 			return withCode(ExitBadInput, errors.New("--verify and --apply need the target cluster: --target-context or --target-kubeconfig"))
 		}
@@ -93,7 +94,7 @@ func (f *clusterFlags) resolve(to *string, notes io.Writer) error {
 	if f.target, err = cluster.Connect(f.kubeconfig, f.context, notes); err != nil {
 		return withCode(ExitBadInput, fmt.Errorf("the target cluster: %w", err))
 	}
-	if *to != "" {
+	if *to != "" && !fromCluster {
 		return nil
 	}
 	t, err := f.target.Target()
@@ -104,7 +105,9 @@ func (f *clusterFlags) resolve(to *string, notes io.Writer) error {
 	if r, ok := api.ParseRelease(t.Release); ok && r.Version == t.Version {
 		*to = t.Release // judged by its own rules
 	}
-	fmt.Fprintf(notes, "target: Kubernetes %s, %s/%s (from the target cluster)\n", t.Release, api.UpstreamGroup, t.Version)
+	if !quiet {
+		fmt.Fprintf(notes, "target: Kubernetes %s, %s/%s (from the target cluster)\n", t.Release, api.UpstreamGroup, t.Version)
+	}
 	return nil
 }
 

@@ -108,7 +108,7 @@ warning); 2 unusable input or flags.`,
   claimbridge convert --to v1alpha1 -f manifests/ -o json`,
 		Args: filesOnlyByFlag,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.cluster.resolve(&o.to, s.err); err != nil {
+			if err := o.cluster.resolve(&o.to, o.Quiet, s.err); err != nil {
 				return err
 			}
 			return o.run(s)
@@ -128,8 +128,9 @@ func (o *convertOptions) addFlags(cmd *cobra.Command) {
 }
 
 // toHelp is the help of --to, which convert and migrate share.
-var toHelp = "target (required): a release, 1.26 to 1.37, judged by its own rules and written in the version it serves; " +
-	"or a version, judged by the newest release serving it: " + targetVersions()
+var toHelp = "target: a release, 1.26 to 1.37, judged by its own rules and written in the version it serves; " +
+	"or a version, judged by the newest release serving it: " + targetVersions() +
+	"; or cluster, the release of the target cluster (--target-context); required unless a target cluster is named"
 
 // targetVersions lists each version with the release that judges it.
 func targetVersions() string {

@@ -130,7 +130,7 @@ input (unreadable, malformed objects, bad flags).`,
   claimbridge migrate --to v1 -f claim-1.26.yaml | kubectl create -f -`,
 		Args: filesOnlyByFlag,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.cluster.resolve(&o.to, s.err); err != nil {
+			if err := o.cluster.resolve(&o.to, o.Quiet, s.err); err != nil {
 				return err
 			}
 			return o.run(s)

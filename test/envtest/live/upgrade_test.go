@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/manifest"
@@ -136,6 +137,25 @@ func TestUpgrade130(t *testing.T) {
 		if len(rejected) != len(wantAccepted) || !slices.Contains(stderr,
 			"Error: "+pos+`items[2]: ResourceClaim inference/pending: resourceclaims.resource.k8s.io "pending" already exists: the target cluster rejects this object (409 AlreadyExists)`) {
 			t.Errorf("want each of the %d objects rejected as existing, got %q", len(wantAccepted), rejected)
+		}
+	})
+	t.Run("to-cluster", func(t *testing.T) {
+		// --to cluster: the release of the kubeconfig's current context, as
+		// the Helm plugin asks for it.
+		kc, err := clientcmd.LoadFromFile(c.kubeconfig)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kc.CurrentContext = "new"
+		current := filepath.Join(t.TempDir(), "kubeconfig")
+		if err := clientcmd.WriteToFile(*kc, current); err != nil {
+			t.Fatal(err)
+		}
+		const claim = "apiVersion: resource.k8s.io/v1beta1\nkind: ResourceClaim\nmetadata: {name: a, namespace: inference}\nspec: {devices: {requests: [{name: r, deviceClassName: gpu.example.com}]}}\n"
+		code, out, stderr := claimbridge(t, claim, "convert", "-f", "-", "--to", "cluster", "--target-kubeconfig", current, "--target-context=")
+		want := "target: Kubernetes " + release(t, c.new) + ", resource.k8s.io/v1 (from the target cluster)"
+		if code != 0 || len(stderr) == 0 || stderr[0] != want || !strings.HasPrefix(out, "apiVersion: resource.k8s.io/v1\n") {
+			t.Errorf("exit %d, stderr %q (want first %q), stdout:\n%s", code, stderr, want, out)
 		}
 	})
 	t.Run("convert-verify", func(t *testing.T) {
