@@ -149,6 +149,7 @@ var otherToolsFlags = map[string]string{
 	"--max-requests-inflight":          "kube-apiserver",
 	"--namespace":                      "helm",
 	"--post-renderer":                  "helm install",
+	"--kube-context":                   "helm install",
 	"--post-renderer-args":             "helm install",
 	"--raw":                            "kubectl get",
 	"--reset-then-reuse-values":        "helm upgrade",
