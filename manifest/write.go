@@ -309,8 +309,3 @@ func escapeJSONControls(data []byte) []byte {
 	return out
 }
 
-// isControl: C0 but newline and tab, DEL, and C1 (in UTF-8; a byte that is
-// no UTF-8 is escaped by controlEscaper apart).
-func isControl(r rune) bool {
-	return (r < 0x20 && r != '\n' && r != '\t') || (r >= 0x7f && r <= 0x9f)
-}

@@ -64,11 +64,6 @@ func (x *Index) Add(obj map[string]interface{}) bool {
 	return true
 }
 
-// indexed reports whether Add keeps obj, so that a caller reading objects
-// one at a time keeps only these for it.
-func indexed(obj map[string]interface{}) bool {
-	return isClass26(obj) || isParameters(obj) && obj["apiVersion"] == parametersAPI
-}
 
 func isClass26(obj map[string]interface{}) bool {
 	return obj["apiVersion"] == conversion.UpstreamGroup+"/"+conversion.V1alpha1 && obj["kind"] == kindClass
