@@ -65,7 +65,7 @@ func (s *Server) admissionHandler(endpoint string, requireCert bool, decide deci
 		if herr == nil {
 			// One level less than a ConversionReview: every object admitted
 			// fits in the reviews that read it through another version.
-			herr = decodeReview(body, max(1, s.cfg.MaxJSONDepth-1), json.Unmarshal, &review, &review.TypeMeta, "AdmissionReview", "admission.k8s.io")
+			herr = decodeReview(body, max(1, s.cfg.MaxJSONDepth-1), &review, &review.TypeMeta, "AdmissionReview", "admission.k8s.io")
 		}
 		if herr == nil && (review.Request == nil || review.Request.UID == "") {
 			herr = errorf(http.StatusBadRequest, "AdmissionReview has no request with a uid")

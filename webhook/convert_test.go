@@ -121,7 +121,7 @@ func TestConvertFailures(t *testing.T) {
 			want: "converted to resource.claimbridge.dev/v1alpha2: the result nests deeper than a review may carry (--max-json-depth 100)"},
 	}
 	for name, tc := range tests {
-		for _, cache := range []int64{16 << 20, 0} { // objects decoded after the lookup, or with the review
+		for _, cache := range []int64{16 << 20, 0} { // with the cache and without
 			t.Run(fmt.Sprintf("%s/cache-%d", name, cache), func(t *testing.T) {
 				s := newServer(t, func(c *Config) { c.Converter = tc.converter; c.ConversionCacheBytes = cache })
 				if tc.desired == "" {

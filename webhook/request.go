@@ -100,12 +100,12 @@ func (s *Server) deadline(r *http.Request, start time.Time) (context.Context, co
 	return context.WithDeadline(r.Context(), start.Add(timeout))
 }
 
-// decodeReview decodes with decode a review of kind in group/v1 or v1beta1, within maxDepth.
-func decodeReview(body []byte, maxDepth int, decode func([]byte, any) error, review any, tm *metav1.TypeMeta, kind, group string) *httpError {
+// decodeReview decodes a review of kind in group/v1 or v1beta1, within maxDepth.
+func decodeReview(body []byte, maxDepth int, review any, tm *metav1.TypeMeta, kind, group string) *httpError {
 	if err := checkDepth(body, maxDepth); err != nil {
 		return errorf(http.StatusBadRequest, "%v", err)
 	}
-	if err := decode(body, review); err != nil {
+	if err := json.Unmarshal(body, review); err != nil {
 		return errorf(http.StatusBadRequest, "decoding %s: %v", kind, err)
 	}
 	if tm.Kind != kind || (tm.APIVersion != group+"/v1" && tm.APIVersion != group+"/v1beta1") {
@@ -125,13 +125,11 @@ func decodeJSON(data []byte, v any) error {
 	return err
 }
 
-// decodeObject is o, its JSON or the value it decoded to with its review, as a JSON object.
-func decodeObject(o any) (map[string]interface{}, error) {
-	if raw, ok := o.([]byte); ok {
-		o = nil // no bytes (a RawExtension of null) is empty
-		if err := decodeJSON(raw, &o); err != nil && len(bytes.TrimSpace(raw)) > 0 {
-			return nil, fmt.Errorf("is not a JSON object: %v", err)
-		}
+// decodeObject decodes raw, an object of a review, as a JSON object.
+func decodeObject(raw []byte) (map[string]interface{}, error) {
+	var o any // no bytes (a RawExtension of null) is empty
+	if err := decodeJSON(raw, &o); err != nil && len(bytes.TrimSpace(raw)) > 0 {
+		return nil, fmt.Errorf("is not a JSON object: %v", err)
 	}
 	if obj, ok := o.(map[string]interface{}); ok {
 		return obj, nil
