@@ -32,7 +32,7 @@ func (s *Server) serveConvert(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	log := klog.FromContext(r.Context()).WithValues("endpoint", "/convert")
 	defer s.recoverPanic(w, log, "/convert")
-	if herr := checkHeaders(w, r, s.cfg.MaxConvertBodyBytes); herr != nil {
+	if herr := checkHeaders(w, r, s.cfg.MaxConvertBodyBytes, false); herr != nil {
 		s.metrics.request("/convert", "", refusedResult(herr), start)
 		writeHTTPError(w, log, herr)
 		return

@@ -55,9 +55,13 @@ func errorf(code int, format string, args ...any) *httpError {
 	return &httpError{code: code, msg: fmt.Sprintf(format, args...)}
 }
 
-// checkHeaders refuses what kube-apiserver never sends: another method or
-// content type, a compressed body, or one announced over maxBytes.
-func checkHeaders(w http.ResponseWriter, r *http.Request, maxBytes int64) *httpError {
+// checkHeaders refuses what kube-apiserver never sends: no verified client
+// certificate when one is required, another method or content type, a
+// compressed body, or one announced over maxBytes.
+func checkHeaders(w http.ResponseWriter, r *http.Request, maxBytes int64, requireCert bool) *httpError {
+	if requireCert && (r.TLS == nil || len(r.TLS.VerifiedChains) == 0) {
+		return errorf(http.StatusUnauthorized, "a verified client certificate is required")
+	}
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
 		return errorf(http.StatusMethodNotAllowed, "method %s not allowed, use POST", r.Method)
@@ -242,11 +246,18 @@ func writeHTTPError(w http.ResponseWriter, log logr.Logger, e *httpError) {
 	http.Error(w, e.msg, e.code)
 }
 
-// refusedResult is "refused" for a method or content type kube-apiserver
-// never sends (a prober's GET, kept out of the error alerts), else "bad_request".
+// refusedResult is the result label of a review refused undecoded:
+// "refused" for a method or content type kube-apiserver never sends (a
+// prober's GET, kept out of the error alerts), "unauthorized", "shed", or
+// else "bad_request".
 func refusedResult(e *httpError) string {
-	if e.code == http.StatusMethodNotAllowed || e.code == http.StatusUnsupportedMediaType {
+	switch e.code {
+	case http.StatusMethodNotAllowed, http.StatusUnsupportedMediaType:
 		return "refused"
+	case http.StatusUnauthorized:
+		return "unauthorized"
+	case http.StatusTooManyRequests:
+		return "shed"
 	}
 	return "bad_request"
 }
