@@ -118,21 +118,13 @@ func decodeReview(body []byte, maxDepth int, review any, tm *metav1.TypeMeta, ki
 	return nil
 }
 
-// decodeJSON decodes data, one JSON value, into v, numbers as json.Number.
-func decodeJSON(data []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	err := dec.Decode(v)
-	if _, end := dec.Token(); err == nil && end != io.EOF {
-		err = errors.New("data after the JSON value")
-	}
-	return err
-}
-
-// decodeObject decodes raw, an object of a review, as a JSON object.
+// decodeObject decodes raw, an object of a review (no bytes for null), as
+// a JSON object with json.Number numbers.
 func decodeObject(raw []byte) (map[string]interface{}, error) {
-	var o any // no bytes (a RawExtension of null) is empty
-	if err := decodeJSON(raw, &o); err != nil && len(bytes.TrimSpace(raw)) > 0 {
+	var o any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&o); err != nil && len(raw) > 0 {
 		return nil, fmt.Errorf("is not a JSON object: %v", err)
 	}
 	if obj, ok := o.(map[string]interface{}); ok {
