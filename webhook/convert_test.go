@@ -228,10 +228,11 @@ func TestConvertHonoursTimeout(t *testing.T) {
 }
 
 // BenchmarkConvertReview converts a review of the three testdata claims
-// to v1alpha3, without the cache and from it.
+// to v1alpha3: without the cache, with one too small to keep any answer
+// (a miss), and from it.
 func BenchmarkConvertReview(b *testing.B) {
 	body := benchmarkReview(b)
-	for name, cacheBytes := range map[string]int64{"cache-miss": 0, "cache-hit": 64 << 20} {
+	for name, cacheBytes := range map[string]int64{"cache-miss": 0, "cache-on-miss": 1, "cache-hit": 64 << 20} {
 		b.Run(name, func(b *testing.B) {
 			h := newServer(b, func(c *Config) { c.ConversionCacheBytes = cacheBytes }).Handler()
 			b.SetBytes(int64(len(body)))
