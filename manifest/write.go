@@ -308,4 +308,3 @@ func escapeJSONControls(data []byte) []byte {
 	}
 	return out
 }
-

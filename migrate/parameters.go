@@ -64,7 +64,6 @@ func (x *Index) Add(obj map[string]interface{}) bool {
 	return true
 }
 
-
 func isClass26(obj map[string]interface{}) bool {
 	return obj["apiVersion"] == conversion.UpstreamGroup+"/"+conversion.V1alpha1 && obj["kind"] == kindClass
 }

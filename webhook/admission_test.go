@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/claimbridge/claimbridge/api"
+	"github.com/claimbridge/claimbridge/validation"
 )
 
 // TestAdmissionUndecodable: a review that is named (kind, apiVersion and
@@ -112,16 +113,16 @@ func TestValidateVerdicts(t *testing.T) {
 		want     string
 		panics   float64
 	}{
-		"allowed": {validate: func(ValidationRequest) (ValidationResponse, error) {
-			return ValidationResponse{Warnings: warnings}, nil
+		"allowed": {validate: func(validation.Request) (validation.Response, error) {
+			return validation.Response{Warnings: warnings}, nil
 		}},
-		"denied": {validate: func(ValidationRequest) (ValidationResponse, error) {
-			return ValidationResponse{Errors: field.ErrorList{field.Required(field.NewPath("spec"), "")}, Warnings: warnings}, nil
+		"denied": {validate: func(validation.Request) (validation.Response, error) {
+			return validation.Response{Errors: field.ErrorList{field.Required(field.NewPath("spec"), "")}, Warnings: warnings}, nil
 		}, code: 422, want: `ResourceClaim.resource.claimbridge.dev "claim" is invalid: spec: Required value`},
-		"error": {validate: func(ValidationRequest) (ValidationResponse, error) {
-			return ValidationResponse{}, errors.New("unusable")
+		"error": {validate: func(validation.Request) (validation.Response, error) {
+			return validation.Response{}, errors.New("unusable")
 		}, code: 400, want: "unusable"},
-		"panic": {validate: func(ValidationRequest) (ValidationResponse, error) { panic("kaboom") }, code: 500, want: "validator panicked: kaboom", panics: 1},
+		"panic": {validate: func(validation.Request) (validation.Response, error) { panic("kaboom") }, code: 500, want: "validator panicked: kaboom", panics: 1},
 	} {
 		t.Run(name, func(t *testing.T) {
 			s := newServer(t, func(c *Config) { c.Validator = tc.validate })
@@ -146,9 +147,9 @@ func TestValidateVerdicts(t *testing.T) {
 func TestAdmissionScope(t *testing.T) {
 	called := false
 	h := newServer(t, func(c *Config) {
-		c.Validator = func(ValidationRequest) (ValidationResponse, error) {
+		c.Validator = func(validation.Request) (validation.Response, error) {
 			called = true
-			return ValidationResponse{Errors: field.ErrorList{field.Required(field.NewPath("spec"), "")}}, nil
+			return validation.Response{Errors: field.ErrorList{field.Required(field.NewPath("spec"), "")}}, nil
 		}
 	}).Handler()
 	with := func(op admissionv1.Operation, sub string, f func(*admissionv1.AdmissionRequest)) admissionv1.AdmissionRequest {
@@ -271,8 +272,8 @@ func TestFitWarnings(t *testing.T) {
 // warnings through fitWarnings.
 func TestWarningsFittedByHandler(t *testing.T) {
 	h := newServer(t, func(c *Config) {
-		c.Validator = func(ValidationRequest) (ValidationResponse, error) {
-			return ValidationResponse{Warnings: []string{"a\nb"}}, nil
+		c.Validator = func(validation.Request) (validation.Response, error) {
+			return validation.Response{Warnings: []string{"a\nb"}}, nil
 		}
 	}).Handler()
 	rec := serve(h, "/validate", admissionReview(claimRequest(t, admissionv1.Create, api.V1alpha3)))

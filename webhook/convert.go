@@ -1,23 +1,20 @@
 package webhook
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/go-logr/logr"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 
 	"github.com/claimbridge/claimbridge/api"
@@ -28,9 +25,6 @@ import (
 // of its group. It must not modify obj; the result may share with it.
 type ConvertFunc func(obj map[string]interface{}, toVersion string) (map[string]interface{}, error)
 
-// Group is the API group served (package api's).
-const Group = api.Group
-
 // serveConvert serves /convert: a ConversionReview apiextensions.k8s.io/v1
 // or v1beta1. Only a review that cannot be read gets an HTTP error; every
 // conversion problem is a 200 with result.status Failure.
@@ -38,7 +32,7 @@ func (s *Server) serveConvert(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	log := klog.FromContext(r.Context()).WithValues("endpoint", "/convert")
 	defer s.recoverPanic(w, log, "/convert")
-	if herr := checkHeaders(w, r, s.cfg.MaxConvertBodyBytes); herr != nil {
+	if herr := checkHeaders(w, r, s.cfg.MaxConvertBodyBytes, false); herr != nil {
 		s.metrics.request("/convert", "", refusedResult(herr), start)
 		writeHTTPError(w, log, herr)
 		return
@@ -55,9 +49,9 @@ func (s *Server) serveConvert(w http.ResponseWriter, r *http.Request) {
 	}
 	defer s.slots.release()
 	body, herr := readBody(w, r, s.cfg.MaxConvertBodyBytes)
-	var review convertReview
+	var review apiextensionsv1.ConversionReview
 	if herr == nil {
-		herr = s.decodeConversion(body, &review)
+		herr = decodeReview(body, s.cfg.MaxJSONDepth, &review, &review.TypeMeta, "ConversionReview", "apiextensions.k8s.io")
 	}
 	if herr == nil && (review.Request == nil || review.Request.UID == "") {
 		herr = errorf(http.StatusBadRequest, "ConversionReview has no request with a uid")
@@ -69,7 +63,7 @@ func (s *Server) serveConvert(w http.ResponseWriter, r *http.Request) {
 	}
 	req := review.Request
 	log = log.WithValues("uid", logString(string(req.UID)), "desiredAPIVersion", logString(req.DesiredAPIVersion), "objects", len(req.Objects))
-	resp, objects := s.convertObjects(ctx, req)
+	resp := s.convertObjects(ctx, req)
 	result := "success"
 	if resp.Result.Status != metav1.StatusSuccess {
 		result = "failure"
@@ -78,72 +72,44 @@ func (s *Server) serveConvert(w http.ResponseWriter, r *http.Request) {
 		log.V(4).Info("Converted objects", "duration", time.Since(start))
 	}
 	s.metrics.request("/convert", "", result, start)
-	writeConversion(w, log, review.TypeMeta, resp, objects)
-}
-
-// convertReview is a ConversionReview as /convert reads it: without a cache the objects are
-// decoded with it, in one pass; with one, each is kept as its JSON (the key) until a miss.
-type convertReview struct {
-	metav1.TypeMeta `json:",inline"`
-	Request         *convertRequest `json:"request"`
-}
-type convertRequest struct {
-	UID               types.UID `json:"uid"`
-	DesiredAPIVersion string    `json:"desiredAPIVersion"`
-	Objects           []any     `json:"objects"`
-}
-
-func (s *Server) decodeConversion(body []byte, review *convertReview) *httpError {
-	if s.cache == nil {
-		return decodeReview(body, s.cfg.MaxJSONDepth, decodeJSON, review, &review.TypeMeta, "ConversionReview", "apiextensions.k8s.io")
-	}
-	var raw apiextensionsv1.ConversionReview
-	herr := decodeReview(body, s.cfg.MaxJSONDepth, json.Unmarshal, &raw, &raw.TypeMeta, "ConversionReview", "apiextensions.k8s.io")
-	if review.TypeMeta = raw.TypeMeta; raw.Request != nil {
-		review.Request = &convertRequest{UID: raw.Request.UID, DesiredAPIVersion: raw.Request.DesiredAPIVersion}
-		for _, o := range raw.Request.Objects {
-			review.Request.Objects = append(review.Request.Objects, o.Raw)
-		}
-	}
-	return herr
+	data, err := json.Marshal(&apiextensionsv1.ConversionReview{TypeMeta: review.TypeMeta, Response: resp})
+	writeJSON(w, log, data, err)
 }
 
 // convertObjects converts every object in order, or fails the whole review
-// (objects nil), also when ctx ends between two (client gone, timeout).
-func (s *Server) convertObjects(ctx context.Context, req *convertRequest) (resp *apiextensionsv1.ConversionResponse, objects [][]byte) {
-	resp = &apiextensionsv1.ConversionResponse{UID: req.UID, Result: metav1.Status{Status: metav1.StatusSuccess}}
+// (no objects), also when ctx ends between two (client gone, timeout).
+func (s *Server) convertObjects(ctx context.Context, req *apiextensionsv1.ConversionRequest) *apiextensionsv1.ConversionResponse {
+	resp := &apiextensionsv1.ConversionResponse{UID: req.UID, Result: metav1.Status{Status: metav1.StatusSuccess}}
 	gv, err := schema.ParseGroupVersion(req.DesiredAPIVersion)
 	if err != nil || gv.Group != api.Group || !api.IsServed(gv.Version) {
 		resp.Result = failure("desiredAPIVersion %q is not served: want %s/%s", req.DesiredAPIVersion, api.Group, servedList())
-		return resp, nil
+		return resp
 	}
-	objects = make([][]byte, len(req.Objects))
+	converted := make([]runtime.RawExtension, len(req.Objects))
 	for i, o := range req.Objects {
 		if err := ctx.Err(); err != nil {
 			resp.Result = failure("objects[%d] and later not converted to %s: %v", i, req.DesiredAPIVersion, err)
-			return resp, nil
+			return resp
 		}
-		if objects[i], err = s.convertObject(o, gv); err != nil {
+		if converted[i].Raw, err = s.convertObject(o.Raw, gv); err != nil {
 			resp.Result = failure("objects[%d] %v", i, err)
-			return resp, nil
+			return resp
 		}
 	}
-	return resp, objects
+	resp.ConvertedObjects = converted
+	return resp
 }
 
-// convertObject converts one object of a review (see convertReview),
-// from the cache when it has the answer, and checks what the apiserver
+// convertObject converts one object, raw as the review carries it, from
+// the cache when it has the answer, and checks what the apiserver
 // requires of the result. Errors name the object, never its contents.
-func (s *Server) convertObject(o any, to schema.GroupVersion) ([]byte, error) {
-	var key cacheKey
-	if raw, ok := o.([]byte); ok {
-		key = cacheKeyOf(to.Version, raw)
-		if data, from, ok := s.cache.get(key); ok {
-			s.metrics.conversion(from, to.Version, "success")
-			return data, nil
-		}
+func (s *Server) convertObject(raw []byte, to schema.GroupVersion) ([]byte, error) {
+	key := cacheKeyOf(to.Version, raw)
+	if data, from, ok := s.cache.get(key); ok {
+		s.metrics.conversion(from, to.Version, "success")
+		return data, nil
 	}
-	obj, err := decodeObject(o)
+	obj, err := decodeObject(raw)
 	if err != nil {
 		return nil, err
 	}
@@ -197,16 +163,6 @@ func (s *Server) convertChecked(obj map[string]interface{}, id objectID, to sche
 		return nil, fmt.Errorf("converted to %s: the result nests deeper than a review may carry (--max-json-depth %d): %w", to, s.cfg.MaxJSONDepth, err)
 	}
 	return data, nil
-}
-
-// writeConversion writes the review with resp and objects as json.Marshal would, less compacting
-// again the objects it produced: they replace the first "convertedObjects":null (no bare quote before).
-func writeConversion(w http.ResponseWriter, log logr.Logger, tm metav1.TypeMeta, resp *apiextensionsv1.ConversionResponse, objects [][]byte) {
-	data, err := json.Marshal(&apiextensionsv1.ConversionReview{TypeMeta: tm, Response: resp})
-	if head, tail, _ := bytes.Cut(data, []byte(`"convertedObjects":null`)); err == nil && objects != nil {
-		data = slices.Concat(head, []byte(`"convertedObjects":[`), bytes.Join(objects, []byte(",")), []byte("]"), tail)
-	}
-	writeJSON(w, log, data, err)
 }
 
 // objectID names an object in messages and logs without its contents.

@@ -121,7 +121,7 @@ func TestConvertFailures(t *testing.T) {
 			want: "converted to resource.claimbridge.dev/v1alpha2: the result nests deeper than a review may carry (--max-json-depth 100)"},
 	}
 	for name, tc := range tests {
-		for _, cache := range []int64{16 << 20, 0} { // objects decoded after the lookup, or with the review
+		for _, cache := range []int64{16 << 20, 0} { // with the cache and without
 			t.Run(fmt.Sprintf("%s/cache-%d", name, cache), func(t *testing.T) {
 				s := newServer(t, func(c *Config) { c.Converter = tc.converter; c.ConversionCacheBytes = cache })
 				if tc.desired == "" {
@@ -228,10 +228,11 @@ func TestConvertHonoursTimeout(t *testing.T) {
 }
 
 // BenchmarkConvertReview converts a review of the three testdata claims
-// to v1alpha3, without the cache and from it.
+// to v1alpha3: without the cache, with one too small to keep any answer
+// (a miss), and from it.
 func BenchmarkConvertReview(b *testing.B) {
 	body := benchmarkReview(b)
-	for name, cacheBytes := range map[string]int64{"cache-miss": 0, "cache-hit": 64 << 20} {
+	for name, cacheBytes := range map[string]int64{"cache-miss": 0, "cache-on-miss": 1, "cache-hit": 64 << 20} {
 		b.Run(name, func(b *testing.B) {
 			h := newServer(b, func(c *Config) { c.ConversionCacheBytes = cacheBytes }).Handler()
 			b.SetBytes(int64(len(body)))

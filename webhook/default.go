@@ -1,7 +1,6 @@
 package webhook
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 
@@ -14,9 +13,9 @@ import (
 // handleDefault decides /default: a claim or template created or updated
 // (not its status) gets, as a JSON Patch (package defaulting), the
 // defaults of its version's release and what its stored form must keep.
-func (s *Server) handleDefault(_ context.Context, req *admissionv1.AdmissionRequest) (resp admissionv1.AdmissionResponse) {
-	op := Operation(req.Operation)
-	if op != OperationCreate && op != OperationUpdate || req.SubResource != "" {
+func handleDefault(req *admissionv1.AdmissionRequest) admissionv1.AdmissionResponse {
+	op := req.Operation
+	if op != admissionv1.Create && op != admissionv1.Update || req.SubResource != "" {
 		return allowed(nil)
 	}
 	if bad := unservedKind(req); bad != nil {
@@ -28,7 +27,7 @@ func (s *Server) handleDefault(_ context.Context, req *admissionv1.AdmissionRequ
 	}
 	// The stored object of an update, decoded only when needed.
 	oldObject := func() (map[string]interface{}, error) {
-		if op != OperationUpdate {
+		if op != admissionv1.Update {
 			return nil, nil
 		}
 		old, err := decodeObject(req.OldObject.Raw)
@@ -37,12 +36,6 @@ func (s *Server) handleDefault(_ context.Context, req *admissionv1.AdmissionRequ
 		}
 		return old, nil
 	}
-	defer func() {
-		if p := recover(); p != nil {
-			s.metrics.panics.WithLabelValues("/default").Inc()
-			resp = denied(apierrors.NewInternalError(fmt.Errorf("defaulting panicked: %v", p)))
-		}
-	}()
 	ops, warnings, err := defaulting.Patch(obj, oldObject, req.Kind.Version, req.Kind.Kind)
 	if err != nil {
 		return denied(apierrors.NewBadRequest(err.Error()))

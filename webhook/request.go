@@ -55,9 +55,13 @@ func errorf(code int, format string, args ...any) *httpError {
 	return &httpError{code: code, msg: fmt.Sprintf(format, args...)}
 }
 
-// checkHeaders refuses what kube-apiserver never sends: another method or
-// content type, a compressed body, or one announced over maxBytes.
-func checkHeaders(w http.ResponseWriter, r *http.Request, maxBytes int64) *httpError {
+// checkHeaders refuses what kube-apiserver never sends: no verified client
+// certificate when one is required, another method or content type, a
+// compressed body, or one announced over maxBytes.
+func checkHeaders(w http.ResponseWriter, r *http.Request, maxBytes int64, requireCert bool) *httpError {
+	if requireCert && (r.TLS == nil || len(r.TLS.VerifiedChains) == 0) {
+		return errorf(http.StatusUnauthorized, "a verified client certificate is required")
+	}
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
 		return errorf(http.StatusMethodNotAllowed, "method %s not allowed, use POST", r.Method)
@@ -100,12 +104,12 @@ func (s *Server) deadline(r *http.Request, start time.Time) (context.Context, co
 	return context.WithDeadline(r.Context(), start.Add(timeout))
 }
 
-// decodeReview decodes with decode a review of kind in group/v1 or v1beta1, within maxDepth.
-func decodeReview(body []byte, maxDepth int, decode func([]byte, any) error, review any, tm *metav1.TypeMeta, kind, group string) *httpError {
+// decodeReview decodes a review of kind in group/v1 or v1beta1, within maxDepth.
+func decodeReview(body []byte, maxDepth int, review any, tm *metav1.TypeMeta, kind, group string) *httpError {
 	if err := checkDepth(body, maxDepth); err != nil {
 		return errorf(http.StatusBadRequest, "%v", err)
 	}
-	if err := decode(body, review); err != nil {
+	if err := json.Unmarshal(body, review); err != nil {
 		return errorf(http.StatusBadRequest, "decoding %s: %v", kind, err)
 	}
 	if tm.Kind != kind || (tm.APIVersion != group+"/v1" && tm.APIVersion != group+"/v1beta1") {
@@ -114,24 +118,14 @@ func decodeReview(body []byte, maxDepth int, decode func([]byte, any) error, rev
 	return nil
 }
 
-// decodeJSON decodes data, one JSON value, into v, numbers as json.Number.
-func decodeJSON(data []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
+// decodeObject decodes raw, an object of a review (no bytes for null), as
+// a JSON object with json.Number numbers.
+func decodeObject(raw []byte) (map[string]interface{}, error) {
+	var o any
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
-	err := dec.Decode(v)
-	if _, end := dec.Token(); err == nil && end != io.EOF {
-		err = errors.New("data after the JSON value")
-	}
-	return err
-}
-
-// decodeObject is o, its JSON or the value it decoded to with its review, as a JSON object.
-func decodeObject(o any) (map[string]interface{}, error) {
-	if raw, ok := o.([]byte); ok {
-		o = nil // no bytes (a RawExtension of null) is empty
-		if err := decodeJSON(raw, &o); err != nil && len(bytes.TrimSpace(raw)) > 0 {
-			return nil, fmt.Errorf("is not a JSON object: %v", err)
-		}
+	if err := dec.Decode(&o); err != nil && len(raw) > 0 {
+		return nil, fmt.Errorf("is not a JSON object: %v", err)
 	}
 	if obj, ok := o.(map[string]interface{}); ok {
 		return obj, nil
@@ -244,11 +238,18 @@ func writeHTTPError(w http.ResponseWriter, log logr.Logger, e *httpError) {
 	http.Error(w, e.msg, e.code)
 }
 
-// refusedResult is "refused" for a method or content type kube-apiserver
-// never sends (a prober's GET, kept out of the error alerts), else "bad_request".
+// refusedResult is the result label of a review refused undecoded:
+// "refused" for a method or content type kube-apiserver never sends (a
+// prober's GET, kept out of the error alerts), "unauthorized", "shed", or
+// else "bad_request".
 func refusedResult(e *httpError) string {
-	if e.code == http.StatusMethodNotAllowed || e.code == http.StatusUnsupportedMediaType {
+	switch e.code {
+	case http.StatusMethodNotAllowed, http.StatusUnsupportedMediaType:
 		return "refused"
+	case http.StatusUnauthorized:
+		return "unauthorized"
+	case http.StatusTooManyRequests:
+		return "shed"
 	}
 	return "bad_request"
 }

@@ -71,11 +71,10 @@ func (s *Server) MetricsAddr() net.Addr { return s.metricsAddr }
 // Handler is the mux of the TLS listener.
 func (s *Server) Handler() http.Handler {
 	requireCert := s.cfg.ClientCAFile != ""
-	validate := &validator{validate: s.cfg.Validator, metrics: s.metrics, maxViewDepth: convertedDepth(s.cfg.MaxJSONDepth)}
 	mux := http.NewServeMux()
 	mux.Handle("/convert", s.metrics.instrument("/convert", http.HandlerFunc(s.serveConvert)))
-	mux.Handle("/validate", s.metrics.instrument("/validate", s.admissionHandler("/validate", requireCert, validate.handle)))
-	mux.Handle("/default", s.metrics.instrument("/default", s.admissionHandler("/default", requireCert, s.handleDefault)))
+	mux.Handle("/validate", s.metrics.instrument("/validate", s.admissionHandler("/validate", "validator", requireCert, s.handleValidate)))
+	mux.Handle("/default", s.metrics.instrument("/default", s.admissionHandler("/default", "defaulting", requireCert, handleDefault)))
 	return mux
 }
 

@@ -2,7 +2,6 @@ package webhook
 
 import (
 	"cmp"
-	"context"
 	"fmt"
 
 	admissionv1 "k8s.io/api/admission/v1"
@@ -13,62 +12,34 @@ import (
 	"github.com/claimbridge/claimbridge/validation"
 )
 
-// The validator's request and response are the validation package's.
-type (
-	// Operation is the admission operation handed to the validator.
-	Operation = validation.Operation
-	// ValidationRequest is one write to validate.
-	ValidationRequest = validation.Request
-	// ValidationResponse is the verdict on one write.
-	ValidationResponse = validation.Response
-)
-
-// The operations the validator sees.
-const (
-	OperationCreate = validation.Create
-	OperationUpdate = validation.Update
-)
-
 // ValidateFunc validates one admission request; its error means unusable
 // input, findings go into the response.
-type ValidateFunc func(ValidationRequest) (ValidationResponse, error)
+type ValidateFunc func(validation.Request) (validation.Response, error)
 
-// validator decides /validate with a ValidateFunc.
-type validator struct {
-	validate ValidateFunc
-	metrics  *metrics
-	// maxViewDepth is how deep /convert returns a converted object.
-	maxViewDepth int
-}
-
-// handle allows what it does not validate (DELETE, CONNECT, subresources
-// other than status) and denies an invalid object with exactly
-// apierrors.NewInvalid's status: 422 with a cause per field.
-func (v *validator) handle(_ context.Context, req *admissionv1.AdmissionRequest) (resp admissionv1.AdmissionResponse) {
-	op := Operation(req.Operation)
-	if op != OperationCreate && op != OperationUpdate || req.SubResource != "" && req.SubResource != "status" {
+// handleValidate decides /validate with Config.Validator. It allows what it
+// does not validate (DELETE, CONNECT, subresources other than status) and
+// denies an invalid object with exactly apierrors.NewInvalid's status: 422
+// with a cause per field.
+func (s *Server) handleValidate(req *admissionv1.AdmissionRequest) admissionv1.AdmissionResponse {
+	op := validation.Operation(req.Operation)
+	if op != validation.Create && op != validation.Update || req.SubResource != "" && req.SubResource != "status" {
 		return allowed(nil)
 	}
 	if bad := unservedKind(req); bad != nil {
 		return denied(bad)
 	}
-	vreq := ValidationRequest{Operation: op, SubResource: req.SubResource, MaxViewDepth: v.maxViewDepth}
+	// The converted object may nest no deeper than /convert returns.
+	vreq := validation.Request{Operation: op, SubResource: req.SubResource, MaxViewDepth: convertedDepth(s.cfg.MaxJSONDepth)}
 	var err error
 	if vreq.Object, err = decodeObject(req.Object.Raw); err != nil {
 		return denied(apierrors.NewBadRequest(fmt.Sprintf("object %v", err)))
 	}
-	if op == OperationUpdate {
+	if op == validation.Update {
 		if vreq.OldObject, err = decodeObject(req.OldObject.Raw); err != nil {
 			return denied(apierrors.NewBadRequest(fmt.Sprintf("oldObject %v", err)))
 		}
 	}
-	defer func() {
-		if p := recover(); p != nil {
-			v.metrics.panics.WithLabelValues("/validate").Inc()
-			resp = denied(apierrors.NewInternalError(fmt.Errorf("validator panicked: %v", p)))
-		}
-	}()
-	res, err := v.validate(vreq)
+	res, err := s.cfg.Validator(vreq)
 	if err != nil {
 		return denied(apierrors.NewBadRequest(err.Error()))
 	}

@@ -23,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/claimbridge/claimbridge/api"
 	claimbridgeserver "github.com/claimbridge/claimbridge/server"
 	"github.com/claimbridge/claimbridge/test/envtest/harness"
 	"github.com/claimbridge/claimbridge/validation"
@@ -52,7 +53,7 @@ func server(ctx context.Context, certDir string, port int, entered, release chan
 	if err != nil {
 		return nil, err
 	}
-	cfg.Validator = func(req webhook.ValidationRequest) (webhook.ValidationResponse, error) {
+	cfg.Validator = func(req validation.Request) (validation.Response, error) {
 		if md, _ := req.Object["metadata"].(map[string]interface{}); md["name"] == blockerName {
 			entered <- struct{}{}
 			<-release
@@ -113,7 +114,7 @@ func TestShedWriteIsRefusedUnderFailurePolicyIgnore(t *testing.T) {
 	if err := env.Client.Create(ctx, ns); err != nil {
 		t.Fatal(err)
 	}
-	claims := env.Dynamic.Resource(schema.GroupVersionResource{Group: webhook.Group, Version: "v1alpha3", Resource: "resourceclaims"}).Namespace(ns.Name)
+	claims := env.Dynamic.Resource(schema.GroupVersionResource{Group: api.Group, Version: "v1alpha3", Resource: "resourceclaims"}).Namespace(ns.Name)
 
 	// The blocker's review takes the only slot (the apiserver gives up on it
 	// after timeoutSeconds and, under Ignore, admits the valid claim).
