@@ -236,7 +236,7 @@ func sameConversionInput(newObj, oldObj map[string]interface{}, except ...string
 
 // prepareForCreate drops the status of a new claim: create cannot set it.
 func prepareForCreate(obj map[string]interface{}, kind string) map[string]interface{} {
-	out := shallowCopy(obj)
+	out := maps.Clone(obj)
 	if kind == api.KindClaim {
 		delete(out, "status")
 	}
@@ -246,7 +246,7 @@ func prepareForCreate(obj map[string]interface{}, kind string) map[string]interf
 // prepareForUpdate keeps the old status on an update of the main resource:
 // status changes sent there are discarded.
 func prepareForUpdate(obj, old map[string]interface{}, kind string) map[string]interface{} {
-	out := shallowCopy(obj)
+	out := maps.Clone(obj)
 	if kind != api.KindClaim {
 		return out
 	}
@@ -261,7 +261,7 @@ func prepareForUpdate(obj, old map[string]interface{}, kind string) map[string]i
 // prepareForStatusUpdate takes only the status and managedFields from a
 // status update; everything else stays as stored.
 func prepareForStatusUpdate(obj, old map[string]interface{}) map[string]interface{} {
-	out := shallowCopy(old)
+	out := maps.Clone(old)
 	if status, ok := obj["status"]; ok {
 		out["status"] = status
 	} else {
@@ -269,21 +269,15 @@ func prepareForStatusUpdate(obj, old map[string]interface{}) map[string]interfac
 	}
 	newMeta, _ := obj["metadata"].(map[string]interface{})
 	oldMeta, _ := out["metadata"].(map[string]interface{})
-	outMeta := shallowCopy(oldMeta) // a new map: managedFields is set below
+	outMeta := maps.Clone(oldMeta) // a new map: managedFields is set below
+	if outMeta == nil {
+		outMeta = map[string]interface{}{}
+	}
 	out["metadata"] = outMeta
 	if mf, ok := newMeta["managedFields"]; ok {
 		outMeta["managedFields"] = mf
 	} else {
 		delete(outMeta, "managedFields")
-	}
-	return out
-}
-
-// shallowCopy copies the top level of obj (nil gives an empty map).
-func shallowCopy(obj map[string]interface{}) map[string]interface{} {
-	out := make(map[string]interface{}, len(obj)+1)
-	for k, v := range obj {
-		out[k] = v
 	}
 	return out
 }
@@ -309,9 +303,9 @@ func WithGeneratedName(obj map[string]interface{}) map[string]interface{} {
 	if len(base) > maxGeneratedNameLength {
 		base = base[:maxGeneratedNameLength]
 	}
-	m := shallowCopy(meta)
+	m := maps.Clone(meta)
 	m["name"] = base + GeneratedNameSuffix
-	out := shallowCopy(obj)
+	out := maps.Clone(obj)
 	out["metadata"] = m
 	return out
 }

@@ -261,10 +261,6 @@ type NamedResourcesAllocationResult struct {
 	Name string `json:"name"`
 }
 
-// Finalizer is the finalizer that gets set for claims
-// which were allocated through a builtin controller.
-const Finalizer = "dra.k8s.io/delete-protection"
-
 // ResourceClaimParametersReference contains enough information to let you
 // locate the parameters for a ResourceClaim. The object must be in the same
 // namespace as the ResourceClaim.

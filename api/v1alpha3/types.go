@@ -537,12 +537,6 @@ const (
 	AllocationConfigSourceClaim = "FromClaim"
 )
 
-// Finalizer is the finalizer that gets set for claims
-// which were allocated through a builtin controller.
-// Reserved for use by Kubernetes, DRA driver controllers must
-// use their own finalizer.
-const Finalizer = "resource.kubernetes.io/delete-protection"
-
 // ResourceClaimConsumerReference contains enough information to let you
 // locate the consumer of a ResourceClaim. The user must be a resource in the same
 // namespace as the ResourceClaim.
