@@ -55,8 +55,8 @@ func checkConverted(t *testing.T, orig []manifest.Document, to, out string) {
 				t.Errorf("%s: back from %s: %v", orig[i].Position(), to, err)
 				continue
 			}
-		} else if _, _, version, kind, _ := api.TypeOf(want); kind == "DeviceClass" {
-			got = migrate.Convert(got, migratetest.Target(t, version)).Object // a class gets the target's version too
+		} else if _, _, version, kind, _ := api.TypeOf(want); kind == "DeviceClass" || kind == "ResourceSlice" {
+			got = migrate.Convert(got, migratetest.Target(t, version)).Object // classes and slices get the target's version too
 		}
 		if !api.DeepEqualJSON(got, want) {
 			t.Errorf("%s: via %s: got %v, want %v", orig[i].Position(), to, got, want)

@@ -247,3 +247,24 @@ func TestConvertDeviceClass(t *testing.T) {
 		t.Errorf("exit %d, stderr %q, want %q", code, stderr, want)
 	}
 }
+
+// TestConvertResourceSlice: a ResourceSlice gets the target's version, its
+// devices' fields under basic in v1beta1 and on the device from v1beta2,
+// and back as it was.
+func TestConvertResourceSlice(t *testing.T) {
+	const slice = "apiVersion: resource.k8s.io/v1beta1\nkind: ResourceSlice\nmetadata:\n  name: node-1-gpu\nspec:\n  devices:\n  - basic:\n      attributes:\n        model:\n          string: a100\n      capacity:\n        memory:\n          value: 40Gi\n    name: gpu-0\n  driver: gpu.example.com\n  nodeName: node-1\n  pool:\n    generation: 1\n    name: node-1\n    resourceSliceCount: 1\n"
+	const flat = "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata:\n  name: node-1-gpu\nspec:\n  devices:\n  - attributes:\n      model:\n        string: a100\n    capacity:\n      memory:\n        value: 40Gi\n    name: gpu-0\n  driver: gpu.example.com\n  nodeName: node-1\n  pool:\n    generation: 1\n    name: node-1\n    resourceSliceCount: 1\n"
+	code, stdout, stderr := run(t, slice, "convert", "--to", "1.34", "-f", "-")
+	if code != ExitOK || stdout != flat || stderr != "" {
+		t.Errorf("exit %d, stderr %q, stdout:\n%s\nwant:\n%s", code, stderr, stdout, flat)
+	}
+	if code, back, _ := run(t, flat, "convert", "--to", "v1beta1", "-f", "-"); code != ExitOK || back != slice {
+		t.Errorf("back: exit %d:\n%s", code, back)
+	}
+	// Another field beside basic: passed through, and named.
+	odd := strings.Replace(slice, "    name: gpu-0\n", "    name: gpu-0\n    extra: 1\n", 1)
+	code, stdout, stderr = run(t, odd, "convert", "--to", "1.34", "-f", "-")
+	if code != ExitOK || stdout != odd || !strings.Contains(stderr, "Kubernetes 1.34 serves resource.k8s.io/v1, not v1beta1") {
+		t.Errorf("exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
+	}
+}

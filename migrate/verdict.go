@@ -143,6 +143,11 @@ func passThrough(obj map[string]interface{}, target Target, why error) report.Ve
 		}
 		return v
 	}
+	if isResourceSlice(obj) && target.Devices && version != target.Version {
+		if out, ok := convertResourceSlice(obj, version, target.Version); ok {
+			return report.Verdict{Outcome: report.Converted, Object: out}
+		}
+	}
 	if notServed := NotServed(obj, target); notServed != "" {
 		w := notServed + ", passed through unchanged"
 		if strings.HasSuffix(kind, "Class") || strings.HasSuffix(kind, "Parameters") {
