@@ -147,12 +147,14 @@ func (o *migrateOptions) run(s streams) error {
 	if err != nil {
 		return withCode(ExitBadInput, err)
 	}
-	docs, idx, failed, err := readForMigrate(o.filenames, s)
+	r := o.newReport("migrate", target)
+	docs, idx, err := readForMigrate(o.filenames, s, r)
 	if err != nil {
 		return withCode(ExitBadInput, err)
 	}
-	if err := failed.result("read"); err != nil {
-		return err // the parameters of the claims are unknown: migrating them would mislead
+	if r.Refused() > 0 {
+		// The parameters of the claims are unknown: migrating them would mislead.
+		return o.finish(s, r, &manifest.Writer{}, "read")
 	}
 	seen := sourcesSeen{}
 	for _, doc := range docs.docs {
@@ -162,7 +164,6 @@ func (o *migrateOptions) run(s streams) error {
 		return withCode(ExitBadInput, err)
 	}
 	opts := migrate.Options{KeepOwnerReferences: o.keepOwnerReferences, Parameters: idx}
-	r := o.newReport("migrate", target)
 	objects := manifest.Writer{Format: o.output}
 	var named []namedObject
 	for doc, err := range docs.all() {

@@ -9,6 +9,7 @@ import (
 	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/manifest"
 	"github.com/claimbridge/claimbridge/migrate"
+	"github.com/claimbridge/claimbridge/report"
 )
 
 // storedDocuments are the objects of migrate's input as compact JSON, to be
@@ -54,26 +55,21 @@ func (d *storedDocuments) all() iter.Seq2[manifest.Document, error] {
 // readForMigrate reads migrate's input: every object, stored, and the index
 // of its 1.30 parameters and classes. The parameter kinds are read (claims
 // translated from them) or rewritten, so a malformed one is refused, as a
-// malformed claim: failed holds such refusals, printed on s.err (once the
-// whole input has been read: a document that cannot be read, err, is then
-// all that is said).
-func readForMigrate(sources []string, s streams) (docs *storedDocuments, idx *migrate.Index, failed failures, err error) {
-	docs, idx, failed = &storedDocuments{}, &migrate.Index{}, failures{w: s.err}
-	var refused []error
+// malformed claim: r holds such refusals (said once the whole input has
+// been read: a document that cannot be read, err, is then all that is said).
+func readForMigrate(sources []string, s streams, r *report.Report) (docs *storedDocuments, idx *migrate.Index, err error) {
+	docs, idx = &storedDocuments{}, &migrate.Index{}
 	visit := func(doc manifest.Document) error {
 		defer afterDocument()
 		if err := conversion.CheckParametersShape(doc.Object); err != nil {
-			refused = append(refused, fmt.Errorf("%s: %w", doc.Position(), err))
+			r.Add(doc, refusedFor(err))
 		} else {
 			idx.Add(doc.Object) // keeps only the kinds it indexes
 		}
 		return docs.add(doc)
 	}
 	if err := manifest.Each(sources, s.in, visit); err != nil {
-		return nil, nil, failed, err
+		return nil, nil, err
 	}
-	for _, err := range refused {
-		failed.add(err)
-	}
-	return docs, idx, failed, nil
+	return docs, idx, nil
 }

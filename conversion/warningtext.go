@@ -7,19 +7,6 @@ import (
 	"github.com/claimbridge/claimbridge/api"
 )
 
-// releaseOf names the Kubernetes releases that serve each version.
-var releaseOf = map[string]string{
-	V1alpha1: "1.26",
-	V1alpha2: "1.27–1.30",
-	V1alpha3: "1.31",
-	V1beta1:  "1.32",
-	V1beta2:  "1.33",
-	V1:       "1.34+",
-}
-
-// Release names the Kubernetes releases that serve version, such as
-// "1.27–1.30"; empty for another.
-func Release(version string) string { return releaseOf[version] }
 
 // stepRelease matches release in a step's message, but not as the end of
 // a range (1.26-1.31) nor as a prefix (1.310).
@@ -28,9 +15,9 @@ func stepRelease(release string) *regexp.Regexp {
 }
 
 var stepReleases = map[string]*regexp.Regexp{
-	V1alpha1: stepRelease(releaseOf[V1alpha1]),
-	V1alpha2: stepRelease(releaseOf[V1alpha2]),
-	V1alpha3: stepRelease(releaseOf[V1alpha3]),
+	V1alpha1: stepRelease(api.Serving(V1alpha1)),
+	V1alpha2: stepRelease(api.Serving(V1alpha2)),
+	V1alpha3: stepRelease(api.Serving(V1alpha3)),
 }
 
 // stepVersions match a version in a step's message, but not in an
@@ -72,9 +59,9 @@ func (w Warning) Text(target string) string {
 			msg = otherRequestClass.Replace(msg)
 		}
 	}
-	if w.To != target && releaseOf[target] != "" {
+	if w.To != target && api.Serving(target) != "" {
 		if re := stepReleases[w.To]; re != nil {
-			msg = re.ReplaceAllString(msg, "${1}"+strings.ReplaceAll(releaseOf[target], "$", "$$")+"${2}")
+			msg = re.ReplaceAllString(msg, "${1}"+strings.ReplaceAll(api.Serving(target), "$", "$$")+"${2}")
 		}
 		if re := stepVersions[w.To]; re != nil {
 			msg = re.ReplaceAllString(msg, "${1}"+target+"${2}")
