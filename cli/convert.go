@@ -56,14 +56,8 @@ such manifests apiVersion resource.k8s.io/v1beta1, which has the same fields).
 
 When a field means something different to the target release's scheduler,
 kubelet, controllers or apiserver (parametersRef, an allocation mode, a count,
-per-device parameters, handles of other drivers; classic DRA claims and
-allocations, status that a create discards, limits and admin-access rules of
-1.32+ ...), a warning is printed on standard error, one line each, as every command
-prints them:
-
-  <file>: document N (line L): warning: <Kind> ns/name: <path>: <what the target release does>
-
-phrased for the release serving the target version. So is every rule of
+classic DRA, status that a create discards ...), a warning on standard error
+says what that release does (docs/cli.md, "The report"). So is every rule of
 that release the converted object breaks (the checks of claimbridge
 validate for v1alpha1-v1alpha3, migrate's for v1beta1, v1beta2 and v1):
 migrate refuses such objects, convert writes them and says so. Warnings

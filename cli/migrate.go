@@ -73,16 +73,10 @@ template is converted (its group is kept), then:
     opaque parameters that are not a JSON object or over 10 Ki).
     kubectl create --dry-run=server -f OUTPUT is the full check.
 
-What was dropped or changed is reported per object on standard error, and
-what the target version cannot hold as "lost" (the fields convert would keep
-in a restore annotation). Every warning convert --to prints for the same
-object is printed as a "Warning:" line (except those about the status and a
-classic allocation's finalizers, which migrate drops, and about a
-parametersRef that migrate translates or warns about itself), and so is
-anything else the migrated object asks for differently than the original
-did (for GA targets also everything the 1.32+ consumers act on differently:
-classic DRA controllers, adminAccess and its namespace label ...). For a
-refused object, the lost fields and warnings are printed before the error.
+What was dropped or changed is reported per object on standard error, what
+the target version cannot hold as "lost", and as a warning everything the
+migrated object asks for differently than the original did (convert's
+warnings, but not those about what migrate drops or translates).
 Pods and the pod templates of workloads (PodTemplate, ReplicationController,
 Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob) get their
 resourceClaims in the target release's shape: 1.26–1.30 name the claim or

@@ -12,13 +12,6 @@ import (
 // v1beta2 and v1 hold them on the device itself.
 var basicVersions = []string{conversion.V1alpha3, conversion.V1beta1}
 
-// isResourceSlice reports whether obj is a resource.k8s.io ResourceSlice of
-// a version that has devices (v1alpha3 and later).
-func isResourceSlice(obj map[string]interface{}) bool {
-	_, group, version, kind, _ := api.TypeOf(obj)
-	return kind == "ResourceSlice" && group == conversion.UpstreamGroup && versionTarget(version).Devices
-}
-
 // convertResourceSlice gives a ResourceSlice version to, keeping every
 // field: between v1beta1 and v1beta2 a device's fields move from under
 // basic to the device. ok is false for a device of another shape (nothing

@@ -143,7 +143,7 @@ func passThrough(obj map[string]interface{}, target Target, why error) report.Ve
 		}
 		return v
 	}
-	if isResourceSlice(obj) && target.Devices && version != target.Version {
+	if kind == "ResourceSlice" && group == api.UpstreamGroup && versionTarget(version).Devices && target.Devices && version != target.Version {
 		if out, ok := convertResourceSlice(obj, version, target.Version); ok {
 			return report.Verdict{Outcome: report.Converted, Object: out}
 		}
