@@ -7,7 +7,6 @@ import (
 	"github.com/claimbridge/claimbridge/api"
 )
 
-
 // stepRelease matches release in a step's message, but not as the end of
 // a range (1.26-1.31) nor as a prefix (1.310).
 func stepRelease(release string) *regexp.Regexp {
