@@ -4,12 +4,18 @@ package cli
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
+	"reflect"
 	"regexp"
 	"runtime/debug"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"sigs.k8s.io/kustomize/kyaml/kio"
+	kyaml "sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
@@ -188,22 +194,35 @@ func TestCorpusCommands(t *testing.T) {
 	}
 }
 
-// TestCorpusPassThroughBytes: convert --to every version writes each YAML
-// document of the corpus that it does not change — every object outside
-// the DRA groups but a workload whose resourceClaims it rewrites — exactly
-// as it was read, comments, key order and quoting included.
+// TestCorpusPassThroughBytes: convert --to every version, as the Helm
+// post-renderer and kubectl plugin run it (the manifest on standard input),
+// writes each YAML document of the corpus that it does not change — every
+// object outside the DRA groups but a workload whose resourceClaims it
+// rewrites — exactly as it was read, comments, key order, quoting and the
+// "---" lines and comments around it included; a file none of whose
+// objects it changes comes out as it went in.
 func TestCorpusPassThroughBytes(t *testing.T) {
-	checked := 0
+	checked, files := 0, 0
 	for _, file := range testcorpus.Files(t) {
 		t.Run(testcorpus.Name(file), func(t *testing.T) {
 			orig, err := manifest.ReadAll([]string{file}, nil)
 			if err != nil {
 				return // no manifest: TestCorpusManifests checks that it is refused
 			}
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
 			for _, to := range conversion.ChainVersions {
-				code, stdout, _ := corpusRun(t, nil, "convert", "--to", to, "-f", file, "-q")
+				code, stdout, _ := corpusRun(t, data, "convert", "-q", "-f", "-", "--to="+to)
 				if code != ExitOK {
 					continue // nothing written: TestCorpusManifests checks why
+				}
+				if unchanged(t, orig, to) {
+					files++
+					if stdout != string(data) {
+						t.Errorf("convert --to %s changes nothing, but does not write the file as it is:\n%s", to, cmp.Diff(string(data), stdout))
+					}
 				}
 				out, err := manifest.Parse("converted", []byte(stdout))
 				if err != nil || len(out) != len(orig) {
@@ -223,8 +242,91 @@ func TestCorpusPassThroughBytes(t *testing.T) {
 			}
 		})
 	}
-	if checked == 0 {
-		t.Fatal("no document of the corpus was passed through")
+	if checked == 0 || files == 0 {
+		t.Fatalf("%d documents and %d files of the corpus were passed through", checked, files)
 	}
-	t.Logf("%d documents passed through byte for byte", checked)
+	t.Logf("%d documents passed through byte for byte; %d files written as they are", checked, files)
+}
+
+// unchanged reports whether convert --to leaves every object of docs as it is.
+func unchanged(t *testing.T, docs []manifest.Document, to string) bool {
+	for _, d := range docs {
+		if v := migrate.Convert(d.Object, migratetest.Target(t, to)); !reflect.DeepEqual(v.Object, d.Object) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestCorpusFn: claimbridge fn, given each file of the corpus as a
+// ResourceList (as kustomize gives a transformer its resources), leaves
+// every object it does not change as it was, comments included, and
+// converts the others.
+func TestCorpusFn(t *testing.T) {
+	checked := 0
+	for _, file := range testcorpus.Files(t) {
+		t.Run(testcorpus.Name(file), func(t *testing.T) {
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			items, err := (&kio.ByteReader{Reader: bytes.NewReader(data), OmitReaderAnnotations: true}).Read()
+			if err != nil || len(items) == 0 {
+				return // no manifest kustomize reads
+			}
+			for _, to := range []string{"1.30", "1.31", "1.33", "1.37"} {
+				config := kyaml.MustParse("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: claimbridge\ndata:\n  to: \"" + to + "\"\n")
+				var in bytes.Buffer
+				if err := (kio.ByteWriter{Writer: &in, WrappingKind: kio.ResourceListKind, WrappingAPIVersion: kio.ResourceListAPIVersion, FunctionConfig: config}).Write(items); err != nil {
+					t.Fatal(err)
+				}
+				code, stdout, stderr := corpusRun(t, in.Bytes(), "fn")
+				if code != ExitOK {
+					continue // a refusal: TestFn checks it is one
+				}
+				// What kustomize gives without the function: the items as
+				// read from the ResourceList.
+				listed, err := (&kio.ByteReader{Reader: &in, OmitReaderAnnotations: true}).Read()
+				if err != nil {
+					t.Fatal(err)
+				}
+				out, err := (&kio.ByteReader{Reader: strings.NewReader(stdout), OmitReaderAnnotations: true}).Read()
+				if err != nil || len(out) != len(listed) {
+					t.Fatalf("--to %s: %d objects for %d (%v)\n%s", to, len(out), len(listed), err, stderr)
+				}
+				for i, item := range listed {
+					obj, err := item.Map()
+					if err != nil {
+						t.Fatal(err)
+					}
+					v := migrate.Convert(jsonNumbers(t, obj), migratetest.Target(t, to))
+					same := reflect.DeepEqual(v.Object, jsonNumbers(t, obj))
+					if want, got := item.MustString(), out[i].MustString(); same != (want == got) {
+						t.Errorf("--to %s: items[%d]: changed by the conversion: %v; written as\n%s\nread as\n%s", to, i, !same, got, want)
+					} else if same {
+						checked++
+					}
+				}
+			}
+		})
+	}
+	if checked == 0 {
+		t.Fatal("no object of the corpus was left as it was")
+	}
+	t.Logf("%d objects left as they were", checked)
+}
+
+// jsonNumbers is obj as manifest reads it: numbers are json.Number.
+func jsonNumbers(t *testing.T, obj map[string]interface{}) map[string]interface{} {
+	data, err := json.Marshal(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var out map[string]interface{}
+	if err := dec.Decode(&out); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

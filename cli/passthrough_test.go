@@ -1,14 +1,17 @@
 package cli
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 )
 
 // TestPassThroughBytes: in YAML, convert and migrate write a document they
-// do not change exactly as it was read, and a converted one below the
-// comments at its top; -o json writes objects as it always did.
+// do not change exactly as it was read, with the "---" line, comments and
+// empty documents before it; a converted one between the comments around
+// it; a List none of whose objects they change as it was read; -o json
+// writes objects as it always did.
 func TestPassThroughBytes(t *testing.T) {
 	const cm = "# Source: chart/templates/cm.yaml\nkind: ConfigMap   # kind first\napiVersion: 'v1'\nmetadata: {name: \"cm\"}\ndata:\n  z: |\n    text\n  a: \"1\"\n"
 	const claim = "# Source: chart/templates/claim.yaml\napiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: gpu}\n" +
@@ -20,12 +23,18 @@ func TestPassThroughBytes(t *testing.T) {
 		args          []string
 	}{
 		{name: "comments-key-order-quoting", in: cm, out: cm},
-		{name: "helm-stream", in: "---\n" + cm + "---\n" + claim, out: cm + "---\n" + converted},
-		{name: "separator-comments-and-document-end", in: cm + "...\n--- # next\n" + cm, out: cm + "...\n---\n" + cm},
+		{name: "helm-stream", in: "---\n" + cm + "---\n" + claim, out: "---\n" + cm + "---\n" + converted},
+		{name: "separator-comments-and-document-end", in: cm + "...\n--- # next\n" + cm, out: cm + "...\n--- # next\n" + cm},
+		{name: "documents-with-no-object", in: "# license\n---\n# about\n---\n" + claim + "---\n\n---\n" + cm + "---\n# end\n",
+			out: "# license\n---\n# about\n---\n" + converted + "---\n\n---\n" + cm + "---\n# end\n"},
+		{name: "converted-last-keeps-what-follows", in: cm + "---\n" + claim + "--- # end\n", out: cm + "---\n" + converted + "--- # end\n"},
 		{name: "no-trailing-newline", in: "kind: A\napiVersion: v1\n---\nkind: B\napiVersion: v1", out: "kind: A\napiVersion: v1\n---\nkind: B\napiVersion: v1"},
 		{name: "no-trailing-newline-then-converted", in: "kind: A\napiVersion: v1\n---\n" + claim[:len(claim)-1], out: "kind: A\napiVersion: v1\n---\n" + converted},
-		{name: "crlf", in: "# c\r\nkind: A\r\napiVersion: v1\r\n---\r\nkind: B\r\napiVersion: v1\r\n", out: "# c\r\nkind: A\r\napiVersion: v1\r\n---\nkind: B\r\napiVersion: v1\r\n"},
-		{name: "list-items-are-written-as-objects", in: "apiVersion: v1\nkind: List\nitems:\n- {kind: A, apiVersion: v1}\n", out: "apiVersion: v1\nkind: A\n"},
+		{name: "crlf", in: "# c\r\nkind: A\r\napiVersion: v1\r\n---\r\nkind: B\r\napiVersion: v1\r\n", out: "# c\r\nkind: A\r\napiVersion: v1\r\n---\r\nkind: B\r\napiVersion: v1\r\n"},
+		{name: "list-unchanged", in: cm + "---\n# l\napiVersion: v1\nkind: List\nitems:\n- {kind: A, apiVersion: v1}\n- {kind: List, apiVersion: v1, items: [{kind: B, apiVersion: v1}]}\n",
+			out: cm + "---\n# l\napiVersion: v1\nkind: List\nitems:\n- {kind: A, apiVersion: v1}\n- {kind: List, apiVersion: v1, items: [{kind: B, apiVersion: v1}]}\n"},
+		{name: "list-converted-is-written-as-objects", in: "apiVersion: v1\nkind: List\nitems:\n- {kind: A, apiVersion: v1}\n- " + strings.ReplaceAll(claim[strings.Index(claim, "apiVersion"):], "\n", "\n  "),
+			out: "apiVersion: v1\nkind: A\n---\n" + converted[strings.Index(converted, "apiVersion"):]},
 		{name: "json-output", in: cm, args: []string{"-o", "json"},
 			out: "{\n    \"apiVersion\": \"v1\",\n    \"data\": {\n        \"a\": \"1\",\n        \"z\": \"text\\n\"\n    },\n    \"kind\": \"ConfigMap\",\n    \"metadata\": {\n        \"name\": \"cm\"\n    }\n}\n"},
 	} {

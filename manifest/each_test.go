@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // parseWhole is Parse with every document decoded whole, then its items:
@@ -32,13 +33,21 @@ func parseWhole(source string, data []byte) ([]Document, error) {
 		if chunk.json {
 			v, err = decodeJSON(chunk.data, "")
 		} else {
-			doc.raw = chunk.data
+			doc.raw, doc.tail = chunk.raw, chunk.tail
 			if v, err = decodeYAML(parseable(chunk.data)); err != nil {
 				err = fileLines(err, chunk.line-1)
 			}
 		}
+		l := &list{raw: doc.raw, index: doc.Index}
 		if err == nil {
-			err = visitObject(doc, v, 0, func(d Document) error { docs = append(docs, d); return nil })
+			err = visitObject(doc, v, 0, func(d Document) error {
+				if d.Item >= 0 && !chunk.json {
+					d.list, d.tail = l, 0
+					l.objects++
+				}
+				docs = append(docs, d)
+				return nil
+			})
 		}
 		if err != nil {
 			return nil, &Error{Source: source, Index: chunk.index, Line: chunk.line, Err: err}
@@ -58,7 +67,7 @@ func checkParseEach(t *testing.T, data []byte) {
 	if fmt.Sprint(err) != fmt.Sprint(wantErr) {
 		t.Fatalf("error %v, read whole %v", err, wantErr)
 	}
-	if diff := cmp.Diff(want, got, cmp.AllowUnexported(Document{})); diff != "" {
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(Document{}, list{})); diff != "" {
 		t.Errorf("read one object at a time (+) is not read whole (-):\n%s", diff)
 	}
 }
@@ -161,19 +170,64 @@ func splitYAMLCopying(data []byte, linesBefore, chunksBefore int) []chunk {
 }
 
 // FuzzSplitYAML: splitYAML cuts any stream into the chunks it cut when it
-// copied each line, once they are made parseable.
+// copied each line, once they are made parseable, but for the pieces with
+// no object; and the chunks' raw texts are the stream.
 func FuzzSplitYAML(f *testing.F) {
-	for _, s := range []string{"a: 1\n---\nb: 2", "# c\n---\na: 1\n", "%YAML 1.1\n---\na\n--- x\n", "a\r\n---\r\nb\rc\n", "---\n---\n", "\n", "---x\n--- # c\n..."} {
+	for _, s := range []string{"a: 1\n---\nb: 2", "# c\n---\na: 1\n", "%YAML 1.1\n---\na\n--- x\n", "a\r\n---\r\nb\rc\n", "---\n---\n", "\n", "---x\n--- # c\n...",
+		"# c\n---\n# d\n---\na: 1\n---\n\n---\nb: 2\n---\n# e\n", "--- 0", "---\n%000000\n---"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		got, want := splitYAML(data, 3, 1), splitYAMLCopying(data, 3, 1)
+		checkRaws(t, data, got)
 		for i := range got {
 			got[i].data = parseable(got[i].data)
 		}
-		if diff := cmp.Diff(want, got, cmp.AllowUnexported(chunk{}), cmp.Comparer(func(a, b error) bool { return fmt.Sprint(a) == fmt.Sprint(b) }),
+		var objects []chunk // a piece before a "---" with content after it is a chunk
+		for i, c := range want {
+			if c.err != nil || !noObject(c.data) || i+1 < len(want) && want[i+1].err != nil {
+				objects = append(objects, c)
+			}
+		}
+		if len(objects) > 0 || len(want) == 0 {
+			want = objects
+		} else {
+			want = want[len(want)-1:] // no object in the stream
+		}
+		if diff := cmp.Diff(want, got, cmp.AllowUnexported(chunk{}), cmpopts.IgnoreFields(chunk{}, "raw", "tail"),
+			cmp.Comparer(func(a, b error) bool { return fmt.Sprint(a) == fmt.Sprint(b) }),
 			cmp.Transformer("text", func(b []byte) string { return string(b) })); diff != "" {
 			t.Errorf("chunks (+) are not those copied (-):\n%s", diff)
 		}
 	})
+}
+
+// noObject reports whether a chunk's data is only blank and comment lines.
+func noObject(data []byte) bool {
+	for _, line := range strings.Split(string(data), "\n") {
+		if t := strings.TrimSpace(line); t != "" && t[0] != '#' {
+			return false
+		}
+	}
+	return true
+}
+
+// checkRaws checks that the raw texts of chunks, each ending with its
+// object's text and its tail, and each but the first starting with a "---"
+// line, are data.
+func checkRaws(t *testing.T, data []byte, chunks []chunk) {
+	t.Helper()
+	pos := 0
+	for i, c := range chunks {
+		if c.err != nil {
+			return
+		}
+		if !bytes.HasPrefix(data[pos:], c.raw) || !bytes.HasSuffix(c.raw[:len(c.raw)-c.tail], c.data) || i > 0 && !bytes.HasPrefix(c.raw, []byte("---")) {
+			t.Fatalf("chunk %d: raw %q, tail %d, data %q: not the stream's text from %d: %q", i, c.raw, c.tail, c.data, pos, data[pos:])
+		}
+		pos += len(c.raw)
+	}
+	if len(chunks) > 0 && pos != len(data) {
+		t.Fatalf("the chunks' texts end at %d of %d: %q left", pos, len(data), data[pos:])
+	}
 }

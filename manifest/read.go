@@ -35,17 +35,31 @@ type Document struct {
 	// typedItems is the path, below Item, of an item of a typed list
 	// (ResourceClaimList) in the document (Item): see InItem.
 	typedItems []int
-	// raw is the YAML document as read: see Raw.
-	raw []byte
+	// raw is the YAML document as read: see Raw. Its last tail bytes
+	// follow the object: the text of no object at the end of the stream.
+	raw  []byte
+	tail int
+	// list is the List the document is an item of, when read from YAML.
+	list *list
+}
+
+// list is a YAML kind: List document: its text, and how many objects were
+// read from it so far (all of them once the next document is read).
+type list struct {
+	raw            []byte
+	index, objects int
 }
 
 // Raw returns the document as it was read, when it is a YAML document of
-// its own: its comments, key order, quoting and line breaks, without the
-// "---" line before it. It is nil for JSON and for an item of a list.
+// its own: its comments, key order, quoting and line breaks, with the
+// "---" line before it and the comments and empty documents between that
+// and the last document (and, at the end of the stream, after it). It is
+// nil for JSON and for an item of a list.
 func (d Document) Raw() []byte { return d.raw }
 
-// Head returns the comment and blank lines at the top of Raw: what a
-// document that is rewritten keeps of its text (Helm's "# Source:" line).
+// Head returns the comment, blank and "---" lines at the top of Raw: what
+// a document that is rewritten keeps of its text (Helm's "# Source:" line),
+// with tail, what follows its object.
 func (d Document) Head() []byte {
 	end := 0
 	for {
@@ -53,7 +67,8 @@ func (d Document) Head() []byte {
 		if n < 0 {
 			break // the last line: the object's
 		}
-		if t := bytes.TrimSpace(d.raw[end : end+n]); len(t) > 0 && t[0] != '#' {
+		line := d.raw[end : end+n]
+		if t := bytes.TrimSpace(line); len(t) > 0 && t[0] != '#' && !separates(line) {
 			break
 		}
 		end += n + 1
@@ -66,7 +81,7 @@ func (d Document) Head() []byte {
 // item below d's ("…, items[0]", or "…, items[2].items[0]" in a kind: List).
 func (d Document) InItem(i int, obj map[string]interface{}) Document {
 	d.typedItems = append(slices.Clone(d.typedItems), i)
-	d.Object, d.raw = obj, nil
+	d.Object, d.raw, d.tail = obj, nil, 0
 	return d
 }
 
@@ -309,7 +324,7 @@ func ParseEach(source string, data []byte, visit func(Document) error) error {
 			if c.json {
 				err = eachJSON(doc, c.data, v)
 			} else {
-				doc.raw = c.data
+				doc.raw, doc.tail = c.raw, c.tail
 				err = eachYAML(doc, parseable(c.data), v)
 			}
 		}
@@ -326,8 +341,10 @@ func ParseEach(source string, data []byte, visit func(Document) error) error {
 type chunk struct {
 	index, line int
 	data        []byte
-	json        bool  // data is one JSON value (decoded as JSON, not YAML)
-	err         error // the document cannot be read: err says why
+	raw         []byte // data with the text of no object around it (see splitYAML)
+	tail        int    // how much of raw follows data
+	json        bool   // data is one JSON value (decoded as JSON, not YAML)
+	err         error  // the document cannot be read: err says why
 }
 
 // split cuts a YAML stream at "---" lines, or a JSON stream at value
@@ -360,19 +377,26 @@ func split(data []byte) []chunk {
 // splitYAML cuts a YAML stream at "---" lines; lines and documents before
 // it in the file are counted in the chunks' line numbers and indexes. The
 // chunks are pieces of data as read, not copies (a 37 MB export would be
-// held three times over while it is read): see parseable.
+// held three times over while it is read): see parseable. A piece with
+// nothing but comments and blank lines is no chunk: its text is kept in
+// the next chunk's raw, or in the last chunk's at the end of the stream.
+// A chunk's raw starts with the "---" line before it.
 func splitYAML(data []byte, linesBefore, chunksBefore int) []chunk {
 	// A lone CR ends a line for YAML too: a "---" after one must be seen.
 	hasCR := bytes.IndexByte(data, '\r') >= 0
 	var (
 		chunks []chunk
-		begin  int // where the chunk being read starts in data
-		start  = linesBefore + 1
-		line   = linesBefore
+		docs   = chunksBefore // documents so far, those with no object too
+		keep   int            // where the next chunk's raw starts in data
+		// Where the last chunk's raw starts, and where its object ends.
+		lastKeep, lastEnd int
+		begin             int // where the chunk being read starts in data
+		start             = linesBefore + 1
+		line              = linesBefore
 		// The chunk so far is only comments and %-directives: its "---"
 		// starts its document instead of ending it when there is a
-		// directive, or when it is the stream's first.
-		prelude, directives = true, false
+		// directive (not after the stream's first "---").
+		prelude, directives, opened = true, false, false
 	)
 	for off := 0; off < len(data); {
 		text, next := data[off:], len(data)
@@ -394,20 +418,25 @@ func splitYAML(data []byte, linesBefore, chunksBefore int) []chunk {
 		switch {
 		case sep && prelude && directives:
 			prelude = false
-		case sep && prelude && len(chunks) == 0 && content == "":
-			// The stream's first "---" after nothing but comments (helm
-			// template's output) starts the first document.
+		case sep && prelude && content == "":
+			// No object since the last "---": a document, but for the
+			// stream's first piece (helm template's "# Source:" lines).
+			if begin > 0 {
+				docs++
+			}
+			opened = begin == 0 // no directive before the next "---"
 			begin, start = next, line+1
-			prelude = false
 		case sep:
-			chunks = append(chunks, chunk{index: chunksBefore + len(chunks) + 1, line: start, data: data[begin:off:off]})
+			docs++
+			chunks = append(chunks, chunk{index: docs, line: start, data: data[begin:off:off], raw: data[keep:off:off]})
+			lastKeep, lastEnd = keep, off
 			if content != "" {
 				err := fmt.Errorf(`a "---" line separates documents and may be followed only by a comment, not by %q`, content)
-				return append(chunks, chunk{index: chunksBefore + len(chunks) + 1, line: line, err: err})
+				return append(chunks, chunk{index: docs + 1, line: line, err: err})
 			}
-			begin, start = next, line+1
-			prelude, directives = true, false
-		case bytes.HasPrefix(text, []byte("%")):
+			keep, begin, start = off, next, line+1
+			prelude, directives, opened = true, false, false
+		case bytes.HasPrefix(text, []byte("%")) && !opened:
 			directives = true
 		default:
 			if t := bytes.TrimSpace(text); len(t) > 0 && t[0] != '#' {
@@ -416,8 +445,13 @@ func splitYAML(data []byte, linesBefore, chunksBefore int) []chunk {
 		}
 		off = next
 	}
-	chunks = append(chunks, chunk{index: chunksBefore + len(chunks) + 1, line: start, data: data[begin:len(data):len(data)]})
-	return chunks
+	if last := len(chunks) - 1; last >= 0 && prelude && !directives {
+		// The stream ends with no object since the last chunk.
+		chunks[last].raw = data[lastKeep:len(data):len(data)]
+		chunks[last].tail = len(data) - lastEnd
+		return chunks
+	}
+	return append(chunks, chunk{index: docs + 1, line: start, data: data[begin:len(data):len(data)], raw: data[keep:len(data):len(data)]})
 }
 
 // parseable is raw, a chunk of a YAML stream, as the YAML parser is given
@@ -449,6 +483,16 @@ func isSeparator(line string) (sep bool, content string) {
 		return true, rest
 	}
 	return false, "" // "---x" is not a marker, but a scalar's text
+}
+
+// separates reports whether text starts with a "---" line that only
+// separates documents.
+func separates(text []byte) bool {
+	if i := bytes.IndexAny(text, "\r\n"); i >= 0 {
+		text = text[:i]
+	}
+	sep, content := isSeparator(string(text))
+	return sep && content == ""
 }
 
 // countLines counts the newlines in p; a variable so that a test can count

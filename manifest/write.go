@@ -28,12 +28,17 @@ type Writer struct {
 	buf    bytes.Buffer // YAML: the stream so far; JSON: each object, compact, with a newline
 	ends   []int        // where each object ends in buf
 	err    error        // the first object that cannot be written
+	// YAML: the List whose items are being added, where they start, and
+	// how many were added unchanged, in order.
+	list          *list
+	at, ats, same int
 }
 
-// add encodes obj, made of doc. In YAML, an object that is doc's own
+// Add encodes obj, made of doc. In YAML, an object that is doc's own
 // (passed through unchanged) is written as doc was read, and another keeps
-// the comments at the top of doc. After an object that cannot be written,
-// the others are not encoded: that one is the error.
+// the comments around doc; a List whose every object is added unchanged
+// is written as it was read. After an object that cannot be written, the
+// others are not encoded: that one is the error.
 func (w *Writer) Add(obj map[string]interface{}, doc Document) {
 	if w.err != nil {
 		return
@@ -48,28 +53,57 @@ func (w *Writer) Add(obj map[string]interface{}, doc Document) {
 		w.ends = append(w.ends, w.buf.Len())
 		return
 	}
-	head, data := []byte(nil), doc.Raw()
-	if data == nil || !reflect.DeepEqual(obj, doc.Object) {
-		var err error
-		if data, err = yaml.Marshal(obj); err != nil {
-			w.err = fmt.Errorf("%s: %s: cannot be written as YAML: %w; use -o json", doc.Position(), api.Describe(obj), err)
-			return
-		}
-		if err := readsBack(obj, data); err != nil {
-			w.err = fmt.Errorf("%s: %s: %w; use -o json", doc.Position(), api.Describe(obj), err)
-			return
-		}
-		head = doc.Head()
+	unchanged := reflect.DeepEqual(obj, doc.Object)
+	if doc.list != w.list {
+		w.endList()
+		w.list, w.at, w.ats, w.same = doc.list, w.buf.Len(), len(w.ends), 0
 	}
+	if unchanged && doc.Item == w.same && doc.typedItems == nil {
+		w.same++
+	}
+	if doc.raw != nil && unchanged {
+		w.write(doc.Index, doc.raw)
+		return
+	}
+	data, err := yaml.Marshal(obj)
+	if err != nil {
+		w.err = fmt.Errorf("%s: %s: cannot be written as YAML: %w; use -o json", doc.Position(), api.Describe(obj), err)
+		return
+	}
+	if err := readsBack(obj, data); err != nil {
+		w.err = fmt.Errorf("%s: %s: %w; use -o json", doc.Position(), api.Describe(obj), err)
+		return
+	}
+	w.write(doc.Index, doc.Head(), data, doc.raw[len(doc.raw)-doc.tail:])
+}
+
+// write appends one document of the YAML stream, made of parts, the
+// index-th document of its source.
+func (w *Writer) write(index int, parts ...[]byte) {
 	if n := w.buf.Len(); n > 0 && w.buf.Bytes()[n-1] != '\n' {
 		w.buf.WriteByte('\n') // a document read without its last line break
 	}
-	if len(w.ends) > 0 {
+	switch sep := separates(parts[0]); {
+	case len(w.ends) > 0 && !sep:
 		w.buf.WriteString("---\n")
+	case len(w.ends) == 0 && sep && index > 1: // no document before it is written
+		_, parts[0], _ = bytes.Cut(parts[0], []byte("\n"))
 	}
-	w.buf.Write(head)
-	w.buf.Write(data)
+	for _, p := range parts {
+		w.buf.Write(p)
+	}
 	w.ends = append(w.ends, w.buf.Len())
+}
+
+// endList writes the List whose items were added last as it was read, in
+// place of its items, when each of them was added unchanged, in order.
+func (w *Writer) endList() {
+	if w.list != nil && w.same == w.list.objects && len(w.ends)-w.ats == w.same {
+		w.buf.Truncate(w.at)
+		w.ends = w.ends[:w.ats]
+		w.write(w.list.index, w.list.raw)
+	}
+	w.list = nil
 }
 
 // Err is the first object that could not be written, if any.
@@ -89,6 +123,9 @@ const (
 // escaping) and escapeJSONControls, wrote.
 func (w *Writer) Flush(out io.Writer) error {
 	if w.Format != "json" {
+		if w.err == nil {
+			w.endList()
+		}
 		_, err := out.Write(w.buf.Bytes())
 		return err
 	}

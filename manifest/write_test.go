@@ -75,3 +75,38 @@ func TestListWriter(t *testing.T) {
 		t.Errorf("JSON: C1 controls not escaped: %v %s", err, w.buf.String())
 	}
 }
+
+// FuzzWriterPassThrough: a YAML stream whose every object is added
+// unchanged is written as it was read, byte for byte.
+func FuzzWriterPassThrough(f *testing.F) {
+	for _, s := range []string{"# c\n---\na: 1\nkind: A\napiVersion: v1\n---\n# d\n---\n\n--- # x\nkind: B\napiVersion: v1\n---\n# end\n",
+		"apiVersion: v1\nkind: List\nitems:\n- {kind: A, apiVersion: v1}\n- {kind: List, apiVersion: v1, items: [{kind: B, apiVersion: v1}]}\n",
+		"kind: A\r\napiVersion: v1\r\n---\r\nkind: B\r\napiVersion: v1", "%YAML 1.1\n---\nkind: A\napiVersion: v1\n...\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && (t[0] == '{' || t[0] == '[') {
+			return // JSON
+		}
+		docs, err := Parse("f.yaml", data)
+		if err != nil || len(docs) == 0 {
+			return
+		}
+		for _, c := range split(data) {
+			if v, _ := decodeYAML(parseable(c.data)); v == nil && !noObject(c.data) {
+				return // a null document ("~", an anchor alone) is not written
+			}
+		}
+		var w Writer
+		for _, d := range docs {
+			w.Add(d.Object, d)
+		}
+		var out bytes.Buffer
+		if err := w.Flush(&out); err != nil {
+			return // an object YAML cannot hold, written again
+		}
+		if out.String() != string(data) {
+			t.Errorf("written as\n%q\nread as\n%q", out.String(), data)
+		}
+	})
+}

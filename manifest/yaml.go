@@ -18,6 +18,14 @@ import (
 // List item by item when it can (eachListItem), else decoded whole, from
 // the first object not given yet.
 func eachYAML(doc Document, data []byte, visit func(Document) error) error {
+	l, each := &list{raw: doc.raw, index: doc.Index}, visit
+	visit = func(d Document) error {
+		if d.Item >= 0 { // an item of a List
+			d.list, d.tail = l, 0
+			l.objects++
+		}
+		return each(d)
+	}
 	given, done, err := eachListItem(doc, data, visit)
 	if done || err != nil {
 		return err
