@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/lru"
 	"k8s.io/utils/ptr"
 
 	api "github.com/claimbridge/claimbridge/api/v1alpha3"
@@ -61,7 +62,7 @@ func TestValidateResourceClaimTemplate(t *testing.T) {
 			if scenario.update != nil {
 				scenario.update(template)
 			}
-			if diff := cmp.Diff(scenario.wantFailures, ValidateResourceClaimTemplate(template)); diff != "" {
+			if diff := cmp.Diff(scenario.wantFailures, ValidateResourceClaimTemplate(template, nil)); diff != "" {
 				t.Errorf("unexpected errors (-want +got):\n%s", diff)
 			}
 		})
@@ -73,11 +74,11 @@ func TestValidateResourceClaimTemplateUpdate(t *testing.T) {
 	old.ResourceVersion = "1"
 	changed := old.DeepCopy()
 	changed.Spec.Spec.Devices.Requests[0].DeviceClassName += "2"
-	if diff := cmp.Diff(field.ErrorList(nil), ValidateResourceClaimTemplateUpdate(old.DeepCopy(), old)); diff != "" {
+	if diff := cmp.Diff(field.ErrorList(nil), ValidateResourceClaimTemplateUpdate(old.DeepCopy(), old, nil)); diff != "" {
 		t.Errorf("valid-no-op-update (-want +got):\n%s", diff)
 	}
 	want := field.ErrorList{field.Invalid(field.NewPath("spec"), changed.Spec, "field is immutable")} // rule 5
-	if diff := cmp.Diff(want, ValidateResourceClaimTemplateUpdate(changed, old)); diff != "" {
+	if diff := cmp.Diff(want, ValidateResourceClaimTemplateUpdate(changed, old, nil)); diff != "" {
 		t.Errorf("invalid-update-class (-want +got):\n%s", diff)
 	}
 	// rule 1: the 1.31 strategy runs ValidateResourceClaimTemplate too
@@ -87,7 +88,7 @@ func TestValidateResourceClaimTemplateUpdate(t *testing.T) {
 		field.Invalid(field.NewPath("metadata", "namespace"), "", "field is immutable"),
 		field.Required(field.NewPath("metadata", "namespace"), ""),
 	}
-	if diff := cmp.Diff(want, ValidateResourceClaimTemplateUpdate(namespaceless, old)); diff != "" {
+	if diff := cmp.Diff(want, ValidateResourceClaimTemplateUpdate(namespaceless, old, nil)); diff != "" {
 		t.Errorf("update-reruns-create-metadata-rules (-want +got):\n%s", diff)
 	}
 }
@@ -128,10 +129,10 @@ func TestWarnings(t *testing.T) {
 		`spec.devices.constraints[0].matchAttribute: "a.com/b/c" is not a valid fully qualified attribute name (<domain>/<identifier>); Kubernetes 1.31 did not check names with more than one '/', later releases reject them`,
 		"spec.devices.config[0].opaque.parameters: the parameters have 10248 bytes; Kubernetes 1.32 and later reject more than 10240 bytes",
 	}
-	if diff := cmp.Diff(want, Warnings(claim)); diff != "" {
+	if diff := cmp.Diff(want, Warnings(claim, nil)); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
-	if w := Warnings(testClaim(goodName, goodNS, validClaimSpec)); len(w) != 0 {
+	if w := Warnings(testClaim(goodName, goodNS, validClaimSpec), nil); len(w) != 0 {
 		t.Errorf("valid claim: unexpected warnings %q", w)
 	}
 }
@@ -149,7 +150,7 @@ func TestNoWarningsAtTheLimits(t *testing.T) {
 		{},
 		{DeviceConfiguration: api.DeviceConfiguration{Opaque: opaque("dra.example.com", `{"a":"`+strings.Repeat("x", 10240-8)+`"}`)}}, // 10240 bytes
 	}
-	if w := Warnings(claim); len(w) != 0 {
+	if w := Warnings(claim, nil); len(w) != 0 {
 		t.Errorf("unexpected warnings %q", w)
 	}
 	claim.Status.Allocation = &api.AllocationResult{Devices: api.DeviceAllocationResult{Config: []api.DeviceAllocationConfiguration{
@@ -166,11 +167,11 @@ func TestWarningsCELCost(t *testing.T) {
 	// Nested comprehensions over the attribute maps are expensive in the worst case.
 	expr := `device.attributes.all(d, device.attributes[d].all(a, device.attributes.all(e, device.attributes[e].all(b, string(device.attributes[d][a]) == string(device.attributes[e][b])))))`
 	claim.Spec.Devices.Requests[0].Selectors = []api.DeviceSelector{{CEL: &api.CELDeviceSelector{Expression: expr}}}
-	if errs := ValidateResourceClaim(claim); len(errs) != 0 {
+	if errs := ValidateResourceClaim(claim, nil); len(errs) != 0 {
 		t.Fatalf("expression must be valid in 1.31: %v", errs)
 	}
 	want := []string{"spec.devices.requests[0].selectors[0].cel.expression: the estimated worst-case cost 38017283 exceeds 1000000; Kubernetes 1.32 and later reject the expression as too complex"}
-	if diff := cmp.Diff(want, Warnings(claim)); diff != "" {
+	if diff := cmp.Diff(want, Warnings(claim, nil)); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
 }
@@ -178,9 +179,10 @@ func TestWarningsCELCost(t *testing.T) {
 func BenchmarkValidateResourceClaim(b *testing.B) {
 	claim := testClaim(goodName, goodNS, validClaimSpec)
 	claim.Spec.Devices.Requests[0].Selectors = []api.DeviceSelector{{CEL: &api.CELDeviceSelector{Expression: `device.driver == "dra.example.com" && device.attributes["dra.example.com"].model == "a100"`}}}
+	cel := lru.New(4096) // the warm path, as a server or a CLI run validates
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		if errs := ValidateResourceClaim(claim); len(errs) != 0 {
+		if errs := ValidateResourceClaim(claim, cel); len(errs) != 0 {
 			b.Fatal(errs)
 		}
 	}
