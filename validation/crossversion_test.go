@@ -305,6 +305,22 @@ func TestCrossVersionOldInOtherVersion(t *testing.T) {
 	}
 }
 
+// TestValidateKeepsCEL: Validate keeps the selectors it compiles in
+// Request.CEL, for a create and, in the stored-expressions environment, an
+// update.
+func TestValidateKeepsCEL(t *testing.T) {
+	o := obj(t, strings.Replace(claimV3, `"deviceClassName"`, `"selectors":[{"cel":{"expression":"device.driver == \"gpu.example.com\""}}],"deviceClassName"`, 1))
+	cel := NewCELCache()
+	for _, req := range []Request{{Operation: Create, Object: o, CEL: cel}, {Operation: Update, Object: o, OldObject: o, CEL: cel}} {
+		if resp, err := Validate(req); err != nil || len(resp.Errors) != 0 {
+			t.Fatal(req.Operation, err, resp.Errors)
+		}
+	}
+	if cel.Len() != 2 {
+		t.Errorf("the cache holds %d compilations, want 2", cel.Len())
+	}
+}
+
 func BenchmarkValidateCreateV1alpha3(b *testing.B) {
 	o := obj(b, strings.Replace(claimV3, `"deviceClassName"`, `"selectors":[{"cel":{"expression":"device.driver == \"gpu.example.com\""}}],"deviceClassName"`, 1))
 	cel := NewCELCache() // the warm path, as a server or a CLI run validates

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	apiservercel "k8s.io/apiserver/pkg/cel"
 	"k8s.io/utils/lru"
 	"k8s.io/utils/ptr"
 
@@ -173,6 +174,33 @@ func TestWarningsCELCost(t *testing.T) {
 	want := []string{"spec.devices.requests[0].selectors[0].cel.expression: the estimated worst-case cost 38017283 exceeds 1000000; Kubernetes 1.32 and later reject the expression as too complex"}
 	if diff := cmp.Diff(want, Warnings(claim, nil)); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+}
+
+// TestCELCache: with a cache, a selector gives the findings it gives
+// without one, each compilation is kept per environment, and a kept one is
+// used.
+func TestCELCache(t *testing.T) {
+	cel := lru.New(10)
+	claim := testClaim(goodName, goodNS, validClaimSpec)
+	claim.Spec.Devices.Requests[0].Selectors = []api.DeviceSelector{{CEL: &api.CELDeviceSelector{Expression: `device.driver == 1`}}}
+	want := ValidateResourceClaim(claim, nil)
+	if len(want) == 0 {
+		t.Fatal("the selector must be invalid")
+	}
+	for range 2 { // compiled, then kept
+		if diff := cmp.Diff(want, ValidateResourceClaim(claim, cel)); diff != "" {
+			t.Errorf("with a cache (-want +got):\n%s", diff)
+		}
+	}
+	ValidateResourceClaimUpdate(claim, claim, cel)
+	if cel.Len() != 2 {
+		t.Errorf("cache holds %d compilations, want 2 (create and update)", cel.Len())
+	}
+	cel.Add(celKey{expression: "true"}, celCheck{err: &apiservercel.Error{Type: apiservercel.ErrorTypeInvalid, Detail: "kept"}})
+	claim.Spec.Devices.Requests[0].Selectors[0].CEL.Expression = "true"
+	if errs := ValidateResourceClaim(claim, cel); len(errs) != 1 || !strings.Contains(errs[0].Detail, "kept") {
+		t.Errorf("the kept compilation was not used: %v", errs)
 	}
 }
 
