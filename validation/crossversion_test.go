@@ -1,11 +1,13 @@
 package validation
 
 import (
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/yaml"
 
 	"github.com/claimbridge/claimbridge/conversion"
 )
@@ -333,5 +335,35 @@ func BenchmarkValidateCreateV1alpha3(b *testing.B) {
 		if resp, err := Validate(Request{Operation: Create, Object: o, CEL: cel}); err != nil || len(resp.Errors) != 0 {
 			b.Fatal(err, resp.Errors)
 		}
+	}
+}
+
+// BenchmarkValidateStatusUpdateV1alpha3: a scheduler's status writes of
+// examples/claim-v1alpha3.yaml: its allocation, then the release of its pod.
+func BenchmarkValidateStatusUpdateV1alpha3(b *testing.B) {
+	data, err := os.ReadFile("../examples/claim-v1alpha3.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	if data, err = yaml.YAMLToJSON(data); err != nil {
+		b.Fatal(err)
+	}
+	reserved := obj(b, string(data))
+	allocated, unallocated := deepCopyJSON(reserved), deepCopyJSON(reserved)
+	delete(allocated["status"].(map[string]interface{}), "reservedFor")
+	delete(unallocated, "status")
+	for _, bm := range []struct {
+		name     string
+		new, old map[string]interface{}
+	}{{"allocate", allocated, unallocated}, {"unreserve", allocated, reserved}} {
+		b.Run(bm.name, func(b *testing.B) {
+			req := Request{Operation: Update, SubResource: "status", Object: bm.new, OldObject: bm.old}
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if resp, err := Validate(req); err != nil || len(resp.Errors) != 0 {
+					b.Fatal(err, resp.Errors)
+				}
+			}
+		})
 	}
 }
