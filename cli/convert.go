@@ -12,6 +12,7 @@ import (
 	"github.com/claimbridge/claimbridge/manifest"
 	"github.com/claimbridge/claimbridge/migrate"
 	"github.com/claimbridge/claimbridge/report"
+	"github.com/claimbridge/claimbridge/validation"
 )
 
 type convertOptions struct {
@@ -145,11 +146,11 @@ func (o *convertOptions) run(s streams) error {
 	// waits until every document has been read.
 	r := o.newReport("convert", target)
 	objects := manifest.Writer{Format: o.output}
-	seen := sourcesSeen{}
+	seen, cel := sourcesSeen{}, validation.NewCELCache()
 	visit := func(doc manifest.Document) error {
 		defer afterDocument()
 		seen.add(doc)
-		v := migrate.Convert(doc.Object, target)
+		v := migrate.Convert(doc.Object, target, cel)
 		r.Add(doc, v)
 		if v.Object != nil {
 			objects.Add(v.Object, doc)

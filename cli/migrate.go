@@ -10,6 +10,7 @@ import (
 	"github.com/claimbridge/claimbridge/manifest"
 	"github.com/claimbridge/claimbridge/migrate"
 	"github.com/claimbridge/claimbridge/report"
+	"github.com/claimbridge/claimbridge/validation"
 )
 
 // migrateOptions are convert's options (target, inputs, output format) and
@@ -157,7 +158,7 @@ func (o *migrateOptions) run(s streams) error {
 	if err := noObjects(o.filenames, seen); err != nil {
 		return withCode(ExitBadInput, err)
 	}
-	opts := migrate.Options{KeepOwnerReferences: o.keepOwnerReferences, Parameters: idx}
+	opts := migrate.Options{KeepOwnerReferences: o.keepOwnerReferences, Parameters: idx, CEL: validation.NewCELCache()}
 	objects := manifest.Writer{Format: o.output}
 	var named []namedObject
 	for doc, err := range docs.all() {

@@ -24,11 +24,12 @@ type validateOptions struct {
 	old         string
 	subResource string
 	to          string
+	cel         *validation.CELCache // the run's compiled CEL selectors
 	report.Options
 }
 
 func newValidateCommand(s streams) *cobra.Command {
-	o := &validateOptions{}
+	o := &validateOptions{cel: validation.NewCELCache()}
 	cmd := &cobra.Command{
 		Use:   "validate -f FILE|- [-f FILE ...] [--to RELEASE] [--old FILE] [--subresource status] [--quiet]",
 		Short: "Validate ResourceClaim and ResourceClaimTemplate manifests as the claimbridge webhook would",
@@ -254,13 +255,13 @@ func (o *validateOptions) check(doc manifest.Document, pairs *oldPairs) report.V
 	if f, ok := o.notServed(doc); ok {
 		return checkedAs([]report.Finding{f})
 	}
-	req := validation.Request{Operation: validation.Create, Object: validation.WithGeneratedName(api.InDefaultNamespace(doc.Object))}
+	req := validation.Request{Operation: validation.Create, Object: validation.WithGeneratedName(api.InDefaultNamespace(doc.Object)), CEL: o.cel}
 	if pairs != nil {
 		old, err := pairs.find(doc)
 		if err != nil {
 			return checkedAs([]report.Finding{unusable(doc, err)})
 		}
-		req = validation.Request{Operation: validation.Update, SubResource: o.subResource, Object: api.InDefaultNamespace(doc.Object), OldObject: api.InDefaultNamespace(old.Object)}
+		req = validation.Request{Operation: validation.Update, SubResource: o.subResource, Object: api.InDefaultNamespace(doc.Object), OldObject: api.InDefaultNamespace(old.Object), CEL: o.cel}
 	}
 	_, group, version, kind, _ := api.TypeOf(doc.Object)
 	var kept []string

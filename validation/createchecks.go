@@ -18,7 +18,7 @@ import (
 // reported at metadata.annotations. An object some version cannot read or,
 // with maxDepth, nests too deep there is refused, and so is a claim whose
 // restore annotations hold status data.
-func otherVersionCreateErrors(t objectType, newObj map[string]interface{}, maxDepth int) field.ErrorList {
+func otherVersionCreateErrors(t objectType, newObj map[string]interface{}, maxDepth int, cel *CELCache) field.ErrorList {
 	bare, ok := withoutRestoreAnnotations(newObj)
 	if !ok {
 		if fitsEveryVersion(newObj) {
@@ -42,8 +42,8 @@ func otherVersionCreateErrors(t objectType, newObj map[string]interface{}, maxDe
 		if version == t.version {
 			continue
 		}
-		with, withView, withErr := createErrorsIn(t.kind, version, newObj)
-		without, withoutView, withoutErr := createErrorsIn(t.kind, version, bare)
+		with, withView, withErr := createErrorsIn(t.kind, version, newObj, cel)
+		without, withoutView, withoutErr := createErrorsIn(t.kind, version, bare, cel)
 		if withView["status"] != nil && withoutView["status"] == nil {
 			gaveStatus = true
 			// The apiserver drops the status of a create before it
@@ -91,12 +91,12 @@ func restoreAnnotationErrors(path *field.Path, version string, with, without fie
 
 // createErrorsIn converts obj to version and runs that version's create
 // rules on it; converted is nil if the conversion failed.
-func createErrorsIn(kind, version string, obj map[string]interface{}) (errs field.ErrorList, converted map[string]interface{}, err error) {
+func createErrorsIn(kind, version string, obj map[string]interface{}, cel *CELCache) (errs field.ErrorList, converted map[string]interface{}, err error) {
 	converted, err = conversion.Convert(obj, version)
 	if err != nil {
 		return nil, nil, err // names the object and both versions
 	}
-	errs, _, err = createRules(version, kind, prepareForCreate(converted, kind))
+	errs, _, err = createRules(version, kind, prepareForCreate(converted, kind), cel)
 	if err != nil {
 		return nil, converted, fmt.Errorf("validating the %s view: %w", version, err)
 	}

@@ -69,7 +69,7 @@ func noString(v interface{}) bool {
 // stored v1alpha3 spec without older restore data. A claim without requests
 // has no resourceClassName there; since the spec is immutable, reporting it
 // would keep those clients from ever labelling the claim.
-func withoutStoredSpecErrors(t objectType, errs field.ErrorList, newObj, oldObj map[string]interface{}) field.ErrorList {
+func withoutStoredSpecErrors(t objectType, errs field.ErrorList, newObj, oldObj map[string]interface{}, cel *CELCache) field.ErrorList {
 	if t.version == api.StorageVersion || !slices.ContainsFunc(errs, insideSpec) || !sameSpec(t, newObj, oldObj) {
 		return errs
 	}
@@ -82,7 +82,7 @@ func withoutStoredSpecErrors(t objectType, errs field.ErrorList, newObj, oldObj 
 	if err != nil || !apiequality.Semantic.DeepEqual(derived["spec"], oldObj["spec"]) {
 		return errs
 	}
-	storedErrs, _, err := updateRules(api.StorageVersion, t.kind, stored, stored)
+	storedErrs, _, err := updateRules(api.StorageVersion, t.kind, stored, stored, cel)
 	if err != nil || slices.ContainsFunc(storedErrs, insideSpec) {
 		return errs
 	}

@@ -31,10 +31,15 @@ type versionRules interface {
 	Parts(obj any) (meta *metav1.ObjectMeta, spec, allocation any, status common.StatusView)
 }
 
-var rulesFor = map[string]versionRules{
-	api.V1alpha1: v1.Rules,
-	api.V1alpha2: v2.Rules,
-	api.V1alpha3: v1alpha3Rules{},
+// rulesFor returns version's rules; cel is Request.CEL.
+func rulesFor(version string, cel *CELCache) versionRules {
+	switch version {
+	case api.V1alpha1:
+		return v1.Rules
+	case api.V1alpha2:
+		return v2.Rules
+	}
+	return v1alpha3Rules{cel}
 }
 
 // decodeObject decodes obj into version's type of kind and defaults it.
@@ -59,23 +64,23 @@ func decodeObject(version, kind string, obj map[string]interface{}, strict bool)
 	if err != nil {
 		return nil, nil, err
 	}
-	rulesFor[version].SetDefaults(typed)
+	rulesFor(version, nil).SetDefaults(typed)
 	return typed, unknown, nil
 }
 
 // createRules runs version's create rules on obj: its unknown fields, the
 // rules' findings, and its warnings.
-func createRules(version, kind string, obj map[string]interface{}) (field.ErrorList, []string, error) {
+func createRules(version, kind string, obj map[string]interface{}, cel *CELCache) (field.ErrorList, []string, error) {
 	typed, errs, err := decodeObject(version, kind, obj, true)
 	if err != nil {
 		return nil, nil, err
 	}
-	r := rulesFor[version]
+	r := rulesFor(version, cel)
 	return append(errs, r.ValidateCreate(typed)...), r.Warnings(typed), nil
 }
 
 // updateRules runs version's rules for an update of the main resource.
-func updateRules(version, kind string, obj, old map[string]interface{}) (field.ErrorList, []string, error) {
+func updateRules(version, kind string, obj, old map[string]interface{}, cel *CELCache) (field.ErrorList, []string, error) {
 	typed, errs, err := decodeObject(version, kind, obj, true)
 	if err != nil {
 		return nil, nil, err
@@ -84,7 +89,7 @@ func updateRules(version, kind string, obj, old map[string]interface{}) (field.E
 	if err != nil {
 		return nil, nil, err
 	}
-	r := rulesFor[version]
+	r := rulesFor(version, cel)
 	errs = append(errs, r.ValidateUpdate(typed, oldTyped)...)
 	return errs, newWarnings(r.Warnings(typed), func() []string { return r.Warnings(oldTyped) }), nil
 }
@@ -99,7 +104,7 @@ func statusRules(version string, obj, old map[string]interface{}) (field.ErrorLi
 	if err != nil {
 		return nil, nil, err
 	}
-	r := rulesFor[version]
+	r := rulesFor(version, nil) // status rules compile no CEL
 	errs = append(errs, r.ValidateStatusUpdate(typed, oldTyped)...)
 	return errs, newWarnings(r.StatusWarnings(typed), func() []string { return r.StatusWarnings(oldTyped) }), nil
 }
@@ -158,34 +163,34 @@ func partsOf(version, kind string, obj map[string]interface{}, statusOnly bool) 
 	if err != nil {
 		return p, err
 	}
-	p.meta, p.spec, p.allocation, p.status = rulesFor[version].Parts(typed)
+	p.meta, p.spec, p.allocation, p.status = rulesFor(version, nil).Parts(typed)
 	return p, nil
 }
 
 // v1alpha3Rules binds package v1alpha3's entry points to versionRules.
-type v1alpha3Rules struct{}
+type v1alpha3Rules struct{ cel *CELCache }
 
 func (v1alpha3Rules) SetDefaults(obj any) { v3.SetDefaults(obj) }
 
-func (v1alpha3Rules) ValidateCreate(obj any) field.ErrorList {
+func (r v1alpha3Rules) ValidateCreate(obj any) field.ErrorList {
 	if t, ok := obj.(*apiv3.ResourceClaimTemplate); ok {
-		return v3.ValidateResourceClaimTemplate(t)
+		return v3.ValidateResourceClaimTemplate(t, r.cel)
 	}
-	return v3.ValidateResourceClaim(obj.(*apiv3.ResourceClaim))
+	return v3.ValidateResourceClaim(obj.(*apiv3.ResourceClaim), r.cel)
 }
 
-func (v1alpha3Rules) ValidateUpdate(obj, old any) field.ErrorList {
+func (r v1alpha3Rules) ValidateUpdate(obj, old any) field.ErrorList {
 	if t, ok := obj.(*apiv3.ResourceClaimTemplate); ok {
-		return v3.ValidateResourceClaimTemplateUpdate(t, old.(*apiv3.ResourceClaimTemplate))
+		return v3.ValidateResourceClaimTemplateUpdate(t, old.(*apiv3.ResourceClaimTemplate), r.cel)
 	}
-	return v3.ValidateResourceClaimUpdate(obj.(*apiv3.ResourceClaim), old.(*apiv3.ResourceClaim))
+	return v3.ValidateResourceClaimUpdate(obj.(*apiv3.ResourceClaim), old.(*apiv3.ResourceClaim), r.cel)
 }
 
 func (v1alpha3Rules) ValidateStatusUpdate(claim, old any) field.ErrorList {
 	return v3.ValidateResourceClaimStatusUpdate(claim.(*apiv3.ResourceClaim), old.(*apiv3.ResourceClaim))
 }
 
-func (v1alpha3Rules) Warnings(obj any) []string { return v3.Warnings(obj) }
+func (r v1alpha3Rules) Warnings(obj any) []string { return v3.Warnings(obj, r.cel) }
 
 func (v1alpha3Rules) StatusWarnings(claim any) []string {
 	return v3.StatusWarnings(claim.(*apiv3.ResourceClaim))

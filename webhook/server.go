@@ -16,6 +16,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"k8s.io/apiserver/pkg/server/dynamiccertificates"
 	"k8s.io/klog/v2"
+
+	"github.com/claimbridge/claimbridge/validation"
 )
 
 // Server serves the webhooks over TLS, health probes over HTTP and metrics
@@ -24,7 +26,8 @@ type Server struct {
 	cfg     Config
 	metrics *metrics
 	slots   slots
-	cache   *conversionCache // nil without Config.ConversionCacheBytes
+	cache   *conversionCache     // nil without Config.ConversionCacheBytes
+	cel     *validation.CELCache // Request.CEL of every review
 	// serving is the serving pair once Run loaded it (the expiry metrics).
 	serving atomic.Pointer[dynamiccertificates.DynamicCertKeyPairContent]
 
@@ -39,7 +42,7 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, slots: make(slots, cfg.MaxInFlight), started: make(chan struct{})}
+	s := &Server{cfg: cfg, slots: make(slots, cfg.MaxInFlight), cel: validation.NewCELCache(), started: make(chan struct{})}
 	s.metrics = newMetrics(s, cfg.TokenPolicyGauge)
 	if cfg.ConversionCacheBytes > 0 {
 		s.cache = newConversionCache(cfg.ConversionCacheBytes, s.metrics)

@@ -29,7 +29,7 @@ func (s *Server) handleValidate(req *admissionv1.AdmissionRequest) admissionv1.A
 		return denied(bad)
 	}
 	// The converted object may nest no deeper than /convert returns.
-	vreq := validation.Request{Operation: op, SubResource: req.SubResource, MaxViewDepth: convertedDepth(s.cfg.MaxJSONDepth)}
+	vreq := validation.Request{Operation: op, SubResource: req.SubResource, MaxViewDepth: convertedDepth(s.cfg.MaxJSONDepth), CEL: s.cel}
 	var err error
 	if vreq.Object, err = decodeObject(req.Object.Raw); err != nil {
 		return denied(apierrors.NewBadRequest(fmt.Sprintf("object %v", err)))

@@ -4,12 +4,12 @@ import (
 	"math"
 	"regexp"
 	"strings"
-	"sync"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	apiservercel "k8s.io/apiserver/pkg/cel"
 	"k8s.io/apiserver/pkg/cel/environment"
 	dracel "k8s.io/dynamic-resource-allocation/cel"
+	"k8s.io/utils/lru"
 
 	api "github.com/claimbridge/claimbridge/api/v1alpha3"
 	"github.com/claimbridge/claimbridge/validation/common"
@@ -23,44 +23,38 @@ type celCheck struct {
 	maxCost uint64
 }
 
-// celCacheMaxEntries bounds the compilation cache; when it is full, it is
-// emptied (selectors repeat across claims from the same template, so a
-// simple bound keeps the hot set without an LRU).
-const celCacheMaxEntries = 4096
+// options are what the spec rules need beside the object.
+type options struct {
+	stored bool       // an update: CEL in the stored-expressions environment
+	cel    *lru.Cache // compiled selectors, celKey to celCheck; nil compiles each
+}
 
 type celKey struct {
 	stored     bool
 	expression string
 }
 
-var celCache = struct {
-	sync.Mutex
-	entries map[celKey]celCheck
-}{entries: map[celKey]celCheck{}}
-
-// compileCEL checks expression for a create (stored false) or an update
-// (stored true) and estimates its worst-case cost in today's environment
-// (the warning about 1.32's limit). A create compiles in 1.31's environment
-// for new expressions (compileCEL131); an update in today's environment for
-// stored expressions (1.31's feature set), since the immutable spec may hold
-// what an earlier build accepted, and refusing it would refuse every later
-// write of the claim. Results are cached.
-func compileCEL(expression string, stored bool) celCheck {
-	key := celKey{stored: stored, expression: expression}
-	celCache.Lock()
-	result, ok := celCache.entries[key]
-	celCache.Unlock()
-	if ok {
-		return result
+// compileCEL checks expression for a create or an update (opts.stored) and
+// estimates its worst-case cost in today's environment (the warning about
+// 1.32's limit). A create compiles in 1.31's environment for new
+// expressions (compileCEL131); an update in today's environment for stored
+// expressions (1.31's feature set), since the immutable spec may hold what
+// an earlier build accepted, and refusing it would refuse every later write
+// of the claim. Results are kept in opts.cel.
+func compileCEL(expression string, opts options) celCheck {
+	key := celKey{stored: opts.stored, expression: expression}
+	if opts.cel != nil {
+		if cached, ok := opts.cel.Get(key); ok {
+			return cached.(celCheck)
+		}
 	}
-
-	result = celCheck{maxCost: math.MaxUint64}
-	if !stored {
+	result := celCheck{maxCost: math.MaxUint64}
+	if !opts.stored {
 		result.err = compileCEL131(expression) // 1.31's verdict
 	}
 	if result.err == nil { // today's verdict on an update, and the cost
 		envType := environment.NewExpressions
-		if stored {
+		if opts.stored {
 			envType = environment.StoredExpressions
 		}
 		compiled := dracel.GetCompiler(dracel.Features{}).CompileCELExpression(expression, dracel.Options{EnvType: &envType})
@@ -69,22 +63,18 @@ func compileCEL(expression string, stored bool) celCheck {
 			result.maxCost = compiled.MaxCost
 		case compiled.Program != nil:
 			// Only cost estimation failed; 1.31 did not estimate costs.
-		case stored:
+		case opts.stored:
 			result.err = in131Terms(compiled.Error)
 		}
 	}
-
-	celCache.Lock()
-	if len(celCache.entries) >= celCacheMaxEntries {
-		celCache.entries = map[celKey]celCheck{}
+	if opts.cel != nil {
+		opts.cel.Add(key, result)
 	}
-	celCache.entries[key] = result
-	celCache.Unlock()
 	return result
 }
 
-func validateCELSelector(selector api.CELDeviceSelector, fldPath *field.Path, stored bool) field.ErrorList {
-	result := compileCEL(selector.Expression, stored)
+func validateCELSelector(selector api.CELDeviceSelector, fldPath *field.Path, opts options) field.ErrorList {
+	result := compileCEL(selector.Expression, opts)
 	if result.err == nil {
 		return nil
 	}

@@ -56,14 +56,14 @@ func TestCELLibrariesOf131(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			claim := testClaim(goodName, goodNS, validClaimSpec)
 			claim.Spec.Devices.Requests[0].Selectors = []api.DeviceSelector{{CEL: &api.CELDeviceSelector{Expression: scenario.expression}}}
-			if diff := cmp.Diff(scenario.wantCreate, ValidateResourceClaim(claim)); diff != "" {
+			if diff := cmp.Diff(scenario.wantCreate, ValidateResourceClaim(claim, nil)); diff != "" {
 				t.Errorf("create (-want +got):\n%s", diff)
 			}
 			old := claim.DeepCopy()
 			old.ResourceVersion = "1"
 			updated := old.DeepCopy()
 			updated.Labels = map[string]string{"a": "b"}
-			if errs := ValidateResourceClaimUpdate(updated, old); len(errs) != 0 {
+			if errs := ValidateResourceClaimUpdate(updated, old, nil); len(errs) != 0 {
 				t.Errorf("update of the stored claim: %v", errs)
 			}
 		})

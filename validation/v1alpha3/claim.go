@@ -6,20 +6,22 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/lru"
 
 	api "github.com/claimbridge/claimbridge/api/v1alpha3"
 	"github.com/claimbridge/claimbridge/validation/common"
 )
 
 // ValidateResourceClaim validates a new claim (1.31 ValidateResourceClaim).
-// CEL selectors are compiled in the environment for new expressions.
-func ValidateResourceClaim(claim *api.ResourceClaim) field.ErrorList {
-	return validateObject(&claim.ObjectMeta, nil, &claim.Spec, false)
+// CEL selectors are compiled in the environment for new expressions. Here
+// and in the other entry points, cel caches compilations (nil: none).
+func ValidateResourceClaim(claim *api.ResourceClaim, cel *lru.Cache) field.ErrorList {
+	return validateObject(&claim.ObjectMeta, nil, &claim.Spec, options{cel: cel})
 }
 
 // ValidateResourceClaimTemplate validates a new template (1.31).
-func ValidateResourceClaimTemplate(template *api.ResourceClaimTemplate) field.ErrorList {
-	return validateObject(&template.ObjectMeta, &template.Spec.ObjectMeta, &template.Spec.Spec, false)
+func ValidateResourceClaimTemplate(template *api.ResourceClaimTemplate, cel *lru.Cache) field.ErrorList {
+	return validateObject(&template.ObjectMeta, &template.Spec.ObjectMeta, &template.Spec.Spec, options{cel: cel})
 }
 
 // ValidateResourceClaimUpdate validates an update of the main resource as
@@ -29,44 +31,44 @@ func ValidateResourceClaimTemplate(template *api.ResourceClaimTemplate) field.Er
 // create rules, metadata included, whose spec findings are reported once,
 // with CEL in the stored-expressions environment (the spec is immutable, so
 // its expressions have been stored).
-func ValidateResourceClaimUpdate(claim, old *api.ResourceClaim) field.ErrorList {
-	createErrs := validateObject(&claim.ObjectMeta, nil, &claim.Spec, true)
+func ValidateResourceClaimUpdate(claim, old *api.ResourceClaim, cel *lru.Cache) field.ErrorList {
+	createErrs := validateObject(&claim.ObjectMeta, nil, &claim.Spec, options{stored: true, cel: cel})
 	return common.ValidateUpdate(&claim.ObjectMeta, &old.ObjectMeta, claim.Spec, old.Spec, createErrs)
 }
 
 // ValidateResourceClaimTemplateUpdate validates a template update as
 // ValidateResourceClaimUpdate validates a claim's.
-func ValidateResourceClaimTemplateUpdate(template, old *api.ResourceClaimTemplate) field.ErrorList {
-	createErrs := validateObject(&template.ObjectMeta, &template.Spec.ObjectMeta, &template.Spec.Spec, true)
+func ValidateResourceClaimTemplateUpdate(template, old *api.ResourceClaimTemplate, cel *lru.Cache) field.ErrorList {
+	createErrs := validateObject(&template.ObjectMeta, &template.Spec.ObjectMeta, &template.Spec.Spec, options{stored: true, cel: cel})
 	return common.ValidateUpdate(&template.ObjectMeta, &old.ObjectMeta, template.Spec, old.Spec, createErrs)
 }
 
 // validateObject checks a claim's or template's metadata, a template's
 // embedded metadata (labels and annotations only; nil for a claim) and the
 // claim spec (a template's spec.spec).
-func validateObject(meta, templateMeta *metav1.ObjectMeta, spec *api.ResourceClaimSpec, stored bool) field.ErrorList {
+func validateObject(meta, templateMeta *metav1.ObjectMeta, spec *api.ResourceClaimSpec, opts options) field.ErrorList {
 	allErrs := common.ValidateObjectMeta(meta, field.NewPath("metadata"))
 	specPath := field.NewPath("spec")
 	if templateMeta != nil {
 		allErrs = append(allErrs, common.ValidateTemplateObjectMeta(templateMeta, specPath.Child("metadata"))...)
 		specPath = specPath.Child("spec")
 	}
-	return append(allErrs, validateResourceClaimSpec(spec, specPath, stored)...)
+	return append(allErrs, validateResourceClaimSpec(spec, specPath, opts)...)
 }
 
-func validateResourceClaimSpec(spec *api.ResourceClaimSpec, fldPath *field.Path, stored bool) field.ErrorList {
-	allErrs := validateDeviceClaim(&spec.Devices, fldPath.Child("devices"), stored)
+func validateResourceClaimSpec(spec *api.ResourceClaimSpec, fldPath *field.Path, opts options) field.ErrorList {
+	allErrs := validateDeviceClaim(&spec.Devices, fldPath.Child("devices"), opts)
 	if spec.Controller != "" {
 		allErrs = append(allErrs, common.ValidateDriverName(spec.Controller, fldPath.Child("controller"))...)
 	}
 	return allErrs
 }
 
-func validateDeviceClaim(deviceClaim *api.DeviceClaim, fldPath *field.Path, stored bool) field.ErrorList {
+func validateDeviceClaim(deviceClaim *api.DeviceClaim, fldPath *field.Path, opts options) field.ErrorList {
 	requestNames := gatherRequestNames(deviceClaim)
 	allErrs := common.ValidateSet(deviceClaim.Requests, api.DeviceRequestsMaxSize,
 		func(request api.DeviceRequest, fldPath *field.Path) field.ErrorList {
-			return validateDeviceRequest(request, fldPath, stored)
+			return validateDeviceRequest(request, fldPath, opts)
 		},
 		func(request api.DeviceRequest) (string, string) { return request.Name, "name" },
 		fldPath.Child("requests"))
@@ -89,7 +91,7 @@ func gatherRequestNames(deviceClaim *api.DeviceClaim) sets.Set[string] {
 	return requestNames
 }
 
-func validateDeviceRequest(request api.DeviceRequest, fldPath *field.Path, stored bool) field.ErrorList {
+func validateDeviceRequest(request api.DeviceRequest, fldPath *field.Path, opts options) field.ErrorList {
 	allErrs := common.ValidateDNS1123Label(request.Name, fldPath.Child("name"))
 	if request.DeviceClassName == "" {
 		allErrs = append(allErrs, field.Required(fldPath.Child("deviceClassName"), ""))
@@ -98,7 +100,7 @@ func validateDeviceRequest(request api.DeviceRequest, fldPath *field.Path, store
 	}
 	allErrs = append(allErrs, common.ValidateSlice(request.Selectors, api.DeviceSelectorsMaxSize,
 		func(selector api.DeviceSelector, fldPath *field.Path) field.ErrorList {
-			return validateSelector(selector, fldPath, stored)
+			return validateSelector(selector, fldPath, opts)
 		}, fldPath.Child("selectors"))...)
 	switch request.AllocationMode {
 	case api.DeviceAllocationModeAll:
@@ -117,11 +119,11 @@ func validateDeviceRequest(request api.DeviceRequest, fldPath *field.Path, store
 	return allErrs
 }
 
-func validateSelector(selector api.DeviceSelector, fldPath *field.Path, stored bool) field.ErrorList {
+func validateSelector(selector api.DeviceSelector, fldPath *field.Path, opts options) field.ErrorList {
 	if selector.CEL == nil {
 		return field.ErrorList{field.Required(fldPath.Child("cel"), "")}
 	}
-	return validateCELSelector(*selector.CEL, fldPath.Child("cel"), stored)
+	return validateCELSelector(*selector.CEL, fldPath.Child("cel"), opts)
 }
 
 func validateDeviceConstraint(constraint api.DeviceConstraint, fldPath *field.Path, requestNames sets.Set[string]) field.ErrorList {

@@ -335,7 +335,7 @@ func TestValidateResourceClaim(t *testing.T) {
 			if scenario.update != nil {
 				scenario.update(claim)
 			}
-			errs := ValidateResourceClaim(claim)
+			errs := ValidateResourceClaim(claim, nil)
 			if diff := cmp.Diff(scenario.wantFailures, errs); diff != "" {
 				t.Errorf("unexpected errors (-want +got):\n%s", diff)
 			}
@@ -402,7 +402,7 @@ func TestValidateResourceClaimUpdate(t *testing.T) {
 			if scenario.update != nil {
 				scenario.update(claim)
 			}
-			errs := ValidateResourceClaimUpdate(claim, oldClaim)
+			errs := ValidateResourceClaimUpdate(claim, oldClaim, nil)
 			if diff := cmp.Diff(scenario.wantFailures, errs); diff != "" {
 				t.Errorf("unexpected errors (-want +got):\n%s", diff)
 			}

@@ -7,6 +7,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	apiservercel "k8s.io/apiserver/pkg/cel"
+	"k8s.io/utils/lru"
 	"k8s.io/utils/ptr"
 
 	api "github.com/claimbridge/claimbridge/api/v1alpha3"
@@ -61,7 +63,7 @@ func TestValidateResourceClaimTemplate(t *testing.T) {
 			if scenario.update != nil {
 				scenario.update(template)
 			}
-			if diff := cmp.Diff(scenario.wantFailures, ValidateResourceClaimTemplate(template)); diff != "" {
+			if diff := cmp.Diff(scenario.wantFailures, ValidateResourceClaimTemplate(template, nil)); diff != "" {
 				t.Errorf("unexpected errors (-want +got):\n%s", diff)
 			}
 		})
@@ -73,11 +75,11 @@ func TestValidateResourceClaimTemplateUpdate(t *testing.T) {
 	old.ResourceVersion = "1"
 	changed := old.DeepCopy()
 	changed.Spec.Spec.Devices.Requests[0].DeviceClassName += "2"
-	if diff := cmp.Diff(field.ErrorList(nil), ValidateResourceClaimTemplateUpdate(old.DeepCopy(), old)); diff != "" {
+	if diff := cmp.Diff(field.ErrorList(nil), ValidateResourceClaimTemplateUpdate(old.DeepCopy(), old, nil)); diff != "" {
 		t.Errorf("valid-no-op-update (-want +got):\n%s", diff)
 	}
 	want := field.ErrorList{field.Invalid(field.NewPath("spec"), changed.Spec, "field is immutable")} // rule 5
-	if diff := cmp.Diff(want, ValidateResourceClaimTemplateUpdate(changed, old)); diff != "" {
+	if diff := cmp.Diff(want, ValidateResourceClaimTemplateUpdate(changed, old, nil)); diff != "" {
 		t.Errorf("invalid-update-class (-want +got):\n%s", diff)
 	}
 	// rule 1: the 1.31 strategy runs ValidateResourceClaimTemplate too
@@ -87,7 +89,7 @@ func TestValidateResourceClaimTemplateUpdate(t *testing.T) {
 		field.Invalid(field.NewPath("metadata", "namespace"), "", "field is immutable"),
 		field.Required(field.NewPath("metadata", "namespace"), ""),
 	}
-	if diff := cmp.Diff(want, ValidateResourceClaimTemplateUpdate(namespaceless, old)); diff != "" {
+	if diff := cmp.Diff(want, ValidateResourceClaimTemplateUpdate(namespaceless, old, nil)); diff != "" {
 		t.Errorf("update-reruns-create-metadata-rules (-want +got):\n%s", diff)
 	}
 }
@@ -128,10 +130,10 @@ func TestWarnings(t *testing.T) {
 		`spec.devices.constraints[0].matchAttribute: "a.com/b/c" is not a valid fully qualified attribute name (<domain>/<identifier>); Kubernetes 1.31 did not check names with more than one '/', later releases reject them`,
 		"spec.devices.config[0].opaque.parameters: the parameters have 10248 bytes; Kubernetes 1.32 and later reject more than 10240 bytes",
 	}
-	if diff := cmp.Diff(want, Warnings(claim)); diff != "" {
+	if diff := cmp.Diff(want, Warnings(claim, nil)); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
-	if w := Warnings(testClaim(goodName, goodNS, validClaimSpec)); len(w) != 0 {
+	if w := Warnings(testClaim(goodName, goodNS, validClaimSpec), nil); len(w) != 0 {
 		t.Errorf("valid claim: unexpected warnings %q", w)
 	}
 }
@@ -149,7 +151,7 @@ func TestNoWarningsAtTheLimits(t *testing.T) {
 		{},
 		{DeviceConfiguration: api.DeviceConfiguration{Opaque: opaque("dra.example.com", `{"a":"`+strings.Repeat("x", 10240-8)+`"}`)}}, // 10240 bytes
 	}
-	if w := Warnings(claim); len(w) != 0 {
+	if w := Warnings(claim, nil); len(w) != 0 {
 		t.Errorf("unexpected warnings %q", w)
 	}
 	claim.Status.Allocation = &api.AllocationResult{Devices: api.DeviceAllocationResult{Config: []api.DeviceAllocationConfiguration{
@@ -166,21 +168,51 @@ func TestWarningsCELCost(t *testing.T) {
 	// Nested comprehensions over the attribute maps are expensive in the worst case.
 	expr := `device.attributes.all(d, device.attributes[d].all(a, device.attributes.all(e, device.attributes[e].all(b, string(device.attributes[d][a]) == string(device.attributes[e][b])))))`
 	claim.Spec.Devices.Requests[0].Selectors = []api.DeviceSelector{{CEL: &api.CELDeviceSelector{Expression: expr}}}
-	if errs := ValidateResourceClaim(claim); len(errs) != 0 {
+	if errs := ValidateResourceClaim(claim, nil); len(errs) != 0 {
 		t.Fatalf("expression must be valid in 1.31: %v", errs)
 	}
 	want := []string{"spec.devices.requests[0].selectors[0].cel.expression: the estimated worst-case cost 38017283 exceeds 1000000; Kubernetes 1.32 and later reject the expression as too complex"}
-	if diff := cmp.Diff(want, Warnings(claim)); diff != "" {
+	if diff := cmp.Diff(want, Warnings(claim, nil)); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+}
+
+// TestCELCache: with a cache, a selector gives the findings it gives
+// without one, each compilation is kept per environment, and a kept one is
+// used.
+func TestCELCache(t *testing.T) {
+	cel := lru.New(10)
+	claim := testClaim(goodName, goodNS, validClaimSpec)
+	claim.Spec.Devices.Requests[0].Selectors = []api.DeviceSelector{{CEL: &api.CELDeviceSelector{Expression: `device.driver == 1`}}}
+	want := ValidateResourceClaim(claim, nil)
+	if len(want) == 0 {
+		t.Fatal("the selector must be invalid")
+	}
+	for range 2 { // compiled, then kept
+		if diff := cmp.Diff(want, ValidateResourceClaim(claim, cel)); diff != "" {
+			t.Errorf("with a cache (-want +got):\n%s", diff)
+		}
+	}
+	ValidateResourceClaimUpdate(claim, claim, cel)
+	if cel.Len() != 2 {
+		t.Errorf("cache holds %d compilations, want 2 (create and update)", cel.Len())
+	}
+	cel.Add(celKey{expression: "true"}, celCheck{err: &apiservercel.Error{Type: apiservercel.ErrorTypeInvalid, Detail: "kept"}})
+	claim.Spec.Devices.Requests[0].Selectors[0].CEL.Expression = "true"
+	if errs := ValidateResourceClaim(claim, cel); len(errs) != 1 || !strings.Contains(errs[0].Detail, "kept") {
+		t.Errorf("the kept compilation was not used: %v", errs)
 	}
 }
 
 func BenchmarkValidateResourceClaim(b *testing.B) {
 	claim := testClaim(goodName, goodNS, validClaimSpec)
 	claim.Spec.Devices.Requests[0].Selectors = []api.DeviceSelector{{CEL: &api.CELDeviceSelector{Expression: `device.driver == "dra.example.com" && device.attributes["dra.example.com"].model == "a100"`}}}
+	cel := lru.New(4096) // the warm path, as a server or a CLI run validates
+	ValidateResourceClaim(claim, cel)
+	b.ResetTimer()
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		if errs := ValidateResourceClaim(claim); len(errs) != 0 {
+		if errs := ValidateResourceClaim(claim, cel); len(errs) != 0 {
 			b.Fatal(errs)
 		}
 	}

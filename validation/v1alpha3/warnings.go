@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/lru"
 
 	api "github.com/claimbridge/claimbridge/api/v1alpha3"
 )
@@ -23,13 +24,13 @@ const (
 // Warnings returns admission warnings for a *ResourceClaim or
 // *ResourceClaimTemplate: what 1.31 accepted but 1.32 rejects or what is
 // likely a mistake. Each warning starts with the field path. Other types
-// yield none.
-func Warnings(obj interface{}) []string {
+// yield none. cel caches compiled selectors, as in ValidateResourceClaim.
+func Warnings(obj interface{}, cel *lru.Cache) []string {
 	switch o := obj.(type) {
 	case *api.ResourceClaim:
-		return specWarnings(&o.Spec, field.NewPath("spec"))
+		return specWarnings(&o.Spec, field.NewPath("spec"), cel)
 	case *api.ResourceClaimTemplate:
-		return specWarnings(&o.Spec.Spec, field.NewPath("spec", "spec"))
+		return specWarnings(&o.Spec.Spec, field.NewPath("spec", "spec"), cel)
 	}
 	return nil
 }
@@ -46,7 +47,7 @@ func StatusWarnings(claim *api.ResourceClaim) []string {
 	return warnings
 }
 
-func specWarnings(spec *api.ResourceClaimSpec, fldPath *field.Path) []string {
+func specWarnings(spec *api.ResourceClaimSpec, fldPath *field.Path, cel *lru.Cache) []string {
 	var warnings []string
 	devicesPath := fldPath.Child("devices")
 	for i, request := range spec.Devices.Requests {
@@ -55,7 +56,7 @@ func specWarnings(spec *api.ResourceClaimSpec, fldPath *field.Path) []string {
 			if selector.CEL == nil {
 				continue
 			}
-			warnings = append(warnings, celWarnings(selector.CEL.Expression, requestPath.Child("selectors").Index(j).Child("cel", "expression"))...)
+			warnings = append(warnings, celWarnings(selector.CEL.Expression, requestPath.Child("selectors").Index(j).Child("cel", "expression"), cel)...)
 		}
 		if request.AdminAccess {
 			warnings = append(warnings, fmt.Sprintf("%s: admin access is neither validated nor restricted in Kubernetes 1.31; from 1.32 it is feature-gated (DRAAdminAccess) and later limited to namespaces labeled resource.kubernetes.io/admin-access=true (1.34+; resource.k8s.io/admin-access=true in 1.33)", requestPath.Child("adminAccess")))
@@ -72,13 +73,13 @@ func specWarnings(spec *api.ResourceClaimSpec, fldPath *field.Path) []string {
 	return warnings
 }
 
-func celWarnings(expression string, fldPath *field.Path) []string {
+func celWarnings(expression string, fldPath *field.Path, cel *lru.Cache) []string {
 	var warnings []string
 	if len(expression) > CELSelectorExpressionMaxLength {
 		warnings = append(warnings, fmt.Sprintf("%s: the expression has %d bytes; Kubernetes 1.32 and later reject expressions longer than %d bytes", fldPath, len(expression), CELSelectorExpressionMaxLength))
 	}
 	// Errors are reported by validation; only the cost of a valid expression matters here.
-	if result := compileCEL(expression, false); result.err == nil && result.maxCost != math.MaxUint64 && result.maxCost > CELSelectorExpressionMaxCost {
+	if result := compileCEL(expression, options{cel: cel}); result.err == nil && result.maxCost != math.MaxUint64 && result.maxCost > CELSelectorExpressionMaxCost {
 		warnings = append(warnings, fmt.Sprintf("%s: the estimated worst-case cost %d exceeds %d; Kubernetes 1.32 and later reject the expression as too complex", fldPath, result.maxCost, CELSelectorExpressionMaxCost))
 	}
 	return warnings
