@@ -12,7 +12,6 @@ import (
 	"github.com/claimbridge/claimbridge/manifest"
 	"github.com/claimbridge/claimbridge/migrate"
 	"github.com/claimbridge/claimbridge/report"
-	"github.com/claimbridge/claimbridge/validation"
 )
 
 type convertOptions struct {
@@ -146,11 +145,11 @@ func (o *convertOptions) run(s streams) error {
 	// waits until every document has been read.
 	r := o.newReport("convert", target)
 	objects := manifest.Writer{Format: o.output}
-	seen, cel := sourcesSeen{}, validation.NewCELCache()
+	seen := sourcesSeen{}
 	visit := func(doc manifest.Document) error {
 		defer afterDocument()
 		seen.add(doc)
-		v := migrate.Convert(doc.Object, target, cel)
+		v := migrate.Convert(doc.Object, target)
 		r.Add(doc, v)
 		if v.Object != nil {
 			objects.Add(v.Object, doc)

@@ -231,7 +231,7 @@ func TestCorpusPassThroughBytes(t *testing.T) {
 				}
 				for i, d := range orig {
 					_, group, _, _, _ := api.TypeOf(d.Object)
-					if v := migrate.Convert(d.Object, migratetest.Target(t, to), nil); d.Raw() == nil || api.IsGroup(group) || v.Outcome == report.Rewritten {
+					if v := migrate.Convert(d.Object, migratetest.Target(t, to)); d.Raw() == nil || api.IsGroup(group) || v.Outcome == report.Rewritten {
 						continue
 					}
 					checked++

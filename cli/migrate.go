@@ -10,7 +10,6 @@ import (
 	"github.com/claimbridge/claimbridge/manifest"
 	"github.com/claimbridge/claimbridge/migrate"
 	"github.com/claimbridge/claimbridge/report"
-	"github.com/claimbridge/claimbridge/validation"
 )
 
 // migrateOptions are convert's options (target, inputs, output format) and
@@ -158,7 +157,7 @@ func (o *migrateOptions) run(s streams) error {
 	if err := noObjects(o.filenames, seen); err != nil {
 		return withCode(ExitBadInput, err)
 	}
-	opts := migrate.Options{KeepOwnerReferences: o.keepOwnerReferences, Parameters: idx, CEL: validation.NewCELCache()}
+	opts := migrate.Options{KeepOwnerReferences: o.keepOwnerReferences, Parameters: idx}
 	objects := manifest.Writer{Format: o.output}
 	var named []namedObject
 	for doc, err := range docs.all() {

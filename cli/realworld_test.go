@@ -47,7 +47,7 @@ func checkConverted(t *testing.T, orig []manifest.Document, to, out string) {
 		got := d.Object
 		// A workload's resourceClaims in the target release's shape, as
 		// migrate gives them.
-		if v := migrate.Convert(want, migratetest.Target(t, to), nil); v.Outcome == report.Rewritten {
+		if v := migrate.Convert(want, migratetest.Target(t, to)); v.Outcome == report.Rewritten {
 			want = v.Object
 		}
 		if _, from, _, err := conversion.Identify(want); err == nil {
@@ -56,7 +56,7 @@ func checkConverted(t *testing.T, orig []manifest.Document, to, out string) {
 				continue
 			}
 		} else if _, _, version, kind, _ := api.TypeOf(want); kind == "DeviceClass" || kind == "ResourceSlice" {
-			got = migrate.Convert(got, migratetest.Target(t, version), nil).Object // classes and slices get the target's version too
+			got = migrate.Convert(got, migratetest.Target(t, version)).Object // classes and slices get the target's version too
 		}
 		if !api.DeepEqualJSON(got, want) {
 			t.Errorf("%s: via %s: got %v, want %v", orig[i].Position(), to, got, want)

@@ -18,7 +18,6 @@ import (
 	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/migrate"
 	"github.com/claimbridge/claimbridge/report"
-	"github.com/claimbridge/claimbridge/validation"
 )
 
 // severities are the results' severities of report's.
@@ -35,7 +34,7 @@ func Convert(rl *framework.ResourceList) error {
 		return fmt.Errorf("the function config must be a ConfigMap with data.to, a release (1.%d … 1.%d) or a version (%s); got %q",
 			api.Releases[0].Minor, api.Releases[len(api.Releases)-1].Minor, strings.Join(conversion.ChainVersions, ", "), to)
 	}
-	refused, cel := false, validation.NewCELCache()
+	refused := false
 	for i, item := range rl.Items {
 		obj, err := jsonObject(item)
 		if err != nil {
@@ -43,7 +42,7 @@ func Convert(rl *framework.ResourceList) error {
 		}
 		meta, _ := item.GetMeta()
 		ref := meta.GetIdentifier()
-		v := migrate.Convert(obj, target, cel)
+		v := migrate.Convert(obj, target)
 		for _, f := range v.Findings {
 			r := &framework.Result{Severity: severities[f.Severity], Message: f.Message, ResourceRef: &ref}
 			if f.Path != "" {

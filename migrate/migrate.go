@@ -29,8 +29,6 @@ type Options struct {
 	// Parameters are the ResourceClaimParameters, ResourceClassParameters and
 	// ResourceClasses found in the input; nil when there are none.
 	Parameters *Index
-	// CEL is the validation.Request.CEL of the checks of migrated objects.
-	CEL *validation.CELCache
 }
 
 // changes says what a migration changed in one object.
@@ -151,7 +149,7 @@ func migrateObject(obj map[string]interface{}, target Target, opts Options) (map
 		}
 		return out, r, nil
 	}
-	errs, warnings, err := checkAlpha(out, target, opts.CEL)
+	errs, warnings, err := checkAlpha(out, target)
 	if err != nil {
 		return nil, r, fmt.Errorf("%s %s: validating the migrated object: %w", kind, api.Ref(out), err)
 	}
@@ -169,12 +167,12 @@ func migrateObject(obj map[string]interface{}, target Target, opts Options) (map
 // targetErrors checks out, a claim or template of version to, with the rules
 // migrate refuses by: validate's create rules for v1alpha1-v1alpha3, gacheck's
 // for v1beta1, v1beta2 and v1. Each error names a path of version to.
-func targetErrors(out map[string]interface{}, target Target, kind string, cel *validation.CELCache) ([]string, error) {
+func targetErrors(out map[string]interface{}, target Target, kind string) ([]string, error) {
 	if isGA(target.Version) {
 		errs, _ := gacheck.Check(out, target.Minor, kind)
 		return errs, nil
 	}
-	errs, _, err := checkAlpha(out, target, cel)
+	errs, _, err := checkAlpha(out, target)
 	return errs, err
 }
 
@@ -188,8 +186,8 @@ func refusal(kind string, out map[string]interface{}, target Target, errs []stri
 // checkAlpha validates a migrated v1alpha1-v1alpha3 object as a create, in
 // namespace "default" if it has none (kubectl create takes it from its
 // context). A claim without a class gets classRequired.
-func checkAlpha(out map[string]interface{}, target Target, cel *validation.CELCache) (errs, warnings []string, err error) {
-	resp, err := validation.Validate(validation.Request{Operation: validation.Create, Object: validation.WithGeneratedName(api.InDefaultNamespace(out)), CEL: cel})
+func checkAlpha(out map[string]interface{}, target Target) (errs, warnings []string, err error) {
+	resp, err := validation.Validate(validation.Request{Operation: validation.Create, Object: validation.WithGeneratedName(api.InDefaultNamespace(out)), CEL: target.cel})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
+	"github.com/claimbridge/claimbridge/validation"
 )
 
 // Target is what converting or re-creating an object for a release needs
@@ -26,6 +27,9 @@ type Target struct {
 	// Oldest is the oldest release serving the version, when it is not
 	// Minor: pod fields newer than it get a warning (PodFieldWarnings).
 	Oldest int
+	// cel keeps the CEL selectors the checks of the output compiled, for
+	// the run (compiling one costs about 200 µs).
+	cel *validation.CELCache
 	// Devices is true when the version asks for devices with requests
 	// (v1alpha3 and later), into which 1.30 parameters are translated.
 	Devices bool
@@ -36,14 +40,14 @@ type Target struct {
 // version it serves and is judged by its own rules.
 func TargetOf(to string) (Target, error) {
 	if r, ok := api.ParseRelease(to); ok {
-		return Target{Version: r.Version, Releases: r.String(), Finalizer: r.Finalizer(), Minor: r.Minor, Devices: r.Devices()}, nil
+		return Target{Version: r.Version, Releases: r.String(), Finalizer: r.Finalizer(), Minor: r.Minor, Devices: r.Devices(), cel: validation.NewCELCache()}, nil
 	}
 	if !slices.Contains(conversion.ChainVersions, to) {
 		return Target{}, fmt.Errorf("--to %q: unsupported version or release (supported: 1.%d … 1.%d, %s)",
 			to, api.Releases[0].Minor, api.Releases[len(api.Releases)-1].Minor, strings.Join(conversion.ChainVersions, ", "))
 	}
 	newest, _ := api.Judge(to)
-	t := Target{Version: to, Releases: api.Serving(to), Finalizer: newest.Finalizer(), Minor: newest.Minor, Devices: newest.Devices()}
+	t := Target{Version: to, Releases: api.Serving(to), Finalizer: newest.Finalizer(), Minor: newest.Minor, Devices: newest.Devices(), cel: validation.NewCELCache()}
 	if oldest := api.Oldest(to); oldest.Minor != newest.Minor {
 		t.Oldest = oldest.Minor
 	}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/claimbridge/claimbridge/conversion"
 )
@@ -30,7 +31,10 @@ func TestTargetOf(t *testing.T) {
 		if err != nil {
 			t.Errorf("TargetOf(%q): %v", to, err)
 		}
-		if d := cmp.Diff(want, got); d != "" {
+		if got.cel == nil {
+			t.Errorf("TargetOf(%q): no CEL cache", to)
+		}
+		if d := cmp.Diff(want, got, cmpopts.IgnoreUnexported(Target{})); d != "" {
 			t.Errorf("TargetOf(%q) (-want +got):\n%s", to, d)
 		}
 	}

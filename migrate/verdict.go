@@ -11,7 +11,6 @@ import (
 	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/gacheck"
 	"github.com/claimbridge/claimbridge/report"
-	"github.com/claimbridge/claimbridge/validation"
 )
 
 func say(v *report.Verdict, severity string, obj map[string]interface{}, path, msg string) {
@@ -78,9 +77,8 @@ func warn(v *report.Verdict, ws []conversion.Warning, to string) {
 // Convert converts a claim or template (or a typed list of them) to the
 // target, and passes anything else through, Pods and workloads in the
 // target's shape. What the target release rejects or reads differently is
-// a warning (checked with cel as validation.Request.CEL); what cannot be
-// converted is refused.
-func Convert(obj map[string]interface{}, target Target, cel *validation.CELCache) report.Verdict {
+// a warning; what cannot be converted is refused.
+func Convert(obj map[string]interface{}, target Target) report.Verdict {
 	v := report.Verdict{Outcome: report.Converted}
 	group, from, kind, err := conversion.Identify(obj)
 	if err != nil {
@@ -102,7 +100,7 @@ func Convert(obj map[string]interface{}, target Target, cel *validation.CELCache
 		return refuseErr(&v, err)
 	}
 	v.Object = out
-	warn(&v, slices.Concat(unknown, ws, targetWarnings(obj, out, group, from, kind, target, cel)), to)
+	warn(&v, slices.Concat(unknown, ws, targetWarnings(obj, out, group, from, kind, target)), to)
 	return v
 }
 
@@ -264,7 +262,7 @@ func unknownFieldWarnings(obj map[string]interface{}, group, from, kind, to stri
 // targetWarnings are the warnings about out, the conversion of in, as a
 // whole: devices of a classic DRA driver, and every rule of the target
 // release that out breaks (migrate refuses such output).
-func targetWarnings(in, out map[string]interface{}, group, from, kind string, target Target, cel *validation.CELCache) []conversion.Warning {
+func targetWarnings(in, out map[string]interface{}, group, from, kind string, target Target) []conversion.Warning {
 	items, outItems := []map[string]interface{}{in}, []map[string]interface{}{out}
 	prefix := func(int) string { return "" }
 	if strings.HasSuffix(kind, "List") {
@@ -287,7 +285,7 @@ func targetWarnings(in, out map[string]interface{}, group, from, kind string, ta
 		if group != conversion.UpstreamGroup && isGA(target.Version) {
 			continue
 		}
-		errs, err := targetErrors(outItems[i], target, itemKind, cel)
+		errs, err := targetErrors(outItems[i], target, itemKind)
 		if err != nil {
 			continue // conversion said what cannot be read
 		}

@@ -203,7 +203,7 @@ func TestMigrateRefusedDeviceClassIsRejected(t *testing.T) {
 		for _, version := range conversion.GAVersions {
 			name := "class-" + tt.name + "-" + version + "-" + run(t)
 			t.Run(name, func(t *testing.T) {
-				out := migrate.Convert(class(name, tt.spec), migratetest.Target(t, version), nil).Object
+				out := migrate.Convert(class(name, tt.spec), migratetest.Target(t, version)).Object
 				_, _, err := migratetest.Migrated(t, class(name, tt.spec), version, migrate.Options{})
 				if (err == nil) != (tt.field == "") {
 					t.Fatalf("migrate: %v", err)
