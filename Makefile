@@ -109,9 +109,9 @@ test-releases: envtest-assets older-builds ## Live on Kubernetes 1.30, the oldes
 		$(GO) test -tags envtest $(TEST_FLAGS) -timeout $(TEST_TIMEOUT) $(RELEASES_PKGS)
 
 .PHONY: test-corpus
-test-corpus: ## The published manifests of $$CLAIMBRIDGE_CORPUS (CI: ../shared/corpus/realworld).
+test-corpus: envtest-assets ## The published manifests of $$CLAIMBRIDGE_CORPUS (CI: ../shared/corpus/realworld), also through helm, kustomize and kubectl.
 	@if [ -z "$(CLAIMBRIDGE_CORPUS)" ]; then echo "CLAIMBRIDGE_CORPUS is not set: name the directory of the real-world manifests"; exit 1; fi
-	CLAIMBRIDGE_CORPUS="$(abspath $(CLAIMBRIDGE_CORPUS))" $(GO) test -tags corpus $(TEST_FLAGS) -timeout $(TEST_TIMEOUT) -run Corpus ./...
+	env $(ASSETS_ENV) CLAIMBRIDGE_CORPUS="$(abspath $(CLAIMBRIDGE_CORPUS))" $(GO) test -tags corpus $(TEST_FLAGS) -timeout $(TEST_TIMEOUT) -run Corpus ./...
 
 .PHONY: record
 record: ## Ask the real kube-apiservers of 1.26–1.36 and the upstream oracles again; rewrite their recorded answers.
