@@ -213,8 +213,7 @@ func Ref(obj map[string]interface{}) string {
 		}
 		name = prefix + "*"
 	}
-	switch {
-	case ns == "":
+	if ns == "" {
 		return name
 	}
 	return ns + "/" + name

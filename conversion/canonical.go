@@ -35,12 +35,6 @@ func appendJSON(buf []byte, v interface{}) ([]byte, error) {
 // v is not modified.
 func CanonicalJSON(v interface{}) ([]byte, error) { return appendCanonicalJSON(nil, v) }
 
-// CanonicalJSONOmitting is CanonicalJSON of a copy of m without the keys in
-// omit ("null" for a nil m).
-func CanonicalJSONOmitting(m map[string]interface{}, omit ...string) ([]byte, error) {
-	return CanonicalJSON(withoutKeys(m, omit...))
-}
-
 // appendCanonicalJSON appends CanonicalJSON(v) to buf.
 func appendCanonicalJSON(buf []byte, v interface{}) ([]byte, error) {
 	c, _ := canonicalTree(v)

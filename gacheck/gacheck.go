@@ -54,7 +54,7 @@ func Check(obj map[string]interface{}, release int, kind string) (errs, warnings
 		return []string{notServed(release, version).Error()}, nil
 	}
 	r := rules{minor: release}
-	unknown, err := decode(obj, version, kind)
+	unknown, err := UnknownFields(obj, version, kind)
 	if err != nil {
 		return []string{fmt.Sprintf("does not decode into resource.k8s.io/%s %s: %v", version, kind, err)}, nil
 	}
@@ -133,58 +133,34 @@ func DeviceClassErrors(obj map[string]interface{}, release int) []string {
 	return errs
 }
 
-// DecodeStrict decodes obj into the newest k8s.io/api type of version and
-// kind, failing on a value the type cannot hold and on every field it does
-// not have.
-func DecodeStrict(obj map[string]interface{}, version, kind string) error {
-	unknown, err := decode(obj, version, kind)
-	if err != nil {
-		return err
-	}
-	return unknown.ToAggregate()
+// strictTypes are the newest k8s.io/api types, by "<version>/<kind>".
+var strictTypes = map[string]func() interface{}{
+	"v1beta1/ResourceClaim":         func() interface{} { return &resourcev1beta1.ResourceClaim{} },
+	"v1beta2/ResourceClaim":         func() interface{} { return &resourcev1beta2.ResourceClaim{} },
+	"v1/ResourceClaim":              func() interface{} { return &resourcev1.ResourceClaim{} },
+	"v1beta1/ResourceClaimTemplate": func() interface{} { return &resourcev1beta1.ResourceClaimTemplate{} },
+	"v1beta2/ResourceClaimTemplate": func() interface{} { return &resourcev1beta2.ResourceClaimTemplate{} },
+	"v1/ResourceClaimTemplate":      func() interface{} { return &resourcev1.ResourceClaimTemplate{} },
+	"v1beta1/DeviceClass":           func() interface{} { return &resourcev1beta1.DeviceClass{} },
+	"v1beta2/DeviceClass":           func() interface{} { return &resourcev1beta2.DeviceClass{} },
+	"v1/DeviceClass":                func() interface{} { return &resourcev1.DeviceClass{} },
 }
 
-// UnknownFields returns the fields of obj, a claim or template of version
-// (v1beta1, v1beta2, v1), that no release has: the newest k8s.io/api type
-// does not (Forbidden "unknown field" at their paths). A strict decode, no
-// other check.
+// UnknownFields decodes obj, a claim, template or DeviceClass of version
+// (v1beta1, v1beta2, v1), into the newest k8s.io/api type as a strict
+// apiserver does: every field no release has is a finding at its path
+// (Forbidden "unknown field", as for the alpha versions); a value the type
+// cannot hold is the error. A strict decode, no other check.
 func UnknownFields(obj map[string]interface{}, version, kind string) (field.ErrorList, error) {
-	return decode(obj, version, kind)
-}
-
-// decode decodes obj into the newest k8s.io/api type of version and kind
-// as a strict apiserver does: every field the type does not have is a
-// finding at its path (Forbidden "unknown field", as for the alpha
-// versions); a value the type cannot hold is the error.
-func decode(obj map[string]interface{}, version, kind string) (field.ErrorList, error) {
-	var typed interface{}
-	switch version + "/" + kind {
-	case "v1beta1/ResourceClaim":
-		typed = &resourcev1beta1.ResourceClaim{}
-	case "v1beta2/ResourceClaim":
-		typed = &resourcev1beta2.ResourceClaim{}
-	case "v1/ResourceClaim":
-		typed = &resourcev1.ResourceClaim{}
-	case "v1beta1/ResourceClaimTemplate":
-		typed = &resourcev1beta1.ResourceClaimTemplate{}
-	case "v1beta2/ResourceClaimTemplate":
-		typed = &resourcev1beta2.ResourceClaimTemplate{}
-	case "v1/ResourceClaimTemplate":
-		typed = &resourcev1.ResourceClaimTemplate{}
-	case "v1beta1/DeviceClass":
-		typed = &resourcev1beta1.DeviceClass{}
-	case "v1beta2/DeviceClass":
-		typed = &resourcev1beta2.DeviceClass{}
-	case "v1/DeviceClass":
-		typed = &resourcev1.DeviceClass{}
-	default:
+	newType, ok := strictTypes[version+"/"+kind]
+	if !ok {
 		return nil, fmt.Errorf("no resource.k8s.io type for %s %s", version, kind)
 	}
 	data, err := json.Marshal(obj)
 	if err != nil {
 		return nil, err
 	}
-	return validation.DecodeStrict(data, typed)
+	return validation.DecodeStrict(data, newType())
 }
 
 func asObject(v interface{}) map[string]interface{} {

@@ -237,7 +237,8 @@ func (r rules) validateDeviceRequest(request resourcev1.DeviceRequest, fldPath *
 	case hasFirstAvailable:
 		allErrs = append(allErrs, r.validateSubRequests(request.FirstAvailable, fldPath.Child("firstAvailable"))...)
 	default:
-		allErrs = append(allErrs, r.validateExactDeviceRequest(*request.Exactly, fldPath.Child("exactly"))...)
+		exactly := request.Exactly
+		allErrs = append(allErrs, r.validateDeviceClassRequest(exactly.DeviceClassName, exactly.Selectors, exactly.AllocationMode, exactly.Count, exactly.Tolerations, fldPath.Child("exactly"))...)
 	}
 	return allErrs
 }
@@ -249,10 +250,6 @@ func (r rules) validateSubRequests(subRequests []resourcev1.DeviceSubRequest, fl
 			return append(allErrs, r.validateDeviceClassRequest(sub.DeviceClassName, sub.Selectors, sub.AllocationMode, sub.Count, sub.Tolerations, fldPath)...)
 		},
 		func(sub resourcev1.DeviceSubRequest) string { return sub.Name }, "name", fldPath)
-}
-
-func (r rules) validateExactDeviceRequest(request resourcev1.ExactDeviceRequest, fldPath *field.Path) field.ErrorList {
-	return r.validateDeviceClassRequest(request.DeviceClassName, request.Selectors, request.AllocationMode, request.Count, request.Tolerations, fldPath)
 }
 
 // validateDeviceClassRequest checks what an exact request and a subrequest

@@ -68,6 +68,14 @@ type summary struct {
 	Refused   int `json:"refused,omitempty"`
 }
 
+// byOutcome are the counts of each outcome.
+func (s *summary) byOutcome() map[string]*int {
+	return map[string]*int{
+		Converted: &s.Converted, Rewritten: &s.Rewritten, Passed: &s.Passed, LeftOut: &s.LeftOut,
+		Refused: &s.Refused, Valid: &s.Valid, Invalid: &s.Invalid, Skipped: &s.Skipped,
+	}
+}
+
 // A Report collects what a run says, and renders it once the input is
 // read.
 type Report struct {
@@ -85,23 +93,8 @@ type Report struct {
 // Add records v, the verdict on the object of doc.
 func (r *Report) Add(doc manifest.Document, v Verdict) {
 	r.summary.Read++
-	switch v.Outcome {
-	case Converted:
-		r.summary.Converted++
-	case Rewritten:
-		r.summary.Rewritten++
-	case Passed:
-		r.summary.Passed++
-	case LeftOut:
-		r.summary.LeftOut++
-	case Refused:
-		r.summary.Refused++
-	case Valid:
-		r.summary.Valid++
-	case Invalid:
-		r.summary.Invalid++
-	case Skipped:
-		r.summary.Skipped++
+	if n := r.summary.byOutcome()[v.Outcome]; n != nil {
+		*n++
 	}
 	if v.Warned() && v.Outcome != Refused && v.Outcome != Invalid {
 		r.summary.Warned++

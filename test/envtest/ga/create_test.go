@@ -139,7 +139,11 @@ func TestCreateConverted(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: converting to %s: %v", f.source, version, err)
 				}
-				if err := gacheck.DecodeStrict(converted, version, f.kind); err != nil {
+				unknown, err := gacheck.UnknownFields(converted, version, f.kind)
+				if err == nil {
+					err = unknown.ToAggregate()
+				}
+				if err != nil {
 					t.Fatalf("%s: the %s result does not decode strictly into k8s.io/api: %v", f.source, version, err)
 				}
 				name := f.name + "-" + version
