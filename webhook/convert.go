@@ -72,8 +72,7 @@ func (s *Server) serveConvert(w http.ResponseWriter, r *http.Request) {
 		log.V(4).Info("Converted objects", "duration", time.Since(start))
 	}
 	s.metrics.request("/convert", "", result, start)
-	data, err := json.Marshal(&apiextensionsv1.ConversionReview{TypeMeta: review.TypeMeta, Response: resp})
-	writeJSON(w, log, data, err)
+	writeJSON(w, log, &apiextensionsv1.ConversionReview{TypeMeta: review.TypeMeta, Response: resp})
 }
 
 // convertObjects converts every object in order, or fails the whole review
