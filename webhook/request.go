@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"mime"
 	"net/http"
 	"strings"
@@ -81,7 +80,9 @@ func checkHeaders(w http.ResponseWriter, r *http.Request, maxBytes int64, requir
 // readBody reads at most maxBytes of the body. Over the cap, it returns
 // what it read with the 413: the answer echoes its uid.
 func readBody(w http.ResponseWriter, r *http.Request, maxBytes int64) ([]byte, *httpError) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBytes))
+	buf := bytes.NewBuffer(make([]byte, 0, min(max(r.ContentLength, 0), maxBytes)+bytes.MinRead)) // ReadFrom keeps MinRead free
+	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, maxBytes))
+	body := buf.Bytes()
 	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 		return body, errorf(http.StatusRequestEntityTooLarge, "request body exceeds the limit of %d bytes", maxBytes)
 	}
