@@ -103,7 +103,7 @@ func (s *Server) convertObjects(ctx context.Context, req *apiextensionsv1.Conver
 // the cache when it has the answer, and checks what the apiserver
 // requires of the result. Errors name the object, never its contents.
 func (s *Server) convertObject(raw []byte, to schema.GroupVersion) ([]byte, error) {
-	key := cacheKeyOf(to.Version, raw)
+	key := s.cache.key(to.Version, raw)
 	if data, from, ok := s.cache.get(key); ok {
 		s.metrics.conversion(from, to.Version, "success")
 		return data, nil
