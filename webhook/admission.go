@@ -1,7 +1,6 @@
 package webhook
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -77,8 +76,7 @@ func (s *Server) admissionHandler(endpoint, decider string, requireCert bool, de
 		resp.UID = req.UID
 		resp.Warnings = fitWarnings(resp.Warnings)
 		s.metrics.request(endpoint, operationLabel(req.Operation), logVerdict(log, &resp, start), start)
-		data, err := json.Marshal(&admissionv1.AdmissionReview{TypeMeta: review.TypeMeta, Response: &resp})
-		writeJSON(w, log, data, err)
+		writeJSON(w, log, &admissionv1.AdmissionReview{TypeMeta: review.TypeMeta, Response: &resp})
 	}
 }
 
@@ -125,8 +123,7 @@ func denyUndecoded(w http.ResponseWriter, log logr.Logger, head []byte, herr *ht
 	}
 	resp := denied(status)
 	resp.UID = types.UID(uid)
-	data, err := json.Marshal(&admissionv1.AdmissionReview{TypeMeta: metav1.TypeMeta{Kind: kind, APIVersion: apiVersion}, Response: &resp})
-	writeJSON(w, log, data, err)
+	writeJSON(w, log, &admissionv1.AdmissionReview{TypeMeta: metav1.TypeMeta{Kind: kind, APIVersion: apiVersion}, Response: &resp})
 }
 
 // operationLabel keeps the operation label to admission's four values.

@@ -32,12 +32,15 @@ type cachedConversion struct {
 // entryOverhead is what an entry costs beside its data.
 const entryOverhead = 128
 
-func cacheKeyOf(version string, raw []byte) cacheKey {
+// key is the key of raw converted to version; none, unhashed, when c is nil.
+func (c *conversionCache) key(version string, raw []byte) (k cacheKey) {
+	if c == nil {
+		return k
+	}
 	h := sha256.New()
 	h.Write([]byte(version))
 	h.Write([]byte{0})
 	h.Write(raw)
-	var k cacheKey
 	h.Sum(k[:0])
 	return k
 }

@@ -72,8 +72,7 @@ func (s *Server) serveConvert(w http.ResponseWriter, r *http.Request) {
 		log.V(4).Info("Converted objects", "duration", time.Since(start))
 	}
 	s.metrics.request("/convert", "", result, start)
-	data, err := json.Marshal(&apiextensionsv1.ConversionReview{TypeMeta: review.TypeMeta, Response: resp})
-	writeJSON(w, log, data, err)
+	writeJSON(w, log, &apiextensionsv1.ConversionReview{TypeMeta: review.TypeMeta, Response: resp})
 }
 
 // convertObjects converts every object in order, or fails the whole review
@@ -104,7 +103,7 @@ func (s *Server) convertObjects(ctx context.Context, req *apiextensionsv1.Conver
 // the cache when it has the answer, and checks what the apiserver
 // requires of the result. Errors name the object, never its contents.
 func (s *Server) convertObject(raw []byte, to schema.GroupVersion) ([]byte, error) {
-	key := cacheKeyOf(to.Version, raw)
+	key := s.cache.key(to.Version, raw)
 	if data, from, ok := s.cache.get(key); ok {
 		s.metrics.conversion(from, to.Version, "success")
 		return data, nil

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"mime"
 	"net/http"
 	"strings"
@@ -81,7 +80,9 @@ func checkHeaders(w http.ResponseWriter, r *http.Request, maxBytes int64, requir
 // readBody reads at most maxBytes of the body. Over the cap, it returns
 // what it read with the 413: the answer echoes its uid.
 func readBody(w http.ResponseWriter, r *http.Request, maxBytes int64) ([]byte, *httpError) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBytes))
+	buf := bytes.NewBuffer(make([]byte, 0, min(max(r.ContentLength, 0), maxBytes)+bytes.MinRead)) // ReadFrom keeps MinRead free
+	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, maxBytes))
+	body := buf.Bytes()
 	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 		return body, errorf(http.StatusRequestEntityTooLarge, "request body exceeds the limit of %d bytes", maxBytes)
 	}
@@ -218,15 +219,18 @@ func reviewHead(data []byte) (kind, apiVersion, uid string) {
 	return kind, apiVersion, ""
 }
 
-// writeJSON writes data, JSON, as the 200 response, or a 500 for err.
-func writeJSON(w http.ResponseWriter, log logr.Logger, data []byte, err error) {
-	if err != nil {
+// writeJSON encodes v as the 200 response, or answers 500 when it cannot
+// be encoded (Encode writes nothing then). No HTML escaping: the reader is
+// the apiserver, not a page, and the objects are copied as they are.
+func writeJSON(w http.ResponseWriter, log logr.Logger, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(v)
+	if _, ok := errors.AsType[*json.MarshalerError](err); ok { // the only encoding error a review can have
 		log.Error(err, "Encoding response")
 		http.Error(w, "encoding response failed", http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if _, err := w.Write(data); err != nil {
+	} else if err != nil {
 		log.V(2).Info("Writing response failed", "err", err)
 	}
 }
