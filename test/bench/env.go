@@ -39,17 +39,21 @@ type bench struct {
 }
 
 // startClaimbridge is a harness.ServerFunc: the claimbridge binary built from
-// this checkout, run as `claimbridge serve` with its metrics on a free port.
+// this checkout (or $CLAIMBRIDGE_BIN, another build to compare), run as
+// `claimbridge serve` with its metrics on a free port.
 func (b *bench) startClaimbridge(ctx context.Context, certDir string, port int) (func(), error) {
-	bin := filepath.Join(b.tmp, "claimbridge")
-	root, err := harness.RepoRoot()
-	if err != nil {
-		return nil, err
-	}
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/claimbridge")
-	build.Dir, build.Stdout, build.Stderr = root, os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		return nil, fmt.Errorf("go build ./cmd/claimbridge: %w", err)
+	bin := os.Getenv("CLAIMBRIDGE_BIN")
+	if bin == "" {
+		bin = filepath.Join(b.tmp, "claimbridge")
+		root, err := harness.RepoRoot()
+		if err != nil {
+			return nil, err
+		}
+		build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/claimbridge")
+		build.Dir, build.Stdout, build.Stderr = root, os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			return nil, fmt.Errorf("go build ./cmd/claimbridge: %w", err)
+		}
 	}
 	mport, err := harness.FreePort()
 	if err != nil {
