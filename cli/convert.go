@@ -27,65 +27,24 @@ func newConvertCommand(s streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "convert --to RELEASE|VERSION -f FILE|- [-f FILE ...] [-o yaml|json] [--quiet]",
 		Short: "Convert ResourceClaim and ResourceClaimTemplate manifests between v1alpha1, v1alpha2, v1alpha3, v1beta1, v1beta2 and v1",
-		Long: `Convert reads YAML or JSON manifests (multi-document streams, kind: List,
-files, directories and standard input) and converts every ResourceClaim and
-ResourceClaimTemplate of group resource.claimbridge.dev or resource.k8s.io to
-the requested version, keeping its group. --to takes a release (1.26 …
-1.37): the version it serves, judged by its own rules; or a version, judged
-by the newest release serving it. A DeviceClass gets the target's version
-too. Every other object is passed through
-unchanged and in order, but not a claim or template of a version that cannot
-be one (resource.k8s.io/v1alpha4, a version resource.claimbridge.dev does not
-serve) or of a misspelt kind (ResourceClaims): it is refused (exit 1). A later
-upstream version (v2) is passed through with a note.
-
-A field of a spec or status that the object's version does not have (a 1.31
-body labelled v1alpha2, a misspelt field) is kept only in the restore
-annotation, so the converted object does not ask for it: a warning says so
-(between two of v1beta1, v1beta2 and v1 such a field is carried as it is,
-without a warning).
-
-What the target version cannot hold is kept in claimbridge.dev/restore-*
+		Long: `Convert converts every ResourceClaim and ResourceClaimTemplate of group
+resource.claimbridge.dev or resource.k8s.io in the input to the target
+version, keeping its group. Pods and workloads get their resourceClaims in
+the target release's shape; DeviceClasses and ResourceSlices get the
+target's version. Every other object is passed through unchanged and in
+order. What the target version cannot hold is kept in claimbridge.dev/restore-*
 annotations, so that converting back gives the original exactly.
 
-The upstream versions v1beta1 (Kubernetes 1.32), v1beta2 (1.33) and v1
-(1.34+) are targets for group resource.k8s.io only; the claimbridge CRD
-serves the three alpha versions. Input in resource.k8s.io/v1alpha3 must be
-the Kubernetes 1.31 shape (1.32 and 1.33 served a different v1alpha3: give
-such manifests apiVersion resource.k8s.io/v1beta1, which has the same fields).
+--to takes a release (1.26 … 1.37): the version it serves, judged by its
+own rules; or a version (v1beta1, v1beta2 and v1 for resource.k8s.io only),
+judged by the newest release serving it.
 
-When a field means something different to the target release's scheduler,
-kubelet, controllers or apiserver (parametersRef, an allocation mode, a count,
-classic DRA, status that a create discards ...), a warning on standard error
-says what that release does (docs/cli.md, "The report"). So is every rule of
-that release the converted object breaks (the checks of claimbridge
-validate for v1alpha1-v1alpha3, migrate's for v1beta1, v1beta2 and v1):
-migrate refuses such objects, convert writes them and says so. Warnings
-change the exit code only with --strict; --quiet silences the notes
-(objects passed through, pods rewritten) and the summary, never the
-warnings. A finding about more than 3 objects is printed once, with a
-count (--verbose prints each); --report json writes them as JSON
-(docs/report.schema.json). Check GA output with
-kubectl apply --dry-run=server -f OUTPUT, or claimbridge validate.
+A warning on standard error says what the target release reads
+differently, drops or rejects, naming the field. Warnings change the exit
+code only with --strict. Nothing is written unless every document converts.
 
-Pods and the pod templates of workloads (Deployment, StatefulSet,
-DaemonSet, ReplicaSet, Job, CronJob, ReplicationController, PodTemplate)
-get their resourceClaims in the target release's shape, as migrate gives
-them: 1.26–1.30 name the claim or template under resourceClaims[].source,
-1.31 and later directly, with a warning for each field of the pod spec
-that the target release does not have. An object whose apiVersion's
-group is one edit away from resource.k8s.io or resource.claimbridge.dev
-is passed through with a "did you mean" warning. Pod templates of any kind
-(a JobSet, an Argo Rollout) are found by their shape and converted as a
-Deployment's. An input without objects is unusable (exit 2).
-
-An object whose known fields have the wrong JSON type (spec a string,
-reservedFor an object ...) is refused: exit 2, naming the document and path.
-An object that cannot be converted (a newer v1alpha3, a GA target for the
-claimbridge group ...) is refused: exit 1.
-
-Nothing is written unless every document converts: every refused object is
-named, in input order, and with more than one a last line counts them.
+docs/cli.md covers the input, the targets and the report;
+docs/conversion.md every field.
 
 Exit status: 0 written; 1 an object refused (or, with --strict, a
 warning); 2 unusable input or flags.`,

@@ -24,96 +24,28 @@ func newMigrateCommand(s streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "migrate --to RELEASE|VERSION -f FILE|- [-f FILE ...] [-o yaml|json]",
 		Short: "Turn exported claims and templates into manifests that re-create them on a cluster of another release",
-		Long: `Migrate reads exported objects (kubectl get -o yaml: YAML or JSON, streams,
-kind: List, files, directories, standard input) and writes manifests that
-re-create every ResourceClaim and ResourceClaimTemplate on a cluster of the
-release serving the target version (v1alpha1: 1.26, v1alpha2: 1.27–1.30,
-v1alpha3: 1.31, and upstream's v1beta1: 1.32, v1beta2: 1.33, v1: 1.34+ for
-group resource.k8s.io). A claim that the resourceclaim controller generated
-for a pod from a template (a controller owner reference to a Pod) is left
-out, with a note: the new cluster's controller creates it again from the
-migrated template when the pod's workload re-creates the pod (kept, with its
-owner references, with --keep-owner-references). Every other claim and
-template is converted (its group is kept), then:
+		Long: `Migrate reads exported objects (claimbridge export, kubectl get -o yaml)
+and writes manifests that re-create them on a cluster of the target
+release. Claims and templates are converted, then lose what the old
+cluster set on them: server-set metadata, status, ownerReferences (unless
+--keep-owner-references), restore annotations and last-applied-configuration.
+The built-in finalizer becomes the target release's. With v1alpha3 and
+later, 1.30 parameters and classes become device requests and DeviceClasses.
+Pods and workloads get their resourceClaims in the target release's shape.
+Claims and Pods that the new cluster's controllers create again,
+ResourceSlices and PodSchedulingContexts are left out, with a note. Other
+objects are passed through unchanged.
 
-  - server-set metadata is dropped (uid, resourceVersion, generation,
-    creationTimestamp, deletionTimestamp, deletionGracePeriodSeconds,
-    managedFields, selfLink), and ownerReferences unless
-    --keep-owner-references (they name the old cluster's owners by uid);
-  - status is dropped: the API server resets it on create and the claim is
-    allocated again (the report names what was allocated and reserved);
-  - the built-in finalizer is renamed to the target release's
-    (dra.k8s.io/delete-protection <-> resource.kubernetes.io/delete-protection,
-    the finalizer of 1.31 and later; dropped for 1.26, which has none);
-  - claimbridge's restore annotations and kubectl's last-applied-configuration
-    are dropped: re-creation is one-way;
-  - for v1alpha3 and later, a claim whose 1.30 ResourceClaimParameters are in
-    the input gets device requests with the same selectors, counts and opaque
-    config (translated into the 1.31 shape, then converted on to v1beta1,
-    v1beta2 or v1); the 1.30 parameter objects are left out, and a 1.26 or
-    1.30 ResourceClass becomes the DeviceClass of the same name that the
-    migrated claims name, selecting its driver's devices;
-  - a DeviceClass gets the target's apiVersion (fields the target lacks,
-    such as 1.31's suitableNodes, are reported lost); left out for v1alpha1
-    and v1alpha2, whose releases have none;
-  - for v1alpha1 and v1alpha2, a ResourceClass gets the target's apiVersion
-    (1.26 serves only v1alpha1, 1.27–1.30 only v1alpha2; 1.30's
-    structuredParameters is lost going to v1alpha1) and loses its
-    server-set metadata; the 1.30 ResourceClaimParameters and
-    ResourceClassParameters are kept for v1alpha2 (without server-set
-    metadata) and left out for v1alpha1;
-  - a migrated object that the target release's apiserver would reject is
-    refused: exit 1, nothing is written, and the error names every field
-    in the target version. For v1alpha1, v1alpha2 and v1alpha3 the check
-    is claimbridge validate's (the create rules of 1.26, 1.30 and 1.31; a
-    missing namespace is left to kubectl), e.g. a 1.34+ request with only
-    firstAvailable has no device class in 1.31; for v1beta1, v1beta2 and
-    v1 it is what that release rejects (1.37 for v1) (fields the version does not
-    have, a request without a device class, a CEL selector over 10 Ki,
-    opaque parameters that are not a JSON object or over 10 Ki).
-    kubectl create --dry-run=server -f OUTPUT is the full check.
+What is dropped, lost or read differently is reported per object on
+standard error. An object the target release would reject is refused,
+naming every field, and nothing is written.
 
-What was dropped or changed is reported per object on standard error, what
-the target version cannot hold as "lost", and as a warning everything the
-migrated object asks for differently than the original did (convert's
-warnings, but not those about what migrate drops or translates).
-Pods and the pod templates of workloads (PodTemplate, ReplicationController,
-Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob) get their
-resourceClaims in the target release's shape: 1.26–1.30 name the claim or
-template under resourceClaims[].source, 1.31 and later directly (a
-container's 1.31+ resources.claims[].request is lost going back), and lose
-what the old cluster set on them as claims do (server-set metadata, owner
-references unless --keep-owner-references, last-applied-configuration,
-status, and a Pod's spec.nodeName, so that the new cluster's scheduler places
-it and allocates its claims); one whose pod spec has a field the target
-release does not have (1.36's schedulingGroup for 1.31) is refused, naming
-each field. A Pod that a controller created (a ReplicaSet's,
-a Job's ...) is left out, with a note: the new cluster's controller creates it
-again from the migrated workload (kept with --keep-owner-references). So are
-resource.k8s.io ResourceSlices and PodSchedulingContexts, which the new
-cluster's drivers and scheduler create for themselves. Other objects are
-passed through unchanged, but not a claim or template of a version that cannot
-be one (resource.k8s.io/v1alpha4, a version resource.claimbridge.dev does not
-serve) or of a misspelt kind (ResourceClaims), nor an object of a group one
-edit away from resource.k8s.io or resource.claimbridge.dev (resource.k8s.oi):
-it is refused (exit 1). Pod templates of any kind (a JobSet, an Argo Rollout)
-are found by their shape and migrated as a Deployment's. An input without
-objects is unusable (exit 2).
+--to takes a release (1.26 … 1.37), or a version, judged by the newest
+release serving it. docs/conversion.md ("Migrate") lists every rule;
+docs/cli.md covers the input, the targets and the report.
 
-One file or stream may hold up to 64 MiB; a larger export is read from a
-directory of files (-f DIR), e.g. one kubectl get per namespace or per kind:
-the parameters and classes of every file serve the claims of all of them.
-
---to takes a release (1.26 … 1.37), which writes the version it serves and
-judges by its own rules, or a version, judged by the newest release
-serving it. A finding about more than 3 objects is printed once, with a
-count (--verbose prints each); --report json writes them as JSON
-(docs/report.schema.json); the last line sums up the run (not with -q).
-
-Every refused object is named, in input order (with more than one, a last
-line counts them), and nothing is written. Exit status: 0 written; 1 an
-object refused or not migratable (or, with --strict, a warning); 2 unusable
-input (unreadable, malformed objects, bad flags).`,
+Exit status: 0 written; 1 an object refused (or, with --strict, a
+warning); 2 unusable input or flags.`,
 		Example: `  # Re-create a 1.30 cluster's claims and templates on a 1.31 cluster (the
   # parameters and classes let migrate translate the 1.30 parameters)
   kubectl get resourceclaims,resourceclaimtemplates,resourceclaimparameters,resourceclasses,resourceclassparameters -A -o yaml > old.yaml

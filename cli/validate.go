@@ -33,41 +33,24 @@ func newValidateCommand(s streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "validate -f FILE|- [-f FILE ...] [--to RELEASE] [--old FILE] [--subresource status] [--quiet]",
 		Short: "Validate ResourceClaim and ResourceClaimTemplate manifests as the claimbridge webhook would",
-		Long: `Validate reads YAML or JSON manifests (multi-document streams, kind: List,
-typed lists, files, directories and standard input) and checks every
-ResourceClaim and ResourceClaimTemplate of group resource.claimbridge.dev or
-resource.k8s.io (v1alpha1, v1alpha2, v1alpha3) with the rules of the
-Kubernetes release that served that version, after the upstream defaults.
-Other objects are skipped, but a claim or template of a version that cannot
-be one (resource.k8s.io/v1alpha4, a version resource.claimbridge.dev does not
-serve), of a misspelt kind (ResourceClaims) or of a misspelt group
-(resource.k8s.oi) is reported as not checked (exit 1). An object without metadata.namespace is checked as if in namespace
-"default" (kubectl takes it from its context).
+		Long: `Validate checks every ResourceClaim and ResourceClaimTemplate of group
+resource.claimbridge.dev or resource.k8s.io in the input with the rules of
+the Kubernetes release that serves its version, after the upstream
+defaults, as the claimbridge webhook or that release's apiserver would.
+Other objects are skipped.
 
-Claims and templates of resource.k8s.io v1beta1, v1beta2 and v1 get every
-create rule of the release that serves the version (1.32, 1.33, 1.37), or
-of the release of --to. They are checked as creates only: with --old, their
-old objects are skipped. Check
-an update of those versions on the cluster:
-  kubectl replace --dry-run=server [--subresource=status] -f FILE
+Without --old, every object is checked as a create. With --old, objects
+are checked as updates of the stored object of the same kind, namespace and
+name; --subresource status checks a write to the status subresource.
+resource.k8s.io v1beta1, v1beta2 and v1 objects are checked as creates only.
 
-Without --old, every object is validated as a create (its status is ignored,
-as the API server drops it). With --old, objects are validated as updates of
-the matching old object (same kind, namespace and name; a single old object
-pairs with a single new one); --subresource status validates a write to the
-status subresource instead of the main resource. A claimbridge claim written
-through the main resource first gets what the defaulting webhook does to the
-status data of its restore annotations (removed on a create, the old object's
-kept on an update: a restored backup), with the same warning.
+With --to RELEASE (1.26 … 1.37), every object is judged as that release's
+apiserver would on a create: one of a version it does not serve is invalid.
 
 Each finding is printed on standard output as
   <position>: <Kind> <namespace>/<name>: <path>: <type>: <value>: <detail>
-and warnings on standard error. Fields the version does not have are
-reported as "unknown field".
-
-With --to RELEASE (1.26 … 1.37), every claim and template is judged as
-that release's apiserver would on a create: one of a version the release
-does not serve (resource.k8s.io/v1 on 1.33) is invalid.
+and warnings on standard error. docs/validation.md lists the rules;
+docs/cli.md covers the input and the report.
 
 Exit status: 0 all valid, 1 some object invalid (or, with --strict, a
 warning), 2 unusable input.`,
