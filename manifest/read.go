@@ -58,8 +58,8 @@ type list struct {
 func (d Document) Raw() []byte { return d.raw }
 
 // Head returns the comment, blank and "---" lines at the top of Raw: what
-// a document that is rewritten keeps of its text (Helm's "# Source:" line),
-// with tail, what follows its object.
+// a document that is rewritten keeps above its object (Helm's "# Source:"
+// line). It keeps what follows its object too (tail).
 func (d Document) Head() []byte {
 	end := 0
 	for {
