@@ -8,16 +8,16 @@ import (
 )
 
 type config struct {
-	claims, rounds, gets, creates int
-	soak                          time.Duration
+	claims, rounds, gets, creates, status int
+	soak                                  time.Duration
 }
 
 func configFromEnv() (config, error) {
-	c := config{claims: 2000, rounds: 3, gets: 200, creates: 100}
+	c := config{claims: 2000, rounds: 3, gets: 200, creates: 100, status: 50}
 	for _, v := range []struct {
 		name string
 		dst  *int
-	}{{"N", &c.claims}, {"ROUNDS", &c.rounds}, {"GETS", &c.gets}, {"CREATES", &c.creates}} {
+	}{{"N", &c.claims}, {"ROUNDS", &c.rounds}, {"GETS", &c.gets}, {"CREATES", &c.creates}, {"STATUS", &c.status}} {
 		s := os.Getenv(v.name)
 		if s == "" {
 			continue
@@ -27,6 +27,9 @@ func configFromEnv() (config, error) {
 			return c, fmt.Errorf("%s=%q: want a positive integer", v.name, s)
 		}
 		*v.dst = n
+	}
+	if c.status > c.claims {
+		return c, fmt.Errorf("STATUS=%d: at most N=%d claims", c.status, c.claims)
 	}
 	if s := os.Getenv("SOAK"); s != "" {
 		d, err := time.ParseDuration(s)

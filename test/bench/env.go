@@ -15,7 +15,6 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/util/retry"
@@ -36,6 +35,7 @@ type bench struct {
 	cbMetrics, nullURL string
 	pids               map[string]int // kube-apiserver, etcd, claimbridge, null
 	mode               mode           // the mode of the running block
+	admission          admissionConfigs
 }
 
 // startClaimbridge is a harness.ServerFunc: the claimbridge binary built from
@@ -182,12 +182,11 @@ func (b *bench) setup(ctx context.Context) (stop func(), err error) {
 	}
 	// Creates compare conversion alone: the admission webhooks (the same
 	// claimbridge process in every mode) would add the same cost to each.
-	err = b.kube.AdmissionregistrationV1().ValidatingWebhookConfigurations().Delete(ctx, harness.WebhookConfigurationName, metav1.DeleteOptions{})
-	if err != nil && !apierrors.IsNotFound(err) {
+	// The status block installs them again (status.go).
+	if err := b.saveAdmission(ctx, harness.WebhookConfigurationName); err != nil {
 		return stop, err
 	}
-	err = b.kube.AdmissionregistrationV1().MutatingWebhookConfigurations().Delete(ctx, harness.WebhookConfigurationName, metav1.DeleteOptions{})
-	if err != nil && !apierrors.IsNotFound(err) {
+	if err := b.setAdmission(ctx, modeStorage); err != nil {
 		return stop, err
 	}
 	return stop, nil

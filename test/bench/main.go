@@ -11,10 +11,14 @@
 //   - claimbridge: the same with claimbridge.
 //
 // It prints a markdown table of medians over the rounds with the ratios
-// claimbridge/null and claimbridge/storage. See docs/performance.md.
+// claimbridge/null and claimbridge/storage. A second table times status
+// writes through v1alpha3 with the conversion off and the admission webhooks
+// of each mode: none, the null webhook's, claimbridge's. See
+// docs/performance.md.
 //
 // Environment: N (claims, default 2000), ROUNDS (default 3), GETS (per version
 // and block, default 200), CREATES (per version and block, default 100),
+// STATUS (claims whose status is cycled per status block, default 50),
 // SOAK (e.g. 10m: afterwards loop the claimbridge operations this long and
 // report RSS, the executable's pages, the Go heap, the cache and goroutines
 // at the start, halfway and the end), CLAIMBRIDGE_GOGC and

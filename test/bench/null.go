@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	admissionv1 "k8s.io/api/admission/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -23,9 +24,10 @@ import (
 // response, over TLS with the settings claimbridge uses (TLS 1.2+ with ECDHE
 // AEAD suites, HTTP/1.1 only, same server timeouts). It runs as its own
 // process (the benchmark binary re-executed with -null-webhook) so that its
-// CPU and memory are measured apart.
+// CPU and memory are measured apart. Its /validate and /default allow every
+// admission review, the floor for the status block (status.go).
 
-var nullReviews, nullObjects atomic.Int64
+var nullReviews, nullObjects, nullAdmissions atomic.Int64
 
 func runNullWebhook(addr, certDir string) error {
 	cert, err := tls.LoadX509KeyPair(filepath.Join(certDir, "tls.crt"), filepath.Join(certDir, "tls.key"))
@@ -44,8 +46,10 @@ func runNullWebhook(addr, certDir string) error {
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/convert", nullConvert)
+	mux.HandleFunc("/validate", nullAdmit)
+	mux.HandleFunc("/default", nullAdmit)
 	mux.HandleFunc("/stats", func(w http.ResponseWriter, _ *http.Request) {
-		fmt.Fprintf(w, "%d %d\n", nullReviews.Load(), nullObjects.Load())
+		fmt.Fprintf(w, "%d %d %d\n", nullReviews.Load(), nullObjects.Load(), nullAdmissions.Load())
 	})
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -88,6 +92,21 @@ func nullConvert(w http.ResponseWriter, r *http.Request) {
 	nullObjects.Add(int64(len(out)))
 	data, _ := json.Marshal(&apiextensionsv1.ConversionReview{TypeMeta: review.TypeMeta, Response: &apiextensionsv1.ConversionResponse{
 		UID: req.UID, ConvertedObjects: out, Result: metav1.Status{Status: metav1.StatusSuccess},
+	}})
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(data)
+}
+
+// nullAdmit allows every admission review, without a patch.
+func nullAdmit(w http.ResponseWriter, r *http.Request) {
+	var review admissionv1.AdmissionReview
+	if err := json.NewDecoder(r.Body).Decode(&review); err != nil || review.Request == nil {
+		http.Error(w, "bad review", http.StatusBadRequest)
+		return
+	}
+	nullAdmissions.Add(1)
+	data, _ := json.Marshal(&admissionv1.AdmissionReview{TypeMeta: review.TypeMeta, Response: &admissionv1.AdmissionResponse{
+		UID: review.Request.UID, Allowed: true,
 	}})
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(data)

@@ -149,19 +149,30 @@ func (b *bench) webhookCounts(m mode) (reviews, objects float64, err error) {
 		return promSum(text, "claimbridge_webhook_requests_total", `endpoint="/convert"`),
 			promSum(text, "claimbridge_conversion_objects_total"), nil
 	case modeNull:
-		text, err := httpGet(b.nullURL+"/stats", &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // local stats
-		if err != nil {
-			return 0, 0, err
-		}
-		f := strings.Fields(text)
-		if len(f) != 2 {
-			return 0, 0, fmt.Errorf("null webhook stats %q", text)
-		}
-		r, _ := strconv.ParseFloat(f[0], 64)
-		o, _ := strconv.ParseFloat(f[1], 64)
-		return r, o, nil
+		reviews, objects, _, err = b.nullCounts()
+		return reviews, objects, err
 	}
 	return 0, 0, nil
+}
+
+// nullCounts are the null webhook's conversion reviews and objects and its
+// admission reviews so far.
+func (b *bench) nullCounts() (reviews, objects, admissions float64, err error) {
+	text, err := httpGet(b.nullURL+"/stats", &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // local stats
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	var n [3]float64
+	f := strings.Fields(text)
+	if len(f) != len(n) {
+		return 0, 0, 0, fmt.Errorf("null webhook stats %q", text)
+	}
+	for i := range f {
+		if n[i], err = strconv.ParseFloat(f[i], 64); err != nil {
+			return 0, 0, 0, fmt.Errorf("null webhook stats %q", text)
+		}
+	}
+	return n[0], n[1], n[2], nil
 }
 
 func httpGet(url string, cfg *tls.Config) (string, error) {

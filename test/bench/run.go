@@ -95,6 +95,10 @@ func run(ctx context.Context, cfg config) error {
 			}
 		}
 	}
+	var status results
+	if err := b.statusRounds(ctx, &status); err != nil {
+		return err
+	}
 	time.Sleep(5 * time.Second)
 	endRSS, peakRSS, err := memory(b.pids["claimbridge"])
 	if err != nil {
@@ -103,11 +107,37 @@ func run(ctx context.Context, cfg config) error {
 	nullRSS, nullPeak, _ := memory(b.pids["null"])
 	fmt.Printf("\n%d claims, %d rounds (blocks interleaved, order rotated each round), %d GETs and %d creates per version and block; medians over rounds.\n\n",
 		cfg.claims, cfg.rounds, cfg.gets, cfg.creates)
-	res.print()
+	res.print("storage (v1alpha3)")
+	fmt.Printf("\nStatus writes through v1alpha3 with the conversion off, %d claims × %d writes per block; admission webhooks: none (storage), null or claimbridge.\n\n",
+		cfg.status, len(statusSteps))
+	status.print("no admission webhook")
 	fmt.Printf("\nclaimbridge RSS: idle after start %.1f MiB, idle after the run %.1f MiB, peak %.1f MiB (null webhook: %.1f MiB, peak %.1f MiB)\n",
 		idleRSS, endRSS, peakRSS, nullRSS, nullPeak)
 	if cfg.soak > 0 {
 		return b.soak(ctx)
+	}
+	return nil
+}
+
+// statusRounds runs the status block of each mode, round after round, with
+// the conversion off.
+func (b *bench) statusRounds(ctx context.Context, res *results) error {
+	b.mode = modeStorage
+	updated := time.Now()
+	if err := b.setConversion(ctx, modeStorage); err != nil {
+		return err
+	}
+	if _, err := b.waitActive(ctx, modeStorage, updated); err != nil {
+		return err
+	}
+	for round := 0; round < b.cfg.rounds; round++ {
+		for i := range modes {
+			m := modes[(i+round)%len(modes)]
+			logf("status round %d/%d: %s", round+1, b.cfg.rounds, m)
+			if err := b.statusBlock(ctx, m, res); err != nil {
+				return fmt.Errorf("status round %d, %s: %w", round+1, m, err)
+			}
+		}
 	}
 	return nil
 }
@@ -220,9 +250,10 @@ func median(vs []float64) (float64, bool) {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2, true
 }
 
-func (r *results) print() {
+// print writes the table; storage names the storage mode's column.
+func (r *results) print(storage string) {
 	w := os.Stdout
-	fmt.Fprintln(w, "| operation — version | storage (v1alpha3) | null | claimbridge | claimbridge/null | claimbridge/storage |")
+	fmt.Fprintf(w, "| operation — version | %s | null | claimbridge | claimbridge/null | claimbridge/storage |\n", storage)
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|")
 	for _, row := range r.rows {
 		cells := []string{row}
