@@ -1,12 +1,13 @@
 package conversion
 
 import (
-	"bytes"
 	"encoding/json"
 	"maps"
 	"math"
 	"slices"
 	"strconv"
+
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // Both encodings below are encoding/json's, with sorted keys and without
@@ -18,16 +19,7 @@ import (
 func encodeJSON(v interface{}) ([]byte, error) { return appendJSON(nil, v) }
 
 // appendJSON appends encodeJSON(v) to buf. On error it returns nil.
-func appendJSON(buf []byte, v interface{}) ([]byte, error) {
-	b := bytes.NewBuffer(buf)
-	enc := json.NewEncoder(b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	out := b.Bytes()
-	return out[:len(out)-1], nil // the Encoder's newline
-}
+func appendJSON(buf []byte, v interface{}) ([]byte, error) { return api.AppendJSON(buf, v) }
 
 // CanonicalJSON is encodeJSON with every number in canonical form: the text
 // the kube-apiserver stores for it (1.0 as 1, 1e2 as 100, 0.0000001 as
@@ -106,22 +98,10 @@ func canonicalTree(v interface{}) (interface{}, bool) {
 func canonicalNumber(n json.Number) (json.Number, bool) {
 	var small [32]byte
 	c := appendCanonicalNumber(small[:0], string(n))
-	if string(c) == string(n) || !isJSONNumber(string(n)) {
+	if string(c) == string(n) || !api.IsJSONNumber(string(n)) {
 		return n, false
 	}
 	return json.Number(c), true
-}
-
-// isJSONNumber reports whether s is exactly one JSON number literal.
-func isJSONNumber(s string) bool {
-	if s == "" || s[len(s)-1] < '0' || s[len(s)-1] > '9' {
-		return false
-	}
-	if c := s[0]; c != '-' && (c < '0' || c > '9') {
-		return false
-	}
-	// Such a valid JSON value is a number.
-	return json.Valid([]byte(s))
 }
 
 // appendCanonicalNumber appends the canonical form of the JSON number s to

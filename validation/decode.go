@@ -1,8 +1,6 @@
 package validation
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -10,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	sigsjson "sigs.k8s.io/json"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 )
 
@@ -18,19 +17,15 @@ import (
 // one per field, at the path where they occur; a value of the wrong JSON
 // type is an error (err), not a finding.
 func decode(obj map[string]interface{}, into interface{}, strict bool) (field.ErrorList, error) {
-	// As json.Marshal, but without HTML escaping of <, > and &.
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(obj); err != nil {
+	data, err := api.AppendJSON(nil, obj)
+	if err != nil {
 		return nil, fmt.Errorf("encoding object: %w", err)
 	}
 	var unknown field.ErrorList
-	var err error
 	if strict {
-		unknown, err = DecodeStrict(b.Bytes(), into)
+		unknown, err = DecodeStrict(data, into)
 	} else {
-		err = sigsjson.UnmarshalCaseSensitivePreserveInts(b.Bytes(), into)
+		err = sigsjson.UnmarshalCaseSensitivePreserveInts(data, into)
 	}
 	if err != nil {
 		return nil, decodeError(obj, into, fmt.Errorf("decoding object: %w", err))

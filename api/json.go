@@ -1,0 +1,153 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"slices"
+	"strconv"
+)
+
+// AppendJSON appends to buf the JSON encoding of v, a JSON tree, exactly as
+// a json.Encoder with SetEscapeHTML(false) writes it, without the trailing
+// newline. It walks the tree's own types instead of reflecting: a status
+// write encodes its objects several times. Values it does not know (floats,
+// strings that need escaping, other Go types) go to encoding/json.
+func AppendJSON(buf []byte, v interface{}) ([]byte, error) {
+	switch v := v.(type) {
+	case nil:
+		return append(buf, "null"...), nil
+	case bool:
+		return strconv.AppendBool(buf, v), nil
+	case string:
+		return appendString(buf, v)
+	case float64:
+		if !math.IsInf(v, 0) && !math.IsNaN(v) {
+			return appendFloat(buf, v), nil
+		}
+	case int64:
+		return strconv.AppendInt(buf, v, 10), nil
+	case json.Number:
+		if IsJSONNumber(string(v)) {
+			return append(buf, v...), nil
+		}
+	case map[string]interface{}:
+		if v == nil {
+			return append(buf, "null"...), nil
+		}
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		buf = append(buf, '{')
+		for i, k := range keys {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			var err error
+			if buf, err = appendString(buf, k); err != nil {
+				return nil, err
+			}
+			buf = append(buf, ':')
+			if buf, err = AppendJSON(buf, v[k]); err != nil {
+				return nil, err
+			}
+		}
+		return append(buf, '}'), nil
+	case []interface{}:
+		if v == nil {
+			return append(buf, "null"...), nil
+		}
+		buf = append(buf, '[')
+		for i, e := range v {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			var err error
+			if buf, err = AppendJSON(buf, e); err != nil {
+				return nil, err
+			}
+		}
+		return append(buf, ']'), nil
+	}
+	return appendEncoded(buf, v)
+}
+
+// appendEncoded appends what encoding/json writes for v.
+func appendEncoded(buf []byte, v interface{}) ([]byte, error) {
+	b := bytes.NewBuffer(buf)
+	enc := json.NewEncoder(b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	out := b.Bytes()
+	return out[:len(out)-1], nil
+}
+
+// appendString writes s as encoding/json does: as it is between quotes
+// when it is printable ASCII without '"' or '\\'.
+func appendString(buf []byte, s string) ([]byte, error) {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return appendEncoded(buf, s)
+		}
+	}
+	buf = append(buf, '"')
+	buf = append(buf, s...)
+	return append(buf, '"'), nil
+}
+
+// appendFloat writes a finite f as encoding/json does: the shortest
+// decimal that reads back as f, in exponent form below 1e-6 and from 1e21,
+// with a one-digit negative exponent written without its zero.
+func appendFloat(buf []byte, f float64) []byte {
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	buf = strconv.AppendFloat(buf, f, format, -1, 64)
+	if n := len(buf); format == 'e' && n >= 4 && buf[n-4] == 'e' && buf[n-3] == '-' && buf[n-2] == '0' {
+		buf[n-2] = buf[n-1]
+		buf = buf[:n-1]
+	}
+	return buf
+}
+
+// IsJSONNumber reports whether s is exactly one JSON number literal.
+func IsJSONNumber(s string) bool {
+	i := 0
+	digits := func() bool {
+		start := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		return i > start
+	}
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(s) && s[i] == '0':
+		i++
+	case !digits():
+		return false
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		if !digits() {
+			return false
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if !digits() {
+			return false
+		}
+	}
+	return i == len(s)
+}
