@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/claimbridge/claimbridge/api"
-	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/manifest"
 	"github.com/claimbridge/claimbridge/migrate"
 	"github.com/claimbridge/claimbridge/report"
@@ -88,7 +87,7 @@ var toHelp = "target: a release, 1.26 to 1.37, judged by its own rules and writt
 // targetVersions lists each version with the release that judges it.
 func targetVersions() string {
 	var out []string
-	for _, v := range conversion.ChainVersions {
+	for _, v := range api.ConversionVersions {
 		judge, _ := api.Judge(v)
 		out = append(out, v+" ("+judge.String()+")")
 	}
@@ -162,7 +161,7 @@ func (o *convertOptions) finish(s streams, r *report.Report, objects *manifest.W
 func (o *convertOptions) validate() (migrate.Target, error) {
 	switch {
 	case o.to == "":
-		return migrate.Target{}, fmt.Errorf("--to is required (a release such as 1.33, or one of %s)", strings.Join(conversion.ChainVersions, ", "))
+		return migrate.Target{}, fmt.Errorf("--to is required (a release such as 1.33, or one of %s)", strings.Join(api.ConversionVersions, ", "))
 	case len(o.filenames) == 0:
 		return migrate.Target{}, fmt.Errorf("at least one -f is required (a file, a directory or - for standard input)")
 	case o.output != "yaml" && o.output != "json":

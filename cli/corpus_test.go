@@ -18,7 +18,6 @@ import (
 	kyaml "sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/claimbridge/claimbridge/api"
-	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/manifest"
 	"github.com/claimbridge/claimbridge/migrate"
 	"github.com/claimbridge/claimbridge/report"
@@ -152,7 +151,7 @@ func TestCorpusManifests(t *testing.T) {
 
 			code, stdout, stderr := corpusRun(t, nil, "validate", "-f", file)
 			check("validate", code, stdout, stderr)
-			for _, to := range conversion.ChainVersions {
+			for _, to := range api.ConversionVersions {
 				cmd := "convert --to " + to
 				code, stdout, stderr := corpusRun(t, nil, "convert", "--to", to, "-f", file, "-q")
 				if check(cmd, code, stdout, stderr) {
@@ -213,7 +212,7 @@ func TestCorpusPassThroughBytes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, to := range conversion.ChainVersions {
+			for _, to := range api.ConversionVersions {
 				code, stdout, _ := corpusRun(t, data, "convert", "-q", "-f", "-", "--to="+to)
 				if code != ExitOK {
 					continue // nothing written: TestCorpusManifests checks why

@@ -82,7 +82,7 @@ func TestRealWorldManifests(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, to := range conversion.ChainVersions {
+			for _, to := range api.ConversionVersions {
 				code, out, errOut := run(t, "", "convert", "--to", to, "-f", file, "-q")
 				if code != ExitOK {
 					t.Fatalf("convert --to %s: exit %d: %s", to, code, errOut)

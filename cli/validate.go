@@ -375,7 +375,7 @@ func (o *validateOptions) supported(r *report.Report, doc manifest.Document, wha
 	alpha := api.ServedVersions[0] + "-" + api.ServedVersions[len(api.ServedVersions)-1]
 	upstream := alpha
 	if what == "" {
-		upstream += ", " + strings.Join(conversion.GAVersions, ", ")
+		upstream += ", " + strings.Join(api.UpstreamOnlyVersions, ", ")
 	}
 	note(fmt.Sprintf("not a %s or %s of %s %s or %s %s", api.KindClaim, api.KindTemplate, api.Group, alpha, api.UpstreamGroup, upstream))
 	return false

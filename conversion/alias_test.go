@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 )
 
@@ -15,14 +16,14 @@ import (
 // maps, so this holds only because every step builds its sections anew.
 func TestConvertSharesNothing(t *testing.T) {
 	n := max(1, roundTripIterations(t)/50)
-	for fi, from := range conversion.ChainVersions {
-		for ti, to := range conversion.ChainVersions {
+	for fi, from := range api.ConversionVersions {
+		for ti, to := range api.ConversionVersions {
 			t.Run(from+"-to-"+to, func(t *testing.T) {
 				t.Parallel()
 				f := newFiller(int64(9000 + 100*fi + ti))
 				for i := 0; i < n; i++ {
 					obj := randomObject(t, f, from, i%4 == 3)
-					obj["apiVersion"] = conversion.UpstreamGroup + "/" + from
+					obj["apiVersion"] = api.UpstreamGroup + "/" + from
 					out, err := conversion.Convert(obj, to)
 					if err != nil {
 						t.Fatalf("iteration %d: %v\n%s", i, err, mustJSON(obj))
@@ -63,14 +64,14 @@ func containers(v interface{}, seen map[uintptr]string, path string) map[uintptr
 // same results, with the inputs unchanged.
 func TestConvertSharedMatchesConvert(t *testing.T) {
 	n := max(1, roundTripIterations(t)/50)
-	for fi, from := range conversion.ChainVersions {
-		for ti, to := range conversion.ChainVersions {
+	for fi, from := range api.ConversionVersions {
+		for ti, to := range api.ConversionVersions {
 			t.Run(from+"-to-"+to, func(t *testing.T) {
 				t.Parallel()
 				f := newFiller(int64(11000 + 100*fi + ti))
 				for i := 0; i < n; i++ {
 					obj := randomObject(t, f, from, i%4 == 3)
-					obj["apiVersion"] = conversion.UpstreamGroup + "/" + from
+					obj["apiVersion"] = api.UpstreamGroup + "/" + from
 					cur, want := obj, obj
 					for _, v := range []string{to, from} {
 						before := decodeTree(t, []byte(mustJSON(cur)))

@@ -3,49 +3,13 @@ package conversion
 import (
 	"fmt"
 	"maps"
-	"slices"
 	"strings"
 
 	"github.com/claimbridge/claimbridge/api"
 )
 
-// The versions of the conversion chain, oldest first. The last three exist
-// for group resource.k8s.io only.
-const (
-	V1alpha1 = api.V1alpha1
-	V1alpha2 = api.V1alpha2
-	V1alpha3 = api.V1alpha3
-	V1beta1  = api.V1beta1
-	V1beta2  = api.V1beta2
-	V1       = api.V1
-)
-
-// Each version list is a copy: changing it changes nothing else.
-var (
-	// Versions lists the versions the claimbridge CRD serves.
-	Versions = slices.Clone(api.ServedVersions)
-	// GAVersions lists the upstream-only versions.
-	GAVersions = slices.Clone(api.UpstreamOnlyVersions)
-	// ChainVersions is the conversion chain, oldest first.
-	ChainVersions = slices.Clone(api.ConversionVersions)
-)
-
-// The API groups whose objects are converted. Conversion keeps the group.
-const (
-	Group         = api.Group
-	UpstreamGroup = api.UpstreamGroup
-)
-
-// The kinds that are converted.
-const (
-	KindClaim        = api.KindClaim
-	KindTemplate     = api.KindTemplate
-	KindClaimList    = api.KindClaimList
-	KindTemplateList = api.KindTemplateList
-)
-
 // Convert returns obj, a claim, template or list of them, converted to
-// toVersion, one of ChainVersions. The group is kept. obj is not modified;
+// toVersion, one of api.ConversionVersions. The group is kept. obj is not modified;
 // converting to obj's own version returns a deep copy.
 //
 // Convert fails when toVersion is not in the chain or not served by obj's
@@ -79,7 +43,7 @@ func convert(obj map[string]interface{}, toVersion string, ws *[]Warning, share,
 	}
 	var out map[string]interface{}
 	switch kind {
-	case KindClaim, KindTemplate:
+	case api.KindClaim, api.KindTemplate:
 		out = copyForSteps(obj, kind, from != toVersion, share)
 		if err := convertObject(out, kind, from, toVersion, "", ws, stepOptions{skipInvertible: true, keepRestore: !lossesOnly, share: share}); err != nil {
 			return nil, err
@@ -107,7 +71,7 @@ func copyForSteps(obj map[string]interface{}, kind string, mapped, share bool) m
 	out := make(map[string]interface{}, len(obj)+1)
 	for k, v := range obj {
 		switch {
-		case k == "spec", k == "status" && kind == KindClaim:
+		case k == "spec", k == "status" && kind == api.KindClaim:
 			out[k] = v
 		case share && k == "metadata":
 			out[k] = copyMetadataShallow(v)
@@ -140,9 +104,9 @@ func checkTarget(group, from, toVersion string) error {
 	switch i := api.VersionIndex(toVersion); {
 	case i < 0:
 		return fmt.Errorf("unsupported target version %q: supported versions are %s", toVersion, strings.Join(api.ConversionVersions, ", "))
-	case group == Group && i >= len(api.ServedVersions):
+	case group == api.Group && i >= len(api.ServedVersions):
 		return fmt.Errorf("target version %s is not served by group %s (only %s); it is a version of %s, reached from manifests of that group: "+
-			"to move this object to the built-in API, give it apiVersion %s/%s", toVersion, Group, strings.Join(api.ServedVersions, ", "), UpstreamGroup, UpstreamGroup, from)
+			"to move this object to the built-in API, give it apiVersion %s/%s", toVersion, api.Group, strings.Join(api.ServedVersions, ", "), api.UpstreamGroup, api.UpstreamGroup, from)
 	}
 	return nil
 }
@@ -154,10 +118,10 @@ func Identify(obj map[string]interface{}) (group, version, kind string, err erro
 	if err != nil {
 		return "", "", "", err
 	}
-	if group == Group && !api.IsServed(version) {
+	if group == api.Group && !api.IsServed(version) {
 		return "", "", "", fmt.Errorf("apiVersion %q: unsupported version %q (supported: %s)", group+"/"+version, version, strings.Join(api.ServedVersions, ", "))
 	}
-	if group == UpstreamGroup && version == V1alpha3 {
+	if group == api.UpstreamGroup && version == api.V1alpha3 {
 		if err := checkV1alpha3Shape(obj, kind); err != nil {
 			return "", "", "", err
 		}
@@ -196,7 +160,7 @@ func convertObject(obj map[string]interface{}, kind, from, to, pathPrefix string
 		}
 		i = next
 	}
-	if ws != nil && kind == KindClaim && api.VersionIndex(to) >= len(api.ServedVersions) {
+	if ws != nil && kind == api.KindClaim && api.VersionIndex(to) >= len(api.ServedVersions) {
 		var losses []loss
 		statusLoss(obj, &lossReport{losses: &losses})
 		warn(from, to, losses)

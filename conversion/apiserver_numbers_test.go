@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 )
 
@@ -96,7 +97,7 @@ func TestRoundTripThroughApiserverNumbers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			converted, err := conversion.Convert(conversion.DeepCopyForTest(obj), conversion.V1alpha3)
+			converted, err := conversion.Convert(conversion.DeepCopyForTest(obj), api.V1alpha3)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -112,7 +113,7 @@ func TestRoundTripThroughApiserverNumbers(t *testing.T) {
 					t.Fatal(err)
 				}
 				if diff := cmp.Diff(want, back, treeComparer); diff != "" {
-					t.Errorf("%s→%s, stored %d×, →%s (-want +got):\n%s\nstored: %s", from, conversion.V1alpha3, i, from, diff, mustJSON(stored))
+					t.Errorf("%s→%s, stored %d×, →%s (-want +got):\n%s\nstored: %s", from, api.V1alpha3, i, from, diff, mustJSON(stored))
 				}
 			}
 		})

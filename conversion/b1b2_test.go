@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 )
 
@@ -23,8 +24,8 @@ func TestExactlyWinsOverAStrayFlatField(t *testing.T) {
 		}
 		return obj
 	}
-	for _, from := range []string{conversion.V1, conversion.V1beta2} {
-		for _, to := range []string{conversion.V1beta1, conversion.V1alpha3} {
+	for _, from := range []string{api.V1, api.V1beta2} {
+		for _, to := range []string{api.V1beta1, api.V1alpha3} {
 			t.Run(from+"-to-"+to, func(t *testing.T) {
 				out, err := conversion.Convert(in(from), to)
 				if err != nil {
@@ -58,7 +59,7 @@ func TestRequestsBetweenV1beta1AndV1beta2(t *testing.T) {
 		{"name":"c","deviceClassName":"gpu","allocationMode":"ExactCount","count":2,"adminAccess":true}]`
 	in := tblDecode(t, `{"apiVersion":"resource.k8s.io/v1beta1","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},
 		"spec":{"devices":{"requests":`+requests+`}}}`)
-	got, err := conversion.Convert(in, conversion.V1beta2)
+	got, err := conversion.Convert(in, api.V1beta2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +69,7 @@ func TestRequestsBetweenV1beta1AndV1beta2(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("v1beta2 (-want +got):\n%s", diff)
 	}
-	back, err := conversion.Convert(got, conversion.V1beta1)
+	back, err := conversion.Convert(got, api.V1beta1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/manifest"
 )
@@ -27,7 +28,7 @@ func BenchmarkConvert(b *testing.B) {
 		}
 		obj := docs[0].Object
 		_, from, _, _ := conversion.Identify(obj)
-		for _, to := range conversion.Versions {
+		for _, to := range api.ServedVersions {
 			if to == from {
 				continue
 			}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/manifest"
 )
@@ -65,7 +66,7 @@ func servedCorpus(t testing.TB) []corpusObject {
 }
 
 func isServed(version string) bool {
-	for _, v := range conversion.Versions {
+	for _, v := range api.ServedVersions {
 		if v == version {
 			return true
 		}
@@ -82,7 +83,7 @@ func isServed(version string) bool {
 func manyKeysCorpus(t testing.TB, n int) []corpusObject {
 	t.Helper()
 	var out []corpusObject
-	for vi, version := range conversion.Versions {
+	for vi, version := range api.ServedVersions {
 		f := newFiller(int64(9100 + vi))
 		for i := 0; i < n; i++ {
 			obj := randomObject(t, f, version, i%4 == 3)

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // countValues are a request count as the trees Convert is given hold it:
@@ -52,13 +54,13 @@ func TestCountLossOfEveryNumberType(t *testing.T) {
 	} {
 		t.Run(fmt.Sprintf("%T-%v", c.count, c.count), func(t *testing.T) {
 			in := map[string]interface{}{
-				"apiVersion": Group + "/" + V1alpha3, "kind": "ResourceClaim",
+				"apiVersion": api.Group + "/" + api.V1alpha3, "kind": "ResourceClaim",
 				"metadata": map[string]interface{}{"name": "c", "namespace": "ns"},
 				"spec": map[string]interface{}{"devices": map[string]interface{}{"requests": []interface{}{
 					map[string]interface{}{"name": "r", "deviceClassName": "gpu", "allocationMode": "ExactCount", "count": c.count},
 				}}},
 			}
-			_, warnings, err := ConvertWithWarnings(in, V1alpha2)
+			_, warnings, err := ConvertWithWarnings(in, api.V1alpha2)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -103,31 +105,31 @@ func TestIsOneOfEveryNumberType(t *testing.T) {
 func TestCountOneOfEveryNumberTypeNeedsNoRestore(t *testing.T) {
 	claim := func(count interface{}) map[string]interface{} {
 		return map[string]interface{}{
-			"apiVersion": Group + "/" + V1alpha3, "kind": "ResourceClaim",
+			"apiVersion": api.Group + "/" + api.V1alpha3, "kind": "ResourceClaim",
 			"metadata": map[string]interface{}{"name": "c", "namespace": "ns"},
 			"spec": map[string]interface{}{"devices": map[string]interface{}{"requests": []interface{}{
 				map[string]interface{}{"name": "r", "deviceClassName": "gpu", "allocationMode": "ExactCount", "count": count},
 			}}},
 		}
 	}
-	decoded, err := Convert(claim(json.Number("1")), V1alpha2)
+	decoded, err := Convert(claim(json.Number("1")), api.V1alpha2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, _ := asMap(asMap(decoded["metadata"])["annotations"])[RestoreAnnotation(V1alpha3)].(string)
+	want, _ := asMap(asMap(decoded["metadata"])["annotations"])[api.RestoreAnnotation(api.V1alpha3)].(string)
 	if !strings.HasSuffix(want, `"patch":[{"op":"replace","path":"/spec/devices/requests/0/name","value":"r"}]},"created":"annotations"}`) {
 		t.Fatalf("restore annotation of a decoded count: %v", want)
 	}
 	for _, count := range []interface{}{float64(1), int64(1), int(1)} {
 		t.Run(fmt.Sprintf("%T", count), func(t *testing.T) {
-			v2, err := Convert(claim(count), V1alpha2)
+			v2, err := Convert(claim(count), api.V1alpha2)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := asMap(asMap(v2["metadata"])["annotations"])[RestoreAnnotation(V1alpha3)]; got != want {
+			if got := asMap(asMap(v2["metadata"])["annotations"])[api.RestoreAnnotation(api.V1alpha3)]; got != want {
 				t.Errorf("restore annotation %v, want %v", got, want)
 			}
-			back, err := Convert(v2, V1alpha3)
+			back, err := Convert(v2, api.V1alpha3)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -38,7 +38,7 @@ func WithStoredStatusRestoreData(newObj, oldObj map[string]interface{}, versions
 		return nil, false, nil
 	}
 	for _, version := range versions {
-		key := RestoreAnnotation(version)
+		key := api.RestoreAnnotation(version)
 		r := decodeRestore(newObj, version)
 		if r == nil || r.Status == nil {
 			continue

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 )
 
@@ -14,7 +15,7 @@ import (
 // equals Convert, for claims and templates of every version (found nothing
 // in its first 2.4 million executions).
 func FuzzConvertCycle(f *testing.F) {
-	for vi, version := range conversion.ChainVersions {
+	for vi, version := range api.ConversionVersions {
 		filler := newFiller(int64(7000 + vi))
 		for i := 0; i < 4; i++ {
 			f.Add([]byte(mustJSON(randomObject(f, filler, version, i == 3))), uint8(i+vi), uint8(2*i+vi+1))
@@ -25,11 +26,11 @@ func FuzzConvertCycle(f *testing.F) {
 		if !ok {
 			return
 		}
-		n := len(conversion.ChainVersions)
-		path := []string{from, conversion.ChainVersions[int(b)%n], conversion.ChainVersions[int(c)%n], from}
+		n := len(api.ConversionVersions)
+		path := []string{from, api.ConversionVersions[int(b)%n], api.ConversionVersions[int(c)%n], from}
 		cur := obj
 		for hop := 1; hop < len(path); hop++ {
-			if group == conversion.Group && isGA(path[hop]) {
+			if group == api.Group && isGA(path[hop]) {
 				return
 			}
 			before := mustJSON(cur)

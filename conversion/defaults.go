@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/api/v1alpha1"
 	"github.com/claimbridge/claimbridge/api/v1alpha3"
 )
@@ -34,14 +35,14 @@ type PatchOperation struct {
 }
 
 // DefaultsPatch returns the "add" operations that default obj, a claim or
-// template of version (kind is KindClaim or KindTemplate), in the order of
+// template of version (kind is api.KindClaim or api.KindTemplate), in the order of
 // its fields; none when it is defaulted already. A spec, devices, request
 // list or request that is absent or of the wrong JSON type is left alone:
 // validation reports what is wrong with it.
 func DefaultsPatch(obj map[string]interface{}, version, kind string) []PatchOperation {
 	spec, _ := obj["spec"].(map[string]interface{})
 	path := "/spec"
-	if kind == KindTemplate {
+	if kind == api.KindTemplate {
 		spec, _ = spec["spec"].(map[string]interface{})
 		path = "/spec/spec"
 	}
@@ -49,11 +50,11 @@ func DefaultsPatch(obj map[string]interface{}, version, kind string) []PatchOper
 		return nil
 	}
 	switch version {
-	case V1alpha1, V1alpha2:
+	case api.V1alpha1, api.V1alpha2:
 		if unset(spec["allocationMode"]) {
 			return []PatchOperation{{Op: "add", Path: path + "/allocationMode", Value: waitForFirstConsumer}}
 		}
-	case V1alpha3:
+	case api.V1alpha3:
 		devices, _ := spec["devices"].(map[string]interface{})
 		requests, _ := devices["requests"].([]interface{})
 		var ops []PatchOperation
@@ -150,7 +151,7 @@ func isOne(v interface{}) bool {
 
 // writesDefaults reports whether the step from → to writes defaults.
 func writesDefaults(from, to string) bool {
-	return from == V1alpha2 && to == V1alpha3 || from == V1alpha3 && to == V1alpha2
+	return from == api.V1alpha2 && to == api.V1alpha3 || from == api.V1alpha3 && to == api.V1alpha2
 }
 
 // withoutStepDefaults returns the section, mapped by the step from → to,
@@ -158,7 +159,7 @@ func writesDefaults(from, to string) bool {
 // the section as older builds mapped it. v1alpha2 → v1alpha1 counts too: it
 // copies the mode the step before wrote. section is not modified.
 func withoutStepDefaults(name string, section interface{}, kind, from, to string) (interface{}, bool) {
-	if !writesDefaults(from, to) && !(from == V1alpha2 && to == V1alpha1) {
+	if !writesDefaults(from, to) && !(from == api.V1alpha2 && to == api.V1alpha1) {
 		return section, false
 	}
 	return withoutDefaults(name, section, kind, to)
@@ -169,14 +170,14 @@ func withoutStepDefaults(name string, section interface{}, kind, from, to string
 func withoutDefaults(name string, section interface{}, kind, version string) (interface{}, bool) {
 	return onClaimSpec(name, section, kind, func(spec map[string]interface{}) (map[string]interface{}, bool) {
 		switch version {
-		case V1alpha1, V1alpha2:
+		case api.V1alpha1, api.V1alpha2:
 			if spec["allocationMode"] != waitForFirstConsumer {
 				return nil, false
 			}
 			out := shallowCopy(spec)
 			delete(out, "allocationMode")
 			return out, true
-		case V1alpha3:
+		case api.V1alpha3:
 			return onFirstRequest(spec, func(req map[string]interface{}) (map[string]interface{}, bool) {
 				if req["allocationMode"] != exactCount || !isOne(req["count"]) {
 					return nil, false
@@ -201,14 +202,14 @@ func withStepDefaults(name string, section interface{}, kind, from, to string) i
 	}
 	out, _ := onClaimSpec(name, section, kind, func(spec map[string]interface{}) (map[string]interface{}, bool) {
 		switch from {
-		case V1alpha1, V1alpha2:
+		case api.V1alpha1, api.V1alpha2:
 			if _, hasMode := spec["allocationMode"]; hasMode {
 				return nil, false
 			}
 			out := shallowCopy(spec)
 			out["allocationMode"] = waitForFirstConsumer
 			return out, true
-		case V1alpha3:
+		case api.V1alpha3:
 			return onFirstRequest(spec, func(req map[string]interface{}) (map[string]interface{}, bool) {
 				_, hasMode := req["allocationMode"]
 				if _, hasCount := req["count"]; hasMode || hasCount {
@@ -271,7 +272,7 @@ func claimSpecOf(name string, section interface{}, kind string) (map[string]inte
 	if name != "spec" || outer == nil {
 		return nil, nil
 	}
-	if kind != KindTemplate {
+	if kind != api.KindTemplate {
 		return outer, func(spec map[string]interface{}) interface{} { return spec }
 	}
 	spec, _ := outer["spec"].(map[string]interface{})

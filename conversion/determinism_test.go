@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 )
 
@@ -36,9 +37,9 @@ func TestConversionIsDeterministic(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		targets := conversion.Versions
-		if group == conversion.UpstreamGroup {
-			targets = conversion.ChainVersions
+		targets := api.ServedVersions
+		if group == api.UpstreamGroup {
+			targets = api.ConversionVersions
 		}
 		for _, to := range targets {
 			first, ok := convertedBytes(t, c.obj, to, 0)

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // referenceDiff is diff as it was written first (equal at every level,
@@ -196,13 +198,13 @@ func TestDiffOfManyDifferingKeysIsNotQuadratic(t *testing.T) {
 	stored := func(n int) map[string]interface{} {
 		v3 := map[string]interface{}{
 			"apiVersion": "resource.claimbridge.dev/v1alpha3",
-			"kind":       KindClaim,
+			"kind":       api.KindClaim,
 			"metadata":   map[string]interface{}{"name": "wide", "namespace": "default"},
 			"spec": map[string]interface{}{"devices": map[string]interface{}{"requests": []interface{}{
 				map[string]interface{}{"name": "request", "deviceClassName": "gpu.example.com", "allocationMode": "ExactCount", "count": json.Number("1")},
 			}}},
 		}
-		v2, err := Convert(v3, V1alpha2)
+		v2, err := Convert(v3, api.V1alpha2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -210,7 +212,7 @@ func TestDiffOfManyDifferingKeysIsNotQuadratic(t *testing.T) {
 		for i := 0; i < n; i++ {
 			spec["x"+strconv.Itoa(i)] = json.Number("1")
 		}
-		obj, err := Convert(v2, V1alpha3)
+		obj, err := Convert(v2, api.V1alpha3)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -222,11 +224,11 @@ func TestDiffOfManyDifferingKeysIsNotQuadratic(t *testing.T) {
 		saved := compareSegments
 		compareSegments = func(a, b segment) int { count++; return saved(a, b) }
 		defer func() { compareSegments = saved }()
-		v1, err := Convert(obj, V1alpha1)
+		v1, err := Convert(obj, api.V1alpha1)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r := decodeRestore(v1, V1alpha2); r == nil || r.Spec == nil || len(r.Spec.Patch) != n {
+		if r := decodeRestore(v1, api.V1alpha2); r == nil || r.Spec == nil || len(r.Spec.Patch) != n {
 			t.Fatalf("n=%d: the v1alpha1 view's restore-v1alpha2 annotation does not hold the %d fields", n, n)
 		}
 		return count

@@ -1,5 +1,5 @@
 // Package conversion converts ResourceClaim and ResourceClaimTemplate objects
-// along the chain of ChainVersions: claimbridge's v1alpha1 (Kubernetes 1.26),
+// along the chain of api.ConversionVersions: claimbridge's v1alpha1 (Kubernetes 1.26),
 // v1alpha2 (1.27–1.30) and v1alpha3 (1.31, the storage version), and
 // upstream's v1beta1 (1.32), v1beta2 (1.33) and v1 (1.34+) for group
 // resource.k8s.io.

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/api/v1alpha2"
 	"github.com/claimbridge/claimbridge/api/v1alpha3"
 	"github.com/claimbridge/claimbridge/conversion"
@@ -68,7 +69,7 @@ func ExampleConvertTyped_toV1() {
 		// The finalizer a 1.31 scheduler adds when it allocates: without it
 		// a 1.32+ resourceclaim controller never deallocates the claim,
 		// which a warning would say.
-		ObjectMeta: metav1.ObjectMeta{Name: "gpu", Namespace: "ml", Finalizers: []string{conversion.DeleteProtectionFinalizer}},
+		ObjectMeta: metav1.ObjectMeta{Name: "gpu", Namespace: "ml", Finalizers: []string{api.FinalizerV1alpha3}},
 		Spec: v1alpha3.ResourceClaimSpec{Devices: v1alpha3.DeviceClaim{Requests: []v1alpha3.DeviceRequest{{
 			Name:            "gpu",
 			DeviceClassName: "gpu.example.com",
@@ -108,13 +109,13 @@ func ExampleConvertTyped_toV1() {
 // refuses the json.Number values conversion writes.
 func ExampleConvertWithWarnings() {
 	claim := exampleClaim130()
-	claim.SetGroupVersionKind(v1alpha2.GroupVersion.WithKind(conversion.KindClaim))
+	claim.SetGroupVersionKind(v1alpha2.GroupVersion.WithKind(api.KindClaim))
 	tree, err := runtime.DefaultUnstructuredConverter.ToUnstructured(claim)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	converted, warnings, err := conversion.ConvertWithWarnings(tree, conversion.V1alpha3)
+	converted, warnings, err := conversion.ConvertWithWarnings(tree, api.V1alpha3)
 	if err != nil {
 		fmt.Println(err)
 		return

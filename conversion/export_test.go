@@ -22,15 +22,15 @@ type InvertibleCounts map[string]int
 // result is the converted object.
 func CheckInvertibleSteps(obj map[string]interface{}, from, to string, counts InvertibleCounts) (map[string]interface{}, error) {
 	kind := asString(obj["kind"])
-	if kind != KindClaim && kind != KindTemplate {
-		return nil, fmt.Errorf("kind %q is not %s or %s", kind, KindClaim, KindTemplate)
+	if kind != api.KindClaim && kind != api.KindTemplate {
+		return nil, fmt.Errorf("kind %q is not %s or %s", kind, api.KindClaim, api.KindTemplate)
 	}
 	for i, j := api.VersionIndex(from), api.VersionIndex(to); i != j; {
 		next := i + 1
 		if j < i {
 			next = i - 1
 		}
-		sf, st := ChainVersions[i], ChainVersions[next]
+		sf, st := api.ConversionVersions[i], api.ConversionVersions[next]
 		probe := deepCopyMap(obj)
 		restoreTo := popRestore(probe, st)
 		var exact []string
@@ -52,8 +52,8 @@ func CheckInvertibleSteps(obj map[string]interface{}, from, to string, counts In
 		}
 		if len(exact) > 0 {
 			var r restore
-			raw, ok := asMap(asMap(full["metadata"])["annotations"])[RestoreAnnotation(sf)]
-			before, hadBefore := asMap(asMap(obj["metadata"])["annotations"])[RestoreAnnotation(sf)]
+			raw, ok := asMap(asMap(full["metadata"])["annotations"])[api.RestoreAnnotation(sf)]
+			before, hadBefore := asMap(asMap(obj["metadata"])["annotations"])[api.RestoreAnnotation(sf)]
 			if ok && !(hadBefore && before == raw) { // the step wrote it
 				dec := json.NewDecoder(strings.NewReader(asString(raw)))
 				dec.UseNumber()
@@ -64,7 +64,7 @@ func CheckInvertibleSteps(obj map[string]interface{}, from, to string, counts In
 			for _, name := range exact {
 				if sp := *r.section(name); sp != nil {
 					return nil, fmt.Errorf("%s→%s: %s called invertible, but the full path records %s: %+v\ninput %s",
-						sf, st, name, RestoreAnnotation(sf), *sp, mustCanonical(obj))
+						sf, st, name, api.RestoreAnnotation(sf), *sp, mustCanonical(obj))
 				}
 			}
 		}

@@ -3,19 +3,14 @@ package conversion
 import (
 	"fmt"
 
-	"github.com/claimbridge/claimbridge/api/v1alpha2"
-	"github.com/claimbridge/claimbridge/api/v1alpha3"
+	"github.com/claimbridge/claimbridge/api"
 )
 
-// The built-in finalizers: a 1.27–1.30 scheduler adds BuiltinFinalizer130
+// The built-in finalizers: a 1.27–1.30 scheduler adds api.FinalizerV1alpha2
 // to a claim it allocates from structured parameters, and 1.31 renamed it
-// to DeleteProtectionFinalizer, which the built-in resourceclaim controller
+// to api.FinalizerV1alpha3, which the built-in resourceclaim controller
 // deallocates by.
-const (
-	BuiltinFinalizer130       = v1alpha2.Finalizer
-	DeleteProtectionFinalizer = v1alpha3.Finalizer
-)
-
+//
 // The 1.30 and 1.31 scheduler and resourceclaim controller tell their own
 // structured allocations from a control-plane driver's by their release's
 // built-in finalizer. A conversion may not change finalizers (kube-apiserver
@@ -24,18 +19,18 @@ const (
 
 func finalizerLossesV2ToV3(obj map[string]interface{}, kind string, r *lossReport) {
 	alloc := asMap(asMap(obj["status"])["allocation"])
-	if kind != KindClaim || alloc == nil {
+	if kind != api.KindClaim || alloc == nil {
 		return
 	}
 	handles := asSlice(alloc["resourceHandles"])
 	if anyStructured(handles) {
-		builtinFinalizerLoss(obj, BuiltinFinalizer130, DeleteProtectionFinalizer, "1.31", r)
+		builtinFinalizerLoss(obj, api.FinalizerV1alpha2, api.FinalizerV1alpha3, "1.31", r)
 		return
 	}
 	// No handles and the 1.30 scheduler's finalizer: a structured
 	// allocation of no device, which maps as a classic one.
-	if driver := asString(asMap(obj["status"])["driverName"]); len(handles) == 0 && driver != "" && hasFinalizer(obj, BuiltinFinalizer130) {
-		r.lose("status.allocation", "the 1.30 scheduler made this allocation from structured parameters asking for no device (finalizer %s), but without handles it maps as driver %q's classic allocation (controller): a 1.31 scheduler and resourceclaim controller ask that driver to deallocate it instead of clearing it themselves, and no 1.31 component does", BuiltinFinalizer130, driver)
+	if driver := asString(asMap(obj["status"])["driverName"]); len(handles) == 0 && driver != "" && hasFinalizer(obj, api.FinalizerV1alpha2) {
+		r.lose("status.allocation", "the 1.30 scheduler made this allocation from structured parameters asking for no device (finalizer %s), but without handles it maps as driver %q's classic allocation (controller): a 1.31 scheduler and resourceclaim controller ask that driver to deallocate it instead of clearing it themselves, and no 1.31 component does", api.FinalizerV1alpha2, driver)
 	}
 }
 
@@ -50,8 +45,8 @@ func hasFinalizer(obj map[string]interface{}, name string) bool {
 
 func finalizerLossesV3ToV2(obj map[string]interface{}, kind string, r *lossReport) {
 	alloc := asMap(asMap(obj["status"])["allocation"])
-	if kind == KindClaim && alloc != nil && asString(alloc["controller"]) == "" {
-		builtinFinalizerLoss(obj, DeleteProtectionFinalizer, BuiltinFinalizer130, "1.27–1.30", r)
+	if kind == api.KindClaim && alloc != nil && asString(alloc["controller"]) == "" {
+		builtinFinalizerLoss(obj, api.FinalizerV1alpha3, api.FinalizerV1alpha2, "1.27–1.30", r)
 	}
 }
 

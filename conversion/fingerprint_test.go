@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/claimbridge/claimbridge/api"
 )
 
 func decodeForTest(t *testing.T, s string) map[string]interface{} {
@@ -57,14 +59,14 @@ func TestLegacyRestoreBaseStillApplies(t *testing.T) {
 		"status":{"driverName":"gpu.example.com","allocation":{"resourceHandles":[{"driverName":"gpu.example.com","structuredData":{
 			"nodeName":"n1","results":[{"namedResources":{"name":"g0"}}],"vendorClaimParameters":{"memoryGiB":16.0}}}],"shareable":false}}}`
 	obj := decodeForTest(t, in)
-	converted, err := Convert(deepCopyMap(obj), V1alpha3)
+	converted, err := Convert(deepCopyMap(obj), api.V1alpha3)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The status as mapped back from v1alpha3, which the base identifies.
 	plain := deepCopyMap(converted)
 	delete(asMap(plain["metadata"]), "annotations")
-	mappedBack, err := Convert(plain, V1alpha2)
+	mappedBack, err := Convert(plain, api.V1alpha2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,17 +79,17 @@ func TestLegacyRestoreBaseStillApplies(t *testing.T) {
 	withBase := func(base string) map[string]interface{} {
 		c := deepCopyMap(converted)
 		ann := asMap(asMap(c["metadata"])["annotations"])
-		r := popRestore(c, V1alpha2)
+		r := popRestore(c, api.V1alpha2)
 		if r == nil || r.Status == nil || r.Status.Base != canonical {
 			t.Fatalf("restore annotation %v: want a status patch with base %s", ann, canonical)
 		}
 		r.Status.Base = base
-		if err := pushRestore(c, V1alpha2, r); err != nil {
+		if err := pushRestore(c, api.V1alpha2, r); err != nil {
 			t.Fatal(err)
 		}
 		return c
 	}
-	back, err := Convert(withBase(legacy), V1alpha2)
+	back, err := Convert(withBase(legacy), api.V1alpha2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +97,7 @@ func TestLegacyRestoreBaseStillApplies(t *testing.T) {
 		t.Errorf("legacy base: not restored (-want +got):\n%s", diff)
 	}
 
-	stale, err := Convert(withBase("0123456789abcdef"), V1alpha2)
+	stale, err := Convert(withBase("0123456789abcdef"), api.V1alpha2)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,11 +6,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 )
 
 // storageVersion is the version the CRD stores.
-const storageVersion = conversion.V1alpha3
+const storageVersion = api.V1alpha3
 
 // storedAs returns obj converted to version as kube-apiserver keeps it
 // (apiserverStore: number text as the apiserver writes it).
@@ -40,7 +41,7 @@ func storedAs(t *testing.T, obj map[string]interface{}, version string) map[stri
 func TestServedViewWrittenBackIsStored(t *testing.T) {
 	for _, c := range append(servedCorpus(t), manyKeysCorpus(t, 100)...) {
 		stored := storedAs(t, c.obj, storageVersion)
-		for _, version := range conversion.Versions {
+		for _, version := range api.ServedVersions {
 			view := storedAs(t, stored, version)
 			again := storedAs(t, view, storageVersion)
 			if diff := cmp.Diff(mustJSON(stored), mustJSON(again)); diff != "" {
@@ -88,7 +89,7 @@ func TestRestoreDataOfOlderBuildsIsRewrittenOnce(t *testing.T) {
 		cases = append(cases, storedCase{corpusObject{c.name + " allocated again", stored}, true})
 	}
 	for _, c := range cases {
-		for _, version := range []string{conversion.V1alpha1, conversion.V1alpha2} {
+		for _, version := range []string{api.V1alpha1, api.V1alpha2} {
 			stored := apiserverStore(t, c.obj)
 			view := storedAs(t, stored, version)
 			once := storedAs(t, view, storageVersion)
@@ -98,7 +99,7 @@ func TestRestoreDataOfOlderBuildsIsRewrittenOnce(t *testing.T) {
 			if diff := cmp.Diff(mustJSON(view), mustJSON(storedAs(t, once, version))); diff != "" {
 				t.Errorf("%s: the %s view changed when written back (-before +after):\n%s", c.name, version, diff)
 			}
-			for _, other := range conversion.Versions {
+			for _, other := range api.ServedVersions {
 				again := storedAs(t, storedAs(t, once, other), storageVersion)
 				if diff := cmp.Diff(mustJSON(once), mustJSON(again)); diff != "" {
 					t.Errorf("%s: written back through %s, then through %s, stored again (-first +second):\n%s", c.name, version, other, diff)

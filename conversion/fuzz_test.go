@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 )
 
@@ -16,7 +17,7 @@ import (
 // fail only for objects it cannot represent, and give every object it
 // converts back exactly. Run with: go test ./conversion -fuzz FuzzConvertRoundTrip
 func FuzzConvertRoundTrip(f *testing.F) {
-	for vi, version := range conversion.ChainVersions {
+	for vi, version := range api.ConversionVersions {
 		filler := newFiller(int64(9000 + vi))
 		for i := 0; i < 4; i++ {
 			f.Add([]byte(mustJSON(randomObject(f, filler, version, i == 3))), uint8(i+vi))
@@ -34,9 +35,9 @@ func FuzzConvertRoundTrip(f *testing.F) {
 		if !ok {
 			return
 		}
-		to := conversion.ChainVersions[int(target)%len(conversion.ChainVersions)]
+		to := api.ConversionVersions[int(target)%len(api.ConversionVersions)]
 		converted, _, err := conversion.ConvertWithWarnings(obj, to)
-		if group == conversion.Group && isGA(to) {
+		if group == api.Group && isGA(to) {
 			if err == nil || !strings.Contains(err.Error(), "is not served by group") {
 				t.Fatalf("%s/%s to %s: want a refusal, got %v", group, from, to, err)
 			}
@@ -83,7 +84,7 @@ func hasRestoreAnnotation(obj map[string]interface{}) bool {
 	meta, _ := obj["metadata"].(map[string]interface{})
 	ann, _ := meta["annotations"].(map[string]interface{})
 	for k := range ann {
-		if strings.HasPrefix(k, conversion.AnnotationPrefix+"restore-") {
+		if strings.HasPrefix(k, api.AnnotationPrefix+"restore-") {
 			return true
 		}
 	}

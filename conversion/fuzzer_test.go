@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/randfill"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/api/v1alpha1"
 	"github.com/claimbridge/claimbridge/api/v1alpha2"
 	"github.com/claimbridge/claimbridge/api/v1alpha3"
@@ -111,9 +112,9 @@ func newFiller(seed int64) *randfill.Filler {
 // tree, as the apiserver or a manifest would hold it.
 func randomObject(t testing.TB, f *randfill.Filler, version string, template bool) map[string]interface{} {
 	t.Helper()
-	kind := conversion.KindClaim
+	kind := api.KindClaim
 	if template {
-		kind = conversion.KindTemplate
+		kind = api.KindTemplate
 	}
 	obj := typedFor(version, kind)
 	f.Fill(obj)
@@ -131,9 +132,9 @@ func randomObject(t testing.TB, f *randfill.Filler, version string, template boo
 		}
 		spec["metadata"] = kept
 	}
-	group := conversion.Group
+	group := api.Group
 	if isGA(version) {
-		group = conversion.UpstreamGroup
+		group = api.UpstreamGroup
 	}
 	m["apiVersion"] = group + "/" + version
 	m["kind"] = kind
@@ -142,7 +143,7 @@ func randomObject(t testing.TB, f *randfill.Filler, version string, template boo
 
 // isGA reports whether version is one of upstream's 1.32+ versions.
 func isGA(version string) bool {
-	for _, v := range conversion.GAVersions {
+	for _, v := range api.UpstreamOnlyVersions {
 		if v == version {
 			return true
 		}

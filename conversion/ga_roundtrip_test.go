@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 )
 
@@ -22,8 +23,8 @@ func gaIterations(t *testing.T) int { return max(1, roundTripIterations(t)/25) }
 // TestRoundTripDirections.
 func TestRoundTripGA(t *testing.T) {
 	n := gaIterations(t)
-	for fi, from := range conversion.ChainVersions {
-		for ti, to := range conversion.ChainVersions {
+	for fi, from := range api.ConversionVersions {
+		for ti, to := range api.ConversionVersions {
 			if from == to || (!isGA(from) && !isGA(to)) {
 				continue
 			}
@@ -32,7 +33,7 @@ func TestRoundTripGA(t *testing.T) {
 				f := newFiller(int64(5000 + 100*fi + ti))
 				for i := 0; i < n; i++ {
 					obj := randomObject(t, f, from, i%4 == 3)
-					obj["apiVersion"] = conversion.UpstreamGroup + "/" + from
+					obj["apiVersion"] = api.UpstreamGroup + "/" + from
 					if !roundTripUpstream(t, obj, from, to) {
 						t.Fatalf("iteration %d failed", i)
 					}
@@ -46,14 +47,14 @@ func TestRoundTripGA(t *testing.T) {
 // back (v1alpha1 → … → v1 → … → v1alpha1, and from v1 the other way).
 func TestRoundTripGACycle(t *testing.T) {
 	n := gaIterations(t)
-	chain := conversion.ChainVersions
+	chain := api.ConversionVersions
 	for _, start := range []int{0, len(chain) - 1} {
 		t.Run(chain[start], func(t *testing.T) {
 			t.Parallel()
 			f := newFiller(int64(7000 + start))
 			for i := 0; i < n; i++ {
 				obj := randomObject(t, f, chain[start], i%4 == 3)
-				obj["apiVersion"] = conversion.UpstreamGroup + "/" + chain[start]
+				obj["apiVersion"] = api.UpstreamGroup + "/" + chain[start]
 				cur := obj
 				path := append(append([]int{}, start), walk(start, len(chain)-1-start)...)
 				for _, hop := range path[1:] {
@@ -121,7 +122,7 @@ func roundTripUpstream(t *testing.T, obj map[string]interface{}, from, to string
 // of its version.
 func checkUpstreamShape(t *testing.T, obj map[string]interface{}, version string) bool {
 	t.Helper()
-	if got, want := obj["apiVersion"], conversion.UpstreamGroup+"/"+version; got != want {
+	if got, want := obj["apiVersion"], api.UpstreamGroup+"/"+version; got != want {
 		t.Errorf("apiVersion = %v, want %s", got, want)
 		return false
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/yaml"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/api/v1alpha1"
 	"github.com/claimbridge/claimbridge/api/v1alpha2"
 	"github.com/claimbridge/claimbridge/api/v1alpha3"
@@ -65,7 +66,7 @@ func goldenInputs(t *testing.T) []goldenInput {
 }
 
 func goldenIsVersion(v string) bool {
-	for _, known := range conversion.Versions {
+	for _, known := range api.ServedVersions {
 		if v == known {
 			return true
 		}
@@ -170,7 +171,7 @@ func TestGolden(t *testing.T) {
 		t.Run(in.name, func(t *testing.T) {
 			input := goldenReadTree(t, in.path)
 			goldenCheckOwnFields(t, input, in.version)
-			for _, to := range conversion.Versions {
+			for _, to := range api.ServedVersions {
 				if to == in.version {
 					continue
 				}
@@ -210,7 +211,7 @@ func TestGolden(t *testing.T) {
 						t.Errorf("%s→%s→%s is not the input (-want +got):\n%s", in.version, to, in.version, diff)
 					}
 					// A→B→C→A is exact, C the third version.
-					for _, via := range conversion.Versions {
+					for _, via := range api.ServedVersions {
 						if via == in.version || via == to {
 							continue
 						}
@@ -280,7 +281,7 @@ func goldenCheckMetadata(t *testing.T, in, out map[string]interface{}) {
 		if ann, ok := meta["annotations"].(map[string]interface{}); ok {
 			rest := map[string]interface{}{}
 			for k, v := range ann {
-				if !strings.HasPrefix(k, conversion.AnnotationPrefix) {
+				if !strings.HasPrefix(k, api.AnnotationPrefix) {
 					rest[k] = v
 				}
 			}
@@ -297,7 +298,7 @@ func goldenCheckMetadata(t *testing.T, in, out map[string]interface{}) {
 	if diff := cmp.Diff(strip(in), strip(out)); diff != "" {
 		t.Errorf("metadata changed beyond claimbridge annotations (-in +out):\n%s", diff)
 	}
-	if tin, ok := in["spec"].(map[string]interface{}); ok && in["kind"] == conversion.KindTemplate {
+	if tin, ok := in["spec"].(map[string]interface{}); ok && in["kind"] == api.KindTemplate {
 		tout, _ := out["spec"].(map[string]interface{})
 		if diff := cmp.Diff(tin["metadata"], tout["metadata"]); diff != "" {
 			t.Errorf("template spec.metadata changed (-in +out):\n%s", diff)

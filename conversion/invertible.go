@@ -1,6 +1,10 @@
 package conversion
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/claimbridge/claimbridge/api"
+)
 
 // A step maps each section forward and back and diffs the result against
 // the original to build the restore annotation. For common plain sections
@@ -17,12 +21,12 @@ type sectionInvertible struct {
 }
 
 var invertibles = map[[2]string]sectionInvertible{
-	{V1alpha1, V1alpha2}: {spec: specV1V2Invertible, status: statusV1ToV2Invertible},
-	{V1alpha2, V1alpha1}: {spec: specV1V2Invertible, status: statusV2ToV1Invertible},
-	{V1alpha2, V1alpha3}: {spec: specV2ToV3Invertible, status: statusUnallocatedInvertible},
-	{V1alpha3, V1alpha2}: {spec: specV3ToV2Invertible, status: statusUnallocatedInvertible},
-	{V1beta2, V1}:        {spec: isObject, status: isObject},
-	{V1, V1beta2}:        {spec: isObject, status: isObject},
+	{api.V1alpha1, api.V1alpha2}: {spec: specV1V2Invertible, status: statusV1ToV2Invertible},
+	{api.V1alpha2, api.V1alpha1}: {spec: specV1V2Invertible, status: statusV2ToV1Invertible},
+	{api.V1alpha2, api.V1alpha3}: {spec: specV2ToV3Invertible, status: statusUnallocatedInvertible},
+	{api.V1alpha3, api.V1alpha2}: {spec: specV3ToV2Invertible, status: statusUnallocatedInvertible},
+	{api.V1beta2, api.V1}:        {spec: isObject, status: isObject},
+	{api.V1, api.V1beta2}:        {spec: isObject, status: isObject},
 }
 
 // exactInverse reports whether the step from → to may skip mapping the
@@ -46,8 +50,8 @@ func exactInverse(obj map[string]interface{}, kind, name, from, to string, resto
 	}
 	switch {
 	case name == "status":
-		return kind == KindClaim && inv.status(in)
-	case kind == KindTemplate:
+		return kind == api.KindClaim && inv.status(in)
+	case kind == api.KindTemplate:
 		// metadata is copied as it is.
 		for k := range in {
 			if k != "metadata" && k != "spec" {
@@ -61,7 +65,7 @@ func exactInverse(obj map[string]interface{}, kind, name, from, to string, resto
 		spec, isMap := sv.(map[string]interface{})
 		return isMap && spec != nil && inv.spec(spec)
 	default:
-		return kind == KindClaim && inv.spec(in)
+		return kind == api.KindClaim && inv.spec(in)
 	}
 }
 

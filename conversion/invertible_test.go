@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 )
 
@@ -55,7 +56,7 @@ func TestInvertiblePredicates(t *testing.T) {
 				}
 			}
 			for _, obj := range objects {
-				for _, to := range conversion.ChainVersions {
+				for _, to := range api.ConversionVersions {
 					if to != in.version {
 						there(t, obj, in.version, to, counts)
 					}
@@ -67,7 +68,7 @@ func TestInvertiblePredicates(t *testing.T) {
 
 	t.Run("random", func(t *testing.T) {
 		n := roundTripIterations(t)
-		chain := conversion.ChainVersions
+		chain := api.ConversionVersions
 		for i := range chain {
 			for _, j := range []int{i - 1, i + 1} {
 				if j < 0 || j >= len(chain) {

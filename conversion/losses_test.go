@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 )
 
@@ -41,7 +42,7 @@ func TestLossesMatchConvertWithWarnings(t *testing.T) {
 	t.Run("golden", func(t *testing.T) {
 		for _, in := range goldenInputs(t) {
 			obj := goldenReadTree(t, in.path)
-			for _, to := range conversion.ChainVersions {
+			for _, to := range api.ConversionVersions {
 				if _, _, _, err := conversion.Identify(obj); err == nil {
 					check(t, obj, to)
 				}
@@ -50,18 +51,18 @@ func TestLossesMatchConvertWithWarnings(t *testing.T) {
 	})
 	t.Run("random", func(t *testing.T) {
 		n := roundTripIterations(t) / 10
-		for i, from := range conversion.ChainVersions {
+		for i, from := range api.ConversionVersions {
 			t.Run(from, func(t *testing.T) {
 				t.Parallel()
 				f := newFiller(int64(7100 + i))
 				for k := 0; k < n; k++ {
 					obj := randomObject(t, f, from, k%4 == 3)
-					shown := conversion.ChainVersions[(i+1+k)%len(conversion.ChainVersions)]
+					shown := api.ConversionVersions[(i+1+k)%len(api.ConversionVersions)]
 					for _, input := range []map[string]interface{}{obj, mustConvertOrNil(obj, shown)} {
 						if input == nil {
 							continue
 						}
-						for _, to := range conversion.ChainVersions {
+						for _, to := range api.ConversionVersions {
 							check(t, input, to)
 						}
 					}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 )
 
@@ -14,51 +15,51 @@ func TestMalformed(t *testing.T) {
 	for _, c := range []struct {
 		name, in, to, want string
 	}{
-		{"spec a string", v2Claim + `"spec":"x"}`, conversion.V1alpha3,
+		{"spec a string", v2Claim + `"spec":"x"}`, api.V1alpha3,
 			`ResourceClaim ns/c is malformed: spec must be an object, not a string`},
-		{"reservedFor an object", v2Claim + `"status":{"reservedFor":{"name":"p"}}}`, conversion.V1alpha1,
+		{"reservedFor an object", v2Claim + `"status":{"reservedFor":{"name":"p"}}}`, api.V1alpha1,
 			`ResourceClaim ns/c is malformed: status.reservedFor must be an array, not an object`},
-		{"resourceHandles a map", v2Claim + `"status":{"allocation":{"resourceHandles":{"d":{}}}}}`, conversion.V1alpha3,
+		{"resourceHandles a map", v2Claim + `"status":{"allocation":{"resourceHandles":{"d":{}}}}}`, api.V1alpha3,
 			`ResourceClaim ns/c is malformed: status.allocation.resourceHandles must be an array, not an object`},
-		{"handle data a number", v2Claim + `"status":{"allocation":{"resourceHandles":[{"driverName":"d"},{"data":5}]}}}`, conversion.V1alpha3,
+		{"handle data a number", v2Claim + `"status":{"allocation":{"resourceHandles":[{"driverName":"d"},{"data":5}]}}}`, api.V1alpha3,
 			`ResourceClaim ns/c is malformed: status.allocation.resourceHandles[1].data must be a string, not a number`},
-		{"shareable a string", v1Claim + `"status":{"allocation":{"shareable":"yes"}}}`, conversion.V1alpha2,
+		{"shareable a string", v1Claim + `"status":{"allocation":{"shareable":"yes"}}}`, api.V1alpha2,
 			`ResourceClaim ns/c is malformed: status.allocation.shareable must be a boolean, not a string`},
-		{"resourceHandle an object", v1Claim + `"status":{"allocation":{"resourceHandle":{}}}}`, conversion.V1alpha3,
+		{"resourceHandle an object", v1Claim + `"status":{"allocation":{"resourceHandle":{}}}}`, api.V1alpha3,
 			`ResourceClaim ns/c is malformed: status.allocation.resourceHandle must be a string, not an object`},
-		{"v1alpha3 result a string", v3Claim + `"status":{"allocation":{"devices":{"results":["gpu-0"]}}}}`, conversion.V1alpha2,
+		{"v1alpha3 result a string", v3Claim + `"status":{"allocation":{"devices":{"results":["gpu-0"]}}}}`, api.V1alpha2,
 			`ResourceClaim ns/c is malformed: status.allocation.devices.results[0] must be an object, not a string`},
-		{"v1alpha3 count a string", v3Claim + `"spec":{"devices":{"requests":[{"name":"r","count":"2"}]}}}`, conversion.V1alpha2,
+		{"v1alpha3 count a string", v3Claim + `"spec":{"devices":{"requests":[{"name":"r","count":"2"}]}}}`, api.V1alpha2,
 			`ResourceClaim ns/c is malformed: spec.devices.requests[0].count must be a number, not a string`},
-		{"v1alpha3 count beyond a float64, read by YAML as a string", v3Claim + `"spec":{"devices":{"requests":[{"name":"r","count":"1e400"}]}}}`, conversion.V1alpha2,
+		{"v1alpha3 count beyond a float64, read by YAML as a string", v3Claim + `"spec":{"devices":{"requests":[{"name":"r","count":"1e400"}]}}}`, api.V1alpha2,
 			`ResourceClaim ns/c is malformed: spec.devices.requests[0].count must be a number, not a string ("1e400" is beyond a float64's range, so YAML reads it as a string; in JSON input it is a number)`},
-		{"v1alpha3 count negative beyond a float64, read by YAML as a string", v3Claim + `"spec":{"devices":{"requests":[{"name":"r","count":"-1e400"}]}}}`, conversion.V1alpha2,
+		{"v1alpha3 count negative beyond a float64, read by YAML as a string", v3Claim + `"spec":{"devices":{"requests":[{"name":"r","count":"-1e400"}]}}}`, api.V1alpha2,
 			`ResourceClaim ns/c is malformed: spec.devices.requests[0].count must be a number, not a string ("-1e400" is beyond a float64's range, so YAML reads it as a string; in JSON input it is a number)`},
 		// No hint for a string that is no JSON number beyond a float64's
 		// range: empty, or out of range to ParseFloat but not JSON (a
 		// leading zero).
-		{"v1alpha3 count an empty string", v3Claim + `"spec":{"devices":{"requests":[{"name":"r","count":""}]}}}`, conversion.V1alpha2,
+		{"v1alpha3 count an empty string", v3Claim + `"spec":{"devices":{"requests":[{"name":"r","count":""}]}}}`, api.V1alpha2,
 			`ResourceClaim ns/c is malformed: spec.devices.requests[0].count must be a number, not a string`},
-		{"v1alpha3 count beyond a float64 but no JSON number", v3Claim + `"spec":{"devices":{"requests":[{"name":"r","count":"01e400"}]}}}`, conversion.V1alpha2,
+		{"v1alpha3 count beyond a float64 but no JSON number", v3Claim + `"spec":{"devices":{"requests":[{"name":"r","count":"01e400"}]}}}`, api.V1alpha2,
 			`ResourceClaim ns/c is malformed: spec.devices.requests[0].count must be a number, not a string`},
-		{"v1alpha3 count a numeric string in range", v3Claim + `"spec":{"devices":{"requests":[{"name":"r","count":"1e300"}]}}}`, conversion.V1alpha2,
+		{"v1alpha3 count a numeric string in range", v3Claim + `"spec":{"devices":{"requests":[{"name":"r","count":"1e300"}]}}}`, api.V1alpha2,
 			`ResourceClaim ns/c is malformed: spec.devices.requests[0].count must be a number, not a string`},
-		{"template spec.spec an array", v2Template + `"spec":{"spec":[]}}`, conversion.V1alpha3,
+		{"template spec.spec an array", v2Template + `"spec":{"spec":[]}}`, api.V1alpha3,
 			`ResourceClaimTemplate ns/t is malformed: spec.spec must be an object, not an array`},
-		{"annotation value not a string", `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","annotations":{"a":1}}}`, conversion.V1alpha3,
+		{"annotation value not a string", `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","annotations":{"a":1}}}`, api.V1alpha3,
 			`ResourceClaim c is malformed: metadata.annotations[a] must be a string, not a number`},
-		{"list items an object", `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaimList","items":{}}`, conversion.V1alpha3,
+		{"list items an object", `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaimList","items":{}}`, api.V1alpha3,
 			`ResourceClaimList (unnamed) is malformed: items must be an array, not an object`},
-		{"list item not an object", `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaimList","items":[{"metadata":{"name":"a"}},"x"]}`, conversion.V1alpha3,
+		{"list item not an object", `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaimList","items":[{"metadata":{"name":"a"}},"x"]}`, api.V1alpha3,
 			`ResourceClaim (unnamed) is malformed: items[1] must be an object, not a string`},
-		{"list item status a number", `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaimList","items":[{"metadata":{"name":"a"},"status":1}]}`, conversion.V1alpha1,
+		{"list item status a number", `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaimList","items":[{"metadata":{"name":"a"},"status":1}]}`, api.V1alpha1,
 			`ResourceClaim a is malformed: items[0].status must be an object, not a number`},
 		// A typed list's items are converted from its apiVersion and kind:
 		// one naming others would be read as the list's version, its
 		// fields unknown there, not converted.
-		{"list item of another kind", `{"apiVersion":"resource.claimbridge.dev/v1alpha1","kind":"ResourceClaimList","items":[{"apiVersion":"resource.claimbridge.dev/v1alpha1","kind":"ResourceClaimTemplate","metadata":{"name":"t","namespace":"ns"},"spec":{"spec":{"resourceClassName":"g"}}}]}`, conversion.V1alpha3,
+		{"list item of another kind", `{"apiVersion":"resource.claimbridge.dev/v1alpha1","kind":"ResourceClaimList","items":[{"apiVersion":"resource.claimbridge.dev/v1alpha1","kind":"ResourceClaimTemplate","metadata":{"name":"t","namespace":"ns"},"spec":{"spec":{"resourceClassName":"g"}}}]}`, api.V1alpha3,
 			`ResourceClaimTemplate ns/t is malformed: items[0].kind must be a ResourceClaim, not a ResourceClaimTemplate (` + itemHint + `)`},
-		{"list item of another version", `{"apiVersion":"resource.claimbridge.dev/v1alpha1","kind":"ResourceClaimList","items":[{"metadata":{"name":"a"},"spec":{"resourceClassName":"g"}},{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},"spec":{}}]}`, conversion.V1alpha2,
+		{"list item of another version", `{"apiVersion":"resource.claimbridge.dev/v1alpha1","kind":"ResourceClaimList","items":[{"metadata":{"name":"a"},"spec":{"resourceClassName":"g"}},{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},"spec":{}}]}`, api.V1alpha2,
 			`ResourceClaim ns/c is malformed: items[1].apiVersion must be a resource.claimbridge.dev/v1alpha1, not a resource.claimbridge.dev/v1alpha3 (` + itemHint + `)`},
 	} {
 		t.Run(c.name, func(t *testing.T) { checkMalformed(t, c.in, c.to, c.want) })
@@ -97,7 +98,7 @@ func TestValidPartialObjectsConvert(t *testing.T) {
 		`{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaimList","items":[]}`,
 		`{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaimList"}`,
 	} {
-		for _, to := range conversion.Versions {
+		for _, to := range api.ServedVersions {
 			tblCheckRoundTrip(t, in, to)
 		}
 	}
@@ -136,7 +137,7 @@ func TestWrongTypeAnywhere(t *testing.T) {
 			for _, r := range replacements {
 				obj := goldenReadTree(t, g.path)
 				setAt(obj, p, r)
-				for _, to := range conversion.Versions {
+				for _, to := range api.ServedVersions {
 					out, _, err := conversion.ConvertWithWarnings(obj, to)
 					var me *conversion.MalformedError
 					switch {
@@ -243,7 +244,7 @@ func TestCheckShape(t *testing.T) {
 			if got != c.want {
 				t.Errorf("CheckShape = %q, want %q", got, c.want)
 			}
-			if _, convErr := conversion.Convert(in, conversion.V1alpha3); c.want != "" && (convErr == nil || convErr.Error() != c.want) {
+			if _, convErr := conversion.Convert(in, api.V1alpha3); c.want != "" && (convErr == nil || convErr.Error() != c.want) {
 				t.Errorf("Convert's error = %v, want CheckShape's", convErr)
 			}
 		})

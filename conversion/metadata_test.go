@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 )
 
@@ -17,8 +18,8 @@ import (
 // copies from its input.
 func TestConversionIgnoresMetadataButAnnotations(t *testing.T) {
 	n := roundTripIterations(t) / 5
-	for fi, from := range conversion.Versions {
-		for ti, to := range conversion.Versions {
+	for fi, from := range api.ServedVersions {
+		for ti, to := range api.ServedVersions {
 			t.Run(from+"-to-"+to, func(t *testing.T) {
 				t.Parallel()
 				f := newFiller(int64(5000 + 10*fi + ti))

@@ -60,8 +60,8 @@ spec:
 		name, in string
 		to       []string
 	}{
-		{"v1alpha3", v1alpha3, []string{conversion.V1beta1, conversion.V1beta2, conversion.V1}},
-		{"v1", v1, []string{conversion.V1alpha3, conversion.V1alpha2}},
+		{"v1alpha3", v1alpha3, []string{api.V1beta1, api.V1beta2, api.V1}},
+		{"v1", v1, []string{api.V1alpha3, api.V1alpha2}},
 	} {
 		var in map[string]interface{}
 		if err := yaml.Unmarshal([]byte(tc.in), &in); err != nil {
@@ -82,7 +82,7 @@ spec:
 						t.Errorf("the converted object carries %s: %s", field, body)
 					}
 				}
-				if to != conversion.V1alpha3 && to != conversion.V1alpha2 {
+				if to != api.V1alpha3 && to != api.V1alpha2 {
 					if err := decodeStrict(out, to); err != nil {
 						t.Errorf("strict decode into %s: %v", to, err)
 					}

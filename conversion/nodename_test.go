@@ -3,6 +3,7 @@ package conversion_test
 import (
 	"testing"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 )
 
@@ -35,7 +36,7 @@ func TestStructuredNodeNameFromNodeSelector(t *testing.T) {
 			in := tblDecode(t, v3Claim+`"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu","allocationMode":"ExactCount","count":1}]}},
 				"status":{"allocation":{"nodeSelector":`+c.selector+`,"devices":{
 					"results":[{"request":"request","driver":"d","pool":"pool-a","device":"gpu-0"}]}}}}`)
-			out, err := conversion.Convert(in, conversion.V1alpha2)
+			out, err := conversion.Convert(in, api.V1alpha2)
 			if err != nil {
 				t.Fatal(err)
 			}

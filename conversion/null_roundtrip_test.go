@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 )
 
@@ -23,31 +24,31 @@ func TestNullSectionsRoundTrip(t *testing.T) {
 	cases := []struct {
 		name, kind, sections string
 	}{
-		{"claim-spec-null", conversion.KindClaim, `"spec":null,"status":` + reserved},
-		{"claim-spec-null-status-absent", conversion.KindClaim, `"spec":null`},
-		{"claim-status-null", conversion.KindClaim, `"spec":{},"status":null`},
-		{"claim-status-null-spec-absent", conversion.KindClaim, `"status":null`},
-		{"claim-both-null", conversion.KindClaim, `"spec":null,"status":null`},
-		{"claim-spec-absent", conversion.KindClaim, `"status":` + reserved},
-		{"claim-status-absent", conversion.KindClaim, `"spec":{}`},
-		{"claim-both-absent", conversion.KindClaim, ``},
-		{"claim-both-empty", conversion.KindClaim, `"spec":{},"status":{}`},
-		{"template-spec-spec-null", conversion.KindTemplate, `"spec":{"spec":null}`},
-		{"template-spec-spec-null-with-metadata", conversion.KindTemplate, `"spec":{"metadata":{"labels":{"a":"b"}},"spec":null}`},
-		{"template-spec-null", conversion.KindTemplate, `"spec":null`},
-		{"template-spec-absent", conversion.KindTemplate, ``},
-		{"template-spec-spec-absent", conversion.KindTemplate, `"spec":{"metadata":{}}`},
-		{"template-spec-spec-empty", conversion.KindTemplate, `"spec":{"spec":{}}`},
+		{"claim-spec-null", api.KindClaim, `"spec":null,"status":` + reserved},
+		{"claim-spec-null-status-absent", api.KindClaim, `"spec":null`},
+		{"claim-status-null", api.KindClaim, `"spec":{},"status":null`},
+		{"claim-status-null-spec-absent", api.KindClaim, `"status":null`},
+		{"claim-both-null", api.KindClaim, `"spec":null,"status":null`},
+		{"claim-spec-absent", api.KindClaim, `"status":` + reserved},
+		{"claim-status-absent", api.KindClaim, `"spec":{}`},
+		{"claim-both-absent", api.KindClaim, ``},
+		{"claim-both-empty", api.KindClaim, `"spec":{},"status":{}`},
+		{"template-spec-spec-null", api.KindTemplate, `"spec":{"spec":null}`},
+		{"template-spec-spec-null-with-metadata", api.KindTemplate, `"spec":{"metadata":{"labels":{"a":"b"}},"spec":null}`},
+		{"template-spec-null", api.KindTemplate, `"spec":null`},
+		{"template-spec-absent", api.KindTemplate, ``},
+		{"template-spec-spec-absent", api.KindTemplate, `"spec":{"metadata":{}}`},
+		{"template-spec-spec-empty", api.KindTemplate, `"spec":{"spec":{}}`},
 	}
-	for _, from := range conversion.ChainVersions {
-		for _, to := range conversion.ChainVersions {
+	for _, from := range api.ConversionVersions {
+		for _, to := range api.ConversionVersions {
 			if from == to {
 				continue
 			}
 			for _, tc := range cases {
 				t.Run(from+"-to-"+to+"/"+tc.name, func(t *testing.T) {
 					object := func(version string) string {
-						src := `{"apiVersion":"` + conversion.UpstreamGroup + "/" + version + `","kind":"` + tc.kind + `",` + name
+						src := `{"apiVersion":"` + api.UpstreamGroup + "/" + version + `","kind":"` + tc.kind + `",` + name
 						if tc.sections != "" {
 							src += "," + emptySpecIn(version, tc.sections)
 						}
@@ -88,7 +89,7 @@ func TestNullSectionsRoundTrip(t *testing.T) {
 // emptySpecIn returns sections with an empty claim spec as version has it:
 // with allocationMode WaitForFirstConsumer in v1alpha1 and v1alpha2.
 func emptySpecIn(version, sections string) string {
-	if version != conversion.V1alpha1 && version != conversion.V1alpha2 {
+	if version != api.V1alpha1 && version != api.V1alpha2 {
 		return sections
 	}
 	sections = strings.Replace(sections, `"spec":{"spec":{}}`, `"spec":{"spec":{"allocationMode":"WaitForFirstConsumer"}}`, 1)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 )
 
@@ -77,14 +78,14 @@ func TestRestoreDataOfOlderBuilds(t *testing.T) {
 					if again := goldenConvert(t, b, to); cmp.Diff(o, again) != "" {
 						t.Errorf("%s: object %d converted forward again is not the older output (-want +got):\n%s", how, i, cmp.Diff(o, again))
 					}
-					allowed := conversion.WithoutStepDefaults(withoutAnnotation(b, conversion.RestoreAnnotation(to)), from)
+					allowed := conversion.WithoutStepDefaults(withoutAnnotation(b, api.RestoreAnnotation(to)), from)
 					if cmp.Diff(w, allowed) != "" {
 						t.Errorf("%s: object %d is not the older build's input, other than in defaults (-want +got):\n%s", how, i, diff)
 					}
 				}
 			}
 			check(to+"→"+from, goldenConvert(t, out, from))
-			for _, via := range conversion.Versions {
+			for _, via := range api.ServedVersions {
 				if via != from && via != to {
 					check(to+"→"+via+"→"+from, goldenConvert(t, goldenConvert(t, out, via), from))
 				}
@@ -122,8 +123,8 @@ func withoutItems(obj map[string]interface{}) map[string]interface{} {
 func specPatched(obj map[string]interface{}) bool {
 	meta, _ := obj["metadata"].(map[string]interface{})
 	annotations, _ := meta["annotations"].(map[string]interface{})
-	for _, v := range conversion.Versions {
-		raw, _ := annotations[conversion.RestoreAnnotation(v)].(string)
+	for _, v := range api.ServedVersions {
+		raw, _ := annotations[api.RestoreAnnotation(v)].(string)
 		var restore struct {
 			Spec json.RawMessage `json:"spec"`
 		}
@@ -141,8 +142,8 @@ func withoutDefaultRemovals(t *testing.T, obj map[string]interface{}) map[string
 	t.Helper()
 	meta, _ := obj["metadata"].(map[string]interface{})
 	annotations, _ := meta["annotations"].(map[string]interface{})
-	for _, v := range conversion.Versions {
-		key := conversion.RestoreAnnotation(v)
+	for _, v := range api.ServedVersions {
+		key := api.RestoreAnnotation(v)
 		raw, ok := annotations[key].(string)
 		if !ok {
 			continue
@@ -221,7 +222,7 @@ func TestOlderBuildsDefaulted(t *testing.T) {
 			"metadata":{"name":"two-requests","namespace":"ml","annotations":{"claimbridge.dev/restore-v1alpha3":
 			"{\"spec\":{\"base\":\"d510d251cae58b10\",\"patch\":[{\"op\":\"replace\",\"path\":\"/spec/devices/requests\",\"value\":[{\"deviceClassName\":\"gpu.example.com\",\"name\":\"request\"},{\"deviceClassName\":\"nic.example.com\",\"name\":\"nic\"}]}]},\"created\":\"annotations\"}"}},
 			"spec":{"resourceClassName":"gpu.example.com"}}`,
-		to: conversion.V1alpha3,
+		to: api.V1alpha3,
 		want: `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim","metadata":{"name":"two-requests","namespace":"ml"},
 			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu.example.com","allocationMode":"ExactCount","count":1},
 				{"name":"nic","deviceClassName":"nic.example.com","allocationMode":"ExactCount","count":1}]}}}`,
@@ -231,7 +232,7 @@ func TestOlderBuildsDefaulted(t *testing.T) {
 			"metadata":{"name":"exact","namespace":"ml","annotations":{"claimbridge.dev/restore-v1alpha3":
 			"{\"spec\":{\"base\":\"d510d251cae58b10\",\"patch\":[{\"op\":\"add\",\"path\":\"/spec/devices/requests/0/allocationMode\",\"value\":\"ExactCount\"}]},\"created\":\"annotations\"}"}},
 			"spec":{"resourceClassName":"gpu.example.com"}}`,
-		to: conversion.V1alpha3,
+		to: api.V1alpha3,
 		want: `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim","metadata":{"name":"exact","namespace":"ml"},
 			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu.example.com","allocationMode":"ExactCount","count":1}]}}}`,
 	}, {
@@ -240,7 +241,7 @@ func TestOlderBuildsDefaulted(t *testing.T) {
 			"metadata":{"name":"per-pod-gpu","namespace":"ml","annotations":{"claimbridge.dev/restore-v1alpha2":
 			"{\"spec\":{\"base\":\"195fa09236c7c3b0\",\"patch\":[{\"op\":\"add\",\"path\":\"/spec/spec/parametersRef\",\"value\":{\"kind\":\"ConfigMap\",\"name\":\"gpu-parameters\"}}]},\"created\":\"annotations\"}"}},
 			"spec":{"metadata":{"labels":{"app":"trainer"}},"spec":{"devices":{"requests":[{"deviceClassName":"gpu.example.com","name":"request"}]}}}}`,
-		to: conversion.V1alpha2,
+		to: api.V1alpha2,
 		want: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaimTemplate","metadata":{"name":"per-pod-gpu","namespace":"ml"},
 			"spec":{"metadata":{"labels":{"app":"trainer"}},"spec":{"resourceClassName":"gpu.example.com","parametersRef":{"kind":"ConfigMap","name":"gpu-parameters"},"allocationMode":"WaitForFirstConsumer"}}}`,
 	}, {
@@ -249,7 +250,7 @@ func TestOlderBuildsDefaulted(t *testing.T) {
 			"metadata":{"name":"per-pod-gpu","namespace":"ml","annotations":{"claimbridge.dev/restore-v1alpha2":
 			"{\"spec\":{\"base\":\"195fa09236c7c3b0\",\"patch\":[{\"op\":\"add\",\"path\":\"/spec/spec/parametersRef\",\"value\":{\"kind\":\"ConfigMap\",\"name\":\"gpu-parameters\"}}]},\"created\":\"annotations\"}"}},
 			"spec":{"metadata":{"labels":{"app":"trainer"}},"spec":{"devices":{"requests":[{"deviceClassName":"gpu.example.com","name":"request","allocationMode":"ExactCount","count":1}]}}}}`,
-		to: conversion.V1alpha2,
+		to: api.V1alpha2,
 		want: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaimTemplate","metadata":{"name":"per-pod-gpu","namespace":"ml"},
 			"spec":{"metadata":{"labels":{"app":"trainer"}},"spec":{"resourceClassName":"gpu.example.com","parametersRef":{"kind":"ConfigMap","name":"gpu-parameters"},"allocationMode":"WaitForFirstConsumer"}}}`,
 	}, {
@@ -258,7 +259,7 @@ func TestOlderBuildsDefaulted(t *testing.T) {
 			"metadata":{"name":"per-pod-gpu","namespace":"ml","annotations":{"claimbridge.dev/restore-v1alpha2":
 			"{\"spec\":{\"base\":\"195fa09236c7c3b0\",\"patch\":[{\"op\":\"add\",\"path\":\"/spec/spec/parametersRef\",\"value\":{\"kind\":\"ConfigMap\",\"name\":\"gpu-parameters\"}}]},\"created\":\"annotations\"}"}},
 			"spec":{"metadata":{"labels":{"app":"trainer"}},"spec":{"devices":{"requests":[{"deviceClassName":"gpu.example.com","name":"request"},{"deviceClassName":"nic.example.com","name":"nic"}]}}}}`,
-		to: conversion.V1alpha2,
+		to: api.V1alpha2,
 		// The restore data of v1alpha3 keeps the second request as it was.
 		want: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaimTemplate",
 			"metadata":{"name":"per-pod-gpu","namespace":"ml","annotations":{"claimbridge.dev/restore-v1alpha3":
@@ -270,7 +271,7 @@ func TestOlderBuildsDefaulted(t *testing.T) {
 			"metadata":{"name":"two-requests","namespace":"ml","annotations":{"claimbridge.dev/restore-v1alpha3":
 			"{\"spec\":{\"base\":\"d510d251cae58b10\",\"patch\":[{\"op\":\"replace\",\"path\":\"/spec/devices/requests\",\"value\":[{\"deviceClassName\":\"gpu.example.com\",\"name\":\"request\"},{\"deviceClassName\":\"nic.example.com\",\"name\":\"nic\"}]}]},\"created\":\"annotations\"}"}},
 			"spec":{"resourceClassName":"gpu.example.com","allocationMode":"WaitForFirstConsumer"}}`,
-		to: conversion.V1alpha3,
+		to: api.V1alpha3,
 		want: `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim","metadata":{"name":"two-requests","namespace":"ml"},
 			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu.example.com","allocationMode":"ExactCount","count":1},
 				{"name":"nic","deviceClassName":"nic.example.com","allocationMode":"ExactCount","count":1}]}}}`,
@@ -280,7 +281,7 @@ func TestOlderBuildsDefaulted(t *testing.T) {
 			"metadata":{"name":"per-pod-gpu","namespace":"ml","annotations":{"claimbridge.dev/restore-v1alpha2":
 			"{\"spec\":{\"base\":\"195fa09236c7c3b0\",\"patch\":[{\"op\":\"add\",\"path\":\"/spec/spec/parametersRef\",\"value\":{\"kind\":\"ConfigMap\",\"name\":\"gpu-parameters\"}}]},\"created\":\"annotations\"}"}},
 			"spec":{"metadata":{"labels":{"app":"trainer"}},"spec":{"devices":{"requests":[{"deviceClassName":"gpu.example.com","name":"request","allocationMode":"All"}]}}}}`,
-		to: conversion.V1alpha2,
+		to: api.V1alpha2,
 		// The restore data of v1alpha3 keeps the request for all devices.
 		want: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaimTemplate",
 			"metadata":{"name":"per-pod-gpu","namespace":"ml","annotations":{"claimbridge.dev/restore-v1alpha3":
@@ -292,7 +293,7 @@ func TestOlderBuildsDefaulted(t *testing.T) {
 			"metadata":{"name":"per-pod-gpu","namespace":"ml","annotations":{"claimbridge.dev/restore-v1alpha1":
 			"{\"spec\":{\"base\":\"195fa09236c7c3b0\",\"patch\":[{\"op\":\"add\",\"path\":\"/spec/spec/note\",\"value\":\"kept\"}]},\"created\":\"annotations\"}"}},
 			"spec":{"metadata":{"labels":{"app":"trainer"}},"spec":{"devices":{"requests":[{"deviceClassName":"gpu.example.com","name":"request","allocationMode":"ExactCount","count":1}]}}}}`,
-		to: conversion.V1alpha1,
+		to: api.V1alpha1,
 		want: `{"apiVersion":"resource.k8s.io/v1alpha1","kind":"ResourceClaimTemplate","metadata":{"name":"per-pod-gpu","namespace":"ml"},
 			"spec":{"metadata":{"labels":{"app":"trainer"}},"spec":{"resourceClassName":"gpu.example.com","note":"kept","allocationMode":"WaitForFirstConsumer"}}}`,
 	}} {
@@ -321,7 +322,7 @@ func TestOwnRestoreDataKeepsRemovedDefaults(t *testing.T) {
 		name: "v1alpha3 request without its defaults, shown through v1alpha2",
 		in: `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},
 			"spec":{"resourceClassName":"x","allocationMode":"WaitForFirstConsumer","parametersRef":{"kind":"K","name":"p"}}}`,
-		via: conversion.V1alpha3,
+		via: api.V1alpha3,
 		edit: func(obj map[string]interface{}) {
 			req := obj["spec"].(map[string]interface{})["devices"].(map[string]interface{})["requests"].([]interface{})[0].(map[string]interface{})
 			delete(req, "allocationMode")
@@ -331,7 +332,7 @@ func TestOwnRestoreDataKeepsRemovedDefaults(t *testing.T) {
 		name: "v1alpha2 view without its mode, converted to v1alpha3",
 		in: `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},
 			"spec":{"devices":{"requests":[{"name":"gpu","deviceClassName":"x","allocationMode":"ExactCount","count":1}]}}}`,
-		via:  conversion.V1alpha2,
+		via:  api.V1alpha2,
 		edit: func(obj map[string]interface{}) { delete(obj["spec"].(map[string]interface{}), "allocationMode") },
 	}} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -22,13 +22,13 @@ import (
 // spec and status by the next write through v1alpha2.
 func TestOwnRestoreAnnotationIsNotCarried(t *testing.T) {
 	claims := map[string]string{
-		conversion.V1alpha1: `{"apiVersion":"resource.claimbridge.dev/v1alpha1","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns","annotations":{"team":"a"}},
+		api.V1alpha1: `{"apiVersion":"resource.claimbridge.dev/v1alpha1","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns","annotations":{"team":"a"}},
 			"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"},
 			"status":{"driverName":"gpu.example.com","allocation":{"resourceHandle":"h","shareable":true}}}`,
-		conversion.V1alpha2: `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns","annotations":{"team":"a"}},
+		api.V1alpha2: `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns","annotations":{"team":"a"}},
 			"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"},
 			"status":{"driverName":"gpu.example.com","allocation":{"resourceHandles":[{"driverName":"gpu.example.com","data":"h"}],"shareable":true}}}`,
-		conversion.V1alpha3: `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns","annotations":{"team":"a"}},
+		api.V1alpha3: `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns","annotations":{"team":"a"}},
 			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu","allocationMode":"ExactCount","count":1}]}},
 			"status":{"allocation":{"controller":"gpu.example.com","devices":{"results":[{"request":"request","driver":"gpu.example.com","pool":"gpu.example.com","device":"handle-0"}]}}}}`,
 	}
@@ -39,12 +39,12 @@ func TestOwnRestoreAnnotationIsNotCarried(t *testing.T) {
 		obj      string
 		from, to string
 	}{
-		{"v1alpha1 claim via v1alpha2", claims[conversion.V1alpha1], conversion.V1alpha1, conversion.V1alpha2},
-		{"v1alpha2 claim via v1alpha1", claims[conversion.V1alpha2], conversion.V1alpha2, conversion.V1alpha1},
-		{"v1alpha2 claim via v1alpha3", claims[conversion.V1alpha2], conversion.V1alpha2, conversion.V1alpha3},
-		{"v1alpha3 claim via v1alpha2", claims[conversion.V1alpha3], conversion.V1alpha3, conversion.V1alpha2},
-		{"v1alpha2 template via v1alpha3", template, conversion.V1alpha2, conversion.V1alpha3},
-		{"v1alpha2 claim via v1alpha3, the annotation alone", strings.Replace(claims[conversion.V1alpha2], `{"team":"a"}`, `{}`, 1), conversion.V1alpha2, conversion.V1alpha3},
+		{"v1alpha1 claim via v1alpha2", claims[api.V1alpha1], api.V1alpha1, api.V1alpha2},
+		{"v1alpha2 claim via v1alpha1", claims[api.V1alpha2], api.V1alpha2, api.V1alpha1},
+		{"v1alpha2 claim via v1alpha3", claims[api.V1alpha2], api.V1alpha2, api.V1alpha3},
+		{"v1alpha3 claim via v1alpha2", claims[api.V1alpha3], api.V1alpha3, api.V1alpha2},
+		{"v1alpha2 template via v1alpha3", template, api.V1alpha2, api.V1alpha3},
+		{"v1alpha2 claim via v1alpha3, the annotation alone", strings.Replace(claims[api.V1alpha2], `{"team":"a"}`, `{}`, 1), api.V1alpha2, api.V1alpha3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			// The forged annotation is a genuine restore-<from> annotation,
@@ -61,19 +61,19 @@ func TestOwnRestoreAnnotationIsNotCarried(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			forged := converted["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})[conversion.RestoreAnnotation(tc.from)]
+			forged := converted["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})[api.RestoreAnnotation(tc.from)]
 			if forged == nil {
-				t.Fatalf("converting the variant to %s wrote no %s annotation: the test no longer tests what it says", tc.to, conversion.RestoreAnnotation(tc.from))
+				t.Fatalf("converting the variant to %s wrote no %s annotation: the test no longer tests what it says", tc.to, api.RestoreAnnotation(tc.from))
 			}
 
 			in := tblDecode(t, tc.obj)
-			in["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})[conversion.RestoreAnnotation(tc.from)] = forged
+			in["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})[api.RestoreAnnotation(tc.from)] = forged
 			there, err := conversion.Convert(in, tc.to)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := there["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})[conversion.RestoreAnnotation(tc.from)]; got != nil {
-				t.Errorf("the %s form carries the client's %s annotation: %v", tc.to, conversion.RestoreAnnotation(tc.from), got)
+			if got := there["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})[api.RestoreAnnotation(tc.from)]; got != nil {
+				t.Errorf("the %s form carries the client's %s annotation: %v", tc.to, api.RestoreAnnotation(tc.from), got)
 			}
 			back, err := conversion.Convert(there, tc.from)
 			if err != nil {
@@ -97,22 +97,22 @@ func TestRestoreOperationsStayInTheirSection(t *testing.T) {
 		"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu","allocationMode":"ExactCount","count":1}]}}}`)
 	// A genuine restore-v1alpha2 annotation for this spec: that of its
 	// v1alpha2 view with an unknown spec field added.
-	v2, err := conversion.Convert(in, conversion.V1alpha2)
+	v2, err := conversion.Convert(in, api.V1alpha2)
 	if err != nil {
 		t.Fatal(err)
 	}
 	v2["spec"].(map[string]interface{})["unknown"] = true
-	back, err := conversion.Convert(v2, conversion.V1alpha3)
+	back, err := conversion.Convert(v2, api.V1alpha3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := tblDecode(t, back["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})[conversion.RestoreAnnotation(conversion.V1alpha2)].(string))
+	r := tblDecode(t, back["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})[api.RestoreAnnotation(api.V1alpha2)].(string))
 	spec := r["spec"].(map[string]interface{})
 	spec["patch"] = append(spec["patch"].([]interface{}), map[string]interface{}{"op": "add", "path": "/status",
 		"value": map[string]interface{}{"driverName": "evil.example.com", "allocation": map[string]interface{}{"shareable": true}}})
-	in["metadata"].(map[string]interface{})["annotations"] = map[string]interface{}{conversion.RestoreAnnotation(conversion.V1alpha2): tblJSON(t, r)}
+	in["metadata"].(map[string]interface{})["annotations"] = map[string]interface{}{api.RestoreAnnotation(api.V1alpha2): tblJSON(t, r)}
 
-	got, err := conversion.Convert(in, conversion.V1alpha2)
+	got, err := conversion.Convert(in, api.V1alpha2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestRestoreOperationsStayInTheirSection(t *testing.T) {
 func TestRestorePatchesOnlyAsDiffWritesThem(t *testing.T) {
 	in := tblDecode(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},
 		"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu","allocationMode":"ExactCount","count":1}]}}}`)
-	mapped, err := conversion.Convert(in, conversion.V1alpha2)
+	mapped, err := conversion.Convert(in, api.V1alpha2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,11 +143,11 @@ func TestRestorePatchesOnlyAsDiffWritesThem(t *testing.T) {
 	// unknown spec field, stored.
 	v2 := api.DeepCopyJSON(mapped)
 	v2["spec"].(map[string]interface{})["unknown"] = true
-	back, err := conversion.Convert(v2, conversion.V1alpha3)
+	back, err := conversion.Convert(v2, api.V1alpha3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	genuine := back["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})[conversion.RestoreAnnotation(conversion.V1alpha2)].(string)
+	genuine := back["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})[api.RestoreAnnotation(api.V1alpha2)].(string)
 	for name, op := range map[string]map[string]interface{}{
 		"test":                  {"op": "test", "path": "/spec/resourceClassName", "value": "zzz"},
 		"move":                  {"op": "move", "from": "/spec/unknown", "path": "/spec/resourceClassName"},
@@ -169,8 +169,8 @@ func TestRestorePatchesOnlyAsDiffWritesThem(t *testing.T) {
 			spec := r["spec"].(map[string]interface{})
 			spec["patch"] = append(spec["patch"].([]interface{}), op)
 			obj := api.DeepCopyJSON(back)
-			obj["metadata"].(map[string]interface{})["annotations"] = map[string]interface{}{conversion.RestoreAnnotation(conversion.V1alpha2): tblJSON(t, r)}
-			got, err := conversion.Convert(obj, conversion.V1alpha2)
+			obj["metadata"].(map[string]interface{})["annotations"] = map[string]interface{}{api.RestoreAnnotation(api.V1alpha2): tblJSON(t, r)}
+			got, err := conversion.Convert(obj, api.V1alpha2)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -180,7 +180,7 @@ func TestRestorePatchesOnlyAsDiffWritesThem(t *testing.T) {
 		})
 	}
 	// The genuine annotation alone applies.
-	got, err := conversion.Convert(back, conversion.V1alpha2)
+	got, err := conversion.Convert(back, api.V1alpha2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +198,7 @@ func TestForgedRestoreMakesNoStepPanic(t *testing.T) {
 		"claimbridge.dev/restore-v1beta1":"{\"spec\":{\"base\":\"c3cf6708b9357d43\",\"patch\":[{\"op\":\"add\",\"path\":\"/spec/spec/devices\",\"value\":{\"requests\":[{\"allocationMode\":\"ExactCount\",\"count\":1,\"deviceClassName\":\"gpu\",\"name\":\"r\"}]}}]}}",
 		"claimbridge.dev/restore-v1beta2":"{\"spec\":{\"base\":\"c3cf6708b9357d43\",\"patch\":[{\"op\":\"replace\",\"path\":\"/spec/spec\",\"value\":5}]}}"},
 		"name":"t","namespace":"ns"},"spec":{"spec":null}}`)
-	for _, to := range []string{conversion.V1beta1, conversion.V1alpha3, conversion.V1alpha1} {
+	for _, to := range []string{api.V1beta1, api.V1alpha3, api.V1alpha1} {
 		got, err := conversion.Convert(api.DeepCopyJSON(in), to)
 		if err != nil {
 			t.Fatalf("to %s: %v", to, err)
@@ -217,14 +217,14 @@ func TestForgedRestoreMakesNoStepPanic(t *testing.T) {
 func TestDroppedRestoreDataIsReported(t *testing.T) {
 	in := tblDecode(t, `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},
 		"spec":{"controller":"dra.example.com","devices":{"requests":[{"name":"r","deviceClassName":"gpu"}]}}}`)
-	v1, err := conversion.Convert(in, conversion.V1)
+	v1, err := conversion.Convert(in, api.V1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	exactly := v1["spec"].(map[string]interface{})["devices"].(map[string]interface{})["requests"].([]interface{})[0].(map[string]interface{})["exactly"].(map[string]interface{})
 	exactly["deviceClassName"] = "other"
 	const path = "metadata.annotations[claimbridge.dev/restore-v1alpha3].spec"
-	got, ws, err := conversion.ConvertWithWarnings(v1, conversion.V1alpha3)
+	got, ws, err := conversion.ConvertWithWarnings(v1, api.V1alpha3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +240,7 @@ func TestDroppedRestoreDataIsReported(t *testing.T) {
 	if len(found) != 1 || !strings.Contains(found[0], "was made for another spec") || !strings.HasSuffix(found[0], "not restored: spec.controller") {
 		t.Errorf("warnings at %s: %q; all: %v", path, found, ws)
 	}
-	if losses, err := conversion.Losses(v1, conversion.V1alpha3); err != nil {
+	if losses, err := conversion.Losses(v1, api.V1alpha3); err != nil {
 		t.Fatal(err)
 	} else {
 		for _, w := range losses {
@@ -252,8 +252,8 @@ func TestDroppedRestoreDataIsReported(t *testing.T) {
 
 	// A patch not as conversion writes it.
 	ann := v1["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})
-	ann[conversion.RestoreAnnotation(conversion.V1alpha3)] = `{"spec":{"base":"x","patch":[{"op":"add","path":"/spec/controller","value":5}]}}`
-	if _, ws, err = conversion.ConvertWithWarnings(v1, conversion.V1alpha3); err != nil {
+	ann[api.RestoreAnnotation(api.V1alpha3)] = `{"spec":{"base":"x","patch":[{"op":"add","path":"/spec/controller","value":5}]}}`
+	if _, ws, err = conversion.ConvertWithWarnings(v1, api.V1alpha3); err != nil {
 		t.Fatal(err)
 	}
 	found = nil
@@ -271,12 +271,12 @@ func TestDroppedRestoreDataIsReported(t *testing.T) {
 	// has (here a 1.26 classic allocation, cleared through v1alpha3).
 	v1a1 := tblDecode(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha1","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},
 		"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"},"status":{"driverName":"d","allocation":{"resourceHandle":"h","shareable":false}}}`)
-	v3, err := conversion.Convert(v1a1, conversion.V1alpha3)
+	v3, err := conversion.Convert(v1a1, api.V1alpha3)
 	if err != nil {
 		t.Fatal(err)
 	}
 	v3["status"] = map[string]interface{}{}
-	if _, ws, err = conversion.ConvertWithWarnings(v3, conversion.V1alpha1); err != nil {
+	if _, ws, err = conversion.ConvertWithWarnings(v3, api.V1alpha1); err != nil {
 		t.Fatal(err)
 	}
 	for _, w := range ws {
@@ -324,7 +324,7 @@ func TestRestoreSurvivesGAStoredDefaults(t *testing.T) {
 			in := tblDecode(t, `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},
 				"spec":{"controller":"dra.example.com","devices":{"requests":`+tc.requests+`}},
 				"status":{"allocation":{"controller":"dra.example.com","nodeSelector":{"nodeSelectorTerms":[{"matchFields":[{"key":"metadata.name","operator":"In","values":["n1"]}]}]}},"deallocationRequested":true}}`)
-			v1, err := conversion.Convert(api.DeepCopyJSON(in), conversion.V1)
+			v1, err := conversion.Convert(api.DeepCopyJSON(in), api.V1)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -339,7 +339,7 @@ func TestRestoreSurvivesGAStoredDefaults(t *testing.T) {
 			}
 			v1["status"].(map[string]interface{})["allocation"].(map[string]interface{})["devices"] = map[string]interface{}{}
 			stored := api.DeepCopyJSON(v1)
-			back, ws, err := conversion.ConvertWithWarnings(v1, conversion.V1alpha3)
+			back, ws, err := conversion.ConvertWithWarnings(v1, api.V1alpha3)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -353,7 +353,7 @@ func TestRestoreSurvivesGAStoredDefaults(t *testing.T) {
 					t.Errorf("restore data reported as not applied: %v", w)
 				}
 			}
-			again, err := conversion.Convert(back, conversion.V1)
+			again, err := conversion.Convert(back, api.V1)
 			if err != nil {
 				t.Fatal(err)
 			}

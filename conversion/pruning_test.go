@@ -11,6 +11,7 @@ import (
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	"sigs.k8s.io/yaml"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 )
 
@@ -56,13 +57,13 @@ func crdSchemas(t *testing.T) map[string]*structuralschema.Structural {
 func TestPruningKeepsFuzzedObjects(t *testing.T) {
 	schemas := crdSchemas(t)
 	n := roundTripIterations(t) / 10
-	for vi, version := range conversion.Versions {
+	for vi, version := range api.ServedVersions {
 		t.Run(version, func(t *testing.T) {
 			f := newFiller(int64(5000 + vi))
 			for i := 0; i < n; i++ {
 				obj := randomObject(t, f, version, i%2 == 1)
 				objects := []map[string]interface{}{obj}
-				for _, to := range conversion.Versions {
+				for _, to := range api.ServedVersions {
 					if to != version {
 						converted, err := conversion.Convert(obj, to)
 						if err != nil {

@@ -8,14 +8,6 @@ import (
 	"github.com/claimbridge/claimbridge/api"
 )
 
-// AnnotationPrefix starts the key of every annotation claimbridge writes.
-const AnnotationPrefix = api.AnnotationPrefix
-
-// RestoreAnnotation returns the key of the annotation that keeps what the
-// object's current version cannot hold of version:
-// claimbridge.dev/restore-<version>.
-func RestoreAnnotation(version string) string { return api.RestoreAnnotation(version) }
-
 // TotalAnnotationSizeLimitB is the apiserver's limit on the total size of an
 // object's annotations.
 const TotalAnnotationSizeLimitB = 256 * 1024
@@ -82,11 +74,11 @@ func (r *restore) section(name string) **sectionPatch {
 func popRestore(obj map[string]interface{}, version string) *restore {
 	meta := asMap(obj["metadata"])
 	ann := asMap(meta["annotations"])
-	raw, ok := ann[RestoreAnnotation(version)]
+	raw, ok := ann[api.RestoreAnnotation(version)]
 	if !ok {
 		return nil
 	}
-	delete(ann, RestoreAnnotation(version))
+	delete(ann, api.RestoreAnnotation(version))
 	r := parseRestore(raw)
 	if r == nil {
 		r = &restore{}
@@ -120,7 +112,7 @@ func popRestore(obj map[string]interface{}, version string) *restore {
 func dropRestore(obj map[string]interface{}, version string) {
 	ann, ok := asMap(obj["metadata"])["annotations"].(map[string]interface{})
 	if ok {
-		delete(ann, RestoreAnnotation(version))
+		delete(ann, api.RestoreAnnotation(version))
 	}
 }
 
@@ -130,7 +122,7 @@ func pushRestore(obj map[string]interface{}, version string, r *restore) error {
 	meta, ok := rawMeta.(map[string]interface{})
 	switch {
 	case present && rawMeta != nil && !ok:
-		return fmt.Errorf("metadata is not an object, so annotation %s cannot be added", RestoreAnnotation(version))
+		return fmt.Errorf("metadata is not an object, so annotation %s cannot be added", api.RestoreAnnotation(version))
 	case !ok:
 		meta = map[string]interface{}{}
 		obj["metadata"] = meta
@@ -143,7 +135,7 @@ func pushRestore(obj map[string]interface{}, version string, r *restore) error {
 	ann, ok := rawAnn.(map[string]interface{})
 	switch {
 	case present && rawAnn != nil && !ok:
-		return fmt.Errorf("metadata.annotations is not an object, so annotation %s cannot be added", RestoreAnnotation(version))
+		return fmt.Errorf("metadata.annotations is not an object, so annotation %s cannot be added", api.RestoreAnnotation(version))
 	case !ok:
 		ann = map[string]interface{}{}
 		meta["annotations"] = ann
@@ -158,19 +150,19 @@ func pushRestore(obj map[string]interface{}, version string, r *restore) error {
 	defer fingerprintBuffers.Put(bp)
 	data, err := r.appendJSON((*bp)[:0])
 	if err != nil {
-		return fmt.Errorf("encoding %s: %w", RestoreAnnotation(version), err)
+		return fmt.Errorf("encoding %s: %w", api.RestoreAnnotation(version), err)
 	}
 	if cap(data) <= 1<<20 { // keep no buffer a huge annotation grew
 		*bp = data[:0]
 	}
-	ann[RestoreAnnotation(version)] = string(data)
+	ann[api.RestoreAnnotation(version)] = string(data)
 	total := 0
 	for k, v := range ann {
 		total += len(k) + len(asString(v))
 	}
 	if total > TotalAnnotationSizeLimitB {
 		return fmt.Errorf("annotation %s needs %d bytes, and the annotations would total %d bytes, above the limit of %d bytes",
-			RestoreAnnotation(version), len(data), total, TotalAnnotationSizeLimitB)
+			api.RestoreAnnotation(version), len(data), total, TotalAnnotationSizeLimitB)
 	}
 	return nil
 }
@@ -211,7 +203,7 @@ func (sp *sectionPatch) wire() *sectionJSON {
 // there is none or it does not decode.
 func decodeRestore(obj map[string]interface{}, version string) *restore {
 	ann := asMap(asMap(obj["metadata"])["annotations"])
-	raw, ok := ann[RestoreAnnotation(version)]
+	raw, ok := ann[api.RestoreAnnotation(version)]
 	if !ok {
 		return nil
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // applySection applies the patch of section name to root, as the step
@@ -31,7 +33,7 @@ func (r *restore) applySection(name string, root map[string]interface{}, kind, f
 		switch {
 		case changed && matchesBase(name, without, ok, sp.Base):
 			root[name], older = without, true
-		case from == V1beta1 && to == V1alpha3:
+		case from == api.V1beta1 && to == api.V1alpha3:
 			// A 1.32+ apiserver may have added defaults when storing it.
 			without, found := withoutGAStoredDefaults(name, cur, kind, func(s interface{}) bool { return matchesBase(name, s, ok, sp.Base) })
 			if !found {
@@ -81,7 +83,7 @@ func (r *restore) reportDropped(name, version, why string, losses *[]loss) {
 	if why == dropStale {
 		why = fmt.Sprintf(why, name)
 	}
-	(&lossReport{losses: losses}).lose(fmt.Sprintf("metadata.annotations[%s].%s", RestoreAnnotation(version), name),
+	(&lossReport{losses: losses}).lose(fmt.Sprintf("metadata.annotations[%s].%s", api.RestoreAnnotation(version), name),
 		"its %s data %s and is not applied: what only %s held there is not restored: %s", name, why, version, what)
 }
 

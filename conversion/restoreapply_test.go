@@ -28,13 +28,13 @@ func TestUnappliedRestoreDataMakesNoOlderBuildOutput(t *testing.T) {
 	for _, tc := range []struct {
 		name, obj, from, to, annotation string
 	}{
-		{"v1alpha2 via v1alpha3, restore data not as conversion writes it", v2, conversion.V1alpha2, conversion.V1alpha3, malformed},
-		{"v1alpha2 via v1alpha3, restore data made for another spec", v2, conversion.V1alpha2, conversion.V1alpha3, stale},
-		{"v1alpha3 via v1alpha2, restore data made for another spec", v3, conversion.V1alpha3, conversion.V1alpha2, stale},
+		{"v1alpha2 via v1alpha3, restore data not as conversion writes it", v2, api.V1alpha2, api.V1alpha3, malformed},
+		{"v1alpha2 via v1alpha3, restore data made for another spec", v2, api.V1alpha2, api.V1alpha3, stale},
+		{"v1alpha3 via v1alpha2, restore data made for another spec", v3, api.V1alpha3, api.V1alpha2, stale},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := tblDecode(t, tc.obj)
-			in["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})[conversion.RestoreAnnotation(tc.to)] = tc.annotation
+			in["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})[api.RestoreAnnotation(tc.to)] = tc.annotation
 			there, err := conversion.Convert(api.DeepCopyJSON(in), tc.to)
 			if err != nil {
 				t.Fatal(err)
@@ -78,8 +78,8 @@ func TestDroppedRestoreDataNamesWhatItWouldRestore(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			v1 := tblDecode(t, `{"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns","annotations":{}},
 				"spec":{"devices":{"requests":[{"name":"r","exactly":{"deviceClassName":"gpu","allocationMode":"ExactCount","count":1}}]}}}`)
-			v1["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})[conversion.RestoreAnnotation(conversion.V1alpha3)] = tc.annotation
-			_, ws, err := conversion.ConvertWithWarnings(v1, conversion.V1alpha3)
+			v1["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})[api.RestoreAnnotation(api.V1alpha3)] = tc.annotation
+			_, ws, err := conversion.ConvertWithWarnings(v1, api.V1alpha3)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -105,11 +105,11 @@ func TestRestoreOperationsOnNoArrayElementAreSkipped(t *testing.T) {
 	in := tblDecode(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},
 		"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu","allocationMode":"ExactCount","count":1}]},"unknown":true}}`)
 	// A genuine restore-v1alpha3 annotation: the one of the v1alpha2 view.
-	v2, err := conversion.Convert(api.DeepCopyJSON(in), conversion.V1alpha2)
+	v2, err := conversion.Convert(api.DeepCopyJSON(in), api.V1alpha2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	genuine := v2["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})[conversion.RestoreAnnotation(conversion.V1alpha3)].(string)
+	genuine := v2["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})[api.RestoreAnnotation(api.V1alpha3)].(string)
 	request := map[string]interface{}{"name": "other", "deviceClassName": "other"}
 	for name, op := range map[string]map[string]interface{}{
 		"replace the element after the last": {"op": "replace", "path": "/spec/devices/requests/1", "value": request},
@@ -125,8 +125,8 @@ func TestRestoreOperationsOnNoArrayElementAreSkipped(t *testing.T) {
 			spec := r["spec"].(map[string]interface{})
 			spec["patch"] = append(spec["patch"].([]interface{}), op)
 			obj := api.DeepCopyJSON(v2)
-			obj["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})[conversion.RestoreAnnotation(conversion.V1alpha3)] = tblJSON(t, r)
-			got, err := conversion.Convert(obj, conversion.V1alpha3)
+			obj["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})[api.RestoreAnnotation(api.V1alpha3)] = tblJSON(t, r)
+			got, err := conversion.Convert(obj, api.V1alpha3)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -143,7 +143,7 @@ func TestRestoreOperationsOnNoArrayElementAreSkipped(t *testing.T) {
 func TestRestoreRemoveIgnoresAValue(t *testing.T) {
 	in := tblDecode(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},
 		"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu","allocationMode":"ExactCount","count":1}]}}}`)
-	mapped, err := conversion.Convert(api.DeepCopyJSON(in), conversion.V1alpha2)
+	mapped, err := conversion.Convert(api.DeepCopyJSON(in), api.V1alpha2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,16 +151,16 @@ func TestRestoreRemoveIgnoresAValue(t *testing.T) {
 	// unknown spec field, stored.
 	v2 := api.DeepCopyJSON(mapped)
 	v2["spec"].(map[string]interface{})["unknown"] = true
-	back, err := conversion.Convert(v2, conversion.V1alpha3)
+	back, err := conversion.Convert(v2, api.V1alpha3)
 	if err != nil {
 		t.Fatal(err)
 	}
 	annotations := back["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})
-	r := tblDecode(t, annotations[conversion.RestoreAnnotation(conversion.V1alpha2)].(string))
+	r := tblDecode(t, annotations[api.RestoreAnnotation(api.V1alpha2)].(string))
 	spec := r["spec"].(map[string]interface{})
 	spec["patch"] = append(spec["patch"].([]interface{}), map[string]interface{}{"op": "remove", "path": "/spec/resourceClassName", "value": 5.0})
-	annotations[conversion.RestoreAnnotation(conversion.V1alpha2)] = tblJSON(t, r)
-	got, err := conversion.Convert(back, conversion.V1alpha2)
+	annotations[api.RestoreAnnotation(api.V1alpha2)] = tblJSON(t, r)
+	got, err := conversion.Convert(back, api.V1alpha2)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,13 +4,15 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // withAnnotation is an object whose only metadata is a v1alpha3 restore
 // annotation of the given value.
 func withAnnotation(value string) map[string]interface{} {
 	return map[string]interface{}{"metadata": map[string]interface{}{
-		"annotations": map[string]interface{}{RestoreAnnotation(V1alpha3): value}}}
+		"annotations": map[string]interface{}{api.RestoreAnnotation(api.V1alpha3): value}}}
 }
 
 // TestRestoredSpecFields: the spec fields a restore annotation holds, as
@@ -42,12 +44,12 @@ func TestRestoredSpecFields(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if d := cmp.Diff(tt.want, RestoredSpecFields(withAnnotation(tt.value), V1alpha3)); d != "" {
+			if d := cmp.Diff(tt.want, RestoredSpecFields(withAnnotation(tt.value), api.V1alpha3)); d != "" {
 				t.Errorf("(-want +got):\n%s", d)
 			}
 		})
 	}
-	if got := RestoredSpecFields(withAnnotation(`{"spec":{"base":"b","patch":[{"op":"add","path":"/spec/x","value":1}]}}`), V1alpha2); got != nil {
+	if got := RestoredSpecFields(withAnnotation(`{"spec":{"base":"b","patch":[{"op":"add","path":"/spec/x","value":1}]}}`), api.V1alpha2); got != nil {
 		t.Errorf("fields of another version's annotation: %v", got)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // TestRestoreOfAWholeSectionRoundTrips: restore data that adds or removes a
@@ -35,7 +37,7 @@ func TestRestoreOfAWholeSectionRoundTrips(t *testing.T) {
 			if !ok {
 				t.FailNow()
 			}
-			back, err := Convert(v3, V1alpha2)
+			back, err := Convert(v3, api.V1alpha2)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -52,7 +54,7 @@ func statusRestoreFixture(t *testing.T) (spec, status string, mappedStatus inter
 	spec = `"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"}`
 	status = `{"driverName":"gpu.example.com","allocation":{"resourceHandles":[{"driverName":"gpu.example.com","data":"h"}],"shareable":true}}`
 	withStatus := decodeForTest(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},`+spec+`,"status":`+status+`}`)
-	mapped, err := Convert(withStatus, V1alpha3)
+	mapped, err := Convert(withStatus, api.V1alpha3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,10 +79,10 @@ type statusRestoreCase struct {
 func (tc statusRestoreCase) convert(t *testing.T) (in, v3 map[string]interface{}, ok bool) {
 	t.Helper()
 	in = decodeForTest(t, tc.obj)
-	if err := pushRestore(in, V1alpha3, &restore{Status: &sectionPatch{Base: tc.base, Patch: []operation{tc.op}}}); err != nil {
+	if err := pushRestore(in, api.V1alpha3, &restore{Status: &sectionPatch{Base: tc.base, Patch: []operation{tc.op}}}); err != nil {
 		t.Fatal(err)
 	}
-	v3, err := Convert(in, V1alpha3)
+	v3, err := Convert(in, api.V1alpha3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +106,7 @@ func TestPushRestoreRefusesNonObjectContainers(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			obj := decodeForTest(t, c.obj)
-			err := pushRestore(obj, V1alpha2, &restore{Spec: &sectionPatch{Base: "b", Patch: []operation{{Op: "remove", Path: "/spec/x"}}}})
+			err := pushRestore(obj, api.V1alpha2, &restore{Spec: &sectionPatch{Base: "b", Patch: []operation{{Op: "remove", Path: "/spec/x"}}}})
 			if err == nil || err.Error() != c.want {
 				t.Errorf("error %v, want %s", err, c.want)
 			}
@@ -148,10 +150,10 @@ func TestStepWithKeepsRestoreData(t *testing.T) {
 	for _, skip := range []bool{false, true} {
 		obj := decodeForTest(t, `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c"},"spec":{"resourceClassName":"c","allocationMode":"Immediate"}}`)
 		var losses []loss
-		if err := stepWith(obj, KindClaim, V1alpha2, V1alpha3, &losses, skip); err != nil {
+		if err := stepWith(obj, api.KindClaim, api.V1alpha2, api.V1alpha3, &losses, skip); err != nil {
 			t.Fatal(err)
 		}
-		if _, ok := asMap(asMap(obj["metadata"])["annotations"])[RestoreAnnotation(V1alpha2)]; !ok {
+		if _, ok := asMap(asMap(obj["metadata"])["annotations"])[api.RestoreAnnotation(api.V1alpha2)]; !ok {
 			t.Errorf("skipInvertible %v: no restore annotation: %s", skip, mustCanonical(obj))
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 )
 
@@ -29,8 +30,8 @@ func roundTripIterations(t *testing.T) int {
 // directions and requires A back exactly, and B to hold only B's fields.
 func TestRoundTripDirections(t *testing.T) {
 	n := roundTripIterations(t)
-	for fi, from := range conversion.Versions {
-		for ti, to := range conversion.Versions {
+	for fi, from := range api.ServedVersions {
+		for ti, to := range api.ServedVersions {
 			if from == to {
 				continue
 			}
@@ -52,9 +53,9 @@ func TestRoundTripDirections(t *testing.T) {
 // cycles (A→B→C→A, both orders, from every start) and requires A back.
 func TestRoundTripCycles(t *testing.T) {
 	n := roundTripIterations(t)
-	for si, start := range conversion.Versions {
+	for si, start := range api.ServedVersions {
 		for _, order := range []int{1, 2} {
-			path := []string{start, conversion.Versions[(si+order)%3], conversion.Versions[(si+2*order)%3], start}
+			path := []string{start, api.ServedVersions[(si+order)%3], api.ServedVersions[(si+2*order)%3], start}
 			t.Run(path[0]+"-"+path[1]+"-"+path[2], func(t *testing.T) {
 				t.Parallel()
 				f := newFiller(int64(1000 + 10*si + order))
@@ -110,7 +111,7 @@ func roundTrip(t *testing.T, obj map[string]interface{}, from, to string) bool {
 // another version would be an unknown field.
 func checkOwnFields(t *testing.T, obj map[string]interface{}, version string) bool {
 	t.Helper()
-	if got, want := obj["apiVersion"], conversion.Group+"/"+version; got != want {
+	if got, want := obj["apiVersion"], api.Group+"/"+version; got != want {
 		t.Errorf("apiVersion = %v, want %s", got, want)
 		return false
 	}

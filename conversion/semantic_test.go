@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 )
 
@@ -110,7 +111,7 @@ func TestSemanticV2ToV3(t *testing.T) {
 		name: "1.30 classic claim: controller = driverName (a 1.31 scheduler leaves deallocation to the driver); silent",
 		in: v2Claim + `"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"},
 			"status":{"driverName":"d","allocation":{"shareable":true,"resourceHandles":[{"driverName":"d","data":"{\"gpu\":1}"}]}}}`,
-		to: conversion.V1alpha3,
+		to: api.V1alpha3,
 		fields: map[string]string{
 			"status.allocation.controller":                    `"d"`,
 			"status.allocation.devices.results[0].device":     `"handle-0"`,
@@ -124,7 +125,7 @@ func TestSemanticV2ToV3(t *testing.T) {
 		in: v2Claim + `"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"},
 			"status":{"driverName":"d","allocation":{"shareable":true,"availableOnNodes":` + nodeSel + `,"resourceHandles":[{"driverName":"d","structuredData":{"nodeName":"n1",
 				"vendorClaimParameters":{"clm":1},"results":[{"namedResources":{"name":"gpu-0"}},{"namedResources":{"name":"gpu-1"}}]}}]}}}`,
-		to: conversion.V1alpha3,
+		to: api.V1alpha3,
 		fields: map[string]string{
 			"status.allocation.controller":               `<absent>`,
 			"status.allocation.devices.results[1]":       `{"request":"request","driver":"d","pool":"n1","device":"gpu-1"}`,
@@ -138,7 +139,7 @@ func TestSemanticV2ToV3(t *testing.T) {
 		in: v2Claim + `"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"},
 			"status":{"driverName":"d","allocation":{"shareable":true,"resourceHandles":[{"driverName":"d","structuredData":{"nodeName":"n1",
 				"results":[{"namedResources":{"name":"gpu-0"},"vendorRequestParameters":{"a":1}},{"namedResources":{"name":"gpu-1"},"vendorRequestParameters":{"b":2}}]}}]}}}`,
-		to: conversion.V1alpha3,
+		to: api.V1alpha3,
 		fields: map[string]string{
 			"status.allocation.devices.config[0].opaque.parameters": `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"DeviceParameters",
 				"devices":[{"device":"gpu-0","parameters":{"a":1}},{"device":"gpu-1","parameters":{"b":2}}]}`,
@@ -152,7 +153,7 @@ func TestSemanticV2ToV3(t *testing.T) {
 		name: "several handles of one driver: one config, not configs that override each other; reported",
 		in: v2Claim + `"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"},
 			"status":{"driverName":"d","allocation":{"shareable":true,"resourceHandles":[{"driverName":"d","data":"{\"gpu\":0}"},{"driverName":"d","data":"{\"gpu\":1}"},{"driverName":"e","data":"{\"nic\":0}"}]}}}`,
-		to: conversion.V1alpha3,
+		to: api.V1alpha3,
 		fields: map[string]string{
 			"status.allocation.controller": `"d"`,
 			"status.allocation.devices.config[0].opaque": `{"driver":"d","parameters":{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"DeviceParameters",
@@ -169,7 +170,7 @@ func TestSemanticV2ToV3(t *testing.T) {
 		name: "handle data that is not a JSON object: wrapped as ResourceHandle, reported",
 		in: v2Claim + `"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"},
 			"status":{"driverName":"d","allocation":{"shareable":true,"resourceHandles":[{"driverName":"d","data":"gpu=0"}]}}}`,
-		to: conversion.V1alpha3,
+		to: api.V1alpha3,
 		fields: map[string]string{
 			"status.allocation.devices.config[0].opaque": `{"driver":"d","parameters":{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceHandle","data":"gpu=0"}}`,
 		},
@@ -180,7 +181,7 @@ func TestSemanticV2ToV3(t *testing.T) {
 		name: "handle data that is a JSON object of kind ResourceHandle but another apiVersion: parameters as they are, silent",
 		in: v2Claim + `"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"},
 			"status":{"driverName":"d","allocation":{"shareable":true,"resourceHandles":[{"driverName":"d","data":"{\"apiVersion\":\"d.example.com/v1\",\"kind\":\"ResourceHandle\"}"}]}}}`,
-		to: conversion.V1alpha3,
+		to: api.V1alpha3,
 		fields: map[string]string{
 			"status.allocation.devices.config[0].opaque": `{"driver":"d","parameters":{"apiVersion":"d.example.com/v1","kind":"ResourceHandle"}}`,
 		},
@@ -191,7 +192,7 @@ func TestSemanticV2ToV3(t *testing.T) {
 		in: v2Claim + `"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"},
 			"status":{"driverName":"d","allocation":{"shareable":true,"resourceHandles":[{"driverName":"d","structuredData":{"nodeName":"n1",
 				"results":[{"namedResources":{"name":"gpu-0"},"vendorRequestParameters":"a=1"},{"vendorRequestParameters":{"b":2}}]}}]}}}`,
-		to: conversion.V1alpha3,
+		to: api.V1alpha3,
 		fields: map[string]string{
 			"status.allocation.devices.results": `[{"request":"request","driver":"d","pool":"n1","device":"gpu-0"}]`,
 			"status.allocation.devices.config":  absent,
@@ -209,7 +210,7 @@ func TestSemanticV2ToV3(t *testing.T) {
 		in: v2Claim + `"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"},
 			"status":{"driverName":"d","allocation":{"shareable":true,"resourceHandles":[{"driverName":"d","structuredData":{"nodeName":"n1",
 				"results":[{"namedResources":{"name":"gpu-0"},"vendorRequestParameters":{"r":1}}]}}]}}}`,
-		to: conversion.V1alpha3,
+		to: api.V1alpha3,
 		fields: map[string]string{
 			"status.allocation.devices.results": `[{"request":"request","driver":"d","pool":"n1","device":"gpu-0"}]`,
 			"status.allocation.devices.config": `[{"source":"FromClaim","requests":["request"],"opaque":{"driver":"d","parameters":{"apiVersion":"resource.claimbridge.dev/v1alpha2",
@@ -223,7 +224,7 @@ func TestSemanticV2ToV3(t *testing.T) {
 		in: v2Claim + `"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"},
 			"status":{"driverName":"d","allocation":{"shareable":true,"resourceHandles":[{"driverName":"d","structuredData":{"nodeName":"n1",
 				"vendorClassParameters":"c=1","vendorClaimParameters":[1],"results":[{"namedResources":{"name":"gpu-0"}}]}}]}}}`,
-		to: conversion.V1alpha3,
+		to: api.V1alpha3,
 		fields: map[string]string{
 			"status.allocation.devices.results": `[{"request":"request","driver":"d","pool":"n1","device":"gpu-0"}]`,
 			"status.allocation.devices.config":  absent,
@@ -241,7 +242,7 @@ func TestSemanticV2ToV3(t *testing.T) {
 			"status":{"driverName":"d","allocation":{"shareable":true,"resourceHandles":[
 				{"driverName":"d","structuredData":{"nodeName":"n1","vendorClassParameters":{"c":1},"vendorClaimParameters":{"x":1},"results":[{"namedResources":{"name":"gpu-0"}}]}},
 				{"driverName":"d","structuredData":{"nodeName":"n1","vendorClassParameters":{"c":1},"vendorClaimParameters":{"x":2},"results":[{"namedResources":{"name":"gpu-1"}}]}}]}}}`,
-		to: conversion.V1alpha3,
+		to: api.V1alpha3,
 		fields: map[string]string{
 			"status.allocation.devices.config": `[{"source":"FromClass","requests":["request"],"opaque":{"driver":"d","parameters":{"c":1}}},
 				{"source":"FromClaim","requests":["request"],"opaque":{"driver":"d","parameters":{"x":1}}}]`,
@@ -250,7 +251,7 @@ func TestSemanticV2ToV3(t *testing.T) {
 	}, {
 		name: "parametersRef and Immediate: reported (a 1.31 scheduler allocates one device of the class, when a pod needs it)",
 		in:   v2Claim + `"spec":{"resourceClassName":"gpu","allocationMode":"Immediate","parametersRef":{"kind":"ResourceClaimParameters","name":"p"}}}`,
-		to:   conversion.V1alpha3,
+		to:   api.V1alpha3,
 		fields: map[string]string{
 			"spec.devices.requests": `[{"name":"request","deviceClassName":"gpu","allocationMode":"ExactCount","count":1}]`,
 		},
@@ -258,23 +259,23 @@ func TestSemanticV2ToV3(t *testing.T) {
 	}, {
 		name:     "parametersRef template: reported at spec.spec",
 		in:       v2Template + `"spec":{"metadata":{"labels":{"a":"b"}},"spec":{"resourceClassName":"gpu","parametersRef":{"kind":"ResourceClaimParameters","name":"p"}}}}`,
-		to:       conversion.V1alpha3,
+		to:       api.V1alpha3,
 		fields:   map[string]string{"spec.spec.devices.requests[0].deviceClassName": `"gpu"`, "spec.metadata": `{"labels":{"a":"b"}}`},
 		warnings: []string{"v1alpha2→v1alpha3 spec.spec.parametersRef"},
 	}, {
 		name:   "plain template: silent",
 		in:     v2Template + `"spec":{"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"}}}`,
-		to:     conversion.V1alpha3,
+		to:     api.V1alpha3,
 		fields: map[string]string{"spec.spec.devices.requests[0].deviceClassName": `"gpu"`},
 	}, {
 		name:   "plain unallocated claim: silent",
 		in:     v2Claim + `"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"},"status":{}}`,
-		to:     conversion.V1alpha3,
+		to:     api.V1alpha3,
 		fields: map[string]string{"status": `{}`},
 	}, {
 		name:     "shareable false: reported (1.31 lets up to 32 consumers reserve the claim)",
 		in:       v2Claim + `"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"},"status":{"driverName":"d","allocation":{"shareable":false,"resourceHandles":[{"driverName":"d"}]}}}`,
-		to:       conversion.V1alpha3,
+		to:       api.V1alpha3,
 		fields:   map[string]string{"status.allocation.controller": `"d"`},
 		warnings: []string{"v1alpha2→v1alpha3 status.allocation.shareable"},
 	}, {
@@ -282,7 +283,7 @@ func TestSemanticV2ToV3(t *testing.T) {
 		// an allocation for one consumer without it.
 		name:     "shareable absent: reported as false is",
 		in:       v2Claim + `"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"},"status":{"driverName":"d","allocation":{"resourceHandles":[{"driverName":"d"}]},"reservedFor":[{"resource":"pods","name":"p1","uid":"u1"}]}}`,
-		to:       conversion.V1alpha3,
+		to:       api.V1alpha3,
 		fields:   map[string]string{"status.allocation.controller": `"d"`},
 		warnings: []string{"v1alpha2→v1alpha3 status.allocation.shareable"},
 	}, {
@@ -290,20 +291,20 @@ func TestSemanticV2ToV3(t *testing.T) {
 		// device: no handles, its finalizer. Mapped by shape as classic.
 		name:     "structured allocation without handles: reported",
 		in:       strings.Replace(v2Claim, `"metadata":{`, `"metadata":{"finalizers":["dra.k8s.io/delete-protection"],`, 1) + `"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"},"status":{"driverName":"d","allocation":{"shareable":true}}}`,
-		to:       conversion.V1alpha3,
+		to:       api.V1alpha3,
 		fields:   map[string]string{"status.allocation.controller": `"d"`},
 		warnings: []string{"v1alpha2→v1alpha3 status.allocation"},
 	}, {
 		name:   "shareable true: silent",
 		in:     v2Claim + `"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"},"status":{"driverName":"d","allocation":{"shareable":true,"resourceHandles":[{"driverName":"d"}]}}}`,
-		to:     conversion.V1alpha3,
+		to:     api.V1alpha3,
 		fields: map[string]string{"status.allocation.controller": `"d"`},
 	}, {
 		name: "list: one warning per item, located by items[i]",
 		in: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaimList","items":[
 			{"metadata":{"name":"a"},"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"}},
 			{"metadata":{"name":"b"},"spec":{"resourceClassName":"gpu","parametersRef":{"name":"p"}}}]}`,
-		to:       conversion.V1alpha3,
+		to:       api.V1alpha3,
 		fields:   map[string]string{"items[1].spec.devices.requests[0].deviceClassName": `"gpu"`},
 		warnings: []string{"v1alpha2→v1alpha3 items[1].spec.parametersRef"},
 	}})
@@ -317,19 +318,19 @@ func TestSemanticV3ToV2(t *testing.T) {
 		// without one.
 		name:     "1.31 classic allocation without results: reported (a 1.30 kubelet calls the controller's plugin)",
 		in:       v3Claim + `"spec":{"controller":"ctrl","devices":{}},"status":{"allocation":{"controller":"ctrl","devices":{}}}}`,
-		to:       conversion.V1alpha2,
+		to:       api.V1alpha2,
 		fields:   map[string]string{"status.driverName": `"ctrl"`, "status.allocation.resourceHandles": absent},
 		warnings: []string{"v1alpha3→v1alpha2 spec.controller", "v1alpha3→v1alpha2 status.allocation.devices.results"},
 	}, {
 		name:     "1.31 structured allocation without results: reported (a 1.30 kubelet has no plugin to call)",
 		in:       v3Claim + `"spec":{"devices":{"requests":[]}},"status":{"allocation":{"devices":{}}}}`,
-		to:       conversion.V1alpha2,
+		to:       api.V1alpha2,
 		fields:   map[string]string{"status.driverName": absent, "status.allocation.resourceHandles": absent},
 		warnings: []string{"v1alpha3→v1alpha2 status.allocation.devices.results"},
 	}, {
 		name:     "1.31 allocation without results to v1alpha1: reported once, at the step that loses it",
 		in:       v3Claim + `"spec":{"devices":{}},"status":{"allocation":{"devices":{}}}}`,
-		to:       conversion.V1alpha1,
+		to:       api.V1alpha1,
 		fields:   map[string]string{"status.driverName": absent, "status.allocation.resourceHandle": absent},
 		warnings: []string{"v1alpha3→v1alpha2 status.allocation.devices.results"},
 	}, {
@@ -342,7 +343,7 @@ func TestSemanticV3ToV2(t *testing.T) {
 				"results":[{"request":"a","driver":"d","pool":"n1","device":"gpu-0"},{"request":"b","driver":"d","pool":"n1","device":"gpu-1"}],
 				"config":[{"source":"FromClass","requests":["a"],"opaque":{"driver":"d","parameters":{"cls":1}}},{"source":"FromClass","requests":["b"],"opaque":{"driver":"d","parameters":{"cls":1}}},
 					{"source":"FromClass","requests":["b"],"opaque":{"driver":"d","parameters":{"cls":2}}}]}}}}`,
-		to:       conversion.V1alpha2,
+		to:       api.V1alpha2,
 		fields:   map[string]string{"status.allocation.resourceHandles[0].structuredData.vendorClassParameters": `{"cls":1}`},
 		warnings: []string{"v1alpha3→v1alpha2 spec.devices.requests[1]", "v1alpha3→v1alpha2 status.allocation.devices.config[2]"},
 	}, {
@@ -351,7 +352,7 @@ func TestSemanticV3ToV2(t *testing.T) {
 			"status":{"allocation":{"controller":"ctrl","nodeSelector":` + nodeSel + `,"devices":{
 				"results":[{"request":"request","driver":"d","pool":"n1","device":"gpu-0"}],
 				"config":[{"source":"FromClaim","requests":["request"],"opaque":{"driver":"d","parameters":{"x":1}}}]}}}}`,
-		to: conversion.V1alpha2,
+		to: api.V1alpha2,
 		fields: map[string]string{
 			"status.driverName":                 `"ctrl"`,
 			"status.allocation.resourceHandles": `[{"driverName":"d","data":"{\"x\":1}"}]`,
@@ -369,7 +370,7 @@ func TestSemanticV3ToV2(t *testing.T) {
 				"config":[{"source":"FromClaim","requests":["request"],"opaque":{"driver":"d","parameters":{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"DeviceParameters",
 					"devices":[{"device":"handle-0","parameters":{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceHandle","data":"gpu=0"}},
 						{"device":"handle-1","parameters":{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceHandle","data":"gpu=1","x":1}}]}}}]}}}}`,
-		to: conversion.V1alpha2,
+		to: api.V1alpha2,
 		fields: map[string]string{
 			"status.allocation.resourceHandles": `[{"driverName":"d","data":"gpu=0"},
 				{"driverName":"d","data":"{\"apiVersion\":\"resource.claimbridge.dev/v1alpha2\",\"data\":\"gpu=1\",\"kind\":\"ResourceHandle\",\"x\":1}"}]`,
@@ -383,7 +384,7 @@ func TestSemanticV3ToV2(t *testing.T) {
 			"status":{"allocation":{"devices":{
 				"results":[{"request":"r2","driver":"e","pool":"n1","device":"nic-0"},{"request":"r1","driver":"d","pool":"n1","device":"gpu-0"},{"request":"r2","driver":"d","pool":"n1","device":"gpu-1"}],
 				"config":[{"source":"FromClaim","requests":["r2"],"opaque":{"driver":"e","parameters":{"e":1}}},{"source":"FromClaim","requests":["r1"],"opaque":{"driver":"d","parameters":{"d":1}}}]}}}}`,
-		to: conversion.V1alpha2,
+		to: api.V1alpha2,
 		fields: map[string]string{
 			"status.driverName": `"e"`,
 			"status.allocation.resourceHandles": `[{"driverName":"e","structuredData":{"nodeName":"n1","vendorClaimParameters":{"e":1},"results":[{"namedResources":{"name":"nic-0"}}]}},
@@ -399,7 +400,7 @@ func TestSemanticV3ToV2(t *testing.T) {
 			"status":{"allocation":{"devices":{
 				"results":[{"request":"r1","driver":"d","pool":"n1","device":"gpu-0"},{"request":"r2","driver":"d","pool":"n1","device":"gpu-1"}],
 				"config":[{"source":"FromClass","requests":["r1"],"opaque":{"driver":"d","parameters":{"c":1}}},{"source":"FromClaim","requests":["r2"],"opaque":{"driver":"d","parameters":{"c":1}}}]}}}}`,
-		to: conversion.V1alpha2,
+		to: api.V1alpha2,
 		fields: map[string]string{
 			"status.allocation.resourceHandles": `[{"driverName":"d","structuredData":{"nodeName":"n1","vendorClassParameters":{"c":1},"vendorClaimParameters":{"c":1},
 				"results":[{"namedResources":{"name":"gpu-0"}},{"namedResources":{"name":"gpu-1"}}]}}]`,
@@ -413,7 +414,7 @@ func TestSemanticV3ToV2(t *testing.T) {
 			"status":{"allocation":{"devices":{
 				"results":[{"request":"r1","driver":"d","pool":"n1","device":"gpu-0"},{"request":"r2","driver":"d","pool":"n1","device":"gpu-1"}],
 				"config":[{"source":"FromClass","requests":["r1"],"opaque":{"driver":"d","parameters":{"c":1}}},{"source":"FromClass","opaque":{"driver":"d","parameters":{"c":1}}}]}}}}`,
-		to: conversion.V1alpha2,
+		to: api.V1alpha2,
 		fields: map[string]string{
 			"status.allocation.resourceHandles": `[{"driverName":"d","structuredData":{"nodeName":"n1","vendorClassParameters":{"c":1},"results":[{"namedResources":{"name":"gpu-0"}},{"namedResources":{"name":"gpu-1"}}]}}]`,
 		},
@@ -425,7 +426,7 @@ func TestSemanticV3ToV2(t *testing.T) {
 		in: v3Claim + `"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu","allocationMode":"ExactCount","count":1}]}},
 			"status":{"allocation":{"controller":"d","devices":{
 				"results":[{"request":"request","driver":"d","pool":"d","device":"handle-0"},{"request":"request","driver":"d","pool":"d","device":"handle-1"}]}}}}`,
-		to: conversion.V1alpha2,
+		to: api.V1alpha2,
 		fields: map[string]string{
 			"status.allocation.resourceHandles": `[{"driverName":"d"},{"driverName":"d"}]`,
 		},
@@ -438,7 +439,7 @@ func TestSemanticV3ToV2(t *testing.T) {
 			"status":{"allocation":{"controller":"d","devices":{
 				"results":[{"request":"request","driver":"d","pool":"d","device":"handle-0"},{"request":"request","driver":"d","pool":"d","device":"handle-1"}],
 				"config":[{"source":"FromClaim","opaque":{"driver":"d","parameters":{"x":1}}}]}}}}`,
-		to: conversion.V1alpha2,
+		to: api.V1alpha2,
 		fields: map[string]string{
 			"status.allocation.resourceHandles": `[{"driverName":"d","data":"{\"x\":1}"},{"driverName":"d"}]`,
 		},
@@ -449,7 +450,7 @@ func TestSemanticV3ToV2(t *testing.T) {
 			"status":{"allocation":{"controller":"d","devices":{
 				"results":[{"request":"request","driver":"d","pool":"d","device":"handle-0"},{"request":"request","driver":"d","pool":"d","device":"handle-1"}],
 				"config":[{"source":"FromClaim","requests":["request"],"opaque":{"driver":"d","parameters":{"x":1}}},{"source":"FromClaim","requests":["request"],"opaque":{"driver":"d","parameters":{"x":2}}}]}}}}`,
-		to: conversion.V1alpha2,
+		to: api.V1alpha2,
 		fields: map[string]string{
 			"status.allocation.resourceHandles": `[{"driverName":"d","data":"{\"x\":1}"},{"driverName":"d","data":"{\"x\":2}"}]`,
 		},
@@ -459,7 +460,7 @@ func TestSemanticV3ToV2(t *testing.T) {
 			"status":{"allocation":{"controller":"d","devices":{
 				"results":[{"request":"a","driver":"d","pool":"d","device":"handle-0"},{"request":"b","driver":"d","pool":"d","device":"handle-1"}],
 				"config":[{"source":"FromClaim","requests":["a"],"opaque":{"driver":"d","parameters":{"x":1}}}]}}}}`,
-		to: conversion.V1alpha2,
+		to: api.V1alpha2,
 		fields: map[string]string{
 			"status.allocation.resourceHandles": `[{"driverName":"d","data":"{\"x\":1}"},{"driverName":"d"}]`,
 		},
@@ -470,7 +471,7 @@ func TestSemanticV3ToV2(t *testing.T) {
 			"status":{"allocation":{"controller":"d","devices":{
 				"results":[{"request":"a","driver":"d","pool":"d","device":"handle-0"},{"request":"b","driver":"d","pool":"d","device":"handle-1"}],
 				"config":[{"source":"FromClaim","requests":["b"],"opaque":{"driver":"d","parameters":{"x":1}}}]}}}}`,
-		to: conversion.V1alpha2,
+		to: api.V1alpha2,
 		fields: map[string]string{
 			"status.allocation.resourceHandles": `[{"driverName":"d","data":"{\"x\":1}"},{"driverName":"d"}]`,
 		},
@@ -482,7 +483,7 @@ func TestSemanticV3ToV2(t *testing.T) {
 				"results":[{"request":"request","driver":"d","pool":"d","device":"handle-0"},{"request":"request","driver":"d","pool":"d","device":"handle-1"}],
 				"config":[{"source":"FromClaim","requests":["request"],"opaque":{"driver":"d","parameters":{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"DeviceParameters",
 					"devices":[{"device":"handle-0"},{"device":"handle-0","parameters":{"gpu":0}},{"device":"handle-0","parameters":{"gpu":2}},{"device":"handle-1","parameters":{"gpu":1}}]}}}]}}}}`,
-		to: conversion.V1alpha2,
+		to: api.V1alpha2,
 		fields: map[string]string{
 			"status.allocation.resourceHandles": `[{"driverName":"d","data":"{\"gpu\":0}"},{"driverName":"d","data":"{\"gpu\":1}"}]`,
 		},
@@ -493,7 +494,7 @@ func TestSemanticV3ToV2(t *testing.T) {
 				"results":[{"request":"a","driver":"d","pool":"d","device":"handle-0"},{"request":"b","driver":"d","pool":"d","device":"handle-1"},{"request":"b","driver":"d","pool":"d","device":"handle-2"}],
 				"config":[{"source":"FromClaim","requests":["a"],"opaque":{"driver":"d","parameters":{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"DeviceParameters",
 					"devices":[{"device":"handle-0","parameters":{"gpu":0}},{"device":"handle-1","parameters":{"gpu":1}}]}}}]}}}}`,
-		to: conversion.V1alpha2,
+		to: api.V1alpha2,
 		fields: map[string]string{
 			"status.allocation.resourceHandles": `[{"driverName":"d","data":"{\"gpu\":0}"},{"driverName":"d","data":"{\"gpu\":1}"},{"driverName":"d"}]`,
 		},
@@ -503,7 +504,7 @@ func TestSemanticV3ToV2(t *testing.T) {
 		in: v3Claim + `"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu","allocationMode":"ExactCount","count":1}]}},
 			"status":{"allocation":{"controller":"d","devices":{
 				"results":[{"request":"request","driver":"d","pool":"d","device":"handle-0"},{"request":"request","driver":"d","pool":"d","device":"handle-gpu"}]}}}}`,
-		to: conversion.V1alpha2,
+		to: api.V1alpha2,
 		fields: map[string]string{
 			"status.allocation.resourceHandles": `[{"driverName":"d"}]`,
 		},
@@ -514,7 +515,7 @@ func TestSemanticV3ToV2(t *testing.T) {
 			"status":{"allocation":{"nodeSelector":` + nodeSel + `,"devices":{
 				"results":[{"request":"request","driver":"d","pool":"pool-a","device":"gpu-0"},{"request":"request","driver":"d","pool":"pool-a","device":"gpu-1"}],
 				"config":[{"source":"FromClass","requests":["request"],"opaque":{"driver":"d","parameters":{"cls":1}}}]}}}}`,
-		to: conversion.V1alpha2,
+		to: api.V1alpha2,
 		fields: map[string]string{
 			"status.driverName": `"d"`,
 			"status.allocation.resourceHandles": `[{"driverName":"d","structuredData":{"nodeName":"n1","vendorClassParameters":{"cls":1},
@@ -528,7 +529,7 @@ func TestSemanticV3ToV2(t *testing.T) {
 				"results":[{"request":"request","driver":"d","pool":"n1","device":"gpu-0"},{"request":"request","driver":"d","pool":"n1","device":"gpu-1"}],
 				"config":[{"source":"FromClaim","requests":["request"],"opaque":{"driver":"d","parameters":{"apiVersion":"resource.claimbridge.dev/v1alpha2",
 					"kind":"DeviceParameters","claimParameters":{"c":0},"devices":[{"device":"gpu-1","parameters":{"b":2}}]}}}]}}}}`,
-		to: conversion.V1alpha2,
+		to: api.V1alpha2,
 		fields: map[string]string{
 			"status.allocation.resourceHandles": `[{"driverName":"d","structuredData":{"nodeName":"n1","vendorClaimParameters":{"c":0},
 				"results":[{"namedResources":{"name":"gpu-0"}},{"namedResources":{"name":"gpu-1"},"vendorRequestParameters":{"b":2}}]}}]`,
@@ -540,7 +541,7 @@ func TestSemanticV3ToV2(t *testing.T) {
 				"results":[{"request":"request","driver":"d","pool":"n1","device":"gpu-0"}],
 				"config":[{"source":"FromClaim","opaque":{"driver":"d","parameters":{"a":1}}},{"source":"FromClaim","opaque":{"driver":"d","parameters":{"b":2}}},
 					{"source":"FromClaim","opaque":{"driver":"other","parameters":{"c":3}}}]}}}}`,
-		to:     conversion.V1alpha2,
+		to:     api.V1alpha2,
 		fields: map[string]string{"status.allocation.resourceHandles[0].structuredData.vendorClaimParameters": `{"a":1}`},
 		warnings: []string{
 			"v1alpha3→v1alpha2 status.allocation.devices.config[1]",
@@ -551,7 +552,7 @@ func TestSemanticV3ToV2(t *testing.T) {
 		in: v3Claim + `"spec":{"controller":"ctrl","devices":{"requests":[{"name":"gpu","deviceClassName":"gpu","count":2,"adminAccess":true,
 				"selectors":[{"cel":{"expression":"true"}}]},{"name":"nic","deviceClassName":"nic","allocationMode":"All"}],
 				"constraints":[{"matchAttribute":"x.example.com/numa"}],"config":[{"opaque":{"driver":"d","parameters":{}}}]}}}`,
-		to:     conversion.V1alpha2,
+		to:     api.V1alpha2,
 		fields: map[string]string{"spec": `{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"}`},
 		warnings: []string{
 			"v1alpha3→v1alpha2 spec.devices.requests[0].selectors",
@@ -565,25 +566,25 @@ func TestSemanticV3ToV2(t *testing.T) {
 	}, {
 		name:     "template with allocationMode All: reported at spec.spec",
 		in:       v3Template + `"spec":{"spec":{"devices":{"requests":[{"name":"gpu","deviceClassName":"gpu","allocationMode":"All"}]}}}}`,
-		to:       conversion.V1alpha2,
+		to:       api.V1alpha2,
 		fields:   map[string]string{"spec.spec": `{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"}`},
 		warnings: []string{"v1alpha3→v1alpha2 spec.spec.devices.requests[0].allocationMode"},
 	}, {
 		name:   "plain claim with its request name, ExactCount and count 1: silent",
 		in:     v3Claim + `"spec":{"devices":{"requests":[{"name":"gpu","deviceClassName":"gpu","allocationMode":"ExactCount","count":1}]}}}`,
-		to:     conversion.V1alpha2,
+		to:     api.V1alpha2,
 		fields: map[string]string{"spec": `{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"}`},
 	}, {
 		// null stands for absent (docs/conversion.md §2.10): 1.31 defaults
 		// the count of an ExactCount request without one to 1.
 		name:   "request with count null: silent",
 		in:     v3Claim + `"spec":{"devices":{"requests":[{"name":"gpu","deviceClassName":"gpu","allocationMode":"ExactCount","count":null}]}}}`,
-		to:     conversion.V1alpha2,
+		to:     api.V1alpha2,
 		fields: map[string]string{"spec": `{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"}`},
 	}, {
 		name:   "plain template: silent",
 		in:     v3Template + `"spec":{"spec":{"devices":{"requests":[{"name":"gpu","deviceClassName":"gpu"}]}}}}`,
-		to:     conversion.V1alpha2,
+		to:     api.V1alpha2,
 		fields: map[string]string{"spec.spec": `{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"}`},
 	}})
 }
@@ -593,7 +594,7 @@ func TestSemanticV2ToV1(t *testing.T) {
 		name: "foreign-driver handles: resourceHandle is the data of status.driverName's handle; the others are reported",
 		in: v2Claim + `"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"},
 			"status":{"driverName":"d","allocation":{"shareable":true,"resourceHandles":[{"driverName":"plugin","data":"p"},{"driverName":"d","data":"mine"},{"driverName":"d","data":"more"}]}}}`,
-		to:     conversion.V1alpha1,
+		to:     api.V1alpha1,
 		fields: map[string]string{"status.allocation.resourceHandle": `"mine"`, "status.driverName": `"d"`},
 		warnings: []string{
 			"v1alpha2→v1alpha1 status.allocation.resourceHandles[0]",
@@ -603,28 +604,28 @@ func TestSemanticV2ToV1(t *testing.T) {
 		name: "two handles of status.driverName's driver: resourceHandle is the first's data; the further one is reported",
 		in: v2Claim + `"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"},
 			"status":{"driverName":"d","allocation":{"shareable":true,"resourceHandles":[{"driverName":"d","data":"mine"},{"driverName":"d","data":"more"}]}}}`,
-		to:       conversion.V1alpha1,
+		to:       api.V1alpha1,
 		fields:   map[string]string{"status.allocation.resourceHandle": `"mine"`, "status.driverName": `"d"`},
 		warnings: []string{"v1alpha2→v1alpha1 status.allocation.resourceHandles[1]"},
 	}, {
 		name: "only foreign handles: no resourceHandle (a 1.26 kubelet would hand it to the wrong plugin)",
 		in: v2Claim + `"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"},
 			"status":{"driverName":"d","allocation":{"shareable":true,"resourceHandles":[{"driverName":"plugin","data":"p"}]}}}`,
-		to:       conversion.V1alpha1,
+		to:       api.V1alpha1,
 		fields:   map[string]string{"status.allocation.resourceHandle": absent},
 		warnings: []string{"v1alpha2→v1alpha1 status.allocation.resourceHandles[0]"},
 	}, {
 		name: "1.30 structured claim: reported",
 		in: v2Claim + `"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"},
 			"status":{"driverName":"d","allocation":{"shareable":true,"resourceHandles":[{"driverName":"d","structuredData":{"results":[{"namedResources":{"name":"x"}}]}}]}}}`,
-		to:       conversion.V1alpha1,
+		to:       api.V1alpha1,
 		fields:   map[string]string{"status.allocation": `{"shareable":true}`},
 		warnings: []string{"v1alpha2→v1alpha1 status.allocation.resourceHandles[0].structuredData"},
 	}, {
 		name: "plain classic claim and parametersRef (1.26 has it too): silent",
 		in: v2Claim + `"spec":{"resourceClassName":"gpu","parametersRef":{"kind":"ConfigMap","name":"p"}},
 			"status":{"driverName":"d","allocation":{"shareable":true,"resourceHandles":[{"driverName":"d","data":"h"}]}}}`,
-		to:     conversion.V1alpha1,
+		to:     api.V1alpha1,
 		fields: map[string]string{"status.allocation.resourceHandle": `"h"`, "metadata.annotations": absent},
 	}})
 }
@@ -634,7 +635,7 @@ func TestSemanticAcrossTwoSteps(t *testing.T) {
 		name: "1.26 classic claim to v1alpha3: controller, silent",
 		in: v1Claim + `"spec":{"resourceClassName":"gpu","allocationMode":"WaitForFirstConsumer"},
 			"status":{"driverName":"d","allocation":{"shareable":true,"resourceHandle":"{\"a\":1}"}}}`,
-		to: conversion.V1alpha3,
+		to: api.V1alpha3,
 		fields: map[string]string{
 			"status.allocation.controller":               `"d"`,
 			"status.allocation.devices.config[0].opaque": `{"driver":"d","parameters":{"a":1}}`,
@@ -643,7 +644,7 @@ func TestSemanticAcrossTwoSteps(t *testing.T) {
 		name: "1.31 multi-driver structured allocation to v1alpha1: each step reports its own losses",
 		in: v3Claim + `"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu","allocationMode":"ExactCount","count":1}]}},
 			"status":{"allocation":{"devices":{"results":[{"request":"request","driver":"a","pool":"n","device":"x"},{"request":"request","driver":"b","pool":"n","device":"y"}]}}}}`,
-		to:     conversion.V1alpha1,
+		to:     api.V1alpha1,
 		fields: map[string]string{"status.driverName": `"a"`, "status.allocation": `{"shareable":true}`},
 		warnings: []string{
 			"v1alpha2→v1alpha1 status.allocation.resourceHandles[0].structuredData",
@@ -661,19 +662,19 @@ func TestWarningString(t *testing.T) {
 	}{{
 		name: "allocation mode",
 		in:   v2Claim + `"spec":{"resourceClassName":"gpu","allocationMode":"Immediate"}}`,
-		to:   conversion.V1alpha3,
+		to:   api.V1alpha3,
 		want: []string{`ResourceClaim ns/c: spec.allocationMode: 1.31 has no allocation mode "Immediate": the claim is allocated only when the first pod that uses it is scheduled (v1alpha2→v1alpha3)`},
 	}, {
 		// docs/conversion.md §2.4: a 1.30 kubelet calls the plugin of
 		// status.driverName with an empty handle, or fails the pod without one.
 		name: "classic allocation without results: names the plugin a 1.30 kubelet calls",
 		in:   v3Claim + `"spec":{"devices":{}},"status":{"allocation":{"controller":"ctrl","devices":{}}}}`,
-		to:   conversion.V1alpha2,
+		to:   api.V1alpha2,
 		want: []string{`ResourceClaim ns/c: status.allocation.devices.results: a 1.31 kubelet prepares nothing for an allocation without results; a 1.27–1.30 kubelet calls the kubelet plugin of "ctrl" with an empty handle (v1alpha3→v1alpha2)`},
 	}, {
 		name: "structured allocation without results: no plugin to call",
 		in:   v3Claim + `"spec":{"devices":{}},"status":{"allocation":{"devices":{}}}}`,
-		to:   conversion.V1alpha2,
+		to:   api.V1alpha2,
 		want: []string{`ResourceClaim ns/c: status.allocation.devices.results: a 1.31 kubelet prepares nothing for an allocation without results; a 1.27–1.30 kubelet looks for the kubelet plugin named status.driverName, which this allocation has none of, and does not start the pod (v1alpha3→v1alpha2)`},
 	}} {
 		t.Run(c.name, func(t *testing.T) {

@@ -101,9 +101,9 @@ var (
 	opaqueShape   = object(map[string]*shape{"driver": str, "parameters": anyJSON})
 
 	specShapes = withGAShapes(map[string]*shape{
-		V1alpha1: specV1V2Shape,
-		V1alpha2: specV1V2Shape,
-		V1alpha3: object(map[string]*shape{
+		api.V1alpha1: specV1V2Shape,
+		api.V1alpha2: specV1V2Shape,
+		api.V1alpha3: object(map[string]*shape{
 			"controller": str,
 			"devices": object(map[string]*shape{
 				"requests": arrayOf(object(map[string]*shape{
@@ -117,10 +117,10 @@ var (
 	}, gaSpecTypes)
 
 	statusShapes = withGAShapes(map[string]*shape{
-		V1alpha1: statusShape(map[string]*shape{
+		api.V1alpha1: statusShape(map[string]*shape{
 			"resourceHandle": str, "availableOnNodes": object(nil), "shareable": boolean,
 		}),
-		V1alpha2: statusShape(map[string]*shape{
+		api.V1alpha2: statusShape(map[string]*shape{
 			"availableOnNodes": object(nil), "shareable": boolean,
 			"resourceHandles": arrayOf(object(map[string]*shape{
 				"driverName": str, "data": str,
@@ -133,7 +133,7 @@ var (
 				}),
 			})),
 		}),
-		V1alpha3: statusShape(map[string]*shape{
+		api.V1alpha3: statusShape(map[string]*shape{
 			"nodeSelector": object(nil), "controller": str,
 			"devices": object(map[string]*shape{
 				"results": arrayOf(object(map[string]*shape{"request": str, "driver": str, "pool": str, "device": str})),
@@ -154,10 +154,10 @@ func statusShape(allocation map[string]*shape) *shape {
 var objectShapes = func() map[[2]string]*shape {
 	m := map[[2]string]*shape{}
 	for _, v := range api.ConversionVersions {
-		m[[2]string{v, KindClaim}] = object(map[string]*shape{
+		m[[2]string{v, api.KindClaim}] = object(map[string]*shape{
 			"metadata": metadataShape, "spec": specShapes[v], "status": statusShapes[v],
 		})
-		m[[2]string{v, KindTemplate}] = object(map[string]*shape{
+		m[[2]string{v, api.KindTemplate}] = object(map[string]*shape{
 			"metadata": metadataShape, "spec": object(map[string]*shape{"metadata": metadataShape, "spec": specShapes[v]}),
 		})
 	}
@@ -358,22 +358,22 @@ func checkV1alpha3Shape(obj map[string]interface{}, kind string) error {
 		// served it as v1alpha3, and v1beta1 has no such field.
 		if strings.HasSuffix(f, ".exactly") {
 			return fmt.Errorf("%s/%s %s %s has %s, which no release's resource.k8s.io/v1alpha3 had: a request with exactly is the shape of %s/%s and %s: set apiVersion to the one it was written for and convert from there%w",
-				UpstreamGroup, V1alpha3, kind, api.Ref(obj), strings.Join(found, ", "), UpstreamGroup, V1beta2, V1, quietErr{ErrNewerV1alpha3})
+				api.UpstreamGroup, api.V1alpha3, kind, api.Ref(obj), strings.Join(found, ", "), api.UpstreamGroup, api.V1beta2, api.V1, quietErr{ErrNewerV1alpha3})
 		}
 	}
 	return fmt.Errorf("%s/%s %s %s has %s, which the resource.k8s.io/v1alpha3 of Kubernetes 1.32 and 1.33 had; claimbridge's v1alpha3 is the Kubernetes 1.31 shape only: for a 1.32/1.33 v1alpha3 manifest set apiVersion to %s/%s (the same fields) and convert from there%w",
-		UpstreamGroup, V1alpha3, kind, api.Ref(obj), strings.Join(found, ", "), UpstreamGroup, V1beta1, quietErr{ErrNewerV1alpha3})
+		api.UpstreamGroup, api.V1alpha3, kind, api.Ref(obj), strings.Join(found, ", "), api.UpstreamGroup, api.V1beta1, quietErr{ErrNewerV1alpha3})
 }
 
 func laterFields(found []string, prefix string, obj map[string]interface{}, kind string) []string {
 	specPath, spec := prefix+"spec", asMap(obj["spec"])
-	if kind == KindTemplate {
+	if kind == api.KindTemplate {
 		specPath, spec = specPath+".spec", asMap(spec["spec"])
 	}
 	devices := asMap(spec["devices"])
 	found = keysIn(found, specPath+".devices.requests", true, asSlice(devices["requests"]), laterRequestKeys)
 	found = keysIn(found, specPath+".devices.constraints", true, asSlice(devices["constraints"]), laterConstraintKeys)
-	if kind == KindTemplate {
+	if kind == api.KindTemplate {
 		return found
 	}
 	status := asMap(obj["status"])

@@ -10,6 +10,8 @@ import (
 	resourcev1beta2 "k8s.io/api/resource/v1beta2"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // The shapes of v1beta1, v1beta2 and v1 are derived from their k8s.io/api
@@ -19,14 +21,14 @@ import (
 // The spec and status types of the GA versions.
 var (
 	gaSpecTypes = map[string]reflect.Type{
-		V1beta1: reflect.TypeOf(resourcev1beta1.ResourceClaimSpec{}),
-		V1beta2: reflect.TypeOf(resourcev1beta2.ResourceClaimSpec{}),
-		V1:      reflect.TypeOf(resourcev1.ResourceClaimSpec{}),
+		api.V1beta1: reflect.TypeOf(resourcev1beta1.ResourceClaimSpec{}),
+		api.V1beta2: reflect.TypeOf(resourcev1beta2.ResourceClaimSpec{}),
+		api.V1:      reflect.TypeOf(resourcev1.ResourceClaimSpec{}),
 	}
 	gaStatusTypes = map[string]reflect.Type{
-		V1beta1: reflect.TypeOf(resourcev1beta1.ResourceClaimStatus{}),
-		V1beta2: reflect.TypeOf(resourcev1beta2.ResourceClaimStatus{}),
-		V1:      reflect.TypeOf(resourcev1.ResourceClaimStatus{}),
+		api.V1beta1: reflect.TypeOf(resourcev1beta1.ResourceClaimStatus{}),
+		api.V1beta2: reflect.TypeOf(resourcev1beta2.ResourceClaimStatus{}),
+		api.V1:      reflect.TypeOf(resourcev1.ResourceClaimStatus{}),
 	}
 )
 

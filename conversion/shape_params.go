@@ -1,6 +1,10 @@
 package conversion
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/claimbridge/claimbridge/api"
+)
 
 // The shapes of the objects claimbridge migrate reads beside claims: the
 // v1alpha2 (1.30) ResourceClaimParameters, ResourceClassParameters and
@@ -11,15 +15,15 @@ var (
 		"metadata": metadataShape, "driverName": str, "parametersRef": classParametersRefShape, "suitableNodes": object(nil),
 	}
 	parameterShapes = map[[2]string]*shape{
-		{V1alpha1, "ResourceClass"}: object(resourceClass126Shape),
-		{V1alpha2, "ResourceClass"}: object(func() map[string]*shape {
+		{api.V1alpha1, "ResourceClass"}: object(resourceClass126Shape),
+		{api.V1alpha2, "ResourceClass"}: object(func() map[string]*shape {
 			fields := map[string]*shape{"structuredParameters": boolean}
 			for k, v := range resourceClass126Shape {
 				fields[k] = v
 			}
 			return fields
 		}()),
-		{V1alpha2, "ResourceClaimParameters"}: object(map[string]*shape{
+		{api.V1alpha2, "ResourceClaimParameters"}: object(map[string]*shape{
 			"metadata":      metadataShape,
 			"generatedFrom": parametersRefShape,
 			"shareable":     boolean,
@@ -31,7 +35,7 @@ var (
 				})),
 			})),
 		}),
-		{V1alpha2, "ResourceClassParameters"}: object(map[string]*shape{
+		{api.V1alpha2, "ResourceClassParameters"}: object(map[string]*shape{
 			"metadata":         metadataShape,
 			"generatedFrom":    classParametersRefShape,
 			"vendorParameters": arrayOf(object(map[string]*shape{"driverName": str, "parameters": anyJSON})),
@@ -47,7 +51,7 @@ var (
 // the wrong JSON type in a resource.k8s.io ResourceClass,
 // ResourceClaimParameters or ResourceClassParameters; nil for another kind.
 func CheckParametersShape(obj map[string]interface{}) error {
-	version, ok := strings.CutPrefix(asString(obj["apiVersion"]), UpstreamGroup+"/")
+	version, ok := strings.CutPrefix(asString(obj["apiVersion"]), api.UpstreamGroup+"/")
 	kind := asString(obj["kind"])
 	s := parameterShapes[[2]string{version, kind}]
 	if !ok || s == nil {

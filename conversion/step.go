@@ -1,6 +1,10 @@
 package conversion
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/claimbridge/claimbridge/api"
+)
 
 // mapping converts the sections of a claim between neighbouring versions.
 // The functions never modify their input and build their output from
@@ -20,22 +24,22 @@ type mapping struct {
 }
 
 var mappings = map[[2]string]mapping{
-	{V1alpha1, V1alpha2}: {spec: specV1V2, status: statusV1ToV2},
-	{V1alpha2, V1alpha1}: {spec: specV1V2, status: statusV2ToV1},
-	{V1alpha2, V1alpha3}: {spec: specV2ToV3, status: statusV2ToV3, object: finalizerLossesV2ToV3},
-	{V1alpha3, V1alpha2}: {spec: specV3ToV2, status: statusV3ToV2, object: finalizerLossesV3ToV2},
-	{V1alpha3, V1beta1}:  {spec: specV3B1, status: statusV3ToB1, object: warningsV3ToB1},
-	{V1beta1, V1alpha3}:  {spec: specV3B1, status: statusB1ToV3, object: warningsB1ToV3},
-	{V1beta1, V1beta2}:   {spec: specB1ToB2, status: identityMapping.status},
-	{V1beta2, V1beta1}:   {spec: specB2ToB1, status: identityMapping.status},
-	{V1beta2, V1}:        identityMapping,
-	{V1, V1beta2}:        identityMapping,
+	{api.V1alpha1, api.V1alpha2}: {spec: specV1V2, status: statusV1ToV2},
+	{api.V1alpha2, api.V1alpha1}: {spec: specV1V2, status: statusV2ToV1},
+	{api.V1alpha2, api.V1alpha3}: {spec: specV2ToV3, status: statusV2ToV3, object: finalizerLossesV2ToV3},
+	{api.V1alpha3, api.V1alpha2}: {spec: specV3ToV2, status: statusV3ToV2, object: finalizerLossesV3ToV2},
+	{api.V1alpha3, api.V1beta1}:  {spec: specV3B1, status: statusV3ToB1, object: warningsV3ToB1},
+	{api.V1beta1, api.V1alpha3}:  {spec: specV3B1, status: statusB1ToV3, object: warningsB1ToV3},
+	{api.V1beta1, api.V1beta2}:   {spec: specB1ToB2, status: identityMapping.status},
+	{api.V1beta2, api.V1beta1}:   {spec: specB2ToB1, status: identityMapping.status},
+	{api.V1beta2, api.V1}:        identityMapping,
+	{api.V1, api.V1beta2}:        identityMapping,
 }
 
 // sections returns the names of the sections conversion maps for kind. The
 // result is shared: callers must not modify it.
 func sections(kind string) []string {
-	if kind == KindTemplate {
+	if kind == api.KindTemplate {
 		return templateSections
 	}
 	return claimSections
@@ -59,7 +63,7 @@ func mapSection(m mapping, kind, name string, in interface{}, context map[string
 	switch {
 	case name == "status":
 		return m.status(asMap(in), context, r)
-	case kind == KindTemplate:
+	case kind == api.KindTemplate:
 		// The template's metadata is the same in every version.
 		tmpl := asMap(in)
 		out := map[string]interface{}{}

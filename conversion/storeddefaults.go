@@ -14,19 +14,19 @@ import (
 // defaulted object shows. obj is not modified.
 func StoredDefaultsAnnotations(obj map[string]interface{}) (annotations interface{}, present, changed bool, err error) {
 	_, version, kind, err := Identify(obj)
-	if err != nil || version != V1alpha1 && version != V1alpha2 {
+	if err != nil || version != api.V1alpha1 && version != api.V1alpha2 {
 		return nil, false, false, err
 	}
 	meta, _ := obj["metadata"].(map[string]interface{})
 	own, _ := meta["annotations"].(map[string]interface{})
-	if _, ok := own[RestoreAnnotation(V1alpha3)]; !ok {
+	if _, ok := own[api.RestoreAnnotation(api.V1alpha3)]; !ok {
 		return nil, false, false, nil
 	}
-	stored, err := Convert(obj, V1alpha3)
+	stored, err := Convert(obj, api.V1alpha3)
 	if err != nil {
 		return nil, false, false, err
 	}
-	ops := DefaultsPatch(stored, V1alpha3, kind)
+	ops := DefaultsPatch(stored, api.V1alpha3, kind)
 	if len(ops) == 0 {
 		return nil, false, false, nil
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 )
 
@@ -15,7 +16,7 @@ func TestStoredDefaultsAnnotations(t *testing.T) {
 	undefaulted := tblDecode(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim",
 		"metadata":{"name":"c","namespace":"ns","annotations":{"team":"a"}},
 		"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu"},{"name":"nic","deviceClassName":"nic","allocationMode":"All"}]}}}`)
-	view, err := conversion.Convert(undefaulted, conversion.V1alpha2)
+	view, err := conversion.Convert(undefaulted, api.V1alpha2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +27,7 @@ func TestStoredDefaultsAnnotations(t *testing.T) {
 	// Written with them, the view is stored defaulted, and reads the same.
 	written := tblDecode(t, tblJSON(t, view))
 	written["metadata"].(map[string]interface{})["annotations"] = annotations
-	stored, err := conversion.Convert(written, conversion.V1alpha3)
+	stored, err := conversion.Convert(written, api.V1alpha3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +37,7 @@ func TestStoredDefaultsAnnotations(t *testing.T) {
 	if diff := cmp.Diff(want, tblDecode(t, tblJSON(t, stored))); diff != "" {
 		t.Errorf("stored (-want +got):\n%s", diff)
 	}
-	again, err := conversion.Convert(stored, conversion.V1alpha2)
+	again, err := conversion.Convert(stored, api.V1alpha2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +52,7 @@ func TestStoredDefaultsAnnotations(t *testing.T) {
 	// whose spec was edited (its restore data of v1alpha3 no longer applies,
 	// so what it stores is defaulted already; a write that changes the spec
 	// is validation's to judge, not defaulting's).
-	defaulted, err := conversion.Convert(want, conversion.V1alpha2)
+	defaulted, err := conversion.Convert(want, api.V1alpha2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +85,7 @@ func TestStoredDefaultsAnnotations(t *testing.T) {
 func gaStoredWithDefaults(t *testing.T) map[string]interface{} {
 	t.Helper()
 	v1beta1, err := conversion.Convert(tblDecode(t, `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},
-		"spec":{"controller":"dra.example.com","devices":{"requests":[{"name":"a","deviceClassName":"gpu"}]}}}`), conversion.V1beta1)
+		"spec":{"controller":"dra.example.com","devices":{"requests":[{"name":"a","deviceClassName":"gpu"}]}}}`), api.V1beta1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +109,7 @@ func TestStoredDefaultsAnnotationsOfEachView(t *testing.T) {
 		name: "two requests, through v1alpha1",
 		stored: `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns","annotations":{"team":"a"}},
 			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu"},{"name":"nic","deviceClassName":"nic","allocationMode":"All"}]}}}`,
-		version: conversion.V1alpha1,
+		version: api.V1alpha1,
 		want: `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns","annotations":{"team":"a"}},
 			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu","allocationMode":"ExactCount","count":1},{"name":"nic","deviceClassName":"nic","allocationMode":"All"}]}}}`,
 		present: true,
@@ -116,7 +117,7 @@ func TestStoredDefaultsAnnotationsOfEachView(t *testing.T) {
 		name: "one request, no other annotation",
 		stored: `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},
 			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu"}]}}}`,
-		version: conversion.V1alpha2,
+		version: api.V1alpha2,
 		want: `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},
 			"spec":{"devices":{"requests":[{"name":"request","deviceClassName":"gpu","allocationMode":"ExactCount","count":1}]}}}`,
 	}} {
@@ -135,7 +136,7 @@ func TestStoredDefaultsAnnotationsOfEachView(t *testing.T) {
 			if present {
 				meta["annotations"] = annotations
 			}
-			stored, err := conversion.Convert(written, conversion.V1alpha3)
+			stored, err := conversion.Convert(written, api.V1alpha3)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 )
 
@@ -104,7 +105,7 @@ func tblExpandGot(t *testing.T, obj map[string]interface{}) map[string]interface
 		meta, _ := o["metadata"].(map[string]interface{})
 		ann, _ := meta["annotations"].(map[string]interface{})
 		for k, v := range ann {
-			if !strings.HasPrefix(k, conversion.AnnotationPrefix+"restore-") {
+			if !strings.HasPrefix(k, api.AnnotationPrefix+"restore-") {
 				continue
 			}
 			s, ok := v.(string)
@@ -172,7 +173,7 @@ func runTable(t *testing.T, to string, cases []tableCase) {
 // v1alpha1 → v1alpha2
 
 func TestTableV1ToV2(t *testing.T) {
-	runTable(t, conversion.V1alpha2, []tableCase{{
+	runTable(t, api.V1alpha2, []tableCase{{
 		name: "allocated: resourceHandle and status.driverName become resourceHandles[0]; the rest is copied",
 		in: `{"apiVersion":"resource.k8s.io/v1alpha1","kind":"ResourceClaim",
 			"metadata":{"name":"c","namespace":"ns","uid":"u-1"},
@@ -241,7 +242,7 @@ func TestTableV1ToV2(t *testing.T) {
 // v1alpha2 → v1alpha1
 
 func TestTableV2ToV1(t *testing.T) {
-	runTable(t, conversion.V1alpha1, []tableCase{{
+	runTable(t, api.V1alpha1, []tableCase{{
 		name: "one handle of the allocating driver becomes resourceHandle; no annotation",
 		in: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c"},
 			"spec":{"resourceClassName":"c","allocationMode":"Immediate"},
@@ -319,7 +320,7 @@ func TestTableV2ToV1(t *testing.T) {
 // v1alpha2 → v1alpha3
 
 func TestTableV2ToV3(t *testing.T) {
-	runTable(t, conversion.V1alpha3, []tableCase{{
+	runTable(t, api.V1alpha3, []tableCase{{
 		name: "spec: resourceClassName becomes the device class of request \"request\"; allocationMode and parametersRef travel in restore-v1alpha2",
 		in: `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c"},
 			"spec":{"resourceClassName":"gpu.example.com","parametersRef":{"kind":"ConfigMap","name":"p"},"allocationMode":"Immediate"}}`,
@@ -489,7 +490,7 @@ func TestTableV2ToV3(t *testing.T) {
 // v1alpha3 → v1alpha2
 
 func TestTableV3ToV2(t *testing.T) {
-	runTable(t, conversion.V1alpha2, []tableCase{{
+	runTable(t, api.V1alpha2, []tableCase{{
 		name: "spec: the first request's class becomes resourceClassName; names, selectors, count, adminAccess, extra requests, constraints, config and controller travel in restore-v1alpha3",
 		in: `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c"},
 			"spec":{"controller":"ctrl","devices":{
@@ -610,7 +611,7 @@ func TestTableV3ToV2(t *testing.T) {
 // v1alpha1 → v1alpha3 and back: the composition through v1alpha2
 
 func TestTableV1ToV3(t *testing.T) {
-	runTable(t, conversion.V1alpha3, []tableCase{{
+	runTable(t, api.V1alpha3, []tableCase{{
 		name: "classic allocation: handle data, driver and nodes arrive in v1alpha3; allocationMode and shareable false travel in restore-v1alpha2",
 		in: `{"apiVersion":"resource.claimbridge.dev/v1alpha1","kind":"ResourceClaim","metadata":{"name":"c"},
 			"spec":{"resourceClassName":"c","allocationMode":"Immediate"},
@@ -650,7 +651,7 @@ func TestTableV1ToV3(t *testing.T) {
 }
 
 func TestTableV3ToV1(t *testing.T) {
-	runTable(t, conversion.V1alpha1, []tableCase{{
+	runTable(t, api.V1alpha1, []tableCase{{
 		name: "controller allocation with one opaque handle arrives as resourceHandle; v1alpha3-only spec fields travel in restore-v1alpha3",
 		in: `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c"},
 			"spec":{"controller":"d","devices":{"requests":[{"name":"request","deviceClassName":"c","allocationMode":"ExactCount","count":1}]}},
@@ -691,17 +692,17 @@ func TestStaleRestoreIsDropped(t *testing.T) {
 	v2 := tblDecode(t, `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c"},
 		"spec":{"resourceClassName":"c","allocationMode":"Immediate"},
 		"status":{"driverName":"d","allocation":{"resourceHandles":[{"driverName":"d","data":"old"}],"shareable":false}}}`)
-	v3, err := conversion.Convert(v2, conversion.V1alpha3)
+	v3, err := conversion.Convert(v2, api.V1alpha3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	restore := tblExpandGot(t, v3)["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})[conversion.RestoreAnnotation(conversion.V1alpha2)].(map[string]interface{})
+	restore := tblExpandGot(t, v3)["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})[api.RestoreAnnotation(api.V1alpha2)].(map[string]interface{})
 	if restore["spec"] == nil || restore["status"] == nil {
 		t.Fatalf("want spec and status patches in the restore annotation, got %v", restore)
 	}
 
 	t.Run("unchanged status: both patches apply", func(t *testing.T) {
-		back, err := conversion.Convert(v3, conversion.V1alpha2)
+		back, err := conversion.Convert(v3, api.V1alpha2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -713,7 +714,7 @@ func TestStaleRestoreIsDropped(t *testing.T) {
 	t.Run("allocation cleared: the status patch is dropped", func(t *testing.T) {
 		changed := tblDecode(t, tblJSON(t, v3))
 		delete(changed["status"].(map[string]interface{}), "allocation")
-		back, err := conversion.Convert(changed, conversion.V1alpha2)
+		back, err := conversion.Convert(changed, api.V1alpha2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -729,7 +730,7 @@ func TestStaleRestoreIsDropped(t *testing.T) {
 		changed["status"] = tblDecode(t, `{"allocation":{"controller":"d","devices":{
 			"results":[{"request":"request","driver":"d","pool":"d","device":"handle-0"}],
 			"config":[{"source":"FromClaim","requests":["request"],"opaque":{"driver":"d","parameters":{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceHandle","data":"new"}}}]}}}`)
-		back, err := conversion.Convert(changed, conversion.V1alpha2)
+		back, err := conversion.Convert(changed, api.V1alpha2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -746,7 +747,7 @@ func TestStaleRestoreIsDropped(t *testing.T) {
 		alloc := changed["status"].(map[string]interface{})["allocation"]
 		delete(changed["status"].(map[string]interface{}), "allocation")
 		changed["status"].(map[string]interface{})["allocation"] = alloc
-		back, err := conversion.Convert(changed, conversion.V1alpha2)
+		back, err := conversion.Convert(changed, api.V1alpha2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -758,7 +759,7 @@ func TestStaleRestoreIsDropped(t *testing.T) {
 	t.Run("spec changed: the spec patch is dropped, the status patch still applies", func(t *testing.T) {
 		changed := tblDecode(t, tblJSON(t, v3))
 		changed["spec"] = tblDecode(t, `{"devices":{"requests":[{"name":"request","deviceClassName":"other","allocationMode":"ExactCount","count":1}]}}`)
-		back, err := conversion.Convert(changed, conversion.V1alpha2)
+		back, err := conversion.Convert(changed, api.V1alpha2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -770,7 +771,7 @@ func TestStaleRestoreIsDropped(t *testing.T) {
 		}
 	})
 
-	key := conversion.RestoreAnnotation(conversion.V1alpha2)
+	key := api.RestoreAnnotation(api.V1alpha2)
 	genuine := v3["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})[key].(string)
 	for _, c := range []struct {
 		name  string
@@ -786,7 +787,7 @@ func TestStaleRestoreIsDropped(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			changed := tblDecode(t, tblJSON(t, v3))
 			changed["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})[key] = c.value
-			back, err := conversion.Convert(changed, conversion.V1alpha2)
+			back, err := conversion.Convert(changed, api.V1alpha2)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -818,8 +819,8 @@ func TestAnnotationContainers(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			in := `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim",` + c.meta + spec + `}`
 			obj := tblDecode(t, in)
-			out := tblCheck(t, in, tblJSON(t, tblExpandGot(t, mustConvertTbl(t, obj, conversion.V1alpha3))), conversion.V1alpha3)
-			r := tblExpandGot(t, out)["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})[conversion.RestoreAnnotation(conversion.V1alpha2)].(map[string]interface{})
+			out := tblCheck(t, in, tblJSON(t, tblExpandGot(t, mustConvertTbl(t, obj, api.V1alpha3))), api.V1alpha3)
+			r := tblExpandGot(t, out)["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})[api.RestoreAnnotation(api.V1alpha2)].(map[string]interface{})
 			got, _ := r["created"].(string)
 			if got != c.created {
 				t.Errorf("created = %q, want %q", got, c.created)
@@ -828,7 +829,7 @@ func TestAnnotationContainers(t *testing.T) {
 			// An annotation added in v1alpha3 keeps the containers the
 			// restore annotation created.
 			out["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})["x"] = "y"
-			back := mustConvertTbl(t, out, conversion.V1alpha2)
+			back := mustConvertTbl(t, out, api.V1alpha2)
 			want := tblDecode(t, in)
 			meta, _ := want["metadata"].(map[string]interface{})
 			if meta == nil {
@@ -847,9 +848,9 @@ func TestAnnotationContainers(t *testing.T) {
 
 			// So does a label added in v1alpha3, while the annotations
 			// the restore annotation created go.
-			out = mustConvertTbl(t, obj, conversion.V1alpha3)
+			out = mustConvertTbl(t, obj, api.V1alpha3)
 			out["metadata"].(map[string]interface{})["labels"] = map[string]interface{}{"l": "v"}
-			back = mustConvertTbl(t, out, conversion.V1alpha2)
+			back = mustConvertTbl(t, out, api.V1alpha2)
 			want = tblDecode(t, in)
 			meta, _ = want["metadata"].(map[string]interface{})
 			if meta == nil {
@@ -864,7 +865,7 @@ func TestAnnotationContainers(t *testing.T) {
 	}
 	t.Run("lossless conversion of an object without metadata adds nothing", func(t *testing.T) {
 		tblCheck(t, `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"}}`,
-			`{"apiVersion":"resource.k8s.io/v1alpha1","kind":"ResourceClaim","spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"}}`, conversion.V1alpha1)
+			`{"apiVersion":"resource.k8s.io/v1alpha1","kind":"ResourceClaim","spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"}}`, api.V1alpha1)
 	})
 }
 
@@ -882,7 +883,7 @@ func mustConvertTbl(t *testing.T, obj map[string]interface{}, to string) map[str
 func TestSameVersionIsACopy(t *testing.T) {
 	in := tblDecode(t, `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","annotations":{"a":"b"}},
 		"spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"},"status":{"allocation":{"resourceHandles":[{"driverName":"d"}]}}}`)
-	out := mustConvertTbl(t, in, conversion.V1alpha2)
+	out := mustConvertTbl(t, in, api.V1alpha2)
 	if diff := cmp.Diff(in, out); diff != "" {
 		t.Fatalf("(-in +out):\n%s", diff)
 	}
@@ -903,7 +904,7 @@ func TestInputNeverModified(t *testing.T) {
 		inputs = append(inputs, goldenReadTree(t, in.path))
 	}
 	withRestore := mustConvertTbl(t, tblDecode(t, `{"apiVersion":"resource.k8s.io/v1alpha1","kind":"ResourceClaim","metadata":{"name":"c"},
-		"spec":{"resourceClassName":"c","allocationMode":"Immediate"},"status":{"driverName":"d","allocation":{"resourceHandle":""}}}`), conversion.V1alpha3)
+		"spec":{"resourceClassName":"c","allocationMode":"Immediate"},"status":{"driverName":"d","allocation":{"resourceHandle":""}}}`), api.V1alpha3)
 	inputs = append(inputs, withRestore)
 	convertWithWarnings := func(in map[string]interface{}, to string) (map[string]interface{}, error) {
 		out, _, err := conversion.ConvertWithWarnings(in, to)
@@ -914,7 +915,7 @@ func TestInputNeverModified(t *testing.T) {
 		convert func(map[string]interface{}, string) (map[string]interface{}, error)
 	}{{"Convert", conversion.Convert}, {"ConvertWithWarnings", convertWithWarnings}} {
 		for i, in := range inputs {
-			for _, to := range conversion.Versions {
+			for _, to := range api.ServedVersions {
 				before := tblJSON(t, in)
 				out, err := f.convert(in, to)
 				if err != nil {
@@ -1048,11 +1049,11 @@ func TestAnnotationSizeLimit(t *testing.T) {
 	for _, same := range []bool{false, true} {
 		t.Run(fmt.Sprintf("32 opaque 16 KiB handles to v1alpha3 fit (one driver: %v)", same), func(t *testing.T) {
 			in := bigHandles(32, same, opaque)
-			out := mustConvertTbl(t, in, conversion.V1alpha3)
+			out := mustConvertTbl(t, in, api.V1alpha3)
 			if ann, ok := out["metadata"].(map[string]interface{})["annotations"]; ok {
 				t.Errorf("unexpected annotations: %d bytes", len(tblJSON(t, ann)))
 			}
-			back := mustConvertTbl(t, out, conversion.V1alpha2)
+			back := mustConvertTbl(t, out, api.V1alpha2)
 			if diff := cmp.Diff(in, back); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
@@ -1064,7 +1065,7 @@ func TestAnnotationSizeLimit(t *testing.T) {
 	t.Run("32 opaque 16 KiB handles to v1alpha1 overflow", func(t *testing.T) {
 		in := bigHandles(32, false, opaque)
 		before := tblJSON(t, in)
-		out, err := conversion.Convert(in, conversion.V1alpha1)
+		out, err := conversion.Convert(in, api.V1alpha1)
 		if err == nil {
 			t.Fatal("no error")
 		}
@@ -1092,13 +1093,13 @@ func TestAnnotationSizeLimit(t *testing.T) {
 		in := tblDecode(t, `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns","annotations":{}},
 			"spec":{"resourceClassName":"c","allocationMode":"Immediate"}}`)
 		in["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})["example.com/blob"] = strings.Repeat("x", 262000)
-		_, err := conversion.Convert(in, conversion.V1alpha3)
+		_, err := conversion.Convert(in, api.V1alpha3)
 		if err == nil || !strings.Contains(err.Error(), "above the limit of 262144 bytes") {
 			t.Fatalf("error = %v, want the annotation size limit", err)
 		}
 		// Without the field that needs restoring, the same object converts.
 		delete(in["spec"].(map[string]interface{}), "allocationMode")
-		mustConvertTbl(t, in, conversion.V1alpha3)
+		mustConvertTbl(t, in, api.V1alpha3)
 	})
 
 	// Losses builds no restore annotation, so the limit does not refuse it:
@@ -1106,7 +1107,7 @@ func TestAnnotationSizeLimit(t *testing.T) {
 	t.Run("losses are not refused", func(t *testing.T) {
 		in := tblDecode(t, `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns","annotations":{}},
 			"spec":{"resourceClassName":"c","allocationMode":"Immediate","parametersRef":{"kind":"GpuClaimParameters","name":"p"}}}`)
-		_, wantWarnings, err := conversion.ConvertWithWarnings(in, conversion.V1alpha3)
+		_, wantWarnings, err := conversion.ConvertWithWarnings(in, api.V1alpha3)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -1114,10 +1115,10 @@ func TestAnnotationSizeLimit(t *testing.T) {
 			t.Fatal("no warnings to compare")
 		}
 		in["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})["example.com/blob"] = strings.Repeat("x", 262000)
-		if _, err := conversion.Convert(in, conversion.V1alpha3); err == nil {
+		if _, err := conversion.Convert(in, api.V1alpha3); err == nil {
 			t.Fatal("Convert is not refused")
 		}
-		warnings, err := conversion.Losses(in, conversion.V1alpha3)
+		warnings, err := conversion.Losses(in, api.V1alpha3)
 		if err != nil {
 			t.Errorf("Losses: %v", err)
 		}
@@ -1129,14 +1130,14 @@ func TestAnnotationSizeLimit(t *testing.T) {
 	t.Run("just under the limit fits", func(t *testing.T) {
 		in := tblDecode(t, `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","annotations":{}},
 			"spec":{"resourceClassName":"c","allocationMode":"Immediate"}}`)
-		out := mustConvertTbl(t, in, conversion.V1alpha3)
-		value := out["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})[conversion.RestoreAnnotation(conversion.V1alpha2)].(string)
-		used := len(conversion.RestoreAnnotation(conversion.V1alpha2)) + len(value)
+		out := mustConvertTbl(t, in, api.V1alpha3)
+		value := out["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})[api.RestoreAnnotation(api.V1alpha2)].(string)
+		used := len(api.RestoreAnnotation(api.V1alpha2)) + len(value)
 		key := "example.com/blob"
 		in["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})[key] = strings.Repeat("x", conversion.TotalAnnotationSizeLimitB-used-len(key))
-		mustConvertTbl(t, in, conversion.V1alpha3)
+		mustConvertTbl(t, in, api.V1alpha3)
 		in["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})[key] = strings.Repeat("x", conversion.TotalAnnotationSizeLimitB-used-len(key)+1)
-		if _, err := conversion.Convert(in, conversion.V1alpha3); err == nil {
+		if _, err := conversion.Convert(in, api.V1alpha3); err == nil {
 			t.Error("one byte over the limit converted")
 		}
 	})
@@ -1159,7 +1160,7 @@ func TestUnencodableRestoreValueIsAnError(t *testing.T) {
 			in := tblDecode(t, `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},
 				"spec":{"resourceClassName":"c","allocationMode":"WaitForFirstConsumer"},"status":{"reservedFor":[{"resource":"pods","name":"p","uid":"1"}]}}`)
 			in[c.section].(map[string]interface{})["future"] = c.value
-			out, err := conversion.Convert(in, conversion.V1alpha3)
+			out, err := conversion.Convert(in, api.V1alpha3)
 			want := "converting ResourceClaim ns/c from v1alpha2 to v1alpha3: keeping the fields of v1alpha2 that v1alpha3 cannot hold: encoding claimbridge.dev/restore-v1alpha2: " + c.want
 			if err == nil || err.Error() != want {
 				t.Errorf("error %v, want %s", err, want)
@@ -1197,7 +1198,7 @@ func TestNonCanonicalJSONDataFits(t *testing.T) {
 	in := bigHandles(32, false, func(i int) string {
 		return `{"name":"gpu-` + fmt.Sprint(i) + `","blob":"` + strings.Repeat("x", maxHandleData-40) + `"}`
 	})
-	if _, err := conversion.Convert(in, conversion.V1alpha3); err != nil {
+	if _, err := conversion.Convert(in, api.V1alpha3); err != nil {
 		t.Errorf("a valid v1alpha2 claim does not convert to v1alpha3: %v", err)
 	}
 }

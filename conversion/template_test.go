@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 )
 
@@ -12,7 +13,7 @@ import (
 // member (which no template version defines) is copied as it is, not mapped
 // as a claim's status.
 func TestTemplateStatusIsNoSection(t *testing.T) {
-	for _, to := range []string{conversion.V1alpha1, conversion.V1alpha2, conversion.V1beta1, conversion.V1} {
+	for _, to := range []string{api.V1alpha1, api.V1alpha2, api.V1beta1, api.V1} {
 		t.Run(to, func(t *testing.T) {
 			in := decodeTree(t, []byte(`{"apiVersion":"resource.k8s.io/v1alpha3","kind":"ResourceClaimTemplate","metadata":{"name":"t","namespace":"ns"},
 				"spec":{"spec":{"devices":{"requests":[{"name":"r","deviceClassName":"gpu.example.com","allocationMode":"ExactCount","count":1}]}}},

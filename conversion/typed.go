@@ -44,7 +44,7 @@ func typedKind(obj runtime.Object) (schema.GroupVersionKind, error) {
 	gvks, _, err := typedScheme().ObjectKinds(obj)
 	if err == nil && len(gvks) == 1 {
 		switch gvk := gvks[0]; gvk.Kind {
-		case KindClaim, KindTemplate, KindClaimList, KindTemplateList:
+		case api.KindClaim, api.KindTemplate, api.KindClaimList, api.KindTemplateList:
 			return gvk, nil
 		}
 	}
@@ -80,14 +80,14 @@ func ToTree(obj runtime.Object) (map[string]interface{}, error) {
 			return nil, fmt.Errorf("%T has apiVersion %q: %w", obj, apiVersion, err)
 		}
 		// A claimbridge type may also hold resource.k8s.io objects.
-		if gv.Version != gvk.Version || gv.Group != gvk.Group && (gvk.Group != Group || gv.Group != UpstreamGroup) {
+		if gv.Version != gvk.Version || gv.Group != gvk.Group && (gvk.Group != api.Group || gv.Group != api.UpstreamGroup) {
 			return nil, fmt.Errorf("%T has apiVersion %q, which its type cannot hold: want %s/%s or an empty apiVersion", obj, apiVersion, gvk.Group, gvk.Version)
 		}
 		group = gv.Group
-	} else if gvk.Group == Group && itemsGroup(tree) == UpstreamGroup {
+	} else if gvk.Group == api.Group && itemsGroup(tree) == api.UpstreamGroup {
 		// A list whose items are resource.k8s.io objects is of that group:
 		// Convert converts items from the list's apiVersion.
-		group = UpstreamGroup
+		group = api.UpstreamGroup
 	}
 	if kind, _ := tree["kind"].(string); kind != "" && kind != gvk.Kind {
 		return nil, fmt.Errorf("%T has kind %q: want %s or an empty kind", obj, kind, gvk.Kind)

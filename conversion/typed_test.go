@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/api/v1alpha2"
 	"github.com/claimbridge/claimbridge/api/v1alpha3"
 	"github.com/claimbridge/claimbridge/conversion"
@@ -339,7 +340,7 @@ func TestConvertTypedFixtures(t *testing.T) {
 		if err != nil || strings.HasSuffix(kind, "List") {
 			continue
 		}
-		for _, to := range conversion.ChainVersions {
+		for _, to := range api.ConversionVersions {
 			name := filepath.Base(file) + "-via-" + to
 			if _, skip := notTyped[name]; skip {
 				continue

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // v1alpha2 and v1alpha3 differ in almost every field: a claim for one
@@ -25,7 +27,7 @@ const HandleDevicePrefix = "handle-"
 // Handle data that is not a JSON object is wrapped in an object of this
 // apiVersion and kind to become configuration parameters.
 const (
-	HandleDataAPIVersion = Group + "/" + V1alpha2
+	HandleDataAPIVersion = api.Group + "/" + api.V1alpha2
 	HandleDataKind       = "ResourceHandle"
 )
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 )
 
@@ -20,7 +21,7 @@ func TestResultsGetAdminAccessOfTheirRequest(t *testing.T) {
 			{"request":"b","driver":"d","pool":"p","device":"1"},
 			{"request":"c","driver":"d","pool":"p","device":"2"},
 			{"request":"a","driver":"d","pool":"p","device":"3"}]}}}}`)
-	got, err := conversion.Convert(in, conversion.V1beta1)
+	got, err := conversion.Convert(in, api.V1beta1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,8 +45,8 @@ func TestNullsStayNullBetweenV1alpha3AndV1beta1(t *testing.T) {
 		`"spec":{"devices":{"requests":[{"name":"r","deviceClassName":"gpu"}]}},"status":{"allocation":null}`,
 	} {
 		for _, tc := range []struct{ from, to string }{
-			{conversion.V1alpha3, conversion.V1beta1},
-			{conversion.V1beta1, conversion.V1alpha3},
+			{api.V1alpha3, api.V1beta1},
+			{api.V1beta1, api.V1alpha3},
 		} {
 			t.Run(tc.from+" to "+tc.to, func(t *testing.T) {
 				in := tblDecode(t, `{"apiVersion":"resource.k8s.io/`+tc.from+`","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},`+sections+`}`)

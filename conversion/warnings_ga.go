@@ -3,6 +3,8 @@ package conversion
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // Limits that Kubernetes 1.32 introduced (k8s.io/api resource/v1).
@@ -25,7 +27,7 @@ const (
 // together.
 func warningsV3ToB1(obj map[string]interface{}, kind string, r *lossReport) {
 	specPath, spec := "spec", asMap(obj["spec"])
-	if kind == KindTemplate {
+	if kind == api.KindTemplate {
 		specPath, spec = "spec.spec", asMap(spec["spec"])
 	}
 	if c := asString(spec["controller"]); c != "" {
@@ -47,17 +49,17 @@ func warningsV3ToB1(obj map[string]interface{}, kind string, r *lossReport) {
 	for i, c := range asSlice(devices["config"]) {
 		parameterLosses(r, fmt.Sprintf("%s.devices.config[%d].opaque.parameters", specPath, i), c)
 	}
-	if kind == KindTemplate {
+	if kind == api.KindTemplate {
 		return
 	}
 	status := asMap(obj["status"])
 	alloc := asMap(status["allocation"])
 	if c := asString(alloc["controller"]); c != "" {
-		r.lose("status.allocation.controller", "allocated by classic DRA driver %q: a 1.32+ resourceclaim controller never clears this allocation (it deallocates only claims with finalizer %s) and the driver's controller no longer runs; the controller is kept only in the restore annotation", c, DeleteProtectionFinalizer)
+		r.lose("status.allocation.controller", "allocated by classic DRA driver %q: a 1.32+ resourceclaim controller never clears this allocation (it deallocates only claims with finalizer %s) and the driver's controller no longer runs; the controller is kept only in the restore annotation", c, api.FinalizerV1alpha3)
 	}
 	if c := asString(alloc["controller"]); c != "" {
 		for i, f := range asSlice(asMap(obj["metadata"])["finalizers"]) {
-			if name := asString(f); name != "" && name != DeleteProtectionFinalizer {
+			if name := asString(f); name != "" && name != api.FinalizerV1alpha3 {
 				r.lose(fmt.Sprintf("metadata.finalizers[%d]", i), "finalizer %q of a claim allocated by classic DRA: no 1.32+ component removes it, so deleting the claim waits until it is removed by hand", name)
 			}
 		}
@@ -83,14 +85,14 @@ func structuredFinalizerLosses(obj map[string]interface{}, r *lossReport) {
 	builtin := false
 	for i, f := range finalizers {
 		switch asString(f) {
-		case DeleteProtectionFinalizer:
+		case api.FinalizerV1alpha3:
 			builtin = true
-		case BuiltinFinalizer130:
-			r.lose(fmt.Sprintf("metadata.finalizers[%d]", i), "the 1.30 scheduler's finalizer: no 1.32+ component removes it, so deleting the claim waits until it is removed by hand (claimbridge migrate renames it to %s)", DeleteProtectionFinalizer)
+		case api.FinalizerV1alpha2:
+			r.lose(fmt.Sprintf("metadata.finalizers[%d]", i), "the 1.30 scheduler's finalizer: no 1.32+ component removes it, so deleting the claim waits until it is removed by hand (claimbridge migrate renames it to %s)", api.FinalizerV1alpha3)
 		}
 	}
 	if !builtin {
-		r.lose("status.allocation", "a 1.32+ resourceclaim controller clears a structured allocation, once its last consumer is gone, only for a claim with finalizer %s (which its scheduler adds when it allocates): this one stays allocated, its devices unavailable to other claims, until the claim is deleted", DeleteProtectionFinalizer)
+		r.lose("status.allocation", "a 1.32+ resourceclaim controller clears a structured allocation, once its last consumer is gone, only for a claim with finalizer %s (which its scheduler adds when it allocates): this one stays allocated, its devices unavailable to other claims, until the claim is deleted", api.FinalizerV1alpha3)
 	}
 }
 
@@ -131,7 +133,7 @@ func statusLoss(obj map[string]interface{}, r *lossReport) {
 // component acts on it.
 func warningsB1ToV3(obj map[string]interface{}, kind string, r *lossReport) {
 	specPath, spec := "spec", asMap(obj["spec"])
-	if kind == KindTemplate {
+	if kind == api.KindTemplate {
 		specPath, spec = "spec.spec", asMap(spec["spec"])
 	}
 	devices := asMap(spec["devices"])
@@ -150,7 +152,7 @@ func warningsB1ToV3(obj map[string]interface{}, kind string, r *lossReport) {
 			r.lose(fmt.Sprintf("%s.devices.constraints[%d].distinctAttribute", specPath, i), "1.31 has no distinctAttribute constraint: the devices allocated may share attribute %q; the constraint is kept only in the restore annotation", a)
 		}
 	}
-	if kind != KindClaim {
+	if kind != api.KindClaim {
 		return
 	}
 	if n := len(asSlice(asMap(obj["status"])["reservedFor"])); n > ReservedForMaxSize131 {

@@ -14,17 +14,17 @@ func stepRelease(release string) *regexp.Regexp {
 }
 
 var stepReleases = map[string]*regexp.Regexp{
-	V1alpha1: stepRelease(api.Serving(V1alpha1)),
-	V1alpha2: stepRelease(api.Serving(V1alpha2)),
-	V1alpha3: stepRelease(api.Serving(V1alpha3)),
+	api.V1alpha1: stepRelease(api.Serving(api.V1alpha1)),
+	api.V1alpha2: stepRelease(api.Serving(api.V1alpha2)),
+	api.V1alpha3: stepRelease(api.Serving(api.V1alpha3)),
 }
 
 // stepVersions match a version in a step's message, but not in an
 // annotation's name (restore-v1alpha3) or an apiVersion.
 var stepVersions = map[string]*regexp.Regexp{
-	V1alpha1: regexp.MustCompile(`(^|[ (])v1alpha1([ ,;:)]|$)`),
-	V1alpha2: regexp.MustCompile(`(^|[ (])v1alpha2([ ,;:)]|$)`),
-	V1alpha3: regexp.MustCompile(`(^|[ (])v1alpha3([ ,;:)]|$)`),
+	api.V1alpha1: regexp.MustCompile(`(^|[ (])v1alpha1([ ,;:)]|$)`),
+	api.V1alpha2: regexp.MustCompile(`(^|[ (])v1alpha2([ ,;:)]|$)`),
+	api.V1alpha3: regexp.MustCompile(`(^|[ (])v1alpha3([ ,;:)]|$)`),
 }
 
 // A 1.26–1.30 claim names one resource class and has no requests: what a
@@ -51,7 +51,7 @@ func (w Warning) For(target string) string {
 // Text is For without the object: "<path>: <message>".
 func (w Warning) Text(target string) string {
 	msg, path := w.Message, w.Path
-	if w.To == V1alpha3 && (target == V1alpha1 || target == V1alpha2) {
+	if w.To == api.V1alpha3 && (target == api.V1alpha1 || target == api.V1alpha2) {
 		if strings.Contains(path, ".requests[0].") {
 			msg = firstRequestClass.Replace(msg)
 		} else {
@@ -66,7 +66,7 @@ func (w Warning) Text(target string) string {
 			msg = re.ReplaceAllString(msg, "${1}"+target+"${2}")
 		}
 	}
-	if (target == V1beta2 || target == V1) && api.VersionIndex(w.From) < api.VersionIndex(V1beta2) && api.VersionIndex(w.To) < api.VersionIndex(V1beta2) {
+	if (target == api.V1beta2 || target == api.V1) && api.VersionIndex(w.From) < api.VersionIndex(api.V1beta2) && api.VersionIndex(w.To) < api.VersionIndex(api.V1beta2) {
 		path = exactlyFields.ReplaceAllString(path, "$1.exactly.$2")
 	}
 	return path + ": " + msg

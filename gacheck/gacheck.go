@@ -26,10 +26,10 @@ import (
 // or v1 claim or template, or "" when obj is not one.
 func Version(obj map[string]interface{}) (version, kind string) {
 	group, version, kind, err := conversion.Identify(obj)
-	if err != nil || group != conversion.UpstreamGroup || (kind != conversion.KindClaim && kind != conversion.KindTemplate) {
+	if err != nil || group != api.UpstreamGroup || (kind != api.KindClaim && kind != api.KindTemplate) {
 		return "", ""
 	}
-	for _, v := range conversion.GAVersions {
+	for _, v := range api.UpstreamOnlyVersions {
 		if v == version {
 			return version, kind
 		}
@@ -92,12 +92,12 @@ func adminAccessWarnings(obj map[string]interface{}, release int, version, kind 
 		return nil
 	}
 	specPath, spec := "spec", asObject(obj["spec"])
-	if kind == conversion.KindTemplate {
+	if kind == api.KindTemplate {
 		specPath, spec = "spec.spec", asObject(spec["spec"])
 	}
 	for i, r := range asArray(asObject(spec["devices"])["requests"]) {
 		exact, path := asObject(r), fmt.Sprintf("%s.devices.requests[%d]", specPath, i)
-		if version != conversion.V1beta1 {
+		if version != api.V1beta1 {
 			exact, path = asObject(exact["exactly"]), path+".exactly"
 		}
 		if exact["adminAccess"] == true {

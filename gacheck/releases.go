@@ -6,7 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/claimbridge/claimbridge/conversion"
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // Oldest and Newest are the releases gacheck has the create rules of,
@@ -21,9 +21,9 @@ const (
 // v1 the newest.
 func DefaultRelease(version string) int {
 	switch version {
-	case conversion.V1beta1:
+	case api.V1beta1:
 		return 32
-	case conversion.V1beta2:
+	case api.V1beta2:
 		return 33
 	}
 	return Newest
@@ -33,7 +33,7 @@ func DefaultRelease(version string) int {
 // from 1.32, v1beta2 from 1.33, v1 from 1.34. From 1.34 the beta versions
 // need --runtime-config; 1.32 and 1.33 need it for every version.
 func Serves(release int, version string) bool {
-	first := map[string]int{conversion.V1beta1: 32, conversion.V1beta2: 33, conversion.V1: 34}[version]
+	first := map[string]int{api.V1beta1: 32, api.V1beta2: 33, api.V1: 34}[version]
 	return first != 0 && first <= release && release <= Newest
 }
 
@@ -108,14 +108,14 @@ func (r rules) strip(obj map[string]interface{}, version, kind string) (out map[
 		return out, unknown, dropped
 	}
 	path, spec := field.NewPath("spec"), asObject(out["spec"])
-	if kind == conversion.KindTemplate {
+	if kind == api.KindTemplate {
 		path, spec = path.Child("spec"), asObject(spec["spec"])
 	}
 	path, devices := path.Child("devices"), asObject(spec["devices"])
 	for i, req := range asArray(devices["requests"]) {
 		req, reqPath := asObject(req), path.Child("requests").Index(i)
 		visit(req, reqPath, inRequest)
-		if version == conversion.V1beta1 {
+		if version == api.V1beta1 {
 			visit(req, reqPath, inExact, inExactAndSub)
 		} else {
 			visit(asObject(req["exactly"]), reqPath.Child("exactly"), inExact, inExactAndSub)

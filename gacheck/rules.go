@@ -17,6 +17,7 @@ import (
 	"k8s.io/apiserver/pkg/cel/environment"
 	dracel "k8s.io/dynamic-resource-allocation/cel"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/validation/common"
 )
@@ -60,21 +61,21 @@ func Validate(obj map[string]interface{}, release int, kind string) (field.Error
 		return nil, notServed(release, version)
 	}
 	r := rules{minor: release, version: version}
-	stripped, _, _ := r.strip(r.inV1Shape(obj, version, kind), conversion.V1, kind)
+	stripped, _, _ := r.strip(r.inV1Shape(obj, version, kind), api.V1, kind)
 	data, err := json.Marshal(stripped)
 	if err != nil {
 		return nil, err
 	}
 	var errs field.ErrorList
 	switch kind {
-	case conversion.KindClaim:
+	case api.KindClaim:
 		var claim resourcev1.ResourceClaim
 		if err := json.Unmarshal(data, &claim); err != nil {
 			return nil, fmt.Errorf("does not decode into resource.k8s.io/%s %s: %v", version, kind, err)
 		}
 		errs = common.ValidateObjectMeta(&claim.ObjectMeta, field.NewPath("metadata"))
 		errs = append(errs, r.validateDeviceClaim(&claim.Spec.Devices, field.NewPath("spec", "devices"))...)
-	case conversion.KindTemplate:
+	case api.KindTemplate:
 		var template resourcev1.ResourceClaimTemplate
 		if err := json.Unmarshal(data, &template); err != nil {
 			return nil, fmt.Errorf("does not decode into resource.k8s.io/%s %s: %v", version, kind, err)
@@ -88,9 +89,9 @@ func Validate(obj map[string]interface{}, release int, kind string) (field.Error
 	errs = common.Normalize(errs)
 	for _, e := range errs {
 		switch {
-		case version == conversion.V1beta1 && r.minor == 32:
+		case version == api.V1beta1 && r.minor == 32:
 			e.Field = exactlyInPath.ReplaceAllString(e.Field, "$1")
-		case version == conversion.V1beta1 && r.minor >= 37 && fmt.Sprint(e.BadValue) != "":
+		case version == api.V1beta1 && r.minor >= 37 && fmt.Sprint(e.BadValue) != "":
 			e.Field = declarativeInPath.ReplaceAllString(e.Field, "$1$2")
 		}
 	}
@@ -116,12 +117,12 @@ var exactFields = []string{"deviceClassName", "selectors", "allocationMode", "co
 // which 1.33+ creates only when one of them is set (1.32 has only exact
 // requests).
 func (r rules) inV1Shape(obj map[string]interface{}, version, kind string) map[string]interface{} {
-	if version != conversion.V1beta1 {
+	if version != api.V1beta1 {
 		return obj
 	}
 	out := deepCopy(obj)
 	spec := asObject(out["spec"])
-	if kind == conversion.KindTemplate {
+	if kind == api.KindTemplate {
 		spec = asObject(spec["spec"])
 	}
 	for _, r0 := range asArray(asObject(spec["devices"])["requests"]) {
@@ -194,7 +195,7 @@ func (r rules) setDefaults(claim *resourcev1.DeviceClaim) {
 	for i := range claim.Requests {
 		if exactly := claim.Requests[i].Exactly; exactly != nil {
 			mode, count := &exactly.AllocationMode, &exactly.Count
-			if r.version == conversion.V1beta1 && r.minor >= 33 && exactly.DeviceClassName == "" {
+			if r.version == api.V1beta1 && r.minor >= 33 && exactly.DeviceClassName == "" {
 				mode, count = new(resourcev1.DeviceAllocationMode), new(int64)
 			}
 			defaultMode(mode, count, exactly.Tolerations)

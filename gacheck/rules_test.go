@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
 
-	"github.com/claimbridge/claimbridge/conversion"
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // testClaim is a valid claim of version: an exact request gpu, a
@@ -36,7 +36,7 @@ spec:
     constraints: [{requests: [gpu, nic], matchAttribute: example.com/numa}]
     config: [{requests: [gpu, nic/big], opaque: {driver: gpu.example.com, parameters: {mode: shared}}}]
 `
-	if version == conversion.V1beta2 {
+	if version == api.V1beta2 {
 		in = `apiVersion: resource.k8s.io/v1beta2
 kind: ResourceClaim
 metadata: {name: claim, namespace: ns}
@@ -52,7 +52,7 @@ spec:
     config: [{requests: [gpu, nic], opaque: {driver: gpu.example.com, parameters: {mode: shared}}}]
 `
 	}
-	if version == conversion.V1beta1 {
+	if version == api.V1beta1 {
 		in = `apiVersion: resource.k8s.io/v1beta1
 kind: ResourceClaim
 metadata: {name: claim, namespace: ns}
@@ -134,7 +134,7 @@ func runScenarios(t *testing.T, version string, scenarios map[string]scenario) {
 			if sc.update != nil {
 				sc.update(obj)
 			}
-			got, err := Validate(obj, DefaultRelease(version), conversion.KindClaim)
+			got, err := Validate(obj, DefaultRelease(version), api.KindClaim)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -147,7 +147,7 @@ func runScenarios(t *testing.T, version string, scenarios map[string]scenario) {
 
 // TestValidateV1: the rules of 1.37 for v1, by group.
 func TestValidateV1(t *testing.T) {
-	runScenarios(t, conversion.V1, map[string]scenario{
+	runScenarios(t, api.V1, map[string]scenario{
 		"valid": {},
 		// names and metadata
 		"name-template-syntax": {
@@ -348,7 +348,7 @@ func TestValidateV1beta2(t *testing.T) {
 		}
 	}
 	config0 := devicesPath.Child("config").Index(0)
-	runScenarios(t, conversion.V1beta2, map[string]scenario{
+	runScenarios(t, api.V1beta2, map[string]scenario{
 		"valid": {},
 		"first-available-dropped": {
 			update: func(obj map[string]interface{}) {
@@ -396,7 +396,7 @@ func TestValidateV1beta2(t *testing.T) {
 
 // TestValidateV1beta1: 1.32's rules at the flat paths of v1beta1.
 func TestValidateV1beta1(t *testing.T) {
-	runScenarios(t, conversion.V1beta1, map[string]scenario{
+	runScenarios(t, api.V1beta1, map[string]scenario{
 		"valid": {},
 		"class-missing": {
 			update: func(obj map[string]interface{}) { delete(request(obj, 0), "deviceClassName") },
@@ -461,7 +461,7 @@ spec:
 		field.Forbidden(field.NewPath("spec", "metadata", "name"), "cannot be set"),
 		field.Required(field.NewPath("spec", "spec", "devices", "requests").Index(0).Child("exactly", "deviceClassName"), ""),
 	}
-	got, err := Validate(obj, Newest, conversion.KindTemplate)
+	got, err := Validate(obj, Newest, api.KindTemplate)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,6 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/claimbridge/claimbridge/api"
-	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/migrate"
 	"github.com/claimbridge/claimbridge/report"
 )
@@ -32,7 +31,7 @@ func Convert(rl *framework.ResourceList) error {
 	target, err := migrate.TargetOf(to)
 	if err != nil {
 		return fmt.Errorf("the function config must be a ConfigMap with data.to, a release (1.%d … 1.%d) or a version (%s); got %q",
-			api.Releases[0].Minor, api.Releases[len(api.Releases)-1].Minor, strings.Join(conversion.ChainVersions, ", "), to)
+			api.Releases[0].Minor, api.Releases[len(api.Releases)-1].Minor, strings.Join(api.ConversionVersions, ", "), to)
 	}
 	refused := false
 	for i, item := range rl.Items {

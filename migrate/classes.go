@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/claimbridge/claimbridge/api"
-	"github.com/claimbridge/claimbridge/conversion"
 )
 
 // migrateParameters migrates an object IsParameters reports (a ResourceClass, a
@@ -27,11 +26,11 @@ func migrateParameters(obj map[string]interface{}, target Target, opts Options) 
 		}
 		return nil, r, false
 	}
-	if obj["kind"] != kindClass && to != conversion.V1alpha2 {
+	if obj["kind"] != kindClass && to != api.V1alpha2 {
 		return nil, r, false // the 1.30 parameter kinds
 	}
 	out = api.DeepCopyJSON(obj)
-	apiVersion := conversion.UpstreamGroup + "/" + to
+	apiVersion := api.UpstreamGroup + "/" + to
 	if from, _ := obj["apiVersion"].(string); from != apiVersion {
 		out["apiVersion"] = apiVersion
 		r.Changed = append(r.Changed, fmt.Sprintf("apiVersion: %s -> %s (Kubernetes %s serves only %s)", from, apiVersion, target.Releases, to))
@@ -44,15 +43,15 @@ func migrateParameters(obj map[string]interface{}, target Target, opts Options) 
 	if obj["kind"] != kindClass {
 		return out, r, true
 	}
-	if sp, ok := out["structuredParameters"]; ok && to == conversion.V1alpha1 {
+	if sp, ok := out["structuredParameters"]; ok && to == api.V1alpha1 {
 		delete(out, "structuredParameters")
 		r.Lost = append(r.Lost, fmt.Sprintf("structuredParameters: a v1alpha2 field (Kubernetes 1.30) that %s cannot hold", to))
 		if sp == true {
 			r.Warnings = append(r.Warnings, "structuredParameters: 1.26 has no structured parameters: claims of this class are allocated by the driver's control-plane controller (classic DRA), which must run for them")
 		}
 	}
-	if ref, _ := out["parametersRef"].(map[string]interface{}); to == conversion.V1alpha1 &&
-		str(ref, "apiGroup") == conversion.UpstreamGroup && str(ref, "kind") == kindClassParameters {
+	if ref, _ := out["parametersRef"].(map[string]interface{}); to == api.V1alpha1 &&
+		str(ref, "apiGroup") == api.UpstreamGroup && str(ref, "kind") == kindClassParameters {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("parametersRef: %s %s: 1.26 has no %s (1.30 structured parameters), so nothing reads it there",
 			kindClassParameters, refOf(str(ref, "namespace"), str(ref, "name")), kindClassParameters))
 	}

@@ -5,7 +5,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/claimbridge/claimbridge/conversion"
+	"github.com/claimbridge/claimbridge/api"
 )
 
 func TestParameters(t *testing.T) {
@@ -38,7 +38,7 @@ driverRequests: [{driverName: gpu.example.com, requests: [{namedResources: {sele
 		report       changes
 		index        []string // the input's parameter objects (Options.Parameters)
 	}{{
-		name: "1.26-class-to-v1alpha2", in: class126, to: conversion.V1alpha2, served: true,
+		name: "1.26-class-to-v1alpha2", in: class126, to: api.V1alpha2, served: true,
 		want: `
 apiVersion: resource.k8s.io/v1alpha2
 kind: ResourceClass
@@ -52,7 +52,7 @@ suitableNodes: {nodeSelectorTerms: [{matchExpressions: [{key: gpu, operator: Exi
 			Changed: []string{"apiVersion: resource.k8s.io/v1alpha1 -> resource.k8s.io/v1alpha2 (Kubernetes 1.27–1.30 serves only v1alpha2)"},
 		},
 	}, {
-		name: "1.26-class-to-v1alpha1", in: class126, to: conversion.V1alpha1, served: true,
+		name: "1.26-class-to-v1alpha1", in: class126, to: api.V1alpha1, served: true,
 		want: `
 apiVersion: resource.k8s.io/v1alpha1
 kind: ResourceClass
@@ -63,7 +63,7 @@ suitableNodes: {nodeSelectorTerms: [{matchExpressions: [{key: gpu, operator: Exi
 `,
 		report: changes{Dropped: []string{"metadata.uid", "metadata.resourceVersion"}},
 	}, {
-		name: "1.30-class-to-v1alpha1", in: class130, to: conversion.V1alpha1, served: true,
+		name: "1.30-class-to-v1alpha1", in: class130, to: api.V1alpha1, served: true,
 		want: `
 apiVersion: resource.k8s.io/v1alpha1
 kind: ResourceClass
@@ -78,7 +78,7 @@ parametersRef: {apiGroup: resource.k8s.io, kind: ResourceClassParameters, name: 
 			Warnings: []string{"structuredParameters: 1.26 has no structured parameters: claims of this class are allocated by the driver's control-plane controller (classic DRA), which must run for them", "parametersRef: ResourceClassParameters ns/p: 1.26 has no ResourceClassParameters (1.30 structured parameters), so nothing reads it there"},
 		},
 	}, {
-		name: "1.30-class-to-v1alpha2", in: class130, to: conversion.V1alpha2, served: true,
+		name: "1.30-class-to-v1alpha2", in: class130, to: api.V1alpha2, served: true,
 		want: `
 apiVersion: resource.k8s.io/v1alpha2
 kind: ResourceClass
@@ -89,7 +89,7 @@ parametersRef: {apiGroup: resource.k8s.io, kind: ResourceClassParameters, name: 
 `,
 		report: changes{Dropped: []string{"metadata.uid", "metadata.resourceVersion"}},
 	}, {
-		name: "1.30-claim-parameters-to-v1alpha2", in: claimParams, to: conversion.V1alpha2, served: true,
+		name: "1.30-claim-parameters-to-v1alpha2", in: claimParams, to: api.V1alpha2, served: true,
 		want: `
 apiVersion: resource.k8s.io/v1alpha2
 kind: ResourceClaimParameters
@@ -98,11 +98,11 @@ driverRequests: [{driverName: gpu.example.com, requests: [{namedResources: {sele
 `,
 		report: changes{Dropped: []string{"metadata.uid", "metadata.resourceVersion"}},
 	}, {
-		name: "1.30-claim-parameters-to-v1alpha1", in: claimParams, to: conversion.V1alpha1,
+		name: "1.30-claim-parameters-to-v1alpha1", in: claimParams, to: api.V1alpha1,
 	}, {
 		// 1.31 and later: the DeviceClass of the same name that the
 		// migrated claims name, selecting the class's driver.
-		name: "1.26-class-to-v1alpha3", in: class126, to: conversion.V1alpha3, served: true,
+		name: "1.26-class-to-v1alpha3", in: class126, to: api.V1alpha3, served: true,
 		want: `
 apiVersion: resource.k8s.io/v1alpha3
 kind: DeviceClass
@@ -121,7 +121,7 @@ spec:
 	}, {
 		// The 1.30 scheduler applied the class's filter for its driver to
 		// every structured claim of the class (the first filter per driver).
-		name: "1.30-class-with-filters-to-v1alpha3", in: class130, to: conversion.V1alpha3, served: true,
+		name: "1.30-class-with-filters-to-v1alpha3", in: class130, to: api.V1alpha3, served: true,
 		index: []string{class130, `
 apiVersion: resource.k8s.io/v1alpha2
 kind: ResourceClassParameters
@@ -152,7 +152,7 @@ spec:
 	}, {
 		// The first filter of a driver is the one 1.30 applied, even when
 		// it cannot be translated: a later one is not applied in its place.
-		name: "1.30-class-first-filter-untranslatable", in: class130, to: conversion.V1alpha3, served: true,
+		name: "1.30-class-first-filter-untranslatable", in: class130, to: api.V1alpha3, served: true,
 		index: []string{class130, `
 apiVersion: resource.k8s.io/v1alpha2
 kind: ResourceClassParameters
@@ -182,7 +182,7 @@ spec:
 	}, {
 		// The 1.30 scheduler filtered structured claims by the class's
 		// suitableNodes too; 1.31+ reads it for classic DRA only.
-		name: "1.30-structured-class-with-suitable-nodes-to-v1alpha3", to: conversion.V1alpha3, served: true,
+		name: "1.30-structured-class-with-suitable-nodes-to-v1alpha3", to: api.V1alpha3, served: true,
 		in: `
 apiVersion: resource.k8s.io/v1alpha2
 kind: ResourceClass
@@ -204,7 +204,7 @@ spec:
 			Warnings: []string{"suitableNodes: the 1.30 scheduler allocated this class's claims only on these nodes; a 1.31+ scheduler takes a structured claim's nodes from its devices' ResourceSlices alone, so the claims may get devices on other nodes (add a CEL selector on the devices' attributes to keep them apart)"},
 		},
 	}, {
-		name: "1.30-class-to-v1", in: class130, to: conversion.V1, served: true,
+		name: "1.30-class-to-v1", in: class130, to: api.V1, served: true,
 		want: `
 apiVersion: resource.k8s.io/v1
 kind: DeviceClass

@@ -3,7 +3,7 @@ package migrate
 import (
 	"fmt"
 
-	"github.com/claimbridge/claimbridge/conversion"
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // classicWarning says, for a 1.26–1.30 claim or template migrated to 1.31+,
@@ -18,7 +18,7 @@ func classicWarning(obj map[string]interface{}, from, kind, to string, idx *Inde
 // classicWarningOf is classicWarning; with unsure, also for a v1alpha2
 // claim or template that may be classic (maybeClassic), saying so.
 func classicWarningOf(obj map[string]interface{}, from, kind, to string, idx *Index, unsure bool) string {
-	if from != conversion.V1alpha1 && from != conversion.V1alpha2 {
+	if from != api.V1alpha1 && from != api.V1alpha2 {
 		return ""
 	}
 	driver, classic := classicDriver(obj, from, kind, idx)
@@ -36,7 +36,7 @@ func classicWarningOf(obj map[string]interface{}, from, kind, to string, idx *In
 		// 1.27–1.29 had only classic DRA; a 1.30 class may be either.
 		who = fmt.Sprintf("a classic DRA driver (1.26–1.30 control-plane controller) unless its ResourceClass %q has structuredParameters: true (1.30; the input has no such class to tell: 1.27–1.29 have only classic DRA)", str(specOf(obj, kind), "resourceClassName"))
 	}
-	if to == conversion.V1alpha3 {
+	if to == api.V1alpha3 {
 		set := "set " + specPath + ".controller to the class's driver name"
 		if driver != "" {
 			set = fmt.Sprintf("set %s.controller: %s", specPath, driver)
@@ -52,7 +52,7 @@ func classicWarningOf(obj map[string]interface{}, from, kind, to string, idx *In
 // not in the input may be classic: it has no parameters and no allocation,
 // as a 1.27–1.29 claim (classic DRA only) may have.
 func maybeClassic(obj map[string]interface{}, from, kind string, idx *Index) bool {
-	if from != conversion.V1alpha2 {
+	if from != api.V1alpha2 {
 		return false
 	}
 	spec := specOf(obj, kind)
@@ -85,11 +85,11 @@ func classicWarningFor(obj map[string]interface{}, from, kind string, target Tar
 // classicDriver reports whether obj's devices come from a classic driver,
 // and which one when the input says.
 func classicDriver(obj map[string]interface{}, from, kind string, idx *Index) (driver string, classic bool) {
-	if kind == conversion.KindClaim {
+	if kind == api.KindClaim {
 		status, _ := obj["status"].(map[string]interface{})
 		alloc, _ := status["allocation"].(map[string]interface{})
 		if d := str(status, "driverName"); alloc != nil && d != "" {
-			if from == conversion.V1alpha1 {
+			if from == api.V1alpha1 {
 				return d, true
 			}
 			handles, _ := alloc["resourceHandles"].([]interface{})
@@ -108,5 +108,5 @@ func classicDriver(obj map[string]interface{}, from, kind string, idx *Index) (d
 		}
 		return str(c, "driverName"), true
 	}
-	return "", from == conversion.V1alpha1
+	return "", from == api.V1alpha1
 }

@@ -3,8 +3,10 @@ package migrate
 import (
 	"testing"
 
-	"github.com/claimbridge/claimbridge/conversion"
 	"sigs.k8s.io/yaml"
+
+	"github.com/claimbridge/claimbridge/api"
+	"github.com/claimbridge/claimbridge/conversion"
 )
 
 // The classic-driver warnings, spelled out (classicWarning).
@@ -31,24 +33,24 @@ func TestClassicWarning(t *testing.T) {
 		classes       []string
 		want          string
 	}{
-		{name: "1.30 classic allocation", to: conversion.V1alpha3, want: classicV3GPU,
+		{name: "1.30 classic allocation", to: api.V1alpha3, want: classicV3GPU,
 			obj: "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClaim\nspec: {resourceClassName: gpu}\nstatus: {driverName: gpu.example.com, allocation: {resourceHandles: [{data: x}]}}\n"},
-		{name: "1.30 structured allocation", to: conversion.V1alpha3,
+		{name: "1.30 structured allocation", to: api.V1alpha3,
 			obj: "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClaim\nspec: {resourceClassName: gpu}\nstatus: {driverName: gpu.example.com, allocation: {resourceHandles: [{driverName: gpu.example.com, structuredData: {nodeName: n}}]}}\n"},
-		{name: "1.30 classic class in the input", to: conversion.V1, want: classicGAGPU, classes: []string{classic130},
+		{name: "1.30 classic class in the input", to: api.V1, want: classicGAGPU, classes: []string{classic130},
 			obj: "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClaim\nspec: {resourceClassName: gpu}\n"},
-		{name: "1.30 structured class in the input", to: conversion.V1alpha3, classes: []string{structured130},
+		{name: "1.30 structured class in the input", to: api.V1alpha3, classes: []string{structured130},
 			obj: "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClaim\nspec: {resourceClassName: gpu}\n"},
 		// 1.27–1.29 had only classic DRA, 1.30 either: said, hedged.
-		{name: "1.30 class unknown", to: conversion.V1alpha3, want: classicV3Maybe("spec", "gpu"),
+		{name: "1.30 class unknown", to: api.V1alpha3, want: classicV3Maybe("spec", "gpu"),
 			obj: "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClaim\nspec: {resourceClassName: gpu}\n"},
-		{name: "1.26 class in the input", to: conversion.V1alpha3, want: classicV3GPU, classes: []string{class126},
+		{name: "1.26 class in the input", to: api.V1alpha3, want: classicV3GPU, classes: []string{class126},
 			obj: "apiVersion: resource.k8s.io/v1alpha1\nkind: ResourceClaim\nspec: {resourceClassName: gpu}\n"},
-		{name: "1.26 class unknown", to: conversion.V1alpha3, want: classicV3Unknown,
+		{name: "1.26 class unknown", to: api.V1alpha3, want: classicV3Unknown,
 			obj: "apiVersion: resource.k8s.io/v1alpha1\nkind: ResourceClaim\nspec: {resourceClassName: gpu}\n"},
-		{name: "1.26 template", to: conversion.V1alpha3, classes: []string{class126}, // checked by its start below
+		{name: "1.26 template", to: api.V1alpha3, classes: []string{class126}, // checked by its start below
 			obj: "apiVersion: resource.k8s.io/v1alpha1\nkind: ResourceClaimTemplate\nspec: {spec: {resourceClassName: gpu}}\n"},
-		{name: "1.31 claim", to: conversion.V1,
+		{name: "1.31 claim", to: api.V1,
 			obj: "apiVersion: resource.k8s.io/v1alpha3\nkind: ResourceClaim\nspec: {devices: {requests: [{name: a, deviceClassName: gpu}]}}\n"},
 	}
 	for _, tt := range tests {
@@ -63,7 +65,7 @@ func TestClassicWarning(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := classicWarning(obj, from, kind, tt.to, idx)
-			if kind == conversion.KindTemplate {
+			if kind == api.KindTemplate {
 				if want := "spec.spec.controller: the claim's devices come from the classic DRA driver \"gpu.example.com\""; len(got) < len(want) || got[:len(want)] != want {
 					t.Errorf("got %q, want it to start with %q", got, want)
 				}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/manifest"
 )
@@ -33,7 +34,7 @@ func TestObjectWarnsAtLeastAsConvert(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		for _, to := range conversion.ChainVersions {
+		for _, to := range api.ConversionVersions {
 			t.Run(name+"/"+to, func(t *testing.T) {
 				converted, ws, err := conversion.ConvertWithWarnings(in, to)
 				if err != nil {
@@ -43,7 +44,7 @@ func TestObjectWarnsAtLeastAsConvert(t *testing.T) {
 				if err != nil && !strings.Contains(err.Error(), "apiserver would reject the migrated object") {
 					t.Fatalf("migrate: %v", err)
 				}
-				translates := versionTarget(to).Devices && (from == conversion.V1alpha1 || from == conversion.V1alpha2)
+				translates := versionTarget(to).Devices && (from == api.V1alpha1 || from == api.V1alpha2)
 				seen := map[string]bool{} // each field once, as migrate reports it
 				for _, w := range ws {
 					switch {
@@ -67,7 +68,7 @@ func TestObjectWarnsAtLeastAsConvert(t *testing.T) {
 				meta, _ := converted["metadata"].(map[string]interface{})
 				ann, _ := meta["annotations"].(map[string]interface{})
 				for k := range ann {
-					version, ok := strings.CutPrefix(k, conversion.AnnotationPrefix+"restore-")
+					version, ok := strings.CutPrefix(k, api.AnnotationPrefix+"restore-")
 					if !ok {
 						continue
 					}
@@ -110,7 +111,7 @@ func parityInputs(t *testing.T) map[string]map[string]interface{} {
 		if err != nil {
 			t.Fatal(err)
 		}
-		data = bytes.ReplaceAll(data, []byte(conversion.Group+"/"), []byte(conversion.UpstreamGroup+"/"))
+		data = bytes.ReplaceAll(data, []byte(api.Group+"/"), []byte(api.UpstreamGroup+"/"))
 		docs, err := manifest.Parse(f, data)
 		if err != nil {
 			t.Fatal(err)

@@ -8,7 +8,6 @@ import (
 	"strconv"
 
 	"github.com/claimbridge/claimbridge/api"
-	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/gacheck"
 )
 
@@ -21,14 +20,14 @@ func isDeviceClass(obj map[string]interface{}) bool {
 		return false
 	}
 	_, group, version, _, _ := api.TypeOf(obj)
-	return group == conversion.UpstreamGroup && versionTarget(version).Devices
+	return group == api.UpstreamGroup && versionTarget(version).Devices
 }
 
 // deviceClassFields are the DeviceClass spec fields of each version besides
 // selectors and config.
 var deviceClassFields = map[string][]string{
-	conversion.V1alpha3: {"suitableNodes"},
-	conversion.V1:       {"extendedResourceName"},
+	api.V1alpha3: {"suitableNodes"},
+	api.V1:       {"extendedResourceName"},
 }
 
 // convertDeviceClass gives a DeviceClass version to, keeping every field;
@@ -41,7 +40,7 @@ func convertDeviceClass(obj map[string]interface{}, to string) (out map[string]i
 		}
 	}
 	out = maps.Clone(obj)
-	out["apiVersion"] = conversion.UpstreamGroup + "/" + to
+	out["apiVersion"] = api.UpstreamGroup + "/" + to
 	return out, ""
 }
 
@@ -56,7 +55,7 @@ func migrateDeviceClass(obj map[string]interface{}, target Target, opts Options)
 	}
 	out = api.DeepCopyJSON(obj)
 	from, _ := obj["apiVersion"].(string)
-	if apiVersion := conversion.UpstreamGroup + "/" + to; from != apiVersion {
+	if apiVersion := api.UpstreamGroup + "/" + to; from != apiVersion {
 		out["apiVersion"] = apiVersion
 		r.Changed = append(r.Changed, fmt.Sprintf("apiVersion: %s -> %s (Kubernetes %s)", from, apiVersion, target.Releases))
 	}
@@ -92,7 +91,7 @@ func migrateDeviceClass(obj map[string]interface{}, target Target, opts Options)
 // checkDeviceClass refuses a migrated DeviceClass that a 1.32+ apiserver
 // would reject for the limits 1.32 added; nil for other targets and objects.
 func checkDeviceClass(out map[string]interface{}, target Target) error {
-	if !isDeviceClass(out) || !slices.Contains(conversion.GAVersions, target.Version) {
+	if !isDeviceClass(out) || !slices.Contains(api.UpstreamOnlyVersions, target.Version) {
 		return nil
 	}
 	if errs := gacheck.DeviceClassErrors(out, target.Minor); len(errs) > 0 {
@@ -114,7 +113,7 @@ func deviceClassFor(class map[string]interface{}, target Target, opts Options) (
 		meta[k] = api.DeepCopyJSONValue(v)
 	}
 	out := map[string]interface{}{
-		"apiVersion": conversion.UpstreamGroup + "/" + to,
+		"apiVersion": api.UpstreamGroup + "/" + to,
 		"kind":       kindDeviceClass,
 		"metadata":   meta,
 		"spec": map[string]interface{}{"selectors": []interface{}{
@@ -125,14 +124,14 @@ func deviceClassFor(class map[string]interface{}, target Target, opts Options) (
 	inputAnn, _ := meta["annotations"].(map[string]interface{})
 	dropAnnotations(out, inputAnn, to, nil, &r)
 	filter := ""
-	if class["apiVersion"] == conversion.UpstreamGroup+"/"+conversion.V1alpha2 && class["structuredParameters"] == true {
+	if class["apiVersion"] == api.UpstreamGroup+"/"+api.V1alpha2 && class["structuredParameters"] == true {
 		if filter = classFilters(opts.Parameters, class, &r)[driver]; filter != "" {
 			spec := out["spec"].(map[string]interface{})
 			spec["selectors"] = append(spec["selectors"].([]interface{}), cel(filter))
 		}
 	}
 	if nodes, ok := class["suitableNodes"]; ok {
-		if to == conversion.V1alpha3 { // 1.31's classic DRA still has it
+		if to == api.V1alpha3 { // 1.31's classic DRA still has it
 			out["spec"].(map[string]interface{})["suitableNodes"] = api.DeepCopyJSONValue(nodes)
 		} else {
 			r.Lost = append(r.Lost, fmt.Sprintf("suitableNodes: a field that a %s DeviceClass does not have (Kubernetes %s has no classic DRA)", to, target.Releases))
@@ -160,7 +159,7 @@ func deviceClassFor(class map[string]interface{}, target Target, opts Options) (
 		which += " that pass the class's 1.30 filter"
 	}
 	r.Changed = append(r.Changed, fmt.Sprintf("%s %s -> %s/%s DeviceClass selecting %s (Kubernetes %s has no ResourceClass; the migrated claims name this class)",
-		from, kindClass, conversion.UpstreamGroup, to, which, target.Releases))
+		from, kindClass, api.UpstreamGroup, to, which, target.Releases))
 	if sp, _ := class["structuredParameters"].(bool); !sp {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("the class's claims were allocated by driver %s's control-plane controller (classic DRA): "+
 			"a 1.31 claim keeps that only with spec.controller set and the DRAControlPlaneController feature gate; from 1.32 on the driver must publish ResourceSlices", driver))

@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/claimbridge/claimbridge/conversion"
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // A 1.31 claim asking for two devices matching a CEL selector.
@@ -70,7 +70,7 @@ func TestObjectDowngrade(t *testing.T) {
 	}{{
 		name: "v1alpha3-count-and-selector-to-v1alpha2",
 		in:   countAndSelector131,
-		to:   conversion.V1alpha2,
+		to:   api.V1alpha2,
 		want: `
 apiVersion: resource.k8s.io/v1alpha2
 kind: ResourceClaim
@@ -84,7 +84,7 @@ spec: {resourceClassName: gpu.example.com, allocationMode: WaitForFirstConsumer}
 	}, {
 		name: "v1alpha3-count-and-selector-to-v1alpha1",
 		in:   countAndSelector131,
-		to:   conversion.V1alpha1,
+		to:   api.V1alpha1,
 		want: `
 apiVersion: resource.k8s.io/v1alpha1
 kind: ResourceClaim
@@ -110,7 +110,7 @@ spec:
     constraints:
     - {requests: [a, b], matchAttribute: example.com/numa}
 `,
-		to: conversion.V1alpha1,
+		to: api.V1alpha1,
 		want: `
 apiVersion: resource.k8s.io/v1alpha1
 kind: ResourceClaim
@@ -141,7 +141,7 @@ spec:
     - requests: [gpu]
       distinctAttribute: gpu.example.com/uuid
 `,
-		to: conversion.V1alpha2,
+		to: api.V1alpha2,
 		want: `
 apiVersion: resource.k8s.io/v1alpha2
 kind: ResourceClaim
@@ -175,7 +175,7 @@ spec:
       - requests: [gpu]
         opaque: {driver: gpu.example.com, parameters: {sharing: timeSlicing}}
 `,
-		to: conversion.V1alpha1,
+		to: api.V1alpha1,
 		want: `
 apiVersion: resource.k8s.io/v1alpha1
 kind: ResourceClaimTemplate
@@ -202,7 +202,7 @@ spec:
       - name: gpu
         exactly: {deviceClassName: gpu.example.com, allocationMode: ExactCount, count: 4}
 `,
-		to: conversion.V1alpha3,
+		to: api.V1alpha3,
 		want: `
 apiVersion: resource.k8s.io/v1alpha3
 kind: ResourceClaimTemplate
@@ -228,7 +228,7 @@ spec:
     - name: s
       firstAvailable: [{name: x, deviceClassName: gpu.example.com}]
 `,
-		to: conversion.V1alpha2,
+		to: api.V1alpha2,
 		want: `
 apiVersion: resource.k8s.io/v1alpha2
 kind: ResourceClaim
@@ -256,7 +256,7 @@ kind: ResourceClaim
 metadata: {name: c}
 spec: {devices: {requests: [{name: request, deviceClassName: gpu.example.com, allocationMode: ExactCount, count: 1}]}}
 `,
-		to: conversion.V1alpha2,
+		to: api.V1alpha2,
 		want: `
 apiVersion: resource.claimbridge.dev/v1alpha2
 kind: ResourceClaim
@@ -272,7 +272,7 @@ kind: ResourceClaim
 metadata: {name: c, namespace: ns}
 spec: {resourceClassName: gpu.example.com, allocationMode: Immediate}
 `,
-		to: conversion.V1alpha3,
+		to: api.V1alpha3,
 		want: `
 apiVersion: resource.k8s.io/v1alpha3
 kind: ResourceClaim
@@ -303,7 +303,7 @@ func TestObjectRefusedByOldRelease(t *testing.T) {
 	}{{
 		name: "v1-first-available-to-v1alpha3",
 		in:   firstAvailableV1,
-		to:   conversion.V1alpha3,
+		to:   api.V1alpha3,
 		want: "ResourceClaim ns/c: a Kubernetes 1.31 apiserver would reject the migrated object: spec.devices.requests[0].deviceClassName: Required value",
 		report: changes{
 			Lost:     []string{lostLine("spec.devices.requests[0].firstAvailable", "v1beta1", "v1alpha3")},
@@ -312,8 +312,8 @@ func TestObjectRefusedByOldRelease(t *testing.T) {
 	}, {
 		name: "v1-first-available-to-v1alpha2",
 		in:   firstAvailableV1,
-		to:   conversion.V1alpha2,
-		want: `ResourceClaim ns/c: a Kubernetes 1.27–1.30 apiserver would reject the migrated object: ` + classRequired("spec.resourceClassName", versionTarget(conversion.V1alpha2)).Error(),
+		to:   api.V1alpha2,
+		want: `ResourceClaim ns/c: a Kubernetes 1.27–1.30 apiserver would reject the migrated object: ` + classRequired("spec.resourceClassName", versionTarget(api.V1alpha2)).Error(),
 		report: changes{
 			Lost: []string{
 				lostLine("spec.devices", "v1alpha3", "v1alpha2"),
@@ -334,8 +334,8 @@ spec:
       - name: r
         firstAvailable: [{name: big, deviceClassName: gpu.example.com}]
 `,
-		to:   conversion.V1alpha1,
-		want: `ResourceClaimTemplate ns/t: a Kubernetes 1.26 apiserver would reject the migrated object: ` + classRequired("spec.spec.resourceClassName", versionTarget(conversion.V1alpha1)).Error(),
+		to:   api.V1alpha1,
+		want: `ResourceClaimTemplate ns/t: a Kubernetes 1.26 apiserver would reject the migrated object: ` + classRequired("spec.spec.resourceClassName", versionTarget(api.V1alpha1)).Error(),
 		report: changes{
 			Lost: []string{
 				lostLine("spec.spec.devices", "v1alpha3", "v1alpha1"),
@@ -354,7 +354,7 @@ spec:
     requests: [{name: gpu, deviceClassName: gpu.example.com}]
     constraints: [{requests: [gpu], distinctAttribute: gpu.example.com/uuid}]
 `,
-		to:   conversion.V1alpha3,
+		to:   api.V1alpha3,
 		want: "ResourceClaim ns/c: a Kubernetes 1.31 apiserver would reject the migrated object: spec.devices.constraints[0].matchAttribute: Required value",
 		report: changes{
 			Lost:     []string{lostLine("spec.devices.constraints[0].distinctAttribute", "v1beta1", "v1alpha3")},
@@ -372,7 +372,7 @@ spec:
     - {name: r, exactly: {deviceClassName: gpu.example.com}}
     - {name: s, firstAvailable: [{name: x, deviceClassName: gpu.example.com}]}
 `,
-		to:   conversion.V1alpha3,
+		to:   api.V1alpha3,
 		want: "ResourceClaim ns/c: a Kubernetes 1.31 apiserver would reject the migrated object: spec.devices.requests[1].deviceClassName: Required value",
 		report: changes{
 			Lost:     []string{lostLine("spec.devices.requests[1].firstAvailable", "v1beta1", "v1alpha3")},
@@ -394,7 +394,7 @@ spec:
         deviceClassName: gpu.example.com
         selectors: [{cel: {expression: 'isSemver("v1.0", true)'}}]
 `,
-		to: conversion.V1alpha3,
+		to: api.V1alpha3,
 		want: "ResourceClaim ns/c: a Kubernetes 1.31 apiserver would reject the migrated object: spec.devices.requests[0].selectors[0].cel.expression: Invalid value: \"isSemver(\\\"v1.0\\\", true)\": " +
 			"compilation failed: ERROR: <input>:1:9: found no matching overload for 'isSemver' applied to '(string, bool)'\n | isSemver(\"v1.0\", true)\n | ........^",
 	}, {
@@ -407,7 +407,7 @@ kind: ResourceClaim
 metadata: {name: c, namespace: ns}
 spec: {devices: {}}
 `,
-		to: conversion.V1alpha2,
+		to: api.V1alpha2,
 		want: `ResourceClaim ns/c: a Kubernetes 1.27–1.30 apiserver would reject the migrated object: spec.resourceClassName: Required value: ` +
 			"a Kubernetes 1.27–1.30 claim must name a resource class, and this one names none: a 1.31+ claim's class is its first request's deviceClassName, " +
 			"which the input lacks (it has no request, or its first request has only firstAvailable); give that request a deviceClassName, or set spec.resourceClassName in the output",
@@ -436,13 +436,13 @@ spec: {devices: {}}
 func TestObjectValidationWarnings(t *testing.T) {
 	long := strings.Repeat("x", 10*1024)
 	in := obj(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},"spec":{"resourceClassName":"gpu"}}`)
-	_, report, err := migrateObject(in, versionTarget(conversion.V1alpha3), Options{})
+	_, report, err := migrateObject(in, versionTarget(api.V1alpha3), Options{})
 	if err != nil || !slices.Equal(report.Warnings, []string{classicV3Maybe("spec", "gpu")}) { // only classicWarning's
 		t.Fatalf("a plain claim: warnings %q, error %v", report.Warnings, err)
 	}
 	in = obj(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},
 		"spec":{"devices":{"requests":[{"name":"r","deviceClassName":"gpu","selectors":[{"cel":{"expression":"device.driver == '`+long+`'"}}]}]}}}`)
-	_, report, err = migrateObject(in, versionTarget(conversion.V1alpha3), Options{})
+	_, report, err = migrateObject(in, versionTarget(api.V1alpha3), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -461,7 +461,7 @@ func TestObjectValidationWarnings(t *testing.T) {
 func TestObjectImmediateOnAlphaTargets(t *testing.T) {
 	in := obj(t, `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"immediate-gpu-mem"},
 		"spec":{"allocationMode":"Immediate","resourceClassName":"intel-gpu"}}`)
-	for _, to := range []string{conversion.V1alpha1, conversion.V1alpha2} {
+	for _, to := range []string{api.V1alpha1, api.V1alpha2} {
 		out, report, err := migrateObject(in, versionTarget(to), Options{})
 		if err != nil {
 			t.Fatalf("%s: %v", to, err)

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 )
 
@@ -40,7 +41,7 @@ func TestObjectGA(t *testing.T) {
 	}{{
 		name: "1.30-claim-to-v1",
 		in:   exported130,
-		to:   conversion.V1,
+		to:   api.V1,
 		want: `
 apiVersion: resource.k8s.io/v1
 kind: ResourceClaim
@@ -67,7 +68,7 @@ spec:
 		name:  "1.30-parameters-to-v1beta1",
 		in:    claimWithParameters,
 		index: []string{claimParameters},
-		to:    conversion.V1beta1,
+		to:    api.V1beta1,
 		want: `
 apiVersion: resource.k8s.io/v1beta1
 kind: ResourceClaim
@@ -102,7 +103,7 @@ spec:
 		name:  "1.30-parameters-to-v1beta2",
 		in:    claimWithParameters,
 		index: []string{claimParameters},
-		to:    conversion.V1beta2,
+		to:    api.V1beta2,
 		want: `
 apiVersion: resource.k8s.io/v1beta2
 kind: ResourceClaim
@@ -138,7 +139,7 @@ spec:
 	}, {
 		name: "1.31-classic-claim-to-v1",
 		in:   classicClaim131,
-		to:   conversion.V1,
+		to:   api.V1,
 		want: `
 apiVersion: resource.k8s.io/v1
 kind: ResourceClaim
@@ -167,7 +168,7 @@ spec:
   devices:
     requests: [{name: r, exactly: {deviceClassName: gpu.example.com, adminAccess: true}}]
 `,
-		to: conversion.V1,
+		to: api.V1,
 		want: `
 apiVersion: resource.k8s.io/v1
 kind: ResourceClaim
@@ -208,7 +209,7 @@ spec:
   devices:
     requests: [{name: r, deviceClassName: gpu.example.com, selectors: [{cel: {expression: ` + longCEL + `}}]}]
 `,
-		to:   conversion.V1,
+		to:   api.V1,
 		want: "ResourceClaim ns/c: a Kubernetes 1.34+ apiserver would reject the migrated object: spec.devices.requests[0].exactly.selectors[0].cel.expression: Too long: may not be more than 10240 bytes",
 	}, {
 		name: "opaque-parameters-not-an-object",
@@ -222,12 +223,12 @@ spec:
       requests: [{name: r, deviceClassName: gpu.example.com}]
       config: [{opaque: {driver: gpu.example.com, parameters: [1, 2]}}]
 `,
-		to:   conversion.V1beta1,
+		to:   api.V1beta1,
 		want: "ResourceClaimTemplate ns/t: a Kubernetes 1.32 apiserver would reject the migrated object: spec.spec.devices.config[0].opaque.parameters: Invalid value: \"<value omitted>\": parameters must be a valid JSON object",
 	}, {
 		name: "claimbridge-group-to-v1",
 		in:   "apiVersion: resource.claimbridge.dev/v1alpha2\nkind: ResourceClaim\nmetadata: {name: c}\nspec: {resourceClassName: x}\n",
-		to:   conversion.V1,
+		to:   api.V1,
 		want: "target version v1 is a version of resource.k8s.io (Kubernetes 1.34+), not of resource.claimbridge.dev; give the manifest apiVersion resource.k8s.io/v1alpha2 to migrate it to the upstream API",
 	}}
 	for _, tt := range tests {

@@ -65,7 +65,7 @@ func migrateObject(obj map[string]interface{}, target Target, opts Options) (map
 	if err != nil {
 		return nil, r, err
 	}
-	if kind != conversion.KindClaim && kind != conversion.KindTemplate {
+	if kind != api.KindClaim && kind != api.KindTemplate {
 		return nil, r, fmt.Errorf("kind %s: migrate the items of a list one by one", kind)
 	}
 	// Unknown fields would be dropped, so the output would ask for less
@@ -75,15 +75,15 @@ func migrateObject(obj map[string]interface{}, target Target, opts Options) (map
 			api.Describe(obj), group, from, strings.Join(paths, ", "), shapeHint(paths))
 	}
 	ga := isGA(to)
-	if ga && group != conversion.UpstreamGroup {
+	if ga && group != api.UpstreamGroup {
 		return nil, r, fmt.Errorf("target version %s is a version of %s (Kubernetes %s), not of %s; give the manifest apiVersion %s/%s to migrate it to the upstream API",
-			to, conversion.UpstreamGroup, target.Releases, group, conversion.UpstreamGroup, from)
+			to, api.UpstreamGroup, target.Releases, group, api.UpstreamGroup, from)
 	}
 	// 1.30 parameters are translated into the 1.31 (v1alpha3) requests;
 	// for a GA target the translated object is converted on from there.
 	via := to
-	if ga && chainIndex(from) <= chainIndex(conversion.V1alpha3) {
-		via = conversion.V1alpha3
+	if ga && chainIndex(from) <= chainIndex(api.V1alpha3) {
+		via = api.V1alpha3
 	}
 	// Convert without the client annotations dropped anyway: the restore data
 	// must fit beside them, and last-applied-configuration can hold the whole object.
@@ -106,7 +106,7 @@ func migrateObject(obj map[string]interface{}, target Target, opts Options) (map
 		r.Dropped = append(r.Dropped, "metadata.annotations["+k+"]")
 	}
 	mapFinalizers(meta, target, to, &r)
-	if ga && kind == conversion.KindClaim {
+	if ga && kind == api.KindClaim {
 		dropClassicFinalizers(meta, out, target, &r)
 	}
 	if status, ok := out["status"]; ok {
@@ -116,9 +116,9 @@ func migrateObject(obj map[string]interface{}, target Target, opts Options) (map
 	translated := false
 	if target.Devices {
 		translated = translateParameters(obj, from, kind, out, opts.Parameters, &r)
-	} else if to == conversion.V1alpha1 && from == conversion.V1alpha2 {
+	} else if to == api.V1alpha1 && from == api.V1alpha2 {
 		// Kept by the conversion, but 1.26 has no 1.30 parameter kinds.
-		if ref, _ := specOf(out, kind)["parametersRef"].(map[string]interface{}); str(ref, "apiGroup") == conversion.UpstreamGroup && str(ref, "kind") == kindClaimParameters {
+		if ref, _ := specOf(out, kind)["parametersRef"].(map[string]interface{}); str(ref, "apiGroup") == api.UpstreamGroup && str(ref, "kind") == kindClaimParameters {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("%s.parametersRef: %s %s: 1.26 has no %s (1.30 structured parameters), so no 1.26 component reads it",
 				specPathOf(kind), kindClaimParameters, refOf(str(metaOf(out), "namespace"), str(ref, "name")), kindClaimParameters))
 		}
@@ -140,7 +140,7 @@ func migrateObject(obj map[string]interface{}, target Target, opts Options) (map
 	}
 	if ga {
 		errs, warnings := gacheck.Check(out, target.Minor, kind)
-		if chainIndex(from) > chainIndex(conversion.V1alpha3) {
+		if chainIndex(from) > chainIndex(api.V1alpha3) {
 			// The v1alpha3→v1beta1 step, which warns about the same, did not run.
 			r.Warnings = append(r.Warnings, warnings...)
 		}
@@ -253,14 +253,14 @@ func shapeHint(paths []string) string {
 // parametersRef that translateParameters reported on.
 func conversionWarnings(ws []conversion.Warning, kind string, translated bool, input map[string]interface{}, to string) []string {
 	parametersRef := "spec.parametersRef"
-	if kind == conversion.KindTemplate {
+	if kind == api.KindTemplate {
 		parametersRef = "spec.spec.parametersRef"
 	}
 	// mapFinalizers renames the built-in finalizers: skip warnings on them.
 	renamed := map[string]bool{}
 	finalizers, _ := metaOf(input)["finalizers"].([]interface{})
 	for i, f := range finalizers {
-		if f == conversion.BuiltinFinalizer130 || f == conversion.DeleteProtectionFinalizer {
+		if f == api.FinalizerV1alpha2 || f == api.FinalizerV1alpha3 {
 			renamed[fmt.Sprintf("metadata.finalizers[%d]", i)] = true
 		}
 	}
@@ -283,9 +283,9 @@ func conversionWarnings(ws []conversion.Warning, kind string, translated bool, i
 }
 
 // isGA reports whether version is one of upstream's v1beta1, v1beta2 and v1.
-func isGA(version string) bool { return slices.Contains(conversion.GAVersions, version) }
+func isGA(version string) bool { return slices.Contains(api.UpstreamOnlyVersions, version) }
 
-func chainIndex(version string) int { return slices.Index(conversion.ChainVersions, version) }
+func chainIndex(version string) int { return slices.Index(api.ConversionVersions, version) }
 
 // dropAnnotations removes the restore annotations, reporting their spec
 // fields as lost, and the stale client annotations. Only those the input had
@@ -359,7 +359,7 @@ func coveredFields(obj map[string]interface{}, from, kind string, target Target)
 	if !target.Devices && versionTarget(from).Devices {
 		return downgradeCovered(spec, specPath)
 	}
-	if !target.Devices || (from != conversion.V1alpha1 && from != conversion.V1alpha2) {
+	if !target.Devices || (from != api.V1alpha1 && from != api.V1alpha2) {
 		return nil
 	}
 	covered := map[string]bool{}

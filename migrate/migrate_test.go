@@ -6,7 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/yaml"
 
-	"github.com/claimbridge/claimbridge/conversion"
+	"github.com/claimbridge/claimbridge/api"
 )
 
 func obj(t *testing.T, s string) map[string]interface{} {
@@ -52,7 +52,7 @@ func TestObject(t *testing.T) {
 	}{{
 		name: "1.30-claim-to-1.31",
 		in:   exported130,
-		to:   conversion.V1alpha3,
+		to:   api.V1alpha3,
 		want: `
 apiVersion: resource.k8s.io/v1alpha3
 kind: ResourceClaim
@@ -78,7 +78,7 @@ spec:
 	}, {
 		name: "1.30-claim-to-1.26-keeping-owners",
 		in:   exported130,
-		to:   conversion.V1alpha1,
+		to:   api.V1alpha1,
 		opts: Options{KeepOwnerReferences: true},
 		want: `
 apiVersion: resource.k8s.io/v1alpha1
@@ -114,7 +114,7 @@ spec:
   devices:
     requests: [{name: gpu, deviceClassName: gpu.example.com}]
 `,
-		to: conversion.V1alpha2,
+		to: api.V1alpha2,
 		want: `
 apiVersion: resource.claimbridge.dev/v1alpha2
 kind: ResourceClaim
@@ -141,7 +141,7 @@ kind: ResourceClaimTemplate
 metadata: {name: t, namespace: ns}
 spec: {spec: {resourceClassName: gpu.example.com}}
 `,
-		to: conversion.V1alpha3,
+		to: api.V1alpha3,
 		want: `
 apiVersion: resource.k8s.io/v1alpha3
 kind: ResourceClaimTemplate
@@ -171,8 +171,8 @@ func TestObjectErrors(t *testing.T) {
 	tests := []struct {
 		name, in, to, want string
 	}{
-		{"not-a-claim", "apiVersion: v1\nkind: Pod\n", conversion.V1alpha3, `apiVersion "v1" is not in group resource.claimbridge.dev or resource.k8s.io`},
-		{"list", "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClaimList\nitems: []\n", conversion.V1alpha3, "kind ResourceClaimList: migrate the items of a list one by one"},
+		{"not-a-claim", "apiVersion: v1\nkind: Pod\n", api.V1alpha3, `apiVersion "v1" is not in group resource.claimbridge.dev or resource.k8s.io`},
+		{"list", "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClaimList\nitems: []\n", api.V1alpha3, "kind ResourceClaimList: migrate the items of a list one by one"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -228,7 +228,7 @@ spec:
 		"note": string(big[:85*1024]),
 		"kubectl.kubernetes.io/last-applied-configuration": `{"blob":"` + string(big) + `"}`,
 	}
-	out, report, err := migrateObject(claim, versionTarget(conversion.V1alpha2), Options{})
+	out, report, err := migrateObject(claim, versionTarget(api.V1alpha2), Options{})
 	if err != nil {
 		t.Fatalf("refused: %v", err)
 	}

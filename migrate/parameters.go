@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/claimbridge/claimbridge/conversion"
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // The v1alpha2 (1.30) parameter kinds the input may carry.
@@ -13,7 +13,7 @@ const (
 	kindClaimParameters = "ResourceClaimParameters"
 	kindClassParameters = "ResourceClassParameters"
 	kindClass           = "ResourceClass"
-	parametersAPI       = conversion.UpstreamGroup + "/" + conversion.V1alpha2
+	parametersAPI       = api.UpstreamGroup + "/" + api.V1alpha2
 )
 
 // Index holds the 1.30 parameter objects and classes of the input, so that
@@ -65,7 +65,7 @@ func (x *Index) Add(obj map[string]interface{}) bool {
 }
 
 func isClass26(obj map[string]interface{}) bool {
-	return obj["apiVersion"] == conversion.UpstreamGroup+"/"+conversion.V1alpha1 && obj["kind"] == kindClass
+	return obj["apiVersion"] == api.UpstreamGroup+"/"+api.V1alpha1 && obj["kind"] == kindClass
 }
 
 // firstAt records at under key in *m unless a position is recorded there.
@@ -88,7 +88,7 @@ func isParameters(obj map[string]interface{}) bool {
 		case kindClaimParameters, kindClassParameters, kindClass:
 			return true
 		}
-	case conversion.UpstreamGroup + "/" + conversion.V1alpha1:
+	case api.UpstreamGroup + "/" + api.V1alpha1:
 		return obj["kind"] == kindClass
 	}
 	return false
@@ -105,7 +105,7 @@ func (x *Index) find(kind, namespace string, ref map[string]interface{}) map[str
 	refKind, _ := ref["kind"].(string)
 	name, _ := ref["name"].(string)
 	at := -1
-	if group == conversion.UpstreamGroup && refKind == kind {
+	if group == api.UpstreamGroup && refKind == kind {
 		if i, ok := x.direct[objectKey{kind, namespace, name}]; ok {
 			at = i
 		}
@@ -143,7 +143,7 @@ func (x *Index) anyClass(name string) map[string]interface{} {
 // specPathOf is the path of the claim spec in an object of kind: spec, or
 // spec.spec in a template.
 func specPathOf(kind string) string {
-	if kind == conversion.KindTemplate {
+	if kind == api.KindTemplate {
 		return "spec.spec"
 	}
 	return "spec"
@@ -186,7 +186,7 @@ func (r request) key() string {
 func translateParameters(src map[string]interface{}, from, kind string, out map[string]interface{}, idx *Index, r *changes) bool {
 	srcSpec, outSpec := specOf(src, kind), specOf(out, kind)
 	ref, _ := srcSpec["parametersRef"].(map[string]interface{})
-	if ref == nil || outSpec == nil || (from != conversion.V1alpha1 && from != conversion.V1alpha2) {
+	if ref == nil || outSpec == nil || (from != api.V1alpha1 && from != api.V1alpha2) {
 		return false
 	}
 	specPath := specPathOf(kind)
@@ -195,7 +195,7 @@ func translateParameters(src map[string]interface{}, from, kind string, out map[
 	lost := fmt.Sprintf("the migrated claim asks for one device of class %s with no selector and no configuration", className)
 	// The referenced object is in the claim's namespace, if it has one.
 	refName := fmt.Sprintf("%s %s (apiGroup %q)", str(ref, "kind"), refOf(ns, str(ref, "name")), str(ref, "apiGroup"))
-	if from == conversion.V1alpha1 {
+	if from == api.V1alpha1 {
 		// 1.26 has no in-tree parameters: the reference names a driver's
 		// own object, which only that driver's 1.26 controller reads.
 		r.Warnings = append(r.Warnings, fmt.Sprintf("%s.parametersRef: %s is a 1.26 driver's own claim parameters, which no 1.31+ component reads and migrate cannot translate; the reference is dropped and %s",
@@ -205,7 +205,7 @@ func translateParameters(src map[string]interface{}, from, kind string, out map[
 	params := idx.find(kindClaimParameters, ns, ref)
 	if params == nil {
 		missing := "no 1.30 ResourceClaimParameters generated from it is in the input (add them from kubectl get resourceclaimparameters -A -o yaml if its driver uses structured parameters; a classic driver's own parameters cannot be translated)"
-		if str(ref, "apiGroup") == conversion.UpstreamGroup && str(ref, "kind") == kindClaimParameters {
+		if str(ref, "apiGroup") == api.UpstreamGroup && str(ref, "kind") == kindClaimParameters {
 			missing = "it is not in the input (add it from kubectl get resourceclaimparameters -A -o yaml)"
 		}
 		r.Warnings = append(r.Warnings, fmt.Sprintf("%s.parametersRef: %s: %s; the reference is dropped and %s",
@@ -214,7 +214,7 @@ func translateParameters(src map[string]interface{}, from, kind string, out map[
 	}
 	// Findings in the parameters name them and their own field path.
 	paramsPath := fmt.Sprintf("%s.parametersRef (ResourceClaimParameters %s/%s) driverRequests", specPath, ns, str(metaOf(params), "name"))
-	if kind == conversion.KindClaim && params["shareable"] != true {
+	if kind == api.KindClaim && params["shareable"] != true {
 		// A 1.30 allocation without shareable had one consumer at a time;
 		// 1.31+ claims are always shared. A template's claims have one pod.
 		r.Warnings = append(r.Warnings, fmt.Sprintf("%s.parametersRef (ResourceClaimParameters %s/%s) shareable: false: a 1.30 allocation of this claim served one pod at a time; a 1.31+ claim may be reserved by up to 32 pods at once (256 from 1.33) and has no way to say otherwise",
@@ -421,7 +421,7 @@ func structuredClass(idx *Index, name string) map[string]interface{} {
 // specOf returns the claim spec of a claim or template (nil if absent).
 func specOf(obj map[string]interface{}, kind string) map[string]interface{} {
 	spec, _ := obj["spec"].(map[string]interface{})
-	if kind == conversion.KindTemplate {
+	if kind == api.KindTemplate {
 		spec, _ = spec["spec"].(map[string]interface{})
 	}
 	return spec

@@ -11,7 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/claimbridge/claimbridge/conversion"
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // A Deployment of a 1.36 cluster whose pods use a DRA claim template, with
@@ -77,12 +77,12 @@ func TestPodFieldErrors(t *testing.T) {
 		}
 	}
 	tests := map[string][]string{
-		conversion.V1alpha1: all("1.26"),
-		conversion.V1alpha2: {since("hostnameOverride", "1.27–1.30", 34), since("schedulingGroup", "1.27–1.30", 36), since("volumes[0].image", "1.27–1.30", 31)},
-		conversion.V1alpha3: {since("hostnameOverride", "1.31", 34), since("schedulingGroup", "1.31", 36)},
-		conversion.V1beta1:  {since("hostnameOverride", "1.32", 34), since("schedulingGroup", "1.32", 36)},
-		conversion.V1beta2:  {since("hostnameOverride", "1.33", 34), since("schedulingGroup", "1.33", 36)},
-		conversion.V1:       nil,
+		api.V1alpha1: all("1.26"),
+		api.V1alpha2: {since("hostnameOverride", "1.27–1.30", 34), since("schedulingGroup", "1.27–1.30", 36), since("volumes[0].image", "1.27–1.30", 31)},
+		api.V1alpha3: {since("hostnameOverride", "1.31", 34), since("schedulingGroup", "1.31", 36)},
+		api.V1beta1:  {since("hostnameOverride", "1.32", 34), since("schedulingGroup", "1.32", 36)},
+		api.V1beta2:  {since("hostnameOverride", "1.33", 34), since("schedulingGroup", "1.33", 36)},
+		api.V1:       nil,
 	}
 	in := obj(t, deployment136)
 	for to, want := range tests {
@@ -106,16 +106,16 @@ func TestPodFieldWarnings(t *testing.T) {
 		return fmt.Sprintf("spec.template.spec.%s: Kubernetes %s has no such field (it came in 1.%d): %s", path, releases, minor, podFieldConsequence)
 	}
 	tests := map[string][]string{
-		conversion.V1alpha1: nil,
-		conversion.V1alpha2: {
+		api.V1alpha1: nil,
+		api.V1alpha2: {
 			warn("containers[0].lifecycle.preStop.sleep", "1.27–1.28", 29),
 			warn("initContainers[0].restartPolicy", "1.27", 28),
 			warn("securityContext.appArmorProfile", "1.27–1.29", 30),
 		},
-		conversion.V1alpha3: nil,
-		conversion.V1beta1:  nil,
-		conversion.V1beta2:  nil,
-		conversion.V1:       {warn("schedulingGroup", "1.34–1.35", 36)},
+		api.V1alpha3: nil,
+		api.V1beta1:  nil,
+		api.V1beta2:  nil,
+		api.V1:       {warn("schedulingGroup", "1.34–1.35", 36)},
 	}
 	in := obj(t, deployment136)
 	for to, want := range tests {
@@ -147,7 +147,7 @@ spec:
     image: registry.example.com/app:1
     env: [{name: TOKEN, valueFrom: {fileKeyRef: {volumeName: config, path: env, key: TOKEN}}}]
 `,
-		to:   conversion.V1beta2,
+		to:   api.V1beta2,
 		want: "spec.containers[0].env[0].valueFrom.fileKeyRef: Kubernetes 1.33 has no such field (it came in 1.34)",
 	}, {
 		name: "cronjob-1.31-to-1.30",
@@ -165,7 +165,7 @@ spec:
           securityContext: {supplementalGroupsPolicy: Strict}
           containers: [{name: report, image: registry.example.com/report:1}]
 `,
-		to:   conversion.V1alpha2,
+		to:   api.V1alpha2,
 		want: "spec.jobTemplate.spec.template.spec.securityContext.supplementalGroupsPolicy: Kubernetes 1.27–1.30 has no such field (it came in 1.31)",
 	}, {
 		name: "statefulset-1.35-to-1.36",
@@ -204,7 +204,7 @@ spec:
               accessModes: [ReadWriteOnce]
               resources: {requests: {storage: 1Gi}, claims: [{name: gpu}]}
 `,
-		to:   conversion.V1alpha2,
+		to:   api.V1alpha2,
 		want: "spec.template.spec.volumes[0].ephemeral.volumeClaimTemplate.spec.resources.claims: Kubernetes 1.30 has no such field (1.26–1.28 had it)",
 	}, {
 		name: "job-1.26-to-1.36-keeps-old-fields",
@@ -219,7 +219,7 @@ spec:
       resourceClaims: [{name: gpu, source: {resourceClaimTemplateName: gpu-template}}]
       containers: [{name: run, image: registry.example.com/run:1, resources: {claims: [{name: gpu}]}}]
 `,
-		to: conversion.V1,
+		to: api.V1,
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -243,7 +243,7 @@ spec:
 // target release does not have, naming the object, the release and each
 // field; the report still says what was lost.
 func TestWorkloadObjectRefused(t *testing.T) {
-	_, r, err := migrateWorkload(obj(t, deployment136), versionTarget(conversion.V1alpha2), Options{})
+	_, r, err := migrateWorkload(obj(t, deployment136), versionTarget(api.V1alpha2), Options{})
 	want := "Deployment ml-training/trainer: a Kubernetes 1.27–1.30 apiserver would reject the migrated object: " +
 		"spec.template.spec.hostnameOverride: Kubernetes 1.27–1.30 has no such field (it came in 1.34); " +
 		"spec.template.spec.schedulingGroup: Kubernetes 1.27–1.30 has no such field (it came in 1.36); " +
@@ -254,7 +254,7 @@ func TestWorkloadObjectRefused(t *testing.T) {
 	if want := []string{"spec.template.spec.containers[0].resources.claims[0].request: Kubernetes 1.27–1.30 gives a container the whole claim"}; !cmp.Equal(r.Lost, want) {
 		t.Errorf("lost %q, want %q", r.Lost, want)
 	}
-	out, r, err := migrateWorkload(obj(t, deployment136), versionTarget(conversion.V1), Options{})
+	out, r, err := migrateWorkload(obj(t, deployment136), versionTarget(api.V1), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,8 +283,8 @@ func TestPodFieldTableMatchesModule(t *testing.T) {
 	}
 	var minor int
 	fmt.Sscanf(podFieldsAPI, "v0.%d.", &minor)
-	if versionTarget(conversion.V1).Minor != minor {
-		t.Errorf("versionTarget(v1).Minor = %d, want %d (the release of k8s.io/api %s)", versionTarget(conversion.V1).Minor, minor, podFieldsAPI)
+	if versionTarget(api.V1).Minor != minor {
+		t.Errorf("versionTarget(v1).Minor = %d, want %d (the release of k8s.io/api %s)", versionTarget(api.V1).Minor, minor, podFieldsAPI)
 	}
 	paths := map[string]bool{}
 	reflectPaths(reflect.TypeFor[corev1.PodSpec](), "", paths)

@@ -284,7 +284,7 @@ const podClaimNameAnnotation = "resource.kubernetes.io/pod-claim-name"
 // reference, be garbage collected at once.
 func generatedForPod(claim map[string]interface{}) (pod, entry string, ok bool) {
 	_, _, kind, err := conversion.Identify(claim)
-	if err != nil || kind != conversion.KindClaim {
+	if err != nil || kind != api.KindClaim {
 		return "", "", false
 	}
 	meta := metaOf(claim)

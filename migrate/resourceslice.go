@@ -5,12 +5,11 @@ import (
 	"slices"
 
 	"github.com/claimbridge/claimbridge/api"
-	"github.com/claimbridge/claimbridge/conversion"
 )
 
 // basicVersions hold a ResourceSlice device's fields under device.basic;
 // v1beta2 and v1 hold them on the device itself.
-var basicVersions = []string{conversion.V1alpha3, conversion.V1beta1}
+var basicVersions = []string{api.V1alpha3, api.V1beta1}
 
 // convertResourceSlice gives a ResourceSlice version to, keeping every
 // field: between v1beta1 and v1beta2 a device's fields move from under
@@ -18,7 +17,7 @@ var basicVersions = []string{conversion.V1alpha3, conversion.V1beta1}
 // is converted).
 func convertResourceSlice(obj map[string]interface{}, from, to string) (out map[string]interface{}, ok bool) {
 	out = api.DeepCopyJSON(obj)
-	out["apiVersion"] = conversion.UpstreamGroup + "/" + to
+	out["apiVersion"] = api.UpstreamGroup + "/" + to
 	toBasic, fromBasic := slices.Contains(basicVersions, to), slices.Contains(basicVersions, from)
 	spec, _ := out["spec"].(map[string]interface{})
 	devices, _ := spec["devices"].([]interface{})

@@ -8,19 +8,18 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/claimbridge/claimbridge/api"
-	"github.com/claimbridge/claimbridge/conversion"
 )
 
 // servedKinds are the resource.k8s.io kinds that the releases serving each
 // version have in it.
 var servedKinds = map[string][]string{
-	conversion.V1alpha1: {"ResourceClaim", "ResourceClaimTemplate", "ResourceClass", "PodScheduling"},
-	conversion.V1alpha2: {"ResourceClaim", "ResourceClaimTemplate", "ResourceClass", "PodSchedulingContext",
+	api.V1alpha1: {"ResourceClaim", "ResourceClaimTemplate", "ResourceClass", "PodScheduling"},
+	api.V1alpha2: {"ResourceClaim", "ResourceClaimTemplate", "ResourceClass", "PodSchedulingContext",
 		"ResourceSlice", "ResourceClaimParameters", "ResourceClassParameters"},
-	conversion.V1alpha3: {"ResourceClaim", "ResourceClaimTemplate", "DeviceClass", "ResourceSlice", "PodSchedulingContext"},
-	conversion.V1beta1:  {"ResourceClaim", "ResourceClaimTemplate", "DeviceClass", "ResourceSlice"},
-	conversion.V1beta2:  {"ResourceClaim", "ResourceClaimTemplate", "DeviceClass", "ResourceSlice"},
-	conversion.V1:       {"ResourceClaim", "ResourceClaimTemplate", "DeviceClass", "ResourceSlice"},
+	api.V1alpha3: {"ResourceClaim", "ResourceClaimTemplate", "DeviceClass", "ResourceSlice", "PodSchedulingContext"},
+	api.V1beta1:  {"ResourceClaim", "ResourceClaimTemplate", "DeviceClass", "ResourceSlice"},
+	api.V1beta2:  {"ResourceClaim", "ResourceClaimTemplate", "DeviceClass", "ResourceSlice"},
+	api.V1:       {"ResourceClaim", "ResourceClaimTemplate", "DeviceClass", "ResourceSlice"},
 }
 
 // NotServed says why the release serving version to rejects obj, a
@@ -30,7 +29,7 @@ func NotServed(obj map[string]interface{}, target Target) string {
 	to := target.Version
 	_, group, version, kind, _ := api.TypeOf(obj)
 	switch {
-	case group != conversion.UpstreamGroup:
+	case group != api.UpstreamGroup:
 		return ""
 	case version != to:
 		return fmt.Sprintf("apiVersion: Kubernetes %s serves %s/%s, not %s: its apiserver rejects this object", target.Releases, group, to, version)

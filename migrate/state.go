@@ -2,7 +2,6 @@ package migrate
 
 import (
 	"github.com/claimbridge/claimbridge/api"
-	"github.com/claimbridge/claimbridge/conversion"
 )
 
 // clusterState are the resource.k8s.io kinds that a cluster's own
@@ -19,7 +18,7 @@ var clusterState = map[string]string{
 // it describes the old cluster's nodes and devices. note says why.
 func clusterStateNote(obj map[string]interface{}) (note string, ok bool) {
 	_, group, _, kind, found := api.TypeOf(obj)
-	if !found || group != conversion.UpstreamGroup {
+	if !found || group != api.UpstreamGroup {
 		return "", false
 	}
 	note, ok = clusterState[kind]

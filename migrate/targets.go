@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/claimbridge/claimbridge/api"
-	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/validation"
 )
 
@@ -35,16 +34,16 @@ type Target struct {
 	Devices bool
 }
 
-// TargetOf reads --to: a version of conversion.ChainVersions, judged by the
+// TargetOf reads --to: a version of api.ConversionVersions, judged by the
 // newest release serving it, or a release ("1.33"), which writes the
 // version it serves and is judged by its own rules.
 func TargetOf(to string) (Target, error) {
 	if r, ok := api.ParseRelease(to); ok {
 		return Target{Version: r.Version, Releases: r.String(), Finalizer: r.Finalizer(), Minor: r.Minor, Devices: r.Devices(), cel: validation.NewCELCache()}, nil
 	}
-	if !slices.Contains(conversion.ChainVersions, to) {
+	if !slices.Contains(api.ConversionVersions, to) {
 		return Target{}, fmt.Errorf("--to %q: unsupported version or release (supported: 1.%d … 1.%d, %s)",
-			to, api.Releases[0].Minor, api.Releases[len(api.Releases)-1].Minor, strings.Join(conversion.ChainVersions, ", "))
+			to, api.Releases[0].Minor, api.Releases[len(api.Releases)-1].Minor, strings.Join(api.ConversionVersions, ", "))
 	}
 	newest, _ := api.Judge(to)
 	t := Target{Version: to, Releases: api.Serving(to), Finalizer: newest.Finalizer(), Minor: newest.Minor, Devices: newest.Devices(), cel: validation.NewCELCache()}

@@ -6,7 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/claimbridge/claimbridge/conversion"
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // TestTargetOf: every version of the chain and every release with DRA is a
@@ -38,9 +38,9 @@ func TestTargetOf(t *testing.T) {
 			t.Errorf("TargetOf(%q) (-want +got):\n%s", to, d)
 		}
 	}
-	for _, v := range conversion.ChainVersions {
+	for _, v := range api.ConversionVersions {
 		if _, err := TargetOf(v); err != nil {
-			t.Errorf("conversion.ChainVersions has %s: %v", v, err)
+			t.Errorf("api.ConversionVersions has %s: %v", v, err)
 		}
 	}
 	for _, bad := range []string{"", "1.25", "1.38", "v2", "1.3x", "2.1"} {

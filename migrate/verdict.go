@@ -158,7 +158,7 @@ func passThrough(obj map[string]interface{}, target Target, why error) report.Ve
 	}
 	if group == api.UpstreamGroup {
 		errs := nameErrors(obj)
-		if isDeviceClass(obj) && slices.Contains(conversion.GAVersions, version) {
+		if isDeviceClass(obj) && slices.Contains(api.UpstreamOnlyVersions, version) {
 			release := target.Minor
 			if version != target.Version {
 				release = gacheck.DefaultRelease(version)
@@ -227,7 +227,7 @@ func unknownFieldWarnings(obj map[string]interface{}, group, from, kind, to stri
 	// From a GA version they are carried to v1beta1, whose annotation keeps them.
 	kept := from
 	if !alpha(from) {
-		kept = conversion.V1beta1
+		kept = api.V1beta1
 	}
 	objects, prefix := []map[string]interface{}{obj}, func(int) string { return "" }
 	if strings.HasSuffix(kind, "List") {
@@ -252,7 +252,7 @@ func unknownFieldWarnings(obj map[string]interface{}, group, from, kind, to stri
 				Kind: strings.TrimSuffix(kind, "List"), Object: api.Ref(item),
 				From: from, To: to, Path: prefix(i) + p,
 				Message: fmt.Sprintf("unknown field in %s/%s: kept only in the %s annotation, so the converted object does not carry it%s",
-					group, from, conversion.RestoreAnnotation(kept), hint),
+					group, from, api.RestoreAnnotation(kept), hint),
 			})
 		}
 	}
@@ -282,7 +282,7 @@ func targetWarnings(in, out map[string]interface{}, group, from, kind string, ta
 			w.Path = prefix(i) + w.Path
 			ws = append(ws, w)
 		}
-		if group != conversion.UpstreamGroup && isGA(target.Version) {
+		if group != api.UpstreamGroup && isGA(target.Version) {
 			continue
 		}
 		errs, err := targetErrors(outItems[i], target, itemKind)

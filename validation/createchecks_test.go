@@ -21,7 +21,7 @@ import (
 func editRestore(t *testing.T, o map[string]interface{}, version string, edit func(r map[string]interface{})) {
 	t.Helper()
 	ann := o["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})
-	key := conversion.RestoreAnnotation(version)
+	key := api.RestoreAnnotation(version)
 	var r map[string]interface{}
 	if err := json.Unmarshal([]byte(ann[key].(string)), &r); err != nil {
 		t.Fatalf("%s: %v", key, err)
@@ -224,7 +224,7 @@ func TestWriteThatAVersionCannotShowIsRefused(t *testing.T) {
 				o := mustConvert(t, obj(t, withParameters), "v1alpha3")
 				o["spec"] = obj(t, twoRequests)["spec"]
 				ann := o["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})
-				ann["filler"] = filler[:len(filler)-len(ann[conversion.RestoreAnnotation("v1alpha2")].(string))]
+				ann["filler"] = filler[:len(filler)-len(ann[api.RestoreAnnotation("v1alpha2")].(string))]
 				return Request{Operation: Create, Object: o}
 			},
 			want: func(t *testing.T, req Request) field.ErrorList {

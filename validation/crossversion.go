@@ -278,7 +278,7 @@ func addedUnknownFields(kind, version string, pair convertedPair) field.ErrorLis
 		return nil // a view that does not decode is the other checks' to report
 	}
 	_, had, _ := decodeObject(version, kind, pair.oldObj, true)
-	return restoreAnnotationErrors(field.NewPath("metadata", "annotations").Key(conversion.RestoreAnnotation(version)), version, added, had)
+	return restoreAnnotationErrors(field.NewPath("metadata", "annotations").Key(api.RestoreAnnotation(version)), version, added, had)
 }
 
 // convertedPair is the new and the old object converted to one version.
@@ -326,6 +326,6 @@ func convertToOtherVersions(t objectType, statusOnly bool, newObj, oldObj map[st
 func hasRestore(obj map[string]interface{}, version string) bool {
 	meta, _ := obj["metadata"].(map[string]interface{})
 	ann, _ := meta["annotations"].(map[string]interface{})
-	_, ok := ann[conversion.RestoreAnnotation(version)]
+	_, ok := ann[api.RestoreAnnotation(version)]
 	return ok
 }

@@ -5,7 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/claimbridge/claimbridge/conversion"
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // tooDeep is the finding for a create or main update whose conversion to
@@ -16,7 +16,7 @@ import (
 func tooDeep(obj map[string]interface{}, version string, maxDepth int) *field.Error {
 	path := field.NewPath("metadata", "annotations")
 	if hasRestore(obj, version) {
-		path = path.Key(conversion.RestoreAnnotation(version))
+		path = path.Key(api.RestoreAnnotation(version))
 	}
 	return unreadable(path, version, fmt.Errorf("converted to %s it nests deeper than %d levels of arrays and objects, "+
 		"which the conversion webhook does not return (no ConversionReview within its --max-json-depth carries it)", version, maxDepth))

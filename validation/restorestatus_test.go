@@ -9,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/claimbridge/claimbridge/api"
-	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/defaulting"
 	"github.com/claimbridge/claimbridge/validation/common"
 )
@@ -30,8 +29,8 @@ func forgedStatusPatch(t *testing.T, o map[string]interface{}, version string, o
 		ann = map[string]interface{}{}
 		meta["annotations"] = ann
 	}
-	if _, ok := ann[conversion.RestoreAnnotation(version)]; !ok {
-		ann[conversion.RestoreAnnotation(version)] = `{"created":"annotations"}`
+	if _, ok := ann[api.RestoreAnnotation(version)]; !ok {
+		ann[api.RestoreAnnotation(version)] = `{"created":"annotations"}`
 	}
 	editRestore(t, o, version, func(r map[string]interface{}) {
 		section, _ := r["status"].(map[string]interface{})
@@ -207,7 +206,7 @@ func TestOwnVersionRestoreAnnotationChangesNoView(t *testing.T) {
 		variant := deepCopyJSON(o)
 		edit(variant)
 		converted := mustConvert(t, variant, to)
-		a, _ := converted["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})[conversion.RestoreAnnotation(variant["apiVersion"].(string)[len("resource.claimbridge.dev/"):])].(string)
+		a, _ := converted["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})[api.RestoreAnnotation(variant["apiVersion"].(string)[len("resource.claimbridge.dev/"):])].(string)
 		if a == "" {
 			t.Fatalf("no restore annotation in %v", converted)
 		}
@@ -228,7 +227,7 @@ func TestOwnVersionRestoreAnnotationChangesNoView(t *testing.T) {
 		o := obj(t, plain)
 		// An invalid class and an allocated, reserved status, as seen
 		// through v1alpha2 and v1alpha1.
-		o["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})[conversion.RestoreAnnotation("v1alpha2")] =
+		o["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})[api.RestoreAnnotation("v1alpha2")] =
 			genuine(t, obj(t, plain), "v1alpha3", func(v map[string]interface{}) { v["spec"].(map[string]interface{})["unknown"] = true })
 		editRestore(t, o, "v1alpha2", func(r map[string]interface{}) {
 			r["spec"].(map[string]interface{})["patch"] = []interface{}{map[string]interface{}{"op": "replace", "path": "/spec/resourceClassName", "value": "INVALID_!"}}
@@ -262,7 +261,7 @@ func TestOwnVersionRestoreAnnotationChangesNoView(t *testing.T) {
 			v["status"].(map[string]interface{})["allocation"].(map[string]interface{})["devices"].(map[string]interface{})["results"].([]interface{})[0].(map[string]interface{})["device"] = "someone-elses-gpu"
 		})
 		annotated := deepCopyJSON(stored)
-		annotated["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})[conversion.RestoreAnnotation("v1alpha3")] = forged
+		annotated["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})[api.RestoreAnnotation("v1alpha3")] = forged
 		resp, err := Validate(Request{Operation: Update, Object: annotated, OldObject: stored})
 		if err != nil {
 			t.Fatal(err)
@@ -312,9 +311,9 @@ func TestStatusRestoreDataForALaterStatus(t *testing.T) {
 					"resourceHandles": []interface{}{map[string]interface{}{"driverName": "evil.example.com", "data": "attacker"}}, "shareable": true}},
 			}
 		})
-		return o["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})[conversion.RestoreAnnotation(version)].(string)
+		return o["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})[api.RestoreAnnotation(version)].(string)
 	}
-	key := func(version string) string { return conversion.RestoreAnnotation(version) }
+	key := func(version string) string { return api.RestoreAnnotation(version) }
 	changed := func(version string) *field.Error {
 		return field.Forbidden(field.NewPath("metadata", "annotations").Key(key(version)),
 			"the update changes its status restore data: status is written through the status subresource, and this data would change it as seen through another version once the claim's status matches it")
@@ -463,7 +462,7 @@ func TestKeepStoredStatusRestoreData(t *testing.T) {
 	// v1alpha2 keeps the handle in the status data of restore-v1alpha2.
 	notShareableV2 := `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns","resourceVersion":"1"},"spec":{"resourceClassName":"gpu"},"status":{"driverName":"gpu.example.com","allocation":{"resourceHandles":[{"driverName":"gpu.example.com","data":"h"}]},"reservedFor":[{"resource":"pods","name":"a","uid":"1"}]}}`
 	stored := func(t *testing.T) map[string]interface{} { return mustConvert(t, obj(t, notShareableV2), "v1alpha3") }
-	key := conversion.RestoreAnnotation("v1alpha2")
+	key := api.RestoreAnnotation("v1alpha2")
 	for name, sc := range map[string]struct {
 		obj, old func(t *testing.T) map[string]interface{} // old nil: a create
 		// wantData is the status data the result has, from the object it

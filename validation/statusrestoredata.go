@@ -24,7 +24,7 @@ import (
 func statusRestoreDataErrors(t objectType, newObj, oldObj map[string]interface{}) field.ErrorList {
 	var stored []string
 	for _, v := range conversion.StoredRestoreVersions(t.version) {
-		stored = append(stored, conversion.RestoreAnnotation(v))
+		stored = append(stored, api.RestoreAnnotation(v))
 	}
 	newData := restoreStatusData(newObj, stored)
 	if len(newData) == 0 {

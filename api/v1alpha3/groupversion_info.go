@@ -17,9 +17,3 @@ var (
 	// AddToScheme adds this package's types to a scheme.
 	AddToScheme = SchemeBuilder.AddToScheme
 )
-
-// Finalizer is the finalizer that gets set for claims
-// which were allocated through a builtin controller.
-// Reserved for use by Kubernetes, DRA driver controllers must
-// use their own finalizer.
-const Finalizer = api.FinalizerV1alpha3

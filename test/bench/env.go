@@ -19,10 +19,11 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/util/retry"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/test/envtest/harness"
 )
 
-const crdName = "resourceclaims." + harness.Group
+const crdName = "resourceclaims." + api.Group
 
 // bench holds the running processes and clients.
 type bench struct {

@@ -20,7 +20,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
 
-	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/manifest"
 	"github.com/claimbridge/claimbridge/test/envtest/harness"
 
@@ -68,7 +67,7 @@ func example(version string) (*unstructured.Unstructured, error) {
 		return nil, err
 	}
 	u := &unstructured.Unstructured{Object: docs[0].Object}
-	u.SetAPIVersion(conversion.Group + "/" + version)
+	u.SetAPIVersion(api.Group + "/" + version)
 	u.SetNamespace(namespace)
 	u.SetUID("")
 	u.SetResourceVersion("")
@@ -222,7 +221,7 @@ func (b *bench) active(ctx context.Context, m mode) bool {
 	if err != nil {
 		return false
 	}
-	_, restored := obj.GetAnnotations()[conversion.RestoreAnnotation("v1alpha3")]
+	_, restored := obj.GetAnnotations()[api.RestoreAnnotation("v1alpha3")]
 	nullCalled := after > before
 	switch m {
 	case modeClaimbridge:
@@ -234,7 +233,7 @@ func (b *bench) active(ctx context.Context, m mode) bool {
 }
 
 func (b *bench) cachesReady(ctx context.Context) bool {
-	for _, v := range harness.Versions {
+	for _, v := range api.ServedVersions {
 		list, err := b.claims(v).List(ctx, metav1.ListOptions{ResourceVersion: "0"})
 		if err != nil || len(list.Items) < b.cfg.claims {
 			return false

@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/claimbridge/claimbridge/test/envtest/harness"
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // TestUnchangedApplyAfterAnotherManager: a manager's unchanged server-side
@@ -97,7 +97,7 @@ spec:
 			apply("v1alpha2", "labeler", label)
 
 			// team applied first, labeler later.
-			v3 := res(harness.StorageVersion, c.resource, ns)
+			v3 := res(api.StorageVersion, c.resource, ns)
 			at := func(sec int) time.Time { return time.Date(2020, 1, 1, 0, 0, sec, 0, time.UTC) }
 			setTimes := func(u *unstructured.Unstructured, times map[string]time.Time) *unstructured.Unstructured {
 				t.Helper()

@@ -21,7 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 
-	"github.com/claimbridge/claimbridge/test/envtest/harness"
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // A classic (control-plane controller) claim of Kubernetes 1.26, allocated by
@@ -289,10 +289,10 @@ func TestConversionClaimsAcrossVersions(t *testing.T) {
 			})
 
 			v := views{}
-			for _, version := range harness.Versions {
+			for _, version := range api.ServedVersions {
 				v[version] = get(t, claims(version, ns), name)
 			}
-			for _, version := range harness.Versions {
+			for _, version := range api.ServedVersions {
 				if version == tc.version {
 					continue
 				}
@@ -310,8 +310,8 @@ func TestConversionClaimsAcrossVersions(t *testing.T) {
 					if len(list.Items) != 1 {
 						t.Fatalf("list has %d items, want 1", len(list.Items))
 					}
-					if list.GetAPIVersion() != harness.Group+"/"+version {
-						t.Errorf("list apiVersion %s, want %s/%s", list.GetAPIVersion(), harness.Group, version)
+					if list.GetAPIVersion() != api.Group+"/"+version {
+						t.Errorf("list apiVersion %s, want %s/%s", list.GetAPIVersion(), api.Group, version)
 					}
 					expectSameObject(t, v[version], &list.Items[0])
 				})
@@ -322,7 +322,7 @@ func TestConversionClaimsAcrossVersions(t *testing.T) {
 			t.Run("fields map across versions", func(t *testing.T) { tc.mapping(t, v) })
 
 			// A change through one version shows in a watch of another.
-			for _, version := range harness.Versions {
+			for _, version := range api.ServedVersions {
 				if version == tc.version {
 					continue
 				}
@@ -356,8 +356,8 @@ func TestConversionClaimsAcrossVersions(t *testing.T) {
 // expectVersion fails t unless u is kind in version of the group.
 func expectVersion(t testing.TB, u *unstructured.Unstructured, version, kind string) {
 	t.Helper()
-	if u.GetAPIVersion() != harness.Group+"/"+version || u.GetKind() != kind {
-		t.Errorf("got %s %s, want %s/%s %s", u.GetAPIVersion(), u.GetKind(), harness.Group, version, kind)
+	if u.GetAPIVersion() != api.Group+"/"+version || u.GetKind() != kind {
+		t.Errorf("got %s %s, want %s/%s %s", u.GetAPIVersion(), u.GetKind(), api.Group, version, kind)
 	}
 }
 
@@ -620,7 +620,7 @@ func TestConversionPaginatedList(t *testing.T) {
 	ns := newNamespace(t, "conversion-pages")
 	const n = 7
 	for i := range n {
-		version := harness.Versions[i%len(harness.Versions)]
+		version := api.ServedVersions[i%len(api.ServedVersions)]
 		var doc string
 		switch version {
 		case "v1alpha1", "v1alpha2":
@@ -763,7 +763,7 @@ func TestConversionTemplatesAcrossVersions(t *testing.T) {
 			t.Run("read back in "+tc.version+" is exactly what was written", func(t *testing.T) {
 				expectRoundTrip(t, written, get(t, templates(tc.version, ns), name))
 			})
-			for _, version := range harness.Versions {
+			for _, version := range api.ServedVersions {
 				if version == tc.version {
 					continue
 				}

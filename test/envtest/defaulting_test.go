@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/wait"
 
-	"github.com/claimbridge/claimbridge/conversion"
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // TestDefaulting creates claims and templates without the defaults of their
@@ -57,7 +57,7 @@ spec: {spec: {devices: {requests: [{name: request, deviceClassName: gpu.example.
 	// 1.30 claim without restore data.
 	seen := get(t, templates("v1alpha2", ns), "template")
 	expectField(t, seen, map[string]interface{}{"resourceClassName": "gpu.example.com", "allocationMode": "WaitForFirstConsumer"}, "spec", "spec")
-	expectNoField(t, seen, "metadata", "annotations", conversion.RestoreAnnotation(conversion.V1alpha3))
+	expectNoField(t, seen, "metadata", "annotations", api.RestoreAnnotation(api.V1alpha3))
 
 	// v1alpha1/v1alpha2: the CRD defaults an absent mode, the webhook an
 	// empty one too (upstream's SetDefaults_ResourceClaimSpec replaces "").
@@ -139,7 +139,7 @@ spec: {devices: {requests: [{name: request, deviceClassName: gpu.example.com}]}}
 	for _, u := range []*unstructured.Unstructured{first, second} {
 		view := get(t, claims("v1alpha2", ns), u.GetName())
 		expectField(t, view, map[string]interface{}{"resourceClassName": "gpu.example.com", "allocationMode": "WaitForFirstConsumer"}, "spec")
-		restore, _ := field(view.Object, "metadata", "annotations", conversion.RestoreAnnotation(conversion.V1alpha3))
+		restore, _ := field(view.Object, "metadata", "annotations", api.RestoreAnnotation(api.V1alpha3))
 		for _, op := range []string{`{"op":"remove","path":"/spec/devices/requests/0/allocationMode"}`, `{"op":"remove","path":"/spec/devices/requests/0/count"}`} {
 			if s, _ := restore.(string); !strings.Contains(s, op) {
 				t.Errorf("%s through v1alpha2: restore-v1alpha3 %v, want %s in it", u.GetName(), restore, op)
@@ -182,7 +182,7 @@ spec: {devices: {requests: [{name: request, deviceClassName: gpu.example.com}]}}
 		// Read through v1alpha2 now, the claim needs no restore data, and
 		// writing back what was read keeps it defaulted.
 		view := get(t, claims("v1alpha2", ns), u.GetName())
-		expectNoField(t, view, "metadata", "annotations", conversion.RestoreAnnotation(conversion.V1alpha3))
+		expectNoField(t, view, "metadata", "annotations", api.RestoreAnnotation(api.V1alpha3))
 		if _, err := claims("v1alpha2", ns).Update(ctx, view, metav1.UpdateOptions{}); err != nil {
 			t.Fatalf("replace through v1alpha2: %s", describe(err))
 		}

@@ -26,6 +26,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"sigs.k8s.io/yaml"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/test/envtest/harness"
 )
 
@@ -65,7 +66,7 @@ func newNamespace(t testing.TB, prefix string) string {
 		ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 		defer cancel()
 		for _, r := range []string{claimsResource, templatesResource} {
-			if err := env.Resource(harness.StorageVersion, r).Namespace(ns.Name).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
+			if err := env.Resource(api.StorageVersion, r).Namespace(ns.Name).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
 				t.Errorf("deleting %s in %s: %v", r, ns.Name, err)
 			}
 		}
@@ -98,7 +99,7 @@ func fromYAML(t testing.TB, version, ns, doc string) *unstructured.Unstructured 
 		t.Fatalf("fixture: %v\n%s", err, doc)
 	}
 	u := &unstructured.Unstructured{Object: normalize(t, m).(map[string]interface{})}
-	u.SetAPIVersion(harness.Group + "/" + version)
+	u.SetAPIVersion(api.Group + "/" + version)
 	if ns != "" {
 		u.SetNamespace(ns)
 	}
@@ -375,8 +376,8 @@ func expectInvalid(t testing.TB, err error, who denial, want ...cause) {
 		t.Errorf("no details in the status: %s", describe(err))
 		return
 	}
-	if st.Details.Group != harness.Group {
-		t.Errorf("details.group %q, want %q", st.Details.Group, harness.Group)
+	if st.Details.Group != api.Group {
+		t.Errorf("details.group %q, want %q", st.Details.Group, api.Group)
 	}
 	for _, w := range want {
 		found := false

@@ -14,7 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 
-	"github.com/claimbridge/claimbridge/test/envtest/harness"
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // category is the kubectl category of both CRDs: `kubectl get claimbridge`
@@ -27,8 +27,8 @@ const category = "claimbridge"
 // TestDiscoveryCategory: every served version of both resources is in the
 // category in discovery, which is what kubectl expands a category from.
 func TestDiscoveryCategory(t *testing.T) {
-	for _, version := range harness.Versions {
-		list, err := env.Discovery.ServerResourcesForGroupVersion(harness.Group + "/" + version)
+	for _, version := range api.ServedVersions {
+		list, err := env.Discovery.ServerResourcesForGroupVersion(api.Group + "/" + version)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -89,7 +89,7 @@ spec:
 	}
 	table := func(t *testing.T, version, resource string) *metav1.Table {
 		t.Helper()
-		url := fmt.Sprintf("%s/apis/%s/%s/namespaces/%s/%s", strings.TrimSuffix(env.Config.Host, "/"), harness.Group, version, ns, resource)
+		url := fmt.Sprintf("%s/apis/%s/%s/namespaces/%s/%s", strings.TrimSuffix(env.Config.Host, "/"), api.Group, version, ns, resource)
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 		if err != nil {
 			t.Fatal(err)

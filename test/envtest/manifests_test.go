@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/test/envtest/harness"
 )
 
@@ -191,11 +192,11 @@ func checkServedCRD(t *testing.T, crd *apiextensionsv1.CustomResourceDefinition,
 			storage = v.Name
 		}
 	}
-	if diff := cmp.Diff(harness.Versions, served); diff != "" {
+	if diff := cmp.Diff(api.ServedVersions, served); diff != "" {
 		t.Errorf("%s served versions (-want +got):\n%s", crd.Name, diff)
 	}
-	if storage != harness.StorageVersion || !slices.Contains(crd.Status.StoredVersions, harness.StorageVersion) {
-		t.Errorf("%s storage version %q, storedVersions %q; want %s in both", crd.Name, storage, crd.Status.StoredVersions, harness.StorageVersion)
+	if storage != api.StorageVersion || !slices.Contains(crd.Status.StoredVersions, api.StorageVersion) {
+		t.Errorf("%s storage version %q, storedVersions %q; want %s in both", crd.Name, storage, crd.Status.StoredVersions, api.StorageVersion)
 	}
 	conv := crd.Spec.Conversion
 	if conv == nil || conv.Strategy != apiextensionsv1.WebhookConverter || conv.Webhook == nil || conv.Webhook.ClientConfig == nil {

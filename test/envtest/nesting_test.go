@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 )
 
@@ -102,7 +103,7 @@ func TestRestoreDataBeyondConversionDepthRefused(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		key := conversion.RestoreAnnotation(view)
+		key := api.RestoreAnnotation(view)
 		data, _ := back["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})[key].(string)
 		if !strings.Contains(data, `"PLACEHOLDER"`) {
 			t.Fatalf("%s holds no placeholder: %q", key, data)
@@ -136,7 +137,7 @@ spec:
     - {name: gpu, deviceClassName: gpu.example.com}
 `))
 			_, err := claims("v1alpha3", ns).Patch(ctxFor(t), tc.name, types.MergePatchType, restorePatch(stored, tc.view, tc.depth), metav1.PatchOptions{})
-			switch key := conversion.RestoreAnnotation(tc.view); {
+			switch key := api.RestoreAnnotation(tc.view); {
 			case err == nil:
 				t.Errorf("a claim whose %s view has an unknown field nesting %d levels was stored", tc.view, tc.depth)
 			case !strings.Contains(err.Error(), "denied the request") || !strings.Contains(err.Error(), "metadata.annotations["+key+"]") ||

@@ -26,7 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
-	"github.com/claimbridge/claimbridge/test/envtest/harness"
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // Claims whose views carry restore annotations of every kind (besides the
@@ -119,7 +119,7 @@ var noopObjects = []noopObject{
 func allViews(t *testing.T, resource, ns, name string) map[string]*unstructured.Unstructured {
 	t.Helper()
 	out := map[string]*unstructured.Unstructured{}
-	for _, v := range harness.Versions {
+	for _, v := range api.ServedVersions {
 		out[v] = get(t, res(v, resource, ns), name)
 	}
 	return out
@@ -129,7 +129,7 @@ func allViews(t *testing.T, resource, ns, name string) map[string]*unstructured.
 // before: metadata (resourceVersion, annotations, managedFields) included.
 func expectSameViews(t *testing.T, before, after map[string]*unstructured.Unstructured) {
 	t.Helper()
-	for _, v := range harness.Versions {
+	for _, v := range api.ServedVersions {
 		if diff := cmp.Diff(normalize(t, before[v].Object), normalize(t, after[v].Object)); diff != "" {
 			t.Errorf("%s view changed (-before +after):\n%s", v, diff)
 		}
@@ -169,7 +169,7 @@ func TestUnchangedWritesAreNoOps(t *testing.T) {
 			if !restored {
 				t.Fatalf("no view has a restore annotation: this case proves less than it should")
 			}
-			for _, v := range harness.Versions {
+			for _, v := range api.ServedVersions {
 				ri := res(v, o.resource, ns)
 				for _, w := range []struct {
 					name, what string
@@ -247,7 +247,7 @@ func TestUnchangedAppliesAreNoOps(t *testing.T) {
 		t.Run(fmt.Sprintf("%s %s written through %s", o.resource, name, o.version), func(t *testing.T) {
 			createObject(t, o.resource, written)
 			before := allViews(t, o.resource, ns, name)
-			for _, v := range harness.Versions {
+			for _, v := range api.ServedVersions {
 				ri := res(v, o.resource, ns)
 				view := before[v]
 				config := func(fields map[string]interface{}) *unstructured.Unstructured {
@@ -276,7 +276,7 @@ func TestUnchangedAppliesAreNoOps(t *testing.T) {
 			}
 			// Only labels and managedFields changed.
 			after := allViews(t, o.resource, ns, name)
-			for _, v := range harness.Versions {
+			for _, v := range api.ServedVersions {
 				expectSection(t, "spec", before[v], after[v])
 				expectSection(t, "status", before[v], after[v])
 				if diff := cmp.Diff(before[v].GetAnnotations(), after[v].GetAnnotations()); diff != "" {
@@ -344,14 +344,14 @@ func TestStaleRestoreDataIsDroppedOnce(t *testing.T) {
 		t.Errorf("the unchanged update through v1alpha2 kept the stale restore data")
 	}
 	after := allViews(t, claimsResource, ns, name)
-	for _, v := range harness.Versions {
+	for _, v := range api.ServedVersions {
 		expectSection(t, "spec", before[v], after[v])
 		expectSection(t, "status", before[v], after[v])
 	}
 	if got := after["v1alpha3"].GetAnnotations()[restoreAnnotationPrefix+"v1alpha2"]; strings.Contains(got, `"status"`) {
 		t.Errorf("the stored claim still holds status restore data: %s", got)
 	}
-	for _, v := range harness.Versions {
+	for _, v := range api.ServedVersions {
 		ri := claims(v, ns)
 		read := get(t, ri, name)
 		out, err := ri.Update(ctxFor(t), read.DeepCopy(), metav1.UpdateOptions{})

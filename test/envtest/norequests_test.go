@@ -9,7 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/claimbridge/claimbridge/test/envtest/harness"
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // TestOlderClientsWriteClaimsWithoutRequests: a v1alpha3 claim without
@@ -22,7 +22,7 @@ import (
 func TestOlderClientsWriteClaimsWithoutRequests(t *testing.T) {
 	ns := newNamespace(t, "no-requests")
 	for i, spec := range []string{"spec: {devices: {requests: []}}", "spec: {}"} {
-		for _, version := range harness.Versions {
+		for _, version := range api.ServedVersions {
 			name := fmt.Sprintf("no-requests-%d-%s", i, version)
 			t.Run(name, func(t *testing.T) {
 				createClaim(t, fromYAML(t, "v1alpha3", ns, fmt.Sprintf(`

@@ -20,7 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 
-	"github.com/claimbridge/claimbridge/test/envtest/harness"
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // outageWatchRetry is how long kube-apiserver's watch cache of a version
@@ -106,7 +106,7 @@ func TestRecoveryAfterWebhookOutage(t *testing.T) {
 	claimYAML := func(name string) string {
 		return "kind: ResourceClaim\nmetadata: {name: " + name + "}\nspec: {devices: {requests: [{name: gpu, deviceClassName: gpu.example.com}]}}\n"
 	}
-	for _, v := range harness.Versions {
+	for _, v := range api.ServedVersions {
 		createClaim(t, fromYAML(t, "v1alpha3", ns, claimYAML("kept-"+v)))
 	}
 	createClaim(t, fromYAML(t, "v1alpha3", ns, claimYAML("gone")))
@@ -131,7 +131,7 @@ func TestRecoveryAfterWebhookOutage(t *testing.T) {
 	watchCtx, stopWatches := context.WithCancel(context.Background())
 	defer stopWatches()
 	raws := map[string]*rawWatch{}
-	for _, v := range harness.Versions {
+	for _, v := range api.ServedVersions {
 		w, err := claims(v, ns).Watch(watchCtx, metav1.ListOptions{ResourceVersion: last.GetResourceVersion()})
 		if err != nil {
 			t.Fatalf("watch through %s: %s", v, describe(err))
@@ -166,7 +166,7 @@ func TestRecoveryAfterWebhookOutage(t *testing.T) {
 		}
 	})
 	listPath := func(v, query string) string {
-		return fmt.Sprintf("/apis/%s/%s/namespaces/%s/resourceclaims%s", harness.Group, v, ns, query)
+		return fmt.Sprintf("/apis/%s/%s/namespaces/%s/resourceclaims%s", api.Group, v, ns, query)
 	}
 	expectAnswer := func(what string, got rawAnswer, code int, messages ...string) {
 		t.Helper()
@@ -180,7 +180,7 @@ func TestRecoveryAfterWebhookOutage(t *testing.T) {
 	// AllowUnsafeMalformedObjectDeletion, on by default from 1.37), the
 	// conversion's failure following; a list names the first such object.
 	const corrupt = "StorageError: corrupt object"
-	unreadable := "failed to read one or more resourceclaims." + harness.Group + " from the storage: " + corrupt
+	unreadable := "failed to read one or more resourceclaims." + api.Group + " from the storage: " + corrupt
 
 	// Before any write: gets through v1alpha1/v1alpha2 read etcd and fail;
 	// lists are served by the watch caches, still current.
@@ -203,7 +203,7 @@ func TestRecoveryAfterWebhookOutage(t *testing.T) {
 		}
 	}
 	const defaulting, validating = `failed calling webhook "default.resource.claimbridge.dev"`, `failed calling webhook "validate.resource.claimbridge.dev"`
-	for _, v := range harness.Versions {
+	for _, v := range api.ServedVersions {
 		spec := claimYAML("new-" + v)
 		if v != "v1alpha3" {
 			spec = "kind: ResourceClaim\nmetadata: {name: new-" + v + "}\nspec: {resourceClassName: gpu.example.com}\n"
@@ -321,7 +321,7 @@ func TestRecoveryAfterWebhookOutage(t *testing.T) {
 			t.Logf("%s recovered %s after the webhook's return", what, time.Since(back).Round(10*time.Millisecond))
 		}()
 	}
-	for _, v := range harness.Versions {
+	for _, v := range api.ServedVersions {
 		for _, q := range []string{"", "/kept-v1alpha3", "?limit=500"} {
 			recovered("GET "+listPath(v, q), func() error {
 				if a := rawGet(t, listPath(v, q)); a.code != http.StatusOK {

@@ -12,7 +12,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 
-	"github.com/claimbridge/claimbridge/test/envtest/harness"
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // warningRecorder collects the Warning headers a client receives.
@@ -47,7 +47,7 @@ func resourceWithWarnings(t *testing.T, version, resource, ns string) (dynamic.R
 	if err != nil {
 		t.Fatal(err)
 	}
-	return dyn.Resource(schema.GroupVersionResource{Group: harness.Group, Version: version, Resource: resource}).Namespace(ns), rec
+	return dyn.Resource(schema.GroupVersionResource{Group: api.Group, Version: version, Resource: resource}).Namespace(ns), rec
 }
 
 // TestValidationStorageWarnings: through the real apiserver, a client that

@@ -25,8 +25,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
-	"github.com/claimbridge/claimbridge/test/envtest/harness"
 )
 
 // watchWait bounds waiting for one event, bookmark or re-watch.
@@ -108,7 +108,7 @@ func startInformers(t *testing.T, resource, ns string) []*versionInformer {
 	t.Cleanup(func() { cancel(); running.Wait() })
 	var out []*versionInformer
 	for _, mode := range []watchMode{streamingMode, listWatchMode} {
-		for _, version := range harness.Versions {
+		for _, version := range api.ServedVersions {
 			w := &versionInformer{version: version, mode: mode}
 			ri := res(version, resource, ns)
 			lw := &cache.ListWatch{
@@ -207,13 +207,13 @@ func (l *lifecycle) wrote(what string, typ watch.EventType, rv string) {
 	t.Helper()
 	views := map[string]*unstructured.Unstructured{}
 	if typ == watch.Deleted {
-		for _, v := range harness.Versions {
+		for _, v := range api.ServedVersions {
 			if _, err := res(v, l.resource, l.ns).Get(ctxFor(t), l.name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 				t.Fatalf("%s: get through %s after the deletion: %v, want NotFound", what, v, err)
 			}
 		}
 	} else {
-		for _, v := range harness.Versions {
+		for _, v := range api.ServedVersions {
 			got := get(t, res(v, l.resource, l.ns), l.name)
 			if rv == "" {
 				rv = got.GetResourceVersion()
@@ -310,7 +310,7 @@ func (l *lifecycle) check(wantLists map[watchMode]int) {
 		if s.typ == watch.Deleted {
 			continue
 		}
-		for _, v := range harness.Versions {
+		for _, v := range api.ServedVersions {
 			// A LIST at exactly this resourceVersion shows the same.
 			list, err := res(v, l.resource, l.ns).List(ctxFor(t), metav1.ListOptions{
 				FieldSelector: "metadata.name=" + l.name, ResourceVersion: s.rv, ResourceVersionMatch: metav1.ResourceVersionMatchExact,
@@ -327,11 +327,11 @@ func (l *lifecycle) check(wantLists map[watchMode]int) {
 			// restore annotations agree), and none carries its own
 			// version's.
 			for k := range s.views[v].GetAnnotations() {
-				if k == conversion.RestoreAnnotation(v) {
+				if k == api.RestoreAnnotation(v) {
 					t.Errorf("after %q: the %s view carries %s", s.what, v, k)
 				}
 			}
-			for _, to := range harness.Versions {
+			for _, to := range api.ServedVersions {
 				converted, err := conversion.Convert(s.views[v].Object, to)
 				if err != nil {
 					t.Errorf("after %q: converting the %s view to %s: %v", s.what, v, to, err)
@@ -368,7 +368,7 @@ func (l *lifecycle) restoreKeys() []string {
 			continue
 		}
 		var parts []string
-		for _, v := range harness.Versions {
+		for _, v := range api.ServedVersions {
 			var keys []string
 			for k := range s.views[v].GetAnnotations() {
 				if strings.HasPrefix(k, restoreAnnotationPrefix) {
@@ -400,7 +400,7 @@ func resumeWatches(t *testing.T, resource, ns, from string, want map[string][]se
 	t.Helper()
 	ctx := ctxFor(t)
 	watches := map[string]watch.Interface{}
-	for _, v := range harness.Versions {
+	for _, v := range api.ServedVersions {
 		w, err := res(v, resource, ns).Watch(ctx, metav1.ListOptions{ResourceVersion: from, AllowWatchBookmarks: true})
 		if err != nil {
 			t.Fatalf("watch through %s from resourceVersion %s: %s", v, from, describe(err))
@@ -408,7 +408,7 @@ func resumeWatches(t *testing.T, resource, ns, from string, want map[string][]se
 		defer w.Stop()
 		watches[v] = w
 	}
-	for _, v := range harness.Versions {
+	for _, v := range api.ServedVersions {
 		for i, e := range want[v] {
 			ev := nextEvent(t, ctx, watches[v])
 			u := ev.Object.(*unstructured.Unstructured)
@@ -421,7 +421,7 @@ func resumeWatches(t *testing.T, resource, ns, from string, want map[string][]se
 		}
 	}
 	added := create()
-	for _, v := range harness.Versions {
+	for _, v := range api.ServedVersions {
 		ev := nextEvent(t, ctx, watches[v])
 		u := ev.Object.(*unstructured.Unstructured)
 		if ev.Type != watch.Added || u.GetName() != added.GetName() || u.GetResourceVersion() != added.GetResourceVersion() {
@@ -440,7 +440,7 @@ func expectInitialEvents(t *testing.T, resource, ns, kind string, names ...strin
 	t.Helper()
 	ctx := ctxFor(t)
 	send := true
-	for _, v := range harness.Versions {
+	for _, v := range api.ServedVersions {
 		w, err := res(v, resource, ns).Watch(ctx, metav1.ListOptions{
 			SendInitialEvents: &send, ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan, AllowWatchBookmarks: true,
 		})
@@ -624,7 +624,7 @@ spec:
 			return u.GetResourceVersion()
 		}
 
-		crdName := claimsResource + "." + harness.Group
+		crdName := claimsResource + "." + api.Group
 		changeCRD := func(f func(crd *apiextensionsv1.CustomResourceDefinition)) {
 			t.Helper()
 			crd := &apiextensionsv1.CustomResourceDefinition{}

@@ -8,7 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/yaml"
 
-	"github.com/claimbridge/claimbridge/conversion"
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/manifest"
 	"github.com/claimbridge/claimbridge/migrate"
 	"github.com/claimbridge/claimbridge/test/migratetest"
@@ -43,7 +43,7 @@ func TestMigratedAcceptedByTargetRelease(t *testing.T) {
 	}
 	byRelease := map[string][]scenario{}
 	for _, o := range originals {
-		for _, to := range conversion.Versions {
+		for _, to := range api.ServedVersions {
 			out, _, err := migratetest.Migrated(t, exported(o), to, migrate.Options{})
 			if err != nil {
 				t.Fatalf("%s to %s: %v", objName(o), to, err)

@@ -8,6 +8,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 )
 
@@ -121,7 +122,7 @@ func TestConversionKeepsMeaning(t *testing.T) {
 	var views []view
 	for i, o := range originals {
 		from := versionOf(t, o)
-		for _, to := range conversion.Versions {
+		for _, to := range api.ServedVersions {
 			if to == from || releaseOf[to] == "" {
 				continue
 			}

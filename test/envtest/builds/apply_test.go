@@ -17,7 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/yaml"
 
-	"github.com/claimbridge/claimbridge/test/envtest/harness"
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // applied is one server-side apply: a field manager's manifest of object
@@ -166,7 +166,7 @@ func applyAs(t *testing.T, ns string, a applied, force bool) (*unstructured.Unst
 		t.Fatalf("%v: %v", a, err)
 	}
 	u := &unstructured.Unstructured{Object: m}
-	u.SetAPIVersion(harness.Group + "/" + a.version)
+	u.SetAPIVersion(api.Group + "/" + a.version)
 	u.SetNamespace(ns)
 	data, err := json.Marshal(u.Object)
 	if err != nil {
@@ -362,7 +362,7 @@ func pinTimes(t *testing.T, ns string) map[string]map[string]*unstructured.Unstr
 	t.Helper()
 	base := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
 	for _, f := range appliedObjects(ns) {
-		ri := res(harness.StorageVersion, f.resource, ns)
+		ri := res(api.StorageVersion, f.resource, ns)
 		u := get(t, ri, f.name)
 		fields := u.GetManagedFields()
 		for i, e := range fields {
@@ -423,7 +423,7 @@ func relabel(t *testing.T, ns string, before map[string]map[string]*unstructured
 			f := fixture{resource: a.resource, name: a.name, obj: &unstructured.Unstructured{}}
 			f.obj.SetNamespace(ns)
 			after := views(t, f)
-			for _, v := range harness.Versions {
+			for _, v := range api.ServedVersions {
 				want, got := before[a.name][v], after[v]
 				if d := cmp.Diff(withoutLabelsAndWrites(t, want), withoutLabelsAndWrites(t, got)); d != "" {
 					t.Errorf("%v with the label %s: the %s view differs beyond the labels (-before +after):\n%s", a, value, v, d)
@@ -508,7 +508,7 @@ spec:
 				}
 				serve(t, thisBuild)
 				after := views(t, f)
-				for _, v := range harness.Versions {
+				for _, v := range api.ServedVersions {
 					for _, section := range []string{"spec", "status"} {
 						if d := cmp.Diff(normalize(t, before[v].Object[section]), normalize(t, after[v].Object[section])); d != "" {
 							t.Errorf("the %s %s changed (-before +after):\n%s", v, section, d)

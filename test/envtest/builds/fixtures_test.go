@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"sigs.k8s.io/yaml"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/test/envtest/harness"
 )
 
@@ -75,7 +76,7 @@ func loadFixtures(t *testing.T, ns string) []fixture {
 			unstructured.RemoveNestedField(u.Object, "metadata", f)
 		}
 		name := strings.ReplaceAll(strings.TrimSuffix(file, ".yaml"), ".", "-")
-		u.SetAPIVersion(harness.Group + "/" + u.GroupVersionKind().Version)
+		u.SetAPIVersion(api.Group + "/" + u.GroupVersionKind().Version)
 		u.SetName(name)
 		u.SetNamespace(ns)
 		resource := claimsResource
@@ -136,7 +137,7 @@ func create(t *testing.T, f fixture) {
 func views(t *testing.T, f fixture) map[string]*unstructured.Unstructured {
 	t.Helper()
 	out := map[string]*unstructured.Unstructured{}
-	for _, v := range harness.Versions {
+	for _, v := range api.ServedVersions {
 		var u *unstructured.Unstructured
 		err := retried(func() (err error) {
 			u, err = res(v, f.resource, f.obj.GetNamespace()).Get(ctxFor(t), f.name, metav1.GetOptions{})

@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/claimbridge/claimbridge/test/envtest/harness"
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // crossing is one read and write-back across builds during a roll: the
@@ -54,7 +54,7 @@ func testMixedRollout(t *testing.T, older string) {
 		t.Run(f.name, func(t *testing.T) {
 			serve(t, thisBuild)
 			before := views(t, f)
-			for _, v := range harness.Versions {
+			for _, v := range api.ServedVersions {
 				ri := res(v, f.resource, ns)
 				for _, c := range crossings {
 					for _, status := range []bool{false, true} {
@@ -77,7 +77,7 @@ func testMixedRollout(t *testing.T, older string) {
 						// The builds named took part: v1alpha3 is the
 						// storage version, whose reads and writes convert
 						// nothing.
-						if v != harness.StorageVersion && (converted == 0 || conversion.counts()[replicas[c.write]] == 0) {
+						if v != api.StorageVersion && (converted == 0 || conversion.counts()[replicas[c.write]] == 0) {
 							t.Errorf("%s: no conversion call reached the builds named", what)
 						}
 						if admission.counts()[replicas[c.admit]] == 0 {
@@ -89,7 +89,7 @@ func testMixedRollout(t *testing.T, older string) {
 			for _, b := range []string{older, thisBuild} {
 				serve(t, b)
 				after := views(t, f)
-				for _, v := range harness.Versions {
+				for _, v := range api.ServedVersions {
 					if d := cmp.Diff(normalize(t, before[v].Object), normalize(t, after[v].Object)); d != "" {
 						t.Errorf("the %s view read by %s after the writes differs from this build's before (-before +after):\n%s", v, b, d)
 					}

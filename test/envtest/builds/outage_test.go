@@ -10,7 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/client-go/discovery"
 
-	"github.com/claimbridge/claimbridge/test/envtest/harness"
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // TestConversionOutageDuringStorageVersionWrite pins what kube-apiserver
@@ -33,7 +33,7 @@ func TestConversionOutageDuringStorageVersionWrite(t *testing.T) {
 		}
 	}
 	create(t, f) // managed through v1alpha2
-	ri := res(harness.StorageVersion, f.resource, ns)
+	ri := res(api.StorageVersion, f.resource, ns)
 	read := get(t, ri, f.name)
 	if len(read.GetManagedFields()) == 0 {
 		t.Fatalf("%s has no managedFields to lose", f.name)
@@ -42,7 +42,7 @@ func TestConversionOutageDuringStorageVersionWrite(t *testing.T) {
 	out, err := writeBack(t, ri, read, false)
 	serve(t, thisBuild)
 	if err != nil {
-		t.Fatalf("the unchanged PUT through %s while no replica converts: %s", harness.StorageVersion, describe(err))
+		t.Fatalf("the unchanged PUT through %s while no replica converts: %s", api.StorageVersion, describe(err))
 	}
 	info, err := discovery.NewDiscoveryClientForConfigOrDie(env.Config).ServerVersion()
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/claimbridge/claimbridge/test/envtest/harness"
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // specChanges are JSON patches that change what an object asks for,
@@ -62,7 +62,7 @@ func TestMixedRolloutRefusals(t *testing.T) {
 		}
 	}
 	for _, f := range claims {
-		for _, v := range harness.Versions {
+		for _, v := range api.ServedVersions {
 			patch := specChanges[f.resource][v]
 			var want refusal
 			for i, b := range append([]string{thisBuild}, withDefaults...) {

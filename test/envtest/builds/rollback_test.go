@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/claimbridge/claimbridge/test/envtest/harness"
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // rolledBack creates the fixtures through this build, rolls back to older,
@@ -36,7 +36,7 @@ func rolledBack(t *testing.T, older string) (fixtures []fixture, before, underOl
 	serve(t, older)
 	for _, f := range fixtures {
 		underOlder[f.name] = views(t, f)
-		for _, v := range harness.Versions {
+		for _, v := range api.ServedVersions {
 			ri := res(v, f.resource, ns)
 			// /status first: what a 1.26-1.30 scheduler or driver
 			// writes.
@@ -80,7 +80,7 @@ func withLabels(u *unstructured.Unstructured) *unstructured.Unstructured {
 	if labels == nil {
 		labels = map[string]string{}
 	}
-	for _, v := range harness.Versions {
+	for _, v := range api.ServedVersions {
 		labels["rollback.example.com/"+v] = "written"
 	}
 	u.SetLabels(labels)
@@ -113,7 +113,7 @@ func testRollback(t *testing.T, older string) {
 		t.Errorf("unchanged writes by %s stored a new resourceVersion: %v", older, stored)
 	}
 	for _, f := range fixtures {
-		for _, v := range harness.Versions {
+		for _, v := range api.ServedVersions {
 			if d := cmp.Diff(normalize(t, before[f.name][v].Object), normalize(t, underOlder[f.name][v].Object)); d != "" {
 				t.Errorf("%s: the %s view read by %s differs from this build's (-this +older):\n%s", f.name, v, older, d)
 			}

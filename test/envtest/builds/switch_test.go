@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/yaml"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/test/envtest/harness"
 )
 
@@ -111,7 +112,7 @@ func warmUp(t *testing.T) {
 			t.Fatal(err)
 		}
 		err := retried(func() error {
-			_, err := env.Resource(harness.StorageVersion, claimsResource).Namespace("default").Create(ctxFor(t), u, metav1.CreateOptions{})
+			_, err := env.Resource(api.StorageVersion, claimsResource).Namespace("default").Create(ctxFor(t), u, metav1.CreateOptions{})
 			return err
 		})
 		if err != nil && !apierrors.IsAlreadyExists(err) {

@@ -9,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/claimbridge/claimbridge/test/envtest/harness"
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // TestUpgrade: objects an older build with the defaults stored, written
@@ -30,7 +30,7 @@ func TestUpgrade(t *testing.T) {
 			serve(t, thisBuild)
 			for _, f := range fixtures {
 				after := views(t, f)
-				for _, v := range harness.Versions {
+				for _, v := range api.ServedVersions {
 					if d := cmp.Diff(normalize(t, before[f.name][v].Object), normalize(t, after[v].Object)); d != "" {
 						t.Errorf("%s: the %s view read by this build differs from %s's (-older +this):\n%s", f.name, v, older, d)
 					}
@@ -73,7 +73,7 @@ func TestUpgradeAcrossDefaults(t *testing.T) {
 	serve(t, thisBuild)
 	var want, storedFirst []string
 	for _, f := range fixtures {
-		if f.version != harness.StorageVersion {
+		if f.version != api.StorageVersion {
 			want = append(want, f.name+" v1alpha1 "+putOf(f.resource == claimsResource))
 		}
 	}
@@ -81,7 +81,7 @@ func TestUpgradeAcrossDefaults(t *testing.T) {
 		first := views(t, f)
 		for round := 1; round <= 2; round++ {
 			stored := 0
-			for _, v := range harness.Versions {
+			for _, v := range api.ServedVersions {
 				ri := res(v, f.resource, ns)
 				for _, status := range []bool{true, false} {
 					if status && f.resource != claimsResource {

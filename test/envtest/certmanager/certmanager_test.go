@@ -31,6 +31,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/test/envtest/harness"
 )
 
@@ -107,7 +108,7 @@ func testConversion(t *testing.T) {
 	t.Cleanup(func() {
 		_ = s.resource("v1alpha3", claims).Namespace(testNamespace).Delete(context.Background(), "converted", metav1.DeleteOptions{})
 	})
-	if created.GetAPIVersion() != harness.Group+"/v1alpha2" {
+	if created.GetAPIVersion() != api.Group+"/v1alpha2" {
 		t.Errorf("created claim: apiVersion %s, want v1alpha2", created.GetAPIVersion())
 	}
 	v3, err := s.resource("v1alpha3", claims).Namespace(testNamespace).Get(ctx, "converted", metav1.GetOptions{})
@@ -135,13 +136,13 @@ func testConversion(t *testing.T) {
 	if err != nil {
 		t.Fatalf("listing claims in v1alpha1: %v", err)
 	}
-	if len(list.Items) != 1 || list.Items[0].GetAPIVersion() != harness.Group+"/v1alpha1" {
+	if len(list.Items) != 1 || list.Items[0].GetAPIVersion() != api.Group+"/v1alpha1" {
 		t.Errorf("v1alpha1 list: %d items, want the one claim in v1alpha1", len(list.Items))
 	}
 
 	// The template CRD's caBundle was injected too.
 	tmpl := &unstructured.Unstructured{Object: map[string]interface{}{
-		"apiVersion": harness.Group + "/v1alpha2", "kind": "ResourceClaimTemplate",
+		"apiVersion": api.Group + "/v1alpha2", "kind": "ResourceClaimTemplate",
 		"metadata": map[string]interface{}{"name": "converted", "namespace": testNamespace},
 		"spec": map[string]interface{}{"spec": map[string]interface{}{
 			"resourceClassName": className, "allocationMode": "WaitForFirstConsumer",
@@ -167,7 +168,7 @@ func testValidation(t *testing.T) {
 	ctx := t.Context()
 	for _, version := range []string{"v1alpha1", "v1alpha2"} {
 		obj := claimV1alpha2("invalid-"+version, badClass)
-		obj.SetAPIVersion(harness.Group + "/" + version)
+		obj.SetAPIVersion(api.Group + "/" + version)
 		_, err := s.resource(version, claims).Namespace(testNamespace).Create(ctx, obj, metav1.CreateOptions{})
 		if err := checkDenied(err); err != nil {
 			t.Errorf("%s: %v", version, err)
@@ -354,11 +355,11 @@ func startTraffic(t *testing.T) *harness.Traffic {
 
 func sequence(ctx context.Context, dyn dynamic.Interface, i int) error {
 	res := func(version string) dynamic.ResourceInterface {
-		return dyn.Resource(schema.GroupVersionResource{Group: harness.Group, Version: version, Resource: claims}).Namespace(testNamespace)
+		return dyn.Resource(schema.GroupVersionResource{Group: api.Group, Version: version, Resource: claims}).Namespace(testNamespace)
 	}
 	name := fmt.Sprintf("traffic-%d", i)
 	obj := claimV1alpha2(name, className)
-	obj.SetAPIVersion(harness.Group + "/v1alpha1")
+	obj.SetAPIVersion(api.Group + "/v1alpha1")
 	obj.SetLabels(map[string]string{"traffic": "true"})
 	if _, err := res("v1alpha1").Create(ctx, obj, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("create in v1alpha1: %w", err)
@@ -395,12 +396,12 @@ func sequence(ctx context.Context, dyn dynamic.Interface, i int) error {
 }
 
 func (s *suite) resource(version, resource string) dynamic.NamespaceableResourceInterface {
-	return s.dynamic.Resource(schema.GroupVersionResource{Group: harness.Group, Version: version, Resource: resource})
+	return s.dynamic.Resource(schema.GroupVersionResource{Group: api.Group, Version: version, Resource: resource})
 }
 
 func claimV1alpha2(name, class string) *unstructured.Unstructured {
 	return &unstructured.Unstructured{Object: map[string]interface{}{
-		"apiVersion": harness.Group + "/v1alpha2", "kind": "ResourceClaim",
+		"apiVersion": api.Group + "/v1alpha2", "kind": "ResourceClaim",
 		"metadata": map[string]interface{}{"name": name, "namespace": testNamespace},
 		"spec": map[string]interface{}{
 			"resourceClassName": class,

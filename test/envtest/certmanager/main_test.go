@@ -53,6 +53,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/server"
 	"github.com/claimbridge/claimbridge/test/envtest/harness"
 	"github.com/claimbridge/claimbridge/webhook"
@@ -83,7 +84,7 @@ const (
 	templates = "resourceclaimtemplates"
 )
 
-var crdNames = []string{claims + "." + harness.Group, templates + "." + harness.Group}
+var crdNames = []string{claims + "." + api.Group, templates + "." + api.Group}
 
 // suite is the running environment shared by the tests.
 type suite struct {

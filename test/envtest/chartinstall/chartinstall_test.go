@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/test/envtest/harness"
 )
 
@@ -26,7 +27,7 @@ func TestServedThroughTheService(t *testing.T) {
 	ctx := t.Context()
 	if err := harness.CheckCAInjected(ctx, s.client, harness.Injection{
 		Secret:     types.NamespacedName{Namespace: namespace, Name: fullname + "-webhook-server-cert"},
-		CRDs:       []string{"resourceclaims." + harness.Group, "resourceclaimtemplates." + harness.Group},
+		CRDs:       []string{"resourceclaims." + api.Group, "resourceclaimtemplates." + api.Group},
 		Validating: fullname + "-validating-webhook-configuration",
 		Mutating:   fullname + "-mutating-webhook-configuration",
 	}); err != nil {
@@ -68,14 +69,14 @@ func TestServedThroughTheService(t *testing.T) {
 }
 
 func resource(d dynamic.Interface, version string) dynamic.ResourceInterface {
-	return d.Resource(schema.GroupVersionResource{Group: harness.Group, Version: version, Resource: "resourceclaims"}).Namespace(testNamespace)
+	return d.Resource(schema.GroupVersionResource{Group: api.Group, Version: version, Resource: "resourceclaims"}).Namespace(testNamespace)
 }
 
 // claim is a v1alpha1 claim without allocationMode (the defaulting webhook
 // sets it).
 func claim(name, class string) *unstructured.Unstructured {
 	return &unstructured.Unstructured{Object: map[string]interface{}{
-		"apiVersion": harness.Group + "/v1alpha1", "kind": "ResourceClaim",
+		"apiVersion": api.Group + "/v1alpha1", "kind": "ResourceClaim",
 		"metadata": map[string]interface{}{"name": name, "namespace": testNamespace},
 		"spec":     map[string]interface{}{"resourceClassName": class},
 	}}

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 )
 
@@ -32,14 +33,14 @@ func TestAdminAccessNeedsTheNamespaceLabel(t *testing.T) {
 			map[string]interface{}{"name": "nic", "deviceClassName": "nic.example.com", "adminAccess": true},
 		}}},
 	}
-	out, warnings, err := conversion.ConvertWithWarnings(in, conversion.V1)
+	out, warnings, err := conversion.ConvertWithWarnings(in, api.V1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(warnings) != 1 || warnings[0].Path != "spec.devices.requests[0].adminAccess" {
 		t.Errorf("warnings %v, want one for spec.devices.requests[0].adminAccess", warnings)
 	}
-	_, err = s.dynamic.Resource(gvr(conversion.V1, conversion.KindClaim)).Namespace(unlabelled).Create(ctx, &unstructured.Unstructured{Object: out}, metav1.CreateOptions{})
+	_, err = s.dynamic.Resource(gvr(api.V1, api.KindClaim)).Namespace(unlabelled).Create(ctx, &unstructured.Unstructured{Object: out}, metav1.CreateOptions{})
 	if err == nil || !strings.Contains(err.Error(), conversion.AdminAccessLabel) {
 		t.Fatalf("create in an unlabelled namespace: %v, want a rejection naming %s", err, conversion.AdminAccessLabel)
 	}

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/gacheck"
 	"github.com/claimbridge/claimbridge/manifest"
@@ -91,8 +92,8 @@ func fixtures(t *testing.T) []fixture {
 var statusPatches = map[string]bool{"partial-status.v1alpha1.yaml": true}
 
 func gvr(version, kind string) schema.GroupVersionResource {
-	resource := map[string]string{conversion.KindClaim: "resourceclaims", conversion.KindTemplate: "resourceclaimtemplates", kindDeviceClass: "deviceclasses"}[kind]
-	return schema.GroupVersionResource{Group: conversion.UpstreamGroup, Version: version, Resource: resource}
+	resource := map[string]string{api.KindClaim: "resourceclaims", api.KindTemplate: "resourceclaimtemplates", kindDeviceClass: "deviceclasses"}[kind]
+	return schema.GroupVersionResource{Group: api.UpstreamGroup, Version: version, Resource: resource}
 }
 
 // forCreate migrates obj to version as `claimbridge migrate` does (server-set
@@ -132,9 +133,9 @@ func TestCreateConverted(t *testing.T) {
 	ctx := context.Background()
 	for _, f := range fixtures(t) {
 		t.Run(f.name, func(t *testing.T) {
-			f.obj["apiVersion"] = conversion.UpstreamGroup + "/" + strings.SplitN(f.obj["apiVersion"].(string), "/", 2)[1]
+			f.obj["apiVersion"] = api.UpstreamGroup + "/" + strings.SplitN(f.obj["apiVersion"].(string), "/", 2)[1]
 			readBack := map[string]map[string]interface{}{}
-			for _, version := range conversion.GAVersions {
+			for _, version := range api.UpstreamOnlyVersions {
 				converted, err := conversion.Convert(f.obj, version)
 				if err != nil {
 					t.Fatalf("%s: converting to %s: %v", f.source, version, err)
@@ -159,17 +160,17 @@ func TestCreateConverted(t *testing.T) {
 						t.Fatalf("%s: writing the %s status: %v\n%s", f.source, version, err, mustJSON(s))
 					}
 				}
-				got, err := s.dynamic.Resource(gvr(conversion.V1, f.kind)).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
+				got, err := s.dynamic.Resource(gvr(api.V1, f.kind)).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
 				if err != nil {
 					t.Fatal(err)
 				}
-				if status != nil && f.kind == conversion.KindClaim && !statusIsEmpty(status) && got.Object["status"] == nil {
+				if status != nil && f.kind == api.KindClaim && !statusIsEmpty(status) && got.Object["status"] == nil {
 					t.Fatalf("%s: the %s status was not stored", f.source, version)
 				}
 				readBack[version] = map[string]interface{}{"spec": got.Object["spec"], "status": got.Object["status"]}
 			}
-			for _, version := range []string{conversion.V1beta1, conversion.V1beta2} {
-				if diff := cmp.Diff(readBack[conversion.V1], readBack[version]); diff != "" {
+			for _, version := range []string{api.V1beta1, api.V1beta2} {
+				if diff := cmp.Diff(readBack[api.V1], readBack[version]); diff != "" {
 					t.Errorf("%s: created as v1 and as %s, read as v1 (-v1 +%s):\n%s", f.source, version, version, diff)
 				}
 			}

@@ -11,7 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/claimbridge/claimbridge/conversion"
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/gacheck"
 )
 
@@ -30,16 +30,16 @@ func TestRequestKindAgrees(t *testing.T) {
 		version string
 		request map[string]interface{}
 	}{
-		{"empty-firstAvailable", conversion.V1, map[string]interface{}{"firstAvailable": []interface{}{}}},
-		{"neither", conversion.V1, map[string]interface{}{}},
-		{"empty-exactly", conversion.V1, map[string]interface{}{"exactly": map[string]interface{}{}}},
-		{"both", conversion.V1, map[string]interface{}{"exactly": map[string]interface{}{"deviceClassName": "gpu.example.com"}, "firstAvailable": []interface{}{sub}}},
-		{"exactly", conversion.V1, map[string]interface{}{"exactly": map[string]interface{}{"deviceClassName": "gpu.example.com"}}},
-		{"firstAvailable", conversion.V1, map[string]interface{}{"firstAvailable": []interface{}{sub}}},
-		{"v1beta2-empty-firstAvailable", conversion.V1beta2, map[string]interface{}{"firstAvailable": []interface{}{}}},
-		{"v1beta1-count-without-class", conversion.V1beta1, map[string]interface{}{"allocationMode": "ExactCount", "count": int64(2)}},
-		{"v1beta1-empty-firstAvailable", conversion.V1beta1, map[string]interface{}{"firstAvailable": []interface{}{}}},
-		{"v1beta1-class", conversion.V1beta1, map[string]interface{}{"deviceClassName": "gpu.example.com"}},
+		{"empty-firstAvailable", api.V1, map[string]interface{}{"firstAvailable": []interface{}{}}},
+		{"neither", api.V1, map[string]interface{}{}},
+		{"empty-exactly", api.V1, map[string]interface{}{"exactly": map[string]interface{}{}}},
+		{"both", api.V1, map[string]interface{}{"exactly": map[string]interface{}{"deviceClassName": "gpu.example.com"}, "firstAvailable": []interface{}{sub}}},
+		{"exactly", api.V1, map[string]interface{}{"exactly": map[string]interface{}{"deviceClassName": "gpu.example.com"}}},
+		{"firstAvailable", api.V1, map[string]interface{}{"firstAvailable": []interface{}{sub}}},
+		{"v1beta2-empty-firstAvailable", api.V1beta2, map[string]interface{}{"firstAvailable": []interface{}{}}},
+		{"v1beta1-count-without-class", api.V1beta1, map[string]interface{}{"allocationMode": "ExactCount", "count": int64(2)}},
+		{"v1beta1-empty-firstAvailable", api.V1beta1, map[string]interface{}{"firstAvailable": []interface{}{}}},
+		{"v1beta1-class", api.V1beta1, map[string]interface{}{"deviceClassName": "gpu.example.com"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -48,12 +48,12 @@ func TestRequestKindAgrees(t *testing.T) {
 				req[k] = v
 			}
 			obj := map[string]interface{}{
-				"apiVersion": "resource.k8s.io/" + tt.version, "kind": conversion.KindClaim,
+				"apiVersion": "resource.k8s.io/" + tt.version, "kind": api.KindClaim,
 				"metadata": map[string]interface{}{"name": "kind-" + strings.ToLower(tt.name), "namespace": namespace},
 				"spec":     map[string]interface{}{"devices": map[string]interface{}{"requests": []interface{}{req}}},
 			}
-			errs, _ := gacheck.Check(obj, gacheck.Newest, conversion.KindClaim)
-			_, err := s.dynamic.Resource(gvr(tt.version, conversion.KindClaim)).Namespace(namespace).Create(ctx,
+			errs, _ := gacheck.Check(obj, gacheck.Newest, api.KindClaim)
+			_, err := s.dynamic.Resource(gvr(tt.version, api.KindClaim)).Namespace(namespace).Create(ctx,
 				&unstructured.Unstructured{Object: obj}, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 			switch {
 			case len(errs) == 0 && err != nil:

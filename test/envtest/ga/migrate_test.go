@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/manifest"
 	"github.com/claimbridge/claimbridge/migrate"
@@ -52,10 +53,10 @@ func TestMigrateExported(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", d.Position(), err)
 		}
-		if group != conversion.UpstreamGroup { // the examples of the claimbridge CRD, as a 1.31 cluster exports them
-			d.Object["apiVersion"] = conversion.UpstreamGroup + "/" + version
+		if group != api.UpstreamGroup { // the examples of the claimbridge CRD, as a 1.31 cluster exports them
+			d.Object["apiVersion"] = api.UpstreamGroup + "/" + version
 		}
-		for _, version := range conversion.GAVersions {
+		for _, version := range api.UpstreamOnlyVersions {
 			name := fmt.Sprintf("exported-%d-%s", i, version)
 			t.Run(name, func(t *testing.T) {
 				migrated, changed, err := migratetest.Migrated(t, d.Object, version, migrate.Options{Parameters: idx})
@@ -85,7 +86,7 @@ func TestMigrateExported(t *testing.T) {
 		}
 	}
 	// The claim and the template of exported-1.30.yaml, once per version.
-	if want := 2 * len(conversion.GAVersions); translated != want {
+	if want := 2 * len(api.UpstreamOnlyVersions); translated != want {
 		t.Errorf("%d objects with translated parameters, want %d", translated, want)
 	}
 }
@@ -153,11 +154,11 @@ func TestMigrateRefusedIsRejected(t *testing.T) {
 			"config": []interface{}{map[string]interface{}{"opaque": map[string]interface{}{"driver": "gpu.example.com"}}}}},
 	}
 	for _, tt := range tests {
-		for _, version := range conversion.GAVersions {
+		for _, version := range api.UpstreamOnlyVersions {
 			name := "refused-" + tt.name + "-" + version
 			t.Run(name, func(t *testing.T) {
 				in := map[string]interface{}{
-					"apiVersion": "resource.k8s.io/v1alpha3", "kind": conversion.KindClaim,
+					"apiVersion": "resource.k8s.io/v1alpha3", "kind": api.KindClaim,
 					"metadata": map[string]interface{}{"name": name, "namespace": namespace},
 					"spec":     map[string]interface{}{"devices": tt.devices},
 				}
@@ -168,7 +169,7 @@ func TestMigrateRefusedIsRejected(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				_, err = s.dynamic.Resource(gvr(version, conversion.KindClaim)).Namespace(namespace).Create(ctx, &unstructured.Unstructured{Object: out}, metav1.CreateOptions{})
+				_, err = s.dynamic.Resource(gvr(version, api.KindClaim)).Namespace(namespace).Create(ctx, &unstructured.Unstructured{Object: out}, metav1.CreateOptions{})
 				if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), tt.field) {
 					t.Fatalf("create of the plain conversion: %v, want Invalid naming %s", err, tt.field)
 				}
@@ -200,7 +201,7 @@ func TestMigrateRefusedDeviceClassIsRejected(t *testing.T) {
 			"config": []interface{}{map[string]interface{}{"opaque": map[string]interface{}{"driver": "gpu.example.com", "parameters": map[string]interface{}{"a": 1}}}}}},
 	}
 	for _, tt := range tests {
-		for _, version := range conversion.GAVersions {
+		for _, version := range api.UpstreamOnlyVersions {
 			name := "class-" + tt.name + "-" + version + "-" + run(t)
 			t.Run(name, func(t *testing.T) {
 				out := migrate.Convert(class(name, tt.spec), migratetest.Target(t, version)).Object
@@ -208,7 +209,7 @@ func TestMigrateRefusedDeviceClassIsRejected(t *testing.T) {
 				if (err == nil) != (tt.field == "") {
 					t.Fatalf("migrate: %v", err)
 				}
-				gvr := schema.GroupVersionResource{Group: conversion.UpstreamGroup, Version: version, Resource: "deviceclasses"}
+				gvr := schema.GroupVersionResource{Group: api.UpstreamGroup, Version: version, Resource: "deviceclasses"}
 				_, err = s.dynamic.Resource(gvr).Create(ctx, &unstructured.Unstructured{Object: out}, metav1.CreateOptions{})
 				switch {
 				case tt.field == "" && err != nil:
@@ -254,7 +255,7 @@ func TestMigrateLiveExports(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", d.Position(), err)
 			}
-			for _, version := range conversion.GAVersions {
+			for _, version := range api.UpstreamOnlyVersions {
 				migrated, _, err := migratetest.Migrated(t, d.Object, version, migrate.Options{Parameters: idx})
 				if err != nil {
 					t.Fatalf("%s: %v", d.Position(), err)

@@ -20,7 +20,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"sigs.k8s.io/yaml"
 
-	"github.com/claimbridge/claimbridge/conversion"
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/gacheck"
 	"github.com/claimbridge/claimbridge/test/envtest/harness"
 )
@@ -55,7 +55,7 @@ func with(changed map[string]string, more ...string) map[string]string {
 }
 
 var (
-	parity132 = parityRelease{name: "1.32", release: 32, version: conversion.V1beta1, corpora: []parityCorpus{{
+	parity132 = parityRelease{name: "1.32", release: 32, version: api.V1beta1, corpora: []parityCorpus{{
 		dir: "parity-1.32",
 		changed: map[string]string{
 			"valid-capacity":              "1.32 has no capacity (1.34)",
@@ -66,7 +66,7 @@ var (
 			"invalid-flat-v1beta1-fields": "a flat request is v1beta1's own shape",
 		},
 	}}}
-	parity133 = parityRelease{name: "1.33", release: 33, version: conversion.V1beta2, corpora: []parityCorpus{{
+	parity133 = parityRelease{name: "1.33", release: 33, version: api.V1beta2, corpora: []parityCorpus{{
 		dir: "parity-1.33",
 		// DRAPrioritizedList is off by default in 1.33: a create drops
 		// firstAvailable.
@@ -93,19 +93,19 @@ var (
 	dropsExtended = map[string]string{"invalid-extended-resource-name": "DRAExtendedResource is off by default: a create drops extendedResourceName"}
 	flat          = []string{"invalid-flat-v1beta1-fields", "a flat request is v1beta1's own shape"}
 	noneFrom      = []string{"invalid-toleration-effect-none", "1.35+ has the None effect"}
-	parity134     = parityRelease{name: "1.34", release: 34, version: conversion.V1, corpora: []parityCorpus{
+	parity134     = parityRelease{name: "1.34", release: 34, version: api.V1, corpora: []parityCorpus{
 		{"parity", nil}, {"parity-1.33", nil}, {"parity-1.32", with(nil, flat...)}, {"parity-deviceclass", dropsExtended},
 	}}
-	parity135 = parityRelease{name: "1.35", release: 35, version: conversion.V1, corpora: []parityCorpus{
+	parity135 = parityRelease{name: "1.35", release: 35, version: api.V1, corpora: []parityCorpus{
 		{"parity", changed135},
 		{"parity-1.33", with(changed135, "invalid-toleration-effect-none", "1.35 drops tolerations", "invalid-toleration-key", "1.35 drops tolerations")},
 		{"parity-1.32", with(changed135, flat...)},
 		{"parity-deviceclass", dropsExtended},
 	}}
-	parity136 = parityRelease{name: "1.36", release: 36, version: conversion.V1, corpora: []parityCorpus{
+	parity136 = parityRelease{name: "1.36", release: 36, version: api.V1, corpora: []parityCorpus{
 		{"parity", nil}, {"parity-1.33", with(nil, noneFrom...)}, {"parity-1.32", with(nil, flat...)}, {"parity-deviceclass", nil},
 	}}
-	parity137 = parityRelease{name: "1.37", release: 37, version: conversion.V1, corpora: parity136.corpora}
+	parity137 = parityRelease{name: "1.37", release: 37, version: api.V1, corpora: parity136.corpora}
 )
 
 // TestParity1_32 … TestParity1_37: for every object of the release's
@@ -290,7 +290,7 @@ func kindOf(obj map[string]interface{}) (version, kind string) {
 	}
 	delete(obj["metadata"].(map[string]interface{}), "namespace")
 	apiVersion, _ := obj["apiVersion"].(string)
-	return strings.TrimPrefix(apiVersion, conversion.UpstreamGroup+"/"), kindDeviceClass
+	return strings.TrimPrefix(apiVersion, api.UpstreamGroup+"/"), kindDeviceClass
 }
 
 func sorted(s sets.Set[string]) []string {

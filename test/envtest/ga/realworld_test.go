@@ -15,8 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/cli"
-	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/manifest"
 )
 
@@ -37,7 +37,7 @@ func TestMigrateRealWorld(t *testing.T) {
 	}
 	created := map[string]int{}
 	for i, file := range files {
-		for _, version := range conversion.GAVersions {
+		for _, version := range api.UpstreamOnlyVersions {
 			ns := fmt.Sprintf("rw-%02d-%s-%s", i, version, run(t))
 			t.Run(ns, func(t *testing.T) {
 				var stdout, stderr bytes.Buffer
@@ -56,15 +56,15 @@ func TestMigrateRealWorld(t *testing.T) {
 					kind, _ := d.Object["kind"].(string)
 					var res schema.GroupVersionResource
 					switch {
-					case apiVersion == conversion.UpstreamGroup+"/"+version && (kind == conversion.KindClaim || kind == conversion.KindTemplate):
+					case apiVersion == api.UpstreamGroup+"/"+version && (kind == api.KindClaim || kind == api.KindTemplate):
 						res = gvr(version, kind)
-					case apiVersion == conversion.UpstreamGroup+"/"+version && kind == "DeviceClass":
+					case apiVersion == api.UpstreamGroup+"/"+version && kind == "DeviceClass":
 						// The class a migrated 1.26/1.30 ResourceClass or a
 						// 1.31 DeviceClass becomes (cluster-scoped: named
 						// after the namespace, as files share class names).
 						meta := d.Object["metadata"].(map[string]interface{})
 						meta["name"] = fmt.Sprintf("%s.%s", ns, meta["name"])
-						if _, err := s.dynamic.Resource(schema.GroupVersionResource{Group: conversion.UpstreamGroup, Version: version, Resource: "deviceclasses"}).
+						if _, err := s.dynamic.Resource(schema.GroupVersionResource{Group: api.UpstreamGroup, Version: version, Resource: "deviceclasses"}).
 							Create(ctx, &unstructured.Unstructured{Object: d.Object}, metav1.CreateOptions{FieldValidation: metav1.FieldValidationStrict}); err != nil {
 							t.Fatalf("%s: creating the migrated DeviceClass %v: %v\n%s", d.Position(), meta["name"], err, mustJSON(d.Object))
 						}
@@ -74,7 +74,7 @@ func TestMigrateRealWorld(t *testing.T) {
 						res = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
 					case apiVersion == "apps/v1" && kind == "Deployment":
 						res = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
-					case strings.HasPrefix(apiVersion, conversion.UpstreamGroup+"/"):
+					case strings.HasPrefix(apiVersion, api.UpstreamGroup+"/"):
 						t.Fatalf("%s: migrate --to %s wrote a %s %s", d.Position(), version, apiVersion, kind)
 					default:
 						continue // a Namespace, a vendor object
@@ -93,7 +93,7 @@ func TestMigrateRealWorld(t *testing.T) {
 	}
 	// The manifests hold claims, templates, classes, Pods and Deployments:
 	// each kind was created.
-	for _, kind := range []string{conversion.KindClaim, conversion.KindTemplate, "DeviceClass", "Pod", "Deployment"} {
+	for _, kind := range []string{api.KindClaim, api.KindTemplate, "DeviceClass", "Pod", "Deployment"} {
 		if created[kind] == 0 {
 			t.Errorf("no %s created", kind)
 		}

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 )
 
@@ -41,7 +42,7 @@ status:
       - matchFields: [{key: metadata.name, operator: In, values: [worker-1]}]
   deallocationRequested: true
 `
-	for _, version := range conversion.GAVersions {
+	for _, version := range api.UpstreamOnlyVersions {
 		name := "converted-back-" + version
 		t.Run(name, func(t *testing.T) {
 			var in map[string]interface{}
@@ -54,7 +55,7 @@ status:
 			if err != nil {
 				t.Fatal(err)
 			}
-			client := s.dynamic.Resource(gvr(version, conversion.KindClaim)).Namespace(namespace)
+			client := s.dynamic.Resource(gvr(version, api.KindClaim)).Namespace(namespace)
 			created, err := client.Create(ctx, &unstructured.Unstructured{Object: out}, metav1.CreateOptions{})
 			if err != nil {
 				t.Fatalf("create: %v", err)
@@ -63,12 +64,12 @@ status:
 			if _, err := client.UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
 				t.Fatalf("status: %v", err)
 			}
-			for _, readAs := range []string{version, conversion.V1} {
-				got, err := s.dynamic.Resource(gvr(readAs, conversion.KindClaim)).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
+			for _, readAs := range []string{version, api.V1} {
+				got, err := s.dynamic.Resource(gvr(readAs, api.KindClaim)).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
 				if err != nil {
 					t.Fatal(err)
 				}
-				back, ws, err := conversion.ConvertWithWarnings(got.Object, conversion.V1alpha3)
+				back, ws, err := conversion.ConvertWithWarnings(got.Object, api.V1alpha3)
 				if err != nil {
 					t.Fatalf("read as %s, converting back: %v", readAs, err)
 				}

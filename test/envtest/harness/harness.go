@@ -20,22 +20,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/claimbridge/claimbridge/api"
 	v1alpha1 "github.com/claimbridge/claimbridge/api/v1alpha1"
 	v1alpha2 "github.com/claimbridge/claimbridge/api/v1alpha2"
 	v1alpha3 "github.com/claimbridge/claimbridge/api/v1alpha3"
 	"github.com/claimbridge/claimbridge/webhook"
 )
-
-// Group is the API group of the CRDs; Versions are its served versions, oldest
-// first; StorageVersion is the one stored in etcd. They are package api's.
-const (
-	Group          = api.Group
-	StorageVersion = api.StorageVersion
-)
-
-// Versions are the served versions, oldest first.
-var Versions = api.ServedVersions
 
 // FieldManager is the server-side apply field manager of Env.Apply. Objects
 // the harness installs are applied by it too, so an Apply of another shape of

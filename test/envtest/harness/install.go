@@ -17,6 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
+
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // WebhookConfigurationName is the name of the ValidatingWebhookConfiguration
@@ -26,7 +28,7 @@ const WebhookConfigurationName = "claimbridge-envtest"
 // Resource is the dynamic client for resource ("resourceclaims" or
 // "resourceclaimtemplates") of the claimbridge group in version.
 func (e *Env) Resource(version, resource string) dynamic.NamespaceableResourceInterface {
-	return e.Dynamic.Resource(schema.GroupVersionResource{Group: Group, Version: version, Resource: resource})
+	return e.Dynamic.Resource(schema.GroupVersionResource{Group: api.Group, Version: version, Resource: resource})
 }
 
 // Apply server-side applies each object with FieldManager, forcing ownership

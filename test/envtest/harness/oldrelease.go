@@ -12,7 +12,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/claimbridge/claimbridge/conversion"
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/test/recorded"
 )
 
@@ -73,10 +73,10 @@ func StartOldRelease(name, version, book string) (*OldRelease, error) {
 	apiserver.Err = &output
 	args := apiserver.Configure()
 	args.Set("feature-gates", "DynamicResourceAllocation=true")
-	runtimeConfig := conversion.UpstreamGroup + "/" + version + "=true"
-	if version == conversion.V1 {
+	runtimeConfig := api.UpstreamGroup + "/" + version + "=true"
+	if version == api.V1 {
 		// v1 is on by default (1.34+); the beta versions beside it are not.
-		runtimeConfig = conversion.UpstreamGroup + "/v1beta1=true," + conversion.UpstreamGroup + "/v1beta2=true"
+		runtimeConfig = api.UpstreamGroup + "/v1beta1=true," + api.UpstreamGroup + "/v1beta2=true"
 	}
 	args.Set("runtime-config", runtimeConfig)
 	config, err := r.env.Start()

@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/claimbridge/claimbridge/test/envtest/harness"
+	"github.com/claimbridge/claimbridge/api"
 )
 
 const (
@@ -123,13 +123,13 @@ v1alpha3: {allocation: {devices: {results: [{request: gpu, driver: gpu.example.c
 // (spec or status) with what views, a YAML map of version to value, says.
 func checkViews(t *testing.T, ns, name, views, field string) {
 	t.Helper()
-	for _, v := range harness.Versions {
+	for _, v := range api.ServedVersions {
 		got, err := env.Resource(v, claims).Namespace(ns).Get(ctxFor(t), name, metav1.GetOptions{})
 		if err != nil {
 			t.Errorf("get through %s: %v", v, err)
 			continue
 		}
-		if got.GetAPIVersion() != harness.Group+"/"+v {
+		if got.GetAPIVersion() != api.Group+"/"+v {
 			t.Errorf("get through %s answered %s", v, got.GetAPIVersion())
 		}
 		if diff := cmp.Diff(fieldOf(t, views, v), got.Object[field]); diff != "" {

@@ -49,6 +49,7 @@ import (
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"sigs.k8s.io/yaml"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/test/envtest/harness"
 )
 
@@ -99,7 +100,7 @@ func fromYAML(t *testing.T, version, ns, doc string) *unstructured.Unstructured 
 		t.Fatalf("test manifest: %v", err)
 	}
 	u := &unstructured.Unstructured{Object: obj}
-	u.SetAPIVersion(harness.Group + "/" + version)
+	u.SetAPIVersion(api.Group + "/" + version)
 	u.SetNamespace(ns)
 	return u
 }

@@ -30,10 +30,11 @@ import (
 	"k8s.io/client-go/dynamic"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/test/envtest/harness"
 )
 
-var crdNames = []string{"resourceclaims." + harness.Group, "resourceclaimtemplates." + harness.Group}
+var crdNames = []string{"resourceclaims." + api.Group, "resourceclaimtemplates." + api.Group}
 
 // TestChartKubeVersion: the chart's kubeVersion admits the release this
 // suite runs and refuses the one before it.

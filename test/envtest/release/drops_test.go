@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/manifest"
 )
@@ -40,7 +41,7 @@ func TestPlainConversionNeedsMigrate(t *testing.T) {
 			ns = c.createNamespace(t, ns)
 			meta := plain["metadata"].(map[string]interface{})
 			meta["namespace"] = ns
-			res := c.dynamic.Resource(gvr(r.version, conversion.KindClaim)).Namespace(ns)
+			res := c.dynamic.Resource(gvr(r.version, api.KindClaim)).Namespace(ns)
 			_, err = res.Create(ctx, &unstructured.Unstructured{Object: plain}, metav1.CreateOptions{})
 			if err == nil || !strings.Contains(err.Error(), "resourceVersion should not be set on objects to be created") {
 				t.Fatalf("create of the plain conversion: %v, want the resourceVersion refused", err)

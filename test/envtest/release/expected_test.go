@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/claimbridge/claimbridge/conversion"
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // serverSetMetadata are the metadata fields the apiserver sets on create;
@@ -19,16 +19,16 @@ const requiredServerSet = 3
 // under spec.spec); "[]" steps into every list item.
 var defaults = map[string][]defaulted{
 	// Kubernetes 1.31, pkg/apis/resource/v1alpha3/defaults.go.
-	conversion.V1alpha3: {
+	api.V1alpha3: {
 		{path: []string{"devices", "requests", "[]"}, field: "allocationMode", value: "ExactCount"},
 		{path: []string{"devices", "requests", "[]"}, field: "count", value: float64(1), when: map[string]interface{}{"allocationMode": "ExactCount"}},
 	},
 	// Kubernetes 1.30, pkg/apis/resource/v1alpha2/defaults.go.
-	conversion.V1alpha2: {
+	api.V1alpha2: {
 		{field: "allocationMode", value: "WaitForFirstConsumer"},
 	},
 	// Kubernetes 1.26, pkg/apis/resource/v1alpha1/defaults.go.
-	conversion.V1alpha1: {
+	api.V1alpha1: {
 		{field: "allocationMode", value: "WaitForFirstConsumer"},
 	},
 }
@@ -39,7 +39,7 @@ var defaults = map[string][]defaulted{
 // a struct and DeviceClaim.Requests has no omitempty: a claim without
 // requests is stored with "devices": {"requests": null}.
 var unsetButSerialized = map[string][]defaulted{
-	conversion.V1alpha3: {{path: []string{"devices"}, field: "requests", value: nil}},
+	api.V1alpha3: {{path: []string{"devices"}, field: "requests", value: nil}},
 }
 
 // defaulted is one defaulted field: set at path when absent (and, with
@@ -72,7 +72,7 @@ func expected(migrated, stored map[string]interface{}, version, kind string) (ma
 		meta[f] = v
 	}
 	spec := child(want, "spec")
-	if kind == conversion.KindTemplate {
+	if kind == api.KindTemplate {
 		// The template's embedded ObjectMeta has a non-omitempty
 		// creationTimestamp: it is stored as null.
 		if m := child(spec, "metadata"); m["creationTimestamp"] == nil {
@@ -92,7 +92,7 @@ func expected(migrated, stored map[string]interface{}, version, kind string) (ma
 	for _, d := range defaults[version] {
 		applyDefault(spec, d.path, d)
 	}
-	if st, ok := stored["status"]; ok && kind == conversion.KindClaim {
+	if st, ok := stored["status"]; ok && kind == api.KindClaim {
 		if m, _ := st.(map[string]interface{}); len(m) == 0 {
 			want["status"] = map[string]interface{}{}
 		}

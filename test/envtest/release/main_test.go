@@ -34,7 +34,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/claimbridge/claimbridge/conversion"
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/test/envtest/harness"
 	"github.com/claimbridge/claimbridge/test/recorded"
 )
@@ -54,7 +54,7 @@ type release struct {
 }
 
 var releases = []release{{
-	name: "1.31", version: conversion.V1alpha3,
+	name: "1.31", version: api.V1alpha3,
 	inputs: []string{
 		"../../../examples/claim-v1alpha1.yaml",
 		"../../../examples/claim-v1alpha2.yaml",
@@ -67,7 +67,7 @@ var releases = []release{{
 	// A spec without metadata: no release creates an object without a name.
 	rejected: map[string]string{"partial-spec.v1alpha1.yaml": "metadata.name"},
 }, {
-	name: "1.30", version: conversion.V1alpha2,
+	name: "1.30", version: api.V1alpha2,
 	inputs: []string{
 		"../../../examples/claim-v1alpha1.yaml",
 		"../../../conversion/testdata/*.v1alpha1.yaml",
@@ -80,7 +80,7 @@ var releases = []release{{
 }, {
 	// Re-creating 1.26 claims on 1.26, and 1.30 claims (without parameter
 	// objects, which 1.26 does not serve) on 1.26.
-	name: "1.26", version: conversion.V1alpha1,
+	name: "1.26", version: api.V1alpha1,
 	inputs: []string{
 		"../../../examples/claim-v1alpha1.yaml",
 		"../../../examples/claim-v1alpha2.yaml",

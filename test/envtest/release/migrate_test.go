@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/cli"
 	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/manifest"
@@ -99,7 +100,7 @@ func (c *cluster) createDeviceClass(t *testing.T, class map[string]interface{}, 
 	obj := normalize(class)
 	meta := obj["metadata"].(map[string]interface{})
 	meta["name"] = ns + "." + meta["name"].(string)
-	res := c.dynamic.Resource(schema.GroupVersionResource{Group: conversion.UpstreamGroup, Version: c.version, Resource: "deviceclasses"})
+	res := c.dynamic.Resource(schema.GroupVersionResource{Group: api.UpstreamGroup, Version: c.version, Resource: "deviceclasses"})
 	if _, err := res.Create(context.Background(), &unstructured.Unstructured{Object: obj}, metav1.CreateOptions{FieldValidation: metav1.FieldValidationStrict}); err != nil {
 		t.Errorf("Kubernetes %s: creating the migrated DeviceClass %s: %v", c.name, meta["name"], err)
 	}
@@ -138,8 +139,8 @@ func (c *cluster) createAndCompare(t *testing.T, migrated map[string]interface{}
 	if err != nil {
 		t.Fatal(err)
 	}
-	if group != conversion.UpstreamGroup || version != c.version || (kind != conversion.KindClaim && kind != conversion.KindTemplate) {
-		t.Fatalf("migrate wrote a %s of %s/%s, want a claim or template of %s/%s", kind, group, version, conversion.UpstreamGroup, c.version)
+	if group != api.UpstreamGroup || version != c.version || (kind != api.KindClaim && kind != api.KindTemplate) {
+		t.Fatalf("migrate wrote a %s of %s/%s, want a claim or template of %s/%s", kind, group, version, api.UpstreamGroup, c.version)
 	}
 	obj := normalize(migrated)
 	meta, _ := obj["metadata"].(map[string]interface{})
@@ -178,7 +179,7 @@ func (c *cluster) createAndCompare(t *testing.T, migrated map[string]interface{}
 // in resource.k8s.io/<its version>, while it does serve claims and templates.
 func (c *cluster) checkNotServed(t *testing.T, kind string) {
 	t.Helper()
-	list, err := c.discovery.ServerResourcesForGroupVersion(conversion.UpstreamGroup + "/" + c.version)
+	list, err := c.discovery.ServerResourcesForGroupVersion(api.UpstreamGroup + "/" + c.version)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,8 +187,8 @@ func (c *cluster) checkNotServed(t *testing.T, kind string) {
 	for _, r := range list.APIResources {
 		served[r.Kind] = true
 	}
-	if served[kind] || !served[conversion.KindClaim] || !served[conversion.KindTemplate] {
-		t.Errorf("migrate leaves out %s, but Kubernetes %s serves %v in %s/%s", kind, c.name, keys(served), conversion.UpstreamGroup, c.version)
+	if served[kind] || !served[api.KindClaim] || !served[api.KindTemplate] {
+		t.Errorf("migrate leaves out %s, but Kubernetes %s serves %v in %s/%s", kind, c.name, keys(served), api.UpstreamGroup, c.version)
 	}
 }
 
@@ -206,7 +207,7 @@ func (c *cluster) createNamespace(t *testing.T, prefix string) string {
 }
 
 func gvr(version, kind string) schema.GroupVersionResource {
-	return schema.GroupVersionResource{Group: conversion.UpstreamGroup, Version: version, Resource: strings.ToLower(kind) + "s"}
+	return schema.GroupVersionResource{Group: api.UpstreamGroup, Version: version, Resource: strings.ToLower(kind) + "s"}
 }
 
 // inputFiles expands the globs; each must match.
@@ -232,7 +233,7 @@ func upstreamCopy(t *testing.T, file string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data = bytes.ReplaceAll(data, []byte(conversion.Group+"/"), []byte(conversion.UpstreamGroup+"/"))
+	data = bytes.ReplaceAll(data, []byte(api.Group+"/"), []byte(api.UpstreamGroup+"/"))
 	out := filepath.Join(t.TempDir(), filepath.Base(file))
 	if err := os.WriteFile(out, data, 0o644); err != nil {
 		t.Fatal(err)

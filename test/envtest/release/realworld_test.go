@@ -12,8 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/cli"
-	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/manifest"
 	"github.com/claimbridge/claimbridge/test/migratetest"
 )
@@ -61,23 +61,23 @@ func TestMigrateRealWorld(t *testing.T) {
 					kind, _ := d.Object["kind"].(string)
 					var res schema.GroupVersionResource
 					switch {
-					case apiVersion == conversion.UpstreamGroup+"/"+r.version && (kind == conversion.KindClaim || kind == conversion.KindTemplate):
+					case apiVersion == api.UpstreamGroup+"/"+r.version && (kind == api.KindClaim || kind == api.KindTemplate):
 						res = gvr(r.version, kind)
 					case apiVersion == "v1" && kind == "Pod":
 						res = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
 						pods++
 					case apiVersion == "apps/v1" && kind == "Deployment":
 						res = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
-					case strings.HasPrefix(apiVersion, conversion.UpstreamGroup+"/") && kind == "ResourceClass":
+					case strings.HasPrefix(apiVersion, api.UpstreamGroup+"/") && kind == "ResourceClass":
 						// migrate writes a class in the version the release
 						// serves (1.26: v1alpha1, 1.27–1.30: v1alpha2) and
 						// leaves it out for 1.31, which has none.
-						if apiVersion != conversion.UpstreamGroup+"/"+r.version || r.version == conversion.V1alpha3 {
+						if apiVersion != api.UpstreamGroup+"/"+r.version || r.version == api.V1alpha3 {
 							t.Errorf("Kubernetes %s: %s: migrate --to %s wrote a %s %s", r.name, d.Position(), r.version, apiVersion, kind)
 							continue
 						}
 						meta, _ := d.Object["metadata"].(map[string]interface{})
-						res = schema.GroupVersionResource{Group: conversion.UpstreamGroup, Version: r.version, Resource: "resourceclasses"}
+						res = schema.GroupVersionResource{Group: api.UpstreamGroup, Version: r.version, Resource: "resourceclasses"}
 						_, err := c.dynamic.Resource(res).Create(ctx, &unstructured.Unstructured{Object: d.Object},
 							metav1.CreateOptions{FieldValidation: metav1.FieldValidationStrict})
 						if err != nil {
@@ -104,7 +104,7 @@ func TestMigrateRealWorld(t *testing.T) {
 			t.Errorf("Kubernetes %s: no Pod created", r.name)
 		}
 		// The 1.26 class and the two 1.30 ones of intel-resource-drivers.
-		if r.version != conversion.V1alpha3 && classes != 3 {
+		if r.version != api.V1alpha3 && classes != 3 {
 			t.Errorf("Kubernetes %s: %d ResourceClasses created, want 3", r.name, classes)
 		}
 	}

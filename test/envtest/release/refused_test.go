@@ -7,6 +7,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/migrate"
 	"github.com/claimbridge/claimbridge/test/migratetest"
@@ -31,7 +32,7 @@ metadata: {name: first-available}
 spec:
   devices:
     requests: [{name: r, firstAvailable: [{name: big, deviceClassName: gpu.example.com}]}]
-`, map[string]string{conversion.V1alpha3: "spec.devices.requests[0].deviceClassName", conversion.V1alpha2: class, conversion.V1alpha1: class}}, {
+`, map[string]string{api.V1alpha3: "spec.devices.requests[0].deviceClassName", api.V1alpha2: class, api.V1alpha1: class}}, {
 		"v1beta1-distinct-attribute", `
 apiVersion: resource.k8s.io/v1beta1
 kind: ResourceClaim
@@ -40,13 +41,13 @@ spec:
   devices:
     requests: [{name: gpu, deviceClassName: gpu.example.com}]
     constraints: [{requests: [gpu], distinctAttribute: gpu.example.com/uuid}]
-`, map[string]string{conversion.V1alpha3: "spec.devices.constraints[0].matchAttribute"}}, {
+`, map[string]string{api.V1alpha3: "spec.devices.constraints[0].matchAttribute"}}, {
 		"v1alpha3-without-requests", `
 apiVersion: resource.k8s.io/v1alpha3
 kind: ResourceClaim
 metadata: {name: without-requests}
 spec: {devices: {}}
-`, map[string]string{conversion.V1alpha2: class, conversion.V1alpha1: class}},
+`, map[string]string{api.V1alpha2: class, api.V1alpha1: class}},
 	}
 	for _, r := range releases {
 		c := clusters[r.name]

@@ -24,6 +24,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/test/envtest/harness"
 )
 
@@ -172,7 +173,7 @@ func testHealsInjection(t *testing.T) {
 		{"mutating-webhook-added", func(ctx context.Context) error {
 			return s.updateMWC(ctx, s.client, func(v *admissionregistrationv1.MutatingWebhookConfiguration) {
 				w := *v.Webhooks[0].DeepCopy()
-				w.Name = "added." + harness.Group
+				w.Name = "added." + api.Group
 				w.ClientConfig.CABundle = nil
 				v.Webhooks = append(v.Webhooks, w)
 			})

@@ -49,6 +49,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/cli"
 	"github.com/claimbridge/claimbridge/test/envtest/harness"
 )
@@ -67,7 +68,7 @@ const (
 	mutatingConfig = "claimbridge-mutating-webhook-configuration"
 )
 
-var crdNames = []string{"resourceclaims." + harness.Group, "resourceclaimtemplates." + harness.Group}
+var crdNames = []string{"resourceclaims." + api.Group, "resourceclaimtemplates." + api.Group}
 
 type suite struct {
 	env     *envtest.Environment

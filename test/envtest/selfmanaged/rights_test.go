@@ -21,7 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
-	"github.com/claimbridge/claimbridge/test/envtest/harness"
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // checkForbiddenByRBAC wants err to be the authorizer's 403 ("... cannot
@@ -150,7 +150,7 @@ func TestServiceAccountRights(t *testing.T) {
 	// from the API.
 	for _, kind := range []string{"ResourceClaim", "ResourceClaimTemplate"} {
 		l := &unstructured.UnstructuredList{}
-		l.SetGroupVersionKind(schema.GroupVersionKind{Group: harness.Group, Version: harness.StorageVersion, Kind: kind + "List"})
+		l.SetGroupVersionKind(schema.GroupVersionKind{Group: api.Group, Version: api.StorageVersion, Kind: kind + "List"})
 		if err := checkForbiddenByRBAC(sa.List(ctx, l)); err != nil {
 			t.Errorf("list of %ss: %v", kind, err)
 		}

@@ -29,6 +29,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/test/envtest/harness"
 )
 
@@ -95,7 +96,7 @@ func (s *suite) servingLeaf() (*x509.Certificate, error) {
 func testThroughAPIServer(t *testing.T) {
 	ctx := t.Context()
 	obj := claim("converted", className)
-	obj.SetAPIVersion(harness.Group + "/v1alpha1")
+	obj.SetAPIVersion(api.Group + "/v1alpha1")
 	if _, err := s.resource("v1alpha1").Create(ctx, obj, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("creating a v1alpha1 claim: %v", err)
 	}
@@ -110,7 +111,7 @@ func testThroughAPIServer(t *testing.T) {
 	}
 	for _, version := range []string{"v1alpha1", "v1alpha2"} {
 		bad := claim("invalid-"+version, badClass)
-		bad.SetAPIVersion(harness.Group + "/" + version)
+		bad.SetAPIVersion(api.Group + "/" + version)
 		_, err := s.resource(version).Create(ctx, bad, metav1.CreateOptions{})
 		if err := checkDenied(err); err != nil {
 			t.Errorf("%s: %v", version, err)
@@ -295,11 +296,11 @@ func startTraffic(t *testing.T) *harness.Traffic {
 // v1alpha1, is denied an invalid create every third time, and deletes it.
 func sequence(ctx context.Context, dyn dynamic.Interface, i int) error {
 	res := func(version string) dynamic.ResourceInterface {
-		return dyn.Resource(schema.GroupVersionResource{Group: harness.Group, Version: version, Resource: claims}).Namespace(testNamespace)
+		return dyn.Resource(schema.GroupVersionResource{Group: api.Group, Version: version, Resource: claims}).Namespace(testNamespace)
 	}
 	name := fmt.Sprintf("traffic-%d", i)
 	obj := claim(name, className)
-	obj.SetAPIVersion(harness.Group + "/v1alpha1")
+	obj.SetAPIVersion(api.Group + "/v1alpha1")
 	obj.SetLabels(map[string]string{"traffic": "true"})
 	if _, err := res("v1alpha1").Create(ctx, obj, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("create in v1alpha1: %w", err)
@@ -331,12 +332,12 @@ func sequence(ctx context.Context, dyn dynamic.Interface, i int) error {
 }
 
 func (s *suite) resource(version string) dynamic.ResourceInterface {
-	return s.dynamic.Resource(schema.GroupVersionResource{Group: harness.Group, Version: version, Resource: claims}).Namespace(testNamespace)
+	return s.dynamic.Resource(schema.GroupVersionResource{Group: api.Group, Version: version, Resource: claims}).Namespace(testNamespace)
 }
 
 func claim(name, class string) *unstructured.Unstructured {
 	return &unstructured.Unstructured{Object: map[string]interface{}{
-		"apiVersion": harness.Group + "/v1alpha2", "kind": "ResourceClaim",
+		"apiVersion": api.Group + "/v1alpha2", "kind": "ResourceClaim",
 		"metadata": map[string]interface{}{"name": name, "namespace": testNamespace},
 		"spec": map[string]interface{}{
 			"resourceClassName": class,
