@@ -78,7 +78,7 @@ func sameSection(a, b *sectionPatch) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
-	ea, errA := encodeJSON(a.wire())
-	eb, errB := encodeJSON(b.wire())
+	ea, errA := (&restore{Spec: a}).appendJSON(nil)
+	eb, errB := (&restore{Spec: b}).appendJSON(nil)
 	return errA == nil && errB == nil && bytes.Equal(ea, eb)
 }

@@ -41,23 +41,24 @@ type operation struct {
 // MarshalJSON writes o as RFC 6902 has it: an add or replace has a value,
 // null included; a remove has none. Older builds left out a null value, so
 // decoding takes a missing value as null.
-func (o operation) MarshalJSON() ([]byte, error) { return encodeJSON(o.wire()) }
+func (o operation) MarshalJSON() ([]byte, error) { return o.appendJSON(nil) }
 
-// operationJSON is the encoding of an operation. Value is nil only for a
-// remove.
-type operationJSON struct {
-	Op    string       `json:"op"`
-	Path  string       `json:"path"`
-	Value *interface{} `json:"value,omitempty"`
-}
-
-// wire is what o encodes as. Its Value points into o.
-func (o *operation) wire() operationJSON {
-	w := operationJSON{Op: o.Op, Path: o.Path}
-	if o.Value != nil || o.Op != "remove" {
-		w.Value = &o.Value
+// appendJSON appends o's encoding, {"op":…,"path":…,"value":…}, to buf.
+func (o *operation) appendJSON(buf []byte) ([]byte, error) {
+	buf = append(buf, `{"op":`...)
+	buf, err := appendJSON(buf, o.Op)
+	if err == nil {
+		buf = append(buf, `,"path":`...)
+		buf, err = appendJSON(buf, o.Path)
 	}
-	return w
+	if err == nil && (o.Value != nil || o.Op != "remove") {
+		buf = append(buf, `,"value":`...)
+		buf, err = appendJSON(buf, o.Value)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return append(buf, '}'), nil
 }
 
 func (r *restore) empty() bool { return r.Spec == nil && r.Status == nil }
@@ -167,36 +168,60 @@ func pushRestore(obj map[string]interface{}, version string, r *restore) error {
 	return nil
 }
 
-// appendJSON appends encodeJSON(r) to buf. It encodes wire structs, so
-// encoding/json's errors are not wrapped as MarshalJSON errors.
+// appendJSON appends r's encoding to buf: {"spec":…,"status":…,"created":…},
+// each key only when set, and each section {"base":…,"patch":[…]}. Stored
+// annotations hold these bytes: their order never changes.
 func (r *restore) appendJSON(buf []byte) ([]byte, error) {
-	type restoreJSON struct {
-		Spec    *sectionJSON `json:"spec,omitempty"`
-		Status  *sectionJSON `json:"status,omitempty"`
-		Created string       `json:"created,omitempty"`
+	buf = append(buf, '{')
+	var err error
+	for _, s := range [...]struct {
+		key string
+		sp  *sectionPatch
+	}{{`"spec":`, r.Spec}, {`"status":`, r.Status}} {
+		if s.sp == nil {
+			continue
+		}
+		if buf[len(buf)-1] != '{' {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, s.key+`{"base":`...)
+		if buf, err = appendJSON(buf, s.sp.Base); err != nil {
+			return nil, err
+		}
+		buf = append(buf, `,"patch":`...)
+		if buf, err = appendOperations(buf, s.sp.Patch); err != nil {
+			return nil, err
+		}
+		buf = append(buf, '}')
 	}
-	return appendJSON(buf, restoreJSON{r.Spec.wire(), r.Status.wire(), r.Created})
-}
-
-// sectionJSON is the encoding of a sectionPatch.
-type sectionJSON struct {
-	Base  string          `json:"base"`
-	Patch []operationJSON `json:"patch"`
-}
-
-// wire is what sp encodes as; nil for nil.
-func (sp *sectionPatch) wire() *sectionJSON {
-	if sp == nil {
-		return nil
-	}
-	w := &sectionJSON{Base: sp.Base}
-	if sp.Patch != nil {
-		w.Patch = make([]operationJSON, len(sp.Patch))
-		for i := range sp.Patch {
-			w.Patch[i] = sp.Patch[i].wire()
+	if r.Created != "" {
+		if buf[len(buf)-1] != '{' {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, `"created":`...)
+		if buf, err = appendJSON(buf, r.Created); err != nil {
+			return nil, err
 		}
 	}
-	return w
+	return append(buf, '}'), nil
+}
+
+// appendOperations appends ops as a JSON array, null for nil.
+func appendOperations(buf []byte, ops []operation) ([]byte, error) {
+	if ops == nil {
+		return append(buf, "null"...), nil
+	}
+	buf = append(buf, '[')
+	for i := range ops {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		var err error
+		if buf, err = ops[i].appendJSON(buf); err != nil {
+			return nil, err
+		}
+	}
+	return append(buf, ']'), nil
 }
 
 // decodeRestore decodes obj's restore annotation of version; nil when
