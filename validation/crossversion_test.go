@@ -338,8 +338,9 @@ func BenchmarkValidateCreateV1alpha3(b *testing.B) {
 	}
 }
 
-// BenchmarkValidateStatusUpdateV1alpha3: a scheduler's status writes of
-// examples/claim-v1alpha3.yaml: its allocation, then the release of its pod.
+// BenchmarkValidateStatusUpdateV1alpha3: the status writes of
+// examples/claim-v1alpha3.yaml that make bench times: the release of its
+// pod, its deallocation, its allocation and its reservation for a pod.
 func BenchmarkValidateStatusUpdateV1alpha3(b *testing.B) {
 	data, err := os.ReadFile("../examples/claim-v1alpha3.yaml")
 	if err != nil {
@@ -355,7 +356,7 @@ func BenchmarkValidateStatusUpdateV1alpha3(b *testing.B) {
 	for _, bm := range []struct {
 		name     string
 		new, old map[string]interface{}
-	}{{"allocate", allocated, unallocated}, {"unreserve", allocated, reserved}} {
+	}{{"unreserve", allocated, reserved}, {"deallocate", unallocated, allocated}, {"allocate", allocated, unallocated}, {"reserve", reserved, allocated}} {
 		b.Run(bm.name, func(b *testing.B) {
 			req := Request{Operation: Update, SubResource: "status", Object: bm.new, OldObject: bm.old}
 			b.ReportAllocs()

@@ -3,10 +3,13 @@ package validation
 import (
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
+	"github.com/google/go-cmp/cmp"
 )
 
 // viewFixtures are the webhook's testdata claims, each also as converted
@@ -64,4 +67,75 @@ func TestViewChainConversionError(t *testing.T) {
 	if err := got["v1alpha1"].err; err == nil || err.Error() != want {
 		t.Errorf("v1alpha1 error:\n got %v\nwant %s", err, want)
 	}
+}
+
+// TestSkipRepeatedViews: a v1alpha3 status write validated with the
+// shortcut of Validate (skipRepeated) gets exactly the findings and
+// warnings of the full check through every version. The writes cover the
+// view fixtures (with and without restore data, deleted or not) and, on
+// each, statuses that pass and that fail.
+func TestSkipRepeatedViews(t *testing.T) {
+	requireConversion(t)
+	tp := objectType{group: api.Group, version: api.V1alpha3, kind: api.KindClaim}
+	statuses := func(o map[string]interface{}) map[string]interface{} {
+		s, _ := o["status"].(map[string]interface{})
+		out := map[string]interface{}{"none": nil, "as-is": s}
+		if s == nil {
+			return out
+		}
+		unreserved := deepCopyJSON(s)
+		delete(unreserved, "reservedFor")
+		out["unreserved"] = unreserved
+		twice := deepCopyJSON(s)
+		twice["reservedFor"] = []interface{}{
+			map[string]interface{}{"resource": "pods", "name": "a", "uid": "1"},
+			map[string]interface{}{"resource": "pods", "name": "b", "uid": "2"},
+		}
+		out["reserved-twice"] = twice
+		unallocated := deepCopyJSON(s)
+		delete(unallocated, "allocation")
+		out["reserved-unallocated"] = unallocated
+		unknown := deepCopyJSON(s)
+		unknown["deallocationRequested"] = true
+		out["unknown-field"] = unknown
+		return out
+	}
+	skipped, checked, failing := 0, 0, 0
+	for name, base := range viewFixtures(t) {
+		if !strings.HasSuffix(strings.TrimSuffix(name, "-deleted"), "-as-"+api.V1alpha3) {
+			continue
+		}
+		for newName, newStatus := range statuses(base) {
+			for oldName, oldStatus := range statuses(base) {
+				newObj, oldObj := withStatus(base, newStatus), withStatus(base, oldStatus)
+				if viewsRepeatStorage(tp, prepareForStatusUpdate(newObj, oldObj)) {
+					skipped++
+				} else {
+					checked++
+				}
+				fastErrs, fastWarnings, fastErr := validateStatusUpdate(tp, newObj, oldObj, true)
+				errs, warnings, err := validateStatusUpdate(tp, newObj, oldObj, false)
+				if len(errs) > 0 {
+					failing++
+				}
+				if diff := cmp.Diff(errs, fastErrs); diff != "" || !slices.Equal(warnings, fastWarnings) || (err == nil) != (fastErr == nil) {
+					t.Errorf("%s, status %s over %s: the shortcut differs (-full +shortcut):\n%s\nwarnings %q, %q; errors %v, %v",
+						name, newName, oldName, diff, warnings, fastWarnings, err, fastErr)
+				}
+			}
+		}
+	}
+	if skipped == 0 || checked == 0 || failing == 0 {
+		t.Errorf("%d writes took the shortcut, %d did not, %d failed: want some of each", skipped, checked, failing)
+	}
+}
+
+// withStatus is a copy of o with status s (none for nil).
+func withStatus(o map[string]interface{}, s interface{}) map[string]interface{} {
+	out := deepCopyJSON(o)
+	delete(out, "status")
+	if s != nil {
+		out["status"] = s
+	}
+	return out
 }
