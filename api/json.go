@@ -87,10 +87,10 @@ func appendEncoded(buf []byte, v interface{}) ([]byte, error) {
 }
 
 // appendString writes s as encoding/json does: as it is between quotes
-// when it is printable ASCII without '"' or '\\'.
+// when every byte is plain.
 func appendString(buf []byte, s string) ([]byte, error) {
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+		if !plain[s[i]] {
 			return appendEncoded(buf, s)
 		}
 	}
@@ -98,6 +98,15 @@ func appendString(buf []byte, s string) ([]byte, error) {
 	buf = append(buf, s...)
 	return append(buf, '"'), nil
 }
+
+// plain holds the bytes encoding/json writes as they are in a string:
+// printable ASCII but '"' and '\\'.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < 0x7f; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // appendFloat writes a finite f as encoding/json does: the shortest
 // decimal that reads back as f, in exponent form below 1e-6 and from 1e21,

@@ -1,6 +1,7 @@
 package validation
 
 import (
+	"maps"
 	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -100,6 +101,10 @@ func statusRules(version string, obj, old map[string]interface{}) (field.ErrorLi
 	if err != nil {
 		return nil, nil, err
 	}
+	// The status rules read the old metadata and status, not its spec:
+	// the write keeps it, and it was decoded in obj.
+	old = maps.Clone(old)
+	delete(old, "spec")
 	oldTyped, _, err := decodeObject(version, api.KindClaim, old, false)
 	if err != nil {
 		return nil, nil, err
