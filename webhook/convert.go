@@ -2,7 +2,6 @@ package webhook
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -152,7 +151,7 @@ func (s *Server) convertChecked(obj map[string]interface{}, id objectID, to sche
 		out = maps.Clone(out)
 		out["metadata"] = map[string]interface{}{}
 	}
-	if data, err = json.Marshal(out); err != nil {
+	if data, err = api.AppendJSON(nil, out); err != nil {
 		return nil, fmt.Errorf("encoding converted object: %w", err)
 	}
 	// Conversion can nest deeper than its input (restore data, 1.30 handle
