@@ -126,37 +126,8 @@ func appendFloat(buf []byte, f float64) []byte {
 
 // IsJSONNumber reports whether s is exactly one JSON number literal.
 func IsJSONNumber(s string) bool {
-	i := 0
-	digits := func() bool {
-		start := i
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
-		return i > start
-	}
-	if i < len(s) && s[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(s) && s[i] == '0':
-		i++
-	case !digits():
+	if s == "" || s[len(s)-1] < '0' || s[len(s)-1] > '9' || s[0] != '-' && (s[0] < '0' || s[0] > '9') {
 		return false
 	}
-	if i < len(s) && s[i] == '.' {
-		i++
-		if !digits() {
-			return false
-		}
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		if !digits() {
-			return false
-		}
-	}
-	return i == len(s)
+	return json.Valid([]byte(s)) // such a valid JSON value is a number
 }

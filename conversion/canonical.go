@@ -14,23 +14,16 @@ import (
 // HTML escaping. Restore fingerprints hash these bytes, and stored
 // annotations carry such fingerprints: the bytes must never change.
 
-// encodeJSON encodes v as a json.Encoder with SetEscapeHTML(false) does,
-// without the trailing newline.
-func encodeJSON(v interface{}) ([]byte, error) { return appendJSON(nil, v) }
-
-// appendJSON appends encodeJSON(v) to buf. On error it returns nil.
-func appendJSON(buf []byte, v interface{}) ([]byte, error) { return api.AppendJSON(buf, v) }
-
-// CanonicalJSON is encodeJSON with every number in canonical form: the text
-// the kube-apiserver stores for it (1.0 as 1, 1e2 as 100, 0.0000001 as
-// 1e-7). So a tree encodes alike before and after the apiserver stores it.
+// CanonicalJSON is api.AppendJSON with every number in canonical form: the
+// text the kube-apiserver stores for it (1.0 as 1, 1e2 as 100, 0.0000001
+// as 1e-7). So a tree encodes alike before and after the apiserver stores it.
 // v is not modified.
 func CanonicalJSON(v interface{}) ([]byte, error) { return appendCanonicalJSON(nil, v) }
 
 // appendCanonicalJSON appends CanonicalJSON(v) to buf.
 func appendCanonicalJSON(buf []byte, v interface{}) ([]byte, error) {
 	c, _ := canonicalTree(v)
-	return appendJSON(buf, c)
+	return api.AppendJSON(buf, c)
 }
 
 // withoutKeys returns m without the keys in omit. It copies m only when m

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // apiserverNumberText is the text the kube-apiserver stores for the JSON
@@ -162,10 +164,10 @@ func TestEncodeJSONIsEncodingJSON(t *testing.T) {
 		t.Errorf("encodeJSON = %s\nwant       %s", got, want)
 	}
 	prefix := []byte("prefix:")
-	if got, err := appendJSON(prefix, "<x>"); err != nil || string(got) != `prefix:"<x>"` {
+	if got, err := api.AppendJSON(prefix, "<x>"); err != nil || string(got) != `prefix:"<x>"` {
 		t.Errorf("appendJSON = %s, %v", got, err)
 	}
-	if got, err := appendJSON(prefix, json.Number("bad")); err == nil || got != nil {
+	if got, err := api.AppendJSON(prefix, json.Number("bad")); err == nil || got != nil {
 		t.Errorf("appendJSON of an invalid number = %s, %v; want nil and an error", got, err)
 	}
 }

@@ -116,3 +116,6 @@ func WithoutStepDefaults(obj map[string]interface{}, version string) map[string]
 func stepWith(obj map[string]interface{}, kind, from, to string, losses *[]loss, skipInvertible bool) error {
 	return doStep(obj, kind, from, to, losses, stepOptions{skipInvertible: skipInvertible, keepRestore: true})
 }
+
+// encodeJSON is api.AppendJSON of v alone.
+func encodeJSON(v interface{}) ([]byte, error) { return api.AppendJSON(nil, v) }

@@ -46,14 +46,14 @@ func (o operation) MarshalJSON() ([]byte, error) { return o.appendJSON(nil) }
 // appendJSON appends o's encoding, {"op":…,"path":…,"value":…}, to buf.
 func (o *operation) appendJSON(buf []byte) ([]byte, error) {
 	buf = append(buf, `{"op":`...)
-	buf, err := appendJSON(buf, o.Op)
+	buf, err := api.AppendJSON(buf, o.Op)
 	if err == nil {
 		buf = append(buf, `,"path":`...)
-		buf, err = appendJSON(buf, o.Path)
+		buf, err = api.AppendJSON(buf, o.Path)
 	}
 	if err == nil && (o.Value != nil || o.Op != "remove") {
 		buf = append(buf, `,"value":`...)
-		buf, err = appendJSON(buf, o.Value)
+		buf, err = api.AppendJSON(buf, o.Value)
 	}
 	if err != nil {
 		return nil, err
@@ -185,7 +185,7 @@ func (r *restore) appendJSON(buf []byte) ([]byte, error) {
 			buf = append(buf, ',')
 		}
 		buf = append(buf, s.key+`{"base":`...)
-		if buf, err = appendJSON(buf, s.sp.Base); err != nil {
+		if buf, err = api.AppendJSON(buf, s.sp.Base); err != nil {
 			return nil, err
 		}
 		buf = append(buf, `,"patch":`...)
@@ -199,7 +199,7 @@ func (r *restore) appendJSON(buf []byte) ([]byte, error) {
 			buf = append(buf, ',')
 		}
 		buf = append(buf, `"created":`...)
-		if buf, err = appendJSON(buf, r.Created); err != nil {
+		if buf, err = api.AppendJSON(buf, r.Created); err != nil {
 			return nil, err
 		}
 	}

@@ -103,7 +103,7 @@ func fingerprint(v interface{}, present bool) string {
 // legacyFingerprint is the fingerprint of older builds, with numbers hashed
 // as written. Their stored annotations carry it.
 func legacyFingerprint(v interface{}, present bool) string {
-	return fingerprintWith(appendJSON, v, present)
+	return fingerprintWith(api.AppendJSON, v, present)
 }
 
 // fingerprintWith is the fingerprint of the JSON that encode appends for v.
