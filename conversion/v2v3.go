@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -260,12 +261,7 @@ func statusV2ToV3(in, targetSpec map[string]interface{}, r *lossReport) map[stri
 // anyStructured reports whether some handle has structuredData, which makes
 // the allocation structured for a 1.30 scheduler.
 func anyStructured(handles []interface{}) bool {
-	for _, h := range handles {
-		if asMap(h)["structuredData"] != nil {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(handles, func(h interface{}) bool { return asMap(h)["structuredData"] != nil })
 }
 
 // keepParameters returns a driver's class or claim parameters: the first
@@ -337,11 +333,7 @@ func outOfRange(v interface{}) bool {
 			}
 		}
 	case []interface{}:
-		for _, c := range v {
-			if outOfRange(c) {
-				return true
-			}
-		}
+		return slices.ContainsFunc(v, outOfRange)
 	case json.Number:
 		if _, err := strconv.ParseFloat(string(v), 64); err != nil {
 			return true
