@@ -349,7 +349,7 @@ func outOfRange(v interface{}) bool {
 // decodeJSONText decodes data, one JSON value, with UseNumber. Nesting
 // deeper than maxDepth is an error, as is anything after the value.
 func decodeJSONText(data string, maxDepth int) (interface{}, error) {
-	if jsonDepthExceeds(data, maxDepth) {
+	if api.JSONNestsDeeper(data, maxDepth) {
 		return nil, fmt.Errorf("JSON nests more than %d arrays and objects", maxDepth)
 	}
 	dec := json.NewDecoder(strings.NewReader(data))
@@ -362,34 +362,6 @@ func decodeJSONText(data string, maxDepth int) (interface{}, error) {
 		return nil, errors.New("invalid JSON: data after the value")
 	}
 	return v, nil
-}
-
-// jsonDepthExceeds reports whether the JSON text data nests more than
-// maxDepth arrays and objects. Brackets inside strings do not count.
-func jsonDepthExceeds(data string, maxDepth int) bool {
-	depth := 0
-	inString := false
-	for i := 0; i < len(data); i++ {
-		c := data[i]
-		switch {
-		case inString:
-			switch c {
-			case '\\':
-				i++ // the escaped byte
-			case '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '[' || c == '{':
-			if depth++; depth > maxDepth {
-				return true
-			}
-		case c == ']' || c == '}':
-			depth--
-		}
-	}
-	return false
 }
 
 // MaxHandleDataDepth bounds the nesting of handle data that becomes a
