@@ -189,12 +189,9 @@ func InDefaultNamespace(obj map[string]interface{}) map[string]interface{} {
 	if ns := meta["namespace"]; ns != nil && ns != "" {
 		return obj
 	}
-	m := map[string]interface{}{"namespace": "default"}
-	for k, v := range meta {
-		if k != "namespace" {
-			m[k] = v
-		}
-	}
+	m := make(map[string]interface{}, len(meta)+1)
+	maps.Copy(m, meta)
+	m["namespace"] = "default"
 	out := maps.Clone(obj)
 	out["metadata"] = m
 	return out

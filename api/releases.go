@@ -3,6 +3,7 @@ package api
 import (
 	"cmp"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -59,10 +60,8 @@ func ParseRelease(s string) (Release, bool) {
 	if err != nil {
 		return Release{}, false
 	}
-	for _, r := range Releases {
-		if r.Minor == m {
-			return r, true
-		}
+	if i := slices.IndexFunc(Releases, func(r Release) bool { return r.Minor == m }); i >= 0 {
+		return Releases[i], true
 	}
 	return Release{}, false
 }

@@ -58,25 +58,27 @@ warning); 2 unusable input or flags.`,
 
   # Convert everything in a directory and print one JSON List
   claimbridge convert --to v1alpha1 -f manifests/ -o json`,
-		Args: filesOnlyByFlag,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.cluster.resolve(&o.to, o.Quiet, s.err); err != nil {
-				return err
-			}
-			return o.run(s)
-		},
 	}
-	o.addFlags(cmd)
-	o.Options.AddFlags(cmd.Flags(), "objects passed through, pods rewritten")
+	o.setUp(cmd, s, o.run, "objects passed through, pods rewritten")
 	return cmd
 }
 
-// addFlags adds the flags convert and migrate share: --to, -f and -o.
-func (o *convertOptions) addFlags(cmd *cobra.Command) {
+// setUp makes cmd run run once the target cluster, if any, gave the target,
+// and adds the flags convert and migrate share: --to, -f, -o, the target
+// cluster's and the report's (notes is what -q silences).
+func (o *convertOptions) setUp(cmd *cobra.Command, s streams, run func(streams) error, notes string) {
+	cmd.Args = filesOnlyByFlag
+	cmd.RunE = func(*cobra.Command, []string) error {
+		if err := o.cluster.resolve(&o.to, o.Quiet, s.err); err != nil {
+			return err
+		}
+		return run(s)
+	}
 	cmd.Flags().StringVar(&o.to, "to", "", toHelp)
 	cmd.Flags().StringArrayVarP(&o.filenames, "filename", "f", nil, "file, directory or - for standard input (repeatable, required)")
 	cmd.Flags().StringVarP(&o.output, "output", "o", o.output, "output format: yaml or json")
 	o.cluster.addTo(cmd)
+	o.Options.AddFlags(cmd.Flags(), notes)
 }
 
 // toHelp is the help of --to, which convert and migrate share.

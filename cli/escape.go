@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strconv"
@@ -17,16 +18,7 @@ import (
 type controlEscaper struct{ w io.Writer }
 
 func (e controlEscaper) Write(p []byte) (int, error) {
-	clean := true
-	for i := 0; i < len(p); {
-		r, size := utf8.DecodeRune(p[i:])
-		if isControl(r) || r == utf8.RuneError && size == 1 {
-			clean = false
-			break
-		}
-		i += size
-	}
-	if clean {
+	if utf8.Valid(p) && !bytes.ContainsFunc(p, isControl) {
 		return e.w.Write(p)
 	}
 	out := make([]byte, 0, len(p)+16)

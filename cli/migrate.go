@@ -54,16 +54,8 @@ warning); 2 unusable input or flags.`,
 
   # Re-create a 1.26 claim on a cluster of today (resource.k8s.io/v1)
   claimbridge migrate --to v1 -f claim-1.26.yaml | kubectl create -f -`,
-		Args: filesOnlyByFlag,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.cluster.resolve(&o.to, o.Quiet, s.err); err != nil {
-				return err
-			}
-			return o.run(s)
-		},
 	}
-	o.addFlags(cmd)
-	o.Options.AddFlags(cmd.Flags(), "what is dropped, changed or left out")
+	o.setUp(cmd, s, o.run, "what is dropped, changed or left out")
 	cmd.Flags().BoolVar(&o.keepOwnerReferences, "keep-owner-references", false, "keep metadata.ownerReferences (only when the owners survive with the same uids)")
 	return cmd
 }

@@ -197,10 +197,8 @@ func (o *validateOptions) newReport() *report.Report {
 // checked.
 func checkedAs(fs []report.Finding) report.Verdict {
 	v := report.Verdict{Outcome: report.Valid, Findings: fs}
-	for _, f := range fs {
-		if f.Severity == report.Error {
-			v.Outcome = report.Invalid
-		}
+	if slices.ContainsFunc(fs, func(f report.Finding) bool { return f.Severity == report.Error }) {
+		v.Outcome = report.Invalid
 	}
 	return v
 }
@@ -428,19 +426,12 @@ func statusIgnored(doc manifest.Document) []report.Finding {
 	if status, ok := doc.Object["status"].(map[string]interface{}); !ok || len(status) == 0 {
 		return nil
 	}
-	check := "claimbridge validate -f " + sourceArg(doc.Source) + " --old STORED.yaml --subresource status"
+	check := "claimbridge validate -f " + doc.Source + " --old STORED.yaml --subresource status"
 	if version, _ := gacheck.Version(doc.Object); version != "" {
-		check = "kubectl replace --dry-run=server --subresource=status -f " + sourceArg(doc.Source)
+		check = "kubectl replace --dry-run=server --subresource=status -f " + doc.Source
 	}
 	return []report.Finding{about(doc, report.Note, "note: status not validated: an apiserver ignores the status of a create; "+
 		"to check a status write, send it as an update of the stored claim: "+check)}
-}
-
-func sourceArg(source string) string {
-	if source == manifest.Stdin {
-		return "-"
-	}
-	return source
 }
 
 // kindHint names the kind meant when obj's is spelt otherwise.

@@ -1,6 +1,9 @@
 package conversion
 
-import "slices"
+import (
+	"maps"
+	"slices"
+)
 
 // v1beta1 and v1beta2 differ in one place: v1beta2 moves the fields of a
 // request for one kind of device under request.exactly.
@@ -9,25 +12,19 @@ import "slices"
 // under request.exactly.
 var exactRequestKeys = []string{"deviceClassName", "selectors", "allocationMode", "count", "adminAccess", "tolerations", "capacity", "derivedAttributes"}
 
-func specB1ToB2(in map[string]interface{}, _ *lossReport) map[string]interface{} {
-	return mapRequests(in, requestB1ToB2)
-}
-
-func specB2ToB1(in map[string]interface{}, _ *lossReport) map[string]interface{} {
-	return mapRequests(in, requestB2ToB1)
-}
-
-// mapRequests copies a claim spec, mapping each request with f.
-func mapRequests(in map[string]interface{}, f func(map[string]interface{}) map[string]interface{}) map[string]interface{} {
-	out := deepCopyMap(in)
-	devices := asMap(out["devices"])
-	requests := asSlice(devices["requests"])
-	for i, r := range requests {
-		if req, ok := r.(map[string]interface{}); ok && req != nil {
-			requests[i] = f(req)
+// mapRequests is the spec mapping that copies a claim spec, mapping each
+// request with f.
+func mapRequests(f func(map[string]interface{}) map[string]interface{}) func(map[string]interface{}, *lossReport) map[string]interface{} {
+	return func(in map[string]interface{}, _ *lossReport) map[string]interface{} {
+		out := deepCopyMap(in)
+		requests := asSlice(asMap(out["devices"])["requests"])
+		for i, r := range requests {
+			if req, ok := r.(map[string]interface{}); ok && req != nil {
+				requests[i] = f(req)
+			}
 		}
+		return out
 	}
-	return out
 }
 
 // requestB1ToB2 moves the exactRequestKeys under exactly. A request without
@@ -52,14 +49,8 @@ func requestB1ToB2(in map[string]interface{}) map[string]interface{} {
 // clash with an unknown field, exactly's value wins, as it does for a 1.33+
 // consumer; the restore annotation keeps the other.
 func requestB2ToB1(in map[string]interface{}) map[string]interface{} {
-	out := map[string]interface{}{}
-	for k, v := range in {
-		if k != "exactly" {
-			out[k] = v
-		}
-	}
-	for k, v := range asMap(in["exactly"]) {
-		out[k] = v
-	}
+	out := maps.Clone(in)
+	delete(out, "exactly")
+	maps.Copy(out, asMap(in["exactly"]))
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/claimbridge/claimbridge/api"
 )
@@ -107,14 +108,7 @@ func appendCanonicalNumber(buf []byte, s string) []byte {
 	if s == "" {
 		return append(buf, '0')
 	}
-	integer := true
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c == '.' || c == 'e' || c == 'E' {
-			integer = false
-			break
-		}
-	}
-	if integer {
+	if !strings.ContainsAny(s, ".eE") { // an integer
 		digits := len(s)
 		if s[0] == '-' {
 			digits--

@@ -2,6 +2,7 @@ package conversion
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/claimbridge/claimbridge/api"
 )
@@ -35,12 +36,7 @@ func finalizerLossesV2ToV3(obj map[string]interface{}, kind string, r *lossRepor
 }
 
 func hasFinalizer(obj map[string]interface{}, name string) bool {
-	for _, f := range asSlice(asMap(obj["metadata"])["finalizers"]) {
-		if asString(f) == name {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(asSlice(asMap(obj["metadata"])["finalizers"]), func(f interface{}) bool { return asString(f) == name })
 }
 
 func finalizerLossesV3ToV2(obj map[string]interface{}, kind string, r *lossReport) {

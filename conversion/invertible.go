@@ -53,10 +53,8 @@ func exactInverse(obj map[string]interface{}, kind, name, from, to string, resto
 		return kind == api.KindClaim && inv.status(in)
 	case kind == api.KindTemplate:
 		// metadata is copied as it is.
-		for k := range in {
-			if k != "metadata" && k != "spec" {
-				return false
-			}
+		if !onlyKeys(in, "metadata", "spec") {
+			return false
 		}
 		sv, ok := in["spec"]
 		if !ok {

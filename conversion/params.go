@@ -3,6 +3,7 @@ package conversion
 import (
 	"fmt"
 	"reflect"
+	"slices"
 )
 
 // A v1alpha2 allocation can carry configuration per device; v1alpha3 only
@@ -131,26 +132,13 @@ func (dc *driverConfig) useClaim(k int) interface{} {
 // inScope reports whether a configuration entry naming requests applies to
 // request. An entry that names none applies to every request.
 func inScope(requests []interface{}, request string) bool {
-	if len(requests) == 0 {
-		return true
-	}
-	for _, q := range requests {
-		if asString(q) == request {
-			return true
-		}
-	}
-	return false
+	return len(requests) == 0 || slices.ContainsFunc(requests, func(q interface{}) bool { return asString(q) == request })
 }
 
 // claimReaches reports whether a 1.31 driver applies one of the plain
 // FromClaim entries to the devices of request.
 func (dc *driverConfig) claimReaches(request string) bool {
-	for _, reqs := range dc.claimReqs {
-		if inScope(reqs, request) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(dc.claimReqs, func(reqs []interface{}) bool { return inScope(reqs, request) })
 }
 
 // deviceParameters returns the per-device parameters, by device, and the

@@ -2,6 +2,7 @@ package conversion
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -110,15 +111,7 @@ func wellFormed(name string, patch []operation) bool {
 // does not fit is forged and not applied: conversion never writes a
 // malformed object.
 func patchFits(patch []operation, s *shape) bool {
-	for _, op := range patch {
-		if op.Op == "remove" {
-			continue
-		}
-		if !fits(op.Value, shapeAt(s, op.Path)) {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(patch, func(op operation) bool { return op.Op != "remove" && !fits(op.Value, shapeAt(s, op.Path)) })
 }
 
 // shapeAt is the shape of the field at a JSON pointer below s; anyJSON

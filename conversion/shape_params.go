@@ -1,6 +1,7 @@
 package conversion
 
 import (
+	"maps"
 	"strings"
 
 	"github.com/claimbridge/claimbridge/api"
@@ -18,9 +19,7 @@ var (
 		{api.V1alpha1, "ResourceClass"}: object(resourceClass126Shape),
 		{api.V1alpha2, "ResourceClass"}: object(func() map[string]*shape {
 			fields := map[string]*shape{"structuredParameters": boolean}
-			for k, v := range resourceClass126Shape {
-				fields[k] = v
-			}
+			maps.Copy(fields, resourceClass126Shape)
 			return fields
 		}()),
 		{api.V1alpha2, "ResourceClaimParameters"}: object(map[string]*shape{

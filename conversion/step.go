@@ -29,9 +29,9 @@ var mappings = map[[2]string]mapping{
 	{api.V1alpha2, api.V1alpha3}: {spec: specV2ToV3, status: statusV2ToV3, object: finalizerLossesV2ToV3},
 	{api.V1alpha3, api.V1alpha2}: {spec: specV3ToV2, status: statusV3ToV2, object: finalizerLossesV3ToV2},
 	{api.V1alpha3, api.V1beta1}:  {spec: specV3B1, status: statusV3ToB1, object: warningsV3ToB1},
-	{api.V1beta1, api.V1alpha3}:  {spec: specV3B1, status: statusB1ToV3, object: warningsB1ToV3},
-	{api.V1beta1, api.V1beta2}:   {spec: specB1ToB2, status: identityMapping.status},
-	{api.V1beta2, api.V1beta1}:   {spec: specB2ToB1, status: identityMapping.status},
+	{api.V1beta1, api.V1alpha3}:  {spec: specV3B1, status: statusV3B1, object: warningsB1ToV3},
+	{api.V1beta1, api.V1beta2}:   {spec: mapRequests(requestB1ToB2), status: identityMapping.status},
+	{api.V1beta2, api.V1beta1}:   {spec: mapRequests(requestB2ToB1), status: identityMapping.status},
 	{api.V1beta2, api.V1}:        identityMapping,
 	{api.V1, api.V1beta2}:        identityMapping,
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -260,12 +261,7 @@ func statusV2ToV3(in, targetSpec map[string]interface{}, r *lossReport) map[stri
 // anyStructured reports whether some handle has structuredData, which makes
 // the allocation structured for a 1.30 scheduler.
 func anyStructured(handles []interface{}) bool {
-	for _, h := range handles {
-		if asMap(h)["structuredData"] != nil {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(handles, func(h interface{}) bool { return asMap(h)["structuredData"] != nil })
 }
 
 // keepParameters returns a driver's class or claim parameters: the first
@@ -337,11 +333,7 @@ func outOfRange(v interface{}) bool {
 			}
 		}
 	case []interface{}:
-		for _, c := range v {
-			if outOfRange(c) {
-				return true
-			}
-		}
+		return slices.ContainsFunc(v, outOfRange)
 	case json.Number:
 		if _, err := strconv.ParseFloat(string(v), 64); err != nil {
 			return true
@@ -357,7 +349,7 @@ func outOfRange(v interface{}) bool {
 // decodeJSONText decodes data, one JSON value, with UseNumber. Nesting
 // deeper than maxDepth is an error, as is anything after the value.
 func decodeJSONText(data string, maxDepth int) (interface{}, error) {
-	if jsonDepthExceeds(data, maxDepth) {
+	if api.JSONNestsDeeper(data, maxDepth) {
 		return nil, fmt.Errorf("JSON nests more than %d arrays and objects", maxDepth)
 	}
 	dec := json.NewDecoder(strings.NewReader(data))
@@ -370,34 +362,6 @@ func decodeJSONText(data string, maxDepth int) (interface{}, error) {
 		return nil, errors.New("invalid JSON: data after the value")
 	}
 	return v, nil
-}
-
-// jsonDepthExceeds reports whether the JSON text data nests more than
-// maxDepth arrays and objects. Brackets inside strings do not count.
-func jsonDepthExceeds(data string, maxDepth int) bool {
-	depth := 0
-	inString := false
-	for i := 0; i < len(data); i++ {
-		c := data[i]
-		switch {
-		case inString:
-			switch c {
-			case '\\':
-				i++ // the escaped byte
-			case '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '[' || c == '{':
-			if depth++; depth > maxDepth {
-				return true
-			}
-		case c == ']' || c == '}':
-			depth--
-		}
-	}
-	return false
 }
 
 // MaxHandleDataDepth bounds the nesting of handle data that becomes a

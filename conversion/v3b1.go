@@ -76,7 +76,7 @@ func pickOpaque(config interface{}) {
 // consumer reads a result without it as not admin; in 1.31 the request's
 // value applied.
 func statusV3ToB1(in, targetSpec map[string]interface{}, _ *lossReport) map[string]interface{} {
-	out := statusV3B1(in)
+	out := statusV3B1(in, nil, nil)
 	admin := adminRequests(targetSpec)
 	for _, r := range asSlice(asMap(asMap(asMap(out["allocation"])["devices"]))["results"]) {
 		if result := asMap(r); result != nil && admin[asString(result["request"])] {
@@ -86,13 +86,9 @@ func statusV3ToB1(in, targetSpec map[string]interface{}, _ *lossReport) map[stri
 	return out
 }
 
-// statusB1ToV3 keeps the status fields both versions have.
-func statusB1ToV3(in, _ map[string]interface{}, _ *lossReport) map[string]interface{} {
-	return statusV3B1(in)
-}
-
-// statusV3B1 keeps the status fields both versions have.
-func statusV3B1(in map[string]interface{}) map[string]interface{} {
+// statusV3B1 keeps the status fields both versions have: the mapping from
+// v1beta1 to v1alpha3.
+func statusV3B1(in, _ map[string]interface{}, _ *lossReport) map[string]interface{} {
 	out := map[string]interface{}{}
 	copyKeys(out, in, "reservedFor")
 	a, ok := in["allocation"]

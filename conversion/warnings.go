@@ -1,6 +1,9 @@
 package conversion
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Warning says that a conversion kept a field only in a restore annotation
 // (or in a claimbridge-specific shape) although the consumers of the target
@@ -119,10 +122,8 @@ func (r *lossReport) lose(path, format string, args ...interface{}) {
 	case path != "":
 		p += "." + path
 	}
-	for _, l := range *r.losses {
-		if l.path == p {
-			return // one warning per object and field
-		}
+	if slices.ContainsFunc(*r.losses, func(l loss) bool { return l.path == p }) {
+		return // one warning per object and field
 	}
 	*r.losses = append(*r.losses, loss{path: p, message: fmt.Sprintf(format, args...)})
 }

@@ -126,12 +126,10 @@ func storedDefaults(obj map[string]interface{}, ops []conversion.PatchOperation)
 func hasRestoreAnnotation(obj map[string]interface{}, versions []string) bool {
 	meta, _ := obj["metadata"].(map[string]interface{})
 	ann, _ := meta["annotations"].(map[string]interface{})
-	for _, v := range versions {
-		if _, ok := ann[api.RestoreAnnotation(v)]; ok {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(versions, func(v string) bool {
+		_, ok := ann[api.RestoreAnnotation(v)]
+		return ok
+	})
 }
 
 // managedFields is the operation that gives an update old's managedFields
@@ -181,7 +179,7 @@ func entriesWithoutTime(fields []interface{}) []string {
 }
 
 func withoutManagedFields(obj map[string]interface{}) map[string]interface{} {
-	out := withoutKey(obj, "")
+	out := maps.Clone(obj)
 	if meta, ok := obj["metadata"].(map[string]interface{}); ok {
 		out["metadata"] = withoutKey(meta, "managedFields")
 	}
@@ -190,12 +188,8 @@ func withoutManagedFields(obj map[string]interface{}) map[string]interface{} {
 
 // withoutKey is a shallow copy of m without key.
 func withoutKey(m map[string]interface{}, key string) map[string]interface{} {
-	out := make(map[string]interface{}, len(m))
-	for k, v := range m {
-		if k != key {
-			out[k] = v
-		}
-	}
+	out := maps.Clone(m)
+	delete(out, key)
 	return out
 }
 

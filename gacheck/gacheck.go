@@ -9,6 +9,7 @@ package gacheck
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	resourcev1 "k8s.io/api/resource/v1"
@@ -26,15 +27,10 @@ import (
 // or v1 claim or template, or "" when obj is not one.
 func Version(obj map[string]interface{}) (version, kind string) {
 	group, version, kind, err := conversion.Identify(obj)
-	if err != nil || group != api.UpstreamGroup || (kind != api.KindClaim && kind != api.KindTemplate) {
+	if err != nil || group != api.UpstreamGroup || !api.IsKind(kind) || !slices.Contains(api.UpstreamOnlyVersions, version) {
 		return "", ""
 	}
-	for _, v := range api.UpstreamOnlyVersions {
-		if v == version {
-			return version, kind
-		}
-	}
-	return "", ""
+	return version, kind
 }
 
 // Check checks a claim, template or DeviceClass of upstream's v1beta1,

@@ -118,7 +118,7 @@ const (
 	itemIndent = "        "
 )
 
-// writeTo writes the objects added: what encoding them together, as one
+// Flush writes the objects added: what encoding them together, as one
 // YAML stream or with one json.Encoder (four-space indentation, no HTML
 // escaping) and escapeJSONControls, wrote.
 func (w *Writer) Flush(out io.Writer) error {
@@ -173,6 +173,8 @@ func readsBack(obj map[string]interface{}, data []byte) error {
 	return sameTree(want, got, "")
 }
 
+// jsonTree decodes data, one JSON value, with json.Number numbers; err, the
+// error of what made data, is returned as it is.
 func jsonTree(data []byte, err error) (interface{}, error) {
 	if err != nil {
 		return nil, err
@@ -321,22 +323,16 @@ func (w *ListWriter) Flush(out io.Writer) error {
 // inside strings, where the escape means the same character, so the output
 // stays the same JSON.
 func escapeJSONControls(data []byte) []byte {
-	i := 0
-	for i < len(data) {
-		r, size := utf8.DecodeRune(data[i:])
-		if r >= 0x7f && r <= 0x9f {
-			break
-		}
-		i += size
-	}
-	if i == len(data) {
+	isControl := func(r rune) bool { return r >= 0x7f && r <= 0x9f }
+	i := bytes.IndexFunc(data, isControl)
+	if i < 0 {
 		return data
 	}
 	out := make([]byte, 0, len(data)+16)
 	out = append(out, data[:i]...)
 	for i < len(data) {
 		r, size := utf8.DecodeRune(data[i:])
-		if r >= 0x7f && r <= 0x9f {
+		if isControl(r) {
 			out = append(out, fmt.Sprintf(`\u%04x`, r)...)
 		} else {
 			out = append(out, data[i:i+size]...)

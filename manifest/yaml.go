@@ -2,7 +2,6 @@ package manifest
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -55,11 +54,7 @@ func decodeYAML(data []byte) (interface{}, error) {
 	if len(j) == 0 || bytes.Equal(j, []byte("null")) {
 		return nil, nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(j))
-	dec.UseNumber()
-	var v interface{}
-	err = dec.Decode(&v)
-	return v, err
+	return jsonTree(j, nil)
 }
 
 // yamlLine matches the line numbers in the YAML parser's errors: "yaml:

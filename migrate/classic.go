@@ -10,15 +10,16 @@ import (
 // that its devices came from a classic DRA driver, which the target's
 // scheduler no longer uses: it allocates from ResourceSlices, which a classic
 // driver does not publish. Empty when the input does not show a classic
-// allocation, a classic class or a 1.26 claim.
+// allocation, a classic class or a 1.26 claim, and for a target before 1.31.
 func classicWarning(obj map[string]interface{}, from, kind, to string, idx *Index) string {
 	return classicWarningOf(obj, from, kind, to, idx, true)
 }
 
 // classicWarningOf is classicWarning; with unsure, also for a v1alpha2
-// claim or template that may be classic (maybeClassic), saying so.
+// claim or template that may be classic (maybeClassic), saying so. Without
+// idx, it judges obj alone, without its class.
 func classicWarningOf(obj map[string]interface{}, from, kind, to string, idx *Index, unsure bool) string {
-	if from != api.V1alpha1 && from != api.V1alpha2 {
+	if from != api.V1alpha1 && from != api.V1alpha2 || api.VersionIndex(to) < api.VersionIndex(api.V1alpha3) {
 		return ""
 	}
 	driver, classic := classicDriver(obj, from, kind, idx)
@@ -70,16 +71,6 @@ func maybeClassic(obj map[string]interface{}, from, kind string, idx *Index) boo
 		return false // classicDriver told a classic allocation; this one is structured
 	}
 	return true
-}
-
-// classicWarningFor is classicWarning for obj alone, without its class: empty
-// when to is v1alpha1 or v1alpha2, or obj does not show it is classic.
-func classicWarningFor(obj map[string]interface{}, from, kind string, target Target) string {
-	to := target.Version
-	if !target.Devices {
-		return ""
-	}
-	return classicWarningOf(obj, from, kind, to, nil, false)
 }
 
 // classicDriver reports whether obj's devices come from a classic driver,

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sort"
 	"strconv"
 
 	"github.com/claimbridge/claimbridge/api"
@@ -66,17 +65,8 @@ func migrateDeviceClass(obj map[string]interface{}, target Target, opts Options)
 	}
 	delete(out, "status")
 	spec, _ := out["spec"].(map[string]interface{})
-	kept := map[string]bool{"selectors": true, "config": true}
-	for _, f := range deviceClassFields[to] {
-		kept[f] = true
-	}
-	fields := make([]string, 0, len(spec))
-	for f := range spec {
-		fields = append(fields, f)
-	}
-	sort.Strings(fields)
-	for _, f := range fields {
-		if kept[f] {
+	for _, f := range slices.Sorted(maps.Keys(spec)) {
+		if f == "selectors" || f == "config" || slices.Contains(deviceClassFields[to], f) {
 			continue
 		}
 		delete(spec, f)
@@ -91,7 +81,7 @@ func migrateDeviceClass(obj map[string]interface{}, target Target, opts Options)
 // checkDeviceClass refuses a migrated DeviceClass that a 1.32+ apiserver
 // would reject for the limits 1.32 added; nil for other targets and objects.
 func checkDeviceClass(out map[string]interface{}, target Target) error {
-	if !isDeviceClass(out) || !slices.Contains(api.UpstreamOnlyVersions, target.Version) {
+	if !isDeviceClass(out) || !isGA(target.Version) {
 		return nil
 	}
 	if errs := gacheck.DeviceClassErrors(out, target.Minor); len(errs) > 0 {

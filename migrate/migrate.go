@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sort"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -82,7 +81,7 @@ func migrateObject(obj map[string]interface{}, target Target, opts Options) (map
 	// 1.30 parameters are translated into the 1.31 (v1alpha3) requests;
 	// for a GA target the translated object is converted on from there.
 	via := to
-	if ga && chainIndex(from) <= chainIndex(api.V1alpha3) {
+	if ga && api.VersionIndex(from) <= api.VersionIndex(api.V1alpha3) {
 		via = api.V1alpha3
 	}
 	// Convert without the client annotations dropped anyway: the restore data
@@ -124,10 +123,8 @@ func migrateObject(obj map[string]interface{}, target Target, opts Options) (map
 		}
 	}
 	r.Warnings = append(conversionWarnings(ws, kind, translated, obj, to), r.Warnings...)
-	if target.Devices {
-		if w := classicWarning(obj, from, kind, to, opts.Parameters); w != "" {
-			r.Warnings = append(r.Warnings, w)
-		}
+	if w := classicWarning(obj, from, kind, to, opts.Parameters); w != "" {
+		r.Warnings = append(r.Warnings, w)
 	}
 	if via != to {
 		if out, ws, err = conversion.ConvertWithWarnings(out, to); err != nil {
@@ -140,7 +137,7 @@ func migrateObject(obj map[string]interface{}, target Target, opts Options) (map
 	}
 	if ga {
 		errs, warnings := gacheck.Check(out, target.Minor, kind)
-		if chainIndex(from) > chainIndex(api.V1alpha3) {
+		if api.VersionIndex(from) > api.VersionIndex(api.V1alpha3) {
 			// The v1alpha3→v1beta1 step, which warns about the same, did not run.
 			r.Warnings = append(r.Warnings, warnings...)
 		}
@@ -285,8 +282,6 @@ func conversionWarnings(ws []conversion.Warning, kind string, translated bool, i
 // isGA reports whether version is one of upstream's v1beta1, v1beta2 and v1.
 func isGA(version string) bool { return slices.Contains(api.UpstreamOnlyVersions, version) }
 
-func chainIndex(version string) int { return slices.Index(api.ConversionVersions, version) }
-
 // dropAnnotations removes the restore annotations, reporting their spec
 // fields as lost, and the stale client annotations. Only those the input had
 // are reported as dropped; conversion added the others. A lost line names the
@@ -294,12 +289,7 @@ func chainIndex(version string) int { return slices.Index(api.ConversionVersions
 func dropAnnotations(obj, input map[string]interface{}, to string, covered map[string]bool, r *changes) {
 	meta, _ := obj["metadata"].(map[string]interface{})
 	ann, _ := meta["annotations"].(map[string]interface{})
-	keys := make([]string, 0, len(ann))
-	for k := range ann {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(ann)) {
 		version, restore := strings.CutPrefix(k, api.RestoreAnnotationPrefix)
 		if !restore && !slices.Contains(clientStale, k) {
 			continue

@@ -3,6 +3,7 @@ package migrate
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/claimbridge/claimbridge/api"
@@ -41,7 +42,7 @@ type generatedKey struct {
 // Add records obj when it is one of the 1.30 parameter kinds and reports
 // whether it was; a 1.26 ResourceClass is recorded for classicDriver only.
 func (x *Index) Add(obj map[string]interface{}) bool {
-	if isClass26(obj) {
+	if obj["apiVersion"] == api.UpstreamGroup+"/"+api.V1alpha1 && obj["kind"] == kindClass {
 		firstAt(&x.classes1, str(metaOf(obj), "name"), len(x.classes26))
 		x.classes26 = append(x.classes26, obj) // for classicDriver only
 		return false
@@ -62,10 +63,6 @@ func (x *Index) Add(obj map[string]interface{}) bool {
 	}
 	x.objects = append(x.objects, obj)
 	return true
-}
-
-func isClass26(obj map[string]interface{}) bool {
-	return obj["apiVersion"] == api.UpstreamGroup+"/"+api.V1alpha1 && obj["kind"] == kindClass
 }
 
 // firstAt records at under key in *m unless a position is recorded there.
@@ -272,14 +269,9 @@ func translateParameters(src map[string]interface{}, from, kind string, out map[
 		r.Warnings = append(r.Warnings, specPath+".parametersRef: the parameters ask for no translatable device: "+lost)
 		return true
 	}
-	if classDriver != "" {
-		for _, q := range reqs {
-			if q.driver != classDriver {
-				r.Warnings = append(r.Warnings, fmt.Sprintf("%s.parametersRef (ResourceClaimParameters %s/%s): devices of driver %s, requested through class %s, whose DeviceClass selects the devices of driver %s only: a 1.31+ scheduler can never allocate that request, and the pods stay pending; create a DeviceClass for driver %s's devices and name it in the request",
-					specPath, ns, str(metaOf(params), "name"), q.driver, className, classDriver, q.driver))
-				break
-			}
-		}
+	if i := slices.IndexFunc(reqs, func(q request) bool { return q.driver != classDriver }); classDriver != "" && i >= 0 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%s.parametersRef (ResourceClaimParameters %s/%s): devices of driver %s, requested through class %s, whose DeviceClass selects the devices of driver %s only: a 1.31+ scheduler can never allocate that request, and the pods stay pending; create a DeviceClass for driver %s's devices and name it in the request",
+			specPath, ns, str(metaOf(params), "name"), reqs[i].driver, className, classDriver, reqs[i].driver))
 	}
 	names := requestNames(len(reqs))
 	devices := map[string]interface{}{"requests": buildRequests(reqs, names, className, filters)}

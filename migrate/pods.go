@@ -2,8 +2,9 @@ package migrate
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/claimbridge/claimbridge/api"
@@ -73,19 +74,28 @@ func rewritePodSpec(spec map[string]interface{}, prefix string, target Target, r
 		}
 	}
 	if !target.Devices {
-		for _, containers := range []string{"initContainers", "containers"} {
-			list, _ := spec[containers].([]interface{})
-			for i, c := range list {
-				container, _ := c.(map[string]interface{})
-				resources, _ := container["resources"].(map[string]interface{})
-				refs, _ := resources["claims"].([]interface{})
-				for j, ref := range refs {
-					m, _ := ref.(map[string]interface{})
-					if _, set := m["request"]; set {
-						delete(m, "request")
-						r.Lost = append(r.Lost, fmt.Sprintf("%s%s[%d].resources.claims[%d].request: Kubernetes %s gives a container the whole claim", prefix, containers, i, j, target.Releases))
-					}
-				}
+		containerClaims(spec, prefix, func(path string, ref interface{}) {
+			m, _ := ref.(map[string]interface{})
+			if _, set := m["request"]; set {
+				delete(m, "request")
+				r.Lost = append(r.Lost, fmt.Sprintf("%s.request: Kubernetes %s gives a container the whole claim", path, target.Releases))
+			}
+		})
+	}
+}
+
+// containerClaims calls f with each entry of the containers' and init
+// containers' resources.claims in spec, a pod spec at prefix in its object,
+// and the entry's path.
+func containerClaims(spec map[string]interface{}, prefix string, f func(path string, ref interface{})) {
+	for _, containers := range []string{"initContainers", "containers"} {
+		list, _ := spec[containers].([]interface{})
+		for i, c := range list {
+			container, _ := c.(map[string]interface{})
+			resources, _ := container["resources"].(map[string]interface{})
+			refs, _ := resources["claims"].([]interface{})
+			for j, ref := range refs {
+				f(fmt.Sprintf("%s%s[%d].resources.claims[%d]", prefix, containers, i, j), ref)
 			}
 		}
 	}
@@ -115,20 +125,12 @@ func migrateWorkload(obj map[string]interface{}, target Target, opts Options) (m
 func claimRefErrors(obj map[string]interface{}) []string {
 	var errs []string
 	for _, ps := range podSpecsOf(obj) {
-		for _, containers := range []string{"initContainers", "containers"} {
-			list, _ := ps.spec[containers].([]interface{})
-			for i, c := range list {
-				container, _ := c.(map[string]interface{})
-				resources, _ := container["resources"].(map[string]interface{})
-				refs, _ := resources["claims"].([]interface{})
-				for j, ref := range refs {
-					if _, ok := ref.(map[string]interface{}); !ok {
-						errs = append(errs, fmt.Sprintf("%s%s[%d].resources.claims[%d]: %s, where every release reads an object with a name (- name: <the pod's resourceClaims entry>)",
-							ps.prefix, containers, i, j, conversion.JSONType(ref)))
-					}
-				}
+		containerClaims(ps.spec, ps.prefix, func(path string, ref interface{}) {
+			if _, ok := ref.(map[string]interface{}); !ok {
+				errs = append(errs, fmt.Sprintf("%s: %s, where every release reads an object with a name (- name: <the pod's resourceClaims entry>)",
+					path, conversion.JSONType(ref)))
 			}
-		}
+		})
 	}
 	return errs
 }
@@ -145,12 +147,10 @@ func isWorkload(obj map[string]interface{}) bool {
 // UsesClaims reports whether obj, a Pod or workload, has a pod spec with
 // resourceClaims: claimbridge export reads only those.
 func UsesClaims(obj map[string]interface{}) bool {
-	for _, ps := range podSpecsOf(obj) {
-		if claims, _ := ps.spec["resourceClaims"].([]interface{}); len(claims) > 0 {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(podSpecsOf(obj), func(ps podSpecAt) bool {
+		claims, _ := ps.spec["resourceClaims"].([]interface{})
+		return len(claims) > 0
+	})
 }
 
 // podSpecAt is a pod spec and its path in its object, ending in ".".
@@ -185,12 +185,7 @@ func podSpecsOf(obj map[string]interface{}) []podSpecAt {
 				}
 				return
 			}
-			keys := make([]string, 0, len(v))
-			for k := range v {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
+			for _, k := range slices.Sorted(maps.Keys(v)) {
 				if path == "" && (k == "metadata" || k == "status") {
 					continue
 				}

@@ -158,7 +158,7 @@ func passThrough(obj map[string]interface{}, target Target, why error) report.Ve
 	}
 	if group == api.UpstreamGroup {
 		errs := nameErrors(obj)
-		if isDeviceClass(obj) && slices.Contains(api.UpstreamOnlyVersions, version) {
+		if isDeviceClass(obj) && isGA(version) {
 			release := target.Minor
 			if version != target.Version {
 				release = gacheck.DefaultRelease(version)
@@ -220,13 +220,12 @@ func workload(obj map[string]interface{}, target Target) report.Verdict {
 // only in a restore annotation, so the converted object does not ask for
 // them (a 1.31 body labelled v1alpha2 becomes a claim without requests).
 func unknownFieldWarnings(obj map[string]interface{}, group, from, kind, to string) ([]conversion.Warning, error) {
-	alpha := func(v string) bool { return slices.Contains(api.ServedVersions, v) }
-	if from == to || !alpha(from) && !alpha(to) {
+	if from == to || !api.IsServed(from) && !api.IsServed(to) {
 		return nil, nil // between GA versions such fields are carried as they are
 	}
 	// From a GA version they are carried to v1beta1, whose annotation keeps them.
 	kept := from
-	if !alpha(from) {
+	if !api.IsServed(from) {
 		kept = api.V1beta1
 	}
 	objects, prefix := []map[string]interface{}{obj}, func(int) string { return "" }
@@ -277,7 +276,7 @@ func targetWarnings(in, out map[string]interface{}, group, from, kind string, ta
 	var ws []conversion.Warning
 	for i := range items {
 		w := conversion.Warning{Kind: itemKind, Object: api.Ref(outItems[i]), From: from, To: target.Version}
-		if c := classicWarningFor(items[i], from, itemKind, target); c != "" {
+		if c := classicWarningOf(items[i], from, itemKind, target.Version, nil, false); c != "" {
 			w.Path, w.Message, _ = strings.Cut(c, ": ")
 			w.Path = prefix(i) + w.Path
 			ws = append(ws, w)

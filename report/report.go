@@ -122,14 +122,9 @@ func (r *Report) Merge(rs ...*Report) {
 	}
 }
 
-// errors and warnings count the findings of each severity.
-func (r *Report) count(severity string) (n int) {
-	for _, f := range r.findings {
-		if f.Severity == severity {
-			n++
-		}
-	}
-	return n
+// has reports whether a finding has severity.
+func (r *Report) has(severity string) bool {
+	return slices.ContainsFunc(r.findings, func(f finding) bool { return f.Severity == severity })
 }
 
 // Unusable reports whether input could not be used: an object whose known
@@ -141,7 +136,7 @@ func (r *Report) Unusable() bool {
 // Rejected reports whether the target rejects an object (an error), or,
 // with --strict, reads one differently (a warning).
 func (r *Report) Rejected() bool {
-	return r.count(Error) > 0 || r.Strict && r.count(Warning) > 0
+	return r.has(Error) || r.Strict && r.has(Warning)
 }
 
 // Refused counts the objects refused.

@@ -103,7 +103,10 @@ func (o *Options) byFlag(err error, c selfmanaged.Config) []error {
 // rotatorConfig is the rotator configuration of the flags, not validated.
 func (o *Options) rotatorConfig() selfmanaged.Config {
 	c := selfmanaged.Config{ServerCertDuration: o.CertDuration, LookaheadInterval: o.CertRenewBefore}
-	c.Namespace, c.SecretName = splitNamespacedName(o.CertSecret, os.Getenv("POD_NAMESPACE"))
+	c.Namespace, c.SecretName = os.Getenv("POD_NAMESPACE"), o.CertSecret
+	if ns, name, ok := strings.Cut(o.CertSecret, "/"); ok {
+		c.Namespace, c.SecretName = ns, name
+	}
 	c.CertDir = o.CertDir
 	c.DNSNames = o.DNSNames
 	// An empty --cert-inject-crd= names no CRD, so that the CA can go to
@@ -114,22 +117,10 @@ func (o *Options) rotatorConfig() selfmanaged.Config {
 	return c
 }
 
-func splitNamespacedName(s, defaultNamespace string) (namespace, name string) {
-	if ns, name, ok := strings.Cut(s, "/"); ok {
-		return ns, name
-	}
-	return defaultNamespace, s
-}
-
 // metricsSecure reports whether /metrics is served behind authentication:
 // --metrics-secure with a metrics listener.
 func (o *Options) metricsSecure() bool {
 	return o.MetricsSecure && enabled(o.MetricsBindAddress) != ""
-}
-
-// needsAPI reports whether the options call the Kubernetes API.
-func (o *Options) needsAPI() bool {
-	return o.CertMode == CertModeSelfManaged || o.metricsSecure()
 }
 
 // restConfig is the Kubernetes API's configuration: --kubeconfig's file when
@@ -165,10 +156,11 @@ func (o *Options) errNoAPI(err error) error {
 // runWithOps runs the webhook server of cfg with the certificate and metrics
 // modes of o. Self-managed, the server starts only once the certificate is
 // in --cert-dir and the CA is injected, so /readyz never passes before.
-// restConfig nil means the usual lookup, done only when o needs the API.
+// restConfig nil means the usual lookup, done only when o needs the API:
+// self-managed, or with secure metrics.
 func runWithOps(ctx context.Context, cfg webhook.Config, o *Options, restConfig *rest.Config) error {
 	log := ctrl.LoggerFrom(ctx)
-	if restConfig == nil && o.needsAPI() {
+	if restConfig == nil && (o.CertMode == CertModeSelfManaged || o.metricsSecure()) {
 		var err error
 		if restConfig, err = o.restConfig(); err != nil {
 			return &ConfigError{o.errNoAPI(err)}

@@ -99,16 +99,13 @@ func collapseIndexedWarnings(warnings []string) []string {
 func collapsed(members []string) string {
 	first := members[0]
 	spans := listIndex.FindAllStringIndex(first, -1)
-	same := make([]bool, len(spans))
-	for i := range spans {
-		same[i] = true
-	}
+	differs := make([]bool, len(spans))
 	distinct := map[string]bool{}
 	for _, m := range members {
 		distinct[m] = true
 		for i, idx := range listIndex.FindAllString(m, -1) {
 			if i < len(spans) && idx != first[spans[i][0]:spans[i][1]] {
-				same[i] = false
+				differs[i] = true
 			}
 		}
 	}
@@ -116,13 +113,13 @@ func collapsed(members []string) string {
 	last, star := 0, -1
 	for i, sp := range spans {
 		b.WriteString(first[last:sp[0]])
-		if same[i] {
-			b.WriteString(first[sp[0]:sp[1]])
-		} else {
+		if differs[i] {
 			if star < 0 {
 				star = b.Len()
 			}
 			b.WriteString("[*]")
+		} else {
+			b.WriteString(first[sp[0]:sp[1]])
 		}
 		last = sp[1]
 	}

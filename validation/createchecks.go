@@ -3,6 +3,7 @@ package validation
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -111,11 +112,7 @@ func withoutRestoreAnnotations(obj map[string]interface{}) (map[string]interface
 	}
 	out := api.DeepCopyJSON(obj)
 	outAnn := out["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})
-	for k := range outAnn {
-		if strings.HasPrefix(k, api.RestoreAnnotationPrefix) {
-			delete(outAnn, k)
-		}
-	}
+	maps.DeleteFunc(outAnn, func(k string, _ interface{}) bool { return strings.HasPrefix(k, api.RestoreAnnotationPrefix) })
 	return out, true
 }
 

@@ -192,21 +192,11 @@ func allocationChanged(newParts, oldParts comparedParts) bool {
 
 // alreadyReported: same type, path and detail (the value may differ between views).
 func alreadyReported(e *field.Error, errs field.ErrorList) bool {
-	for _, r := range errs {
-		if r.Type == e.Type && r.Field == e.Field && r.Detail == e.Detail {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(errs, func(r *field.Error) bool { return r.Type == e.Type && r.Field == e.Field && r.Detail == e.Detail })
 }
 
 func reportedAt(errType field.ErrorType, path string, errs field.ErrorList) bool {
-	for _, r := range errs {
-		if r.Type == errType && r.Field == path {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(errs, func(r *field.Error) bool { return r.Type == errType && r.Field == path })
 }
 
 // restoreAnnotationsHint ends a main update's cross-version findings when its

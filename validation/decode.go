@@ -38,9 +38,6 @@ func decode(obj map[string]interface{}, into interface{}, strict bool) (field.Er
 // (spec.devices.requests[1].count must be a number, not a string); err
 // itself when neither check finds the place.
 func decodeError(obj map[string]interface{}, into interface{}, err error) error {
-	if err == nil {
-		return nil
-	}
 	var malformed *conversion.MalformedError
 	if shapeErr := conversion.CheckShape(obj); errors.As(shapeErr, &malformed) {
 		return fmt.Errorf("decoding object: %s", malformed.Field())

@@ -2,6 +2,7 @@ package validation
 
 import (
 	"fmt"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -38,14 +39,7 @@ func nestsDeeper(v interface{}, maxDepth int) bool {
 			}
 		}
 	case []interface{}:
-		if maxDepth <= 0 {
-			return true
-		}
-		for _, e := range v {
-			if nestsDeeper(e, maxDepth-1) {
-				return true
-			}
-		}
+		return maxDepth <= 0 || slices.ContainsFunc(v, func(e interface{}) bool { return nestsDeeper(e, maxDepth-1) })
 	}
 	return false
 }

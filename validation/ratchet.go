@@ -22,14 +22,9 @@ func withoutUnchangedAllocationErrors(errs field.ErrorList, newObj, oldObj map[s
 		return errs
 	}
 	noDriver := statusField(newObj, "allocation") != nil && noString(statusField(newObj, "driverName")) && noString(statusField(oldObj, "driverName"))
-	out := errs[:0:0]
-	for _, e := range errs {
-		if inside(e.Field, "status.allocation") || noDriver && e.Field == "status.driverName" && e.Type == field.ErrorTypeRequired {
-			continue
-		}
-		out = append(out, e)
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(errs), func(e *field.Error) bool {
+		return inside(e.Field, "status.allocation") || noDriver && e.Field == "status.driverName" && e.Type == field.ErrorTypeRequired
+	})
 }
 
 // sameTemplateMetadata reports whether a template update leaves its

@@ -426,15 +426,13 @@ func storageWarnings(t objectType, subResource string, newObj, oldObj map[string
 	if oldObj != nil {
 		had, _ = lossesInStorage(oldObj, subResource)
 	}
+	known := append(had, reported...)
 	var out []string
-next:
 	for _, w := range ws {
-		for _, r := range append(had, reported...) {
-			if r == w || strings.HasPrefix(r, strings.SplitN(w, ": ", 2)[0]+":") {
-				continue next
-			}
+		path := strings.SplitN(w, ": ", 2)[0] + ":"
+		if !slices.ContainsFunc(known, func(r string) bool { return r == w || strings.HasPrefix(r, path) }) {
+			out = append(out, StorageWarningPrefix+w)
 		}
-		out = append(out, StorageWarningPrefix+w)
 	}
 	return out
 }

@@ -13,6 +13,8 @@ import (
 
 	"github.com/go-logr/logr"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // RetryAfterSeconds is the Retry-After of a shed review.
@@ -150,27 +152,10 @@ func convertedDepth(maxDepth int) int {
 }
 
 // checkDepth fails, before any decoder runs, once data nests deeper than
-// maxDepth (0: no limit). Malformed JSON is left to the decoder.
+// maxDepth (0: no limit).
 func checkDepth(data []byte, maxDepth int) error {
-	if maxDepth <= 0 {
-		return nil
-	}
-	depth, inString, escaped := 0, false, false
-	for _, c := range data {
-		switch {
-		case inString && escaped:
-			escaped = false
-		case inString:
-			escaped, inString = c == '\\', c != '"'
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
-			if depth++; depth > maxDepth {
-				return fmt.Errorf("JSON nesting exceeds the maximum depth of %d", maxDepth)
-			}
-		case c == '}' || c == ']':
-			depth--
-		}
+	if maxDepth > 0 && api.JSONNestsDeeper(data, maxDepth) {
+		return fmt.Errorf("JSON nesting exceeds the maximum depth of %d", maxDepth)
 	}
 	return nil
 }

@@ -130,27 +130,28 @@ func (l reloadListener) warn() {
 	}
 }
 
-// GenerateCertificates returns a new self-signed CA and a serving
+// WriteCertificates generates a new self-signed CA and a serving
 // certificate it signed for localhost, 127.0.0.1, ::1 and dnsNames, valid
-// one year, in PEM; certPEM holds the leaf, then the CA. The keys are ECDSA
-// P-256, as in config/ and the chart.
-func GenerateCertificates(dnsNames []string) (caPEM, certPEM, keyPEM []byte, err error) {
+// one year, into dir as ca.crt, tls.crt (the leaf, then the CA) and
+// tls.key, the key before its certificate, and returns the CA in PEM, the
+// caBundle. The keys are ECDSA P-256, as in config/ and the chart.
+func WriteCertificates(dir string, dnsNames []string) ([]byte, error) {
 	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	now := time.Now()
 	ca, err := certutil.NewSelfSignedCACert(certutil.Config{CommonName: fmt.Sprintf("claimbridge-ca@%d", now.Unix()), NotBefore: now.Add(-time.Hour)}, caKey)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("signing the CA: %w", err)
+		return nil, fmt.Errorf("signing the CA: %w", err)
 	}
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	serial, err := rand.Int(rand.Reader, big.NewInt(math.MaxInt64))
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	der, err := x509.CreateCertificate(rand.Reader, &x509.Certificate{
 		SerialNumber:          serial.Add(serial, big.NewInt(1)),
@@ -164,19 +165,11 @@ func GenerateCertificates(dnsNames []string) (caPEM, certPEM, keyPEM []byte, err
 		IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
 	}, ca, &key.PublicKey, caKey)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("signing the serving certificate: %w", err)
+		return nil, fmt.Errorf("signing the serving certificate: %w", err)
 	}
-	caPEM = pem.EncodeToMemory(&pem.Block{Type: certutil.CertificateBlockType, Bytes: ca.Raw})
-	certPEM = append(pem.EncodeToMemory(&pem.Block{Type: certutil.CertificateBlockType, Bytes: der}), caPEM...)
-	keyPEM, err = keyutil.MarshalPrivateKeyToPEM(key)
-	return caPEM, certPEM, keyPEM, err
-}
-
-// WriteCertificates generates a CA and a serving certificate into dir as
-// ca.crt, tls.crt and tls.key, the key before its certificate, and returns
-// the CA in PEM, the caBundle.
-func WriteCertificates(dir string, dnsNames []string) ([]byte, error) {
-	caPEM, certPEM, keyPEM, err := GenerateCertificates(dnsNames)
+	caPEM := pem.EncodeToMemory(&pem.Block{Type: certutil.CertificateBlockType, Bytes: ca.Raw})
+	certPEM := append(pem.EncodeToMemory(&pem.Block{Type: certutil.CertificateBlockType, Bytes: der}), caPEM...)
+	keyPEM, err := keyutil.MarshalPrivateKeyToPEM(key)
 	if err != nil {
 		return nil, err
 	}

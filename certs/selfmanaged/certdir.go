@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -92,10 +93,8 @@ func (w *certDirWriter) Reconcile(ctx context.Context, _ reconcile.Request) (rec
 		// Against the resourceVersion read, as below.
 		return reconcile.Result{}, w.writer.Update(ctx, &s)
 	}
-	for _, name := range certDirFiles {
-		if len(s.Data[name]) == 0 {
-			return reconcile.Result{}, nil
-		}
+	if slices.ContainsFunc(certDirFiles, func(name string) bool { return len(s.Data[name]) == 0 }) {
+		return reconcile.Result{}, nil
 	}
 	if err := writeCertDir(w.dir, s.Data); err != nil {
 		return reconcile.Result{}, err
