@@ -33,7 +33,7 @@ func checkAppendJSON(t *testing.T, v interface{}) {
 func TestAppendJSON(t *testing.T) {
 	for _, v := range []interface{}{
 		nil, true, false, "", "plain", "a\"b", `back\slash`, "<&>", "tab\tnl\n", "\x7f", "é", "\u2028", "\xff",
-		int64(-3), int64(math.MaxInt64), 1.5, -0.0, 1e21, 1e-7, float64(3), math.NaN(), 7, int32(2),
+		int64(-3), int64(math.MaxInt64), 1.5, math.Copysign(0, -1), 1e21, 1e-7, float64(3), math.NaN(), 7, int32(2),
 		json.Number("12"), json.Number("-0.5e+3"), json.Number(""), json.Number("01"), json.Number("1."), json.Number("x"),
 		map[string]interface{}(nil), []interface{}(nil), map[string]interface{}{}, []interface{}{},
 		map[string]interface{}{"b": int64(1), "a": []interface{}{"x", nil, map[string]interface{}{"é": json.Number("2")}}, "<": true},
