@@ -1,6 +1,8 @@
 package validation
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -138,4 +140,43 @@ func withStatus(o map[string]interface{}, s interface{}) map[string]interface{} 
 		out["status"] = s
 	}
 	return out
+}
+
+// FuzzSkipRepeatedViews: for any new and old status of the v1alpha3 test
+// claim, deleted or not, Validate's shortcut gives the full check's findings.
+func FuzzSkipRepeatedViews(f *testing.F) {
+	data, err := os.ReadFile(filepath.Join("..", "webhook", "testdata", "claim-v1alpha3.json"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	base := obj(f, string(data))
+	status, err := json.Marshal(base["status"])
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(status, []byte(`{}`), false)
+	f.Add([]byte(`{"reservedFor":[{"resource":"pods","name":"a","uid":"1"}]}`), status, true)
+	f.Add([]byte(`null`), status, false)
+	tp := objectType{group: api.Group, version: api.V1alpha3, kind: api.KindClaim}
+	f.Fuzz(func(t *testing.T, newStatus, oldStatus []byte, deleted bool) {
+		var n, o interface{}
+		dec := func(data []byte, v *interface{}) bool {
+			d := json.NewDecoder(bytes.NewReader(data))
+			d.UseNumber()
+			return d.Decode(v) == nil
+		}
+		if !dec(newStatus, &n) || !dec(oldStatus, &o) {
+			return
+		}
+		newObj, oldObj := withStatus(base, n), withStatus(base, o)
+		if deleted {
+			oldObj["metadata"].(map[string]interface{})["deletionTimestamp"] = "2024-10-01T00:00:00Z"
+		}
+		fastErrs, fastWarnings, fastErr := validateStatusUpdate(tp, newObj, oldObj, true)
+		errs, warnings, err := validateStatusUpdate(tp, newObj, oldObj, false)
+		if diff := cmp.Diff(errs, fastErrs); diff != "" || !slices.Equal(warnings, fastWarnings) || (err == nil) != (fastErr == nil) {
+			t.Errorf("status %s over %s: the shortcut differs (-full +shortcut):\n%s\nwarnings %q, %q; errors %v, %v",
+				newStatus, oldStatus, diff, warnings, fastWarnings, err, fastErr)
+		}
+	})
 }
