@@ -26,6 +26,10 @@ const (
 	UpstreamGroup = "resource.k8s.io"
 )
 
+// ExactRequestFields are the fields of a v1alpha3 or v1beta1 device request
+// that v1beta2 and v1 hold under exactly.
+var ExactRequestFields = []string{"deviceClassName", "selectors", "allocationMode", "count", "adminAccess", "tolerations", "capacity", "derivedAttributes"}
+
 // Versions.
 const (
 	V1alpha1 = "v1alpha1" // Kubernetes 1.26

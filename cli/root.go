@@ -61,11 +61,13 @@ type streams struct {
 func NewRootCommand(s streams) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "claimbridge",
-		Short: "Serve, convert and validate the three shapes of the DRA ResourceClaim",
-		Long: `claimbridge serves the v1alpha1 (Kubernetes 1.26), v1alpha2 (1.27–1.30) and
-v1alpha3 (1.31) shapes of the Dynamic Resource Allocation ResourceClaim as one
-custom resource: a CRD conversion webhook, a validating admission webhook, and
-the same conversion and validation offline.`,
+		Short: "Keep Kubernetes DRA objects valid across the releases of resource.k8s.io",
+		Long: `claimbridge converts, validates and migrates Dynamic Resource Allocation
+objects between the six shapes of resource.k8s.io (v1alpha1 of Kubernetes 1.26
+to v1 of 1.34+), judged by the rules of each release. Its server serves the
+v1alpha1, v1alpha2 and v1alpha3 shapes of the ResourceClaim as one custom
+resource: a CRD conversion webhook and validating and defaulting admission
+webhooks.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       version.Get().Version,

@@ -3,14 +3,12 @@ package conversion
 import (
 	"maps"
 	"slices"
+
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // v1beta1 and v1beta2 differ in one place: v1beta2 moves the fields of a
 // request for one kind of device under request.exactly.
-
-// exactRequestKeys are the v1beta1 DeviceRequest fields that v1beta2 holds
-// under request.exactly.
-var exactRequestKeys = []string{"deviceClassName", "selectors", "allocationMode", "count", "adminAccess", "tolerations", "capacity", "derivedAttributes"}
 
 // mapRequests is the spec mapping that copies a claim spec, mapping each
 // request with f.
@@ -27,13 +25,13 @@ func mapRequests(f func(map[string]interface{}) map[string]interface{}) func(map
 	}
 }
 
-// requestB1ToB2 moves the exactRequestKeys under exactly. A request without
+// requestB1ToB2 moves the api.ExactRequestFields under exactly. A request without
 // any of them has no exactly.
 func requestB1ToB2(in map[string]interface{}) map[string]interface{} {
 	out := map[string]interface{}{}
 	exactly := map[string]interface{}{}
 	for k, v := range in {
-		if slices.Contains(exactRequestKeys, k) {
+		if slices.Contains(api.ExactRequestFields, k) {
 			exactly[k] = v
 		} else {
 			out[k] = v

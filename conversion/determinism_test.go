@@ -30,7 +30,7 @@ const digestFileEnv = "CLAIMBRIDGE_CONVERSION_DIGEST_FILE"
 // changes nobody made, and make unchanged updates write.
 func TestConversionIsDeterministic(t *testing.T) {
 	corpus := append(servedCorpus(t), manyKeysCorpus(t, 100)...)
-	corpus = append(corpus, fileCorpus(t, "testdata/a47459f/*.yaml", "testdata/a47459f/golden/*.yaml", "../test/manifests/exports/*/*.yaml", "../test/manifests/exports/*/*.json")...)
+	corpus = append(corpus, fileCorpus(t, "testdata/before-defaults/*.yaml", "testdata/before-defaults/golden/*.yaml", "../test/manifests/exports/*/*.yaml", "../test/manifests/exports/*/*.json")...)
 	var digest strings.Builder
 	for _, c := range corpus {
 		group, _, _, err := conversion.Identify(c.obj)

@@ -56,7 +56,7 @@ func TestServedViewWrittenBackIsStored(t *testing.T) {
 }
 
 // TestRestoreDataOfOlderBuildsIsRewrittenOnce: a claim stored with the
-// restore data of a build before the defaults (a47459f), served through an
+// restore data of a build before the defaults (hack/older-builds.sh), served through an
 // older version and written back unchanged, is stored once with this
 // build's restore data (docs/conversion.md §2.11); the view does not
 // change, and the next unchanged write is a no-op. Likewise a claim whose
@@ -71,7 +71,7 @@ func TestRestoreDataOfOlderBuildsIsRewrittenOnce(t *testing.T) {
 		rewritten bool
 	}
 	var cases []storedCase
-	for _, c := range fileCorpus(t, "testdata/a47459f/golden/*-to-v1alpha3.yaml") {
+	for _, c := range fileCorpus(t, "testdata/before-defaults/golden/*-to-v1alpha3.yaml") {
 		// Objects without requests or restore data of the spec are
 		// stored as this build stores them.
 		cases = append(cases, storedCase{c, !strings.Contains(c.name, "json-data") && !strings.Contains(c.name, "no-handles") && !strings.Contains(c.name, "partial-apply") && !strings.Contains(c.name, "partial-status")})

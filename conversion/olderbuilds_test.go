@@ -13,12 +13,12 @@ import (
 	"github.com/claimbridge/claimbridge/conversion"
 )
 
-// olderBuildDir holds what the build of commit a47459f, the last before
+// olderBuildDir holds what the last build before
 // steps wrote their target's defaults (allocationMode and count of a
 // v1alpha3 request built from a resource class, allocationMode of a claim
 // shown in v1alpha1/v1alpha2), wrote: its golden outputs, and the inputs
 // they were converted from where the inputs have changed since.
-const olderBuildDir = "testdata/a47459f"
+const olderBuildDir = "testdata/before-defaults"
 
 // TestRestoreDataOfOlderBuilds converts every output of that build back to
 // its source version, directly and through the third version: its restore
@@ -209,7 +209,7 @@ func withoutAnnotation(obj map[string]interface{}, key string) map[string]interf
 // through the CRD, which defaults the mode, is the same view. What a
 // v1alpha3 view has besides (the defaults it was stored with, a request for
 // all devices, a second request) is kept exactly, in the restore data of
-// v1alpha3 where v1alpha2 has no place for it. Each view is what a47459f's
+// v1alpha3 where v1alpha2 has no place for it. Each view is what that build's
 // `claimbridge convert` wrote, or one with the same restore data (its
 // fingerprint is of the spec that build mapped; a field of no version, such
 // as a manifest's typo, is kept in it too).

@@ -36,9 +36,9 @@ var (
 	otherRequestClass = strings.NewReplacer("the converted request names no deviceClassName, which a 1.31 apiserver requires, and ", "")
 )
 
-// exactlyFields are the fields of a v1alpha3 or v1beta1 request that
-// v1beta2 and v1 hold under exactly.
-var exactlyFields = regexp.MustCompile(`(\.devices\.requests\[[0-9]+\])\.(deviceClassName|selectors|allocationMode|count|adminAccess|tolerations|capacity)\b`)
+// exactlyFields match a path to a field of api.ExactRequestFields in a
+// v1alpha3 or v1beta1 request.
+var exactlyFields = regexp.MustCompile(`(\.devices\.requests\[[0-9]+\])\.(` + strings.Join(api.ExactRequestFields, "|") + `)\b`)
 
 // For renders the warning for a conversion to target as "<Kind> <object>:
 // <path>: <message>". A step's message names its own target's release; here

@@ -108,10 +108,6 @@ var exactlyInPath = regexp.MustCompile(`(devices\.requests\[\d+\])\.exactly`)
 // without exactly when they have a value.
 var declarativeInPath = regexp.MustCompile(`(devices\.requests\[\d+\])\.exactly(\.(?:selectors|allocationMode|tolerations\[\d+\]\.(?:key|operator|effect)))$`)
 
-// exactFields are the fields of a v1beta1 request that v1 has under
-// exactly.
-var exactFields = []string{"deviceClassName", "selectors", "allocationMode", "count", "adminAccess", "tolerations", "capacity", "derivedAttributes"}
-
 // inV1Shape returns obj in the JSON shape of v1, which v1beta2 has, as
 // upstream converts it: a v1beta1 request's flat fields move under exactly,
 // which 1.33+ creates only when one of them is set (1.32 has only exact
@@ -128,7 +124,7 @@ func (r rules) inV1Shape(obj map[string]interface{}, version, kind string) map[s
 	for _, r0 := range asArray(asObject(spec["devices"])["requests"]) {
 		req := asObject(r0)
 		exactly, set := map[string]interface{}{}, r.minor == 32
-		for _, f := range exactFields {
+		for _, f := range api.ExactRequestFields {
 			if v, ok := req[f]; ok {
 				exactly[f] = v
 				delete(req, f)

@@ -1,3 +1,6 @@
+// Package server runs `claimbridge serve`: its Options (flags, defaults and
+// their checks) and the start of the webhook server with its certificates,
+// metrics and signals.
 package server
 
 import (

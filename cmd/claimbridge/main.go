@@ -1,5 +1,6 @@
-// Command claimbridge serves, converts and validates the three shapes of the
-// Kubernetes DRA ResourceClaim. See README.md.
+// Command claimbridge converts, validates and migrates Kubernetes DRA objects
+// between the releases of resource.k8s.io, and serves its webhooks. See
+// README.md.
 package main
 
 import (
