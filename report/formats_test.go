@@ -84,3 +84,17 @@ func TestReportFormatsGolden(t *testing.T) {
 		})
 	}
 }
+
+// TestRulesDocumented: docs/cli.md lists every rule of SARIF and JUnit
+// reports with its level.
+func TestRulesDocumented(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "docs", "cli.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rules {
+		if row := "| `" + r.id + "` | " + r.level + " |"; !strings.Contains(string(data), row) {
+			t.Errorf("docs/cli.md has no row %q", row)
+		}
+	}
+}
