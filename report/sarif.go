@@ -62,6 +62,18 @@ type sarifRule struct {
 	} `json:"defaultConfiguration"`
 }
 
+type sarifRun struct {
+	Tool struct {
+		Driver struct {
+			Name           string      `json:"name"`
+			InformationURI string      `json:"informationUri"`
+			Version        string      `json:"version"`
+			Rules          []sarifRule `json:"rules"`
+		} `json:"driver"`
+	} `json:"tool"`
+	Results []sarifResult `json:"results"`
+}
+
 type sarifResult struct {
 	RuleID    string          `json:"ruleId"`
 	RuleIndex int             `json:"ruleIndex"`
@@ -86,50 +98,39 @@ type sarifRegion struct {
 // writeSARIF writes the findings as a SARIF 2.1.0 log of one run; with -q,
 // without the notes.
 func (r *Report) writeSARIF(w io.Writer) error {
-	driver := struct {
-		Name           string      `json:"name"`
-		InformationURI string      `json:"informationUri"`
-		Version        string      `json:"version"`
-		Rules          []sarifRule `json:"rules"`
-	}{"claimbridge", home, version.Get().Version, nil}
+	run := sarifRun{Results: []sarifResult{}}
+	driver := &run.Tool.Driver
+	driver.Name, driver.InformationURI, driver.Version = "claimbridge", home, version.Get().Version
 	for _, rl := range rules {
 		sr := sarifRule{ID: rl.id, ShortDescription: sarifText{rl.text}, HelpURI: home + "/blob/main/docs/cli.md#the-report"}
 		sr.DefaultConfiguration.Level = rl.level
 		driver.Rules = append(driver.Rules, sr)
 	}
-	results := []sarifResult{}
 	for _, f := range r.findings {
 		if r.Quiet && f.Severity == Note {
 			continue
 		}
-		i := f.rule()
-		res := sarifResult{RuleID: rules[i].id, RuleIndex: i, Level: f.Severity, Message: sarifText{f.subject() + f.Message}, Locations: make([]sarifLocation, 1)}
+		text := f.subject() + f.Message
 		if f.Item != "" {
-			res.Message.Text = f.Item + ": " + res.Message.Text
+			text = f.Item + ": " + text
 		}
+		i := f.rule()
+		res := sarifResult{RuleID: rules[i].id, RuleIndex: i, Level: f.Severity, Message: sarifText{text}, Locations: make([]sarifLocation, 1)}
 		loc := &res.Locations[0].PhysicalLocation
 		loc.ArtifactLocation.URI = sarifURI(f.File)
 		if f.Line > 0 {
 			loc.Region = &sarifRegion{f.Line}
 		}
-		results = append(results, res)
+		run.Results = append(run.Results, res)
 	}
-	type run struct {
-		Tool struct {
-			Driver any `json:"driver"`
-		} `json:"tool"`
-		Results []sarifResult `json:"results"`
-	}
-	var one run
-	one.Tool.Driver, one.Results = driver, results
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(struct {
-		Schema  string `json:"$schema"`
-		Version string `json:"version"`
-		Runs    []run  `json:"runs"`
-	}{sarifSchema, "2.1.0", []run{one}})
+		Schema  string     `json:"$schema"`
+		Version string     `json:"version"`
+		Runs    []sarifRun `json:"runs"`
+	}{sarifSchema, "2.1.0", []sarifRun{run}})
 }
 
 // sarifURI is the artifact URI of file: a relative reference for a
