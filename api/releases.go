@@ -50,21 +50,30 @@ func (r Release) Finalizer() string {
 // later) rather than name a resource class.
 func (r Release) Devices() bool { return r.Minor >= 31 }
 
-// ParseRelease reads "1.33" (or "v1.33").
+// ParseRelease reads a release as users and clusters name it: "1.33",
+// "v1.33", or a cluster's version with its patch and a pre-release or build
+// suffix ("v1.33.4", "v1.33.4-eks-a1b2c3d", "v1.33.4+k3s1").
 func ParseRelease(s string) (Release, bool) {
-	minor, ok := strings.CutPrefix(strings.TrimPrefix(s, "v"), "1.")
+	rest, ok := strings.CutPrefix(strings.TrimPrefix(s, "v"), "1.")
 	if !ok {
 		return Release{}, false
 	}
-	m, err := strconv.Atoi(minor)
-	if err != nil {
+	minor, patch, hasPatch := strings.Cut(rest, ".")
+	if i := strings.IndexAny(patch, "-+"); i >= 0 {
+		patch = patch[:i]
+	}
+	if !digits(minor) || hasPatch && !digits(patch) {
 		return Release{}, false
 	}
+	m, _ := strconv.Atoi(minor)
 	if i := slices.IndexFunc(Releases, func(r Release) bool { return r.Minor == m }); i >= 0 {
 		return Releases[i], true
 	}
 	return Release{}, false
 }
+
+// digits reports whether s is a non-empty string of decimal digits.
+func digits(s string) bool { return s != "" && strings.Trim(s, "0123456789") == "" }
 
 // Judge is the release whose rules judge an object of version: the newest
 // release whose claims are written in it (1.30 for v1alpha2).

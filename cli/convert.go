@@ -82,7 +82,7 @@ func (o *convertOptions) setUp(cmd *cobra.Command, s streams, run func(streams) 
 }
 
 // toHelp is the help of --to, which convert and migrate share.
-var toHelp = "target: a release, 1.26 to 1.37, judged by its own rules and written in the version it serves; " +
+var toHelp = "target: a release, 1.26 to 1.37 (or a cluster's version: v1.33.4, v1.33.4-eks-a1b2c3d), judged by its own rules and written in the version it serves; " +
 	"or a version, judged by the newest release serving it: " + targetVersions() +
 	"; or cluster, the release of the target cluster (--target-context); required unless a target cluster is named"
 

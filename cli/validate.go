@@ -74,7 +74,7 @@ warning), 2 unusable input.`,
 	cmd.Flags().StringArrayVarP(&o.filenames, "filename", "f", nil, "file, directory or - for standard input (repeatable, required)")
 	cmd.Flags().StringVar(&o.old, "old", "", "file with the stored objects: validate the input as updates of them")
 	cmd.Flags().StringVar(&o.subResource, "subresource", "", `"status" to validate updates of the status subresource (needs --old)`)
-	cmd.Flags().StringVar(&o.to, "to", "", "judge by the rules of this release (1.26 … 1.37) instead of those of each object's version")
+	cmd.Flags().StringVar(&o.to, "to", "", "judge by the rules of this release (1.26 … 1.37, or a cluster's version: v1.33.4, v1.33.4-eks-a1b2c3d) instead of those of each object's version")
 	o.Options.AddFlags(cmd.Flags(), "objects skipped")
 	return cmd
 }
@@ -83,8 +83,12 @@ func (o *validateOptions) validate() error {
 	if err := o.Options.Validate(); err != nil {
 		return err
 	}
-	if _, ok := api.ParseRelease(o.to); o.to != "" && !ok {
-		return fmt.Errorf("--to %q: not a release (1.%d … 1.%d)", o.to, api.Releases[0].Minor, api.Releases[len(api.Releases)-1].Minor)
+	if o.to != "" {
+		r, ok := api.ParseRelease(o.to)
+		if !ok {
+			return fmt.Errorf("--to %q: not a release (1.%d … 1.%d)", o.to, api.Releases[0].Minor, api.Releases[len(api.Releases)-1].Minor)
+		}
+		o.to = r.String() // as the report names it: "1.33" for v1.33.4+k3s1
 	}
 	if len(o.filenames) == 0 {
 		return errors.New("at least one -f/--filename is required")

@@ -1,6 +1,7 @@
 // Package report is what claimbridge says about the objects it reads: one
 // Finding type for every command, a Verdict per object, and a Report that
-// renders them as lines or as JSON (docs/report.schema.json).
+// renders them as lines, as JSON (docs/report.schema.json), as SARIF or as
+// JUnit XML.
 package report
 
 import "slices"

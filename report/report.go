@@ -6,9 +6,11 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/spf13/pflag"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/manifest"
 )
 
@@ -31,14 +33,18 @@ func (o *Options) AddFlags(fs *pflag.FlagSet, notes string) {
 	fs.BoolVarP(&o.Quiet, "quiet", "q", false, "do not print notes ("+notes+") nor the summary; warnings and errors are always printed")
 	fs.BoolVar(&o.Verbose, "verbose", false, fmt.Sprintf("print a finding for every object (by default one repeated for more than %d objects is printed once, with a count)", repeatLimit))
 	fs.BoolVar(&o.Strict, "strict", false, "exit 1 on warnings too")
-	fs.StringVar(&o.Format, "report", "text", "how findings are reported: text (lines on standard error) or json (docs/report.schema.json)")
+	fs.StringVar(&o.Format, "report", "text", "how findings are reported: text (lines on standard error), json (docs/report.schema.json), "+
+		"sarif (SARIF 2.1.0, for code scanning) or junit (JUnit XML, a test case per object)")
 	fs.StringVar(&o.File, "report-file", "", "write the report to this file instead of standard error")
 }
 
+// formats are the values of --report.
+var formats = []string{"text", "json", "sarif", "junit"}
+
 // Validate refuses an unknown --report format.
 func (o *Options) Validate() error {
-	if o.Format != "text" && o.Format != "json" {
-		return fmt.Errorf("--report %q: unsupported format (supported: text, json)", o.Format)
+	if !slices.Contains(formats, o.Format) {
+		return fmt.Errorf("--report %q: unsupported format (supported: %s)", o.Format, strings.Join(formats, ", "))
 	}
 	return nil
 }
@@ -51,7 +57,8 @@ type finding struct {
 	Item     string `json:"item,omitempty"`
 	Finding
 	position string
-	more     int // objects with the same finding, counted here
+	more     int    // objects with the same finding, counted here
+	outcome  string // of the object's verdict, when it was added with one
 }
 
 // summary counts a run's objects by outcome.
@@ -88,6 +95,7 @@ type Report struct {
 	WarningsLast bool
 	findings     []finding
 	summary      summary
+	objects      []object // each object added, kept for --report junit only
 }
 
 // Add records v, the verdict on the object of doc.
@@ -99,23 +107,28 @@ func (r *Report) Add(doc manifest.Document, v Verdict) {
 	if v.Warned() && v.Outcome != Refused && v.Outcome != Invalid {
 		r.summary.Warned++
 	}
+	if r.Format == "junit" {
+		r.objects = append(r.objects, object{doc.Source, api.Describe(doc.Object), where(doc.Index, doc.Line, doc.ItemPath()), doc.Position(), v.Outcome})
+	}
 	for _, f := range v.Findings {
-		r.Say(doc, f)
+		r.say(doc, f, v.Outcome)
 	}
 }
 
 // Say records f about doc's object.
-func (r *Report) Say(doc manifest.Document, f Finding) {
+func (r *Report) Say(doc manifest.Document, f Finding) { r.say(doc, f, "") }
+
+func (r *Report) say(doc manifest.Document, f Finding, outcome string) {
 	if f.Release == "" {
 		f.Release = r.Release
 	}
-	r.findings = append(r.findings, finding{File: doc.Source, Document: doc.Index, Line: doc.Line, Item: doc.ItemPath(), Finding: f, position: doc.Position()})
+	r.findings = append(r.findings, finding{File: doc.Source, Document: doc.Index, Line: doc.Line, Item: doc.ItemPath(), Finding: f, position: doc.Position(), outcome: outcome})
 }
 
 // Merge appends the findings and counts of rs to r's.
 func (r *Report) Merge(rs ...*Report) {
 	for _, o := range rs {
-		r.findings = append(r.findings, o.findings...)
+		r.findings, r.objects = append(r.findings, o.findings...), append(r.objects, o.objects...)
 		s, t := &r.summary, o.summary
 		s.Read, s.Converted, s.Rewritten, s.Passed, s.LeftOut = s.Read+t.Read, s.Converted+t.Converted, s.Rewritten+t.Rewritten, s.Passed+t.Passed, s.LeftOut+t.LeftOut
 		s.Valid, s.Invalid, s.Skipped, s.Warned, s.Refused = s.Valid+t.Valid, s.Invalid+t.Invalid, s.Skipped+t.Skipped, s.Warned+t.Warned, s.Refused+t.Refused
@@ -142,9 +155,8 @@ func (r *Report) Rejected() bool {
 // Refused counts the objects refused.
 func (r *Report) Refused() int { return r.summary.Refused }
 
-// line renders f as the commands print it; validate's errors have no
-// "Error: " (they are its findings, on standard output).
-func (f finding) line(plainErrors bool) string {
+// subject is what f is about, before its message: "<Kind> <ns>/<name>: <path>: ".
+func (f finding) subject() string {
 	who := ""
 	if f.Object != "" {
 		who = f.Kind + " " + f.Object + ": "
@@ -152,6 +164,13 @@ func (f finding) line(plainErrors bool) string {
 	if f.Path != "" {
 		who += f.Path + ": "
 	}
+	return who
+}
+
+// line renders f as the commands print it; validate's errors have no
+// "Error: " (they are its findings, on standard output).
+func (f finding) line(plainErrors bool) string {
+	who := f.subject()
 	switch {
 	case f.Severity == Error && !plainErrors:
 		return "Error: " + f.position + ": " + who + f.Message
@@ -172,8 +191,13 @@ func (r *Report) Write(errOut, findingsOut io.Writer) error {
 		defer f.Close()
 		errOut, findingsOut = f, f
 	}
-	if r.Format == "json" {
+	switch r.Format {
+	case "json":
 		return r.writeJSON(errOut)
+	case "sarif":
+		return r.writeSARIF(errOut)
+	case "junit":
+		return r.writeJUnit(errOut)
 	}
 	var first, last []finding
 	for _, f := range r.findings {
