@@ -4,13 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/claimbridge/claimbridge/api"
-)
+	resourcev1 "k8s.io/api/resource/v1"
 
-// Limits that Kubernetes 1.32 introduced (k8s.io/api resource/v1).
-const (
-	CELSelectorExpressionMaxLength = 10 * 1024
-	OpaqueParametersMaxLength      = 10 * 1024
+	"github.com/claimbridge/claimbridge/api"
+	"github.com/claimbridge/claimbridge/api/v1alpha2"
 )
 
 // The namespace labels that permit adminAccess: true.
@@ -38,8 +35,8 @@ func warningsV3ToB1(obj map[string]interface{}, kind string, r *lossReport) {
 		req := asMap(rq)
 		path := fmt.Sprintf("%s.devices.requests[%d]", specPath, i)
 		for j, s := range asSlice(req["selectors"]) {
-			if e := asString(asMap(asMap(s)["cel"])["expression"]); len(e) > CELSelectorExpressionMaxLength {
-				r.lose(fmt.Sprintf("%s.selectors[%d].cel.expression", path, j), "%d bytes: Kubernetes 1.32+ rejects CEL expressions longer than %d bytes when the object is created", len(e), CELSelectorExpressionMaxLength)
+			if e := asString(asMap(asMap(s)["cel"])["expression"]); len(e) > resourcev1.CELSelectorExpressionMaxLength {
+				r.lose(fmt.Sprintf("%s.selectors[%d].cel.expression", path, j), "%d bytes: Kubernetes 1.32+ rejects CEL expressions longer than %d bytes when the object is created", len(e), resourcev1.CELSelectorExpressionMaxLength)
 			}
 		}
 		if req["adminAccess"] == true {
@@ -105,8 +102,8 @@ func parameterLosses(r *lossReport, path string, config interface{}) {
 		r.lose(path, "Kubernetes 1.32+ accepts only a JSON object as opaque parameters")
 		return
 	}
-	if data, err := json.Marshal(params); err == nil && len(data) > OpaqueParametersMaxLength {
-		r.lose(path, "%d bytes: Kubernetes 1.32+ rejects opaque parameters longer than %d bytes", len(data), OpaqueParametersMaxLength)
+	if data, err := json.Marshal(params); err == nil && len(data) > resourcev1.OpaqueParametersMaxLength {
+		r.lose(path, "%d bytes: Kubernetes 1.32+ rejects opaque parameters longer than %d bytes", len(data), resourcev1.OpaqueParametersMaxLength)
 	}
 }
 
@@ -153,11 +150,7 @@ func warningsB1ToV3(obj map[string]interface{}, kind string, r *lossReport) {
 	if kind != api.KindClaim {
 		return
 	}
-	if n := len(asSlice(asMap(obj["status"])["reservedFor"])); n > ReservedForMaxSize131 {
-		r.lose("status.reservedFor", "%d consumers: Kubernetes 1.26–1.31 allow at most %d (1.33+ %d), so their apiserver refuses this status and every status write of the claim until %d are released", n, ReservedForMaxSize131, 256, n-ReservedForMaxSize131)
+	if n := len(asSlice(asMap(obj["status"])["reservedFor"])); n > v1alpha2.ResourceClaimReservedForMaxSize {
+		r.lose("status.reservedFor", "%d consumers: Kubernetes 1.26–1.31 allow at most %d (1.33+ %d), so their apiserver refuses this status and every status write of the claim until %d are released", n, v1alpha2.ResourceClaimReservedForMaxSize, resourcev1.ResourceClaimReservedForMaxSize, n-v1alpha2.ResourceClaimReservedForMaxSize)
 	}
 }
-
-// ReservedForMaxSize131 is how many consumers a claim may have in Kubernetes
-// 1.26 to 1.32 (ResourceClaimReservedForMaxSize; 256 from 1.33).
-const ReservedForMaxSize131 = 32

@@ -2,6 +2,7 @@ package conversion_test
 
 import (
 	"fmt"
+	resourcev1 "k8s.io/api/resource/v1"
 	"strings"
 	"testing"
 
@@ -13,8 +14,8 @@ import (
 // TestWarningsGA lists the warnings of conversions to the GA versions, as
 // paths; the messages are checked once each in TestWarningGAMessages.
 func TestWarningsGA(t *testing.T) {
-	longCEL := strings.Repeat("x", conversion.CELSelectorExpressionMaxLength+1)
-	longParams := `{"k":"` + strings.Repeat("x", conversion.OpaqueParametersMaxLength) + `"}`
+	longCEL := strings.Repeat("x", resourcev1.CELSelectorExpressionMaxLength+1)
+	longParams := `{"k":"` + strings.Repeat("x", resourcev1.OpaqueParametersMaxLength) + `"}`
 	for name, c := range map[string]struct {
 		in   string
 		to   string

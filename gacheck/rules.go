@@ -18,7 +18,6 @@ import (
 	dracel "k8s.io/dynamic-resource-allocation/cel"
 
 	"github.com/claimbridge/claimbridge/api"
-	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/validation/common"
 )
 
@@ -292,8 +291,8 @@ func (r rules) validateSelectors(selectors []resourcev1.DeviceSelector, fldPath 
 // k8s.io/dynamic-resource-allocation v0.36 with the release's features
 // (consumable capacity from 1.36; list attributes are alpha in 1.36 and 1.37).
 func (r rules) validateCELExpression(expression string, fldPath *field.Path) field.ErrorList {
-	if len(expression) > conversion.CELSelectorExpressionMaxLength {
-		return field.ErrorList{field.TooLong(fldPath, "", conversion.CELSelectorExpressionMaxLength)}
+	if len(expression) > resourcev1.CELSelectorExpressionMaxLength {
+		return field.ErrorList{field.TooLong(fldPath, "", resourcev1.CELSelectorExpressionMaxLength)}
 	}
 	envType := environment.NewExpressions
 	result := dracel.GetCompiler(dracel.Features{EnableConsumableCapacity: r.minor >= 36}).
@@ -478,8 +477,8 @@ func (r rules) validateParameters(parameters runtime.RawExtension, fldPath *fiel
 	if len(parameters.Raw) == 0 {
 		return field.ErrorList{field.Required(fldPath, "")}
 	}
-	if len(parameters.Raw) > conversion.OpaqueParametersMaxLength {
-		return field.ErrorList{field.TooLong(fldPath, "", conversion.OpaqueParametersMaxLength)}
+	if len(parameters.Raw) > resourcev1.OpaqueParametersMaxLength {
+		return field.ErrorList{field.TooLong(fldPath, "", resourcev1.OpaqueParametersMaxLength)}
 	}
 	var v interface{}
 	if err := json.Unmarshal(parameters.Raw, &v); err != nil {

@@ -1,11 +1,11 @@
 package migrate
 
 import (
+	resourcev1 "k8s.io/api/resource/v1"
 	"strings"
 	"testing"
 
 	"github.com/claimbridge/claimbridge/api"
-	"github.com/claimbridge/claimbridge/conversion"
 )
 
 const classicClaim131 = `
@@ -196,7 +196,7 @@ spec:
 // TestObjectGARefused: what a 1.36 apiserver rejects is an error naming the
 // object, the release and every reason.
 func TestObjectGARefused(t *testing.T) {
-	longCEL := strings.Repeat("x", conversion.CELSelectorExpressionMaxLength+1)
+	longCEL := strings.Repeat("x", resourcev1.CELSelectorExpressionMaxLength+1)
 	tests := []struct {
 		name, in, to, want string
 	}{{

@@ -5,20 +5,11 @@ import (
 	"math"
 	"strings"
 
+	resourcev1 "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/lru"
 
 	api "github.com/claimbridge/claimbridge/api/v1alpha3"
-)
-
-// Limits that Kubernetes 1.32 introduced and 1.31 did not enforce.
-const (
-	// CELSelectorExpressionMaxLength is 1.32's limit on a selector expression.
-	CELSelectorExpressionMaxLength = 10 * 1024
-	// CELSelectorExpressionMaxCost is 1.32's limit on a selector's estimated cost.
-	CELSelectorExpressionMaxCost = 1000000
-	// OpaqueParametersMaxLength is 1.32's limit on opaque parameters.
-	OpaqueParametersMaxLength = 10 * 1024
 )
 
 // Warnings returns admission warnings for a *ResourceClaim or
@@ -75,19 +66,19 @@ func specWarnings(spec *api.ResourceClaimSpec, fldPath *field.Path, cel *lru.Cac
 
 func celWarnings(expression string, fldPath *field.Path, cel *lru.Cache) []string {
 	var warnings []string
-	if len(expression) > CELSelectorExpressionMaxLength {
-		warnings = append(warnings, fmt.Sprintf("%s: the expression has %d bytes; Kubernetes 1.32 and later reject expressions longer than %d bytes", fldPath, len(expression), CELSelectorExpressionMaxLength))
+	if len(expression) > resourcev1.CELSelectorExpressionMaxLength {
+		warnings = append(warnings, fmt.Sprintf("%s: the expression has %d bytes; Kubernetes 1.32 and later reject expressions longer than %d bytes", fldPath, len(expression), resourcev1.CELSelectorExpressionMaxLength))
 	}
 	// Errors are reported by validation; only the cost of a valid expression matters here.
-	if result := compileCEL(expression, options{cel: cel}); result.err == nil && result.maxCost != math.MaxUint64 && result.maxCost > CELSelectorExpressionMaxCost {
-		warnings = append(warnings, fmt.Sprintf("%s: the estimated worst-case cost %d exceeds %d; Kubernetes 1.32 and later reject the expression as too complex", fldPath, result.maxCost, CELSelectorExpressionMaxCost))
+	if result := compileCEL(expression, options{cel: cel}); result.err == nil && result.maxCost != math.MaxUint64 && result.maxCost > resourcev1.CELSelectorExpressionMaxCost {
+		warnings = append(warnings, fmt.Sprintf("%s: the estimated worst-case cost %d exceeds %d; Kubernetes 1.32 and later reject the expression as too complex", fldPath, result.maxCost, resourcev1.CELSelectorExpressionMaxCost))
 	}
 	return warnings
 }
 
 func opaqueWarnings(opaque *api.OpaqueDeviceConfiguration, fldPath *field.Path) []string {
-	if opaque == nil || len(opaque.Parameters.Raw) <= OpaqueParametersMaxLength {
+	if opaque == nil || len(opaque.Parameters.Raw) <= resourcev1.OpaqueParametersMaxLength {
 		return nil
 	}
-	return []string{fmt.Sprintf("%s: the parameters have %d bytes; Kubernetes 1.32 and later reject more than %d bytes", fldPath.Child("parameters"), len(opaque.Parameters.Raw), OpaqueParametersMaxLength)}
+	return []string{fmt.Sprintf("%s: the parameters have %d bytes; Kubernetes 1.32 and later reject more than %d bytes", fldPath.Child("parameters"), len(opaque.Parameters.Raw), resourcev1.OpaqueParametersMaxLength)}
 }

@@ -5,6 +5,7 @@ package ga
 import (
 	"context"
 	"fmt"
+	resourcev1 "k8s.io/api/resource/v1"
 	"strings"
 	"testing"
 
@@ -131,7 +132,7 @@ func contains(got, want interface{}, path string) (string, bool) {
 func TestMigrateRefusedIsRejected(t *testing.T) {
 	useNamespace(t)
 	ctx := context.Background()
-	long := strings.Repeat("x", conversion.CELSelectorExpressionMaxLength+1)
+	long := strings.Repeat("x", resourcev1.CELSelectorExpressionMaxLength+1)
 	request := func(extra map[string]interface{}) []interface{} {
 		r := map[string]interface{}{"name": "r", "deviceClassName": "gpu.example.com"}
 		for k, v := range extra {
@@ -185,7 +186,7 @@ func TestMigrateRefusedIsRejected(t *testing.T) {
 func TestMigrateRefusedDeviceClassIsRejected(t *testing.T) {
 	useNamespace(t)
 	ctx := context.Background()
-	long := strings.Repeat("x", conversion.CELSelectorExpressionMaxLength+1)
+	long := strings.Repeat("x", resourcev1.CELSelectorExpressionMaxLength+1)
 	class := func(name string, spec map[string]interface{}) map[string]interface{} {
 		return map[string]interface{}{"apiVersion": "resource.k8s.io/v1alpha3", "kind": "DeviceClass",
 			"metadata": map[string]interface{}{"name": name}, "spec": spec}
