@@ -134,6 +134,10 @@ func (o *validateOptions) run(s streams) error {
 				ga.Add(doc, o.checkGA(doc, version, kind))
 				continue
 			}
+			if version, kind := gacheck.KindOf(doc.Object); version != "" {
+				ga.Add(doc, o.checkKind(doc, version, kind))
+				continue
+			}
 			if !o.supported(skipped, doc, "") {
 				continue
 			}
@@ -324,6 +328,22 @@ func (o *validateOptions) checkGA(doc manifest.Document, version, kind string) r
 		release = r.Minor
 	}
 	errs, warnings := gacheck.Check(doc.Object, release, kind)
+	return gaVerdict(doc, errs, warnings)
+}
+
+// checkKind checks doc, a resource.k8s.io DeviceClass, ResourceSlice or
+// DeviceTaintRule (gacheck.KindOf), as a create.
+func (o *validateOptions) checkKind(doc manifest.Document, version, kind string) report.Verdict {
+	release := gacheck.KindRelease(version, kind)
+	if r, ok := api.ParseRelease(o.to); ok {
+		release = r.Minor
+	}
+	errs, warnings := gacheck.CheckKind(doc.Object, release, kind)
+	return gaVerdict(doc, errs, warnings)
+}
+
+// gaVerdict is the verdict on doc of gacheck's errors and warnings.
+func gaVerdict(doc manifest.Document, errs, warnings []string) report.Verdict {
 	var fs []report.Finding
 	for _, w := range warnings {
 		fs = append(fs, about(doc, report.Warning, w))

@@ -295,8 +295,9 @@ func (r rules) validateSelectors(selectors []resourcev1.DeviceSelector, fldPath 
 // validateCELSelector does, in the environment for new expressions of
 // k8s.io/dynamic-resource-allocation v0.36 with the release's features
 // (consumable capacity from 1.36; list attributes are alpha in 1.36 and 1.37).
+// 1.31 limits neither the length nor the cost.
 func (r rules) validateCELExpression(expression string, fldPath *field.Path) field.ErrorList {
-	if len(expression) > conversion.CELSelectorExpressionMaxLength {
+	if r.minor >= 32 && len(expression) > conversion.CELSelectorExpressionMaxLength {
 		return field.ErrorList{field.TooLong(fldPath, "", conversion.CELSelectorExpressionMaxLength)}
 	}
 	envType := environment.NewExpressions
@@ -305,7 +306,7 @@ func (r rules) validateCELExpression(expression string, fldPath *field.Path) fie
 	switch {
 	case result.Error != nil:
 		return field.ErrorList{common.CELError(fldPath, expression, result.Error)}
-	case result.MaxCost > celSelectorExpressionMaxCost:
+	case r.minor >= 32 && result.MaxCost > celSelectorExpressionMaxCost:
 		return field.ErrorList{field.Forbidden(fldPath, "too complex, exceeds cost limit")}
 	}
 	return nil
@@ -477,12 +478,13 @@ func (r rules) validateDeviceConfiguration(config resourcev1.DeviceConfiguration
 	return append(allErrs, r.validateParameters(config.Opaque.Parameters, fldPath.Child("parameters"))...)
 }
 
-// validateParameters is upstream's validateRawExtension for a create.
+// validateParameters is upstream's validateRawExtension for a create (no
+// size limit in 1.31).
 func (r rules) validateParameters(parameters runtime.RawExtension, fldPath *field.Path) field.ErrorList {
 	if len(parameters.Raw) == 0 {
 		return field.ErrorList{field.Required(fldPath, "")}
 	}
-	if len(parameters.Raw) > conversion.OpaqueParametersMaxLength {
+	if r.minor >= 32 && len(parameters.Raw) > conversion.OpaqueParametersMaxLength {
 		return field.ErrorList{field.TooLong(fldPath, "", conversion.OpaqueParametersMaxLength)}
 	}
 	var v interface{}
