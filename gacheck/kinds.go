@@ -113,6 +113,14 @@ func CheckKind(obj map[string]interface{}, release int, kind string) (errs, warn
 	if kind == kindResourceSlice && version == api.V1alpha3 {
 		v1alpha3Capacities(in)
 	}
+	// 1.33 and 1.34 select the devices of a taint rule also by class and
+	// CEL selectors, which later releases do not have.
+	var older map[string]interface{}
+	if selector := asObject(asObject(in["spec"])["deviceSelector"]); kind == kindDeviceTaintRule && release < 35 {
+		older = map[string]interface{}{"deviceClassName": selector["deviceClassName"], "selectors": selector["selectors"]}
+		delete(selector, "deviceClassName")
+		delete(selector, "selectors")
+	}
 	unknown, err := decodeKind(in, version, kind)
 	if err != nil {
 		return []string{fmt.Sprintf("does not decode into %s/%s %s: %v", api.UpstreamGroup, version, kind, err)}, nil
@@ -128,7 +136,7 @@ func CheckKind(obj map[string]interface{}, release int, kind string) (errs, warn
 		unknown, warnings = append(unknown, absent...), append(warnings, dropped...)
 		invalid, err = r.validateSlice(validation.WithGeneratedName(stripped))
 	default:
-		invalid, err = r.validateTaintRule(validation.WithGeneratedName(in))
+		invalid, err = r.validateTaintRule(validation.WithGeneratedName(in), older)
 	}
 	if err != nil {
 		return []string{err.Error()}, warnings
@@ -423,15 +431,27 @@ func (r rules) validateTaint(taint resourcev1.DeviceTaint, fldPath *field.Path) 
 }
 
 // validateTaintRule is upstream's ValidateDeviceTaintRule for a create: its
-// name, the driver, pool and device it selects, and its taint.
-func (r rules) validateTaintRule(obj map[string]interface{}) (field.ErrorList, error) {
+// name, the class (1.33 and 1.34), driver, pool and device it selects, its
+// CEL selectors (1.33 and 1.34: older's), and its taint.
+func (r rules) validateTaintRule(obj, older map[string]interface{}) (field.ErrorList, error) {
 	var rule resourcev1.DeviceTaintRule
+	var selector struct {
+		DeviceClassName *string                     `json:"deviceClassName"`
+		Selectors       []resourcev1.DeviceSelector `json:"selectors"`
+	}
 	if err := remarshal(obj, &rule); err != nil {
 		return nil, fmt.Errorf("does not decode into %s/%s DeviceTaintRule: %v", api.UpstreamGroup, r.version, err)
 	}
+	if err := remarshal(older, &selector); err != nil {
+		return nil, fmt.Errorf("does not decode into %s/%s DeviceTaintRule: spec.deviceSelector: %v", api.UpstreamGroup, r.version, err)
+	}
 	rule.Namespace = ""
 	errs := apimachineryvalidation.ValidateObjectMeta(&rule.ObjectMeta, false, apimachineryvalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
-	if s, path := rule.Spec.DeviceSelector, field.NewPath("spec", "deviceSelector"); s != nil {
+	path := field.NewPath("spec", "deviceSelector")
+	if selector.DeviceClassName != nil {
+		errs = append(errs, common.ValidateDNS1123Subdomain(*selector.DeviceClassName, path.Child("deviceClassName"))...)
+	}
+	if s := rule.Spec.DeviceSelector; s != nil {
 		if s.Driver != nil {
 			errs = append(errs, r.validateDriverName(*s.Driver, path.Child("driver"))...)
 		}
@@ -442,6 +462,7 @@ func (r rules) validateTaintRule(obj map[string]interface{}) (field.ErrorList, e
 			errs = append(errs, common.ValidateDNS1123Label(*s.Device, path.Child("device"))...)
 		}
 	}
+	errs = append(errs, r.validateSelectors(selector.Selectors, path.Child("selectors"))...)
 	errs = append(errs, r.validateTaint(rule.Spec.Taint, field.NewPath("spec", "taint"))...)
 	return common.Normalize(errs), nil
 }
