@@ -32,11 +32,13 @@ func newValidateCommand(s streams) *cobra.Command {
 	o := &validateOptions{cel: validation.NewCELCache()}
 	cmd := &cobra.Command{
 		Use:   "validate -f FILE|- [-f FILE ...] [--to RELEASE] [--old FILE] [--subresource status] [--quiet]",
-		Short: "Validate ResourceClaim and ResourceClaimTemplate manifests as the claimbridge webhook would",
+		Short: "Validate DRA claims, templates, DeviceClasses, ResourceSlices and DeviceTaintRules as an apiserver would",
 		Long: `Validate checks every ResourceClaim and ResourceClaimTemplate of group
 resource.claimbridge.dev or resource.k8s.io in the input with the rules of
 the Kubernetes release that serves its version, after the upstream
 defaults, as the claimbridge webhook or that release's apiserver would.
+DeviceClasses, ResourceSlices and DeviceTaintRules of resource.k8s.io
+(v1alpha3, v1beta1, v1beta2, v1) are checked as creates in the same way.
 Other objects are skipped.
 
 Without --old, every object is checked as a create. With --old, objects
