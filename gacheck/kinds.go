@@ -8,9 +8,6 @@ import (
 	"strings"
 
 	resourcev1 "k8s.io/api/resource/v1"
-	resourcev1alpha3 "k8s.io/api/resource/v1alpha3"
-	resourcev1beta1 "k8s.io/api/resource/v1beta1"
-	resourcev1beta2 "k8s.io/api/resource/v1beta2"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -121,7 +118,7 @@ func CheckKind(obj map[string]interface{}, release int, kind string) (errs, warn
 		delete(selector, "deviceClassName")
 		delete(selector, "selectors")
 	}
-	unknown, err := decodeKind(in, version, kind)
+	unknown, err := UnknownFields(in, version, kind)
 	if err != nil {
 		return []string{fmt.Sprintf("does not decode into %s/%s %s: %v", api.UpstreamGroup, version, kind, err)}, nil
 	}
@@ -145,29 +142,6 @@ func CheckKind(obj map[string]interface{}, release int, kind string) (errs, warn
 		errs = append(errs, e.Error())
 	}
 	return errs, warnings
-}
-
-// kindTypes are the k8s.io/api types of the newest release, by
-// "<version>/<kind>"; v1alpha3's DeviceClass and ResourceSlice (1.31) are
-// v1beta1's, which add only fields releaseFields and sliceFields know.
-var kindTypes = map[string]func() interface{}{
-	"v1alpha3/DeviceClass":     func() interface{} { return &resourcev1beta1.DeviceClass{} },
-	"v1alpha3/ResourceSlice":   func() interface{} { return &resourcev1beta1.ResourceSlice{} },
-	"v1beta1/ResourceSlice":    func() interface{} { return &resourcev1beta1.ResourceSlice{} },
-	"v1beta2/ResourceSlice":    func() interface{} { return &resourcev1beta2.ResourceSlice{} },
-	"v1/ResourceSlice":         func() interface{} { return &resourcev1.ResourceSlice{} },
-	"v1alpha3/DeviceTaintRule": func() interface{} { return &resourcev1alpha3.DeviceTaintRule{} },
-	"v1beta2/DeviceTaintRule":  func() interface{} { return &resourcev1beta2.DeviceTaintRule{} },
-	"v1/DeviceTaintRule":       func() interface{} { return &resourcev1.DeviceTaintRule{} },
-}
-
-// decodeKind is UnknownFields for CheckKind's kinds.
-func decodeKind(obj map[string]interface{}, version, kind string) (field.ErrorList, error) {
-	data, err := json.Marshal(obj)
-	if err != nil {
-		return nil, err
-	}
-	return validation.DecodeStrict(data, kindTypes[version+"/"+kind]())
 }
 
 // v1alpha3Capacities gives each capacity of a 1.31 slice's devices, a
@@ -213,24 +187,12 @@ func remarshal(obj map[string]interface{}, into interface{}) error {
 	return json.Unmarshal(data, into)
 }
 
-// Where a field of sliceFields is.
-const (
-	inSliceSpec = iota
-	inDevice    // a device, or its basic in v1alpha3 and v1beta1
-)
-
 // sliceFields are the fields of a ResourceSlice that not every release from
 // 1.31 creates, as releaseFields: unknown before added, dropped from
 // dropFrom until on (the first release whose default enables gate; 0: none
 // yet). Sources: k8s.io/api resource/*/types.go, pkg/features's versioned
 // gates and pkg/registry/resource/resourceslice's dropDisabledFields.
-var sliceFields = []struct {
-	name         string
-	in           int
-	added        int
-	gate         string
-	dropFrom, on int
-}{
+var sliceFields = []releaseField{
 	{"sharedCounters", inSliceSpec, 33, "DRAPartitionableDevices", 33, 36},
 	{"perDeviceNodeSelection", inSliceSpec, 33, "DRAPartitionableDevices", 33, 36},
 	{"partitionTypeAttribute", inSliceSpec, 37, "DRAPartitionableDevicesType", 37, 0},
@@ -253,24 +215,7 @@ var sliceFields = []struct {
 func (r rules) stripSlice(obj map[string]interface{}) (out map[string]interface{}, unknown field.ErrorList, dropped []string) {
 	out = api.DeepCopyJSON(obj)
 	visit := func(m map[string]interface{}, path *field.Path, in int) {
-		for _, f := range sliceFields {
-			if _, ok := m[f.name]; !ok || f.in != in {
-				continue
-			}
-			switch {
-			case r.minor < f.added:
-				unknown = append(unknown, field.Forbidden(path.Child(f.name), fmt.Sprintf("unknown field: Kubernetes 1.%d does not have it (1.%d+)", r.minor, f.added)))
-			case r.minor >= f.dropFrom && (f.on == 0 || r.minor < f.on):
-				w := fmt.Sprintf("%s: Kubernetes 1.%d drops it on a create: its %s feature gate is off by default", path.Child(f.name), r.minor, f.gate)
-				if f.on != 0 {
-					w += fmt.Sprintf(" (on from 1.%d)", f.on)
-				}
-				dropped = append(dropped, w)
-			default:
-				continue
-			}
-			delete(m, f.name)
-		}
+		r.dropFields(sliceFields, m, path, []int{in}, &unknown, &dropped)
 	}
 	spec := asObject(out["spec"])
 	visit(spec, field.NewPath("spec"), inSliceSpec)

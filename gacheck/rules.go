@@ -8,7 +8,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
-	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -553,28 +552,9 @@ func ValidateDeviceClass(obj map[string]interface{}, release int) (field.ErrorLi
 	if !Serves(release, version) {
 		return nil, notServed(release, version)
 	}
-	r := rules{minor: release}
+	r := rules{minor: release, version: version}
 	stripped, _, _ := r.strip(obj, version, kindDeviceClass)
-	data, err := json.Marshal(stripped)
-	if err != nil {
-		return nil, err
-	}
-	var class resourcev1.DeviceClass
-	if err := json.Unmarshal(data, &class); err != nil {
-		return nil, fmt.Errorf("does not decode into resource.k8s.io/%s DeviceClass: %v", version, err)
-	}
-	// The apiserver clears the namespace of a cluster-scoped object.
-	class.Namespace = ""
-	errs := apimachineryvalidation.ValidateObjectMeta(&class.ObjectMeta, false, apimachineryvalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
-	spec := field.NewPath("spec")
-	errs = append(errs, r.validateSelectors(class.Spec.Selectors, spec.Child("selectors"))...)
-	errs = append(errs, validateSlice(r, class.Spec.Config, deviceConfigMaxSize, func(config resourcev1.DeviceClassConfiguration, fldPath *field.Path) field.ErrorList {
-		return r.validateDeviceConfiguration(config.DeviceConfiguration, fldPath)
-	}, spec.Child("config"))...)
-	if name := class.Spec.ExtendedResourceName; name != nil && !isExtendedResourceName(*name) {
-		errs = append(errs, field.Invalid(spec.Child("extendedResourceName"), *name, "must be a valid extended resource name"))
-	}
-	return common.Normalize(errs), nil
+	return r.validateClass(stripped)
 }
 
 // isExtendedResourceName is k8s.io/kubernetes pkg/apis/core/v1/helper's.
