@@ -242,8 +242,9 @@ var basicInPath = regexp.MustCompile(`^spec\.devices\[\d+\]$`)
 
 // validateSlice checks a ResourceSlice in the shape of v1 (stripSlice's)
 // with the core of upstream's ValidateResourceSlice for a create: its
-// name, driver, pool, where its devices are, the number of devices (the
-// version's ResourceSliceMaxDevices), their names, attributes and
+// name, driver, pool, where its devices are, the number of devices
+// (ResourceSliceMaxDevices, or ResourceSliceMaxDevicesWithAdvancedFeatures
+// with taints or counters), their names, attributes and
 // capacities together, taints and counter sets, and from 1.35 that a slice
 // holds devices or shared counters, not both. The attribute values,
 // counters and per-device node selection are not checked.
@@ -261,7 +262,13 @@ func (r rules) validateSlice(obj map[string]interface{}) (field.ErrorList, error
 	if r.minor >= 35 && spec.SharedCounters != nil && spec.Devices != nil {
 		errs = append(errs, field.Invalid(fldPath, "", "only one of `sharedCounters` or `devices` is allowed"))
 	}
-	errs = append(errs, validateSet(r, spec.Devices, resourcev1.ResourceSliceMaxDevices, func(device resourcev1.Device, fldPath *field.Path) field.ErrorList {
+	// Fewer devices with taints or counters, which the releases before 1.36
+	// drop (sliceFields).
+	maxDevices := resourcev1.ResourceSliceMaxDevices
+	if slices.ContainsFunc(spec.Devices, func(d resourcev1.Device) bool { return len(d.Taints) > 0 || len(d.ConsumesCounters) > 0 }) {
+		maxDevices = resourcev1.ResourceSliceMaxDevicesWithAdvancedFeatures
+	}
+	errs = append(errs, validateSet(r, spec.Devices, maxDevices, func(device resourcev1.Device, fldPath *field.Path) field.ErrorList {
 		allErrs := common.ValidateDNS1123Label(device.Name, fldPath.Child("name"))
 		if n := len(device.Attributes) + len(device.Capacity); n > resourcev1.ResourceSliceMaxAttributesAndCapacitiesPerDevice {
 			allErrs = append(allErrs, field.Invalid(fldPath, n, fmt.Sprintf("the total number of attributes and capacities must not exceed %d", resourcev1.ResourceSliceMaxAttributesAndCapacitiesPerDevice)))

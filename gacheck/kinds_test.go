@@ -186,6 +186,18 @@ func TestCheckKind(t *testing.T) {
 			}},
 		"slice-v1-taints-1.36":          {manifest: testSlice, version: "v1", release: 36, edit: taints(16)},
 		"slice-v1-too-many-taints-1.36": {manifest: testSlice, version: "v1", release: 36, edit: taints(17), errs: []string{"spec.devices[0].taints: Too many: 17: must have at most 16 items"}},
+		"slice-v1-65-devices-with-taints-1.36": {manifest: testSlice, version: "v1", release: 36,
+			edit: func(t *testing.T) func(map[string]interface{}) {
+				return func(obj map[string]interface{}) {
+					devices := make([]interface{}, 65)
+					for i := range devices {
+						devices[i] = map[string]interface{}{"name": fmt.Sprintf("gpu-%d", i)}
+					}
+					devices[64].(map[string]interface{})["taints"] = yamlValue(t, "[{key: gpu.example.com/unhealthy, effect: NoExecute}]")
+					set(obj, "spec.devices", devices)
+				}
+			},
+			errs: []string{"spec.devices: Too many: 65: must have at most 64 items"}},
 		"slice-v1-taints-dropped-1.35": {manifest: testSlice, version: "v1", release: 35, edit: taints(17),
 			warnings: []string{"spec.devices[0].taints: Kubernetes 1.35 drops it on a create: its DRADeviceTaints feature gate is off by default (on from 1.36)"}},
 		"slice-v1beta2-node-selection-1.33": {manifest: testSlice, version: "v1beta2", release: 33,
