@@ -3,7 +3,7 @@
 // release from 1.32 to 1.37 and its default feature gates: what that
 // release's apiserver rejects on a create, and what it drops.
 // CheckKind judges DeviceClasses, ResourceSlices and DeviceTaintRules of
-// any version for a release from 1.26 to 1.37 the same way.
+// v1alpha3 to v1 for a release from 1.26 to 1.37 the same way.
 // `claimbridge validate` uses it for GA manifests and those kinds, and
 // migrate to refuse migrated objects the target would not create.
 package gacheck
