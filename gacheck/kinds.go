@@ -83,7 +83,7 @@ func KindRelease(version, kind string) int {
 // it drops (warnings naming the gate) and its create validation: Check's
 // for a DeviceClass from 1.32; for 1.31's DeviceClass the same rules
 // without the limits 1.32 added; for a ResourceSlice and a DeviceTaintRule
-// the rules of validateSlice and validateTaintRule.
+// the rules of validateResourceSlice and validateTaintRule.
 func CheckKind(obj map[string]interface{}, release int, kind string) (errs, warnings []string) {
 	version := versionOf(obj)
 	if served := ServedVersion(release, kind); served != version {
@@ -131,7 +131,7 @@ func CheckKind(obj map[string]interface{}, release int, kind string) (errs, warn
 	case kindResourceSlice:
 		stripped, absent, dropped := r.stripSlice(in)
 		unknown, warnings = append(unknown, absent...), append(warnings, dropped...)
-		invalid, err = r.validateSlice(validation.WithGeneratedName(stripped))
+		invalid, err = r.validateResourceSlice(validation.WithGeneratedName(stripped))
 	default:
 		invalid, err = r.validateTaintRule(validation.WithGeneratedName(in), older)
 	}
@@ -240,7 +240,7 @@ func (r rules) stripSlice(obj map[string]interface{}) (out map[string]interface{
 // (from 1.33 the apiserver validates the flat internal type).
 var basicInPath = regexp.MustCompile(`^spec\.devices\[\d+\]$`)
 
-// validateSlice checks a ResourceSlice in the shape of v1 (stripSlice's)
+// validateResourceSlice checks a ResourceSlice in the shape of v1 (stripSlice's)
 // with the core of upstream's ValidateResourceSlice for a create: its
 // name, driver, pool, where its devices are, the number of devices
 // (ResourceSliceMaxDevices, or ResourceSliceMaxDevicesWithAdvancedFeatures
@@ -248,7 +248,7 @@ var basicInPath = regexp.MustCompile(`^spec\.devices\[\d+\]$`)
 // capacities together, taints and counter sets, and from 1.35 that a slice
 // holds devices or shared counters, not both. The attribute values,
 // counters and per-device node selection are not checked.
-func (r rules) validateSlice(obj map[string]interface{}) (field.ErrorList, error) {
+func (r rules) validateResourceSlice(obj map[string]interface{}) (field.ErrorList, error) {
 	var slice resourcev1.ResourceSlice
 	if err := remarshal(obj, &slice); err != nil {
 		return nil, fmt.Errorf("does not decode into %s/%s ResourceSlice: %v", api.UpstreamGroup, r.version, err)
