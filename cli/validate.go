@@ -140,6 +140,14 @@ func (o *validateOptions) run(s streams) error {
 				ga.Add(doc, o.checkKind(doc, version, kind))
 				continue
 			}
+			// Any other resource.k8s.io object, a ResourceClass say, is
+			// still one the release of --to may not serve.
+			if _, mistaken := api.MistakenClaim(doc.Object); !mistaken && !validation.IsSupported(doc.Object) {
+				if f, ok := o.notServed(doc); ok {
+					ga.Add(doc, checkedAs([]report.Finding{f}))
+					continue
+				}
+			}
 			if !o.supported(skipped, doc, "") {
 				continue
 			}

@@ -79,8 +79,12 @@ spec:
 		"taint-rule-1.35": {stdin: taintRule, args: []string{"--to", "1.35"}, code: ExitOK},
 		"taint-rule-1.37": {stdin: taintRule, args: []string{"--to", "1.37"}, code: ExitInvalid,
 			out: at + "DeviceTaintRule gpu-0-maintenance: apiVersion: Kubernetes 1.37 serves resource.k8s.io/v1, not v1alpha3: its apiserver rejects this object\n"},
-		// A DRA kind validate does not judge stays skipped.
-		"resource-class-skipped": {stdin: "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClass\nmetadata: {name: gpu}\ndriverName: gpu.example.com\n", code: ExitOK,
+		// A DRA kind validate does not judge is skipped where it is served.
+		"resource-class-1.33": {stdin: "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClass\nmetadata: {name: gpu}\ndriverName: gpu.example.com\n", args: []string{"--to", "1.33"}, code: ExitInvalid,
+			out: at + "ResourceClass gpu: apiVersion: Kubernetes 1.33 serves resource.k8s.io/v1beta2, not v1alpha2: its apiserver rejects this object\n"},
+		"resource-class-1.31": {stdin: "apiVersion: resource.k8s.io/v1alpha3\nkind: ResourceClass\nmetadata: {name: gpu}\ndriverName: gpu.example.com\n", args: []string{"--to", "1.31"}, code: ExitInvalid,
+			out: at + "ResourceClass gpu: kind: Kubernetes 1.31 has no ResourceClass in resource.k8s.io/v1alpha3: its apiserver rejects this object\n"},
+		"resource-class-skipped": {stdin: "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClass\nmetadata: {name: gpu}\ndriverName: gpu.example.com\n", args: []string{"--to", "1.30"}, code: ExitOK,
 			errOut: at + "skipping object resource.k8s.io/v1alpha2 ResourceClass gpu: not a ResourceClaim or ResourceClaimTemplate of resource.claimbridge.dev v1alpha1-v1alpha3 or resource.k8s.io v1alpha1-v1alpha3, v1beta1, v1beta2, v1\n"},
 	}
 	for name, tc := range tests {
