@@ -32,11 +32,13 @@ func newValidateCommand(s streams) *cobra.Command {
 	o := &validateOptions{cel: validation.NewCELCache()}
 	cmd := &cobra.Command{
 		Use:   "validate -f FILE|- [-f FILE ...] [--to RELEASE] [--old FILE] [--subresource status] [--quiet]",
-		Short: "Validate ResourceClaim and ResourceClaimTemplate manifests as the claimbridge webhook would",
+		Short: "Validate DRA claims, templates, DeviceClasses, ResourceSlices and DeviceTaintRules as an apiserver would",
 		Long: `Validate checks every ResourceClaim and ResourceClaimTemplate of group
 resource.claimbridge.dev or resource.k8s.io in the input with the rules of
 the Kubernetes release that serves its version, after the upstream
 defaults, as the claimbridge webhook or that release's apiserver would.
+DeviceClasses, ResourceSlices and DeviceTaintRules of resource.k8s.io
+(v1alpha3, v1beta1, v1beta2, v1) are checked as creates in the same way.
 Other objects are skipped.
 
 Without --old, every object is checked as a create. With --old, objects
@@ -137,6 +139,18 @@ func (o *validateOptions) run(s streams) error {
 			if version, kind := gacheck.Version(doc.Object); version != "" {
 				ga.Add(doc, o.checkGA(doc, version, kind))
 				continue
+			}
+			if version, kind := gacheck.KindOf(doc.Object); version != "" {
+				ga.Add(doc, o.checkKind(doc, version, kind))
+				continue
+			}
+			// Any other resource.k8s.io object, a ResourceClass say, is
+			// still one the release of --to may not serve.
+			if _, mistaken := api.MistakenClaim(doc.Object); !mistaken && !validation.IsSupported(doc.Object) {
+				if f, ok := o.notServed(doc); ok {
+					ga.Add(doc, checkedAs([]report.Finding{f}))
+					continue
+				}
 			}
 			if !o.supported(skipped, doc, "") {
 				continue
@@ -328,6 +342,22 @@ func (o *validateOptions) checkGA(doc manifest.Document, version, kind string) r
 		release = r.Minor
 	}
 	errs, warnings := gacheck.Check(doc.Object, release, kind)
+	return gaVerdict(doc, errs, warnings)
+}
+
+// checkKind checks doc, a resource.k8s.io DeviceClass, ResourceSlice or
+// DeviceTaintRule (gacheck.KindOf), as a create.
+func (o *validateOptions) checkKind(doc manifest.Document, version, kind string) report.Verdict {
+	release := gacheck.KindRelease(version, kind)
+	if r, ok := api.ParseRelease(o.to); ok {
+		release = r.Minor
+	}
+	errs, warnings := gacheck.CheckKind(doc.Object, release, kind)
+	return gaVerdict(doc, errs, warnings)
+}
+
+// gaVerdict is the verdict on doc of gacheck's errors and warnings.
+func gaVerdict(doc manifest.Document, errs, warnings []string) report.Verdict {
 	var fs []report.Finding
 	for _, w := range warnings {
 		fs = append(fs, about(doc, report.Warning, w))

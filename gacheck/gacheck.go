@@ -2,8 +2,10 @@
 // resource.k8s.io v1beta1, v1beta2 and v1 with the create rules of a
 // release from 1.32 to 1.37 and its default feature gates: what that
 // release's apiserver rejects on a create, and what it drops.
-// `claimbridge validate` uses it for GA manifests, and migrate to refuse
-// migrated objects the target would not create.
+// CheckKind judges DeviceClasses, ResourceSlices and DeviceTaintRules of
+// v1alpha3 to v1 for a release from 1.26 to 1.37 the same way.
+// `claimbridge validate` uses it for GA manifests and those kinds, and
+// migrate to refuse migrated objects the target would not create.
 package gacheck
 
 import (
@@ -13,6 +15,7 @@ import (
 	"strings"
 
 	resourcev1 "k8s.io/api/resource/v1"
+	resourcev1alpha3 "k8s.io/api/resource/v1alpha3"
 	resourcev1beta1 "k8s.io/api/resource/v1beta1"
 	resourcev1beta2 "k8s.io/api/resource/v1beta2"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -140,13 +143,24 @@ var strictTypes = map[string]func() interface{}{
 	"v1beta1/DeviceClass":           func() interface{} { return &resourcev1beta1.DeviceClass{} },
 	"v1beta2/DeviceClass":           func() interface{} { return &resourcev1beta2.DeviceClass{} },
 	"v1/DeviceClass":                func() interface{} { return &resourcev1.DeviceClass{} },
+	// CheckKind's: 1.31's DeviceClass and ResourceSlice are v1beta1's but
+	// for fields releaseFields and sliceFields know.
+	"v1alpha3/DeviceClass":     func() interface{} { return &resourcev1beta1.DeviceClass{} },
+	"v1alpha3/ResourceSlice":   func() interface{} { return &resourcev1beta1.ResourceSlice{} },
+	"v1beta1/ResourceSlice":    func() interface{} { return &resourcev1beta1.ResourceSlice{} },
+	"v1beta2/ResourceSlice":    func() interface{} { return &resourcev1beta2.ResourceSlice{} },
+	"v1/ResourceSlice":         func() interface{} { return &resourcev1.ResourceSlice{} },
+	"v1alpha3/DeviceTaintRule": func() interface{} { return &resourcev1alpha3.DeviceTaintRule{} },
+	"v1beta2/DeviceTaintRule":  func() interface{} { return &resourcev1beta2.DeviceTaintRule{} },
+	"v1/DeviceTaintRule":       func() interface{} { return &resourcev1.DeviceTaintRule{} },
 }
 
 // UnknownFields decodes obj, a claim, template or DeviceClass of version
-// (v1beta1, v1beta2, v1), into the newest k8s.io/api type as a strict
-// apiserver does: every field no release has is a finding at its path
-// (Forbidden "unknown field", as for the alpha versions); a value the type
-// cannot hold is the error. A strict decode, no other check.
+// (v1beta1, v1beta2, v1) or an object of CheckKind, into the newest
+// k8s.io/api type as a strict apiserver does: every field no release has
+// is a finding at its path (Forbidden "unknown field", as for the alpha
+// versions); a value the type cannot hold is the error. A strict decode,
+// no other check.
 func UnknownFields(obj map[string]interface{}, version, kind string) (field.ErrorList, error) {
 	newType, ok := strictTypes[version+"/"+kind]
 	if !ok {

@@ -48,7 +48,20 @@ const (
 	inExactAndSub        // an exact request and each subrequest
 	inConstraint         // a constraint
 	inClass              // a DeviceClass's spec
+	inSliceSpec          // a ResourceSlice's spec
+	inDevice             // a ResourceSlice's device, or its basic in v1alpha3 and v1beta1
 )
+
+// A releaseField is a field that not every release creates: a release
+// before added does not have it; one from dropFrom until on (the first
+// release whose default enables gate; 0: none yet) drops it on a create.
+type releaseField struct {
+	name         string
+	in           int
+	added        int
+	gate         string
+	dropFrom, on int
+}
 
 // releaseFields are the fields of claims, templates and DeviceClasses that
 // not every release from 1.32 creates, the same in each version that has
@@ -59,13 +72,7 @@ const (
 // k8s.io/kubernetes pkg/features/kube_features.go and the dropDisabledFields
 // of pkg/registry/resource/{resourceclaim,resourceclaimtemplate,deviceclass}
 // (pkg/api/resourceclaimspec from 1.35).
-var releaseFields = []struct {
-	name         string
-	in           int
-	added        int
-	gate         string
-	dropFrom, on int
-}{
+var releaseFields = []releaseField{
 	{"firstAvailable", inRequest, 33, "DRAPrioritizedList", 33, 34},
 	{"adminAccess", inExact, 32, "DRAAdminAccess", 32, 34},
 	// 1.33 and 1.34 keep tolerations with the gate off; 1.35 drops them.
@@ -84,24 +91,7 @@ var releaseFields = []struct {
 func (r rules) strip(obj map[string]interface{}, version, kind string) (out map[string]interface{}, unknown field.ErrorList, dropped []string) {
 	out = deepCopy(obj)
 	visit := func(m map[string]interface{}, path *field.Path, in ...int) {
-		for _, f := range releaseFields {
-			if _, ok := m[f.name]; !ok || !slices.Contains(in, f.in) {
-				continue
-			}
-			switch {
-			case r.minor < f.added:
-				unknown = append(unknown, field.Forbidden(path.Child(f.name), fmt.Sprintf("unknown field: Kubernetes 1.%d does not have it (1.%d+)", r.minor, f.added)))
-			case r.minor >= f.dropFrom && (f.on == 0 || r.minor < f.on):
-				w := fmt.Sprintf("%s: Kubernetes 1.%d drops it on a create: its %s feature gate is off by default", path.Child(f.name), r.minor, f.gate)
-				if f.on != 0 {
-					w += fmt.Sprintf(" (on from 1.%d)", f.on)
-				}
-				dropped = append(dropped, w)
-			default:
-				continue
-			}
-			delete(m, f.name)
-		}
+		r.dropFields(releaseFields, m, path, in, &unknown, &dropped)
 	}
 	if kind == kindDeviceClass {
 		visit(asObject(out["spec"]), field.NewPath("spec"), inClass)
@@ -128,4 +118,28 @@ func (r rules) strip(obj map[string]interface{}, version, kind string) (out map[
 		visit(asObject(c), path.Child("constraints").Index(i), inConstraint)
 	}
 	return out, unknown, dropped
+}
+
+// dropFields deletes from m, at path, the fields of fields in one of in
+// that r does not create: each it does not have is added to unknown
+// (Forbidden "unknown field"), each it drops to dropped (a warning).
+func (r rules) dropFields(fields []releaseField, m map[string]interface{}, path *field.Path, in []int, unknown *field.ErrorList, dropped *[]string) {
+	for _, f := range fields {
+		if _, ok := m[f.name]; !ok || !slices.Contains(in, f.in) {
+			continue
+		}
+		switch {
+		case r.minor < f.added:
+			*unknown = append(*unknown, field.Forbidden(path.Child(f.name), fmt.Sprintf("unknown field: Kubernetes 1.%d does not have it (1.%d+)", r.minor, f.added)))
+		case r.minor >= f.dropFrom && (f.on == 0 || r.minor < f.on):
+			w := fmt.Sprintf("%s: Kubernetes 1.%d drops it on a create: its %s feature gate is off by default", path.Child(f.name), r.minor, f.gate)
+			if f.on != 0 {
+				w += fmt.Sprintf(" (on from 1.%d)", f.on)
+			}
+			*dropped = append(*dropped, w)
+		default:
+			continue
+		}
+		delete(m, f.name)
+	}
 }

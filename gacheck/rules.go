@@ -8,7 +8,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
-	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -290,8 +289,9 @@ func (r rules) validateSelectors(selectors []resourcev1.DeviceSelector, fldPath 
 // validateCELSelector does, in the environment for new expressions of
 // k8s.io/dynamic-resource-allocation v0.36 with the release's features
 // (consumable capacity from 1.36; list attributes are alpha in 1.36 and 1.37).
+// 1.31 limits neither the length nor the cost.
 func (r rules) validateCELExpression(expression string, fldPath *field.Path) field.ErrorList {
-	if len(expression) > resourcev1.CELSelectorExpressionMaxLength {
+	if r.minor >= 32 && len(expression) > resourcev1.CELSelectorExpressionMaxLength {
 		return field.ErrorList{field.TooLong(fldPath, "", resourcev1.CELSelectorExpressionMaxLength)}
 	}
 	envType := environment.NewExpressions
@@ -300,7 +300,7 @@ func (r rules) validateCELExpression(expression string, fldPath *field.Path) fie
 	switch {
 	case result.Error != nil:
 		return field.ErrorList{common.CELError(fldPath, expression, result.Error)}
-	case result.MaxCost > celSelectorExpressionMaxCost:
+	case r.minor >= 32 && result.MaxCost > celSelectorExpressionMaxCost:
 		return field.ErrorList{field.Forbidden(fldPath, "too complex, exceeds cost limit")}
 	}
 	return nil
@@ -472,12 +472,13 @@ func (r rules) validateDeviceConfiguration(config resourcev1.DeviceConfiguration
 	return append(allErrs, r.validateParameters(config.Opaque.Parameters, fldPath.Child("parameters"))...)
 }
 
-// validateParameters is upstream's validateRawExtension for a create.
+// validateParameters is upstream's validateRawExtension for a create (no
+// size limit in 1.31).
 func (r rules) validateParameters(parameters runtime.RawExtension, fldPath *field.Path) field.ErrorList {
 	if len(parameters.Raw) == 0 {
 		return field.ErrorList{field.Required(fldPath, "")}
 	}
-	if len(parameters.Raw) > resourcev1.OpaqueParametersMaxLength {
+	if r.minor >= 32 && len(parameters.Raw) > resourcev1.OpaqueParametersMaxLength {
 		return field.ErrorList{field.TooLong(fldPath, "", resourcev1.OpaqueParametersMaxLength)}
 	}
 	var v interface{}
@@ -546,28 +547,9 @@ func ValidateDeviceClass(obj map[string]interface{}, release int) (field.ErrorLi
 	if !Serves(release, version) {
 		return nil, notServed(release, version)
 	}
-	r := rules{minor: release}
+	r := rules{minor: release, version: version}
 	stripped, _, _ := r.strip(obj, version, kindDeviceClass)
-	data, err := json.Marshal(stripped)
-	if err != nil {
-		return nil, err
-	}
-	var class resourcev1.DeviceClass
-	if err := json.Unmarshal(data, &class); err != nil {
-		return nil, fmt.Errorf("does not decode into resource.k8s.io/%s DeviceClass: %v", version, err)
-	}
-	// The apiserver clears the namespace of a cluster-scoped object.
-	class.Namespace = ""
-	errs := apimachineryvalidation.ValidateObjectMeta(&class.ObjectMeta, false, apimachineryvalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
-	spec := field.NewPath("spec")
-	errs = append(errs, r.validateSelectors(class.Spec.Selectors, spec.Child("selectors"))...)
-	errs = append(errs, validateSlice(r, class.Spec.Config, deviceConfigMaxSize, func(config resourcev1.DeviceClassConfiguration, fldPath *field.Path) field.ErrorList {
-		return r.validateDeviceConfiguration(config.DeviceConfiguration, fldPath)
-	}, spec.Child("config"))...)
-	if name := class.Spec.ExtendedResourceName; name != nil && !isExtendedResourceName(*name) {
-		errs = append(errs, field.Invalid(spec.Child("extendedResourceName"), *name, "must be a valid extended resource name"))
-	}
-	return common.Normalize(errs), nil
+	return r.validateClass(stripped)
 }
 
 // isExtendedResourceName is k8s.io/kubernetes pkg/apis/core/v1/helper's.

@@ -1,0 +1,104 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestValidateKinds: validate judges DeviceClasses, ResourceSlices and
+// DeviceTaintRules as the release of --to (or the one judging their
+// version) would on a create, instead of skipping them (issue 77).
+func TestValidateKinds(t *testing.T) {
+	const (
+		class = `apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata:
+  name: gpu.example.com
+spec:
+  selectors:
+  - cel:
+      expression: device.driver == "gpu.example.com"
+`
+		slice = `apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata:
+  name: node-1-gpu.example.com-x7k2p
+spec:
+  driver: gpu.example.com
+  nodeName: node-1
+  pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+  sharedCounters:
+  - name: gpu-0-counters
+    counters:
+      memory: {value: 40Gi}
+  devices:
+  - name: gpu-0
+    capacity:
+      memory: {value: 40Gi}
+`
+		taintRule = `apiVersion: resource.k8s.io/v1alpha3
+kind: DeviceTaintRule
+metadata:
+  name: gpu-0-maintenance
+spec:
+  deviceSelector: {driver: gpu.example.com, device: gpu-0}
+  taint: {key: gpu.example.com/maintenance, effect: NoExecute}
+`
+		at = "<stdin>: document 1 (line 1): "
+	)
+	badClass := strings.Replace(class, `"gpu.example.com"`, `"gpu.example.com" &&`, 1)
+	tests := map[string]struct {
+		stdin       string
+		args        []string
+		code        int
+		out, errOut string
+	}{
+		"class-bad-selector-1.34": {stdin: badClass, args: []string{"--to", "1.34"}, code: ExitInvalid,
+			out: at + `DeviceClass gpu.example.com: spec.selectors[0].cel.expression: Invalid value: "device.driver == \"gpu.example.com\" &&": compilation failed: ERROR: <input>:1:38: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}
+ | device.driver == "gpu.example.com" &&
+ | .....................................^
+`},
+		"class-bad-selector-default": {stdin: badClass, code: ExitInvalid,
+			out: at + `DeviceClass gpu.example.com: spec.selectors[0].cel.expression: Invalid value: "device.driver == \"gpu.example.com\" &&": compilation failed: ERROR: <input>:1:38: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}
+ | device.driver == "gpu.example.com" &&
+ | .....................................^
+`},
+		"class-valid-1.34": {stdin: class, args: []string{"--to", "1.34"}, code: ExitOK},
+		"class-v1-not-served-1.33": {stdin: class, args: []string{"--to", "1.33"}, code: ExitInvalid,
+			out: at + "DeviceClass gpu.example.com: apiVersion: Kubernetes 1.33 serves resource.k8s.io/v1beta2, not v1: its apiserver rejects this object\n"},
+		"class-v1beta1-not-served-1.30": {stdin: strings.Replace(class, "/v1\n", "/v1beta1\n", 1), args: []string{"--to", "1.30"}, code: ExitInvalid,
+			out: at + "DeviceClass gpu.example.com: kind: Kubernetes 1.30 has no DeviceClass in resource.k8s.io (1.31+): its apiserver rejects this object\n"},
+		"class-extended-resource-1.34": {stdin: class + "  extendedResourceName: example.com/gpu\n", args: []string{"--to", "1.34"}, code: ExitOK,
+			errOut: at + "warning: DeviceClass gpu.example.com: spec.extendedResourceName: Kubernetes 1.34 drops it on a create: its DRAExtendedResource feature gate is off by default (on from 1.36)\n"},
+		"slice-devices-and-counters-1.34": {stdin: slice, args: []string{"--to", "1.34"}, code: ExitOK,
+			errOut: at + "warning: ResourceSlice node-1-gpu.example.com-x7k2p: spec.sharedCounters: Kubernetes 1.34 drops it on a create: its DRAPartitionableDevices feature gate is off by default (on from 1.36)\n"},
+		"slice-devices-and-counters-1.36": {stdin: slice, args: []string{"--to", "1.36"}, code: ExitInvalid,
+			out: at + "ResourceSlice node-1-gpu.example.com-x7k2p: spec: Invalid value: \"\": only one of `sharedCounters` or `devices` is allowed\n"},
+		"taint-rule-1.35": {stdin: taintRule, args: []string{"--to", "1.35"}, code: ExitOK},
+		"taint-rule-1.37": {stdin: taintRule, args: []string{"--to", "1.37"}, code: ExitInvalid,
+			out: at + "DeviceTaintRule gpu-0-maintenance: apiVersion: Kubernetes 1.37 serves resource.k8s.io/v1, not v1alpha3: its apiserver rejects this object\n"},
+		// A DRA kind validate does not judge is skipped where it is served.
+		"resource-class-1.33": {stdin: "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClass\nmetadata: {name: gpu}\ndriverName: gpu.example.com\n", args: []string{"--to", "1.33"}, code: ExitInvalid,
+			out: at + "ResourceClass gpu: apiVersion: Kubernetes 1.33 serves resource.k8s.io/v1beta2, not v1alpha2: its apiserver rejects this object\n"},
+		"resource-class-1.31": {stdin: "apiVersion: resource.k8s.io/v1alpha3\nkind: ResourceClass\nmetadata: {name: gpu}\ndriverName: gpu.example.com\n", args: []string{"--to", "1.31"}, code: ExitInvalid,
+			out: at + "ResourceClass gpu: kind: Kubernetes 1.31 has no ResourceClass in resource.k8s.io/v1alpha3: its apiserver rejects this object\n"},
+		"resource-class-skipped": {stdin: "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClass\nmetadata: {name: gpu}\ndriverName: gpu.example.com\n", args: []string{"--to", "1.30"}, code: ExitOK,
+			errOut: at + "skipping object resource.k8s.io/v1alpha2 ResourceClass gpu: not a ResourceClaim or ResourceClaimTemplate of resource.claimbridge.dev v1alpha1-v1alpha3 or resource.k8s.io v1alpha1-v1alpha3, v1beta1, v1beta2, v1\n"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			code, out, errOut := runValidate(t, tc.stdin, append(tc.args, "-f", "-")...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d", code, tc.code)
+			}
+			if d := cmp.Diff(tc.out, out); d != "" {
+				t.Errorf("stdout (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff(tc.errOut, errOut); d != "" {
+				t.Errorf("stderr (-want +got):\n%s", d)
+			}
+		})
+	}
+}

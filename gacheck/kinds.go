@@ -1,0 +1,420 @@
+package gacheck
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	resourcev1 "k8s.io/api/resource/v1"
+	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/util/sets"
+	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/claimbridge/claimbridge/api"
+	"github.com/claimbridge/claimbridge/validation"
+	"github.com/claimbridge/claimbridge/validation/common"
+)
+
+// The cluster-scoped kinds CheckKind checks, with the release that first
+// has each in resource.k8s.io.
+const (
+	kindResourceSlice   = "ResourceSlice"
+	kindDeviceTaintRule = "DeviceTaintRule"
+)
+
+var firstRelease = map[string]int{kindDeviceClass: 31, kindResourceSlice: 30, kindDeviceTaintRule: 33}
+
+// kindVersions are the versions CheckKind decodes.
+var kindVersions = []string{api.V1alpha3, api.V1beta1, api.V1beta2, api.V1}
+
+// KindOf returns the version and kind of obj when it is a DeviceClass,
+// ResourceSlice or DeviceTaintRule of resource.k8s.io v1alpha3, v1beta1,
+// v1beta2 or v1 (what CheckKind checks), or "".
+func KindOf(obj map[string]interface{}) (version, kind string) {
+	_, group, version, kind, _ := api.TypeOf(obj)
+	if group != api.UpstreamGroup || firstRelease[kind] == 0 || !slices.Contains(kindVersions, version) {
+		return "", ""
+	}
+	return version, kind
+}
+
+// ServedVersion is the version in which release (a minor number) creates
+// kind, a DeviceClass, ResourceSlice or DeviceTaintRule; "" when it has no
+// such kind. It is the version its claims are written in (api.Releases),
+// except for DeviceTaintRule: v1alpha3 in 1.33–1.35, v1beta2 in 1.36, v1
+// from 1.37 (k8s.io/api's prerelease-lifecycle).
+func ServedVersion(release int, kind string) string {
+	r, ok := api.ParseRelease(fmt.Sprintf("1.%d", release))
+	switch {
+	case !ok || release < firstRelease[kind]:
+		return ""
+	case kind == kindDeviceTaintRule && release < 36:
+		return api.V1alpha3
+	case kind == kindDeviceTaintRule && release == 36:
+		return api.V1beta2
+	}
+	return r.Version
+}
+
+// KindRelease is the release that judges an object of version and kind
+// when the caller names none: the first that creates it, and for v1 the
+// newest (as DefaultRelease).
+func KindRelease(version, kind string) int {
+	if version == api.V1 {
+		return Newest
+	}
+	for minor := firstRelease[kind]; minor <= Newest; minor++ {
+		if ServedVersion(minor, kind) == version {
+			return minor
+		}
+	}
+	return Newest
+}
+
+// CheckKind checks a DeviceClass, ResourceSlice or DeviceTaintRule (KindOf)
+// as `kubectl create` would send it to release (a minor number, 1.26–1.37)
+// with that release's default feature gates: the version it serves the
+// kind in (ServedVersion), the fields it does not have (a strict decode
+// into the k8s.io/api type of the version and the fields added later), what
+// it drops (warnings naming the gate) and its create validation: Check's
+// for a DeviceClass from 1.32; for 1.31's DeviceClass the same rules
+// without the limits 1.32 added; for a ResourceSlice and a DeviceTaintRule
+// the rules of validateResourceSlice and validateTaintRule.
+func CheckKind(obj map[string]interface{}, release int, kind string) (errs, warnings []string) {
+	version := versionOf(obj)
+	if served := ServedVersion(release, kind); served != version {
+		msg := fmt.Sprintf("apiVersion: Kubernetes 1.%d serves %s/%s, not %s: its apiserver rejects this object", release, api.UpstreamGroup, served, version)
+		if served == "" {
+			msg = fmt.Sprintf("kind: Kubernetes 1.%d has no %s in %s (1.%d+): its apiserver rejects this object", release, kind, api.UpstreamGroup, firstRelease[kind])
+		}
+		return []string{msg}, nil
+	}
+	if kind == kindDeviceClass && version != api.V1alpha3 {
+		return Check(obj, release, kind)
+	}
+	r := rules{minor: release, version: version}
+	in := api.DeepCopyJSON(obj)
+	if kind == kindDeviceClass {
+		// 1.31 drops suitableNodes (classic DRA) with its gate off, and has
+		// the v1beta1 class otherwise.
+		if spec := asObject(in["spec"]); spec["suitableNodes"] != nil {
+			warnings = append(warnings, "spec.suitableNodes: Kubernetes 1.31 drops it on a create: its DRAControlPlaneController feature gate is off by default")
+			delete(spec, "suitableNodes")
+		}
+		in["apiVersion"] = api.UpstreamGroup + "/" + api.V1beta1
+	}
+	if kind == kindResourceSlice && version == api.V1alpha3 {
+		v1alpha3Capacities(in)
+	}
+	// 1.33 and 1.34 select the devices of a taint rule also by class and
+	// CEL selectors, which later releases do not have.
+	var older map[string]interface{}
+	if selector := asObject(asObject(in["spec"])["deviceSelector"]); kind == kindDeviceTaintRule && release < 35 {
+		older = map[string]interface{}{"deviceClassName": selector["deviceClassName"], "selectors": selector["selectors"]}
+		delete(selector, "deviceClassName")
+		delete(selector, "selectors")
+	}
+	unknown, err := UnknownFields(in, version, kind)
+	if err != nil {
+		return []string{fmt.Sprintf("does not decode into %s/%s %s: %v", api.UpstreamGroup, version, kind, err)}, nil
+	}
+	var invalid field.ErrorList
+	switch kind {
+	case kindDeviceClass:
+		stripped, absent, _ := r.strip(in, api.V1beta1, kind)
+		unknown = append(unknown, absent...)
+		invalid, err = r.validateClass(validation.WithGeneratedName(stripped))
+	case kindResourceSlice:
+		stripped, absent, dropped := r.stripSlice(in)
+		unknown, warnings = append(unknown, absent...), append(warnings, dropped...)
+		invalid, err = r.validateResourceSlice(validation.WithGeneratedName(stripped))
+	default:
+		invalid, err = r.validateTaintRule(validation.WithGeneratedName(in), older)
+	}
+	if err != nil {
+		return []string{err.Error()}, warnings
+	}
+	for _, e := range append(unknown, invalid...) {
+		errs = append(errs, e.Error())
+	}
+	return errs, warnings
+}
+
+// v1alpha3Capacities gives each capacity of a 1.31 slice's devices, a
+// quantity, the shape of later versions' ({value: quantity}).
+func v1alpha3Capacities(obj map[string]interface{}) {
+	for _, d := range asArray(asObject(obj["spec"])["devices"]) {
+		capacity := asObject(asObject(asObject(d)["basic"])["capacity"])
+		for name, q := range capacity {
+			if _, isObject := q.(map[string]interface{}); !isObject {
+				capacity[name] = map[string]interface{}{"value": q}
+			}
+		}
+	}
+}
+
+// validateClass is upstream's ValidateDeviceClass of release r.minor for a
+// DeviceClass in the JSON shape of v1beta1, without the fields r does not
+// create.
+func (r rules) validateClass(obj map[string]interface{}) (field.ErrorList, error) {
+	var class resourcev1.DeviceClass
+	if err := remarshal(obj, &class); err != nil {
+		return nil, fmt.Errorf("does not decode into %s/%s DeviceClass: %v", api.UpstreamGroup, r.version, err)
+	}
+	// The apiserver clears the namespace of a cluster-scoped object.
+	class.Namespace = ""
+	errs := apimachineryvalidation.ValidateObjectMeta(&class.ObjectMeta, false, apimachineryvalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
+	spec := field.NewPath("spec")
+	errs = append(errs, r.validateSelectors(class.Spec.Selectors, spec.Child("selectors"))...)
+	errs = append(errs, validateSlice(r, class.Spec.Config, deviceConfigMaxSize, func(config resourcev1.DeviceClassConfiguration, fldPath *field.Path) field.ErrorList {
+		return r.validateDeviceConfiguration(config.DeviceConfiguration, fldPath)
+	}, spec.Child("config"))...)
+	if name := class.Spec.ExtendedResourceName; name != nil && !isExtendedResourceName(*name) {
+		errs = append(errs, field.Invalid(spec.Child("extendedResourceName"), *name, "must be a valid extended resource name"))
+	}
+	return common.Normalize(errs), nil
+}
+
+func remarshal(obj map[string]interface{}, into interface{}) error {
+	data, err := json.Marshal(obj)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(data, into)
+}
+
+// sliceFields are the fields of a ResourceSlice that not every release from
+// 1.31 creates, as releaseFields: unknown before added, dropped from
+// dropFrom until on (the first release whose default enables gate; 0: none
+// yet). Sources: k8s.io/api resource/*/types.go, pkg/features's versioned
+// gates and pkg/registry/resource/resourceslice's dropDisabledFields.
+var sliceFields = []releaseField{
+	{"sharedCounters", inSliceSpec, 33, "DRAPartitionableDevices", 33, 36},
+	{"perDeviceNodeSelection", inSliceSpec, 33, "DRAPartitionableDevices", 33, 36},
+	{"partitionTypeAttribute", inSliceSpec, 37, "DRAPartitionableDevicesType", 37, 0},
+	{"consumesCounters", inDevice, 33, "DRAPartitionableDevices", 33, 36},
+	{"nodeName", inDevice, 33, "DRAPartitionableDevices", 33, 36},
+	{"nodeSelector", inDevice, 33, "DRAPartitionableDevices", 33, 36},
+	{"allNodes", inDevice, 33, "DRAPartitionableDevices", 33, 36},
+	{"taints", inDevice, 33, "DRADeviceTaints", 33, 36},
+	{"allowMultipleAllocations", inDevice, 34, "DRAConsumableCapacity", 34, 36},
+	{"bindingConditions", inDevice, 34, "DRADeviceBindingConditions", 34, 36},
+	{"bindingFailureConditions", inDevice, 34, "DRADeviceBindingConditions", 34, 36},
+	{"bindsToNode", inDevice, 34, "DRADeviceBindingConditions", 34, 36},
+	{"nodeAllocatableResources", inDevice, 36, "DRANodeAllocatableResources", 36, 0},
+}
+
+// stripSlice returns obj, a ResourceSlice, in the JSON shape of v1 (a
+// device's basic fields on the device) without the fields of sliceFields
+// that r does not create: those it does not have (Forbidden "unknown
+// field") and those it drops (one warning each). Paths are the version's.
+func (r rules) stripSlice(obj map[string]interface{}) (out map[string]interface{}, unknown field.ErrorList, dropped []string) {
+	out = api.DeepCopyJSON(obj)
+	visit := func(m map[string]interface{}, path *field.Path, in int) {
+		r.dropFields(sliceFields, m, path, []int{in}, &unknown, &dropped)
+	}
+	spec := asObject(out["spec"])
+	visit(spec, field.NewPath("spec"), inSliceSpec)
+	basic := slices.Contains([]string{api.V1alpha3, api.V1beta1}, r.version)
+	for i, d := range asArray(spec["devices"]) {
+		device, path := asObject(d), field.NewPath("spec", "devices").Index(i)
+		if !basic {
+			visit(device, path, inDevice)
+			continue
+		}
+		fields := asObject(device["basic"])
+		visit(fields, path.Child("basic"), inDevice)
+		delete(device, "basic")
+		for k, v := range fields {
+			device[k] = v
+		}
+	}
+	return out, unknown, dropped
+}
+
+// basicInPath is the path of a device, whose basic 1.31 and 1.32 validate
+// (from 1.33 the apiserver validates the flat internal type).
+var basicInPath = regexp.MustCompile(`^spec\.devices\[\d+\]$`)
+
+// validateResourceSlice checks a ResourceSlice in the shape of v1 (stripSlice's)
+// with the core of upstream's ValidateResourceSlice for a create: its
+// name, driver, pool, where its devices are, the number of devices
+// (ResourceSliceMaxDevices, or ResourceSliceMaxDevicesWithAdvancedFeatures
+// with taints or counters), their names, attributes and
+// capacities together, taints and counter sets, and from 1.35 that a slice
+// holds devices or shared counters, not both. The attribute values,
+// counters and per-device node selection are not checked.
+func (r rules) validateResourceSlice(obj map[string]interface{}) (field.ErrorList, error) {
+	var slice resourcev1.ResourceSlice
+	if err := remarshal(obj, &slice); err != nil {
+		return nil, fmt.Errorf("does not decode into %s/%s ResourceSlice: %v", api.UpstreamGroup, r.version, err)
+	}
+	slice.Namespace = ""
+	spec, fldPath := slice.Spec, field.NewPath("spec")
+	errs := apimachineryvalidation.ValidateObjectMeta(&slice.ObjectMeta, false, apimachineryvalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
+	errs = append(errs, r.validateDriverName(spec.Driver, fldPath.Child("driver"))...)
+	errs = append(errs, validatePool(spec.Pool, fldPath.Child("pool"))...)
+	errs = append(errs, r.validateNodeSelection(spec, fldPath)...)
+	if r.minor >= 35 && spec.SharedCounters != nil && spec.Devices != nil {
+		errs = append(errs, field.Invalid(fldPath, "", "only one of `sharedCounters` or `devices` is allowed"))
+	}
+	// Fewer devices with taints or counters, which the releases before 1.36
+	// drop (sliceFields).
+	maxDevices := resourcev1.ResourceSliceMaxDevices
+	if slices.ContainsFunc(spec.Devices, func(d resourcev1.Device) bool { return len(d.Taints) > 0 || len(d.ConsumesCounters) > 0 }) {
+		maxDevices = resourcev1.ResourceSliceMaxDevicesWithAdvancedFeatures
+	}
+	errs = append(errs, validateSet(r, spec.Devices, maxDevices, func(device resourcev1.Device, fldPath *field.Path) field.ErrorList {
+		allErrs := common.ValidateDNS1123Label(device.Name, fldPath.Child("name"))
+		if n := len(device.Attributes) + len(device.Capacity); n > resourcev1.ResourceSliceMaxAttributesAndCapacitiesPerDevice {
+			allErrs = append(allErrs, field.Invalid(fldPath, n, fmt.Sprintf("the total number of attributes and capacities must not exceed %d", resourcev1.ResourceSliceMaxAttributesAndCapacitiesPerDevice)))
+		}
+		return append(allErrs, validateSlice(r, device.Taints, resourcev1.DeviceTaintsMaxLength, func(taint resourcev1.DeviceTaint, fldPath *field.Path) field.ErrorList {
+			return r.validateTaint(taint, fldPath)
+		}, fldPath.Child("taints"))...)
+	}, func(device resourcev1.Device) string { return device.Name }, "name", fldPath.Child("devices"))...)
+	if r.minor >= 35 {
+		errs = append(errs, validateSet(r, spec.SharedCounters, resourcev1.ResourceSliceMaxCounterSets, func(set resourcev1.CounterSet, fldPath *field.Path) field.ErrorList {
+			return common.ValidateDNS1123Label(set.Name, fldPath.Child("name"))
+		}, func(set resourcev1.CounterSet) string { return set.Name }, "name", fldPath.Child("sharedCounters"))...)
+	}
+	for _, e := range errs {
+		if r.minor < 33 && basicInPath.MatchString(e.Field) {
+			e.Field += ".basic"
+		}
+	}
+	return common.Normalize(errs), nil
+}
+
+// validatePool is upstream's validateResourcePool.
+func validatePool(pool resourcev1.ResourcePool, fldPath *field.Path) field.ErrorList {
+	allErrs := validatePoolName(pool.Name, fldPath.Child("name"))
+	if pool.ResourceSliceCount <= 0 {
+		allErrs = append(allErrs, field.Invalid(fldPath.Child("resourceSliceCount"), pool.ResourceSliceCount, "must be greater than zero"))
+	}
+	if pool.Generation < 0 {
+		allErrs = append(allErrs, field.Invalid(fldPath.Child("generation"), pool.Generation, "must be greater than or equal to zero"))
+	}
+	return allErrs
+}
+
+// validatePoolName: required, at most 253 bytes of DNS subdomains
+// separated by slashes.
+func validatePoolName(name string, fldPath *field.Path) field.ErrorList {
+	if name == "" {
+		return field.ErrorList{field.Required(fldPath, "")}
+	}
+	var allErrs field.ErrorList
+	if len(name) > resourcev1.PoolNameMaxLength {
+		allErrs = append(allErrs, field.TooLong(fldPath, "", resourcev1.PoolNameMaxLength))
+	}
+	for _, part := range strings.Split(name, "/") {
+		allErrs = append(allErrs, common.ValidateDNS1123Subdomain(part, fldPath)...)
+	}
+	return allErrs
+}
+
+// validateNodeSelection: exactly one of the fields that say which nodes
+// reach the devices (perDeviceNodeSelection from 1.33, where the release
+// keeps it), in 1.37's words.
+func (r rules) validateNodeSelection(spec resourcev1.ResourceSliceSpec, fldPath *field.Path) field.ErrorList {
+	var allErrs field.ErrorList
+	var set []string
+	if spec.NodeName != nil {
+		if *spec.NodeName == "" {
+			allErrs = append(allErrs, field.Invalid(fldPath.Child("nodeName"), "", "must be either unset or set to a non-empty string"))
+		} else {
+			set = append(set, "`nodeName`")
+			for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(*spec.NodeName, false) {
+				allErrs = append(allErrs, field.Invalid(fldPath.Child("nodeName"), *spec.NodeName, msg))
+			}
+		}
+	}
+	if spec.NodeSelector != nil {
+		set = append(set, "`nodeSelector`")
+		if len(spec.NodeSelector.NodeSelectorTerms) != 1 {
+			allErrs = append(allErrs, field.Invalid(fldPath.Child("nodeSelector", "nodeSelectorTerms"), spec.NodeSelector.NodeSelectorTerms, "must have exactly one node selector term"))
+		}
+	}
+	for i, v := range []*bool{spec.AllNodes, spec.PerDeviceNodeSelection} {
+		name := []string{"allNodes", "perDeviceNodeSelection"}[i]
+		switch {
+		case v == nil:
+		case *v:
+			set = append(set, "`"+name+"`")
+		default:
+			allErrs = append(allErrs, field.Invalid(fldPath.Child(name), false, "must be either unset or set to true"))
+		}
+	}
+	const one = "exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required"
+	switch {
+	case len(set) == 0:
+		allErrs = append(allErrs, field.Required(fldPath, one))
+	case len(set) > 1:
+		allErrs = append(allErrs, field.Invalid(fldPath, fmt.Sprintf("{%s}", strings.Join(set, ", ")), one+", but multiple fields are set"))
+	}
+	return allErrs
+}
+
+// validateTaint is upstream's validateDeviceTaint for a create: a key, a
+// label value and an effect of the release (None from 1.35).
+func (r rules) validateTaint(taint resourcev1.DeviceTaint, fldPath *field.Path) field.ErrorList {
+	allErrs := metav1validation.ValidateLabelName(taint.Key, fldPath.Child("key"))
+	if taint.Value != "" {
+		for _, msg := range utilvalidation.IsValidLabelValue(taint.Value) {
+			allErrs = append(allErrs, field.Invalid(fldPath.Child("value"), taint.Value, msg))
+		}
+	}
+	effects := validTaintEffects
+	if r.minor < 35 {
+		effects = validTaintEffects133
+	}
+	switch {
+	case taint.Effect == "":
+		allErrs = append(allErrs, field.Required(fldPath.Child("effect"), ""))
+	case !sets.New(effects...).Has(taint.Effect):
+		allErrs = append(allErrs, field.NotSupported(fldPath.Child("effect"), taint.Effect, effects))
+	}
+	return allErrs
+}
+
+// validateTaintRule is upstream's ValidateDeviceTaintRule for a create: its
+// name, the class (1.33 and 1.34), driver, pool and device it selects, its
+// CEL selectors (1.33 and 1.34: older's), and its taint.
+func (r rules) validateTaintRule(obj, older map[string]interface{}) (field.ErrorList, error) {
+	var rule resourcev1.DeviceTaintRule
+	var selector struct {
+		DeviceClassName *string                     `json:"deviceClassName"`
+		Selectors       []resourcev1.DeviceSelector `json:"selectors"`
+	}
+	if err := remarshal(obj, &rule); err != nil {
+		return nil, fmt.Errorf("does not decode into %s/%s DeviceTaintRule: %v", api.UpstreamGroup, r.version, err)
+	}
+	if err := remarshal(older, &selector); err != nil {
+		return nil, fmt.Errorf("does not decode into %s/%s DeviceTaintRule: spec.deviceSelector: %v", api.UpstreamGroup, r.version, err)
+	}
+	rule.Namespace = ""
+	errs := apimachineryvalidation.ValidateObjectMeta(&rule.ObjectMeta, false, apimachineryvalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
+	path := field.NewPath("spec", "deviceSelector")
+	if selector.DeviceClassName != nil {
+		errs = append(errs, common.ValidateDNS1123Subdomain(*selector.DeviceClassName, path.Child("deviceClassName"))...)
+	}
+	if s := rule.Spec.DeviceSelector; s != nil {
+		if s.Driver != nil {
+			errs = append(errs, r.validateDriverName(*s.Driver, path.Child("driver"))...)
+		}
+		if s.Pool != nil {
+			errs = append(errs, validatePoolName(*s.Pool, path.Child("pool"))...)
+		}
+		if s.Device != nil {
+			errs = append(errs, common.ValidateDNS1123Label(*s.Device, path.Child("device"))...)
+		}
+	}
+	errs = append(errs, r.validateSelectors(selector.Selectors, path.Child("selectors"))...)
+	errs = append(errs, r.validateTaint(rule.Spec.Taint, field.NewPath("spec", "taint"))...)
+	return common.Normalize(errs), nil
+}

@@ -1,0 +1,336 @@
+package gacheck
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"sigs.k8s.io/yaml"
+)
+
+const (
+	testClass = `apiVersion: resource.k8s.io/%s
+kind: DeviceClass
+metadata: {name: gpu.example.com}
+spec:
+  selectors:
+  - cel: {expression: 'device.driver == "gpu.example.com"'}
+  config:
+  - opaque: {driver: gpu.example.com, parameters: {sharing: time-slicing}}
+`
+	testSlice = `apiVersion: resource.k8s.io/%s
+kind: ResourceSlice
+metadata: {name: node-1-gpu.example.com-x7k2p}
+spec:
+  driver: gpu.example.com
+  nodeName: node-1
+  pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+  devices:
+  - name: gpu-0
+    attributes:
+      model: {string: a100}
+      driverVersion: {version: 1.2.0}
+    capacity:
+      memory: {value: 40Gi}
+`
+	testTaintRule = `apiVersion: resource.k8s.io/%s
+kind: DeviceTaintRule
+metadata: {name: gpu-0-maintenance}
+spec:
+  deviceSelector: {driver: gpu.example.com, pool: node-1, device: gpu-0}
+  taint: {key: gpu.example.com/maintenance, value: planned, effect: NoSchedule}
+`
+)
+
+// testObject is the object of manifest (a format with the version), in
+// version, after edit.
+func testObject(t *testing.T, manifest, version string, edit func(obj map[string]interface{})) map[string]interface{} {
+	t.Helper()
+	var obj map[string]interface{}
+	if err := yaml.Unmarshal([]byte(fmt.Sprintf(manifest, version)), &obj); err != nil {
+		t.Fatal(err)
+	}
+	if edit != nil {
+		edit(obj)
+	}
+	return obj
+}
+
+// set sets the value at the dotted path of obj, with [i] for the i-th item
+// of a list.
+func set(obj map[string]interface{}, path string, value interface{}) {
+	keys := strings.Split(path, ".")
+	var cur interface{} = obj
+	for i, k := range keys {
+		name, index, isItem := strings.Cut(strings.TrimSuffix(k, "]"), "[")
+		m := cur.(map[string]interface{})
+		if i == len(keys)-1 && !isItem {
+			m[name] = value
+			return
+		}
+		if isItem {
+			var n int
+			fmt.Sscan(index, &n)
+			if i == len(keys)-1 {
+				m[name].([]interface{})[n] = value
+				return
+			}
+			cur = m[name].([]interface{})[n]
+			continue
+		}
+		cur = m[name]
+	}
+}
+
+// yamlValue is the decoded value of a YAML literal.
+func yamlValue(t *testing.T, s string) interface{} {
+	t.Helper()
+	var v interface{}
+	if err := yaml.Unmarshal([]byte(s), &v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func TestCheckKind(t *testing.T) {
+	const notAnExpression = "compilation failed: ERROR: <input>:1:38: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | device.driver == \"gpu.example.com\" &&\n | .....................................^"
+	badSelector := func(t *testing.T) func(map[string]interface{}) {
+		return func(obj map[string]interface{}) {
+			set(obj, "spec.selectors[0].cel.expression", `device.driver == "gpu.example.com" &&`)
+		}
+	}
+	both := func(t *testing.T) func(map[string]interface{}) {
+		return func(obj map[string]interface{}) {
+			set(obj, "spec.sharedCounters", yamlValue(t, "[{name: gpu-0-counters, counters: {memory: {value: 40Gi}}}]"))
+		}
+	}
+	taints := func(n int) func(t *testing.T) func(map[string]interface{}) {
+		return func(t *testing.T) func(map[string]interface{}) {
+			return func(obj map[string]interface{}) {
+				list := make([]interface{}, n)
+				for i := range list {
+					list[i] = map[string]interface{}{"key": fmt.Sprintf("gpu.example.com/t%d", i), "effect": "NoSchedule"}
+				}
+				set(obj, "spec.devices[0].taints", list)
+			}
+		}
+	}
+	tests := map[string]struct {
+		manifest, version string
+		release           int
+		edit              func(t *testing.T) func(map[string]interface{})
+		errs, warnings    []string
+	}{
+		"class-v1-valid-1.34":         {manifest: testClass, version: "v1", release: 34},
+		"class-v1beta1-valid-1.32":    {manifest: testClass, version: "v1beta1", release: 32},
+		"class-v1alpha3-valid-1.31":   {manifest: testClass, version: "v1alpha3", release: 31},
+		"class-v1-bad-selector-1.34":  {manifest: testClass, version: "v1", release: 34, edit: badSelector, errs: []string{`spec.selectors[0].cel.expression: Invalid value: "device.driver == \"gpu.example.com\" &&": ` + notAnExpression}},
+		"class-v1alpha3-bad-selector": {manifest: testClass, version: "v1alpha3", release: 31, edit: badSelector, errs: []string{`spec.selectors[0].cel.expression: Invalid value: "device.driver == \"gpu.example.com\" &&": ` + notAnExpression}},
+		"class-v1-not-served-1.33": {manifest: testClass, version: "v1", release: 33,
+			errs: []string{"apiVersion: Kubernetes 1.33 serves resource.k8s.io/v1beta2, not v1: its apiserver rejects this object"}},
+		"class-v1beta1-no-class-1.30": {manifest: testClass, version: "v1beta1", release: 30,
+			errs: []string{"kind: Kubernetes 1.30 has no DeviceClass in resource.k8s.io (1.31+): its apiserver rejects this object"}},
+		"class-v1alpha3-not-served-1.32": {manifest: testClass, version: "v1alpha3", release: 32,
+			errs: []string{"apiVersion: Kubernetes 1.32 serves resource.k8s.io/v1beta1, not v1alpha3: its apiserver rejects this object"}},
+		"class-v1-extended-resource-1.34": {manifest: testClass, version: "v1", release: 34,
+			edit: func(*testing.T) func(map[string]interface{}) {
+				return func(obj map[string]interface{}) { set(obj, "spec.extendedResourceName", "example.com/gpu") }
+			},
+			warnings: []string{"spec.extendedResourceName: Kubernetes 1.34 drops it on a create: its DRAExtendedResource feature gate is off by default (on from 1.36)"}},
+		"class-v1alpha3-1.31-fields": {manifest: testClass, version: "v1alpha3", release: 31,
+			edit: func(t *testing.T) func(map[string]interface{}) {
+				return func(obj map[string]interface{}) {
+					set(obj, "spec.extendedResourceName", "example.com/gpu")
+					set(obj, "spec.suitableNodes", yamlValue(t, "{nodeSelectorTerms: [{matchExpressions: [{key: gpu, operator: Exists}]}]}"))
+					set(obj, "spec.selector", "x")
+				}
+			},
+			errs: []string{
+				`spec.selector: Forbidden: unknown field`,
+				`spec.extendedResourceName: Forbidden: unknown field: Kubernetes 1.31 does not have it (1.34+)`,
+			},
+			warnings: []string{"spec.suitableNodes: Kubernetes 1.31 drops it on a create: its DRAControlPlaneController feature gate is off by default"}},
+		// 1.31 limits neither the length of an expression nor the size of
+		// the parameters; 1.32 does.
+		"class-v1alpha3-long-expression": {manifest: testClass, version: "v1alpha3", release: 31,
+			edit: func(*testing.T) func(map[string]interface{}) {
+				return func(obj map[string]interface{}) {
+					set(obj, "spec.selectors[0].cel.expression", `device.driver == "`+strings.Repeat("x", 10*1024)+`"`)
+				}
+			}},
+		"class-v1beta1-long-expression": {manifest: testClass, version: "v1beta1", release: 32,
+			edit: func(*testing.T) func(map[string]interface{}) {
+				return func(obj map[string]interface{}) {
+					set(obj, "spec.selectors[0].cel.expression", `device.driver == "`+strings.Repeat("x", 10*1024)+`"`)
+				}
+			},
+			errs: []string{"spec.selectors[0].cel.expression: Too long: may not be more than 10240 bytes"}},
+
+		"slice-v1-valid-1.34":      {manifest: testSlice, version: "v1", release: 34},
+		"slice-v1beta2-valid-1.33": {manifest: testSlice, version: "v1beta2", release: 33},
+		// The KEP-4815 split: 1.34 and 1.35 drop sharedCounters with
+		// DRAPartitionableDevices off; 1.36 has it on, and the rule of 1.35.
+		"slice-v1-both-1.34": {manifest: testSlice, version: "v1", release: 34, edit: both,
+			warnings: []string{"spec.sharedCounters: Kubernetes 1.34 drops it on a create: its DRAPartitionableDevices feature gate is off by default (on from 1.36)"}},
+		"slice-v1-both-1.35": {manifest: testSlice, version: "v1", release: 35, edit: both,
+			warnings: []string{"spec.sharedCounters: Kubernetes 1.35 drops it on a create: its DRAPartitionableDevices feature gate is off by default (on from 1.36)"}},
+		"slice-v1-both-1.36": {manifest: testSlice, version: "v1", release: 36, edit: both,
+			errs: []string{`spec: Invalid value: "": only one of ` + "`sharedCounters` or `devices`" + ` is allowed`}},
+		"slice-v1-counters-only-1.36": {manifest: testSlice, version: "v1", release: 36,
+			edit: func(t *testing.T) func(map[string]interface{}) {
+				return func(obj map[string]interface{}) {
+					both(t)(obj)
+					delete(obj["spec"].(map[string]interface{}), "devices")
+				}
+			}},
+		"slice-v1-taints-1.36":          {manifest: testSlice, version: "v1", release: 36, edit: taints(16)},
+		"slice-v1-too-many-taints-1.36": {manifest: testSlice, version: "v1", release: 36, edit: taints(17), errs: []string{"spec.devices[0].taints: Too many: 17: must have at most 16 items"}},
+		"slice-v1-65-devices-with-taints-1.36": {manifest: testSlice, version: "v1", release: 36,
+			edit: func(t *testing.T) func(map[string]interface{}) {
+				return func(obj map[string]interface{}) {
+					devices := make([]interface{}, 65)
+					for i := range devices {
+						devices[i] = map[string]interface{}{"name": fmt.Sprintf("gpu-%d", i)}
+					}
+					devices[64].(map[string]interface{})["taints"] = yamlValue(t, "[{key: gpu.example.com/unhealthy, effect: NoExecute}]")
+					set(obj, "spec.devices", devices)
+				}
+			},
+			errs: []string{"spec.devices: Too many: 65: must have at most 64 items"}},
+		"slice-v1-taints-dropped-1.35": {manifest: testSlice, version: "v1", release: 35, edit: taints(17),
+			warnings: []string{"spec.devices[0].taints: Kubernetes 1.35 drops it on a create: its DRADeviceTaints feature gate is off by default (on from 1.36)"}},
+		"slice-v1beta2-node-selection-1.33": {manifest: testSlice, version: "v1beta2", release: 33,
+			edit: func(*testing.T) func(map[string]interface{}) {
+				return func(obj map[string]interface{}) { set(obj, "spec.allNodes", true) }
+			},
+			errs: []string{"spec: Invalid value: \"{`nodeName`, `allNodes`}\": exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required, but multiple fields are set"}},
+		"slice-v1-pool-and-names-1.37": {manifest: testSlice, version: "v1", release: 37,
+			edit: func(t *testing.T) func(map[string]interface{}) {
+				return func(obj map[string]interface{}) {
+					set(obj, "spec.pool", yamlValue(t, "{name: Node_1, generation: -1, resourceSliceCount: 0}"))
+					set(obj, "spec.devices", yamlValue(t, "[{name: gpu-0}, {name: gpu-0}]"))
+				}
+			},
+			errs: []string{
+				`spec.pool.name: Invalid value: "Node_1": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
+				`spec.pool.resourceSliceCount: Invalid value: 0: must be greater than zero`,
+				`spec.pool.generation: Invalid value: -1: must be greater than or equal to zero`,
+				`spec.devices[1]: Duplicate value: "gpu-0"`,
+			}},
+		"slice-v1beta1-basic-1.32": {manifest: strings.Replace(testSlice, "  - name: gpu-0\n", "  - name: gpu-0\n    basic:\n", 1), version: "v1beta1", release: 32,
+			edit: func(t *testing.T) func(map[string]interface{}) {
+				return func(obj map[string]interface{}) {
+					attributes := map[string]interface{}{}
+					for i := range 33 {
+						attributes[fmt.Sprintf("a%d", i)] = map[string]interface{}{"int": i}
+					}
+					set(obj, "spec.devices[0]", map[string]interface{}{"name": "gpu-0", "basic": map[string]interface{}{"attributes": attributes, "taints": []interface{}{}}})
+				}
+			},
+			errs: []string{
+				"spec.devices[0].basic.taints: Forbidden: unknown field: Kubernetes 1.32 does not have it (1.33+)",
+				"spec.devices[0].basic: Invalid value: 33: the total number of attributes and capacities must not exceed 32",
+			}},
+		"slice-v1alpha3-1.31": {manifest: testSlice, version: "v1alpha3", release: 31,
+			edit: func(t *testing.T) func(map[string]interface{}) {
+				return func(obj map[string]interface{}) {
+					set(obj, "spec.devices[0]", yamlValue(t, "{name: gpu_0, basic: {attributes: {model: {string: a100}}, capacity: {memory: 40Gi}}}"))
+				}
+			},
+			errs: []string{`spec.devices[0].name: Invalid value: "gpu_0": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`}},
+		"slice-v1beta1-not-served-1.30": {manifest: testSlice, version: "v1beta1", release: 30,
+			errs: []string{"apiVersion: Kubernetes 1.30 serves resource.k8s.io/v1alpha2, not v1beta1: its apiserver rejects this object"}},
+
+		"taint-rule-v1alpha3-valid-1.33": {manifest: testTaintRule, version: "v1alpha3", release: 33},
+		"taint-rule-v1beta2-valid-1.36":  {manifest: testTaintRule, version: "v1beta2", release: 36},
+		"taint-rule-v1-valid-1.37":       {manifest: testTaintRule, version: "v1", release: 37},
+		"taint-rule-v1alpha3-none-1.34": {manifest: testTaintRule, version: "v1alpha3", release: 34,
+			edit: func(*testing.T) func(map[string]interface{}) {
+				return func(obj map[string]interface{}) { set(obj, "spec.taint.effect", "None") }
+			},
+			errs: []string{`spec.taint.effect: Unsupported value: "None": supported values: "NoExecute", "NoSchedule"`}},
+		"taint-rule-v1alpha3-none-1.35": {manifest: testTaintRule, version: "v1alpha3", release: 35,
+			edit: func(*testing.T) func(map[string]interface{}) {
+				return func(obj map[string]interface{}) { set(obj, "spec.taint.effect", "None") }
+			}},
+		// 1.33 and 1.34 select by class and CEL too; 1.35 has neither.
+		"taint-rule-v1alpha3-selectors-1.34": {manifest: testTaintRule, version: "v1alpha3", release: 34,
+			edit: func(t *testing.T) func(map[string]interface{}) {
+				return func(obj map[string]interface{}) {
+					set(obj, "spec.deviceSelector", yamlValue(t, `{deviceClassName: Gpu, selectors: [{cel: {expression: 'device.driver == "gpu.example.com" &&'}}]}`))
+				}
+			},
+			errs: []string{
+				`spec.deviceSelector.deviceClassName: Invalid value: "Gpu": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
+				`spec.deviceSelector.selectors[0].cel.expression: Invalid value: "device.driver == \"gpu.example.com\" &&": ` + notAnExpression,
+			}},
+		"taint-rule-v1alpha3-selectors-1.35": {manifest: testTaintRule, version: "v1alpha3", release: 35,
+			edit: func(t *testing.T) func(map[string]interface{}) {
+				return func(obj map[string]interface{}) {
+					set(obj, "spec.deviceSelector", yamlValue(t, `{deviceClassName: gpu, selectors: []}`))
+				}
+			},
+			errs: []string{"spec.deviceSelector.deviceClassName: Forbidden: unknown field", "spec.deviceSelector.selectors: Forbidden: unknown field"}},
+		"taint-rule-v1-missing-taint-1.37": {manifest: testTaintRule, version: "v1", release: 37,
+			edit: func(t *testing.T) func(map[string]interface{}) {
+				return func(obj map[string]interface{}) { set(obj, "spec.taint", map[string]interface{}{}) }
+			},
+			errs: []string{
+				`spec.taint.key: Invalid value: "": name part must be non-empty`,
+				"spec.taint.key: Invalid value: \"\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+				"spec.taint.effect: Required value",
+			}},
+		"taint-rule-v1alpha3-not-served-1.36": {manifest: testTaintRule, version: "v1alpha3", release: 36,
+			errs: []string{"apiVersion: Kubernetes 1.36 serves resource.k8s.io/v1beta2, not v1alpha3: its apiserver rejects this object"}},
+		"taint-rule-no-kind-1.32": {manifest: testTaintRule, version: "v1alpha3", release: 32,
+			errs: []string{"kind: Kubernetes 1.32 has no DeviceTaintRule in resource.k8s.io (1.33+): its apiserver rejects this object"}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			var edit func(map[string]interface{})
+			if tc.edit != nil {
+				edit = tc.edit(t)
+			}
+			obj := testObject(t, tc.manifest, tc.version, edit)
+			version, kind := KindOf(obj)
+			if version != tc.version {
+				t.Fatalf("KindOf: %q %q", version, kind)
+			}
+			errs, warnings := CheckKind(obj, tc.release, kind)
+			if d := cmp.Diff(tc.errs, errs); d != "" {
+				t.Errorf("errors (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff(tc.warnings, warnings); d != "" {
+				t.Errorf("warnings (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestServedVersion(t *testing.T) {
+	var got []string
+	for _, kind := range []string{kindDeviceClass, kindResourceSlice, kindDeviceTaintRule} {
+		line := kind + ":"
+		for minor := 26; minor <= 37; minor++ {
+			line += fmt.Sprintf(" %d=%s", minor, ServedVersion(minor, kind))
+		}
+		got = append(got, line)
+	}
+	want := []string{
+		"DeviceClass: 26= 27= 28= 29= 30= 31=v1alpha3 32=v1beta1 33=v1beta2 34=v1 35=v1 36=v1 37=v1",
+		"ResourceSlice: 26= 27= 28= 29= 30=v1alpha2 31=v1alpha3 32=v1beta1 33=v1beta2 34=v1 35=v1 36=v1 37=v1",
+		"DeviceTaintRule: 26= 27= 28= 29= 30= 31= 32= 33=v1alpha3 34=v1alpha3 35=v1alpha3 36=v1beta2 37=v1",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	for _, c := range []struct {
+		version, kind string
+		want          int
+	}{{"v1alpha3", kindDeviceClass, 31}, {"v1beta1", kindResourceSlice, 32}, {"v1beta2", kindDeviceClass, 33}, {"v1", kindDeviceClass, 37}, {"v1alpha3", kindDeviceTaintRule, 33}, {"v1beta2", kindDeviceTaintRule, 36}} {
+		if got := KindRelease(c.version, c.kind); got != c.want {
+			t.Errorf("KindRelease(%s, %s) = %d, want %d", c.version, c.kind, got, c.want)
+		}
+	}
+}
