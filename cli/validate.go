@@ -337,7 +337,8 @@ func (o *validateOptions) checkGA(doc manifest.Document, version, kind string) r
 	if err := conversion.CheckShape(doc.Object); err != nil {
 		return checkedAs([]report.Finding{{Severity: report.Error, Message: err.Error(), Malformed: true}})
 	}
-	release := gacheck.DefaultRelease(version)
+	judge, _ := api.Judge(version)
+	release := judge.Minor
 	if r, ok := api.ParseRelease(o.to); ok {
 		release = r.Minor
 	}

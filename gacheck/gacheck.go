@@ -38,7 +38,7 @@ func Version(obj map[string]interface{}) (version, kind string) {
 
 // Check checks a claim, template or DeviceClass of upstream's v1beta1,
 // v1beta2 or v1 as `kubectl create` would send it to release (a minor
-// number, 1.32–1.37; DefaultRelease of the object's version when the user
+// number, 1.32–1.37; api.Judge of the object's version when the user
 // names none): fields the version does not have (a strict decode into the
 // newest k8s.io/api type, and the fields the release did not have yet),
 // then every create rule of that release (Validate, ValidateDeviceClass),

@@ -102,7 +102,7 @@ spec: {devices: {requests: [{name: r, exactly: {deviceClassName: g}}], config: [
 				t.Fatal(err)
 			}
 			version, kind := Version(obj)
-			errs, warnings := Check(obj, DefaultRelease(version), kind)
+			errs, warnings := Check(obj, judge(version), kind)
 			if d := cmp.Diff(tt.errs, errs); d != "" {
 				t.Errorf("errors (-want +got):\n%s", d)
 			}

@@ -62,7 +62,7 @@ func ServedVersion(release int, kind string) string {
 
 // KindRelease is the release that judges an object of version and kind
 // when the caller names none: the first that creates it, and for v1 the
-// newest (as DefaultRelease).
+// newest (as api.Judge).
 func KindRelease(version, kind string) int {
 	if version == api.V1 {
 		return Newest

@@ -3,6 +3,7 @@ package gacheck
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -10,35 +11,28 @@ import (
 )
 
 // Oldest and Newest are the releases gacheck has the create rules of,
-// as minor numbers of Kubernetes 1.x.
-const (
-	Oldest = 32
-	Newest = 37
+// as minor numbers of Kubernetes 1.x: from the first that serves v1beta1
+// to the newest of api.Releases.
+var (
+	Oldest = api.Oldest(api.V1beta1).Minor
+	Newest = api.Releases[len(api.Releases)-1].Minor
 )
 
-// DefaultRelease is the release that judges version when the caller names
-// none: the first that served it (v1beta1: 1.32, v1beta2: 1.33), and for
-// v1 the newest.
-func DefaultRelease(version string) int {
-	switch version {
-	case api.V1beta1:
-		return 32
-	case api.V1beta2:
-		return 33
-	}
-	return Newest
-}
-
-// Serves reports whether release (a minor number) has version: v1beta1
-// from 1.32, v1beta2 from 1.33, v1 from 1.34. From 1.34 the beta versions
-// need --runtime-config; 1.32 and 1.33 need it for every version.
+// Serves reports whether release (a minor number) has version, one of
+// api.UpstreamOnlyVersions, from the first release whose claims are written
+// in it. From 1.34 the beta versions need --runtime-config; 1.32 and 1.33
+// need it for every version.
 func Serves(release int, version string) bool {
-	first := map[string]int{api.V1beta1: 32, api.V1beta2: 33, api.V1: 34}[version]
-	return first != 0 && first <= release && release <= Newest
+	first := api.Oldest(version).Minor
+	return slices.Contains(api.UpstreamOnlyVersions, version) && first <= release && release <= Newest
 }
 
 func notServed(release int, version string) error {
-	return fmt.Errorf("resource.k8s.io/%s is not served by Kubernetes 1.%d (v1beta1: 1.32+, v1beta2: 1.33+, v1: 1.34+; gacheck knows 1.%d to 1.%d)", version, release, Oldest, Newest)
+	var first []string
+	for _, v := range api.UpstreamOnlyVersions {
+		first = append(first, fmt.Sprintf("%s: %s+", v, api.Oldest(v)))
+	}
+	return fmt.Errorf("resource.k8s.io/%s is not served by Kubernetes 1.%d (%s; gacheck knows 1.%d to 1.%d)", version, release, strings.Join(first, ", "), Oldest, Newest)
 }
 
 // Where a field of releaseFields is.

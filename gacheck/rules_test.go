@@ -134,7 +134,7 @@ func runScenarios(t *testing.T, version string, scenarios map[string]scenario) {
 			if sc.update != nil {
 				sc.update(obj)
 			}
-			got, err := Validate(obj, DefaultRelease(version), api.KindClaim)
+			got, err := Validate(obj, judge(version), api.KindClaim)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -528,7 +528,7 @@ spec:
 				t.Fatal(err)
 			}
 			version, kind := Version(obj)
-			errs, warnings := Check(obj, DefaultRelease(version), kind)
+			errs, warnings := Check(obj, judge(version), kind)
 			if d := cmp.Diff(tt.errs, errs); d != "" {
 				t.Errorf("errors (-want +got):\n%s", d)
 			}

@@ -161,7 +161,8 @@ func passThrough(obj map[string]interface{}, target Target, why error) report.Ve
 		if isDeviceClass(obj) && isGA(version) {
 			release := target.Minor
 			if version != target.Version {
-				release = gacheck.DefaultRelease(version)
+				judge, _ := api.Judge(version)
+				release = judge.Minor
 			}
 			errs = append(errs, gacheck.DeviceClassErrors(obj, release)...)
 		}
