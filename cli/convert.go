@@ -16,6 +16,7 @@ import (
 type convertOptions struct {
 	to        string
 	filenames []string
+	recursive bool
 	output    string
 	report.Options
 	cluster clusterFlags
@@ -75,7 +76,7 @@ func (o *convertOptions) setUp(cmd *cobra.Command, s streams, run func(streams) 
 		return run(s)
 	}
 	cmd.Flags().StringVar(&o.to, "to", "", toHelp)
-	cmd.Flags().StringArrayVarP(&o.filenames, "filename", "f", nil, "file, directory or - for standard input (repeatable, required)")
+	addFilenameFlags(cmd, &o.filenames, &o.recursive)
 	cmd.Flags().StringVarP(&o.output, "output", "o", o.output, "output format: yaml or json")
 	o.cluster.addTo(cmd)
 	o.Options.AddFlags(cmd.Flags(), notes)
@@ -117,7 +118,7 @@ func (o *convertOptions) run(s streams) error {
 		}
 		return nil
 	}
-	if err := manifest.Each(o.filenames, s.in, visit); err != nil {
+	if err := manifest.EachIn(o.filenames, o.recursive, s.in, visit); err != nil {
 		return withCode(ExitBadInput, err)
 	}
 	if err := noObjects(o.filenames, seen); err != nil {

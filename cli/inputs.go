@@ -5,8 +5,16 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/claimbridge/claimbridge/manifest"
 )
+
+// addFilenameFlags adds -f and -R, as kubectl has them.
+func addFilenameFlags(cmd *cobra.Command, filenames *[]string, recursive *bool) {
+	cmd.Flags().StringArrayVarP(filenames, "filename", "f", nil, "file, directory or - for standard input (repeatable, required)")
+	cmd.Flags().BoolVarP(recursive, "recursive", "R", false, "read the directories of -f with their subdirectories")
+}
 
 // sourcesSeen records the sources (files, standard input) that gave at
 // least one object.

@@ -66,7 +66,7 @@ func (o *migrateOptions) run(s streams) error {
 		return withCode(ExitBadInput, err)
 	}
 	r := o.newReport("migrate", target)
-	docs, idx, err := readForMigrate(o.filenames, s, r)
+	docs, idx, err := readForMigrate(o.filenames, o.recursive, s, r)
 	if err != nil {
 		return withCode(ExitBadInput, err)
 	}

@@ -21,6 +21,7 @@ import (
 
 type validateOptions struct {
 	filenames   []string
+	recursive   bool
 	old         string
 	subResource string
 	to          string
@@ -71,7 +72,7 @@ warning), 2 unusable input.`,
 			return o.run(s)
 		},
 	}
-	cmd.Flags().StringArrayVarP(&o.filenames, "filename", "f", nil, "file, directory or - for standard input (repeatable, required)")
+	addFilenameFlags(cmd, &o.filenames, &o.recursive)
 	cmd.Flags().StringVar(&o.old, "old", "", "file with the stored objects: validate the input as updates of them")
 	cmd.Flags().StringVar(&o.subResource, "subresource", "", `"status" to validate updates of the status subresource (needs --old)`)
 	cmd.Flags().StringVar(&o.to, "to", "", "judge by the rules of this release (1.26 … 1.37) instead of those of each object's version")
@@ -147,7 +148,7 @@ func (o *validateOptions) run(s streams) error {
 		}
 		return nil
 	}
-	if err := manifest.Each(o.filenames, s.in, visit); err != nil {
+	if err := manifest.EachIn(o.filenames, o.recursive, s.in, visit); err != nil {
 		return withCode(ExitBadInput, err)
 	}
 	if readErr != nil {
