@@ -40,14 +40,15 @@ own rules; or a version (v1beta1, v1beta2 and v1 for resource.k8s.io only),
 judged by the newest release serving it.
 
 A warning on standard error says what the target release reads
-differently, drops or rejects, naming the field. Warnings change the exit
-code only with --strict. Nothing is written unless every document converts.
+differently or drops, an error what it rejects, naming the field. What it
+rejects is written all the same, and the exit code is 1; warnings change
+it only with --strict. Nothing is written unless every document converts.
 
 docs/cli.md covers the input, the targets and the report;
 docs/conversion.md every field.
 
-Exit status: 0 written; 1 an object refused (or, with --strict, a
-warning); 2 unusable input or flags.`,
+Exit status: 0 written; 1 an object refused, or written but rejected by
+the target (or, with --strict, a warning); 2 unusable input or flags.`,
 		Example: `  # Migrate a Kubernetes 1.30 claim to the 1.31 shape
   claimbridge convert --to v1alpha3 -f claim-v1alpha2.yaml
 
