@@ -96,6 +96,9 @@ func (o *migrateOptions) run(s streams) error {
 		}
 		for _, item := range items {
 			v := migrate.Migrate(item.Object, target, opts)
+			if v.Object != nil {
+				v.Findings = append(v.Findings, deprecated(v.Object, target.Minor)...)
+			}
 			r.Add(item, v)
 			if v.Object != nil {
 				objects.Add(v.Object, item)

@@ -46,7 +46,8 @@ name; --subresource status checks a write to the status subresource.
 resource.k8s.io v1beta1, v1beta2 and v1 objects are checked as creates only.
 
 With --to RELEASE (1.26 … 1.37), every object is judged as that release's
-apiserver would on a create: one of a version it does not serve is invalid.
+apiserver would on a create: one of a version it does not serve is invalid;
+one of a version it serves as deprecated gets a warning.
 
 Each finding is printed on standard output as
   <position>: <Kind> <namespace>/<name>: <path>: <type>: <value>: <detail>
@@ -218,7 +219,8 @@ func unusable(doc manifest.Document, err error) report.Finding {
 }
 
 // notServed is the finding on an object of a version that the release of
-// --to does not serve; "" without --to or when it serves it.
+// --to does not serve; "" without --to or when it serves it (a beta beside
+// its own version too, by upstream's lifecycle).
 func (o *validateOptions) notServed(doc manifest.Document) (report.Finding, bool) {
 	if o.to == "" {
 		return report.Finding{}, false
@@ -226,7 +228,7 @@ func (o *validateOptions) notServed(doc manifest.Document) (report.Finding, bool
 	target, _ := migrate.TargetOf(o.to)
 	// A claimbridge CRD object is judged by the CRD of the release's
 	// claimbridge, which serves every alpha version.
-	if _, group, _, _, _ := api.TypeOf(doc.Object); group != api.UpstreamGroup {
+	if _, group, version, kind, _ := api.TypeOf(doc.Object); group != api.UpstreamGroup || api.ServedBy(version, kind, target.Minor) {
 		return report.Finding{}, false
 	}
 	msg := migrate.NotServed(doc.Object, target)
@@ -326,6 +328,9 @@ func (o *validateOptions) checkGA(doc manifest.Document, version, kind string) r
 	}
 	errs, warnings := gacheck.Check(doc.Object, release, kind)
 	var fs []report.Finding
+	if o.to != "" { // without --to there is no target whose lifecycle counts
+		fs = deprecated(doc.Object, release)
+	}
 	for _, w := range warnings {
 		fs = append(fs, about(doc, report.Warning, w))
 	}
