@@ -112,9 +112,7 @@ func (o *convertOptions) run(s streams) error {
 		defer afterDocument()
 		seen.add(doc)
 		v := migrate.Convert(doc.Object, target)
-		if v.Object != nil {
-			v.Findings = append(v.Findings, deprecated(v.Object, target.Minor)...)
-		}
+		v.Findings = append(v.Findings, deprecated(v.Object, target.Minor)...) // of the version written
 		r.Add(doc, v)
 		if v.Object != nil {
 			objects.Add(v.Object, doc)

@@ -19,7 +19,8 @@ func addFilenameFlags(cmd *cobra.Command, filenames *[]string, recursive *bool) 
 }
 
 // deprecated is the warning on obj, judged by or written for release minor,
-// when that release serves obj's resource.k8s.io version as deprecated.
+// when that release serves obj's resource.k8s.io version as deprecated;
+// none for nil (an object not written).
 func deprecated(obj map[string]interface{}, minor int) []report.Finding {
 	_, group, version, kind, _ := api.TypeOf(obj)
 	if msg := api.Deprecation(version, kind, minor); msg != "" && group == api.UpstreamGroup {

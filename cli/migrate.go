@@ -96,9 +96,7 @@ func (o *migrateOptions) run(s streams) error {
 		}
 		for _, item := range items {
 			v := migrate.Migrate(item.Object, target, opts)
-			if v.Object != nil {
-				v.Findings = append(v.Findings, deprecated(v.Object, target.Minor)...)
-			}
+			v.Findings = append(v.Findings, deprecated(v.Object, target.Minor)...) // of the version written
 			r.Add(item, v)
 			if v.Object != nil {
 				objects.Add(v.Object, item)
