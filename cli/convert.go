@@ -16,6 +16,7 @@ import (
 type convertOptions struct {
 	to        string
 	filenames []string
+	recursive bool
 	output    string
 	report.Options
 	cluster clusterFlags
@@ -39,14 +40,15 @@ own rules; or a version (v1beta1, v1beta2 and v1 for resource.k8s.io only),
 judged by the newest release serving it.
 
 A warning on standard error says what the target release reads
-differently, drops or rejects, naming the field. Warnings change the exit
-code only with --strict. Nothing is written unless every document converts.
+differently or drops, an error what it rejects, naming the field. What it
+rejects is written all the same, and the exit code is 1; warnings change
+it only with --strict. Nothing is written unless every document converts.
 
 docs/cli.md covers the input, the targets and the report;
 docs/conversion.md every field.
 
-Exit status: 0 written; 1 an object refused (or, with --strict, a
-warning); 2 unusable input or flags.`,
+Exit status: 0 written; 1 an object refused, or written but rejected by
+the target (or, with --strict, a warning); 2 unusable input or flags.`,
 		Example: `  # Migrate a Kubernetes 1.30 claim to the 1.31 shape
   claimbridge convert --to v1alpha3 -f claim-v1alpha2.yaml
 
@@ -75,7 +77,7 @@ func (o *convertOptions) setUp(cmd *cobra.Command, s streams, run func(streams) 
 		return run(s)
 	}
 	cmd.Flags().StringVar(&o.to, "to", "", toHelp)
-	cmd.Flags().StringArrayVarP(&o.filenames, "filename", "f", nil, "file, directory or - for standard input (repeatable, required)")
+	addFilenameFlags(cmd, &o.filenames, &o.recursive)
 	cmd.Flags().StringVarP(&o.output, "output", "o", o.output, "output format: yaml or json")
 	o.cluster.addTo(cmd)
 	o.Options.AddFlags(cmd.Flags(), notes)
@@ -110,6 +112,7 @@ func (o *convertOptions) run(s streams) error {
 		defer afterDocument()
 		seen.add(doc)
 		v := migrate.Convert(doc.Object, target)
+		v.Findings = append(v.Findings, deprecated(v.Object, target.Minor)...) // of the version written
 		r.Add(doc, v)
 		if v.Object != nil {
 			objects.Add(v.Object, doc)
@@ -117,7 +120,7 @@ func (o *convertOptions) run(s streams) error {
 		}
 		return nil
 	}
-	if err := manifest.Each(o.filenames, s.in, visit); err != nil {
+	if err := manifest.EachIn(o.filenames, o.recursive, s.in, visit); err != nil {
 		return withCode(ExitBadInput, err)
 	}
 	if err := noObjects(o.filenames, seen); err != nil {

@@ -111,7 +111,8 @@ metadata: {name: newer}
 spec: {}
 `
 	code, out, stderr := run(t, in, "convert", "--to", "v1alpha3", "-f", "-")
-	if code != 0 {
+	// Written all the same; exit 1: 1.31 rejects the v2 claim.
+	if code != ExitInvalid {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	objs := readObjects(t, out)
@@ -294,22 +295,22 @@ items:
   spec: {resourceClassname: gpu}
 `
 	code, out, stderr := run(t, in, "convert", "--to", "v1alpha3", "-f", "-")
-	if code != ExitOK {
+	if code != ExitInvalid { // what 1.31 rejects: written, exit 1
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	want := `<stdin>: document 1 (line 1): warning: ResourceClaimTemplate ns/mislabelled: spec.spec.devices: unknown field in resource.k8s.io/v1alpha2: kept only in the claimbridge.dev/restore-v1alpha2 annotation, so the converted object does not carry it; spec.devices is the shape of v1alpha3 (Kubernetes 1.31) and later: is the apiVersion right?
-<stdin>: document 1 (line 1): warning: ResourceClaimTemplate ns/mislabelled: metadata.carried: Forbidden: unknown field: a Kubernetes 1.31 apiserver rejects this object
+	want := `Error: <stdin>: document 1 (line 1): ResourceClaimTemplate ns/mislabelled: metadata.carried: Forbidden: unknown field: a Kubernetes 1.31 apiserver rejects this object
+<stdin>: document 1 (line 1): warning: ResourceClaimTemplate ns/mislabelled: spec.spec.devices: unknown field in resource.k8s.io/v1alpha2: kept only in the claimbridge.dev/restore-v1alpha2 annotation, so the converted object does not carry it; spec.devices is the shape of v1alpha3 (Kubernetes 1.31) and later: is the apiVersion right?
 <stdin>: document 2 (line 9): warning: ResourceClaim ns/typo: items[0].spec.resourceClassname: unknown field in resource.k8s.io/v1alpha2: kept only in the claimbridge.dev/restore-v1alpha2 annotation, so the converted object does not carry it
 `
 	if stderr != want {
 		t.Errorf("stderr:\n%s\nwant:\n%s", stderr, want)
 	}
 	code, back, stderr := run(t, out, "convert", "--to", "v1alpha2", "-f", "-")
-	if code != ExitOK || strings.Contains(stderr, "kept only") {
+	if code != ExitInvalid || strings.Contains(stderr, "kept only") {
 		t.Fatalf("back to v1alpha2: exit %d, stderr %q", code, stderr)
 	}
 	// Back in v1alpha2 it is what it was: what 1.27–1.30 reject.
-	if want := "<stdin>: document 1 (line 1): warning: ResourceClaimTemplate ns/mislabelled: spec.spec.devices: Forbidden: unknown field: a Kubernetes 1.27–1.30 apiserver rejects this object\n"; !strings.Contains(stderr, want) {
+	if want := "Error: <stdin>: document 1 (line 1): ResourceClaimTemplate ns/mislabelled: spec.spec.devices: Forbidden: unknown field: a Kubernetes 1.27–1.30 apiserver rejects this object\n"; !strings.Contains(stderr, want) {
 		t.Errorf("back to v1alpha2: stderr:\n%s\nwant it to contain:\n%s", stderr, want)
 	}
 	if !strings.Contains(back, "deviceClassName: gpu.example.com") || !strings.Contains(back, "resourceClassname: gpu") {
@@ -495,7 +496,7 @@ func TestConvertCarriesUnknownGAFields(t *testing.T) {
 	in := "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: a, namespace: ns}\nspec: {extra: 2}\n"
 	code, out, stderr := run(t, in, "convert", "--to", "v1beta1", "-f", "-")
 	// Carried, not kept in an annotation; and named as what 1.32 rejects.
-	if code != ExitOK || stderr != "<stdin>: document 1 (line 1): warning: ResourceClaim ns/a: spec.extra: Forbidden: unknown field: a Kubernetes 1.32 apiserver rejects this object\n" || !strings.Contains(out, "extra: 2") {
+	if code != ExitInvalid || stderr != "Error: <stdin>: document 1 (line 1): ResourceClaim ns/a: spec.extra: Forbidden: unknown field: a Kubernetes 1.32 apiserver rejects this object\n" || !strings.Contains(out, "extra: 2") {
 		t.Errorf("to v1beta1: exit %d, stderr %q, stdout:\n%s", code, stderr, out)
 	}
 	code, out, stderr = run(t, in, "convert", "--to", "v1alpha3", "-f", "-")

@@ -81,8 +81,8 @@ func TestMigrateClassicV1alpha2WithoutParameters(t *testing.T) {
 }
 
 // TestConvertWarnsWhatTheTargetRejects: output the target release's
-// apiserver rejects is named by a warning in the target's terms (convert)
-// or refused (migrate).
+// apiserver rejects is named by an error in the target's terms (convert
+// writes it all the same, exit 1) or refused (migrate).
 func TestConvertWarnsWhatTheTargetRejects(t *testing.T) {
 	// A 1.34 consumable-capacity template: its only constraint is a
 	// distinctAttribute, so in 1.31 it has requests but no matchAttribute.
@@ -119,22 +119,22 @@ spec:
 		name, in, to, want string
 	}{
 		{"constraint-without-matchAttribute-to-v1alpha3", consumable, "v1alpha3",
-			"<stdin>: document 1 (line 1): warning: ResourceClaimTemplate demo/shared-gpu: spec.spec.devices.constraints[0].matchAttribute: Required value: a Kubernetes 1.31 apiserver rejects this object\n"},
+			"Error: <stdin>: document 1 (line 1): ResourceClaimTemplate demo/shared-gpu: spec.spec.devices.constraints[0].matchAttribute: Required value: a Kubernetes 1.31 apiserver rejects this object\n"},
 		{"first-available-to-v1alpha3", firstAvailable, "v1alpha3",
-			"<stdin>: document 1 (line 1): warning: ResourceClaim demo/any-gpu: spec.devices.requests[0].firstAvailable: 1.31 has no prioritized list: the converted request names no deviceClassName, which a 1.31 apiserver requires, and the request's 2 subrequest(s) are kept only in the restore annotation\n" +
-				"<stdin>: document 1 (line 1): warning: ResourceClaim demo/any-gpu: spec.devices.requests[0].deviceClassName: Required value: a Kubernetes 1.31 apiserver rejects this object\n"},
+			"Error: <stdin>: document 1 (line 1): ResourceClaim demo/any-gpu: spec.devices.requests[0].deviceClassName: Required value: a Kubernetes 1.31 apiserver rejects this object\n" +
+				"<stdin>: document 1 (line 1): warning: ResourceClaim demo/any-gpu: spec.devices.requests[0].firstAvailable: 1.31 has no prioritized list: the converted request names no deviceClassName, which a 1.31 apiserver requires, and the request's 2 subrequest(s) are kept only in the restore annotation\n"},
 		{"first-available-to-v1alpha2", firstAvailable, "v1alpha2",
-			"<stdin>: document 1 (line 1): warning: ResourceClaim demo/any-gpu: spec.devices.requests[0].firstAvailable: 1.27–1.30 has no prioritized list: the converted claim names no resourceClassName, which a 1.27–1.30 apiserver requires, and the request's 2 subrequest(s) are kept only in the restore annotation\n" +
-				"<stdin>: document 1 (line 1): warning: ResourceClaim demo/any-gpu: spec.resourceClassName: Required value: a Kubernetes 1.27–1.30 claim must name a resource class, and this one names none: " +
-				"a 1.31+ claim's class is its first request's deviceClassName, which the input lacks (it has no request, or its first request has only firstAvailable); give that request a deviceClassName, or set spec.resourceClassName in the output: a Kubernetes 1.27–1.30 apiserver rejects this object\n"},
+			"Error: <stdin>: document 1 (line 1): ResourceClaim demo/any-gpu: spec.resourceClassName: Required value: a Kubernetes 1.27–1.30 claim must name a resource class, and this one names none: " +
+				"a 1.31+ claim's class is its first request's deviceClassName, which the input lacks (it has no request, or its first request has only firstAvailable); give that request a deviceClassName, or set spec.resourceClassName in the output: a Kubernetes 1.27–1.30 apiserver rejects this object\n" +
+				"<stdin>: document 1 (line 1): warning: ResourceClaim demo/any-gpu: spec.devices.requests[0].firstAvailable: 1.27–1.30 has no prioritized list: the converted claim names no resourceClassName, which a 1.27–1.30 apiserver requires, and the request's 2 subrequest(s) are kept only in the restore annotation\n"},
 		{"first-available-to-v1alpha1", firstAvailable, "v1alpha1",
-			"<stdin>: document 1 (line 1): warning: ResourceClaim demo/any-gpu: spec.devices.requests[0].firstAvailable: 1.26 has no prioritized list: the converted claim names no resourceClassName, which a 1.26 apiserver requires, and the request's 2 subrequest(s) are kept only in the restore annotation\n" +
-				"<stdin>: document 1 (line 1): warning: ResourceClaim demo/any-gpu: spec.resourceClassName: Required value: a Kubernetes 1.26 claim must name a resource class, and this one names none: " +
-				"a 1.31+ claim's class is its first request's deviceClassName, which the input lacks (it has no request, or its first request has only firstAvailable); give that request a deviceClassName, or set spec.resourceClassName in the output: a Kubernetes 1.26 apiserver rejects this object\n"},
+			"Error: <stdin>: document 1 (line 1): ResourceClaim demo/any-gpu: spec.resourceClassName: Required value: a Kubernetes 1.26 claim must name a resource class, and this one names none: " +
+				"a 1.31+ claim's class is its first request's deviceClassName, which the input lacks (it has no request, or its first request has only firstAvailable); give that request a deviceClassName, or set spec.resourceClassName in the output: a Kubernetes 1.26 apiserver rejects this object\n" +
+				"<stdin>: document 1 (line 1): warning: ResourceClaim demo/any-gpu: spec.devices.requests[0].firstAvailable: 1.26 has no prioritized list: the converted claim names no resourceClassName, which a 1.26 apiserver requires, and the request's 2 subrequest(s) are kept only in the restore annotation\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, stderr := run(t, tc.in, "convert", "--to", tc.to, "-f", "-", "-q")
-			if code != ExitOK {
+			if code != ExitInvalid { // written, exit 1: the target rejects it
 				t.Fatalf("convert: exit %d: %s", code, stderr)
 			}
 			if !strings.Contains(stderr, tc.want) {
@@ -352,7 +352,7 @@ spec:
 // TestPodFieldsNewerThanTheTarget: a workload whose pod template has a
 // field the target release does not have (issue #61: Deployments kept with
 // a 1.36 schedulingGroup for 1.31) is refused by migrate, naming the
-// field, and written by convert with a warning per field; for a target
+// field, and written by convert with an error per field (exit 1); for a target
 // that has the fields both write it.
 func TestPodFieldsNewerThanTheTarget(t *testing.T) {
 	in := `apiVersion: apps/v1
@@ -388,8 +388,8 @@ spec:
 	}
 	code, stdout, stderr = run(t, in, "convert", "--to", "v1alpha2", "-f", "-", "-q")
 	const consequence = ": its apiserver rejects it with strict field validation (kubectl's default) and drops it otherwise\n"
-	if want := who + "warning: Deployment demo/inference: spec.template.spec.schedulingGroup: Kubernetes 1.27–1.30 has no such field (it came in 1.36)" + consequence +
-		who + "warning: Deployment demo/inference: spec.template.spec.volumes[0].image: Kubernetes 1.27–1.30 has no such field (it came in 1.31)" + consequence; code != ExitOK || stderr != want {
+	if want := "Error: " + who + "Deployment demo/inference: spec.template.spec.schedulingGroup: Kubernetes 1.27–1.30 has no such field (it came in 1.36)" + consequence +
+		"Error: " + who + "Deployment demo/inference: spec.template.spec.volumes[0].image: Kubernetes 1.27–1.30 has no such field (it came in 1.31)" + consequence; code != ExitInvalid || stderr != want {
 		t.Errorf("convert --to v1alpha2: exit %d, stderr:\n%s\nwant:\n%s", code, stderr, want)
 	}
 	if !strings.Contains(stdout, "schedulingGroup:") || !strings.Contains(stdout, "source:") {
@@ -404,8 +404,8 @@ spec:
 // another version, or of a kind the version lacks, through with a warning
 // that -q keeps (the target release rejects it); migrate rewrites classes
 // and parameters. A name the apiserver refuses (none, or a template's) and
-// an invalid DeviceClass: convert warns, migrate refuses, for the alpha
-// targets as for the GA ones.
+// an invalid DeviceClass: convert writes it with an error (exit 1), migrate
+// refuses it, for the alpha targets as for the GA ones.
 func TestWhatTheTargetDoesNotServe(t *testing.T) {
 	class := "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClass\nmetadata: {name: gpu.example.com}\ndriverName: gpu.example.com\n"
 	unnamedClass := "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClass\nname: gpu.example.com\ndriverName: gpu.example.com\n"
@@ -420,42 +420,42 @@ func TestWhatTheTargetDoesNotServe(t *testing.T) {
 		code     int
 		stderr   string
 	}{{
-		name: "another version", in: class, args: []string{"convert", "-q", "--to", "v1alpha3", "-f", "-"}, code: ExitOK,
-		stderr: "<stdin>: document 1 (line 1): warning: ResourceClass gpu.example.com: apiVersion: Kubernetes 1.31 serves resource.k8s.io/v1alpha3, " +
+		name: "another version", in: class, args: []string{"convert", "-q", "--to", "v1alpha3", "-f", "-"}, code: ExitInvalid,
+		stderr: "Error: <stdin>: document 1 (line 1): ResourceClass gpu.example.com: apiVersion: Kubernetes 1.31 serves resource.k8s.io/v1alpha3, " +
 			"not v1alpha2: its apiserver rejects this object, passed through unchanged (claimbridge migrate rewrites classes and parameters for it)\n",
 	}, {
 		name: "the same version", in: class, args: []string{"convert", "-q", "--to", "v1alpha2", "-f", "-"}, code: ExitOK,
 	}, {
-		name: "unnamed class", in: unnamedClass, args: []string{"convert", "--to", "v1alpha2", "-f", "-"}, code: ExitOK,
-		stderr: "<stdin>: document 1 (line 1): warning: ResourceClass (unnamed): metadata.name: Required value: name or generateName is required: " +
+		name: "unnamed class", in: unnamedClass, args: []string{"convert", "--to", "v1alpha2", "-f", "-"}, code: ExitInvalid,
+		stderr: "Error: <stdin>: document 1 (line 1): ResourceClass (unnamed): metadata.name: Required value: name or generateName is required: " +
 			"the apiserver rejects this object, passed through unchanged\n",
 	}, {
 		name: "unnamed class, migrate", in: unnamedClass, args: []string{"migrate", "--to", "v1alpha2", "-f", "-"}, code: ExitInvalid,
 		stderr: "Error: <stdin>: document 1 (line 1): ResourceClass (unnamed): a Kubernetes 1.27–1.30 apiserver would reject it: metadata.name: Required value: name or generateName is required\n",
 	}, {
-		name: "unnamed claim, convert", in: unnamedClaim, args: []string{"convert", "-q", "--to", "v1alpha2", "-f", "-"}, code: ExitOK,
-		stderr: "<stdin>: document 1 (line 1): warning: ResourceClaim (unnamed): metadata.name: Required value: name or generateName is required: " +
+		name: "unnamed claim, convert", in: unnamedClaim, args: []string{"convert", "-q", "--to", "v1alpha2", "-f", "-"}, code: ExitInvalid,
+		stderr: "Error: <stdin>: document 1 (line 1): ResourceClaim (unnamed): metadata.name: Required value: name or generateName is required: " +
 			"a Kubernetes 1.27–1.30 apiserver rejects this object\n",
 	}, {
 		name: "unnamed claim, migrate", in: unnamedClaim, args: []string{"migrate", "--to", "v1alpha3", "-f", "-"}, code: ExitInvalid,
 		stderr: "Error: <stdin>: document 1 (line 1): ResourceClaim (unnamed): a Kubernetes 1.31 apiserver would reject the migrated object: " +
 			"metadata.name: Required value: name or generateName is required\n",
 	}, {
-		name: "a kind the version lacks in that release", args: []string{"convert", "-q", "--to", "v1alpha3", "-f", "-"}, code: ExitOK,
+		name: "a kind the version lacks in that release", args: []string{"convert", "-q", "--to", "v1alpha3", "-f", "-"}, code: ExitInvalid,
 		in: "apiVersion: resource.k8s.io/v1alpha3\nkind: DeviceTaintRule\nmetadata: {name: taint-all}\nspec: {taint: {key: k, effect: NoExecute}}\n",
-		stderr: "<stdin>: document 1 (line 1): warning: DeviceTaintRule taint-all: kind: Kubernetes 1.31 has no DeviceTaintRule in resource.k8s.io/v1alpha3: " +
+		stderr: "Error: <stdin>: document 1 (line 1): DeviceTaintRule taint-all: kind: Kubernetes 1.31 has no DeviceTaintRule in resource.k8s.io/v1alpha3: " +
 			"its apiserver rejects this object, passed through unchanged\n",
 	}, {
-		name: "a template's pod name, convert", in: templatePod, args: []string{"convert", "-q", "--to", "v1", "-f", "-"}, code: ExitOK,
-		stderr: "<stdin>: document 1 (line 1): warning: Pod test-dra-{{.Index}}: metadata.name: Invalid value: \"test-dra-{{.Index}}\": " + subdomain + ": the apiserver rejects this object\n",
+		name: "a template's pod name, convert", in: templatePod, args: []string{"convert", "-q", "--to", "v1", "-f", "-"}, code: ExitInvalid,
+		stderr: "Error: <stdin>: document 1 (line 1): Pod test-dra-{{.Index}}: metadata.name: Invalid value: \"test-dra-{{.Index}}\": " + subdomain + ": the apiserver rejects this object\n",
 	}, {
 		name: "a template's pod name, migrate", in: templatePod, args: []string{"migrate", "--to", "v1", "-f", "-"}, code: ExitInvalid,
 		stderr: "Error: <stdin>: document 1 (line 1): Pod test-dra-{{.Index}}: a Kubernetes 1.34+ apiserver would reject the migrated object: " +
 			"metadata.name: Invalid value: \"test-dra-{{.Index}}\": " + subdomain + "\n",
 	}, {
-		name: "an invalid DeviceClass", args: []string{"convert", "-q", "--to", "v1", "-f", "-"}, code: ExitOK,
+		name: "an invalid DeviceClass", args: []string{"convert", "-q", "--to", "v1", "-f", "-"}, code: ExitInvalid,
 		in: "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\nspec: {extendedResourceName: \"example.com/gpu-{{.Index}}\"}\n",
-		stderr: "<stdin>: document 1 (line 1): warning: DeviceClass gpu: spec.extendedResourceName: Invalid value: \"example.com/gpu-{{.Index}}\": " +
+		stderr: "Error: <stdin>: document 1 (line 1): DeviceClass gpu: spec.extendedResourceName: Invalid value: \"example.com/gpu-{{.Index}}\": " +
 			"must be a valid extended resource name: the apiserver rejects this object, passed through unchanged\n",
 	}} {
 		t.Run(tc.name, func(t *testing.T) {

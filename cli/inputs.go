@@ -5,8 +5,30 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/spf13/cobra"
+
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/manifest"
+	"github.com/claimbridge/claimbridge/report"
 )
+
+// addFilenameFlags adds -f and -R, as kubectl has them.
+func addFilenameFlags(cmd *cobra.Command, filenames *[]string, recursive *bool) {
+	cmd.Flags().StringArrayVarP(filenames, "filename", "f", nil, "file, directory or - for standard input (repeatable, required)")
+	cmd.Flags().BoolVarP(recursive, "recursive", "R", false, "read the directories of -f with their subdirectories")
+}
+
+// deprecated is the warning on obj, judged by or written for release minor,
+// when that release serves obj's resource.k8s.io version as deprecated;
+// none for nil (an object not written).
+func deprecated(obj map[string]interface{}, minor int) []report.Finding {
+	_, group, version, kind, _ := api.TypeOf(obj)
+	if msg := api.Deprecation(version, kind, minor); msg != "" && group == api.UpstreamGroup {
+		kind, ref, _ := strings.Cut(api.Describe(obj), " ")
+		return []report.Finding{{Severity: report.Warning, Kind: kind, Object: ref, Message: msg}}
+	}
+	return nil
+}
 
 // sourcesSeen records the sources (files, standard input) that gave at
 // least one object.

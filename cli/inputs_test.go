@@ -96,8 +96,8 @@ spec:
 }
 
 // TestStringClaimReference: a container's claim given as a string (as an
-// upstream e2e manifest has it) is read by no release: convert warns, and
-// migrate and validate refuse it.
+// upstream e2e manifest has it) is read by no release: convert writes it
+// with an error (exit 1), migrate and validate refuse it.
 func TestStringClaimReference(t *testing.T) {
 	in := `apiVersion: v1
 kind: Pod
@@ -113,7 +113,7 @@ spec:
 `
 	const field = "spec.containers[0].resources.claims[0]: string, where every release reads an object with a name (- name: <the pod's resourceClaims entry>)"
 	code, _, stderr := run(t, in, "convert", "--to", "v1", "-f", "-")
-	if want := "<stdin>: document 1 (line 1): warning: Pod e2e/test: " + field + ": the apiserver rejects this object\n"; code != ExitOK || stderr != want {
+	if want := "Error: <stdin>: document 1 (line 1): Pod e2e/test: " + field + ": the apiserver rejects this object\n"; code != ExitInvalid || stderr != want {
 		t.Errorf("convert: exit %d, stderr:\n%s\nwant:\n%s", code, stderr, want)
 	}
 	code, stdout, stderr := run(t, in, "migrate", "--to", "v1", "-f", "-")

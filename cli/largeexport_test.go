@@ -30,7 +30,8 @@ func writeExport(tb testing.TB, n int) (string, int) {
 }
 
 // TestGeneratedExportIsUsable: the export BenchmarkLargeExport measures is
-// one every command takes whole (exit 0: nothing refused), and migrate
+// one every command takes whole (nothing refused; convert exits 1 for the
+// 1.30 classes a later target rejects, written all the same), and migrate
 // leaves out what it should (the claims generated for pods, the pods a
 // ReplicaSet created, the 1.30 parameter kinds), so that the benchmark
 // measures the work of a real migration.
@@ -42,7 +43,7 @@ func TestGeneratedExportIsUsable(t *testing.T) {
 				args = append(args, "--verbose") // each object left out, by name
 			}
 			code, stdout, stderr := run(t, "", append(args, "-f", file)...)
-			if code != ExitOK {
+			if code != ExitOK && !(args[0] == "convert" && code == ExitInvalid && stdout != "") {
 				t.Fatalf("exit %d: %.2000s", code, stderr)
 			}
 			if args[0] == "migrate" {

@@ -75,7 +75,8 @@ func TestLargeExportHeldMemory(t *testing.T) {
 				defer func() { documentDone = nil }()
 				var out, errOut bytes.Buffer
 				base := liveHeap()
-				if code := Main(append(args, "-f", tc.file), nil, &out, &errOut); code != ExitOK {
+				// convert exits 1 for the 1.30 classes the target rejects, written all the same.
+				if code := Main(append(args, "-f", tc.file), nil, &out, &errOut); code != ExitOK && !(args[0] == "convert" && code == ExitInvalid) {
 					t.Fatalf("exit %d: %.2000s", code, errOut.String())
 				}
 				if documents < items/4 {

@@ -66,7 +66,7 @@ func (o *migrateOptions) run(s streams) error {
 		return withCode(ExitBadInput, err)
 	}
 	r := o.newReport("migrate", target)
-	docs, idx, err := readForMigrate(o.filenames, s, r)
+	docs, idx, err := readForMigrate(o.filenames, o.recursive, s, r)
 	if err != nil {
 		return withCode(ExitBadInput, err)
 	}
@@ -96,6 +96,7 @@ func (o *migrateOptions) run(s streams) error {
 		}
 		for _, item := range items {
 			v := migrate.Migrate(item.Object, target, opts)
+			v.Findings = append(v.Findings, deprecated(v.Object, target.Minor)...) // of the version written
 			r.Add(item, v)
 			if v.Object != nil {
 				objects.Add(v.Object, item)

@@ -57,7 +57,8 @@ func (d *storedDocuments) all() iter.Seq2[manifest.Document, error] {
 // translated from them) or rewritten, so a malformed one is refused, as a
 // malformed claim: r holds such refusals (said once the whole input has
 // been read: a document that cannot be read, err, is then all that is said).
-func readForMigrate(sources []string, s streams, r *report.Report) (docs *storedDocuments, idx *migrate.Index, err error) {
+// With recursive, directories are read with their subdirectories (-R).
+func readForMigrate(sources []string, recursive bool, s streams, r *report.Report) (docs *storedDocuments, idx *migrate.Index, err error) {
 	docs, idx = &storedDocuments{}, &migrate.Index{}
 	visit := func(doc manifest.Document) error {
 		defer afterDocument()
@@ -68,7 +69,7 @@ func readForMigrate(sources []string, s streams, r *report.Report) (docs *stored
 		}
 		return docs.add(doc)
 	}
-	if err := manifest.Each(sources, s.in, visit); err != nil {
+	if err := manifest.EachIn(sources, recursive, s.in, visit); err != nil {
 		return nil, nil, err
 	}
 	return docs, idx, nil

@@ -81,7 +81,8 @@ func TestReportJSON(t *testing.T) {
 	}
 	report := filepath.Join(t.TempDir(), "report.json")
 	code, stdout, stderr := run(t, "", "convert", "--to", "1.31", "-f", file, "--report", "json", "--report-file", report)
-	if code != ExitOK || stderr != "" || stdout == "" {
+	// Written, exit 1: 1.31 rejects the claim without a deviceClassName.
+	if code != ExitInvalid || stderr != "" || stdout == "" {
 		t.Fatalf("exit %d, stderr %q, stdout %q", code, stderr, stdout)
 	}
 	data, err := os.ReadFile(report)
@@ -110,7 +111,7 @@ func TestReportJSON(t *testing.T) {
 		}
 		severities = append(severities, f["severity"].(string)+" "+f["kind"].(string)+" "+f["object"].(string))
 	}
-	want := []string{"note Pod ml/trainer", "warning ResourceClaim ml/any", "warning ResourceClaim ml/any"}
+	want := []string{"note Pod ml/trainer", "warning ResourceClaim ml/any", "error ResourceClaim ml/any"}
 	if d := cmp.Diff(want, severities); d != "" {
 		t.Errorf("findings (-want +got):\n%s\n%s", d, data)
 	}
@@ -242,8 +243,8 @@ func TestConvertDeviceClass(t *testing.T) {
 	}
 	const classic = "apiVersion: resource.k8s.io/v1alpha3\nkind: DeviceClass\nmetadata: {name: c}\nspec: {suitableNodes: {nodeSelectorTerms: []}}\n"
 	code, _, stderr = run(t, classic, "convert", "--to", "1.34", "-f", "-")
-	want := "<stdin>: document 1 (line 1): warning: DeviceClass c: spec.suitableNodes: a field that resource.k8s.io/v1 does not have: passed through unchanged, which Kubernetes 1.34 rejects\n"
-	if code != ExitOK || stderr != want {
+	want := "Error: <stdin>: document 1 (line 1): DeviceClass c: spec.suitableNodes: a field that resource.k8s.io/v1 does not have: passed through unchanged, which Kubernetes 1.34 rejects\n"
+	if code != ExitInvalid || stderr != want {
 		t.Errorf("exit %d, stderr %q, want %q", code, stderr, want)
 	}
 }
@@ -264,7 +265,7 @@ func TestConvertResourceSlice(t *testing.T) {
 	// Another field beside basic: passed through, and named.
 	odd := strings.Replace(slice, "    name: gpu-0\n", "    name: gpu-0\n    extra: 1\n", 1)
 	code, stdout, stderr = run(t, odd, "convert", "--to", "1.34", "-f", "-")
-	if code != ExitOK || stdout != odd || !strings.Contains(stderr, "Kubernetes 1.34 serves resource.k8s.io/v1, not v1beta1") {
+	if code != ExitInvalid || stdout != odd || !strings.Contains(stderr, "Error: <stdin>: document 1 (line 1): ResourceSlice node-1-gpu: apiVersion: Kubernetes 1.34 serves resource.k8s.io/v1, not v1beta1") {
 		t.Errorf("exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
 	}
 }

@@ -21,6 +21,7 @@ import (
 
 type validateOptions struct {
 	filenames   []string
+	recursive   bool
 	old         string
 	subResource string
 	to          string
@@ -47,7 +48,8 @@ name; --subresource status checks a write to the status subresource.
 resource.k8s.io v1beta1, v1beta2 and v1 objects are checked as creates only.
 
 With --to RELEASE (1.26 … 1.37), every object is judged as that release's
-apiserver would on a create: one of a version it does not serve is invalid.
+apiserver would on a create: one of a version it does not serve is invalid;
+one of a version it serves as deprecated gets a warning.
 
 Each finding is printed on standard output as
   <position>: <Kind> <namespace>/<name>: <path>: <type>: <value>: <detail>
@@ -73,7 +75,7 @@ warning), 2 unusable input.`,
 			return o.run(s)
 		},
 	}
-	cmd.Flags().StringArrayVarP(&o.filenames, "filename", "f", nil, "file, directory or - for standard input (repeatable, required)")
+	addFilenameFlags(cmd, &o.filenames, &o.recursive)
 	cmd.Flags().StringVar(&o.old, "old", "", "file with the stored objects: validate the input as updates of them")
 	cmd.Flags().StringVar(&o.subResource, "subresource", "", `"status" to validate updates of the status subresource (needs --old)`)
 	cmd.Flags().StringVar(&o.to, "to", "", "judge by the rules of this release (1.26 … 1.37, or a cluster's version: v1.33.4, v1.33.4-eks-a1b2c3d) instead of those of each object's version")
@@ -165,7 +167,7 @@ func (o *validateOptions) run(s streams) error {
 		}
 		return nil
 	}
-	if err := manifest.Each(o.filenames, s.in, visit); err != nil {
+	if err := manifest.EachIn(o.filenames, o.recursive, s.in, visit); err != nil {
 		return withCode(ExitBadInput, err)
 	}
 	if readErr != nil {
@@ -235,7 +237,8 @@ func unusable(doc manifest.Document, err error) report.Finding {
 }
 
 // notServed is the finding on an object of a version that the release of
-// --to does not serve; "" without --to or when it serves it.
+// --to does not serve; "" without --to or when it serves it (a beta beside
+// its own version too, by upstream's lifecycle).
 func (o *validateOptions) notServed(doc manifest.Document) (report.Finding, bool) {
 	if o.to == "" {
 		return report.Finding{}, false
@@ -243,7 +246,7 @@ func (o *validateOptions) notServed(doc manifest.Document) (report.Finding, bool
 	target, _ := migrate.TargetOf(o.to)
 	// A claimbridge CRD object is judged by the CRD of the release's
 	// claimbridge, which serves every alpha version.
-	if _, group, _, _, _ := api.TypeOf(doc.Object); group != api.UpstreamGroup {
+	if _, group, version, kind, _ := api.TypeOf(doc.Object); group != api.UpstreamGroup || api.ServedBy(version, kind, target.Minor) {
 		return report.Finding{}, false
 	}
 	msg := migrate.NotServed(doc.Object, target)
@@ -343,7 +346,7 @@ func (o *validateOptions) checkGA(doc manifest.Document, version, kind string) r
 		release = r.Minor
 	}
 	errs, warnings := gacheck.Check(doc.Object, release, kind)
-	return gaVerdict(doc, errs, warnings)
+	return o.gaVerdict(doc, release, errs, warnings)
 }
 
 // checkKind checks doc, a resource.k8s.io DeviceClass, ResourceSlice or
@@ -354,12 +357,16 @@ func (o *validateOptions) checkKind(doc manifest.Document, version, kind string)
 		release = r.Minor
 	}
 	errs, warnings := gacheck.CheckKind(doc.Object, release, kind)
-	return gaVerdict(doc, errs, warnings)
+	return o.gaVerdict(doc, release, errs, warnings)
 }
 
-// gaVerdict is the verdict on doc of gacheck's errors and warnings.
-func gaVerdict(doc manifest.Document, errs, warnings []string) report.Verdict {
+// gaVerdict is the verdict on doc of gacheck's errors and warnings for
+// release, with its deprecation when --to names the release.
+func (o *validateOptions) gaVerdict(doc manifest.Document, release int, errs, warnings []string) report.Verdict {
 	var fs []report.Finding
+	if o.to != "" { // without --to there is no target whose lifecycle counts
+		fs = deprecated(doc.Object, release)
+	}
 	for _, w := range warnings {
 		fs = append(fs, about(doc, report.Warning, w))
 	}

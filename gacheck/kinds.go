@@ -86,7 +86,9 @@ func KindRelease(version, kind string) int {
 // the rules of validateResourceSlice and validateTaintRule.
 func CheckKind(obj map[string]interface{}, release int, kind string) (errs, warnings []string) {
 	version := versionOf(obj)
-	if served := ServedVersion(release, kind); served != version {
+	// A release serves the version its claims are written in, and a beta
+	// beside it (with --runtime-config) until upstream removes it.
+	if served := ServedVersion(release, kind); served != version && !api.ServedBy(version, kind, release) {
 		msg := fmt.Sprintf("apiVersion: Kubernetes 1.%d serves %s/%s, not %s: its apiserver rejects this object", release, api.UpstreamGroup, served, version)
 		if served == "" {
 			msg = fmt.Sprintf("kind: Kubernetes 1.%d has no %s in %s (1.%d+): its apiserver rejects this object", release, kind, api.UpstreamGroup, firstRelease[kind])

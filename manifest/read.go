@@ -170,12 +170,20 @@ func ReadAll(sources []string, stdin io.Reader) ([]Document, error) {
 // read is returned as an *Error, as ReadAll returns it, after the objects
 // before it (those of its own List too) were given to visit.
 func Each(sources []string, stdin io.Reader, visit func(Document) error) error {
+	return EachIn(sources, false, stdin, visit)
+}
+
+// EachIn reads the sources as Each does; with recursive (kubectl's -R), a
+// directory gives the *.yaml, *.yml and *.json files of its subdirectories
+// too, hidden ones included, all in the order of their paths. A symlink to
+// a directory is not followed, as kubectl does not, so no tree loops.
+func EachIn(sources []string, recursive bool, stdin io.Reader, visit func(Document) error) error {
 	if i := slices.Index(sources, Stdin); i >= 0 && slices.Contains(sources[i+1:], Stdin) {
 		return &Error{Source: Stdin, Err: ErrStdinTwice}
 	}
 	var streams []os.FileInfo // the pipes and terminals read so far
 	for _, src := range sources {
-		files, err := expand(src)
+		files, err := expand(src, recursive)
 		if err != nil {
 			return &Error{Source: src, Err: err}
 		}
@@ -219,7 +227,7 @@ func streamInfo(source string, stdin io.Reader) os.FileInfo {
 	return st
 }
 
-func expand(src string) ([]string, error) {
+func expand(src string, recursive bool) ([]string, error) {
 	if src == Stdin {
 		return []string{src}, nil
 	}
@@ -233,18 +241,42 @@ func expand(src string) ([]string, error) {
 	if !st.IsDir() {
 		return []string{src}, nil
 	}
-	entries, err := os.ReadDir(src)
+	files, err := manifestFiles(src, recursive)
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 && recursive {
+		return nil, errors.New("no .yaml, .yml or .json file in the directory or its subdirectories")
+	}
+	if len(files) == 0 {
+		return nil, errors.New("no .yaml, .yml or .json file in the directory")
+	}
+	sort.Strings(files)
+	return files, nil
+}
+
+// manifestFiles lists the *.yaml, *.yml and *.json files in dir, and with
+// recursive those of its subdirectories (a symlink to one is not one).
+func manifestFiles(dir string, recursive bool) ([]string, error) {
+	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
 	}
 	var files []string
 	for _, e := range entries {
+		path := filepath.Join(dir, e.Name())
+		if e.IsDir() {
+			if recursive {
+				sub, err := manifestFiles(path, true)
+				if err != nil {
+					return nil, err
+				}
+				files = append(files, sub...)
+			}
+			continue
+		}
 		switch strings.ToLower(filepath.Ext(e.Name())) {
 		case ".yaml", ".yml", ".json":
-			if e.IsDir() {
-				continue
-			}
-			path := filepath.Join(src, e.Name())
 			// A FIFO or device named like a manifest would block the read
 			// or never end: refused, named (a symlink counts as what it
 			// points to, as kubectl reads it).
@@ -254,10 +286,6 @@ func expand(src string) ([]string, error) {
 			files = append(files, path)
 		}
 	}
-	if len(files) == 0 {
-		return nil, errors.New("no .yaml, .yml or .json file in the directory")
-	}
-	sort.Strings(files)
 	return files, nil
 }
 

@@ -59,25 +59,35 @@ func addReport(v *report.Verdict, obj map[string]interface{}, r changes) {
 }
 
 // warn adds conversion warnings, each field of an object once: a field
-// that two conversion steps lose is one loss for the user.
-func warn(v *report.Verdict, ws []conversion.Warning, to string) {
+// that two conversion steps lose is one loss for the user. The last
+// rejected of ws are what the target rejects: errors, also of a field
+// already said.
+func warn(v *report.Verdict, ws []conversion.Warning, to string, rejected int) {
 	type field struct{ kind, object, path string }
-	seen := map[field]bool{}
-	for _, w := range ws {
+	seen := map[field]int{} // the finding of each field
+	for i, w := range ws {
+		severity := report.Warning
+		if i >= len(ws)-rejected {
+			severity = report.Error
+		}
 		f := field{w.Kind, w.Object, w.Path}
-		if seen[f] {
+		if j, ok := seen[f]; ok {
+			if severity == report.Error {
+				v.Findings[j].Severity = severity
+			}
 			continue
 		}
-		seen[f] = true
+		seen[f] = len(v.Findings)
 		path, msg, _ := strings.Cut(w.Text(to), ": ")
-		v.Findings = append(v.Findings, report.Finding{Severity: report.Warning, Kind: w.Kind, Object: w.Object, Path: path, Message: msg})
+		v.Findings = append(v.Findings, report.Finding{Severity: severity, Kind: w.Kind, Object: w.Object, Path: path, Message: msg})
 	}
 }
 
 // Convert converts a claim or template (or a typed list of them) to the
 // target, and passes anything else through, Pods and workloads in the
-// target's shape. What the target release rejects or reads differently is
-// a warning; what cannot be converted is refused.
+// target's shape. What the target release reads differently is a warning,
+// what it rejects an error (the object is written all the same); what
+// cannot be converted is refused.
 func Convert(obj map[string]interface{}, target Target) report.Verdict {
 	v := report.Verdict{Outcome: report.Converted}
 	group, from, kind, err := conversion.Identify(obj)
@@ -100,7 +110,8 @@ func Convert(obj map[string]interface{}, target Target) report.Verdict {
 		return refuseErr(&v, err)
 	}
 	v.Object = out
-	warn(&v, slices.Concat(unknown, ws, targetWarnings(obj, out, group, from, kind, target)), to)
+	classic, rejected := targetWarnings(obj, out, group, from, kind, target)
+	warn(&v, slices.Concat(unknown, ws, classic, rejected), to, len(rejected))
 	return v
 }
 
@@ -121,24 +132,24 @@ func mistakenClaim(obj map[string]interface{}, err error) (string, bool) {
 
 // passThrough returns an object Convert does not convert, which Identify
 // refused with why: Pods and workloads get the target's resourceClaims
-// shape. What the target release rejects gets a warning: a
+// shape. What the target release rejects is an error: a
 // resource.k8s.io object of a version or kind it does not serve, a name it
-// refuses, a DeviceClass it finds invalid, a misspelt group, a pod field it
-// lacks. Other kinds of the claim groups get a note.
+// refuses, a DeviceClass it finds invalid, a pod field it lacks; a
+// misspelt group gets a warning. Other kinds of the claim groups get a note.
 func passThrough(obj map[string]interface{}, target Target, why error) report.Verdict {
 	v := report.Verdict{Outcome: report.Passed, Object: obj}
 	_, group, version, kind, _ := api.TypeOf(obj)
 	if isDeviceClass(obj) && target.Devices && version != target.Version {
 		out, lacking := convertDeviceClass(obj, target.Version)
 		if lacking != "" {
-			say(&v, report.Warning, obj, "spec."+lacking, fmt.Sprintf("a field that %s/%s does not have: passed through unchanged, which Kubernetes %s rejects",
+			say(&v, report.Error, obj, "spec."+lacking, fmt.Sprintf("a field that %s/%s does not have: passed through unchanged, which Kubernetes %s rejects",
 				group, target.Version, target.Releases))
 			return v
 		}
 		v = report.Verdict{Outcome: report.Converted, Object: out}
 		if isGA(target.Version) {
 			for _, e := range gacheck.DeviceClassErrors(out, target.Minor) {
-				say(&v, report.Warning, out, "", e+fmt.Sprintf(": a Kubernetes %s apiserver rejects this object", target.Releases))
+				say(&v, report.Error, out, "", e+fmt.Sprintf(": a Kubernetes %s apiserver rejects this object", target.Releases))
 			}
 		}
 		return v
@@ -153,7 +164,7 @@ func passThrough(obj map[string]interface{}, target Target, why error) report.Ve
 		if strings.HasSuffix(kind, "Class") || strings.HasSuffix(kind, "Parameters") {
 			w += " (claimbridge migrate rewrites classes and parameters for it)"
 		}
-		say(&v, report.Warning, obj, "", w)
+		say(&v, report.Error, obj, "", w)
 		return v
 	}
 	if group == api.UpstreamGroup {
@@ -167,7 +178,7 @@ func passThrough(obj map[string]interface{}, target Target, why error) report.Ve
 			errs = append(errs, gacheck.DeviceClassErrors(obj, release)...)
 		}
 		for _, e := range errs {
-			say(&v, report.Warning, obj, "", e+": the apiserver rejects this object, passed through unchanged")
+			say(&v, report.Error, obj, "", e+": the apiserver rejects this object, passed through unchanged")
 		}
 		if len(errs) > 0 {
 			return v
@@ -188,7 +199,7 @@ func passThrough(obj map[string]interface{}, target Target, why error) report.Ve
 
 // workload gives a Pod or workload the resourceClaims shape of the target,
 // as Migrate does. What is rewritten is a note; what the target cannot
-// hold, and pod spec fields it lacks, are warnings.
+// hold is a warning; what it rejects (a pod spec field it lacks) an error.
 func workload(obj map[string]interface{}, target Target) report.Verdict {
 	v := report.Verdict{Outcome: report.Passed, Object: obj}
 	out, r, ok := podShape(obj, target)
@@ -205,10 +216,10 @@ func workload(obj map[string]interface{}, target Target) report.Verdict {
 		say(&v, report.Warning, obj, "", l+" (not kept: claimbridge keeps restore data for claims and templates only)")
 	}
 	for _, e := range append(nameErrors(v.Object), claimRefErrors(v.Object)...) {
-		say(&v, report.Warning, obj, "", e+": the apiserver rejects this object")
+		say(&v, report.Error, obj, "", e+": the apiserver rejects this object")
 	}
 	for _, e := range podFieldErrors(v.Object, target) {
-		say(&v, report.Warning, obj, "", e+": "+podFieldConsequence)
+		say(&v, report.Error, obj, "", e+": "+podFieldConsequence)
 	}
 	for _, w := range podFieldWarnings(v.Object, target) {
 		say(&v, report.Warning, obj, "", w)
@@ -260,21 +271,20 @@ func unknownFieldWarnings(obj map[string]interface{}, group, from, kind, to stri
 }
 
 // targetWarnings are the warnings about out, the conversion of in, as a
-// whole: devices of a classic DRA driver, and every rule of the target
-// release that out breaks (migrate refuses such output).
-func targetWarnings(in, out map[string]interface{}, group, from, kind string, target Target) []conversion.Warning {
+// whole: devices of a classic DRA driver, and, rejected, every rule of the
+// target release that out breaks (migrate refuses such output).
+func targetWarnings(in, out map[string]interface{}, group, from, kind string, target Target) (ws, rejected []conversion.Warning) {
 	items, outItems := []map[string]interface{}{in}, []map[string]interface{}{out}
 	prefix := func(int) string { return "" }
 	if strings.HasSuffix(kind, "List") {
 		items, _ = ListItems(in)
 		outItems, _ = ListItems(out)
 		if len(items) != len(outItems) {
-			return nil
+			return nil, nil
 		}
 		prefix = func(i int) string { return fmt.Sprintf("items[%d].", i) }
 	}
 	itemKind := strings.TrimSuffix(kind, "List")
-	var ws []conversion.Warning
 	for i := range items {
 		w := conversion.Warning{Kind: itemKind, Object: api.Ref(outItems[i]), From: from, To: target.Version}
 		if c := classicWarningOf(items[i], from, itemKind, target.Version, nil, false); c != "" {
@@ -293,10 +303,10 @@ func targetWarnings(in, out map[string]interface{}, group, from, kind string, ta
 			w.Path, w.Message, _ = strings.Cut(e, ": ")
 			w.Path = prefix(i) + w.Path
 			w.Message += fmt.Sprintf(": a Kubernetes %s apiserver rejects this object", target.Releases)
-			ws = append(ws, w)
+			rejected = append(rejected, w)
 		}
 	}
-	return ws
+	return ws, rejected
 }
 
 // ListItems are the items of a typed list (ResourceClaimList), each with

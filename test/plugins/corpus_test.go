@@ -149,8 +149,8 @@ func objectText(d manifest.Document) string {
 }
 
 // manifests are the files of the corpus that claimbridge convert --to
-// converts whole (the others it refuses, and so do the tools with it:
-// TestCorpusManifests).
+// converts whole and the target accepts (exit 0; on the others the tools
+// fail with it: TestCorpusManifests).
 func manifests(t *testing.T) []string {
 	var files []string
 	for _, file := range testcorpus.Files(t) {

@@ -166,12 +166,12 @@ func TestUpgrade130(t *testing.T) {
 		want := []string{
 			"target: Kubernetes " + release(t, c.new) + ", resource.k8s.io/v1 (from the target cluster)",
 			`Warning: spec.nodeSelector[beta.kubernetes.io/arch]: deprecated since v1.14; use "kubernetes.io/arch" instead`,
+			"Error: <stdin>: document 1 (line 1): ResourceClaim inference/no-class: spec.devices.requests[0].exactly.deviceClassName: Required value: a Kubernetes " + release(t, c.new) + " apiserver rejects this object",
+			"Error: <stdin>: document 3 (line 19): ResourceClaim inference/misspelt: spec.devices.requests[0].exactly.cuont: Forbidden: unknown field: a Kubernetes " + release(t, c.new) + " apiserver rejects this object",
 			"Error: <stdin>: document 1 (line 1): ResourceClaim inference/no-class: spec.devices.requests[0].exactly.deviceClassName: Required value: the target cluster rejects this object (422 Invalid)",
 			"<stdin>: document 2 (line 10): ResourceClaim inference/one-gpu: accepted (server-side dry run)",
 			`Error: <stdin>: document 3 (line 19): ResourceClaim inference/misspelt: ResourceClaim in version "v1" cannot be handled as a ResourceClaim: strict decoding error: unknown field "spec.devices.requests[0].exactly.cuont": the target cluster rejects this object (400 BadRequest)`,
 			"<stdin>: document 4 (line 28): Pod inference/old-selector: accepted (server-side dry run)",
-			"<stdin>: document 1 (line 1): warning: ResourceClaim inference/no-class: spec.devices.requests[0].exactly.deviceClassName: Required value: a Kubernetes " + release(t, c.new) + " apiserver rejects this object",
-			"<stdin>: document 3 (line 19): warning: ResourceClaim inference/misspelt: spec.devices.requests[0].exactly.cuont: Forbidden: unknown field: a Kubernetes " + release(t, c.new) + " apiserver rejects this object",
 			"claimbridge convert: 4 objects read: 3 converted, 0 rewritten, 1 passed through, 0 left out, 2 warned, 0 refused",
 		}
 		if d := cmp.Diff(want, stderr); d != "" {
