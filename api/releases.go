@@ -34,6 +34,12 @@ var Releases = []Release{
 
 func (r Release) String() string { return fmt.Sprintf("1.%d", r.Minor) }
 
+// ReleaseRange names the releases of the table for help and messages:
+// "1.26 … 1.37".
+func ReleaseRange() string {
+	return fmt.Sprintf("%s … %s", Releases[0], Releases[len(Releases)-1])
+}
+
 // Finalizer is the deletion-protection finalizer of the release's
 // resourceclaim controller; 1.26 has none.
 func (r Release) Finalizer() string {

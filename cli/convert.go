@@ -35,7 +35,7 @@ target's version. Every other object is passed through unchanged and in
 order. What the target version cannot hold is kept in claimbridge.dev/restore-*
 annotations, so that converting back gives the original exactly.
 
---to takes a release (1.26 … 1.37): the version it serves, judged by its
+--to takes a release (` + api.ReleaseRange() + `): the version it serves, judged by its
 own rules; or a version (v1beta1, v1beta2 and v1 for resource.k8s.io only),
 judged by the newest release serving it.
 
@@ -76,7 +76,7 @@ func (o *convertOptions) setUp(cmd *cobra.Command, s streams, run func(streams) 
 		}
 		return run(s)
 	}
-	cmd.Flags().StringVar(&o.to, "to", "", toHelp)
+	cmd.Flags().StringVar(&o.to, "to", "", toHelp())
 	addFilenameFlags(cmd, &o.filenames, &o.recursive)
 	cmd.Flags().StringVarP(&o.output, "output", "o", o.output, "output format: yaml or json")
 	o.cluster.addTo(cmd)
@@ -84,9 +84,11 @@ func (o *convertOptions) setUp(cmd *cobra.Command, s streams, run func(streams) 
 }
 
 // toHelp is the help of --to, which convert and migrate share.
-var toHelp = "target: a release, 1.26 to 1.37 (or a cluster's version: v1.33.4, v1.33.4-eks-a1b2c3d), judged by its own rules and written in the version it serves; " +
-	"or a version, judged by the newest release serving it: " + targetVersions() +
-	"; or cluster, the release of the target cluster (--target-context); required unless a target cluster is named"
+func toHelp() string {
+	return "target: a release, " + api.ReleaseRange() + " (or a cluster's version: v1.33.4, v1.33.4-eks-a1b2c3d), judged by its own rules and written in the version it serves; " +
+		"or a version, judged by the newest release serving it: " + targetVersions() +
+		"; or cluster, the release of the target cluster (--target-context); required unless a target cluster is named"
+}
 
 // targetVersions lists each version with the release that judges it.
 func targetVersions() string {

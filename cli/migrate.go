@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/manifest"
 	"github.com/claimbridge/claimbridge/migrate"
@@ -40,7 +41,7 @@ What is dropped, lost or read differently is reported per object on
 standard error. An object the target release would reject is refused,
 naming every field, and nothing is written.
 
---to takes a release (1.26 … 1.37), or a version, judged by the newest
+--to takes a release (` + api.ReleaseRange() + `), or a version, judged by the newest
 release serving it. docs/conversion.md ("Migrate") lists every rule;
 docs/cli.md covers the input, the targets and the report.
 

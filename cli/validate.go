@@ -47,7 +47,7 @@ are checked as updates of the stored object of the same kind, namespace and
 name; --subresource status checks a write to the status subresource.
 resource.k8s.io v1beta1, v1beta2 and v1 objects are checked as creates only.
 
-With --to RELEASE (1.26 … 1.37), every object is judged as that release's
+With --to RELEASE (` + api.ReleaseRange() + `), every object is judged as that release's
 apiserver would on a create: one of a version it does not serve is invalid;
 one of a version it serves as deprecated gets a warning.
 
@@ -78,7 +78,7 @@ warning), 2 unusable input.`,
 	addFilenameFlags(cmd, &o.filenames, &o.recursive)
 	cmd.Flags().StringVar(&o.old, "old", "", "file with the stored objects: validate the input as updates of them")
 	cmd.Flags().StringVar(&o.subResource, "subresource", "", `"status" to validate updates of the status subresource (needs --old)`)
-	cmd.Flags().StringVar(&o.to, "to", "", "judge by the rules of this release (1.26 … 1.37, or a cluster's version: v1.33.4, v1.33.4-eks-a1b2c3d) instead of those of each object's version")
+	cmd.Flags().StringVar(&o.to, "to", "", "judge by the rules of this release ("+api.ReleaseRange()+", or a cluster's version: v1.33.4, v1.33.4-eks-a1b2c3d) instead of those of each object's version")
 	o.Options.AddFlags(cmd.Flags(), "objects skipped")
 	return cmd
 }
@@ -90,7 +90,7 @@ func (o *validateOptions) validate() error {
 	if o.to != "" {
 		r, ok := api.ParseRelease(o.to)
 		if !ok {
-			return fmt.Errorf("--to %q: not a release (1.%d … 1.%d)", o.to, api.Releases[0].Minor, api.Releases[len(api.Releases)-1].Minor)
+			return fmt.Errorf("--to %q: not a release (%s)", o.to, api.ReleaseRange())
 		}
 		o.to = r.String() // as the report names it: "1.33" for v1.33.4+k3s1
 	}

@@ -1,9 +1,9 @@
 // Package gacheck checks claims, templates and DeviceClasses of upstream's
 // resource.k8s.io v1beta1, v1beta2 and v1 with the create rules of a
-// release from 1.32 to 1.37 and its default feature gates: what that
+// release from 1.32 to the newest and its default feature gates: what that
 // release's apiserver rejects on a create, and what it drops.
 // CheckKind judges DeviceClasses, ResourceSlices and DeviceTaintRules of
-// v1alpha3 to v1 for a release from 1.26 to 1.37 the same way.
+// v1alpha3 to v1 for every release of api.Releases the same way.
 // `claimbridge validate` uses it for GA manifests and those kinds, and
 // migrate to refuse migrated objects the target would not create.
 package gacheck

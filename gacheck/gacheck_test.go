@@ -145,7 +145,7 @@ spec:
 		t.Fatal(err)
 	}
 	want := []string{"spec.selectors[1].cel.expression: Too long: may not be more than 10240 bytes", "spec.config[1].opaque.parameters: Required value"}
-	if d := cmp.Diff(want, DeviceClassErrors(obj, Newest)); d != "" {
+	if d := cmp.Diff(want, DeviceClassErrors(obj, Newest())); d != "" {
 		t.Errorf("errors (-want +got):\n%s", d)
 	}
 }

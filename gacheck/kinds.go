@@ -65,14 +65,14 @@ func ServedVersion(release int, kind string) string {
 // newest (as api.Judge).
 func KindRelease(version, kind string) int {
 	if version == api.V1 {
-		return Newest
+		return Newest()
 	}
-	for minor := firstRelease[kind]; minor <= Newest; minor++ {
+	for minor := firstRelease[kind]; minor <= Newest(); minor++ {
 		if ServedVersion(minor, kind) == version {
 			return minor
 		}
 	}
-	return Newest
+	return Newest()
 }
 
 // CheckKind checks a DeviceClass, ResourceSlice or DeviceTaintRule (KindOf)

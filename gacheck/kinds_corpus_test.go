@@ -30,7 +30,7 @@ func TestCheckKindCorpus(t *testing.T) {
 				continue
 			}
 			judged++
-			for release := 26; release <= Newest; release++ {
+			for release := 26; release <= Newest(); release++ {
 				errs, _ := CheckKind(doc.Object, release, kind)
 				if ServedVersion(release, kind) != version {
 					if len(errs) != 1 || !strings.HasSuffix(errs[0], "its apiserver rejects this object") {

@@ -10,13 +10,12 @@ import (
 	"github.com/claimbridge/claimbridge/api"
 )
 
-// Oldest and Newest are the releases gacheck has the create rules of,
-// as minor numbers of Kubernetes 1.x: from the first that serves v1beta1
-// to the newest of api.Releases.
-var (
-	Oldest = api.Oldest(api.V1beta1).Minor
-	Newest = api.Releases[len(api.Releases)-1].Minor
-)
+// Oldest is the first release gacheck has the create rules of (a minor
+// number): the first that serves v1beta1.
+func Oldest() int { return api.Oldest(api.V1beta1).Minor }
+
+// Newest is the newest release of api.Releases (a minor number).
+func Newest() int { return api.Releases[len(api.Releases)-1].Minor }
 
 // Serves reports whether release (a minor number) has version, one of
 // api.UpstreamOnlyVersions, from the first release whose claims are written
@@ -24,7 +23,7 @@ var (
 // need it for every version.
 func Serves(release int, version string) bool {
 	first := api.Oldest(version).Minor
-	return slices.Contains(api.UpstreamOnlyVersions, version) && first <= release && release <= Newest
+	return slices.Contains(api.UpstreamOnlyVersions, version) && first <= release && release <= Newest()
 }
 
 func notServed(release int, version string) error {
@@ -32,7 +31,7 @@ func notServed(release int, version string) error {
 	for _, v := range api.UpstreamOnlyVersions {
 		first = append(first, fmt.Sprintf("%s: %s+", v, api.Oldest(v)))
 	}
-	return fmt.Errorf("resource.k8s.io/%s is not served by Kubernetes 1.%d (%s; gacheck knows 1.%d to 1.%d)", version, release, strings.Join(first, ", "), Oldest, Newest)
+	return fmt.Errorf("resource.k8s.io/%s is not served by Kubernetes 1.%d (%s; gacheck knows 1.%d to 1.%d)", version, release, strings.Join(first, ", "), Oldest(), Newest())
 }
 
 // Where a field of releaseFields is.

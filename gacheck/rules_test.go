@@ -461,7 +461,7 @@ spec:
 		field.Forbidden(field.NewPath("spec", "metadata", "name"), "cannot be set"),
 		field.Required(field.NewPath("spec", "spec", "devices", "requests").Index(0).Child("exactly", "deviceClassName"), ""),
 	}
-	got, err := Validate(obj, Newest, api.KindTemplate)
+	got, err := Validate(obj, Newest(), api.KindTemplate)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -557,7 +557,7 @@ spec:
 		field.Required(spec.Child("config").Index(0).Child("opaque", "parameters"), ""),
 		field.Invalid(spec.Child("extendedResourceName"), "gpu", "must be a valid extended resource name"),
 	}
-	got, err := ValidateDeviceClass(obj, Newest)
+	got, err := ValidateDeviceClass(obj, Newest())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,8 +30,8 @@ func Convert(rl *framework.ResourceList) error {
 	to := rl.FunctionConfig.GetDataMap()["to"]
 	target, err := migrate.TargetOf(to)
 	if err != nil {
-		return fmt.Errorf("the function config must be a ConfigMap with data.to, a release (1.%d … 1.%d) or a version (%s); got %q",
-			api.Releases[0].Minor, api.Releases[len(api.Releases)-1].Minor, strings.Join(api.ConversionVersions, ", "), to)
+		return fmt.Errorf("the function config must be a ConfigMap with data.to, a release (%s) or a version (%s); got %q",
+			api.ReleaseRange(), strings.Join(api.ConversionVersions, ", "), to)
 	}
 	refused := false
 	for i, item := range rl.Items {

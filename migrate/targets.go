@@ -42,8 +42,8 @@ func TargetOf(to string) (Target, error) {
 		return Target{Version: r.Version, Releases: r.String(), Finalizer: r.Finalizer(), Minor: r.Minor, Devices: r.Devices(), cel: validation.NewCELCache()}, nil
 	}
 	if !slices.Contains(api.ConversionVersions, to) {
-		return Target{}, fmt.Errorf("--to %q: unsupported version or release (supported: 1.%d … 1.%d, %s)",
-			to, api.Releases[0].Minor, api.Releases[len(api.Releases)-1].Minor, strings.Join(api.ConversionVersions, ", "))
+		return Target{}, fmt.Errorf("--to %q: unsupported version or release (supported: %s, %s)",
+			to, api.ReleaseRange(), strings.Join(api.ConversionVersions, ", "))
 	}
 	newest, _ := api.Judge(to)
 	t := Target{Version: to, Releases: api.Serving(to), Finalizer: newest.Finalizer(), Minor: newest.Minor, Devices: newest.Devices(), cel: validation.NewCELCache()}

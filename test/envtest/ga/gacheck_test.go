@@ -52,7 +52,7 @@ func TestRequestKindAgrees(t *testing.T) {
 				"metadata": map[string]interface{}{"name": "kind-" + strings.ToLower(tt.name), "namespace": namespace},
 				"spec":     map[string]interface{}{"devices": map[string]interface{}{"requests": []interface{}{req}}},
 			}
-			errs, _ := gacheck.Check(obj, gacheck.Newest, api.KindClaim)
+			errs, _ := gacheck.Check(obj, gacheck.Newest(), api.KindClaim)
 			_, err := s.dynamic.Resource(gvr(tt.version, api.KindClaim)).Namespace(namespace).Create(ctx,
 				&unstructured.Unstructured{Object: obj}, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 			switch {
