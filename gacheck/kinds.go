@@ -172,7 +172,7 @@ func (r rules) validateClass(obj map[string]interface{}) (field.ErrorList, error
 	errs := apimachineryvalidation.ValidateObjectMeta(&class.ObjectMeta, false, apimachineryvalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
 	spec := field.NewPath("spec")
 	errs = append(errs, r.validateSelectors(class.Spec.Selectors, spec.Child("selectors"))...)
-	errs = append(errs, validateSlice(r, class.Spec.Config, deviceConfigMaxSize, func(config resourcev1.DeviceClassConfiguration, fldPath *field.Path) field.ErrorList {
+	errs = append(errs, validateSlice(r, class.Spec.Config, resourcev1.DeviceConfigMaxSize, func(config resourcev1.DeviceClassConfiguration, fldPath *field.Path) field.ErrorList {
 		return r.validateDeviceConfiguration(config.DeviceConfiguration, fldPath)
 	}, spec.Child("config"))...)
 	if name := class.Spec.ExtendedResourceName; name != nil && !isExtendedResourceName(*name) {

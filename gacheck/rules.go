@@ -20,18 +20,6 @@ import (
 	"github.com/claimbridge/claimbridge/validation/common"
 )
 
-// Limits of resource.k8s.io v1beta1, v1beta2 and v1 (k8s.io/kubernetes
-// pkg/apis/resource/types.go; the same in 1.32 to 1.37).
-const (
-	deviceRequestsMaxSize              = 32
-	deviceConstraintsMaxSize           = 32
-	deviceConfigMaxSize                = 32
-	deviceSelectorsMaxSize             = 32
-	firstAvailableDeviceRequestMaxSize = 8
-	deviceMaxIDLength                  = 32
-	celSelectorExpressionMaxCost       = 1000000
-)
-
 // rules are the create rules of one release (minor) with its default
 // feature gates for an object of version: upstream's
 // pkg/apis/resource/validation of that release. Which fields it creates is
@@ -204,13 +192,13 @@ func (r rules) setDefaults(claim *resourcev1.DeviceClaim) {
 func (r rules) validateDeviceClaim(claim *resourcev1.DeviceClaim, fldPath *field.Path) field.ErrorList {
 	r.setDefaults(claim)
 	names := gatherRequestNames(claim)
-	allErrs := validateSet(r, claim.Requests, deviceRequestsMaxSize, r.validateDeviceRequest,
+	allErrs := validateSet(r, claim.Requests, resourcev1.DeviceRequestsMaxSize, r.validateDeviceRequest,
 		func(request resourcev1.DeviceRequest) string { return request.Name }, "name", fldPath.Child("requests"))
-	allErrs = append(allErrs, validateSlice(r, claim.Constraints, deviceConstraintsMaxSize,
+	allErrs = append(allErrs, validateSlice(r, claim.Constraints, resourcev1.DeviceConstraintsMaxSize,
 		func(constraint resourcev1.DeviceConstraint, fldPath *field.Path) field.ErrorList {
 			return r.validateDeviceConstraint(constraint, fldPath, names)
 		}, fldPath.Child("constraints"))...)
-	allErrs = append(allErrs, validateSlice(r, claim.Config, deviceConfigMaxSize,
+	allErrs = append(allErrs, validateSlice(r, claim.Config, resourcev1.DeviceConfigMaxSize,
 		func(config resourcev1.DeviceClaimConfiguration, fldPath *field.Path) field.ErrorList {
 			errs := r.validateRequestNameRefs(config.Requests, fldPath.Child("requests"), names)
 			return append(errs, r.validateDeviceConfiguration(config.DeviceConfiguration, fldPath)...)
@@ -239,7 +227,7 @@ func (r rules) validateDeviceRequest(request resourcev1.DeviceRequest, fldPath *
 }
 
 func (r rules) validateSubRequests(subRequests []resourcev1.DeviceSubRequest, fldPath *field.Path) field.ErrorList {
-	return validateSet(r, subRequests, firstAvailableDeviceRequestMaxSize,
+	return validateSet(r, subRequests, resourcev1.FirstAvailableDeviceRequestMaxSize,
 		func(sub resourcev1.DeviceSubRequest, fldPath *field.Path) field.ErrorList {
 			allErrs := common.ValidateDNS1123Label(sub.Name, fldPath.Child("name"))
 			return append(allErrs, r.validateDeviceClassRequest(sub.DeviceClassName, sub.Selectors, sub.AllocationMode, sub.Count, sub.Tolerations, fldPath)...)
@@ -277,7 +265,7 @@ func (r rules) validateDeviceClassRequest(class string, selectors []resourcev1.D
 }
 
 func (r rules) validateSelectors(selectors []resourcev1.DeviceSelector, fldPath *field.Path) field.ErrorList {
-	return validateSlice(r, selectors, deviceSelectorsMaxSize, func(selector resourcev1.DeviceSelector, fldPath *field.Path) field.ErrorList {
+	return validateSlice(r, selectors, resourcev1.DeviceSelectorsMaxSize, func(selector resourcev1.DeviceSelector, fldPath *field.Path) field.ErrorList {
 		if selector.CEL == nil {
 			return field.ErrorList{field.Required(fldPath.Child("cel"), "")}
 		}
@@ -300,7 +288,7 @@ func (r rules) validateCELExpression(expression string, fldPath *field.Path) fie
 	switch {
 	case result.Error != nil:
 		return field.ErrorList{common.CELError(fldPath, expression, result.Error)}
-	case r.minor >= 32 && result.MaxCost > celSelectorExpressionMaxCost:
+	case r.minor >= 32 && result.MaxCost > resourcev1.CELSelectorExpressionMaxCost:
 		return field.ErrorList{field.Forbidden(fldPath, "too complex, exceeds cost limit")}
 	}
 	return nil
@@ -404,8 +392,8 @@ func (r rules) emptyPart(fldPath *field.Path, detail string) *field.Error {
 
 func (r rules) validateCIdentifier(id string, fldPath *field.Path) field.ErrorList {
 	var allErrs field.ErrorList
-	if len(id) > deviceMaxIDLength {
-		allErrs = append(allErrs, field.TooLong(fldPath, "", deviceMaxIDLength))
+	if len(id) > resourcev1.DeviceMaxIDLength {
+		allErrs = append(allErrs, field.TooLong(fldPath, "", resourcev1.DeviceMaxIDLength))
 	}
 	for _, msg := range utilvalidation.IsCIdentifier(id) {
 		if r.minor < 34 {
@@ -439,7 +427,7 @@ func (r rules) validateDriverName(name string, fldPath *field.Path) field.ErrorL
 // validateRequestNameRefs: a set of at most 32 names of requests of the
 // claim (from 1.33 also request/subrequest).
 func (r rules) validateRequestNameRefs(refs []string, fldPath *field.Path, names requestNames) field.ErrorList {
-	return validateSet(r, refs, deviceRequestsMaxSize, func(name string, fldPath *field.Path) field.ErrorList {
+	return validateSet(r, refs, resourcev1.DeviceRequestsMaxSize, func(name string, fldPath *field.Path) field.ErrorList {
 		if r.minor < 33 {
 			allErrs := common.ValidateDNS1123Label(name, fldPath)
 			if _, ok := names[name]; !ok {
