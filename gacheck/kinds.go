@@ -108,7 +108,7 @@ func CheckKind(obj map[string]interface{}, release int, kind string) (errs, warn
 		in["apiVersion"] = api.UpstreamGroup + "/" + api.V1beta1
 	}
 	if kind == kindResourceSlice && version == api.V1alpha3 {
-		v1alpha3Capacities(in)
+		V1alpha3Capacities(in)
 	}
 	// 1.33 and 1.34 select the devices of a taint rule also by class and
 	// CEL selectors, which later releases do not have.
@@ -144,9 +144,9 @@ func CheckKind(obj map[string]interface{}, release int, kind string) (errs, warn
 	return errs, warnings
 }
 
-// v1alpha3Capacities gives each capacity of a 1.31 slice's devices, a
+// V1alpha3Capacities gives each capacity of a 1.31 slice's devices, a
 // quantity, the shape of later versions' ({value: quantity}).
-func v1alpha3Capacities(obj map[string]interface{}) {
+func V1alpha3Capacities(obj map[string]interface{}) {
 	for _, d := range asArray(asObject(obj["spec"])["devices"]) {
 		capacity := asObject(asObject(asObject(d)["basic"])["capacity"])
 		for name, q := range capacity {

@@ -123,30 +123,18 @@ func mistakenClaim(obj map[string]interface{}, err error) (string, bool) {
 // refused with why: Pods and workloads get the target's resourceClaims
 // shape. What the target release rejects gets a warning: a
 // resource.k8s.io object of a version or kind it does not serve, a name it
-// refuses, a DeviceClass it finds invalid, a misspelt group, a pod field it
-// lacks. Other kinds of the claim groups get a note.
+// refuses, a misspelt group, a pod field it lacks. A DeviceClass,
+// ResourceSlice or DeviceTaintRule is converted and judged (judgeKind).
+// Other kinds of the claim groups get a note.
 func passThrough(obj map[string]interface{}, target Target, why error) report.Verdict {
 	v := report.Verdict{Outcome: report.Passed, Object: obj}
-	_, group, version, kind, _ := api.TypeOf(obj)
-	if isDeviceClass(obj) && target.Devices && version != target.Version {
-		out, lacking := convertDeviceClass(obj, target.Version)
-		if lacking != "" {
-			say(&v, report.Warning, obj, "spec."+lacking, fmt.Sprintf("a field that %s/%s does not have: passed through unchanged, which Kubernetes %s rejects",
-				group, target.Version, target.Releases))
-			return v
+	_, group, _, kind, _ := api.TypeOf(obj)
+	if from, kind := gacheck.KindOf(obj); kind != "" && target.Devices && gacheck.ServedVersion(target.Minor, kind) != "" {
+		outcome := report.Converted
+		if from == gacheck.ServedVersion(target.Minor, kind) {
+			outcome = report.Passed
 		}
-		v = report.Verdict{Outcome: report.Converted, Object: out}
-		if isGA(target.Version) {
-			for _, e := range gacheck.DeviceClassErrors(out, target.Minor) {
-				say(&v, report.Warning, out, "", e+fmt.Sprintf(": a Kubernetes %s apiserver rejects this object", target.Releases))
-			}
-		}
-		return v
-	}
-	if kind == "ResourceSlice" && group == api.UpstreamGroup && versionTarget(version).Devices && target.Devices && version != target.Version {
-		if out, ok := convertResourceSlice(obj, version, target.Version); ok {
-			return report.Verdict{Outcome: report.Converted, Object: out}
-		}
+		return judgeKind(report.Verdict{Outcome: outcome}, obj, from, kind, target)
 	}
 	if notServed := NotServed(obj, target); notServed != "" {
 		w := notServed + ", passed through unchanged"
@@ -158,14 +146,6 @@ func passThrough(obj map[string]interface{}, target Target, why error) report.Ve
 	}
 	if group == api.UpstreamGroup {
 		errs := nameErrors(obj)
-		if isDeviceClass(obj) && isGA(version) {
-			release := target.Minor
-			if version != target.Version {
-				judge, _ := api.Judge(version)
-				release = judge.Minor
-			}
-			errs = append(errs, gacheck.DeviceClassErrors(obj, release)...)
-		}
 		for _, e := range errs {
 			say(&v, report.Warning, obj, "", e+": the apiserver rejects this object, passed through unchanged")
 		}
@@ -337,6 +317,9 @@ func Migrate(obj map[string]interface{}, target Target, opts Options) report.Ver
 	}
 	if isDeviceClass(obj) || isParameters(obj) {
 		return migrateClass(obj, target, opts)
+	}
+	if from, kind := gacheck.KindOf(obj); kind == kindDeviceTaintRule && target.Devices && gacheck.ServedVersion(target.Minor, kind) != "" {
+		return migrateTaintRule(obj, from, target, opts)
 	}
 	_, _, kind, err := conversion.Identify(obj)
 	switch {
