@@ -160,7 +160,11 @@ func migrateTaintRule(obj map[string]interface{}, from string, target Target, op
 	if to := gacheck.ServedVersion(target.Minor, kindDeviceTaintRule); to != from {
 		r.Changed = append(r.Changed, fmt.Sprintf("apiVersion: %s/%s -> %s/%s (Kubernetes %s)", api.UpstreamGroup, from, api.UpstreamGroup, to, target.Releases))
 	}
-	v := report.Verdict{Outcome: report.Converted}
-	addReport(&v, obj, r)
-	return judgeKind(v, in, from, kindDeviceTaintRule, target)
+	v := judgeKind(report.Verdict{Outcome: report.Converted}, in, from, kindDeviceTaintRule, target)
+	if v.Outcome != report.Refused {
+		var said report.Verdict
+		addReport(&said, obj, r)
+		v.Findings = append(said.Findings, v.Findings...)
+	}
+	return v
 }
