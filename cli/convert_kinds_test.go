@@ -52,7 +52,7 @@ spec:
 	}, {
 		name: "a v1 device's basic", to: "1.34", code: ExitInvalid,
 		in:     "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec: {driver: d.example.com, allNodes: true, pool: {name: p, resourceSliceCount: 1}, devices: [{name: gpu-0, basic: {capacity: {memory: {value: 80Gi}}}}]}\n",
-		stderr: "Error: " + pos + "ResourceSlice s: not converted to resource.k8s.io/v1: spec.devices[0].basic: a field that resource.k8s.io/v1 does not have (v1 has the fields of basic on the device: remove the basic wrapper)\n",
+		stderr: "Error: " + pos + "ResourceSlice s: a Kubernetes 1.34 apiserver would reject it: spec.devices[0].basic: a field that resource.k8s.io/v1 does not have (v1 has the fields of basic on the device: remove the basic wrapper)\n",
 	}, {
 		name: "capacities for 1.31", to: "1.31", code: ExitOK,
 		in:     "apiVersion: resource.k8s.io/v1beta1\nkind: ResourceSlice\nmetadata:\n  name: s\nspec:\n  allNodes: true\n  devices:\n  - basic:\n      capacity:\n        memory:\n          value: 80Gi\n    name: gpu-0\n  driver: d.example.com\n  pool:\n    name: p\n    resourceSliceCount: 1\n",

@@ -29,7 +29,9 @@ func convertKind(obj map[string]interface{}, from, kind, to string) (out map[str
 	// shape of later versions, without the v1alpha3 fields they lack.
 	own := api.DeepCopyJSON(obj)
 	if from == api.V1alpha3 {
-		gacheck.V1alpha3Capacities(own)
+		for _, e := range gacheck.V1alpha3Capacities(own) {
+			errs = append(errs, e.Error())
+		}
 		ownSpec, _ := own["spec"].(map[string]interface{})
 		ownSelector, _ := ownSpec["deviceSelector"].(map[string]interface{})
 		delete(ownSpec, "suitableNodes")
@@ -91,7 +93,7 @@ func convertDevices(spec map[string]interface{}, from, to string) (errs []string
 		for _, name := range slices.Sorted(maps.Keys(capacity)) {
 			c, _ := capacity[name].(map[string]interface{})
 			switch {
-			case from == api.V1alpha3 && c == nil:
+			case from == api.V1alpha3:
 				capacity[name] = map[string]interface{}{"value": capacity[name]}
 			case to == api.V1alpha3:
 				for _, f := range slices.Sorted(maps.Keys(c)) {
@@ -130,16 +132,20 @@ func convertDevices(spec map[string]interface{}, from, to string) (errs []string
 // before.
 func judgeKind(v report.Verdict, obj map[string]interface{}, from, kind string, target Target) report.Verdict {
 	to := gacheck.ServedVersion(target.Minor, kind)
+	rejected := fmt.Sprintf("a Kubernetes 1.%d apiserver would reject it: ", target.Minor)
 	out, errs := convertKind(obj, from, kind, to)
 	if len(errs) > 0 {
-		return refuse(&v, obj, fmt.Sprintf("not converted to %s/%s: %s", api.UpstreamGroup, to, strings.Join(errs, "; ")), false)
+		if from != to {
+			rejected = fmt.Sprintf("not converted to %s/%s: ", api.UpstreamGroup, to)
+		}
+		return refuse(&v, obj, rejected+strings.Join(errs, "; "), false)
 	}
 	errs, warnings := gacheck.CheckKind(out, target.Minor, kind)
 	for _, w := range warnings {
 		say(&v, report.Warning, obj, "", w)
 	}
 	if len(errs) > 0 {
-		return refuse(&v, obj, fmt.Sprintf("a Kubernetes 1.%d apiserver would reject it: %s", target.Minor, strings.Join(errs, "; ")), false)
+		return refuse(&v, obj, rejected+strings.Join(errs, "; "), false)
 	}
 	v.Object = out
 	return v

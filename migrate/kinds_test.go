@@ -1,6 +1,7 @@
 package migrate
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -136,6 +137,8 @@ func TestKinds(t *testing.T) {
 	oneOf := func(release string) string {
 		return "error: a Kubernetes " + release + " apiserver would reject it: spec: Invalid value: \"\": only one of `sharedCounters` or `devices` is allowed"
 	}
+	capacityObject := `spec.devices[0].basic.capacity[memory]: Invalid value: {"value":"80Gi"}: quantities must match the regular expression ` +
+		`'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$' (a 1.31 capacity is a quantity, not {value: …})`
 	bySelector := ": a field that resource.k8s.io/v1 does not have (1.35 removed it from the rules): without it the rule would taint other devices"
 	tests := []struct {
 		name, in, to string
@@ -148,10 +151,14 @@ func TestKinds(t *testing.T) {
 		{name: "1.31 capacities to v1", in: slice131, to: "1.34", outcome: report.Converted, want: slice134},
 		{name: "v1beta1 to 1.31 capacities", in: slice132, to: "1.31", outcome: report.Converted, want: slice131},
 		{name: "v1 to 1.31 capacities", in: slice134, to: "v1alpha3", outcome: report.Converted, want: slice131},
+		{name: "v1beta1 capacities labelled v1alpha3", in: strings.Replace(slice132, "v1beta1", "v1alpha3", 1), to: "1.34", outcome: report.Refused, findings: []string{
+			"error: not converted to resource.k8s.io/v1: " + capacityObject}},
+		{name: "v1beta1 capacities labelled v1alpha3 on 1.31", in: strings.Replace(slice132, "v1beta1", "v1alpha3", 1), to: "1.31", outcome: report.Refused, findings: []string{
+			"error: a Kubernetes 1.31 apiserver would reject it: " + capacityObject}},
 		{name: "a capacity's request policy for 1.31", in: sliceShared, to: "1.31", outcome: report.Refused, findings: []string{
 			"error: not converted to resource.k8s.io/v1alpha3: spec.devices[0].capacity[memory].requestPolicy: a field that resource.k8s.io/v1alpha3 does not have (a 1.31 capacity is a quantity alone)"}},
 		{name: "a v1 device's basic", in: sliceV1Basic, to: "1.34", outcome: report.Refused, findings: []string{
-			"error: not converted to resource.k8s.io/v1: spec.devices[0].basic: a field that resource.k8s.io/v1 does not have (v1 has the fields of basic on the device: remove the basic wrapper)"}},
+			"error: a Kubernetes 1.34 apiserver would reject it: spec.devices[0].basic: a field that resource.k8s.io/v1 does not have (v1 has the fields of basic on the device: remove the basic wrapper)"}},
 		{name: "a v1 device's basic for v1beta1", in: sliceV1Basic, to: "1.32", outcome: report.Refused, findings: []string{
 			"error: not converted to resource.k8s.io/v1beta1: spec.devices[0].basic: a field that resource.k8s.io/v1 does not have (v1 has the fields of basic on the device: remove the basic wrapper)"}},
 		{name: "devices and counters on 1.35", in: slicePartitioned, to: "1.35", outcome: report.Passed, want: slicePartitioned, findings: []string{counters, consumes}},
