@@ -75,9 +75,9 @@ func convertKind(obj map[string]interface{}, from, kind, to string) (out map[str
 }
 
 // convertDevices gives the devices of spec, a ResourceSlice's of version
-// from, the shape of version to: their
-// fields under basic in v1alpha3 and v1beta1, on the device in v1beta2 and
-// v1; in v1alpha3 a capacity is a quantity. errs name, at from's paths,
+// from, the shape of version to: their fields under basic in v1alpha3 and
+// v1beta1, on the device in v1beta2 and v1; in v1alpha3 a capacity is a
+// quantity, later {value: quantity}. errs name, at from's paths,
 // what a v1alpha3 capacity cannot hold.
 func convertDevices(spec map[string]interface{}, from, to string) (errs []string) {
 	toBasic, fromBasic := slices.Contains(basicVersions, to), slices.Contains(basicVersions, from)
