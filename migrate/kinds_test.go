@@ -208,6 +208,22 @@ spec:
   selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]
   extendedResourceName: example.com/gpu
 `, findings: []string{"warning: spec.extendedResourceName: Kubernetes 1.34 drops it on a create: its DRAExtendedResource feature gate is off by default (on from 1.36)"}},
+		{name: "a class's extended resource migrated to 1.34", to: "1.34", migrate: true, outcome: report.Converted, in: `
+apiVersion: resource.k8s.io/v1beta2
+kind: DeviceClass
+metadata: {name: gpu.example.com, uid: 6b1c0e0e-4a4b-4d7e-9a53-0c1f2a3b4c5d}
+spec:
+  extendedResourceName: example.com/gpu
+`, want: `
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu.example.com}
+spec:
+  extendedResourceName: example.com/gpu
+`, findings: []string{
+			"note: dropped metadata.uid",
+			"note: changed apiVersion: resource.k8s.io/v1beta2 -> resource.k8s.io/v1 (Kubernetes 1.34)",
+			"warning: spec.extendedResourceName: Kubernetes 1.34 drops it on a create: its DRAExtendedResource feature gate is off by default (on from 1.36)"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -376,7 +376,11 @@ func migrateClass(obj map[string]interface{}, target Target, opts Options) repor
 	if errs := nameErrors(out); len(errs) > 0 {
 		return refuse(&v, obj, rejectedBy(target, errs), false)
 	}
-	if err := checkDeviceClass(out, target); err != nil {
+	warnings, err := checkDeviceClass(out, target)
+	for _, w := range warnings {
+		say(&v, report.Warning, obj, "", w)
+	}
+	if err != nil {
 		return refuseErr(&v, err)
 	}
 	v.Object = out
