@@ -129,12 +129,12 @@ func mistakenClaim(obj map[string]interface{}, err error) (string, bool) {
 func passThrough(obj map[string]interface{}, target Target, why error) report.Verdict {
 	v := report.Verdict{Outcome: report.Passed, Object: obj}
 	_, group, _, kind, _ := api.TypeOf(obj)
-	if from, kind := gacheck.KindOf(obj); kind != "" && target.Devices && gacheck.ServedVersion(target.Minor, kind) != "" {
-		outcome := report.Converted
-		if from == gacheck.ServedVersion(target.Minor, kind) {
-			outcome = report.Passed
+	if from, k := gacheck.KindOf(obj); k != "" && target.Devices {
+		if to := gacheck.ServedVersion(target.Minor, k); to == from {
+			return judgeKind(v, obj, from, k, target)
+		} else if to != "" {
+			return judgeKind(report.Verdict{Outcome: report.Converted}, obj, from, k, target)
 		}
-		return judgeKind(report.Verdict{Outcome: outcome}, obj, from, kind, target)
 	}
 	if notServed := NotServed(obj, target); notServed != "" {
 		w := notServed + ", passed through unchanged"
