@@ -30,8 +30,8 @@ func newConvertCommand(s streams) *cobra.Command {
 		Long: `Convert converts every ResourceClaim and ResourceClaimTemplate of group
 resource.claimbridge.dev or resource.k8s.io in the input to the target
 version, keeping its group. Pods and workloads get their resourceClaims in
-the target release's shape; DeviceClasses and ResourceSlices get the
-target's version. Every other object is passed through unchanged and in
+the target release's shape; DeviceClasses, ResourceSlices and
+DeviceTaintRules get the version the target release serves them in. Every other object is passed through unchanged and in
 order. What the target version cannot hold is kept in claimbridge.dev/restore-*
 annotations, so that converting back gives the original exactly.
 

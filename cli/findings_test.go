@@ -453,10 +453,11 @@ func TestWhatTheTargetDoesNotServe(t *testing.T) {
 		stderr: "Error: <stdin>: document 1 (line 1): Pod test-dra-{{.Index}}: a Kubernetes 1.34+ apiserver would reject the migrated object: " +
 			"metadata.name: Invalid value: \"test-dra-{{.Index}}\": " + subdomain + "\n",
 	}, {
+		// Judged as validate judges it (gacheck.CheckKind): refused.
 		name: "an invalid DeviceClass", args: []string{"convert", "-q", "--to", "v1", "-f", "-"}, code: ExitInvalid,
 		in: "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\nspec: {extendedResourceName: \"example.com/gpu-{{.Index}}\"}\n",
-		stderr: "Error: <stdin>: document 1 (line 1): DeviceClass gpu: spec.extendedResourceName: Invalid value: \"example.com/gpu-{{.Index}}\": " +
-			"must be a valid extended resource name: the apiserver rejects this object, passed through unchanged\n",
+		stderr: "Error: <stdin>: document 1 (line 1): DeviceClass gpu: a Kubernetes 1.37 apiserver would reject it: " +
+			"spec.extendedResourceName: Invalid value: \"example.com/gpu-{{.Index}}\": must be a valid extended resource name\n",
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, stderr := run(t, tc.in, tc.args...)

@@ -659,8 +659,9 @@ metadata: {name: kept, namespace: ml}
 // for a GA target, whose apiserver would reject it, as such claims are, and
 // migrated as it is for v1alpha3.
 func TestMigrateRefusesDeviceClassOverGALimits(t *testing.T) {
-	in := `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"DeviceClass","metadata":{"name":"gpu"},"spec":{"selectors":[{"cel":{"expression":"` +
-		strings.Repeat("x", 10241) + `"}}],"config":[{"opaque":{"driver":"d","parameters":{"a":1}}}]}}`
+	// An expression that compiles (1.31 compiles them too), over 1.32's limit.
+	in := `{"apiVersion":"resource.k8s.io/v1alpha3","kind":"DeviceClass","metadata":{"name":"gpu"},"spec":{"selectors":[{"cel":{"expression":"device.driver == \"` +
+		strings.Repeat("x", 10241) + `\""}}],"config":[{"opaque":{"driver":"d","parameters":{"a":1}}}]}}`
 	code, stdout, stderr := run(t, in, "migrate", "--to", "v1", "-f", "-")
 	want := "Error: <stdin>: document 1 (line 1): DeviceClass gpu: a Kubernetes 1.34+ apiserver would reject the migrated object: spec.selectors[0].cel.expression: Too long: may not be more than 10240 bytes\n"
 	if code != ExitInvalid || stdout != "" || !strings.HasSuffix(stderr, want) {

@@ -229,8 +229,7 @@ func TestToRelease(t *testing.T) {
 }
 
 // TestConvertDeviceClass: a chart's DeviceClass gets the target's version,
-// as its claims do; one with a field the target lacks is passed through
-// with a warning.
+// as its claims do; one with a field the target lacks is refused, naming it.
 func TestConvertDeviceClass(t *testing.T) {
 	const class = "apiVersion: resource.k8s.io/v1beta1\nkind: DeviceClass\nmetadata:\n  name: gpu.example.com\nspec:\n  selectors:\n  - cel:\n      expression: device.driver == \"gpu.example.com\"\n"
 	code, stdout, stderr := run(t, class, "convert", "--to", "1.34", "-f", "-")
@@ -243,7 +242,7 @@ func TestConvertDeviceClass(t *testing.T) {
 	}
 	const classic = "apiVersion: resource.k8s.io/v1alpha3\nkind: DeviceClass\nmetadata: {name: c}\nspec: {suitableNodes: {nodeSelectorTerms: []}}\n"
 	code, _, stderr = run(t, classic, "convert", "--to", "1.34", "-f", "-")
-	want := "Error: <stdin>: document 1 (line 1): DeviceClass c: spec.suitableNodes: a field that resource.k8s.io/v1 does not have: passed through unchanged, which Kubernetes 1.34 rejects\n"
+	want := "Error: <stdin>: document 1 (line 1): DeviceClass c: not converted to resource.k8s.io/v1: spec.suitableNodes: a field that resource.k8s.io/v1 does not have\n"
 	if code != ExitInvalid || stderr != want {
 		t.Errorf("exit %d, stderr %q, want %q", code, stderr, want)
 	}
@@ -251,7 +250,7 @@ func TestConvertDeviceClass(t *testing.T) {
 
 // TestConvertResourceSlice: a ResourceSlice gets the target's version, its
 // devices' fields under basic in v1beta1 and on the device from v1beta2,
-// and back as it was.
+// and back as it was; a field its version lacks is refused, named.
 func TestConvertResourceSlice(t *testing.T) {
 	const slice = "apiVersion: resource.k8s.io/v1beta1\nkind: ResourceSlice\nmetadata:\n  name: node-1-gpu\nspec:\n  devices:\n  - basic:\n      attributes:\n        model:\n          string: a100\n      capacity:\n        memory:\n          value: 40Gi\n    name: gpu-0\n  driver: gpu.example.com\n  nodeName: node-1\n  pool:\n    generation: 1\n    name: node-1\n    resourceSliceCount: 1\n"
 	const flat = "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata:\n  name: node-1-gpu\nspec:\n  devices:\n  - attributes:\n      model:\n        string: a100\n    capacity:\n      memory:\n        value: 40Gi\n    name: gpu-0\n  driver: gpu.example.com\n  nodeName: node-1\n  pool:\n    generation: 1\n    name: node-1\n    resourceSliceCount: 1\n"
@@ -262,10 +261,10 @@ func TestConvertResourceSlice(t *testing.T) {
 	if code, back, _ := run(t, flat, "convert", "--to", "v1beta1", "-f", "-"); code != ExitOK || back != slice {
 		t.Errorf("back: exit %d:\n%s", code, back)
 	}
-	// Another field beside basic: passed through, and named.
+	// Another field beside basic: refused, and named.
 	odd := strings.Replace(slice, "    name: gpu-0\n", "    name: gpu-0\n    extra: 1\n", 1)
 	code, stdout, stderr = run(t, odd, "convert", "--to", "1.34", "-f", "-")
-	if code != ExitInvalid || stdout != odd || !strings.Contains(stderr, "Error: <stdin>: document 1 (line 1): ResourceSlice node-1-gpu: apiVersion: Kubernetes 1.34 serves resource.k8s.io/v1, not v1beta1") {
+	if want := "Error: <stdin>: document 1 (line 1): ResourceSlice node-1-gpu: not converted to resource.k8s.io/v1: spec.devices[0].extra: a field that resource.k8s.io/v1beta1 does not have\n"; code != ExitInvalid || stdout != "" || stderr != want {
 		t.Errorf("exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
 	}
 }

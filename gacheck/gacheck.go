@@ -125,13 +125,6 @@ func rawExtension(v interface{}) runtime.RawExtension {
 	return runtime.RawExtension{Raw: data}
 }
 
-// DeviceClassErrors are Check's errors for a DeviceClass of v1beta1,
-// v1beta2 or v1 in release. migrate refuses a DeviceClass that has any.
-func DeviceClassErrors(obj map[string]interface{}, release int) []string {
-	errs, _ := Check(obj, release, kindDeviceClass)
-	return errs
-}
-
 // strictTypes are the newest k8s.io/api types, by "<version>/<kind>".
 var strictTypes = map[string]func() interface{}{
 	"v1beta1/ResourceClaim":         func() interface{} { return &resourcev1beta1.ResourceClaim{} },

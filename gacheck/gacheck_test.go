@@ -134,7 +134,7 @@ func TestVersion(t *testing.T) {
 
 // A DeviceClass's CEL selectors and opaque parameters have the 1.32+ limits
 // (1.36 validateDeviceClassSpec), which a 1.31 one did not.
-func TestDeviceClassErrors(t *testing.T) {
+func TestDeviceClassLimits(t *testing.T) {
 	var obj map[string]interface{}
 	if err := yaml.Unmarshal([]byte(`apiVersion: resource.k8s.io/v1
 kind: DeviceClass
@@ -145,7 +145,8 @@ spec:
 		t.Fatal(err)
 	}
 	want := []string{"spec.selectors[1].cel.expression: Too long: may not be more than 10240 bytes", "spec.config[1].opaque.parameters: Required value"}
-	if d := cmp.Diff(want, DeviceClassErrors(obj, Newest())); d != "" {
+	if got, _ := Check(obj, Newest(), kindDeviceClass); !cmp.Equal(want, got) {
+		d := cmp.Diff(want, got)
 		t.Errorf("errors (-want +got):\n%s", d)
 	}
 }

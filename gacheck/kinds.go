@@ -3,6 +3,7 @@ package gacheck
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -109,8 +110,9 @@ func CheckKind(obj map[string]interface{}, release int, kind string) (errs, warn
 		}
 		in["apiVersion"] = api.UpstreamGroup + "/" + api.V1beta1
 	}
+	var shape field.ErrorList
 	if kind == kindResourceSlice && version == api.V1alpha3 {
-		v1alpha3Capacities(in)
+		shape = V1alpha3Capacities(in)
 	}
 	// 1.33 and 1.34 select the devices of a taint rule also by class and
 	// CEL selectors, which later releases do not have.
@@ -140,23 +142,28 @@ func CheckKind(obj map[string]interface{}, release int, kind string) (errs, warn
 	if err != nil {
 		return []string{err.Error()}, warnings
 	}
-	for _, e := range append(unknown, invalid...) {
+	for _, e := range slices.Concat(shape, unknown, invalid) {
 		errs = append(errs, e.Error())
 	}
 	return errs, warnings
 }
 
-// v1alpha3Capacities gives each capacity of a 1.31 slice's devices, a
-// quantity, the shape of later versions' ({value: quantity}).
-func v1alpha3Capacities(obj map[string]interface{}) {
-	for _, d := range asArray(asObject(obj["spec"])["devices"]) {
+// V1alpha3Capacities gives each capacity of a 1.31 slice's devices, a
+// quantity, the shape of later versions' ({value: quantity}); invalid
+// names those already of that shape, which 1.31 refuses.
+func V1alpha3Capacities(obj map[string]interface{}) (invalid field.ErrorList) {
+	for i, d := range asArray(asObject(obj["spec"])["devices"]) {
 		capacity := asObject(asObject(asObject(d)["basic"])["capacity"])
-		for name, q := range capacity {
-			if _, isObject := q.(map[string]interface{}); !isObject {
-				capacity[name] = map[string]interface{}{"value": q}
+		for _, name := range slices.Sorted(maps.Keys(capacity)) {
+			if q, isObject := capacity[name].(map[string]interface{}); isObject {
+				invalid = append(invalid, field.Invalid(field.NewPath("spec", "devices").Index(i).Child("basic", "capacity").Key(name), q,
+					"quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$' (a 1.31 capacity is a quantity, not {value: …})"))
+			} else {
+				capacity[name] = map[string]interface{}{"value": capacity[name]}
 			}
 		}
 	}
+	return invalid
 }
 
 // validateClass is upstream's ValidateDeviceClass of release r.minor for a

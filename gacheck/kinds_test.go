@@ -239,6 +239,14 @@ func TestCheckKind(t *testing.T) {
 				}
 			},
 			errs: []string{`spec.devices[0].name: Invalid value: "gpu_0": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`}},
+		"slice-v1alpha3-capacity-object-1.31": {manifest: testSlice, version: "v1alpha3", release: 31,
+			edit: func(t *testing.T) func(map[string]interface{}) {
+				return func(obj map[string]interface{}) {
+					set(obj, "spec.devices[0]", yamlValue(t, "{name: gpu-0, basic: {capacity: {memory: {value: 40Gi}}}}"))
+				}
+			},
+			errs: []string{`spec.devices[0].basic.capacity[memory]: Invalid value: {"value":"40Gi"}: quantities must match the regular expression ` +
+				`'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$' (a 1.31 capacity is a quantity, not {value: …})`}},
 		"slice-v1beta1-not-served-1.30": {manifest: testSlice, version: "v1beta1", release: 30,
 			errs: []string{"apiVersion: Kubernetes 1.30 serves resource.k8s.io/v1alpha2, not v1beta1: its apiserver rejects this object"}},
 

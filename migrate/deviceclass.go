@@ -78,16 +78,18 @@ func migrateDeviceClass(obj map[string]interface{}, target Target, opts Options)
 	return out, r, true
 }
 
-// checkDeviceClass refuses a migrated DeviceClass that a 1.32+ apiserver
-// would reject for the limits 1.32 added; nil for other targets and objects.
-func checkDeviceClass(out map[string]interface{}, target Target) error {
-	if !isDeviceClass(out) || !isGA(target.Version) {
-		return nil
+// checkDeviceClass judges a migrated DeviceClass as validate does
+// (gacheck.CheckKind): err refuses what the target release rejects,
+// warnings say what it drops. Nothing for other objects.
+func checkDeviceClass(out map[string]interface{}, target Target) (warnings []string, err error) {
+	if !isDeviceClass(out) {
+		return nil, nil
 	}
-	if errs := gacheck.DeviceClassErrors(out, target.Minor); len(errs) > 0 {
-		return refusal(kindDeviceClass, out, target, errs)
+	errs, warnings := gacheck.CheckKind(out, target.Minor, kindDeviceClass)
+	if len(errs) > 0 {
+		return warnings, refusal(kindDeviceClass, out, target, errs)
 	}
-	return nil
+	return warnings, nil
 }
 
 // deviceClassFor is the DeviceClass that stands in for the ResourceClass

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/claimbridge/claimbridge/api"
+	"github.com/claimbridge/claimbridge/gacheck"
 )
 
 // servedKinds are the resource.k8s.io kinds that the releases serving each
@@ -31,6 +32,8 @@ func NotServed(obj map[string]interface{}, target Target) string {
 	switch {
 	case group != api.UpstreamGroup:
 		return ""
+	case kind == kindDeviceTaintRule && gacheck.ServedVersion(target.Minor, kind) == "":
+		return fmt.Sprintf("kind: Kubernetes %s has no %s in %s/%s: its apiserver rejects this object", target.Releases, kind, group, to)
 	case version != to:
 		return fmt.Sprintf("apiVersion: Kubernetes %s serves %s/%s, not %s: its apiserver rejects this object", target.Releases, group, to, version)
 	case !slices.Contains(servedKinds[to], kind):

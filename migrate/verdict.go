@@ -134,29 +134,17 @@ func mistakenClaim(obj map[string]interface{}, err error) (string, bool) {
 // refused with why: Pods and workloads get the target's resourceClaims
 // shape. What the target release rejects is an error: a
 // resource.k8s.io object of a version or kind it does not serve, a name it
-// refuses, a DeviceClass it finds invalid, a pod field it lacks; a
-// misspelt group gets a warning. Other kinds of the claim groups get a note.
+// refuses, a misspelt group, a pod field it lacks. A DeviceClass,
+// ResourceSlice or DeviceTaintRule is converted and judged (judgeKind).
+// Other kinds of the claim groups get a note.
 func passThrough(obj map[string]interface{}, target Target, why error) report.Verdict {
 	v := report.Verdict{Outcome: report.Passed, Object: obj}
-	_, group, version, kind, _ := api.TypeOf(obj)
-	if isDeviceClass(obj) && target.Devices && version != target.Version {
-		out, lacking := convertDeviceClass(obj, target.Version)
-		if lacking != "" {
-			say(&v, report.Error, obj, "spec."+lacking, fmt.Sprintf("a field that %s/%s does not have: passed through unchanged, which Kubernetes %s rejects",
-				group, target.Version, target.Releases))
-			return v
-		}
-		v = report.Verdict{Outcome: report.Converted, Object: out}
-		if isGA(target.Version) {
-			for _, e := range gacheck.DeviceClassErrors(out, target.Minor) {
-				say(&v, report.Error, out, "", e+fmt.Sprintf(": a Kubernetes %s apiserver rejects this object", target.Releases))
-			}
-		}
-		return v
-	}
-	if kind == "ResourceSlice" && group == api.UpstreamGroup && versionTarget(version).Devices && target.Devices && version != target.Version {
-		if out, ok := convertResourceSlice(obj, version, target.Version); ok {
-			return report.Verdict{Outcome: report.Converted, Object: out}
+	_, group, _, kind, _ := api.TypeOf(obj)
+	if from, k := gacheck.KindOf(obj); k != "" && target.Devices {
+		if to := gacheck.ServedVersion(target.Minor, k); to == from {
+			return judgeKind(v, obj, from, k, target)
+		} else if to != "" {
+			return judgeKind(report.Verdict{Outcome: report.Converted}, obj, from, k, target)
 		}
 	}
 	if notServed := NotServed(obj, target); notServed != "" {
@@ -169,14 +157,6 @@ func passThrough(obj map[string]interface{}, target Target, why error) report.Ve
 	}
 	if group == api.UpstreamGroup {
 		errs := nameErrors(obj)
-		if isDeviceClass(obj) && isGA(version) {
-			release := target.Minor
-			if version != target.Version {
-				judge, _ := api.Judge(version)
-				release = judge.Minor
-			}
-			errs = append(errs, gacheck.DeviceClassErrors(obj, release)...)
-		}
 		for _, e := range errs {
 			say(&v, report.Error, obj, "", e+": the apiserver rejects this object, passed through unchanged")
 		}
@@ -348,6 +328,9 @@ func Migrate(obj map[string]interface{}, target Target, opts Options) report.Ver
 	if isDeviceClass(obj) || isParameters(obj) {
 		return migrateClass(obj, target, opts)
 	}
+	if from, kind := gacheck.KindOf(obj); kind == kindDeviceTaintRule && target.Devices && gacheck.ServedVersion(target.Minor, kind) != "" {
+		return migrateTaintRule(obj, from, target, opts)
+	}
 	_, _, kind, err := conversion.Identify(obj)
 	switch {
 	case errors.Is(err, conversion.ErrNewerV1alpha3):
@@ -403,7 +386,11 @@ func migrateClass(obj map[string]interface{}, target Target, opts Options) repor
 	if errs := nameErrors(out); len(errs) > 0 {
 		return refuse(&v, obj, rejectedBy(target, errs), false)
 	}
-	if err := checkDeviceClass(out, target); err != nil {
+	warnings, err := checkDeviceClass(out, target)
+	for _, w := range warnings {
+		say(&v, report.Warning, obj, "", w)
+	}
+	if err != nil {
 		return refuseErr(&v, err)
 	}
 	v.Object = out

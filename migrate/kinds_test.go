@@ -1,0 +1,255 @@
+package migrate
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/claimbridge/claimbridge/report"
+)
+
+// A GPU driver's slice as a 1.31 kubelet plugin publishes it: capacities
+// are quantities.
+const slice131 = `
+apiVersion: resource.k8s.io/v1alpha3
+kind: ResourceSlice
+metadata: {name: node-1-gpu.example.com-x7k2p}
+spec:
+  driver: gpu.example.com
+  nodeName: node-1
+  pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+  devices:
+  - name: gpu-0
+    basic:
+      attributes: {model: {string: a100}, driverVersion: {version: 1.0.0}}
+      capacity: {memory: 80Gi}
+`
+
+const slice132 = `
+apiVersion: resource.k8s.io/v1beta1
+kind: ResourceSlice
+metadata: {name: node-1-gpu.example.com-x7k2p}
+spec:
+  driver: gpu.example.com
+  nodeName: node-1
+  pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+  devices:
+  - name: gpu-0
+    basic:
+      attributes: {model: {string: a100}, driverVersion: {version: 1.0.0}}
+      capacity: {memory: {value: 80Gi}}
+`
+
+const slice134 = `
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: node-1-gpu.example.com-x7k2p}
+spec:
+  driver: gpu.example.com
+  nodeName: node-1
+  pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+  devices:
+  - name: gpu-0
+    attributes: {model: {string: a100}, driverVersion: {version: 1.0.0}}
+    capacity: {memory: {value: 80Gi}}
+`
+
+// 1.34's consumable capacity: a share of the memory per claim.
+const sliceShared = `
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: node-1-gpu.example.com-x7k2p}
+spec:
+  driver: gpu.example.com
+  nodeName: node-1
+  pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+  devices:
+  - name: gpu-0
+    allowMultipleAllocations: true
+    capacity:
+      memory: {value: 80Gi, requestPolicy: {default: 10Gi, validRange: {min: 10Gi}}}
+`
+
+// A v1 slice in v1beta1's shape, as some drivers published for 1.34.
+const sliceV1Basic = `
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: node-1-gpu.example.com-x7k2p}
+spec:
+  driver: gpu.example.com
+  nodeName: node-1
+  pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+  devices:
+  - name: gpu-0
+    basic:
+      attributes: {model: {string: a100}}
+      capacity: {memory: {value: 80Gi}}
+`
+
+// 1.34's partitionable devices: counters and the devices that consume them in one slice.
+const slicePartitioned = `
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: node-1-gpu.example.com-x7k2p}
+spec:
+  driver: gpu.example.com
+  nodeName: node-1
+  pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+  sharedCounters:
+  - name: gpu-0-counters
+    counters: {memory: {value: 80Gi}}
+  devices:
+  - name: gpu-0-mig-1g
+    attributes: {profile: {string: 1g.10gb}}
+    capacity: {memory: {value: 10Gi}}
+    consumesCounters:
+    - counterSet: gpu-0-counters
+      counters: {memory: {value: 10Gi}}
+`
+
+// A maintenance taint on one GPU, as exported from a 1.33 cluster.
+const taintRule = `
+apiVersion: resource.k8s.io/v1alpha3
+kind: DeviceTaintRule
+metadata: {name: drain-gpu-0, uid: 6b1c0e0e-4a4b-4d7e-9a53-0c1f2a3b4c5d, resourceVersion: "5"}
+spec:
+  deviceSelector: {driver: gpu.example.com, pool: node-1, device: gpu-0}
+  taint: {key: example.com/maintenance, value: planned, effect: NoExecute}
+status: {conditions: []}
+`
+
+// 1.33/1.34's class and CEL selection of the tainted devices.
+const taintRuleBySelectors = `
+apiVersion: resource.k8s.io/v1alpha3
+kind: DeviceTaintRule
+metadata: {name: drain-a100}
+spec:
+  deviceSelector:
+    deviceClassName: gpu.example.com
+    selectors: [{cel: {expression: 'device.attributes["gpu.example.com"].model == "a100"'}}]
+  taint: {key: example.com/maintenance, effect: NoSchedule}
+`
+
+func TestKinds(t *testing.T) {
+	counters := "warning: spec.sharedCounters: Kubernetes 1.35 drops it on a create: its DRAPartitionableDevices feature gate is off by default (on from 1.36)"
+	consumes := "warning: spec.devices[0].consumesCounters: Kubernetes 1.35 drops it on a create: its DRAPartitionableDevices feature gate is off by default (on from 1.36)"
+	oneOf := func(release string) string {
+		return "error: a Kubernetes " + release + " apiserver would reject it: spec: Invalid value: \"\": only one of `sharedCounters` or `devices` is allowed"
+	}
+	capacityObject := `spec.devices[0].basic.capacity[memory]: Invalid value: {"value":"80Gi"}: quantities must match the regular expression ` +
+		`'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$' (a 1.31 capacity is a quantity, not {value: …})`
+	bySelector := ": a field that resource.k8s.io/v1 does not have (1.35 removed it from the rules): without it the rule would taint other devices"
+	tests := []struct {
+		name, in, to string
+		migrate      bool
+		outcome      string
+		want         string // the output, "" when refused
+		findings     []string
+	}{
+		{name: "1.31 capacities to v1beta1", in: slice131, to: "1.32", outcome: report.Converted, want: slice132},
+		{name: "1.31 capacities to v1", in: slice131, to: "1.34", outcome: report.Converted, want: slice134},
+		{name: "v1beta1 to 1.31 capacities", in: slice132, to: "1.31", outcome: report.Converted, want: slice131},
+		{name: "v1 to 1.31 capacities", in: slice134, to: "v1alpha3", outcome: report.Converted, want: slice131},
+		{name: "v1beta1 capacities labelled v1alpha3", in: strings.Replace(slice132, "v1beta1", "v1alpha3", 1), to: "1.34", outcome: report.Refused, findings: []string{
+			"error: not converted to resource.k8s.io/v1: " + capacityObject}},
+		{name: "v1beta1 capacities labelled v1alpha3 on 1.31", in: strings.Replace(slice132, "v1beta1", "v1alpha3", 1), to: "1.31", outcome: report.Refused, findings: []string{
+			"error: a Kubernetes 1.31 apiserver would reject it: " + capacityObject}},
+		{name: "a capacity's request policy for 1.31", in: sliceShared, to: "1.31", outcome: report.Refused, findings: []string{
+			"error: not converted to resource.k8s.io/v1alpha3: spec.devices[0].capacity[memory].requestPolicy: a field that resource.k8s.io/v1alpha3 does not have (a 1.31 capacity is a quantity alone)"}},
+		{name: "a v1 device's basic", in: sliceV1Basic, to: "1.34", outcome: report.Refused, findings: []string{
+			"error: a Kubernetes 1.34 apiserver would reject it: spec.devices[0].basic: a field that resource.k8s.io/v1 does not have (v1 has the fields of basic on the device: remove the basic wrapper)"}},
+		{name: "a v1 device's basic for v1beta1", in: sliceV1Basic, to: "1.32", outcome: report.Refused, findings: []string{
+			"error: not converted to resource.k8s.io/v1beta1: spec.devices[0].basic: a field that resource.k8s.io/v1 does not have (v1 has the fields of basic on the device: remove the basic wrapper)"}},
+		{name: "devices and counters on 1.35", in: slicePartitioned, to: "1.35", outcome: report.Passed, want: slicePartitioned, findings: []string{counters, consumes}},
+		{name: "devices and counters on 1.36", in: slicePartitioned, to: "1.36", outcome: report.Refused, findings: []string{oneOf("1.36")}},
+		{name: "devices and counters on 1.37", in: slicePartitioned, to: "1.37", outcome: report.Refused, findings: []string{oneOf("1.37")}},
+		{name: "a rule to 1.37", in: taintRule, to: "1.37", outcome: report.Converted, want: `
+apiVersion: resource.k8s.io/v1
+kind: DeviceTaintRule
+metadata: {name: drain-gpu-0, uid: 6b1c0e0e-4a4b-4d7e-9a53-0c1f2a3b4c5d, resourceVersion: "5"}
+spec:
+  deviceSelector: {driver: gpu.example.com, pool: node-1, device: gpu-0}
+  taint: {key: example.com/maintenance, value: planned, effect: NoExecute}
+status: {conditions: []}
+`},
+		{name: "a rule to 1.35", in: taintRule, to: "1.35", outcome: report.Passed, want: taintRule},
+		{name: "a rule migrated to 1.36", in: taintRule, to: "1.36", migrate: true, outcome: report.Converted, want: `
+apiVersion: resource.k8s.io/v1beta2
+kind: DeviceTaintRule
+metadata: {name: drain-gpu-0}
+spec:
+  deviceSelector: {driver: gpu.example.com, pool: node-1, device: gpu-0}
+  taint: {key: example.com/maintenance, value: planned, effect: NoExecute}
+`, findings: []string{
+			"note: dropped metadata.uid, metadata.resourceVersion, status (the rule's conditions, set again by the new cluster)",
+			"note: changed apiVersion: resource.k8s.io/v1alpha3 -> resource.k8s.io/v1beta2 (Kubernetes 1.36)"}},
+		{name: "a rule on 1.32", in: taintRule, to: "1.32", outcome: report.Passed, want: taintRule, findings: []string{
+			"warning: kind: Kubernetes 1.32 has no DeviceTaintRule in resource.k8s.io/v1beta1: its apiserver rejects this object, passed through unchanged"}},
+		{name: "a rule by selectors on 1.34", in: taintRuleBySelectors, to: "1.34", outcome: report.Passed, want: taintRuleBySelectors},
+		{name: "a rule by selectors on 1.35", in: taintRuleBySelectors, to: "1.35", outcome: report.Refused, findings: []string{
+			"error: a Kubernetes 1.35 apiserver would reject it: spec.deviceSelector.deviceClassName: Forbidden: unknown field; spec.deviceSelector.selectors: Forbidden: unknown field"}},
+		{name: "a rule by selectors to v1", in: taintRuleBySelectors, to: "v1", outcome: report.Refused, findings: []string{
+			"error: not converted to resource.k8s.io/v1: spec.deviceSelector.deviceClassName" + bySelector + "; spec.deviceSelector.selectors" + bySelector}},
+		{name: "a rule by selectors migrated to 1.37", in: taintRuleBySelectors, to: "1.37", migrate: true, outcome: report.Refused, findings: []string{
+			"error: not converted to resource.k8s.io/v1: spec.deviceSelector.deviceClassName" + bySelector + "; spec.deviceSelector.selectors" + bySelector}},
+		{name: "a class's extended resource on 1.34", to: "1.34", outcome: report.Converted, in: `
+apiVersion: resource.k8s.io/v1beta2
+kind: DeviceClass
+metadata: {name: gpu.example.com}
+spec:
+  selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]
+  extendedResourceName: example.com/gpu
+`, want: `
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu.example.com}
+spec:
+  selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]
+  extendedResourceName: example.com/gpu
+`, findings: []string{"warning: spec.extendedResourceName: Kubernetes 1.34 drops it on a create: its DRAExtendedResource feature gate is off by default (on from 1.36)"}},
+		{name: "a class's extended resource migrated to 1.34", to: "1.34", migrate: true, outcome: report.Converted, in: `
+apiVersion: resource.k8s.io/v1beta2
+kind: DeviceClass
+metadata: {name: gpu.example.com, uid: 6b1c0e0e-4a4b-4d7e-9a53-0c1f2a3b4c5d}
+spec:
+  extendedResourceName: example.com/gpu
+`, want: `
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu.example.com}
+spec:
+  extendedResourceName: example.com/gpu
+`, findings: []string{
+			"note: dropped metadata.uid",
+			"note: changed apiVersion: resource.k8s.io/v1beta2 -> resource.k8s.io/v1 (Kubernetes 1.34)",
+			"warning: spec.extendedResourceName: Kubernetes 1.34 drops it on a create: its DRAExtendedResource feature gate is off by default (on from 1.36)"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			target, err := TargetOf(tc.to)
+			if err != nil {
+				t.Fatal(err)
+			}
+			in := obj(t, tc.in)
+			v := Convert(in, target)
+			if tc.migrate {
+				v = Migrate(in, target, Options{})
+			}
+			var findings []string
+			for _, f := range v.Findings {
+				findings = append(findings, f.Severity+": "+f.Message)
+			}
+			var want map[string]interface{}
+			if tc.want != "" {
+				want = obj(t, tc.want)
+			}
+			if v.Outcome != tc.outcome || !cmp.Equal(v.Object, want) || !cmp.Equal(findings, tc.findings) {
+				t.Errorf("outcome %s, want %s\nobject diff (-got +want):\n%s\nfindings diff:\n%s", v.Outcome, tc.outcome, cmp.Diff(v.Object, want), cmp.Diff(findings, tc.findings))
+			}
+			if !cmp.Equal(in, obj(t, tc.in)) {
+				t.Error("the input was modified")
+			}
+		})
+	}
+}
