@@ -1,0 +1,295 @@
+//go:build envtest
+
+package envtest_test
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"sigs.k8s.io/yaml"
+
+	"github.com/claimbridge/claimbridge/test/envtest/harness"
+)
+
+// writeTree writes files (path: text) under dir.
+func writeTree(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, text := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// findingsChart writes a chart written for Kubernetes 1.34+ that a 1.33
+// cluster rejects: a DeviceClass with extendedResourceName, a claim asking
+// for capacity (fields 1.33 does not have) and, with --set old=true, a
+// claim of a version that never existed, which claimbridge refuses.
+func findingsChart(t *testing.T) string {
+	t.Helper()
+	chart := filepath.Join(t.TempDir(), "gpu")
+	writeTree(t, chart, map[string]string{
+		"Chart.yaml":  "apiVersion: v2\nname: gpu\nversion: 0.1.0\n",
+		"values.yaml": "old: false\n",
+		"templates/class.yaml": `apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata:
+  name: gpu.example.com
+spec:
+  extendedResourceName: example.com/gpu
+  selectors:
+  - cel:
+      expression: device.driver == "gpu.example.com"
+`,
+		"templates/claim.yaml": `apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata:
+  name: {{ .Release.Name }}-shared
+spec:
+  devices:
+    requests:
+    - name: gpu
+      exactly:
+        deviceClassName: gpu.example.com
+        capacity:
+          requests:
+            memory: 1Gi
+`,
+		"templates/old.yaml": `{{- if .Values.old }}
+apiVersion: resource.k8s.io/v1alpha4
+kind: ResourceClaim
+metadata:
+  name: old
+{{- end }}
+`,
+	})
+	return chart
+}
+
+// What claimbridge says of findingsChart for 1.33, as Helm gives it the
+// chart (the claim, then the class; the old claim first).
+const (
+	classWarning = "warning: DeviceClass gpu.example.com: spec.extendedResourceName: a field that resource.k8s.io/v1beta2 does not have: " +
+		"passed through unchanged, which Kubernetes 1.33 rejects\n"
+	claimWarning = "warning: ResourceClaim gpu-shared: spec.devices.requests[0].exactly.capacity: Forbidden: unknown field: " +
+		"Kubernetes 1.33 does not have it (1.34+): a Kubernetes 1.33 apiserver rejects this object\n"
+	oldRefused = "Error: <stdin>: document 3 (line 15): ResourceClaim old: not converted: "
+)
+
+// helmOutput is what a run of helm showed: its standard output and
+// standard error, or what its terminal showed (both, "\r\n" read as
+// "\n"), and its error.
+type helmOutput struct {
+	stdout, stderr string
+	err            error
+}
+
+// TestHelmPostRendererFindings renders findingsChart for 1.33 through the
+// plugin with the real Helm 4 ($HELM), which keeps what a plugin writes on
+// standard error to itself: claimbridge writes its findings where helm
+// writes, its standard error, in CI (a pipe, no terminal) as in a terminal
+// (script(1) gives helm one). When helm's standard error is a file, they go
+// to the terminal. With --strict, or when claimbridge refuses an object,
+// helm fails with the findings shown.
+func TestHelmPostRendererFindings(t *testing.T) {
+	helm := os.Getenv("HELM")
+	if helm == "" {
+		t.Fatal("HELM is not set: run `make envtest-assets` and set the variables of `hack/envtest-assets.sh --env` (`make test-envtest` does both)")
+	}
+	if _, err := exec.LookPath("script"); err != nil {
+		t.Fatalf("script (util-linux) gives helm a terminal: %v", err)
+	}
+	root, err := harness.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := helmEnv(t, buildAs(t, "claimbridge"))
+	install := exec.Command(helm, "plugin", "install", filepath.Join(root, "plugins", "helm"))
+	install.Env = env
+	if out, err := install.CombinedOutput(); err != nil {
+		t.Fatalf("helm plugin install: %v\n%s", err, out)
+	}
+	chart := findingsChart(t)
+	render := []string{"template", "gpu", chart, "--post-renderer", "claimbridge", "--post-renderer-args=--to=1.33"}
+	// ci runs helm as CI does: its output in pipes, without a terminal.
+	ci := func(args ...string) helmOutput {
+		var stdout, stderr bytes.Buffer
+		cmd := exec.Command(helm, args...)
+		cmd.Env, cmd.Stdout, cmd.Stderr = env, &stdout, &stderr
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // no controlling terminal
+		err := cmd.Run()
+		return helmOutput{stdout.String(), stderr.String(), err}
+	}
+	// terminal runs the shell command line in a terminal, and returns
+	// what the terminal showed as stdout.
+	terminal := func(line string) helmOutput {
+		cmd := exec.Command("script", "-qec", line, "/dev/null")
+		cmd.Env = env
+		out, err := cmd.Output()
+		return helmOutput{strings.ReplaceAll(string(out), "\r\n", "\n"), string(stderrOf(err)), err}
+	}
+	quoted := func(args []string) string {
+		q := []string{"'" + helm + "'"}
+		for _, a := range args {
+			q = append(q, "'"+a+"'")
+		}
+		return strings.Join(q, " ")
+	}
+	stderrFile := filepath.Join(t.TempDir(), "stderr")
+
+	for _, c := range []struct {
+		name string
+		run  func() helmOutput
+		// want are the lines said, in order, where the person sees them
+		// (on standard error, or on the terminal: stdout).
+		want   []string
+		failed bool
+	}{
+		{"ci", func() helmOutput { return ci(render...) },
+			[]string{"<stdin>: document 1 (line 2): " + claimWarning + "<stdin>: document 2 (line 15): " + classWarning}, false},
+		{"ci-strict", func() helmOutput { return ci(append(render, "--post-renderer-args=--strict")...) },
+			[]string{claimWarning, classWarning, "Error: failed to invoke post-renderer plugin \"claimbridge\": plugin \"claimbridge\" exited with error\n"}, true},
+		{"ci-refused", func() helmOutput { return ci(append(render, "--set=old=true")...) },
+			[]string{oldRefused, "Error: failed to invoke post-renderer plugin \"claimbridge\": plugin \"claimbridge\" exited with error\n"}, true},
+		{"terminal", func() helmOutput { return terminal(quoted(render)) },
+			[]string{claimWarning, classWarning, "kind: DeviceClass\n"}, false},
+		{"terminal-strict", func() helmOutput { return terminal(quoted(append(render, "--post-renderer-args=--strict"))) },
+			[]string{claimWarning, classWarning, "plugin \"claimbridge\" exited with error\n"}, true},
+		{"terminal-stderr-to-file", func() helmOutput { return terminal(quoted(render) + " 2>'" + stderrFile + "'") },
+			[]string{claimWarning, classWarning}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := c.run()
+			if (got.err != nil) != c.failed {
+				t.Errorf("helm failed: %v, want failed: %v\nstdout:\n%s\nstderr:\n%s", got.err, c.failed, got.stdout, got.stderr)
+			}
+			seen := got.stderr
+			if strings.HasPrefix(c.name, "terminal") {
+				seen = got.stdout
+			}
+			rest := seen
+			for _, w := range c.want {
+				i := strings.Index(rest, w)
+				if i < 0 {
+					t.Errorf("helm did not show, in this order:\n%s\nit showed:\n%s\nstdout:\n%s", strings.Join(c.want, "\n"), seen, got.stdout)
+					break
+				}
+				rest = rest[i+len(w):]
+			}
+		})
+	}
+	if text, err := os.ReadFile(stderrFile); err != nil || strings.Contains(string(text), "warning:") {
+		t.Errorf("helm's standard error, a file: %v\n%s\nwant no finding in it (it went to the terminal)", err, text)
+	}
+}
+
+// TestHelm3PostRendererFindings renders findingsChart for 1.33 with the
+// real Helm 3 ($HELM3) and claimbridge as its executable post-renderer.
+// Helm 3 prints a post-renderer's standard error only when it fails:
+// claimbridge writes its warnings on helm's standard error, and a refusal
+// fails the render, named.
+func TestHelm3PostRendererFindings(t *testing.T) {
+	helm := os.Getenv("HELM3")
+	if helm == "" {
+		t.Fatal("HELM3 is not set: run `make envtest-assets` and set the variables of `hack/envtest-assets.sh --env` (`make test-envtest` does both)")
+	}
+	env := helmEnv(t, buildAs(t, "claimbridge"))
+	chart := findingsChart(t)
+	for _, c := range []struct {
+		name   string
+		set    string
+		want   []string
+		failed bool
+	}{
+		{"warned", "old=false", []string{claimWarning, classWarning}, false},
+		{"refused", "old=true", []string{oldRefused, "Error: error while running command "}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			cmd := exec.Command(helm, "template", "gpu", chart, "--set="+c.set, "--post-renderer", "claimbridge",
+				"--post-renderer-args=convert", "--post-renderer-args=--to=1.33", "--post-renderer-args=-q", "--post-renderer-args=-f=-")
+			cmd.Env, cmd.Stdout, cmd.Stderr = env, &stdout, &stderr
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+			err := cmd.Run()
+			if (err != nil) != c.failed {
+				t.Errorf("helm failed: %v, want failed: %v\nstdout:\n%s\nstderr:\n%s", err, c.failed, &stdout, &stderr)
+			}
+			rest := stderr.String()
+			for _, w := range c.want {
+				i := strings.Index(rest, w)
+				if i < 0 {
+					t.Errorf("helm's standard error does not show, in this order:\n%s\nit is:\n%s", strings.Join(c.want, "\n"), &stderr)
+					break
+				}
+				rest = rest[i+len(w):]
+			}
+		})
+	}
+}
+
+// TestArgoCDPlugin runs the generate command of the config management
+// plugin of docs/pipelines.md as Argo CD's sidecar runs it: in the chart's
+// directory, with the build environment, helm ($HELM) and claimbridge on
+// the PATH. KUBE_VERSION is a cluster's version as Argo CD gives it.
+func TestArgoCDPlugin(t *testing.T) {
+	helm := os.Getenv("HELM")
+	if helm == "" {
+		t.Fatal("HELM is not set: run `make envtest-assets` and set the variables of `hack/envtest-assets.sh --env` (`make test-envtest` does both)")
+	}
+	root, err := harness.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, err := os.ReadFile(filepath.Join(root, "docs", "pipelines.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plugin struct {
+		Kind string
+		Spec struct {
+			Generate struct{ Command, Args []string }
+		}
+	}
+	for _, block := range strings.Split(string(docs), "```yaml\n")[1:] {
+		block, _, _ = strings.Cut(block, "```")
+		if strings.Contains(block, "kind: ConfigManagementPlugin\n") {
+			if err := yaml.Unmarshal([]byte(block), &plugin); err != nil {
+				t.Fatalf("docs/pipelines.md: the ConfigManagementPlugin: %v", err)
+			}
+		}
+	}
+	generate := append(plugin.Spec.Generate.Command, plugin.Spec.Generate.Args...)
+	if plugin.Kind != "ConfigManagementPlugin" || len(generate) == 0 {
+		t.Fatal("docs/pipelines.md shows no ConfigManagementPlugin with a generate command")
+	}
+	bin := buildAs(t, "claimbridge")
+	if err := os.Symlink(helm, filepath.Join(bin, "helm")); err != nil {
+		t.Fatal(err)
+	}
+	chart := gpuChart(t)
+	for _, version := range []string{"1.33", "1.33.4", "v1.33.4+k3s1"} {
+		t.Run(version, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			cmd := exec.Command(generate[0], generate[1:]...)
+			cmd.Dir, cmd.Stdout, cmd.Stderr = chart, &stdout, &stderr
+			cmd.Env = append(helmEnv(t, bin), "ARGOCD_APP_NAME=gpu", "ARGOCD_APP_NAMESPACE=ml", "ARGOCD_APP_SOURCE_PATH=gpu",
+				"KUBE_VERSION="+version, "KUBE_API_VERSIONS=v1,apps/v1,resource.k8s.io/v1beta1,resource.k8s.io/v1beta2")
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // as Argo CD runs it
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("%s: %v\n%s", strings.Join(generate, " "), err, &stderr)
+			}
+			if d := cmp.Diff("---\n"+gpuSettings+"---\n"+gpuTemplate, stdout.String()); d != "" {
+				t.Errorf("the generate command (-want +got):\n%s", d)
+			}
+		})
+	}
+}
