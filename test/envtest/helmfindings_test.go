@@ -75,14 +75,16 @@ metadata:
 	return chart
 }
 
-// What claimbridge says of findingsChart for 1.33, as Helm gives it the
-// chart (the claim, then the class; the old claim first).
+// What claimbridge says of findingsChart for 1.33, after the position of
+// the object in what Helm gives it.
 const (
 	classWarning = "warning: DeviceClass gpu.example.com: spec.extendedResourceName: a field that resource.k8s.io/v1beta2 does not have: " +
 		"passed through unchanged, which Kubernetes 1.33 rejects\n"
 	claimWarning = "warning: ResourceClaim gpu-shared: spec.devices.requests[0].exactly.capacity: Forbidden: unknown field: " +
 		"Kubernetes 1.33 does not have it (1.34+): a Kubernetes 1.33 apiserver rejects this object\n"
-	oldRefused = "Error: <stdin>: document 3 (line 15): ResourceClaim old: not converted: "
+	oldRefused = "ResourceClaim old: not converted: apiVersion \"resource.k8s.io/v1alpha4\": unsupported version \"v1alpha4\""
+	// helmFailed is all Helm 4 says of a post-renderer that fails.
+	helmFailed = "Error: error while running post render on files: failed to invoke post-renderer plugin \"claimbridge\": plugin \"claimbridge\" exited with error\n"
 )
 
 // helmOutput is what a run of helm showed: its standard output and
@@ -155,15 +157,15 @@ func TestHelmPostRendererFindings(t *testing.T) {
 		failed bool
 	}{
 		{"ci", func() helmOutput { return ci(render...) },
-			[]string{"<stdin>: document 1 (line 2): " + claimWarning + "<stdin>: document 2 (line 15): " + classWarning}, false},
+			[]string{"<stdin>: document 1 (line 1): " + claimWarning + "<stdin>: document 2 (line 17): " + classWarning}, false},
 		{"ci-strict", func() helmOutput { return ci(append(render, "--post-renderer-args=--strict")...) },
-			[]string{claimWarning, classWarning, "Error: failed to invoke post-renderer plugin \"claimbridge\": plugin \"claimbridge\" exited with error\n"}, true},
+			[]string{claimWarning, classWarning, helmFailed}, true},
 		{"ci-refused", func() helmOutput { return ci(append(render, "--set=old=true")...) },
-			[]string{oldRefused, "Error: failed to invoke post-renderer plugin \"claimbridge\": plugin \"claimbridge\" exited with error\n"}, true},
+			[]string{"Error: <stdin>: document 3 (line 29): " + oldRefused, helmFailed}, true},
 		{"terminal", func() helmOutput { return terminal(quoted(render)) },
 			[]string{claimWarning, classWarning, "kind: DeviceClass\n"}, false},
 		{"terminal-strict", func() helmOutput { return terminal(quoted(append(render, "--post-renderer-args=--strict"))) },
-			[]string{claimWarning, classWarning, "plugin \"claimbridge\" exited with error\n"}, true},
+			[]string{claimWarning, classWarning, helmFailed}, true},
 		{"terminal-stderr-to-file", func() helmOutput { return terminal(quoted(render) + " 2>'" + stderrFile + "'") },
 			[]string{claimWarning, classWarning}, false},
 	} {
@@ -210,8 +212,8 @@ func TestHelm3PostRendererFindings(t *testing.T) {
 		want   []string
 		failed bool
 	}{
-		{"warned", "old=false", []string{claimWarning, classWarning}, false},
-		{"refused", "old=true", []string{oldRefused, "Error: error while running command "}, true},
+		{"warned", "old=false", []string{"<stdin>: document 1 (line 2): " + classWarning + "<stdin>: document 2 (line 13): " + claimWarning}, false},
+		{"refused", "old=true", []string{"Error: <stdin>: document 3 (line 28): " + oldRefused, "Error: error while running post render on files: error while running command "}, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
@@ -287,7 +289,7 @@ func TestArgoCDPlugin(t *testing.T) {
 			if err := cmd.Run(); err != nil {
 				t.Fatalf("%s: %v\n%s", strings.Join(generate, " "), err, &stderr)
 			}
-			if d := cmp.Diff("---\n"+gpuSettings+"---\n"+gpuTemplate, stdout.String()); d != "" {
+			if d := cmp.Diff("---\n"+gpuSettings+"\n---\n"+gpuTemplate, stdout.String()); d != "" {
 				t.Errorf("the generate command (-want +got):\n%s", d)
 			}
 		})
