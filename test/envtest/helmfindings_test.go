@@ -146,7 +146,7 @@ func TestHelmPostRendererFindings(t *testing.T) {
 		}
 		return strings.Join(q, " ")
 	}
-	stderrFile := filepath.Join(t.TempDir(), "stderr")
+	stderrFile, reportFile := filepath.Join(t.TempDir(), "stderr"), filepath.Join(t.TempDir(), "report.txt")
 
 	for _, c := range []struct {
 		name string
@@ -159,9 +159,11 @@ func TestHelmPostRendererFindings(t *testing.T) {
 		{"ci", func() helmOutput { return ci(render...) },
 			[]string{"<stdin>: document 1 (line 1): " + claimWarning + "<stdin>: document 2 (line 17): " + classWarning}, false},
 		{"ci-strict", func() helmOutput { return ci(append(render, "--post-renderer-args=--strict")...) },
-			[]string{claimWarning, classWarning, helmFailed}, true},
+			[]string{"<stdin>: document 1 (line 1): " + claimWarning + "<stdin>: document 2 (line 17): " + classWarning + helmFailed}, true},
 		{"ci-refused", func() helmOutput { return ci(append(render, "--set=old=true")...) },
 			[]string{"Error: <stdin>: document 3 (line 29): " + oldRefused, helmFailed}, true},
+		{"ci-report-file", func() helmOutput { return ci(append(render, "--post-renderer-args=--report-file="+reportFile)...) },
+			nil, false},
 		{"terminal", func() helmOutput { return terminal(quoted(render)) },
 			[]string{claimWarning, classWarning, "kind: DeviceClass\n"}, false},
 		{"terminal-strict", func() helmOutput { return terminal(quoted(append(render, "--post-renderer-args=--strict"))) },
@@ -191,6 +193,17 @@ func TestHelmPostRendererFindings(t *testing.T) {
 	}
 	if text, err := os.ReadFile(stderrFile); err != nil || strings.Contains(string(text), "warning:") {
 		t.Errorf("helm's standard error, a file: %v\n%s\nwant no finding in it (it went to the terminal)", err, text)
+	}
+	if text, err := os.ReadFile(reportFile); err != nil || !strings.Contains(string(text), claimWarning) || !strings.Contains(string(text), classWarning) {
+		t.Errorf("--report-file: %v\n%s\nwant both warnings in it", err, text)
+	}
+	// docs/pipelines.md shows what ci-strict shows.
+	docs, err := os.ReadFile(filepath.Join(root, "docs", "pipelines.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strict := "<stdin>: document 1 (line 1): " + claimWarning + "<stdin>: document 2 (line 17): " + classWarning + helmFailed; !strings.Contains(string(docs), strict) {
+		t.Errorf("docs/pipelines.md does not show what helm shows with --strict:\n%s", strict)
 	}
 }
 
