@@ -282,29 +282,49 @@ func TestArgoCDPlugin(t *testing.T) {
 			}
 		}
 	}
-	generate := append(plugin.Spec.Generate.Command, plugin.Spec.Generate.Args...)
-	if plugin.Kind != "ConfigManagementPlugin" || len(generate) == 0 {
+	command := append(plugin.Spec.Generate.Command, plugin.Spec.Generate.Args...)
+	if plugin.Kind != "ConfigManagementPlugin" || len(command) == 0 {
 		t.Fatal("docs/pipelines.md shows no ConfigManagementPlugin with a generate command")
 	}
 	bin := buildAs(t, "claimbridge")
 	if err := os.Symlink(helm, filepath.Join(bin, "helm")); err != nil {
 		t.Fatal(err)
 	}
+	// generate runs the command in chart for a cluster of version.
+	generate := func(t *testing.T, chart, version string) (stdout, stderr string, err error) {
+		var out, errOut bytes.Buffer
+		cmd := exec.Command(command[0], command[1:]...)
+		cmd.Dir, cmd.Stdout, cmd.Stderr = chart, &out, &errOut
+		cmd.Env = append(helmEnv(t, bin), "ARGOCD_APP_NAME=gpu", "ARGOCD_APP_NAMESPACE=ml", "ARGOCD_APP_SOURCE_PATH=gpu",
+			"KUBE_VERSION="+version, "KUBE_API_VERSIONS=v1,apps/v1,resource.k8s.io/v1beta1,resource.k8s.io/v1beta2")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // as Argo CD runs it
+		err = cmd.Run()
+		return out.String(), errOut.String(), err
+	}
 	chart := gpuChart(t)
 	for _, version := range []string{"1.33", "1.33.4", "v1.33.4+k3s1"} {
 		t.Run(version, func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
-			cmd := exec.Command(generate[0], generate[1:]...)
-			cmd.Dir, cmd.Stdout, cmd.Stderr = chart, &stdout, &stderr
-			cmd.Env = append(helmEnv(t, bin), "ARGOCD_APP_NAME=gpu", "ARGOCD_APP_NAMESPACE=ml", "ARGOCD_APP_SOURCE_PATH=gpu",
-				"KUBE_VERSION="+version, "KUBE_API_VERSIONS=v1,apps/v1,resource.k8s.io/v1beta1,resource.k8s.io/v1beta2")
-			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // as Argo CD runs it
-			if err := cmd.Run(); err != nil {
-				t.Fatalf("%s: %v\n%s", strings.Join(generate, " "), err, &stderr)
+			stdout, stderr, err := generate(t, chart, version)
+			if err != nil {
+				t.Fatalf("%s: %v\n%s", strings.Join(command, " "), err, stderr)
 			}
-			if d := cmp.Diff("---\n"+gpuSettings+"\n---\n"+gpuTemplate, stdout.String()); d != "" {
+			if d := cmp.Diff("---\n"+gpuSettings+"\n---\n"+gpuTemplate, stdout); d != "" {
 				t.Errorf("the generate command (-want +got):\n%s", d)
 			}
 		})
+	}
+	// A refused object, and a chart helm cannot render, fail the command,
+	// with why on its standard error (which Argo CD shows).
+	refused := findingsChart(t)
+	writeTree(t, refused, map[string]string{"values.yaml": "old: true\n"})
+	broken := findingsChart(t)
+	writeTree(t, broken, map[string]string{"templates/broken.yaml": "{{ .Values.missing.field }}\n"})
+	for chart, want := range map[string]string{
+		refused: oldRefused,
+		broken:  "nil pointer evaluating interface {}.field",
+	} {
+		if _, stderr, err := generate(t, chart, "1.33"); err == nil || !strings.Contains(stderr, want) {
+			t.Errorf("the generate command in %s: %v\n%s\nwant it to fail, saying %q", filepath.Base(filepath.Dir(chart)), err, stderr, want)
+		}
 	}
 }
