@@ -10,5 +10,9 @@ import (
 )
 
 func main() {
-	os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	stderr := os.Stderr
+	if helm := cli.HelmStderr(); helm != nil {
+		stderr = helm // as Helm's post-renderer: where helm writes
+	}
+	os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, stderr))
 }

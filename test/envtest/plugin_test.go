@@ -133,6 +133,22 @@ spec:
 // helmRunner runs helm with claimbridge (in bin) on the PATH and its own
 // HELM_*_HOME directories, failing the test when it fails.
 func helmRunner(t *testing.T, helm, bin string) func(args ...string) string {
+	env := helmEnv(t, bin)
+	return func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(helm, args...)
+		cmd.Env = env
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("helm %s: %v\n%s%s", strings.Join(args, " "), err, out, stderrOf(err))
+		}
+		return string(out)
+	}
+}
+
+// helmEnv is the environment of helmRunner: bin first on the PATH, and
+// HELM_*_HOME directories of the test's own.
+func helmEnv(t *testing.T, bin string) []string {
 	home := t.TempDir()
 	// Plugins go to HELM_DATA_HOME/plugins (helm 4.3 installs there even
 	// when HELM_PLUGINS says otherwise).
@@ -145,16 +161,7 @@ func helmRunner(t *testing.T, helm, bin string) func(args ...string) string {
 	env = append(env, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"HELM_CONFIG_HOME="+filepath.Join(home, "config"), "HELM_CACHE_HOME="+filepath.Join(home, "cache"),
 		"HELM_DATA_HOME="+filepath.Join(home, "data"))
-	return func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command(helm, args...)
-		cmd.Env = env
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("helm %s: %v\n%s%s", strings.Join(args, " "), err, out, stderrOf(err))
-		}
-		return string(out)
-	}
+	return env
 }
 
 // stderrOf is the standard error of a command that failed.
