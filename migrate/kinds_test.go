@@ -185,7 +185,7 @@ spec:
 			"note: dropped metadata.uid, metadata.resourceVersion, status (the rule's conditions, set again by the new cluster)",
 			"note: changed apiVersion: resource.k8s.io/v1alpha3 -> resource.k8s.io/v1beta2 (Kubernetes 1.36)"}},
 		{name: "a rule on 1.32", in: taintRule, to: "1.32", outcome: report.Passed, want: taintRule, findings: []string{
-			"warning: kind: Kubernetes 1.32 has no DeviceTaintRule in resource.k8s.io/v1beta1: its apiserver rejects this object, passed through unchanged"}},
+			"error: kind: Kubernetes 1.32 has no DeviceTaintRule in resource.k8s.io/v1beta1: its apiserver rejects this object, passed through unchanged"}},
 		{name: "a rule by selectors on 1.34", in: taintRuleBySelectors, to: "1.34", outcome: report.Passed, want: taintRuleBySelectors},
 		{name: "a rule by selectors on 1.35", in: taintRuleBySelectors, to: "1.35", outcome: report.Refused, findings: []string{
 			"error: a Kubernetes 1.35 apiserver would reject it: spec.deviceSelector.deviceClassName: Forbidden: unknown field; spec.deviceSelector.selectors: Forbidden: unknown field"}},
