@@ -96,7 +96,7 @@ func (o *checkOptions) run(s streams) error {
 		return withCode(ExitBadInput, err)
 	}
 	for _, h := range releases {
-		if err := o.judgeStream(r, "helm:"+h.String(), h.Manifest); err != nil {
+		if err := o.judgeStream(r, "helm:"+h.String(), h.Manifest, h.Namespace); err != nil {
 			return withCode(ExitBadInput, err)
 		}
 	}
@@ -153,18 +153,27 @@ func (o *checkOptions) judgeLive(r *report.Report, obj map[string]interface{}) e
 	target, _ := api.ParseRelease(o.to)
 	o.judge(r, manifest.Document{Source: "live:" + who, Index: 1, Line: 1, Item: -1, Object: asStored(obj, target.Version)})
 	if applied, ok := annotations(obj)[lastApplied].(string); ok {
-		return o.judgeStream(r, "last-applied:"+who, applied)
+		return o.judgeStream(r, "last-applied:"+who, applied, "")
 	}
 	return nil
 }
 
-// judgeStream judges each object of a YAML stream from source.
-func (o *checkOptions) judgeStream(r *report.Report, source, data string) error {
+// clusterScoped are the DRA kinds without a namespace.
+var clusterScoped = []string{"DeviceClass", "ResourceClass", "ResourceSlice", "DeviceTaintRule"}
+
+// judgeStream judges each object of a YAML stream from source; a
+// namespaced one without a namespace is in namespace, as helm install -n
+// puts it, unless namespace is "".
+func (o *checkOptions) judgeStream(r *report.Report, source, data, namespace string) error {
 	docs, err := manifest.Parse(source, []byte(data))
 	if err != nil {
 		return err
 	}
 	for _, doc := range docs {
+		meta, _ := doc.Object["metadata"].(map[string]interface{})
+		if ns, _ := meta["namespace"].(string); namespace != "" && meta != nil && ns == "" && !slices.Contains(clusterScoped, fmt.Sprint(doc.Object["kind"])) {
+			meta["namespace"] = namespace
+		}
 		o.judge(r, doc)
 	}
 	return nil

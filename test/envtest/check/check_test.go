@@ -215,6 +215,7 @@ func TestCheck(t *testing.T) {
 	}
 
 	code, stdout, stderr = claimbridge(t, "--to", "1.37")
+	t.Logf("check --to 1.37:\n%s%s", stdout, stderr)
 	notServed := regexp.QuoteMeta(": apiVersion: Kubernetes 1.37 serves resource.k8s.io/v1, not v1beta1: its apiserver rejects this object")
 	for _, re := range []string{
 		`helm:team-a/gpu4@2 \(chart gpu-0\.1\.0\): document \d+ \(line \d+\): ResourceClaimTemplate team-a/gpu`,
