@@ -4,7 +4,7 @@
 // (envtest) with resource.k8s.io v1beta1 and v1beta2 enabled next to v1
 // (--runtime-config), holding a chart installed with the real Helm 4
 // ($HELM) and upgraded once, the same chart installed with the real Helm 3
-// ($HELM3), a claim applied with the real kubectl ($KUBECTL) and a claim
+// ($HELM3) and its configmap storage driver, a claim applied with the real kubectl ($KUBECTL) and a claim
 // created by a client. The chart and the applied claim are v1beta1, which
 // claimbridge's 1.37 does not serve: check must find them in each source
 // and name it.
@@ -145,6 +145,12 @@ spec:
 // directories in home, and fails t on an error.
 func tool(t *testing.T, variable, home, stdin string, args ...string) {
 	t.Helper()
+	toolEnv(t, variable, home, stdin, nil, args...)
+}
+
+// toolEnv is tool with more environment variables.
+func toolEnv(t *testing.T, variable, home, stdin string, more []string, args ...string) {
+	t.Helper()
 	bin := os.Getenv(variable)
 	if bin == "" {
 		t.Fatalf("%s is not set: run `make envtest-assets` and set the variables of `hack/envtest-assets.sh --env` (`make test-envtest` does both)", variable)
@@ -152,6 +158,7 @@ func tool(t *testing.T, variable, home, stdin string, args ...string) {
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "HOME="+home, "HELM_CONFIG_HOME="+filepath.Join(home, "config"),
 		"HELM_CACHE_HOME="+filepath.Join(home, "cache"), "HELM_DATA_HOME="+filepath.Join(home, "data"))
+	cmd.Env = append(cmd.Env, more...)
 	cmd.Stdin = strings.NewReader(stdin)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%s %s: %v\n%s", variable, strings.Join(args, " "), err, out)
@@ -192,7 +199,12 @@ func TestCheck(t *testing.T) {
 	}
 	tool(t, "HELM", home, "", "install", "gpu4", chartDir, "-n", "team-a", "--kubeconfig", kubeconfig)
 	tool(t, "HELM", home, "", "upgrade", "gpu4", chartDir, "-n", "team-a", "--set", "revision=2", "--kubeconfig", kubeconfig)
-	tool(t, "HELM3", home, "", "install", "gpu3", chartDir, "-n", "team-b", "--kubeconfig", kubeconfig)
+	// Helm 3 with its configmap driver: the release is a ConfigMap.
+	toolEnv(t, "HELM3", home, "", []string{"HELM_DRIVER=configmap"}, "install", "gpu3", chartDir, "-n", "team-b", "--kubeconfig", kubeconfig)
+	records, err := d.Resource(schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}).Namespace("team-b").List(ctx, metav1.ListOptions{LabelSelector: "owner=helm"})
+	if err != nil || len(records.Items) != 1 {
+		t.Fatalf("Helm 3's configmap driver: %v, %v; want one ConfigMap labelled owner=helm in team-b", records, err)
+	}
 	tool(t, "KUBECTL", home, applied, "apply", "-f", "-", "--kubeconfig", kubeconfig)
 	live := &unstructured.Unstructured{Object: map[string]interface{}{
 		"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
