@@ -118,8 +118,7 @@ func knownReleases() string {
 }
 
 // nextRelease sets the target, without --to, to the release after the
-// cluster's own, and says so (unless -q). A release claimbridge does not
-// know is an error: judging by another would answer another question.
+// cluster's own, and says so in a text report (unless -q).
 func (o *checkOptions) nextRelease(c *cluster.Cluster, notes io.Writer) error {
 	if o.to != "" {
 		return nil
@@ -128,22 +127,29 @@ func (o *checkOptions) nextRelease(c *cluster.Cluster, notes io.Writer) error {
 	if err != nil {
 		return err
 	}
-	minor, err := strconv.Atoi(strings.TrimPrefix(t.Release, "1."))
-	if err != nil {
-		return fmt.Errorf("the cluster's version %q is no Kubernetes 1.x release", t.Release)
+	if o.to, err = releaseAfter(t.Release); err != nil {
+		return err
 	}
-	next := fmt.Sprintf("1.%d", minor+1)
-	r, ok := api.ParseRelease(next)
-	if !ok {
-		newest := api.Releases[len(api.Releases)-1].String()
-		return fmt.Errorf("the cluster runs Kubernetes %s; the release after it, %s, is not one claimbridge knows (%s): "+
-			"name a target with --to (--to %s judges by the newest it knows)", t.Release, next, knownReleases(), newest)
-	}
-	o.to = r.String()
-	if !o.Quiet {
+	if !o.Quiet && o.Format == "text" { // a report on standard error stays one document
 		fmt.Fprintf(notes, "target: Kubernetes %s, the release after the cluster's %s\n", o.to, t.Release)
 	}
 	return nil
+}
+
+// releaseAfter is the release after release ("1.33" for "1.32"), or why
+// claimbridge cannot judge by it: judging by another release would answer
+// another question.
+func releaseAfter(release string) (string, error) {
+	minor, err := strconv.Atoi(strings.TrimPrefix(release, "1."))
+	if err != nil || !strings.HasPrefix(release, "1.") {
+		return "", fmt.Errorf("the cluster's version %q is no Kubernetes 1.x release: name a target with --to", release)
+	}
+	next := fmt.Sprintf("1.%d", minor+1)
+	if r, ok := api.ParseRelease(next); ok {
+		return r.String(), nil
+	}
+	return "", fmt.Errorf("the cluster runs Kubernetes %s; the release after it, %s, is not one claimbridge knows (%s): "+
+		"name a target with --to (--to %s judges by the newest it knows)", release, next, knownReleases(), api.Releases[len(api.Releases)-1])
 }
 
 // judgeLive judges a live object (source live:KIND NAMESPACE/NAME) and

@@ -101,3 +101,21 @@ func TestCheckFlagErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestReleaseAfter: the default target is the release after the
+// cluster's; one claimbridge does not know is an error that says what to do.
+func TestReleaseAfter(t *testing.T) {
+	for release, want := range map[string]string{
+		"1.25": "1.26", "1.33": "1.34", "1.36": "1.37",
+		"1.37": "error: the cluster runs Kubernetes 1.37; the release after it, 1.38, is not one claimbridge knows (1.26 … 1.37): name a target with --to (--to 1.37 judges by the newest it knows)",
+		"2.0":  `error: the cluster's version "2.0" is no Kubernetes 1.x release: name a target with --to`,
+	} {
+		got, err := releaseAfter(release)
+		if err != nil {
+			got = "error: " + err.Error()
+		}
+		if got != want {
+			t.Errorf("%s: %s, want %s", release, got, want)
+		}
+	}
+}
