@@ -260,9 +260,9 @@ func (r *Report) repeated(fs []finding) []finding {
 // summaryLine is the last line of a run, unless -q.
 func (r *Report) summaryLine() string {
 	s := r.summary
-	if r.Command == "validate" {
-		return fmt.Sprintf("claimbridge validate: %d objects read: %d valid, %d invalid, %d skipped, %d warned",
-			s.Read, s.Valid, s.Invalid, s.Skipped, s.Warned)
+	if r.Command == "validate" || r.Command == "check" {
+		return fmt.Sprintf("claimbridge %s: %d objects read: %d valid, %d invalid, %d skipped, %d warned",
+			r.Command, s.Read, s.Valid, s.Invalid, s.Skipped, s.Warned)
 	}
 	return fmt.Sprintf("claimbridge %s: %d objects read: %d converted, %d rewritten, %d passed through, %d left out, %d warned, %d refused",
 		r.Command, s.Read, s.Converted, s.Rewritten, s.Passed, s.LeftOut, s.Warned, s.Refused)

@@ -1,0 +1,250 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/claimbridge/claimbridge/api"
+	"github.com/claimbridge/claimbridge/cluster"
+	"github.com/claimbridge/claimbridge/conversion"
+	"github.com/claimbridge/claimbridge/gacheck"
+	"github.com/claimbridge/claimbridge/manifest"
+	"github.com/claimbridge/claimbridge/report"
+	"github.com/claimbridge/claimbridge/validation"
+)
+
+// lastApplied is the annotation in which kubectl apply keeps what it sent.
+const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
+
+type checkOptions struct {
+	kubeconfig, context string
+	validateOptions
+}
+
+func newCheckCommand(s streams) *cobra.Command {
+	o := &checkOptions{validateOptions: validateOptions{cel: validation.NewCELCache()}}
+	cmd := &cobra.Command{
+		Use:   "check [--kubeconfig FILE] [--context NAME] [--to RELEASE]",
+		Short: "Report what in a cluster the next Kubernetes release (or --to RELEASE) would reject",
+		Long: `Check reads a cluster, without writing to it, and judges by the rules of the
+target release, as validate --to does, every DRA object that will be
+created again or stays:
+
+  helm:NAMESPACE/NAME@REVISION (chart NAME-VERSION)
+      the manifest of each Helm release's deployed revision (Helm 3 and 4)
+  live:KIND NAMESPACE/NAME
+      each object of the DRA kinds export reads, without its status and
+      server-set metadata, in the target's version when upstream converts
+      it there (resource.k8s.io v1beta1, v1beta2 and v1)
+  last-applied:KIND NAMESPACE/NAME
+      what kubectl apply last sent for it
+
+Each finding names its source in place of a file. Without --to, the target
+is the release after the cluster's own; when claimbridge does not know
+that release, check says so and exits 2: name one with --to.
+
+Exit status: 0 the target accepts everything, 1 it rejects something (or,
+with --strict, warns), 2 bad flags, an unknown target or an unreadable cluster.`,
+		Example: `  # What of the cluster of context prod breaks on the release after its own
+  claimbridge check --context prod
+
+  # The same for Kubernetes 1.34, as a SARIF report
+  claimbridge check --context prod --to 1.34 --report sarif --report-file check.sarif`,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			s.out = controlEscaper{s.out}
+			return o.run(s)
+		},
+	}
+	cmd.Flags().StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)")
+	cmd.Flags().StringVar(&o.context, "context", "", "kubeconfig context (default: its current context)")
+	cmd.Flags().StringVar(&o.to, "to", "", "judge by the rules of this release (1.26 … 1.37, or a cluster's version) instead of the release after the cluster's")
+	o.Options.AddFlags(cmd.Flags(), "objects skipped, the target")
+	return cmd
+}
+
+func (o *checkOptions) run(s streams) error {
+	if err := o.Options.Validate(); err != nil {
+		return withCode(ExitBadInput, err)
+	}
+	if o.to != "" {
+		r, ok := api.ParseRelease(o.to)
+		if !ok {
+			return withCode(ExitBadInput, fmt.Errorf("--to %q: not a release (%s)", o.to, knownReleases()))
+		}
+		o.to = r.String()
+	}
+	c, err := cluster.Connect(o.kubeconfig, o.context, s.err)
+	if err != nil {
+		return withCode(ExitBadInput, err)
+	}
+	if err := o.nextRelease(c, s.err); err != nil {
+		return withCode(ExitBadInput, err)
+	}
+	ctx := context.Background()
+	r := o.newReport()
+	r.Command = "check"
+	releases, err := c.HelmReleases(ctx)
+	if err != nil {
+		return withCode(ExitBadInput, err)
+	}
+	for _, h := range releases {
+		if err := o.judgeStream(r, "helm:"+h.String(), h.Manifest, h.Namespace); err != nil {
+			return withCode(ExitBadInput, err)
+		}
+	}
+	if err := c.DRAObjects(ctx, func(obj map[string]interface{}) error { return o.judgeLive(r, obj) }); err != nil {
+		return withCode(ExitBadInput, err)
+	}
+	if err := r.Write(s.err, s.out); err != nil {
+		return withCode(ExitBadInput, fmt.Errorf("writing the report: %w", err))
+	}
+	if code := exitCode(r); code != ExitOK {
+		return withCode(code, errors.New(""))
+	}
+	return nil
+}
+
+// knownReleases is "1.26 … 1.37".
+func knownReleases() string {
+	return api.Releases[0].String() + " … " + api.Releases[len(api.Releases)-1].String()
+}
+
+// nextRelease sets the target, without --to, to the release after the
+// cluster's own, and says so in a text report (unless -q).
+func (o *checkOptions) nextRelease(c *cluster.Cluster, notes io.Writer) error {
+	if o.to != "" {
+		return nil
+	}
+	t, err := c.Target()
+	if err != nil {
+		return err
+	}
+	if o.to, err = releaseAfter(t.Release); err != nil {
+		return err
+	}
+	if !o.Quiet && o.Format == "text" { // a report on standard error stays one document
+		fmt.Fprintf(notes, "target: Kubernetes %s, the release after the cluster's %s\n", o.to, t.Release)
+	}
+	return nil
+}
+
+// releaseAfter is the release after release ("1.33" for "1.32"), or why
+// claimbridge cannot judge by it: judging by another release would answer
+// another question.
+func releaseAfter(release string) (string, error) {
+	minor, err := strconv.Atoi(strings.TrimPrefix(release, "1."))
+	if err != nil || !strings.HasPrefix(release, "1.") {
+		return "", fmt.Errorf("the cluster's version %q is no Kubernetes 1.x release: name a target with --to", release)
+	}
+	next := fmt.Sprintf("1.%d", minor+1)
+	if r, ok := api.ParseRelease(next); ok {
+		return r.String(), nil
+	}
+	return "", fmt.Errorf("the cluster runs Kubernetes %s; the release after it, %s, is not one claimbridge knows (%s): "+
+		"name a target with --to (--to %s judges by the newest it knows)", release, next, knownReleases(), api.Releases[len(api.Releases)-1])
+}
+
+// judgeLive judges a live object (source live:KIND NAMESPACE/NAME) and
+// what kubectl apply last sent for it (last-applied:KIND NAMESPACE/NAME).
+func (o *checkOptions) judgeLive(r *report.Report, obj map[string]interface{}) error {
+	who := api.Describe(obj)
+	target, _ := api.ParseRelease(o.to)
+	o.judge(r, manifest.Document{Source: "live:" + who, Index: 1, Line: 1, Item: -1, Object: asStored(obj, target.Version)})
+	if applied, ok := annotations(obj)[lastApplied].(string); ok {
+		return o.judgeStream(r, "last-applied:"+who, applied, "")
+	}
+	return nil
+}
+
+// clusterScoped are the DRA kinds without a namespace.
+var clusterScoped = []string{"DeviceClass", "ResourceClass", "ResourceSlice", "DeviceTaintRule"}
+
+// judgeStream judges each object of a YAML stream from source; a
+// namespaced one without a namespace is in namespace, as helm install -n
+// puts it, unless namespace is "".
+func (o *checkOptions) judgeStream(r *report.Report, source, data, namespace string) error {
+	docs, err := manifest.Parse(source, []byte(data))
+	if err != nil {
+		return err
+	}
+	for _, doc := range docs {
+		meta, _ := doc.Object["metadata"].(map[string]interface{})
+		if ns, _ := meta["namespace"].(string); namespace != "" && meta != nil && ns == "" && !slices.Contains(clusterScoped, fmt.Sprint(doc.Object["kind"])) {
+			meta["namespace"] = namespace
+		}
+		o.judge(r, doc)
+	}
+	return nil
+}
+
+// judge adds to r the verdict of the target release on doc's DRA object
+// (and on each item of a typed list), created as validate --to judges it;
+// an object of another group is not counted.
+func (o *checkOptions) judge(r *report.Report, doc manifest.Document) {
+	if _, group, _, _, _ := api.TypeOf(doc.Object); !api.IsGroup(group) && api.GroupTypo(doc.Object) == "" {
+		return
+	}
+	items, err := typedItems(doc)
+	if err != nil {
+		r.Add(doc, checkedAs([]report.Finding{unusable(doc, err)}))
+		return
+	}
+	for _, doc := range items {
+		if version, kind := gacheck.Version(doc.Object); version != "" {
+			r.Add(doc, o.checkGA(doc, version, kind))
+		} else if o.supported(r, doc, "") {
+			r.Add(doc, o.check(doc, nil))
+		}
+	}
+}
+
+// serverSet are the metadata fields the apiserver sets, which a create
+// does not carry.
+var serverSet = []string{"uid", "resourceVersion", "generation", "creationTimestamp", "deletionTimestamp",
+	"deletionGracePeriodSeconds", "managedFields", "selfLink"}
+
+// asStored is a live object as the target release would judge it on a
+// create: without its status, server-set metadata and last-applied
+// annotation, and in the target's version when upstream converts stored
+// objects between the two (v1beta1, v1beta2, v1), as an upgraded
+// apiserver serves them.
+func asStored(obj map[string]interface{}, to string) map[string]interface{} {
+	out := api.DeepCopyJSON(obj)
+	delete(out, "status")
+	if meta, ok := out["metadata"].(map[string]interface{}); ok {
+		for _, f := range serverSet {
+			delete(meta, f)
+		}
+		delete(annotations(out), lastApplied)
+		if ann, ok := meta["annotations"].(map[string]interface{}); ok && len(ann) == 0 {
+			delete(meta, "annotations")
+		}
+	}
+	_, group, version, kind, _ := api.TypeOf(out)
+	if group != api.UpstreamGroup || version == to || !slices.Contains(api.UpstreamOnlyVersions, version) || !slices.Contains(api.UpstreamOnlyVersions, to) {
+		return out
+	}
+	if api.IsKind(kind) {
+		if converted, err := conversion.Convert(out, to); err == nil {
+			return converted
+		}
+	} else if kind == "DeviceClass" { // the same fields in v1beta1, v1beta2 and v1
+		out["apiVersion"] = api.UpstreamGroup + "/" + to
+	}
+	return out
+}
+
+// annotations are obj's metadata.annotations, or nil.
+func annotations(obj map[string]interface{}) map[string]interface{} {
+	meta, _ := obj["metadata"].(map[string]interface{})
+	ann, _ := meta["annotations"].(map[string]interface{})
+	return ann
+}

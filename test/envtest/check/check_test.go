@@ -1,0 +1,262 @@
+//go:build envtest
+
+// Package check runs `claimbridge check` against a real kube-apiserver 1.37
+// (envtest) with resource.k8s.io v1beta1 and v1beta2 enabled next to v1
+// (--runtime-config), holding a chart installed with the real Helm 4
+// ($HELM) and upgraded once, the same chart installed with the real Helm 3
+// ($HELM3) and its configmap storage driver, a claim applied with the real kubectl ($KUBECTL) and a claim
+// created by a client. The chart and the applied claim are v1beta1, which
+// claimbridge's 1.37 does not serve: check must find them in each source
+// and name it.
+//
+// Run with `make test-envtest`, or:
+//
+//	go test -tags envtest ./test/envtest/check/   (with the variables of hack/envtest-assets.sh --env)
+package check
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/claimbridge/claimbridge/cli"
+	"github.com/claimbridge/claimbridge/test/envtest/harness"
+)
+
+var (
+	env        *envtest.Environment
+	config     *rest.Config
+	kubeconfig string
+	stopOnce   sync.Once
+	stopErr    error
+	done       = make(chan struct{})
+)
+
+func stop() error {
+	stopOnce.Do(func() {
+		close(done)
+		stopErr = harness.StopControlPlane(env, filepath.Dir(kubeconfig))
+	})
+	return stopErr
+}
+
+func TestMain(m *testing.M) {
+	flag.Parse() // for -test.timeout, read by harness.StopOnSignalOrDeadline
+	if err := start(); err != nil {
+		fmt.Fprintf(os.Stderr, "check suite: %v\n", err)
+		_ = stop()
+		os.Exit(1)
+	}
+	code := m.Run()
+	if err := stop(); err != nil {
+		fmt.Fprintf(os.Stderr, "check suite: stopping: %v\n", err)
+		code = max(code, 1)
+	}
+	os.Exit(code)
+}
+
+func start() error {
+	assets, err := harness.AssetsDir()
+	if err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp("", "claimbridge-envtest-check-")
+	if err != nil {
+		return err
+	}
+	kubeconfig = filepath.Join(dir, "kubeconfig")
+	timeout := 60 * time.Second
+	if os.Getenv("KUBEBUILDER_CONTROLPLANE_START_TIMEOUT") != "" {
+		timeout = 0 // envtest reads the variable itself
+	}
+	env = &envtest.Environment{BinaryAssetsDirectory: assets, ControlPlaneStartTimeout: timeout}
+	env.ControlPlane.GetAPIServer().Configure().Set("runtime-config", "resource.k8s.io/v1beta1=true,resource.k8s.io/v1beta2=true")
+	harness.StopOnSignalOrDeadline("check suite", stop, done)
+	if config, err = env.Start(); err != nil {
+		return fmt.Errorf("starting envtest (KUBEBUILDER_ASSETS=%s; rebuild with `make envtest-assets`): %w", assets, err)
+	}
+	config.WarningHandler = rest.NoWarnings{}
+	return harness.WriteKubeconfig(config, kubeconfig)
+}
+
+// The chart: a v1beta1 DeviceClass and ResourceClaimTemplate, and a
+// ConfigMap, which check does not count.
+var chart = map[string]string{
+	"Chart.yaml": "apiVersion: v2\nname: gpu\nversion: 0.1.0\n",
+	"templates/settings.yaml": `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: settings
+data:
+  revision: {{ .Values.revision | default "1" | quote }}
+`,
+	"templates/class.yaml": `apiVersion: resource.k8s.io/v1beta1
+kind: DeviceClass
+metadata:
+  name: {{ .Release.Name }}.example.com
+spec:
+  selectors:
+  - cel:
+      expression: device.driver == "gpu.example.com"
+`,
+	"templates/template.yaml": `apiVersion: resource.k8s.io/v1beta1
+kind: ResourceClaimTemplate
+metadata:
+  name: gpu
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        deviceClassName: {{ .Release.Name }}.example.com
+`,
+}
+
+// applied is the claim kubectl applies: its last-applied configuration is
+// v1beta1.
+const applied = `apiVersion: resource.k8s.io/v1beta1
+kind: ResourceClaim
+metadata:
+  name: applied
+  namespace: team-c
+spec:
+  devices:
+    requests:
+    - name: gpu
+      deviceClassName: gpu4.example.com
+`
+
+// tool runs the binary of the variable with args, HOME and Helm's
+// directories in home, and fails t on an error.
+func tool(t *testing.T, variable, home, stdin string, args ...string) {
+	t.Helper()
+	toolEnv(t, variable, home, stdin, nil, args...)
+}
+
+// toolEnv is tool with more environment variables.
+func toolEnv(t *testing.T, variable, home, stdin string, more []string, args ...string) {
+	t.Helper()
+	bin := os.Getenv(variable)
+	if bin == "" {
+		t.Fatalf("%s is not set: run `make envtest-assets` and set the variables of `hack/envtest-assets.sh --env` (`make test-envtest` does both)", variable)
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "HOME="+home, "HELM_CONFIG_HOME="+filepath.Join(home, "config"),
+		"HELM_CACHE_HOME="+filepath.Join(home, "cache"), "HELM_DATA_HOME="+filepath.Join(home, "data"))
+	cmd.Env = append(cmd.Env, more...)
+	cmd.Stdin = strings.NewReader(stdin)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s %s: %v\n%s", variable, strings.Join(args, " "), err, out)
+	}
+}
+
+func claimbridge(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = cli.Main(append([]string{"check", "--kubeconfig", kubeconfig}, args...), nil, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// TestCheck: check finds the v1beta1 objects of each Helm release (its
+// newest deployed revision), of kubectl's last-applied configuration, and
+// judges the live objects (read in v1) valid; every source is named.
+func TestCheck(t *testing.T) {
+	ctx := t.Context()
+	home, chartDir := t.TempDir(), t.TempDir()
+	for name, text := range chart {
+		path := filepath.Join(chartDir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, err := dynamic.NewForConfig(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ns := range []string{"team-a", "team-b", "team-c"} {
+		obj := &unstructured.Unstructured{Object: map[string]interface{}{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]interface{}{"name": ns}}}
+		if _, err := d.Resource(schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}).Create(ctx, obj, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tool(t, "HELM", home, "", "install", "gpu4", chartDir, "-n", "team-a", "--kubeconfig", kubeconfig)
+	tool(t, "HELM", home, "", "upgrade", "gpu4", chartDir, "-n", "team-a", "--set", "revision=2", "--kubeconfig", kubeconfig)
+	// Helm 3 with its configmap driver: the release is a ConfigMap.
+	toolEnv(t, "HELM3", home, "", []string{"HELM_DRIVER=configmap"}, "install", "gpu3", chartDir, "-n", "team-b", "--kubeconfig", kubeconfig)
+	records, err := d.Resource(schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}).Namespace("team-b").List(ctx, metav1.ListOptions{LabelSelector: "owner=helm"})
+	if err != nil || len(records.Items) != 1 {
+		t.Fatalf("Helm 3's configmap driver: %v, %v; want one ConfigMap labelled owner=helm in team-b", records, err)
+	}
+	tool(t, "KUBECTL", home, applied, "apply", "-f", "-", "--kubeconfig", kubeconfig)
+	live := &unstructured.Unstructured{Object: map[string]interface{}{
+		"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+		"metadata": map[string]interface{}{"name": "live", "namespace": "team-c"},
+		"spec": map[string]interface{}{"devices": map[string]interface{}{"requests": []interface{}{map[string]interface{}{
+			"name": "gpu", "exactly": map[string]interface{}{"deviceClassName": "gpu3.example.com"},
+		}}}},
+	}}
+	claims := schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1", Resource: "resourceclaims"}
+	if _, err := d.Resource(claims).Namespace("team-c").Create(ctx, live, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	// Without --to: the release after 1.37 is unknown.
+	code, stdout, stderr := claimbridge(t)
+	want := "Error: the cluster runs Kubernetes 1.37; the release after it, 1.38, is not one claimbridge knows (1.26 … 1.37): " +
+		"name a target with --to (--to 1.37 judges by the newest it knows)\n"
+	if code != cli.ExitBadInput || stdout != "" || stderr != want {
+		t.Errorf("check without --to: exit %d, stdout %q, stderr %q; want exit 2 and %q", code, stdout, stderr, want)
+	}
+
+	code, stdout, stderr = claimbridge(t, "--to", "1.37")
+	t.Logf("check --to 1.37:\n%s%s", stdout, stderr)
+	notServed := regexp.QuoteMeta(": apiVersion: Kubernetes 1.37 serves resource.k8s.io/v1, not v1beta1: its apiserver rejects this object")
+	for _, re := range []string{
+		`helm:team-a/gpu4@2 \(chart gpu-0\.1\.0\): document \d+ \(line \d+\): ResourceClaimTemplate team-a/gpu`,
+		`helm:team-b/gpu3@1 \(chart gpu-0\.1\.0\): document \d+ \(line \d+\): ResourceClaimTemplate team-b/gpu`,
+		`last-applied:ResourceClaim team-c/applied: document 1 \(line 1\): ResourceClaim team-c/applied`,
+	} {
+		if !regexp.MustCompile(`(?m)^` + re + notServed + `$`).MatchString(stdout) {
+			t.Errorf("check --to 1.37: no line %s in standard output:\n%s", re, stdout)
+		}
+	}
+	// The live objects, read in v1, are valid; the superseded revision
+	// is not read.
+	if code != cli.ExitInvalid || strings.Contains(stdout, "live:") || strings.Contains(stdout, "gpu4@1") {
+		t.Errorf("check --to 1.37: exit %d (want 1), a live object or the superseded revision rejected:\n%s\n%s", code, stdout, stderr)
+	}
+	if !regexp.MustCompile(`(?m)^claimbridge check: \d+ objects read: \d+ valid, \d+ invalid, \d+ skipped, 0 warned$`).MatchString(stderr) {
+		t.Errorf("check --to 1.37: no summary in:\n%s", stderr)
+	}
+
+	// JUnit: a test case per object, named by its source.
+	code, _, stderr = claimbridge(t, "--to", "1.37", "--report", "junit", "-q")
+	for _, source := range []string{"helm:team-a/gpu4@2 (chart gpu-0.1.0)", "helm:team-b/gpu3@1 (chart gpu-0.1.0)",
+		"last-applied:ResourceClaim team-c/applied", "live:ResourceClaim team-c/applied", "live:ResourceClaim team-c/live",
+		"live:ResourceClaimTemplate team-a/gpu", "live:ResourceClaimTemplate team-b/gpu"} {
+		if !strings.Contains(stderr, `classname="`+source+`"`) {
+			t.Errorf("check --report junit: no test case of %s:\n%s", source, stderr)
+		}
+	}
+	if code != cli.ExitInvalid {
+		t.Errorf("check --report junit: exit %d, want 1", code)
+	}
+}
