@@ -14,7 +14,6 @@ import (
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/cluster"
 	"github.com/claimbridge/claimbridge/conversion"
-	"github.com/claimbridge/claimbridge/gacheck"
 	"github.com/claimbridge/claimbridge/manifest"
 	"github.com/claimbridge/claimbridge/report"
 	"github.com/claimbridge/claimbridge/validation"
@@ -25,6 +24,9 @@ const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
 
 type checkOptions struct {
 	kubeconfig, context string
+	// beyond is the target when it is the release after the newest of
+	// api.Releases (to is then the newest); 0 otherwise.
+	beyond int
 	validateOptions
 }
 
@@ -47,8 +49,9 @@ created again or stays:
       what kubectl apply last sent for it
 
 Each finding names its source in place of a file. Without --to, the target
-is the release after the cluster's own; when claimbridge does not know
-that release, check says so and exits 2: name one with --to.
+is the release after the cluster's own. The release after the newest
+claimbridge knows is judged by the newest's rules and by the versions
+upstream stops serving in it: a v1beta1 manifest fails 1.38.
 
 Exit status: 0 the target accepts everything, 1 it rejects something (or,
 with --strict, warns), 2 bad flags, an unknown target or an unreadable cluster.`,
@@ -65,7 +68,7 @@ with --strict, warns), 2 bad flags, an unknown target or an unreadable cluster.`
 	}
 	cmd.Flags().StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)")
 	cmd.Flags().StringVar(&o.context, "context", "", "kubeconfig context (default: its current context)")
-	cmd.Flags().StringVar(&o.to, "to", "", "judge by the rules of this release (1.26 … 1.37, or a cluster's version) instead of the release after the cluster's")
+	cmd.Flags().StringVar(&o.to, "to", "", "judge by the rules of this release ("+api.ReleaseRange()+", the one after, or a cluster's version) instead of the release after the cluster's")
 	o.Options.AddFlags(cmd.Flags(), "objects skipped, the target")
 	return cmd
 }
@@ -75,11 +78,12 @@ func (o *checkOptions) run(s streams) error {
 		return withCode(ExitBadInput, err)
 	}
 	if o.to != "" {
-		r, ok := api.ParseRelease(o.to)
-		if !ok {
-			return withCode(ExitBadInput, fmt.Errorf("--to %q: not a release (%s)", o.to, knownReleases()))
+		if err := o.setTarget(o.to); err != nil {
+			return withCode(ExitBadInput, fmt.Errorf("--to %w", err))
 		}
-		o.to = r.String()
+		if !o.Quiet && o.Format == "text" && o.beyond != 0 {
+			fmt.Fprintf(s.err, "target: Kubernetes %s%s\n", o.target(), o.beyondNote())
+		}
 	}
 	c, err := cluster.Connect(o.kubeconfig, o.context, s.err)
 	if err != nil {
@@ -90,7 +94,7 @@ func (o *checkOptions) run(s streams) error {
 	}
 	ctx := context.Background()
 	r := o.newReport()
-	r.Command = "check"
+	r.Command, r.Release = "check", o.target()
 	releases, err := c.HelmReleases(ctx)
 	if err != nil {
 		return withCode(ExitBadInput, err)
@@ -112,11 +116,6 @@ func (o *checkOptions) run(s streams) error {
 	return nil
 }
 
-// knownReleases is "1.26 … 1.37".
-func knownReleases() string {
-	return api.Releases[0].String() + " … " + api.Releases[len(api.Releases)-1].String()
-}
-
 // nextRelease sets the target, without --to, to the release after the
 // cluster's own, and says so in a text report (unless -q).
 func (o *checkOptions) nextRelease(c *cluster.Cluster, notes io.Writer) error {
@@ -127,29 +126,66 @@ func (o *checkOptions) nextRelease(c *cluster.Cluster, notes io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if o.to, err = releaseAfter(t.Release); err != nil {
+	if err := o.setTarget(releaseAfter(t.Release)); err != nil {
 		return err
 	}
 	if !o.Quiet && o.Format == "text" { // a report on standard error stays one document
-		fmt.Fprintf(notes, "target: Kubernetes %s, the release after the cluster's %s\n", o.to, t.Release)
+		fmt.Fprintf(notes, "target: Kubernetes %s, the release after the cluster's %s%s\n", o.target(), t.Release, o.beyondNote())
 	}
 	return nil
 }
 
-// releaseAfter is the release after release ("1.33" for "1.32"), or why
-// claimbridge cannot judge by it: judging by another release would answer
-// another question.
-func releaseAfter(release string) (string, error) {
+// setTarget sets the target to release, a "1.x" of the table or the one
+// after its newest: that one is judged by the newest's rules and upstream's
+// announced removals (beyond).
+func (o *checkOptions) setTarget(release string) error {
+	newest := api.Releases[len(api.Releases)-1]
+	if r, ok := api.ParseRelease(release); ok {
+		o.to = r.String()
+		return nil
+	}
+	if minor, err := strconv.Atoi(strings.TrimPrefix(release, "1.")); err == nil && minor == newest.Minor+1 {
+		o.to, o.beyond = newest.String(), minor
+		return nil
+	}
+	return fmt.Errorf("%q: not a release claimbridge can judge by (%s, and 1.%d by the rules of %s and upstream's announced removals)",
+		release, api.ReleaseRange(), newest.Minor+1, newest)
+}
+
+// target names the release judged by.
+func (o *checkOptions) target() string {
+	if o.beyond != 0 {
+		return fmt.Sprintf("1.%d", o.beyond)
+	}
+	return o.to
+}
+
+func (o *checkOptions) beyondNote() string {
+	if o.beyond == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (by the rules of %s, the newest claimbridge knows, and the versions upstream stops serving in 1.%d)", o.to, o.beyond)
+}
+
+// releaseAfter is the release after release: "1.33" for "1.32", or
+// release itself when it is not a 1.x release (setTarget refuses it).
+func releaseAfter(release string) string {
 	minor, err := strconv.Atoi(strings.TrimPrefix(release, "1."))
 	if err != nil || !strings.HasPrefix(release, "1.") {
-		return "", fmt.Errorf("the cluster's version %q is no Kubernetes 1.x release: name a target with --to", release)
+		return release
 	}
-	next := fmt.Sprintf("1.%d", minor+1)
-	if r, ok := api.ParseRelease(next); ok {
-		return r.String(), nil
+	return fmt.Sprintf("1.%d", minor+1)
+}
+
+// removed adds to v, when the target is beyond the table, the error for
+// an object of a version upstream no longer serves there.
+func (o *checkOptions) removed(doc manifest.Document, v report.Verdict) report.Verdict {
+	_, group, version, kind, _ := api.TypeOf(doc.Object)
+	if _, removed := api.Lifecycle(version, kind); o.beyond == 0 || group != api.UpstreamGroup || removed == 0 || removed > o.beyond {
+		return v
 	}
-	return "", fmt.Errorf("the cluster runs Kubernetes %s; the release after it, %s, is not one claimbridge knows (%s): "+
-		"name a target with --to (--to %s judges by the newest it knows)", release, next, knownReleases(), api.Releases[len(api.Releases)-1])
+	msg := fmt.Sprintf("apiVersion: Kubernetes 1.%d no longer serves %s/%s %s: its apiserver rejects this object", o.beyond, group, version, kind)
+	return checkedAs(append(v.Findings, about(doc, report.Error, msg)))
 }
 
 // judgeLive judges a live object (source live:KIND NAMESPACE/NAME) and
@@ -198,8 +234,8 @@ func (o *checkOptions) judge(r *report.Report, doc manifest.Document) {
 		return
 	}
 	for _, doc := range items {
-		if version, kind := gacheck.Version(doc.Object); version != "" {
-			r.Add(doc, o.checkGA(doc, version, kind))
+		if v, ok := o.judgeCreate(doc); ok {
+			r.Add(doc, o.removed(doc, v))
 		} else if o.supported(r, doc, "") {
 			r.Add(doc, o.check(doc, nil))
 		}

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,9 +23,12 @@ const checkClaimV1beta1 = `{"apiVersion":"resource.k8s.io/v1beta1","kind":"Resou
 // apply last sent — and live objects are judged without what the server
 // set, in the target's version.
 func TestCheckSources(t *testing.T) {
-	o := &checkOptions{validateOptions: validateOptions{to: "1.37", cel: validation.NewCELCache(), Options: report.Options{Format: "json"}}}
+	o := &checkOptions{validateOptions: validateOptions{cel: validation.NewCELCache(), Options: report.Options{Format: "json"}}}
+	if err := o.setTarget("1.38"); err != nil {
+		t.Fatal(err)
+	}
 	r := o.newReport()
-	r.Command = "check"
+	r.Command, r.Release = "check", o.target()
 	h := cluster.HelmRelease{Namespace: "team-a", Name: "gpu", Revision: 2, Chart: "gpu-0.1.0",
 		Manifest: "---\n# Source: gpu/templates/cm.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n" +
 			"---\n# Source: gpu/templates/claim.yaml\n" + strings.Replace(checkClaimV1beta1, `,"namespace":"team-a"`, "", 1) + "\n"} // in team-a, as helm -n puts it
@@ -54,17 +58,20 @@ func TestCheckSources(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
 		t.Fatal(err)
 	}
-	notServed := "apiVersion: Kubernetes 1.37 serves resource.k8s.io/v1, not v1beta1: its apiserver rejects this object"
+	deprecated := "resource.k8s.io/v1beta1 ResourceClaim is deprecated in Kubernetes 1.35 and no longer served from 1.38: use resource.k8s.io/v1"
+	notServed := "apiVersion: Kubernetes 1.38 no longer serves resource.k8s.io/v1beta1 ResourceClaim: its apiserver rejects this object"
 	type finding struct{ File, Severity, Object, Message string }
 	want := []finding{
+		{"helm:team-a/gpu@2 (chart gpu-0.1.0)", "warning", "team-a/gpu", deprecated},
 		{"helm:team-a/gpu@2 (chart gpu-0.1.0)", "error", "team-a/gpu", notServed},
+		{"last-applied:ResourceClaim team-a/gpu", "warning", "team-a/gpu", deprecated},
 		{"last-applied:ResourceClaim team-a/gpu", "error", "team-a/gpu", notServed},
 	}
 	var fs []finding
 	for _, f := range got.Findings {
 		fs = append(fs, finding{f.File, f.Severity, f.Object, f.Message})
 	}
-	if d := cmp.Diff(want, fs); d != "" || got.Command != "check" || got.Release != "1.37" {
+	if d := cmp.Diff(want, fs); d != "" || got.Command != "check" || got.Release != "1.38" {
 		t.Errorf("command %q, release %q; findings (-want +got):\n%s", got.Command, got.Release, d)
 	}
 	// The live claim, converted to v1 without its status: valid, no note.
@@ -90,7 +97,7 @@ func TestCheckFlagErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"check", "--to", "1.99"}, `Error: --to "1.99": not a release (1.26 … 1.37)`},
+		{[]string{"check", "--to", "1.99"}, `Error: --to "1.99": not a release claimbridge can judge by (1.26 … 1.37, and 1.38 by`},
 		{[]string{"check", "--report", "xml"}, `Error: --report "xml": unsupported format`},
 		{[]string{"check", "--kubeconfig", missing}, "Error: stat " + missing + ": no such file or directory"},
 		{[]string{"check", "prod"}, `Error: unknown command "prod" for "claimbridge check"`},
@@ -103,19 +110,50 @@ func TestCheckFlagErrors(t *testing.T) {
 }
 
 // TestReleaseAfter: the default target is the release after the
-// cluster's; one claimbridge does not know is an error that says what to do.
+// cluster's; the one after the newest claimbridge knows is judged by the
+// newest's rules and upstream's removals; another is an error that says
+// what claimbridge can judge by.
 func TestReleaseAfter(t *testing.T) {
 	for release, want := range map[string]string{
 		"1.25": "1.26", "1.33": "1.34", "1.36": "1.37",
-		"1.37": "error: the cluster runs Kubernetes 1.37; the release after it, 1.38, is not one claimbridge knows (1.26 … 1.37): name a target with --to (--to 1.37 judges by the newest it knows)",
-		"2.0":  `error: the cluster's version "2.0" is no Kubernetes 1.x release: name a target with --to`,
+		"1.37": "1.38 (by the rules of 1.37, the newest claimbridge knows, and the versions upstream stops serving in 1.38)",
+		"1.38": `error: "1.39": not a release claimbridge can judge by (1.26 … 1.37, and 1.38 by the rules of 1.37 and upstream's announced removals)`,
+		"2.0":  `error: "2.0": not a release claimbridge can judge by (1.26 … 1.37, and 1.38 by the rules of 1.37 and upstream's announced removals)`,
 	} {
-		got, err := releaseAfter(release)
-		if err != nil {
+		o := &checkOptions{}
+		got := ""
+		if err := o.setTarget(releaseAfter(release)); err != nil {
 			got = "error: " + err.Error()
+		} else {
+			got = o.target() + o.beyondNote()
 		}
 		if got != want {
 			t.Errorf("%s: %s, want %s", release, got, want)
 		}
+	}
+}
+
+// TestCheckBeyondRemoves: judged for the release after the newest, a
+// v1beta1 manifest is rejected (upstream stops serving it in 1.38) and a v1
+// one is not.
+func TestCheckBeyondRemoves(t *testing.T) {
+	o := &checkOptions{validateOptions: validateOptions{cel: validation.NewCELCache()}}
+	if err := o.setTarget("1.38"); err != nil {
+		t.Fatal(err)
+	}
+	r := o.newReport()
+	class := "apiVersion: resource.k8s.io/%s\nkind: DeviceClass\nmetadata: {name: gpu.example.com}\nspec:\n  selectors:\n  - cel: {expression: 'device.driver == \"gpu.example.com\"'}\n"
+	for _, v := range []string{"v1beta1", "v1"} {
+		if err := o.judgeStream(r, "helm:gpu/gpu@1 (chart gpu-0.1.0)", fmt.Sprintf(class, v), "gpu"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out, errOut bytes.Buffer
+	if err := r.Write(&errOut, &out); err != nil {
+		t.Fatal(err)
+	}
+	want := "helm:gpu/gpu@1 (chart gpu-0.1.0): document 1 (line 1): DeviceClass gpu.example.com: apiVersion: Kubernetes 1.38 no longer serves resource.k8s.io/v1beta1 DeviceClass: its apiserver rejects this object\n"
+	if !strings.Contains(out.String(), want) || strings.Count(out.String(), "no longer serves") != 1 {
+		t.Errorf("stdout:\n%s\nwant a line:\n%s", out.String(), want)
 	}
 }

@@ -138,21 +138,9 @@ func (o *validateOptions) run(s streams) error {
 			return nil
 		}
 		for _, doc := range items {
-			if version, kind := gacheck.Version(doc.Object); version != "" {
-				ga.Add(doc, o.checkGA(doc, version, kind))
+			if v, ok := o.judgeCreate(doc); ok {
+				ga.Add(doc, v)
 				continue
-			}
-			if version, kind := gacheck.KindOf(doc.Object); version != "" {
-				ga.Add(doc, o.checkKind(doc, version, kind))
-				continue
-			}
-			// Any other resource.k8s.io object, a ResourceClass say, is
-			// still one the release of --to may not serve.
-			if _, mistaken := api.MistakenClaim(doc.Object); !mistaken && !validation.IsSupported(doc.Object) {
-				if f, ok := o.notServed(doc); ok {
-					ga.Add(doc, checkedAs([]report.Finding{f}))
-					continue
-				}
 			}
 			if !o.supported(skipped, doc, "") {
 				continue
@@ -206,6 +194,26 @@ func (o *validateOptions) run(s streams) error {
 		return withCode(code, errors.New(""))
 	}
 	return nil
+}
+
+// judgeCreate is the verdict on doc's object as a create by its release
+// (or that of --to): a resource.k8s.io claim or template of v1beta1,
+// v1beta2 or v1, a DeviceClass, ResourceSlice or DeviceTaintRule, or
+// another resource.k8s.io kind the release does not serve; false for the
+// objects validation.Validate judges and those it skips.
+func (o *validateOptions) judgeCreate(doc manifest.Document) (report.Verdict, bool) {
+	if version, kind := gacheck.Version(doc.Object); version != "" {
+		return o.checkGA(doc, version, kind), true
+	}
+	if version, kind := gacheck.KindOf(doc.Object); version != "" {
+		return o.checkKind(doc, version, kind), true
+	}
+	if _, mistaken := api.MistakenClaim(doc.Object); !mistaken && !validation.IsSupported(doc.Object) {
+		if f, ok := o.notServed(doc); ok {
+			return checkedAs([]report.Finding{f}), true
+		}
+	}
+	return report.Verdict{}, false
 }
 
 func (o *validateOptions) newReport() *report.Report {

@@ -6,8 +6,7 @@
 // ($HELM) and upgraded once, the same chart installed with the real Helm 3
 // ($HELM3) and its configmap storage driver, a claim applied with the real kubectl ($KUBECTL) and a claim
 // created by a client. The chart and the applied claim are v1beta1, which
-// claimbridge's 1.37 does not serve: check must find them in each source
-// and name it.
+// 1.38 does not serve: check must find them in each source and name it.
 //
 // Run with `make test-envtest`, or:
 //
@@ -218,37 +217,37 @@ func TestCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// Without --to: the release after 1.37 is unknown.
+	// Without --to: 1.38, the release after 1.37, which stops serving v1beta1.
 	code, stdout, stderr := claimbridge(t)
-	want := "Error: the cluster runs Kubernetes 1.37; the release after it, 1.38, is not one claimbridge knows (1.26 … 1.37): " +
-		"name a target with --to (--to 1.37 judges by the newest it knows)\n"
-	if code != cli.ExitBadInput || stdout != "" || stderr != want {
-		t.Errorf("check without --to: exit %d, stdout %q, stderr %q; want exit 2 and %q", code, stdout, stderr, want)
-	}
-
-	code, stdout, stderr = claimbridge(t, "--to", "1.37")
-	t.Logf("check --to 1.37:\n%s%s", stdout, stderr)
-	notServed := regexp.QuoteMeta(": apiVersion: Kubernetes 1.37 serves resource.k8s.io/v1, not v1beta1: its apiserver rejects this object")
+	t.Logf("check:\n%s%s", stdout, stderr)
+	const target = "target: Kubernetes 1.38, the release after the cluster's 1.37 (by the rules of 1.37, the newest claimbridge knows, and the versions upstream stops serving in 1.38)\n"
 	for _, re := range []string{
-		`helm:team-a/gpu4@2 \(chart gpu-0\.1\.0\): document \d+ \(line \d+\): ResourceClaimTemplate team-a/gpu`,
-		`helm:team-b/gpu3@1 \(chart gpu-0\.1\.0\): document \d+ \(line \d+\): ResourceClaimTemplate team-b/gpu`,
-		`last-applied:ResourceClaim team-c/applied: document 1 \(line 1\): ResourceClaim team-c/applied`,
+		`helm:team-a/gpu4@2 \(chart gpu-0\.1\.0\): document \d+ \(line \d+\): ResourceClaimTemplate team-a/gpu: apiVersion: Kubernetes 1\.38 no longer serves resource\.k8s\.io/v1beta1 ResourceClaimTemplate`,
+		`helm:team-b/gpu3@1 \(chart gpu-0\.1\.0\): document \d+ \(line \d+\): ResourceClaimTemplate team-b/gpu: apiVersion: Kubernetes 1\.38 no longer serves resource\.k8s\.io/v1beta1 ResourceClaimTemplate`,
+		`last-applied:ResourceClaim team-c/applied: document 1 \(line 1\): ResourceClaim team-c/applied: apiVersion: Kubernetes 1\.38 no longer serves resource\.k8s\.io/v1beta1 ResourceClaim`,
 	} {
-		if !regexp.MustCompile(`(?m)^` + re + notServed + `$`).MatchString(stdout) {
-			t.Errorf("check --to 1.37: no line %s in standard output:\n%s", re, stdout)
+		if !regexp.MustCompile(`(?m)^` + re + `: its apiserver rejects this object$`).MatchString(stdout) {
+			t.Errorf("check: no line %s in standard output:\n%s", re, stdout)
 		}
 	}
 	// The live objects, read in v1, are valid; the superseded revision
 	// is not read.
-	if code != cli.ExitInvalid || strings.Contains(stdout, "live:") || strings.Contains(stdout, "gpu4@1") {
-		t.Errorf("check --to 1.37: exit %d (want 1), a live object or the superseded revision rejected:\n%s\n%s", code, stdout, stderr)
+	if code != cli.ExitInvalid || !strings.HasPrefix(stderr, target) || strings.Contains(stdout, "live:") || strings.Contains(stdout, "gpu4@1") {
+		t.Errorf("check: exit %d (want 1), no target line, a live object or the superseded revision rejected:\n%s\n%s", code, stdout, stderr)
 	}
 	if !regexp.MustCompile(`(?m)^claimbridge check: \d+ objects read: \d+ valid, \d+ invalid, \d+ skipped, 0 warned$`).MatchString(stderr) {
-		t.Errorf("check --to 1.37: no summary in:\n%s", stderr)
+		t.Errorf("check: no summary in:\n%s", stderr)
+	}
+
+	// 1.37 serves v1beta1 beside v1 (with --runtime-config), deprecated.
+	code, stdout, stderr = claimbridge(t, "--to", "1.37")
+	deprecated := "warning: ResourceClaimTemplate team-a/gpu: resource.k8s.io/v1beta1 ResourceClaimTemplate is deprecated in Kubernetes 1.35 and no longer served from 1.38: use resource.k8s.io/v1"
+	if code != cli.ExitOK || !strings.Contains(stderr, deprecated) {
+		t.Errorf("check --to 1.37: exit %d (want 0), no line %q:\n%s\n%s", code, deprecated, stdout, stderr)
 	}
 
 	// JUnit: a test case per object, named by its source.
-	code, _, stderr = claimbridge(t, "--to", "1.37", "--report", "junit", "-q")
+	code, _, stderr = claimbridge(t, "--report", "junit", "-q")
 	for _, source := range []string{"helm:team-a/gpu4@2 (chart gpu-0.1.0)", "helm:team-b/gpu3@1 (chart gpu-0.1.0)",
 		"last-applied:ResourceClaim team-c/applied", "live:ResourceClaim team-c/applied", "live:ResourceClaim team-c/live",
 		"live:ResourceClaimTemplate team-a/gpu", "live:ResourceClaimTemplate team-b/gpu"} {
