@@ -107,6 +107,14 @@ func adminAccessWarnings(obj map[string]interface{}, release int, version, kind 
 }
 
 // versionOf is the version of obj's apiVersion.
+// Dropped names the fields of obj, a claim or template of v1beta1, v1beta2
+// or v1, that release drops on a create with its default feature gates:
+// the warnings of Check about them.
+func Dropped(obj map[string]interface{}, release int, kind string) []string {
+	_, _, dropped := rules{minor: release}.strip(obj, versionOf(obj), kind)
+	return dropped
+}
+
 func versionOf(obj map[string]interface{}) string {
 	apiVersion, _ := obj["apiVersion"].(string)
 	_, version, _ := strings.Cut(apiVersion, "/")

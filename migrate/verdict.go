@@ -275,6 +275,15 @@ func targetWarnings(in, out map[string]interface{}, group, from, kind string, ta
 		if group != api.UpstreamGroup && isGA(target.Version) {
 			continue
 		}
+		if group == api.UpstreamGroup && isGA(target.Version) {
+			// What the release drops with its default feature gates, as
+			// validate --to says it.
+			for _, d := range gacheck.Dropped(outItems[i], target.Minor, itemKind) {
+				w.Path, w.Message, _ = strings.Cut(d, ": ")
+				w.Path = prefix(i) + w.Path
+				ws = append(ws, w)
+			}
+		}
 		errs, err := targetErrors(outItems[i], target, itemKind)
 		if err != nil {
 			continue // conversion said what cannot be read
