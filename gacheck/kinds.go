@@ -254,9 +254,10 @@ var basicInPath = regexp.MustCompile(`^spec\.devices\[\d+\]$`)
 // name, driver, pool, where its devices are, the number of devices
 // (ResourceSliceMaxDevices, or ResourceSliceMaxDevicesWithAdvancedFeatures
 // with taints or counters), their names, attributes and
-// capacities together, taints and counter sets, and from 1.35 that a slice
-// holds devices or shared counters, not both. The attribute values,
-// counters and per-device node selection are not checked.
+// capacities together and their names, taints, the counters a device
+// consumes and counter sets (names and counters), and from 1.35 that a
+// slice holds devices or shared counters, not both. The attribute values
+// and per-device node selection are not checked.
 func (r rules) validateResourceSlice(obj map[string]interface{}) (field.ErrorList, error) {
 	var slice resourcev1.ResourceSlice
 	if err := remarshal(obj, &slice); err != nil {
@@ -282,13 +283,25 @@ func (r rules) validateResourceSlice(obj map[string]interface{}) (field.ErrorLis
 		if n := len(device.Attributes) + len(device.Capacity); n > resourcev1.ResourceSliceMaxAttributesAndCapacitiesPerDevice {
 			allErrs = append(allErrs, field.Invalid(fldPath, n, fmt.Sprintf("the total number of attributes and capacities must not exceed %d", resourcev1.ResourceSliceMaxAttributesAndCapacitiesPerDevice)))
 		}
-		return append(allErrs, validateSlice(r, device.Taints, resourcev1.DeviceTaintsMaxLength, func(taint resourcev1.DeviceTaint, fldPath *field.Path) field.ErrorList {
+		// Upstream's validateMap names a bad key at the map.
+		for _, name := range slices.Sorted(maps.Keys(device.Attributes)) {
+			allErrs = append(allErrs, r.validateQualifiedName(string(name), fldPath.Child("attributes"))...)
+		}
+		for _, name := range slices.Sorted(maps.Keys(device.Capacity)) {
+			allErrs = append(allErrs, r.validateQualifiedName(string(name), fldPath.Child("capacity"))...)
+		}
+		allErrs = append(allErrs, validateSlice(r, device.Taints, resourcev1.DeviceTaintsMaxLength, func(taint resourcev1.DeviceTaint, fldPath *field.Path) field.ErrorList {
 			return r.validateTaint(taint, fldPath)
 		}, fldPath.Child("taints"))...)
+		return append(allErrs, validateSet(r, device.ConsumesCounters, resourcev1.ResourceSliceMaxDeviceCounterConsumptionsPerDevice, func(c resourcev1.DeviceCounterConsumption, fldPath *field.Path) field.ErrorList {
+			return append(validateCounterName(c.CounterSet, fldPath.Child("counterSet")),
+				validateCounters(c.Counters, resourcev1.ResourceSliceMaxCountersPerDeviceCounterConsumption, fldPath.Child("counters"))...)
+		}, func(c resourcev1.DeviceCounterConsumption) string { return c.CounterSet }, "counterSet", fldPath.Child("consumesCounters"))...)
 	}, func(device resourcev1.Device) string { return device.Name }, "name", fldPath.Child("devices"))...)
 	if r.minor >= 35 {
 		errs = append(errs, validateSet(r, spec.SharedCounters, resourcev1.ResourceSliceMaxCounterSets, func(set resourcev1.CounterSet, fldPath *field.Path) field.ErrorList {
-			return common.ValidateDNS1123Label(set.Name, fldPath.Child("name"))
+			return append(validateCounterName(set.Name, fldPath.Child("name")),
+				validateCounters(set.Counters, resourcev1.ResourceSliceMaxCountersPerCounterSet, fldPath.Child("counters"))...)
 		}, func(set resourcev1.CounterSet) string { return set.Name }, "name", fldPath.Child("sharedCounters"))...)
 	}
 	for _, e := range errs {
@@ -297,6 +310,33 @@ func (r rules) validateResourceSlice(obj map[string]interface{}) (field.ErrorLis
 		}
 	}
 	return common.Normalize(errs), nil
+}
+
+// validateCounterName: a counter set's or counter's name, required and a
+// DNS label.
+func validateCounterName(name string, fldPath *field.Path) field.ErrorList {
+	if name == "" {
+		return field.ErrorList{field.Required(fldPath, "")}
+	}
+	return common.ValidateDNS1123Label(name, fldPath)
+}
+
+// validateCounters is upstream's check of the counters of a counter set or
+// of a device's consumption: at least one, at most max (only that error
+// when there are more), each named by a DNS label (an error at the map, as
+// upstream's validateMap). Any quantity is a valid counter.
+func validateCounters(counters map[string]resourcev1.Counter, max int, fldPath *field.Path) field.ErrorList {
+	switch {
+	case len(counters) == 0:
+		return field.ErrorList{field.Required(fldPath, "")}
+	case len(counters) > max:
+		return field.ErrorList{field.TooMany(fldPath, len(counters), max)}
+	}
+	var allErrs field.ErrorList
+	for _, name := range slices.Sorted(maps.Keys(counters)) {
+		allErrs = append(allErrs, common.ValidateDNS1123Label(name, fldPath)...)
+	}
+	return allErrs
 }
 
 // validatePool is upstream's validateResourcePool.

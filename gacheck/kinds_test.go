@@ -218,6 +218,59 @@ func TestCheckKind(t *testing.T) {
 				`spec.pool.generation: Invalid value: -1: must be greater than or equal to zero`,
 				`spec.devices[1]: Duplicate value: "gpu-0"`,
 			}},
+		// Names of attributes and capacities (C identifiers, optionally
+		// behind a domain), reported at the map as upstream's validateMap.
+		"slice-v1-attribute-names-1.37": {manifest: testSlice, version: "v1", release: 37,
+			edit: func(t *testing.T) func(map[string]interface{}) {
+				return func(obj map[string]interface{}) {
+					set(obj, "spec.devices[0].attributes", yamlValue(t, "{product-name: {string: h100}, /uuid: {string: x}, gpu.example.com/: {int: 0}, Gpu.Example.com/brand: {string: x}}"))
+					set(obj, "spec.devices[0].capacity", yamlValue(t, "{memory-bytes: {value: 80Gi}}"))
+				}
+			},
+			errs: []string{
+				`spec.devices[0].attributes: Invalid value: "": the domain must not be empty`,
+				`spec.devices[0].attributes: Invalid value: "": the name must not be empty`,
+				`spec.devices[0].attributes: Invalid value: "product-name": a valid C identifier must start with alphabetic character or '_', followed by a string of alphanumeric characters or '_' (e.g. 'my_name',  or 'MY_NAME',  or 'MyName', regex used for validation is '[A-Za-z_][A-Za-z0-9_]*')`,
+				`spec.devices[0].capacity: Invalid value: "memory-bytes": a valid C identifier must start with alphabetic character or '_', followed by a string of alphanumeric characters or '_' (e.g. 'my_name',  or 'MY_NAME',  or 'MyName', regex used for validation is '[A-Za-z_][A-Za-z0-9_]*')`,
+			}},
+		// Counter sets: required, DNS-label counter names, at most 32
+		// counters (only that error when there are more).
+		"slice-v1-counter-sets-1.37": {manifest: testSlice, version: "v1", release: 37,
+			edit: func(t *testing.T) func(map[string]interface{}) {
+				return func(obj map[string]interface{}) {
+					counters := map[string]interface{}{}
+					for i := range 33 {
+						counters[fmt.Sprintf("c%d", i)] = map[string]interface{}{"value": "1"}
+					}
+					set(obj, "spec.sharedCounters", yamlValue(t, "[{name: gpu-0, counters: {memory_GiB: {value: '80'}}}, {name: '', counters: {}}, {name: gpu-2}]"))
+					set(obj, "spec.sharedCounters[2].counters", counters)
+					delete(obj["spec"].(map[string]interface{}), "devices")
+				}
+			},
+			errs: []string{
+				`spec.sharedCounters[0].counters: Invalid value: "memory_GiB": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`,
+				"spec.sharedCounters[1].name: Required value",
+				"spec.sharedCounters[1].counters: Required value",
+				"spec.sharedCounters[2].counters: Too many: 33: must have at most 32 items",
+			}},
+		// The counters a device consumes: at most 2 sets, each once, with
+		// the rules of a counter set.
+		"slice-v1-consumes-counters-1.37": {manifest: testSlice, version: "v1", release: 37,
+			edit: func(t *testing.T) func(map[string]interface{}) {
+				return func(obj map[string]interface{}) {
+					set(obj, "spec.devices", yamlValue(t, `[
+{name: gpu-0, consumesCounters: [{counterSet: a, counters: {sm: {value: '1'}}}, {counterSet: b, counters: {sm: {value: '1'}}}, {counterSet: c, counters: {sm: {value: '1'}}}]},
+{name: gpu-1, consumesCounters: [{counterSet: GPU_0, counters: {sm_count: {value: '14'}}}, {counterSet: a, counters: {}}]},
+{name: gpu-2, consumesCounters: [{counterSet: a, counters: {sm: {value: '1'}}}, {counterSet: a, counters: {sm: {value: '1'}}}]}]`))
+				}
+			},
+			errs: []string{
+				"spec.devices[0].consumesCounters: Too many: 3: must have at most 2 items",
+				`spec.devices[1].consumesCounters[0].counterSet: Invalid value: "GPU_0": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`,
+				`spec.devices[1].consumesCounters[0].counters: Invalid value: "sm_count": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`,
+				"spec.devices[1].consumesCounters[1].counters: Required value",
+				`spec.devices[2].consumesCounters[1]: Duplicate value: "a"`,
+			}},
 		"slice-v1beta1-basic-1.32": {manifest: strings.Replace(testSlice, "  - name: gpu-0\n", "  - name: gpu-0\n    basic:\n", 1), version: "v1beta1", release: 32,
 			edit: func(t *testing.T) func(map[string]interface{}) {
 				return func(obj map[string]interface{}) {

@@ -165,8 +165,14 @@ var kindsGenerated = map[string]func(t *testing.T) map[string]interface{}{
 	},
 	"valid-slice-32-attributes-and-capacities":   func(t *testing.T) map[string]interface{} { return gpuSlice(t, 2, attributes(24, 8)) },
 	"invalid-slice-33-attributes-and-capacities": func(t *testing.T) map[string]interface{} { return gpuSlice(t, 2, attributes(24, 9)) },
-	"valid-slice-32-counters-per-set":            func(t *testing.T) map[string]interface{} { return counterSlice(t, 32) },
-	"invalid-slice-33-counters-per-set":          func(t *testing.T) map[string]interface{} { return counterSlice(t, 33) },
+	"valid-slice-32-consumed-counters": func(t *testing.T) map[string]interface{} {
+		return gpuSlice(t, 1, func(_ int, d map[string]interface{}) { d["consumesCounters"] = consumption(32) })
+	},
+	"invalid-slice-33-consumed-counters": func(t *testing.T) map[string]interface{} {
+		return gpuSlice(t, 1, func(_ int, d map[string]interface{}) { d["consumesCounters"] = consumption(33) })
+	},
+	"valid-slice-32-counters-per-set":   func(t *testing.T) map[string]interface{} { return counterSlice(t, 32) },
+	"invalid-slice-33-counters-per-set": func(t *testing.T) map[string]interface{} { return counterSlice(t, 33) },
 }
 
 // gpuSlice is valid-slice-gpu-node with n devices like its first, each
@@ -227,4 +233,13 @@ func counterSlice(t *testing.T, n int) map[string]interface{} {
 	set := obj["spec"].(map[string]interface{})["sharedCounters"].([]interface{})[0].(map[string]interface{})
 	set["counters"] = counters
 	return obj
+}
+
+// consumption consumes n counters of one set.
+func consumption(n int) []interface{} {
+	counters := map[string]interface{}{}
+	for i := range n {
+		counters[fmt.Sprintf("memory-slice-%d", i)] = map[string]interface{}{"value": "1"}
+	}
+	return []interface{}{map[string]interface{}{"counterSet": "gpu-0-counter-set", "counters": counters}}
 }
