@@ -215,6 +215,10 @@ var sliceFields = []releaseField{
 	{"bindingFailureConditions", inDevice, 34, "DRADeviceBindingConditions", 34, 36},
 	{"bindsToNode", inDevice, 34, "DRADeviceBindingConditions", 34, 36},
 	{"nodeAllocatableResources", inDevice, 36, "DRANodeAllocatableResources", 36, 0},
+	{"bools", inAttribute, 36, "DRAListTypeAttributes", 36, 0},
+	{"ints", inAttribute, 36, "DRAListTypeAttributes", 36, 0},
+	{"strings", inAttribute, 36, "DRAListTypeAttributes", 36, 0},
+	{"versions", inAttribute, 36, "DRAListTypeAttributes", 36, 0},
 }
 
 // stripSlice returns obj, a ResourceSlice, in the JSON shape of v1 (a
@@ -231,15 +235,20 @@ func (r rules) stripSlice(obj map[string]interface{}) (out map[string]interface{
 	basic := slices.Contains([]string{api.V1alpha3, api.V1beta1}, r.version)
 	for i, d := range asArray(spec["devices"]) {
 		device, path := asObject(d), field.NewPath("spec", "devices").Index(i)
-		if !basic {
-			visit(device, path, inDevice)
-			continue
+		fields := device
+		if basic {
+			fields, path = asObject(device["basic"]), path.Child("basic")
 		}
-		fields := asObject(device["basic"])
-		visit(fields, path.Child("basic"), inDevice)
-		delete(device, "basic")
-		for k, v := range fields {
-			device[k] = v
+		visit(fields, path, inDevice)
+		attributes := asObject(fields["attributes"])
+		for _, name := range slices.Sorted(maps.Keys(attributes)) {
+			visit(asObject(attributes[name]), path.Child("attributes").Key(name), inAttribute)
+		}
+		if basic {
+			delete(device, "basic")
+			for k, v := range fields {
+				device[k] = v
+			}
 		}
 	}
 	return out, unknown, dropped
@@ -256,8 +265,8 @@ var basicInPath = regexp.MustCompile(`^spec\.devices\[\d+\]$`)
 // with taints or counters), their names, attributes and
 // capacities together and their names, taints, the counters a device
 // consumes and counter sets (names and counters), and from 1.35 that a
-// slice holds devices or shared counters, not both. The attribute values
-// and per-device node selection are not checked.
+// slice holds devices or shared counters, not both; the attribute values,
+// node selectors and per-device node selection.
 func (r rules) validateResourceSlice(obj map[string]interface{}) (field.ErrorList, error) {
 	var slice resourcev1.ResourceSlice
 	if err := remarshal(obj, &slice); err != nil {
@@ -290,6 +299,10 @@ func (r rules) validateResourceSlice(obj map[string]interface{}) (field.ErrorLis
 		for _, name := range slices.Sorted(maps.Keys(device.Capacity)) {
 			allErrs = append(allErrs, r.validateQualifiedName(string(name), fldPath.Child("capacity"))...)
 		}
+		for _, name := range slices.Sorted(maps.Keys(device.Attributes)) {
+			allErrs = append(allErrs, r.validateAttribute(device.Attributes[name], fldPath.Child("attributes").Key(string(name)))...)
+		}
+		allErrs = append(allErrs, validateDeviceNodeSelection(device, spec.PerDeviceNodeSelection, fldPath)...)
 		allErrs = append(allErrs, validateSlice(r, device.Taints, resourcev1.DeviceTaintsMaxLength, func(taint resourcev1.DeviceTaint, fldPath *field.Path) field.ErrorList {
 			return r.validateTaint(taint, fldPath)
 		}, fldPath.Child("taints"))...)
@@ -310,6 +323,122 @@ func (r rules) validateResourceSlice(obj map[string]interface{}) (field.ErrorLis
 		}
 	}
 	return common.Normalize(errs), nil
+}
+
+// validateAttribute is upstream's validateDeviceAttribute: exactly one
+// value (the lists where the release keeps them, stripSlice), strings and
+// versions of at most 64 bytes, versions semantic.
+func (r rules) validateAttribute(attribute resourcev1.DeviceAttribute, fldPath *field.Path) field.ErrorList {
+	var allErrs field.ErrorList
+	var set []string
+	if attribute.IntValue != nil {
+		set = append(set, "int")
+	}
+	if attribute.BoolValue != nil {
+		set = append(set, "bool")
+	}
+	if attribute.StringValue != nil {
+		set = append(set, "string")
+		allErrs = append(allErrs, validateAttributeString(*attribute.StringValue, fldPath.Child("string"))...)
+	}
+	if attribute.VersionValue != nil {
+		set = append(set, "version")
+		allErrs = append(allErrs, validateAttributeVersion(*attribute.VersionValue, fldPath.Child("version"))...)
+	}
+	lists := []struct {
+		name     string
+		n        int
+		isSet    bool
+		validate func(string, *field.Path) field.ErrorList
+		values   []string
+	}{
+		{"ints", len(attribute.IntValues), attribute.IntValues != nil, nil, nil},
+		{"bools", len(attribute.BoolValues), attribute.BoolValues != nil, nil, nil},
+		{"strings", len(attribute.StringValues), attribute.StringValues != nil, validateAttributeString, attribute.StringValues},
+		{"versions", len(attribute.VersionValues), attribute.VersionValues != nil, validateAttributeVersion, attribute.VersionValues},
+	}
+	for _, l := range lists {
+		if !l.isSet {
+			continue
+		}
+		set = append(set, l.name)
+		if l.n == 0 {
+			allErrs = append(allErrs, field.Invalid(fldPath.Child(l.name), "[]", "must not be empty if specified"))
+		}
+		for i, v := range l.values {
+			allErrs = append(allErrs, l.validate(v, fldPath.Child(l.name).Index(i))...)
+		}
+	}
+	switch {
+	case len(set) == 0:
+		allErrs = append(allErrs, field.Invalid(fldPath, "", "exactly one value must be specified"))
+	case len(set) > 1:
+		allErrs = append(allErrs, field.Invalid(fldPath, fmt.Sprintf("{%s}", strings.Join(set, ", ")), "exactly one value must be specified"))
+	}
+	return allErrs
+}
+
+func validateAttributeString(value string, fldPath *field.Path) field.ErrorList {
+	if len(value) > resourcev1.DeviceAttributeMaxValueLength {
+		return field.ErrorList{field.TooLong(fldPath, "", resourcev1.DeviceAttributeMaxValueLength)}
+	}
+	return nil
+}
+
+// semver is upstream's semverRe: semantic versioning 2.0.0.
+var semver = regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)` +
+	`(-(0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(\.(0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*)?` +
+	`(\+[0-9a-zA-Z-]+(\.[0-9a-zA-Z-]+)*)?$`)
+
+func validateAttributeVersion(value string, fldPath *field.Path) field.ErrorList {
+	var allErrs field.ErrorList
+	if !semver.MatchString(value) {
+		allErrs = append(allErrs, field.Invalid(fldPath, value, "must be a string compatible with semver.org spec 2.0.0"))
+	}
+	return append(allErrs, validateAttributeString(value, fldPath)...)
+}
+
+// validateDeviceNodeSelection is upstream's check of where a device is:
+// with perDeviceNodeSelection exactly one of its nodeName, nodeSelector and
+// allNodes, without it none (1.33–1.35 drop all four fields, stripSlice).
+func validateDeviceNodeSelection(device resourcev1.Device, perDevice *bool, fldPath *field.Path) field.ErrorList {
+	if perDevice == nil || !*perDevice {
+		if device.NodeName != nil || device.NodeSelector != nil || device.AllNodes != nil {
+			return field.ErrorList{field.Invalid(fldPath, nil, "`nodeName`, `nodeSelector` and `allNodes` can only be set if `perDeviceNodeSelection` is set to true in the ResourceSlice spec")}
+		}
+		return nil
+	}
+	var allErrs field.ErrorList
+	var set []string
+	if device.NodeName != nil {
+		if *device.NodeName != "" {
+			set = append(set, "`nodeName`")
+			for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(*device.NodeName, false) {
+				allErrs = append(allErrs, field.Invalid(fldPath.Child("nodeName"), *device.NodeName, msg))
+			}
+		} else {
+			allErrs = append(allErrs, field.Invalid(fldPath.Child("nodeName"), "", "must not be empty"))
+		}
+	}
+	if device.NodeSelector != nil {
+		set = append(set, "`nodeSelector`")
+		allErrs = append(allErrs, common.ValidateNodeSelector(device.NodeSelector, fldPath.Child("nodeSelector"))...)
+	}
+	if device.AllNodes != nil {
+		if *device.AllNodes {
+			set = append(set, "`allNodes`")
+		} else {
+			allErrs = append(allErrs, field.Invalid(fldPath.Child("allNodes"), false, "must be either unset or set to true"))
+		}
+	}
+	const one = "exactly one of `nodeName`, `nodeSelector`, or `allNodes` is required when `perDeviceNodeSelection` is set to true in the ResourceSlice spec"
+	switch {
+	case len(set) == 0:
+		allErrs = append(allErrs, field.Required(fldPath, one))
+	case len(set) > 1:
+		allErrs = append(allErrs, field.Invalid(fldPath, fmt.Sprintf("{%s}", strings.Join(set, ", ")), one))
+	}
+	return allErrs
 }
 
 // validateCounterName: a counter set's or counter's name, required and a
@@ -385,6 +514,7 @@ func (r rules) validateNodeSelection(spec resourcev1.ResourceSliceSpec, fldPath 
 	}
 	if spec.NodeSelector != nil {
 		set = append(set, "`nodeSelector`")
+		allErrs = append(allErrs, common.ValidateNodeSelector(spec.NodeSelector, fldPath.Child("nodeSelector"))...)
 		if len(spec.NodeSelector.NodeSelectorTerms) != 1 {
 			allErrs = append(allErrs, field.Invalid(fldPath.Child("nodeSelector", "nodeSelectorTerms"), spec.NodeSelector.NodeSelectorTerms, "must have exactly one node selector term"))
 		}

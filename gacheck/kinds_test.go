@@ -271,6 +271,72 @@ func TestCheckKind(t *testing.T) {
 				"spec.devices[1].consumesCounters[1].counters: Required value",
 				`spec.devices[2].consumesCounters[1]: Duplicate value: "a"`,
 			}},
+		// Attribute values: exactly one, strings of at most 64 bytes,
+		// semantic versions.
+		"slice-v1-attribute-values-1.37": {manifest: testSlice, version: "v1", release: 37,
+			edit: func(t *testing.T) func(map[string]interface{}) {
+				return func(obj map[string]interface{}) {
+					set(obj, "spec.devices[0].attributes", yamlValue(t, "{driverVersion: {version: 570.124.06}, productName: {string: "+strings.Repeat("x", 65)+"}, index: {int: 0, string: '0'}, brand: {}}"))
+				}
+			},
+			errs: []string{
+				`spec.devices[0].attributes[brand]: Invalid value: "": exactly one value must be specified`,
+				`spec.devices[0].attributes[driverVersion].version: Invalid value: "570.124.06": must be a string compatible with semver.org spec 2.0.0`,
+				`spec.devices[0].attributes[index]: Invalid value: "{int, string}": exactly one value must be specified`,
+				"spec.devices[0].attributes[productName].string: Too long: may not be more than 64 bytes",
+			}},
+		// A list attribute: 1.36 and 1.37 drop the list (DRAListTypeAttributes
+		// is off), which leaves the attribute without a value; 1.35 has none.
+		"slice-v1-list-attribute-1.37": {manifest: testSlice, version: "v1", release: 37,
+			edit: func(t *testing.T) func(map[string]interface{}) {
+				return func(obj map[string]interface{}) {
+					set(obj, "spec.devices[0].attributes.peers", yamlValue(t, "{ints: [1, 2]}"))
+				}
+			},
+			errs:     []string{`spec.devices[0].attributes[peers]: Invalid value: "": exactly one value must be specified`},
+			warnings: []string{"spec.devices[0].attributes[peers].ints: Kubernetes 1.37 drops it on a create: its DRAListTypeAttributes feature gate is off by default"}},
+		"slice-v1-list-attribute-1.35": {manifest: testSlice, version: "v1", release: 35,
+			edit: func(t *testing.T) func(map[string]interface{}) {
+				return func(obj map[string]interface{}) {
+					set(obj, "spec.devices[0].attributes.peers", yamlValue(t, "{ints: [1, 2]}"))
+				}
+			},
+			errs: []string{
+				"spec.devices[0].attributes[peers].ints: Forbidden: unknown field: Kubernetes 1.35 does not have it (1.36+)",
+				`spec.devices[0].attributes[peers]: Invalid value: "": exactly one value must be specified`,
+			}},
+		// Where devices are: per device only with perDeviceNodeSelection,
+		// then exactly once; a node selector's requirements.
+		"slice-v1-device-nodes-1.37": {manifest: testSlice, version: "v1", release: 37,
+			edit: func(t *testing.T) func(map[string]interface{}) {
+				return func(obj map[string]interface{}) {
+					set(obj, "spec.devices", yamlValue(t, "[{name: tpu-0, nodeName: node-0}]"))
+				}
+			},
+			errs: []string{"spec.devices[0]: Invalid value: null: `nodeName`, `nodeSelector` and `allNodes` can only be set if `perDeviceNodeSelection` is set to true in the ResourceSlice spec"}},
+		"slice-v1-per-device-nodes-1.37": {manifest: testSlice, version: "v1", release: 37,
+			edit: func(t *testing.T) func(map[string]interface{}) {
+				return func(obj map[string]interface{}) {
+					delete(obj["spec"].(map[string]interface{}), "nodeName")
+					set(obj, "spec.perDeviceNodeSelection", true)
+					set(obj, "spec.devices", yamlValue(t, "[{name: tpu-0}, {name: tpu-1, nodeName: node-1, allNodes: true}, {name: tpu-2, allNodes: false}, {name: tpu-3, nodeSelector: {nodeSelectorTerms: [{matchExpressions: [{key: rack, operator: In}]}]}}]"))
+				}
+			},
+			errs: []string{
+				"spec.devices[0]: Required value: exactly one of `nodeName`, `nodeSelector`, or `allNodes` is required when `perDeviceNodeSelection` is set to true in the ResourceSlice spec",
+				"spec.devices[1]: Invalid value: \"{`nodeName`, `allNodes`}\": exactly one of `nodeName`, `nodeSelector`, or `allNodes` is required when `perDeviceNodeSelection` is set to true in the ResourceSlice spec",
+				"spec.devices[2].allNodes: Invalid value: false: must be either unset or set to true",
+				"spec.devices[2]: Required value: exactly one of `nodeName`, `nodeSelector`, or `allNodes` is required when `perDeviceNodeSelection` is set to true in the ResourceSlice spec",
+				"spec.devices[3].nodeSelector.nodeSelectorTerms[0].matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'",
+			}},
+		"slice-v1-node-selector-1.37": {manifest: testSlice, version: "v1", release: 37,
+			edit: func(t *testing.T) func(map[string]interface{}) {
+				return func(obj map[string]interface{}) {
+					delete(obj["spec"].(map[string]interface{}), "nodeName")
+					set(obj, "spec.nodeSelector", yamlValue(t, "{nodeSelectorTerms: [{matchExpressions: [{key: rack, operator: In}]}]}"))
+				}
+			},
+			errs: []string{"spec.nodeSelector.nodeSelectorTerms[0].matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'"}},
 		"slice-v1beta1-basic-1.32": {manifest: strings.Replace(testSlice, "  - name: gpu-0\n", "  - name: gpu-0\n    basic:\n", 1), version: "v1beta1", release: 32,
 			edit: func(t *testing.T) func(map[string]interface{}) {
 				return func(obj map[string]interface{}) {

@@ -43,6 +43,7 @@ const (
 	inClass              // a DeviceClass's spec
 	inSliceSpec          // a ResourceSlice's spec
 	inDevice             // a ResourceSlice's device, or its basic in v1alpha3 and v1beta1
+	inAttribute          // the value of a device's attribute
 )
 
 // A releaseField is a field that not every release creates: a release
