@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"regexp"
 	"slices"
 	"strings"
 
 	resourcev1 "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -266,7 +268,8 @@ var basicInPath = regexp.MustCompile(`^spec\.devices\[\d+\]$`)
 // capacities together and their names, taints, the counters a device
 // consumes and counter sets (names and counters), and from 1.35 that a
 // slice holds devices or shared counters, not both; the attribute values,
-// node selectors and per-device node selection.
+// node selectors, per-device node selection, binding conditions and the
+// request policies of capacities.
 func (r rules) validateResourceSlice(obj map[string]interface{}) (field.ErrorList, error) {
 	var slice resourcev1.ResourceSlice
 	if err := remarshal(obj, &slice); err != nil {
@@ -302,7 +305,13 @@ func (r rules) validateResourceSlice(obj map[string]interface{}) (field.ErrorLis
 		for _, name := range slices.Sorted(maps.Keys(device.Attributes)) {
 			allErrs = append(allErrs, r.validateAttribute(device.Attributes[name], fldPath.Child("attributes").Key(string(name)))...)
 		}
+		if r.minor >= 36 {
+			for _, name := range slices.Sorted(maps.Keys(device.Capacity)) {
+				allErrs = append(allErrs, validateCapacityPolicy(device, device.Capacity[name], fldPath.Child("capacity").Key(string(name)))...)
+			}
+		}
 		allErrs = append(allErrs, validateDeviceNodeSelection(device, spec.PerDeviceNodeSelection, fldPath)...)
+		allErrs = append(allErrs, validateBindingConditions(device.BindingConditions, device.BindingFailureConditions, fldPath)...)
 		allErrs = append(allErrs, validateSlice(r, device.Taints, resourcev1.DeviceTaintsMaxLength, func(taint resourcev1.DeviceTaint, fldPath *field.Path) field.ErrorList {
 			return r.validateTaint(taint, fldPath)
 		}, fldPath.Child("taints"))...)
@@ -437,6 +446,166 @@ func validateDeviceNodeSelection(device resourcev1.Device, perDevice *bool, fldP
 		allErrs = append(allErrs, field.Required(fldPath, one))
 	case len(set) > 1:
 		allErrs = append(allErrs, field.Invalid(fldPath, fmt.Sprintf("{%s}", strings.Join(set, ", ")), one))
+	}
+	return allErrs
+}
+
+// validateCapacityPolicy is upstream's check of a capacity's request
+// policy (1.36+: DRAConsumableCapacity drops it before): only on a device
+// that allows multiple allocations, one of validValues and validRange, each
+// with a default it admits, within the capacity. Ranges are checked in
+// whole units (DRAFractionalCapacityRange off).
+func validateCapacityPolicy(device resourcev1.Device, capacity resourcev1.DeviceCapacity, fldPath *field.Path) field.ErrorList {
+	policy := capacity.RequestPolicy
+	if policy == nil {
+		return nil
+	}
+	fldPath = fldPath.Child("requestPolicy")
+	if device.AllowMultipleAllocations == nil || !*device.AllowMultipleAllocations {
+		return field.ErrorList{field.Forbidden(fldPath, "allowMultipleAllocations must be true")}
+	}
+	limit := capacity.Value
+	switch {
+	case len(policy.ValidValues) > 0 && policy.ValidRange != nil:
+		return field.ErrorList{field.Forbidden(fldPath, `exactly one policy can be specified, cannot specify "validValues" and "validRange" at the same time`)}
+	case len(policy.ValidValues) > 0 && policy.Default == nil:
+		return field.ErrorList{field.Required(fldPath.Child("default"), "required when validValues is defined")}
+	case policy.ValidRange != nil && policy.Default == nil:
+		return field.ErrorList{field.Required(fldPath.Child("default"), "required when validRange is defined")}
+	case len(policy.ValidValues) > 0:
+		var allErrs field.ErrorList
+		values, def := policy.ValidValues, *policy.Default
+		path := fldPath.Child("validValues")
+		for i := range len(values) - 1 {
+			if values[i].Cmp(values[i+1]) > 0 {
+				allErrs = append(allErrs, field.Invalid(path.Index(i+1), values[i+1].String(), "values must be sorted in ascending order"))
+			}
+		}
+		if len(values) > capacityRequestPolicyDiscreteMaxOptions {
+			allErrs = append(allErrs, field.TooMany(path, len(values), capacityRequestPolicyDiscreteMaxOptions))
+		} else {
+			seen, found := sets.New[int64](), false
+			for i, v := range values {
+				if v.Cmp(limit) > 0 {
+					allErrs = append(allErrs, field.Invalid(path.Index(i), v.String(), fmt.Sprintf("option is larger than capacity value: %s", limit.String())))
+				}
+				found = found || v.Cmp(def) == 0
+				if seen.Has(v.Value()) {
+					allErrs = append(allErrs, field.Duplicate(path.Index(i), v.Value()))
+				}
+				seen.Insert(v.Value())
+			}
+			if !found {
+				allErrs = append(allErrs, field.Invalid(path, def.String(), "default value is not valid according to the requestPolicy"))
+			}
+		}
+		return allErrs
+	case policy.ValidRange != nil:
+		return validateCapacityRange(*policy.Default, limit, *policy.ValidRange, fldPath.Child("validRange"))
+	}
+	return nil
+}
+
+// capacityRequestPolicyDiscreteMaxOptions is upstream's
+// CapacityRequestPolicyDiscreteMaxOptions (pkg/apis/resource, not in
+// k8s.io/api).
+const capacityRequestPolicyDiscreteMaxOptions = 10
+
+// validateCapacityRange is upstream's validateRequestPolicyRange in whole
+// units.
+func validateCapacityRange(def, limit resource.Quantity, valueRange resourcev1.CapacityRequestPolicyRange, fldPath *field.Path) field.ErrorList {
+	if valueRange.Min == nil {
+		return field.ErrorList{field.Required(fldPath.Child("min"), "required when validRange is defined")}
+	}
+	var allErrs field.ErrorList
+	min := *valueRange.Min
+	if min.Cmp(limit) > 0 {
+		allErrs = append(allErrs, field.Invalid(fldPath.Child("min"), min.String(), fmt.Sprintf("min is larger than capacity value: %s", limit.String())))
+	}
+	if def.Cmp(min) < 0 {
+		allErrs = append(allErrs, field.Invalid(fldPath.Child("default"), def.String(), fmt.Sprintf("default is less than min: %s", min.String())))
+	}
+	if max := valueRange.Max; max != nil {
+		if min.Cmp(*max) > 0 {
+			allErrs = append(allErrs, field.Invalid(fldPath.Child("max"), min.String(), fmt.Sprintf("min is larger than max: %s", max.String())))
+		}
+		if max.Cmp(limit) > 0 {
+			allErrs = append(allErrs, field.Invalid(fldPath.Child("max"), max.String(), fmt.Sprintf("max is larger than capacity value: %s", limit.String())))
+		}
+		if def.Cmp(*max) > 0 {
+			allErrs = append(allErrs, field.Invalid(fldPath.Child("default"), def.String(), fmt.Sprintf("default is more than max: %s", max.String())))
+		}
+	}
+	step := valueRange.Step
+	if step == nil {
+		return allErrs
+	}
+	if step.Sign() <= 0 {
+		return append(allErrs, field.Invalid(fldPath.Child("step"), step.String(), "must be greater than zero"))
+	}
+	added := min.DeepCopy()
+	added.Add(*step)
+	if added.Cmp(limit) > 0 {
+		allErrs = append(allErrs, field.Invalid(fldPath.Child("step"), step.String(), fmt.Sprintf("one step %s is larger than capacity value: %s", added.String(), limit.String())))
+	}
+	unsafe := false
+	for _, q := range []struct {
+		q    *resource.Quantity
+		name string
+	}{{&def, "default"}, {&min, "min"}, {valueRange.Max, "max"}, {step, "step"}} {
+		switch {
+		case q.q == nil:
+		case q.q.Sign() < 0:
+			allErrs, unsafe = append(allErrs, field.Invalid(fldPath.Child(q.name), q.q.String(), apimachineryvalidation.IsNegativeErrorMsg)), true
+		case q.q.CmpInt64(math.MaxInt64) > 0:
+			allErrs, unsafe = append(allErrs, field.Invalid(fldPath.Child(q.name), q.q.String(), "must not be larger than 9223372036854775807")), true
+		}
+	}
+	if unsafe {
+		return allErrs
+	}
+	for _, v := range []*resource.Quantity{&def, valueRange.Max} {
+		if v != nil && (v.Value()-min.Value())%step.Value() != 0 {
+			allErrs = append(allErrs, field.Invalid(fldPath.Child("step"), v.String(), fmt.Sprintf("value is not a multiple of a given step (%s) from (%s)", step.String(), min.String())))
+		}
+	}
+	return allErrs
+}
+
+// validateBindingConditions is upstream's validateDeviceBindingParameters:
+// at most 4 of each, condition types, none repeated or in both lists, and
+// one list only with the other.
+func validateBindingConditions(conditions, failures []string, fldPath *field.Path) field.ErrorList {
+	var allErrs field.ErrorList
+	for _, l := range []struct {
+		name  string
+		items []string
+		max   int
+	}{{"bindingConditions", conditions, resourcev1.BindingConditionsMaxSize}, {"bindingFailureConditions", failures, resourcev1.BindingFailureConditionsMaxSize}} {
+		path := fldPath.Child(l.name)
+		if len(l.items) > l.max {
+			allErrs = append(allErrs, field.TooMany(path, len(l.items), l.max))
+		} else {
+			for i, c := range l.items {
+				allErrs = append(allErrs, metav1validation.ValidateLabelName(c, path.Index(i))...)
+			}
+		}
+		seen := sets.New[string]()
+		for i, c := range l.items {
+			if seen.Has(c) {
+				allErrs = append(allErrs, field.Duplicate(path.Index(i), c))
+			}
+			seen.Insert(c)
+			if l.name == "bindingFailureConditions" && slices.Contains(conditions, c) {
+				allErrs = append(allErrs, field.Invalid(path.Index(i), c, "bindingFailureConditions must not overlap with bindingConditions"))
+			}
+		}
+	}
+	if len(conditions) == 0 && len(failures) > 0 {
+		allErrs = append(allErrs, field.Invalid(fldPath.Child("bindingConditions"), conditions, "bindingConditions are required to use bindingFailureConditions"))
+	}
+	if len(failures) == 0 && len(conditions) > 0 {
+		allErrs = append(allErrs, field.Invalid(fldPath.Child("bindingFailureConditions"), failures, "bindingFailureConditions are required to use bindingConditions"))
 	}
 	return allErrs
 }

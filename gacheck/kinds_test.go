@@ -337,6 +337,41 @@ func TestCheckKind(t *testing.T) {
 				}
 			},
 			errs: []string{"spec.nodeSelector.nodeSelectorTerms[0].matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'"}},
+		// Binding conditions: with failure conditions, condition types,
+		// none repeated or in both lists.
+		"slice-v1-binding-conditions-1.37": {manifest: testSlice, version: "v1", release: 37,
+			edit: func(t *testing.T) func(map[string]interface{}) {
+				return func(obj map[string]interface{}) {
+					set(obj, "spec.devices", yamlValue(t, `[{name: gpu-0, bindingConditions: [a.example.com/attached, a.example.com/attached, "not a condition"], bindingFailureConditions: [a.example.com/attached]}, {name: gpu-1, bindingConditions: [a.example.com/attached]}]`))
+				}
+			},
+			errs: []string{
+				"spec.devices[0].bindingConditions[2]: Invalid value: \"not a condition\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+				`spec.devices[0].bindingConditions[1]: Duplicate value: "a.example.com/attached"`,
+				`spec.devices[0].bindingFailureConditions[0]: Invalid value: "a.example.com/attached": bindingFailureConditions must not overlap with bindingConditions`,
+				"spec.devices[1].bindingFailureConditions: Invalid value: null: bindingFailureConditions are required to use bindingConditions",
+			}},
+		// Request policies of consumable capacity (1.36+).
+		"slice-v1-request-policy-1.37": {manifest: testSlice, version: "v1", release: 37,
+			edit: func(t *testing.T) func(map[string]interface{}) {
+				return func(obj map[string]interface{}) {
+					set(obj, "spec.devices", yamlValue(t, `[
+{name: eth1, allowMultipleAllocations: true, capacity: {
+  bandwidth: {value: 100G, requestPolicy: {default: 500M, validRange: {min: 1G, max: 200G}}},
+  queues: {value: '64', requestPolicy: {default: '3', validValues: ['1', '4', '2', '128']}},
+  lanes: {value: '8', requestPolicy: {default: '3', validRange: {min: '1', step: '2', max: '8'}}}}},
+{name: eth2, capacity: {bandwidth: {value: 100G, requestPolicy: {default: 1G, validRange: {min: 1G}}}}}]`))
+				}
+			},
+			errs: []string{
+				`spec.devices[0].capacity[bandwidth].requestPolicy.validRange.default: Invalid value: "500M": default is less than min: 1G`,
+				`spec.devices[0].capacity[bandwidth].requestPolicy.validRange.max: Invalid value: "200G": max is larger than capacity value: 100G`,
+				`spec.devices[0].capacity[lanes].requestPolicy.validRange.step: Invalid value: "8": value is not a multiple of a given step (2) from (1)`,
+				`spec.devices[0].capacity[queues].requestPolicy.validValues[2]: Invalid value: "2": values must be sorted in ascending order`,
+				`spec.devices[0].capacity[queues].requestPolicy.validValues[3]: Invalid value: "128": option is larger than capacity value: 64`,
+				`spec.devices[0].capacity[queues].requestPolicy.validValues: Invalid value: "3": default value is not valid according to the requestPolicy`,
+				"spec.devices[1].capacity[bandwidth].requestPolicy: Forbidden: allowMultipleAllocations must be true",
+			}},
 		"slice-v1beta1-basic-1.32": {manifest: strings.Replace(testSlice, "  - name: gpu-0\n", "  - name: gpu-0\n    basic:\n", 1), version: "v1beta1", release: 32,
 			edit: func(t *testing.T) func(map[string]interface{}) {
 				return func(obj map[string]interface{}) {
