@@ -217,6 +217,8 @@ var sliceFields = []releaseField{
 	{"bindingFailureConditions", inDevice, 34, "DRADeviceBindingConditions", 34, 36},
 	{"bindsToNode", inDevice, 34, "DRADeviceBindingConditions", 34, 36},
 	{"nodeAllocatableResources", inDevice, 36, "DRANodeAllocatableResources", 36, 0},
+	{"skipNodeOperations", inSliceSpec, 37, "DRAOptionalNodeOperations", 37, 0},
+	{"compatibilityGroups", inConsumption, 37, "DRADeviceCompatibilityGroups", 37, 0},
 	{"bools", inAttribute, 36, "DRAListTypeAttributes", 36, 0},
 	{"ints", inAttribute, 36, "DRAListTypeAttributes", 36, 0},
 	{"strings", inAttribute, 36, "DRAListTypeAttributes", 36, 0},
@@ -242,6 +244,9 @@ func (r rules) stripSlice(obj map[string]interface{}) (out map[string]interface{
 			fields, path = asObject(device["basic"]), path.Child("basic")
 		}
 		visit(fields, path, inDevice)
+		for j, c := range asArray(fields["consumesCounters"]) {
+			visit(asObject(c), path.Child("consumesCounters").Index(j), inConsumption)
+		}
 		attributes := asObject(fields["attributes"])
 		for _, name := range slices.Sorted(maps.Keys(attributes)) {
 			visit(asObject(attributes[name]), path.Child("attributes").Key(name), inAttribute)

@@ -372,6 +372,31 @@ func TestCheckKind(t *testing.T) {
 				`spec.devices[0].capacity[queues].requestPolicy.validValues: Invalid value: "3": default value is not valid according to the requestPolicy`,
 				"spec.devices[1].capacity[bandwidth].requestPolicy: Forbidden: allowMultipleAllocations must be true",
 			}},
+		// Fields of alpha features 1.37 drops (and 1.36 does not have).
+		"slice-v1-alpha-fields-1.37": {manifest: testSlice, version: "v1", release: 37,
+			edit: func(t *testing.T) func(map[string]interface{}) {
+				return func(obj map[string]interface{}) {
+					set(obj, "spec.skipNodeOperations", yamlValue(t, "[NodePrepareResources]"))
+					set(obj, "spec.partitionTypeAttribute", "profile")
+					set(obj, "spec.devices[0].consumesCounters", yamlValue(t, "[{counterSet: gpu-0, counters: {memory: {value: 10Gi}}, compatibilityGroups: [Not_A_Label]}]"))
+				}
+			},
+			warnings: []string{
+				"spec.partitionTypeAttribute: Kubernetes 1.37 drops it on a create: its DRAPartitionableDevicesType feature gate is off by default",
+				"spec.skipNodeOperations: Kubernetes 1.37 drops it on a create: its DRAOptionalNodeOperations feature gate is off by default",
+				"spec.devices[0].consumesCounters[0].compatibilityGroups: Kubernetes 1.37 drops it on a create: its DRADeviceCompatibilityGroups feature gate is off by default",
+			}},
+		"slice-v1-alpha-fields-1.36": {manifest: testSlice, version: "v1", release: 36,
+			edit: func(t *testing.T) func(map[string]interface{}) {
+				return func(obj map[string]interface{}) {
+					set(obj, "spec.skipNodeOperations", yamlValue(t, "[NodePrepareResources]"))
+					set(obj, "spec.devices[0].consumesCounters", yamlValue(t, "[{counterSet: gpu-0, counters: {memory: {value: 10Gi}}, compatibilityGroups: [a]}]"))
+				}
+			},
+			errs: []string{
+				"spec.skipNodeOperations: Forbidden: unknown field: Kubernetes 1.36 does not have it (1.37+)",
+				"spec.devices[0].consumesCounters[0].compatibilityGroups: Forbidden: unknown field: Kubernetes 1.36 does not have it (1.37+)",
+			}},
 		"slice-v1beta1-basic-1.32": {manifest: strings.Replace(testSlice, "  - name: gpu-0\n", "  - name: gpu-0\n    basic:\n", 1), version: "v1beta1", release: 32,
 			edit: func(t *testing.T) func(map[string]interface{}) {
 				return func(obj map[string]interface{}) {
