@@ -171,6 +171,14 @@ var kindsGenerated = map[string]func(t *testing.T) map[string]interface{}{
 	"invalid-slice-33-consumed-counters": func(t *testing.T) map[string]interface{} {
 		return gpuSlice(t, 1, func(_ int, d map[string]interface{}) { d["consumesCounters"] = consumption(33) })
 	},
+	"valid-class-32-selectors":   func(t *testing.T) map[string]interface{} { return gpuClass(t, 32, 32) },
+	"invalid-class-33-selectors": func(t *testing.T) map[string]interface{} { return gpuClass(t, 33, 1) },
+	"invalid-class-33-configs":   func(t *testing.T) map[string]interface{} { return gpuClass(t, 1, 33) },
+	"invalid-slice-long-pool-name": func(t *testing.T) map[string]interface{} {
+		obj := gpuSlice(t, 1, nil)
+		obj["spec"].(map[string]interface{})["pool"].(map[string]interface{})["name"] = strings.Repeat("rack-7.zone-a/", 18) + "gpus"
+		return obj
+	},
 	"valid-slice-32-counters-per-set":   func(t *testing.T) map[string]interface{} { return counterSlice(t, 32) },
 	"invalid-slice-33-counters-per-set": func(t *testing.T) map[string]interface{} { return counterSlice(t, 33) },
 }
@@ -242,4 +250,24 @@ func consumption(n int) []interface{} {
 		counters[fmt.Sprintf("memory-slice-%d", i)] = map[string]interface{}{"value": "1"}
 	}
 	return []interface{}{map[string]interface{}{"counterSet": "gpu-0-counter-set", "counters": counters}}
+}
+
+// gpuClass is valid-class-gpu with n selectors and c configurations like
+// its first.
+func gpuClass(t *testing.T, n, c int) map[string]interface{} {
+	t.Helper()
+	obj := readKindObject(t, filepath.Join(kindsCorpus, "valid-class-gpu.yaml"))
+	spec := obj["spec"].(map[string]interface{})
+	for _, list := range []struct {
+		name string
+		n    int
+	}{{"selectors", n}, {"config", c}} {
+		first := spec[list.name].([]interface{})[0]
+		items := make([]interface{}, list.n)
+		for i := range items {
+			items[i] = api.DeepCopyJSON(map[string]interface{}{"x": first})["x"]
+		}
+		spec[list.name] = items
+	}
+	return obj
 }
