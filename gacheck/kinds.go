@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"regexp"
 	"slices"
 	"strings"
 
 	resourcev1 "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -215,6 +217,12 @@ var sliceFields = []releaseField{
 	{"bindingFailureConditions", inDevice, 34, "DRADeviceBindingConditions", 34, 36},
 	{"bindsToNode", inDevice, 34, "DRADeviceBindingConditions", 34, 36},
 	{"nodeAllocatableResources", inDevice, 36, "DRANodeAllocatableResources", 36, 0},
+	{"skipNodeOperations", inSliceSpec, 37, "DRAOptionalNodeOperations", 37, 0},
+	{"compatibilityGroups", inConsumption, 37, "DRADeviceCompatibilityGroups", 37, 0},
+	{"bools", inAttribute, 36, "DRAListTypeAttributes", 36, 0},
+	{"ints", inAttribute, 36, "DRAListTypeAttributes", 36, 0},
+	{"strings", inAttribute, 36, "DRAListTypeAttributes", 36, 0},
+	{"versions", inAttribute, 36, "DRAListTypeAttributes", 36, 0},
 }
 
 // stripSlice returns obj, a ResourceSlice, in the JSON shape of v1 (a
@@ -231,15 +239,23 @@ func (r rules) stripSlice(obj map[string]interface{}) (out map[string]interface{
 	basic := slices.Contains([]string{api.V1alpha3, api.V1beta1}, r.version)
 	for i, d := range asArray(spec["devices"]) {
 		device, path := asObject(d), field.NewPath("spec", "devices").Index(i)
-		if !basic {
-			visit(device, path, inDevice)
-			continue
+		fields := device
+		if basic {
+			fields, path = asObject(device["basic"]), path.Child("basic")
 		}
-		fields := asObject(device["basic"])
-		visit(fields, path.Child("basic"), inDevice)
-		delete(device, "basic")
-		for k, v := range fields {
-			device[k] = v
+		visit(fields, path, inDevice)
+		for j, c := range asArray(fields["consumesCounters"]) {
+			visit(asObject(c), path.Child("consumesCounters").Index(j), inConsumption)
+		}
+		attributes := asObject(fields["attributes"])
+		for _, name := range slices.Sorted(maps.Keys(attributes)) {
+			visit(asObject(attributes[name]), path.Child("attributes").Key(name), inAttribute)
+		}
+		if basic {
+			delete(device, "basic")
+			for k, v := range fields {
+				device[k] = v
+			}
 		}
 	}
 	return out, unknown, dropped
@@ -254,9 +270,11 @@ var basicInPath = regexp.MustCompile(`^spec\.devices\[\d+\]$`)
 // name, driver, pool, where its devices are, the number of devices
 // (ResourceSliceMaxDevices, or ResourceSliceMaxDevicesWithAdvancedFeatures
 // with taints or counters), their names, attributes and
-// capacities together, taints and counter sets, and from 1.35 that a slice
-// holds devices or shared counters, not both. The attribute values,
-// counters and per-device node selection are not checked.
+// capacities together and their names, taints, the counters a device
+// consumes and counter sets (names and counters), and from 1.35 that a
+// slice holds devices or shared counters, not both; the attribute values,
+// node selectors, per-device node selection, binding conditions and the
+// request policies of capacities.
 func (r rules) validateResourceSlice(obj map[string]interface{}) (field.ErrorList, error) {
 	var slice resourcev1.ResourceSlice
 	if err := remarshal(obj, &slice); err != nil {
@@ -282,13 +300,35 @@ func (r rules) validateResourceSlice(obj map[string]interface{}) (field.ErrorLis
 		if n := len(device.Attributes) + len(device.Capacity); n > resourcev1.ResourceSliceMaxAttributesAndCapacitiesPerDevice {
 			allErrs = append(allErrs, field.Invalid(fldPath, n, fmt.Sprintf("the total number of attributes and capacities must not exceed %d", resourcev1.ResourceSliceMaxAttributesAndCapacitiesPerDevice)))
 		}
-		return append(allErrs, validateSlice(r, device.Taints, resourcev1.DeviceTaintsMaxLength, func(taint resourcev1.DeviceTaint, fldPath *field.Path) field.ErrorList {
+		// Upstream's validateMap names a bad key at the map.
+		for _, name := range slices.Sorted(maps.Keys(device.Attributes)) {
+			allErrs = append(allErrs, r.validateQualifiedName(string(name), fldPath.Child("attributes"))...)
+		}
+		for _, name := range slices.Sorted(maps.Keys(device.Capacity)) {
+			allErrs = append(allErrs, r.validateQualifiedName(string(name), fldPath.Child("capacity"))...)
+		}
+		for _, name := range slices.Sorted(maps.Keys(device.Attributes)) {
+			allErrs = append(allErrs, r.validateAttribute(device.Attributes[name], fldPath.Child("attributes").Key(string(name)))...)
+		}
+		if r.minor >= 36 {
+			for _, name := range slices.Sorted(maps.Keys(device.Capacity)) {
+				allErrs = append(allErrs, validateCapacityPolicy(device, device.Capacity[name], fldPath.Child("capacity").Key(string(name)))...)
+			}
+		}
+		allErrs = append(allErrs, validateDeviceNodeSelection(device, spec.PerDeviceNodeSelection, fldPath)...)
+		allErrs = append(allErrs, validateBindingConditions(device.BindingConditions, device.BindingFailureConditions, fldPath)...)
+		allErrs = append(allErrs, validateSlice(r, device.Taints, resourcev1.DeviceTaintsMaxLength, func(taint resourcev1.DeviceTaint, fldPath *field.Path) field.ErrorList {
 			return r.validateTaint(taint, fldPath)
 		}, fldPath.Child("taints"))...)
+		return append(allErrs, validateSet(r, device.ConsumesCounters, resourcev1.ResourceSliceMaxDeviceCounterConsumptionsPerDevice, func(c resourcev1.DeviceCounterConsumption, fldPath *field.Path) field.ErrorList {
+			return append(validateCounterName(c.CounterSet, fldPath.Child("counterSet")),
+				validateCounters(c.Counters, resourcev1.ResourceSliceMaxCountersPerDeviceCounterConsumption, fldPath.Child("counters"))...)
+		}, func(c resourcev1.DeviceCounterConsumption) string { return c.CounterSet }, "counterSet", fldPath.Child("consumesCounters"))...)
 	}, func(device resourcev1.Device) string { return device.Name }, "name", fldPath.Child("devices"))...)
 	if r.minor >= 35 {
 		errs = append(errs, validateSet(r, spec.SharedCounters, resourcev1.ResourceSliceMaxCounterSets, func(set resourcev1.CounterSet, fldPath *field.Path) field.ErrorList {
-			return common.ValidateDNS1123Label(set.Name, fldPath.Child("name"))
+			return append(validateCounterName(set.Name, fldPath.Child("name")),
+				validateCounters(set.Counters, resourcev1.ResourceSliceMaxCountersPerCounterSet, fldPath.Child("counters"))...)
 		}, func(set resourcev1.CounterSet) string { return set.Name }, "name", fldPath.Child("sharedCounters"))...)
 	}
 	for _, e := range errs {
@@ -297,6 +337,309 @@ func (r rules) validateResourceSlice(obj map[string]interface{}) (field.ErrorLis
 		}
 	}
 	return common.Normalize(errs), nil
+}
+
+// validateAttribute is upstream's validateDeviceAttribute: exactly one
+// value (the lists where the release keeps them, stripSlice), strings and
+// versions of at most 64 bytes, versions semantic.
+func (r rules) validateAttribute(attribute resourcev1.DeviceAttribute, fldPath *field.Path) field.ErrorList {
+	var allErrs field.ErrorList
+	var set []string
+	if attribute.IntValue != nil {
+		set = append(set, "int")
+	}
+	if attribute.BoolValue != nil {
+		set = append(set, "bool")
+	}
+	if attribute.StringValue != nil {
+		set = append(set, "string")
+		allErrs = append(allErrs, validateAttributeString(*attribute.StringValue, fldPath.Child("string"))...)
+	}
+	if attribute.VersionValue != nil {
+		set = append(set, "version")
+		allErrs = append(allErrs, validateAttributeVersion(*attribute.VersionValue, fldPath.Child("version"))...)
+	}
+	lists := []struct {
+		name     string
+		n        int
+		isSet    bool
+		validate func(string, *field.Path) field.ErrorList
+		values   []string
+	}{
+		{"ints", len(attribute.IntValues), attribute.IntValues != nil, nil, nil},
+		{"bools", len(attribute.BoolValues), attribute.BoolValues != nil, nil, nil},
+		{"strings", len(attribute.StringValues), attribute.StringValues != nil, validateAttributeString, attribute.StringValues},
+		{"versions", len(attribute.VersionValues), attribute.VersionValues != nil, validateAttributeVersion, attribute.VersionValues},
+	}
+	for _, l := range lists {
+		if !l.isSet {
+			continue
+		}
+		set = append(set, l.name)
+		if l.n == 0 {
+			allErrs = append(allErrs, field.Invalid(fldPath.Child(l.name), "[]", "must not be empty if specified"))
+		}
+		for i, v := range l.values {
+			allErrs = append(allErrs, l.validate(v, fldPath.Child(l.name).Index(i))...)
+		}
+	}
+	switch {
+	case len(set) == 0:
+		allErrs = append(allErrs, field.Invalid(fldPath, "", "exactly one value must be specified"))
+	case len(set) > 1:
+		allErrs = append(allErrs, field.Invalid(fldPath, fmt.Sprintf("{%s}", strings.Join(set, ", ")), "exactly one value must be specified"))
+	}
+	return allErrs
+}
+
+func validateAttributeString(value string, fldPath *field.Path) field.ErrorList {
+	if len(value) > resourcev1.DeviceAttributeMaxValueLength {
+		return field.ErrorList{field.TooLong(fldPath, "", resourcev1.DeviceAttributeMaxValueLength)}
+	}
+	return nil
+}
+
+// semver is upstream's semverRe: semantic versioning 2.0.0.
+var semver = regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)` +
+	`(-(0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(\.(0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*)?` +
+	`(\+[0-9a-zA-Z-]+(\.[0-9a-zA-Z-]+)*)?$`)
+
+func validateAttributeVersion(value string, fldPath *field.Path) field.ErrorList {
+	var allErrs field.ErrorList
+	if !semver.MatchString(value) {
+		allErrs = append(allErrs, field.Invalid(fldPath, value, "must be a string compatible with semver.org spec 2.0.0"))
+	}
+	return append(allErrs, validateAttributeString(value, fldPath)...)
+}
+
+// validateDeviceNodeSelection is upstream's check of where a device is:
+// with perDeviceNodeSelection exactly one of its nodeName, nodeSelector and
+// allNodes, without it none (1.33–1.35 drop all four fields, stripSlice).
+func validateDeviceNodeSelection(device resourcev1.Device, perDevice *bool, fldPath *field.Path) field.ErrorList {
+	if perDevice == nil || !*perDevice {
+		if device.NodeName != nil || device.NodeSelector != nil || device.AllNodes != nil {
+			return field.ErrorList{field.Invalid(fldPath, nil, "`nodeName`, `nodeSelector` and `allNodes` can only be set if `perDeviceNodeSelection` is set to true in the ResourceSlice spec")}
+		}
+		return nil
+	}
+	var allErrs field.ErrorList
+	var set []string
+	if device.NodeName != nil {
+		if *device.NodeName != "" {
+			set = append(set, "`nodeName`")
+			for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(*device.NodeName, false) {
+				allErrs = append(allErrs, field.Invalid(fldPath.Child("nodeName"), *device.NodeName, msg))
+			}
+		} else {
+			allErrs = append(allErrs, field.Invalid(fldPath.Child("nodeName"), "", "must not be empty"))
+		}
+	}
+	if device.NodeSelector != nil {
+		set = append(set, "`nodeSelector`")
+		allErrs = append(allErrs, common.ValidateNodeSelector(device.NodeSelector, fldPath.Child("nodeSelector"))...)
+	}
+	if device.AllNodes != nil {
+		if *device.AllNodes {
+			set = append(set, "`allNodes`")
+		} else {
+			allErrs = append(allErrs, field.Invalid(fldPath.Child("allNodes"), false, "must be either unset or set to true"))
+		}
+	}
+	const one = "exactly one of `nodeName`, `nodeSelector`, or `allNodes` is required when `perDeviceNodeSelection` is set to true in the ResourceSlice spec"
+	switch {
+	case len(set) == 0:
+		allErrs = append(allErrs, field.Required(fldPath, one))
+	case len(set) > 1:
+		allErrs = append(allErrs, field.Invalid(fldPath, fmt.Sprintf("{%s}", strings.Join(set, ", ")), one))
+	}
+	return allErrs
+}
+
+// validateCapacityPolicy is upstream's check of a capacity's request
+// policy (1.36+: DRAConsumableCapacity drops it before): only on a device
+// that allows multiple allocations, one of validValues and validRange, each
+// with a default it admits, within the capacity. Ranges are checked in
+// whole units (DRAFractionalCapacityRange off).
+func validateCapacityPolicy(device resourcev1.Device, capacity resourcev1.DeviceCapacity, fldPath *field.Path) field.ErrorList {
+	policy := capacity.RequestPolicy
+	if policy == nil {
+		return nil
+	}
+	fldPath = fldPath.Child("requestPolicy")
+	if device.AllowMultipleAllocations == nil || !*device.AllowMultipleAllocations {
+		return field.ErrorList{field.Forbidden(fldPath, "allowMultipleAllocations must be true")}
+	}
+	limit := capacity.Value
+	switch {
+	case len(policy.ValidValues) > 0 && policy.ValidRange != nil:
+		return field.ErrorList{field.Forbidden(fldPath, `exactly one policy can be specified, cannot specify "validValues" and "validRange" at the same time`)}
+	case len(policy.ValidValues) > 0 && policy.Default == nil:
+		return field.ErrorList{field.Required(fldPath.Child("default"), "required when validValues is defined")}
+	case policy.ValidRange != nil && policy.Default == nil:
+		return field.ErrorList{field.Required(fldPath.Child("default"), "required when validRange is defined")}
+	case len(policy.ValidValues) > 0:
+		var allErrs field.ErrorList
+		values, def := policy.ValidValues, *policy.Default
+		path := fldPath.Child("validValues")
+		for i := range len(values) - 1 {
+			if values[i].Cmp(values[i+1]) > 0 {
+				allErrs = append(allErrs, field.Invalid(path.Index(i+1), values[i+1].String(), "values must be sorted in ascending order"))
+			}
+		}
+		if len(values) > capacityRequestPolicyDiscreteMaxOptions {
+			allErrs = append(allErrs, field.TooMany(path, len(values), capacityRequestPolicyDiscreteMaxOptions))
+		} else {
+			seen, found := sets.New[int64](), false
+			for i, v := range values {
+				if v.Cmp(limit) > 0 {
+					allErrs = append(allErrs, field.Invalid(path.Index(i), v.String(), fmt.Sprintf("option is larger than capacity value: %s", limit.String())))
+				}
+				found = found || v.Cmp(def) == 0
+				if seen.Has(v.Value()) {
+					allErrs = append(allErrs, field.Duplicate(path.Index(i), v.Value()))
+				}
+				seen.Insert(v.Value())
+			}
+			if !found {
+				allErrs = append(allErrs, field.Invalid(path, def.String(), "default value is not valid according to the requestPolicy"))
+			}
+		}
+		return allErrs
+	case policy.ValidRange != nil:
+		return validateCapacityRange(*policy.Default, limit, *policy.ValidRange, fldPath.Child("validRange"))
+	}
+	return nil
+}
+
+// capacityRequestPolicyDiscreteMaxOptions is upstream's
+// CapacityRequestPolicyDiscreteMaxOptions (pkg/apis/resource, not in
+// k8s.io/api).
+const capacityRequestPolicyDiscreteMaxOptions = 10
+
+// validateCapacityRange is upstream's validateRequestPolicyRange in whole
+// units.
+func validateCapacityRange(def, limit resource.Quantity, valueRange resourcev1.CapacityRequestPolicyRange, fldPath *field.Path) field.ErrorList {
+	if valueRange.Min == nil {
+		return field.ErrorList{field.Required(fldPath.Child("min"), "required when validRange is defined")}
+	}
+	var allErrs field.ErrorList
+	min := *valueRange.Min
+	if min.Cmp(limit) > 0 {
+		allErrs = append(allErrs, field.Invalid(fldPath.Child("min"), min.String(), fmt.Sprintf("min is larger than capacity value: %s", limit.String())))
+	}
+	if def.Cmp(min) < 0 {
+		allErrs = append(allErrs, field.Invalid(fldPath.Child("default"), def.String(), fmt.Sprintf("default is less than min: %s", min.String())))
+	}
+	if max := valueRange.Max; max != nil {
+		if min.Cmp(*max) > 0 {
+			allErrs = append(allErrs, field.Invalid(fldPath.Child("max"), min.String(), fmt.Sprintf("min is larger than max: %s", max.String())))
+		}
+		if max.Cmp(limit) > 0 {
+			allErrs = append(allErrs, field.Invalid(fldPath.Child("max"), max.String(), fmt.Sprintf("max is larger than capacity value: %s", limit.String())))
+		}
+		if def.Cmp(*max) > 0 {
+			allErrs = append(allErrs, field.Invalid(fldPath.Child("default"), def.String(), fmt.Sprintf("default is more than max: %s", max.String())))
+		}
+	}
+	step := valueRange.Step
+	if step == nil {
+		return allErrs
+	}
+	if step.Sign() <= 0 {
+		return append(allErrs, field.Invalid(fldPath.Child("step"), step.String(), "must be greater than zero"))
+	}
+	added := min.DeepCopy()
+	added.Add(*step)
+	if added.Cmp(limit) > 0 {
+		allErrs = append(allErrs, field.Invalid(fldPath.Child("step"), step.String(), fmt.Sprintf("one step %s is larger than capacity value: %s", added.String(), limit.String())))
+	}
+	unsafe := false
+	for _, q := range []struct {
+		q    *resource.Quantity
+		name string
+	}{{&def, "default"}, {&min, "min"}, {valueRange.Max, "max"}, {step, "step"}} {
+		switch {
+		case q.q == nil:
+		case q.q.Sign() < 0:
+			allErrs, unsafe = append(allErrs, field.Invalid(fldPath.Child(q.name), q.q.String(), apimachineryvalidation.IsNegativeErrorMsg)), true
+		case q.q.CmpInt64(math.MaxInt64) > 0:
+			allErrs, unsafe = append(allErrs, field.Invalid(fldPath.Child(q.name), q.q.String(), "must not be larger than 9223372036854775807")), true
+		}
+	}
+	if unsafe {
+		return allErrs
+	}
+	for _, v := range []*resource.Quantity{&def, valueRange.Max} {
+		if v != nil && (v.Value()-min.Value())%step.Value() != 0 {
+			allErrs = append(allErrs, field.Invalid(fldPath.Child("step"), v.String(), fmt.Sprintf("value is not a multiple of a given step (%s) from (%s)", step.String(), min.String())))
+		}
+	}
+	return allErrs
+}
+
+// validateBindingConditions is upstream's validateDeviceBindingParameters:
+// at most 4 of each, condition types, none repeated or in both lists, and
+// one list only with the other.
+func validateBindingConditions(conditions, failures []string, fldPath *field.Path) field.ErrorList {
+	var allErrs field.ErrorList
+	for _, l := range []struct {
+		name  string
+		items []string
+		max   int
+	}{{"bindingConditions", conditions, resourcev1.BindingConditionsMaxSize}, {"bindingFailureConditions", failures, resourcev1.BindingFailureConditionsMaxSize}} {
+		path := fldPath.Child(l.name)
+		if len(l.items) > l.max {
+			allErrs = append(allErrs, field.TooMany(path, len(l.items), l.max))
+		} else {
+			for i, c := range l.items {
+				allErrs = append(allErrs, metav1validation.ValidateLabelName(c, path.Index(i))...)
+			}
+		}
+		seen := sets.New[string]()
+		for i, c := range l.items {
+			if seen.Has(c) {
+				allErrs = append(allErrs, field.Duplicate(path.Index(i), c))
+			}
+			seen.Insert(c)
+			if l.name == "bindingFailureConditions" && slices.Contains(conditions, c) {
+				allErrs = append(allErrs, field.Invalid(path.Index(i), c, "bindingFailureConditions must not overlap with bindingConditions"))
+			}
+		}
+	}
+	if len(conditions) == 0 && len(failures) > 0 {
+		allErrs = append(allErrs, field.Invalid(fldPath.Child("bindingConditions"), conditions, "bindingConditions are required to use bindingFailureConditions"))
+	}
+	if len(failures) == 0 && len(conditions) > 0 {
+		allErrs = append(allErrs, field.Invalid(fldPath.Child("bindingFailureConditions"), failures, "bindingFailureConditions are required to use bindingConditions"))
+	}
+	return allErrs
+}
+
+// validateCounterName: a counter set's or counter's name, required and a
+// DNS label.
+func validateCounterName(name string, fldPath *field.Path) field.ErrorList {
+	if name == "" {
+		return field.ErrorList{field.Required(fldPath, "")}
+	}
+	return common.ValidateDNS1123Label(name, fldPath)
+}
+
+// validateCounters is upstream's check of the counters of a counter set or
+// of a device's consumption: at least one, at most max (only that error
+// when there are more), each named by a DNS label (an error at the map, as
+// upstream's validateMap). Any quantity is a valid counter.
+func validateCounters(counters map[string]resourcev1.Counter, max int, fldPath *field.Path) field.ErrorList {
+	switch {
+	case len(counters) == 0:
+		return field.ErrorList{field.Required(fldPath, "")}
+	case len(counters) > max:
+		return field.ErrorList{field.TooMany(fldPath, len(counters), max)}
+	}
+	var allErrs field.ErrorList
+	for _, name := range slices.Sorted(maps.Keys(counters)) {
+		allErrs = append(allErrs, common.ValidateDNS1123Label(name, fldPath)...)
+	}
+	return allErrs
 }
 
 // validatePool is upstream's validateResourcePool.
@@ -345,6 +688,7 @@ func (r rules) validateNodeSelection(spec resourcev1.ResourceSliceSpec, fldPath 
 	}
 	if spec.NodeSelector != nil {
 		set = append(set, "`nodeSelector`")
+		allErrs = append(allErrs, common.ValidateNodeSelector(spec.NodeSelector, fldPath.Child("nodeSelector"))...)
 		if len(spec.NodeSelector.NodeSelectorTerms) != 1 {
 			allErrs = append(allErrs, field.Invalid(fldPath.Child("nodeSelector", "nodeSelectorTerms"), spec.NodeSelector.NodeSelectorTerms, "must have exactly one node selector term"))
 		}

@@ -218,6 +218,185 @@ func TestCheckKind(t *testing.T) {
 				`spec.pool.generation: Invalid value: -1: must be greater than or equal to zero`,
 				`spec.devices[1]: Duplicate value: "gpu-0"`,
 			}},
+		// Names of attributes and capacities (C identifiers, optionally
+		// behind a domain), reported at the map as upstream's validateMap.
+		"slice-v1-attribute-names-1.37": {manifest: testSlice, version: "v1", release: 37,
+			edit: func(t *testing.T) func(map[string]interface{}) {
+				return func(obj map[string]interface{}) {
+					set(obj, "spec.devices[0].attributes", yamlValue(t, "{product-name: {string: h100}, /uuid: {string: x}, gpu.example.com/: {int: 0}, Gpu.Example.com/brand: {string: x}}"))
+					set(obj, "spec.devices[0].capacity", yamlValue(t, "{memory-bytes: {value: 80Gi}}"))
+				}
+			},
+			errs: []string{
+				`spec.devices[0].attributes: Invalid value: "": the domain must not be empty`,
+				`spec.devices[0].attributes: Invalid value: "": the name must not be empty`,
+				`spec.devices[0].attributes: Invalid value: "product-name": a valid C identifier must start with alphabetic character or '_', followed by a string of alphanumeric characters or '_' (e.g. 'my_name',  or 'MY_NAME',  or 'MyName', regex used for validation is '[A-Za-z_][A-Za-z0-9_]*')`,
+				`spec.devices[0].capacity: Invalid value: "memory-bytes": a valid C identifier must start with alphabetic character or '_', followed by a string of alphanumeric characters or '_' (e.g. 'my_name',  or 'MY_NAME',  or 'MyName', regex used for validation is '[A-Za-z_][A-Za-z0-9_]*')`,
+			}},
+		// Counter sets: required, DNS-label counter names, at most 32
+		// counters (only that error when there are more).
+		"slice-v1-counter-sets-1.37": {manifest: testSlice, version: "v1", release: 37,
+			edit: func(t *testing.T) func(map[string]interface{}) {
+				return func(obj map[string]interface{}) {
+					counters := map[string]interface{}{}
+					for i := range 33 {
+						counters[fmt.Sprintf("c%d", i)] = map[string]interface{}{"value": "1"}
+					}
+					set(obj, "spec.sharedCounters", yamlValue(t, "[{name: gpu-0, counters: {memory_GiB: {value: '80'}}}, {name: '', counters: {}}, {name: gpu-2}]"))
+					set(obj, "spec.sharedCounters[2].counters", counters)
+					delete(obj["spec"].(map[string]interface{}), "devices")
+				}
+			},
+			errs: []string{
+				`spec.sharedCounters[0].counters: Invalid value: "memory_GiB": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`,
+				"spec.sharedCounters[1].name: Required value",
+				"spec.sharedCounters[1].counters: Required value",
+				"spec.sharedCounters[2].counters: Too many: 33: must have at most 32 items",
+			}},
+		// The counters a device consumes: at most 2 sets, each once, with
+		// the rules of a counter set.
+		"slice-v1-consumes-counters-1.37": {manifest: testSlice, version: "v1", release: 37,
+			edit: func(t *testing.T) func(map[string]interface{}) {
+				return func(obj map[string]interface{}) {
+					set(obj, "spec.devices", yamlValue(t, `[
+{name: gpu-0, consumesCounters: [{counterSet: a, counters: {sm: {value: '1'}}}, {counterSet: b, counters: {sm: {value: '1'}}}, {counterSet: c, counters: {sm: {value: '1'}}}]},
+{name: gpu-1, consumesCounters: [{counterSet: GPU_0, counters: {sm_count: {value: '14'}}}, {counterSet: a, counters: {}}]},
+{name: gpu-2, consumesCounters: [{counterSet: a, counters: {sm: {value: '1'}}}, {counterSet: a, counters: {sm: {value: '1'}}}]}]`))
+				}
+			},
+			errs: []string{
+				"spec.devices[0].consumesCounters: Too many: 3: must have at most 2 items",
+				`spec.devices[1].consumesCounters[0].counterSet: Invalid value: "GPU_0": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`,
+				`spec.devices[1].consumesCounters[0].counters: Invalid value: "sm_count": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`,
+				"spec.devices[1].consumesCounters[1].counters: Required value",
+				`spec.devices[2].consumesCounters[1]: Duplicate value: "a"`,
+			}},
+		// Attribute values: exactly one, strings of at most 64 bytes,
+		// semantic versions.
+		"slice-v1-attribute-values-1.37": {manifest: testSlice, version: "v1", release: 37,
+			edit: func(t *testing.T) func(map[string]interface{}) {
+				return func(obj map[string]interface{}) {
+					set(obj, "spec.devices[0].attributes", yamlValue(t, "{driverVersion: {version: 570.124.06}, productName: {string: "+strings.Repeat("x", 65)+"}, index: {int: 0, string: '0'}, brand: {}}"))
+				}
+			},
+			errs: []string{
+				`spec.devices[0].attributes[brand]: Invalid value: "": exactly one value must be specified`,
+				`spec.devices[0].attributes[driverVersion].version: Invalid value: "570.124.06": must be a string compatible with semver.org spec 2.0.0`,
+				`spec.devices[0].attributes[index]: Invalid value: "{int, string}": exactly one value must be specified`,
+				"spec.devices[0].attributes[productName].string: Too long: may not be more than 64 bytes",
+			}},
+		// A list attribute: 1.36 and 1.37 drop the list (DRAListTypeAttributes
+		// is off), which leaves the attribute without a value; 1.35 has none.
+		"slice-v1-list-attribute-1.37": {manifest: testSlice, version: "v1", release: 37,
+			edit: func(t *testing.T) func(map[string]interface{}) {
+				return func(obj map[string]interface{}) {
+					set(obj, "spec.devices[0].attributes.peers", yamlValue(t, "{ints: [1, 2]}"))
+				}
+			},
+			errs:     []string{`spec.devices[0].attributes[peers]: Invalid value: "": exactly one value must be specified`},
+			warnings: []string{"spec.devices[0].attributes[peers].ints: Kubernetes 1.37 drops it on a create: its DRAListTypeAttributes feature gate is off by default"}},
+		"slice-v1-list-attribute-1.35": {manifest: testSlice, version: "v1", release: 35,
+			edit: func(t *testing.T) func(map[string]interface{}) {
+				return func(obj map[string]interface{}) {
+					set(obj, "spec.devices[0].attributes.peers", yamlValue(t, "{ints: [1, 2]}"))
+				}
+			},
+			errs: []string{
+				"spec.devices[0].attributes[peers].ints: Forbidden: unknown field: Kubernetes 1.35 does not have it (1.36+)",
+				`spec.devices[0].attributes[peers]: Invalid value: "": exactly one value must be specified`,
+			}},
+		// Where devices are: per device only with perDeviceNodeSelection,
+		// then exactly once; a node selector's requirements.
+		"slice-v1-device-nodes-1.37": {manifest: testSlice, version: "v1", release: 37,
+			edit: func(t *testing.T) func(map[string]interface{}) {
+				return func(obj map[string]interface{}) {
+					set(obj, "spec.devices", yamlValue(t, "[{name: tpu-0, nodeName: node-0}]"))
+				}
+			},
+			errs: []string{"spec.devices[0]: Invalid value: null: `nodeName`, `nodeSelector` and `allNodes` can only be set if `perDeviceNodeSelection` is set to true in the ResourceSlice spec"}},
+		"slice-v1-per-device-nodes-1.37": {manifest: testSlice, version: "v1", release: 37,
+			edit: func(t *testing.T) func(map[string]interface{}) {
+				return func(obj map[string]interface{}) {
+					delete(obj["spec"].(map[string]interface{}), "nodeName")
+					set(obj, "spec.perDeviceNodeSelection", true)
+					set(obj, "spec.devices", yamlValue(t, "[{name: tpu-0}, {name: tpu-1, nodeName: node-1, allNodes: true}, {name: tpu-2, allNodes: false}, {name: tpu-3, nodeSelector: {nodeSelectorTerms: [{matchExpressions: [{key: rack, operator: In}]}]}}]"))
+				}
+			},
+			errs: []string{
+				"spec.devices[0]: Required value: exactly one of `nodeName`, `nodeSelector`, or `allNodes` is required when `perDeviceNodeSelection` is set to true in the ResourceSlice spec",
+				"spec.devices[1]: Invalid value: \"{`nodeName`, `allNodes`}\": exactly one of `nodeName`, `nodeSelector`, or `allNodes` is required when `perDeviceNodeSelection` is set to true in the ResourceSlice spec",
+				"spec.devices[2].allNodes: Invalid value: false: must be either unset or set to true",
+				"spec.devices[2]: Required value: exactly one of `nodeName`, `nodeSelector`, or `allNodes` is required when `perDeviceNodeSelection` is set to true in the ResourceSlice spec",
+				"spec.devices[3].nodeSelector.nodeSelectorTerms[0].matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'",
+			}},
+		"slice-v1-node-selector-1.37": {manifest: testSlice, version: "v1", release: 37,
+			edit: func(t *testing.T) func(map[string]interface{}) {
+				return func(obj map[string]interface{}) {
+					delete(obj["spec"].(map[string]interface{}), "nodeName")
+					set(obj, "spec.nodeSelector", yamlValue(t, "{nodeSelectorTerms: [{matchExpressions: [{key: rack, operator: In}]}]}"))
+				}
+			},
+			errs: []string{"spec.nodeSelector.nodeSelectorTerms[0].matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'"}},
+		// Binding conditions: with failure conditions, condition types,
+		// none repeated or in both lists.
+		"slice-v1-binding-conditions-1.37": {manifest: testSlice, version: "v1", release: 37,
+			edit: func(t *testing.T) func(map[string]interface{}) {
+				return func(obj map[string]interface{}) {
+					set(obj, "spec.devices", yamlValue(t, `[{name: gpu-0, bindingConditions: [a.example.com/attached, a.example.com/attached, "not a condition"], bindingFailureConditions: [a.example.com/attached]}, {name: gpu-1, bindingConditions: [a.example.com/attached]}]`))
+				}
+			},
+			errs: []string{
+				"spec.devices[0].bindingConditions[2]: Invalid value: \"not a condition\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+				`spec.devices[0].bindingConditions[1]: Duplicate value: "a.example.com/attached"`,
+				`spec.devices[0].bindingFailureConditions[0]: Invalid value: "a.example.com/attached": bindingFailureConditions must not overlap with bindingConditions`,
+				"spec.devices[1].bindingFailureConditions: Invalid value: null: bindingFailureConditions are required to use bindingConditions",
+			}},
+		// Request policies of consumable capacity (1.36+).
+		"slice-v1-request-policy-1.37": {manifest: testSlice, version: "v1", release: 37,
+			edit: func(t *testing.T) func(map[string]interface{}) {
+				return func(obj map[string]interface{}) {
+					set(obj, "spec.devices", yamlValue(t, `[
+{name: eth1, allowMultipleAllocations: true, capacity: {
+  bandwidth: {value: 100G, requestPolicy: {default: 500M, validRange: {min: 1G, max: 200G}}},
+  queues: {value: '64', requestPolicy: {default: '3', validValues: ['1', '4', '2', '128']}},
+  lanes: {value: '8', requestPolicy: {default: '3', validRange: {min: '1', step: '2', max: '8'}}}}},
+{name: eth2, capacity: {bandwidth: {value: 100G, requestPolicy: {default: 1G, validRange: {min: 1G}}}}}]`))
+				}
+			},
+			errs: []string{
+				`spec.devices[0].capacity[bandwidth].requestPolicy.validRange.default: Invalid value: "500M": default is less than min: 1G`,
+				`spec.devices[0].capacity[bandwidth].requestPolicy.validRange.max: Invalid value: "200G": max is larger than capacity value: 100G`,
+				`spec.devices[0].capacity[lanes].requestPolicy.validRange.step: Invalid value: "8": value is not a multiple of a given step (2) from (1)`,
+				`spec.devices[0].capacity[queues].requestPolicy.validValues[2]: Invalid value: "2": values must be sorted in ascending order`,
+				`spec.devices[0].capacity[queues].requestPolicy.validValues[3]: Invalid value: "128": option is larger than capacity value: 64`,
+				`spec.devices[0].capacity[queues].requestPolicy.validValues: Invalid value: "3": default value is not valid according to the requestPolicy`,
+				"spec.devices[1].capacity[bandwidth].requestPolicy: Forbidden: allowMultipleAllocations must be true",
+			}},
+		// Fields of alpha features 1.37 drops (and 1.36 does not have).
+		"slice-v1-alpha-fields-1.37": {manifest: testSlice, version: "v1", release: 37,
+			edit: func(t *testing.T) func(map[string]interface{}) {
+				return func(obj map[string]interface{}) {
+					set(obj, "spec.skipNodeOperations", yamlValue(t, "[NodePrepareResources]"))
+					set(obj, "spec.partitionTypeAttribute", "profile")
+					set(obj, "spec.devices[0].consumesCounters", yamlValue(t, "[{counterSet: gpu-0, counters: {memory: {value: 10Gi}}, compatibilityGroups: [Not_A_Label]}]"))
+				}
+			},
+			warnings: []string{
+				"spec.partitionTypeAttribute: Kubernetes 1.37 drops it on a create: its DRAPartitionableDevicesType feature gate is off by default",
+				"spec.skipNodeOperations: Kubernetes 1.37 drops it on a create: its DRAOptionalNodeOperations feature gate is off by default",
+				"spec.devices[0].consumesCounters[0].compatibilityGroups: Kubernetes 1.37 drops it on a create: its DRADeviceCompatibilityGroups feature gate is off by default",
+			}},
+		"slice-v1-alpha-fields-1.36": {manifest: testSlice, version: "v1", release: 36,
+			edit: func(t *testing.T) func(map[string]interface{}) {
+				return func(obj map[string]interface{}) {
+					set(obj, "spec.skipNodeOperations", yamlValue(t, "[NodePrepareResources]"))
+					set(obj, "spec.devices[0].consumesCounters", yamlValue(t, "[{counterSet: gpu-0, counters: {memory: {value: 10Gi}}, compatibilityGroups: [a]}]"))
+				}
+			},
+			errs: []string{
+				"spec.skipNodeOperations: Forbidden: unknown field: Kubernetes 1.36 does not have it (1.37+)",
+				"spec.devices[0].consumesCounters[0].compatibilityGroups: Forbidden: unknown field: Kubernetes 1.36 does not have it (1.37+)",
+			}},
 		"slice-v1beta1-basic-1.32": {manifest: strings.Replace(testSlice, "  - name: gpu-0\n", "  - name: gpu-0\n    basic:\n", 1), version: "v1beta1", release: 32,
 			edit: func(t *testing.T) func(map[string]interface{}) {
 				return func(obj map[string]interface{}) {

@@ -43,6 +43,8 @@ const (
 	inClass              // a DeviceClass's spec
 	inSliceSpec          // a ResourceSlice's spec
 	inDevice             // a ResourceSlice's device, or its basic in v1alpha3 and v1beta1
+	inAttribute          // the value of a device's attribute
+	inConsumption        // a device's consumption of a counter set
 )
 
 // A releaseField is a field that not every release creates: a release

@@ -356,6 +356,22 @@ func (r rules) validateFullyQualifiedName(name string, fldPath *field.Path) fiel
 	if r.minor < 35 && name == "" {
 		return field.ErrorList{field.Required(fldPath, "name required")}
 	}
+	allErrs = append(allErrs, r.validateQualifiedName(name, fldPath)...)
+	if !strings.Contains(name, "/") {
+		if r.minor < 35 {
+			allErrs = append(allErrs, field.Invalid(fldPath, name, "must include a domain"))
+		} else {
+			allErrs = append(allErrs, field.Invalid(fldPath, name, "a fully qualified name must be a domain and a name separated by a slash"))
+		}
+	}
+	return allErrs
+}
+
+// validateQualifiedName is upstream's: a C identifier, or a domain (a
+// driver name) and a C identifier separated by a slash. More than one
+// slash passes, as upstream (a known gap).
+func (r rules) validateQualifiedName(name string, fldPath *field.Path) field.ErrorList {
+	var allErrs field.ErrorList
 	parts := strings.Split(name, "/")
 	switch len(parts) {
 	case 1:
@@ -370,14 +386,6 @@ func (r rules) validateFullyQualifiedName(name string, fldPath *field.Path) fiel
 			allErrs = append(allErrs, r.emptyPart(fldPath, "the name must not be empty"))
 		} else {
 			allErrs = append(allErrs, r.validateCIdentifier(parts[1], fldPath)...)
-		}
-	}
-	// More than one slash passes, as upstream (a known gap).
-	if !strings.Contains(name, "/") {
-		if r.minor < 35 {
-			allErrs = append(allErrs, field.Invalid(fldPath, name, "must include a domain"))
-		} else {
-			allErrs = append(allErrs, field.Invalid(fldPath, name, "a fully qualified name must be a domain and a name separated by a slash"))
 		}
 	}
 	return allErrs

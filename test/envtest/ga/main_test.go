@@ -15,6 +15,11 @@
 // carries the resource.kubernetes.io/admin-access=true label that
 // adminAccess requests need.
 //
+// TestParityKinds checks `claimbridge validate --to 1.37`'s verdicts on
+// ResourceSlices, DeviceTaintRules and DeviceClasses (gacheck.CheckKind)
+// against the suite's apiserver; 1.37 serves DeviceTaintRule in v1 by
+// default (DRADeviceTaintRules is GA), so it needs no flag either.
+//
 // The parity tests also check gacheck's rules of 1.32 to 1.36 against
 // those releases' kube-apiservers, through their recorded answers
 // (testdata/kube-apiserver-1.<minor>.jsonl; `make record` starts them with
