@@ -30,9 +30,10 @@ func writeTree(t *testing.T, dir string, files map[string]string) {
 	}
 }
 
-// findingsChart writes a chart written for Kubernetes 1.34+ that a 1.33
-// cluster rejects: a DeviceClass with extendedResourceName, a claim asking
-// for capacity (fields 1.33 does not have) and, with --set old=true, a
+// findingsChart writes a chart written for Kubernetes 1.36+ that a 1.34
+// cluster reads differently: a DeviceClass with extendedResourceName, a
+// claim asking for capacity (fields 1.34 drops with its default feature
+// gates) and, with --set old=true, a
 // claim of a version that never existed, which claimbridge refuses.
 func findingsChart(t *testing.T) string {
 	t.Helper()
@@ -75,13 +76,13 @@ metadata:
 	return chart
 }
 
-// What claimbridge says of findingsChart for 1.33, after the position of
+// What claimbridge says of findingsChart for 1.34, after the position of
 // the object in what Helm gives it.
 const (
-	classWarning = "warning: DeviceClass gpu.example.com: spec.extendedResourceName: a field that resource.k8s.io/v1beta2 does not have: " +
-		"passed through unchanged, which Kubernetes 1.33 rejects\n"
-	claimWarning = "warning: ResourceClaim gpu-shared: spec.devices.requests[0].exactly.capacity: Forbidden: unknown field: " +
-		"Kubernetes 1.33 does not have it (1.34+): a Kubernetes 1.33 apiserver rejects this object\n"
+	classWarning = "warning: DeviceClass gpu.example.com: spec.extendedResourceName: Kubernetes 1.34 drops it on a create: " +
+		"its DRAExtendedResource feature gate is off by default (on from 1.36)\n"
+	claimWarning = "warning: ResourceClaim gpu-shared: spec.devices.requests[0].exactly.capacity: Kubernetes 1.34 drops it on a create: " +
+		"its DRAConsumableCapacity feature gate is off by default (on from 1.36)\n"
 	oldRefused = "ResourceClaim old: not converted: apiVersion \"resource.k8s.io/v1alpha4\": unsupported version \"v1alpha4\""
 	// helmFailed is all Helm 4 says of a post-renderer that fails.
 	helmFailed = "Error: error while running post render on files: failed to invoke post-renderer plugin \"claimbridge\": plugin \"claimbridge\" exited with error\n"
@@ -95,7 +96,7 @@ type helmOutput struct {
 	err            error
 }
 
-// TestHelmPostRendererFindings renders findingsChart for 1.33 through the
+// TestHelmPostRendererFindings renders findingsChart for 1.34 through the
 // plugin with the real Helm 4 ($HELM), which keeps what a plugin writes on
 // standard error to itself: claimbridge writes its findings where helm
 // writes, its standard error, in CI (a pipe, no terminal) as in a terminal
@@ -121,7 +122,7 @@ func TestHelmPostRendererFindings(t *testing.T) {
 		t.Fatalf("helm plugin install: %v\n%s", err, out)
 	}
 	chart := findingsChart(t)
-	render := []string{"template", "gpu", chart, "--post-renderer", "claimbridge", "--post-renderer-args=--to=1.33"}
+	render := []string{"template", "gpu", chart, "--post-renderer", "claimbridge", "--post-renderer-args=--to=1.34"}
 	// ci runs helm as CI does: its output in pipes, without a terminal.
 	ci := func(args ...string) helmOutput {
 		var stdout, stderr bytes.Buffer
@@ -207,7 +208,7 @@ func TestHelmPostRendererFindings(t *testing.T) {
 	}
 }
 
-// TestHelm3PostRendererFindings renders findingsChart for 1.33 with the
+// TestHelm3PostRendererFindings renders findingsChart for 1.34 with the
 // real Helm 3 ($HELM3) and claimbridge as its executable post-renderer.
 // Helm 3 prints a post-renderer's standard error only when it fails:
 // claimbridge writes its warnings on helm's standard error, and a refusal
@@ -231,7 +232,7 @@ func TestHelm3PostRendererFindings(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			cmd := exec.Command(helm, "template", "gpu", chart, "--set="+c.set, "--post-renderer", "claimbridge",
-				"--post-renderer-args=convert", "--post-renderer-args=--to=1.33", "--post-renderer-args=-q", "--post-renderer-args=-f=-")
+				"--post-renderer-args=convert", "--post-renderer-args=--to=1.34", "--post-renderer-args=-q", "--post-renderer-args=-f=-")
 			cmd.Env, cmd.Stdout, cmd.Stderr = env, &stdout, &stderr
 			cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 			err := cmd.Run()
