@@ -82,7 +82,7 @@ type Config struct {
 	// ShutdownTimeout bounds the wait for in-flight requests.
 	ShutdownTimeout time.Duration
 
-	// Converter converts one object; nil means conversion.Convert.
+	// Converter converts one object; nil means conversion.ConvertShared.
 	Converter ConvertFunc
 	// Validator validates one admission request; nil means
 	// validation.Validate.
