@@ -31,8 +31,9 @@ func newConvertCommand(s streams) *cobra.Command {
 resource.claimbridge.dev or resource.k8s.io in the input to the target
 version, keeping its group. Pods and workloads get their resourceClaims in
 the target release's shape; DeviceClasses, ResourceSlices and
-DeviceTaintRules get the version the target release serves them in. Every other object is passed through unchanged and in
-order. What the target version cannot hold is kept in claimbridge.dev/restore-*
+DeviceTaintRules get the version the target release serves them in, judged
+as validate --to judges them. Every other object is passed through
+unchanged and in order. What the target version cannot hold is kept in claimbridge.dev/restore-*
 annotations, so that converting back gives the original exactly.
 
 --to takes a release (` + api.ReleaseRange() + `): the version it serves, judged by its
