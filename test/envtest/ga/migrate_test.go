@@ -181,8 +181,8 @@ func TestMigrateRefusedIsRejected(t *testing.T) {
 
 // TestMigrateRefusedDeviceClassIsRejected: a 1.31 DeviceClass over the
 // limits 1.32 added (1.36 validateDeviceClassSpec) is refused by migrate for
-// every GA version, and the apiserver rejects what migrate would have
-// written; within the limits it is created.
+// every GA version, and the apiserver rejects the class in that version;
+// within the limits it is created.
 func TestMigrateRefusedDeviceClassIsRejected(t *testing.T) {
 	useNamespace(t)
 	ctx := context.Background()
@@ -205,7 +205,10 @@ func TestMigrateRefusedDeviceClassIsRejected(t *testing.T) {
 		for _, version := range api.UpstreamOnlyVersions {
 			name := "class-" + tt.name + "-" + version + "-" + run(t)
 			t.Run(name, func(t *testing.T) {
-				out := migrate.Convert(class(name, tt.spec), migratetest.Target(t, version)).Object
+				// What migrate would have written: the class in version
+				// (convert refuses it too, writing nothing).
+				out := class(name, tt.spec)
+				out["apiVersion"] = api.UpstreamGroup + "/" + version
 				_, _, err := migratetest.Migrated(t, class(name, tt.spec), version, migrate.Options{})
 				if (err == nil) != (tt.field == "") {
 					t.Fatalf("migrate: %v", err)
