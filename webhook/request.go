@@ -6,13 +6,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/go-logr/logr"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
 
 	"github.com/claimbridge/claimbridge/api"
 )
@@ -45,6 +48,115 @@ func (s slots) acquire(ctx context.Context, wait time.Duration) string {
 }
 
 func (s slots) release() { <-s }
+
+// endpoint is what the pipeline knows of a review handler.
+type endpoint struct {
+	path        string
+	maxBytes    int64 // of the body
+	maxDepth    int   // of the review's JSON nesting
+	requireCert bool
+	kind, group string // of the review, in group/v1 or v1beta1
+	deny        bool   // a refused review whose head names it gets a denial (admission)
+}
+
+// exchange is one review through the pipeline.
+type exchange struct {
+	*endpoint
+	s     *Server
+	w     http.ResponseWriter
+	ctx   context.Context // the review's deadline
+	log   logr.Logger
+	start time.Time
+	body  []byte // the review, or what was read of it when refused
+}
+
+// headBytes is how much of a review body is read, at most, to answer a
+// review that is not decoded: its kind, apiVersion and uid come first.
+const headBytes = 64 << 10
+
+// serveReview is the pipeline of every endpoint: the one preamble (the
+// headers, the deadline, a slot, the body within its cap) and the one
+// recover, around handle, which decodes, decides and answers.
+func (s *Server) serveReview(e endpoint, handle func(*exchange)) http.Handler {
+	inFlight := s.metrics.inFlight.WithLabelValues(e.path)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		inFlight.Inc()
+		defer inFlight.Dec()
+		x := &exchange{endpoint: &e, s: s, w: w, start: time.Now(), log: klog.FromContext(r.Context()).WithValues("endpoint", e.path)}
+		defer s.catch(e.path, func(p any) {
+			x.log.Error(nil, "Recovered from panic", "panic", fmt.Sprint(p))
+			http.Error(w, "internal error", http.StatusInternalServerError)
+		})
+		readHead := func() { x.body, _ = io.ReadAll(io.LimitReader(r.Body, headBytes)) }
+		if herr := checkHeaders(w, r, e.maxBytes, e.requireCert); herr != nil {
+			if e.deny && herr.code == http.StatusRequestEntityTooLarge {
+				w.Header().Set("Connection", "close") // the rest stays unread
+				readHead()
+			}
+			x.refuse(herr)
+			return
+		}
+		var cancel context.CancelFunc
+		x.ctx, cancel = s.deadline(r, x.start)
+		defer cancel()
+		if reason := s.slots.acquire(x.ctx, s.cfg.MaxQueueWait); reason != "" {
+			s.metrics.shed.WithLabelValues(e.path, reason).Inc()
+			if e.deny {
+				// A denial of code 429: kube-apiserver hands it to the client
+				// with Retry-After, and client-go retries the write.
+				readHead()
+			} else {
+				// kube-apiserver's client retries a 429 after Retry-After.
+				w.Header().Set("Retry-After", strconv.Itoa(RetryAfterSeconds))
+			}
+			x.refuse(errorf(http.StatusTooManyRequests, "%s", overloaded(s.cfg.MaxInFlight)))
+			return
+		}
+		defer s.slots.release()
+		var herr *httpError
+		if x.body, herr = readBody(w, r, e.maxBytes); herr != nil {
+			x.refuse(herr)
+			return
+		}
+		handle(x)
+	})
+}
+
+// decode decodes the body into review, of e's kind in its group's v1 or
+// v1beta1, within e's depth, and hasUID of it; else it refuses the review.
+func (x *exchange) decode(review any, tm *metav1.TypeMeta, hasUID func() bool) bool {
+	var herr *httpError
+	if err := checkDepth(x.body, x.maxDepth); err != nil {
+		herr = errorf(http.StatusBadRequest, "%v", err)
+	} else if err := json.Unmarshal(x.body, review); err != nil {
+		herr = errorf(http.StatusBadRequest, "decoding %s: %v", x.kind, err)
+	} else if tm.Kind != x.kind || (tm.APIVersion != x.group+"/v1" && tm.APIVersion != x.group+"/v1beta1") {
+		herr = errorf(http.StatusBadRequest, "unsupported review %s %q: want %s %s/v1 or v1beta1", tm.Kind, tm.APIVersion, x.kind, x.group)
+	} else if !hasUID() {
+		herr = errorf(http.StatusBadRequest, "%s has no request with a uid", x.kind)
+	}
+	if herr != nil {
+		x.refuse(herr)
+	}
+	return herr == nil
+}
+
+// refuse answers a review refused before it was decoded, and counts it.
+func (x *exchange) refuse(herr *httpError) {
+	x.s.metrics.request(x.path, "", refusedResult(herr), x.start)
+	if x.deny {
+		denyUndecoded(x.w, x.log, x.body, herr)
+	} else {
+		writeHTTPError(x.w, x.log, herr)
+	}
+}
+
+// answer counts a decoded review's answer, by operation (admission) and
+// result, and writes it.
+func (x *exchange) answer(operation, result string, review any) {
+	x.s.metrics.request(x.path, operation, result, x.start)
+	writeJSON(x.w, x.log, review)
+}
 
 // httpError is a review refused before it was decoded.
 type httpError struct {
@@ -105,20 +217,6 @@ func (s *Server) deadline(r *http.Request, start time.Time) (context.Context, co
 		timeout = t
 	}
 	return context.WithDeadline(r.Context(), start.Add(timeout))
-}
-
-// decodeReview decodes a review of kind in group/v1 or v1beta1, within maxDepth.
-func decodeReview(body []byte, maxDepth int, review any, tm *metav1.TypeMeta, kind, group string) *httpError {
-	if err := checkDepth(body, maxDepth); err != nil {
-		return errorf(http.StatusBadRequest, "%v", err)
-	}
-	if err := json.Unmarshal(body, review); err != nil {
-		return errorf(http.StatusBadRequest, "decoding %s: %v", kind, err)
-	}
-	if tm.Kind != kind || (tm.APIVersion != group+"/v1" && tm.APIVersion != group+"/v1beta1") {
-		return errorf(http.StatusBadRequest, "unsupported review %s %q: want %s %s/v1 or v1beta1", tm.Kind, tm.APIVersion, kind, group)
-	}
-	return nil
 }
 
 // decodeObject decodes raw, an object of a review (no bytes for null), as
@@ -243,9 +341,9 @@ func refusedResult(e *httpError) string {
 	return "bad_request"
 }
 
-// recoverPanic answers 500 for a panic in the rest of a handler and
-// counts it; http.ErrAbortHandler passes through.
-func (s *Server) recoverPanic(w http.ResponseWriter, log logr.Logger, endpoint string) {
+// catch, deferred, counts a panic of endpoint and has answer answer it:
+// the server's one recover. http.ErrAbortHandler passes through.
+func (s *Server) catch(endpoint string, answer func(p any)) {
 	p := recover()
 	if p == nil {
 		return
@@ -254,6 +352,5 @@ func (s *Server) recoverPanic(w http.ResponseWriter, log logr.Logger, endpoint s
 		panic(p)
 	}
 	s.metrics.panics.WithLabelValues(endpoint).Inc()
-	log.Error(nil, "Recovered from panic", "panic", fmt.Sprint(p))
-	http.Error(w, "internal error", http.StatusInternalServerError)
+	answer(p)
 }
