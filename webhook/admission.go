@@ -8,8 +8,6 @@ import (
 	"github.com/go-logr/logr"
 	admissionv1 "k8s.io/api/admission/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 )
 
@@ -55,27 +53,6 @@ func logVerdict(log logr.Logger, resp *admissionv1.AdmissionResponse, start time
 		return "denied"
 	}
 	return "error"
-}
-
-// denyUndecoded answers an undecoded review with a denial of herr's
-// status when its head names an AdmissionReview and its uid, else with herr.
-func denyUndecoded(w http.ResponseWriter, log logr.Logger, head []byte, herr *httpError) {
-	kind, apiVersion, uid := reviewHead(head)
-	if uid == "" || kind != "AdmissionReview" || (apiVersion != "admission.k8s.io/v1" && apiVersion != "admission.k8s.io/v1beta1") {
-		writeHTTPError(w, log, herr)
-		return
-	}
-	log.Info("Admission denied before decoding", "uid", logString(uid), "code", herr.code, "reason", logString(herr.msg))
-	status := apierrors.NewBadRequest(herr.msg)
-	switch herr.code {
-	case http.StatusRequestEntityTooLarge:
-		status = apierrors.NewRequestEntityTooLargeError(herr.msg)
-	case http.StatusTooManyRequests:
-		status = apierrors.NewTooManyRequests(herr.msg, RetryAfterSeconds)
-	}
-	resp := denied(status)
-	resp.UID = types.UID(uid)
-	writeJSON(w, log, &admissionv1.AdmissionReview{TypeMeta: metav1.TypeMeta{Kind: kind, APIVersion: apiVersion}, Response: &resp})
 }
 
 // operationLabel keeps the operation label to admission's four values.

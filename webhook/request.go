@@ -14,7 +14,10 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	admissionv1 "k8s.io/api/admission/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 
 	"github.com/claimbridge/claimbridge/api"
@@ -101,12 +104,11 @@ func (s *Server) serveReview(e endpoint, handle func(*exchange)) http.Handler {
 		defer cancel()
 		if reason := s.slots.acquire(x.ctx, s.cfg.MaxQueueWait); reason != "" {
 			s.metrics.shed.WithLabelValues(e.path, reason).Inc()
+			// kube-apiserver's client retries a 429 after Retry-After; one
+			// in a denial, kube-apiserver hands to the client to retry.
 			if e.deny {
-				// A denial of code 429: kube-apiserver hands it to the client
-				// with Retry-After, and client-go retries the write.
 				readHead()
 			} else {
-				// kube-apiserver's client retries a 429 after Retry-After.
 				w.Header().Set("Retry-After", strconv.Itoa(RetryAfterSeconds))
 			}
 			x.refuse(errorf(http.StatusTooManyRequests, "%s", overloaded(s.cfg.MaxInFlight)))
@@ -130,7 +132,7 @@ func (x *exchange) decode(review any, tm *metav1.TypeMeta, hasUID func() bool) b
 		herr = errorf(http.StatusBadRequest, "%v", err)
 	} else if err := json.Unmarshal(x.body, review); err != nil {
 		herr = errorf(http.StatusBadRequest, "decoding %s: %v", x.kind, err)
-	} else if tm.Kind != x.kind || (tm.APIVersion != x.group+"/v1" && tm.APIVersion != x.group+"/v1beta1") {
+	} else if !x.names(tm.Kind, tm.APIVersion) {
 		herr = errorf(http.StatusBadRequest, "unsupported review %s %q: want %s %s/v1 or v1beta1", tm.Kind, tm.APIVersion, x.kind, x.group)
 	} else if !hasUID() {
 		herr = errorf(http.StatusBadRequest, "%s has no request with a uid", x.kind)
@@ -141,14 +143,37 @@ func (x *exchange) decode(review any, tm *metav1.TypeMeta, hasUID func() bool) b
 	return herr == nil
 }
 
-// refuse answers a review refused before it was decoded, and counts it.
+// refuse answers a review refused before it was decoded, and counts it:
+// with a denial of herr's status when the endpoint denies and the head of
+// the body names its review and uid, else with herr as an HTTP error,
+// logged at -v=2 (a misdirected client can send thousands a second).
 func (x *exchange) refuse(herr *httpError) {
 	x.s.metrics.request(x.path, "", refusedResult(herr), x.start)
+	var kind, apiVersion, uid string
 	if x.deny {
-		denyUndecoded(x.w, x.log, x.body, herr)
-	} else {
-		writeHTTPError(x.w, x.log, herr)
+		kind, apiVersion, uid = reviewHead(x.body)
 	}
+	if uid == "" || !x.names(kind, apiVersion) {
+		x.log.V(2).Info("Rejected request", "code", herr.code, "reason", logString(herr.msg))
+		http.Error(x.w, herr.msg, herr.code)
+		return
+	}
+	x.log.Info("Admission denied before decoding", "uid", logString(uid), "code", herr.code, "reason", logString(herr.msg))
+	status := apierrors.NewBadRequest(herr.msg)
+	switch herr.code {
+	case http.StatusRequestEntityTooLarge:
+		status = apierrors.NewRequestEntityTooLargeError(herr.msg)
+	case http.StatusTooManyRequests:
+		status = apierrors.NewTooManyRequests(herr.msg, RetryAfterSeconds)
+	}
+	resp := denied(status)
+	resp.UID = types.UID(uid)
+	writeJSON(x.w, x.log, &admissionv1.AdmissionReview{TypeMeta: metav1.TypeMeta{Kind: kind, APIVersion: apiVersion}, Response: &resp})
+}
+
+// names tells whether kind and apiVersion are the endpoint's review.
+func (e *endpoint) names(kind, apiVersion string) bool {
+	return kind == e.kind && (apiVersion == e.group+"/v1" || apiVersion == e.group+"/v1beta1")
 }
 
 // answer counts a decoded review's answer, by operation (admission) and
@@ -316,13 +341,6 @@ func writeJSON(w http.ResponseWriter, log logr.Logger, v any) {
 	} else if err != nil {
 		log.V(2).Info("Writing response failed", "err", err)
 	}
-}
-
-// writeHTTPError answers a request refused before decoding. It logs at
-// -v=2: a misdirected client can send thousands a second.
-func writeHTTPError(w http.ResponseWriter, log logr.Logger, e *httpError) {
-	log.V(2).Info("Rejected request", "code", e.code, "reason", logString(e.msg))
-	http.Error(w, e.msg, e.code)
 }
 
 // refusedResult is the result label of a review refused undecoded:
