@@ -23,7 +23,7 @@ func (s *Server) admissionHandler(path, decider string, decide decideFunc) http.
 	// in the reviews that read it through another version.
 	e := endpoint{path: path, maxBytes: s.cfg.MaxValidateBodyBytes, maxDepth: max(1, s.cfg.MaxJSONDepth-1),
 		requireCert: s.cfg.ClientCAFile != "", kind: "AdmissionReview", group: "admission.k8s.io", deny: true}
-	return s.serveReview(e, func(x *exchange) {
+	return s.serveReview(e, func(x exchange) {
 		var review admissionv1.AdmissionReview
 		if !x.decode(&review, &review.TypeMeta, func() bool { return review.Request != nil && review.Request.UID != "" }) {
 			return

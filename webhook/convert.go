@@ -24,7 +24,7 @@ type ConvertFunc func(obj map[string]interface{}, toVersion string) (map[string]
 // serveConvert serves /convert: a ConversionReview apiextensions.k8s.io/v1
 // or v1beta1. Only a review that cannot be read gets an HTTP error; every
 // conversion problem is a 200 with result.status Failure.
-func (s *Server) serveConvert(x *exchange) {
+func (s *Server) serveConvert(x exchange) {
 	var review apiextensionsv1.ConversionReview
 	if !x.decode(&review, &review.TypeMeta, func() bool { return review.Request != nil && review.Request.UID != "" }) {
 		return

@@ -80,12 +80,12 @@ const headBytes = 64 << 10
 // serveReview is the pipeline of every endpoint: the one preamble (the
 // headers, the deadline, a slot, the body within its cap) and the one
 // recover, around handle, which decodes, decides and answers.
-func (s *Server) serveReview(e endpoint, handle func(*exchange)) http.Handler {
-	inFlight := s.metrics.inFlight.WithLabelValues(e.path)
+func (s *Server) serveReview(e endpoint, handle func(exchange)) http.Handler {
+	inFlight, path := s.metrics.inFlight.WithLabelValues(e.path), any(e.path) // path: boxed once
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		inFlight.Inc()
 		defer inFlight.Dec()
-		x := &exchange{endpoint: &e, s: s, w: w, start: time.Now(), log: klog.FromContext(r.Context()).WithValues("endpoint", e.path)}
+		x := exchange{endpoint: &e, s: s, w: w, start: time.Now(), log: klog.FromContext(r.Context()).WithValues("endpoint", path)}
 		defer s.catch(e.path, func(p any) {
 			x.log.Error(nil, "Recovered from panic", "panic", fmt.Sprint(p))
 			http.Error(w, "internal error", http.StatusInternalServerError)
