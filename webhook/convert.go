@@ -196,7 +196,3 @@ func servedList() string {
 func failure(format string, args ...any) metav1.Status {
 	return metav1.Status{Status: metav1.StatusFailure, Message: fmt.Sprintf(format, args...)}
 }
-
-func overloaded(slots int) string {
-	return fmt.Sprintf("claimbridge webhook overloaded: all %d review slots busy for --max-queue-wait; retry after %ds", slots, RetryAfterSeconds)
-}

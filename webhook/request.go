@@ -104,14 +104,15 @@ func (s *Server) serveReview(e endpoint, handle func(exchange)) http.Handler {
 		defer cancel()
 		if reason := s.slots.acquire(x.ctx, s.cfg.MaxQueueWait); reason != "" {
 			s.metrics.shed.WithLabelValues(e.path, reason).Inc()
-			// kube-apiserver's client retries a 429 after Retry-After; one
-			// in a denial, kube-apiserver hands to the client to retry.
+			// kube-apiserver's client retries a 429 after Retry-After; a
+			// denial of code 429 it hands to its client, which retries.
 			if e.deny {
 				readHead()
 			} else {
 				w.Header().Set("Retry-After", strconv.Itoa(RetryAfterSeconds))
 			}
-			x.refuse(errorf(http.StatusTooManyRequests, "%s", overloaded(s.cfg.MaxInFlight)))
+			x.refuse(errorf(http.StatusTooManyRequests, "claimbridge webhook overloaded: all %d review slots busy for --max-queue-wait; retry after %ds",
+				s.cfg.MaxInFlight, RetryAfterSeconds))
 			return
 		}
 		defer s.slots.release()
@@ -124,8 +125,8 @@ func (s *Server) serveReview(e endpoint, handle func(exchange)) http.Handler {
 	})
 }
 
-// decode decodes the body into review, of e's kind in its group's v1 or
-// v1beta1, within e's depth, and hasUID of it; else it refuses the review.
+// decode decodes the body into review, the endpoint's kind in its group's
+// v1 or v1beta1 within its depth, with a uid (hasUID); else it refuses it.
 func (x *exchange) decode(review any, tm *metav1.TypeMeta, hasUID func() bool) bool {
 	var herr *httpError
 	if err := checkDepth(x.body, x.maxDepth); err != nil {
