@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -14,7 +12,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/klog/v2"
 
 	"github.com/claimbridge/claimbridge/api"
 )
@@ -27,51 +24,22 @@ type ConvertFunc func(obj map[string]interface{}, toVersion string) (map[string]
 // serveConvert serves /convert: a ConversionReview apiextensions.k8s.io/v1
 // or v1beta1. Only a review that cannot be read gets an HTTP error; every
 // conversion problem is a 200 with result.status Failure.
-func (s *Server) serveConvert(w http.ResponseWriter, r *http.Request) {
-	start := time.Now()
-	log := klog.FromContext(r.Context()).WithValues("endpoint", "/convert")
-	defer s.recoverPanic(w, log, "/convert")
-	if herr := checkHeaders(w, r, s.cfg.MaxConvertBodyBytes, false); herr != nil {
-		s.metrics.request("/convert", "", refusedResult(herr), start)
-		writeHTTPError(w, log, herr)
-		return
-	}
-	ctx, cancel := s.deadline(r, start)
-	defer cancel()
-	if reason := s.slots.acquire(ctx, s.cfg.MaxQueueWait); reason != "" {
-		// kube-apiserver's client retries a 429 after Retry-After.
-		s.metrics.shed.WithLabelValues("/convert", reason).Inc()
-		s.metrics.request("/convert", "", "shed", start)
-		w.Header().Set("Retry-After", strconv.Itoa(RetryAfterSeconds))
-		http.Error(w, overloaded(s.cfg.MaxInFlight), http.StatusTooManyRequests)
-		return
-	}
-	defer s.slots.release()
-	body, herr := readBody(w, r, s.cfg.MaxConvertBodyBytes)
+func (s *Server) serveConvert(x exchange) {
 	var review apiextensionsv1.ConversionReview
-	if herr == nil {
-		herr = decodeReview(body, s.cfg.MaxJSONDepth, &review, &review.TypeMeta, "ConversionReview", "apiextensions.k8s.io")
-	}
-	if herr == nil && (review.Request == nil || review.Request.UID == "") {
-		herr = errorf(http.StatusBadRequest, "ConversionReview has no request with a uid")
-	}
-	if herr != nil {
-		s.metrics.request("/convert", "", "bad_request", start)
-		writeHTTPError(w, log, herr)
+	if !x.decode(&review, &review.TypeMeta, func() bool { return review.Request != nil && review.Request.UID != "" }) {
 		return
 	}
 	req := review.Request
-	log = log.WithValues("uid", logString(string(req.UID)), "desiredAPIVersion", logString(req.DesiredAPIVersion), "objects", len(req.Objects))
-	resp := s.convertObjects(ctx, req)
+	x.log = x.log.WithValues("uid", logString(string(req.UID)), "desiredAPIVersion", logString(req.DesiredAPIVersion), "objects", len(req.Objects))
+	resp := s.convertObjects(x.ctx, req)
 	result := "success"
 	if resp.Result.Status != metav1.StatusSuccess {
 		result = "failure"
-		log.Info("Conversion failed", "message", logString(resp.Result.Message))
+		x.log.Info("Conversion failed", "message", logString(resp.Result.Message))
 	} else {
-		log.V(4).Info("Converted objects", "duration", time.Since(start))
+		x.log.V(4).Info("Converted objects", "duration", time.Since(x.start))
 	}
-	s.metrics.request("/convert", "", result, start)
-	writeJSON(w, log, &apiextensionsv1.ConversionReview{TypeMeta: review.TypeMeta, Response: resp})
+	x.answer("", result, &apiextensionsv1.ConversionReview{TypeMeta: review.TypeMeta, Response: resp})
 }
 
 // convertObjects converts every object in order, or fails the whole review
@@ -131,12 +99,7 @@ func (s *Server) convertObject(raw []byte, to schema.GroupVersion) ([]byte, erro
 // convertChecked converts obj and encodes the result once it passes the
 // apiserver's contract and the depth a review can carry.
 func (s *Server) convertChecked(obj map[string]interface{}, id objectID, to schema.GroupVersion) (data []byte, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			s.metrics.panics.WithLabelValues("/convert").Inc()
-			data, err = nil, fmt.Errorf("converter panicked: %v", p)
-		}
-	}()
+	defer s.catch("/convert", func(p any) { data, err = nil, fmt.Errorf("converter panicked: %v", p) })
 	out, err := s.cfg.Converter(obj, to.Version)
 	if err != nil {
 		return nil, err // it says "converting <kind> <name> from … to …"
@@ -232,8 +195,4 @@ func servedList() string {
 
 func failure(format string, args ...any) metav1.Status {
 	return metav1.Status{Status: metav1.StatusFailure, Message: fmt.Sprintf(format, args...)}
-}
-
-func overloaded(slots int) string {
-	return fmt.Sprintf("claimbridge webhook overloaded: all %d review slots busy for --max-queue-wait; retry after %ds", slots, RetryAfterSeconds)
 }

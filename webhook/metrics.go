@@ -5,7 +5,6 @@ import (
 	"crypto/x509"
 	"io"
 	"log"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -110,15 +109,6 @@ func (m *metrics) conversion(from, to, result string) {
 		from = "unknown" // the client's string: keep the label's values bounded
 	}
 	m.conversions.WithLabelValues(from, to, result).Inc()
-}
-
-func (m *metrics) instrument(endpoint string, next http.Handler) http.Handler {
-	g := m.inFlight.WithLabelValues(endpoint)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		g.Inc()
-		defer g.Dec()
-		next.ServeHTTP(w, r)
-	})
 }
 
 // certCollector exports the serving certificate's validity and that of

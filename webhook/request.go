@@ -6,13 +6,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/go-logr/logr"
+	admissionv1 "k8s.io/api/admission/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
 
 	"github.com/claimbridge/claimbridge/api"
 )
@@ -45,6 +51,138 @@ func (s slots) acquire(ctx context.Context, wait time.Duration) string {
 }
 
 func (s slots) release() { <-s }
+
+// endpoint is what the pipeline knows of a review handler.
+type endpoint struct {
+	path        string
+	maxBytes    int64 // of the body
+	maxDepth    int   // of the review's JSON nesting
+	requireCert bool
+	kind, group string // of the review, in group/v1 or v1beta1
+	deny        bool   // a refused review whose head names it gets a denial (admission)
+}
+
+// exchange is one review through the pipeline.
+type exchange struct {
+	*endpoint
+	s     *Server
+	w     http.ResponseWriter
+	ctx   context.Context // the review's deadline
+	log   logr.Logger
+	start time.Time
+	body  []byte // the review, or what was read of it when refused
+}
+
+// headBytes is how much of a review body is read, at most, to answer a
+// review that is not decoded: its kind, apiVersion and uid come first.
+const headBytes = 64 << 10
+
+// serveReview is the pipeline of every endpoint: the one preamble (the
+// headers, the deadline, a slot, the body within its cap) and the one
+// recover, around handle, which decodes, decides and answers.
+func (s *Server) serveReview(e endpoint, handle func(exchange)) http.Handler {
+	inFlight, path := s.metrics.inFlight.WithLabelValues(e.path), any(e.path) // path: boxed once
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		inFlight.Inc()
+		defer inFlight.Dec()
+		x := exchange{endpoint: &e, s: s, w: w, start: time.Now(), log: klog.FromContext(r.Context()).WithValues("endpoint", path)}
+		defer s.catch(e.path, func(p any) {
+			x.log.Error(nil, "Recovered from panic", "panic", fmt.Sprint(p))
+			http.Error(w, "internal error", http.StatusInternalServerError)
+		})
+		readHead := func() { x.body, _ = io.ReadAll(io.LimitReader(r.Body, headBytes)) }
+		if herr := checkHeaders(w, r, e.maxBytes, e.requireCert); herr != nil {
+			if e.deny && herr.code == http.StatusRequestEntityTooLarge {
+				w.Header().Set("Connection", "close") // the rest stays unread
+				readHead()
+			}
+			x.refuse(herr)
+			return
+		}
+		var cancel context.CancelFunc
+		x.ctx, cancel = s.deadline(r, x.start)
+		defer cancel()
+		if reason := s.slots.acquire(x.ctx, s.cfg.MaxQueueWait); reason != "" {
+			s.metrics.shed.WithLabelValues(e.path, reason).Inc()
+			// kube-apiserver's client retries a 429 after Retry-After; a
+			// denial of code 429 it hands to its client, which retries.
+			if e.deny {
+				readHead()
+			} else {
+				w.Header().Set("Retry-After", strconv.Itoa(RetryAfterSeconds))
+			}
+			x.refuse(errorf(http.StatusTooManyRequests, "claimbridge webhook overloaded: all %d review slots busy for --max-queue-wait; retry after %ds",
+				s.cfg.MaxInFlight, RetryAfterSeconds))
+			return
+		}
+		defer s.slots.release()
+		var herr *httpError
+		if x.body, herr = readBody(w, r, e.maxBytes); herr != nil {
+			x.refuse(herr)
+			return
+		}
+		handle(x)
+	})
+}
+
+// decode decodes the body into review, the endpoint's kind in its group's
+// v1 or v1beta1 within its depth, with a uid (hasUID); else it refuses it.
+func (x *exchange) decode(review any, tm *metav1.TypeMeta, hasUID func() bool) bool {
+	var herr *httpError
+	if err := checkDepth(x.body, x.maxDepth); err != nil {
+		herr = errorf(http.StatusBadRequest, "%v", err)
+	} else if err := json.Unmarshal(x.body, review); err != nil {
+		herr = errorf(http.StatusBadRequest, "decoding %s: %v", x.kind, err)
+	} else if !x.names(tm.Kind, tm.APIVersion) {
+		herr = errorf(http.StatusBadRequest, "unsupported review %s %q: want %s %s/v1 or v1beta1", tm.Kind, tm.APIVersion, x.kind, x.group)
+	} else if !hasUID() {
+		herr = errorf(http.StatusBadRequest, "%s has no request with a uid", x.kind)
+	}
+	if herr != nil {
+		x.refuse(herr)
+	}
+	return herr == nil
+}
+
+// refuse answers a review refused before it was decoded, and counts it:
+// with a denial of herr's status when the endpoint denies and the head of
+// the body names its review and uid, else with herr as an HTTP error,
+// logged at -v=2 (a misdirected client can send thousands a second).
+func (x *exchange) refuse(herr *httpError) {
+	x.s.metrics.request(x.path, "", refusedResult(herr), x.start)
+	var kind, apiVersion, uid string
+	if x.deny {
+		kind, apiVersion, uid = reviewHead(x.body)
+	}
+	if uid == "" || !x.names(kind, apiVersion) {
+		x.log.V(2).Info("Rejected request", "code", herr.code, "reason", logString(herr.msg))
+		http.Error(x.w, herr.msg, herr.code)
+		return
+	}
+	x.log.Info("Admission denied before decoding", "uid", logString(uid), "code", herr.code, "reason", logString(herr.msg))
+	status := apierrors.NewBadRequest(herr.msg)
+	switch herr.code {
+	case http.StatusRequestEntityTooLarge:
+		status = apierrors.NewRequestEntityTooLargeError(herr.msg)
+	case http.StatusTooManyRequests:
+		status = apierrors.NewTooManyRequests(herr.msg, RetryAfterSeconds)
+	}
+	resp := denied(status)
+	resp.UID = types.UID(uid)
+	writeJSON(x.w, x.log, &admissionv1.AdmissionReview{TypeMeta: metav1.TypeMeta{Kind: kind, APIVersion: apiVersion}, Response: &resp})
+}
+
+// names tells whether kind and apiVersion are the endpoint's review.
+func (e *endpoint) names(kind, apiVersion string) bool {
+	return kind == e.kind && (apiVersion == e.group+"/v1" || apiVersion == e.group+"/v1beta1")
+}
+
+// answer counts a decoded review's answer, by operation (admission) and
+// result, and writes it.
+func (x *exchange) answer(operation, result string, review any) {
+	x.s.metrics.request(x.path, operation, result, x.start)
+	writeJSON(x.w, x.log, review)
+}
 
 // httpError is a review refused before it was decoded.
 type httpError struct {
@@ -105,20 +243,6 @@ func (s *Server) deadline(r *http.Request, start time.Time) (context.Context, co
 		timeout = t
 	}
 	return context.WithDeadline(r.Context(), start.Add(timeout))
-}
-
-// decodeReview decodes a review of kind in group/v1 or v1beta1, within maxDepth.
-func decodeReview(body []byte, maxDepth int, review any, tm *metav1.TypeMeta, kind, group string) *httpError {
-	if err := checkDepth(body, maxDepth); err != nil {
-		return errorf(http.StatusBadRequest, "%v", err)
-	}
-	if err := json.Unmarshal(body, review); err != nil {
-		return errorf(http.StatusBadRequest, "decoding %s: %v", kind, err)
-	}
-	if tm.Kind != kind || (tm.APIVersion != group+"/v1" && tm.APIVersion != group+"/v1beta1") {
-		return errorf(http.StatusBadRequest, "unsupported review %s %q: want %s %s/v1 or v1beta1", tm.Kind, tm.APIVersion, kind, group)
-	}
-	return nil
 }
 
 // decodeObject decodes raw, an object of a review (no bytes for null), as
@@ -220,13 +344,6 @@ func writeJSON(w http.ResponseWriter, log logr.Logger, v any) {
 	}
 }
 
-// writeHTTPError answers a request refused before decoding. It logs at
-// -v=2: a misdirected client can send thousands a second.
-func writeHTTPError(w http.ResponseWriter, log logr.Logger, e *httpError) {
-	log.V(2).Info("Rejected request", "code", e.code, "reason", logString(e.msg))
-	http.Error(w, e.msg, e.code)
-}
-
 // refusedResult is the result label of a review refused undecoded:
 // "refused" for a method or content type kube-apiserver never sends (a
 // prober's GET, kept out of the error alerts), "unauthorized", "shed", or
@@ -243,9 +360,9 @@ func refusedResult(e *httpError) string {
 	return "bad_request"
 }
 
-// recoverPanic answers 500 for a panic in the rest of a handler and
-// counts it; http.ErrAbortHandler passes through.
-func (s *Server) recoverPanic(w http.ResponseWriter, log logr.Logger, endpoint string) {
+// catch, deferred, counts a panic of endpoint and has answer answer it:
+// the server's one recover. http.ErrAbortHandler passes through.
+func (s *Server) catch(endpoint string, answer func(p any)) {
 	p := recover()
 	if p == nil {
 		return
@@ -254,6 +371,5 @@ func (s *Server) recoverPanic(w http.ResponseWriter, log logr.Logger, endpoint s
 		panic(p)
 	}
 	s.metrics.panics.WithLabelValues(endpoint).Inc()
-	log.Error(nil, "Recovered from panic", "panic", fmt.Sprint(p))
-	http.Error(w, "internal error", http.StatusInternalServerError)
+	answer(p)
 }

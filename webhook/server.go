@@ -73,11 +73,11 @@ func (s *Server) MetricsAddr() net.Addr { return s.metricsAddr }
 
 // Handler is the mux of the TLS listener.
 func (s *Server) Handler() http.Handler {
-	requireCert := s.cfg.ClientCAFile != ""
 	mux := http.NewServeMux()
-	mux.Handle("/convert", s.metrics.instrument("/convert", http.HandlerFunc(s.serveConvert)))
-	mux.Handle("/validate", s.metrics.instrument("/validate", s.admissionHandler("/validate", "validator", requireCert, s.handleValidate)))
-	mux.Handle("/default", s.metrics.instrument("/default", s.admissionHandler("/default", "defaulting", requireCert, handleDefault)))
+	mux.Handle("/convert", s.serveReview(endpoint{path: "/convert", maxBytes: s.cfg.MaxConvertBodyBytes, maxDepth: s.cfg.MaxJSONDepth,
+		kind: "ConversionReview", group: "apiextensions.k8s.io"}, s.serveConvert))
+	mux.Handle("/validate", s.admissionHandler("/validate", "validator", s.handleValidate))
+	mux.Handle("/default", s.admissionHandler("/default", "defaulting", handleDefault))
 	return mux
 }
 
