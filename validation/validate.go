@@ -224,7 +224,7 @@ func viewsRepeatStorage(t objectType, obj map[string]interface{}) bool {
 		return false
 	}
 	for _, version := range api.ServedVersions {
-		if version != t.version && hasRestore(obj, version) {
+		if version != t.version && api.HasRestoreData(obj, version) {
 			return false
 		}
 	}
