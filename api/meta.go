@@ -32,15 +32,18 @@ func Annotation(obj map[string]interface{}, key string) (interface{}, bool) {
 	return v, ok
 }
 
-// DeleteAnnotation removes obj's annotation key, and metadata.annotations
-// when that leaves it empty (or it was).
+// DeleteAnnotation removes obj's annotation key, then PruneAnnotations.
 func DeleteAnnotation(obj map[string]interface{}, key string) {
+	delete(Annotations(obj), key)
+	PruneAnnotations(obj)
+}
+
+// PruneAnnotations removes obj's metadata.annotations when it is an empty
+// object: a manifest without annotations gets none.
+func PruneAnnotations(obj map[string]interface{}) {
 	meta := Metadata(obj)
-	if ann, ok := meta["annotations"].(map[string]interface{}); ok {
-		delete(ann, key)
-		if len(ann) == 0 {
-			delete(meta, "annotations")
-		}
+	if ann, ok := meta["annotations"].(map[string]interface{}); ok && len(ann) == 0 {
+		delete(meta, "annotations")
 	}
 }
 
