@@ -84,6 +84,8 @@ func TestEqualJSON(t *testing.T) {
 		{"NaNs", math.NaN(), math.NaN(), false, false},
 		{"NaN and a number", math.NaN(), json.Number("1"), false, false},
 		{"other types", []string{"a"}, []string{"a"}, true, true},
+		{"other type and an array written alike", []string{"a"}, []interface{}{"a"}, true, true},
+		{"number and array", int64(1), []interface{}{int64(1)}, false, false},
 	} {
 		if got := EqualJSON(tc.a, tc.b); got != tc.want {
 			t.Errorf("%s: EqualJSON = %v, want %v", tc.name, got, tc.want)

@@ -19,12 +19,6 @@ func Annotations(obj map[string]interface{}) map[string]interface{} {
 	return ann
 }
 
-// Labels returns obj's metadata.labels, or nil.
-func Labels(obj map[string]interface{}) map[string]interface{} {
-	labels, _ := Metadata(obj)["labels"].(map[string]interface{})
-	return labels
-}
-
 // Annotation returns the value of obj's annotation key (a string in a valid
 // object) and whether obj has it.
 func Annotation(obj map[string]interface{}, key string) (interface{}, bool) {

@@ -7,31 +7,27 @@ import (
 
 func TestMetadataAccessors(t *testing.T) {
 	ann := map[string]interface{}{"a": "1", RestoreAnnotation(V1alpha2): "{}"}
-	labels := map[string]interface{}{"l": "x"}
-	meta := map[string]interface{}{"annotations": ann, "labels": labels}
+	meta := map[string]interface{}{"annotations": ann, "labels": map[string]interface{}{"l": "x"}}
 	for _, tc := range []struct {
-		name              string
-		obj               map[string]interface{}
-		meta, ann, labels map[string]interface{}
-		a                 interface{}
-		hasA, restore     bool
+		name          string
+		obj           map[string]interface{}
+		meta, ann     map[string]interface{}
+		a             interface{}
+		hasA, restore bool
 	}{
-		{"nil object", nil, nil, nil, nil, nil, false, false},
-		{"no metadata", map[string]interface{}{}, nil, nil, nil, nil, false, false},
-		{"null metadata", map[string]interface{}{"metadata": nil}, nil, nil, nil, nil, false, false},
-		{"metadata not an object", map[string]interface{}{"metadata": "x"}, nil, nil, nil, nil, false, false},
+		{"nil object", nil, nil, nil, nil, false, false},
+		{"no metadata", map[string]interface{}{}, nil, nil, nil, false, false},
+		{"null metadata", map[string]interface{}{"metadata": nil}, nil, nil, nil, false, false},
+		{"metadata not an object", map[string]interface{}{"metadata": "x"}, nil, nil, nil, false, false},
 		{"annotations not an object", map[string]interface{}{"metadata": map[string]interface{}{"annotations": []interface{}{}}},
-			map[string]interface{}{"annotations": []interface{}{}}, nil, nil, nil, false, false},
-		{"annotations and labels", map[string]interface{}{"metadata": meta}, meta, ann, labels, "1", true, true},
+			map[string]interface{}{"annotations": []interface{}{}}, nil, nil, false, false},
+		{"annotations", map[string]interface{}{"metadata": meta}, meta, ann, "1", true, true},
 	} {
 		if got := Metadata(tc.obj); !reflect.DeepEqual(got, tc.meta) {
 			t.Errorf("%s: Metadata = %v, want %v", tc.name, got, tc.meta)
 		}
 		if got := Annotations(tc.obj); !reflect.DeepEqual(got, tc.ann) {
 			t.Errorf("%s: Annotations = %v, want %v", tc.name, got, tc.ann)
-		}
-		if got := Labels(tc.obj); !reflect.DeepEqual(got, tc.labels) {
-			t.Errorf("%s: Labels = %v, want %v", tc.name, got, tc.labels)
 		}
 		if got, ok := Annotation(tc.obj, "a"); got != tc.a || ok != tc.hasA {
 			t.Errorf("%s: Annotation = %v, %v, want %v, %v", tc.name, got, ok, tc.a, tc.hasA)

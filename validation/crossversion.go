@@ -221,8 +221,7 @@ func restoreAnnotationsHint(newObj, oldObj map[string]interface{}) string {
 // through another version in oldObj, and both versions.
 func applyVersionSwitch(newObj, oldObj map[string]interface{}) (manager, from, to string, ok bool) {
 	applies := func(obj map[string]interface{}) map[string]string {
-		meta, _ := obj["metadata"].(map[string]interface{})
-		entries, _ := meta["managedFields"].([]interface{})
+		entries, _ := api.Metadata(obj)["managedFields"].([]interface{})
 		out := map[string]string{}
 		for _, e := range entries {
 			entry, _ := e.(map[string]interface{})
