@@ -78,19 +78,6 @@ const RestoreAnnotationPrefix = AnnotationPrefix + "restore-"
 // claimbridge.dev/restore-<version>.
 func RestoreAnnotation(version string) string { return RestoreAnnotationPrefix + version }
 
-// HasRestoreAnnotation reports whether the object (a JSON tree) has a
-// restore annotation of any version.
-func HasRestoreAnnotation(obj map[string]interface{}) bool {
-	meta, _ := obj["metadata"].(map[string]interface{})
-	ann, _ := meta["annotations"].(map[string]interface{})
-	for k := range ann {
-		if strings.HasPrefix(k, RestoreAnnotationPrefix) {
-			return true
-		}
-	}
-	return false
-}
-
 // GroupVersion returns Group with version.
 func GroupVersion(version string) schema.GroupVersion {
 	return schema.GroupVersion{Group: Group, Version: version}
@@ -173,7 +160,7 @@ var kubeVersion = regexp.MustCompile(`^v([0-9]+)(?:(?:alpha|beta)[1-9][0-9]*)?$`
 // Meta returns metadata.namespace, metadata.name and metadata.uid of a JSON
 // object; missing or non-string fields are "".
 func Meta(obj map[string]interface{}) (namespace, name, uid string) {
-	meta, _ := obj["metadata"].(map[string]interface{})
+	meta := Metadata(obj)
 	namespace, _ = meta["namespace"].(string)
 	name, _ = meta["name"].(string)
 	uid, _ = meta["uid"].(string)
@@ -207,8 +194,7 @@ func InDefaultNamespace(obj map[string]interface{}) map[string]interface{} {
 func Ref(obj map[string]interface{}) string {
 	ns, name, _ := Meta(obj)
 	if name == "" {
-		meta, _ := obj["metadata"].(map[string]interface{})
-		prefix, _ := meta["generateName"].(string)
+		prefix, _ := Metadata(obj)["generateName"].(string)
 		if prefix == "" {
 			return "(unnamed)"
 		}

@@ -212,7 +212,7 @@ func (o *checkOptions) judgeStream(r *report.Report, source, data, namespace str
 		return err
 	}
 	for _, doc := range docs {
-		meta, _ := doc.Object["metadata"].(map[string]interface{})
+		meta := api.Metadata(doc.Object)
 		if ns, _ := meta["namespace"].(string); namespace != "" && meta != nil && ns == "" && !slices.Contains(clusterScoped, fmt.Sprint(doc.Object["kind"])) {
 			meta["namespace"] = namespace
 		}
@@ -259,10 +259,7 @@ func asStored(obj map[string]interface{}, to string) map[string]interface{} {
 		for _, f := range serverSet {
 			delete(meta, f)
 		}
-		delete(annotations(out), lastApplied)
-		if ann, ok := meta["annotations"].(map[string]interface{}); ok && len(ann) == 0 {
-			delete(meta, "annotations")
-		}
+		api.DeleteAnnotation(out, lastApplied)
 	}
 	_, group, version, kind, _ := api.TypeOf(out)
 	if group != api.UpstreamGroup || version == to || !slices.Contains(api.UpstreamOnlyVersions, version) || !slices.Contains(api.UpstreamOnlyVersions, to) {
@@ -279,8 +276,4 @@ func asStored(obj map[string]interface{}, to string) map[string]interface{} {
 }
 
 // annotations are obj's metadata.annotations, or nil.
-func annotations(obj map[string]interface{}) map[string]interface{} {
-	meta, _ := obj["metadata"].(map[string]interface{})
-	ann, _ := meta["annotations"].(map[string]interface{})
-	return ann
-}
+func annotations(obj map[string]interface{}) map[string]interface{} { return api.Annotations(obj) }

@@ -22,12 +22,10 @@ type objectKey struct{ group, kind, namespace, name string }
 // object without a name (generateName), which is never a duplicate.
 func nameOf(obj map[string]interface{}, doc manifest.Document) (n namedObject, ok bool) {
 	_, group, _, kind, _ := api.TypeOf(obj)
-	meta, _ := obj["metadata"].(map[string]interface{})
-	name, _ := meta["name"].(string)
+	namespace, name, _ := api.Meta(obj)
 	if name == "" {
 		return namedObject{}, false
 	}
-	namespace, _ := meta["namespace"].(string)
 	doc.Object = nil
 	return namedObject{objectKey{group, kind, namespace, name}, doc, api.Describe(obj)}, true
 }

@@ -33,7 +33,7 @@ func StoredRestoreVersions(version string) []string {
 // kept. changed lists the replaced keys, sorted; when it is empty,
 // annotations is nil. remove is true when no annotation is left.
 func WithStoredStatusRestoreData(newObj, oldObj map[string]interface{}, versions []string) (annotations map[string]interface{}, remove bool, changed []string) {
-	own, _ := asMap(newObj["metadata"])["annotations"].(map[string]interface{})
+	own := api.Annotations(newObj)
 	if len(own) == 0 {
 		return nil, false, nil
 	}

@@ -36,7 +36,7 @@ func finalizerLossesV2ToV3(obj map[string]interface{}, kind string, r *lossRepor
 }
 
 func hasFinalizer(obj map[string]interface{}, name string) bool {
-	return slices.ContainsFunc(asSlice(asMap(obj["metadata"])["finalizers"]), func(f interface{}) bool { return asString(f) == name })
+	return slices.ContainsFunc(asSlice(api.Metadata(obj)["finalizers"]), func(f interface{}) bool { return asString(f) == name })
 }
 
 func finalizerLossesV3ToV2(obj map[string]interface{}, kind string, r *lossReport) {
@@ -50,7 +50,7 @@ func finalizerLossesV3ToV2(obj map[string]interface{}, kind string, r *lossRepor
 // claim lacks the target release's finalizer to.
 func builtinFinalizerLoss(obj map[string]interface{}, from, to, release string, r *lossReport) {
 	at := -1
-	for i, f := range asSlice(asMap(obj["metadata"])["finalizers"]) {
+	for i, f := range asSlice(api.Metadata(obj)["finalizers"]) {
 		switch asString(f) {
 		case to:
 			return

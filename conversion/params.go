@@ -2,8 +2,9 @@ package conversion
 
 import (
 	"fmt"
-	"reflect"
 	"slices"
+
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // A v1alpha2 allocation can carry configuration per device; v1alpha3 only
@@ -99,7 +100,7 @@ func readDriverConfig(config []interface{}, driver string, used map[int]bool) dr
 			switch {
 			case dc.class == nil && params != nil:
 				dc.class, dc.classIdx = params, i
-			case params != nil && reflect.DeepEqual(params, dc.class):
+			case params != nil && api.DeepEqualJSON(params, dc.class):
 				dc.classDups = append(dc.classDups, i)
 			}
 		case sourceClaim:

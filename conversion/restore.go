@@ -73,8 +73,7 @@ func (r *restore) section(name string) **sectionPatch {
 // popRestore removes and decodes obj's restore annotation of version. One
 // that does not decode is removed and ignored.
 func popRestore(obj map[string]interface{}, version string) *restore {
-	meta := asMap(obj["metadata"])
-	ann := asMap(meta["annotations"])
+	meta, ann := api.Metadata(obj), api.Annotations(obj)
 	raw, ok := ann[api.RestoreAnnotation(version)]
 	if !ok {
 		return nil
@@ -111,10 +110,7 @@ func popRestore(obj map[string]interface{}, version string) *restore {
 // version, setting a spec and status that validation never saw. Its
 // "created" record is not followed.
 func dropRestore(obj map[string]interface{}, version string) {
-	ann, ok := asMap(obj["metadata"])["annotations"].(map[string]interface{})
-	if ok {
-		delete(ann, api.RestoreAnnotation(version))
-	}
+	delete(api.Annotations(obj), api.RestoreAnnotation(version))
 }
 
 // pushRestore stores r as the restore annotation of version on obj.
@@ -227,8 +223,7 @@ func appendOperations(buf []byte, ops []operation) ([]byte, error) {
 // decodeRestore decodes obj's restore annotation of version; nil when
 // there is none or it does not decode.
 func decodeRestore(obj map[string]interface{}, version string) *restore {
-	ann := asMap(asMap(obj["metadata"])["annotations"])
-	raw, ok := ann[api.RestoreAnnotation(version)]
+	raw, ok := api.RestoreData(obj, version)
 	if !ok {
 		return nil
 	}

@@ -17,9 +17,7 @@ func StoredDefaultsAnnotations(obj map[string]interface{}) (annotations interfac
 	if err != nil || version != api.V1alpha1 && version != api.V1alpha2 {
 		return nil, false, false, err
 	}
-	meta, _ := obj["metadata"].(map[string]interface{})
-	own, _ := meta["annotations"].(map[string]interface{})
-	if _, ok := own[api.RestoreAnnotation(api.V1alpha3)]; !ok {
+	if _, ok := api.RestoreData(obj, api.V1alpha3); !ok {
 		return nil, false, false, nil
 	}
 	stored, err := Convert(obj, api.V1alpha3)
@@ -44,12 +42,12 @@ func StoredDefaultsAnnotations(obj map[string]interface{}) (annotations interfac
 			return nil, false, false, nil
 		}
 	}
-	backMeta, _ := back["metadata"].(map[string]interface{})
+	meta, backMeta := api.Metadata(obj), api.Metadata(back)
 	if !equal(withoutKeys(meta, "annotations"), withoutKeys(backMeta, "annotations")) {
 		return nil, false, false, nil
 	}
 	newAnnotations, present := backMeta["annotations"]
-	if !equal(withoutRestoreKeys(own), withoutRestoreKeys(asMap(newAnnotations))) {
+	if !equal(withoutRestoreKeys(api.Annotations(obj)), withoutRestoreKeys(asMap(newAnnotations))) {
 		return nil, false, false, nil
 	}
 	if _, had := meta["annotations"]; had == present && equal(meta["annotations"], newAnnotations) {

@@ -1,10 +1,8 @@
 package conversion
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"reflect"
 	"sync"
 
@@ -44,50 +42,10 @@ func copyKeys(to, from map[string]interface{}, keys ...string) {
 	}
 }
 
-// equal reports whether two JSON trees are equal. Numbers compare by their
-// JSON text, so json.Number("1") equals int64(1).
-func equal(a, b interface{}) bool {
-	if sameContainer(a, b) {
-		return true
-	}
-	switch a := a.(type) {
-	case map[string]interface{}:
-		b, ok := b.(map[string]interface{})
-		if !ok || len(a) != len(b) {
-			return false
-		}
-		for k, va := range a {
-			vb, ok := b[k]
-			if !ok || !equal(va, vb) {
-				return false
-			}
-		}
-		return true
-	case []interface{}:
-		b, ok := b.([]interface{})
-		if !ok || len(a) != len(b) {
-			return false
-		}
-		for i := range a {
-			if !equal(a[i], b[i]) {
-				return false
-			}
-		}
-		return true
-	case string, bool, nil:
-		return a == b
-	case json.Number:
-		if b, ok := b.(json.Number); ok && a == b {
-			return true
-		}
-	}
-	if reflect.DeepEqual(a, b) {
-		return true
-	}
-	ja, errA := json.Marshal(a)
-	jb, errB := json.Marshal(b)
-	return errA == nil && errB == nil && bytes.Equal(ja, jb)
-}
+// equal is api.EqualJSON: numbers compare by their JSON text, so
+// json.Number("1") equals int64(1), and a nil object or array equals an
+// empty one.
+func equal(a, b interface{}) bool { return api.EqualJSON(a, b) }
 
 // fingerprintBuffers hold the JSON a fingerprint hashes, and the restore
 // annotation while pushRestore encodes it.

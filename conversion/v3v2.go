@@ -2,10 +2,11 @@ package conversion
 
 import (
 	"fmt"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // statusV3ToV2 maps allocated devices back to resource handles so that 1.30
@@ -189,7 +190,7 @@ func loseWidenedScope(config []interface{}, used map[int]bool, g driverResults, 
 		named, everywhere := map[string]bool{}, false
 		for j, d := range config {
 			other := asMap(d)
-			if j != i && (!used[j] || asString(other["source"]) != asString(entry["source"]) || !reflect.DeepEqual(other["opaque"], entry["opaque"])) {
+			if j != i && (!used[j] || asString(other["source"]) != asString(entry["source"]) || !api.DeepEqualJSON(other["opaque"], entry["opaque"])) {
 				continue
 			}
 			requests := asSlice(other["requests"])

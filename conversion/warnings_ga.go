@@ -53,7 +53,7 @@ func warningsV3ToB1(obj map[string]interface{}, kind string, r *lossReport) {
 	alloc := asMap(status["allocation"])
 	if c := asString(alloc["controller"]); c != "" {
 		r.lose("status.allocation.controller", "allocated by classic DRA driver %q: a 1.32+ resourceclaim controller never clears this allocation (it deallocates only claims with finalizer %s) and the driver's controller no longer runs; the controller is kept only in the restore annotation", c, api.FinalizerV1alpha3)
-		for i, f := range asSlice(asMap(obj["metadata"])["finalizers"]) {
+		for i, f := range asSlice(api.Metadata(obj)["finalizers"]) {
 			if name := asString(f); name != "" && name != api.FinalizerV1alpha3 {
 				r.lose(fmt.Sprintf("metadata.finalizers[%d]", i), "finalizer %q of a claim allocated by classic DRA: no 1.32+ component removes it, so deleting the claim waits until it is removed by hand", name)
 			}
@@ -76,7 +76,7 @@ func warningsV3ToB1(obj map[string]interface{}, kind string, r *lossReport) {
 // consumer is gone, only of a claim with the built-in finalizer, and removes
 // only that one.
 func structuredFinalizerLosses(obj map[string]interface{}, r *lossReport) {
-	finalizers := asSlice(asMap(obj["metadata"])["finalizers"])
+	finalizers := asSlice(api.Metadata(obj)["finalizers"])
 	builtin := false
 	for i, f := range finalizers {
 		switch asString(f) {

@@ -7,7 +7,6 @@
 package defaulting
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -24,7 +23,7 @@ import (
 func Patch(obj map[string]interface{}, oldObject func() (map[string]interface{}, error), version, kind string) ([]conversion.PatchOperation, []string, error) {
 	ops := conversion.DefaultsPatch(obj, version, kind)
 	var warnings []string
-	if kind == api.KindClaim && hasRestoreAnnotation(obj, conversion.StoredRestoreVersions(version)) {
+	if kind == api.KindClaim && api.HasRestoreData(obj, conversion.StoredRestoreVersions(version)...) {
 		old, err := oldObject()
 		if err != nil {
 			return nil, nil, err
@@ -64,7 +63,7 @@ func statusData(obj, old map[string]interface{}, version string) (*conversion.Pa
 	if len(warnings) == 0 {
 		return nil, nil
 	}
-	annotations, ok := out["metadata"].(map[string]interface{})["annotations"]
+	annotations, ok := api.Metadata(out)["annotations"]
 	if !ok {
 		return &conversion.PatchOperation{Op: "remove", Path: "/metadata/annotations"}, warnings
 	}
@@ -90,7 +89,7 @@ func KeepStoredStatusRestoreData(obj, old map[string]interface{}, version string
 		warnings = append(warnings, fmt.Sprintf("metadata.annotations[%s]: its status restore data was %s", key, what))
 	}
 	out := maps.Clone(obj)
-	meta := maps.Clone(out["metadata"].(map[string]interface{})) // changed: metadata holds annotations
+	meta := maps.Clone(api.Metadata(out)) // changed: metadata holds annotations
 	if remove {
 		delete(meta, "annotations")
 	} else {
@@ -105,8 +104,7 @@ func KeepStoredStatusRestoreData(obj, old map[string]interface{}, version string
 // the claim was defaulted records requests without mode or count, and written
 // back would store that again. nil when nothing changes.
 func storedDefaults(obj map[string]interface{}, ops []conversion.PatchOperation) *conversion.PatchOperation {
-	meta, _ := obj["metadata"].(map[string]interface{})
-	if ann, _ := meta["annotations"].(map[string]interface{}); ann[api.RestoreAnnotation(api.V1alpha3)] == nil {
+	if data, _ := api.RestoreData(obj, api.V1alpha3); data == nil {
 		return nil // the common case, without a copy
 	}
 	defaulted := api.DeepCopyJSON(obj)
@@ -121,15 +119,6 @@ func storedDefaults(obj map[string]interface{}, ops []conversion.PatchOperation)
 		return &conversion.PatchOperation{Op: "remove", Path: "/metadata/annotations"}
 	}
 	return &conversion.PatchOperation{Op: "add", Path: "/metadata/annotations", Value: annotations}
-}
-
-func hasRestoreAnnotation(obj map[string]interface{}, versions []string) bool {
-	meta, _ := obj["metadata"].(map[string]interface{})
-	ann, _ := meta["annotations"].(map[string]interface{})
-	return slices.ContainsFunc(versions, func(v string) bool {
-		_, ok := ann[api.RestoreAnnotation(v)]
-		return ok
-	})
 }
 
 // managedFields is the operation that gives an update old's managedFields
@@ -151,15 +140,14 @@ func managedFields(obj, old map[string]interface{}, ops []conversion.PatchOperat
 	if err := conversion.ApplyPatch(defaulted, ops); err != nil {
 		return nil // a removal: not what an unchanged apply needs
 	}
-	if !jsonEqual(withoutManagedFields(defaulted), withoutManagedFields(old)) || jsonEqual(newFields, oldFields) {
+	if !api.EqualJSONNulls(withoutManagedFields(defaulted), withoutManagedFields(old)) || api.EqualJSONNulls(newFields, oldFields) {
 		return nil
 	}
 	return &conversion.PatchOperation{Op: "add", Path: "/metadata/managedFields", Value: oldFields}
 }
 
 func fieldsOf(obj map[string]interface{}) []interface{} {
-	meta, _ := obj["metadata"].(map[string]interface{})
-	fields, _ := meta["managedFields"].([]interface{})
+	fields, _ := api.Metadata(obj)["managedFields"].([]interface{})
 	return fields
 }
 
@@ -191,13 +179,6 @@ func withoutKey(m map[string]interface{}, key string) map[string]interface{} {
 	out := maps.Clone(m)
 	delete(out, key)
 	return out
-}
-
-// jsonEqual compares encodings: numbers as written, so two spellings of
-// one number differ, which only costs the optimisation.
-func jsonEqual(a, b interface{}) bool {
-	ea, eb := encode(a), encode(b)
-	return ea != nil && bytes.Equal(ea, eb)
 }
 
 func encode(v interface{}) []byte {

@@ -7,7 +7,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
@@ -53,7 +52,7 @@ func Convert(rl *framework.ResourceList) error {
 			refused = true
 			continue
 		}
-		if reflect.DeepEqual(v.Object, obj) {
+		if api.DeepEqualJSON(v.Object, obj) {
 			continue // left as it is, comments and all
 		}
 		if rl.Items[i], err = yamlNode(v.Object); err != nil {

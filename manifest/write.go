@@ -8,7 +8,6 @@ import (
 	"io"
 	"maps"
 	"math/big"
-	"reflect"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -53,7 +52,7 @@ func (w *Writer) Add(obj map[string]interface{}, doc Document) {
 		w.ends = append(w.ends, w.buf.Len())
 		return
 	}
-	unchanged := reflect.DeepEqual(obj, doc.Object)
+	unchanged := api.DeepEqualJSON(obj, doc.Object)
 	if doc.list != w.list {
 		w.endList()
 		w.list, w.at, w.ats, w.same = doc.list, w.buf.Len(), len(w.ends), 0
@@ -186,6 +185,9 @@ func jsonTree(data []byte, err error) (interface{}, error) {
 	return v, err
 }
 
+// sameTree returns an error naming the first path where got differs from
+// want. It is not api.EqualJSON: it says where, and numbers compare by value
+// (sameNumber), since YAML may rewrite how a number is written (1.0 as 1).
 func sameTree(want, got interface{}, path string) error {
 	switch w := want.(type) {
 	case map[string]interface{}:

@@ -37,8 +37,7 @@ func migrateParameters(obj map[string]interface{}, target Target, opts Options) 
 	}
 	if meta, ok := out["metadata"].(map[string]interface{}); ok {
 		dropServerSet(meta, opts, &r)
-		inputAnn, _ := metaOf(obj)["annotations"].(map[string]interface{})
-		dropAnnotations(out, inputAnn, to, nil, &r)
+		dropAnnotations(out, api.Annotations(obj), to, nil, &r)
 	}
 	if obj["kind"] != kindClass {
 		return out, r, true

@@ -60,8 +60,7 @@ func migrateDeviceClass(obj map[string]interface{}, target Target, opts Options)
 	}
 	if meta, ok := out["metadata"].(map[string]interface{}); ok {
 		dropServerSet(meta, opts, &r)
-		inputAnn, _ := metaOf(obj)["annotations"].(map[string]interface{})
-		dropAnnotations(out, inputAnn, to, nil, &r)
+		dropAnnotations(out, api.Annotations(obj), to, nil, &r)
 	}
 	delete(out, "status")
 	spec, _ := out["spec"].(map[string]interface{})
@@ -113,8 +112,7 @@ func deviceClassFor(class map[string]interface{}, target Target, opts Options) (
 		}},
 	}
 	dropServerSet(meta, opts, &r)
-	inputAnn, _ := meta["annotations"].(map[string]interface{})
-	dropAnnotations(out, inputAnn, to, nil, &r)
+	dropAnnotations(out, api.Annotations(out), to, nil, &r)
 	filter := ""
 	if class["apiVersion"] == api.UpstreamGroup+"/"+api.V1alpha2 && class["structuredParameters"] == true {
 		if filter = classFilters(opts.Parameters, class, &r)[driver]; filter != "" {

@@ -97,10 +97,7 @@ func migrateObject(obj map[string]interface{}, target Target, opts Options) (map
 		out["metadata"] = meta
 	}
 	dropServerSet(meta, opts, &r)
-	inputMeta, _ := obj["metadata"].(map[string]interface{})
-	inputAnn, _ := inputMeta["annotations"].(map[string]interface{})
-	covered := coveredFields(obj, from, kind, target)
-	dropAnnotations(out, inputAnn, to, covered, &r)
+	dropAnnotations(out, api.Annotations(obj), to, coveredFields(obj, from, kind, target), &r)
 	for _, k := range stale { // after the restore annotations, as they sort
 		r.Dropped = append(r.Dropped, "metadata.annotations["+k+"]")
 	}
@@ -287,8 +284,7 @@ func isGA(version string) bool { return slices.Contains(api.UpstreamOnlyVersions
 // are reported as dropped; conversion added the others. A lost line names the
 // annotation, not a version: a 1.26 claim's allocationMode is in v1alpha2's.
 func dropAnnotations(obj, input map[string]interface{}, to string, covered map[string]bool, r *changes) {
-	meta, _ := obj["metadata"].(map[string]interface{})
-	ann, _ := meta["annotations"].(map[string]interface{})
+	ann := api.Annotations(obj)
 	for _, k := range slices.Sorted(maps.Keys(ann)) {
 		version, restore := strings.CutPrefix(k, api.RestoreAnnotationPrefix)
 		if !restore && !slices.Contains(clientStale, k) {
@@ -311,16 +307,13 @@ func dropAnnotations(obj, input map[string]interface{}, to string, covered map[s
 			r.Dropped = append(r.Dropped, "metadata.annotations["+k+"]")
 		}
 	}
-	if ann != nil && len(ann) == 0 {
-		delete(meta, "annotations")
-	}
+	api.PruneAnnotations(obj)
 }
 
 // withoutClientStale returns obj without its clientStale annotations (a
 // copy, sharing the rest) and their keys; obj itself when it has none.
 func withoutClientStale(obj map[string]interface{}) (map[string]interface{}, []string) {
-	meta, _ := obj["metadata"].(map[string]interface{})
-	ann, _ := meta["annotations"].(map[string]interface{})
+	meta, ann := api.Metadata(obj), api.Annotations(obj)
 	var stale []string
 	for _, k := range clientStale {
 		if _, ok := ann[k]; ok {

@@ -155,10 +155,7 @@ func refOf(namespace, name string) string {
 	return namespace + "/" + name
 }
 
-func metaOf(obj map[string]interface{}) map[string]interface{} {
-	meta, _ := obj["metadata"].(map[string]interface{})
-	return meta
-}
+func metaOf(obj map[string]interface{}) map[string]interface{} { return api.Metadata(obj) }
 
 func str(m map[string]interface{}, key string) string {
 	s, _ := m[key].(string)

@@ -3,7 +3,6 @@ package migrate
 import (
 	"fmt"
 	"maps"
-	"reflect"
 	"slices"
 	"strings"
 
@@ -228,9 +227,7 @@ func forCreate(obj map[string]interface{}, opts Options) (map[string]interface{}
 		for _, k := range stale {
 			r.Dropped = append(r.Dropped, "metadata.annotations["+k+"]")
 		}
-		if ann, isMap := meta["annotations"].(map[string]interface{}); isMap && len(ann) == 0 {
-			delete(meta, "annotations")
-		}
+		api.PruneAnnotations(out)
 	}
 	if _, had := out["status"]; had {
 		delete(out, "status")
@@ -258,7 +255,7 @@ func moveClaimNames(from, to map[string]interface{}, fromAt, toAt, why string, r
 		delete(from, f)
 		if kept, there := to[f]; !there {
 			to[f] = v
-		} else if !reflect.DeepEqual(kept, v) {
+		} else if !api.DeepEqualJSON(kept, v) {
 			r.Lost = append(r.Lost, fmt.Sprintf("%s.%s: %v, because the entry also has %s.%s: %v, which the target's pods read", fromAt, f, v, toAt, f, kept))
 			continue
 		}
@@ -287,8 +284,7 @@ func generatedForPod(claim map[string]interface{}) (pod, entry string, ok bool) 
 	for _, r := range refs {
 		ref, _ := r.(map[string]interface{})
 		if ref["apiVersion"] == "v1" && ref["kind"] == "Pod" && ref["controller"] == true {
-			ann, _ := meta["annotations"].(map[string]interface{})
-			entry, _ = ann[podClaimNameAnnotation].(string)
+			entry, _ = api.Annotations(claim)[podClaimNameAnnotation].(string)
 			return str(meta, "namespace") + "/" + str(ref, "name"), entry, true
 		}
 	}

@@ -111,8 +111,7 @@ func withoutRestoreAnnotations(obj map[string]interface{}) (map[string]interface
 		return obj, false
 	}
 	out := api.DeepCopyJSON(obj)
-	outAnn := out["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})
-	maps.DeleteFunc(outAnn, func(k string, _ interface{}) bool { return strings.HasPrefix(k, api.RestoreAnnotationPrefix) })
+	maps.DeleteFunc(api.Annotations(out), func(k string, _ interface{}) bool { return strings.HasPrefix(k, api.RestoreAnnotationPrefix) })
 	return out, true
 }
 
@@ -140,9 +139,7 @@ func fitsEveryVersion(obj map[string]interface{}) bool {
 // annotations (the bytes of every key and value) and slack.
 func annotationRoom(obj map[string]interface{}, slack int) int {
 	total := conversion.TotalAnnotationSizeLimitB - slack
-	meta, _ := obj["metadata"].(map[string]interface{})
-	ann, _ := meta["annotations"].(map[string]interface{})
-	for k, v := range ann {
+	for k, v := range api.Annotations(obj) {
 		s, _ := v.(string)
 		total -= len(k) + len(s)
 	}

@@ -57,7 +57,7 @@ func otherVersionUpdateErrors(t objectType, newObj, oldObj map[string]interface{
 				add(field.Invalid(annotationsPath, common.OmittedValue,
 					fmt.Sprintf("%s: the update changes status.allocation as seen through %s%s", common.FieldImmutableErrorMsg, version, hint)))
 			}
-		case !apiequality.Semantic.DeepEqual(newParts.rawStatus, oldParts.rawStatus):
+		case !api.EqualJSON(newParts.rawStatus, oldParts.rawStatus):
 			// The apiserver keeps the stored status on a main update,
 			// so only the restore annotations can change it here.
 			statusChanged = true
@@ -204,7 +204,7 @@ func reportedAt(errType field.ErrorType, path string, errs field.ErrorList) bool
 // an object it built (`kubectl replace -f`), or a server-side apply switched
 // versions, which prunes the fields applied through the former one.
 func restoreAnnotationsHint(newObj, oldObj map[string]interface{}) string {
-	if apiequality.Semantic.DeepEqual(restoreAnnotations(newObj), restoreAnnotations(oldObj)) {
+	if api.EqualJSON(restoreAnnotations(newObj), restoreAnnotations(oldObj)) {
 		return ""
 	}
 	if manager, from, to, ok := applyVersionSwitch(newObj, oldObj); ok {
@@ -221,8 +221,7 @@ func restoreAnnotationsHint(newObj, oldObj map[string]interface{}) string {
 // through another version in oldObj, and both versions.
 func applyVersionSwitch(newObj, oldObj map[string]interface{}) (manager, from, to string, ok bool) {
 	applies := func(obj map[string]interface{}) map[string]string {
-		meta, _ := obj["metadata"].(map[string]interface{})
-		entries, _ := meta["managedFields"].([]interface{})
+		entries, _ := api.Metadata(obj)["managedFields"].([]interface{})
 		out := map[string]string{}
 		for _, e := range entries {
 			entry, _ := e.(map[string]interface{})
@@ -248,9 +247,7 @@ func applyVersionSwitch(newObj, oldObj map[string]interface{}) (manager, from, t
 
 // restoreAnnotations returns obj's restore annotations.
 func restoreAnnotations(obj map[string]interface{}) map[string]interface{} {
-	meta, _ := obj["metadata"].(map[string]interface{})
-	ann, _ := meta["annotations"].(map[string]interface{})
-	out := maps.Clone(ann)
+	out := maps.Clone(api.Annotations(obj))
 	maps.DeleteFunc(out, func(k string, _ interface{}) bool { return !strings.HasPrefix(k, api.RestoreAnnotationPrefix) })
 	return out
 }
@@ -310,12 +307,4 @@ func convertToOtherVersions(t objectType, statusOnly bool, newObj, oldObj map[st
 		out = append(out, pair)
 	}
 	return out
-}
-
-// hasRestore reports whether obj carries the restore annotation of version.
-func hasRestore(obj map[string]interface{}, version string) bool {
-	meta, _ := obj["metadata"].(map[string]interface{})
-	ann, _ := meta["annotations"].(map[string]interface{})
-	_, ok := ann[api.RestoreAnnotation(version)]
-	return ok
 }

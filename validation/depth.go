@@ -16,7 +16,7 @@ import (
 // at the restore annotation of version when obj has one.
 func tooDeep(obj map[string]interface{}, version string, maxDepth int) *field.Error {
 	path := field.NewPath("metadata", "annotations")
-	if hasRestore(obj, version) {
+	if api.HasRestoreData(obj, version) {
 		path = path.Key(api.RestoreAnnotation(version))
 	}
 	return unreadable(path, version, fmt.Errorf("converted to %s it nests deeper than %d levels of arrays and objects, "+

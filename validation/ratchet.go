@@ -18,7 +18,7 @@ import (
 // a rule of another; reporting it on every later status write would keep an
 // older client from ever changing its reservations.
 func withoutUnchangedAllocationErrors(errs field.ErrorList, newObj, oldObj map[string]interface{}) field.ErrorList {
-	if len(errs) == 0 || !apiequality.Semantic.DeepEqual(statusField(newObj, "allocation"), statusField(oldObj, "allocation")) {
+	if len(errs) == 0 || !api.EqualJSON(statusField(newObj, "allocation"), statusField(oldObj, "allocation")) {
 		return errs
 	}
 	noDriver := statusField(newObj, "allocation") != nil && noString(statusField(newObj, "driverName")) && noString(statusField(oldObj, "driverName"))
@@ -30,7 +30,7 @@ func withoutUnchangedAllocationErrors(errs field.ErrorList, newObj, oldObj map[s
 // sameTemplateMetadata reports whether a template update leaves its
 // spec.metadata as it was.
 func sameTemplateMetadata(newObj, oldObj map[string]interface{}) bool {
-	return apiequality.Semantic.DeepEqual(templateMetadata(newObj), templateMetadata(oldObj))
+	return api.EqualJSON(templateMetadata(newObj), templateMetadata(oldObj))
 }
 
 func templateMetadata(obj map[string]interface{}) interface{} {
@@ -74,7 +74,7 @@ func withoutStoredSpecErrors(t objectType, errs field.ErrorList, newObj, oldObj 
 	}
 	pure, _ := withoutRestoreAnnotations(stored)
 	derived, err := conversion.Convert(pure, t.version)
-	if err != nil || !apiequality.Semantic.DeepEqual(derived["spec"], oldObj["spec"]) {
+	if err != nil || !api.EqualJSON(derived["spec"], oldObj["spec"]) {
 		return errs
 	}
 	storedErrs, _, err := updateRules(api.StorageVersion, t.kind, stored, stored, cel)
@@ -87,7 +87,7 @@ func withoutStoredSpecErrors(t objectType, errs field.ErrorList, newObj, oldObj 
 // sameSpec reports whether a and b have the same spec once defaulted, as
 // kube-apiserver compares an update with the stored object.
 func sameSpec(t objectType, a, b map[string]interface{}) bool {
-	if apiequality.Semantic.DeepEqual(a["spec"], b["spec"]) {
+	if api.EqualJSON(a["spec"], b["spec"]) {
 		return true
 	}
 	va, errA := partsOf(t.version, t.kind, a, false)

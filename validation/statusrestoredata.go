@@ -49,8 +49,7 @@ func statusRestoreDataErrors(t objectType, newObj, oldObj map[string]interface{}
 // restoreStatusData returns the "status" member of each annotation of obj
 // named in keys that has one and decodes, as conversion reads it.
 func restoreStatusData(obj map[string]interface{}, keys []string) map[string]interface{} {
-	meta, _ := obj["metadata"].(map[string]interface{})
-	ann, _ := meta["annotations"].(map[string]interface{})
+	ann := api.Annotations(obj)
 	var out map[string]interface{}
 	for _, k := range keys {
 		s, isString := ann[k].(string)

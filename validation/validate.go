@@ -224,7 +224,7 @@ func viewsRepeatStorage(t objectType, obj map[string]interface{}) bool {
 		return false
 	}
 	for _, version := range api.ServedVersions {
-		if version != t.version && hasRestore(obj, version) {
+		if version != t.version && api.HasRestoreData(obj, version) {
 			return false
 		}
 	}
@@ -325,14 +325,12 @@ func prepareForStatusUpdate(obj, old map[string]interface{}) map[string]interfac
 	} else {
 		delete(out, "status")
 	}
-	newMeta, _ := obj["metadata"].(map[string]interface{})
-	oldMeta, _ := out["metadata"].(map[string]interface{})
-	outMeta := maps.Clone(oldMeta) // a new map: managedFields is set below
+	outMeta := maps.Clone(api.Metadata(out)) // a new map: managedFields is set below
 	if outMeta == nil {
 		outMeta = map[string]interface{}{}
 	}
 	out["metadata"] = outMeta
-	if mf, ok := newMeta["managedFields"]; ok {
+	if mf, ok := api.Metadata(obj)["managedFields"]; ok {
 		outMeta["managedFields"] = mf
 	} else {
 		delete(outMeta, "managedFields")
