@@ -42,7 +42,8 @@ created again or stays:
   helm:NAMESPACE/NAME@REVISION (chart NAME-VERSION)
       the manifest of each Helm release's deployed revision (Helm 3 and 4)
   live:KIND NAMESPACE/NAME
-      each object of the DRA kinds export reads, without its status and
+      each object of the DRA kinds export reads, and each DeviceTaintRule
+      and ResourceSlice, without its status and
       server-set metadata, in the target's version when upstream converts
       it there (resource.k8s.io v1beta1, v1beta2 and v1)
   last-applied:KIND NAMESPACE/NAME

@@ -18,10 +18,11 @@ import (
 	"k8s.io/client-go/tools/pager"
 )
 
-// DRAObjects gives visit every object of the DRA kinds Export reads, in
-// the version Export reads it (see draResources). It only reads.
+// DRAObjects gives visit every object of the DRA kinds Export reads, and of
+// the DeviceTaintRules and ResourceSlices that stay through an upgrade, in
+// the version Export reads each kind. It only reads.
 func (c *Cluster) DRAObjects(ctx context.Context, visit func(map[string]interface{}) error) error {
-	resources, err := c.draResources()
+	resources, err := c.draResources(append(slices.Clip(draKinds), "DeviceTaintRule", "ResourceSlice"))
 	if err != nil {
 		return err
 	}

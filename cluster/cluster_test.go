@@ -91,7 +91,7 @@ func TestDRAResources(t *testing.T) {
 			"resource.k8s.io/v1, Resource=resourceclaimtemplates"},
 		"none": nil,
 	} {
-		resources, err := releases[name].draResources()
+		resources, err := releases[name].draResources(draKinds)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}

@@ -43,7 +43,7 @@ var workloads = []schema.GroupVersionResource{
 // an object, not the object: a cluster may hold tens of thousands. A
 // progress line goes to progress (a terminal) unless it is nil.
 func (c *Cluster) Export(ctx context.Context, progress io.Writer, visit func(map[string]interface{}) error) error {
-	resources, err := c.draResources()
+	resources, err := c.draResources(draKinds)
 	if err != nil {
 		return err
 	}
@@ -79,9 +79,9 @@ func (c *Cluster) Export(ctx context.Context, progress io.Writer, visit func(map
 	return nil
 }
 
-// draResources are the resources Export reads of the DRA groups, from
-// discovery.
-func (c *Cluster) draResources() ([]schema.GroupVersionResource, error) {
+// draResources are the resources of the DRA groups, from discovery: those
+// of kinds in resource.k8s.io, and every one of resource.claimbridge.dev.
+func (c *Cluster) draResources(kinds []string) ([]schema.GroupVersionResource, error) {
 	groups, err := c.discovery.ServerGroups()
 	if err != nil {
 		return nil, fmt.Errorf("asking the cluster its API groups: %w", err)
@@ -101,7 +101,7 @@ func (c *Cluster) draResources() ([]schema.GroupVersionResource, error) {
 			}
 			for _, r := range list.APIResources {
 				if seen[r.Kind] || strings.Contains(r.Name, "/") || !slices.Contains(r.Verbs, "list") ||
-					g.Name == api.UpstreamGroup && !slices.Contains(draKinds, r.Kind) {
+					g.Name == api.UpstreamGroup && !slices.Contains(kinds, r.Kind) {
 					continue
 				}
 				seen[r.Kind] = true

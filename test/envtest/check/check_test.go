@@ -216,6 +216,16 @@ func TestCheck(t *testing.T) {
 	if _, err := d.Resource(claims).Namespace("team-c").Create(ctx, live, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	// A taint rule stays through an upgrade: check reads it too.
+	rule := &unstructured.Unstructured{Object: map[string]interface{}{
+		"apiVersion": "resource.k8s.io/v1", "kind": "DeviceTaintRule", "metadata": map[string]interface{}{"name": "gpu-0-maintenance"},
+		"spec": map[string]interface{}{"deviceSelector": map[string]interface{}{"driver": "gpu.example.com", "pool": "node-1", "device": "gpu-0"},
+			"taint": map[string]interface{}{"key": "example.com/maintenance", "effect": "NoSchedule"}},
+	}}
+	rules := schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1", Resource: "devicetaintrules"}
+	if _, err := d.Resource(rules).Create(ctx, rule, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 
 	// Without --to: 1.38, the release after 1.37, which stops serving v1beta1.
 	code, stdout, stderr := claimbridge(t)
@@ -250,7 +260,7 @@ func TestCheck(t *testing.T) {
 	code, _, stderr = claimbridge(t, "--report", "junit", "-q")
 	for _, source := range []string{"helm:team-a/gpu4@2 (chart gpu-0.1.0)", "helm:team-b/gpu3@1 (chart gpu-0.1.0)",
 		"last-applied:ResourceClaim team-c/applied", "live:ResourceClaim team-c/applied", "live:ResourceClaim team-c/live",
-		"live:ResourceClaimTemplate team-a/gpu", "live:ResourceClaimTemplate team-b/gpu"} {
+		"live:ResourceClaimTemplate team-a/gpu", "live:ResourceClaimTemplate team-b/gpu", "live:DeviceTaintRule gpu-0-maintenance"} {
 		if !strings.Contains(stderr, `classname="`+source+`"`) {
 			t.Errorf("check --report junit: no test case of %s:\n%s", source, stderr)
 		}
