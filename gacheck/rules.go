@@ -13,8 +13,10 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	apiservercel "k8s.io/apiserver/pkg/cel"
 	"k8s.io/apiserver/pkg/cel/environment"
 	dracel "k8s.io/dynamic-resource-allocation/cel"
+	"k8s.io/utils/lru"
 
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/validation/common"
@@ -282,16 +284,43 @@ func (r rules) validateCELExpression(expression string, fldPath *field.Path) fie
 	if r.minor >= 32 && len(expression) > resourcev1.CELSelectorExpressionMaxLength {
 		return field.ErrorList{field.TooLong(fldPath, "", resourcev1.CELSelectorExpressionMaxLength)}
 	}
-	envType := environment.NewExpressions
-	result := dracel.GetCompiler(dracel.Features{EnableConsumableCapacity: r.minor >= 36}).
-		CompileCELExpression(expression, dracel.Options{EnvType: &envType})
+	result := compileCEL(expression, r.minor >= 36)
 	switch {
-	case result.Error != nil:
-		return field.ErrorList{common.CELError(fldPath, expression, result.Error)}
-	case r.minor >= 32 && result.MaxCost > resourcev1.CELSelectorExpressionMaxCost:
+	case result.err != nil:
+		return field.ErrorList{common.CELError(fldPath, expression, result.err)}
+	case r.minor >= 32 && result.maxCost > resourcev1.CELSelectorExpressionMaxCost:
 		return field.ErrorList{field.Forbidden(fldPath, "too complex, exceeds cost limit")}
 	}
 	return nil
+}
+
+// celResult is what validateCELExpression needs of a compilation.
+type celResult struct {
+	err     *apiservercel.Error
+	maxCost uint64
+}
+
+// compiled memoizes compileCEL, a pure function of its arguments: a chart
+// or a cluster repeats a few selectors across many classes. lru.Cache is
+// safe for concurrent use.
+var compiled = lru.New(1024)
+
+// compileCEL compiles expression in the environment for new expressions,
+// with consumable capacity when capacity is set.
+func compileCEL(expression string, capacity bool) celResult {
+	type key struct {
+		expression string
+		capacity   bool
+	}
+	if v, ok := compiled.Get(key{expression, capacity}); ok {
+		return v.(celResult)
+	}
+	envType := environment.NewExpressions
+	result := dracel.GetCompiler(dracel.Features{EnableConsumableCapacity: capacity}).
+		CompileCELExpression(expression, dracel.Options{EnvType: &envType})
+	r := celResult{result.Error, result.MaxCost}
+	compiled.Add(key{expression, capacity}, r)
+	return r
 }
 
 var (
