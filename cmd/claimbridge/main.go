@@ -7,11 +7,12 @@ import (
 	"os"
 
 	"github.com/claimbridge/claimbridge/cli"
+	"github.com/claimbridge/claimbridge/internal/helmout"
 )
 
 func main() {
 	stderr := os.Stderr
-	if helm := cli.HelmStderr(); helm != nil {
+	if helm := helmout.Stderr(); helm != nil {
 		stderr = helm // as Helm's post-renderer: where helm writes
 	}
 	os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, stderr))

@@ -1,4 +1,6 @@
-package cli
+// Package helmout finds where claimbridge should write what it says on
+// standard error when Helm runs it as a post-renderer.
+package helmout
 
 import (
 	"bytes"
@@ -8,7 +10,7 @@ import (
 	"syscall"
 )
 
-// HelmStderr is where claimbridge writes what it says on standard error
+// Stderr is where claimbridge writes what it says on standard error
 // when Helm runs it as a post-renderer, nil otherwise. Helm keeps a
 // post-renderer's standard error to itself: Helm 4 drops it, Helm 3 prints
 // it only when the post-renderer fails.
@@ -18,7 +20,7 @@ import (
 // is left alone: writing it from a second offset would overwrite helm's
 // lines). Else, when claimbridge is helm's post-renderer, it is the
 // controlling terminal, if there is one.
-func HelmStderr() *os.File {
+func Stderr() *os.File {
 	helm := "/proc/" + strconv.Itoa(os.Getppid())
 	args, _ := os.ReadFile(helm + "/cmdline")
 	postRenderer := slices.ContainsFunc(bytes.Split(args, []byte{0}), func(arg []byte) bool {

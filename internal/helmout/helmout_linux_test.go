@@ -1,4 +1,4 @@
-package cli
+package helmout
 
 import (
 	"bytes"
@@ -10,14 +10,14 @@ import (
 	"testing"
 )
 
-// TestHelmStderr runs the test binary under bash, standing in for helm:
-// what it writes on HelmStderr reaches bash's standard error when bash's
+// TestStderr runs the test binary under bash, standing in for helm:
+// what it writes on Stderr reaches bash's standard error when bash's
 // arguments have --post-renderer, though its own standard error is
-// /dev/null. Under another parent, and without a terminal, HelmStderr is
+// /dev/null. Under another parent, and without a terminal, Stderr is
 // nil. (dash redirects its own standard error while it starts a command.)
-func TestHelmStderr(t *testing.T) {
+func TestStderr(t *testing.T) {
 	if os.Getenv("CLAIMBRIDGE_TEST_HELM_STDERR") != "" {
-		if f := HelmStderr(); f != nil {
+		if f := Stderr(); f != nil {
 			fmt.Fprint(f, "written where helm writes")
 			f.Close()
 		} else {
@@ -27,7 +27,7 @@ func TestHelmStderr(t *testing.T) {
 	}
 	bash, err := exec.LookPath("bash")
 	if err != nil {
-		t.Skip(err)
+		t.Fatalf("bash stands in for helm: %v", err)
 	}
 	for _, c := range []struct {
 		arg, plugin, wantStderr, wantStdout string
@@ -38,7 +38,7 @@ func TestHelmStderr(t *testing.T) {
 		{"template", "claimbridge", "", "no helm"}, // Helm 4 names the plugin, but there is no terminal
 	} {
 		var stdout, stderr bytes.Buffer
-		cmd := exec.Command(bash, "-c", `"$0" -test.run='^TestHelmStderr$' 2>/dev/null; true`, os.Args[0], c.arg)
+		cmd := exec.Command(bash, "-c", `"$0" -test.run='^TestStderr$' 2>/dev/null; true`, os.Args[0], c.arg)
 		cmd.Env = append(os.Environ(), "CLAIMBRIDGE_TEST_HELM_STDERR=1", "HELM_PLUGIN_NAME="+c.plugin)
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // no controlling terminal
