@@ -13,14 +13,11 @@ import (
 
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/cluster"
-	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/manifest"
+	"github.com/claimbridge/claimbridge/migrate"
 	"github.com/claimbridge/claimbridge/report"
 	"github.com/claimbridge/claimbridge/validation"
 )
-
-// lastApplied is the annotation in which kubectl apply keeps what it sent.
-const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
 
 type checkOptions struct {
 	kubeconfig, context string
@@ -194,8 +191,8 @@ func (o *checkOptions) removed(doc manifest.Document, v report.Verdict) report.V
 func (o *checkOptions) judgeLive(r *report.Report, obj map[string]interface{}) error {
 	who := api.Describe(obj)
 	target, _ := api.ParseRelease(o.to)
-	o.judge(r, manifest.Document{Source: "live:" + who, Index: 1, Line: 1, Item: -1, Object: asStored(obj, target.Version)})
-	if applied, ok := annotations(obj)[lastApplied].(string); ok {
+	o.judge(r, manifest.Document{Source: "live:" + who, Index: 1, Line: 1, Item: -1, Object: migrate.AsStored(obj, target.Version)})
+	if applied, ok := api.Annotations(obj)[migrate.LastApplied].(string); ok {
 		return o.judgeStream(r, "last-applied:"+who, applied, "")
 	}
 	return nil
@@ -242,39 +239,3 @@ func (o *checkOptions) judge(r *report.Report, doc manifest.Document) {
 		}
 	}
 }
-
-// serverSet are the metadata fields the apiserver sets, which a create
-// does not carry.
-var serverSet = []string{"uid", "resourceVersion", "generation", "creationTimestamp", "deletionTimestamp",
-	"deletionGracePeriodSeconds", "managedFields", "selfLink"}
-
-// asStored is a live object as the target release would judge it on a
-// create: without its status, server-set metadata and last-applied
-// annotation, and in the target's version when upstream converts stored
-// objects between the two (v1beta1, v1beta2, v1), as an upgraded
-// apiserver serves them.
-func asStored(obj map[string]interface{}, to string) map[string]interface{} {
-	out := api.DeepCopyJSON(obj)
-	delete(out, "status")
-	if meta, ok := out["metadata"].(map[string]interface{}); ok {
-		for _, f := range serverSet {
-			delete(meta, f)
-		}
-		api.DeleteAnnotation(out, lastApplied)
-	}
-	_, group, version, kind, _ := api.TypeOf(out)
-	if group != api.UpstreamGroup || version == to || !slices.Contains(api.UpstreamOnlyVersions, version) || !slices.Contains(api.UpstreamOnlyVersions, to) {
-		return out
-	}
-	if api.IsKind(kind) {
-		if converted, err := conversion.Convert(out, to); err == nil {
-			return converted
-		}
-	} else if kind == "DeviceClass" { // the same fields in v1beta1, v1beta2 and v1
-		out["apiVersion"] = api.UpstreamGroup + "/" + to
-	}
-	return out
-}
-
-// annotations are obj's metadata.annotations, or nil.
-func annotations(obj map[string]interface{}) map[string]interface{} { return api.Annotations(obj) }

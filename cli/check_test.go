@@ -10,7 +10,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/cluster"
+	"github.com/claimbridge/claimbridge/migrate"
 	"github.com/claimbridge/claimbridge/report"
 	"github.com/claimbridge/claimbridge/validation"
 )
@@ -78,9 +80,9 @@ func TestCheckSources(t *testing.T) {
 	if d := cmp.Diff(map[string]int{"read": 3, "valid": 1, "invalid": 2, "warned": 0}, got.Summary); d != "" {
 		t.Errorf("summary (-want +got):\n%s", d)
 	}
-	stored := asStored(live, "v1")
+	stored := migrate.AsStored(live, "v1")
 	if stored["apiVersion"] != "resource.k8s.io/v1" || stored["status"] != nil || stored["metadata"].(map[string]interface{})["uid"] != nil ||
-		len(annotations(stored)) != 0 || annotations(live)[lastApplied] == nil {
+		len(api.Annotations(stored)) != 0 || api.Annotations(live)[migrate.LastApplied] == nil {
 		t.Errorf("asStored: %v", stored)
 	}
 }
