@@ -7,8 +7,8 @@ import (
 
 // TestConvertKinds: convert converts ResourceSlices and DeviceTaintRules
 // and judges them, and DeviceClasses, as validate does: what the target
-// rejects or cannot hold refuses the object (exit 1), what it drops is a
-// warning.
+// cannot hold refuses the object (exit 1); what its release rejects is an
+// error (exit 1) and the object is written; what it drops is a warning.
 func TestConvertKinds(t *testing.T) {
 	const partitioned = `apiVersion: resource.k8s.io/v1
 kind: ResourceSlice
@@ -47,11 +47,12 @@ spec:
 		name: "devices and counters on 1.35", in: partitioned, to: "1.35", code: ExitOK, stdout: partitioned,
 		stderr: gate("spec.sharedCounters") + gate("spec.devices[0].consumesCounters"),
 	}, {
-		name: "devices and counters on 1.36", in: partitioned, to: "1.36", code: ExitInvalid,
+		name: "devices and counters on 1.36", in: partitioned, to: "1.36", code: ExitInvalid, stdout: partitioned,
 		stderr: "Error: " + pos + "ResourceSlice node-1-gpu.example.com-x7k2p: a Kubernetes 1.36 apiserver would reject it: spec: Invalid value: \"\": only one of `sharedCounters` or `devices` is allowed\n",
 	}, {
 		name: "a v1 device's basic", to: "1.34", code: ExitInvalid,
 		in:     "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec: {driver: d.example.com, allNodes: true, pool: {name: p, resourceSliceCount: 1}, devices: [{name: gpu-0, basic: {capacity: {memory: {value: 80Gi}}}}]}\n",
+		stdout: "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec: {driver: d.example.com, allNodes: true, pool: {name: p, resourceSliceCount: 1}, devices: [{name: gpu-0, basic: {capacity: {memory: {value: 80Gi}}}}]}\n",
 		stderr: "Error: " + pos + "ResourceSlice s: a Kubernetes 1.34 apiserver would reject it: spec.devices[0].basic: a field that resource.k8s.io/v1 does not have (v1 has the fields of basic on the device: remove the basic wrapper)\n",
 	}, {
 		name: "capacities for 1.31", to: "1.31", code: ExitOK,

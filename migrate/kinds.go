@@ -127,25 +127,29 @@ func convertDevices(spec map[string]interface{}, from, to string) (errs []string
 // judgeKind converts obj, a DeviceClass, ResourceSlice or DeviceTaintRule
 // of version from, to the version in which the target release creates
 // kind, and judges it by that release's rules as validate does
-// (gacheck.CheckKind). What cannot be converted and what the release
-// rejects refuse obj; what it drops is a warning. v holds what was said
-// before.
-func judgeKind(v report.Verdict, obj map[string]interface{}, from, kind string, target Target) report.Verdict {
+// (gacheck.CheckKind). What cannot be converted refuses obj; what the
+// release rejects is an error, and refuses obj when refuseRejected
+// (migrate), as for claims; what it drops is a warning. v holds what was
+// said before.
+func judgeKind(v report.Verdict, obj map[string]interface{}, from, kind string, target Target, refuseRejected bool) report.Verdict {
 	to := gacheck.ServedVersion(target.Minor, kind)
-	rejected := fmt.Sprintf("a Kubernetes 1.%d apiserver would reject it: ", target.Minor)
 	out, errs := convertKind(obj, from, kind, to)
-	if len(errs) > 0 {
-		if from != to {
-			rejected = fmt.Sprintf("not converted to %s/%s: ", api.UpstreamGroup, to)
+	if len(errs) > 0 && from != to {
+		return refuse(&v, obj, fmt.Sprintf("not converted to %s/%s: ", api.UpstreamGroup, to)+strings.Join(errs, "; "), false)
+	}
+	if len(errs) == 0 {
+		var warnings []string
+		errs, warnings = gacheck.CheckKind(out, target.Minor, kind)
+		for _, w := range warnings {
+			say(&v, report.Warning, obj, "", w)
 		}
-		return refuse(&v, obj, rejected+strings.Join(errs, "; "), false)
-	}
-	errs, warnings := gacheck.CheckKind(out, target.Minor, kind)
-	for _, w := range warnings {
-		say(&v, report.Warning, obj, "", w)
 	}
 	if len(errs) > 0 {
-		return refuse(&v, obj, rejected+strings.Join(errs, "; "), false)
+		rejected := fmt.Sprintf("a Kubernetes 1.%d apiserver would reject it: %s", target.Minor, strings.Join(errs, "; "))
+		if refuseRejected {
+			return refuse(&v, obj, rejected, false)
+		}
+		say(&v, report.Error, obj, "", rejected)
 	}
 	v.Object = out
 	return v
@@ -166,7 +170,7 @@ func migrateTaintRule(obj map[string]interface{}, from string, target Target, op
 	if to := gacheck.ServedVersion(target.Minor, kindDeviceTaintRule); to != from {
 		r.Changed = append(r.Changed, fmt.Sprintf("apiVersion: %s/%s -> %s/%s (Kubernetes %s)", api.UpstreamGroup, from, api.UpstreamGroup, to, target.Releases))
 	}
-	v := judgeKind(report.Verdict{Outcome: report.Converted}, in, from, kindDeviceTaintRule, target)
+	v := judgeKind(report.Verdict{Outcome: report.Converted}, in, from, kindDeviceTaintRule, target, true)
 	if v.Outcome != report.Refused {
 		var said report.Verdict
 		addReport(&said, obj, r)

@@ -142,9 +142,9 @@ func passThrough(obj map[string]interface{}, target Target, why error) report.Ve
 	_, group, _, kind, _ := api.TypeOf(obj)
 	if from, k := gacheck.KindOf(obj); k != "" && target.Devices {
 		if to := gacheck.ServedVersion(target.Minor, k); to == from {
-			return judgeKind(v, obj, from, k, target)
+			return judgeKind(v, obj, from, k, target, false)
 		} else if to != "" {
-			return judgeKind(report.Verdict{Outcome: report.Converted}, obj, from, k, target)
+			return judgeKind(report.Verdict{Outcome: report.Converted}, obj, from, k, target, false)
 		}
 	}
 	if notServed := NotServed(obj, target); notServed != "" {

@@ -3,12 +3,15 @@
 package ga
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -22,16 +25,11 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/claimbridge/claimbridge/api"
+	"github.com/claimbridge/claimbridge/cli"
 	"github.com/claimbridge/claimbridge/gacheck"
+	"github.com/claimbridge/claimbridge/test/envtest/harness"
+	"github.com/claimbridge/claimbridge/test/recorded"
 )
-
-// kindsCorpus is the directory of the cluster-scoped objects
-// TestParityKinds asks the suite's kube-apiserver about.
-const kindsCorpus = "testdata/parity-kinds"
-
-// kindsDisagree names the objects whose verdicts claimbridge and kube-apiserver
-// 1.37 are known to differ on, each with the reason. Empty: none.
-var kindsDisagree = map[string]string{}
 
 // TestParityKinds: for every DeviceClass, ResourceSlice and DeviceTaintRule
 // of testdata/parity-kinds and the slices generated from it at the limits
@@ -42,65 +40,176 @@ var kindsDisagree = map[string]string{}
 // its causes are those CheckKind's errors name.
 func TestParityKinds(t *testing.T) {
 	useNamespace(t)
-	files, err := filepath.Glob(filepath.Join(kindsCorpus, "*.yaml"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no corpus in %s: %v", kindsCorpus, err)
+	objects := kindsCorpus(t)
+	agree := 0
+	for _, name := range slices.Sorted(maps.Keys(objects)) {
+		if t.Run(name, func(t *testing.T) {
+			obj := objects[name]
+			if version, _ := gacheck.KindOf(obj); version != api.V1 {
+				t.Fatalf("%s is not a v1 DeviceClass, ResourceSlice or DeviceTaintRule", name)
+			}
+			serverErr := testKindParity(t, "1.37", obj, s.dynamic)
+			if (serverErr != nil) != strings.HasPrefix(name, "invalid-") {
+				t.Errorf("corpus: %s, but the apiserver says %v", name, serverErr)
+			}
+		}) {
+			agree++
+		}
 	}
-	objects := map[string]map[string]interface{}{}
-	for _, file := range files {
-		objects[strings.TrimSuffix(filepath.Base(file), ".yaml")] = readKindObject(t, file)
+	t.Logf("parity with kube-apiserver 1.37 (testdata/parity-kinds and %d generated): %d of %d objects agree", len(kindsGenerated), agree, len(objects))
+}
+
+// kindsRelease is an old release TestParityKindsOld asks about every kind.
+type kindsRelease struct {
+	name    string   // "1.31"
+	version string   // the resource.k8s.io version of its claims
+	also    []string // versions enabled beside it
+	native  string   // a corpus of the release's own shapes, or ""
+}
+
+// kindsReleases are the releases before 1.37, each started serving its
+// claims' version and, in 1.33–1.35, DeviceTaintRule's v1alpha3.
+var kindsReleases = []kindsRelease{
+	{name: "1.26", version: api.V1alpha1, native: "parity-kinds-1.26"},
+	{name: "1.30", version: api.V1alpha2, native: "parity-kinds-1.30"},
+	{name: "1.31", version: api.V1alpha3},
+	{name: "1.32", version: api.V1beta1},
+	{name: "1.33", version: api.V1beta2, also: []string{api.V1alpha3}},
+	{name: "1.34", version: api.V1, also: []string{api.V1alpha3}},
+	{name: "1.35", version: api.V1, also: []string{api.V1alpha3}},
+	{name: "1.36", version: api.V1},
+}
+
+// TestParityKindsOld: for each release 1.26, 1.30–1.36, `claimbridge
+// convert --to <release>` of every object TestParityKinds sends to 1.37,
+// and the objects of the release's own shapes (testdata/parity-kinds-1.26,
+// parity-kinds-1.30), are judged by `claimbridge validate --to <release>`
+// (gacheck.CheckKind) as that release's kube-apiserver judges them on a
+// strict server-side dry-run create, live under `make record` or from its
+// recorded answers (testdata/kinds-<release>.jsonl.gz): the same verdict,
+// and on a 422 the same field paths. An object of a kind or version the
+// release does not serve is refused by both. The native corpus refuses
+// exactly its objects named invalid-*.
+func TestParityKindsOld(t *testing.T) {
+	corpus := kindsCorpus(t)
+	for _, r := range kindsReleases {
+		t.Run(r.name, func(t *testing.T) {
+			old, err := harness.StartOldRelease(r.name, r.version, "testdata/kinds-"+r.name+".jsonl.gz", r.also...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() {
+				if err := old.Stop(!t.Failed() && recorded.Complete()); err != nil {
+					t.Errorf("Kubernetes %s: %v", r.name, err)
+				}
+			})
+			client, err := dynamic.NewForConfig(old.Config)
+			if err != nil {
+				t.Fatal(err)
+			}
+			objects := map[string]map[string]interface{}{}
+			for name, obj := range corpus {
+				objects["converted-"+name] = convertKind(t, obj, r.name)
+			}
+			if r.native != "" {
+				for name, obj := range readKindsDir(t, r.native) {
+					objects[name] = obj
+				}
+			}
+			var refused, invalid int
+			for _, name := range slices.Sorted(maps.Keys(objects)) {
+				t.Run(name, func(t *testing.T) {
+					serverErr := testKindParity(t, r.name, objects[name], client)
+					if serverErr != nil {
+						refused++
+					}
+					if apierrors.IsInvalid(serverErr) {
+						invalid++
+					}
+					if !strings.HasPrefix(name, "converted-") && (serverErr != nil) != strings.HasPrefix(name, "invalid-") {
+						t.Errorf("corpus: %s, but the apiserver says %v", name, serverErr)
+					}
+				})
+			}
+			t.Logf("parity with kube-apiserver %s: %d objects, %d refused (%d as invalid)", r.name, len(objects), refused, invalid)
+			if r.native == "" && invalid < 10 {
+				t.Errorf("only %d objects refused as invalid: the corpus no longer reaches %s's rules", invalid, r.name)
+			}
+		})
 	}
+}
+
+// kindsCorpus is testdata/parity-kinds and the objects kindsGenerated makes.
+func kindsCorpus(t *testing.T) map[string]map[string]interface{} {
+	t.Helper()
+	objects := readKindsDir(t, "parity-kinds")
 	for name, generate := range kindsGenerated {
 		if objects[name] != nil {
 			t.Fatalf("%s is both a file and generated", name)
 		}
 		objects[name] = generate(t)
 	}
-	names := make([]string, 0, len(objects))
-	for name := range objects {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	agree := 0
-	for _, name := range names {
-		if t.Run(name, func(t *testing.T) { testKindParity(t, name, objects[name], s.dynamic) }) {
-			agree++
-		}
-	}
-	t.Logf("parity with kube-apiserver 1.37 (%s and %d generated): %d of %d objects agree", kindsCorpus, len(kindsGenerated), agree, len(names))
-	for name := range kindsDisagree {
-		if objects[name] == nil {
-			t.Errorf("kindsDisagree names %s, which is not in the corpus", name)
-		}
-	}
+	return objects
 }
 
-func testKindParity(t *testing.T, name string, obj map[string]interface{}, client dynamic.Interface) {
-	version, kind := gacheck.KindOf(obj)
-	if version != api.V1 {
-		t.Fatalf("%s is not a v1 DeviceClass, ResourceSlice or DeviceTaintRule", name)
+// readKindsDir reads the objects of testdata/dir by name.
+func readKindsDir(t *testing.T, dir string) map[string]map[string]interface{} {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("testdata", dir, "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no corpus in testdata/%s: %v", dir, err)
 	}
-	errs, _ := gacheck.CheckKind(api.DeepCopyJSON(obj), 37, kind)
+	objects := map[string]map[string]interface{}{}
+	for _, file := range files {
+		objects[strings.TrimSuffix(filepath.Base(file), ".yaml")] = readKindObject(t, file)
+	}
+	return objects
+}
+
+// convertKind is `claimbridge convert --to release` of obj: the object it
+// writes, converted or passed through.
+func convertKind(t *testing.T, obj map[string]interface{}, release string) map[string]interface{} {
+	t.Helper()
+	data, err := yaml.Marshal(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "in.yaml")
+	if err := os.WriteFile(file, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := cli.Main([]string{"convert", "--to", release, "-f", file}, nil, &stdout, &stderr); code != cli.ExitOK && code != cli.ExitInvalid {
+		t.Fatalf("convert --to %s: exit %d: %s", release, code, stderr.String())
+	}
+	var out map[string]interface{}
+	if err := yaml.Unmarshal(stdout.Bytes(), &out); err != nil || out == nil {
+		t.Fatalf("convert --to %s wrote %q: %v", release, stdout.String(), err)
+	}
+	return out
+}
+
+// testKindParity checks `claimbridge validate --to release`'s verdict on
+// obj (gacheck.CheckKind) against the apiserver behind client, and returns
+// the apiserver's answer.
+func testKindParity(t *testing.T, release string, obj map[string]interface{}, client dynamic.Interface) error {
+	t.Helper()
+	_, _, version, kind, _ := api.TypeOf(obj)
+	minor, _ := strconv.Atoi(strings.TrimPrefix(release, "1."))
+	errs, _ := gacheck.CheckKind(api.DeepCopyJSON(obj), minor, kind)
 	serverErr := dryRunCreateKind(client, obj, version, kind)
-	if (serverErr != nil) != strings.HasPrefix(name, "invalid-") {
-		t.Errorf("corpus: %s, but the apiserver says %v", name, serverErr)
-	}
-	if reason, known := kindsDisagree[name]; known {
-		// A named, known disagreement: it must still be one.
-		if (len(errs) == 0) == (serverErr == nil) {
-			t.Errorf("listed as a disagreement (%s), but claimbridge and the apiserver agree", reason)
-		}
-		return
+	if apierrors.IsNotFound(serverErr) && !strings.Contains(serverErr.Error(), obj["metadata"].(map[string]interface{})["name"].(string)) {
+		serverErr = fmt.Errorf("not served: %w", serverErr) // the resource, not the object, is missing
 	}
 	switch {
 	case len(errs) == 0 && serverErr != nil:
-		t.Fatalf("claimbridge accepts it, kube-apiserver 1.37 refuses it: %v", serverErr)
+		t.Fatalf("claimbridge accepts it, kube-apiserver %s refuses it: %v", release, serverErr)
 	case len(errs) > 0 && serverErr == nil:
-		t.Fatalf("claimbridge refuses it, kube-apiserver 1.37 accepts it:\n%s", strings.Join(errs, "\n"))
+		t.Fatalf("claimbridge refuses it, kube-apiserver %s accepts it:\n%s", release, strings.Join(errs, "\n"))
 	}
 	var statusErr *apierrors.StatusError
 	if !apierrors.IsInvalid(serverErr) || !errors.As(serverErr, &statusErr) {
-		return // accepted by both, or refused before validation (a strict decode)
+		return serverErr // accepted by both, or refused before validation (a strict decode, a resource not served)
 	}
 	server := sets.New[string]()
 	for _, cause := range statusErr.ErrStatus.Details.Causes {
@@ -114,6 +223,7 @@ func testKindParity(t *testing.T, name string, obj map[string]interface{}, clien
 	if d := cmp.Diff(sorted(server), sorted(ours)); d != "" {
 		t.Errorf("field paths (-apiserver +claimbridge):\n%s\napiserver: %v\nclaimbridge:\n%s", d, serverErr, strings.Join(errs, "\n"))
 	}
+	return serverErr
 }
 
 // readKindObject reads a cluster-scoped object of the corpus.
@@ -133,7 +243,7 @@ func readKindObject(t *testing.T, file string) map[string]interface{} {
 // dryRunCreateKind creates obj, a cluster-scoped object, as `kubectl create
 // --dry-run=server --validate=strict` does.
 func dryRunCreateKind(client dynamic.Interface, obj map[string]interface{}, version, kind string) error {
-	resource := map[string]string{kindDeviceClass: "deviceclasses", "ResourceSlice": "resourceslices", "DeviceTaintRule": "devicetaintrules"}[kind]
+	resource := map[string]string{kindDeviceClass: "deviceclasses", "ResourceSlice": "resourceslices", "DeviceTaintRule": "devicetaintrules", "ResourceClass": "resourceclasses"}[kind]
 	_, err := client.Resource(schema.GroupVersionResource{Group: api.UpstreamGroup, Version: version, Resource: resource}).Create(context.Background(),
 		&unstructured.Unstructured{Object: api.DeepCopyJSON(obj)}, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: "Strict"})
 	return err
@@ -187,7 +297,7 @@ var kindsGenerated = map[string]func(t *testing.T) map[string]interface{}{
 // changed by edit.
 func gpuSlice(t *testing.T, n int, edit func(i int, device map[string]interface{})) map[string]interface{} {
 	t.Helper()
-	obj := readKindObject(t, filepath.Join(kindsCorpus, "valid-slice-gpu-node.yaml"))
+	obj := readKindObject(t, filepath.Join("testdata", "parity-kinds", "valid-slice-gpu-node.yaml"))
 	spec := obj["spec"].(map[string]interface{})
 	first := spec["devices"].([]interface{})[0].(map[string]interface{})
 	devices := make([]interface{}, n)
@@ -233,7 +343,7 @@ func attributes(a, c int) func(i int, d map[string]interface{}) {
 // counterSlice is valid-slice-counters with n counters in its set.
 func counterSlice(t *testing.T, n int) map[string]interface{} {
 	t.Helper()
-	obj := readKindObject(t, filepath.Join(kindsCorpus, "valid-slice-counters.yaml"))
+	obj := readKindObject(t, filepath.Join("testdata", "parity-kinds", "valid-slice-counters.yaml"))
 	counters := map[string]interface{}{}
 	for i := range n {
 		counters[fmt.Sprintf("memory-slice-%d", i)] = map[string]interface{}{"value": "1"}
@@ -256,7 +366,7 @@ func consumption(n int) []interface{} {
 // its first.
 func gpuClass(t *testing.T, n, c int) map[string]interface{} {
 	t.Helper()
-	obj := readKindObject(t, filepath.Join(kindsCorpus, "valid-class-gpu.yaml"))
+	obj := readKindObject(t, filepath.Join("testdata", "parity-kinds", "valid-class-gpu.yaml"))
 	spec := obj["spec"].(map[string]interface{})
 	for _, list := range []struct {
 		name string

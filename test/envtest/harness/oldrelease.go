@@ -29,10 +29,11 @@ type OldRelease struct {
 }
 
 // StartOldRelease starts release name ("1.31") serving resource.k8s.io/
-// version (for v1, also v1beta1 and v1beta2), or opens its recorded
+// version (for v1, also v1beta1 and v1beta2) and the versions also names
+// (v1alpha3 for DeviceTaintRules in 1.33–1.35), or opens its recorded
 // answers in book (a path relative to the suite's package). Stop it with
 // Stop.
-func StartOldRelease(name, version, book string) (*OldRelease, error) {
+func StartOldRelease(name, version, book string, also ...string) (*OldRelease, error) {
 	root, err := RepoRoot()
 	if err != nil {
 		return nil, err
@@ -77,6 +78,9 @@ func StartOldRelease(name, version, book string) (*OldRelease, error) {
 	if version == api.V1 {
 		// v1 is on by default (1.34+); the beta versions beside it are not.
 		runtimeConfig = api.UpstreamGroup + "/v1beta1=true," + api.UpstreamGroup + "/v1beta2=true"
+	}
+	for _, v := range also {
+		runtimeConfig += "," + api.UpstreamGroup + "/" + v + "=true"
 	}
 	args.Set("runtime-config", runtimeConfig)
 	config, err := r.env.Start()
