@@ -261,9 +261,10 @@ func (r rules) stripSlice(obj map[string]interface{}) (out map[string]interface{
 	return out, unknown, dropped
 }
 
-// basicInPath is the path of a device, whose basic 1.31 and 1.32 validate
-// (from 1.33 the apiserver validates the flat internal type).
-var basicInPath = regexp.MustCompile(`^spec\.devices\[\d+\]$`)
+// devicePath is the path of a device: 1.31 and 1.32 validate all of it
+// but its name under its basic (from 1.33 the apiserver validates the flat
+// internal type).
+var devicePath = regexp.MustCompile(`^spec\.devices\[\d+\]`)
 
 // validateResourceSlice checks a ResourceSlice in the shape of v1 (stripSlice's)
 // with the core of upstream's ValidateResourceSlice for a create: its
@@ -300,12 +301,11 @@ func (r rules) validateResourceSlice(obj map[string]interface{}) (field.ErrorLis
 		if n := len(device.Attributes) + len(device.Capacity); n > resourcev1.ResourceSliceMaxAttributesAndCapacitiesPerDevice {
 			allErrs = append(allErrs, field.Invalid(fldPath, n, fmt.Sprintf("the total number of attributes and capacities must not exceed %d", resourcev1.ResourceSliceMaxAttributesAndCapacitiesPerDevice)))
 		}
-		// Upstream's validateMap names a bad key at the map.
 		for _, name := range slices.Sorted(maps.Keys(device.Attributes)) {
-			allErrs = append(allErrs, r.validateQualifiedName(string(name), fldPath.Child("attributes"))...)
+			allErrs = append(allErrs, r.validateQualifiedName(string(name), r.keyPath(fldPath.Child("attributes"), string(name)))...)
 		}
 		for _, name := range slices.Sorted(maps.Keys(device.Capacity)) {
-			allErrs = append(allErrs, r.validateQualifiedName(string(name), fldPath.Child("capacity"))...)
+			allErrs = append(allErrs, r.validateQualifiedName(string(name), r.keyPath(fldPath.Child("capacity"), string(name)))...)
 		}
 		for _, name := range slices.Sorted(maps.Keys(device.Attributes)) {
 			allErrs = append(allErrs, r.validateAttribute(device.Attributes[name], fldPath.Child("attributes").Key(string(name)))...)
@@ -322,18 +322,18 @@ func (r rules) validateResourceSlice(obj map[string]interface{}) (field.ErrorLis
 		}, fldPath.Child("taints"))...)
 		return append(allErrs, validateSet(r, device.ConsumesCounters, resourcev1.ResourceSliceMaxDeviceCounterConsumptionsPerDevice, func(c resourcev1.DeviceCounterConsumption, fldPath *field.Path) field.ErrorList {
 			return append(validateCounterName(c.CounterSet, fldPath.Child("counterSet")),
-				validateCounters(c.Counters, resourcev1.ResourceSliceMaxCountersPerDeviceCounterConsumption, fldPath.Child("counters"))...)
+				r.validateCounters(c.Counters, resourcev1.ResourceSliceMaxCountersPerDeviceCounterConsumption, fldPath.Child("counters"))...)
 		}, func(c resourcev1.DeviceCounterConsumption) string { return c.CounterSet }, "counterSet", fldPath.Child("consumesCounters"))...)
 	}, func(device resourcev1.Device) string { return device.Name }, "name", fldPath.Child("devices"))...)
 	if r.minor >= 35 {
 		errs = append(errs, validateSet(r, spec.SharedCounters, resourcev1.ResourceSliceMaxCounterSets, func(set resourcev1.CounterSet, fldPath *field.Path) field.ErrorList {
 			return append(validateCounterName(set.Name, fldPath.Child("name")),
-				validateCounters(set.Counters, resourcev1.ResourceSliceMaxCountersPerCounterSet, fldPath.Child("counters"))...)
+				r.validateCounters(set.Counters, resourcev1.ResourceSliceMaxCountersPerCounterSet, fldPath.Child("counters"))...)
 		}, func(set resourcev1.CounterSet) string { return set.Name }, "name", fldPath.Child("sharedCounters"))...)
 	}
 	for _, e := range errs {
-		if r.minor < 33 && basicInPath.MatchString(e.Field) {
-			e.Field += ".basic"
+		if device := devicePath.FindString(e.Field); r.minor < 33 && device != "" && e.Field != device+".name" {
+			e.Field = device + ".basic" + e.Field[len(device):]
 		}
 	}
 	return common.Normalize(errs), nil
@@ -628,7 +628,7 @@ func validateCounterName(name string, fldPath *field.Path) field.ErrorList {
 // of a device's consumption: at least one, at most max (only that error
 // when there are more), each named by a DNS label (an error at the map, as
 // upstream's validateMap). Any quantity is a valid counter.
-func validateCounters(counters map[string]resourcev1.Counter, max int, fldPath *field.Path) field.ErrorList {
+func (r rules) validateCounters(counters map[string]resourcev1.Counter, max int, fldPath *field.Path) field.ErrorList {
 	switch {
 	case len(counters) == 0:
 		return field.ErrorList{field.Required(fldPath, "")}
@@ -637,9 +637,18 @@ func validateCounters(counters map[string]resourcev1.Counter, max int, fldPath *
 	}
 	var allErrs field.ErrorList
 	for _, name := range slices.Sorted(maps.Keys(counters)) {
-		allErrs = append(allErrs, common.ValidateDNS1123Label(name, fldPath)...)
+		allErrs = append(allErrs, common.ValidateDNS1123Label(name, r.keyPath(fldPath, name))...)
 	}
 	return allErrs
+}
+
+// keyPath is where upstream's validateMap names a bad key of the map at
+// fldPath: at the map in 1.31 and from 1.36, at the key in 1.32–1.35.
+func (r rules) keyPath(fldPath *field.Path, key string) *field.Path {
+	if 32 <= r.minor && r.minor <= 35 {
+		return fldPath.Key(key)
+	}
+	return fldPath
 }
 
 // validatePool is upstream's validateResourcePool.
