@@ -67,7 +67,7 @@ func checkConverted(t *testing.T, orig []manifest.Document, to, out string) {
 // TestRealWorldManifests runs the manifests of test/manifests/drivers
 // (written in the shapes of DRA drivers' and the Kubernetes docs'
 // manifests of 1.26–1.31, mixed kinds as published) through validate (all
-// valid), convert to every version (claims and templates converted back
+// valid but the docs' unnamed class), convert to every version (claims and templates converted back
 // give the original exactly, every other object is unchanged and in place)
 // and migrate to every version (exit 0). TestCorpusManifests (-tags corpus)
 // runs the published manifests themselves.
@@ -75,7 +75,10 @@ func TestRealWorldManifests(t *testing.T) {
 	unnamedClasses := 0
 	for _, file := range driverManifests(t) {
 		t.Run(filepath.Base(file), func(t *testing.T) {
-			if code, out, errOut := run(t, "", "validate", "-f", file); code != ExitOK {
+			// All valid but the docs' class with name at the top level,
+			// which a strict 1.30 apiserver refuses.
+			code, out, errOut := run(t, "", "validate", "-f", file)
+			if unnamed := strings.Count(out, "ResourceClass (unnamed): "); code != ExitOK && !(code == ExitInvalid && unnamed > 0 && unnamed == strings.Count(out, "\n")) {
 				t.Errorf("validate: exit %d\n%s%s", code, out, errOut)
 			}
 			orig, err := manifest.ReadAll([]string{file}, nil)

@@ -46,6 +46,17 @@ spec:
   deviceSelector: {driver: gpu.example.com, device: gpu-0}
   taint: {key: gpu.example.com/maintenance, effect: NoExecute}
 `
+		resourceClass = "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClass\nmetadata: {name: gpu}\ndriverName: gpu.example.com\n"
+		namedSlice    = `apiVersion: resource.k8s.io/v1alpha2
+kind: ResourceSlice
+metadata: {name: node-1-gpu.example.com}
+nodeName: node-1
+driverName: gpu.example.com
+namedResources:
+  instances:
+  - name: gpu-0
+    attributes: [{name: model, string: a100}, {name: memory, quantity: 40Gi}]
+`
 		at = "<stdin>: document 1 (line 1): "
 	)
 	badClass := strings.Replace(class, `"gpu.example.com"`, `"gpu.example.com" &&`, 1)
@@ -79,13 +90,28 @@ spec:
 		"taint-rule-1.35": {stdin: taintRule, args: []string{"--to", "1.35"}, code: ExitOK},
 		"taint-rule-1.37": {stdin: taintRule, args: []string{"--to", "1.37"}, code: ExitInvalid,
 			out: at + "DeviceTaintRule gpu-0-maintenance: apiVersion: Kubernetes 1.37 serves resource.k8s.io/v1, not v1alpha3: its apiserver rejects this object\n"},
-		// A DRA kind validate does not judge is skipped where it is served.
+		// A release from 1.31 has no ResourceClass.
 		"resource-class-1.33": {stdin: "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClass\nmetadata: {name: gpu}\ndriverName: gpu.example.com\n", args: []string{"--to", "1.33"}, code: ExitInvalid,
 			out: at + "ResourceClass gpu: apiVersion: Kubernetes 1.33 serves resource.k8s.io/v1beta2, not v1alpha2: its apiserver rejects this object\n"},
 		"resource-class-1.31": {stdin: "apiVersion: resource.k8s.io/v1alpha3\nkind: ResourceClass\nmetadata: {name: gpu}\ndriverName: gpu.example.com\n", args: []string{"--to", "1.31"}, code: ExitInvalid,
 			out: at + "ResourceClass gpu: kind: Kubernetes 1.31 has no ResourceClass in resource.k8s.io/v1alpha3: its apiserver rejects this object\n"},
-		"resource-class-skipped": {stdin: "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClass\nmetadata: {name: gpu}\ndriverName: gpu.example.com\n", args: []string{"--to", "1.30"}, code: ExitOK,
-			errOut: at + "skipping object resource.k8s.io/v1alpha2 ResourceClass gpu: not a ResourceClaim or ResourceClaimTemplate of resource.claimbridge.dev v1alpha1-v1alpha3 or resource.k8s.io v1alpha1-v1alpha3, v1beta1, v1beta2, v1\n"},
+		// The kinds of 1.26–1.30, judged by the release serving them.
+		"resource-class-1.30":    {stdin: resourceClass, args: []string{"--to", "1.30"}, code: ExitOK},
+		"resource-class-default": {stdin: resourceClass + "structuredParameters: true\n", code: ExitOK},
+		"resource-class-invalid-1.30": {stdin: strings.Replace(resourceClass, "gpu.example.com", "gpu_example.com", 1) + "structuredParams: true\n", args: []string{"--to", "1.30"}, code: ExitInvalid,
+			out: at + "ResourceClass gpu: structuredParams: Forbidden: unknown field\n" +
+				at + `ResourceClass gpu: driverName: Invalid value: "gpu_example.com": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')` + "\n"},
+		"resource-class-v1alpha1-1.26": {stdin: strings.Replace(resourceClass, "v1alpha2", "v1alpha1", 1), args: []string{"--to", "1.26"}, code: ExitOK},
+		"resource-class-v1alpha1-1.30": {stdin: strings.Replace(resourceClass, "v1alpha2", "v1alpha1", 1), args: []string{"--to", "1.30"}, code: ExitInvalid,
+			out: at + "ResourceClass gpu: apiVersion: Kubernetes 1.30 serves resource.k8s.io/v1alpha2, not v1alpha1: its apiserver rejects this object\n"},
+		"named-slice-1.30": {stdin: namedSlice, args: []string{"--to", "1.30"}, code: ExitOK},
+		"named-slice-invalid-1.30": {stdin: namedSlice + "  - name: gpu-0\n    attributes: [{name: model}]\n", args: []string{"--to", "1.30"}, code: ExitInvalid,
+			out: at + `ResourceSlice node-1-gpu.example.com: namedResources.instances[1].name: Duplicate value: "gpu-0"` + "\n" +
+				at + "ResourceSlice node-1-gpu.example.com: namedResources.instances[1].attributes[0]: Required value: exactly one value must be set\n"},
+		"named-slice-1.26": {stdin: namedSlice, args: []string{"--to", "1.26"}, code: ExitInvalid,
+			out: at + "ResourceSlice node-1-gpu.example.com: kind: Kubernetes 1.26 has no ResourceSlice in resource.k8s.io (1.30+): its apiserver rejects this object\n"},
+		"named-slice-1.31": {stdin: namedSlice, args: []string{"--to", "1.31"}, code: ExitInvalid,
+			out: at + "ResourceSlice node-1-gpu.example.com: apiVersion: Kubernetes 1.31 serves resource.k8s.io/v1alpha3, not v1alpha2: its apiserver rejects this object\n"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -3,7 +3,8 @@
 // release from 1.32 to the newest and its default feature gates: what that
 // release's apiserver rejects on a create, and what it drops.
 // CheckKind judges DeviceClasses, ResourceSlices and DeviceTaintRules of
-// v1alpha3 to v1 for every release of api.Releases the same way.
+// v1alpha3 to v1, and ResourceClasses and v1alpha2 ResourceSlices, for
+// every release of api.Releases the same way.
 // `claimbridge validate` uses it for GA manifests and those kinds, and
 // migrate to refuse migrated objects the target would not create.
 package gacheck
@@ -22,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/claimbridge/claimbridge/api"
+	"github.com/claimbridge/claimbridge/api/v1alpha2"
 	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/validation"
 )
@@ -154,6 +156,10 @@ var strictTypes = map[string]func() interface{}{
 	"v1alpha3/DeviceTaintRule": func() interface{} { return &resourcev1alpha3.DeviceTaintRule{} },
 	"v1beta2/DeviceTaintRule":  func() interface{} { return &resourcev1beta2.DeviceTaintRule{} },
 	"v1/DeviceTaintRule":       func() interface{} { return &resourcev1.DeviceTaintRule{} },
+	// 1.26's ResourceClass is 1.30's but for structuredParameters (CheckKind).
+	"v1alpha1/ResourceClass": func() interface{} { return &v1alpha2.ResourceClass{} },
+	"v1alpha2/ResourceClass": func() interface{} { return &v1alpha2.ResourceClass{} },
+	"v1alpha2/ResourceSlice": func() interface{} { return &v1alpha2.ResourceSlice{} },
 }
 
 // UnknownFields decodes obj, a claim, template or DeviceClass of version

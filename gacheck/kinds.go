@@ -1,7 +1,9 @@
 package gacheck
 
 import (
+	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -18,28 +20,36 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/claimbridge/claimbridge/api"
+	"github.com/claimbridge/claimbridge/api/v1alpha2"
 	"github.com/claimbridge/claimbridge/validation"
 	"github.com/claimbridge/claimbridge/validation/common"
 )
 
 // The cluster-scoped kinds CheckKind checks, with the release that first
-// has each in resource.k8s.io.
+// has each in resource.k8s.io (ResourceClass: until 1.30).
 const (
 	kindResourceSlice   = "ResourceSlice"
 	kindDeviceTaintRule = "DeviceTaintRule"
+	kindResourceClass   = "ResourceClass"
 )
 
-var firstRelease = map[string]int{kindDeviceClass: 31, kindResourceSlice: 30, kindDeviceTaintRule: 33}
+var firstRelease = map[string]int{kindDeviceClass: 31, kindResourceSlice: 30, kindDeviceTaintRule: 33, kindResourceClass: 26}
 
-// kindVersions are the versions CheckKind decodes.
-var kindVersions = []string{api.V1alpha3, api.V1beta1, api.V1beta2, api.V1}
+// kindVersions are the versions CheckKind decodes the kinds of 1.31+ in;
+// oldKinds are those of 1.26–1.30 it decodes.
+var (
+	kindVersions = []string{api.V1alpha3, api.V1beta1, api.V1beta2, api.V1}
+	oldKinds     = []string{"v1alpha1/ResourceClass", "v1alpha2/ResourceClass", "v1alpha2/ResourceSlice"}
+)
 
 // KindOf returns the version and kind of obj when it is a DeviceClass,
 // ResourceSlice or DeviceTaintRule of resource.k8s.io v1alpha3, v1beta1,
-// v1beta2 or v1 (what CheckKind checks), or "".
+// v1beta2 or v1, a ResourceClass of v1alpha1 or v1alpha2 or a v1alpha2
+// ResourceSlice (what CheckKind checks), or "".
 func KindOf(obj map[string]interface{}) (version, kind string) {
 	_, group, version, kind, _ := api.TypeOf(obj)
-	if group != api.UpstreamGroup || firstRelease[kind] == 0 || !slices.Contains(kindVersions, version) {
+	known := slices.Contains(kindVersions, version) && kind != kindResourceClass || slices.Contains(oldKinds, version+"/"+kind)
+	if group != api.UpstreamGroup || firstRelease[kind] == 0 || !known {
 		return "", ""
 	}
 	return version, kind
@@ -53,7 +63,7 @@ func KindOf(obj map[string]interface{}) (version, kind string) {
 func ServedVersion(release int, kind string) string {
 	r, ok := api.ParseRelease(fmt.Sprintf("1.%d", release))
 	switch {
-	case !ok || release < firstRelease[kind]:
+	case !ok || release < firstRelease[kind] || kind == kindResourceClass && release > 30:
 		return ""
 	case kind == kindDeviceTaintRule && release < 36:
 		return api.V1alpha3
@@ -64,11 +74,11 @@ func ServedVersion(release int, kind string) string {
 }
 
 // KindRelease is the release that judges an object of version and kind
-// when the caller names none: the first that creates it, and for v1 the
-// newest (as api.Judge).
+// when the caller names none: the first that creates it, and for v1 and
+// v1alpha2 the newest (api.Judge).
 func KindRelease(version, kind string) int {
-	if version == api.V1 {
-		return Newest()
+	if judge, _ := api.Judge(version); version == api.V1 || version == api.V1alpha2 {
+		return judge.Minor
 	}
 	for minor := firstRelease[kind]; minor <= Newest(); minor++ {
 		if ServedVersion(minor, kind) == version {
@@ -78,22 +88,25 @@ func KindRelease(version, kind string) int {
 	return Newest()
 }
 
-// CheckKind checks a DeviceClass, ResourceSlice or DeviceTaintRule (KindOf)
-// as `kubectl create` would send it to release (a minor number, 1.26–1.37)
-// with that release's default feature gates: the version it serves the
-// kind in (ServedVersion), the fields it does not have (a strict decode
-// into the k8s.io/api type of the version and the fields added later), what
-// it drops (warnings naming the gate) and its create validation: Check's
-// for a DeviceClass from 1.32; for 1.31's DeviceClass the same rules
-// without the limits 1.32 added; for a ResourceSlice and a DeviceTaintRule
-// the rules of validateResourceSlice and validateTaintRule.
+// CheckKind checks a DeviceClass, ResourceSlice, DeviceTaintRule or
+// ResourceClass (KindOf) as `kubectl create` would send it to release (a
+// minor number, 1.26–1.37) with that release's default feature gates: the
+// version it serves the kind in (ServedVersion), the fields it does not
+// have (a strict decode into the type of the version and the fields added
+// later), what it drops (warnings naming the gate) and its create
+// validation: Check's for a DeviceClass from 1.32; for 1.31's DeviceClass
+// the same rules without the limits 1.32 added; for a ResourceSlice and a
+// DeviceTaintRule the rules of validateResourceSlice and validateTaintRule;
+// validateOld's for a ResourceClass and a v1alpha2 ResourceSlice.
 func CheckKind(obj map[string]interface{}, release int, kind string) (errs, warnings []string) {
 	version := versionOf(obj)
 	// A release serves the version its claims are written in, and a beta
 	// beside it (with --runtime-config) until upstream removes it.
 	if served := ServedVersion(release, kind); served != version && !api.ServedBy(version, kind, release) {
-		msg := fmt.Sprintf("apiVersion: Kubernetes 1.%d serves %s/%s, not %s: its apiserver rejects this object", release, api.UpstreamGroup, served, version)
-		if served == "" {
+		// A kind the release no longer has: the version it serves (a ResourceClass from 1.31).
+		rel, _ := api.ParseRelease(fmt.Sprintf("1.%d", release))
+		msg := fmt.Sprintf("apiVersion: Kubernetes 1.%d serves %s/%s, not %s: its apiserver rejects this object", release, api.UpstreamGroup, cmp.Or(served, rel.Version), version)
+		if served == "" && release < firstRelease[kind] {
 			msg = fmt.Sprintf("kind: Kubernetes 1.%d has no %s in %s (1.%d+): its apiserver rejects this object", release, kind, api.UpstreamGroup, firstRelease[kind])
 		}
 		return []string{msg}, nil
@@ -128,13 +141,18 @@ func CheckKind(obj map[string]interface{}, release int, kind string) (errs, warn
 	if err != nil {
 		return []string{fmt.Sprintf("does not decode into %s/%s %s: %v", api.UpstreamGroup, version, kind, err)}, nil
 	}
+	if _, ok := in["structuredParameters"]; ok && kind == kindResourceClass && release < 30 {
+		unknown = append(unknown, field.Forbidden(field.NewPath("structuredParameters"), fmt.Sprintf("unknown field: Kubernetes 1.%d does not have it (1.30+)", release)))
+	}
 	var invalid field.ErrorList
-	switch kind {
-	case kindDeviceClass:
+	switch {
+	case kind == kindResourceClass || version == api.V1alpha2:
+		invalid, err = r.validateOld(validation.WithGeneratedName(in), kind)
+	case kind == kindDeviceClass:
 		stripped, absent, _ := r.strip(in, api.V1beta1, kind)
 		unknown = append(unknown, absent...)
 		invalid, err = r.validateClass(validation.WithGeneratedName(stripped))
-	case kindResourceSlice:
+	case kind == kindResourceSlice:
 		stripped, absent, dropped := r.stripSlice(in)
 		unknown, warnings = append(unknown, absent...), append(warnings, dropped...)
 		invalid, err = r.validateResourceSlice(validation.WithGeneratedName(stripped))
@@ -186,6 +204,74 @@ func (r rules) validateClass(obj map[string]interface{}) (field.ErrorList, error
 	}, spec.Child("config"))...)
 	if name := class.Spec.ExtendedResourceName; name != nil && !isExtendedResourceName(*name) {
 		errs = append(errs, field.Invalid(spec.Child("extendedResourceName"), *name, "must be a valid extended resource name"))
+	}
+	return common.Normalize(errs), nil
+}
+
+// validateOld is upstream's ValidateClass (1.26–1.30, the same) for a
+// ResourceClass and 1.30's ValidateResourceSlice, with namedresources'
+// ValidateResources, for a v1alpha2 ResourceSlice.
+func (r rules) validateOld(obj map[string]interface{}, kind string) (field.ErrorList, error) {
+	// Each ignores the other kind's fields; class holds the metadata of both.
+	var class v1alpha2.ResourceClass
+	var slice v1alpha2.ResourceSlice
+	if err := errors.Join(remarshal(obj, &class), remarshal(obj, &slice)); err != nil {
+		return nil, fmt.Errorf("does not decode into %s/%s %s: %v", api.UpstreamGroup, r.version, kind, err)
+	}
+	class.Namespace = ""
+	errs := common.ValidateObjectMeta(&class.ObjectMeta, false, field.NewPath("metadata"))
+	if kind == kindResourceClass {
+		errs = append(errs, common.ValidateDriverName(class.DriverName, field.NewPath("driverName"))...)
+		if ref, path := class.ParametersRef, field.NewPath("parametersRef"); ref != nil {
+			if ref.Kind == "" {
+				errs = append(errs, field.Required(path.Child("kind"), ""))
+			}
+			if ref.Name == "" {
+				errs = append(errs, field.Required(path.Child("name"), ""))
+			}
+			if ref.Namespace != "" {
+				errs = append(errs, common.ValidateDNS1123Label(ref.Namespace, path.Child("namespace"))...)
+			}
+		}
+		if class.SuitableNodes != nil {
+			errs = append(errs, common.ValidateNodeSelector(class.SuitableNodes, field.NewPath("suitableNodes"))...)
+		}
+		return common.Normalize(errs), nil
+	}
+	if slice.NodeName != "" {
+		errs = append(errs, common.ValidateDNS1123Subdomain(slice.NodeName, field.NewPath("nodeName"))...)
+	}
+	errs = append(errs, common.ValidateDriverName(slice.DriverName, field.NewPath("driverName"))...)
+	if slice.NamedResources == nil {
+		// Upstream's validateResourceModel has no path.
+		return common.Normalize(append(errs, field.Required(nil, "exactly one structured model field must be set"))), nil
+	}
+	unique := func(name string, seen sets.Set[string], path *field.Path) {
+		errs = append(errs, common.ValidateDNS1123Subdomain(name, path)...)
+		if seen.Has(name) {
+			errs = append(errs, field.Duplicate(path, name))
+		}
+		seen.Insert(name)
+	}
+	instances := sets.New[string]()
+	for i, instance := range slice.NamedResources.Instances {
+		path, attributes := field.NewPath("namedResources", "instances").Index(i), sets.New[string]()
+		unique(instance.Name, instances, path.Child("name"))
+		for j, a := range instance.Attributes {
+			path := path.Child("attributes").Index(j)
+			unique(a.Name, attributes, path.Child("name"))
+			values := map[string]bool{"bool": a.BoolValue != nil, "int": a.IntValue != nil, "intSlice": a.IntSliceValue != nil, "quantity": a.QuantityValue != nil,
+				"string": a.StringValue != nil, "stringSlice": a.StringSliceValue != nil, "version": a.VersionValue != nil}
+			set := slices.DeleteFunc(slices.Sorted(maps.Keys(values)), func(k string) bool { return !values[k] })
+			if a.VersionValue != nil && !semver.MatchString(*a.VersionValue) {
+				errs = append(errs, field.Invalid(path.Child("version"), *a.VersionValue, "must be a string compatible with semver.org spec 2.0.0"))
+			}
+			if len(set) == 0 {
+				errs = append(errs, field.Required(path, "exactly one value must be set"))
+			} else if len(set) > 1 {
+				errs = append(errs, field.Invalid(path, set, "exactly one field must be set, not several"))
+			}
+		}
 	}
 	return common.Normalize(errs), nil
 }

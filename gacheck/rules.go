@@ -61,14 +61,14 @@ func Validate(obj map[string]interface{}, release int, kind string) (field.Error
 		if err := json.Unmarshal(data, &claim); err != nil {
 			return nil, fmt.Errorf("does not decode into resource.k8s.io/%s %s: %v", version, kind, err)
 		}
-		errs = common.ValidateObjectMeta(&claim.ObjectMeta, field.NewPath("metadata"))
+		errs = common.ValidateObjectMeta(&claim.ObjectMeta, true, field.NewPath("metadata"))
 		errs = append(errs, r.validateDeviceClaim(&claim.Spec.Devices, field.NewPath("spec", "devices"))...)
 	case api.KindTemplate:
 		var template resourcev1.ResourceClaimTemplate
 		if err := json.Unmarshal(data, &template); err != nil {
 			return nil, fmt.Errorf("does not decode into resource.k8s.io/%s %s: %v", version, kind, err)
 		}
-		errs = common.ValidateObjectMeta(&template.ObjectMeta, field.NewPath("metadata"))
+		errs = common.ValidateObjectMeta(&template.ObjectMeta, true, field.NewPath("metadata"))
 		errs = append(errs, common.ValidateTemplateObjectMeta(&template.Spec.ObjectMeta, field.NewPath("spec", "metadata"))...)
 		errs = append(errs, r.validateDeviceClaim(&template.Spec.Spec.Devices, field.NewPath("spec", "spec", "devices"))...)
 	default:

@@ -44,7 +44,7 @@ const ImmediateAllocationWarning = "Immediate allocation does not exist in v1alp
 // metadata (labels and annotations only), then the claim spec.
 func (r Rules) ValidateCreate(obj interface{}) field.ErrorList {
 	o, _ := objectOf(obj)
-	allErrs := common.ValidateObjectMeta(o.meta, field.NewPath("metadata"))
+	allErrs := common.ValidateObjectMeta(o.meta, true, field.NewPath("metadata"))
 	if o.templateMeta != nil {
 		allErrs = append(allErrs, common.ValidateTemplateObjectMeta(o.templateMeta, field.NewPath("spec", "metadata"))...)
 	}

@@ -13,11 +13,11 @@ import (
 )
 
 // ValidateObjectMeta applies the create rules for the metadata of a claim or
-// template: namespace required, name (and generateName prefix) a DNS
-// subdomain, plus the generic labels/annotations/ownerReferences/finalizers/
-// managedFields checks.
-func ValidateObjectMeta(meta *metav1.ObjectMeta, fldPath *field.Path) field.ErrorList {
-	allErrs := legacyMeta(apimachineryvalidation.ValidateObjectMeta(meta, true, apimachineryvalidation.NameIsDNSSubdomain, fldPath), meta, fldPath)
+// template (namespaced) or of a class or slice: namespace required where
+// namespaced, name (and generateName prefix) a DNS subdomain, plus the
+// generic labels/annotations/ownerReferences/finalizers/managedFields checks.
+func ValidateObjectMeta(meta *metav1.ObjectMeta, namespaced bool, fldPath *field.Path) field.ErrorList {
+	allErrs := legacyMeta(apimachineryvalidation.ValidateObjectMeta(meta, namespaced, apimachineryvalidation.NameIsDNSSubdomain, fldPath), meta, fldPath)
 	allErrs = append(allErrs, validateFinalizerNames(meta.Finalizers, fldPath.Child("finalizers"))...)
 	return Normalize(allErrs)
 }

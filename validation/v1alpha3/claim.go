@@ -47,7 +47,7 @@ func ValidateResourceClaimTemplateUpdate(template, old *api.ResourceClaimTemplat
 // embedded metadata (labels and annotations only; nil for a claim) and the
 // claim spec (a template's spec.spec).
 func validateObject(meta, templateMeta *metav1.ObjectMeta, spec *api.ResourceClaimSpec, opts options) field.ErrorList {
-	allErrs := common.ValidateObjectMeta(meta, field.NewPath("metadata"))
+	allErrs := common.ValidateObjectMeta(meta, true, field.NewPath("metadata"))
 	specPath := field.NewPath("spec")
 	if templateMeta != nil {
 		allErrs = append(allErrs, common.ValidateTemplateObjectMeta(templateMeta, specPath.Child("metadata"))...)
