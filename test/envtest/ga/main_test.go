@@ -19,6 +19,9 @@
 // ResourceSlices, DeviceTaintRules and DeviceClasses (gacheck.CheckKind)
 // against the suite's apiserver; 1.37 serves DeviceTaintRule in v1 by
 // default (DRADeviceTaintRules is GA), so it needs no flag either.
+// TestParityKindsOld asks the same of 1.26 and 1.30–1.36, through
+// `claimbridge convert --to <release>`, from their recorded answers
+// (testdata/kinds-<release>.jsonl.gz).
 //
 // The parity tests also check gacheck's rules of 1.32 to 1.36 against
 // those releases' kube-apiservers, through their recorded answers
