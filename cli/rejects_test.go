@@ -7,7 +7,7 @@ import (
 
 // TestConvertExitsOneOnWhatTheTargetRejects: a 1.34 DeviceClass with an
 // extendedResourceName converted for 1.33, which has no such field, is
-// refused with an error naming the field and the version, and exit 1, as
+// written with an error naming the field and the release, and exit 1, as
 // the README promises; migrate drops the field and writes what 1.33 takes.
 func TestConvertExitsOneOnWhatTheTargetRejects(t *testing.T) {
 	const class = `apiVersion: resource.k8s.io/v1
@@ -21,9 +21,9 @@ spec:
       expression: device.driver == "gpu.example.com"
 `
 	code, stdout, stderr := run(t, class, "convert", "--to", "1.33", "-f", "-")
-	want := "Error: <stdin>: document 1 (line 1): DeviceClass gpu.example.com: not converted to resource.k8s.io/v1beta2: " +
-		"spec.extendedResourceName: a field that resource.k8s.io/v1beta2 does not have\n"
-	if code != ExitInvalid || stderr != want || stdout != "" {
+	want := "Error: <stdin>: document 1 (line 1): DeviceClass gpu.example.com: a Kubernetes 1.33 apiserver would reject it: " +
+		"spec.extendedResourceName: Forbidden: unknown field: Kubernetes 1.33 does not have it (1.34+)\n"
+	if code != ExitInvalid || stderr != want || stdout != strings.Replace(class, "/v1\n", "/v1beta2\n", 1) {
 		t.Errorf("convert: exit %d, stderr %q, want exit %d, %q; stdout:\n%s", code, stderr, ExitInvalid, want, stdout)
 	}
 	code, stdout, stderr = run(t, class, "migrate", "--to", "1.33", "-f", "-")

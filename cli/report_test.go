@@ -241,10 +241,14 @@ func TestConvertDeviceClass(t *testing.T) {
 		t.Errorf("back: exit %d:\n%s", code, back)
 	}
 	const classic = "apiVersion: resource.k8s.io/v1alpha3\nkind: DeviceClass\nmetadata: {name: c}\nspec: {suitableNodes: {nodeSelectorTerms: []}}\n"
-	code, _, stderr = run(t, classic, "convert", "--to", "1.34", "-f", "-")
-	want := "Error: <stdin>: document 1 (line 1): DeviceClass c: not converted to resource.k8s.io/v1: spec.suitableNodes: a field that resource.k8s.io/v1 does not have\n"
-	if code != ExitInvalid || stderr != want {
-		t.Errorf("exit %d, stderr %q, want %q", code, stderr, want)
+	code, stdout, stderr = run(t, classic, "convert", "--to", "1.34", "-f", "-")
+	want := "<stdin>: document 1 (line 1): warning: DeviceClass c: spec.suitableNodes: a field that resource.k8s.io/v1 does not have (classic DRA): kept only in a restore annotation\n"
+	if code != ExitOK || stderr != want || strings.Contains(stdout, "suitableNodes:") {
+		t.Errorf("exit %d, stderr %q, want %q; stdout:\n%s", code, stderr, want, stdout)
+	}
+	code, back, _ = run(t, stdout, "convert", "--to", "v1alpha3", "-f", "-")
+	if want := "apiVersion: resource.k8s.io/v1alpha3\nkind: DeviceClass\nmetadata:\n  name: c\nspec:\n  suitableNodes:\n    nodeSelectorTerms: []\n"; code != ExitOK || back != want {
+		t.Errorf("back: exit %d:\n%s\nwant:\n%s", code, back, want)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/claimbridge/claimbridge/api"
+	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/gacheck"
 	"github.com/claimbridge/claimbridge/report"
 )
@@ -21,10 +22,11 @@ const (
 var basicVersions = []string{api.V1alpha3, api.V1beta1}
 
 // convertKind gives obj, a DeviceClass, ResourceSlice or DeviceTaintRule
-// of version from (gacheck.KindOf), the version to, keeping every field.
-// errs name, at obj's paths, the fields that from does not have or that to
-// cannot hold: then nothing is converted.
-func convertKind(obj map[string]interface{}, from, kind, to string) (out map[string]interface{}, errs []string) {
+// of version from (gacheck.KindOf), the version to. What to cannot hold
+// is kept in a restore annotation, as for claims, and named in lost;
+// converting back restores it. errs name, at obj's paths, the fields that
+// from does not have: then nothing is converted.
+func convertKind(obj map[string]interface{}, from, kind, to string) (out map[string]interface{}, lost, errs []string) {
 	// What the newest k8s.io/api types decode: 1.31's quantities in the
 	// shape of later versions, without the v1alpha3 fields they lack.
 	own := api.DeepCopyJSON(obj)
@@ -40,7 +42,7 @@ func convertKind(obj map[string]interface{}, from, kind, to string) (out map[str
 	}
 	unknown, err := gacheck.UnknownFields(own, from, kind)
 	if err != nil {
-		return nil, []string{err.Error()}
+		return nil, nil, []string{err.Error()}
 	}
 	for _, e := range unknown {
 		msg := fmt.Sprintf("%s: a field that %s/%s does not have", e.Field, api.UpstreamGroup, from)
@@ -50,36 +52,68 @@ func convertKind(obj map[string]interface{}, from, kind, to string) (out map[str
 		errs = append(errs, msg)
 	}
 	if len(errs) > 0 || from == to {
-		return obj, errs
+		return obj, nil, errs
 	}
-	out = api.DeepCopyJSON(obj)
-	spec, _ := out["spec"].(map[string]interface{})
-	selector, _ := spec["deviceSelector"].(map[string]interface{})
-	out["apiVersion"] = api.UpstreamGroup + "/" + to
-	switch kind {
-	case kindDeviceClass:
-		if _, lacking := convertDeviceClass(obj, to); lacking != "" {
-			errs = append(errs, fmt.Sprintf("spec.%s: a field that %s/%s does not have", lacking, api.UpstreamGroup, to))
+	// Only v1alpha3 and the later versions hold different fields. A
+	// v1alpha3 object converted from a later version gets back what it
+	// kept of that version first.
+	src := obj
+	for _, v := range []string{api.V1beta1, api.V1beta2, api.V1} {
+		if from == api.V1alpha3 && api.HasRestoreData(obj, v) {
+			src, _ = mapKind(obj, kind, from, v)
+			if conversion.RestoreSpec(src, v) {
+				lost = append(lost, fmt.Sprintf("metadata.annotations[%s]: made for another spec: not applied", api.RestoreAnnotation(v)))
+			}
+			from = v
+			break
 		}
-	case kindDeviceTaintRule:
-		for _, f := range []string{"deviceClassName", "selectors"} {
-			if _, ok := selector[f]; ok && to != api.V1alpha3 {
-				errs = append(errs, fmt.Sprintf("spec.deviceSelector.%s: a field that %s/%s does not have (1.35 removed it from the rules): without it the rule would taint other devices",
-					f, api.UpstreamGroup, to))
+	}
+	out, lost = mapKind(src, kind, from, to)
+	if to == api.V1alpha3 || from == api.V1alpha3 {
+		back, _ := mapKind(out, kind, to, from)
+		if err := conversion.KeepSpec(out, from, back["spec"], src["spec"]); err != nil {
+			return nil, nil, []string{err.Error()}
+		}
+	}
+	if to == api.V1alpha3 && conversion.RestoreSpec(out, to) {
+		lost = append(lost, fmt.Sprintf("metadata.annotations[%s]: made for another spec: not applied", api.RestoreAnnotation(to)))
+	}
+	return out, lost, nil
+}
+
+// mapKind maps obj, a DeviceClass, ResourceSlice or DeviceTaintRule of
+// version from, to version to, without what to cannot hold: lost names it.
+// obj is not modified.
+func mapKind(obj map[string]interface{}, kind, from, to string) (out map[string]interface{}, lost []string) {
+	out = api.DeepCopyJSON(obj)
+	out["apiVersion"] = api.UpstreamGroup + "/" + to
+	spec, _ := out["spec"].(map[string]interface{})
+	drop := func(m map[string]interface{}, path, why string, fields ...string) {
+		for _, f := range fields {
+			if _, ok := m[f]; ok && from == api.V1alpha3 && to != api.V1alpha3 {
+				delete(m, f)
+				lost = append(lost, fmt.Sprintf("%s.%s: a field that %s/%s does not have%s", path, f, api.UpstreamGroup, to, why))
 			}
 		}
-	case kindResourceSlice:
-		errs = convertDevices(spec, from, to)
 	}
-	return out, errs
+	switch kind {
+	case kindDeviceClass:
+		drop(spec, "spec", " (classic DRA)", "suitableNodes")
+	case kindDeviceTaintRule:
+		selector, _ := spec["deviceSelector"].(map[string]interface{})
+		drop(selector, "spec.deviceSelector", " (1.35 removed it from the rules): without it the rule would taint other devices", "deviceClassName", "selectors")
+	case kindResourceSlice:
+		lost = convertDevices(spec, from, to)
+	}
+	return out, lost
 }
 
 // convertDevices gives the devices of spec, a ResourceSlice's of version
 // from, the shape of version to: their fields under basic in v1alpha3 and
 // v1beta1, on the device in v1beta2 and v1; in v1alpha3 a capacity is a
-// quantity, later {value: quantity}. errs name, at from's paths,
-// what a v1alpha3 capacity cannot hold.
-func convertDevices(spec map[string]interface{}, from, to string) (errs []string) {
+// quantity, later {value: quantity}. lost names, at from's paths, what a
+// v1alpha3 capacity cannot hold (dropped).
+func convertDevices(spec map[string]interface{}, from, to string) (lost []string) {
 	toBasic, fromBasic := slices.Contains(basicVersions, to), slices.Contains(basicVersions, from)
 	devices, _ := spec["devices"].([]interface{})
 	for i, d := range devices {
@@ -98,7 +132,7 @@ func convertDevices(spec map[string]interface{}, from, to string) (errs []string
 			case to == api.V1alpha3:
 				for _, f := range slices.Sorted(maps.Keys(c)) {
 					if f != "value" {
-						errs = append(errs, fmt.Sprintf("%s.capacity[%s].%s: a field that %s/%s does not have (a 1.31 capacity is a quantity alone)", path, name, f, api.UpstreamGroup, to))
+						lost = append(lost, fmt.Sprintf("%s.capacity[%s].%s: a field that %s/%s does not have (a 1.31 capacity is a quantity alone)", path, name, f, api.UpstreamGroup, to))
 					}
 				}
 				capacity[name] = c["value"]
@@ -121,7 +155,7 @@ func convertDevices(spec map[string]interface{}, from, to string) (errs []string
 		}
 		devices[i] = converted
 	}
-	return errs
+	return lost
 }
 
 // judgeKind converts obj, a DeviceClass, ResourceSlice or DeviceTaintRule
@@ -133,9 +167,17 @@ func convertDevices(spec map[string]interface{}, from, to string) (errs []string
 // said before.
 func judgeKind(v report.Verdict, obj map[string]interface{}, from, kind string, target Target, refuseRejected bool) report.Verdict {
 	to := gacheck.ServedVersion(target.Minor, kind)
-	out, errs := convertKind(obj, from, kind, to)
+	out, lost, errs := convertKind(obj, from, kind, to)
 	if len(errs) > 0 && from != to {
 		return refuse(&v, obj, fmt.Sprintf("not converted to %s/%s: ", api.UpstreamGroup, to)+strings.Join(errs, "; "), false)
+	}
+	var refusals []string
+	for _, l := range lost {
+		if kind == kindDeviceTaintRule { // a rule without its selectors taints more devices
+			refusals = append(refusals, l+" (kept only in a restore annotation)")
+		} else {
+			say(&v, report.Warning, obj, "", l+": kept only in a restore annotation")
+		}
 	}
 	if len(errs) == 0 {
 		var warnings []string
@@ -145,11 +187,13 @@ func judgeKind(v report.Verdict, obj map[string]interface{}, from, kind string, 
 		}
 	}
 	if len(errs) > 0 {
-		rejected := fmt.Sprintf("a Kubernetes 1.%d apiserver would reject it: %s", target.Minor, strings.Join(errs, "; "))
-		if refuseRejected {
-			return refuse(&v, obj, rejected, false)
-		}
-		say(&v, report.Error, obj, "", rejected)
+		refusals = append(refusals, fmt.Sprintf("a Kubernetes 1.%d apiserver would reject it: %s", target.Minor, strings.Join(errs, "; ")))
+	}
+	if refuseRejected && len(refusals) > 0 {
+		return refuse(&v, obj, strings.Join(refusals, "; "), false)
+	}
+	for _, r := range refusals {
+		say(&v, report.Error, obj, "", r)
 	}
 	v.Object = out
 	return v

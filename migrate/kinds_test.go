@@ -1,11 +1,15 @@
 package migrate
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/report"
 )
 
@@ -146,6 +150,9 @@ func TestKinds(t *testing.T) {
 		outcome      string
 		want         string // the output, "" when refused (what the target rejects is written by convert, refused by migrate)
 		findings     []string
+		// back, when set, converts the output to it again: that gives the
+		// input, and want is compared without the restore annotation.
+		back string
 	}{
 		{name: "1.31 capacities to v1beta1", in: slice131, to: "1.32", outcome: report.Converted, want: slice132},
 		{name: "1.31 capacities to v1", in: slice131, to: "1.34", outcome: report.Converted, want: slice134},
@@ -155,8 +162,22 @@ func TestKinds(t *testing.T) {
 			"error: not converted to resource.k8s.io/v1: " + capacityObject}},
 		{name: "v1beta1 capacities labelled v1alpha3 on 1.31", in: strings.Replace(slice132, "v1beta1", "v1alpha3", 1), to: "1.31", outcome: report.Passed, want: strings.Replace(slice132, "v1beta1", "v1alpha3", 1), findings: []string{
 			"error: a Kubernetes 1.31 apiserver would reject it: " + capacityObject}},
-		{name: "a capacity's request policy for 1.31", in: sliceShared, to: "1.31", outcome: report.Refused, findings: []string{
-			"error: not converted to resource.k8s.io/v1alpha3: spec.devices[0].capacity[memory].requestPolicy: a field that resource.k8s.io/v1alpha3 does not have (a 1.31 capacity is a quantity alone)"}},
+		{name: "a capacity's request policy for 1.31", in: sliceShared, to: "1.31", back: "v1", outcome: report.Converted, want: `
+apiVersion: resource.k8s.io/v1alpha3
+kind: ResourceSlice
+metadata: {name: node-1-gpu.example.com-x7k2p}
+spec:
+  driver: gpu.example.com
+  nodeName: node-1
+  pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+  devices:
+  - name: gpu-0
+    basic:
+      allowMultipleAllocations: true
+      capacity: {memory: 80Gi}
+`, findings: []string{
+			"warning: spec.devices[0].capacity[memory].requestPolicy: a field that resource.k8s.io/v1alpha3 does not have (a 1.31 capacity is a quantity alone): kept only in a restore annotation",
+			"error: a Kubernetes 1.31 apiserver would reject it: spec.devices[0].basic.allowMultipleAllocations: Forbidden: unknown field: Kubernetes 1.31 does not have it (1.34+)"}},
 		{name: "a device's taints for 1.31", in: strings.Replace(slice134, "    capacity:", "    taints: [{key: example.com/xid, effect: NoSchedule}]\n    capacity:", 1), to: "1.31",
 			outcome: report.Converted, want: strings.Replace(slice131, "      capacity:", "      taints: [{key: example.com/xid, effect: NoSchedule}]\n      capacity:", 1), findings: []string{
 				"error: a Kubernetes 1.31 apiserver would reject it: spec.devices[0].basic.taints: Forbidden: unknown field: Kubernetes 1.31 does not have it (1.33+)"}},
@@ -192,10 +213,18 @@ spec:
 		{name: "a rule by selectors on 1.34", in: taintRuleBySelectors, to: "1.34", outcome: report.Passed, want: taintRuleBySelectors},
 		{name: "a rule by selectors on 1.35", in: taintRuleBySelectors, to: "1.35", outcome: report.Passed, want: taintRuleBySelectors, findings: []string{
 			"error: a Kubernetes 1.35 apiserver would reject it: spec.deviceSelector.deviceClassName: Forbidden: unknown field; spec.deviceSelector.selectors: Forbidden: unknown field"}},
-		{name: "a rule by selectors to v1", in: taintRuleBySelectors, to: "v1", outcome: report.Refused, findings: []string{
-			"error: not converted to resource.k8s.io/v1: spec.deviceSelector.deviceClassName" + bySelector + "; spec.deviceSelector.selectors" + bySelector}},
+		{name: "a rule by selectors to v1", in: taintRuleBySelectors, to: "v1", back: "1.34", outcome: report.Converted, want: `
+apiVersion: resource.k8s.io/v1
+kind: DeviceTaintRule
+metadata: {name: drain-a100}
+spec:
+  deviceSelector: {}
+  taint: {key: example.com/maintenance, effect: NoSchedule}
+`, findings: []string{
+			"error: spec.deviceSelector.deviceClassName" + bySelector + " (kept only in a restore annotation)",
+			"error: spec.deviceSelector.selectors" + bySelector + " (kept only in a restore annotation)"}},
 		{name: "a rule by selectors migrated to 1.37", in: taintRuleBySelectors, to: "1.37", migrate: true, outcome: report.Refused, findings: []string{
-			"error: not converted to resource.k8s.io/v1: spec.deviceSelector.deviceClassName" + bySelector + "; spec.deviceSelector.selectors" + bySelector}},
+			"error: spec.deviceSelector.deviceClassName" + bySelector + " (kept only in a restore annotation); spec.deviceSelector.selectors" + bySelector + " (kept only in a restore annotation)"}},
 		{name: "a class's extended resource on 1.34", to: "1.34", outcome: report.Converted, in: `
 apiVersion: resource.k8s.io/v1beta2
 kind: DeviceClass
@@ -247,12 +276,69 @@ spec:
 			if tc.want != "" {
 				want = obj(t, tc.want)
 			}
-			if v.Outcome != tc.outcome || !cmp.Equal(v.Object, want) || !cmp.Equal(findings, tc.findings) {
-				t.Errorf("outcome %s, want %s\nobject diff (-got +want):\n%s\nfindings diff:\n%s", v.Outcome, tc.outcome, cmp.Diff(v.Object, want), cmp.Diff(findings, tc.findings))
+			got := v.Object
+			if tc.back != "" {
+				back, err := TargetOf(tc.back)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d := cmp.Diff(obj(t, tc.in), Convert(got, back).Object); d != "" {
+					t.Errorf("converted back to %s (-input +got):\n%s", tc.back, d)
+				}
+				got = api.DeepCopyJSON(got)
+				delete(got["metadata"].(map[string]interface{}), "annotations")
+			}
+			if v.Outcome != tc.outcome || !cmp.Equal(got, want) || !cmp.Equal(findings, tc.findings) {
+				t.Errorf("outcome %s, want %s\nobject diff (-got +want):\n%s\nfindings diff:\n%s", v.Outcome, tc.outcome, cmp.Diff(got, want), cmp.Diff(findings, tc.findings))
 			}
 			if !cmp.Equal(in, obj(t, tc.in)) {
 				t.Error("the input was modified")
 			}
 		})
+	}
+}
+
+// TestKindsRoundTrip: every DeviceClass, ResourceSlice and DeviceTaintRule
+// of the parity corpus (v1, valid and invalid), converted for each release
+// 1.31–1.36 and back to v1, is the object it was: what an older version
+// cannot hold comes back from the restore annotation.
+func TestKindsRoundTrip(t *testing.T) {
+	files, err := filepath.Glob("../test/envtest/ga/testdata/parity-kinds/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no corpus: %v", err)
+	}
+	v1, err := TargetOf("v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := 0
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := obj(t, string(data))
+		for minor := 31; minor <= 36; minor++ {
+			target, err := TargetOf(fmt.Sprintf("1.%d", minor))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := Convert(in, target)
+			if out.Object == nil { // only for a field v1 does not have
+				if len(out.Findings) != 1 || !strings.Contains(out.Findings[0].Message, "a field that resource.k8s.io/v1 does not have") {
+					t.Errorf("%s for 1.%d: refused: %v", filepath.Base(file), minor, out.Findings)
+				}
+				continue
+			}
+			if api.HasRestoreAnnotation(out.Object) {
+				kept++
+			}
+			if d := cmp.Diff(in, Convert(out.Object, v1).Object); d != "" {
+				t.Errorf("%s through 1.%d and back (-in +got):\n%s", filepath.Base(file), minor, d)
+			}
+		}
+	}
+	if kept == 0 {
+		t.Error("no conversion kept anything in a restore annotation: the corpus no longer reaches what v1alpha3 lacks")
 	}
 }
