@@ -59,6 +59,11 @@ spec:
 		in:     "apiVersion: resource.k8s.io/v1beta1\nkind: ResourceSlice\nmetadata:\n  name: s\nspec:\n  allNodes: true\n  devices:\n  - basic:\n      capacity:\n        memory:\n          value: 80Gi\n    name: gpu-0\n  driver: d.example.com\n  pool:\n    name: p\n    resourceSliceCount: 1\n",
 		stdout: "apiVersion: resource.k8s.io/v1alpha3\nkind: ResourceSlice\nmetadata:\n  name: s\nspec:\n  allNodes: true\n  devices:\n  - basic:\n      capacity:\n        memory: 80Gi\n    name: gpu-0\n  driver: d.example.com\n  pool:\n    name: p\n    resourceSliceCount: 1\n",
 	}, {
+		// A typed list: its items converted as they are alone, the list to their version.
+		name: "a slice list for 1.31", to: "1.31", code: ExitOK,
+		in:     "apiVersion: resource.k8s.io/v1beta1\nkind: ResourceSliceList\nmetadata:\n  resourceVersion: \"42\"\nitems:\n- metadata:\n    name: s\n  spec:\n    allNodes: true\n    devices:\n    - basic:\n        capacity:\n          memory:\n            value: 80Gi\n      name: gpu-0\n    driver: d.example.com\n    pool:\n      name: p\n      resourceSliceCount: 1\n",
+		stdout: "apiVersion: resource.k8s.io/v1alpha3\nitems:\n- apiVersion: resource.k8s.io/v1alpha3\n  kind: ResourceSlice\n  metadata:\n    name: s\n  spec:\n    allNodes: true\n    devices:\n    - basic:\n        capacity:\n          memory: 80Gi\n      name: gpu-0\n    driver: d.example.com\n    pool:\n      name: p\n      resourceSliceCount: 1\nkind: ResourceSliceList\nmetadata:\n  resourceVersion: \"42\"\n",
+	}, {
 		name: "a rule to 1.37", in: rule, to: "1.37", code: ExitOK, stdout: strings.Replace(rule, "v1alpha3", "v1", 1),
 	}, {
 		name: "a rule to 1.36", in: rule, to: "1.36", code: ExitOK, stdout: strings.Replace(rule, "v1alpha3", "v1beta2", 1),

@@ -113,21 +113,16 @@ func (o *migrateOptions) run(s streams) error {
 }
 
 // migrateItems are the objects of doc that migrate takes one by one: the
-// items of a typed list (ResourceClaimList), as kubectl creates them, or
-// doc itself.
+// items of a typed list (typedItems; a claim list's must have their
+// fields' JSON types), as kubectl creates them, or doc itself.
 func migrateItems(doc manifest.Document) ([]manifest.Document, error) {
-	if _, _, kind, err := conversion.Identify(doc.Object); err != nil || !strings.HasSuffix(kind, "List") {
-		return []manifest.Document{doc}, nil
+	if _, _, kind, err := conversion.Identify(doc.Object); err == nil && strings.HasSuffix(kind, "List") {
+		if err := conversion.CheckShape(doc.Object); err != nil {
+			return nil, err
+		}
 	}
-	if err := conversion.CheckShape(doc.Object); err != nil {
-		return nil, err
-	}
-	items, err := migrate.ListItems(doc.Object)
-	docs := make([]manifest.Document, len(items))
-	for i, item := range items {
-		docs[i] = doc.InItem(i, item)
-	}
-	return docs, err
+	items, err := typedItems(doc)
+	return items, errors.Unwrap(err) // without doc's position: the report says it
 }
 
 // refusedFor is the verdict on a document that cannot be read for err.

@@ -324,9 +324,9 @@ func readItems(sources []string, stdin io.Reader) ([]manifest.Document, error) {
 	return out, nil
 }
 
-// typedItems is doc, or its items when it is a typed list.
+// typedItems is doc, or its items when it is a typed list (migrate.KindList too).
 func typedItems(doc manifest.Document) ([]manifest.Document, error) {
-	if _, _, kind, err := conversion.Identify(doc.Object); err != nil || !strings.HasSuffix(kind, "List") {
+	if _, _, kind, err := conversion.Identify(doc.Object); (err != nil || !strings.HasSuffix(kind, "List")) && !migrate.KindList(doc.Object) {
 		return []manifest.Document{doc}, nil
 	}
 	items, err := migrate.ListItems(doc.Object)

@@ -87,6 +87,22 @@ namedResources:
 			errOut: at + "warning: ResourceSlice node-1-gpu.example.com-x7k2p: spec.sharedCounters: Kubernetes 1.34 drops it on a create: its DRAPartitionableDevices feature gate is off by default (on from 1.36)\n"},
 		"slice-devices-and-counters-1.36": {stdin: slice, args: []string{"--to", "1.36"}, code: ExitInvalid,
 			out: at + "ResourceSlice node-1-gpu.example.com-x7k2p: spec: Invalid value: \"\": only one of `sharedCounters` or `devices` is allowed\n"},
+		// A typed list: each item judged as its kind, with the list's apiVersion.
+		"slice-list-1.36": {args: []string{"--to", "1.36"}, code: ExitInvalid,
+			stdin: `apiVersion: resource.k8s.io/v1
+kind: ResourceSliceList
+items:
+- metadata: {name: node-1-gpu.example.com-x7k2p}
+  spec:
+    driver: gpu.example.com
+    nodeName: node-1
+    pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+    sharedCounters: [{name: gpu-0-counters, counters: {memory: {value: 40Gi}}}]
+    devices: [{name: gpu-0, capacity: {memory: {value: 40Gi}}}]
+- metadata: {name: node-2-gpu.example.com-q8r4t}
+  spec: {driver: gpu.example.com, nodeName: node-2, pool: {name: node-2, generation: 1, resourceSliceCount: 1}, devices: [{name: gpu-0}]}
+`,
+			out: "<stdin>: document 1 (line 1), items[0]: ResourceSlice node-1-gpu.example.com-x7k2p: spec: Invalid value: \"\": only one of `sharedCounters` or `devices` is allowed\n"},
 		"taint-rule-1.35": {stdin: taintRule, args: []string{"--to", "1.35"}, code: ExitOK},
 		"taint-rule-1.37": {stdin: taintRule, args: []string{"--to", "1.37"}, code: ExitInvalid,
 			out: at + "DeviceTaintRule gpu-0-maintenance: apiVersion: Kubernetes 1.37 serves resource.k8s.io/v1, not v1alpha3: its apiserver rejects this object\n"},

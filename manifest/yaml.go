@@ -2,12 +2,14 @@ package manifest
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"regexp"
 	"strconv"
+	"unicode/utf8"
 
 	goyaml "go.yaml.in/yaml/v2"
 	"sigs.k8s.io/yaml"
@@ -41,20 +43,18 @@ func eachYAML(doc Document, data []byte, visit func(Document) error) error {
 var yamlToJSON = yaml.YAMLToJSON
 
 // decodeYAML decodes one YAML document as kubectl reads it (merge keys
-// too), refusing what it would lose in silence: see checkYAML.
+// too), refusing what it would lose in silence (checkYAML): its v when
+// exact and no merge key ("<<", or escaped) can be in data, else YAMLToJSON's.
 func decodeYAML(data []byte) (interface{}, error) {
+	v, exact, checkErr := checkYAML(data)
+	if checkErr == nil && exact && !bytes.Contains(data, []byte("<<")) && !bytes.Contains(data, []byte(`\`)) {
+		return v, nil
+	}
 	j, err := yamlToJSON(data)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkYAML(data); err != nil {
-		return nil, err
-	}
-	j = bytes.TrimSpace(j)
-	if len(j) == 0 || bytes.Equal(j, []byte("null")) {
-		return nil, nil
-	}
-	return jsonTree(j, nil)
+	return jsonTree(j, checkErr)
 }
 
 // yamlLine matches the line numbers in the YAML parser's errors: "yaml:
@@ -97,44 +97,50 @@ func (e lineError) Unwrap() error { return e.err }
 //
 // Keys merged in with "<<" are not duplicates: the mapping's own keys
 // override them, as YAML's merge key means and kubectl reads it
-// (yaml.UnmarshalStrict refuses that).
-func checkYAML(data []byte) error {
+// (yaml.UnmarshalStrict refuses that). v is the object YAMLToJSON reads,
+// but for merged keys, unless exact is false (fromMapSlice; no object).
+func checkYAML(data []byte) (v interface{}, exact bool, err error) {
 	dec := goyaml.NewDecoder(bytes.NewReader(data))
 	// Decoded into a MapSlice, every mapping keeps its own keys in order,
 	// duplicates included, and none of the merged ones.
 	var top goyaml.MapSlice
-	err := dec.Decode(&top)
+	err = dec.Decode(&top)
 	var typeErr *goyaml.TypeError
 	switch {
 	case err == io.EOF:
-		return nil // an empty document
+		return nil, true, nil // an empty document
 	case errors.As(err, &typeErr):
 		// Not a mapping: typedObject refuses it.
 	case err != nil:
-		return err
+		return nil, false, err
 	default:
-		if err := duplicateKeys(top, ""); err != nil {
-			return err
+		exact = len(top) > 0 // else null or {}
+		if v, err = fromMapSlice(top, "", &exact); err != nil {
+			return nil, false, err
 		}
 	}
 	var next interface{}
 	if err := dec.Decode(&next); err != io.EOF {
 		msg := `more than one YAML document: a document after "..." or after another must start with a "---" line`
 		if err != nil {
-			return fmt.Errorf("%s (%v)", msg, err)
+			return nil, false, fmt.Errorf("%s (%v)", msg, err)
 		}
-		return errors.New(msg)
+		return nil, false, errors.New(msg)
 	}
-	return nil
+	return v, exact, nil
 }
 
-func duplicateKeys(v interface{}, path string) error {
+// fromMapSlice returns v, decoded at path as a MapSlice, as YAMLToJSON
+// reads it, or the error for a key given twice; *exact is made false where
+// they differ: a key without a JSON string, a NaN, bytes not UTF-8.
+func fromMapSlice(v interface{}, path string, exact *bool) (_ interface{}, err error) {
 	switch v := v.(type) {
 	case goyaml.MapSlice:
 		seen := make(map[string]interface{}, len(v))
+		obj := make(map[string]interface{}, len(v))
 		for _, item := range v {
 			key, ok := jsonKey(item.Key)
-			if !ok {
+			if *exact = *exact && ok && utf8.ValidString(key); !ok {
 				continue // YAMLToJSON has refused it
 			}
 			if first, dup := seen[key]; dup {
@@ -144,21 +150,28 @@ func duplicateKeys(v interface{}, path string) error {
 				} else if s, isString := item.Key.(string); !isString || s != key {
 					err = fmt.Errorf("%w (once as %s)", err, describeKey(item.Key))
 				}
-				return err
+				return nil, err
 			}
 			seen[key] = item.Key
-			if err := duplicateKeys(item.Value, joinPath(path, key)); err != nil {
-				return err
+			if obj[key], err = fromMapSlice(item.Value, joinPath(path, key), exact); err != nil {
+				return nil, err
 			}
 		}
+		return obj, nil
 	case []interface{}:
-		for i, e := range v {
-			if err := duplicateKeys(e, fmt.Sprintf("%s[%d]", path, i)); err != nil {
-				return err
+		for i := range v {
+			if v[i], err = fromMapSlice(v[i], fmt.Sprintf("%s[%d]", path, i), exact); err != nil {
+				return nil, err
 			}
 		}
+	case string:
+		*exact = *exact && utf8.ValidString(v)
+	case int, int64, uint64, float64:
+		b, err := json.Marshal(v)
+		*exact = *exact && err == nil
+		return json.Number(b), nil
 	}
-	return nil
+	return v, nil // a string, bool, nil or []interface{}
 }
 
 // jsonKey is the JSON key sigs.k8s.io/yaml makes of a YAML key (its

@@ -342,3 +342,92 @@ func TestKindsRoundTrip(t *testing.T) {
 		t.Error("no conversion kept anything in a restore annotation: the corpus no longer reaches what v1alpha3 lacks")
 	}
 }
+
+// TestKindLists: a typed list of DeviceClasses, ResourceSlices or
+// DeviceTaintRules (what the API returns for a list) is converted item by
+// item as each alone, an item without apiVersion or kind taking the list's;
+// the list takes the apiVersion of its converted items, and one refused
+// item refuses the list.
+func TestKindLists(t *testing.T) {
+	list := func(apiVersion, kind string, items ...string) string {
+		s := "apiVersion: resource.k8s.io/" + apiVersion + "\nkind: " + kind + "\nmetadata: {resourceVersion: \"42\"}\nitems:\n"
+		for _, it := range items {
+			s += "- " + strings.ReplaceAll(strings.TrimPrefix(it, "\n"), "\n", "\n  ") + "\n"
+		}
+		return s
+	}
+	// item is a manifest without its apiVersion and kind, as a typed list holds it.
+	item := func(manifest string) string {
+		_, rest, _ := strings.Cut(manifest, "\nmetadata:")
+		return "metadata:" + rest
+	}
+	rejected := "error: not converted to resource.k8s.io/v1beta2: spec.devices[0].basic: a field that resource.k8s.io/v1 does not have (v1 has the fields of basic on the device: remove the basic wrapper)"
+	tests := []struct {
+		name, in, to string
+		outcome      string
+		want         string // "" when refused
+		findings     []string
+	}{
+		{name: "1.31 slices to v1", in: list("v1alpha3", "ResourceSliceList", item(slice131), item(slice131)), to: "1.34",
+			outcome: report.Converted, want: list("v1", "ResourceSliceList", slice134, slice134)},
+		{name: "an item of its own version", in: list("v1", "ResourceSliceList", item(slice134), slice132), to: "1.34",
+			outcome: report.Converted, want: list("v1", "ResourceSliceList", slice134, slice134)},
+		{name: "served as it is", in: list("v1alpha3", "DeviceTaintRuleList", item(taintRule)), to: "1.35",
+			outcome: report.Passed, want: list("v1alpha3", "DeviceTaintRuleList", item(taintRule))},
+		{name: "rules to 1.37", in: list("v1alpha3", "DeviceTaintRuleList", item(taintRule)), to: "1.37",
+			outcome: report.Converted, want: list("v1", "DeviceTaintRuleList", strings.Replace(taintRule, "v1alpha3", "v1", 1))},
+		{name: "an item refused", in: list("v1", "ResourceSliceList", item(slice134), item(sliceV1Basic)), to: "1.33",
+			outcome: report.Refused, findings: []string{rejected}},
+		{name: "no items", in: "apiVersion: resource.k8s.io/v1beta1\nkind: DeviceClassList\n", to: "1.37",
+			outcome: report.Passed, want: "apiVersion: resource.k8s.io/v1beta1\nkind: DeviceClassList\n"},
+		{name: "items not an array", in: "apiVersion: resource.k8s.io/v1\nkind: DeviceClassList\nitems: {}\n", to: "1.37",
+			outcome: report.Refused, findings: []string{"error: the items of the DeviceClassList are not an array"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			target, err := TargetOf(tc.to)
+			if err != nil {
+				t.Fatal(err)
+			}
+			in := obj(t, tc.in)
+			v := Convert(in, target)
+			var findings []string
+			for _, f := range v.Findings {
+				findings = append(findings, f.Severity+": "+f.Message)
+			}
+			var want map[string]interface{}
+			if tc.want != "" {
+				want = obj(t, tc.want)
+			}
+			if v.Outcome != tc.outcome || !cmp.Equal(v.Object, want) || !cmp.Equal(findings, tc.findings) {
+				t.Errorf("outcome %s, want %s\nobject diff (-got +want):\n%s\nfindings diff:\n%s", v.Outcome, tc.outcome, cmp.Diff(v.Object, want), cmp.Diff(findings, tc.findings))
+			}
+			if !cmp.Equal(in, obj(t, tc.in)) {
+				t.Error("the input was modified")
+			}
+		})
+	}
+}
+
+func TestKindList(t *testing.T) {
+	for _, tc := range []struct {
+		apiVersion, kind string
+		want             bool
+	}{
+		{"resource.k8s.io/v1", "DeviceClassList", true},
+		{"resource.k8s.io/v1beta2", "ResourceSliceList", true},
+		{"resource.k8s.io/v1alpha3", "DeviceTaintRuleList", true},
+		{"resource.k8s.io/v1alpha3", "ResourceSliceList", true},
+		{"resource.k8s.io/v1", "DeviceClass", false},
+		{"resource.k8s.io/v1", "ResourceClaimList", false}, // conversion's
+		{"resource.k8s.io/v1alpha2", "ResourceSliceList", true},
+		{"resource.k8s.io/v1alpha2", "DeviceClassList", false},
+		{"resource.k8s.io/v2", "DeviceClassList", false},
+		{"example.com/v1", "DeviceClassList", false},
+		{"v1", "List", false},
+	} {
+		if got := KindList(map[string]interface{}{"apiVersion": tc.apiVersion, "kind": tc.kind}); got != tc.want {
+			t.Errorf("KindList(%s %s) = %v, want %v", tc.apiVersion, tc.kind, got, tc.want)
+		}
+	}
+}

@@ -83,9 +83,9 @@ func warn(v *report.Verdict, ws []conversion.Warning, to string, rejected int) {
 	}
 }
 
-// Convert converts a claim or template (or a typed list of them) to the
-// target, and passes anything else through, Pods and workloads in the
-// target's shape. What the target release reads differently is a warning,
+// Convert converts a claim or template (or a typed list of them, or a
+// KindList's items) to the target, and passes anything else through, Pods
+// and workloads in the target's shape. What the target release reads differently is a warning,
 // what it rejects an error (the object is written all the same); what
 // cannot be converted is refused.
 func Convert(obj map[string]interface{}, target Target) report.Verdict {
@@ -97,6 +97,9 @@ func Convert(obj map[string]interface{}, target Target) report.Verdict {
 		}
 		if mistaken, ok := mistakenClaim(obj, err); ok {
 			return refuse(&v, obj, "not converted: "+mistaken, false)
+		}
+		if KindList(obj) {
+			return convertItems(obj, target)
 		}
 		return passThrough(obj, target, err)
 	}
@@ -323,6 +326,34 @@ func ListItems(list map[string]interface{}) ([]map[string]interface{}, error) {
 		out = append(out, item)
 	}
 	return out, nil
+}
+
+// KindList reports whether obj is a typed list of a gacheck.KindOf kind.
+func KindList(obj map[string]interface{}) bool {
+	kind, _ := obj["kind"].(string)
+	_, item := gacheck.KindOf(map[string]interface{}{"apiVersion": obj["apiVersion"], "kind": strings.TrimSuffix(kind, "List")})
+	return item != "" && item != kind
+}
+
+// convertItems converts the items of list, a KindList, each as Convert does
+// alone; the list takes their apiVersion, or is refused with one of them.
+func convertItems(list map[string]interface{}, target Target) report.Verdict {
+	v := report.Verdict{Outcome: report.Passed, Object: maps.Clone(list)}
+	items, err := ListItems(list)
+	if err != nil {
+		return refuseErr(&v, err)
+	}
+	out := make([]interface{}, len(items))
+	for i, item := range items {
+		iv := Convert(item, target)
+		v.Findings, out[i] = append(v.Findings, iv.Findings...), iv.Object
+		if iv.Outcome == report.Refused || v.Outcome == report.Refused {
+			v.Outcome, v.Object = report.Refused, nil
+		} else if iv.Outcome == report.Converted {
+			v.Outcome, v.Object["apiVersion"], v.Object["items"] = iv.Outcome, iv.Object["apiVersion"], out
+		}
+	}
+	return v
 }
 
 // Migrate re-creates obj on the target release: a claim or template (not a
