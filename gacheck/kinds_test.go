@@ -93,6 +93,37 @@ func yamlValue(t *testing.T, s string) interface{} {
 	return v
 }
 
+// testSlice131 is testSlice with 1.31's device shape: fields under basic,
+// a capacity a quantity.
+const testSlice131 = `apiVersion: resource.k8s.io/%s
+kind: ResourceSlice
+metadata: {name: node-1-gpu.example.com-x7k2p}
+spec:
+  driver: gpu.example.com
+  nodeName: node-1
+  pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+  devices:
+  - name: gpu-0
+    basic:
+      attributes: {model: {string: a100}}
+`
+
+const notCIdentifier = "a valid C identifier must start with alphabetic character or '_', followed by a string of alphanumeric characters or '_' (e.g. 'my_name',  or 'MY_NAME',  or 'MyName', regex used for validation is '[A-Za-z_][A-Za-z0-9_]*')"
+
+// badAttribute gives the first device (its basic, when under is "basic")
+// an attribute whose name is not a C identifier.
+func badAttribute(under string) func(t *testing.T) func(map[string]interface{}) {
+	return func(t *testing.T) func(map[string]interface{}) {
+		return func(obj map[string]interface{}) {
+			device := obj["spec"].(map[string]interface{})["devices"].([]interface{})[0].(map[string]interface{})
+			if under != "" {
+				device = device[under].(map[string]interface{})
+			}
+			device["attributes"].(map[string]interface{})["product-name"] = map[string]interface{}{"string": "A100"}
+		}
+	}
+}
+
 func TestCheckKind(t *testing.T) {
 	const notAnExpression = "compilation failed: ERROR: <input>:1:38: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | device.driver == \"gpu.example.com\" &&\n | .....................................^"
 	badSelector := func(t *testing.T) func(map[string]interface{}) {
@@ -122,6 +153,17 @@ func TestCheckKind(t *testing.T) {
 		edit              func(t *testing.T) func(map[string]interface{})
 		errs, warnings    []string
 	}{
+		// Where each release names a bad attribute name: 1.31 at the map
+		// under basic, 1.32 at the key under basic, 1.33–1.35 at the key,
+		// 1.36+ at the map.
+		"slice-v1alpha3-attribute-name-1.31": {manifest: testSlice131, version: "v1alpha3", release: 31, edit: badAttribute("basic"),
+			errs: []string{`spec.devices[0].basic.attributes: Invalid value: "product-name": ` + notCIdentifier}},
+		"slice-v1beta1-attribute-name-1.32": {manifest: testSlice131, version: "v1beta1", release: 32, edit: badAttribute("basic"),
+			errs: []string{`spec.devices[0].basic.attributes[product-name]: Invalid value: "product-name": ` + notCIdentifier}},
+		"slice-v1-attribute-name-1.35": {manifest: testSlice, version: "v1", release: 35, edit: badAttribute(""),
+			errs: []string{`spec.devices[0].attributes[product-name]: Invalid value: "product-name": ` + notCIdentifier}},
+		"slice-v1-attribute-name-1.36": {manifest: testSlice, version: "v1", release: 36, edit: badAttribute(""),
+			errs: []string{`spec.devices[0].attributes: Invalid value: "product-name": ` + notCIdentifier}},
 		"class-v1-valid-1.34":         {manifest: testClass, version: "v1", release: 34},
 		"class-v1beta1-valid-1.32":    {manifest: testClass, version: "v1beta1", release: 32},
 		"class-v1alpha3-valid-1.31":   {manifest: testClass, version: "v1alpha3", release: 31},
