@@ -398,7 +398,7 @@ func (r rules) validateResourceSlice(obj map[string]interface{}) (field.ErrorLis
 		}
 		if r.minor >= 36 {
 			for _, name := range slices.Sorted(maps.Keys(device.Capacity)) {
-				allErrs = append(allErrs, validateCapacityPolicy(device, device.Capacity[name], fldPath.Child("capacity").Key(string(name)))...)
+				allErrs = append(allErrs, r.validateCapacityPolicy(device, device.Capacity[name], fldPath.Child("capacity").Key(string(name)))...)
 			}
 		}
 		allErrs = append(allErrs, validateDeviceNodeSelection(device, spec.PerDeviceNodeSelection, fldPath)...)
@@ -546,7 +546,7 @@ func validateDeviceNodeSelection(device resourcev1.Device, perDevice *bool, fldP
 // that allows multiple allocations, one of validValues and validRange, each
 // with a default it admits, within the capacity. Ranges are checked in
 // whole units (DRAFractionalCapacityRange off).
-func validateCapacityPolicy(device resourcev1.Device, capacity resourcev1.DeviceCapacity, fldPath *field.Path) field.ErrorList {
+func (r rules) validateCapacityPolicy(device resourcev1.Device, capacity resourcev1.DeviceCapacity, fldPath *field.Path) field.ErrorList {
 	policy := capacity.RequestPolicy
 	if policy == nil {
 		return nil
@@ -592,7 +592,7 @@ func validateCapacityPolicy(device resourcev1.Device, capacity resourcev1.Device
 		}
 		return allErrs
 	case policy.ValidRange != nil:
-		return validateCapacityRange(*policy.Default, limit, *policy.ValidRange, fldPath.Child("validRange"))
+		return r.validateCapacityRange(*policy.Default, limit, *policy.ValidRange, fldPath.Child("validRange"))
 	}
 	return nil
 }
@@ -603,8 +603,8 @@ func validateCapacityPolicy(device resourcev1.Device, capacity resourcev1.Device
 const capacityRequestPolicyDiscreteMaxOptions = 10
 
 // validateCapacityRange is upstream's validateRequestPolicyRange in whole
-// units.
-func validateCapacityRange(def, limit resource.Quantity, valueRange resourcev1.CapacityRequestPolicyRange, fldPath *field.Path) field.ErrorList {
+// units. 1.36 names a default below min at min, 1.37 at default.
+func (r rules) validateCapacityRange(def, limit resource.Quantity, valueRange resourcev1.CapacityRequestPolicyRange, fldPath *field.Path) field.ErrorList {
 	if valueRange.Min == nil {
 		return field.ErrorList{field.Required(fldPath.Child("min"), "required when validRange is defined")}
 	}
@@ -614,7 +614,11 @@ func validateCapacityRange(def, limit resource.Quantity, valueRange resourcev1.C
 		allErrs = append(allErrs, field.Invalid(fldPath.Child("min"), min.String(), fmt.Sprintf("min is larger than capacity value: %s", limit.String())))
 	}
 	if def.Cmp(min) < 0 {
-		allErrs = append(allErrs, field.Invalid(fldPath.Child("default"), def.String(), fmt.Sprintf("default is less than min: %s", min.String())))
+		at := fldPath.Child("default")
+		if r.minor < 37 {
+			at = fldPath.Child("min")
+		}
+		allErrs = append(allErrs, field.Invalid(at, def.String(), fmt.Sprintf("default is less than min: %s", min.String())))
 	}
 	if max := valueRange.Max; max != nil {
 		if min.Cmp(*max) > 0 {

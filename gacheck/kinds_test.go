@@ -414,6 +414,14 @@ func TestCheckKind(t *testing.T) {
 				`spec.devices[0].capacity[queues].requestPolicy.validValues: Invalid value: "3": default value is not valid according to the requestPolicy`,
 				"spec.devices[1].capacity[bandwidth].requestPolicy: Forbidden: allowMultipleAllocations must be true",
 			}},
+		"slice-v1-request-policy-default-1.36": {manifest: testSlice, version: "v1", release: 36,
+			edit: func(t *testing.T) func(map[string]interface{}) {
+				return func(obj map[string]interface{}) {
+					set(obj, "spec.devices", yamlValue(t, `[{name: eth1, allowMultipleAllocations: true, capacity: {
+  bandwidth: {value: 100G, requestPolicy: {default: 500M, validRange: {min: 1G}}}}}]`))
+				}
+			},
+			errs: []string{`spec.devices[0].capacity[bandwidth].requestPolicy.validRange.min: Invalid value: "500M": default is less than min: 1G`}},
 		// Fields of alpha features 1.37 drops (and 1.36 does not have).
 		"slice-v1-alpha-fields-1.37": {manifest: testSlice, version: "v1", release: 37,
 			edit: func(t *testing.T) func(map[string]interface{}) {
