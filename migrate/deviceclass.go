@@ -29,20 +29,6 @@ var deviceClassFields = map[string][]string{
 	api.V1:       {"extendedResourceName"},
 }
 
-// convertDeviceClass gives a DeviceClass version to, keeping every field;
-// lacking names a spec field that to does not have (nothing is converted).
-func convertDeviceClass(obj map[string]interface{}, to string) (out map[string]interface{}, lacking string) {
-	spec, _ := obj["spec"].(map[string]interface{})
-	for _, f := range slices.Sorted(maps.Keys(spec)) {
-		if f != "selectors" && f != "config" && !slices.Contains(deviceClassFields[to], f) {
-			return nil, f
-		}
-	}
-	out = maps.Clone(obj)
-	out["apiVersion"] = api.UpstreamGroup + "/" + to
-	return out, ""
-}
-
 // migrateDeviceClass migrates a DeviceClass to the release serving version to: the
 // target's apiVersion, without the spec fields it lacks and the metadata the
 // old cluster set. served is false for v1alpha1 and v1alpha2, which have no

@@ -57,26 +57,29 @@ func convertKind(obj map[string]interface{}, from, kind, to string) (out map[str
 	// Only v1alpha3 and the later versions hold different fields. A
 	// v1alpha3 object converted from a later version gets back what it
 	// kept of that version first.
-	src := obj
+	src, stale := obj, ""
 	for _, v := range []string{api.V1beta1, api.V1beta2, api.V1} {
 		if from == api.V1alpha3 && api.HasRestoreData(obj, v) {
 			src, _ = mapKind(obj, kind, from, v)
 			if conversion.RestoreSpec(src, v) {
-				lost = append(lost, fmt.Sprintf("metadata.annotations[%s]: made for another spec: not applied", api.RestoreAnnotation(v)))
+				stale = v
 			}
 			from = v
 			break
 		}
 	}
 	out, lost = mapKind(src, kind, from, to)
+	if to == api.V1alpha3 && conversion.RestoreSpec(out, to) {
+		stale = to
+	}
+	if stale != "" {
+		lost = append(lost, fmt.Sprintf("metadata.annotations[%s]: made for another spec (changed since it was converted): not applied, removed", api.RestoreAnnotation(stale)))
+	}
 	if to == api.V1alpha3 || from == api.V1alpha3 {
 		back, _ := mapKind(out, kind, to, from)
 		if err := conversion.KeepSpec(out, from, back["spec"], src["spec"]); err != nil {
 			return nil, nil, []string{err.Error()}
 		}
-	}
-	if to == api.V1alpha3 && conversion.RestoreSpec(out, to) {
-		lost = append(lost, fmt.Sprintf("metadata.annotations[%s]: made for another spec: not applied", api.RestoreAnnotation(to)))
 	}
 	return out, lost, nil
 }
@@ -92,7 +95,7 @@ func mapKind(obj map[string]interface{}, kind, from, to string) (out map[string]
 		for _, f := range fields {
 			if _, ok := m[f]; ok && from == api.V1alpha3 && to != api.V1alpha3 {
 				delete(m, f)
-				lost = append(lost, fmt.Sprintf("%s.%s: a field that %s/%s does not have%s", path, f, api.UpstreamGroup, to, why))
+				lost = append(lost, fmt.Sprintf("%s.%s: a field that %s/%s does not have%s: kept only in a restore annotation", path, f, api.UpstreamGroup, to, why))
 			}
 		}
 	}
@@ -132,7 +135,7 @@ func convertDevices(spec map[string]interface{}, from, to string) (lost []string
 			case to == api.V1alpha3:
 				for _, f := range slices.Sorted(maps.Keys(c)) {
 					if f != "value" {
-						lost = append(lost, fmt.Sprintf("%s.capacity[%s].%s: a field that %s/%s does not have (a 1.31 capacity is a quantity alone)", path, name, f, api.UpstreamGroup, to))
+						lost = append(lost, fmt.Sprintf("%s.capacity[%s].%s: a field that %s/%s does not have (a 1.31 capacity is a quantity alone): kept only in a restore annotation", path, name, f, api.UpstreamGroup, to))
 					}
 				}
 				capacity[name] = c["value"]
@@ -173,10 +176,10 @@ func judgeKind(v report.Verdict, obj map[string]interface{}, from, kind string, 
 	}
 	var refusals []string
 	for _, l := range lost {
-		if kind == kindDeviceTaintRule { // a rule without its selectors taints more devices
-			refusals = append(refusals, l+" (kept only in a restore annotation)")
+		if kind == kindDeviceTaintRule && !strings.HasPrefix(l, "metadata.") { // a rule without its selectors taints more devices
+			refusals = append(refusals, l)
 		} else {
-			say(&v, report.Warning, obj, "", l+": kept only in a restore annotation")
+			say(&v, report.Warning, obj, "", l)
 		}
 	}
 	if len(errs) == 0 {

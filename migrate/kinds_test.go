@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -221,10 +222,10 @@ spec:
   deviceSelector: {}
   taint: {key: example.com/maintenance, effect: NoSchedule}
 `, findings: []string{
-			"error: spec.deviceSelector.deviceClassName" + bySelector + " (kept only in a restore annotation)",
-			"error: spec.deviceSelector.selectors" + bySelector + " (kept only in a restore annotation)"}},
+			"error: spec.deviceSelector.deviceClassName" + bySelector + ": kept only in a restore annotation",
+			"error: spec.deviceSelector.selectors" + bySelector + ": kept only in a restore annotation"}},
 		{name: "a rule by selectors migrated to 1.37", in: taintRuleBySelectors, to: "1.37", migrate: true, outcome: report.Refused, findings: []string{
-			"error: spec.deviceSelector.deviceClassName" + bySelector + " (kept only in a restore annotation); spec.deviceSelector.selectors" + bySelector + " (kept only in a restore annotation)"}},
+			"error: spec.deviceSelector.deviceClassName" + bySelector + ": kept only in a restore annotation; spec.deviceSelector.selectors" + bySelector + ": kept only in a restore annotation"}},
 		{name: "a class's extended resource on 1.34", to: "1.34", outcome: report.Converted, in: `
 apiVersion: resource.k8s.io/v1beta2
 kind: DeviceClass
@@ -429,5 +430,23 @@ func TestKindList(t *testing.T) {
 		if got := KindList(map[string]interface{}{"apiVersion": tc.apiVersion, "kind": tc.kind}); got != tc.want {
 			t.Errorf("KindList(%s %s) = %v, want %v", tc.apiVersion, tc.kind, got, tc.want)
 		}
+	}
+}
+
+// TestKindsStaleRestore: restore data made for a spec that changed since is
+// not applied, and said.
+func TestKindsStaleRestore(t *testing.T) {
+	to131, _ := TargetOf("1.31")
+	v1, _ := TargetOf("v1")
+	old := Convert(obj(t, sliceShared), to131).Object
+	old["spec"].(map[string]interface{})["devices"].([]interface{})[0].(map[string]interface{})["basic"].(map[string]interface{})["capacity"] = map[string]interface{}{"memory": "40Gi"}
+	v := Convert(old, v1)
+	want := "warning: metadata.annotations[claimbridge.dev/restore-v1]: made for another spec (changed since it was converted): not applied, removed"
+	var findings []string
+	for _, f := range v.Findings {
+		findings = append(findings, f.Severity+": "+f.Message)
+	}
+	if !slices.Contains(findings, want) || api.HasRestoreAnnotation(v.Object) {
+		t.Errorf("findings %q, want %q; annotations %v", findings, want, api.Annotations(v.Object))
 	}
 }
