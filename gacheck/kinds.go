@@ -25,15 +25,12 @@ import (
 	"github.com/claimbridge/claimbridge/validation/common"
 )
 
-// The cluster-scoped kinds CheckKind checks, with the release that first
-// has each in resource.k8s.io (ResourceClass: until 1.30).
+// The cluster-scoped kinds CheckKind checks.
 const (
 	kindResourceSlice   = "ResourceSlice"
 	kindDeviceTaintRule = "DeviceTaintRule"
 	kindResourceClass   = "ResourceClass"
 )
-
-var firstRelease = map[string]int{kindDeviceClass: 31, kindResourceSlice: 30, kindDeviceTaintRule: 33, kindResourceClass: 26}
 
 // kindVersions are the versions CheckKind decodes the kinds of 1.31+ in;
 // oldKinds are those of 1.26–1.30 it decodes.
@@ -48,29 +45,12 @@ var (
 // ResourceSlice (what CheckKind checks), or "".
 func KindOf(obj map[string]interface{}) (version, kind string) {
 	_, group, version, kind, _ := api.TypeOf(obj)
-	known := slices.Contains(kindVersions, version) && kind != kindResourceClass || slices.Contains(oldKinds, version+"/"+kind)
-	if group != api.UpstreamGroup || firstRelease[kind] == 0 || !known {
+	known := slices.Contains(kindVersions, version) && slices.Contains([]string{kindDeviceClass, kindResourceSlice, kindDeviceTaintRule}, kind) ||
+		slices.Contains(oldKinds, version+"/"+kind)
+	if group != api.UpstreamGroup || !known {
 		return "", ""
 	}
 	return version, kind
-}
-
-// ServedVersion is the version in which release (a minor number) creates
-// kind, a DeviceClass, ResourceSlice or DeviceTaintRule; "" when it has no
-// such kind. It is the version its claims are written in (api.Releases),
-// except for DeviceTaintRule: v1alpha3 in 1.33–1.35, v1beta2 in 1.36, v1
-// from 1.37 (k8s.io/api's prerelease-lifecycle).
-func ServedVersion(release int, kind string) string {
-	r, ok := api.ParseRelease(fmt.Sprintf("1.%d", release))
-	switch {
-	case !ok || release < firstRelease[kind] || kind == kindResourceClass && release > 30:
-		return ""
-	case kind == kindDeviceTaintRule && release < 36:
-		return api.V1alpha3
-	case kind == kindDeviceTaintRule && release == 36:
-		return api.V1beta2
-	}
-	return r.Version
 }
 
 // KindRelease is the release that judges an object of version and kind
@@ -80,8 +60,8 @@ func KindRelease(version, kind string) int {
 	if judge, _ := api.Judge(version); version == api.V1 || version == api.V1alpha2 {
 		return judge.Minor
 	}
-	for minor := firstRelease[kind]; minor <= Newest(); minor++ {
-		if ServedVersion(minor, kind) == version {
+	for minor := api.FirstRelease(kind); minor <= Newest(); minor++ {
+		if api.CreatedIn(kind, minor) == version {
 			return minor
 		}
 	}
@@ -102,12 +82,12 @@ func CheckKind(obj map[string]interface{}, release int, kind string) (errs, warn
 	version := versionOf(obj)
 	// A release serves the version its claims are written in, and a beta
 	// beside it (with --runtime-config) until upstream removes it.
-	if served := ServedVersion(release, kind); served != version && !api.ServedBy(version, kind, release) {
+	if served := api.CreatedIn(kind, release); served != version && !api.ServedBy(version, kind, release) {
 		// A kind the release no longer has: the version it serves (a ResourceClass from 1.31).
 		rel, _ := api.ParseRelease(fmt.Sprintf("1.%d", release))
 		msg := fmt.Sprintf("apiVersion: Kubernetes 1.%d serves %s/%s, not %s: its apiserver rejects this object", release, api.UpstreamGroup, cmp.Or(served, rel.Version), version)
-		if served == "" && release < firstRelease[kind] {
-			msg = fmt.Sprintf("kind: Kubernetes 1.%d has no %s in %s (1.%d+): its apiserver rejects this object", release, kind, api.UpstreamGroup, firstRelease[kind])
+		if first := api.FirstRelease(kind); served == "" && release < first {
+			msg = fmt.Sprintf("kind: Kubernetes 1.%d has no %s in %s (1.%d+): its apiserver rejects this object", release, kind, api.UpstreamGroup, first)
 		}
 		return []string{msg}, nil
 	}
