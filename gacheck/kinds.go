@@ -279,6 +279,7 @@ var sliceFields = []releaseField{
 	{"allNodes", inDevice, 33, "DRAPartitionableDevices", 33, 36},
 	{"taints", inDevice, 33, "DRADeviceTaints", 33, 36},
 	{"allowMultipleAllocations", inDevice, 34, "DRAConsumableCapacity", 34, 36},
+	{"requestPolicy", inCapacity, 34, "DRAConsumableCapacity", 34, 36},
 	{"bindingConditions", inDevice, 34, "DRADeviceBindingConditions", 34, 36},
 	{"bindingFailureConditions", inDevice, 34, "DRADeviceBindingConditions", 34, 36},
 	{"bindsToNode", inDevice, 34, "DRADeviceBindingConditions", 34, 36},
@@ -313,9 +314,12 @@ func (r rules) stripSlice(obj map[string]interface{}) (out map[string]interface{
 		for j, c := range asArray(fields["consumesCounters"]) {
 			visit(asObject(c), path.Child("consumesCounters").Index(j), inConsumption)
 		}
-		attributes := asObject(fields["attributes"])
+		attributes, capacity := asObject(fields["attributes"]), asObject(fields["capacity"])
 		for _, name := range slices.Sorted(maps.Keys(attributes)) {
 			visit(asObject(attributes[name]), path.Child("attributes").Key(name), inAttribute)
+		}
+		for _, name := range slices.Sorted(maps.Keys(capacity)) {
+			visit(asObject(capacity[name]), path.Child("capacity").Key(name), inCapacity)
 		}
 		if basic {
 			delete(device, "basic")

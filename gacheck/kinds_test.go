@@ -414,6 +414,13 @@ func TestCheckKind(t *testing.T) {
 				`spec.devices[0].capacity[queues].requestPolicy.validValues: Invalid value: "3": default value is not valid according to the requestPolicy`,
 				"spec.devices[1].capacity[bandwidth].requestPolicy: Forbidden: allowMultipleAllocations must be true",
 			}},
+		"slice-v1-request-policy-1.35": {manifest: testSlice, version: "v1", release: 35,
+			edit: func(t *testing.T) func(map[string]interface{}) {
+				return func(obj map[string]interface{}) {
+					set(obj, "spec.devices", yamlValue(t, `[{name: eth1, capacity: {bandwidth: {value: 100G, requestPolicy: {default: 1G, validRange: {min: 1G}}}}}]`))
+				}
+			},
+			warnings: []string{"spec.devices[0].capacity[bandwidth].requestPolicy: Kubernetes 1.35 drops it on a create: its DRAConsumableCapacity feature gate is off by default (on from 1.36)"}},
 		"slice-v1-request-policy-default-1.36": {manifest: testSlice, version: "v1", release: 36,
 			edit: func(t *testing.T) func(map[string]interface{}) {
 				return func(obj map[string]interface{}) {

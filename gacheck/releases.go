@@ -45,6 +45,7 @@ const (
 	inDevice             // a ResourceSlice's device, or its basic in v1alpha3 and v1beta1
 	inAttribute          // the value of a device's attribute
 	inConsumption        // a device's consumption of a counter set
+	inCapacity           // the value of a device's capacity
 )
 
 // A releaseField is a field that not every release creates: a release
