@@ -264,45 +264,17 @@ func remarshal(obj map[string]interface{}, into interface{}) error {
 	return json.Unmarshal(data, into)
 }
 
-// sliceFields are the fields of a ResourceSlice that not every release from
-// 1.31 creates, as releaseFields: unknown before added, dropped from
-// dropFrom until on (the first release whose default enables gate; 0: none
-// yet). Sources: k8s.io/api resource/*/types.go, pkg/features's versioned
-// gates and pkg/registry/resource/resourceslice's dropDisabledFields.
-var sliceFields = []releaseField{
-	{"sharedCounters", inSliceSpec, 33, "DRAPartitionableDevices", 33, 36},
-	{"perDeviceNodeSelection", inSliceSpec, 33, "DRAPartitionableDevices", 33, 36},
-	{"partitionTypeAttribute", inSliceSpec, 37, "DRAPartitionableDevicesType", 37, 0},
-	{"consumesCounters", inDevice, 33, "DRAPartitionableDevices", 33, 36},
-	{"nodeName", inDevice, 33, "DRAPartitionableDevices", 33, 36},
-	{"nodeSelector", inDevice, 33, "DRAPartitionableDevices", 33, 36},
-	{"allNodes", inDevice, 33, "DRAPartitionableDevices", 33, 36},
-	{"taints", inDevice, 33, "DRADeviceTaints", 33, 36},
-	{"allowMultipleAllocations", inDevice, 34, "DRAConsumableCapacity", 34, 36},
-	{"requestPolicy", inCapacity, 34, "DRAConsumableCapacity", 34, 36},
-	{"bindingConditions", inDevice, 34, "DRADeviceBindingConditions", 34, 36},
-	{"bindingFailureConditions", inDevice, 34, "DRADeviceBindingConditions", 34, 36},
-	{"bindsToNode", inDevice, 34, "DRADeviceBindingConditions", 34, 36},
-	{"nodeAllocatableResources", inDevice, 36, "DRANodeAllocatableResources", 36, 0},
-	{"skipNodeOperations", inSliceSpec, 37, "DRAOptionalNodeOperations", 37, 0},
-	{"compatibilityGroups", inConsumption, 37, "DRADeviceCompatibilityGroups", 37, 0},
-	{"bools", inAttribute, 36, "DRAListTypeAttributes", 36, 0},
-	{"ints", inAttribute, 36, "DRAListTypeAttributes", 36, 0},
-	{"strings", inAttribute, 36, "DRAListTypeAttributes", 36, 0},
-	{"versions", inAttribute, 36, "DRAListTypeAttributes", 36, 0},
-}
-
 // stripSlice returns obj, a ResourceSlice, in the JSON shape of v1 (a
-// device's basic fields on the device) without the fields of sliceFields
+// device's basic fields on the device) without the fields of api.Fields
 // that r does not create: those it does not have (Forbidden "unknown
 // field") and those it drops (one warning each). Paths are the version's.
 func (r rules) stripSlice(obj map[string]interface{}) (out map[string]interface{}, unknown field.ErrorList, dropped []string) {
 	out = api.DeepCopyJSON(obj)
 	visit := func(m map[string]interface{}, path *field.Path, in int) {
-		r.dropFields(sliceFields, m, path, []int{in}, &unknown, &dropped)
+		r.dropFields(m, path, []int{in}, &unknown, &dropped)
 	}
 	spec := asObject(out["spec"])
-	visit(spec, field.NewPath("spec"), inSliceSpec)
+	visit(spec, field.NewPath("spec"), api.InSliceSpec)
 	basic := slices.Contains([]string{api.V1alpha3, api.V1beta1}, r.version)
 	for i, d := range asArray(spec["devices"]) {
 		device, path := asObject(d), field.NewPath("spec", "devices").Index(i)
@@ -310,16 +282,16 @@ func (r rules) stripSlice(obj map[string]interface{}) (out map[string]interface{
 		if basic {
 			fields, path = asObject(device["basic"]), path.Child("basic")
 		}
-		visit(fields, path, inDevice)
+		visit(fields, path, api.InDevice)
 		for j, c := range asArray(fields["consumesCounters"]) {
-			visit(asObject(c), path.Child("consumesCounters").Index(j), inConsumption)
+			visit(asObject(c), path.Child("consumesCounters").Index(j), api.InConsumption)
 		}
 		attributes, capacity := asObject(fields["attributes"]), asObject(fields["capacity"])
 		for _, name := range slices.Sorted(maps.Keys(attributes)) {
-			visit(asObject(attributes[name]), path.Child("attributes").Key(name), inAttribute)
+			visit(asObject(attributes[name]), path.Child("attributes").Key(name), api.InAttribute)
 		}
 		for _, name := range slices.Sorted(maps.Keys(capacity)) {
-			visit(asObject(capacity[name]), path.Child("capacity").Key(name), inCapacity)
+			visit(asObject(capacity[name]), path.Child("capacity").Key(name), api.InCapacity)
 		}
 		if basic {
 			delete(device, "basic")
@@ -361,7 +333,7 @@ func (r rules) validateResourceSlice(obj map[string]interface{}) (field.ErrorLis
 		errs = append(errs, field.Invalid(fldPath, "", "only one of `sharedCounters` or `devices` is allowed"))
 	}
 	// Fewer devices with taints or counters, which the releases before 1.36
-	// drop (sliceFields).
+	// drop (api.Fields).
 	maxDevices := resourcev1.ResourceSliceMaxDevices
 	if slices.ContainsFunc(spec.Devices, func(d resourcev1.Device) bool { return len(d.Taints) > 0 || len(d.ConsumesCounters) > 0 }) {
 		maxDevices = resourcev1.ResourceSliceMaxDevicesWithAdvancedFeatures
