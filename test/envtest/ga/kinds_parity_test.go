@@ -29,8 +29,6 @@ import (
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/cli"
 	"github.com/claimbridge/claimbridge/gacheck"
-	"github.com/claimbridge/claimbridge/test/envtest/harness"
-	"github.com/claimbridge/claimbridge/test/recorded"
 )
 
 // TestParityKinds: for every DeviceClass, ResourceSlice and DeviceTaintRule
@@ -96,16 +94,7 @@ func TestParityKindsOld(t *testing.T) {
 	corpus := kindsCorpus(t)
 	for _, r := range kindsReleases {
 		t.Run(r.name, func(t *testing.T) {
-			old, err := harness.StartOldRelease(r.name, r.version, "testdata/kinds-"+r.name+".jsonl.gz", r.also...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() {
-				if err := old.Stop(!t.Failed() && recorded.Complete()); err != nil {
-					t.Errorf("Kubernetes %s: %v", r.name, err)
-				}
-			})
-			client, err := dynamic.NewForConfig(old.Config)
+			client, err := dynamic.NewForConfig(startOld(t, r.name, r.version, "testdata/kinds-"+r.name+".jsonl.gz", r.also...))
 			if err != nil {
 				t.Fatal(err)
 			}
