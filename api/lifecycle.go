@@ -9,12 +9,19 @@ import (
 // devices are the kinds every GA-track version of resource.k8s.io has.
 var devices = []string{KindClaim, KindTemplate, "DeviceClass", "ResourceSlice"}
 
-// lifecycles are upstream's APILifecycleIntroduced, APILifecycleDeprecated
-// and APILifecycleRemoved of each resource.k8s.io version and kind, as
-// minor releases (k8s.io/api resource/*/zz_generated.prerelease-lifecycle.go;
-// 0: not set), oldest version first. A version a release serves but not as
-// its claims' version (Releases) needs --runtime-config there.
+// lifecycles are the one table of which release serves which kind of
+// resource.k8s.io in which version: from 1.32, upstream's
+// APILifecycleIntroduced, APILifecycleDeprecated and APILifecycleRemoved
+// (k8s.io/api resource/*/zz_generated.prerelease-lifecycle.go; 0: not
+// set); before, the versions k8s.io/api no longer has, served from
+// introduced until removed. As minor releases, oldest version first. A
+// version a release serves but not as its claims' version (Releases) needs
+// --runtime-config there.
 var lifecycles = []lifecycle{
+	{V1alpha1, []string{KindClaim, KindTemplate, "ResourceClass", "PodScheduling"}, 26, 0, 27},
+	{V1alpha2, []string{KindClaim, KindTemplate, "ResourceClass", "PodSchedulingContext"}, 27, 0, 31},
+	{V1alpha2, []string{"ResourceSlice", "ResourceClaimParameters", "ResourceClassParameters"}, 30, 0, 31},
+	{V1alpha3, []string{KindClaim, KindTemplate, "DeviceClass", "ResourceSlice", "PodSchedulingContext"}, 31, 0, 32},
 	{V1alpha3, []string{"DeviceTaintRule"}, 33, 36, 39},
 	{V1alpha3, []string{"ResourcePoolStatusRequest"}, 36, 39, 42},
 	{V1beta1, devices, 32, 35, 38},
@@ -78,4 +85,30 @@ func Deprecation(version, kind string, minor int) string {
 func ServedBy(version, kind string, minor int) bool {
 	l := lifecycleOf(version, kind)
 	return !strings.Contains(version, "alpha") && l.introduced != 0 && l.introduced <= minor && (l.removed == 0 || minor < l.removed)
+}
+
+// CreatedIn is the version in which release minor creates kind: the
+// newest it serves kind in; "" when it has no such kind. For claims it is
+// Releases' Version; a DeviceTaintRule is v1alpha3 in 1.33–1.35, v1beta2 in
+// 1.36, v1 from 1.37.
+func CreatedIn(kind string, minor int) string {
+	version := ""
+	for _, l := range lifecycles {
+		if slices.Contains(l.kinds, kind) && l.introduced <= minor && (l.removed == 0 || minor < l.removed) && VersionIndex(l.version) > VersionIndex(version) {
+			version = l.version
+		}
+	}
+	return version
+}
+
+// FirstRelease is the first release (a minor number) with kind in
+// resource.k8s.io; 0 for a kind it never had.
+func FirstRelease(kind string) int {
+	first := 0
+	for _, l := range lifecycles {
+		if slices.Contains(l.kinds, kind) && (first == 0 || l.introduced < first) {
+			first = l.introduced
+		}
+	}
+	return first
 }

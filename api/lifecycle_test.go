@@ -1,9 +1,11 @@
 package api
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	resourcev1 "k8s.io/api/resource/v1"
 	resourcev1alpha3 "k8s.io/api/resource/v1alpha3"
 	resourcev1beta1 "k8s.io/api/resource/v1beta1"
@@ -86,6 +88,39 @@ func TestLifecycleIsUpstreams(t *testing.T) {
 				t.Errorf("%s %s: introduced, deprecated, removed 1.%d, 1.%d, 1.%d; upstream 1.%d, 1.%d, 1.%d", version, kind,
 					got.introduced, got.deprecated, got.removed, want.introduced, want.deprecated, want.removed)
 			}
+		}
+	}
+}
+
+// TestCreatedIn: claims are created in the version of Releases, in every
+// release; the other kinds in the version their release history has.
+func TestCreatedIn(t *testing.T) {
+	for _, r := range Releases {
+		if got := CreatedIn(KindClaim, r.Minor); got != r.Version {
+			t.Errorf("CreatedIn(ResourceClaim, %s) = %q, want %q", r, got, r.Version)
+		}
+	}
+	var got []string
+	for _, kind := range []string{"DeviceClass", "ResourceSlice", "DeviceTaintRule", "ResourceClass", "PodSchedulingContext"} {
+		line := kind + ":"
+		for minor := 26; minor <= 37; minor++ {
+			line += fmt.Sprintf(" %d=%s", minor, CreatedIn(kind, minor))
+		}
+		got = append(got, line)
+	}
+	want := []string{
+		"DeviceClass: 26= 27= 28= 29= 30= 31=v1alpha3 32=v1beta1 33=v1beta2 34=v1 35=v1 36=v1 37=v1",
+		"ResourceSlice: 26= 27= 28= 29= 30=v1alpha2 31=v1alpha3 32=v1beta1 33=v1beta2 34=v1 35=v1 36=v1 37=v1",
+		"DeviceTaintRule: 26= 27= 28= 29= 30= 31= 32= 33=v1alpha3 34=v1alpha3 35=v1alpha3 36=v1beta2 37=v1",
+		"ResourceClass: 26=v1alpha1 27=v1alpha2 28=v1alpha2 29=v1alpha2 30=v1alpha2 31= 32= 33= 34= 35= 36= 37=",
+		"PodSchedulingContext: 26= 27=v1alpha2 28=v1alpha2 29=v1alpha2 30=v1alpha2 31=v1alpha3 32= 33= 34= 35= 36= 37=",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	for kind, want := range map[string]int{"ResourceClass": 26, "ResourceSlice": 30, "DeviceClass": 31, "DeviceTaintRule": 33, "Pod": 0} {
+		if got := FirstRelease(kind); got != want {
+			t.Errorf("FirstRelease(%s) = %d, want %d", kind, got, want)
 		}
 	}
 }

@@ -147,7 +147,7 @@ var strictTypes = map[string]func() interface{}{
 	"v1beta2/DeviceClass":           func() interface{} { return &resourcev1beta2.DeviceClass{} },
 	"v1/DeviceClass":                func() interface{} { return &resourcev1.DeviceClass{} },
 	// CheckKind's: 1.31's DeviceClass and ResourceSlice are v1beta1's but
-	// for fields releaseFields and sliceFields know.
+	// for fields api.Fields knows.
 	"v1alpha3/DeviceClass":     func() interface{} { return &resourcev1beta1.DeviceClass{} },
 	"v1alpha3/ResourceSlice":   func() interface{} { return &resourcev1beta1.ResourceSlice{} },
 	"v1beta1/ResourceSlice":    func() interface{} { return &resourcev1beta1.ResourceSlice{} },

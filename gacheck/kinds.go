@@ -25,15 +25,12 @@ import (
 	"github.com/claimbridge/claimbridge/validation/common"
 )
 
-// The cluster-scoped kinds CheckKind checks, with the release that first
-// has each in resource.k8s.io (ResourceClass: until 1.30).
+// The cluster-scoped kinds CheckKind checks.
 const (
 	kindResourceSlice   = "ResourceSlice"
 	kindDeviceTaintRule = "DeviceTaintRule"
 	kindResourceClass   = "ResourceClass"
 )
-
-var firstRelease = map[string]int{kindDeviceClass: 31, kindResourceSlice: 30, kindDeviceTaintRule: 33, kindResourceClass: 26}
 
 // kindVersions are the versions CheckKind decodes the kinds of 1.31+ in;
 // oldKinds are those of 1.26–1.30 it decodes.
@@ -48,29 +45,12 @@ var (
 // ResourceSlice (what CheckKind checks), or "".
 func KindOf(obj map[string]interface{}) (version, kind string) {
 	_, group, version, kind, _ := api.TypeOf(obj)
-	known := slices.Contains(kindVersions, version) && kind != kindResourceClass || slices.Contains(oldKinds, version+"/"+kind)
-	if group != api.UpstreamGroup || firstRelease[kind] == 0 || !known {
+	known := slices.Contains(kindVersions, version) && slices.Contains([]string{kindDeviceClass, kindResourceSlice, kindDeviceTaintRule}, kind) ||
+		slices.Contains(oldKinds, version+"/"+kind)
+	if group != api.UpstreamGroup || !known {
 		return "", ""
 	}
 	return version, kind
-}
-
-// ServedVersion is the version in which release (a minor number) creates
-// kind, a DeviceClass, ResourceSlice or DeviceTaintRule; "" when it has no
-// such kind. It is the version its claims are written in (api.Releases),
-// except for DeviceTaintRule: v1alpha3 in 1.33–1.35, v1beta2 in 1.36, v1
-// from 1.37 (k8s.io/api's prerelease-lifecycle).
-func ServedVersion(release int, kind string) string {
-	r, ok := api.ParseRelease(fmt.Sprintf("1.%d", release))
-	switch {
-	case !ok || release < firstRelease[kind] || kind == kindResourceClass && release > 30:
-		return ""
-	case kind == kindDeviceTaintRule && release < 36:
-		return api.V1alpha3
-	case kind == kindDeviceTaintRule && release == 36:
-		return api.V1beta2
-	}
-	return r.Version
 }
 
 // KindRelease is the release that judges an object of version and kind
@@ -80,8 +60,8 @@ func KindRelease(version, kind string) int {
 	if judge, _ := api.Judge(version); version == api.V1 || version == api.V1alpha2 {
 		return judge.Minor
 	}
-	for minor := firstRelease[kind]; minor <= Newest(); minor++ {
-		if ServedVersion(minor, kind) == version {
+	for minor := api.FirstRelease(kind); minor <= Newest(); minor++ {
+		if api.CreatedIn(kind, minor) == version {
 			return minor
 		}
 	}
@@ -102,12 +82,12 @@ func CheckKind(obj map[string]interface{}, release int, kind string) (errs, warn
 	version := versionOf(obj)
 	// A release serves the version its claims are written in, and a beta
 	// beside it (with --runtime-config) until upstream removes it.
-	if served := ServedVersion(release, kind); served != version && !api.ServedBy(version, kind, release) {
+	if served := api.CreatedIn(kind, release); served != version && !api.ServedBy(version, kind, release) {
 		// A kind the release no longer has: the version it serves (a ResourceClass from 1.31).
 		rel, _ := api.ParseRelease(fmt.Sprintf("1.%d", release))
 		msg := fmt.Sprintf("apiVersion: Kubernetes 1.%d serves %s/%s, not %s: its apiserver rejects this object", release, api.UpstreamGroup, cmp.Or(served, rel.Version), version)
-		if served == "" && release < firstRelease[kind] {
-			msg = fmt.Sprintf("kind: Kubernetes 1.%d has no %s in %s (1.%d+): its apiserver rejects this object", release, kind, api.UpstreamGroup, firstRelease[kind])
+		if first := api.FirstRelease(kind); served == "" && release < first {
+			msg = fmt.Sprintf("kind: Kubernetes 1.%d has no %s in %s (1.%d+): its apiserver rejects this object", release, kind, api.UpstreamGroup, first)
 		}
 		return []string{msg}, nil
 	}
@@ -284,44 +264,17 @@ func remarshal(obj map[string]interface{}, into interface{}) error {
 	return json.Unmarshal(data, into)
 }
 
-// sliceFields are the fields of a ResourceSlice that not every release from
-// 1.31 creates, as releaseFields: unknown before added, dropped from
-// dropFrom until on (the first release whose default enables gate; 0: none
-// yet). Sources: k8s.io/api resource/*/types.go, pkg/features's versioned
-// gates and pkg/registry/resource/resourceslice's dropDisabledFields.
-var sliceFields = []releaseField{
-	{"sharedCounters", inSliceSpec, 33, "DRAPartitionableDevices", 33, 36},
-	{"perDeviceNodeSelection", inSliceSpec, 33, "DRAPartitionableDevices", 33, 36},
-	{"partitionTypeAttribute", inSliceSpec, 37, "DRAPartitionableDevicesType", 37, 0},
-	{"consumesCounters", inDevice, 33, "DRAPartitionableDevices", 33, 36},
-	{"nodeName", inDevice, 33, "DRAPartitionableDevices", 33, 36},
-	{"nodeSelector", inDevice, 33, "DRAPartitionableDevices", 33, 36},
-	{"allNodes", inDevice, 33, "DRAPartitionableDevices", 33, 36},
-	{"taints", inDevice, 33, "DRADeviceTaints", 33, 36},
-	{"allowMultipleAllocations", inDevice, 34, "DRAConsumableCapacity", 34, 36},
-	{"bindingConditions", inDevice, 34, "DRADeviceBindingConditions", 34, 36},
-	{"bindingFailureConditions", inDevice, 34, "DRADeviceBindingConditions", 34, 36},
-	{"bindsToNode", inDevice, 34, "DRADeviceBindingConditions", 34, 36},
-	{"nodeAllocatableResources", inDevice, 36, "DRANodeAllocatableResources", 36, 0},
-	{"skipNodeOperations", inSliceSpec, 37, "DRAOptionalNodeOperations", 37, 0},
-	{"compatibilityGroups", inConsumption, 37, "DRADeviceCompatibilityGroups", 37, 0},
-	{"bools", inAttribute, 36, "DRAListTypeAttributes", 36, 0},
-	{"ints", inAttribute, 36, "DRAListTypeAttributes", 36, 0},
-	{"strings", inAttribute, 36, "DRAListTypeAttributes", 36, 0},
-	{"versions", inAttribute, 36, "DRAListTypeAttributes", 36, 0},
-}
-
 // stripSlice returns obj, a ResourceSlice, in the JSON shape of v1 (a
-// device's basic fields on the device) without the fields of sliceFields
+// device's basic fields on the device) without the fields of api.Fields
 // that r does not create: those it does not have (Forbidden "unknown
 // field") and those it drops (one warning each). Paths are the version's.
 func (r rules) stripSlice(obj map[string]interface{}) (out map[string]interface{}, unknown field.ErrorList, dropped []string) {
 	out = api.DeepCopyJSON(obj)
 	visit := func(m map[string]interface{}, path *field.Path, in int) {
-		r.dropFields(sliceFields, m, path, []int{in}, &unknown, &dropped)
+		r.dropFields(m, path, []int{in}, &unknown, &dropped)
 	}
 	spec := asObject(out["spec"])
-	visit(spec, field.NewPath("spec"), inSliceSpec)
+	visit(spec, field.NewPath("spec"), api.InSliceSpec)
 	basic := slices.Contains([]string{api.V1alpha3, api.V1beta1}, r.version)
 	for i, d := range asArray(spec["devices"]) {
 		device, path := asObject(d), field.NewPath("spec", "devices").Index(i)
@@ -329,13 +282,16 @@ func (r rules) stripSlice(obj map[string]interface{}) (out map[string]interface{
 		if basic {
 			fields, path = asObject(device["basic"]), path.Child("basic")
 		}
-		visit(fields, path, inDevice)
+		visit(fields, path, api.InDevice)
 		for j, c := range asArray(fields["consumesCounters"]) {
-			visit(asObject(c), path.Child("consumesCounters").Index(j), inConsumption)
+			visit(asObject(c), path.Child("consumesCounters").Index(j), api.InConsumption)
 		}
-		attributes := asObject(fields["attributes"])
+		attributes, capacity := asObject(fields["attributes"]), asObject(fields["capacity"])
 		for _, name := range slices.Sorted(maps.Keys(attributes)) {
-			visit(asObject(attributes[name]), path.Child("attributes").Key(name), inAttribute)
+			visit(asObject(attributes[name]), path.Child("attributes").Key(name), api.InAttribute)
+		}
+		for _, name := range slices.Sorted(maps.Keys(capacity)) {
+			visit(asObject(capacity[name]), path.Child("capacity").Key(name), api.InCapacity)
 		}
 		if basic {
 			delete(device, "basic")
@@ -377,7 +333,7 @@ func (r rules) validateResourceSlice(obj map[string]interface{}) (field.ErrorLis
 		errs = append(errs, field.Invalid(fldPath, "", "only one of `sharedCounters` or `devices` is allowed"))
 	}
 	// Fewer devices with taints or counters, which the releases before 1.36
-	// drop (sliceFields).
+	// drop (api.Fields).
 	maxDevices := resourcev1.ResourceSliceMaxDevices
 	if slices.ContainsFunc(spec.Devices, func(d resourcev1.Device) bool { return len(d.Taints) > 0 || len(d.ConsumesCounters) > 0 }) {
 		maxDevices = resourcev1.ResourceSliceMaxDevicesWithAdvancedFeatures

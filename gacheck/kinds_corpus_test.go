@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/manifest"
 	"github.com/claimbridge/claimbridge/test/testcorpus"
 )
@@ -32,7 +33,7 @@ func TestCheckKindCorpus(t *testing.T) {
 			judged++
 			for release := 26; release <= Newest(); release++ {
 				errs, _ := CheckKind(doc.Object, release, kind)
-				if ServedVersion(release, kind) != version {
+				if api.CreatedIn(kind, release) != version {
 					if len(errs) != 1 || !strings.HasSuffix(errs[0], "its apiserver rejects this object") {
 						t.Errorf("%s %s, 1.%d: %q, want one not-served error", testcorpus.Name(file), doc.Position(), release, errs)
 					}

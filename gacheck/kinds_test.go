@@ -414,6 +414,13 @@ func TestCheckKind(t *testing.T) {
 				`spec.devices[0].capacity[queues].requestPolicy.validValues: Invalid value: "3": default value is not valid according to the requestPolicy`,
 				"spec.devices[1].capacity[bandwidth].requestPolicy: Forbidden: allowMultipleAllocations must be true",
 			}},
+		"slice-v1-request-policy-1.35": {manifest: testSlice, version: "v1", release: 35,
+			edit: func(t *testing.T) func(map[string]interface{}) {
+				return func(obj map[string]interface{}) {
+					set(obj, "spec.devices", yamlValue(t, `[{name: eth1, capacity: {bandwidth: {value: 100G, requestPolicy: {default: 1G, validRange: {min: 1G}}}}}]`))
+				}
+			},
+			warnings: []string{"spec.devices[0].capacity[bandwidth].requestPolicy: Kubernetes 1.35 drops it on a create: its DRAConsumableCapacity feature gate is off by default (on from 1.36)"}},
 		"slice-v1-request-policy-default-1.36": {manifest: testSlice, version: "v1", release: 36,
 			edit: func(t *testing.T) func(map[string]interface{}) {
 				return func(obj map[string]interface{}) {
@@ -545,24 +552,7 @@ func TestCheckKind(t *testing.T) {
 	}
 }
 
-func TestServedVersion(t *testing.T) {
-	var got []string
-	for _, kind := range []string{kindDeviceClass, kindResourceSlice, kindDeviceTaintRule, kindResourceClass} {
-		line := kind + ":"
-		for minor := 26; minor <= 37; minor++ {
-			line += fmt.Sprintf(" %d=%s", minor, ServedVersion(minor, kind))
-		}
-		got = append(got, line)
-	}
-	want := []string{
-		"DeviceClass: 26= 27= 28= 29= 30= 31=v1alpha3 32=v1beta1 33=v1beta2 34=v1 35=v1 36=v1 37=v1",
-		"ResourceSlice: 26= 27= 28= 29= 30=v1alpha2 31=v1alpha3 32=v1beta1 33=v1beta2 34=v1 35=v1 36=v1 37=v1",
-		"DeviceTaintRule: 26= 27= 28= 29= 30= 31= 32= 33=v1alpha3 34=v1alpha3 35=v1alpha3 36=v1beta2 37=v1",
-		"ResourceClass: 26=v1alpha1 27=v1alpha2 28=v1alpha2 29=v1alpha2 30=v1alpha2 31= 32= 33= 34= 35= 36= 37=",
-	}
-	if d := cmp.Diff(want, got); d != "" {
-		t.Errorf("(-want +got):\n%s", d)
-	}
+func TestKindRelease(t *testing.T) {
 	for _, c := range []struct {
 		version, kind string
 		want          int

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // TestOldKindsParityCorpus: the corpora test/envtest/ga records against
@@ -31,7 +33,7 @@ func TestOldKindsParityCorpus(t *testing.T) {
 					t.Fatal(err)
 				}
 				version, kind := KindOf(obj)
-				if version != ServedVersion(release, kind) {
+				if version != api.CreatedIn(kind, release) {
 					t.Fatalf("%s %s: not a kind that 1.%d serves", version, kind, release)
 				}
 				errs, warnings := CheckKind(obj, release, kind)

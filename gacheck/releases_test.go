@@ -11,7 +11,7 @@ import (
 	"github.com/claimbridge/claimbridge/api"
 )
 
-// TestReleases: one object with every field of releaseFields, judged by
+// TestReleases: one object with every field of api.Fields, judged by
 // each release: unknown before the release that added it, dropped (a
 // warning) while its feature gate is off by default, kept after.
 func TestReleases(t *testing.T) {

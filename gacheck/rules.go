@@ -25,7 +25,7 @@ import (
 // rules are the create rules of one release (minor) with its default
 // feature gates for an object of version: upstream's
 // pkg/apis/resource/validation of that release. Which fields it creates is
-// releaseFields'.
+// api.Fields'.
 type rules struct {
 	minor   int
 	version string
@@ -36,7 +36,7 @@ type rules struct {
 // 1.32–1.37): upstream's ValidateResourceClaim and
 // ValidateResourceClaimTemplate of that release (k8s.io/kubernetes
 // pkg/apis/resource/validation), after the fields the release does not
-// have or drops are gone (releaseFields). Paths are the release's: a
+// have or drops are gone (api.Fields). Paths are the release's: a
 // v1beta1 request is flat in 1.32 and has exactly from 1.33, as upstream's
 // internal type, except for what 1.37 validates declaratively. It checks neither the fields the
 // version does not have (UnknownFields) nor what needs the namespace
@@ -210,7 +210,7 @@ func (r rules) validateDeviceClaim(claim *resourcev1.DeviceClaim, fldPath *field
 
 // validateDeviceRequest: exactly one of exactly and a non-empty
 // firstAvailable, then the one that is set. 1.32 does not have
-// firstAvailable and 1.33 drops it (releaseFields).
+// firstAvailable and 1.33 drops it (api.Fields).
 func (r rules) validateDeviceRequest(request resourcev1.DeviceRequest, fldPath *field.Path) field.ErrorList {
 	allErrs := common.ValidateDNS1123Label(request.Name, fldPath.Child("name"))
 	hasFirstAvailable, hasExactly := len(request.FirstAvailable) > 0, request.Exactly != nil
@@ -239,7 +239,7 @@ func (r rules) validateSubRequests(subRequests []resourcev1.DeviceSubRequest, fl
 
 // validateDeviceClassRequest checks what an exact request and a subrequest
 // share, tolerations included where the release keeps them
-// (releaseFields).
+// (api.Fields).
 func (r rules) validateDeviceClassRequest(class string, selectors []resourcev1.DeviceSelector, mode resourcev1.DeviceAllocationMode, count int64, tolerations []resourcev1.DeviceToleration, fldPath *field.Path) field.ErrorList {
 	var allErrs field.ErrorList
 	if class == "" {

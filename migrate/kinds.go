@@ -169,7 +169,7 @@ func convertDevices(spec map[string]interface{}, from, to string) (lost []string
 // (migrate), as for claims; what it drops is a warning. v holds what was
 // said before.
 func judgeKind(v report.Verdict, obj map[string]interface{}, from, kind string, target Target, refuseRejected bool) report.Verdict {
-	to := gacheck.ServedVersion(target.Minor, kind)
+	to := api.CreatedIn(kind, target.Minor)
 	out, lost, errs := convertKind(obj, from, kind, to)
 	if len(errs) > 0 && from != to {
 		return refuse(&v, obj, fmt.Sprintf("not converted to %s/%s: ", api.UpstreamGroup, to)+strings.Join(errs, "; "), false)
@@ -214,7 +214,7 @@ func migrateTaintRule(obj map[string]interface{}, from string, target Target, op
 		delete(in, "status")
 		r.Dropped = append(r.Dropped, "status (the rule's conditions, set again by the new cluster)")
 	}
-	if to := gacheck.ServedVersion(target.Minor, kindDeviceTaintRule); to != from {
+	if to := api.CreatedIn(kindDeviceTaintRule, target.Minor); to != from {
 		r.Changed = append(r.Changed, fmt.Sprintf("apiVersion: %s/%s -> %s/%s (Kubernetes %s)", api.UpstreamGroup, from, api.UpstreamGroup, to, target.Releases))
 	}
 	v := judgeKind(report.Verdict{Outcome: report.Converted}, in, from, kindDeviceTaintRule, target, true)

@@ -2,26 +2,12 @@ package migrate
 
 import (
 	"fmt"
-	"slices"
 
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/claimbridge/claimbridge/api"
-	"github.com/claimbridge/claimbridge/gacheck"
 )
-
-// servedKinds are the resource.k8s.io kinds that the releases serving each
-// version have in it.
-var servedKinds = map[string][]string{
-	api.V1alpha1: {"ResourceClaim", "ResourceClaimTemplate", "ResourceClass", "PodScheduling"},
-	api.V1alpha2: {"ResourceClaim", "ResourceClaimTemplate", "ResourceClass", "PodSchedulingContext",
-		"ResourceSlice", "ResourceClaimParameters", "ResourceClassParameters"},
-	api.V1alpha3: {"ResourceClaim", "ResourceClaimTemplate", "DeviceClass", "ResourceSlice", "PodSchedulingContext"},
-	api.V1beta1:  {"ResourceClaim", "ResourceClaimTemplate", "DeviceClass", "ResourceSlice"},
-	api.V1beta2:  {"ResourceClaim", "ResourceClaimTemplate", "DeviceClass", "ResourceSlice"},
-	api.V1:       {"ResourceClaim", "ResourceClaimTemplate", "DeviceClass", "ResourceSlice"},
-}
 
 // NotServed says why the release serving version to rejects obj, a
 // resource.k8s.io object that is not converted: another version, or a kind
@@ -32,11 +18,11 @@ func NotServed(obj map[string]interface{}, target Target) string {
 	switch {
 	case group != api.UpstreamGroup:
 		return ""
-	case kind == kindDeviceTaintRule && gacheck.ServedVersion(target.Minor, kind) == "":
+	case kind == kindDeviceTaintRule && api.CreatedIn(kind, target.Minor) == "":
 		return fmt.Sprintf("kind: Kubernetes %s has no %s in %s/%s: its apiserver rejects this object", target.Releases, kind, group, to)
 	case version != to:
 		return fmt.Sprintf("apiVersion: Kubernetes %s serves %s/%s, not %s: its apiserver rejects this object", target.Releases, group, to, version)
-	case !slices.Contains(servedKinds[to], kind):
+	case api.CreatedIn(kind, target.Minor) != to:
 		return fmt.Sprintf("kind: Kubernetes %s has no %s in %s/%s: its apiserver rejects this object", target.Releases, kind, group, to)
 	}
 	return ""

@@ -145,7 +145,7 @@ func passThrough(obj map[string]interface{}, target Target, why error) report.Ve
 	_, group, _, kind, _ := api.TypeOf(obj)
 	// The kinds of 1.26–1.30 (KindOf) are left to NotServed and nameErrors.
 	if from, k := gacheck.KindOf(obj); k != "" && target.Devices && versionTarget(from).Devices {
-		if to := gacheck.ServedVersion(target.Minor, k); to == from {
+		if to := api.CreatedIn(k, target.Minor); to == from {
 			return judgeKind(v, obj, from, k, target, false)
 		} else if to != "" {
 			return judgeKind(report.Verdict{Outcome: report.Converted}, obj, from, k, target, false)
@@ -369,7 +369,7 @@ func Migrate(obj map[string]interface{}, target Target, opts Options) report.Ver
 	if isDeviceClass(obj) || isParameters(obj) {
 		return migrateClass(obj, target, opts)
 	}
-	if from, kind := gacheck.KindOf(obj); kind == kindDeviceTaintRule && target.Devices && gacheck.ServedVersion(target.Minor, kind) != "" {
+	if from, kind := gacheck.KindOf(obj); kind == kindDeviceTaintRule && target.Devices && api.CreatedIn(kind, target.Minor) != "" {
 		return migrateTaintRule(obj, from, target, opts)
 	}
 	_, _, kind, err := conversion.Identify(obj)

@@ -10,6 +10,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,14 +22,13 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/dynamic"
 	"sigs.k8s.io/yaml"
 
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/cli"
 	"github.com/claimbridge/claimbridge/gacheck"
-	"github.com/claimbridge/claimbridge/test/envtest/harness"
-	"github.com/claimbridge/claimbridge/test/recorded"
 )
 
 // TestParityKinds: for every DeviceClass, ResourceSlice and DeviceTaintRule
@@ -94,16 +94,7 @@ func TestParityKindsOld(t *testing.T) {
 	corpus := kindsCorpus(t)
 	for _, r := range kindsReleases {
 		t.Run(r.name, func(t *testing.T) {
-			old, err := harness.StartOldRelease(r.name, r.version, "testdata/kinds-"+r.name+".jsonl.gz", r.also...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() {
-				if err := old.Stop(!t.Failed() && recorded.Complete()); err != nil {
-					t.Errorf("Kubernetes %s: %v", r.name, err)
-				}
-			})
-			client, err := dynamic.NewForConfig(old.Config)
+			client, err := dynamic.NewForConfig(startOld(t, r.name, r.version, "testdata/kinds-"+r.name+".jsonl.gz", r.also...))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -198,13 +189,19 @@ func convertKind(t *testing.T, obj map[string]interface{}, release string) map[s
 
 // testKindParity checks `claimbridge validate --to release`'s verdict on
 // obj (gacheck.CheckKind) against the apiserver behind client, and returns
-// the apiserver's answer.
+// the apiserver's answer. Each field the apiserver drops from an object it
+// accepts must be named by a warning.
 func testKindParity(t *testing.T, release string, obj map[string]interface{}, client dynamic.Interface) error {
 	t.Helper()
 	_, _, version, kind, _ := api.TypeOf(obj)
 	minor, _ := strconv.Atoi(strings.TrimPrefix(release, "1."))
-	errs, _ := gacheck.CheckKind(api.DeepCopyJSON(obj), minor, kind)
-	serverErr := dryRunCreateKind(client, obj, version, kind)
+	errs, warnings := gacheck.CheckKind(api.DeepCopyJSON(obj), minor, kind)
+	created, serverErr := dryRunCreateKind(client, obj, version, kind)
+	for _, path := range droppedPaths(obj["spec"], created["spec"], field.NewPath("spec")) { // nil: refused
+		if !slices.ContainsFunc(warnings, func(w string) bool { return strings.HasPrefix(path, strings.SplitN(w, ":", 2)[0]) }) {
+			t.Errorf("kube-apiserver %s drops %s, which no warning names: %q", release, path, warnings)
+		}
+	}
 	if apierrors.IsNotFound(serverErr) && !strings.Contains(serverErr.Error(), obj["metadata"].(map[string]interface{})["name"].(string)) {
 		serverErr = fmt.Errorf("not served: %w", serverErr) // the resource, not the object, is missing
 	}
@@ -249,11 +246,44 @@ func readKindObject(t *testing.T, file string) map[string]interface{} {
 
 // dryRunCreateKind creates obj, a cluster-scoped object, as `kubectl create
 // --dry-run=server --validate=strict` does.
-func dryRunCreateKind(client dynamic.Interface, obj map[string]interface{}, version, kind string) error {
+func dryRunCreateKind(client dynamic.Interface, obj map[string]interface{}, version, kind string) (map[string]interface{}, error) {
 	resource := map[string]string{kindDeviceClass: "deviceclasses", "ResourceSlice": "resourceslices", "DeviceTaintRule": "devicetaintrules", "ResourceClass": "resourceclasses"}[kind]
-	_, err := client.Resource(schema.GroupVersionResource{Group: api.UpstreamGroup, Version: version, Resource: resource}).Create(context.Background(),
+	created, err := client.Resource(schema.GroupVersionResource{Group: api.UpstreamGroup, Version: version, Resource: resource}).Create(context.Background(),
 		&unstructured.Unstructured{Object: api.DeepCopyJSON(obj)}, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: "Strict"})
-	return err
+	if err != nil {
+		return nil, err
+	}
+	return created.Object, nil
+}
+
+// droppedPaths are the paths, as gacheck names them, of the non-empty
+// values of sent that created lacks: what the apiserver dropped.
+func droppedPaths(sent, created interface{}, path *field.Path) []string {
+	var out []string
+	if created == nil {
+		return nil
+	}
+	switch s := sent.(type) {
+	case map[string]interface{}:
+		c, _ := created.(map[string]interface{})
+		for _, k := range slices.Sorted(maps.Keys(s)) {
+			child := path.Child(k)
+			if slices.Contains([]string{"attributes", "capacity", "counters"}, path.String()[strings.LastIndex(path.String(), ".")+1:]) {
+				child = path.Key(k)
+			}
+			if v, ok := c[k]; ok {
+				out = append(out, droppedPaths(s[k], v, child)...)
+			} else if !reflect.ValueOf(s[k]).IsZero() && fmt.Sprint(s[k]) != "[]" && fmt.Sprint(s[k]) != "map[]" {
+				out = append(out, child.String())
+			}
+		}
+	case []interface{}:
+		c, _ := created.([]interface{})
+		for i := range min(len(s), len(c)) {
+			out = append(out, droppedPaths(s[i], c[i], path.Index(i))...)
+		}
+	}
+	return out
 }
 
 // kindsGenerated are the slices at and past the limits of 1.37, too big to

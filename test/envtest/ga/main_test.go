@@ -175,20 +175,12 @@ func (s *suite) stop() error {
 // The control plane stops when t ends.
 func startRelease(t *testing.T, r parityRelease) (dynamic.Interface, discovery.DiscoveryInterface, string) {
 	t.Helper()
-	old, err := harness.StartOldRelease(r.name, r.version, "testdata/kube-apiserver-"+r.name+".jsonl")
+	config := startOld(t, r.name, r.version, "testdata/kube-apiserver-"+r.name+".jsonl")
+	client, err := dynamic.NewForConfig(config)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		if err := old.Stop(!t.Failed() && recorded.Complete()); err != nil {
-			t.Errorf("Kubernetes %s: %v", r.name, err)
-		}
-	})
-	client, err := dynamic.NewForConfig(old.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	core, err := kubernetes.NewForConfig(old.Config)
+	core, err := kubernetes.NewForConfig(config)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,4 +196,20 @@ func startRelease(t *testing.T, r parityRelease) (dynamic.Interface, discovery.D
 		t.Fatal(err)
 	}
 	return client, core.Discovery(), ns.Name
+}
+
+// startOld starts release name as harness.StartOldRelease does, with book
+// its recorded answers, until t ends, and returns a client's config.
+func startOld(t *testing.T, name, version, book string, also ...string) *rest.Config {
+	t.Helper()
+	old, err := harness.StartOldRelease(name, version, book, also...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := old.Stop(!t.Failed() && recorded.Complete()); err != nil {
+			t.Errorf("Kubernetes %s: %v", name, err)
+		}
+	})
+	return old.Config
 }

@@ -1,0 +1,66 @@
+package api
+
+// Where a Field is in an object.
+const (
+	InRequest     = iota // a request
+	InExact              // an exact request: a v1beta1 request, exactly in v1beta2 and v1
+	InExactAndSub        // an exact request and each subrequest
+	InConstraint         // a constraint
+	InClass              // a DeviceClass's spec
+	InSliceSpec          // a ResourceSlice's spec
+	InDevice             // a ResourceSlice's device, or its basic in v1alpha3 and v1beta1
+	InAttribute          // the value of a device's attribute
+	InConsumption        // a device's consumption of a counter set
+	InCapacity           // the value of a device's capacity
+)
+
+// A Field is a field of a DRA object that not every release creates: a
+// release before Added does not have it (strict field validation rejects
+// it); one from DropFrom until On (the first release whose default enables
+// Gate; 0: none yet) drops it on a create.
+type Field struct {
+	Name         string
+	In           int
+	Added        int
+	Gate         string
+	DropFrom, On int
+}
+
+// Fields are the fields of claims, templates, DeviceClasses and
+// ResourceSlices that not every release from 1.31 creates, the same in each
+// version that has them: the feature gates' defaults of every release.
+// Sources: k8s.io/api resource/*/types.go, and in k8s.io/kubernetes
+// pkg/features/kube_features.go and the dropDisabledFields of
+// pkg/registry/resource/{resourceclaim,resourceclaimtemplate,deviceclass,resourceslice}
+// (pkg/api/resourceclaimspec from 1.35).
+var Fields = []Field{
+	{"firstAvailable", InRequest, 33, "DRAPrioritizedList", 33, 34},
+	{"adminAccess", InExact, 32, "DRAAdminAccess", 32, 34},
+	// 1.33 and 1.34 keep tolerations with the gate off; 1.35 drops them.
+	{"tolerations", InExactAndSub, 33, "DRADeviceTaints", 35, 36},
+	{"capacity", InExactAndSub, 34, "DRAConsumableCapacity", 34, 36},
+	{"derivedAttributes", InExactAndSub, 37, "DRADerivedAttributes", 37, 0},
+	// 1.34 keeps distinctAttribute: its drop clears a copy of each constraint.
+	{"distinctAttribute", InConstraint, 34, "DRAConsumableCapacity", 35, 36},
+	{"extendedResourceName", InClass, 34, "DRAExtendedResource", 34, 36},
+	{"sharedCounters", InSliceSpec, 33, "DRAPartitionableDevices", 33, 36},
+	{"perDeviceNodeSelection", InSliceSpec, 33, "DRAPartitionableDevices", 33, 36},
+	{"partitionTypeAttribute", InSliceSpec, 37, "DRAPartitionableDevicesType", 37, 0},
+	{"consumesCounters", InDevice, 33, "DRAPartitionableDevices", 33, 36},
+	{"nodeName", InDevice, 33, "DRAPartitionableDevices", 33, 36},
+	{"nodeSelector", InDevice, 33, "DRAPartitionableDevices", 33, 36},
+	{"allNodes", InDevice, 33, "DRAPartitionableDevices", 33, 36},
+	{"taints", InDevice, 33, "DRADeviceTaints", 33, 36},
+	{"allowMultipleAllocations", InDevice, 34, "DRAConsumableCapacity", 34, 36},
+	{"requestPolicy", InCapacity, 34, "DRAConsumableCapacity", 34, 36},
+	{"bindingConditions", InDevice, 34, "DRADeviceBindingConditions", 34, 36},
+	{"bindingFailureConditions", InDevice, 34, "DRADeviceBindingConditions", 34, 36},
+	{"bindsToNode", InDevice, 34, "DRADeviceBindingConditions", 34, 36},
+	{"nodeAllocatableResources", InDevice, 36, "DRANodeAllocatableResources", 36, 0},
+	{"skipNodeOperations", InSliceSpec, 37, "DRAOptionalNodeOperations", 37, 0},
+	{"compatibilityGroups", InConsumption, 37, "DRADeviceCompatibilityGroups", 37, 0},
+	{"bools", InAttribute, 36, "DRAListTypeAttributes", 36, 0},
+	{"ints", InAttribute, 36, "DRAListTypeAttributes", 36, 0},
+	{"strings", InAttribute, 36, "DRAListTypeAttributes", 36, 0},
+	{"versions", InAttribute, 36, "DRAListTypeAttributes", 36, 0},
+}
