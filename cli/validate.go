@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -117,16 +118,36 @@ func (o *validateOptions) run(s streams) error {
 	if err := o.validate(); err != nil {
 		return withCode(ExitBadInput, err)
 	}
-	// Each object is checked as it is read; the report lists first the GA
-	// objects' findings, then the skipped objects, then the other findings
-	// (checked). With --old, the others are checked once the old objects
-	// are read.
+	// Each object is checked as it is read, on every core, and reported in
+	// input order: the report lists first the GA objects' findings, then
+	// the skipped objects, then the other findings (checked). With --old,
+	// the others are checked once the old objects are read.
 	var (
 		ga, skipped, checked = o.newReport(), o.newReport(), o.newReport()
 		later                storedDocuments // with --old
 		readErr              error           // a typed list that cannot be read
 		seen                 = sourcesSeen{}
+		// The objects being judged, at most two per core, in input order.
+		window   = make(chan chan func(), 2*runtime.GOMAXPROCS(0))
+		reported = make(chan struct{})
 	)
+	go func() {
+		for next := range window {
+			(<-next)()
+		}
+		close(reported)
+	}()
+	judge := func(doc manifest.Document) func() {
+		if v, ok := o.judgeCreate(doc); ok {
+			return func() { ga.Add(doc, v) }
+		}
+		skip := o.newReport()
+		if !o.supported(skip, doc, "") {
+			return func() { skipped.Merge(skip) }
+		}
+		v := o.check(doc, nil)
+		return func() { checked.Add(doc, v) }
+	}
 	visit := func(doc manifest.Document) error {
 		defer afterDocument()
 		if readErr != nil {
@@ -139,24 +160,26 @@ func (o *validateOptions) run(s streams) error {
 			return nil
 		}
 		for _, doc := range items {
+			if o.old == "" {
+				next := make(chan func(), 1)
+				window <- next
+				go func() { next <- judge(doc) }()
+				continue
+			}
 			if v, ok := o.judgeCreate(doc); ok {
 				ga.Add(doc, v)
-				continue
-			}
-			if !o.supported(skipped, doc, "") {
-				continue
-			}
-			if o.old != "" {
+			} else if o.supported(skipped, doc, "") {
 				if err := later.add(doc); err != nil {
 					return err
 				}
-				continue
 			}
-			checked.Add(doc, o.check(doc, nil))
 		}
 		return nil
 	}
-	if err := manifest.EachIn(o.filenames, o.recursive, s.in, visit); err != nil {
+	err := manifest.EachIn(o.filenames, o.recursive, s.in, visit)
+	close(window)
+	<-reported
+	if err != nil {
 		return withCode(ExitBadInput, err)
 	}
 	if readErr != nil {
