@@ -26,7 +26,7 @@ func referenceDiff(path string, base, target interface{}, ops []operation) []ope
 		for _, k := range sortedKeys(t) {
 			if bv, ok := b[k]; !ok {
 				ops = append(ops, operation{Op: "add", Path: path + "/" + escapePointer(k), Value: t[k]})
-			} else if !equal(bv, t[k]) {
+			} else if !api.EqualJSON(bv, t[k]) {
 				ops = referenceDiff(path+"/"+escapePointer(k), bv, t[k], ops)
 			}
 		}
@@ -42,13 +42,13 @@ func referenceDiff(path string, base, target interface{}, ops []operation) []ope
 			break
 		}
 		for i := range t {
-			if !equal(b[i], t[i]) {
+			if !api.EqualJSON(b[i], t[i]) {
 				ops = referenceDiff(path+"/"+strconv.Itoa(i), b[i], t[i], ops)
 			}
 		}
 		return ops
 	default:
-		if equal(base, target) {
+		if api.EqualJSON(base, target) {
 			return ops
 		}
 	}
@@ -141,7 +141,7 @@ func TestSameContainer(t *testing.T) {
 	}
 }
 
-// TestEqual: equal compares JSON trees member by member and element by
+// TestEqual: api.EqualJSON compares JSON trees member by member and element by
 // element, numbers by their JSON text, and a value without a JSON encoding
 // as unequal to everything.
 func TestEqual(t *testing.T) {
@@ -181,8 +181,8 @@ func TestEqual(t *testing.T) {
 		{"int64 and another float64", int64(1), float64(1.5), false},
 		{"NaNs", math.NaN(), math.NaN(), false},
 	} {
-		if got := equal(tc.a, tc.b); got != tc.want {
-			t.Errorf("%s: equal = %v, want %v", tc.name, got, tc.want)
+		if got := api.EqualJSON(tc.a, tc.b); got != tc.want {
+			t.Errorf("%s: api.EqualJSON = %v, want %v", tc.name, got, tc.want)
 		}
 	}
 }

@@ -68,7 +68,7 @@ func CheckInvertibleSteps(obj map[string]interface{}, from, to string, counts In
 				}
 			}
 		}
-		if !equal(full, skipped) {
+		if !api.EqualJSON(full, skipped) {
 			return nil, fmt.Errorf("%s→%s: the skipping path gives a different object:\nfull    %s\nskipped %s", sf, st, mustCanonical(full), mustCanonical(skipped))
 		}
 		if !reflect.DeepEqual(lossesFull, lossesSkipped) {

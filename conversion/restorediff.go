@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // diffSection records in r the patch that turns the section as mapped back
@@ -132,7 +134,7 @@ func (d *differ) node(root string, base, target interface{}) {
 		}
 		return
 	default:
-		if equal(base, target) {
+		if api.EqualJSON(base, target) {
 			return
 		}
 	}

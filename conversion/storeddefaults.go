@@ -38,19 +38,19 @@ func StoredDefaultsAnnotations(obj map[string]interface{}) (annotations interfac
 	for _, section := range []string{"spec", "status"} {
 		a, aOK := obj[section]
 		b, bOK := back[section]
-		if aOK != bOK || !equal(a, b) {
+		if aOK != bOK || !api.EqualJSON(a, b) {
 			return nil, false, false, nil
 		}
 	}
 	meta, backMeta := api.Metadata(obj), api.Metadata(back)
-	if !equal(withoutKeys(meta, "annotations"), withoutKeys(backMeta, "annotations")) {
+	if !api.EqualJSON(withoutKeys(meta, "annotations"), withoutKeys(backMeta, "annotations")) {
 		return nil, false, false, nil
 	}
 	newAnnotations, present := backMeta["annotations"]
-	if !equal(withoutRestoreKeys(api.Annotations(obj)), withoutRestoreKeys(asMap(newAnnotations))) {
+	if !api.EqualJSON(withoutRestoreKeys(api.Annotations(obj)), withoutRestoreKeys(asMap(newAnnotations))) {
 		return nil, false, false, nil
 	}
-	if _, had := meta["annotations"]; had == present && equal(meta["annotations"], newAnnotations) {
+	if _, had := meta["annotations"]; had == present && api.EqualJSON(meta["annotations"], newAnnotations) {
 		return nil, false, false, nil
 	}
 	return newAnnotations, present, true, nil

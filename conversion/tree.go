@@ -42,11 +42,6 @@ func copyKeys(to, from map[string]interface{}, keys ...string) {
 	}
 }
 
-// equal is api.EqualJSON: numbers compare by their JSON text, so
-// json.Number("1") equals int64(1), and a nil object or array equals an
-// empty one.
-func equal(a, b interface{}) bool { return api.EqualJSON(a, b) }
-
 // fingerprintBuffers hold the JSON a fingerprint hashes, and the restore
 // annotation while pushRestore encodes it.
 var fingerprintBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}

@@ -274,7 +274,7 @@ func keepParameters(kept, params interface{}, r *lossReport, path string) interf
 		r.lose(path, "v1alpha3 configuration parameters must be an object (kept in the restore annotation only)")
 	case kept == nil:
 		return r.copy(m)
-	case !equal(kept, m):
+	case !api.EqualJSON(kept, m):
 		r.lose(path, "differs from the parameters of the driver's first handle, which a 1.31 driver receives (kept in the restore annotation only)")
 	}
 	return kept

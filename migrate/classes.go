@@ -20,7 +20,7 @@ func migrateParameters(obj map[string]interface{}, target Target, opts Options) 
 	}
 	if target.Devices {
 		// A class without a name (a broken manifest) is named by no claim.
-		if name, _ := metaOf(obj)["name"].(string); obj["kind"] == kindClass && name != "" {
+		if name, _ := api.Metadata(obj)["name"].(string); obj["kind"] == kindClass && name != "" {
 			out, r = deviceClassFor(obj, target, opts)
 			return out, r, true
 		}

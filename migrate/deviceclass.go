@@ -86,7 +86,7 @@ func deviceClassFor(class map[string]interface{}, target Target, opts Options) (
 	var r changes
 	driver, _ := class["driverName"].(string)
 	meta := map[string]interface{}{}
-	for k, v := range metaOf(class) {
+	for k, v := range api.Metadata(class) {
 		meta[k] = api.DeepCopyJSONValue(v)
 	}
 	out := map[string]interface{}{

@@ -1,6 +1,10 @@
 package migrate
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/claimbridge/claimbridge/api"
+)
 
 // TestIndexFindsTheFirstMatchInInputOrder: find names the object a claim's
 // parametersRef refers to, directly or through generatedFrom, the first in
@@ -53,5 +57,5 @@ func sameObject(a, b map[string]interface{}) bool {
 	if a == nil || b == nil {
 		return a == nil && b == nil
 	}
-	return metaOf(a)["name"] == metaOf(b)["name"]
+	return api.Metadata(a)["name"] == api.Metadata(b)["name"]
 }

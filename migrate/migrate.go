@@ -146,7 +146,7 @@ func migrateObject(obj map[string]interface{}, target Target, opts Options) (map
 		// Kept by the conversion, but 1.26 has no 1.30 parameter kinds.
 		if ref, _ := specOf(out, kind)["parametersRef"].(map[string]interface{}); str(ref, "apiGroup") == api.UpstreamGroup && str(ref, "kind") == kindClaimParameters {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("%s.parametersRef: %s %s: 1.26 has no %s (1.30 structured parameters), so no 1.26 component reads it",
-				specPathOf(kind), kindClaimParameters, refOf(str(metaOf(out), "namespace"), str(ref, "name")), kindClaimParameters))
+				specPathOf(kind), kindClaimParameters, refOf(str(api.Metadata(out), "namespace"), str(ref, "name")), kindClaimParameters))
 		}
 	}
 	r.Warnings = append(conversionWarnings(ws, kind, translated, obj, to), r.Warnings...)
@@ -282,7 +282,7 @@ func conversionWarnings(ws []conversion.Warning, kind string, translated bool, i
 	}
 	// mapFinalizers renames the built-in finalizers: skip warnings on them.
 	renamed := map[string]bool{}
-	finalizers, _ := metaOf(input)["finalizers"].([]interface{})
+	finalizers, _ := api.Metadata(input)["finalizers"].([]interface{})
 	for i, f := range finalizers {
 		if f == api.FinalizerV1alpha2 || f == api.FinalizerV1alpha3 {
 			renamed[fmt.Sprintf("metadata.finalizers[%d]", i)] = true

@@ -43,14 +43,14 @@ type generatedKey struct {
 // whether it was; a 1.26 ResourceClass is recorded for classicDriver only.
 func (x *Index) Add(obj map[string]interface{}) bool {
 	if obj["apiVersion"] == api.UpstreamGroup+"/"+api.V1alpha1 && obj["kind"] == kindClass {
-		firstAt(&x.classes1, str(metaOf(obj), "name"), len(x.classes26))
+		firstAt(&x.classes1, str(api.Metadata(obj), "name"), len(x.classes26))
 		x.classes26 = append(x.classes26, obj) // for classicDriver only
 		return false
 	}
 	if !isParameters(obj) || obj["apiVersion"] != parametersAPI {
 		return false
 	}
-	meta := metaOf(obj)
+	meta := api.Metadata(obj)
 	kind, _ := obj["kind"].(string)
 	namespace, name := str(meta, "namespace"), str(meta, "name")
 	at := len(x.objects)
@@ -155,8 +155,6 @@ func refOf(namespace, name string) string {
 	return namespace + "/" + name
 }
 
-func metaOf(obj map[string]interface{}) map[string]interface{} { return api.Metadata(obj) }
-
 func str(m map[string]interface{}, key string) string {
 	s, _ := m[key].(string)
 	return s
@@ -185,7 +183,7 @@ func translateParameters(src map[string]interface{}, from, kind string, out map[
 	}
 	specPath := specPathOf(kind)
 	className := str(srcSpec, "resourceClassName")
-	ns := str(metaOf(src), "namespace")
+	ns := str(api.Metadata(src), "namespace")
 	lost := fmt.Sprintf("the migrated claim asks for one device of class %s with no selector and no configuration", className)
 	// The referenced object is in the claim's namespace, if it has one.
 	refName := fmt.Sprintf("%s %s (apiGroup %q)", str(ref, "kind"), refOf(ns, str(ref, "name")), str(ref, "apiGroup"))
@@ -207,12 +205,12 @@ func translateParameters(src map[string]interface{}, from, kind string, out map[
 		return true
 	}
 	// Findings in the parameters name them and their own field path.
-	paramsPath := fmt.Sprintf("%s.parametersRef (ResourceClaimParameters %s/%s) driverRequests", specPath, ns, str(metaOf(params), "name"))
+	paramsPath := fmt.Sprintf("%s.parametersRef (ResourceClaimParameters %s/%s) driverRequests", specPath, ns, str(api.Metadata(params), "name"))
 	if kind == api.KindClaim && params["shareable"] != true {
 		// A 1.30 allocation without shareable had one consumer at a time;
 		// 1.31+ claims are always shared. A template's claims have one pod.
 		r.Warnings = append(r.Warnings, fmt.Sprintf("%s.parametersRef (ResourceClaimParameters %s/%s) shareable: false: a 1.30 allocation of this claim served one pod at a time; a 1.31+ claim may be reserved by up to 32 pods at once (256 from 1.33) and has no way to say otherwise",
-			specPath, ns, str(metaOf(params), "name")))
+			specPath, ns, str(api.Metadata(params), "name")))
 	}
 	// The class driver's filter is in the DeviceClass (deviceClassFor), as in
 	// 1.30; a request for another driver gets that driver's filter itself.
@@ -268,7 +266,7 @@ func translateParameters(src map[string]interface{}, from, kind string, out map[
 	}
 	if i := slices.IndexFunc(reqs, func(q request) bool { return q.driver != classDriver }); classDriver != "" && i >= 0 {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("%s.parametersRef (ResourceClaimParameters %s/%s): devices of driver %s, requested through class %s, whose DeviceClass selects the devices of driver %s only: a 1.31+ scheduler can never allocate that request, and the pods stay pending; create a DeviceClass for driver %s's devices and name it in the request",
-			specPath, ns, str(metaOf(params), "name"), reqs[i].driver, className, classDriver, reqs[i].driver))
+			specPath, ns, str(api.Metadata(params), "name"), reqs[i].driver, className, classDriver, reqs[i].driver))
 	}
 	names := requestNames(len(reqs))
 	devices := map[string]interface{}{"requests": buildRequests(reqs, names, className, filters)}
@@ -276,7 +274,7 @@ func translateParameters(src map[string]interface{}, from, kind string, out map[
 		devices["config"] = cfg
 	}
 	outSpec["devices"] = devices
-	r.Changed = append(r.Changed, fmt.Sprintf("%s.devices: %d request(s) translated from ResourceClaimParameters %s", specPath, len(reqs), str(metaOf(params), "name")))
+	r.Changed = append(r.Changed, fmt.Sprintf("%s.devices: %d request(s) translated from ResourceClaimParameters %s", specPath, len(reqs), str(api.Metadata(params), "name")))
 	return true
 }
 
@@ -362,7 +360,7 @@ func classFilters(idx *Index, class map[string]interface{}, r *changes) map[stri
 			r.Warnings = append(r.Warnings, fmt.Sprintf(format, args...))
 		}
 	}
-	className := str(metaOf(class), "name")
+	className := str(api.Metadata(class), "name")
 	ref, _ := class["parametersRef"].(map[string]interface{})
 	params := idx.find(kindClassParameters, str(ref, "namespace"), ref)
 	if params == nil {

@@ -206,10 +206,10 @@ func controlledPod(obj map[string]interface{}) (owner string, ok bool) {
 	if apiVersion, _, _, kind, _ := api.TypeOf(obj); apiVersion != "v1" || kind != "Pod" {
 		return "", false
 	}
-	refs, _ := metaOf(obj)["ownerReferences"].([]interface{})
+	refs, _ := api.Metadata(obj)["ownerReferences"].([]interface{})
 	for _, r := range refs {
 		if ref, _ := r.(map[string]interface{}); ref["controller"] == true {
-			return str(ref, "kind") + " " + refOf(str(metaOf(obj), "namespace"), str(ref, "name")), true
+			return str(ref, "kind") + " " + refOf(str(api.Metadata(obj), "namespace"), str(ref, "name")), true
 		}
 	}
 	return "", false
@@ -279,7 +279,7 @@ func generatedForPod(claim map[string]interface{}) (pod, entry string, ok bool) 
 	if err != nil || kind != api.KindClaim {
 		return "", "", false
 	}
-	meta := metaOf(claim)
+	meta := api.Metadata(claim)
 	refs, _ := meta["ownerReferences"].([]interface{})
 	for _, r := range refs {
 		ref, _ := r.(map[string]interface{})
