@@ -35,10 +35,8 @@ func migrateParameters(obj map[string]interface{}, target Target, opts Options) 
 		out["apiVersion"] = apiVersion
 		r.Changed = append(r.Changed, fmt.Sprintf("apiVersion: %s -> %s (Kubernetes %s serves only %s)", from, apiVersion, target.Releases, to))
 	}
-	if meta, ok := out["metadata"].(map[string]interface{}); ok {
-		dropServerSet(meta, opts, &r)
-		dropAnnotations(out, api.Annotations(obj), to, nil, &r)
-	}
+	dropServerSet(api.Metadata(out), opts, &r)
+	dropAnnotations(out, api.Annotations(obj), to, nil, &r)
 	if obj["kind"] != kindClass {
 		return out, r, true
 	}

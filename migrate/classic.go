@@ -6,18 +6,14 @@ import (
 	"github.com/claimbridge/claimbridge/api"
 )
 
-// classicWarning says, for a 1.26–1.30 claim or template migrated to 1.31+,
-// that its devices came from a classic DRA driver, which the target's
+// classicWarningOf says, for a 1.26–1.30 claim or template migrated to
+// 1.31+, that its devices came from a classic DRA driver, which the target's
 // scheduler no longer uses: it allocates from ResourceSlices, which a classic
 // driver does not publish. Empty when the input does not show a classic
 // allocation, a classic class or a 1.26 claim, and for a target before 1.31.
-func classicWarning(obj map[string]interface{}, from, kind, to string, idx *Index) string {
-	return classicWarningOf(obj, from, kind, to, idx, true)
-}
-
-// classicWarningOf is classicWarning; with unsure, also for a v1alpha2
-// claim or template that may be classic (maybeClassic), saying so. Without
-// idx, it judges obj alone, without its class.
+// With unsure, also for a v1alpha2 claim or template that may be classic
+// (maybeClassic), saying so. Without idx, it judges obj alone, without its
+// class.
 func classicWarningOf(obj map[string]interface{}, from, kind, to string, idx *Index, unsure bool) string {
 	if from != api.V1alpha1 && from != api.V1alpha2 || api.VersionIndex(to) < api.VersionIndex(api.V1alpha3) {
 		return ""
@@ -67,10 +63,8 @@ func maybeClassic(obj map[string]interface{}, from, kind string, idx *Index) boo
 		return false
 	}
 	status, _ := obj["status"].(map[string]interface{})
-	if alloc, _ := status["allocation"].(map[string]interface{}); alloc != nil {
-		return false // classicDriver told a classic allocation; this one is structured
-	}
-	return true
+	alloc, _ := status["allocation"].(map[string]interface{})
+	return alloc == nil // classicDriver told a classic allocation; an allocated one is structured
 }
 
 // classicDriver reports whether obj's devices come from a classic driver,

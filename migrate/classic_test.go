@@ -9,7 +9,7 @@ import (
 	"github.com/claimbridge/claimbridge/conversion"
 )
 
-// The classic-driver warnings, spelled out (classicWarning).
+// The classic-driver warnings, spelled out (classicWarningOf).
 const (
 	classicV3GPU     = `spec.controller: the claim's devices come from the classic DRA driver "gpu.example.com" (1.26–1.30 control-plane controller); a 1.31 claim without controller is allocated by the scheduler from ResourceSlices, which a classic driver does not publish: set spec.controller: gpu.example.com (1.31 keeps it with the DRAControlPlaneController feature gate), or use the driver's structured-parameters version`
 	classicV3Unknown = `spec.controller: the claim's devices come from a classic DRA driver (1.26–1.30 control-plane controller); a 1.31 claim without controller is allocated by the scheduler from ResourceSlices, which a classic driver does not publish: set spec.controller to the class's driver name (1.31 keeps it with the DRAControlPlaneController feature gate), or use the driver's structured-parameters version`
@@ -64,7 +64,7 @@ func TestClassicWarning(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := classicWarning(obj, from, kind, tt.to, idx)
+			got := classicWarningOf(obj, from, kind, tt.to, idx, true)
 			if kind == api.KindTemplate {
 				if want := "spec.spec.controller: the claim's devices come from the classic DRA driver \"gpu.example.com\""; len(got) < len(want) || got[:len(want)] != want {
 					t.Errorf("got %q, want it to start with %q", got, want)

@@ -44,10 +44,8 @@ func migrateDeviceClass(obj map[string]interface{}, target Target, opts Options)
 		out["apiVersion"] = apiVersion
 		r.Changed = append(r.Changed, fmt.Sprintf("apiVersion: %s -> %s (Kubernetes %s)", from, apiVersion, target.Releases))
 	}
-	if meta, ok := out["metadata"].(map[string]interface{}); ok {
-		dropServerSet(meta, opts, &r)
-		dropAnnotations(out, api.Annotations(obj), to, nil, &r)
-	}
+	dropServerSet(api.Metadata(out), opts, &r)
+	dropAnnotations(out, api.Annotations(obj), to, nil, &r)
 	delete(out, "status")
 	spec, _ := out["spec"].(map[string]interface{})
 	for _, f := range slices.Sorted(maps.Keys(spec)) {
@@ -85,30 +83,26 @@ func deviceClassFor(class map[string]interface{}, target Target, opts Options) (
 	to := target.Version
 	var r changes
 	driver, _ := class["driverName"].(string)
-	meta := map[string]interface{}{}
-	for k, v := range api.Metadata(class) {
-		meta[k] = api.DeepCopyJSONValue(v)
-	}
+	meta := api.DeepCopyJSON(api.Metadata(class)) // not nil: migrateParameters passes named classes only
+	selectors := []interface{}{cel("device.driver == " + strconv.Quote(driver))}
+	spec := map[string]interface{}{"selectors": selectors}
 	out := map[string]interface{}{
 		"apiVersion": api.UpstreamGroup + "/" + to,
 		"kind":       kindDeviceClass,
 		"metadata":   meta,
-		"spec": map[string]interface{}{"selectors": []interface{}{
-			map[string]interface{}{"cel": map[string]interface{}{"expression": "device.driver == " + strconv.Quote(driver)}},
-		}},
+		"spec":       spec,
 	}
 	dropServerSet(meta, opts, &r)
 	dropAnnotations(out, api.Annotations(out), to, nil, &r)
 	filter := ""
 	if class["apiVersion"] == api.UpstreamGroup+"/"+api.V1alpha2 && class["structuredParameters"] == true {
 		if filter = classFilters(opts.Parameters, class, &r)[driver]; filter != "" {
-			spec := out["spec"].(map[string]interface{})
-			spec["selectors"] = append(spec["selectors"].([]interface{}), cel(filter))
+			spec["selectors"] = append(selectors, cel(filter))
 		}
 	}
 	if nodes, ok := class["suitableNodes"]; ok {
 		if to == api.V1alpha3 { // 1.31's classic DRA still has it
-			out["spec"].(map[string]interface{})["suitableNodes"] = api.DeepCopyJSONValue(nodes)
+			spec["suitableNodes"] = api.DeepCopyJSONValue(nodes)
 		} else {
 			r.Lost = append(r.Lost, fmt.Sprintf("suitableNodes: a field that a %s DeviceClass does not have (Kubernetes %s has no classic DRA)", to, target.Releases))
 		}

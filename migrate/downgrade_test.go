@@ -437,7 +437,7 @@ func TestObjectValidationWarnings(t *testing.T) {
 	long := strings.Repeat("x", 10*1024)
 	in := obj(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},"spec":{"resourceClassName":"gpu"}}`)
 	_, report, err := migrateObject(in, versionTarget(api.V1alpha3), Options{})
-	if err != nil || !slices.Equal(report.Warnings, []string{classicV3Maybe("spec", "gpu")}) { // only classicWarning's
+	if err != nil || !slices.Equal(report.Warnings, []string{classicV3Maybe("spec", "gpu")}) { // only classicWarningOf's
 		t.Fatalf("a plain claim: warnings %q, error %v", report.Warnings, err)
 	}
 	in = obj(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},

@@ -64,12 +64,11 @@ var clientStale = []string{LastApplied}
 func AsStored(obj map[string]interface{}, to string) map[string]interface{} {
 	out := api.DeepCopyJSON(obj)
 	delete(out, "status")
-	if meta := api.Metadata(out); meta != nil {
-		for _, f := range serverSet {
-			delete(meta, f)
-		}
-		api.DeleteAnnotation(out, LastApplied)
+	meta := api.Metadata(out)
+	for _, f := range serverSet {
+		delete(meta, f)
 	}
+	api.DeleteAnnotation(out, LastApplied)
 	_, group, version, kind, _ := api.TypeOf(out)
 	if group != api.UpstreamGroup || version == to || !slices.Contains(api.UpstreamOnlyVersions, version) || !slices.Contains(api.UpstreamOnlyVersions, to) {
 		return out
@@ -150,7 +149,7 @@ func migrateObject(obj map[string]interface{}, target Target, opts Options) (map
 		}
 	}
 	r.Warnings = append(conversionWarnings(ws, kind, translated, obj, to), r.Warnings...)
-	if w := classicWarning(obj, from, kind, to, opts.Parameters); w != "" {
+	if w := classicWarningOf(obj, from, kind, to, opts.Parameters, true); w != "" {
 		r.Warnings = append(r.Warnings, w)
 	}
 	if via != to {

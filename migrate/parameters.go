@@ -98,9 +98,7 @@ func (x *Index) find(kind, namespace string, ref map[string]interface{}) map[str
 	if x == nil || ref == nil {
 		return nil
 	}
-	group, _ := ref["apiGroup"].(string)
-	refKind, _ := ref["kind"].(string)
-	name, _ := ref["name"].(string)
+	group, refKind, name := str(ref, "apiGroup"), str(ref, "kind"), str(ref, "name")
 	at := -1
 	if group == api.UpstreamGroup && refKind == kind {
 		if i, ok := x.direct[objectKey{kind, namespace, name}]; ok {
@@ -221,22 +219,17 @@ func translateParameters(src map[string]interface{}, from, kind string, out map[
 	var reqs []request
 	var driverConfig []map[string]interface{}
 	drivers, _ := params["driverRequests"].([]interface{})
-	firstOfDriver := map[string]int{}
+	seenDriver := map[string]bool{}
 	for i, d := range drivers {
 		dr, _ := d.(map[string]interface{})
 		driver := str(dr, "driverName")
-		if _, seen := firstOfDriver[driver]; !seen {
-			firstOfDriver[driver] = i
-		}
-	}
-	for i, d := range drivers {
-		dr, _ := d.(map[string]interface{})
-		driver := str(dr, "driverName")
+		first := !seenDriver[driver]
+		seenDriver[driver] = true
 		items, _ := dr["requests"].([]interface{})
 		// The 1.30 scheduler gave a driver the vendorParameters of the first
 		// driverRequests entry naming it, and those only.
 		if vp := dr["vendorParameters"]; vp != nil {
-			if firstOfDriver[driver] == i {
+			if first {
 				driverConfig = append(driverConfig, map[string]interface{}{"driver": driver, "parameters": vp})
 			} else {
 				r.Warnings = append(r.Warnings, fmt.Sprintf("%s[%d].vendorParameters: a further entry for driver %s, whose vendorParameters the 1.30 scheduler did not pass on (it took the first entry's); not configured", paramsPath, i, driver))

@@ -222,13 +222,11 @@ func forCreate(obj map[string]interface{}, opts Options) (map[string]interface{}
 	var r changes
 	fresh, stale := withoutClientStale(obj)
 	out := api.DeepCopyJSON(fresh)
-	if meta, isMap := out["metadata"].(map[string]interface{}); isMap {
-		dropServerSet(meta, opts, &r)
-		for _, k := range stale {
-			r.Dropped = append(r.Dropped, "metadata.annotations["+k+"]")
-		}
-		api.PruneAnnotations(out)
+	dropServerSet(api.Metadata(out), opts, &r)
+	for _, k := range stale {
+		r.Dropped = append(r.Dropped, "metadata.annotations["+k+"]")
 	}
+	api.PruneAnnotations(out)
 	if _, had := out["status"]; had {
 		delete(out, "status")
 		r.Dropped = append(r.Dropped, "status")

@@ -31,26 +31,22 @@ func NotServed(obj map[string]interface{}, target Target) string {
 // nameErrors are the errors an apiserver gives for the name of obj, a Pod,
 // a workload or a resource.k8s.io object: all have DNS subdomain names.
 func nameErrors(obj map[string]interface{}) []string {
-	meta, _ := obj["metadata"].(map[string]interface{})
+	meta := api.Metadata(obj)
 	path := field.NewPath("metadata")
 	name, _ := meta["name"].(string)
 	generateName, _ := meta["generateName"].(string)
-	var errs field.ErrorList
+	var errs []string
 	switch {
 	case name != "":
 		for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(name, false) {
-			errs = append(errs, field.Invalid(path.Child("name"), name, msg))
+			errs = append(errs, field.Invalid(path.Child("name"), name, msg).Error())
 		}
 	case generateName != "":
 		for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(generateName, true) {
-			errs = append(errs, field.Invalid(path.Child("generateName"), generateName, msg))
+			errs = append(errs, field.Invalid(path.Child("generateName"), generateName, msg).Error())
 		}
 	default:
-		errs = append(errs, field.Required(path.Child("name"), "name or generateName is required"))
+		errs = append(errs, field.Required(path.Child("name"), "name or generateName is required").Error())
 	}
-	var out []string
-	for _, e := range errs {
-		out = append(out, e.Error())
-	}
-	return out
+	return errs
 }
