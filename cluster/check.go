@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -39,7 +40,7 @@ func (c *Cluster) each(ctx context.Context, r schema.GroupVersionResource, opts 
 	p := pager.New(func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 		return c.dynamic.Resource(r).List(ctx, opts)
 	})
-	p.PageBufferSize = 1
+	p.PageBufferSize = 1 // one page read ahead: more would hold more objects decoded
 	err := p.EachListItem(ctx, opts, func(obj runtime.Object) error {
 		u, ok := obj.(*unstructured.Unstructured)
 		if !ok {
@@ -153,10 +154,7 @@ func (c *Cluster) HelmReleases(ctx context.Context) ([]HelmRelease, error) {
 			return nil, fmt.Errorf("reading Helm's releases: %w", err)
 		}
 	}
-	out := make([]HelmRelease, 0, len(latest))
-	for _, h := range latest {
-		out = append(out, h)
-	}
+	out := slices.Collect(maps.Values(latest))
 	slices.SortFunc(out, func(a, b HelmRelease) int {
 		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
 	})

@@ -8,10 +8,7 @@ import (
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/tools/pager"
 
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/migrate"
@@ -49,28 +46,19 @@ func (c *Cluster) Export(ctx context.Context, progress io.Writer, visit func(map
 	}
 	read, kept := 0, 0
 	for _, r := range append(resources, workloads...) {
-		p := pager.New(func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-			return c.dynamic.Resource(r).List(ctx, opts)
-		})
-		// One page read ahead: more would hold more objects decoded.
-		p.PageBufferSize = 1
 		workload := slices.Contains(workloads, r)
-		err := p.EachListItem(ctx, metav1.ListOptions{}, func(obj runtime.Object) error {
-			u, ok := obj.(*unstructured.Unstructured)
-			if !ok {
-				return fmt.Errorf("a list item of %T", obj)
-			}
+		err := c.each(ctx, r, metav1.ListOptions{}, func(obj map[string]interface{}) error {
 			if read++; progress != nil && read%500 == 0 {
 				fmt.Fprintf(progress, "\rexport: %d objects read, %d kept (%s)\x1b[K", read, kept, r.GroupResource())
 			}
-			if workload && !migrate.UsesClaims(u.Object) {
+			if workload && !migrate.UsesClaims(obj) {
 				return nil
 			}
 			kept++
-			return visit(u.Object)
+			return visit(obj)
 		})
 		if err != nil {
-			return fmt.Errorf("listing %s: %w", r.GroupResource(), err)
+			return err
 		}
 	}
 	if progress != nil {
