@@ -85,11 +85,7 @@ func collapseIndexedWarnings(warnings []string) []string {
 	}
 	out := make([]string, 0, len(order))
 	for _, key := range order {
-		if members := groups[key]; len(members) == 1 {
-			out = append(out, members[0])
-		} else {
-			out = append(out, collapsed(members))
-		}
+		out = append(out, collapsed(groups[key])) // one member is itself
 	}
 	return out
 }

@@ -153,10 +153,8 @@ type comparedParts struct {
 func partsOf(version, kind string, obj map[string]interface{}, statusOnly bool) (comparedParts, error) {
 	if statusOnly {
 		reduced := map[string]interface{}{"apiVersion": obj["apiVersion"], "kind": obj["kind"]}
-		if meta, ok := obj["metadata"].(map[string]interface{}); ok {
-			if ts, ok := meta["deletionTimestamp"]; ok {
-				reduced["metadata"] = map[string]interface{}{"deletionTimestamp": ts}
-			}
+		if ts, ok := api.Metadata(obj)["deletionTimestamp"]; ok {
+			reduced["metadata"] = map[string]interface{}{"deletionTimestamp": ts}
 		}
 		if status, ok := obj["status"]; ok {
 			reduced["status"] = status

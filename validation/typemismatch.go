@@ -35,16 +35,13 @@ func typeMismatch(v interface{}, t reflect.Type, path string) (at, want, got str
 		return path, strings.Join(accepts, " or "), conversion.JSONType(v), true
 	}
 	switch t.Kind() {
-	case reflect.Struct:
+	case reflect.Struct, reflect.Map:
 		m, ok := v.(map[string]interface{})
 		if !ok {
 			return path, "object", conversion.JSONType(v), true
 		}
-		return structMismatch(m, t, path)
-	case reflect.Map:
-		m, ok := v.(map[string]interface{})
-		if !ok {
-			return path, "object", conversion.JSONType(v), true
+		if t.Kind() == reflect.Struct {
+			return structMismatch(m, t, path)
 		}
 		for _, k := range slices.Sorted(maps.Keys(m)) {
 			if at, want, got, found := typeMismatch(m[k], t.Elem(), path+"["+k+"]"); found {

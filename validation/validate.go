@@ -112,9 +112,7 @@ func Validate(req Request) (Response, error) {
 		return Response{}, err
 	}
 	resp := Response{GroupKind: schema.GroupKind{Group: t.group, Kind: t.kind}}
-	if meta, ok := req.Object["metadata"].(map[string]interface{}); ok {
-		resp.Name, _ = meta["name"].(string)
-	}
+	resp.Name, _ = api.Metadata(req.Object)["name"].(string)
 	var old map[string]interface{}
 	switch {
 	case req.SubResource != "" && req.SubResource != "status":
@@ -305,13 +303,8 @@ func prepareForCreate(obj map[string]interface{}, kind string) map[string]interf
 // status changes sent there are discarded.
 func prepareForUpdate(obj, old map[string]interface{}, kind string) map[string]interface{} {
 	out := maps.Clone(obj)
-	if kind != api.KindClaim {
-		return out
-	}
-	if status, ok := old["status"]; ok {
-		out["status"] = status
-	} else {
-		delete(out, "status")
+	if kind == api.KindClaim {
+		setLike(out, old, "status")
 	}
 	return out
 }
@@ -320,22 +313,23 @@ func prepareForUpdate(obj, old map[string]interface{}, kind string) map[string]i
 // status update; everything else stays as stored.
 func prepareForStatusUpdate(obj, old map[string]interface{}) map[string]interface{} {
 	out := maps.Clone(old)
-	if status, ok := obj["status"]; ok {
-		out["status"] = status
-	} else {
-		delete(out, "status")
-	}
+	setLike(out, obj, "status")
 	outMeta := maps.Clone(api.Metadata(out)) // a new map: managedFields is set below
 	if outMeta == nil {
 		outMeta = map[string]interface{}{}
 	}
 	out["metadata"] = outMeta
-	if mf, ok := api.Metadata(obj)["managedFields"]; ok {
-		outMeta["managedFields"] = mf
-	} else {
-		delete(outMeta, "managedFields")
-	}
+	setLike(outMeta, api.Metadata(obj), "managedFields")
 	return out
+}
+
+// setLike gives to the member key of like: its value, or none.
+func setLike(to, like map[string]interface{}, key string) {
+	if v, ok := like[key]; ok {
+		to[key] = v
+	} else {
+		delete(to, key)
+	}
 }
 
 // GeneratedNameSuffix stands for the five random characters the apiserver
@@ -347,10 +341,7 @@ const GeneratedNameSuffix = "xxxxx"
 // GeneratedNameSuffix) when it has a generateName and no name, else obj
 // itself. Offline validation needs it: the webhook always sees a name.
 func WithGeneratedName(obj map[string]interface{}) map[string]interface{} {
-	meta, ok := obj["metadata"].(map[string]interface{})
-	if !ok {
-		return obj
-	}
+	meta := api.Metadata(obj)
 	base, _ := meta["generateName"].(string)
 	if name, set := meta["name"]; base == "" || set && name != nil && name != "" {
 		return obj
