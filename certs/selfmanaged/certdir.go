@@ -2,6 +2,7 @@ package selfmanaged
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -128,11 +129,7 @@ func writeCertDir(dir string, data map[string][]byte) error {
 			return fmt.Errorf("writing %s: %w", path, err)
 		}
 		_, werr := tmp.Write(data[name])
-		cerr := tmp.Close()
-		if werr == nil {
-			werr = cerr
-		}
-		if werr == nil {
+		if werr = cmp.Or(werr, tmp.Close()); werr == nil {
 			werr = os.Rename(tmp.Name(), path)
 		}
 		if werr != nil {

@@ -117,11 +117,9 @@ func (c *Config) Validate() error {
 		add(FieldLookahead, fmt.Errorf("lookahead %s: must be shorter than the certificate durations (%s, CA %s)",
 			c.LookaheadInterval, c.ServerCertDuration, c.CACertDuration))
 	}
-	for _, d := range []time.Duration{c.CACertDuration, c.ServerCertDuration, c.LookaheadInterval, c.RotationCheckFrequency} {
-		if d < 0 {
-			add(FieldDurations, errors.New("certificate durations: must not be negative"))
-			break
-		}
+	durations := []time.Duration{c.CACertDuration, c.ServerCertDuration, c.LookaheadInterval, c.RotationCheckFrequency}
+	if slices.ContainsFunc(durations, func(d time.Duration) bool { return d < 0 }) {
+		add(FieldDurations, errors.New("certificate durations: must not be negative"))
 	}
 	return errors.Join(errs...)
 }
@@ -155,11 +153,10 @@ func New(cfg Config, restConfig *rest.Config, log logr.Logger) (*Rotator, error)
 		return nil, err
 	}
 	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		return nil, err
-	}
-	if err := apiextensionsv1.AddToScheme(scheme); err != nil {
-		return nil, err
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme} {
+		if err := add(scheme); err != nil {
+			return nil, err
+		}
 	}
 	secretKey := types.NamespacedName{Namespace: cfg.Namespace, Name: cfg.SecretName}
 	// cert-controller's own cache of Secrets asks for the one Secret only
