@@ -200,12 +200,11 @@ func (r rules) validateDeviceClaim(claim *resourcev1.DeviceClaim, fldPath *field
 		func(constraint resourcev1.DeviceConstraint, fldPath *field.Path) field.ErrorList {
 			return r.validateDeviceConstraint(constraint, fldPath, names)
 		}, fldPath.Child("constraints"))...)
-	allErrs = append(allErrs, validateSlice(r, claim.Config, resourcev1.DeviceConfigMaxSize,
+	return append(allErrs, validateSlice(r, claim.Config, resourcev1.DeviceConfigMaxSize,
 		func(config resourcev1.DeviceClaimConfiguration, fldPath *field.Path) field.ErrorList {
 			errs := r.validateRequestNameRefs(config.Requests, fldPath.Child("requests"), names)
 			return append(errs, r.validateDeviceConfiguration(config.DeviceConfiguration, fldPath)...)
 		}, fldPath.Child("config"))...)
-	return allErrs
 }
 
 // validateDeviceRequest: exactly one of exactly and a non-empty

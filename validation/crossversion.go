@@ -158,11 +158,10 @@ func storageStatusErrors(pair convertedPair) field.ErrorList {
 	}
 	var out field.ErrorList
 	for _, e := range errs {
-		if e.Field != "status.allocation" && !strings.HasPrefix(e.Field, "status.allocation.") {
-			continue
+		if e.Field == "status.allocation" || strings.HasPrefix(e.Field, "status.allocation.") {
+			out = append(out, field.Invalid(field.NewPath("status", "allocation"), common.OmittedValue,
+				fmt.Sprintf("the allocation breaks a rule as seen through %s, the storage version: %s", api.StorageVersion, e.Error())))
 		}
-		out = append(out, field.Invalid(field.NewPath("status", "allocation"), common.OmittedValue,
-			fmt.Sprintf("the allocation breaks a rule as seen through %s, the storage version: %s", api.StorageVersion, e.Error())))
 	}
 	return out
 }

@@ -97,8 +97,7 @@ func (r Rules) ValidateStatusUpdate(claim, oldClaim interface{}) field.ErrorList
 	if status.allocation != nil && oldStatus.allocation != nil {
 		allErrs = append(allErrs, common.ValidateImmutableField(status.allocation, oldStatus.allocation, fldPath.Child("allocation"))...)
 	}
-	allErrs = append(allErrs, common.ValidateDeallocation(status.view, oldStatus.view, fldPath)...)
-	return allErrs
+	return append(allErrs, common.ValidateDeallocation(status.view, oldStatus.view, fldPath)...)
 }
 
 // SetDefaults applies upstream defaulting (SetDefaults_ResourceClaimSpec)

@@ -51,8 +51,7 @@ func validateNodeSelectorRequirement(rq v1.NodeSelectorRequirement, fldPath *fie
 	default:
 		allErrs = append(allErrs, field.Invalid(fldPath.Child("operator"), rq.Operator, "not a valid selector operator"))
 	}
-	allErrs = append(allErrs, Normalize(metav1validation.ValidateLabelName(rq.Key, fldPath.Child("key")))...)
-	return allErrs
+	return append(allErrs, Normalize(metav1validation.ValidateLabelName(rq.Key, fldPath.Child("key")))...)
 }
 
 func validateNodeFieldSelectorRequirement(req v1.NodeSelectorRequirement, fldPath *field.Path) field.ErrorList {

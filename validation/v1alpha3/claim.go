@@ -76,11 +76,10 @@ func validateDeviceClaim(deviceClaim *api.DeviceClaim, fldPath *field.Path, opts
 		func(constraint api.DeviceConstraint, fldPath *field.Path) field.ErrorList {
 			return validateDeviceConstraint(constraint, fldPath, requestNames)
 		}, fldPath.Child("constraints"))...)
-	allErrs = append(allErrs, common.ValidateSlice(deviceClaim.Config, api.DeviceConfigMaxSize,
+	return append(allErrs, common.ValidateSlice(deviceClaim.Config, api.DeviceConfigMaxSize,
 		func(config api.DeviceClaimConfiguration, fldPath *field.Path) field.ErrorList {
 			return validateDeviceClaimConfiguration(config, fldPath, requestNames)
 		}, fldPath.Child("config"))...)
-	return allErrs
 }
 
 func gatherRequestNames(deviceClaim *api.DeviceClaim) sets.Set[string] {
@@ -138,8 +137,7 @@ func validateDeviceConstraint(constraint api.DeviceConstraint, fldPath *field.Pa
 
 func validateDeviceClaimConfiguration(config api.DeviceClaimConfiguration, fldPath *field.Path, requestNames sets.Set[string]) field.ErrorList {
 	allErrs := validateRequestNameRefs(config.Requests, fldPath.Child("requests"), requestNames)
-	allErrs = append(allErrs, validateDeviceConfiguration(config.DeviceConfiguration, fldPath)...)
-	return allErrs
+	return append(allErrs, validateDeviceConfiguration(config.DeviceConfiguration, fldPath)...)
 }
 
 // validateRequestNameRefs checks a list of request names (constraints,

@@ -23,8 +23,7 @@ func ValidateResourceClaimStatusUpdate(claim, oldClaim *api.ResourceClaim) field
 	// No shareable rule: every v1alpha3 claim may have up to 32 consumers.
 	allErrs = append(allErrs, common.ValidateReservedForInvariants(view, oldView, claim.DeletionTimestamp != nil, false, fldPath)...)
 	allErrs = append(allErrs, common.ValidateAllocationImmutable(status.Allocation, oldStatus.Allocation, fldPath.Child("allocation"))...)
-	allErrs = append(allErrs, common.ValidateDeallocation(view, oldView, fldPath)...)
-	return allErrs
+	return append(allErrs, common.ValidateDeallocation(view, oldView, fldPath)...)
 }
 
 func validateAllocationResult(allocation *api.AllocationResult, fldPath *field.Path, requestNames sets.Set[string]) field.ErrorList {
@@ -46,26 +45,23 @@ func validateDeviceAllocationResult(allocation api.DeviceAllocationResult, fldPa
 		func(result api.DeviceRequestAllocationResult, fldPath *field.Path) field.ErrorList {
 			return validateDeviceRequestAllocationResult(result, fldPath, requestNames)
 		}, fldPath.Child("results"))
-	allErrs = append(allErrs, common.ValidateSlice(allocation.Config, 2*api.DeviceConfigMaxSize, /* class + claim */
+	return append(allErrs, common.ValidateSlice(allocation.Config, 2*api.DeviceConfigMaxSize, /* class + claim */
 		func(config api.DeviceAllocationConfiguration, fldPath *field.Path) field.ErrorList {
 			return validateDeviceAllocationConfiguration(config, fldPath, requestNames)
 		}, fldPath.Child("config"))...)
-	return allErrs
 }
 
 func validateDeviceRequestAllocationResult(result api.DeviceRequestAllocationResult, fldPath *field.Path, requestNames sets.Set[string]) field.ErrorList {
 	allErrs := validateRequestNameRef(result.Request, fldPath.Child("request"), requestNames)
 	allErrs = append(allErrs, common.ValidateDriverName(result.Driver, fldPath.Child("driver"))...)
 	allErrs = append(allErrs, validatePoolName(result.Pool, fldPath.Child("pool"))...)
-	allErrs = append(allErrs, common.ValidateDNS1123Label(result.Device, fldPath.Child("device"))...)
-	return allErrs
+	return append(allErrs, common.ValidateDNS1123Label(result.Device, fldPath.Child("device"))...)
 }
 
 func validateDeviceAllocationConfiguration(config api.DeviceAllocationConfiguration, fldPath *field.Path, requestNames sets.Set[string]) field.ErrorList {
 	allErrs := validateAllocationConfigSource(config.Source, fldPath.Child("source"))
 	allErrs = append(allErrs, validateRequestNameRefs(config.Requests, fldPath.Child("requests"), requestNames)...)
-	allErrs = append(allErrs, validateDeviceConfiguration(config.DeviceConfiguration, fldPath)...)
-	return allErrs
+	return append(allErrs, validateDeviceConfiguration(config.DeviceConfiguration, fldPath)...)
 }
 
 func validateAllocationConfigSource(source api.AllocationConfigSource, fldPath *field.Path) field.ErrorList {
