@@ -275,10 +275,7 @@ func shapeHint(paths []string) string {
 // without those about the status, which migrate drops, or about a
 // parametersRef that translateParameters reported on.
 func conversionWarnings(ws []conversion.Warning, kind string, translated bool, input map[string]interface{}, to string) []string {
-	parametersRef := "spec.parametersRef"
-	if kind == api.KindTemplate {
-		parametersRef = "spec.spec.parametersRef"
-	}
+	parametersRef := specPathOf(kind) + ".parametersRef"
 	// mapFinalizers renames the built-in finalizers: skip warnings on them.
 	renamed := map[string]bool{}
 	finalizers, _ := api.Metadata(input)["finalizers"].([]interface{})

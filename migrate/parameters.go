@@ -99,19 +99,16 @@ func (x *Index) find(kind, namespace string, ref map[string]interface{}) map[str
 		return nil
 	}
 	group, refKind, name := str(ref, "apiGroup"), str(ref, "kind"), str(ref, "name")
-	at := -1
-	if group == api.UpstreamGroup && refKind == kind {
-		if i, ok := x.direct[objectKey{kind, namespace, name}]; ok {
-			at = i
-		}
+	direct, isDirect := x.direct[objectKey{kind, namespace, name}]
+	isDirect = isDirect && group == api.UpstreamGroup && refKind == kind
+	generated, isGenerated := x.generated[generatedKey{kind, namespace, group, refKind, name}]
+	switch {
+	case isDirect && (!isGenerated || direct < generated):
+		return x.objects[direct]
+	case isGenerated:
+		return x.objects[generated]
 	}
-	if i, ok := x.generated[generatedKey{kind, namespace, group, refKind, name}]; ok && (at < 0 || i < at) {
-		at = i
-	}
-	if at < 0 {
-		return nil
-	}
-	return x.objects[at]
+	return nil
 }
 
 func (x *Index) class(name string) map[string]interface{} {

@@ -232,11 +232,10 @@ func forCreate(obj map[string]interface{}, opts Options) (map[string]interface{}
 		r.Dropped = append(r.Dropped, "status")
 	}
 	if apiVersion, _, _, kind, _ := api.TypeOf(out); apiVersion == "v1" && kind == "Pod" {
-		if spec, _ := out["spec"].(map[string]interface{}); spec != nil {
-			if _, had := spec["nodeName"]; had {
-				delete(spec, "nodeName")
-				r.Dropped = append(r.Dropped, "spec.nodeName (the old cluster's scheduler chose it; the new one schedules the pod and allocates its claims)")
-			}
+		spec, _ := out["spec"].(map[string]interface{})
+		if _, had := spec["nodeName"]; had {
+			delete(spec, "nodeName")
+			r.Dropped = append(r.Dropped, "spec.nodeName (the old cluster's scheduler chose it; the new one schedules the pod and allocates its claims)")
 		}
 	}
 	return out, r
