@@ -160,7 +160,8 @@ func entriesWithoutTime(fields []interface{}) []string {
 		if !ok {
 			return nil
 		}
-		out = append(out, string(encode(withoutKey(entry, "time"))))
+		data, _ := json.Marshal(withoutKey(entry, "time"))
+		out = append(out, string(data))
 	}
 	slices.Sort(out)
 	return out
@@ -179,9 +180,4 @@ func withoutKey(m map[string]interface{}, key string) map[string]interface{} {
 	out := maps.Clone(m)
 	delete(out, key)
 	return out
-}
-
-func encode(v interface{}) []byte {
-	data, _ := json.Marshal(v)
-	return data
 }

@@ -82,11 +82,10 @@ func ClassifyProbe(err error) (PolicyVerdict, string) {
 		return PolicyUnknown, ""
 	}
 	msg := status.Status().Message
-	i := strings.Index(msg, vapDenial)
-	if i < 0 {
+	_, rest, found := strings.Cut(msg, vapDenial)
+	if !found {
 		return PolicyUnknown, ""
 	}
-	rest := msg[i+len(vapDenial):]
 	name, rest, ok := strings.Cut(rest, "'")
 	if !ok {
 		return PolicyUnknown, ""
