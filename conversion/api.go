@@ -181,10 +181,8 @@ func convertList(list map[string]interface{}, kind, from, to string, ws *[]Warni
 		if err := convertObject(item, kind, from, to, fmt.Sprintf("items[%d].", i), ws, stepOptions{skipInvertible: true, keepRestore: true}); err != nil {
 			return fmt.Errorf("items[%d]: %w", i, err)
 		}
-		if av, ok := item["apiVersion"].(string); ok {
-			if group, _, ok := strings.Cut(av, "/"); ok {
-				item["apiVersion"] = group + "/" + to
-			}
+		if group, _, ok := strings.Cut(asString(item["apiVersion"]), "/"); ok {
+			item["apiVersion"] = group + "/" + to
 		}
 	}
 	return nil

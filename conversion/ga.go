@@ -8,7 +8,7 @@ func pick(v interface{}, keys ...string) interface{} {
 		return deepCopy(v)
 	}
 	out := map[string]interface{}{}
-	copyKeys(out, m, keys...)
+	silentReport.copyKeys(out, m, keys...)
 	return out
 }
 

@@ -104,11 +104,8 @@ func specV2ToV3Invertible(in map[string]interface{}) bool {
 // specV3ToV2Invertible: an empty spec, or the one request specV2ToV3
 // builds, comes back.
 func specV3ToV2Invertible(in map[string]interface{}) bool {
-	if len(in) == 0 {
-		return true
-	}
 	if len(in) != 1 {
-		return false
+		return len(in) == 0
 	}
 	devices, ok := in["devices"].(map[string]interface{})
 	if !ok || len(devices) != 1 {

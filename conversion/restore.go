@@ -223,10 +223,7 @@ func appendOperations(buf []byte, ops []operation) ([]byte, error) {
 // decodeRestore decodes obj's restore annotation of version; nil when
 // there is none or it does not decode.
 func decodeRestore(obj map[string]interface{}, version string) *restore {
-	raw, ok := api.RestoreData(obj, version)
-	if !ok {
-		return nil
-	}
+	raw, _ := api.RestoreData(obj, version) // absent: nil, which does not decode
 	return parseRestore(raw)
 }
 

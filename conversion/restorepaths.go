@@ -1,9 +1,6 @@
 package conversion
 
-import (
-	"strconv"
-	"strings"
-)
+import "strings"
 
 // RestoredSpecFields returns the field paths of version, in order, that
 // obj's restore annotation of version adds or replaces in the spec (such as
@@ -16,10 +13,9 @@ func RestoredSpecFields(obj map[string]interface{}, version string) []string {
 	}
 	var fields []string
 	for _, op := range r.Spec.Patch {
-		if op.Op == "remove" {
-			continue
+		if op.Op != "remove" {
+			fields = append(fields, fieldPath(op.Path))
 		}
-		fields = append(fields, fieldPath(op.Path))
 	}
 	return fields
 }
@@ -31,26 +27,15 @@ func fieldPath(pointer string) string {
 	for i, tok := range strings.Split(strings.TrimPrefix(pointer, "/"), "/") {
 		tok = unescapePointer(tok)
 		switch {
-		case isIndex(tok):
+		case !isIdentifier(tok): // an index (no identifier starts with a digit), or another key
 			b.WriteString("[" + tok + "]")
-		case isIdentifier(tok):
-			if i > 0 {
-				b.WriteByte('.')
-			}
-			b.WriteString(tok)
+		case i > 0:
+			b.WriteString("." + tok)
 		default:
-			b.WriteString("[" + tok + "]")
+			b.WriteString(tok)
 		}
 	}
 	return b.String()
-}
-
-func isIndex(s string) bool {
-	if s == "" {
-		return false
-	}
-	_, err := strconv.Atoi(s)
-	return err == nil && s[0] != '-' && s[0] != '+'
 }
 
 func isIdentifier(s string) bool {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -353,13 +354,11 @@ func checkV1alpha3Shape(obj map[string]interface{}, kind string) error {
 	if len(found) == 0 {
 		return nil
 	}
-	for _, f := range found {
-		// exactly is the request of v1beta2 and v1 (1.33 on): no release
-		// served it as v1alpha3, and v1beta1 has no such field.
-		if strings.HasSuffix(f, ".exactly") {
-			return fmt.Errorf("%s/%s %s %s has %s, which no release's resource.k8s.io/v1alpha3 had: a request with exactly is the shape of %s/%s and %s: set apiVersion to the one it was written for and convert from there%w",
-				api.UpstreamGroup, api.V1alpha3, kind, api.Ref(obj), strings.Join(found, ", "), api.UpstreamGroup, api.V1beta2, api.V1, quietErr{ErrNewerV1alpha3})
-		}
+	// exactly is the request of v1beta2 and v1 (1.33 on): no release
+	// served it as v1alpha3, and v1beta1 has no such field.
+	if slices.ContainsFunc(found, func(f string) bool { return strings.HasSuffix(f, ".exactly") }) {
+		return fmt.Errorf("%s/%s %s %s has %s, which no release's resource.k8s.io/v1alpha3 had: a request with exactly is the shape of %s/%s and %s: set apiVersion to the one it was written for and convert from there%w",
+			api.UpstreamGroup, api.V1alpha3, kind, api.Ref(obj), strings.Join(found, ", "), api.UpstreamGroup, api.V1beta2, api.V1, quietErr{ErrNewerV1alpha3})
 	}
 	return fmt.Errorf("%s/%s %s %s has %s, which the resource.k8s.io/v1alpha3 of Kubernetes 1.32 and 1.33 had; claimbridge's v1alpha3 is the Kubernetes 1.31 shape only: for a 1.32/1.33 v1alpha3 manifest set apiVersion to %s/%s (the same fields) and convert from there%w",
 		api.UpstreamGroup, api.V1alpha3, kind, api.Ref(obj), strings.Join(found, ", "), api.UpstreamGroup, api.V1beta1, quietErr{ErrNewerV1alpha3})

@@ -1,6 +1,7 @@
 package conversion
 
 import (
+	"maps"
 	"strings"
 
 	"github.com/claimbridge/claimbridge/api"
@@ -58,11 +59,7 @@ func StoredDefaultsAnnotations(obj map[string]interface{}) (annotations interfac
 
 // withoutRestoreKeys returns annotations without the restore annotations.
 func withoutRestoreKeys(annotations map[string]interface{}) map[string]interface{} {
-	out := map[string]interface{}{}
-	for k, v := range annotations {
-		if !strings.HasPrefix(k, api.RestoreAnnotationPrefix) {
-			out[k] = v
-		}
-	}
+	out := maps.Clone(annotations)
+	maps.DeleteFunc(out, func(k string, _ interface{}) bool { return strings.HasPrefix(k, api.RestoreAnnotationPrefix) })
 	return out
 }

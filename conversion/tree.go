@@ -33,15 +33,6 @@ func asString(v interface{}) string {
 	return s
 }
 
-// copyKeys copies the named keys that are present in from into to.
-func copyKeys(to, from map[string]interface{}, keys ...string) {
-	for _, k := range keys {
-		if v, ok := from[k]; ok {
-			to[k] = deepCopy(v)
-		}
-	}
-}
-
 // fingerprintBuffers hold the JSON a fingerprint hashes, and the restore
 // annotation while pushRestore encodes it.
 var fingerprintBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}

@@ -171,10 +171,8 @@ func statusV2ToV3(in, targetSpec map[string]interface{}, r *lossReport) map[stri
 	}
 	var params []*driverParams
 	paramsOf := func(driver string) *driverParams {
-		for _, p := range params {
-			if p.driver == driver {
-				return p
-			}
+		if i := slices.IndexFunc(params, func(p *driverParams) bool { return p.driver == driver }); i >= 0 {
+			return params[i]
 		}
 		params = append(params, &driverParams{driver: driver})
 		return params[len(params)-1]

@@ -90,7 +90,7 @@ func statusV3ToB1(in, targetSpec map[string]interface{}, _ *lossReport) map[stri
 // v1beta1 to v1alpha3.
 func statusV3B1(in, _ map[string]interface{}, _ *lossReport) map[string]interface{} {
 	out := map[string]interface{}{}
-	copyKeys(out, in, "reservedFor")
+	silentReport.copyKeys(out, in, "reservedFor")
 	a, ok := in["allocation"]
 	if !ok {
 		return out
@@ -101,7 +101,7 @@ func statusV3B1(in, _ map[string]interface{}, _ *lossReport) map[string]interfac
 		return out
 	}
 	outAlloc := map[string]interface{}{}
-	copyKeys(outAlloc, alloc, allocationV3B1Keys...)
+	silentReport.copyKeys(outAlloc, alloc, allocationV3B1Keys...)
 	if d, ok := alloc["devices"]; ok {
 		devices, isMap := d.(map[string]interface{})
 		if !isMap || devices == nil {

@@ -262,10 +262,7 @@ func groupByDriver(results []interface{}) []driverResults {
 func allHandleDevices(results []map[string]interface{}) bool {
 	for _, r := range results {
 		n, ok := strings.CutPrefix(asString(r["device"]), HandleDevicePrefix)
-		if !ok {
-			return false
-		}
-		if _, err := strconv.Atoi(n); err != nil {
+		if _, err := strconv.Atoi(n); !ok || err != nil {
 			return false
 		}
 	}

@@ -84,7 +84,8 @@ func (r *lossReport) copy(v interface{}) interface{} {
 	return deepCopy(v)
 }
 
-// copyKeys is copyKeys with r.copy.
+// copyKeys copies the named keys that are present in from into to, with
+// r.copy (silentReport.copyKeys copies deeply).
 func (r *lossReport) copyKeys(to, from map[string]interface{}, keys ...string) {
 	for _, k := range keys {
 		if v, ok := from[k]; ok {

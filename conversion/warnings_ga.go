@@ -76,17 +76,12 @@ func warningsV3ToB1(obj map[string]interface{}, kind string, r *lossReport) {
 // consumer is gone, only of a claim with the built-in finalizer, and removes
 // only that one.
 func structuredFinalizerLosses(obj map[string]interface{}, r *lossReport) {
-	finalizers := asSlice(api.Metadata(obj)["finalizers"])
-	builtin := false
-	for i, f := range finalizers {
-		switch asString(f) {
-		case api.FinalizerV1alpha3:
-			builtin = true
-		case api.FinalizerV1alpha2:
+	for i, f := range asSlice(api.Metadata(obj)["finalizers"]) {
+		if asString(f) == api.FinalizerV1alpha2 {
 			r.lose(fmt.Sprintf("metadata.finalizers[%d]", i), "the 1.30 scheduler's finalizer: no 1.32+ component removes it, so deleting the claim waits until it is removed by hand (claimbridge migrate renames it to %s)", api.FinalizerV1alpha3)
 		}
 	}
-	if !builtin {
+	if !hasFinalizer(obj, api.FinalizerV1alpha3) {
 		r.lose("status.allocation", "a 1.32+ resourceclaim controller clears a structured allocation, once its last consumer is gone, only for a claim with finalizer %s (which its scheduler adds when it allocates): this one stays allocated, its devices unavailable to other claims, until the claim is deleted", api.FinalizerV1alpha3)
 	}
 }
