@@ -112,7 +112,7 @@ func (o *convertOptions) run(s streams) error {
 	objects := manifest.Writer{Format: o.output}
 	seen := sourcesSeen{}
 	visit := func(doc manifest.Document) error {
-		defer afterDocument()
+		defer documentDone()
 		seen.add(doc)
 		v := migrate.Convert(doc.Object, target)
 		v.Findings = append(v.Findings, deprecated(v.Object, target.Minor)...) // of the version written

@@ -67,12 +67,12 @@ func TestLargeExportHeldMemory(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				var peak uint64
 				documents := 0
+				defer func(done func()) { documentDone = done }(documentDone)
 				documentDone = func() {
 					if documents++; documents%40 == 0 {
 						peak = max(peak, liveHeap())
 					}
 				}
-				defer func() { documentDone = nil }()
 				var out, errOut bytes.Buffer
 				base := liveHeap()
 				// convert exits 1 for the 1.30 classes the target rejects, written all the same.

@@ -89,7 +89,7 @@ func (o *migrateOptions) run(s streams) error {
 		if err != nil {
 			return withCode(ExitBadInput, err)
 		}
-		afterDocument()
+		documentDone()
 		items, err := migrateItems(doc)
 		if err != nil {
 			r.Add(doc, refusedFor(err))

@@ -61,7 +61,7 @@ func (d *storedDocuments) all() iter.Seq2[manifest.Document, error] {
 func readForMigrate(sources []string, recursive bool, s streams, r *report.Report) (docs *storedDocuments, idx *migrate.Index, err error) {
 	docs, idx = &storedDocuments{}, &migrate.Index{}
 	visit := func(doc manifest.Document) error {
-		defer afterDocument()
+		defer documentDone()
 		if err := conversion.CheckParametersShape(doc.Object); err != nil {
 			r.Add(doc, refusedFor(err))
 		} else {

@@ -149,7 +149,7 @@ func (o *validateOptions) run(s streams) error {
 		return func() { checked.Add(doc, v) }
 	}
 	visit := func(doc manifest.Document) error {
-		defer afterDocument()
+		defer documentDone()
 		if readErr != nil {
 			return nil // only a document that cannot be read is said now
 		}
@@ -424,10 +424,11 @@ func (o *validateOptions) supported(r *report.Report, doc manifest.Document, wha
 		}
 		r.Add(doc, v)
 	}
-	if kind, ok := api.MistakenClaim(doc.Object); ok {
-		_, _, _, err := conversion.Identify(doc.Object)
-		invalid(err.Error() + kindHint(doc.Object, kind))
-		return false
+	if _, _, _, err := conversion.Identify(doc.Object); err != nil {
+		if msg, ok := migrate.MistakenClaim(doc.Object, err); ok {
+			invalid(msg)
+			return false
+		}
 	}
 	if typo := api.GroupTypo(doc.Object); typo != "" {
 		invalid(typo)
@@ -475,10 +476,8 @@ func (p *oldPairs) find(doc manifest.Document) (manifest.Document, error) {
 // indexOld maps each identity to its first old object.
 func indexOld(olds []manifest.Document) map[objectIdentity]int {
 	m := make(map[objectIdentity]int, len(olds))
-	for i, old := range olds {
-		if _, ok := m[identity(old.Object)]; !ok {
-			m[identity(old.Object)] = i
-		}
+	for i := len(olds) - 1; i >= 0; i-- { // the first of an identity wins
+		m[identity(olds[i].Object)] = i
 	}
 	return m
 }
@@ -506,12 +505,4 @@ func statusIgnored(doc manifest.Document) []report.Finding {
 	}
 	return []report.Finding{about(doc, report.Note, "note: status not validated: an apiserver ignores the status of a create; "+
 		"to check a status write, send it as an update of the stored claim: "+check)}
-}
-
-// kindHint names the kind meant when obj's is spelt otherwise.
-func kindHint(obj map[string]interface{}, kind string) string {
-	if k, _ := obj["kind"].(string); k != kind {
-		return fmt.Sprintf(" (did you mean kind %s?)", kind)
-	}
-	return ""
 }

@@ -95,7 +95,7 @@ func Convert(obj map[string]interface{}, target Target) report.Verdict {
 		if errors.Is(err, conversion.ErrNewerV1alpha3) {
 			return refuseErr(&v, err)
 		}
-		if mistaken, ok := mistakenClaim(obj, err); ok {
+		if mistaken, ok := MistakenClaim(obj, err); ok {
 			return refuse(&v, obj, "not converted: "+mistaken, false)
 		}
 		if KindList(obj) {
@@ -118,10 +118,10 @@ func Convert(obj map[string]interface{}, target Target) report.Verdict {
 	return v
 }
 
-// mistakenClaim says why obj, which conversion.Identify refused with err, is
+// MistakenClaim says why obj, which conversion.Identify refused with err, is
 // not converted when it is most likely a claim or template with a wrong
 // apiVersion or kind (api.MistakenClaim).
-func mistakenClaim(obj map[string]interface{}, err error) (string, bool) {
+func MistakenClaim(obj map[string]interface{}, err error) (string, bool) {
 	kind, ok := api.MistakenClaim(obj)
 	if !ok {
 		return "", false
@@ -451,7 +451,7 @@ func migrateOther(obj map[string]interface{}, target Target, opts Options, why e
 		out, rep, err := migrateWorkload(obj, target, opts)
 		return migrated(report.Rewritten, obj, out, rep, err)
 	}
-	if mistaken, ok := mistakenClaim(obj, why); ok {
+	if mistaken, ok := MistakenClaim(obj, why); ok {
 		return refuse(&v, obj, "not converted: "+mistaken, false)
 	}
 	if _, group, _, _, _ := api.TypeOf(obj); group == api.UpstreamGroup {
