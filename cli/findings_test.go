@@ -427,8 +427,7 @@ func TestWhatTheTargetDoesNotServe(t *testing.T) {
 		name: "the same version", in: class, args: []string{"convert", "-q", "--to", "v1alpha2", "-f", "-"}, code: ExitOK,
 	}, {
 		name: "unnamed class", in: unnamedClass, args: []string{"convert", "--to", "v1alpha2", "-f", "-"}, code: ExitInvalid,
-		stderr: "Error: <stdin>: document 1 (line 1): ResourceClass (unnamed): metadata.name: Required value: name or generateName is required: " +
-			"the apiserver rejects this object, passed through unchanged\n",
+		stderr: "Error: <stdin>: document 1 (line 1): ResourceClass (unnamed): a Kubernetes 1.30 apiserver would reject it: name: a field that resource.k8s.io/v1alpha2 does not have\n",
 	}, {
 		name: "unnamed class, migrate", in: unnamedClass, args: []string{"migrate", "--to", "v1alpha2", "-f", "-"}, code: ExitInvalid,
 		stderr: "Error: <stdin>: document 1 (line 1): ResourceClass (unnamed): a Kubernetes 1.27–1.30 apiserver would reject it: metadata.name: Required value: name or generateName is required\n",

@@ -494,7 +494,7 @@ func TestMigrateResourceClass(t *testing.T) {
 		t.Errorf("--to v1alpha1: exit %d, stdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	for _, line := range []string{
-		"items[4]: ResourceClass accel.example.com: lost structuredParameters: a v1alpha2 field (Kubernetes 1.30) that v1alpha1 cannot hold\n",
+		"items[4]: ResourceClass accel.example.com: lost structuredParameters: a field of Kubernetes 1.30 that Kubernetes 1.26 does not have\n",
 		"items[2]: ResourceClaimParameters inference/two-accelerators: left out: Kubernetes 1.26 does not serve it\n",
 		"items[0]: warning: ResourceClaim inference/accel-claim: spec.parametersRef: ResourceClaimParameters inference/two-accelerators: 1.26 has no ResourceClaimParameters (1.30 structured parameters), so no 1.26 component reads it\n",
 	} {

@@ -41,7 +41,8 @@ the Kubernetes release that serves its version, after the upstream
 defaults, as the claimbridge webhook or that release's apiserver would.
 DeviceClasses, ResourceSlices and DeviceTaintRules of resource.k8s.io
 (v1alpha3, v1beta1, v1beta2, v1), ResourceClasses (v1alpha1, v1alpha2) and
-1.30's ResourceSlices (v1alpha2) are checked as creates in the same way.
+1.30's ResourceSlices, ResourceClaimParameters and ResourceClassParameters
+(v1alpha2) are checked as creates in the same way.
 Other objects are skipped.
 
 Without --old, every object is checked as a create. With --old, objects

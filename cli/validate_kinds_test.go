@@ -57,6 +57,15 @@ namedResources:
   - name: gpu-0
     attributes: [{name: model, string: a100}, {name: memory, quantity: 40Gi}]
 `
+		claimParameters = `apiVersion: resource.k8s.io/v1alpha2
+kind: ResourceClaimParameters
+metadata: {name: two-gpus, namespace: ml}
+driverRequests:
+- driverName: gpu.example.com
+  requests:
+  - namedResources: {selector: 'attributes.quantity["memory"].compareTo(quantity("40Gi")) >= 0'}
+  - namedResources: {selector: 'attributes.string["model"] == "a100"'}
+`
 		at = "<stdin>: document 1 (line 1): "
 	)
 	badClass := strings.Replace(class, `"gpu.example.com"`, `"gpu.example.com" &&`, 1)
@@ -128,6 +137,16 @@ items:
 			out: at + "ResourceSlice node-1-gpu.example.com: kind: Kubernetes 1.26 has no ResourceSlice in resource.k8s.io (1.30+): its apiserver rejects this object\n"},
 		"named-slice-1.31": {stdin: namedSlice, args: []string{"--to", "1.31"}, code: ExitInvalid,
 			out: at + "ResourceSlice node-1-gpu.example.com: apiVersion: Kubernetes 1.31 serves resource.k8s.io/v1alpha3, not v1alpha2: its apiserver rejects this object\n"},
+		// 1.30's parameter kinds, their selectors compiled in 1.30's CEL environment.
+		"claim-parameters": {stdin: claimParameters, code: ExitOK},
+		"claim-parameters-1.31-selector": {stdin: strings.Replace(claimParameters, `attributes.quantity["memory"].compareTo(quantity("40Gi")) >= 0`, `device.attributes["gpu.example.com"].model == "a100"`, 1),
+			args: []string{"--to", "1.30"}, code: ExitInvalid,
+			out: at + `ResourceClaimParameters ml/two-gpus: driverRequests[0].requests[0].namedResources.selector: Invalid value: "device.attributes[\"gpu.example.com\"].model == \"a100\"": ` +
+				"compilation failed: ERROR: <input>:1:1: undeclared reference to 'device' (in container '')\n | device.attributes[\"gpu.example.com\"].model == \"a100\"\n | ^\n"},
+		"claim-parameters-1.31": {stdin: claimParameters, args: []string{"--to", "1.31"}, code: ExitInvalid,
+			out: at + "ResourceClaimParameters ml/two-gpus: apiVersion: Kubernetes 1.31 serves resource.k8s.io/v1alpha3, not v1alpha2: its apiserver rejects this object\n"},
+		"class-parameters-no-model": {stdin: "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClassParameters\nmetadata: {name: gpu}\nfilters: [{driverName: gpu.example.com}]\n", code: ExitInvalid,
+			out: at + "ResourceClassParameters gpu: filters[0]: Required value: exactly one structured model field must be set\n"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -157,9 +157,11 @@ var strictTypes = map[string]func() interface{}{
 	"v1beta2/DeviceTaintRule":  func() interface{} { return &resourcev1beta2.DeviceTaintRule{} },
 	"v1/DeviceTaintRule":       func() interface{} { return &resourcev1.DeviceTaintRule{} },
 	// 1.26's ResourceClass is 1.30's but for structuredParameters (CheckKind).
-	"v1alpha1/ResourceClass": func() interface{} { return &v1alpha2.ResourceClass{} },
-	"v1alpha2/ResourceClass": func() interface{} { return &v1alpha2.ResourceClass{} },
-	"v1alpha2/ResourceSlice": func() interface{} { return &v1alpha2.ResourceSlice{} },
+	"v1alpha1/ResourceClass":           func() interface{} { return &v1alpha2.ResourceClass{} },
+	"v1alpha2/ResourceClass":           func() interface{} { return &v1alpha2.ResourceClass{} },
+	"v1alpha2/ResourceSlice":           func() interface{} { return &v1alpha2.ResourceSlice{} },
+	"v1alpha2/ResourceClaimParameters": func() interface{} { return &v1alpha2.ResourceClaimParameters{} },
+	"v1alpha2/ResourceClassParameters": func() interface{} { return &v1alpha2.ResourceClassParameters{} },
 }
 
 // UnknownFields decodes obj, a claim, template or DeviceClass of version

@@ -23,26 +23,31 @@ import (
 	"github.com/claimbridge/claimbridge/api/v1alpha2"
 	"github.com/claimbridge/claimbridge/validation"
 	"github.com/claimbridge/claimbridge/validation/common"
+	"github.com/claimbridge/claimbridge/validation/v1alpha3"
 )
 
-// The cluster-scoped kinds CheckKind checks.
+// The kinds CheckKind checks beside DeviceClass.
 const (
 	kindResourceSlice   = "ResourceSlice"
 	kindDeviceTaintRule = "DeviceTaintRule"
 	kindResourceClass   = "ResourceClass"
+	kindClaimParameters = "ResourceClaimParameters" // 1.30 only, namespaced
+	kindClassParameters = "ResourceClassParameters" // 1.30 only, namespaced
 )
 
 // kindVersions are the versions CheckKind decodes the kinds of 1.31+ in;
 // oldKinds are those of 1.26–1.30 it decodes.
 var (
 	kindVersions = []string{api.V1alpha3, api.V1beta1, api.V1beta2, api.V1}
-	oldKinds     = []string{"v1alpha1/ResourceClass", "v1alpha2/ResourceClass", "v1alpha2/ResourceSlice"}
+	oldKinds     = []string{"v1alpha1/ResourceClass", "v1alpha2/ResourceClass", "v1alpha2/ResourceSlice",
+		"v1alpha2/" + kindClaimParameters, "v1alpha2/" + kindClassParameters}
 )
 
 // KindOf returns the version and kind of obj when it is a DeviceClass,
 // ResourceSlice or DeviceTaintRule of resource.k8s.io v1alpha3, v1beta1,
-// v1beta2 or v1, a ResourceClass of v1alpha1 or v1alpha2 or a v1alpha2
-// ResourceSlice (what CheckKind checks), or "".
+// v1beta2 or v1, a ResourceClass of v1alpha1 or v1alpha2, or a v1alpha2
+// ResourceSlice, ResourceClaimParameters or ResourceClassParameters (what
+// CheckKind checks), or "".
 func KindOf(obj map[string]interface{}) (version, kind string) {
 	_, group, version, kind, _ := api.TypeOf(obj)
 	known := slices.Contains(kindVersions, version) && slices.Contains([]string{kindDeviceClass, kindResourceSlice, kindDeviceTaintRule}, kind) ||
@@ -77,7 +82,8 @@ func KindRelease(version, kind string) int {
 // validation: Check's for a DeviceClass from 1.32; for 1.31's DeviceClass
 // the same rules without the limits 1.32 added; for a ResourceSlice and a
 // DeviceTaintRule the rules of validateResourceSlice and validateTaintRule;
-// validateOld's for a ResourceClass and a v1alpha2 ResourceSlice.
+// validateOld's for a ResourceClass and a v1alpha2 ResourceSlice, and
+// validateParameterKinds' for 1.30's parameter kinds.
 func CheckKind(obj map[string]interface{}, release int, kind string) (errs, warnings []string) {
 	version := versionOf(obj)
 	// A release serves the version its claims are written in, and a beta
@@ -126,6 +132,8 @@ func CheckKind(obj map[string]interface{}, release int, kind string) (errs, warn
 	}
 	var invalid field.ErrorList
 	switch {
+	case kind == kindClaimParameters || kind == kindClassParameters:
+		invalid, err = r.validateParameterKinds(validation.WithGeneratedName(api.InDefaultNamespace(in)), kind)
 	case kind == kindResourceClass || version == api.V1alpha2:
 		invalid, err = r.validateOld(validation.WithGeneratedName(in), kind)
 	case kind == kindDeviceClass:
@@ -202,16 +210,8 @@ func (r rules) validateOld(obj map[string]interface{}, kind string) (field.Error
 	errs := common.ValidateObjectMeta(&class.ObjectMeta, false, field.NewPath("metadata"))
 	if kind == kindResourceClass {
 		errs = append(errs, common.ValidateDriverName(class.DriverName, field.NewPath("driverName"))...)
-		if ref, path := class.ParametersRef, field.NewPath("parametersRef"); ref != nil {
-			if ref.Kind == "" {
-				errs = append(errs, field.Required(path.Child("kind"), ""))
-			}
-			if ref.Name == "" {
-				errs = append(errs, field.Required(path.Child("name"), ""))
-			}
-			if ref.Namespace != "" {
-				errs = append(errs, common.ValidateDNS1123Label(ref.Namespace, path.Child("namespace"))...)
-			}
+		if ref := class.ParametersRef; ref != nil {
+			errs = append(errs, validateRef(ref.Kind, ref.Name, ref.Namespace, field.NewPath("parametersRef"))...)
 		}
 		if class.SuitableNodes != nil {
 			errs = append(errs, common.ValidateNodeSelector(class.SuitableNodes, field.NewPath("suitableNodes"))...)
@@ -254,6 +254,82 @@ func (r rules) validateOld(obj map[string]interface{}, kind string) (field.Error
 		}
 	}
 	return common.Normalize(errs), nil
+}
+
+// validateParameterKinds is 1.30's ValidateResourceClaimParameters and
+// ValidateResourceClassParameters for a create, the selectors compiled in
+// 1.30's CEL environment.
+func (r rules) validateParameterKinds(obj map[string]interface{}, kind string) (field.ErrorList, error) {
+	var claim v1alpha2.ResourceClaimParameters
+	var class v1alpha2.ResourceClassParameters
+	if err := errors.Join(remarshal(obj, &claim), remarshal(obj, &class)); err != nil {
+		return nil, fmt.Errorf("does not decode into %s/%s %s: %v", api.UpstreamGroup, r.version, kind, err)
+	}
+	errs := common.ValidateObjectMeta(&claim.ObjectMeta, true, field.NewPath("metadata"))
+	drivers := sets.New[string]()
+	driver := func(name string, path *field.Path) {
+		errs = append(errs, common.ValidateDriverName(name, path)...)
+		if drivers.Has(name) {
+			errs = append(errs, field.Duplicate(path, name))
+		}
+		drivers.Insert(name)
+	}
+	model := func(named *v1alpha2.NamedResourcesSelector, path *field.Path) {
+		switch {
+		case named == nil:
+			errs = append(errs, field.Required(path, "exactly one structured model field must be set"))
+		case named.Selector == "":
+			errs = append(errs, field.Required(path.Child("namedResources", "selector"), ""))
+		default:
+			if err := v1alpha3.CompileCEL130(named.Selector); err != nil {
+				errs = append(errs, common.CELError(path.Child("namedResources", "selector"), named.Selector, err))
+			}
+		}
+	}
+	if kind == kindClaimParameters {
+		if ref := claim.GeneratedFrom; ref != nil {
+			errs = append(errs, validateRef(ref.Kind, ref.Name, "", field.NewPath("generatedFrom"))...)
+		}
+		for i, request := range claim.DriverRequests {
+			path := field.NewPath("driverRequests").Index(i)
+			driver(request.DriverName, path.Child("driverName"))
+			for j, req := range request.Requests {
+				model(req.NamedResources, path.Child("requests").Index(j))
+			}
+			if len(request.Requests) == 0 {
+				errs = append(errs, field.Required(path.Child("requests"), "empty entries with no requests are not allowed"))
+			}
+		}
+		return common.Normalize(errs), nil
+	}
+	if ref := class.GeneratedFrom; ref != nil {
+		errs = append(errs, validateRef(ref.Kind, ref.Name, ref.Namespace, field.NewPath("generatedFrom"))...)
+	}
+	for i, filter := range class.Filters {
+		path := field.NewPath("filters").Index(i)
+		driver(filter.DriverName, path.Child("driverName"))
+		model(filter.NamedResources, path)
+	}
+	drivers = sets.New[string]()
+	for i, parameters := range class.VendorParameters {
+		driver(parameters.DriverName, field.NewPath("vendorParameters").Index(i).Child("driverName"))
+	}
+	return common.Normalize(errs), nil
+}
+
+// validateRef is upstream's validateResourceClaimParametersRef and
+// validateClassParameters (with a namespace) of 1.26–1.30 for a reference.
+func validateRef(kind, name, namespace string, path *field.Path) (errs field.ErrorList) {
+	if kind == "" {
+		errs = append(errs, field.Required(path.Child("kind"), ""))
+	}
+	if name == "" {
+		errs = append(errs, field.Required(path.Child("name"), ""))
+	}
+	if namespace != "" {
+		errs = append(errs, common.ValidateDNS1123Label(namespace, path.Child("namespace"))...)
+	}
+	return errs
 }
 
 func remarshal(obj map[string]interface{}, into interface{}) error {

@@ -40,11 +40,11 @@ func migrateParameters(obj map[string]interface{}, target Target, opts Options) 
 	if obj["kind"] != kindClass {
 		return out, r, true
 	}
-	if sp, ok := out["structuredParameters"]; ok && to == api.V1alpha1 {
+	if sp, ok := out["structuredParameters"]; ok && target.Minor < 30 {
 		delete(out, "structuredParameters")
-		r.Lost = append(r.Lost, fmt.Sprintf("structuredParameters: a v1alpha2 field (Kubernetes 1.30) that %s cannot hold", to))
+		r.Lost = append(r.Lost, fmt.Sprintf("structuredParameters: a field of Kubernetes 1.30 that Kubernetes %s does not have", target.Releases))
 		if sp == true {
-			r.Warnings = append(r.Warnings, "structuredParameters: 1.26 has no structured parameters: claims of this class are allocated by the driver's control-plane controller (classic DRA), which must run for them")
+			r.Warnings = append(r.Warnings, fmt.Sprintf("structuredParameters: Kubernetes %s has no structured parameters: claims of this class are allocated by the driver's control-plane controller (classic DRA), which must run for them", target.Releases))
 		}
 	}
 	if ref, _ := out["parametersRef"].(map[string]interface{}); to == api.V1alpha1 &&

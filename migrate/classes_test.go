@@ -74,8 +74,8 @@ parametersRef: {apiGroup: resource.k8s.io, kind: ResourceClassParameters, name: 
 		report: changes{
 			Dropped:  []string{"metadata.uid", "metadata.resourceVersion"},
 			Changed:  []string{"apiVersion: resource.k8s.io/v1alpha2 -> resource.k8s.io/v1alpha1 (Kubernetes 1.26 serves only v1alpha1)"},
-			Lost:     []string{"structuredParameters: a v1alpha2 field (Kubernetes 1.30) that v1alpha1 cannot hold"},
-			Warnings: []string{"structuredParameters: 1.26 has no structured parameters: claims of this class are allocated by the driver's control-plane controller (classic DRA), which must run for them", "parametersRef: ResourceClassParameters ns/p: 1.26 has no ResourceClassParameters (1.30 structured parameters), so nothing reads it there"},
+			Lost:     []string{"structuredParameters: a field of Kubernetes 1.30 that Kubernetes 1.26 does not have"},
+			Warnings: []string{"structuredParameters: Kubernetes 1.26 has no structured parameters: claims of this class are allocated by the driver's control-plane controller (classic DRA), which must run for them", "parametersRef: ResourceClassParameters ns/p: 1.26 has no ResourceClassParameters (1.30 structured parameters), so nothing reads it there"},
 		},
 	}, {
 		name: "1.30-class-to-v1alpha2", in: class130, to: api.V1alpha2, served: true,

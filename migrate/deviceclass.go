@@ -61,16 +61,18 @@ func migrateDeviceClass(obj map[string]interface{}, target Target, opts Options)
 	return out, r, true
 }
 
-// checkDeviceClass judges a migrated DeviceClass as validate does
-// (gacheck.CheckKind): err refuses what the target release rejects,
-// warnings say what it drops. Nothing for other objects.
-func checkDeviceClass(out map[string]interface{}, target Target) (warnings []string, err error) {
-	if !isDeviceClass(out) {
+// checkKind judges a migrated DeviceClass, ResourceClass or 1.30
+// parameters object as validate does (gacheck.CheckKind): err refuses what
+// the target release rejects, warnings say what it drops. Nothing for
+// other objects.
+func checkKind(out map[string]interface{}, target Target) (warnings []string, err error) {
+	_, kind := gacheck.KindOf(out)
+	if kind == "" {
 		return nil, nil
 	}
-	errs, warnings := gacheck.CheckKind(out, target.Minor, kindDeviceClass)
+	errs, warnings := gacheck.CheckKind(out, target.Minor, kind)
 	if len(errs) > 0 {
-		return warnings, refusal(kindDeviceClass, out, target, errs)
+		return warnings, refusal(kind, out, target, errs)
 	}
 	return warnings, nil
 }

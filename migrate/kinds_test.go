@@ -257,6 +257,50 @@ spec:
 			"note: dropped metadata.uid",
 			"note: changed apiVersion: resource.k8s.io/v1beta2 -> resource.k8s.io/v1 (Kubernetes 1.34)",
 			"warning: spec.extendedResourceName: Kubernetes 1.34 drops it on a create: its DRAExtendedResource feature gate is off by default (on from 1.36)"}},
+		// 1.26–1.30's kinds are judged by the target's rules, as validate judges them.
+		{name: "a 1.30 class migrated to 1.29", to: "1.29", migrate: true, outcome: report.Converted, in: `
+apiVersion: resource.k8s.io/v1alpha2
+kind: ResourceClass
+metadata: {name: gpu.example.com}
+driverName: gpu.example.com
+structuredParameters: false
+`, want: `
+apiVersion: resource.k8s.io/v1alpha2
+kind: ResourceClass
+metadata: {name: gpu.example.com}
+driverName: gpu.example.com
+`, findings: []string{"note: lost structuredParameters: a field of Kubernetes 1.30 that Kubernetes 1.29 does not have"}},
+		{name: "a class with a bad node selector migrated to 1.26", to: "1.26", migrate: true, outcome: report.Refused, in: `
+apiVersion: resource.k8s.io/v1alpha2
+kind: ResourceClass
+metadata: {name: gpu.example.com}
+driverName: gpu.example.com
+suitableNodes: {nodeSelectorTerms: []}
+`, findings: []string{
+			"note: changed apiVersion: resource.k8s.io/v1alpha2 -> resource.k8s.io/v1alpha1 (Kubernetes 1.26 serves only v1alpha1)",
+			"error: ResourceClass gpu.example.com: a Kubernetes 1.26 apiserver would reject the migrated object: suitableNodes.nodeSelectorTerms: Required value: must have at least one node selector term"}},
+		{name: "a 1.30 class in 1.30's version converted", to: "1.30", outcome: report.Passed, in: `
+apiVersion: resource.k8s.io/v1alpha2
+kind: ResourceClass
+metadata: {name: gpu.example.com}
+driverName: gpu_example.com
+`, want: `
+apiVersion: resource.k8s.io/v1alpha2
+kind: ResourceClass
+metadata: {name: gpu.example.com}
+driverName: gpu_example.com
+`, findings: []string{"error: a Kubernetes 1.30 apiserver would reject it: driverName: Invalid value: \"gpu_example.com\": " +
+			"a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character " +
+			"(e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"}},
+		{name: "claim parameters with 1.31's selector migrated to 1.30", to: "1.30", migrate: true, outcome: report.Refused, in: `
+apiVersion: resource.k8s.io/v1alpha2
+kind: ResourceClaimParameters
+metadata: {name: gpu, namespace: ml}
+driverRequests:
+- driverName: gpu.example.com
+  requests: [{namedResources: {selector: device.driver == "gpu.example.com"}}]
+`, findings: []string{"error: ResourceClaimParameters ml/gpu: a Kubernetes 1.30 apiserver would reject the migrated object: driverRequests[0].requests[0].namedResources.selector: Invalid value: " +
+			`"device.driver == \"gpu.example.com\"": compilation failed: ERROR: <input>:1:1: undeclared reference to 'device' (in container '')` + "\n | device.driver == \"gpu.example.com\"\n | ^"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

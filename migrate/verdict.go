@@ -138,16 +138,19 @@ func MistakenClaim(obj map[string]interface{}, err error) (string, bool) {
 // shape. What the target release rejects is an error: a
 // resource.k8s.io object of a version or kind it does not serve, a name it
 // refuses, a misspelt group, a pod field it lacks. A DeviceClass,
-// ResourceSlice or DeviceTaintRule is converted and judged (judgeKind).
+// ResourceSlice or DeviceTaintRule is converted and judged (judgeKind), and
+// so is an object of 1.26–1.30's kinds in the target's version.
 // Other kinds of the claim groups get a note.
 func passThrough(obj map[string]interface{}, target Target, why error) report.Verdict {
 	v := report.Verdict{Outcome: report.Passed, Object: obj}
 	_, group, _, kind, _ := api.TypeOf(obj)
-	// The kinds of 1.26–1.30 (KindOf) are left to NotServed and nameErrors.
-	if from, k := gacheck.KindOf(obj); k != "" && target.Devices && versionTarget(from).Devices {
-		if to := api.CreatedIn(k, target.Minor); to == from {
+	// A kind of 1.26–1.30 (KindOf) is judged in the version the target
+	// serves it in, and left to NotServed in another.
+	if from, k := gacheck.KindOf(obj); k != "" {
+		switch to := api.CreatedIn(k, target.Minor); {
+		case to == from:
 			return judgeKind(v, obj, from, k, target, false)
-		} else if to != "" {
+		case to != "" && target.Devices && versionTarget(from).Devices:
 			return judgeKind(report.Verdict{Outcome: report.Converted}, obj, from, k, target, false)
 		}
 	}
@@ -427,7 +430,7 @@ func migrateClass(obj map[string]interface{}, target Target, opts Options) repor
 	if errs := nameErrors(out); len(errs) > 0 {
 		return refuse(&v, obj, rejectedBy(target, errs), false)
 	}
-	warnings, err := checkDeviceClass(out, target)
+	warnings, err := checkKind(out, target)
 	for _, w := range warnings {
 		say(&v, report.Warning, obj, "", w)
 	}

@@ -4,6 +4,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // ResourceClass is upstream's resource.k8s.io/v1alpha2 ResourceClass (1.30),
@@ -67,4 +68,57 @@ type NamedResourcesIntSlice struct {
 // NamedResourcesStringSlice is a list of strings.
 type NamedResourcesStringSlice struct {
 	Strings []string `json:"strings"`
+}
+
+// ResourceClaimParameters is upstream's v1alpha2 ResourceClaimParameters
+// (1.30 only), as ResourceClass.
+type ResourceClaimParameters struct {
+	APIVersion        string `json:"apiVersion,omitempty"`
+	Kind              string `json:"kind,omitempty"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	GeneratedFrom     *ResourceClaimParametersReference `json:"generatedFrom,omitempty"`
+	Shareable         bool                              `json:"shareable,omitempty"`
+	DriverRequests    []DriverRequests                  `json:"driverRequests,omitempty"`
+}
+
+// DriverRequests are the requests of a ResourceClaimParameters for one driver.
+type DriverRequests struct {
+	DriverName       string               `json:"driverName,omitempty"`
+	VendorParameters runtime.RawExtension `json:"vendorParameters,omitempty"`
+	Requests         []ResourceRequest    `json:"requests,omitempty"`
+}
+
+// ResourceRequest is one request of named resources.
+type ResourceRequest struct {
+	VendorParameters runtime.RawExtension    `json:"vendorParameters,omitempty"`
+	NamedResources   *NamedResourcesSelector `json:"namedResources,omitempty"`
+}
+
+// NamedResourcesSelector is upstream's NamedResourcesRequest and
+// NamedResourcesFilter: a CEL expression over an instance's attributes.
+type NamedResourcesSelector struct {
+	Selector string `json:"selector"`
+}
+
+// ResourceClassParameters is upstream's v1alpha2 ResourceClassParameters
+// (1.30 only), as ResourceClass.
+type ResourceClassParameters struct {
+	APIVersion        string `json:"apiVersion,omitempty"`
+	Kind              string `json:"kind,omitempty"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	GeneratedFrom     *ResourceClassParametersReference `json:"generatedFrom,omitempty"`
+	VendorParameters  []VendorParameters                `json:"vendorParameters,omitempty"`
+	Filters           []ResourceFilter                  `json:"filters,omitempty"`
+}
+
+// VendorParameters are a driver's opaque parameters.
+type VendorParameters struct {
+	DriverName string               `json:"driverName,omitempty"`
+	Parameters runtime.RawExtension `json:"parameters,omitempty"`
+}
+
+// ResourceFilter selects the named resources of one driver.
+type ResourceFilter struct {
+	DriverName     string                  `json:"driverName,omitempty"`
+	NamedResources *NamedResourcesSelector `json:"namedResources,omitempty"`
 }

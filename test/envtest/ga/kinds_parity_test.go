@@ -202,7 +202,7 @@ func testKindParity(t *testing.T, release string, obj map[string]interface{}, cl
 			t.Errorf("kube-apiserver %s drops %s, which no warning names: %q", release, path, warnings)
 		}
 	}
-	if apierrors.IsNotFound(serverErr) && !strings.Contains(serverErr.Error(), obj["metadata"].(map[string]interface{})["name"].(string)) {
+	if apierrors.IsNotFound(serverErr) && strings.Contains(serverErr.Error(), "could not find the requested resource") {
 		serverErr = fmt.Errorf("not served: %w", serverErr) // the resource, not the object, is missing
 	}
 	switch {
@@ -230,7 +230,7 @@ func testKindParity(t *testing.T, release string, obj map[string]interface{}, cl
 	return serverErr
 }
 
-// readKindObject reads a cluster-scoped object of the corpus.
+// readKindObject reads an object of the corpus.
 func readKindObject(t *testing.T, file string) map[string]interface{} {
 	t.Helper()
 	data, err := os.ReadFile(file)
@@ -244,11 +244,22 @@ func readKindObject(t *testing.T, file string) map[string]interface{} {
 	return obj
 }
 
-// dryRunCreateKind creates obj, a cluster-scoped object, as `kubectl create
-// --dry-run=server --validate=strict` does.
+// dryRunCreateKind creates obj as `kubectl create --dry-run=server
+// --validate=strict` does: 1.30's parameter kinds in the default namespace.
 func dryRunCreateKind(client dynamic.Interface, obj map[string]interface{}, version, kind string) (map[string]interface{}, error) {
-	resource := map[string]string{kindDeviceClass: "deviceclasses", "ResourceSlice": "resourceslices", "DeviceTaintRule": "devicetaintrules", "ResourceClass": "resourceclasses"}[kind]
-	created, err := client.Resource(schema.GroupVersionResource{Group: api.UpstreamGroup, Version: version, Resource: resource}).Create(context.Background(),
+	resource := strings.ToLower(kind)
+	switch {
+	case strings.HasSuffix(kind, "Class"):
+		resource += "es"
+	case !strings.HasSuffix(kind, "Parameters"):
+		resource += "s"
+	}
+	gvr := schema.GroupVersionResource{Group: api.UpstreamGroup, Version: version, Resource: resource}
+	var resources dynamic.ResourceInterface = client.Resource(gvr)
+	if strings.HasSuffix(kind, "Parameters") {
+		resources = client.Resource(gvr).Namespace("default")
+	}
+	created, err := resources.Create(context.Background(),
 		&unstructured.Unstructured{Object: api.DeepCopyJSON(obj)}, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: "Strict"})
 	if err != nil {
 		return nil, err
