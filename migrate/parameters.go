@@ -270,11 +270,9 @@ func translateParameters(src map[string]interface{}, from, kind string, out map[
 
 // addRequest merges identical requests into one with a count.
 func addRequest(reqs []request, n request) []request {
-	for i := range reqs {
-		if reqs[i].key() == n.key() {
-			reqs[i].count++
-			return reqs
-		}
+	if i := slices.IndexFunc(reqs, func(q request) bool { return q.key() == n.key() }); i >= 0 {
+		reqs[i].count++
+		return reqs
 	}
 	return append(reqs, n)
 }
