@@ -124,6 +124,14 @@ func AppendFloat(buf []byte, f float64) []byte {
 	return buf
 }
 
+// DecodeJSON decodes the first JSON value of data into v with json.Number
+// numbers, as every reader of JSON trees here does.
+func DecodeJSON(data []byte, v interface{}) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	return dec.Decode(v)
+}
+
 // IsJSONNumber reports whether s is exactly one JSON number literal.
 func IsJSONNumber(s string) bool {
 	if s == "" || s[len(s)-1] < '0' || s[len(s)-1] > '9' || s[0] != '-' && (s[0] < '0' || s[0] > '9') {

@@ -1,9 +1,7 @@
 package conversion
 
 import (
-	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/claimbridge/claimbridge/api"
 )
@@ -232,9 +230,7 @@ func decodeRestore(obj map[string]interface{}, version string) *restore {
 func parseRestore(raw interface{}) *restore {
 	var r restore
 	s, _ := raw.(string)
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.UseNumber()
-	if err := dec.Decode(&r); err != nil {
+	if err := api.DecodeJSON([]byte(s), &r); err != nil {
 		return nil
 	}
 	return &r
