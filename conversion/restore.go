@@ -102,15 +102,6 @@ func popRestore(obj map[string]interface{}, version string) *restore {
 	return r
 }
 
-// dropRestore removes the restore annotation of version from obj, an object
-// of that version. Conversion never leaves one there, so it was written by
-// a client. Kept, it would be applied when the object comes back to this
-// version, setting a spec and status that validation never saw. Its
-// "created" record is not followed.
-func dropRestore(obj map[string]interface{}, version string) {
-	delete(api.Annotations(obj), api.RestoreAnnotation(version))
-}
-
 // pushRestore stores r as the restore annotation of version on obj.
 func pushRestore(obj map[string]interface{}, version string, r *restore) error {
 	rawMeta, present := obj["metadata"]

@@ -452,7 +452,7 @@ func mapFinalizers(meta map[string]interface{}, target Target, to string, r *cha
 	seen := map[string]bool{}
 	for _, f := range list {
 		name, _ := f.(string)
-		if builtinFinalizer(name) && name != target.Finalizer {
+		if (name == api.FinalizerV1alpha2 || name == api.FinalizerV1alpha3) && name != target.Finalizer {
 			if target.Finalizer == "" {
 				r.Dropped = append(r.Dropped, fmt.Sprintf("metadata.finalizers[%s] (Kubernetes %s has no built-in finalizer)", name, target.Releases))
 				continue
