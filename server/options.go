@@ -408,12 +408,7 @@ func (o *Options) cipherSuites() ([]uint16, error) {
 // secureCipherNames are the names --tls-cipher-suites accepts.
 func secureCipherNames() []string {
 	insecure := cliflag.InsecureTLSCiphers()
-	var names []string
-	for _, n := range cliflag.TLSCipherPossibleValues() {
-		if _, bad := insecure[n]; !bad {
-			names = append(names, n)
-		}
-	}
+	names := slices.DeleteFunc(cliflag.TLSCipherPossibleValues(), func(n string) bool { _, bad := insecure[n]; return bad })
 	slices.Sort(names)
 	return names
 }
