@@ -341,11 +341,8 @@ func WithGeneratedName(obj map[string]interface{}) map[string]interface{} {
 		return obj
 	}
 	const maxGeneratedNameLength = 63 - len(GeneratedNameSuffix)
-	if len(base) > maxGeneratedNameLength {
-		base = base[:maxGeneratedNameLength]
-	}
 	m := maps.Clone(meta)
-	m["name"] = base + GeneratedNameSuffix
+	m["name"] = base[:min(len(base), maxGeneratedNameLength)] + GeneratedNameSuffix
 	out := maps.Clone(obj)
 	out["metadata"] = m
 	return out
