@@ -8,6 +8,7 @@
 package api
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"regexp"
@@ -210,10 +211,7 @@ func Ref(obj map[string]interface{}) string {
 // when the kind is missing.
 func Describe(obj map[string]interface{}) string {
 	kind, _ := obj["kind"].(string)
-	if kind == "" {
-		kind = "object"
-	}
-	return kind + " " + Ref(obj)
+	return cmp.Or(kind, "object") + " " + Ref(obj)
 }
 
 // DeepCopyJSON copies a JSON object tree; nil stays nil.

@@ -23,7 +23,7 @@ func AppendJSON(buf []byte, v interface{}) ([]byte, error) {
 		return appendString(buf, v)
 	case float64:
 		if !math.IsInf(v, 0) && !math.IsNaN(v) {
-			return appendFloat(buf, v), nil
+			return AppendFloat(buf, v), nil
 		}
 	case int64:
 		return strconv.AppendInt(buf, v, 10), nil
@@ -108,10 +108,10 @@ var plain = func() (t [256]bool) {
 	return t
 }()
 
-// appendFloat writes a finite f as encoding/json does: the shortest
+// AppendFloat appends a finite f as encoding/json writes it: the shortest
 // decimal that reads back as f, in exponent form below 1e-6 and from 1e21,
 // with a one-digit negative exponent written without its zero.
-func appendFloat(buf []byte, f float64) []byte {
+func AppendFloat(buf []byte, f float64) []byte {
 	format := byte('f')
 	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
 		format = 'e'
@@ -122,6 +122,14 @@ func appendFloat(buf []byte, f float64) []byte {
 		buf = buf[:n-1]
 	}
 	return buf
+}
+
+// DecodeJSON decodes the first JSON value of data into v with json.Number
+// numbers, as every reader of JSON trees here does.
+func DecodeJSON(data []byte, v interface{}) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	return dec.Decode(v)
 }
 
 // IsJSONNumber reports whether s is exactly one JSON number literal.

@@ -1,6 +1,9 @@
 package api
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // The metadata of a JSON object, read and written in one place. Readers
 // return the maps of the tree itself, never a copy: a caller that changes
@@ -51,12 +54,7 @@ func RestoreData(obj map[string]interface{}, version string) (interface{}, bool)
 // versions.
 func HasRestoreData(obj map[string]interface{}, versions ...string) bool {
 	ann := Annotations(obj)
-	for _, v := range versions {
-		if _, ok := ann[RestoreAnnotation(v)]; ok {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(versions, func(v string) bool { _, ok := ann[RestoreAnnotation(v)]; return ok })
 }
 
 // HasRestoreAnnotation reports whether obj has a restore annotation of any

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -81,24 +80,26 @@ func ParseRelease(s string) (Release, bool) {
 // digits reports whether s is a non-empty string of decimal digits.
 func digits(s string) bool { return s != "" && strings.Trim(s, "0123456789") == "" }
 
+// writtenIn are the releases whose claims are written in version, oldest
+// first.
+func writtenIn(version string) []Release {
+	return slices.DeleteFunc(slices.Clone(Releases), func(r Release) bool { return r.Version != version })
+}
+
 // Judge is the release whose rules judge an object of version: the newest
 // release whose claims are written in it (1.30 for v1alpha2).
 func Judge(version string) (Release, bool) {
-	var found Release
-	for _, r := range Releases {
-		if r.Version == version {
-			found = r
-		}
+	rs := writtenIn(version)
+	if len(rs) == 0 {
+		return Release{}, false
 	}
-	return found, found.Minor != 0
+	return rs[len(rs)-1], true
 }
 
 // Oldest is the oldest release whose claims are written in version.
 func Oldest(version string) Release {
-	for _, r := range Releases {
-		if r.Version == version {
-			return r
-		}
+	if rs := writtenIn(version); len(rs) > 0 {
+		return rs[0]
 	}
 	return Release{}
 }
@@ -106,19 +107,14 @@ func Oldest(version string) Release {
 // Serving names the releases whose claims are written in version:
 // "1.26", "1.27–1.30", "1.34+".
 func Serving(version string) string {
-	var first, last int
-	for _, r := range Releases {
-		if r.Version == version {
-			first, last = cmp.Or(first, r.Minor), r.Minor
-		}
-	}
+	rs := writtenIn(version)
 	switch {
-	case first == 0:
+	case len(rs) == 0:
 		return ""
 	case version == V1:
-		return fmt.Sprintf("1.%d+", first)
-	case first == last:
-		return fmt.Sprintf("1.%d", first)
+		return rs[0].String() + "+"
+	case len(rs) == 1:
+		return rs[0].String()
 	}
-	return fmt.Sprintf("1.%d–1.%d", first, last)
+	return rs[0].String() + "–" + rs[len(rs)-1].String()
 }

@@ -77,18 +77,13 @@ func (o *convertOptions) setUp(cmd *cobra.Command, s streams, run func(streams) 
 		}
 		return run(s)
 	}
-	cmd.Flags().StringVar(&o.to, "to", "", toHelp())
+	cmd.Flags().StringVar(&o.to, "to", "", "target: a release, "+api.ReleaseRange()+" (or a cluster's version: v1.33.4, v1.33.4-eks-a1b2c3d), judged by its own rules and written in the version it serves; "+
+		"or a version, judged by the newest release serving it: "+targetVersions()+
+		"; or cluster, the release of the target cluster (--target-context); required unless a target cluster is named")
 	addFilenameFlags(cmd, &o.filenames, &o.recursive)
 	cmd.Flags().StringVarP(&o.output, "output", "o", o.output, "output format: yaml or json")
 	o.cluster.addTo(cmd)
 	o.Options.AddFlags(cmd.Flags(), notes)
-}
-
-// toHelp is the help of --to, which convert and migrate share.
-func toHelp() string {
-	return "target: a release, " + api.ReleaseRange() + " (or a cluster's version: v1.33.4, v1.33.4-eks-a1b2c3d), judged by its own rules and written in the version it serves; " +
-		"or a version, judged by the newest release serving it: " + targetVersions() +
-		"; or cluster, the release of the target cluster (--target-context); required unless a target cluster is named"
 }
 
 // targetVersions lists each version with the release that judges it.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/manifest"
 	"github.com/claimbridge/claimbridge/migrate"
@@ -41,10 +42,8 @@ func (d *storedDocuments) all() iter.Seq2[manifest.Document, error] {
 	return func(yield func(manifest.Document, error) bool) {
 		start := 0
 		for i, doc := range d.docs {
-			dec := json.NewDecoder(bytes.NewReader(d.data.Bytes()[start:d.ends[i]]))
-			dec.UseNumber()
+			err := api.DecodeJSON(d.data.Bytes()[start:d.ends[i]], &doc.Object)
 			start = d.ends[i]
-			err := dec.Decode(&doc.Object)
 			if !yield(doc, err) || err != nil {
 				return
 			}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -45,10 +46,7 @@ second signal exits at once with code 1.`,
 			if n, ok := server.DeprecatedTLSVersions[opts.TLSMinVersion]; ok {
 				fmt.Fprintf(cmd.ErrOrStderr(), "Warning: --tls-min-version=%s is deprecated, use --tls-min-version=%s\n", opts.TLSMinVersion, n)
 			}
-			parent := cmd.Context()
-			if parent == nil {
-				parent = context.Background()
-			}
+			parent := cmp.Or(cmd.Context(), context.Background())
 			sigs := make(chan os.Signal, 2)
 			signal.Notify(sigs, shutdownSignals...)
 			defer signal.Stop(sigs)

@@ -120,18 +120,14 @@ func DecodeHelmRelease(data string) (HelmRelease, string, error) {
 // and name.
 func (c *Cluster) HelmReleases(ctx context.Context) ([]HelmRelease, error) {
 	latest := map[[2]string]HelmRelease{} // by storage namespace and release name
-	sel := metav1.ListOptions{LabelSelector: "owner=helm,status=deployed"}
 	for _, store := range []struct {
-		resource string
-		data     func(string) (string, error) // the record of data.release
+		resource, fieldSelector string
+		data                    func(string) (string, error) // the record of data.release
 	}{
-		{"secrets", func(s string) (string, error) { b, err := base64.StdEncoding.DecodeString(s); return string(b), err }},
-		{"configmaps", func(s string) (string, error) { return s, nil }},
+		{"secrets", "type=helm.sh/release.v1", func(s string) (string, error) { b, err := base64.StdEncoding.DecodeString(s); return string(b), err }},
+		{"configmaps", "", func(s string) (string, error) { return s, nil }},
 	} {
-		opts := sel
-		if store.resource == "secrets" {
-			opts.FieldSelector = "type=helm.sh/release.v1"
-		}
+		opts := metav1.ListOptions{LabelSelector: "owner=helm,status=deployed", FieldSelector: store.fieldSelector}
 		err := c.each(ctx, schema.GroupVersionResource{Version: "v1", Resource: store.resource}, opts, func(obj map[string]interface{}) error {
 			u := unstructured.Unstructured{Object: obj}
 			raw, _, _ := unstructured.NestedString(obj, "data", "release")

@@ -124,28 +124,11 @@ func appendCanonicalNumber(buf []byte, s string) []byte {
 		}
 	}
 	f, err := strconv.ParseFloat(s, 64)
-	if err != nil {
+	switch {
+	case err != nil:
 		return append(buf, s...)
+	case f == 0:
+		return append(buf, '0') // -0 too
 	}
-	return appendCanonicalFloat(buf, f)
-}
-
-// appendCanonicalFloat appends f as encoding/json encodes it, and -0 as "0".
-func appendCanonicalFloat(buf []byte, f float64) []byte {
-	if f == 0 {
-		return append(buf, '0')
-	}
-	format := byte('f')
-	if abs := math.Abs(f); abs < 1e-6 || abs >= 1e21 {
-		format = 'e'
-	}
-	buf = strconv.AppendFloat(buf, f, format, -1, 64)
-	if format == 'e' { // e-07 → e-7, as encoding/json
-		n := len(buf)
-		if n >= 4 && buf[n-4] == 'e' && buf[n-3] == '-' && buf[n-2] == '0' {
-			buf[n-2] = buf[n-1]
-			buf = buf[:n-1]
-		}
-	}
-	return buf
+	return api.AppendFloat(buf, f)
 }

@@ -1,9 +1,7 @@
 package conversion
 
 import (
-	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/claimbridge/claimbridge/api"
 )
@@ -104,44 +102,28 @@ func popRestore(obj map[string]interface{}, version string) *restore {
 	return r
 }
 
-// dropRestore removes the restore annotation of version from obj, an object
-// of that version. Conversion never leaves one there, so it was written by
-// a client. Kept, it would be applied when the object comes back to this
-// version, setting a spec and status that validation never saw. Its
-// "created" record is not followed.
-func dropRestore(obj map[string]interface{}, version string) {
-	delete(api.Annotations(obj), api.RestoreAnnotation(version))
-}
-
 // pushRestore stores r as the restore annotation of version on obj.
 func pushRestore(obj map[string]interface{}, version string, r *restore) error {
-	rawMeta, present := obj["metadata"]
-	meta, ok := rawMeta.(map[string]interface{})
-	switch {
-	case present && rawMeta != nil && !ok:
-		return fmt.Errorf("metadata is not an object, so annotation %s cannot be added", api.RestoreAnnotation(version))
-	case !ok:
-		meta = map[string]interface{}{}
-		obj["metadata"] = meta
-		r.Created = "metadata"
-		if present {
-			r.Created = "metadata=null"
-		}
-	}
-	rawAnn, present := meta["annotations"]
-	ann, ok := rawAnn.(map[string]interface{})
-	switch {
-	case present && rawAnn != nil && !ok:
-		return fmt.Errorf("metadata.annotations is not an object, so annotation %s cannot be added", api.RestoreAnnotation(version))
-	case !ok:
-		ann = map[string]interface{}{}
-		meta["annotations"] = ann
-		if r.Created == "" {
-			r.Created = "annotations"
-			if present {
-				r.Created = "annotations=null"
+	// metadata, then its annotations, each created when absent or null;
+	// r.Created names the outermost container created.
+	ann := obj
+	for _, level := range [...]struct{ key, path string }{{"metadata", "metadata"}, {"annotations", "metadata.annotations"}} {
+		raw, present := ann[level.key]
+		m, ok := raw.(map[string]interface{})
+		switch {
+		case present && raw != nil && !ok:
+			return fmt.Errorf("%s is not an object, so annotation %s cannot be added", level.path, api.RestoreAnnotation(version))
+		case !ok:
+			m = map[string]interface{}{}
+			ann[level.key] = m
+			if level.key == "metadata" || r.Created == "" {
+				r.Created = level.key
+				if present {
+					r.Created += "=null"
+				}
 			}
 		}
+		ann = m
 	}
 	bp := fingerprintBuffers.Get().(*[]byte)
 	defer fingerprintBuffers.Put(bp)
@@ -232,9 +214,7 @@ func decodeRestore(obj map[string]interface{}, version string) *restore {
 func parseRestore(raw interface{}) *restore {
 	var r restore
 	s, _ := raw.(string)
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.UseNumber()
-	if err := dec.Decode(&r); err != nil {
+	if err := api.DecodeJSON([]byte(s), &r); err != nil {
 		return nil
 	}
 	return &r

@@ -292,15 +292,7 @@ func fits(v interface{}, s *shape) bool {
 		return true
 	case "array":
 		a, ok := v.([]interface{})
-		if !ok {
-			return false
-		}
-		for _, e := range a {
-			if !fits(e, s.elem) {
-				return false
-			}
-		}
-		return true
+		return ok && !slices.ContainsFunc(a, func(e interface{}) bool { return !fits(e, s.elem) })
 	}
 	return JSONType(v) == s.typ
 }

@@ -1,6 +1,7 @@
 package conversion
 
 import (
+	"cmp"
 	"encoding/json"
 	"reflect"
 	"strings"
@@ -105,9 +106,6 @@ func addFields(fields map[string]*shape, t reflect.Type) {
 				continue
 			}
 		}
-		if name == "" {
-			name = f.Name
-		}
-		fields[name] = shapeOfType(f.Type)
+		fields[cmp.Or(name, f.Name)] = shapeOfType(f.Type)
 	}
 }

@@ -117,7 +117,10 @@ func doStep(obj map[string]interface{}, kind, from, to string, losses *[]loss, o
 		forward.object(obj, kind, &lossReport{losses: losses})
 	}
 	restoreTo := popRestore(obj, to)
-	dropRestore(obj, from)
+	// Conversion never leaves a restore annotation of from on an object of
+	// from: a client wrote it. Kept, it would set a spec and status that
+	// validation never saw once the object comes back to from.
+	delete(api.Annotations(obj), api.RestoreAnnotation(from))
 	srcSpec := obj["spec"]
 
 	out := map[string]interface{}{}

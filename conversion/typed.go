@@ -67,10 +67,8 @@ func ToTree(obj runtime.Object) (map[string]interface{}, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encoding %T: %w", obj, err)
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
 	var tree map[string]interface{}
-	if err := dec.Decode(&tree); err != nil {
+	if err := api.DecodeJSON(data, &tree); err != nil {
 		return nil, fmt.Errorf("decoding %T: %w", obj, err)
 	}
 	group := gvk.Group

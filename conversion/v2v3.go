@@ -2,6 +2,7 @@ package conversion
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -207,10 +208,7 @@ func statusV2ToV3(in, targetSpec map[string]interface{}, r *lossReport) map[stri
 			continue
 		}
 		p.structured = true
-		pool := asString(structured["nodeName"])
-		if pool == "" {
-			pool = driver
-		}
+		pool := cmp.Or(asString(structured["nodeName"]), driver)
 		p.class = keepParameters(p.class, structured["vendorClassParameters"], r, at(".structuredData.vendorClassParameters"))
 		p.claim = keepParameters(p.claim, structured["vendorClaimParameters"], r, at(".structuredData.vendorClaimParameters"))
 		named := 0

@@ -7,25 +7,18 @@ import (
 	"github.com/claimbridge/claimbridge/api"
 )
 
-// stepRelease matches release in a step's message, but not as the end of
-// a range (1.26-1.31) nor as a prefix (1.310).
-func stepRelease(release string) *regexp.Regexp {
-	return regexp.MustCompile(`(^|[^-–.0-9])` + regexp.QuoteMeta(release) + `([^0-9+]|$)`)
-}
-
-var stepReleases = map[string]*regexp.Regexp{
-	api.V1alpha1: stepRelease(api.Serving(api.V1alpha1)),
-	api.V1alpha2: stepRelease(api.Serving(api.V1alpha2)),
-	api.V1alpha3: stepRelease(api.Serving(api.V1alpha3)),
-}
-
-// stepVersions match a version in a step's message, but not in an
-// annotation's name (restore-v1alpha3) or an apiVersion.
-var stepVersions = map[string]*regexp.Regexp{
-	api.V1alpha1: regexp.MustCompile(`(^|[ (])v1alpha1([ ,;:)]|$)`),
-	api.V1alpha2: regexp.MustCompile(`(^|[ (])v1alpha2([ ,;:)]|$)`),
-	api.V1alpha3: regexp.MustCompile(`(^|[ (])v1alpha3([ ,;:)]|$)`),
-}
+// stepReleases match the release of a step's target in its message, but
+// not as the end of a range (1.26-1.31) nor as a prefix (1.310);
+// stepVersions match the version, but not in an annotation's name
+// (restore-v1alpha3) or an apiVersion.
+var stepReleases, stepVersions = func() (releases, versions map[string]*regexp.Regexp) {
+	releases, versions = map[string]*regexp.Regexp{}, map[string]*regexp.Regexp{}
+	for _, v := range api.ServedVersions {
+		releases[v] = regexp.MustCompile(`(^|[^-–.0-9])` + regexp.QuoteMeta(api.Serving(v)) + `([^0-9+]|$)`)
+		versions[v] = regexp.MustCompile(`(^|[ (])` + v + `([ ,;:)]|$)`)
+	}
+	return releases, versions
+}()
 
 // A 1.26–1.30 claim names one resource class and has no requests: what a
 // step to v1alpha3 says of a 1.31 request's device class is said of the
@@ -40,15 +33,10 @@ var (
 // v1alpha3 or v1beta1 request.
 var exactlyFields = regexp.MustCompile(`(\.devices\.requests\[[0-9]+\])\.(` + strings.Join(api.ExactRequestFields, "|") + `)\b`)
 
-// For renders the warning for a conversion to target as "<Kind> <object>:
-// <path>: <message>". A step's message names its own target's release; here
-// it names target's, since what the step lost is lost for target too. A
+// Text renders the warning for a conversion to target as "<path>:
+// <message>". A step's message names its own target's release; here it
+// names target's, since what the step lost is lost for target too. A
 // request field's path is given as target has it.
-func (w Warning) For(target string) string {
-	return w.Kind + " " + w.Object + ": " + w.Text(target)
-}
-
-// Text is For without the object: "<path>: <message>".
 func (w Warning) Text(target string) string {
 	msg, path := w.Message, w.Path
 	if w.To == api.V1alpha3 && (target == api.V1alpha1 || target == api.V1alpha2) {

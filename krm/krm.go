@@ -4,8 +4,6 @@
 package krm
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -72,10 +70,8 @@ func jsonObject(item *kyaml.RNode) (map[string]interface{}, error) {
 	if err != nil {
 		return nil, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
 	var obj map[string]interface{}
-	return obj, dec.Decode(&obj)
+	return obj, api.DecodeJSON(data, &obj)
 }
 
 // yamlNode is obj as convert writes it in YAML.

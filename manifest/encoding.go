@@ -16,15 +16,11 @@ import (
 // document after the first would be lost; and JSON after a UTF-8 mark would
 // be read as YAML.
 func toUTF8(data []byte) ([]byte, error) {
-	var bigEndian bool
-	switch {
-	case bytes.HasPrefix(data, []byte{0xEF, 0xBB, 0xBF}):
-		return data[3:], nil
-	case bytes.HasPrefix(data, []byte{0xFF, 0xFE}):
-		bigEndian = false
-	case bytes.HasPrefix(data, []byte{0xFE, 0xFF}):
-		bigEndian = true
-	default:
+	if rest, ok := bytes.CutPrefix(data, []byte{0xEF, 0xBB, 0xBF}); ok {
+		return rest, nil
+	}
+	bigEndian := bytes.HasPrefix(data, []byte{0xFE, 0xFF})
+	if !bigEndian && !bytes.HasPrefix(data, []byte{0xFF, 0xFE}) {
 		return data, nil
 	}
 	data = data[2:]

@@ -89,7 +89,7 @@ func (d Document) InItem(i int, obj map[string]interface{}) Document {
 // and for an item of a List "file.yaml: document 2 (line 14), items[0]" (the path of the item, 0-based
 // as every path is; documents and lines count from 1 as editors do).
 func (d Document) Position() string {
-	pos := fmt.Sprintf("%s: document %d (line %d)", displayName(d.Source), d.Index, d.Line)
+	pos := fmt.Sprintf("%s: document %d (line %d)", DisplayName(d.Source), d.Index, d.Line)
 	if path := d.ItemPath(); path != "" {
 		pos += ", " + path
 	}
@@ -120,13 +120,13 @@ type Error struct {
 // Error is "<file>: document N (line L): <what>", or "<file>: <what>".
 func (e *Error) Error() string {
 	if e.Index == 0 {
-		return fmt.Sprintf("%s: %v", displayName(e.Source), e.Err)
+		return fmt.Sprintf("%s: %v", DisplayName(e.Source), e.Err)
 	}
-	return fmt.Sprintf("%s: document %d (line %d): %v", displayName(e.Source), e.Index, e.Line, e.Err)
+	return fmt.Sprintf("%s: document %d (line %d): %v", DisplayName(e.Source), e.Index, e.Line, e.Err)
 }
 
-// displayName is source as messages name it: <stdin> for standard input.
-func displayName(source string) string {
+// DisplayName is source as messages name it: <stdin> for standard input.
+func DisplayName(source string) string {
 	if source == Stdin {
 		return "<stdin>"
 	}
@@ -155,28 +155,24 @@ const MaxInputBytes = 64 << 20
 // be one of the sources only once: read again, it would be empty.
 func ReadAll(sources []string, stdin io.Reader) ([]Document, error) {
 	var docs []Document
-	if err := Each(sources, stdin, func(d Document) error { docs = append(docs, d); return nil }); err != nil {
+	if err := EachIn(sources, false, stdin, func(d Document) error { docs = append(docs, d); return nil }); err != nil {
 		return nil, err
 	}
 	return docs, nil
 }
 
-// Each reads the sources as ReadAll does, but gives each object to visit as
-// soon as it is read instead of returning them all, so that a caller that
-// is done with an object before the next holds one decoded object at a
-// time, not every one of them (decoded, an object is about 5 times its
+// EachIn reads the sources as ReadAll does, but gives each object to visit
+// as soon as it is read instead of returning them all, so that a caller
+// that is done with an object before the next holds one decoded object at
+// a time, not every one of them (decoded, an object is about 5 times its
 // YAML). Each source is read whole, as bytes. An error of visit stops the
 // reading and is returned as it is; a source or document that cannot be
 // read is returned as an *Error, as ReadAll returns it, after the objects
-// before it (those of its own List too) were given to visit.
-func Each(sources []string, stdin io.Reader, visit func(Document) error) error {
-	return EachIn(sources, false, stdin, visit)
-}
-
-// EachIn reads the sources as Each does; with recursive (kubectl's -R), a
-// directory gives the *.yaml, *.yml and *.json files of its subdirectories
-// too, hidden ones included, all in the order of their paths. A symlink to
-// a directory is not followed, as kubectl does not, so no tree loops.
+// before it (those of its own List too) were given to visit. With
+// recursive (kubectl's -R), a directory gives the *.yaml, *.yml and *.json
+// files of its subdirectories too, hidden ones included, all in the order
+// of their paths. A symlink to a directory is not followed, as kubectl
+// does not, so no tree loops.
 func EachIn(sources []string, recursive bool, stdin io.Reader, visit func(Document) error) error {
 	if i := slices.Index(sources, Stdin); i >= 0 && slices.Contains(sources[i+1:], Stdin) {
 		return &Error{Source: Stdin, Err: ErrStdinTwice}
@@ -333,7 +329,7 @@ func Parse(source string, data []byte) ([]Document, error) {
 }
 
 // ParseEach splits data as Parse does, giving each object to visit as it is
-// read (see Each).
+// read (see EachIn).
 func ParseEach(source string, data []byte, visit func(Document) error) error {
 	data, err := toUTF8(data)
 	if err == nil {

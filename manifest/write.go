@@ -178,10 +178,8 @@ func jsonTree(data []byte, err error) (interface{}, error) {
 	if err != nil {
 		return nil, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
 	var v interface{}
-	err = dec.Decode(&v)
+	err = api.DecodeJSON(data, &v)
 	return v, err
 }
 

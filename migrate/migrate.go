@@ -317,12 +317,7 @@ func dropAnnotations(obj, input map[string]interface{}, to string, covered map[s
 			continue
 		}
 		if restore {
-			var fields []string
-			for _, f := range conversion.RestoredSpecFields(obj, version) {
-				if !covered[f] {
-					fields = append(fields, f)
-				}
-			}
+			fields := slices.DeleteFunc(conversion.RestoredSpecFields(obj, version), func(f string) bool { return covered[f] })
 			if len(fields) > 0 {
 				r.Lost = append(r.Lost, fmt.Sprintf("%s: fields that %s cannot hold (convert keeps them in annotation %s)",
 					strings.Join(fields, ", "), to, k))
@@ -340,19 +335,12 @@ func dropAnnotations(obj, input map[string]interface{}, to string, covered map[s
 // copy, sharing the rest) and their keys; obj itself when it has none.
 func withoutClientStale(obj map[string]interface{}) (map[string]interface{}, []string) {
 	meta, ann := api.Metadata(obj), api.Annotations(obj)
-	var stale []string
-	for _, k := range clientStale {
-		if _, ok := ann[k]; ok {
-			stale = append(stale, k)
-		}
-	}
+	stale := slices.DeleteFunc(slices.Clone(clientStale), func(k string) bool { _, ok := ann[k]; return !ok })
 	if len(stale) == 0 {
 		return obj, nil
 	}
 	a := maps.Clone(ann)
-	for _, k := range stale {
-		delete(a, k)
-	}
+	maps.DeleteFunc(a, func(k string, _ interface{}) bool { return slices.Contains(stale, k) })
 	m := maps.Clone(meta)
 	m["annotations"] = a
 	o := maps.Clone(obj)
@@ -452,7 +440,7 @@ func mapFinalizers(meta map[string]interface{}, target Target, to string, r *cha
 	seen := map[string]bool{}
 	for _, f := range list {
 		name, _ := f.(string)
-		if builtinFinalizer(name) && name != target.Finalizer {
+		if (name == api.FinalizerV1alpha2 || name == api.FinalizerV1alpha3) && name != target.Finalizer {
 			if target.Finalizer == "" {
 				r.Dropped = append(r.Dropped, fmt.Sprintf("metadata.finalizers[%s] (Kubernetes %s has no built-in finalizer)", name, target.Releases))
 				continue

@@ -209,7 +209,10 @@ func translateParameters(src map[string]interface{}, from, kind string, out map[
 	}
 	// The class driver's filter is in the DeviceClass (deviceClassFor), as in
 	// 1.30; a request for another driver gets that driver's filter itself.
-	class := structuredClass(idx, className)
+	class := idx.class(className)
+	if class["structuredParameters"] != true {
+		class = nil // the 1.30 scheduler applied the filters of a structured class only
+	}
 	filters := classFilters(idx, class, nil)
 	classDriver := str(class, "driverName")
 	delete(filters, classDriver)
@@ -270,11 +273,9 @@ func translateParameters(src map[string]interface{}, from, kind string, out map[
 
 // addRequest merges identical requests into one with a count.
 func addRequest(reqs []request, n request) []request {
-	for i := range reqs {
-		if reqs[i].key() == n.key() {
-			reqs[i].count++
-			return reqs
-		}
+	if i := slices.IndexFunc(reqs, func(q request) bool { return q.key() == n.key() }); i >= 0 {
+		reqs[i].count++
+		return reqs
 	}
 	return append(reqs, n)
 }
@@ -384,15 +385,6 @@ func classFilters(idx *Index, class map[string]interface{}, r *changes) map[stri
 		out[driver] = sel
 	}
 	return out
-}
-
-// structuredClass returns the 1.30 ResourceClass named name if it has
-// structured parameters (the scheduler applied its filters), else nil.
-func structuredClass(idx *Index, name string) map[string]interface{} {
-	if class := idx.class(name); class != nil && class["structuredParameters"] == true {
-		return class
-	}
-	return nil
 }
 
 // specOf returns the claim spec of a claim or template (nil if absent).

@@ -79,9 +79,7 @@ func splitLiterals(expr string) []exprPart {
 			}
 			j++
 		}
-		if j >= len(expr) {
-			j = len(expr) - 1
-		}
+		j = min(j, len(expr)-1)
 		parts = append(parts, exprPart{text: expr[i : j+1], literal: true})
 		start, i = j+1, j
 	}

@@ -58,8 +58,3 @@ func versionTarget(to string) Target {
 	t, _ := TargetOf(to)
 	return t
 }
-
-// builtinFinalizer reports whether name is the built-in finalizer of some release.
-func builtinFinalizer(name string) bool {
-	return name == api.FinalizerV1alpha2 || name == api.FinalizerV1alpha3
-}

@@ -1,6 +1,7 @@
 package migrate
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -242,10 +243,7 @@ func unknownFieldWarnings(obj map[string]interface{}, group, from, kind, to stri
 			return !strings.HasPrefix(p, "spec.") && !strings.HasPrefix(p, "status.")
 		})
 		for _, p := range paths {
-			hint := shapeHint([]string{p})
-			if hint == "" {
-				hint = shapeHint(paths)
-			}
+			hint := cmp.Or(shapeHint([]string{p}), shapeHint(paths))
 			ws = append(ws, conversion.Warning{
 				Kind: strings.TrimSuffix(kind, "List"), Object: api.Ref(item),
 				From: from, To: to, Path: prefix(i) + p,

@@ -63,7 +63,7 @@ func (r *Report) junitCases() []junitCase {
 		if _, ok := at[o.position]; !ok {
 			at[o.position] = len(cases)
 		}
-		c := junitCase{Name: o.name + ", " + o.where, Classname: displayName(o.file)}
+		c := junitCase{Name: o.name + ", " + o.where, Classname: manifest.DisplayName(o.file)}
 		if o.outcome == Skipped {
 			c.Skipped = &junitSkipped{}
 		}
@@ -74,7 +74,7 @@ func (r *Report) junitCases() []junitCase {
 		if !ok { // said of no object added
 			i, at[f.position] = len(cases), len(cases)
 			name := cmp.Or(strings.TrimSuffix(f.subject(), ": "), "document")
-			cases = append(cases, junitCase{Name: name + ", " + where(f.Document, f.Line, f.Item), Classname: displayName(f.File)})
+			cases = append(cases, junitCase{Name: name + ", " + where(f.Document, f.Line, f.Item), Classname: manifest.DisplayName(f.File)})
 		}
 		c := &cases[i]
 		switch {
@@ -119,13 +119,4 @@ func (r *Report) writeJUnit(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, "\n")
 	return err
-}
-
-// displayName is file as the text report names it: "<stdin>" for standard
-// input.
-func displayName(file string) string {
-	if file == manifest.Stdin {
-		return "<stdin>"
-	}
-	return file
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -119,9 +120,7 @@ func (r *Report) Add(doc manifest.Document, v Verdict) {
 func (r *Report) Say(doc manifest.Document, f Finding) { r.say(doc, f, "") }
 
 func (r *Report) say(doc manifest.Document, f Finding, outcome string) {
-	if f.Release == "" {
-		f.Release = r.Release
-	}
+	f.Release = cmp.Or(f.Release, r.Release)
 	r.findings = append(r.findings, finding{File: doc.Source, Document: doc.Index, Line: doc.Line, Item: doc.ItemPath(), Finding: f, position: doc.Position(), outcome: outcome})
 }
 

@@ -244,19 +244,16 @@ func (o *Options) Flags() cliflag.NamedFlagSets {
 
 // addRemovedFlags binds the removed flags, hidden, to fs.
 func (o *Options) addRemovedFlags(fs *pflag.FlagSet) {
-	r := &o.removed
-	fs.IntVar(&r.maxConnections, "max-connections", 0, "")
-	fs.IntVar(&r.listenBacklog, "listen-backlog", 0, "")
-	fs.IntVar(&r.overloadListenBacklog, "overload-listen-backlog", 0, "")
-	fs.DurationVar(&r.overloadRefuseAfter, "overload-refuse-after", 0, "")
-	fs.Int64Var(&r.maxReviewMemory, "max-review-memory", 0, "")
-	fs.BoolVar(&r.releaseStartupPages, "release-startup-pages", false, "")
-	fs.DurationVar(&r.certReloadInterval, "cert-reload-interval", 0, "")
-	for _, name := range []string{"max-connections", "listen-backlog", "overload-listen-backlog", "overload-refuse-after", "max-review-memory", "release-startup-pages", "cert-reload-interval"} {
-		f := fs.Lookup(name)
-		f.Deprecated = RemovedFlagNote
-		f.Hidden = true
-	}
+	r, removed := &o.removed, pflag.NewFlagSet("removed", pflag.ContinueOnError)
+	removed.IntVar(&r.maxConnections, "max-connections", 0, "")
+	removed.IntVar(&r.listenBacklog, "listen-backlog", 0, "")
+	removed.IntVar(&r.overloadListenBacklog, "overload-listen-backlog", 0, "")
+	removed.DurationVar(&r.overloadRefuseAfter, "overload-refuse-after", 0, "")
+	removed.Int64Var(&r.maxReviewMemory, "max-review-memory", 0, "")
+	removed.BoolVar(&r.releaseStartupPages, "release-startup-pages", false, "")
+	removed.DurationVar(&r.certReloadInterval, "cert-reload-interval", 0, "")
+	removed.VisitAll(func(f *pflag.Flag) { f.Deprecated, f.Hidden = RemovedFlagNote, true })
+	fs.AddFlagSet(removed)
 }
 
 // RemovedFlagNote is what pflag prints when a removed flag is given.
@@ -411,12 +408,7 @@ func (o *Options) cipherSuites() ([]uint16, error) {
 // secureCipherNames are the names --tls-cipher-suites accepts.
 func secureCipherNames() []string {
 	insecure := cliflag.InsecureTLSCiphers()
-	var names []string
-	for _, n := range cliflag.TLSCipherPossibleValues() {
-		if _, bad := insecure[n]; !bad {
-			names = append(names, n)
-		}
-	}
+	names := slices.DeleteFunc(cliflag.TLSCipherPossibleValues(), func(n string) bool { _, bad := insecure[n]; return bad })
 	slices.Sort(names)
 	return names
 }

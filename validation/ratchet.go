@@ -30,12 +30,9 @@ func withoutUnchangedAllocationErrors(errs field.ErrorList, newObj, oldObj map[s
 // sameTemplateMetadata reports whether a template update leaves its
 // spec.metadata as it was.
 func sameTemplateMetadata(newObj, oldObj map[string]interface{}) bool {
-	return api.EqualJSON(templateMetadata(newObj), templateMetadata(oldObj))
-}
-
-func templateMetadata(obj map[string]interface{}) interface{} {
-	spec, _ := obj["spec"].(map[string]interface{})
-	return spec["metadata"]
+	newSpec, _ := newObj["spec"].(map[string]interface{})
+	oldSpec, _ := oldObj["spec"].(map[string]interface{})
+	return api.EqualJSON(newSpec["metadata"], oldSpec["metadata"])
 }
 
 // withoutTemplateMetadata returns a template without its spec.metadata, for

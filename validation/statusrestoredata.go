@@ -1,10 +1,8 @@
 package validation
 
 import (
-	"encoding/json"
 	"maps"
 	"slices"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -59,9 +57,7 @@ func restoreStatusData(obj map[string]interface{}, keys []string) map[string]int
 		var r struct {
 			Status interface{} `json:"status"`
 		}
-		dec := json.NewDecoder(strings.NewReader(s))
-		dec.UseNumber()
-		if err := dec.Decode(&r); err != nil || r.Status == nil {
+		if err := api.DecodeJSON([]byte(s), &r); err != nil || r.Status == nil {
 			continue
 		}
 		if out == nil {

@@ -1,6 +1,7 @@
 package validation
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -105,10 +106,7 @@ func jsonName(f reflect.StructField) (name string, inline bool) {
 	if name == "" && (f.Anonymous || strings.Contains(opts, "inline")) && f.Type.Kind() == reflect.Struct {
 		return "", true
 	}
-	if name == "" {
-		name = f.Name
-	}
-	return name, false
+	return cmp.Or(name, f.Name), false
 }
 
 // unmarshalerJSON returns the JSON types a type with its own decoding

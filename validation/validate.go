@@ -218,13 +218,9 @@ func validateStatusUpdate(t objectType, obj, old map[string]interface{}, skipRep
 // exceed the annotation size limit (twice the spec, four times the status,
 // under 64 KiB more).
 func viewsRepeatStorage(t objectType, obj map[string]interface{}) bool {
-	if t.version != api.StorageVersion {
+	otherRestoreData := func(v string) bool { return v != t.version && api.HasRestoreData(obj, v) }
+	if t.version != api.StorageVersion || slices.ContainsFunc(api.ServedVersions, otherRestoreData) {
 		return false
-	}
-	for _, version := range api.ServedVersions {
-		if version != t.version && api.HasRestoreData(obj, version) {
-			return false
-		}
 	}
 	return 2*jsonLenBound(obj["spec"])+4*jsonLenBound(obj["status"]) <= annotationRoom(obj, 64*1024)
 }
@@ -258,10 +254,8 @@ func jsonLenBound(v interface{}) int {
 // apart, and the status but for the keys in except) as it was: the update
 // then converts as the old object does in every version.
 func sameConversionInput(newObj, oldObj map[string]interface{}, except ...string) bool {
-	for _, k := range []string{"apiVersion", "kind", "spec"} {
-		if !api.DeepEqualJSON(newObj[k], oldObj[k]) {
-			return false
-		}
+	if slices.ContainsFunc([]string{"apiVersion", "kind", "spec"}, func(k string) bool { return !api.DeepEqualJSON(newObj[k], oldObj[k]) }) {
+		return false
 	}
 	newStatus, newIsMap := newObj["status"].(map[string]interface{})
 	oldStatus, oldIsMap := oldObj["status"].(map[string]interface{})
@@ -347,11 +341,8 @@ func WithGeneratedName(obj map[string]interface{}) map[string]interface{} {
 		return obj
 	}
 	const maxGeneratedNameLength = 63 - len(GeneratedNameSuffix)
-	if len(base) > maxGeneratedNameLength {
-		base = base[:maxGeneratedNameLength]
-	}
 	m := maps.Clone(meta)
-	m["name"] = base + GeneratedNameSuffix
+	m["name"] = base[:min(len(base), maxGeneratedNameLength)] + GeneratedNameSuffix
 	out := maps.Clone(obj)
 	out["metadata"] = m
 	return out

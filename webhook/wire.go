@@ -82,9 +82,7 @@ func (s *Server) deadline(r *http.Request, start time.Time) (context.Context, co
 // a JSON object with json.Number numbers.
 func decodeObject(raw []byte) (map[string]interface{}, error) {
 	var o any
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if err := dec.Decode(&o); err != nil && len(raw) > 0 {
+	if err := api.DecodeJSON(raw, &o); err != nil && len(raw) > 0 {
 		return nil, fmt.Errorf("is not a JSON object: %v", err)
 	}
 	if obj, ok := o.(map[string]interface{}); ok {

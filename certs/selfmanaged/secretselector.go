@@ -22,11 +22,8 @@ func withSecretNameSelector(cfg *rest.Config, namespace, name string) *rest.Conf
 	selector := fields.OneTermEqualSelector("metadata.name", name).String()
 	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
 		return roundTripperFunc(func(req *http.Request) (*http.Response, error) {
-			if req.Method != http.MethodGet || !strings.HasSuffix(req.URL.Path, collection) {
-				return rt.RoundTrip(req)
-			}
 			q := req.URL.Query()
-			if q.Get("fieldSelector") != "" {
+			if req.Method != http.MethodGet || !strings.HasSuffix(req.URL.Path, collection) || q.Get("fieldSelector") != "" {
 				return rt.RoundTrip(req)
 			}
 			q.Set("fieldSelector", selector)
@@ -43,5 +40,3 @@ func withSecretNameSelector(cfg *rest.Config, namespace, name string) *rest.Conf
 type roundTripperFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripperFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
-
-var _ http.RoundTripper = roundTripperFunc(nil)

@@ -1,6 +1,7 @@
 package selfmanaged
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -125,19 +126,10 @@ func (c *Config) Validate() error {
 }
 
 func (c *Config) defaults() {
-	for _, d := range []struct {
-		v   *time.Duration
-		def time.Duration
-	}{
-		{&c.CACertDuration, DefaultCACertDuration},
-		{&c.ServerCertDuration, DefaultServerCertDuration},
-		{&c.LookaheadInterval, DefaultLookaheadInterval},
-		{&c.RotationCheckFrequency, DefaultRotationCheckFrequency},
-	} {
-		if *d.v == 0 {
-			*d.v = d.def
-		}
-	}
+	c.CACertDuration = cmp.Or(c.CACertDuration, DefaultCACertDuration)
+	c.ServerCertDuration = cmp.Or(c.ServerCertDuration, DefaultServerCertDuration)
+	c.LookaheadInterval = cmp.Or(c.LookaheadInterval, DefaultLookaheadInterval)
+	c.RotationCheckFrequency = cmp.Or(c.RotationCheckFrequency, DefaultRotationCheckFrequency)
 }
 
 // Rotator runs the certificate rotation in a controller-runtime manager.

@@ -5,6 +5,7 @@
 package version
 
 import (
+	"cmp"
 	"fmt"
 	"runtime"
 	"runtime/debug"
@@ -56,9 +57,7 @@ func get(linked string, bi *debug.BuildInfo) Info {
 	}
 	info := Info{Version: linked, GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
 	if bi != nil {
-		if info.Version == "" {
-			info.Version = bi.Main.Version
-		}
+		info.Version = cmp.Or(info.Version, bi.Main.Version)
 		for _, s := range bi.Settings {
 			switch s.Key {
 			case "vcs.revision":
@@ -70,9 +69,7 @@ func get(linked string, bi *debug.BuildInfo) Info {
 			}
 		}
 	}
-	if info.Version == "" {
-		info.Version = Devel
-	}
+	info.Version = cmp.Or(info.Version, Devel)
 	return info
 }
 
