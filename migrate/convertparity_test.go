@@ -40,7 +40,7 @@ func TestObjectWarnsAtLeastAsConvert(t *testing.T) {
 				if err != nil {
 					t.Fatalf("convert: %v", err)
 				}
-				_, report, err := migrateObject(in, versionTarget(to), Options{})
+				_, report, err := migrateOne(t, in, versionTarget(to), Options{})
 				if err != nil && !strings.Contains(err.Error(), "apiserver would reject the migrated object") {
 					t.Fatalf("migrate: %v", err)
 				}

@@ -19,7 +19,7 @@ func isDeviceClass(obj map[string]interface{}) bool {
 		return false
 	}
 	_, group, version, _, _ := api.TypeOf(obj)
-	return group == api.UpstreamGroup && versionTarget(version).Devices
+	return group == api.UpstreamGroup && devicesIn(version)
 }
 
 // deviceClassFields are the DeviceClass spec fields of each version besides

@@ -417,7 +417,7 @@ spec: {devices: {}}
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, report, err := migrateObject(obj(t, tt.in), versionTarget(tt.to), Options{})
+			got, report, err := migrateOne(t, obj(t, tt.in), versionTarget(tt.to), Options{})
 			if err == nil || err.Error() != tt.want {
 				t.Fatalf("error %v\nwant %q", err, tt.want)
 			}
@@ -436,13 +436,13 @@ spec: {devices: {}}
 func TestObjectValidationWarnings(t *testing.T) {
 	long := strings.Repeat("x", 10*1024)
 	in := obj(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},"spec":{"resourceClassName":"gpu"}}`)
-	_, report, err := migrateObject(in, versionTarget(api.V1alpha3), Options{})
+	_, report, err := migrateOne(t, in, versionTarget(api.V1alpha3), Options{})
 	if err != nil || !slices.Equal(report.Warnings, []string{classicV3Maybe("spec", "gpu")}) { // only classicWarningOf's
 		t.Fatalf("a plain claim: warnings %q, error %v", report.Warnings, err)
 	}
 	in = obj(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha3","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},
 		"spec":{"devices":{"requests":[{"name":"r","deviceClassName":"gpu","selectors":[{"cel":{"expression":"device.driver == '`+long+`'"}}]}]}}}`)
-	_, report, err = migrateObject(in, versionTarget(api.V1alpha3), Options{})
+	_, report, err = migrateOne(t, in, versionTarget(api.V1alpha3), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -462,7 +462,7 @@ func TestObjectImmediateOnAlphaTargets(t *testing.T) {
 	in := obj(t, `{"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"immediate-gpu-mem"},
 		"spec":{"allocationMode":"Immediate","resourceClassName":"intel-gpu"}}`)
 	for _, to := range []string{api.V1alpha1, api.V1alpha2} {
-		out, report, err := migrateObject(in, versionTarget(to), Options{})
+		out, report, err := migrateOne(t, in, versionTarget(to), Options{})
 		if err != nil {
 			t.Fatalf("%s: %v", to, err)
 		}

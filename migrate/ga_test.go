@@ -233,7 +233,7 @@ spec:
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, _, err := migrateObject(obj(t, tt.in), versionTarget(tt.to), Options{})
+			_, _, err := migrateOne(t, obj(t, tt.in), versionTarget(tt.to), Options{})
 			if err == nil || err.Error() != tt.want {
 				t.Fatalf("error %v\nwant %q", err, tt.want)
 			}

@@ -83,19 +83,13 @@ func AsStored(obj map[string]interface{}, to string) map[string]interface{} {
 	return out
 }
 
-// migrateObject migrates one ResourceClaim or ResourceClaimTemplate to version to.
+// migrateObject migrates one ResourceClaim or ResourceClaimTemplate of
+// group, version from and kind (as Migrate identified it) to version to.
 // obj is not modified. An object the target apiserver would reject is an
 // error; the Report's losses and warnings usually explain why.
-func migrateObject(obj map[string]interface{}, target Target, opts Options) (map[string]interface{}, changes, error) {
+func migrateObject(obj map[string]interface{}, group, from, kind string, target Target, opts Options) (map[string]interface{}, changes, error) {
 	var r changes
 	to := target.Version
-	group, from, kind, err := conversion.Identify(obj)
-	if err != nil {
-		return nil, r, err
-	}
-	if kind != api.KindClaim && kind != api.KindTemplate {
-		return nil, r, fmt.Errorf("kind %s: migrate the items of a list one by one", kind)
-	}
 	// Unknown fields would be dropped, so the output would ask for less
 	// (a 1.31 claim labelled v1alpha2 would lose its requests).
 	if paths := unknownFields(obj); len(paths) > 0 {
@@ -353,7 +347,7 @@ func withoutClientStale(obj map[string]interface{}) (map[string]interface{}, []s
 // warned about) and WaitForFirstConsumer is what 1.31+ always does.
 func coveredFields(obj map[string]interface{}, from, kind string, target Target) map[string]bool {
 	specPath, spec := specPathOf(kind), specOf(obj, kind)
-	if !target.Devices && versionTarget(from).Devices {
+	if !target.Devices && devicesIn(from) {
 		return downgradeCovered(spec, specPath)
 	}
 	if !target.Devices || (from != api.V1alpha1 && from != api.V1alpha2) {

@@ -265,7 +265,7 @@ spec:
 					t.Fatalf("not indexed: %s", s)
 				}
 			}
-			got, report, err := migrateObject(obj(t, claimWithParameters), versionTarget(api.V1alpha3), Options{Parameters: idx})
+			got, report, err := migrateOne(t, obj(t, claimWithParameters), versionTarget(api.V1alpha3), Options{Parameters: idx})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -341,7 +341,7 @@ spec:
 			for _, s := range tt.index {
 				idx.Add(obj(t, s))
 			}
-			got, report, err := migrateObject(obj(t, tt.claim), versionTarget(api.V1alpha3), Options{Parameters: idx})
+			got, report, err := migrateOne(t, obj(t, tt.claim), versionTarget(api.V1alpha3), Options{Parameters: idx})
 			if err != nil {
 				t.Fatal(err)
 			}

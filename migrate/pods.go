@@ -266,16 +266,13 @@ func moveClaimNames(from, to map[string]interface{}, fromAt, toAt, why string, r
 const podClaimNameAnnotation = "resource.kubernetes.io/pod-claim-name"
 
 // generatedForPod reports whether the resourceclaim controller generated
-// claim for a pod (its controller owner is a Pod), and returns the pod as
+// claim, a ResourceClaim, for a pod (its controller owner is a Pod), and
+// returns the pod as
 // "namespace/name" and, when annotated, its claim entry. migrate does not
 // re-create such a claim: the new cluster's controller generates a new one
 // for the re-created pod, so a copy would leak, or, with the old owner
 // reference, be garbage collected at once.
 func generatedForPod(claim map[string]interface{}) (pod, entry string, ok bool) {
-	_, _, kind, err := conversion.Identify(claim)
-	if err != nil || kind != api.KindClaim {
-		return "", "", false
-	}
 	meta := api.Metadata(claim)
 	refs, _ := meta["ownerReferences"].([]interface{})
 	for _, r := range refs {

@@ -53,8 +53,9 @@ func TargetOf(to string) (Target, error) {
 	return t, nil
 }
 
-// versionTarget is the target of version to, which the caller knows is one.
-func versionTarget(to string) Target {
-	t, _ := TargetOf(to)
-	return t
+// devicesIn reports whether version asks for devices with requests
+// (v1alpha3 and later), as a Target of it does.
+func devicesIn(version string) bool {
+	judge, _ := api.Judge(version)
+	return judge.Devices()
 }

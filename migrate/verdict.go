@@ -151,7 +151,7 @@ func passThrough(obj map[string]interface{}, target Target, why error) report.Ve
 		switch to := api.CreatedIn(k, target.Minor); {
 		case to == from:
 			return judgeKind(v, obj, from, k, target, false)
-		case to != "" && target.Devices && versionTarget(from).Devices:
+		case to != "" && target.Devices && devicesIn(from):
 			return judgeKind(report.Verdict{Outcome: report.Converted}, obj, from, k, target, false)
 		}
 	}
@@ -373,7 +373,7 @@ func Migrate(obj map[string]interface{}, target Target, opts Options) report.Ver
 	if from, kind := gacheck.KindOf(obj); kind == kindDeviceTaintRule && target.Devices && api.CreatedIn(kind, target.Minor) != "" {
 		return migrateTaintRule(obj, from, target, opts)
 	}
-	_, _, kind, err := conversion.Identify(obj)
+	group, from, kind, err := conversion.Identify(obj) // the one identification of a claim or template
 	switch {
 	case errors.Is(err, conversion.ErrNewerV1alpha3):
 		// A 1.32/1.33 manifest: its advice (label it v1beta1), not that
@@ -384,10 +384,10 @@ func Migrate(obj map[string]interface{}, target Target, opts Options) report.Ver
 	case strings.HasSuffix(kind, "List"):
 		return refuse(&v, obj, "migrate the items of a list one by one", false)
 	}
-	if pod, entry, generated := generatedForPod(obj); generated && !opts.KeepOwnerReferences {
+	if pod, entry, generated := generatedForPod(obj); kind == api.KindClaim && generated && !opts.KeepOwnerReferences {
 		return leftOut(obj, generatedNote(pod, entry))
 	}
-	out, rep, err := migrateObject(obj, target, opts)
+	out, rep, err := migrateObject(obj, group, from, kind, target, opts)
 	return migrated(report.Converted, obj, out, rep, err)
 }
 
