@@ -1,7 +1,6 @@
 package validation
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"strings"
@@ -22,7 +21,7 @@ import (
 func otherVersionCreateErrors(t objectType, newObj map[string]interface{}, maxDepth int, cel *CELCache) field.ErrorList {
 	bare, ok := withoutRestoreAnnotations(newObj)
 	if !ok {
-		if fitsEveryVersion(newObj) {
+		if viewsFit(newObj) {
 			return nil
 		}
 		var allErrs field.ErrorList
@@ -121,18 +120,6 @@ func withoutRestoreAnnotations(obj map[string]interface{}) (map[string]interface
 func unreadable(path *field.Path, version string, err error) *field.Error {
 	return field.Forbidden(path,
 		fmt.Sprintf("the object could not be read through %s, nor listed or watched with other claims through it: %v", version, err))
-}
-
-// fitsEveryVersion reports whether obj, without restore annotations, surely
-// converts to every version: conversion writes at most twice the spec's
-// encoding plus under 8 KiB. It spares nearly every create the conversions.
-func fitsEveryVersion(obj map[string]interface{}) bool {
-	room := annotationRoom(obj, 8*1024)
-	if room < 0 {
-		return false
-	}
-	spec, err := json.Marshal(obj["spec"])
-	return err == nil && 2*len(spec) <= room
 }
 
 // annotationRoom is what the annotation size limit leaves beside obj's own

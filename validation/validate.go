@@ -214,14 +214,17 @@ func validateStatusUpdate(t objectType, obj, old map[string]interface{}, skipRep
 // status write can only repeat the storage version's own: obj is a storage
 // version claim without another version's restore data, so its views hold
 // the same allocation, reservedFor and deletion, no deallocationRequested
-// and a shareable allocation; and it is small enough that no conversion can
-// exceed the annotation size limit (twice the spec, four times the status,
-// under 64 KiB more).
+// and a shareable allocation; and its views fit (viewsFit).
 func viewsRepeatStorage(t objectType, obj map[string]interface{}) bool {
 	otherRestoreData := func(v string) bool { return v != t.version && api.HasRestoreData(obj, v) }
-	if t.version != api.StorageVersion || slices.ContainsFunc(api.ServedVersions, otherRestoreData) {
-		return false
-	}
+	return t.version == api.StorageVersion && !slices.ContainsFunc(api.ServedVersions, otherRestoreData) && viewsFit(obj)
+}
+
+// viewsFit is the one rule that spares a create or a status write the
+// conversions to every other version: obj is small enough that none can
+// exceed the annotation size limit. A conversion writes restore data of at
+// most twice the spec and four times the status, under 64 KiB more.
+func viewsFit(obj map[string]interface{}) bool {
 	return 2*jsonLenBound(obj["spec"])+4*jsonLenBound(obj["status"]) <= annotationRoom(obj, 64*1024)
 }
 
