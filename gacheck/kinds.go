@@ -131,21 +131,22 @@ func CheckKind(obj map[string]interface{}, release int, kind string) (errs, warn
 		unknown = append(unknown, field.Forbidden(field.NewPath("structuredParameters"), fmt.Sprintf("unknown field: Kubernetes 1.%d does not have it (1.30+)", release)))
 	}
 	var invalid field.ErrorList
+	in = validation.WithGeneratedName(in) // named as the apiserver names it
 	switch {
 	case kind == kindClaimParameters || kind == kindClassParameters:
-		invalid, err = r.validateParameterKinds(validation.WithGeneratedName(api.InDefaultNamespace(in)), kind)
+		invalid, err = r.validateParameterKinds(api.InDefaultNamespace(in), kind)
 	case kind == kindResourceClass || version == api.V1alpha2:
-		invalid, err = r.validateOld(validation.WithGeneratedName(in), kind)
+		invalid, err = r.validateOld(in, kind)
 	case kind == kindDeviceClass:
 		stripped, absent, _ := r.strip(in, api.V1beta1, kind)
 		unknown = append(unknown, absent...)
-		invalid, err = r.validateClass(validation.WithGeneratedName(stripped))
+		invalid, err = r.validateClass(stripped)
 	case kind == kindResourceSlice:
 		stripped, absent, dropped := r.stripSlice(in)
 		unknown, warnings = append(unknown, absent...), append(warnings, dropped...)
-		invalid, err = r.validateResourceSlice(validation.WithGeneratedName(stripped))
+		invalid, err = r.validateResourceSlice(stripped)
 	default:
-		invalid, err = r.validateTaintRule(validation.WithGeneratedName(in), older)
+		invalid, err = r.validateTaintRule(in, older)
 	}
 	if err != nil {
 		return []string{err.Error()}, warnings
