@@ -8,8 +8,7 @@ import (
 )
 
 // TestGARulesName: a v1 claim named like a template placeholder is refused
-// by validate, as the same name in v1alpha3 is, and by migrate --to v1
-// (issue 61: it passed both).
+// by validate, as the same name in v1alpha3 is, and by migrate --to v1.
 func TestGARulesName(t *testing.T) {
 	claim := func(apiVersion string) string {
 		return "apiVersion: " + apiVersion + `

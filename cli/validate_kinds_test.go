@@ -7,9 +7,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestValidateKinds: validate judges DeviceClasses, ResourceSlices and
-// DeviceTaintRules as the release of --to (or the one judging their
-// version) would on a create, instead of skipping them (issue 77).
+// TestValidateKinds: validate judges DeviceClasses, ResourceSlices,
+// DeviceTaintRules and 1.26–1.30's kinds as the release of --to (or the one
+// judging their version) would on a create.
 func TestValidateKinds(t *testing.T) {
 	const (
 		class = `apiVersion: resource.k8s.io/v1
