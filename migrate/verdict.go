@@ -384,8 +384,10 @@ func Migrate(obj map[string]interface{}, target Target, opts Options) report.Ver
 	case strings.HasSuffix(kind, "List"):
 		return refuse(&v, obj, "migrate the items of a list one by one", false)
 	}
-	if pod, entry, generated := generatedForPod(obj); kind == api.KindClaim && generated && !opts.KeepOwnerReferences {
-		return leftOut(obj, generatedNote(pod, entry))
+	if kind == api.KindClaim && !opts.KeepOwnerReferences {
+		if pod, entry, generated := generatedForPod(obj); generated {
+			return leftOut(obj, generatedNote(pod, entry))
+		}
 	}
 	out, rep, err := migrateObject(obj, group, from, kind, target, opts)
 	return migrated(report.Converted, obj, out, rep, err)
