@@ -12,7 +12,6 @@ import (
 
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
-	"github.com/claimbridge/claimbridge/defaulting"
 	"github.com/claimbridge/claimbridge/gacheck"
 	"github.com/claimbridge/claimbridge/manifest"
 	"github.com/claimbridge/claimbridge/migrate"
@@ -290,32 +289,21 @@ func (o *validateOptions) check(doc manifest.Document, pairs *oldPairs) report.V
 	if f, ok := o.notServed(doc); ok {
 		return checkedAs([]report.Finding{f})
 	}
-	req := validation.Request{Operation: validation.Create, Object: validation.WithGeneratedName(api.InDefaultNamespace(doc.Object)), CEL: o.cel}
+	req := validation.Request{Operation: validation.Create, Object: doc.Object, CEL: o.cel}
 	if pairs != nil {
 		old, err := pairs.find(doc)
 		if err != nil {
 			return checkedAs([]report.Finding{unusable(doc, err)})
 		}
-		req = validation.Request{Operation: validation.Update, SubResource: o.subResource, Object: api.InDefaultNamespace(doc.Object), OldObject: api.InDefaultNamespace(old.Object), CEL: o.cel}
+		req = validation.Request{Operation: validation.Update, SubResource: o.subResource, Object: doc.Object, OldObject: old.Object, CEL: o.cel}
 	}
-	_, group, version, kind, _ := api.TypeOf(doc.Object)
-	var kept []string
-	if group == api.Group && kind == api.KindClaim && req.SubResource == "" {
-		// As the defaulting webhook stores it; /validate sees the old
-		// object in the new one's version.
-		if _, _, oldVersion, _, _ := api.TypeOf(req.OldObject); req.OldObject != nil && oldVersion != version {
-			if converted, err := conversion.Convert(req.OldObject, version); err == nil {
-				req.OldObject = converted
-			}
-		}
-		req.Object, kept = defaulting.KeepStoredStatusRestoreData(req.Object, req.OldObject, version)
-	}
-	resp, err := validation.Validate(req)
+	_, group, _, _, _ := api.TypeOf(doc.Object)
+	resp, err := validation.Admit(req)
 	if err != nil {
 		return checkedAs([]report.Finding{unusable(doc, err)})
 	}
 	var fs []report.Finding
-	for _, w := range append(kept, resp.Warnings...) {
+	for _, w := range resp.Warnings {
 		if group == api.UpstreamGroup && strings.HasPrefix(w, validation.StorageWarningPrefix) {
 			continue // about claimbridge's CRD storage, which a resource.k8s.io object never reaches
 		}

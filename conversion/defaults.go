@@ -78,8 +78,9 @@ func DefaultsPatch(obj map[string]interface{}, version, kind string) []PatchOper
 	return nil
 }
 
-// ApplyPatch applies ops, as DefaultsPatch returns them, to obj in place:
-// each adds (or replaces) a member of an object that exists. It refuses an
+// ApplyPatch applies ops, as DefaultsPatch and the /default webhook return
+// them, to obj in place: each adds (or replaces) or removes a member of an
+// object that exists. It refuses an
 // operation it cannot apply, naming its path, and then leaves obj partly
 // patched.
 func ApplyPatch(obj map[string]interface{}, ops []PatchOperation) error {
@@ -101,10 +102,16 @@ func ApplyPatch(obj map[string]interface{}, ops []PatchOperation) error {
 			}
 		}
 		m, ok := parent.(map[string]interface{})
-		if op.Op != "add" || !ok {
+		key := tokens[len(tokens)-1]
+		_, exists := m[key]
+		switch {
+		case ok && op.Op == "add":
+			m[key] = op.Value
+		case ok && op.Op == "remove" && exists:
+			delete(m, key)
+		default:
 			return fmt.Errorf("%s: cannot %s there", op.Path, op.Op)
 		}
-		m[tokens[len(tokens)-1]] = op.Value
 	}
 	return nil
 }

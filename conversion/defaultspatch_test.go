@@ -171,11 +171,18 @@ func TestApplyPatch(t *testing.T) {
 	if diff := cmp.Diff(decode(t, `{"spec":{"devices":{"requests":[{"name":"a","count":1}]}}}`), decode(t, mustJSON(obj))); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
+	if err := conversion.ApplyPatch(obj, []conversion.PatchOperation{{Op: "remove", Path: "/spec/devices/requests/0/count"}}); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(decode(t, `{"spec":{"devices":{"requests":[{"name":"a"}]}}}`), decode(t, mustJSON(obj))); diff != "" {
+		t.Errorf("remove (-want +got):\n%s", diff)
+	}
 	for _, op := range []conversion.PatchOperation{
 		add("/spec/devices/requests/1/count", 1),
 		add("/spec/missing/x", 1),
 		add("/spec/devices/requests/0/name/x", 1),
-		{Op: "remove", Path: "/spec/devices"},
+		{Op: "remove", Path: "/spec/missing"},
+		{Op: "move", Path: "/spec/devices"},
 	} {
 		if err := conversion.ApplyPatch(obj, []conversion.PatchOperation{op}); err == nil || !strings.Contains(err.Error(), op.Path) {
 			t.Errorf("%+v: error %v, want one naming the path", op, err)

@@ -2,8 +2,8 @@
 // claim or template before it is stored: its release's defaults (package
 // conversion's DefaultsPatch), the status data its restore annotations keep,
 // the storage version's defaults in its restore annotations, and the
-// managedFields times of an apply that changes nothing. `claimbridge
-// validate` gives a write the same status data.
+// managedFields times of an apply that changes nothing. validation.Admit
+// applies the same patch before it judges a manifest.
 package defaulting
 
 import (
@@ -33,8 +33,8 @@ func Patch(obj map[string]interface{}, oldObject func() (map[string]interface{},
 			ops = append(ops, *keep)
 		}
 	}
-	// conversion.ApplyPatch takes only "add": statusData removes the annotations
-	// only when none is left, and storedDefaults needs one.
+	// statusData removes the annotations only when none is left, and
+	// storedDefaults needs one.
 	if op := storedDefaults(obj, ops); op != nil {
 		ops = append(ops, *op)
 	}

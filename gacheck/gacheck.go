@@ -67,7 +67,7 @@ func Check(obj map[string]interface{}, release int, kind string) (errs, warnings
 	if kind == kindDeviceClass {
 		invalid, err = ValidateDeviceClass(validation.WithGeneratedName(obj), release)
 	} else {
-		invalid, err = Validate(validation.WithGeneratedName(api.InDefaultNamespace(obj)), release, kind)
+		invalid, err = Validate(validation.AsSubmitted(obj, validation.Create), release, kind)
 	}
 	if err != nil {
 		return append(errs, err.Error()), nil

@@ -204,7 +204,7 @@ func refusal(kind string, out map[string]interface{}, target Target, errs []stri
 // namespace "default" if it has none (kubectl create takes it from its
 // context). A claim without a class gets classRequired.
 func checkAlpha(out map[string]interface{}, target Target) (errs, warnings []string, err error) {
-	resp, err := validation.Validate(validation.Request{Operation: validation.Create, Object: validation.WithGeneratedName(api.InDefaultNamespace(out)), CEL: target.cel})
+	resp, err := validation.Admit(validation.Request{Operation: validation.Create, Object: out, CEL: target.cel})
 	if err != nil {
 		return nil, nil, err
 	}
