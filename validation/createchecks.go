@@ -121,14 +121,3 @@ func unreadable(path *field.Path, version string, err error) *field.Error {
 	return field.Forbidden(path,
 		fmt.Sprintf("the object could not be read through %s, nor listed or watched with other claims through it: %v", version, err))
 }
-
-// annotationRoom is what the annotation size limit leaves beside obj's own
-// annotations (the bytes of every key and value) and slack.
-func annotationRoom(obj map[string]interface{}, slack int) int {
-	total := conversion.TotalAnnotationSizeLimitB - slack
-	for k, v := range api.Annotations(obj) {
-		s, _ := v.(string)
-		total -= len(k) + len(s)
-	}
-	return total
-}

@@ -222,10 +222,16 @@ func viewsRepeatStorage(t objectType, obj map[string]interface{}) bool {
 
 // viewsFit is the one rule that spares a create or a status write the
 // conversions to every other version: obj is small enough that none can
-// exceed the annotation size limit. A conversion writes restore data of at
-// most twice the spec and four times the status, under 64 KiB more.
+// exceed the annotation size limit beside its own annotations. A
+// conversion writes restore data of at most twice the spec and four times
+// the status, under 64 KiB more.
 func viewsFit(obj map[string]interface{}) bool {
-	return 2*jsonLenBound(obj["spec"])+4*jsonLenBound(obj["status"]) <= annotationRoom(obj, 64*1024)
+	room := conversion.TotalAnnotationSizeLimitB - 64*1024
+	for k, v := range api.Annotations(obj) {
+		s, _ := v.(string)
+		room -= len(k) + len(s)
+	}
+	return 2*jsonLenBound(obj["spec"])+4*jsonLenBound(obj["status"]) <= room
 }
 
 // jsonLenBound is at least the length of v's JSON encoding, counting six

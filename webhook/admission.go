@@ -1,13 +1,24 @@
 package webhook
 
 import (
+	"cmp"
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
+	"unicode/utf8"
 
+	"github.com/claimbridge/claimbridge/api"
+	"github.com/claimbridge/claimbridge/defaulting"
+	"github.com/claimbridge/claimbridge/validation"
 	"github.com/go-logr/logr"
 	admissionv1 "k8s.io/api/admission/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/klog/v2"
 )
 
@@ -72,4 +83,190 @@ func allowed(warnings []string) admissionv1.AdmissionResponse {
 func denied(err *apierrors.StatusError) admissionv1.AdmissionResponse {
 	st := err.Status()
 	return admissionv1.AdmissionResponse{Result: &st}
+}
+
+// ValidateFunc validates one admission request; its error means unusable
+// input, findings go into the response.
+type ValidateFunc func(validation.Request) (validation.Response, error)
+
+// handleValidate decides /validate with Config.Validator. It allows what it
+// does not validate (DELETE, CONNECT, subresources other than status) and
+// denies an invalid object with exactly apierrors.NewInvalid's status: 422
+// with a cause per field.
+func (s *Server) handleValidate(req *admissionv1.AdmissionRequest) admissionv1.AdmissionResponse {
+	op := validation.Operation(req.Operation)
+	if op != validation.Create && op != validation.Update || req.SubResource != "" && req.SubResource != "status" {
+		return allowed(nil)
+	}
+	if bad := unservedKind(req); bad != nil {
+		return denied(bad)
+	}
+	// The converted object may nest no deeper than /convert returns.
+	vreq := validation.Request{Operation: op, SubResource: req.SubResource, MaxViewDepth: convertedDepth(s.cfg.MaxJSONDepth), CEL: s.cel}
+	var err error
+	if vreq.Object, err = decodeObject(req.Object.Raw); err != nil {
+		return denied(apierrors.NewBadRequest(fmt.Sprintf("object %v", err)))
+	}
+	if op == validation.Update {
+		if vreq.OldObject, err = decodeObject(req.OldObject.Raw); err != nil {
+			return denied(apierrors.NewBadRequest(fmt.Sprintf("oldObject %v", err)))
+		}
+	}
+	res, err := s.cfg.Validator(vreq)
+	if err != nil {
+		return denied(apierrors.NewBadRequest(err.Error()))
+	}
+	if len(res.Errors) == 0 {
+		return allowed(res.Warnings)
+	}
+	// No warnings with a denial: kube-apiserver adds a strategy's warnings
+	// only to a write that passed, and kubectl would print them above the
+	// error, about an object not stored.
+	gk := cmp.Or(res.GroupKind, schema.GroupKind{Group: req.Kind.Group, Kind: req.Kind.Kind})
+	return denied(apierrors.NewInvalid(gk, cmp.Or(res.Name, req.Name), res.Errors))
+}
+
+// unservedKind refuses a kind this webhook does not serve (the webhook
+// configuration sends only claims and templates).
+func unservedKind(req *admissionv1.AdmissionRequest) *apierrors.StatusError {
+	if req.Kind.Group == api.Group && api.IsKind(req.Kind.Kind) && api.IsServed(req.Kind.Version) {
+		return nil
+	}
+	return apierrors.NewBadRequest(fmt.Sprintf("kind %s.%s/%s is not served by this webhook", req.Kind.Kind, req.Kind.Group, req.Kind.Version))
+}
+
+// handleDefault decides /default: a claim or template created or updated
+// (not its status) gets, as a JSON Patch (package defaulting), the
+// defaults of its version's release and what its stored form must keep.
+func handleDefault(req *admissionv1.AdmissionRequest) admissionv1.AdmissionResponse {
+	op := req.Operation
+	if op != admissionv1.Create && op != admissionv1.Update || req.SubResource != "" {
+		return allowed(nil)
+	}
+	if bad := unservedKind(req); bad != nil {
+		return denied(bad)
+	}
+	obj, err := decodeObject(req.Object.Raw)
+	if err != nil {
+		return denied(apierrors.NewBadRequest(fmt.Sprintf("object %v", err)))
+	}
+	// The stored object of an update, decoded only when needed.
+	oldObject := func() (map[string]interface{}, error) {
+		if op != admissionv1.Update {
+			return nil, nil
+		}
+		old, err := decodeObject(req.OldObject.Raw)
+		if err != nil {
+			return nil, fmt.Errorf("oldObject %v", err)
+		}
+		return old, nil
+	}
+	ops, warnings, err := defaulting.Patch(obj, oldObject, req.Kind.Version, req.Kind.Kind)
+	if err != nil {
+		return denied(apierrors.NewBadRequest(err.Error()))
+	}
+	if len(ops) == 0 {
+		return allowed(warnings)
+	}
+	patch, err := json.Marshal(ops)
+	if err != nil {
+		return denied(apierrors.NewInternalError(err))
+	}
+	patchType := admissionv1.PatchTypeJSONPatch
+	return admissionv1.AdmissionResponse{Allowed: true, Patch: patch, PatchType: &patchType, Warnings: warnings}
+}
+
+// maxLoggedString bounds each string a log line takes from a request: the
+// client chooses them, and whole they could write megabytes of log.
+const maxLoggedString = 256
+
+// logString is s, a client's string, for a log line: printable, and cut to
+// maxLoggedString bytes with its length. klog writes a value holding a
+// newline raw over several lines, so a uid such as "x\n\x1b[2J…" would
+// put escape sequences of its choice into an operator's terminal.
+func logString(s string) string {
+	if len(s) <= maxLoggedString {
+		return printable(s)
+	}
+	return fmt.Sprintf("%s… (%d bytes)", printable(s[:maxLoggedString]), len(s))
+}
+
+// printable is s with invalid UTF-8 as U+FFFD and the C0 controls (newline
+// and tab included), DEL and the C1 controls as Go escapes them (\n, \x1b,
+// \u009b).
+func printable(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if !strings.ContainsFunc(s, isControl) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if isControl(r) {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func isControl(r rune) bool { return r < 0x20 || r >= 0x7f && r <= 0x9f }
+
+// maxLoggedCauses bounds the causes a denial's log line names.
+const maxLoggedCauses = 8
+
+// deniedFields names a denial's causes by reason and field path for its log
+// line; their messages quote the object and are logged only at -v=4.
+func deniedFields(st *metav1.Status) []string {
+	if st == nil || st.Details == nil {
+		return nil
+	}
+	var out []string
+	for i, c := range st.Details.Causes {
+		if i == maxLoggedCauses {
+			out = append(out, fmt.Sprintf("… (%d causes)", len(st.Details.Causes)))
+			break
+		}
+		out = append(out, logString(string(c.Type)+" "+c.Field))
+	}
+	return out
+}
+
+// kube-apiserver's budget for the warnings of one response
+// (k8s.io/apiserver/pkg/endpoints/filters/warning.go): past 4096 runes in
+// all it cuts every warning to 256 runes and drops those that no longer fit,
+// without saying so.
+const (
+	warningBudgetRunes = 4096
+	warningItemRunes   = 256
+)
+
+// fitWarnings returns warnings as the apiserver will pass them on. They quote
+// the client, and kube-apiserver drops one with invalid UTF-8 or a control
+// character (apimachinery's net.NewWarningHeader), so each is made printable.
+// Over budget, each is cut to 256 runes and the last says how many more.
+func fitWarnings(warnings []string) []string {
+	warnings = slices.Clone(warnings) // the caller's slice stays as it was
+	total := 0
+	for i, w := range warnings {
+		warnings[i] = printable(w)
+		total += utf8.RuneCountInString(warnings[i])
+	}
+	if total <= warningBudgetRunes {
+		return warnings
+	}
+	maxItems := warningBudgetRunes / warningItemRunes
+	out := make([]string, 0, min(len(warnings), maxItems))
+	for i, w := range warnings {
+		if len(out) == maxItems-1 && len(warnings)-i > 1 {
+			out = append(out, fmt.Sprintf("%d more warnings not shown (the apiserver passes on at most 4 KiB of them): claimbridge validate -f <the object> prints them all", len(warnings)-i))
+			break
+		}
+		if utf8.RuneCountInString(w) > warningItemRunes {
+			w = string([]rune(w)[:warningItemRunes-1]) + "…"
+		}
+		out = append(out, w)
+	}
+	return out
 }

@@ -1,15 +1,17 @@
 package v1alpha3
 
 import (
+	"encoding/json"
 	"fmt"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/sets"
-	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/utils/lru"
+	"strings"
 
 	api "github.com/claimbridge/claimbridge/api/v1alpha3"
 	"github.com/claimbridge/claimbridge/validation/common"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/lru"
 )
 
 // ValidateResourceClaim validates a new claim (1.31 ValidateResourceClaim).
@@ -156,4 +158,119 @@ func validateRequestNameRef(name string, fldPath *field.Path, requestNames sets.
 		allErrs = append(allErrs, field.Invalid(fldPath, name, "must be the name of a request in the claim"))
 	}
 	return allErrs
+}
+
+func validateDeviceConfiguration(config api.DeviceConfiguration, fldPath *field.Path) field.ErrorList {
+	if config.Opaque == nil {
+		return field.ErrorList{field.Required(fldPath.Child("opaque"), "")}
+	}
+	return validateOpaqueConfiguration(*config.Opaque, fldPath.Child("opaque"))
+}
+
+// validateOpaqueConfiguration checks the driver name and that the raw
+// parameters are a JSON object (1.31 has no size limit; see Warnings).
+func validateOpaqueConfiguration(config api.OpaqueDeviceConfiguration, fldPath *field.Path) field.ErrorList {
+	allErrs := common.ValidateDriverName(config.Driver, fldPath.Child("driver"))
+	var v any
+	if len(config.Parameters.Raw) == 0 {
+		allErrs = append(allErrs, field.Required(fldPath.Child("parameters"), ""))
+	} else if err := json.Unmarshal(config.Parameters.Raw, &v); err != nil {
+		allErrs = append(allErrs, field.Invalid(fldPath.Child("parameters"), common.OmittedValue, fmt.Sprintf("error parsing data: %v", err.Error())))
+	} else if v == nil {
+		allErrs = append(allErrs, field.Required(fldPath.Child("parameters"), ""))
+	} else if _, isObject := v.(map[string]any); !isObject {
+		allErrs = append(allErrs, field.Invalid(fldPath.Child("parameters"), common.OmittedValue, "parameters must be a valid JSON object"))
+	}
+	return allErrs
+}
+
+// validatePoolName: required, at most 253 bytes, every "/"-separated
+// segment a DNS subdomain (reported with the segment as value).
+func validatePoolName(name string, fldPath *field.Path) field.ErrorList {
+	var allErrs field.ErrorList
+	if name == "" {
+		return append(allErrs, field.Required(fldPath, ""))
+	}
+	if len(name) > api.PoolNameMaxLength {
+		allErrs = append(allErrs, common.TooLongMaxLength(fldPath, name, api.PoolNameMaxLength))
+	}
+	for _, part := range strings.Split(name, "/") {
+		allErrs = append(allErrs, common.ValidateDNS1123Subdomain(part, fldPath)...)
+	}
+	return allErrs
+}
+
+// validateQualifiedName: either a C identifier or <domain>/<C identifier>.
+// As in 1.31, a name with two or more slashes is not checked at all.
+func validateQualifiedName(name api.QualifiedName, fldPath *field.Path) field.ErrorList {
+	var allErrs field.ErrorList
+	if name == "" {
+		return append(allErrs, field.Required(fldPath, "name required"))
+	}
+	parts := strings.Split(string(name), "/")
+	switch len(parts) {
+	case 1:
+		allErrs = append(allErrs, validateCIdentifier(parts[0], fldPath)...)
+	case 2:
+		if len(parts[0]) == 0 {
+			allErrs = append(allErrs, field.Required(fldPath, "the prefix must not be empty"))
+		} else {
+			allErrs = append(allErrs, common.ValidateDriverName(parts[0], fldPath)...)
+		}
+		if len(parts[1]) == 0 {
+			allErrs = append(allErrs, field.Required(fldPath, "the name must not be empty"))
+		} else {
+			allErrs = append(allErrs, validateCIdentifier(parts[1], fldPath)...)
+		}
+	}
+	return allErrs
+}
+
+// validateFullyQualifiedName: a qualified name that includes the domain.
+func validateFullyQualifiedName(name api.FullyQualifiedName, fldPath *field.Path) field.ErrorList {
+	allErrs := validateQualifiedName(api.QualifiedName(name), fldPath)
+	if !strings.Contains(string(name), "/") {
+		allErrs = append(allErrs, field.Required(fldPath.Child("domain"), "must include a prefix"))
+	}
+	return allErrs
+}
+
+func validateCIdentifier(id string, fldPath *field.Path) field.ErrorList {
+	var allErrs field.ErrorList
+	if len(id) > api.DeviceMaxIDLength {
+		allErrs = append(allErrs, common.TooLongMaxLength(fldPath, id, api.DeviceMaxIDLength))
+	}
+	for _, msg := range validation.IsCIdentifier(id) {
+		allErrs = append(allErrs, field.TypeInvalid(fldPath, id, msg))
+	}
+	return allErrs
+}
+
+// SetDefaults applies upstream defaulting (SetDefaults_DeviceRequest) to a
+// *ResourceClaim or *ResourceClaimTemplate: for every request, an empty
+// allocationMode becomes ExactCount, and an ExactCount request with count 0
+// gets count 1. Other types, and nil pointers, are ignored.
+func SetDefaults(obj interface{}) {
+	switch o := obj.(type) {
+	case *api.ResourceClaim:
+		if o != nil {
+			setDefaultsSpec(&o.Spec)
+		}
+	case *api.ResourceClaimTemplate:
+		if o != nil {
+			setDefaultsSpec(&o.Spec.Spec)
+		}
+	}
+}
+
+func setDefaultsSpec(spec *api.ResourceClaimSpec) {
+	for i := range spec.Devices.Requests {
+		request := &spec.Devices.Requests[i]
+		if request.AllocationMode == "" {
+			request.AllocationMode = api.DeviceAllocationModeExactCount
+		}
+		if request.AllocationMode == api.DeviceAllocationModeExactCount && request.Count == 0 {
+			request.Count = 1
+		}
+	}
 }
