@@ -1,16 +1,19 @@
 // Package validation validates claimbridge's ResourceClaims and
 // ResourceClaimTemplates for the validating webhook, `claimbridge validate`
-// and `claimbridge migrate`. Validate takes a Request of JSON trees (Go code
+// and `claimbridge migrate`. Admit runs a manifest's write as the
+// cluster's admission does: /default's patch, then Validate. Validate takes a Request of JSON trees (Go code
 // with a typed claim passes conversion.ToTree(claim); ExampleValidate) and
 // is safe for concurrent use. See docs/validation.md.
 //
 // A request flows through these files:
 //
+//   - admit.go: Admit, for the CLI;
 //   - validate.go: Request and Response, Validate's one dispatch on the
 //     operation and subresource, and validateCreate, validateUpdate and
 //     validateStatusUpdate, each with what the CRD's registry strategy does
-//     to the write first;
-//   - rules.go and decode.go: the object decoded, defaulted and checked by
+//     to the write first, and viewsFit, the one rule that spares a write
+//     the other versions' views;
+//   - rules.go: the object decoded, defaulted and checked by
 //     its version's rules (versionRules: packages classic, v1alpha1,
 //     v1alpha2, v1alpha3 and common);
 //   - ratchet.go: findings dropped on updates that leave their part as stored;
