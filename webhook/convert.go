@@ -46,18 +46,20 @@ func (s *Server) serveConvert(x exchange) {
 // (no objects), also when ctx ends between two (client gone, timeout).
 func (s *Server) convertObjects(ctx context.Context, req *apiextensionsv1.ConversionRequest) *apiextensionsv1.ConversionResponse {
 	resp := &apiextensionsv1.ConversionResponse{UID: req.UID, Result: metav1.Status{Status: metav1.StatusSuccess}}
-	gv, err := schema.ParseGroupVersion(req.DesiredAPIVersion)
-	if err != nil || gv.Group != api.Group || !api.IsServed(gv.Version) {
+	version, served := servedVersion(req.DesiredAPIVersion)
+	if !served {
 		resp.Result = failure("desiredAPIVersion %q is not served: want %s/%s", req.DesiredAPIVersion, api.Group, servedList())
 		return resp
 	}
+	to := schema.GroupVersion{Group: api.Group, Version: version}
 	converted := make([]runtime.RawExtension, len(req.Objects))
 	for i, o := range req.Objects {
 		if err := ctx.Err(); err != nil {
 			resp.Result = failure("objects[%d] and later not converted to %s: %v", i, req.DesiredAPIVersion, err)
 			return resp
 		}
-		if converted[i].Raw, err = s.convertObject(o.Raw, gv); err != nil {
+		var err error
+		if converted[i].Raw, err = s.convertObject(o.Raw, to); err != nil {
 			resp.Result = failure("objects[%d] %v", i, err)
 			return resp
 		}
@@ -80,19 +82,19 @@ func (s *Server) convertObject(raw []byte, to schema.GroupVersion) ([]byte, erro
 		return nil, err
 	}
 	id := identify(obj)
-	from, _ := obj["apiVersion"].(string)
-	gv, err := schema.ParseGroupVersion(from)
-	if err != nil || gv.Group != api.Group || !api.IsServed(gv.Version) || !api.IsKind(id.kind) {
-		s.metrics.conversion(gv.Version, to.Version, "unsupported")
-		return nil, fmt.Errorf("%s: unsupported apiVersion %q or kind %q: want %s %s or %s", id, from, id.kind, api.Group, api.KindClaim, api.KindTemplate)
+	apiVersion, _ := obj["apiVersion"].(string)
+	from, served := servedVersion(apiVersion)
+	if !served || !api.IsKind(id.kind) {
+		s.metrics.conversion(from, to.Version, "unsupported")
+		return nil, fmt.Errorf("%s: unsupported apiVersion %q or kind %q: want %s %s or %s", id, apiVersion, id.kind, api.Group, api.KindClaim, api.KindTemplate)
 	}
 	data, err := s.convertChecked(obj, id, to)
 	if err != nil {
-		s.metrics.conversion(gv.Version, to.Version, "failure")
+		s.metrics.conversion(from, to.Version, "failure")
 		return nil, fmt.Errorf("%s: %w", id, err)
 	}
-	s.cache.put(key, data, gv.Version)
-	s.metrics.conversion(gv.Version, to.Version, "success")
+	s.cache.put(key, data, from)
+	s.metrics.conversion(from, to.Version, "success")
 	return data, nil
 }
 
@@ -124,6 +126,13 @@ func (s *Server) convertChecked(obj map[string]interface{}, id objectID, to sche
 		return nil, fmt.Errorf("converted to %s: the result nests deeper than a review may carry (--max-json-depth %d): %w", to, s.cfg.MaxJSONDepth, err)
 	}
 	return data, nil
+}
+
+// servedVersion is the version of apiVersion, and whether the CRD serves
+// it: the webhook's one judgement of a desired or a sent version.
+func servedVersion(apiVersion string) (string, bool) {
+	gv, err := schema.ParseGroupVersion(apiVersion)
+	return gv.Version, err == nil && gv.Group == api.Group && api.IsServed(gv.Version)
 }
 
 // objectID names an object in messages and logs without its contents.
