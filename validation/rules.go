@@ -7,6 +7,10 @@ import (
 	"reflect"
 	"slices"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	sigsjson "sigs.k8s.io/json"
+
 	"github.com/claimbridge/claimbridge/api"
 	apiv1 "github.com/claimbridge/claimbridge/api/v1alpha1"
 	apiv2 "github.com/claimbridge/claimbridge/api/v1alpha2"
@@ -16,9 +20,6 @@ import (
 	v1 "github.com/claimbridge/claimbridge/validation/v1alpha1"
 	v2 "github.com/claimbridge/claimbridge/validation/v1alpha2"
 	v3 "github.com/claimbridge/claimbridge/validation/v1alpha3"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/validation/field"
-	sigsjson "sigs.k8s.io/json"
 )
 
 // versionRules are one version's rules on its typed claims and templates

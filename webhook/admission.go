@@ -11,15 +11,16 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/claimbridge/claimbridge/api"
-	"github.com/claimbridge/claimbridge/defaulting"
-	"github.com/claimbridge/claimbridge/validation"
 	"github.com/go-logr/logr"
 	admissionv1 "k8s.io/api/admission/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/klog/v2"
+
+	"github.com/claimbridge/claimbridge/api"
+	"github.com/claimbridge/claimbridge/defaulting"
+	"github.com/claimbridge/claimbridge/validation"
 )
 
 // decideFunc decides one admission request.

@@ -5,13 +5,14 @@ import (
 	"fmt"
 	"strings"
 
-	api "github.com/claimbridge/claimbridge/api/v1alpha3"
-	"github.com/claimbridge/claimbridge/validation/common"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/lru"
+
+	api "github.com/claimbridge/claimbridge/api/v1alpha3"
+	"github.com/claimbridge/claimbridge/validation/common"
 )
 
 // ValidateResourceClaim validates a new claim (1.31 ValidateResourceClaim).
