@@ -64,3 +64,18 @@ var Fields = []Field{
 	{"strings", InAttribute, 36, "DRAListTypeAttributes", 36, 0},
 	{"versions", InAttribute, 36, "DRAListTypeAttributes", 36, 0},
 }
+
+// FieldOf is the Field of Fields named name; it panics for a name Fields
+// does not have, a programming error.
+func FieldOf(name string) Field {
+	for _, f := range Fields {
+		if f.Name == name {
+			return f
+		}
+	}
+	panic("api: no field " + name)
+}
+
+// GateOn reports whether release minor enables the field's feature gate by
+// default.
+func (f Field) GateOn(minor int) bool { return f.On != 0 && minor >= f.On }

@@ -118,3 +118,64 @@ func Serving(version string) string {
 	}
 	return rs[0].String() + "–" + rs[len(rs)-1].String()
 }
+
+// A Change is a rule of upstream's resource.k8s.io validation that a
+// release changed. A rule that follows a field or its feature gate reads
+// Fields instead (FieldOf).
+type Change int
+
+// The changes; since has the first release of each.
+const (
+	// A ResourceClass has structuredParameters.
+	ClassStructuredParameters Change = iota
+	// A CEL selector's length and cost, and opaque parameters' size, are
+	// limited.
+	CELLimits
+	// A bad key of a map is named at the key, not at the map.
+	KeyPathAtKey
+	// A v1beta1 device's findings are named without basic.
+	DevicePathsWithoutBasic
+	// A bad C identifier is Invalid, not a type error; opaque parameters
+	// that are not an object "must be a valid JSON object".
+	IdentifierMessages
+	// A ResourceSlice holds sharedCounters or devices, not both, and its
+	// counter sets are checked as a set.
+	SliceSplit
+	// A DeviceTaintRule selects by driver, pool and device only (no class
+	// or CEL selectors).
+	TaintRuleSelectorsRemoved
+	// The taint effect None.
+	TaintEffectNone
+	// One finding where earlier releases gave several (an empty name only
+	// Required, a too-long list only TooMany, a duplicate at the item),
+	// and new messages for qualified names.
+	TerseFindings
+	// A bad key of a map is named at the map again.
+	KeyPathAtMap
+	// A capacity's default below its min is named at default.
+	DefaultBelowMinAtDefault
+	// v1beta1 requests are checked declaratively: a set field of an
+	// exact request is named without exactly.
+	DeclarativeV1beta1
+)
+
+var since = [...]int{
+	ClassStructuredParameters: 30,
+	CELLimits:                 32,
+	KeyPathAtKey:              32,
+	DevicePathsWithoutBasic:   33,
+	IdentifierMessages:        34,
+	SliceSplit:                35,
+	TaintRuleSelectorsRemoved: 35,
+	TaintEffectNone:           35,
+	TerseFindings:             35,
+	KeyPathAtMap:              36,
+	DefaultBelowMinAtDefault:  37,
+	DeclarativeV1beta1:        37,
+}
+
+// Has reports whether release minor has change c.
+func Has(minor int, c Change) bool { return minor >= since[c] }
+
+// Since is the first release (a minor number) with change c.
+func Since(c Change) int { return since[c] }

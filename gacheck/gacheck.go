@@ -89,7 +89,7 @@ func Check(obj map[string]interface{}, release int, kind string) (errs, warnings
 // adminAccessWarnings: a request with admin access needs a labelled
 // namespace in the releases that keep adminAccess (1.34+).
 func adminAccessWarnings(obj map[string]interface{}, release int, version, kind string) (warnings []string) {
-	if release < 34 || kind == kindDeviceClass {
+	if !api.FieldOf("adminAccess").GateOn(release) || kind == kindDeviceClass {
 		return nil
 	}
 	specPath, spec := "spec", asObject(obj["spec"])

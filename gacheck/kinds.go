@@ -118,7 +118,7 @@ func CheckKind(obj map[string]interface{}, release int, kind string) (errs, warn
 	// 1.33 and 1.34 select the devices of a taint rule also by class and
 	// CEL selectors, which later releases do not have.
 	var older map[string]interface{}
-	if selector := asObject(asObject(in["spec"])["deviceSelector"]); kind == kindDeviceTaintRule && release < 35 {
+	if selector := asObject(asObject(in["spec"])["deviceSelector"]); kind == kindDeviceTaintRule && !api.Has(release, api.TaintRuleSelectorsRemoved) {
 		older = map[string]interface{}{"deviceClassName": selector["deviceClassName"], "selectors": selector["selectors"]}
 		delete(selector, "deviceClassName")
 		delete(selector, "selectors")
@@ -127,8 +127,8 @@ func CheckKind(obj map[string]interface{}, release int, kind string) (errs, warn
 	if err != nil {
 		return []string{fmt.Sprintf("does not decode into %s/%s %s: %v", api.UpstreamGroup, version, kind, err)}, nil
 	}
-	if _, ok := in["structuredParameters"]; ok && kind == kindResourceClass && release < 30 {
-		unknown = append(unknown, field.Forbidden(field.NewPath("structuredParameters"), fmt.Sprintf("unknown field: Kubernetes 1.%d does not have it (1.30+)", release)))
+	if _, ok := in["structuredParameters"]; ok && kind == kindResourceClass && !api.Has(release, api.ClassStructuredParameters) {
+		unknown = append(unknown, field.Forbidden(field.NewPath("structuredParameters"), fmt.Sprintf("unknown field: Kubernetes 1.%d does not have it (1.%d+)", release, api.Since(api.ClassStructuredParameters))))
 	}
 	var invalid field.ErrorList
 	in = validation.WithGeneratedName(in) // named as the apiserver names it
@@ -406,7 +406,7 @@ func (r rules) validateResourceSlice(obj map[string]interface{}) (field.ErrorLis
 	errs = append(errs, r.validateDriverName(spec.Driver, fldPath.Child("driver"))...)
 	errs = append(errs, validatePool(spec.Pool, fldPath.Child("pool"))...)
 	errs = append(errs, r.validateNodeSelection(spec, fldPath)...)
-	if r.minor >= 35 && spec.SharedCounters != nil && spec.Devices != nil {
+	if r.has(api.SliceSplit) && spec.SharedCounters != nil && spec.Devices != nil {
 		errs = append(errs, field.Invalid(fldPath, "", "only one of `sharedCounters` or `devices` is allowed"))
 	}
 	// Fewer devices with taints or counters, which the releases before 1.36
@@ -429,7 +429,7 @@ func (r rules) validateResourceSlice(obj map[string]interface{}) (field.ErrorLis
 		for _, name := range slices.Sorted(maps.Keys(device.Attributes)) {
 			allErrs = append(allErrs, r.validateAttribute(device.Attributes[name], fldPath.Child("attributes").Key(string(name)))...)
 		}
-		if r.minor >= 36 {
+		if r.gateOn("requestPolicy") {
 			for _, name := range slices.Sorted(maps.Keys(device.Capacity)) {
 				allErrs = append(allErrs, r.validateCapacityPolicy(device, device.Capacity[name], fldPath.Child("capacity").Key(string(name)))...)
 			}
@@ -444,14 +444,14 @@ func (r rules) validateResourceSlice(obj map[string]interface{}) (field.ErrorLis
 				r.validateCounters(c.Counters, resourcev1.ResourceSliceMaxCountersPerDeviceCounterConsumption, fldPath.Child("counters"))...)
 		}, func(c resourcev1.DeviceCounterConsumption) string { return c.CounterSet }, "counterSet", fldPath.Child("consumesCounters"))...)
 	}, func(device resourcev1.Device) string { return device.Name }, "name", fldPath.Child("devices"))...)
-	if r.minor >= 35 {
+	if r.has(api.SliceSplit) {
 		errs = append(errs, validateSet(r, spec.SharedCounters, resourcev1.ResourceSliceMaxCounterSets, func(set resourcev1.CounterSet, fldPath *field.Path) field.ErrorList {
 			return append(validateCounterName(set.Name, fldPath.Child("name")),
 				r.validateCounters(set.Counters, resourcev1.ResourceSliceMaxCountersPerCounterSet, fldPath.Child("counters"))...)
 		}, func(set resourcev1.CounterSet) string { return set.Name }, "name", fldPath.Child("sharedCounters"))...)
 	}
 	for _, e := range errs {
-		if device := devicePath.FindString(e.Field); r.minor < 33 && device != "" && e.Field != device+".name" {
+		if device := devicePath.FindString(e.Field); !r.has(api.DevicePathsWithoutBasic) && device != "" && e.Field != device+".name" {
 			e.Field = device + ".basic" + e.Field[len(device):]
 		}
 	}
@@ -648,7 +648,7 @@ func (r rules) validateCapacityRange(def, limit resource.Quantity, valueRange re
 	}
 	if def.Cmp(min) < 0 {
 		at := fldPath.Child("default")
-		if r.minor < 37 {
+		if !r.has(api.DefaultBelowMinAtDefault) {
 			at = fldPath.Child("min")
 		}
 		allErrs = append(allErrs, field.Invalid(at, def.String(), fmt.Sprintf("default is less than min: %s", min.String())))
@@ -768,7 +768,7 @@ func (r rules) validateCounters(counters map[string]resourcev1.Counter, max int,
 // keyPath is where upstream's validateMap names a bad key of the map at
 // fldPath: at the map in 1.31 and from 1.36, at the key in 1.32–1.35.
 func (r rules) keyPath(fldPath *field.Path, key string) *field.Path {
-	if 32 <= r.minor && r.minor <= 35 {
+	if r.has(api.KeyPathAtKey) && !r.has(api.KeyPathAtMap) {
 		return fldPath.Key(key)
 	}
 	return fldPath
@@ -855,7 +855,7 @@ func (r rules) validateTaint(taint resourcev1.DeviceTaint, fldPath *field.Path) 
 		}
 	}
 	effects := validTaintEffects
-	if r.minor < 35 {
+	if !r.has(api.TaintEffectNone) {
 		effects = validTaintEffects133
 	}
 	switch {

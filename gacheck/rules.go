@@ -31,6 +31,16 @@ type rules struct {
 	version string
 }
 
+// has reports whether the release has change c of upstream's rules.
+func (r rules) has(c api.Change) bool { return api.Has(r.minor, c) }
+
+// hasField reports whether the release has the field (api.Fields).
+func (r rules) hasField(name string) bool { return r.minor >= api.FieldOf(name).Added }
+
+// gateOn reports whether the release enables the field's feature gate by
+// default.
+func (r rules) gateOn(name string) bool { return api.FieldOf(name).GateOn(r.minor) }
+
 // Validate checks obj, a resource.k8s.io claim or template of v1beta1,
 // v1beta2 or v1, with the create rules of release (a minor number,
 // 1.32–1.37): upstream's ValidateResourceClaim and
@@ -77,9 +87,9 @@ func Validate(obj map[string]interface{}, release int, kind string) (field.Error
 	errs = common.Normalize(errs)
 	for _, e := range errs {
 		switch {
-		case version == api.V1beta1 && r.minor == 32:
+		case version == api.V1beta1 && !r.hasField("firstAvailable"):
 			e.Field = exactlyInPath.ReplaceAllString(e.Field, "$1")
-		case version == api.V1beta1 && r.minor >= 37 && fmt.Sprint(e.BadValue) != "":
+		case version == api.V1beta1 && r.has(api.DeclarativeV1beta1) && fmt.Sprint(e.BadValue) != "":
 			e.Field = declarativeInPath.ReplaceAllString(e.Field, "$1$2")
 		}
 	}
@@ -111,7 +121,7 @@ func (r rules) inV1Shape(obj map[string]interface{}, version, kind string) map[s
 	}
 	for _, r0 := range asArray(asObject(spec["devices"])["requests"]) {
 		req := asObject(r0)
-		exactly, set := map[string]interface{}{}, r.minor == 32
+		exactly, set := map[string]interface{}{}, !r.hasField("firstAvailable")
 		for _, f := range api.ExactRequestFields {
 			if v, ok := req[f]; ok {
 				exactly[f] = v
@@ -179,7 +189,7 @@ func (r rules) setDefaults(claim *resourcev1.DeviceClaim) {
 	for i := range claim.Requests {
 		if exactly := claim.Requests[i].Exactly; exactly != nil {
 			mode, count := &exactly.AllocationMode, &exactly.Count
-			if r.version == api.V1beta1 && r.minor >= 33 && exactly.DeviceClassName == "" {
+			if r.version == api.V1beta1 && r.hasField("firstAvailable") && exactly.DeviceClassName == "" {
 				mode, count = new(resourcev1.DeviceAllocationMode), new(int64)
 			}
 			defaultMode(mode, count, exactly.Tolerations)
@@ -280,14 +290,14 @@ func (r rules) validateSelectors(selectors []resourcev1.DeviceSelector, fldPath 
 // (consumable capacity from 1.36; list attributes are alpha in 1.36 and 1.37).
 // 1.31 limits neither the length nor the cost.
 func (r rules) validateCELExpression(expression string, fldPath *field.Path) field.ErrorList {
-	if r.minor >= 32 && len(expression) > resourcev1.CELSelectorExpressionMaxLength {
+	if r.has(api.CELLimits) && len(expression) > resourcev1.CELSelectorExpressionMaxLength {
 		return field.ErrorList{field.TooLong(fldPath, "", resourcev1.CELSelectorExpressionMaxLength)}
 	}
-	result := compileCEL(expression, r.minor >= 36)
+	result := compileCEL(expression, r.gateOn("capacity"))
 	switch {
 	case result.err != nil:
 		return field.ErrorList{common.CELError(fldPath, expression, result.err)}
-	case r.minor >= 32 && result.maxCost > resourcev1.CELSelectorExpressionMaxCost:
+	case r.has(api.CELLimits) && result.maxCost > resourcev1.CELSelectorExpressionMaxCost:
 		return field.ErrorList{field.Forbidden(fldPath, "too complex, exceeds cost limit")}
 	}
 	return nil
@@ -349,7 +359,7 @@ func (r rules) validateDeviceToleration(toleration resourcev1.DeviceToleration, 
 		allErrs = append(allErrs, field.NotSupported(fldPath.Child("operator"), toleration.Operator, validTolerationOperators))
 	}
 	effects := validTaintEffects
-	if r.minor < 35 {
+	if !r.has(api.TaintEffectNone) {
 		effects = validTaintEffects133
 	}
 	if toleration.Effect != "" && !sets.New(effects...).Has(toleration.Effect) {
@@ -368,7 +378,7 @@ func (r rules) validateDeviceConstraint(constraint resourcev1.DeviceConstraint, 
 		allErrs = append(allErrs, r.validateFullyQualifiedName(string(*constraint.MatchAttribute), fldPath.Child("matchAttribute"))...)
 	case constraint.DistinctAttribute != nil:
 		allErrs = append(allErrs, r.validateFullyQualifiedName(string(*constraint.DistinctAttribute), fldPath.Child("distinctAttribute"))...)
-	case r.minor < 36:
+	case !r.gateOn("distinctAttribute"):
 		allErrs = append(allErrs, field.Required(fldPath.Child("matchAttribute"), ""))
 	default:
 		// Upstream's message, "multiple" included.
@@ -381,12 +391,12 @@ func (r rules) validateDeviceConstraint(constraint resourcev1.DeviceConstraint, 
 // C identifier separated by a slash; the messages changed in 1.35.
 func (r rules) validateFullyQualifiedName(name string, fldPath *field.Path) field.ErrorList {
 	var allErrs field.ErrorList
-	if r.minor < 35 && name == "" {
+	if !r.has(api.TerseFindings) && name == "" {
 		return field.ErrorList{field.Required(fldPath, "name required")}
 	}
 	allErrs = append(allErrs, r.validateQualifiedName(name, fldPath)...)
 	if !strings.Contains(name, "/") {
-		if r.minor < 35 {
+		if !r.has(api.TerseFindings) {
 			allErrs = append(allErrs, field.Invalid(fldPath, name, "must include a domain"))
 		} else {
 			allErrs = append(allErrs, field.Invalid(fldPath, name, "a fully qualified name must be a domain and a name separated by a slash"))
@@ -420,7 +430,7 @@ func (r rules) validateQualifiedName(name string, fldPath *field.Path) field.Err
 }
 
 func (r rules) emptyPart(fldPath *field.Path, detail string) *field.Error {
-	if r.minor < 35 {
+	if !r.has(api.TerseFindings) {
 		return field.Required(fldPath, detail)
 	}
 	return field.Invalid(fldPath, "", detail)
@@ -432,7 +442,7 @@ func (r rules) validateCIdentifier(id string, fldPath *field.Path) field.ErrorLi
 		allErrs = append(allErrs, field.TooLong(fldPath, "", resourcev1.DeviceMaxIDLength))
 	}
 	for _, msg := range utilvalidation.IsCIdentifier(id) {
-		if r.minor < 34 {
+		if !r.has(api.IdentifierMessages) {
 			allErrs = append(allErrs, field.TypeInvalid(fldPath, id, msg))
 		} else {
 			allErrs = append(allErrs, field.Invalid(fldPath, id, msg))
@@ -447,7 +457,7 @@ func (r rules) validateDriverName(name string, fldPath *field.Path) field.ErrorL
 	var allErrs field.ErrorList
 	if name == "" {
 		allErrs = append(allErrs, field.Required(fldPath, ""))
-		if r.minor >= 35 {
+		if r.has(api.TerseFindings) {
 			return allErrs
 		}
 	}
@@ -464,7 +474,7 @@ func (r rules) validateDriverName(name string, fldPath *field.Path) field.ErrorL
 // claim (from 1.33 also request/subrequest).
 func (r rules) validateRequestNameRefs(refs []string, fldPath *field.Path, names requestNames) field.ErrorList {
 	return validateSet(r, refs, resourcev1.DeviceRequestsMaxSize, func(name string, fldPath *field.Path) field.ErrorList {
-		if r.minor < 33 {
+		if !r.hasField("firstAvailable") {
 			allErrs := common.ValidateDNS1123Label(name, fldPath)
 			if _, ok := names[name]; !ok {
 				allErrs = append(allErrs, field.Invalid(fldPath, name, "must be the name of a request in the claim"))
@@ -502,7 +512,7 @@ func (r rules) validateParameters(parameters runtime.RawExtension, fldPath *fiel
 	if len(parameters.Raw) == 0 {
 		return field.ErrorList{field.Required(fldPath, "")}
 	}
-	if r.minor >= 32 && len(parameters.Raw) > resourcev1.OpaqueParametersMaxLength {
+	if r.has(api.CELLimits) && len(parameters.Raw) > resourcev1.OpaqueParametersMaxLength {
 		return field.ErrorList{field.TooLong(fldPath, "", resourcev1.OpaqueParametersMaxLength)}
 	}
 	var v interface{}
@@ -514,7 +524,7 @@ func (r rules) validateParameters(parameters runtime.RawExtension, fldPath *fiel
 	}
 	if _, isObject := v.(map[string]interface{}); !isObject {
 		detail := "must be a valid JSON object"
-		if r.minor < 34 {
+		if !r.has(api.IdentifierMessages) {
 			detail = "parameters must be a valid JSON object"
 		}
 		return field.ErrorList{field.Invalid(fldPath, common.OmittedValue, detail)}
@@ -527,7 +537,7 @@ func (r rules) validateParameters(parameters runtime.RawExtension, fldPath *fiel
 // first.
 func validateSlice[T any](r rules, slice []T, maxSize int, validateItem func(T, *field.Path) field.ErrorList, fldPath *field.Path) field.ErrorList {
 	tooMany := len(slice) > maxSize
-	if tooMany && r.minor >= 35 {
+	if tooMany && r.has(api.TerseFindings) {
 		return field.ErrorList{field.TooMany(fldPath, len(slice), maxSize)}
 	}
 	var allErrs field.ErrorList
@@ -544,13 +554,13 @@ func validateSlice[T any](r rules, slice []T, maxSize int, validateItem func(T, 
 // the item from 1.35, before at its keyField (when there is one).
 func validateSet[T any](r rules, slice []T, maxSize int, validateItem func(T, *field.Path) field.ErrorList, key func(T) string, keyField string, fldPath *field.Path) field.ErrorList {
 	allErrs := validateSlice(r, slice, maxSize, validateItem, fldPath)
-	if len(slice) > maxSize && r.minor >= 35 {
+	if len(slice) > maxSize && r.has(api.TerseFindings) {
 		return allErrs
 	}
 	seen := sets.New[string]()
 	for i, item := range slice {
 		path := fldPath.Index(i)
-		if keyField != "" && r.minor < 35 {
+		if keyField != "" && !r.has(api.TerseFindings) {
 			path = path.Child(keyField)
 		}
 		if k := key(item); seen.Has(k) {

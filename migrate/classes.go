@@ -40,9 +40,9 @@ func migrateParameters(obj map[string]interface{}, target Target, opts Options) 
 	if obj["kind"] != kindClass {
 		return out, r, true
 	}
-	if sp, ok := out["structuredParameters"]; ok && target.Minor < 30 {
+	if sp, ok := out["structuredParameters"]; ok && !api.Has(target.Minor, api.ClassStructuredParameters) {
 		delete(out, "structuredParameters")
-		r.Lost = append(r.Lost, fmt.Sprintf("structuredParameters: a field of Kubernetes 1.30 that Kubernetes %s does not have", target.Releases))
+		r.Lost = append(r.Lost, fmt.Sprintf("structuredParameters: a field of Kubernetes 1.%d that Kubernetes %s does not have", api.Since(api.ClassStructuredParameters), target.Releases))
 		if sp == true {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("structuredParameters: Kubernetes %s has no structured parameters: claims of this class are allocated by the driver's control-plane controller (classic DRA), which must run for them", target.Releases))
 		}
