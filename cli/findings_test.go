@@ -350,8 +350,8 @@ spec:
 }
 
 // TestPodFieldsNewerThanTheTarget: a workload whose pod template has a
-// field the target release does not have (issue #61: Deployments kept with
-// a 1.36 schedulingGroup for 1.31) is refused by migrate, naming the
+// field the target release does not have (a Deployment kept with a 1.36
+// schedulingGroup for 1.31) is refused by migrate, naming the
 // field, and written by convert with an error per field (exit 1); for a target
 // that has the fields both write it.
 func TestPodFieldsNewerThanTheTarget(t *testing.T) {

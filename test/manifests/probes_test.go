@@ -17,7 +17,7 @@ type probeTiming struct {
 
 // TestProbesSurviveOverload checks every install path (both kustomize
 // overlays, the chart in both certificate modes) for the probe settings of
-// #13 (docs/server.md, "Overload"): liveness fails only after a minute of
+// an overloaded server (docs/server.md, "Overload"): liveness fails only after a minute of
 // 5s-timeouts, readiness allows a 3s answer.
 func TestProbesSurviveOverload(t *testing.T) {
 	want := map[string]probeTiming{

@@ -224,7 +224,8 @@ func TestRulesAndDashboardUseExportedMetrics(t *testing.T) {
 		t.Errorf("metrics from other exporters in alerts.yaml (-want +got):\n%s", diff)
 	}
 
-	// Each subject of #11 and #13's overload has an alert and a dashboard panel.
+	// Every subject of the operations guide (errors, latency, certificates,
+	// shedding, token policy, conversions) has an alert or a dashboard panel.
 	for _, want := range []struct{ in, name string }{
 		{"rules", "claimbridge_webhook_requests_total"},
 		{"rules", "claimbridge_webhook_request_duration_seconds_bucket"},

@@ -1,6 +1,6 @@
 //go:build envtest
 
-// Package overload checks load shedding (#13, docs/server.md "Overload")
+// Package overload checks load shedding (docs/server.md, "Overload")
 // through a real kube-apiserver: with failurePolicy Ignore, a write whose
 // review is shed is refused with 429 and never admitted unvalidated.
 //
