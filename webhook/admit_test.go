@@ -3,7 +3,6 @@ package webhook
 import (
 	"encoding/json"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,10 +11,10 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"sigs.k8s.io/yaml"
 
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
+	"github.com/claimbridge/claimbridge/manifest"
 	"github.com/claimbridge/claimbridge/validation"
 )
 
@@ -143,16 +142,12 @@ func throughWebhook(t *testing.T, h http.Handler, req validation.Request) (allow
 	return resp.Allowed, causes, append(warnings, resp.Warnings...)
 }
 
-// readManifest reads one YAML object as a manifest reader does.
+// readManifest reads the one object of file with the CLI's reader.
 func readManifest(t *testing.T, file string) map[string]interface{} {
 	t.Helper()
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
+	docs, err := manifest.ReadAll([]string{file}, nil)
+	if err != nil || len(docs) != 1 {
+		t.Fatalf("%s: %d objects, %v", file, len(docs), err)
 	}
-	var obj map[string]interface{}
-	if err := yaml.Unmarshal(data, &obj); err != nil {
-		t.Fatalf("%s: %v", file, err)
-	}
-	return obj
+	return docs[0].Object
 }
