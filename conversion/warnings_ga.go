@@ -36,7 +36,7 @@ func warningsV3ToB1(obj map[string]interface{}, kind string, r *lossReport) {
 		path := fmt.Sprintf("%s.devices.requests[%d]", specPath, i)
 		for j, s := range asSlice(req["selectors"]) {
 			if e := asString(asMap(asMap(s)["cel"])["expression"]); len(e) > resourcev1.CELSelectorExpressionMaxLength {
-				r.lose(fmt.Sprintf("%s.selectors[%d].cel.expression", path, j), "%d bytes: Kubernetes 1.32+ rejects CEL expressions longer than %d bytes when the object is created", len(e), resourcev1.CELSelectorExpressionMaxLength)
+				r.lose(fmt.Sprintf("%s.selectors[%d].cel.expression", path, j), "%d bytes: Kubernetes 1.%d+ rejects CEL expressions longer than %d bytes when the object is created", len(e), api.Since(api.CELLimits), resourcev1.CELSelectorExpressionMaxLength)
 			}
 		}
 		if req["adminAccess"] == true {
@@ -98,7 +98,7 @@ func parameterLosses(r *lossReport, path string, config interface{}) {
 		return
 	}
 	if data, err := json.Marshal(params); err == nil && len(data) > resourcev1.OpaqueParametersMaxLength {
-		r.lose(path, "%d bytes: Kubernetes 1.32+ rejects opaque parameters longer than %d bytes", len(data), resourcev1.OpaqueParametersMaxLength)
+		r.lose(path, "%d bytes: Kubernetes 1.%d+ rejects opaque parameters longer than %d bytes", len(data), api.Since(api.CELLimits), resourcev1.OpaqueParametersMaxLength)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/lru"
 
+	claimbridge "github.com/claimbridge/claimbridge/api"
 	api "github.com/claimbridge/claimbridge/api/v1alpha3"
 )
 
@@ -67,11 +68,11 @@ func specWarnings(spec *api.ResourceClaimSpec, fldPath *field.Path, cel *lru.Cac
 func celWarnings(expression string, fldPath *field.Path, cel *lru.Cache) []string {
 	var warnings []string
 	if len(expression) > resourcev1.CELSelectorExpressionMaxLength {
-		warnings = append(warnings, fmt.Sprintf("%s: the expression has %d bytes; Kubernetes 1.32 and later reject expressions longer than %d bytes", fldPath, len(expression), resourcev1.CELSelectorExpressionMaxLength))
+		warnings = append(warnings, fmt.Sprintf("%s: the expression has %d bytes; Kubernetes 1.%d and later reject expressions longer than %d bytes", fldPath, len(expression), claimbridge.Since(claimbridge.CELLimits), resourcev1.CELSelectorExpressionMaxLength))
 	}
 	// Errors are reported by validation; only the cost of a valid expression matters here.
 	if result := compileCEL(expression, options{cel: cel}); result.err == nil && result.maxCost != math.MaxUint64 && result.maxCost > resourcev1.CELSelectorExpressionMaxCost {
-		warnings = append(warnings, fmt.Sprintf("%s: the estimated worst-case cost %d exceeds %d; Kubernetes 1.32 and later reject the expression as too complex", fldPath, result.maxCost, resourcev1.CELSelectorExpressionMaxCost))
+		warnings = append(warnings, fmt.Sprintf("%s: the estimated worst-case cost %d exceeds %d; Kubernetes 1.%d and later reject the expression as too complex", fldPath, result.maxCost, resourcev1.CELSelectorExpressionMaxCost, claimbridge.Since(claimbridge.CELLimits)))
 	}
 	return warnings
 }
@@ -80,5 +81,5 @@ func opaqueWarnings(opaque *api.OpaqueDeviceConfiguration, fldPath *field.Path) 
 	if opaque == nil || len(opaque.Parameters.Raw) <= resourcev1.OpaqueParametersMaxLength {
 		return nil
 	}
-	return []string{fmt.Sprintf("%s: the parameters have %d bytes; Kubernetes 1.32 and later reject more than %d bytes", fldPath.Child("parameters"), len(opaque.Parameters.Raw), resourcev1.OpaqueParametersMaxLength)}
+	return []string{fmt.Sprintf("%s: the parameters have %d bytes; Kubernetes 1.%d and later reject more than %d bytes", fldPath.Child("parameters"), len(opaque.Parameters.Raw), claimbridge.Since(claimbridge.CELLimits), resourcev1.OpaqueParametersMaxLength)}
 }
