@@ -9,6 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/claimbridge/claimbridge/api/v1alpha1"
 )
 
 // StatusView is what the status invariants need to know about one
@@ -97,7 +99,7 @@ func ValidateAllocationImmutable[T any](allocation, oldAllocation *T, fldPath *f
 
 // ReservedForMaxSize is ResourceClaimReservedForMaxSize, the same in all
 // three versions.
-const ReservedForMaxSize = 32
+const ReservedForMaxSize = v1alpha1.ResourceClaimReservedForMaxSize
 
 // Consumer is the version-neutral ResourceClaimConsumerReference. The three
 // API versions declare field-for-field identical structs, so a
