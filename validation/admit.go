@@ -41,7 +41,7 @@ func Admit(req Request) (Response, error) {
 		}
 		defaulted = warnings
 	}
-	resp, err := Validate(req)
+	resp, err := validate(t, req)
 	resp.Warnings = append(defaulted, resp.Warnings...)
 	return resp, err
 }

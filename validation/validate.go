@@ -111,6 +111,12 @@ func Validate(req Request) (Response, error) {
 	if err != nil {
 		return Response{}, err
 	}
+	return validate(t, req)
+}
+
+// validate is Validate of an object identified as t.
+func validate(t objectType, req Request) (Response, error) {
+	var err error
 	resp := Response{GroupKind: schema.GroupKind{Group: t.group, Kind: t.kind}}
 	resp.Name, _ = api.Metadata(req.Object)["name"].(string)
 	var old map[string]interface{}
