@@ -11,9 +11,10 @@ import (
 	"github.com/claimbridge/claimbridge/api"
 )
 
-// TestDocsReleaseTables: the manual's releases are api.Releases: the table
-// of --to in docs/cli.md, and the range the README names. A release added
-// to the table fails here until the manual names it.
+// TestDocsReleaseTables: the manual's releases are api's tables: the table
+// of --to in docs/cli.md, the range the README names, and the versions a
+// DeviceTaintRule is written in. A release added to the tables fails here
+// until the manual names it.
 func TestDocsReleaseTables(t *testing.T) {
 	rs := api.Releases
 	want := []string{"| `--to` | writes | judged by the rules of |", "| --- | --- | --- |"}
@@ -54,6 +55,29 @@ func TestDocsReleaseTables(t *testing.T) {
 	span := fmt.Sprintf("(`%s` … `%s`)", rs[0], rs[len(rs)-1])
 	if !strings.Contains(readDoc(t, "README.md"), span) {
 		t.Errorf("README.md does not name the releases of api.Releases as %s", span)
+	}
+
+	// The versions a DeviceTaintRule is created in, by release.
+	var runs []string
+	for i := 0; i < len(rs); {
+		version, j := api.CreatedIn("DeviceTaintRule", rs[i].Minor), i
+		for j+1 < len(rs) && api.CreatedIn("DeviceTaintRule", rs[j+1].Minor) == version {
+			j++
+		}
+		if version != "" {
+			run := version + " on " + rs[i].String()
+			if j > i {
+				run += "–" + rs[j].String()
+			}
+			runs = append(runs, run)
+		}
+		i = j + 1
+	}
+	taintRule := strings.Join(runs, ", ") + ")"
+	for _, doc := range []string{"docs/cli.md", "docs/conversion.md"} {
+		if !strings.Contains(readDoc(t, doc), taintRule) {
+			t.Errorf("%s does not name the versions of a DeviceTaintRule as api.CreatedIn does: …%s", doc, taintRule)
+		}
 	}
 }
 
