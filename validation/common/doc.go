@@ -4,4 +4,5 @@
 // takes a value and a field path and returns exactly the field.ErrorList
 // upstream (k8s.io/kubernetes 1.26–1.31) produced; where today's
 // apimachinery words an error differently (TooLong), it is built by hand.
+// They are in one file, validation.go, as upstream's are.
 package common
