@@ -21,9 +21,6 @@ import (
 
 type checkOptions struct {
 	kubeconfig, context string
-	// beyond is the target when it is the release after the newest of
-	// api.Releases (to is then the newest); 0 otherwise.
-	beyond int
 	validateOptions
 }
 
@@ -79,9 +76,7 @@ func (o *checkOptions) run(s streams) error {
 		if err := o.setTarget(o.to); err != nil {
 			return withCode(ExitBadInput, fmt.Errorf("--to %w", err))
 		}
-		if !o.Quiet && o.Format == "text" && o.beyond != 0 {
-			fmt.Fprintf(s.err, "target: Kubernetes %s%s\n", o.target(), o.beyondNote())
-		}
+		o.beyondNote(s.err, "")
 	}
 	c, err := cluster.Connect(o.kubeconfig, o.context, s.err)
 	if err != nil {
@@ -92,7 +87,7 @@ func (o *checkOptions) run(s streams) error {
 	}
 	ctx := context.Background()
 	r := o.newReport()
-	r.Command, r.Release = "check", o.target()
+	r.Command = "check"
 	releases, err := c.HelmReleases(ctx)
 	if err != nil {
 		return withCode(ExitBadInput, err)
@@ -127,42 +122,8 @@ func (o *checkOptions) nextRelease(c *cluster.Cluster, notes io.Writer) error {
 	if err := o.setTarget(releaseAfter(t.Release)); err != nil {
 		return err
 	}
-	if !o.Quiet && o.Format == "text" { // a report on standard error stays one document
-		fmt.Fprintf(notes, "target: Kubernetes %s, the release after the cluster's %s%s\n", o.target(), t.Release, o.beyondNote())
-	}
+	o.beyondNote(notes, ", the release after the cluster's "+t.Release) // not in a report on standard error: it stays one document
 	return nil
-}
-
-// setTarget sets the target to release, a "1.x" of the table or the one
-// after its newest: that one is judged by the newest's rules and upstream's
-// announced removals (beyond).
-func (o *checkOptions) setTarget(release string) error {
-	newest := api.Releases[len(api.Releases)-1]
-	if r, ok := api.ParseRelease(release); ok {
-		o.to = r.String()
-		return nil
-	}
-	if minor, err := strconv.Atoi(strings.TrimPrefix(release, "1.")); err == nil && minor == newest.Minor+1 {
-		o.to, o.beyond = newest.String(), minor
-		return nil
-	}
-	return fmt.Errorf("%q: not a release claimbridge can judge by (%s, and 1.%d by the rules of %s and upstream's announced removals)",
-		release, api.ReleaseRange(), newest.Minor+1, newest)
-}
-
-// target names the release judged by.
-func (o *checkOptions) target() string {
-	if o.beyond != 0 {
-		return fmt.Sprintf("1.%d", o.beyond)
-	}
-	return o.to
-}
-
-func (o *checkOptions) beyondNote() string {
-	if o.beyond == 0 {
-		return ""
-	}
-	return fmt.Sprintf(" (by the rules of %s, the newest claimbridge knows, and the versions upstream stops serving in 1.%d)", o.to, o.beyond)
 }
 
 // releaseAfter is the release after release: "1.33" for "1.32", or
@@ -173,17 +134,6 @@ func releaseAfter(release string) string {
 		return release
 	}
 	return fmt.Sprintf("1.%d", minor+1)
-}
-
-// removed adds to v, when the target is beyond the table, the error for
-// an object of a version upstream no longer serves there.
-func (o *checkOptions) removed(doc manifest.Document, v report.Verdict) report.Verdict {
-	_, group, version, kind, _ := api.TypeOf(doc.Object)
-	if _, removed := api.Lifecycle(version, kind); o.beyond == 0 || group != api.UpstreamGroup || removed == 0 || removed > o.beyond {
-		return v
-	}
-	msg := fmt.Sprintf("apiVersion: Kubernetes 1.%d no longer serves %s/%s %s: its apiserver rejects this object", o.beyond, group, version, kind)
-	return checkedAs(append(v.Findings, about(doc, report.Error, msg)))
 }
 
 // judgeLive judges a live object (source live:KIND NAMESPACE/NAME) and
@@ -233,7 +183,7 @@ func (o *checkOptions) judge(r *report.Report, doc manifest.Document) {
 	}
 	for _, doc := range items {
 		if v, ok := o.judgeCreate(doc); ok {
-			r.Add(doc, o.removed(doc, v))
+			r.Add(doc, v)
 		} else if o.supported(r, doc, "") {
 			r.Add(doc, o.check(doc, nil))
 		}

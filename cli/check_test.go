@@ -122,12 +122,14 @@ func TestReleaseAfter(t *testing.T) {
 		"1.38": `error: "1.39": not a release claimbridge can judge by (1.26 … 1.37, and 1.38 by the rules of 1.37 and upstream's announced removals)`,
 		"2.0":  `error: "2.0": not a release claimbridge can judge by (1.26 … 1.37, and 1.38 by the rules of 1.37 and upstream's announced removals)`,
 	} {
-		o := &checkOptions{}
+		o := &checkOptions{validateOptions: validateOptions{Options: report.Options{Format: "text"}}}
 		got := ""
 		if err := o.setTarget(releaseAfter(release)); err != nil {
 			got = "error: " + err.Error()
 		} else {
-			got = o.target() + o.beyondNote()
+			var note bytes.Buffer
+			o.beyondNote(&note, "")
+			got = o.target() + strings.TrimSuffix(strings.TrimPrefix(note.String(), "target: Kubernetes "+o.target()), "\n")
 		}
 		if got != want {
 			t.Errorf("%s: %s, want %s", release, got, want)
@@ -157,5 +159,31 @@ func TestCheckBeyondRemoves(t *testing.T) {
 	want := "helm:gpu/gpu@1 (chart gpu-0.1.0): document 1 (line 1): DeviceClass gpu.example.com: apiVersion: Kubernetes 1.38 no longer serves resource.k8s.io/v1beta1 DeviceClass: its apiserver rejects this object\n"
 	if !strings.Contains(out.String(), want) || strings.Count(out.String(), "no longer serves") != 1 {
 		t.Errorf("stdout:\n%s\nwant a line:\n%s", out.String(), want)
+	}
+}
+
+// TestValidateBeyondNewest: validate takes the release after the newest as
+// check does, for CI ahead of an upgrade: a v1beta1 manifest is rejected,
+// a v1 one is valid, the target is named, and the release after that is
+// refused, naming what claimbridge can judge by.
+func TestValidateBeyondNewest(t *testing.T) {
+	stream := strings.Replace(checkClaimV1beta1, "gpu", "old", 1) + "\n---\n" + strings.Replace(strings.Replace(checkClaimV1beta1, "v1beta1", "v1", 1),
+		`{"name":"gpu","deviceClassName":"gpu.example.com"}`, `{"name":"gpu","exactly":{"deviceClassName":"gpu.example.com"}}`, 1)
+	code, stdout, stderr := run(t, stream, "validate", "--to", "v1.38.1", "-f", "-")
+	wantOut := "<stdin>: document 1 (line 1): ResourceClaim team-a/old: apiVersion: Kubernetes 1.38 no longer serves resource.k8s.io/v1beta1 ResourceClaim: its apiserver rejects this object\n"
+	wantErr := "target: Kubernetes 1.38 (by the rules of 1.37, the newest claimbridge knows, and the versions upstream stops serving in 1.38)\n" +
+		"<stdin>: document 1 (line 1): warning: ResourceClaim team-a/old: resource.k8s.io/v1beta1 ResourceClaim is deprecated in Kubernetes 1.35 and no longer served from 1.38: use resource.k8s.io/v1\n"
+	if code != ExitInvalid || stdout != wantOut || stderr != wantErr {
+		t.Errorf("exit %d\nstdout:\n%s\nwant:\n%s\nstderr:\n%s\nwant:\n%s", code, stdout, wantOut, stderr, wantErr)
+	}
+	code, _, stderr = run(t, stream, "validate", "--to", "1.38", "--report", "json", "-f", "-")
+	var got struct{ Release string }
+	if err := json.Unmarshal([]byte(stderr), &got); err != nil || code != ExitInvalid || got.Release != "1.38" {
+		t.Errorf("json: exit %d, release %q (%v):\n%s", code, got.Release, err, stderr)
+	}
+	code, _, stderr = run(t, stream, "validate", "--to", "1.39", "-f", "-")
+	want := `Error: --to "1.39": not a release claimbridge can judge by (1.26 … 1.37, and 1.38 by the rules of 1.37 and upstream's announced removals)`
+	if code != ExitBadInput || !strings.Contains(stderr, want) {
+		t.Errorf("--to 1.39: exit %d, stderr %q, want %q", code, stderr, want)
 	}
 }

@@ -25,7 +25,10 @@ type validateOptions struct {
 	old         string
 	subResource string
 	to          string
-	cel         *validation.CELCache // the run's compiled CEL selectors
+	// beyond is the target when it is the release after the newest of
+	// api.Releases (to is then the newest); 0 otherwise.
+	beyond int
+	cel    *validation.CELCache // the run's compiled CEL selectors
 	report.Options
 }
 
@@ -51,7 +54,9 @@ resource.k8s.io v1beta1, v1beta2 and v1 objects are checked as creates only.
 
 With --to RELEASE (` + api.ReleaseRange() + `), every object is judged as that release's
 apiserver would on a create: one of a version it does not serve is invalid;
-one of a version it serves as deprecated gets a warning.
+one of a version it serves as deprecated gets a warning. The release after
+the newest is judged by the newest's rules and the versions upstream stops
+serving in it: a v1beta1 manifest fails 1.38.
 
 Each finding is printed on standard output as
   <position>: <Kind> <namespace>/<name>: <path>: <type>: <value>: <detail>
@@ -80,7 +85,7 @@ warning), 2 unusable input.`,
 	addFilenameFlags(cmd, &o.filenames, &o.recursive)
 	cmd.Flags().StringVar(&o.old, "old", "", "file with the stored objects: validate the input as updates of them")
 	cmd.Flags().StringVar(&o.subResource, "subresource", "", `"status" to validate updates of the status subresource (needs --old)`)
-	cmd.Flags().StringVar(&o.to, "to", "", "judge by the rules of this release ("+api.ReleaseRange()+", or a cluster's version: v1.33.4, v1.33.4-eks-a1b2c3d) instead of those of each object's version")
+	cmd.Flags().StringVar(&o.to, "to", "", "judge by the rules of this release ("+api.ReleaseRange()+", the one after, or a cluster's version: v1.33.4, v1.33.4-eks-a1b2c3d) instead of those of each object's version")
 	o.Options.AddFlags(cmd.Flags(), "objects skipped")
 	return cmd
 }
@@ -90,11 +95,9 @@ func (o *validateOptions) validate() error {
 		return err
 	}
 	if o.to != "" {
-		r, ok := api.ParseRelease(o.to)
-		if !ok {
-			return fmt.Errorf("--to %q: not a release (%s)", o.to, api.ReleaseRange())
+		if err := o.setTarget(o.to); err != nil {
+			return fmt.Errorf("--to %w", err)
 		}
-		o.to = r.String() // as the report names it: "1.33" for v1.33.4+k3s1
 	}
 	if len(o.filenames) == 0 {
 		return errors.New("at least one -f/--filename is required")
@@ -118,6 +121,7 @@ func (o *validateOptions) run(s streams) error {
 	if err := o.validate(); err != nil {
 		return withCode(ExitBadInput, err)
 	}
+	o.beyondNote(s.err, "")
 	// Each object is checked as it is read, on every core, and reported in
 	// input order: the report lists first the GA objects' findings, then
 	// the skipped objects, then the other findings (checked). With --old,
@@ -227,10 +231,10 @@ func (o *validateOptions) run(s streams) error {
 // objects validation.Validate judges and those it skips.
 func (o *validateOptions) judgeCreate(doc manifest.Document) (report.Verdict, bool) {
 	if version, kind := gacheck.Version(doc.Object); version != "" {
-		return o.checkGA(doc, version, kind), true
+		return o.removed(doc, o.checkGA(doc, version, kind)), true
 	}
 	if version, kind := gacheck.KindOf(doc.Object); version != "" {
-		return o.checkKind(doc, version, kind), true
+		return o.removed(doc, o.checkKind(doc, version, kind)), true
 	}
 	if _, mistaken := api.MistakenClaim(doc.Object); !mistaken && !validation.IsSupported(doc.Object) {
 		if f, ok := o.notServed(doc); ok {
@@ -241,7 +245,58 @@ func (o *validateOptions) judgeCreate(doc manifest.Document) (report.Verdict, bo
 }
 
 func (o *validateOptions) newReport() *report.Report {
-	return &report.Report{Options: o.Options, Command: "validate", Release: o.to}
+	return &report.Report{Options: o.Options, Command: "validate", Release: o.target()}
+}
+
+// setTarget sets the target to release: one of api.Releases (as the report
+// names it: "1.33" for v1.33.4+k3s1), or the one after the newest, which
+// is judged by the newest's rules and upstream's announced removals
+// (beyond).
+func (o *validateOptions) setTarget(release string) error {
+	if r, ok := api.ParseRelease(release); ok {
+		o.to = r.String()
+		return nil
+	}
+	newest := api.Releases[len(api.Releases)-1]
+	next := fmt.Sprintf("1.%d", newest.Minor+1)
+	if rest, ok := strings.CutPrefix(strings.TrimPrefix(release, "v"), next); ok && (rest == "" || rest[0] == '.') {
+		o.to, o.beyond = newest.String(), newest.Minor+1
+		return nil
+	}
+	return fmt.Errorf("%q: not a release claimbridge can judge by (%s, and %s by the rules of %s and upstream's announced removals)",
+		release, api.ReleaseRange(), next, newest)
+}
+
+// target names the release judged by.
+func (o *validateOptions) target() string {
+	if o.beyond != 0 {
+		return fmt.Sprintf("1.%d", o.beyond)
+	}
+	return o.to
+}
+
+// beyondNote says on notes, in a text report, which release is judged
+// (after what, when not "") and, beyond the newest, by what rules.
+func (o *validateOptions) beyondNote(notes io.Writer, what string) {
+	if o.Quiet || o.Format != "text" || o.beyond == 0 && what == "" {
+		return
+	}
+	fmt.Fprintf(notes, "target: Kubernetes %s%s", o.target(), what)
+	if o.beyond != 0 {
+		fmt.Fprintf(notes, " (by the rules of %s, the newest claimbridge knows, and the versions upstream stops serving in 1.%d)", o.to, o.beyond)
+	}
+	fmt.Fprintln(notes)
+}
+
+// removed adds to v, when the target is beyond the table, the error for
+// an object of a version upstream no longer serves there.
+func (o *validateOptions) removed(doc manifest.Document, v report.Verdict) report.Verdict {
+	_, group, version, kind, _ := api.TypeOf(doc.Object)
+	if _, removed := api.Lifecycle(version, kind); o.beyond == 0 || group != api.UpstreamGroup || removed == 0 || removed > o.beyond {
+		return v
+	}
+	msg := fmt.Sprintf("apiVersion: Kubernetes 1.%d no longer serves %s/%s %s: its apiserver rejects this object", o.beyond, group, version, kind)
+	return checkedAs(append(v.Findings, about(doc, report.Error, msg)))
 }
 
 // checkedAs is the verdict of a check with findings fs: invalid with an
