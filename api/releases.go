@@ -59,22 +59,38 @@ func (r Release) Devices() bool { return r.Minor >= 31 }
 // "v1.33", or a cluster's version with its patch and a pre-release or build
 // suffix ("v1.33.4", "v1.33.4-eks-a1b2c3d", "v1.33.4+k3s1").
 func ParseRelease(s string) (Release, bool) {
+	m, ok := parseMinor(s)
+	if i := slices.IndexFunc(Releases, func(r Release) bool { return r.Minor == m }); ok && i >= 0 {
+		return Releases[i], true
+	}
+	return Release{}, false
+}
+
+// ParseNext reads the release after the newest of Releases, named as
+// ParseRelease reads one. claimbridge judges it by the newest's rules and
+// by the versions upstream stops serving in it (Lifecycle). It returns the
+// newest release and the next one's minor.
+func ParseNext(s string) (newest Release, next int, ok bool) {
+	newest = Releases[len(Releases)-1]
+	m, ok := parseMinor(s)
+	return newest, newest.Minor + 1, ok && m == newest.Minor+1
+}
+
+// parseMinor reads the minor of a release named as ParseRelease reads one.
+func parseMinor(s string) (int, bool) {
 	rest, ok := strings.CutPrefix(strings.TrimPrefix(s, "v"), "1.")
 	if !ok {
-		return Release{}, false
+		return 0, false
 	}
 	minor, patch, hasPatch := strings.Cut(rest, ".")
 	if i := strings.IndexAny(patch, "-+"); i >= 0 {
 		patch = patch[:i]
 	}
 	if !digits(minor) || hasPatch && !digits(patch) {
-		return Release{}, false
+		return 0, false
 	}
-	m, _ := strconv.Atoi(minor)
-	if i := slices.IndexFunc(Releases, func(r Release) bool { return r.Minor == m }); i >= 0 {
-		return Releases[i], true
-	}
-	return Release{}, false
+	m, err := strconv.Atoi(minor)
+	return m, err == nil
 }
 
 // digits reports whether s is a non-empty string of decimal digits.

@@ -18,3 +18,19 @@ func TestParseRelease(t *testing.T) {
 		}
 	}
 }
+
+// TestParseNext: the release after the newest of the table, named as a
+// release is, is the next one; the newest and any other is not.
+func TestParseNext(t *testing.T) {
+	newest := Releases[len(Releases)-1]
+	next := newest.Minor + 1
+	for s, want := range map[string]bool{
+		Release{next, ""}.String(): true, "v" + Release{next, ""}.String() + ".2-eks-a1b2c3d": true,
+		newest.String(): false, Release{next + 1, ""}.String(): false, "v1beta1": false, "": false,
+	} {
+		r, n, ok := ParseNext(s)
+		if ok != want || r != newest || n != next {
+			t.Errorf("ParseNext(%q) = %v, %d, %v; want %v, %d, %v", s, r, n, ok, newest, next, want)
+		}
+	}
+}

@@ -203,14 +203,15 @@ func TestRepeatedFindingsAreCounted(t *testing.T) {
 }
 
 // TestToRelease: a release picks the version it serves and is judged by
-// its own rules; the same version for another release is judged by that
-// one's.
+// its own rules (the one after the newest by the newest's); the same
+// version for another release is judged by that one's.
 func TestToRelease(t *testing.T) {
 	const claim = "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClaim\nmetadata: {name: a, namespace: ns}\nspec: {resourceClassName: gpu}\n"
 	for to, want := range map[string]string{
 		"1.26": "apiVersion: resource.k8s.io/v1alpha1", "1.28": "apiVersion: resource.k8s.io/v1alpha2",
 		"1.31": "apiVersion: resource.k8s.io/v1alpha3", "1.32": "apiVersion: resource.k8s.io/v1beta1",
 		"1.33": "apiVersion: resource.k8s.io/v1beta2", "1.34": "apiVersion: resource.k8s.io/v1\n", "1.37": "apiVersion: resource.k8s.io/v1\n",
+		"1.38": "apiVersion: resource.k8s.io/v1\n", // the release after the newest: by the newest's rules
 	} {
 		code, stdout, stderr := run(t, claim, "migrate", "--to", to, "-f", "-")
 		if code != ExitOK || !strings.Contains(stdout, want) {

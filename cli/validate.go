@@ -257,13 +257,12 @@ func (o *validateOptions) setTarget(release string) error {
 		o.to = r.String()
 		return nil
 	}
-	newest := api.Releases[len(api.Releases)-1]
-	next := fmt.Sprintf("1.%d", newest.Minor+1)
-	if rest, ok := strings.CutPrefix(strings.TrimPrefix(release, "v"), next); ok && (rest == "" || rest[0] == '.') {
-		o.to, o.beyond = newest.String(), newest.Minor+1
+	newest, next, ok := api.ParseNext(release)
+	if ok {
+		o.to, o.beyond = newest.String(), next
 		return nil
 	}
-	return fmt.Errorf("%q: not a release claimbridge can judge by (%s, and %s by the rules of %s and upstream's announced removals)",
+	return fmt.Errorf("%q: not a release claimbridge can judge by (%s, and 1.%d by the rules of %s and upstream's announced removals)",
 		release, api.ReleaseRange(), next, newest)
 }
 

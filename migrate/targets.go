@@ -36,10 +36,16 @@ type Target struct {
 
 // TargetOf reads --to: a version of api.ConversionVersions, judged by the
 // newest release serving it, or a release ("1.33"), which writes the
-// version it serves and is judged by its own rules.
+// version it serves and is judged by its own rules (the release after the
+// newest by the newest's, api.ParseNext).
 func TargetOf(to string) (Target, error) {
 	if r, ok := api.ParseRelease(to); ok {
 		return Target{Version: r.Version, Releases: r.String(), Finalizer: r.Finalizer(), Minor: r.Minor, Devices: r.Devices(), cel: validation.NewCELCache()}, nil
+	}
+	if newest, next, ok := api.ParseNext(to); ok {
+		t, err := TargetOf(newest.String()) // judged by the newest's rules
+		t.Releases = fmt.Sprintf("1.%d", next)
+		return t, err
 	}
 	if !slices.Contains(api.ConversionVersions, to) {
 		return Target{}, fmt.Errorf("--to %q: unsupported version or release (supported: %s, %s)",

@@ -9,8 +9,9 @@ import (
 	"github.com/claimbridge/claimbridge/api"
 )
 
-// TestTargetOf: every version of the chain and every release with DRA is a
-// target; a version is judged by the newest release serving it.
+// TestTargetOf: every version of the chain, every release with DRA and the
+// one after the newest are targets; a version is judged by the newest
+// release serving it.
 func TestTargetOf(t *testing.T) {
 	const v2, v3 = "dra.k8s.io/delete-protection", "resource.kubernetes.io/delete-protection"
 	for to, want := range map[string]Target{
@@ -26,6 +27,7 @@ func TestTargetOf(t *testing.T) {
 		"1.33":     {Version: "v1beta2", Releases: "1.33", Minor: 33, Finalizer: v3, Devices: true},
 		"v1.35":    {Version: "v1", Releases: "1.35", Minor: 35, Finalizer: v3, Devices: true},
 		"1.37":     {Version: "v1", Releases: "1.37", Minor: 37, Finalizer: v3, Devices: true},
+		"v1.38.0":  {Version: "v1", Releases: "1.38", Minor: 37, Finalizer: v3, Devices: true}, // by the newest's rules
 	} {
 		got, err := TargetOf(to)
 		if err != nil {
@@ -43,7 +45,7 @@ func TestTargetOf(t *testing.T) {
 			t.Errorf("api.ConversionVersions has %s: %v", v, err)
 		}
 	}
-	for _, bad := range []string{"", "1.25", "1.38", "v2", "1.3x", "2.1"} {
+	for _, bad := range []string{"", "1.25", "1.39", "v2", "1.3x", "2.1"} {
 		if _, err := TargetOf(bad); err == nil {
 			t.Errorf("TargetOf(%q) is not an error", bad)
 		}

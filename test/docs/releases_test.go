@@ -30,6 +30,8 @@ func TestDocsReleaseTables(t *testing.T) {
 		want = append(want, row)
 		i = j + 1
 	}
+	last, next, _ := api.ParseNext("")
+	want = append(want, fmt.Sprintf("| `1.%d` | `%s` | %s, and the versions upstream stops serving in 1.%d |", next, last.Version, last, next))
 	older := api.ConversionVersions[:len(api.ConversionVersions)-1]
 	var names, judges []string
 	for _, v := range older {
