@@ -60,12 +60,19 @@ var UpstreamOnlyVersions = []string{V1beta1, V1beta2, V1}
 // steps through every version in between.
 var ConversionVersions = slices.Concat(ServedVersions, UpstreamOnlyVersions)
 
-// Kinds.
+// Kinds: claimbridge's CRD serves claims and templates; the others are
+// resource.k8s.io's (the last three 1.26–1.30's classic DRA).
 const (
-	KindClaim        = "ResourceClaim"
-	KindTemplate     = "ResourceClaimTemplate"
-	KindClaimList    = "ResourceClaimList"
-	KindTemplateList = "ResourceClaimTemplateList"
+	KindClaim           = "ResourceClaim"
+	KindTemplate        = "ResourceClaimTemplate"
+	KindClaimList       = "ResourceClaimList"
+	KindTemplateList    = "ResourceClaimTemplateList"
+	KindDeviceClass     = "DeviceClass"
+	KindResourceSlice   = "ResourceSlice"
+	KindDeviceTaintRule = "DeviceTaintRule"
+	KindResourceClass   = "ResourceClass"
+	KindClaimParameters = "ResourceClaimParameters"
+	KindClassParameters = "ResourceClassParameters"
 )
 
 // AnnotationPrefix starts the key of every annotation claimbridge writes.

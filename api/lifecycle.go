@@ -7,7 +7,7 @@ import (
 )
 
 // devices are the kinds every GA-track version of resource.k8s.io has.
-var devices = []string{KindClaim, KindTemplate, "DeviceClass", "ResourceSlice"}
+var devices = []string{KindClaim, KindTemplate, KindDeviceClass, KindResourceSlice}
 
 // lifecycles are the one table of which release serves which kind of
 // resource.k8s.io in which version: from 1.32, upstream's
@@ -18,17 +18,17 @@ var devices = []string{KindClaim, KindTemplate, "DeviceClass", "ResourceSlice"}
 // version a release serves but not as its claims' version (Releases) needs
 // --runtime-config there.
 var lifecycles = []lifecycle{
-	{V1alpha1, []string{KindClaim, KindTemplate, "ResourceClass", "PodScheduling"}, 26, 0, 27},
-	{V1alpha2, []string{KindClaim, KindTemplate, "ResourceClass", "PodSchedulingContext"}, 27, 0, 31},
-	{V1alpha2, []string{"ResourceSlice", "ResourceClaimParameters", "ResourceClassParameters"}, 30, 0, 31},
-	{V1alpha3, []string{KindClaim, KindTemplate, "DeviceClass", "ResourceSlice", "PodSchedulingContext"}, 31, 0, 32},
-	{V1alpha3, []string{"DeviceTaintRule"}, 33, 36, 39},
+	{V1alpha1, []string{KindClaim, KindTemplate, KindResourceClass, "PodScheduling"}, 26, 0, 27},
+	{V1alpha2, []string{KindClaim, KindTemplate, KindResourceClass, "PodSchedulingContext"}, 27, 0, 31},
+	{V1alpha2, []string{KindResourceSlice, KindClaimParameters, KindClassParameters}, 30, 0, 31},
+	{V1alpha3, []string{KindClaim, KindTemplate, KindDeviceClass, KindResourceSlice, "PodSchedulingContext"}, 31, 0, 32},
+	{V1alpha3, []string{KindDeviceTaintRule}, 33, 36, 39},
 	{V1alpha3, []string{"ResourcePoolStatusRequest"}, 36, 39, 42},
 	{V1beta1, devices, 32, 35, 38},
 	{V1beta2, devices, 33, 36, 39},
-	{V1beta2, []string{"DeviceTaintRule"}, 36, 39, 42},
+	{V1beta2, []string{KindDeviceTaintRule}, 36, 39, 42},
 	{V1, devices, 34, 0, 0},
-	{V1, []string{"DeviceTaintRule"}, 37, 0, 0},
+	{V1, []string{KindDeviceTaintRule}, 37, 0, 0},
 }
 
 type lifecycle struct {

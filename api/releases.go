@@ -55,11 +55,9 @@ func (r Release) Finalizer() string {
 // later) rather than name a resource class.
 func (r Release) Devices() bool { return r.Minor >= 31 }
 
-// ParseRelease reads a release as users and clusters name it: "1.33",
-// "v1.33", or a cluster's version with its patch and a pre-release or build
-// suffix ("v1.33.4", "v1.33.4-eks-a1b2c3d", "v1.33.4+k3s1").
+// ParseRelease reads a release of Releases named as ParseMinor reads one.
 func ParseRelease(s string) (Release, bool) {
-	m, ok := parseMinor(s)
+	m, ok := ParseMinor(s)
 	if i := slices.IndexFunc(Releases, func(r Release) bool { return r.Minor == m }); ok && i >= 0 {
 		return Releases[i], true
 	}
@@ -67,30 +65,27 @@ func ParseRelease(s string) (Release, bool) {
 }
 
 // ParseNext reads the release after the newest of Releases, named as
-// ParseRelease reads one. claimbridge judges it by the newest's rules and
-// by the versions upstream stops serving in it (Lifecycle). It returns the
+// ParseMinor reads one. claimbridge judges it by the newest's rules and by
+// the versions upstream stops serving in it (Lifecycle). It returns the
 // newest release and the next one's minor.
 func ParseNext(s string) (newest Release, next int, ok bool) {
 	newest = Releases[len(Releases)-1]
-	m, ok := parseMinor(s)
+	m, ok := ParseMinor(s)
 	return newest, newest.Minor + 1, ok && m == newest.Minor+1
 }
 
-// parseMinor reads the minor of a release named as ParseRelease reads one.
-func parseMinor(s string) (int, bool) {
+// ParseMinor reads the minor of a 1.x release as users and clusters name
+// it: "1.33", "v1.33", or a cluster's version with its patch and a
+// pre-release or build suffix ("v1.33.4", "v1.33.4-eks-a1b2c3d",
+// "v1.33.4+k3s1").
+func ParseMinor(s string) (int, bool) {
 	rest, ok := strings.CutPrefix(strings.TrimPrefix(s, "v"), "1.")
-	if !ok {
-		return 0, false
-	}
 	minor, patch, hasPatch := strings.Cut(rest, ".")
 	if i := strings.IndexAny(patch, "-+"); i >= 0 {
 		patch = patch[:i]
 	}
-	if !digits(minor) || hasPatch && !digits(patch) {
-		return 0, false
-	}
 	m, err := strconv.Atoi(minor)
-	return m, err == nil
+	return m, ok && err == nil && digits(minor) && (!hasPatch || digits(patch))
 }
 
 // digits reports whether s is a non-empty string of decimal digits.

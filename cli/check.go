@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -129,11 +127,10 @@ func (o *checkOptions) nextRelease(c *cluster.Cluster, notes io.Writer) error {
 // releaseAfter is the release after release: "1.33" for "1.32", or
 // release itself when it is not a 1.x release (setTarget refuses it).
 func releaseAfter(release string) string {
-	minor, err := strconv.Atoi(strings.TrimPrefix(release, "1."))
-	if err != nil || !strings.HasPrefix(release, "1.") {
-		return release
+	if minor, ok := api.ParseMinor(release); ok {
+		return fmt.Sprintf("1.%d", minor+1)
 	}
-	return fmt.Sprintf("1.%d", minor+1)
+	return release
 }
 
 // judgeLive judges a live object (source live:KIND NAMESPACE/NAME) and
@@ -149,7 +146,7 @@ func (o *checkOptions) judgeLive(r *report.Report, obj map[string]interface{}) e
 }
 
 // clusterScoped are the DRA kinds without a namespace.
-var clusterScoped = []string{"DeviceClass", "ResourceClass", "ResourceSlice", "DeviceTaintRule"}
+var clusterScoped = []string{api.KindDeviceClass, api.KindResourceClass, api.KindResourceSlice, api.KindDeviceTaintRule}
 
 // judgeStream judges each object of a YAML stream from source; a
 // namespaced one without a namespace is in namespace, as helm install -n

@@ -12,6 +12,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/claimbridge/claimbridge/api"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -23,7 +24,7 @@ import (
 // the DeviceTaintRules and ResourceSlices that stay through an upgrade, in
 // the version Export reads each kind. It only reads.
 func (c *Cluster) DRAObjects(ctx context.Context, visit func(map[string]interface{}) error) error {
-	resources, err := c.draResources(append(slices.Clip(draKinds), "DeviceTaintRule", "ResourceSlice"))
+	resources, err := c.draResources(append(slices.Clip(draKinds), api.KindDeviceTaintRule, api.KindResourceSlice))
 	if err != nil {
 		return err
 	}

@@ -18,8 +18,8 @@ import (
 // claims, templates, classes and the parameters of 1.30. ResourceSlices
 // and PodScheduling(Context)s are not read: they are the old cluster's
 // state, which the new cluster's drivers and scheduler make for themselves.
-var draKinds = []string{"ResourceClass", "DeviceClass", "ResourceClassParameters",
-	"ResourceClaimParameters", "ResourceClaimTemplate", "ResourceClaim"}
+var draKinds = []string{api.KindResourceClass, api.KindDeviceClass, api.KindClassParameters,
+	api.KindClaimParameters, api.KindTemplate, api.KindClaim}
 
 // workloads are the resources whose objects are read when they use claims
 // (migrate.UsesClaims); every release from 1.26 on serves them.

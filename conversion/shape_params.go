@@ -16,13 +16,13 @@ var (
 		"metadata": metadataShape, "driverName": str, "parametersRef": classParametersRefShape, "suitableNodes": object(nil),
 	}
 	parameterShapes = map[[2]string]*shape{
-		{api.V1alpha1, "ResourceClass"}: object(resourceClass126Shape),
-		{api.V1alpha2, "ResourceClass"}: object(func() map[string]*shape {
+		{api.V1alpha1, api.KindResourceClass}: object(resourceClass126Shape),
+		{api.V1alpha2, api.KindResourceClass}: object(func() map[string]*shape {
 			fields := map[string]*shape{"structuredParameters": boolean}
 			maps.Copy(fields, resourceClass126Shape)
 			return fields
 		}()),
-		{api.V1alpha2, "ResourceClaimParameters"}: object(map[string]*shape{
+		{api.V1alpha2, api.KindClaimParameters}: object(map[string]*shape{
 			"metadata":      metadataShape,
 			"generatedFrom": parametersRefShape,
 			"shareable":     boolean,
@@ -34,7 +34,7 @@ var (
 				})),
 			})),
 		}),
-		{api.V1alpha2, "ResourceClassParameters"}: object(map[string]*shape{
+		{api.V1alpha2, api.KindClassParameters}: object(map[string]*shape{
 			"metadata":         metadataShape,
 			"generatedFrom":    classParametersRefShape,
 			"vendorParameters": arrayOf(object(map[string]*shape{"driverName": str, "parameters": anyJSON})),

@@ -57,7 +57,7 @@ func specV2ToV3(in map[string]interface{}, r *lossReport) map[string]interface{}
 	if ref := in["parametersRef"]; ref != nil {
 		m := asMap(ref)
 		group, kind := asString(m["apiGroup"]), asString(m["kind"])
-		if kind == "ResourceClaimParameters" {
+		if kind == api.KindClaimParameters {
 			r.lose("parametersRef", "ResourceClaimParameters have no v1alpha3 equivalent: a 1.31 scheduler allocates one device of class %q without the parameters' selectors and counts", asString(in["resourceClassName"]))
 		} else {
 			// A driver's own parameters object: name it as it is.

@@ -64,7 +64,7 @@ func Check(obj map[string]interface{}, release int, kind string) (errs, warnings
 		errs = append(errs, e.Error())
 	}
 	var invalid field.ErrorList
-	if kind == kindDeviceClass {
+	if kind == api.KindDeviceClass {
 		invalid, err = ValidateDeviceClass(validation.WithGeneratedName(obj), release)
 	} else {
 		invalid, err = Validate(validation.AsSubmitted(obj, validation.Create), release, kind)
@@ -89,7 +89,7 @@ func Check(obj map[string]interface{}, release int, kind string) (errs, warnings
 // adminAccessWarnings: a request with admin access needs a labelled
 // namespace in the releases that keep adminAccess (1.34+).
 func adminAccessWarnings(obj map[string]interface{}, release int, version, kind string) (warnings []string) {
-	if !api.FieldOf("adminAccess").GateOn(release) || kind == kindDeviceClass {
+	if !api.FieldOf("adminAccess").GateOn(release) || kind == api.KindDeviceClass {
 		return nil
 	}
 	specPath, spec := "spec", asObject(obj["spec"])
@@ -122,8 +122,6 @@ func versionOf(obj map[string]interface{}) string {
 	_, version, _ := strings.Cut(apiVersion, "/")
 	return version
 }
-
-const kindDeviceClass = "DeviceClass"
 
 // rawExtension is a decoded JSON value as the apiserver holds it: null and
 // absent are no bytes.

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/yaml"
 )
@@ -145,7 +146,7 @@ spec:
 		t.Fatal(err)
 	}
 	want := []string{"spec.selectors[1].cel.expression: Too long: may not be more than 10240 bytes", "spec.config[1].opaque.parameters: Required value"}
-	if got, _ := Check(obj, Newest(), kindDeviceClass); !cmp.Equal(want, got) {
+	if got, _ := Check(obj, Newest(), api.KindDeviceClass); !cmp.Equal(want, got) {
 		d := cmp.Diff(want, got)
 		t.Errorf("errors (-want +got):\n%s", d)
 	}

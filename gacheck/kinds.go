@@ -26,21 +26,12 @@ import (
 	"github.com/claimbridge/claimbridge/validation/v1alpha3"
 )
 
-// The kinds CheckKind checks beside DeviceClass.
-const (
-	kindResourceSlice   = "ResourceSlice"
-	kindDeviceTaintRule = "DeviceTaintRule"
-	kindResourceClass   = "ResourceClass"
-	kindClaimParameters = "ResourceClaimParameters" // 1.30 only, namespaced
-	kindClassParameters = "ResourceClassParameters" // 1.30 only, namespaced
-)
-
 // kindVersions are the versions CheckKind decodes the kinds of 1.31+ in;
 // oldKinds are those of 1.26–1.30 it decodes.
 var (
 	kindVersions = []string{api.V1alpha3, api.V1beta1, api.V1beta2, api.V1}
 	oldKinds     = []string{"v1alpha1/ResourceClass", "v1alpha2/ResourceClass", "v1alpha2/ResourceSlice",
-		"v1alpha2/" + kindClaimParameters, "v1alpha2/" + kindClassParameters}
+		"v1alpha2/" + api.KindClaimParameters, "v1alpha2/" + api.KindClassParameters}
 )
 
 // KindOf returns the version and kind of obj when it is a DeviceClass,
@@ -50,7 +41,7 @@ var (
 // CheckKind checks), or "".
 func KindOf(obj map[string]interface{}) (version, kind string) {
 	_, group, version, kind, _ := api.TypeOf(obj)
-	known := slices.Contains(kindVersions, version) && slices.Contains([]string{kindDeviceClass, kindResourceSlice, kindDeviceTaintRule}, kind) ||
+	known := slices.Contains(kindVersions, version) && slices.Contains([]string{api.KindDeviceClass, api.KindResourceSlice, api.KindDeviceTaintRule}, kind) ||
 		slices.Contains(oldKinds, version+"/"+kind)
 	if group != api.UpstreamGroup || !known {
 		return "", ""
@@ -97,12 +88,12 @@ func CheckKind(obj map[string]interface{}, release int, kind string) (errs, warn
 		}
 		return []string{msg}, nil
 	}
-	if kind == kindDeviceClass && version != api.V1alpha3 {
+	if kind == api.KindDeviceClass && version != api.V1alpha3 {
 		return Check(obj, release, kind)
 	}
 	r := rules{minor: release, version: version}
 	in := api.DeepCopyJSON(obj)
-	if kind == kindDeviceClass {
+	if kind == api.KindDeviceClass {
 		// 1.31 drops suitableNodes (classic DRA) with its gate off, and has
 		// the v1beta1 class otherwise.
 		if spec := asObject(in["spec"]); spec["suitableNodes"] != nil {
@@ -112,13 +103,13 @@ func CheckKind(obj map[string]interface{}, release int, kind string) (errs, warn
 		in["apiVersion"] = api.UpstreamGroup + "/" + api.V1beta1
 	}
 	var shape field.ErrorList
-	if kind == kindResourceSlice && version == api.V1alpha3 {
+	if kind == api.KindResourceSlice && version == api.V1alpha3 {
 		shape = V1alpha3Capacities(in)
 	}
 	// 1.33 and 1.34 select the devices of a taint rule also by class and
 	// CEL selectors, which later releases do not have.
 	var older map[string]interface{}
-	if selector := asObject(asObject(in["spec"])["deviceSelector"]); kind == kindDeviceTaintRule && !api.Has(release, api.TaintRuleSelectorsRemoved) {
+	if selector := asObject(asObject(in["spec"])["deviceSelector"]); kind == api.KindDeviceTaintRule && !api.Has(release, api.TaintRuleSelectorsRemoved) {
 		older = map[string]interface{}{"deviceClassName": selector["deviceClassName"], "selectors": selector["selectors"]}
 		delete(selector, "deviceClassName")
 		delete(selector, "selectors")
@@ -127,21 +118,21 @@ func CheckKind(obj map[string]interface{}, release int, kind string) (errs, warn
 	if err != nil {
 		return []string{fmt.Sprintf("does not decode into %s/%s %s: %v", api.UpstreamGroup, version, kind, err)}, nil
 	}
-	if _, ok := in["structuredParameters"]; ok && kind == kindResourceClass && !api.Has(release, api.ClassStructuredParameters) {
+	if _, ok := in["structuredParameters"]; ok && kind == api.KindResourceClass && !api.Has(release, api.ClassStructuredParameters) {
 		unknown = append(unknown, field.Forbidden(field.NewPath("structuredParameters"), fmt.Sprintf("unknown field: Kubernetes 1.%d does not have it (1.%d+)", release, api.Since(api.ClassStructuredParameters))))
 	}
 	var invalid field.ErrorList
 	in = validation.WithGeneratedName(in) // named as the apiserver names it
 	switch {
-	case kind == kindClaimParameters || kind == kindClassParameters:
+	case kind == api.KindClaimParameters || kind == api.KindClassParameters:
 		invalid, err = r.validateParameterKinds(api.InDefaultNamespace(in), kind)
-	case kind == kindResourceClass || version == api.V1alpha2:
+	case kind == api.KindResourceClass || version == api.V1alpha2:
 		invalid, err = r.validateOld(in, kind)
-	case kind == kindDeviceClass:
+	case kind == api.KindDeviceClass:
 		stripped, absent, _ := r.strip(in, api.V1beta1, kind)
 		unknown = append(unknown, absent...)
 		invalid, err = r.validateClass(stripped)
-	case kind == kindResourceSlice:
+	case kind == api.KindResourceSlice:
 		stripped, absent, dropped := r.stripSlice(in)
 		unknown, warnings = append(unknown, absent...), append(warnings, dropped...)
 		invalid, err = r.validateResourceSlice(stripped)
@@ -209,7 +200,7 @@ func (r rules) validateOld(obj map[string]interface{}, kind string) (field.Error
 	}
 	class.Namespace = ""
 	errs := common.ValidateObjectMeta(&class.ObjectMeta, false, field.NewPath("metadata"))
-	if kind == kindResourceClass {
+	if kind == api.KindResourceClass {
 		errs = append(errs, common.ValidateDriverName(class.DriverName, field.NewPath("driverName"))...)
 		if ref := class.ParametersRef; ref != nil {
 			errs = append(errs, validateRef(ref.Kind, ref.Name, ref.Namespace, field.NewPath("parametersRef"))...)
@@ -287,7 +278,7 @@ func (r rules) validateParameterKinds(obj map[string]interface{}, kind string) (
 			}
 		}
 	}
-	if kind == kindClaimParameters {
+	if kind == api.KindClaimParameters {
 		if ref := claim.GeneratedFrom; ref != nil {
 			errs = append(errs, validateRef(ref.Kind, ref.Name, "", field.NewPath("generatedFrom"))...)
 		}

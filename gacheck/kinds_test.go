@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/yaml"
 )
@@ -556,7 +557,7 @@ func TestKindRelease(t *testing.T) {
 	for _, c := range []struct {
 		version, kind string
 		want          int
-	}{{"v1alpha3", kindDeviceClass, 31}, {"v1beta1", kindResourceSlice, 32}, {"v1beta2", kindDeviceClass, 33}, {"v1", kindDeviceClass, 37}, {"v1alpha3", kindDeviceTaintRule, 33}, {"v1beta2", kindDeviceTaintRule, 36}} {
+	}{{"v1alpha3", api.KindDeviceClass, 31}, {"v1beta1", api.KindResourceSlice, 32}, {"v1beta2", api.KindDeviceClass, 33}, {"v1", api.KindDeviceClass, 37}, {"v1alpha3", api.KindDeviceTaintRule, 33}, {"v1beta2", api.KindDeviceTaintRule, 36}} {
 		if got := KindRelease(c.version, c.kind); got != c.want {
 			t.Errorf("KindRelease(%s, %s) = %d, want %d", c.version, c.kind, got, c.want)
 		}

@@ -43,7 +43,7 @@ func (r rules) strip(obj map[string]interface{}, version, kind string) (out map[
 	visit := func(m map[string]interface{}, path *field.Path, in ...int) {
 		r.dropFields(m, path, in, &unknown, &dropped)
 	}
-	if kind == kindDeviceClass {
+	if kind == api.KindDeviceClass {
 		visit(asObject(out["spec"]), field.NewPath("spec"), api.InClass)
 		return out, unknown, dropped
 	}

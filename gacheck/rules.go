@@ -582,7 +582,7 @@ func ValidateDeviceClass(obj map[string]interface{}, release int) (field.ErrorLi
 		return nil, notServed(release, version)
 	}
 	r := rules{minor: release, version: version}
-	stripped, _, _ := r.strip(obj, version, kindDeviceClass)
+	stripped, _, _ := r.strip(obj, version, api.KindDeviceClass)
 	return r.validateClass(stripped)
 }
 

@@ -565,7 +565,7 @@ spec:
 		t.Errorf("errors (-want +got):\n%s", d)
 	}
 	obj["apiVersion"] = "resource.k8s.io/v1beta2"
-	if got, _ := Check(obj, 33, kindDeviceClass); len(got) != 4 || got[0] != "spec.extendedResourceName: Forbidden: unknown field: Kubernetes 1.33 does not have it (1.34+)" {
+	if got, _ := Check(obj, 33, api.KindDeviceClass); len(got) != 4 || got[0] != "spec.extendedResourceName: Forbidden: unknown field: Kubernetes 1.33 does not have it (1.34+)" {
 		t.Errorf("v1beta2 Check = %q", got)
 	}
 }

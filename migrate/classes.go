@@ -20,13 +20,13 @@ func migrateParameters(obj map[string]interface{}, target Target, opts Options) 
 	}
 	if target.Devices {
 		// A class without a name (a broken manifest) is named by no claim.
-		if name, _ := api.Metadata(obj)["name"].(string); obj["kind"] == kindClass && name != "" {
+		if name, _ := api.Metadata(obj)["name"].(string); obj["kind"] == api.KindResourceClass && name != "" {
 			out, r = deviceClassFor(obj, target, opts)
 			return out, r, true
 		}
 		return nil, r, false
 	}
-	if obj["kind"] != kindClass && to != api.V1alpha2 {
+	if obj["kind"] != api.KindResourceClass && to != api.V1alpha2 {
 		return nil, r, false // the 1.30 parameter kinds
 	}
 	out = api.DeepCopyJSON(obj)
@@ -37,7 +37,7 @@ func migrateParameters(obj map[string]interface{}, target Target, opts Options) 
 	}
 	dropServerSet(api.Metadata(out), opts, &r)
 	dropAnnotations(out, api.Annotations(obj), to, nil, &r)
-	if obj["kind"] != kindClass {
+	if obj["kind"] != api.KindResourceClass {
 		return out, r, true
 	}
 	if sp, ok := out["structuredParameters"]; ok && !api.Has(target.Minor, api.ClassStructuredParameters) {
@@ -48,9 +48,9 @@ func migrateParameters(obj map[string]interface{}, target Target, opts Options) 
 		}
 	}
 	if ref, _ := out["parametersRef"].(map[string]interface{}); to == api.V1alpha1 &&
-		str(ref, "apiGroup") == api.UpstreamGroup && str(ref, "kind") == kindClassParameters {
+		str(ref, "apiGroup") == api.UpstreamGroup && str(ref, "kind") == api.KindClassParameters {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("parametersRef: %s %s: 1.26 has no %s (1.30 structured parameters), so nothing reads it there",
-			kindClassParameters, refOf(str(ref, "namespace"), str(ref, "name")), kindClassParameters))
+			api.KindClassParameters, refOf(str(ref, "namespace"), str(ref, "name")), api.KindClassParameters))
 	}
 	return out, r, true
 }

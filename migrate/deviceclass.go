@@ -10,12 +10,10 @@ import (
 	"github.com/claimbridge/claimbridge/gacheck"
 )
 
-const kindDeviceClass = "DeviceClass"
-
 // isDeviceClass reports whether obj is a resource.k8s.io DeviceClass of a
 // version that has one (v1alpha3, v1beta1, v1beta2, v1).
 func isDeviceClass(obj map[string]interface{}) bool {
-	if obj["kind"] != kindDeviceClass {
+	if obj["kind"] != api.KindDeviceClass {
 		return false
 	}
 	_, group, version, _, _ := api.TypeOf(obj)
@@ -90,7 +88,7 @@ func deviceClassFor(class map[string]interface{}, target Target, opts Options) (
 	spec := map[string]interface{}{"selectors": selectors}
 	out := map[string]interface{}{
 		"apiVersion": api.UpstreamGroup + "/" + to,
-		"kind":       kindDeviceClass,
+		"kind":       api.KindDeviceClass,
 		"metadata":   meta,
 		"spec":       spec,
 	}
@@ -131,7 +129,7 @@ func deviceClassFor(class map[string]interface{}, target Target, opts Options) (
 		which += " that pass the class's 1.30 filter"
 	}
 	r.Changed = append(r.Changed, fmt.Sprintf("%s %s -> %s/%s DeviceClass selecting %s (Kubernetes %s has no ResourceClass; the migrated claims name this class)",
-		from, kindClass, api.UpstreamGroup, to, which, target.Releases))
+		from, api.KindResourceClass, api.UpstreamGroup, to, which, target.Releases))
 	if sp, _ := class["structuredParameters"].(bool); !sp {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("the class's claims were allocated by driver %s's control-plane controller (classic DRA): "+
 			"a 1.31 claim keeps that only with spec.controller set and the DRAControlPlaneController feature gate; from 1.32 on the driver must publish ResourceSlices", driver))

@@ -12,11 +12,6 @@ import (
 	"github.com/claimbridge/claimbridge/report"
 )
 
-const (
-	kindResourceSlice   = "ResourceSlice"
-	kindDeviceTaintRule = "DeviceTaintRule"
-)
-
 // basicVersions hold a ResourceSlice device's fields under device.basic;
 // v1beta2 and v1 hold them on the device itself.
 var basicVersions = []string{api.V1alpha3, api.V1beta1}
@@ -46,7 +41,7 @@ func convertKind(obj map[string]interface{}, from, kind, to string) (out map[str
 	}
 	for _, e := range unknown {
 		msg := fmt.Sprintf("%s: a field that %s/%s does not have", e.Field, api.UpstreamGroup, from)
-		if kind == kindResourceSlice && strings.HasSuffix(e.Field, "].basic") {
+		if kind == api.KindResourceSlice && strings.HasSuffix(e.Field, "].basic") {
 			msg += fmt.Sprintf(" (%s has the fields of basic on the device: remove the basic wrapper)", from)
 		}
 		errs = append(errs, msg)
@@ -100,12 +95,12 @@ func mapKind(obj map[string]interface{}, kind, from, to string) (out map[string]
 		}
 	}
 	switch kind {
-	case kindDeviceClass:
+	case api.KindDeviceClass:
 		drop(spec, "spec", " (classic DRA)", "suitableNodes")
-	case kindDeviceTaintRule:
+	case api.KindDeviceTaintRule:
 		selector, _ := spec["deviceSelector"].(map[string]interface{})
 		drop(selector, "spec.deviceSelector", " (1.35 removed it from the rules): without it the rule would taint other devices", "deviceClassName", "selectors")
-	case kindResourceSlice:
+	case api.KindResourceSlice:
 		lost = convertDevices(spec, from, to)
 	}
 	return out, lost
@@ -176,7 +171,7 @@ func judgeKind(v report.Verdict, obj map[string]interface{}, from, kind string, 
 	}
 	var refusals []string
 	for _, l := range lost {
-		if kind == kindDeviceTaintRule && !strings.HasPrefix(l, "metadata.") { // a rule without its selectors taints more devices
+		if kind == api.KindDeviceTaintRule && !strings.HasPrefix(l, "metadata.") { // a rule without its selectors taints more devices
 			refusals = append(refusals, l)
 		} else {
 			say(&v, report.Warning, obj, "", l)
@@ -214,10 +209,10 @@ func migrateTaintRule(obj map[string]interface{}, from string, target Target, op
 		delete(in, "status")
 		r.Dropped = append(r.Dropped, "status (the rule's conditions, set again by the new cluster)")
 	}
-	if to := api.CreatedIn(kindDeviceTaintRule, target.Minor); to != from {
+	if to := api.CreatedIn(api.KindDeviceTaintRule, target.Minor); to != from {
 		r.Changed = append(r.Changed, fmt.Sprintf("apiVersion: %s/%s -> %s/%s (Kubernetes %s)", api.UpstreamGroup, from, api.UpstreamGroup, to, target.Releases))
 	}
-	v := judgeKind(report.Verdict{Outcome: report.Converted}, in, from, kindDeviceTaintRule, target, true)
+	v := judgeKind(report.Verdict{Outcome: report.Converted}, in, from, api.KindDeviceTaintRule, target, true)
 	if v.Outcome != report.Refused {
 		var said report.Verdict
 		addReport(&said, obj, r)

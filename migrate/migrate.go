@@ -77,7 +77,7 @@ func AsStored(obj map[string]interface{}, to string) map[string]interface{} {
 		if converted, err := conversion.Convert(out, to); err == nil {
 			return converted
 		}
-	} else if kind == kindDeviceClass { // the same fields in v1beta1, v1beta2 and v1
+	} else if kind == api.KindDeviceClass { // the same fields in v1beta1, v1beta2 and v1
 		out["apiVersion"] = api.UpstreamGroup + "/" + to
 	}
 	return out
@@ -137,9 +137,9 @@ func migrateObject(obj map[string]interface{}, group, from, kind string, target 
 		translated = translateParameters(obj, from, kind, out, opts.Parameters, &r)
 	} else if to == api.V1alpha1 && from == api.V1alpha2 {
 		// Kept by the conversion, but 1.26 has no 1.30 parameter kinds.
-		if ref, _ := specOf(out, kind)["parametersRef"].(map[string]interface{}); str(ref, "apiGroup") == api.UpstreamGroup && str(ref, "kind") == kindClaimParameters {
+		if ref, _ := specOf(out, kind)["parametersRef"].(map[string]interface{}); str(ref, "apiGroup") == api.UpstreamGroup && str(ref, "kind") == api.KindClaimParameters {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("%s.parametersRef: %s %s: 1.26 has no %s (1.30 structured parameters), so no 1.26 component reads it",
-				specPathOf(kind), kindClaimParameters, refOf(str(api.Metadata(out), "namespace"), str(ref, "name")), kindClaimParameters))
+				specPathOf(kind), api.KindClaimParameters, refOf(str(api.Metadata(out), "namespace"), str(ref, "name")), api.KindClaimParameters))
 		}
 	}
 	r.Warnings = append(conversionWarnings(ws, kind, translated, obj, to), r.Warnings...)

@@ -9,13 +9,8 @@ import (
 	"github.com/claimbridge/claimbridge/api"
 )
 
-// The v1alpha2 (1.30) parameter kinds the input may carry.
-const (
-	kindClaimParameters = "ResourceClaimParameters"
-	kindClassParameters = "ResourceClassParameters"
-	kindClass           = "ResourceClass"
-	parametersAPI       = api.UpstreamGroup + "/" + api.V1alpha2
-)
+// parametersAPI is the apiVersion of the 1.30 parameter kinds the input may carry.
+const parametersAPI = api.UpstreamGroup + "/" + api.V1alpha2
 
 // Index holds the 1.30 parameter objects and classes of the input, so that
 // claims referring to them can be translated into device requests. Lookups
@@ -42,7 +37,7 @@ type generatedKey struct {
 // Add records obj when it is one of the 1.30 parameter kinds and reports
 // whether it was; a 1.26 ResourceClass is recorded for classicDriver only.
 func (x *Index) Add(obj map[string]interface{}) bool {
-	if obj["apiVersion"] == api.UpstreamGroup+"/"+api.V1alpha1 && obj["kind"] == kindClass {
+	if obj["apiVersion"] == api.UpstreamGroup+"/"+api.V1alpha1 && obj["kind"] == api.KindResourceClass {
 		firstAt(&x.classes1, str(api.Metadata(obj), "name"), len(x.classes26))
 		x.classes26 = append(x.classes26, obj) // for classicDriver only
 		return false
@@ -58,7 +53,7 @@ func (x *Index) Add(obj map[string]interface{}) bool {
 	if gen, ok := obj["generatedFrom"].(map[string]interface{}); ok {
 		firstAt(&x.generated, generatedKey{kind, namespace, str(gen, "apiGroup"), str(gen, "kind"), str(gen, "name")}, at)
 	}
-	if kind == kindClass {
+	if kind == api.KindResourceClass {
 		firstAt(&x.classes, name, at)
 	}
 	x.objects = append(x.objects, obj)
@@ -82,11 +77,11 @@ func isParameters(obj map[string]interface{}) bool {
 	switch obj["apiVersion"] {
 	case parametersAPI:
 		switch obj["kind"] {
-		case kindClaimParameters, kindClassParameters, kindClass:
+		case api.KindClaimParameters, api.KindClassParameters, api.KindResourceClass:
 			return true
 		}
 	case api.UpstreamGroup + "/" + api.V1alpha1:
-		return obj["kind"] == kindClass
+		return obj["kind"] == api.KindResourceClass
 	}
 	return false
 }
@@ -189,10 +184,10 @@ func translateParameters(src map[string]interface{}, from, kind string, out map[
 			specPath, refName, lost))
 		return true
 	}
-	params := idx.find(kindClaimParameters, ns, ref)
+	params := idx.find(api.KindClaimParameters, ns, ref)
 	if params == nil {
 		missing := "no 1.30 ResourceClaimParameters generated from it is in the input (add them from kubectl get resourceclaimparameters -A -o yaml if its driver uses structured parameters; a classic driver's own parameters cannot be translated)"
-		if str(ref, "apiGroup") == api.UpstreamGroup && str(ref, "kind") == kindClaimParameters {
+		if str(ref, "apiGroup") == api.UpstreamGroup && str(ref, "kind") == api.KindClaimParameters {
 			missing = "it is not in the input (add it from kubectl get resourceclaimparameters -A -o yaml)"
 		}
 		r.Warnings = append(r.Warnings, fmt.Sprintf("%s.parametersRef: %s: %s; the reference is dropped and %s",
@@ -353,7 +348,7 @@ func classFilters(idx *Index, class map[string]interface{}, r *changes) map[stri
 	}
 	className := str(api.Metadata(class), "name")
 	ref, _ := class["parametersRef"].(map[string]interface{})
-	params := idx.find(kindClassParameters, str(ref, "namespace"), ref)
+	params := idx.find(api.KindClassParameters, str(ref, "namespace"), ref)
 	if params == nil {
 		if ref != nil {
 			warn("ResourceClass %s: its parameters %s %s/%s are not in the input; their filters are not applied", className, str(ref, "kind"), str(ref, "namespace"), str(ref, "name"))

@@ -18,7 +18,7 @@ func NotServed(obj map[string]interface{}, target Target) string {
 	switch {
 	case group != api.UpstreamGroup:
 		return ""
-	case kind == kindDeviceTaintRule && api.CreatedIn(kind, target.Minor) == "":
+	case kind == api.KindDeviceTaintRule && api.CreatedIn(kind, target.Minor) == "":
 		return fmt.Sprintf("kind: Kubernetes %s has no %s in %s/%s: its apiserver rejects this object", target.Releases, kind, group, to)
 	case version != to:
 		return fmt.Sprintf("apiVersion: Kubernetes %s serves %s/%s, not %s: its apiserver rejects this object", target.Releases, group, to, version)

@@ -8,7 +8,7 @@ import (
 // components create and own, with who creates them on the new cluster.
 var clusterState = map[string]string{
 	// 1.30+: a driver's kubelet plugin publishes its node's devices.
-	"ResourceSlice": "each node's DRA driver publishes its own ResourceSlices on the new cluster (these describe the old cluster's nodes and devices)",
+	api.KindResourceSlice: "each node's DRA driver publishes its own ResourceSlices on the new cluster (these describe the old cluster's nodes and devices)",
 	// 1.27–1.31: the scheduler's negotiation with classic DRA drivers.
 	"PodSchedulingContext": "the new cluster's scheduler creates a pod's PodSchedulingContext when it schedules the pod (this one holds the old cluster's node choices)",
 }

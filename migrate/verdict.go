@@ -370,7 +370,7 @@ func Migrate(obj map[string]interface{}, target Target, opts Options) report.Ver
 	if isDeviceClass(obj) || isParameters(obj) {
 		return migrateClass(obj, target, opts)
 	}
-	if from, kind := gacheck.KindOf(obj); kind == kindDeviceTaintRule && target.Devices && api.CreatedIn(kind, target.Minor) != "" {
+	if from, kind := gacheck.KindOf(obj); kind == api.KindDeviceTaintRule && target.Devices && api.CreatedIn(kind, target.Minor) != "" {
 		return migrateTaintRule(obj, from, target, opts)
 	}
 	group, from, kind, err := conversion.Identify(obj) // the one identification of a claim or template

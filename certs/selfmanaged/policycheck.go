@@ -51,17 +51,6 @@ const (
 	PolicyEnforced PolicyVerdict = 1
 )
 
-func (v PolicyVerdict) String() string {
-	switch v {
-	case PolicyEnforced:
-		return "enforced"
-	case PolicyNotEnforced:
-		return "not enforced"
-	default:
-		return "unknown"
-	}
-}
-
 // vapDenial is how kube-apiserver begins a ValidatingAdmissionPolicy's
 // denial (k8s.io/apiserver admission/plugin/policy/validating
 // dispatcher.go): "ValidatingAdmissionPolicy '<policy>' [with binding

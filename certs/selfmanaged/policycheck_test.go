@@ -74,7 +74,7 @@ func TestClassifyProbe(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			got, policy := ClassifyProbe(tc.err)
 			if got != tc.want || policy != tc.wantPolicy {
-				t.Errorf("ClassifyProbe(%v) = %s, %q; want %s, %q", tc.err, got, policy, tc.want, tc.wantPolicy)
+				t.Errorf("ClassifyProbe(%v) = %d, %q; want %d, %q", tc.err, got, policy, tc.want, tc.wantPolicy)
 			}
 		})
 	}
@@ -138,7 +138,7 @@ func TestPolicyCheck(t *testing.T) {
 			}
 			chk.now = func() time.Time { return time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC) }
 			if got := chk.Check(t.Context()); got != tc.want {
-				t.Errorf("verdict %s, want %s", got, tc.want)
+				t.Errorf("verdict %d, want %d", got, tc.want)
 			}
 			if len(reported) != 1 || reported[0] != tc.want {
 				t.Errorf("reported %v, want [%d]", reported, tc.want)
