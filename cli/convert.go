@@ -36,9 +36,10 @@ as validate --to judges them. Every other object is passed through
 unchanged and in order. What the target version cannot hold is kept in claimbridge.dev/restore-*
 annotations, so that converting back gives the original exactly.
 
---to takes a release (` + api.ReleaseRange() + `): the version it serves, judged by its
-own rules; or a version (v1beta1, v1beta2 and v1 for resource.k8s.io only),
-judged by the newest release serving it.
+--to takes a release (` + api.ReleaseRange() + `, or the one after by the newest's
+rules): the version it serves, judged by its own rules; or a version
+(v1beta1, v1beta2 and v1 for resource.k8s.io only), judged by the newest
+release serving it.
 
 A warning on standard error says what the target release reads
 differently or drops, an error what it rejects, naming the field. What it
@@ -77,7 +78,7 @@ func (o *convertOptions) setUp(cmd *cobra.Command, s streams, run func(streams) 
 		}
 		return run(s)
 	}
-	cmd.Flags().StringVar(&o.to, "to", "", "target: a release, "+api.ReleaseRange()+" (or a cluster's version: v1.33.4, v1.33.4-eks-a1b2c3d), judged by its own rules and written in the version it serves; "+
+	cmd.Flags().StringVar(&o.to, "to", "", "target: a release, "+api.ReleaseRange()+" (the one after, or a cluster's version: v1.33.4, v1.33.4-eks-a1b2c3d), judged by its own rules and written in the version it serves; "+
 		"or a version, judged by the newest release serving it: "+targetVersions()+
 		"; or cluster, the release of the target cluster (--target-context); required unless a target cluster is named")
 	addFilenameFlags(cmd, &o.filenames, &o.recursive)

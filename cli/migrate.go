@@ -41,8 +41,8 @@ What is dropped, lost or read differently is reported per object on
 standard error. An object the target release would reject is refused,
 naming every field, and nothing is written.
 
---to takes a release (` + api.ReleaseRange() + `), or a version, judged by the newest
-release serving it. docs/conversion.md ("Migrate") lists every rule;
+--to takes a release (` + api.ReleaseRange() + `, or the one after by the newest's
+rules), or a version, judged by the newest release serving it. docs/conversion.md ("Migrate") lists every rule;
 docs/cli.md covers the input, the targets and the report.
 
 Exit status: 0 written; 1 an object refused (or, with --strict, a
