@@ -5,6 +5,7 @@
 package cluster
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -39,6 +40,9 @@ func Connect(kubeconfig, context string, warnings io.Writer) (*Cluster, error) {
 	rules.ExplicitPath = kubeconfig
 	loader := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: context})
 	cfg, err := loader.ClientConfig()
+	if clientcmd.IsEmptyConfig(err) { // client-go's message names a variable nothing reads any more
+		return nil, errors.New("no kubeconfig: none in $KUBECONFIG or ~/.kube/config, and not in a pod; name one with a kubeconfig flag")
+	}
 	if err != nil {
 		return nil, err
 	}

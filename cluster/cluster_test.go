@@ -2,6 +2,9 @@ package cluster
 
 import (
 	"errors"
+	"io"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -157,5 +160,21 @@ func TestFindings(t *testing.T) {
 		if d := cmp.Diff(tt.want, Findings(tt.err)); d != "" {
 			t.Errorf("%s (-want +got):\n%s", name, d)
 		}
+	}
+}
+
+// TestConnectWithoutKubeconfig: with no kubeconfig and outside a pod, the
+// error says where one was looked for and how to name one, not client-go's
+// advice to set KUBERNETES_MASTER.
+func TestConnectWithoutKubeconfig(t *testing.T) {
+	empty := filepath.Join(t.TempDir(), "config")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("KUBECONFIG", empty)
+	t.Setenv("KUBERNETES_SERVICE_HOST", "")
+	_, err := Connect("", "", io.Discard)
+	if want := "no kubeconfig: none in $KUBECONFIG or ~/.kube/config, and not in a pod; name one with a kubeconfig flag"; err == nil || err.Error() != want {
+		t.Errorf("err %v, want %s", err, want)
 	}
 }
