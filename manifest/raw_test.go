@@ -69,7 +69,7 @@ func TestRaw(t *testing.T) {
 			}
 			var got []raw
 			for _, d := range docs {
-				got = append(got, raw{string(d.raw), string(d.Head()), string(d.raw[len(d.raw)-d.tail:])})
+				got = append(got, raw{string(d.Raw()), string(d.Head()), string(d.raw[len(d.raw)-d.tail:])})
 			}
 			if diff := cmp.Diff(c.want, got); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)

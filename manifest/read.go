@@ -35,12 +35,8 @@ type Document struct {
 	// typedItems is the path, below Item, of an item of a typed list
 	// (ResourceClaimList) in the document (Item): see InItem.
 	typedItems []int
-	// raw is the document as read, when it is a YAML document of its own
-	// (nil for JSON and an item of a list): its comments, key order,
-	// quoting and line breaks, with the "---" line before it and the
-	// comments and empty documents between that and the last document. Its
-	// last tail bytes follow the object: the text of no object at the end
-	// of the stream.
+	// raw is the YAML document as read: see Raw. Its last tail bytes
+	// follow the object: the text of no object at the end of the stream.
 	raw  []byte
 	tail int
 	// list is the List the document is an item of, when read from YAML.
@@ -54,8 +50,14 @@ type list struct {
 	index, objects int
 }
 
-// Head returns the comment, blank and "---" lines at the top of the
-// document as it was read (raw): what
+// Raw returns the document as it was read, when it is a YAML document of
+// its own: its comments, key order, quoting and line breaks, with the
+// "---" line before it and the comments and empty documents between that
+// and the last document (and, at the end of the stream, after it). It is
+// nil for JSON and for an item of a list.
+func (d Document) Raw() []byte { return d.raw }
+
+// Head returns the comment, blank and "---" lines at the top of Raw: what
 // a document that is rewritten keeps above its object (Helm's "# Source:"
 // line). It keeps what follows its object too (tail).
 func (d Document) Head() []byte {
