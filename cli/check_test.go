@@ -181,6 +181,16 @@ func TestValidateBeyondNewest(t *testing.T) {
 	if err := json.Unmarshal([]byte(stderr), &got); err != nil || code != ExitInvalid || got.Release != "1.38" {
 		t.Errorf("json: exit %d, release %q (%v):\n%s", code, got.Release, err, stderr)
 	}
+	// A version an earlier release stopped serving is rejected once, as
+	// the newest rejects it; an alpha claim in the target's name.
+	old := "apiVersion: resource.k8s.io/v1alpha3\nkind: DeviceClass\nmetadata: {name: gpu.example.com}\n---\n" +
+		"apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClaim\nmetadata: {name: c, namespace: ns}\nspec: {resourceClassName: gpu}\n"
+	code, stdout, _ = run(t, old, "validate", "-q", "--to", "1.38", "-f", "-")
+	wantOut = "<stdin>: document 1 (line 1): DeviceClass gpu.example.com: apiVersion: Kubernetes 1.37 serves resource.k8s.io/v1, not v1alpha3: its apiserver rejects this object\n" +
+		"<stdin>: document 2 (line 5): ResourceClaim ns/c: apiVersion: Kubernetes 1.38 serves resource.k8s.io/v1, not v1alpha2: its apiserver rejects this object\n"
+	if code != ExitInvalid || stdout != wantOut {
+		t.Errorf("older versions: exit %d\nstdout:\n%s\nwant:\n%s", code, stdout, wantOut)
+	}
 	code, _, stderr = run(t, stream, "validate", "--to", "1.39", "-f", "-")
 	want := `Error: --to "1.39": not a release claimbridge can judge by (1.26 … 1.37, and 1.38 by the rules of 1.37 and upstream's announced removals)`
 	if code != ExitBadInput || !strings.Contains(stderr, want) {

@@ -288,10 +288,11 @@ func (o *validateOptions) beyondNote(notes io.Writer, what string) {
 }
 
 // removed adds to v, when the target is beyond the table, the error for
-// an object of a version upstream no longer serves there.
+// an object of a version upstream stops serving there. (One that an
+// earlier release stopped serving, the newest's rules reject already.)
 func (o *validateOptions) removed(doc manifest.Document, v report.Verdict) report.Verdict {
 	_, group, version, kind, _ := api.TypeOf(doc.Object)
-	if _, removed := api.Lifecycle(version, kind); o.beyond == 0 || group != api.UpstreamGroup || removed == 0 || removed > o.beyond {
+	if _, removed := api.Lifecycle(version, kind); o.beyond == 0 || group != api.UpstreamGroup || removed != o.beyond {
 		return v
 	}
 	msg := fmt.Sprintf("apiVersion: Kubernetes 1.%d no longer serves %s/%s %s: its apiserver rejects this object", o.beyond, group, version, kind)
@@ -329,7 +330,7 @@ func (o *validateOptions) notServed(doc manifest.Document) (report.Finding, bool
 	if o.to == "" {
 		return report.Finding{}, false
 	}
-	target, _ := migrate.TargetOf(o.to)
+	target, _ := migrate.TargetOf(o.target())
 	// A claimbridge CRD object is judged by the CRD of the release's
 	// claimbridge, which serves every alpha version.
 	if _, group, version, kind, _ := api.TypeOf(doc.Object); group != api.UpstreamGroup || api.ServedBy(version, kind, target.Minor) {
@@ -486,6 +487,10 @@ func (o *validateOptions) supported(r *report.Report, doc manifest.Document, wha
 		// Only old objects get here: checkGA checked the new ones.
 		note(fmt.Sprintf("%s %s claims and templates are checked as creates only; "+
 			"to check an update, send it to the cluster: kubectl replace --dry-run=server -f FILE", api.UpstreamGroup, version))
+		return false
+	}
+	if _, group, _, _, _ := api.TypeOf(doc.Object); !api.IsGroup(group) {
+		note("not a DRA object")
 		return false
 	}
 	alpha := api.ServedVersions[0] + "-" + api.ServedVersions[len(api.ServedVersions)-1]

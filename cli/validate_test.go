@@ -74,7 +74,13 @@ func TestValidateCommand(t *testing.T) {
 			wantCode: ExitInvalid,
 			wantOut: `<stdin>: document 2 (line 12): ResourceClaim ns/bad: spec.resourceClassName: Invalid value: "Bad_Class": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')
 `,
-			wantErrOut: "<stdin>: document 3 (line 20): skipping object v1 ConfigMap cm: not a ResourceClaim or ResourceClaimTemplate of resource.claimbridge.dev v1alpha1-v1alpha3 or resource.k8s.io v1alpha1-v1alpha3, v1beta1, v1beta2, v1\n",
+			wantErrOut: "<stdin>: document 3 (line 20): skipping object v1 ConfigMap cm: not a DRA object\n",
+		},
+		"dra-group-unknown-version": {
+			stdin:      strings.Replace(validClaimYAML, "resource.claimbridge.dev/v1alpha3", "resource.k8s.io/v2", 1),
+			args:       []string{"-f", "-"},
+			wantCode:   ExitOK,
+			wantErrOut: "<stdin>: document 1 (line 1): skipping object resource.k8s.io/v2 ResourceClaim ns/gpu: not a ResourceClaim or ResourceClaimTemplate of resource.claimbridge.dev v1alpha1-v1alpha3 or resource.k8s.io v1alpha1-v1alpha3, v1beta1, v1beta2, v1\n",
 		},
 		"warning": {
 			stdin:      strings.Replace(invalidClaimYAML, "Bad_Class", "gpu\n  allocationMode: Immediate", 1),
