@@ -15,13 +15,7 @@ func StoredRestoreVersions(version string) []string {
 	if from > to {
 		from, to = to, from
 	}
-	var out []string
-	for i, v := range api.ServedVersions {
-		if i < from || i > to {
-			out = append(out, v)
-		}
-	}
-	return out
+	return slices.Concat(api.ServedVersions[:max(from, 0)], api.ServedVersions[to+1:])
 }
 
 // WithStoredStatusRestoreData returns newObj's annotations with the status

@@ -38,15 +38,7 @@ func fieldPath(pointer string) string {
 	return b.String()
 }
 
+// isIdentifier reports whether s is an ASCII identifier: [A-Za-z_][A-Za-z0-9_]*.
 func isIdentifier(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i, c := range s {
-		letter := c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
-		if !letter && (i == 0 || c < '0' || c > '9') {
-			return false
-		}
-	}
-	return true
+	return s != "" && (s[0] < '0' || s[0] > '9') && strings.Trim(s, "_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") == ""
 }

@@ -260,11 +260,9 @@ func groupByDriver(results []interface{}) []driverResults {
 }
 
 func allHandleDevices(results []map[string]interface{}) bool {
-	for _, r := range results {
+	return !slices.ContainsFunc(results, func(r map[string]interface{}) bool {
 		n, ok := strings.CutPrefix(asString(r["device"]), HandleDevicePrefix)
-		if _, err := strconv.Atoi(n); !ok || err != nil {
-			return false
-		}
-	}
-	return true
+		_, err := strconv.Atoi(n)
+		return !ok || err != nil
+	})
 }

@@ -13,7 +13,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 
 	resourcev1 "k8s.io/api/resource/v1"
 	resourcev1alpha3 "k8s.io/api/resource/v1alpha3"
@@ -108,7 +107,6 @@ func adminAccessWarnings(obj map[string]interface{}, release int, version, kind 
 	return warnings
 }
 
-// versionOf is the version of obj's apiVersion.
 // Dropped names the fields of obj, a claim or template of v1beta1, v1beta2
 // or v1, that release drops on a create with its default feature gates:
 // the warnings of Check about them.
@@ -117,9 +115,9 @@ func Dropped(obj map[string]interface{}, release int, kind string) []string {
 	return dropped
 }
 
+// versionOf is the version of obj's apiVersion.
 func versionOf(obj map[string]interface{}) string {
-	apiVersion, _ := obj["apiVersion"].(string)
-	_, version, _ := strings.Cut(apiVersion, "/")
+	_, _, version, _, _ := api.TypeOf(obj)
 	return version
 }
 

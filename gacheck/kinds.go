@@ -363,9 +363,7 @@ func (r rules) stripSlice(obj map[string]interface{}) (out map[string]interface{
 		}
 		if basic {
 			delete(device, "basic")
-			for k, v := range fields {
-				device[k] = v
-			}
+			maps.Copy(device, fields)
 		}
 	}
 	return out, unknown, dropped

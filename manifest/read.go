@@ -586,10 +586,7 @@ func appendItems(items []map[string]interface{}, list map[string]interface{}, pa
 		return nil, err
 	}
 	for i, it := range raw {
-		at := fmt.Sprintf("items[%d]", i)
-		if path != "" {
-			at = path + "." + at
-		}
+		at := joinPath(path, fmt.Sprintf("items[%d]", i))
 		var err error
 		if items, err = appendItem(items, it, at); err != nil {
 			return nil, err

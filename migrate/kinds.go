@@ -139,10 +139,8 @@ func convertDevices(spec map[string]interface{}, from, to string) (lost []string
 		if toBasic == fromBasic {
 			continue
 		}
-		moved := maps.Clone(fields)
-		if moved == nil {
-			moved = map[string]interface{}{}
-		}
+		moved := map[string]interface{}{}
+		maps.Copy(moved, fields)
 		delete(moved, "name")
 		converted := map[string]interface{}{"basic": moved}
 		if !toBasic {

@@ -323,10 +323,8 @@ func prepareForUpdate(obj, old map[string]interface{}, kind string) map[string]i
 func prepareForStatusUpdate(obj, old map[string]interface{}) map[string]interface{} {
 	out := maps.Clone(old)
 	setLike(out, obj, "status")
-	outMeta := maps.Clone(api.Metadata(out)) // a new map: managedFields is set below
-	if outMeta == nil {
-		outMeta = map[string]interface{}{}
-	}
+	outMeta := map[string]interface{}{} // a new map: managedFields is set below
+	maps.Copy(outMeta, api.Metadata(out))
 	out["metadata"] = outMeta
 	setLike(outMeta, api.Metadata(obj), "managedFields")
 	return out
