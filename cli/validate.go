@@ -122,15 +122,36 @@ func (o *validateOptions) run(s streams) error {
 		return withCode(ExitBadInput, err)
 	}
 	o.beyondNote(s.err, "")
-	// Each object is checked as it is read, on every core, and reported in
-	// input order: the report lists first the GA objects' findings, then
-	// the skipped objects, then the other findings (checked). With --old,
-	// the others are checked once the old objects are read.
+	// The report lists first the GA objects' findings, then the skipped
+	// objects, then the other findings (checked).
+	ga, skipped, checked := o.newReport(), o.newReport(), o.newReport()
+	later, err := o.judgeAll(s.in, ga, skipped, checked)
+	if err == nil && o.old != "" {
+		err = o.checkUpdates(later, skipped, s.in)
+	}
+	if err != nil {
+		return withCode(ExitBadInput, err)
+	}
+	r := o.newReport()
+	r.Merge(ga, skipped, checked)
+	if err := r.Write(s.err, s.out); err != nil {
+		return withCode(ExitBadInput, fmt.Errorf("writing the report: %w", err))
+	}
+	if code := exitCode(r); code != ExitOK {
+		return withCode(code, errors.New(""))
+	}
+	return nil
+}
+
+// judgeAll judges each object of the input as it is read, on every core,
+// and adds the verdicts in input order. With --old, it judges only the
+// objects checked as creates and returns the others (later), to be checked
+// once the old objects are read.
+func (o *validateOptions) judgeAll(stdin io.Reader, ga, skipped, checked *report.Report) (*storedDocuments, error) {
 	var (
-		ga, skipped, checked = o.newReport(), o.newReport(), o.newReport()
-		later                storedDocuments // with --old
-		readErr              error           // a typed list that cannot be read
-		seen                 = sourcesSeen{}
+		later   = &storedDocuments{}
+		readErr error // a typed list that cannot be read
+		seen    = sourcesSeen{}
 		// The objects being judged, at most two per core, in input order.
 		window   = make(chan chan func(), 2*runtime.GOMAXPROCS(0))
 		reported = make(chan struct{})
@@ -180,46 +201,40 @@ func (o *validateOptions) run(s streams) error {
 		}
 		return nil
 	}
-	err := manifest.EachIn(o.filenames, o.recursive, s.in, visit)
+	err := manifest.EachIn(o.filenames, o.recursive, stdin, visit)
 	close(window)
 	<-reported
+	if err == nil {
+		err = readErr
+	}
+	if err == nil {
+		err = noObjects(o.filenames, seen)
+	}
+	return later, err
+}
+
+// checkUpdates checks the objects of later as updates of their old objects
+// (--old), adding the verdicts, and the notes on old objects skipped, to
+// skipped.
+func (o *validateOptions) checkUpdates(later *storedDocuments, skipped *report.Report, stdin io.Reader) error {
+	oldDocs, err := readItems([]string{o.old}, stdin)
 	if err != nil {
-		return withCode(ExitBadInput, err)
+		return err
 	}
-	if readErr != nil {
-		return withCode(ExitBadInput, readErr)
+	olds := o.newReport()
+	var pairs oldPairs
+	for _, doc := range oldDocs {
+		if o.supported(olds, doc, "old ") {
+			pairs.olds = append(pairs.olds, doc)
+		}
 	}
-	if err := noObjects(o.filenames, seen); err != nil {
-		return withCode(ExitBadInput, err)
-	}
-	if o.old != "" {
-		oldDocs, err := readItems([]string{o.old}, s.in)
+	skipped.Merge(olds)
+	pairs.byIdentity, pairs.single = indexOld(pairs.olds), len(later.docs) == 1 && len(pairs.olds) == 1
+	for doc, err := range later.all() {
 		if err != nil {
-			return withCode(ExitBadInput, err)
+			return err
 		}
-		olds := o.newReport()
-		var pairs oldPairs
-		for _, doc := range oldDocs {
-			if o.supported(olds, doc, "old ") {
-				pairs.olds = append(pairs.olds, doc)
-			}
-		}
-		skipped.Merge(olds)
-		pairs.byIdentity, pairs.single = indexOld(pairs.olds), len(later.docs) == 1 && len(pairs.olds) == 1
-		for doc, err := range later.all() {
-			if err != nil {
-				return withCode(ExitBadInput, err)
-			}
-			skipped.Add(doc, o.check(doc, &pairs))
-		}
-	}
-	r := o.newReport()
-	r.Merge(ga, skipped, checked)
-	if err := r.Write(s.err, s.out); err != nil {
-		return withCode(ExitBadInput, fmt.Errorf("writing the report: %w", err))
-	}
-	if code := exitCode(r); code != ExitOK {
-		return withCode(code, errors.New(""))
+		skipped.Add(doc, o.check(doc, &pairs))
 	}
 	return nil
 }
