@@ -80,7 +80,7 @@ func (o *checkOptions) run(s streams) error {
 	if err != nil {
 		return withCode(ExitBadInput, err)
 	}
-	if err := o.nextRelease(c, s.err); err != nil {
+	if err := o.nextRelease(c.Target, s.err); err != nil {
 		return withCode(ExitBadInput, err)
 	}
 	ctx := context.Background()
@@ -108,17 +108,17 @@ func (o *checkOptions) run(s streams) error {
 }
 
 // nextRelease sets the target, without --to, to the release after the
-// cluster's own, and says so in a text report (unless -q).
-func (o *checkOptions) nextRelease(c *cluster.Cluster, notes io.Writer) error {
+// cluster's own (its Target), and says so in a text report (unless -q).
+func (o *checkOptions) nextRelease(clusterTarget func() (cluster.Target, error), notes io.Writer) error {
 	if o.to != "" {
 		return nil
 	}
-	t, err := c.Target()
+	t, err := clusterTarget()
 	if err != nil {
 		return err
 	}
 	if err := o.setTarget(releaseAfter(t.Release)); err != nil {
-		return err
+		return fmt.Errorf("the release after the cluster's %s: %w; name one with --to", t.Release, err)
 	}
 	o.beyondNote(notes, ", the release after the cluster's "+t.Release) // not in a report on standard error: it stays one document
 	return nil

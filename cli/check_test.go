@@ -112,24 +112,26 @@ func TestCheckFlagErrors(t *testing.T) {
 }
 
 // TestReleaseAfter: the default target is the release after the
-// cluster's; the one after the newest claimbridge knows is judged by the
-// newest's rules and upstream's removals; another is an error that says
-// what claimbridge can judge by.
+// cluster's, named on standard error; the one after the newest claimbridge
+// knows is judged by the newest's rules and upstream's removals; another
+// is an error that says what claimbridge can judge by and how to name one.
 func TestReleaseAfter(t *testing.T) {
+	const judgeBy = "not a release claimbridge can judge by (1.26 … 1.37, and 1.38 by the rules of 1.37 and upstream's announced removals); name one with --to"
 	for release, want := range map[string]string{
-		"1.25": "1.26", "1.33": "1.34", "1.36": "1.37",
-		"1.37": "1.38 (by the rules of 1.37, the newest claimbridge knows, and the versions upstream stops serving in 1.38)",
-		"1.38": `error: "1.39": not a release claimbridge can judge by (1.26 … 1.37, and 1.38 by the rules of 1.37 and upstream's announced removals)`,
-		"2.0":  `error: "2.0": not a release claimbridge can judge by (1.26 … 1.37, and 1.38 by the rules of 1.37 and upstream's announced removals)`,
+		"1.25":    "target: Kubernetes 1.26, the release after the cluster's 1.25\n",
+		"1.36":    "target: Kubernetes 1.37, the release after the cluster's 1.36\n",
+		"v1.36.2": "target: Kubernetes 1.37, the release after the cluster's v1.36.2\n",
+		"1.37":    "target: Kubernetes 1.38, the release after the cluster's 1.37 (by the rules of 1.37, the newest claimbridge knows, and the versions upstream stops serving in 1.38)\n",
+		"1.38":    `error: the release after the cluster's 1.38: "1.39": ` + judgeBy,
+		"2.0":     `error: the release after the cluster's 2.0: "2.0": ` + judgeBy,
 	} {
 		o := &checkOptions{validateOptions: validateOptions{Options: report.Options{Format: "text"}}}
+		var note bytes.Buffer
 		got := ""
-		if err := o.setTarget(releaseAfter(release)); err != nil {
+		if err := o.nextRelease(func() (cluster.Target, error) { return cluster.Target{Release: release}, nil }, &note); err != nil {
 			got = "error: " + err.Error()
 		} else {
-			var note bytes.Buffer
-			o.beyondNote(&note, "")
-			got = o.target() + strings.TrimSuffix(strings.TrimPrefix(note.String(), "target: Kubernetes "+o.target()), "\n")
+			got = note.String()
 		}
 		if got != want {
 			t.Errorf("%s: %s, want %s", release, got, want)
