@@ -74,6 +74,9 @@ func ParseNext(s string) (newest Release, next int, ok bool) {
 	return newest, newest.Minor + 1, ok && m == newest.Minor+1
 }
 
+// Next names the release after the newest of Releases ("1.38").
+func Next() string { return fmt.Sprintf("1.%d", Releases[len(Releases)-1].Minor+1) }
+
 // ParseMinor reads the minor of a 1.x release as users and clusters name
 // it: "1.33", "v1.33", or a cluster's version with its patch and a
 // pre-release or build suffix ("v1.33.4", "v1.33.4-eks-a1b2c3d",

@@ -44,7 +44,7 @@ created again or stays:
 Each finding names its source in place of a file. Without --to, the target
 is the release after the cluster's own. The release after the newest
 claimbridge knows is judged by the newest's rules and by the versions
-upstream stops serving in it: a v1beta1 manifest fails 1.38.
+upstream stops serving in it: a v1beta1 manifest fails ` + api.Next() + `.
 
 Exit status: 0 the target accepts everything, 1 it rejects something (or,
 with --strict, warns), 2 bad flags, an unknown target or an unreadable cluster.`,

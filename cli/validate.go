@@ -56,7 +56,7 @@ With --to RELEASE (` + api.ReleaseRange() + `), every object is judged as that r
 apiserver would on a create: one of a version it does not serve is invalid;
 one of a version it serves as deprecated gets a warning. The release after
 the newest is judged by the newest's rules and the versions upstream stops
-serving in it: a v1beta1 manifest fails 1.38.
+serving in it: a v1beta1 manifest fails ` + api.Next() + `.
 
 Each finding is printed on standard output as
   <position>: <Kind> <namespace>/<name>: <path>: <type>: <value>: <detail>
