@@ -152,7 +152,7 @@ func viewError(newObj, oldObj map[string]interface{}, version string, err error,
 // status.allocation, to the allocation a v1alpha1 or v1alpha2 status write
 // sets: those versions allow what v1alpha3 refuses (a device name with a dot).
 func storageStatusErrors(pair convertedPair) field.ErrorList {
-	errs, _, err := statusRules(api.StorageVersion, pair.newObj, pair.oldObj)
+	errs, _, err := statusRules(api.StorageVersion, pair.newObj, pair.oldObj, false)
 	if err != nil {
 		return nil // the stored form does not decode: conversion's errors say so
 	}

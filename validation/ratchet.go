@@ -12,21 +12,6 @@ import (
 	"github.com/claimbridge/claimbridge/conversion"
 )
 
-// withoutUnchangedAllocationErrors drops, on a status write that leaves the
-// allocation as it was, the findings inside it, and a missing driverName when
-// neither object has one. An allocation written through one version may break
-// a rule of another; reporting it on every later status write would keep an
-// older client from ever changing its reservations.
-func withoutUnchangedAllocationErrors(errs field.ErrorList, newObj, oldObj map[string]interface{}) field.ErrorList {
-	if len(errs) == 0 || !api.EqualJSON(statusField(newObj, "allocation"), statusField(oldObj, "allocation")) {
-		return errs
-	}
-	noDriver := statusField(newObj, "allocation") != nil && noString(statusField(newObj, "driverName")) && noString(statusField(oldObj, "driverName"))
-	return slices.DeleteFunc(slices.Clone(errs), func(e *field.Error) bool {
-		return inside(e.Field, "status.allocation") || noDriver && e.Field == "status.driverName" && e.Type == field.ErrorTypeRequired
-	})
-}
-
 // sameTemplateMetadata reports whether a template update leaves its
 // spec.metadata as it was.
 func sameTemplateMetadata(newObj, oldObj map[string]interface{}) bool {
@@ -48,12 +33,6 @@ func withoutTemplateMetadata(obj map[string]interface{}) map[string]interface{} 
 	delete(specOut, "metadata")
 	out["spec"] = specOut
 	return out
-}
-
-// noString reports whether v is absent or "".
-func noString(v interface{}) bool {
-	s, isString := v.(string)
-	return v == nil || isString && s == ""
 }
 
 // withoutStoredSpecErrors drops, on a v1alpha1 or v1alpha2 main update that

@@ -29,7 +29,9 @@ type versionRules interface {
 	SetDefaults(obj any)
 	ValidateCreate(obj any) field.ErrorList
 	ValidateUpdate(obj, old any) field.ErrorList
-	ValidateStatusUpdate(claim, old any) field.ErrorList
+	// ValidateStatusUpdate: with allocationStored, the write leaves the
+	// allocation as stored, and it is not judged again.
+	ValidateStatusUpdate(claim, old any, allocationStored bool) field.ErrorList
 	Warnings(obj any) []string
 	StatusWarnings(claim any) []string
 	// Parts are what the cross-version checks compare (allocation nil
@@ -100,8 +102,13 @@ func updateRules(version, kind string, obj, old map[string]interface{}, cel *CEL
 	return errs, newWarnings(r.Warnings(typed), func() []string { return r.Warnings(oldTyped) }), nil
 }
 
-// statusRules runs version's rules for a write to a claim's status.
-func statusRules(version string, obj, old map[string]interface{}) (field.ErrorList, []string, error) {
+// statusRules runs version's rules for a write to a claim's status. An
+// allocation the write leaves as it was warns of nothing new and, with
+// ratchet (the CRD's group), is not judged again: an allocation written
+// through one version may break a rule of another, and reporting it on every
+// later status write would keep an older client from ever changing its
+// reservations (docs/validation.md).
+func statusRules(version string, obj, old map[string]interface{}, ratchet bool) (field.ErrorList, []string, error) {
 	typed, errs, err := decodeObject(version, api.KindClaim, obj, true)
 	if err != nil {
 		return nil, nil, err
@@ -115,7 +122,11 @@ func statusRules(version string, obj, old map[string]interface{}) (field.ErrorLi
 		return nil, nil, err
 	}
 	r := rulesFor(version, nil) // status rules compile no CEL
-	errs = append(errs, r.ValidateStatusUpdate(typed, oldTyped)...)
+	stored := api.EqualJSON(statusField(obj, "allocation"), statusField(old, "allocation"))
+	errs = append(errs, r.ValidateStatusUpdate(typed, oldTyped, ratchet && stored)...)
+	if stored {
+		return errs, nil, nil // the status warnings are the allocation's
+	}
 	return errs, newWarnings(r.StatusWarnings(typed), func() []string { return r.StatusWarnings(oldTyped) }), nil
 }
 
@@ -194,8 +205,8 @@ func (r v1alpha3Rules) ValidateUpdate(obj, old any) field.ErrorList {
 	return v3.ValidateResourceClaimUpdate(obj.(*apiv3.ResourceClaim), old.(*apiv3.ResourceClaim), r.cel)
 }
 
-func (v1alpha3Rules) ValidateStatusUpdate(claim, old any) field.ErrorList {
-	return v3.ValidateResourceClaimStatusUpdate(claim.(*apiv3.ResourceClaim), old.(*apiv3.ResourceClaim))
+func (v1alpha3Rules) ValidateStatusUpdate(claim, old any, allocationStored bool) field.ErrorList {
+	return v3.ValidateResourceClaimStatusUpdate(claim.(*apiv3.ResourceClaim), old.(*apiv3.ResourceClaim), allocationStored)
 }
 
 func (r v1alpha3Rules) Warnings(obj any) []string { return v3.Warnings(obj, r.cel) }

@@ -193,7 +193,7 @@ func validateUpdate(t objectType, obj, old map[string]interface{}, maxDepth int,
 // with skipRepeated, not when that can only repeat its own findings.
 func validateStatusUpdate(t objectType, obj, old map[string]interface{}, skipRepeated bool) (field.ErrorList, []string, error) {
 	obj = prepareForStatusUpdate(obj, old)
-	errs, warnings, err := statusRules(t.version, obj, old)
+	errs, warnings, err := statusRules(t.version, obj, old, t.group == api.Group)
 	switch {
 	case err != nil:
 		return nil, nil, err
@@ -202,7 +202,6 @@ func validateStatusUpdate(t objectType, obj, old map[string]interface{}, skipRep
 	case t.group == api.UpstreamGroup:
 		return errs, warnings, nil
 	}
-	errs = withoutUnchangedAllocationErrors(errs, obj, old)
 	if skipRepeated && viewsRepeatStorage(t, obj) {
 		return errs, warnings, nil
 	}

@@ -77,7 +77,9 @@ func (r Rules) ValidateUpdate(obj, oldObj interface{}) field.ErrorList {
 // ValidateStatusUpdate validates a write to a claim's status subresource
 // (ValidateClaimStatusUpdate), plus allocation immutability, which 1.26
 // lacked and claimbridge enforces in every version (docs/validation.md).
-func (r Rules) ValidateStatusUpdate(claim, oldClaim interface{}) field.ErrorList {
+// With allocationStored (the allocation is the old one), neither the
+// allocation nor a driverName missing before too is judged again.
+func (r Rules) ValidateStatusUpdate(claim, oldClaim interface{}, allocationStored bool) field.ErrorList {
 	o, _ := objectOf(claim)
 	old, _ := objectOf(oldClaim)
 	status, oldStatus := o.status, old.status
@@ -86,10 +88,10 @@ func (r Rules) ValidateStatusUpdate(claim, oldClaim interface{}) field.ErrorList
 	switch {
 	case status.driverName != "":
 		allErrs = append(allErrs, common.ValidateDriverName(status.driverName, fldPath.Child("driverName"))...)
-	case status.allocation != nil:
+	case status.allocation != nil && !(allocationStored && oldStatus.driverName == ""):
 		allErrs = append(allErrs, field.Required(fldPath.Child("driverName"), "must be specified when `allocation` is set"))
 	}
-	if status.allocation != nil {
+	if status.allocation != nil && !allocationStored {
 		allErrs = append(allErrs, r.ValidateAllocation(status.allocation, fldPath.Child("allocation"))...)
 	}
 	allErrs = append(allErrs, common.ValidateReservedForLegacy(status.view.ReservedFor, fldPath.Child("reservedFor"))...)

@@ -98,7 +98,7 @@ func (v version) validateClaimUpdate(c, old obj) field.ErrorList {
 	return v.rules.ValidateUpdate(v.claim(c), v.claim(old))
 }
 func (v version) validateStatusUpdate(c, old obj) field.ErrorList {
-	return v.rules.ValidateStatusUpdate(v.claim(c), v.claim(old))
+	return v.rules.ValidateStatusUpdate(v.claim(c), v.claim(old), false)
 }
 func (v version) validateTemplate(t obj) field.ErrorList {
 	return v.rules.ValidateCreate(v.template(t))
@@ -441,4 +441,31 @@ func TestWarnings(t *testing.T) {
 			t.Errorf("warnings (-want +got):\n%s", diff)
 		}
 	})
+}
+
+// A stored allocation is not validated again, nor a driverName that was
+// missing before too; a driverName cleared by the write is.
+func TestStatusUpdateOfStoredAllocation(t *testing.T) {
+	noDriver := with(validClaim("1"), func(c obj) {
+		c["status"] = obj{"allocation": obj{"availableOnNodes": obj{"nodeSelectorTerms": []interface{}{}}}}
+	})
+	driverErr := field.Required(field.NewPath("status", "driverName"), "must be specified when `allocation` is set")
+	termsErr := field.Required(field.NewPath("status", "allocation", "availableOnNodes", "nodeSelectorTerms"), "must have at least one node selector term")
+	for name, tc := range map[string]struct {
+		old    obj
+		update func(obj)
+		stored bool
+		want   field.ErrorList
+	}{
+		"judged-again":          {old: noDriver, update: func(c obj) { status(c)["reservedFor"] = consumers(1) }, want: field.ErrorList{driverErr, termsErr}},
+		"stored":                {old: noDriver, update: func(c obj) { status(c)["reservedFor"] = consumers(1) }, stored: true},
+		"stored-driver-cleared": {old: with(noDriver, func(c obj) { status(c)["driverName"] = "valid" }), update: func(c obj) { delete(status(c), "driverName") }, stored: true, want: field.ErrorList{driverErr}},
+	} {
+		forEachVersion(t, func(t *testing.T, v version) {
+			claim := with(tc.old, tc.update)
+			if diff := cmp.Diff(tc.want, v.rules.ValidateStatusUpdate(v.claim(claim), v.claim(tc.old), tc.stored)); diff != "" {
+				t.Errorf("%s (-want +got):\n%s", name, diff)
+			}
+		})
+	}
 }

@@ -81,7 +81,7 @@ func TestValidateResourceClaimStatusUpdate(t *testing.T) {
 			if scenario.update != nil {
 				scenario.update(claim)
 			}
-			if diff := cmp.Diff(scenario.wantFailures, Rules.ValidateStatusUpdate(claim, scenario.oldClaim)); diff != "" {
+			if diff := cmp.Diff(scenario.wantFailures, Rules.ValidateStatusUpdate(claim, scenario.oldClaim, false)); diff != "" {
 				t.Errorf("unexpected errors (-want +got):\n%s", diff)
 			}
 		})

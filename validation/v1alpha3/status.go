@@ -11,13 +11,16 @@ import (
 // ValidateResourceClaimStatusUpdate validates a write to the status
 // subresource (1.31 ValidateResourceClaimStatusUpdate). Request names come
 // from the new object's spec, which the status strategy keeps unchanged.
-func ValidateResourceClaimStatusUpdate(claim, oldClaim *api.ResourceClaim) field.ErrorList {
+// With allocationStored (the allocation is the old one), the allocation is
+// not validated again, as 1.32 and later do.
+func ValidateResourceClaimStatusUpdate(claim, oldClaim *api.ResourceClaim, allocationStored bool) field.ErrorList {
 	allErrs := common.ValidateObjectMetaUpdate(&claim.ObjectMeta, &oldClaim.ObjectMeta, field.NewPath("metadata"))
-	requestNames := gatherRequestNames(&claim.Spec.Devices)
 	fldPath := field.NewPath("status")
 	status, oldStatus := &claim.Status, &oldClaim.Status
 
-	allErrs = append(allErrs, validateAllocationResult(status.Allocation, fldPath.Child("allocation"), requestNames)...)
+	if !allocationStored {
+		allErrs = append(allErrs, validateAllocationResult(status.Allocation, fldPath.Child("allocation"), gatherRequestNames(&claim.Spec.Devices))...)
+	}
 	allErrs = append(allErrs, common.ValidateReservedForSet(common.Consumers(status.ReservedFor), fldPath.Child("reservedFor"))...)
 	view, oldView := StatusView(status), StatusView(oldStatus)
 	// No shareable rule: every v1alpha3 claim may have up to 32 consumers.

@@ -288,10 +288,31 @@ func TestValidateResourceClaimStatusUpdate(t *testing.T) {
 			if scenario.update != nil {
 				scenario.update(claim)
 			}
-			errs := ValidateResourceClaimStatusUpdate(claim, scenario.oldClaim)
+			errs := ValidateResourceClaimStatusUpdate(claim, scenario.oldClaim, false)
 			if diff := cmp.Diff(scenario.wantFailures, errs); diff != "" {
 				t.Errorf("unexpected errors (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// A stored allocation is not validated again; the rest of the write is.
+func TestStatusUpdateOfStoredAllocation(t *testing.T) {
+	old := testClaim(goodName, goodNS, validClaimSpec)
+	old.ResourceVersion = "1"
+	old.Status.Allocation = goodAllocation()
+	old.Status.Allocation.Devices.Results[0].Device = badName
+	claim := old.DeepCopy()
+	claim.Status.ReservedFor = consumers(1)
+	claim.Status.ReservedFor[0].UID = ""
+	deviceErr := field.Invalid(field.NewPath("status", "allocation", "devices", "results").Index(0).Child("device"), badName, dnsLabelMsg)
+	uidErr := field.Required(field.NewPath("status", "reservedFor").Index(0).Child("uid"), "")
+	for _, tc := range []struct {
+		stored bool
+		want   field.ErrorList
+	}{{false, field.ErrorList{deviceErr, uidErr}}, {true, field.ErrorList{uidErr}}} {
+		if diff := cmp.Diff(tc.want, ValidateResourceClaimStatusUpdate(claim, old, tc.stored)); diff != "" {
+			t.Errorf("allocationStored %v (-want +got):\n%s", tc.stored, diff)
+		}
 	}
 }
