@@ -96,7 +96,7 @@ func (r Rules) ValidateStatusUpdate(claim, oldClaim interface{}, allocationStore
 	}
 	allErrs = append(allErrs, common.ValidateReservedForLegacy(status.view.ReservedFor, fldPath.Child("reservedFor"))...)
 	allErrs = append(allErrs, common.ValidateReservedForInvariants(status.view, oldStatus.view, o.meta.DeletionTimestamp != nil, true, fldPath)...)
-	if status.allocation != nil && oldStatus.allocation != nil {
+	if status.allocation != nil && oldStatus.allocation != nil && !allocationStored {
 		allErrs = append(allErrs, common.ValidateImmutableField(status.allocation, oldStatus.allocation, fldPath.Child("allocation"))...)
 	}
 	return append(allErrs, common.ValidateDeallocation(status.view, oldStatus.view, fldPath)...)

@@ -12,7 +12,8 @@ import (
 // subresource (1.31 ValidateResourceClaimStatusUpdate). Request names come
 // from the new object's spec, which the status strategy keeps unchanged.
 // With allocationStored (the allocation is the old one), the allocation is
-// not validated again, as 1.32 and later do.
+// neither validated nor compared again, as later releases leave an
+// allocation once set.
 func ValidateResourceClaimStatusUpdate(claim, oldClaim *api.ResourceClaim, allocationStored bool) field.ErrorList {
 	allErrs := common.ValidateObjectMetaUpdate(&claim.ObjectMeta, &oldClaim.ObjectMeta, field.NewPath("metadata"))
 	fldPath := field.NewPath("status")
@@ -25,7 +26,9 @@ func ValidateResourceClaimStatusUpdate(claim, oldClaim *api.ResourceClaim, alloc
 	view, oldView := StatusView(status), StatusView(oldStatus)
 	// No shareable rule: every v1alpha3 claim may have up to 32 consumers.
 	allErrs = append(allErrs, common.ValidateReservedForInvariants(view, oldView, claim.DeletionTimestamp != nil, false, fldPath)...)
-	allErrs = append(allErrs, common.ValidateAllocationImmutable(status.Allocation, oldStatus.Allocation, fldPath.Child("allocation"))...)
+	if !allocationStored {
+		allErrs = append(allErrs, common.ValidateAllocationImmutable(status.Allocation, oldStatus.Allocation, fldPath.Child("allocation"))...)
+	}
 	return append(allErrs, common.ValidateDeallocation(view, oldView, fldPath)...)
 }
 
