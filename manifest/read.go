@@ -561,13 +561,23 @@ func typedObject(v interface{}) (map[string]interface{}, error) {
 	if !ok {
 		return nil, fmt.Errorf("expected an object, got %s", describe(v))
 	}
-	if _, ok := obj["kind"].(string); !ok {
-		return nil, errors.New(`object has no "kind"`)
-	}
-	if _, ok := obj["apiVersion"].(string); !ok {
-		return nil, errors.New(`object has no "apiVersion"`)
+	for _, key := range []string{"kind", "apiVersion"} {
+		if _, ok := obj[key].(string); !ok {
+			return nil, missingKey(obj, key)
+		}
 	}
 	return obj, nil
+}
+
+// missingKey is the error of an object without key as a string; it names
+// a key that differs only in case, as kubectl's "apiversion" typo.
+func missingKey(obj map[string]interface{}, key string) error {
+	for k := range obj {
+		if k != key && strings.EqualFold(k, key) {
+			return fmt.Errorf("object has no %q (it has %q: keys are case-sensitive)", key, k)
+		}
+	}
+	return fmt.Errorf("object has no %q", key)
 }
 
 func isList(obj map[string]interface{}) bool {

@@ -60,6 +60,7 @@ func TestParseErrors(t *testing.T) {
 		"yaml-syntax-line":          {"apiVersion: v1\nkind: A\n---\napiVersion: v1\nkind: B\nmetadata:\n  labels:\n    a: b: c\n", "f: document 2 (line 4): yaml: line 8: mapping values are not allowed"},
 		"scalar":                    {"just a string\n", "f: document 1 (line 1): expected an object, got a string"},
 		"no-apiversion":             {"kind: A\n", `f: document 1 (line 1): object has no "apiVersion"`},
+		"apiversion-lower-case":     {"apiversion: v1\nkind: Pod\n", `f: document 1 (line 1): object has no "apiVersion" (it has "apiversion": keys are case-sensitive)`},
 		"list-item":                 {"apiVersion: v1\nkind: List\nitems: [1]\n", "items[0]: expected an object, got a number"},
 		"list-items-obj":            {"apiVersion: v1\nkind: List\nitems: {a: 1}\n", `"items" of a List must be an array`},
 		"duplicate-key":             {"apiVersion: v1\nkind: A\nkind: B\n", "document 1"},
