@@ -59,6 +59,7 @@ func TestParseErrors(t *testing.T) {
 		"yaml-second-document-line": {"apiVersion: v1\nkind: A\n---\napiVersion: v1\nkind: B\n...\napiVersion: v1\n", "f: document 2 (line 4): more than one YAML document: a document after \"...\" or after another must start with a \"---\" line (yaml: line 6: did not find expected <document start>)"},
 		"yaml-syntax-line":          {"apiVersion: v1\nkind: A\n---\napiVersion: v1\nkind: B\nmetadata:\n  labels:\n    a: b: c\n", "f: document 2 (line 4): yaml: line 8: mapping values are not allowed"},
 		"scalar":                    {"just a string\n", "f: document 1 (line 1): expected an object, got a string"},
+		"unrendered-template":       {"{{$n := 1}}\napiVersion: v1\nkind: A\n", "(the document holds {{ … }}: if it is a template, render it first)"},
 		"no-apiversion":             {"kind: A\n", `f: document 1 (line 1): object has no "apiVersion"`},
 		"apiversion-lower-case":     {"apiversion: v1\nkind: Pod\n", `f: document 1 (line 1): object has no "apiVersion" (it has "apiversion": keys are case-sensitive)`},
 		"list-item":                 {"apiVersion: v1\nkind: List\nitems: [1]\n", "items[0]: expected an object, got a number"},

@@ -32,6 +32,9 @@ func eachYAML(doc Document, data []byte, visit func(Document) error) error {
 		return err
 	}
 	v, err := decodeYAML(data)
+	if err != nil && bytes.Contains(data, []byte("{{")) {
+		err = fmt.Errorf("%w (the document holds {{ … }}: if it is a template, render it first)", err)
+	}
 	if err != nil {
 		return fileLines(err, doc.Line-1)
 	}
