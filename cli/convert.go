@@ -26,7 +26,7 @@ func newConvertCommand(s streams) *cobra.Command {
 	o := &convertOptions{output: "yaml"}
 	cmd := &cobra.Command{
 		Use:   "convert --to RELEASE|VERSION -f FILE|- [-f FILE ...] [-o yaml|json] [--quiet]",
-		Short: "Convert ResourceClaim and ResourceClaimTemplate manifests between v1alpha1, v1alpha2, v1alpha3, v1beta1, v1beta2 and v1",
+		Short: "Convert DRA manifests (claims, templates, classes, slices, taint rules, and the claims of workloads) between v1alpha1 … v1",
 		Long: `Convert converts every ResourceClaim and ResourceClaimTemplate of group
 resource.claimbridge.dev or resource.k8s.io in the input to the target
 version, keeping its group. Pods and workloads get their resourceClaims in
