@@ -83,17 +83,7 @@ func wholeJSONObject(data []byte) (map[string]interface{}, error) {
 	if v == nil {
 		return nil, nil
 	}
-	obj, ok := v.(map[string]interface{})
-	if !ok {
-		return nil, fmt.Errorf("expected an object, got %s", describe(v))
-	}
-	if _, ok := obj["kind"].(string); !ok {
-		return nil, errors.New(`object has no "kind"`)
-	}
-	if _, ok := obj["apiVersion"].(string); !ok {
-		return nil, errors.New(`object has no "apiVersion"`)
-	}
-	return obj, nil
+	return typedObject(v)
 }
 
 // wholeJSONValue is jsonValue as it was.
@@ -158,21 +148,14 @@ func wholeAppendItems(items []map[string]interface{}, list map[string]interface{
 		if path != "" {
 			at = path + "." + at
 		}
-		m, ok := it.(map[string]interface{})
-		if !ok {
-			return nil, fmt.Errorf("%s: expected an object, got %s", at, describe(it))
-		}
-		if _, ok := m["kind"].(string); !ok {
-			return nil, fmt.Errorf(`%s: object has no "kind"`, at)
-		}
-		if _, ok := m["apiVersion"].(string); !ok {
-			return nil, fmt.Errorf(`%s: object has no "apiVersion"`, at)
+		m, err := typedObject(it)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", at, err)
 		}
 		if !(m["kind"] == "List" && m["apiVersion"] == "v1") {
 			items = append(items, m)
 			continue
 		}
-		var err error
 		if items, err = wholeAppendItems(items, m, at); err != nil {
 			return nil, err
 		}

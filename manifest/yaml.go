@@ -32,9 +32,6 @@ func eachYAML(doc Document, data []byte, visit func(Document) error) error {
 		return err
 	}
 	v, err := decodeYAML(data)
-	if err != nil && bytes.Contains(data, []byte("{{")) {
-		err = fmt.Errorf("%w (the document holds {{ … }}: if it is a template, render it first)", err)
-	}
 	if err != nil {
 		return fileLines(err, doc.Line-1)
 	}
@@ -54,6 +51,9 @@ func decodeYAML(data []byte) (interface{}, error) {
 		return v, nil
 	}
 	j, err := yamlToJSON(data)
+	if err != nil && bytes.Contains(data, []byte("{{")) {
+		return nil, fmt.Errorf("%w (the document holds {{ … }}: if it is a template, render it first)", err)
+	}
 	if err != nil {
 		return nil, err
 	}
