@@ -181,7 +181,7 @@ func TestConvertBadInput(t *testing.T) {
 		contains string
 	}{
 		"yaml-error-names-file-and-document": {args: []string{"-f", good, "-f", bad}, code: ExitBadInput, contains: bad + ": document 2 (line 5)"},
-		"missing-file":                       {args: []string{"-f", filepath.Join(dir, "nope.yaml")}, code: ExitBadInput, contains: "nope.yaml"},
+		"missing-file":                       {args: []string{"-f", filepath.Join(dir, "nope.yaml")}, code: ExitBadInput, contains: "Error: " + filepath.Join(dir, "nope.yaml") + ": no such file or directory\n"},
 		"not-an-object":                      {args: []string{"-f", "-"}, stdin: "- a\n- b\n", code: ExitBadInput, contains: "<stdin>: document 1 (line 1): expected an object"},
 		"no-kind":                            {args: []string{"-f", "-"}, stdin: "apiVersion: v1\n", code: ExitBadInput, contains: `no "kind"`},
 		"unknown-version":                    {args: []string{"-f", good, "--to", "v2"}, code: ExitBadInput, contains: `unsupported version`},

@@ -232,7 +232,7 @@ func expand(src string, recursive bool) ([]string, error) {
 	}
 	st, err := os.Stat(src)
 	if err != nil {
-		return nil, err
+		return nil, errors.Unwrap(err) // the *PathError's cause: the caller names src
 	}
 	if !st.IsDir() {
 		return []string{src}, nil
@@ -295,7 +295,7 @@ func readSource(name string, stdin io.Reader) ([]byte, error) {
 	} else {
 		f, err := os.Open(name)
 		if err != nil {
-			return nil, err
+			return nil, errors.Unwrap(err) // as in expand
 		}
 		defer f.Close()
 		r = f
