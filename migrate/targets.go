@@ -48,8 +48,8 @@ func TargetOf(to string) (Target, error) {
 		return t, err
 	}
 	if !slices.Contains(api.ConversionVersions, to) {
-		return Target{}, fmt.Errorf("--to %q: unsupported version or release (supported: %s, %s)",
-			to, api.ReleaseRange(), strings.Join(api.ConversionVersions, ", "))
+		return Target{}, fmt.Errorf("--to %q: unsupported version or release (supported: %s, %s, %s)",
+			to, api.ReleaseRange(), api.Next(), strings.Join(api.ConversionVersions, ", "))
 	}
 	newest, _ := api.Judge(to)
 	t := Target{Version: to, Releases: api.Serving(to), Finalizer: newest.Finalizer(), Minor: newest.Minor, Devices: newest.Devices(), cel: validation.NewCELCache()}
