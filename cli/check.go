@@ -63,6 +63,9 @@ with --strict, warns), 2 bad flags, an unknown target or an unreadable cluster.`
 	cmd.Flags().StringVar(&o.context, "context", "", "kubeconfig context (default: its current context)")
 	cmd.Flags().StringVar(&o.to, "to", "", "judge by the rules of this release ("+api.ReleaseRange()+", the one after, or a cluster's version) instead of the release after the cluster's")
 	o.Options.AddFlags(cmd.Flags(), "objects skipped, the target")
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { // check -f is the usual one
+		return fmt.Errorf("%w (check reads a cluster; to judge manifests: claimbridge validate --to %s -f FILE)", err, api.Next())
+	})
 	return cmd
 }
 
