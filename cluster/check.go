@@ -12,12 +12,13 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/claimbridge/claimbridge/api"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/pager"
+
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // DRAObjects gives visit every object of the DRA kinds Export reads, and of

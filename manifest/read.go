@@ -569,8 +569,7 @@ func typedObject(v interface{}) (map[string]interface{}, error) {
 	return obj, nil
 }
 
-// missingKey is the error of an object without key as a string; it names
-// a key that differs only in case, as kubectl's "apiversion" typo.
+// missingKey is the error of an object without key; it names a key of another case ("apiversion").
 func missingKey(obj map[string]interface{}, key string) error {
 	for k := range obj {
 		if k != key && strings.EqualFold(k, key) {
