@@ -427,7 +427,7 @@ func TestWhatTheTargetDoesNotServe(t *testing.T) {
 		name: "the same version", in: class, args: []string{"convert", "-q", "--to", "v1alpha2", "-f", "-"}, code: ExitOK,
 	}, {
 		name: "unnamed class", in: unnamedClass, args: []string{"convert", "--to", "v1alpha2", "-f", "-"}, code: ExitInvalid,
-		stderr: "Error: <stdin>: document 1 (line 1): ResourceClass (unnamed): a Kubernetes 1.30 apiserver would reject it: name: a field that resource.k8s.io/v1alpha2 does not have\n",
+		stderr: "Error: <stdin>: document 1 (line 1): ResourceClass (unnamed): a Kubernetes 1.27–1.30 apiserver would reject it: name: a field that resource.k8s.io/v1alpha2 does not have\n",
 	}, {
 		name: "unnamed class, migrate", in: unnamedClass, args: []string{"migrate", "--to", "v1alpha2", "-f", "-"}, code: ExitInvalid,
 		stderr: "Error: <stdin>: document 1 (line 1): ResourceClass (unnamed): a Kubernetes 1.27–1.30 apiserver would reject it: metadata.name: Required value: name or generateName is required\n",
@@ -455,7 +455,7 @@ func TestWhatTheTargetDoesNotServe(t *testing.T) {
 		// Judged as validate judges it (gacheck.CheckKind): refused.
 		name: "an invalid DeviceClass", args: []string{"convert", "-q", "--to", "v1", "-f", "-"}, code: ExitInvalid,
 		in: "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\nspec: {extendedResourceName: \"example.com/gpu-{{.Index}}\"}\n",
-		stderr: "Error: <stdin>: document 1 (line 1): DeviceClass gpu: a Kubernetes 1.37 apiserver would reject it: " +
+		stderr: "Error: <stdin>: document 1 (line 1): DeviceClass gpu: a Kubernetes 1.34+ apiserver would reject it: " +
 			"spec.extendedResourceName: Invalid value: \"example.com/gpu-{{.Index}}\": must be a valid extended resource name\n",
 	}} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -183,7 +183,7 @@ func judgeKind(v report.Verdict, obj map[string]interface{}, from, kind string, 
 		}
 	}
 	if len(errs) > 0 {
-		refusals = append(refusals, fmt.Sprintf("a Kubernetes 1.%d apiserver would reject it: %s", target.Minor, strings.Join(errs, "; ")))
+		refusals = append(refusals, rejectedBy(target, errs))
 	}
 	if refuseRejected && len(refusals) > 0 {
 		return refuse(&v, obj, strings.Join(refusals, "; "), false)
