@@ -3,6 +3,8 @@ package api
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -130,6 +132,21 @@ func DecodeJSON(data []byte, v interface{}) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	return dec.Decode(v)
+}
+
+// DecodeObject decodes raw, an object of a review (no bytes for null), as
+// a JSON object with json.Number numbers.
+func DecodeObject(raw []byte) (map[string]interface{}, error) {
+	var o any
+	if err := DecodeJSON(raw, &o); err != nil && len(raw) > 0 {
+		return nil, fmt.Errorf("is not a JSON object: %v", err)
+	}
+	if obj, ok := o.(map[string]interface{}); ok {
+		return obj, nil
+	} else if o == nil {
+		return nil, errors.New("is empty")
+	}
+	return nil, errors.New("is not a JSON object")
 }
 
 // IsJSONNumber reports whether s is exactly one JSON number literal.

@@ -21,7 +21,7 @@ import (
 func otherVersionCreateErrors(t objectType, newObj map[string]interface{}, maxDepth int, cel *CELCache) field.ErrorList {
 	bare, ok := withoutRestoreAnnotations(newObj)
 	if !ok {
-		if viewsFit(newObj) {
+		if viewsFit(api.Annotations(newObj), jsonLenBound(newObj["spec"]), jsonLenBound(newObj["status"])) {
 			return nil
 		}
 		var allErrs field.ErrorList

@@ -348,7 +348,7 @@ func TestViewsFitIsConservative(t *testing.T) {
 				t.Fatalf("the spec alone is too large for the gate (%d bytes at most)", jsonLenBound(o["spec"]))
 			}
 			ann["filler"] = strings.Repeat("x", n)
-			if !viewsFit(o) {
+			if !viewsFit(ann, jsonLenBound(o["spec"]), jsonLenBound(o["status"])) {
 				t.Fatal("viewsFit is false at the boundary")
 			}
 			for _, v := range api.ServedVersions {

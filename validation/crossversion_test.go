@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 )
 
@@ -339,8 +340,9 @@ func BenchmarkValidateCreateV1alpha3(b *testing.B) {
 }
 
 // BenchmarkValidateStatusUpdateV1alpha3: the status writes of
-// examples/claim-v1alpha3.yaml that make bench times: the release of its
-// pod, its deallocation, its allocation and its reservation for a pod.
+// examples/claim-v1alpha3.yaml that make bench times, as JSON as the
+// webhook holds them: the release of its pod, its deallocation, its
+// allocation and its reservation for a pod.
 func BenchmarkValidateStatusUpdateV1alpha3(b *testing.B) {
 	data, err := os.ReadFile("../examples/claim-v1alpha3.yaml")
 	if err != nil {
@@ -358,7 +360,7 @@ func BenchmarkValidateStatusUpdateV1alpha3(b *testing.B) {
 		new, old map[string]interface{}
 	}{{"unreserve", allocated, reserved}, {"deallocate", unallocated, allocated}, {"allocate", allocated, unallocated}, {"reserve", reserved, allocated}} {
 		b.Run(bm.name, func(b *testing.B) {
-			req := Request{Operation: Update, SubResource: "status", Object: bm.new, OldObject: bm.old}
+			req := Request{Operation: Update, SubResource: "status", ObjectJSON: mustAppendJSON(b, bm.new), OldObjectJSON: mustAppendJSON(b, bm.old)}
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
 				if resp, err := Validate(req); err != nil || len(resp.Errors) != 0 {
@@ -367,4 +369,13 @@ func BenchmarkValidateStatusUpdateV1alpha3(b *testing.B) {
 			}
 		})
 	}
+}
+
+func mustAppendJSON(tb testing.TB, v interface{}) []byte {
+	tb.Helper()
+	data, err := api.AppendJSON(nil, v)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return data
 }

@@ -77,8 +77,3 @@ func insideSpec(e *field.Error) bool { return inside(e.Field, "spec") }
 func inside(path, p string) bool {
 	return path == p || strings.HasPrefix(path, p+".") || strings.HasPrefix(path, p+"[")
 }
-
-func statusField(obj map[string]interface{}, name string) interface{} {
-	status, _ := obj["status"].(map[string]interface{})
-	return status[name]
-}

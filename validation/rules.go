@@ -102,12 +102,8 @@ func updateRules(version, kind string, obj, old map[string]interface{}, cel *CEL
 	return errs, newWarnings(r.Warnings(typed), func() []string { return r.Warnings(oldTyped) }), nil
 }
 
-// statusRules runs version's rules for a write to a claim's status. An
-// allocation the write leaves as it was warns of nothing new and, with
-// ratchet (the CRD's group), is not judged again: an allocation written
-// through one version may break a rule of another, and reporting it on every
-// later status write would keep an older client from ever changing its
-// reservations (docs/validation.md).
+// statusRules runs version's rules for a write to a claim's status
+// (statusVerdict).
 func statusRules(version string, obj, old map[string]interface{}, ratchet bool) (field.ErrorList, []string, error) {
 	typed, errs, err := decodeObject(version, api.KindClaim, obj, true)
 	if err != nil {
@@ -121,13 +117,25 @@ func statusRules(version string, obj, old map[string]interface{}, ratchet bool) 
 	if err != nil {
 		return nil, nil, err
 	}
-	r := rulesFor(version, nil) // status rules compile no CEL
-	stored := api.EqualJSON(statusField(obj, "allocation"), statusField(old, "allocation"))
-	errs = append(errs, r.ValidateStatusUpdate(typed, oldTyped, ratchet && stored)...)
+	verdict, warnings := statusVerdict(rulesFor(version, nil), typed, oldTyped, ratchet) // status rules compile no CEL
+	return append(errs, verdict...), warnings, nil
+}
+
+// statusVerdict judges claim, prepared for a status write, by r. An
+// allocation the write leaves as stored (decoded alike) warns of nothing
+// new and, with ratchet (the CRD's group), is not judged again: an allocation written through one version
+// may break a rule of another, and reporting it on every later status write
+// would keep an older client from ever changing its reservations
+// (docs/validation.md).
+func statusVerdict(r versionRules, claim, old any, ratchet bool) (field.ErrorList, []string) {
+	_, _, allocation, _ := r.Parts(claim)
+	_, _, oldAllocation, _ := r.Parts(old)
+	stored := reflect.DeepEqual(allocation, oldAllocation)
+	errs := r.ValidateStatusUpdate(claim, old, ratchet && stored)
 	if stored {
-		return errs, nil, nil // the status warnings are the allocation's
+		return errs, nil // the status warnings are the allocation's
 	}
-	return errs, newWarnings(r.StatusWarnings(typed), func() []string { return r.StatusWarnings(oldTyped) }), nil
+	return errs, newWarnings(r.StatusWarnings(claim), func() []string { return r.StatusWarnings(old) })
 }
 
 // newWarnings is what an update warns about that its old object did not, as

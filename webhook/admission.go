@@ -103,17 +103,8 @@ func (s *Server) handleValidate(req *admissionv1.AdmissionRequest) admissionv1.A
 		return denied(bad)
 	}
 	// The converted object may nest no deeper than /convert returns.
-	vreq := validation.Request{Operation: op, SubResource: req.SubResource, MaxViewDepth: convertedDepth(s.cfg.MaxJSONDepth), CEL: s.cel}
-	var err error
-	if vreq.Object, err = decodeObject(req.Object.Raw); err != nil {
-		return denied(apierrors.NewBadRequest(fmt.Sprintf("object %v", err)))
-	}
-	if op == validation.Update {
-		if vreq.OldObject, err = decodeObject(req.OldObject.Raw); err != nil {
-			return denied(apierrors.NewBadRequest(fmt.Sprintf("oldObject %v", err)))
-		}
-	}
-	res, err := s.cfg.Validator(vreq)
+	res, err := s.cfg.Validator(validation.Request{Operation: op, SubResource: req.SubResource, ObjectJSON: req.Object.Raw, OldObjectJSON: req.OldObject.Raw,
+		MaxViewDepth: convertedDepth(s.cfg.MaxJSONDepth), CEL: s.cel})
 	if err != nil {
 		return denied(apierrors.NewBadRequest(err.Error()))
 	}
@@ -147,7 +138,7 @@ func handleDefault(req *admissionv1.AdmissionRequest) admissionv1.AdmissionRespo
 	if bad := unservedKind(req); bad != nil {
 		return denied(bad)
 	}
-	obj, err := decodeObject(req.Object.Raw)
+	obj, err := api.DecodeObject(req.Object.Raw)
 	if err != nil {
 		return denied(apierrors.NewBadRequest(fmt.Sprintf("object %v", err)))
 	}
@@ -156,7 +147,7 @@ func handleDefault(req *admissionv1.AdmissionRequest) admissionv1.AdmissionRespo
 		if op != admissionv1.Update {
 			return nil, nil
 		}
-		old, err := decodeObject(req.OldObject.Raw)
+		old, err := api.DecodeObject(req.OldObject.Raw)
 		if err != nil {
 			return nil, fmt.Errorf("oldObject %v", err)
 		}

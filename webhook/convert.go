@@ -77,7 +77,7 @@ func (s *Server) convertObject(raw []byte, to schema.GroupVersion) ([]byte, erro
 		s.metrics.conversion(from, to.Version, "success")
 		return data, nil
 	}
-	obj, err := decodeObject(raw)
+	obj, err := api.DecodeObject(raw)
 	if err != nil {
 		return nil, err
 	}

@@ -78,21 +78,6 @@ func (s *Server) deadline(r *http.Request, start time.Time) (context.Context, co
 	return context.WithDeadline(r.Context(), start.Add(timeout))
 }
 
-// decodeObject decodes raw, an object of a review (no bytes for null), as
-// a JSON object with json.Number numbers.
-func decodeObject(raw []byte) (map[string]interface{}, error) {
-	var o any
-	if err := api.DecodeJSON(raw, &o); err != nil && len(raw) > 0 {
-		return nil, fmt.Errorf("is not a JSON object: %v", err)
-	}
-	if obj, ok := o.(map[string]interface{}); ok {
-		return obj, nil
-	} else if o == nil {
-		return nil, errors.New("is empty")
-	}
-	return nil, errors.New("is not a JSON object")
-}
-
 // reviewNesting is how deep a ConversionReview nests its objects
 // ({"request":{"objects":[…]}}); an AdmissionReview nests one level less.
 const reviewNesting = 3

@@ -54,7 +54,7 @@ func server(ctx context.Context, certDir string, port int, entered, release chan
 		return nil, err
 	}
 	cfg.Validator = func(req validation.Request) (validation.Response, error) {
-		if md, _ := req.Object["metadata"].(map[string]interface{}); md["name"] == blockerName {
+		if obj, _ := api.DecodeObject(req.ObjectJSON); api.Metadata(obj)["name"] == blockerName {
 			entered <- struct{}{}
 			<-release
 		}
