@@ -144,16 +144,14 @@ func TestServeSignalAfterStop(t *testing.T) {
 	sigs <- syscall.SIGTERM
 }
 
-// TestServeRemovedFlagsWarn: a removed flag is accepted, with a warning
-// that says it does nothing.
-func TestServeRemovedFlagsWarn(t *testing.T) {
-	out, err := executeServe(t, func(_ context.Context, o *server.Options) error { return nil }, "--max-connections=64", "--release-startup-pages")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, flag := range []string{"--max-connections", "--release-startup-pages"} {
-		if want := "Flag " + flag + " has been deprecated, " + server.RemovedFlagNote + "\n"; !strings.Contains(out, want) {
-			t.Errorf("output %q does not have %q", out, want)
+// TestServeRemovedFlagsRefused: the flags 0.6.0 accepted with a warning
+// and ignored are unknown now, and serve says which.
+func TestServeRemovedFlagsRefused(t *testing.T) {
+	for _, flag := range []string{"--max-connections=64", "--listen-backlog=5", "--overload-listen-backlog=64", "--overload-refuse-after=1s",
+		"--max-review-memory=1", "--release-startup-pages", "--cert-reload-interval=0"} {
+		_, err := executeServe(t, func(_ context.Context, o *server.Options) error { return nil }, flag)
+		if name, _, _ := strings.Cut(flag, "="); err == nil || err.Error() != "unknown flag: "+name {
+			t.Errorf("%s: error %v, want unknown flag: %s", flag, err, name)
 		}
 	}
 }

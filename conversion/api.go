@@ -49,7 +49,7 @@ func convert(obj map[string]interface{}, toVersion string, ws *[]Warning, share,
 			return nil, err
 		}
 	default: // a List kind
-		out = deepCopyMap(obj)
+		out = api.DeepCopyJSON(obj)
 		if err := convertList(out, strings.TrimSuffix(kind, "List"), from, toVersion, ws); err != nil {
 			return nil, err
 		}
@@ -66,7 +66,7 @@ func convert(obj map[string]interface{}, toVersion string, ws *[]Warning, share,
 // steps change only the restore annotations there.
 func copyForSteps(obj map[string]interface{}, kind string, mapped, share bool) map[string]interface{} {
 	if !mapped && !share {
-		return deepCopyMap(obj)
+		return api.DeepCopyJSON(obj)
 	}
 	out := make(map[string]interface{}, len(obj)+1)
 	for k, v := range obj {
@@ -78,7 +78,7 @@ func copyForSteps(obj map[string]interface{}, kind string, mapped, share bool) m
 		case share:
 			out[k] = v
 		default:
-			out[k] = deepCopy(v)
+			out[k] = api.DeepCopyJSONValue(v)
 		}
 	}
 	return out

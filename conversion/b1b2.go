@@ -14,7 +14,7 @@ import (
 // request with f.
 func mapRequests(f func(map[string]interface{}) map[string]interface{}) func(map[string]interface{}, *lossReport) map[string]interface{} {
 	return func(in map[string]interface{}, _ *lossReport) map[string]interface{} {
-		out := deepCopyMap(in)
+		out := api.DeepCopyJSON(in)
 		requests := asSlice(asMap(out["devices"])["requests"])
 		for i, r := range requests {
 			if req, ok := r.(map[string]interface{}); ok && req != nil {

@@ -181,7 +181,7 @@ func withoutDefaults(name string, section interface{}, kind, version string) (in
 			if spec["allocationMode"] != waitForFirstConsumer {
 				return nil, false
 			}
-			out := shallowCopy(spec)
+			out := maps.Clone(spec)
 			delete(out, "allocationMode")
 			return out, true
 		case api.V1alpha3:
@@ -189,7 +189,7 @@ func withoutDefaults(name string, section interface{}, kind, version string) (in
 				if req["allocationMode"] != exactCount || !isOne(req["count"]) {
 					return nil, false
 				}
-				out := shallowCopy(req)
+				out := maps.Clone(req)
 				delete(out, "allocationMode")
 				delete(out, "count")
 				return out, true
@@ -213,7 +213,7 @@ func withStepDefaults(name string, section interface{}, kind, from, to string) i
 			if _, hasMode := spec["allocationMode"]; hasMode {
 				return nil, false
 			}
-			out := shallowCopy(spec)
+			out := maps.Clone(spec)
 			out["allocationMode"] = waitForFirstConsumer
 			return out, true
 		case api.V1alpha3:
@@ -222,7 +222,7 @@ func withStepDefaults(name string, section interface{}, kind, from, to string) i
 				if _, hasCount := req["count"]; hasMode || hasCount {
 					return nil, false
 				}
-				out := shallowCopy(req)
+				out := maps.Clone(req)
 				out["allocationMode"], out["count"] = exactCount, one
 				return out, true
 			})
@@ -248,7 +248,7 @@ func withUpstreamDefaults(name string, section interface{}, kind, version string
 			ops[i].Value = json.Number(strconv.FormatInt(n, 10))
 		}
 	}
-	obj["spec"] = deepCopy(section)
+	obj["spec"] = api.DeepCopyJSONValue(section)
 	if err := ApplyPatch(obj, ops); err != nil {
 		return section // cannot happen: the operations are of this object
 	}
@@ -287,7 +287,7 @@ func claimSpecOf(name string, section interface{}, kind string) (map[string]inte
 		return nil, nil
 	}
 	return spec, func(spec map[string]interface{}) interface{} {
-		out := shallowCopy(outer)
+		out := maps.Clone(outer)
 		out["spec"] = spec
 		return out
 	}
@@ -308,18 +308,11 @@ func onFirstRequest(spec map[string]interface{}, change func(map[string]interfac
 	if !ok {
 		return nil, false
 	}
-	devices = shallowCopy(devices)
+	devices = maps.Clone(devices)
 	devices["requests"] = append([]interface{}{changed}, requests[1:]...)
-	out := shallowCopy(spec)
+	out := maps.Clone(spec)
 	out["devices"] = devices
 	return out, true
-}
-
-// shallowCopy returns a new map with m's entries (an empty one for nil).
-func shallowCopy(m map[string]interface{}) map[string]interface{} {
-	out := make(map[string]interface{}, len(m))
-	maps.Copy(out, m)
-	return out
 }
 
 // withoutGAStoredDefaults returns the v1alpha3 section, mapped from
@@ -337,9 +330,9 @@ func withoutGAStoredDefaults(name string, section interface{}, kind string, matc
 		if devices, isMap := alloc["devices"].(map[string]interface{}); !isMap || devices == nil || len(devices) > 0 {
 			return section, false
 		}
-		alloc = shallowCopy(alloc)
+		alloc = maps.Clone(alloc)
 		delete(alloc, "devices")
-		out := shallowCopy(status)
+		out := maps.Clone(status)
 		out["allocation"] = alloc
 		return out, matches(out)
 	}
@@ -359,15 +352,15 @@ func withoutGAStoredDefaults(name string, section interface{}, kind string, matc
 		out := append([]interface{}(nil), requests...)
 		for bit, i := range candidates {
 			if strip(bit) {
-				req := shallowCopy(requests[i].(map[string]interface{}))
+				req := maps.Clone(requests[i].(map[string]interface{}))
 				delete(req, "allocationMode")
 				delete(req, "count")
 				out[i] = req
 			}
 		}
-		d := shallowCopy(devices)
+		d := maps.Clone(devices)
 		d["requests"] = out
-		sp := shallowCopy(spec)
+		sp := maps.Clone(spec)
 		sp["devices"] = d
 		sec := wrap(sp)
 		return sec, matches(sec)

@@ -3,6 +3,7 @@ package conversion
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"strings"
 
@@ -31,7 +32,7 @@ func CheckInvertibleSteps(obj map[string]interface{}, from, to string, counts In
 			next = i - 1
 		}
 		sf, st := api.ConversionVersions[i], api.ConversionVersions[next]
-		probe := deepCopyMap(obj)
+		probe := api.DeepCopyJSON(obj)
 		restoreTo := popRestore(probe, st)
 		var exact []string
 		for _, name := range sections(kind) {
@@ -40,7 +41,7 @@ func CheckInvertibleSteps(obj map[string]interface{}, from, to string, counts In
 				counts[sf+"-"+st+"/"+name]++
 			}
 		}
-		full, skipped := deepCopyMap(obj), deepCopyMap(obj)
+		full, skipped := api.DeepCopyJSON(obj), api.DeepCopyJSON(obj)
 		var lossesFull, lossesSkipped []loss
 		errFull := stepWith(full, kind, sf, st, &lossesFull, false)
 		errSkipped := stepWith(skipped, kind, sf, st, &lossesSkipped, true)
@@ -98,13 +99,13 @@ func InvertibleDirections() []string {
 	return out
 }
 
-// DeepCopyForTest is deepCopyMap, for tests that check an input is left alone.
-func DeepCopyForTest(obj map[string]interface{}) map[string]interface{} { return deepCopyMap(obj) }
+// DeepCopyForTest is api.DeepCopyJSON, for tests that check an input is left alone.
+func DeepCopyForTest(obj map[string]interface{}) map[string]interface{} { return api.DeepCopyJSON(obj) }
 
 // WithoutStepDefaults returns obj (a claim or template of version) with its
 // spec as withoutDefaults gives it; obj is not modified.
 func WithoutStepDefaults(obj map[string]interface{}, version string) map[string]interface{} {
-	out := shallowCopy(obj)
+	out := maps.Clone(obj)
 	if spec, ok := obj["spec"]; ok {
 		out["spec"], _ = withoutDefaults("spec", spec, asString(obj["kind"]), version)
 	}

@@ -59,12 +59,12 @@ func TestLegacyRestoreBaseStillApplies(t *testing.T) {
 		"status":{"driverName":"gpu.example.com","allocation":{"resourceHandles":[{"driverName":"gpu.example.com","structuredData":{
 			"nodeName":"n1","results":[{"namedResources":{"name":"g0"}}],"vendorClaimParameters":{"memoryGiB":16.0}}}],"shareable":false}}}`
 	obj := decodeForTest(t, in)
-	converted, err := Convert(deepCopyMap(obj), api.V1alpha3)
+	converted, err := Convert(api.DeepCopyJSON(obj), api.V1alpha3)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The status as mapped back from v1alpha3, which the base identifies.
-	plain := deepCopyMap(converted)
+	plain := api.DeepCopyJSON(converted)
 	delete(asMap(plain["metadata"]), "annotations")
 	mappedBack, err := Convert(plain, api.V1alpha2)
 	if err != nil {
@@ -77,7 +77,7 @@ func TestLegacyRestoreBaseStillApplies(t *testing.T) {
 	}
 
 	withBase := func(base string) map[string]interface{} {
-		c := deepCopyMap(converted)
+		c := api.DeepCopyJSON(converted)
 		ann := asMap(asMap(c["metadata"])["annotations"])
 		r := popRestore(c, api.V1alpha2)
 		if r == nil || r.Status == nil || r.Status.Base != canonical {

@@ -1,11 +1,13 @@
 package conversion
 
+import "github.com/claimbridge/claimbridge/api"
+
 // pick returns a copy of the object v with only the named keys. Other
 // values are copied as they are.
 func pick(v interface{}, keys ...string) interface{} {
 	m, ok := v.(map[string]interface{})
 	if !ok || m == nil {
-		return deepCopy(v)
+		return api.DeepCopyJSONValue(v)
 	}
 	out := map[string]interface{}{}
 	silentReport.copyKeys(out, m, keys...)
@@ -17,7 +19,7 @@ func pick(v interface{}, keys ...string) interface{} {
 func pickEach(v interface{}, keys ...string) interface{} {
 	s, ok := v.([]interface{})
 	if !ok || s == nil {
-		return deepCopy(v)
+		return api.DeepCopyJSONValue(v)
 	}
 	out := make([]interface{}, len(s))
 	for i, e := range s {
@@ -28,6 +30,6 @@ func pickEach(v interface{}, keys ...string) interface{} {
 
 // identityMapping maps between versions with the same fields.
 var identityMapping = mapping{
-	spec:   func(in map[string]interface{}, _ *lossReport) map[string]interface{} { return deepCopyMap(in) },
-	status: func(in, _ map[string]interface{}, _ *lossReport) map[string]interface{} { return deepCopyMap(in) },
+	spec:   func(in map[string]interface{}, _ *lossReport) map[string]interface{} { return api.DeepCopyJSON(in) },
+	status: func(in, _ map[string]interface{}, _ *lossReport) map[string]interface{} { return api.DeepCopyJSON(in) },
 }

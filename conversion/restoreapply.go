@@ -187,12 +187,12 @@ func applyOperation(root map[string]interface{}, op operation) {
 		if op.Op == "remove" {
 			delete(p, last)
 		} else {
-			p[last] = deepCopy(op.Value)
+			p[last] = api.DeepCopyJSONValue(op.Value)
 		}
 	case []interface{}:
 		// diff replaces arrays of another length whole.
 		if i, err := strconv.Atoi(last); err == nil && i >= 0 && i < len(p) && op.Op != "remove" {
-			p[i] = deepCopy(op.Value)
+			p[i] = api.DeepCopyJSONValue(op.Value)
 		}
 	}
 }

@@ -9,12 +9,6 @@ import (
 	"github.com/claimbridge/claimbridge/api"
 )
 
-// deepCopy copies a JSON tree. Scalars, and values of other types, are
-// shared.
-func deepCopy(v interface{}) interface{} { return api.DeepCopyJSONValue(v) }
-
-func deepCopyMap(m map[string]interface{}) map[string]interface{} { return api.DeepCopyJSON(m) }
-
 // asMap returns v as an object, or nil.
 func asMap(v interface{}) map[string]interface{} {
 	m, _ := v.(map[string]interface{})

@@ -48,7 +48,7 @@ func specV2ToV3(in map[string]interface{}, r *lossReport) map[string]interface{}
 		out["devices"] = map[string]interface{}{
 			"requests": []interface{}{map[string]interface{}{
 				"name":            DefaultRequestName,
-				"deviceClassName": deepCopy(class),
+				"deviceClassName": api.DeepCopyJSONValue(class),
 				"allocationMode":  exactCount,
 				"count":           one,
 			}},
@@ -84,7 +84,7 @@ func specV3ToV2(in map[string]interface{}, r *lossReport) map[string]interface{}
 	if len(requests) > 0 {
 		first := asMap(requests[0])
 		if class, ok := first["deviceClassName"]; ok {
-			out["resourceClassName"] = deepCopy(class)
+			out["resourceClassName"] = api.DeepCopyJSONValue(class)
 		}
 		lossesOfRequest(first, r)
 	}

@@ -1,5 +1,7 @@
 package conversion
 
+import "github.com/claimbridge/claimbridge/api"
+
 // v1beta1 drops v1alpha3's classic DRA fields and adds many of its own.
 // Both directions keep exactly the fields both versions have.
 
@@ -26,7 +28,7 @@ func specV3B1(in map[string]interface{}, _ *lossReport) map[string]interface{} {
 	}
 	devices, isMap := d.(map[string]interface{})
 	if !isMap || devices == nil {
-		out["devices"] = deepCopy(d)
+		out["devices"] = api.DeepCopyJSONValue(d)
 		return out
 	}
 	outDevices := map[string]interface{}{}
@@ -97,7 +99,7 @@ func statusV3B1(in, _ map[string]interface{}, _ *lossReport) map[string]interfac
 	}
 	alloc, isMap := a.(map[string]interface{})
 	if !isMap || alloc == nil {
-		out["allocation"] = deepCopy(a) // null: not allocated
+		out["allocation"] = api.DeepCopyJSONValue(a) // null: not allocated
 		return out
 	}
 	outAlloc := map[string]interface{}{}
@@ -105,7 +107,7 @@ func statusV3B1(in, _ map[string]interface{}, _ *lossReport) map[string]interfac
 	if d, ok := alloc["devices"]; ok {
 		devices, isMap := d.(map[string]interface{})
 		if !isMap || devices == nil {
-			outAlloc["devices"] = deepCopy(d)
+			outAlloc["devices"] = api.DeepCopyJSONValue(d)
 		} else {
 			outDevices := map[string]interface{}{}
 			if v, ok := devices["results"]; ok {

@@ -138,7 +138,7 @@ func structuredHandle(g driverResults, dc *driverConfig, node string, r *lossRep
 	pool, samePool := "", true
 	for k, res := range g.results {
 		result := map[string]interface{}{
-			"namedResources": map[string]interface{}{"name": deepCopy(res["device"])},
+			"namedResources": map[string]interface{}{"name": api.DeepCopyJSONValue(res["device"])},
 		}
 		if params := dc.devices[asString(res["device"])]; params != nil {
 			result["vendorRequestParameters"] = r.copy(params)

@@ -3,6 +3,8 @@ package conversion
 import (
 	"fmt"
 	"slices"
+
+	"github.com/claimbridge/claimbridge/api"
 )
 
 // Warning says that a conversion kept a field only in a restore annotation
@@ -22,12 +24,6 @@ type Warning struct {
 	Path string
 	// Message says what the consumers of To miss.
 	Message string
-}
-
-// String renders the warning as the CLI prints it:
-// "<Kind> <object>: <path>: <message> (<from>→<to>)".
-func (w Warning) String() string {
-	return fmt.Sprintf("%s %s: %s: %s (%s→%s)", w.Kind, w.Object, w.Path, w.Message, w.From, w.To)
 }
 
 // ConvertWithWarnings is Convert, and also returns one Warning per object
@@ -81,7 +77,7 @@ func (r *lossReport) copy(v interface{}) interface{} {
 	if r == nil || r.share {
 		return v
 	}
-	return deepCopy(v)
+	return api.DeepCopyJSONValue(v)
 }
 
 // copyKeys copies the named keys that are present in from into to, with

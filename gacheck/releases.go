@@ -39,7 +39,7 @@ func notServed(release int, version string) error {
 // Forbidden "unknown field" at their paths) and those it drops (one
 // warning each).
 func (r rules) strip(obj map[string]interface{}, version, kind string) (out map[string]interface{}, unknown field.ErrorList, dropped []string) {
-	out = deepCopy(obj)
+	out = api.DeepCopyJSON(obj)
 	visit := func(m map[string]interface{}, path *field.Path, in ...int) {
 		r.dropFields(m, path, in, &unknown, &dropped)
 	}

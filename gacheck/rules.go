@@ -60,22 +60,18 @@ func Validate(obj map[string]interface{}, release int, kind string) (field.Error
 	}
 	r := rules{minor: release, version: version}
 	stripped, _, _ := r.strip(r.inV1Shape(obj, version, kind), api.V1, kind)
-	data, err := json.Marshal(stripped)
-	if err != nil {
-		return nil, err
-	}
 	var errs field.ErrorList
 	switch kind {
 	case api.KindClaim:
 		var claim resourcev1.ResourceClaim
-		if err := json.Unmarshal(data, &claim); err != nil {
+		if err := remarshal(stripped, &claim); err != nil {
 			return nil, fmt.Errorf("does not decode into resource.k8s.io/%s %s: %v", version, kind, err)
 		}
 		errs = common.ValidateObjectMeta(&claim.ObjectMeta, true, field.NewPath("metadata"))
 		errs = append(errs, r.validateDeviceClaim(&claim.Spec.Devices, field.NewPath("spec", "devices"))...)
 	case api.KindTemplate:
 		var template resourcev1.ResourceClaimTemplate
-		if err := json.Unmarshal(data, &template); err != nil {
+		if err := remarshal(stripped, &template); err != nil {
 			return nil, fmt.Errorf("does not decode into resource.k8s.io/%s %s: %v", version, kind, err)
 		}
 		errs = common.ValidateObjectMeta(&template.ObjectMeta, true, field.NewPath("metadata"))
@@ -114,7 +110,7 @@ func (r rules) inV1Shape(obj map[string]interface{}, version, kind string) map[s
 	if version != api.V1beta1 {
 		return obj
 	}
-	out := deepCopy(obj)
+	out := api.DeepCopyJSON(obj)
 	spec := asObject(out["spec"])
 	if kind == api.KindTemplate {
 		spec = asObject(spec["spec"])
@@ -133,13 +129,6 @@ func (r rules) inV1Shape(obj map[string]interface{}, version, kind string) map[s
 			req["exactly"] = exactly
 		}
 	}
-	return out
-}
-
-func deepCopy(obj map[string]interface{}) map[string]interface{} {
-	data, _ := json.Marshal(obj)
-	var out map[string]interface{}
-	_ = json.Unmarshal(data, &out)
 	return out
 }
 

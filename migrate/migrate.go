@@ -124,7 +124,7 @@ func migrateObject(obj map[string]interface{}, group, from, kind string, target 
 	for _, k := range stale { // after the restore annotations, as they sort
 		r.Dropped = append(r.Dropped, "metadata.annotations["+k+"]")
 	}
-	mapFinalizers(meta, target, to, &r)
+	mapFinalizers(meta, target, &r)
 	if ga && kind == api.KindClaim {
 		dropClassicFinalizers(meta, out, target, &r)
 	}
@@ -425,7 +425,7 @@ func dropClassicFinalizers(meta, claim map[string]interface{}, target Target, r 
 
 // mapFinalizers renames every built-in finalizer to the target release's,
 // or drops it when that release has none to remove it.
-func mapFinalizers(meta map[string]interface{}, target Target, to string, r *changes) {
+func mapFinalizers(meta map[string]interface{}, target Target, r *changes) {
 	list, _ := meta["finalizers"].([]interface{})
 	if len(list) == 0 {
 		return

@@ -124,17 +124,6 @@ type Options struct {
 	// Verbosity is the klog verbosity. Default 0.
 	Verbosity int
 
-	// removed holds the values of flags that no longer do anything.
-	removed removedFlags
-}
-
-// removedFlags are accepted for one release, with a warning, so that a
-// manifest that passes them keeps starting.
-type removedFlags struct {
-	maxConnections, listenBacklog, overloadListenBacklog int
-	overloadRefuseAfter, certReloadInterval              time.Duration
-	maxReviewMemory                                      int64
-	releaseStartupPages                                  bool
 }
 
 // NewOptions returns the options with every default set.
@@ -181,7 +170,6 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) cliflag.NamedFlagSets {
 	for _, name := range nfs.Order {
 		fs.AddFlagSet(nfs.FlagSets[name])
 	}
-	o.addRemovedFlags(fs)
 	return nfs
 }
 
@@ -241,23 +229,6 @@ func (o *Options) Flags() cliflag.NamedFlagSets {
 
 	return nfs
 }
-
-// addRemovedFlags binds the removed flags, hidden, to fs.
-func (o *Options) addRemovedFlags(fs *pflag.FlagSet) {
-	r, removed := &o.removed, pflag.NewFlagSet("removed", pflag.ContinueOnError)
-	removed.IntVar(&r.maxConnections, "max-connections", 0, "")
-	removed.IntVar(&r.listenBacklog, "listen-backlog", 0, "")
-	removed.IntVar(&r.overloadListenBacklog, "overload-listen-backlog", 0, "")
-	removed.DurationVar(&r.overloadRefuseAfter, "overload-refuse-after", 0, "")
-	removed.Int64Var(&r.maxReviewMemory, "max-review-memory", 0, "")
-	removed.BoolVar(&r.releaseStartupPages, "release-startup-pages", false, "")
-	removed.DurationVar(&r.certReloadInterval, "cert-reload-interval", 0, "")
-	removed.VisitAll(func(f *pflag.Flag) { f.Deprecated, f.Hidden = RemovedFlagNote, true })
-	fs.AddFlagSet(removed)
-}
-
-// RemovedFlagNote is what pflag prints when a removed flag is given.
-const RemovedFlagNote = "it does nothing and will be removed in the next release (limits are --max-in-flight and --max-queue-wait; GC is tuned with GOMEMLIMIT and GOGC; certificates reload when their files change)"
 
 // Validate reports every unusable flag, by its name.
 func (o *Options) Validate() error {

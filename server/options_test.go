@@ -67,10 +67,6 @@ func TestServeOptionsConfig(t *testing.T) {
 			args: []string{"--max-in-flight=3", "--max-queue-wait=100ms"},
 			want: func(c *webhook.Config) { c.MaxInFlight, c.MaxQueueWait = 3, 100*time.Millisecond },
 		},
-		"removed-flags-change-nothing": {
-			args: []string{"--max-connections=10", "--listen-backlog=5", "--overload-listen-backlog=64", "--overload-refuse-after=1s",
-				"--max-review-memory=1", "--release-startup-pages=false", "--cert-reload-interval=0"},
-		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -102,8 +102,7 @@ func updateRules(version, kind string, obj, old map[string]interface{}, cel *CEL
 	return errs, newWarnings(r.Warnings(typed), func() []string { return r.Warnings(oldTyped) }), nil
 }
 
-// statusRules runs version's rules for a write to a claim's status
-// (statusVerdict).
+// statusRules runs version's rules for a write to a claim's status (statusVerdict).
 func statusRules(version string, obj, old map[string]interface{}, ratchet bool) (field.ErrorList, []string, error) {
 	typed, errs, err := decodeObject(version, api.KindClaim, obj, true)
 	if err != nil {
@@ -123,10 +122,10 @@ func statusRules(version string, obj, old map[string]interface{}, ratchet bool) 
 
 // statusVerdict judges claim, prepared for a status write, by r. An
 // allocation the write leaves as stored (decoded alike) warns of nothing
-// new and, with ratchet (the CRD's group), is not judged again: an allocation written through one version
-// may break a rule of another, and reporting it on every later status write
-// would keep an older client from ever changing its reservations
-// (docs/validation.md).
+// new and, with ratchet (the CRD's group), is not judged again: an
+// allocation written through one version may break a rule of another, and
+// reporting it on every later status write would keep an older client from
+// ever changing its reservations (docs/validation.md).
 func statusVerdict(r versionRules, claim, old any, ratchet bool) (field.ErrorList, []string) {
 	_, _, allocation, _ := r.Parts(claim)
 	_, _, oldAllocation, _ := r.Parts(old)

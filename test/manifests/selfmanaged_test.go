@@ -288,14 +288,14 @@ func TestChart(t *testing.T) {
 		}
 	})
 	t.Run("autoscaling-and-extra-args", func(t *testing.T) {
-		r := helmTemplate(t, "autoscaling.enabled=true", "autoscaling.maxReplicas=8", "extraArgs[0]=--max-connections=128", "extraArgs[1]=--max-queue-wait=500ms")
+		r := helmTemplate(t, "autoscaling.enabled=true", "autoscaling.maxReplicas=8", "extraArgs[0]=--max-in-flight=16", "extraArgs[1]=--max-queue-wait=500ms")
 		var deploy appsv1.Deployment
 		r.one(t, "Deployment", &deploy)
 		if deploy.Spec.Replicas != nil {
 			t.Errorf("Deployment replicas = %d; want none: the HorizontalPodAutoscaler sets them", *deploy.Spec.Replicas)
 		}
 		args := deploy.Spec.Template.Spec.Containers[0].Args
-		if diff := cmp.Diff([]string{"--max-connections=128", "--max-queue-wait=500ms"}, args[len(args)-2:]); diff != "" {
+		if diff := cmp.Diff([]string{"--max-in-flight=16", "--max-queue-wait=500ms"}, args[len(args)-2:]); diff != "" {
 			t.Errorf("last args (-want +got):\n%s", diff)
 		}
 		var hpa autoscalingv2.HorizontalPodAutoscaler
@@ -554,7 +554,7 @@ func TestChart(t *testing.T) {
 			{"certificates.selfManaged.duration=1y", "at '/certificates/selfManaged/duration': '1y' does not match pattern"},
 			{"certificates.selfManaged.restrictToken=yes", "at '/certificates/selfManaged/restrictToken': value must be one of"},
 			{"extraArgs[0]=--cert-dir=/tmp", `extraArgs "--cert-dir=/tmp": the chart sets --cert-dir itself`},
-			{"extraArgs[0]=max-connections=8", `extraArgs "max-connections=8": each entry is one flag`},
+			{"extraArgs[0]=max-in-flight=8", `extraArgs "max-in-flight=8": each entry is one flag`},
 			{"autoscaling.enabled=true,autoscaling.maxReplicas=1", "autoscaling.maxReplicas"},
 			{"autoscaling.enabled=true,autoscaling.minReplicas=0", "at '/autoscaling/minReplicas': minimum: got 0, want 1"},
 			// A PodDisruptionBudget no eviction can satisfy hangs every node drain.
