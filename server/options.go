@@ -123,7 +123,6 @@ type Options struct {
 	LogFormat string
 	// Verbosity is the klog verbosity. Default 0.
 	Verbosity int
-
 }
 
 // NewOptions returns the options with every default set.
