@@ -684,7 +684,7 @@ func TestWarningString(t *testing.T) {
 			}
 			var got []string
 			for _, w := range ws {
-				got = append(got, warningLine(w))
+				got = append(got, w.String())
 			}
 			if diff := cmp.Diff(c.want, got); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)

@@ -26,6 +26,11 @@ type Warning struct {
 	Message string
 }
 
+// String is w on one line: "<Kind> <object>: <path>: <message> (<from>→<to>)".
+func (w Warning) String() string {
+	return fmt.Sprintf("%s %s: %s: %s (%s→%s)", w.Kind, w.Object, w.Path, w.Message, w.From, w.To)
+}
+
 // ConvertWithWarnings is Convert, and also returns one Warning per object
 // and field whose meaning the target version's consumers do not see (see
 // docs/conversion.md, "Warnings"). A conversion that loses nothing returns

@@ -214,7 +214,7 @@ func TestWarningsToV1alpha3Messages(t *testing.T) {
 	}
 	var got []string
 	for _, w := range ws {
-		got = append(got, warningLine(w))
+		got = append(got, w.String())
 	}
 	want := []string{
 		"ResourceClaim ns/c: spec.devices.requests[0].firstAvailable: 1.31 has no prioritized list: the converted request names no deviceClassName, which a 1.31 apiserver requires, and the request's 1 subrequest(s) are kept only in the restore annotation (v1beta1→v1alpha3)",
@@ -289,7 +289,7 @@ func TestParametersRefWarningNamesTheReference(t *testing.T) {
 		}
 		var got []string
 		for _, w := range ws {
-			got = append(got, warningLine(w))
+			got = append(got, w.String())
 		}
 		if diff := cmp.Diff([]string{c.want}, got); diff != "" {
 			t.Errorf("warnings (-want +got):\n%s", diff)
@@ -351,7 +351,7 @@ func TestReservedForWarningMessage(t *testing.T) {
 	}
 	var got []string
 	for _, w := range warnings {
-		got = append(got, warningLine(w))
+		got = append(got, w.String())
 	}
 	want := []string{"ResourceClaim ns/c: status.reservedFor: 35 consumers: Kubernetes 1.26–1.31 allow at most 32 (1.33+ 256), so their apiserver refuses this status and every status write of the claim until 3 are released (v1beta1→v1alpha3)"}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -383,9 +383,4 @@ func TestNullParametersWarning(t *testing.T) {
 			t.Errorf("nil map %v: warnings (-want +got):\n%s", nilMap, diff)
 		}
 	}
-}
-
-// warningLine is w as one line: "<Kind> <object>: <path>: <message> (<from>→<to>)".
-func warningLine(w conversion.Warning) string {
-	return fmt.Sprintf("%s %s: %s: %s (%s→%s)", w.Kind, w.Object, w.Path, w.Message, w.From, w.To)
 }

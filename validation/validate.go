@@ -272,12 +272,8 @@ func decodesCleanly(data []byte, into any) bool {
 // allocation; and when they fit (viewsFit) with spec and status at most
 // specJSON and statusJSON bytes of JSON.
 func viewsRepeatStorage(annotations map[string]string, specJSON, statusJSON int) bool {
-	for _, v := range api.ServedVersions {
-		if _, ok := annotations[api.RestoreAnnotation(v)]; ok && v != api.StorageVersion {
-			return false
-		}
-	}
-	return viewsFit(annotations, specJSON, statusJSON)
+	otherRestoreData := func(v string) bool { _, ok := annotations[api.RestoreAnnotation(v)]; return ok && v != api.StorageVersion }
+	return !slices.ContainsFunc(api.ServedVersions, otherRestoreData) && viewsFit(annotations, specJSON, statusJSON)
 }
 
 // viewsFit is the one rule that spares a create or a status write the

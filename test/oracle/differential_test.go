@@ -15,8 +15,12 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apiserver/pkg/cel/environment"
 	dracel "k8s.io/dynamic-resource-allocation/cel"
+	sigsjson "sigs.k8s.io/json"
 
 	"github.com/claimbridge/claimbridge/api"
+	apiv1 "github.com/claimbridge/claimbridge/api/v1alpha1"
+	apiv2 "github.com/claimbridge/claimbridge/api/v1alpha2"
+	apiv3 "github.com/claimbridge/claimbridge/api/v1alpha3"
 	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/validation"
 )
@@ -339,15 +343,15 @@ func expected(version string, s scenario, ourErrs field.ErrorList, upErrs []fiel
 	}
 	if s.Op == "status" {
 		newAlloc, oldAlloc := statusField(s.Object, "allocation"), statusField(s.Old, "allocation")
-		if newAlloc != nil && apiequality.Semantic.DeepEqual(newAlloc, oldAlloc) {
+		if newAlloc != nil && sameAllocation(version, newAlloc, oldAlloc) {
 			// "On a status write that leaves the allocation unchanged,
-			// nothing inside it is reported."
+			// nothing inside it is reported": unchanged as decoded.
 			onlyUp = drop(onlyUp, "unchanged allocation not revalidated", func(f string) bool {
 				p := strings.SplitN(f, " ", 2)[1]
 				return p == "status.allocation" || strings.HasPrefix(p, "status.allocation.") || strings.HasPrefix(p, "status.allocation[")
 			})
 		}
-		if newAlloc != nil && apiequality.Semantic.DeepEqual(newAlloc, oldAlloc) && noString(statusField(s.Object, "driverName")) && noString(statusField(s.Old, "driverName")) {
+		if newAlloc != nil && sameAllocation(version, newAlloc, oldAlloc) && noString(statusField(s.Object, "driverName")) && noString(statusField(s.Old, "driverName")) {
 			// "A missing status.driverName goes with the unchanged
 			// allocation" (a v1alpha3 allocation without results has none).
 			onlyUp = drop(onlyUp, "unchanged allocation without a driver", func(f string) bool {
@@ -1630,4 +1634,23 @@ func (g *gen) managedFields() []interface{} {
 		out = append(out, e)
 	}
 	return out
+}
+
+// sameAllocation reports whether two allocations of a claim of version
+// decode to semantically equal values: claimbridge does not judge again an
+// allocation that decodes alike, nor does the version's rule one that is
+// semantically equal.
+func sameAllocation(version string, a, b interface{}) bool {
+	decode := func(v interface{}) interface{} {
+		out := map[string]interface{}{api.V1alpha1: &apiv1.AllocationResult{}, api.V1alpha2: &apiv2.AllocationResult{}}[version]
+		if out == nil {
+			out = &apiv3.AllocationResult{}
+		}
+		data, err := json.Marshal(v)
+		if err != nil || sigsjson.UnmarshalCaseSensitivePreserveInts(data, out) != nil {
+			return v
+		}
+		return out
+	}
+	return apiequality.Semantic.DeepEqual(decode(a), decode(b))
 }
