@@ -44,11 +44,10 @@ type Request struct {
 	// OldObject is the stored object, required for Update. When its version
 	// differs from Object's, it is converted to Object's version first.
 	OldObject map[string]interface{}
-	// ObjectJSON and OldObjectJSON are the objects as JSON, for a caller
-	// that holds them so (the webhook), in place of Object and OldObject.
-	// Each is decoded once: a status write that only the storage version's
-	// rules judge (viewsRepeatStorage) into typed claims, any other write
-	// into JSON trees.
+	// ObjectJSON and OldObjectJSON replace Object and OldObject for a caller
+	// that holds JSON (the webhook). Each is decoded once: into typed claims
+	// for a status write that only the storage version's rules judge
+	// (viewsRepeatStorage), else into JSON trees.
 	ObjectJSON, OldObjectJSON []byte
 	// MaxViewDepth, if positive, is how deep (arrays and objects) the
 	// object may nest once converted to any version: the conversion webhook
@@ -236,12 +235,11 @@ func validateStatusUpdate(t objectType, obj, old map[string]interface{}) (field.
 	return errs, warnings, nil
 }
 
-// storageStatusFromJSON judges, from req's JSON alone, a status write of a
-// claim of the CRD's storage version that viewsRepeatStorage spares the
-// other versions' views: the JSON is decoded once, into typed claims,
-// prepared as prepareForStatusUpdate prepares trees. false: the trees judge
-// the write (another write, JSON that does not decode cleanly into the
-// claim, or views that may not fit).
+// storageStatusFromJSON judges from req's JSON alone a status write of a
+// storage version claim of the CRD that viewsRepeatStorage spares the other
+// versions' views: decoded once into typed claims, prepared as
+// prepareForStatusUpdate prepares trees. false: the trees judge the write
+// (another write, JSON that does not decode cleanly, views that may not fit).
 func storageStatusFromJSON(req Request) (Response, bool) {
 	var claim, old apiv3.ResourceClaim
 	if req.Operation != Update || req.SubResource != "status" || !decodesCleanly(req.ObjectJSON, &claim) || !decodesCleanly(req.OldObjectJSON, &old) ||
@@ -272,7 +270,10 @@ func decodesCleanly(data []byte, into any) bool {
 // allocation; and when they fit (viewsFit) with spec and status at most
 // specJSON and statusJSON bytes of JSON.
 func viewsRepeatStorage(annotations map[string]string, specJSON, statusJSON int) bool {
-	otherRestoreData := func(v string) bool { _, ok := annotations[api.RestoreAnnotation(v)]; return ok && v != api.StorageVersion }
+	otherRestoreData := func(v string) bool {
+		_, ok := annotations[api.RestoreAnnotation(v)]
+		return ok && v != api.StorageVersion
+	}
 	return !slices.ContainsFunc(api.ServedVersions, otherRestoreData) && viewsFit(annotations, specJSON, statusJSON)
 }
 

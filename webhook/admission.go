@@ -102,9 +102,8 @@ func (s *Server) handleValidate(req *admissionv1.AdmissionRequest) admissionv1.A
 	if bad := unservedKind(req); bad != nil {
 		return denied(bad)
 	}
-	// The converted object may nest no deeper than /convert returns.
 	res, err := s.cfg.Validator(validation.Request{Operation: op, SubResource: req.SubResource, ObjectJSON: req.Object.Raw, OldObjectJSON: req.OldObject.Raw,
-		MaxViewDepth: convertedDepth(s.cfg.MaxJSONDepth), CEL: s.cel})
+		MaxViewDepth: convertedDepth(s.cfg.MaxJSONDepth), CEL: s.cel}) // a view no deeper than /convert returns
 	if err != nil {
 		return denied(apierrors.NewBadRequest(err.Error()))
 	}
