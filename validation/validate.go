@@ -1,6 +1,7 @@
 package validation
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -124,10 +125,8 @@ func Validate(req Request) (Response, error) {
 		if req.Object, err = api.DecodeObject(req.ObjectJSON); err != nil {
 			return Response{}, fmt.Errorf("object %v", err)
 		}
-		if req.Operation == Update {
-			if req.OldObject, err = api.DecodeObject(req.OldObjectJSON); err != nil {
-				return Response{}, fmt.Errorf("oldObject %v", err)
-			}
+		if req.OldObject, err = api.DecodeObject(req.OldObjectJSON); err != nil && req.Operation == Update {
+			return Response{}, fmt.Errorf("oldObject %v", err)
 		}
 	}
 	t, err := parseObjectType(req.Object)
@@ -242,33 +241,34 @@ func validateStatusUpdate(t objectType, obj, old map[string]interface{}) (field.
 // (another write, JSON that does not decode cleanly, views that may not fit).
 func storageStatusFromJSON(req Request) (Response, bool) {
 	var claim, old apiv3.ResourceClaim
-	if req.Operation != Update || req.SubResource != "status" || !decodesCleanly(req.ObjectJSON, &claim) || !decodesCleanly(req.OldObjectJSON, &old) ||
+	if req.Operation != Update || req.SubResource != "status" || !bytes.Contains(req.ObjectJSON, storageAPIVersion) || // no decode of another version's write
+		!decodesCleanly(req.ObjectJSON, &claim) || !decodesCleanly(req.OldObjectJSON, &old) ||
 		claim.TypeMeta != (metav1.TypeMeta{APIVersion: api.Group + "/" + api.StorageVersion, Kind: api.KindClaim}) || old.TypeMeta != claim.TypeMeta ||
 		!viewsRepeatStorage(old.Annotations, 6*len(req.OldObjectJSON), 6*len(req.ObjectJSON)) { // JSON written again is at most 6 bytes a byte
 		return Response{}, false
 	}
 	prepared := old
 	prepared.Status, prepared.ManagedFields = claim.Status, claim.ManagedFields
-	old.Spec = apiv3.ResourceClaimSpec{} // as statusRules decodes it
 	v3.SetDefaults(&prepared)
 	errs, warnings := statusVerdict(v1alpha3Rules{}, &prepared, &old, true)
 	return Response{GroupKind: schema.GroupKind{Group: api.Group, Kind: api.KindClaim}, Name: claim.Name, Errors: errs, Warnings: collapseIndexedWarnings(warnings)}, true
 }
 
-// decodesCleanly decodes data into into, false for an error, an unknown
-// field or a duplicate one: the trees report those as the apiserver does.
+var storageAPIVersion = []byte(`"apiVersion":"` + api.Group + "/" + api.StorageVersion + `"`)
+
+// decodesCleanly decodes data into into: false for an error, an unknown
+// field or a duplicate one (the trees report those).
 func decodesCleanly(data []byte, into any) bool {
 	strictErrs, err := sigsjson.UnmarshalStrict(data, into, sigsjson.DisallowUnknownFields, sigsjson.DisallowDuplicateFields)
 	return err == nil && len(strictErrs) == 0
 }
 
 // viewsRepeatStorage is the one rule that spares a status write of the
-// storage version every other version's checks: they can only repeat its
-// own. It holds when the stored object, of annotations, has no other
-// version's restore data, so its views hold the same allocation,
-// reservedFor and deletion, no deallocationRequested and a shareable
-// allocation; and when they fit (viewsFit) with spec and status at most
-// specJSON and statusJSON bytes of JSON.
+// storage version every other version's checks, which can only repeat its
+// own: the stored object, of annotations, has no other version's restore
+// data (its views hold the same allocation, reservedFor and deletion, no
+// deallocationRequested and a shareable allocation), and its views fit
+// (viewsFit) with spec and status of at most specJSON and statusJSON bytes.
 func viewsRepeatStorage(annotations map[string]string, specJSON, statusJSON int) bool {
 	otherRestoreData := func(v string) bool {
 		_, ok := annotations[api.RestoreAnnotation(v)]
@@ -278,11 +278,10 @@ func viewsRepeatStorage(annotations map[string]string, specJSON, statusJSON int)
 }
 
 // viewsFit is the one rule that spares a create or a status write the
-// conversions to every other version: the object, of annotations, is small
-// enough that none can exceed the annotation size limit beside them. A
-// conversion writes restore data of at most twice the spec and four times
-// the status (of specJSON and statusJSON bytes of JSON at most), under
-// 64 KiB more.
+// conversions to every other version: none can exceed the annotation size
+// limit beside annotations. A conversion writes restore data of at most
+// twice the spec and four times the status (of at most specJSON and
+// statusJSON bytes of JSON), under 64 KiB more.
 func viewsFit[V any](annotations map[string]V, specJSON, statusJSON int) bool {
 	room := conversion.TotalAnnotationSizeLimitB - 64*1024
 	for k, v := range annotations {
