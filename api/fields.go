@@ -16,53 +16,53 @@ const (
 
 // A Field is a field of a DRA object that not every release creates: a
 // release before Added does not have it (strict field validation rejects
-// it); one from DropFrom until On (the first release whose default enables
-// Gate; 0: none yet) drops it on a create.
+// it); one from DropFrom drops it on a create unless the cluster has Gate
+// on (Cluster.Enabled; the releases' defaults are featuregates.tsv's).
 type Field struct {
-	Name         string
-	In           int
-	Added        int
-	Gate         string
-	DropFrom, On int
+	Name     string
+	In       int
+	Added    int
+	Gate     string
+	DropFrom int
 }
 
 // Fields are the fields of claims, templates, DeviceClasses and
 // ResourceSlices that not every release from 1.31 creates, the same in each
-// version that has them: the feature gates' defaults of every release.
+// version that has them, and their feature gates.
 // Sources: k8s.io/api resource/*/types.go, and in k8s.io/kubernetes
 // pkg/features/kube_features.go and the dropDisabledFields of
 // pkg/registry/resource/{resourceclaim,resourceclaimtemplate,deviceclass,resourceslice}
 // (pkg/api/resourceclaimspec from 1.35).
 var Fields = []Field{
-	{"firstAvailable", InRequest, 33, "DRAPrioritizedList", 33, 34},
-	{"adminAccess", InExact, 32, "DRAAdminAccess", 32, 34},
+	{"firstAvailable", InRequest, 33, "DRAPrioritizedList", 33},
+	{"adminAccess", InExact, 32, "DRAAdminAccess", 32},
 	// 1.33 and 1.34 keep tolerations with the gate off; 1.35 drops them.
-	{"tolerations", InExactAndSub, 33, "DRADeviceTaints", 35, 36},
-	{"capacity", InExactAndSub, 34, "DRAConsumableCapacity", 34, 36},
-	{"derivedAttributes", InExactAndSub, 37, "DRADerivedAttributes", 37, 0},
+	{"tolerations", InExactAndSub, 33, "DRADeviceTaints", 35},
+	{"capacity", InExactAndSub, 34, "DRAConsumableCapacity", 34},
+	{"derivedAttributes", InExactAndSub, 37, "DRADerivedAttributes", 37},
 	// 1.34 keeps distinctAttribute: its drop clears a copy of each constraint.
-	{"distinctAttribute", InConstraint, 34, "DRAConsumableCapacity", 35, 36},
-	{"extendedResourceName", InClass, 34, "DRAExtendedResource", 34, 36},
-	{"sharedCounters", InSliceSpec, 33, "DRAPartitionableDevices", 33, 36},
-	{"perDeviceNodeSelection", InSliceSpec, 33, "DRAPartitionableDevices", 33, 36},
-	{"partitionTypeAttribute", InSliceSpec, 37, "DRAPartitionableDevicesType", 37, 0},
-	{"consumesCounters", InDevice, 33, "DRAPartitionableDevices", 33, 36},
-	{"nodeName", InDevice, 33, "DRAPartitionableDevices", 33, 36},
-	{"nodeSelector", InDevice, 33, "DRAPartitionableDevices", 33, 36},
-	{"allNodes", InDevice, 33, "DRAPartitionableDevices", 33, 36},
-	{"taints", InDevice, 33, "DRADeviceTaints", 33, 36},
-	{"allowMultipleAllocations", InDevice, 34, "DRAConsumableCapacity", 34, 36},
-	{"requestPolicy", InCapacity, 34, "DRAConsumableCapacity", 34, 36},
-	{"bindingConditions", InDevice, 34, "DRADeviceBindingConditions", 34, 36},
-	{"bindingFailureConditions", InDevice, 34, "DRADeviceBindingConditions", 34, 36},
-	{"bindsToNode", InDevice, 34, "DRADeviceBindingConditions", 34, 36},
-	{"nodeAllocatableResources", InDevice, 36, "DRANodeAllocatableResources", 36, 0},
-	{"skipNodeOperations", InSliceSpec, 37, "DRAOptionalNodeOperations", 37, 0},
-	{"compatibilityGroups", InConsumption, 37, "DRADeviceCompatibilityGroups", 37, 0},
-	{"bools", InAttribute, 36, "DRAListTypeAttributes", 36, 0},
-	{"ints", InAttribute, 36, "DRAListTypeAttributes", 36, 0},
-	{"strings", InAttribute, 36, "DRAListTypeAttributes", 36, 0},
-	{"versions", InAttribute, 36, "DRAListTypeAttributes", 36, 0},
+	{"distinctAttribute", InConstraint, 34, "DRAConsumableCapacity", 35},
+	{"extendedResourceName", InClass, 34, "DRAExtendedResource", 34},
+	{"sharedCounters", InSliceSpec, 33, "DRAPartitionableDevices", 33},
+	{"perDeviceNodeSelection", InSliceSpec, 33, "DRAPartitionableDevices", 33},
+	{"partitionTypeAttribute", InSliceSpec, 37, "DRAPartitionableDevicesType", 37},
+	{"consumesCounters", InDevice, 33, "DRAPartitionableDevices", 33},
+	{"nodeName", InDevice, 33, "DRAPartitionableDevices", 33},
+	{"nodeSelector", InDevice, 33, "DRAPartitionableDevices", 33},
+	{"allNodes", InDevice, 33, "DRAPartitionableDevices", 33},
+	{"taints", InDevice, 33, "DRADeviceTaints", 33},
+	{"allowMultipleAllocations", InDevice, 34, "DRAConsumableCapacity", 34},
+	{"requestPolicy", InCapacity, 34, "DRAConsumableCapacity", 34},
+	{"bindingConditions", InDevice, 34, "DRADeviceBindingConditions", 34},
+	{"bindingFailureConditions", InDevice, 34, "DRADeviceBindingConditions", 34},
+	{"bindsToNode", InDevice, 34, "DRADeviceBindingConditions", 34},
+	{"nodeAllocatableResources", InDevice, 36, "DRANodeAllocatableResources", 36},
+	{"skipNodeOperations", InSliceSpec, 37, "DRAOptionalNodeOperations", 37},
+	{"compatibilityGroups", InConsumption, 37, "DRADeviceCompatibilityGroups", 37},
+	{"bools", InAttribute, 36, "DRAListTypeAttributes", 36},
+	{"ints", InAttribute, 36, "DRAListTypeAttributes", 36},
+	{"strings", InAttribute, 36, "DRAListTypeAttributes", 36},
+	{"versions", InAttribute, 36, "DRAListTypeAttributes", 36},
 }
 
 // FieldOf is the Field of Fields named name; it panics for a name Fields
@@ -75,7 +75,3 @@ func FieldOf(name string) Field {
 	}
 	panic("api: no field " + name)
 }
-
-// GateOn reports whether release minor enables the field's feature gate by
-// default.
-func (f Field) GateOn(minor int) bool { return f.On != 0 && minor >= f.On }

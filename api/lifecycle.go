@@ -21,7 +21,9 @@ var lifecycles = []lifecycle{
 	{V1alpha1, []string{KindClaim, KindTemplate, KindResourceClass, "PodScheduling"}, 26, 0, 27},
 	{V1alpha2, []string{KindClaim, KindTemplate, KindResourceClass, "PodSchedulingContext"}, 27, 0, 31},
 	{V1alpha2, []string{KindResourceSlice, KindClaimParameters, KindClassParameters}, 30, 0, 31},
-	{V1alpha3, []string{KindClaim, KindTemplate, KindDeviceClass, KindResourceSlice, "PodSchedulingContext"}, 31, 0, 32},
+	// 1.32 keeps v1alpha3 beside v1beta1, with --runtime-config.
+	{V1alpha3, []string{KindClaim, KindTemplate, KindDeviceClass, KindResourceSlice}, 31, 0, 33},
+	{V1alpha3, []string{"PodSchedulingContext"}, 31, 0, 32},
 	{V1alpha3, []string{KindDeviceTaintRule}, 33, 36, 39},
 	{V1alpha3, []string{"ResourcePoolStatusRequest"}, 36, 39, 42},
 	{V1beta1, devices, 32, 35, 38},
@@ -56,35 +58,24 @@ func Lifecycle(version, kind string) (deprecated, removed int) {
 }
 
 // Deprecation is the warning for an object of kind in version of
-// resource.k8s.io judged by release minor when that release serves it as
-// deprecated (ServedBy: an alpha version is not served beside a newer
-// one), in upstream's words: "resource.k8s.io/v1beta1 DeviceClass is
-// deprecated in Kubernetes 1.35 and no longer served from 1.38: use
+// resource.k8s.io judged by cluster c when c serves it and its release
+// deprecates it, in upstream's words: "resource.k8s.io/v1beta1 DeviceClass
+// is deprecated in Kubernetes 1.35 and no longer served from 1.38: use
 // resource.k8s.io/v1"; "" otherwise.
-func Deprecation(version, kind string, minor int) string {
+func (c Cluster) Deprecation(version, kind string) string {
 	deprecated, removed := Lifecycle(version, kind)
-	if deprecated == 0 || minor < deprecated || !ServedBy(version, kind, minor) {
+	if deprecated == 0 || c.Minor < deprecated || !c.Serves(version, kind) {
 		return ""
 	}
 	kind = strings.TrimSuffix(kind, "List")
 	msg := fmt.Sprintf("%s/%s %s is deprecated in Kubernetes 1.%d and no longer served from 1.%d", UpstreamGroup, version, kind, deprecated, removed)
 	// The newest version of the kind that the release serves undeprecated.
 	for _, l := range slices.Backward(lifecycles) {
-		if slices.Contains(l.kinds, kind) && l.introduced <= minor && (l.deprecated == 0 || minor < l.deprecated) {
+		if slices.Contains(l.kinds, kind) && l.introduced <= c.Minor && (l.deprecated == 0 || c.Minor < l.deprecated) {
 			return msg + ": use " + UpstreamGroup + "/" + l.version
 		}
 	}
 	return msg
-}
-
-// ServedBy reports whether release minor serves kind in version of
-// resource.k8s.io, a beta or GA version, by upstream's lifecycle; false for
-// an alpha version, which a release serves only with a feature gate and
-// not beside a newer one, and for a version and kind it has no lifecycle
-// for.
-func ServedBy(version, kind string, minor int) bool {
-	l := lifecycleOf(version, kind)
-	return !strings.Contains(version, "alpha") && l.introduced != 0 && l.introduced <= minor && (l.removed == 0 || minor < l.removed)
 }
 
 // CreatedIn is the version in which release minor creates kind: the

@@ -33,29 +33,12 @@ func TestDeprecation(t *testing.T) {
 		{V1alpha3, "ResourceClaim", 31, ""}, // 1.31's v1alpha3: no lifecycle upstream keeps
 		{V1, "ResourceClaim", 37, ""},
 	} {
-		if got := Deprecation(tc.version, tc.kind, tc.minor); got != tc.want {
-			t.Errorf("Deprecation(%s, %s, 1.%d) = %q, want %q", tc.version, tc.kind, tc.minor, got, tc.want)
+		c := Defaults(tc.minor)
+		if err := c.SetRuntimeConfig("api/beta=true"); err != nil {
+			t.Fatal(err)
 		}
-	}
-}
-
-func TestServedBy(t *testing.T) {
-	for _, tc := range []struct {
-		version, kind string
-		minor         int
-		want          bool
-	}{
-		{V1beta1, "ResourceClaim", 31, false},
-		{V1beta1, "ResourceClaim", 32, true},
-		{V1beta1, "ResourceClaim", 37, true},
-		{V1beta1, "ResourceClaim", 38, false},
-		{V1, "ResourceClaim", 33, false},
-		{V1, "ResourceClaim", 34, true},
-		{V1, "DeviceTaintRule", 36, false},
-		{V1alpha2, "ResourceClaim", 30, false}, // no lifecycle
-	} {
-		if got := ServedBy(tc.version, tc.kind, tc.minor); got != tc.want {
-			t.Errorf("ServedBy(%s, %s, 1.%d) = %v, want %v", tc.version, tc.kind, tc.minor, got, tc.want)
+		if got := c.Deprecation(tc.version, tc.kind); got != tc.want {
+			t.Errorf("Deprecation(%s, %s, 1.%d) = %q, want %q", tc.version, tc.kind, tc.minor, got, tc.want)
 		}
 	}
 }

@@ -62,6 +62,7 @@ with --strict, warns), 2 bad flags, an unknown target or an unreadable cluster.`
 	cmd.Flags().StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)")
 	cmd.Flags().StringVar(&o.context, "context", "", "kubeconfig context (default: its current context)")
 	cmd.Flags().StringVar(&o.to, "to", "", "judge by the rules of this release ("+api.ReleaseRange()+", the one after, or a cluster's version) instead of the release after the cluster's")
+	o.gates.addTo(cmd.Flags())
 	o.Options.AddFlags(cmd.Flags(), "objects skipped, the target")
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { // check -f is the usual one
 		return fmt.Errorf("%w (check reads a cluster; to judge manifests: claimbridge validate --to %s -f FILE)", err, api.Next())
@@ -84,6 +85,9 @@ func (o *checkOptions) run(s streams) error {
 		return withCode(ExitBadInput, err)
 	}
 	if err := o.nextRelease(c.Target, s.err); err != nil {
+		return withCode(ExitBadInput, err)
+	}
+	if err := o.readGates(c, s.err); err != nil {
 		return withCode(ExitBadInput, err)
 	}
 	ctx := context.Background()
@@ -124,6 +128,29 @@ func (o *checkOptions) nextRelease(clusterTarget func() (cluster.Target, error),
 		return fmt.Errorf("the release after the cluster's %s: %w; name one with --to", t.Release, err)
 	}
 	o.beyondNote(notes, ", the release after the cluster's "+t.Release) // not in a report on standard error: it stays one document
+	return nil
+}
+
+// readGates sets the target's feature gates and served versions: the
+// cluster's own, as its apiserver's flags would stay on the target release,
+// then those the flags tell.
+func (o *checkOptions) readGates(c *cluster.Cluster, notes io.Writer) error {
+	t, err := c.Target()
+	if err != nil {
+		return err
+	}
+	minor, _ := api.ParseMinor(t.Release)
+	live := api.Defaults(minor)
+	if err := readLive(c, &live, o.Quiet || o.Format != "text", notes); err != nil {
+		return err
+	}
+	o.cluster = live.On(o.cluster.Minor)
+	if err := o.gates.apply(&o.cluster); err != nil {
+		return err
+	}
+	if settings := o.cluster.SettingsString(); settings != "" && !o.Quiet && o.Format == "text" {
+		fmt.Fprintf(notes, "target: Kubernetes %s with %s\n", o.target(), settings)
+	}
 	return nil
 }
 

@@ -60,13 +60,10 @@ func TestCheckSources(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
 		t.Fatal(err)
 	}
-	deprecated := "resource.k8s.io/v1beta1 ResourceClaim is deprecated in Kubernetes 1.35 and no longer served from 1.38: use resource.k8s.io/v1"
 	notServed := "apiVersion: Kubernetes 1.38 no longer serves resource.k8s.io/v1beta1 ResourceClaim: its apiserver rejects this object"
 	type finding struct{ File, Severity, Object, Message string }
 	want := []finding{
-		{"helm:team-a/gpu@2 (chart gpu-0.1.0)", "warning", "team-a/gpu", deprecated},
 		{"helm:team-a/gpu@2 (chart gpu-0.1.0)", "error", "team-a/gpu", notServed},
-		{"last-applied:ResourceClaim team-a/gpu", "warning", "team-a/gpu", deprecated},
 		{"last-applied:ResourceClaim team-a/gpu", "error", "team-a/gpu", notServed},
 	}
 	var fs []finding
@@ -174,8 +171,7 @@ func TestValidateBeyondNewest(t *testing.T) {
 		`{"name":"gpu","deviceClassName":"gpu.example.com"}`, `{"name":"gpu","exactly":{"deviceClassName":"gpu.example.com"}}`, 1)
 	code, stdout, stderr := run(t, stream, "validate", "--to", "v1.38.1", "-f", "-")
 	wantOut := "<stdin>: document 1 (line 1): ResourceClaim team-a/old: apiVersion: Kubernetes 1.38 no longer serves resource.k8s.io/v1beta1 ResourceClaim: its apiserver rejects this object\n"
-	wantErr := "target: Kubernetes 1.38 (by the rules of 1.37, the newest claimbridge knows, and the versions upstream stops serving in 1.38)\n" +
-		"<stdin>: document 1 (line 1): warning: ResourceClaim team-a/old: resource.k8s.io/v1beta1 ResourceClaim is deprecated in Kubernetes 1.35 and no longer served from 1.38: use resource.k8s.io/v1\n"
+	wantErr := "target: Kubernetes 1.38 (by the rules of 1.37, the newest claimbridge knows, and the versions upstream stops serving in 1.38)\n"
 	if code != ExitInvalid || stdout != wantOut || stderr != wantErr {
 		t.Errorf("exit %d\nstdout:\n%s\nwant:\n%s\nstderr:\n%s\nwant:\n%s", code, stdout, wantOut, stderr, wantErr)
 	}

@@ -68,8 +68,11 @@ type clusterFlags struct {
 	kubeconfig, context string
 	verify, apply       bool
 	target              *cluster.Cluster
-	objects             []map[string]interface{} // the output, for --verify and --apply
-	docs                []manifest.Document      // where each came from (without its Object)
+	// live is the target cluster's release with the feature gates and
+	// versions it runs with.
+	live    *api.Cluster
+	objects []map[string]interface{} // the output, for --verify and --apply
+	docs    []manifest.Document      // where each came from (without its Object)
 }
 
 func (f *clusterFlags) addTo(cmd *cobra.Command) {
@@ -94,6 +97,9 @@ func (f *clusterFlags) resolve(to *string, quiet bool, notes io.Writer) error {
 	if f.target, err = cluster.Connect(f.kubeconfig, f.context, notes); err != nil {
 		return withCode(ExitBadInput, fmt.Errorf("the target cluster: %w", err))
 	}
+	if err := f.readLive(quiet, notes); err != nil {
+		return withCode(ExitBadInput, fmt.Errorf("the target cluster: %w", err))
+	}
 	if *to != "" && !fromCluster {
 		return nil
 	}
@@ -108,6 +114,22 @@ func (f *clusterFlags) resolve(to *string, quiet bool, notes io.Writer) error {
 	if !quiet {
 		fmt.Fprintf(notes, "target: Kubernetes %s, %s/%s (from the target cluster)\n", t.Release, api.UpstreamGroup, t.Version)
 	}
+	return nil
+}
+
+// readLive reads the target cluster's release, feature gates and served
+// versions (live).
+func (f *clusterFlags) readLive(quiet bool, notes io.Writer) error {
+	release, err := f.target.Release()
+	if err != nil {
+		return err
+	}
+	minor, _ := api.ParseMinor(release)
+	live := api.Defaults(minor)
+	if err := readLive(f.target, &live, quiet, notes); err != nil {
+		return err
+	}
+	f.live = &live
 	return nil
 }
 

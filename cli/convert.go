@@ -20,6 +20,7 @@ type convertOptions struct {
 	output    string
 	report.Options
 	cluster clusterFlags
+	gates   gateFlags
 }
 
 func newConvertCommand(s streams) *cobra.Command {
@@ -73,6 +74,13 @@ the target (or, with --strict, a warning); 2 unusable input or flags.`,
 func (o *convertOptions) setUp(cmd *cobra.Command, s streams, run func(streams) error, notes string) {
 	cmd.Args = filesOnlyByFlag
 	cmd.RunE = func(*cobra.Command, []string) error {
+		if o.to == "" {
+			release, err := o.gates.release()
+			if err != nil {
+				return withCode(ExitBadInput, err)
+			}
+			o.to = release
+		}
 		if err := o.cluster.resolve(&o.to, o.Quiet, s.err); err != nil {
 			return err
 		}
@@ -84,6 +92,7 @@ func (o *convertOptions) setUp(cmd *cobra.Command, s streams, run func(streams) 
 	addFilenameFlags(cmd, &o.filenames, &o.recursive)
 	cmd.Flags().StringVarP(&o.output, "output", "o", o.output, "output format: yaml or json")
 	o.cluster.addTo(cmd)
+	o.gates.addTo(cmd.Flags())
 	o.Options.AddFlags(cmd.Flags(), notes)
 }
 
@@ -111,7 +120,7 @@ func (o *convertOptions) run(s streams) error {
 		defer documentDone()
 		seen.add(doc)
 		v := migrate.Convert(doc.Object, target)
-		v.Findings = append(v.Findings, deprecated(v.Object, target.Minor)...) // of the version written
+		v.Findings = append(v.Findings, deprecated(v.Object, target.Cluster)...) // of the version written
 		r.Add(doc, v)
 		if v.Object != nil {
 			objects.Add(v.Object, doc)
@@ -174,5 +183,12 @@ func (o *convertOptions) validate() (migrate.Target, error) {
 	if err := o.Options.Validate(); err != nil {
 		return migrate.Target{}, err
 	}
-	return migrate.TargetOf(o.to)
+	t, err := migrate.TargetOf(o.to)
+	if err != nil {
+		return t, err
+	}
+	if o.cluster.live != nil {
+		t.Cluster = o.cluster.live.On(t.Minor)
+	}
+	return t, o.gates.apply(&t.Cluster)
 }

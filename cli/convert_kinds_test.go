@@ -41,6 +41,7 @@ spec:
 	}
 	for _, tc := range []struct {
 		name, in, to   string
+		more           []string // more flags
 		code           int
 		stdout, stderr string
 	}{{
@@ -66,7 +67,11 @@ spec:
 	}, {
 		name: "a rule to 1.37", in: rule, to: "1.37", code: ExitOK, stdout: strings.Replace(rule, "v1alpha3", "v1", 1),
 	}, {
-		name: "a rule to 1.36", in: rule, to: "1.36", code: ExitOK, stdout: strings.Replace(rule, "v1alpha3", "v1beta2", 1),
+		// 1.36 serves DeviceTaintRule in v1beta2, off by default.
+		name: "a rule to 1.36", in: rule, to: "1.36", more: []string{"--runtime-config", "resource.k8s.io/v1beta2=true"}, code: ExitOK, stdout: strings.Replace(rule, "v1alpha3", "v1beta2", 1),
+	}, {
+		name: "a rule to 1.36 by default", in: rule, to: "1.36", code: ExitInvalid, stdout: strings.Replace(rule, "v1alpha3", "v1beta2", 1),
+		stderr: "Error: " + pos + "DeviceTaintRule drain-gpu-0: a Kubernetes 1.36 apiserver would reject it: apiVersion: Kubernetes 1.36 serves resource.k8s.io/v1beta2 DeviceTaintRule only with --runtime-config=resource.k8s.io/v1beta2=true, and by default none: its apiserver rejects this object\n",
 	}, {
 		name: "a class's extended resource on 1.34", to: "1.34", code: ExitOK,
 		in:     "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata:\n  name: gpu.example.com\nspec:\n  extendedResourceName: example.com/gpu\n",
@@ -74,7 +79,7 @@ spec:
 		stderr: pos + "warning: DeviceClass gpu.example.com: spec.extendedResourceName: Kubernetes 1.34 drops it on a create: its DRAExtendedResource feature gate is off by default (on from 1.36)\n",
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, stdout, stderr := run(t, tc.in, "convert", "--to", tc.to, "-f", "-")
+			code, stdout, stderr := run(t, tc.in, append([]string{"convert", "--to", tc.to, "-f", "-"}, tc.more...)...)
 			if code != tc.code || stdout != tc.stdout || stderr != tc.stderr {
 				t.Errorf("exit %d, want %d\nstderr:\n%s\nwant:\n%s\nstdout:\n%s\nwant:\n%s", code, tc.code, stderr, tc.stderr, stdout, tc.stdout)
 			}

@@ -23,7 +23,7 @@ func run(t *testing.T, stdin string, args ...string) (code int, stdout, stderr s
 }
 
 // summaryLine matches the summary a run ends its report with.
-var summaryLine = regexp.MustCompile(`(?m)^claimbridge ((convert|migrate): \d+ objects read: \d+ converted, \d+ rewritten, \d+ passed through, \d+ left out, \d+ warned, \d+ refused|validate: \d+ objects read: \d+ valid, \d+ invalid, \d+ skipped, \d+ warned)\n`)
+var summaryLine = regexp.MustCompile(`(?m)^claimbridge ((convert|migrate): \d+ objects? read: \d+ converted, \d+ rewritten, \d+ passed through, \d+ left out, \d+ warned, \d+ refused|validate: \d+ objects? read: \d+ valid, \d+ invalid, \d+ skipped, \d+ warned)\n`)
 
 // withoutSummary is stderr without its summary line, of which there is at
 // most one (TestSummary checks it).

@@ -3,10 +3,11 @@ package cli
 import "testing"
 
 // TestValidateWarnsOfDeprecatedVersions: validate --to a release that
-// serves a version as deprecated warns, in upstream's words, naming the
-// release that stops serving it; --strict makes that exit 1, so that CI
-// catches a v1beta1 chart before 1.38. Without --to there is no target,
-// and no warning.
+// serves a version as deprecated (from 1.34 a beta only with
+// --runtime-config) warns, in upstream's words, naming the release that
+// stops serving it; --strict makes that exit 1, so that CI catches a
+// v1beta1 chart before 1.38. Without --to there is no target, and no
+// warning.
 func TestValidateWarnsOfDeprecatedVersions(t *testing.T) {
 	const claim = `apiVersion: resource.k8s.io/v1beta1
 kind: ResourceClaim
@@ -23,11 +24,12 @@ spec:
 		code   int
 		stderr string
 	}{
-		{[]string{"--to", "1.35"}, ExitOK, warning},
-		{[]string{"--to", "1.37"}, ExitOK, warning},
-		{[]string{"--to", "1.35", "--strict"}, ExitInvalid, warning},
-		{[]string{"--to", "1.34"}, ExitOK, ""},
-		{[]string{"--to", "1.34", "--strict"}, ExitOK, ""},
+		{[]string{"--to", "1.35", "--runtime-config", "resource.k8s.io/v1beta1=true"}, ExitOK, warning},
+		{[]string{"--to", "1.37", "--runtime-config", "api/beta=true"}, ExitOK, warning},
+		{[]string{"--to", "1.35", "--runtime-config", "api/all=true", "--strict"}, ExitInvalid, warning},
+		{[]string{"--to", "1.34", "--runtime-config", "resource.k8s.io/v1beta1=true"}, ExitOK, ""},
+		{[]string{"--to", "1.34", "--runtime-config", "resource.k8s.io/v1beta1=true", "--strict"}, ExitOK, ""},
+		{[]string{"--to", "1.33"}, ExitOK, ""},
 		{nil, ExitOK, ""},
 	} {
 		code, stdout, stderr := run(t, claim, append([]string{"validate", "-f", "-"}, tc.args...)...)

@@ -452,7 +452,7 @@ func TestWhatTheTargetDoesNotServe(t *testing.T) {
 		stderr: "Error: <stdin>: document 1 (line 1): Pod test-dra-{{.Index}}: a Kubernetes 1.34+ apiserver would reject the migrated object: " +
 			"metadata.name: Invalid value: \"test-dra-{{.Index}}\": " + subdomain + "\n",
 	}, {
-		// Judged as validate judges it (gacheck.CheckKind): refused.
+		// Judged as validate judges it (judge.CheckKind): refused.
 		name: "an invalid DeviceClass", args: []string{"convert", "-q", "--to", "v1", "-f", "-"}, code: ExitInvalid,
 		in: "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\nspec: {extendedResourceName: \"example.com/gpu-{{.Index}}\"}\n",
 		stderr: "Error: <stdin>: document 1 (line 1): DeviceClass gpu: a Kubernetes 1.34+ apiserver would reject it: " +

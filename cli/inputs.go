@@ -21,9 +21,9 @@ func addFilenameFlags(cmd *cobra.Command, filenames *[]string, recursive *bool) 
 // deprecated is the warning on obj, judged by or written for release minor,
 // when that release serves obj's resource.k8s.io version as deprecated;
 // none for nil (an object not written).
-func deprecated(obj map[string]interface{}, minor int) []report.Finding {
+func deprecated(obj map[string]interface{}, c api.Cluster) []report.Finding {
 	_, group, version, kind, _ := api.TypeOf(obj)
-	if msg := api.Deprecation(version, kind, minor); msg != "" && group == api.UpstreamGroup {
+	if msg := c.Deprecation(version, kind); msg != "" && group == api.UpstreamGroup {
 		kind, ref, _ := strings.Cut(api.Describe(obj), " ")
 		return []report.Finding{{Severity: report.Warning, Kind: kind, Object: ref, Message: msg}}
 	}

@@ -97,7 +97,7 @@ func (o *migrateOptions) run(s streams) error {
 		}
 		for _, item := range items {
 			v := migrate.Migrate(item.Object, target, opts)
-			v.Findings = append(v.Findings, deprecated(v.Object, target.Minor)...) // of the version written
+			v.Findings = append(v.Findings, deprecated(v.Object, target.Cluster)...) // of the version written
 			r.Add(item, v)
 			if v.Object != nil {
 				objects.Add(v.Object, item)

@@ -179,7 +179,7 @@ func TestSummary(t *testing.T) {
 	}
 	errOut.Reset()
 	Main([]string{"convert", "--to", "1.31", "-q", "-f", "-"}, strings.NewReader(reportInput), &out, &errOut)
-	if strings.Contains(errOut.String(), "objects read") {
+	if strings.Contains(errOut.String(), " read: ") {
 		t.Errorf("-q: %q", errOut.String())
 	}
 }

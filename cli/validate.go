@@ -12,7 +12,7 @@ import (
 
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
-	"github.com/claimbridge/claimbridge/gacheck"
+	"github.com/claimbridge/claimbridge/judge"
 	"github.com/claimbridge/claimbridge/manifest"
 	"github.com/claimbridge/claimbridge/migrate"
 	"github.com/claimbridge/claimbridge/report"
@@ -28,7 +28,11 @@ type validateOptions struct {
 	// beyond is the target when it is the release after the newest of
 	// api.Releases (to is then the newest); 0 otherwise.
 	beyond int
-	cel    *validation.CELCache // the run's compiled CEL selectors
+	// cluster is the target with its feature gates and served versions
+	// (gates), when to is set.
+	cluster api.Cluster
+	gates   gateFlags
+	cel     *validation.CELCache // the run's compiled CEL selectors
 	report.Options
 }
 
@@ -86,6 +90,7 @@ warning), 2 unusable input.`,
 	cmd.Flags().StringVar(&o.old, "old", "", "file with the stored objects: validate the input as updates of them")
 	cmd.Flags().StringVar(&o.subResource, "subresource", "", `"status" to validate updates of the status subresource (needs --old)`)
 	cmd.Flags().StringVar(&o.to, "to", "", "judge by the rules of this release ("+api.ReleaseRange()+", the one after, or a cluster's version: v1.33.4, v1.33.4-eks-a1b2c3d) instead of those of each object's version")
+	o.gates.addTo(cmd.Flags())
 	o.Options.AddFlags(cmd.Flags(), "objects skipped")
 	return cmd
 }
@@ -94,10 +99,8 @@ func (o *validateOptions) validate() error {
 	if err := o.Options.Validate(); err != nil {
 		return err
 	}
-	if o.to != "" {
-		if err := o.setTarget(o.to); err != nil {
-			return fmt.Errorf("--to %w", err)
-		}
+	if err := o.setGates(); err != nil {
+		return err
 	}
 	if len(o.filenames) == 0 {
 		return errors.New("at least one -f/--filename is required")
@@ -245,10 +248,10 @@ func (o *validateOptions) checkUpdates(later *storedDocuments, skipped *report.R
 // another resource.k8s.io kind the release does not serve; false for the
 // objects validation.Validate judges and those it skips.
 func (o *validateOptions) judgeCreate(doc manifest.Document) (report.Verdict, bool) {
-	if version, kind := gacheck.Version(doc.Object); version != "" {
+	if version, kind := judge.Version(doc.Object); version != "" {
 		return o.removed(doc, o.checkGA(doc, version, kind)), true
 	}
-	if version, kind := gacheck.KindOf(doc.Object); version != "" {
+	if version, kind := judge.KindOf(doc.Object); version != "" {
 		return o.removed(doc, o.checkKind(doc, version, kind)), true
 	}
 	if _, mistaken := api.MistakenClaim(doc.Object); !mistaken && !validation.IsSupported(doc.Object) {
@@ -269,16 +272,38 @@ func (o *validateOptions) newReport() *report.Report {
 // (beyond).
 func (o *validateOptions) setTarget(release string) error {
 	if r, ok := api.ParseRelease(release); ok {
-		o.to = r.String()
+		o.to, o.cluster = r.String(), api.Defaults(r.Minor)
 		return nil
 	}
 	newest, next, ok := api.ParseNext(release)
 	if ok {
-		o.to, o.beyond = newest.String(), next
+		o.to, o.beyond, o.cluster = newest.String(), next, api.Defaults(newest.Minor)
 		return nil
 	}
 	return fmt.Errorf("%q: not a release claimbridge can judge by (%s, and 1.%d by the rules of %s and upstream's announced removals)",
 		release, api.ReleaseRange(), next, newest)
+}
+
+// setGates sets the target of --to, or else of --cluster-config, with the
+// feature gates and versions the flags tell.
+func (o *validateOptions) setGates() error {
+	if o.to == "" {
+		release, err := o.gates.release()
+		if err != nil {
+			return err
+		}
+		o.to = release
+	}
+	if o.to == "" {
+		if o.gates.given() {
+			return errors.New("--feature-gates, --runtime-config and --cluster-config need --to: gates are a release's")
+		}
+		return nil
+	}
+	if err := o.setTarget(o.to); err != nil {
+		return fmt.Errorf("--to %w", err)
+	}
+	return o.gates.apply(&o.cluster)
 }
 
 // target names the release judged by.
@@ -302,16 +327,17 @@ func (o *validateOptions) beyondNote(notes io.Writer, what string) {
 	fmt.Fprintln(notes)
 }
 
-// removed adds to v, when the target is beyond the table, the error for
-// an object of a version upstream stops serving there. (One that an
-// earlier release stopped serving, the newest's rules reject already.)
+// removed is, when the target is beyond the table and upstream stops
+// serving doc's version there, the verdict that says so, in place of v;
+// otherwise v. (One that an earlier release stopped serving, the newest's
+// rules reject already.)
 func (o *validateOptions) removed(doc manifest.Document, v report.Verdict) report.Verdict {
 	_, group, version, kind, _ := api.TypeOf(doc.Object)
 	if _, removed := api.Lifecycle(version, kind); o.beyond == 0 || group != api.UpstreamGroup || removed != o.beyond {
 		return v
 	}
 	msg := fmt.Sprintf("apiVersion: Kubernetes 1.%d no longer serves %s/%s %s: its apiserver rejects this object", o.beyond, group, version, kind)
-	return checkedAs(append(v.Findings, about(doc, report.Error, msg)))
+	return checkedAs([]report.Finding{about(doc, report.Error, msg)})
 }
 
 // checkedAs is the verdict of a check with findings fs: invalid with an
@@ -346,10 +372,15 @@ func (o *validateOptions) notServed(doc manifest.Document) (report.Finding, bool
 		return report.Finding{}, false
 	}
 	target, _ := migrate.TargetOf(o.target())
+	target.Cluster = o.cluster
 	// A claimbridge CRD object is judged by the CRD of the release's
 	// claimbridge, which serves every alpha version.
-	if _, group, version, kind, _ := api.TypeOf(doc.Object); group != api.UpstreamGroup || api.ServedBy(version, kind, target.Minor) {
+	_, group, version, kind, _ := api.TypeOf(doc.Object)
+	if group != api.UpstreamGroup || o.cluster.Serves(version, kind) {
 		return report.Finding{}, false
+	}
+	if o.cluster.Has(version, kind) { // served with --runtime-config
+		return about(doc, report.Error, judge.NotServed(o.cluster, version, kind).Error()), true
 	}
 	msg := migrate.NotServed(doc.Object, target)
 	return about(doc, report.Error, msg), msg != ""
@@ -431,32 +462,32 @@ func (o *validateOptions) checkGA(doc manifest.Document, version, kind string) r
 	if err := conversion.CheckShape(doc.Object); err != nil {
 		return checkedAs([]report.Finding{{Severity: report.Error, Message: err.Error(), Malformed: true}})
 	}
-	judge, _ := api.Judge(version)
-	release := judge.Minor
-	if r, ok := api.ParseRelease(o.to); ok {
-		release = r.Minor
+	c := o.cluster
+	if o.to == "" {
+		release, _ := api.Judge(version)
+		c = api.Defaults(release.Minor)
 	}
-	errs, warnings := gacheck.Check(doc.Object, release, kind)
-	return o.gaVerdict(doc, release, errs, warnings)
+	errs, warnings := judge.Check(doc.Object, c, kind)
+	return o.gaVerdict(doc, c, errs, warnings)
 }
 
 // checkKind checks doc, a resource.k8s.io DeviceClass, ResourceSlice or
-// DeviceTaintRule (gacheck.KindOf), as a create.
+// DeviceTaintRule (judge.KindOf), as a create.
 func (o *validateOptions) checkKind(doc manifest.Document, version, kind string) report.Verdict {
-	release := gacheck.KindRelease(version, kind)
-	if r, ok := api.ParseRelease(o.to); ok {
-		release = r.Minor
+	c := o.cluster
+	if o.to == "" {
+		c = api.Defaults(judge.KindRelease(version, kind))
 	}
-	errs, warnings := gacheck.CheckKind(doc.Object, release, kind)
-	return o.gaVerdict(doc, release, errs, warnings)
+	errs, warnings := judge.CheckKind(doc.Object, c, kind)
+	return o.gaVerdict(doc, c, errs, warnings)
 }
 
-// gaVerdict is the verdict on doc of gacheck's errors and warnings for
+// gaVerdict is the verdict on doc of judge's errors and warnings for
 // release, with its deprecation when --to names the release.
-func (o *validateOptions) gaVerdict(doc manifest.Document, release int, errs, warnings []string) report.Verdict {
+func (o *validateOptions) gaVerdict(doc manifest.Document, c api.Cluster, errs, warnings []string) report.Verdict {
 	var fs []report.Finding
 	if o.to != "" { // without --to there is no target whose lifecycle counts
-		fs = deprecated(doc.Object, release)
+		fs = deprecated(doc.Object, c)
 	}
 	for _, w := range warnings {
 		fs = append(fs, about(doc, report.Warning, w))
@@ -498,7 +529,7 @@ func (o *validateOptions) supported(r *report.Report, doc manifest.Document, wha
 		r.Add(doc, report.Verdict{Outcome: report.Skipped, Findings: []report.Finding{{Severity: report.Note,
 			Message: fmt.Sprintf("skipping %sobject %s %s: %s", what, apiVersion, api.Describe(doc.Object), msg)}}})
 	}
-	if version, _ := gacheck.Version(doc.Object); version != "" {
+	if version, _ := judge.Version(doc.Object); version != "" {
 		// Only old objects get here: checkGA checked the new ones.
 		note(fmt.Sprintf("%s %s claims and templates are checked as creates only; "+
 			"to check an update, send it to the cluster: kubectl replace --dry-run=server -f FILE", api.UpstreamGroup, version))
@@ -563,7 +594,7 @@ func statusIgnored(doc manifest.Document) []report.Finding {
 		return nil
 	}
 	check := "claimbridge validate -f " + doc.Source + " --old STORED.yaml --subresource status"
-	if version, _ := gacheck.Version(doc.Object); version != "" {
+	if version, _ := judge.Version(doc.Object); version != "" {
 		check = "kubectl replace --dry-run=server --subresource=status -f " + doc.Source
 	}
 	return []report.Finding{about(doc, report.Note, "note: status not validated: an apiserver ignores the status of a create; "+

@@ -112,9 +112,11 @@ items:
   spec: {driver: gpu.example.com, nodeName: node-2, pool: {name: node-2, generation: 1, resourceSliceCount: 1}, devices: [{name: gpu-0}]}
 `,
 			out: "<stdin>: document 1 (line 1), items[0]: ResourceSlice node-1-gpu.example.com-x7k2p: spec: Invalid value: \"\": only one of `sharedCounters` or `devices` is allowed\n"},
-		"taint-rule-1.35": {stdin: taintRule, args: []string{"--to", "1.35"}, code: ExitOK},
+		"taint-rule-1.35": {stdin: taintRule, args: []string{"--to", "1.35", "--runtime-config", "resource.k8s.io/v1alpha3=true"}, code: ExitOK},
+		"taint-rule-1.35-default": {stdin: taintRule, args: []string{"--to", "1.35"}, code: ExitInvalid,
+			out: at + "DeviceTaintRule gpu-0-maintenance: apiVersion: Kubernetes 1.35 serves resource.k8s.io/v1alpha3 DeviceTaintRule only with --runtime-config=resource.k8s.io/v1alpha3=true, and by default none: its apiserver rejects this object\n"},
 		"taint-rule-1.37": {stdin: taintRule, args: []string{"--to", "1.37"}, code: ExitInvalid,
-			out: at + "DeviceTaintRule gpu-0-maintenance: apiVersion: Kubernetes 1.37 serves resource.k8s.io/v1, not v1alpha3: its apiserver rejects this object\n"},
+			out: at + "DeviceTaintRule gpu-0-maintenance: apiVersion: Kubernetes 1.37 serves resource.k8s.io/v1alpha3 DeviceTaintRule only with --runtime-config=resource.k8s.io/v1alpha3=true, and by default resource.k8s.io/v1: its apiserver rejects this object\n"},
 		// A release from 1.31 has no ResourceClass.
 		"resource-class-1.33": {stdin: "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClass\nmetadata: {name: gpu}\ndriverName: gpu.example.com\n", args: []string{"--to", "1.33"}, code: ExitInvalid,
 			out: at + "ResourceClass gpu: apiVersion: Kubernetes 1.33 serves resource.k8s.io/v1beta2, not v1alpha2: its apiserver rejects this object\n"},

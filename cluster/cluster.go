@@ -70,15 +70,23 @@ func Connect(kubeconfig, context string, warnings io.Writer) (*Cluster, error) {
 // it serves that claimbridge converts to ("v1").
 type Target struct{ Release, Version string }
 
+// Release asks the cluster for its release: "1.34".
+func (c *Cluster) Release() (string, error) {
+	info, err := c.discovery.ServerVersion()
+	if err != nil {
+		return "", fmt.Errorf("asking the cluster its version: %w", err)
+	}
+	// Some providers report the minor version as "27+".
+	return info.Major + "." + strings.TrimRight(info.Minor, "+"), nil
+}
+
 // Target asks the cluster for its release and the versions of
 // resource.k8s.io it serves.
 func (c *Cluster) Target() (Target, error) {
-	info, err := c.discovery.ServerVersion()
+	release, err := c.Release()
 	if err != nil {
-		return Target{}, fmt.Errorf("asking the cluster its version: %w", err)
+		return Target{}, err
 	}
-	// Some providers report the minor version as "27+".
-	release := info.Major + "." + strings.TrimRight(info.Minor, "+")
 	groups, err := c.discovery.ServerGroups()
 	if err != nil {
 		return Target{}, fmt.Errorf("asking the cluster its API groups: %w", err)

@@ -20,15 +20,22 @@ import (
 var severities = map[string]framework.Severity{report.Error: framework.Error, report.Warning: framework.Warning, report.Note: framework.Info}
 
 // Convert converts each item of rl to the target its function config names
-// (a ConfigMap with data.to, as convert --to takes). What is not changed is
-// left as it is, comments included. It returns rl.Results when an item is
-// refused.
+// (a ConfigMap with data.to, as convert --to takes, and data.featureGates
+// and data.runtimeConfig, as its --feature-gates and --runtime-config).
+// What is not changed is left as it is, comments included. It returns
+// rl.Results when an item is refused.
 func Convert(rl *framework.ResourceList) error {
-	to := rl.FunctionConfig.GetDataMap()["to"]
-	target, err := migrate.TargetOf(to)
+	data := rl.FunctionConfig.GetDataMap()
+	target, err := migrate.TargetOf(data["to"])
 	if err != nil {
 		return fmt.Errorf("the function config must be a ConfigMap with data.to, a release (%s) or a version (%s); got %q",
-			api.ReleaseRange(), strings.Join(api.ConversionVersions, ", "), to)
+			api.ReleaseRange(), strings.Join(api.ConversionVersions, ", "), data["to"])
+	}
+	if err := target.SetFeatureGates(data["featureGates"]); err != nil {
+		return fmt.Errorf("the function config's data.featureGates: %w", err)
+	}
+	if err := target.SetRuntimeConfig(data["runtimeConfig"]); err != nil {
+		return fmt.Errorf("the function config's data.runtimeConfig: %w", err)
 	}
 	refused := false
 	for i, item := range rl.Items {

@@ -7,7 +7,7 @@ import (
 	"strconv"
 
 	"github.com/claimbridge/claimbridge/api"
-	"github.com/claimbridge/claimbridge/gacheck"
+	"github.com/claimbridge/claimbridge/judge"
 )
 
 // isDeviceClass reports whether obj is a resource.k8s.io DeviceClass of a
@@ -60,15 +60,15 @@ func migrateDeviceClass(obj map[string]interface{}, target Target, opts Options)
 }
 
 // checkKind judges a migrated DeviceClass, ResourceClass or 1.30
-// parameters object as validate does (gacheck.CheckKind): err refuses what
+// parameters object as validate does (judge.CheckKind): err refuses what
 // the target release rejects, warnings say what it drops. Nothing for
 // other objects.
 func checkKind(out map[string]interface{}, target Target) (warnings []string, err error) {
-	_, kind := gacheck.KindOf(out)
+	_, kind := judge.KindOf(out)
 	if kind == "" {
 		return nil, nil
 	}
-	errs, warnings := gacheck.CheckKind(out, target.Minor, kind)
+	errs, warnings := judge.CheckKind(out, target.Cluster, kind)
 	if len(errs) > 0 {
 		return warnings, refusal(kind, out, target, errs)
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
-	"github.com/claimbridge/claimbridge/gacheck"
+	"github.com/claimbridge/claimbridge/judge"
 	"github.com/claimbridge/claimbridge/report"
 )
 
@@ -17,7 +17,7 @@ import (
 var basicVersions = []string{api.V1alpha3, api.V1beta1}
 
 // convertKind gives obj, a DeviceClass, ResourceSlice or DeviceTaintRule
-// of version from (gacheck.KindOf), the version to. What to cannot hold
+// of version from (judge.KindOf), the version to. What to cannot hold
 // is kept in a restore annotation, as for claims, and named in lost;
 // converting back restores it. errs name, at obj's paths, the fields that
 // from does not have: then nothing is converted.
@@ -26,7 +26,7 @@ func convertKind(obj map[string]interface{}, from, kind, to string) (out map[str
 	// shape of later versions, without the v1alpha3 fields they lack.
 	own := api.DeepCopyJSON(obj)
 	if from == api.V1alpha3 {
-		for _, e := range gacheck.V1alpha3Capacities(own) {
+		for _, e := range judge.V1alpha3Capacities(own) {
 			errs = append(errs, e.Error())
 		}
 		ownSpec, _ := own["spec"].(map[string]interface{})
@@ -35,7 +35,7 @@ func convertKind(obj map[string]interface{}, from, kind, to string) (out map[str
 		delete(ownSelector, "deviceClassName")
 		delete(ownSelector, "selectors")
 	}
-	unknown, err := gacheck.UnknownFields(own, from, kind)
+	unknown, err := judge.UnknownFields(own, from, kind)
 	if err != nil {
 		return nil, nil, []string{err.Error()}
 	}
@@ -157,7 +157,7 @@ func convertDevices(spec map[string]interface{}, from, to string) (lost []string
 // judgeKind converts obj, a DeviceClass, ResourceSlice or DeviceTaintRule
 // of version from, to the version in which the target release creates
 // kind, and judges it by that release's rules as validate does
-// (gacheck.CheckKind). What cannot be converted refuses obj; what the
+// (judge.CheckKind). What cannot be converted refuses obj; what the
 // release rejects is an error, and refuses obj when refuseRejected
 // (migrate), as for claims; what it drops is a warning. v holds what was
 // said before.
@@ -177,7 +177,7 @@ func judgeKind(v report.Verdict, obj map[string]interface{}, from, kind string, 
 	}
 	if len(errs) == 0 {
 		var warnings []string
-		errs, warnings = gacheck.CheckKind(out, target.Minor, kind)
+		errs, warnings = judge.CheckKind(out, target.Cluster, kind)
 		for _, w := range warnings {
 			say(&v, report.Warning, obj, "", w)
 		}

@@ -304,10 +304,7 @@ driverRequests:
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			target, err := TargetOf(tc.to)
-			if err != nil {
-				t.Fatal(err)
-			}
+			target := withRules(t, tc.to)
 			in := obj(t, tc.in)
 			v := Convert(in, target)
 			if tc.migrate {
@@ -430,10 +427,7 @@ func TestKindLists(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			target, err := TargetOf(tc.to)
-			if err != nil {
-				t.Fatal(err)
-			}
+			target := withRules(t, tc.to)
 			in := obj(t, tc.in)
 			v := Convert(in, target)
 			var findings []string
@@ -493,4 +487,21 @@ func TestKindsStaleRestore(t *testing.T) {
 	if !slices.Contains(findings, want) || api.HasRestoreAnnotation(v.Object) {
 		t.Errorf("findings %q, want %q; annotations %v", findings, want, api.Annotations(v.Object))
 	}
+}
+
+// withRules is the target of to with the versions a DeviceTaintRule is
+// written in served, which its release serves only with --runtime-config
+// (v1alpha3 in 1.33–1.35, v1beta2 in 1.36).
+func withRules(t *testing.T, to string) Target {
+	t.Helper()
+	target, err := TargetOf(to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if version := api.CreatedIn(api.KindDeviceTaintRule, target.Minor); version != "" {
+		if err := target.SetRuntimeConfig(api.UpstreamGroup + "/" + version + "/devicetaintrules=true"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return target
 }

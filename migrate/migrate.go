@@ -15,7 +15,7 @@ import (
 
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
-	"github.com/claimbridge/claimbridge/gacheck"
+	"github.com/claimbridge/claimbridge/judge"
 	"github.com/claimbridge/claimbridge/validation"
 )
 
@@ -156,7 +156,7 @@ func migrateObject(obj map[string]interface{}, group, from, kind string, target 
 		dropAnnotations(out, nil, to, nil, &r)
 	}
 	if ga {
-		errs, warnings := gacheck.Check(out, target.Minor, kind)
+		errs, warnings := judge.Check(out, target.Cluster, kind)
 		if api.VersionIndex(from) > api.VersionIndex(api.V1alpha3) {
 			// The v1alpha3→v1beta1 step, which warns about the same, did not run.
 			r.Warnings = append(r.Warnings, warnings...)
@@ -182,11 +182,11 @@ func migrateObject(obj map[string]interface{}, group, from, kind string, target 
 }
 
 // targetErrors checks out, a claim or template of version to, with the rules
-// migrate refuses by: validate's create rules for v1alpha1-v1alpha3, gacheck's
+// migrate refuses by: validate's create rules for v1alpha1-v1alpha3, judge's
 // for v1beta1, v1beta2 and v1. Each error names a path of version to.
 func targetErrors(out map[string]interface{}, target Target, kind string) ([]string, error) {
 	if isGA(target.Version) {
-		errs, _ := gacheck.Check(out, target.Minor, kind)
+		errs, _ := judge.Check(out, target.Cluster, kind)
 		return errs, nil
 	}
 	errs, _, err := checkAlpha(out, target)
@@ -236,8 +236,8 @@ func classRequired(path string, target Target) *field.Error {
 func unknownFields(obj map[string]interface{}) []string {
 	var unknown field.ErrorList
 	var err error
-	if gaVersion, gaKind := gacheck.Version(obj); gaVersion != "" {
-		unknown, err = gacheck.UnknownFields(obj, gaVersion, gaKind)
+	if gaVersion, gaKind := judge.Version(obj); gaVersion != "" {
+		unknown, err = judge.UnknownFields(obj, gaVersion, gaKind)
 	} else {
 		unknown, err = validation.UnknownFields(obj)
 	}

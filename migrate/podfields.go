@@ -24,18 +24,28 @@ func podFieldErrors(obj map[string]interface{}, target Target) []string {
 	return errs
 }
 
+// podFieldGates are the pod spec fields that a release having them drops on
+// a create while their feature gate is off.
+var podFieldGates = map[string]string{"resources": "PodLevelResources"}
+
 // podFieldWarnings returns, for a Pod or workload, every pod spec field that
-// the newest release serving version to has and an older one serving it
-// lacks (v1alpha2: 1.27–1.30, v1: 1.34 on), as "<path>: <message>".
+// the target drops (podFieldGates) and every one that the newest release
+// serving version to has and an older one serving it lacks (v1alpha2:
+// 1.27–1.30, v1: 1.34 on), as "<path>: <message>".
 func podFieldWarnings(obj map[string]interface{}, target Target) []string {
-	if target.Oldest == 0 {
-		return nil
-	}
 	spec, prefix := podSpecOf(obj)
 	if spec == nil {
 		return nil
 	}
 	var warnings []string
+	for _, p := range slices.Sorted(maps.Keys(podFieldGates)) {
+		if _, ok := spec[p]; ok && podFieldReleases[p] <= target.Minor && !target.Enabled(podFieldGates[p]) {
+			warnings = append(warnings, fmt.Sprintf("%s%s: Kubernetes 1.%d drops it on a create: %s", prefix, p, target.Minor, target.GateOff(podFieldGates[p])))
+		}
+	}
+	if target.Oldest == 0 {
+		return warnings
+	}
 	checkPodFields(spec, "", strings.TrimSuffix(prefix, "."), func(p string) string {
 		since := podFieldReleases[p]
 		if since <= target.Oldest || since > target.Minor {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
-	"github.com/claimbridge/claimbridge/gacheck"
+	"github.com/claimbridge/claimbridge/judge"
 	"github.com/claimbridge/claimbridge/report"
 )
 
@@ -147,7 +147,7 @@ func passThrough(obj map[string]interface{}, target Target, why error) report.Ve
 	_, group, _, kind, _ := api.TypeOf(obj)
 	// A kind of 1.26–1.30 (KindOf) is judged in the version the target
 	// serves it in, and left to NotServed in another.
-	if from, k := gacheck.KindOf(obj); k != "" {
+	if from, k := judge.KindOf(obj); k != "" {
 		switch to := api.CreatedIn(k, target.Minor); {
 		case to == from:
 			return judgeKind(v, obj, from, k, target, false)
@@ -283,7 +283,7 @@ func targetWarnings(in, out map[string]interface{}, group, from, kind string, ta
 		if group == api.UpstreamGroup && isGA(target.Version) {
 			// What the release drops with its default feature gates, as
 			// validate --to says it.
-			for _, d := range gacheck.Dropped(outItems[i], target.Minor, itemKind) {
+			for _, d := range judge.Dropped(outItems[i], target.Cluster, itemKind) {
 				w.Path, w.Message, _ = strings.Cut(d, ": ")
 				w.Path = prefix(i) + w.Path
 				ws = append(ws, w)
@@ -329,10 +329,10 @@ func ListItems(list map[string]interface{}) ([]map[string]interface{}, error) {
 	return out, nil
 }
 
-// KindList reports whether obj is a typed list of a gacheck.KindOf kind.
+// KindList reports whether obj is a typed list of a judge.KindOf kind.
 func KindList(obj map[string]interface{}) bool {
 	kind, _ := obj["kind"].(string)
-	_, item := gacheck.KindOf(map[string]interface{}{"apiVersion": obj["apiVersion"], "kind": strings.TrimSuffix(kind, "List")})
+	_, item := judge.KindOf(map[string]interface{}{"apiVersion": obj["apiVersion"], "kind": strings.TrimSuffix(kind, "List")})
 	return item != "" && item != kind
 }
 
@@ -370,7 +370,7 @@ func Migrate(obj map[string]interface{}, target Target, opts Options) report.Ver
 	if isDeviceClass(obj) || isParameters(obj) {
 		return migrateClass(obj, target, opts)
 	}
-	if from, kind := gacheck.KindOf(obj); kind == api.KindDeviceTaintRule && target.Devices && api.CreatedIn(kind, target.Minor) != "" {
+	if from, kind := judge.KindOf(obj); kind == api.KindDeviceTaintRule && target.Devices && api.CreatedIn(kind, target.Minor) != "" {
 		return migrateTaintRule(obj, from, target, opts)
 	}
 	group, from, kind, err := conversion.Identify(obj) // the one identification of a claim or template

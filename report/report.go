@@ -259,12 +259,16 @@ func (r *Report) repeated(fs []finding) []finding {
 // summaryLine is the last line of a run, unless -q.
 func (r *Report) summaryLine() string {
 	s := r.summary
-	if r.Command == "validate" || r.Command == "check" {
-		return fmt.Sprintf("claimbridge %s: %d objects read: %d valid, %d invalid, %d skipped, %d warned",
-			r.Command, s.Read, s.Valid, s.Invalid, s.Skipped, s.Warned)
+	read := fmt.Sprintf("%d objects read", s.Read)
+	if s.Read == 1 {
+		read = "1 object read"
 	}
-	return fmt.Sprintf("claimbridge %s: %d objects read: %d converted, %d rewritten, %d passed through, %d left out, %d warned, %d refused",
-		r.Command, s.Read, s.Converted, s.Rewritten, s.Passed, s.LeftOut, s.Warned, s.Refused)
+	if r.Command == "validate" || r.Command == "check" {
+		return fmt.Sprintf("claimbridge %s: %s: %d valid, %d invalid, %d skipped, %d warned",
+			r.Command, read, s.Valid, s.Invalid, s.Skipped, s.Warned)
+	}
+	return fmt.Sprintf("claimbridge %s: %s: %d converted, %d rewritten, %d passed through, %d left out, %d warned, %d refused",
+		r.Command, read, s.Converted, s.Rewritten, s.Passed, s.LeftOut, s.Warned, s.Refused)
 }
 
 func (r *Report) writeJSON(w io.Writer) error {

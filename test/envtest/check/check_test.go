@@ -2,7 +2,8 @@
 
 // Package check runs `claimbridge check` against a real kube-apiserver 1.37
 // (envtest) with resource.k8s.io v1beta1 and v1beta2 enabled next to v1
-// (--runtime-config), holding a chart installed with the real Helm 4
+// (--runtime-config) and feature gates other than its defaults (gates),
+// holding a chart installed with the real Helm 4
 // ($HELM) and upgraded once, the same chart installed with the real Helm 3
 // ($HELM3) and its configmap storage driver, a claim applied with the real kubectl ($KUBECTL) and a claim
 // created by a client. The chart and the applied claim are v1beta1, which
@@ -84,7 +85,9 @@ func start() error {
 		timeout = 0 // envtest reads the variable itself
 	}
 	env = &envtest.Environment{BinaryAssetsDirectory: assets, ControlPlaneStartTimeout: timeout}
-	env.ControlPlane.GetAPIServer().Configure().Set("runtime-config", "resource.k8s.io/v1beta1=true,resource.k8s.io/v1beta2=true")
+	args := env.ControlPlane.GetAPIServer().Configure()
+	args.Set("runtime-config", "resource.k8s.io/v1beta1=true,resource.k8s.io/v1beta2=true")
+	args.Set("feature-gates", gates)
 	harness.StopOnSignalOrDeadline("check suite", stop, done)
 	if config, err = env.Start(); err != nil {
 		return fmt.Errorf("starting envtest (KUBEBUILDER_ASSETS=%s; rebuild with `make envtest-assets`): %w", assets, err)
@@ -92,6 +95,10 @@ func start() error {
 	config.WarningHandler = rest.NoWarnings{}
 	return harness.WriteKubeconfig(config, kubeconfig)
 }
+
+// gates are the suite's apiserver's feature gates: partitionable devices
+// off (on by default in 1.37), list-type attributes on (off by default).
+const gates = "DRAPartitionableDevices=false,DRAListTypeAttributes=true"
 
 // The chart: a v1beta1 DeviceClass and ResourceClaimTemplate, and a
 // ConfigMap, which check does not count.
@@ -245,7 +252,7 @@ func TestCheck(t *testing.T) {
 	if code != cli.ExitInvalid || !strings.HasPrefix(stderr, target) || strings.Contains(stdout, "live:") || strings.Contains(stdout, "gpu4@1") {
 		t.Errorf("check: exit %d (want 1), no target line, a live object or the superseded revision rejected:\n%s\n%s", code, stdout, stderr)
 	}
-	if !regexp.MustCompile(`(?m)^claimbridge check: \d+ objects read: \d+ valid, \d+ invalid, \d+ skipped, 0 warned$`).MatchString(stderr) {
+	if !regexp.MustCompile(`(?m)^claimbridge check: \d+ objects? read: \d+ valid, \d+ invalid, \d+ skipped, 0 warned$`).MatchString(stderr) {
 		t.Errorf("check: no summary in:\n%s", stderr)
 	}
 
@@ -267,5 +274,60 @@ func TestCheck(t *testing.T) {
 	}
 	if code != cli.ExitInvalid {
 		t.Errorf("check --report junit: exit %d, want 1", code)
+	}
+}
+
+// partitioned is a slice that kubectl applies: with DRAPartitionableDevices
+// off, the apiserver drops its counters and keeps its list-type attribute;
+// with it on (1.37's default), it refuses a slice with both counters and
+// devices.
+const partitioned = `apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata:
+  name: node-1-gpu
+spec:
+  driver: gpu.example.com
+  nodeName: node-1
+  pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+  sharedCounters:
+  - name: gpu-0-counters
+    counters:
+      memory: {value: 40Gi}
+  devices:
+  - name: gpu-0
+    attributes:
+      models: {strings: [a100, h100]}
+    consumesCounters:
+    - counterSet: gpu-0-counters
+      counters:
+        memory: {value: 40Gi}
+`
+
+// TestCheckReadsGates: check judges by the feature gates the cluster runs
+// with (its /metrics), and the flags override them: the slice kubectl
+// applied is valid with two drops named by the gate the cluster has off,
+// and invalid by 1.37's defaults.
+func TestCheckReadsGates(t *testing.T) {
+	tool(t, "KUBECTL", t.TempDir(), partitioned, "apply", "-f", "-", "--kubeconfig", kubeconfig)
+	const applied = "last-applied:ResourceSlice node-1-gpu: document 1 (line 1): ResourceSlice node-1-gpu: "
+	code, stdout, stderr := claimbridge(t, "--to", "1.37")
+	for _, want := range []string{
+		"target: Kubernetes 1.37 with --feature-gates=DRAListTypeAttributes=true,DRAPartitionableDevices=false --runtime-config=resource.k8s.io/v1beta1=true,resource.k8s.io/v1beta2=true\n",
+		"warning: " + applied + "spec.sharedCounters: Kubernetes 1.37 drops it on a create: its DRAPartitionableDevices feature gate is off\n",
+		"warning: " + applied + "spec.devices[0].consumesCounters: Kubernetes 1.37 drops it on a create: its DRAPartitionableDevices feature gate is off\n",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("check --to 1.37: no %q in:\n%s", want, stderr)
+		}
+	}
+	if code != cli.ExitOK || strings.Contains(stdout+stderr, "strings") {
+		t.Errorf("check --to 1.37: exit %d (want 0), or list-type attributes named:\n%s\n%s", code, stdout, stderr)
+	}
+
+	code, stdout, stderr = claimbridge(t, "--to", "1.37", "--feature-gates", "DRAPartitionableDevices=true,DRAListTypeAttributes=false")
+	invalid := applied + "spec: Invalid value: \"\": only one of `sharedCounters` or `devices` is allowed\n"
+	dropped := "warning: " + applied + "spec.devices[0].attributes[models].strings: Kubernetes 1.37 drops it on a create: its DRAListTypeAttributes feature gate is off\n"
+	if code != cli.ExitInvalid || !strings.Contains(stdout, invalid) || !strings.Contains(stderr, dropped) {
+		t.Errorf("check --to 1.37 --feature-gates …: exit %d (want 1), no %q or no %q:\n%s\n%s", code, invalid, dropped, stdout, stderr)
 	}
 }

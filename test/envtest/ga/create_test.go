@@ -18,7 +18,7 @@ import (
 
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
-	"github.com/claimbridge/claimbridge/gacheck"
+	"github.com/claimbridge/claimbridge/judge"
 	"github.com/claimbridge/claimbridge/manifest"
 	"github.com/claimbridge/claimbridge/migrate"
 	"github.com/claimbridge/claimbridge/test/migratetest"
@@ -140,7 +140,7 @@ func TestCreateConverted(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: converting to %s: %v", f.source, version, err)
 				}
-				unknown, err := gacheck.UnknownFields(converted, version, f.kind)
+				unknown, err := judge.UnknownFields(converted, version, f.kind)
 				if err == nil {
 					err = unknown.ToAggregate()
 				}

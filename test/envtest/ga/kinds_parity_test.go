@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -28,13 +27,14 @@ import (
 
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/cli"
-	"github.com/claimbridge/claimbridge/gacheck"
+	"github.com/claimbridge/claimbridge/judge"
+	"github.com/claimbridge/claimbridge/test/envtest/harness"
 )
 
 // TestParityKinds: for every DeviceClass, ResourceSlice and DeviceTaintRule
 // of testdata/parity-kinds and the slices generated from it at the limits
 // (kindsGenerated), `claimbridge validate --to 1.37`'s verdict
-// (gacheck.CheckKind) is the suite's kube-apiserver 1.37's on a strict
+// (judge.CheckKind) is the suite's kube-apiserver 1.37's on a strict
 // server-side dry-run create: it refuses exactly the objects named
 // invalid-*, and when it refuses one as invalid (422), the field paths of
 // its causes are those CheckKind's errors name.
@@ -45,10 +45,10 @@ func TestParityKinds(t *testing.T) {
 	for _, name := range slices.Sorted(maps.Keys(objects)) {
 		if t.Run(name, func(t *testing.T) {
 			obj := objects[name]
-			if version, _ := gacheck.KindOf(obj); version != api.V1 {
+			if version, _ := judge.KindOf(obj); version != api.V1 {
 				t.Fatalf("%s is not a v1 DeviceClass, ResourceSlice or DeviceTaintRule", name)
 			}
-			serverErr := testKindParity(t, "1.37", obj, s.dynamic)
+			serverErr := testKindParity(t, suiteCluster(t), obj, s.dynamic)
 			if (serverErr != nil) != strings.HasPrefix(name, "invalid-") {
 				t.Errorf("corpus: %s, but the apiserver says %v", name, serverErr)
 			}
@@ -84,7 +84,7 @@ var kindsReleases = []kindsRelease{
 // convert --to <release>` of every object TestParityKinds sends to 1.37,
 // and the objects of the release's own shapes (testdata/parity-kinds-1.26,
 // parity-kinds-1.30), are judged by `claimbridge validate --to <release>`
-// (gacheck.CheckKind) as that release's kube-apiserver judges them on a
+// (judge.CheckKind) as that release's kube-apiserver judges them on a
 // strict server-side dry-run create, live under `make record` or from its
 // recorded answers (testdata/kinds-<release>.jsonl.gz): the same verdict,
 // and on a 422 the same field paths. An object of a kind or version the
@@ -95,6 +95,11 @@ func TestParityKindsOld(t *testing.T) {
 	for _, r := range kindsReleases {
 		t.Run(r.name, func(t *testing.T) {
 			client, err := dynamic.NewForConfig(startOld(t, r.name, r.version, "testdata/kinds-"+r.name+".jsonl.gz", r.also...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			featureGates, runtimeConfig := harness.Flags(r.version, r.also...)
+			c, err := harness.Cluster(r.name, featureGates, runtimeConfig)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -115,7 +120,7 @@ func TestParityKindsOld(t *testing.T) {
 			var refused, invalid int
 			for _, name := range slices.Sorted(maps.Keys(objects)) {
 				t.Run(name, func(t *testing.T) {
-					serverErr := testKindParity(t, r.name, objects[name], client)
+					serverErr := testKindParity(t, c, objects[name], client)
 					if serverErr != nil {
 						refused++
 					}
@@ -188,14 +193,15 @@ func convertKind(t *testing.T, obj map[string]interface{}, release string) map[s
 }
 
 // testKindParity checks `claimbridge validate --to release`'s verdict on
-// obj (gacheck.CheckKind) against the apiserver behind client, and returns
-// the apiserver's answer. Each field the apiserver drops from an object it
-// accepts must be named by a warning.
-func testKindParity(t *testing.T, release string, obj map[string]interface{}, client dynamic.Interface) error {
+// obj (judge.CheckKind), told the gates and versions of the cluster c,
+// against the apiserver behind client, and returns the apiserver's answer.
+// Each field the apiserver drops from an object it accepts must be named
+// by a warning.
+func testKindParity(t *testing.T, c api.Cluster, obj map[string]interface{}, client dynamic.Interface) error {
 	t.Helper()
 	_, _, version, kind, _ := api.TypeOf(obj)
-	minor, _ := strconv.Atoi(strings.TrimPrefix(release, "1."))
-	errs, warnings := gacheck.CheckKind(api.DeepCopyJSON(obj), minor, kind)
+	release := fmt.Sprintf("1.%d", c.Minor)
+	errs, warnings := judge.CheckKind(api.DeepCopyJSON(obj), c, kind)
 	created, serverErr := dryRunCreateKind(client, obj, version, kind)
 	for _, path := range droppedPaths(obj["spec"], created["spec"], field.NewPath("spec")) { // nil: refused
 		if !slices.ContainsFunc(warnings, func(w string) bool { return strings.HasPrefix(path, strings.SplitN(w, ":", 2)[0]) }) {
@@ -267,7 +273,7 @@ func dryRunCreateKind(client dynamic.Interface, obj map[string]interface{}, vers
 	return created.Object, nil
 }
 
-// droppedPaths are the paths, as gacheck names them, of the non-empty
+// droppedPaths are the paths, as judge names them, of the non-empty
 // values of sent that created lacks: what the apiserver dropped.
 func droppedPaths(sent, created interface{}, path *field.Path) []string {
 	var out []string

@@ -16,14 +16,14 @@
 // adminAccess requests need.
 //
 // TestParityKinds checks `claimbridge validate --to 1.37`'s verdicts on
-// ResourceSlices, DeviceTaintRules and DeviceClasses (gacheck.CheckKind)
+// ResourceSlices, DeviceTaintRules and DeviceClasses (judge.CheckKind)
 // against the suite's apiserver; 1.37 serves DeviceTaintRule in v1 by
 // default (DRADeviceTaintRules is GA), so it needs no flag either.
 // TestParityKindsOld asks the same of 1.26 and 1.30–1.36, through
 // `claimbridge convert --to <release>`, from their recorded answers
 // (testdata/kinds-<release>.jsonl.gz).
 //
-// The parity tests also check gacheck's rules of 1.32 to 1.36 against
+// The parity tests also check judge's rules of 1.32 to 1.36 against
 // those releases' kube-apiservers, through their recorded answers
 // (testdata/kube-apiserver-1.<minor>.jsonl; `make record` starts them with
 // the version under test enabled by --runtime-config, and 1.32 and 1.33
@@ -52,6 +52,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/test/envtest/harness"
 	"github.com/claimbridge/claimbridge/test/recorded"
@@ -92,6 +93,17 @@ func run(t *testing.T) string {
 
 // runtimeConfig enables the beta versions next to v1.
 const runtimeConfig = "resource.k8s.io/v1beta1=true,resource.k8s.io/v1beta2=true"
+
+// suiteCluster is the suite's control plane as claimbridge is told it:
+// 1.37 with runtimeConfig.
+func suiteCluster(t *testing.T) api.Cluster {
+	t.Helper()
+	c, err := harness.Cluster("1.37", "", runtimeConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
 
 type suite struct {
 	dynamic dynamic.Interface

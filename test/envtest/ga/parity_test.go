@@ -21,7 +21,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/claimbridge/claimbridge/api"
-	"github.com/claimbridge/claimbridge/gacheck"
+	"github.com/claimbridge/claimbridge/judge"
 	"github.com/claimbridge/claimbridge/test/envtest/harness"
 )
 
@@ -29,9 +29,21 @@ import (
 // the corpora they ask it about.
 type parityRelease struct {
 	name    string // "1.32"
-	release int    // gacheck's name of it: 32
+	release int    // judge's name of it: 32
 	version string // the resource.k8s.io version its control plane is started for and convert is checked in
 	corpora []parityCorpus
+}
+
+// cluster is the release as claimbridge is told its control plane's flags
+// (harness.Flags: those of its recording, and of the suite's 1.37).
+func (r parityRelease) cluster(t *testing.T) api.Cluster {
+	t.Helper()
+	featureGates, runtimeConfig := harness.Flags(r.version)
+	c, err := harness.Cluster(r.name, featureGates, runtimeConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 // parityCorpus is a directory under testdata with objects: valid-* the
@@ -109,7 +121,7 @@ var (
 )
 
 // TestParity1_32 … TestParity1_37: for every object of the release's
-// corpus, `claimbridge validate`'s verdict for that release (gacheck.Check,
+// corpus, `claimbridge validate`'s verdict for that release (judge.Check,
 // as validate and migrate use it) is the release's kube-apiserver's on a
 // strict server-side dry-run create, and when the apiserver refuses an
 // object as invalid (422), both name the same field paths. 1.32 is checked
@@ -206,10 +218,10 @@ func testCorpus(t *testing.T, r parityRelease, c parityCorpus, client dynamic.In
 		ok := t.Run(name, func(t *testing.T) {
 			obj := readObject(t, file, ns)
 			version, kind := kindOf(obj)
-			if !gacheck.Serves(r.release, version) {
+			if !r.cluster(t).Serves(version, kind) {
 				t.Fatalf("%s is not a claim, template or DeviceClass of a version Kubernetes %s serves", file, r.name)
 			}
-			errs, _ := gacheck.Check(obj, r.release, kind)
+			errs, _ := judge.Check(obj, r.cluster(t), kind)
 			serverErr := dryRunCreate(client, ns, obj, version, kind)
 			rejects := strings.HasPrefix(name, "invalid-")
 			if _, ok := c.changed[name]; ok {
@@ -232,9 +244,9 @@ func testCorpus(t *testing.T, r parityRelease, c parityCorpus, client dynamic.In
 			for _, cause := range statusErr.ErrStatus.Details.Causes {
 				server.Insert(cause.Field)
 			}
-			invalid, err := gacheck.Validate(obj, r.release, kind)
+			invalid, err := judge.Validate(obj, r.cluster(t), kind)
 			if kind == kindDeviceClass {
-				invalid, err = gacheck.ValidateDeviceClass(obj, r.release)
+				invalid, err = judge.ValidateDeviceClass(obj, r.cluster(t))
 			}
 			if err != nil {
 				t.Fatal(err)
@@ -286,7 +298,7 @@ const kindDeviceClass = "DeviceClass"
 // a DeviceClass, which loses its namespace.
 func kindOf(obj map[string]interface{}) (version, kind string) {
 	if obj["kind"] != kindDeviceClass {
-		return gacheck.Version(obj)
+		return judge.Version(obj)
 	}
 	delete(obj["metadata"].(map[string]interface{}), "namespace")
 	apiVersion, _ := obj["apiVersion"].(string)

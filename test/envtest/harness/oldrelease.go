@@ -73,15 +73,8 @@ func StartOldRelease(name, version, book string, also ...string) (*OldRelease, e
 	var output bytes.Buffer
 	apiserver.Err = &output
 	args := apiserver.Configure()
-	args.Set("feature-gates", "DynamicResourceAllocation=true")
-	runtimeConfig := api.UpstreamGroup + "/" + version + "=true"
-	if version == api.V1 {
-		// v1 is on by default (1.34+); the beta versions beside it are not.
-		runtimeConfig = api.UpstreamGroup + "/v1beta1=true," + api.UpstreamGroup + "/v1beta2=true"
-	}
-	for _, v := range also {
-		runtimeConfig += "," + api.UpstreamGroup + "/" + v + "=true"
-	}
+	featureGates, runtimeConfig := Flags(version, also...)
+	args.Set("feature-gates", featureGates)
 	args.Set("runtime-config", runtimeConfig)
 	config, err := r.env.Start()
 	if err != nil {
@@ -97,6 +90,32 @@ func StartOldRelease(name, version, book string, also ...string) (*OldRelease, e
 	jsonOnly(config)
 	r.Config = config
 	return r, nil
+}
+
+// Flags are the --feature-gates and --runtime-config StartOldRelease
+// starts a release with: DynamicResourceAllocation on, and version (for
+// v1, v1beta1 and v1beta2 beside it, which 1.34+ serves only when asked)
+// and the versions of also served.
+func Flags(version string, also ...string) (featureGates, runtimeConfig string) {
+	runtimeConfig = api.UpstreamGroup + "/" + version + "=true"
+	if version == api.V1 {
+		runtimeConfig = api.UpstreamGroup + "/v1beta1=true," + api.UpstreamGroup + "/v1beta2=true"
+	}
+	for _, v := range also {
+		runtimeConfig += "," + api.UpstreamGroup + "/" + v + "=true"
+	}
+	return "DynamicResourceAllocation=true", runtimeConfig
+}
+
+// Cluster is release name ("1.35") as claimbridge sees it when told the
+// apiserver's flags.
+func Cluster(name, featureGates, runtimeConfig string) (api.Cluster, error) {
+	minor, _ := api.ParseMinor(name)
+	c := api.Defaults(minor)
+	if err := c.SetFeatureGates(featureGates); err != nil {
+		return c, err
+	}
+	return c, c.SetRuntimeConfig(runtimeConfig)
 }
 
 // jsonOnly makes every client of config speak JSON, so that the recorded

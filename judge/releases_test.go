@@ -1,4 +1,4 @@
-package gacheck
+package judge
 
 import (
 	"fmt"
@@ -50,7 +50,7 @@ spec: {extendedResourceName: example.com/gpu}`
 		errs, warnings    []string
 	}{{
 		name: "v1-1.33", in: claim, version: "v1", release: 33,
-		errs: []string{"resource.k8s.io/v1 is not served by Kubernetes 1.33 (v1beta1: 1.32+, v1beta2: 1.33+, v1: 1.34+; gacheck knows 1.32 to 1.37)"},
+		errs: []string{"apiVersion: Kubernetes 1.33 serves resource.k8s.io/v1beta2, not v1: its apiserver rejects this object"},
 	}, {
 		name: "v1-1.34", in: claim, version: "v1", release: 34,
 		errs: []string{exact + "derivedAttributes: " + fmt.Sprintf(unknown, 34, 37)},
@@ -118,7 +118,7 @@ spec: {extendedResourceName: example.com/gpu}`
 			if err := yaml.Unmarshal([]byte(fmt.Sprintf(tt.in, tt.version)), &obj); err != nil {
 				t.Fatal(err)
 			}
-			errs, warnings := Check(obj, tt.release, obj["kind"].(string))
+			errs, warnings := Check(obj, withBetas(tt.release), obj["kind"].(string))
 			if d := cmp.Diff(tt.errs, errs); d != "" {
 				t.Errorf("errors (-want +got):\n%s", d)
 			}
@@ -133,4 +133,20 @@ spec: {extendedResourceName: example.com/gpu}`
 func judge(version string) int {
 	r, _ := api.Judge(version)
 	return r.Minor
+}
+
+// withBetas is release minor started as the recorded apiservers were, with
+// the beta versions served beside v1 (from 1.34 they need
+// --runtime-config) and DeviceTaintRule's v1alpha3 in 1.33–1.35: the rules
+// of an object of those versions, not whether the release serves it.
+func withBetas(minor int) api.Cluster {
+	c := api.Defaults(minor)
+	runtimeConfig := "api/beta=true"
+	if minor >= 33 && minor <= 35 {
+		runtimeConfig += ",resource.k8s.io/v1alpha3/devicetaintrules=true"
+	}
+	if err := c.SetRuntimeConfig(runtimeConfig); err != nil {
+		panic(err)
+	}
+	return c
 }

@@ -1,4 +1,4 @@
-package gacheck
+package judge
 
 import (
 	"fmt"
@@ -175,7 +175,7 @@ func TestCheckKind(t *testing.T) {
 		"class-v1beta1-no-class-1.30": {manifest: testClass, version: "v1beta1", release: 30,
 			errs: []string{"kind: Kubernetes 1.30 has no DeviceClass in resource.k8s.io (1.31+): its apiserver rejects this object"}},
 		"class-v1alpha3-not-served-1.32": {manifest: testClass, version: "v1alpha3", release: 32,
-			errs: []string{"apiVersion: Kubernetes 1.32 serves resource.k8s.io/v1beta1, not v1alpha3: its apiserver rejects this object"}},
+			errs: []string{"apiVersion: Kubernetes 1.32 serves resource.k8s.io/v1alpha3 DeviceClass only with --runtime-config=resource.k8s.io/v1alpha3=true, and by default resource.k8s.io/v1beta1: its apiserver rejects this object"}},
 		"class-v1-extended-resource-1.34": {manifest: testClass, version: "v1", release: 34,
 			edit: func(*testing.T) func(map[string]interface{}) {
 				return func(obj map[string]interface{}) { set(obj, "spec.extendedResourceName", "example.com/gpu") }
@@ -527,7 +527,7 @@ func TestCheckKind(t *testing.T) {
 				"spec.taint.effect: Required value",
 			}},
 		"taint-rule-v1alpha3-not-served-1.36": {manifest: testTaintRule, version: "v1alpha3", release: 36,
-			errs: []string{"apiVersion: Kubernetes 1.36 serves resource.k8s.io/v1beta2, not v1alpha3: its apiserver rejects this object"}},
+			errs: []string{"apiVersion: Kubernetes 1.36 serves resource.k8s.io/v1alpha3 DeviceTaintRule only with --runtime-config=resource.k8s.io/v1alpha3=true, and by default none: its apiserver rejects this object"}},
 		"taint-rule-no-kind-1.32": {manifest: testTaintRule, version: "v1alpha3", release: 32,
 			errs: []string{"kind: Kubernetes 1.32 has no DeviceTaintRule in resource.k8s.io (1.33+): its apiserver rejects this object"}},
 	}
@@ -542,7 +542,7 @@ func TestCheckKind(t *testing.T) {
 			if version != tc.version {
 				t.Fatalf("KindOf: %q %q", version, kind)
 			}
-			errs, warnings := CheckKind(obj, tc.release, kind)
+			errs, warnings := CheckKind(obj, withBetas(tc.release), kind)
 			if d := cmp.Diff(tc.errs, errs); d != "" {
 				t.Errorf("errors (-want +got):\n%s", d)
 			}

@@ -12,14 +12,14 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/claimbridge/claimbridge/api"
-	"github.com/claimbridge/claimbridge/gacheck"
+	"github.com/claimbridge/claimbridge/judge"
 )
 
-// TestRequestKindAgrees: what package gacheck (claimbridge validate and
+// TestRequestKindAgrees: what package judge (claimbridge validate and
 // migrate for the GA versions) says of a request's kind — an exact request
 // or a non-empty firstAvailable, exactly one, an exact one with a device
 // class — kube-apiserver 1.37 says too, field for field, in every version:
-// the request is refused with the same path exactly when gacheck, with the
+// the request is refused with the same path exactly when judge, with the
 // rules of 1.37, refuses it.
 func TestRequestKindAgrees(t *testing.T) {
 	useNamespace(t)
@@ -52,21 +52,21 @@ func TestRequestKindAgrees(t *testing.T) {
 				"metadata": map[string]interface{}{"name": "kind-" + strings.ToLower(tt.name), "namespace": namespace},
 				"spec":     map[string]interface{}{"devices": map[string]interface{}{"requests": []interface{}{req}}},
 			}
-			errs, _ := gacheck.Check(obj, gacheck.Newest(), api.KindClaim)
+			errs, _ := judge.Check(obj, suiteCluster(t), api.KindClaim)
 			_, err := s.dynamic.Resource(gvr(tt.version, api.KindClaim)).Namespace(namespace).Create(ctx,
 				&unstructured.Unstructured{Object: obj}, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 			switch {
 			case len(errs) == 0 && err != nil:
-				t.Fatalf("gacheck accepts it, the apiserver refuses it: %v", err)
+				t.Fatalf("judge accepts it, the apiserver refuses it: %v", err)
 			case len(errs) > 0 && err == nil:
-				t.Fatalf("gacheck refuses it (%v), the apiserver accepts it", errs)
+				t.Fatalf("judge refuses it (%v), the apiserver accepts it", errs)
 			case len(errs) > 0 && !apierrors.IsInvalid(err):
-				t.Fatalf("gacheck refuses it (%v), the apiserver fails otherwise: %v", errs, err)
+				t.Fatalf("judge refuses it (%v), the apiserver fails otherwise: %v", errs, err)
 			}
 			for _, e := range errs {
 				path, _, _ := strings.Cut(e, ": ")
 				if !strings.Contains(err.Error(), path+":") {
-					t.Errorf("gacheck names %s, the apiserver does not: %v", path, err)
+					t.Errorf("judge names %s, the apiserver does not: %v", path, err)
 				}
 			}
 		})

@@ -1,4 +1,4 @@
-package gacheck
+package judge
 
 import (
 	"fmt"
@@ -198,7 +198,7 @@ func TestCheckOldKinds(t *testing.T) {
 			if version != tc.version {
 				t.Fatalf("KindOf: %q %q", version, kind)
 			}
-			errs, warnings := CheckKind(obj, tc.release, kind)
+			errs, warnings := CheckKind(obj, withBetas(tc.release), kind)
 			if d := cmp.Diff(tc.errs, errs); d != "" {
 				t.Errorf("errors (-want +got):\n%s", d)
 			}

@@ -1,4 +1,4 @@
-package gacheck
+package judge
 
 import (
 	"strings"
@@ -134,7 +134,7 @@ func runScenarios(t *testing.T, version string, scenarios map[string]scenario) {
 			if sc.update != nil {
 				sc.update(obj)
 			}
-			got, err := Validate(obj, judge(version), api.KindClaim)
+			got, err := Validate(obj, withBetas(judge(version)), api.KindClaim)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -461,7 +461,7 @@ spec:
 		field.Forbidden(field.NewPath("spec", "metadata", "name"), "cannot be set"),
 		field.Required(field.NewPath("spec", "spec", "devices", "requests").Index(0).Child("exactly", "deviceClassName"), ""),
 	}
-	got, err := Validate(obj, Newest(), api.KindTemplate)
+	got, err := Validate(obj, withBetas(Newest()), api.KindTemplate)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -528,7 +528,7 @@ spec:
 				t.Fatal(err)
 			}
 			version, kind := Version(obj)
-			errs, warnings := Check(obj, judge(version), kind)
+			errs, warnings := Check(obj, withBetas(judge(version)), kind)
 			if d := cmp.Diff(tt.errs, errs); d != "" {
 				t.Errorf("errors (-want +got):\n%s", d)
 			}
@@ -557,7 +557,7 @@ spec:
 		field.Required(spec.Child("config").Index(0).Child("opaque", "parameters"), ""),
 		field.Invalid(spec.Child("extendedResourceName"), "gpu", "must be a valid extended resource name"),
 	}
-	got, err := ValidateDeviceClass(obj, Newest())
+	got, err := ValidateDeviceClass(obj, withBetas(Newest()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -565,7 +565,7 @@ spec:
 		t.Errorf("errors (-want +got):\n%s", d)
 	}
 	obj["apiVersion"] = "resource.k8s.io/v1beta2"
-	if got, _ := Check(obj, 33, api.KindDeviceClass); len(got) != 4 || got[0] != "spec.extendedResourceName: Forbidden: unknown field: Kubernetes 1.33 does not have it (1.34+)" {
+	if got, _ := Check(obj, withBetas(33), api.KindDeviceClass); len(got) != 4 || got[0] != "spec.extendedResourceName: Forbidden: unknown field: Kubernetes 1.33 does not have it (1.34+)" {
 		t.Errorf("v1beta2 Check = %q", got)
 	}
 }

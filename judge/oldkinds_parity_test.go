@@ -1,4 +1,4 @@
-package gacheck
+package judge
 
 import (
 	"os"
@@ -36,7 +36,7 @@ func TestOldKindsParityCorpus(t *testing.T) {
 				if version != api.CreatedIn(kind, release) {
 					t.Fatalf("%s %s: not a kind that 1.%d serves", version, kind, release)
 				}
-				errs, warnings := CheckKind(obj, release, kind)
+				errs, warnings := CheckKind(obj, withBetas(release), kind)
 				switch invalid := strings.HasPrefix(name, "invalid-"); {
 				case !invalid && !strings.HasPrefix(name, "valid-"):
 					t.Errorf("name it valid-* or invalid-*")

@@ -1,4 +1,4 @@
-package gacheck
+package judge
 
 import (
 	"testing"
@@ -124,7 +124,7 @@ func TestValidateParameterKinds(t *testing.T) {
 			if d := cmp.Diff(common.Normalize(tc.want), got); d != "" {
 				t.Errorf("(-want +got):\n%s", d)
 			}
-			if errs, warnings := CheckKind(obj, 30, kind); len(errs) != len(tc.want) || warnings != nil {
+			if errs, warnings := CheckKind(obj, withBetas(30), kind); len(errs) != len(tc.want) || warnings != nil {
 				t.Errorf("CheckKind at 1.30: %q, warnings %q", errs, warnings)
 			}
 		})
@@ -149,7 +149,7 @@ func TestCheckParameterKinds(t *testing.T) {
 	} {
 		obj := testObject(t, tc.manifest, api.V1alpha2, tc.edit)
 		_, kind := KindOf(obj)
-		errs, warnings := CheckKind(obj, tc.release, kind)
+		errs, warnings := CheckKind(obj, withBetas(tc.release), kind)
 		if d := cmp.Diff(tc.errs, errs); d != "" || warnings != nil {
 			t.Errorf("%s at 1.%d: errors (-want +got):\n%s\nwarnings: %q", kind, tc.release, d, warnings)
 		}

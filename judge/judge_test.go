@@ -1,4 +1,4 @@
-package gacheck
+package judge
 
 import (
 	"strings"
@@ -103,7 +103,7 @@ spec: {devices: {requests: [{name: r, exactly: {deviceClassName: g}}], config: [
 				t.Fatal(err)
 			}
 			version, kind := Version(obj)
-			errs, warnings := Check(obj, judge(version), kind)
+			errs, warnings := Check(obj, withBetas(judge(version)), kind)
 			if d := cmp.Diff(tt.errs, errs); d != "" {
 				t.Errorf("errors (-want +got):\n%s", d)
 			}
@@ -146,7 +146,7 @@ spec:
 		t.Fatal(err)
 	}
 	want := []string{"spec.selectors[1].cel.expression: Too long: may not be more than 10240 bytes", "spec.config[1].opaque.parameters: Required value"}
-	if got, _ := Check(obj, Newest(), api.KindDeviceClass); !cmp.Equal(want, got) {
+	if got, _ := Check(obj, withBetas(Newest()), api.KindDeviceClass); !cmp.Equal(want, got) {
 		d := cmp.Diff(want, got)
 		t.Errorf("errors (-want +got):\n%s", d)
 	}

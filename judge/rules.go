@@ -1,4 +1,4 @@
-package gacheck
+package judge
 
 import (
 	"encoding/json"
@@ -22,24 +22,23 @@ import (
 	"github.com/claimbridge/claimbridge/validation/common"
 )
 
-// rules are the create rules of one release (minor) with its default
-// feature gates for an object of version: upstream's
+// rules are the create rules of one cluster (a release with its feature
+// gates) for an object of version: upstream's
 // pkg/apis/resource/validation of that release. Which fields it creates is
 // api.Fields'.
 type rules struct {
-	minor   int
+	api.Cluster
 	version string
 }
 
 // has reports whether the release has change c of upstream's rules.
-func (r rules) has(c api.Change) bool { return api.Has(r.minor, c) }
+func (r rules) has(c api.Change) bool { return api.Has(r.Minor, c) }
 
 // hasField reports whether the release has the field (api.Fields).
-func (r rules) hasField(name string) bool { return r.minor >= api.FieldOf(name).Added }
+func (r rules) hasField(name string) bool { return r.Minor >= api.FieldOf(name).Added }
 
-// gateOn reports whether the release enables the field's feature gate by
-// default.
-func (r rules) gateOn(name string) bool { return api.FieldOf(name).GateOn(r.minor) }
+// gateOn reports whether the cluster has the field's feature gate on.
+func (r rules) gateOn(name string) bool { return r.Enabled(api.FieldOf(name).Gate) }
 
 // Validate checks obj, a resource.k8s.io claim or template of v1beta1,
 // v1beta2 or v1, with the create rules of release (a minor number,
@@ -53,12 +52,12 @@ func (r rules) gateOn(name string) bool { return api.FieldOf(name).GateOn(r.mino
 // (adminAccess), and it validates the object as given (kubectl's default
 // namespace is the caller's). The error is for an object that does not
 // decode at all or a version the release does not serve.
-func Validate(obj map[string]interface{}, release int, kind string) (field.ErrorList, error) {
+func Validate(obj map[string]interface{}, c api.Cluster, kind string) (field.ErrorList, error) {
 	version := versionOf(obj)
-	if !Serves(release, version) {
-		return nil, notServed(release, version)
+	if err := NotServed(c, version, kind); err != nil {
+		return nil, err
 	}
-	r := rules{minor: release, version: version}
+	r := rules{Cluster: c, version: version}
 	stripped, _, _ := r.strip(r.inV1Shape(obj, version, kind), api.V1, kind)
 	var errs field.ErrorList
 	switch kind {
@@ -565,12 +564,12 @@ func validateSet[T any](r rules, slice []T, maxSize int, validateItem func(T, *f
 // the create rules of release (as Validate): upstream's ValidateDeviceClass
 // (name a DNS subdomain, not namespaced; CEL selectors, opaque
 // configuration, extendedResourceName where the release keeps it).
-func ValidateDeviceClass(obj map[string]interface{}, release int) (field.ErrorList, error) {
+func ValidateDeviceClass(obj map[string]interface{}, c api.Cluster) (field.ErrorList, error) {
 	version := versionOf(obj)
-	if !Serves(release, version) {
-		return nil, notServed(release, version)
+	if err := NotServed(c, version, api.KindDeviceClass); err != nil {
+		return nil, err
 	}
-	r := rules{minor: release, version: version}
+	r := rules{Cluster: c, version: version}
 	stripped, _, _ := r.strip(obj, version, api.KindDeviceClass)
 	return r.validateClass(stripped)
 }

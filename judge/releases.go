@@ -1,37 +1,43 @@
-package gacheck
+package judge
 
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/claimbridge/claimbridge/api"
 )
 
-// Oldest is the first release gacheck has the create rules of (a minor
+// Oldest is the first release judge has the create rules of (a minor
 // number): the first that serves v1beta1.
 func Oldest() int { return api.Oldest(api.V1beta1).Minor }
 
 // Newest is the newest release of api.Releases (a minor number).
 func Newest() int { return api.Releases[len(api.Releases)-1].Minor }
 
-// Serves reports whether release (a minor number) has version, one of
-// api.UpstreamOnlyVersions, from the first release whose claims are written
-// in it. From 1.34 the beta versions need --runtime-config; 1.32 and 1.33
-// need it for every version.
-func Serves(release int, version string) bool {
-	first := api.Oldest(version).Minor
-	return slices.Contains(api.UpstreamOnlyVersions, version) && first <= release && release <= Newest()
-}
-
-func notServed(release int, version string) error {
-	var first []string
-	for _, v := range api.UpstreamOnlyVersions {
-		first = append(first, fmt.Sprintf("%s: %s+", v, api.Oldest(v)))
+// NotServed is the error for an object of kind in version that c does not
+// serve, in the words of its apiVersion; nil when c serves it.
+func NotServed(c api.Cluster, version, kind string) error {
+	if c.Serves(version, kind) {
+		return nil
 	}
-	return fmt.Errorf("resource.k8s.io/%s is not served by Kubernetes 1.%d (%s; gacheck knows 1.%d to 1.%d)", version, release, strings.Join(first, ", "), Oldest(), Newest())
+	served := api.CreatedIn(kind, c.Minor)
+	if rel, ok := api.ParseRelease(fmt.Sprintf("1.%d", c.Minor)); ok && served == "" {
+		served = rel.Version
+	}
+	switch {
+	case api.FirstRelease(kind) > c.Minor:
+		return fmt.Errorf("kind: Kubernetes 1.%d has no %s in %s (1.%d+): its apiserver rejects this object", c.Minor, kind, api.UpstreamGroup, api.FirstRelease(kind))
+	case c.Has(version, kind):
+		byDefault := "by default none"
+		if v := api.Defaults(c.Minor).ServedVersion(kind); v != "" {
+			byDefault = "by default " + api.UpstreamGroup + "/" + v
+		}
+		return fmt.Errorf("apiVersion: Kubernetes 1.%d serves %s/%s %s only with --runtime-config=%s/%s=true, and %s: its apiserver rejects this object",
+			c.Minor, api.UpstreamGroup, version, kind, api.UpstreamGroup, version, byDefault)
+	}
+	return fmt.Errorf("apiVersion: Kubernetes 1.%d serves %s/%s, not %s: its apiserver rejects this object", c.Minor, api.UpstreamGroup, served, version)
 }
 
 // strip returns a copy of obj, of version and kind, without the fields of
@@ -79,14 +85,10 @@ func (r rules) dropFields(m map[string]interface{}, path *field.Path, in []int, 
 			continue
 		}
 		switch {
-		case r.minor < f.Added:
-			*unknown = append(*unknown, field.Forbidden(path.Child(f.Name), fmt.Sprintf("unknown field: Kubernetes 1.%d does not have it (1.%d+)", r.minor, f.Added)))
-		case r.minor >= f.DropFrom && (f.On == 0 || r.minor < f.On):
-			w := fmt.Sprintf("%s: Kubernetes 1.%d drops it on a create: its %s feature gate is off by default", path.Child(f.Name), r.minor, f.Gate)
-			if f.On != 0 {
-				w += fmt.Sprintf(" (on from 1.%d)", f.On)
-			}
-			*dropped = append(*dropped, w)
+		case r.Minor < f.Added:
+			*unknown = append(*unknown, field.Forbidden(path.Child(f.Name), fmt.Sprintf("unknown field: Kubernetes 1.%d does not have it (1.%d+)", r.Minor, f.Added)))
+		case r.Minor >= f.DropFrom && !r.Enabled(f.Gate):
+			*dropped = append(*dropped, fmt.Sprintf("%s: Kubernetes 1.%d drops it on a create: %s", path.Child(f.Name), r.Minor, r.GateOff(f.Gate)))
 		default:
 			continue
 		}

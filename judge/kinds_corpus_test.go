@@ -1,6 +1,6 @@
 //go:build corpus
 
-package gacheck
+package judge
 
 import (
 	"strings"
@@ -17,7 +17,7 @@ import (
 // error, and the release judging its version does not find a field the
 // version lacks (the corpus is what drivers published for those releases).
 //
-//	CLAIMBRIDGE_CORPUS=../shared/corpus/realworld go test -tags corpus ./gacheck/ -run Corpus
+//	CLAIMBRIDGE_CORPUS=../shared/corpus/realworld go test -tags corpus ./judge/ -run Corpus
 func TestCheckKindCorpus(t *testing.T) {
 	judged := 0
 	for _, file := range testcorpus.Files(t) {
@@ -32,7 +32,7 @@ func TestCheckKindCorpus(t *testing.T) {
 			}
 			judged++
 			for release := 26; release <= Newest(); release++ {
-				errs, _ := CheckKind(doc.Object, release, kind)
+				errs, _ := CheckKind(doc.Object, withBetas(release), kind)
 				if api.CreatedIn(kind, release) != version {
 					if len(errs) != 1 || !strings.HasSuffix(errs[0], "its apiserver rejects this object") {
 						t.Errorf("%s %s, 1.%d: %q, want one not-served error", testcorpus.Name(file), doc.Position(), release, errs)

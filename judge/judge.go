@@ -1,4 +1,4 @@
-// Package gacheck checks claims, templates and DeviceClasses of upstream's
+// Package judge checks claims, templates and DeviceClasses of upstream's
 // resource.k8s.io v1beta1, v1beta2 and v1 with the create rules of a
 // release from 1.32 to the newest and its default feature gates: what that
 // release's apiserver rejects on a create, and what it drops.
@@ -7,7 +7,7 @@
 // every release of api.Releases the same way.
 // `claimbridge validate` uses it for GA manifests and those kinds, and
 // migrate to refuse migrated objects the target would not create.
-package gacheck
+package judge
 
 import (
 	"encoding/json"
@@ -48,12 +48,12 @@ func Version(obj map[string]interface{}) (version, kind string) {
 // parameters of status.allocation are checked as a status update would.
 // Warnings name what the release drops with its default feature gates and
 // what needs more than the object (adminAccess).
-func Check(obj map[string]interface{}, release int, kind string) (errs, warnings []string) {
+func Check(obj map[string]interface{}, c api.Cluster, kind string) (errs, warnings []string) {
 	version := versionOf(obj)
-	if !Serves(release, version) {
-		return []string{notServed(release, version).Error()}, nil
+	if err := NotServed(c, version, kind); err != nil {
+		return []string{err.Error()}, nil
 	}
-	r := rules{minor: release}
+	r := rules{Cluster: c}
 	unknown, err := UnknownFields(obj, version, kind)
 	if err != nil {
 		return []string{fmt.Sprintf("does not decode into resource.k8s.io/%s %s: %v", version, kind, err)}, nil
@@ -64,9 +64,9 @@ func Check(obj map[string]interface{}, release int, kind string) (errs, warnings
 	}
 	var invalid field.ErrorList
 	if kind == api.KindDeviceClass {
-		invalid, err = ValidateDeviceClass(validation.WithGeneratedName(obj), release)
+		invalid, err = ValidateDeviceClass(validation.WithGeneratedName(obj), c)
 	} else {
-		invalid, err = Validate(validation.AsSubmitted(obj, validation.Create), release, kind)
+		invalid, err = Validate(validation.AsSubmitted(obj, validation.Create), c, kind)
 	}
 	if err != nil {
 		return append(errs, err.Error()), nil
@@ -82,13 +82,13 @@ func Check(obj map[string]interface{}, release int, kind string) (errs, warnings
 			}
 		}
 	}
-	return errs, append(dropped, adminAccessWarnings(obj, release, version, kind)...)
+	return errs, append(dropped, adminAccessWarnings(obj, c, version, kind)...)
 }
 
 // adminAccessWarnings: a request with admin access needs a labelled
 // namespace in the releases that keep adminAccess (1.34+).
-func adminAccessWarnings(obj map[string]interface{}, release int, version, kind string) (warnings []string) {
-	if !api.FieldOf("adminAccess").GateOn(release) || kind == api.KindDeviceClass {
+func adminAccessWarnings(obj map[string]interface{}, c api.Cluster, version, kind string) (warnings []string) {
+	if c.Minor < api.FieldOf("adminAccess").Added || !c.Enabled(api.FieldOf("adminAccess").Gate) || kind == api.KindDeviceClass {
 		return nil
 	}
 	specPath, spec := "spec", asObject(obj["spec"])
@@ -110,8 +110,8 @@ func adminAccessWarnings(obj map[string]interface{}, release int, version, kind 
 // Dropped names the fields of obj, a claim or template of v1beta1, v1beta2
 // or v1, that release drops on a create with its default feature gates:
 // the warnings of Check about them.
-func Dropped(obj map[string]interface{}, release int, kind string) []string {
-	_, _, dropped := rules{minor: release}.strip(obj, versionOf(obj), kind)
+func Dropped(obj map[string]interface{}, c api.Cluster, kind string) []string {
+	_, _, dropped := rules{Cluster: c}.strip(obj, versionOf(obj), kind)
 	return dropped
 }
 

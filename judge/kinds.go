@@ -1,7 +1,6 @@
-package gacheck
+package judge
 
 import (
-	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -75,28 +74,20 @@ func KindRelease(version, kind string) int {
 // DeviceTaintRule the rules of validateResourceSlice and validateTaintRule;
 // validateOld's for a ResourceClass and a v1alpha2 ResourceSlice, and
 // validateParameterKinds' for 1.30's parameter kinds.
-func CheckKind(obj map[string]interface{}, release int, kind string) (errs, warnings []string) {
+func CheckKind(obj map[string]interface{}, c api.Cluster, kind string) (errs, warnings []string) {
 	version := versionOf(obj)
-	// A release serves the version its claims are written in, and a beta
-	// beside it (with --runtime-config) until upstream removes it.
-	if served := api.CreatedIn(kind, release); served != version && !api.ServedBy(version, kind, release) {
-		// A kind the release no longer has: the version it serves (a ResourceClass from 1.31).
-		rel, _ := api.ParseRelease(fmt.Sprintf("1.%d", release))
-		msg := fmt.Sprintf("apiVersion: Kubernetes 1.%d serves %s/%s, not %s: its apiserver rejects this object", release, api.UpstreamGroup, cmp.Or(served, rel.Version), version)
-		if first := api.FirstRelease(kind); served == "" && release < first {
-			msg = fmt.Sprintf("kind: Kubernetes 1.%d has no %s in %s (1.%d+): its apiserver rejects this object", release, kind, api.UpstreamGroup, first)
-		}
-		return []string{msg}, nil
+	if err := NotServed(c, version, kind); err != nil {
+		return []string{err.Error()}, nil
 	}
 	if kind == api.KindDeviceClass && version != api.V1alpha3 {
-		return Check(obj, release, kind)
+		return Check(obj, c, kind)
 	}
-	r := rules{minor: release, version: version}
+	r := rules{Cluster: c, version: version}
 	in := api.DeepCopyJSON(obj)
 	if kind == api.KindDeviceClass {
 		// 1.31 drops suitableNodes (classic DRA) with its gate off, and has
 		// the v1beta1 class otherwise.
-		if spec := asObject(in["spec"]); spec["suitableNodes"] != nil {
+		if spec := asObject(in["spec"]); spec["suitableNodes"] != nil && !c.Enabled("DRAControlPlaneController") {
 			warnings = append(warnings, "spec.suitableNodes: Kubernetes 1.31 drops it on a create: its DRAControlPlaneController feature gate is off by default")
 			delete(spec, "suitableNodes")
 		}
@@ -109,7 +100,7 @@ func CheckKind(obj map[string]interface{}, release int, kind string) (errs, warn
 	// 1.33 and 1.34 select the devices of a taint rule also by class and
 	// CEL selectors, which later releases do not have.
 	var older map[string]interface{}
-	if selector := asObject(asObject(in["spec"])["deviceSelector"]); kind == api.KindDeviceTaintRule && !api.Has(release, api.TaintRuleSelectorsRemoved) {
+	if selector := asObject(asObject(in["spec"])["deviceSelector"]); kind == api.KindDeviceTaintRule && !api.Has(c.Minor, api.TaintRuleSelectorsRemoved) {
 		older = map[string]interface{}{"deviceClassName": selector["deviceClassName"], "selectors": selector["selectors"]}
 		delete(selector, "deviceClassName")
 		delete(selector, "selectors")
@@ -118,8 +109,8 @@ func CheckKind(obj map[string]interface{}, release int, kind string) (errs, warn
 	if err != nil {
 		return []string{fmt.Sprintf("does not decode into %s/%s %s: %v", api.UpstreamGroup, version, kind, err)}, nil
 	}
-	if _, ok := in["structuredParameters"]; ok && kind == api.KindResourceClass && !api.Has(release, api.ClassStructuredParameters) {
-		unknown = append(unknown, field.Forbidden(field.NewPath("structuredParameters"), fmt.Sprintf("unknown field: Kubernetes 1.%d does not have it (1.%d+)", release, api.Since(api.ClassStructuredParameters))))
+	if _, ok := in["structuredParameters"]; ok && kind == api.KindResourceClass && !api.Has(c.Minor, api.ClassStructuredParameters) {
+		unknown = append(unknown, field.Forbidden(field.NewPath("structuredParameters"), fmt.Sprintf("unknown field: Kubernetes 1.%d does not have it (1.%d+)", c.Minor, api.Since(api.ClassStructuredParameters))))
 	}
 	var invalid field.ErrorList
 	in = validation.WithGeneratedName(in) // named as the apiserver names it
@@ -166,7 +157,7 @@ func V1alpha3Capacities(obj map[string]interface{}) (invalid field.ErrorList) {
 	return invalid
 }
 
-// validateClass is upstream's ValidateDeviceClass of release r.minor for a
+// validateClass is upstream's ValidateDeviceClass of release r.Minor for a
 // DeviceClass in the JSON shape of v1beta1, without the fields r does not
 // create.
 func (r rules) validateClass(obj map[string]interface{}) (field.ErrorList, error) {

@@ -1,0 +1,373 @@
+package api
+
+import (
+	"bufio"
+	_ "embed"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// A Cluster is what every verdict depends on: a release, the feature gates
+// its kube-apiserver runs with (--feature-gates) and the resource.k8s.io
+// versions it serves (--runtime-config). Without settings it is the
+// release's defaults as its apiserver has them. Parse the settings once at
+// the edge (SetFeatureGates, SetRuntimeConfig, SetEnabled, SetServed) and
+// hand the value down; rules read Enabled and Serves.
+type Cluster struct {
+	// Minor is the release: 35 for Kubernetes 1.35.
+	Minor int
+	// gates are the gates set; the others have the release's default, or
+	// AllAlpha's and AllBeta's value for their stage.
+	gates map[string]bool
+	// runtime are the --runtime-config settings by key: "api/all",
+	// "api/beta", "resource.k8s.io/v1beta1",
+	// "resource.k8s.io/v1beta1/deviceclasses".
+	runtime map[string]bool
+}
+
+// Defaults is release minor as its apiserver starts without settings.
+func Defaults(minor int) Cluster { return Cluster{Minor: minor} }
+
+// The gates of component-base that set every gate of a stage not set
+// otherwise.
+const (
+	AllAlpha = "AllAlpha"
+	AllBeta  = "AllBeta"
+)
+
+// A GateSpec is a feature gate as one release has it.
+type GateSpec struct {
+	Stage   string // ALPHA, BETA, GA or DEPRECATED
+	Default bool
+	Locked  bool
+}
+
+//go:embed featuregates.tsv
+var featureGatesTSV string
+
+// featureGates are the gates of each release's kube-apiserver, by minor
+// and name: featuregates.tsv, generated from each release's sources by
+// hack/featuregates.
+var featureGates = sync.OnceValue(func() map[int]map[string]GateSpec {
+	out := map[int]map[string]GateSpec{}
+	sc := bufio.NewScanner(strings.NewReader(featureGatesTSV))
+	for sc.Scan() {
+		f := strings.Split(sc.Text(), "\t")
+		if len(f) != 5 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		minor, _ := ParseMinor(f[0])
+		if out[minor] == nil {
+			out[minor] = map[string]GateSpec{}
+		}
+		out[minor][f[1]] = GateSpec{Stage: f[2], Default: f[3] == "true", Locked: f[4] == "locked"}
+	}
+	return out
+})
+
+// Gate is feature gate name as release minor has it; false when it has no
+// such gate.
+func Gate(minor int, name string) (GateSpec, bool) {
+	spec, ok := featureGates()[minor][name]
+	return spec, ok
+}
+
+// DRAGates are the names of the DRA feature gates release minor has,
+// sorted.
+func DRAGates(minor int) []string {
+	var names []string
+	for name := range featureGates()[minor] {
+		if strings.HasPrefix(name, "DRA") || name == "DynamicResourceAllocation" {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Enabled reports whether the cluster has feature gate name on.
+func (c Cluster) Enabled(name string) bool {
+	if on, ok := c.gates[name]; ok {
+		return on
+	}
+	spec, ok := Gate(c.Minor, name)
+	if !ok {
+		return false
+	}
+	switch all, set := c.gates[AllAlpha], false; {
+	case spec.Locked:
+	case spec.Stage == "ALPHA":
+		if all, set = c.gates[AllAlpha]; set {
+			return all
+		}
+	case spec.Stage == "BETA":
+		if all, set = c.gates[AllBeta]; set {
+			return all
+		}
+	}
+	return spec.Default
+}
+
+// GateOff says, for a message, why gate name is off: "its G feature gate
+// is off by default (on from 1.36)" when the settings leave it at the
+// release's default, "its G feature gate is off" otherwise.
+func (c Cluster) GateOff(name string) string {
+	spec, _ := Gate(c.Minor, name)
+	_, set := c.gates[name]
+	if all, ok := map[string]string{"ALPHA": AllAlpha, "BETA": AllBeta}[spec.Stage]; ok && !set {
+		_, set = c.gates[all]
+	}
+	if set {
+		return fmt.Sprintf("its %s feature gate is off", name)
+	}
+	msg := fmt.Sprintf("its %s feature gate is off by default", name)
+	for minor := c.Minor + 1; minor <= Releases[len(Releases)-1].Minor; minor++ {
+		if spec, ok := Gate(minor, name); ok && spec.Default {
+			return msg + fmt.Sprintf(" (on from 1.%d)", minor)
+		}
+	}
+	return msg
+}
+
+// SetFeatureGates sets gates as kube-apiserver's --feature-gates reads
+// them ("DRADeviceTaints=true,AllAlpha=false"), and refuses what it
+// refuses to start with: a gate the release does not have, a value that is
+// not a boolean, a locked gate set against its lock. Later settings win.
+func (c *Cluster) SetFeatureGates(s string) error {
+	for _, kv := range strings.Split(s, ",") {
+		kv = strings.TrimSpace(kv)
+		if kv == "" {
+			continue
+		}
+		name, value, ok := strings.Cut(kv, "=")
+		name = strings.TrimSpace(name)
+		if !ok {
+			return fmt.Errorf("missing bool value for %s", name)
+		}
+		on, err := strconv.ParseBool(strings.TrimSpace(value))
+		if err != nil {
+			return fmt.Errorf("invalid value of %s=%s, err: %v", name, value, err)
+		}
+		if err := c.setGate(name, on); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *Cluster) setGate(name string, on bool) error {
+	spec, ok := Gate(c.Minor, name)
+	switch {
+	case name == AllAlpha || name == AllBeta:
+	case !ok:
+		return fmt.Errorf("unrecognized feature gate: %s (Kubernetes 1.%d has %d gates; its DRA gates: %s)",
+			name, c.Minor, len(featureGates()[c.Minor]), strings.Join(DRAGates(c.Minor), ", "))
+	case spec.Locked && on != spec.Default:
+		return fmt.Errorf("cannot set feature gate %s to %t, feature is locked to %t", name, on, spec.Default)
+	}
+	c.gates = cloneSet(c.gates)
+	c.gates[name] = on
+	return nil
+}
+
+// SetEnabled sets every gate of enabled as a running apiserver reports
+// it (its kubernetes_feature_enabled metric); a name the release does not
+// have is left out.
+func (c *Cluster) SetEnabled(enabled map[string]bool) {
+	c.gates = cloneSet(c.gates)
+	for name, on := range enabled {
+		if _, ok := Gate(c.Minor, name); ok {
+			c.gates[name] = on
+		}
+	}
+}
+
+// SetRuntimeConfig sets the served API versions as kube-apiserver's
+// --runtime-config reads them ("api/all=true,resource.k8s.io/v1beta1",
+// a key alone meaning true), and refuses a value that is not a boolean and
+// a resource.k8s.io version the release does not have.
+func (c *Cluster) SetRuntimeConfig(s string) error {
+	for _, kv := range strings.Split(s, ",") {
+		kv = strings.TrimSpace(kv)
+		if kv == "" {
+			continue
+		}
+		key, value, hasValue := strings.Cut(kv, "=")
+		on, err := true, error(nil)
+		if hasValue {
+			if on, err = strconv.ParseBool(strings.TrimSpace(value)); err != nil {
+				return fmt.Errorf("invalid value of %s: %s, err: %v", key, value, err)
+			}
+		}
+		key = strings.TrimSpace(key)
+		if version, ok := strings.CutPrefix(key, UpstreamGroup+"/"); ok {
+			version, _, _ = strings.Cut(version, "/")
+			if !c.hasVersion(version) {
+				return fmt.Errorf("unknown api groups %s/%s: Kubernetes 1.%d has %s", UpstreamGroup, version, c.Minor, strings.Join(c.versions(), ", "))
+			}
+		}
+		c.runtime = cloneSet(c.runtime)
+		c.runtime[key] = on
+	}
+	return nil
+}
+
+// SetServed sets the resource.k8s.io versions a running apiserver serves
+// (its discovery): every version the release has is served if and only if
+// it is in served.
+func (c *Cluster) SetServed(served []string) {
+	c.runtime = cloneSet(c.runtime)
+	for _, v := range c.versions() {
+		c.runtime[UpstreamGroup+"/"+v] = slices.Contains(served, v)
+	}
+}
+
+// hasVersion reports whether the release has version of resource.k8s.io
+// for some kind, served by default or not.
+func (c Cluster) hasVersion(version string) bool { return slices.Contains(c.versions(), version) }
+
+// versions are the versions of resource.k8s.io the release has.
+func (c Cluster) versions() []string {
+	var out []string
+	for _, l := range lifecycles {
+		if c.has(l) && !slices.Contains(out, l.version) {
+			out = append(out, l.version)
+		}
+	}
+	return out
+}
+
+// has reports whether the release has the kinds of l in its version.
+func (c Cluster) has(l lifecycle) bool {
+	return l.introduced != 0 && l.introduced <= c.Minor && (l.removed == 0 || c.Minor < l.removed)
+}
+
+// Serves reports whether the cluster serves kind (or its typed list) in
+// version of resource.k8s.io: the release has it, and its settings or
+// defaults enable it. By default a release serves the GA versions; before
+// 1.34, when DRA itself is off by default, claimbridge takes the versions
+// a DRA cluster is started with as enabled: the release's claim version
+// (Releases) and the betas beside it. Every other version needs
+// --runtime-config.
+func (c Cluster) Serves(version, kind string) bool {
+	kind = strings.TrimSuffix(kind, "List")
+	l := lifecycleOf(version, kind)
+	if !c.has(l) {
+		return false
+	}
+	stage := "ga"
+	switch {
+	case strings.Contains(version, "alpha"):
+		stage = "alpha"
+	case strings.Contains(version, "beta"):
+		stage = "beta"
+	}
+	served, set := false, false
+	for _, key := range []string{"api/all", "api/" + stage, UpstreamGroup + "/" + version, UpstreamGroup + "/" + version + "/" + resourceOf(kind)} {
+		if on, ok := c.runtime[key]; ok {
+			served, set = on, true
+		}
+	}
+	if set {
+		return served
+	}
+	own := Releases[slices.IndexFunc(Releases, func(r Release) bool { return r.Minor == c.Minor })].Version
+	return stage == "ga" || version == own && l.introduced <= c.Minor || c.Minor < 34 && stage == "beta"
+}
+
+// Has reports whether the release has kind in version of resource.k8s.io,
+// served by default or not.
+func (c Cluster) Has(version, kind string) bool {
+	return c.has(lifecycleOf(version, strings.TrimSuffix(kind, "List")))
+}
+
+// ServedVersion is the newest version of resource.k8s.io in which c serves
+// kind; "" when it serves it in none.
+func (c Cluster) ServedVersion(kind string) string {
+	version := ""
+	for _, l := range lifecycles {
+		if VersionIndex(l.version) > VersionIndex(version) && slices.Contains(l.kinds, kind) && c.Serves(l.version, kind) {
+			version = l.version
+		}
+	}
+	return version
+}
+
+// On is c's settings on release minor, as an upgrade keeps the apiserver's
+// flags: each gate that c has other than at its release's default, where
+// minor has it and does not lock it, and each version c serves or not
+// other than by default, where minor has it.
+func (c Cluster) On(minor int) Cluster {
+	out, def := Defaults(minor), Defaults(c.Minor)
+	for name := range c.gates {
+		if spec, ok := Gate(minor, name); ok && !spec.Locked && c.Enabled(name) != def.Enabled(name) || name == AllAlpha || name == AllBeta {
+			_ = out.setGate(name, c.Enabled(name))
+		}
+	}
+	for key, on := range c.runtime {
+		version, _ := strings.CutPrefix(key, UpstreamGroup+"/")
+		version, _, _ = strings.Cut(version, "/")
+		if !strings.HasPrefix(key, UpstreamGroup+"/") || out.hasVersion(version) && on != def.servesVersion(version) {
+			out.runtime = cloneSet(out.runtime)
+			out.runtime[key] = on
+		}
+	}
+	return out
+}
+
+// servesVersion reports whether c serves version for any kind.
+func (c Cluster) servesVersion(version string) bool {
+	for _, l := range lifecycles {
+		if l.version == version && slices.ContainsFunc(l.kinds, func(kind string) bool { return c.Serves(version, kind) }) {
+			return true
+		}
+	}
+	return false
+}
+
+// SettingsString names the settings that differ from the defaults, as
+// kube-apiserver's flags: "--feature-gates=A=true --runtime-config=api/all=true";
+// "" for the defaults.
+func (c Cluster) SettingsString() string {
+	var parts []string
+	if len(c.gates) > 0 {
+		parts = append(parts, "--feature-gates="+joinSet(c.gates))
+	}
+	if len(c.runtime) > 0 {
+		parts = append(parts, "--runtime-config="+joinSet(c.runtime))
+	}
+	return strings.Join(parts, " ")
+}
+
+func joinSet(m map[string]bool) string {
+	var kv []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		kv = append(kv, k+"="+strconv.FormatBool(m[k]))
+	}
+	return strings.Join(kv, ",")
+}
+
+// cloneSet copies m, so that a Cluster copied by value and then set does
+// not change the original.
+func cloneSet(m map[string]bool) map[string]bool {
+	out := make(map[string]bool, len(m)+1)
+	maps.Copy(out, m)
+	return out
+}
+
+// resourceOf is the resource of a resource.k8s.io kind, as --runtime-config
+// names it: "deviceclasses", "resourceclaimparameters".
+func resourceOf(kind string) string {
+	r := strings.ToLower(kind)
+	switch {
+	case strings.HasSuffix(r, "ss"):
+		return r + "es"
+	case strings.HasSuffix(r, "s"):
+		return r
+	}
+	return r + "s"
+}

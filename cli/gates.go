@@ -1,0 +1,183 @@
+package cli
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/spf13/pflag"
+	"sigs.k8s.io/yaml"
+
+	"github.com/claimbridge/claimbridge/api"
+	"github.com/claimbridge/claimbridge/cluster"
+)
+
+// gateFlags tell the target cluster's feature gates and the
+// resource.k8s.io versions it serves, in kube-apiserver's words or from the
+// file that starts the cluster. They win over what a live cluster says.
+type gateFlags struct {
+	featureGates, runtimeConfig, clusterConfig string
+}
+
+func (g *gateFlags) addTo(fs *pflag.FlagSet) {
+	fs.StringVar(&g.featureGates, "feature-gates", "", "the target's kube-apiserver --feature-gates: judge by them instead of the release's defaults (DRADeviceTaints=true,DRAConsumableCapacity=false,AllAlpha=true)")
+	fs.StringVar(&g.runtimeConfig, "runtime-config", "", "the target's kube-apiserver --runtime-config: the resource.k8s.io versions it serves besides the release's defaults (resource.k8s.io/v1beta1=true, api/all=true)")
+	fs.StringVar(&g.clusterConfig, "cluster-config", "", "a kind Cluster or kubeadm ClusterConfiguration file: its apiserver's feature gates and runtime-config, and its release when --to is not given")
+}
+
+// given reports whether a flag tells something.
+func (g *gateFlags) given() bool {
+	return g.featureGates != "" || g.runtimeConfig != "" || g.clusterConfig != ""
+}
+
+// release is the release the cluster config file names (a kind node's
+// image, kubeadm's kubernetesVersion); "" when it names none.
+func (g *gateFlags) release() (string, error) {
+	if g.clusterConfig == "" {
+		return "", nil
+	}
+	cfg, err := readClusterConfig(g.clusterConfig)
+	return cfg.release, err
+}
+
+// apply sets on c what the flags tell: the cluster config's settings, then
+// --feature-gates and --runtime-config.
+func (g *gateFlags) apply(c *api.Cluster) error {
+	if g.clusterConfig != "" {
+		cfg, err := readClusterConfig(g.clusterConfig)
+		if err != nil {
+			return err
+		}
+		if err := c.SetFeatureGates(cfg.featureGates); err != nil {
+			return fmt.Errorf("%s: feature gates: %w", g.clusterConfig, err)
+		}
+		if err := c.SetRuntimeConfig(cfg.runtimeConfig); err != nil {
+			return fmt.Errorf("%s: runtime-config: %w", g.clusterConfig, err)
+		}
+	}
+	if err := c.SetFeatureGates(g.featureGates); err != nil {
+		return fmt.Errorf("--feature-gates: %w", err)
+	}
+	if err := c.SetRuntimeConfig(g.runtimeConfig); err != nil {
+		return fmt.Errorf("--runtime-config: %w", err)
+	}
+	return nil
+}
+
+// readLive reads a live cluster's feature gates and served versions onto
+// c, its release; it says once on notes when the gates cannot be read.
+func readLive(cl *cluster.Cluster, c *api.Cluster, quiet bool, notes io.Writer) error {
+	read, err := cl.Settings(context.Background(), c)
+	if err != nil {
+		return err
+	}
+	if !read && !quiet {
+		fmt.Fprintf(notes, "note: the cluster's feature gates cannot be read (GET /metrics is forbidden): the defaults of Kubernetes 1.%d are assumed; "+
+			"to read them, give claimbridge the RBAC rule %s, or name them with --feature-gates\n", c.Minor, cluster.MetricsRule)
+	}
+	return nil
+}
+
+// clusterConfig is what a kind or kubeadm file says of the apiserver.
+type clusterConfig struct {
+	featureGates, runtimeConfig, release string
+}
+
+// readClusterConfig reads a kind Cluster (featureGates, runtimeConfig, the
+// first node's image, and apiServer.extraArgs of its kubeadmConfigPatches,
+// which replace the others as kind applies them) or a kubeadm
+// ClusterConfiguration (apiServer.extraArgs, kubernetesVersion; the other
+// documents of the file are skipped).
+func readClusterConfig(path string) (clusterConfig, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return clusterConfig{}, err
+	}
+	var cfg clusterConfig
+	found := false
+	for _, doc := range strings.Split(string(data), "\n---") {
+		var obj struct {
+			Kind                 string                 `json:"kind"`
+			FeatureGates         map[string]interface{} `json:"featureGates"`
+			RuntimeConfig        map[string]interface{} `json:"runtimeConfig"`
+			Nodes                []struct{ Image string }
+			KubeadmConfigPatches []string                        `json:"kubeadmConfigPatches"`
+			KubernetesVersion    string                          `json:"kubernetesVersion"`
+			APIServer            struct{ ExtraArgs interface{} } `json:"apiServer"`
+		}
+		if err := yaml.Unmarshal([]byte(doc), &obj); err != nil {
+			return clusterConfig{}, fmt.Errorf("%s: %w", path, err)
+		}
+		switch obj.Kind {
+		case "Cluster":
+			found = true
+			cfg.featureGates, cfg.runtimeConfig = flagOf(obj.FeatureGates), flagOf(obj.RuntimeConfig)
+			if len(obj.Nodes) > 0 {
+				_, tag, _ := strings.Cut(strings.SplitN(obj.Nodes[0].Image, "@", 2)[0], ":")
+				cfg.release = tag
+			}
+			for _, patch := range obj.KubeadmConfigPatches {
+				p, err := readClusterConfigData([]byte(patch))
+				if err != nil {
+					return clusterConfig{}, fmt.Errorf("%s: kubeadmConfigPatches: %w", path, err)
+				}
+				cfg.featureGates = cmp.Or(p.featureGates, cfg.featureGates)
+				cfg.runtimeConfig = cmp.Or(p.runtimeConfig, cfg.runtimeConfig)
+			}
+		case "ClusterConfiguration":
+			found = true
+			args := extraArgs(obj.APIServer.ExtraArgs)
+			cfg.featureGates, cfg.runtimeConfig, cfg.release = args["feature-gates"], args["runtime-config"], obj.KubernetesVersion
+		}
+	}
+	if !found {
+		return clusterConfig{}, errors.New(path + ": neither a kind Cluster nor a kubeadm ClusterConfiguration")
+	}
+	return cfg, nil
+}
+
+// readClusterConfigData reads the apiserver's flags of one kubeadm patch.
+func readClusterConfigData(data []byte) (clusterConfig, error) {
+	var obj struct {
+		APIServer struct{ ExtraArgs interface{} } `json:"apiServer"`
+	}
+	if err := yaml.Unmarshal(data, &obj); err != nil {
+		return clusterConfig{}, err
+	}
+	args := extraArgs(obj.APIServer.ExtraArgs)
+	return clusterConfig{featureGates: args["feature-gates"], runtimeConfig: args["runtime-config"]}, nil
+}
+
+// extraArgs reads kubeadm's apiServer.extraArgs: a map in v1beta3, a list
+// of {name, value} from v1beta4.
+func extraArgs(v interface{}) map[string]string {
+	out := map[string]string{}
+	switch v := v.(type) {
+	case map[string]interface{}:
+		for k, val := range v {
+			out[k] = fmt.Sprint(val)
+		}
+	case []interface{}:
+		for _, item := range v {
+			if m, ok := item.(map[string]interface{}); ok {
+				out[fmt.Sprint(m["name"])] = fmt.Sprint(m["value"])
+			}
+		}
+	}
+	return out
+}
+
+// flagOf writes a kind map of settings as the flag's value: "A=true,B=false".
+func flagOf(m map[string]interface{}) string {
+	var kv []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		kv = append(kv, fmt.Sprintf("%s=%v", k, m[k]))
+	}
+	return strings.Join(kv, ",")
+}

@@ -1,0 +1,138 @@
+//go:build envtest
+
+package ga
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/claimbridge/claimbridge/api"
+	"github.com/claimbridge/claimbridge/conversion"
+	"github.com/claimbridge/claimbridge/judge"
+	"github.com/claimbridge/claimbridge/test/envtest/harness"
+)
+
+// allDRAGates turns on every DRA gate of release minor that is not locked.
+func allDRAGates(minor int) string {
+	var on []string
+	for _, name := range api.DRAGates(minor) {
+		if spec, _ := api.Gate(minor, name); !spec.Locked {
+			on = append(on, name+"=true")
+		}
+	}
+	return strings.Join(on, ",")
+}
+
+// TestParityGatesOn: kube-apiserver 1.37 started with every DRA feature
+// gate on and api/all=true, and claimbridge told the same
+// (--feature-gates, --runtime-config), agree on every object of the kinds
+// corpus (DeviceClasses, ResourceSlices, DeviceTaintRules) and the claim
+// corpora: the same verdict, the same field paths on a 422, and every
+// field the apiserver drops named by a warning.
+func TestParityGatesOn(t *testing.T) {
+	featureGates, runtimeConfig := allDRAGates(37), "api/all=true"
+	c, err := harness.Cluster("1.37", featureGates, runtimeConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := startGated(t, featureGates, runtimeConfig)
+	client, err := dynamic.NewForConfig(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	core, err := kubernetes.NewForConfig(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns, err := core.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
+		GenerateName: "gates-on-", Labels: map[string]string{conversion.AdminAccessLabel: "true"},
+	}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	objects := kindsCorpus(t)
+	for _, dir := range []string{"parity", "parity-1.33", "parity-1.32", "parity-deviceclass"} {
+		files, err := filepath.Glob(filepath.Join("testdata", dir, "*.yaml"))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("no corpus in testdata/%s: %v", dir, err)
+		}
+		for _, file := range files {
+			objects[dir+"/"+strings.TrimSuffix(filepath.Base(file), ".yaml")] = readObject(t, file, ns.Name)
+		}
+	}
+	refused := 0
+	for _, name := range slices.Sorted(maps.Keys(objects)) {
+		t.Run(name, func(t *testing.T) {
+			obj := objects[name]
+			if version, _ := judge.KindOf(obj); version != "" {
+				if testKindParity(t, c, obj, client) != nil {
+					refused++
+				}
+				return
+			}
+			if testClaimParity(t, c, obj, client, ns.Name) != nil {
+				refused++
+			}
+		})
+	}
+	t.Logf("parity with kube-apiserver 1.37 --feature-gates=%s --runtime-config=%s: %d objects, %d refused", featureGates, runtimeConfig, len(objects), refused)
+}
+
+// testClaimParity is testKindParity for a claim or template: the verdict
+// of judge.Check, as validate gives it, against the apiserver's.
+func testClaimParity(t *testing.T, c api.Cluster, obj map[string]interface{}, client dynamic.Interface, ns string) error {
+	t.Helper()
+	version, kind := kindOf(obj)
+	errs, _ := judge.Check(api.DeepCopyJSON(obj), c, kind)
+	serverErr := dryRunCreate(client, ns, api.DeepCopyJSON(obj), version, kind)
+	switch {
+	case len(errs) == 0 && serverErr != nil:
+		t.Fatalf("claimbridge accepts it, kube-apiserver 1.37 refuses it: %v", serverErr)
+	case len(errs) > 0 && serverErr == nil:
+		t.Fatalf("claimbridge refuses it, kube-apiserver 1.37 accepts it:\n%s", strings.Join(errs, "\n"))
+	}
+	return serverErr
+}
+
+// startGated starts a second control plane of the current release with
+// the flags given, for t.
+func startGated(t *testing.T, featureGates, runtimeConfig string) *rest.Config {
+	t.Helper()
+	assets, err := harness.AssetsDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	timeout := 60 * time.Second
+	if os.Getenv("KUBEBUILDER_CONTROLPLANE_START_TIMEOUT") != "" {
+		timeout = 0 // envtest reads the variable itself
+	}
+	env := &envtest.Environment{BinaryAssetsDirectory: assets, ControlPlaneStartTimeout: timeout}
+	args := env.ControlPlane.GetAPIServer().Configure()
+	args.Set("feature-gates", featureGates)
+	args.Set("runtime-config", runtimeConfig)
+	config, err := env.Start()
+	if err != nil {
+		t.Fatal(fmt.Errorf("starting kube-apiserver with --feature-gates=%s --runtime-config=%s: %w", featureGates, runtimeConfig, err))
+	}
+	t.Cleanup(func() {
+		if err := harness.StopControlPlane(env, ""); err != nil {
+			t.Error(err)
+		}
+	})
+	config.WarningHandler = rest.NoWarnings{}
+	return config
+}
