@@ -37,6 +37,9 @@ var notPaths = map[string]string{
 	"cmd/webhook/server/options": "pod-security-admission's options package",
 	"cli/flag":                   "component-base's cli/flag package",
 	"migrate/exported-1.30.yaml": "examples/migrate/exported-1.30.yaml, in a list of examples/ files",
+	"api/all":                    "a key of kube-apiserver's --runtime-config",
+	"api/alpha":                  "a key of kube-apiserver's --runtime-config",
+	"api/beta":                   "a key of kube-apiserver's --runtime-config",
 }
 
 var (
