@@ -44,6 +44,8 @@ type GateSpec struct {
 	Stage   string // ALPHA, BETA, GA or DEPRECATED
 	Default bool
 	Locked  bool
+	// Deps are the gates it cannot be on without (from 1.35).
+	Deps []string
 }
 
 //go:embed featuregates.tsv
@@ -57,14 +59,18 @@ var featureGates = sync.OnceValue(func() map[int]map[string]GateSpec {
 	sc := bufio.NewScanner(strings.NewReader(featureGatesTSV))
 	for sc.Scan() {
 		f := strings.Split(sc.Text(), "\t")
-		if len(f) != 5 || strings.HasPrefix(f[0], "#") {
+		if len(f) != 6 || strings.HasPrefix(f[0], "#") {
 			continue
 		}
 		minor, _ := ParseMinor(f[0])
 		if out[minor] == nil {
 			out[minor] = map[string]GateSpec{}
 		}
-		out[minor][f[1]] = GateSpec{Stage: f[2], Default: f[3] == "true", Locked: f[4] == "locked"}
+		spec := GateSpec{Stage: f[2], Default: f[3] == "true", Locked: f[4] == "locked"}
+		if f[5] != "-" {
+			spec.Deps = strings.Split(f[5], ",")
+		}
+		out[minor][f[1]] = spec
 	}
 	return out
 })
@@ -171,6 +177,24 @@ func (c *Cluster) setGate(name string, on bool) error {
 	}
 	c.gates = cloneSet(c.gates)
 	c.gates[name] = on
+	return nil
+}
+
+// Validate refuses, as kube-apiserver refuses to start, a gate on whose
+// dependencies are not all on.
+func (c Cluster) Validate() error {
+	gates := featureGates()[c.Minor]
+	for _, name := range slices.Sorted(maps.Keys(gates)) {
+		var off []string
+		for _, dep := range gates[name].Deps {
+			if !c.Enabled(dep) {
+				off = append(off, dep)
+			}
+		}
+		if len(off) > 0 && c.Enabled(name) {
+			return fmt.Errorf("%s is enabled, but depends on features that are disabled: [%s]", name, strings.Join(off, " "))
+		}
+	}
 	return nil
 }
 

@@ -35,6 +35,9 @@ func TestFeatureGates(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			c := Defaults(tc.minor)
 			err := c.SetFeatureGates(tc.flag)
+			if err == nil {
+				err = c.Validate()
+			}
 			if got := errString(err); !hasPrefix(got, tc.err) {
 				t.Fatalf("error %q, want %q", got, tc.err)
 			}

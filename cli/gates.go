@@ -67,6 +67,9 @@ func (g *gateFlags) apply(c *api.Cluster) error {
 	if err := c.SetRuntimeConfig(g.runtimeConfig); err != nil {
 		return fmt.Errorf("--runtime-config: %w", err)
 	}
+	if err := c.Validate(); err != nil {
+		return fmt.Errorf("--feature-gates: %w", err)
+	}
 	return nil
 }
 

@@ -389,6 +389,7 @@ func (r rules) validateResourceSlice(obj map[string]interface{}) (field.ErrorLis
 	if r.has(api.SliceSplit) && spec.SharedCounters != nil && spec.Devices != nil {
 		errs = append(errs, field.Invalid(fldPath, "", "only one of `sharedCounters` or `devices` is allowed"))
 	}
+	errs = append(errs, r.validateGatedSliceFields(spec, fldPath)...)
 	// Fewer devices with taints or counters, which the releases before 1.36
 	// drop (api.Fields).
 	maxDevices := resourcev1.ResourceSliceMaxDevices

@@ -37,6 +37,9 @@ func Convert(rl *framework.ResourceList) error {
 	if err := target.SetRuntimeConfig(data["runtimeConfig"]); err != nil {
 		return fmt.Errorf("the function config's data.runtimeConfig: %w", err)
 	}
+	if err := target.Validate(); err != nil {
+		return fmt.Errorf("the function config's data.featureGates: %w", err)
+	}
 	refused := false
 	for i, item := range rl.Items {
 		obj, err := jsonObject(item)

@@ -35,6 +35,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -69,16 +70,22 @@ func main() {
 	log.SetFlags(0)
 	log.SetPrefix("featuregates: ")
 	fmt.Print("# Feature gates that kube-apiserver accepts in --feature-gates, per release.\n",
-		"# Columns: release, gate, stage (ALPHA|BETA|GA|DEPRECATED), default, lock (locked|-).\n",
+		"# Columns: release, gate, stage (ALPHA|BETA|GA|DEPRECATED), default, lock (locked|-),\n",
+		"# the gates it depends on (from 1.35: kube-apiserver refuses to enable it without them; -: none).\n",
 		"# AllAlpha and AllBeta exist in every release and are not listed.\n",
 		"# Regenerate with: go run ./hack/featuregates > api/featuregates.tsv\n",
 		"# Read from these modules of the Go module proxy (those on kube-apiserver's import graph):\n")
 	var rows []string
 	for minor := firstMinor; minor <= lastMinor; minor++ {
 		r := &release{minor: minor, patch: newestPatch(minor), dirs: map[string]string{}, pkgs: map[string]*pkg{}}
-		for name, s := range r.gates() {
+		gates, deps := r.gates()
+		for name, s := range gates {
 			lock := map[bool]string{true: "locked", false: "-"}[s.lock]
-			rows = append(rows, fmt.Sprintf("1.%d\t%s\t%s\t%t\t%s\n", minor, name, s.stage, s.def, lock))
+			dep := strings.Join(deps[name], ",")
+			if dep == "" {
+				dep = "-"
+			}
+			rows = append(rows, fmt.Sprintf("1.%d\t%s\t%s\t%t\t%s\t%s\n", minor, name, s.stage, s.def, lock, dep))
 		}
 		sort.Strings(r.modules)
 		fmt.Printf("#   1.%d: k8s.io/kubernetes@v1.%[1]d.%d + k8s.io/{%s}@v0.%[1]d.%[2]d", minor, r.patch, strings.Join(r.modules, ","))
@@ -122,10 +129,14 @@ func newestPatch(minor int) int {
 	return top
 }
 
-// gates returns the state in the release of every gate registered.
-func (r *release) gates() map[string]spec {
-	all := map[string]spec{}
+// gates returns the state in the release of every gate registered, and
+// the gates each depends on.
+func (r *release) gates() (map[string]spec, map[string][]string) {
+	all, deps := map[string]spec{}, map[string][]string{}
 	for _, path := range r.sources() {
+		for name, d := range r.dependencies(r.load(path)) {
+			deps[name] = append(deps[name], d...)
+		}
 		for name, specs := range r.specs(r.load(path)) {
 			st, ok := r.state(specs)
 			if old, dup := all[name]; ok && dup && old != st {
@@ -135,7 +146,50 @@ func (r *release) gates() map[string]spec {
 			}
 		}
 	}
-	return all
+	for name := range deps {
+		slices.Sort(deps[name])
+		deps[name] = slices.Compact(deps[name])
+	}
+	return all, deps
+}
+
+// dependencies reads the map literals of type map[Feature][]Feature of a
+// package: each gate's dependencies (defaultKubernetesFeatureGateDependencies).
+func (r *release) dependencies(p *pkg) map[string][]string {
+	out := map[string][]string{}
+	for i, f := range p.files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			lit, ok := n.(*ast.CompositeLit)
+			if !ok {
+				return true
+			}
+			mt, _ := lit.Type.(*ast.MapType)
+			if at, _ := mtValue(mt).(*ast.ArrayType); at == nil || lastName(mt.Key) != "Feature" || lastName(at.Elt) != "Feature" {
+				return true
+			}
+			for _, e := range lit.Elts {
+				kv := e.(*ast.KeyValueExpr)
+				name := r.value(p, i, kv.Key)
+				out[name] = out[name][:0:0]
+				for _, d := range kv.Value.(*ast.CompositeLit).Elts {
+					if call, ok := d.(*ast.CallExpr); ok { // featuregate.Feature(clientfeatures.AtomicFIFO)
+						d = call.Args[0]
+					}
+					out[name] = append(out[name], r.value(p, i, d))
+				}
+			}
+			return false
+		})
+	}
+	return out
+}
+
+// mtValue is the value type of a map type, or nil.
+func mtValue(mt *ast.MapType) ast.Expr {
+	if mt == nil {
+		return nil
+	}
+	return mt.Value
 }
 
 // sources returns the packages whose gates kube-apiserver registers.

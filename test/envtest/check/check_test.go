@@ -309,12 +309,12 @@ spec:
 // and invalid by 1.37's defaults.
 func TestCheckReadsGates(t *testing.T) {
 	tool(t, "KUBECTL", t.TempDir(), partitioned, "apply", "-f", "-", "--kubeconfig", kubeconfig)
-	const applied = "last-applied:ResourceSlice node-1-gpu: document 1 (line 1): ResourceSlice node-1-gpu: "
+	const at, applied = "last-applied:ResourceSlice node-1-gpu: document 1 (line 1): ", "ResourceSlice node-1-gpu: "
 	code, stdout, stderr := claimbridge(t, "--to", "1.37")
 	for _, want := range []string{
 		"target: Kubernetes 1.37 with --feature-gates=DRAListTypeAttributes=true,DRAPartitionableDevices=false --runtime-config=resource.k8s.io/v1beta1=true,resource.k8s.io/v1beta2=true\n",
-		"warning: " + applied + "spec.sharedCounters: Kubernetes 1.37 drops it on a create: its DRAPartitionableDevices feature gate is off\n",
-		"warning: " + applied + "spec.devices[0].consumesCounters: Kubernetes 1.37 drops it on a create: its DRAPartitionableDevices feature gate is off\n",
+		at + "warning: " + applied + "spec.sharedCounters: Kubernetes 1.37 drops it on a create: its DRAPartitionableDevices feature gate is off\n",
+		at + "warning: " + applied + "spec.devices[0].consumesCounters: Kubernetes 1.37 drops it on a create: its DRAPartitionableDevices feature gate is off\n",
 	} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("check --to 1.37: no %q in:\n%s", want, stderr)
@@ -325,8 +325,8 @@ func TestCheckReadsGates(t *testing.T) {
 	}
 
 	code, stdout, stderr = claimbridge(t, "--to", "1.37", "--feature-gates", "DRAPartitionableDevices=true,DRAListTypeAttributes=false")
-	invalid := applied + "spec: Invalid value: \"\": only one of `sharedCounters` or `devices` is allowed\n"
-	dropped := "warning: " + applied + "spec.devices[0].attributes[models].strings: Kubernetes 1.37 drops it on a create: its DRAListTypeAttributes feature gate is off\n"
+	invalid := at + applied + "spec: Invalid value: \"\": only one of `sharedCounters` or `devices` is allowed\n"
+	dropped := at + "warning: " + applied + "spec.devices[0].attributes[models].strings: Kubernetes 1.37 drops it on a create: its DRAListTypeAttributes feature gate is off\n"
 	if code != cli.ExitInvalid || !strings.Contains(stdout, invalid) || !strings.Contains(stderr, dropped) {
 		t.Errorf("check --to 1.37 --feature-gates …: exit %d (want 1), no %q or no %q:\n%s\n%s", code, invalid, dropped, stdout, stderr)
 	}

@@ -26,15 +26,27 @@ import (
 	"github.com/claimbridge/claimbridge/test/envtest/harness"
 )
 
-// allDRAGates turns on every DRA gate of release minor that is not locked.
+// allDRAGates turns on every DRA gate of release minor that is not locked,
+// and the gates they depend on.
 func allDRAGates(minor int) string {
-	var on []string
-	for _, name := range api.DRAGates(minor) {
-		if spec, _ := api.Gate(minor, name); !spec.Locked {
-			on = append(on, name+"=true")
+	on := map[string]bool{}
+	var add func(name string)
+	add = func(name string) {
+		if spec, _ := api.Gate(minor, name); !spec.Locked && !on[name] {
+			on[name] = true
+			for _, dep := range spec.Deps {
+				add(dep)
+			}
 		}
 	}
-	return strings.Join(on, ",")
+	for _, name := range api.DRAGates(minor) {
+		add(name)
+	}
+	var flags []string
+	for _, name := range slices.Sorted(maps.Keys(on)) {
+		flags = append(flags, name+"=true")
+	}
+	return strings.Join(flags, ",")
 }
 
 // TestParityGatesOn: kube-apiserver 1.37 started with every DRA feature

@@ -1,0 +1,131 @@
+package judge
+
+import (
+	"maps"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/claimbridge/claimbridge/validation/common"
+)
+
+// validateGatedSliceFields is upstream's validation (1.37) of the slice
+// fields of alpha gates, which a slice keeps only where the cluster has
+// their gate on (strip): a partition type attribute, skipped node
+// operations, each device's node allocatable resources and compatibility
+// groups.
+func (r rules) validateGatedSliceFields(spec resourcev1.ResourceSliceSpec, fldPath *field.Path) field.ErrorList {
+	var allErrs field.ErrorList
+	if spec.PartitionTypeAttribute != nil {
+		allErrs = append(allErrs, r.validatePartitionTypeAttribute(spec, fldPath)...)
+	}
+	if skip := sets.New(spec.SkipNodeOperations...); skip.Has(resourcev1.SkipNodeOperationNodePrepareResources) &&
+		!skip.Has(resourcev1.SkipNodeOperationNodeUnprepareResources) && !skip.Has(resourcev1.SkipNodeOperationAll) {
+		allErrs = append(allErrs, field.Invalid(fldPath.Child("skipNodeOperations"), spec.SkipNodeOperations,
+			"NodePrepareResources cannot be skipped unless NodeUnprepareResources is also skipped"))
+	}
+	for i, device := range spec.Devices {
+		devicePath := fldPath.Child("devices").Index(i)
+		for _, name := range slices.Sorted(maps.Keys(device.NodeAllocatableResources)) {
+			allErrs = append(allErrs, validateNodeAllocatable(device.NodeAllocatableResources[name], device.Capacity, devicePath.Child("nodeAllocatableResources").Key(string(name)), name)...)
+		}
+		for j, c := range device.ConsumesCounters {
+			groupsPath := devicePath.Child("consumesCounters").Index(j).Child("compatibilityGroups")
+			if len(c.CompatibilityGroups) > 2 {
+				allErrs = append(allErrs, field.TooMany(groupsPath, len(c.CompatibilityGroups), 2))
+			}
+			seen := sets.New[string]()
+			for k, group := range c.CompatibilityGroups {
+				allErrs = append(allErrs, common.ValidateDNS1123Label(group, groupsPath.Index(k))...)
+				if seen.Has(group) {
+					allErrs = append(allErrs, field.Duplicate(groupsPath.Index(k), group))
+				}
+				seen.Insert(group)
+			}
+		}
+	}
+	return allErrs
+}
+
+// validatePartitionTypeAttribute: a fully qualified name, on a slice whose
+// devices consume counters, each of which has it as a string attribute (a
+// name in the driver's domain may be given bare).
+func (r rules) validatePartitionTypeAttribute(spec resourcev1.ResourceSliceSpec, fldPath *field.Path) field.ErrorList {
+	name := string(*spec.PartitionTypeAttribute)
+	path := fldPath.Child("partitionTypeAttribute")
+	if !slices.ContainsFunc(spec.Devices, func(d resourcev1.Device) bool { return len(d.ConsumesCounters) > 0 }) {
+		return field.ErrorList{field.Invalid(path, name, "may only be set on a slice which declares devices that consume counters")}
+	}
+	if errs := r.validateFullyQualifiedName(name, path); len(errs) > 0 {
+		return errs
+	}
+	bare, _ := strings.CutPrefix(name, spec.Driver+"/")
+	var allErrs field.ErrorList
+	for i, device := range spec.Devices {
+		if len(device.ConsumesCounters) == 0 {
+			continue
+		}
+		attrPath := fldPath.Child("devices").Index(i).Child("attributes").Key(name)
+		attribute, ok := device.Attributes[resourcev1.QualifiedName(name)]
+		if !ok && bare != "" {
+			attribute, ok = device.Attributes[resourcev1.QualifiedName(bare)]
+		}
+		switch {
+		case !ok:
+			allErrs = append(allErrs, field.Required(attrPath, "device consumes counters and `partitionTypeAttribute` names this attribute, so it must be set"))
+		case attribute.StringValue == nil:
+			allErrs = append(allErrs, field.Invalid(attrPath, attribute, "must be a string value because `partitionTypeAttribute` names this attribute"))
+		}
+	}
+	return allErrs
+}
+
+// validateNodeAllocatable is upstream's validateNodeAllocatableResources of
+// one resource: cpu, memory or hugepages; a mapping, an overhead or both.
+func validateNodeAllocatable(res resourcev1.NodeAllocatableResource, capacities map[resourcev1.QualifiedName]resourcev1.DeviceCapacity, keyPath *field.Path, name corev1.ResourceName) field.ErrorList {
+	var allErrs field.ErrorList
+	if name != corev1.ResourceCPU && name != corev1.ResourceMemory && !strings.HasPrefix(string(name), corev1.ResourceHugePagesPrefix) {
+		allErrs = append(allErrs, field.Invalid(keyPath, name, "must be a node allocatable resource name"))
+	}
+	if res.Mapping == nil && res.Overhead == nil {
+		allErrs = append(allErrs, field.Required(keyPath, "at least one of mapping or overhead must be set"))
+	}
+	if m := res.Mapping; m != nil {
+		path := keyPath.Child("mapping")
+		if m.CapacityKey != nil {
+			if _, ok := capacities[*m.CapacityKey]; *m.CapacityKey == "" {
+				allErrs = append(allErrs, field.Invalid(path.Child("capacityKey"), "", "capacityKey must not be an empty string"))
+			} else if !ok {
+				allErrs = append(allErrs, field.NotFound(path.Child("capacityKey"), *m.CapacityKey))
+			}
+			if m.CapacityMultiplier == nil {
+				allErrs = append(allErrs, field.Required(path.Child("capacityMultiplier"), "capacityMultiplier is required when capacityKey is set"))
+			} else if m.CapacityMultiplier.Sign() <= 0 {
+				allErrs = append(allErrs, field.Invalid(path.Child("capacityMultiplier"), m.CapacityMultiplier.String(), "must be positive"))
+			}
+		}
+		if m.DeviceMultiplier != nil && m.DeviceMultiplier.Sign() <= 0 {
+			allErrs = append(allErrs, field.Invalid(path.Child("deviceMultiplier"), m.DeviceMultiplier.String(), "must be positive"))
+		}
+		if m.CapacityMultiplier != nil && m.CapacityKey == nil {
+			allErrs = append(allErrs, field.Required(path.Child("capacityKey"), "capacityKey is required when capacityMultiplier is set"))
+		}
+	}
+	if o := res.Overhead; o != nil {
+		path := keyPath.Child("overhead")
+		if o.PerPod == nil && o.PerContainer == nil {
+			allErrs = append(allErrs, field.Invalid(path, "", "at least one of perPod or perContainer must be set"))
+		}
+		if o.PerPod != nil && o.PerPod.Sign() < 0 {
+			allErrs = append(allErrs, field.Invalid(path.Child("perPod"), o.PerPod.String(), "must be non-negative"))
+		}
+		if o.PerContainer != nil && o.PerContainer.Sign() < 0 {
+			allErrs = append(allErrs, field.Invalid(path.Child("perContainer"), o.PerContainer.String(), "must be non-negative"))
+		}
+	}
+	return allErrs
+}
