@@ -27,6 +27,7 @@ func newServeCommand(s streams) *cobra.Command {
 
 func newServeCommandWithRun(_ streams, run serveFunc) *cobra.Command {
 	opts := server.NewOptions()
+	opts.Judge = guardJudge
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the conversion (/convert), validating (/validate) and defaulting (/default) webhooks over TLS",

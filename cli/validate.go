@@ -262,6 +262,30 @@ func (o *validateOptions) judgeCreate(doc manifest.Document) (report.Verdict, bo
 	return report.Verdict{}, false
 }
 
+// guardCEL keeps the CEL selectors the upgrade guard compiled.
+var guardCEL = validation.NewCELCache()
+
+// guardJudge is validate --to's verdict on one object for cluster c
+// (beyond: the release after the newest judged by c, or 0), for serve's
+// upgrade guard: the messages of its errors and of its warnings, word for
+// word as validate prints them after the object's name.
+func guardJudge(obj map[string]interface{}, c api.Cluster, beyond int) (errs, warnings []string) {
+	o := &validateOptions{to: fmt.Sprintf("1.%d", c.Minor), beyond: beyond, cluster: c, cel: guardCEL}
+	v, ok := o.judgeCreate(manifest.Document{Object: obj})
+	if !ok {
+		return nil, nil
+	}
+	for _, f := range v.Findings {
+		switch f.Severity {
+		case report.Error:
+			errs = append(errs, f.Message)
+		case report.Warning:
+			warnings = append(warnings, f.Message)
+		}
+	}
+	return errs, warnings
+}
+
 func (o *validateOptions) newReport() *report.Report {
 	return &report.Report{Options: o.Options, Command: "validate", Release: o.target()}
 }

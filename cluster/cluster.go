@@ -46,15 +46,28 @@ func Connect(kubeconfig, context string, warnings io.Writer) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{}
-	if c.namespace, _, err = loader.Namespace(); err != nil {
+	namespace, _, err := loader.Namespace()
+	if err != nil {
 		return nil, err
 	}
-	// 50 requests a second (bursts of 100), unless the kubeconfig says.
+	cfg.WarningHandler = rest.NewWarningWriter(warnings, rest.WarningWriterOptions{Deduplicate: true})
+	c, err := ForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	c.namespace = namespace
+	return c, nil
+}
+
+// ForConfig is a client of the cluster of cfg: 50 requests a second
+// (bursts of 100), unless cfg says.
+func ForConfig(cfg *rest.Config) (*Cluster, error) {
+	cfg = rest.CopyConfig(cfg)
 	if cfg.QPS == 0 {
 		cfg.QPS, cfg.Burst = 50, 100
 	}
-	cfg.WarningHandler = rest.NewWarningWriter(warnings, rest.WarningWriterOptions{Deduplicate: true})
+	c := &Cluster{}
+	var err error
 	if c.discovery, err = discovery.NewDiscoveryClientForConfig(cfg); err != nil {
 		return nil, err
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/pflag"
 	cliflag "k8s.io/component-base/cli/flag"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/certs/selfmanaged"
 	"github.com/claimbridge/claimbridge/webhook"
 )
@@ -118,6 +119,23 @@ type Options struct {
 	TokenPolicyCheckInterval time.Duration
 	// Kubeconfig is the kubeconfig file, when the server needs the API.
 	Kubeconfig string
+
+	// Guard serves the upgrade guard on /guard: every resource.k8s.io write
+	// is told what the guarded release will do with it. Default false.
+	Guard bool
+	// GuardTo is the release the guard judges for; "" is the release after
+	// the cluster's (/version). Default "".
+	GuardTo string
+	// GuardEnforce denies what the guarded release rejects. Default false:
+	// a warning.
+	GuardEnforce bool
+	// GuardFeatureGates and GuardRuntimeConfig are the guarded release's
+	// kube-apiserver flags, over those the cluster runs with. Default "".
+	GuardFeatureGates, GuardRuntimeConfig string
+	// Judge is `claimbridge validate --to`'s verdict on one object for
+	// cluster c (beyond: the release after the newest, or 0); the CLI sets
+	// it, and the guard needs it.
+	Judge func(obj map[string]interface{}, c api.Cluster, beyond int) (errs, warnings []string)
 
 	// LogFormat is "text" or "json". Default "text".
 	LogFormat string
@@ -222,6 +240,13 @@ func (o *Options) Flags() cliflag.NamedFlagSets {
 	fs.DurationVar(&o.ShutdownDrain, "shutdown-drain", o.ShutdownDrain, "After SIGTERM, keep serving this long with /readyz failing.")
 	fs.DurationVar(&o.ShutdownTimeout, "shutdown-timeout", o.ShutdownTimeout, "Then wait at most this long for in-flight requests.")
 
+	fs = nfs.FlagSet("upgrade guard")
+	fs.BoolVar(&o.Guard, "guard", o.Guard, "Serve the upgrade guard on /guard: admit every resource.k8s.io write with warnings of what the guarded release will reject or drop (needs the Kubernetes API).")
+	fs.StringVar(&o.GuardTo, "guard-to", o.GuardTo, "The release the guard judges for, as validate --to takes it (empty: the release after the cluster's).")
+	fs.BoolVar(&o.GuardEnforce, "guard-enforce", o.GuardEnforce, "Deny, instead of warn of, what the guarded release would reject.")
+	fs.StringVar(&o.GuardFeatureGates, "guard-feature-gates", o.GuardFeatureGates, "The guarded release's --feature-gates, over those the cluster runs with (read from its /metrics).")
+	fs.StringVar(&o.GuardRuntimeConfig, "guard-runtime-config", o.GuardRuntimeConfig, "The guarded release's --runtime-config, over the versions the cluster serves.")
+
 	fs = nfs.FlagSet("logging")
 	fs.StringVar(&o.LogFormat, "log-format", o.LogFormat, `Log format: "text" or "json".`)
 	fs.IntVarP(&o.Verbosity, "v", "v", o.Verbosity, "Log verbosity; 4 logs every review (never object contents).")
@@ -240,6 +265,9 @@ func (o *Options) Validate() error {
 	}
 	if (o.TLSCertFile == "") != (o.TLSPrivateKeyFile == "") {
 		errs = append(errs, errors.New("--tls-cert-file and --tls-private-key-file: must be set together"))
+	}
+	if !o.Guard && (o.GuardTo != "" || o.GuardEnforce || o.GuardFeatureGates != "" || o.GuardRuntimeConfig != "") {
+		errs = append(errs, errors.New("--guard-to, --guard-enforce, --guard-feature-gates and --guard-runtime-config: need --guard"))
 	}
 	if o.TLSCertFile == "" && o.CertDir == "" {
 		errs = append(errs, errors.New("--cert-dir: must not be empty without --tls-cert-file"))

@@ -145,6 +145,10 @@ func (o *Options) errNoAPI(err error) error {
 		by = append(by, "--cert-mode=self-managed")
 		instead = append(instead, "--cert-mode=files")
 	}
+	if o.Guard {
+		by = append(by, "--guard")
+		instead = append(instead, "no --guard")
+	}
 	if o.metricsSecure() {
 		by = append(by, "--metrics-secure (the default)")
 		instead = append(instead, "--metrics-secure=false (or --metrics-bind-address=0)")
@@ -160,7 +164,7 @@ func (o *Options) errNoAPI(err error) error {
 // self-managed, or with secure metrics.
 func runWithOps(ctx context.Context, cfg webhook.Config, o *Options, restConfig *rest.Config) error {
 	log := ctrl.LoggerFrom(ctx)
-	if restConfig == nil && (o.CertMode == CertModeSelfManaged || o.metricsSecure()) {
+	if restConfig == nil && (o.CertMode == CertModeSelfManaged || o.metricsSecure() || o.Guard) {
 		var err error
 		if restConfig, err = o.restConfig(); err != nil {
 			return &ConfigError{o.errNoAPI(err)}
@@ -172,6 +176,12 @@ func runWithOps(ctx context.Context, cfg webhook.Config, o *Options, restConfig 
 			return err
 		}
 		cfg.MetricsFilter = filter
+	}
+	if o.Guard {
+		var err error
+		if cfg.Guard, err = o.guard(ctx, restConfig); err != nil {
+			return &ConfigError{err}
+		}
 	}
 	s, err := webhook.New(cfg)
 	if err != nil {

@@ -87,6 +87,8 @@ type Config struct {
 	// Validator validates one admission request; nil means
 	// validation.Validate.
 	Validator ValidateFunc
+	// Guard, when set, serves the upgrade guard on /guard.
+	Guard *Guard
 }
 
 // DefaultCipherSuites are the TLS 1.2 suites offered unless configured:

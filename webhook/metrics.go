@@ -32,6 +32,8 @@ type metrics struct {
 	certReloads     *prometheus.CounterVec
 	panics          *prometheus.CounterVec
 	handshakeErrors *prometheus.CounterVec
+	guardObjects    *prometheus.CounterVec
+	guardFindings   *prometheus.CounterVec
 	tokenPolicy     prometheus.Gauge // nil unless Config.TokenPolicyGauge
 }
 
@@ -63,6 +65,11 @@ func newMetrics(s *Server, tokenPolicy bool) *metrics {
 		handshakeErrors: counter("claimbridge_webhook_tls_handshake_errors_total",
 			"Failed TLS handshakes on the webhook port, by reason: serving_certificate_rejected (a stale caBundle or a missing DNS name), client_certificate_rejected, not_tls, incompatible, client_gone, other.",
 			"reason"),
+		guardObjects: counter("claimbridge_guard_objects_total",
+			"resource.k8s.io objects the upgrade guard judged, by kind, guarded release and verdict (ready: no finding; not_ready: the release rejects it; warned).",
+			"kind", "release", "verdict"),
+		guardFindings: counter("claimbridge_guard_findings_total",
+			"Findings of the upgrade guard, by kind, reason (rejected, dropped, deprecated, warning) and guarded release.", "kind", "reason", "release"),
 	}
 	build := version.Get()
 	m.registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
@@ -71,7 +78,7 @@ func newMetrics(s *Server, tokenPolicy bool) *metrics {
 		ConstLabels: prometheus.Labels{"version": build.Version, "revision": build.Revision, "go_version": build.GoVersion},
 	}, func() float64 { return 1 }))
 	m.registry.MustRegister(m.requests, m.duration, m.inFlight, m.shed, m.conversions, m.certReloads, m.panics, m.handshakeErrors,
-		certCollector{s}, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+		m.guardObjects, m.guardFindings, certCollector{s}, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if tokenPolicy {
 		m.tokenPolicy = prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "claimbridge_token_policy_enforced",
@@ -102,6 +109,24 @@ func newMetrics(s *Server, tokenPolicy bool) *metrics {
 func (m *metrics) request(endpoint, operation, result string, start time.Time) {
 	m.requests.WithLabelValues(endpoint, operation, result).Inc()
 	m.duration.WithLabelValues(endpoint, result).Observe(time.Since(start).Seconds())
+}
+
+// guarded counts an object the guard judged and its findings.
+func (m *metrics) guarded(kind, release string, errs, warnings []string) {
+	verdict := "ready"
+	switch {
+	case len(errs) > 0:
+		verdict = "not_ready"
+	case len(warnings) > 0:
+		verdict = "warned"
+	}
+	m.guardObjects.WithLabelValues(kind, release, verdict).Inc()
+	if len(errs) > 0 {
+		m.guardFindings.WithLabelValues(kind, "rejected", release).Add(float64(len(errs)))
+	}
+	for _, w := range warnings {
+		m.guardFindings.WithLabelValues(kind, guardReason(w), release).Inc()
+	}
 }
 
 func (m *metrics) conversion(from, to, result string) {

@@ -78,6 +78,9 @@ func (s *Server) Handler() http.Handler {
 		kind: "ConversionReview", group: "apiextensions.k8s.io"}, s.serveConvert))
 	mux.Handle("/validate", s.admissionHandler("/validate", "validator", s.handleValidate))
 	mux.Handle("/default", s.admissionHandler("/default", "defaulting", handleDefault))
+	if s.cfg.Guard != nil {
+		mux.Handle("/guard", s.admissionHandler("/guard", "guard", s.handleGuard))
+	}
 	return mux
 }
 
