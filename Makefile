@@ -132,7 +132,7 @@ chart-check: envtest-assets ## helm lint and helm template of charts/claimbridge
 	$$HELM lint --strict charts/claimbridge && \
 	$$HELM lint --strict charts/claimbridge --set certificates.mode=cert-manager --set metrics.secure=false \
 		--set serviceMonitor.enabled=true --set prometheusRule.enabled=true --set grafanaDashboard.enabled=true \
-		--set autoscaling.enabled=true --set 'extraArgs[0]=--max-in-flight=16' && \
+		--set autoscaling.enabled=true --set 'extraArgs[0]=--max-in-flight=16' --set guard.enabled=true --set guard.to=1.38 --set guard.enforce=true && \
 	$$HELM lint --strict charts/claimbridge --set fullnameOverride=cb-hooks --set nameOverride=dra-bridge \
 		--set webhook.port=9543 --set health.port=9541 --set metrics.port=9542 --set hostNetwork=true \
 		--set-string 'podAnnotations.sidecar\.istio\.io/inject=false' --set podLabels.team=dra \

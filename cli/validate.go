@@ -271,9 +271,13 @@ var guardCEL = validation.NewCELCache()
 // word as validate prints them after the object's name.
 func guardJudge(obj map[string]interface{}, c api.Cluster, beyond int) (errs, warnings []string) {
 	o := &validateOptions{to: fmt.Sprintf("1.%d", c.Minor), beyond: beyond, cluster: c, cel: guardCEL}
-	v, ok := o.judgeCreate(manifest.Document{Object: obj})
-	if !ok {
+	doc := manifest.Document{Object: obj}
+	v, ok := o.judgeCreate(doc)
+	if !ok && !o.supported(o.newReport(), doc, "") {
 		return nil, nil
+	}
+	if !ok {
+		v = o.check(doc, nil)
 	}
 	for _, f := range v.Findings {
 		switch f.Severity {

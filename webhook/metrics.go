@@ -100,6 +100,11 @@ func newMetrics(s *Server, tokenPolicy bool) *metrics {
 			}
 		}
 	}
+	if g := s.cfg.Guard; g != nil { // the objects its alert counts
+		for _, kind := range []string{api.KindClaim, api.KindTemplate, api.KindDeviceClass, api.KindDeviceTaintRule, api.KindResourceSlice} {
+			m.guardObjects.WithLabelValues(kind, g.Release, "not_ready")
+		}
+	}
 	for _, reason := range []string{"serving_certificate_rejected", "client_certificate_rejected", "not_tls", "incompatible", "client_gone", "other"} {
 		m.handshakeErrors.WithLabelValues(reason)
 	}

@@ -292,6 +292,11 @@ func scrape(t *testing.T) scrapes {
 		// As the chart's and config/self-managed's self-managed server,
 		// which checks its token policy: the gauge is exported only then.
 		TokenPolicyGauge: true,
+		// The upgrade guard, whose metrics are exported only with it: a
+		// judge that finds every object rejected.
+		Guard: &webhook.Guard{Release: "1.38", Judge: func(map[string]interface{}) ([]string, []string) {
+			return []string{"apiVersion: Kubernetes 1.38 no longer serves resource.k8s.io/v1beta1 DeviceClass"}, []string{"deprecated"}
+		}},
 	}
 	cfg.Converter = func(obj map[string]interface{}, to string) (map[string]interface{}, error) {
 		if md, _ := obj["metadata"].(map[string]interface{}); md["name"] == "panic" {
@@ -351,6 +356,8 @@ func scrape(t *testing.T) scrapes {
 	// An object the webhook does not convert: a list of a served version.
 	post("/convert", review([]byte(`{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaimList","items":[]}`)), http.StatusOK)
 	post("/validate", fmt.Sprintf(`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u2","kind":{"group":"resource.claimbridge.dev","version":"v1alpha1","kind":"ResourceClaim"},"resource":{"group":"resource.claimbridge.dev","version":"v1alpha1","resource":"resourceclaims"},"namespace":"team-a","operation":"CREATE","object":%s}}`, claim), http.StatusOK)
+
+	post("/guard", `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u3","kind":{"group":"resource.k8s.io","version":"v1beta1","kind":"DeviceClass"},"resource":{"group":"resource.k8s.io","version":"v1beta1","resource":"deviceclasses"},"name":"gpu","operation":"CREATE","object":{"apiVersion":"resource.k8s.io/v1beta1","kind":"DeviceClass","metadata":{"name":"gpu"}}}}`, http.StatusOK)
 
 	got.served = read(t, srv)
 	return got
