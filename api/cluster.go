@@ -230,7 +230,7 @@ func (c *Cluster) SetRuntimeConfig(s string) error {
 		key = strings.TrimSpace(key)
 		if version, ok := strings.CutPrefix(key, UpstreamGroup+"/"); ok {
 			version, _, _ = strings.Cut(version, "/")
-			if !c.hasVersion(version) {
+			if !slices.Contains(c.versions(), version) {
 				return fmt.Errorf("unknown api groups %s/%s: Kubernetes 1.%d has %s", UpstreamGroup, version, c.Minor, strings.Join(c.versions(), ", "))
 			}
 		}
@@ -249,10 +249,6 @@ func (c *Cluster) SetServed(served []string) {
 		c.runtime[UpstreamGroup+"/"+v] = slices.Contains(served, v)
 	}
 }
-
-// hasVersion reports whether the release has version of resource.k8s.io
-// for some kind, served by default or not.
-func (c Cluster) hasVersion(version string) bool { return slices.Contains(c.versions(), version) }
 
 // versions are the versions of resource.k8s.io the release has.
 func (c Cluster) versions() []string {
@@ -335,7 +331,7 @@ func (c Cluster) On(minor int) Cluster {
 	for key, on := range c.runtime {
 		version, _ := strings.CutPrefix(key, UpstreamGroup+"/")
 		version, _, _ = strings.Cut(version, "/")
-		if !strings.HasPrefix(key, UpstreamGroup+"/") || out.hasVersion(version) && on != def.servesVersion(version) {
+		if !strings.HasPrefix(key, UpstreamGroup+"/") || slices.Contains(out.versions(), version) && on != def.servesVersion(version) {
 			out.runtime = cloneSet(out.runtime)
 			out.runtime[key] = on
 		}

@@ -102,59 +102,48 @@ func readClusterConfig(path string) (clusterConfig, error) {
 	if err != nil {
 		return clusterConfig{}, err
 	}
-	var cfg clusterConfig
-	found := false
-	for _, doc := range strings.Split(string(data), "\n---") {
-		var obj struct {
-			Kind                 string                 `json:"kind"`
-			FeatureGates         map[string]interface{} `json:"featureGates"`
-			RuntimeConfig        map[string]interface{} `json:"runtimeConfig"`
-			Nodes                []struct{ Image string }
-			KubeadmConfigPatches []string                        `json:"kubeadmConfigPatches"`
-			KubernetesVersion    string                          `json:"kubernetesVersion"`
-			APIServer            struct{ ExtraArgs interface{} } `json:"apiServer"`
-		}
-		if err := yaml.Unmarshal([]byte(doc), &obj); err != nil {
-			return clusterConfig{}, fmt.Errorf("%s: %w", path, err)
-		}
-		switch obj.Kind {
-		case "Cluster":
-			found = true
-			cfg.featureGates, cfg.runtimeConfig = flagOf(obj.FeatureGates), flagOf(obj.RuntimeConfig)
-			if len(obj.Nodes) > 0 {
-				_, tag, _ := strings.Cut(strings.SplitN(obj.Nodes[0].Image, "@", 2)[0], ":")
-				cfg.release = tag
-			}
-			for _, patch := range obj.KubeadmConfigPatches {
-				p, err := readClusterConfigData([]byte(patch))
-				if err != nil {
-					return clusterConfig{}, fmt.Errorf("%s: kubeadmConfigPatches: %w", path, err)
-				}
-				cfg.featureGates = cmp.Or(p.featureGates, cfg.featureGates)
-				cfg.runtimeConfig = cmp.Or(p.runtimeConfig, cfg.runtimeConfig)
-			}
-		case "ClusterConfiguration":
-			found = true
-			args := extraArgs(obj.APIServer.ExtraArgs)
-			cfg.featureGates, cfg.runtimeConfig, cfg.release = args["feature-gates"], args["runtime-config"], obj.KubernetesVersion
-		}
+	cfg, found, err := parseClusterConfig(string(data))
+	if err == nil && !found {
+		err = errors.New("neither a kind Cluster nor a kubeadm ClusterConfiguration")
 	}
-	if !found {
-		return clusterConfig{}, errors.New(path + ": neither a kind Cluster nor a kubeadm ClusterConfiguration")
+	if err != nil {
+		return clusterConfig{}, fmt.Errorf("%s: %w", path, err)
 	}
 	return cfg, nil
 }
 
-// readClusterConfigData reads the apiserver's flags of one kubeadm patch.
-func readClusterConfigData(data []byte) (clusterConfig, error) {
-	var obj struct {
-		APIServer struct{ ExtraArgs interface{} } `json:"apiServer"`
+// parseClusterConfig reads the documents of a kind or kubeadm file, or of a
+// kubeadm patch (found is then false).
+func parseClusterConfig(data string) (cfg clusterConfig, found bool, err error) {
+	for _, doc := range strings.Split(data, "\n---") {
+		var obj struct {
+			Kind                        string
+			FeatureGates, RuntimeConfig map[string]interface{}
+			Nodes                       []struct{ Image string }
+			KubeadmConfigPatches        []string
+			KubernetesVersion           string
+			APIServer                   struct{ ExtraArgs interface{} }
+		}
+		if err := yaml.Unmarshal([]byte(doc), &obj); err != nil {
+			return cfg, found, err
+		}
+		args := extraArgs(obj.APIServer.ExtraArgs)
+		cfg.featureGates = cmp.Or(args["feature-gates"], flagOf(obj.FeatureGates), cfg.featureGates)
+		cfg.runtimeConfig = cmp.Or(args["runtime-config"], flagOf(obj.RuntimeConfig), cfg.runtimeConfig)
+		cfg.release = cmp.Or(obj.KubernetesVersion, cfg.release)
+		if len(obj.Nodes) > 0 {
+			_, cfg.release, _ = strings.Cut(strings.SplitN(obj.Nodes[0].Image, "@", 2)[0], ":")
+		}
+		for _, patch := range obj.KubeadmConfigPatches {
+			p, _, err := parseClusterConfig(patch)
+			if err != nil {
+				return cfg, found, fmt.Errorf("kubeadmConfigPatches: %w", err)
+			}
+			cfg.featureGates, cfg.runtimeConfig = cmp.Or(p.featureGates, cfg.featureGates), cmp.Or(p.runtimeConfig, cfg.runtimeConfig)
+		}
+		found = found || obj.Kind == "Cluster" || obj.Kind == "ClusterConfiguration"
 	}
-	if err := yaml.Unmarshal(data, &obj); err != nil {
-		return clusterConfig{}, err
-	}
-	args := extraArgs(obj.APIServer.ExtraArgs)
-	return clusterConfig{featureGates: args["feature-gates"], runtimeConfig: args["runtime-config"]}, nil
+	return cfg, found, nil
 }
 
 // extraArgs reads kubeadm's apiServer.extraArgs: a map in v1beta3, a list

@@ -9,10 +9,6 @@ import (
 	"github.com/claimbridge/claimbridge/api"
 )
 
-// Oldest is the first release judge has the create rules of (a minor
-// number): the first that serves v1beta1.
-func Oldest() int { return api.Oldest(api.V1beta1).Minor }
-
 // Newest is the newest release of api.Releases (a minor number).
 func Newest() int { return api.Releases[len(api.Releases)-1].Minor }
 

@@ -99,6 +99,9 @@ func run(ctx context.Context, cfg config) error {
 	if err := b.statusRounds(ctx, &status); err != nil {
 		return err
 	}
+	if err := b.guardRounds(ctx); err != nil {
+		return err
+	}
 	time.Sleep(5 * time.Second)
 	endRSS, peakRSS, err := memory(b.pids["claimbridge"])
 	if err != nil {
