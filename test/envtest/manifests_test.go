@@ -178,6 +178,52 @@ func TestDefaultManifestsAccepted(t *testing.T) {
 			t.Errorf("stored HorizontalPodAutoscaler targets %q with %d metrics; want claimbridge-server with 1", got.Spec.ScaleTargetRef.Name, len(got.Spec.Metrics))
 		}
 	})
+
+	t.Run("guard", func(t *testing.T) {
+		// config/guard as its comment says to use it: the server gets
+		// --guard, the validating webhook configuration the guard's webhook
+		// (the apiserver accepts it in a dry run), and a ClusterRole to read
+		// /metrics.
+		root, err := harness.RepoRoot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		overlay := t.TempDir()
+		rel, err := filepath.Rel(overlay, root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := "resources:\n- " + filepath.ToSlash(filepath.Join(rel, "config/default")) +
+			"\ncomponents:\n- " + filepath.ToSlash(filepath.Join(rel, "config/guard")) + "\n"
+		if err := os.WriteFile(filepath.Join(overlay, "kustomization.yaml"), []byte(k), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		objs, err := harness.Render(overlay)
+		if err != nil {
+			t.Fatal(err)
+		}
+		deploy, vwcs, roles := harness.OfKind(objs, "Deployment"), harness.OfKind(objs, "ValidatingWebhookConfiguration"), harness.OfKind(objs, "ClusterRole")
+		args, _, _ := unstructured.NestedSlice(deploy[0].Object, "spec", "template", "spec", "containers")
+		if len(vwcs) != 1 || !slices.Contains(args[0].(map[string]interface{})["args"].([]interface{}), "--guard") {
+			t.Fatalf("config/guard: %d ValidatingWebhookConfigurations, server args %v", len(vwcs), args[0].(map[string]interface{})["args"])
+		}
+		var vwc admissionregistrationv1.ValidatingWebhookConfiguration
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(vwcs[0].Object, &vwc); err != nil {
+			t.Fatal(err)
+		}
+		guard := vwc.Webhooks[len(vwc.Webhooks)-1]
+		if guard.Name != "guard.claimbridge.dev" || *guard.FailurePolicy != admissionregistrationv1.Ignore || *guard.ClientConfig.Service.Path != "/guard" ||
+			slices.ContainsFunc(guard.Rules[0].Resources, func(r string) bool { return filepath.Base(r) == "status" }) {
+			t.Errorf("the guard's webhook: %+v", guard)
+		}
+		vwcs[0].SetName("claimbridge-guard-dry-run") // beside the suite's own
+		if err := env.Client.Create(ctx, vwcs[0], client.DryRunAll); err != nil {
+			t.Errorf("the apiserver refuses config/guard's webhook configuration: %v", err)
+		}
+		if !slices.ContainsFunc(roles, func(r *unstructured.Unstructured) bool { return r.GetName() == "claimbridge-guard" }) {
+			t.Error("config/guard: no ClusterRole claimbridge-guard")
+		}
+	})
 }
 
 func checkServedCRD(t *testing.T, crd *apiextensionsv1.CustomResourceDefinition, service *unstructured.Unstructured) {

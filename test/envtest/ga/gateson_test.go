@@ -24,6 +24,7 @@ import (
 	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/judge"
 	"github.com/claimbridge/claimbridge/test/envtest/harness"
+	"github.com/claimbridge/claimbridge/test/recorded"
 )
 
 // allDRAGates turns on every DRA gate of release minor that is not locked,
@@ -147,4 +148,78 @@ func startGated(t *testing.T, featureGates, runtimeConfig string) *rest.Config {
 	})
 	config.WarningHandler = rest.NoWarnings{}
 	return config
+}
+
+// TestParityGatesOnOld: TestParityGatesOn for 1.26 and 1.30–1.36, each
+// release's kube-apiserver started with every DRA gate it has on and
+// api/all=true, live under `make record` or from its recorded answers
+// (testdata/gates-on-<release>.jsonl.gz): the kinds TestParityKindsOld
+// sends it, and from 1.32 the claim corpora of TestParity1_32 … 1_36.
+func TestParityGatesOnOld(t *testing.T) {
+	corpus := kindsCorpus(t)
+	for _, r := range kindsReleases {
+		t.Run(r.name, func(t *testing.T) {
+			minor, _ := api.ParseMinor(r.name)
+			featureGates, runtimeConfig := allDRAGates(minor), "api/all=true"
+			c, err := harness.Cluster(r.name, featureGates, runtimeConfig)
+			if err != nil {
+				t.Fatal(err)
+			}
+			old, err := harness.StartOldReleaseWith(r.name, "testdata/gates-on-"+r.name+".jsonl.gz", featureGates, runtimeConfig)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() {
+				if err := old.Stop(!t.Failed() && recorded.Complete()); err != nil {
+					t.Errorf("Kubernetes %s: %v", r.name, err)
+				}
+			})
+			client, err := dynamic.NewForConfig(old.Config)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Both admin-access labels: 1.33's and the one of 1.34+.
+			ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "gates-on",
+				Labels: map[string]string{conversion.AdminAccessLabel: "true", conversion.AdminAccessLabel133: "true"}}}
+			if _, err := kubernetes.NewForConfigOrDie(old.Config).CoreV1().Namespaces().Create(context.Background(), ns, metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			objects := map[string]map[string]interface{}{}
+			for name, obj := range corpus {
+				if out := convertKind(t, obj, r.name); out != nil {
+					objects["converted-"+name] = out
+				}
+			}
+			if r.native != "" {
+				maps.Copy(objects, readKindsDir(t, r.native))
+			}
+			if minor >= 32 {
+				for _, dir := range []string{"parity", "parity-1.33", "parity-1.32", "parity-deviceclass"} {
+					files, _ := filepath.Glob(filepath.Join("testdata", dir, "*.yaml"))
+					for _, file := range files {
+						obj := readObject(t, file, ns.Name)
+						if version, kind := kindOf(obj); c.Has(version, kind) {
+							objects[dir+"/"+strings.TrimSuffix(filepath.Base(file), ".yaml")] = obj
+						}
+					}
+				}
+			}
+			refused := 0
+			for _, name := range slices.Sorted(maps.Keys(objects)) {
+				t.Run(name, func(t *testing.T) {
+					obj := objects[name]
+					var serverErr error
+					if version, _ := judge.KindOf(obj); version != "" {
+						serverErr = testKindParity(t, c, obj, client)
+					} else {
+						serverErr = testClaimParity(t, c, obj, client, ns.Name)
+					}
+					if serverErr != nil {
+						refused++
+					}
+				})
+			}
+			t.Logf("parity with kube-apiserver %s --feature-gates=%s --runtime-config=%s: %d objects, %d refused", r.name, featureGates, runtimeConfig, len(objects), refused)
+		})
+	}
 }

@@ -34,6 +34,13 @@ type OldRelease struct {
 // answers in book (a path relative to the suite's package). Stop it with
 // Stop.
 func StartOldRelease(name, version, book string, also ...string) (*OldRelease, error) {
+	featureGates, runtimeConfig := Flags(version, also...)
+	return StartOldReleaseWith(name, book, featureGates, runtimeConfig)
+}
+
+// StartOldReleaseWith starts release name with the kube-apiserver flags
+// given, or opens its recorded answers in book, as StartOldRelease does.
+func StartOldReleaseWith(name, book, featureGates, runtimeConfig string) (*OldRelease, error) {
 	root, err := RepoRoot()
 	if err != nil {
 		return nil, err
@@ -73,7 +80,6 @@ func StartOldRelease(name, version, book string, also ...string) (*OldRelease, e
 	var output bytes.Buffer
 	apiserver.Err = &output
 	args := apiserver.Configure()
-	featureGates, runtimeConfig := Flags(version, also...)
 	args.Set("feature-gates", featureGates)
 	args.Set("runtime-config", runtimeConfig)
 	config, err := r.env.Start()
