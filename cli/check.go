@@ -41,7 +41,10 @@ created again or stays:
   last-applied:KIND NAMESPACE/NAME
       what kubectl apply last sent for it
 
-Each finding names its source in place of a file. Without --to, the target
+It judges by the feature gates the apiserver reports (/metrics) and the
+versions it serves (discovery), as the upgrade keeps them; --feature-gates
+and --runtime-config override them. Each finding names its source in place
+of a file. Without --to, the target
 is the release after the cluster's own. The release after the newest
 claimbridge knows is judged by the newest's rules and by the versions
 upstream stops serving in it: a v1beta1 manifest fails ` + api.Next() + `.

@@ -37,6 +37,9 @@ as validate --to judges them. Every other object is passed through
 unchanged and in order. What the target version cannot hold is kept in claimbridge.dev/restore-*
 annotations, so that converting back gives the original exactly.
 
+--feature-gates, --runtime-config and --cluster-config describe the target's
+apiserver, as for validate; a target cluster's are read from it.
+
 --to takes a release (` + api.ReleaseRange() + `, or the one after by the newest's
 rules): the version it serves, judged by its own rules; or a version
 (v1beta1, v1beta2 and v1 for resource.k8s.io only), judged by the newest

@@ -61,6 +61,10 @@ apiserver would on a create: one of a version it does not serve is invalid;
 one of a version it serves as deprecated gets a warning. The release after
 the newest is judged by the newest's rules and the versions upstream stops
 serving in it: a v1beta1 manifest fails ` + api.Next() + `.
+--to alone means the release's default feature gates and served versions
+(from 1.34 the beta versions are not served); --feature-gates and
+--runtime-config (kube-apiserver's syntax) or --cluster-config (a kind or
+kubeadm file) describe your cluster instead.
 
 Each finding is printed on standard output as
   <position>: <Kind> <namespace>/<name>: <path>: <type>: <value>: <detail>
