@@ -392,9 +392,12 @@ func (r rules) validateResourceSlice(obj map[string]interface{}) (field.ErrorLis
 	errs = append(errs, r.validateGatedSliceFields(spec, fldPath)...)
 	// Fewer devices with taints or counters, which the releases before 1.36
 	// drop (api.Fields).
-	maxDevices := resourcev1.ResourceSliceMaxDevices
-	if slices.ContainsFunc(spec.Devices, func(d resourcev1.Device) bool { return len(d.Taints) > 0 || len(d.ConsumesCounters) > 0 }) {
+	split, maxDevices, maxTaints := r.has(api.SliceSplit), resourcev1.ResourceSliceMaxDevices, resourcev1.DeviceTaintsMaxLength
+	if split && slices.ContainsFunc(spec.Devices, func(d resourcev1.Device) bool { return len(d.Taints) > 0 || len(d.ConsumesCounters) > 0 }) {
 		maxDevices = resourcev1.ResourceSliceMaxDevicesWithAdvancedFeatures
+	}
+	if !split {
+		maxTaints = 4 // 1.33 and 1.34
 	}
 	errs = append(errs, validateSet(r, spec.Devices, maxDevices, func(device resourcev1.Device, fldPath *field.Path) field.ErrorList {
 		allErrs := common.ValidateDNS1123Label(device.Name, fldPath.Child("name"))
@@ -417,15 +420,20 @@ func (r rules) validateResourceSlice(obj map[string]interface{}) (field.ErrorLis
 		}
 		allErrs = append(allErrs, validateDeviceNodeSelection(device, spec.PerDeviceNodeSelection, fldPath)...)
 		allErrs = append(allErrs, validateBindingConditions(device.BindingConditions, device.BindingFailureConditions, fldPath)...)
-		allErrs = append(allErrs, validateSlice(r, device.Taints, resourcev1.DeviceTaintsMaxLength, func(taint resourcev1.DeviceTaint, fldPath *field.Path) field.ErrorList {
+		allErrs = append(allErrs, validateSlice(r, device.Taints, maxTaints, func(taint resourcev1.DeviceTaint, fldPath *field.Path) field.ErrorList {
 			return r.validateTaint(taint, fldPath)
 		}, fldPath.Child("taints"))...)
+		if !split {
+			return append(allErrs, r.validateConsumptionBeforeSplit(device, spec.SharedCounters, fldPath)...)
+		}
 		return append(allErrs, validateSet(r, device.ConsumesCounters, resourcev1.ResourceSliceMaxDeviceCounterConsumptionsPerDevice, func(c resourcev1.DeviceCounterConsumption, fldPath *field.Path) field.ErrorList {
 			return append(validateCounterName(c.CounterSet, fldPath.Child("counterSet")),
 				r.validateCounters(c.Counters, resourcev1.ResourceSliceMaxCountersPerDeviceCounterConsumption, fldPath.Child("counters"))...)
 		}, func(c resourcev1.DeviceCounterConsumption) string { return c.CounterSet }, "counterSet", fldPath.Child("consumesCounters"))...)
 	}, func(device resourcev1.Device) string { return device.Name }, "name", fldPath.Child("devices"))...)
-	if r.has(api.SliceSplit) {
+	if !split {
+		errs = append(errs, r.validateCountersBeforeSplit(spec, fldPath)...)
+	} else {
 		errs = append(errs, validateSet(r, spec.SharedCounters, resourcev1.ResourceSliceMaxCounterSets, func(set resourcev1.CounterSet, fldPath *field.Path) field.ErrorList {
 			return append(validateCounterName(set.Name, fldPath.Child("name")),
 				r.validateCounters(set.Counters, resourcev1.ResourceSliceMaxCountersPerCounterSet, fldPath.Child("counters"))...)

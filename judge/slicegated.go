@@ -1,7 +1,9 @@
 package judge
 
 import (
+	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 
@@ -128,4 +130,62 @@ func validateNodeAllocatable(res resourcev1.NodeAllocatableResource, capacities 
 		}
 	}
 	return allErrs
+}
+
+// validateConsumptionBeforeSplit is 1.33's and 1.34's validation of a
+// device's counter consumption, when a slice held its counter sets and the
+// devices that consume them: each names a set and counters of that slice;
+// at most 32 counters a device.
+func (r rules) validateConsumptionBeforeSplit(device resourcev1.Device, counterSets []resourcev1.CounterSet, fldPath *field.Path) field.ErrorList {
+	allErrs := validateSet(r, device.ConsumesCounters, math.MaxInt, func(c resourcev1.DeviceCounterConsumption, fldPath *field.Path) field.ErrorList {
+		var errs field.ErrorList
+		if c.CounterSet == "" {
+			errs = append(errs, field.Required(fldPath.Child("counterSet"), ""))
+		}
+		return append(errs, r.validateCounters(c.Counters, math.MaxInt, fldPath.Child("counters"))...)
+	}, func(c resourcev1.DeviceCounterConsumption) string { return c.CounterSet }, "counterSet", fldPath.Child("consumesCounters"))
+	n := 0
+	for i, c := range device.ConsumesCounters {
+		n += len(c.Counters)
+		path := fldPath.Child("consumesCounters").Index(i)
+		set := slices.IndexFunc(counterSets, func(s resourcev1.CounterSet) bool { return s.Name == c.CounterSet })
+		if set < 0 {
+			allErrs = append(allErrs, field.Invalid(path.Child("counterSet"), c.CounterSet, "must reference a counterSet defined in the ResourceSlice sharedCounters"))
+			continue
+		}
+		for _, name := range slices.Sorted(maps.Keys(c.Counters)) {
+			if _, ok := counterSets[set].Counters[name]; !ok {
+				allErrs = append(allErrs, field.Invalid(path.Child("counters"), name, "must reference a counter defined in the ResourceSlice sharedCounters"))
+			}
+		}
+	}
+	if n > resourcev1.ResourceSliceMaxCountersPerDeviceCounterConsumption {
+		allErrs = append(allErrs, field.Invalid(fldPath, n, fmt.Sprintf("the total number of counters must not exceed %d", resourcev1.ResourceSliceMaxCountersPerDeviceCounterConsumption)))
+	}
+	return allErrs
+}
+
+// validateCountersBeforeSplit is 1.33's and 1.34's validation of a slice's
+// counter sets: at most 32 counters in all, and 1024 consumed by its devices.
+func (r rules) validateCountersBeforeSplit(spec resourcev1.ResourceSliceSpec, fldPath *field.Path) field.ErrorList {
+	var allErrs field.ErrorList
+	consumed, shared := 0, 0
+	for _, d := range spec.Devices {
+		for _, c := range d.ConsumesCounters {
+			consumed += len(c.Counters)
+		}
+	}
+	for _, set := range spec.SharedCounters {
+		shared += len(set.Counters)
+	}
+	if consumed > 1024 {
+		allErrs = append(allErrs, field.Invalid(fldPath.Child("devices"), consumed, "the total number of counters in devices must not exceed 1024"))
+	}
+	if shared > 32 {
+		allErrs = append(allErrs, field.Invalid(fldPath.Child("sharedCounters"), shared, "the total number of shared counters must not exceed 32"))
+	}
+	return append(allErrs, validateSet(r, spec.SharedCounters, math.MaxInt, func(set resourcev1.CounterSet, fldPath *field.Path) field.ErrorList {
+		errs := validateCounterName(set.Name, fldPath.Child("name"))
+		return append(errs, r.validateCounters(set.Counters, math.MaxInt, fldPath.Child("counters"))...)
+	}, func(set resourcev1.CounterSet) string { return set.Name }, "name", fldPath.Child("sharedCounters"))...)
 }
