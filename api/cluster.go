@@ -12,28 +12,21 @@ import (
 )
 
 // A Cluster is what every verdict depends on: a release, the feature gates
-// its kube-apiserver runs with (--feature-gates) and the resource.k8s.io
-// versions it serves (--runtime-config). Without settings it is the
-// release's defaults as its apiserver has them. Parse the settings once at
-// the edge (SetFeatureGates, SetRuntimeConfig, SetEnabled, SetServed) and
-// hand the value down; rules read Enabled and Serves.
+// its kube-apiserver runs with and the resource.k8s.io versions it serves;
+// without settings, the release's defaults. Settings are parsed once at the
+// edge (Set, SetEnabled, SetServed); rules read Enabled and Serves.
 type Cluster struct {
 	// Minor is the release: 35 for Kubernetes 1.35.
 	Minor int
-	// gates are the gates set; the others have the release's default, or
-	// AllAlpha's and AllBeta's value for their stage.
-	gates map[string]bool
-	// runtime are the --runtime-config settings by key: "api/all",
-	// "api/beta", "resource.k8s.io/v1beta1",
-	// "resource.k8s.io/v1beta1/deviceclasses".
-	runtime map[string]bool
+	// gates are the gates set, runtime the --runtime-config settings by key
+	// ("api/all", "resource.k8s.io/v1beta1/deviceclasses").
+	gates, runtime map[string]bool
 }
 
 // Defaults is release minor as its apiserver starts without settings.
 func Defaults(minor int) Cluster { return Cluster{Minor: minor} }
 
-// The gates of component-base that set every gate of a stage not set
-// otherwise.
+// The gates that set every gate of a stage not set otherwise.
 const (
 	AllAlpha = "AllAlpha"
 	AllBeta  = "AllBeta"
@@ -51,9 +44,8 @@ type GateSpec struct {
 //go:embed featuregates.tsv
 var featureGatesTSV string
 
-// featureGates are the gates of each release's kube-apiserver, by minor
-// and name: featuregates.tsv, generated from each release's sources by
-// hack/featuregates.
+// featureGates are the gates of each release's kube-apiserver by minor and
+// name, from featuregates.tsv (hack/featuregates).
 var featureGates = sync.OnceValue(func() map[int]map[string]GateSpec {
 	out := map[int]map[string]GateSpec{}
 	sc := bufio.NewScanner(strings.NewReader(featureGatesTSV))
@@ -104,18 +96,22 @@ func (c Cluster) Enabled(name string) bool {
 	if !ok {
 		return false
 	}
-	switch all, set := c.gates[AllAlpha], false; {
-	case spec.Locked:
-	case spec.Stage == "ALPHA":
-		if all, set = c.gates[AllAlpha]; set {
-			return all
-		}
-	case spec.Stage == "BETA":
-		if all, set = c.gates[AllBeta]; set {
-			return all
-		}
+	// AllAlpha and AllBeta set the unlocked gates of their stage.
+	if on, set := c.gates[allOf(spec.Stage)]; set && !spec.Locked {
+		return on
 	}
 	return spec.Default
+}
+
+// allOf is the gate that sets every gate of stage: AllAlpha, AllBeta or "".
+func allOf(stage string) string {
+	switch stage {
+	case "ALPHA":
+		return AllAlpha
+	case "BETA":
+		return AllBeta
+	}
+	return ""
 }
 
 // GateOff says, for a message, why gate name is off: "its G feature gate
@@ -124,8 +120,8 @@ func (c Cluster) Enabled(name string) bool {
 func (c Cluster) GateOff(name string) string {
 	spec, _ := Gate(c.Minor, name)
 	_, set := c.gates[name]
-	if all, ok := map[string]string{"ALPHA": AllAlpha, "BETA": AllBeta}[spec.Stage]; ok && !set {
-		_, set = c.gates[all]
+	if _, all := c.gates[allOf(spec.Stage)]; all && !spec.Locked {
+		set = true
 	}
 	if set {
 		return fmt.Sprintf("its %s feature gate is off", name)
@@ -177,6 +173,21 @@ func (c *Cluster) setGate(name string, on bool) error {
 	}
 	c.gates = cloneSet(c.gates)
 	c.gates[name] = on
+	return nil
+}
+
+// Set sets the settings of kube-apiserver's --feature-gates and
+// --runtime-config, and refuses what it refuses to start with.
+func (c *Cluster) Set(featureGates, runtimeConfig string) error {
+	if err := c.SetFeatureGates(featureGates); err != nil {
+		return fmt.Errorf("--feature-gates: %w", err)
+	}
+	if err := c.SetRuntimeConfig(runtimeConfig); err != nil {
+		return fmt.Errorf("--runtime-config: %w", err)
+	}
+	if err := c.Validate(); err != nil {
+		return fmt.Errorf("--feature-gates: %w", err)
+	}
 	return nil
 }
 
@@ -305,18 +316,6 @@ func (c Cluster) Has(version, kind string) bool {
 	return c.has(lifecycleOf(version, strings.TrimSuffix(kind, "List")))
 }
 
-// ServedVersion is the newest version of resource.k8s.io in which c serves
-// kind; "" when it serves it in none.
-func (c Cluster) ServedVersion(kind string) string {
-	version := ""
-	for _, l := range lifecycles {
-		if VersionIndex(l.version) > VersionIndex(version) && slices.Contains(l.kinds, kind) && c.Serves(l.version, kind) {
-			version = l.version
-		}
-	}
-	return version
-}
-
 // On is c's settings on release minor, as an upgrade keeps the apiserver's
 // flags: each gate that c has other than at its release's default, where
 // minor has it and does not lock it, and each version c serves or not
@@ -371,8 +370,7 @@ func joinSet(m map[string]bool) string {
 	return strings.Join(kv, ",")
 }
 
-// cloneSet copies m, so that a Cluster copied by value and then set does
-// not change the original.
+// cloneSet copies m: a copy of a Cluster, then set, leaves the original.
 func cloneSet(m map[string]bool) map[string]bool {
 	out := make(map[string]bool, len(m)+1)
 	maps.Copy(out, m)

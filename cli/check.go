@@ -138,13 +138,8 @@ func (o *checkOptions) nextRelease(clusterTarget func() (cluster.Target, error),
 // cluster's own, as its apiserver's flags would stay on the target release,
 // then those the flags tell.
 func (o *checkOptions) readGates(c *cluster.Cluster, notes io.Writer) error {
-	t, err := c.Target()
+	live, err := readLive(c, o.Quiet || o.Format != "text", notes)
 	if err != nil {
-		return err
-	}
-	minor, _ := api.ParseMinor(t.Release)
-	live := api.Defaults(minor)
-	if err := readLive(c, &live, o.Quiet || o.Format != "text", notes); err != nil {
 		return err
 	}
 	o.cluster = live.On(o.cluster.Minor)

@@ -97,9 +97,11 @@ func (f *clusterFlags) resolve(to *string, quiet bool, notes io.Writer) error {
 	if f.target, err = cluster.Connect(f.kubeconfig, f.context, notes); err != nil {
 		return withCode(ExitBadInput, fmt.Errorf("the target cluster: %w", err))
 	}
-	if err := f.readLive(quiet, notes); err != nil {
+	live, err := readLive(f.target, quiet, notes)
+	if err != nil {
 		return withCode(ExitBadInput, fmt.Errorf("the target cluster: %w", err))
 	}
+	f.live = &live
 	if *to != "" && !fromCluster {
 		return nil
 	}
@@ -114,22 +116,6 @@ func (f *clusterFlags) resolve(to *string, quiet bool, notes io.Writer) error {
 	if !quiet {
 		fmt.Fprintf(notes, "target: Kubernetes %s, %s/%s (from the target cluster)\n", t.Release, api.UpstreamGroup, t.Version)
 	}
-	return nil
-}
-
-// readLive reads the target cluster's release, feature gates and served
-// versions (live).
-func (f *clusterFlags) readLive(quiet bool, notes io.Writer) error {
-	release, err := f.target.Release()
-	if err != nil {
-		return err
-	}
-	minor, _ := api.ParseMinor(release)
-	live := api.Defaults(minor)
-	if err := readLive(f.target, &live, quiet, notes); err != nil {
-		return err
-	}
-	f.live = &live
 	return nil
 }
 

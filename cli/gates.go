@@ -31,11 +31,6 @@ func (g *gateFlags) addTo(fs *pflag.FlagSet) {
 	fs.StringVar(&g.clusterConfig, "cluster-config", "", "a kind Cluster or kubeadm ClusterConfiguration file: its apiserver's feature gates and runtime-config, and its release when --to is not given")
 }
 
-// given reports whether a flag tells something.
-func (g *gateFlags) given() bool {
-	return g.featureGates != "" || g.runtimeConfig != "" || g.clusterConfig != ""
-}
-
 // release is the release the cluster config file names (a kind node's
 // image, kubeadm's kubernetesVersion); "" when it names none.
 func (g *gateFlags) release() (string, error) {
@@ -54,37 +49,22 @@ func (g *gateFlags) apply(c *api.Cluster) error {
 		if err != nil {
 			return err
 		}
-		if err := c.SetFeatureGates(cfg.featureGates); err != nil {
-			return fmt.Errorf("%s: feature gates: %w", g.clusterConfig, err)
-		}
-		if err := c.SetRuntimeConfig(cfg.runtimeConfig); err != nil {
-			return fmt.Errorf("%s: runtime-config: %w", g.clusterConfig, err)
+		if err := c.Set(cfg.featureGates, cfg.runtimeConfig); err != nil {
+			return fmt.Errorf("%s: %w", g.clusterConfig, err)
 		}
 	}
-	if err := c.SetFeatureGates(g.featureGates); err != nil {
-		return fmt.Errorf("--feature-gates: %w", err)
-	}
-	if err := c.SetRuntimeConfig(g.runtimeConfig); err != nil {
-		return fmt.Errorf("--runtime-config: %w", err)
-	}
-	if err := c.Validate(); err != nil {
-		return fmt.Errorf("--feature-gates: %w", err)
-	}
-	return nil
+	return c.Set(g.featureGates, g.runtimeConfig)
 }
 
-// readLive reads a live cluster's feature gates and served versions onto
-// c, its release; it says once on notes when the gates cannot be read.
-func readLive(cl *cluster.Cluster, c *api.Cluster, quiet bool, notes io.Writer) error {
-	read, err := cl.Settings(context.Background(), c)
-	if err != nil {
-		return err
-	}
-	if !read && !quiet {
+// readLive is a live cluster as it runs (cluster.Settings); it says once
+// on notes when its gates cannot be read.
+func readLive(cl *cluster.Cluster, quiet bool, notes io.Writer) (api.Cluster, error) {
+	c, read, err := cl.Settings(context.Background())
+	if err == nil && !read && !quiet {
 		fmt.Fprintf(notes, "note: the cluster's feature gates cannot be read (GET /metrics is forbidden): the defaults of Kubernetes 1.%d are assumed; "+
 			"to read them, give claimbridge the RBAC rule %s, or name them with --feature-gates\n", c.Minor, cluster.MetricsRule)
 	}
-	return nil
+	return c, err
 }
 
 // clusterConfig is what a kind or kubeadm file says of the apiserver.

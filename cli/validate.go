@@ -277,10 +277,7 @@ func guardJudge(obj map[string]interface{}, c api.Cluster, beyond int) (errs, wa
 	o := &validateOptions{to: fmt.Sprintf("1.%d", c.Minor), beyond: beyond, cluster: c, cel: guardCEL}
 	doc := manifest.Document{Object: obj}
 	v, ok := o.judgeCreate(doc)
-	if !ok && !o.supported(o.newReport(), doc, "") {
-		return nil, nil
-	}
-	if !ok {
+	if !ok && o.supported(o.newReport(), doc, "") {
 		v = o.check(doc, nil)
 	}
 	for _, f := range v.Findings {
@@ -327,7 +324,7 @@ func (o *validateOptions) setGates() error {
 		o.to = release
 	}
 	if o.to == "" {
-		if o.gates.given() {
+		if o.gates != (gateFlags{}) {
 			return errors.New("--feature-gates, --runtime-config and --cluster-config need --to: gates are a release's")
 		}
 		return nil

@@ -1,11 +1,12 @@
 package cluster
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
-	"strings"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
@@ -16,20 +17,24 @@ import (
 // feature gates.
 const MetricsRule = `nonResourceURLs: ["/metrics"], verbs: ["get"]`
 
-// Settings reads what the cluster runs with onto c, a cluster of its
-// release: the feature gates from the apiserver's kubernetes_feature_enabled
-// metric (/metrics) and the resource.k8s.io versions it serves from
-// discovery. gatesRead is false when /metrics is forbidden or has no
-// gates (c keeps the release's defaults); any other failure is the error.
-func (cl *Cluster) Settings(ctx context.Context, c *api.Cluster) (gatesRead bool, err error) {
+// Settings is the cluster as it runs: its release (/version), feature gates
+// (/metrics) and resource.k8s.io versions (discovery). gatesRead is false
+// when /metrics is forbidden or has no gates: c has the release's defaults.
+func (cl *Cluster) Settings(ctx context.Context) (c api.Cluster, gatesRead bool, err error) {
+	release, err := cl.Release()
+	if err != nil {
+		return c, false, err
+	}
+	minor, _ := api.ParseMinor(release)
+	c = api.Defaults(minor)
 	groups, err := cl.discovery.ServerGroups()
 	if err != nil {
-		return false, fmt.Errorf("asking the cluster its API groups: %w", err)
+		return c, false, fmt.Errorf("asking the cluster its API groups: %w", err)
 	}
 	var served []string
 	for _, g := range groups.Groups {
-		if g.Name == api.UpstreamGroup {
-			for _, v := range g.Versions {
+		for _, v := range g.Versions {
+			if g.Name == api.UpstreamGroup {
 				served = append(served, v.Version)
 			}
 		}
@@ -37,34 +42,26 @@ func (cl *Cluster) Settings(ctx context.Context, c *api.Cluster) (gatesRead bool
 	c.SetServed(served)
 	data, err := cl.discovery.RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
 	if apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) || apierrors.IsNotFound(err) {
-		return false, nil
+		return c, false, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("reading the cluster's feature gates (GET /metrics): %w", err)
+		return c, false, fmt.Errorf("reading the cluster's feature gates (GET /metrics): %w", err)
 	}
 	enabled := FeatureGates(data)
 	c.SetEnabled(enabled)
-	return len(enabled) > 0, nil
+	return c, len(enabled) > 0, nil
 }
 
 // FeatureGates reads the kubernetes_feature_enabled metric of a
 // Prometheus text exposition: each gate's name and whether it is on.
 func FeatureGates(metrics []byte) map[string]bool {
 	out := map[string]bool{}
-	sc := bufio.NewScanner(bytes.NewReader(metrics))
-	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
-	for sc.Scan() {
-		labels, ok := strings.CutPrefix(sc.Text(), "kubernetes_feature_enabled{")
-		if !ok {
-			continue
-		}
-		labels, value, ok := strings.Cut(labels, "} ")
-		if !ok {
-			continue
-		}
-		for _, l := range strings.Split(labels, ",") {
-			if name, ok := strings.CutPrefix(l, `name="`); ok {
-				out[strings.TrimSuffix(name, `"`)] = strings.TrimSpace(value) == "1"
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, _ := parser.TextToMetricFamilies(bytes.NewReader(metrics)) // what parses before an error
+	for _, m := range families["kubernetes_feature_enabled"].GetMetric() {
+		for _, l := range m.GetLabel() {
+			if l.GetName() == "name" {
+				out[l.GetValue()] = m.GetGauge().GetValue() == 1
 			}
 		}
 	}

@@ -1,12 +1,9 @@
-// Package judge checks claims, templates and DeviceClasses of upstream's
-// resource.k8s.io v1beta1, v1beta2 and v1 with the create rules of a
-// release from 1.32 to the newest and its default feature gates: what that
-// release's apiserver rejects on a create, and what it drops.
-// CheckKind judges DeviceClasses, ResourceSlices and DeviceTaintRules of
-// v1alpha3 to v1, and ResourceClasses and v1alpha2 ResourceSlices, for
-// every release of api.Releases the same way.
-// `claimbridge validate` uses it for GA manifests and those kinds, and
-// migrate to refuse migrated objects the target would not create.
+// Package judge judges an object of resource.k8s.io as a cluster's
+// apiserver would on a create: a release of api.Releases with its feature
+// gates and served versions (api.Cluster). It says what the cluster rejects
+// and what it drops. Check judges claims, templates and DeviceClasses of
+// v1beta1 to v1; CheckKind the other kinds of every release. validate, the
+// guard and migrate use it.
 package judge
 
 import (
@@ -37,17 +34,13 @@ func Version(obj map[string]interface{}) (version, kind string) {
 	return version, kind
 }
 
-// Check checks a claim, template or DeviceClass of upstream's v1beta1,
-// v1beta2 or v1 as `kubectl create` would send it to release (a minor
-// number, 1.32–1.37; api.Judge of the object's version when the user
-// names none): fields the version does not have (a strict decode into the
-// newest k8s.io/api type, and the fields the release did not have yet),
-// then every create rule of that release (Validate, ValidateDeviceClass),
-// in the object's namespace or, without one, "default", as kubectl's
-// context has it, and with a generated name for a generateName. Opaque
-// parameters of status.allocation are checked as a status update would.
-// Warnings name what the release drops with its default feature gates and
-// what needs more than the object (adminAccess).
+// Check checks a claim, template or DeviceClass of v1beta1, v1beta2 or v1
+// as `kubectl create` would send it to cluster c: fields the version or
+// the release does not have, then every create rule of that release
+// (Validate, ValidateDeviceClass), in the object's namespace or "default",
+// with a generated name for a generateName. Opaque parameters of
+// status.allocation are checked as a status update would. Warnings name
+// what c drops and what needs more than the object (adminAccess).
 func Check(obj map[string]interface{}, c api.Cluster, kind string) (errs, warnings []string) {
 	version := versionOf(obj)
 	if err := NotServed(c, version, kind); err != nil {

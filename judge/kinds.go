@@ -55,25 +55,18 @@ func KindRelease(version, kind string) int {
 	if judge, _ := api.Judge(version); version == api.V1 || version == api.V1alpha2 {
 		return judge.Minor
 	}
-	for minor := api.FirstRelease(kind); minor <= Newest(); minor++ {
-		if api.CreatedIn(kind, minor) == version {
-			return minor
-		}
+	minor, newest := api.FirstRelease(kind), api.Releases[len(api.Releases)-1].Minor
+	for minor < newest && api.CreatedIn(kind, minor) != version {
+		minor++
 	}
-	return Newest()
+	return minor
 }
 
-// CheckKind checks a DeviceClass, ResourceSlice, DeviceTaintRule or
-// ResourceClass (KindOf) as `kubectl create` would send it to release (a
-// minor number, 1.26–1.37) with that release's default feature gates: the
-// version it serves the kind in (ServedVersion), the fields it does not
-// have (a strict decode into the type of the version and the fields added
-// later), what it drops (warnings naming the gate) and its create
-// validation: Check's for a DeviceClass from 1.32; for 1.31's DeviceClass
-// the same rules without the limits 1.32 added; for a ResourceSlice and a
-// DeviceTaintRule the rules of validateResourceSlice and validateTaintRule;
-// validateOld's for a ResourceClass and a v1alpha2 ResourceSlice, and
-// validateParameterKinds' for 1.30's parameter kinds.
+// CheckKind checks a DeviceClass, ResourceSlice, DeviceTaintRule, or 1.26–
+// 1.30's kinds (KindOf) as `kubectl create` would send it to cluster c:
+// whether c serves its version, the fields it does not have, what it drops
+// (warnings naming the gate) and the release's create validation (Check's
+// for a DeviceClass from 1.32).
 func CheckKind(obj map[string]interface{}, c api.Cluster, kind string) (errs, warnings []string) {
 	version := versionOf(obj)
 	if err := NotServed(c, version, kind); err != nil {

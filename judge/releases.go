@@ -9,9 +9,6 @@ import (
 	"github.com/claimbridge/claimbridge/api"
 )
 
-// Newest is the newest release of api.Releases (a minor number).
-func Newest() int { return api.Releases[len(api.Releases)-1].Minor }
-
 // NotServed is the error for an object of kind in version that c does not
 // serve, in the words of its apiVersion; nil when c serves it.
 func NotServed(c api.Cluster, version, kind string) error {
@@ -27,7 +24,7 @@ func NotServed(c api.Cluster, version, kind string) error {
 		return fmt.Errorf("kind: Kubernetes 1.%d has no %s in %s (1.%d+): its apiserver rejects this object", c.Minor, kind, api.UpstreamGroup, api.FirstRelease(kind))
 	case c.Has(version, kind):
 		byDefault := "by default none"
-		if v := api.Defaults(c.Minor).ServedVersion(kind); v != "" {
+		if v := api.CreatedIn(kind, c.Minor); api.Defaults(c.Minor).Serves(v, kind) {
 			byDefault = "by default " + api.UpstreamGroup + "/" + v
 		}
 		return fmt.Errorf("apiVersion: Kubernetes 1.%d serves %s/%s %s only with --runtime-config=%s/%s=true, and %s: its apiserver rejects this object",

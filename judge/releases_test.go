@@ -150,3 +150,6 @@ func withBetas(minor int) api.Cluster {
 	}
 	return c
 }
+
+// Newest is the newest release of api.Releases (a minor number).
+func Newest() int { return api.Releases[len(api.Releases)-1].Minor }

@@ -31,14 +31,8 @@ func Convert(rl *framework.ResourceList) error {
 		return fmt.Errorf("the function config must be a ConfigMap with data.to, a release (%s) or a version (%s); got %q",
 			api.ReleaseRange(), strings.Join(api.ConversionVersions, ", "), data["to"])
 	}
-	if err := target.SetFeatureGates(data["featureGates"]); err != nil {
-		return fmt.Errorf("the function config's data.featureGates: %w", err)
-	}
-	if err := target.SetRuntimeConfig(data["runtimeConfig"]); err != nil {
-		return fmt.Errorf("the function config's data.runtimeConfig: %w", err)
-	}
-	if err := target.Validate(); err != nil {
-		return fmt.Errorf("the function config's data.featureGates: %w", err)
+	if err := target.Set(data["featureGates"], data["runtimeConfig"]); err != nil {
+		return fmt.Errorf("the function config's data.featureGates or data.runtimeConfig: %w", err)
 	}
 	refused := false
 	for i, item := range rl.Items {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/cluster"
+	"github.com/claimbridge/claimbridge/migrate"
 	"github.com/claimbridge/claimbridge/webhook"
 )
 
@@ -22,44 +23,32 @@ func (o *Options) guard(ctx context.Context, restConfig *rest.Config) (*webhook.
 	if err != nil {
 		return nil, err
 	}
-	release, err := cl.Release()
-	if err != nil {
-		return nil, fmt.Errorf("--guard: %w", err)
-	}
-	minor, _ := api.ParseMinor(release)
-	live := api.Defaults(minor)
-	read, err := cl.Settings(ctx, &live)
+	live, read, err := cl.Settings(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("--guard: %w", err)
 	}
 	to := o.GuardTo
 	if to == "" {
-		to = fmt.Sprintf("1.%d", minor+1)
+		to = fmt.Sprintf("1.%d", live.Minor+1)
 	}
-	target, beyond := 0, 0
-	if r, ok := api.ParseRelease(to); ok {
-		target = r.Minor
-	} else if newest, next, ok := api.ParseNext(to); ok {
-		target, beyond = newest.Minor, next
-	} else {
-		return nil, fmt.Errorf("--guard-to %q: not a release claimbridge can judge by (%s, and %s)", to, api.ReleaseRange(), api.Next())
+	target, err := migrate.TargetOf(to)
+	if err != nil {
+		return nil, fmt.Errorf("--guard-to %w", err)
 	}
-	c := live.On(target)
-	if err := c.SetFeatureGates(o.GuardFeatureGates); err != nil {
-		return nil, fmt.Errorf("--guard-feature-gates: %w", err)
+	beyond, _ := api.ParseMinor(target.Releases) // 38 when 1.37's rules judge 1.38
+	if beyond == target.Minor {
+		beyond = 0
 	}
-	if err := c.SetRuntimeConfig(o.GuardRuntimeConfig); err != nil {
-		return nil, fmt.Errorf("--guard-runtime-config: %w", err)
+	c := live.On(target.Minor)
+	if err := c.Set(o.GuardFeatureGates, o.GuardRuntimeConfig); err != nil {
+		return nil, fmt.Errorf("--guard-feature-gates, --guard-runtime-config: %w", err)
 	}
-	if err := c.Validate(); err != nil {
-		return nil, fmt.Errorf("--guard-feature-gates: %w", err)
-	}
-	name := fmt.Sprintf("1.%d", max(target, beyond))
+	name := target.Releases
 	log := ctrl.LoggerFrom(ctx)
 	if !read {
 		log.Info("The cluster's feature gates cannot be read (GET /metrics is forbidden): the guard assumes the release's defaults", "rule", cluster.MetricsRule)
 	}
-	log.Info("Upgrade guard", "cluster", release, "guards", name, "settings", c.SettingsString(), "enforce", o.GuardEnforce)
+	log.Info("Upgrade guard", "cluster", fmt.Sprintf("1.%d", live.Minor), "guards", name, "settings", c.SettingsString(), "enforce", o.GuardEnforce)
 	return &webhook.Guard{Release: name, Enforce: o.GuardEnforce, Judge: func(obj map[string]interface{}) ([]string, []string) {
 		return o.Judge(obj, c, beyond)
 	}}, nil
