@@ -25,10 +25,10 @@ const guardRate = 100 // creates per second
 
 // guardRounds measures what the upgrade guard adds to a write: blocks of
 // CREATES resource.k8s.io/v1 claim creates at 100 a second, without an
-// admission webhook for resource.k8s.io and with a second `claimbridge
-// serve --guard` registered for it (failurePolicy Ignore), interleaved
-// round after round. It prints p50 and p99 of a create, medians over the
-// rounds, and their ratio.
+// admission webhook for resource.k8s.io, with the null webhook's /validate
+// registered for it, and with a second `claimbridge serve --guard`
+// (failurePolicy Ignore), interleaved round after round. It prints p50
+// and p99 of a create, medians over the rounds, and their ratios.
 func (b *bench) guardRounds(ctx context.Context) error {
 	stop, url, ca, err := b.startGuard()
 	if err != nil {
@@ -41,12 +41,17 @@ func (b *bench) guardRounds(ctx context.Context) error {
 	}
 	claims := d.Resource(schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1", Resource: "resourceclaims"}).Namespace("default")
 	p := map[string][2][]float64{}
+	modes := []string{"no webhook", "null webhook", "guard"}
 	for round := 0; round < b.cfg.rounds; round++ {
-		for i, mode := range []string{"no webhook", "guard"} {
-			if (i+round)%2 == 1 { // rotate the order every round
-				mode = map[string]string{"no webhook": "guard", "guard": "no webhook"}[mode]
+		for i := range modes {
+			mode := modes[(i+round)%len(modes)] // rotate the order every round
+			switch mode {
+			case "null webhook":
+				err = b.registerGuard(ctx, true, b.nullURL+"/validate", b.admission.validating.Webhooks[0].ClientConfig.CABundle)
+			default:
+				err = b.registerGuard(ctx, mode == "guard", url, ca)
 			}
-			if err := b.registerGuard(ctx, mode == "guard", url, ca); err != nil {
+			if err != nil {
 				return err
 			}
 			logf("guard round %d/%d: %s", round+1, b.cfg.rounds, mode)
@@ -63,11 +68,12 @@ func (b *bench) guardRounds(ctx context.Context) error {
 		return err
 	}
 	fmt.Printf("\nClaim creates in resource.k8s.io/v1 at %d/s, %d per block, %d rounds; medians over rounds, ms.\n\n", guardRate, b.cfg.creates, b.cfg.rounds)
-	fmt.Println("| | no webhook | guard | guard/no webhook |\n| --- | --- | --- | --- |")
+	fmt.Println("| | no webhook | null webhook | guard | guard/no webhook | guard/null |\n| --- | --- | --- | --- | --- | --- |")
 	for i, name := range []string{"p50", "p99"} {
 		none, _ := median(p["no webhook"][i])
+		null, _ := median(p["null webhook"][i])
 		guard, _ := median(p["guard"][i])
-		fmt.Printf("| %s | %s | %s | %.2f× |\n", name, format(none), format(guard), guard/none)
+		fmt.Printf("| %s | %s | %s | %s | %.2f× | %.2f× |\n", name, format(none), format(null), format(guard), guard/none, guard/null)
 	}
 	return nil
 }
