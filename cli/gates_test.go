@@ -192,3 +192,25 @@ apiServer:
 		t.Errorf("exit %d, %s", code, errOut)
 	}
 }
+
+// TestPodLevelResources: a Pod's spec.resources, which 1.32 and 1.33 drop
+// while PodLevelResources is off, is named; with the gate on it is not.
+func TestPodLevelResources(t *testing.T) {
+	const pod = `apiVersion: v1
+kind: Pod
+metadata: {name: trainer, namespace: ml}
+spec:
+  resources:
+    limits: {cpu: "4"}
+  containers:
+  - {name: main, image: trainer:1}
+`
+	_, _, stderr := run(t, pod, "convert", "--to", "1.32", "-f", "-")
+	want := "spec.resources: Kubernetes 1.32 drops it on a create: its PodLevelResources feature gate is off by default (on from 1.34)"
+	if !strings.Contains(stderr, want) {
+		t.Errorf("convert --to 1.32: no %q in:\n%s", want, stderr)
+	}
+	if _, _, stderr := run(t, pod, "convert", "--to", "1.32", "--feature-gates", "PodLevelResources=true", "-f", "-"); strings.Contains(stderr, "PodLevelResources") {
+		t.Errorf("convert --to 1.32 with the gate on:\n%s", stderr)
+	}
+}
