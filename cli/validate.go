@@ -429,8 +429,8 @@ func (o *validateOptions) check(doc manifest.Document, pairs *oldPairs) report.V
 	}
 	_, group, _, _, _ := api.TypeOf(doc.Object)
 	resp, err := validation.Admit(req)
-	if err != nil {
-		return checkedAs([]report.Finding{unusable(doc, err)})
+	if err != nil { // an object that does not decode is invalid: the file was read
+		return checkedAs([]report.Finding{about(doc, report.Error, err.Error())})
 	}
 	var fs []report.Finding
 	for _, w := range resp.Warnings {
@@ -488,8 +488,8 @@ func (o *validateOptions) checkGA(doc manifest.Document, version, kind string) r
 	if f, ok := o.notServed(doc); ok {
 		return checkedAs([]report.Finding{f})
 	}
-	if err := conversion.CheckShape(doc.Object); err != nil {
-		return checkedAs([]report.Finding{{Severity: report.Error, Message: err.Error(), Malformed: true}})
+	if err := conversion.CheckShape(doc.Object); err != nil { // invalid, as a DeviceClass that does not decode
+		return checkedAs([]report.Finding{{Severity: report.Error, Message: err.Error()}})
 	}
 	c := o.cluster
 	if o.to == "" {
