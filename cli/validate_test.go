@@ -111,22 +111,22 @@ func TestValidateCommand(t *testing.T) {
 `,
 		},
 		"undecodable-object": {
-			stdin:      strings.Replace(validClaimYAML, "name: gpu\n      device", "name: [1]\n      device", 1),
-			args:       []string{"-f", "-"},
+			stdin:    strings.Replace(validClaimYAML, "name: gpu\n      device", "name: [1]\n      device", 1),
+			args:     []string{"-f", "-"},
 			wantCode: ExitInvalid,
 			wantOut:  "<stdin>: document 1 (line 1): ResourceClaim ns/gpu: decoding object: spec.devices.requests[0].name must be a string, not an array\n",
 		},
 		// The path names the list index, in the version's JSON types (not
 		// encoding/json's Go field and type names without indices).
 		"malformed-second-request": {
-			stdin:      "apiVersion: resource.claimbridge.dev/v1alpha3\nkind: ResourceClaim\nmetadata: {name: c, namespace: ns}\nspec:\n  devices:\n    requests:\n    - {name: a, deviceClassName: gpu}\n    - {name: b, deviceClassName: gpu, count: \"2\"}\n",
-			args:       []string{"-f", "-"},
+			stdin:    "apiVersion: resource.claimbridge.dev/v1alpha3\nkind: ResourceClaim\nmetadata: {name: c, namespace: ns}\nspec:\n  devices:\n    requests:\n    - {name: a, deviceClassName: gpu}\n    - {name: b, deviceClassName: gpu, count: \"2\"}\n",
+			args:     []string{"-f", "-"},
 			wantCode: ExitInvalid,
 			wantOut:  "<stdin>: document 1 (line 1): ResourceClaim ns/c: decoding object: spec.devices.requests[1].count must be a number, not a string\n",
 		},
 		"malformed-ga-object": {
-			stdin:      "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c, namespace: ns}\nspec: {devices: []}\n",
-			args:       []string{"-f", "-"},
+			stdin: "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c, namespace: ns}\nspec: {devices: []}\n",
+			args:  []string{"-f", "-"},
 			// Invalid, as a DeviceClass that does not decode: the file was read.
 			wantCode: ExitInvalid,
 			wantOut:  "<stdin>: document 1 (line 1): ResourceClaim ns/c is malformed: spec.devices must be an object, not an array\n",
