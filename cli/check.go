@@ -65,7 +65,7 @@ with --strict, warns), 2 bad flags, an unknown target or an unreadable cluster.`
 	cmd.Flags().StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)")
 	cmd.Flags().StringVar(&o.context, "context", "", "kubeconfig context (default: its current context)")
 	cmd.Flags().StringVar(&o.to, "to", "", "judge by the rules of this release ("+api.ReleaseRange()+", the one after, or a cluster's version) instead of the release after the cluster's")
-	o.gates.addTo(cmd.Flags())
+	o.gates.AddFlags(cmd.Flags())
 	o.Options.AddFlags(cmd.Flags(), "objects skipped, the target")
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { // check -f is the usual one
 		return fmt.Errorf("%w (check reads a cluster; to judge manifests: claimbridge validate --to %s -f FILE)", err, api.Next())
@@ -143,7 +143,7 @@ func (o *checkOptions) readGates(c *cluster.Cluster, notes io.Writer) error {
 		return err
 	}
 	o.cluster = live.On(o.cluster.Minor)
-	if err := o.gates.apply(&o.cluster); err != nil {
+	if err := o.gates.Apply(&o.cluster); err != nil {
 		return err
 	}
 	if settings := o.cluster.SettingsString(); settings != "" && !o.Quiet && o.Format == "text" {

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/claimbridge/claimbridge/api"
+	"github.com/claimbridge/claimbridge/cluster"
 	"github.com/claimbridge/claimbridge/manifest"
 	"github.com/claimbridge/claimbridge/migrate"
 	"github.com/claimbridge/claimbridge/report"
@@ -20,7 +21,7 @@ type convertOptions struct {
 	output    string
 	report.Options
 	cluster clusterFlags
-	gates   gateFlags
+	gates   cluster.GateFlags
 }
 
 func newConvertCommand(s streams) *cobra.Command {
@@ -78,7 +79,7 @@ func (o *convertOptions) setUp(cmd *cobra.Command, s streams, run func(streams) 
 	cmd.Args = filesOnlyByFlag
 	cmd.RunE = func(*cobra.Command, []string) error {
 		if o.to == "" {
-			release, err := o.gates.release()
+			release, err := o.gates.Release()
 			if err != nil {
 				return withCode(ExitBadInput, err)
 			}
@@ -95,7 +96,7 @@ func (o *convertOptions) setUp(cmd *cobra.Command, s streams, run func(streams) 
 	addFilenameFlags(cmd, &o.filenames, &o.recursive)
 	cmd.Flags().StringVarP(&o.output, "output", "o", o.output, "output format: yaml or json")
 	o.cluster.addTo(cmd)
-	o.gates.addTo(cmd.Flags())
+	o.gates.AddFlags(cmd.Flags())
 	o.Options.AddFlags(cmd.Flags(), notes)
 }
 
@@ -193,5 +194,5 @@ func (o *convertOptions) validate() (migrate.Target, error) {
 	if o.cluster.live != nil {
 		t.Cluster = o.cluster.live.On(t.Minor)
 	}
-	return t, o.gates.apply(&t.Cluster)
+	return t, o.gates.Apply(&t.Cluster)
 }

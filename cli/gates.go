@@ -1,60 +1,13 @@
 package cli
 
 import (
-	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"maps"
-	"os"
-	"slices"
-	"strings"
-
-	"github.com/spf13/pflag"
-	"sigs.k8s.io/yaml"
 
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/cluster"
 )
-
-// gateFlags tell the target cluster's feature gates and the
-// resource.k8s.io versions it serves, in kube-apiserver's words or from the
-// file that starts the cluster. They win over what a live cluster says.
-type gateFlags struct {
-	featureGates, runtimeConfig, clusterConfig string
-}
-
-func (g *gateFlags) addTo(fs *pflag.FlagSet) {
-	fs.StringVar(&g.featureGates, "feature-gates", "", "the target's kube-apiserver --feature-gates: judge by them instead of the release's defaults (DRADeviceTaints=true,DRAConsumableCapacity=false,AllAlpha=true)")
-	fs.StringVar(&g.runtimeConfig, "runtime-config", "", "the target's kube-apiserver --runtime-config: the resource.k8s.io versions it serves besides the release's defaults (resource.k8s.io/v1beta1=true, api/all=true)")
-	fs.StringVar(&g.clusterConfig, "cluster-config", "", "a kind Cluster or kubeadm ClusterConfiguration file: its apiserver's feature gates and runtime-config, and its release when --to is not given")
-}
-
-// release is the release the cluster config file names (a kind node's
-// image, kubeadm's kubernetesVersion); "" when it names none.
-func (g *gateFlags) release() (string, error) {
-	if g.clusterConfig == "" {
-		return "", nil
-	}
-	cfg, err := readClusterConfig(g.clusterConfig)
-	return cfg.release, err
-}
-
-// apply sets on c what the flags tell: the cluster config's settings, then
-// --feature-gates and --runtime-config.
-func (g *gateFlags) apply(c *api.Cluster) error {
-	if g.clusterConfig != "" {
-		cfg, err := readClusterConfig(g.clusterConfig)
-		if err != nil {
-			return err
-		}
-		if err := c.Set(cfg.featureGates, cfg.runtimeConfig); err != nil {
-			return fmt.Errorf("%s: %w", g.clusterConfig, err)
-		}
-	}
-	return c.Set(g.featureGates, g.runtimeConfig)
-}
 
 // readLive is a live cluster as it runs (cluster.Settings); it says once
 // on notes when its gates cannot be read.
@@ -65,91 +18,4 @@ func readLive(cl *cluster.Cluster, quiet bool, notes io.Writer) (api.Cluster, er
 			"to read them, give claimbridge the RBAC rule %s, or name them with --feature-gates\n", c.Minor, cluster.MetricsRule)
 	}
 	return c, err
-}
-
-// clusterConfig is what a kind or kubeadm file says of the apiserver.
-type clusterConfig struct {
-	featureGates, runtimeConfig, release string
-}
-
-// readClusterConfig reads a kind Cluster (featureGates, runtimeConfig, the
-// first node's image, and apiServer.extraArgs of its kubeadmConfigPatches,
-// which replace the others as kind applies them) or a kubeadm
-// ClusterConfiguration (apiServer.extraArgs, kubernetesVersion; the other
-// documents of the file are skipped).
-func readClusterConfig(path string) (clusterConfig, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return clusterConfig{}, err
-	}
-	cfg, found, err := parseClusterConfig(string(data))
-	if err == nil && !found {
-		err = errors.New("neither a kind Cluster nor a kubeadm ClusterConfiguration")
-	}
-	if err != nil {
-		return clusterConfig{}, fmt.Errorf("%s: %w", path, err)
-	}
-	return cfg, nil
-}
-
-// parseClusterConfig reads the documents of a kind or kubeadm file, or of a
-// kubeadm patch (found is then false).
-func parseClusterConfig(data string) (cfg clusterConfig, found bool, err error) {
-	for _, doc := range strings.Split(data, "\n---") {
-		var obj struct {
-			Kind                        string
-			FeatureGates, RuntimeConfig map[string]interface{}
-			Nodes                       []struct{ Image string }
-			KubeadmConfigPatches        []string
-			KubernetesVersion           string
-			APIServer                   struct{ ExtraArgs interface{} }
-		}
-		if err := yaml.Unmarshal([]byte(doc), &obj); err != nil {
-			return cfg, found, err
-		}
-		args := extraArgs(obj.APIServer.ExtraArgs)
-		cfg.featureGates = cmp.Or(args["feature-gates"], flagOf(obj.FeatureGates), cfg.featureGates)
-		cfg.runtimeConfig = cmp.Or(args["runtime-config"], flagOf(obj.RuntimeConfig), cfg.runtimeConfig)
-		cfg.release = cmp.Or(obj.KubernetesVersion, cfg.release)
-		if len(obj.Nodes) > 0 {
-			_, cfg.release, _ = strings.Cut(strings.SplitN(obj.Nodes[0].Image, "@", 2)[0], ":")
-		}
-		for _, patch := range obj.KubeadmConfigPatches {
-			p, _, err := parseClusterConfig(patch)
-			if err != nil {
-				return cfg, found, fmt.Errorf("kubeadmConfigPatches: %w", err)
-			}
-			cfg.featureGates, cfg.runtimeConfig = cmp.Or(p.featureGates, cfg.featureGates), cmp.Or(p.runtimeConfig, cfg.runtimeConfig)
-		}
-		found = found || obj.Kind == "Cluster" || obj.Kind == "ClusterConfiguration"
-	}
-	return cfg, found, nil
-}
-
-// extraArgs reads kubeadm's apiServer.extraArgs: a map in v1beta3, a list
-// of {name, value} from v1beta4.
-func extraArgs(v interface{}) map[string]string {
-	out := map[string]string{}
-	switch v := v.(type) {
-	case map[string]interface{}:
-		for k, val := range v {
-			out[k] = fmt.Sprint(val)
-		}
-	case []interface{}:
-		for _, item := range v {
-			if m, ok := item.(map[string]interface{}); ok {
-				out[fmt.Sprint(m["name"])] = fmt.Sprint(m["value"])
-			}
-		}
-	}
-	return out
-}
-
-// flagOf writes a kind map of settings as the flag's value: "A=true,B=false".
-func flagOf(m map[string]interface{}) string {
-	var kv []string
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		kv = append(kv, fmt.Sprintf("%s=%v", k, m[k]))
-	}
-	return strings.Join(kv, ",")
 }

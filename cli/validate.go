@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/claimbridge/claimbridge/api"
+	"github.com/claimbridge/claimbridge/cluster"
 	"github.com/claimbridge/claimbridge/conversion"
 	"github.com/claimbridge/claimbridge/judge"
 	"github.com/claimbridge/claimbridge/manifest"
@@ -31,7 +32,7 @@ type validateOptions struct {
 	// cluster is the target with its feature gates and served versions
 	// (gates), when to is set.
 	cluster api.Cluster
-	gates   gateFlags
+	gates   cluster.GateFlags
 	cel     *validation.CELCache // the run's compiled CEL selectors
 	report.Options
 }
@@ -94,7 +95,7 @@ warning), 2 unusable input.`,
 	cmd.Flags().StringVar(&o.old, "old", "", "file with the stored objects: validate the input as updates of them")
 	cmd.Flags().StringVar(&o.subResource, "subresource", "", `"status" to validate updates of the status subresource (needs --old)`)
 	cmd.Flags().StringVar(&o.to, "to", "", "judge by the rules of this release ("+api.ReleaseRange()+", the one after, or a cluster's version: v1.33.4, v1.33.4-eks-a1b2c3d) instead of those of each object's version")
-	o.gates.addTo(cmd.Flags())
+	o.gates.AddFlags(cmd.Flags())
 	o.Options.AddFlags(cmd.Flags(), "objects skipped")
 	return cmd
 }
@@ -317,14 +318,14 @@ func (o *validateOptions) setTarget(release string) error {
 // feature gates and versions the flags tell.
 func (o *validateOptions) setGates() error {
 	if o.to == "" {
-		release, err := o.gates.release()
+		release, err := o.gates.Release()
 		if err != nil {
 			return err
 		}
 		o.to = release
 	}
 	if o.to == "" {
-		if o.gates != (gateFlags{}) {
+		if o.gates != (cluster.GateFlags{}) {
 			return errors.New("--feature-gates, --runtime-config and --cluster-config need --to: gates are a release's")
 		}
 		return nil
@@ -332,7 +333,7 @@ func (o *validateOptions) setGates() error {
 	if err := o.setTarget(o.to); err != nil {
 		return fmt.Errorf("--to %w", err)
 	}
-	return o.gates.apply(&o.cluster)
+	return o.gates.Apply(&o.cluster)
 }
 
 // target names the release judged by.
