@@ -16,15 +16,43 @@ import (
 // without settings, the release's defaults. Settings are parsed once at the
 // edge (Set, SetEnabled, SetServed); rules read Enabled and Serves.
 type Cluster struct {
-	// Minor is the release: 35 for Kubernetes 1.35.
+	// Minor is the release: 35 for Kubernetes 1.35 (for a cluster that
+	// emulates an older release, the release it emulates).
 	Minor int
 	// gates are the gates set, runtime the --runtime-config settings by key
-	// ("api/all", "resource.k8s.io/v1beta1/deviceclasses").
+	// ("api/all", "resource.k8s.io/v1beta1/deviceclasses"): the flags.
 	gates, runtime map[string]bool
+	// bare is a cluster whose flags are known (a live cluster, a kind or
+	// kubeadm file): before 1.34, DRA is then on only as they set it.
+	bare bool
 }
 
-// Defaults is release minor as its apiserver starts without settings.
+// DynamicResourceAllocation is the gate that turns DRA on, before 1.34.
+const DynamicResourceAllocation = "DynamicResourceAllocation"
+
+// Defaults is release minor as claimbridge takes it without settings: at
+// its defaults, and before 1.34 (when DRA is off by default) as its users
+// turn DRA on: the DynamicResourceAllocation gate on and its claims'
+// version and the betas beside it served (Sketch names these flags).
 func Defaults(minor int) Cluster { return Cluster{Minor: minor} }
+
+// Bare is release minor as its kube-apiserver starts with no flags.
+func Bare(minor int) Cluster { return Cluster{Minor: minor, bare: true} }
+
+// Sketch names the flags Defaults takes a release before 1.34 to run with
+// ("--feature-gates=DynamicResourceAllocation=true
+// --runtime-config=resource.k8s.io/v1beta1=true,…"); "" from 1.34 or for a
+// cluster whose flags are known.
+func (c Cluster) Sketch() string {
+	if c.bare {
+		return ""
+	}
+	gates, versions := Bare(c.Minor).lacks()
+	if gates == "" {
+		return ""
+	}
+	return "--feature-gates=" + gates + " --runtime-config=" + versions
+}
 
 // The gates that set every gate of a stage not set otherwise.
 const (
@@ -91,6 +119,9 @@ func DRAGates(minor int) []string {
 func (c Cluster) Enabled(name string) bool {
 	if on, ok := c.gates[name]; ok {
 		return on
+	}
+	if name == DynamicResourceAllocation && c.Minor < 34 && !c.bare {
+		return true
 	}
 	spec, ok := Gate(c.Minor, name)
 	if !ok {
@@ -209,13 +240,15 @@ func (c Cluster) Validate() error {
 	return nil
 }
 
-// SetEnabled sets every gate of enabled as a running apiserver reports
-// it (its kubernetes_feature_enabled metric); a name the release does not
+// SetEnabled sets, of the gates of enabled as a running apiserver reports
+// them (its kubernetes_feature_enabled metric), each that is not at the
+// release's default, as its flags must have; a name the release does not
 // have is left out.
 func (c *Cluster) SetEnabled(enabled map[string]bool) {
 	c.gates = cloneSet(c.gates)
+	def := Cluster{Minor: c.Minor, bare: c.bare}
 	for name, on := range enabled {
-		if _, ok := Gate(c.Minor, name); ok {
+		if _, ok := Gate(c.Minor, name); ok && on != def.Enabled(name) {
 			c.gates[name] = on
 		}
 	}
@@ -241,8 +274,8 @@ func (c *Cluster) SetRuntimeConfig(s string) error {
 		key = strings.TrimSpace(key)
 		if version, ok := strings.CutPrefix(key, UpstreamGroup+"/"); ok {
 			version, _, _ = strings.Cut(version, "/")
-			if !slices.Contains(c.versions(), version) {
-				return fmt.Errorf("unknown api groups %s/%s: Kubernetes 1.%d has %s", UpstreamGroup, version, c.Minor, strings.Join(c.versions(), ", "))
+			if !Registered(version, c.Minor) {
+				return fmt.Errorf("group version %s/%s that has not been registered (Kubernetes 1.%d has %s)", UpstreamGroup, version, c.Minor, strings.Join(c.versions(), ", "))
 			}
 		}
 		c.runtime = cloneSet(c.runtime)
@@ -252,12 +285,19 @@ func (c *Cluster) SetRuntimeConfig(s string) error {
 }
 
 // SetServed sets the resource.k8s.io versions a running apiserver serves
-// (its discovery): every version the release has is served if and only if
-// it is in served.
+// (its discovery), as its flags must have: each version the release has
+// that it serves other than by default. A release before 1.34 that serves
+// any has DRA on.
 func (c *Cluster) SetServed(served []string) {
 	c.runtime = cloneSet(c.runtime)
+	if len(served) > 0 && !c.Enabled(DynamicResourceAllocation) {
+		c.gates = cloneSet(c.gates)
+		c.gates[DynamicResourceAllocation] = true
+	}
 	for _, v := range c.versions() {
-		c.runtime[UpstreamGroup+"/"+v] = slices.Contains(served, v)
+		if on := slices.Contains(served, v); on != c.servesVersion(v) {
+			c.runtime[UpstreamGroup+"/"+v] = on
+		}
 	}
 }
 
@@ -280,14 +320,15 @@ func (c Cluster) has(l lifecycle) bool {
 // Serves reports whether the cluster serves kind (or its typed list) in
 // version of resource.k8s.io: the release has it, and its settings or
 // defaults enable it. By default a release serves the GA versions; before
-// 1.34, when DRA itself is off by default, claimbridge takes the versions
-// a DRA cluster is started with as enabled: the release's claim version
+// 1.34, when DRA itself is off by default, Defaults takes the versions a
+// DRA cluster is started with as enabled: the release's claim version
 // (Releases) and the betas beside it. Every other version needs
-// --runtime-config.
+// --runtime-config, and before 1.34 every version needs the
+// DynamicResourceAllocation gate.
 func (c Cluster) Serves(version, kind string) bool {
 	kind = strings.TrimSuffix(kind, "List")
 	l := lifecycleOf(version, kind)
-	if !c.has(l) {
+	if !c.has(l) || c.Minor < 34 && !c.Enabled(DynamicResourceAllocation) {
 		return false
 	}
 	stage := "ga"
@@ -306,36 +347,14 @@ func (c Cluster) Serves(version, kind string) bool {
 	if set {
 		return served
 	}
-	own := Releases[slices.IndexFunc(Releases, func(r Release) bool { return r.Minor == c.Minor })].Version
-	return stage == "ga" || version == own && l.introduced <= c.Minor || c.Minor < 34 && stage == "beta"
+	own := CreatedIn(KindClaim, c.Minor)
+	return stage == "ga" || !c.bare && (version == own && l.introduced <= c.Minor || c.Minor < 34 && stage == "beta")
 }
 
 // Has reports whether the release has kind in version of resource.k8s.io,
 // served by default or not.
 func (c Cluster) Has(version, kind string) bool {
 	return c.has(lifecycleOf(version, strings.TrimSuffix(kind, "List")))
-}
-
-// On is c's settings on release minor, as an upgrade keeps the apiserver's
-// flags: each gate that c has other than at its release's default, where
-// minor has it and does not lock it, and each version c serves or not
-// other than by default, where minor has it.
-func (c Cluster) On(minor int) Cluster {
-	out, def := Defaults(minor), Defaults(c.Minor)
-	for name := range c.gates {
-		if spec, ok := Gate(minor, name); ok && !spec.Locked && c.Enabled(name) != def.Enabled(name) || name == AllAlpha || name == AllBeta {
-			_ = out.setGate(name, c.Enabled(name))
-		}
-	}
-	for key, on := range c.runtime {
-		version, _ := strings.CutPrefix(key, UpstreamGroup+"/")
-		version, _, _ = strings.Cut(version, "/")
-		if !strings.HasPrefix(key, UpstreamGroup+"/") || slices.Contains(out.versions(), version) && on != def.servesVersion(version) {
-			out.runtime = cloneSet(out.runtime)
-			out.runtime[key] = on
-		}
-	}
-	return out
 }
 
 // servesVersion reports whether c serves version for any kind.

@@ -83,7 +83,8 @@ func TestServes(t *testing.T) {
 		"1.33-taint-rule-enabled":  {33, "resource.k8s.io/v1alpha3=true", V1alpha3, KindDeviceTaintRule, true},
 		"1.32-v1alpha3":            {32, "", V1alpha3, KindClaim, false},
 		"1.32-v1alpha3-api-all":    {32, "api/all=true", V1alpha3, KindDeviceClass, true},
-		"1.33-v1alpha3-gone":       {33, "api/all=true", V1alpha3, KindClaim, false},
+		"1.33-v1alpha3-api-all":    {33, "api/all=true", V1alpha3, KindClaim, true},
+		"1.34-v1alpha3-gone":       {34, "api/all=true", V1alpha3, KindTemplate, false},
 		"1.31-v1alpha3-own":        {31, "", V1alpha3, KindClaim, true},
 		"1.30-v1alpha2-own":        {30, "", V1alpha2, KindResourceSlice, true},
 		"1.36-taint-rule-v1beta2":  {36, "", V1beta2, KindDeviceTaintRule, false},
@@ -107,8 +108,8 @@ func TestServes(t *testing.T) {
 func TestRuntimeConfigRefused(t *testing.T) {
 	for flag, want := range map[string]string{
 		"resource.k8s.io/v1=maybe":   `invalid value of resource.k8s.io/v1: maybe, err: strconv.ParseBool: parsing "maybe": invalid syntax`,
-		"resource.k8s.io/v1beta9":    "unknown api groups resource.k8s.io/v1beta9: Kubernetes 1.35 has v1alpha3, v1beta1, v1beta2, v1",
-		"resource.k8s.io/v1alpha2=1": "unknown api groups resource.k8s.io/v1alpha2: Kubernetes 1.35 has v1alpha3, v1beta1, v1beta2, v1",
+		"resource.k8s.io/v1beta9":    "group version resource.k8s.io/v1beta9 that has not been registered (Kubernetes 1.35 has v1alpha3, v1beta1, v1beta2, v1)",
+		"resource.k8s.io/v1alpha2=1": "group version resource.k8s.io/v1alpha2 that has not been registered (Kubernetes 1.35 has v1alpha3, v1beta1, v1beta2, v1)",
 	} {
 		c := Defaults(35)
 		if got := errString(c.SetRuntimeConfig(flag)); got != want {
@@ -117,23 +118,155 @@ func TestRuntimeConfigRefused(t *testing.T) {
 	}
 }
 
-// TestOn: an upgrade keeps the apiserver's flags: what differs from the
-// old release's defaults (of all the gates a live cluster reports), where
-// the new release has it and does not lock it.
-func TestOn(t *testing.T) {
-	c := Defaults(35)
-	c.SetEnabled(map[string]bool{"DRAPartitionableDevices": true, "DRAPrioritizedList": true, "DRADeviceTaints": false})
-	c.SetServed([]string{V1, V1beta1})
-	next := c.On(36)
-	if got, want := next.SettingsString(), "--feature-gates=DRAPartitionableDevices=true --runtime-config=resource.k8s.io/v1beta1=true"; got != want {
-		t.Errorf("1.35 → 1.36: %s, want %s", got, want)
+// TestDRAOffBefore134: before 1.34, Defaults is a cluster with DRA on as
+// its users turn it on (Sketch names the flags); told otherwise, or Bare,
+// it serves no resource.k8s.io.
+func TestDRAOffBefore134(t *testing.T) {
+	set := func(c Cluster, gates, runtime string) Cluster {
+		if err := c.Set(gates, runtime); err != nil {
+			t.Fatal(err)
+		}
+		return c
 	}
-	c = Defaults(35)
-	if err := c.SetFeatureGates("DRAConsumableCapacity=true,DRAPrioritizedList=false"); err != nil {
-		t.Fatal(err)
+	for name, tc := range map[string]struct {
+		c             Cluster
+		version, kind string
+		want          bool
+	}{
+		"defaults":          {Defaults(33), V1beta2, KindClaim, true},
+		"bare":              {Bare(33), V1beta2, KindClaim, false},
+		"gate-off":          {set(Defaults(33), "DynamicResourceAllocation=false", ""), V1beta2, KindClaim, false},
+		"v1beta1-off":       {set(Defaults(33), "", "resource.k8s.io/v1beta1=false"), V1beta1, KindDeviceClass, false},
+		"v1beta2-stays":     {set(Defaults(33), "", "resource.k8s.io/v1beta1=false"), V1beta2, KindDeviceClass, true},
+		"bare-with-flags":   {set(Bare(32), "DynamicResourceAllocation=true", "resource.k8s.io/v1beta1=true"), V1beta1, KindClaim, true},
+		"bare-without-beta": {set(Bare(32), "DynamicResourceAllocation=true", ""), V1beta1, KindClaim, false},
+		"1.34-bare":         {Bare(34), V1, KindClaim, true},
+	} {
+		if got := tc.c.Serves(tc.version, tc.kind); got != tc.want {
+			t.Errorf("%s: Serves(%s, %s) = %t, want %t", name, tc.version, tc.kind, got, tc.want)
+		}
 	}
-	if got, want := c.On(36).SettingsString(), "--feature-gates=DRAConsumableCapacity=true,DRAPrioritizedList=false"; got != want {
-		t.Errorf("1.35 → 1.36: %s, want %s", got, want)
+	for minor, want := range map[int]string{
+		26: "--feature-gates=DynamicResourceAllocation=true --runtime-config=resource.k8s.io/v1alpha1=true",
+		33: "--feature-gates=DynamicResourceAllocation=true --runtime-config=resource.k8s.io/v1beta1=true,resource.k8s.io/v1beta2=true",
+		34: "",
+	} {
+		if got := Defaults(minor).Sketch(); got != want {
+			t.Errorf("1.%d: Sketch() = %q, want %q", minor, got, want)
+		}
+	}
+}
+
+// TestUpgrade: an upgrade or a rollback in place keeps the apiserver's
+// flags (what a live cluster runs with other than its release's defaults);
+// the target refuses, in kube-apiserver's words, what it cannot start with,
+// and names what it lacks to serve DRA; the target has the mends applied.
+func TestUpgrade(t *testing.T) {
+	live := func(minor int, gates map[string]bool, served ...string) Cluster {
+		c := Bare(minor)
+		c.SetEnabled(gates)
+		c.SetServed(served)
+		return c
+	}
+	told := func(minor int, gates, runtime string) Cluster {
+		c := Bare(minor)
+		if err := c.Set(gates, runtime); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	for name, tc := range map[string]struct {
+		from     Cluster
+		to       int
+		settings string
+		refusals []Refusal
+	}{
+		"1.35-to-1.36-keeps-what-is-not-default": {
+			from:     live(35, map[string]bool{"DRAPartitionableDevices": true, "DRAPrioritizedList": true, "DRADeviceTaints": false}, V1, V1beta1),
+			to:       36,
+			settings: "--feature-gates=DRAPartitionableDevices=true --runtime-config=resource.k8s.io/v1beta1=true",
+		},
+		"1.35-to-1.36-told": {
+			from:     told(35, "DRAConsumableCapacity=true,DRAPrioritizedList=false", ""),
+			to:       36,
+			settings: "--feature-gates=DRAConsumableCapacity=true,DRAPrioritizedList=false",
+		},
+		"1.30-to-1.31-v1alpha2-not-registered": {
+			from:     live(30, map[string]bool{DynamicResourceAllocation: true}, V1alpha2),
+			to:       31,
+			settings: "--feature-gates=DynamicResourceAllocation=true --runtime-config=resource.k8s.io/v1alpha3=true",
+			refusals: []Refusal{
+				{"--runtime-config=resource.k8s.io/v1alpha2=true", "group version resource.k8s.io/v1alpha2 that has not been registered",
+					"drop it: Kubernetes 1.31 no longer has resource.k8s.io/v1alpha2; its DRA version is resource.k8s.io/v1alpha3 (--runtime-config=resource.k8s.io/v1alpha3=true)"},
+				{"--feature-gates=DynamicResourceAllocation=true --runtime-config=resource.k8s.io/v1alpha3=true",
+					"Kubernetes 1.31 serves no resource.k8s.io without these flags: its DRA objects would be out of reach", "start it with them"},
+			},
+		},
+		"1.31-to-1.32-gate-removed": {
+			from:     told(31, "DynamicResourceAllocation=true,DRAControlPlaneController=true", "resource.k8s.io/v1alpha3=true"),
+			to:       32,
+			settings: "--feature-gates=DynamicResourceAllocation=true --runtime-config=resource.k8s.io/v1alpha3=true,resource.k8s.io/v1beta1=true",
+			refusals: []Refusal{
+				{"--feature-gates=DRAControlPlaneController=true", "unrecognized feature gate: DRAControlPlaneController", "drop it: Kubernetes 1.32 removed the gate and the feature"},
+				{"--feature-gates=DynamicResourceAllocation=true --runtime-config=resource.k8s.io/v1beta1=true",
+					"Kubernetes 1.32 serves no resource.k8s.io without these flags: its DRA objects would be out of reach", "start it with them"},
+			},
+		},
+		"1.33-to-1.32-v1beta2-not-registered": {
+			from:     live(33, map[string]bool{DynamicResourceAllocation: true}, V1beta1, V1beta2),
+			to:       32,
+			settings: "--feature-gates=DynamicResourceAllocation=true --runtime-config=resource.k8s.io/v1beta1=true",
+			refusals: []Refusal{
+				{"--runtime-config=resource.k8s.io/v1beta2=true", "group version resource.k8s.io/v1beta2 that has not been registered",
+					"drop it: Kubernetes 1.32 never had resource.k8s.io/v1beta2; its DRA version is resource.k8s.io/v1beta1 (--runtime-config=resource.k8s.io/v1beta1=true)"},
+			},
+		},
+		"1.34-to-1.33-lacks-dra": {
+			from:     live(34, nil, V1),
+			to:       33,
+			settings: "--feature-gates=DynamicResourceAllocation=true --runtime-config=resource.k8s.io/v1beta1=true,resource.k8s.io/v1beta2=true",
+			refusals: []Refusal{
+				{"--feature-gates=DynamicResourceAllocation=true --runtime-config=resource.k8s.io/v1beta1=true,resource.k8s.io/v1beta2=true",
+					"Kubernetes 1.33 serves no resource.k8s.io without these flags: its DRA objects would be out of reach", "start it with them"},
+			},
+		},
+		"1.36-to-1.37-locked": {
+			from:     told(36, "DRAPrioritizedList=false,DRAConsumableCapacity=true", ""),
+			to:       37,
+			settings: "--feature-gates=DRAConsumableCapacity=true",
+			refusals: []Refusal{
+				{"--feature-gates=DRAPrioritizedList=false", "cannot set feature gate DRAPrioritizedList to false, feature is locked to true", "drop it: Kubernetes 1.37 has it GA and always on"},
+			},
+		},
+		"1.36-to-1.37-dependency-off": {
+			from:     told(36, "DRADeviceTaints=false", ""),
+			to:       37,
+			settings: "",
+			refusals: []Refusal{
+				{"--feature-gates=DRADeviceTaints=false", "DRADeviceTaintRules is enabled, but depends on features that are disabled: [DRADeviceTaints]",
+					"drop DRADeviceTaints=false: DRADeviceTaintRules is on by default in 1.37 and needs it"},
+			},
+		},
+		"1.34-to-1.33-gate-new": {
+			from:     told(34, "DRAConsumableCapacity=true", ""),
+			to:       33,
+			settings: "--feature-gates=DynamicResourceAllocation=true --runtime-config=resource.k8s.io/v1beta1=true,resource.k8s.io/v1beta2=true",
+			refusals: []Refusal{
+				{"--feature-gates=DRAConsumableCapacity=true", "unrecognized feature gate: DRAConsumableCapacity", "drop it: Kubernetes 1.33 does not have it yet"},
+				{"--feature-gates=DynamicResourceAllocation=true --runtime-config=resource.k8s.io/v1beta1=true,resource.k8s.io/v1beta2=true",
+					"Kubernetes 1.33 serves no resource.k8s.io without these flags: its DRA objects would be out of reach", "start it with them"},
+			},
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			target, refusals := tc.from.Upgrade(tc.to)
+			if diff := cmp.Diff(tc.refusals, refusals); diff != "" {
+				t.Errorf("refusals (-want +got):\n%s", diff)
+			}
+			if got := target.SettingsString(); got != tc.settings {
+				t.Errorf("target settings %q, want %q", got, tc.settings)
+			}
+		})
 	}
 }
 

@@ -21,8 +21,8 @@ var lifecycles = []lifecycle{
 	{V1alpha1, []string{KindClaim, KindTemplate, KindResourceClass, "PodScheduling"}, 26, 0, 27},
 	{V1alpha2, []string{KindClaim, KindTemplate, KindResourceClass, "PodSchedulingContext"}, 27, 0, 31},
 	{V1alpha2, []string{KindResourceSlice, KindClaimParameters, KindClassParameters}, 30, 0, 31},
-	// 1.32 keeps v1alpha3 beside v1beta1, with --runtime-config.
-	{V1alpha3, []string{KindClaim, KindTemplate, KindDeviceClass, KindResourceSlice}, 31, 0, 33},
+	// 1.32 and 1.33 keep v1alpha3 beside the betas, with --runtime-config.
+	{V1alpha3, []string{KindClaim, KindTemplate, KindDeviceClass, KindResourceSlice}, 31, 0, 34},
 	{V1alpha3, []string{"PodSchedulingContext"}, 31, 0, 32},
 	{V1alpha3, []string{KindDeviceTaintRule}, 33, 36, 39},
 	{V1alpha3, []string{"ResourcePoolStatusRequest"}, 36, 39, 42},

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -77,36 +78,45 @@ func (o *checkOptions) run(s streams) error {
 	if err := o.Options.Validate(); err != nil {
 		return withCode(ExitBadInput, err)
 	}
-	if o.to != "" {
-		if err := o.setTarget(o.to); err != nil {
-			return withCode(ExitBadInput, fmt.Errorf("--to %w", err))
-		}
-		o.beyondNote(s.err, "")
+	if err := o.setTarget(o.to); o.to != "" && err != nil { // a bad --to before the cluster is read
+		return withCode(ExitBadInput, fmt.Errorf("--to %w", err))
 	}
-	c, err := cluster.Connect(o.kubeconfig, o.context, s.err)
+	quiet := o.Quiet || o.Format != "text"
+	c, source, err := o.source(quiet, s.err)
 	if err != nil {
 		return withCode(ExitBadInput, err)
 	}
-	if err := o.nextRelease(c.Target, s.err); err != nil {
-		return withCode(ExitBadInput, err)
+	to, what := o.to, ""
+	if to == "" { // mid-upgrade, the binary's own release
+		to, what = fmt.Sprintf("1.%d", max(source.Minor+1, source.Binary)), fmt.Sprintf(", the release after the cluster's 1.%d", source.Minor)
 	}
-	if err := o.readGates(c, s.err); err != nil {
-		return withCode(ExitBadInput, err)
+	if err := o.setTarget(to); err != nil {
+		return withCode(ExitBadInput, fmt.Errorf("--to %w", err))
 	}
-	ctx := context.Background()
+	o.beyondNote(s.err, what)
+	target, refusals := source.Upgrade(o.cluster.Minor)
+	if o.beyond != 0 && len(api.DRAGates(o.beyond)) > 0 { // by its gates, with the newest's rules
+		var next api.Cluster
+		next, refusals = source.Upgrade(o.beyond)
+		target, _ = next.Upgrade(o.cluster.Minor)
+	}
+	o.cluster = target
+	if settings := o.cluster.SettingsString(); settings != "" && !quiet {
+		fmt.Fprintf(s.err, "target: Kubernetes %s with %s\n", o.target(), settings)
+	}
 	r := o.newReport()
 	r.Command = "check"
-	releases, err := c.HelmReleases(ctx)
-	if err != nil {
-		return withCode(ExitBadInput, err)
+	apiserver := manifest.Document{Source: "kube-apiserver " + o.target()}
+	for _, ref := range refusals {
+		r.Say(apiserver, report.Finding{Severity: report.Error, Path: ref.Setting, Message: ref.Message + "; " + ref.Mend})
 	}
-	for _, h := range releases {
-		if err := o.judgeStream(r, "helm:"+h.String(), h.Manifest, h.Namespace); err != nil {
+	if components := o.gates.Components(); components != "" && len(refusals) > 0 {
+		r.Say(apiserver, report.Finding{Severity: report.Note, Message: components})
+	}
+	if c != nil {
+		if err := o.checkObjects(c, r); err != nil {
 			return withCode(ExitBadInput, err)
 		}
-	}
-	if err := c.DRAObjects(ctx, func(obj map[string]interface{}) error { return o.judgeLive(r, obj) }); err != nil {
-		return withCode(ExitBadInput, err)
 	}
 	if err := r.Write(s.err, s.out); err != nil {
 		return withCode(ExitBadInput, fmt.Errorf("writing the report: %w", err))
@@ -117,48 +127,51 @@ func (o *checkOptions) run(s streams) error {
 	return nil
 }
 
-// nextRelease sets the target, without --to, to the release after the
-// cluster's own (its Target), and says so in a text report (unless -q).
-func (o *checkOptions) nextRelease(clusterTarget func() (cluster.Target, error), notes io.Writer) error {
-	if o.to != "" {
-		return nil
+// source is the cluster checked, as it runs: read from the cluster of the
+// kubeconfig's context, or, given only --cluster-config, the file's (c is
+// then nil). The flags win over what is read.
+func (o *checkOptions) source(quiet bool, notes io.Writer) (c *cluster.Cluster, source cluster.Live, err error) {
+	release, emulated, err := o.gates.Release()
+	if err != nil {
+		return nil, source, err
 	}
-	t, err := clusterTarget()
+	if o.kubeconfig == "" && o.context == "" && o.gates.Told() && (release != "" || o.to != "") {
+		minor, ok := api.ParseMinor(cmp.Or(release, o.to))
+		if !ok {
+			return nil, source, fmt.Errorf("%q: not a release", release)
+		}
+		if release == "" { // the release before the target
+			minor--
+		}
+		source = cluster.Live{Cluster: api.Bare(minor), Binary: minor}
+	} else {
+		if c, err = cluster.Connect(o.kubeconfig, o.context, notes); err != nil {
+			return nil, source, err
+		}
+		if source, err = readLive(c, quiet, notes); err != nil {
+			return nil, source, err
+		}
+	}
+	if m, ok := api.ParseMinor(emulated); ok {
+		source.Cluster = api.Bare(m)
+	}
+	return c, source, o.gates.Apply(&source.Cluster)
+}
+
+// checkObjects judges the objects of the cluster: each Helm release's
+// manifest, and each live DRA object.
+func (o *checkOptions) checkObjects(c *cluster.Cluster, r *report.Report) error {
+	ctx := context.Background()
+	releases, err := c.HelmReleases(ctx)
 	if err != nil {
 		return err
 	}
-	if err := o.setTarget(releaseAfter(t.Release)); err != nil {
-		return fmt.Errorf("the release after the cluster's %s: %w; name one with --to", t.Release, err)
+	for _, h := range releases {
+		if err := o.judgeStream(r, "helm:"+h.String(), h.Manifest, h.Namespace); err != nil {
+			return err
+		}
 	}
-	o.beyondNote(notes, ", the release after the cluster's "+t.Release) // not in a report on standard error: it stays one document
-	return nil
-}
-
-// readGates sets the target's feature gates and served versions: the
-// cluster's own, as its apiserver's flags would stay on the target release,
-// then those the flags tell.
-func (o *checkOptions) readGates(c *cluster.Cluster, notes io.Writer) error {
-	live, err := readLive(c, o.Quiet || o.Format != "text", notes)
-	if err != nil {
-		return err
-	}
-	o.cluster = live.On(o.cluster.Minor)
-	if err := o.gates.Apply(&o.cluster); err != nil {
-		return err
-	}
-	if settings := o.cluster.SettingsString(); settings != "" && !o.Quiet && o.Format == "text" {
-		fmt.Fprintf(notes, "target: Kubernetes %s with %s\n", o.target(), settings)
-	}
-	return nil
-}
-
-// releaseAfter is the release after release: "1.33" for "1.32", or
-// release itself when it is not a 1.x release (setTarget refuses it).
-func releaseAfter(release string) string {
-	if minor, ok := api.ParseMinor(release); ok {
-		return fmt.Sprintf("1.%d", minor+1)
-	}
-	return release
+	return c.DRAObjects(ctx, func(obj map[string]interface{}) error { return o.judgeLive(r, obj) })
 }
 
 // judgeLive judges a live object (source live:KIND NAMESPACE/NAME) and

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"os"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -109,31 +110,46 @@ func TestCheckFlagErrors(t *testing.T) {
 	}
 }
 
-// TestReleaseAfter: the default target is the release after the
-// cluster's, named on standard error; the one after the newest claimbridge
-// knows is judged by the newest's rules and upstream's removals; another
-// is an error that says what claimbridge can judge by and how to name one.
-func TestReleaseAfter(t *testing.T) {
-	const judgeBy = "not a release claimbridge can judge by (1.26 … 1.37, and 1.38 by the rules of 1.37 and upstream's announced removals); name one with --to"
-	for release, want := range map[string]string{
-		"1.25":    "target: Kubernetes 1.26, the release after the cluster's 1.25\n",
-		"1.36":    "target: Kubernetes 1.37, the release after the cluster's 1.36\n",
-		"v1.36.2": "target: Kubernetes 1.37, the release after the cluster's v1.36.2\n",
-		"1.37":    "target: Kubernetes 1.38, the release after the cluster's 1.37 (by the rules of 1.37, the newest claimbridge knows, and the versions upstream stops serving in 1.38)\n",
-		"1.38":    `error: the release after the cluster's 1.38: "1.39": ` + judgeBy,
-		"2.0":     `error: the release after the cluster's 2.0: "2.0": ` + judgeBy,
+// TestCheckOffline: given only a kind or kubeadm file, check needs no
+// cluster. The default target is the release after the file's (mid-upgrade,
+// the binary's own); every setting the target's kube-apiserver refuses to
+// start with is an error in its words, with the mend (exit 1); kind's gates
+// reach the other components too.
+func TestCheckOffline(t *testing.T) {
+	kind := func(image, gates, runtime string) string {
+		return "kind: Cluster\napiVersion: kind.x-k8s.io/v1alpha4\nfeatureGates: {" + gates + "}\nruntimeConfig: {" + runtime + "}\nnodes:\n- role: control-plane\n  image: kindest/node:" + image + "\n"
+	}
+	const components = "kube-apiserver 1.%s: kind gives its featureGates to kube-controller-manager, kube-scheduler and every kubelet too: each refuses them the same way\n"
+	for name, tc := range map[string]struct {
+		config string
+		args   []string
+		code           int
+		stderr, stdout string
+	}{
+		"release-after": {kind("v1.36.2", "DRAConsumableCapacity: true", ""), nil, 0,
+			"target: Kubernetes 1.37, the release after the cluster's 1.36\ntarget: Kubernetes 1.37 with --feature-gates=DRAConsumableCapacity=true\n", ""},
+		"1.30-to-1.31": {kind("v1.30.4", "DynamicResourceAllocation: true", `"resource.k8s.io/v1alpha2": "true"`), []string{"--to", "1.31"}, 1,
+			"target: Kubernetes 1.31 with --feature-gates=DynamicResourceAllocation=true --runtime-config=resource.k8s.io/v1alpha3=true\n" + fmt.Sprintf(components, "31"),
+			"kube-apiserver 1.31: --runtime-config=resource.k8s.io/v1alpha2=true: group version resource.k8s.io/v1alpha2 that has not been registered; " +
+				"drop it: Kubernetes 1.31 no longer has resource.k8s.io/v1alpha2; its DRA version is resource.k8s.io/v1alpha3 (--runtime-config=resource.k8s.io/v1alpha3=true)\n" +
+				"kube-apiserver 1.31: --feature-gates=DynamicResourceAllocation=true --runtime-config=resource.k8s.io/v1alpha3=true: " +
+				"Kubernetes 1.31 serves no resource.k8s.io without these flags: its DRA objects would be out of reach; start it with them\n"},
+		"emulated": {"kind: ClusterConfiguration\napiVersion: kubeadm.k8s.io/v1beta4\nkubernetesVersion: v1.37.1\napiServer:\n  extraArgs:\n  - name: emulated-version\n    value: \"1.36\"\n", nil, 0,
+			"target: Kubernetes 1.37, the release after the cluster's 1.36\n", ""},
+		"locked": {kind("v1.36.2", "DRAPrioritizedList: false", ""), nil, 1,
+			"target: Kubernetes 1.37, the release after the cluster's 1.36\n" + fmt.Sprintf(components, "37"),
+			"kube-apiserver 1.37: --feature-gates=DRAPrioritizedList=false: cannot set feature gate DRAPrioritizedList to false, feature is locked to true; drop it: Kubernetes 1.37 has it GA and always on\n"},
 	} {
-		o := &checkOptions{validateOptions: validateOptions{Options: report.Options{Format: "text"}}}
-		var note bytes.Buffer
-		got := ""
-		if err := o.nextRelease(func() (cluster.Target, error) { return cluster.Target{Release: release}, nil }, &note); err != nil {
-			got = "error: " + err.Error()
-		} else {
-			got = note.String()
-		}
-		if got != want {
-			t.Errorf("%s: %s, want %s", release, got, want)
-		}
+		t.Run(name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "cluster.yaml")
+			if err := os.WriteFile(file, []byte(tc.config), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			code, stdout, stderr := run(t, "", append([]string{"check", "--cluster-config", file}, tc.args...)...)
+			if stderr, want := stderr, tc.stderr+"claimbridge check: 0 objects read: 0 valid, 0 invalid, 0 skipped, 0 warned\n"; code != tc.code || stderr != want || stdout != tc.stdout {
+				t.Errorf("exit %d (want %d)\nstdout (-want +got):\n%s\nstderr (-want +got):\n%s", code, tc.code, cmp.Diff(tc.stdout, stdout), cmp.Diff(want, stderr))
+			}
+		})
 	}
 }
 

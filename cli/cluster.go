@@ -101,7 +101,7 @@ func (f *clusterFlags) resolve(to *string, quiet bool, notes io.Writer) error {
 	if err != nil {
 		return withCode(ExitBadInput, fmt.Errorf("the target cluster: %w", err))
 	}
-	f.live = &live
+	f.live = &live.Cluster
 	if *to != "" && !fromCluster {
 		return nil
 	}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strings"
@@ -78,13 +79,12 @@ the target (or, with --strict, a warning); 2 unusable input or flags.`,
 func (o *convertOptions) setUp(cmd *cobra.Command, s streams, run func(streams) error, notes string) {
 	cmd.Args = filesOnlyByFlag
 	cmd.RunE = func(*cobra.Command, []string) error {
-		if o.to == "" {
-			release, err := o.gates.Release()
-			if err != nil {
-				return withCode(ExitBadInput, err)
-			}
-			o.to = release
+		release, emulated, err := o.gates.Release()
+		if err != nil {
+			return withCode(ExitBadInput, err)
 		}
+		o.to = cmp.Or(emulated, o.to, release) // mid-upgrade, the release emulated
+
 		if err := o.cluster.resolve(&o.to, o.Quiet, s.err); err != nil {
 			return err
 		}
@@ -192,7 +192,7 @@ func (o *convertOptions) validate() (migrate.Target, error) {
 		return t, err
 	}
 	if o.cluster.live != nil {
-		t.Cluster = o.cluster.live.On(t.Minor)
+		t.Cluster, _ = o.cluster.live.Upgrade(t.Minor)
 	}
 	return t, o.gates.Apply(&t.Cluster)
 }

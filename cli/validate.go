@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -317,15 +318,13 @@ func (o *validateOptions) setTarget(release string) error {
 // setGates sets the target of --to, or else of --cluster-config, with the
 // feature gates and versions the flags tell.
 func (o *validateOptions) setGates() error {
-	if o.to == "" {
-		release, err := o.gates.Release()
-		if err != nil {
-			return err
-		}
-		o.to = release
+	release, emulated, err := o.gates.Release()
+	if err != nil {
+		return err
 	}
+	o.to = cmp.Or(emulated, o.to, release) // mid-upgrade, the release emulated
 	if o.to == "" {
-		if o.gates != (cluster.GateFlags{}) {
+		if o.gates.Told() {
 			return errors.New("--feature-gates, --runtime-config and --cluster-config need --to: gates are a release's")
 		}
 		return nil
@@ -350,7 +349,11 @@ func (o *validateOptions) beyondNote(notes io.Writer, what string) {
 	if o.Quiet || o.Format != "text" || o.beyond == 0 && what == "" {
 		return
 	}
-	fmt.Fprintf(notes, "target: Kubernetes %s%s", o.target(), what)
+	target := o.target()
+	if o.beyond != 0 && len(api.DRAGates(o.beyond)) > 0 {
+		target += " (" + api.Prerelease + ")"
+	}
+	fmt.Fprintf(notes, "target: Kubernetes %s%s", target, what)
 	if o.beyond != 0 {
 		fmt.Fprintf(notes, " (by the rules of %s, the newest claimbridge knows, and the versions upstream stops serving in 1.%d)", o.to, o.beyond)
 	}

@@ -83,11 +83,15 @@ func ForConfig(cfg *rest.Config) (*Cluster, error) {
 // it serves that claimbridge converts to ("v1").
 type Target struct{ Release, Version string }
 
-// Release asks the cluster for its release: "1.34".
+// Release asks the cluster for its release: "1.34"; of a kube-apiserver
+// that emulates an older release (--emulated-version), that release.
 func (c *Cluster) Release() (string, error) {
 	info, err := c.discovery.ServerVersion()
 	if err != nil {
 		return "", fmt.Errorf("asking the cluster its version: %w", err)
+	}
+	if info.EmulationMinor != "" {
+		return info.EmulationMajor + "." + info.EmulationMinor, nil
 	}
 	// Some providers report the minor version as "27+".
 	return info.Major + "." + strings.TrimRight(info.Minor, "+"), nil

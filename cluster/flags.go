@@ -19,33 +19,46 @@ import (
 // resource.k8s.io versions it serves, in kube-apiserver's words or from the
 // file that starts the cluster. They win over what a live cluster says.
 type GateFlags struct {
-	featureGates, runtimeConfig, clusterConfig string
+	featureGates, runtimeConfig, clusterConfig, emulatedVersion string
 }
 
 func (g *GateFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&g.featureGates, "feature-gates", "", "the target's kube-apiserver --feature-gates: judge by them instead of the release's defaults (DRADeviceTaints=true,DRAConsumableCapacity=false,AllAlpha=true)")
 	fs.StringVar(&g.runtimeConfig, "runtime-config", "", "the target's kube-apiserver --runtime-config: the resource.k8s.io versions it serves besides the release's defaults (resource.k8s.io/v1beta1=true, api/all=true)")
-	fs.StringVar(&g.clusterConfig, "cluster-config", "", "a kind Cluster or kubeadm ClusterConfiguration file: its apiserver's feature gates and runtime-config, and its release when --to is not given")
+	fs.StringVar(&g.clusterConfig, "cluster-config", "", "a kind Cluster or kubeadm ClusterConfiguration file: its apiserver's feature gates, runtime-config and emulated version, and its release when --to is not given")
+	fs.StringVar(&g.emulatedVersion, "emulated-version", "", "the kube-apiserver --emulated-version, mid-upgrade: judge as the release it emulates (1.36)")
 }
 
-// release is the release the cluster config file names (a kind node's
-// image, kubeadm's kubernetesVersion); "" when it names none.
-func (g *GateFlags) Release() (string, error) {
-	if g.clusterConfig == "" {
-		return "", nil
+// Release is the release the cluster config file names (a kind node's
+// image, kubeadm's kubernetesVersion), and the one its apiserver emulates
+// (--emulated-version, or the file's); "" when they name none.
+func (g *GateFlags) Release() (release, emulated string, err error) {
+	var cfg clusterConfig
+	if g.clusterConfig != "" {
+		cfg, err = readClusterConfig(g.clusterConfig)
 	}
-	cfg, err := readClusterConfig(g.clusterConfig)
-	return cfg.release, err
+	return cfg.release, cmp.Or(g.emulatedVersion, cfg.emulatedVersion), err
 }
 
-// apply sets on c what the flags tell: the cluster config's settings, then
-// --feature-gates and --runtime-config.
+// Components names the components that a kind file gives its feature
+// gates to besides kube-apiserver; "" for any other source.
+func (g *GateFlags) Components() string {
+	if cfg, err := readClusterConfig(g.clusterConfig); err == nil && cfg.kind && cfg.featureGates != "" {
+		return "kind gives its featureGates to kube-controller-manager, kube-scheduler and every kubelet too: each refuses them the same way"
+	}
+	return ""
+}
+
+// Apply sets on c what the flags tell: the cluster config's settings (its
+// flags are then known: c is Bare), then --feature-gates and
+// --runtime-config.
 func (g *GateFlags) Apply(c *api.Cluster) error {
 	if g.clusterConfig != "" {
 		cfg, err := readClusterConfig(g.clusterConfig)
 		if err != nil {
 			return err
 		}
+		*c = api.Bare(c.Minor)
 		if err := c.Set(cfg.featureGates, cfg.runtimeConfig); err != nil {
 			return fmt.Errorf("%s: %w", g.clusterConfig, err)
 		}
@@ -53,9 +66,13 @@ func (g *GateFlags) Apply(c *api.Cluster) error {
 	return c.Set(g.featureGates, g.runtimeConfig)
 }
 
+// Told reports whether any flag is set.
+func (g *GateFlags) Told() bool { return *g != (GateFlags{}) }
+
 // clusterConfig is what a kind or kubeadm file says of the apiserver.
 type clusterConfig struct {
-	featureGates, runtimeConfig, release string
+	featureGates, runtimeConfig, release, emulatedVersion string
+	kind                                                  bool
 }
 
 // readClusterConfig reads a kind Cluster (featureGates, runtimeConfig, the
@@ -96,6 +113,7 @@ func parseClusterConfig(data string) (cfg clusterConfig, found bool, err error) 
 		args := extraArgs(obj.APIServer.ExtraArgs)
 		cfg.featureGates = cmp.Or(args["feature-gates"], flagOf(obj.FeatureGates), cfg.featureGates)
 		cfg.runtimeConfig = cmp.Or(args["runtime-config"], flagOf(obj.RuntimeConfig), cfg.runtimeConfig)
+		cfg.emulatedVersion = cmp.Or(args["emulated-version"], cfg.emulatedVersion)
 		cfg.release = cmp.Or(obj.KubernetesVersion, cfg.release)
 		if len(obj.Nodes) > 0 {
 			_, cfg.release, _ = strings.Cut(strings.SplitN(obj.Nodes[0].Image, "@", 2)[0], ":")
@@ -106,7 +124,9 @@ func parseClusterConfig(data string) (cfg clusterConfig, found bool, err error) 
 				return cfg, found, fmt.Errorf("kubeadmConfigPatches: %w", err)
 			}
 			cfg.featureGates, cfg.runtimeConfig = cmp.Or(p.featureGates, cfg.featureGates), cmp.Or(p.runtimeConfig, cfg.runtimeConfig)
+			cfg.emulatedVersion = cmp.Or(p.emulatedVersion, cfg.emulatedVersion)
 		}
+		cfg.kind = cfg.kind || obj.Kind == "Cluster"
 		found = found || obj.Kind == "Cluster" || obj.Kind == "ClusterConfiguration"
 	}
 	return cfg, found, nil

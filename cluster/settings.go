@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -17,19 +18,46 @@ import (
 // feature gates.
 const MetricsRule = `nonResourceURLs: ["/metrics"], verbs: ["get"]`
 
-// Settings is the cluster as it runs: its release (/version), feature gates
-// (/metrics) and resource.k8s.io versions (discovery). gatesRead is false
-// when /metrics is forbidden or has no gates: c has the release's defaults.
-func (cl *Cluster) Settings(ctx context.Context) (c api.Cluster, gatesRead bool, err error) {
-	release, err := cl.Release()
+// Live is a cluster as it runs.
+type Live struct {
+	// Cluster is the release it runs as (the one it emulates, mid-upgrade),
+	// with the flags its feature gates and served versions must have been
+	// set by.
+	api.Cluster
+	// Binary is the release of its kube-apiserver's binary: Minor, or the
+	// newer one that emulates Minor.
+	Binary int
+	// GatesRead is false when /metrics is forbidden or has no gates: the
+	// gates are the release's defaults.
+	GatesRead bool
+}
+
+// Settings reads the cluster as it runs: its release and the one it
+// emulates (/version), feature gates (/metrics) and resource.k8s.io
+// versions (discovery).
+func (cl *Cluster) Settings(ctx context.Context) (Live, error) {
+	info, err := cl.discovery.ServerVersion()
 	if err != nil {
-		return c, false, err
+		return Live{}, fmt.Errorf("asking the cluster its version: %w", err)
 	}
-	minor, _ := api.ParseMinor(release)
-	c = api.Defaults(minor)
+	binary, _ := api.ParseMinor(info.Major + "." + strings.TrimRight(info.Minor, "+"))
+	live := Live{Binary: binary, Cluster: api.Bare(binary)}
+	if emulated, ok := api.ParseMinor(info.EmulationMajor + "." + info.EmulationMinor); ok {
+		live.Cluster = api.Bare(emulated)
+	}
+	data, err := cl.discovery.RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	switch {
+	case apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) || apierrors.IsNotFound(err):
+	case err != nil:
+		return live, fmt.Errorf("reading the cluster's feature gates (GET /metrics): %w", err)
+	default:
+		enabled := FeatureGates(data)
+		live.SetEnabled(enabled)
+		live.GatesRead = len(enabled) > 0
+	}
 	groups, err := cl.discovery.ServerGroups()
 	if err != nil {
-		return c, false, fmt.Errorf("asking the cluster its API groups: %w", err)
+		return live, fmt.Errorf("asking the cluster its API groups: %w", err)
 	}
 	var served []string
 	for _, g := range groups.Groups {
@@ -39,17 +67,8 @@ func (cl *Cluster) Settings(ctx context.Context) (c api.Cluster, gatesRead bool,
 			}
 		}
 	}
-	c.SetServed(served)
-	data, err := cl.discovery.RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
-	if apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) || apierrors.IsNotFound(err) {
-		return c, false, nil
-	}
-	if err != nil {
-		return c, false, fmt.Errorf("reading the cluster's feature gates (GET /metrics): %w", err)
-	}
-	enabled := FeatureGates(data)
-	c.SetEnabled(enabled)
-	return c, len(enabled) > 0, nil
+	live.SetServed(served)
+	return live, nil
 }
 
 // FeatureGates reads the kubernetes_feature_enabled metric of a

@@ -89,6 +89,9 @@ func (d Document) InItem(i int, obj map[string]interface{}) Document {
 // and for an item of a List "file.yaml: document 2 (line 14), items[0]" (the path of the item, 0-based
 // as every path is; documents and lines count from 1 as editors do).
 func (d Document) Position() string {
+	if d.Index == 0 { // not a document: a setting of its source
+		return DisplayName(d.Source)
+	}
 	pos := fmt.Sprintf("%s: document %d (line %d)", DisplayName(d.Source), d.Index, d.Line)
 	if path := d.ItemPath(); path != "" {
 		pos += ", " + path

@@ -1,13 +1,13 @@
 // Command featuregates writes the feature gates that kube-apiserver accepts in
-// --feature-gates, for each Kubernetes release 1.26 to 1.37, with the stage,
+// --feature-gates, for each Kubernetes release 1.26 to 1.38, with the stage,
 // default and lock each gate has in that release. Run it from the repository
 // root:
 //
-//	go run ./hack/featuregates > api/featuregates.tsv
+//	GOTOOLCHAIN=go1.27.3 go run ./hack/featuregates > api/featuregates.tsv
 //
 // For each release it takes the newest patch that the Go module proxy serves
 // (its version lists are incomplete, so it also probes above the newest one
-// listed) and reads upstream's sources from the module cache, fetching
+// listed), or for a release not out yet its pre-release (prereleases), and reads upstream's sources from the module cache, fetching
 // k8s.io/kubernetes@v1.N.P and its staging modules @v0.N.P with
 // `go mod download`. With go/build it walks the k8s.io packages that
 // k8s.io/kubernetes/cmd/kube-apiserver imports (linux/amd64, no cgo); with
@@ -42,7 +42,11 @@ import (
 	"sync"
 )
 
-const firstMinor, lastMinor = 26, 37
+const firstMinor, lastMinor = 26, 38
+
+// prereleases are the releases not out yet, read from a pre-release: its
+// sources need Go 1.27 (GOTOOLCHAIN=go1.27.3).
+var prereleases = map[int]string{38: "0-beta.0"}
 
 type spec struct {
 	version, minCompat int    // minor of 1.x; version 0: unversioned; minCompat -1: none
@@ -57,7 +61,8 @@ type pkg struct {
 }
 
 type release struct {
-	minor, patch    int
+	minor           int
+	patch           string // "2", or a pre-release's "0-beta.0"
 	staging         map[string]bool   // staging modules of k8s.io/kubernetes
 	dirs            map[string]string // module -> directory in the module cache
 	modules, unread []string          // staging modules read, and those the proxy does not serve
@@ -73,11 +78,15 @@ func main() {
 		"# Columns: release, gate, stage (ALPHA|BETA|GA|DEPRECATED), default, lock (locked|-),\n",
 		"# the gates it depends on (from 1.35: kube-apiserver refuses to enable it without them; -: none).\n",
 		"# AllAlpha and AllBeta exist in every release and are not listed.\n",
-		"# Regenerate with: go run ./hack/featuregates > api/featuregates.tsv\n",
+		"# Regenerate with: GOTOOLCHAIN=go1.27.3 go run ./hack/featuregates > api/featuregates.tsv (1.38 is read from its beta, whose sources need Go 1.27)\n",
 		"# Read from these modules of the Go module proxy (those on kube-apiserver's import graph):\n")
 	var rows []string
 	for minor := firstMinor; minor <= lastMinor; minor++ {
-		r := &release{minor: minor, patch: newestPatch(minor), dirs: map[string]string{}, pkgs: map[string]*pkg{}}
+		patch, ok := prereleases[minor]
+		if !ok {
+			patch = strconv.Itoa(newestPatch(minor))
+		}
+		r := &release{minor: minor, patch: patch, dirs: map[string]string{}, pkgs: map[string]*pkg{}}
 		gates, deps := r.gates()
 		for name, s := range gates {
 			lock := map[bool]string{true: "locked", false: "-"}[s.lock]
@@ -88,7 +97,7 @@ func main() {
 			rows = append(rows, fmt.Sprintf("1.%d\t%s\t%s\t%t\t%s\t%s\n", minor, name, s.stage, s.def, lock, dep))
 		}
 		sort.Strings(r.modules)
-		fmt.Printf("#   1.%d: k8s.io/kubernetes@v1.%[1]d.%d + k8s.io/{%s}@v0.%[1]d.%[2]d", minor, r.patch, strings.Join(r.modules, ","))
+		fmt.Printf("#   1.%d: k8s.io/kubernetes@v1.%[1]d.%s + k8s.io/{%s}@v0.%[1]d.%[2]s", minor, r.patch, strings.Join(r.modules, ","))
 		if len(r.unread) > 0 {
 			fmt.Printf(" (not served: %s)", strings.Join(r.unread, ","))
 		}
@@ -367,9 +376,9 @@ func (r *release) load(path string) *pkg {
 // its staging modules (false for others), downloading the module.
 func (r *release) dir(path string) (string, bool) {
 	parts := strings.SplitN(path+"/", "/", 3)
-	module, version := parts[0]+"/"+parts[1], fmt.Sprintf("v0.%d.%d", r.minor, r.patch)
+	module, version := parts[0]+"/"+parts[1], fmt.Sprintf("v0.%d.%s", r.minor, r.patch)
 	if module == "k8s.io/kubernetes" {
-		version = fmt.Sprintf("v1.%d.%d", r.minor, r.patch)
+		version = fmt.Sprintf("v1.%d.%s", r.minor, r.patch)
 	} else if r.dir("k8s.io/kubernetes"); !r.staging[module] {
 		return "", false
 	}
