@@ -43,10 +43,17 @@ created again or stays:
       what kubectl apply last sent for it
 
 It judges by the feature gates the apiserver reports (/metrics) and the
-versions it serves (discovery), as the upgrade keeps them; --feature-gates
-and --runtime-config override them. Each finding names its source in place
-of a file. Without --to, the target
-is the release after the cluster's own. The release after the newest
+versions it serves (discovery), as the upgrade keeps them; --feature-gates,
+--runtime-config and --cluster-config are the cluster's flags and win over
+what is read. Given only --cluster-config (a kind or kubeadm file), check
+reads no cluster. Every flag the target's kube-apiserver refuses to start
+with is an error in its words, with the mend: a gate it does not know, a
+gate against its lock, a gate on whose dependency is off, a --runtime-config
+version it has not registered; and, before 1.34, the flags it lacks to serve
+DRA. Each finding names its source in place of a file. Without --to, the
+target is the release after the cluster's own; mid-upgrade
+(--emulated-version), the cluster is judged as the release it emulates, and
+the target is its binary's. The release after the newest
 claimbridge knows is judged by the newest's rules and by the versions
 upstream stops serving in it: a v1beta1 manifest fails ` + api.Next() + `.
 
@@ -54,6 +61,9 @@ Exit status: 0 the target accepts everything, 1 it rejects something (or,
 with --strict, warns), 2 bad flags, an unknown target or an unreadable cluster.`,
 		Example: `  # What of the cluster of context prod breaks on the release after its own
   claimbridge check --context prod
+
+  # Which flags of a kind cluster kube-apiserver 1.38 refuses, with no cluster
+  claimbridge check --cluster-config kind.yaml --to 1.38
 
   # The same for Kubernetes 1.34, as a SARIF report
   claimbridge check --context prod --to 1.34 --report sarif --report-file check.sarif`,

@@ -175,7 +175,7 @@ func TestCheckKind(t *testing.T) {
 		"class-v1beta1-no-class-1.30": {manifest: testClass, version: "v1beta1", release: 30,
 			errs: []string{"kind: Kubernetes 1.30 has no DeviceClass in resource.k8s.io (1.31+): its apiserver rejects this object"}},
 		"class-v1alpha3-not-served-1.32": {manifest: testClass, version: "v1alpha3", release: 32,
-			errs: []string{"apiVersion: Kubernetes 1.32 serves resource.k8s.io/v1alpha3 DeviceClass only with --runtime-config=resource.k8s.io/v1alpha3=true, and by default resource.k8s.io/v1beta1: its apiserver rejects this object"}},
+			errs: []string{"apiVersion: Kubernetes 1.32 serves resource.k8s.io/v1alpha3 DeviceClass only with --runtime-config=resource.k8s.io/v1alpha3=true, and with DRA on as its users turn it on (--feature-gates=DynamicResourceAllocation=true --runtime-config=resource.k8s.io/v1beta1=true), resource.k8s.io/v1beta1: its apiserver rejects this object"}},
 		"class-v1-extended-resource-1.34": {manifest: testClass, version: "v1", release: 34,
 			edit: func(*testing.T) func(map[string]interface{}) {
 				return func(obj map[string]interface{}) { set(obj, "spec.extendedResourceName", "example.com/gpu") }

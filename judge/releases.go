@@ -26,6 +26,9 @@ func NotServed(c api.Cluster, version, kind string) error {
 		byDefault := "by default none"
 		if v := api.CreatedIn(kind, c.Minor); api.Defaults(c.Minor).Serves(v, kind) {
 			byDefault = "by default " + api.UpstreamGroup + "/" + v
+			if sketch := api.Defaults(c.Minor).Sketch(); sketch != "" { // DRA is off by default
+				byDefault = "with DRA on as its users turn it on (" + sketch + "), " + api.UpstreamGroup + "/" + v
+			}
 		}
 		return fmt.Errorf("apiVersion: Kubernetes 1.%d serves %s/%s %s only with --runtime-config=%s/%s=true, and %s: its apiserver rejects this object",
 			c.Minor, api.UpstreamGroup, version, kind, api.UpstreamGroup, version, byDefault)
