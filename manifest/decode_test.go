@@ -13,11 +13,13 @@ import (
 )
 
 // decodeYAMLTwice is decodeYAML as it was before it parsed a document once:
-// parsed by sigs.k8s.io/yaml (and read back from its JSON) and by checkYAML.
+// parsed by sigs.k8s.io/yaml (and read back from its JSON) and by checkYAML;
+// with the hint decodeYAML has given since to a YAML error of a document
+// holding {{ … }} (templateHint).
 func decodeYAMLTwice(data []byte) (interface{}, error) {
 	j, err := yaml.YAMLToJSON(data)
 	if err != nil {
-		return nil, err
+		return nil, templateHint(data, err)
 	}
 	if _, _, err := checkYAML(data); err != nil {
 		return nil, err
@@ -26,6 +28,15 @@ func decodeYAMLTwice(data []byte) (interface{}, error) {
 		return nil, nil
 	}
 	return jsonTree(j, nil)
+}
+
+// templateHint is err, sigs.k8s.io/yaml's error for data, as decodeYAML
+// gives it: for data holding {{, with the hint to render a template first.
+func templateHint(data []byte, err error) error {
+	if bytes.Contains(data, []byte("{{")) {
+		return fmt.Errorf("%w (the document holds {{ … }}: if it is a template, render it first)", err)
+	}
+	return err
 }
 
 // decodeSeeds are documents for the fuzz test and the benchmark: a
@@ -50,6 +61,9 @@ var decodeSeeds = []string{
 	"a: [b\n",
 	"~\n",
 	"",
+	// Not YAML, and holding {{: the error carries the template hint.
+	"{{0",
+	"0: {{",
 }
 
 // testSlice is a ResourceSlice of n devices with attributes and capacity.
