@@ -2,9 +2,9 @@ package cli
 
 import (
 	"bytes"
-	"os"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -121,8 +121,8 @@ func TestCheckOffline(t *testing.T) {
 	}
 	const components = "kube-apiserver 1.%s: kind gives its featureGates to kube-controller-manager, kube-scheduler and every kubelet too: each refuses them the same way\n"
 	for name, tc := range map[string]struct {
-		config string
-		args   []string
+		config         string
+		args           []string
 		code           int
 		stderr, stdout string
 	}{
@@ -187,7 +187,7 @@ func TestValidateBeyondNewest(t *testing.T) {
 		`{"name":"gpu","deviceClassName":"gpu.example.com"}`, `{"name":"gpu","exactly":{"deviceClassName":"gpu.example.com"}}`, 1)
 	code, stdout, stderr := run(t, stream, "validate", "--to", "v1.38.1", "-f", "-")
 	wantOut := "<stdin>: document 1 (line 1): ResourceClaim team-a/old: apiVersion: Kubernetes 1.38 no longer serves resource.k8s.io/v1beta1 ResourceClaim: its apiserver rejects this object\n"
-	wantErr := "target: Kubernetes 1.38 (by the rules of 1.37, the newest claimbridge knows, and the versions upstream stops serving in 1.38)\n"
+	wantErr := "target: Kubernetes 1.38 (by the rules of 1.37, the newest claimbridge knows, the gates of v1.38.0-beta.0, and the versions upstream stops serving in 1.38)\n"
 	if code != ExitInvalid || stdout != wantOut || stderr != wantErr {
 		t.Errorf("exit %d\nstdout:\n%s\nwant:\n%s\nstderr:\n%s\nwant:\n%s", code, stdout, wantOut, stderr, wantErr)
 	}

@@ -214,3 +214,17 @@ spec:
 		t.Errorf("convert --to 1.32 with the gate on:\n%s", stderr)
 	}
 }
+
+// TestNextReleaseGates: the release after the newest is told its own
+// flags, and refuses what its beta's kube-apiserver refuses to start with.
+func TestNextReleaseGates(t *testing.T) {
+	for args, want := range map[string]string{
+		"--feature-gates DynamicResourceAllocation=true": "Error: --feature-gates: unrecognized feature gate: DynamicResourceAllocation (Kubernetes 1.38 has",
+		"--feature-gates DRADeviceTaints=false":          "Error: --feature-gates: cannot set feature gate DRADeviceTaints to false, feature is locked to true\n",
+	} {
+		code, _, stderr := runValidate(t, betaClass, append([]string{"--to", "1.38", "-f", "-"}, strings.Fields(args)...)...)
+		if code != ExitBadInput || !strings.HasPrefix(stderr, want) {
+			t.Errorf("validate --to 1.38 %s: exit %d, %q; want exit 2, %q", args, code, stderr, want)
+		}
+	}
+}

@@ -332,6 +332,14 @@ func (o *validateOptions) setGates() error {
 	if err := o.setTarget(o.to); err != nil {
 		return fmt.Errorf("--to %w", err)
 	}
+	if o.beyond != 0 && len(api.DRAGates(o.beyond)) > 0 { // its flags are its own, judged by the newest's rules
+		next := api.Defaults(o.beyond)
+		if err := o.gates.Apply(&next); err != nil {
+			return err
+		}
+		o.cluster, _ = next.Upgrade(o.cluster.Minor)
+		return nil
+	}
 	return o.gates.Apply(&o.cluster)
 }
 
@@ -349,13 +357,13 @@ func (o *validateOptions) beyondNote(notes io.Writer, what string) {
 	if o.Quiet || o.Format != "text" || o.beyond == 0 && what == "" {
 		return
 	}
-	target := o.target()
-	if o.beyond != 0 && len(api.DRAGates(o.beyond)) > 0 {
-		target += " (" + api.Prerelease + ")"
-	}
-	fmt.Fprintf(notes, "target: Kubernetes %s%s", target, what)
+	fmt.Fprintf(notes, "target: Kubernetes %s%s", o.target(), what)
 	if o.beyond != 0 {
-		fmt.Fprintf(notes, " (by the rules of %s, the newest claimbridge knows, and the versions upstream stops serving in 1.%d)", o.to, o.beyond)
+		gates := ""
+		if len(api.DRAGates(o.beyond)) > 0 {
+			gates = ", the gates of " + api.Prerelease + ","
+		}
+		fmt.Fprintf(notes, " (by the rules of %s, the newest claimbridge knows%s and the versions upstream stops serving in 1.%d)", o.to, gates, o.beyond)
 	}
 	fmt.Fprintln(notes)
 }

@@ -75,15 +75,27 @@ func Check(obj map[string]interface{}, c api.Cluster, kind string) (errs, warnin
 			}
 		}
 	}
-	return errs, append(dropped, adminAccessWarnings(obj, c, version, kind)...)
+	return errs, append(dropped, AdminAccessWarnings(obj, c, kind)...)
 }
 
-// adminAccessWarnings: a request with admin access needs a labelled
-// namespace in the releases that keep adminAccess (1.34+).
-func adminAccessWarnings(obj map[string]interface{}, c api.Cluster, version, kind string) (warnings []string) {
-	if c.Minor < api.FieldOf("adminAccess").Added || !c.Enabled(api.FieldOf("adminAccess").Gate) || kind == api.KindDeviceClass {
+// adminAccessLabelSince is the first release whose apiserver rejects a
+// claim or template with adminAccess: true in a namespace without the
+// admin-access label (1.33 pkg/registry/resource/utils.go,
+// AuthorizedForAdmin, which the create of both kinds calls). 1.32 has
+// adminAccess (behind DRAAdminAccess) but no such check.
+const adminAccessLabelSince = 33
+
+// AdminAccessWarnings are Check's warnings about obj, a claim or template
+// of v1beta1, v1beta2 or v1, that need more than the object: each request
+// with admin access needs a labelled namespace on c, a release from
+// adminAccessLabelSince that keeps adminAccess (its DRAAdminAccess gate
+// on; with it off the field is dropped, which Dropped says). They are the
+// one source of this warning: validate, convert and migrate give it.
+func AdminAccessWarnings(obj map[string]interface{}, c api.Cluster, kind string) (warnings []string) {
+	if c.Minor < adminAccessLabelSince || !c.Enabled(api.FieldOf("adminAccess").Gate) || kind == api.KindDeviceClass {
 		return nil
 	}
+	version := versionOf(obj)
 	specPath, spec := "spec", asObject(obj["spec"])
 	if kind == api.KindTemplate {
 		specPath, spec = "spec.spec", asObject(spec["spec"])

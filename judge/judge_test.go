@@ -151,3 +151,77 @@ spec:
 		t.Errorf("errors (-want +got):\n%s", d)
 	}
 }
+
+// TestAdminAccessLabel: a request with adminAccess needs a labelled
+// namespace from 1.33 (AuthorizedForAdmin), when the release keeps the
+// field (DRAAdminAccess on); 1.32 checks no label, and a release with the
+// gate off drops the field instead. One warning per request that asks for
+// admin access.
+func TestAdminAccessLabel(t *testing.T) {
+	const (
+		label   = "needs a namespace labeled resource.kubernetes.io/admin-access=true (Kubernetes 1.34+; resource.k8s.io/admin-access=true in 1.33)"
+		dropped = "drops it on a create: its DRAAdminAccess feature gate is off by default (on from 1.34)"
+	)
+	claim := `apiVersion: resource.k8s.io/v1beta1
+kind: ResourceClaim
+metadata: {name: c, namespace: ns}
+spec: {devices: {requests: [{name: a, deviceClassName: g, adminAccess: true}, {name: b, deviceClassName: g}, {name: c, deviceClassName: g, adminAccess: true}]}}`
+	template := `apiVersion: resource.k8s.io/v1beta2
+kind: ResourceClaimTemplate
+metadata: {name: t, namespace: ns}
+spec: {spec: {devices: {requests: [{name: a, exactly: {deviceClassName: g, adminAccess: true}}]}}}`
+	tests := []struct {
+		name, in, gates string
+		release         int
+		want            []string
+	}{{
+		name: "claim-1.32-gate-on", in: claim, release: 32, gates: "DRAAdminAccess=true",
+	}, {
+		name: "claim-1.32", in: claim, release: 32,
+		want: []string{"spec.devices.requests[0].adminAccess: Kubernetes 1.32 " + dropped, "spec.devices.requests[2].adminAccess: Kubernetes 1.32 " + dropped},
+	}, {
+		name: "claim-1.33-gate-on", in: claim, release: 33, gates: "DRAAdminAccess=true",
+		want: []string{"spec.devices.requests[0].adminAccess: " + label, "spec.devices.requests[2].adminAccess: " + label},
+	}, {
+		name: "template-1.33-gate-on", in: template, release: 33, gates: "DRAAdminAccess=true",
+		want: []string{"spec.spec.devices.requests[0].exactly.adminAccess: " + label},
+	}, {
+		name: "template-1.33", in: template, release: 33,
+		want: []string{"spec.spec.devices.requests[0].exactly.adminAccess: Kubernetes 1.33 " + dropped},
+	}, {
+		name: "template-1.34", in: template, release: 34,
+		want: []string{"spec.spec.devices.requests[0].exactly.adminAccess: " + label},
+	}, {
+		name: "template-1.34-gate-off", in: template, release: 34, gates: "DRAAdminAccess=false",
+		want: []string{"spec.spec.devices.requests[0].exactly.adminAccess: Kubernetes 1.34 drops it on a create: its DRAAdminAccess feature gate is off"},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var obj map[string]interface{}
+			if err := yaml.Unmarshal([]byte(tt.in), &obj); err != nil {
+				t.Fatal(err)
+			}
+			c := withBetas(tt.release)
+			if err := c.SetFeatureGates(tt.gates); err != nil {
+				t.Fatal(err)
+			}
+			kind := obj["kind"].(string)
+			errs, warnings := Check(obj, c, kind)
+			if len(errs) > 0 {
+				t.Errorf("errors: %q", errs)
+			}
+			if d := cmp.Diff(tt.want, warnings); d != "" {
+				t.Errorf("Check's warnings (-want +got):\n%s", d)
+			}
+			var labels []string
+			for _, w := range tt.want {
+				if strings.HasSuffix(w, label) {
+					labels = append(labels, w)
+				}
+			}
+			if d := cmp.Diff(labels, AdminAccessWarnings(obj, c, kind)); d != "" {
+				t.Errorf("AdminAccessWarnings (-want +got):\n%s", d)
+			}
+		})
+	}
+}

@@ -256,8 +256,10 @@ func unknownFieldWarnings(obj map[string]interface{}, group, from, kind, to stri
 }
 
 // targetWarnings are the warnings about out, the conversion of in, as a
-// whole: devices of a classic DRA driver, and, rejected, every rule of the
-// target release that out breaks (migrate refuses such output).
+// whole: devices of a classic DRA driver, what the target release drops
+// and what it needs beyond the object (judge: a namespace labelled for
+// adminAccess), and, rejected, every rule of the target release that out
+// breaks (migrate refuses such output).
 func targetWarnings(in, out map[string]interface{}, group, from, kind string, target Target) (ws, rejected []conversion.Warning) {
 	items, outItems := []map[string]interface{}{in}, []map[string]interface{}{out}
 	prefix := func(int) string { return "" }
@@ -281,9 +283,15 @@ func targetWarnings(in, out map[string]interface{}, group, from, kind string, ta
 			continue
 		}
 		if group == api.UpstreamGroup && isGA(target.Version) {
-			// What the release drops with its default feature gates, as
-			// validate --to says it.
-			for _, d := range judge.Dropped(outItems[i], target.Cluster, itemKind) {
+			// What the release drops with its default feature gates, and
+			// what needs more than the object (a namespace labelled for
+			// adminAccess), as validate --to says it. From v1alpha3 and
+			// older, the v1alpha3 → v1beta1 step warned of adminAccess.
+			said := judge.Dropped(outItems[i], target.Cluster, itemKind)
+			if isGA(from) {
+				said = append(said, judge.AdminAccessWarnings(outItems[i], target.Cluster, itemKind)...)
+			}
+			for _, d := range said {
 				w.Path, w.Message, _ = strings.Cut(d, ": ")
 				w.Path = prefix(i) + w.Path
 				ws = append(ws, w)
