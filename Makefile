@@ -118,7 +118,7 @@ record: ## Ask the real kube-apiservers of 1.26–1.36 and the upstream oracles 
 	hack/envtest-assets.sh --releases >/dev/null
 	hack/oracle-assets.sh
 	env $$(hack/envtest-assets.sh --env --releases) CLAIMBRIDGE_ORACLE_DIR="$$(hack/oracle-assets.sh --print-dir)" CLAIMBRIDGE_RECORD=1 \
-		$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./test/envtest/release/ ./test/oracle/
+		$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./test/envtest/release/ ./test/envtest/inplace/ ./test/oracle/
 	env $$(hack/envtest-assets.sh --env --releases) CLAIMBRIDGE_RECORD=1 \
 		$(GO) test -tags envtest -count=1 -timeout $(TEST_TIMEOUT) -run 'TestParity1_3[2-6]|TestParityKindsOld|TestParityGatesOnOld' ./test/envtest/ga/
 
