@@ -62,7 +62,7 @@ type pkg struct {
 
 type release struct {
 	minor           int
-	patch           string // "2", or a pre-release's "0-beta.0"
+	patch           string            // "2", or a pre-release's "0-beta.0"
 	staging         map[string]bool   // staging modules of k8s.io/kubernetes
 	dirs            map[string]string // module -> directory in the module cache
 	modules, unread []string          // staging modules read, and those the proxy does not serve
