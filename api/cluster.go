@@ -339,7 +339,7 @@ func (c Cluster) Serves(version, kind string) bool {
 		stage = "beta"
 	}
 	served, set := false, false
-	for _, key := range []string{"api/all", "api/" + stage, UpstreamGroup + "/" + version, UpstreamGroup + "/" + version + "/" + resourceOf(kind)} {
+	for _, key := range []string{"api/all", "api/" + stage, UpstreamGroup + "/" + version, UpstreamGroup + "/" + version + "/" + Resource(kind)} {
 		if on, ok := c.runtime[key]; ok {
 			served, set = on, true
 		}
@@ -396,9 +396,9 @@ func cloneSet(m map[string]bool) map[string]bool {
 	return out
 }
 
-// resourceOf is the resource of a resource.k8s.io kind, as --runtime-config
+// Resource is the resource of a resource.k8s.io kind, as --runtime-config
 // names it: "deviceclasses", "resourceclaimparameters".
-func resourceOf(kind string) string {
+func Resource(kind string) string {
 	r := strings.ToLower(kind)
 	switch {
 	case strings.HasSuffix(r, "ss"):

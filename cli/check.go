@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -20,6 +22,10 @@ import (
 
 type checkOptions struct {
 	kubeconfig, context string
+	// from is the cluster's release; lost counts its stored objects the
+	// target cannot read, by resource.
+	from int
+	lost map[string]int
 	validateOptions
 }
 
@@ -110,7 +116,7 @@ func (o *checkOptions) run(s streams) error {
 		next, refusals = source.Upgrade(o.beyond)
 		target, _ = next.Upgrade(o.cluster.Minor)
 	}
-	o.cluster = target
+	o.cluster, o.from = target, source.Minor
 	if settings := o.cluster.SettingsString(); settings != "" && !quiet {
 		fmt.Fprintf(s.err, "target: Kubernetes %s with %s\n", o.target(), settings)
 	}
@@ -127,6 +133,9 @@ func (o *checkOptions) run(s streams) error {
 		if err := o.checkObjects(c, r); err != nil {
 			return withCode(ExitBadInput, err)
 		}
+	}
+	if len(o.lost) > 0 {
+		r.Say(apiserver, report.Finding{Severity: report.Note, Message: o.runbook()})
 	}
 	if err := r.Write(s.err, s.out); err != nil {
 		return withCode(ExitBadInput, fmt.Errorf("writing the report: %w", err))
@@ -184,16 +193,55 @@ func (o *checkOptions) checkObjects(c *cluster.Cluster, r *report.Report) error 
 	return c.DRAObjects(ctx, func(obj map[string]interface{}) error { return o.judgeLive(r, obj) })
 }
 
-// judgeLive judges a live object (source live:KIND NAMESPACE/NAME) and
-// what kubectl apply last sent for it (last-applied:KIND NAMESPACE/NAME).
+// judgeLive judges a live object (source live:KIND NAMESPACE/NAME) as the
+// target's apiserver treats what is stored, and what kubectl apply last
+// sent for it (last-applied:KIND NAMESPACE/NAME) as a create.
 func (o *checkOptions) judgeLive(r *report.Report, obj map[string]interface{}) error {
 	who := api.Describe(obj)
-	target, _ := api.ParseRelease(o.to)
-	o.judge(r, manifest.Document{Source: "live:" + who, Index: 1, Line: 1, Item: -1, Object: migrate.AsStored(obj, target.Version)})
+	r.Add(manifest.Document{Source: "live:" + who, Index: 1, Line: 1, Item: -1, Object: obj}, o.stored(obj))
 	if applied, ok := api.Annotations(obj)[migrate.LastApplied].(string); ok {
 		return o.judgeStream(r, "last-applied:"+who, applied, "")
 	}
 	return nil
+}
+
+// stored is the target's verdict on a stored object: an upgrade or a
+// rollback in place keeps etcd, reads what is stored through the versions
+// its scheme still has, and neither drops nor re-checks a stored field.
+// The target keeps it, or cannot read it (it is stored in a version the
+// target does not have), or does not serve its kind with its settings.
+func (o *checkOptions) stored(obj map[string]interface{}) report.Verdict {
+	kind, _ := obj["kind"].(string)
+	_, ref, _ := strings.Cut(api.Describe(obj), " ")
+	to, version := cmp.Or(o.beyond, o.cluster.Minor), api.StoredIn(kind, o.from)
+	out := func(msg string, args ...any) report.Verdict {
+		return report.Verdict{Outcome: report.Unreachable, Findings: []report.Finding{{Severity: report.Error, Kind: kind, Object: ref, Message: fmt.Sprintf(msg, args...)}}}
+	}
+	switch resource := api.Resource(kind); {
+	case !api.Decodes(kind, version, to):
+		if o.lost == nil {
+			o.lost = map[string]int{}
+		}
+		o.lost[resource]++
+		return out("stored in %s/%s, which Kubernetes 1.%d cannot read: there GET and UPDATE of it fail, and LIST of %s fails for every client, "+
+			"the scheduler and kubelet too, until it is deleted", api.UpstreamGroup, version, to, resource)
+	case !o.cluster.ServesKind(kind):
+		return out("Kubernetes %s serves no %s with these flags: it stays in etcd, out of reach", o.target(), kind)
+	}
+	return report.Verdict{Outcome: report.Kept}
+}
+
+// runbook says how to keep the stored objects the target cannot read, in
+// claimbridge's commands; drivers publish their ResourceSlices again.
+func (o *checkOptions) runbook() string {
+	var lost []string
+	for _, resource := range slices.Sorted(maps.Keys(o.lost)) {
+		lost = append(lost, fmt.Sprintf("%d %s", o.lost[resource], resource))
+	}
+	return fmt.Sprintf("Kubernetes %s cannot read %s stored by 1.%d, and lists none of their kinds while one is stored: before the change, "+
+		"save them with `claimbridge export --context CONTEXT > dra.yaml`, delete them (the drivers publish their ResourceSlices again), "+
+		"change the release, then re-create them with `claimbridge migrate -f dra.yaml --target-context CONTEXT --apply`",
+		o.target(), strings.Join(lost, ", "), o.from)
 }
 
 // clusterScoped are the DRA kinds without a namespace.

@@ -57,32 +57,6 @@ const LastApplied = "kubectl.kubernetes.io/last-applied-configuration"
 // clientStale are client annotations that describe the object in its old shape.
 var clientStale = []string{LastApplied}
 
-// AsStored is a live object as a release would judge it on a create: a
-// copy without its status, server-set metadata and last-applied
-// annotation, in version to when upstream converts stored objects between
-// the two (v1beta1, v1beta2, v1), as an upgraded apiserver serves them.
-func AsStored(obj map[string]interface{}, to string) map[string]interface{} {
-	out := api.DeepCopyJSON(obj)
-	delete(out, "status")
-	meta := api.Metadata(out)
-	for _, f := range serverSet {
-		delete(meta, f)
-	}
-	api.DeleteAnnotation(out, LastApplied)
-	_, group, version, kind, _ := api.TypeOf(out)
-	if group != api.UpstreamGroup || version == to || !slices.Contains(api.UpstreamOnlyVersions, version) || !slices.Contains(api.UpstreamOnlyVersions, to) {
-		return out
-	}
-	if api.IsKind(kind) {
-		if converted, err := conversion.Convert(out, to); err == nil {
-			return converted
-		}
-	} else if kind == api.KindDeviceClass { // the same fields in v1beta1, v1beta2 and v1
-		out["apiVersion"] = api.UpstreamGroup + "/" + to
-	}
-	return out
-}
-
 // migrateObject migrates one ResourceClaim or ResourceClaimTemplate of
 // group, version from and kind (as Migrate identified it) to version to.
 // obj is not modified. An object the target apiserver would reject is an

@@ -45,6 +45,9 @@ const (
 	Valid     = "valid"     // validate: the target accepts it
 	Invalid   = "invalid"   // validate: the target rejects it
 	Skipped   = "skipped"   // validate: not checked
+	// check's stored objects, through an upgrade or a rollback in place:
+	Kept        = "kept"        // the target reads and serves it as it is
+	Unreachable = "unreachable" // the target cannot read or does not serve it
 )
 
 // A Verdict is what becomes of one object for a target.

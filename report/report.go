@@ -74,13 +74,16 @@ type summary struct {
 	Skipped   int `json:"skipped,omitempty"`
 	Warned    int `json:"warned"`
 	Refused   int `json:"refused,omitempty"`
+	// Kept and Unreachable count check's stored objects.
+	Kept        int `json:"kept,omitempty"`
+	Unreachable int `json:"unreachable,omitempty"`
 }
 
 // byOutcome are the counts of each outcome.
 func (s *summary) byOutcome() map[string]*int {
 	return map[string]*int{
 		Converted: &s.Converted, Rewritten: &s.Rewritten, Passed: &s.Passed, LeftOut: &s.LeftOut,
-		Refused: &s.Refused, Valid: &s.Valid, Invalid: &s.Invalid, Skipped: &s.Skipped,
+		Refused: &s.Refused, Valid: &s.Valid, Invalid: &s.Invalid, Skipped: &s.Skipped, Kept: &s.Kept, Unreachable: &s.Unreachable,
 	}
 }
 
@@ -131,6 +134,7 @@ func (r *Report) Merge(rs ...*Report) {
 		s, t := &r.summary, o.summary
 		s.Read, s.Converted, s.Rewritten, s.Passed, s.LeftOut = s.Read+t.Read, s.Converted+t.Converted, s.Rewritten+t.Rewritten, s.Passed+t.Passed, s.LeftOut+t.LeftOut
 		s.Valid, s.Invalid, s.Skipped, s.Warned, s.Refused = s.Valid+t.Valid, s.Invalid+t.Invalid, s.Skipped+t.Skipped, s.Warned+t.Warned, s.Refused+t.Refused
+		s.Kept, s.Unreachable = s.Kept+t.Kept, s.Unreachable+t.Unreachable
 	}
 }
 
@@ -264,8 +268,12 @@ func (r *Report) summaryLine() string {
 		read = "1 object read"
 	}
 	if r.Command == "validate" || r.Command == "check" {
-		return fmt.Sprintf("claimbridge %s: %s: %d valid, %d invalid, %d skipped, %d warned",
+		line := fmt.Sprintf("claimbridge %s: %s: %d valid, %d invalid, %d skipped, %d warned",
 			r.Command, read, s.Valid, s.Invalid, s.Skipped, s.Warned)
+		if s.Kept+s.Unreachable > 0 {
+			line += fmt.Sprintf("; stored: %d kept, %d out of reach", s.Kept, s.Unreachable)
+		}
+		return line
 	}
 	return fmt.Sprintf("claimbridge %s: %s: %d converted, %d rewritten, %d passed through, %d left out, %d warned, %d refused",
 		r.Command, read, s.Converted, s.Rewritten, s.Passed, s.LeftOut, s.Warned, s.Refused)
