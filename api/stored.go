@@ -38,12 +38,14 @@ func Decodes(kind, version string, minor int) bool {
 	return !strings.Contains(version, "alpha") || l.removed == 0 || minor < l.removed
 }
 
-// ServesKind reports whether the cluster serves kind in any version.
-func (c Cluster) ServesKind(kind string) bool {
+// Keeps says what c, release minor with its settings (the release after
+// the newest of Releases, judged by the newest's), does with kind stored
+// by release from, after an upgrade or a rollback in place: the version it
+// is stored in, whether c can read it, and whether c serves the kind.
+func (c Cluster) Keeps(kind string, from, minor int) (stored string, readable, served bool) {
+	stored = StoredIn(kind, from)
 	for _, v := range ConversionVersions {
-		if c.Serves(v, kind) {
-			return true
-		}
+		served = served || c.Serves(v, kind)
 	}
-	return false
+	return stored, Decodes(kind, stored, minor), served
 }

@@ -208,25 +208,27 @@ func (o *checkOptions) judgeLive(r *report.Report, obj map[string]interface{}) e
 // stored is the target's verdict on a stored object: an upgrade or a
 // rollback in place keeps etcd, reads what is stored through the versions
 // its scheme still has, and neither drops nor re-checks a stored field.
-// The target keeps it, or cannot read it (it is stored in a version the
-// target does not have), or does not serve its kind with its settings.
+// The target keeps it, or does not serve its kind with its settings, or
+// serves it but cannot read it (it is stored in a version the target does
+// not have).
 func (o *checkOptions) stored(obj map[string]interface{}) report.Verdict {
 	kind, _ := obj["kind"].(string)
 	_, ref, _ := strings.Cut(api.Describe(obj), " ")
-	to, version := cmp.Or(o.beyond, o.cluster.Minor), api.StoredIn(kind, o.from)
+	to := cmp.Or(o.beyond, o.cluster.Minor)
+	version, readable, served := o.cluster.Keeps(kind, o.from, to)
 	out := func(msg string, args ...any) report.Verdict {
 		return report.Verdict{Outcome: report.Unreachable, Findings: []report.Finding{{Severity: report.Error, Kind: kind, Object: ref, Message: fmt.Sprintf(msg, args...)}}}
 	}
 	switch resource := api.Resource(kind); {
-	case !api.Decodes(kind, version, to):
+	case !served:
+		return out("Kubernetes %s serves no %s with these flags: it stays in etcd, out of reach", o.target(), kind)
+	case !readable:
 		if o.lost == nil {
 			o.lost = map[string]int{}
 		}
 		o.lost[resource]++
 		return out("stored in %s/%s, which Kubernetes 1.%d cannot read: there GET and UPDATE of it fail, and LIST of %s fails for every client, "+
 			"the scheduler and kubelet too, until it is deleted", api.UpstreamGroup, version, to, resource)
-	case !o.cluster.ServesKind(kind):
-		return out("Kubernetes %s serves no %s with these flags: it stays in etcd, out of reach", o.target(), kind)
 	}
 	return report.Verdict{Outcome: report.Kept}
 }

@@ -19,7 +19,7 @@ package inplace
 // hack/tools is not the one recorded.
 
 import (
-	"context"
+	"bytes"
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/tls"
@@ -27,6 +27,7 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -205,24 +206,10 @@ func keptFlags(from api.Cluster, minor int) (gates, runtime string) {
 // recording.
 func recordStartups(t *testing.T, pairs [][2]int, pinned map[string]string) startupBook {
 	book := startupBook{KubeAPIServer: pinned}
-	dir := t.TempDir()
-	key, tokens := filepath.Join(dir, "sa.key"), filepath.Join(dir, "tokens.csv")
-	if err := os.WriteFile(tokens, []byte(token+",startup,startup,system:masters\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	rsaKey, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(key, pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(rsaKey)}), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	key, tokens := credentials(t)
 	for _, p := range pairs {
 		name := fmt.Sprintf("1.%d", p[1])
-		assets, err := harness.AssetsDirFrom("ENVTEST_ASSETS_"+strings.ReplaceAll(name, ".", "_"), "--print-assets-dir="+name)
-		if p[1] == 37 {
-			assets, err = harness.AssetsDirFrom("KUBEBUILDER_ASSETS", "--print-assets-dir")
-		}
+		assets, err := assetsOf(p[1])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -272,6 +259,33 @@ func recordStartups(t *testing.T, pairs [][2]int, pinned map[string]string) star
 	return book
 }
 
+// credentials writes the apiservers' service account key and the file of
+// the suite's token.
+func credentials(t *testing.T) (key, tokens string) {
+	dir := t.TempDir()
+	key, tokens = filepath.Join(dir, "sa.key"), filepath.Join(dir, "tokens.csv")
+	if err := os.WriteFile(tokens, []byte(token+",inplace,inplace,system:masters\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rsaKey, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(key, pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(rsaKey)}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return key, tokens
+}
+
+// assetsOf is the directory of release minor's kube-apiserver and etcd.
+func assetsOf(minor int) (string, error) {
+	if minor == 37 {
+		return harness.AssetsDirFrom("KUBEBUILDER_ASSETS", "--print-assets-dir")
+	}
+	name := fmt.Sprintf("1.%d", minor)
+	return harness.AssetsDirFrom("ENVTEST_ASSETS_"+strings.ReplaceAll(name, ".", "_"), "--print-assets-dir="+name)
+}
+
 func splitFlags(s string) []string {
 	if s == "" {
 		return nil
@@ -283,20 +297,45 @@ func splitFlags(s string) []string {
 // It returns the line it refused to start with, or, once it is ready, the
 // resource.k8s.io versions it serves.
 func startAPIServer(path, etcdURL, key, tokens, gates, runtime string) (refused string, served []string, err error) {
+	s, refused, err := launch(path, etcdURL, fmt.Sprintf("/startup-%d", time.Now().UnixNano()), key, tokens, gates, runtime)
+	if s == nil {
+		return refused, nil, err
+	}
+	defer s.stop()
+	var group struct{ Versions []struct{ Version string } }
+	if code, err := s.do(http.MethodGet, "/apis/"+api.UpstreamGroup, nil, &group); err != nil && code != http.StatusNotFound {
+		return "", nil, err
+	}
+	for _, v := range group.Versions {
+		served = append(served, v.Version)
+	}
+	return "", served, nil
+}
+
+// apiserver is a running kube-apiserver.
+type apiserver struct {
+	port   int
+	client *http.Client
+	cmd    *exec.Cmd
+	exited chan error
+	dir    string
+}
+
+// launch starts the kube-apiserver at path on etcd under prefix, and waits
+// until it is ready (s), or has exited: refused is then the line it
+// refused to start with.
+func launch(path, etcdURL, prefix, key, tokens, gates, runtime string) (s *apiserver, refused string, err error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return "", nil, err
+		return nil, "", err
 	}
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
-	dir, err := os.MkdirTemp("", "startup")
+	dir, err := os.MkdirTemp("", "inplace")
 	if err != nil {
-		return "", nil, err
+		return nil, "", err
 	}
-	defer os.RemoveAll(dir)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, path, "--etcd-servers="+etcdURL, fmt.Sprintf("--etcd-prefix=/startup-%d", time.Now().UnixNano()),
+	cmd := exec.Command(path, "--etcd-servers="+etcdURL, "--etcd-prefix="+prefix,
 		"--cert-dir="+dir, fmt.Sprintf("--secure-port=%d", port), "--bind-address=127.0.0.1", "--advertise-address=127.0.0.1",
 		"--service-cluster-ip-range=10.0.0.0/24", "--endpoint-reconciler-type=none", "--service-account-issuer=https://kubernetes.default.svc",
 		"--service-account-key-file="+key, "--service-account-signing-key-file="+key, "--authorization-mode=AlwaysAllow", "--token-auth-file="+tokens,
@@ -304,53 +343,71 @@ func startAPIServer(path, etcdURL, key, tokens, gates, runtime string) (refused 
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
-		return "", nil, err
+		return nil, "", err
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	client := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+	s = &apiserver{port: port, cmd: cmd, exited: make(chan error, 1), dir: dir,
+		client: &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}}
+	go func() { s.exited <- cmd.Wait() }()
+	deadline := time.After(2 * time.Minute)
 	for {
 		select {
-		case <-exited:
-			return refusalLine(out.String()), nil, nil
-		case <-ctx.Done():
-			return "", nil, fmt.Errorf("not ready in 2 minutes:\n%s", out.String())
+		case <-s.exited:
+			os.RemoveAll(dir)
+			return nil, refusalLine(out.String()), nil
+		case <-deadline:
+			s.stop()
+			return nil, "", fmt.Errorf("not ready in 2 minutes:\n%s", out.String())
 		case <-time.After(500 * time.Millisecond):
 		}
-		resp, err := get(client, fmt.Sprintf("https://127.0.0.1:%d/readyz", port))
-		if err != nil || resp.StatusCode != http.StatusOK {
-			if resp != nil {
-				resp.Body.Close()
-			}
-			continue
+		if _, err := s.do(http.MethodGet, "/readyz", nil, nil); err == nil {
+			return s, "", nil
 		}
-		resp.Body.Close()
-		resp, err = get(client, fmt.Sprintf("https://127.0.0.1:%d/apis/%s", port, api.UpstreamGroup))
-		if err == nil {
-			var group struct{ Versions []struct{ Version string } }
-			_ = json.NewDecoder(resp.Body).Decode(&group)
-			resp.Body.Close()
-			for _, v := range group.Versions {
-				served = append(served, v.Version)
-			}
-		}
-		_ = cmd.Process.Kill()
-		<-exited
-		return "", served, err
 	}
+}
+
+// stop kills the apiserver and waits for it.
+func (s *apiserver) stop() {
+	_ = s.cmd.Process.Kill()
+	<-s.exited
+	os.RemoveAll(s.dir)
+}
+
+// do sends a request with body (JSON, when not nil) and decodes a 2xx
+// answer into out (when not nil); it returns the status code.
+func (s *apiserver) do(method, path string, body, out any) (int, error) {
+	var r io.Reader
+	if body != nil {
+		data, err := json.Marshal(body)
+		if err != nil {
+			return 0, err
+		}
+		r = bytes.NewReader(data)
+	}
+	req, err := http.NewRequest(method, fmt.Sprintf("https://127.0.0.1:%d%s", s.port, path), r)
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	switch {
+	case err != nil:
+		return resp.StatusCode, err
+	case resp.StatusCode/100 != 2:
+		return resp.StatusCode, fmt.Errorf("%s %s: %d %s", method, path, resp.StatusCode, data)
+	case out != nil:
+		return resp.StatusCode, json.Unmarshal(data, out)
+	}
+	return resp.StatusCode, nil
 }
 
 // token is the bearer token of the suite's client.
 const token = "startup-token"
-
-func get(client *http.Client, url string) (*http.Response, error) {
-	req, err := http.NewRequest(http.MethodGet, url, nil)
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	return client.Do(req)
-}
 
 // refusalLine is what kube-apiserver's output says it exited for: the
 // err="…" of its last line that has one (from 1.31), else what follows the
