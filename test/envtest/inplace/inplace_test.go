@@ -34,7 +34,7 @@ const inplaceRecording = "testdata/inplace.json"
 
 // answer is what the second apiserver answered for one stored object.
 type answer struct {
-	From, To, Kind     string
+	From, To, Kind    string
 	Get, Update, List int // HTTP status codes
 }
 
