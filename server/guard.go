@@ -46,8 +46,16 @@ func (o *Options) guard(ctx context.Context, restConfig *rest.Config) (*webhook.
 		beyond = 0
 	}
 	settings := func(live cluster.Live) (api.Cluster, error) {
-		c, _ := live.Upgrade(target.Minor)
-		return c, c.Set(o.GuardFeatureGates, o.GuardRuntimeConfig)
+		own := target.Minor // the release after the newest takes its own flags, judged by the newest's rules
+		if beyond != 0 && len(api.DRAGates(beyond)) > 0 {
+			own = beyond
+		}
+		c, _ := live.Upgrade(own)
+		if err := c.Set(o.GuardFeatureGates, o.GuardRuntimeConfig); err != nil {
+			return c, err
+		}
+		c, _ = c.Upgrade(target.Minor)
+		return c, nil
 	}
 	c, err := settings(live)
 	if err != nil {

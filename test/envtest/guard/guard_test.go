@@ -257,7 +257,7 @@ spec:
 // guard; with the guard down the same writes pass with the apiserver's own
 // warnings only.
 func TestGuardWarns(t *testing.T) {
-	g := startGuard(t, "--guard-feature-gates=DRAConsumableCapacity=false")
+	g := startGuard(t, "--guard-feature-gates=DRAConsumableCapacity=false,DRAFractionalCapacityRange=false")
 	class := strings.Replace(betaClass, "NAME", "warned.example.com", 1)
 	stderr, err := kubectl(t, class, "apply", "-f", "-")
 	want := validate(t, class, "--to", "1.38")
@@ -265,7 +265,7 @@ func TestGuardWarns(t *testing.T) {
 		t.Errorf("kubectl apply of a v1beta1 DeviceClass: %v, validate says %q, kubectl's stderr:\n%s", err, want, stderr)
 	}
 	stderr, err = kubectl(t, capacityClaim, "apply", "-f", "-")
-	want = validate(t, capacityClaim, "--to", "1.38", "--feature-gates", "DRAConsumableCapacity=false")
+	want = validate(t, capacityClaim, "--to", "1.38", "--feature-gates", "DRAConsumableCapacity=false,DRAFractionalCapacityRange=false")
 	if err != nil || len(want) != 1 || !strings.Contains(stderr, "Warning: "+want[0]+"\n") {
 		t.Errorf("kubectl apply of a claim with capacity requests: %v, validate says %q, kubectl's stderr:\n%s", err, want, stderr)
 	}
