@@ -14,6 +14,7 @@ import (
 
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/cluster"
+	"github.com/claimbridge/claimbridge/judge"
 	"github.com/claimbridge/claimbridge/manifest"
 	"github.com/claimbridge/claimbridge/migrate"
 	"github.com/claimbridge/claimbridge/report"
@@ -230,7 +231,14 @@ func (o *checkOptions) stored(obj map[string]interface{}) report.Verdict {
 		return out("stored in %s/%s, which Kubernetes 1.%d cannot read: there GET and UPDATE of it fail, and LIST of %s fails for every client, "+
 			"the scheduler and kubelet too, until it is deleted", api.UpstreamGroup, version, to, resource)
 	}
-	return report.Verdict{Outcome: report.Kept}
+	v := report.Verdict{Outcome: report.Kept}
+	if _, _, objVersion, _, _ := api.TypeOf(obj); slices.Contains(api.UpstreamOnlyVersions, objVersion) && kind != api.KindResourceSlice && kind != api.KindDeviceTaintRule {
+		for _, path := range judge.Unknown(obj, api.Defaults(to), kind) {
+			v.Findings = append(v.Findings, report.Finding{Severity: report.Warning, Kind: kind, Object: ref, Path: path,
+				Message: fmt.Sprintf("Kubernetes 1.%d does not have it: it reads the stored object without it, and drops it at its next write", to)})
+		}
+	}
+	return v
 }
 
 // runbook says how to keep the stored objects the target cannot read, in

@@ -228,6 +228,8 @@ func TestCheckStored(t *testing.T) {
 		"1.36-to-1.37-taints": {36, 37, api.KindDeviceTaintRule, ""},
 		"1.37-to-1.36-taints": {37, 36, api.KindDeviceTaintRule, "Kubernetes 1.36 serves no DeviceTaintRule with these flags: it stays in etcd, out of reach"},
 		"1.37-to-1.38-class":  {37, 38, api.KindDeviceClass, ""},
+		"1.34-to-1.33-capacity": {34, 33, api.KindClaim, "warning: spec.devices.requests[0].exactly.capacity: " +
+			"Kubernetes 1.33 does not have it: it reads the stored object without it, and drops it at its next write"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			o := &checkOptions{from: tc.from}
@@ -235,11 +237,19 @@ func TestCheckStored(t *testing.T) {
 				t.Fatal(err)
 			}
 			o.cluster, _ = api.Defaults(tc.from).Upgrade(o.cluster.Minor) // a DRA cluster's flags, and what the target lacks
-			v := o.stored(map[string]interface{}{"apiVersion": "resource.k8s.io/v1", "kind": tc.kind, "metadata": map[string]interface{}{"name": "x", "namespace": "ns"}})
+			obj := map[string]interface{}{"apiVersion": "resource.k8s.io/v1", "kind": tc.kind, "metadata": map[string]interface{}{"name": "x", "namespace": "ns"}}
+			if strings.Contains(name, "capacity") {
+				obj["spec"] = map[string]interface{}{"devices": map[string]interface{}{"requests": []interface{}{map[string]interface{}{"name": "gpu",
+					"exactly": map[string]interface{}{"deviceClassName": "gpu.example.com", "capacity": map[string]interface{}{"requests": map[string]interface{}{"memory": "1Gi"}}}}}}}
+			}
+			v := o.stored(obj)
 			var want report.Verdict
-			if tc.want == "" {
+			switch path, msg, warned := strings.Cut(strings.TrimPrefix(tc.want, "warning: "), ": "); {
+			case tc.want == "":
 				want = report.Verdict{Outcome: report.Kept}
-			} else {
+			case strings.HasPrefix(tc.want, "warning: ") && warned:
+				want = report.Verdict{Outcome: report.Kept, Findings: []report.Finding{{Severity: report.Warning, Kind: tc.kind, Object: "ns/x", Path: path, Message: msg}}}
+			default:
 				want = report.Verdict{Outcome: report.Unreachable, Findings: []report.Finding{{Severity: report.Error, Kind: tc.kind, Object: "ns/x", Message: tc.want}}}
 			}
 			if diff := cmp.Diff(want, v); diff != "" {
