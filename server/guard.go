@@ -17,7 +17,7 @@ import (
 
 // guardRefresh is how often the guard reads the cluster's settings again:
 // after its apiserver restarts with other flags, it guards with those.
-const guardRefresh = time.Minute
+var guardRefresh = time.Minute
 
 // guard is the upgrade guard: the release it guards for (--guard-to, else
 // the one after the cluster's) with the feature gates and served versions
