@@ -21,6 +21,13 @@ type Refusal struct {
 
 func (r Refusal) String() string { return r.Message + " (" + r.Setting + "): " + r.Mend }
 
+// startWith is the mend of the flags a release lacks to serve DRA.
+const startWith = "start it with them"
+
+// Lacks reports whether r names flags the release lacks to serve DRA: it
+// starts without them, and serves no resource.k8s.io.
+func (r Refusal) Lacks() bool { return r.Mend == startWith }
+
 // registeredUntil is the first release whose scheme no longer registers a
 // version of resource.k8s.io: from it, kube-apiserver refuses to start with
 // the version in --runtime-config, true or false. The versions after
@@ -94,7 +101,7 @@ func (c Cluster) Upgrade(minor int) (target Cluster, refusals []Refusal) {
 			setting += " --runtime-config=" + versions
 		}
 		refusals = append(refusals, Refusal{setting, fmt.Sprintf("Kubernetes 1.%d serves no %s without these flags: its DRA objects would be out of reach", minor, UpstreamGroup),
-			"start it with them"})
+			startWith})
 		_ = target.Set(gates, versions)
 	}
 	return target, refusals

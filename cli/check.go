@@ -24,9 +24,11 @@ import (
 type checkOptions struct {
 	kubeconfig, context string
 	// from is the cluster's release; lost counts its stored objects the
-	// target cannot read, by resource.
-	from int
-	lost map[string]int
+	// target cannot read, by resource; lacks is set when the target lacks
+	// flags to serve DRA.
+	from  int
+	lost  map[string]int
+	lacks bool
 	validateOptions
 }
 
@@ -117,7 +119,7 @@ func (o *checkOptions) run(s streams) error {
 		next, refusals = source.Upgrade(o.beyond)
 		target, _ = next.Upgrade(o.cluster.Minor)
 	}
-	o.cluster, o.from = target, source.Minor
+	o.cluster, o.from, o.lacks = target, source.Minor, slices.ContainsFunc(refusals, api.Refusal.Lacks)
 	if settings := o.cluster.SettingsString(); settings != "" && !quiet {
 		fmt.Fprintf(s.err, "target: Kubernetes %s with %s\n", o.target(), settings)
 	}
@@ -232,6 +234,10 @@ func (o *checkOptions) stored(obj map[string]interface{}) report.Verdict {
 			"the scheduler and kubelet too, until it is deleted", api.UpstreamGroup, version, to, resource)
 	}
 	v := report.Verdict{Outcome: report.Kept}
+	if o.lacks {
+		v.Findings = append(v.Findings, report.Finding{Severity: report.Note, Kind: kind, Object: ref,
+			Message: fmt.Sprintf("Kubernetes %s serves it only with the flags it lacks (kube-apiserver %[1]s, above)", o.target())})
+	}
 	if _, _, objVersion, _, _ := api.TypeOf(obj); slices.Contains(api.UpstreamOnlyVersions, objVersion) && kind != api.KindResourceSlice && kind != api.KindDeviceTaintRule {
 		for _, path := range judge.Unknown(obj, api.Defaults(to), kind) {
 			v.Findings = append(v.Findings, report.Finding{Severity: report.Warning, Kind: kind, Object: ref, Path: path,

@@ -143,7 +143,7 @@ func TestStartupRefusals(t *testing.T) {
 			_, refusals := from.Upgrade(p[1])
 			var predicted []string
 			for _, r := range refusals {
-				if strings.HasPrefix(r.Message, "Kubernetes ") { // what it lacks to serve DRA: no refusal to start
+				if r.Lacks() { // no refusal to start
 					continue
 				}
 				predicted = append(predicted, r.Message)
