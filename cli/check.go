@@ -223,6 +223,8 @@ func (o *checkOptions) stored(obj map[string]interface{}) report.Verdict {
 		return report.Verdict{Outcome: report.Unreachable, Findings: []report.Finding{{Severity: report.Error, Kind: kind, Object: ref, Message: fmt.Sprintf(msg, args...)}}}
 	}
 	switch resource := api.Resource(kind); {
+	case !served && !slices.ContainsFunc(api.ConversionVersions, func(v string) bool { return api.Defaults(to).Has(v, kind) }):
+		return out("Kubernetes %s has no %s: it stays in etcd, unread", o.target(), kind)
 	case !served:
 		return out("Kubernetes %s serves no %s with these flags: it stays in etcd, out of reach", o.target(), kind)
 	case !readable:
@@ -252,9 +254,9 @@ func (o *checkOptions) stored(obj map[string]interface{}) report.Verdict {
 func (o *checkOptions) runbook() string {
 	var lost []string
 	for _, resource := range slices.Sorted(maps.Keys(o.lost)) {
-		lost = append(lost, fmt.Sprintf("%d %s", o.lost[resource], resource))
+		lost = append(lost, fmt.Sprintf("%s: %d", resource, o.lost[resource]))
 	}
-	return fmt.Sprintf("Kubernetes %s cannot read %s stored by 1.%d, and lists none of their kinds while one is stored: before the change, "+
+	return fmt.Sprintf("Kubernetes %s cannot read the objects stored by 1.%[3]d (%[2]s), and lists none of their kinds while one is stored: before the change, "+
 		"save them with `claimbridge export --context CONTEXT > dra.yaml`, delete them (the drivers publish their ResourceSlices again), "+
 		"change the release, then re-create them with `claimbridge migrate -f dra.yaml --target-context CONTEXT --apply`",
 		o.target(), strings.Join(lost, ", "), o.from)

@@ -227,6 +227,7 @@ func TestCheckStored(t *testing.T) {
 		"1.34-to-1.33-claim":  {34, 33, api.KindClaim, "note: Kubernetes 1.33 serves it only with the flags it lacks (kube-apiserver 1.33, above)"},
 		"1.35-to-1.34-slice":  {35, 34, api.KindResourceSlice, ""},
 		"1.36-to-1.37-taints": {36, 37, api.KindDeviceTaintRule, ""},
+		"1.33-to-1.32-taints": {33, 32, api.KindDeviceTaintRule, "Kubernetes 1.32 has no DeviceTaintRule: it stays in etcd, unread"},
 		"1.37-to-1.36-taints": {37, 36, api.KindDeviceTaintRule, "Kubernetes 1.36 serves no DeviceTaintRule with these flags: it stays in etcd, out of reach"},
 		"1.37-to-1.38-class":  {37, 38, api.KindDeviceClass, ""},
 		"1.34-to-1.33-capacity": {34, 33, api.KindClaim, "warning: spec.devices.requests[0].exactly.capacity: " +

@@ -108,7 +108,7 @@ func (r *Report) Add(doc manifest.Document, v Verdict) {
 	if n := r.summary.byOutcome()[v.Outcome]; n != nil {
 		*n++
 	}
-	if v.Warned() && v.Outcome != Refused && v.Outcome != Invalid {
+	if v.Warned() && v.Outcome != Refused && v.Outcome != Invalid && v.Outcome != Unreachable {
 		r.summary.Warned++
 	}
 	if r.Format == "junit" {
