@@ -33,7 +33,8 @@ var Releases = []Release{
 
 // Prerelease is the pre-release that the release after the newest of
 // Releases is known from: featuregates.tsv has its gates, read from its
-// sources; no apiserver of it answers claimbridge's tests.
+// sources; no apiserver of it answers claimbridge's tests. Remove it with
+// the release's rules, when it is out.
 const Prerelease = "v1.38.0-beta.0"
 
 func (r Release) String() string { return fmt.Sprintf("1.%d", r.Minor) }

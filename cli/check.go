@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"slices"
 	"strings"
 
@@ -37,34 +36,25 @@ func newCheckCommand(s streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "check [--kubeconfig FILE] [--context NAME] [--to RELEASE]",
 		Short: "Report what in a cluster the next Kubernetes release (or --to RELEASE) would reject",
-		Long: `Check reads a cluster, without writing to it, and judges by the rules of the
-target release, as validate --to does, every DRA object that will be
-created again or stays:
+		Long: `Check reads a cluster, without writing to it, and says what the target
+release does with it after an upgrade or a rollback in place:
 
+  kube-apiserver 1.N
+      each flag its kube-apiserver refuses to start with, in its words, and
+      before 1.34 the flags it lacks to serve DRA
   helm:NAMESPACE/NAME@REVISION (chart NAME-VERSION)
-      the manifest of each Helm release's deployed revision (Helm 3 and 4)
+      each Helm release's deployed manifest, judged as validate --to does
   live:KIND NAMESPACE/NAME
-      each object of the DRA kinds export reads, and each DeviceTaintRule
-      and ResourceSlice, without its status and
-      server-set metadata, in the target's version when upstream converts
-      it there (resource.k8s.io v1beta1, v1beta2 and v1)
+      each stored DRA object: kept, unreadable or out of reach
   last-applied:KIND NAMESPACE/NAME
-      what kubectl apply last sent for it
+      what kubectl apply last sent for it, judged as validate --to does
 
-It judges by the feature gates the apiserver reports (/metrics) and the
-versions it serves (discovery), as the upgrade keeps them; --feature-gates,
---runtime-config and --cluster-config are the cluster's flags and win over
-what is read. Given only --cluster-config (a kind or kubeadm file), check
-reads no cluster. Every flag the target's kube-apiserver refuses to start
-with is an error in its words, with the mend: a gate it does not know, a
-gate against its lock, a gate on whose dependency is off, a --runtime-config
-version it has not registered; and, before 1.34, the flags it lacks to serve
-DRA. Each finding names its source in place of a file. Without --to, the
-target is the release after the cluster's own; mid-upgrade
-(--emulated-version), the cluster is judged as the release it emulates, and
-the target is its binary's. The release after the newest
-claimbridge knows is judged by the newest's rules and by the versions
-upstream stops serving in it: a v1beta1 manifest fails ` + api.Next() + `.
+The cluster's flags are read (/metrics, discovery, /version's emulated
+release); --feature-gates, --runtime-config, --cluster-config and
+--emulated-version win. Given only --cluster-config, no cluster is read.
+Without --to, the target is the release after the cluster's. The one after
+the newest claimbridge knows is judged by the newest's rules, its beta's
+gates and the versions upstream stops serving in it.
 
 Exit status: 0 the target accepts everything, 1 it rejects something (or,
 with --strict, warns), 2 bad flags, an unknown target or an unreadable cluster.`,
@@ -113,12 +103,7 @@ func (o *checkOptions) run(s streams) error {
 		return withCode(ExitBadInput, fmt.Errorf("--to %w", err))
 	}
 	o.beyondNote(s.err, what)
-	target, refusals := source.Upgrade(o.cluster.Minor)
-	if o.beyond != 0 && len(api.DRAGates(o.beyond)) > 0 { // by its gates, with the newest's rules
-		var next api.Cluster
-		next, refusals = source.Upgrade(o.beyond)
-		target, _ = next.Upgrade(o.cluster.Minor)
-	}
+	target, refusals := source.UpgradeJudged(o.cluster.Minor, o.beyond)
 	o.cluster, o.from, o.lacks = target, source.Minor, slices.ContainsFunc(refusals, api.Refusal.Lacks)
 	if settings := o.cluster.SettingsString(); settings != "" && !quiet {
 		fmt.Fprintf(s.err, "target: Kubernetes %s with %s\n", o.target(), settings)
@@ -138,7 +123,7 @@ func (o *checkOptions) run(s streams) error {
 		}
 	}
 	if len(o.lost) > 0 {
-		r.Say(apiserver, report.Finding{Severity: report.Note, Message: o.runbook()})
+		r.Say(apiserver, report.Finding{Severity: report.Note, Message: judge.Runbook(o.from, cmp.Or(o.beyond, o.cluster.Minor), o.lost)})
 	}
 	if err := r.Write(s.err, s.out); err != nil {
 		return withCode(ExitBadInput, fmt.Errorf("writing the report: %w", err))
@@ -208,58 +193,33 @@ func (o *checkOptions) judgeLive(r *report.Report, obj map[string]interface{}) e
 	return nil
 }
 
-// stored is the target's verdict on a stored object: an upgrade or a
-// rollback in place keeps etcd, reads what is stored through the versions
-// its scheme still has, and neither drops nor re-checks a stored field.
-// The target keeps it, or does not serve its kind with its settings, or
-// serves it but cannot read it (it is stored in a version the target does
-// not have).
+// stored is the target's verdict on a stored object (judge.Stored); the
+// objects it cannot read are counted for the runbook.
 func (o *checkOptions) stored(obj map[string]interface{}) report.Verdict {
 	kind, _ := obj["kind"].(string)
 	_, ref, _ := strings.Cut(api.Describe(obj), " ")
-	to := cmp.Or(o.beyond, o.cluster.Minor)
-	version, readable, served := o.cluster.Keeps(kind, o.from, to)
-	out := func(msg string, args ...any) report.Verdict {
-		return report.Verdict{Outcome: report.Unreachable, Findings: []report.Finding{{Severity: report.Error, Kind: kind, Object: ref, Message: fmt.Sprintf(msg, args...)}}}
+	errs, warnings, lost := judge.Stored(obj, o.cluster, kind, o.from, cmp.Or(o.beyond, o.cluster.Minor))
+	if o.lost == nil {
+		o.lost = map[string]int{}
 	}
-	switch resource := api.Resource(kind); {
-	case !served && !slices.ContainsFunc(api.ConversionVersions, func(v string) bool { return api.Defaults(to).Has(v, kind) }):
-		return out("Kubernetes %s has no %s: it stays in etcd, unread", o.target(), kind)
-	case !served:
-		return out("Kubernetes %s serves no %s with these flags: it stays in etcd, out of reach", o.target(), kind)
-	case !readable:
-		if o.lost == nil {
-			o.lost = map[string]int{}
-		}
-		o.lost[resource]++
-		return out("stored in %s/%s, which Kubernetes 1.%d cannot read: there GET and UPDATE of it fail, and LIST of %s fails for every client, "+
-			"the scheduler and kubelet too, until it is deleted", api.UpstreamGroup, version, to, resource)
+	if lost != "" {
+		o.lost[lost]++
 	}
 	v := report.Verdict{Outcome: report.Kept}
-	if o.lacks {
+	if len(errs) > 0 {
+		v.Outcome = report.Unreachable
+	} else if o.lacks {
 		v.Findings = append(v.Findings, report.Finding{Severity: report.Note, Kind: kind, Object: ref,
 			Message: fmt.Sprintf("Kubernetes %s serves it only with the flags it lacks (kube-apiserver %[1]s, above)", o.target())})
 	}
-	if _, _, objVersion, _, _ := api.TypeOf(obj); slices.Contains(api.UpstreamOnlyVersions, objVersion) && kind != api.KindResourceSlice && kind != api.KindDeviceTaintRule {
-		for _, path := range judge.Unknown(obj, api.Defaults(to), kind) {
-			v.Findings = append(v.Findings, report.Finding{Severity: report.Warning, Kind: kind, Object: ref, Path: path,
-				Message: fmt.Sprintf("Kubernetes 1.%d does not have it: it reads the stored object without it, and drops it at its next write", to)})
-		}
+	for _, e := range errs {
+		v.Findings = append(v.Findings, report.Finding{Severity: report.Error, Kind: kind, Object: ref, Message: e})
+	}
+	for _, w := range warnings {
+		path, msg, _ := strings.Cut(w, ": ")
+		v.Findings = append(v.Findings, report.Finding{Severity: report.Warning, Kind: kind, Object: ref, Path: path, Message: msg})
 	}
 	return v
-}
-
-// runbook says how to keep the stored objects the target cannot read, in
-// claimbridge's commands; drivers publish their ResourceSlices again.
-func (o *checkOptions) runbook() string {
-	var lost []string
-	for _, resource := range slices.Sorted(maps.Keys(o.lost)) {
-		lost = append(lost, fmt.Sprintf("%s: %d", resource, o.lost[resource]))
-	}
-	return fmt.Sprintf("Kubernetes %s cannot read the objects stored by 1.%[3]d (%[2]s), and lists none of their kinds while one is stored: before the change, "+
-		"save them with `claimbridge export --context CONTEXT > dra.yaml`, delete them (the drivers publish their ResourceSlices again), "+
-		"change the release, then re-create them with `claimbridge migrate -f dra.yaml --target-context CONTEXT --apply`",
-		o.target(), strings.Join(lost, ", "), o.from)
 }
 
 // clusterScoped are the DRA kinds without a namespace.

@@ -359,11 +359,7 @@ func (o *validateOptions) beyondNote(notes io.Writer, what string) {
 	}
 	fmt.Fprintf(notes, "target: Kubernetes %s%s", o.target(), what)
 	if o.beyond != 0 {
-		gates := ""
-		if len(api.DRAGates(o.beyond)) > 0 {
-			gates = ", the gates of " + api.Prerelease + ","
-		}
-		fmt.Fprintf(notes, " (by the rules of %s, the newest claimbridge knows%s and the versions upstream stops serving in 1.%d)", o.to, gates, o.beyond)
+		fmt.Fprintf(notes, " (by the rules of %s, the newest claimbridge knows, the gates of %s, and the versions upstream stops serving in 1.%d)", o.to, api.Prerelease, o.beyond)
 	}
 	fmt.Fprintln(notes)
 }

@@ -120,18 +120,6 @@ func Dropped(obj map[string]interface{}, c api.Cluster, kind string) []string {
 	return dropped
 }
 
-// Unknown names the fields of obj, a claim, template or DeviceClass of
-// v1beta1, v1beta2 or v1, that release c does not have at all: its
-// apiserver reads a stored object without them.
-func Unknown(obj map[string]interface{}, c api.Cluster, kind string) []string {
-	_, unknown, _ := rules{Cluster: c}.strip(obj, versionOf(obj), kind)
-	var paths []string
-	for _, e := range unknown {
-		paths = append(paths, e.Field)
-	}
-	return paths
-}
-
 // versionOf is the version of obj's apiVersion.
 func versionOf(obj map[string]interface{}) string {
 	_, _, version, _, _ := api.TypeOf(obj)
