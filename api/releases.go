@@ -21,23 +21,32 @@ type Release struct {
 	// Version is the resource.k8s.io version its claims are written in: the
 	// newest it serves.
 	Version string
+	// Pre is, for a release not out yet, the pre-release it is known from
+	// ("v1.38.0-beta.0"): its gates and rules are read from that
+	// pre-release's sources, and no apiserver of it answers claimbridge's
+	// tests. Drop it when the release is out.
+	Pre string
 }
 
 // Releases are the releases with DRA, oldest first: the one table of which
 // release serves which version.
 var Releases = []Release{
-	{26, V1alpha1}, {27, V1alpha2}, {28, V1alpha2}, {29, V1alpha2}, {30, V1alpha2},
-	{31, V1alpha3}, {32, V1beta1}, {33, V1beta2},
-	{34, V1}, {35, V1}, {36, V1}, {37, V1},
+	{26, V1alpha1, ""}, {27, V1alpha2, ""}, {28, V1alpha2, ""}, {29, V1alpha2, ""}, {30, V1alpha2, ""},
+	{31, V1alpha3, ""}, {32, V1beta1, ""}, {33, V1beta2, ""},
+	{34, V1, ""}, {35, V1, ""}, {36, V1, ""}, {37, V1, ""},
+	{38, V1, "v1.38.0-beta.0"},
 }
 
-// Prerelease is the pre-release that the release after the newest of
-// Releases is known from: featuregates.tsv has its gates, read from its
-// sources; no apiserver of it answers claimbridge's tests. Remove it with
-// the release's rules, when it is out.
-const Prerelease = "v1.38.0-beta.0"
-
 func (r Release) String() string { return fmt.Sprintf("1.%d", r.Minor) }
+
+// Named is the release as a person reads it: "1.37", or "1.38
+// (v1.38.0-beta.0)" for one known from its pre-release.
+func (r Release) Named() string {
+	if r.Pre != "" {
+		return fmt.Sprintf("1.%d (%s)", r.Minor, r.Pre)
+	}
+	return r.String()
+}
 
 // ReleaseRange names the releases of the table for help and messages:
 // "1.26 … 1.37".
@@ -107,9 +116,9 @@ func writtenIn(version string) []Release {
 }
 
 // Judge is the release whose rules judge an object of version: the newest
-// release whose claims are written in it (1.30 for v1alpha2).
+// release out whose claims are written in it (1.30 for v1alpha2).
 func Judge(version string) (Release, bool) {
-	rs := writtenIn(version)
+	rs := slices.DeleteFunc(writtenIn(version), func(r Release) bool { return r.Pre != "" })
 	if len(rs) == 0 {
 		return Release{}, false
 	}
@@ -177,6 +186,20 @@ const (
 	// v1beta1 requests are checked declaratively: a set field of an
 	// exact request is named without exactly.
 	DeclarativeV1beta1
+	// A qualified name (an attribute, a capacity, a constraint's) has at
+	// most one slash.
+	OneSlash
+	// A claim's capacity requests are checked: at most 32, none below
+	// zero, each named as a device's capacity.
+	CapacityRequestsChecked
+	// A version attribute's numbers have at most 18 digits.
+	SemverDigits
+	// With perDeviceNodeSelection, a device's nodeSelector has exactly one
+	// term.
+	OneNodeSelectorTerm
+	// A duplicate in a list keyed by name (requests, counter sets) is
+	// named with the whole item.
+	DuplicateItems
 )
 
 var since = [...]int{
@@ -192,6 +215,11 @@ var since = [...]int{
 	KeyPathAtMap:              36,
 	DefaultBelowMinAtDefault:  37,
 	DeclarativeV1beta1:        37,
+	OneSlash:                  38,
+	CapacityRequestsChecked:   38,
+	SemverDigits:              38,
+	OneNodeSelectorTerm:       38,
+	DuplicateItems:            38,
 }
 
 // Has reports whether release minor has change c.

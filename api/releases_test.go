@@ -25,8 +25,8 @@ func TestParseNext(t *testing.T) {
 	newest := Releases[len(Releases)-1]
 	next := newest.Minor + 1
 	for s, want := range map[string]bool{
-		Release{next, ""}.String(): true, "v" + Release{next, ""}.String() + ".2-eks-a1b2c3d": true,
-		newest.String(): false, Release{next + 1, ""}.String(): false, "v1beta1": false, "": false, Next(): true,
+		Release{Minor: next}.String(): true, "v" + Release{Minor: next}.String() + ".2-eks-a1b2c3d": true,
+		newest.String(): false, Release{Minor: next + 1}.String(): false, "v1beta1": false, "": false, Next(): true,
 	} {
 		r, n, ok := ParseNext(s)
 		if ok != want || r != newest || n != next {

@@ -107,18 +107,6 @@ func (c Cluster) Upgrade(minor int) (target Cluster, refusals []Refusal) {
 	return target, refusals
 }
 
-// UpgradeJudged is Upgrade to release minor, whose rules judge; for the
-// release after the newest (beyond, not 0) whose gates are known, the
-// refusals are beyond's, and its settings are carried back to minor.
-func (c Cluster) UpgradeJudged(minor, beyond int) (Cluster, []Refusal) {
-	if beyond == 0 || len(DRAGates(beyond)) == 0 {
-		return c.Upgrade(minor)
-	}
-	next, refusals := c.Upgrade(beyond)
-	target, _ := next.Upgrade(minor)
-	return target, refusals
-}
-
 // brokenDeps are the gates on whose dependencies are off, each with the
 // first dependency off, sorted.
 func (c Cluster) brokenDeps() [][2]string {

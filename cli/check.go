@@ -103,7 +103,7 @@ func (o *checkOptions) run(s streams) error {
 		return withCode(ExitBadInput, fmt.Errorf("--to %w", err))
 	}
 	o.beyondNote(s.err, what)
-	target, refusals := source.UpgradeJudged(o.cluster.Minor, o.beyond)
+	target, refusals := source.Upgrade(o.cluster.Minor)
 	o.cluster, o.from, o.lacks = target, source.Minor, slices.ContainsFunc(refusals, api.Refusal.Lacks)
 	if settings := o.cluster.SettingsString(); settings != "" && !quiet {
 		fmt.Fprintf(s.err, "target: Kubernetes %s with %s\n", o.target(), settings)

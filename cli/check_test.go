@@ -92,7 +92,7 @@ func TestCheckFlagErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"check", "--to", "1.99"}, `Error: --to "1.99": not a release claimbridge can judge by (1.26 … 1.37, and 1.38 by`},
+		{[]string{"check", "--to", "1.99"}, `Error: --to "1.99": not a release claimbridge can judge by (1.26 … 1.38, and 1.39 by`},
 		{[]string{"check", "--report", "xml"}, `Error: --report "xml": unsupported format`},
 		{[]string{"check", "--kubeconfig", missing}, "Error: stat " + missing + ": no such file or directory"},
 		{[]string{"check", "prod"}, `Error: unknown command "prod" for "claimbridge check"`},
@@ -149,16 +149,16 @@ func TestCheckOffline(t *testing.T) {
 }
 
 // TestCheckBeyondRemoves: judged for the release after the newest, a
-// v1beta1 manifest is rejected (upstream stops serving it in 1.38) and a v1
+// v1beta2 manifest is rejected (upstream stops serving it in 1.39) and a v1
 // one is not.
 func TestCheckBeyondRemoves(t *testing.T) {
 	o := &checkOptions{validateOptions: validateOptions{cel: validation.NewCELCache()}}
-	if err := o.setTarget("1.38"); err != nil {
+	if err := o.setTarget("1.39"); err != nil {
 		t.Fatal(err)
 	}
 	r := o.newReport()
 	class := "apiVersion: resource.k8s.io/%s\nkind: DeviceClass\nmetadata: {name: gpu.example.com}\nspec:\n  selectors:\n  - cel: {expression: 'device.driver == \"gpu.example.com\"'}\n"
-	for _, v := range []string{"v1beta1", "v1"} {
+	for _, v := range []string{"v1beta2", "v1"} {
 		if err := o.judgeStream(r, "helm:gpu/gpu@1 (chart gpu-0.1.0)", fmt.Sprintf(class, v), "gpu"); err != nil {
 			t.Fatal(err)
 		}
@@ -167,22 +167,23 @@ func TestCheckBeyondRemoves(t *testing.T) {
 	if err := r.Write(&errOut, &out); err != nil {
 		t.Fatal(err)
 	}
-	want := "helm:gpu/gpu@1 (chart gpu-0.1.0): document 1 (line 1): DeviceClass gpu.example.com: apiVersion: Kubernetes 1.38 no longer serves resource.k8s.io/v1beta1 DeviceClass: its apiserver rejects this object\n"
+	want := "helm:gpu/gpu@1 (chart gpu-0.1.0): document 1 (line 1): DeviceClass gpu.example.com: apiVersion: Kubernetes 1.39 no longer serves resource.k8s.io/v1beta2 DeviceClass: its apiserver rejects this object\n"
 	if !strings.Contains(out.String(), want) || strings.Count(out.String(), "no longer serves") != 1 {
 		t.Errorf("stdout:\n%s\nwant a line:\n%s", out.String(), want)
 	}
 }
 
-// TestValidateBeyondNewest: validate takes the release after the newest as
-// check does, for CI ahead of an upgrade: a v1beta1 manifest is rejected,
-// a v1 one is valid, the target is named, and the release after that is
-// refused, naming what claimbridge can judge by.
+// TestValidateBeyondNewest: validate takes a release known from its
+// pre-release, and the one after, as check does, for CI ahead of an
+// upgrade: a v1beta1 manifest is rejected by 1.38, a v1 one is valid, the
+// target is named as known, and the release after the next is refused,
+// naming what claimbridge can judge by.
 func TestValidateBeyondNewest(t *testing.T) {
 	stream := strings.Replace(checkClaimV1beta1, "gpu", "old", 1) + "\n---\n" + strings.Replace(strings.Replace(checkClaimV1beta1, "v1beta1", "v1", 1),
 		`{"name":"gpu","deviceClassName":"gpu.example.com"}`, `{"name":"gpu","exactly":{"deviceClassName":"gpu.example.com"}}`, 1)
 	code, stdout, stderr := run(t, stream, "validate", "--to", "v1.38.1", "-f", "-")
 	wantOut := "<stdin>: document 1 (line 1): ResourceClaim team-a/old: apiVersion: Kubernetes 1.38 no longer serves resource.k8s.io/v1beta1 ResourceClaim: its apiserver rejects this object\n"
-	wantErr := "target: Kubernetes 1.38 (by the rules of 1.37, the newest claimbridge knows, the gates of v1.38.0-beta.0, and the versions upstream stops serving in 1.38)\n"
+	wantErr := "target: Kubernetes 1.38 (v1.38.0-beta.0), as its pre-release's sources tell\n"
 	if code != ExitInvalid || stdout != wantOut || stderr != wantErr {
 		t.Errorf("exit %d\nstdout:\n%s\nwant:\n%s\nstderr:\n%s\nwant:\n%s", code, stdout, wantOut, stderr, wantErr)
 	}
@@ -196,15 +197,20 @@ func TestValidateBeyondNewest(t *testing.T) {
 	old := "apiVersion: resource.k8s.io/v1alpha3\nkind: DeviceClass\nmetadata: {name: gpu.example.com}\n---\n" +
 		"apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClaim\nmetadata: {name: c, namespace: ns}\nspec: {resourceClassName: gpu}\n"
 	code, stdout, _ = run(t, old, "validate", "-q", "--to", "1.38", "-f", "-")
-	wantOut = "<stdin>: document 1 (line 1): DeviceClass gpu.example.com: apiVersion: Kubernetes 1.37 serves resource.k8s.io/v1, not v1alpha3: its apiserver rejects this object\n" +
+	wantOut = "<stdin>: document 1 (line 1): DeviceClass gpu.example.com: apiVersion: Kubernetes 1.38 serves resource.k8s.io/v1, not v1alpha3: its apiserver rejects this object\n" +
 		"<stdin>: document 2 (line 5): ResourceClaim ns/c: apiVersion: Kubernetes 1.38 serves resource.k8s.io/v1, not v1alpha2: its apiserver rejects this object\n"
 	if code != ExitInvalid || stdout != wantOut {
 		t.Errorf("older versions: exit %d\nstdout:\n%s\nwant:\n%s", code, stdout, wantOut)
 	}
 	code, _, stderr = run(t, stream, "validate", "--to", "1.39", "-f", "-")
-	want := `Error: --to "1.39": not a release claimbridge can judge by (1.26 … 1.37, and 1.38 by the rules of 1.37 and upstream's announced removals)`
+	wantErr = "target: Kubernetes 1.39 (by the rules and gates of 1.38 (v1.38.0-beta.0), the newest claimbridge knows, and the versions upstream stops serving in 1.39)\n"
+	if code != ExitInvalid || stderr != wantErr {
+		t.Errorf("--to 1.39: exit %d, stderr %q, want %q", code, stderr, wantErr)
+	}
+	code, _, stderr = run(t, stream, "validate", "--to", "1.40", "-f", "-")
+	want := `Error: --to "1.40": not a release claimbridge can judge by (1.26 … 1.38, and 1.39 by the rules of 1.38 and upstream's announced removals)`
 	if code != ExitBadInput || !strings.Contains(stderr, want) {
-		t.Errorf("--to 1.39: exit %d, stderr %q, want %q", code, stderr, want)
+		t.Errorf("--to 1.40: exit %d, stderr %q, want %q", code, stderr, want)
 	}
 }
 

@@ -94,7 +94,7 @@ func TestConvertToGAErrors(t *testing.T) {
 		{"v1alpha3 of 1.32", "apiVersion: resource.k8s.io/v1alpha3\nkind: ResourceClaim\nmetadata: {name: c, namespace: ns}\nspec: {devices: {requests: [{name: r, deviceClassName: gpu, tolerations: []}]}}\n", "v1", ExitInvalid,
 			"<stdin>: document 1 (line 1): resource.k8s.io/v1alpha3 ResourceClaim ns/c has spec.devices.requests[0].tolerations, which the resource.k8s.io/v1alpha3 of Kubernetes 1.32 and 1.33 had; claimbridge's v1alpha3 is the Kubernetes 1.31 shape only: for a 1.32/1.33 v1alpha3 manifest set apiVersion to resource.k8s.io/v1beta1 (the same fields) and convert from there\n"},
 		{"unknown version", "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClaim\n", "v2", ExitBadInput,
-			`--to "v2": unsupported version or release (supported: 1.26 … 1.37, 1.38, v1alpha1, v1alpha2, v1alpha3, v1beta1, v1beta2, v1)` + "\n"},
+			`--to "v2": unsupported version or release (supported: 1.26 … 1.38, 1.39, v1alpha1, v1alpha2, v1alpha3, v1beta1, v1beta2, v1)` + "\n"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, out, stderr := run(t, c.in, "convert", "--to", c.to, "-f", "-")

@@ -45,7 +45,7 @@ func TestFn(t *testing.T) {
 		in:     "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\n",
 		code:   ExitBadInput,
 		stdout: "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\n",
-		stderr: "Error: the function config must be a ConfigMap with data.to, a release (1.26 … 1.37) or a version (v1alpha1, v1alpha2, v1alpha3, v1beta1, v1beta2, v1); got \"\"\n",
+		stderr: "Error: the function config must be a ConfigMap with data.to, a release (1.26 … 1.38) or a version (v1alpha1, v1alpha2, v1alpha3, v1beta1, v1beta2, v1); got \"\"\n",
 	}} {
 		t.Run(c.name, func(t *testing.T) {
 			code, stdout, stderr := run(t, c.in, "fn")

@@ -16,7 +16,7 @@ import (
 
 // TestGuardJudgeIsValidate: the upgrade guard's verdict on each object of
 // the repository's manifests and of the gate tests is validate --to's,
-// word for word (for 1.38, and for 1.35 with gates on): its errors and
+// word for word (for 1.38, 1.39 and for 1.35 with gates on): its errors and
 // warnings are the messages validate prints after the object's name.
 func TestGuardJudgeIsValidate(t *testing.T) {
 	files, err := filepath.Glob("../examples/*.yaml")
@@ -40,7 +40,8 @@ func TestGuardJudgeIsValidate(t *testing.T) {
 		beyond  int
 		args    []string
 	}{
-		{api.Defaults(37), 38, []string{"--to", "1.38"}},
+		{api.Defaults(38), 0, []string{"--to", "1.38"}},
+		{api.Defaults(38), 39, []string{"--to", "1.39"}},
 		{c35, 0, []string{"--to", "1.35", "--feature-gates", "DRAPartitionableDevices=true,DRAConsumableCapacity=true"}},
 	} {
 		for _, file := range files {

@@ -181,7 +181,7 @@ func TestMigrateBadInput(t *testing.T) {
 		stderr string
 	}{
 		{"no-target", []string{"migrate", "-f", "-"}, "", ExitBadInput, "Error: --to is required (a release such as 1.33, or one of v1alpha1, v1alpha2, v1alpha3, v1beta1, v1beta2, v1)\n"},
-		{"bad-target", []string{"migrate", "--to", "v9", "-f", "-"}, "", ExitBadInput, "Error: --to \"v9\": unsupported version or release (supported: 1.26 … 1.37, 1.38, v1alpha1, v1alpha2, v1alpha3, v1beta1, v1beta2, v1)\n"},
+		{"bad-target", []string{"migrate", "--to", "v9", "-f", "-"}, "", ExitBadInput, "Error: --to \"v9\": unsupported version or release (supported: 1.26 … 1.38, 1.39, v1alpha1, v1alpha2, v1alpha3, v1beta1, v1beta2, v1)\n"},
 		{"claimbridge-group-to-v1", []string{"migrate", "--to", "v1", "-f", "-"}, "apiVersion: resource.claimbridge.dev/v1alpha2\nkind: ResourceClaim\nmetadata: {name: c}\nspec: {resourceClassName: x}\n", ExitInvalid,
 			"Error: <stdin>: document 1 (line 1): target version v1 is a version of resource.k8s.io (Kubernetes 1.34+), not of resource.claimbridge.dev; give the manifest apiVersion resource.k8s.io/v1alpha2 to migrate it to the upstream API\n"},
 		{"rejected-by-1.36", []string{"migrate", "--to", "v1beta2", "-f", "-"}, "apiVersion: resource.k8s.io/v1alpha3\nkind: ResourceClaim\nmetadata: {name: c}\nspec: {devices: {requests: [{name: r, deviceClassName: x}], config: [{opaque: {driver: d, parameters: 5}}]}}\n", ExitInvalid,

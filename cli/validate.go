@@ -332,14 +332,6 @@ func (o *validateOptions) setGates() error {
 	if err := o.setTarget(o.to); err != nil {
 		return fmt.Errorf("--to %w", err)
 	}
-	if o.beyond != 0 && len(api.DRAGates(o.beyond)) > 0 { // its flags are its own, judged by the newest's rules
-		next := api.Defaults(o.beyond)
-		if err := o.gates.Apply(&next); err != nil {
-			return err
-		}
-		o.cluster, _ = next.Upgrade(o.cluster.Minor)
-		return nil
-	}
 	return o.gates.Apply(&o.cluster)
 }
 
@@ -352,28 +344,33 @@ func (o *validateOptions) target() string {
 }
 
 // beyondNote says on notes, in a text report, which release is judged
-// (after what, when not "") and, beyond the newest, by what rules.
+// (after what, when not "") and, for one not out or beyond the newest, how.
 func (o *validateOptions) beyondNote(notes io.Writer, what string) {
-	if o.Quiet || o.Format != "text" || o.beyond == 0 && what == "" {
+	r, _ := api.ParseRelease(o.to)
+	if o.Quiet || o.Format != "text" || o.beyond == 0 && r.Pre == "" && what == "" {
 		return
 	}
-	fmt.Fprintf(notes, "target: Kubernetes %s%s", o.target(), what)
-	if o.beyond != 0 {
-		fmt.Fprintf(notes, " (by the rules of %s, the newest claimbridge knows, the gates of %s, and the versions upstream stops serving in 1.%d)", o.to, api.Prerelease, o.beyond)
+	switch {
+	case o.beyond != 0:
+		fmt.Fprintf(notes, "target: Kubernetes 1.%d%s (by the rules and gates of %s, the newest claimbridge knows, and the versions upstream stops serving in 1.%d)\n", o.beyond, what, r.Named(), o.beyond)
+	case r.Pre != "":
+		fmt.Fprintf(notes, "target: Kubernetes %s%s, as its pre-release's sources tell\n", r.Named(), what)
+	default:
+		fmt.Fprintf(notes, "target: Kubernetes %s%s\n", o.to, what)
 	}
-	fmt.Fprintln(notes)
 }
 
-// removed is, when the target is beyond the table and upstream stops
-// serving doc's version there, the verdict that says so, in place of v;
-// otherwise v. (One that an earlier release stopped serving, the newest's
+// removed is, when the target is the release in which upstream stops
+// serving doc's version, the verdict that says so, in place of v;
+// otherwise v. (One that an earlier release stopped serving, the target's
 // rules reject already.)
 func (o *validateOptions) removed(doc manifest.Document, v report.Verdict) report.Verdict {
 	_, group, version, kind, _ := api.TypeOf(doc.Object)
-	if _, removed := api.Lifecycle(version, kind); o.beyond == 0 || group != api.UpstreamGroup || removed != o.beyond {
+	target, _ := api.ParseMinor(o.target())
+	if _, removed := api.Lifecycle(version, kind); group != api.UpstreamGroup || target == 0 || removed != target {
 		return v
 	}
-	msg := fmt.Sprintf("apiVersion: Kubernetes 1.%d no longer serves %s/%s %s: its apiserver rejects this object", o.beyond, group, version, kind)
+	msg := fmt.Sprintf("apiVersion: Kubernetes 1.%d no longer serves %s/%s %s: its apiserver rejects this object", target, group, version, kind)
 	return checkedAs([]report.Finding{about(doc, report.Error, msg)})
 }
 

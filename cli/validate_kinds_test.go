@@ -138,7 +138,7 @@ items:
 		"named-slice-1.26": {stdin: namedSlice, args: []string{"--to", "1.26"}, code: ExitInvalid,
 			out: at + "ResourceSlice node-1-gpu.example.com: kind: Kubernetes 1.26 has no ResourceSlice in resource.k8s.io (1.30+): its apiserver rejects this object\n"},
 		"named-slice-1.31": {stdin: namedSlice, args: []string{"--to", "1.31"}, code: ExitInvalid,
-			out: at + "ResourceSlice node-1-gpu.example.com: apiVersion: Kubernetes 1.31 serves resource.k8s.io/v1alpha3, not v1alpha2: its apiserver rejects this object\n"},
+			out: at + "ResourceSlice node-1-gpu.example.com: apiVersion: Kubernetes 1.31 no longer serves resource.k8s.io/v1alpha2 ResourceSlice: its apiserver rejects this object\n"},
 		// 1.30's parameter kinds, their selectors compiled in 1.30's CEL environment.
 		"claim-parameters": {stdin: claimParameters, code: ExitOK},
 		"claim-parameters-1.31-selector": {stdin: strings.Replace(claimParameters, `attributes.quantity["memory"].compareTo(quantity("40Gi")) >= 0`, `device.attributes["gpu.example.com"].model == "a100"`, 1),
@@ -146,7 +146,7 @@ items:
 			out: at + `ResourceClaimParameters ml/two-gpus: driverRequests[0].requests[0].namedResources.selector: Invalid value: "device.attributes[\"gpu.example.com\"].model == \"a100\"": ` +
 				"compilation failed: ERROR: <input>:1:1: undeclared reference to 'device' (in container '')\n | device.attributes[\"gpu.example.com\"].model == \"a100\"\n | ^\n"},
 		"claim-parameters-1.31": {stdin: claimParameters, args: []string{"--to", "1.31"}, code: ExitInvalid,
-			out: at + "ResourceClaimParameters ml/two-gpus: apiVersion: Kubernetes 1.31 serves resource.k8s.io/v1alpha3, not v1alpha2: its apiserver rejects this object\n"},
+			out: at + "ResourceClaimParameters ml/two-gpus: apiVersion: Kubernetes 1.31 no longer serves resource.k8s.io/v1alpha2 ResourceClaimParameters: its apiserver rejects this object\n"},
 		"class-parameters-no-model": {stdin: "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClassParameters\nmetadata: {name: gpu}\nfilters: [{driverName: gpu.example.com}]\n", code: ExitInvalid,
 			out: at + "ResourceClassParameters gpu: filters[0]: Required value: exactly one structured model field must be set\n"},
 	}

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # hack/oracle-assets.sh — build the upstream validation oracles (one program per
-# Kubernetes release: 1.26, 1.30, 1.31) from the Go module proxy into the cache
+# Kubernetes release: 1.26, 1.30, 1.31, and 1.38 from its pre-release) from the Go module proxy into the cache
 # (hack/cache.sh), for `make record`: test/oracle keeps their answers.
 #
 # Each oracle is its own Go module under hack/oracle/k8s-1.<minor>/ pinning
@@ -36,7 +36,8 @@ OUT="$CACHE/oracle"
 mkdir -p "$OUT"
 
 # The main module's GOFLAGS (-race, -cover, -mod=vendor …) must not leak into
-# these builds; old releases build with the local toolchain as they are.
+# these builds; old releases build with the local toolchain as they are, a
+# pre-release with the one its go.mod's toolchain line names (Go 1.27 for 1.38).
 # -gcflags matches the old kube-apiservers' (hack/envtest-assets.sh), so a cold
 # build reuses their compiled packages.
 export GOWORK=off GOFLAGS=-mod=readonly CGO_ENABLED=0 GOTOOLCHAIN=local
@@ -59,7 +60,8 @@ for moddir in "$ROOT"/hack/oracle/k8s-1.*/; do
 		tmp="$(mktemp "$OUT/.tmp-$name.XXXXXX")"
 		log "$name: building ..."
 		start=$SECONDS
-		if ! (cd "$moddir" && go build -trimpath -buildvcs=false -gcflags "all=-N -l" -ldflags "-s -w" -o "$tmp" .); then
+		toolchain="$(sed -n 's/^toolchain //p' "$moddir/go.mod")"
+		if ! (cd "$moddir" && GOTOOLCHAIN="${toolchain:-local}" go build -trimpath -buildvcs=false -gcflags "all=-N -l" -ldflags "-s -w" -o "$tmp" .); then
 			rm -f "$tmp"
 			log "$name: build failed"
 			exit 1

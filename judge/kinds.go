@@ -8,8 +8,12 @@ import (
 	"math"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
+	"gopkg.in/inf.v0"
+
+	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
@@ -411,7 +415,7 @@ func (r rules) validateResourceSlice(obj map[string]interface{}) (field.ErrorLis
 				allErrs = append(allErrs, r.validateCapacityPolicy(device, device.Capacity[name], fldPath.Child("capacity").Key(string(name)))...)
 			}
 		}
-		allErrs = append(allErrs, validateDeviceNodeSelection(device, spec.PerDeviceNodeSelection, fldPath)...)
+		allErrs = append(allErrs, r.validateDeviceNodeSelection(device, spec.PerDeviceNodeSelection, fldPath)...)
 		allErrs = append(allErrs, validateBindingConditions(device.BindingConditions, device.BindingFailureConditions, fldPath)...)
 		allErrs = append(allErrs, validateSlice(r, device.Taints, maxTaints, func(taint resourcev1.DeviceTaint, fldPath *field.Path) field.ErrorList {
 			return r.validateTaint(taint, fldPath)
@@ -458,7 +462,7 @@ func (r rules) validateAttribute(attribute resourcev1.DeviceAttribute, fldPath *
 	}
 	if attribute.VersionValue != nil {
 		set = append(set, "version")
-		allErrs = append(allErrs, validateAttributeVersion(*attribute.VersionValue, fldPath.Child("version"))...)
+		allErrs = append(allErrs, r.validateAttributeVersion(*attribute.VersionValue, fldPath.Child("version"))...)
 	}
 	lists := []struct {
 		name     string
@@ -470,7 +474,7 @@ func (r rules) validateAttribute(attribute resourcev1.DeviceAttribute, fldPath *
 		{"ints", len(attribute.IntValues), attribute.IntValues != nil, nil, nil},
 		{"bools", len(attribute.BoolValues), attribute.BoolValues != nil, nil, nil},
 		{"strings", len(attribute.StringValues), attribute.StringValues != nil, validateAttributeString, attribute.StringValues},
-		{"versions", len(attribute.VersionValues), attribute.VersionValues != nil, validateAttributeVersion, attribute.VersionValues},
+		{"versions", len(attribute.VersionValues), attribute.VersionValues != nil, r.validateAttributeVersion, attribute.VersionValues},
 	}
 	for _, l := range lists {
 		if !l.isSet {
@@ -500,14 +504,22 @@ func validateAttributeString(value string, fldPath *field.Path) field.ErrorList 
 	return nil
 }
 
-// semver is upstream's semverRe: semantic versioning 2.0.0.
-var semver = regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)` +
-	`(-(0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(\.(0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*)?` +
-	`(\+[0-9a-zA-Z-]+(\.[0-9a-zA-Z-]+)*)?$`)
+// semver is upstream's semverRe: semantic versioning 2.0.0; semver18
+// from 1.38, with at most 18 digits in a number.
+var semver, semver18 = semverOf(`(0|[1-9]\d*)`), semverOf(`(0|[1-9]\d{0,17})`)
 
-func validateAttributeVersion(value string, fldPath *field.Path) field.ErrorList {
+func semverOf(number string) *regexp.Regexp {
+	pre := `(` + number + `|\d*[a-zA-Z-][0-9a-zA-Z-]*)`
+	return regexp.MustCompile(`^` + number + `\.` + number + `\.` + number +
+		`(-` + pre + `(\.` + pre + `)*)?` + `(\+[0-9a-zA-Z-]+(\.[0-9a-zA-Z-]+)*)?$`)
+}
+
+func (r rules) validateAttributeVersion(value string, fldPath *field.Path) field.ErrorList {
 	var allErrs field.ErrorList
-	if !semver.MatchString(value) {
+	switch {
+	case r.has(api.SemverDigits) && !semver18.MatchString(value):
+		allErrs = append(allErrs, field.Invalid(fldPath, value, "must be a string compatible with semver.org spec 2.0.0, with at most 18 digits in numbers"))
+	case !r.has(api.SemverDigits) && !semver.MatchString(value):
 		allErrs = append(allErrs, field.Invalid(fldPath, value, "must be a string compatible with semver.org spec 2.0.0"))
 	}
 	return append(allErrs, validateAttributeString(value, fldPath)...)
@@ -515,8 +527,9 @@ func validateAttributeVersion(value string, fldPath *field.Path) field.ErrorList
 
 // validateDeviceNodeSelection is upstream's check of where a device is:
 // with perDeviceNodeSelection exactly one of its nodeName, nodeSelector and
-// allNodes, without it none (1.33–1.35 drop all four fields, stripSlice).
-func validateDeviceNodeSelection(device resourcev1.Device, perDevice *bool, fldPath *field.Path) field.ErrorList {
+// allNodes, without it none (1.33–1.35 drop all four fields, stripSlice);
+// from 1.38 a nodeSelector of one term.
+func (r rules) validateDeviceNodeSelection(device resourcev1.Device, perDevice *bool, fldPath *field.Path) field.ErrorList {
 	if perDevice == nil || !*perDevice {
 		if device.NodeName != nil || device.NodeSelector != nil || device.AllNodes != nil {
 			return field.ErrorList{field.Invalid(fldPath, nil, "`nodeName`, `nodeSelector` and `allNodes` can only be set if `perDeviceNodeSelection` is set to true in the ResourceSlice spec")}
@@ -538,6 +551,9 @@ func validateDeviceNodeSelection(device resourcev1.Device, perDevice *bool, fldP
 	if device.NodeSelector != nil {
 		set = append(set, "`nodeSelector`")
 		allErrs = append(allErrs, common.ValidateNodeSelector(device.NodeSelector, fldPath.Child("nodeSelector"))...)
+		if terms := device.NodeSelector.NodeSelectorTerms; r.has(api.OneNodeSelectorTerm) && len(terms) != 1 {
+			allErrs = append(allErrs, field.Invalid(fldPath.Child("nodeSelector", "nodeSelectorTerms"), internalTerms(terms), "must have exactly one node selector term"))
+		}
 	}
 	if device.AllNodes != nil {
 		if *device.AllNodes {
@@ -556,11 +572,33 @@ func validateDeviceNodeSelection(device resourcev1.Device, perDevice *bool, fldP
 	return allErrs
 }
 
+// internalTerms are node selector terms as upstream's internal type prints
+// them in an error: its fields have no JSON names.
+func internalTerms(terms []corev1.NodeSelectorTerm) any {
+	type requirement struct {
+		Key      string
+		Operator corev1.NodeSelectorOperator
+		Values   []string
+	}
+	type term struct{ MatchExpressions, MatchFields []requirement }
+	internal := func(in []corev1.NodeSelectorRequirement) (out []requirement) {
+		for _, r := range in {
+			out = append(out, requirement(r))
+		}
+		return out
+	}
+	out := []term{}
+	for _, t := range terms {
+		out = append(out, term{internal(t.MatchExpressions), internal(t.MatchFields)})
+	}
+	return out
+}
+
 // validateCapacityPolicy is upstream's check of a capacity's request
 // policy (1.36+: DRAConsumableCapacity drops it before): only on a device
 // that allows multiple allocations, one of validValues and validRange, each
-// with a default it admits, within the capacity. Ranges are checked in
-// whole units (DRAFractionalCapacityRange off).
+// with a default it admits, within the capacity. Values are whole units
+// unless DRAFractionalCapacityRange is on (1.38's default).
 func (r rules) validateCapacityPolicy(device resourcev1.Device, capacity resourcev1.DeviceCapacity, fldPath *field.Path) field.ErrorList {
 	policy := capacity.RequestPolicy
 	if policy == nil {
@@ -590,16 +628,20 @@ func (r rules) validateCapacityPolicy(device resourcev1.Device, capacity resourc
 		if len(values) > capacityRequestPolicyDiscreteMaxOptions {
 			allErrs = append(allErrs, field.TooMany(path, len(values), capacityRequestPolicyDiscreteMaxOptions))
 		} else {
-			seen, found := sets.New[int64](), false
+			seen, found := sets.New[string](), false
 			for i, v := range values {
 				if v.Cmp(limit) > 0 {
 					allErrs = append(allErrs, field.Invalid(path.Index(i), v.String(), fmt.Sprintf("option is larger than capacity value: %s", limit.String())))
 				}
 				found = found || v.Cmp(def) == 0
-				if seen.Has(v.Value()) {
-					allErrs = append(allErrs, field.Duplicate(path.Index(i), v.Value()))
+				key := strconv.FormatInt(v.Value(), 10) // whole units, unless fractional ranges are on
+				if r.Enabled("DRAFractionalCapacityRange") {
+					key = v.AsDec().String()
 				}
-				seen.Insert(v.Value())
+				if seen.Has(key) {
+					allErrs = append(allErrs, field.Duplicate(path.Index(i), key))
+				}
+				seen.Insert(key)
 			}
 			if !found {
 				allErrs = append(allErrs, field.Invalid(path, def.String(), "default value is not valid according to the requestPolicy"))
@@ -617,8 +659,10 @@ func (r rules) validateCapacityPolicy(device resourcev1.Device, capacity resourc
 // k8s.io/api).
 const capacityRequestPolicyDiscreteMaxOptions = 10
 
-// validateCapacityRange is upstream's validateRequestPolicyRange in whole
-// units. 1.36 names a default below min at min, 1.37 at default.
+// validateCapacityRange is upstream's validateRequestPolicyRange: in
+// whole units, or in thousandths when DRAFractionalCapacityRange is on and
+// a value has a fraction. 1.36 names a default below min at min, 1.37 at
+// default.
 func (r rules) validateCapacityRange(def, limit resource.Quantity, valueRange resourcev1.CapacityRequestPolicyRange, fldPath *field.Path) field.ErrorList {
 	if valueRange.Min == nil {
 		return field.ErrorList{field.Required(fldPath.Child("min"), "required when validRange is defined")}
@@ -647,7 +691,23 @@ func (r rules) validateCapacityRange(def, limit resource.Quantity, valueRange re
 		}
 	}
 	step := valueRange.Step
-	if step == nil {
+	type bound struct {
+		q    *resource.Quantity
+		name string
+	}
+	values := []bound{{&def, "default"}, {&min, "min"}, {valueRange.Max, "max"}, {step, "step"}}
+	milli := r.Enabled("DRAFractionalCapacityRange") && slices.ContainsFunc(values, func(v bound) bool {
+		return v.q != nil && v.q.AsDec().Cmp(new(inf.Dec).Round(v.q.AsDec(), 0, inf.RoundDown)) != 0
+	})
+	unsafe := false
+	for _, v := range values {
+		switch {
+		case v.q == nil:
+		case milli && v.q.Cmp(*resource.NewMilliQuantity(v.q.MilliValue(), v.q.Format)) != 0:
+			allErrs, unsafe = append(allErrs, field.Invalid(fldPath.Child(v.name), v.q.String(), "value cannot be represented as a milli value")), true
+		}
+	}
+	if step == nil || unsafe {
 		return allErrs
 	}
 	if step.Sign() <= 0 {
@@ -658,24 +718,24 @@ func (r rules) validateCapacityRange(def, limit resource.Quantity, valueRange re
 	if added.Cmp(limit) > 0 {
 		allErrs = append(allErrs, field.Invalid(fldPath.Child("step"), step.String(), fmt.Sprintf("one step %s is larger than capacity value: %s", added.String(), limit.String())))
 	}
-	unsafe := false
-	for _, q := range []struct {
-		q    *resource.Quantity
-		name string
-	}{{&def, "default"}, {&min, "min"}, {valueRange.Max, "max"}, {step, "step"}} {
+	for _, v := range values {
 		switch {
-		case q.q == nil:
-		case q.q.Sign() < 0:
-			allErrs, unsafe = append(allErrs, field.Invalid(fldPath.Child(q.name), q.q.String(), apimachineryvalidation.IsNegativeErrorMsg)), true
-		case q.q.CmpInt64(math.MaxInt64) > 0:
-			allErrs, unsafe = append(allErrs, field.Invalid(fldPath.Child(q.name), q.q.String(), "must not be larger than 9223372036854775807")), true
+		case v.q == nil || milli:
+		case v.q.Sign() < 0:
+			allErrs, unsafe = append(allErrs, field.Invalid(fldPath.Child(v.name), v.q.String(), apimachineryvalidation.IsNegativeErrorMsg)), true
+		case v.q.CmpInt64(math.MaxInt64) > 0:
+			allErrs, unsafe = append(allErrs, field.Invalid(fldPath.Child(v.name), v.q.String(), "must not be larger than 9223372036854775807")), true
 		}
 	}
 	if unsafe {
 		return allErrs
 	}
+	value := (*resource.Quantity).Value
+	if milli {
+		value = (*resource.Quantity).MilliValue
+	}
 	for _, v := range []*resource.Quantity{&def, valueRange.Max} {
-		if v != nil && (v.Value()-min.Value())%step.Value() != 0 {
+		if v != nil && (value(v)-value(&min))%value(step) != 0 {
 			allErrs = append(allErrs, field.Invalid(fldPath.Child("step"), v.String(), fmt.Sprintf("value is not a multiple of a given step (%s) from (%s)", step.String(), min.String())))
 		}
 	}

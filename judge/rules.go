@@ -3,7 +3,9 @@ package judge
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -221,6 +223,7 @@ func (r rules) validateDeviceRequest(request resourcev1.DeviceRequest, fldPath *
 	default:
 		exactly := request.Exactly
 		allErrs = append(allErrs, r.validateDeviceClassRequest(exactly.DeviceClassName, exactly.Selectors, exactly.AllocationMode, exactly.Count, exactly.Tolerations, fldPath.Child("exactly"))...)
+		allErrs = append(allErrs, r.validateCapacityRequests(exactly.Capacity, fldPath.Child("exactly", "capacity"))...)
 	}
 	return allErrs
 }
@@ -229,7 +232,8 @@ func (r rules) validateSubRequests(subRequests []resourcev1.DeviceSubRequest, fl
 	return validateSet(r, subRequests, resourcev1.FirstAvailableDeviceRequestMaxSize,
 		func(sub resourcev1.DeviceSubRequest, fldPath *field.Path) field.ErrorList {
 			allErrs := common.ValidateDNS1123Label(sub.Name, fldPath.Child("name"))
-			return append(allErrs, r.validateDeviceClassRequest(sub.DeviceClassName, sub.Selectors, sub.AllocationMode, sub.Count, sub.Tolerations, fldPath)...)
+			allErrs = append(allErrs, r.validateDeviceClassRequest(sub.DeviceClassName, sub.Selectors, sub.AllocationMode, sub.Count, sub.Tolerations, fldPath)...)
+			return append(allErrs, r.validateCapacityRequests(sub.Capacity, fldPath.Child("capacity"))...)
 		},
 		func(sub resourcev1.DeviceSubRequest) string { return sub.Name }, "name", fldPath)
 }
@@ -262,6 +266,34 @@ func (r rules) validateDeviceClassRequest(class string, selectors []resourcev1.D
 	}
 	return allErrs
 }
+
+// validateCapacityRequests: from 1.38, the capacity a request asks for
+// has at most 32 names, each a qualified name (named at the map), and no
+// amount below zero.
+func (r rules) validateCapacityRequests(capacity *resourcev1.CapacityRequirements, fldPath *field.Path) field.ErrorList {
+	if capacity == nil || !r.has(api.CapacityRequestsChecked) {
+		return nil
+	}
+	fldPath = fldPath.Child("requests")
+	var allErrs field.ErrorList
+	names := slices.Sorted(maps.Keys(capacity.Requests))
+	for _, name := range names {
+		allErrs = append(allErrs, r.validateQualifiedName(string(name), fldPath)...)
+	}
+	if len(names) > maxCapacityRequests {
+		return append(allErrs, field.TooMany(fldPath, len(names), maxCapacityRequests))
+	}
+	for _, name := range names {
+		if q := capacity.Requests[name]; q.Sign() < 0 {
+			allErrs = append(allErrs, field.Invalid(fldPath.Key(string(name)), q.String(), "must be greater than or equal to 0"))
+		}
+	}
+	return allErrs
+}
+
+// maxCapacityRequests is upstream's MaxCapacityRequirements (k8s.io/api
+// from v0.38).
+const maxCapacityRequests = 32
 
 func (r rules) validateSelectors(selectors []resourcev1.DeviceSelector, fldPath *field.Path) field.ErrorList {
 	return validateSlice(r, selectors, resourcev1.DeviceSelectorsMaxSize, func(selector resourcev1.DeviceSelector, fldPath *field.Path) field.ErrorList {
@@ -395,7 +427,7 @@ func (r rules) validateFullyQualifiedName(name string, fldPath *field.Path) fiel
 
 // validateQualifiedName is upstream's: a C identifier, or a domain (a
 // driver name) and a C identifier separated by a slash. More than one
-// slash passes, as upstream (a known gap).
+// slash passes before 1.38, as upstream.
 func (r rules) validateQualifiedName(name string, fldPath *field.Path) field.ErrorList {
 	var allErrs field.ErrorList
 	parts := strings.Split(name, "/")
@@ -412,6 +444,10 @@ func (r rules) validateQualifiedName(name string, fldPath *field.Path) field.Err
 			allErrs = append(allErrs, r.emptyPart(fldPath, "the name must not be empty"))
 		} else {
 			allErrs = append(allErrs, r.validateCIdentifier(parts[1], fldPath)...)
+		}
+	default:
+		if r.has(api.OneSlash) {
+			allErrs = append(allErrs, field.Invalid(fldPath, name, "must not contain more than one slash"))
 		}
 	}
 	return allErrs
@@ -539,7 +575,9 @@ func validateSlice[T any](r rules, slice []T, maxSize int, validateItem func(T, 
 }
 
 // validateSet is validateSlice, then a Duplicate for each repeated key: at
-// the item from 1.35, before at its keyField (when there is one).
+// the item from 1.35, before at its keyField (when there is one). From 1.38
+// the duplicate of a keyed item other than a device is the whole item, as
+// the declarative rules of its list name it.
 func validateSet[T any](r rules, slice []T, maxSize int, validateItem func(T, *field.Path) field.ErrorList, key func(T) string, keyField string, fldPath *field.Path) field.ErrorList {
 	allErrs := validateSlice(r, slice, maxSize, validateItem, fldPath)
 	if len(slice) > maxSize && r.has(api.TerseFindings) {
@@ -551,7 +589,10 @@ func validateSet[T any](r rules, slice []T, maxSize int, validateItem func(T, *f
 		if keyField != "" && !r.has(api.TerseFindings) {
 			path = path.Child(keyField)
 		}
-		if k := key(item); seen.Has(k) {
+		_, device := any(item).(resourcev1.Device)
+		if k := key(item); seen.Has(k) && keyField != "" && !device && r.has(api.DuplicateItems) {
+			allErrs = append(allErrs, field.Duplicate(path, item))
+		} else if seen.Has(k) {
 			allErrs = append(allErrs, field.Duplicate(path, k))
 		} else {
 			seen.Insert(k)

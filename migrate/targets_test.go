@@ -27,7 +27,8 @@ func TestTargetOf(t *testing.T) {
 		"1.33":     {Version: "v1beta2", Releases: "1.33", Cluster: api.Defaults(33), Finalizer: v3, Devices: true},
 		"v1.35":    {Version: "v1", Releases: "1.35", Cluster: api.Defaults(35), Finalizer: v3, Devices: true},
 		"1.37":     {Version: "v1", Releases: "1.37", Cluster: api.Defaults(37), Finalizer: v3, Devices: true},
-		"v1.38.0":  {Version: "v1", Releases: "1.38", Cluster: api.Defaults(37), Finalizer: v3, Devices: true}, // by the newest's rules
+		"v1.38.0":  {Version: "v1", Releases: "1.38", Cluster: api.Defaults(38), Finalizer: v3, Devices: true},
+		"1.39":     {Version: "v1", Releases: "1.39", Cluster: api.Defaults(38), Finalizer: v3, Devices: true}, // by the newest's rules
 	} {
 		got, err := TargetOf(to)
 		if err != nil {
@@ -45,7 +46,7 @@ func TestTargetOf(t *testing.T) {
 			t.Errorf("api.ConversionVersions has %s: %v", v, err)
 		}
 	}
-	for _, bad := range []string{"", "1.25", "1.39", "v2", "1.3x", "2.1"} {
+	for _, bad := range []string{"", "1.25", "1.40", "v2", "1.3x", "2.1"} {
 		if _, err := TargetOf(bad); err == nil {
 			t.Errorf("TargetOf(%q) is not an error", bad)
 		}

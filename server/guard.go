@@ -41,21 +41,13 @@ func (o *Options) guard(ctx context.Context, restConfig *rest.Config) (*webhook.
 	if err != nil {
 		return nil, fmt.Errorf("--guard-to %w", err)
 	}
-	beyond, _ := api.ParseMinor(target.Releases) // 39 when 1.38's rules judge 1.39
+	beyond, _ := api.ParseMinor(target.Releases) // 39 when the newest's rules judge 1.39
 	if beyond == target.Minor {
 		beyond = 0
 	}
 	settings := func(live cluster.Live) (api.Cluster, error) {
-		own := target.Minor // the release after the newest takes its own flags, judged by the newest's rules
-		if beyond != 0 && len(api.DRAGates(beyond)) > 0 {
-			own = beyond
-		}
-		c, _ := live.Upgrade(own)
-		if err := c.Set(o.GuardFeatureGates, o.GuardRuntimeConfig); err != nil {
-			return c, err
-		}
-		c, _ = c.Upgrade(target.Minor)
-		return c, nil
+		c, _ := live.Upgrade(target.Minor)
+		return c, c.Set(o.GuardFeatureGates, o.GuardRuntimeConfig)
 	}
 	c, err := settings(live)
 	if err != nil {

@@ -108,6 +108,7 @@ func mergePatch(target interface{}, patch interface{}) interface{} {
 //	{repeat: S, times: N}  a string of N copies of S
 //	{reservations: N}      N distinct reservedFor entries
 //	{handles: N}           N distinct v1alpha2 resource handles
+//	{keys: N, value: V}    a map of N names (k0, k1, …), each V
 func expand(v interface{}) interface{} {
 	switch x := v.(type) {
 	case map[string]interface{}:
@@ -123,6 +124,13 @@ func expand(v interface{}) interface{} {
 			return generate(int(n), func(i int) interface{} {
 				return map[string]interface{}{"driverName": "gpu.example.com", "data": fmt.Sprintf("h%d", i)}
 			})
+		}
+		if n, ok := x["keys"].(float64); ok && len(x) == 2 {
+			m := map[string]interface{}{}
+			for i := range int(n) {
+				m[fmt.Sprintf("k%d", i)] = x["value"]
+			}
+			return m
 		}
 		for k, e := range x {
 			x[k] = expand(e)

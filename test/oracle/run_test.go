@@ -34,6 +34,8 @@ type fieldError struct {
 	Type   string `json:"type"`
 	Field  string `json:"field"`
 	Detail string `json:"detail"`
+	// Message is what kube-apiserver prints of the error (the 1.38 oracle's).
+	Message string `json:"message,omitempty"`
 }
 
 // releaseOf maps each shape to the release whose oracle judges it.

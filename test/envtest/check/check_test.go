@@ -237,7 +237,7 @@ func TestCheck(t *testing.T) {
 	// Without --to: 1.38, the release after 1.37, which stops serving v1beta1.
 	code, stdout, stderr := claimbridge(t)
 	t.Logf("check:\n%s%s", stdout, stderr)
-	const target = "target: Kubernetes 1.38, the release after the cluster's 1.37 (by the rules of 1.37, the newest claimbridge knows, the gates of v1.38.0-beta.0, and the versions upstream stops serving in 1.38)\n"
+	const target = "target: Kubernetes 1.38 (v1.38.0-beta.0), the release after the cluster's 1.37, as its pre-release's sources tell\n"
 	for _, re := range []string{
 		`helm:team-a/gpu4@2 \(chart gpu-0\.1\.0\): document \d+ \(line \d+\): ResourceClaimTemplate team-a/gpu: apiVersion: Kubernetes 1\.38 no longer serves resource\.k8s\.io/v1beta1 ResourceClaimTemplate`,
 		`helm:team-b/gpu3@1 \(chart gpu-0\.1\.0\): document \d+ \(line \d+\): ResourceClaimTemplate team-b/gpu: apiVersion: Kubernetes 1\.38 no longer serves resource\.k8s\.io/v1beta1 ResourceClaimTemplate`,
