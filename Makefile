@@ -61,8 +61,8 @@ generate: $(CONTROLLER_GEN) ## Generate deepcopy code and CRDs (config/crd/bases
 	rm -f charts/claimbridge/files/crds/*.yaml && cp config/crd/bases/*.yaml charts/claimbridge/files/crds/
 
 .PHONY: generate-podfields
-generate-podfields: ## Regenerate migrate/podfields_generated.go, the PodSpec fields of 1.27–1.37, from k8s.io/api 1.26–1.36 and go.mod's.
-	$(GO) generate ./migrate/
+generate-podfields: ## Regenerate migrate/podfields_generated.go, the PodSpec fields of 1.27–1.38, from k8s.io/api 1.26–1.36, go.mod's and 1.38's beta (Go 1.27).
+	GOTOOLCHAIN=go1.27.3 $(GO) generate ./migrate/
 
 .PHONY: verify
 verify: generate ## Regenerate and fail if anything generated differs from what is committed.

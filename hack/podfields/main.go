@@ -6,10 +6,11 @@
 //
 // It reads upstream's own types: for each release it puts k8s.io/api on disk
 // with `go mod download -json` (the Go module cache) and parses core/v1 with
-// go/parser; 1.36 is the k8s.io/api version of go.mod. Run it from the
-// repository's root:
+// go/parser; the newest release out is the k8s.io/api version of go.mod,
+// and a release known from its pre-release (api.Releases) follows it. Run
+// it from the repository's root, with the Go the pre-release needs:
 //
-//	go run ./hack/podfields        # or: make generate-podfields (go generate ./migrate/)
+//	GOTOOLCHAIN=go1.27.3 go run ./hack/podfields    # or: make generate-podfields
 //
 // Types of other packages (metav1.LabelSelector, resource.Quantity,
 // intstr.IntOrString) are leaves: their fields did not change since 1.26.
@@ -33,11 +34,14 @@ import (
 
 // releases are the k8s.io/api versions read, one per Kubernetes minor
 // release from 1.26 (the baseline, whose fields are not listed) to 1.36;
-// 1.37 is go.mod's.
-var releases = []string{
-	"v0.26.15", "v0.27.16", "v0.28.15", "v0.29.15", "v0.30.14",
-	"v0.31.14", "v0.32.13", "v0.33.9", "v0.34.5", "v0.35.2", "v0.36.6",
-}
+// 1.37 is go.mod's, and 1.38 its pre-release, read after it.
+var (
+	releases = []string{
+		"v0.26.15", "v0.27.16", "v0.28.15", "v0.29.15", "v0.30.14",
+		"v0.31.14", "v0.32.13", "v0.33.9", "v0.34.5", "v0.35.2", "v0.36.6",
+	}
+	prereleases = []string{"v0.38.0-beta.0"}
+)
 
 // output is where the table goes, unless the first argument names a file.
 var output = "migrate/podfields_generated.go"
@@ -57,7 +61,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	versions := append(slices.Clone(releases), current)
+	versions := slices.Concat(releases, []string{current}, prereleases)
 	var paths []map[string]bool // per release, in order
 	for _, v := range versions {
 		dir, err := download(v)
@@ -97,8 +101,8 @@ func run() error {
 package migrate
 
 // podFieldsAPI is the k8s.io/api version that the fields of the newest
-// release were read from, and podFieldsCount the number of field paths of
-// its PodSpec.
+// release out were read from (go.mod's), and podFieldsCount the number of
+// field paths of its PodSpec.
 const (
 	podFieldsAPI   = %q
 	podFieldsCount = %d
@@ -115,7 +119,7 @@ var podFieldReleases = map[string]int{
 // after 1.26 removed to the minor version of the first release without it.
 var podFieldsGone = map[string]int{
 %s}
-`, versions[0], current, current, len(paths[len(paths)-1]), rows(first), rows(gone))
+`, versions[0], versions[len(versions)-1], current, len(paths[len(releases)]), rows(first), rows(gone))
 	src, err := format.Source(buf.Bytes())
 	if err != nil {
 		return err
