@@ -22,12 +22,13 @@ import (
 
 type checkOptions struct {
 	kubeconfig, context string
-	// from is the cluster's release; lost counts its stored objects the
-	// target cannot read, by resource; lacks is set when the target lacks
-	// flags to serve DRA.
-	from  int
-	lost  map[string]int
-	lacks bool
+	// from is the cluster's release, storedAs the release whose storage
+	// versions it writes (an older one with --min-compatibility-version);
+	// lost counts its stored objects the target cannot read, by resource;
+	// lacks is set when the target lacks flags to serve DRA.
+	from, storedAs int
+	lost           map[string]int
+	lacks          bool
 	validateOptions
 }
 
@@ -105,6 +106,7 @@ func (o *checkOptions) run(s streams) error {
 	o.beyondNote(s.err, what)
 	target, refusals := source.Upgrade(o.cluster.Minor)
 	o.cluster, o.from, o.lacks = target, source.Minor, slices.ContainsFunc(refusals, api.Refusal.Lacks)
+	o.storedAs = min(source.Minor, source.Compatible+1)
 	if settings := o.cluster.SettingsString(); settings != "" && !quiet {
 		fmt.Fprintf(s.err, "target: Kubernetes %s with %s\n", o.target(), settings)
 	}
@@ -150,7 +152,7 @@ func (o *checkOptions) source(quiet bool, notes io.Writer) (c *cluster.Cluster, 
 		if release == "" { // the release before the target
 			minor--
 		}
-		source = cluster.Live{Cluster: api.Bare(minor), Binary: minor}
+		source = cluster.Live{Cluster: api.Bare(minor), Binary: minor, Compatible: minor - 1}
 	} else {
 		if c, err = cluster.Connect(o.kubeconfig, o.context, notes); err != nil {
 			return nil, source, err
@@ -160,7 +162,7 @@ func (o *checkOptions) source(quiet bool, notes io.Writer) (c *cluster.Cluster, 
 		}
 	}
 	if m, ok := api.ParseMinor(emulated); ok {
-		source.Cluster = api.Bare(m)
+		source.Cluster, source.Compatible = api.Bare(m), min(source.Compatible, m-1)
 	}
 	return c, source, o.gates.Apply(&source.Cluster)
 }
@@ -198,7 +200,7 @@ func (o *checkOptions) judgeLive(r *report.Report, obj map[string]interface{}) e
 func (o *checkOptions) stored(obj map[string]interface{}) report.Verdict {
 	kind, _ := obj["kind"].(string)
 	_, ref, _ := strings.Cut(api.Describe(obj), " ")
-	errs, warnings, lost := judge.Stored(obj, o.cluster, kind, o.from, cmp.Or(o.beyond, o.cluster.Minor))
+	errs, warnings, lost := judge.Stored(obj, o.cluster, kind, o.storedAs, cmp.Or(o.beyond, o.cluster.Minor))
 	if o.lost == nil {
 		o.lost = map[string]int{}
 	}

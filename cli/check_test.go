@@ -26,7 +26,7 @@ const checkClaimV1beta1 = `{"apiVersion":"resource.k8s.io/v1beta1","kind":"Resou
 // apply last sent — and live objects are judged without what the server
 // set, in the target's version.
 func TestCheckSources(t *testing.T) {
-	o := &checkOptions{from: 37, validateOptions: validateOptions{cel: validation.NewCELCache(), Options: report.Options{Format: "json"}}}
+	o := &checkOptions{from: 37, storedAs: 37, validateOptions: validateOptions{cel: validation.NewCELCache(), Options: report.Options{Format: "json"}}}
 	if err := o.setTarget("1.38"); err != nil {
 		t.Fatal(err)
 	}
@@ -222,25 +222,32 @@ func TestCheckStored(t *testing.T) {
 	const list = ", the scheduler and kubelet too, until it is deleted"
 	for name, tc := range map[string]struct {
 		from, to int
+		storedAs int // as from, unless --min-compatibility-version is older
 		kind     string
 		want     string // the error; "" for kept
 	}{
-		"1.30-to-1.31-claim":  {30, 31, api.KindClaim, "stored in resource.k8s.io/v1alpha2, which Kubernetes 1.31 cannot read: there GET and UPDATE of it fail, and LIST of resourceclaims fails for every client" + list},
-		"1.30-to-1.31-slice":  {30, 31, api.KindResourceSlice, "stored in resource.k8s.io/v1alpha2, which Kubernetes 1.31 cannot read: there GET and UPDATE of it fail, and LIST of resourceslices fails for every client" + list},
-		"1.31-to-1.32-claim":  {31, 32, api.KindClaim, "note: Kubernetes 1.32 serves it only with the flags it lacks (kube-apiserver 1.32, above)"}, // its scheduler reads v1beta1
-		"1.32-to-1.31-class":  {32, 31, api.KindDeviceClass, "stored in resource.k8s.io/v1beta1, which Kubernetes 1.31 cannot read: there GET and UPDATE of it fail, and LIST of deviceclasses fails for every client" + list},
-		"1.33-to-1.32-claim":  {33, 32, api.KindClaim, ""},
-		"1.34-to-1.33-claim":  {34, 33, api.KindClaim, "note: Kubernetes 1.33 serves it only with the flags it lacks (kube-apiserver 1.33, above)"},
-		"1.35-to-1.34-slice":  {35, 34, api.KindResourceSlice, ""},
-		"1.36-to-1.37-taints": {36, 37, api.KindDeviceTaintRule, ""},
-		"1.33-to-1.32-taints": {33, 32, api.KindDeviceTaintRule, "Kubernetes 1.32 has no DeviceTaintRule: it stays in etcd, unread"},
-		"1.37-to-1.36-taints": {37, 36, api.KindDeviceTaintRule, "Kubernetes 1.36 serves no DeviceTaintRule with these flags: it stays in etcd, out of reach"},
-		"1.37-to-1.38-class":  {37, 38, api.KindDeviceClass, ""},
-		"1.34-to-1.33-capacity": {34, 33, api.KindClaim, "warning: spec.devices.requests[0].exactly.capacity: " +
+		"1.30-to-1.31-claim": {30, 31, 0, api.KindClaim, "stored in resource.k8s.io/v1alpha2, which Kubernetes 1.31 cannot read: there GET and UPDATE of it fail, and LIST of resourceclaims fails for every client" + list},
+		"1.30-to-1.31-slice": {30, 31, 0, api.KindResourceSlice, "stored in resource.k8s.io/v1alpha2, which Kubernetes 1.31 cannot read: there GET and UPDATE of it fail, and LIST of resourceslices fails for every client" + list},
+		"1.31-to-1.32-claim": {31, 32, 0, api.KindClaim, "note: Kubernetes 1.32 serves it only with the flags it lacks (kube-apiserver 1.32, above)"}, // its scheduler reads v1beta1
+		"1.32-to-1.31-class": {32, 31, 0, api.KindDeviceClass, "stored in resource.k8s.io/v1beta1, which Kubernetes 1.31 cannot read: there GET and UPDATE of it fail, and LIST of deviceclasses fails for every client" + list},
+		"1.33-to-1.32-claim": {33, 32, 0, api.KindClaim, ""},
+		"1.34-to-1.33-claim": {34, 33, 0, api.KindClaim, "note: Kubernetes 1.33 serves it only with the flags it lacks (kube-apiserver 1.33, above)"},
+		"1.34-to-1.32-claim": {34, 32, 0, api.KindClaim, "stored in resource.k8s.io/v1beta2, which Kubernetes 1.32 cannot read: there GET and UPDATE of it fail, and LIST of resourceclaims fails for every client" + list},
+		// --min-compatibility-version=1.32: 1.34 stores what 1.33 would, v1beta1.
+		"1.34-compatible-1.32-to-1.32-claim": {34, 32, 33, api.KindClaim, "note: Kubernetes 1.32 serves it only with the flags it lacks (kube-apiserver 1.32, above)"},
+		"1.35-to-1.34-slice":                 {35, 34, 0, api.KindResourceSlice, ""},
+		"1.36-to-1.37-taints":                {36, 37, 0, api.KindDeviceTaintRule, ""},
+		"1.33-to-1.32-taints":                {33, 32, 0, api.KindDeviceTaintRule, "Kubernetes 1.32 has no DeviceTaintRule: it stays in etcd, unread"},
+		"1.37-to-1.36-taints":                {37, 36, 0, api.KindDeviceTaintRule, "Kubernetes 1.36 serves no DeviceTaintRule with these flags: it stays in etcd, out of reach"},
+		"1.37-to-1.38-class":                 {37, 38, 0, api.KindDeviceClass, ""},
+		"1.34-to-1.33-capacity": {34, 33, 0, api.KindClaim, "warning: spec.devices.requests[0].exactly.capacity: " +
 			"Kubernetes 1.33 does not have it: it reads the stored object without it, and drops it at its next write"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			o := &checkOptions{from: tc.from}
+			o := &checkOptions{from: tc.from, storedAs: tc.storedAs}
+			if o.storedAs == 0 {
+				o.storedAs = tc.from
+			}
 			if err := o.setTarget(fmt.Sprintf("1.%d", tc.to)); err != nil {
 				t.Fatal(err)
 			}

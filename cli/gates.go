@@ -23,5 +23,8 @@ func readLive(cl *cluster.Cluster, quiet bool, notes io.Writer) (cluster.Live, e
 	if live.Binary != live.Minor {
 		fmt.Fprintf(notes, "note: the cluster's kube-apiserver 1.%d emulates Kubernetes 1.%d (--emulated-version): it is judged as 1.%d\n", live.Binary, live.Minor, live.Minor)
 	}
+	if live.Compatible < live.Minor-1 {
+		fmt.Fprintf(notes, "note: the cluster keeps what it stores readable by Kubernetes 1.%d (--min-compatibility-version): its objects are judged as stored for it\n", live.Compatible)
+	}
 	return live, nil
 }

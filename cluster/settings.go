@@ -27,13 +27,17 @@ type Live struct {
 	// Binary is the release of its kube-apiserver's binary: Minor, or the
 	// newer one that emulates Minor.
 	Binary int
+	// Compatible is the oldest release it keeps what it stores readable by:
+	// the one before Minor, or an older --min-compatibility-version. It
+	// stores each kind as the release after Compatible would (api.StoredIn).
+	Compatible int
 	// GatesRead is false when /metrics is forbidden or has no gates: the
 	// gates are the release's defaults.
 	GatesRead bool
 }
 
-// Settings reads the cluster as it runs: its release and the one it
-// emulates (/version), feature gates (/metrics) and resource.k8s.io
+// Settings reads the cluster as it runs: its release, the one it emulates
+// and the oldest it stays compatible with (/version), feature gates (/metrics) and resource.k8s.io
 // versions (discovery).
 func (cl *Cluster) Settings(ctx context.Context) (Live, error) {
 	info, err := cl.discovery.ServerVersion()
@@ -41,9 +45,12 @@ func (cl *Cluster) Settings(ctx context.Context) (Live, error) {
 		return Live{}, fmt.Errorf("asking the cluster its version: %w", err)
 	}
 	binary, _ := api.ParseMinor(info.Major + "." + strings.TrimRight(info.Minor, "+"))
-	live := Live{Binary: binary, Cluster: api.Bare(binary)}
+	live := Live{Binary: binary, Cluster: api.Bare(binary), Compatible: binary - 1}
 	if emulated, ok := api.ParseMinor(info.EmulationMajor + "." + info.EmulationMinor); ok {
-		live.Cluster = api.Bare(emulated)
+		live.Cluster, live.Compatible = api.Bare(emulated), emulated-1
+	}
+	if compatible, ok := api.ParseMinor(info.MinCompatibilityMajor + "." + info.MinCompatibilityMinor); ok {
+		live.Compatible = compatible
 	}
 	data, err := cl.discovery.RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
 	switch {
