@@ -200,23 +200,27 @@ func (o *checkOptions) judgeLive(r *report.Report, obj map[string]interface{}) e
 func (o *checkOptions) stored(obj map[string]interface{}) report.Verdict {
 	kind, _ := obj["kind"].(string)
 	_, ref, _ := strings.Cut(api.Describe(obj), " ")
-	errs, warnings, lost := judge.Stored(obj, o.cluster, kind, o.storedAs, cmp.Or(o.beyond, o.cluster.Minor))
+	stored := judge.Stored(obj, o.cluster, kind, o.storedAs, cmp.Or(o.beyond, o.cluster.Minor))
 	if o.lost == nil {
 		o.lost = map[string]int{}
 	}
-	if lost != "" {
-		o.lost[lost]++
+	if stored.Lost != "" {
+		o.lost[stored.Lost]++
 	}
 	v := report.Verdict{Outcome: report.Kept}
-	if len(errs) > 0 {
-		v.Outcome = report.Unreachable
-	} else if o.lacks {
+	switch {
+	case stored.Unreached != "":
+		v.Outcome, v.Findings = report.Unreachable, []report.Finding{{Severity: report.Error, Kind: kind, Object: ref, Message: stored.Unreached}}
+	case o.lacks:
 		v.Findings = append(v.Findings, report.Finding{Severity: report.Note, Kind: kind, Object: ref,
 			Message: fmt.Sprintf("Kubernetes %s serves it only with the flags it lacks (kube-apiserver %[1]s, above)", o.target())})
 	}
-	for _, e := range errs {
-		v.Findings = append(v.Findings, report.Finding{Severity: report.Error, Kind: kind, Object: ref, Message: e})
+	for _, e := range stored.Errors {
+		path, msg, _ := strings.Cut(e, ": ")
+		v.Outcome = report.Invalid
+		v.Findings = append(v.Findings, report.Finding{Severity: report.Error, Kind: kind, Object: ref, Path: path, Message: msg})
 	}
+	warnings := stored.Warnings
 	for _, w := range warnings {
 		path, msg, _ := strings.Cut(w, ": ")
 		v.Findings = append(v.Findings, report.Finding{Severity: report.Warning, Kind: kind, Object: ref, Path: path, Message: msg})

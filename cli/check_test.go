@@ -240,6 +240,12 @@ func TestCheckStored(t *testing.T) {
 		"1.33-to-1.32-taints":                {33, 32, 0, api.KindDeviceTaintRule, "Kubernetes 1.32 has no DeviceTaintRule: it stays in etcd, unread"},
 		"1.37-to-1.36-taints":                {37, 36, 0, api.KindDeviceTaintRule, "Kubernetes 1.36 serves no DeviceTaintRule with these flags: it stays in etcd, out of reach"},
 		"1.37-to-1.38-class":                 {37, 38, 0, api.KindDeviceClass, ""},
+		// 1.38 refuses a constraint attribute with two slashes: the template
+		// stays, the claims made from it do not (and 1.37 takes them).
+		"1.37-to-1.38-template-slashes": {37, 38, 0, api.KindTemplate, "invalid: spec.spec.devices.constraints[0].matchAttribute: " +
+			`Invalid value: "gpu.example.com/a/b": must not contain more than one slash (Kubernetes 1.38 keeps the template, but refuses each claim ` +
+			"made from it: its Pods stay pending, and its next update of the template fails)"},
+		"1.36-to-1.37-template-slashes": {36, 37, 0, api.KindTemplate, ""},
 		"1.34-to-1.33-capacity": {34, 33, 0, api.KindClaim, "warning: spec.devices.requests[0].exactly.capacity: " +
 			"Kubernetes 1.33 does not have it: it reads the stored object without it, and drops it at its next write"},
 	} {
@@ -261,6 +267,11 @@ func TestCheckStored(t *testing.T) {
 			o.cluster, refusals = from.Upgrade(o.cluster.Minor)
 			o.lacks = slices.ContainsFunc(refusals, api.Refusal.Lacks)
 			obj := map[string]interface{}{"apiVersion": "resource.k8s.io/v1", "kind": tc.kind, "metadata": map[string]interface{}{"name": "x", "namespace": "ns"}}
+			if strings.Contains(name, "slashes") {
+				obj["spec"] = map[string]interface{}{"spec": map[string]interface{}{"devices": map[string]interface{}{
+					"requests":    []interface{}{map[string]interface{}{"name": "gpu", "exactly": map[string]interface{}{"deviceClassName": "gpu.example.com"}}},
+					"constraints": []interface{}{map[string]interface{}{"matchAttribute": "gpu.example.com/a/b"}}}}}
+			}
 			if strings.Contains(name, "capacity") {
 				obj["spec"] = map[string]interface{}{"devices": map[string]interface{}{"requests": []interface{}{map[string]interface{}{"name": "gpu",
 					"exactly": map[string]interface{}{"deviceClassName": "gpu.example.com", "capacity": map[string]interface{}{"requests": map[string]interface{}{"memory": "1Gi"}}}}}}}
@@ -274,6 +285,9 @@ func TestCheckStored(t *testing.T) {
 				want = report.Verdict{Outcome: report.Kept, Findings: []report.Finding{
 					{Severity: report.Note, Kind: tc.kind, Object: "ns/x", Message: "Kubernetes 1.33 serves it only with the flags it lacks (kube-apiserver 1.33, above)"},
 					{Severity: report.Warning, Kind: tc.kind, Object: "ns/x", Path: path, Message: msg}}}
+			case strings.HasPrefix(tc.want, "invalid: "):
+				path, msg, _ := strings.Cut(strings.TrimPrefix(tc.want, "invalid: "), ": ")
+				want = report.Verdict{Outcome: report.Invalid, Findings: []report.Finding{{Severity: report.Error, Kind: tc.kind, Object: "ns/x", Path: path, Message: msg}}}
 			case strings.HasPrefix(tc.want, "note: "):
 				want = report.Verdict{Outcome: report.Kept, Findings: []report.Finding{{Severity: report.Note, Kind: tc.kind, Object: "ns/x", Message: strings.TrimPrefix(tc.want, "note: ")}}}
 			default:

@@ -147,6 +147,7 @@ var otherToolsFlags = map[string]string{
 	"--kube-version":                   "helm template",
 	"--max-mutating-requests-inflight": "kube-apiserver",
 	"--max-requests-inflight":          "kube-apiserver",
+	"--min-compatibility-version":      "kube-apiserver",
 	"--namespace":                      "helm",
 	"--post-renderer":                  "helm install",
 	"--kube-context":                   "helm install",
