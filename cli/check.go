@@ -22,10 +22,9 @@ import (
 
 type checkOptions struct {
 	kubeconfig, context string
-	// from is the cluster's release, storedAs the release whose storage
-	// versions it writes (an older one with --min-compatibility-version);
-	// lost counts its stored objects the target cannot read, by resource;
-	// lacks is set when the target lacks flags to serve DRA.
+	// from is the cluster's release, storedAs the one whose storage versions
+	// it writes; lost counts its stored objects the target cannot read, by
+	// resource; lacks is set when the target lacks flags to serve DRA.
 	from, storedAs int
 	lost           map[string]int
 	lacks          bool
@@ -46,16 +45,17 @@ release does with it after an upgrade or a rollback in place:
   helm:NAMESPACE/NAME@REVISION (chart NAME-VERSION)
       each Helm release's deployed manifest, judged as validate --to does
   live:KIND NAMESPACE/NAME
-      each stored DRA object: kept, unreadable or out of reach
+      each stored DRA object: kept, unreadable, out of reach, or (a
+      template) refused in each claim made from it
   last-applied:KIND NAMESPACE/NAME
       what kubectl apply last sent for it, judged as validate --to does
 
 The cluster's flags are read (/metrics, discovery, /version's emulated
 release); --feature-gates, --runtime-config, --cluster-config and
 --emulated-version win. Given only --cluster-config, no cluster is read.
-Without --to, the target is the release after the cluster's. The one after
-the newest claimbridge knows is judged by the newest's rules, its beta's
-gates and the versions upstream stops serving in it.
+Without --to, the target is the release after the cluster's. 1.38 is known
+from its beta; the release after it is judged by its rules and the versions
+upstream stops serving in it.
 
 Exit status: 0 the target accepts everything, 1 it rejects something (or,
 with --strict, warns), 2 bad flags, an unknown target or an unreadable cluster.`,
@@ -105,8 +105,8 @@ func (o *checkOptions) run(s streams) error {
 	}
 	o.beyondNote(s.err, what)
 	target, refusals := source.Upgrade(o.cluster.Minor)
-	o.cluster, o.from, o.lacks = target, source.Minor, slices.ContainsFunc(refusals, api.Refusal.Lacks)
-	o.storedAs = min(source.Minor, source.Compatible+1)
+	o.cluster, o.from, o.storedAs = target, source.Minor, min(source.Minor, source.Compatible+1)
+	o.lacks = slices.ContainsFunc(refusals, api.Refusal.Lacks)
 	if settings := o.cluster.SettingsString(); settings != "" && !quiet {
 		fmt.Fprintf(s.err, "target: Kubernetes %s with %s\n", o.target(), settings)
 	}
@@ -220,8 +220,7 @@ func (o *checkOptions) stored(obj map[string]interface{}) report.Verdict {
 		v.Outcome = report.Invalid
 		v.Findings = append(v.Findings, report.Finding{Severity: report.Error, Kind: kind, Object: ref, Path: path, Message: msg})
 	}
-	warnings := stored.Warnings
-	for _, w := range warnings {
+	for _, w := range stored.Warnings {
 		path, msg, _ := strings.Cut(w, ": ")
 		v.Findings = append(v.Findings, report.Finding{Severity: report.Warning, Kind: kind, Object: ref, Path: path, Message: msg})
 	}

@@ -8,9 +8,8 @@ import (
 	"github.com/claimbridge/claimbridge/cluster"
 )
 
-// readLive is a live cluster as it runs (cluster.Settings); it says once
-// on notes when its gates cannot be read, and when it emulates an older
-// release.
+// readLive is a live cluster as it runs (cluster.Settings); notes say what
+// of it is not read, and the older releases it emulates or stores for.
 func readLive(cl *cluster.Cluster, quiet bool, notes io.Writer) (cluster.Live, error) {
 	live, err := cl.Settings(context.Background())
 	if err != nil || quiet {

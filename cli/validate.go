@@ -298,21 +298,19 @@ func (o *validateOptions) newReport() *report.Report {
 }
 
 // setTarget sets the target to release: one of api.Releases (as the report
-// names it: "1.33" for v1.33.4+k3s1), or the one after the newest, which
-// is judged by the newest's rules and upstream's announced removals
-// (beyond).
+// names it: "1.33" for v1.33.4+k3s1), or the one after the newest (beyond).
 func (o *validateOptions) setTarget(release string) error {
-	if r, ok := api.ParseRelease(release); ok {
-		o.to, o.cluster = r.String(), api.Defaults(r.Minor)
-		return nil
+	r, ok := api.ParseRelease(release)
+	newest, next, beyond := api.ParseNext(release)
+	if o.beyond = 0; beyond {
+		r, ok, o.beyond = newest, true, next
 	}
-	newest, next, ok := api.ParseNext(release)
-	if ok {
-		o.to, o.beyond, o.cluster = newest.String(), next, api.Defaults(newest.Minor)
-		return nil
+	if !ok {
+		return fmt.Errorf("%q: not a release claimbridge can judge by (%s, and 1.%d by the rules of %s and upstream's announced removals)",
+			release, api.ReleaseRange(), next, newest)
 	}
-	return fmt.Errorf("%q: not a release claimbridge can judge by (%s, and 1.%d by the rules of %s and upstream's announced removals)",
-		release, api.ReleaseRange(), next, newest)
+	o.to, o.cluster = r.String(), api.Defaults(r.Minor)
+	return nil
 }
 
 // setGates sets the target of --to, or else of --cluster-config, with the
@@ -347,7 +345,7 @@ func (o *validateOptions) target() string {
 // (after what, when not "") and, for one not out or beyond the newest, how.
 func (o *validateOptions) beyondNote(notes io.Writer, what string) {
 	r, _ := api.ParseRelease(o.to)
-	if o.Quiet || o.Format != "text" || o.beyond == 0 && r.Pre == "" && what == "" {
+	if o.Quiet || o.Format != "text" {
 		return
 	}
 	switch {
@@ -355,7 +353,7 @@ func (o *validateOptions) beyondNote(notes io.Writer, what string) {
 		fmt.Fprintf(notes, "target: Kubernetes 1.%d%s (by the rules and gates of %s, the newest claimbridge knows, and the versions upstream stops serving in 1.%d)\n", o.beyond, what, r.Named(), o.beyond)
 	case r.Pre != "":
 		fmt.Fprintf(notes, "target: Kubernetes %s%s, as its pre-release's sources tell\n", r.Named(), what)
-	default:
+	case what != "":
 		fmt.Fprintf(notes, "target: Kubernetes %s%s\n", o.to, what)
 	}
 }
