@@ -200,26 +200,35 @@ const (
 	// A duplicate in a list keyed by name (requests, counter sets) is
 	// named with the whole item.
 	DuplicateItems
+	// An update of a ResourceClaimTemplate checks its spec again (only
+	// unchanged capacity requests are taken as stored).
+	TemplateUpdatesChecked
+	// A node allocatable mapping's capacityKey is a qualified name; its
+	// dependent fields, and its one of capacityKey or deviceMultiplier,
+	// are checked declaratively.
+	NodeAllocatableDeclarative
 )
 
 var since = [...]int{
-	ClassStructuredParameters: 30,
-	CELLimits:                 32,
-	KeyPathAtKey:              32,
-	DevicePathsWithoutBasic:   33,
-	IdentifierMessages:        34,
-	SliceSplit:                35,
-	TaintRuleSelectorsRemoved: 35,
-	TaintEffectNone:           35,
-	TerseFindings:             35,
-	KeyPathAtMap:              36,
-	DefaultBelowMinAtDefault:  37,
-	DeclarativeV1beta1:        37,
-	OneSlash:                  38,
-	CapacityRequestsChecked:   38,
-	SemverDigits:              38,
-	OneNodeSelectorTerm:       38,
-	DuplicateItems:            38,
+	ClassStructuredParameters:  30,
+	CELLimits:                  32,
+	KeyPathAtKey:               32,
+	DevicePathsWithoutBasic:    33,
+	IdentifierMessages:         34,
+	SliceSplit:                 35,
+	TaintRuleSelectorsRemoved:  35,
+	TaintEffectNone:            35,
+	TerseFindings:              35,
+	KeyPathAtMap:               36,
+	DefaultBelowMinAtDefault:   37,
+	DeclarativeV1beta1:         37,
+	OneSlash:                   38,
+	CapacityRequestsChecked:    38,
+	SemverDigits:               38,
+	OneNodeSelectorTerm:        38,
+	DuplicateItems:             38,
+	TemplateUpdatesChecked:     38,
+	NodeAllocatableDeclarative: 38,
 }
 
 // Has reports whether release minor has change c.

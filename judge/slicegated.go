@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/validation/common"
 )
 
@@ -33,7 +34,7 @@ func (r rules) validateGatedSliceFields(spec resourcev1.ResourceSliceSpec, fldPa
 	for i, device := range spec.Devices {
 		devicePath := fldPath.Child("devices").Index(i)
 		for _, name := range slices.Sorted(maps.Keys(device.NodeAllocatableResources)) {
-			allErrs = append(allErrs, validateNodeAllocatable(device.NodeAllocatableResources[name], device.Capacity, devicePath.Child("nodeAllocatableResources").Key(string(name)), name)...)
+			allErrs = append(allErrs, r.validateNodeAllocatable(device.NodeAllocatableResources[name], device.Capacity, devicePath.Child("nodeAllocatableResources").Key(string(name)), name)...)
 		}
 		for j, c := range device.ConsumesCounters {
 			groupsPath := devicePath.Child("consumesCounters").Index(j).Child("compatibilityGroups")
@@ -53,16 +54,18 @@ func (r rules) validateGatedSliceFields(spec resourcev1.ResourceSliceSpec, fldPa
 	return allErrs
 }
 
-// validatePartitionTypeAttribute: a fully qualified name, on a slice whose
-// devices consume counters, each of which has it as a string attribute (a
-// name in the driver's domain may be given bare).
+// validatePartitionTypeAttribute: a fully qualified name (checked
+// declaratively, whatever the devices), on a slice whose devices consume
+// counters, each of which has it as a string attribute (a name in the
+// driver's domain may be given bare).
 func (r rules) validatePartitionTypeAttribute(spec resourcev1.ResourceSliceSpec, fldPath *field.Path) field.ErrorList {
 	name := string(*spec.PartitionTypeAttribute)
 	path := fldPath.Child("partitionTypeAttribute")
+	errs := r.validateFullyQualifiedName(name, path)
 	if !slices.ContainsFunc(spec.Devices, func(d resourcev1.Device) bool { return len(d.ConsumesCounters) > 0 }) {
-		return field.ErrorList{field.Invalid(path, name, "may only be set on a slice which declares devices that consume counters")}
+		return append(errs, field.Invalid(path, name, "may only be set on a slice which declares devices that consume counters"))
 	}
-	if errs := r.validateFullyQualifiedName(name, path); len(errs) > 0 {
+	if len(errs) > 0 {
 		return errs
 	}
 	bare, _ := strings.CutPrefix(name, spec.Driver+"/")
@@ -88,7 +91,10 @@ func (r rules) validatePartitionTypeAttribute(spec resourcev1.ResourceSliceSpec,
 
 // validateNodeAllocatable is upstream's validateNodeAllocatableResources of
 // one resource: cpu, memory or hugepages; a mapping, an overhead or both.
-func validateNodeAllocatable(res resourcev1.NodeAllocatableResource, capacities map[resourcev1.QualifiedName]resourcev1.DeviceCapacity, keyPath *field.Path, name corev1.ResourceName) field.ErrorList {
+// From 1.38 a mapping's capacityKey is a qualified name, and its dependent
+// fields and its one of capacityKey or deviceMultiplier are checked
+// declaratively.
+func (r rules) validateNodeAllocatable(res resourcev1.NodeAllocatableResource, capacities map[resourcev1.QualifiedName]resourcev1.DeviceCapacity, keyPath *field.Path, name corev1.ResourceName) field.ErrorList {
 	var allErrs field.ErrorList
 	if name != corev1.ResourceCPU && name != corev1.ResourceMemory && !strings.HasPrefix(string(name), corev1.ResourceHugePagesPrefix) {
 		allErrs = append(allErrs, field.Invalid(keyPath, name, "must be a node allocatable resource name"))
@@ -97,15 +103,25 @@ func validateNodeAllocatable(res resourcev1.NodeAllocatableResource, capacities 
 		allErrs = append(allErrs, field.Required(keyPath, "at least one of mapping or overhead must be set"))
 	}
 	if m := res.Mapping; m != nil {
-		path := keyPath.Child("mapping")
+		path, declarative := keyPath.Child("mapping"), r.has(api.NodeAllocatableDeclarative)
+		required := func(field, when string) string {
+			if declarative {
+				return "must be set when " + when + " is set"
+			}
+			return field + " is required when " + when + " is set"
+		}
 		if m.CapacityKey != nil {
+			keyPath := path.Child("capacityKey")
+			nameErrs := r.validateQualifiedName(string(*m.CapacityKey), keyPath)
 			if _, ok := capacities[*m.CapacityKey]; *m.CapacityKey == "" {
-				allErrs = append(allErrs, field.Invalid(path.Child("capacityKey"), "", "capacityKey must not be an empty string"))
+				allErrs = append(allErrs, field.Invalid(keyPath, "", "capacityKey must not be an empty string"))
+			} else if declarative && len(nameErrs) > 0 {
+				allErrs = append(allErrs, nameErrs...)
 			} else if !ok {
-				allErrs = append(allErrs, field.NotFound(path.Child("capacityKey"), *m.CapacityKey))
+				allErrs = append(allErrs, field.NotFound(keyPath, *m.CapacityKey))
 			}
 			if m.CapacityMultiplier == nil {
-				allErrs = append(allErrs, field.Required(path.Child("capacityMultiplier"), "capacityMultiplier is required when capacityKey is set"))
+				allErrs = append(allErrs, field.Required(path.Child("capacityMultiplier"), required("capacityMultiplier", "capacityKey")))
 			} else if m.CapacityMultiplier.Sign() <= 0 {
 				allErrs = append(allErrs, field.Invalid(path.Child("capacityMultiplier"), m.CapacityMultiplier.String(), "must be positive"))
 			}
@@ -114,7 +130,14 @@ func validateNodeAllocatable(res resourcev1.NodeAllocatableResource, capacities 
 			allErrs = append(allErrs, field.Invalid(path.Child("deviceMultiplier"), m.DeviceMultiplier.String(), "must be positive"))
 		}
 		if m.CapacityMultiplier != nil && m.CapacityKey == nil {
-			allErrs = append(allErrs, field.Required(path.Child("capacityKey"), "capacityKey is required when capacityMultiplier is set"))
+			allErrs = append(allErrs, field.Required(path.Child("capacityKey"), required("capacityKey", "capacityMultiplier")))
+		}
+		const union = "`capacityKey`, `deviceMultiplier`"
+		switch {
+		case declarative && m.CapacityKey == nil && m.DeviceMultiplier == nil:
+			allErrs = append(allErrs, field.Invalid(path, "", "must specify one of: "+union))
+		case declarative && m.CapacityKey != nil && m.DeviceMultiplier != nil:
+			allErrs = append(allErrs, field.Invalid(path, "{"+union+"}", "must specify exactly one of: "+union))
 		}
 	}
 	if o := res.Overhead; o != nil {

@@ -21,6 +21,7 @@ type corpus struct {
 type corpusScenario struct {
 	Name   string      `json:"name"`
 	Op     string      `json:"op"`
+	Gates  string      `json:"gates,omitempty"`
 	Object objectSpec  `json:"object"`
 	Old    *objectSpec `json:"old,omitempty"`
 }
@@ -50,7 +51,7 @@ func loadCorpus(t *testing.T, version string) []scenario {
 		if err != nil {
 			t.Fatalf("%s: object: %v", s.Name, err)
 		}
-		sc := scenario{Name: s.Name, Op: s.Op, Object: obj}
+		sc := scenario{Name: s.Name, Op: s.Op, Object: obj, Gates: s.Gates}
 		if s.Old != nil {
 			if sc.Old, err = c.build(*s.Old); err != nil {
 				t.Fatalf("%s: old: %v", s.Name, err)

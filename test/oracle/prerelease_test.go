@@ -43,6 +43,9 @@ func TestPrereleaseParity(t *testing.T) {
 				upstream = append(upstream, e.Message)
 			}
 			c := api.Defaults(r.Minor)
+			if err := c.SetFeatureGates(s.Gates); err != nil {
+				t.Fatal(err)
+			}
 			if _, _, version, kind, _ := api.TypeOf(s.Object); !c.Serves(version, kind) { // a beta, told to serve it
 				if err := c.Set("", api.UpstreamGroup+"/"+version+"=true"); err != nil {
 					t.Fatal(err)

@@ -20,6 +20,9 @@ type scenario struct {
 	Op     string                 `json:"op"` // create, update or status
 	Object map[string]interface{} `json:"object"`
 	Old    map[string]interface{} `json:"old,omitempty"`
+	// Gates are the feature gates the release runs with, when not its
+	// defaults (the 1.38 oracle's --feature-gates).
+	Gates string `json:"gates,omitempty"`
 }
 
 // answer is an oracle's verdict (hack/oracle/k8s-1.31/oracle.go).
@@ -114,8 +117,30 @@ func runOracle(t *testing.T, release string, scenarios []scenario) []answer {
 }
 
 // askOracle sends the scenarios to the oracle of release and returns its
-// answers in order. A missing oracle fails the test.
+// answers in order, asking once for each set of gates. A missing oracle
+// fails the test.
 func askOracle(t *testing.T, release string, scenarios []scenario) []answer {
+	t.Helper()
+	answers := make([]answer, len(scenarios))
+	groups := map[string][]int{}
+	for i, s := range scenarios {
+		groups[s.Gates] = append(groups[s.Gates], i)
+	}
+	for gates, at := range groups {
+		var some []scenario
+		for _, i := range at {
+			some = append(some, scenarios[i])
+		}
+		for j, a := range askOracleOnce(t, release, gates, some) {
+			answers[at[j]] = a
+		}
+	}
+	return answers
+}
+
+// askOracleOnce runs the oracle of release with gates (when not "") on the
+// scenarios.
+func askOracleOnce(t *testing.T, release, gates string, scenarios []scenario) []answer {
 	t.Helper()
 	dir := os.Getenv("CLAIMBRIDGE_ORACLE_DIR")
 	if dir == "" {
@@ -131,6 +156,9 @@ func askOracle(t *testing.T, release string, scenarios []scenario) []answer {
 	}
 	var stdout, stderr bytes.Buffer
 	cmd := exec.Command(bin)
+	if gates != "" {
+		cmd.Args = append(cmd.Args, "--feature-gates="+gates)
+	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(in), &stdout, &stderr
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("oracle %s: %v\n%s", release, err, stderr.String())

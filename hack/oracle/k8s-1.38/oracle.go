@@ -9,8 +9,9 @@
 //
 // Its input and output are the other oracles' (hack/oracle/k8s-1.31/oracle.go):
 // a JSON array of scenarios on stdin, a JSON array of answers on stdout,
-// each error with the line kube-apiserver prints for it. No namespace is
-// labeled for admin access.
+// each error with the line kube-apiserver prints for it. It runs with
+// 1.38's default feature gates, or those of --feature-gates=A=true,… No
+// namespace is labeled for admin access.
 package main
 
 import (
@@ -29,6 +30,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	"k8s.io/kubernetes/pkg/apis/resource"
@@ -69,6 +71,13 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == "--version" {
 		fmt.Println(release)
 		return
+	}
+	if len(os.Args) > 1 {
+		gates, ok := strings.CutPrefix(os.Args[1], "--feature-gates=")
+		if err := utilfeature.DefaultMutableFeatureGate.Set(gates); !ok || err != nil {
+			fmt.Fprintln(os.Stderr, "oracle: usage: oracle [--version | --feature-gates=A=true,…]:", err)
+			os.Exit(2)
+		}
 	}
 	var scenarios []scenario
 	data, err := io.ReadAll(os.Stdin)
