@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -19,6 +20,7 @@ import (
 	"k8s.io/apiserver/pkg/cel/environment"
 	dracel "k8s.io/dynamic-resource-allocation/cel"
 	"k8s.io/utils/lru"
+	"k8s.io/utils/ptr"
 
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/validation/common"
@@ -193,9 +195,13 @@ func (r rules) setDefaults(claim *resourcev1.DeviceClaim) {
 
 func (r rules) validateDeviceClaim(claim *resourcev1.DeviceClaim, fldPath *field.Path) field.ErrorList {
 	r.setDefaults(claim)
-	names := gatherRequestNames(claim)
-	allErrs := validateSet(r, claim.Requests, resourcev1.DeviceRequestsMaxSize, r.validateDeviceRequest,
-		func(request resourcev1.DeviceRequest) string { return request.Name }, "name", fldPath.Child("requests"))
+	names, d := gatherRequestNames(claim), newDerived(claim.Constraints)
+	allErrs := validateSet(r, claim.Requests, resourcev1.DeviceRequestsMaxSize, func(request resourcev1.DeviceRequest, fldPath *field.Path) field.ErrorList {
+		return r.validateDeviceRequest(request, d, fldPath)
+	}, func(request resourcev1.DeviceRequest) string { return request.Name }, "name", fldPath.Child("requests"))
+	if d.cost > resourcev1.DeviceClaimDerivedAttributeCELMaxCost {
+		allErrs = append(allErrs, field.Forbidden(fldPath, "too complex, total cost of derived attribute CEL expressions in the claim exceeds cost limit"))
+	}
 	allErrs = append(allErrs, validateSlice(r, claim.Constraints, resourcev1.DeviceConstraintsMaxSize,
 		func(constraint resourcev1.DeviceConstraint, fldPath *field.Path) field.ErrorList {
 			return r.validateDeviceConstraint(constraint, fldPath, names)
@@ -210,7 +216,7 @@ func (r rules) validateDeviceClaim(claim *resourcev1.DeviceClaim, fldPath *field
 // validateDeviceRequest: exactly one of exactly and a non-empty
 // firstAvailable, then the one that is set. 1.32 does not have
 // firstAvailable and 1.33 drops it (api.Fields).
-func (r rules) validateDeviceRequest(request resourcev1.DeviceRequest, fldPath *field.Path) field.ErrorList {
+func (r rules) validateDeviceRequest(request resourcev1.DeviceRequest, d *derived, fldPath *field.Path) field.ErrorList {
 	allErrs := common.ValidateDNS1123Label(request.Name, fldPath.Child("name"))
 	hasFirstAvailable, hasExactly := len(request.FirstAvailable) > 0, request.Exactly != nil
 	switch {
@@ -219,21 +225,23 @@ func (r rules) validateDeviceRequest(request resourcev1.DeviceRequest, fldPath *
 	case hasFirstAvailable && hasExactly:
 		allErrs = append(allErrs, field.Invalid(fldPath, nil, "exactly one of `exactly` or `firstAvailable` is required, but multiple fields are set"))
 	case hasFirstAvailable:
-		allErrs = append(allErrs, r.validateSubRequests(request.FirstAvailable, fldPath.Child("firstAvailable"))...)
+		allErrs = append(allErrs, r.validateSubRequests(request.FirstAvailable, request.Name, d, fldPath.Child("firstAvailable"))...)
 	default:
 		exactly := request.Exactly
 		allErrs = append(allErrs, r.validateDeviceClassRequest(exactly.DeviceClassName, exactly.Selectors, exactly.AllocationMode, exactly.Count, exactly.Tolerations, fldPath.Child("exactly"))...)
 		allErrs = append(allErrs, r.validateCapacityRequests(exactly.Capacity, fldPath.Child("exactly", "capacity"))...)
+		allErrs = append(allErrs, r.validateDerivedAttributes(exactly.DerivedAttributes, request.Name, d, fldPath.Child("exactly", "derivedAttributes"))...)
 	}
 	return allErrs
 }
 
-func (r rules) validateSubRequests(subRequests []resourcev1.DeviceSubRequest, fldPath *field.Path) field.ErrorList {
+func (r rules) validateSubRequests(subRequests []resourcev1.DeviceSubRequest, request string, d *derived, fldPath *field.Path) field.ErrorList {
 	return validateSet(r, subRequests, resourcev1.FirstAvailableDeviceRequestMaxSize,
 		func(sub resourcev1.DeviceSubRequest, fldPath *field.Path) field.ErrorList {
 			allErrs := common.ValidateDNS1123Label(sub.Name, fldPath.Child("name"))
 			allErrs = append(allErrs, r.validateDeviceClassRequest(sub.DeviceClassName, sub.Selectors, sub.AllocationMode, sub.Count, sub.Tolerations, fldPath)...)
-			return append(allErrs, r.validateCapacityRequests(sub.Capacity, fldPath.Child("capacity"))...)
+			allErrs = append(allErrs, r.validateCapacityRequests(sub.Capacity, fldPath.Child("capacity"))...)
+			return append(allErrs, r.validateDerivedAttributes(sub.DerivedAttributes, request+"/"+sub.Name, d, fldPath.Child("derivedAttributes"))...)
 		},
 		func(sub resourcev1.DeviceSubRequest) string { return sub.Name }, "name", fldPath)
 }
@@ -313,7 +321,7 @@ func (r rules) validateCELExpression(expression string, fldPath *field.Path) fie
 	if r.has(api.CELLimits) && len(expression) > resourcev1.CELSelectorExpressionMaxLength {
 		return field.ErrorList{field.TooLong(fldPath, "", resourcev1.CELSelectorExpressionMaxLength)}
 	}
-	result := compileCEL(expression, r.gateOn("capacity"))
+	result := compileCEL(expression, r.gateOn("capacity"), false)
 	switch {
 	case result.err != nil:
 		return field.ErrorList{common.CELError(fldPath, expression, result.err)}
@@ -335,22 +343,110 @@ type celResult struct {
 var compiled = lru.New(1024)
 
 // compileCEL compiles expression in the environment for new expressions,
-// with consumable capacity when capacity is set.
-func compileCEL(expression string, capacity bool) celResult {
+// with consumable capacity when capacity is set, as a derived attribute's
+// (a scalar) when derived is.
+func compileCEL(expression string, capacity, derived bool) celResult {
 	type key struct {
-		expression string
-		capacity   bool
+		expression        string
+		capacity, derived bool
 	}
-	if v, ok := compiled.Get(key{expression, capacity}); ok {
+	if v, ok := compiled.Get(key{expression, capacity, derived}); ok {
 		return v.(celResult)
 	}
 	envType := environment.NewExpressions
 	result := dracel.GetCompiler(dracel.Features{EnableConsumableCapacity: capacity}).
-		CompileCELExpression(expression, dracel.Options{EnvType: &envType})
+		CompileCELExpression(expression, dracel.Options{EnvType: &envType, DerivedAttribute: derived})
 	r := celResult{result.Error, result.MaxCost}
-	compiled.Add(key{expression, capacity}, r)
+	compiled.Add(key{expression, capacity, derived}, r)
 	return r
 }
+
+// derived is what a claim's derived attributes are checked against: the
+// attributes its constraints name, by request ("" for every request), and
+// the CEL cost of those checked so far.
+type derived struct {
+	constraints map[string]sets.Set[string]
+	cost        uint64
+}
+
+func newDerived(constraints []resourcev1.DeviceConstraint) *derived {
+	d := &derived{constraints: map[string]sets.Set[string]{}}
+	for _, c := range constraints {
+		name, requests := string(ptr.Deref(cmp.Or(c.MatchAttribute, c.DistinctAttribute), "")), c.Requests
+		if len(requests) == 0 {
+			requests = []string{""}
+		}
+		for _, request := range requests {
+			if name != "" {
+				d.constraints[request] = d.constraints[request].Union(sets.New(name))
+			}
+		}
+	}
+	return d
+}
+
+// usedBy reports whether a constraint on request (or its parent, or every
+// request) names attribute.
+func (d *derived) usedBy(attribute, request string) bool {
+	parent, _, _ := strings.Cut(request, "/")
+	return d.constraints[""].Has(attribute) || d.constraints[request].Has(attribute) || d.constraints[parent].Has(attribute)
+}
+
+// validateDerivedAttributes is upstream's validateDeviceDerivedAttributes
+// (the field is DRADerivedAttributes', 1.37+): each named once, by a fully
+// qualified name a constraint on the request names, each a CEL expression
+// of a scalar within the cost limit, the claim's all together too. Its
+// declarative rules (at most 32; a name and an expression, the name's
+// form) skip the items past the limit.
+func (r rules) validateDerivedAttributes(attrs []resourcev1.DeviceDerivedAttribute, request string, d *derived, fldPath *field.Path) field.ErrorList {
+	var allErrs field.ErrorList
+	declarative := len(attrs) <= maxDerivedAttributes
+	if !declarative {
+		allErrs = append(allErrs, field.TooMany(fldPath, len(attrs), maxDerivedAttributes))
+	}
+	seen := sets.New[string]()
+	for i, attr := range attrs {
+		path, name := fldPath.Index(i), string(attr.Name)
+		if name != "" && !d.usedBy(name, request) {
+			allErrs = append(allErrs, field.Invalid(path.Child("name"), name, "must be referenced by at least one matchAttribute or distinctAttribute constraint targeting this request"))
+		}
+		switch {
+		case declarative && name == "":
+			allErrs = append(allErrs, field.Required(path.Child("name"), ""))
+		case declarative:
+			allErrs = append(allErrs, r.validateFullyQualifiedName(name, path.Child("name"))...)
+		}
+		if seen.Has(name) {
+			allErrs = append(allErrs, field.Duplicate(path, name))
+		}
+		seen.Insert(name)
+		expression, exprPath := attr.Expression, path.Child("expression")
+		if expression == "" {
+			if declarative {
+				allErrs = append(allErrs, field.Required(exprPath, ""))
+			}
+			continue
+		}
+		if len(expression) > resourcev1.CELSelectorExpressionMaxLength {
+			allErrs = append(allErrs, field.TooLong(exprPath, "", resourcev1.CELSelectorExpressionMaxLength))
+			continue
+		}
+		result := compileCEL(expression, r.gateOn("capacity"), true)
+		if result.err != nil {
+			allErrs = append(allErrs, common.CELError(exprPath, expression, result.err))
+			continue
+		}
+		if result.maxCost > min(resourcev1.CELSelectorExpressionMaxCost, resourcev1.DeviceClaimDerivedAttributeCELMaxCost) {
+			allErrs = append(allErrs, field.Forbidden(exprPath, "too complex, exceeds cost limit"))
+		}
+		d.cost += result.maxCost
+	}
+	return allErrs
+}
+
+// maxDerivedAttributes is the declarative limit of a request's derived
+// attributes.
+const maxDerivedAttributes = 32
 
 var (
 	validTolerationOperators = []resourcev1.DeviceTolerationOperator{resourcev1.DeviceTolerationOpEqual, resourcev1.DeviceTolerationOpExists}
