@@ -158,7 +158,7 @@ func (c Cluster) GateOff(name string) string {
 		return fmt.Sprintf("its %s feature gate is off", name)
 	}
 	msg := fmt.Sprintf("its %s feature gate is off by default", name)
-	for minor := c.Minor + 1; minor <= Releases[len(Releases)-1].Minor; minor++ {
+	for minor := c.Minor + 1; minor <= Newest().Minor; minor++ {
 		if spec, ok := Gate(minor, name); ok && spec.Default {
 			return msg + fmt.Sprintf(" (on from 1.%d)", minor)
 		}

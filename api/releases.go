@@ -39,6 +39,9 @@ var Releases = []Release{
 
 func (r Release) String() string { return fmt.Sprintf("1.%d", r.Minor) }
 
+// Newest is the newest release of Releases.
+func Newest() Release { return Releases[len(Releases)-1] }
+
 // Named is the release as a person reads it: "1.37", or "1.38
 // (v1.38.0-beta.0)" for one known from its pre-release.
 func (r Release) Named() string {
@@ -51,7 +54,7 @@ func (r Release) Named() string {
 // ReleaseRange names the releases of the table for help and messages:
 // "1.26 … 1.37".
 func ReleaseRange() string {
-	return fmt.Sprintf("%s … %s", Releases[0], Releases[len(Releases)-1])
+	return fmt.Sprintf("%s … %s", Releases[0], Newest())
 }
 
 // Finalizer is the deletion-protection finalizer of the release's
@@ -84,13 +87,13 @@ func ParseRelease(s string) (Release, bool) {
 // the versions upstream stops serving in it (Lifecycle). It returns the
 // newest release and the next one's minor.
 func ParseNext(s string) (newest Release, next int, ok bool) {
-	newest = Releases[len(Releases)-1]
+	newest = Newest()
 	m, ok := ParseMinor(s)
 	return newest, newest.Minor + 1, ok && m == newest.Minor+1
 }
 
 // Next names the release after the newest of Releases ("1.38").
-func Next() string { return fmt.Sprintf("1.%d", Releases[len(Releases)-1].Minor+1) }
+func Next() string { return fmt.Sprintf("1.%d", Newest().Minor+1) }
 
 // ParseMinor reads the minor of a 1.x release as users and clusters name
 // it: "1.33", "v1.33", or a cluster's version with its patch and a

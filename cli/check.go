@@ -79,7 +79,7 @@ with --strict, warns), 2 bad flags, an unknown target or an unreadable cluster.`
 	o.gates.AddFlags(cmd.Flags())
 	o.Options.AddFlags(cmd.Flags(), "objects skipped, the target")
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { // check -f is the usual one
-		return fmt.Errorf("%w (check reads a cluster; to judge manifests: claimbridge validate --to %s -f FILE)", err, api.Next())
+		return fmt.Errorf("%w (check reads a cluster; to judge manifests: claimbridge validate --to %s -f FILE)", err, api.Newest())
 	})
 	return cmd
 }

@@ -96,7 +96,7 @@ func TestCheckFlagErrors(t *testing.T) {
 		{[]string{"check", "--report", "xml"}, `Error: --report "xml": unsupported format`},
 		{[]string{"check", "--kubeconfig", missing}, "Error: stat " + missing + ": no such file or directory"},
 		{[]string{"check", "prod"}, `Error: unknown command "prod" for "claimbridge check"`},
-		{[]string{"check", "-f", "claims.yaml"}, "Error: unknown shorthand flag: 'f' in -f (check reads a cluster; to judge manifests: claimbridge validate --to " + api.Next() + " -f FILE)\n"},
+		{[]string{"check", "-f", "claims.yaml"}, "Error: unknown shorthand flag: 'f' in -f (check reads a cluster; to judge manifests: claimbridge validate --to " + api.Newest().String() + " -f FILE)\n"},
 	} {
 		code, stdout, stderr := run(t, "", tt.args...)
 		if code != ExitBadInput || stdout != "" || !strings.HasPrefix(stderr, tt.want) {

@@ -61,8 +61,8 @@ resource.k8s.io v1beta1, v1beta2 and v1 objects are checked as creates only.
 With --to RELEASE (` + api.ReleaseRange() + `), every object is judged as that release's
 apiserver would on a create: one of a version it does not serve is invalid;
 one of a version it serves as deprecated gets a warning. The release after
-the newest is judged by the newest's rules and the versions upstream stops
-serving in it: a v1beta1 manifest fails ` + api.Next() + `.
+the newest (` + api.Next() + `) is judged by the newest's rules and the
+versions upstream stops serving in it.
 --to alone means the release's default feature gates and served versions
 (from 1.34 the beta versions are not served); --feature-gates and
 --runtime-config (kube-apiserver's syntax) or --cluster-config (a kind or

@@ -59,7 +59,7 @@ func KindRelease(version, kind string) int {
 	if judge, _ := api.Judge(version); version == api.V1 || version == api.V1alpha2 {
 		return judge.Minor
 	}
-	minor, newest := api.FirstRelease(kind), api.Releases[len(api.Releases)-1].Minor
+	minor, newest := api.FirstRelease(kind), api.Newest().Minor
 	for minor < newest && api.CreatedIn(kind, minor) != version {
 		minor++
 	}

@@ -152,4 +152,4 @@ func withBetas(minor int) api.Cluster {
 }
 
 // Newest is the newest release of api.Releases (a minor number).
-func Newest() int { return api.Releases[len(api.Releases)-1].Minor }
+func Newest() int { return api.Newest().Minor }
