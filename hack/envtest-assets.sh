@@ -146,31 +146,32 @@ control_plane() {
 	echo "$dir"
 }
 
-# Test-only control planes and old releases build without optimisation or
-# inlining: about a third faster to compile, and the oracles reuse their
-# packages. The current release is optimised: `make bench` runs it.
+# Test-only control planes, old releases and the tools build without
+# optimisation or inlining: about a third faster to compile, and the oracles
+# reuse their packages. The current release is optimised: `make bench` runs
+# it.
 unopt="all=-N -l"
 current="$(control_plane "$TOOLS/kube-apiserver" "$TOOLS/etcd" "")"
 # kubectl of the current release, as setup-envtest ships it: the kubectl
 # plugin test runs `kubectl claimbridge` through it.
 v="$(modversion "$TOOLS/kube-apiserver" k8s.io/kubernetes)"
-build "$TOOLS/kube-apiserver" k8s.io/kubernetes/cmd/kubectl "$current/kubectl" "" "$(k8s_ldflags "$TOOLS/kube-apiserver" "$v")" "" version --client
+build "$TOOLS/kube-apiserver" k8s.io/kubernetes/cmd/kubectl "$current/kubectl" "$unopt" "$(k8s_ldflags "$TOOLS/kube-apiserver" "$v")" "" version --client
 r130="$(control_plane "$TOOLS/kube-apiserver-1.30" "$TOOLS/etcd-3.5" "$unopt")"
 
 v="$(modversion "$TOOLS/kustomize" sigs.k8s.io/kustomize/kustomize/v5)"
 kustomize="$CACHE/tools/kustomize-$v"
-build "$TOOLS/kustomize" sigs.k8s.io/kustomize/kustomize/v5 "$kustomize" "" "-s -w" "" version
+build "$TOOLS/kustomize" sigs.k8s.io/kustomize/kustomize/v5 "$kustomize" "$unopt" "-s -w" "" version
 v="$(modversion "$TOOLS/helm" helm.sh/helm/v4)"
 helm="$CACHE/tools/helm-$v"
-build "$TOOLS/helm" helm.sh/helm/v4/cmd/helm "$helm" "" "-s -w -X helm.sh/helm/v4/internal/version.version=$v" "" version
+build "$TOOLS/helm" helm.sh/helm/v4/cmd/helm "$helm" "$unopt" "-s -w -X helm.sh/helm/v4/internal/version.version=$v" "" version
 # Helm 3: the executable post-renderer form (--post-renderer PATH).
 v="$(modversion "$TOOLS/helm3" helm.sh/helm/v3)"
 helm3="$CACHE/tools/helm-$v"
-build "$TOOLS/helm3" helm.sh/helm/v3/cmd/helm "$helm3" "" "-s -w -X helm.sh/helm/v3/internal/version.version=$v" "" version
+build "$TOOLS/helm3" helm.sh/helm/v3/cmd/helm "$helm3" "$unopt" "-s -w -X helm.sh/helm/v3/internal/version.version=$v" "" version
 # promtool checks and unit-tests rules only: no service discovery (remove_all_sd).
 v="$(modversion "$TOOLS/promtool" github.com/prometheus/prometheus)"
 promtool="$CACHE/tools/promtool-$v"
-build "$TOOLS/promtool" github.com/prometheus/prometheus/cmd/promtool "$promtool" "" \
+build "$TOOLS/promtool" github.com/prometheus/prometheus/cmd/promtool "$promtool" "$unopt" \
 	"-s -w -X github.com/prometheus/common/version.Version=$v" remove_all_sd --version
 
 declare -A old=()
