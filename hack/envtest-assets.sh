@@ -149,13 +149,13 @@ control_plane() {
 # Test-only control planes, old releases and the tools build without
 # optimisation or inlining: about a third faster to compile, and the oracles
 # reuse their packages. The current release is optimised: `make bench` runs
-# it.
+# it, and kubectl reuses its packages.
 unopt="all=-N -l"
 current="$(control_plane "$TOOLS/kube-apiserver" "$TOOLS/etcd" "")"
 # kubectl of the current release, as setup-envtest ships it: the kubectl
 # plugin test runs `kubectl claimbridge` through it.
 v="$(modversion "$TOOLS/kube-apiserver" k8s.io/kubernetes)"
-build "$TOOLS/kube-apiserver" k8s.io/kubernetes/cmd/kubectl "$current/kubectl" "$unopt" "$(k8s_ldflags "$TOOLS/kube-apiserver" "$v")" "" version --client
+build "$TOOLS/kube-apiserver" k8s.io/kubernetes/cmd/kubectl "$current/kubectl" "" "$(k8s_ldflags "$TOOLS/kube-apiserver" "$v")" "" version --client
 r130="$(control_plane "$TOOLS/kube-apiserver-1.30" "$TOOLS/etcd-3.5" "$unopt")"
 
 v="$(modversion "$TOOLS/kustomize" sigs.k8s.io/kustomize/kustomize/v5)"
