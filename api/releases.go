@@ -52,7 +52,7 @@ func (r Release) Named() string {
 }
 
 // ReleaseRange names the releases of the table for help and messages:
-// "1.26 … 1.37".
+// "1.26 … 1.38".
 func ReleaseRange() string {
 	return fmt.Sprintf("%s … %s", Releases[0], Newest())
 }
@@ -92,7 +92,7 @@ func ParseNext(s string) (newest Release, next int, ok bool) {
 	return newest, newest.Minor + 1, ok && m == newest.Minor+1
 }
 
-// Next names the release after the newest of Releases ("1.38").
+// Next names the release after the newest of Releases ("1.39").
 func Next() string { return fmt.Sprintf("1.%d", Newest().Minor+1) }
 
 // ParseMinor reads the minor of a 1.x release as users and clusters name

@@ -46,7 +46,7 @@ func (r rules) gateOn(name string) bool { return r.Enabled(api.FieldOf(name).Gat
 
 // Validate checks obj, a resource.k8s.io claim or template of v1beta1,
 // v1beta2 or v1, with the create rules of release (a minor number,
-// 1.32–1.37): upstream's ValidateResourceClaim and
+// 1.32–1.38): upstream's ValidateResourceClaim and
 // ValidateResourceClaimTemplate of that release (k8s.io/kubernetes
 // pkg/apis/resource/validation), after the fields the release does not
 // have or drops are gone (api.Fields). Paths are the release's: a
