@@ -47,7 +47,7 @@ func (c Cluster) Sketch() string {
 	if c.bare {
 		return ""
 	}
-	gates, versions := Bare(c.Minor).lacks()
+	gates, versions := Bare(c.Minor).lacks(Defaults(c.Minor).servesVersion)
 	if gates == "" {
 		return ""
 	}

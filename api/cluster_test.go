@@ -209,7 +209,7 @@ func TestUpgrade(t *testing.T) {
 			refusals: []Refusal{
 				{"--feature-gates=DRAControlPlaneController=true", "unrecognized feature gate: DRAControlPlaneController", "drop it: Kubernetes 1.32 removed the gate and the feature"},
 				{"--feature-gates=DynamicResourceAllocation=true --runtime-config=resource.k8s.io/v1beta1=true",
-					"Kubernetes 1.32 serves no resource.k8s.io without these flags: its DRA objects would be out of reach", "start it with them"},
+					"Kubernetes 1.32's kube-scheduler, kube-controller-manager and kubelet read DRA objects through what these flags serve: without them no claim is allocated nor prepared", "start it with them"},
 			},
 		},
 		"1.33-to-1.32-v1beta2-not-registered": {
@@ -224,9 +224,9 @@ func TestUpgrade(t *testing.T) {
 		"1.34-to-1.33-lacks-dra": {
 			from:     live(34, nil, V1),
 			to:       33,
-			settings: "--feature-gates=DynamicResourceAllocation=true --runtime-config=resource.k8s.io/v1beta1=true,resource.k8s.io/v1beta2=true",
+			settings: "--feature-gates=DynamicResourceAllocation=true --runtime-config=resource.k8s.io/v1beta1=true",
 			refusals: []Refusal{
-				{"--feature-gates=DynamicResourceAllocation=true --runtime-config=resource.k8s.io/v1beta1=true,resource.k8s.io/v1beta2=true",
+				{"--feature-gates=DynamicResourceAllocation=true --runtime-config=resource.k8s.io/v1beta1=true",
 					"Kubernetes 1.33 serves no resource.k8s.io without these flags: its DRA objects would be out of reach", "start it with them"},
 			},
 		},
@@ -250,10 +250,10 @@ func TestUpgrade(t *testing.T) {
 		"1.34-to-1.33-gate-new": {
 			from:     told(34, "DRAConsumableCapacity=true", ""),
 			to:       33,
-			settings: "--feature-gates=DynamicResourceAllocation=true --runtime-config=resource.k8s.io/v1beta1=true,resource.k8s.io/v1beta2=true",
+			settings: "--feature-gates=DynamicResourceAllocation=true --runtime-config=resource.k8s.io/v1beta1=true",
 			refusals: []Refusal{
 				{"--feature-gates=DRAConsumableCapacity=true", "unrecognized feature gate: DRAConsumableCapacity", "drop it: Kubernetes 1.33 does not have it yet"},
-				{"--feature-gates=DynamicResourceAllocation=true --runtime-config=resource.k8s.io/v1beta1=true,resource.k8s.io/v1beta2=true",
+				{"--feature-gates=DynamicResourceAllocation=true --runtime-config=resource.k8s.io/v1beta1=true",
 					"Kubernetes 1.33 serves no resource.k8s.io without these flags: its DRA objects would be out of reach", "start it with them"},
 			},
 		},

@@ -95,13 +95,17 @@ func (c Cluster) Upgrade(minor int) (target Cluster, refusals []Refusal) {
 		target.runtime = cloneSet(target.runtime)
 		target.runtime[key] = c.runtime[key]
 	}
-	if gates, versions := target.lacks(); gates != "" && c.servesDRA() {
+	if gates, versions := target.lacks(target.componentsRead); gates != "" && c.servesDRA() {
 		setting := "--feature-gates=" + gates
 		if versions != "" {
 			setting += " --runtime-config=" + versions
 		}
-		refusals = append(refusals, Refusal{setting, fmt.Sprintf("Kubernetes 1.%d serves no %s without these flags: its DRA objects would be out of reach", minor, UpstreamGroup),
-			startWith})
+		msg := fmt.Sprintf("Kubernetes 1.%d serves no %s without these flags: its DRA objects would be out of reach", minor, UpstreamGroup)
+		if target.servesDRA() {
+			msg = fmt.Sprintf("Kubernetes 1.%d's %s, %s and %s read DRA objects through what these flags serve: without them no claim is allocated nor prepared",
+				minor, Scheduler, ControllerManager, Kubelet)
+		}
+		refusals = append(refusals, Refusal{setting, msg, startWith})
 		_ = target.Set(gates, versions)
 	}
 	return target, refusals
@@ -124,16 +128,16 @@ func (c Cluster) brokenDeps() [][2]string {
 }
 
 // lacks are the --feature-gates and --runtime-config values that a
-// release before 1.34 needs to serve DRA as its users turn it on (Defaults:
-// the DynamicResourceAllocation gate, its claims' version and the betas
-// beside it) when c lacks any of them; "" when it lacks none.
-func (c Cluster) lacks() (gates, versions string) {
+// release before 1.34 needs to serve DRA when c lacks any of them: the
+// DynamicResourceAllocation gate, and each version v of resource.k8s.io
+// for which need(v) and c does not serve it; "" when it lacks none.
+func (c Cluster) lacks(need func(version string) bool) (gates, versions string) {
 	if c.Minor >= 34 {
 		return "", ""
 	}
 	var lacking []string
 	for _, v := range c.versions() {
-		if Defaults(c.Minor).servesVersion(v) && !c.servesVersion(v) {
+		if need(v) && !c.servesVersion(v) {
 			lacking = append(lacking, UpstreamGroup+"/"+v+"=true")
 		}
 	}
@@ -141,6 +145,20 @@ func (c Cluster) lacks() (gates, versions string) {
 		return "", ""
 	}
 	return DynamicResourceAllocation + "=true", strings.Join(lacking, ",")
+}
+
+// componentsRead reports whether the release's scheduler,
+// controller-manager or kubelet read a kind of its GA track (or a
+// ResourceClass) through version.
+func (c Cluster) componentsRead(version string) bool {
+	for _, component := range []string{Scheduler, ControllerManager, Kubelet} {
+		for _, kind := range append(slices.Clip(devices), KindResourceClass) {
+			if Reads(c.Minor, component, kind) == version {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // servesDRA reports whether c serves any version of resource.k8s.io.

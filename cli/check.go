@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 
@@ -24,10 +25,12 @@ type checkOptions struct {
 	kubeconfig, context string
 	// from is the cluster's release, storedAs the one whose storage versions
 	// it writes; lost counts its stored objects the target cannot read, by
-	// resource; lacks is set when the target lacks flags to serve DRA.
+	// resource; lacks is the note on each when the target lacks flags to
+	// serve DRA; clients read and write them besides the control plane.
 	from, storedAs int
 	lost           map[string]int
-	lacks          bool
+	lacks          string
+	clients        judge.Clients
 	validateOptions
 }
 
@@ -106,7 +109,7 @@ func (o *checkOptions) run(s streams) error {
 	o.beyondNote(s.err, what)
 	target, refusals := source.Upgrade(o.cluster.Minor)
 	o.cluster, o.from, o.storedAs = target, source.Minor, min(source.Minor, source.Compatible+1)
-	o.lacks = slices.ContainsFunc(refusals, api.Refusal.Lacks)
+	o.lacks = lacksNote(refusals, o.target())
 	if settings := o.cluster.SettingsString(); settings != "" && !quiet {
 		fmt.Fprintf(s.err, "target: Kubernetes %s with %s\n", o.target(), settings)
 	}
@@ -123,6 +126,9 @@ func (o *checkOptions) run(s streams) error {
 		if err := o.checkObjects(c, r); err != nil {
 			return withCode(ExitBadInput, err)
 		}
+	}
+	if err := o.planClients(c, source, r, slices.ContainsFunc(refusals, func(ref api.Refusal) bool { return !ref.Lacks() })); err != nil {
+		return withCode(ExitBadInput, err)
 	}
 	if len(o.lost) > 0 {
 		r.Say(apiserver, report.Finding{Severity: report.Note, Message: judge.Runbook(o.from, cmp.Or(o.beyond, o.cluster.Minor), o.lost)})
@@ -189,6 +195,7 @@ func (o *checkOptions) checkObjects(c *cluster.Cluster, r *report.Report) error 
 func (o *checkOptions) judgeLive(r *report.Report, obj map[string]interface{}) error {
 	who := api.Describe(obj)
 	r.Add(manifest.Document{Source: "live:" + who, Index: 1, Line: 1, Item: -1, Object: obj}, o.stored(obj))
+	o.clients.AddWrites(obj, fmt.Sprint(obj["kind"]))
 	if applied, ok := api.Annotations(obj)[migrate.LastApplied].(string); ok {
 		return o.judgeStream(r, "last-applied:"+who, applied, "")
 	}
@@ -211,9 +218,8 @@ func (o *checkOptions) stored(obj map[string]interface{}) report.Verdict {
 	switch {
 	case stored.Unreached != "":
 		v.Outcome, v.Findings = report.Unreachable, []report.Finding{{Severity: report.Error, Kind: kind, Object: ref, Message: stored.Unreached}}
-	case o.lacks:
-		v.Findings = append(v.Findings, report.Finding{Severity: report.Note, Kind: kind, Object: ref,
-			Message: fmt.Sprintf("Kubernetes %s serves it only with the flags it lacks (kube-apiserver %[1]s, above)", o.target())})
+	case o.lacks != "":
+		v.Findings = append(v.Findings, report.Finding{Severity: report.Note, Kind: kind, Object: ref, Message: o.lacks})
 	}
 	for _, e := range stored.Errors {
 		path, msg, _ := strings.Cut(e, ": ")
@@ -225,6 +231,53 @@ func (o *checkOptions) stored(obj map[string]interface{}) report.Verdict {
 		v.Findings = append(v.Findings, report.Finding{Severity: report.Warning, Kind: kind, Object: ref, Path: path, Message: msg})
 	}
 	return v
+}
+
+// lacksNote is the note on each stored object when the target lacks the
+// flags to serve DRA (a refusal that Lacks): it serves none of them, or its
+// components read none of them; "" when it lacks none.
+func lacksNote(refusals []api.Refusal, target string) string {
+	i := slices.IndexFunc(refusals, api.Refusal.Lacks)
+	switch {
+	case i < 0:
+		return ""
+	case strings.Contains(refusals[i].Message, "serves no"):
+		return fmt.Sprintf("Kubernetes %s serves it only with the flags it lacks (kube-apiserver %[1]s, above)", target)
+	}
+	return fmt.Sprintf("Kubernetes %s's %s and %s read it only with the flags it lacks (kube-apiserver %[1]s, above)", target, api.Scheduler, api.Kubelet)
+}
+
+// planClients judges the clients of the cluster (c, or the kind file's
+// nodes when c is nil): each node's kubelet, each field manager of its DRA
+// objects, each deprecated version requested; and says the steps of the
+// change in order when anything is to be done.
+func (o *checkOptions) planClients(c *cluster.Cluster, source cluster.Live, r *report.Report, refused bool) error {
+	o.clients.Kubelets = o.gates.Kubelets()
+	if c != nil {
+		kubelets, err := c.Kubelets(context.Background())
+		switch {
+		case errors.Is(err, cluster.ErrNodesForbidden):
+			r.Say(manifest.Document{Source: "nodes"}, report.Finding{Severity: report.Note, Message: err.Error()})
+		case err != nil:
+			return err
+		default:
+			o.clients.Kubelets = kubelets
+		}
+	}
+	for _, q := range source.Requested {
+		o.clients.Requested = append(o.clients.Requested, judge.Request(q))
+	}
+	plan := judge.PlanChange(o.clients, source.Cluster, o.cluster, refused)
+	for _, at := range slices.Sorted(maps.Keys(plan.Findings)) {
+		for _, f := range plan.Findings[at] {
+			r.Say(manifest.Document{Source: at}, f)
+		}
+	}
+	r.Clients = plan.Rows
+	if refused || len(plan.Findings) > 0 {
+		r.Steps = plan.Steps
+	}
+	return nil
 }
 
 // clusterScoped are the DRA kinds without a namespace.

@@ -124,15 +124,24 @@ func TestCheckOffline(t *testing.T) {
 		"release-after": {kind("v1.36.2", "DRAConsumableCapacity: true", ""), nil, 0,
 			"target: Kubernetes 1.37, the release after the cluster's 1.36\ntarget: Kubernetes 1.37 with --feature-gates=DRAConsumableCapacity=true\n", ""},
 		"1.30-to-1.31": {kind("v1.30.4", "DynamicResourceAllocation: true", `"resource.k8s.io/v1alpha2": "true"`), []string{"--to", "1.31"}, 1,
-			"target: Kubernetes 1.31 with --feature-gates=DynamicResourceAllocation=true --runtime-config=resource.k8s.io/v1alpha3=true\n" + fmt.Sprintf(components, "31"),
+			"target: Kubernetes 1.31 with --feature-gates=DynamicResourceAllocation=true --runtime-config=resource.k8s.io/v1alpha3=true\n" + fmt.Sprintf(components, "31") +
+				"NODE                KUBELET  READS CLAIMS THROUGH  VERDICT\nkind-control-plane  v1.30.4  v1alpha2              blocking\n\nSteps, in order:\n" +
+				"  1. Make sure every DRA driver serves DRA gRPC v1alpha4, which kubelet 1.31 speaks (it drops v1alpha2, v1alpha3): drivers built with k8s.io/dynamic-resource-allocation v0.31–v0.32 do.\n" +
+				"  2. Upgrade the control plane to 1.31: kube-apiserver first, then kube-controller-manager and kube-scheduler, with kube-apiserver's flags changed as named above.\n" +
+				"  3. Then upgrade the kubelets of kind-control-plane to 1.31 at once: until then their Pods with claims stay in ContainerCreating.\n",
 			"kube-apiserver 1.31: --runtime-config=resource.k8s.io/v1alpha2=true: group version resource.k8s.io/v1alpha2 that has not been registered; " +
 				"drop it: Kubernetes 1.31 no longer has resource.k8s.io/v1alpha2; its DRA version is resource.k8s.io/v1alpha3 (--runtime-config=resource.k8s.io/v1alpha3=true)\n" +
 				"kube-apiserver 1.31: --feature-gates=DynamicResourceAllocation=true --runtime-config=resource.k8s.io/v1alpha3=true: " +
-				"Kubernetes 1.31 serves no resource.k8s.io without these flags: its DRA objects would be out of reach; start it with them\n"},
+				"Kubernetes 1.31 serves no resource.k8s.io without these flags: its DRA objects would be out of reach; start it with them\n" +
+				"node:kind-control-plane: kubelet 1.30 reads ResourceClaims through resource.k8s.io/v1alpha2, which Kubernetes 1.31 does not serve with these flags: " +
+				"its Pods with claims stay in ContainerCreating (failed to fetch ResourceClaim)\n"},
 		"emulated": {"kind: ClusterConfiguration\napiVersion: kubeadm.k8s.io/v1beta4\nkubernetesVersion: v1.37.1\napiServer:\n  extraArgs:\n  - name: emulated-version\n    value: \"1.36\"\n", nil, 0,
 			"target: Kubernetes 1.37, the release after the cluster's 1.36\n", ""},
 		"locked": {kind("v1.36.2", "DRAPrioritizedList: false", ""), nil, 1,
-			"target: Kubernetes 1.37, the release after the cluster's 1.36\n" + fmt.Sprintf(components, "37"),
+			"target: Kubernetes 1.37, the release after the cluster's 1.36\n" + fmt.Sprintf(components, "37") +
+				"NODE                KUBELET  READS CLAIMS THROUGH  VERDICT\nkind-control-plane  v1.36.2  v1                    ok\n\nSteps, in order:\n" +
+				"  1. Upgrade the control plane to 1.37: kube-apiserver first, then kube-controller-manager and kube-scheduler, with kube-apiserver's flags changed as named above.\n" +
+				"  2. Then upgrade the kubelets of kind-control-plane to 1.37, none newer than kube-apiserver.\n",
 			"kube-apiserver 1.37: --feature-gates=DRAPrioritizedList=false: cannot set feature gate DRAPrioritizedList to false, feature is locked to true; drop it: Kubernetes 1.37 has it GA and always on\n"},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -228,7 +237,7 @@ func TestCheckStored(t *testing.T) {
 	}{
 		"1.30-to-1.31-claim": {30, 31, 0, api.KindClaim, "stored in resource.k8s.io/v1alpha2, which Kubernetes 1.31 cannot read: there GET and UPDATE of it fail, and LIST of resourceclaims fails for every client" + list},
 		"1.30-to-1.31-slice": {30, 31, 0, api.KindResourceSlice, "stored in resource.k8s.io/v1alpha2, which Kubernetes 1.31 cannot read: there GET and UPDATE of it fail, and LIST of resourceslices fails for every client" + list},
-		"1.31-to-1.32-claim": {31, 32, 0, api.KindClaim, "note: Kubernetes 1.32 serves it only with the flags it lacks (kube-apiserver 1.32, above)"}, // its scheduler reads v1beta1
+		"1.31-to-1.32-claim": {31, 32, 0, api.KindClaim, "note: Kubernetes 1.32's kube-scheduler and kubelet read it only with the flags it lacks (kube-apiserver 1.32, above)"}, // 1.32 serves v1alpha3; its scheduler reads v1beta1
 		"1.32-to-1.31-class": {32, 31, 0, api.KindDeviceClass, "stored in resource.k8s.io/v1beta1, which Kubernetes 1.31 cannot read: there GET and UPDATE of it fail, and LIST of deviceclasses fails for every client" + list},
 		"1.33-to-1.32-claim": {33, 32, 0, api.KindClaim, ""},
 		"1.34-to-1.33-claim": {34, 33, 0, api.KindClaim, "note: Kubernetes 1.33 serves it only with the flags it lacks (kube-apiserver 1.33, above)"},
@@ -265,7 +274,7 @@ func TestCheckStored(t *testing.T) {
 			}
 			var refusals []api.Refusal
 			o.cluster, refusals = from.Upgrade(o.cluster.Minor)
-			o.lacks = slices.ContainsFunc(refusals, api.Refusal.Lacks)
+			o.lacks = lacksNote(refusals, o.target())
 			obj := map[string]interface{}{"apiVersion": "resource.k8s.io/v1", "kind": tc.kind, "metadata": map[string]interface{}{"name": "x", "namespace": "ns"}}
 			if strings.Contains(name, "slashes") {
 				obj["spec"] = map[string]interface{}{"spec": map[string]interface{}{"devices": map[string]interface{}{
@@ -295,6 +304,80 @@ func TestCheckStored(t *testing.T) {
 			}
 			if diff := cmp.Diff(want, v); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestCheckKubelets: given a kind file, check judges each node's kubelet
+// (its image) under the target's kube-apiserver: the skew policy, and the
+// version its release reads claims through against what the target serves
+// with its flags; the steps say which nodes move before the control plane.
+func TestCheckKubelets(t *testing.T) {
+	kind := func(runtime string, images ...string) string {
+		out := "kind: Cluster\napiVersion: kind.x-k8s.io/v1alpha4\n"
+		if runtime != "" {
+			out += "featureGates: {DynamicResourceAllocation: true}\nruntimeConfig: {" + runtime + "}\n"
+		}
+		out += "nodes:\n- role: control-plane\n  image: kindest/node:" + images[0] + "\n"
+		for _, image := range images[1:] {
+			out += "- role: worker\n  image: kindest/node:" + image + "\n"
+		}
+		return out
+	}
+	const v1beta1 = `"resource.k8s.io/v1beta1": "true"`
+	for name, tc := range map[string]struct {
+		config string
+		args   []string
+		code   int
+		want   []string // lines of standard output and error
+		absent []string
+	}{
+		"1.33-worker-under-1.34": {kind("", "v1.34.1", "v1.33.4"), nil, 1, []string{
+			"node:kind-worker: kubelet 1.33 reads ResourceClaims through resource.k8s.io/v1beta1, which Kubernetes 1.35 does not serve with these flags: its Pods with claims stay in ContainerCreating (failed to fetch ResourceClaim)",
+			"  1. Upgrade the kubelets of kind-worker to 1.34 or newer, before the control plane.",
+			"  2. Upgrade the control plane to 1.35: kube-apiserver first, then kube-controller-manager and kube-scheduler.",
+			"  3. Then upgrade the kubelets of kind-control-plane to 1.35, none newer than kube-apiserver.",
+		}, []string{"node:kind-control-plane"}},
+		"1.33-keeps-v1beta1": {kind(v1beta1, "v1.33.4", "v1.33.4"), []string{"--to", "1.34"}, 0, nil, []string{"node:", "Steps"}},
+		"1.33-drops-v1beta1": {kind(v1beta1, "v1.33.4", "v1.33.4"), []string{"--to", "1.34", "--runtime-config", "resource.k8s.io/v1beta1=false"}, 1, []string{
+			"node:kind-worker: kubelet 1.33 reads ResourceClaims through resource.k8s.io/v1beta1, which Kubernetes 1.34 does not serve with these flags: its Pods with claims stay in ContainerCreating (failed to fetch ResourceClaim)",
+			"  2. Upgrade the control plane to 1.34: kube-apiserver first, then kube-controller-manager and kube-scheduler, keeping --runtime-config=resource.k8s.io/v1beta1=true until those nodes are upgraded.",
+			"  3. Then upgrade the kubelets of kind-control-plane, kind-worker to 1.34, none newer than kube-apiserver.",
+		}, nil},
+		"1.33-worker-under-1.37-to-1.38": {kind("", "v1.37.0", "v1.33.4"), []string{"--to", "1.38"}, 1, []string{
+			"node:kind-worker: kubelet 1.33 is 5 minors older than kube-apiserver 1.38: the version skew policy allows 3 (kubelets 1.35–1.38)",
+			"  1. Upgrade the kubelets of kind-worker to 1.35 or newer, before the control plane.",
+		}, []string{"node:kind-control-plane"}},
+		"rollback-newer-kubelet": {kind("", "v1.37.0", "v1.37.0"), []string{"--to", "1.36"}, 1, []string{
+			"node:kind-worker: kubelet 1.37 is newer than kube-apiserver 1.36: the version skew policy forbids it",
+			"  1. Roll back the kubelets of kind-control-plane, kind-worker to 1.36 or older, before the control plane.",
+			"  2. Roll back the control plane to 1.36: kube-apiserver first, then kube-controller-manager and kube-scheduler.",
+		}, nil},
+		"1.32-with-v1beta1-to-1.33": {kind(v1beta1, "v1.32.3", "v1.32.3"), []string{"--to", "1.33"}, 0, nil, []string{"kube-apiserver 1.33", "node:", "Steps"}},
+		"unknown-kubelet": {kind("", "v1.37.0", "latest"), []string{"--to", "1.38"}, 0, []string{
+			`node:kind-worker: warning: kubelet version "latest" is not a Kubernetes release: the node is not judged`,
+		}, nil},
+	} {
+		t.Run(name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "kind.yaml")
+			if err := os.WriteFile(file, []byte(tc.config), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			code, stdout, stderr := run(t, "", append([]string{"check", "--cluster-config", file}, tc.args...)...)
+			lines := strings.Split(stdout+stderr, "\n")
+			for _, want := range tc.want {
+				if !slices.Contains(lines, want) {
+					t.Errorf("no line %q", want)
+				}
+			}
+			for _, absent := range tc.absent {
+				if strings.Contains(stdout+stderr, absent) {
+					t.Errorf("%q said", absent)
+				}
+			}
+			if code != tc.code || t.Failed() {
+				t.Errorf("exit %d (want %d):\n%s%s", code, tc.code, stdout, stderr)
 			}
 		})
 	}

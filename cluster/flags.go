@@ -73,6 +73,9 @@ func (g *GateFlags) Told() bool { return *g != (GateFlags{}) }
 type clusterConfig struct {
 	featureGates, runtimeConfig, release, emulatedVersion string
 	kind                                                  bool
+	// kubelets are a kind cluster's nodes' kubelet versions (their
+	// images' tags), by the name kind gives each node.
+	kubelets map[string]string
 }
 
 // readClusterConfig reads a kind Cluster (featureGates, runtimeConfig, the
@@ -102,7 +105,8 @@ func parseClusterConfig(data string) (cfg clusterConfig, found bool, err error) 
 		var obj struct {
 			Kind                        string
 			FeatureGates, RuntimeConfig map[string]interface{}
-			Nodes                       []struct{ Image string }
+			Name                        string
+			Nodes                       []struct{ Role, Image string }
 			KubeadmConfigPatches        []string
 			KubernetesVersion           string
 			APIServer                   struct{ ExtraArgs interface{} }
@@ -117,6 +121,7 @@ func parseClusterConfig(data string) (cfg clusterConfig, found bool, err error) 
 		cfg.release = cmp.Or(obj.KubernetesVersion, cfg.release)
 		if len(obj.Nodes) > 0 {
 			_, cfg.release, _ = strings.Cut(strings.SplitN(obj.Nodes[0].Image, "@", 2)[0], ":")
+			cfg.kubelets = kindNodes(cmp.Or(obj.Name, "kind"), obj.Nodes)
 		}
 		for _, patch := range obj.KubeadmConfigPatches {
 			p, _, err := parseClusterConfig(patch)
@@ -130,6 +135,33 @@ func parseClusterConfig(data string) (cfg clusterConfig, found bool, err error) 
 		found = found || obj.Kind == "Cluster" || obj.Kind == "ClusterConfiguration"
 	}
 	return cfg, found, nil
+}
+
+// kindNodes are the kubelet versions of a kind cluster's nodes (their
+// images' tags; "" without an image), named as kind names them:
+// NAME-control-plane, NAME-control-plane2, …, NAME-worker, NAME-worker2, ….
+func kindNodes(cluster string, nodes []struct{ Role, Image string }) map[string]string {
+	out, seen := map[string]string{}, map[string]int{}
+	for _, n := range nodes {
+		role := cmp.Or(n.Role, "control-plane")
+		seen[role]++
+		name := cluster + "-" + role
+		if seen[role] > 1 {
+			name += fmt.Sprint(seen[role])
+		}
+		_, out[name], _ = strings.Cut(strings.SplitN(n.Image, "@", 2)[0], ":")
+	}
+	return out
+}
+
+// Kubelets are the kubelet versions of the nodes of a kind file, by node
+// name; nil for any other source.
+func (g *GateFlags) Kubelets() map[string]string {
+	cfg, err := readClusterConfig(g.clusterConfig)
+	if err != nil {
+		return nil
+	}
+	return cfg.kubelets
 }
 
 // extraArgs reads kubeadm's apiServer.extraArgs: a map in v1beta3, a list

@@ -34,6 +34,9 @@ type Live struct {
 	// GatesRead is false when /metrics is forbidden or has no gates: the
 	// gates are the release's defaults.
 	GatesRead bool
+	// Requested are the deprecated versions of resource.k8s.io requested
+	// since its kube-apiserver started (/metrics).
+	Requested []Requested
 }
 
 // Settings reads the cluster as it runs: its release, the one it emulates
@@ -61,6 +64,7 @@ func (cl *Cluster) Settings(ctx context.Context) (Live, error) {
 		enabled := FeatureGates(data)
 		live.SetEnabled(enabled)
 		live.GatesRead = len(enabled) > 0
+		live.Requested = DeprecatedRequests(data)
 	}
 	groups, err := cl.discovery.ServerGroups()
 	if err != nil {

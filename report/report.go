@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/spf13/pflag"
 
@@ -97,6 +98,10 @@ type Report struct {
 	// WarningsLast puts the warnings after the other findings, and none
 	// after a refusal (convert).
 	WarningsLast bool
+	// Clients and Steps are check's plan: a row per client of the
+	// cluster, and the steps of the change in order.
+	Clients      []Row
+	Steps        []string
 	findings     []finding
 	summary      summary
 	objects      []object // each object added, kept for --report junit only
@@ -229,10 +234,69 @@ func (r *Report) Write(errOut, findingsOut io.Writer) error {
 		}
 	}
 	if !r.Quiet {
+		if err := r.writePlan(errOut); err != nil {
+			return err
+		}
 		_, err := fmt.Fprintln(errOut, r.summaryLine())
 		return err
 	}
 	return nil
+}
+
+// A Row is one client of a cluster in check's plan: a node's kubelet, a
+// field manager of its DRA objects, or a deprecated version requested.
+type Row struct {
+	Subject string `json:"subject"` // node, manager or requests
+	Name    string `json:"name"`
+	Release string `json:"kubelet,omitempty"` // a node's kubelet version
+	// Version is the resource.k8s.io version it reads or writes through.
+	Version string `json:"version,omitempty"`
+	Objects int    `json:"objects,omitempty"` // a manager's objects
+	Verdict string `json:"verdict"`           // ok, blocking, advice or unknown
+	Message string `json:"message,omitempty"`
+}
+
+// writePlan prints the clients, one table per subject, and the steps:
+// when there are steps, or with --verbose.
+func (r *Report) writePlan(w io.Writer) error {
+	if len(r.Steps) == 0 && !r.Verbose {
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, subject := range []struct{ name, header string }{
+		{"node", "NODE\tKUBELET\tREADS CLAIMS THROUGH\tVERDICT"},
+		{"manager", "MANAGER\tWRITES THROUGH\tOBJECTS\tVERDICT"},
+		{"requests", "REQUESTED\tVERSION\tVERDICT"},
+	} {
+		header := subject.header
+		for _, c := range r.Clients {
+			if c.Subject != subject.name {
+				continue
+			}
+			if header != "" {
+				fmt.Fprintln(tw, header)
+				header = ""
+			}
+			switch subject.name {
+			case "node":
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", c.Name, c.Release, cmp.Or(c.Version, "-"), c.Verdict)
+			case "manager":
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", c.Name, c.Version, c.Objects, c.Verdict)
+			default:
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", c.Name, c.Version, c.Verdict)
+			}
+		}
+		if header == "" {
+			fmt.Fprintln(tw)
+		}
+	}
+	if len(r.Steps) > 0 {
+		fmt.Fprintln(tw, "Steps, in order:")
+	}
+	for i, step := range r.Steps {
+		fmt.Fprintf(tw, "  %d. %s\n", i+1, step)
+	}
+	return tw.Flush()
 }
 
 // repeated is fs with a finding repeated for more than repeatLimit objects
@@ -290,5 +354,7 @@ func (r *Report) writeJSON(w io.Writer) error {
 		Release    string    `json:"release,omitempty"`
 		Summary    summary   `json:"summary"`
 		Findings   []finding `json:"findings"`
-	}{APIVersion, "Report", r.Command, r.Release, r.summary, append([]finding{}, r.findings...)})
+		Clients    []Row     `json:"clients,omitempty"`
+		Steps      []string  `json:"steps,omitempty"`
+	}{APIVersion, "Report", r.Command, r.Release, r.summary, append([]finding{}, r.findings...), r.Clients, r.Steps})
 }

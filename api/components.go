@@ -1,0 +1,129 @@
+package api
+
+import (
+	"bufio"
+	_ "embed"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// The components of a cluster that read and write DRA objects through the
+// version of their own release, and a driver's library.
+const (
+	Kubelet           = "kubelet"
+	Scheduler         = "kube-scheduler"
+	ControllerManager = "kube-controller-manager"
+	// DriverLibrary is k8s.io/dynamic-resource-allocation: its v0.N is
+	// built from release 1.N.
+	DriverLibrary = "dynamic-resource-allocation"
+	// DRAGRPC is, in components.tsv, what a kubelet speaks to drivers, or a
+	// driver's kubeletplugin serves: versions of k8s.io/kubelet/pkg/apis/dra.
+	DRAGRPC = "dra-grpc"
+)
+
+//go:embed components.tsv
+var componentsTSV string
+
+// components are components.tsv (hack/components): by release, component
+// and resource (or DRAGRPC), the versions, oldest first.
+var components = sync.OnceValue(func() map[int]map[string]map[string][]string {
+	out := map[int]map[string]map[string][]string{}
+	sc := bufio.NewScanner(strings.NewReader(componentsTSV))
+	for sc.Scan() {
+		f := strings.Split(sc.Text(), "\t")
+		if len(f) != 4 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		minor, _ := ParseMinor(f[0])
+		if out[minor] == nil {
+			out[minor] = map[string]map[string][]string{}
+		}
+		if out[minor][f[1]] == nil {
+			out[minor][f[1]] = map[string][]string{}
+		}
+		out[minor][f[1]][f[2]] = strings.Split(f[3], ",")
+	}
+	return out
+})
+
+// Reads is the resource.k8s.io version through which component of release
+// minor reads and writes kind: the newest its sources call; "" when it
+// does not.
+func Reads(minor int, component, kind string) string {
+	vs := components()[minor][component][Resource(kind)]
+	if len(vs) == 0 {
+		return ""
+	}
+	return vs[len(vs)-1]
+}
+
+// GRPC are the DRA gRPC versions (k8s.io/kubelet/pkg/apis/dra) that the
+// kubelet of release minor speaks, or that the kubeletplugin of
+// k8s.io/dynamic-resource-allocation v0.minor serves (component
+// DriverLibrary).
+func GRPC(minor int, component string) []string {
+	return components()[minor][component][DRAGRPC]
+}
+
+// Libraries names the releases of k8s.io/dynamic-resource-allocation whose
+// kubeletplugin speaks one of the gRPC versions of release minor's
+// kubelet: "v0.32–v0.38"; "" when none does.
+func Libraries(minor int) string {
+	var ok []int
+	for _, r := range Releases {
+		if slices.ContainsFunc(GRPC(r.Minor, DriverLibrary), func(v string) bool { return slices.Contains(GRPC(minor, Kubelet), v) }) {
+			ok = append(ok, r.Minor)
+		}
+	}
+	switch {
+	case len(ok) == 0:
+		return ""
+	case len(ok) == 1:
+		return fmt.Sprintf("v0.%d", ok[0])
+	}
+	return fmt.Sprintf("v0.%d–v0.%d", ok[0], ok[len(ok)-1])
+}
+
+// Skew says how a kubelet of release kubelet breaks the version skew
+// policy under kube-apiserver of release apiserver: a kubelet must not be
+// newer, nor more than three minors older (two before 1.28); "" when it
+// is within it.
+func Skew(apiserver, kubelet int) string {
+	oldest := apiserver - 3
+	if apiserver < 28 {
+		oldest = apiserver - 2
+	}
+	switch {
+	case kubelet > apiserver:
+		return fmt.Sprintf("kubelet 1.%d is newer than kube-apiserver 1.%d: the version skew policy forbids it", kubelet, apiserver)
+	case kubelet < oldest:
+		return fmt.Sprintf("kubelet 1.%d is %d minors older than kube-apiserver 1.%d: the version skew policy allows %d (kubelets 1.%d–1.%[3]d)",
+			kubelet, apiserver-kubelet, apiserver, apiserver-oldest, oldest)
+	}
+	return ""
+}
+
+// OldestKubelet is the oldest kubelet release that the version skew policy
+// allows under kube-apiserver of release apiserver.
+func OldestKubelet(apiserver int) int {
+	for k := apiserver - 3; ; k++ {
+		if Skew(apiserver, k) == "" {
+			return k
+		}
+	}
+}
+
+// KindOfResource is the kind of a resource of resource.k8s.io
+// ("resourceclaims"); "" for one claimbridge does not know.
+func KindOfResource(resource string) string {
+	for _, l := range lifecycles {
+		for _, kind := range l.kinds {
+			if Resource(kind) == resource {
+				return kind
+			}
+		}
+	}
+	return ""
+}
