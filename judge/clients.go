@@ -178,7 +178,7 @@ func (p *Plan) request(r Request, from, target api.Cluster) string {
 // versions the target must keep serving for nodes that cannot move first.
 func (p *Plan) nodes(kubelets map[string]string, from, target api.Cluster) (first, after, serve []string) {
 	up := target.Minor >= from.Minor
-	moveTo := map[int][]string{} // nodes to move before the control plane, by release
+	moveTo := map[int][]string{}  // nodes to move before the control plane, by release
 	var stay, late, rest []string // nodes that need the target to keep serving, that break until upgraded, and the others
 	for _, name := range slices.Sorted(maps.Keys(kubelets)) {
 		row := report.Row{Subject: "node", Name: name, Release: kubelets[name], Verdict: "ok"}

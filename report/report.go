@@ -100,11 +100,11 @@ type Report struct {
 	WarningsLast bool
 	// Clients and Steps are check's plan: a row per client of the
 	// cluster, and the steps of the change in order.
-	Clients      []Row
-	Steps        []string
-	findings     []finding
-	summary      summary
-	objects      []object // each object added, kept for --report junit only
+	Clients  []Row
+	Steps    []string
+	findings []finding
+	summary  summary
+	objects  []object // each object added, kept for --report junit only
 }
 
 // Add records v, the verdict on the object of doc.
