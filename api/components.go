@@ -52,11 +52,18 @@ var components = sync.OnceValue(func() map[int]map[string]map[string][]string {
 // minor reads and writes kind: the newest its sources call; "" when it
 // does not.
 func Reads(minor int, component, kind string) string {
-	vs := components()[minor][component][Resource(kind)]
+	vs := Through(minor, component, kind)
 	if len(vs) == 0 {
 		return ""
 	}
 	return vs[len(vs)-1]
+}
+
+// Through are the resource.k8s.io versions that component of release minor
+// calls for kind, oldest first: a driver's library from 1.34 writes
+// through the newest of them that the cluster serves.
+func Through(minor int, component, kind string) []string {
+	return components()[minor][component][Resource(kind)]
 }
 
 // GRPC are the DRA gRPC versions (k8s.io/kubelet/pkg/apis/dra) that the

@@ -337,7 +337,7 @@ func TestCheckKubelets(t *testing.T) {
 			"node:kind-worker: kubelet 1.33 reads ResourceClaims through resource.k8s.io/v1beta1, which Kubernetes 1.35 does not serve with these flags: its Pods with claims stay in ContainerCreating (failed to fetch ResourceClaim)",
 			"  1. Upgrade the kubelets of kind-worker to 1.34 or newer, before the control plane.",
 			"  2. Upgrade the control plane to 1.35: kube-apiserver first, then kube-controller-manager and kube-scheduler.",
-			"  3. Then upgrade the kubelets of kind-control-plane to 1.35, none newer than kube-apiserver.",
+			"  3. Then upgrade the kubelets of kind-control-plane, kind-worker to 1.35, none newer than kube-apiserver.",
 		}, []string{"node:kind-control-plane"}},
 		"1.33-keeps-v1beta1": {kind(v1beta1, "v1.33.4", "v1.33.4"), []string{"--to", "1.34"}, 0, nil, []string{"node:", "Steps"}},
 		"1.33-drops-v1beta1": {kind(v1beta1, "v1.33.4", "v1.33.4"), []string{"--to", "1.34", "--runtime-config", "resource.k8s.io/v1beta1=false"}, 1, []string{

@@ -34,21 +34,29 @@ type Writer struct{ Manager, Version string }
 // version, resource and the release that removes it ("1.38").
 type Request struct{ Version, Resource, Removed string }
 
-// AddWrites counts obj of kind under each of its managedFields entries.
+// AddWrites counts obj of kind under what each of its field managers last
+// wrote it through: of a manager's managedFields entries (one per version
+// it updated through), the newest; of two written in the same second
+// (entries keep seconds), the newer version.
 func (c *Clients) AddWrites(obj map[string]interface{}, kind string) {
 	entries, _ := api.Metadata(obj)["managedFields"].([]interface{})
+	last := map[string][2]string{} // by manager: time, version
 	for _, e := range entries {
 		m, _ := e.(map[string]interface{})
 		manager, _ := m["manager"].(string)
 		apiVersion, _ := m["apiVersion"].(string)
+		at, _ := m["time"].(string) // RFC 3339, UTC: ordered as strings
 		group, version, _ := strings.Cut(apiVersion, "/")
-		if group != api.UpstreamGroup || manager == "" {
-			continue
+		newer := at > last[manager][0] || at == last[manager][0] && slices.Index(api.ConversionVersions, version) > slices.Index(api.ConversionVersions, last[manager][1])
+		if group == api.UpstreamGroup && manager != "" && newer {
+			last[manager] = [2]string{at, version}
 		}
+	}
+	for manager, l := range last {
 		if c.Writes == nil {
 			c.Writes = map[Writer]map[string]int{}
 		}
-		w := Writer{manager, version}
+		w := Writer{manager, l[1]}
 		if c.Writes[w] == nil {
 			c.Writes[w] = map[string]int{}
 		}
@@ -129,10 +137,15 @@ func (p *Plan) writer(w Writer, kinds map[string]int, from, target api.Cluster) 
 	}
 	row := report.Row{Subject: "manager", Name: w.Manager, Version: w.Version, Objects: objects, Verdict: "ok"}
 	defer func() { p.Rows = append(p.Rows, row) }()
+	if !slices.Contains(api.ConversionVersions, w.Version) {
+		row.Verdict, row.Message = "unknown", fmt.Sprintf("wrote %s through %s/%s, a version no Kubernetes release has: not judged", strings.Join(counts, ", "), api.UpstreamGroup, w.Version)
+		p.Findings["manager:"+w.Manager] = append(p.Findings["manager:"+w.Manager], report.Finding{Severity: report.Warning, Message: row.Message})
+		return ""
+	}
 	if len(broken) == 0 {
 		return ""
 	}
-	severity, follows := report.Error, "its next write of them fails"
+	severity, follows := report.Error, "its next write of them through it fails"
 	switch {
 	case slices.ContainsFunc(tools, func(t string) bool { return strings.HasPrefix(w.Manager, t) }):
 		severity, follows = report.Warning, "applied again through it, they fail: update the manifests (claimbridge migrate)"
@@ -151,7 +164,7 @@ func (p *Plan) writer(w Writer, kinds map[string]int, from, target api.Cluster) 
 	want := bridge(from, target, broken[0])
 	step := fmt.Sprintf("%s %s to a release that writes %s/%s", map[bool]string{true: "Upgrade", false: "Roll back"}[target.Minor >= from.Minor], w.Manager, api.UpstreamGroup, want)
 	if libs := writtenBy(want, broken[0]); libs != "" {
-		step += fmt.Sprintf(" (a driver built with k8s.io/dynamic-resource-allocation %s publishes %s through it)", libs, plural(broken[0], 2))
+		step += fmt.Sprintf(" (a driver built with k8s.io/dynamic-resource-allocation %s can write %s through it)", libs, plural(broken[0], 2))
 	}
 	return step + ", before the control plane."
 }
@@ -212,6 +225,7 @@ func (p *Plan) nodes(kubelets map[string]string, from, target api.Cluster) (firs
 		}
 		if r := firstMove(k, from, target); r != 0 {
 			moveTo[r] = append(moveTo[r], name)
+			rest = append(rest, name)
 		} else if v := row.Version; up && api.Registered(v, target.Minor) {
 			stay = append(stay, name)
 			serve = append(serve, api.UpstreamGroup+"/"+v+"=true")
@@ -278,11 +292,11 @@ func bridge(from, target api.Cluster, kind string) string {
 }
 
 // writtenBy names the releases of k8s.io/dynamic-resource-allocation that
-// write kind through version: "v0.34–v0.38"; "" for none.
+// can write kind through version: "v0.34–v0.38"; "" for none.
 func writtenBy(version, kind string) string {
 	var ok []int
 	for _, r := range api.Releases {
-		if api.Reads(r.Minor, api.DriverLibrary, kind) == version {
+		if slices.Contains(api.Through(r.Minor, api.DriverLibrary, kind), version) {
 			ok = append(ok, r.Minor)
 		}
 	}

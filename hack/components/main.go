@@ -40,8 +40,9 @@ var components = []struct {
 	{"kube-scheduler", "kubernetes", []string{"pkg/scheduler"}},
 	{"kube-controller-manager", "kubernetes", []string{"pkg/controller", "cmd/kube-controller-manager"}},
 	// A driver's library: kubeletplugin serves the kubelet, resourceslice
-	// publishes the driver's slices.
-	{"dynamic-resource-allocation", "dynamic-resource-allocation", []string{"kubeletplugin", "resourceslice"}},
+	// publishes the driver's slices, client (from 1.34) writes through the
+	// newest version the cluster serves.
+	{"dynamic-resource-allocation", "dynamic-resource-allocation", []string{"kubeletplugin", "resourceslice", "client"}},
 }
 
 var (
@@ -115,6 +116,9 @@ func scan(dir string, rows map[string][]string) {
 			return err
 		}
 		for _, m := range call.FindAllStringSubmatch(string(data), -1) {
+			if m[2] == "RESTClient" {
+				continue
+			}
 			rows[strings.ToLower(m[2])] = append(rows[strings.ToLower(m[2])], strings.ToLower(m[1]))
 		}
 		for _, m := range grpc.FindAllStringSubmatch(string(data), -1) {

@@ -1,0 +1,102 @@
+package judge
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/claimbridge/claimbridge/api"
+	"github.com/claimbridge/claimbridge/report"
+)
+
+// TestPlanChange: each client the target breaks is named once, in its
+// source, with what follows; what it keeps gets no finding; the steps put
+// the clients first, then the nodes that must move, the control plane and
+// the other nodes.
+func TestPlanChange(t *testing.T) {
+	cluster := func(minor int, runtime string) api.Cluster {
+		c := api.Bare(minor)
+		if err := c.Set("", runtime); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	const betas = "resource.k8s.io/v1beta1=true,resource.k8s.io/v1beta2=true"
+	upgrade := "Upgrade the control plane to 1.38: kube-apiserver first, then kube-controller-manager and kube-scheduler."
+	for name, tc := range map[string]struct {
+		from     api.Cluster
+		to       int
+		clients  Clients
+		findings map[string][]report.Finding
+		steps    []string
+	}{
+		"driver-writes-v1beta1": {cluster(37, betas), 38, Clients{Writes: map[Writer]map[string]int{
+			{"gpu-driver", api.V1beta1}:              {api.KindResourceSlice: 4},
+			{"kubectl-client-side-apply", "v1beta1"}: {api.KindClaim: 1},
+			{api.Scheduler, api.V1beta1}:             {api.KindClaim: 2}, // written by 1.33's scheduler, before
+			{"gpu-driver", api.V1}:                   {api.KindResourceSlice: 1},
+		}}, map[string][]report.Finding{
+			"manager:gpu-driver": {{Severity: report.Error, Message: "wrote 4 ResourceSlices through resource.k8s.io/v1beta1, which Kubernetes 1.38 does not serve with these flags: " +
+				"its next write of them through it fails: a driver stops publishing its slices"}},
+			"manager:kubectl-client-side-apply": {{Severity: report.Warning, Message: "wrote 1 ResourceClaim through resource.k8s.io/v1beta1, which Kubernetes 1.38 does not serve with these flags: " +
+				"applied again through it, they fail: update the manifests (claimbridge migrate)"}},
+		}, []string{
+			"Upgrade gpu-driver to a release that writes resource.k8s.io/v1 (a driver built with k8s.io/dynamic-resource-allocation v0.34–v0.38 can write ResourceSlices through it), before the control plane.",
+			upgrade,
+		}},
+		"requests-v1beta1": {cluster(37, betas), 38, Clients{Requested: []Request{{"v1beta1", "resourceclaims", "1.38"}, {"v1beta2", "resourceslices", "1.39"}}},
+			map[string][]report.Finding{"requests:resource.k8s.io/v1beta1 resourceclaims": {{Severity: report.Error, Message: "clients requested v1beta1 resourceclaims since kube-apiserver started " +
+				"(apiserver_requested_deprecated_apis, removed in 1.38), and Kubernetes 1.38 does not serve it with these flags: their requests fail; the audit log names them (annotation k8s.io/removed-release)"}}},
+			[]string{"Move every client that requests resource.k8s.io/v1beta1 resourceclaims to resource.k8s.io/v1, before the control plane.", upgrade}},
+		"kept-by-1.37": {cluster(36, betas), 37, Clients{Writes: map[Writer]map[string]int{{"gpu-driver", api.V1beta1}: {api.KindResourceSlice: 4}},
+			Requested: []Request{{"v1beta1", "resourceclaims", "1.38"}}, Kubelets: map[string]string{"a": "v1.34.2", "b": "v1.36.0"}},
+			map[string][]report.Finding{}, []string{"Upgrade the control plane to 1.37: kube-apiserver first, then kube-controller-manager and kube-scheduler.",
+				"Then upgrade the kubelets of a, b to 1.37, none newer than kube-apiserver."}},
+		"rollback-driver-writes-v1": {cluster(34, ""), 33, Clients{Writes: map[Writer]map[string]int{{"gpu-driver", api.V1}: {api.KindResourceSlice: 2}}},
+			map[string][]report.Finding{"manager:gpu-driver": {{Severity: report.Error, Message: "wrote 2 ResourceSlices through resource.k8s.io/v1, which Kubernetes 1.33 does not serve with these flags: " +
+				"its next write of them through it fails: a driver stops publishing its slices"}}},
+			[]string{"Roll back gpu-driver to a release that writes resource.k8s.io/v1beta1 (a driver built with k8s.io/dynamic-resource-allocation v0.32–v0.38 can write ResourceSlices through it), before the control plane.",
+				"Roll back the control plane to 1.33: kube-apiserver first, then kube-controller-manager and kube-scheduler, with kube-apiserver's flags changed as named above."}},
+		"no-kubelet-version": {cluster(37, ""), 38, Clients{Kubelets: map[string]string{"a": ""}},
+			map[string][]report.Finding{"node:a": {{Severity: report.Warning, Message: `kubelet version "" is not a Kubernetes release: the node is not judged`}}},
+			[]string{upgrade}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			target, refusals := tc.from.Upgrade(tc.to)
+			p := PlanChange(tc.clients, tc.from, target, len(refusals) > 0)
+			if d := cmp.Diff(tc.findings, p.Findings); d != "" {
+				t.Errorf("findings (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff(tc.steps, p.Steps); d != "" {
+				t.Errorf("steps (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// TestAddWrites: an object counts once per manager, under the version of
+// its newest entry; other groups' entries are not counted.
+func TestAddWrites(t *testing.T) {
+	entry := func(manager, apiVersion, at string) interface{} {
+		return map[string]interface{}{"manager": manager, "operation": "Update", "apiVersion": apiVersion, "time": at}
+	}
+	slice := map[string]interface{}{"metadata": map[string]interface{}{"managedFields": []interface{}{
+		entry("gpu-driver", "resource.k8s.io/v1beta1", "2026-10-01T10:00:00Z"),
+		entry("gpu-driver", "resource.k8s.io/v1", "2026-11-01T10:00:00Z"), // upgraded since
+		entry("labeller", "resource.k8s.io/v9", "2026-11-01T10:00:00Z"),
+		entry("other", "example.com/v1", "2026-11-01T10:00:00Z"),
+	}}}
+	var c Clients
+	c.AddWrites(slice, api.KindResourceSlice)
+	c.AddWrites(map[string]interface{}{"metadata": map[string]interface{}{"managedFields": "not a list"}}, api.KindResourceSlice)
+	want := map[Writer]map[string]int{{"gpu-driver", api.V1}: {api.KindResourceSlice: 1}, {"labeller", "v9"}: {api.KindResourceSlice: 1}}
+	if d := cmp.Diff(want, c.Writes); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	p := PlanChange(c, api.Bare(37), api.Bare(38), false)
+	wantFindings := map[string][]report.Finding{"manager:labeller": {{Severity: report.Warning,
+		Message: "wrote 1 ResourceSlice through resource.k8s.io/v9, a version no Kubernetes release has: not judged"}}}
+	if d := cmp.Diff(wantFindings, p.Findings); d != "" {
+		t.Errorf("findings (-want +got):\n%s", d)
+	}
+}
