@@ -122,14 +122,15 @@ func (o *checkOptions) run(s streams) error {
 	if components := o.gates.Components(); components != "" && len(refusals) > 0 {
 		r.Say(apiserver, report.Finding{Severity: report.Note, Message: components})
 	}
+	if err := o.readKubelets(c, r); err != nil {
+		return withCode(ExitBadInput, err)
+	}
 	if c != nil {
 		if err := o.checkObjects(c, r); err != nil {
 			return withCode(ExitBadInput, err)
 		}
 	}
-	if err := o.planClients(c, source, r, slices.ContainsFunc(refusals, func(ref api.Refusal) bool { return !ref.Lacks() })); err != nil {
-		return withCode(ExitBadInput, err)
-	}
+	o.planClients(source, r, slices.ContainsFunc(refusals, func(ref api.Refusal) bool { return !ref.Lacks() }))
 	if len(o.lost) > 0 {
 		r.Say(apiserver, report.Finding{Severity: report.Note, Message: judge.Runbook(o.from, cmp.Or(o.beyond, o.cluster.Minor), o.lost)})
 	}
@@ -247,23 +248,27 @@ func lacksNote(refusals []api.Refusal, target string) string {
 	return fmt.Sprintf("Kubernetes %s's %s and %s read it only with the flags it lacks (kube-apiserver %[1]s, above)", target, api.Scheduler, api.Kubelet)
 }
 
-// planClients judges the clients of the cluster (c, or the kind file's
-// nodes when c is nil): each node's kubelet, each field manager of its DRA
-// objects, each deprecated version requested; and says the steps of the
-// change in order when anything is to be done.
-func (o *checkOptions) planClients(c *cluster.Cluster, source cluster.Live, r *report.Report, refused bool) error {
+// readKubelets reads the kubelet version of each node: of the cluster c,
+// else of the kind file. Nodes that cannot be listed are noted.
+func (o *checkOptions) readKubelets(c *cluster.Cluster, r *report.Report) error {
 	o.clients.Kubelets = o.gates.Kubelets()
-	if c != nil {
-		kubelets, err := c.Kubelets(context.Background())
-		switch {
-		case errors.Is(err, cluster.ErrNodesForbidden):
-			r.Say(manifest.Document{Source: "nodes"}, report.Finding{Severity: report.Note, Message: err.Error()})
-		case err != nil:
-			return err
-		default:
-			o.clients.Kubelets = kubelets
-		}
+	if c == nil {
+		return nil
 	}
+	kubelets, err := c.Kubelets(context.Background())
+	if errors.Is(err, cluster.ErrNodesForbidden) {
+		r.Say(manifest.Document{Source: "nodes"}, report.Finding{Severity: report.Note, Message: err.Error()})
+		return nil
+	}
+	o.clients.Kubelets = kubelets
+	return err
+}
+
+// planClients judges the clients of the cluster: each node's kubelet,
+// each field manager of its DRA objects, each deprecated version
+// requested; and says the steps of the change in order when anything is
+// to be done.
+func (o *checkOptions) planClients(source cluster.Live, r *report.Report, refused bool) {
 	for _, q := range source.Requested {
 		o.clients.Requested = append(o.clients.Requested, judge.Request(q))
 	}
@@ -277,7 +282,6 @@ func (o *checkOptions) planClients(c *cluster.Cluster, source cluster.Live, r *r
 	if refused || len(plan.Findings) > 0 {
 		r.Steps = plan.Steps
 	}
-	return nil
 }
 
 // clusterScoped are the DRA kinds without a namespace.

@@ -5,12 +5,16 @@ import (
 	"compress/gzip"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
+	clienttesting "k8s.io/client-go/testing"
 )
 
 // helmData is data.release as Helm 3 and 4 write it: base64 of the gzipped
@@ -98,5 +102,31 @@ func TestHelmReleases(t *testing.T) {
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
+	}
+}
+
+// TestKubelets: each node's kubelet version by name ("" when it reports
+// none); a forbidden list is ErrNodesForbidden, said once by the caller.
+func TestKubelets(t *testing.T) {
+	node := func(name, kubelet string) runtime.Object {
+		obj := map[string]interface{}{"apiVersion": "v1", "kind": "Node", "metadata": map[string]interface{}{"name": name}}
+		if kubelet != "" {
+			obj["status"] = map[string]interface{}{"nodeInfo": map[string]interface{}{"kubeletVersion": kubelet}}
+		}
+		return &unstructured.Unstructured{Object: obj}
+	}
+	c := &Cluster{dynamic: dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
+		map[schema.GroupVersionResource]string{{Version: "v1", Resource: "nodes"}: "NodeList"},
+		node("gpu-1", "v1.37.1"), node("gpu-2", ""))}
+	got, err := c.Kubelets(t.Context())
+	if d := cmp.Diff(map[string]string{"gpu-1": "v1.37.1", "gpu-2": ""}, got); err != nil || d != "" {
+		t.Errorf("%v (-want +got):\n%s", err, d)
+	}
+	forbidden := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{{Version: "v1", Resource: "nodes"}: "NodeList"})
+	forbidden.PrependReactor("list", "nodes", func(clienttesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "nodes"}, "", errors.New("no"))
+	})
+	if _, err := (&Cluster{dynamic: forbidden}).Kubelets(t.Context()); !errors.Is(err, ErrNodesForbidden) {
+		t.Errorf("forbidden: %v, want ErrNodesForbidden", err)
 	}
 }

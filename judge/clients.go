@@ -24,6 +24,9 @@ type Clients struct {
 	// Requested are the versions of resource.k8s.io requested since
 	// kube-apiserver started (apiserver_requested_deprecated_apis).
 	Requested []Request
+	// Unknown count, by kubelet release, the stored claims that use each
+	// field the release does not have (AddWrites, once Kubelets are set).
+	Unknown map[int]map[string]int
 }
 
 // A Writer is a field manager and the resource.k8s.io version it wrote
@@ -52,6 +55,9 @@ func (c *Clients) AddWrites(obj map[string]interface{}, kind string) {
 			last[manager] = [2]string{at, version}
 		}
 	}
+	if kind == api.KindClaim {
+		c.addUnknown(obj)
+	}
 	for manager, l := range last {
 		if c.Writes == nil {
 			c.Writes = map[Writer]map[string]int{}
@@ -61,6 +67,29 @@ func (c *Clients) AddWrites(obj map[string]interface{}, kind string) {
 			c.Writes[w] = map[string]int{}
 		}
 		c.Writes[w][kind]++
+	}
+}
+
+// addUnknown counts the fields of claim that each kubelet release of the
+// nodes does not have: it reads the claim without them.
+func (c *Clients) addUnknown(claim map[string]interface{}) {
+	if c.Unknown == nil {
+		c.Unknown = map[int]map[string]int{}
+		for _, version := range c.Kubelets {
+			if k, ok := api.ParseMinor(version); ok {
+				c.Unknown[k] = map[string]int{}
+			}
+		}
+	}
+	for k, counts := range c.Unknown {
+		_, unknown, _ := rules{Cluster: api.Defaults(k)}.strip(claim, versionOf(claim), api.KindClaim)
+		seen := map[string]bool{}
+		for _, e := range unknown {
+			if name := e.Field[strings.LastIndex(e.Field, ".")+1:]; !seen[name] {
+				seen[name] = true
+				counts[name]++
+			}
+		}
 	}
 }
 
@@ -98,7 +127,7 @@ func PlanChange(cl Clients, from, target api.Cluster, refused bool) Plan {
 			clientSteps = append(clientSteps, step)
 		}
 	}
-	first, after, serve := p.nodes(cl.Kubelets, from, target)
+	first, after, serve := p.nodes(cl.Kubelets, cl.Unknown, from, target)
 	p.Steps = append(p.Steps, slices.Compact(clientSteps)...)
 	if dropped := slices.DeleteFunc(slices.Clone(api.GRPC(from.Minor, api.Kubelet)), func(v string) bool {
 		return slices.Contains(api.GRPC(target.Minor, api.Kubelet), v)
@@ -186,10 +215,12 @@ func (p *Plan) request(r Request, from, target api.Cluster) string {
 	return fmt.Sprintf("Move every client that requests %s/%s %s to %s/%s, before the control plane.", api.UpstreamGroup, r.Version, r.Resource, api.UpstreamGroup, bridge(from, target, kind))
 }
 
-// nodes judges each kubelet under the target's kube-apiserver; it returns
+// nodes judges each kubelet under the target's kube-apiserver, and says
+// which fields of the stored claims (unknown, by kubelet release) it
+// reads without; it returns
 // the steps for nodes before and after the control plane, and the
 // versions the target must keep serving for nodes that cannot move first.
-func (p *Plan) nodes(kubelets map[string]string, from, target api.Cluster) (first, after, serve []string) {
+func (p *Plan) nodes(kubelets map[string]string, unknown map[int]map[string]int, from, target api.Cluster) (first, after, serve []string) {
 	up := target.Minor >= from.Minor
 	moveTo := map[int][]string{}  // nodes to move before the control plane, by release
 	var stay, late, rest []string // nodes that need the target to keep serving, that break until upgraded, and the others
@@ -203,6 +234,11 @@ func (p *Plan) nodes(kubelets map[string]string, from, target api.Cluster) (firs
 			continue
 		}
 		row.Version = api.Reads(k, api.Kubelet, api.KindClaim)
+		for _, field := range slices.Sorted(maps.Keys(unknown[k])) {
+			p.Findings["node:"+name] = append(p.Findings["node:"+name], report.Finding{Severity: report.Warning,
+				Message: fmt.Sprintf("kubelet 1.%d reads ResourceClaims without %s (Kubernetes 1.%d+), which %d stored %s: it prepares them as if they had none",
+					k, field, api.FieldOf(field).Added, unknown[k][field], map[bool]string{true: "claim uses", false: "claims use"}[unknown[k][field] == 1])})
+		}
 		var problems []string
 		if s := api.Skew(target.Minor, k); s != "" {
 			problems = append(problems, s)

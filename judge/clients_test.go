@@ -100,3 +100,32 @@ func TestAddWrites(t *testing.T) {
 		t.Errorf("findings (-want +got):\n%s", d)
 	}
 }
+
+// TestUnknownToKubelets: a node whose kubelet release lacks a field that
+// stored claims use is told so, with how many use it.
+func TestUnknownToKubelets(t *testing.T) {
+	c := Clients{Kubelets: map[string]string{"old": "v1.33.9", "new": "v1.35.0"}}
+	claim := func(name string, capacity bool) map[string]interface{} {
+		exactly := map[string]interface{}{"deviceClassName": "gpu.example.com"}
+		if capacity {
+			exactly["capacity"] = map[string]interface{}{"requests": map[string]interface{}{"memory": "1Gi"}}
+		}
+		return map[string]interface{}{"apiVersion": "resource.k8s.io/v1", "kind": api.KindClaim, "metadata": map[string]interface{}{"name": name, "namespace": "ns"},
+			"spec": map[string]interface{}{"devices": map[string]interface{}{"requests": []interface{}{
+				map[string]interface{}{"name": "a", "exactly": exactly}, map[string]interface{}{"name": "b", "exactly": exactly}}}}}
+	}
+	for _, obj := range []map[string]interface{}{claim("x", true), claim("y", true), claim("z", false)} {
+		c.AddWrites(obj, api.KindClaim)
+	}
+	p := PlanChange(c, api.Bare(34), api.Bare(35), false)
+	want := map[string][]report.Finding{
+		"node:old": {
+			{Severity: report.Warning, Message: "kubelet 1.33 reads ResourceClaims without capacity (Kubernetes 1.34+), which 2 stored claims use: it prepares them as if they had none"},
+			{Severity: report.Error, Message: "kubelet 1.33 reads ResourceClaims through resource.k8s.io/v1beta1, which Kubernetes 1.35 does not serve with these flags: " +
+				"its Pods with claims stay in ContainerCreating (failed to fetch ResourceClaim)"},
+		},
+	}
+	if d := cmp.Diff(want, p.Findings); d != "" {
+		t.Errorf("findings (-want +got):\n%s", d)
+	}
+}
