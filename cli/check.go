@@ -52,6 +52,10 @@ release does with it after an upgrade or a rollback in place:
       template) refused in each claim made from it
   last-applied:KIND NAMESPACE/NAME
       what kubectl apply last sent for it, judged as validate --to does
+  node:NAME, manager:NAME, requests:resource.k8s.io/VERSION RESOURCE
+      each kubelet (skew policy, the version it reads claims through), each
+      field manager of the DRA objects and each deprecated version still
+      requested, against what the target serves; then the steps, in order
 
 The cluster's flags are read (/metrics, discovery, /version's emulated
 release); --feature-gates, --runtime-config, --cluster-config and
@@ -272,7 +276,9 @@ func (o *checkOptions) planClients(source cluster.Live, r *report.Report, refuse
 	for _, q := range source.Requested {
 		o.clients.Requested = append(o.clients.Requested, judge.Request(q))
 	}
-	plan := judge.PlanChange(o.clients, source.Cluster, o.cluster, refused)
+	target := o.cluster
+	target.Minor = cmp.Or(o.beyond, target.Minor) // judged by 1.38's flags, served as upstream stops serving
+	plan := judge.PlanChange(o.clients, source.Cluster, target, refused)
 	for _, at := range slices.Sorted(maps.Keys(plan.Findings)) {
 		for _, f := range plan.Findings[at] {
 			r.Say(manifest.Document{Source: at}, f)

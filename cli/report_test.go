@@ -70,6 +70,24 @@ func TestReportJSONFollowsItsSchema(t *testing.T) {
 			}
 		})
 	}
+	t.Run("check", func(t *testing.T) { // a node it blocks, the steps
+		kind := filepath.Join(t.TempDir(), "kind.yaml")
+		config := "kind: Cluster\napiVersion: kind.x-k8s.io/v1alpha4\nnodes:\n- role: control-plane\n  image: kindest/node:v1.37.1\n- role: worker\n  image: kindest/node:v1.33.2\n"
+		if err := os.WriteFile(kind, []byte(config), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, _, stderr := run(t, "", "check", "--cluster-config", kind, "--to", "1.38", "--report", "json")
+		var report map[string]interface{}
+		if err := json.Unmarshal([]byte(stderr), &report); err != nil {
+			t.Fatalf("not one JSON document: %v\n%s", err, stderr)
+		}
+		if res := validator.Validate(report); !res.IsValid() {
+			t.Errorf("the report does not follow docs/report.schema.json: %v\n%s", res.Errors, stderr)
+		}
+		if clients, _ := report["clients"].([]interface{}); len(clients) != 2 || report["steps"] == nil {
+			t.Errorf("not a row per node, or no steps:\n%s", stderr)
+		}
+	})
 }
 
 // TestReportJSON: the findings of convert --to 1.31 with their positions,

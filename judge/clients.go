@@ -131,7 +131,7 @@ func PlanChange(cl Clients, from, target api.Cluster, refused bool) Plan {
 	p.Steps = append(p.Steps, slices.Compact(clientSteps)...)
 	if dropped := slices.DeleteFunc(slices.Clone(api.GRPC(from.Minor, api.Kubelet)), func(v string) bool {
 		return slices.Contains(api.GRPC(target.Minor, api.Kubelet), v)
-	}); len(dropped) > 0 && len(cl.Kubelets) > 0 {
+	}); len(dropped) > 0 && len(cl.Kubelets) > 0 && len(api.GRPC(target.Minor, api.Kubelet)) > 0 {
 		p.Steps = append(p.Steps, fmt.Sprintf("Make sure every DRA driver serves DRA gRPC %s, which kubelet 1.%d speaks (it drops %s): drivers built with k8s.io/dynamic-resource-allocation %s do.",
 			strings.Join(api.GRPC(target.Minor, api.Kubelet), " or "), target.Minor, strings.Join(dropped, ", "), api.Libraries(target.Minor)))
 	}
