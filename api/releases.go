@@ -109,6 +109,32 @@ func ParseMinor(s string) (int, bool) {
 	return m, ok && err == nil && digits(minor) && (!hasPatch || digits(patch))
 }
 
+// ParsePatch reads the patch of a release named with one ("v1.32.1",
+// "1.32.1-eks-a1b2c3d"); -1 when it names none.
+func ParsePatch(s string) int {
+	parts := strings.SplitN(strings.TrimPrefix(s, "v"), ".", 3)
+	if _, ok := ParseMinor(s); !ok || len(parts) < 3 {
+		return -1
+	}
+	patch, _ := strconv.Atoi(strings.FieldsFunc(parts[2], func(r rune) bool { return r == '-' || r == '+' })[0])
+	return patch
+}
+
+// ReservedForLimit is how many entries a claim's status.reservedFor may
+// hold in release minor, patch (-1: not known): upstream's
+// ResourceClaimReservedForMaxSize, 32 until 1.32.0, 256 from 1.32.1
+// (kubernetes#129544) and 1.33. sure is false for 1.32 of an unknown patch
+// (limit is then 1.32.0's).
+func ReservedForLimit(minor, patch int) (limit int, sure bool) {
+	switch {
+	case minor >= 33 || minor == 32 && patch >= 1:
+		return 256, true
+	case minor == 32 && patch < 0:
+		return 32, false
+	}
+	return 32, true
+}
+
 // digits reports whether s is a non-empty string of decimal digits.
 func digits(s string) bool { return s != "" && strings.Trim(s, "0123456789") == "" }
 

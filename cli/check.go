@@ -29,6 +29,8 @@ type checkOptions struct {
 	// serve DRA; clients read and write them besides the control plane.
 	from, storedAs int
 	lost           map[string]int
+	held           []string // the Pods that hold the claims lost (judge.Holders)
+	patch          int      // of --to ("v1.32.1"), -1 when it names none
 	lacks          string
 	clients        judge.Clients
 	validateOptions
@@ -95,6 +97,7 @@ func (o *checkOptions) run(s streams) error {
 	if err := o.Options.Validate(); err != nil {
 		return withCode(ExitBadInput, err)
 	}
+	o.patch = api.ParsePatch(o.to)
 	if err := o.setTarget(o.to); o.to != "" && err != nil { // a bad --to before the cluster is read
 		return withCode(ExitBadInput, fmt.Errorf("--to %w", err))
 	}
@@ -136,7 +139,7 @@ func (o *checkOptions) run(s streams) error {
 	}
 	o.planClients(source, r, slices.ContainsFunc(refusals, func(ref api.Refusal) bool { return !ref.Lacks() }))
 	if len(o.lost) > 0 {
-		r.Say(apiserver, report.Finding{Severity: report.Note, Message: judge.Runbook(o.from, cmp.Or(o.beyond, o.cluster.Minor), o.lost)})
+		r.Say(apiserver, report.Finding{Severity: report.Note, Message: judge.Runbook(o.from, cmp.Or(o.beyond, o.cluster.Minor), o.lost, capped(o.held))})
 	}
 	if err := r.Write(s.err, s.out); err != nil {
 		return withCode(ExitBadInput, fmt.Errorf("writing the report: %w", err))
@@ -219,8 +222,14 @@ func (o *checkOptions) stored(obj map[string]interface{}) report.Verdict {
 	if stored.Lost != "" {
 		o.lost[stored.Lost]++
 	}
+	holders := judge.Holders(obj)
+	if stored.Lost == "resourceclaims" {
+		o.held = append(o.held, holders...)
+	}
 	v := report.Verdict{Outcome: report.Kept}
 	switch {
+	case stored.Unreached != "" && len(holders) > 0:
+		v.Outcome, v.Findings = report.Unreachable, []report.Finding{{Severity: report.Error, Kind: kind, Object: ref, Message: stored.Unreached + " (" + strings.Join(holders, "; ") + ")"}}
 	case stored.Unreached != "":
 		v.Outcome, v.Findings = report.Unreachable, []report.Finding{{Severity: report.Error, Kind: kind, Object: ref, Message: stored.Unreached}}
 	case o.lacks != "":
@@ -230,6 +239,10 @@ func (o *checkOptions) stored(obj map[string]interface{}) report.Verdict {
 		path, msg, _ := strings.Cut(e, ": ")
 		v.Outcome = report.Invalid
 		v.Findings = append(v.Findings, report.Finding{Severity: report.Error, Kind: kind, Object: ref, Path: path, Message: msg})
+	}
+	if severity, msg := judge.Reservations(obj, cmp.Or(o.beyond, o.cluster.Minor), o.patch); severity != "" && kind == api.KindClaim && stored.Unreached == "" {
+		v.Outcome = map[string]string{report.Error: report.Invalid, report.Warning: v.Outcome}[severity]
+		v.Findings = append(v.Findings, report.Finding{Severity: severity, Kind: kind, Object: ref, Path: "status.reservedFor", Message: msg})
 	}
 	for _, w := range stored.Warnings {
 		path, msg, _ := strings.Cut(w, ": ")
@@ -288,6 +301,14 @@ func (o *checkOptions) planClients(source cluster.Live, r *report.Report, refuse
 	if refused || len(plan.Findings) > 0 {
 		r.Steps = plan.Steps
 	}
+}
+
+// capped is held with at most five lines and the count of the others.
+func capped(held []string) []string {
+	if len(held) > 5 {
+		return append(held[:5:5], fmt.Sprintf("and %d more", len(held)-5))
+	}
+	return held
 }
 
 // clusterScoped are the DRA kinds without a namespace.

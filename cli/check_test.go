@@ -14,6 +14,7 @@ import (
 
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/cluster"
+	"github.com/claimbridge/claimbridge/judge"
 	"github.com/claimbridge/claimbridge/report"
 	"github.com/claimbridge/claimbridge/validation"
 )
@@ -378,6 +379,65 @@ func TestCheckKubelets(t *testing.T) {
 			}
 			if code != tc.code || t.Failed() {
 				t.Errorf("exit %d (want %d):\n%s%s", code, tc.code, stdout, stderr)
+			}
+		})
+	}
+}
+
+// TestCheckHeldClaims: a stored claim's reservations are judged by the
+// limit of the target's patch (32 until 1.32.0, 256 from 1.32.1), and the
+// Pods that hold a claim the target cannot keep are named, in its finding
+// and in the runbook.
+func TestCheckHeldClaims(t *testing.T) {
+	claim := func(pods int) map[string]interface{} {
+		var reserved []interface{}
+		for i := range pods {
+			reserved = append(reserved, map[string]interface{}{"resource": "pods", "name": fmt.Sprintf("worker-%d", i), "uid": fmt.Sprint(i)})
+		}
+		return map[string]interface{}{"apiVersion": "resource.k8s.io/v1beta1", "kind": api.KindClaim, "metadata": map[string]interface{}{"name": "shared", "namespace": "ml"},
+			"spec":   map[string]interface{}{"devices": map[string]interface{}{"requests": []interface{}{map[string]interface{}{"name": "ic", "deviceClassName": "ic.example.com"}}}},
+			"status": map[string]interface{}{"allocation": map[string]interface{}{}, "reservedFor": reserved}}
+	}
+	holders := "Pod ml/worker-0 holds claim ml/shared; Pod ml/worker-1 holds claim ml/shared; Pod ml/worker-2 holds claim ml/shared; " +
+		"Pod ml/worker-3 holds claim ml/shared; Pod ml/worker-4 holds claim ml/shared; and 35 more Pods"
+	for name, tc := range map[string]struct {
+		from    int
+		to      string
+		pods    int
+		want    []report.Finding
+		outcome string
+		runbook string
+	}{
+		"1.33-to-1.32.0": {33, "v1.32.0", 40, []report.Finding{{Severity: report.Error, Kind: api.KindClaim, Object: "ml/shared", Path: "status.reservedFor",
+			Message: "it holds 40 reservations, and Kubernetes 1.32 allows 32: each update of its status fails, so no Pod's reservation is released and no new Pod can use it (" + holders + ")"}}, report.Invalid, ""},
+		"1.33-to-1.32": {33, "1.32", 40, []report.Finding{{Severity: report.Warning, Kind: api.KindClaim, Object: "ml/shared", Path: "status.reservedFor",
+			Message: "it holds 40 reservations: Kubernetes 1.32.0 allows 32, 1.32.1 and later 256; name the patch the change lands on (--to v1.32.1), else on 1.32.0 each update of its status fails (" + holders + ")"}}, report.Kept, ""},
+		"1.33-to-1.32.1":        {33, "v1.32.1", 40, nil, report.Kept, ""},
+		"1.33-to-1.32.0-within": {33, "v1.32.0", 32, nil, report.Kept, ""},
+		"1.32-to-1.31": {32, "1.31", 2, []report.Finding{{Severity: report.Error, Kind: api.KindClaim, Object: "ml/shared",
+			Message: "stored in resource.k8s.io/v1beta1, which Kubernetes 1.31 cannot read: there GET and UPDATE of it fail, and LIST of resourceclaims fails for every client, " +
+				"the scheduler and kubelet too, until it is deleted (Pod ml/worker-0 holds claim ml/shared; Pod ml/worker-1 holds claim ml/shared)"}}, report.Unreachable,
+			"Kubernetes 1.31 cannot read the objects stored by 1.32 (resourceclaims: 1), and lists none of their kinds while one is stored: before the change, " +
+				"save them with `claimbridge export --context CONTEXT > dra.yaml`, delete them (the drivers publish their ResourceSlices again), change the release, " +
+				"then re-create them with `claimbridge migrate -f dra.yaml --target-context CONTEXT --apply`. Deleting the claims stops what runs: " +
+				"Pod ml/worker-0 holds claim ml/shared; Pod ml/worker-1 holds claim ml/shared. A claim a Pod holds stays Terminating until the Pod ends " +
+				"(its delete-protection finalizer): stop these Pods first, and start them again once the claims are re-created"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			o := &checkOptions{from: tc.from, storedAs: tc.from, patch: api.ParsePatch(tc.to)}
+			if err := o.setTarget(tc.to); err != nil {
+				t.Fatal(err)
+			}
+			o.cluster, _ = api.Defaults(tc.from).Upgrade(o.cluster.Minor)
+			v := o.stored(claim(tc.pods))
+			if d := cmp.Diff(report.Verdict{Outcome: tc.outcome, Findings: tc.want}, v); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+			if got := ""; len(o.lost) > 0 {
+				got = judge.Runbook(o.from, o.cluster.Minor, o.lost, capped(o.held))
+				if got != tc.runbook {
+					t.Errorf("runbook:\n%s\nwant:\n%s", got, tc.runbook)
+				}
 			}
 		})
 	}

@@ -27,7 +27,7 @@ func BenchmarkCheckClients(b *testing.B) {
 			kind, spec = api.KindTemplate, map[string]interface{}{"spec": spec}
 		case 2, 3:
 			kind, spec = api.KindResourceSlice, map[string]interface{}{"driver": "gpu.example.com", "nodeName": fmt.Sprintf("node-%d", i%500),
-				"pool": map[string]interface{}{"name": fmt.Sprintf("node-%d", i%500), "generation": int64(1), "resourceSliceCount": int64(1)},
+				"pool":    map[string]interface{}{"name": fmt.Sprintf("node-%d", i%500), "generation": int64(1), "resourceSliceCount": int64(1)},
 				"devices": []interface{}{map[string]interface{}{"name": "gpu-0"}}}
 		}
 		driver := "resource.k8s.io/v1"

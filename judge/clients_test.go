@@ -129,3 +129,32 @@ func TestUnknownToKubelets(t *testing.T) {
 		t.Errorf("findings (-want +got):\n%s", d)
 	}
 }
+
+// TestRunbook: where the cluster's kube-apiserver can store what the
+// target reads (--min-compatibility-version, 1.35 and later, three
+// releases back), the runbook rewrites in place and deletes nothing; else
+// it saves, deletes and re-creates, naming the Pods that hold the claims.
+func TestRunbook(t *testing.T) {
+	for name, tc := range map[string]struct {
+		from, to int
+		lost     map[string]int
+		held     []string
+		want     string
+	}{
+		"1.37-to-1.35-taint-rules": {37, 35, map[string]int{"devicetaintrules": 2}, nil,
+			"Kubernetes 1.35 cannot read the objects stored by 1.37 (devicetaintrules: 2), and lists none of their kinds while one is stored: before the change, " +
+				"keep them in place: restart kube-apiserver 1.37 with --min-compatibility-version=1.35, so that it stores what 1.35 reads, " +
+				"then rewrite each as it is (`kubectl get devicetaintrules -A -o json | kubectl replace -f -`); nothing is deleted and no Pod stops"},
+		"1.34-to-1.32-no-flag": {34, 32, map[string]int{"resourceclaims": 1}, []string{"Pod ml/a holds claim ml/c"},
+			"Kubernetes 1.32 cannot read the objects stored by 1.34 (resourceclaims: 1), and lists none of their kinds while one is stored: before the change, " +
+				"save them with `claimbridge export --context CONTEXT > dra.yaml`, delete them (the drivers publish their ResourceSlices again), change the release, " +
+				"then re-create them with `claimbridge migrate -f dra.yaml --target-context CONTEXT --apply`. Deleting the claims stops what runs: Pod ml/a holds claim ml/c. " +
+				"A claim a Pod holds stays Terminating until the Pod ends (its delete-protection finalizer): stop these Pods first, and start them again once the claims are re-created"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if got := Runbook(tc.from, tc.to, tc.lost, tc.held); got != tc.want {
+				t.Errorf("got:\n%s\nwant:\n%s", got, tc.want)
+			}
+		})
+	}
+}

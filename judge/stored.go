@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/claimbridge/claimbridge/api"
+	"github.com/claimbridge/claimbridge/report"
 	"github.com/claimbridge/claimbridge/validation"
 )
 
@@ -63,16 +64,82 @@ func Stored(obj map[string]interface{}, c api.Cluster, kind string, from, to int
 	return v
 }
 
+// Reservations judges a stored claim's status.reservedFor against what
+// release to, patch (-1: not known), allows: over its limit, each update of
+// the claim's status fails. It returns an error, or a warning when the
+// patch decides, naming the Pods that hold the claim; "" when it fits.
+func Reservations(claim map[string]interface{}, to, patch int) (severity, msg string) {
+	status, _ := claim["status"].(map[string]interface{})
+	reserved, _ := status["reservedFor"].([]interface{})
+	limit, sure := api.ReservedForLimit(to, patch)
+	if len(reserved) <= limit {
+		return "", ""
+	}
+	msg = fmt.Sprintf("it holds %d reservations, and Kubernetes 1.%d allows %d: each update of its status fails, so no Pod's reservation is released and no new Pod can use it (%s)",
+		len(reserved), to, limit, strings.Join(Holders(claim), "; "))
+	if !sure {
+		return report.Warning, fmt.Sprintf("it holds %d reservations: Kubernetes 1.32.0 allows %d, 1.32.1 and later 256; name the patch the change lands on (--to v1.32.1), else on 1.32.0 each update of its status fails (%s)",
+			len(reserved), limit, strings.Join(Holders(claim), "; "))
+	}
+	return report.Error, msg
+}
+
+// Holders names the Pods that hold a claim (its status.reservedFor):
+// "Pod ns/name holds claim ns/claim", up to five, then how many more.
+func Holders(claim map[string]interface{}) []string {
+	meta := api.Metadata(claim)
+	ns, _ := meta["namespace"].(string)
+	name, _ := meta["name"].(string)
+	status, _ := claim["status"].(map[string]interface{})
+	reserved, _ := status["reservedFor"].([]interface{})
+	var out []string
+	for _, r := range reserved {
+		if ref, _ := r.(map[string]interface{}); ref["resource"] == "pods" {
+			out = append(out, fmt.Sprintf("Pod %s/%v holds claim %s/%s", ns, ref["name"], ns, name))
+		}
+	}
+	if len(out) > 5 {
+		return append(out[:5], fmt.Sprintf("and %d more Pods", len(out)-5))
+	}
+	return out
+}
+
 // Runbook says how to keep the objects stored by release from that release
-// to cannot read (lost: how many of each resource), in claimbridge's
-// commands; drivers publish their ResourceSlices again.
-func Runbook(from, to int, lost map[string]int) string {
+// to cannot read (lost: how many of each resource), gentlest first. Where
+// from's kube-apiserver can store what to reads (--min-compatibility-version,
+// from 1.35, down to three releases back), they are rewritten in place:
+// nothing is deleted. Else they are saved, deleted and re-created, and the
+// Pods that hold the claims deleted (held, Holders) are named.
+func Runbook(from, to int, lost map[string]int, held []string) string {
 	var counts []string
-	for _, resource := range slices.Sorted(maps.Keys(lost)) {
+	resources := slices.Sorted(maps.Keys(lost))
+	for _, resource := range resources {
 		counts = append(counts, fmt.Sprintf("%s: %d", resource, lost[resource]))
 	}
-	return fmt.Sprintf("Kubernetes 1.%d cannot read the objects stored by 1.%d (%s), and lists none of their kinds while one is stored: before the change, "+
-		"save them with `claimbridge export --context CONTEXT > dra.yaml`, delete them (the drivers publish their ResourceSlices again), "+
-		"change the release, then re-create them with `claimbridge migrate -f dra.yaml --target-context CONTEXT --apply`",
-		to, from, strings.Join(counts, ", "))
+	msg := fmt.Sprintf("Kubernetes 1.%d cannot read the objects stored by 1.%d (%s), and lists none of their kinds while one is stored: before the change, ", to, from, strings.Join(counts, ", "))
+	if rewritable(from, to, resources) {
+		return msg + fmt.Sprintf("keep them in place: restart kube-apiserver 1.%d with --min-compatibility-version=1.%d, so that it stores what 1.%d reads, "+
+			"then rewrite each as it is (`kubectl get %s -A -o json | kubectl replace -f -`); nothing is deleted and no Pod stops", from, to, to, strings.Join(resources, ","))
+	}
+	msg += "save them with `claimbridge export --context CONTEXT > dra.yaml`, delete them (the drivers publish their ResourceSlices again), " +
+		"change the release, then re-create them with `claimbridge migrate -f dra.yaml --target-context CONTEXT --apply`"
+	if len(held) > 0 {
+		msg += fmt.Sprintf(". Deleting the claims stops what runs: %s. A claim a Pod holds stays Terminating until the Pod ends (its delete-protection finalizer): "+
+			"stop these Pods first, and start them again once the claims are re-created", strings.Join(held, "; "))
+	}
+	return msg
+}
+
+// rewritable reports whether the kube-apiserver of release from can store
+// each of resources as release to reads it: with --min-compatibility-version
+// (1.35 and later, down to three releases back) it stores what the release
+// after to would.
+func rewritable(from, to int, resources []string) bool {
+	if from < 35 || to >= from || to < from-3 {
+		return false
+	}
+	return !slices.ContainsFunc(resources, func(resource string) bool {
+		kind := api.KindOfResource(resource)
+		return !api.Decodes(kind, api.StoredIn(kind, to+1), to)
+	})
 }
