@@ -12,6 +12,9 @@ const (
 	InAttribute          // the value of a device's attribute
 	InConsumption        // a device's consumption of a counter set
 	InCapacity           // the value of a device's capacity
+	InClaimStatus        // a claim's status
+	InAllocation         // a claim's status.allocation
+	InResult             // an allocation's result: status.allocation.devices.results[]
 )
 
 // A Field is a field of a DRA object that not every release creates: a
@@ -63,6 +66,20 @@ var Fields = []Field{
 	{"ints", InAttribute, 36, "DRAListTypeAttributes", 36},
 	{"strings", InAttribute, 36, "DRAListTypeAttributes", 36},
 	{"versions", InAttribute, 36, "DRAListTypeAttributes", 36},
+}
+
+// StatusFields are the fields of a claim's status that not every release
+// from 1.31 has (k8s.io/api resource/*/types.go of each release): a
+// release before Added reads a stored claim without them, and drops them
+// at its next write of the status. Gate and DropFrom are not used.
+var StatusFields = []Field{
+	{"devices", InClaimStatus, 32, "", 0},
+	{"tolerations", InResult, 33, "", 0},
+	{"consumedCapacity", InResult, 34, "", 0},
+	{"shareID", InResult, 34, "", 0},
+	{"bindingConditions", InResult, 34, "", 0},
+	{"bindingFailureConditions", InResult, 34, "", 0},
+	{"allocationTimestamp", InAllocation, 34, "", 0},
 }
 
 // FieldOf is the Field of Fields named name; it panics for a name Fields

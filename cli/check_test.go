@@ -258,6 +258,9 @@ func TestCheckStored(t *testing.T) {
 		"1.36-to-1.37-template-slashes": {36, 37, 0, api.KindTemplate, ""},
 		"1.34-to-1.33-capacity": {34, 33, 0, api.KindClaim, "warning: spec.devices.requests[0].exactly.capacity: " +
 			"Kubernetes 1.33 does not have it: it reads the stored object without it, and drops it at its next write"},
+		// Allocated by 1.34's scheduler: 1.33's drops what it consumed.
+		"1.34-to-1.33-consumed": {34, 33, 0, api.KindClaim, "warning: status.allocation.devices.results[0].consumedCapacity: " +
+			"Kubernetes 1.33 does not have it (1.34+): it reads the claim without it, and its scheduler and controllers drop it at their next write of the status"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			o := &checkOptions{from: tc.from, storedAs: tc.storedAs}
@@ -281,6 +284,11 @@ func TestCheckStored(t *testing.T) {
 				obj["spec"] = map[string]interface{}{"spec": map[string]interface{}{"devices": map[string]interface{}{
 					"requests":    []interface{}{map[string]interface{}{"name": "gpu", "exactly": map[string]interface{}{"deviceClassName": "gpu.example.com"}}},
 					"constraints": []interface{}{map[string]interface{}{"matchAttribute": "gpu.example.com/a/b"}}}}}
+			}
+			if strings.Contains(name, "consumed") {
+				obj["status"] = map[string]interface{}{"allocation": map[string]interface{}{"devices": map[string]interface{}{"results": []interface{}{
+					map[string]interface{}{"request": "gpu", "driver": "gpu.example.com", "pool": "node-1", "device": "gpu-0", "consumedCapacity": map[string]interface{}{"memory": "1Gi"}},
+					map[string]interface{}{"request": "gpu", "driver": "gpu.example.com", "pool": "node-1", "device": "gpu-1", "consumedCapacity": map[string]interface{}{"memory": "1Gi"}}}}}}
 			}
 			if strings.Contains(name, "capacity") {
 				obj["spec"] = map[string]interface{}{"devices": map[string]interface{}{"requests": []interface{}{map[string]interface{}{"name": "gpu",

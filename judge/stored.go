@@ -43,6 +43,9 @@ func Stored(obj map[string]interface{}, c api.Cluster, kind string, from, to int
 		return StoredVerdict{Lost: resource, Unreached: fmt.Sprintf("stored in %s/%s, which Kubernetes 1.%d cannot read: there GET and UPDATE of it fail, and LIST of %s fails for every client, "+
 			"the scheduler and kubelet too, until it is deleted", api.UpstreamGroup, version, to, resource)}
 	}
+	if kind == api.KindClaim {
+		v.Warnings = statusUnknown(obj, to)
+	}
 	if !slices.Contains(api.UpstreamOnlyVersions, versionOf(obj)) || kind == api.KindResourceSlice || kind == api.KindDeviceTaintRule {
 		return v
 	}
@@ -62,6 +65,33 @@ func Stored(obj map[string]interface{}, c api.Cluster, kind string, from, to int
 		v.Errors = append(v.Errors, fmt.Sprintf("%v (Kubernetes 1.%d %s)", e, to, consequence))
 	}
 	return v
+}
+
+// statusUnknown names, once each, the fields of a stored claim's status
+// (api.StatusFields) that release to does not have.
+func statusUnknown(claim map[string]interface{}, to int) (warnings []string) {
+	status := asObject(claim["status"])
+	allocation := asObject(status["allocation"])
+	type place struct {
+		m    map[string]interface{}
+		path string
+		in   int
+	}
+	at := []place{{status, "status", api.InClaimStatus}, {allocation, "status.allocation", api.InAllocation}}
+	for i, r := range asArray(asObject(allocation["devices"])["results"]) {
+		at = append(at, place{asObject(r), fmt.Sprintf("status.allocation.devices.results[%d]", i), api.InResult})
+	}
+	said := map[string]bool{}
+	for _, a := range at {
+		for _, f := range api.StatusFields {
+			if _, ok := a.m[f.Name]; ok && f.In == a.in && to < f.Added && !said[f.Name] {
+				said[f.Name] = true
+				warnings = append(warnings, fmt.Sprintf("%s.%s: Kubernetes 1.%d does not have it (1.%d+): it reads the claim without it, and its scheduler and controllers drop it at their next write of the status",
+					a.path, f.Name, to, f.Added))
+			}
+		}
+	}
+	return warnings
 }
 
 // Reservations judges a stored claim's status.reservedFor against what
