@@ -1,7 +1,6 @@
 package api
 
 import (
-	"bufio"
 	_ "embed"
 	"fmt"
 	"maps"
@@ -76,12 +75,7 @@ var featureGatesTSV string
 // name, from featuregates.tsv (hack/featuregates).
 var featureGates = sync.OnceValue(func() map[int]map[string]GateSpec {
 	out := map[int]map[string]GateSpec{}
-	sc := bufio.NewScanner(strings.NewReader(featureGatesTSV))
-	for sc.Scan() {
-		f := strings.Split(sc.Text(), "\t")
-		if len(f) != 6 || strings.HasPrefix(f[0], "#") {
-			continue
-		}
+	for _, f := range tsvRows(featureGatesTSV, 6) {
 		minor, _ := ParseMinor(f[0])
 		if out[minor] == nil {
 			out[minor] = map[string]GateSpec{}

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"bufio"
 	_ "embed"
 	"fmt"
 	"slices"
@@ -28,25 +27,31 @@ var componentsTSV string
 
 // components are components.tsv (hack/components): by release, component
 // and resource (or DRAGRPC), the versions, oldest first.
-var components = sync.OnceValue(func() map[int]map[string]map[string][]string {
-	out := map[int]map[string]map[string][]string{}
-	sc := bufio.NewScanner(strings.NewReader(componentsTSV))
-	for sc.Scan() {
-		f := strings.Split(sc.Text(), "\t")
-		if len(f) != 4 || strings.HasPrefix(f[0], "#") {
-			continue
-		}
+var components = sync.OnceValue(func() map[componentKey][]string {
+	out := map[componentKey][]string{}
+	for _, f := range tsvRows(componentsTSV, 4) {
 		minor, _ := ParseMinor(f[0])
-		if out[minor] == nil {
-			out[minor] = map[string]map[string][]string{}
-		}
-		if out[minor][f[1]] == nil {
-			out[minor][f[1]] = map[string][]string{}
-		}
-		out[minor][f[1]][f[2]] = strings.Split(f[3], ",")
+		out[componentKey{minor, f[1], f[2]}] = strings.Split(f[3], ",")
 	}
 	return out
 })
+
+type componentKey struct {
+	minor               int
+	component, resource string
+}
+
+// tsvRows are the rows of a tab-separated table of n columns; lines of
+// another length and comments are left out.
+func tsvRows(text string, n int) [][]string {
+	var out [][]string
+	for line := range strings.Lines(text) {
+		if f := strings.Split(strings.TrimSuffix(line, "\n"), "\t"); len(f) == n && !strings.HasPrefix(f[0], "#") {
+			out = append(out, f)
+		}
+	}
+	return out
+}
 
 // Reads is the resource.k8s.io version through which component of release
 // minor reads and writes kind: the newest its sources call; "" when it
@@ -63,7 +68,7 @@ func Reads(minor int, component, kind string) string {
 // calls for kind, oldest first: a driver's library from 1.34 writes
 // through the newest of them that the cluster serves.
 func Through(minor int, component, kind string) []string {
-	return components()[minor][component][Resource(kind)]
+	return components()[componentKey{minor, component, Resource(kind)}]
 }
 
 // GRPC are the DRA gRPC versions (k8s.io/kubelet/pkg/apis/dra) that the
@@ -71,7 +76,7 @@ func Through(minor int, component, kind string) []string {
 // k8s.io/dynamic-resource-allocation v0.minor serves (component
 // DriverLibrary).
 func GRPC(minor int, component string) []string {
-	return components()[minor][component][DRAGRPC]
+	return components()[componentKey{minor, component, DRAGRPC}]
 }
 
 // Libraries names the releases of k8s.io/dynamic-resource-allocation whose
