@@ -28,6 +28,20 @@ const startWith = "start it with them"
 // starts without them, and serves no resource.k8s.io.
 func (r Refusal) Lacks() bool { return r.Mend == startWith }
 
+// LacksNote is the note on each stored object when release target lacks
+// the flags to serve DRA (a refusal that Lacks): it serves none of them,
+// or its components read none of them; "" when it lacks none.
+func LacksNote(refusals []Refusal, target string) string {
+	i := slices.IndexFunc(refusals, Refusal.Lacks)
+	switch {
+	case i < 0:
+		return ""
+	case strings.Contains(refusals[i].Message, "serves no"):
+		return fmt.Sprintf("Kubernetes %s serves it only with the flags it lacks (kube-apiserver %[1]s, above)", target)
+	}
+	return fmt.Sprintf("Kubernetes %s's %s and %s read it only with the flags it lacks (kube-apiserver %[1]s, above)", target, Scheduler, Kubelet)
+}
+
 // registeredUntil is the first release whose scheme no longer registers a
 // version of resource.k8s.io: from it, kube-apiserver refuses to start with
 // the version in --runtime-config, true or false. The versions after

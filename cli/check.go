@@ -116,7 +116,7 @@ func (o *checkOptions) run(s streams) error {
 	o.beyondNote(s.err, what)
 	target, refusals := source.Upgrade(o.cluster.Minor)
 	o.cluster, o.from, o.storedAs = target, source.Minor, min(source.Minor, source.Compatible+1)
-	o.lacks = lacksNote(refusals, o.target())
+	o.lacks = api.LacksNote(refusals, o.target())
 	if settings := o.cluster.SettingsString(); settings != "" && !quiet {
 		fmt.Fprintf(s.err, "target: Kubernetes %s with %s\n", o.target(), settings)
 	}
@@ -139,7 +139,7 @@ func (o *checkOptions) run(s streams) error {
 	}
 	o.planClients(source, r, slices.ContainsFunc(refusals, func(ref api.Refusal) bool { return !ref.Lacks() }))
 	if len(o.lost) > 0 {
-		r.Say(apiserver, report.Finding{Severity: report.Note, Message: judge.Runbook(o.from, cmp.Or(o.beyond, o.cluster.Minor), o.lost, capped(o.held))})
+		r.Say(apiserver, report.Finding{Severity: report.Note, Message: judge.Runbook(o.from, cmp.Or(o.beyond, o.cluster.Minor), o.lost, o.held)})
 	}
 	if err := r.Write(s.err, s.out); err != nil {
 		return withCode(ExitBadInput, fmt.Errorf("writing the report: %w", err))
@@ -251,20 +251,6 @@ func (o *checkOptions) stored(obj map[string]interface{}) report.Verdict {
 	return v
 }
 
-// lacksNote is the note on each stored object when the target lacks the
-// flags to serve DRA (a refusal that Lacks): it serves none of them, or its
-// components read none of them; "" when it lacks none.
-func lacksNote(refusals []api.Refusal, target string) string {
-	i := slices.IndexFunc(refusals, api.Refusal.Lacks)
-	switch {
-	case i < 0:
-		return ""
-	case strings.Contains(refusals[i].Message, "serves no"):
-		return fmt.Sprintf("Kubernetes %s serves it only with the flags it lacks (kube-apiserver %[1]s, above)", target)
-	}
-	return fmt.Sprintf("Kubernetes %s's %s and %s read it only with the flags it lacks (kube-apiserver %[1]s, above)", target, api.Scheduler, api.Kubelet)
-}
-
 // readKubelets reads the kubelet version of each node: of the cluster c,
 // else of the kind file. Nodes that cannot be listed are noted.
 func (o *checkOptions) readKubelets(c *cluster.Cluster, r *report.Report) error {
@@ -301,14 +287,6 @@ func (o *checkOptions) planClients(source cluster.Live, r *report.Report, refuse
 	if refused || len(plan.Findings) > 0 {
 		r.Steps = plan.Steps
 	}
-}
-
-// capped is held with at most five lines and the count of the others.
-func capped(held []string) []string {
-	if len(held) > 5 {
-		return append(held[:5:5], fmt.Sprintf("and %d more", len(held)-5))
-	}
-	return held
 }
 
 // clusterScoped are the DRA kinds without a namespace.

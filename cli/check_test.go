@@ -278,7 +278,7 @@ func TestCheckStored(t *testing.T) {
 			}
 			var refusals []api.Refusal
 			o.cluster, refusals = from.Upgrade(o.cluster.Minor)
-			o.lacks = lacksNote(refusals, o.target())
+			o.lacks = api.LacksNote(refusals, o.target())
 			obj := map[string]interface{}{"apiVersion": "resource.k8s.io/v1", "kind": tc.kind, "metadata": map[string]interface{}{"name": "x", "namespace": "ns"}}
 			if strings.Contains(name, "slashes") {
 				obj["spec"] = map[string]interface{}{"spec": map[string]interface{}{"devices": map[string]interface{}{
@@ -442,7 +442,7 @@ func TestCheckHeldClaims(t *testing.T) {
 				t.Errorf("(-want +got):\n%s", d)
 			}
 			if got := ""; len(o.lost) > 0 {
-				got = judge.Runbook(o.from, o.cluster.Minor, o.lost, capped(o.held))
+				got = judge.Runbook(o.from, o.cluster.Minor, o.lost, o.held)
 				if got != tc.runbook {
 					t.Errorf("runbook:\n%s\nwant:\n%s", got, tc.runbook)
 				}

@@ -139,7 +139,8 @@ func Holders(claim map[string]interface{}) []string {
 // from's kube-apiserver can store what to reads (--min-compatibility-version,
 // from 1.35, down to three releases back), they are rewritten in place:
 // nothing is deleted. Else they are saved, deleted and re-created, and the
-// Pods that hold the claims deleted (held, Holders) are named.
+// Pods that hold the claims deleted (held, Holders) are named, five at the
+// most.
 func Runbook(from, to int, lost map[string]int, held []string) string {
 	var counts []string
 	resources := slices.Sorted(maps.Keys(lost))
@@ -153,6 +154,9 @@ func Runbook(from, to int, lost map[string]int, held []string) string {
 	}
 	msg += "save them with `claimbridge export --context CONTEXT > dra.yaml`, delete them (the drivers publish their ResourceSlices again), " +
 		"change the release, then re-create them with `claimbridge migrate -f dra.yaml --target-context CONTEXT --apply`"
+	if len(held) > 5 {
+		held = append(held[:5:5], fmt.Sprintf("and %d more", len(held)-5))
+	}
 	if len(held) > 0 {
 		msg += fmt.Sprintf(". Deleting the claims stops what runs: %s. A claim a Pod holds stays Terminating until the Pod ends (its delete-protection finalizer): "+
 			"stop these Pods first, and start them again once the claims are re-created", strings.Join(held, "; "))

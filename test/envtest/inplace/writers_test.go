@@ -1,0 +1,193 @@
+package inplace
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/claimbridge/claimbridge/api"
+	"github.com/claimbridge/claimbridge/cluster"
+	"github.com/claimbridge/claimbridge/judge"
+	"github.com/claimbridge/claimbridge/test/recorded"
+)
+
+const writersRecording = "testdata/writers.json"
+
+// writes is what a kube-apiserver recorded of a client that created a
+// ResourceSlice through one version: the managedFields of the slice, and,
+// once every version was written, its deprecated-API metric.
+type writes struct {
+	Release string
+	// ManagedFields are the slice's entries by version written through.
+	ManagedFields map[string][]map[string]interface{}
+	// Deprecated are the apiserver_requested_deprecated_apis series of
+	// resource.k8s.io.
+	Deprecated []cluster.Requested
+}
+
+// TestWriters proves what `claimbridge check` reads of a cluster's clients
+// against the real kube-apiservers 1.30–1.37, each started with every DRA
+// gate on and every version served: a client that writes a ResourceSlice
+// through a version shows in its managedFields as that version (judge's
+// Writes), and each deprecated version requested shows in the metric with
+// the release that removes it, as claimbridge's lifecycle table has it.
+//
+// Under `make record` the apiservers answer and testdata/writers.json is
+// written; otherwise the recording is replayed.
+func TestWriters(t *testing.T) {
+	var book []writes
+	if recorded.Recording {
+		book = recordWriters(t)
+	} else {
+		data, err := os.ReadFile(writersRecording)
+		if err != nil {
+			t.Fatalf("%v: run `make record`", err)
+		}
+		if err := json.Unmarshal(data, &book); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(book) != 8 {
+		t.Fatalf("%s has %d releases, want 1.30–1.37: run `make record`", writersRecording, len(book))
+	}
+	for _, w := range book {
+		t.Run(w.Release, func(t *testing.T) {
+			minor, _ := api.ParseMinor(w.Release)
+			var c judge.Clients
+			for _, version := range slices.Sorted(maps.Keys(w.ManagedFields)) {
+				entries := make([]interface{}, len(w.ManagedFields[version]))
+				for i, e := range w.ManagedFields[version] {
+					entries[i] = e
+				}
+				c.AddWrites(map[string]interface{}{"metadata": map[string]interface{}{"managedFields": entries}}, api.KindResourceSlice)
+			}
+			want := map[judge.Writer]map[string]int{}
+			var deprecated []cluster.Requested
+			for _, v := range api.ConversionVersions {
+				if !api.Bare(minor).Has(v, api.KindResourceSlice) {
+					continue
+				}
+				want[judge.Writer{Manager: "writer-" + v, Version: v}] = map[string]int{api.KindResourceSlice: 1}
+				if dep, removed := api.Lifecycle(v, api.KindResourceSlice); dep != 0 && dep <= minor {
+					deprecated = append(deprecated, cluster.Requested{Version: v, Resource: "resourceslices", Removed: fmt.Sprintf("1.%d", removed)})
+				}
+			}
+			if d := cmp.Diff(want, c.Writes); d != "" {
+				t.Errorf("writers (-claimbridge +kube-apiserver %s):\n%s", w.Release, d)
+			}
+			got := slices.DeleteFunc(slices.Clone(w.Deprecated), func(r cluster.Requested) bool { return r.Resource != "resourceslices" })
+			if d := cmp.Diff(deprecated, got, cmp.Transformer("sorted", func(in []cluster.Requested) []cluster.Requested {
+				out := slices.Clone(in)
+				slices.SortFunc(out, func(a, b cluster.Requested) int { return strings.Compare(a.Version, b.Version) })
+				return out
+			})); d != "" {
+				t.Errorf("deprecated versions requested (-claimbridge's lifecycle +kube-apiserver %s):\n%s", w.Release, d)
+			}
+		})
+	}
+}
+
+// slice is a ResourceSlice named for version, in its shape.
+func slice(version string) map[string]interface{} {
+	obj := map[string]interface{}{"apiVersion": api.UpstreamGroup + "/" + version, "kind": api.KindResourceSlice, "metadata": map[string]interface{}{"name": "writer-" + version}}
+	device := map[string]interface{}{"name": "gpu-0"}
+	switch version {
+	case api.V1alpha2:
+		obj["nodeName"], obj["driverName"] = "node-1", "gpu.example.com"
+		obj["namedResources"] = map[string]interface{}{"instances": []interface{}{device}}
+		return obj
+	case api.V1alpha3, api.V1beta1:
+		device["basic"] = map[string]interface{}{}
+	}
+	obj["spec"] = map[string]interface{}{"driver": "gpu.example.com", "nodeName": "node-1",
+		"pool": map[string]interface{}{"name": "node-1-" + version, "resourceSliceCount": 1}, "devices": []interface{}{device}}
+	return obj
+}
+
+// recordWriters asks each release's kube-apiserver, and writes the
+// recording.
+func recordWriters(t *testing.T) []writes {
+	key, tokens := credentials(t)
+	var book []writes
+	for minor := 30; minor <= 37; minor++ {
+		assets, err := assetsOf(minor)
+		if err != nil {
+			t.Fatal(err)
+		}
+		etcd := &envtest.Etcd{Path: filepath.Join(assets, "etcd")}
+		if err := etcd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		gates, runtime := draFlags(minor, "on")
+		s, refused, err := launch(filepath.Join(assets, "kube-apiserver"), etcd.URL.String(), fmt.Sprintf("/writers-%d", time.Now().UnixNano()), key, tokens, gates, runtime)
+		if s == nil {
+			t.Fatalf("1.%d: %s %v", minor, refused, err)
+		}
+		w := writes{Release: fmt.Sprintf("1.%d", minor), ManagedFields: map[string][]map[string]interface{}{}}
+		for _, v := range api.ConversionVersions {
+			if !api.Bare(minor).Has(v, api.KindResourceSlice) {
+				continue
+			}
+			obj := slice(v)
+			if _, err := s.do(http.MethodPost, path(obj, v, create)+"?fieldManager=writer-"+v, obj, nil); err != nil {
+				s.stop()
+				t.Fatalf("1.%d: %v", minor, err)
+			}
+			var live map[string]interface{}
+			if _, err := s.do(http.MethodGet, path(obj, v, item), nil, &live); err != nil {
+				s.stop()
+				t.Fatalf("1.%d: %v", minor, err)
+			}
+			for _, e := range api.Metadata(live)["managedFields"].([]interface{}) {
+				entry := e.(map[string]interface{})
+				delete(entry, "fieldsV1")
+				w.ManagedFields[v] = append(w.ManagedFields[v], entry)
+			}
+		}
+		metrics, err := s.raw("/metrics")
+		if err != nil {
+			s.stop()
+			t.Fatalf("1.%d: %v", minor, err)
+		}
+		w.Deprecated = cluster.DeprecatedRequests(metrics)
+		s.stop()
+		if err := etcd.Stop(); err != nil {
+			t.Fatal(err)
+		}
+		book = append(book, w)
+	}
+	data, err := json.MarshalIndent(book, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(writersRecording, append(data, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return book
+}
+
+// raw is the body of a GET of path.
+func (s *apiserver) raw(path string) ([]byte, error) {
+	req, err := http.NewRequest(http.MethodGet, fmt.Sprintf("https://127.0.0.1:%d%s", s.port, path), nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	return io.ReadAll(resp.Body)
+}
