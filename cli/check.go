@@ -137,7 +137,7 @@ func (o *checkOptions) run(s streams) error {
 			return withCode(ExitBadInput, err)
 		}
 	}
-	o.planClients(source, r, slices.ContainsFunc(refusals, func(ref api.Refusal) bool { return !ref.Lacks() }))
+	o.planClients(source, r, len(refusals) > 0)
 	if len(o.lost) > 0 {
 		r.Say(apiserver, report.Finding{Severity: report.Note, Message: judge.Runbook(o.from, cmp.Or(o.beyond, o.cluster.Minor), o.lost, o.held)})
 	}
