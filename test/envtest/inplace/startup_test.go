@@ -98,20 +98,7 @@ func TestStartupRefusals(t *testing.T) {
 	for minor := 30; minor < 37; minor++ {
 		pairs = append(pairs, [2]int{minor, minor + 1}, [2]int{minor + 1, minor})
 	}
-	root, err := harness.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	pinned := map[string]string{}
-	for minor := 30; minor <= 37; minor++ {
-		dir := filepath.Join(root, "hack", "tools", fmt.Sprintf("kube-apiserver-1.%d", minor))
-		if minor == 37 {
-			dir = filepath.Join(root, "hack", "tools", "kube-apiserver")
-		}
-		if pinned[fmt.Sprintf("1.%d", minor)], err = recorded.Pinned(filepath.Join(dir, "go.mod")); err != nil {
-			t.Fatal(err)
-		}
-	}
+	pinned := pinnedAPIServers(t)
 	if recorded.Recording {
 		book = recordStartups(t, pairs, pinned)
 	} else {
@@ -178,6 +165,26 @@ func TestStartupRefusals(t *testing.T) {
 			}
 		})
 	}
+}
+
+// pinnedAPIServers are the versions of kube-apiserver 1.30–1.37 that
+// hack/tools pins, by release.
+func pinnedAPIServers(t *testing.T) map[string]string {
+	root, err := harness.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pinned := map[string]string{}
+	for minor := 30; minor <= 37; minor++ {
+		dir := filepath.Join(root, "hack", "tools", fmt.Sprintf("kube-apiserver-1.%d", minor))
+		if minor == 37 {
+			dir = filepath.Join(root, "hack", "tools", "kube-apiserver")
+		}
+		if pinned[fmt.Sprintf("1.%d", minor)], err = recorded.Pinned(filepath.Join(dir, "go.mod")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return pinned
 }
 
 // keptFlags are from's flags less those release minor refuses, as

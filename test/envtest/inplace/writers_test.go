@@ -24,6 +24,13 @@ import (
 
 const writersRecording = "testdata/writers.json"
 
+// writersBook is the recording: the version of each release's
+// kube-apiserver asked, and its answers.
+type writersBook struct {
+	KubeAPIServer map[string]string
+	Releases      []writes
+}
+
 // writes is what a kube-apiserver recorded of a client that created a
 // ResourceSlice through one version: the managedFields of the slice, and,
 // once every version was written, its deprecated-API metric.
@@ -34,6 +41,10 @@ type writes struct {
 	// Deprecated are the apiserver_requested_deprecated_apis series of
 	// resource.k8s.io.
 	Deprecated []cluster.Requested
+	// Reads are, for each set of flags (draFlags "on" and "off"), the
+	// answer to a read of ResourceClaims through each version it
+	// registers, as a kubelet reads them: 200, or 404 when not served.
+	Reads map[string]map[string]int
 }
 
 // TestWriters proves what `claimbridge check` reads of a cluster's clients
@@ -42,13 +53,17 @@ type writes struct {
 // through a version shows in its managedFields as that version (judge's
 // Writes), and each deprecated version requested shows in the metric with
 // the release that removes it, as claimbridge's lifecycle table has it.
+// And, started with those flags and with only the versions a DRA cluster
+// of the release serves (from 1.34 no beta), each kubelet release the skew
+// policy allows reads claims there exactly when check says it does.
 //
 // Under `make record` the apiservers answer and testdata/writers.json is
 // written; otherwise the recording is replayed.
 func TestWriters(t *testing.T) {
-	var book []writes
+	var book writersBook
+	pinned := pinnedAPIServers(t)
 	if recorded.Recording {
-		book = recordWriters(t)
+		book = recordWriters(t, pinned)
 	} else {
 		data, err := os.ReadFile(writersRecording)
 		if err != nil {
@@ -57,11 +72,14 @@ func TestWriters(t *testing.T) {
 		if err := json.Unmarshal(data, &book); err != nil {
 			t.Fatal(err)
 		}
+		if d := cmp.Diff(pinned, book.KubeAPIServer); d != "" {
+			t.Fatalf("%s was recorded with other kube-apiservers than hack/tools pins: run `make record` (-pinned +recorded):\n%s", writersRecording, d)
+		}
 	}
-	if len(book) != 8 {
-		t.Fatalf("%s has %d releases, want 1.30–1.37: run `make record`", writersRecording, len(book))
+	if len(book.Releases) != 8 {
+		t.Fatalf("%s has %d releases, want 1.30–1.37: run `make record`", writersRecording, len(book.Releases))
 	}
-	for _, w := range book {
+	for _, w := range book.Releases {
 		t.Run(w.Release, func(t *testing.T) {
 			minor, _ := api.ParseMinor(w.Release)
 			var c judge.Clients
@@ -81,6 +99,18 @@ func TestWriters(t *testing.T) {
 				want[judge.Writer{Manager: "writer-" + v, Version: v}] = map[string]int{api.KindResourceSlice: 1}
 				if dep, removed := api.Lifecycle(v, api.KindResourceSlice); dep != 0 && dep <= minor {
 					deprecated = append(deprecated, cluster.Requested{Version: v, Resource: "resourceslices", Removed: fmt.Sprintf("1.%d", removed)})
+				}
+			}
+			for _, set := range []string{"on", "off"} {
+				target := api.Bare(minor)
+				if err := target.Set(draFlags(minor, set)); err != nil {
+					t.Fatal(err)
+				}
+				for k := api.OldestKubelet(minor); k <= minor; k++ {
+					v := api.Reads(k, api.Kubelet, api.KindClaim)
+					if got, answered := target.Serves(v, api.KindClaim), w.Reads[set][v] == http.StatusOK; got != answered {
+						t.Errorf("gates %s: kubelet 1.%d reads claims through %s: check says served %t, kube-apiserver %s answered %d", set, k, v, got, w.Release, w.Reads[set][v])
+					}
 				}
 			}
 			if d := cmp.Diff(want, c.Writes); d != "" {
@@ -117,9 +147,9 @@ func slice(version string) map[string]interface{} {
 
 // recordWriters asks each release's kube-apiserver, and writes the
 // recording.
-func recordWriters(t *testing.T) []writes {
+func recordWriters(t *testing.T, pinned map[string]string) writersBook {
 	key, tokens := credentials(t)
-	var book []writes
+	book := writersBook{KubeAPIServer: pinned}
 	for minor := 30; minor <= 37; minor++ {
 		assets, err := assetsOf(minor)
 		if err != nil {
@@ -129,43 +159,31 @@ func recordWriters(t *testing.T) []writes {
 		if err := etcd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		gates, runtime := draFlags(minor, "on")
-		s, refused, err := launch(filepath.Join(assets, "kube-apiserver"), etcd.URL.String(), fmt.Sprintf("/writers-%d", time.Now().UnixNano()), key, tokens, gates, runtime)
-		if s == nil {
-			t.Fatalf("1.%d: %s %v", minor, refused, err)
-		}
-		w := writes{Release: fmt.Sprintf("1.%d", minor), ManagedFields: map[string][]map[string]interface{}{}}
-		for _, v := range api.ConversionVersions {
-			if !api.Bare(minor).Has(v, api.KindResourceSlice) {
-				continue
+		w := writes{Release: fmt.Sprintf("1.%d", minor), ManagedFields: map[string][]map[string]interface{}{}, Reads: map[string]map[string]int{}}
+		for _, set := range []string{"on", "off"} {
+			gates, runtime := draFlags(minor, set)
+			s, refused, err := launch(filepath.Join(assets, "kube-apiserver"), etcd.URL.String(), fmt.Sprintf("/writers-%d", time.Now().UnixNano()), key, tokens, gates, runtime)
+			if s == nil {
+				t.Fatalf("1.%d: %s %v", minor, refused, err)
 			}
-			obj := slice(v)
-			if _, err := s.do(http.MethodPost, path(obj, v, create)+"?fieldManager=writer-"+v, obj, nil); err != nil {
-				s.stop()
-				t.Fatalf("1.%d: %v", minor, err)
+			w.Reads[set] = map[string]int{}
+			for _, v := range api.ConversionVersions {
+				if api.Registered(v, minor) {
+					w.Reads[set][v], _ = s.do(http.MethodGet, "/apis/"+api.UpstreamGroup+"/"+v+"/namespaces/default/resourceclaims", nil, nil)
+				}
 			}
-			var live map[string]interface{}
-			if _, err := s.do(http.MethodGet, path(obj, v, item), nil, &live); err != nil {
-				s.stop()
-				t.Fatalf("1.%d: %v", minor, err)
+			if set == "on" {
+				err = writeThroughEach(s, minor, &w)
 			}
-			for _, e := range api.Metadata(live)["managedFields"].([]interface{}) {
-				entry := e.(map[string]interface{})
-				delete(entry, "fieldsV1")
-				w.ManagedFields[v] = append(w.ManagedFields[v], entry)
-			}
-		}
-		metrics, err := s.raw("/metrics")
-		if err != nil {
 			s.stop()
-			t.Fatalf("1.%d: %v", minor, err)
+			if err != nil {
+				t.Fatalf("1.%d: %v", minor, err)
+			}
 		}
-		w.Deprecated = cluster.DeprecatedRequests(metrics)
-		s.stop()
 		if err := etcd.Stop(); err != nil {
 			t.Fatal(err)
 		}
-		book = append(book, w)
+		book.Releases = append(book.Releases, w)
 	}
 	data, err := json.MarshalIndent(book, "", "  ")
 	if err != nil {
@@ -175,6 +193,33 @@ func recordWriters(t *testing.T) []writes {
 		t.Fatal(err)
 	}
 	return book
+}
+
+// writeThroughEach creates a ResourceSlice through each version release
+// minor has, as manager writer-VERSION, and records its managedFields and
+// then the deprecated-API metric in w.
+func writeThroughEach(s *apiserver, minor int, w *writes) error {
+	for _, v := range api.ConversionVersions {
+		if !api.Bare(minor).Has(v, api.KindResourceSlice) {
+			continue
+		}
+		obj := slice(v)
+		if _, err := s.do(http.MethodPost, path(obj, v, create)+"?fieldManager=writer-"+v, obj, nil); err != nil {
+			return err
+		}
+		var live map[string]interface{}
+		if _, err := s.do(http.MethodGet, path(obj, v, item), nil, &live); err != nil {
+			return err
+		}
+		for _, e := range api.Metadata(live)["managedFields"].([]interface{}) {
+			entry := e.(map[string]interface{})
+			delete(entry, "fieldsV1")
+			w.ManagedFields[v] = append(w.ManagedFields[v], entry)
+		}
+	}
+	metrics, err := s.raw("/metrics")
+	w.Deprecated = cluster.DeprecatedRequests(metrics)
+	return err
 }
 
 // raw is the body of a GET of path.
