@@ -26,6 +26,14 @@ func StoredIn(kind string, minor int) string {
 	return V1
 }
 
+// FollowsCompatibility reports whether the version kind is stored in
+// follows kube-apiserver's --min-compatibility-version (stored as the
+// release after it would): every kind but DeviceTaintRule, whose storage
+// factory names its version. kube-apiserver 1.37 with
+// --min-compatibility-version=1.34 or 1.35 still writes taint rules in
+// v1beta2 (test/envtest/inplace, TestRewriteInPlace).
+func FollowsCompatibility(kind string) bool { return kind != KindDeviceTaintRule }
+
 // Decodes reports whether release minor's kube-apiserver can read kind
 // stored in version: its scheme still registers the kind there. An alpha
 // version's kinds leave the scheme when they stop being served; a beta's

@@ -215,7 +215,11 @@ func (o *checkOptions) judgeLive(r *report.Report, obj map[string]interface{}) e
 func (o *checkOptions) stored(obj map[string]interface{}) report.Verdict {
 	kind, _ := obj["kind"].(string)
 	_, ref, _ := strings.Cut(api.Describe(obj), " ")
-	stored := judge.Stored(obj, o.cluster, kind, o.storedAs, cmp.Or(o.beyond, o.cluster.Minor))
+	storedAs := o.storedAs
+	if !api.FollowsCompatibility(kind) {
+		storedAs = o.from
+	}
+	stored := judge.Stored(obj, o.cluster, kind, storedAs, cmp.Or(o.beyond, o.cluster.Minor))
 	if o.lost == nil {
 		o.lost = map[string]int{}
 	}

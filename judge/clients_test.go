@@ -141,10 +141,16 @@ func TestRunbook(t *testing.T) {
 		held     []string
 		want     string
 	}{
+		"1.36-to-1.33-claims": {36, 33, map[string]int{"resourceclaims": 2, "deviceclasses": 1}, []string{"Pod ml/a holds claim ml/c"},
+			"Kubernetes 1.33 cannot read the objects stored by 1.36 (deviceclasses: 1, resourceclaims: 2), and lists none of their kinds while one is stored: before the change, " +
+				"keep them in place: restart kube-apiserver 1.36 with --min-compatibility-version=1.33, so that it stores what 1.33 reads, " +
+				"then rewrite each as it is (`kubectl get deviceclasses,resourceclaims -A -o json | kubectl replace -f -`); nothing is deleted and no Pod stops"},
+		// kube-apiserver 1.37 stores taint rules in v1beta2 whatever its
+		// --min-compatibility-version (TestRewriteInPlace).
 		"1.37-to-1.35-taint-rules": {37, 35, map[string]int{"devicetaintrules": 2}, nil,
 			"Kubernetes 1.35 cannot read the objects stored by 1.37 (devicetaintrules: 2), and lists none of their kinds while one is stored: before the change, " +
-				"keep them in place: restart kube-apiserver 1.37 with --min-compatibility-version=1.35, so that it stores what 1.35 reads, " +
-				"then rewrite each as it is (`kubectl get devicetaintrules -A -o json | kubectl replace -f -`); nothing is deleted and no Pod stops"},
+				"save them with `claimbridge export --context CONTEXT > dra.yaml`, delete them (the drivers publish their ResourceSlices again), change the release, " +
+				"then re-create them with `claimbridge migrate -f dra.yaml --target-context CONTEXT --apply`"},
 		"1.34-to-1.32-no-flag": {34, 32, map[string]int{"resourceclaims": 1}, []string{"Pod ml/a holds claim ml/c"},
 			"Kubernetes 1.32 cannot read the objects stored by 1.34 (resourceclaims: 1), and lists none of their kinds while one is stored: before the change, " +
 				"save them with `claimbridge export --context CONTEXT > dra.yaml`, delete them (the drivers publish their ResourceSlices again), change the release, " +

@@ -174,6 +174,6 @@ func rewritable(from, to int, resources []string) bool {
 	}
 	return !slices.ContainsFunc(resources, func(resource string) bool {
 		kind := api.KindOfResource(resource)
-		return !api.Decodes(kind, api.StoredIn(kind, to+1), to)
+		return !api.FollowsCompatibility(kind) || !api.Decodes(kind, api.StoredIn(kind, to+1), to)
 	})
 }

@@ -328,10 +328,11 @@ type apiserver struct {
 	dir    string
 }
 
-// launch starts the kube-apiserver at path on etcd under prefix, and waits
+// launch starts the kube-apiserver at path on etcd under prefix (with more
+// flags, if any), and waits
 // until it is ready (s), or has exited: refused is then the line it
 // refused to start with.
-func launch(path, etcdURL, prefix, key, tokens, gates, runtime string) (s *apiserver, refused string, err error) {
+func launch(path, etcdURL, prefix, key, tokens, gates, runtime string, flags ...string) (s *apiserver, refused string, err error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, "", err
@@ -347,6 +348,7 @@ func launch(path, etcdURL, prefix, key, tokens, gates, runtime string) (s *apise
 		"--service-cluster-ip-range=10.0.0.0/24", "--endpoint-reconciler-type=none", "--service-account-issuer=https://kubernetes.default.svc",
 		"--service-account-key-file="+key, "--service-account-signing-key-file="+key, "--authorization-mode=AlwaysAllow", "--token-auth-file="+tokens,
 		"--feature-gates="+gates, "--runtime-config="+runtime)
+	cmd.Args = append(cmd.Args, flags...)
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
