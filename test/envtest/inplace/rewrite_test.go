@@ -1,22 +1,18 @@
 package inplace
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/judge"
-	"github.com/claimbridge/claimbridge/test/recorded"
 )
 
 const rewriteRecording = "testdata/rewrite.json"
@@ -53,22 +49,8 @@ func TestRewriteInPlace(t *testing.T) {
 	if len(pairs) == 0 {
 		t.Fatal("no rollback that loses objects")
 	}
-	pinned := pinnedAPIServers(t)
-	var book rewriteBook
-	if recorded.Recording {
-		book = recordRewrites(t, pairs, pinned)
-	} else {
-		data, err := os.ReadFile(rewriteRecording)
-		if err != nil {
-			t.Fatalf("%v: run `make record`", err)
-		}
-		if err := json.Unmarshal(data, &book); err != nil {
-			t.Fatal(err)
-		}
-		if d := cmp.Diff(pinned, book.KubeAPIServer); d != "" {
-			t.Fatalf("%s was recorded with other kube-apiservers than hack/tools pins: run `make record` (-pinned +recorded):\n%s", rewriteRecording, d)
-		}
-	}
+	book := replay(t, rewriteRecording, func(pinned map[string]string) rewriteBook { return recordRewrites(t, pairs, pinned) },
+		func(b rewriteBook) map[string]string { return b.KubeAPIServer })
 	if len(book.Rollbacks) != len(pairs) {
 		t.Fatalf("%s has %d rollbacks, want %d: run `make record`", rewriteRecording, len(book.Rollbacks), len(pairs))
 	}
@@ -134,8 +116,7 @@ func lostBy(from, to int) map[string]int {
 	return lost
 }
 
-// recordRewrites rolls each pair back twice, before and after the rewrite,
-// and writes the recording.
+// recordRewrites rolls each pair back twice, before and after the rewrite.
 func recordRewrites(t *testing.T, pairs [][2]int, pinned map[string]string) rewriteBook {
 	key, tokens := credentials(t)
 	book := rewriteBook{KubeAPIServer: pinned}
@@ -209,13 +190,6 @@ func recordRewrites(t *testing.T, pairs [][2]int, pinned map[string]string) rewr
 			t.Fatal(err)
 		}
 		book.Rollbacks = append(book.Rollbacks, r)
-	}
-	data, err := json.MarshalIndent(book, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(rewriteRecording, append(data, '\n'), 0o644); err != nil {
-		t.Fatal(err)
 	}
 	return book
 }

@@ -167,6 +167,38 @@ func TestStartupRefusals(t *testing.T) {
 	}
 }
 
+// replay is the recording of file: under `make record`, what record
+// returns from the kube-apiservers pinned, written to file; otherwise file
+// read, and refused as stale when kube-apiservers other than those pinned
+// answered it (pinnedOf).
+func replay[T any](t *testing.T, file string, record func(pinned map[string]string) T, pinnedOf func(T) map[string]string) T {
+	t.Helper()
+	pinned := pinnedAPIServers(t)
+	var book T
+	if recorded.Recording {
+		book = record(pinned)
+		data, err := json.MarshalIndent(book, "", "  ")
+		if err == nil {
+			err = os.WriteFile(file, append(data, '\n'), 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return book
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("%v: run `make record`", err)
+	}
+	if err := json.Unmarshal(data, &book); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(pinned, pinnedOf(book)); d != "" {
+		t.Fatalf("%s was recorded with other kube-apiservers than hack/tools pins: run `make record` (-pinned +recorded):\n%s", file, d)
+	}
+	return book
+}
+
 // pinnedAPIServers are the versions of kube-apiserver 1.30–1.37 that
 // hack/tools pins, by release.
 func pinnedAPIServers(t *testing.T) map[string]string {

@@ -1,12 +1,10 @@
 package inplace
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
 	"net/http"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -19,7 +17,6 @@ import (
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/cluster"
 	"github.com/claimbridge/claimbridge/judge"
-	"github.com/claimbridge/claimbridge/test/recorded"
 )
 
 const writersRecording = "testdata/writers.json"
@@ -60,22 +57,8 @@ type writes struct {
 // Under `make record` the apiservers answer and testdata/writers.json is
 // written; otherwise the recording is replayed.
 func TestWriters(t *testing.T) {
-	var book writersBook
-	pinned := pinnedAPIServers(t)
-	if recorded.Recording {
-		book = recordWriters(t, pinned)
-	} else {
-		data, err := os.ReadFile(writersRecording)
-		if err != nil {
-			t.Fatalf("%v: run `make record`", err)
-		}
-		if err := json.Unmarshal(data, &book); err != nil {
-			t.Fatal(err)
-		}
-		if d := cmp.Diff(pinned, book.KubeAPIServer); d != "" {
-			t.Fatalf("%s was recorded with other kube-apiservers than hack/tools pins: run `make record` (-pinned +recorded):\n%s", writersRecording, d)
-		}
-	}
+	book := replay(t, writersRecording, func(pinned map[string]string) writersBook { return recordWriters(t, pinned) },
+		func(b writersBook) map[string]string { return b.KubeAPIServer })
 	if len(book.Releases) != 8 {
 		t.Fatalf("%s has %d releases, want 1.30–1.37: run `make record`", writersRecording, len(book.Releases))
 	}
@@ -145,8 +128,7 @@ func slice(version string) map[string]interface{} {
 	return obj
 }
 
-// recordWriters asks each release's kube-apiserver, and writes the
-// recording.
+// recordWriters asks each release's kube-apiserver.
 func recordWriters(t *testing.T, pinned map[string]string) writersBook {
 	key, tokens := credentials(t)
 	book := writersBook{KubeAPIServer: pinned}
@@ -184,13 +166,6 @@ func recordWriters(t *testing.T, pinned map[string]string) writersBook {
 			t.Fatal(err)
 		}
 		book.Releases = append(book.Releases, w)
-	}
-	data, err := json.MarshalIndent(book, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(writersRecording, append(data, '\n'), 0o644); err != nil {
-		t.Fatal(err)
 	}
 	return book
 }
