@@ -83,19 +83,33 @@ func GRPC(minor int, component string) []string {
 // kubeletplugin speaks one of the gRPC versions of release minor's
 // kubelet: "v0.32–v0.38"; "" when none does.
 func Libraries(minor int) string {
-	var ok []int
+	return libraries(func(r int) bool {
+		return slices.ContainsFunc(GRPC(r, DriverLibrary), func(v string) bool { return slices.Contains(GRPC(minor, Kubelet), v) })
+	})
+}
+
+// LibrariesWriting names the releases of k8s.io/dynamic-resource-allocation
+// that can write kind through version: "v0.34–v0.38"; "" for none.
+func LibrariesWriting(kind, version string) string {
+	return libraries(func(r int) bool { return slices.Contains(Through(r, DriverLibrary, kind), version) })
+}
+
+// libraries names the range of the releases of
+// k8s.io/dynamic-resource-allocation for which ok holds.
+func libraries(ok func(minor int) bool) string {
+	var in []int
 	for _, r := range Releases {
-		if slices.ContainsFunc(GRPC(r.Minor, DriverLibrary), func(v string) bool { return slices.Contains(GRPC(minor, Kubelet), v) }) {
-			ok = append(ok, r.Minor)
+		if ok(r.Minor) {
+			in = append(in, r.Minor)
 		}
 	}
-	switch {
-	case len(ok) == 0:
+	switch len(in) {
+	case 0:
 		return ""
-	case len(ok) == 1:
-		return fmt.Sprintf("v0.%d", ok[0])
+	case 1:
+		return fmt.Sprintf("v0.%d", in[0])
 	}
-	return fmt.Sprintf("v0.%d–v0.%d", ok[0], ok[len(ok)-1])
+	return fmt.Sprintf("v0.%d–v0.%d", in[0], in[len(in)-1])
 }
 
 // Skew says how a kubelet of release kubelet breaks the version skew

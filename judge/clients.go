@@ -136,8 +136,7 @@ func PlanChange(cl Clients, from, target api.Cluster, refused bool) Plan {
 			strings.Join(api.GRPC(target.Minor, api.Kubelet), " or "), target.Minor, strings.Join(dropped, ", "), api.Libraries(target.Minor)))
 	}
 	p.Steps = append(p.Steps, first...)
-	verb := map[bool]string{true: "Upgrade", false: "Roll back"}[up]
-	control := fmt.Sprintf("%s the control plane to 1.%d: kube-apiserver first, then kube-controller-manager and kube-scheduler", verb, target.Minor)
+	control := fmt.Sprintf("%s the control plane to 1.%d: kube-apiserver first, then kube-controller-manager and kube-scheduler", verb(up), target.Minor)
 	if refused {
 		control += ", with kube-apiserver's flags changed as named above"
 	}
@@ -191,8 +190,8 @@ func (p *Plan) writer(w Writer, kinds map[string]int, from, target api.Cluster) 
 		return ""
 	}
 	want := bridge(from, target, broken[0])
-	step := fmt.Sprintf("%s %s to a release that writes %s/%s", map[bool]string{true: "Upgrade", false: "Roll back"}[target.Minor >= from.Minor], w.Manager, api.UpstreamGroup, want)
-	if libs := writtenBy(want, broken[0]); libs != "" {
+	step := fmt.Sprintf("%s %s to a release that writes %s/%s", verb(target.Minor >= from.Minor), w.Manager, api.UpstreamGroup, want)
+	if libs := api.LibrariesWriting(broken[0], want); libs != "" {
 		step += fmt.Sprintf(" (a driver built with k8s.io/dynamic-resource-allocation %s can write %s through it)", libs, plural(broken[0], 2))
 	}
 	return step + ", before the control plane."
@@ -269,13 +268,12 @@ func (p *Plan) nodes(kubelets map[string]string, unknown map[int]map[string]int,
 			late = append(late, name)
 		}
 	}
-	verb := map[bool]string{true: "Upgrade", false: "Roll back"}[up]
 	for _, r := range slices.Sorted(maps.Keys(moveTo)) {
 		bound := "or newer"
 		if !up {
 			bound = "or older"
 		}
-		first = append(first, fmt.Sprintf("%s the kubelets of %s to 1.%d %s, before the control plane.", verb, names(moveTo[r]), r, bound))
+		first = append(first, fmt.Sprintf("%s the kubelets of %s to 1.%d %s, before the control plane.", verb(up), names(moveTo[r]), r, bound))
 	}
 	if len(late) > 0 {
 		after = append(after, fmt.Sprintf("Then upgrade the kubelets of %s to 1.%d at once: until then their Pods with claims stay in ContainerCreating.", names(late), target.Minor))
@@ -327,31 +325,27 @@ func bridge(from, target api.Cluster, kind string) string {
 	return fallback
 }
 
-// writtenBy names the releases of k8s.io/dynamic-resource-allocation that
-// can write kind through version: "v0.34–v0.38"; "" for none.
-func writtenBy(version, kind string) string {
-	var ok []int
-	for _, r := range api.Releases {
-		if slices.Contains(api.Through(r.Minor, api.DriverLibrary, kind), version) {
-			ok = append(ok, r.Minor)
-		}
+// capped is xs with at most five of them, the others counted: "and 3
+// more" (more names what they are).
+func capped(xs []string, more string) []string {
+	if len(xs) > 5 {
+		return append(xs[:5:5], fmt.Sprintf("and %d more%s", len(xs)-5, more))
 	}
-	switch len(ok) {
-	case 0:
-		return ""
-	case 1:
-		return fmt.Sprintf("v0.%d", ok[0])
-	}
-	return fmt.Sprintf("v0.%d–v0.%d", ok[0], ok[len(ok)-1])
+	return xs
 }
 
-// names lists up to five node names, counting the others.
+// names lists node names, five at the most.
 func names(ns []string) string {
 	slices.Sort(ns)
-	if len(ns) > 5 {
-		return fmt.Sprintf("%s and %d more", strings.Join(ns[:5], ", "), len(ns)-5)
+	return strings.Join(capped(ns, ""), ", ")
+}
+
+// verb is the change a step makes: an upgrade or a rollback.
+func verb(up bool) string {
+	if up {
+		return "Upgrade"
 	}
-	return strings.Join(ns, ", ")
+	return "Roll back"
 }
 
 // plural is kind's plural when n is not 1: "ResourceSlices".

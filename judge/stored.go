@@ -128,10 +128,7 @@ func Holders(claim map[string]interface{}) []string {
 			out = append(out, fmt.Sprintf("Pod %s/%v holds claim %s/%s", ns, ref["name"], ns, name))
 		}
 	}
-	if len(out) > 5 {
-		return append(out[:5], fmt.Sprintf("and %d more Pods", len(out)-5))
-	}
-	return out
+	return capped(out, " Pods")
 }
 
 // Runbook says how to keep the objects stored by release from that release
@@ -154,12 +151,9 @@ func Runbook(from, to int, lost map[string]int, held []string) string {
 	}
 	msg += "save them with `claimbridge export --context CONTEXT > dra.yaml`, delete them (the drivers publish their ResourceSlices again), " +
 		"change the release, then re-create them with `claimbridge migrate -f dra.yaml --target-context CONTEXT --apply`"
-	if len(held) > 5 {
-		held = append(held[:5:5], fmt.Sprintf("and %d more", len(held)-5))
-	}
 	if len(held) > 0 {
 		msg += fmt.Sprintf(". Deleting the claims stops what runs: %s. A claim a Pod holds stays Terminating until the Pod ends (its delete-protection finalizer): "+
-			"stop these Pods first, and start them again once the claims are re-created", strings.Join(held, "; "))
+			"stop these Pods first, and start them again once the claims are re-created", strings.Join(capped(held, ""), "; "))
 	}
 	return msg
 }

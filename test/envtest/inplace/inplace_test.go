@@ -161,18 +161,7 @@ func recordInPlace(t *testing.T, pairs [][2]int) []answer {
 	key, tokens := credentials(t)
 	var answers []answer
 	for _, p := range pairs {
-		assetsA, err := assetsOf(p[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		assetsB, err := assetsOf(p[1])
-		if err != nil {
-			t.Fatal(err)
-		}
-		etcd := &envtest.Etcd{Path: filepath.Join(assetsOf2(assetsA, assetsB), "etcd")}
-		if err := etcd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		assetsA, assetsB, etcd := startPair(t, p)
 		prefix := fmt.Sprintf("/inplace-%d", time.Now().UnixNano())
 		gates, runtime := draFlags(p[0], "on")
 		a, refused, err := launch(filepath.Join(assetsA, "kube-apiserver"), etcd.URL.String(), prefix, key, tokens, gates, runtime)
@@ -210,6 +199,23 @@ func recordInPlace(t *testing.T, pairs [][2]int) []answer {
 		t.Fatal(err)
 	}
 	return answers
+}
+
+// startPair starts the etcd of a change from p[0] to p[1], and returns it
+// with the assets directory of each release.
+func startPair(t *testing.T, p [2]int) (assetsA, assetsB string, etcd *envtest.Etcd) {
+	var err error
+	if assetsA, err = assetsOf(p[0]); err != nil {
+		t.Fatal(err)
+	}
+	if assetsB, err = assetsOf(p[1]); err != nil {
+		t.Fatal(err)
+	}
+	etcd = &envtest.Etcd{Path: filepath.Join(assetsOf2(assetsA, assetsB), "etcd")}
+	if err := etcd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return assetsA, assetsB, etcd
 }
 
 // assetsOf2 is the assets directory whose etcd serves both releases: the

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/judge"
@@ -121,18 +120,7 @@ func recordRewrites(t *testing.T, pairs [][2]int, pinned map[string]string) rewr
 	key, tokens := credentials(t)
 	book := rewriteBook{KubeAPIServer: pinned}
 	for _, p := range pairs {
-		assetsA, err := assetsOf(p[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		assetsB, err := assetsOf(p[1])
-		if err != nil {
-			t.Fatal(err)
-		}
-		etcd := &envtest.Etcd{Path: filepath.Join(assetsOf2(assetsA, assetsB), "etcd")}
-		if err := etcd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		assetsA, assetsB, etcd := startPair(t, p)
 		prefix := fmt.Sprintf("/rewrite-%d", time.Now().UnixNano())
 		gates, runtime := draFlags(p[0], "on")
 		objects := storedObjects(p[0])
@@ -161,12 +149,7 @@ func recordRewrites(t *testing.T, pairs [][2]int, pinned map[string]string) rewr
 			}
 			return nil
 		})
-		run(assetsB, nil, func(s *apiserver) error {
-			for _, obj := range objects {
-				r.Before = append(r.Before, ask(s, obj, p))
-			}
-			return nil
-		})
+		run(assetsB, nil, askEach(objects, p, &r.Before))
 		run(assetsA, []string{fmt.Sprintf("--min-compatibility-version=1.%d", p[1])}, func(s *apiserver) error {
 			for _, obj := range objects { // kubectl get -o json | kubectl replace -f -
 				version := strings.TrimPrefix(fmt.Sprint(obj["apiVersion"]), api.UpstreamGroup+"/")
@@ -180,16 +163,21 @@ func recordRewrites(t *testing.T, pairs [][2]int, pinned map[string]string) rewr
 			}
 			return nil
 		})
-		run(assetsB, nil, func(s *apiserver) error {
-			for _, obj := range objects {
-				r.After = append(r.After, ask(s, obj, p))
-			}
-			return nil
-		})
+		run(assetsB, nil, askEach(objects, p, &r.After))
 		if err := etcd.Stop(); err != nil {
 			t.Fatal(err)
 		}
 		book.Rollbacks = append(book.Rollbacks, r)
 	}
 	return book
+}
+
+// askEach asks an apiserver of each object (ask), into answers.
+func askEach(objects []map[string]interface{}, p [2]int, answers *[]answer) func(*apiserver) error {
+	return func(s *apiserver) error {
+		for _, obj := range objects {
+			*answers = append(*answers, ask(s, obj, p))
+		}
+		return nil
+	}
 }
