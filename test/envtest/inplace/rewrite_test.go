@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/judge"
 )
