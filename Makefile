@@ -114,7 +114,7 @@ test-corpus: envtest-assets ## The published manifests of $$CLAIMBRIDGE_CORPUS (
 	env $(ASSETS_ENV) CLAIMBRIDGE_CORPUS="$(abspath $(CLAIMBRIDGE_CORPUS))" $(GO) test -tags corpus $(TEST_FLAGS) -timeout $(TEST_TIMEOUT) -run Corpus ./...
 
 .PHONY: record
-record: ## Ask the real kube-apiservers of 1.26–1.37 (started with each other's flags and upgraded in place too) and the upstream oracles again; rewrite their recorded answers.
+record: ## Ask the real kube-apiservers of 1.26–1.37 (started with each other's flags, upgraded in place, and with their schedulers and controller-managers from 1.30) and the upstream oracles again; rewrite their recorded answers.
 	hack/envtest-assets.sh --releases >/dev/null
 	hack/oracle-assets.sh
 	env $$(hack/envtest-assets.sh --env --releases) CLAIMBRIDGE_ORACLE_DIR="$$(hack/oracle-assets.sh --print-dir)" CLAIMBRIDGE_RECORD=1 \

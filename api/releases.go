@@ -196,6 +196,10 @@ const (
 	// A bad C identifier is Invalid, not a type error; opaque parameters
 	// that are not an object "must be a valid JSON object".
 	IdentifierMessages
+	// The scheduler allocates a device that consumes a counter set its own
+	// slice does not hold without counting it; before, it allocates no such
+	// device (k8s.io/dynamic-resource-allocation's checkAvailableCounters).
+	UnheldCountersAllocated
 	// A ResourceSlice holds sharedCounters or devices, not both, and its
 	// counter sets are checked as a set.
 	SliceSplit
@@ -244,6 +248,7 @@ var since = [...]int{
 	KeyPathAtKey:               32,
 	DevicePathsWithoutBasic:    33,
 	IdentifierMessages:         34,
+	UnheldCountersAllocated:    34,
 	SliceSplit:                 35,
 	TaintRuleSelectorsRemoved:  35,
 	TaintEffectNone:            35,

@@ -233,7 +233,7 @@ func (o *checkOptions) stored(obj map[string]interface{}) report.Verdict {
 	v := report.Verdict{Outcome: report.Kept}
 	switch {
 	case stored.Unreached != "" && len(holders) > 0:
-		v.Outcome, v.Findings = report.Unreachable, []report.Finding{{Severity: report.Error, Kind: kind, Object: ref, Message: stored.Unreached + " (" + strings.Join(holders, "; ") + ")"}}
+		v.Outcome, v.Findings = report.Unreachable, []report.Finding{{Severity: report.Error, Kind: kind, Object: ref, Message: stored.Unreached + " (" + judge.HeldBy(holders) + ")"}}
 	case stored.Unreached != "":
 		v.Outcome, v.Findings = report.Unreachable, []report.Finding{{Severity: report.Error, Kind: kind, Object: ref, Message: stored.Unreached}}
 	case o.lacks != "":

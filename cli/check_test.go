@@ -258,6 +258,9 @@ func TestCheckStored(t *testing.T) {
 		"1.36-to-1.37-template-slashes": {36, 37, 0, api.KindTemplate, ""},
 		"1.34-to-1.33-capacity": {34, 33, 0, api.KindClaim, "warning: spec.devices.requests[0].exactly.capacity: " +
 			"Kubernetes 1.33 does not have it: it reads the stored object without it, and drops it at its next write"},
+		// 1.32 reads the slice without its counters: a GPU goes to two claims.
+		"1.33-to-1.32-partitions": {33, 32, 0, api.KindResourceSlice, "invalid: spec.devices[0].consumesCounters: Kubernetes 1.32 has no counters: it reads the slice without them, " +
+			"and its scheduler allocates each device that consumes counters (1 in this slice) as a whole device, so devices that share a counter are allocated to two claims at once"},
 		// Allocated by 1.34's scheduler: 1.33's drops what it consumed.
 		"1.34-to-1.33-consumed": {34, 33, 0, api.KindClaim, "warning: status.allocation.devices.results[0].consumedCapacity: " +
 			"Kubernetes 1.33 does not have it (1.34+): it reads the claim without it, and its scheduler and controllers drop it at their next write of the status"},
@@ -289,6 +292,12 @@ func TestCheckStored(t *testing.T) {
 				obj["status"] = map[string]interface{}{"allocation": map[string]interface{}{"devices": map[string]interface{}{"results": []interface{}{
 					map[string]interface{}{"request": "gpu", "driver": "gpu.example.com", "pool": "node-1", "device": "gpu-0", "consumedCapacity": map[string]interface{}{"memory": "1Gi"}},
 					map[string]interface{}{"request": "gpu", "driver": "gpu.example.com", "pool": "node-1", "device": "gpu-1", "consumedCapacity": map[string]interface{}{"memory": "1Gi"}}}}}}
+			}
+			if strings.Contains(name, "partitions") {
+				obj["spec"] = map[string]interface{}{"driver": "gpu.example.com", "nodeName": "node-1", "pool": map[string]interface{}{"name": "node-1", "resourceSliceCount": 1},
+					"sharedCounters": []interface{}{map[string]interface{}{"name": "gpu-mem", "counters": map[string]interface{}{"memory": map[string]interface{}{"value": "40Gi"}}}},
+					"devices": []interface{}{map[string]interface{}{"name": "whole", "consumesCounters": []interface{}{
+						map[string]interface{}{"counterSet": "gpu-mem", "counters": map[string]interface{}{"memory": map[string]interface{}{"value": "40Gi"}}}}}}}
 			}
 			if strings.Contains(name, "capacity") {
 				obj["spec"] = map[string]interface{}{"devices": map[string]interface{}{"requests": []interface{}{map[string]interface{}{"name": "gpu",

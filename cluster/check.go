@@ -22,10 +22,10 @@ import (
 )
 
 // DRAObjects gives visit every object of the DRA kinds Export reads, and of
-// the DeviceTaintRules and ResourceSlices that stay through an upgrade, in
+// the ResourceSlices that stay through an upgrade, in
 // the version Export reads each kind. It only reads.
 func (c *Cluster) DRAObjects(ctx context.Context, visit func(map[string]interface{}) error) error {
-	resources, err := c.draResources(append(slices.Clip(draKinds), api.KindDeviceTaintRule, api.KindResourceSlice))
+	resources, err := c.draResources(append(slices.Clip(draKinds), api.KindResourceSlice))
 	if err != nil {
 		return err
 	}

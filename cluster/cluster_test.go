@@ -90,7 +90,7 @@ func TestDRAResources(t *testing.T) {
 			"resource.claimbridge.dev/v1alpha3, Resource=resourceclaims", "resource.claimbridge.dev/v1alpha3, Resource=resourceclaimtemplates"},
 		"1.32": {"resource.k8s.io/v1beta1, Resource=deviceclasses", "resource.k8s.io/v1beta1, Resource=resourceclaims",
 			"resource.k8s.io/v1beta1, Resource=resourceclaimtemplates"},
-		"1.37": {"resource.k8s.io/v1, Resource=deviceclasses", "resource.k8s.io/v1, Resource=resourceclaims",
+		"1.37": {"resource.k8s.io/v1, Resource=deviceclasses", "resource.k8s.io/v1, Resource=devicetaintrules", "resource.k8s.io/v1, Resource=resourceclaims",
 			"resource.k8s.io/v1, Resource=resourceclaimtemplates"},
 		"none": nil,
 	} {

@@ -15,11 +15,11 @@ import (
 )
 
 // draKinds are the kinds of resource.k8s.io that a re-creation carries:
-// claims, templates, classes and the parameters of 1.30. ResourceSlices
+// claims, templates, classes, taint rules and the parameters of 1.30. ResourceSlices
 // and PodScheduling(Context)s are not read: they are the old cluster's
 // state, which the new cluster's drivers and scheduler make for themselves.
 var draKinds = []string{api.KindResourceClass, api.KindDeviceClass, api.KindClassParameters,
-	api.KindClaimParameters, api.KindTemplate, api.KindClaim}
+	api.KindClaimParameters, api.KindTemplate, api.KindClaim, api.KindDeviceTaintRule}
 
 // workloads are the resources whose objects are read when they use claims
 // (migrate.UsesClaims); every release from 1.26 on serves them.

@@ -10,6 +10,12 @@
 #   (ENVTEST_ASSETS_1_30)
 #   1.26, 1.31–1.36: only for `make record`         hack/tools/kube-apiserver-1.<minor>, etcd 3.5
 #   (--releases, ENVTEST_ASSETS_1_<minor>)          (1.34–1.36: hack/tools/etcd)
+#   kube-scheduler and kube-controller-manager      the same module as that release's
+#   of 1.30–1.37: only for `make record`            kube-apiserver, into its assets directory
+#   (--releases)
+#   1.32.0's kube-apiserver, kube-scheduler and     hack/tools/kube-apiserver-1.32.0, etcd 3.5
+#   kube-controller-manager: only for `make record`
+#   (--releases, ENVTEST_ASSETS_1_32_0)
 #
 # Each comes from `setup-envtest use` when setup-envtest is on PATH and its
 # download works; else it is built from the Go module proxy, pinned in its own
@@ -19,7 +25,7 @@
 # temporary directory, are smoke-tested, then renamed into place; concurrent
 # runs wait on flock(1). A cold build on 2 cores: kube-apiserver ~6 min,
 # etcd ~2 min, helm ~3 min (each major), promtool ~2 min, kustomize ~1 min, each old
-# kube-apiserver ~3-5 min.
+# kube-apiserver ~3-5 min, each record-only scheduler or controller-manager ~2-3 min.
 #
 # Usage:
 #   hack/envtest-assets.sh                  build what is missing
@@ -175,18 +181,35 @@ build "$TOOLS/promtool" github.com/prometheus/prometheus/cmd/promtool "$promtool
 	"-s -w -X github.com/prometheus/common/version.Version=$v" remove_all_sd --version
 
 declare -A old=()
-if $releases || [[ "$print_release" =~ ^1\.(26|3[1-6])$ ]]; then
+if $releases || [[ "$print_release" =~ ^1\.(26|3[1-6]|32\.0)$ ]]; then
 	for minor in 26 31 32 33 34 35 36; do
 		etcd="$TOOLS/etcd-3.5"
 		((minor < 34)) || etcd="$TOOLS/etcd"
 		old[1.$minor]="$(control_plane "$TOOLS/kube-apiserver-1.$minor" "$etcd" "$unopt")"
 	done
+	old[1.32.0]="$(control_plane "$TOOLS/kube-apiserver-1.32.0" "$TOOLS/etcd-3.5" "$unopt")"
+fi
+
+# components <tools-module-dir> <assets-dir>: that release's kube-scheduler
+# and kube-controller-manager, beside its kube-apiserver (record only).
+components() {
+	local v c
+	v="$(modversion "$1" k8s.io/kubernetes)"
+	for c in kube-scheduler kube-controller-manager; do
+		build "$1" "k8s.io/kubernetes/cmd/$c" "$2/$c" "$unopt" "$(k8s_ldflags "$1" "$v")" "" --version
+	done
+}
+if $releases; then
+	components "$TOOLS/kube-apiserver" "$current"
+	for minor in 36 35 34 33 32 31; do components "$TOOLS/kube-apiserver-1.$minor" "${old[1.$minor]}"; done
+	components "$TOOLS/kube-apiserver-1.30" "$r130"
+	components "$TOOLS/kube-apiserver-1.32.0" "${old[1.32.0]}"
 fi
 
 if $print_env; then
 	echo "KUBEBUILDER_ASSETS=$current"
 	echo "ENVTEST_ASSETS_1_30=$r130"
-	for r in "${!old[@]}"; do echo "ENVTEST_ASSETS_${r/./_}=${old[$r]}"; done
+	for r in "${!old[@]}"; do echo "ENVTEST_ASSETS_${r//./_}=${old[$r]}"; done
 	echo "KUBECTL=$current/kubectl"
 	echo "KUSTOMIZE=$kustomize"
 	echo "HELM=$helm"

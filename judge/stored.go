@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -46,6 +47,8 @@ func Stored(obj map[string]interface{}, c api.Cluster, kind string, from, to int
 	if kind == api.KindClaim {
 		v.Warnings = statusUnknown(obj, to)
 	}
+	errs, warnings := counted(obj, c, kind, to)
+	v.Errors, v.Warnings = append(v.Errors, errs...), append(v.Warnings, warnings...)
 	if !slices.Contains(api.UpstreamOnlyVersions, versionOf(obj)) || kind == api.KindResourceSlice || kind == api.KindDeviceTaintRule {
 		return v
 	}
@@ -94,6 +97,61 @@ func statusUnknown(claim map[string]interface{}, to int) (warnings []string) {
 	return warnings
 }
 
+// counted says where release to's scheduler, with c's gates, counts what a
+// stored slice offers or a claim holds otherwise than the release that
+// wrote it. A slice's partitions read without their counters are each
+// allocated as a whole device: what they share goes to two claims (an
+// error). A gate that is off holds devices back (warnings).
+func counted(obj map[string]interface{}, c api.Cluster, kind string, to int) (errs, warnings []string) {
+	spec, counters, shares := asObject(obj["spec"]), api.FieldOf("consumesCounters"), api.FieldOf("allowMultipleAllocations")
+	switch kind {
+	case api.KindResourceSlice:
+		own := map[string]bool{}
+		for _, set := range asArray(spec["sharedCounters"]) {
+			own[fmt.Sprint(asObject(set)["name"])] = true
+		}
+		first, partitions, elsewhere := "", 0, ""
+		for i, d := range asArray(spec["devices"]) {
+			d, at := asObject(d), fmt.Sprintf("spec.devices[%d]", i)
+			if basic, ok := d["basic"]; ok { // v1alpha3, v1beta1
+				d, at = asObject(basic), at+".basic"
+			}
+			for j, use := range asArray(d["consumesCounters"]) {
+				if set := fmt.Sprint(asObject(use)["counterSet"]); !own[set] && elsewhere == "" {
+					elsewhere = fmt.Sprintf("%s.consumesCounters[%d].counterSet: Kubernetes 1.%d looks for counter set %q in the device's own slice, and this slice does not hold it (from 1.35 a slice holds devices or counters, not both)", at, j, to, set)
+				}
+			}
+			if _, ok := d["consumesCounters"]; ok {
+				first = cmp.Or(first, at+".consumesCounters")
+				partitions++
+			}
+		}
+		switch {
+		case partitions == 0:
+		case to < counters.Added:
+			errs = append(errs, fmt.Sprintf("%s: Kubernetes 1.%d has no counters: it reads the slice without them, and its scheduler allocates each device that consumes counters (%d in this slice) as a whole device, "+
+				"so devices that share a counter are allocated to two claims at once", first, to, partitions))
+		case !c.Enabled(counters.Gate):
+			warnings = append(warnings, fmt.Sprintf("%s: Kubernetes 1.%d with %s off allocates no device that consumes counters (%d in this slice)", first, to, counters.Gate, partitions))
+		case elsewhere != "" && !api.Has(to, api.SliceSplit) && api.Has(to, api.UnheldCountersAllocated):
+			errs = append(errs, elsewhere+": its scheduler allocates the devices that consume it without counting, so devices that share a counter are allocated to two claims at once")
+		case elsewhere != "" && !api.Has(to, api.SliceSplit):
+			warnings = append(warnings, elsewhere+": its scheduler allocates none of the devices that consume it")
+		}
+	case api.KindClaim:
+		if to < shares.Added || c.Enabled(shares.Gate) {
+			return nil, nil
+		}
+		for i, r := range asArray(asObject(asObject(asObject(obj["status"])["allocation"])["devices"])["results"]) {
+			if r := asObject(r); r["shareID"] != nil {
+				warnings = append(warnings, fmt.Sprintf("status.allocation.devices.results[%d].shareID: Kubernetes 1.%d with %s off counts device %v/%v/%v as wholly allocated: "+
+					"no other claim gets a share of it until every claim that shares it is released", i, to, shares.Gate, r["driver"], r["pool"], r["device"]))
+			}
+		}
+	}
+	return errs, warnings
+}
+
 // Reservations judges a stored claim's status.reservedFor against what
 // release to, patch (-1: not known), allows: over its limit, each update of
 // the claim's status fails. It returns an error, or a warning when the
@@ -106,16 +164,16 @@ func Reservations(claim map[string]interface{}, to, patch int) (severity, msg st
 		return "", ""
 	}
 	msg = fmt.Sprintf("it holds %d reservations, and Kubernetes 1.%d allows %d: each update of its status fails, so no Pod's reservation is released and no new Pod can use it (%s)",
-		len(reserved), to, limit, strings.Join(Holders(claim), "; "))
+		len(reserved), to, limit, HeldBy(Holders(claim)))
 	if !sure {
 		return report.Warning, fmt.Sprintf("it holds %d reservations: Kubernetes 1.32.0 allows %d, 1.32.1 and later 256; name the patch the change lands on (--to v1.32.1), else on 1.32.0 each update of its status fails (%s)",
-			len(reserved), limit, strings.Join(Holders(claim), "; "))
+			len(reserved), limit, HeldBy(Holders(claim)))
 	}
 	return report.Error, msg
 }
 
 // Holders names the Pods that hold a claim (its status.reservedFor):
-// "Pod ns/name holds claim ns/claim", up to five, then how many more.
+// "Pod ns/name holds claim ns/claim", each.
 func Holders(claim map[string]interface{}) []string {
 	meta := api.Metadata(claim)
 	ns, _ := meta["namespace"].(string)
@@ -128,8 +186,11 @@ func Holders(claim map[string]interface{}) []string {
 			out = append(out, fmt.Sprintf("Pod %s/%v holds claim %s/%s", ns, ref["name"], ns, name))
 		}
 	}
-	return capped(out, " Pods")
+	return out
 }
+
+// HeldBy says holders (Holders), five at the most, then how many more.
+func HeldBy(holders []string) string { return strings.Join(capped(holders, " Pods"), "; ") }
 
 // Runbook says how to keep the objects stored by release from that release
 // to cannot read (lost: how many of each resource), gentlest first. Where
@@ -153,7 +214,7 @@ func Runbook(from, to int, lost map[string]int, held []string) string {
 		"change the release, then re-create them with `claimbridge migrate -f dra.yaml --target-context CONTEXT --apply`"
 	if len(held) > 0 {
 		msg += fmt.Sprintf(". Deleting the claims stops what runs: %s. A claim a Pod holds stays Terminating until the Pod ends (its delete-protection finalizer): "+
-			"stop these Pods first, and start them again once the claims are re-created", strings.Join(capped(held, ""), "; "))
+			"stop these Pods first, and start them again once the claims are re-created", HeldBy(held))
 	}
 	return msg
 }

@@ -1,0 +1,67 @@
+package judge
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/claimbridge/claimbridge/api"
+)
+
+// TestCounted: what a target's scheduler counts of a stored slice's
+// counters and a claim's shares, with its gates.
+func TestCounted(t *testing.T) {
+	const (
+		// 1.33–1.34: the counters in the devices' slice.
+		own = `{"apiVersion":"resource.k8s.io/v1","kind":"ResourceSlice","metadata":{"name":"s"},"spec":{"driver":"part.example.com","nodeName":"node-1","pool":{"name":"node-1","resourceSliceCount":1},
+			"sharedCounters":[{"name":"gpu-mem","counters":{"memory":{"value":"40Gi"}}}],
+			"devices":[{"name":"whole","consumesCounters":[{"counterSet":"gpu-mem","counters":{"memory":{"value":"40Gi"}}}]},{"name":"half-0","consumesCounters":[{"counterSet":"gpu-mem","counters":{"memory":{"value":"20Gi"}}}]}]}}`
+		// From 1.35: the counters in a slice of their own.
+		split = `{"apiVersion":"resource.k8s.io/v1","kind":"ResourceSlice","metadata":{"name":"s"},"spec":{"driver":"part.example.com","nodeName":"node-1","pool":{"name":"node-1","resourceSliceCount":2},
+			"devices":[{"name":"plain"},{"name":"whole","consumesCounters":[{"counterSet":"gpu-mem","counters":{"memory":{"value":"40Gi"}}}]}]}}`
+		basic = `{"apiVersion":"resource.k8s.io/v1beta1","kind":"ResourceSlice","metadata":{"name":"s"},"spec":{"driver":"part.example.com","nodeName":"node-1","pool":{"name":"node-1","resourceSliceCount":1},
+			"sharedCounters":[{"name":"gpu-mem","counters":{"memory":{"value":"40Gi"}}}],
+			"devices":[{"name":"whole","basic":{"consumesCounters":[{"counterSet":"gpu-mem","counters":{"memory":{"value":"40Gi"}}}]}}]}}`
+		shared = `{"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},"spec":{},
+			"status":{"allocation":{"devices":{"results":[{"request":"gpu","driver":"vgpu.example.com","pool":"node-2","device":"vgpu-0","shareID":"1a2b"}]}}}}`
+		twice = ", so devices that share a counter are allocated to two claims at once"
+	)
+	for name, tc := range map[string]struct {
+		obj, gates   string
+		to           int
+		errs, warned []string
+	}{
+		"own-counters-to-1.32": {own, "", 32, []string{"spec.devices[0].consumesCounters: Kubernetes 1.32 has no counters: it reads the slice without them, " +
+			"and its scheduler allocates each device that consumes counters (2 in this slice) as a whole device" + twice}, nil},
+		"v1beta1-to-1.32": {basic, "", 32, []string{"spec.devices[0].basic.consumesCounters: Kubernetes 1.32 has no counters: it reads the slice without them, " +
+			"and its scheduler allocates each device that consumes counters (1 in this slice) as a whole device" + twice}, nil},
+		"own-counters-to-1.33-gate-off": {own, "", 33, nil, []string{"spec.devices[0].consumesCounters: Kubernetes 1.33 with DRAPartitionableDevices off allocates no device that consumes counters (2 in this slice)"}},
+		"own-counters-to-1.33-gate-on":  {own, "DRAPartitionableDevices=true", 33, nil, nil},
+		"split-to-1.34": {split, "DRAPartitionableDevices=true", 34, []string{`spec.devices[1].consumesCounters[0].counterSet: Kubernetes 1.34 looks for counter set "gpu-mem" in the device's own slice, ` +
+			"and this slice does not hold it (from 1.35 a slice holds devices or counters, not both): its scheduler allocates the devices that consume it without counting" + twice}, nil},
+		"split-to-1.35": {split, "DRAPartitionableDevices=true", 35, nil, nil},
+		"share-to-1.35-gate-off": {shared, "DRAConsumableCapacity=false", 35, nil, []string{"status.allocation.devices.results[0].shareID: Kubernetes 1.35 with DRAConsumableCapacity off " +
+			"counts device vgpu.example.com/node-2/vgpu-0 as wholly allocated: no other claim gets a share of it until every claim that shares it is released"}},
+		"share-to-1.35": {shared, "DRAConsumableCapacity=true", 35, nil, nil},
+		"share-to-1.33": {shared, "", 33, nil, nil}, // 1.33 has no shares: statusUnknown says so
+	} {
+		t.Run(name, func(t *testing.T) {
+			var obj map[string]interface{}
+			if err := json.Unmarshal([]byte(tc.obj), &obj); err != nil {
+				t.Fatal(err)
+			}
+			c := api.Defaults(tc.to)
+			if err := c.Set(tc.gates, ""); err != nil {
+				t.Fatal(err)
+			}
+			errs, warned := counted(obj, c, obj["kind"].(string), tc.to)
+			if d := cmp.Diff(tc.errs, errs); d != "" {
+				t.Errorf("errors (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff(tc.warned, warned); d != "" {
+				t.Errorf("warnings (-want +got):\n%s", d)
+			}
+		})
+	}
+}
