@@ -284,7 +284,7 @@ func TestCheck(t *testing.T) {
 	// The runbook's export keeps the taint rule, for migrate to re-create.
 	var out, errOut bytes.Buffer
 	if code := cli.Main([]string{"export", "--kubeconfig", kubeconfig}, nil, &out, &errOut); code != cli.ExitOK ||
-		!regexp.MustCompile(`(?m)^kind: DeviceTaintRule\n(.*\n)*?  name: gpu-0-maintenance$`).MatchString(out.String()) {
+		!regexp.MustCompile(`(?m)^ *kind: DeviceTaintRule\n(.*\n)*? +name: gpu-0-maintenance$`).MatchString(out.String()) {
 		t.Errorf("export: exit %d, no DeviceTaintRule gpu-0-maintenance:\n%s\n%s", code, out.String(), errOut.String())
 	}
 }
