@@ -99,9 +99,11 @@ func statusUnknown(claim map[string]interface{}, to int) (warnings []string) {
 
 // counted says where release to's scheduler, with c's gates, counts what a
 // stored slice offers or a claim holds otherwise than the release that
-// wrote it. A slice's partitions read without their counters are each
-// allocated as a whole device: what they share goes to two claims (an
-// error). A gate that is off holds devices back (warnings).
+// wrote it. A slice's partitions read without their counters (before
+// counters, or 1.34 reading counters kept in a slice of their own) are
+// each allocated as a whole device: what they share goes to two claims (an
+// error). A gate that is off, or 1.33 not finding a counter set, holds
+// devices back (warnings).
 func counted(obj map[string]interface{}, c api.Cluster, kind string, to int) (errs, warnings []string) {
 	spec, counters, shares := asObject(obj["spec"]), api.FieldOf("consumesCounters"), api.FieldOf("allowMultipleAllocations")
 	switch kind {
@@ -118,7 +120,8 @@ func counted(obj map[string]interface{}, c api.Cluster, kind string, to int) (er
 			}
 			for j, use := range asArray(d["consumesCounters"]) {
 				if set := fmt.Sprint(asObject(use)["counterSet"]); !own[set] && elsewhere == "" {
-					elsewhere = fmt.Sprintf("%s.consumesCounters[%d].counterSet: Kubernetes 1.%d looks for counter set %q in the device's own slice, and this slice does not hold it (from 1.35 a slice holds devices or counters, not both)", at, j, to, set)
+					elsewhere = fmt.Sprintf("%s.consumesCounters[%d].counterSet: Kubernetes 1.%d looks for counter set %q in the device's own slice, and this slice does not hold it (from 1.%d a slice holds devices or counters, not both)",
+						at, j, to, set, api.Since(api.SliceSplit))
 				}
 			}
 			if _, ok := d["consumesCounters"]; ok {
