@@ -244,8 +244,10 @@ func (o *checkOptions) stored(obj map[string]interface{}) report.Verdict {
 		v.Outcome = report.Invalid
 		v.Findings = append(v.Findings, report.Finding{Severity: report.Error, Kind: kind, Object: ref, Path: path, Message: msg})
 	}
-	if severity, msg := judge.Reservations(obj, cmp.Or(o.beyond, o.cluster.Minor), o.patch); severity != "" && kind == api.KindClaim && stored.Unreached == "" {
-		v.Outcome = map[string]string{report.Error: report.Invalid, report.Warning: v.Outcome}[severity]
+	if severity, msg := judge.Reservations(obj, cmp.Or(o.beyond, o.cluster.Minor), o.patch, stored.Lost != ""); severity != "" && kind == api.KindClaim && (stored.Unreached == "" || stored.Lost != "") {
+		if stored.Unreached == "" {
+			v.Outcome = map[string]string{report.Error: report.Invalid, report.Warning: v.Outcome}[severity]
+		}
 		v.Findings = append(v.Findings, report.Finding{Severity: severity, Kind: kind, Object: ref, Path: "status.reservedFor", Message: msg})
 	}
 	for _, w := range stored.Warnings {

@@ -428,7 +428,7 @@ func TestCheckHeldClaims(t *testing.T) {
 		"1.33-to-1.32.0": {33, "v1.32.0", 40, []report.Finding{{Severity: report.Error, Kind: api.KindClaim, Object: "ml/shared", Path: "status.reservedFor",
 			Message: "it holds 40 reservations, and Kubernetes 1.32 allows 32: each update of its status fails, so no Pod's reservation is released and no new Pod can use it (" + holders + ")"}}, report.Invalid, ""},
 		"1.33-to-1.32": {33, "1.32", 40, []report.Finding{{Severity: report.Warning, Kind: api.KindClaim, Object: "ml/shared", Path: "status.reservedFor",
-			Message: "it holds 40 reservations: Kubernetes 1.32.0 allows 32, 1.32.1 and later 256; name the patch the change lands on (--to v1.32.1), else on 1.32.0 each update of its status fails (" + holders + ")"}}, report.Kept, ""},
+			Message: "it holds 40 reservations: Kubernetes 1.32.0 allows 32, 1.32.1 and later 256; name the patch the change lands on (--to v1.32.1), else on 1.32.0 each update of its status fails, so no Pod's reservation is released and no new Pod can use it (" + holders + ")"}}, report.Kept, ""},
 		"1.33-to-1.32.1":        {33, "v1.32.1", 40, nil, report.Kept, ""},
 		"1.33-to-1.32.0-within": {33, "v1.32.0", 32, nil, report.Kept, ""},
 		"1.32-to-1.31": {32, "1.31", 2, []report.Finding{{Severity: report.Error, Kind: api.KindClaim, Object: "ml/shared",
@@ -439,6 +439,15 @@ func TestCheckHeldClaims(t *testing.T) {
 				"then re-create them with `claimbridge migrate -f dra.yaml --target-context CONTEXT --apply`. Deleting the claims stops what runs: " +
 				"Pod ml/worker-0 holds claim ml/shared; Pod ml/worker-1 holds claim ml/shared. A claim a Pod holds stays Terminating until the Pod ends " +
 				"(its delete-protection finalizer): stop these Pods first, and start them again once the claims are re-created"},
+		// Re-created on 1.31 as the runbook says: 32 of its 40 Pods hold it.
+		"1.32-to-1.31-over-the-limit": {32, "1.31", 40, []report.Finding{{Severity: report.Error, Kind: api.KindClaim, Object: "ml/shared",
+			Message: "stored in resource.k8s.io/v1beta1, which Kubernetes 1.31 cannot read: there GET and UPDATE of it fail, and LIST of resourceclaims fails for every client, " +
+				"the scheduler and kubelet too, until it is deleted (" + holders + ")"}, {Severity: report.Error, Kind: api.KindClaim, Object: "ml/shared", Path: "status.reservedFor",
+			Message: "it holds 40 reservations, and Kubernetes 1.31 allows 32: re-created there, as the runbook says, it is held by 32 of its Pods, and the other 8 stay pending (" + holders + ")"}},
+			report.Unreachable, "Kubernetes 1.31 cannot read the objects stored by 1.32 (resourceclaims: 1), and lists none of their kinds while one is stored: before the change, " +
+				"save them with `claimbridge export --context CONTEXT > dra.yaml`, delete them (the drivers publish their ResourceSlices again), change the release, " +
+				"then re-create them with `claimbridge migrate -f dra.yaml --target-context CONTEXT --apply`. Deleting the claims stops what runs: " + holders +
+				". A claim a Pod holds stays Terminating until the Pod ends (its delete-protection finalizer): stop these Pods first, and start them again once the claims are re-created"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			o := &checkOptions{from: tc.from, storedAs: tc.from, patch: api.ParsePatch(tc.to)}

@@ -157,21 +157,27 @@ func counted(obj map[string]interface{}, c api.Cluster, kind string, to int) (er
 
 // Reservations judges a stored claim's status.reservedFor against what
 // release to, patch (-1: not known), allows: over its limit, each update of
-// the claim's status fails. It returns an error, or a warning when the
-// patch decides, naming the Pods that hold the claim; "" when it fits.
-func Reservations(claim map[string]interface{}, to, patch int) (severity, msg string) {
+// the claim's status fails; a claim re-created there (recreated: the
+// runbook's, for a claim to cannot read) is held by as many Pods as the
+// limit, and the others stay pending. It returns an error, or a warning
+// when the patch decides, naming the Pods that hold the claim; "" when it
+// fits.
+func Reservations(claim map[string]interface{}, to, patch int, recreated bool) (severity, msg string) {
 	status, _ := claim["status"].(map[string]interface{})
 	reserved, _ := status["reservedFor"].([]interface{})
 	limit, sure := api.ReservedForLimit(to, patch)
 	if len(reserved) <= limit {
 		return "", ""
 	}
-	msg = fmt.Sprintf("it holds %d reservations, and Kubernetes 1.%d allows %d: each update of its status fails, so no Pod's reservation is released and no new Pod can use it (%s)",
-		len(reserved), to, limit, HeldBy(Holders(claim)))
-	if !sure {
-		return report.Warning, fmt.Sprintf("it holds %d reservations: Kubernetes 1.32.0 allows %d, 1.32.1 and later 256; name the patch the change lands on (--to v1.32.1), else on 1.32.0 each update of its status fails (%s)",
-			len(reserved), limit, HeldBy(Holders(claim)))
+	consequence := "each update of its status fails, so no Pod's reservation is released and no new Pod can use it"
+	if recreated {
+		consequence = fmt.Sprintf("re-created there, as the runbook says, it is held by %d of its Pods, and the other %d stay pending", limit, len(reserved)-limit)
 	}
+	if !sure {
+		return report.Warning, fmt.Sprintf("it holds %d reservations: Kubernetes 1.32.0 allows %d, 1.32.1 and later 256; name the patch the change lands on (--to v1.32.1), else on 1.32.0 %s (%s)",
+			len(reserved), limit, consequence, HeldBy(Holders(claim)))
+	}
+	msg = fmt.Sprintf("it holds %d reservations, and Kubernetes 1.%d allows %d: %s (%s)", len(reserved), to, limit, consequence, HeldBy(Holders(claim)))
 	return report.Error, msg
 }
 

@@ -1,14 +1,21 @@
 package inplace
 
 import (
+	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/claimbridge/claimbridge/api"
+	"github.com/claimbridge/claimbridge/cli"
 )
 
 // scenario is what TestScheduling asks a release's control plane to
@@ -358,6 +365,83 @@ func (sc *scenario) rewrite(s *apiserver) error {
 		}
 	}
 	return nil
+}
+
+// exportAndDelete saves the DRA objects and the Pods that use them as
+// check's runbook says (claimbridge export), deletes every Pod and DRA
+// object, and waits until the claims are gone: the controller-manager
+// releases each once its Pods are.
+func (sc *scenario) exportAndDelete(t *testing.T, cp *controlPlane) string {
+	var out, errOut bytes.Buffer
+	if code := cli.Main([]string{"export", "--kubeconfig", cp.kubeconfig}, nil, &out, &errOut); code != cli.ExitOK {
+		t.Fatalf("1.%d: export: exit %d: %s", sc.minor, code, errOut.String())
+	}
+	file := filepath.Join(t.TempDir(), "dra.yaml")
+	if err := os.WriteFile(file, out.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	class := api.KindDeviceClass
+	if sc.version == api.V1alpha2 {
+		class = api.KindResourceClass
+	}
+	collections := []string{"/api/v1/namespaces/default/pods?gracePeriodSeconds=0"}
+	for _, kind := range []string{api.KindClaim, api.KindTemplate, class, api.KindResourceSlice} {
+		meta := map[string]interface{}{}
+		if kind == api.KindClaim || kind == api.KindTemplate {
+			meta["namespace"] = "default"
+		}
+		collections = append(collections, path(map[string]interface{}{"kind": kind, "metadata": meta}, sc.version, create))
+	}
+	for _, c := range collections {
+		if _, err := cp.api.do(http.MethodDelete, c, nil, nil); err != nil {
+			t.Fatalf("1.%d: %v", sc.minor, err)
+		}
+	}
+	for deadline := time.Now().Add(time.Minute); len(sc.stored(cp.api, api.KindClaim)) > 0; time.Sleep(time.Second) {
+		if time.Now().After(deadline) {
+			t.Fatalf("1.%d: the claims are not gone a minute after their Pods:\n%s", sc.minor, cp.logs())
+		}
+	}
+	return file
+}
+
+// recreate is what follows an export on the next release, as check's
+// runbook says: the drivers publish their slices again (those of b), and
+// claimbridge migrate --apply re-creates what was exported; it returns
+// migrate's exit code and where the scheduler placed each Pod.
+func (sc *scenario) recreate(cp *controlPlane, b *scenario, exported string) (int, []placed, error) {
+	for _, obj := range b.objects() {
+		if obj["kind"] == api.KindResourceSlice {
+			if _, err := cp.api.do(http.MethodPost, path(obj, b.version, create), obj, nil); err != nil {
+				return 0, nil, err
+			}
+		}
+	}
+	var errOut bytes.Buffer
+	code := cli.Main([]string{"migrate", "-f", exported, "--target-kubeconfig", cp.kubeconfig, "--apply"}, nil, io.Discard, &errOut)
+	pods := sc.pods()
+	nodes, claims := waitPods(cp.api, podNames(pods), true, 2*time.Minute)
+	version := claimVersion(cp.api)
+	var out []placed
+	for _, p := range pods {
+		name := fmt.Sprint(api.Metadata(p)["name"])
+		n := placed{Pod: name, Node: nodes[name], Claim: cmp.Or(claims[name], directClaim(p))}
+		var c map[string]interface{}
+		cp.api.do(http.MethodGet, "/apis/"+api.UpstreamGroup+"/"+version+"/namespaces/default/resourceclaims/"+n.Claim, nil, &c)
+		n.Devices = heldOf(c, http.StatusOK).Devices
+		out = append(out, n)
+	}
+	return code, out, nil
+}
+
+// directClaim is the claim a Pod names, if it names one (not a template).
+func directClaim(pod map[string]interface{}) string {
+	ref := asMap(asList(asMap(pod["spec"])["resourceClaims"])[0])
+	if source, ok := ref["source"]; ok { // 1.30
+		ref = asMap(source)
+	}
+	name, _ := ref["resourceClaimName"].(string)
+	return name
 }
 
 // claimVersion is the first resource.k8s.io version s serves claims in.

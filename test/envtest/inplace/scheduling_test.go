@@ -7,7 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -26,10 +28,14 @@ const schedulingRecording = "testdata/scheduling.json"
 // with it.
 type scheduled struct {
 	From, To string
-	// Rewritten is true when From's kube-apiserver wrote every object
-	// again with --min-compatibility-version of To before the change, as
-	// check's runbook says.
-	Rewritten bool `json:",omitempty"`
+	// Runbook is what was done before the change, as check's runbook
+	// says: "rewrite", From's kube-apiserver wrote every object again with
+	// --min-compatibility-version of To; "export", claimbridge export,
+	// then every Pod and DRA object deleted, and after the change the
+	// slices published again and claimbridge migrate --apply.
+	Runbook string `json:",omitempty"`
+	// Migrated is the exit code of claimbridge migrate --apply.
+	Migrated int `json:",omitempty"`
 	// Claims are the claims From's control plane allocated and reserved,
 	// as From serves them.
 	Claims []map[string]interface{}
@@ -41,7 +47,7 @@ type scheduled struct {
 	// ones go.
 	Kept []held
 	// New are the Pods created on To, each wanting one device of what is
-	// free, and one more.
+	// free, and one more; after an export, the Pods migrate re-created.
 	New []placed
 }
 
@@ -57,6 +63,7 @@ type held struct {
 // claim.
 type placed struct {
 	Pod, Node string
+	Claim     string   `json:",omitempty"`
 	Devices   []string `json:",omitempty"`
 }
 
@@ -93,7 +100,9 @@ const (
 // taken; a GPU is given twice exactly where check calls its slice broken.
 // Check names every Pod that holds a broken claim, and its runbook rewrites
 // in place where the recording did, else names the Pods whose claims it
-// deletes.
+// deletes. After the runbook's rewrite every claim is kept; after its
+// export, delete and migrate --apply every Pod is placed again with its
+// claim allocated.
 //
 // Under `make record` the control planes answer and
 // testdata/scheduling.json is written; otherwise it is replayed.
@@ -116,8 +125,8 @@ func TestScheduling(t *testing.T) {
 	}
 	for i, c := range book.Changes {
 		ch := changes[i]
-		t.Run(c.From+"-to-"+c.To+map[bool]string{true: "-rewritten"}[c.Rewritten], func(t *testing.T) {
-			if c.From != fmt.Sprintf("1.%d", ch.p[0]) || c.To != ch.to || c.Rewritten != ch.rewrite {
+		t.Run(strings.TrimSuffix(c.From+"-to-"+c.To+"-"+c.Runbook, "-"), func(t *testing.T) {
+			if c.From != fmt.Sprintf("1.%d", ch.p[0]) || c.To != ch.to || c.Runbook != ch.runbook {
 				t.Fatalf("the recording is of another change (%s→%s): run `make record`", c.From, c.To)
 			}
 			if len(c.Claims) == 0 || len(c.Kept) != len(c.Claims) {
@@ -159,35 +168,41 @@ func patchAssets(t *testing.T) string {
 type change struct {
 	p       [2]int
 	to      string
-	rewrite bool
+	runbook string // scheduled.Runbook
 }
 
 // schedulingChanges are every change 1.30↔1.31 … 1.36↔1.37, the
 // rollback from 1.33 to 1.32.0, the patch before the limit of
-// reservations grew, and the rollback from 1.35 to 1.33 after the
-// runbook's rewrite in place.
+// reservations grew, and changes after check's runbook: the rollback from
+// 1.35 to 1.33 rewritten in place, the upgrade from 1.30 to 1.31 and the
+// rollback from 1.32 to 1.31 exported and re-created.
 func schedulingChanges() []change {
 	var out []change
 	for minor := 30; minor < 37; minor++ {
 		out = append(out, change{p: [2]int{minor, minor + 1}, to: fmt.Sprintf("1.%d", minor+1)}, change{p: [2]int{minor + 1, minor}, to: fmt.Sprintf("1.%d", minor)})
 	}
-	return append(out, change{p: [2]int{33, 32}, to: patched}, change{p: [2]int{35, 33}, to: "1.33", rewrite: true})
+	return append(out, change{p: [2]int{33, 32}, to: patched}, change{p: [2]int{35, 33}, to: "1.33", runbook: "rewrite"},
+		change{p: [2]int{30, 31}, to: "1.31", runbook: "export"}, change{p: [2]int{32, 31}, to: "1.31", runbook: "export"})
 }
 
 // checkScheduling holds check's verdict on each claim of c against what
 // the second release did.
 func checkScheduling(t *testing.T, c scheduled, p [2]int, patch int) {
 	target, storedAs := upgraded(t, p[0], p[1]), p[0]
-	if c.Rewritten {
-		storedAs = p[1] + 1 // --min-compatibility-version=1.<p[1]>
-	}
 	checkRunbook(t, c, p, target)
+	switch c.Runbook {
+	case "rewrite":
+		storedAs = p[1] + 1 // --min-compatibility-version=1.<p[1]>
+	case "export":
+		checkRecreated(t, c, p, patch)
+		return
+	}
 	taken, gpus := map[string]string{}, map[string]bool{}
 	allKept := true
 	for i, claim := range c.Claims {
 		before, after := heldOf(claim, http.StatusOK), c.Kept[i]
 		v := judge.Stored(claim, target, api.KindClaim, storedAs, p[1])
-		severity, _ := judge.Reservations(claim, p[1], patch)
+		severity, _ := judge.Reservations(claim, p[1], patch, false)
 		broken := v.Unreached != "" || len(v.Errors) > 0 || severity == report.Error
 		want := before
 		want.Pods = slices.DeleteFunc(slices.Clone(before.Pods), func(pod string) bool { return pod == deletedPod || pod == deletedShare })
@@ -250,6 +265,44 @@ func checkScheduling(t *testing.T, c scheduled, p [2]int, patch int) {
 	}
 }
 
+// checkRecreated holds what follows an export, a delete and migrate
+// --apply on release p[1]: every Pod re-created and placed with its claim
+// allocated, but those check says stay pending (a claim held by more Pods
+// than p[1] allows), and no device given to two claims.
+func checkRecreated(t *testing.T, c scheduled, p [2]int, patch int) {
+	if c.Migrated != 0 {
+		t.Errorf("claimbridge migrate --apply to 1.%d: exit %d", p[1], c.Migrated)
+	}
+	pending := map[string]int{} // by claim, as check says
+	for _, claim := range c.Claims {
+		_, msg := judge.Reservations(claim, p[1], patch, true)
+		if m := regexp.MustCompile(`the other (\d+) stay pending`).FindStringSubmatch(msg); m != nil {
+			pending[heldOf(claim, http.StatusOK).Claim], _ = strconv.Atoi(m[1])
+		}
+	}
+	given := map[string]string{}
+	for _, n := range c.New {
+		if n.Node == "" && pending[n.Claim] > 0 {
+			pending[n.Claim]--
+			continue
+		}
+		if n.Node == "" || len(n.Devices) == 0 {
+			t.Errorf("1.%d did not place Pod %s again with its claim %q allocated: %+v", p[1], n.Pod, n.Claim, n)
+		}
+		for _, d := range n.Devices {
+			if claim, ok := given[d]; ok && claim != n.Claim {
+				t.Errorf("1.%d gave device %s to claims %s and %s", p[1], d, claim, n.Claim)
+			}
+			given[d] = n.Claim
+		}
+	}
+	for claim, n := range pending {
+		if n > 0 {
+			t.Errorf("check says %d more Pods of claim %s stay pending on 1.%d; they were placed", n, claim, p[1])
+		}
+	}
+}
+
 // checkRunbook holds the runbook for the claims of c that release p[1]
 // cannot read as p[0] stores them: it rewrites them in place when the
 // recording did (and kept them), else it names each Pod that holds one.
@@ -265,10 +318,10 @@ func checkRunbook(t *testing.T, c scheduled, p [2]int, target api.Cluster) {
 		return
 	}
 	runbook := judge.Runbook(p[0], p[1], lost, held)
-	if rewrites := strings.Contains(runbook, fmt.Sprintf("--min-compatibility-version=1.%d", p[1])); rewrites != c.Rewritten {
-		t.Errorf("the runbook rewrites in place: %t, the recording: %t: %s", rewrites, c.Rewritten, runbook)
+	if rewrites := strings.Contains(runbook, fmt.Sprintf("--min-compatibility-version=1.%d", p[1])); rewrites != (c.Runbook == "rewrite") {
+		t.Errorf("the runbook rewrites in place: %t, the recording: %q: %s", rewrites, c.Runbook, runbook)
 	}
-	if c.Rewritten {
+	if c.Runbook == "rewrite" {
 		return
 	}
 	for i, h := range held { // five, then how many more
@@ -350,8 +403,12 @@ func recordScheduling(t *testing.T, changes []change, pinned map[string]string) 
 			t.Fatalf("1.%d: %v\n%s", p[0], err, cp.logs())
 		}
 		c.Claims, c.Slices = sc.stored(cp.api, api.KindClaim), sc.stored(cp.api, api.KindResourceSlice)
+		var exported string
+		if c.Runbook = ch.runbook; ch.runbook == "export" {
+			exported = sc.exportAndDelete(t, cp)
+		}
 		cp.stop()
-		if c.Rewritten = ch.rewrite; ch.rewrite {
+		if ch.runbook == "rewrite" {
 			s, refused, err := launch(filepath.Join(assetsA, "kube-apiserver"), etcd.URL.String(), prefix, key, tokens, gates, runtime, fmt.Sprintf("--min-compatibility-version=1.%d", p[1]))
 			if s == nil {
 				t.Fatalf("1.%d: %s %v", p[0], refused, err)
@@ -365,7 +422,12 @@ func recordScheduling(t *testing.T, changes []change, pinned map[string]string) 
 		bGates, bRuntime := flagsOf(upgraded(t, p[0], p[1]))
 		cp = startControlPlane(t, assetsB, etcd.URL.String(), prefix, key, tokens, bGates, bRuntime)
 		var err error
-		if c.New, err = sc.carryOn(cp.api, p[1], c.Claims); err != nil {
+		if exported != "" {
+			c.Migrated, c.New, err = sc.recreate(cp, newScenario(p[1], pinned[c.To]), exported)
+		} else {
+			c.New, err = sc.carryOn(cp.api, p[1], c.Claims)
+		}
+		if err != nil {
 			cp.stop()
 			t.Fatalf("1.%d: %v\n%s", p[1], err, cp.logs())
 		}
@@ -385,6 +447,7 @@ func recordScheduling(t *testing.T, changes []change, pinned map[string]string) 
 // kube-controller-manager.
 type controlPlane struct {
 	api        *apiserver
+	kubeconfig string
 	components []*exec.Cmd
 	out        []*strings.Builder
 	dir        string
@@ -398,6 +461,7 @@ func startControlPlane(t *testing.T, assets, etcdURL, prefix, key, tokens, gates
 	}
 	cp := &controlPlane{api: s, dir: t.TempDir()}
 	kubeconfig := filepath.Join(cp.dir, "kubeconfig")
+	cp.kubeconfig = kubeconfig
 	if err := os.WriteFile(kubeconfig, []byte(fmt.Sprintf(`apiVersion: v1
 kind: Config
 clusters: [{name: c, cluster: {server: "https://127.0.0.1:%d", insecure-skip-tls-verify: true}}]
