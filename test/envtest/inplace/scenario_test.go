@@ -315,9 +315,7 @@ func (sc *scenario) carryOn(s *apiserver, minor int, claims []map[string]interfa
 	for _, name := range podNames(pods) {
 		p := placed{Pod: name, Node: nodes[name]}
 		if claim, ok := names[name]; ok && p.Node != "" {
-			var c map[string]interface{}
-			s.do(http.MethodGet, "/apis/"+api.UpstreamGroup+"/"+version+"/namespaces/default/resourceclaims/"+claim, nil, &c)
-			p.Devices = heldOf(c, http.StatusOK).Devices
+			p.Devices = sc.served(s, claim).Devices
 		}
 		out = append(out, p)
 	}
@@ -421,14 +419,11 @@ func (sc *scenario) recreate(cp *controlPlane, b *scenario, exported string) (in
 	code := cli.Main([]string{"migrate", "-f", exported, "--target-kubeconfig", cp.kubeconfig, "--apply"}, nil, io.Discard, &errOut)
 	pods := sc.pods()
 	nodes, claims := waitPods(cp.api, podNames(pods), true, 2*time.Minute)
-	version := claimVersion(cp.api)
 	var out []placed
 	for _, p := range pods {
 		name := fmt.Sprint(api.Metadata(p)["name"])
 		n := placed{Pod: name, Node: nodes[name], Claim: cmp.Or(claims[name], directClaim(p))}
-		var c map[string]interface{}
-		cp.api.do(http.MethodGet, "/apis/"+api.UpstreamGroup+"/"+version+"/namespaces/default/resourceclaims/"+n.Claim, nil, &c)
-		n.Devices = heldOf(c, http.StatusOK).Devices
+		n.Devices = sc.served(cp.api, n.Claim).Devices
 		out = append(out, n)
 	}
 	return code, out, nil
