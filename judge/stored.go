@@ -118,15 +118,16 @@ func counted(obj map[string]interface{}, c api.Cluster, kind string, to int) (er
 			if basic, ok := d["basic"]; ok { // v1alpha3, v1beta1
 				d, at = asObject(basic), at+".basic"
 			}
-			for j, use := range asArray(d["consumesCounters"]) {
+			uses := asArray(d["consumesCounters"])
+			if len(uses) > 0 {
+				first = cmp.Or(first, at+".consumesCounters")
+				partitions++
+			}
+			for j, use := range uses {
 				if set := fmt.Sprint(asObject(use)["counterSet"]); !own[set] && elsewhere == "" {
 					elsewhere = fmt.Sprintf("%s.consumesCounters[%d].counterSet: Kubernetes 1.%d looks for counter set %q in the device's own slice, and this slice does not hold it (from 1.%d a slice holds devices or counters, not both)",
 						at, j, to, set, api.Since(api.SliceSplit))
 				}
-			}
-			if _, ok := d["consumesCounters"]; ok {
-				first = cmp.Or(first, at+".consumesCounters")
-				partitions++
 			}
 		}
 		switch {
@@ -136,9 +137,10 @@ func counted(obj map[string]interface{}, c api.Cluster, kind string, to int) (er
 				"so devices that share a counter are allocated to two claims at once", first, to, partitions))
 		case !c.Enabled(counters.Gate):
 			warnings = append(warnings, fmt.Sprintf("%s: Kubernetes 1.%d with %s off allocates no device that consumes counters (%d in this slice)", first, to, counters.Gate, partitions))
-		case elsewhere != "" && !api.Has(to, api.SliceSplit) && api.Has(to, api.UnheldCountersAllocated):
+		case elsewhere == "" || api.Has(to, api.SliceSplit):
+		case api.Has(to, api.UnheldCountersAllocated):
 			errs = append(errs, elsewhere+": its scheduler allocates the devices that consume it without counting, so devices that share a counter are allocated to two claims at once")
-		case elsewhere != "" && !api.Has(to, api.SliceSplit):
+		default:
 			warnings = append(warnings, elsewhere+": its scheduler allocates none of the devices that consume it")
 		}
 	case api.KindClaim:
