@@ -33,6 +33,8 @@ RELEASES_PKGS    := ./test/envtest/builds/ ./test/envtest/live/ ./test/envtest/m
 # The real-world manifests of public projects (never copied here), read by
 # the corpus tier; CI sets it to the shared corpus.
 CLAIMBRIDGE_CORPUS ?=
+# The packages with tests of build tag corpus.
+CORPUS_PKGS      := $(sort $(dir $(shell grep -rl --include='*_test.go' '^//go:build.*corpus' .)))
 # The assets' variables: KUBEBUILDER_ASSETS, ENVTEST_ASSETS_1_30, KUBECTL, KUSTOMIZE, HELM, HELM3, PROMTOOL.
 ASSETS_ENV        = $$(hack/envtest-assets.sh --env)
 # The version claimbridge reports (`claimbridge version`, the start-up log,
@@ -111,7 +113,7 @@ test-releases: envtest-assets older-builds ## Live on Kubernetes 1.30, the oldes
 .PHONY: test-corpus
 test-corpus: envtest-assets ## The published manifests of $$CLAIMBRIDGE_CORPUS (CI: ../shared/corpus/realworld), also through helm, kustomize and kubectl.
 	@if [ -z "$(CLAIMBRIDGE_CORPUS)" ]; then echo "CLAIMBRIDGE_CORPUS is not set: name the directory of the real-world manifests"; exit 1; fi
-	env $(ASSETS_ENV) CLAIMBRIDGE_CORPUS="$(abspath $(CLAIMBRIDGE_CORPUS))" $(GO) test -tags corpus $(TEST_FLAGS) -timeout $(TEST_TIMEOUT) -run Corpus ./...
+	env $(ASSETS_ENV) CLAIMBRIDGE_CORPUS="$(abspath $(CLAIMBRIDGE_CORPUS))" $(GO) test -tags corpus $(TEST_FLAGS) -timeout $(TEST_TIMEOUT) -run Corpus $(CORPUS_PKGS)
 
 .PHONY: record
 record: ## Ask the real kube-apiservers of 1.26–1.37 (started with each other's flags, upgraded in place, and with their schedulers and controller-managers from 1.30) and the upstream oracles again; rewrite their recorded answers.
@@ -147,8 +149,8 @@ release: ## Build the release VERSION=vX.Y.Z into dist/: archives for linux, dar
 	hack/release.sh VERSION=$(VERSION)
 
 .PHONY: bench
-bench: envtest-assets ## End-to-end benchmark through kube-apiserver (not part of test): N=2000 ROUNDS=3 GETS=200 CREATES=100 SOAK=10m.
-	env $(ASSETS_ENV) $(GO) run ./test/bench
+bench: ## End-to-end benchmark through the optimised kube-apiserver (not part of test): N=2000 ROUNDS=3 GETS=200 CREATES=100 SOAK=10m.
+	env $$(hack/envtest-assets.sh --env --bench) $(GO) run ./test/bench
 
 .PHONY: loadtest
 loadtest: ## Load test claimbridge serve against a null server on loopback, servers on CPU 1 and vegeta on CPU 0 (not part of test; LOADTEST_FLAGS="-closed=10s -step=20s -workers=16").

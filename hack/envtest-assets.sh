@@ -6,6 +6,8 @@
 # The control planes use setup-envtest's layout, <cache>/k8s/<version>-<os>-<arch>/:
 #
 #   current release (KUBEBUILDER_ASSETS)            hack/tools/kube-apiserver (and kubectl), hack/tools/etcd
+#   the same, optimised, for `make bench`           <cache>/k8s/<version>-<os>-<arch>-optimised/
+#   (--bench: KUBEBUILDER_ASSETS names it)
 #   1.30, the oldest the server supports            hack/tools/kube-apiserver-1.30, hack/tools/etcd-3.5
 #   (ENVTEST_ASSETS_1_30)
 #   1.26, 1.31–1.36: only for `make record`         hack/tools/kube-apiserver-1.<minor>, etcd 3.5
@@ -34,6 +36,8 @@
 #                                           HELM=…, HELM3=…, PROMTOOL=… on stdout, one a line
 #   hack/envtest-assets.sh --releases       also the record-only releases (and
 #                                           print their ENVTEST_ASSETS_1_<minor>)
+#   hack/envtest-assets.sh --bench          the current release's control plane
+#                                           optimised, as it ships (`make bench`)
 #   hack/envtest-assets.sh --print-assets-dir[=1.<minor>]
 #                                           print one assets directory (the
 #                                           current release's, or that release's)
@@ -44,11 +48,12 @@ set -euo pipefail
 
 usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; }
 
-print_env=false releases=false print_release=""
+print_env=false releases=false bench=false print_release=""
 for arg in "$@"; do
 	case "$arg" in
 	--env) print_env=true ;;
 	--releases) releases=true ;;
+	--bench) bench=true ;;
 	--print-assets-dir) print_release=current ;;
 	--print-assets-dir=1.*) print_release="${arg#*=}" ;;
 	-h | --help) usage; exit 0 ;;
@@ -135,33 +140,35 @@ k8s_ldflags() {
 	echo "$f"
 }
 
-# control_plane <kube-apiserver-module> <etcd-module> <gcflags>: the assets
-# directory of that release, downloaded or built; prints it.
+# control_plane <kube-apiserver-module> <etcd-module> <gcflags> [<suffix>]: the
+# assets directory of that release, downloaded or built; prints it.
 control_plane() {
 	local version dir etcd_version
 	version="$(modversion "$1" k8s.io/kubernetes)"
-	dir="$CACHE/k8s/${version#v}-$GOOS-$GOARCH"
-	if ! runs "$dir/kube-apiserver" --version && command -v setup-envtest >/dev/null 2>&1; then
+	dir="$CACHE/k8s/${version#v}-$GOOS-$GOARCH${4:-}"
+	if [[ -z "${4:-}" ]] && ! runs "$dir/kube-apiserver" --version && command -v setup-envtest >/dev/null 2>&1; then
 		setup-envtest use "${version#v}" --bin-dir "$CACHE" -p path >/dev/null 2>&1 ||
 			log "setup-envtest has no ${version#v} here; building it"
 	fi
 	build "$1" k8s.io/kubernetes/cmd/kube-apiserver "$dir/kube-apiserver" "$3" "$(k8s_ldflags "$1" "$version")" "" --version
 	etcd_version="$(modversion "$2" go.etcd.io/etcd/server/v3)"
-	build "$2" go.etcd.io/etcd/server/v3 "$CACHE/etcd/$etcd_version-$GOOS-$GOARCH/etcd" "$3" "-s -w" "" --version
-	[[ -x "$dir/etcd" ]] || ln -sfn "../../etcd/$etcd_version-$GOOS-$GOARCH/etcd" "$dir/etcd"
+	build "$2" go.etcd.io/etcd/server/v3 "$CACHE/etcd/$etcd_version-$GOOS-$GOARCH${4:-}/etcd" "$3" "-s -w" "" --version
+	[[ -x "$dir/etcd" ]] || ln -sfn "../../etcd/$etcd_version-$GOOS-$GOARCH${4:-}/etcd" "$dir/etcd"
 	echo "$dir"
 }
 
-# Test-only control planes, old releases and the tools build without
-# optimisation or inlining: about a third faster to compile, and the oracles
-# reuse their packages. The current release is optimised: `make bench` runs
-# it, and kubectl reuses its packages.
+# The control planes and the tools the tests run build without optimisation
+# or inlining: they compile in half the time, and the oracles reuse their
+# packages. `make bench` measures the current release optimised, as it ships
+# (--bench), in directories of its own.
 unopt="all=-N -l"
-current="$(control_plane "$TOOLS/kube-apiserver" "$TOOLS/etcd" "")"
+current="$(control_plane "$TOOLS/kube-apiserver" "$TOOLS/etcd" "$unopt")"
 # kubectl of the current release, as setup-envtest ships it: the kubectl
 # plugin test runs `kubectl claimbridge` through it.
 v="$(modversion "$TOOLS/kube-apiserver" k8s.io/kubernetes)"
-build "$TOOLS/kube-apiserver" k8s.io/kubernetes/cmd/kubectl "$current/kubectl" "" "$(k8s_ldflags "$TOOLS/kube-apiserver" "$v")" "" version --client
+kubectl="$current/kubectl"
+build "$TOOLS/kube-apiserver" k8s.io/kubernetes/cmd/kubectl "$kubectl" "$unopt" "$(k8s_ldflags "$TOOLS/kube-apiserver" "$v")" "" version --client
+$bench && current="$(control_plane "$TOOLS/kube-apiserver" "$TOOLS/etcd" "" -optimised)"
 r130="$(control_plane "$TOOLS/kube-apiserver-1.30" "$TOOLS/etcd-3.5" "$unopt")"
 
 v="$(modversion "$TOOLS/kustomize" sigs.k8s.io/kustomize/kustomize/v5)"
@@ -210,7 +217,7 @@ if $print_env; then
 	echo "KUBEBUILDER_ASSETS=$current"
 	echo "ENVTEST_ASSETS_1_30=$r130"
 	for r in "${!old[@]}"; do echo "ENVTEST_ASSETS_${r//./_}=${old[$r]}"; done
-	echo "KUBECTL=$current/kubectl"
+	echo "KUBECTL=$kubectl"
 	echo "KUSTOMIZE=$kustomize"
 	echo "HELM=$helm"
 	echo "HELM3=$helm3"

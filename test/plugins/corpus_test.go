@@ -41,13 +41,16 @@ func TestCorpusThroughTools(t *testing.T) {
 		t.Fatal(err)
 	}
 	files := manifests(t)
-	run := runner(t, buildAs(t, "claimbridge", "kubectl-claimbridge"))
+	bin := buildAs(t, "claimbridge", "kubectl-claimbridge")
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
 	}
 
+	// The tools run side by side, each with a home of its own (runner).
 	t.Run("helm4", func(t *testing.T) {
+		t.Parallel()
+		run := runner(t, bin)
 		// Helm 4 writes what a post-renderer gives it again, blank lines
 		// trimmed: its baseline is a post-renderer that changes nothing.
 		same := t.TempDir()
@@ -60,12 +63,16 @@ func TestCorpusThroughTools(t *testing.T) {
 			run(tools["HELM"], "template", "c", chart, "--post-renderer", "claimbridge", "--post-renderer-args=--to="+to)))
 	})
 	t.Run("helm3", func(t *testing.T) {
+		t.Parallel()
+		run := runner(t, bin)
 		chart := corpusChart(t, files)
 		checked(t, compare(t, target, run(tools["HELM3"], "template", "c", chart),
 			run(tools["HELM3"], "template", "c", chart, "--post-renderer", "claimbridge",
 				"--post-renderer-args=convert", "--post-renderer-args=--to="+to, "--post-renderer-args=-f=-")))
 	})
 	t.Run("kustomize", func(t *testing.T) {
+		t.Parallel()
+		run := runner(t, bin)
 		built, n := 0, 0
 		for _, file := range files {
 			dir := t.TempDir()
@@ -87,6 +94,8 @@ func TestCorpusThroughTools(t *testing.T) {
 		checked(t, n)
 	})
 	t.Run("kubectl", func(t *testing.T) {
+		t.Parallel()
+		run := runner(t, bin)
 		n := 0
 		for _, file := range files {
 			n += compare(t, target, read(t, file), run(tools["KUBECTL"], "claimbridge", "convert", "-q", "--to="+to, "-f", file))

@@ -9,8 +9,9 @@
 // Services (mixed_test.go, refusals_test.go); server-side apply by field
 // managers of every version across all of these (apply_test.go); what a
 // failed conversion call costs a write (outage_test.go). TestOnOldest
-// (oldest_test.go) runs every one of them again against kube-apiserver
-// 1.30, the oldest the server supports (ENVTEST_ASSETS_1_30).
+// (across_releases_test.go) runs every one of them again, at the same time,
+// against kube-apiserver 1.30, the oldest the server supports
+// (ENVTEST_ASSETS_1_30).
 //
 // The older builds are pinned commits that hack/older-builds.sh builds from
 // the clone's own history into the directory $OLDER_BUILDS names (`make
@@ -79,7 +80,11 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "OLDER_BUILDS is not set: run `make older-builds` and set OLDER_BUILDS=$(hack/older-builds.sh --print-dir) (`make test` does both)")
 		os.Exit(1)
 	}
-	os.Exit(harness.Main(m, harness.Options{StartServer: startReplicas}, &env))
+	opts := harness.Options{StartServer: startReplicas}
+	if os.Getenv(onOldestEnv) != "" {
+		opts.Assets = oldest
+	}
+	os.Exit(harness.Main(m, opts, &env))
 }
 
 // startReplicas is the harness's ServerFunc: the conversion proxy on port
