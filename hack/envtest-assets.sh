@@ -25,9 +25,11 @@
 #
 # A binary that exists and runs (--version) is not rebuilt. Builds go to a
 # temporary directory, are smoke-tested, then renamed into place; concurrent
-# runs wait on flock(1). A cold build on 2 cores: kube-apiserver ~6 min,
-# etcd ~2 min, helm ~3 min (each major), promtool ~2 min, kustomize ~1 min, each old
-# kube-apiserver ~3-5 min, each record-only scheduler or controller-manager ~2-3 min.
+# runs wait on flock(1). A cold build on 2 cores: kube-apiserver ~3.5 min (~7
+# optimised), etcd and kubectl ~20 s, Helm 4 ~1.5 min (Helm 3 then seconds: its
+# go.mod requires Helm 4's versions, so it reuses Helm 4's packages), promtool
+# ~1 min, kustomize ~10 s, each old kube-apiserver ~2.5 min, each record-only
+# scheduler or controller-manager ~2-3 min.
 #
 # Usage:
 #   hack/envtest-assets.sh                  build what is missing

@@ -1,6 +1,8 @@
 // Tools module: builds Helm 3 from the Go module proxy so tests can run
 // claimbridge as its executable post-renderer (--post-renderer PATH). Pinned
-// to v3.22.0, the newest v3 release. See hack/envtest-assets.sh.
+// to v3.22.0, the newest v3 release. The modules it shares with Helm 4 are
+// required at Helm 4's versions (hack/tools/helm), so that its build reuses
+// Helm 4's packages. See hack/envtest-assets.sh.
 module github.com/claimbridge/claimbridge/hack/tools/helm3
 
 go 1.26.0
