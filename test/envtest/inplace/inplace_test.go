@@ -12,7 +12,9 @@ package inplace
 // not serve must be not found.
 //
 // Under `make record` the apiservers answer and testdata/inplace.json is
-// written; otherwise the recording is replayed.
+// written, with the flags each was started with; otherwise the recording is
+// replayed, and flags other than those the test would start them with now
+// mean it is out of date.
 
 import (
 	"encoding/json"
@@ -32,10 +34,12 @@ import (
 
 const inplaceRecording = "testdata/inplace.json"
 
-// answer is what the second apiserver answered for one stored object.
+// answer is what the second apiserver answered for one stored object, and
+// the flags each apiserver was started with.
 type answer struct {
-	From, To, Kind    string
-	Get, Update, List int // HTTP status codes
+	From, To, Kind     string
+	FromFlags, ToFlags string
+	Get, Update, List  int // HTTP status codes
 }
 
 func TestInPlace(t *testing.T) {
@@ -67,6 +71,10 @@ func TestInPlace(t *testing.T) {
 			from, _ := api.ParseMinor(a.From)
 			to, _ := api.ParseMinor(a.To)
 			target := upgraded(t, from, to)
+			if want := [2]string{flagLine(draFlags(from, "on")), flagLine(flagsOf(target))}; [2]string{a.FromFlags, a.ToFlags} != want {
+				t.Fatalf("%s was recorded with the flags %q, %q; the test starts the apiservers with %q, %q: run `make record`",
+					inplaceRecording, a.FromFlags, a.ToFlags, want[0], want[1])
+			}
 			stored, readable, served := target.Keeps(a.Kind, from, to)
 			switch {
 			case !served && a.Get != http.StatusNotFound:
@@ -184,7 +192,9 @@ func recordInPlace(t *testing.T, pairs [][2]int) []answer {
 			t.Fatalf("1.%d with %s %s: %s %v", p[1], bGates, bRuntime, refused, err)
 		}
 		for _, obj := range objects {
-			answers = append(answers, ask(b, obj, p))
+			a := ask(b, obj, p)
+			a.FromFlags, a.ToFlags = flagLine(gates, runtime), flagLine(bGates, bRuntime)
+			answers = append(answers, a)
 		}
 		b.stop()
 		if err := etcd.Stop(); err != nil {
@@ -225,6 +235,11 @@ func assetsOf2(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// flagLine is an apiserver's DRA flags, as the recording keeps them.
+func flagLine(gates, runtime string) string {
+	return "--feature-gates=" + gates + " --runtime-config=" + runtime
 }
 
 // flagsOf are c's --feature-gates and --runtime-config values.
