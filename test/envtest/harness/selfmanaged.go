@@ -5,8 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -184,12 +186,24 @@ func WaitForTokenPolicy(ctx context.Context, admin, sa client.Client, name strin
 	return nil
 }
 
-// FreePort is a TCP port on 127.0.0.1 that was free a moment ago.
+// FreePort is a TCP port on 127.0.0.1 that was free a moment ago. It lies
+// below the kernel's ephemeral range (ip_local_port_range), where neither an
+// outgoing connection nor a listener on port 0 is given a port: the control
+// planes of the packages tested beside this one cannot take it before the
+// server that is to listen on it starts, seconds later.
 func FreePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
+	ephemeral := 32768
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		_, _ = fmt.Sscan(string(b), &ephemeral)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	const lowest = 20000
+	var err error
+	for range 100 {
+		port := lowest + rand.IntN(max(ephemeral-lowest, 1))
+		var l net.Listener
+		if l, err = net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
+			return port, l.Close()
+		}
+	}
+	return 0, fmt.Errorf("no free port on 127.0.0.1 between %d and %d: %w", lowest, ephemeral, err)
 }

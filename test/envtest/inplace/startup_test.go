@@ -28,7 +28,6 @@ import (
 	"encoding/pem"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -365,12 +364,10 @@ type apiserver struct {
 // until it is ready (s), or has exited: refused is then the line it
 // refused to start with.
 func launch(path, etcdURL, prefix, key, tokens, gates, runtime string, flags ...string) (s *apiserver, refused string, err error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := harness.FreePort()
 	if err != nil {
 		return nil, "", err
 	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
 	dir, err := os.MkdirTemp("", "inplace")
 	if err != nil {
 		return nil, "", err
