@@ -71,7 +71,10 @@ func Stored(obj map[string]interface{}, c api.Cluster, kind string, from, to int
 }
 
 // statusUnknown names, once each, the fields of a stored claim's status
-// (api.StatusFields) that release to does not have.
+// (api.StatusFields) that release to does not have. The allocation's
+// timestamp is named only with a result's bindingConditions: the
+// scheduler times out their binding from it, and nothing else reads it
+// (kube-scheduler's isClaimTimeout).
 func statusUnknown(claim map[string]interface{}, to int) (warnings []string) {
 	status := asObject(claim["status"])
 	allocation := asObject(status["allocation"])
@@ -81,10 +84,13 @@ func statusUnknown(claim map[string]interface{}, to int) (warnings []string) {
 		in   int
 	}
 	at := []place{{status, "status", api.InClaimStatus}, {allocation, "status.allocation", api.InAllocation}}
+	said := map[string]bool{"allocationTimestamp": true} // until a result has bindingConditions
 	for i, r := range asArray(asObject(allocation["devices"])["results"]) {
 		at = append(at, place{asObject(r), fmt.Sprintf("status.allocation.devices.results[%d]", i), api.InResult})
+		if asObject(r)["bindingConditions"] != nil {
+			delete(said, "allocationTimestamp")
+		}
 	}
-	said := map[string]bool{}
 	for _, a := range at {
 		for _, f := range api.StatusFields {
 			if _, ok := a.m[f.Name]; ok && f.In == a.in && to < f.Added && !said[f.Name] {

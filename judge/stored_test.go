@@ -2,6 +2,7 @@ package judge
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -60,6 +61,44 @@ func TestCounted(t *testing.T) {
 				t.Errorf("errors (-want +got):\n%s", d)
 			}
 			if d := cmp.Diff(tc.warned, warned); d != "" {
+				t.Errorf("warnings (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// TestStatusUnknown: the fields of a stored claim's status that an older
+// release reads the claim without, each named once, and the allocation's
+// timestamp only where a result's binding is timed from it.
+func TestStatusUnknown(t *testing.T) {
+	const (
+		claim = `{"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},"spec":{},"status":%s}`
+		drops = ": it reads the claim without it, and its scheduler and controllers drop it at their next write of the status"
+		stamp = `"allocationTimestamp":"2026-11-28T10:00:00Z"`
+	)
+	for name, tc := range map[string]struct {
+		status string
+		to     int
+		want   []string
+	}{
+		"timestamp-alone-to-1.33": {`{"allocation":{` + stamp + `,"devices":{"results":[{"request":"gpu","driver":"d","pool":"p","device":"gpu-0"}]}}}`, 33, nil},
+		"timestamp-with-binding-to-1.33": {`{"allocation":{` + stamp + `,"devices":{"results":[{"request":"gpu","driver":"d","pool":"p","device":"gpu-0"},` +
+			`{"request":"nic","driver":"d","pool":"p","device":"nic-0","bindingConditions":["attached"]}]}}}`, 33, []string{
+			"status.allocation.allocationTimestamp: Kubernetes 1.33 does not have it (1.34+)" + drops,
+			"status.allocation.devices.results[1].bindingConditions: Kubernetes 1.33 does not have it (1.34+)" + drops}},
+		"timestamp-with-binding-to-1.34": {`{"allocation":{` + stamp + `,"devices":{"results":[{"request":"nic","driver":"d","pool":"p","device":"nic-0","bindingConditions":["attached"]}]}}}`, 34, nil},
+		"shares-to-1.33": {`{"allocation":{"devices":{"results":[{"request":"gpu","driver":"d","pool":"p","device":"gpu-0","shareID":"1a","consumedCapacity":{"memory":"10Gi"}},` +
+			`{"request":"gpu","driver":"d","pool":"p","device":"gpu-1","shareID":"2b","consumedCapacity":{"memory":"10Gi"}}]}}}`, 33, []string{
+			"status.allocation.devices.results[0].consumedCapacity: Kubernetes 1.33 does not have it (1.34+)" + drops,
+			"status.allocation.devices.results[0].shareID: Kubernetes 1.33 does not have it (1.34+)" + drops}},
+		"devices-to-1.31": {`{"devices":[{"driver":"d","pool":"p","device":"gpu-0"}]}`, 31, []string{"status.devices: Kubernetes 1.31 does not have it (1.32+)" + drops}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var obj map[string]interface{}
+			if err := json.Unmarshal([]byte(fmt.Sprintf(claim, tc.status)), &obj); err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tc.want, statusUnknown(obj, tc.to)); d != "" {
 				t.Errorf("warnings (-want +got):\n%s", d)
 			}
 		})

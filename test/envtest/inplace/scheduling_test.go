@@ -95,7 +95,9 @@ const (
 //
 // A claim check keeps must stay allocated to the same devices and reserved
 // by the same Pods, less the deleted ones, whose reservations To's
-// controller-manager releases; a claim check calls broken must not. The new
+// controller-manager releases; a claim check calls broken must not. A
+// claim that survives gets no finding, but for each field To reads it
+// without (survivorFindings). The new
 // Pods get exactly what is free where every claim is kept, and nothing
 // taken; a GPU is given twice exactly where check calls its slice broken.
 // Check names every Pod that holds a broken claim, and its runbook rewrites
@@ -220,6 +222,19 @@ func checkScheduling(t *testing.T, c scheduled, p [2]int, patch int) {
 				before.Claim, broken, v.Unreached, v.Errors, severity, p[0], before.Devices, before.Pods, p[1], after, want)
 		}
 		allKept = allKept && !broken
+		if !broken {
+			var got []string
+			for _, w := range v.Warnings {
+				path, _, _ := strings.Cut(w, ": ")
+				got = append(got, path)
+			}
+			if severity != "" {
+				got = append(got, "status.reservedFor")
+			}
+			if want := survivorFindings[c.From+"-to-"+c.To+"/"+before.Claim]; !slices.Equal(got, want) {
+				t.Errorf("claim %s survives, and check says of it %q; want findings at %q only", before.Claim, append(v.Warnings, severity), want)
+			}
+		}
 		for _, pod := range before.Pods {
 			if broken && !slices.Contains(judge.Holders(claim), fmt.Sprintf("Pod default/%s holds claim default/%s", pod, before.Claim)) {
 				t.Errorf("claim %s is broken, and check does not name Pod %s that holds it: %v", before.Claim, pod, judge.Holders(claim))
@@ -264,6 +279,22 @@ func checkScheduling(t *testing.T, c scheduled, p [2]int, patch int) {
 		t.Errorf("1.%d keeps every claim, and placed %d new Pods on %d free devices: %+v", p[1], placedOn, free, c.New)
 	}
 }
+
+// survivorFindings are the paths of check's findings on the claims that
+// survive a change, by change and claim: each a field the second release
+// reads the claim without. Every other surviving claim gets no finding.
+var survivorFindings = map[string][]string{
+	"1.33-to-1.32/prioritized":   {"spec.devices.requests[0].firstAvailable"},
+	"1.33-to-1.32.0/prioritized": {"spec.devices.requests[0].firstAvailable"},
+	"1.34-to-1.33/vgpu-a":        shareFields,
+	"1.34-to-1.33/vgpu-b":        shareFields,
+	"1.35-to-1.33/vgpu-a":        shareFields,
+	"1.35-to-1.33/vgpu-b":        shareFields,
+}
+
+// shareFields are those of a share of a device's capacity, which 1.33
+// does not have.
+var shareFields = []string{"status.allocation.devices.results[0].consumedCapacity", "status.allocation.devices.results[0].shareID", "spec.devices.requests[0].exactly.capacity"}
 
 // checkRecreated holds what follows an export, a delete and migrate
 // --apply on release p[1]: every Pod re-created and placed with its claim
