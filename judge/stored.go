@@ -49,6 +49,7 @@ func Stored(obj map[string]interface{}, c api.Cluster, kind string, from, to int
 	}
 	errs, warnings := counted(obj, c, kind, to)
 	v.Errors, v.Warnings = append(v.Errors, errs...), append(v.Warnings, warnings...)
+	v.Warnings = append(v.Warnings, unbound(obj, c, kind, to)...)
 	if !slices.Contains(api.UpstreamOnlyVersions, versionOf(obj)) || kind == api.KindResourceSlice || kind == api.KindDeviceTaintRule {
 		return v
 	}
@@ -161,6 +162,73 @@ func counted(obj map[string]interface{}, c api.Cluster, kind string, to int) (er
 		}
 	}
 	return errs, warnings
+}
+
+// unbound says what release to's scheduler does with binding conditions
+// when it has them and its gates are off: it allocates no device of a
+// slice that has them (the allocator's isSelectable), and binds a Pod whose
+// claim waits on them at once (its PreBind). A release before 1.34 has no
+// binding conditions: statusUnknown names them.
+func unbound(obj map[string]interface{}, c api.Cluster, kind string, to int) (warnings []string) {
+	binding := api.FieldOf("bindingConditions")
+	off := binding.Gate
+	switch {
+	case to < binding.Added:
+		return nil
+	case c.Enabled(off) && c.Enabled("DRAResourceClaimDeviceStatus"):
+		return nil
+	case c.Enabled(off):
+		off = "DRAResourceClaimDeviceStatus"
+	}
+	switch kind {
+	case api.KindResourceSlice:
+		first, n := "", 0
+		for i, d := range asArray(asObject(obj["spec"])["devices"]) {
+			d, at := asObject(d), fmt.Sprintf("spec.devices[%d]", i)
+			if basic, ok := d["basic"]; ok { // v1beta1
+				d, at = asObject(basic), at+".basic"
+			}
+			if d["bindingConditions"] != nil {
+				first = cmp.Or(first, at+".bindingConditions")
+				n++
+			}
+		}
+		if n > 0 {
+			warnings = append(warnings, fmt.Sprintf("%s: Kubernetes 1.%d with %s off allocates no device with binding conditions (%d in this slice)", first, to, off, n))
+		}
+	case api.KindClaim:
+		status, held := asObject(obj["status"]), ""
+		if holders := Holders(obj); len(holders) > 0 {
+			held = " (" + HeldBy(holders) + ")"
+		}
+		for i, r := range asArray(asObject(asObject(status["allocation"])["devices"])["results"]) {
+			if r := asObject(r); unmet(r, status) != "" {
+				warnings = append(warnings, fmt.Sprintf("status.allocation.devices.results[%d].bindingConditions: Kubernetes 1.%d with %s off does not wait for them, and condition %q of device %v/%v/%v is not True yet: "+
+					"a Pod of the claim not yet on a node is bound there before the device is ready%s", i, to, off, unmet(r, status), r["driver"], r["pool"], r["device"], held))
+			}
+		}
+	}
+	return warnings
+}
+
+// unmet is the first of an allocation result's bindingConditions that the
+// claim's status.devices does not hold True for its device; "" when all
+// are.
+func unmet(result, status map[string]interface{}) string {
+	for _, want := range asArray(result["bindingConditions"]) {
+		met := false
+		for _, d := range asArray(status["devices"]) {
+			if d := asObject(d); d["driver"] == result["driver"] && d["pool"] == result["pool"] && d["device"] == result["device"] {
+				for _, cond := range asArray(d["conditions"]) {
+					met = met || asObject(cond)["type"] == want && asObject(cond)["status"] == "True"
+				}
+			}
+		}
+		if !met {
+			return fmt.Sprint(want)
+		}
+	}
+	return ""
 }
 
 // Reservations judges a stored claim's status.reservedFor against what

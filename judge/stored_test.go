@@ -104,3 +104,51 @@ func TestStatusUnknown(t *testing.T) {
 		})
 	}
 }
+
+// bindingSlice is a slice with two devices of three that have binding
+// conditions.
+const bindingSlice = `{"apiVersion":"resource.k8s.io/v1","kind":"ResourceSlice","metadata":{"name":"s"},"spec":{"driver":"fabric.example.com","nodeName":"node-1","pool":{"name":"node-1","resourceSliceCount":1},
+	"devices":[{"name":"local"},{"name":"gpu-0","bindingConditions":["attached"]},{"name":"gpu-1","bindingConditions":["attached"],"bindingFailureConditions":["failed"]}]}}`
+
+// TestUnbound: what a target's scheduler does with binding conditions when
+// its gates are off.
+func TestUnbound(t *testing.T) {
+	const (
+		claim = `{"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns"},"spec":{},"status":{
+			"allocation":{"devices":{"results":[{"request":"gpu","driver":"fabric.example.com","pool":"node-1","device":"gpu-0","bindingConditions":["attached"]}]}},
+			"reservedFor":[{"resource":"pods","name":"train-0","uid":"1"}]%s}}`
+		attached = `,"devices":[{"driver":"fabric.example.com","pool":"node-1","device":"gpu-0","conditions":[{"type":"attached","status":"True","reason":"Done","message":"","lastTransitionTime":"2026-11-28T10:00:00Z"}]}]`
+		waiting  = `,"devices":[{"driver":"fabric.example.com","pool":"node-1","device":"gpu-0","conditions":[{"type":"attached","status":"False","reason":"Attaching","message":"","lastTransitionTime":"2026-11-28T10:00:00Z"}]}]`
+		binds    = "status.allocation.devices.results[0].bindingConditions: Kubernetes 1.35 with DRADeviceBindingConditions off does not wait for them, and condition \"attached\" of device " +
+			"fabric.example.com/node-1/gpu-0 is not True yet: a Pod of the claim not yet on a node is bound there before the device is ready (Pod ns/train-0 holds claim ns/c)"
+	)
+	for name, tc := range map[string]struct {
+		obj, gates string
+		to         int
+		want       []string
+	}{
+		"slice-to-1.35":           {bindingSlice, "", 35, []string{"spec.devices[1].bindingConditions: Kubernetes 1.35 with DRADeviceBindingConditions off allocates no device with binding conditions (2 in this slice)"}},
+		"slice-to-1.35-gate-on":   {bindingSlice, "DRADeviceBindingConditions=true", 35, nil},
+		"slice-to-1.36":           {bindingSlice, "", 36, nil},
+		"slice-to-1.37-gate-off":  {bindingSlice, "DRADeviceBindingConditions=false", 37, []string{"spec.devices[1].bindingConditions: Kubernetes 1.37 with DRADeviceBindingConditions off allocates no device with binding conditions (2 in this slice)"}},
+		"slice-to-1.33":           {bindingSlice, "", 33, nil}, // no binding conditions: statusUnknown, or the slice unread
+		"claim-no-status-to-1.35": {fmt.Sprintf(claim, ""), "", 35, []string{binds}},
+		"claim-waiting-to-1.35":   {fmt.Sprintf(claim, waiting), "", 35, []string{binds}},
+		"claim-attached-to-1.35":  {fmt.Sprintf(claim, attached), "", 35, nil},
+		"claim-waiting-to-1.36":   {fmt.Sprintf(claim, waiting), "", 36, nil},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var obj map[string]interface{}
+			if err := json.Unmarshal([]byte(tc.obj), &obj); err != nil {
+				t.Fatal(err)
+			}
+			c := api.Defaults(tc.to)
+			if err := c.Set(tc.gates, ""); err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tc.want, unbound(obj, c, obj["kind"].(string), tc.to)); d != "" {
+				t.Errorf("warnings (-want +got):\n%s", d)
+			}
+		})
+	}
+}
