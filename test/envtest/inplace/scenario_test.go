@@ -175,6 +175,32 @@ func (sc *scenario) pods() []map[string]interface{} {
 // allocate creates the Nodes and the scenario's objects on s, and waits
 // until the scheduler has bound every Pod.
 func (sc *scenario) allocate(s *apiserver) error {
+	if err := addNodes(s); err != nil {
+		return err
+	}
+	for _, obj := range sc.objects() {
+		if _, err := s.do(http.MethodPost, path(obj, sc.version, create), obj, nil); err != nil {
+			return err
+		}
+	}
+	pods := sc.pods()
+	for _, p := range pods {
+		if _, err := s.do(http.MethodPost, "/api/v1/namespaces/default/pods", p, nil); err != nil {
+			return err
+		}
+	}
+	placed, _ := waitPods(s, podNames(pods), true, 2*time.Minute)
+	if len(placed) < len(pods) {
+		var list map[string]interface{}
+		s.do(http.MethodGet, "/api/v1/namespaces/default/pods", nil, &list)
+		return fmt.Errorf("the scheduler bound %d of %d Pods: %v", len(placed), len(pods), list)
+	}
+	return nil
+}
+
+// addNodes creates Nodes node-1 and node-2 on s, ready as a kubelet
+// reports them, and the default namespace's ServiceAccount.
+func addNodes(s *apiserver) error {
 	if _, err := s.do(http.MethodPost, "/api/v1/namespaces/default/serviceaccounts", object(`{"metadata":{"name":"default"}}`), nil); err != nil {
 		return err
 	}
@@ -193,23 +219,6 @@ func (sc *scenario) allocate(s *apiserver) error {
 		if _, err := s.do(http.MethodPut, "/api/v1/nodes/"+name+"/status", node, nil); err != nil {
 			return err
 		}
-	}
-	for _, obj := range sc.objects() {
-		if _, err := s.do(http.MethodPost, path(obj, sc.version, create), obj, nil); err != nil {
-			return err
-		}
-	}
-	pods := sc.pods()
-	for _, p := range pods {
-		if _, err := s.do(http.MethodPost, "/api/v1/namespaces/default/pods", p, nil); err != nil {
-			return err
-		}
-	}
-	placed, _ := waitPods(s, podNames(pods), true, 2*time.Minute)
-	if len(placed) < len(pods) {
-		var list map[string]interface{}
-		s.do(http.MethodGet, "/api/v1/namespaces/default/pods", nil, &list)
-		return fmt.Errorf("the scheduler bound %d of %d Pods: %v", len(placed), len(pods), list)
 	}
 	return nil
 }
