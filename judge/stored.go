@@ -50,6 +50,7 @@ func Stored(obj map[string]interface{}, c api.Cluster, kind string, from, to int
 	errs, warnings := counted(obj, c, kind, to)
 	v.Errors, v.Warnings = append(v.Errors, errs...), append(v.Warnings, warnings...)
 	v.Warnings = append(v.Warnings, unbound(obj, c, kind, to)...)
+	v.Warnings = append(v.Warnings, extended(obj, c, kind, to)...)
 	if !slices.Contains(api.UpstreamOnlyVersions, versionOf(obj)) || kind == api.KindResourceSlice || kind == api.KindDeviceTaintRule {
 		return v
 	}
@@ -209,6 +210,20 @@ func unbound(obj map[string]interface{}, c api.Cluster, kind string, to int) (wa
 		}
 	}
 	return warnings
+}
+
+// extended says what release to, where it has the field and
+// DRAExtendedResource is off, does with a stored class's
+// extendedResourceName: its scheduler gives no Pod the resource from the
+// class, and counts the devices Pods hold through it as allocated.
+func extended(obj map[string]interface{}, c api.Cluster, kind string, to int) []string {
+	f := api.FieldOf("extendedResourceName")
+	name, ok := asObject(obj["spec"])["extendedResourceName"]
+	if kind != api.KindDeviceClass || !ok || to < f.Added || c.Enabled(f.Gate) {
+		return nil
+	}
+	return []string{fmt.Sprintf("spec.extendedResourceName: Kubernetes 1.%d with %s off gives no Pod %v from this class: a Pod that requests it stays pending, "+
+		"unless a device plugin offers it; the devices Pods hold through it stay theirs", to, f.Gate, name)}
 }
 
 // unmet is the first of an allocation result's bindingConditions that the

@@ -152,3 +152,41 @@ func TestUnbound(t *testing.T) {
 		})
 	}
 }
+
+// TestExtended: what a target does with a stored class's extended resource
+// when DRAExtendedResource is off there.
+func TestExtended(t *testing.T) {
+	const (
+		class = `{"apiVersion":"resource.k8s.io/v1","kind":"DeviceClass","metadata":{"name":"gpu.example.com"},"spec":{"extendedResourceName":"example.com/gpu"}}`
+		plain = `{"apiVersion":"resource.k8s.io/v1","kind":"DeviceClass","metadata":{"name":"gpu.example.com"},"spec":{}}`
+		off   = "spec.extendedResourceName: Kubernetes 1.%d with DRAExtendedResource off gives no Pod example.com/gpu from this class: a Pod that requests it stays pending, " +
+			"unless a device plugin offers it; the devices Pods hold through it stay theirs"
+	)
+	for name, tc := range map[string]struct {
+		obj, gates string
+		to         int
+		want       []string
+	}{
+		"to-1.35":         {class, "", 35, []string{fmt.Sprintf(off, 35)}},
+		"to-1.35-gate-on": {class, "DRAExtendedResource=true", 35, nil},
+		"to-1.34":         {class, "", 34, []string{fmt.Sprintf(off, 34)}},
+		"to-1.36":         {class, "", 36, nil},
+		"to-1.36-off":     {class, "DRAExtendedResource=false", 36, []string{fmt.Sprintf(off, 36)}},
+		"to-1.33":         {class, "", 33, nil}, // no such field: read without it
+		"plain-to-1.35":   {plain, "", 35, nil},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var obj map[string]interface{}
+			if err := json.Unmarshal([]byte(tc.obj), &obj); err != nil {
+				t.Fatal(err)
+			}
+			c := api.Defaults(tc.to)
+			if err := c.Set(tc.gates, ""); err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tc.want, extended(obj, c, api.KindDeviceClass, tc.to)); d != "" {
+				t.Errorf("warnings (-want +got):\n%s", d)
+			}
+		})
+	}
+}
