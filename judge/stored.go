@@ -50,7 +50,7 @@ func Stored(obj map[string]interface{}, c api.Cluster, kind string, from, to int
 	errs, warnings := counted(obj, c, kind, to)
 	v.Errors, v.Warnings = append(v.Errors, errs...), append(v.Warnings, warnings...)
 	v.Warnings = append(v.Warnings, unbound(obj, c, kind, to)...)
-	v.Warnings = append(v.Warnings, extended(obj, c, kind, to)...)
+	v.Warnings = append(v.Warnings, ignored(obj, c, kind, to)...)
 	if !slices.Contains(api.UpstreamOnlyVersions, versionOf(obj)) || kind == api.KindResourceSlice || kind == api.KindDeviceTaintRule {
 		return v
 	}
@@ -212,18 +212,41 @@ func unbound(obj map[string]interface{}, c api.Cluster, kind string, to int) (wa
 	return warnings
 }
 
-// extended says what release to, where it has the field and
-// DRAExtendedResource is off, does with a stored class's
-// extendedResourceName: its scheduler gives no Pod the resource from the
-// class, and counts the devices Pods hold through it as allocated.
-func extended(obj map[string]interface{}, c api.Cluster, kind string, to int) []string {
-	f := api.FieldOf("extendedResourceName")
-	name, ok := asObject(obj["spec"])["extendedResourceName"]
-	if kind != api.KindDeviceClass || !ok || to < f.Added || c.Enabled(f.Gate) {
-		return nil
+// ignored says what release to, where it has the field and its gate is
+// off, ignores of a stored object: a class's extended resource (its
+// scheduler gives no Pod the resource from the class, and counts the
+// devices Pods hold through it) and a slice's device taints (its scheduler
+// allocates tainted devices, and its controller-manager evicts no Pod).
+func ignored(obj map[string]interface{}, c api.Cluster, kind string, to int) []string {
+	switch kind {
+	case api.KindDeviceClass:
+		f := api.FieldOf("extendedResourceName")
+		if name, ok := asObject(obj["spec"])["extendedResourceName"]; ok && to >= f.Added && !c.Enabled(f.Gate) {
+			return []string{fmt.Sprintf("spec.extendedResourceName: Kubernetes 1.%d with %s off gives no Pod %v from this class: a Pod that requests it stays pending, "+
+				"unless a device plugin offers it; the devices Pods hold through it stay theirs", to, f.Gate, name)}
+		}
+	case api.KindResourceSlice:
+		f := api.FieldOf("taints")
+		if to < f.Added || c.Enabled(f.Gate) {
+			return nil
+		}
+		first, n := "", 0
+		for i, d := range asArray(asObject(obj["spec"])["devices"]) {
+			d, at := asObject(d), fmt.Sprintf("spec.devices[%d]", i)
+			if basic, ok := d["basic"]; ok { // v1beta1
+				d, at = asObject(basic), at+".basic"
+			}
+			if len(asArray(d["taints"])) > 0 {
+				first = cmp.Or(first, at+".taints")
+				n++
+			}
+		}
+		if n > 0 {
+			return []string{fmt.Sprintf("%s: Kubernetes 1.%d with %s off ignores device taints (%d tainted devices in this slice): its scheduler allocates them, "+
+				"and no Pod is evicted for a NoExecute taint", first, to, f.Gate, n)}
+		}
 	}
-	return []string{fmt.Sprintf("spec.extendedResourceName: Kubernetes 1.%d with %s off gives no Pod %v from this class: a Pod that requests it stays pending, "+
-		"unless a device plugin offers it; the devices Pods hold through it stay theirs", to, f.Gate, name)}
+	return nil
 }
 
 // unmet is the first of an allocation result's bindingConditions that the

@@ -153,27 +153,37 @@ func TestUnbound(t *testing.T) {
 	}
 }
 
-// TestExtended: what a target does with a stored class's extended resource
-// when DRAExtendedResource is off there.
-func TestExtended(t *testing.T) {
+// TestIgnored: what a target ignores of a stored class's extended resource
+// and a slice's device taints when their gates are off there.
+func TestIgnored(t *testing.T) {
 	const (
-		class = `{"apiVersion":"resource.k8s.io/v1","kind":"DeviceClass","metadata":{"name":"gpu.example.com"},"spec":{"extendedResourceName":"example.com/gpu"}}`
-		plain = `{"apiVersion":"resource.k8s.io/v1","kind":"DeviceClass","metadata":{"name":"gpu.example.com"},"spec":{}}`
-		off   = "spec.extendedResourceName: Kubernetes 1.%d with DRAExtendedResource off gives no Pod example.com/gpu from this class: a Pod that requests it stays pending, " +
+		class   = `{"apiVersion":"resource.k8s.io/v1","kind":"DeviceClass","metadata":{"name":"gpu.example.com"},"spec":{"extendedResourceName":"example.com/gpu"}}`
+		plain   = `{"apiVersion":"resource.k8s.io/v1","kind":"DeviceClass","metadata":{"name":"gpu.example.com"},"spec":{}}`
+		tainted = `{"apiVersion":"resource.k8s.io/v1","kind":"ResourceSlice","metadata":{"name":"s"},"spec":{"driver":"gpu.example.com","nodeName":"node-1","pool":{"name":"node-1","resourceSliceCount":1},
+			"devices":[{"name":"gpu-0"},{"name":"gpu-1","taints":[{"key":"example.com/unhealthy","effect":"NoSchedule"}]},{"name":"gpu-2","taints":[{"key":"example.com/unhealthy","effect":"NoExecute"}]}]}}`
+		basic = `{"apiVersion":"resource.k8s.io/v1beta1","kind":"ResourceSlice","metadata":{"name":"s"},"spec":{"driver":"gpu.example.com","nodeName":"node-1","pool":{"name":"node-1","resourceSliceCount":1},
+			"devices":[{"name":"gpu-0","basic":{"taints":[{"key":"example.com/unhealthy","effect":"NoSchedule"}]}}]}}`
+		offers = "spec.extendedResourceName: Kubernetes 1.%d with DRAExtendedResource off gives no Pod example.com/gpu from this class: a Pod that requests it stays pending, " +
 			"unless a device plugin offers it; the devices Pods hold through it stay theirs"
+		taints = "%s: Kubernetes 1.%d with DRADeviceTaints off ignores device taints (%d tainted devices in this slice): its scheduler allocates them, and no Pod is evicted for a NoExecute taint"
 	)
 	for name, tc := range map[string]struct {
 		obj, gates string
 		to         int
 		want       []string
 	}{
-		"to-1.35":         {class, "", 35, []string{fmt.Sprintf(off, 35)}},
-		"to-1.35-gate-on": {class, "DRAExtendedResource=true", 35, nil},
-		"to-1.34":         {class, "", 34, []string{fmt.Sprintf(off, 34)}},
-		"to-1.36":         {class, "", 36, nil},
-		"to-1.36-off":     {class, "DRAExtendedResource=false", 36, []string{fmt.Sprintf(off, 36)}},
-		"to-1.33":         {class, "", 33, nil}, // no such field: read without it
-		"plain-to-1.35":   {plain, "", 35, nil},
+		"class-to-1.35":          {class, "", 35, []string{fmt.Sprintf(offers, 35)}},
+		"class-to-1.35-gate-on":  {class, "DRAExtendedResource=true", 35, nil},
+		"class-to-1.34":          {class, "", 34, []string{fmt.Sprintf(offers, 34)}},
+		"class-to-1.36":          {class, "", 36, nil},
+		"class-to-1.36-gate-off": {class, "DRAExtendedResource=false", 36, []string{fmt.Sprintf(offers, 36)}},
+		"class-to-1.33":          {class, "", 33, nil}, // no such field: read without it
+		"plain-class-to-1.35":    {plain, "", 35, nil},
+		"taints-to-1.35":         {tainted, "", 35, []string{fmt.Sprintf(taints, "spec.devices[1].taints", 35, 2)}},
+		"taints-to-1.35-gate-on": {tainted, "DRADeviceTaints=true", 35, nil},
+		"taints-to-1.36":         {tainted, "", 36, nil},
+		"taints-to-1.32":         {tainted, "", 32, nil}, // no such field
+		"basic-taints-to-1.34":   {basic, "", 34, []string{fmt.Sprintf(taints, "spec.devices[0].basic.taints", 34, 1)}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			var obj map[string]interface{}
@@ -184,7 +194,7 @@ func TestExtended(t *testing.T) {
 			if err := c.Set(tc.gates, ""); err != nil {
 				t.Fatal(err)
 			}
-			if d := cmp.Diff(tc.want, extended(obj, c, api.KindDeviceClass, tc.to)); d != "" {
+			if d := cmp.Diff(tc.want, ignored(obj, c, obj["kind"].(string), tc.to)); d != "" {
 				t.Errorf("warnings (-want +got):\n%s", d)
 			}
 		})

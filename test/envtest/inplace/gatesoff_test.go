@@ -1,6 +1,8 @@
 package inplace
 
 import (
+	"cmp"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -15,8 +17,8 @@ import (
 const gatesOffRecording = "testdata/gatesoff.json"
 
 // gatesOffChanges are changes in place between releases' defaults: 1.36
-// turns DRADeviceBindingConditions and DRAExtendedResource on, 1.35 keeps
-// them off, 1.37 on.
+// turns on five DRA gates that 1.35 keeps off (api/featuregates.tsv), 1.37
+// keeps them on.
 var gatesOffChanges = [][2]int{{36, 35}, {36, 37}}
 
 // gatedChange is one change in place of a whole control plane, each
@@ -25,17 +27,10 @@ type gatedChange struct {
 	From, To string
 	// FromFlags and ToFlags are the flags each control plane ran with.
 	FromFlags, ToFlags string
-	// Claims, Slices and Classes are as From serves them. The Pod of each
-	// name holds claim ready, whose device the test's driver attached, and
-	// claim waiting, whose device it did not (binding conditions); Pod ext
-	// holds the claim the scheduler made for the extended resource it
-	// requests.
+	// Claims, Slices and Classes are as From serves them (gatedAllocate).
 	Claims, Slices, Classes []map[string]interface{}
-	// Nodes are where To bound the Pods ("": nowhere): ready, waiting, and
-	// those created on To: new, with claim new of a device with binding
-	// conditions; new-ext, which requests the extended resource; and
-	// new-ext-claim, with claim new-ext-claim of the extended resource's
-	// class.
+	// Nodes are where To bound the Pods ("": nowhere): those of From, and
+	// those created on To (gatedPods).
 	Nodes map[string]string
 	// Served are the claims as To serves them, once its scheduler has
 	// placed the new Pods.
@@ -48,21 +43,18 @@ type gatesOffBook struct {
 }
 
 // TestGatesOff proves what `claimbridge check` says where the target runs
-// with gates off that the first release had on: binding conditions and
-// extended resources. The first release's kube-apiserver, kube-scheduler
-// and kube-controller-manager allocate on two Nodes: a device of node-1's
-// slice to each of two claims, which the test's driver attaches for one
-// (its Pod is bound) and not the other (its Pod waits), and a device of
-// node-2 to a Pod that requests the extended resource example.com/gpu.
-// Then all three are replaced by the second release's on the same etcd,
-// and new Pods want a device with binding conditions, the extended
-// resource, and a claim of its class.
+// with gates off that the first release had on: binding conditions,
+// extended resources, device taints, partitions and shares of a device.
+// The first release's kube-apiserver, kube-scheduler and
+// kube-controller-manager allocate a device of each kind (gatedAllocate);
+// the test's driver attaches the device of claim ready, and not that of
+// claim waiting. Then all three are replaced by the second release's on the
+// same etcd, and new Pods want one device of each kind (gatedPods).
 //
-// A claim check warns of is one whose waiting Pod the target binds
-// before its device is ready, and only that; the new Pod gets no device
-// exactly where check warns of the slice; the extended resource is given
-// exactly where check does not warn of its class; and no device is given
-// twice.
+// Check warns of a claim exactly where the target binds a Pod before its
+// device is ready; of an object of each kind exactly where the target
+// gives the new Pod of that kind what the first release would not, or
+// withholds what it would give; and no device is given twice.
 func TestGatesOff(t *testing.T) {
 	book := replay(t, gatesOffRecording, func(pinned map[string]string) gatesOffBook {
 		return recordGatesOff(t, pinned)
@@ -77,16 +69,30 @@ func TestGatesOff(t *testing.T) {
 			if want := newGatedChange(p, from, target); c.From != want.From || c.To != want.To || c.FromFlags != want.FromFlags || c.ToFlags != want.ToFlags {
 				t.Fatalf("recorded %s (%s) to %s (%s); the test runs %s (%s) to %s (%s): run `make record`", c.From, c.FromFlags, c.To, c.ToFlags, want.From, want.FromFlags, want.To, want.ToFlags)
 			}
-			if len(c.Claims) != 3 || len(c.Slices) != 2 || len(c.Classes) != 2 {
-				t.Fatalf("1.%d holds %d claims, %d slices and %d classes, want 3, 2 and 2: run `make record`", p[0], len(c.Claims), len(c.Slices), len(c.Classes))
-			}
 			checkBinding(t, c, p, target)
-			var said []string
-			for _, class := range c.Classes {
-				said = append(said, warned(judge.Stored(class, target, api.KindDeviceClass, p[0], p[1]), "gives no Pod example.com/gpu")...)
+			allocated := func(claim string) bool {
+				i := slices.IndexFunc(c.Served, func(h held) bool { return h.Claim == claim })
+				return i >= 0 && len(c.Served[i].Devices) > 0
 			}
-			if placed := c.Nodes["new-ext"] != ""; placed == (len(said) > 0) {
-				t.Errorf("1.%d placed Pod new-ext, which requests example.com/gpu: %t; check says %q", p[1], placed, said)
+			for _, r := range []struct {
+				kind, name, says string
+				did              bool
+				what             string
+			}{
+				{api.KindResourceSlice, "node-1-fabric", "allocates no device with binding conditions", !allocated("new"), "gave claim new no device with binding conditions"},
+				{api.KindDeviceClass, "ext.example.com", "gives no Pod example.com/gpu", c.Nodes["new-ext"] == "", "left Pod new-ext, which requests example.com/gpu, pending"},
+				{api.KindResourceSlice, "node-2-taint", "ignores device taints", allocated("new-tainted"), "allocated a device tainted NoSchedule to claim new-tainted"},
+				{api.KindResourceSlice, "node-1-part", "allocates no device that consumes counters", !allocated("new-half"), "gave claim new-half no partition of the GPU"},
+				{api.KindClaim, "share-a", "as wholly allocated", !allocated("new-share"), "gave claim new-share no share of the device"},
+			} {
+				objs := map[string][]map[string]interface{}{api.KindClaim: c.Claims, api.KindResourceSlice: c.Slices, api.KindDeviceClass: c.Classes}[r.kind]
+				i := slices.IndexFunc(objs, func(o map[string]interface{}) bool { return api.Metadata(o)["name"] == r.name })
+				if i < 0 {
+					t.Fatalf("1.%d holds no %s %s: run `make record`", p[0], r.kind, r.name)
+				}
+				if said := warned(judge.Stored(objs[i], target, r.kind, p[0], p[1]), r.says); r.did != (len(said) > 0) {
+					t.Errorf("1.%d %s: %t; check says of %s %s: %q", p[1], r.what, r.did, r.kind, r.name, said)
+				}
 			}
 			if c.Nodes["new-ext-claim"] == "" {
 				t.Errorf("1.%d did not place Pod new-ext-claim, with a device of the extended resource's class free", p[1])
@@ -104,8 +110,8 @@ func TestGatesOff(t *testing.T) {
 	}
 }
 
-// checkBinding holds check's verdicts on binding conditions against what
-// release p[1] did with the Pods of claims ready and waiting, and new.
+// checkBinding holds check's verdicts on the claims against what release
+// p[1] did with the Pods of claims ready and waiting.
 func checkBinding(t *testing.T, c gatedChange, p [2]int, target api.Cluster) {
 	for _, claim := range c.Claims {
 		name := heldOf(claim, http.StatusOK).Claim
@@ -119,14 +125,6 @@ func checkBinding(t *testing.T, c gatedChange, p [2]int, target api.Cluster) {
 	}
 	if c.Nodes["ready"] == "" {
 		t.Errorf("1.%d unbound Pod ready, whose device was attached", p[1])
-	}
-	var said []string
-	for _, slice := range c.Slices {
-		said = append(said, warned(judge.Stored(slice, target, api.KindResourceSlice, p[0], p[1]), "allocates no device with binding conditions")...)
-	}
-	i := slices.IndexFunc(c.Served, func(h held) bool { return h.Claim == "new" })
-	if allocated := i >= 0 && len(c.Served[i].Devices) > 0; allocated == (len(said) > 0) {
-		t.Errorf("1.%d allocated a device with binding conditions to claim new: %t; check says %q", p[1], allocated, said)
 	}
 }
 
@@ -167,12 +165,12 @@ func recordGatesOff(t *testing.T, pinned map[string]string) gatesOffBook {
 		cp.stop()
 		gates, runtime = flagsOf(target)
 		cp = startControlPlane(t, assetsB, etcd.URL.String(), prefix, key, tokens, gates, runtime)
-		if err := post(cp.api, sc.version, gatedClaim(sc, "new", "fabric.example.com"), pod(p[1], "new", "new"), extPod("new-ext"),
-			gatedClaim(sc, "new-ext-claim", "ext.example.com"), pod(p[1], "new-ext-claim", "new-ext-claim")); err != nil {
+		pods := gatedPods(sc, p[1])
+		if err := post(cp.api, sc.version, pods...); err != nil {
 			cp.stop()
 			t.Fatalf("1.%d: %v", p[1], err)
 		}
-		c.Nodes, _ = waitPods(cp.api, []string{"ready", "waiting", "ext", "new", "new-ext", "new-ext-claim"}, false, 30*time.Second)
+		c.Nodes, _ = waitPods(cp.api, append(podNames(pods), "ready", "waiting", "ext", "half", "share-a"), false, 30*time.Second)
 		for _, claim := range sc.stored(cp.api, api.KindClaim) {
 			c.Served = append(c.Served, heldOf(claim, http.StatusOK))
 		}
@@ -199,9 +197,26 @@ func post(s *apiserver, version string, objs ...map[string]interface{}) error {
 	return nil
 }
 
-// gatedClaim is a claim of one device of class.
-func gatedClaim(sc *scenario, name, class string) map[string]interface{} {
-	return sc.resource(api.KindClaim, name, "ns", `"spec":{"devices":{"requests":[{"name":"gpu","exactly":{"deviceClassName":"`+class+`"}}]}}`)
+// gatedClaim is a claim of one device of class (of capacity, if any).
+func gatedClaim(sc *scenario, name, class, capacity string) map[string]interface{} {
+	return sc.resource(api.KindClaim, name, "ns", `"spec":{`+sc.request(class, capacity)+`}`)
+}
+
+// gatedPods are the Pods created on release minor, and their claims: new,
+// of a device with binding conditions; new-ext, which requests the
+// extended resource; new-ext-claim, of a device of its class; new-tainted,
+// of the tainted device; new-half, of a partition of the GPU; new-share,
+// of a share of the device.
+func gatedPods(sc *scenario, minor int) []map[string]interface{} {
+	out := []map[string]interface{}{extPod("new-ext")}
+	for name, class := range map[string]string{"new": "fabric.example.com", "new-ext-claim": "ext.example.com", "new-tainted": "taint.example.com", "new-half": "part-half.example.com", "new-share": "vgpu.example.com"} {
+		capacity := ""
+		if name == "new-share" {
+			capacity = "10Gi"
+		}
+		out = append(out, gatedClaim(sc, name, class, capacity), pod(minor, name, name))
+	}
+	return out
 }
 
 // extPod is a Pod that requests one example.com/gpu, an extended resource
@@ -211,28 +226,46 @@ func extPod(name string) map[string]interface{} {
 		"containers":[{"name":"c","image":"registry.k8s.io/pause:3.10","resources":{"requests":{"example.com/gpu":"1"},"limits":{"example.com/gpu":"1"}}}]}}`, name)
 }
 
-// gatedAllocate creates, on s, node-1's slice of fabric.example.com, whose
-// devices are attached to a node on demand, with Pods ready and waiting,
-// each with a claim of its name; and node-2's slice of ext.example.com,
-// whose class offers the extended resource example.com/gpu, with Pod ext,
-// which requests it. As the driver, it attaches the device of claim ready
-// once allocated, and waits until the scheduler has bound Pods ready and
-// ext and reserved claim waiting.
+// gatedAllocate creates, on s, Nodes node-1 and node-2 and slices of test
+// drivers with the classes of their devices: node-1's of fabric.example.com,
+// whose devices are attached to a node on demand (binding conditions), with
+// Pods ready and waiting, each with a claim of its name; node-2's of
+// ext.example.com, whose class offers the extended resource
+// example.com/gpu, with Pod ext, which requests it; node-2's of
+// taint.example.com, whose one device is tainted NoSchedule; node-1's GPU
+// of part.example.com, whole or in two halves (counters), with Pod half,
+// whose claim wants a half; node-2's device of vgpu.example.com, of which
+// claims get shares of its memory, with Pod share-a, whose claim has one.
+// As the driver, it attaches the device of claim ready once allocated, and
+// waits until the scheduler has bound Pods ready, ext, half and share-a and
+// reserved claim waiting.
 func gatedAllocate(s *apiserver, sc *scenario) error {
 	if err := addNodes(s); err != nil {
 		return err
+	}
+	class := func(name, expression, fields string) map[string]interface{} {
+		e, _ := json.Marshal(cmp.Or(expression, `device.driver == "`+name+`"`))
+		return sc.resource(api.KindDeviceClass, name, "", `"spec":{`+fields+`"selectors":[{"cel":{"expression":`+string(e)+`}}]}`)
 	}
 	slice := func(node, driver, devices string) map[string]interface{} {
 		return sc.resource(api.KindResourceSlice, node+"-"+strings.Split(driver, ".")[0], "",
 			fmt.Sprintf(`"spec":{"driver":"%s","pool":{"name":"%s","resourceSliceCount":1},"nodeName":"%s","devices":[%s]}`, driver, node, node, devices))
 	}
-	if err := post(s, sc.version,
-		sc.resource(api.KindDeviceClass, "fabric.example.com", "", `"spec":{"selectors":[{"cel":{"expression":"device.driver == \"fabric.example.com\""}}]}`),
+	objs := append([]map[string]interface{}{
+		class("fabric.example.com", "", ""),
 		slice("node-1", "fabric.example.com", devices(`{"name":"fab-%d","bindingConditions":["attached"],"bindingFailureConditions":["failed"]}`)),
-		sc.resource(api.KindDeviceClass, "ext.example.com", "", `"spec":{"extendedResourceName":"example.com/gpu","selectors":[{"cel":{"expression":"device.driver == \"ext.example.com\""}}]}`),
+		class("ext.example.com", "", `"extendedResourceName":"example.com/gpu",`),
 		slice("node-2", "ext.example.com", devices(`{"name":"ext-%d"}`)),
-		gatedClaim(sc, "ready", "fabric.example.com"), gatedClaim(sc, "waiting", "fabric.example.com"),
-		pod(sc.minor, "ready", "ready"), pod(sc.minor, "waiting", "waiting"), extPod("ext")); err != nil {
+		class("taint.example.com", "", ""),
+		slice("node-2", "taint.example.com", `{"name":"bad-0","taints":[{"key":"example.com/unhealthy","value":"true","effect":"NoSchedule"}]}`),
+		class("part-half.example.com", `device.driver == "part.example.com" && device.attributes["part.example.com"].size == "half"`, ""),
+		class("vgpu.example.com", "", ""),
+		slice("node-2", "vgpu.example.com", `{"name":"vgpu-0","allowMultipleAllocations":true,"capacity":{"memory":{"value":"40Gi","requestPolicy":{"default":"10Gi","validRange":{"min":"1Gi"}}}}}`),
+		gatedClaim(sc, "ready", "fabric.example.com", ""), gatedClaim(sc, "waiting", "fabric.example.com", ""),
+		gatedClaim(sc, "half", "part-half.example.com", ""), gatedClaim(sc, "share-a", "vgpu.example.com", "10Gi"),
+		pod(sc.minor, "ready", "ready"), pod(sc.minor, "waiting", "waiting"), extPod("ext"), pod(sc.minor, "half", "half"), pod(sc.minor, "share-a", "share-a"),
+	}, sc.partitions()...)
+	if err := post(s, sc.version, objs...); err != nil {
 		return err
 	}
 	claimPath := "/apis/" + api.UpstreamGroup + "/" + sc.version + "/namespaces/default/resourceclaims/"
@@ -249,9 +282,9 @@ func gatedAllocate(s *apiserver, sc *scenario) error {
 				return err
 			}
 		}
-		if nodes, _ := waitPods(s, []string{"ready", "ext"}, true, 0); len(nodes) == 2 && slices.Equal(w.Pods, []string{"waiting"}) {
+		if nodes, _ := waitPods(s, []string{"ready", "ext", "half", "share-a"}, true, 0); len(nodes) == 4 && slices.Equal(w.Pods, []string{"waiting"}) {
 			return nil
 		}
 	}
-	return fmt.Errorf("the scheduler did not bind Pods ready and ext and reserve claim waiting in 2 minutes")
+	return fmt.Errorf("the scheduler did not bind Pods ready, ext, half and share-a and reserve claim waiting in 2 minutes")
 }
