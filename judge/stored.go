@@ -242,7 +242,7 @@ func ignored(obj map[string]interface{}, c api.Cluster, kind string, to int) []s
 			}
 		}
 		if n > 0 {
-			return []string{fmt.Sprintf("%s: Kubernetes 1.%d with %s off ignores device taints (%d tainted devices in this slice): its scheduler allocates them, "+
+			return []string{fmt.Sprintf("%s: Kubernetes 1.%d with %s off ignores device taints: its scheduler allocates the tainted devices (%d in this slice), "+
 				"and no Pod is evicted for a NoExecute taint", first, to, f.Gate, n)}
 		}
 	}

@@ -165,7 +165,7 @@ func TestIgnored(t *testing.T) {
 			"devices":[{"name":"gpu-0","basic":{"taints":[{"key":"example.com/unhealthy","effect":"NoSchedule"}]}}]}}`
 		offers = "spec.extendedResourceName: Kubernetes 1.%d with DRAExtendedResource off gives no Pod example.com/gpu from this class: a Pod that requests it stays pending, " +
 			"unless a device plugin offers it; the devices Pods hold through it stay theirs"
-		taints = "%s: Kubernetes 1.%d with DRADeviceTaints off ignores device taints (%d tainted devices in this slice): its scheduler allocates them, and no Pod is evicted for a NoExecute taint"
+		taints = "%s: Kubernetes 1.%d with DRADeviceTaints off ignores device taints: its scheduler allocates the tainted devices (%d in this slice), and no Pod is evicted for a NoExecute taint"
 	)
 	for name, tc := range map[string]struct {
 		obj, gates string
