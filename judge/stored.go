@@ -183,29 +183,20 @@ func unbound(obj map[string]interface{}, c api.Cluster, kind string, to int) (wa
 	}
 	switch kind {
 	case api.KindResourceSlice:
-		first, n := "", 0
-		for i, d := range asArray(asObject(obj["spec"])["devices"]) {
-			d, at := asObject(d), fmt.Sprintf("spec.devices[%d]", i)
-			if basic, ok := d["basic"]; ok { // v1beta1
-				d, at = asObject(basic), at+".basic"
-			}
-			if d["bindingConditions"] != nil {
-				first = cmp.Or(first, at+".bindingConditions")
-				n++
-			}
-		}
-		if n > 0 {
+		if first, n := devicesWith(obj, "bindingConditions"); n > 0 {
 			warnings = append(warnings, fmt.Sprintf("%s: Kubernetes 1.%d with %s off allocates no device with binding conditions (%d in this slice)", first, to, off, n))
 		}
 	case api.KindClaim:
-		status, held := asObject(obj["status"]), ""
-		if holders := Holders(obj); len(holders) > 0 {
-			held = " (" + HeldBy(holders) + ")"
-		}
+		status := asObject(obj["status"])
 		for i, r := range asArray(asObject(asObject(status["allocation"])["devices"])["results"]) {
-			if r := asObject(r); unmet(r, status) != "" {
+			r := asObject(r)
+			if cond := unmet(r, status); cond != "" {
+				held := ""
+				if holders := Holders(obj); len(holders) > 0 {
+					held = " (" + HeldBy(holders) + ")"
+				}
 				warnings = append(warnings, fmt.Sprintf("status.allocation.devices.results[%d].bindingConditions: Kubernetes 1.%d with %s off does not wait for them, and condition %q of device %v/%v/%v is not True yet: "+
-					"a Pod of the claim not yet on a node is bound there before the device is ready%s", i, to, off, unmet(r, status), r["driver"], r["pool"], r["device"], held))
+					"a Pod of the claim not yet on a node is bound there before the device is ready%s", i, to, off, cond, r["driver"], r["pool"], r["device"], held))
 			}
 		}
 	}
@@ -227,26 +218,28 @@ func ignored(obj map[string]interface{}, c api.Cluster, kind string, to int) []s
 		}
 	case api.KindResourceSlice:
 		f := api.FieldOf("taints")
-		if to < f.Added || c.Enabled(f.Gate) {
-			return nil
-		}
-		first, n := "", 0
-		for i, d := range asArray(asObject(obj["spec"])["devices"]) {
-			d, at := asObject(d), fmt.Sprintf("spec.devices[%d]", i)
-			if basic, ok := d["basic"]; ok { // v1beta1
-				d, at = asObject(basic), at+".basic"
-			}
-			if len(asArray(d["taints"])) > 0 {
-				first = cmp.Or(first, at+".taints")
-				n++
-			}
-		}
-		if n > 0 {
+		if first, n := devicesWith(obj, "taints"); n > 0 && to >= f.Added && !c.Enabled(f.Gate) {
 			return []string{fmt.Sprintf("%s: Kubernetes 1.%d with %s off ignores device taints: its scheduler allocates the tainted devices (%d in this slice), "+
 				"and no Pod is evicted for a NoExecute taint", first, to, f.Gate, n)}
 		}
 	}
 	return nil
+}
+
+// devicesWith is the path of the first device of a stored slice that has
+// field (in its basic in v1alpha3 and v1beta1), and how many have it.
+func devicesWith(slice map[string]interface{}, field string) (first string, n int) {
+	for i, d := range asArray(asObject(slice["spec"])["devices"]) {
+		d, at := asObject(d), fmt.Sprintf("spec.devices[%d]", i)
+		if basic, ok := d["basic"]; ok {
+			d, at = asObject(basic), at+".basic"
+		}
+		if len(asArray(d[field])) > 0 {
+			first = cmp.Or(first, at+"."+field)
+			n++
+		}
+	}
+	return first, n
 }
 
 // unmet is the first of an allocation result's bindingConditions that the
