@@ -10,6 +10,20 @@ import (
 	"github.com/claimbridge/claimbridge/api"
 )
 
+// judgedAt is obj, JSON, and release to with gates, as a test judges them.
+func judgedAt(t *testing.T, obj string, to int, gates string) (map[string]interface{}, api.Cluster) {
+	t.Helper()
+	var o map[string]interface{}
+	if err := json.Unmarshal([]byte(obj), &o); err != nil {
+		t.Fatal(err)
+	}
+	c := api.Defaults(to)
+	if err := c.Set(gates, ""); err != nil {
+		t.Fatal(err)
+	}
+	return o, c
+}
+
 // TestCounted: what a target's scheduler counts of a stored slice's
 // counters and a claim's shares, with its gates.
 func TestCounted(t *testing.T) {
@@ -48,14 +62,7 @@ func TestCounted(t *testing.T) {
 		"share-to-1.33": {shared, "", 33, nil, nil}, // 1.33 has no shares: statusUnknown says so
 	} {
 		t.Run(name, func(t *testing.T) {
-			var obj map[string]interface{}
-			if err := json.Unmarshal([]byte(tc.obj), &obj); err != nil {
-				t.Fatal(err)
-			}
-			c := api.Defaults(tc.to)
-			if err := c.Set(tc.gates, ""); err != nil {
-				t.Fatal(err)
-			}
+			obj, c := judgedAt(t, tc.obj, tc.to, tc.gates)
 			errs, warned := counted(obj, c, obj["kind"].(string), tc.to)
 			if d := cmp.Diff(tc.errs, errs); d != "" {
 				t.Errorf("errors (-want +got):\n%s", d)
@@ -138,14 +145,7 @@ func TestUnbound(t *testing.T) {
 		"claim-waiting-to-1.36":   {fmt.Sprintf(claim, waiting), "", 36, nil},
 	} {
 		t.Run(name, func(t *testing.T) {
-			var obj map[string]interface{}
-			if err := json.Unmarshal([]byte(tc.obj), &obj); err != nil {
-				t.Fatal(err)
-			}
-			c := api.Defaults(tc.to)
-			if err := c.Set(tc.gates, ""); err != nil {
-				t.Fatal(err)
-			}
+			obj, c := judgedAt(t, tc.obj, tc.to, tc.gates)
 			if d := cmp.Diff(tc.want, unbound(obj, c, obj["kind"].(string), tc.to)); d != "" {
 				t.Errorf("warnings (-want +got):\n%s", d)
 			}
@@ -186,14 +186,7 @@ func TestIgnored(t *testing.T) {
 		"basic-taints-to-1.34":   {basic, "", 34, []string{fmt.Sprintf(taints, "spec.devices[0].basic.taints", 34, 1)}},
 	} {
 		t.Run(name, func(t *testing.T) {
-			var obj map[string]interface{}
-			if err := json.Unmarshal([]byte(tc.obj), &obj); err != nil {
-				t.Fatal(err)
-			}
-			c := api.Defaults(tc.to)
-			if err := c.Set(tc.gates, ""); err != nil {
-				t.Fatal(err)
-			}
+			obj, c := judgedAt(t, tc.obj, tc.to, tc.gates)
 			if d := cmp.Diff(tc.want, ignored(obj, c, obj["kind"].(string), tc.to)); d != "" {
 				t.Errorf("warnings (-want +got):\n%s", d)
 			}
