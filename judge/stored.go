@@ -196,7 +196,7 @@ func unbound(obj map[string]interface{}, c api.Cluster, kind string, to int) (wa
 					held = " (" + HeldBy(holders) + ")"
 				}
 				warnings = append(warnings, fmt.Sprintf("status.allocation.devices.results[%d].bindingConditions: Kubernetes 1.%d with %s off does not wait for them, and condition %q of device %v/%v/%v is not True yet: "+
-					"a Pod of the claim not yet on a node is bound there before the device is ready%s", i, to, off, cond, r["driver"], r["pool"], r["device"], held))
+					"a Pod of the claim not yet on a node is bound there before the device is ready%s; change once it is True", i, to, off, cond, r["driver"], r["pool"], r["device"], held))
 			}
 		}
 	}

@@ -127,7 +127,7 @@ func TestUnbound(t *testing.T) {
 		attached = `,"devices":[{"driver":"fabric.example.com","pool":"node-1","device":"gpu-0","conditions":[{"type":"attached","status":"True","reason":"Done","message":"","lastTransitionTime":"2026-11-28T10:00:00Z"}]}]`
 		waiting  = `,"devices":[{"driver":"fabric.example.com","pool":"node-1","device":"gpu-0","conditions":[{"type":"attached","status":"False","reason":"Attaching","message":"","lastTransitionTime":"2026-11-28T10:00:00Z"}]}]`
 		binds    = "status.allocation.devices.results[0].bindingConditions: Kubernetes 1.35 with DRADeviceBindingConditions off does not wait for them, and condition \"attached\" of device " +
-			"fabric.example.com/node-1/gpu-0 is not True yet: a Pod of the claim not yet on a node is bound there before the device is ready (Pod ns/train-0 holds claim ns/c)"
+			"fabric.example.com/node-1/gpu-0 is not True yet: a Pod of the claim not yet on a node is bound there before the device is ready (Pod ns/train-0 holds claim ns/c); change once it is True"
 	)
 	for name, tc := range map[string]struct {
 		obj, gates string
