@@ -103,3 +103,49 @@ func FirstRelease(kind string) int {
 	}
 	return first
 }
+
+// A Gap is why a cluster does not serve a kind in a version of
+// resource.k8s.io, and what serves it.
+type Gap struct {
+	// Why follows the version: "which Kubernetes 1.36 serves only with
+	// --runtime-config=resource.k8s.io/v1beta2=true".
+	Why string
+	// Flag is the --runtime-config that serves it; "" when the release
+	// does not have it.
+	Flag string
+	// Removed is the release that removed it; 0 when it never had it, or
+	// has it behind Flag.
+	Removed int
+}
+
+// ServeRemoved is the environment variable with which kube-apiserver
+// serves, for one release only, the versions that release removed.
+const ServeRemoved = "KUBE_APISERVER_SERVE_REMOVED_APIS_FOR_ONE_RELEASE=true"
+
+// Gap says why c does not serve kind in version: the release has it only
+// with --runtime-config, removed it, or never had it.
+func (c Cluster) Gap(version, kind string) Gap {
+	l := lifecycleOf(version, strings.TrimSuffix(kind, "List"))
+	switch {
+	case c.has(l):
+		flag := fmt.Sprintf("--runtime-config=%s/%s=true", UpstreamGroup, version)
+		if c.Minor < 34 && !c.Enabled(DynamicResourceAllocation) {
+			flag = "--feature-gates=" + DynamicResourceAllocation + "=true " + flag
+		}
+		return Gap{Why: fmt.Sprintf("which Kubernetes 1.%d serves only with %s", c.Minor, flag), Flag: flag}
+	case l.removed != 0 && c.Minor >= l.removed:
+		return Gap{Why: fmt.Sprintf("which Kubernetes 1.%d no longer serves (removed in 1.%d)", c.Minor, l.removed), Removed: l.removed}
+	case l.introduced != 0:
+		return Gap{Why: fmt.Sprintf("which Kubernetes 1.%d does not have (it came in 1.%d)", c.Minor, l.introduced)}
+	}
+	return Gap{Why: fmt.Sprintf("which no Kubernetes release has for %s", kind)}
+}
+
+// Stopgap says, of a version removed in release removed, how its
+// kube-apiserver still serves it for that release only; "" after it.
+func (g Gap) Stopgap(minor int) string {
+	if g.Removed == 0 || minor != g.Removed {
+		return ""
+	}
+	return fmt.Sprintf("as a stopgap for 1.%d only, kube-apiserver serves it with %s in its environment", minor, ServeRemoved)
+}

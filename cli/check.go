@@ -29,7 +29,7 @@ type checkOptions struct {
 	// serve DRA; clients read and write them besides the control plane.
 	from, storedAs int
 	lost           map[string]int
-	held           []string // the Pods that hold the claims lost (judge.Holders)
+	held, pods     []string // the Pods that hold the claims lost (judge.Holders, judge.Pods)
 	patch          int      // of --to ("v1.32.1"), -1 when it names none
 	lacks          string
 	clients        judge.Clients
@@ -139,7 +139,7 @@ func (o *checkOptions) run(s streams) error {
 	}
 	o.planClients(source, r, len(refusals) > 0)
 	if len(o.lost) > 0 {
-		r.Say(apiserver, report.Finding{Severity: report.Note, Message: judge.Runbook(o.from, cmp.Or(o.beyond, o.cluster.Minor), o.lost, o.held)})
+		r.Say(apiserver, report.Finding{Severity: report.Note, Message: judge.Runbook(o.from, cmp.Or(o.beyond, o.cluster.Minor), o.lost, o.held), Pods: o.pods})
 	}
 	if err := r.Write(s.err, s.out); err != nil {
 		return withCode(ExitBadInput, fmt.Errorf("writing the report: %w", err))
@@ -228,12 +228,12 @@ func (o *checkOptions) stored(obj map[string]interface{}) report.Verdict {
 	}
 	holders := judge.Holders(obj)
 	if stored.Lost == "resourceclaims" {
-		o.held = append(o.held, holders...)
+		o.held, o.pods = append(o.held, holders...), append(o.pods, judge.Pods(obj)...)
 	}
 	v := report.Verdict{Outcome: report.Kept}
 	switch {
 	case stored.Unreached != "" && len(holders) > 0:
-		v.Outcome, v.Findings = report.Unreachable, []report.Finding{{Severity: report.Error, Kind: kind, Object: ref, Message: stored.Unreached + " (" + judge.HeldBy(holders) + ")"}}
+		v.Outcome, v.Findings = report.Unreachable, []report.Finding{{Severity: report.Error, Kind: kind, Object: ref, Message: stored.Unreached + " (" + judge.HeldBy(holders) + ")", Pods: judge.Pods(obj)}}
 	case stored.Unreached != "":
 		v.Outcome, v.Findings = report.Unreachable, []report.Finding{{Severity: report.Error, Kind: kind, Object: ref, Message: stored.Unreached}}
 	case o.lacks != "":
@@ -248,7 +248,7 @@ func (o *checkOptions) stored(obj map[string]interface{}) report.Verdict {
 		if stored.Unreached == "" {
 			v.Outcome = map[string]string{report.Error: report.Invalid, report.Warning: v.Outcome}[severity]
 		}
-		v.Findings = append(v.Findings, report.Finding{Severity: severity, Kind: kind, Object: ref, Path: "status.reservedFor", Message: msg})
+		v.Findings = append(v.Findings, report.Finding{Severity: severity, Kind: kind, Object: ref, Path: "status.reservedFor", Message: msg, Pods: judge.Pods(obj)})
 	}
 	for _, w := range stored.Warnings {
 		path, msg, _ := strings.Cut(w, ": ")

@@ -134,7 +134,7 @@ func TestCheckOffline(t *testing.T) {
 				"drop it: Kubernetes 1.31 no longer has resource.k8s.io/v1alpha2; its DRA version is resource.k8s.io/v1alpha3 (--runtime-config=resource.k8s.io/v1alpha3=true)\n" +
 				"kube-apiserver 1.31: --feature-gates=DynamicResourceAllocation=true --runtime-config=resource.k8s.io/v1alpha3=true: " +
 				"Kubernetes 1.31 serves no resource.k8s.io without these flags: its DRA objects would be out of reach; start it with them\n" +
-				"node:kind-control-plane: kubelet 1.30 reads ResourceClaims through resource.k8s.io/v1alpha2, which Kubernetes 1.31 does not serve with these flags: " +
+				"node:kind-control-plane: kubelet 1.30 reads ResourceClaims through resource.k8s.io/v1alpha2, which Kubernetes 1.31 no longer serves (removed in 1.31): " +
 				"its Pods with claims stay in ContainerCreating (failed to fetch ResourceClaim)\n"},
 		"emulated": {"kind: ClusterConfiguration\napiVersion: kubeadm.k8s.io/v1beta4\nkubernetesVersion: v1.37.1\napiServer:\n  extraArgs:\n  - name: emulated-version\n    value: \"1.36\"\n", nil, 0,
 			"target: Kubernetes 1.37, the release after the cluster's 1.36\n", ""},
@@ -352,14 +352,14 @@ func TestCheckKubelets(t *testing.T) {
 		absent []string
 	}{
 		"1.33-worker-under-1.34": {kind("", "v1.34.1", "v1.33.4"), nil, 1, []string{
-			"node:kind-worker: kubelet 1.33 reads ResourceClaims through resource.k8s.io/v1beta1, which Kubernetes 1.35 does not serve with these flags: its Pods with claims stay in ContainerCreating (failed to fetch ResourceClaim)",
+			"node:kind-worker: kubelet 1.33 reads ResourceClaims through resource.k8s.io/v1beta1, which Kubernetes 1.35 serves only with --runtime-config=resource.k8s.io/v1beta1=true: its Pods with claims stay in ContainerCreating (failed to fetch ResourceClaim)",
 			"  1. Upgrade the kubelets of kind-worker to 1.34 or newer, before the control plane.",
 			"  2. Upgrade the control plane to 1.35: kube-apiserver first, then kube-controller-manager and kube-scheduler.",
 			"  3. Then upgrade the kubelets of kind-control-plane, kind-worker to 1.35, none newer than kube-apiserver.",
 		}, []string{"node:kind-control-plane"}},
 		"1.33-keeps-v1beta1": {kind(v1beta1, "v1.33.4", "v1.33.4"), []string{"--to", "1.34"}, 0, nil, []string{"node:", "Steps"}},
 		"1.33-drops-v1beta1": {kind(v1beta1, "v1.33.4", "v1.33.4"), []string{"--to", "1.34", "--runtime-config", "resource.k8s.io/v1beta1=false"}, 1, []string{
-			"node:kind-worker: kubelet 1.33 reads ResourceClaims through resource.k8s.io/v1beta1, which Kubernetes 1.34 does not serve with these flags: its Pods with claims stay in ContainerCreating (failed to fetch ResourceClaim)",
+			"node:kind-worker: kubelet 1.33 reads ResourceClaims through resource.k8s.io/v1beta1, which Kubernetes 1.34 serves only with --runtime-config=resource.k8s.io/v1beta1=true: its Pods with claims stay in ContainerCreating (failed to fetch ResourceClaim)",
 			"  2. Upgrade the control plane to 1.34: kube-apiserver first, then kube-controller-manager and kube-scheduler, keeping --runtime-config=resource.k8s.io/v1beta1=true until those nodes are upgraded.",
 			"  3. Then upgrade the kubelets of kind-control-plane, kind-worker to 1.34, none newer than kube-apiserver.",
 		}, nil},
@@ -456,6 +456,13 @@ func TestCheckHeldClaims(t *testing.T) {
 			}
 			o.cluster, _ = api.Defaults(tc.from).Upgrade(o.cluster.Minor)
 			v := o.stored(claim(tc.pods))
+			var pods []string // every Pod, beyond the five a message names
+			for i := range tc.pods {
+				pods = append(pods, fmt.Sprintf("ml/worker-%d", i))
+			}
+			for i := range tc.want {
+				tc.want[i].Pods = pods
+			}
 			if d := cmp.Diff(report.Verdict{Outcome: tc.outcome, Findings: tc.want}, v); d != "" {
 				t.Errorf("(-want +got):\n%s", d)
 			}

@@ -103,11 +103,19 @@ var tools = []string{"kubectl", "helm", "claimbridge", "argocd"}
 
 // A Plan is what the clients of a cluster need for the change from one
 // release to another: a row per client, a finding for each that the
-// target breaks (by source), and the steps, in order.
+// target breaks (by source), and the steps, in order. Each blocking row
+// names the step that mends it (Row.Step).
 type Plan struct {
 	Rows     []report.Row
 	Findings map[string][]report.Finding
 	Steps    []string
+}
+
+// A step is one step of a plan and the rows (indexes in Plan.Rows) it
+// mends.
+type step struct {
+	text string
+	rows []int
 }
 
 // PlanChange judges cl for the change of cluster from (as it runs) to
@@ -116,26 +124,21 @@ type Plan struct {
 func PlanChange(cl Clients, from, target api.Cluster, refused bool) Plan {
 	p := Plan{Findings: map[string][]report.Finding{}}
 	up := target.Minor >= from.Minor
-	var clientSteps []string
+	var steps []step
 	for _, w := range slices.SortedFunc(maps.Keys(cl.Writes), func(a, b Writer) int { return strings.Compare(a.Manager+"/"+a.Version, b.Manager+"/"+b.Version) }) {
-		if step := p.writer(w, cl.Writes[w], from, target); step != "" {
-			clientSteps = append(clientSteps, step)
-		}
+		steps = append(steps, p.writer(w, cl.Writes[w], from, target)...)
 	}
 	for _, r := range cl.Requested {
-		if step := p.request(r, from, target); step != "" {
-			clientSteps = append(clientSteps, step)
-		}
+		steps = append(steps, p.request(r, from, target)...)
 	}
 	first, after, serve := p.nodes(cl.Kubelets, cl.Unknown, from, target)
-	p.Steps = append(p.Steps, slices.Compact(clientSteps)...)
 	if dropped := slices.DeleteFunc(slices.Clone(api.GRPC(from.Minor, api.Kubelet)), func(v string) bool {
 		return slices.Contains(api.GRPC(target.Minor, api.Kubelet), v)
 	}); len(dropped) > 0 && len(cl.Kubelets) > 0 && len(api.GRPC(target.Minor, api.Kubelet)) > 0 {
-		p.Steps = append(p.Steps, fmt.Sprintf("Make sure every DRA driver serves DRA gRPC %s, which kubelet 1.%d speaks (it drops %s): drivers built with k8s.io/dynamic-resource-allocation %s do.",
-			strings.Join(api.GRPC(target.Minor, api.Kubelet), " or "), target.Minor, strings.Join(dropped, ", "), api.Libraries(target.Minor)))
+		steps = append(steps, step{text: fmt.Sprintf("Make sure every DRA driver serves DRA gRPC %s, which kubelet 1.%d speaks (it drops %s): drivers built with k8s.io/dynamic-resource-allocation %s do.",
+			strings.Join(api.GRPC(target.Minor, api.Kubelet), " or "), target.Minor, strings.Join(dropped, ", "), api.Libraries(target.Minor))})
 	}
-	p.Steps = append(p.Steps, first...)
+	steps = append(steps, first...)
 	control := fmt.Sprintf("%s the control plane to 1.%d: kube-apiserver first, then kube-controller-manager and kube-scheduler", verb(up), target.Minor)
 	if refused {
 		control += ", with kube-apiserver's flags changed as named above"
@@ -143,86 +146,147 @@ func PlanChange(cl Clients, from, target api.Cluster, refused bool) Plan {
 	if len(serve) > 0 {
 		control += fmt.Sprintf(", keeping --runtime-config=%s until those nodes are upgraded", strings.Join(serve, ","))
 	}
-	p.Steps = append(p.Steps, control+".")
-	p.Steps = append(p.Steps, after...)
+	steps = append(steps, step{text: control + "."})
+	for _, s := range append(steps, after...) {
+		if n := len(p.Steps); n > 0 && p.Steps[n-1] == s.text {
+			s.text = "" // the same step again: its rows are the last one's
+		} else {
+			p.Steps = append(p.Steps, s.text)
+		}
+		for _, i := range s.rows {
+			p.Rows[i].Step = len(p.Steps)
+		}
+	}
 	return p
 }
 
-// writer judges what manager w.Manager wrote through w.Version; it
-// returns the step that mends it, "" when the target serves it.
-func (p *Plan) writer(w Writer, kinds map[string]int, from, target api.Cluster) string {
+// writer judges what manager w.Manager wrote through w.Version, a row per
+// kind; it returns the step that mends the kinds the target does not
+// serve in it.
+func (p *Plan) writer(w Writer, kinds map[string]int, from, target api.Cluster) []step {
 	if slices.Contains(controlPlane, w.Manager) {
-		return ""
+		return nil
 	}
-	var counts, broken []string
-	objects := 0
+	source := "manager:" + w.Manager
+	if !slices.Contains(api.ConversionVersions, w.Version) {
+		objects := 0
+		for _, n := range kinds {
+			objects += n
+		}
+		msg := fmt.Sprintf("wrote %s through %s/%s, a version no Kubernetes release has: not judged", countOf(kinds, slices.Sorted(maps.Keys(kinds))), api.UpstreamGroup, w.Version)
+		p.Rows = append(p.Rows, report.Row{Subject: "manager", Name: w.Manager, Version: w.Version, Objects: objects, Verdict: "unknown", Message: msg})
+		p.Findings[source] = append(p.Findings[source], report.Finding{Severity: report.Warning, Message: msg})
+		return nil
+	}
+	tool := slices.ContainsFunc(tools, func(t string) bool { return strings.HasPrefix(w.Manager, t) })
+	var gaps []api.Gap
+	broken := map[api.Gap][]string{} // the kinds the target does not serve in the version, by why
+	var rows []int
 	for _, kind := range slices.Sorted(maps.Keys(kinds)) {
-		counts = append(counts, fmt.Sprintf("%d %s", kinds[kind], plural(kind, kinds[kind])))
-		objects += kinds[kind]
+		row := report.Row{Subject: "manager", Name: w.Manager, Version: w.Version, Kind: kind, Objects: kinds[kind], Verdict: "ok"}
 		if !target.Serves(w.Version, kind) {
-			broken = append(broken, kind)
+			gap := target.Gap(w.Version, kind)
+			if broken[gap] == nil {
+				gaps = append(gaps, gap)
+			}
+			broken[gap] = append(broken[gap], kind)
+			row.Verdict = map[bool]string{true: "advice", false: "blocking"}[tool]
+			row.Message = fmt.Sprintf("wrote %s through %s/%s, %s", countOf(kinds, []string{kind}), api.UpstreamGroup, w.Version, gap.Why)
+			rows = append(rows, len(p.Rows))
+		}
+		p.Rows = append(p.Rows, row)
+	}
+	if len(gaps) == 0 {
+		return nil
+	}
+	var texts []string
+	for _, gap := range gaps {
+		severity, follows := report.Error, "its next write of them through it fails"
+		switch {
+		case tool:
+			severity, follows = report.Warning, "applied again through it, they fail: update the manifests (claimbridge migrate)"
+		case slices.Contains(broken[gap], api.KindResourceSlice):
+			follows += ": a driver stops publishing its slices"
+		case slices.Contains(broken[gap], api.KindClaim):
+			follows += ": a controller stops updating claims"
+		}
+		p.Findings[source] = append(p.Findings[source], report.Finding{Severity: severity,
+			Message: fmt.Sprintf("wrote %s through %s/%s, %s: %s", countOf(kinds, broken[gap]), api.UpstreamGroup, w.Version, gap.Why, follows)})
+		for _, kind := range broken[gap] {
+			want := bridge(from, target, kind)
+			text := fmt.Sprintf("its %s through %s/%s", plural(kind, 2), api.UpstreamGroup, want)
+			switch created := api.CreatedIn(kind, target.Minor); {
+			case want == "" && created == "":
+				text = fmt.Sprintf("no %s (Kubernetes 1.%d has none)", plural(kind, 2), target.Minor)
+			case want == "":
+				want = created
+				text = fmt.Sprintf("its %s through %s/%s (%s)", plural(kind, 2), api.UpstreamGroup, want, target.Gap(want, kind).Why)
+			}
+			if libs := api.LibrariesWriting(kind, want); libs != "" {
+				text += fmt.Sprintf(" (a driver built with k8s.io/dynamic-resource-allocation %s can)", libs)
+			}
+			texts = append(texts, text+mend(gap, w.Version, target.Minor))
 		}
 	}
-	row := report.Row{Subject: "manager", Name: w.Manager, Version: w.Version, Objects: objects, Verdict: "ok"}
-	defer func() { p.Rows = append(p.Rows, row) }()
-	if !slices.Contains(api.ConversionVersions, w.Version) {
-		row.Verdict, row.Message = "unknown", fmt.Sprintf("wrote %s through %s/%s, a version no Kubernetes release has: not judged", strings.Join(counts, ", "), api.UpstreamGroup, w.Version)
-		p.Findings["manager:"+w.Manager] = append(p.Findings["manager:"+w.Manager], report.Finding{Severity: report.Warning, Message: row.Message})
-		return ""
+	if tool {
+		return nil
 	}
-	if len(broken) == 0 {
-		return ""
-	}
-	severity, follows := report.Error, "its next write of them through it fails"
+	return []step{{fmt.Sprintf("%s %s to a release that writes %s.", verb(target.Minor >= from.Minor), w.Manager, strings.Join(texts, "; and ")), rows}}
+}
+
+// mend says when a client must move off a version the target does not
+// serve (gap): before the control plane, unless a flag or a stopgap
+// serves it meanwhile.
+func mend(gap api.Gap, version string, target int) string {
 	switch {
-	case slices.ContainsFunc(tools, func(t string) bool { return strings.HasPrefix(w.Manager, t) }):
-		severity, follows = report.Warning, "applied again through it, they fail: update the manifests (claimbridge migrate)"
-	case slices.Contains(broken, api.KindResourceSlice):
-		follows += ": a driver stops publishing its slices"
-	case slices.Contains(broken, api.KindClaim):
-		follows += ": a controller stops updating claims"
+	case gap.Flag != "":
+		return fmt.Sprintf(", before the control plane, or start kube-apiserver 1.%d with %s until it does", target, gap.Flag)
+	case gap.Stopgap(target) != "":
+		return ", before the control plane (" + gap.Stopgap(target) + ")"
 	}
-	row.Verdict = map[string]string{report.Error: "blocking", report.Warning: "advice"}[severity]
-	row.Message = fmt.Sprintf("wrote %s through %s/%s, which Kubernetes 1.%d does not serve with these flags: %s",
-		strings.Join(counts, ", "), api.UpstreamGroup, w.Version, target.Minor, follows)
-	p.Findings["manager:"+w.Manager] = append(p.Findings["manager:"+w.Manager], report.Finding{Severity: severity, Message: row.Message})
-	if severity != report.Error {
-		return ""
+	return fmt.Sprintf(", before the control plane: no flag of kube-apiserver 1.%d serves %s/%s", target, api.UpstreamGroup, version)
+}
+
+// countOf says how many objects of each of kinds there are: "2
+// DeviceClasses, 1 ResourceSlice".
+func countOf(n map[string]int, kinds []string) string {
+	var out []string
+	for _, kind := range kinds {
+		out = append(out, fmt.Sprintf("%d %s", n[kind], plural(kind, n[kind])))
 	}
-	want := bridge(from, target, broken[0])
-	step := fmt.Sprintf("%s %s to a release that writes %s/%s", verb(target.Minor >= from.Minor), w.Manager, api.UpstreamGroup, want)
-	if libs := api.LibrariesWriting(broken[0], want); libs != "" {
-		step += fmt.Sprintf(" (a driver built with k8s.io/dynamic-resource-allocation %s can write %s through it)", libs, plural(broken[0], 2))
-	}
-	return step + ", before the control plane."
+	return strings.Join(out, ", ")
 }
 
 // request judges a deprecated version requested; it returns the step that
-// mends it, "" when the target serves it.
-func (p *Plan) request(r Request, from, target api.Cluster) string {
+// mends it when the target does not serve it.
+func (p *Plan) request(r Request, from, target api.Cluster) []step {
 	kind := api.KindOfResource(r.Resource)
 	row := report.Row{Subject: "requests", Name: r.Resource, Version: r.Version, Verdict: "ok"}
-	defer func() { p.Rows = append(p.Rows, row) }()
 	if kind == "" || target.Serves(r.Version, kind) {
-		return ""
+		p.Rows = append(p.Rows, row)
+		return nil
 	}
+	gap := target.Gap(r.Version, kind)
 	row.Verdict = "blocking"
-	row.Message = fmt.Sprintf("clients requested %s since kube-apiserver started (apiserver_requested_deprecated_apis, removed in %s), and Kubernetes 1.%d does not serve it with these flags: "+
-		"their requests fail; the audit log names them (annotation k8s.io/removed-release)", r.Version+" "+r.Resource, r.Removed, target.Minor)
+	row.Message = fmt.Sprintf("clients requested %s/%s %s since kube-apiserver started (apiserver_requested_deprecated_apis), %s: "+
+		"their requests fail; the audit log names them (annotation k8s.io/removed-release)", api.UpstreamGroup, r.Version, r.Resource, gap.Why)
 	source := fmt.Sprintf("requests:%s/%s %s", api.UpstreamGroup, r.Version, r.Resource)
 	p.Findings[source] = append(p.Findings[source], report.Finding{Severity: report.Error, Message: row.Message})
-	return fmt.Sprintf("Move every client that requests %s/%s %s to %s/%s, before the control plane.", api.UpstreamGroup, r.Version, r.Resource, api.UpstreamGroup, bridge(from, target, kind))
+	p.Rows = append(p.Rows, row)
+	return []step{{fmt.Sprintf("Move every client that requests %s/%s %s to %s/%s%s.", api.UpstreamGroup, r.Version, r.Resource, api.UpstreamGroup, bridge(from, target, kind), mend(gap, r.Version, target.Minor)),
+		[]int{len(p.Rows) - 1}}}
 }
 
 // nodes judges each kubelet under the target's kube-apiserver, and says
 // which fields of the stored claims (unknown, by kubelet release) it
-// reads without; it returns
-// the steps for nodes before and after the control plane, and the
-// versions the target must keep serving for nodes that cannot move first.
-func (p *Plan) nodes(kubelets map[string]string, unknown map[int]map[string]int, from, target api.Cluster) (first, after, serve []string) {
+// reads without; it returns the steps for nodes before and after the
+// control plane, and the versions the target must keep serving for nodes
+// that cannot move first.
+func (p *Plan) nodes(kubelets map[string]string, unknown map[int]map[string]int, from, target api.Cluster) (first, after []step, serve []string) {
 	up := target.Minor >= from.Minor
-	moveTo := map[int][]string{}  // nodes to move before the control plane, by release
-	var stay, late, rest []string // nodes that need the target to keep serving, that break until upgraded, and the others
+	moveTo := map[[2]int][]string{}        // nodes to move before the control plane, by release and 1 for an upgrade
+	var stay, late, replace, rest []string // nodes that need the target to keep serving, that break until upgraded, that no release bridges, and the others
+	rows := map[string]int{}               // the row of each blocking node
 	for _, name := range slices.Sorted(maps.Keys(kubelets)) {
 		row := report.Row{Subject: "node", Name: name, Release: kubelets[name], Verdict: "ok"}
 		k, ok := api.ParseMinor(kubelets[name])
@@ -242,9 +306,11 @@ func (p *Plan) nodes(kubelets map[string]string, unknown map[int]map[string]int,
 		if s := api.Skew(target.Minor, k); s != "" {
 			problems = append(problems, s)
 		}
+		gap := api.Gap{}
 		if row.Version != "" && !target.Serves(row.Version, api.KindClaim) {
-			problems = append(problems, fmt.Sprintf("kubelet 1.%d reads ResourceClaims through %s/%s, which Kubernetes 1.%d does not serve with these flags: "+
-				"its Pods with claims stay in ContainerCreating (failed to fetch ResourceClaim)", k, api.UpstreamGroup, row.Version, target.Minor))
+			gap = target.Gap(row.Version, api.KindClaim)
+			problems = append(problems, fmt.Sprintf("kubelet 1.%d reads ResourceClaims through %s/%s, %s: "+
+				"its Pods with claims stay in ContainerCreating (failed to fetch ResourceClaim)", k, api.UpstreamGroup, row.Version, gap.Why))
 		}
 		if len(problems) == 0 {
 			if k != target.Minor {
@@ -254,32 +320,50 @@ func (p *Plan) nodes(kubelets map[string]string, unknown map[int]map[string]int,
 			continue
 		}
 		row.Verdict, row.Message = "blocking", strings.Join(problems, "; ")
+		rows[name] = len(p.Rows)
 		p.Rows = append(p.Rows, row)
 		for _, msg := range problems {
 			p.Findings["node:"+name] = append(p.Findings["node:"+name], report.Finding{Severity: report.Error, Message: msg})
 		}
-		if r := firstMove(k, from, target); r != 0 {
-			moveTo[r] = append(moveTo[r], name)
-			rest = append(rest, name)
-		} else if v := row.Version; up && api.Registered(v, target.Minor) {
+		switch r := firstMove(k, from, target); {
+		case r != 0:
+			key := [2]int{r, 0}
+			if r > k {
+				key[1] = 1
+			}
+			moveTo[key] = append(moveTo[key], name)
+			if r != target.Minor {
+				rest = append(rest, name)
+			}
+		case up && k < target.Minor && gap.Flag != "":
 			stay = append(stay, name)
-			serve = append(serve, api.UpstreamGroup+"/"+v+"=true")
-		} else if up {
+			serve = append(serve, strings.TrimPrefix(gap.Flag, "--runtime-config="))
+		case up && k < target.Minor:
 			late = append(late, name)
+		default:
+			replace = append(replace, name)
 		}
 	}
-	for _, r := range slices.Sorted(maps.Keys(moveTo)) {
-		bound := "or newer"
-		if !up {
-			bound = "or older"
+	these := func(ns []string) []int {
+		var out []int
+		for _, n := range ns {
+			out = append(out, rows[n])
 		}
-		first = append(first, fmt.Sprintf("%s the kubelets of %s to 1.%d %s, before the control plane.", verb(up), names(moveTo[r]), r, bound))
+		return out
+	}
+	for _, key := range slices.SortedFunc(maps.Keys(moveTo), func(a, b [2]int) int { return cmp.Or(a[0]-b[0], a[1]-b[1]) }) {
+		bound := map[bool]string{true: "or newer", false: "or older"}[key[1] == 1]
+		first = append(first, step{fmt.Sprintf("%s the kubelets of %s to 1.%d %s, before the control plane.", verb(key[1] == 1), names(moveTo[key]), key[0], bound), these(moveTo[key])})
+	}
+	if len(replace) > 0 {
+		first = append(first, step{fmt.Sprintf("Replace the kubelets of %s with kubelet 1.%d: drain each node before the control plane, and start its new kubelet once the control plane is 1.%[2]d "+
+			"(no kubelet release runs under both kube-apiserver 1.%d and 1.%[2]d).", names(replace), target.Minor, from.Minor), these(replace)})
 	}
 	if len(late) > 0 {
-		after = append(after, fmt.Sprintf("Then upgrade the kubelets of %s to 1.%d at once: until then their Pods with claims stay in ContainerCreating.", names(late), target.Minor))
+		after = append(after, step{fmt.Sprintf("Then upgrade the kubelets of %s to 1.%d at once: until then their Pods with claims stay in ContainerCreating.", names(late), target.Minor), these(late)})
 	}
 	if up && len(rest)+len(stay) > 0 {
-		after = append(after, fmt.Sprintf("Then upgrade the kubelets of %s to 1.%d, none newer than kube-apiserver.", names(append(stay, rest...)), target.Minor))
+		after = append(after, step{fmt.Sprintf("Then upgrade the kubelets of %s to 1.%d, none newer than kube-apiserver.", names(append(stay, rest...)), target.Minor), these(stay)})
 	}
 	slices.Sort(serve)
 	return first, after, slices.Compact(serve)
@@ -287,28 +371,23 @@ func (p *Plan) nodes(kubelets map[string]string, unknown map[int]map[string]int,
 
 // firstMove is the release a kubelet of release k moves to before the
 // control plane changes from from to target: the nearest one within the
-// skew policy of both apiservers whose claim reads the target serves; 0
-// when there is none.
+// skew policy of both apiservers whose claim reads both serve; 0 when
+// there is none.
 func firstMove(k int, from, target api.Cluster) int {
-	ok := func(r int) bool {
-		v := api.Reads(r, api.Kubelet, api.KindClaim)
-		return api.Skew(from.Minor, r) == "" && api.Skew(target.Minor, r) == "" && v != "" && target.Serves(v, api.KindClaim)
-	}
-	if target.Minor >= from.Minor {
-		for r := k + 1; r <= from.Minor; r++ {
-			if ok(r) {
-				return r
-			}
+	best := 0
+	for _, rel := range api.Releases {
+		r, v := rel.Minor, api.Reads(rel.Minor, api.Kubelet, api.KindClaim)
+		if api.Skew(from.Minor, r) != "" || api.Skew(target.Minor, r) != "" || v == "" || !target.Serves(v, api.KindClaim) || !from.Serves(v, api.KindClaim) {
+			continue
 		}
-		return 0
-	}
-	for r := min(k-1, target.Minor); r >= api.Releases[0].Minor; r-- {
-		if ok(r) {
-			return r
+		if best == 0 || abs(r-k) < abs(best-k) {
+			best = r
 		}
 	}
-	return 0
+	return best
 }
+
+func abs(n int) int { return max(n, -n) }
 
 // bridge is the version a client of kind writes through across the change:
 // the newest that both releases serve, else the newest the target serves.

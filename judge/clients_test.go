@@ -1,6 +1,8 @@
 package judge
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -36,27 +38,57 @@ func TestPlanChange(t *testing.T) {
 			{api.Scheduler, api.V1beta1}:             {api.KindClaim: 2}, // written by 1.33's scheduler, before
 			{"gpu-driver", api.V1}:                   {api.KindResourceSlice: 1},
 		}}, map[string][]report.Finding{
-			"manager:gpu-driver": {{Severity: report.Error, Message: "wrote 4 ResourceSlices through resource.k8s.io/v1beta1, which Kubernetes 1.38 does not serve with these flags: " +
+			"manager:gpu-driver": {{Severity: report.Error, Message: "wrote 4 ResourceSlices through resource.k8s.io/v1beta1, which Kubernetes 1.38 no longer serves (removed in 1.38): " +
 				"its next write of them through it fails: a driver stops publishing its slices"}},
-			"manager:kubectl-client-side-apply": {{Severity: report.Warning, Message: "wrote 1 ResourceClaim through resource.k8s.io/v1beta1, which Kubernetes 1.38 does not serve with these flags: " +
+			"manager:kubectl-client-side-apply": {{Severity: report.Warning, Message: "wrote 1 ResourceClaim through resource.k8s.io/v1beta1, which Kubernetes 1.38 no longer serves (removed in 1.38): " +
 				"applied again through it, they fail: update the manifests (claimbridge migrate)"}},
 		}, []string{
-			"Upgrade gpu-driver to a release that writes resource.k8s.io/v1 (a driver built with k8s.io/dynamic-resource-allocation v0.34–v0.38 can write ResourceSlices through it), before the control plane.",
+			"Upgrade gpu-driver to a release that writes its ResourceSlices through resource.k8s.io/v1 (a driver built with k8s.io/dynamic-resource-allocation v0.34–v0.38 can), before the control plane " +
+				"(as a stopgap for 1.38 only, kube-apiserver serves it with KUBE_APISERVER_SERVE_REMOVED_APIS_FOR_ONE_RELEASE=true in its environment).",
 			upgrade,
 		}},
 		"requests-v1beta1": {cluster(37, betas), 38, Clients{Requested: []Request{{"v1beta1", "resourceclaims", "1.38"}, {"v1beta2", "resourceslices", "1.39"}}},
-			map[string][]report.Finding{"requests:resource.k8s.io/v1beta1 resourceclaims": {{Severity: report.Error, Message: "clients requested v1beta1 resourceclaims since kube-apiserver started " +
-				"(apiserver_requested_deprecated_apis, removed in 1.38), and Kubernetes 1.38 does not serve it with these flags: their requests fail; the audit log names them (annotation k8s.io/removed-release)"}}},
-			[]string{"Move every client that requests resource.k8s.io/v1beta1 resourceclaims to resource.k8s.io/v1, before the control plane.", upgrade}},
+			map[string][]report.Finding{"requests:resource.k8s.io/v1beta1 resourceclaims": {{Severity: report.Error, Message: "clients requested resource.k8s.io/v1beta1 resourceclaims since kube-apiserver started " +
+				"(apiserver_requested_deprecated_apis), which Kubernetes 1.38 no longer serves (removed in 1.38): their requests fail; the audit log names them (annotation k8s.io/removed-release)"}}},
+			[]string{"Move every client that requests resource.k8s.io/v1beta1 resourceclaims to resource.k8s.io/v1, before the control plane " +
+				"(as a stopgap for 1.38 only, kube-apiserver serves it with KUBE_APISERVER_SERVE_REMOVED_APIS_FOR_ONE_RELEASE=true in its environment).", upgrade}},
 		"kept-by-1.37": {cluster(36, betas), 37, Clients{Writes: map[Writer]map[string]int{{"gpu-driver", api.V1beta1}: {api.KindResourceSlice: 4}},
 			Requested: []Request{{"v1beta1", "resourceclaims", "1.38"}}, Kubelets: map[string]string{"a": "v1.34.2", "b": "v1.36.0"}},
 			map[string][]report.Finding{}, []string{"Upgrade the control plane to 1.37: kube-apiserver first, then kube-controller-manager and kube-scheduler.",
 				"Then upgrade the kubelets of a, b to 1.37, none newer than kube-apiserver."}},
 		"rollback-driver-writes-v1": {cluster(34, ""), 33, Clients{Writes: map[Writer]map[string]int{{"gpu-driver", api.V1}: {api.KindResourceSlice: 2}}},
-			map[string][]report.Finding{"manager:gpu-driver": {{Severity: report.Error, Message: "wrote 2 ResourceSlices through resource.k8s.io/v1, which Kubernetes 1.33 does not serve with these flags: " +
+			map[string][]report.Finding{"manager:gpu-driver": {{Severity: report.Error, Message: "wrote 2 ResourceSlices through resource.k8s.io/v1, which Kubernetes 1.33 does not have (it came in 1.34): " +
 				"its next write of them through it fails: a driver stops publishing its slices"}}},
-			[]string{"Roll back gpu-driver to a release that writes resource.k8s.io/v1beta1 (a driver built with k8s.io/dynamic-resource-allocation v0.32–v0.38 can write ResourceSlices through it), before the control plane.",
+			[]string{"Roll back gpu-driver to a release that writes its ResourceSlices through resource.k8s.io/v1beta1 (a driver built with k8s.io/dynamic-resource-allocation v0.32–v0.38 can), " +
+				"before the control plane: no flag of kube-apiserver 1.33 serves resource.k8s.io/v1.",
 				"Roll back the control plane to 1.33: kube-apiserver first, then kube-controller-manager and kube-scheduler, with kube-apiserver's flags changed as named above."}},
+		"rollback-kubelets-no-release-between": {cluster(37, ""), 33, Clients{Kubelets: map[string]string{"node-a": "v1.37.0", "node-b": "v1.36.2"}},
+			map[string][]report.Finding{
+				"node:node-a": {{Severity: report.Error, Message: "kubelet 1.37 is newer than kube-apiserver 1.33: the version skew policy forbids it"},
+					{Severity: report.Error, Message: "kubelet 1.37 reads ResourceClaims through resource.k8s.io/v1, which Kubernetes 1.33 does not have (it came in 1.34): " +
+						"its Pods with claims stay in ContainerCreating (failed to fetch ResourceClaim)"}},
+				"node:node-b": {{Severity: report.Error, Message: "kubelet 1.36 is newer than kube-apiserver 1.33: the version skew policy forbids it"},
+					{Severity: report.Error, Message: "kubelet 1.36 reads ResourceClaims through resource.k8s.io/v1, which Kubernetes 1.33 does not have (it came in 1.34): " +
+						"its Pods with claims stay in ContainerCreating (failed to fetch ResourceClaim)"}}},
+			[]string{"Make sure every DRA driver serves DRA gRPC v1alpha4 or v1beta1, which kubelet 1.33 speaks (it drops v1): drivers built with k8s.io/dynamic-resource-allocation v0.31–v0.38 do.",
+				"Replace the kubelets of node-a, node-b with kubelet 1.33: drain each node before the control plane, and start its new kubelet once the control plane is 1.33 " +
+					"(no kubelet release runs under both kube-apiserver 1.37 and 1.33).",
+				"Roll back the control plane to 1.33: kube-apiserver first, then kube-controller-manager and kube-scheduler, with kube-apiserver's flags changed as named above."}},
+		"kubelet-newer-than-target": {cluster(37, ""), 38, Clients{Kubelets: map[string]string{"node-future": "v1.99.0"}},
+			map[string][]report.Finding{"node:node-future": {{Severity: report.Error, Message: "kubelet 1.99 is newer than kube-apiserver 1.38: the version skew policy forbids it"}}},
+			[]string{"Roll back the kubelets of node-future to 1.37 or older, before the control plane.", upgrade,
+				"Then upgrade the kubelets of node-future to 1.38, none newer than kube-apiserver."}},
+		"per-kind": {cluster(37, ""), 36, Clients{Writes: map[Writer]map[string]int{
+			{"kubectl-create", api.V1}: {api.KindDeviceClass: 37, api.KindDeviceTaintRule: 1, api.KindClaim: 23},
+			{"gpu-driver", api.V1}:     {api.KindResourceSlice: 18, api.KindDeviceTaintRule: 2},
+		}}, map[string][]report.Finding{
+			"manager:kubectl-create": {{Severity: report.Warning, Message: "wrote 1 DeviceTaintRule through resource.k8s.io/v1, which Kubernetes 1.36 does not have (it came in 1.37): " +
+				"applied again through it, they fail: update the manifests (claimbridge migrate)"}},
+			"manager:gpu-driver": {{Severity: report.Error, Message: "wrote 2 DeviceTaintRules through resource.k8s.io/v1, which Kubernetes 1.36 does not have (it came in 1.37): " +
+				"its next write of them through it fails"}},
+		}, []string{"Roll back gpu-driver to a release that writes its DeviceTaintRules through resource.k8s.io/v1beta2 " +
+			"(which Kubernetes 1.36 serves only with --runtime-config=resource.k8s.io/v1beta2=true) (a driver built with k8s.io/dynamic-resource-allocation v0.37–v0.38 can), before the control plane: no flag of kube-apiserver 1.36 serves resource.k8s.io/v1.",
+			"Roll back the control plane to 1.36: kube-apiserver first, then kube-controller-manager and kube-scheduler."}},
 		"no-kubelet-version": {cluster(37, ""), 38, Clients{Kubelets: map[string]string{"a": ""}},
 			map[string][]report.Finding{"node:a": {{Severity: report.Warning, Message: `kubelet version "" is not a Kubernetes release: the node is not judged`}}},
 			[]string{upgrade}},
@@ -70,7 +102,57 @@ func TestPlanChange(t *testing.T) {
 			if d := cmp.Diff(tc.steps, p.Steps); d != "" {
 				t.Errorf("steps (-want +got):\n%s", d)
 			}
+			stepsMend(t, p)
 		})
+	}
+}
+
+// stepsMend: each blocking row names the step that mends it, and that
+// step names the row's subject (of more than five, five and a count).
+func stepsMend(t *testing.T, p Plan) {
+	t.Helper()
+	mends := map[int]int{} // rows by step
+	for _, row := range p.Rows {
+		mends[row.Step]++
+	}
+	for _, row := range p.Rows {
+		if row.Verdict != "blocking" {
+			continue
+		}
+		if row.Step < 1 || row.Step > len(p.Steps) {
+			t.Errorf("%s %s (%s %s): blocking, and no step mends it: %q", row.Subject, row.Name, row.Version, row.Kind, p.Steps)
+			continue
+		}
+		if step := p.Steps[row.Step-1]; !strings.Contains(step, row.Name) && (mends[row.Step] <= 5 || !strings.Contains(step, "more")) || row.Kind != "" && !strings.Contains(step, plural(row.Kind, 2)) {
+			t.Errorf("%s %s (%s %s): its step %d does not name it: %q", row.Subject, row.Name, row.Version, row.Kind, row.Step, step)
+		}
+	}
+}
+
+// TestEveryBlockingRowHasItsStep: for every change between two releases,
+// with kubelets of every release, a driver writing each kind through each
+// version and each deprecated version requested, every blocking row has
+// the step that mends it, naming it.
+func TestEveryBlockingRowHasItsStep(t *testing.T) {
+	cl := Clients{Kubelets: map[string]string{"future": "v1.99.0"}, Writes: map[Writer]map[string]int{}}
+	for _, r := range api.Releases {
+		cl.Kubelets[fmt.Sprintf("node-1-%d", r.Minor)] = fmt.Sprintf("v1.%d.0", r.Minor)
+	}
+	for _, v := range api.ConversionVersions {
+		cl.Writes[Writer{"driver-" + v, v}] = map[string]int{api.KindResourceSlice: 1, api.KindClaim: 1, api.KindDeviceTaintRule: 1, api.KindDeviceClass: 1}
+		cl.Requested = append(cl.Requested, Request{v, "resourceclaims", ""})
+	}
+	for _, from := range api.Releases {
+		for _, to := range api.Releases {
+			if from.Minor < 31 || to.Minor < 31 || from == to {
+				continue
+			}
+			target, refusals := api.Defaults(from.Minor).Upgrade(to.Minor)
+			c := cl
+			c.Unknown = nil
+			p := PlanChange(c, api.Defaults(from.Minor), target, len(refusals) > 0)
+			t.Run(fmt.Sprintf("1.%d-to-1.%d", from.Minor, to.Minor), func(t *testing.T) { stepsMend(t, p) })
+		}
 	}
 }
 
@@ -121,7 +203,7 @@ func TestUnknownToKubelets(t *testing.T) {
 	want := map[string][]report.Finding{
 		"node:old": {
 			{Severity: report.Warning, Message: "kubelet 1.33 reads ResourceClaims without capacity (Kubernetes 1.34+), which 2 stored claims use: it prepares them as if they had none"},
-			{Severity: report.Error, Message: "kubelet 1.33 reads ResourceClaims through resource.k8s.io/v1beta1, which Kubernetes 1.35 does not serve with these flags: " +
+			{Severity: report.Error, Message: "kubelet 1.33 reads ResourceClaims through resource.k8s.io/v1beta1, which Kubernetes 1.35 serves only with --runtime-config=resource.k8s.io/v1beta1=true: " +
 				"its Pods with claims stay in ContainerCreating (failed to fetch ResourceClaim)"},
 		},
 	}

@@ -292,14 +292,23 @@ func Reservations(claim map[string]interface{}, to, patch int, recreated bool) (
 // "Pod ns/name holds claim ns/claim", each.
 func Holders(claim map[string]interface{}) []string {
 	meta := api.Metadata(claim)
-	ns, _ := meta["namespace"].(string)
-	name, _ := meta["name"].(string)
+	var out []string
+	for _, pod := range Pods(claim) {
+		out = append(out, fmt.Sprintf("Pod %s holds claim %v/%v", pod, meta["namespace"], meta["name"]))
+	}
+	return out
+}
+
+// Pods are the Pods that hold a claim (its status.reservedFor), each
+// "namespace/name".
+func Pods(claim map[string]interface{}) []string {
+	ns, _ := api.Metadata(claim)["namespace"].(string)
 	status, _ := claim["status"].(map[string]interface{})
 	reserved, _ := status["reservedFor"].([]interface{})
 	var out []string
 	for _, r := range reserved {
 		if ref, _ := r.(map[string]interface{}); ref["resource"] == "pods" {
-			out = append(out, fmt.Sprintf("Pod %s/%v holds claim %s/%s", ns, ref["name"], ns, name))
+			out = append(out, fmt.Sprintf("%s/%v", ns, ref["name"]))
 		}
 	}
 	return out

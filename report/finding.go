@@ -28,6 +28,9 @@ type Finding struct {
 	// Path is the field, in the output's version, when one is named.
 	Path    string `json:"path,omitempty"`
 	Message string `json:"message"`
+	// Pods are every Pod the finding concerns ("namespace/name"): the
+	// message names five at the most.
+	Pods []string `json:"pods,omitempty"`
 	// Release is the release the finding concerns ("1.33", "1.34+").
 	Release string `json:"release,omitempty"`
 	// Malformed is set on an error about input whose known fields have

@@ -229,6 +229,9 @@ func (r *Report) Write(errOut, findingsOut io.Writer) error {
 		if f.more > 0 {
 			line += fmt.Sprintf(" (and %d more objects; --verbose lists each)", f.more)
 		}
+		if r.Verbose && len(f.Pods) > 5 {
+			line += fmt.Sprintf(" (all %d Pods: %s)", len(f.Pods), strings.Join(f.Pods, ", "))
+		}
 		if _, err := fmt.Fprintln(w, line); err != nil {
 			return err
 		}
@@ -251,9 +254,12 @@ type Row struct {
 	Release string `json:"kubelet,omitempty"` // a node's kubelet version
 	// Version is the resource.k8s.io version it reads or writes through.
 	Version string `json:"version,omitempty"`
-	Objects int    `json:"objects,omitempty"` // a manager's objects
+	Kind    string `json:"kind,omitempty"`    // a manager's objects: their kind
+	Objects int    `json:"objects,omitempty"` // and how many
 	Verdict string `json:"verdict"`           // ok, blocking, advice or unknown
 	Message string `json:"message,omitempty"`
+	// Step is the number of the step that mends a blocking row.
+	Step int `json:"step,omitempty"`
 }
 
 // writePlan prints the clients, one table per subject, and the steps:
@@ -265,7 +271,7 @@ func (r *Report) writePlan(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, subject := range []struct{ name, header string }{
 		{"node", "NODE\tKUBELET\tREADS CLAIMS THROUGH\tVERDICT"},
-		{"manager", "MANAGER\tWRITES THROUGH\tOBJECTS\tVERDICT"},
+		{"manager", "MANAGER\tWRITES THROUGH\tKIND\tOBJECTS\tVERDICT"},
 		{"requests", "REQUESTED\tVERSION\tVERDICT"},
 	} {
 		header := subject.header
@@ -281,7 +287,7 @@ func (r *Report) writePlan(w io.Writer) error {
 			case "node":
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", c.Name, c.Release, cmp.Or(c.Version, "-"), c.Verdict)
 			case "manager":
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", c.Name, c.Version, c.Objects, c.Verdict)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", c.Name, c.Version, cmp.Or(c.Kind, "-"), c.Objects, c.Verdict)
 			default:
 				fmt.Fprintf(tw, "%s\t%s\t%s\n", c.Name, c.Version, c.Verdict)
 			}
