@@ -162,12 +162,12 @@ func flagsFor(c api.Cluster, version, kind string) (gates, runtime string) {
 	return strings.Join(on, ","), runtime
 }
 
-// absent says that release minor has kind in none of versions.
+// absent says that release minor serves kind in none of versions.
 func absent(minor int, versions []string, kind string) string {
 	if _, removed := api.Lifecycle(versions[0], kind); len(versions) == 1 && removed != 0 && minor >= removed {
-		return fmt.Sprintf("Kubernetes 1.%d no longer serves %s/%s %s (removed in 1.%d)", minor, api.UpstreamGroup, versions[0], kind, removed)
+		return fmt.Sprintf("Kubernetes 1.%d no longer serves %s/%s (removed in 1.%d)", minor, api.UpstreamGroup, versions[0], removed)
 	}
-	return fmt.Sprintf("Kubernetes 1.%d has no %s %s in %s", minor, kind, api.UpstreamGroup, strings.Join(versions, ", "))
+	return fmt.Sprintf("Kubernetes 1.%d has no %s in %s/%s", minor, api.Resource(kind), api.UpstreamGroup, strings.Join(versions, ", "))
 }
 
 // appendNew appends s to list unless it holds it.
@@ -233,7 +233,7 @@ func (d Driver) chart(e *evaluation) {
 		settings = e.flagged.SettingsString()
 		var err error
 		if docs, err = d.Chart.Render(e.flagged); err != nil {
-			e.cannot = append(e.cannot, "the chart does not render: "+err.Error())
+			e.cannot = append(e.cannot, "the chart does not render: "+strings.Join(strings.Fields(err.Error()), " "))
 			return
 		}
 		docs = slices.DeleteFunc(docs, func(doc manifest.Document) bool {

@@ -33,7 +33,7 @@ type Span struct {
 func (s Span) String() string {
 	switch {
 	case s.First == "":
-		return "none"
+		return "none of them"
 	case s.First == s.Last:
 		return s.First
 	}
@@ -85,8 +85,10 @@ func (m *Matrix) Declare(what, constraint string) error {
 			continue
 		}
 		switch cell.Verdict {
-		case Cannot, Refused:
-			m.Errors = append(m.Errors, fmt.Sprintf("%s %s admits Kubernetes %s, where the driver %s: %s", what, constraint, cell.Release, cell.Verdict, cell.Reasons[0]))
+		case Cannot:
+			m.Errors = append(m.Errors, fmt.Sprintf("%s %s admits Kubernetes %s, where the driver cannot run: %s", what, constraint, cell.Release, cell.Reasons[0]))
+		case Refused:
+			m.Errors = append(m.Errors, fmt.Sprintf("%s %s admits Kubernetes %s, which the chart's kubeVersion refuses", what, constraint, cell.Release))
 		case NeedsFlags:
 			m.Warnings = append(m.Warnings, fmt.Sprintf("%s %s admits Kubernetes %s, where the driver runs only with %s", what, constraint, cell.Release, cell.Flags))
 		}
@@ -140,7 +142,7 @@ func (m *Matrix) WriteText(w io.Writer) error {
 	for _, row := range m.rows() {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", row[0].Release, row[0].Verdict, withFlags(row))
 	}
-	fmt.Fprintf(tw, "\nRuns at defaults on %s; with flags on %s.\n", m.AtDefaults, m.WithFlags)
+	fmt.Fprintf(tw, "\nRuns at defaults on %s; with flags on %s.\n\n", m.AtDefaults, m.WithFlags)
 	for _, c := range m.Cells {
 		for _, r := range c.Reasons {
 			fmt.Fprintf(tw, "%s %s: %s\n", c.Release, c.Setting, r)
@@ -163,7 +165,7 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s |\n", row[0].Release, row[0].Verdict, flags)
 	}
-	fmt.Fprintf(&b, "\nRuns at defaults on Kubernetes %s; with flags on %s.\n", m.AtDefaults, m.WithFlags)
+	fmt.Fprintf(&b, "\nRuns at defaults on %s; with flags on %s.\n", m.AtDefaults, m.WithFlags)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
