@@ -62,7 +62,7 @@ func ReadModule(dir string) (*Module, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := modfile.ParseLax("go.mod", data, nil)
+	f, err := modfile.Parse("go.mod", data, nil)
 	if err != nil {
 		return nil, err
 	}
