@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -18,10 +19,8 @@ import (
 )
 
 type supportOptions struct {
-	dir, chart         string
-	valueFiles, sets   []string
-	releases, declared string
-	format, file       string
+	dir, chart, releases, declared, format, file string
+	valueFiles, sets                             []string
 }
 
 // supportFormats are the values of support's --report.
@@ -32,30 +31,20 @@ func newSupportCommand(s streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "support [DIR] [--chart PATH] [-f values.yaml] [--set K=V] [--releases 1.31-1.38] [--declared RANGE]",
 		Short: "Say which Kubernetes releases, with which kube-apiserver flags, a DRA driver release runs on",
-		Long: `Support reads a DRA driver release, its Go module (DIR; without --chart,
-the current directory by default) and its Helm chart (--chart), and says for each release of
---releases whether it runs there at the release's defaults, only with
-kube-apiserver flags (the least --runtime-config and --feature-gates), or
-not at all:
-
-  the module: the k8s.io/dynamic-resource-allocation it builds with (what
-      it writes and reads through, the DRA gRPC its kubeletplugin serves)
-      and its own typed calls of resource.k8s.io, read from its syntax tree
-  the chart: rendered by Helm's engine with each release's capabilities
-      (its kubeVersion, the versions it serves with the cell's flags); each
-      DRA object judged as validate --to judges it
-
---declared (and the chart's kubeVersion) name the releases you support:
-one where the driver cannot run at its defaults is an error, one where it
-needs flags a warning. See docs/cli.md.
+		Long: `Support reads a DRA driver release, its Go module (DIR; without --chart, the
+current directory) and its Helm chart (--chart), and says for each release of
+--releases whether it runs there at the release's defaults, only with the
+least kube-apiserver flags, or not at all: from the
+k8s.io/dynamic-resource-allocation it builds with, its own typed calls of
+resource.k8s.io, and its chart rendered by Helm's engine with each release's
+capabilities, each DRA object judged as validate --to judges it.
+--declared and the chart's kubeVersion are checked against the cells
+(docs/cli.md).
 
 Exit status: 0 the declared releases hold, 1 a declared release cannot run
 the driver, 2 unusable input.`,
 		Example: `  # The table for the README, from the module and its chart
-  claimbridge support . --chart deployments/helm/driver --report markdown
-
-  # Check in CI that the releases the chart declares run it
-  claimbridge support . --chart deployments/helm/driver --declared ">=1.32"`,
+  claimbridge support . --chart deployments/helm/driver --report markdown`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -99,8 +88,8 @@ func (o *supportOptions) run(s streams) error {
 	return nil
 }
 
-// matrix reads the driver and judges it on each release; notes are said
-// on notes.
+// matrix reads the driver, judges it on each release and checks the
+// declared ranges.
 func (o *supportOptions) matrix(notes io.Writer) (*support.Matrix, error) {
 	if !slices.Contains(supportFormats, o.format) {
 		return nil, fmt.Errorf("--report %q: unsupported format (supported: %s)", o.format, strings.Join(supportFormats, ", "))
@@ -120,28 +109,20 @@ func (o *supportOptions) matrix(notes io.Writer) (*support.Matrix, error) {
 	}
 	m := support.Support(d, minors)
 	if d.Chart != nil && d.Chart.KubeVersion() != "" {
-		if err := m.Declare("the chart's kubeVersion", d.Chart.KubeVersion()); err != nil {
-			return nil, err
-		}
+		err = m.Declare("the chart's kubeVersion", d.Chart.KubeVersion())
 	}
-	if o.declared != "" {
-		if err := m.Declare("--declared", o.declared); err != nil {
-			return nil, err
-		}
+	if o.declared != "" && err == nil {
+		err = m.Declare("--declared", o.declared)
 	}
-	return m, nil
+	return m, err
 }
 
-// module reads DIR's module; nil when only a chart is given and DIR (not
-// named) has no go.mod.
+// module reads DIR's module: nil with only a chart.
 func (o *supportOptions) module(notes io.Writer) (*support.Module, error) {
-	dir := o.dir
-	switch {
-	case dir == "" && o.chart != "":
-		return nil, nil // only the chart
-	case dir == "":
-		dir = "."
+	if o.dir == "" && o.chart != "" {
+		return nil, nil
 	}
+	dir := cmp.Or(o.dir, ".")
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("%s: not a directory", dir)
 	}
@@ -155,7 +136,7 @@ func (o *supportOptions) module(notes io.Writer) (*support.Module, error) {
 	return support.ReadModule(dir)
 }
 
-// parseReleases reads --releases: FIRST-LAST or one release, each of
+// parseReleases reads --releases: FIRST-LAST or one release of
 // api.Releases.
 func parseReleases(s string) ([]int, error) {
 	first, last, ok := strings.Cut(s, "-")
@@ -175,7 +156,7 @@ func parseReleases(s string) ([]int, error) {
 }
 
 // write writes m to out as --report asks; with text and markdown, its
-// notes, errors and warnings on errOut.
+// notes, warnings and errors on errOut.
 func (o *supportOptions) write(m *support.Matrix, out, errOut io.Writer) error {
 	switch o.format {
 	case "json":
@@ -190,40 +171,42 @@ func (o *supportOptions) write(m *support.Matrix, out, errOut io.Writer) error {
 	if err := write(out); err != nil {
 		return err
 	}
-	for _, n := range m.Notes {
-		fmt.Fprintln(errOut, "note: "+n)
-	}
-	for _, w := range m.Warnings {
-		fmt.Fprintln(errOut, "warning: "+w)
-	}
-	for _, e := range m.Errors {
-		fmt.Fprintln(errOut, "Error: "+e)
+	prefix := map[string]string{report.Note: "note: ", report.Warning: "warning: ", report.Error: "Error: "}
+	for _, f := range said(m) {
+		fmt.Fprintln(errOut, prefix[f[0]]+f[1])
 	}
 	return nil
 }
 
+// said are m's notes, warnings and errors, each with its severity.
+func said(m *support.Matrix) (out [][2]string) {
+	for i, msgs := range [][]string{m.Notes, m.Warnings, m.Errors} {
+		for _, msg := range msgs {
+			out = append(out, [2]string{[]string{report.Note, report.Warning, report.Error}[i], msg})
+		}
+	}
+	return out
+}
+
 // supportReport is m as the report package's findings, for SARIF and
-// JUnit: each reason of a cell said of support:RELEASE, an error where the
-// driver cannot run, a warning where it needs flags or is warned of.
+// JUnit: each reason said of support:RELEASE, an error where the driver
+// cannot run, else a warning; the declared ranges' said of support.
 func supportReport(m *support.Matrix, format string) *report.Report {
 	r := &report.Report{Options: report.Options{Format: format}, Command: "support"}
+	say := func(source, severity, msg, release, setting string) {
+		r.Say(manifest.Document{Source: source}, report.Finding{Severity: severity, Message: msg, Release: release, Path: setting})
+	}
 	for _, c := range m.Cells {
 		severity := report.Warning
 		if c.Verdict == support.Cannot || c.Verdict == support.Refused {
 			severity = report.Error
 		}
 		for _, reason := range c.Reasons {
-			r.Say(manifest.Document{Source: "support:" + c.Release}, report.Finding{Severity: severity, Message: reason, Release: c.Release, Path: c.Setting})
+			say("support:"+c.Release, severity, reason, c.Release, c.Setting)
 		}
 	}
-	for _, n := range m.Notes {
-		r.Say(manifest.Document{Source: "support"}, report.Finding{Severity: report.Note, Message: n})
-	}
-	for _, w := range m.Warnings {
-		r.Say(manifest.Document{Source: "support"}, report.Finding{Severity: report.Warning, Message: w})
-	}
-	for _, e := range m.Errors {
-		r.Say(manifest.Document{Source: "support"}, report.Finding{Severity: report.Error, Message: e})
+	for _, f := range said(m) {
+		say("support", f[0], f[1], "", "")
 	}
 	return r
 }

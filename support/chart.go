@@ -16,6 +16,7 @@ import (
 	v2util "helm.sh/helm/v4/pkg/chart/v2/util"
 	"helm.sh/helm/v4/pkg/engine"
 	"helm.sh/helm/v4/pkg/strvals"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/manifest"
@@ -129,15 +130,20 @@ func admitsNone(doc manifest.Document, c api.Cluster) []string {
 	var rules []interface{}
 	switch doc.Object["kind"] {
 	case "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration":
-		for _, w := range asSlice(doc.Object["webhooks"]) {
-			rules = append(rules, asSlice(asMap(w)["rules"])...)
+		webhooks, _, _ := unstructured.NestedSlice(doc.Object, "webhooks")
+		for _, w := range webhooks {
+			w, _ := w.(map[string]interface{})
+			more, _, _ := unstructured.NestedSlice(w, "rules")
+			rules = append(rules, more...)
 		}
 	case "ValidatingAdmissionPolicy", "MutatingAdmissionPolicy":
-		rules = asSlice(asMap(asMap(doc.Object["spec"])["matchConstraints"])["resourceRules"])
+		rules, _, _ = unstructured.NestedSlice(doc.Object, "spec", "matchConstraints", "resourceRules")
 	}
 	var out []string
 	for _, r := range rules {
-		groups, versions := strs(asMap(r)["apiGroups"]), strs(asMap(r)["apiVersions"])
+		rule, _ := r.(map[string]interface{})
+		groups, _, _ := unstructured.NestedStringSlice(rule, "apiGroups")
+		versions, _, _ := unstructured.NestedStringSlice(rule, "apiVersions")
 		servesOne := func(v string) bool {
 			return v == "*" || slices.ContainsFunc(kinds, func(kind string) bool { return served(c, v, kind) })
 		}
@@ -146,27 +152,6 @@ func admitsNone(doc manifest.Document, c api.Cluster) []string {
 		}
 		out = appendNew(out, fmt.Sprintf("chart %s: its rules name %s %s, which Kubernetes 1.%d does not serve with this setting: they match none of its objects",
 			where(doc), api.UpstreamGroup, strings.Join(versions, ", "), c.Minor))
-	}
-	return out
-}
-
-func asMap(v interface{}) map[string]interface{} {
-	m, _ := v.(map[string]interface{})
-	return m
-}
-
-func asSlice(v interface{}) []interface{} {
-	s, _ := v.([]interface{})
-	return s
-}
-
-// strs are the strings of a JSON list.
-func strs(v interface{}) []string {
-	var out []string
-	for _, s := range asSlice(v) {
-		if s, ok := s.(string); ok {
-			out = append(out, s)
-		}
 	}
 	return out
 }

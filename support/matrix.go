@@ -115,17 +115,12 @@ func (e *evaluation) fit(n need) bool {
 	if slices.ContainsFunc(n.versions, func(v string) bool { return served(e.defaults, v, n.kind) }) {
 		return true
 	}
-	i := -1 // the newest version the release has
-	for j, v := range n.versions {
-		if e.defaults.Has(v, n.kind) {
-			i = j
-		}
-	}
-	if i < 0 {
+	has := slices.DeleteFunc(slices.Clone(n.versions), func(v string) bool { return !e.defaults.Has(v, n.kind) })
+	if len(has) == 0 {
 		e.cannot = appendNew(e.cannot, n.who+": "+absent(e.defaults.Minor, n.versions, n.kind))
 		return false
 	}
-	version := n.versions[i]
+	version := has[len(has)-1] // the newest
 	gates, runtime := flagsFor(e.defaults, version, n.kind)
 	flags := api.Defaults(e.defaults.Minor)
 	if err := flags.Set(gates, runtime); err != nil {
@@ -146,18 +141,13 @@ func flagsFor(c api.Cluster, version, kind string) (gates, runtime string) {
 		runtime = api.UpstreamGroup + "/" + version + "=true"
 	}
 	var on []string
-	var enable func(name string)
-	enable = func(name string) {
-		spec, _ := api.Gate(c.Minor, name)
-		for _, dep := range spec.Deps {
-			enable(dep)
-		}
-		if !c.Enabled(name) && !slices.Contains(on, name+"=true") {
-			on = append(on, name+"=true")
-		}
-	}
 	if gate := kindGate(c.Minor, kind); gate != "" {
-		enable(gate)
+		spec, _ := api.Gate(c.Minor, gate) // its dependencies' own are on
+		for _, name := range append(slices.Clone(spec.Deps), gate) {
+			if !c.Enabled(name) {
+				on = append(on, name+"=true")
+			}
+		}
 	}
 	return strings.Join(on, ","), runtime
 }

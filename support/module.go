@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -102,23 +101,18 @@ func (m *Module) scan(dir string) error {
 			return err
 		}
 		name := d.Name()
-		if d.IsDir() {
-			if path != dir && (name == "vendor" || name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
-				return filepath.SkipDir
-			}
+		switch {
+		case d.IsDir() && path != dir && (name == "vendor" || name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")):
+			return filepath.SkipDir
+		case d.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go"):
 			return nil
 		}
-		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
-			return nil
-		}
-		rel, _ := filepath.Rel(dir, path)
 		file, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
 		if err != nil {
 			m.Notes = append(m.Notes, parseError(dir, err))
 		}
-		if file != nil {
-			m.read(fset, filepath.ToSlash(rel), file)
-		}
+		rel, _ := filepath.Rel(dir, path)
+		m.read(fset, filepath.ToSlash(rel), file)
 		return nil
 	})
 }
@@ -193,13 +187,3 @@ func typedVersion(fun ast.Expr) (version, method string) {
 // Library is the minor of LibraryModule the module builds with; 0 when it
 // does not require it.
 func (m *Module) Library() int { return m.Minors[LibraryModule] }
-
-// sortedImports are the versions imported, oldest first.
-func (m *Module) sortedImports() []string {
-	var out []string
-	for v := range m.Imports {
-		out = append(out, v)
-	}
-	slices.SortFunc(out, func(a, b string) int { return api.VersionIndex(a) - api.VersionIndex(b) })
-	return out
-}
