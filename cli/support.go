@@ -13,8 +13,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/claimbridge/claimbridge/api"
-	"github.com/claimbridge/claimbridge/manifest"
-	"github.com/claimbridge/claimbridge/report"
 	"github.com/claimbridge/claimbridge/support"
 )
 
@@ -24,22 +22,18 @@ type supportOptions struct {
 }
 
 // supportFormats are the values of support's --report.
-var supportFormats = []string{"text", "markdown", "json", "sarif", "junit"}
+var supportFormats = []string{"text", "markdown", "json"}
 
 func newSupportCommand(s streams) *cobra.Command {
 	o := &supportOptions{}
 	cmd := &cobra.Command{
 		Use:   "support [DIR] [--chart PATH] [-f values.yaml] [--set K=V] [--releases 1.31-1.38] [--declared RANGE]",
 		Short: "Say which Kubernetes releases, with which kube-apiserver flags, a DRA driver release runs on",
-		Long: `Support reads a DRA driver release, its Go module (DIR; without --chart, the
-current directory) and its Helm chart (--chart), and says for each release of
---releases whether it runs there at the release's defaults, only with the
-least kube-apiserver flags, or not at all: from the
-k8s.io/dynamic-resource-allocation it builds with, its own typed calls of
-resource.k8s.io, and its chart rendered by Helm's engine with each release's
-capabilities, each DRA object judged as validate --to judges it.
---declared and the chart's kubeVersion are checked against the cells
-(docs/cli.md).
+		Long: `Support reads a DRA driver release, its Go module (DIR; without --chart,
+the current directory) and its Helm chart (--chart), and says on which
+releases it runs: at their defaults, only with the least kube-apiserver
+flags named, or not at all. --declared and the chart's kubeVersion are
+checked against them (docs/cli.md).
 
 Exit status: 0 the declared releases hold, 1 a declared release cannot run
 the driver, 2 unusable input.`,
@@ -60,7 +54,7 @@ the driver, 2 unusable input.`,
 	fs.StringArrayVar(&o.sets, "set", nil, "a value for the chart, as helm install --set K=V (repeatable)")
 	fs.StringVar(&o.releases, "releases", "1.31-1.38", "the releases to judge, FIRST-LAST ("+api.ReleaseRange()+")")
 	fs.StringVar(&o.declared, "declared", "", `the releases the driver declares it runs on, a semver range as kubeVersion (">=1.32")`)
-	fs.StringVar(&o.format, "report", "text", "the output: text, markdown (a table for a README), json, sarif or junit")
+	fs.StringVar(&o.format, "report", "text", "the output: text, markdown (a table for a README) or json")
 	fs.StringVar(&o.file, "report-file", "", "write the output to this file instead of standard output")
 	return cmd
 }
@@ -161,8 +155,6 @@ func (o *supportOptions) write(m *support.Matrix, out, errOut io.Writer) error {
 	switch o.format {
 	case "json":
 		return m.WriteJSON(out)
-	case "sarif", "junit":
-		return supportReport(m, o.format).Write(out, nil)
 	}
 	write := m.WriteText
 	if o.format == "markdown" {
@@ -171,42 +163,10 @@ func (o *supportOptions) write(m *support.Matrix, out, errOut io.Writer) error {
 	if err := write(out); err != nil {
 		return err
 	}
-	prefix := map[string]string{report.Note: "note: ", report.Warning: "warning: ", report.Error: "Error: "}
-	for _, f := range said(m) {
-		fmt.Fprintln(errOut, prefix[f[0]]+f[1])
+	for i, said := range [][]string{m.Notes, m.Warnings, m.Errors} {
+		for _, msg := range said {
+			fmt.Fprintln(errOut, []string{"note: ", "warning: ", "Error: "}[i]+msg)
+		}
 	}
 	return nil
-}
-
-// said are m's notes, warnings and errors, each with its severity.
-func said(m *support.Matrix) (out [][2]string) {
-	for i, msgs := range [][]string{m.Notes, m.Warnings, m.Errors} {
-		for _, msg := range msgs {
-			out = append(out, [2]string{[]string{report.Note, report.Warning, report.Error}[i], msg})
-		}
-	}
-	return out
-}
-
-// supportReport is m as the report package's findings, for SARIF and
-// JUnit: each reason said of support:RELEASE, an error where the driver
-// cannot run, else a warning; the declared ranges' said of support.
-func supportReport(m *support.Matrix, format string) *report.Report {
-	r := &report.Report{Options: report.Options{Format: format}, Command: "support"}
-	say := func(source, severity, msg, release, setting string) {
-		r.Say(manifest.Document{Source: source}, report.Finding{Severity: severity, Message: msg, Release: release, Path: setting})
-	}
-	for _, c := range m.Cells {
-		severity := report.Warning
-		if c.Verdict == support.Cannot || c.Verdict == support.Refused {
-			severity = report.Error
-		}
-		for _, reason := range c.Reasons {
-			say("support:"+c.Release, severity, reason, c.Release, c.Setting)
-		}
-	}
-	for _, f := range said(m) {
-		say("support", f[0], f[1], "", "")
-	}
-	return r
 }

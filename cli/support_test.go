@@ -2,7 +2,6 @@ package cli
 
 import (
 	"encoding/json"
-	"encoding/xml"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -202,7 +201,7 @@ Runs at defaults on 1.33; with flags on 1.33–1.34.
 		},
 		"report-unknown": {
 			args: []string{lib033, "--report", "yaml"}, wantCode: ExitBadInput,
-			wantErr: "Error: --report \"yaml\": unsupported format (supported: text, markdown, json, sarif, junit)\n",
+			wantErr: "Error: --report \"yaml\": unsupported format (supported: text, markdown, json)\n",
 		},
 	}
 	for name, s := range scenarios {
@@ -263,42 +262,5 @@ func TestSupportJSONShape(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got)\n%s", diff)
-	}
-}
-
-// TestSupportSARIFAndJUnit: the reasons are the report package's findings,
-// said of support:RELEASE.
-func TestSupportSARIFAndJUnit(t *testing.T) {
-	args := []string{"support", supportFixture("lib033"), "--releases", "1.37-1.38"}
-	_, out, _ := run(t, "", append(args, "--report", "sarif")...)
-	var sarif struct {
-		Runs []struct {
-			Results []struct {
-				Level     string `json:"level"`
-				Locations []struct {
-					PhysicalLocation struct {
-						ArtifactLocation struct{ URI string } `json:"artifactLocation"`
-					} `json:"physicalLocation"`
-				} `json:"locations"`
-			} `json:"results"`
-		} `json:"runs"`
-	}
-	if err := json.Unmarshal([]byte(out), &sarif); err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, r := range sarif.Runs[0].Results {
-		got = append(got, r.Level+" "+r.Locations[0].PhysicalLocation.ArtifactLocation.URI)
-	}
-	want := []string{"warning ./support:1.37", "warning ./support:1.37", "error ./support:1.38", "error ./support:1.38"}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("sarif results (-want +got)\n%s", diff)
-	}
-	_, out, _ = run(t, "", append(args, "--report", "junit")...)
-	var suite struct {
-		Failures int `xml:"failures,attr"`
-	}
-	if err := xml.Unmarshal([]byte(out), &suite); err != nil || suite.Failures != 1 {
-		t.Errorf("junit: %v, %d failures, want 1\n%s", err, suite.Failures, out)
 	}
 }

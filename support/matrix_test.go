@@ -119,6 +119,7 @@ func TestDeclare(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := &Matrix{
+		APIVersion: "claimbridge.dev/support/v1", Kind: "Support",
 		AtDefaults: Span{"1.32", "1.33"}, WithFlags: Span{"1.32", "1.37"},
 		Errors: []string{"--declared >=1.33 <1.39 admits Kubernetes 1.38, where the driver cannot run: " +
 			"k8s.io/dynamic-resource-allocation v0.33 (resourceslices): Kubernetes 1.38 no longer serves resource.k8s.io/v1beta1 (removed in 1.38)"},

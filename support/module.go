@@ -1,7 +1,6 @@
 package support
 
 import (
-	"errors"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -117,14 +116,12 @@ func (m *Module) scan(dir string) error {
 	})
 }
 
-// parseError is err of a file that does not parse, named once by its first
-// position relative to dir.
+// parseError is err of a file that does not parse, at its first position
+// relative to dir.
 func parseError(dir string, err error) string {
-	var list scanner.ErrorList
-	if errors.As(err, &list) && len(list) > 0 {
-		pos := list[0].Pos
-		rel, _ := filepath.Rel(dir, pos.Filename)
-		return fmt.Sprintf("%s:%d: does not parse: %s (its other calls are read)", filepath.ToSlash(rel), pos.Line, list[0].Msg)
+	if list, ok := err.(scanner.ErrorList); ok && len(list) > 0 {
+		rel, _ := filepath.Rel(dir, list[0].Pos.Filename)
+		return fmt.Sprintf("%s:%d: does not parse: %s (its other calls are read)", filepath.ToSlash(rel), list[0].Pos.Line, list[0].Msg)
 	}
 	return err.Error()
 }

@@ -12,7 +12,9 @@ import (
 
 // A Matrix is the verdict on a driver release for a range of releases.
 type Matrix struct {
-	Cells []Cell `json:"cells"`
+	APIVersion string `json:"apiVersion"` // claimbridge.dev/support/v1
+	Kind       string `json:"kind"`       // Support
+	Cells      []Cell `json:"cells"`
 	// AtDefaults and WithFlags are the first and last releases it runs on
 	// at their defaults, and with flags.
 	AtDefaults Span `json:"atDefaults"`
@@ -50,7 +52,7 @@ func (s *Span) add(release string) {
 
 // Support is the matrix of driver d on releases minors.
 func Support(d Driver, minors []int) *Matrix {
-	m := &Matrix{}
+	m := &Matrix{APIVersion: "claimbridge.dev/support/v1", Kind: "Support"}
 	if d.Module != nil {
 		m.Notes = d.Module.Notes
 		if d.Module.Library() == 0 {
@@ -101,11 +103,7 @@ func (m *Matrix) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(struct {
-		APIVersion string `json:"apiVersion"`
-		Kind       string `json:"kind"`
-		*Matrix
-	}{"claimbridge.dev/support/v1", "Support", m})
+	return enc.Encode(m)
 }
 
 // rows are the matrix by release: its cell at defaults, and the one with
