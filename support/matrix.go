@@ -195,19 +195,15 @@ func (d Driver) Cells(minor int) []Cell {
 		}
 	}
 	d.chart(e)
-	cell := Cell{Release: release, Setting: Defaults, Verdict: Works, Reasons: slices.Concat(e.cannot, e.fixable)}
+	cell := Cell{Release: release, Setting: Defaults, Verdict: Cannot, Reasons: slices.Concat(e.cannot, e.fixable)}
 	switch {
 	case len(e.cannot) > 0:
-		cell.Verdict = Cannot
-	case len(e.fixable) > 0:
-		cell.Verdict, cell.Flags = NeedsFlags, e.flagged.SettingsString()
-	default:
-		cell.Reasons = e.warnings
+		return []Cell{cell}
+	case len(e.fixable) == 0:
+		cell.Verdict, cell.Reasons = Works, e.warnings
 		return []Cell{cell}
 	}
-	if cell.Verdict == Cannot {
-		return []Cell{cell}
-	}
+	cell.Verdict, cell.Flags = NeedsFlags, e.flagged.SettingsString()
 	return []Cell{cell, {Release: release, Setting: cell.Flags, Verdict: Works, Flags: cell.Flags, Reasons: e.warnings}}
 }
 
