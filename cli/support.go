@@ -60,7 +60,7 @@ the driver, 2 unusable input.`,
 }
 
 func (o *supportOptions) run(s streams) error {
-	m, err := o.matrix(s.err)
+	m, err := o.matrix()
 	if err != nil {
 		return withCode(ExitBadInput, err)
 	}
@@ -84,7 +84,7 @@ func (o *supportOptions) run(s streams) error {
 
 // matrix reads the driver, judges it on each release and checks the
 // declared ranges.
-func (o *supportOptions) matrix(notes io.Writer) (*support.Matrix, error) {
+func (o *supportOptions) matrix() (*support.Matrix, error) {
 	if !slices.Contains(supportFormats, o.format) {
 		return nil, fmt.Errorf("--report %q: unsupported format (supported: %s)", o.format, strings.Join(supportFormats, ", "))
 	}
@@ -93,7 +93,8 @@ func (o *supportOptions) matrix(notes io.Writer) (*support.Matrix, error) {
 		return nil, fmt.Errorf("--releases %w", err)
 	}
 	d := support.Driver{Judge: func(obj map[string]interface{}, c api.Cluster) ([]string, []string) { return guardJudge(obj, c, 0) }}
-	if d.Module, err = o.module(notes); err != nil {
+	var note string
+	if d.Module, note, err = o.module(); err != nil {
 		return nil, err
 	}
 	if o.chart != "" {
@@ -102,6 +103,9 @@ func (o *supportOptions) matrix(notes io.Writer) (*support.Matrix, error) {
 		}
 	}
 	m := support.Support(d, minors)
+	if note != "" {
+		m.Notes = append(m.Notes, note)
+	}
 	if d.Chart != nil && d.Chart.KubeVersion() != "" {
 		err = m.Declare("the chart's kubeVersion", d.Chart.KubeVersion())
 	}
@@ -111,23 +115,24 @@ func (o *supportOptions) matrix(notes io.Writer) (*support.Matrix, error) {
 	return m, err
 }
 
-// module reads DIR's module: nil with only a chart.
-func (o *supportOptions) module(notes io.Writer) (*support.Module, error) {
+// module reads DIR's module: nil with only a chart, and a note when DIR
+// has no go.mod.
+func (o *supportOptions) module() (*support.Module, string, error) {
 	if o.dir == "" && o.chart != "" {
-		return nil, nil
+		return nil, "", nil
 	}
 	dir := cmp.Or(o.dir, ".")
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("%s: not a directory", dir)
+		return nil, "", fmt.Errorf("%s: not a directory", dir)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "go.mod")); errors.Is(err, os.ErrNotExist) {
 		if o.chart == "" {
-			return nil, fmt.Errorf("%s has no go.mod and no --chart is given: nothing to judge", dir)
+			return nil, "", fmt.Errorf("%s has no go.mod and no --chart is given: nothing to judge", dir)
 		}
-		fmt.Fprintf(notes, "note: %s has no go.mod: only the chart is judged\n", dir)
-		return nil, nil
+		return nil, dir + " has no go.mod: only the chart is judged", nil
 	}
-	return support.ReadModule(dir)
+	m, err := support.ReadModule(dir)
+	return m, "", err
 }
 
 // parseReleases reads --releases: FIRST-LAST or one release of
