@@ -183,6 +183,11 @@ Runs at defaults on 1.33; with flags on 1.33–1.34.
 			wantErr: "note: broken.go:3: does not parse: expected ')', found '{' (its other calls are read)\n" +
 				"note: go.mod does not require k8s.io/dynamic-resource-allocation: what the library writes and the gRPC it serves are not judged, only the module's own typed calls and the chart\n",
 		},
+		"dir-without-go.mod-and-a-chart": {
+			args:    []string{"testdata/support", "--chart", supportFixture("charts/required"), "--set", "driver.name=gpu.example.com", "--releases", "1.34", "--report", "markdown"},
+			wantOut: "| Kubernetes | At defaults | With flags |\n|---|---|---|\n| 1.34 | works | works |\n\nRuns at defaults on 1.34; with flags on 1.34.\n",
+			wantErr: "note: testdata/support has no go.mod: only the chart is judged\n",
+		},
 		"dir-missing": {
 			args: []string{"testdata/support/missing"}, wantCode: ExitBadInput,
 			wantErr: "Error: testdata/support/missing: not a directory\n",
