@@ -70,8 +70,8 @@ func kubeVersion(minor int) string { return fmt.Sprintf("v1.%d.0", minor) }
 
 // Render renders the chart as helm install does on cluster c: with c's
 // release as .Capabilities.KubeVersion and what c serves as
-// .Capabilities.APIVersions. It returns the documents of each template, by
-// template name.
+// .Capabilities.APIVersions. It returns the documents of its templates in
+// the order of their names.
 func (ch *Chart) Render(c api.Cluster) ([]manifest.Document, error) {
 	kv, err := chartcommon.ParseKubeVersion(kubeVersion(c.Minor))
 	if err != nil {
