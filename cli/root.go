@@ -77,7 +77,7 @@ webhooks.`,
 	root.SetIn(s.in)
 	root.SetOut(s.out)
 	root.SetErr(s.err)
-	root.AddCommand(newConvertCommand(s), newMigrateCommand(s), newExportCommand(s), newValidateCommand(s), newCheckCommand(s), newServeCommand(s), newVersionCommand(s), newFnCommand(s))
+	root.AddCommand(newConvertCommand(s), newMigrateCommand(s), newExportCommand(s), newValidateCommand(s), newCheckCommand(s), newSupportCommand(s), newServeCommand(s), newVersionCommand(s), newFnCommand(s))
 	return root
 }
 

@@ -1,0 +1,271 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/claimbridge/claimbridge/support"
+)
+
+// supportFixture is a fixture of the support package.
+func supportFixture(name string) string { return filepath.Join("..", "support", "testdata", name) }
+
+// supportCells runs support with args and --report json, and returns each
+// cell as "RELEASE SETTING: VERDICT".
+func supportCells(t *testing.T, args ...string) (code int, cells []string, m support.Matrix) {
+	t.Helper()
+	code, out, errOut := run(t, "", append([]string{"support", "--report", "json"}, args...)...)
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		t.Fatalf("%v\n%s%s", err, out, errOut)
+	}
+	for _, c := range m.Cells {
+		cells = append(cells, c.Release+" "+c.Setting+": "+c.Verdict)
+	}
+	return code, cells, m
+}
+
+const runtimeV1beta1 = "--runtime-config=resource.k8s.io/v1beta1=true"
+
+func TestSupportCharts(t *testing.T) {
+	needsV1beta1 := func(minors ...int) []string {
+		var out []string
+		for _, m := range minors {
+			out = append(out, fmt.Sprintf("1.%d defaults: needs-flags", m), fmt.Sprintf("1.%d %s: works", m, runtimeV1beta1))
+		}
+		return out
+	}
+	works := func(minors ...int) []string {
+		var out []string
+		for _, m := range minors {
+			out = append(out, fmt.Sprintf("1.%d defaults: works", m))
+		}
+		return out
+	}
+	scenarios := map[string]struct {
+		args     []string
+		wantCode int
+		want     []string
+	}{
+		"literal-v1beta1-class-and-kubeVersion": {
+			// kubeVersion admits 1.38, which no longer serves v1beta1: exit 1.
+			args:     []string{"--chart", supportFixture("charts/v1beta1")},
+			wantCode: ExitInvalid,
+			want:     slices.Concat([]string{"1.31 defaults: refused"}, works(32, 33), needsV1beta1(34, 35, 36, 37), []string{"1.38 defaults: cannot"}),
+		},
+		"capabilities-branch": {
+			args: []string{"--chart", supportFixture("charts/capabilities")},
+			want: slices.Concat([]string{"1.31 defaults: cannot"}, works(32, 33, 34, 35, 36, 37, 38)),
+		},
+		"required-value-missing": {
+			args: []string{"--chart", supportFixture("charts/required"), "--releases", "1.33-1.34"},
+			want: []string{"1.33 defaults: cannot", "1.34 defaults: cannot"},
+		},
+		"required-value-set": {
+			args: []string{"--chart", supportFixture("charts/required"), "--releases", "1.33-1.34", "--set", "driver.name=gpu.example.com"},
+			want: []string{"1.33 defaults: cannot", "1.34 defaults: works"},
+		},
+		"library-v0.33-and-capabilities-branch": {
+			args: []string{supportFixture("lib033"), "--chart", supportFixture("charts/capabilities")},
+			want: slices.Concat([]string{"1.31 defaults: cannot"}, works(32, 33), needsV1beta1(34, 35, 36, 37), []string{"1.38 defaults: cannot"}),
+		},
+		"device-taint-rules-declared-from-1.33": {
+			args: []string{supportFixture("taints"), "--releases", "1.33-1.34", "--declared", ">=1.33"},
+			want: []string{
+				"1.33 defaults: needs-flags", "1.33 --feature-gates=DRADeviceTaints=true --runtime-config=resource.k8s.io/v1alpha3=true: works",
+				"1.34 defaults: needs-flags", "1.34 --feature-gates=DRADeviceTaints=true --runtime-config=resource.k8s.io/v1alpha3=true: works",
+			},
+		},
+	}
+	for name, s := range scenarios {
+		t.Run(name, func(t *testing.T) {
+			code, got, _ := supportCells(t, s.args...)
+			if code != s.wantCode {
+				t.Errorf("exit %d, want %d", code, s.wantCode)
+			}
+			if diff := cmp.Diff(s.want, got); diff != "" {
+				t.Errorf("cells (-want +got)\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestSupportChartReasons: a chart's objects are judged as validate --to
+// judges them, with the cell's flags, and its policies' rules too.
+func TestSupportChartReasons(t *testing.T) {
+	class := "chart DeviceClass gpu.example.com (gpu-driver/templates/deviceclass.yaml): "
+	policy := "chart ValidatingAdmissionPolicy gpu.example.com-claims (gpu-driver/templates/policy.yaml): "
+	scenarios := map[string]struct {
+		args []string
+		want []support.Cell
+	}{
+		"v1beta1-class-on-1.35": {
+			args: []string{"--chart", supportFixture("charts/v1beta1"), "--releases", "1.35"},
+			want: []support.Cell{
+				{Release: "1.35", Setting: "defaults", Verdict: "needs-flags", Flags: runtimeV1beta1, Reasons: []string{
+					class + "kube-apiserver 1.35 serves resource.k8s.io/v1beta1 deviceclasses only with " + runtimeV1beta1}},
+				{Release: "1.35", Setting: runtimeV1beta1, Verdict: "works", Flags: runtimeV1beta1, Reasons: []string{
+					class + "resource.k8s.io/v1beta1 DeviceClass is deprecated in Kubernetes 1.35 and no longer served from 1.38: use resource.k8s.io/v1"}},
+			},
+		},
+		"v1beta1-class-on-1.38": {
+			args: []string{"--chart", supportFixture("charts/v1beta1"), "--releases", "1.38"},
+			want: []support.Cell{{Release: "1.38", Setting: "defaults", Verdict: "cannot", Reasons: []string{
+				class + "Kubernetes 1.38 no longer serves resource.k8s.io/v1beta1 (removed in 1.38)"}}},
+		},
+		"policy-of-v1beta1-on-1.34": {
+			args: []string{"--chart", supportFixture("charts/capabilities"), "--releases", "1.34"},
+			want: []support.Cell{{Release: "1.34", Setting: "defaults", Verdict: "works", Reasons: []string{
+				policy + "its rules name resource.k8s.io v1beta1, which Kubernetes 1.34 does not serve with this setting: they match none of its objects"}}},
+		},
+		"required-value": {
+			args: []string{"--chart", supportFixture("charts/required"), "--releases", "1.34"},
+			want: []support.Cell{{Release: "1.34", Setting: "defaults", Verdict: "cannot", Reasons: []string{
+				"the chart does not render: execution error at (gpu-driver/templates/deviceclass.yaml:4:11): driver.name is required"}}},
+		},
+	}
+	for name, s := range scenarios {
+		t.Run(name, func(t *testing.T) {
+			_, _, m := supportCells(t, s.args...)
+			if diff := cmp.Diff(s.want, m.Cells); diff != "" {
+				t.Errorf("cells (-want +got)\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestSupportCommand(t *testing.T) {
+	broken := t.TempDir()
+	if err := os.CopyFS(broken, os.DirFS(supportFixture("nolib"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(broken, "broken.go"), []byte("package main\n\nfunc broken( {\n}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	lib033 := supportFixture("lib033")
+	scenarios := map[string]struct {
+		args             []string
+		wantCode         int
+		wantOut, wantErr string
+	}{
+		"text": {
+			args: []string{lib033, "--releases", "1.33-1.34"},
+			wantOut: `RELEASE  DEFAULTS     WITH FLAGS
+1.33     works        -
+1.34     needs-flags  --runtime-config=resource.k8s.io/v1beta1=true
+
+Runs at defaults on 1.33; with flags on 1.33–1.34.
+
+1.34 defaults: k8s.io/dynamic-resource-allocation v0.33 (resourceslices): kube-apiserver 1.34 serves resource.k8s.io/v1beta1 resourceslices only with --runtime-config=resource.k8s.io/v1beta1=true
+1.34 defaults: k8s.io/dynamic-resource-allocation v0.33 (resourceclaims): kube-apiserver 1.34 serves resource.k8s.io/v1beta1 resourceclaims only with --runtime-config=resource.k8s.io/v1beta1=true
+`,
+		},
+		"declared-needs-flags-is-a-warning": {
+			args:    []string{lib033, "--releases", "1.34", "--declared", ">=1.32", "--report", "markdown"},
+			wantOut: "| Kubernetes | At defaults | With flags |\n|---|---|---|\n| 1.34 | needs-flags | works with `" + runtimeV1beta1 + "` |\n\nRuns at defaults on none of them; with flags on 1.34.\n",
+			wantErr: "warning: --declared >=1.32 admits Kubernetes 1.34, where the driver runs only with " + runtimeV1beta1 + "\n",
+		},
+		"declared-cannot-is-an-error": {
+			args:     []string{lib033, "--releases", "1.38", "--declared", ">=1.32", "--report", "markdown"},
+			wantCode: ExitInvalid,
+			wantOut:  "| Kubernetes | At defaults | With flags |\n|---|---|---|\n| 1.38 | cannot | cannot |\n\nRuns at defaults on none of them; with flags on none of them.\n",
+			wantErr: "Error: --declared >=1.32 admits Kubernetes 1.38, where the driver cannot run: " +
+				"k8s.io/dynamic-resource-allocation v0.33 (resourceslices): Kubernetes 1.38 no longer serves resource.k8s.io/v1beta1 (removed in 1.38)\n",
+		},
+		"no-library-and-a-file-that-does-not-parse": {
+			args:    []string{broken, "--releases", "1.34", "--report", "markdown"},
+			wantOut: "| Kubernetes | At defaults | With flags |\n|---|---|---|\n| 1.34 | works | works |\n\nRuns at defaults on 1.34; with flags on 1.34.\n",
+			wantErr: "note: broken.go:3: does not parse: expected ')', found '{' (its other calls are read)\n" +
+				"note: go.mod does not require k8s.io/dynamic-resource-allocation: what the library writes and the gRPC it serves are not judged, only the module's own typed calls and the chart\n",
+		},
+		"dir-without-go.mod-and-a-chart": {
+			args:    []string{"testdata/support", "--chart", supportFixture("charts/required"), "--set", "driver.name=gpu.example.com", "--releases", "1.34", "--report", "markdown"},
+			wantOut: "| Kubernetes | At defaults | With flags |\n|---|---|---|\n| 1.34 | works | works |\n\nRuns at defaults on 1.34; with flags on 1.34.\n",
+			wantErr: "note: testdata/support has no go.mod: only the chart is judged\n",
+		},
+		"dir-missing": {
+			args: []string{"testdata/support/missing"}, wantCode: ExitBadInput,
+			wantErr: "Error: testdata/support/missing: not a directory\n",
+		},
+		"no-go.mod-and-no-chart": {
+			args: []string{"testdata/support"}, wantCode: ExitBadInput,
+			wantErr: "Error: testdata/support has no go.mod and no --chart is given: nothing to judge\n",
+		},
+		"releases-malformed": {
+			args: []string{lib033, "--releases", "1.35-1.31"}, wantCode: ExitBadInput,
+			wantErr: "Error: --releases \"1.35-1.31\": not a range of releases FIRST-LAST of 1.26 … 1.38\n",
+		},
+		"declared-malformed": {
+			args: []string{lib033, "--declared", ">=one"}, wantCode: ExitBadInput,
+			wantErr: "Error: --declared \">=one\": improper constraint: \">=one\"\n",
+		},
+		"report-unknown": {
+			args: []string{lib033, "--report", "yaml"}, wantCode: ExitBadInput,
+			wantErr: "Error: --report \"yaml\": unsupported format (supported: text, markdown, json)\n",
+		},
+	}
+	for name, s := range scenarios {
+		t.Run(name, func(t *testing.T) {
+			code, out, errOut := run(t, "", append([]string{"support"}, s.args...)...)
+			if code != s.wantCode {
+				t.Errorf("exit %d, want %d", code, s.wantCode)
+			}
+			if diff := cmp.Diff(s.wantOut, out); diff != "" {
+				t.Errorf("stdout (-want +got)\n%s", diff)
+			}
+			if diff := cmp.Diff(s.wantErr, errOut); diff != "" {
+				t.Errorf("stderr (-want +got)\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestSupportMarkdown: the table a maintainer pastes, for a v0.33 driver
+// and its chart (refresh: UPDATE_GOLDEN=1).
+func TestSupportMarkdown(t *testing.T) {
+	_, out, _ := run(t, "", "support", supportFixture("lib033"), "--chart", supportFixture("charts/v1beta1"), "--report", "markdown")
+	golden := filepath.Join("testdata", "support", "lib033-v1beta1.md")
+	if os.Getenv("UPDATE_GOLDEN") != "" {
+		if err := os.WriteFile(golden, []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run UPDATE_GOLDEN=1 go test ./cli -run TestSupportMarkdown)", err)
+	}
+	if diff := cmp.Diff(string(want), out); diff != "" {
+		t.Errorf("stdout (-golden +got)\n%s", diff)
+	}
+}
+
+// TestSupportJSONShape: --report json is one object with its cells, the
+// spans, and the declared ranges' errors and warnings.
+func TestSupportJSONShape(t *testing.T) {
+	_, out, _ := run(t, "", "support", supportFixture("lib033"), "--releases", "1.34", "--declared", ">=1.34", "--report", "json")
+	var got map[string]interface{}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]interface{}{
+		"apiVersion": "claimbridge.dev/support/v1", "kind": "Support",
+		"cells": []interface{}{
+			map[string]interface{}{"release": "1.34", "setting": "defaults", "verdict": "needs-flags", "flags": runtimeV1beta1, "reasons": []interface{}{
+				"k8s.io/dynamic-resource-allocation v0.33 (resourceslices): kube-apiserver 1.34 serves resource.k8s.io/v1beta1 resourceslices only with " + runtimeV1beta1,
+				"k8s.io/dynamic-resource-allocation v0.33 (resourceclaims): kube-apiserver 1.34 serves resource.k8s.io/v1beta1 resourceclaims only with " + runtimeV1beta1,
+			}},
+			map[string]interface{}{"release": "1.34", "setting": runtimeV1beta1, "verdict": "works", "flags": runtimeV1beta1},
+		},
+		"atDefaults": map[string]interface{}{},
+		"withFlags":  map[string]interface{}{"first": "1.34", "last": "1.34"},
+		"warnings":   []interface{}{"--declared >=1.34 admits Kubernetes 1.34, where the driver runs only with " + runtimeV1beta1},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got)\n%s", diff)
+	}
+}

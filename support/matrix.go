@@ -1,0 +1,248 @@
+// Package support says which Kubernetes releases, with which kube-apiserver
+// settings, a DRA driver release runs on. It reads the driver's Go module
+// (the k8s.io/dynamic-resource-allocation it builds with, its own typed
+// calls) and renders its Helm chart with each release's capabilities, and
+// judges both by what each release serves (api.Cluster) and what each
+// library release reads, writes and speaks (api.Through, api.GRPC).
+package support
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/claimbridge/claimbridge/api"
+	"github.com/claimbridge/claimbridge/manifest"
+)
+
+// Verdicts of a Cell.
+const (
+	Works      = "works"       // the driver runs with the cell's setting
+	NeedsFlags = "needs-flags" // it runs only with the cell's flags
+	Cannot     = "cannot"      // no kube-apiserver flag makes it run
+	Refused    = "refused"     // the chart's kubeVersion refuses the release
+)
+
+// Defaults is the setting of a release at its own defaults (before 1.34,
+// with DRA on as api.Defaults takes it).
+const Defaults = "defaults"
+
+// A Cell is the verdict on the driver for one release with one setting.
+type Cell struct {
+	Release string `json:"release"`
+	// Setting is Defaults, or the flags the cell runs with.
+	Setting string `json:"setting"`
+	Verdict string `json:"verdict"`
+	// Flags are the least flags that make the driver run, when any do.
+	Flags   string   `json:"flags,omitempty"`
+	Reasons []string `json:"reasons,omitempty"`
+}
+
+// A Judge is validate --to's verdict on a rendered object created on
+// cluster c: its errors and its warnings.
+type Judge func(obj map[string]interface{}, c api.Cluster) (errs, warnings []string)
+
+// A Driver is what is known of a driver release: its module, its chart,
+// or both.
+type Driver struct {
+	Module *Module
+	Chart  *Chart
+	Judge  Judge
+}
+
+// kinds are the kinds of resource.k8s.io a release may serve.
+var kinds = []string{api.KindClaim, api.KindTemplate, api.KindDeviceClass, api.KindResourceSlice, api.KindDeviceTaintRule,
+	api.KindResourceClass, api.KindClaimParameters, api.KindClassParameters}
+
+// kindGate is the feature gate without which release minor's
+// kube-apiserver does not serve kind in any version: DRADeviceTaintRules
+// for DeviceTaintRules from 1.35, DRADeviceTaints in 1.33 and 1.34; ""
+// for the other kinds.
+func kindGate(minor int, kind string) string {
+	if kind != api.KindDeviceTaintRule {
+		return ""
+	}
+	for _, gate := range []string{"DRADeviceTaintRules", "DRADeviceTaints"} {
+		if _, ok := api.Gate(minor, gate); ok {
+			return gate
+		}
+	}
+	return ""
+}
+
+// served reports whether c serves kind in version, its gate included.
+func served(c api.Cluster, version, kind string) bool {
+	gate := kindGate(c.Minor, kind)
+	return c.Serves(version, kind) && (gate == "" || c.Enabled(gate))
+}
+
+// A need is a kind the driver reads or writes, through the newest of
+// versions the release serves; who says what needs it.
+type need struct {
+	versions []string
+	kind     string
+	who      string
+}
+
+// needs are what the module needs every release to serve: the library's
+// ResourceSlices and claims (the kubeletplugin writes the one and reads
+// the other on every node), then the module's own typed calls.
+func (m *Module) needs() []need {
+	var out []need
+	if lib := m.Library(); lib != 0 {
+		for _, kind := range []string{api.KindResourceSlice, api.KindClaim} {
+			if vs := api.Through(lib, api.DriverLibrary, kind); len(vs) > 0 {
+				out = append(out, need{vs, kind, fmt.Sprintf("%s v0.%d (%s)", LibraryModule, lib, api.Resource(kind))})
+			}
+		}
+	}
+	for _, c := range m.Calls {
+		out = append(out, need{[]string{c.Version}, c.Kind, c.Position + " " + c.Expr})
+	}
+	return out
+}
+
+// An evaluation is one release's verdict as it is found.
+type evaluation struct {
+	defaults, flagged api.Cluster // flagged: the defaults with the least flags found
+	cannot, fixable   []string    // what no flag fixes; what flags fix
+	warnings          []string
+}
+
+// fit records whether the release serves n, at its defaults or with flags,
+// and adds the flags to e.flagged; false when no flag makes it serve n.
+func (e *evaluation) fit(n need) bool {
+	if slices.ContainsFunc(n.versions, func(v string) bool { return served(e.defaults, v, n.kind) }) {
+		return true
+	}
+	has := slices.DeleteFunc(slices.Clone(n.versions), func(v string) bool { return !e.defaults.Has(v, n.kind) })
+	if len(has) == 0 {
+		e.cannot = appendNew(e.cannot, n.who+": "+absent(e.defaults.Minor, n.versions, n.kind))
+		return false
+	}
+	version := has[len(has)-1] // the newest
+	gates, runtime := flagsFor(e.defaults, version, n.kind)
+	flags := api.Defaults(e.defaults.Minor)
+	if err := flags.Set(gates, runtime); err != nil {
+		e.cannot = appendNew(e.cannot, n.who+": "+err.Error())
+		return false
+	}
+	e.fixable = appendNew(e.fixable, fmt.Sprintf("%s: kube-apiserver 1.%d serves %s/%s %s only with %s",
+		n.who, e.defaults.Minor, api.UpstreamGroup, version, api.Resource(n.kind), flags.SettingsString()))
+	_ = e.flagged.Set(gates, runtime)
+	return true
+}
+
+// flagsFor are the --feature-gates and --runtime-config values that make
+// c serve kind in version: the version, and the kind's gate with its
+// dependencies that are off.
+func flagsFor(c api.Cluster, version, kind string) (gates, runtime string) {
+	if !c.Serves(version, kind) {
+		runtime = api.UpstreamGroup + "/" + version + "=true"
+	}
+	var on []string
+	if gate := kindGate(c.Minor, kind); gate != "" {
+		spec, _ := api.Gate(c.Minor, gate) // its dependencies' own are on
+		for _, name := range append(slices.Clone(spec.Deps), gate) {
+			if !c.Enabled(name) {
+				on = append(on, name+"=true")
+			}
+		}
+	}
+	return strings.Join(on, ","), runtime
+}
+
+// absent says that release minor serves kind in none of versions.
+func absent(minor int, versions []string, kind string) string {
+	if _, removed := api.Lifecycle(versions[0], kind); len(versions) == 1 && removed != 0 && minor >= removed {
+		return fmt.Sprintf("Kubernetes 1.%d no longer serves %s/%s (removed in 1.%d)", minor, api.UpstreamGroup, versions[0], removed)
+	}
+	return fmt.Sprintf("Kubernetes 1.%d has no %s in %s/%s", minor, api.Resource(kind), api.UpstreamGroup, strings.Join(versions, ", "))
+}
+
+// appendNew appends s to list unless it holds it.
+func appendNew(list []string, s string) []string {
+	if slices.Contains(list, s) {
+		return list
+	}
+	return append(list, s)
+}
+
+// grpc records that release minor's kubelet and the library's
+// kubeletplugin share no DRA gRPC version.
+func (e *evaluation) grpc(lib int) {
+	kubelet, plugin := api.GRPC(e.defaults.Minor, api.Kubelet), api.GRPC(lib, api.DriverLibrary)
+	if lib == 0 || len(plugin) == 0 || slices.ContainsFunc(plugin, func(v string) bool { return slices.Contains(kubelet, v) }) {
+		return
+	}
+	e.cannot = append(e.cannot, fmt.Sprintf("the kubelet of 1.%d speaks DRA gRPC %s; the kubeletplugin of %s v0.%d serves %s",
+		e.defaults.Minor, strings.Join(kubelet, ", "), LibraryModule, lib, strings.Join(plugin, ", ")))
+}
+
+// Cells are the cells of release minor: at its defaults, and, when flags
+// make the driver run, with them.
+func (d Driver) Cells(minor int) []Cell {
+	release := fmt.Sprintf("1.%d", minor)
+	if d.Chart != nil && !d.Chart.Admits(minor) {
+		return []Cell{{Release: release, Setting: Defaults, Verdict: Refused,
+			Reasons: []string{fmt.Sprintf("the chart's kubeVersion %q refuses Kubernetes %s (%s)", d.Chart.KubeVersion(), release, kubeVersion(minor))}}}
+	}
+	e := &evaluation{defaults: api.Defaults(minor), flagged: api.Defaults(minor)}
+	if d.Module != nil {
+		e.grpc(d.Module.Library())
+		for _, n := range d.Module.needs() {
+			e.fit(n)
+		}
+	}
+	d.chart(e)
+	cell := Cell{Release: release, Setting: Defaults, Verdict: Cannot, Reasons: slices.Concat(e.cannot, e.fixable)}
+	switch {
+	case len(e.cannot) > 0:
+		return []Cell{cell}
+	case len(e.fixable) == 0:
+		cell.Verdict, cell.Reasons = Works, e.warnings
+		return []Cell{cell}
+	}
+	cell.Verdict, cell.Flags = NeedsFlags, e.flagged.SettingsString()
+	return []Cell{cell, {Release: release, Setting: cell.Flags, Verdict: Works, Flags: cell.Flags, Reasons: e.warnings}}
+}
+
+// chart renders the chart on the release with the flags found, adds the
+// flags its DRA objects need and renders again until they need no more,
+// then judges each object as validate --to does.
+func (d Driver) chart(e *evaluation) {
+	if d.Chart == nil {
+		return
+	}
+	var docs []manifest.Document
+	for settings := "-"; settings != e.flagged.SettingsString(); {
+		settings = e.flagged.SettingsString()
+		var err error
+		if docs, err = d.Chart.Render(e.flagged); err != nil {
+			e.cannot = append(e.cannot, "the chart does not render: "+strings.Join(strings.Fields(err.Error()), " "))
+			return
+		}
+		docs = slices.DeleteFunc(docs, func(doc manifest.Document) bool {
+			_, group, version, kind, _ := api.TypeOf(doc.Object)
+			return group == api.UpstreamGroup && !e.fit(need{[]string{version}, kind, "chart " + where(doc)})
+		})
+	}
+	for _, doc := range docs {
+		if _, group, _, _, _ := api.TypeOf(doc.Object); group != api.UpstreamGroup {
+			e.warnings = append(e.warnings, admitsNone(doc, e.flagged)...)
+			continue
+		}
+		errs, warnings := d.Judge(doc.Object, e.flagged)
+		for _, msg := range errs {
+			e.cannot = append(e.cannot, "chart "+where(doc)+": "+msg)
+		}
+		for _, msg := range warnings {
+			e.warnings = append(e.warnings, "chart "+where(doc)+": "+msg)
+		}
+	}
+}
+
+// where names a rendered object: "DeviceClass gpu.example.com (templates/class.yaml)".
+func where(doc manifest.Document) string {
+	return fmt.Sprintf("%s (%s)", api.Describe(doc.Object), doc.Source)
+}

@@ -1,0 +1,169 @@
+package support
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/Masterminds/semver/v3"
+)
+
+// A Matrix is the verdict on a driver release for a range of releases.
+type Matrix struct {
+	APIVersion string `json:"apiVersion"` // claimbridge.dev/support/v1
+	Kind       string `json:"kind"`       // Support
+	Cells      []Cell `json:"cells"`
+	// AtDefaults and WithFlags are the first and last releases it runs on
+	// at their defaults, and with flags.
+	AtDefaults Span `json:"atDefaults"`
+	WithFlags  Span `json:"withFlags"`
+	// Notes say, once, what of the driver could not be read.
+	Notes []string `json:"notes,omitempty"`
+	// Errors and Warnings are the declared ranges against the cells.
+	Errors   []string `json:"errors,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// A Span is a first and a last release; empty when there is none.
+type Span struct {
+	First string `json:"first,omitempty"`
+	Last  string `json:"last,omitempty"`
+}
+
+func (s Span) String() string {
+	switch {
+	case s.First == "":
+		return "none of them"
+	case s.First == s.Last:
+		return s.First
+	}
+	return s.First + "–" + s.Last
+}
+
+// add widens s to release.
+func (s *Span) add(release string) {
+	if s.First == "" {
+		s.First = release
+	}
+	s.Last = release
+}
+
+// Support is the matrix of driver d on releases minors.
+func Support(d Driver, minors []int) *Matrix {
+	m := &Matrix{APIVersion: "claimbridge.dev/support/v1", Kind: "Support"}
+	if d.Module != nil {
+		m.Notes = d.Module.Notes
+		if d.Module.Library() == 0 {
+			m.Notes = append(m.Notes, fmt.Sprintf("go.mod does not require %s: what the library writes and the gRPC it serves are not judged, only the module's own typed calls and the chart", LibraryModule))
+		}
+	}
+	for _, minor := range minors {
+		cells := d.Cells(minor)
+		m.Cells = append(m.Cells, cells...)
+		switch cells[0].Verdict {
+		case Works:
+			m.AtDefaults.add(cells[0].Release)
+			m.WithFlags.add(cells[0].Release)
+		case NeedsFlags:
+			m.WithFlags.add(cells[0].Release)
+		}
+	}
+	return m
+}
+
+// Declare checks the releases that constraint (a kubeVersion-style range,
+// named by what) admits against the cells at defaults: one where the
+// driver cannot run is an error, one where it needs flags a warning.
+func (m *Matrix) Declare(what, constraint string) error {
+	c, err := semver.NewConstraint(constraint)
+	if err != nil {
+		return fmt.Errorf("%s %q: %w", what, constraint, err)
+	}
+	for _, cell := range m.Cells {
+		v, err := semver.NewVersion(cell.Release + ".0")
+		if err != nil || cell.Setting != Defaults || !c.Check(v) {
+			continue
+		}
+		switch cell.Verdict {
+		case Cannot:
+			m.Errors = append(m.Errors, fmt.Sprintf("%s %s admits Kubernetes %s, where the driver cannot run: %s", what, constraint, cell.Release, cell.Reasons[0]))
+		case Refused:
+			m.Errors = append(m.Errors, fmt.Sprintf("%s %s admits Kubernetes %s, which the chart's kubeVersion refuses", what, constraint, cell.Release))
+		case NeedsFlags:
+			m.Warnings = append(m.Warnings, fmt.Sprintf("%s %s admits Kubernetes %s, where the driver runs only with %s", what, constraint, cell.Release, cell.Flags))
+		}
+	}
+	return nil
+}
+
+// WriteJSON writes the matrix as one JSON object.
+func (m *Matrix) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(m)
+}
+
+// rows are the matrix by release: its cell at defaults, and the one with
+// flags when there is one.
+func (m *Matrix) rows() [][2]*Cell {
+	var out [][2]*Cell
+	for i := range m.Cells {
+		if c := &m.Cells[i]; c.Setting == Defaults {
+			out = append(out, [2]*Cell{c, nil})
+		} else {
+			out[len(out)-1][1] = c
+		}
+	}
+	return out
+}
+
+// withFlags is a row's verdict with flags: the flags, "-" when it needs
+// none, or its verdict when none help.
+func withFlags(row [2]*Cell) string {
+	switch {
+	case row[1] != nil:
+		return row[1].Flags
+	case row[0].Verdict == Works:
+		return "-"
+	}
+	return row[0].Verdict
+}
+
+// WriteText writes the matrix for a person: a table, the span, then the
+// reasons by release.
+func (m *Matrix) WriteText(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "RELEASE\tDEFAULTS\tWITH FLAGS")
+	for _, row := range m.rows() {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", row[0].Release, row[0].Verdict, withFlags(row))
+	}
+	fmt.Fprintf(tw, "\nRuns at defaults on %s; with flags on %s.\n\n", m.AtDefaults, m.WithFlags)
+	for _, c := range m.Cells {
+		for _, r := range c.Reasons {
+			fmt.Fprintf(tw, "%s %s: %s\n", c.Release, c.Setting, r)
+		}
+	}
+	return tw.Flush()
+}
+
+// WriteMarkdown writes the table a maintainer pastes into a README.
+func (m *Matrix) WriteMarkdown(w io.Writer) error {
+	var b strings.Builder
+	b.WriteString("| Kubernetes | At defaults | With flags |\n|---|---|---|\n")
+	for _, row := range m.rows() {
+		flags := withFlags(row)
+		switch {
+		case row[1] != nil:
+			flags = "works with `" + flags + "`"
+		case flags == "-":
+			flags = "works"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", row[0].Release, row[0].Verdict, flags)
+	}
+	fmt.Fprintf(&b, "\nRuns at defaults on %s; with flags on %s.\n", m.AtDefaults, m.WithFlags)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
