@@ -77,11 +77,11 @@ func TestCheckClients(t *testing.T) {
 	code, stdout, stderr := claimbridge(t, "--to", "1.38")
 	t.Logf("check --to 1.38:\n%s%s", stdout, stderr)
 	for _, want := range []string{
-		"manager:gpu-driver: wrote 2 ResourceSlices through resource.k8s.io/v1beta1, which Kubernetes 1.38 does not serve with these flags: its next write of them through it fails: a driver stops publishing its slices",
-		"requests:resource.k8s.io/v1beta1 resourceclaims: clients requested v1beta1 resourceclaims since kube-apiserver started (apiserver_requested_deprecated_apis, removed in 1.38), " +
-			"and Kubernetes 1.38 does not serve it with these flags: their requests fail; the audit log names them (annotation k8s.io/removed-release)",
+		"manager:gpu-driver: wrote 2 ResourceSlices through resource.k8s.io/v1beta1, which Kubernetes 1.38 no longer serves (removed in 1.38): its next write of them through it fails: a driver stops publishing its slices",
+		"requests:resource.k8s.io/v1beta1 resourceclaims: clients requested resource.k8s.io/v1beta1 resourceclaims since kube-apiserver started (apiserver_requested_deprecated_apis), " +
+			"which Kubernetes 1.38 no longer serves (removed in 1.38): their requests fail; the audit log names them (annotation k8s.io/removed-release)",
 		"node:gpu-133: kubelet 1.33 is 5 minors older than kube-apiserver 1.38: the version skew policy allows 3 (kubelets 1.35–1.38)",
-		"node:gpu-133: kubelet 1.33 reads ResourceClaims through resource.k8s.io/v1beta1, which Kubernetes 1.38 does not serve with these flags: its Pods with claims stay in ContainerCreating (failed to fetch ResourceClaim)",
+		"node:gpu-133: kubelet 1.33 reads ResourceClaims through resource.k8s.io/v1beta1, which Kubernetes 1.38 no longer serves (removed in 1.38): its Pods with claims stay in ContainerCreating (failed to fetch ResourceClaim)",
 		"node:gpu-134: kubelet 1.34 is 4 minors older than kube-apiserver 1.38: the version skew policy allows 3 (kubelets 1.35–1.38)",
 	} {
 		if !slices.Contains(strings.Split(stdout, "\n"), "Error: "+want) && !strings.Contains(stdout, want) {
@@ -91,10 +91,11 @@ func TestCheckClients(t *testing.T) {
 	// In order (TestCheck's clients read other v1beta1 resources, which add
 	// steps of their own).
 	steps := regexp.MustCompile(`(?m)^  \d+\. (.*)$`).FindAllStringSubmatch(stderr, -1)
+	const stopgap = "(as a stopgap for 1.38 only, kube-apiserver serves it with KUBE_APISERVER_SERVE_REMOVED_APIS_FOR_ONE_RELEASE=true in its environment)."
 	wantSteps := []string{
-		"Upgrade gpu-driver to a release that writes resource.k8s.io/v1 (a driver built with k8s.io/dynamic-resource-allocation v0.34–v0.38 can write ResourceSlices through it), before the control plane.",
-		"Move every client that requests resource.k8s.io/v1beta1 resourceclaims to resource.k8s.io/v1, before the control plane.",
-		"Move every client that requests resource.k8s.io/v1beta1 resourceslices to resource.k8s.io/v1, before the control plane.", // the driver's
+		"Upgrade gpu-driver to a release that writes its ResourceSlices through resource.k8s.io/v1 (a driver built with k8s.io/dynamic-resource-allocation v0.34–v0.38 can), before the control plane " + stopgap,
+		"Move every client that requests resource.k8s.io/v1beta1 resourceclaims to resource.k8s.io/v1, before the control plane " + stopgap,
+		"Move every client that requests resource.k8s.io/v1beta1 resourceslices to resource.k8s.io/v1, before the control plane " + stopgap, // the driver's
 		"Upgrade the kubelets of gpu-133, gpu-134 to 1.35 or newer, before the control plane.",
 		"Upgrade the control plane to 1.38: kube-apiserver first, then kube-controller-manager and kube-scheduler, with kube-apiserver's flags changed as named above.",
 		"Then upgrade the kubelets of gpu-133, gpu-134, gpu-137 to 1.38, none newer than kube-apiserver.",
