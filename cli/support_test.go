@@ -116,7 +116,7 @@ func TestSupportChartReasons(t *testing.T) {
 		"v1beta1-class-on-1.38": {
 			args: []string{"--chart", supportFixture("charts/v1beta1"), "--releases", "1.38"},
 			want: []support.Cell{{Release: "1.38", Setting: "defaults", Verdict: "cannot", Reasons: []string{
-				class + "Kubernetes 1.38 no longer serves resource.k8s.io/v1beta1 (removed in 1.38)"}}},
+				class + "resource.k8s.io/v1beta1 deviceclasses, which Kubernetes 1.38 no longer serves (removed in 1.38)"}}},
 		},
 		"policy-of-v1beta1-on-1.34": {
 			args: []string{"--chart", supportFixture("charts/capabilities"), "--releases", "1.34"},
@@ -175,7 +175,7 @@ Runs at defaults on 1.33; with flags on 1.33–1.34.
 			wantCode: ExitInvalid,
 			wantOut:  "| Kubernetes | At defaults | With flags |\n|---|---|---|\n| 1.38 | cannot | cannot |\n\nRuns at defaults on none of them; with flags on none of them.\n",
 			wantErr: "Error: --declared >=1.32 admits Kubernetes 1.38, where the driver cannot run: " +
-				"k8s.io/dynamic-resource-allocation v0.33 (resourceslices): Kubernetes 1.38 no longer serves resource.k8s.io/v1beta1 (removed in 1.38)\n",
+				"k8s.io/dynamic-resource-allocation v0.33 (resourceslices): resource.k8s.io/v1beta1 resourceslices, which Kubernetes 1.38 no longer serves (removed in 1.38)\n",
 		},
 		"no-library-and-a-file-that-does-not-parse": {
 			args:    []string{broken, "--releases", "1.34", "--report", "markdown"},

@@ -154,8 +154,8 @@ func flagsFor(c api.Cluster, version, kind string) (gates, runtime string) {
 
 // absent says that release minor serves kind in none of versions.
 func absent(minor int, versions []string, kind string) string {
-	if _, removed := api.Lifecycle(versions[0], kind); len(versions) == 1 && removed != 0 && minor >= removed {
-		return fmt.Sprintf("Kubernetes 1.%d no longer serves %s/%s (removed in 1.%d)", minor, api.UpstreamGroup, versions[0], removed)
+	if len(versions) == 1 {
+		return fmt.Sprintf("%s/%s %s, %s", api.UpstreamGroup, versions[0], api.Resource(kind), api.Defaults(minor).Gap(versions[0], kind).Why)
 	}
 	return fmt.Sprintf("Kubernetes 1.%d has no %s in %s/%s", minor, api.Resource(kind), api.UpstreamGroup, strings.Join(versions, ", "))
 }

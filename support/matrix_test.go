@@ -89,8 +89,8 @@ func TestModuleReasons(t *testing.T) {
 			"the kubelet of 1.31 speaks DRA gRPC v1alpha4; the kubeletplugin of k8s.io/dynamic-resource-allocation v0.37 serves v1beta1, v1",
 			"k8s.io/dynamic-resource-allocation v0.37 (resourceslices): Kubernetes 1.31 has no resourceslices in resource.k8s.io/v1beta1, v1beta2, v1",
 			"k8s.io/dynamic-resource-allocation v0.37 (resourceclaims): Kubernetes 1.31 has no resourceclaims in resource.k8s.io/v1beta1, v1beta2, v1",
-			"driver/informers.go:8 Resource().V1().ResourceSlices: Kubernetes 1.31 has no resourceslices in resource.k8s.io/v1",
-			"driver/unprepare.go:13 ResourceV1beta1().ResourceClaims: Kubernetes 1.31 has no resourceclaims in resource.k8s.io/v1beta1",
+			"driver/informers.go:8 Resource().V1().ResourceSlices: resource.k8s.io/v1 resourceslices, which Kubernetes 1.31 does not have (it came in 1.34)",
+			"driver/unprepare.go:13 ResourceV1beta1().ResourceClaims: resource.k8s.io/v1beta1 resourceclaims, which Kubernetes 1.31 does not have (it came in 1.32)",
 		}}},
 		34: {
 			{Release: "1.34", Setting: Defaults, Verdict: NeedsFlags, Flags: v1beta1Flag, Reasons: []string{
@@ -99,7 +99,7 @@ func TestModuleReasons(t *testing.T) {
 			{Release: "1.34", Setting: v1beta1Flag, Verdict: Works, Flags: v1beta1Flag},
 		},
 		38: {{Release: "1.38", Setting: Defaults, Verdict: Cannot, Reasons: []string{
-			"driver/unprepare.go:13 ResourceV1beta1().ResourceClaims: Kubernetes 1.38 no longer serves resource.k8s.io/v1beta1 (removed in 1.38)",
+			"driver/unprepare.go:13 ResourceV1beta1().ResourceClaims: resource.k8s.io/v1beta1 resourceclaims, which Kubernetes 1.38 no longer serves (removed in 1.38)",
 		}}},
 	}
 	for minor, want := range scenarios {
@@ -122,7 +122,7 @@ func TestDeclare(t *testing.T) {
 		APIVersion: "claimbridge.dev/support/v1", Kind: "Support",
 		AtDefaults: Span{"1.32", "1.33"}, WithFlags: Span{"1.32", "1.37"},
 		Errors: []string{"--declared >=1.33 <1.39 admits Kubernetes 1.38, where the driver cannot run: " +
-			"k8s.io/dynamic-resource-allocation v0.33 (resourceslices): Kubernetes 1.38 no longer serves resource.k8s.io/v1beta1 (removed in 1.38)"},
+			"k8s.io/dynamic-resource-allocation v0.33 (resourceslices): resource.k8s.io/v1beta1 resourceslices, which Kubernetes 1.38 no longer serves (removed in 1.38)"},
 	}
 	for minor := 34; minor <= 37; minor++ {
 		want.Warnings = append(want.Warnings, fmt.Sprintf("--declared >=1.33 <1.39 admits Kubernetes 1.%d, where the driver runs only with %s", minor, v1beta1Flag))
