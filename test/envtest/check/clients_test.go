@@ -3,6 +3,7 @@
 package check
 
 import (
+	"context"
 	"regexp"
 	"slices"
 	"strings"
@@ -64,6 +65,7 @@ func TestCheckClients(t *testing.T) {
 		}
 	}
 	t.Cleanup(func() {
+		ctx := context.Background() // t.Context() is done by then
 		for name := range kubelets {
 			_ = d.Resource(nodes).Delete(ctx, name, metav1.DeleteOptions{})
 		}
