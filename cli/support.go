@@ -13,6 +13,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/claimbridge/claimbridge/api"
+	"github.com/claimbridge/claimbridge/manifest"
+	"github.com/claimbridge/claimbridge/report"
 	"github.com/claimbridge/claimbridge/support"
 )
 
@@ -22,7 +24,7 @@ type supportOptions struct {
 }
 
 // supportFormats are the values of support's --report.
-var supportFormats = []string{"text", "markdown", "json"}
+var supportFormats = []string{"text", "markdown", "json", "sarif", "junit"}
 
 func newSupportCommand(s streams) *cobra.Command {
 	o := &supportOptions{}
@@ -54,7 +56,7 @@ the driver, 2 unusable input.`,
 	fs.StringArrayVar(&o.sets, "set", nil, "a value for the chart, as helm install --set K=V (repeatable)")
 	fs.StringVar(&o.releases, "releases", "1.31-1.38", "the releases to judge, FIRST-LAST ("+api.ReleaseRange()+")")
 	fs.StringVar(&o.declared, "declared", "", `the releases the driver declares it runs on, a semver range as kubeVersion (">=1.32")`)
-	fs.StringVar(&o.format, "report", "text", "the output: text, markdown (a table for a README) or json")
+	fs.StringVar(&o.format, "report", "text", "the output: text, markdown (a table for a README), json, sarif or junit")
 	fs.StringVar(&o.file, "report-file", "", "write the output to this file instead of standard output")
 	return cmd
 }
@@ -160,6 +162,25 @@ func (o *supportOptions) write(m *support.Matrix, out, errOut io.Writer) error {
 	switch o.format {
 	case "json":
 		return m.WriteJSON(out)
+	case "junit":
+		var cases []report.Case
+		for _, c := range m.Cells {
+			kase := report.Case{Name: fmt.Sprintf("Kubernetes %s (%s)", c.Release, c.Setting), Class: o.declaring(), Output: strings.Join(c.Reasons, "\n")}
+			if c.Verdict != support.Works {
+				kase.Failure = fmt.Sprintf("%s on Kubernetes %s (%s)", c.Verdict, c.Release, c.Setting)
+			}
+			cases = append(cases, kase)
+		}
+		return report.WriteJUnit(out, "claimbridge support", cases)
+	case "sarif":
+		r := &report.Report{Options: report.Options{Format: o.format}, Command: "support"}
+		doc := manifest.Document{Source: o.declaring(), Line: o.kubeVersionLine(), Item: -1}
+		for i, said := range [][]string{m.Notes, m.Warnings, m.Errors} {
+			for _, msg := range said {
+				r.Say(doc, report.Finding{Severity: []string{report.Note, report.Warning, report.Error}[i], Message: msg})
+			}
+		}
+		return r.Write(out, nil)
 	}
 	write := m.WriteText
 	if o.format == "markdown" {
@@ -174,4 +195,28 @@ func (o *supportOptions) write(m *support.Matrix, out, errOut io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// declaring is the file that declares the driver's releases, where SARIF
+// puts what is said of them: the chart's Chart.yaml (or its package), else
+// the module's go.mod.
+func (o *supportOptions) declaring() string {
+	switch fi, err := os.Stat(o.chart); {
+	case o.chart == "":
+		return filepath.Join(cmp.Or(o.dir, "."), "go.mod")
+	case err == nil && fi.IsDir():
+		return filepath.Join(o.chart, "Chart.yaml")
+	}
+	return o.chart
+}
+
+// kubeVersionLine is the line of Chart.yaml's kubeVersion; 0 for none.
+func (o *supportOptions) kubeVersionLine() int {
+	data, _ := os.ReadFile(o.declaring())
+	for i, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(line, "kubeVersion:") {
+			return i + 1
+		}
+	}
+	return 0
 }

@@ -188,6 +188,20 @@ Runs at defaults on 1.33; with flags on 1.33–1.34.
 			wantOut: "| Kubernetes | At defaults | With flags |\n|---|---|---|\n| 1.34 | works | works |\n\nRuns at defaults on 1.34; with flags on 1.34.\n",
 			wantErr: "note: testdata/support has no go.mod: only the chart is judged\n",
 		},
+		"junit-a-case-per-cell": {
+			args: []string{lib033, "--releases", "1.34", "--report", "junit"},
+			wantOut: `<?xml version="1.0" encoding="UTF-8"?>
+<testsuites name="claimbridge support" tests="2" failures="1" errors="0" skipped="0">
+  <testsuite name="claimbridge support" tests="2" failures="1" errors="0" skipped="0">
+    <testcase name="Kubernetes 1.34 (defaults)" classname="` + lib033 + `/go.mod">
+      <failure message="needs-flags on Kubernetes 1.34 (defaults)" type="error">k8s.io/dynamic-resource-allocation v0.33 (resourceslices): kube-apiserver 1.34 serves resource.k8s.io/v1beta1 resourceslices only with --runtime-config=resource.k8s.io/v1beta1=true&#xA;` +
+				`k8s.io/dynamic-resource-allocation v0.33 (resourceclaims): kube-apiserver 1.34 serves resource.k8s.io/v1beta1 resourceclaims only with --runtime-config=resource.k8s.io/v1beta1=true</failure>
+    </testcase>
+    <testcase name="Kubernetes 1.34 (--runtime-config=resource.k8s.io/v1beta1=true)" classname="` + lib033 + `/go.mod"></testcase>
+  </testsuite>
+</testsuites>
+`,
+		},
 		"dir-missing": {
 			args: []string{"testdata/support/missing"}, wantCode: ExitBadInput,
 			wantErr: "Error: testdata/support/missing: not a directory\n",
@@ -206,7 +220,7 @@ Runs at defaults on 1.33; with flags on 1.33–1.34.
 		},
 		"report-unknown": {
 			args: []string{lib033, "--report", "yaml"}, wantCode: ExitBadInput,
-			wantErr: "Error: --report \"yaml\": unsupported format (supported: text, markdown, json)\n",
+			wantErr: "Error: --report \"yaml\": unsupported format (supported: text, markdown, json, sarif, junit)\n",
 		},
 	}
 	for name, s := range scenarios {
@@ -267,5 +281,43 @@ func TestSupportJSONShape(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got)\n%s", diff)
+	}
+}
+
+// TestSupportSARIF: what the chart's kubeVersion admits and the driver
+// cannot run on is said at the kubeVersion line of its Chart.yaml, as
+// code scanning shows it.
+func TestSupportSARIF(t *testing.T) {
+	chart := supportFixture("charts/v1beta1")
+	code, out, _ := run(t, "", "support", supportFixture("lib033"), "--chart", chart, "--releases", "1.37-1.38", "--report", "sarif")
+	var log struct {
+		Runs []struct {
+			Results []struct {
+				Level   string
+				Message struct{ Text string }
+				Locations []struct {
+					PhysicalLocation struct {
+						ArtifactLocation struct{ URI string }
+						Region           struct{ StartLine int }
+					}
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &log); err != nil || len(log.Runs) != 1 {
+		t.Fatalf("not one SARIF run (%v):\n%s", err, out)
+	}
+	var got []string
+	for _, r := range log.Runs[0].Results {
+		loc := r.Locations[0].PhysicalLocation
+		got = append(got, fmt.Sprintf("%s:%d: %s: %s", loc.ArtifactLocation.URI, loc.Region.StartLine, r.Level, r.Message.Text))
+	}
+	want := []string{
+		chart + "/Chart.yaml:4: warning: the chart's kubeVersion >=1.32.0-0 admits Kubernetes 1.37, where the driver runs only with --runtime-config=resource.k8s.io/v1beta1=true",
+		chart + "/Chart.yaml:4: error: the chart's kubeVersion >=1.32.0-0 admits Kubernetes 1.38, where the driver cannot run: " +
+			"k8s.io/dynamic-resource-allocation v0.33 (resourceslices): resource.k8s.io/v1beta1 resourceslices, which Kubernetes 1.38 no longer serves (removed in 1.38)",
+	}
+	if code != ExitInvalid || !slices.Equal(got, want) {
+		t.Errorf("exit %d (want 1), results (-want +got):\n%s", code, cmp.Diff(want, got))
 	}
 }

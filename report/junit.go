@@ -98,6 +98,33 @@ func (r *Report) writeJUnit(w io.Writer) error {
 	if r.Release != "" {
 		suite.Name += " for Kubernetes " + r.Release
 	}
+	return writeSuite(w, suite)
+}
+
+// A Case is a JUnit test case of what is not an object: a release that
+// support judges a driver on.
+type Case struct {
+	Name, Class string
+	Failure     string // "" when it passes
+	Output      string
+}
+
+// WriteJUnit writes cases as the suite name.
+func WriteJUnit(w io.Writer, name string, cases []Case) error {
+	suite := junitSuite{XMLName: xml.Name{Local: "testsuite"}, Name: name}
+	for _, c := range cases {
+		jc := junitCase{Name: c.Name, Classname: c.Class, SystemOut: c.Output}
+		if c.Failure != "" {
+			jc.Failures, jc.SystemOut = []junitFailure{{Message: c.Failure, Type: Error, Text: c.Output}}, ""
+		}
+		suite.Cases = append(suite.Cases, jc)
+	}
+	return writeSuite(w, suite)
+}
+
+// writeSuite counts the cases of suite and writes it in a testsuites
+// element.
+func writeSuite(w io.Writer, suite junitSuite) error {
 	for i := range suite.Cases {
 		c := &suite.Cases[i]
 		if len(c.Failures) > 0 {
