@@ -293,8 +293,8 @@ func TestSupportSARIF(t *testing.T) {
 	var log struct {
 		Runs []struct {
 			Results []struct {
-				Level   string
-				Message struct{ Text string }
+				Level     string
+				Message   struct{ Text string }
 				Locations []struct {
 					PhysicalLocation struct {
 						ArtifactLocation struct{ URI string }
