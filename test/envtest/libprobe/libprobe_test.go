@@ -66,7 +66,8 @@ const (
 type book struct {
 	// Pinned are the versions of kube-apiserver of each release
 	// ("kube-apiserver 1.31") and of the library of each line
-	// ("dynamic-resource-allocation v0.31") that answered.
+	// ("dynamic-resource-allocation v0.31") that answered, and the digest
+	// of testdata/probe ("probe sources") the probes were built from.
 	Pinned   map[string]string
 	Releases []release
 }
@@ -132,7 +133,7 @@ func TestLibraryProbes(t *testing.T) {
 			t.Fatal(err)
 		}
 		if d := cmp.Diff(pinned, b.Pinned); d != "" {
-			t.Fatalf("%s was recorded with other kube-apiservers or libraries than hack/tools and api/featuregates.tsv pin: run `make record` (-pinned +recorded):\n%s", recording, d)
+			t.Fatalf("%s was recorded with other kube-apiservers or libraries than hack/tools and api/featuregates.tsv pin, or other probes than testdata/probe: run `make record` (-pinned +recorded):\n%s", recording, d)
 		}
 	}
 	if len(b.Releases) != last-first+1 {
@@ -262,6 +263,7 @@ func pins(t *testing.T) map[string]string {
 	if len(pinned) != 2*(last-first+1) {
 		t.Fatalf("api/featuregates.tsv names no library version of some of v0.%d–v0.%d: %v", first, last, pinned)
 	}
+	_, pinned["probe sources"] = probeSources(t)
 	return pinned
 }
 
@@ -314,20 +316,8 @@ func record(t *testing.T, pinned map[string]string) book {
 // build builds the probe of lib at version in a module of its own, or
 // finds it built in $CLAIMBRIDGE_CACHE/probes.
 func build(t *testing.T, lib int, version string) string {
-	sources, err := filepath.Glob("testdata/probe/*.go")
-	if err != nil || len(sources) == 0 {
-		t.Fatalf("testdata/probe: %v", err)
-	}
-	sum := sha256.New()
-	for _, src := range sources {
-		data, err := os.ReadFile(src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fmt.Fprintf(sum, "%s\n%d\n", filepath.Base(src), len(data))
-		sum.Write(data)
-	}
-	bin := filepath.Join(cacheDir(t), "probes", version+"-"+hex.EncodeToString(sum.Sum(nil))[:12], "probe")
+	sources, sum := probeSources(t)
+	bin := filepath.Join(cacheDir(t), "probes", version+"-"+sum, "probe")
 	if _, err := os.Stat(bin); err == nil {
 		return bin
 	}
@@ -355,6 +345,25 @@ func build(t *testing.T, lib int, version string) string {
 		t.Fatal(err)
 	}
 	return bin
+}
+
+// probeSources are the files of testdata/probe and their digest, which
+// names the probes built from them and is pinned in the recording.
+func probeSources(t *testing.T) (sources []string, digest string) {
+	sources, err := filepath.Glob("testdata/probe/*.go")
+	if err != nil || len(sources) == 0 {
+		t.Fatalf("testdata/probe: %v", err)
+	}
+	sum := sha256.New()
+	for _, src := range sources {
+		data, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(sum, "%s\n%d\n", filepath.Base(src), len(data))
+		sum.Write(data)
+	}
+	return sources, hex.EncodeToString(sum.Sum(nil))[:12]
 }
 
 // cacheDir is hack/cache.sh's cache.
