@@ -1,20 +1,15 @@
 package cli
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/claimbridge/claimbridge/api"
-	"github.com/claimbridge/claimbridge/manifest"
-	"github.com/claimbridge/claimbridge/report"
 	"github.com/claimbridge/claimbridge/support"
 )
 
@@ -75,7 +70,7 @@ func (o *supportOptions) run(s streams) error {
 		defer f.Close()
 		out = f
 	}
-	if err := o.write(m, out, s.err); err != nil {
+	if err := m.Write(o.format, support.Declaring(o.dir, o.chart), out, s.err); err != nil {
 		return withCode(ExitBadInput, fmt.Errorf("writing the report: %w", err))
 	}
 	if len(m.Errors) > 0 {
@@ -90,13 +85,13 @@ func (o *supportOptions) matrix() (*support.Matrix, error) {
 	if !slices.Contains(supportFormats, o.format) {
 		return nil, fmt.Errorf("--report %q: unsupported format (supported: %s)", o.format, strings.Join(supportFormats, ", "))
 	}
-	minors, err := parseReleases(o.releases)
+	minors, err := support.ParseReleases(o.releases)
 	if err != nil {
 		return nil, fmt.Errorf("--releases %w", err)
 	}
 	d := support.Driver{Judge: func(obj map[string]interface{}, c api.Cluster) ([]string, []string) { return guardJudge(obj, c, 0) }}
 	var note string
-	if d.Module, note, err = o.module(); err != nil {
+	if d.Module, note, err = support.ReadDir(o.dir, o.chart); err != nil {
 		return nil, err
 	}
 	if o.chart != "" {
@@ -115,108 +110,4 @@ func (o *supportOptions) matrix() (*support.Matrix, error) {
 		err = m.Declare("--declared", o.declared)
 	}
 	return m, err
-}
-
-// module reads DIR's module: nil with only a chart, and a note when DIR
-// has no go.mod.
-func (o *supportOptions) module() (*support.Module, string, error) {
-	if o.dir == "" && o.chart != "" {
-		return nil, "", nil
-	}
-	dir := cmp.Or(o.dir, ".")
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return nil, "", fmt.Errorf("%s: not a directory", dir)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "go.mod")); errors.Is(err, os.ErrNotExist) {
-		if o.chart == "" {
-			return nil, "", fmt.Errorf("%s has no go.mod and no --chart is given: nothing to judge", dir)
-		}
-		return nil, dir + " has no go.mod: only the chart is judged", nil
-	}
-	m, err := support.ReadModule(dir)
-	return m, "", err
-}
-
-// parseReleases reads --releases: FIRST-LAST or one release of
-// api.Releases.
-func parseReleases(s string) ([]int, error) {
-	first, last, ok := strings.Cut(s, "-")
-	if !ok {
-		last = first
-	}
-	a, okA := api.ParseRelease(strings.TrimSpace(first))
-	b, okB := api.ParseRelease(strings.TrimSpace(last))
-	if !okA || !okB || a.Minor > b.Minor {
-		return nil, fmt.Errorf("%q: not a range of releases FIRST-LAST of %s", s, api.ReleaseRange())
-	}
-	var minors []int
-	for m := a.Minor; m <= b.Minor; m++ {
-		minors = append(minors, m)
-	}
-	return minors, nil
-}
-
-// write writes m to out as --report asks; with text and markdown, its
-// notes, warnings and errors on errOut.
-func (o *supportOptions) write(m *support.Matrix, out, errOut io.Writer) error {
-	switch o.format {
-	case "json":
-		return m.WriteJSON(out)
-	case "junit":
-		var cases []report.Case
-		for _, c := range m.Cells {
-			kase := report.Case{Name: fmt.Sprintf("Kubernetes %s (%s)", c.Release, c.Setting), Class: o.declaring(), Output: strings.Join(c.Reasons, "\n")}
-			if c.Verdict != support.Works {
-				kase.Failure = fmt.Sprintf("%s on Kubernetes %s (%s)", c.Verdict, c.Release, c.Setting)
-			}
-			cases = append(cases, kase)
-		}
-		return report.WriteJUnit(out, "claimbridge support", cases)
-	case "sarif":
-		r := &report.Report{Options: report.Options{Format: o.format}, Command: "support"}
-		doc := manifest.Document{Source: o.declaring(), Line: o.kubeVersionLine(), Item: -1}
-		for i, said := range [][]string{m.Notes, m.Warnings, m.Errors} {
-			for _, msg := range said {
-				r.Say(doc, report.Finding{Severity: []string{report.Note, report.Warning, report.Error}[i], Message: msg})
-			}
-		}
-		return r.Write(out, nil)
-	}
-	write := m.WriteText
-	if o.format == "markdown" {
-		write = m.WriteMarkdown
-	}
-	if err := write(out); err != nil {
-		return err
-	}
-	for i, said := range [][]string{m.Notes, m.Warnings, m.Errors} {
-		for _, msg := range said {
-			fmt.Fprintln(errOut, []string{"note: ", "warning: ", "Error: "}[i]+msg)
-		}
-	}
-	return nil
-}
-
-// declaring is the file that declares the driver's releases, where SARIF
-// puts what is said of them: the chart's Chart.yaml (or its package), else
-// the module's go.mod.
-func (o *supportOptions) declaring() string {
-	switch fi, err := os.Stat(o.chart); {
-	case o.chart == "":
-		return filepath.Join(cmp.Or(o.dir, "."), "go.mod")
-	case err == nil && fi.IsDir():
-		return filepath.Join(o.chart, "Chart.yaml")
-	}
-	return o.chart
-}
-
-// kubeVersionLine is the line of Chart.yaml's kubeVersion; 0 for none.
-func (o *supportOptions) kubeVersionLine() int {
-	data, _ := os.ReadFile(o.declaring())
-	for i, line := range strings.Split(string(data), "\n") {
-		if strings.HasPrefix(line, "kubeVersion:") {
-			return i + 1
-		}
-	}
-	return 0
 }

@@ -1,6 +1,8 @@
 package support
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -184,3 +186,36 @@ func typedVersion(fun ast.Expr) (version, method string) {
 // Library is the minor of LibraryModule the module builds with; 0 when it
 // does not require it.
 func (m *Module) Library() int { return m.Minors[LibraryModule] }
+
+// ReadDir reads the module of a driver's directory dir: nil with only a
+// chart, and a note when dir has no go.mod.
+func ReadDir(dir, chart string) (*Module, string, error) {
+	if dir == "" && chart != "" {
+		return nil, "", nil
+	}
+	dir = cmp.Or(dir, ".")
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return nil, "", fmt.Errorf("%s: not a directory", dir)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "go.mod")); errors.Is(err, os.ErrNotExist) {
+		if chart == "" {
+			return nil, "", fmt.Errorf("%s has no go.mod and no --chart is given: nothing to judge", dir)
+		}
+		return nil, dir + " has no go.mod: only the chart is judged", nil
+	}
+	m, err := ReadModule(dir)
+	return m, "", err
+}
+
+// Declaring is the file that declares the driver's releases, where SARIF
+// puts what is said of them: the chart's Chart.yaml (or its package), else
+// the module's go.mod.
+func Declaring(dir, chart string) string {
+	switch fi, err := os.Stat(chart); {
+	case chart == "":
+		return filepath.Join(cmp.Or(dir, "."), "go.mod")
+	case err == nil && fi.IsDir():
+		return filepath.Join(chart, "Chart.yaml")
+	}
+	return chart
+}

@@ -4,10 +4,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/Masterminds/semver/v3"
+
+	"github.com/claimbridge/claimbridge/api"
+	"github.com/claimbridge/claimbridge/manifest"
+	"github.com/claimbridge/claimbridge/report"
 )
 
 // A Matrix is the verdict on a driver release for a range of releases.
@@ -166,4 +171,85 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintf(&b, "\nRuns at defaults on %s; with flags on %s.\n", m.AtDefaults, m.WithFlags)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// ParseReleases reads a range of releases, FIRST-LAST, or one release of
+// api.Releases, as minors.
+func ParseReleases(s string) ([]int, error) {
+	first, last, ok := strings.Cut(s, "-")
+	if !ok {
+		last = first
+	}
+	a, okA := api.ParseRelease(strings.TrimSpace(first))
+	b, okB := api.ParseRelease(strings.TrimSpace(last))
+	if !okA || !okB || a.Minor > b.Minor {
+		return nil, fmt.Errorf("%q: not a range of releases FIRST-LAST of %s", s, api.ReleaseRange())
+	}
+	var minors []int
+	for m := a.Minor; m <= b.Minor; m++ {
+		minors = append(minors, m)
+	}
+	return minors, nil
+}
+
+// WriteJUnit writes the matrix as a JUnit suite: a case per cell, of
+// class (the file that declares the driver's releases), failed where the
+// driver does not work.
+func (m *Matrix) WriteJUnit(w io.Writer, class string) error {
+	var cases []report.Case
+	for _, c := range m.Cells {
+		kase := report.Case{Name: fmt.Sprintf("Kubernetes %s (%s)", c.Release, c.Setting), Class: class, Output: strings.Join(c.Reasons, "\n")}
+		if c.Verdict != Works {
+			kase.Failure = fmt.Sprintf("%s on Kubernetes %s (%s)", c.Verdict, c.Release, c.Setting)
+		}
+		cases = append(cases, kase)
+	}
+	return report.WriteJUnit(w, "claimbridge support", cases)
+}
+
+// WriteSARIF writes the notes, warnings and errors as SARIF results at
+// file, the file that declares the driver's releases: at its kubeVersion
+// line when it is a Chart.yaml.
+func (m *Matrix) WriteSARIF(w io.Writer, file string) error {
+	r := &report.Report{Options: report.Options{Format: "sarif"}, Command: "support"}
+	doc := manifest.Document{Source: file, Item: -1}
+	data, _ := os.ReadFile(file)
+	for i, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(line, "kubeVersion:") {
+			doc.Line = i + 1
+		}
+	}
+	for i, said := range [][]string{m.Notes, m.Warnings, m.Errors} {
+		for _, msg := range said {
+			r.Say(doc, report.Finding{Severity: []string{report.Note, report.Warning, report.Error}[i], Message: msg})
+		}
+	}
+	return r.Write(w, nil)
+}
+
+// Write writes m to out in format (text, markdown, json, sarif, junit);
+// with text and markdown, its notes, warnings and errors on errOut.
+// declaring is the file that declares the driver's releases (Declaring).
+func (m *Matrix) Write(format, declaring string, out, errOut io.Writer) error {
+	switch format {
+	case "json":
+		return m.WriteJSON(out)
+	case "junit":
+		return m.WriteJUnit(out, declaring)
+	case "sarif":
+		return m.WriteSARIF(out, declaring)
+	}
+	write := m.WriteText
+	if format == "markdown" {
+		write = m.WriteMarkdown
+	}
+	if err := write(out); err != nil {
+		return err
+	}
+	for i, said := range [][]string{m.Notes, m.Warnings, m.Errors} {
+		for _, msg := range said {
+			fmt.Fprintln(errOut, []string{"note: ", "warning: ", "Error: "}[i]+msg)
+		}
+	}
+	return nil
 }
