@@ -121,7 +121,7 @@ test-corpus: envtest-assets ## The published manifests of $$CLAIMBRIDGE_CORPUS (
 	env $(ASSETS_ENV) CLAIMBRIDGE_CORPUS="$(abspath $(CLAIMBRIDGE_CORPUS))" $(GO) test -tags corpus $(TEST_FLAGS) -timeout $(TEST_TIMEOUT) -run Corpus $(CORPUS_PKGS)
 
 .PHONY: record
-record: ## Ask the real kube-apiservers of 1.26–1.37 (started with each other's flags, upgraded in place, and with their schedulers and controller-managers from 1.30), the drivers' libraries v0.31–v0.37 on 1.31–1.37, and the upstream oracles again; rewrite their recorded answers.
+record: ## Ask the real kube-apiservers of 1.26–1.37 (started with each other's flags, upgraded in place, and with their schedulers and controller-managers from 1.30), the drivers' libraries v0.31–v0.37 on 1.31–1.37 and against their kubelets, and the upstream oracles again; rewrite their recorded answers.
 	hack/envtest-assets.sh --releases >/dev/null
 	hack/oracle-assets.sh
 	env $$(hack/envtest-assets.sh --env --releases) CLAIMBRIDGE_ORACLE_DIR="$$(hack/oracle-assets.sh --print-dir)" CLAIMBRIDGE_RECORD=1 \

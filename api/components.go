@@ -79,13 +79,30 @@ func GRPC(minor int, component string) []string {
 	return components()[componentKey{minor, component, DRAGRPC}]
 }
 
+// ServiceNames is the first release whose kubelet reads a DRA plugin's
+// registration as gRPC service names ("v1beta1.DRAPlugin") and whose
+// kubeletplugin registers them. Older kubelets read it as semantic
+// versions (utilversion.HighestSupportedVersion; older kubeletplugins
+// register "1.0.0") and refuse names: no kubeletplugin of v0.32 or later
+// registers with a kubelet of 1.31 or older, whatever gRPC both speak.
+const ServiceNames = 32
+
+// SharedGRPC are the DRA gRPC versions, oldest first, through which the
+// kubelet of release kubelet can call the kubeletplugin of
+// k8s.io/dynamic-resource-allocation v0.lib: both speak them, and the
+// kubelet accepts its registration.
+func SharedGRPC(kubelet, lib int) []string {
+	if kubelet < ServiceNames && lib >= ServiceNames {
+		return nil
+	}
+	return slices.DeleteFunc(slices.Clone(GRPC(kubelet, Kubelet)), func(v string) bool { return !slices.Contains(GRPC(lib, DriverLibrary), v) })
+}
+
 // Libraries names the releases of k8s.io/dynamic-resource-allocation whose
-// kubeletplugin speaks one of the gRPC versions of release minor's
-// kubelet: "v0.32–v0.38"; "" when none does.
+// kubeletplugin release minor's kubelet can call: "v0.32–v0.38"; "" when
+// none.
 func Libraries(minor int) string {
-	return libraries(func(r int) bool {
-		return slices.ContainsFunc(GRPC(r, DriverLibrary), func(v string) bool { return slices.Contains(GRPC(minor, Kubelet), v) })
-	})
+	return libraries(func(r int) bool { return len(SharedGRPC(minor, r)) > 0 })
 }
 
 // LibrariesWriting names the releases of k8s.io/dynamic-resource-allocation

@@ -45,7 +45,7 @@ func TestComponents(t *testing.T) {
 	if got, want := GRPC(34, Kubelet), []string{V1beta1, V1}; !slices.Equal(got, want) { // 1.34 dropped v1alpha4 (kubernetes#132574)
 		t.Errorf("kubelet 1.34 speaks %v, want %v", got, want)
 	}
-	for minor, want := range map[int]string{31: "v0.31–v0.32", 34: "v0.32–v0.38"} {
+	for minor, want := range map[int]string{31: "v0.31", 32: "v0.31–v0.38", 34: "v0.32–v0.38"} { // 1.31 refuses v0.32's registration
 		if got := Libraries(minor); got != want {
 			t.Errorf("Libraries(1.%d) = %q, want %q", minor, got, want)
 		}

@@ -127,7 +127,7 @@ func TestCheckOffline(t *testing.T) {
 		"1.30-to-1.31": {kind("v1.30.4", "DynamicResourceAllocation: true", `"resource.k8s.io/v1alpha2": "true"`), []string{"--to", "1.31"}, 1,
 			"target: Kubernetes 1.31 with --feature-gates=DynamicResourceAllocation=true --runtime-config=resource.k8s.io/v1alpha3=true\n" + fmt.Sprintf(components, "31") +
 				"NODE                KUBELET  READS CLAIMS THROUGH  VERDICT\nkind-control-plane  v1.30.4  v1alpha2              blocking\n\nSteps, in order:\n" +
-				"  1. Make sure every DRA driver serves DRA gRPC v1alpha4, which kubelet 1.31 speaks (it drops v1alpha2, v1alpha3): drivers built with k8s.io/dynamic-resource-allocation v0.31–v0.32 do.\n" +
+				"  1. Make sure every DRA driver serves DRA gRPC v1alpha4, which kubelet 1.31 speaks (it drops v1alpha2, v1alpha3): drivers built with k8s.io/dynamic-resource-allocation v0.31 do.\n" +
 				"  2. Upgrade the control plane to 1.31: kube-apiserver first, then kube-controller-manager and kube-scheduler, with kube-apiserver's flags changed as named above.\n" +
 				"  3. Then upgrade the kubelets of kind-control-plane to 1.31 at once: until then their Pods with claims stay in ContainerCreating.\n",
 			"kube-apiserver 1.31: --runtime-config=resource.k8s.io/v1alpha2=true: group version resource.k8s.io/v1alpha2 that has not been registered; " +

@@ -173,8 +173,10 @@ Runs at defaults on 1.33; with flags on 1.33–1.34.
 		"declared-cannot-is-an-error": {
 			args:     []string{lib033, "--releases", "1.38", "--declared", ">=1.32", "--report", "markdown"},
 			wantCode: ExitInvalid,
-			wantOut:  "| Kubernetes | At defaults | With flags |\n|---|---|---|\n| 1.38 | cannot | cannot |\n\nRuns at defaults on none of them; with flags on none of them.\n",
-			wantErr: "Error: --declared >=1.32 admits Kubernetes 1.38, where the driver cannot run: " +
+			wantOut: "| Kubernetes | At defaults | With flags |\n|---|---|---|\n| 1.38 | cannot | cannot |\n\nRuns at defaults on none of them; with flags on none of them.\n" +
+				"The DRA gRPC of 1.38 is read from the sources of the kubelet and the library, not run.\n",
+			wantErr: "note: " + fromSources138 + "\n" +
+				"Error: --declared >=1.32 admits Kubernetes 1.38, where the driver cannot run: " +
 				"k8s.io/dynamic-resource-allocation v0.33 (resourceslices): resource.k8s.io/v1beta1 resourceslices, which Kubernetes 1.38 no longer serves (removed in 1.38)\n",
 		},
 		"no-library-and-a-file-that-does-not-parse": {
@@ -272,8 +274,8 @@ func TestSupportJSONShape(t *testing.T) {
 			map[string]interface{}{"release": "1.34", "setting": "defaults", "verdict": "needs-flags", "flags": runtimeV1beta1, "reasons": []interface{}{
 				"k8s.io/dynamic-resource-allocation v0.33 (resourceslices): kube-apiserver 1.34 serves resource.k8s.io/v1beta1 resourceslices only with " + runtimeV1beta1,
 				"k8s.io/dynamic-resource-allocation v0.33 (resourceclaims): kube-apiserver 1.34 serves resource.k8s.io/v1beta1 resourceclaims only with " + runtimeV1beta1,
-			}},
-			map[string]interface{}{"release": "1.34", "setting": runtimeV1beta1, "verdict": "works", "flags": runtimeV1beta1},
+			}, "grpc": "run"},
+			map[string]interface{}{"release": "1.34", "setting": runtimeV1beta1, "verdict": "works", "flags": runtimeV1beta1, "grpc": "run"},
 		},
 		"atDefaults": map[string]interface{}{},
 		"withFlags":  map[string]interface{}{"first": "1.34", "last": "1.34"},
@@ -283,6 +285,10 @@ func TestSupportJSONShape(t *testing.T) {
 		t.Errorf("(-want +got)\n%s", diff)
 	}
 }
+
+// fromSources138 is the note on the gRPC of a v0.33 driver on 1.38.
+const fromSources138 = "the DRA gRPC of the kubelet of 1.38 and the kubeletplugin of k8s.io/dynamic-resource-allocation v0.33 is judged by the versions their sources define; " +
+	"only the kubelets of 1.31–1.37 and the kubeletplugins of v0.31–v0.37 have been run against each other"
 
 // TestSupportSARIF: what the chart's kubeVersion admits and the driver
 // cannot run on is said at the kubeVersion line of its Chart.yaml, as
@@ -313,6 +319,7 @@ func TestSupportSARIF(t *testing.T) {
 		got = append(got, fmt.Sprintf("%s:%d: %s: %s", loc.ArtifactLocation.URI, loc.Region.StartLine, r.Level, r.Message.Text))
 	}
 	want := []string{
+		chart + "/Chart.yaml:4: note: " + fromSources138,
 		chart + "/Chart.yaml:4: warning: the chart's kubeVersion >=1.32.0-0 admits Kubernetes 1.37, where the driver runs only with --runtime-config=resource.k8s.io/v1beta1=true",
 		chart + "/Chart.yaml:4: error: the chart's kubeVersion >=1.32.0-0 admits Kubernetes 1.38, where the driver cannot run: " +
 			"k8s.io/dynamic-resource-allocation v0.33 (resourceslices): resource.k8s.io/v1beta1 resourceslices, which Kubernetes 1.38 no longer serves (removed in 1.38)",

@@ -36,6 +36,33 @@ type Cell struct {
 	// Flags are the least flags that make the driver run, when any do.
 	Flags   string   `json:"flags,omitempty"`
 	Reasons []string `json:"reasons,omitempty"`
+	// GRPC says where the verdict on the DRA gRPC between the release's
+	// kubelet and the library's kubeletplugin comes from: FromRun or
+	// FromSources; "" when the module does not build with the library.
+	GRPC string `json:"grpc,omitempty"`
+}
+
+// GRPCRun are the first and last release whose kubelet, and library line
+// whose kubeletplugin, have registered and called each other with their
+// own code in claimbridge's tests (test/envtest/libprobe).
+var GRPCRun = [2]int{31, 37}
+
+// Where a cell's DRA gRPC verdict comes from.
+const (
+	FromRun     = "run"     // both sides' code, run (GRPCRun)
+	FromSources = "sources" // the versions both sides' sources define (api.GRPC)
+)
+
+// grpcFrom is where the DRA gRPC verdict on the kubelet of release minor
+// and the kubeletplugin of library line lib comes from.
+func grpcFrom(minor, lib int) string {
+	if lib == 0 {
+		return ""
+	}
+	if min(minor, lib) >= GRPCRun[0] && max(minor, lib) <= GRPCRun[1] {
+		return FromRun
+	}
+	return FromSources
 }
 
 // A Judge is validate --to's verdict on a rendered object created on
@@ -168,15 +195,21 @@ func appendNew(list []string, s string) []string {
 	return append(list, s)
 }
 
-// grpc records that release minor's kubelet and the library's
-// kubeletplugin share no DRA gRPC version.
+// grpc records that release minor's kubelet cannot call the library's
+// kubeletplugin: they share no DRA gRPC version, or the kubelet refuses
+// its registration.
 func (e *evaluation) grpc(lib int) {
-	kubelet, plugin := api.GRPC(e.defaults.Minor, api.Kubelet), api.GRPC(lib, api.DriverLibrary)
-	if lib == 0 || len(plugin) == 0 || slices.ContainsFunc(plugin, func(v string) bool { return slices.Contains(kubelet, v) }) {
-		return
+	minor := e.defaults.Minor
+	kubelet, plugin := api.GRPC(minor, api.Kubelet), api.GRPC(lib, api.DriverLibrary)
+	switch {
+	case lib == 0 || len(plugin) == 0 || len(api.SharedGRPC(minor, lib)) > 0:
+	case minor < api.ServiceNames && lib >= api.ServiceNames && slices.ContainsFunc(plugin, func(v string) bool { return slices.Contains(kubelet, v) }):
+		e.cannot = append(e.cannot, fmt.Sprintf("the kubelet of 1.%d refuses the registration of the kubeletplugin of %s v0.%d: it reads a plugin's versions as semantic versions, and from v0.%d the kubeletplugin registers gRPC service names",
+			minor, LibraryModule, lib, api.ServiceNames))
+	default:
+		e.cannot = append(e.cannot, fmt.Sprintf("the kubelet of 1.%d speaks DRA gRPC %s; the kubeletplugin of %s v0.%d serves %s",
+			minor, strings.Join(kubelet, ", "), LibraryModule, lib, strings.Join(plugin, ", ")))
 	}
-	e.cannot = append(e.cannot, fmt.Sprintf("the kubelet of 1.%d speaks DRA gRPC %s; the kubeletplugin of %s v0.%d serves %s",
-		e.defaults.Minor, strings.Join(kubelet, ", "), LibraryModule, lib, strings.Join(plugin, ", ")))
 }
 
 // Cells are the cells of release minor: at its defaults, and, when flags
@@ -188,14 +221,16 @@ func (d Driver) Cells(minor int) []Cell {
 			Reasons: []string{fmt.Sprintf("the chart's kubeVersion %q refuses Kubernetes %s (%s)", d.Chart.KubeVersion(), release, kubeVersion(minor))}}}
 	}
 	e := &evaluation{defaults: api.Defaults(minor), flagged: api.Defaults(minor)}
+	from := ""
 	if d.Module != nil {
+		from = grpcFrom(minor, d.Module.Library())
 		e.grpc(d.Module.Library())
 		for _, n := range d.Module.needs() {
 			e.fit(n)
 		}
 	}
 	d.chart(e)
-	cell := Cell{Release: release, Setting: Defaults, Verdict: Cannot, Reasons: slices.Concat(e.cannot, e.fixable)}
+	cell := Cell{Release: release, Setting: Defaults, Verdict: Cannot, Reasons: slices.Concat(e.cannot, e.fixable), GRPC: from}
 	switch {
 	case len(e.cannot) > 0:
 		return []Cell{cell}
@@ -204,7 +239,7 @@ func (d Driver) Cells(minor int) []Cell {
 		return []Cell{cell}
 	}
 	cell.Verdict, cell.Flags = NeedsFlags, e.flagged.SettingsString()
-	return []Cell{cell, {Release: release, Setting: cell.Flags, Verdict: Works, Flags: cell.Flags, Reasons: e.warnings}}
+	return []Cell{cell, {Release: release, Setting: cell.Flags, Verdict: Works, Flags: cell.Flags, Reasons: e.warnings, GRPC: from}}
 }
 
 // chart renders the chart on the release with the flags found, adds the

@@ -3,6 +3,7 @@ package support
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -91,16 +92,16 @@ func TestModuleReasons(t *testing.T) {
 			"k8s.io/dynamic-resource-allocation v0.37 (resourceclaims): Kubernetes 1.31 has no resourceclaims in resource.k8s.io/v1beta1, v1beta2, v1",
 			"driver/informers.go:8 Resource().V1().ResourceSlices: resource.k8s.io/v1 resourceslices, which Kubernetes 1.31 does not have (it came in 1.34)",
 			"driver/unprepare.go:13 ResourceV1beta1().ResourceClaims: resource.k8s.io/v1beta1 resourceclaims, which Kubernetes 1.31 does not have (it came in 1.32)",
-		}}},
+		}, GRPC: FromRun}},
 		34: {
 			{Release: "1.34", Setting: Defaults, Verdict: NeedsFlags, Flags: v1beta1Flag, Reasons: []string{
 				"driver/unprepare.go:13 ResourceV1beta1().ResourceClaims: kube-apiserver 1.34 serves resource.k8s.io/v1beta1 resourceclaims only with " + v1beta1Flag,
-			}},
-			{Release: "1.34", Setting: v1beta1Flag, Verdict: Works, Flags: v1beta1Flag},
+			}, GRPC: FromRun},
+			{Release: "1.34", Setting: v1beta1Flag, Verdict: Works, Flags: v1beta1Flag, GRPC: FromRun},
 		},
 		38: {{Release: "1.38", Setting: Defaults, Verdict: Cannot, Reasons: []string{
 			"driver/unprepare.go:13 ResourceV1beta1().ResourceClaims: resource.k8s.io/v1beta1 resourceclaims, which Kubernetes 1.38 no longer serves (removed in 1.38)",
-		}}},
+		}, GRPC: FromSources}},
 	}
 	for minor, want := range scenarios {
 		if diff := cmp.Diff(want, Driver{Module: m}.Cells(minor)); diff != "" {
@@ -121,6 +122,8 @@ func TestDeclare(t *testing.T) {
 	want := &Matrix{
 		APIVersion: "claimbridge.dev/support/v1", Kind: "Support",
 		AtDefaults: Span{"1.32", "1.33"}, WithFlags: Span{"1.32", "1.37"},
+		Notes: []string{"the DRA gRPC of the kubelet of 1.38 and the kubeletplugin of k8s.io/dynamic-resource-allocation v0.33 is judged by the versions their sources define; " +
+			"only the kubelets of 1.31–1.37 and the kubeletplugins of v0.31–v0.37 have been run against each other"},
 		Errors: []string{"--declared >=1.33 <1.39 admits Kubernetes 1.38, where the driver cannot run: " +
 			"k8s.io/dynamic-resource-allocation v0.33 (resourceslices): resource.k8s.io/v1beta1 resourceslices, which Kubernetes 1.38 no longer serves (removed in 1.38)"},
 	}
@@ -133,5 +136,25 @@ func TestDeclare(t *testing.T) {
 	}
 	if err := got.Declare("--declared", ">=one"); err == nil {
 		t.Error("--declared >=one: no error")
+	}
+}
+
+// TestKubeletRegistration: a kubelet of 1.31 refuses the kubeletplugin of
+// v0.32, though both speak v1alpha4; one of 1.32 calls that of v0.31.
+func TestKubeletRegistration(t *testing.T) {
+	cells := func(lib, minor int) []Cell {
+		return Driver{Module: &Module{Minors: map[string]int{LibraryModule: lib}}}.Cells(minor)
+	}
+	want := []string{
+		"the kubelet of 1.31 refuses the registration of the kubeletplugin of k8s.io/dynamic-resource-allocation v0.32: it reads a plugin's versions as semantic versions, and from v0.32 the kubeletplugin registers gRPC service names",
+		"k8s.io/dynamic-resource-allocation v0.32 (resourceslices): resource.k8s.io/v1beta1 resourceslices, which Kubernetes 1.31 does not have (it came in 1.32)",
+	}
+	if diff := cmp.Diff(want, cells(32, 31)[0].Reasons); diff != "" {
+		t.Errorf("v0.32 on 1.31 (-want +got)\n%s", diff)
+	}
+	for _, r := range cells(31, 32)[0].Reasons {
+		if strings.HasPrefix(r, "the kubelet") {
+			t.Errorf("v0.31 on 1.32: %s", r)
+		}
 	}
 }

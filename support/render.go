@@ -75,7 +75,23 @@ func Support(d Driver, minors []int) *Matrix {
 			m.WithFlags.add(cells[0].Release)
 		}
 	}
+	if sources := m.fromSources(); len(sources) > 0 {
+		m.Notes = append(m.Notes, fmt.Sprintf("the DRA gRPC of the kubelet of %s and the kubeletplugin of %s v0.%d is judged by the versions their sources define; only the kubelets of 1.%d–1.%d and the kubeletplugins of v0.%d–v0.%d have been run against each other",
+			strings.Join(sources, ", "), LibraryModule, d.Module.Library(), GRPCRun[0], GRPCRun[1], GRPCRun[0], GRPCRun[1]))
+	}
 	return m
+}
+
+// fromSources are the releases whose DRA gRPC verdict comes from the
+// sources alone.
+func (m *Matrix) fromSources() []string {
+	var out []string
+	for _, c := range m.Cells {
+		if c.Setting == Defaults && c.GRPC == FromSources {
+			out = append(out, c.Release)
+		}
+	}
+	return out
 }
 
 // Declare checks the releases that constraint (a kubeVersion-style range,
@@ -169,6 +185,9 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintf(&b, "| %s | %s | %s |\n", row[0].Release, row[0].Verdict, flags)
 	}
 	fmt.Fprintf(&b, "\nRuns at defaults on %s; with flags on %s.\n", m.AtDefaults, m.WithFlags)
+	if sources := m.fromSources(); len(sources) > 0 {
+		fmt.Fprintf(&b, "The DRA gRPC of %s is read from the sources of the kubelet and the library, not run.\n", strings.Join(sources, ", "))
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -3,11 +3,14 @@
 // v0.37), built as a small program (testdata/probe), runs its own
 // ResourceSlice controller and claim reader against the real
 // kube-apiservers 1.31–1.37, at their defaults and with every non-GA
-// version of resource.k8s.io served.
+// version of resource.k8s.io served, and those servers dry-run support's
+// fixture charts; the kubelet of each release 1.31–1.37 (testdata/kubelet)
+// registers and calls each line's kubeletplugin (testdata/plugin).
 //
-// Under `make record` the probes are built (cached in
-// $CLAIMBRIDGE_CACHE/probes) and run, and testdata/probes.json is written;
-// otherwise the recording is replayed against support.Driver.Cells.
+// Under `make record` the programs are built (cached in
+// $CLAIMBRIDGE_CACHE/probes) and run, and testdata/probes.json and
+// testdata/grpc.json are written; otherwise the recordings are replayed
+// against support's cells.
 package libprobe
 
 import (
@@ -17,6 +20,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -66,8 +70,9 @@ const (
 type book struct {
 	// Pinned are the versions of kube-apiserver of each release
 	// ("kube-apiserver 1.31") and of the library of each line
-	// ("dynamic-resource-allocation v0.31") that answered, and the digest
-	// of testdata/probe ("probe sources") the probes were built from.
+	// ("dynamic-resource-allocation v0.31") that answered, the digest
+	// of testdata/probe ("probe sources") the probes were built from, and
+	// that of the fixture charts dry-run.
 	Pinned   map[string]string
 	Releases []release
 }
@@ -84,6 +89,9 @@ type setting struct {
 	Claim string
 	// Probes are the results by library line ("v0.31").
 	Probes map[string]result
+	// Charts are the server's refusals of each of support's fixture
+	// charts (harness.SupportCharts), rendered for the setting.
+	Charts map[string][]string
 }
 
 // result is what a probe printed.
@@ -105,15 +113,10 @@ func line(lib int) string { return fmt.Sprintf("v0.%d", lib) }
 // it did so only with every version served, and those flags hold the
 // matrix's; `cannot` where it did neither. Each slice and claim went
 // through a version api.Through names for the library, and from v0.34 the
-// newest of them the release served.
-//
-// The DRA gRPC half of a cell (the kubelet of the release and the
-// library's kubeletplugin sharing a version: evaluation.grpc) comes from
-// the sources (api/components.tsv, dra-grpc), not from this recording: no
-// kubelet runs here. In 1.31–1.37 no cell is `cannot` for gRPC alone: the
-// library's REST versions fail there too, as the recording shows.
+// newest of them the release served. The DRA gRPC half of a cell is
+// TestKubeletPlugins'. Each fixture chart: checkChart.
 func TestLibraryProbes(t *testing.T) {
-	pinned := pins(t)
+	pinned := pins(t, "probe")
 	var b book
 	if recorded.Recording {
 		b = record(t, pinned)
@@ -173,6 +176,32 @@ func TestLibraryProbes(t *testing.T) {
 				}
 			})
 		}
+		for _, chart := range harness.SupportCharts {
+			t.Run("chart-"+chart+"/"+r.Release, func(t *testing.T) { checkChart(t, chart, minor, at) })
+		}
+	}
+}
+
+// checkChart: support says the chart works at a release's defaults
+// exactly where that kube-apiserver created its objects rendered for the
+// defaults, and that it runs with flags exactly where it created them with
+// every version served. A release the chart's kubeVersion refuses is
+// Helm's to refuse: its objects are not compared.
+func checkChart(t *testing.T, chart string, minor int, at map[string]setting) {
+	verdict, err := harness.SupportVerdict(chart, minor, support.Defaults)
+	if err != nil {
+		t.Fatal(err)
+	}
+	def, okDef := at[defaults].Charts[chart]
+	every, okEvery := at[everyVersion].Charts[chart]
+	switch {
+	case !okDef || !okEvery:
+		t.Fatalf("%s has no dry run of chart %s on 1.%d: run `make record`", recording, chart, minor)
+	case verdict == support.Refused:
+	case (verdict == support.Works) != (len(def) == 0):
+		t.Errorf("support says %s at the defaults of 1.%d; kube-apiserver 1.%d refused %q", verdict, minor, minor, def)
+	case (verdict == support.Works || verdict == support.NeedsFlags) != (len(every) == 0):
+		t.Errorf("support says %s at the defaults of 1.%d; kube-apiserver 1.%d with every version refused %q", verdict, minor, minor, every)
 	}
 }
 
@@ -233,20 +262,17 @@ func checkVersions(t *testing.T, minor, lib int, s setting) {
 	}
 }
 
-// pins are the versions hack/tools pins of kube-apiserver 1.31–1.37, and
-// those api/featuregates.tsv names of the library v0.31–v0.37.
-func pins(t *testing.T) map[string]string {
+// pins are the versions hack/tools pins of kube-apiserver 1.31–1.37 (and
+// so of the kubelet), those api/featuregates.tsv names of the library
+// v0.31–v0.37, and the digests of the sources of programs.
+func pins(t *testing.T, programs ...string) map[string]string {
 	root, err := harness.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
 	pinned := map[string]string{}
 	for minor := first; minor <= last; minor++ {
-		dir := filepath.Join(root, "hack", "tools", fmt.Sprintf("kube-apiserver-1.%d", minor))
-		if minor == last {
-			dir = filepath.Join(root, "hack", "tools", "kube-apiserver")
-		}
-		if pinned[fmt.Sprintf("kube-apiserver 1.%d", minor)], err = recorded.Pinned(filepath.Join(dir, "go.mod")); err != nil {
+		if pinned[fmt.Sprintf("kube-apiserver 1.%d", minor)], err = recorded.Pinned(filepath.Join(tools(root, minor), "go.mod")); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -263,8 +289,21 @@ func pins(t *testing.T) map[string]string {
 	if len(pinned) != 2*(last-first+1) {
 		t.Fatalf("api/featuregates.tsv names no library version of some of v0.%d–v0.%d: %v", first, last, pinned)
 	}
-	_, pinned["probe sources"] = probeSources(t)
+	for _, p := range programs {
+		_, pinned[p+" sources"] = sources(t, p)
+	}
+	if slices.Contains(programs, "probe") {
+		pinned["fixture charts"] = charts(t, root)
+	}
 	return pinned
+}
+
+// tools is the module of hack/tools that builds kube-apiserver 1.minor.
+func tools(root string, minor int) string {
+	if minor == last {
+		return filepath.Join(root, "hack", "tools", "kube-apiserver")
+	}
+	return filepath.Join(root, "hack", "tools", fmt.Sprintf("kube-apiserver-1.%d", minor))
 }
 
 // settings are the flags release minor is started with: its defaults, and
@@ -296,7 +335,7 @@ func record(t *testing.T, pinned map[string]string) book {
 	probes := map[int]string{}
 	for lib := first; lib <= last; lib++ {
 		start := time.Now()
-		probes[lib] = build(t, lib, pinned["dynamic-resource-allocation "+line(lib)])
+		probes[lib] = buildLibrary(t, "probe", fmt.Sprintf("lib0%d", min(lib, 34)), pinned["dynamic-resource-allocation "+line(lib)]) // v0.34 and later share an API
 		t.Logf("probe %s: %s (%s)", line(lib), probes[lib], time.Since(start).Round(time.Second))
 	}
 	b := book{Pinned: pinned}
@@ -313,32 +352,40 @@ func record(t *testing.T, pinned map[string]string) book {
 	return b
 }
 
-// build builds the probe of lib at version in a module of its own, or
-// finds it built in $CLAIMBRIDGE_CACHE/probes.
-func build(t *testing.T, lib int, version string) string {
-	sources, sum := probeSources(t)
-	bin := filepath.Join(cacheDir(t), "probes", version+"-"+sum, "probe")
+// buildLibrary builds program with tag against the library (and its
+// client-go) at version.
+func buildLibrary(t *testing.T, program, tag, version string) string {
+	return build(t, program, tag, version, func(string) [][]string {
+		return [][]string{
+			{"mod", "init", "claimbridge.dev/" + program},
+			{"get", "k8s.io/dynamic-resource-allocation@" + version, "k8s.io/client-go@" + version},
+		}
+	})
+}
+
+// build builds program (testdata/PROGRAM) with tag in a module of its
+// own, which setup prepares in dir or returns the go commands that do,
+// or finds it built in $CLAIMBRIDGE_CACHE/probes under the name of what it
+// is built against and the digest of its sources.
+func build(t *testing.T, program, tag, against string, setup func(dir string) [][]string) string {
+	files, sum := sources(t, program)
+	bin := filepath.Join(cacheDir(t), "probes", against+"-"+sum, program)
 	if _, err := os.Stat(bin); err == nil {
 		return bin
 	}
 	dir := t.TempDir()
-	for _, src := range sources {
+	for _, src := range files {
 		data, _ := os.ReadFile(src)
 		if err := os.WriteFile(filepath.Join(dir, filepath.Base(src)), data, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	tag := fmt.Sprintf("lib0%d", min(lib, 34)) // v0.34 and later share an API
 	env := append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod", "CGO_ENABLED=0")
-	for _, args := range [][]string{
-		{"mod", "init", "claimbridge.dev/libprobe"},
-		{"get", "k8s.io/dynamic-resource-allocation@" + version, "k8s.io/client-go@" + version},
-		{"build", "-tags", tag, "-o", bin + ".tmp", "."},
-	} {
+	for _, args := range append(setup(dir), []string{"build", "-tags", tag, "-o", bin + ".tmp", "."}) {
 		cmd := exec.Command("go", args...)
 		cmd.Dir, cmd.Env = dir, env
 		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("probe %s: go %s: %v\n%s", line(lib), strings.Join(args, " "), err, out)
+			t.Fatalf("%s %s: go %s: %v\n%s", program, against, strings.Join(args, " "), err, out)
 		}
 	}
 	if err := os.Rename(bin+".tmp", bin); err != nil {
@@ -347,15 +394,15 @@ func build(t *testing.T, lib int, version string) string {
 	return bin
 }
 
-// probeSources are the files of testdata/probe and their digest, which
-// names the probes built from them and is pinned in the recording.
-func probeSources(t *testing.T) (sources []string, digest string) {
-	sources, err := filepath.Glob("testdata/probe/*.go")
-	if err != nil || len(sources) == 0 {
-		t.Fatalf("testdata/probe: %v", err)
+// sources are the files of testdata/PROGRAM and their digest, which
+// names the programs built from them and is pinned in the recordings.
+func sources(t *testing.T, program string) (files []string, digest string) {
+	files, err := filepath.Glob(filepath.Join("testdata", program, "*.go"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("testdata/%s: %v", program, err)
 	}
 	sum := sha256.New()
-	for _, src := range sources {
+	for _, src := range files {
 		data, err := os.ReadFile(src)
 		if err != nil {
 			t.Fatal(err)
@@ -363,7 +410,28 @@ func probeSources(t *testing.T) (sources []string, digest string) {
 		fmt.Fprintf(sum, "%s\n%d\n", filepath.Base(src), len(data))
 		sum.Write(data)
 	}
-	return sources, hex.EncodeToString(sum.Sum(nil))[:12]
+	return files, hex.EncodeToString(sum.Sum(nil))[:12]
+}
+
+// charts is the digest of support's fixture charts that the recording
+// dry-runs (harness.SupportCharts).
+func charts(t *testing.T, root string) string {
+	sum := sha256.New()
+	for _, chart := range harness.SupportCharts {
+		err := filepath.WalkDir(filepath.Join(root, "support", "testdata", "charts", chart), func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			data, err := os.ReadFile(path)
+			fmt.Fprintf(sum, "%s\n%d\n", filepath.ToSlash(strings.TrimPrefix(path, root)), len(data))
+			sum.Write(data)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return hex.EncodeToString(sum.Sum(nil))[:12]
 }
 
 // cacheDir is hack/cache.sh's cache.
@@ -425,6 +493,9 @@ func ask(t *testing.T, minor int, s *setting, probes map[int]string) map[string]
 	if err := prepare(config, name, s); err != nil {
 		t.Fatalf("%s %s: %v", name, s.Name, err)
 	}
+	if s.Charts, err = dryRun(config, name, s); err != nil {
+		t.Fatalf("%s %s: %v", name, s.Name, err)
+	}
 	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
 	kc := clientcmdapi.NewConfig()
 	kc.Clusters["c"] = &clientcmdapi.Cluster{Server: config.Host, CertificateAuthorityData: config.CAData}
@@ -457,6 +528,28 @@ func ask(t *testing.T, minor int, s *setting, probes map[int]string) map[string]
 	}
 	wg.Wait()
 	return results
+}
+
+// dryRun creates the objects of each of support's fixture charts,
+// rendered for s, with a server-side dry run, and returns the refusals.
+func dryRun(config *rest.Config, name string, s *setting) (map[string][]string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	d, err := dynamic.NewForConfig(config)
+	if err != nil {
+		return nil, err
+	}
+	c, err := harness.Cluster(name, s.FeatureGates, s.RuntimeConfig)
+	if err != nil {
+		return nil, err
+	}
+	refused := map[string][]string{}
+	for _, chart := range harness.SupportCharts {
+		if refused[chart], err = harness.SupportRefusals(ctx, d, chart, c); err != nil {
+			return nil, err
+		}
+	}
+	return refused, nil
 }
 
 // prepare creates the Node node-1 and the ResourceClaim default/probe,
