@@ -34,6 +34,9 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // Recording is true under `make record`: the suites ask the real programs
@@ -304,4 +307,35 @@ func Complete() bool {
 		}
 	}
 	return true
+}
+
+// File is the recording at path: under `make record`, what record
+// returns, written there as indented JSON; otherwise what the file holds,
+// which must have been recorded with what pinned names (pins of it: the
+// versions and sources of what answered).
+func File[T any](t testing.TB, path string, pinned map[string]string, pins func(T) map[string]string, record func() T) T {
+	t.Helper()
+	if Recording {
+		b := record()
+		data, err := json.MarshalIndent(b, "", "  ")
+		if err == nil {
+			err = os.WriteFile(path, append(data, '\n'), 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	var b T
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v: run `make record`", err)
+	}
+	if err := json.Unmarshal(data, &b); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	if d := cmp.Diff(pinned, pins(b)); d != "" {
+		t.Fatalf("%s was recorded with other versions or sources than this tree pins: run `make record` (-pinned +recorded):\n%s", path, d)
+	}
+	return b
 }

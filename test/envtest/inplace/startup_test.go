@@ -92,26 +92,13 @@ func draFlags(minor int, set string) (gates, runtime string) {
 }
 
 func TestStartupRefusals(t *testing.T) {
-	book := startupBook{KubeAPIServer: map[string]string{}}
 	var pairs [][2]int
 	for minor := 30; minor < 37; minor++ {
 		pairs = append(pairs, [2]int{minor, minor + 1}, [2]int{minor + 1, minor})
 	}
 	pinned := pinnedAPIServers(t)
-	if recorded.Recording {
-		book = recordStartups(t, pairs, pinned)
-	} else {
-		data, err := os.ReadFile(startupRecording)
-		if err != nil {
-			t.Fatalf("%v: run `make record`", err)
-		}
-		if err := json.Unmarshal(data, &book); err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff(pinned, book.KubeAPIServer); diff != "" {
-			t.Fatalf("%s was recorded with other kube-apiservers than hack/tools pins: run `make record` (-pinned +recorded):\n%s", startupRecording, diff)
-		}
-	}
+	book := recorded.File(t, startupRecording, pinned, func(b startupBook) map[string]string { return b.KubeAPIServer },
+		func() startupBook { return recordStartups(t, pairs, pinned) })
 	if len(book.Startups) != 2*len(pairs) {
 		t.Fatalf("%s has %d startups, want %d: run `make record`", startupRecording, len(book.Startups), 2*len(pairs))
 	}
@@ -286,13 +273,6 @@ func recordStartups(t *testing.T, pairs [][2]int, pinned map[string]string) star
 		if err := etcd.Stop(); err != nil {
 			t.Fatal(err)
 		}
-	}
-	data, err := json.MarshalIndent(book, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(startupRecording, append(data, '\n'), 0o644); err != nil {
-		t.Fatal(err)
 	}
 	return book
 }

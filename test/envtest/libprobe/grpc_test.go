@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/support"
 	"github.com/claimbridge/claimbridge/test/envtest/harness"
@@ -55,28 +53,7 @@ var services = map[string]string{
 // those.
 func TestKubeletPlugins(t *testing.T) {
 	pinned := pins(t, "kubelet", "plugin")
-	var b grpcBook
-	if recorded.Recording {
-		b = recordGRPC(t, pinned)
-		data, err := json.MarshalIndent(b, "", "  ")
-		if err == nil {
-			err = os.WriteFile(grpcRecording, append(data, '\n'), 0o644)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	} else {
-		data, err := os.ReadFile(grpcRecording)
-		if err != nil {
-			t.Fatalf("%v: run `make record`", err)
-		}
-		if err := json.Unmarshal(data, &b); err != nil {
-			t.Fatal(err)
-		}
-		if d := cmp.Diff(pinned, b.Pinned); d != "" {
-			t.Fatalf("%s was recorded with other kubelets or libraries than hack/tools and api/featuregates.tsv pin, or other programs than testdata/kubelet and testdata/plugin: run `make record` (-pinned +recorded):\n%s", grpcRecording, d)
-		}
-	}
+	b := recorded.File(t, grpcRecording, pinned, func(b grpcBook) map[string]string { return b.Pinned }, func() grpcBook { return recordGRPC(t, pinned) })
 	if support.GRPCRun != [2]int{first, last} {
 		t.Fatalf("support.GRPCRun is %d; this recording runs the kubelets of 1.%d–1.%d against the kubeletplugins of v0.%d–v0.%d", support.GRPCRun, first, last, first, last)
 	}

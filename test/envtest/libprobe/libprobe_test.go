@@ -31,7 +31,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -117,28 +116,7 @@ func line(lib int) string { return fmt.Sprintf("v0.%d", lib) }
 // TestKubeletPlugins'. Each fixture chart: checkChart.
 func TestLibraryProbes(t *testing.T) {
 	pinned := pins(t, "probe")
-	var b book
-	if recorded.Recording {
-		b = record(t, pinned)
-		data, err := json.MarshalIndent(b, "", "  ")
-		if err == nil {
-			err = os.WriteFile(recording, append(data, '\n'), 0o644)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	} else {
-		data, err := os.ReadFile(recording)
-		if err != nil {
-			t.Fatalf("%v: run `make record`", err)
-		}
-		if err := json.Unmarshal(data, &b); err != nil {
-			t.Fatal(err)
-		}
-		if d := cmp.Diff(pinned, b.Pinned); d != "" {
-			t.Fatalf("%s was recorded with other kube-apiservers or libraries than hack/tools and api/featuregates.tsv pin, or other probes than testdata/probe: run `make record` (-pinned +recorded):\n%s", recording, d)
-		}
-	}
+	b := recorded.File(t, recording, pinned, func(b book) map[string]string { return b.Pinned }, func() book { return record(t, pinned) })
 	if len(b.Releases) != last-first+1 {
 		t.Fatalf("%s has %d releases, want 1.%d–1.%d: run `make record`", recording, len(b.Releases), first, last)
 	}
