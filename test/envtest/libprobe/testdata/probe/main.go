@@ -126,13 +126,13 @@ func main() {
 	}
 	cancel()
 	o.mu.Lock()
-	switch {
-	case err != nil:
-		r.Publish = err.Error()
+	switch { // the server's answer before the library's words for it
 	case o.created != "":
 		r.Publish, r.PublishVersion = "ok", o.created
 	case o.failed["resourceslices"] != "":
 		r.Publish = o.failed["resourceslices"]
+	case err != nil:
+		r.Publish = err.Error()
 	case o.lastError != "":
 		r.Publish = o.lastError
 	default:
