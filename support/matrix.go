@@ -203,7 +203,7 @@ func (e *evaluation) grpc(lib int) {
 	kubelet, plugin := api.GRPC(minor, api.Kubelet), api.GRPC(lib, api.DriverLibrary)
 	switch {
 	case lib == 0 || len(plugin) == 0 || len(api.SharedGRPC(minor, lib)) > 0:
-	case minor < api.ServiceNames && lib >= api.ServiceNames && slices.ContainsFunc(plugin, func(v string) bool { return slices.Contains(kubelet, v) }):
+	case slices.ContainsFunc(plugin, func(v string) bool { return slices.Contains(kubelet, v) }): // both speak one
 		e.cannot = append(e.cannot, fmt.Sprintf("the kubelet of 1.%d refuses the registration of the kubeletplugin of %s v0.%d: it reads a plugin's versions as semantic versions, and from v0.%d the kubeletplugin registers gRPC service names",
 			minor, LibraryModule, lib, api.ServiceNames))
 	default:
