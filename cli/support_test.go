@@ -32,11 +32,21 @@ func supportCells(t *testing.T, args ...string) (code int, cells []string, m sup
 
 const runtimeV1beta1 = "--runtime-config=resource.k8s.io/v1beta1=true"
 
+// draV1beta1 are the flags before 1.34, where DRA is off by default.
+const draV1beta1 = "--feature-gates=DynamicResourceAllocation=true " + runtimeV1beta1
+
 func TestSupportCharts(t *testing.T) {
 	needsV1beta1 := func(minors ...int) []string {
 		var out []string
 		for _, m := range minors {
 			out = append(out, fmt.Sprintf("1.%d defaults: needs-flags", m), fmt.Sprintf("1.%d %s: works", m, runtimeV1beta1))
+		}
+		return out
+	}
+	needsDRA := func(minors ...int) []string {
+		var out []string
+		for _, m := range minors {
+			out = append(out, fmt.Sprintf("1.%d defaults: needs-flags", m), fmt.Sprintf("1.%d %s: works", m, draV1beta1))
 		}
 		return out
 	}
@@ -56,15 +66,17 @@ func TestSupportCharts(t *testing.T) {
 			// kubeVersion admits 1.38, which no longer serves v1beta1: exit 1.
 			args:     []string{"--chart", supportFixture("charts/v1beta1")},
 			wantCode: ExitInvalid,
-			want:     slices.Concat([]string{"1.31 defaults: refused"}, works(32, 33), needsV1beta1(34, 35, 36, 37), []string{"1.38 defaults: cannot"}),
+			want:     slices.Concat([]string{"1.31 defaults: refused"}, needsDRA(32, 33), needsV1beta1(34, 35, 36, 37), []string{"1.38 defaults: cannot"}),
 		},
 		"capabilities-branch": {
 			args: []string{"--chart", supportFixture("charts/capabilities")},
-			want: slices.Concat([]string{"1.31 defaults: cannot"}, works(32, 33, 34, 35, 36, 37, 38)),
+			want: slices.Concat([]string{"1.31 defaults: cannot"}, needsDRA(32, 33), works(34, 35, 36, 37, 38)),
 		},
 		"required-value-missing": {
-			args: []string{"--chart", supportFixture("charts/required"), "--releases", "1.33-1.34"},
-			want: []string{"1.33 defaults: cannot", "1.34 defaults: cannot"},
+			// The input is at fault, not the driver: nothing is judged.
+			args:     []string{"--chart", supportFixture("charts/required"), "--releases", "1.33-1.34"},
+			wantCode: ExitBadInput,
+			want:     []string{"1.33 defaults: unjudged", "1.34 defaults: unjudged"},
 		},
 		"required-value-set": {
 			args: []string{"--chart", supportFixture("charts/required"), "--releases", "1.33-1.34", "--set", "driver.name=gpu.example.com"},
@@ -72,12 +84,12 @@ func TestSupportCharts(t *testing.T) {
 		},
 		"library-v0.33-and-capabilities-branch": {
 			args: []string{supportFixture("lib033"), "--chart", supportFixture("charts/capabilities")},
-			want: slices.Concat([]string{"1.31 defaults: cannot"}, works(32, 33), needsV1beta1(34, 35, 36, 37), []string{"1.38 defaults: cannot"}),
+			want: slices.Concat([]string{"1.31 defaults: cannot"}, needsDRA(32, 33), needsV1beta1(34, 35, 36, 37), []string{"1.38 defaults: cannot"}),
 		},
 		"device-taint-rules-declared-from-1.33": {
 			args: []string{supportFixture("taints"), "--releases", "1.33-1.34", "--declared", ">=1.33"},
 			want: []string{
-				"1.33 defaults: needs-flags", "1.33 --feature-gates=DRADeviceTaints=true --runtime-config=resource.k8s.io/v1alpha3=true: works",
+				"1.33 defaults: needs-flags", "1.33 --feature-gates=DRADeviceTaints=true,DynamicResourceAllocation=true --runtime-config=resource.k8s.io/v1alpha3=true,resource.k8s.io/v1beta2=true: works",
 				"1.34 defaults: needs-flags", "1.34 --feature-gates=DRADeviceTaints=true --runtime-config=resource.k8s.io/v1alpha3=true: works",
 			},
 		},
@@ -125,8 +137,7 @@ func TestSupportChartReasons(t *testing.T) {
 		},
 		"required-value": {
 			args: []string{"--chart", supportFixture("charts/required"), "--releases", "1.34"},
-			want: []support.Cell{{Release: "1.34", Setting: "defaults", Verdict: "cannot", Reasons: []string{
-				"the chart does not render: execution error at (gpu-driver/templates/deviceclass.yaml:4:11): driver.name is required"}}},
+			want: []support.Cell{{Release: "1.34", Setting: "defaults", Verdict: "unjudged"}},
 		},
 	}
 	for name, s := range scenarios {
@@ -156,11 +167,14 @@ func TestSupportCommand(t *testing.T) {
 		"text": {
 			args: []string{lib033, "--releases", "1.33-1.34"},
 			wantOut: `RELEASE  DEFAULTS     WITH FLAGS
-1.33     works        -
+1.33     needs-flags  --feature-gates=DynamicResourceAllocation=true --runtime-config=resource.k8s.io/v1beta1=true
 1.34     needs-flags  --runtime-config=resource.k8s.io/v1beta1=true
 
-Runs at defaults on 1.33; with flags on 1.33–1.34.
+Runs at defaults on none of them; with flags on 1.33–1.34.
 
+1.33 defaults: Kubernetes 1.33 runs no DRA at its defaults: the DynamicResourceAllocation feature gate goes on kube-apiserver, kube-scheduler, kube-controller-manager and every kubelet, and kube-apiserver serves resource.k8s.io only with --runtime-config
+1.33 defaults: k8s.io/dynamic-resource-allocation v0.33 (resourceslices): kube-apiserver 1.33 serves resource.k8s.io/v1beta1 resourceslices only with --feature-gates=DynamicResourceAllocation=true --runtime-config=resource.k8s.io/v1beta1=true
+1.33 defaults: k8s.io/dynamic-resource-allocation v0.33 (resourceclaims): kube-apiserver 1.33 serves resource.k8s.io/v1beta1 resourceclaims only with --feature-gates=DynamicResourceAllocation=true --runtime-config=resource.k8s.io/v1beta1=true
 1.34 defaults: k8s.io/dynamic-resource-allocation v0.33 (resourceslices): kube-apiserver 1.34 serves resource.k8s.io/v1beta1 resourceslices only with --runtime-config=resource.k8s.io/v1beta1=true
 1.34 defaults: k8s.io/dynamic-resource-allocation v0.33 (resourceclaims): kube-apiserver 1.34 serves resource.k8s.io/v1beta1 resourceclaims only with --runtime-config=resource.k8s.io/v1beta1=true
 `,
@@ -183,12 +197,13 @@ Runs at defaults on 1.33; with flags on 1.33–1.34.
 			args:    []string{broken, "--releases", "1.34", "--report", "markdown"},
 			wantOut: "| Kubernetes | At defaults | With flags |\n|---|---|---|\n| 1.34 | works | works |\n\nRuns at defaults on 1.34; with flags on 1.34.\n",
 			wantErr: "note: broken.go:3: does not parse: expected ')', found '{' (its other calls are read)\n" +
-				"note: go.mod does not require k8s.io/dynamic-resource-allocation: what the library writes and the gRPC it serves are not judged, only the module's own typed calls and the chart\n",
+				"note: no binary judged imports k8s.io/dynamic-resource-allocation: what the library writes and the gRPC it serves are not judged, only the binaries' own typed calls and the install\n",
 		},
 		"dir-without-go.mod-and-a-chart": {
 			args:    []string{"testdata/support", "--chart", supportFixture("charts/required"), "--set", "driver.name=gpu.example.com", "--releases", "1.34", "--report", "markdown"},
 			wantOut: "| Kubernetes | At defaults | With flags |\n|---|---|---|\n| 1.34 | works | works |\n\nRuns at defaults on 1.34; with flags on 1.34.\n",
-			wantErr: "note: testdata/support has no go.mod: only the chart is judged\n",
+			wantErr: "note: testdata/support has no go.mod: only the install is judged\n" +
+				"note: the chart is rendered as helm install gpu-driver -n gpu-driver renders it (--release-name, --namespace)\n",
 		},
 		"junit-a-case-per-cell": {
 			args: []string{lib033, "--releases", "1.34", "--report", "junit"},
@@ -210,7 +225,7 @@ Runs at defaults on 1.33; with flags on 1.33–1.34.
 		},
 		"no-go.mod-and-no-chart": {
 			args: []string{"testdata/support"}, wantCode: ExitBadInput,
-			wantErr: "Error: testdata/support has no go.mod and no --chart is given: nothing to judge\n",
+			wantErr: "Error: testdata/support has no go.mod and no --chart or -f is given: nothing to judge\n",
 		},
 		"releases-malformed": {
 			args: []string{lib033, "--releases", "1.35-1.31"}, wantCode: ExitBadInput,
@@ -319,6 +334,7 @@ func TestSupportSARIF(t *testing.T) {
 		got = append(got, fmt.Sprintf("%s:%d: %s: %s", loc.ArtifactLocation.URI, loc.Region.StartLine, r.Level, r.Message.Text))
 	}
 	want := []string{
+		chart + "/Chart.yaml:4: note: the chart is rendered as helm install gpu-driver -n gpu-driver renders it (--release-name, --namespace)",
 		chart + "/Chart.yaml:4: note: " + fromSources138,
 		chart + "/Chart.yaml:4: warning: the chart's kubeVersion >=1.32.0-0 admits Kubernetes 1.37, where the driver runs only with --runtime-config=resource.k8s.io/v1beta1=true",
 		chart + "/Chart.yaml:4: error: the chart's kubeVersion >=1.32.0-0 admits Kubernetes 1.38, where the driver cannot run: " +
@@ -326,5 +342,94 @@ func TestSupportSARIF(t *testing.T) {
 	}
 	if code != ExitInvalid || !slices.Equal(got, want) {
 		t.Errorf("exit %d (want 1), results (-want +got):\n%s", code, cmp.Diff(want, got))
+	}
+}
+
+// TestSupportInstall: a chart that refuses the namespace default renders
+// in the chart's name; rendered in default, it is said once and nothing is
+// judged (exit 2); a kustomization and plain manifests are judged as a
+// chart's objects are, and their containers pick the binaries judged.
+func TestSupportInstall(t *testing.T) {
+	guarded := supportFixture("charts/guarded")
+	refusal := "note: the chart renders on no release, as release gpu-driver in namespace default: execution error at (gpu-driver/templates/validation.yaml:2:4): " +
+		"Running in the 'default' namespace is not recommended. Set '--namespace' or '-n' to change the namespace.; render it as you install it (--values, --set, --release-name, --namespace)\n"
+	scenarios := map[string]struct {
+		args             []string
+		wantCode         int
+		wantOut, wantErr string
+	}{
+		"guarded-chart-in-its-own-namespace": {
+			args:    []string{"--chart", guarded, "--set", "image=example.com/qat:v1", "--releases", "1.34", "--report", "markdown"},
+			wantOut: "| Kubernetes | At defaults | With flags |\n|---|---|---|\n| 1.34 | works | works |\n\nRuns at defaults on 1.34; with flags on 1.34.\n",
+			wantErr: "note: the chart is rendered as helm install gpu-driver -n gpu-driver renders it (--release-name, --namespace)\n",
+		},
+		"guarded-chart-in-default": {
+			args:     []string{"--chart", guarded, "-n", "default", "--release-name", "gpu-driver", "--set", "image=example.com/qat:v1", "--releases", "1.33-1.34", "--declared", ">=1.33"},
+			wantCode: ExitBadInput,
+			wantOut:  "RELEASE  DEFAULTS  WITH FLAGS\n1.33     unjudged  unjudged\n1.34     unjudged  unjudged\n\nRuns at defaults on none of them; with flags on none of them.\n\n",
+			wantErr:  refusal + "Error: nothing could be judged\n",
+		},
+		"kustomization-of-a-v1-class": {
+			args:    []string{"-f", supportFixture("kustomize"), "--releases", "1.33-1.34", "--report", "markdown"},
+			wantOut: "| Kubernetes | At defaults | With flags |\n|---|---|---|\n| 1.33 | cannot | cannot |\n| 1.34 | works | works |\n\nRuns at defaults on 1.34; with flags on 1.34.\n",
+		},
+		"manifests-pick-the-binary": {
+			args:    []string{supportFixture("monorepo"), "-f", supportFixture("monorepo/deployments"), "--releases", "1.38", "--report", "markdown"},
+			wantOut: "| Kubernetes | At defaults | With flags |\n|---|---|---|\n| 1.38 | works | works |\n\nRuns at defaults on 1.38; with flags on 1.38.\nThe DRA gRPC of 1.38 is read from the sources of the kubelet and the library, not run.\n",
+			wantErr: "note: judged the binaries cmd/gpu-plugin (run by the install's containers)\n" +
+				"note: the DRA gRPC of the kubelet of 1.38 and the kubeletplugin of k8s.io/dynamic-resource-allocation v0.35 is judged by the versions their sources define; only the kubelets of 1.31–1.37 and the kubeletplugins of v0.31–v0.37 have been run against each other\n",
+		},
+		"values-given-as-manifests": {
+			args: []string{"--chart", guarded, "-f", filepath.Join(guarded, "Chart.yaml")}, wantCode: ExitBadInput,
+			wantErr: "Error: " + filepath.Join(guarded, "Chart.yaml") + ": document 1 (line 1): object has no \"kind\" (chart values go in --values)\n",
+		},
+	}
+	for name, s := range scenarios {
+		t.Run(name, func(t *testing.T) {
+			code, out, errOut := run(t, "", append([]string{"support"}, s.args...)...)
+			if code != s.wantCode {
+				t.Errorf("exit %d, want %d", code, s.wantCode)
+			}
+			if diff := cmp.Diff(s.wantOut, out); diff != "" {
+				t.Errorf("stdout (-want +got)\n%s", diff)
+			}
+			if diff := cmp.Diff(s.wantErr, errOut); diff != "" {
+				t.Errorf("stderr (-want +got)\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestSupportUpdate: --update keeps the README's table, --check fails in
+// CI when it differs or is missing.
+func TestSupportUpdate(t *testing.T) {
+	readme := filepath.Join(t.TempDir(), "README.md")
+	if err := os.WriteFile(readme, []byte("# GPU driver\n\nInstall it.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"support", supportFixture("lib033"), "--releases", "1.34", "--report", "markdown", "--update", readme}
+	table := "| Kubernetes | At defaults | With flags |\n|---|---|---|\n| 1.34 | needs-flags | works with `" + runtimeV1beta1 + "` |\n\nRuns at defaults on none of them; with flags on 1.34.\n"
+	steps := []struct {
+		args             []string
+		wantCode         int
+		wantErr, wantOut string
+		wantFile         string
+	}{
+		{args: []string{"--check"}, wantCode: ExitInvalid,
+			wantErr:  "Error: " + readme + " has no support table between " + support.BeginTable + " and " + support.EndTable + ": run without --check to add it\n",
+			wantFile: "# GPU driver\n\nInstall it.\n"},
+		{wantErr: readme + " had no support table: added at its end, between " + support.BeginTable + " and " + support.EndTable + "\n",
+			wantFile: "# GPU driver\n\nInstall it.\n\n" + support.BeginTable + "\n" + table + support.EndTable + "\n"},
+		{args: []string{"--check"}, wantFile: "# GPU driver\n\nInstall it.\n\n" + support.BeginTable + "\n" + table + support.EndTable + "\n"},
+		{args: []string{"--check", "--releases", "1.33-1.34"}, wantCode: ExitInvalid,
+			wantErr:  "Error: " + readme + ": its support table differs from the driver's: run without --check to update it\n",
+			wantFile: "# GPU driver\n\nInstall it.\n\n" + support.BeginTable + "\n" + table + support.EndTable + "\n"},
+	}
+	for i, s := range steps {
+		code, out, errOut := run(t, "", append(slices.Clone(args), s.args...)...)
+		data, _ := os.ReadFile(readme)
+		if code != s.wantCode || out != s.wantOut || errOut != s.wantErr || string(data) != s.wantFile {
+			t.Errorf("step %d %q: exit %d (want %d), stdout %q, stderr %q (want %q), file:\n%s", i, s.args, code, s.wantCode, out, errOut, s.wantErr, cmp.Diff(s.wantFile, string(data)))
+		}
 	}
 }

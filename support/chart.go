@@ -26,6 +26,10 @@ import (
 type Chart struct {
 	chart  *chartv2.Chart
 	values map[string]any
+	// Release and Namespace are what it is installed as: by default the
+	// chart's name for both, as drivers' charts document their install
+	// (helm install NAME -n NAME), and some refuse the namespace default.
+	Release, Namespace string
 }
 
 // LoadChart loads the chart at path (a directory or a packaged .tgz) with
@@ -53,7 +57,7 @@ func LoadChart(path string, valueFiles, sets []string) (*Chart, error) {
 			return nil, fmt.Errorf("failed parsing --set data: %w", err)
 		}
 	}
-	return &Chart{chart: ch, values: vals}, nil
+	return &Chart{chart: ch, values: vals, Release: ch.Name(), Namespace: ch.Name()}, nil
 }
 
 // KubeVersion is the chart's kubeVersion constraint; "" for none.
@@ -78,7 +82,7 @@ func (ch *Chart) Render(c api.Cluster) ([]manifest.Document, error) {
 		return nil, err
 	}
 	caps := &chartcommon.Capabilities{KubeVersion: *kv, APIVersions: apiVersions(c), HelmVersion: chartcommon.DefaultCapabilities.HelmVersion}
-	release := chartcommon.ReleaseOptions{Name: ch.chart.Name(), Namespace: "default", Revision: 1, IsInstall: true}
+	release := chartcommon.ReleaseOptions{Name: ch.Release, Namespace: ch.Namespace, Revision: 1, IsInstall: true}
 	vals, err := chartutil.ToRenderValues(ch.chart, ch.values, release, caps)
 	if err != nil {
 		return nil, err
@@ -126,7 +130,8 @@ func apiVersions(c api.Cluster) chartcommon.VersionSet {
 // admitsNone warns of each rule of doc, an admission webhook configuration
 // or policy, that names resource.k8s.io only in versions c does not serve:
 // on c it admits none of those objects.
-func admitsNone(doc manifest.Document, c api.Cluster) []string {
+func admitsNone(o installed, c api.Cluster) []string {
+	doc := o.doc
 	var rules []interface{}
 	switch doc.Object["kind"] {
 	case "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration":
@@ -150,8 +155,8 @@ func admitsNone(doc manifest.Document, c api.Cluster) []string {
 		if !slices.Contains(groups, api.UpstreamGroup) || slices.ContainsFunc(versions, servesOne) {
 			continue
 		}
-		out = appendNew(out, fmt.Sprintf("chart %s: its rules name %s %s, which Kubernetes 1.%d does not serve with this setting: they match none of its objects",
-			where(doc), api.UpstreamGroup, strings.Join(versions, ", "), c.Minor))
+		out = appendNew(out, fmt.Sprintf("%s: its rules name %s %s, which Kubernetes 1.%d does not serve with this setting: they match none of its objects",
+			o.who, api.UpstreamGroup, strings.Join(versions, ", "), c.Minor))
 	}
 	return out
 }

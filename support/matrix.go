@@ -21,10 +21,12 @@ const (
 	NeedsFlags = "needs-flags" // it runs only with the cell's flags
 	Cannot     = "cannot"      // no kube-apiserver flag makes it run
 	Refused    = "refused"     // the chart's kubeVersion refuses the release
+	Unjudged   = "unjudged"    // the chart renders on no release: the input is at fault
 )
 
-// Defaults is the setting of a release at its own defaults (before 1.34,
-// with DRA on as api.Defaults takes it).
+// Defaults is the setting of a release at its own defaults: an unmodified
+// kube-apiserver, scheduler, controller-manager and kubelet of it (before
+// 1.34, no DRA at all).
 const Defaults = "defaults"
 
 // A Cell is the verdict on the driver for one release with one setting.
@@ -69,12 +71,13 @@ func grpcFrom(minor, lib int) string {
 // cluster c: its errors and its warnings.
 type Judge func(obj map[string]interface{}, c api.Cluster) (errs, warnings []string)
 
-// A Driver is what is known of a driver release: its module, its chart,
-// or both.
+// A Driver is what is known of a driver release: the binaries it runs,
+// its chart, its install manifests.
 type Driver struct {
-	Module *Module
-	Chart  *Chart
-	Judge  Judge
+	Binaries  []Binary
+	Chart     *Chart
+	Manifests []manifest.Document
+	Judge     Judge
 }
 
 // kinds are the kinds of resource.k8s.io a release may serve.
@@ -104,27 +107,42 @@ func served(c api.Cluster, version, kind string) bool {
 }
 
 // A need is a kind the driver reads or writes, through the newest of
-// versions the release serves; who says what needs it.
+// versions the release serves; who says what needs it, and logged the
+// function that fails without it when it only logs the error.
 type need struct {
 	versions []string
 	kind     string
 	who      string
+	logged   string
 }
 
-// needs are what the module needs every release to serve: the library's
-// ResourceSlices and claims (the kubeletplugin writes the one and reads
-// the other on every node), then the module's own typed calls.
-func (m *Module) needs() []need {
+// needs are what the driver's binaries need every release to serve: the
+// library's ResourceSlices and claims (the kubeletplugin writes the one
+// and reads the other on every node), then their own typed calls; with
+// more than one binary, each says whose it is.
+func (d Driver) needs() []need {
 	var out []need
-	if lib := m.Library(); lib != 0 {
+	whose := map[string][]string{}
+	add := func(n need, bin string) {
+		if _, seen := whose[n.who]; !seen {
+			out = append(out, n)
+		}
+		whose[n.who] = append(whose[n.who], bin)
+	}
+	for _, b := range d.Binaries {
 		for _, kind := range []string{api.KindResourceSlice, api.KindClaim} {
-			if vs := api.Through(lib, api.DriverLibrary, kind); len(vs) > 0 {
-				out = append(out, need{vs, kind, fmt.Sprintf("%s v0.%d (%s)", LibraryModule, lib, api.Resource(kind))})
+			if vs := api.Through(b.Library, api.DriverLibrary, kind); b.Library != 0 && len(vs) > 0 {
+				add(need{vs, kind, fmt.Sprintf("%s v0.%d (%s)", LibraryModule, b.Library, api.Resource(kind)), ""}, b.Path)
 			}
 		}
+		for _, c := range b.Calls {
+			add(need{[]string{c.Version}, c.Kind, c.Position + " " + c.Expr, c.Logged}, b.Path)
+		}
 	}
-	for _, c := range m.Calls {
-		out = append(out, need{[]string{c.Version}, c.Kind, c.Position + " " + c.Expr})
+	if len(d.Binaries) > 1 {
+		for i := range out {
+			out[i].who = strings.Join(whose[out[i].who], ", ") + ": " + out[i].who
+		}
 	}
 	return out
 }
@@ -134,28 +152,39 @@ type evaluation struct {
 	defaults, flagged api.Cluster // flagged: the defaults with the least flags found
 	cannot, fixable   []string    // what no flag fixes; what flags fix
 	warnings          []string
+	render            string // why the chart does not render
 }
 
 // fit records whether the release serves n, at its defaults or with flags,
 // and adds the flags to e.flagged; false when no flag makes it serve n.
+// A need whose error is only logged is a warning, and adds no flag.
 func (e *evaluation) fit(n need) bool {
 	if slices.ContainsFunc(n.versions, func(v string) bool { return served(e.defaults, v, n.kind) }) {
 		return true
 	}
 	has := slices.DeleteFunc(slices.Clone(n.versions), func(v string) bool { return !e.defaults.Has(v, n.kind) })
 	if len(has) == 0 {
-		e.cannot = appendNew(e.cannot, n.who+": "+absent(e.defaults.Minor, n.versions, n.kind))
-		return false
+		if msg := n.who + ": " + absent(e.defaults.Minor, n.versions, n.kind); n.logged != "" {
+			e.warnings = appendNew(e.warnings, fmt.Sprintf("%s, which %s needs; its error is only logged: the rest of the driver runs", msg, n.logged))
+		} else {
+			e.cannot = appendNew(e.cannot, msg)
+		}
+		return n.logged != ""
 	}
 	version := has[len(has)-1] // the newest
 	gates, runtime := flagsFor(e.defaults, version, n.kind)
-	flags := api.Defaults(e.defaults.Minor)
+	flags := api.Bare(e.defaults.Minor)
 	if err := flags.Set(gates, runtime); err != nil {
 		e.cannot = appendNew(e.cannot, n.who+": "+err.Error())
 		return false
 	}
-	e.fixable = appendNew(e.fixable, fmt.Sprintf("%s: kube-apiserver 1.%d serves %s/%s %s only with %s",
-		n.who, e.defaults.Minor, api.UpstreamGroup, version, api.Resource(n.kind), flags.SettingsString()))
+	msg := fmt.Sprintf("%s: kube-apiserver 1.%d serves %s/%s %s only with %s",
+		n.who, e.defaults.Minor, api.UpstreamGroup, version, api.Resource(n.kind), flags.SettingsString())
+	if n.logged != "" {
+		e.warnings = appendNew(e.warnings, fmt.Sprintf("%s, which %s needs; without them, its error is only logged and the rest of the driver runs", msg, n.logged))
+		return true
+	}
+	e.fixable = appendNew(e.fixable, msg)
 	_ = e.flagged.Set(gates, runtime)
 	return true
 }
@@ -164,10 +193,14 @@ func (e *evaluation) fit(n need) bool {
 // c serve kind in version: the version, and the kind's gate with its
 // dependencies that are off.
 func flagsFor(c api.Cluster, version, kind string) (gates, runtime string) {
+	var on []string
+	if !c.Enabled(api.DynamicResourceAllocation) && c.Minor < 34 {
+		on = append(on, api.DynamicResourceAllocation+"=true")
+		c.SetEnabled(map[string]bool{api.DynamicResourceAllocation: true})
+	}
 	if !c.Serves(version, kind) {
 		runtime = api.UpstreamGroup + "/" + version + "=true"
 	}
-	var on []string
 	if gate := kindGate(c.Minor, kind); gate != "" {
 		spec, _ := api.Gate(c.Minor, gate) // its dependencies' own are on
 		for _, name := range append(slices.Clone(spec.Deps), gate) {
@@ -215,69 +248,90 @@ func (e *evaluation) grpc(lib int) {
 // Cells are the cells of release minor: at its defaults, and, when flags
 // make the driver run, with them.
 func (d Driver) Cells(minor int) []Cell {
+	cells, _ := d.cells(minor)
+	return cells
+}
+
+// cells are Cells, and why the chart does not render on the release.
+func (d Driver) cells(minor int) ([]Cell, string) {
 	release := fmt.Sprintf("1.%d", minor)
 	if d.Chart != nil && !d.Chart.Admits(minor) {
 		return []Cell{{Release: release, Setting: Defaults, Verdict: Refused,
-			Reasons: []string{fmt.Sprintf("the chart's kubeVersion %q refuses Kubernetes %s (%s)", d.Chart.KubeVersion(), release, kubeVersion(minor))}}}
+			Reasons: []string{fmt.Sprintf("the chart's kubeVersion %q refuses Kubernetes %s (%s)", d.Chart.KubeVersion(), release, kubeVersion(minor))}}}, ""
 	}
-	e := &evaluation{defaults: api.Defaults(minor), flagged: api.Defaults(minor)}
+	e := &evaluation{defaults: api.Bare(minor), flagged: api.Bare(minor)}
 	from := ""
-	if d.Module != nil {
-		from = grpcFrom(minor, d.Module.Library())
-		e.grpc(d.Module.Library())
-		for _, n := range d.Module.needs() {
-			e.fit(n)
+	for _, b := range d.Binaries {
+		if f := grpcFrom(minor, b.Library); f > from { // "sources" when any is
+			from = f
 		}
+		e.grpc(b.Library)
 	}
-	d.chart(e)
+	for _, n := range d.needs() {
+		e.fit(n)
+	}
+	d.install(e)
+	if len(e.cannot) == 0 && e.flagged.Enabled(api.DynamicResourceAllocation) && !e.defaults.Enabled(api.DynamicResourceAllocation) {
+		e.fixable = append([]string{fmt.Sprintf("Kubernetes 1.%d runs no DRA at its defaults: the %s feature gate goes on kube-apiserver, kube-scheduler, kube-controller-manager and every kubelet, and kube-apiserver serves resource.k8s.io only with --runtime-config",
+			minor, api.DynamicResourceAllocation)}, e.fixable...)
+	}
 	cell := Cell{Release: release, Setting: Defaults, Verdict: Cannot, Reasons: slices.Concat(e.cannot, e.fixable), GRPC: from}
 	switch {
 	case len(e.cannot) > 0:
-		return []Cell{cell}
+		return []Cell{cell}, e.render
 	case len(e.fixable) == 0:
 		cell.Verdict, cell.Reasons = Works, e.warnings
-		return []Cell{cell}
+		return []Cell{cell}, ""
 	}
 	cell.Verdict, cell.Flags = NeedsFlags, e.flagged.SettingsString()
-	return []Cell{cell, {Release: release, Setting: cell.Flags, Verdict: Works, Flags: cell.Flags, Reasons: e.warnings, GRPC: from}}
+	return []Cell{cell, {Release: release, Setting: cell.Flags, Verdict: Works, Flags: cell.Flags, Reasons: e.warnings, GRPC: from}}, ""
 }
 
-// chart renders the chart on the release with the flags found, adds the
-// flags its DRA objects need and renders again until they need no more,
-// then judges each object as validate --to does.
-func (d Driver) chart(e *evaluation) {
-	if d.Chart == nil {
-		return
-	}
-	var docs []manifest.Document
+// install renders the chart on the release with the flags found, adds
+// the flags its DRA objects and the manifests' need and renders again
+// until they need no more, then judges each object as validate --to does.
+func (d Driver) install(e *evaluation) {
+	var objs []installed
 	for settings := "-"; settings != e.flagged.SettingsString(); {
 		settings = e.flagged.SettingsString()
-		var err error
-		if docs, err = d.Chart.Render(e.flagged); err != nil {
-			e.cannot = append(e.cannot, "the chart does not render: "+strings.Join(strings.Fields(err.Error()), " "))
-			return
+		objs = nil
+		for _, doc := range d.Manifests {
+			objs = append(objs, installed{doc, fmt.Sprintf("%s (%s)", api.Describe(doc.Object), manifest.DisplayName(doc.Source))})
 		}
-		docs = slices.DeleteFunc(docs, func(doc manifest.Document) bool {
-			_, group, version, kind, _ := api.TypeOf(doc.Object)
-			return group == api.UpstreamGroup && !e.fit(need{[]string{version}, kind, "chart " + where(doc)})
+		if d.Chart != nil {
+			docs, err := d.Chart.Render(e.flagged)
+			if err != nil {
+				e.render = strings.Join(strings.Fields(err.Error()), " ")
+				e.cannot = append(e.cannot, "the chart does not render: "+e.render)
+				return
+			}
+			for _, doc := range docs {
+				objs = append(objs, installed{doc, fmt.Sprintf("chart %s (%s)", api.Describe(doc.Object), doc.Source)})
+			}
+		}
+		objs = slices.DeleteFunc(objs, func(o installed) bool {
+			_, group, version, kind, _ := api.TypeOf(o.doc.Object)
+			return group == api.UpstreamGroup && !e.fit(need{[]string{version}, kind, o.who, ""})
 		})
 	}
-	for _, doc := range docs {
-		if _, group, _, _, _ := api.TypeOf(doc.Object); group != api.UpstreamGroup {
-			e.warnings = append(e.warnings, admitsNone(doc, e.flagged)...)
+	for _, o := range objs {
+		if _, group, _, _, _ := api.TypeOf(o.doc.Object); group != api.UpstreamGroup {
+			e.warnings = append(e.warnings, admitsNone(o, e.flagged)...)
 			continue
 		}
-		errs, warnings := d.Judge(doc.Object, e.flagged)
+		errs, warnings := d.Judge(o.doc.Object, e.flagged)
 		for _, msg := range errs {
-			e.cannot = append(e.cannot, "chart "+where(doc)+": "+msg)
+			e.cannot = append(e.cannot, o.who+": "+msg)
 		}
 		for _, msg := range warnings {
-			e.warnings = append(e.warnings, "chart "+where(doc)+": "+msg)
+			e.warnings = append(e.warnings, o.who+": "+msg)
 		}
 	}
 }
 
-// where names a rendered object: "DeviceClass gpu.example.com (templates/class.yaml)".
-func where(doc manifest.Document) string {
-	return fmt.Sprintf("%s (%s)", api.Describe(doc.Object), doc.Source)
+// An installed object is a manifest's or a rendered chart's, with who
+// names it: "chart DeviceClass gpu.example.com (gpu/templates/class.yaml)".
+type installed struct {
+	doc manifest.Document
+	who string
 }

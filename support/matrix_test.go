@@ -22,6 +22,15 @@ func summary(cells []Cell) []string {
 
 const v1beta1Flag = "--runtime-config=resource.k8s.io/v1beta1=true"
 
+// draFlags turns DRA on before 1.34, where it is off by default.
+const draFlags = "--feature-gates=DynamicResourceAllocation=true " + v1beta1Flag
+
+// needsDRA are the cells of 1.32 and 1.33 for a driver that needs v1beta1.
+var needsDRA = []string{
+	"1.32 defaults: needs-flags", "1.32 " + draFlags + ": works",
+	"1.33 defaults: needs-flags", "1.33 " + draFlags + ": works",
+}
+
 // needsV1beta1 are the cells of 1.34–1.37 for a driver that needs v1beta1.
 var needsV1beta1 = []string{
 	"1.34 defaults: needs-flags", "1.34 " + v1beta1Flag + ": works",
@@ -46,7 +55,7 @@ func TestModuleCells(t *testing.T) {
 		"library-v0.33": {
 			// v0.33 speaks gRPC v1beta1 (1.32+) and writes through v1beta1 only.
 			dir:  "testdata/lib033",
-			want: append(append([]string{"1.31 defaults: cannot", "1.32 defaults: works", "1.33 defaults: works"}, needsV1beta1...), "1.38 defaults: cannot"),
+			want: slices.Concat([]string{"1.31 defaults: cannot"}, needsDRA, needsV1beta1, []string{"1.38 defaults: cannot"}),
 		},
 		"library-v0.37-with-a-stray-v1beta1-call": {
 			// Its v1 informer needs 1.34+; its v1beta1 Get, the flag until 1.37.
@@ -57,7 +66,8 @@ func TestModuleCells(t *testing.T) {
 			dir: "testdata/taints",
 			want: slices.Concat(
 				[]string{"1.31 defaults: cannot", "1.32 defaults: cannot"},
-				taintFlags(33, "DRADeviceTaints=true"), taintFlags(34, "DRADeviceTaints=true"),
+				[]string{"1.33 defaults: needs-flags", "1.33 --feature-gates=DRADeviceTaints=true,DynamicResourceAllocation=true --runtime-config=resource.k8s.io/v1alpha3=true,resource.k8s.io/v1beta2=true: works"},
+				taintFlags(34, "DRADeviceTaints=true"),
 				taintFlags(35, "DRADeviceTaintRules=true,DRADeviceTaints=true"), taintFlags(36, "DRADeviceTaintRules=true"),
 				taintFlags(37, ""), taintFlags(38, "")),
 		},
@@ -68,11 +78,11 @@ func TestModuleCells(t *testing.T) {
 	}
 	for name, s := range scenarios {
 		t.Run(name, func(t *testing.T) {
-			m, err := ReadModule(s.dir)
+			bins, _, err := ReadBinaries(s.dir)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := Support(Driver{Module: m}, minors)
+			got := Support(Driver{Binaries: bins}, minors)
 			if diff := cmp.Diff(s.want, summary(got.Cells)); diff != "" {
 				t.Errorf("(-want +got)\n%s", diff)
 			}
@@ -81,7 +91,7 @@ func TestModuleCells(t *testing.T) {
 }
 
 func TestModuleReasons(t *testing.T) {
-	m, err := ReadModule("testdata/lib037")
+	bins, _, err := ReadBinaries("testdata/lib037")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,29 +114,30 @@ func TestModuleReasons(t *testing.T) {
 		}, GRPC: FromSources}},
 	}
 	for minor, want := range scenarios {
-		if diff := cmp.Diff(want, Driver{Module: m}.Cells(minor)); diff != "" {
+		if diff := cmp.Diff(want, Driver{Binaries: bins}.Cells(minor)); diff != "" {
 			t.Errorf("1.%d (-want +got)\n%s", minor, diff)
 		}
 	}
 }
 
 func TestDeclare(t *testing.T) {
-	m, err := ReadModule("testdata/lib033")
+	bins, _, err := ReadBinaries("testdata/lib033")
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := Support(Driver{Module: m}, minors)
+	got := Support(Driver{Binaries: bins}, minors)
 	if err := got.Declare("--declared", ">=1.33 <1.39"); err != nil {
 		t.Fatal(err)
 	}
 	want := &Matrix{
 		APIVersion: "claimbridge.dev/support/v1", Kind: "Support",
-		AtDefaults: Span{"1.32", "1.33"}, WithFlags: Span{"1.32", "1.37"},
+		WithFlags: Span{"1.32", "1.37"},
 		Notes: []string{"the DRA gRPC of the kubelet of 1.38 and the kubeletplugin of k8s.io/dynamic-resource-allocation v0.33 is judged by the versions their sources define; " +
 			"only the kubelets of 1.31–1.37 and the kubeletplugins of v0.31–v0.37 have been run against each other"},
 		Errors: []string{"--declared >=1.33 <1.39 admits Kubernetes 1.38, where the driver cannot run: " +
 			"k8s.io/dynamic-resource-allocation v0.33 (resourceslices): resource.k8s.io/v1beta1 resourceslices, which Kubernetes 1.38 no longer serves (removed in 1.38)"},
 	}
+	want.Warnings = []string{"--declared >=1.33 <1.39 admits Kubernetes 1.33, where the driver runs only with " + draFlags}
 	for minor := 34; minor <= 37; minor++ {
 		want.Warnings = append(want.Warnings, fmt.Sprintf("--declared >=1.33 <1.39 admits Kubernetes 1.%d, where the driver runs only with %s", minor, v1beta1Flag))
 	}
@@ -143,7 +154,7 @@ func TestDeclare(t *testing.T) {
 // v0.32, though both speak v1alpha4; one of 1.32 calls that of v0.31.
 func TestKubeletRegistration(t *testing.T) {
 	cells := func(lib, minor int) []Cell {
-		return Driver{Module: &Module{Minors: map[string]int{LibraryModule: lib}}}.Cells(minor)
+		return Driver{Binaries: []Binary{{Path: ".", Library: lib}}}.Cells(minor)
 	}
 	want := []string{
 		"the kubelet of 1.31 refuses the registration of the kubeletplugin of k8s.io/dynamic-resource-allocation v0.32: it reads a plugin's versions as semantic versions, and from v0.32 the kubeletplugin registers gRPC service names",

@@ -5,17 +5,22 @@ import (
 	"errors"
 	"fmt"
 	"go/ast"
+	"go/build"
 	"go/parser"
 	"go/scanner"
 	"go/token"
 	"io/fs"
+	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
 	"golang.org/x/mod/modfile"
+	"golang.org/x/mod/module"
 	"golang.org/x/mod/semver"
 
 	"github.com/claimbridge/claimbridge/api"
@@ -23,99 +28,232 @@ import (
 
 // The modules of a driver whose release is a Kubernetes minor's.
 const (
-	LibraryModule   = "k8s.io/dynamic-resource-allocation"
-	ClientGoModule  = "k8s.io/client-go"
-	APIModule       = "k8s.io/api"
-	resourcePackage = "k8s.io/api/resource/"
+	LibraryModule  = "k8s.io/dynamic-resource-allocation"
+	ClientGoModule = "k8s.io/client-go"
+	APIModule      = "k8s.io/api"
 )
 
-// A Module is what a driver's Go module tells of the releases it runs on:
-// the minors of the Kubernetes modules it requires, and its own typed calls
-// of resource.k8s.io.
-type Module struct {
-	// Minors are the minors of LibraryModule, ClientGoModule and APIModule
-	// it builds with (after replace directives), by module; a module it
-	// does not require is absent.
-	Minors map[string]int
-	// Calls are its typed calls of resource.k8s.io, in file order.
+// A Binary is a program a driver's repository builds: a main package with
+// every package of its module it imports, directly or not, as the default
+// build for linux/amd64 selects their files. A module without a main
+// package is one Binary of all its packages.
+type Binary struct {
+	// Path is its directory, relative to the repository: "cmd/plugin".
+	Path string
+	// Name is the name go build gives it: "plugin"; "" for the packages
+	// of a module without a main package.
+	Name string
+	// Library is the line of LibraryModule it is built with (34 for
+	// v0.34.2) when it imports the library; 0 when it does not.
+	Library int
+	// Calls are its typed calls of resource.k8s.io.
 	Calls []Call
-	// Imports are the k8s.io/api/resource versions it imports, each with
-	// its first position.
-	Imports map[string]string
-	// Notes say what could not be read: a file that does not parse, a
-	// module replaced by a directory.
-	Notes []string
 }
 
 // A Call is a typed client, informer or lister call of a driver:
 // x.ResourceV1beta1().ResourceClaims(ns), f.Resource().V1().ResourceSlices().
 type Call struct {
 	Version, Kind string
-	Position      string // file:line, relative to the module
+	Position      string // file:line, relative to the repository
 	Expr          string // "ResourceV1beta1().ResourceClaims"
+	// Logged is the function whose work fails with the call, when the
+	// call's error is only logged there: the driver runs without it.
+	Logged string
 }
 
-// ReadModule reads the module in dir: its go.mod and its Go files but
-// tests, vendor/, testdata/ and hidden directories.
-func ReadModule(dir string) (*Module, error) {
-	data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-	if err != nil {
-		return nil, err
-	}
-	f, err := modfile.Parse("go.mod", data, nil)
-	if err != nil {
-		return nil, err
-	}
-	m := &Module{Minors: map[string]int{}, Imports: map[string]string{}}
-	for _, r := range f.Require {
-		m.setMinor(r.Mod.Path, r.Mod.Version)
-	}
-	for _, r := range f.Replace {
-		if _, required := m.Minors[r.Old.Path]; !required {
-			continue
-		}
-		if r.New.Version == "" {
-			m.Notes = append(m.Notes, fmt.Sprintf("go.mod replaces %s by the directory %s: its release is taken from the requirement", r.Old.Path, r.New.Path))
-			continue
-		}
-		m.setMinor(r.Old.Path, r.New.Version)
-	}
-	return m, m.scan(dir)
+// A goModule is a go.mod of the repository: its directory, path and the
+// Kubernetes lines it requires, by module (after replace directives).
+type goModule struct {
+	dir, path string
+	minors    map[string]int
 }
 
-// setMinor records the minor of module path at version: v0.34.2 and the
-// pseudo-version v0.35.0-20250101000000-abcdef012345 are 34 and 35.
-func (m *Module) setMinor(path, version string) {
-	if path != LibraryModule && path != ClientGoModule && path != APIModule {
-		return
-	}
-	if minor, err := strconv.Atoi(strings.TrimPrefix(semver.MajorMinor(version), "v0.")); err == nil {
-		m.Minors[path] = minor
-	}
+// A goPackage is one directory's Go files of the default build.
+type goPackage struct {
+	name    string
+	imports []string
+	calls   []Call
 }
 
-// scan reads the Go files under dir.
-func (m *Module) scan(dir string) error {
+// ReadBinaries reads the Go modules of the repository in dir (its go.mod
+// and each nested one) and returns the binaries they build, with notes on
+// what could not be read. Tests, vendor/, testdata/ and hidden
+// directories are skipped.
+func ReadBinaries(dir string) (bins []Binary, notes []string, err error) {
+	mods, pkgs := map[string]*goModule{}, map[string]*goPackage{}
 	fset := token.NewFileSet()
-	return filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+	ctx := build.Default
+	ctx.GOOS, ctx.GOARCH, ctx.CgoEnabled = "linux", "amd64", true
+	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		name := d.Name()
+		rel, _ := filepath.Rel(dir, p)
+		rel, name := filepath.ToSlash(rel), d.Name()
 		switch {
-		case d.IsDir() && path != dir && (name == "vendor" || name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")):
+		case d.IsDir() && p != dir && (name == "vendor" || name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")):
 			return filepath.SkipDir
+		case name == "go.mod" && !d.IsDir():
+			m, more, err := readGoMod(p, path.Dir(rel))
+			mods[m.dir], notes = m, append(notes, more...)
+			return err
 		case d.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go"):
 			return nil
 		}
-		file, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			m.Notes = append(m.Notes, parseError(dir, err))
+		if ok, err := ctx.MatchFile(filepath.Dir(p), name); err != nil || !ok {
+			return nil
 		}
-		rel, _ := filepath.Rel(dir, path)
-		m.read(fset, filepath.ToSlash(rel), file)
+		file, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution|parser.ParseComments)
+		if err != nil {
+			notes = append(notes, parseError(dir, err))
+		}
+		if file == nil || file.Name == nil {
+			return nil
+		}
+		pkg := pkgs[path.Dir(rel)]
+		if pkg == nil {
+			pkg = &goPackage{name: file.Name.Name}
+			pkgs[path.Dir(rel)] = pkg
+		}
+		pkg.read(fset, rel, file)
 		return nil
 	})
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, m := range slices.SortedFunc(maps.Values(mods), func(a, b *goModule) int { return strings.Compare(a.dir, b.dir) }) {
+		bins = append(bins, m.binaries(mods, pkgs)...)
+	}
+	return bins, notes, nil
+}
+
+// readGoMod reads the go.mod at file, of the module in directory dir.
+func readGoMod(file, dir string) (*goModule, []string, error) {
+	m := &goModule{dir: dir, minors: map[string]int{}}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return m, nil, err
+	}
+	f, err := modfile.Parse(file, data, nil)
+	if err != nil {
+		return m, nil, err
+	}
+	if f.Module != nil {
+		m.path = f.Module.Mod.Path
+	}
+	versions := map[string]string{}
+	for _, r := range f.Require {
+		versions[r.Mod.Path] = r.Mod.Version
+	}
+	var notes []string
+	at := path.Join(dir, "go.mod")
+	for _, r := range f.Replace {
+		if _, required := versions[r.Old.Path]; !required {
+			continue
+		}
+		if r.New.Version == "" {
+			notes = append(notes, fmt.Sprintf("%s replaces %s by the directory %s: its release is taken from the requirement", at, r.Old.Path, r.New.Path))
+			continue
+		}
+		versions[r.Old.Path] = r.New.Version
+	}
+	for _, mod := range []string{LibraryModule, ClientGoModule, APIModule} {
+		v, ok := versions[mod]
+		if !ok {
+			continue
+		}
+		if m.minors[mod] = lineOf(v); m.minors[mod] == 0 {
+			notes = append(notes, fmt.Sprintf("%s builds with %s %s, of no Kubernetes line", at, mod, v))
+		}
+	}
+	return m, notes, nil
+}
+
+// lineOpened are the days the Kubernetes lines opened: the times of
+// k8s.io/api v0.N.0-alpha.0 on the module proxy.
+var lineOpened = []string{30: "20231122", 31: "20240327", 32: "20240731", 33: "20241127", 34: "20250409", 35: "20250806", 36: "20251203", 37: "20260409", 38: "20260806"}
+
+// lineOf is the Kubernetes line of a version of a k8s.io module: 34 for
+// v0.34.2 and for v0.35.0-20250101000000-abcdef012345's base; for a
+// pseudo-version of no release (v0.0.0-20250312…, a commit of the
+// Kubernetes tree or a fork), the line open on its commit's day; 0 when
+// none.
+func lineOf(version string) int {
+	if minor, err := strconv.Atoi(strings.TrimPrefix(semver.MajorMinor(version), "v0.")); err == nil && minor > 0 {
+		return minor
+	}
+	t, err := module.PseudoVersionTime(version)
+	if err != nil {
+		return 0
+	}
+	day := t.UTC().Format("20060102")
+	for minor := len(lineOpened) - 1; minor > 0 && lineOpened[minor] != ""; minor-- {
+		if day >= lineOpened[minor] {
+			return minor
+		}
+	}
+	return 0
+}
+
+// binaries are the binaries of module m: one for each main package, or
+// one for all its packages when it has none.
+func (m *goModule) binaries(mods map[string]*goModule, pkgs map[string]*goPackage) []Binary {
+	own := map[string]*goPackage{} // by import path
+	for _, dir := range slices.Sorted(maps.Keys(pkgs)) {
+		if owner(dir, mods) == m {
+			own[path.Join(m.path, strings.TrimPrefix(strings.TrimPrefix(dir, m.dir), "/"))] = pkgs[dir]
+		}
+	}
+	var out []Binary
+	for _, ip := range slices.Sorted(maps.Keys(own)) {
+		if own[ip].name == "main" {
+			b := m.binary(path.Join(m.dir, strings.TrimPrefix(ip, m.path)), own, []string{ip})
+			b.Name = path.Base(ip)
+			if _, major, _ := module.SplitPathVersion(ip); major != "" {
+				b.Name = path.Base(strings.TrimSuffix(ip, major))
+			}
+			out = append(out, b)
+		}
+	}
+	if len(out) == 0 && len(own) > 0 {
+		out = append(out, m.binary(m.dir, own, slices.Sorted(maps.Keys(own))))
+	}
+	return out
+}
+
+// owner is the module of directory dir: the innermost that holds it.
+func owner(dir string, mods map[string]*goModule) *goModule {
+	for d := dir; ; d = path.Dir(d) {
+		if m := mods[d]; m != nil {
+			return m
+		}
+		if d == "." || d == "/" {
+			return nil
+		}
+	}
+}
+
+// binary is the binary at dir of the packages of own reachable by imports
+// from roots.
+func (m *goModule) binary(dir string, own map[string]*goPackage, roots []string) Binary {
+	b := Binary{Path: path.Clean(dir)}
+	seen := map[string]bool{}
+	for queue := roots; len(queue) > 0; queue = queue[1:] {
+		pkg := own[queue[0]]
+		if seen[queue[0]] || pkg == nil {
+			continue
+		}
+		seen[queue[0]] = true
+		b.Calls = append(b.Calls, pkg.calls...)
+		for _, imp := range pkg.imports {
+			if imp == LibraryModule || strings.HasPrefix(imp, LibraryModule+"/") {
+				b.Library = m.minors[LibraryModule]
+			}
+			queue = append(queue, imp)
+		}
+	}
+	slices.SortStableFunc(b.Calls, func(x, y Call) int { return strings.Compare(x.Position, y.Position) })
+	return b
 }
 
 // parseError is err of a file that does not parse, at its first position
@@ -132,17 +270,34 @@ func parseError(dir string, err error) string {
 var versionName = regexp.MustCompile(`^(Resource)?(V1((alpha|beta)\d+)?)$`)
 
 // read records the imports and typed calls of file, at path.
-func (m *Module) read(fset *token.FileSet, path string, file *ast.File) {
-	at := func(p token.Pos) string { return fmt.Sprintf("%s:%d", path, fset.Position(p).Line) }
+func (p *goPackage) read(fset *token.FileSet, path string, file *ast.File) {
 	for _, imp := range file.Imports {
-		p, _ := strconv.Unquote(imp.Path.Value)
-		if version, ok := strings.CutPrefix(p, resourcePackage); ok && !strings.Contains(version, "/") {
-			if _, seen := m.Imports[version]; !seen {
-				m.Imports[version] = at(imp.Pos())
-			}
+		ip, _ := strconv.Unquote(imp.Path.Value)
+		p.imports = append(p.imports, ip)
+	}
+	for _, decl := range file.Decls {
+		fn, ok := decl.(*ast.FuncDecl)
+		if !ok || fn.Body == nil {
+			continue
+		}
+		for _, c := range calls(fn) {
+			c.Position = fmt.Sprintf("%s:%d", path, fset.Position(c.pos).Line)
+			p.calls = append(p.calls, c.Call)
 		}
 	}
-	ast.Inspect(file, func(n ast.Node) bool {
+}
+
+// A found call is a Call at pos.
+type found struct {
+	Call
+	pos token.Pos
+}
+
+// calls are the typed calls in the body of fn, each Logged when its error
+// is only logged there.
+func calls(fn *ast.FuncDecl) []found {
+	var out []found
+	ast.Inspect(fn.Body, func(n ast.Node) bool {
 		sel, ok := n.(*ast.SelectorExpr)
 		if !ok {
 			return true
@@ -153,10 +308,117 @@ func (m *Module) read(fset *token.FileSet, path string, file *ast.File) {
 			return true
 		}
 		if version, method := typedVersion(inner.Fun); version != "" {
-			m.Calls = append(m.Calls, Call{Version: version, Kind: kind, Position: at(sel.Sel.Pos()), Expr: method + "()." + sel.Sel.Name})
+			c := found{Call{Version: version, Kind: kind, Expr: method + "()." + sel.Sel.Name}, sel.Sel.Pos()}
+			if onlyLogged(around(fn.Body, sel.Pos()), sel.Pos()) {
+				c.Logged = funcName(fn)
+			}
+			out = append(out, c)
 		}
 		return true
 	})
+	return out
+}
+
+// around are the statements of the innermost block of body that holds pos.
+func around(body *ast.BlockStmt, pos token.Pos) []ast.Stmt {
+	var out []ast.Stmt
+	ast.Inspect(body, func(n ast.Node) bool {
+		if n == nil || pos < n.Pos() || pos >= n.End() {
+			return false
+		}
+		switch n := n.(type) {
+		case *ast.BlockStmt:
+			out = n.List
+		case *ast.CaseClause:
+			out = n.Body
+		case *ast.CommClause:
+			out = n.Body
+		}
+		return true
+	})
+	return out
+}
+
+// onlyLogged reports whether the statement of stmts at pos assigns an
+// error that the statement after it (or its own if) checks and does not
+// return: `if err := …; err != nil { klog.Error(err) }`.
+func onlyLogged(stmts []ast.Stmt, pos token.Pos) bool {
+	for i, s := range stmts {
+		if pos < s.Pos() || pos >= s.End() {
+			continue
+		}
+		if ifs, ok := s.(*ast.IfStmt); ok && ifs.Init != nil && ifs.Init.Pos() <= pos && pos < ifs.Init.End() {
+			return assignsErr(ifs.Init) && checksErr(ifs) && !exits(ifs.Body)
+		}
+		if !assignsErr(s) || i+1 == len(stmts) {
+			return false
+		}
+		next, ok := stmts[i+1].(*ast.IfStmt)
+		return ok && next.Init == nil && checksErr(next) && !exits(next.Body)
+	}
+	return false
+}
+
+// assignsErr reports whether s assigns a variable named err.
+func assignsErr(s ast.Stmt) bool {
+	as, ok := s.(*ast.AssignStmt)
+	return ok && slices.ContainsFunc(as.Lhs, func(e ast.Expr) bool { id, ok := e.(*ast.Ident); return ok && id.Name == "err" })
+}
+
+// checksErr reports whether ifs's condition is err != nil.
+func checksErr(ifs *ast.IfStmt) bool {
+	b, ok := ifs.Cond.(*ast.BinaryExpr)
+	if !ok {
+		return false
+	}
+	x, okX := b.X.(*ast.Ident)
+	y, okY := b.Y.(*ast.Ident)
+	return okX && okY && b.Op == token.NEQ && x.Name == "err" && y.Name == "nil"
+}
+
+// exits reports whether body returns a value (the error, or one made of
+// it), panics, exits or logs fatally; a bare return or a continue only
+// ends the work at hand.
+func exits(body *ast.BlockStmt) bool {
+	out := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ReturnStmt:
+			out = len(n.Results) > 0
+		case *ast.CallExpr:
+			name := ""
+			switch f := n.Fun.(type) {
+			case *ast.Ident:
+				name = f.Name
+			case *ast.SelectorExpr:
+				name = f.Sel.Name
+			}
+			out = out || name == "panic" || name == "Exit" || strings.HasPrefix(name, "Fatal")
+		}
+		return !out
+	})
+	return out
+}
+
+// funcName names fn: "(*Driver).publish", "main".
+func funcName(fn *ast.FuncDecl) string {
+	if fn.Recv == nil || len(fn.Recv.List) == 0 {
+		return fn.Name.Name
+	}
+	recv := fn.Recv.List[0].Type
+	star := ""
+	if s, ok := recv.(*ast.StarExpr); ok {
+		recv, star = s.X, "*"
+	}
+	if ix, ok := recv.(*ast.IndexExpr); ok {
+		recv = ix.X
+	}
+	if id, ok := recv.(*ast.Ident); ok {
+		return "(" + star + id.Name + ")." + fn.Name.Name
+	}
+	return fn.Name.Name
 }
 
 // typedVersion is the resource.k8s.io version fun selects, and how: a
@@ -183,28 +445,29 @@ func typedVersion(fun ast.Expr) (version, method string) {
 	return "", ""
 }
 
-// Library is the minor of LibraryModule the module builds with; 0 when it
-// does not require it.
-func (m *Module) Library() int { return m.Minors[LibraryModule] }
-
-// ReadDir reads the module of a driver's directory dir: nil with only a
-// chart, and a note when dir has no go.mod.
-func ReadDir(dir, chart string) (*Module, string, error) {
-	if dir == "" && chart != "" {
-		return nil, "", nil
+// ReadDir reads the binaries of a driver's directory dir: none with only
+// a chart or manifests (install), and a note when dir has no Go module.
+func ReadDir(dir string, install bool) ([]Binary, []string, error) {
+	if dir == "" && install {
+		return nil, nil, nil
 	}
 	dir = cmp.Or(dir, ".")
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return nil, "", fmt.Errorf("%s: not a directory", dir)
+		return nil, nil, fmt.Errorf("%s: not a directory", dir)
+	}
+	bins, notes, err := ReadBinaries(dir)
+	switch {
+	case err != nil:
+		return nil, nil, err
+	case len(bins) > 0:
+		return bins, notes, nil
+	case !install:
+		return nil, nil, fmt.Errorf("%s has no go.mod and no --chart or -f is given: nothing to judge", dir)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "go.mod")); errors.Is(err, os.ErrNotExist) {
-		if chart == "" {
-			return nil, "", fmt.Errorf("%s has no go.mod and no --chart is given: nothing to judge", dir)
-		}
-		return nil, dir + " has no go.mod: only the chart is judged", nil
+		return nil, append(notes, dir+" has no go.mod: only the install is judged"), nil
 	}
-	m, err := ReadModule(dir)
-	return m, "", err
+	return nil, notes, nil
 }
 
 // Declaring is the file that declares the driver's releases, where SARIF

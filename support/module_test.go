@@ -24,66 +24,92 @@ func withFile(t *testing.T, dir, name, text string) string {
 
 const brokenGo = "package main\n\nfunc broken( {\n\tcs.ResourceV1beta2().DeviceClasses().List(nil, nil)\n}\n"
 
-func TestReadModule(t *testing.T) {
+func TestReadBinaries(t *testing.T) {
 	scenarios := map[string]struct {
-		dir  string
-		want Module
+		dir       string
+		want      []Binary
+		wantNotes []string
 	}{
 		"library-v0.33": {
 			dir:  "testdata/lib033",
-			want: Module{Minors: map[string]int{LibraryModule: 33, ClientGoModule: 33, APIModule: 33}, Imports: map[string]string{}},
+			want: []Binary{{Path: ".", Name: "gpu-driver", Library: 33}},
 		},
 		"library-v0.37-pseudo-version-and-replace": {
 			// Tests, vendor/ and hidden directories are not read.
 			dir: "testdata/lib037",
-			want: Module{
-				Minors: map[string]int{LibraryModule: 37, ClientGoModule: 37, APIModule: 37},
-				Calls: []Call{
-					{Version: "v1", Kind: "ResourceSlice", Position: "driver/informers.go:8", Expr: "Resource().V1().ResourceSlices"},
-					{Version: "v1beta1", Kind: "ResourceClaim", Position: "driver/unprepare.go:13", Expr: "ResourceV1beta1().ResourceClaims"},
-				},
-				Imports: map[string]string{"v1beta1": "driver/unprepare.go:6"},
-			},
-		},
-		"device-taint-rules-through-v1alpha3": {
-			dir: "testdata/taints",
-			want: Module{
-				Minors:  map[string]int{LibraryModule: 35, ClientGoModule: 35},
-				Calls:   []Call{{Version: "v1alpha3", Kind: "DeviceTaintRule", Position: "taints.go:13", Expr: "ResourceV1alpha3().DeviceTaintRules"}},
-				Imports: map[string]string{"v1alpha3": "taints.go:6"},
-			},
+			want: []Binary{{Path: ".", Name: "gpu-driver", Library: 37, Calls: []Call{
+				{Version: "v1", Kind: "ResourceSlice", Position: "driver/informers.go:8", Expr: "Resource().V1().ResourceSlices"},
+				{Version: "v1beta1", Kind: "ResourceClaim", Position: "driver/unprepare.go:13", Expr: "ResourceV1beta1().ResourceClaims"},
+			}}},
 		},
 		"no-library-and-a-file-that-does-not-parse": {
 			dir: withFile(t, "testdata/nolib", "broken.go", brokenGo),
-			want: Module{
-				Minors:  map[string]int{ClientGoModule: 36},
-				Calls:   []Call{{Version: "v1", Kind: "ResourceClaim", Position: "claims.go:6", Expr: "ResourceV1().ResourceClaims"}},
-				Imports: map[string]string{},
-				Notes:   []string{"broken.go:3: does not parse: expected ')', found '{' (its other calls are read)"},
+			want: []Binary{{Path: ".", Name: "controller", Calls: []Call{
+				{Version: "v1", Kind: "ResourceClaim", Position: "claims.go:6", Expr: "ResourceV1().ResourceClaims"},
+			}}},
+			wantNotes: []string{"broken.go:3: does not parse: expected ')', found '{' (its other calls are read)"},
+		},
+		"two-binaries-a-test-helper-a-windows-file-and-a-nested-module": {
+			// The e2e framework and gpu_windows.go are in no linux binary;
+			// gaudi/ is a module of its own, on its own library line; the
+			// library's pseudo-version of no release is on the line of its
+			// commit's day; a status write whose error is only logged.
+			dir: "testdata/monorepo",
+			want: []Binary{
+				{Path: "cmd/gpu-plugin", Name: "gpu-plugin", Library: 35, Calls: []Call{
+					{Version: "v1", Kind: "ResourceClaim", Position: "pkg/gpu/gpu.go:15", Expr: "ResourceV1().ResourceClaims"},
+				}},
+				{Path: "cmd/qat-plugin", Name: "qat-plugin", Library: 35, Calls: []Call{
+					{Version: "v1beta1", Kind: "ResourceClaim", Position: "pkg/qat/qat.go:17", Expr: "ResourceV1beta1().ResourceClaims"},
+					{Version: "v1beta2", Kind: "ResourceClaim", Position: "pkg/qat/qat.go:26", Expr: "ResourceV1beta2().ResourceClaims", Logged: "updateStatus"},
+				}},
+				{Path: "gaudi/cmd/gaudi-plugin", Name: "gaudi-plugin", Library: 33},
 			},
 		},
 	}
 	for name, s := range scenarios {
 		t.Run(name, func(t *testing.T) {
-			got, err := ReadModule(s.dir)
+			got, notes, err := ReadBinaries(s.dir)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(&s.want, got); diff != "" {
+			if diff := cmp.Diff(s.want, got); diff != "" {
 				t.Errorf("(-want +got)\n%s", diff)
+			}
+			if diff := cmp.Diff(s.wantNotes, notes); diff != "" {
+				t.Errorf("notes (-want +got)\n%s", diff)
 			}
 		})
 	}
 }
 
-func TestReadModuleReplacedByDirectory(t *testing.T) {
+func TestReadBinariesReplacedByDirectory(t *testing.T) {
 	dir := withFile(t, "testdata/lib033", "go.mod", "module example.com/d\n\nrequire k8s.io/dynamic-resource-allocation v0.34.1\n\nreplace k8s.io/dynamic-resource-allocation => ../dra\n")
-	got, err := ReadModule(dir)
+	got, notes, err := ReadBinaries(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"go.mod replaces k8s.io/dynamic-resource-allocation by the directory ../dra: its release is taken from the requirement"}
-	if diff := cmp.Diff(want, got.Notes); diff != "" || got.Library() != 34 {
-		t.Errorf("library v0.%d, notes (-want +got)\n%s", got.Library(), diff)
+	if diff := cmp.Diff(want, notes); diff != "" || got[0].Library != 34 {
+		t.Errorf("library v0.%d, notes (-want +got)\n%s", got[0].Library, diff)
+	}
+}
+
+// TestLineOf: a version's Kubernetes line, a pseudo-version of no release
+// by the day of its commit.
+func TestLineOf(t *testing.T) {
+	for version, want := range map[string]int{
+		"v0.34.2":                               34,
+		"v0.35.0-20250101000000-abcdef012345":   35,
+		"v0.33.1-0.20250512000000-abcdef012345": 33,
+		"v0.0.0-20250312101010-abcdef012345":    33, // before v0.34.0-alpha.0, of 2025-04-09
+		"v0.0.0-20250410000000-abcdef012345":    34,
+		"v0.0.0-20260901000000-abcdef012345":    38,
+		"v0.0.0-20200101000000-abcdef012345":    0,
+		"v0.0.0":                                0,
+	} {
+		if got := lineOf(version); got != want {
+			t.Errorf("lineOf(%s) = %d, want %d", version, got, want)
+		}
 	}
 }

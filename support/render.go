@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -55,17 +56,36 @@ func (s *Span) add(release string) {
 	s.Last = release
 }
 
-// Support is the matrix of driver d on releases minors.
+// Support is the matrix of driver d on releases minors. When the chart
+// renders on none of them, alike, the input is at fault: it is said once,
+// and those cells are Unjudged.
 func Support(d Driver, minors []int) *Matrix {
 	m := &Matrix{APIVersion: "claimbridge.dev/support/v1", Kind: "Support"}
-	if d.Module != nil {
-		m.Notes = d.Module.Notes
-		if d.Module.Library() == 0 {
-			m.Notes = append(m.Notes, fmt.Sprintf("go.mod does not require %s: what the library writes and the gRPC it serves are not judged, only the module's own typed calls and the chart", LibraryModule))
+	var libs []string
+	for _, b := range d.Binaries {
+		if lib := fmt.Sprintf("v0.%d", b.Library); b.Library != 0 && !slices.Contains(libs, lib) {
+			libs = append(libs, lib)
 		}
 	}
+	if len(d.Binaries) > 0 && len(libs) == 0 {
+		m.Notes = append(m.Notes, fmt.Sprintf("no binary judged imports %s: what the library writes and the gRPC it serves are not judged, only the binaries' own typed calls and the install", LibraryModule))
+	}
+	var rows [][]Cell
+	var renders []string
 	for _, minor := range minors {
-		cells := d.Cells(minor)
+		cells, render := d.cells(minor)
+		rows, renders = append(rows, cells), append(renders, render)
+	}
+	if render := sameRender(rows, renders); render != "" {
+		m.Notes = append(m.Notes, fmt.Sprintf("the chart renders on no release, as release %s in namespace %s: %s; render it as you install it (--values, --set, --release-name, --namespace)",
+			d.Chart.Release, d.Chart.Namespace, render))
+		for i, row := range rows {
+			if row[0].Verdict != Refused {
+				rows[i] = []Cell{{Release: row[0].Release, Setting: Defaults, Verdict: Unjudged}}
+			}
+		}
+	}
+	for _, cells := range rows {
 		m.Cells = append(m.Cells, cells...)
 		switch cells[0].Verdict {
 		case Works:
@@ -76,10 +96,26 @@ func Support(d Driver, minors []int) *Matrix {
 		}
 	}
 	if sources := m.fromSources(); len(sources) > 0 {
-		m.Notes = append(m.Notes, fmt.Sprintf("the DRA gRPC of the kubelet of %s and the kubeletplugin of %s v0.%d is judged by the versions their sources define; only the kubelets of 1.%d–1.%d and the kubeletplugins of v0.%d–v0.%d have been run against each other",
-			strings.Join(sources, ", "), LibraryModule, d.Module.Library(), GRPCRun[0], GRPCRun[1], GRPCRun[0], GRPCRun[1]))
+		m.Notes = append(m.Notes, fmt.Sprintf("the DRA gRPC of the kubelet of %s and the kubeletplugin of %s %s is judged by the versions their sources define; only the kubelets of 1.%d–1.%d and the kubeletplugins of v0.%d–v0.%d have been run against each other",
+			strings.Join(sources, ", "), LibraryModule, strings.Join(libs, ", "), GRPCRun[0], GRPCRun[1], GRPCRun[0], GRPCRun[1]))
 	}
 	return m
+}
+
+// sameRender is the chart's render error when every row the chart's
+// kubeVersion admits has it, and there is one; "" otherwise.
+func sameRender(rows [][]Cell, renders []string) string {
+	render := ""
+	for i, row := range rows {
+		switch {
+		case row[0].Verdict == Refused:
+		case renders[i] == "" || render != "" && renders[i] != render:
+			return ""
+		default:
+			render = renders[i]
+		}
+	}
+	return render
 }
 
 // fromSources are the releases whose DRA gRPC verdict comes from the
@@ -104,7 +140,7 @@ func (m *Matrix) Declare(what, constraint string) error {
 	}
 	for _, cell := range m.Cells {
 		v, err := semver.NewVersion(cell.Release + ".0")
-		if err != nil || cell.Setting != Defaults || !c.Check(v) {
+		if err != nil || cell.Setting != Defaults || cell.Verdict == Unjudged || !c.Check(v) {
 			continue
 		}
 		switch cell.Verdict {
@@ -185,6 +221,9 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintf(&b, "| %s | %s | %s |\n", row[0].Release, row[0].Verdict, flags)
 	}
 	fmt.Fprintf(&b, "\nRuns at defaults on %s; with flags on %s.\n", m.AtDefaults, m.WithFlags)
+	if slices.ContainsFunc(m.Cells, func(c Cell) bool { return strings.Contains(c.Flags, api.DynamicResourceAllocation+"=true") }) {
+		fmt.Fprintf(&b, "Before 1.34, DRA is off by default: `%s=true` goes in the `--feature-gates` of kube-apiserver, kube-scheduler, kube-controller-manager and every kubelet; `--runtime-config` is kube-apiserver's.\n", api.DynamicResourceAllocation)
+	}
 	if sources := m.fromSources(); len(sources) > 0 {
 		fmt.Fprintf(&b, "The DRA gRPC of %s is read from the sources of the kubelet and the library, not run.\n", strings.Join(sources, ", "))
 	}
@@ -271,4 +310,22 @@ func (m *Matrix) Write(format, declaring string, out, errOut io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// The comments around the table in a README that --update keeps.
+const (
+	BeginTable = "<!-- BEGIN claimbridge support -->"
+	EndTable   = "<!-- END claimbridge support -->"
+)
+
+// Update puts table between the markers of text, or, when text has none,
+// at its end with them; it says whether text had them.
+func Update(text, table string) (string, bool) {
+	block := BeginTable + "\n" + table + EndTable
+	begin := strings.Index(text, BeginTable)
+	end := strings.Index(text, EndTable)
+	if begin < 0 || end < begin {
+		return strings.TrimRight(text, "\n") + "\n\n" + block + "\n", false
+	}
+	return text[:begin] + block + text[end+len(EndTable):], true
 }

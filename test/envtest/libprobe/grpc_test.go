@@ -66,7 +66,7 @@ func TestKubeletPlugins(t *testing.T) {
 			lib, _ := api.ParseMinor("1." + strings.TrimPrefix(c.Library, "v0."))
 			kubelet, plugin := api.GRPC(minor, api.Kubelet), api.GRPC(lib, api.DriverLibrary)
 			shared := api.SharedGRPC(minor, lib)
-			cells := support.Driver{Module: &support.Module{Minors: map[string]int{support.LibraryModule: lib}}}.Cells(minor)
+			cells := support.Driver{Binaries: []support.Binary{{Path: ".", Library: lib}}}.Cells(minor)
 			says := !slices.ContainsFunc(cells[0].Reasons, func(r string) bool {
 				return strings.HasPrefix(r, fmt.Sprintf("the kubelet of %s ", c.Release))
 			})

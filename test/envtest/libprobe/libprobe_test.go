@@ -56,7 +56,8 @@ const first, last = 31, 37
 // The settings each release is started with.
 const (
 	// defaults is the release as the project takes its defaults (before
-	// 1.34 with DRA on and its own versions: api.Defaults' Sketch).
+	// 1.34 with DRA on and its own versions: api.Defaults' Sketch; the
+	// release's own defaults there run no DRA: support says needs-flags).
 	defaults = support.Defaults
 	// everyVersion is the defaults with every non-GA version of
 	// resource.k8s.io the release has served (v1alpha3 until 1.33, the
@@ -131,18 +132,18 @@ func TestLibraryProbes(t *testing.T) {
 				def, every := at[defaults], at[everyVersion]
 				want := support.Cannot
 				switch {
-				case def.Probes[line(lib)].runs():
+				case def.Probes[line(lib)].runs() && !noDRA(minor):
 					want = support.Works
-				case every.Probes[line(lib)].runs():
+				case def.Probes[line(lib)].runs() || every.Probes[line(lib)].runs():
 					want = support.NeedsFlags
 				}
-				cells := support.Driver{Module: &support.Module{Minors: map[string]int{support.LibraryModule: lib}}}.Cells(minor)
+				cells := support.Driver{Binaries: []support.Binary{{Path: ".", Library: lib}}}.Cells(minor)
 				if got := cells[0].Verdict; got != want {
 					t.Errorf("support says %s %s at its defaults (%q); the library's code: %s at defaults %+v, %s with %s %s: %+v",
 						got, r.Release, cells[0].Reasons, want, def.Probes[line(lib)], every.Name, every.FeatureGates, every.RuntimeConfig, every.Probes[line(lib)])
 				}
 				if want == support.NeedsFlags && cells[0].Verdict == want {
-					recorded := items("--feature-gates=" + every.FeatureGates + " --runtime-config=" + every.RuntimeConfig)
+					recorded := items("--feature-gates=" + every.FeatureGates + " --runtime-config=" + every.RuntimeConfig + "," + def.RuntimeConfig)
 					for _, f := range items(cells[0].Flags) {
 						if !slices.Contains(recorded, f) {
 							t.Errorf("support's flags %s: %s is not among the recorded %s", cells[0].Flags, f, recorded)
@@ -176,12 +177,19 @@ func checkChart(t *testing.T, chart string, minor int, at map[string]setting) {
 	case !okDef || !okEvery:
 		t.Fatalf("%s has no dry run of chart %s on 1.%d: run `make record`", recording, chart, minor)
 	case verdict == support.Refused:
-	case (verdict == support.Works) != (len(def) == 0):
+	case noDRA(minor) && verdict == support.Works:
+		t.Errorf("support says %s at the defaults of 1.%d, which run no DRA", verdict, minor)
+	case !noDRA(minor) && (verdict == support.Works) != (len(def) == 0):
 		t.Errorf("support says %s at the defaults of 1.%d; kube-apiserver 1.%d refused %q", verdict, minor, minor, def)
-	case (verdict == support.Works || verdict == support.NeedsFlags) != (len(every) == 0):
+	case (verdict == support.Works || verdict == support.NeedsFlags) != (len(every) == 0 || noDRA(minor) && len(def) == 0):
 		t.Errorf("support says %s at the defaults of 1.%d; kube-apiserver 1.%d with every version refused %q", verdict, minor, minor, every)
 	}
 }
+
+// noDRA reports whether release minor runs no DRA at its own defaults:
+// there the recording's defaults are api.Defaults' Sketch, and support's
+// cell with flags is what they ran.
+func noDRA(minor int) bool { return api.Defaults(minor).Sketch() != "" }
 
 // items are flags one value each: "--runtime-config=resource.k8s.io/v1beta1=true".
 func items(flags string) []string {

@@ -1,0 +1,12 @@
+// The kubeletplugin of the gaudi driver, a module of its own.
+package main
+
+import (
+	"context"
+
+	"k8s.io/dynamic-resource-allocation/kubeletplugin"
+)
+
+func main() {
+	_, _ = kubeletplugin.Start(context.Background(), nil)
+}
