@@ -148,7 +148,7 @@ func readGoMod(file, dir string) (*goModule, []string, error) {
 	var notes []string
 	at := path.Join(dir, "go.mod")
 	for _, r := range f.Replace {
-		if _, required := versions[r.Old.Path]; !required {
+		if _, required := versions[r.Old.Path]; !required || !slices.Contains([]string{LibraryModule, ClientGoModule, APIModule}, r.Old.Path) {
 			continue
 		}
 		if r.New.Version == "" {
@@ -309,7 +309,7 @@ func calls(fn *ast.FuncDecl) []found {
 		}
 		if version, method := typedVersion(inner.Fun); version != "" {
 			c := found{Call{Version: version, Kind: kind, Expr: method + "()." + sel.Sel.Name}, sel.Sel.Pos()}
-			if onlyLogged(around(fn.Body, sel.Pos()), sel.Pos()) {
+			if onlyLogged(fn, around(fn.Body, sel.Pos()), sel.Pos()) {
 				c.Logged = funcName(fn)
 			}
 			out = append(out, c)
@@ -339,24 +339,46 @@ func around(body *ast.BlockStmt, pos token.Pos) []ast.Stmt {
 	return out
 }
 
-// onlyLogged reports whether the statement of stmts at pos assigns an
-// error that the statement after it (or its own if) checks and does not
-// return: `if err := …; err != nil { klog.Error(err) }`.
-func onlyLogged(stmts []ast.Stmt, pos token.Pos) bool {
+// onlyLogged reports whether the error of the call at pos, in a statement
+// of stmts within fn, ends in a log line: the statement assigns err, an if
+// checks it (its own, or the next statement) and does not stop the
+// program, and fn returns no error, or that if returns no value.
+func onlyLogged(fn *ast.FuncDecl, stmts []ast.Stmt, pos token.Pos) bool {
 	for i, s := range stmts {
 		if pos < s.Pos() || pos >= s.End() {
 			continue
 		}
-		if ifs, ok := s.(*ast.IfStmt); ok && ifs.Init != nil && ifs.Init.Pos() <= pos && pos < ifs.Init.End() {
-			return assignsErr(ifs.Init) && checksErr(ifs) && !exits(ifs.Body)
+		check, ok := s.(*ast.IfStmt)
+		if ok && check.Init != nil && check.Init.Pos() <= pos && pos < check.Init.End() {
+			s = check.Init
+		} else if check = nil; i+1 < len(stmts) {
+			check, _ = stmts[i+1].(*ast.IfStmt)
 		}
-		if !assignsErr(s) || i+1 == len(stmts) {
+		if check == nil || !assignsErr(s) || !mentionsErr(check.Cond) || stops(check.Body) {
 			return false
 		}
-		next, ok := stmts[i+1].(*ast.IfStmt)
-		return ok && next.Init == nil && checksErr(next) && !exits(next.Body)
+		return !returnsError(fn) || checksErr(check) && !returns(check.Body)
 	}
 	return false
+}
+
+// mentionsErr reports whether e reads a variable named err.
+func mentionsErr(e ast.Expr) bool {
+	found := false
+	ast.Inspect(e, func(n ast.Node) bool {
+		id, ok := n.(*ast.Ident)
+		found = found || ok && id.Name == "err"
+		return !found
+	})
+	return found
+}
+
+// returnsError reports whether fn has a result of type error.
+func returnsError(fn *ast.FuncDecl) bool {
+	if fn.Type.Results == nil {
+		return false
+	}
+	return slices.ContainsFunc(fn.Type.Results.List, func(f *ast.Field) bool { id, ok := f.Type.(*ast.Ident); return ok && id.Name == "error" })
 }
 
 // assignsErr reports whether s assigns a variable named err.
@@ -376,20 +398,27 @@ func checksErr(ifs *ast.IfStmt) bool {
 	return okX && okY && b.Op == token.NEQ && x.Name == "err" && y.Name == "nil"
 }
 
-// exits reports whether body returns a value (the error, or one made of
-// it), panics, exits or logs fatally; a bare return or a continue only
-// ends the work at hand.
-func exits(body *ast.BlockStmt) bool {
+// returns reports whether body returns a value (the error, or one made of
+// it); a bare return or a continue only ends the work at hand.
+func returns(body *ast.BlockStmt) bool {
 	out := false
 	ast.Inspect(body, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.FuncLit:
-			return false
-		case *ast.ReturnStmt:
-			out = len(n.Results) > 0
-		case *ast.CallExpr:
+		if r, ok := n.(*ast.ReturnStmt); ok && len(r.Results) > 0 {
+			out = true
+		}
+		_, lit := n.(*ast.FuncLit)
+		return !out && !lit
+	})
+	return out
+}
+
+// stops reports whether body panics, exits or logs fatally.
+func stops(body *ast.BlockStmt) bool {
+	out := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		if call, ok := n.(*ast.CallExpr); ok {
 			name := ""
-			switch f := n.Fun.(type) {
+			switch f := call.Fun.(type) {
 			case *ast.Ident:
 				name = f.Name
 			case *ast.SelectorExpr:
@@ -397,7 +426,8 @@ func exits(body *ast.BlockStmt) bool {
 			}
 			out = out || name == "panic" || name == "Exit" || strings.HasPrefix(name, "Fatal")
 		}
-		return !out
+		_, lit := n.(*ast.FuncLit)
+		return !out && !lit
 	})
 	return out
 }
