@@ -96,6 +96,10 @@ func ReadBinaries(dir string) (bins []Binary, notes []string, err error) {
 		case name == "go.mod" && !d.IsDir():
 			m, more, err := readGoMod(p, path.Dir(rel))
 			mods[m.dir], notes = m, append(notes, more...)
+			if err != nil && m.dir != "." { // a nested module: the others are judged
+				m.minors, notes = nil, append(notes, fmt.Sprintf("%v (its packages are not judged)", err))
+				return nil
+			}
 			return err
 		case d.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go"):
 			return nil
@@ -103,7 +107,7 @@ func ReadBinaries(dir string) (bins []Binary, notes []string, err error) {
 		if ok, err := ctx.MatchFile(filepath.Dir(p), name); err != nil || !ok {
 			return nil
 		}
-		file, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution|parser.ParseComments)
+		file, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
 		if err != nil {
 			notes = append(notes, parseError(dir, err))
 		}
@@ -134,7 +138,7 @@ func readGoMod(file, dir string) (*goModule, []string, error) {
 	if err != nil {
 		return m, nil, err
 	}
-	f, err := modfile.Parse(file, data, nil)
+	f, err := modfile.Parse(path.Join(dir, "go.mod"), data, nil)
 	if err != nil {
 		return m, nil, err
 	}
@@ -198,6 +202,9 @@ func lineOf(version string) int {
 // binaries are the binaries of module m: one for each main package, or
 // one for all its packages when it has none.
 func (m *goModule) binaries(mods map[string]*goModule, pkgs map[string]*goPackage) []Binary {
+	if m.minors == nil { // its go.mod does not parse
+		return nil
+	}
 	own := map[string]*goPackage{} // by import path
 	for _, dir := range slices.Sorted(maps.Keys(pkgs)) {
 		if owner(dir, mods) == m {

@@ -3,6 +3,7 @@ package support
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -80,6 +81,25 @@ func TestReadBinaries(t *testing.T) {
 				t.Errorf("notes (-want +got)\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestReadBinariesNestedGoModDoesNotParse: a nested go.mod that does not
+// parse is a note; its packages are not the parent's, and the rest is
+// judged.
+func TestReadBinariesNestedGoModDoesNotParse(t *testing.T) {
+	dir := withFile(t, "testdata/monorepo", "gaudi/go.mod", "module example.com/drivers/gaudi\n\nrequire (\n")
+	got, notes, err := ReadBinaries(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, b := range got {
+		paths = append(paths, b.Path)
+	}
+	want := []string{"gaudi/go.mod:4: syntax error (unterminated block started at gaudi/go.mod:3:1) (its packages are not judged)"}
+	if diff := cmp.Diff(want, notes); diff != "" || !slices.Equal(paths, []string{"cmd/gpu-plugin", "cmd/qat-plugin"}) {
+		t.Errorf("binaries %q, notes (-want +got)\n%s", paths, diff)
 	}
 }
 
