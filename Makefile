@@ -133,6 +133,19 @@ record: ## Ask the real kube-apiservers of 1.26–1.37 (started with each other'
 test-race: ## The race detector on the concurrent packages: the server, certificates, the CLI's serve (needs cgo and a C compiler; not part of test).
 	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./webhook/... ./certs/... ./cli/...
 
+# How long make fuzz runs each fuzz target.
+FUZZTIME         ?= 60s
+
+.PHONY: fuzz
+fuzz: ## Run every fuzz target (func Fuzz… of a _test.go) for FUZZTIME (60s), one after the other; stop at the first failure (not part of test).
+	@grep -rl --include='*_test.go' --exclude-dir=.git --exclude-dir=testdata '^func Fuzz' . | sort | \
+	while read -r file; do \
+		sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' "$$file" | sed "s|^|$$(dirname "$$file") |"; \
+	done | while read -r pkg target; do \
+		echo "== $$pkg $$target"; \
+		$(GO) test -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) "$$pkg" || exit 1; \
+	done
+
 .PHONY: chart-check
 chart-check: envtest-assets ## helm lint and helm template of charts/claimbridge in both certificate modes, everything on, other names and ports.
 	@export $$(hack/envtest-assets.sh --env 2>/dev/null) && set -x && \

@@ -80,15 +80,68 @@ func FuzzStatusFromJSON(f *testing.F) {
 	f.Add([]byte(`{"allocation":{"devices":{"results":[]}}}`), []byte(`{"allocation":{"devices":{}}}`), false)
 	f.Add([]byte(`{"unknown":1}`), status, false)
 	f.Add([]byte(`null`), status, false)
-	f.Fuzz(func(t *testing.T, newStatus, oldStatus []byte, deleted bool) {
-		objectJSON := func(status []byte, deleted bool) []byte {
-			o := deepCopyJSON(base)
-			if deleted {
-				o["metadata"].(map[string]interface{})["deletionTimestamp"] = "2024-10-01T00:00:00Z"
-			}
-			head := mustAppendJSON(t, o)
-			return append(append(append(head[:len(head)-1], `,"status":`...), status...), '}')
+	// The claim without its status, live and deleted, as JSON: built once,
+	// not for each input.
+	var heads [2][]byte
+	for i, deleted := range []bool{false, true} {
+		o := deepCopyJSON(base)
+		if deleted {
+			o["metadata"].(map[string]interface{})["deletionTimestamp"] = "2024-10-01T00:00:00Z"
 		}
+		head := mustAppendJSON(f, o)
+		heads[i] = append(head[:len(head)-1:len(head)-1], `,"status":`...)
+	}
+	objectJSON := func(status []byte, deleted bool) []byte {
+		head := heads[0]
+		if deleted {
+			head = heads[1]
+		}
+		return append(append(append(make([]byte, 0, len(head)+len(status)+1), head...), status...), '}')
+	}
+	f.Fuzz(func(t *testing.T, newStatus, oldStatus []byte, deleted bool) {
 		sameVerdictFromJSON(t, objectJSON(newStatus, false), objectJSON(oldStatus, deleted))
 	})
+}
+
+// TestStatusFromJSONParameters: opaque parameters that differ from the
+// stored ones only as JSON text (spacing, key order, escapes, invalid
+// UTF-8, which the trees hold as U+FFFD) get the trees' verdict from the
+// JSON: the write that keeps the allocation passes, the one that changes
+// it fails alike, both decided from the JSON alone.
+func TestStatusFromJSONParameters(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "webhook", "testdata", "claim-v1alpha3.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := obj(t, string(data))
+	status := mustAppendJSON(t, base["status"])
+	delete(base, "status")
+	head := mustAppendJSON(t, base)
+	objectJSON := func(status []byte) []byte {
+		return append(append(append(bytes.Clone(head[:len(head)-1]), `,"status":`...), status...), '}')
+	}
+	for name, edit := range map[string][2]string{
+		"spacing":       {`"sharing":{`, `"sharing": {`},
+		"key-order":     {`"apiVersion":"gpu.example.com/v1","kind":"GpuConfig"`, `"kind":"GpuConfig","apiVersion":"gpu.example.com/v1"`},
+		"duplicate-key": {`"kind":"GpuConfig"`, `"kind":"Other","kind":"GpuConfig"`},
+		"escape":        {`"TimeSlicing"`, `"Time\u0053licing"`},
+		"invalid-utf8":  {`"strategy"`, "\"s\x9a\x9atrategy\""},
+	} {
+		t.Run(name, func(t *testing.T) {
+			kept := bytes.Replace(status, []byte(edit[0]), []byte(edit[1]), 1)
+			if bytes.Equal(kept, status) {
+				t.Fatalf("%q is not in the status", edit[0])
+			}
+			changed := bytes.Replace(kept, []byte(`"driver":"gpu.example.com","pool"`), []byte(`"driver":"gpu.exxmple.com","pool"`), 1)
+			for _, write := range []struct {
+				status  []byte
+				invalid bool
+			}{{kept, name == "invalid-utf8"}, {changed, true}} {
+				decided, invalid := sameVerdictFromJSON(t, objectJSON(write.status), objectJSON(status))
+				if !decided || invalid != write.invalid {
+					t.Errorf("%s: decided from the JSON %v, invalid %v; want true, %v", write.status, decided, invalid, write.invalid)
+				}
+			}
+		})
+	}
 }

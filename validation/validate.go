@@ -243,6 +243,7 @@ func storageStatusFromJSON(req Request) (Response, bool) {
 	var claim, old apiv3.ResourceClaim
 	if req.Operation != Update || req.SubResource != "status" || !bytes.Contains(req.ObjectJSON, storageAPIVersion) || // no decode of another version's write
 		!decodesCleanly(req.ObjectJSON, &claim) || !decodesCleanly(req.OldObjectJSON, &old) ||
+		!treeParameters(&claim) || !treeParameters(&old) ||
 		claim.TypeMeta != (metav1.TypeMeta{APIVersion: api.Group + "/" + api.StorageVersion, Kind: api.KindClaim}) || old.TypeMeta != claim.TypeMeta ||
 		!viewsRepeatStorage(old.Annotations, 6*len(req.OldObjectJSON), 6*len(req.ObjectJSON)) { // JSON written again is at most 6 bytes a byte
 		return Response{}, false
@@ -252,6 +253,39 @@ func storageStatusFromJSON(req Request) (Response, bool) {
 	v3.SetDefaults(&prepared)
 	errs, warnings := statusVerdict(v1alpha3Rules{}, &prepared, &old, true)
 	return Response{GroupKind: schema.GroupKind{Group: api.Group, Kind: api.KindClaim}, Name: claim.Name, Errors: errs, Warnings: collapseIndexedWarnings(warnings)}, true
+}
+
+// treeParameters rewrites the opaque parameters of claim, which a typed
+// decode keeps as the bytes sent, as the trees hold them (and kube-apiserver
+// stores them): decoded, so invalid UTF-8 is U+FFFD, escapes are undone and
+// the last of duplicate keys wins, then written again compact with sorted
+// keys. Parameters the same but for spacing, key order or escapes are then
+// equal, as for the trees. false if one does not decode.
+func treeParameters(claim *apiv3.ResourceClaim) bool {
+	var opaques []*apiv3.OpaqueDeviceConfiguration
+	for _, c := range claim.Spec.Devices.Config {
+		opaques = append(opaques, c.Opaque)
+	}
+	if a := claim.Status.Allocation; a != nil {
+		for _, c := range a.Devices.Config {
+			opaques = append(opaques, c.Opaque)
+		}
+	}
+	for _, o := range opaques {
+		if o == nil || o.Parameters.Raw == nil {
+			continue
+		}
+		var tree any
+		if err := api.DecodeJSON(o.Parameters.Raw, &tree); err != nil {
+			return false
+		}
+		raw, err := api.AppendJSON(nil, tree)
+		if err != nil {
+			return false
+		}
+		o.Parameters.Raw = raw
+	}
+	return true
 }
 
 var storageAPIVersion = []byte(`"apiVersion":"` + api.Group + "/" + api.StorageVersion + `"`)

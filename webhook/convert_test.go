@@ -275,11 +275,8 @@ func benchmarkReview(b *testing.B) []byte {
 // FuzzConvertHandler: whatever the body, /convert answers 200 or 4xx, and
 // never panics (a recovered panic is a 500).
 //
-// The panic counter is read by itself, not through the registry's Gather:
-// that also reads /proc and the Go runtime's metrics, a millisecond an
-// input, and the fuzzer's minimisation of a new input (up to a million
-// calls for a review of the testdata claims) then spent its whole
-// -fuzzminimizetime on the first input of each worker.
+// Each run reads the panic counter by itself: the registry's Gather also
+// reads /proc and the Go runtime's metrics, a millisecond a run.
 func FuzzConvertHandler(f *testing.F) {
 	for _, v := range api.ServedVersions {
 		f.Add(conversionReview("uid-1", api.Group+"/v1alpha2", fixture(f, v)))
