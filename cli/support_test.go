@@ -159,11 +159,7 @@ func TestSupportCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	lib033 := supportFixture("lib033")
-	scenarios := map[string]struct {
-		args             []string
-		wantCode         int
-		wantOut, wantErr string
-	}{
+	scenarios := map[string]supportRun{
 		"text": {
 			args: []string{lib033, "--releases", "1.33-1.34"},
 			wantOut: `RELEASE  DEFAULTS     WITH FLAGS
@@ -240,20 +236,7 @@ Runs at defaults on none of them; with flags on 1.33–1.34.
 			wantErr: "Error: --report \"yaml\": unsupported format (supported: text, markdown, json, sarif, junit)\n",
 		},
 	}
-	for name, s := range scenarios {
-		t.Run(name, func(t *testing.T) {
-			code, out, errOut := run(t, "", append([]string{"support"}, s.args...)...)
-			if code != s.wantCode {
-				t.Errorf("exit %d, want %d", code, s.wantCode)
-			}
-			if diff := cmp.Diff(s.wantOut, out); diff != "" {
-				t.Errorf("stdout (-want +got)\n%s", diff)
-			}
-			if diff := cmp.Diff(s.wantErr, errOut); diff != "" {
-				t.Errorf("stderr (-want +got)\n%s", diff)
-			}
-		})
-	}
+	runSupport(t, scenarios)
 }
 
 // TestSupportMarkdown: the table a maintainer pastes, for a v0.33 driver
@@ -353,11 +336,7 @@ func TestSupportInstall(t *testing.T) {
 	guarded := supportFixture("charts/guarded")
 	refusal := "note: the chart renders on no release, as release gpu-driver in namespace default: execution error at (gpu-driver/templates/validation.yaml:2:4): " +
 		"Running in the 'default' namespace is not recommended. Set '--namespace' or '-n' to change the namespace.; render it as you install it (--values, --set, --release-name, --namespace)\n"
-	scenarios := map[string]struct {
-		args             []string
-		wantCode         int
-		wantOut, wantErr string
-	}{
+	scenarios := map[string]supportRun{
 		"guarded-chart-in-its-own-namespace": {
 			args:    []string{"--chart", guarded, "--set", "image=example.com/qat:v1", "--releases", "1.34", "--report", "markdown"},
 			wantOut: "| Kubernetes | At defaults | With flags |\n|---|---|---|\n| 1.34 | works | works |\n\nRuns at defaults on 1.34; with flags on 1.34.\n",
@@ -384,20 +363,7 @@ func TestSupportInstall(t *testing.T) {
 			wantErr: "Error: " + filepath.Join(guarded, "Chart.yaml") + ": document 1 (line 1): object has no \"kind\" (chart values go in --values)\n",
 		},
 	}
-	for name, s := range scenarios {
-		t.Run(name, func(t *testing.T) {
-			code, out, errOut := run(t, "", append([]string{"support"}, s.args...)...)
-			if code != s.wantCode {
-				t.Errorf("exit %d, want %d", code, s.wantCode)
-			}
-			if diff := cmp.Diff(s.wantOut, out); diff != "" {
-				t.Errorf("stdout (-want +got)\n%s", diff)
-			}
-			if diff := cmp.Diff(s.wantErr, errOut); diff != "" {
-				t.Errorf("stderr (-want +got)\n%s", diff)
-			}
-		})
-	}
+	runSupport(t, scenarios)
 }
 
 // TestSupportUpdate: --update keeps the README's table, --check fails in
@@ -431,5 +397,30 @@ func TestSupportUpdate(t *testing.T) {
 		if code != s.wantCode || out != s.wantOut || errOut != s.wantErr || string(data) != s.wantFile {
 			t.Errorf("step %d %q: exit %d (want %d), stdout %q, stderr %q (want %q), file:\n%s", i, s.args, code, s.wantCode, out, errOut, s.wantErr, cmp.Diff(s.wantFile, string(data)))
 		}
+	}
+}
+
+// A supportRun is `claimbridge support` with args, and what a person sees.
+type supportRun struct {
+	args             []string
+	wantCode         int
+	wantOut, wantErr string
+}
+
+func runSupport(t *testing.T, scenarios map[string]supportRun) {
+	t.Helper()
+	for name, s := range scenarios {
+		t.Run(name, func(t *testing.T) {
+			code, out, errOut := run(t, "", append([]string{"support"}, s.args...)...)
+			if code != s.wantCode {
+				t.Errorf("exit %d, want %d", code, s.wantCode)
+			}
+			if diff := cmp.Diff(s.wantOut, out); diff != "" {
+				t.Errorf("stdout (-want +got)\n%s", diff)
+			}
+			if diff := cmp.Diff(s.wantErr, errOut); diff != "" {
+				t.Errorf("stderr (-want +got)\n%s", diff)
+			}
+		})
 	}
 }
