@@ -19,8 +19,10 @@ import (
 
 // Minimize is the -fuzzminimizetime of the packages that call Main, unless
 // the command line gives one: at most this many runs to minimise an input,
-// new or failing. The worker then answers of itself, and fuzzes on.
-const Minimize = "1000x"
+// new or failing. The worker then answers of itself, and fuzzes on. A
+// failing input is minimised further by running it again with a larger
+// -fuzzminimizetime.
+const Minimize = "250x"
 
 // Main runs m, with Minimize for -test.fuzzminimizetime unless the command
 // line gives one. A package's TestMain calls it:
