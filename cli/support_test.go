@@ -189,6 +189,15 @@ Runs at defaults on none of them; with flags on 1.33–1.34.
 				"Error: --declared >=1.32 admits Kubernetes 1.38, where the driver cannot run: " +
 				"k8s.io/dynamic-resource-allocation v0.33 (resourceslices): resource.k8s.io/v1beta1 resourceslices, which Kubernetes 1.38 no longer serves (removed in 1.38)\n",
 		},
+		"declared-cannot-in-text-says-the-reason-once": {
+			args:     []string{lib033, "--releases", "1.38", "--declared", ">=1.32"},
+			wantCode: ExitInvalid,
+			wantOut: "RELEASE  DEFAULTS  WITH FLAGS\n1.38     cannot    cannot\n\nRuns at defaults on none of them; with flags on none of them.\n\n" +
+				"1.38 defaults: k8s.io/dynamic-resource-allocation v0.33 (resourceslices): resource.k8s.io/v1beta1 resourceslices, which Kubernetes 1.38 no longer serves (removed in 1.38)\n" +
+				"1.38 defaults: k8s.io/dynamic-resource-allocation v0.33 (resourceclaims): resource.k8s.io/v1beta1 resourceclaims, which Kubernetes 1.38 no longer serves (removed in 1.38)\n",
+			wantErr: "note: " + fromSources138 + "\n" +
+				"Error: --declared >=1.32 admits Kubernetes 1.38, where the driver cannot run (its reasons above)\n",
+		},
 		"no-library-and-a-file-that-does-not-parse": {
 			args:    []string{broken, "--releases", "1.34", "--report", "markdown"},
 			wantOut: "| Kubernetes | At defaults | With flags |\n|---|---|---|\n| 1.34 | works | works |\n\nRuns at defaults on 1.34; with flags on 1.34.\n",

@@ -28,7 +28,10 @@ type Matrix struct {
 	// Notes say, once, what of the driver could not be read.
 	Notes []string `json:"notes,omitempty"`
 	// Errors and Warnings are the declared ranges against the cells.
-	Errors   []string `json:"errors,omitempty"`
+	Errors []string `json:"errors,omitempty"`
+	// briefs are the errors without the cell's reason the text report
+	// prints already.
+	briefs   []string
 	Warnings []string `json:"warnings,omitempty"`
 }
 
@@ -145,9 +148,11 @@ func (m *Matrix) Declare(what, constraint string) error {
 		}
 		switch cell.Verdict {
 		case Cannot:
-			m.Errors = append(m.Errors, fmt.Sprintf("%s %s admits Kubernetes %s, where the driver cannot run: %s", what, constraint, cell.Release, cell.Reasons[0]))
+			brief := fmt.Sprintf("%s %s admits Kubernetes %s, where the driver cannot run", what, constraint, cell.Release)
+			m.Errors, m.briefs = append(m.Errors, brief+": "+cell.Reasons[0]), append(m.briefs, brief+" (its reasons above)")
 		case Refused:
-			m.Errors = append(m.Errors, fmt.Sprintf("%s %s admits Kubernetes %s, which the chart's kubeVersion refuses", what, constraint, cell.Release))
+			msg := fmt.Sprintf("%s %s admits Kubernetes %s, which the chart's kubeVersion refuses", what, constraint, cell.Release)
+			m.Errors, m.briefs = append(m.Errors, msg), append(m.briefs, msg)
 		case NeedsFlags:
 			m.Warnings = append(m.Warnings, fmt.Sprintf("%s %s admits Kubernetes %s, where the driver runs only with %s", what, constraint, cell.Release, cell.Flags))
 		}
@@ -297,14 +302,14 @@ func (m *Matrix) Write(format, declaring string, out, errOut io.Writer) error {
 	case "sarif":
 		return m.WriteSARIF(out, declaring)
 	}
-	write := m.WriteText
+	write, errs := m.WriteText, m.briefs // the report holds the reasons
 	if format == "markdown" {
-		write = m.WriteMarkdown
+		write, errs = m.WriteMarkdown, m.Errors
 	}
 	if err := write(out); err != nil {
 		return err
 	}
-	for i, said := range [][]string{m.Notes, m.Warnings, m.Errors} {
+	for i, said := range [][]string{m.Notes, m.Warnings, errs} {
 		for _, msg := range said {
 			fmt.Fprintln(errOut, []string{"note: ", "warning: ", "Error: "}[i]+msg)
 		}
