@@ -74,6 +74,8 @@ func FuzzModule(f *testing.F) {
 		[]byte("package plugin\n\nfunc start(f informers.SharedInformerFactory) {\n\tf.Resource().V1().ResourceSlices().Informer()\n\tgo cs.ResourceV1beta2().DeviceClasses().List(nil, nil)\n}\n"))
 	f.Add([]byte("module example.com/x\n\nrequire k8s.io/api v0.33\n"), []byte("//go:build windows\n\npackage main\n"))
 	f.Add([]byte("module\n"), []byte(brokenGo))
+	f.Add([]byte("module example.com/flags\n"), []byte("package main\n\nfunc main() {\n\tflag.BoolVar(&o.on, \"on\", false, \"\")\n\t_ = &cli.BoolFlag{Name: \"m\", Destination: &m}\n"+
+		"\tif o.on {\n\t\tgo watch()\n\t}\n}\n\nfunc watch() {\n\tif m {\n\t\tcs.ResourceV1beta1().ResourceClaims(\"\").List(nil, nil)\n\t}\n\tcs.ResourceV1().ResourceSlices().List(nil, nil)\n}\n"))
 	f.Fuzz(func(t *testing.T, goMod, goFile []byte) {
 		dir := t.TempDir()
 		writeFiles(t, dir, map[string][]byte{"go.mod": goMod, "main.go": goFile})

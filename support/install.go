@@ -58,7 +58,7 @@ func kustomization(dir string) bool {
 // Select picks the binaries of bins that are judged: those named (their
 // paths), else those the containers of the install documents run (by
 // command, arguments or image name), else all. It says which when it
-// picked some of several.
+// picked some of several. A call's Flag the containers name is on.
 func Select(bins []Binary, named []string, install []manifest.Document) (judged []Binary, note string, err error) {
 	paths := func(bs []Binary) string {
 		var out []string
@@ -75,13 +75,23 @@ func Select(bins []Binary, named []string, install []manifest.Document) (judged 
 		}
 		judged = append(judged, bins[i])
 	}
+	words := containerWords(install)
 	if len(named) == 0 {
 		how = "run by the install's containers"
-		words := containerWords(install)
 		judged = slices.DeleteFunc(slices.Clone(bins), func(b Binary) bool { return b.Name == "" || !slices.Contains(words, b.Name) })
 	}
 	if len(judged) == 0 {
-		judged = bins
+		judged = slices.Clone(bins)
+	}
+	for i, b := range judged {
+		judged[i].Calls = slices.Clone(b.Calls)
+		for j, c := range b.Calls {
+			for _, w := range words {
+				if name, _, _ := strings.Cut(strings.TrimLeft(w, "-"), "="); name == c.Flag {
+					judged[i].Calls[j].Flag = ""
+				}
+			}
+		}
 	}
 	if len(bins) > 1 {
 		note = fmt.Sprintf("judged the binaries %s (%s)", paths(judged), how)

@@ -1,6 +1,7 @@
 package support
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -93,7 +94,7 @@ func TestMonorepoCells(t *testing.T) {
 			}},
 			{Release: "1.36", Setting: v1beta1Flag, Verdict: Works, Flags: v1beta1Flag, GRPC: FromRun, Reasons: []string{
 				"pkg/qat/qat.go:26 ResourceV1beta2().ResourceClaims: kube-apiserver 1.36 serves resource.k8s.io/v1beta2 resourceclaims only with --runtime-config=resource.k8s.io/v1beta2=true, " +
-					"which updateStatus needs; without them, its error is only logged and the rest of the driver runs",
+					"which updateStatus needs; its error is only logged: without them, the rest of the driver runs",
 			}},
 		}},
 		"both-on-1.38": {bins: append(gpu, qat...), minor: 38, want: []Cell{{Release: "1.38", Setting: Defaults, Verdict: Cannot, GRPC: FromSources, Reasons: []string{
@@ -106,6 +107,78 @@ func TestMonorepoCells(t *testing.T) {
 				t.Errorf("(-want +got)\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestFlagCells: a call behind a flag off by default is a warning naming
+// the flag, until the install's containers pass it.
+func TestFlagCells(t *testing.T) {
+	bins, _, err := ReadBinaries("testdata/flags")
+	if err != nil {
+		t.Fatal(err)
+	}
+	install, err := ReadManifests([]string{"testdata/flags/deployments"}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	off, _, _ := Select(bins, nil, nil)
+	on, _, _ := Select(bins, nil, install)
+	const both = "--runtime-config=resource.k8s.io/v1beta1=true,resource.k8s.io/v1beta2=true"
+	hardNeeds := func(minor int, flags string) []string {
+		return []string{
+			fmt.Sprintf("controller.go:42 ResourceV1beta1().ResourceClaims: kube-apiserver 1.%d serves resource.k8s.io/v1beta1 resourceclaims only with %s", minor, flags),
+			fmt.Sprintf("controller.go:49 ResourceV1beta1().ResourceSlices: kube-apiserver 1.%d serves resource.k8s.io/v1beta1 resourceslices only with %s", minor, flags),
+		}
+	}
+	scenarios := map[string]struct {
+		bins  []Binary
+		minor int
+		want  []Cell
+	}{
+		"off-by-default-on-1.34": {bins: off, minor: 34, want: []Cell{
+			{Release: "1.34", Setting: Defaults, Verdict: NeedsFlags, Flags: v1beta1Flag, Reasons: hardNeeds(34, v1beta1Flag)},
+			{Release: "1.34", Setting: v1beta1Flag, Verdict: Works, Flags: v1beta1Flag, Reasons: []string{
+				"controller.go:18 ResourceV1alpha3().DeviceTaintRules: kube-apiserver 1.34 serves resource.k8s.io/v1alpha3 devicetaintrules only with --feature-gates=DRADeviceTaints=true --runtime-config=resource.k8s.io/v1alpha3=true, " +
+					"needed only with --device-taints, which is off by default: without them, the rest of the driver runs",
+				"controller.go:35 ResourceV1beta2().ResourceClaims: kube-apiserver 1.34 serves resource.k8s.io/v1beta2 resourceclaims only with --runtime-config=resource.k8s.io/v1beta2=true, " +
+					"needed only with --health-monitoring, which is off by default: without them, the rest of the driver runs",
+			}},
+		}},
+		"off-by-default-on-1.32": {bins: off, minor: 32, want: []Cell{
+			{Release: "1.32", Setting: Defaults, Verdict: NeedsFlags, Flags: draFlags, Reasons: append([]string{
+				"Kubernetes 1.32 runs no DRA at its defaults: the DynamicResourceAllocation feature gate goes on kube-apiserver, kube-scheduler, kube-controller-manager and every kubelet, and kube-apiserver serves resource.k8s.io only with --runtime-config",
+			}, hardNeeds(32, draFlags)...)},
+			{Release: "1.32", Setting: draFlags, Verdict: Works, Flags: draFlags, Reasons: []string{
+				"controller.go:18 ResourceV1alpha3().DeviceTaintRules: resource.k8s.io/v1alpha3 devicetaintrules, which Kubernetes 1.32 does not have (it came in 1.33), " +
+					"needed only with --device-taints, which is off by default: the rest of the driver runs",
+				"controller.go:35 ResourceV1beta2().ResourceClaims: resource.k8s.io/v1beta2 resourceclaims, which Kubernetes 1.32 does not have (it came in 1.33), " +
+					"needed only with --health-monitoring, which is off by default: the rest of the driver runs",
+			}},
+		}},
+		"passed-by-the-install-on-1.34": {bins: on, minor: 34, want: []Cell{
+			{Release: "1.34", Setting: Defaults, Verdict: NeedsFlags, Flags: both, Reasons: []string{
+				"controller.go:35 ResourceV1beta2().ResourceClaims: kube-apiserver 1.34 serves resource.k8s.io/v1beta2 resourceclaims only with --runtime-config=resource.k8s.io/v1beta2=true",
+				hardNeeds(34, v1beta1Flag)[0], hardNeeds(34, v1beta1Flag)[1],
+			}},
+			{Release: "1.34", Setting: both, Verdict: Works, Flags: both, Reasons: []string{
+				"controller.go:18 ResourceV1alpha3().DeviceTaintRules: kube-apiserver 1.34 serves resource.k8s.io/v1alpha3 devicetaintrules only with --feature-gates=DRADeviceTaints=true --runtime-config=resource.k8s.io/v1alpha3=true, " +
+					"needed only with --device-taints, which is off by default: without them, the rest of the driver runs",
+			}},
+		}},
+		"passed-by-the-install-on-1.32": {bins: on, minor: 32, want: []Cell{{Release: "1.32", Setting: Defaults, Verdict: Cannot, Reasons: []string{
+			"controller.go:35 ResourceV1beta2().ResourceClaims: resource.k8s.io/v1beta2 resourceclaims, which Kubernetes 1.32 does not have (it came in 1.33)",
+			hardNeeds(32, draFlags)[0], hardNeeds(32, draFlags)[1],
+		}}}},
+	}
+	for name, s := range scenarios {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(s.want, Driver{Binaries: s.bins}.Cells(s.minor)); diff != "" {
+				t.Errorf("(-want +got)\n%s", diff)
+			}
+		})
+	}
+	if bins[0].Calls[1].Flag != "health-monitoring" {
+		t.Errorf("Select changed the calls it was given: %+v", bins[0].Calls[1])
 	}
 }
 

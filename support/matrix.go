@@ -107,13 +107,13 @@ func served(c api.Cluster, version, kind string) bool {
 }
 
 // A need is a kind the driver reads or writes, through the newest of
-// versions the release serves; who says what needs it, and logged the
-// function that fails without it when it only logs the error.
+// versions the release serves; who says what needs it, and without why
+// the driver runs without it, when it does.
 type need struct {
 	versions []string
 	kind     string
 	who      string
-	logged   string
+	without  string
 }
 
 // needs are what the driver's binaries need every release to serve: the
@@ -136,7 +136,14 @@ func (d Driver) needs() []need {
 			}
 		}
 		for _, c := range b.Calls {
-			add(need{[]string{c.Version}, c.Kind, c.Position + " " + c.Expr, c.Logged}, b.Path)
+			without := ""
+			if c.Logged != "" {
+				without = fmt.Sprintf("which %s needs; its error is only logged", c.Logged)
+			}
+			if c.Flag != "" {
+				without = fmt.Sprintf("needed only with --%s, which is off by default", c.Flag)
+			}
+			add(need{[]string{c.Version}, c.Kind, c.Position + " " + c.Expr, without}, b.Path)
 		}
 	}
 	if len(d.Binaries) > 1 {
@@ -157,19 +164,19 @@ type evaluation struct {
 
 // fit records whether the release serves n, at its defaults or with flags,
 // and adds the flags to e.flagged; false when no flag makes it serve n.
-// A need whose error is only logged is a warning, and adds no flag.
+// A need the driver runs without is a warning, and adds no flag.
 func (e *evaluation) fit(n need) bool {
 	if slices.ContainsFunc(n.versions, func(v string) bool { return served(e.defaults, v, n.kind) }) {
 		return true
 	}
 	has := slices.DeleteFunc(slices.Clone(n.versions), func(v string) bool { return !e.defaults.Has(v, n.kind) })
 	if len(has) == 0 {
-		if msg := n.who + ": " + absent(e.defaults.Minor, n.versions, n.kind); n.logged != "" {
-			e.warnings = appendNew(e.warnings, fmt.Sprintf("%s, which %s needs; its error is only logged: the rest of the driver runs", msg, n.logged))
+		if msg := n.who + ": " + absent(e.defaults.Minor, n.versions, n.kind); n.without != "" {
+			e.warnings = appendNew(e.warnings, fmt.Sprintf("%s, %s: the rest of the driver runs", msg, n.without))
 		} else {
 			e.cannot = appendNew(e.cannot, msg)
 		}
-		return n.logged != ""
+		return n.without != ""
 	}
 	version := has[len(has)-1] // the newest
 	gates, runtime := flagsFor(e.defaults, version, n.kind)
@@ -180,8 +187,8 @@ func (e *evaluation) fit(n need) bool {
 	}
 	msg := fmt.Sprintf("%s: kube-apiserver 1.%d serves %s/%s %s only with %s",
 		n.who, e.defaults.Minor, api.UpstreamGroup, version, api.Resource(n.kind), flags.SettingsString())
-	if n.logged != "" {
-		e.warnings = appendNew(e.warnings, fmt.Sprintf("%s, which %s needs; without them, its error is only logged and the rest of the driver runs", msg, n.logged))
+	if n.without != "" {
+		e.warnings = appendNew(e.warnings, fmt.Sprintf("%s, %s: without them, the rest of the driver runs", msg, n.without))
 		return true
 	}
 	e.fixable = appendNew(e.fixable, msg)

@@ -72,6 +72,11 @@ func TestModuleCells(t *testing.T) {
 				taintFlags(35, "DRADeviceTaintRules=true,DRADeviceTaints=true"), taintFlags(36, "DRADeviceTaintRules=true"),
 				taintFlags(37, ""), taintFlags(38, "")),
 		},
+		"calls-behind-flags-off-by-default": {
+			// Their versions move no verdict: only the v1beta1 calls do.
+			dir:  "testdata/flags",
+			want: slices.Concat([]string{"1.31 defaults: cannot"}, needsDRA, needsV1beta1, []string{"1.38 defaults: cannot"}),
+		},
 		"no-library": {
 			dir:  "testdata/nolib",
 			want: []string{"1.31 defaults: cannot", "1.32 defaults: cannot", "1.33 defaults: cannot", "1.34 defaults: works", "1.35 defaults: works", "1.36 defaults: works", "1.37 defaults: works", "1.38 defaults: works"},

@@ -9,6 +9,7 @@ import (
 	"go/parser"
 	"go/scanner"
 	"go/token"
+	"go/types"
 	"io/fs"
 	"maps"
 	"os"
@@ -59,6 +60,9 @@ type Call struct {
 	// Logged is the function whose work fails with the call, when the
 	// call's error is only logged there: the driver runs without it.
 	Logged string
+	// Flag is the command-line flag, off by default, that turns the call
+	// on: "health-monitoring". The driver runs without it.
+	Flag string
 }
 
 // A goModule is a go.mod of the repository: its directory, path and the
@@ -72,7 +76,10 @@ type goModule struct {
 type goPackage struct {
 	name    string
 	imports []string
-	calls   []Call
+	calls   []found
+	flags   map[string]string    // the flags off by default, by the variable they set
+	gates   map[token.Pos]string // the variable of the if an identifier is in, by position
+	refs    map[string][]string  // the gate of each place a name is read, by name
 }
 
 // ReadBinaries reads the Go modules of the repository in dir (its go.mod
@@ -116,7 +123,7 @@ func ReadBinaries(dir string) (bins []Binary, notes []string, err error) {
 		}
 		pkg := pkgs[path.Dir(rel)]
 		if pkg == nil {
-			pkg = &goPackage{name: file.Name.Name}
+			pkg = &goPackage{name: file.Name.Name, flags: map[string]string{}, gates: map[token.Pos]string{}, refs: map[string][]string{}}
 			pkgs[path.Dir(rel)] = pkg
 		}
 		pkg.read(fset, rel, file)
@@ -251,7 +258,15 @@ func (m *goModule) binary(dir string, own map[string]*goPackage, roots []string)
 			continue
 		}
 		seen[queue[0]] = true
-		b.Calls = append(b.Calls, pkg.calls...)
+		for _, c := range pkg.calls { // in an if on a flag, or in a function named only in such ifs
+			v, refs := pkg.gates[c.pos], pkg.refs[c.fn]
+			unflagged := func(v string) bool { return pkg.flags[v] == "" }
+			if unflagged(v) && len(refs) > 0 && !ast.IsExported(c.fn) && !slices.ContainsFunc(refs, unflagged) {
+				v = refs[0]
+			}
+			c.Flag = pkg.flags[v]
+			b.Calls = append(b.Calls, c.Call)
+		}
 		for _, imp := range pkg.imports {
 			if imp == LibraryModule || strings.HasPrefix(imp, LibraryModule+"/") {
 				b.Library = m.minors[LibraryModule]
@@ -273,15 +288,18 @@ func parseError(dir string, err error) string {
 	return err.Error()
 }
 
-// versionName is a typed client's version method: V1beta1, ResourceV1beta1.
-var versionName = regexp.MustCompile(`^(Resource)?(V1((alpha|beta)\d+)?)$`)
+// typedVersion matches how a typed client selects a resource.k8s.io
+// version: a clientset's cs.ResourceV1beta1, an informer factory's
+// f.Resource().V1beta1.
+var typedVersion = regexp.MustCompile(`\.(Resource|Resource\(\)\.)(V1((alpha|beta)\d+)?)$`)
 
-// read records the imports and typed calls of file, at path.
+// read records the imports, gates and typed calls of file, at path.
 func (p *goPackage) read(fset *token.FileSet, path string, file *ast.File) {
 	for _, imp := range file.Imports {
 		ip, _ := strconv.Unquote(imp.Path.Value)
 		p.imports = append(p.imports, ip)
 	}
+	p.readGates(file)
 	for _, decl := range file.Decls {
 		fn, ok := decl.(*ast.FuncDecl)
 		if !ok || fn.Body == nil {
@@ -289,15 +307,79 @@ func (p *goPackage) read(fset *token.FileSet, path string, file *ast.File) {
 		}
 		for _, c := range calls(fn) {
 			c.Position = fmt.Sprintf("%s:%d", path, fset.Position(c.pos).Line)
-			p.calls = append(p.calls, c.Call)
+			p.calls = append(p.calls, c)
 		}
 	}
 }
 
-// A found call is a Call at pos.
+// readGates records the boolean command-line flags of file that are off
+// by default, by the variable they set: BoolVar(&x, "name", false, …) and
+// BoolVarP of the flag and pflag packages, urfave/cli's &cli.BoolFlag{Name:
+// "name", Destination: &x} with no Value or a false one. For each name
+// read, but a function's own, it records the variable of the innermost if
+// whose body holds it.
+func (p *goPackage) readGates(file *ast.File) {
+	decls := map[*ast.Ident]bool{}
+	ast.Inspect(file, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncDecl:
+			decls[n.Name] = true
+		case *ast.IfStmt:
+			if v := varName(n.Cond); v != "" {
+				ast.Inspect(n.Body, func(m ast.Node) bool {
+					if id, ok := m.(*ast.Ident); ok {
+						p.gates[id.Pos()] = v
+					}
+					return true
+				})
+			}
+		case *ast.Ident:
+			if !decls[n] {
+				p.refs[n.Name] = append(p.refs[n.Name], p.gates[n.Pos()])
+			}
+		case *ast.CallExpr:
+			sel, ok := n.Fun.(*ast.SelectorExpr)
+			if ok && strings.HasPrefix(sel.Sel.Name, "BoolVar") && len(n.Args) >= 4 && varName(n.Args[len(n.Args)-2]) == "false" {
+				p.flags[varName(n.Args[0])], _ = strconv.Unquote(types.ExprString(n.Args[1]))
+			}
+		case *ast.CompositeLit:
+			fields := map[string]ast.Expr{"Value": ast.NewIdent("false")}
+			for _, e := range n.Elts {
+				if kv, ok := e.(*ast.KeyValueExpr); ok {
+					fields[varName(kv.Key)] = kv.Value
+				}
+			}
+			if varName(n.Type) == "BoolFlag" && varName(fields["Value"]) == "false" {
+				p.flags[varName(fields["Destination"])], _ = strconv.Unquote(types.ExprString(fields["Name"]))
+			}
+		}
+		return true
+	})
+	delete(p.flags, "") // a flag that sets no variable read here
+}
+
+// varName is the name of the variable or field e reads or points to:
+// "Healthcare" for cfg.Healthcare and &cfg.Healthcare; "" for another
+// expression.
+func varName(e ast.Expr) string {
+	switch e := e.(type) {
+	case *ast.Ident:
+		return e.Name
+	case *ast.SelectorExpr:
+		return e.Sel.Name
+	case *ast.UnaryExpr:
+		if e.Op == token.AND {
+			return varName(e.X)
+		}
+	}
+	return ""
+}
+
+// A found call is a Call at pos, in function fn.
 type found struct {
 	Call
 	pos token.Pos
+	fn  string
 }
 
 // calls are the typed calls in the body of fn, each Logged when its error
@@ -314,8 +396,8 @@ func calls(fn *ast.FuncDecl) []found {
 		if kind == "" || !ok {
 			return true
 		}
-		if version, method := typedVersion(inner.Fun); version != "" {
-			c := found{Call{Version: version, Kind: kind, Expr: method + "()." + sel.Sel.Name}, sel.Sel.Pos()}
+		if m := typedVersion.FindStringSubmatch(types.ExprString(inner.Fun)); m != nil {
+			c := found{Call{Version: strings.ToLower(m[2]), Kind: kind, Expr: m[1] + m[2] + "()." + sel.Sel.Name}, sel.Sel.Pos(), fn.Name.Name}
 			if onlyLogged(fn, around(fn.Body, sel.Pos()), sel.Pos()) {
 				c.Logged = funcName(fn)
 			}
@@ -371,13 +453,7 @@ func onlyLogged(fn *ast.FuncDecl, stmts []ast.Stmt, pos token.Pos) bool {
 
 // mentionsErr reports whether e reads a variable named err.
 func mentionsErr(e ast.Expr) bool {
-	found := false
-	ast.Inspect(e, func(n ast.Node) bool {
-		id, ok := n.(*ast.Ident)
-		found = found || ok && id.Name == "err"
-		return !found
-	})
-	return found
+	return holds(e, func(n ast.Node) bool { id, ok := n.(*ast.Ident); return ok && id.Name == "err" })
 }
 
 // returnsError reports whether fn has a result of type error.
@@ -385,54 +461,41 @@ func returnsError(fn *ast.FuncDecl) bool {
 	if fn.Type.Results == nil {
 		return false
 	}
-	return slices.ContainsFunc(fn.Type.Results.List, func(f *ast.Field) bool { id, ok := f.Type.(*ast.Ident); return ok && id.Name == "error" })
+	return slices.ContainsFunc(fn.Type.Results.List, func(f *ast.Field) bool { return varName(f.Type) == "error" })
 }
 
 // assignsErr reports whether s assigns a variable named err.
 func assignsErr(s ast.Stmt) bool {
 	as, ok := s.(*ast.AssignStmt)
-	return ok && slices.ContainsFunc(as.Lhs, func(e ast.Expr) bool { id, ok := e.(*ast.Ident); return ok && id.Name == "err" })
+	return ok && slices.ContainsFunc(as.Lhs, func(e ast.Expr) bool { return varName(e) == "err" })
 }
 
 // checksErr reports whether ifs's condition is err != nil.
 func checksErr(ifs *ast.IfStmt) bool {
 	b, ok := ifs.Cond.(*ast.BinaryExpr)
-	if !ok {
-		return false
-	}
-	x, okX := b.X.(*ast.Ident)
-	y, okY := b.Y.(*ast.Ident)
-	return okX && okY && b.Op == token.NEQ && x.Name == "err" && y.Name == "nil"
+	return ok && b.Op == token.NEQ && varName(b.X) == "err" && varName(b.Y) == "nil"
 }
 
 // returns reports whether body returns a value (the error, or one made of
 // it); a bare return or a continue only ends the work at hand.
 func returns(body *ast.BlockStmt) bool {
-	out := false
-	ast.Inspect(body, func(n ast.Node) bool {
-		if r, ok := n.(*ast.ReturnStmt); ok && len(r.Results) > 0 {
-			out = true
-		}
-		_, lit := n.(*ast.FuncLit)
-		return !out && !lit
-	})
-	return out
+	return holds(body, func(n ast.Node) bool { r, ok := n.(*ast.ReturnStmt); return ok && len(r.Results) > 0 })
 }
 
 // stops reports whether body panics, exits or logs fatally.
 func stops(body *ast.BlockStmt) bool {
+	return holds(body, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		return ok && (varName(call.Fun) == "panic" || varName(call.Fun) == "Exit" || strings.HasPrefix(varName(call.Fun), "Fatal"))
+	})
+}
+
+// holds reports whether n holds a node, outside function literals, that
+// match reports.
+func holds(n ast.Node, match func(ast.Node) bool) bool {
 	out := false
-	ast.Inspect(body, func(n ast.Node) bool {
-		if call, ok := n.(*ast.CallExpr); ok {
-			name := ""
-			switch f := call.Fun.(type) {
-			case *ast.Ident:
-				name = f.Name
-			case *ast.SelectorExpr:
-				name = f.Sel.Name
-			}
-			out = out || name == "panic" || name == "Exit" || strings.HasPrefix(name, "Fatal")
-		}
+	ast.Inspect(n, func(n ast.Node) bool {
+		out = out || match(n)
 		_, lit := n.(*ast.FuncLit)
 		return !out && !lit
 	})
@@ -444,42 +507,7 @@ func funcName(fn *ast.FuncDecl) string {
 	if fn.Recv == nil || len(fn.Recv.List) == 0 {
 		return fn.Name.Name
 	}
-	recv := fn.Recv.List[0].Type
-	star := ""
-	if s, ok := recv.(*ast.StarExpr); ok {
-		recv, star = s.X, "*"
-	}
-	if ix, ok := recv.(*ast.IndexExpr); ok {
-		recv = ix.X
-	}
-	if id, ok := recv.(*ast.Ident); ok {
-		return "(" + star + id.Name + ")." + fn.Name.Name
-	}
-	return fn.Name.Name
-}
-
-// typedVersion is the resource.k8s.io version fun selects, and how: a
-// clientset's ResourceV1beta1, or an informer factory's Resource().V1beta1;
-// "" for another function.
-func typedVersion(fun ast.Expr) (version, method string) {
-	sel, ok := fun.(*ast.SelectorExpr)
-	if !ok {
-		return "", ""
-	}
-	match := versionName.FindStringSubmatch(sel.Sel.Name)
-	if match == nil {
-		return "", ""
-	}
-	version = strings.ToLower(match[2])
-	if match[1] != "" {
-		return version, sel.Sel.Name
-	}
-	if call, ok := sel.X.(*ast.CallExpr); ok {
-		if group, ok := call.Fun.(*ast.SelectorExpr); ok && group.Sel.Name == "Resource" {
-			return version, "Resource()." + sel.Sel.Name
-		}
-	}
-	return "", ""
+	return "(" + types.ExprString(fn.Recv.List[0].Type) + ")." + fn.Name.Name
 }
 
 // ReadDir reads the binaries of a driver's directory dir: none with only

@@ -67,6 +67,19 @@ func TestReadBinaries(t *testing.T) {
 				{Path: "gaudi/cmd/gaudi-plugin", Name: "gaudi-plugin", Library: 33},
 			},
 		},
+		"calls-behind-flags": {
+			// In an if on a flag off by default (flag.BoolVar), in a
+			// function named only in such an if (cli.BoolFlag with no
+			// Value): the flag turns them on. A flag on by default, and a
+			// function named outside such an if too, turn nothing off.
+			dir: "testdata/flags",
+			want: []Binary{{Path: ".", Name: "flag-driver", Calls: []Call{
+				{Version: "v1alpha3", Kind: "DeviceTaintRule", Position: "controller.go:18", Expr: "ResourceV1alpha3().DeviceTaintRules", Flag: "device-taints"},
+				{Version: "v1beta2", Kind: "ResourceClaim", Position: "controller.go:35", Expr: "ResourceV1beta2().ResourceClaims", Flag: "health-monitoring"},
+				{Version: "v1beta1", Kind: "ResourceClaim", Position: "controller.go:42", Expr: "ResourceV1beta1().ResourceClaims"},
+				{Version: "v1beta1", Kind: "ResourceSlice", Position: "controller.go:49", Expr: "ResourceV1beta1().ResourceSlices"},
+			}}},
+		},
 	}
 	for name, s := range scenarios {
 		t.Run(name, func(t *testing.T) {
