@@ -21,6 +21,7 @@ const (
 	ExitOK       = 0 // success; for validate: every object is valid
 	ExitInvalid  = 1 // validate: at least one object is invalid; other commands: failure
 	ExitBadInput = 2 // input that cannot be used (unreadable, undecodable, bad flags)
+	ExitOperator = 3 // upgrade: the next step is the operator's
 )
 
 // exitError carries an exit code out of a command's RunE.
@@ -77,7 +78,7 @@ webhooks.`,
 	root.SetIn(s.in)
 	root.SetOut(s.out)
 	root.SetErr(s.err)
-	root.AddCommand(newConvertCommand(s), newMigrateCommand(s), newExportCommand(s), newValidateCommand(s), newCheckCommand(s), newSupportCommand(s), newServeCommand(s), newVersionCommand(s), newFnCommand(s))
+	root.AddCommand(newConvertCommand(s), newMigrateCommand(s), newExportCommand(s), newValidateCommand(s), newCheckCommand(s), newUpgradeCommand(s), newSupportCommand(s), newServeCommand(s), newVersionCommand(s), newFnCommand(s))
 	return root
 }
 

@@ -10,8 +10,10 @@
 #   (--bench: KUBEBUILDER_ASSETS names it)
 #   1.30, the oldest the server supports            hack/tools/kube-apiserver-1.30, hack/tools/etcd-3.5
 #   (ENVTEST_ASSETS_1_30)
-#   1.26, 1.31–1.36: only for `make record`         hack/tools/kube-apiserver-1.<minor>, etcd 3.5
-#   (--releases, ENVTEST_ASSETS_1_<minor>)          (1.34–1.36: hack/tools/etcd)
+#   1.36, for upgrade's rewrite in place            hack/tools/kube-apiserver-1.36, hack/tools/etcd
+#   (ENVTEST_ASSETS_1_36)
+#   1.26, 1.31–1.35: only for `make record`         hack/tools/kube-apiserver-1.<minor>, etcd 3.5
+#   (--releases, ENVTEST_ASSETS_1_<minor>)          (1.34, 1.35: hack/tools/etcd)
 #   kube-scheduler and kube-controller-manager      the same module as that release's
 #   of 1.30–1.37: only for `make record`            kube-apiserver, into its assets directory
 #   (--releases)
@@ -172,6 +174,7 @@ kubectl="$current/kubectl"
 build "$TOOLS/kube-apiserver" k8s.io/kubernetes/cmd/kubectl "$kubectl" "$unopt" "$(k8s_ldflags "$TOOLS/kube-apiserver" "$v")" "" version --client
 $bench && current="$(control_plane "$TOOLS/kube-apiserver" "$TOOLS/etcd" "" -optimised)"
 r130="$(control_plane "$TOOLS/kube-apiserver-1.30" "$TOOLS/etcd-3.5" "$unopt")"
+declare -A old=([1.36]="$(control_plane "$TOOLS/kube-apiserver-1.36" "$TOOLS/etcd" "$unopt")")
 
 v="$(modversion "$TOOLS/kustomize" sigs.k8s.io/kustomize/kustomize/v5)"
 kustomize="$CACHE/tools/kustomize-$v"
@@ -189,9 +192,8 @@ promtool="$CACHE/tools/promtool-$v"
 build "$TOOLS/promtool" github.com/prometheus/prometheus/cmd/promtool "$promtool" "$unopt" \
 	"-s -w -X github.com/prometheus/common/version.Version=$v" remove_all_sd --version
 
-declare -A old=()
-if $releases || [[ "$print_release" =~ ^1\.(26|3[1-6]|32\.0)$ ]]; then
-	for minor in 26 31 32 33 34 35 36; do
+if $releases || [[ "$print_release" =~ ^1\.(26|3[1-5]|32\.0)$ ]]; then
+	for minor in 26 31 32 33 34 35; do
 		etcd="$TOOLS/etcd-3.5"
 		((minor < 34)) || etcd="$TOOLS/etcd"
 		old[1.$minor]="$(control_plane "$TOOLS/kube-apiserver-1.$minor" "$etcd" "$unopt")"

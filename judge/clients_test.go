@@ -225,8 +225,8 @@ func TestRunbook(t *testing.T) {
 	}{
 		"1.36-to-1.33-claims": {36, 33, map[string]int{"resourceclaims": 2, "deviceclasses": 1}, []string{"Pod ml/a holds claim ml/c"},
 			"Kubernetes 1.33 cannot read the objects stored by 1.36 (deviceclasses: 1, resourceclaims: 2), and lists none of their kinds while one is stored: before the change, " +
-				"keep them in place: restart kube-apiserver 1.36 with --min-compatibility-version=1.33, so that it stores what 1.33 reads, " +
-				"then rewrite each as it is (`kubectl get deviceclasses,resourceclaims -A -o json | kubectl replace -f -`); nothing is deleted and no Pod stops"},
+				"keep them in place with `claimbridge upgrade --to 1.33`: it has you restart kube-apiserver 1.36 with --min-compatibility-version=1.33, " +
+				"so that it stores what 1.33 reads, then rewrites each as it is; nothing is deleted and no Pod stops"},
 		// kube-apiserver 1.37 stores taint rules in v1beta2 whatever its
 		// --min-compatibility-version (TestRewriteInPlace).
 		"1.37-to-1.35-taint-rules": {37, 35, map[string]int{"devicetaintrules": 2}, nil,

@@ -331,9 +331,9 @@ func Runbook(from, to int, lost map[string]int, held []string) string {
 		counts = append(counts, fmt.Sprintf("%s: %d", resource, lost[resource]))
 	}
 	msg := fmt.Sprintf("Kubernetes 1.%d cannot read the objects stored by 1.%d (%s), and lists none of their kinds while one is stored: before the change, ", to, from, strings.Join(counts, ", "))
-	if rewritable(from, to, resources) {
-		return msg + fmt.Sprintf("keep them in place: restart kube-apiserver 1.%d with --min-compatibility-version=1.%d, so that it stores what 1.%d reads, "+
-			"then rewrite each as it is (`kubectl get %s -A -o json | kubectl replace -f -`); nothing is deleted and no Pod stops", from, to, to, strings.Join(resources, ","))
+	if Rewritable(from, to, resources) {
+		return msg + fmt.Sprintf("keep them in place with `claimbridge upgrade --to 1.%d`: it has you restart kube-apiserver 1.%d with --min-compatibility-version=1.%d, "+
+			"so that it stores what 1.%d reads, then rewrites each as it is; nothing is deleted and no Pod stops", to, from, to, to)
 	}
 	msg += "save them with `claimbridge export --context CONTEXT > dra.yaml`, delete them (the drivers publish their ResourceSlices again), " +
 		"change the release, then re-create them with `claimbridge migrate -f dra.yaml --target-context CONTEXT --apply`"
@@ -344,11 +344,11 @@ func Runbook(from, to int, lost map[string]int, held []string) string {
 	return msg
 }
 
-// rewritable reports whether the kube-apiserver of release from can store
+// Rewritable reports whether the kube-apiserver of release from can store
 // each of resources as release to reads it: with --min-compatibility-version
 // (1.35 and later, down to three releases back) it stores what the release
 // after to would.
-func rewritable(from, to int, resources []string) bool {
+func Rewritable(from, to int, resources []string) bool {
 	if from < 35 || to >= from || to < from-3 {
 		return false
 	}

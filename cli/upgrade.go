@@ -1,0 +1,126 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/claimbridge/claimbridge/api"
+	"github.com/claimbridge/claimbridge/upgrade"
+	"github.com/claimbridge/claimbridge/validation"
+)
+
+type upgradeOptions struct {
+	checkOptions
+	dryRun, yes        bool
+	journal, journalNS string
+}
+
+func newUpgradeCommand(s streams) *cobra.Command {
+	o := &upgradeOptions{checkOptions: checkOptions{validateOptions: validateOptions{cel: validation.NewCELCache()}}}
+	cmd := &cobra.Command{
+		Use:   "upgrade --to RELEASE [--kubeconfig FILE] [--context NAME] [--dry-run | --yes]",
+		Short: "Do the steps of check's plan that are claimbridge's, and say the operator's",
+		Long: `Upgrade reads the cluster as check does, plans its change in place to
+--to, and does in order each step that is claimbridge's: it rewrites every
+stored object of a resource the target cannot read as stored, once
+kube-apiserver stores what the target reads. At a step that is the
+operator's (restart kube-apiserver with a flag, replace the control plane, or
+save and re-create what no rewrite keeps) it stops, says it and exits 3: do
+it, then run upgrade again. Run on the target release, it verifies that the
+target reads every DRA object.
+
+A journal records each step done: the ConfigMap claimbridge-upgrade in
+--journal-namespace, or --journal FILE. A run again, also after an
+interruption, continues where the last one stopped. Nothing is written
+without --yes or a yes on the terminal; --dry-run writes nothing and lists
+every step and every object a rewrite would write.
+
+Exit status: 0 done (with --dry-run: listed), 1 a step failed, 2 bad flags or
+an unreadable cluster, 3 the next step is the operator's.`,
+		Example: `  # What a rollback of the cluster of context prod to 1.33 takes
+  claimbridge upgrade --context prod --to 1.33 --dry-run
+
+  # Do it, step by step: run again after each of the operator's steps
+  claimbridge upgrade --context prod --to 1.33 --yes`,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error { return o.run(s) },
+	}
+	cmd.Flags().StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)")
+	cmd.Flags().StringVar(&o.context, "context", "", "kubeconfig context (default: its current context)")
+	cmd.Flags().StringVar(&o.to, "to", "", "the release to change to ("+api.ReleaseRange()+")")
+	cmd.Flags().BoolVar(&o.dryRun, "dry-run", false, "write nothing: list the steps and every object a rewrite would write")
+	cmd.Flags().BoolVar(&o.yes, "yes", false, "write without asking")
+	cmd.Flags().StringVar(&o.journal, "journal", "", "keep the journal in this file instead of the cluster")
+	cmd.Flags().StringVar(&o.journalNS, "journal-namespace", "kube-system", "the namespace of the journal's ConfigMap, claimbridge-upgrade")
+	_ = cmd.MarkFlagRequired("to")
+	return cmd
+}
+
+func (o *upgradeOptions) run(s streams) error {
+	ctx := context.Background()
+	if err := o.setTarget(o.to); err != nil {
+		return withCode(ExitBadInput, fmt.Errorf("--to %w", err))
+	}
+	o.patch = api.ParsePatch(o.to)
+	c, source, err := o.source(true, s.err)
+	if err != nil {
+		return withCode(ExitBadInput, err)
+	}
+	to := o.cluster.Minor
+	o.cluster, _ = source.Upgrade(to)
+	o.from, o.storedAs = source.Minor, source.Minor // as stored before any restart: the journal says what is rewritten since
+	read := map[string]int{}
+	err = c.DRAObjects(ctx, func(obj map[string]interface{}) error {
+		o.stored(obj)
+		read[api.Resource(fmt.Sprint(obj["kind"]))]++
+		return nil
+	})
+	if err != nil {
+		return withCode(ExitInvalid, fmt.Errorf("the cluster, on 1.%d, does not read every DRA object: %w", source.Minor, err))
+	}
+	j, err := upgrade.Open(ctx, c, o.journal, o.journalNS, "claimbridge-upgrade", o.target())
+	if err != nil {
+		return withCode(ExitBadInput, err)
+	}
+	run := upgrade.Run{Cluster: c, Journal: j, DryRun: o.dryRun, Out: s.out, Confirm: o.confirm(s)}
+	stop, err := run.Do(ctx, upgrade.Plan(o.from, source.Compatible, to, o.lost, o.held))
+	switch {
+	case err != nil:
+		return withCode(ExitInvalid, err)
+	case o.dryRun:
+		return nil
+	case stop != nil:
+		fmt.Fprintf(s.out, "next, the operator's step: %s; then run claimbridge upgrade again\n", stop.Action)
+		return withCode(ExitOperator, errors.New(""))
+	}
+	var counts []string
+	for _, r := range slices.Sorted(maps.Keys(read)) {
+		counts = append(counts, fmt.Sprintf("%s: %d", r, read[r]))
+	}
+	fmt.Fprintf(s.out, "Kubernetes 1.%d reads every DRA object of the cluster (%s)\n", to, strings.Join(counts, ", "))
+	return nil
+}
+
+// confirm asks on the terminal, unless --yes says yes; with neither, no.
+func (o *upgradeOptions) confirm(s streams) func(string) bool {
+	return func(what string) bool {
+		in, _ := s.in.(*os.File)
+		if o.yes || in == nil {
+			return o.yes
+		}
+		if fi, err := in.Stat(); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+			return false
+		}
+		fmt.Fprintf(s.err, "%s? [y/N] ", what)
+		answer, _ := bufio.NewReader(in).ReadString('\n')
+		return slices.Contains([]string{"y", "yes"}, strings.ToLower(strings.TrimSpace(answer)))
+	}
+}

@@ -1,0 +1,166 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/util/retry"
+
+	"github.com/claimbridge/claimbridge/api"
+)
+
+// rewriters is how many objects Rewrite writes at once.
+const rewriters = 8
+
+// backoff spaces the tries of a write for about a minute: an apiserver
+// restarting answers again within it.
+var backoff = wait.Backoff{Duration: 100 * time.Millisecond, Factor: 2, Jitter: 0.1, Steps: 10}
+
+// Rewrite writes each object of a resource of resource.k8s.io back as it
+// is, so that kube-apiserver stores it in its storage version now, as its
+// storage-version migrator does: a paged LIST, and for each object an
+// empty patch with its resourceVersion as precondition. A conflict means
+// the object was written since it was read, and so stored anew; an object
+// deleted since is skipped. Nothing else of the object changes, and one
+// already stored so is not written again (kube-apiserver skips a write
+// that changes no byte). Given list, it writes nothing and gives list each
+// object instead. It returns how many objects it read.
+func (c *Cluster) Rewrite(ctx context.Context, resource string, list func(namespace, name string)) (n int, err error) {
+	r, _, err := c.storage(resource)
+	if err != nil {
+		return 0, err
+	}
+	type ref struct{ namespace, name, version string }
+	refs := make(chan ref)
+	g, ctx := errgroup.WithContext(ctx)
+	for range rewriters {
+		g.Go(func() error {
+			for o := range refs {
+				patch := fmt.Appendf(nil, `{"metadata":{"resourceVersion":%q}}`, o.version)
+				err := retry.OnError(backoff, retriable, func() error {
+					_, err := c.dynamic.Resource(r).Namespace(o.namespace).Patch(ctx, o.name, types.MergePatchType, patch, metav1.PatchOptions{})
+					return err
+				})
+				if err != nil && !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) {
+					return fmt.Errorf("rewriting %s %s/%s: %w", resource, o.namespace, o.name, err)
+				}
+			}
+			return nil
+		})
+	}
+	g.Go(func() error {
+		defer close(refs)
+		return c.each(ctx, r, metav1.ListOptions{}, func(obj map[string]interface{}) error {
+			meta := api.Metadata(obj)
+			namespace, _ := meta["namespace"].(string)
+			name, _ := meta["name"].(string)
+			version, _ := meta["resourceVersion"].(string)
+			if n++; list != nil {
+				list(namespace, name)
+				return nil
+			}
+			select {
+			case refs <- ref{namespace, name, version}:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		})
+	})
+	return n, g.Wait()
+}
+
+// retriable are the errors a write is tried again after: the apiserver
+// busy, restarting or timing out.
+func retriable(err error) bool {
+	return apierrors.IsTooManyRequests(err) || apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err) ||
+		apierrors.IsServiceUnavailable(err) || apierrors.IsInternalError(err) || utilnet.IsConnectionRefused(err) || utilnet.IsConnectionReset(err)
+}
+
+// StorageHash is the storage version hash discovery gives a resource of
+// resource.k8s.io: it changes when kube-apiserver stores the resource in
+// another version.
+func (c *Cluster) StorageHash(resource string) (string, error) {
+	_, hash, err := c.storage(resource)
+	return hash, err
+}
+
+// storage is the resource of resource.k8s.io in the version the cluster
+// prefers, and its storage version hash.
+func (c *Cluster) storage(resource string) (schema.GroupVersionResource, string, error) {
+	groups, err := c.discovery.ServerGroups()
+	if err != nil {
+		return schema.GroupVersionResource{}, "", fmt.Errorf("asking the cluster its API groups: %w", err)
+	}
+	for _, g := range groups.Groups {
+		if g.Name != api.UpstreamGroup {
+			continue
+		}
+		list, err := c.discovery.ServerResourcesForGroupVersion(g.PreferredVersion.GroupVersion)
+		if err != nil {
+			return schema.GroupVersionResource{}, "", fmt.Errorf("asking the cluster the resources of %s: %w", g.PreferredVersion.GroupVersion, err)
+		}
+		if i := slices.IndexFunc(list.APIResources, func(r metav1.APIResource) bool { return r.Name == resource }); i >= 0 {
+			return schema.GroupVersionResource{Group: g.Name, Version: g.PreferredVersion.Version, Resource: resource}, list.APIResources[i].StorageVersionHash, nil
+		}
+	}
+	return schema.GroupVersionResource{}, "", fmt.Errorf("the cluster serves no %s.%s in its preferred version", resource, api.UpstreamGroup)
+}
+
+var (
+	namespaces = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
+	configMaps = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+)
+
+// ID is the cluster's identity: the UID of its namespace kube-system.
+func (c *Cluster) ID(ctx context.Context) (string, error) {
+	ns, err := c.dynamic.Resource(namespaces).Get(ctx, "kube-system", metav1.GetOptions{})
+	if err != nil {
+		return "", fmt.Errorf("reading the cluster's identity (namespace kube-system): %w", err)
+	}
+	return string(ns.GetUID()), nil
+}
+
+// ConfigMap is the value of key of ConfigMap namespace/name, and the
+// ConfigMap's resourceVersion; "" for both when there is none.
+func (c *Cluster) ConfigMap(ctx context.Context, namespace, name, key string) (value, version string, err error) {
+	cm, err := c.dynamic.Resource(configMaps).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return "", "", nil
+	}
+	if err != nil {
+		return "", "", err
+	}
+	value, _, _ = unstructured.NestedString(cm.Object, "data", key)
+	return value, cm.GetResourceVersion(), nil
+}
+
+// SaveConfigMap sets key of ConfigMap namespace/name to value: creates it
+// when version is "", else updates it if its resourceVersion is still
+// version. It returns the new resourceVersion.
+func (c *Cluster) SaveConfigMap(ctx context.Context, namespace, name, key, value, version string) (string, error) {
+	cm := &unstructured.Unstructured{Object: map[string]interface{}{"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]interface{}{"name": name, "namespace": namespace, "resourceVersion": version},
+		"data":     map[string]interface{}{key: value}}}
+	r := c.dynamic.Resource(configMaps).Namespace(namespace)
+	var err error
+	if version == "" {
+		cm, err = r.Create(ctx, cm, metav1.CreateOptions{})
+	} else {
+		cm, err = r.Update(ctx, cm, metav1.UpdateOptions{})
+	}
+	if err != nil {
+		return "", err
+	}
+	return cm.GetResourceVersion(), nil
+}

@@ -1,0 +1,291 @@
+//go:build envtest
+
+package check
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/claimbridge/claimbridge/cli"
+	"github.com/claimbridge/claimbridge/test/envtest/harness"
+)
+
+// TestUpgradeRewritesInPlace: a rollback of 1.36 to 1.33, which cannot read
+// what 1.36 stores (v1), on kube-apiserver 1.36 with 200
+// claims (20 allocated and reserved), a template, a class and two slices.
+// `upgrade --to 1.33` lists the steps in a dry run and writes nothing;
+// run, it stops at the operator's restart with --min-compatibility-version
+// (exit 3). After the restart, run without --yes it writes nothing; with it,
+// killed (SIGKILL) at random instants three times and run again, it
+// rewrites every object: etcd then holds each in v1beta2, what 1.33 reads,
+// each claim's status is as it was, and it stops at the operator's change
+// of release. Run again, it writes nothing. A journal of another target is
+// refused.
+func TestUpgradeRewritesInPlace(t *testing.T) {
+	assets, err := harness.AssetsDirFrom("ENVTEST_ASSETS_1_36", "--print-assets-dir=1.36")
+	if err == nil {
+		err = harness.CheckRelease(assets, "1.36")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := &envtest.Environment{ControlPlaneStartTimeout: 60 * time.Second}
+	env.ControlPlane.GetAPIServer().Path = filepath.Join(assets, "kube-apiserver")
+	env.ControlPlane.Etcd = &envtest.Etcd{Path: filepath.Join(assets, "etcd")}
+	cfg, err := env.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	t.Cleanup(func() { _ = harness.StopControlPlane(env, dir) })
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	if err := harness.WriteKubeconfig(cfg, kubeconfig); err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	d := dynamic.NewForConfigOrDie(cfg)
+	statuses := createStored(t, ctx, d, 200, 20)
+	upgrade := func(args ...string) (int, string, string) {
+		var out, errOut bytes.Buffer
+		code := cli.Main(append([]string{"upgrade", "--kubeconfig", kubeconfig, "--to", "1.33"}, args...), nil, &out, &errOut)
+		return code, out.String(), errOut.String()
+	}
+
+	code, out, errOut := upgrade("--dry-run")
+	for _, want := range []string{
+		"step 1, the operator's: restart every kube-apiserver 1.36 with --min-compatibility-version=1.33",
+		"step 2, claimbridge's: rewrite every deviceclasses in place:\n  gpu.example.com\n  (objects: 1)\n",
+		"step 3, claimbridge's: rewrite every resourceclaims in place:\n  team/claim-000\n",
+		"  team/claim-199\n  (objects: 200)\n",
+		"step 5, claimbridge's: rewrite every resourceslices in place:",
+		"step 6, the operator's: replace kube-apiserver, kube-scheduler, kube-controller-manager and the kubelets of 1.36 with 1.33",
+	} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Fatalf("--dry-run: exit %d, want 0, and %q in stdout:\n%s\nstderr:\n%s", code, want, out, errOut)
+		}
+	}
+	if _, err := d.Resource(configMaps).Namespace("kube-system").Get(ctx, "claimbridge-upgrade", metav1.GetOptions{}); err == nil {
+		t.Error("--dry-run wrote the journal")
+	}
+	code, out, _ = upgrade("--yes")
+	if want := "next, the operator's step: restart every kube-apiserver 1.36 with --min-compatibility-version=1.33"; code != cli.ExitOperator || !strings.HasPrefix(out, want) {
+		t.Fatalf("exit %d, want %d, and stdout %q, want it to start %q", code, cli.ExitOperator, out, want)
+	}
+	stored := storedVersions(t, env)
+	if len(stored) != 1 || len(stored["resource.k8s.io/v1"]) != 204 {
+		t.Fatalf("before the rewrite: etcd holds %v, want each of the 204 DRA objects in v1", stored)
+	}
+
+	// The operator's step: kube-apiserver restarted storing what 1.33 reads.
+	api := env.ControlPlane.GetAPIServer()
+	if err := api.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	api.Configure().Set("min-compatibility-version", "1.33")
+	var log bytes.Buffer
+	api.Err = &log
+	if err := api.Start(); err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	admin, err := env.AddUser(envtest.User{Name: "upgrader", Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := harness.WriteKubeconfig(admin.Config(), kubeconfig); err != nil {
+		t.Fatal(err)
+	}
+	d = dynamic.NewForConfigOrDie(admin.Config())
+
+	if code, _, errOut := upgrade(); code != cli.ExitInvalid || !strings.Contains(errOut, "not confirmed, so nothing written (--yes confirms)") {
+		t.Fatalf("without --yes: exit %d, want 1, stderr:\n%s", code, errOut)
+	}
+	if v := storedVersions(t, env); len(v) != 1 || len(v["resource.k8s.io/v1"]) != 204 {
+		t.Fatalf("without --yes, objects were rewritten: %v", v)
+	}
+	killed(t, env, kubeconfig, 3)
+	code, out, errOut = upgrade("--yes")
+	if want := "next, the operator's step: replace kube-apiserver"; code != cli.ExitOperator || !strings.Contains(out, "done: resourceclaims rewritten in place (objects: 200)") || !strings.Contains(out, want) {
+		t.Fatalf("exit %d, want %d, stdout:\n%s\nstderr:\n%s", code, cli.ExitOperator, out, errOut)
+	}
+	rewritten := storedVersions(t, env)
+	if len(rewritten) != 1 || len(rewritten["resource.k8s.io/v1beta2"]) != 204 {
+		t.Fatalf("after the rewrite, etcd holds %v, want each of the 204 objects in v1beta2", rewritten)
+	}
+	if after := claimStatuses(t, ctx, d); !reflect.DeepEqual(after, statuses) {
+		t.Errorf("the rewrite changed the claims' status:\n%v\nwant:\n%v", after, statuses)
+	}
+	versions := resourceVersions(t, ctx, d)
+	if code, _, _ := upgrade("--yes"); code != cli.ExitOperator || !reflect.DeepEqual(resourceVersions(t, ctx, d), versions) {
+		t.Errorf("run again: exit %d, and objects were written again", code)
+	}
+	var out2, errOut2 bytes.Buffer
+	if code := cli.Main([]string{"upgrade", "--kubeconfig", kubeconfig, "--to", "1.34", "--dry-run"}, nil, &out2, &errOut2); code != cli.ExitBadInput ||
+		!strings.Contains(errOut2.String(), "the journal ConfigMap kube-system/claimbridge-upgrade is of the change to 1.33, not 1.34") {
+		t.Errorf("a journal of another target: exit %d, stderr:\n%s", code, errOut2.String())
+	}
+}
+
+var (
+	configMaps = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+	claims     = schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1", Resource: "resourceclaims"}
+)
+
+// createStored creates a class, a template, two slices and n claims in
+// namespace team, the first allocated of them allocated and reserved; it
+// returns the claims' status.
+func createStored(t *testing.T, ctx context.Context, d dynamic.Interface, n, allocated int) map[string]interface{} {
+	t.Helper()
+	create := func(resource, namespace string, obj map[string]interface{}) *unstructured.Unstructured {
+		t.Helper()
+		r := schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1", Resource: resource}
+		if resource == "namespaces" {
+			r = schema.GroupVersionResource{Version: "v1", Resource: resource}
+		}
+		u, err := d.Resource(r).Namespace(namespace).Create(ctx, &unstructured.Unstructured{Object: obj}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return u
+	}
+	meta := func(name string) map[string]interface{} { return map[string]interface{}{"name": name} }
+	request := map[string]interface{}{"requests": []interface{}{map[string]interface{}{"name": "gpu", "exactly": map[string]interface{}{"deviceClassName": "gpu.example.com"}}}}
+	create("namespaces", "", map[string]interface{}{"apiVersion": "v1", "kind": "Namespace", "metadata": meta("team")})
+	create("deviceclasses", "", map[string]interface{}{"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": meta("gpu.example.com"),
+		"spec": map[string]interface{}{"selectors": []interface{}{map[string]interface{}{"cel": map[string]interface{}{"expression": `device.driver == "gpu.example.com"`}}}}})
+	create("resourceclaimtemplates", "team", map[string]interface{}{"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate", "metadata": meta("gpu"),
+		"spec": map[string]interface{}{"spec": map[string]interface{}{"devices": request}}})
+	for _, node := range []string{"node-1", "node-2"} {
+		var devices []interface{}
+		for i := range allocated {
+			devices = append(devices, map[string]interface{}{"name": fmt.Sprintf("gpu-%d", i)})
+		}
+		create("resourceslices", "", map[string]interface{}{"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": meta(node + "-gpu.example.com"),
+			"spec": map[string]interface{}{"driver": "gpu.example.com", "nodeName": node, "devices": devices,
+				"pool": map[string]interface{}{"name": node, "generation": int64(1), "resourceSliceCount": int64(1)}}})
+	}
+	for i := range n {
+		claim := create("resourceclaims", "team", map[string]interface{}{"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+			"metadata": meta(fmt.Sprintf("claim-%03d", i)), "spec": map[string]interface{}{"devices": request}})
+		if i >= allocated {
+			continue
+		}
+		claim.Object["status"] = map[string]interface{}{
+			"allocation": map[string]interface{}{"devices": map[string]interface{}{"results": []interface{}{map[string]interface{}{
+				"request": "gpu", "driver": "gpu.example.com", "pool": "node-1", "device": fmt.Sprintf("gpu-%d", i)}}}},
+			"reservedFor": []interface{}{map[string]interface{}{"resource": "pods", "name": fmt.Sprintf("pod-%d", i), "uid": fmt.Sprintf("uid-%d", i)}},
+		}
+		if _, err := d.Resource(claims).Namespace("team").UpdateStatus(ctx, claim, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return claimStatuses(t, ctx, d)
+}
+
+// claimStatuses are the status of each claim, by name.
+func claimStatuses(t *testing.T, ctx context.Context, d dynamic.Interface) map[string]interface{} {
+	t.Helper()
+	list, err := d.Resource(claims).Namespace("team").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]interface{}{}
+	for _, c := range list.Items {
+		out[c.GetName()] = c.Object["status"]
+	}
+	return out
+}
+
+// resourceVersions are the resourceVersion of each claim, by name.
+func resourceVersions(t *testing.T, ctx context.Context, d dynamic.Interface) map[string]string {
+	t.Helper()
+	list, err := d.Resource(claims).Namespace("team").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, c := range list.Items {
+		out[c.GetName()] = c.GetResourceVersion()
+	}
+	return out
+}
+
+// storedVersions are the keys of the DRA objects in etcd, by the
+// apiVersion each is stored in.
+func storedVersions(t *testing.T, env *envtest.Environment) map[string][]string {
+	t.Helper()
+	client, err := clientv3.New(clientv3.Config{Endpoints: []string{env.ControlPlane.Etcd.URL.String()}, DialTimeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	out := map[string][]string{}
+	for _, resource := range []string{"deviceclasses", "resourceclaims", "resourceclaimtemplates", "resourceslices"} {
+		resp, err := client.Get(t.Context(), "/registry/"+resource+"/", clientv3.WithPrefix())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, kv := range resp.Kvs {
+			version := "unknown"
+			for _, v := range []string{"v1beta2", "v1beta1", "v1alpha3", "v1"} {
+				if bytes.Contains(kv.Value, []byte("resource.k8s.io/"+v+"\x12")) {
+					version = "resource.k8s.io/" + v
+					break
+				}
+			}
+			out[version] = append(out[version], string(kv.Key))
+		}
+	}
+	return out
+}
+
+// killed runs `claimbridge upgrade --to 1.33 --yes`, built, n times, each
+// killed (SIGKILL) at a random instant of the pass over the claims: once a
+// first step is done. It logs how many objects etcd held in v1beta2 after
+// each.
+func killed(t *testing.T, env *envtest.Environment, kubeconfig string, n int) {
+	t.Helper()
+	root, err := harness.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "claimbridge")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/claimbridge")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	for range n {
+		cmd := exec.Command(bin, "upgrade", "--kubeconfig", kubeconfig, "--to", "1.33", "--yes")
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		line, err := bufio.NewReader(stdout).ReadString('\n')
+		if !strings.HasPrefix(line, "step 1, done") {
+			t.Fatalf("the first line of the run: %q, %v", line, err)
+		}
+		time.Sleep(time.Duration(rand.IntN(1500)) * time.Millisecond)
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		t.Logf("killed: etcd holds %d DRA objects in v1beta2", len(storedVersions(t, env)["resource.k8s.io/v1beta2"]))
+	}
+}

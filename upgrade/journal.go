@@ -1,0 +1,99 @@
+package upgrade
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/claimbridge/claimbridge/cluster"
+)
+
+// A Journal records the steps claimbridge has done in one change of one
+// cluster's release. It is kept in a file, or in a ConfigMap of the
+// cluster (key "journal").
+type Journal struct {
+	// Cluster is the UID of the cluster's namespace kube-system; To the
+	// release changed to.
+	Cluster, To string
+	// Done is, by resource, the storage version hash under which every
+	// object of it was rewritten; Counts how many objects were.
+	Done   map[string]string
+	Counts map[string]int
+
+	file            string
+	c               *cluster.Cluster
+	namespace, name string
+	version         string // the ConfigMap's resourceVersion
+}
+
+// Open reads the journal of c's change to release to from file, or, when
+// file is "", from the ConfigMap name in namespace; a new journal when
+// there is none. A journal of another cluster or another release is
+// refused.
+func Open(ctx context.Context, c *cluster.Cluster, file, namespace, name, to string) (*Journal, error) {
+	id, err := c.ID(ctx)
+	if err != nil {
+		return nil, err
+	}
+	j := &Journal{file: file, c: c, namespace: namespace, name: name}
+	var data []byte
+	where := "ConfigMap " + namespace + "/" + name
+	if file != "" {
+		where = file
+		if data, err = os.ReadFile(file); errors.Is(err, os.ErrNotExist) {
+			err = nil
+		}
+	} else {
+		var cm string
+		cm, j.version, err = c.ConfigMap(ctx, namespace, name, "journal")
+		data = []byte(cm)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the journal: %w", err)
+	}
+	if len(data) > 0 {
+		if err := json.Unmarshal(data, j); err != nil {
+			return nil, fmt.Errorf("the journal %s: %w", where, err)
+		}
+	}
+	switch {
+	case len(data) == 0:
+		j.Cluster, j.To, j.Done, j.Counts = id, to, map[string]string{}, map[string]int{}
+	case j.Cluster != id:
+		return nil, fmt.Errorf("the journal %s is of another cluster (kube-system %s, not %s): name another journal", where, j.Cluster, id)
+	case j.To != to:
+		return nil, fmt.Errorf("the journal %s is of the change to %s, not %s: finish that one, or name another journal", where, j.To, to)
+	}
+	return j, nil
+}
+
+// Save writes the journal: a file whole or not at all, a ConfigMap only
+// if unchanged since it was read.
+func (j *Journal) Save(ctx context.Context) error {
+	data, err := json.MarshalIndent(j, "", "  ")
+	if err != nil {
+		return err
+	}
+	if j.file == "" {
+		j.version, err = j.c.SaveConfigMap(ctx, j.namespace, j.name, "journal", string(data), j.version)
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(j.file), ".journal-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), j.file)
+}

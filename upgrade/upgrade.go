@@ -1,0 +1,138 @@
+// Package upgrade performs the steps of a change of Kubernetes release in
+// place that are claimbridge's to do, in the order of check's plan, and
+// stops at each step that is the operator's. A journal records each step
+// done, so that a run again continues where the last one stopped.
+package upgrade
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/claimbridge/claimbridge/cluster"
+	"github.com/claimbridge/claimbridge/judge"
+)
+
+// A Step is one step of a change. The operator's has an Action; the
+// others rewrite every stored object of Resource.
+type Step struct {
+	Action   string
+	Resource string
+}
+
+// Plan is the steps of the change of a cluster of release from, which
+// stores what release compatible+1 reads, to release to; lost counts, by
+// resource, its stored objects that to cannot read (judge.Stored), held
+// the Pods that hold the claims among them (judge.Holders). With nothing
+// lost, the only step is the change itself.
+func Plan(from, compatible, to int, lost map[string]int, held []string) []Step {
+	change := Step{Action: fmt.Sprintf("replace kube-apiserver, kube-scheduler, kube-controller-manager and the kubelets of 1.%d with 1.%d "+
+		"(`claimbridge check --to 1.%d` names the flags, drivers and nodes to change with them)", from, to, to)}
+	resources := slices.Sorted(maps.Keys(lost))
+	switch {
+	case from == to:
+		return nil
+	case len(lost) == 0:
+		return []Step{change}
+	case !judge.Rewritable(from, to, resources):
+		return []Step{{Action: judge.Runbook(from, to, lost, held)}}
+	}
+	var steps []Step
+	if compatible > to {
+		steps = append(steps, Step{Action: fmt.Sprintf("restart every kube-apiserver 1.%d with --min-compatibility-version=1.%d, so that it stores what 1.%d reads", from, to, to)})
+	}
+	for _, r := range resources {
+		steps = append(steps, Step{Resource: r})
+	}
+	return append(steps, change)
+}
+
+// A Run performs steps on a cluster.
+type Run struct {
+	Cluster *cluster.Cluster
+	Journal *Journal
+	// DryRun lists the steps and each object a rewrite would write, and
+	// writes nothing.
+	DryRun bool
+	// Confirm is asked once, before the first write, what will be
+	// written; false writes nothing.
+	Confirm func(what string) bool
+	Out     io.Writer
+}
+
+// Do performs steps in order, and returns the operator's step it stopped
+// at (in a dry run, the first of them), or nil when every step is done.
+func (r Run) Do(ctx context.Context, steps []Step) (stop *Step, err error) {
+	confirmed := false
+	for i, s := range steps {
+		if s.Action != "" && !r.DryRun {
+			return &steps[i], nil
+		}
+		if s.Action != "" {
+			fmt.Fprintf(r.Out, "step %d, the operator's: %s\n", i+1, s.Action)
+			stop = cmp.Or(stop, &steps[i])
+			continue
+		}
+		hash, err := r.Cluster.StorageHash(s.Resource)
+		switch {
+		case err != nil:
+			return nil, err
+		case r.Journal.Done[s.Resource] == hash:
+			fmt.Fprintf(r.Out, "step %d, done before: %s rewritten in place (objects: %d)\n", i+1, s.Resource, r.Journal.Counts[s.Resource])
+			continue
+		case r.DryRun:
+			fmt.Fprintf(r.Out, "step %d, claimbridge's: rewrite every %s in place:\n", i+1, s.Resource)
+			n, err := r.Cluster.Rewrite(ctx, s.Resource, func(namespace, name string) {
+				fmt.Fprintf(r.Out, "  %s\n", strings.TrimPrefix(namespace+"/"+name, "/"))
+			})
+			if err != nil {
+				return nil, err
+			}
+			fmt.Fprintf(r.Out, "  (objects: %d)\n", n)
+			continue
+		case !confirmed && !r.Confirm(fmt.Sprintf("rewrite every stored %s in place", strings.Join(rewrites(steps[i:]), ", "))):
+			return nil, errors.New("not confirmed, so nothing written (--yes confirms)")
+		default:
+			confirmed = true
+			if err := r.rewrite(ctx, s.Resource, hash); err != nil {
+				return nil, err
+			}
+		}
+		fmt.Fprintf(r.Out, "step %d, done: %s rewritten in place (objects: %d)\n", i+1, s.Resource, r.Journal.Counts[s.Resource])
+	}
+	return stop, nil
+}
+
+// rewrite rewrites every object of resource (cluster.Rewrite) and
+// journals it, if kube-apiserver stored it under the same storage version
+// hash from the start to the end.
+func (r Run) rewrite(ctx context.Context, resource, hash string) error {
+	n, err := r.Cluster.Rewrite(ctx, resource, nil)
+	if err != nil {
+		return err
+	}
+	after, err := r.Cluster.StorageHash(resource)
+	if err != nil {
+		return err
+	}
+	if after != hash {
+		return fmt.Errorf("kube-apiserver changed the version it stores %s in during the rewrite (restarted with other flags?): run again", resource)
+	}
+	r.Journal.Done[resource], r.Journal.Counts[resource] = hash, n
+	return r.Journal.Save(ctx)
+}
+
+// rewrites are the resources the steps rewrite.
+func rewrites(steps []Step) (out []string) {
+	for _, s := range steps {
+		if s.Resource != "" {
+			out = append(out, s.Resource)
+		}
+	}
+	return out
+}
