@@ -9,10 +9,7 @@ import (
 
 // validateAllocationResult validates a non-nil allocation result.
 func validateAllocationResult(allocation *api.AllocationResult, fldPath *field.Path) field.ErrorList {
-	var allErrs field.ErrorList
-	if len(allocation.ResourceHandles) > 0 {
-		allErrs = append(allErrs, validateResourceHandles(allocation.ResourceHandles, fldPath.Child("resourceHandles"))...)
-	}
+	allErrs := validateResourceHandles(allocation.ResourceHandles, fldPath.Child("resourceHandles"))
 	if allocation.AvailableOnNodes != nil {
 		allErrs = append(allErrs, common.ValidateNodeSelector(allocation.AvailableOnNodes, fldPath.Child("availableOnNodes"))...)
 	}
@@ -51,20 +48,11 @@ func validateStructuredResourceHandle(handle *api.StructuredResourceHandle, fldP
 	return allErrs
 }
 
+// validateAllocationResultModel: exactly one structured model field, and
+// namedResources is the only one.
 func validateAllocationResultModel(model *api.AllocationResultModel, fldPath *field.Path) field.ErrorList {
-	var allErrs field.ErrorList
-	var entries []string
-	if model.NamedResources != nil {
-		entries = append(entries, "namedResources")
-		allErrs = append(allErrs, common.ValidateDNS1123Subdomain(model.NamedResources.Name, fldPath.Child("namedResources", "name"))...)
+	if model.NamedResources == nil {
+		return field.ErrorList{field.Required(fldPath, "exactly one structured model field must be set")}
 	}
-	switch len(entries) {
-	case 0:
-		allErrs = append(allErrs, field.Required(fldPath, "exactly one structured model field must be set"))
-	case 1:
-		// Okay.
-	default:
-		allErrs = append(allErrs, field.Invalid(fldPath, entries, "exactly one field must be set, not several"))
-	}
-	return allErrs
+	return common.ValidateDNS1123Subdomain(model.NamedResources.Name, fldPath.Child("namedResources", "name"))
 }
