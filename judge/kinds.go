@@ -541,9 +541,7 @@ func (r rules) validateDeviceNodeSelection(device resourcev1.Device, perDevice *
 	if device.NodeName != nil {
 		if *device.NodeName != "" {
 			set = append(set, "`nodeName`")
-			for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(*device.NodeName, false) {
-				allErrs = append(allErrs, field.Invalid(fldPath.Child("nodeName"), *device.NodeName, msg))
-			}
+			allErrs = append(allErrs, common.InvalidEach(fldPath.Child("nodeName"), *device.NodeName, apimachineryvalidation.NameIsDNSSubdomain(*device.NodeName, false))...)
 		} else {
 			allErrs = append(allErrs, field.Invalid(fldPath.Child("nodeName"), "", "must not be empty"))
 		}
@@ -855,9 +853,7 @@ func (r rules) validateNodeSelection(spec resourcev1.ResourceSliceSpec, fldPath 
 			allErrs = append(allErrs, field.Invalid(fldPath.Child("nodeName"), "", "must be either unset or set to a non-empty string"))
 		} else {
 			set = append(set, "`nodeName`")
-			for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(*spec.NodeName, false) {
-				allErrs = append(allErrs, field.Invalid(fldPath.Child("nodeName"), *spec.NodeName, msg))
-			}
+			allErrs = append(allErrs, common.InvalidEach(fldPath.Child("nodeName"), *spec.NodeName, apimachineryvalidation.NameIsDNSSubdomain(*spec.NodeName, false))...)
 		}
 	}
 	if spec.NodeSelector != nil {
@@ -892,9 +888,7 @@ func (r rules) validateNodeSelection(spec resourcev1.ResourceSliceSpec, fldPath 
 func (r rules) validateTaint(taint resourcev1.DeviceTaint, fldPath *field.Path) field.ErrorList {
 	allErrs := metav1validation.ValidateLabelName(taint.Key, fldPath.Child("key"))
 	if taint.Value != "" {
-		for _, msg := range utilvalidation.IsValidLabelValue(taint.Value) {
-			allErrs = append(allErrs, field.Invalid(fldPath.Child("value"), taint.Value, msg))
-		}
+		allErrs = append(allErrs, common.InvalidEach(fldPath.Child("value"), taint.Value, utilvalidation.IsValidLabelValue(taint.Value))...)
 	}
 	effects := validTaintEffects
 	if !r.has(api.TaintEffectNone) {

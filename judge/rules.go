@@ -466,9 +466,7 @@ func (r rules) validateDeviceToleration(toleration resourcev1.DeviceToleration, 
 			allErrs = append(allErrs, field.Invalid(fldPath.Child("value"), toleration.Value, "must be empty for operator `Exists`"))
 		}
 	case resourcev1.DeviceTolerationOpEqual:
-		for _, msg := range utilvalidation.IsValidLabelValue(toleration.Value) {
-			allErrs = append(allErrs, field.Invalid(fldPath.Child("value"), toleration.Value, msg))
-		}
+		allErrs = append(allErrs, common.InvalidEach(fldPath.Child("value"), toleration.Value, utilvalidation.IsValidLabelValue(toleration.Value))...)
 	case "":
 		allErrs = append(allErrs, field.Required(fldPath.Child("operator"), ""))
 	default:
@@ -584,10 +582,7 @@ func (r rules) validateDriverName(name string, fldPath *field.Path) field.ErrorL
 	if len(name) > common.DriverNameMaxLength {
 		allErrs = append(allErrs, field.TooLong(fldPath, "", common.DriverNameMaxLength))
 	}
-	for _, msg := range utilvalidation.IsDNS1123Subdomain(strings.ToLower(name)) {
-		allErrs = append(allErrs, field.Invalid(fldPath, name, msg))
-	}
-	return allErrs
+	return append(allErrs, common.InvalidEach(fldPath, name, utilvalidation.IsDNS1123Subdomain(strings.ToLower(name)))...)
 }
 
 // validateRequestNameRefs: a set of at most 32 names of requests of the

@@ -184,19 +184,21 @@ const DriverNameMaxLength = 63
 // (corevalidation.ValidateDNS1123Label). An empty value is Invalid, not
 // Required.
 func ValidateDNS1123Label(value string, fldPath *field.Path) field.ErrorList {
-	var allErrs field.ErrorList
-	for _, msg := range validation.IsDNS1123Label(value) {
-		allErrs = append(allErrs, field.Invalid(fldPath, value, msg))
-	}
-	return allErrs
+	return InvalidEach(fldPath, value, validation.IsDNS1123Label(value))
 }
 
 // ValidateDNS1123Subdomain reports each DNS-subdomain failure of value as
 // Invalid (corevalidation.ValidateDNS1123Subdomain). An empty value is
 // Invalid, not Required.
 func ValidateDNS1123Subdomain(value string, fldPath *field.Path) field.ErrorList {
+	return InvalidEach(fldPath, value, validation.IsDNS1123Subdomain(value))
+}
+
+// InvalidEach is an Invalid error of value at fldPath for each message of
+// a check such as validation.IsDNS1123Label.
+func InvalidEach(fldPath *field.Path, value interface{}, msgs []string) field.ErrorList {
 	var allErrs field.ErrorList
-	for _, msg := range validation.IsDNS1123Subdomain(value) {
+	for _, msg := range msgs {
 		allErrs = append(allErrs, field.Invalid(fldPath, value, msg))
 	}
 	return allErrs
@@ -215,10 +217,7 @@ func ValidateDriverName(name string, fldPath *field.Path) field.ErrorList {
 	if len(name) > DriverNameMaxLength {
 		allErrs = append(allErrs, TooLongBytes(fldPath, name, DriverNameMaxLength))
 	}
-	for _, msg := range validation.IsDNS1123Subdomain(strings.ToLower(name)) {
-		allErrs = append(allErrs, field.Invalid(fldPath, name, msg))
-	}
-	return allErrs
+	return append(allErrs, InvalidEach(fldPath, name, validation.IsDNS1123Subdomain(strings.ToLower(name)))...)
 }
 
 // StatusView is what the status invariants need to know about one
@@ -447,9 +446,7 @@ func validateNodeFieldSelectorRequirement(req v1.NodeSelectorRequirement, fldPat
 		allErrs = append(allErrs, field.Invalid(fldPath.Child("key"), req.Key, "not a valid field selector key"))
 	} else {
 		for i, v := range req.Values {
-			for _, msg := range validation.IsDNS1123Subdomain(v) {
-				allErrs = append(allErrs, field.Invalid(fldPath.Child("values").Index(i), v, msg))
-			}
+			allErrs = append(allErrs, ValidateDNS1123Subdomain(v, fldPath.Child("values").Index(i))...)
 		}
 	}
 	return allErrs
