@@ -13,8 +13,7 @@ import (
 	v1alpha2api "github.com/claimbridge/claimbridge/api/v1alpha2"
 	v1alpha3api "github.com/claimbridge/claimbridge/api/v1alpha3"
 	"github.com/claimbridge/claimbridge/conversion"
-	validationv1alpha1 "github.com/claimbridge/claimbridge/validation/v1alpha1"
-	validationv1alpha2 "github.com/claimbridge/claimbridge/validation/v1alpha2"
+	"github.com/claimbridge/claimbridge/validation/classic"
 	validationv1alpha3 "github.com/claimbridge/claimbridge/validation/v1alpha3"
 )
 
@@ -138,16 +137,16 @@ func typed(t *testing.T, version, kind, spec string) typedSpec {
 	switch version + "/" + kind {
 	case "v1alpha1/ResourceClaim":
 		o := &v1alpha1api.ResourceClaim{}
-		obj, specField, setDefaults = o, &o.Spec, func() { validationv1alpha1.Rules.SetDefaults(o) }
+		obj, specField, setDefaults = o, &o.Spec, func() { classic.Rules{}.SetDefaults(o) }
 	case "v1alpha1/ResourceClaimTemplate":
 		o := &v1alpha1api.ResourceClaimTemplate{}
-		obj, specField, setDefaults = o, &o.Spec, func() { validationv1alpha1.Rules.SetDefaults(o) }
+		obj, specField, setDefaults = o, &o.Spec, func() { classic.Rules{}.SetDefaults(o) }
 	case "v1alpha2/ResourceClaim":
 		o := &v1alpha2api.ResourceClaim{}
-		obj, specField, setDefaults = o, &o.Spec, func() { validationv1alpha2.Rules.SetDefaults(o) }
+		obj, specField, setDefaults = o, &o.Spec, func() { classic.Rules{}.SetDefaults(o) }
 	case "v1alpha2/ResourceClaimTemplate":
 		o := &v1alpha2api.ResourceClaimTemplate{}
-		obj, specField, setDefaults = o, &o.Spec, func() { validationv1alpha2.Rules.SetDefaults(o) }
+		obj, specField, setDefaults = o, &o.Spec, func() { classic.Rules{}.SetDefaults(o) }
 	case "v1alpha3/ResourceClaim":
 		o := &v1alpha3api.ResourceClaim{}
 		obj, specField, setDefaults = o, &o.Spec, func() { validationv1alpha3.SetDefaults(o) }

@@ -16,9 +16,8 @@ import (
 	apiv2 "github.com/claimbridge/claimbridge/api/v1alpha2"
 	apiv3 "github.com/claimbridge/claimbridge/api/v1alpha3"
 	"github.com/claimbridge/claimbridge/conversion"
+	"github.com/claimbridge/claimbridge/validation/classic"
 	"github.com/claimbridge/claimbridge/validation/common"
-	v1 "github.com/claimbridge/claimbridge/validation/v1alpha1"
-	v2 "github.com/claimbridge/claimbridge/validation/v1alpha2"
 	v3 "github.com/claimbridge/claimbridge/validation/v1alpha3"
 )
 
@@ -41,11 +40,8 @@ type versionRules interface {
 
 // rulesFor returns version's rules; cel is Request.CEL.
 func rulesFor(version string, cel *CELCache) versionRules {
-	switch version {
-	case api.V1alpha1:
-		return v1.Rules
-	case api.V1alpha2:
-		return v2.Rules
+	if version == api.V1alpha1 || version == api.V1alpha2 {
+		return classic.Rules{}
 	}
 	return v1alpha3Rules{cel}
 }

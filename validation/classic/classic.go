@@ -11,21 +11,9 @@ import (
 	"github.com/claimbridge/claimbridge/validation/common"
 )
 
-// Rules are the rules of v1alpha1 or v1alpha2: the shared rules of this
-// package and the version's own rules for an allocation result. They take
-// a *ResourceClaim or *ResourceClaimTemplate of the version.
-type Rules struct {
-	// ValidateAllocation validates the version's non-nil *AllocationResult.
-	ValidateAllocation func(allocation interface{}, fldPath *field.Path) field.ErrorList
-}
-
-// NewRules returns the rules of the version whose allocation result
-// validateAllocation validates (given a non-nil one).
-func NewRules[A any](validateAllocation func(allocation *A, fldPath *field.Path) field.ErrorList) Rules {
-	return Rules{ValidateAllocation: func(allocation interface{}, fldPath *field.Path) field.ErrorList {
-		return validateAllocation(allocation.(*A), fldPath)
-	}}
-}
+// Rules are the rules of v1alpha1 and v1alpha2. They take a *ResourceClaim
+// or *ResourceClaimTemplate of either version.
+type Rules struct{}
 
 // The allocation modes of the v1alpha1 and v1alpha2 claim spec (1.26–1.30),
 // the same in both versions.
@@ -92,7 +80,7 @@ func (r Rules) ValidateStatusUpdate(claim, oldClaim interface{}, allocationStore
 		allErrs = append(allErrs, field.Required(fldPath.Child("driverName"), "must be specified when `allocation` is set"))
 	}
 	if status.allocation != nil && !allocationStored {
-		allErrs = append(allErrs, r.ValidateAllocation(status.allocation, fldPath.Child("allocation"))...)
+		allErrs = append(allErrs, validateAllocation(status.allocation, fldPath.Child("allocation"))...)
 	}
 	allErrs = append(allErrs, common.ValidateReservedForLegacy(status.view.ReservedFor, fldPath.Child("reservedFor"))...)
 	allErrs = append(allErrs, common.ValidateReservedForInvariants(status.view, oldStatus.view, o.meta.DeletionTimestamp != nil, true, fldPath)...)

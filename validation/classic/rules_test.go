@@ -14,8 +14,6 @@ import (
 	api2 "github.com/claimbridge/claimbridge/api/v1alpha2"
 	"github.com/claimbridge/claimbridge/validation/classic"
 	"github.com/claimbridge/claimbridge/validation/common"
-	v1 "github.com/claimbridge/claimbridge/validation/v1alpha1"
-	v2 "github.com/claimbridge/claimbridge/validation/v1alpha2"
 )
 
 // The tables below are written once, on JSON objects, and run against the
@@ -138,7 +136,7 @@ func decodeInto(o obj, into interface{}) interface{} {
 
 var versions = map[string]version{
 	"v1alpha1": {
-		rules:           v1.Rules,
+		rules:           classic.Rules{},
 		newClaim:        func() interface{} { return new(api1.ResourceClaim) },
 		newTemplate:     func() interface{} { return new(api1.ResourceClaimTemplate) },
 		newClaimSpec:    func() interface{} { return new(api1.ResourceClaimSpec) },
@@ -146,7 +144,7 @@ var versions = map[string]version{
 		mode:            func(m string) interface{} { return api1.AllocationMode(m) },
 	},
 	"v1alpha2": {
-		rules:           v2.Rules,
+		rules:           classic.Rules{},
 		newClaim:        func() interface{} { return new(api2.ResourceClaim) },
 		newTemplate:     func() interface{} { return new(api2.ResourceClaimTemplate) },
 		newClaimSpec:    func() interface{} { return new(api2.ResourceClaimSpec) },
