@@ -2,7 +2,9 @@ package cluster
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -163,4 +165,78 @@ func (c *Cluster) SaveConfigMap(ctx context.Context, namespace, name, key, value
 		return "", err
 	}
 	return cm.GetResourceVersion(), nil
+}
+
+// migrations are the versions of StorageVersionMigration Migrate asks in,
+// the newest first.
+var migrations = []schema.GroupVersionResource{
+	{Group: "storagemigration.k8s.io", Version: "v1", Resource: "storageversionmigrations"},
+	{Group: "storagemigration.k8s.io", Version: "v1beta1", Resource: "storageversionmigrations"},
+}
+
+// Migrate has the cluster's own storage version migrator (in
+// kube-controller-manager) rewrite every stored object of resources of
+// resource.k8s.io (their storage version hashes, by resource), all at
+// once: for each it creates a StorageVersionMigration named for the
+// resource and hash, or finds the one a run before created, and it waits
+// until each succeeds, or one fails. It returns false, having written
+// nothing, when the cluster serves no StorageVersionMigration, or its
+// migrator takes up none within start (the migrations are deleted).
+func (c *Cluster) Migrate(ctx context.Context, hashes map[string]string, start time.Duration) (migrated bool, err error) {
+	i := slices.IndexFunc(migrations, func(r schema.GroupVersionResource) bool {
+		_, err := c.discovery.ServerResourcesForGroupVersion(r.GroupVersion().String())
+		return err == nil
+	})
+	if i < 0 {
+		return false, nil
+	}
+	r := c.dynamic.Resource(migrations[i])
+	var names []string
+	for _, resource := range slices.Sorted(maps.Keys(hashes)) {
+		sum := sha256.Sum256([]byte(hashes[resource]))
+		name := fmt.Sprintf("claimbridge-%s-%x", resource, sum[:4])
+		svm := &unstructured.Unstructured{Object: map[string]interface{}{
+			"apiVersion": migrations[i].GroupVersion().String(), "kind": "StorageVersionMigration", "metadata": map[string]interface{}{"name": name},
+			"spec": map[string]interface{}{"resource": map[string]interface{}{"group": api.UpstreamGroup, "resource": resource}}}}
+		if _, err := r.Create(ctx, svm, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return false, fmt.Errorf("creating the StorageVersionMigration %s: %w", name, err)
+		}
+		names = append(names, name)
+	}
+	for deadline := time.Now().Add(start); ; {
+		succeeded, started := 0, false
+		for _, name := range names {
+			svm, err := r.Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				return false, fmt.Errorf("reading the StorageVersionMigration %s: %w", name, err)
+			}
+			conditions, _, _ := unstructured.NestedSlice(svm.Object, "status", "conditions")
+			started = started || len(conditions) > 0
+			for _, c := range conditions {
+				switch c, _ := c.(map[string]interface{}); {
+				case c["status"] != "True":
+				case c["type"] == "Succeeded":
+					succeeded++
+				case c["type"] == "Failed":
+					return true, fmt.Errorf("the StorageVersionMigration %s failed: %v", name, c["message"])
+				}
+			}
+		}
+		switch {
+		case succeeded == len(names):
+			return true, nil
+		case !started && time.Now().After(deadline):
+			for _, name := range names {
+				if err := r.Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+					return false, err
+				}
+			}
+			return false, nil
+		}
+		select {
+		case <-ctx.Done():
+			return false, ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
 }

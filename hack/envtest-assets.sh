@@ -10,8 +10,8 @@
 #   (--bench: KUBEBUILDER_ASSETS names it)
 #   1.30, the oldest the server supports            hack/tools/kube-apiserver-1.30, hack/tools/etcd-3.5
 #   (ENVTEST_ASSETS_1_30)
-#   1.36, for upgrade's rewrite in place            hack/tools/kube-apiserver-1.36, hack/tools/etcd
-#   (ENVTEST_ASSETS_1_36)
+#   1.36, for upgrade's rewrite in place            hack/tools/kube-apiserver-1.36, hack/tools/etcd,
+#   (ENVTEST_ASSETS_1_36)                           and its kube-controller-manager
 #   1.26, 1.31–1.35: only for `make record`         hack/tools/kube-apiserver-1.<minor>, etcd 3.5
 #   (--releases, ENVTEST_ASSETS_1_<minor>)          (1.34, 1.35: hack/tools/etcd)
 #   kube-scheduler and kube-controller-manager      the same module as that release's
@@ -175,6 +175,10 @@ build "$TOOLS/kube-apiserver" k8s.io/kubernetes/cmd/kubectl "$kubectl" "$unopt" 
 $bench && current="$(control_plane "$TOOLS/kube-apiserver" "$TOOLS/etcd" "" -optimised)"
 r130="$(control_plane "$TOOLS/kube-apiserver-1.30" "$TOOLS/etcd-3.5" "$unopt")"
 declare -A old=([1.36]="$(control_plane "$TOOLS/kube-apiserver-1.36" "$TOOLS/etcd" "$unopt")")
+# and its kube-controller-manager, whose storage version migrator upgrade's test runs.
+v="$(modversion "$TOOLS/kube-apiserver-1.36" k8s.io/kubernetes)"
+build "$TOOLS/kube-apiserver-1.36" k8s.io/kubernetes/cmd/kube-controller-manager "${old[1.36]}/kube-controller-manager" "$unopt" \
+	"$(k8s_ldflags "$TOOLS/kube-apiserver-1.36" "$v")" "" --version
 
 v="$(modversion "$TOOLS/kustomize" sigs.k8s.io/kustomize/kustomize/v5)"
 kustomize="$CACHE/tools/kustomize-$v"

@@ -13,17 +13,24 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/claimbridge/claimbridge/cluster"
 	"github.com/claimbridge/claimbridge/judge"
 )
 
 // A Step is one step of a change. The operator's has an Action; the
-// others rewrite every stored object of Resource.
+// others rewrite every stored object of Resource (Objects of them).
 type Step struct {
 	Action   string
 	Resource string
+	Objects  int
 }
+
+// migratorStart is how long a StorageVersionMigration waits for the
+// cluster's migrator to take it up before claimbridge rewrites the
+// objects itself.
+const migratorStart = 30 * time.Second
 
 // Plan is the steps of the change of a cluster of release from, which
 // stores what release compatible+1 reads, to release to; lost counts, by
@@ -47,7 +54,7 @@ func Plan(from, compatible, to int, lost map[string]int, held []string) []Step {
 		steps = append(steps, Step{Action: fmt.Sprintf("restart every kube-apiserver 1.%d with --min-compatibility-version=1.%d, so that it stores what 1.%d reads", from, to, to)})
 	}
 	for _, r := range resources {
-		steps = append(steps, Step{Resource: r})
+		steps = append(steps, Step{Resource: r, Objects: lost[r]})
 	}
 	return append(steps, change)
 }
@@ -68,23 +75,14 @@ type Run struct {
 // Do performs steps in order, and returns the operator's step it stopped
 // at (in a dry run, the first of them), or nil when every step is done.
 func (r Run) Do(ctx context.Context, steps []Step) (stop *Step, err error) {
-	confirmed := false
-	for i, s := range steps {
-		if s.Action != "" && !r.DryRun {
+	for i := 0; i < len(steps); i++ {
+		s := steps[i]
+		switch {
+		case s.Action != "" && !r.DryRun:
 			return &steps[i], nil
-		}
-		if s.Action != "" {
+		case s.Action != "":
 			fmt.Fprintf(r.Out, "step %d, the operator's: %s\n", i+1, s.Action)
 			stop = cmp.Or(stop, &steps[i])
-			continue
-		}
-		hash, err := r.Cluster.StorageHash(s.Resource)
-		switch {
-		case err != nil:
-			return nil, err
-		case r.Journal.Done[s.Resource] == hash:
-			fmt.Fprintf(r.Out, "step %d, done before: %s rewritten in place (objects: %d)\n", i+1, s.Resource, r.Journal.Counts[s.Resource])
-			continue
 		case r.DryRun:
 			fmt.Fprintf(r.Out, "step %d, claimbridge's: rewrite every %s in place:\n", i+1, s.Resource)
 			n, err := r.Cluster.Rewrite(ctx, s.Resource, func(namespace, name string) {
@@ -94,45 +92,74 @@ func (r Run) Do(ctx context.Context, steps []Step) (stop *Step, err error) {
 				return nil, err
 			}
 			fmt.Fprintf(r.Out, "  (objects: %d)\n", n)
-			continue
-		case !confirmed && !r.Confirm(fmt.Sprintf("rewrite every stored %s in place", strings.Join(rewrites(steps[i:]), ", "))):
-			return nil, errors.New("not confirmed, so nothing written (--yes confirms)")
-		default:
-			confirmed = true
-			if err := r.rewrite(ctx, s.Resource, hash); err != nil {
+		default: // the rewrites up to the operator's next step, at once
+			n := slices.IndexFunc(steps[i:], func(s Step) bool { return s.Action != "" })
+			if n < 0 {
+				n = len(steps) - i
+			}
+			if err := r.rewrite(ctx, steps[i:i+n], i+1); err != nil {
 				return nil, err
 			}
+			i += n - 1
 		}
-		fmt.Fprintf(r.Out, "step %d, done: %s rewritten in place (objects: %d)\n", i+1, s.Resource, r.Journal.Counts[s.Resource])
 	}
 	return stop, nil
 }
 
-// rewrite rewrites every object of resource (cluster.Rewrite) and
-// journals it, if kube-apiserver stored it under the same storage version
-// hash from the start to the end.
-func (r Run) rewrite(ctx context.Context, resource, hash string) error {
-	n, err := r.Cluster.Rewrite(ctx, resource, nil)
-	if err != nil {
-		return err
-	}
-	after, err := r.Cluster.StorageHash(resource)
-	if err != nil {
-		return err
-	}
-	if after != hash {
-		return fmt.Errorf("kube-apiserver changed the version it stores %s in during the rewrite (restarted with other flags?): run again", resource)
-	}
-	r.Journal.Done[resource], r.Journal.Counts[resource] = hash, n
-	return r.Journal.Save(ctx)
-}
-
-// rewrites are the resources the steps rewrite.
-func rewrites(steps []Step) (out []string) {
-	for _, s := range steps {
-		if s.Resource != "" {
-			out = append(out, s.Resource)
+// rewrite rewrites every object of the resources of steps (numbered from
+// first) that the journal does not have under their storage version hash
+// now: through the cluster's storage version migrator if it runs one
+// (cluster.Migrate), else itself (cluster.Rewrite). It journals each whose
+// hash stayed the same from start to end.
+func (r Run) rewrite(ctx context.Context, steps []Step, first int) error {
+	hashes := map[string]string{}
+	var todo []string
+	for i, s := range steps {
+		hash, err := r.Cluster.StorageHash(s.Resource)
+		switch {
+		case err != nil:
+			return err
+		case r.Journal.Done[s.Resource] == hash:
+			fmt.Fprintf(r.Out, "step %d, done before: %s rewritten in place (objects: %d)\n", first+i, s.Resource, r.Journal.Counts[s.Resource])
+		default:
+			hashes[s.Resource] = hash
+			todo = append(todo, s.Resource)
 		}
 	}
-	return out
+	if len(todo) == 0 {
+		return nil
+	}
+	if !r.Confirm(fmt.Sprintf("rewrite every stored %s in place", strings.Join(todo, ", "))) {
+		return errors.New("not confirmed, so nothing written (--yes confirms)")
+	}
+	migrated, err := r.Cluster.Migrate(ctx, hashes, migratorStart)
+	if err != nil {
+		return err
+	}
+	by := " by kube-controller-manager's storage version migrator"
+	for i, s := range steps {
+		n := s.Objects
+		switch {
+		case hashes[s.Resource] == "":
+			continue
+		case !migrated:
+			by = ""
+			if n, err = r.Cluster.Rewrite(ctx, s.Resource, nil); err != nil {
+				return err
+			}
+		}
+		after, err := r.Cluster.StorageHash(s.Resource)
+		if err != nil {
+			return err
+		}
+		if after != hashes[s.Resource] {
+			return fmt.Errorf("kube-apiserver changed the version it stores %s in during the rewrite (restarted with other flags?): run again", s.Resource)
+		}
+		r.Journal.Done[s.Resource], r.Journal.Counts[s.Resource] = after, n
+		if err := r.Journal.Save(ctx); err != nil {
+			return err
+		}
+		fmt.Fprintf(r.Out, "step %d, done: %s rewritten in place%s (objects: %d)\n", first+i, s.Resource, by, n)
+	}
+	return nil
 }

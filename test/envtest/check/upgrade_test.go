@@ -38,34 +38,10 @@ import (
 // of release. Run again, it writes nothing. A journal of another target is
 // refused.
 func TestUpgradeRewritesInPlace(t *testing.T) {
-	assets, err := harness.AssetsDirFrom("ENVTEST_ASSETS_1_36", "--print-assets-dir=1.36")
-	if err == nil {
-		err = harness.CheckRelease(assets, "1.36")
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := &envtest.Environment{ControlPlaneStartTimeout: 60 * time.Second}
-	env.ControlPlane.GetAPIServer().Path = filepath.Join(assets, "kube-apiserver")
-	env.ControlPlane.Etcd = &envtest.Etcd{Path: filepath.Join(assets, "etcd")}
-	cfg, err := env.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	t.Cleanup(func() { _ = harness.StopControlPlane(env, dir) })
-	kubeconfig := filepath.Join(dir, "kubeconfig")
-	if err := harness.WriteKubeconfig(cfg, kubeconfig); err != nil {
-		t.Fatal(err)
-	}
+	c := start136(t, nil)
 	ctx := t.Context()
-	d := dynamic.NewForConfigOrDie(cfg)
-	statuses := createStored(t, ctx, d, 200, 20)
-	upgrade := func(args ...string) (int, string, string) {
-		var out, errOut bytes.Buffer
-		code := cli.Main(append([]string{"upgrade", "--kubeconfig", kubeconfig, "--to", "1.33"}, args...), nil, &out, &errOut)
-		return code, out.String(), errOut.String()
-	}
+	statuses := createStored(t, ctx, c.d, 200, 20)
+	upgrade, env := c.upgrade, c.env
 
 	code, out, errOut := upgrade("--dry-run")
 	for _, want := range []string{
@@ -80,7 +56,7 @@ func TestUpgradeRewritesInPlace(t *testing.T) {
 			t.Fatalf("--dry-run: exit %d, want 0, and %q in stdout:\n%s\nstderr:\n%s", code, want, out, errOut)
 		}
 	}
-	if _, err := d.Resource(configMaps).Namespace("kube-system").Get(ctx, "claimbridge-upgrade", metav1.GetOptions{}); err == nil {
+	if _, err := c.d.Resource(configMaps).Namespace("kube-system").Get(ctx, "claimbridge-upgrade", metav1.GetOptions{}); err == nil {
 		t.Error("--dry-run wrote the journal")
 	}
 	code, out, _ = upgrade("--yes")
@@ -92,33 +68,15 @@ func TestUpgradeRewritesInPlace(t *testing.T) {
 		t.Fatalf("before the rewrite: etcd holds %v, want each of the 204 DRA objects in v1", stored)
 	}
 
-	// The operator's step: kube-apiserver restarted storing what 1.33 reads.
-	api := env.ControlPlane.GetAPIServer()
-	if err := api.Stop(); err != nil {
-		t.Fatal(err)
-	}
-	api.Configure().Set("min-compatibility-version", "1.33")
-	var log bytes.Buffer
-	api.Err = &log
-	if err := api.Start(); err != nil {
-		t.Fatalf("%v\n%s", err, log.String())
-	}
-	admin, err := env.AddUser(envtest.User{Name: "upgrader", Groups: []string{"system:masters"}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := harness.WriteKubeconfig(admin.Config(), kubeconfig); err != nil {
-		t.Fatal(err)
-	}
-	d = dynamic.NewForConfigOrDie(admin.Config())
-
+	c.restart(t, "min-compatibility-version", "1.33") // the operator's step
+	d := c.d
 	if code, _, errOut := upgrade(); code != cli.ExitInvalid || !strings.Contains(errOut, "not confirmed, so nothing written (--yes confirms)") {
 		t.Fatalf("without --yes: exit %d, want 1, stderr:\n%s", code, errOut)
 	}
 	if v := storedVersions(t, env); len(v) != 1 || len(v["resource.k8s.io/v1"]) != 204 {
 		t.Fatalf("without --yes, objects were rewritten: %v", v)
 	}
-	killed(t, env, kubeconfig, 3)
+	killed(t, env, c.kubeconfig, 3)
 	code, out, errOut = upgrade("--yes")
 	if want := "next, the operator's step: replace kube-apiserver"; code != cli.ExitOperator || !strings.Contains(out, "done: resourceclaims rewritten in place (objects: 200)") || !strings.Contains(out, want) {
 		t.Fatalf("exit %d, want %d, stdout:\n%s\nstderr:\n%s", code, cli.ExitOperator, out, errOut)
@@ -135,10 +93,118 @@ func TestUpgradeRewritesInPlace(t *testing.T) {
 		t.Errorf("run again: exit %d, and objects were written again", code)
 	}
 	var out2, errOut2 bytes.Buffer
-	if code := cli.Main([]string{"upgrade", "--kubeconfig", kubeconfig, "--to", "1.34", "--dry-run"}, nil, &out2, &errOut2); code != cli.ExitBadInput ||
+	if code := cli.Main([]string{"upgrade", "--kubeconfig", c.kubeconfig, "--to", "1.34", "--dry-run"}, nil, &out2, &errOut2); code != cli.ExitBadInput ||
 		!strings.Contains(errOut2.String(), "the journal ConfigMap kube-system/claimbridge-upgrade is of the change to 1.33, not 1.34") {
 		t.Errorf("a journal of another target: exit %d, stderr:\n%s", code, errOut2.String())
 	}
+}
+
+// TestUpgradeThroughMigrator: the same rollback on kube-apiserver 1.36
+// serving StorageVersionMigration (its gate on, storagemigration.k8s.io
+// v1beta1 served) beside its kube-controller-manager running the
+// migrator: `upgrade --to 1.33 --yes` has the migrator rewrite each
+// resource, and etcd then holds each object in v1beta2, each claim's
+// status as it was.
+func TestUpgradeThroughMigrator(t *testing.T) {
+	c := start136(t, map[string]string{"feature-gates": "StorageVersionMigrator=true", "runtime-config": "storagemigration.k8s.io/v1beta1=true"})
+	ctx := t.Context()
+	statuses := createStored(t, ctx, c.d, 50, 5)
+	c.restart(t, "min-compatibility-version", "1.33")
+	kcm := exec.Command(filepath.Join(c.assets, "kube-controller-manager"), "--kubeconfig="+c.kubeconfig, "--leader-elect=false", "--secure-port=0",
+		"--controllers=garbage-collector-controller,storage-version-migrator-controller", "--feature-gates=StorageVersionMigrator=true")
+	var log bytes.Buffer
+	kcm.Stdout, kcm.Stderr = &log, &log
+	if err := kcm.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = kcm.Process.Kill(); _ = kcm.Wait() })
+	began := time.Now()
+	code, out, errOut := c.upgrade("--yes")
+	t.Logf("%s:\n%s", time.Since(began), out)
+	want := "step 2, done: resourceclaims rewritten in place by kube-controller-manager's storage version migrator (objects: 50)\n"
+	if code != cli.ExitOperator || !strings.Contains(out, want) {
+		t.Fatalf("exit %d, want %d, and %q in stdout:\n%s\nstderr:\n%s\nkube-controller-manager:\n%s", code, cli.ExitOperator, want, out, errOut, tail(log.String()))
+	}
+	if stored := storedVersions(t, c.env); len(stored) != 1 || len(stored["resource.k8s.io/v1beta2"]) != 54 {
+		t.Errorf("after the migration, etcd holds %v, want each of the 54 objects in v1beta2", stored)
+	}
+	if after := claimStatuses(t, ctx, c.d); !reflect.DeepEqual(after, statuses) {
+		t.Errorf("the migration changed the claims' status:\n%v\nwant:\n%v", after, statuses)
+	}
+}
+
+// tail is the last 30 lines of a log.
+func tail(log string) string {
+	lines := strings.Split(log, "\n")
+	return strings.Join(lines[max(0, len(lines)-30):], "\n")
+}
+
+// cluster136 is a kube-apiserver 1.36 on an etcd of its own, and a
+// kubeconfig file of it.
+type cluster136 struct {
+	env                *envtest.Environment
+	assets, kubeconfig string
+	d                  dynamic.Interface
+}
+
+// start136 starts kube-apiserver 1.36 with flags.
+func start136(t *testing.T, flags map[string]string) *cluster136 {
+	t.Helper()
+	assets, err := harness.AssetsDirFrom("ENVTEST_ASSETS_1_36", "--print-assets-dir=1.36")
+	if err == nil {
+		err = harness.CheckRelease(assets, "1.36")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := &envtest.Environment{ControlPlaneStartTimeout: 60 * time.Second}
+	env.ControlPlane.GetAPIServer().Path = filepath.Join(assets, "kube-apiserver")
+	env.ControlPlane.Etcd = &envtest.Etcd{Path: filepath.Join(assets, "etcd")}
+	for flag, value := range flags {
+		env.ControlPlane.GetAPIServer().Configure().Set(flag, value)
+	}
+	cfg, err := env.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	t.Cleanup(func() { _ = harness.StopControlPlane(env, dir) })
+	c := &cluster136{env: env, assets: assets, kubeconfig: filepath.Join(dir, "kubeconfig"), d: dynamic.NewForConfigOrDie(cfg)}
+	if err := harness.WriteKubeconfig(cfg, c.kubeconfig); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// restart restarts kube-apiserver with one more flag, as the operator
+// does, and writes the kubeconfig of its new certificates.
+func (c *cluster136) restart(t *testing.T, flag, value string) {
+	t.Helper()
+	s := c.env.ControlPlane.GetAPIServer()
+	if err := s.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	s.Configure().Set(flag, value)
+	var log bytes.Buffer
+	s.Err = &log
+	if err := s.Start(); err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	admin, err := c.env.AddUser(envtest.User{Name: "upgrader", Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := harness.WriteKubeconfig(admin.Config(), c.kubeconfig); err != nil {
+		t.Fatal(err)
+	}
+	c.d = dynamic.NewForConfigOrDie(admin.Config())
+}
+
+// upgrade runs `claimbridge upgrade --to 1.33` with args.
+func (c *cluster136) upgrade(args ...string) (code int, stdout, stderr string) {
+	var out, errOut bytes.Buffer
+	code = cli.Main(append([]string{"upgrade", "--kubeconfig", c.kubeconfig, "--to", "1.33"}, args...), nil, &out, &errOut)
+	return code, out.String(), errOut.String()
 }
 
 var (
