@@ -266,6 +266,24 @@ func Metadata(obj map[string]interface{}) map[string]interface{} {
 	return meta
 }
 
+// ClaimSpec returns the claim spec of obj, a claim or template of kind: its
+// spec, or a template's spec.spec; nil when it has none.
+func ClaimSpec(obj map[string]interface{}, kind string) map[string]interface{} {
+	spec, _ := obj["spec"].(map[string]interface{})
+	if kind == KindTemplate {
+		spec, _ = spec["spec"].(map[string]interface{})
+	}
+	return spec
+}
+
+// ClaimSpecPath is the path of ClaimSpec in an object of kind.
+func ClaimSpecPath(kind string) string {
+	if kind == KindTemplate {
+		return "spec.spec"
+	}
+	return "spec"
+}
+
 // Annotations returns obj's metadata.annotations, or nil.
 func Annotations(obj map[string]interface{}) map[string]interface{} {
 	ann, _ := Metadata(obj)["annotations"].(map[string]interface{})

@@ -357,10 +357,7 @@ func checkV1alpha3Shape(obj map[string]interface{}, kind string) error {
 }
 
 func laterFields(found []string, prefix string, obj map[string]interface{}, kind string) []string {
-	specPath, spec := prefix+"spec", asMap(obj["spec"])
-	if kind == api.KindTemplate {
-		specPath, spec = specPath+".spec", asMap(spec["spec"])
-	}
+	specPath, spec := prefix+api.ClaimSpecPath(kind), api.ClaimSpec(obj, kind)
 	devices := asMap(spec["devices"])
 	found = keysIn(found, specPath+".devices.requests", true, asSlice(devices["requests"]), laterRequestKeys)
 	found = keysIn(found, specPath+".devices.constraints", true, asSlice(devices["constraints"]), laterConstraintKeys)

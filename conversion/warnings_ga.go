@@ -23,10 +23,7 @@ const (
 // v1alpha3 → v1beta1 step: the finalizer warning needs metadata and status
 // together.
 func warningsV3ToB1(obj map[string]interface{}, kind string, r *lossReport) {
-	specPath, spec := "spec", asMap(obj["spec"])
-	if kind == api.KindTemplate {
-		specPath, spec = "spec.spec", asMap(spec["spec"])
-	}
+	specPath, spec := api.ClaimSpecPath(kind), api.ClaimSpec(obj, kind)
 	if c := asString(spec["controller"]); c != "" {
 		r.lose(specPath+".controller", "classic DRA (controller %q) is gone in Kubernetes 1.32: a 1.32+ scheduler allocates only devices published in ResourceSlices, so pods using this claim stay pending unless the driver publishes them; the controller is kept only in the restore annotation", c)
 	}
@@ -122,10 +119,7 @@ func statusLoss(obj map[string]interface{}, r *lossReport) {
 // (device status, binding conditions, consumed capacity): no 1.31
 // component acts on it.
 func warningsB1ToV3(obj map[string]interface{}, kind string, r *lossReport) {
-	specPath, spec := "spec", asMap(obj["spec"])
-	if kind == api.KindTemplate {
-		specPath, spec = "spec.spec", asMap(spec["spec"])
-	}
+	specPath, spec := api.ClaimSpecPath(kind), api.ClaimSpec(obj, kind)
 	devices := asMap(spec["devices"])
 	for i, rq := range asSlice(devices["requests"]) {
 		req := asMap(rq)

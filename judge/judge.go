@@ -96,10 +96,7 @@ func AdminAccessWarnings(obj map[string]interface{}, c api.Cluster, kind string)
 		return nil
 	}
 	version := versionOf(obj)
-	specPath, spec := "spec", asObject(obj["spec"])
-	if kind == api.KindTemplate {
-		specPath, spec = "spec.spec", asObject(spec["spec"])
-	}
+	specPath, spec := api.ClaimSpecPath(kind), api.ClaimSpec(obj, kind)
 	for i, r := range asArray(asObject(spec["devices"])["requests"]) {
 		exact, path := asObject(r), fmt.Sprintf("%s.devices.requests[%d]", specPath, i)
 		if version != api.V1beta1 {

@@ -114,10 +114,7 @@ func (r rules) inV1Shape(obj map[string]interface{}, version, kind string) map[s
 		return obj
 	}
 	out := api.DeepCopyJSON(obj)
-	spec := asObject(out["spec"])
-	if kind == api.KindTemplate {
-		spec = asObject(spec["spec"])
-	}
+	spec := api.ClaimSpec(out, kind)
 	for _, r0 := range asArray(asObject(spec["devices"])["requests"]) {
 		req := asObject(r0)
 		exactly, set := map[string]interface{}{}, !r.hasField("firstAvailable")

@@ -24,14 +24,14 @@ func classicWarningOf(obj map[string]interface{}, from, kind, to string, idx *In
 	} else if !unsure || !maybeClassic(obj, from, kind, idx) {
 		return ""
 	}
-	specPath := specPathOf(kind)
+	specPath := api.ClaimSpecPath(kind)
 	who := "a classic DRA driver (1.26–1.30 control-plane controller)"
 	if driver != "" {
 		who = fmt.Sprintf("the classic DRA driver %q (1.26–1.30 control-plane controller)", driver)
 	}
 	if unsure {
 		// 1.27–1.29 had only classic DRA; a 1.30 class may be either.
-		who = fmt.Sprintf("a classic DRA driver (1.26–1.30 control-plane controller) unless its ResourceClass %q has structuredParameters: true (1.30; the input has no such class to tell: 1.27–1.29 have only classic DRA)", str(specOf(obj, kind), "resourceClassName"))
+		who = fmt.Sprintf("a classic DRA driver (1.26–1.30 control-plane controller) unless its ResourceClass %q has structuredParameters: true (1.30; the input has no such class to tell: 1.27–1.29 have only classic DRA)", str(api.ClaimSpec(obj, kind), "resourceClassName"))
 	}
 	if to == api.V1alpha3 {
 		set := "set " + specPath + ".controller to the class's driver name"
@@ -52,7 +52,7 @@ func maybeClassic(obj map[string]interface{}, from, kind string, idx *Index) boo
 	if from != api.V1alpha2 {
 		return false
 	}
-	spec := specOf(obj, kind)
+	spec := api.ClaimSpec(obj, kind)
 	class := str(spec, "resourceClassName")
 	if class == "" || idx.anyClass(class) != nil {
 		return false
@@ -86,7 +86,7 @@ func classicDriver(obj map[string]interface{}, from, kind string, idx *Index) (d
 			return d, true
 		}
 	}
-	class := str(specOf(obj, kind), "resourceClassName")
+	class := str(api.ClaimSpec(obj, kind), "resourceClassName")
 	if c := idx.anyClass(class); c != nil {
 		if c["apiVersion"] == parametersAPI && c["structuredParameters"] == true {
 			return "", false

@@ -111,9 +111,9 @@ func migrateObject(obj map[string]interface{}, group, from, kind string, target 
 		translated = translateParameters(obj, from, kind, out, opts.Parameters, &r)
 	} else if to == api.V1alpha1 && from == api.V1alpha2 {
 		// Kept by the conversion, but 1.26 has no 1.30 parameter kinds.
-		if ref, _ := specOf(out, kind)["parametersRef"].(map[string]interface{}); str(ref, "apiGroup") == api.UpstreamGroup && str(ref, "kind") == api.KindClaimParameters {
+		if ref, _ := api.ClaimSpec(out, kind)["parametersRef"].(map[string]interface{}); str(ref, "apiGroup") == api.UpstreamGroup && str(ref, "kind") == api.KindClaimParameters {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("%s.parametersRef: %s %s: 1.26 has no %s (1.30 structured parameters), so no 1.26 component reads it",
-				specPathOf(kind), api.KindClaimParameters, refOf(str(api.Metadata(out), "namespace"), str(ref, "name")), api.KindClaimParameters))
+				api.ClaimSpecPath(kind), api.KindClaimParameters, refOf(str(api.Metadata(out), "namespace"), str(ref, "name")), api.KindClaimParameters))
 		}
 	}
 	r.Warnings = append(conversionWarnings(ws, kind, translated, obj, to), r.Warnings...)
@@ -243,7 +243,7 @@ func shapeHint(paths []string) string {
 // without those about the status, which migrate drops, or about a
 // parametersRef that translateParameters reported on.
 func conversionWarnings(ws []conversion.Warning, kind string, translated bool, input map[string]interface{}, to string) []string {
-	parametersRef := specPathOf(kind) + ".parametersRef"
+	parametersRef := api.ClaimSpecPath(kind) + ".parametersRef"
 	// mapFinalizers renames the built-in finalizers: skip warnings on them.
 	renamed := map[string]bool{}
 	finalizers, _ := api.Metadata(input)["finalizers"].([]interface{})
@@ -320,7 +320,7 @@ func withoutClientStale(obj map[string]interface{}) (map[string]interface{}, []s
 // lost. From v1alpha1/v1alpha2 to 1.31+, parametersRef is translated (or
 // warned about) and WaitForFirstConsumer is what 1.31+ always does.
 func coveredFields(obj map[string]interface{}, from, kind string, target Target) map[string]bool {
-	specPath, spec := specPathOf(kind), specOf(obj, kind)
+	specPath, spec := api.ClaimSpecPath(kind), api.ClaimSpec(obj, kind)
 	if !target.Devices && devicesIn(from) {
 		return downgradeCovered(spec, specPath)
 	}

@@ -127,15 +127,6 @@ func (x *Index) anyClass(name string) map[string]interface{} {
 	return nil
 }
 
-// specPathOf is the path of the claim spec in an object of kind: spec, or
-// spec.spec in a template.
-func specPathOf(kind string) string {
-	if kind == api.KindTemplate {
-		return "spec.spec"
-	}
-	return "spec"
-}
-
 // refOf names an object by namespace and name as api.Ref does: without a
 // namespace (kubectl takes it from its context) by its name alone.
 func refOf(namespace, name string) string {
@@ -166,12 +157,12 @@ func (r request) key() string {
 // alone by those the 1.30 claim parameters asked for. It reports whether it
 // handled a parametersRef, reporting on it in place of the conversion.
 func translateParameters(src map[string]interface{}, from, kind string, out map[string]interface{}, idx *Index, r *changes) bool {
-	srcSpec, outSpec := specOf(src, kind), specOf(out, kind)
+	srcSpec, outSpec := api.ClaimSpec(src, kind), api.ClaimSpec(out, kind)
 	ref, _ := srcSpec["parametersRef"].(map[string]interface{})
 	if ref == nil || outSpec == nil || (from != api.V1alpha1 && from != api.V1alpha2) {
 		return false
 	}
-	specPath := specPathOf(kind)
+	specPath := api.ClaimSpecPath(kind)
 	className := str(srcSpec, "resourceClassName")
 	ns := str(api.Metadata(src), "namespace")
 	lost := fmt.Sprintf("the migrated claim asks for one device of class %s with no selector and no configuration", className)
@@ -380,13 +371,4 @@ func classFilters(idx *Index, class map[string]interface{}, r *changes) map[stri
 		out[driver] = sel
 	}
 	return out
-}
-
-// specOf returns the claim spec of a claim or template (nil if absent).
-func specOf(obj map[string]interface{}, kind string) map[string]interface{} {
-	spec, _ := obj["spec"].(map[string]interface{})
-	if kind == api.KindTemplate {
-		spec, _ = spec["spec"].(map[string]interface{})
-	}
-	return spec
 }
