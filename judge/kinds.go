@@ -208,10 +208,7 @@ func (r rules) validateOld(obj map[string]interface{}, kind string) (field.Error
 	}
 	unique := func(name string, seen sets.Set[string], path *field.Path) {
 		errs = append(errs, common.ValidateDNS1123Subdomain(name, path)...)
-		if seen.Has(name) {
-			errs = append(errs, field.Duplicate(path, name))
-		}
-		seen.Insert(name)
+		errs = append(errs, duplicate(seen, name, path)...)
 	}
 	instances := sets.New[string]()
 	for i, instance := range slice.NamedResources.Instances {
@@ -249,10 +246,7 @@ func (r rules) validateParameterKinds(obj map[string]interface{}, kind string) (
 	drivers := sets.New[string]()
 	driver := func(name string, path *field.Path) {
 		errs = append(errs, common.ValidateDriverName(name, path)...)
-		if drivers.Has(name) {
-			errs = append(errs, field.Duplicate(path, name))
-		}
-		drivers.Insert(name)
+		errs = append(errs, duplicate(drivers, name, path)...)
 	}
 	model := func(named *v1alpha2.NamedResourcesSelector, path *field.Path) {
 		switch {
@@ -636,10 +630,7 @@ func (r rules) validateCapacityPolicy(device resourcev1.Device, capacity resourc
 				if r.Enabled("DRAFractionalCapacityRange") {
 					key = v.AsDec().String()
 				}
-				if seen.Has(key) {
-					allErrs = append(allErrs, field.Duplicate(path.Index(i), key))
-				}
-				seen.Insert(key)
+				allErrs = append(allErrs, duplicate(seen, key, path.Index(i))...)
 			}
 			if !found {
 				allErrs = append(allErrs, field.Invalid(path, def.String(), "default value is not valid according to the requestPolicy"))
@@ -760,10 +751,7 @@ func validateBindingConditions(conditions, failures []string, fldPath *field.Pat
 		}
 		seen := sets.New[string]()
 		for i, c := range l.items {
-			if seen.Has(c) {
-				allErrs = append(allErrs, field.Duplicate(path.Index(i), c))
-			}
-			seen.Insert(c)
+			allErrs = append(allErrs, duplicate(seen, c, path.Index(i))...)
 			if l.name == "bindingFailureConditions" && slices.Contains(conditions, c) {
 				allErrs = append(allErrs, field.Invalid(path.Index(i), c, "bindingFailureConditions must not overlap with bindingConditions"))
 			}

@@ -413,10 +413,7 @@ func (r rules) validateDerivedAttributes(attrs []resourcev1.DeviceDerivedAttribu
 		case declarative:
 			allErrs = append(allErrs, r.validateFullyQualifiedName(name, path.Child("name"))...)
 		}
-		if seen.Has(name) {
-			allErrs = append(allErrs, field.Duplicate(path, name))
-		}
-		seen.Insert(name)
+		allErrs = append(allErrs, duplicate(seen, name, path)...)
 		expression, exprPath := attr.Expression, path.Child("expression")
 		if expression == "" {
 			if declarative {
@@ -687,6 +684,16 @@ func validateSet[T any](r rules, slice []T, maxSize int, validateItem func(T, *f
 		}
 	}
 	return allErrs
+}
+
+// duplicate is a Duplicate of key at fldPath when seen has it already; key
+// is in seen afterwards.
+func duplicate(seen sets.Set[string], key string, fldPath *field.Path) field.ErrorList {
+	if seen.Has(key) {
+		return field.ErrorList{field.Duplicate(fldPath, key)}
+	}
+	seen.Insert(key)
+	return nil
 }
 
 // ValidateDeviceClass checks a DeviceClass of v1beta1, v1beta2 or v1 with

@@ -44,10 +44,7 @@ func (r rules) validateGatedSliceFields(spec resourcev1.ResourceSliceSpec, fldPa
 			seen := sets.New[string]()
 			for k, group := range c.CompatibilityGroups {
 				allErrs = append(allErrs, common.ValidateDNS1123Label(group, groupsPath.Index(k))...)
-				if seen.Has(group) {
-					allErrs = append(allErrs, field.Duplicate(groupsPath.Index(k), group))
-				}
-				seen.Insert(group)
+				allErrs = append(allErrs, duplicate(seen, group, groupsPath.Index(k))...)
 			}
 		}
 	}
