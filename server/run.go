@@ -5,21 +5,23 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"slices"
 	"strings"
 
+	"github.com/go-logr/logr"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	logsapi "k8s.io/component-base/logs/api/v1"
 	_ "k8s.io/component-base/logs/json/register" // --log-format=json
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 
 	"github.com/claimbridge/claimbridge/certs/selfmanaged"
 	"github.com/claimbridge/claimbridge/internal/version"
 	"github.com/claimbridge/claimbridge/webhook"
-	"github.com/claimbridge/claimbridge/webhook/securemetrics"
 )
 
 // Certificate modes of `serve --cert-mode`.
@@ -157,6 +159,28 @@ func (o *Options) errNoAPI(err error) error {
 		strings.Join(by, " and "), strings.Join(instead, " and "), err)
 }
 
+// metricsFilter protects /metrics as kubebuilder projects do, with
+// controller-runtime's filters.WithAuthenticationAndAuthorization: a
+// request gets through when the API server authenticates its bearer token
+// (TokenReview) and lets its user get /metrics (SubjectAccessReview).
+func metricsFilter(restConfig *rest.Config, log logr.Logger) (func(http.Handler) (http.Handler, error), error) {
+	httpClient, err := rest.HTTPClientFor(restConfig)
+	if err != nil {
+		return nil, fmt.Errorf("metrics authentication client: %w", err)
+	}
+	filter, err := filters.WithAuthenticationAndAuthorization(restConfig, httpClient)
+	if err != nil {
+		return nil, fmt.Errorf("metrics authentication filter: %w", err)
+	}
+	return func(h http.Handler) (http.Handler, error) {
+		protected, err := filter(log, h)
+		if err != nil {
+			return nil, fmt.Errorf("metrics authentication filter: %w", err)
+		}
+		return protected, nil
+	}, nil
+}
+
 // runWithOps runs the webhook server of cfg with the certificate and metrics
 // modes of o. Self-managed, the server starts only once the certificate is
 // in --cert-dir and the CA is injected, so /readyz never passes before.
@@ -171,7 +195,7 @@ func runWithOps(ctx context.Context, cfg webhook.Config, o *Options, restConfig 
 		}
 	}
 	if o.metricsSecure() {
-		filter, err := securemetrics.Filter(restConfig, log.WithName("metrics"))
+		filter, err := metricsFilter(restConfig, log.WithName("metrics"))
 		if err != nil {
 			return err
 		}
