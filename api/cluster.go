@@ -122,22 +122,15 @@ func (c Cluster) Enabled(name string) bool {
 		return false
 	}
 	// AllAlpha and AllBeta set the unlocked gates of their stage.
-	if on, set := c.gates[allOf(spec.Stage)]; set && !spec.Locked {
+	if on, set := c.gates[allOf[spec.Stage]]; set && !spec.Locked {
 		return on
 	}
 	return spec.Default
 }
 
-// allOf is the gate that sets every gate of stage: AllAlpha, AllBeta or "".
-func allOf(stage string) string {
-	switch stage {
-	case "ALPHA":
-		return AllAlpha
-	case "BETA":
-		return AllBeta
-	}
-	return ""
-}
+// allOf is the gate that sets every gate of a stage: AllAlpha, AllBeta, or
+// none ("").
+var allOf = map[string]string{"ALPHA": AllAlpha, "BETA": AllBeta}
 
 // GateOff says, for a message, why gate name is off: "its G feature gate
 // is off by default (on from 1.36)" when the settings leave it at the
@@ -145,7 +138,7 @@ func allOf(stage string) string {
 func (c Cluster) GateOff(name string) string {
 	spec, _ := Gate(c.Minor, name)
 	_, set := c.gates[name]
-	if _, all := c.gates[allOf(spec.Stage)]; all && !spec.Locked {
+	if _, all := c.gates[allOf[spec.Stage]]; all && !spec.Locked {
 		set = true
 	}
 	if set {
