@@ -69,8 +69,7 @@ func logVerdict(log logr.Logger, resp *admissionv1.AdmissionResponse, start time
 
 // operationLabel keeps the operation label to admission's four values.
 func operationLabel(op admissionv1.Operation) string {
-	switch op {
-	case admissionv1.Create, admissionv1.Update, admissionv1.Delete, admissionv1.Connect:
+	if slices.Contains([]admissionv1.Operation{admissionv1.Create, admissionv1.Update, admissionv1.Delete, admissionv1.Connect}, op) {
 		return string(op)
 	}
 	return "unknown"

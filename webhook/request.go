@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -144,7 +145,7 @@ func (x *exchange) decode(review any, tm *metav1.TypeMeta, hasUID func() bool) b
 // the body names its review and uid, else with herr as an HTTP error,
 // logged at -v=2 (a misdirected client can send thousands a second).
 func (x *exchange) refuse(herr *httpError) {
-	x.s.metrics.request(x.path, "", refusedResult(herr), x.start)
+	x.s.metrics.request(x.path, "", cmp.Or(refusedResults[herr.code], "bad_request"), x.start)
 	var kind, apiVersion, uid string
 	if x.deny {
 		kind, apiVersion, uid = reviewHead(x.body)
@@ -195,20 +196,13 @@ func writeJSON(w http.ResponseWriter, log logr.Logger, v any) {
 	}
 }
 
-// refusedResult is the result label of a review refused undecoded:
-// "refused" for a method or content type kube-apiserver never sends (a
-// prober's GET, kept out of the error alerts), "unauthorized", "shed", or
-// else "bad_request".
-func refusedResult(e *httpError) string {
-	switch e.code {
-	case http.StatusMethodNotAllowed, http.StatusUnsupportedMediaType:
-		return "refused"
-	case http.StatusUnauthorized:
-		return "unauthorized"
-	case http.StatusTooManyRequests:
-		return "shed"
-	}
-	return "bad_request"
+// refusedResults are the result labels of a review refused undecoded, by
+// status: "refused" for a method or content type kube-apiserver never
+// sends (a prober's GET, kept out of the error alerts), "unauthorized",
+// "shed"; any other status is "bad_request".
+var refusedResults = map[int]string{
+	http.StatusMethodNotAllowed: "refused", http.StatusUnsupportedMediaType: "refused",
+	http.StatusUnauthorized: "unauthorized", http.StatusTooManyRequests: "shed",
 }
 
 // catch, deferred, counts a panic of endpoint and has answer answer it:
