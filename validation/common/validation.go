@@ -295,15 +295,6 @@ func ValidateImmutableField(newVal, oldVal interface{}, fldPath *field.Path) fie
 // FieldImmutableErrorMsg is the detail of an immutability error.
 const FieldImmutableErrorMsg = "field is immutable"
 
-// ValidateAllocationImmutable reports a change of an allocation that was
-// already set (rule 52); setting and clearing are not changes here.
-func ValidateAllocationImmutable[T any](allocation, oldAllocation *T, fldPath *field.Path) field.ErrorList {
-	if allocation == nil || oldAllocation == nil {
-		return nil
-	}
-	return ValidateImmutableField(allocation, oldAllocation, fldPath)
-}
-
 // ReservedForMaxSize is ResourceClaimReservedForMaxSize, the same in all
 // three versions.
 const ReservedForMaxSize = v1alpha1.ResourceClaimReservedForMaxSize
@@ -539,6 +530,3 @@ func ValidateSet[T any, K comparable](slice []T, maxSize int, validateItem func(
 	}
 	return allErrs
 }
-
-// StringKey uses the item itself as the key for ValidateSet.
-func StringKey(item string) (string, string) { return item, "" }

@@ -150,7 +150,7 @@ func validateRequestNameRefs(names []string, fldPath *field.Path, requestNames s
 	return common.ValidateSet(names, api.DeviceRequestsMaxSize,
 		func(name string, fldPath *field.Path) field.ErrorList {
 			return validateRequestNameRef(name, fldPath, requestNames)
-		}, common.StringKey, fldPath)
+		}, func(name string) (string, string) { return name, "" }, fldPath)
 }
 
 func validateRequestNameRef(name string, fldPath *field.Path, requestNames sets.Set[string]) field.ErrorList {

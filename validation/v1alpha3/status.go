@@ -26,8 +26,9 @@ func ValidateResourceClaimStatusUpdate(claim, oldClaim *api.ResourceClaim, alloc
 	view, oldView := StatusView(status), StatusView(oldStatus)
 	// No shareable rule: every v1alpha3 claim may have up to 32 consumers.
 	allErrs = append(allErrs, common.ValidateReservedForInvariants(view, oldView, claim.DeletionTimestamp != nil, false, fldPath)...)
-	if !allocationStored {
-		allErrs = append(allErrs, common.ValidateAllocationImmutable(status.Allocation, oldStatus.Allocation, fldPath.Child("allocation"))...)
+	// Rule 52: a set allocation does not change (setting or clearing it is no change).
+	if !allocationStored && status.Allocation != nil && oldStatus.Allocation != nil {
+		allErrs = append(allErrs, common.ValidateImmutableField(status.Allocation, oldStatus.Allocation, fldPath.Child("allocation"))...)
 	}
 	return append(allErrs, common.ValidateDeallocation(view, oldView, fldPath)...)
 }
