@@ -290,13 +290,6 @@ func Annotations(obj map[string]interface{}) map[string]interface{} {
 	return ann
 }
 
-// Annotation returns the value of obj's annotation key (a string in a valid
-// object) and whether obj has it.
-func Annotation(obj map[string]interface{}, key string) (interface{}, bool) {
-	v, ok := Annotations(obj)[key]
-	return v, ok
-}
-
 // DeleteAnnotation removes obj's annotation key, then PruneAnnotations.
 func DeleteAnnotation(obj map[string]interface{}, key string) {
 	delete(Annotations(obj), key)
@@ -315,7 +308,8 @@ func PruneAnnotations(obj map[string]interface{}) {
 // RestoreData returns the value of obj's restore annotation of version
 // (RestoreAnnotation) and whether obj has it.
 func RestoreData(obj map[string]interface{}, version string) (interface{}, bool) {
-	return Annotation(obj, RestoreAnnotation(version))
+	v, ok := Annotations(obj)[RestoreAnnotation(version)]
+	return v, ok
 }
 
 // HasRestoreData reports whether obj has the restore annotation of one of

@@ -29,8 +29,8 @@ func TestMetadataAccessors(t *testing.T) {
 		if got := Annotations(tc.obj); !reflect.DeepEqual(got, tc.ann) {
 			t.Errorf("%s: Annotations = %v, want %v", tc.name, got, tc.ann)
 		}
-		if got, ok := Annotation(tc.obj, "a"); got != tc.a || ok != tc.hasA {
-			t.Errorf("%s: Annotation = %v, %v, want %v, %v", tc.name, got, ok, tc.a, tc.hasA)
+		if got, ok := Annotations(tc.obj)["a"]; got != tc.a || ok != tc.hasA {
+			t.Errorf("%s: Annotations[a] = %v, %v, want %v, %v", tc.name, got, ok, tc.a, tc.hasA)
 		}
 		if got := HasRestoreAnnotation(tc.obj); got != tc.restore {
 			t.Errorf("%s: HasRestoreAnnotation = %v, want %v", tc.name, got, tc.restore)
