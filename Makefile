@@ -166,6 +166,10 @@ release: ## Build the release VERSION=vX.Y.Z into dist/: archives for linux, dar
 	rm -rf dist
 	hack/release.sh VERSION=$(VERSION)
 
+.PHONY: bench-rewrite
+bench-rewrite: ## Benchmark upgrade's rewrite in place beside StorageVersionMigration on kube-apiserver 1.36 (not part of test): N=10000 claims, N/5 slices.
+	env $$(hack/envtest-assets.sh --env) $(GO) run ./test/bench/rewrite
+
 .PHONY: bench
 bench: ## End-to-end benchmark through the optimised kube-apiserver (not part of test): N=2000 ROUNDS=3 GETS=200 CREATES=100 SOAK=10m.
 	env $$(hack/envtest-assets.sh --env --bench) $(GO) run ./test/bench

@@ -25,7 +25,10 @@ import (
 
 // Cluster is a client of one cluster.
 type Cluster struct {
-	dynamic   dynamic.Interface
+	dynamic dynamic.Interface
+	// rewriter sends Rewrite's writes, at the rate of kube-controller-manager's
+	// storage version migrator: 400 a second (bursts of 1000).
+	rewriter  dynamic.Interface
 	discovery discovery.DiscoveryInterface
 	mapper    meta.RESTMapper
 	// namespace is the context's namespace, for objects without one.
@@ -72,6 +75,11 @@ func ForConfig(cfg *rest.Config) (*Cluster, error) {
 		return nil, err
 	}
 	if c.dynamic, err = dynamic.NewForConfig(cfg); err != nil {
+		return nil, err
+	}
+	rewriter := rest.CopyConfig(cfg)
+	rewriter.QPS, rewriter.Burst = 400, 1000
+	if c.rewriter, err = dynamic.NewForConfig(rewriter); err != nil {
 		return nil, err
 	}
 	c.mapper = restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(c.discovery))

@@ -50,7 +50,7 @@ func (c *Cluster) Rewrite(ctx context.Context, resource string, list func(namesp
 			for o := range refs {
 				patch := fmt.Appendf(nil, `{"metadata":{"resourceVersion":%q}}`, o.version)
 				err := retry.OnError(backoff, retriable, func() error {
-					_, err := c.dynamic.Resource(r).Namespace(o.namespace).Patch(ctx, o.name, types.MergePatchType, patch, metav1.PatchOptions{})
+					_, err := c.rewriter.Resource(r).Namespace(o.namespace).Patch(ctx, o.name, types.MergePatchType, patch, metav1.PatchOptions{})
 					return err
 				})
 				if err != nil && !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) {
@@ -239,4 +239,18 @@ func (c *Cluster) Migrate(ctx context.Context, hashes map[string]string, start t
 		case <-time.After(time.Second):
 		}
 	}
+}
+
+// Can asks the cluster whether its user may verb resource of group (in
+// namespace, "" for every namespace or none): a SelfSubjectAccessReview.
+func (c *Cluster) Can(ctx context.Context, verb, group, resource, namespace string) (bool, error) {
+	review := &unstructured.Unstructured{Object: map[string]interface{}{"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview",
+		"spec": map[string]interface{}{"resourceAttributes": map[string]interface{}{"verb": verb, "group": group, "resource": resource, "namespace": namespace}}}}
+	r := schema.GroupVersionResource{Group: "authorization.k8s.io", Version: "v1", Resource: "selfsubjectaccessreviews"}
+	answer, err := c.dynamic.Resource(r).Create(ctx, review, metav1.CreateOptions{})
+	if err != nil {
+		return false, fmt.Errorf("asking the cluster whether it lets you %s %s: %w", verb, resource, err)
+	}
+	allowed, _, _ := unstructured.NestedBool(answer.Object, "status", "allowed")
+	return allowed, nil
 }

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/cluster"
 	"github.com/claimbridge/claimbridge/judge"
 )
@@ -129,6 +130,9 @@ func (r Run) rewrite(ctx context.Context, steps []Step, first int) error {
 	if len(todo) == 0 {
 		return nil
 	}
+	if err := r.permitted(ctx, todo); err != nil {
+		return err
+	}
 	if !r.Confirm(fmt.Sprintf("rewrite every stored %s in place", strings.Join(todo, ", "))) {
 		return errors.New("not confirmed, so nothing written (--yes confirms)")
 	}
@@ -160,6 +164,37 @@ func (r Run) rewrite(ctx context.Context, steps []Step, first int) error {
 			return err
 		}
 		fmt.Fprintf(r.Out, "step %d, done: %s rewritten in place%s (objects: %d)\n", first+i, s.Resource, by, n)
+	}
+	return nil
+}
+
+// permitted names the first permission the rewrite of resources lacks:
+// patch of each, and the journal's write.
+func (r Run) permitted(ctx context.Context, resources []string) error {
+	type permission struct{ verb, group, resource, namespace string }
+	var needs []permission
+	for _, resource := range resources {
+		needs = append(needs, permission{"patch", api.UpstreamGroup, resource, ""})
+	}
+	if r.Journal.file == "" {
+		verb := "create"
+		if r.Journal.version != "" {
+			verb = "update"
+		}
+		needs = append(needs, permission{verb, "", "configmaps", r.Journal.namespace})
+	}
+	for _, p := range needs {
+		ok, err := r.Cluster.Can(ctx, p.verb, p.group, p.resource, p.namespace)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			what := strings.TrimSuffix(p.resource+"."+p.group, ".")
+			if p.namespace != "" {
+				what += " in namespace " + p.namespace
+			}
+			return fmt.Errorf("the cluster does not let you %s %s, so nothing was written (docs/upgrade.md lists what upgrade needs)", p.verb, what)
+		}
 	}
 	return nil
 }

@@ -3,7 +3,6 @@
 package check
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -27,12 +26,13 @@ import (
 )
 
 // TestUpgradeRewritesInPlace: a rollback of 1.36 to 1.33, which cannot read
-// what 1.36 stores (v1), on kube-apiserver 1.36 with 200
-// claims (20 allocated and reserved), a template, a class and two slices.
-// `upgrade --to 1.33` lists the steps in a dry run and writes nothing;
-// run, it stops at the operator's restart with --min-compatibility-version
-// (exit 3). After the restart, run without --yes it writes nothing; with it,
-// killed (SIGKILL) at random instants three times and run again, it
+// what 1.36 stores (v1), on kube-apiserver 1.36 with 1000 claims (20
+// allocated and reserved), a template, a class and two slices. `upgrade
+// --to 1.33` lists the steps in a dry run and writes nothing; run, it stops
+// at the operator's restart with --min-compatibility-version (exit 3).
+// After the restart, run by a user who may not patch, or without --yes, it
+// writes nothing; with it, killed (SIGKILL) at random points of its pass
+// three times and run again, it
 // rewrites every object: etcd then holds each in v1beta2, what 1.33 reads,
 // each claim's status is as it was, and it stops at the operator's change
 // of release. Run again, it writes nothing. A journal of another target is
@@ -40,7 +40,7 @@ import (
 func TestUpgradeRewritesInPlace(t *testing.T) {
 	c := start136(t, nil)
 	ctx := t.Context()
-	statuses := createStored(t, ctx, c.d, 200, 20)
+	statuses := createStored(t, ctx, c.d, 1000, 20)
 	upgrade, env := c.upgrade, c.env
 
 	code, out, errOut := upgrade("--dry-run")
@@ -48,7 +48,7 @@ func TestUpgradeRewritesInPlace(t *testing.T) {
 		"step 1, the operator's: restart every kube-apiserver 1.36 with --min-compatibility-version=1.33",
 		"step 2, claimbridge's: rewrite every deviceclasses in place:\n  gpu.example.com\n  (objects: 1)\n",
 		"step 3, claimbridge's: rewrite every resourceclaims in place:\n  team/claim-000\n",
-		"  team/claim-199\n  (objects: 200)\n",
+		"  team/claim-999\n  (objects: 1000)\n",
 		"step 5, claimbridge's: rewrite every resourceslices in place:",
 		"step 6, the operator's: replace kube-apiserver, kube-scheduler, kube-controller-manager and the kubelets of 1.36 with 1.33",
 	} {
@@ -64,26 +64,29 @@ func TestUpgradeRewritesInPlace(t *testing.T) {
 		t.Fatalf("exit %d, want %d, and stdout %q, want it to start %q", code, cli.ExitOperator, out, want)
 	}
 	stored := storedVersions(t, env)
-	if len(stored) != 1 || len(stored["resource.k8s.io/v1"]) != 204 {
-		t.Fatalf("before the rewrite: etcd holds %v, want each of the 204 DRA objects in v1", stored)
+	if len(stored) != 1 || len(stored["resource.k8s.io/v1"]) != 1004 {
+		t.Fatalf("before the rewrite: etcd holds %v, want each of the 1004 DRA objects in v1", stored)
 	}
 
 	c.restart(t, "min-compatibility-version", "1.33") // the operator's step
 	d := c.d
+	if code, errOut := c.readOnly(t, ctx); code != cli.ExitInvalid || !strings.Contains(errOut, "Error: the cluster does not let you patch deviceclasses.resource.k8s.io, so nothing was written") {
+		t.Fatalf("a user who may only read: exit %d, want 1, stderr:\n%s", code, errOut)
+	}
 	if code, _, errOut := upgrade(); code != cli.ExitInvalid || !strings.Contains(errOut, "not confirmed, so nothing written (--yes confirms)") {
 		t.Fatalf("without --yes: exit %d, want 1, stderr:\n%s", code, errOut)
 	}
-	if v := storedVersions(t, env); len(v) != 1 || len(v["resource.k8s.io/v1"]) != 204 {
+	if v := storedVersions(t, env); len(v) != 1 || len(v["resource.k8s.io/v1"]) != 1004 {
 		t.Fatalf("without --yes, objects were rewritten: %v", v)
 	}
-	killed(t, env, c.kubeconfig, 3)
+	killed(t, env, c.kubeconfig, 3, 1004)
 	code, out, errOut = upgrade("--yes")
-	if want := "next, the operator's step: replace kube-apiserver"; code != cli.ExitOperator || !strings.Contains(out, "done: resourceclaims rewritten in place (objects: 200)") || !strings.Contains(out, want) {
+	if want := "next, the operator's step: replace kube-apiserver"; code != cli.ExitOperator || !strings.Contains(out, "done: resourceclaims rewritten in place (objects: 1000)") || !strings.Contains(out, want) {
 		t.Fatalf("exit %d, want %d, stdout:\n%s\nstderr:\n%s", code, cli.ExitOperator, out, errOut)
 	}
 	rewritten := storedVersions(t, env)
-	if len(rewritten) != 1 || len(rewritten["resource.k8s.io/v1beta2"]) != 204 {
-		t.Fatalf("after the rewrite, etcd holds %v, want each of the 204 objects in v1beta2", rewritten)
+	if len(rewritten) != 1 || len(rewritten["resource.k8s.io/v1beta2"]) != 1004 {
+		t.Fatalf("after the rewrite, etcd holds %v, want each of the 1004 objects in v1beta2", rewritten)
 	}
 	if after := claimStatuses(t, ctx, d); !reflect.DeepEqual(after, statuses) {
 		t.Errorf("the rewrite changed the claims' status:\n%v\nwant:\n%v", after, statuses)
@@ -198,6 +201,37 @@ func (c *cluster136) restart(t *testing.T, flag, value string) {
 		t.Fatal(err)
 	}
 	c.d = dynamic.NewForConfigOrDie(admin.Config())
+}
+
+// readOnly runs `claimbridge upgrade --to 1.33 --yes` as a user who may
+// read what it reads, and write the journal, but patch nothing.
+func (c *cluster136) readOnly(t *testing.T, ctx context.Context) (code int, stderr string) {
+	t.Helper()
+	role := &unstructured.Unstructured{Object: map[string]interface{}{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": map[string]interface{}{"name": "reader"},
+		"rules": []interface{}{
+			map[string]interface{}{"apiGroups": []interface{}{"*"}, "resources": []interface{}{"*"}, "verbs": []interface{}{"get", "list"}},
+			map[string]interface{}{"apiGroups": []interface{}{""}, "resources": []interface{}{"configmaps"}, "verbs": []interface{}{"create", "update"}},
+			map[string]interface{}{"nonResourceURLs": []interface{}{"/metrics", "/version"}, "verbs": []interface{}{"get"}},
+		}}}
+	binding := &unstructured.Unstructured{Object: map[string]interface{}{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding", "metadata": map[string]interface{}{"name": "reader"},
+		"roleRef":  map[string]interface{}{"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "reader"},
+		"subjects": []interface{}{map[string]interface{}{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "reader"}}}}
+	for r, obj := range map[string]*unstructured.Unstructured{"clusterroles": role, "clusterrolebindings": binding} {
+		if _, err := c.d.Resource(schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: r}).Create(ctx, obj, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reader, err := c.env.AddUser(envtest.User{Name: "reader"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := harness.WriteKubeconfig(reader.Config(), kubeconfig); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	code = cli.Main([]string{"upgrade", "--kubeconfig", kubeconfig, "--to", "1.33", "--yes"}, nil, &out, &errOut)
+	return code, errOut.String()
 }
 
 // upgrade runs `claimbridge upgrade --to 1.33` with args.
@@ -321,10 +355,10 @@ func storedVersions(t *testing.T, env *envtest.Environment) map[string][]string 
 }
 
 // killed runs `claimbridge upgrade --to 1.33 --yes`, built, n times, each
-// killed (SIGKILL) at a random instant of the pass over the claims: once a
-// first step is done. It logs how many objects etcd held in v1beta2 after
-// each.
-func killed(t *testing.T, env *envtest.Environment, kubeconfig string, n int) {
+// killed (SIGKILL) at a random point of its pass over the claims: once etcd
+// holds a random number more of the DRA objects in v1beta2 than the run
+// before left, of the total. Each run must stop midway.
+func killed(t *testing.T, env *envtest.Environment, kubeconfig string, n, total int) {
 	t.Helper()
 	root, err := harness.RepoRoot()
 	if err != nil {
@@ -336,22 +370,23 @@ func killed(t *testing.T, env *envtest.Environment, kubeconfig string, n int) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
+	rewritten := func() int { return len(storedVersions(t, env)["resource.k8s.io/v1beta2"]) }
 	for range n {
+		before := rewritten()
+		target := before + 10 + rand.IntN((total-before)/2)
 		cmd := exec.Command(bin, "upgrade", "--kubeconfig", kubeconfig, "--to", "1.33", "--yes")
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		line, err := bufio.NewReader(stdout).ReadString('\n')
-		if !strings.HasPrefix(line, "step 1, done") {
-			t.Fatalf("the first line of the run: %q, %v", line, err)
+		for rewritten() < target {
+			time.Sleep(5 * time.Millisecond)
 		}
-		time.Sleep(time.Duration(rand.IntN(1500)) * time.Millisecond)
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
-		t.Logf("killed: etcd holds %d DRA objects in v1beta2", len(storedVersions(t, env)["resource.k8s.io/v1beta2"]))
+		after := rewritten()
+		t.Logf("killed once %d objects were rewritten: etcd holds %d of %d in v1beta2", target, after, total)
+		if after >= total {
+			t.Fatalf("the run was killed after it rewrote every object")
+		}
 	}
 }
