@@ -44,7 +44,7 @@ func TestFingerprintCanonicalNumbers(t *testing.T) {
 			t.Errorf("legacy fingerprint of %s = %s: numbers as written should hash differently", written, legacy)
 		}
 	}
-	if got, want := fingerprint(json.Number("1.0"), true), fingerprint(json.Number("1"), true); got != want {
+	if got, want := fingerprint(appendCanonicalJSON, json.Number("1.0"), true), fingerprint(appendCanonicalJSON, json.Number("1"), true); got != want {
 		t.Errorf("fingerprint(1.0) = %s, want fingerprint(1) = %s", got, want)
 	}
 }
@@ -142,14 +142,14 @@ func TestLegacyFingerprintIsTheOlderBuildsEncoding(t *testing.T) {
 func TestLegacyFingerprint(t *testing.T) {
 	canonical := decodeForTest(t, `{"devices":{"requests":[{"name":"r","count":2,"x":"<&>"}]}}`)
 	written := decodeForTest(t, `{"devices":{"requests":[{"name":"r","count":2.0,"x":"<&>"}]}}`)
-	if got := legacyFingerprint(nil, false); got != "" {
+	if got := fingerprint(api.AppendJSON, nil, false); got != "" {
 		t.Errorf("legacy fingerprint of an absent section = %q, want \"\"", got)
 	}
-	if got, want := legacyFingerprint(canonical, true), fingerprint(canonical, true); got != want {
+	if got, want := fingerprint(api.AppendJSON, canonical, true), fingerprint(appendCanonicalJSON, canonical, true); got != want {
 		t.Errorf("legacy fingerprint of canonical numbers = %q, want fingerprint's %q", got, want)
 	}
-	legacy := legacyFingerprint(written, true)
-	if legacy == fingerprint(written, true) || legacy == legacyFingerprint(canonical, true) {
+	legacy := fingerprint(api.AppendJSON, written, true)
+	if legacy == fingerprint(appendCanonicalJSON, written, true) || legacy == fingerprint(api.AppendJSON, canonical, true) {
 		t.Errorf("legacy fingerprint of 2.0 = %q: want it to differ from fingerprint's and from that of 2", legacy)
 	}
 	if !matchesBase("spec", written, true, legacy) {
@@ -185,10 +185,10 @@ func TestCanonicalNumber(t *testing.T) {
 // unlike a null one; restore annotations store it as the base of a section
 // the object did not have.
 func TestFingerprintOfAbsentSection(t *testing.T) {
-	if got := fingerprint(nil, false); got != "" {
+	if got := fingerprint(appendCanonicalJSON, nil, false); got != "" {
 		t.Errorf("fingerprint of an absent section = %q, want \"\"", got)
 	}
-	if got := fingerprint(nil, true); got == "" {
+	if got := fingerprint(appendCanonicalJSON, nil, true); got == "" {
 		t.Errorf("fingerprint of a null section = \"\", want a digest")
 	}
 }

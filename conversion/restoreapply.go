@@ -148,17 +148,19 @@ func matchesBase(name string, v interface{}, ok bool, base string) bool {
 	return sectionFingerprint(name, v, ok) == base || legacySectionFingerprint(name, v, ok) == base
 }
 
-// sectionFingerprint identifies the content a section patch applies to. A
-// status is hashed without statusCommonKeys, so that reserving a claim
-// through another version does not make its restore data stale.
+// sectionFingerprint identifies the content a section patch applies to: the
+// fingerprint of its CanonicalJSON, whose canonical numbers keep it stable
+// when the apiserver rewrites number text. A status is hashed without
+// statusCommonKeys, so that reserving a claim through another version does
+// not make its restore data stale.
 func sectionFingerprint(name string, v interface{}, ok bool) string {
-	return fingerprint(statusWithoutCommon(name, v), ok)
+	return fingerprint(appendCanonicalJSON, statusWithoutCommon(name, v), ok)
 }
 
 // legacySectionFingerprint is sectionFingerprint as older builds computed
-// it, with numbers hashed as written.
+// it, with numbers hashed as written: their stored annotations carry it.
 func legacySectionFingerprint(name string, v interface{}, ok bool) string {
-	return legacyFingerprint(statusWithoutCommon(name, v), ok)
+	return fingerprint(api.AppendJSON, statusWithoutCommon(name, v), ok)
 }
 
 // statusWithoutCommon is v without statusCommonKeys when it is a status.

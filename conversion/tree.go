@@ -5,8 +5,6 @@ import (
 	"encoding/hex"
 	"reflect"
 	"sync"
-
-	"github.com/claimbridge/claimbridge/api"
 )
 
 // asMap returns v as an object, or nil.
@@ -32,20 +30,9 @@ func asString(v interface{}) string {
 var fingerprintBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
 // fingerprint is a short, stable digest of a JSON tree ("" for absent): the
-// first 8 bytes of the SHA-256 of CanonicalJSON(v), in hex. Canonical
-// numbers keep it stable when the apiserver rewrites number text.
-func fingerprint(v interface{}, present bool) string {
-	return fingerprintWith(appendCanonicalJSON, v, present)
-}
-
-// legacyFingerprint is the fingerprint of older builds, with numbers hashed
-// as written. Their stored annotations carry it.
-func legacyFingerprint(v interface{}, present bool) string {
-	return fingerprintWith(api.AppendJSON, v, present)
-}
-
-// fingerprintWith is the fingerprint of the JSON that encode appends for v.
-func fingerprintWith(encode func([]byte, interface{}) ([]byte, error), v interface{}, present bool) string {
+// first 8 bytes of the SHA-256 of the JSON that encode appends for v, in
+// hex.
+func fingerprint(encode func([]byte, interface{}) ([]byte, error), v interface{}, present bool) string {
 	if !present {
 		return ""
 	}
