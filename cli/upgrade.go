@@ -95,7 +95,7 @@ func (o *upgradeOptions) run(s streams) error {
 	switch {
 	case err != nil:
 		return withCode(ExitInvalid, err)
-	case o.dryRun:
+	case stop != nil && o.dryRun:
 		return nil
 	case stop != nil:
 		fmt.Fprintf(s.out, "next, the operator's step: %s; then run claimbridge upgrade again\n", stop.Action)

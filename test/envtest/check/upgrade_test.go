@@ -6,10 +6,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -18,7 +20,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/claimbridge/claimbridge/cli"
@@ -136,6 +141,95 @@ func TestUpgradeThroughMigrator(t *testing.T) {
 	}
 }
 
+// TestUpgradeFaults: the rollback of TestUpgradeRewritesInPlace while an
+// admission policy refuses every update of a claim, then while a writer
+// updates the claims as fast as it can. Refused, upgrade stops (exit 1),
+// naming the claim and the policy's words, after it rewrote and journaled
+// the class; run again once the policy is gone, beside the writer (whose
+// writes conflict with its own), it rewrites every object. On the release
+// it runs, a dry run says the cluster reads every DRA object (exit 0).
+func TestUpgradeFaults(t *testing.T) {
+	c := start136(t, nil)
+	ctx := t.Context()
+	createStored(t, ctx, c.d, 300, 0)
+	c.restart(t, "min-compatibility-version", "1.33")
+	policies := schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingadmissionpolicies"}
+	bindings := schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingadmissionpolicybindings"}
+	policy := &unstructured.Unstructured{Object: map[string]interface{}{"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
+		"metadata": map[string]interface{}{"name": "freeze"},
+		"spec": map[string]interface{}{"failurePolicy": "Fail", "matchConstraints": map[string]interface{}{"resourceRules": []interface{}{map[string]interface{}{
+			"apiGroups": []interface{}{"resource.k8s.io"}, "apiVersions": []interface{}{"*"}, "operations": []interface{}{"UPDATE"}, "resources": []interface{}{"resourceclaims"}}}},
+			"validations": []interface{}{map[string]interface{}{"expression": "false", "message": "claims are frozen for maintenance"}}}}}
+	binding := &unstructured.Unstructured{Object: map[string]interface{}{"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicyBinding",
+		"metadata": map[string]interface{}{"name": "freeze"}, "spec": map[string]interface{}{"policyName": "freeze", "validationActions": []interface{}{"Deny"}}}}
+	if _, err := c.d.Resource(policies).Create(ctx, policy, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.d.Resource(bindings).Create(ctx, binding, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	touch := func(name string) error { // a label written, as a controller does
+		patch := fmt.Appendf(nil, `{"metadata":{"labels":{"touched":"%d"}}}`, time.Now().UnixNano())
+		_, err := c.d.Resource(claims).Namespace("team").Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
+		return err
+	}
+	for touch("claim-000") == nil { // until the policy is loaded
+		time.Sleep(100 * time.Millisecond)
+	}
+	code, _, errOut := c.upgrade("--yes")
+	if code != cli.ExitInvalid || !strings.Contains(errOut, "Error: rewriting resourceclaims team/claim-") || !strings.Contains(errOut, "claims are frozen for maintenance") {
+		t.Fatalf("refused by the policy: exit %d, want 1, stderr:\n%s", code, errOut)
+	}
+	if err := c.d.Resource(bindings).Delete(ctx, "freeze", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for touch("claim-000") != nil {
+		time.Sleep(100 * time.Millisecond)
+	}
+	writer, stop := make(chan int), make(chan struct{})
+	go func() {
+		n := 0
+		for ; ; n++ {
+			select {
+			case <-stop:
+				writer <- n
+				return
+			default:
+				_ = touch(fmt.Sprintf("claim-%03d", n%300))
+			}
+		}
+	}()
+	code, out, errOut := c.upgrade("--yes")
+	close(stop)
+	conflicts := 0.0
+	metrics, err := discovery.NewDiscoveryClientForConfigOrDie(c.cfg).RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(metrics), "\n") {
+		if strings.HasPrefix(line, "apiserver_request_total{") && strings.Contains(line, `code="409"`) && strings.Contains(line, `resource="resourceclaims"`) {
+			v, _ := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64)
+			conflicts += v
+		}
+	}
+	t.Logf("the writer wrote %d times beside the run; kube-apiserver answered %.0f conflicts", <-writer, conflicts)
+	if conflicts == 0 {
+		t.Error("no write of the run conflicted with the writer's")
+	}
+	if code != cli.ExitOperator || !strings.Contains(out, "step 1, done before: deviceclasses rewritten in place (objects: 1)") ||
+		!strings.Contains(out, "step 2, done: resourceclaims rewritten in place (objects: 300)") {
+		t.Fatalf("beside the writer: exit %d, want %d, stdout:\n%s\nstderr:\n%s", code, cli.ExitOperator, out, errOut)
+	}
+	if stored := storedVersions(t, c.env); len(stored) != 1 || len(stored["resource.k8s.io/v1beta2"]) != 304 {
+		t.Errorf("etcd holds %v, want each of the 304 objects in v1beta2", stored)
+	}
+	var dry bytes.Buffer
+	code = cli.Main([]string{"upgrade", "--kubeconfig", c.kubeconfig, "--to", "1.36", "--dry-run", "--journal", filepath.Join(t.TempDir(), "journal")}, nil, &dry, io.Discard)
+	if want := "Kubernetes 1.36 reads every DRA object of the cluster (deviceclasses: 1, resourceclaims: 300, resourceclaimtemplates: 1, resourceslices: 2)\n"; code != 0 || dry.String() != want {
+		t.Errorf("on its own release: exit %d, stdout %q, want 0, %q", code, dry.String(), want)
+	}
+}
+
 // tail is the last 30 lines of a log.
 func tail(log string) string {
 	lines := strings.Split(log, "\n")
@@ -147,7 +241,19 @@ func tail(log string) string {
 type cluster136 struct {
 	env                *envtest.Environment
 	assets, kubeconfig string
+	cfg                *rest.Config // of an admin, with no client-side rate limit
 	d                  dynamic.Interface
+}
+
+// connect writes the kubeconfig of cfg and makes the clients of c.
+func (c *cluster136) connect(t *testing.T, cfg *rest.Config) {
+	t.Helper()
+	if err := harness.WriteKubeconfig(cfg, c.kubeconfig); err != nil {
+		t.Fatal(err)
+	}
+	c.cfg = rest.CopyConfig(cfg)
+	c.cfg.QPS = -1
+	c.d = dynamic.NewForConfigOrDie(c.cfg)
 }
 
 // start136 starts kube-apiserver 1.36 with flags.
@@ -172,10 +278,8 @@ func start136(t *testing.T, flags map[string]string) *cluster136 {
 	}
 	dir := t.TempDir()
 	t.Cleanup(func() { _ = harness.StopControlPlane(env, dir) })
-	c := &cluster136{env: env, assets: assets, kubeconfig: filepath.Join(dir, "kubeconfig"), d: dynamic.NewForConfigOrDie(cfg)}
-	if err := harness.WriteKubeconfig(cfg, c.kubeconfig); err != nil {
-		t.Fatal(err)
-	}
+	c := &cluster136{env: env, assets: assets, kubeconfig: filepath.Join(dir, "kubeconfig")}
+	c.connect(t, cfg)
 	return c
 }
 
@@ -197,10 +301,7 @@ func (c *cluster136) restart(t *testing.T, flag, value string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := harness.WriteKubeconfig(admin.Config(), c.kubeconfig); err != nil {
-		t.Fatal(err)
-	}
-	c.d = dynamic.NewForConfigOrDie(admin.Config())
+	c.connect(t, admin.Config())
 }
 
 // readOnly runs `claimbridge upgrade --to 1.33 --yes` as a user who may
