@@ -80,7 +80,11 @@ func (o *upgradeOptions) run(s streams) error {
 	read := map[string]int{}
 	err = c.DRAObjects(ctx, func(obj map[string]interface{}) error {
 		o.stored(obj)
-		read[api.Resource(fmt.Sprint(obj["kind"]))]++
+		resource := api.Resource(fmt.Sprint(obj["kind"]))
+		if _, group, _, _, _ := api.TypeOf(obj); group != api.UpstreamGroup { // claimbridge's CRD
+			resource += "." + group
+		}
+		read[resource]++
 		return nil
 	})
 	if err != nil {
