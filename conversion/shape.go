@@ -95,61 +95,7 @@ var (
 		"name": str, "namespace": str, "annotations": mapOf(str), "labels": mapOf(str), "finalizers": arrayOf(str),
 	})
 	parametersRefShape = object(map[string]*shape{"apiGroup": str, "kind": str, "name": str})
-	specV1V2Shape      = object(map[string]*shape{
-		"resourceClassName": str, "parametersRef": parametersRefShape, "allocationMode": str,
-	})
-	consumerShape = object(map[string]*shape{"apiGroup": str, "resource": str, "name": str, "uid": str})
-	opaqueShape   = object(map[string]*shape{"driver": str, "parameters": anyJSON})
-
-	specShapes = withGAShapes(map[string]*shape{
-		api.V1alpha1: specV1V2Shape,
-		api.V1alpha2: specV1V2Shape,
-		api.V1alpha3: object(map[string]*shape{
-			"controller": str,
-			"devices": object(map[string]*shape{
-				"requests": arrayOf(object(map[string]*shape{
-					"name": str, "deviceClassName": str, "allocationMode": str, "count": number, "adminAccess": boolean,
-					"selectors": arrayOf(object(map[string]*shape{"cel": object(map[string]*shape{"expression": str})})),
-				})),
-				"constraints": arrayOf(object(map[string]*shape{"requests": arrayOf(str), "matchAttribute": str})),
-				"config":      arrayOf(object(map[string]*shape{"requests": arrayOf(str), "opaque": opaqueShape})),
-			}),
-		}),
-	}, gaSpecTypes)
-
-	statusShapes = withGAShapes(map[string]*shape{
-		api.V1alpha1: statusShape(map[string]*shape{
-			"resourceHandle": str, "availableOnNodes": object(nil), "shareable": boolean,
-		}),
-		api.V1alpha2: statusShape(map[string]*shape{
-			"availableOnNodes": object(nil), "shareable": boolean,
-			"resourceHandles": arrayOf(object(map[string]*shape{
-				"driverName": str, "data": str,
-				"structuredData": object(map[string]*shape{
-					"vendorClassParameters": anyJSON, "vendorClaimParameters": anyJSON, "nodeName": str,
-					"results": arrayOf(object(map[string]*shape{
-						"vendorRequestParameters": anyJSON,
-						"namedResources":          object(map[string]*shape{"name": str}),
-					})),
-				}),
-			})),
-		}),
-		api.V1alpha3: statusShape(map[string]*shape{
-			"nodeSelector": object(nil), "controller": str,
-			"devices": object(map[string]*shape{
-				"results": arrayOf(object(map[string]*shape{"request": str, "driver": str, "pool": str, "device": str})),
-				"config":  arrayOf(object(map[string]*shape{"source": str, "requests": arrayOf(str), "opaque": opaqueShape})),
-			}),
-		}),
-	}, gaStatusTypes)
 )
-
-// statusShape is a ResourceClaimStatus with the given allocation fields.
-func statusShape(allocation map[string]*shape) *shape {
-	return object(map[string]*shape{
-		"driverName": str, "allocation": object(allocation), "reservedFor": arrayOf(consumerShape), "deallocationRequested": boolean,
-	})
-}
 
 // objectShapes holds the shape of a claim and a template of every version.
 var objectShapes = func() map[[2]string]*shape {

@@ -3,6 +3,7 @@ package conversion
 import (
 	"cmp"
 	"encoding/json"
+	"maps"
 	"reflect"
 	"strings"
 
@@ -13,29 +14,45 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/claimbridge/claimbridge/api"
+	"github.com/claimbridge/claimbridge/api/v1alpha1"
+	"github.com/claimbridge/claimbridge/api/v1alpha2"
+	"github.com/claimbridge/claimbridge/api/v1alpha3"
 )
 
-// The shapes of v1beta1, v1beta2 and v1 are derived from their k8s.io/api
-// types, as their JSON decoder reads them. Values a type decodes itself, and
-// node selectors (as in the alpha shapes), are not looked into.
-
-// The spec and status types of the GA versions.
+// The shapes of a claim's spec and status in every version are derived
+// from their Go types, as their JSON decoder reads them. Values a type
+// decodes itself, and node selectors, are not looked into.
 var (
-	gaSpecTypes = map[string]reflect.Type{
-		api.V1beta1: reflect.TypeOf(resourcev1beta1.ResourceClaimSpec{}),
-		api.V1beta2: reflect.TypeOf(resourcev1beta2.ResourceClaimSpec{}),
-		api.V1:      reflect.TypeOf(resourcev1.ResourceClaimSpec{}),
-	}
-	gaStatusTypes = map[string]reflect.Type{
-		api.V1beta1: reflect.TypeOf(resourcev1beta1.ResourceClaimStatus{}),
-		api.V1beta2: reflect.TypeOf(resourcev1beta2.ResourceClaimStatus{}),
-		api.V1:      reflect.TypeOf(resourcev1.ResourceClaimStatus{}),
-	}
+	specShapes = shapesOf(map[string]reflect.Type{
+		api.V1alpha1: reflect.TypeOf(v1alpha1.ResourceClaimSpec{}),
+		api.V1alpha2: reflect.TypeOf(v1alpha2.ResourceClaimSpec{}),
+		api.V1alpha3: reflect.TypeOf(v1alpha3.ResourceClaimSpec{}),
+		api.V1beta1:  reflect.TypeOf(resourcev1beta1.ResourceClaimSpec{}),
+		api.V1beta2:  reflect.TypeOf(resourcev1beta2.ResourceClaimSpec{}),
+		api.V1:       reflect.TypeOf(resourcev1.ResourceClaimSpec{}),
+	})
+	statusShapes = func() map[string]*shape {
+		shapes := shapesOf(map[string]reflect.Type{
+			api.V1alpha1: reflect.TypeOf(v1alpha1.ResourceClaimStatus{}),
+			api.V1alpha2: reflect.TypeOf(v1alpha2.ResourceClaimStatus{}),
+			api.V1alpha3: reflect.TypeOf(v1alpha3.ResourceClaimStatus{}),
+			api.V1beta1:  reflect.TypeOf(resourcev1beta1.ResourceClaimStatus{}),
+			api.V1beta2:  reflect.TypeOf(resourcev1beta2.ResourceClaimStatus{}),
+			api.V1:       reflect.TypeOf(resourcev1.ResourceClaimStatus{}),
+		})
+		// A v1alpha3 status has no driverName, but one there must be a
+		// string, as in v1alpha1 and v1alpha2.
+		fields := maps.Clone(shapes[api.V1alpha3].fields)
+		fields["driverName"] = str
+		shapes[api.V1alpha3] = object(fields)
+		return shapes
+	}()
 )
 
-// withGAShapes adds the shape of each type of gaTypes to shapes.
-func withGAShapes(shapes map[string]*shape, gaTypes map[string]reflect.Type) map[string]*shape {
-	for v, t := range gaTypes {
+// shapesOf are the shapes of types, by version.
+func shapesOf(types map[string]reflect.Type) map[string]*shape {
+	shapes := map[string]*shape{}
+	for v, t := range types {
 		shapes[v] = shapeOfType(t)
 	}
 	return shapes
