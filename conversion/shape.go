@@ -90,12 +90,9 @@ func object(fields map[string]*shape) *shape {
 func arrayOf(elem *shape) *shape { return &shape{typ: "array", elem: elem} }
 func mapOf(elem *shape) *shape   { return &shape{typ: "map", elem: elem} }
 
-var (
-	metadataShape = object(map[string]*shape{
-		"name": str, "namespace": str, "annotations": mapOf(str), "labels": mapOf(str), "finalizers": arrayOf(str),
-	})
-	parametersRefShape = object(map[string]*shape{"apiGroup": str, "kind": str, "name": str})
-)
+var metadataShape = object(map[string]*shape{
+	"name": str, "namespace": str, "annotations": mapOf(str), "labels": mapOf(str), "finalizers": arrayOf(str),
+})
 
 // objectShapes holds the shape of a claim and a template of every version.
 var objectShapes = func() map[[2]string]*shape {

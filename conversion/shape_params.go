@@ -2,49 +2,35 @@ package conversion
 
 import (
 	"maps"
+	"reflect"
 	"strings"
 
 	"github.com/claimbridge/claimbridge/api"
+	"github.com/claimbridge/claimbridge/api/v1alpha2"
 )
 
 // The shapes of the objects claimbridge migrate reads beside claims: the
 // v1alpha2 (1.30) ResourceClaimParameters, ResourceClassParameters and
-// ResourceClass, and the v1alpha1 (1.26) ResourceClass.
-var (
-	classParametersRefShape = object(map[string]*shape{"apiGroup": str, "kind": str, "name": str, "namespace": str})
-	resourceClass126Shape   = map[string]*shape{
-		"metadata": metadataShape, "driverName": str, "parametersRef": classParametersRefShape, "suitableNodes": object(nil),
+// ResourceClass, and the v1alpha1 (1.26) ResourceClass, which is 1.30's but
+// for structuredParameters. They are derived from their Go types, with the
+// metadata of a claim.
+var parameterShapes = func() map[[2]string]*shape {
+	shapes := map[[2]string]*shape{}
+	for key, t := range map[[2]string]reflect.Type{
+		{api.V1alpha1, api.KindResourceClass}:   reflect.TypeOf(v1alpha2.ResourceClass{}),
+		{api.V1alpha2, api.KindResourceClass}:   reflect.TypeOf(v1alpha2.ResourceClass{}),
+		{api.V1alpha2, api.KindClaimParameters}: reflect.TypeOf(v1alpha2.ResourceClaimParameters{}),
+		{api.V1alpha2, api.KindClassParameters}: reflect.TypeOf(v1alpha2.ResourceClassParameters{}),
+	} {
+		fields := maps.Clone(shapeOfType(t).fields)
+		fields["metadata"] = metadataShape
+		if key[0] == api.V1alpha1 {
+			delete(fields, "structuredParameters")
+		}
+		shapes[key] = object(fields)
 	}
-	parameterShapes = map[[2]string]*shape{
-		{api.V1alpha1, api.KindResourceClass}: object(resourceClass126Shape),
-		{api.V1alpha2, api.KindResourceClass}: object(func() map[string]*shape {
-			fields := map[string]*shape{"structuredParameters": boolean}
-			maps.Copy(fields, resourceClass126Shape)
-			return fields
-		}()),
-		{api.V1alpha2, api.KindClaimParameters}: object(map[string]*shape{
-			"metadata":      metadataShape,
-			"generatedFrom": parametersRefShape,
-			"shareable":     boolean,
-			"driverRequests": arrayOf(object(map[string]*shape{
-				"driverName": str, "vendorParameters": anyJSON,
-				"requests": arrayOf(object(map[string]*shape{
-					"vendorParameters": anyJSON,
-					"namedResources":   object(map[string]*shape{"selector": str}),
-				})),
-			})),
-		}),
-		{api.V1alpha2, api.KindClassParameters}: object(map[string]*shape{
-			"metadata":         metadataShape,
-			"generatedFrom":    classParametersRefShape,
-			"vendorParameters": arrayOf(object(map[string]*shape{"driverName": str, "parameters": anyJSON})),
-			"filters": arrayOf(object(map[string]*shape{
-				"driverName":     str,
-				"namedResources": object(map[string]*shape{"selector": str}),
-			})),
-		}),
-	}
-)
+	return shapes
+}()
 
 // CheckParametersShape returns a *MalformedError naming the first field of
 // the wrong JSON type in a resource.k8s.io ResourceClass,
