@@ -46,24 +46,20 @@ func rulesFor(version string, cel *CELCache) versionRules {
 	return v1alpha3Rules{cel}
 }
 
+// newTyped are the types of each served version's claim and template.
+var newTyped = map[[2]string]func() any{
+	{api.V1alpha1, api.KindClaim}:    func() any { return &apiv1.ResourceClaim{} },
+	{api.V1alpha1, api.KindTemplate}: func() any { return &apiv1.ResourceClaimTemplate{} },
+	{api.V1alpha2, api.KindClaim}:    func() any { return &apiv2.ResourceClaim{} },
+	{api.V1alpha2, api.KindTemplate}: func() any { return &apiv2.ResourceClaimTemplate{} },
+	{api.V1alpha3, api.KindClaim}:    func() any { return &apiv3.ResourceClaim{} },
+	{api.V1alpha3, api.KindTemplate}: func() any { return &apiv3.ResourceClaimTemplate{} },
+}
+
 // decodeObject decodes obj into version's type of kind and defaults it.
 // With strict, fields the type lacks are returned as findings.
 func decodeObject(version, kind string, obj map[string]interface{}, strict bool) (any, field.ErrorList, error) {
-	var typed any
-	switch claim := kind == api.KindClaim; {
-	case version == api.V1alpha1 && claim:
-		typed = &apiv1.ResourceClaim{}
-	case version == api.V1alpha1:
-		typed = &apiv1.ResourceClaimTemplate{}
-	case version == api.V1alpha2 && claim:
-		typed = &apiv2.ResourceClaim{}
-	case version == api.V1alpha2:
-		typed = &apiv2.ResourceClaimTemplate{}
-	case claim:
-		typed = &apiv3.ResourceClaim{}
-	default:
-		typed = &apiv3.ResourceClaimTemplate{}
-	}
+	typed := newTyped[[2]string{version, kind}]()
 	unknown, err := decode(obj, typed, strict)
 	if err != nil {
 		return nil, nil, err
