@@ -467,7 +467,7 @@ func TestCheckHeldClaims(t *testing.T) {
 				t.Errorf("(-want +got):\n%s", d)
 			}
 			if got := ""; len(o.lost) > 0 {
-				got = judge.Runbook(o.from, o.cluster.Minor, o.lost, o.held)
+				got = judge.Runbook(o.from, o.cluster.Minor, o.lost, o.held, "")
 				if got != tc.runbook {
 					t.Errorf("runbook:\n%s\nwant:\n%s", got, tc.runbook)
 				}

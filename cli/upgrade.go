@@ -19,8 +19,8 @@ import (
 
 type upgradeOptions struct {
 	checkOptions
-	dryRun, yes        bool
-	journal, journalNS string
+	dryRun, yes              bool
+	journal, journalNS, save string
 }
 
 func newUpgradeCommand(s streams) *cobra.Command {
@@ -31,10 +31,11 @@ func newUpgradeCommand(s streams) *cobra.Command {
 		Long: `Upgrade reads the cluster as check does, plans its change in place to
 --to, and does in order each step that is claimbridge's: it rewrites every
 stored object of a resource the target cannot read as stored, once
-kube-apiserver stores what the target reads. At a step that is the
-operator's (restart kube-apiserver with a flag, replace the control plane, or
-save and re-create what no rewrite keeps) it stops, says it and exits 3: do
-it, then run upgrade again. Run on the target release, it verifies that the
+kube-apiserver stores what the target reads; where no rewrite helps, it saves
+the objects to --save FILE. At a step that is the operator's (restart
+kube-apiserver with a flag, replace the control plane, delete and re-create
+what no rewrite keeps) it stops, says it and exits 3: do it, then run
+upgrade again. Run on the target release, it verifies that the
 target reads every DRA object.
 
 A journal records each step done: the ConfigMap claimbridge-upgrade in
@@ -58,6 +59,7 @@ an unreadable cluster, 3 the next step is the operator's.`,
 	cmd.Flags().StringVar(&o.to, "to", "", "the release to change to ("+api.ReleaseRange()+")")
 	cmd.Flags().BoolVar(&o.dryRun, "dry-run", false, "write nothing: list the steps and every object a rewrite would write")
 	cmd.Flags().BoolVar(&o.yes, "yes", false, "write without asking")
+	cmd.Flags().StringVar(&o.save, "save", "", "where the change saves and re-creates objects, save them to this file first")
 	cmd.Flags().StringVar(&o.journal, "journal", "", "keep the journal in this file instead of the cluster")
 	cmd.Flags().StringVar(&o.journalNS, "journal-namespace", "kube-system", "the namespace of the journal's ConfigMap, claimbridge-upgrade")
 	_ = cmd.MarkFlagRequired("to")
@@ -94,8 +96,8 @@ func (o *upgradeOptions) run(s streams) error {
 	if err != nil {
 		return withCode(ExitBadInput, err)
 	}
-	run := upgrade.Run{Cluster: c, Journal: j, DryRun: o.dryRun, Out: s.out, Confirm: o.confirm(s)}
-	stop, err := run.Do(ctx, upgrade.Plan(o.from, source.Compatible, to, o.lost, o.held))
+	run := upgrade.Run{Cluster: c, Journal: j, DryRun: o.dryRun, Out: s.out, Confirm: o.confirm(s), SaveTo: o.save}
+	stop, err := run.Do(ctx, upgrade.Plan(o.from, source.Compatible, to, o.lost, o.held, o.save))
 	switch {
 	case err != nil:
 		return withCode(ExitInvalid, err)

@@ -22,6 +22,9 @@ type Journal struct {
 	// object of it was rewritten; Counts how many objects were.
 	Done   map[string]string
 	Counts map[string]int
+	// Saved is the SHA-256 of the file the cluster's DRA objects were
+	// saved to.
+	Saved string
 
 	file            string
 	c               *cluster.Cluster
@@ -81,7 +84,12 @@ func (j *Journal) Save(ctx context.Context) error {
 		j.version, err = j.c.SaveConfigMap(ctx, j.namespace, j.name, "journal", string(data), j.version)
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(j.file), ".journal-*")
+	return writeFile(j.file, data)
+}
+
+// writeFile writes data to file whole, or not at all.
+func writeFile(file string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(file), "."+filepath.Base(file)+"-*")
 	if err != nil {
 		return err
 	}
@@ -95,5 +103,5 @@ func (j *Journal) Save(ctx context.Context) error {
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmp.Name(), j.file)
+	return os.Rename(tmp.Name(), file)
 }

@@ -5,25 +5,33 @@
 package upgrade
 
 import (
+	"bytes"
 	"cmp"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 	"time"
 
+	"sigs.k8s.io/yaml"
+
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/cluster"
 	"github.com/claimbridge/claimbridge/judge"
+	"github.com/claimbridge/claimbridge/manifest"
 )
 
 // A Step is one step of a change. The operator's has an Action; the
-// others rewrite every stored object of Resource (Objects of them).
+// others save the cluster's DRA objects (Save), or rewrite every stored
+// object of Resource (Objects of them).
 type Step struct {
 	Action   string
+	Save     bool
 	Resource string
 	Objects  int
 }
@@ -37,8 +45,9 @@ const migratorStart = 30 * time.Second
 // stores what release compatible+1 reads, to release to; lost counts, by
 // resource, its stored objects that to cannot read (judge.Stored), held
 // the Pods that hold the claims among them (judge.Holders). With nothing
-// lost, the only step is the change itself.
-func Plan(from, compatible, to int, lost map[string]int, held []string) []Step {
+// lost, the only step is the change itself. What no rewrite keeps is first
+// saved, to file saveTo.
+func Plan(from, compatible, to int, lost map[string]int, held []string, saveTo string) []Step {
 	change := Step{Action: fmt.Sprintf("replace kube-apiserver, kube-scheduler, kube-controller-manager and the kubelets of 1.%d with 1.%d "+
 		"(`claimbridge check --to 1.%d` names the flags, drivers and nodes to change with them)", from, to, to)}
 	resources := slices.Sorted(maps.Keys(lost))
@@ -48,7 +57,7 @@ func Plan(from, compatible, to int, lost map[string]int, held []string) []Step {
 	case len(lost) == 0:
 		return []Step{change}
 	case !judge.Rewritable(from, to, resources):
-		return []Step{{Action: judge.Runbook(from, to, lost, held)}}
+		return []Step{{Save: true}, {Action: judge.Runbook(from, to, lost, held, cmp.Or(saveTo, "the file --save names"))}}
 	}
 	var steps []Step
 	if compatible > to {
@@ -71,6 +80,8 @@ type Run struct {
 	// written; false writes nothing.
 	Confirm func(what string) bool
 	Out     io.Writer
+	// SaveTo is the file a save step writes.
+	SaveTo string
 }
 
 // Do performs steps in order, and returns the operator's step it stopped
@@ -84,6 +95,12 @@ func (r Run) Do(ctx context.Context, steps []Step) (stop *Step, err error) {
 		case s.Action != "":
 			fmt.Fprintf(r.Out, "step %d, the operator's: %s\n", i+1, s.Action)
 			stop = cmp.Or(stop, &steps[i])
+		case s.Save && r.DryRun:
+			fmt.Fprintf(r.Out, "step %d, claimbridge's: save what export reads (every DRA object but the slices, and the workloads that use claims) to %s\n", i+1, cmp.Or(r.SaveTo, "the file --save names"))
+		case s.Save:
+			if err := r.save(ctx, i+1); err != nil {
+				return nil, err
+			}
 		case r.DryRun:
 			fmt.Fprintf(r.Out, "step %d, claimbridge's: rewrite every %s in place:\n", i+1, s.Resource)
 			n, err := r.Cluster.Rewrite(ctx, s.Resource, func(namespace, name string) {
@@ -197,4 +214,73 @@ func (r Run) permitted(ctx context.Context, resources []string) error {
 		}
 	}
 	return nil
+}
+
+// save writes what export reads of the cluster (cluster.Export: every DRA
+// object but the slices, and the workloads that use claims), whole, to
+// r.SaveTo (a List), reads the file back, and journals it once it holds
+// every object, with its status.
+func (r Run) save(ctx context.Context, step int) error {
+	if r.SaveTo == "" {
+		return errors.New("the change saves, deletes and re-creates what the target cannot read: name the file to save them to with --save FILE")
+	}
+	data, err := os.ReadFile(r.SaveTo)
+	switch {
+	case err == nil && r.Journal.Saved == fmt.Sprintf("%x", sha256.Sum256(data)):
+		fmt.Fprintf(r.Out, "step %d, done before: saved to %s\n", step, r.SaveTo)
+		return nil
+	case err == nil:
+		return fmt.Errorf("%s exists, and is not the save the journal records: name a file that does not exist", r.SaveTo)
+	case !errors.Is(err, os.ErrNotExist):
+		return err
+	}
+	if err := r.permitted(ctx, nil); err != nil {
+		return err
+	}
+	if !r.Confirm("save the DRA objects to " + r.SaveTo) {
+		return errors.New("not confirmed, so nothing written (--yes confirms)")
+	}
+	read, list := map[string]int{}, manifest.ListWriter{Format: "yaml"}
+	err = r.Cluster.Export(ctx, nil, func(obj map[string]interface{}) error {
+		read[counted(obj)]++
+		return list.Add(obj)
+	})
+	var out bytes.Buffer
+	if err == nil {
+		err = list.Flush(&out)
+	}
+	if err == nil {
+		err = writeFile(r.SaveTo, out.Bytes())
+	}
+	if err == nil {
+		data, err = os.ReadFile(r.SaveTo)
+	}
+	var saved struct{ Items []map[string]interface{} }
+	if err == nil {
+		err = yaml.Unmarshal(data, &saved)
+	}
+	if err != nil {
+		return fmt.Errorf("saving to %s: %w", r.SaveTo, err)
+	}
+	held := map[string]int{}
+	for _, obj := range saved.Items {
+		held[counted(obj)]++
+	}
+	if !maps.Equal(held, read) {
+		return fmt.Errorf("%s does not hold every object read: %v of %v", r.SaveTo, held, read)
+	}
+	r.Journal.Saved = fmt.Sprintf("%x", sha256.Sum256(data))
+	if err := r.Journal.Save(ctx); err != nil {
+		return err
+	}
+	fmt.Fprintf(r.Out, "step %d, done: saved to %s (objects: %d)\n", step, r.SaveTo, len(saved.Items))
+	return nil
+}
+
+// counted is what save counts obj as: its kind, and whether it has a status.
+func counted(obj map[string]interface{}) string {
+	if _, ok := obj["status"]; ok {
+		return fmt.Sprint(obj["kind"]) + " with status"
+	}
+	return fmt.Sprint(obj["kind"])
 }

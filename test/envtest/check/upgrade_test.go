@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
@@ -227,6 +228,57 @@ func TestUpgradeFaults(t *testing.T) {
 	code = cli.Main([]string{"upgrade", "--kubeconfig", c.kubeconfig, "--to", "1.36", "--dry-run", "--journal", filepath.Join(t.TempDir(), "journal")}, nil, &dry, io.Discard)
 	if want := "Kubernetes 1.36 reads every DRA object of the cluster (deviceclasses: 1, resourceclaims: 300, resourceclaimtemplates: 1, resourceslices: 2)\n"; code != 0 || dry.String() != want {
 		t.Errorf("on its own release: exit %d, stdout %q, want 0, %q", code, dry.String(), want)
+	}
+}
+
+// TestUpgradeSaves: 1.36 rolled back to 1.32, which no rewrite helps (1.36
+// cannot store what 1.32 reads). Without --save, upgrade writes nothing and
+// asks for the file; with it, it saves every DRA object but the slices,
+// each with its status, reads the file back, and stops at the operator's step, which
+// names the file. Run again, it keeps the file it saved; another file that
+// exists it refuses to overwrite.
+func TestUpgradeSaves(t *testing.T) {
+	c := start136(t, nil)
+	createStored(t, t.Context(), c.d, 50, 5)
+	dir := t.TempDir()
+	save := filepath.Join(dir, "dra.yaml")
+	upgrade := func(args ...string) (int, string, string) {
+		var out, errOut bytes.Buffer
+		code := cli.Main(append([]string{"upgrade", "--kubeconfig", c.kubeconfig, "--to", "1.32", "--journal", filepath.Join(dir, "journal")}, args...), nil, &out, &errOut)
+		return code, out.String(), errOut.String()
+	}
+	runbook := "Kubernetes 1.32 cannot read the objects stored by 1.36 (deviceclasses: 1, resourceclaims: 50, resourceclaimtemplates: 1, resourceslices: 2), " +
+		"and lists none of their kinds while one is stored: before the change, " + save + " holds them as they were saved (change none of them now): delete them"
+	code, out, errOut := upgrade("--dry-run", "--save", save)
+	if want := "step 1, claimbridge's: save what export reads (every DRA object but the slices, and the workloads that use claims) to " + save + "\nstep 2, the operator's: " + runbook; code != 0 || !strings.HasPrefix(out, want) {
+		t.Fatalf("--dry-run: exit %d, want 0, stdout:\n%s\nwant it to start:\n%s\nstderr:\n%s", code, out, want, errOut)
+	}
+	if code, _, errOut := upgrade("--yes"); code != cli.ExitInvalid || !strings.Contains(errOut, "name the file to save them to with --save FILE") {
+		t.Fatalf("without --save: exit %d, want 1, stderr:\n%s", code, errOut)
+	}
+	code, out, errOut = upgrade("--yes", "--save", save)
+	if want := "step 1, done: saved to " + save + " (objects: 52)\nnext, the operator's step: " + runbook; code != cli.ExitOperator || !strings.HasPrefix(out, want) {
+		t.Fatalf("exit %d, want 3, stdout:\n%s\nwant it to start:\n%s\nstderr:\n%s", code, out, want, errOut)
+	}
+	data, err := os.ReadFile(save)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(data), "\n  status:\n"); n != 5 {
+		t.Errorf("%s holds %d objects with a status, want 5", save, n)
+	}
+	if code, out, _ := upgrade("--yes", "--save", save); code != cli.ExitOperator || !strings.HasPrefix(out, "step 1, done before: saved to "+save+"\n") {
+		t.Errorf("run again: exit %d, stdout:\n%s", code, out)
+	}
+	other := filepath.Join(dir, "other.yaml")
+	if err := os.WriteFile(other, []byte("kept"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := upgrade("--yes", "--save", other); code != cli.ExitInvalid || !strings.Contains(errOut, other+" exists, and is not the save the journal records") {
+		t.Errorf("another file: exit %d, stderr:\n%s", code, errOut)
+	}
+	if data, _ := os.ReadFile(other); string(data) != "kept" {
+		t.Errorf("%s was overwritten", other)
 	}
 }
 
