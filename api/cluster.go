@@ -212,17 +212,8 @@ func (c *Cluster) Set(featureGates, runtimeConfig string) error {
 // Validate refuses, as kube-apiserver refuses to start, a gate on whose
 // dependencies are not all on.
 func (c Cluster) Validate() error {
-	gates := featureGates()[c.Minor]
-	for _, name := range slices.Sorted(maps.Keys(gates)) {
-		var off []string
-		for _, dep := range gates[name].Deps {
-			if !c.Enabled(dep) {
-				off = append(off, dep)
-			}
-		}
-		if len(off) > 0 && c.Enabled(name) {
-			return fmt.Errorf("%s is enabled, but depends on features that are disabled: [%s]", name, strings.Join(off, " "))
-		}
+	if broken := c.brokenDeps(); len(broken) > 0 {
+		return fmt.Errorf("%s is enabled, but depends on features that are disabled: [%s]", broken[0][0], strings.Join(broken[0][1:], " "))
 	}
 	return nil
 }

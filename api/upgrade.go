@@ -125,17 +125,14 @@ func (c Cluster) Upgrade(minor int) (target Cluster, refusals []Refusal) {
 	return target, refusals
 }
 
-// brokenDeps are the gates on whose dependencies are off, each with the
-// first dependency off, sorted.
-func (c Cluster) brokenDeps() [][2]string {
-	var out [][2]string
+// brokenDeps are the gates on whose dependencies are off, sorted, each
+// followed by the dependencies that are off.
+func (c Cluster) brokenDeps() [][]string {
+	var out [][]string
 	gates := featureGates()[c.Minor]
 	for _, name := range slices.Sorted(maps.Keys(gates)) {
-		for _, dep := range gates[name].Deps {
-			if c.Enabled(name) && !c.Enabled(dep) {
-				out = append(out, [2]string{name, dep})
-				break
-			}
+		if off := slices.DeleteFunc(slices.Clone(gates[name].Deps), c.Enabled); len(off) > 0 && c.Enabled(name) {
+			out = append(out, append([]string{name}, off...))
 		}
 	}
 	return out
