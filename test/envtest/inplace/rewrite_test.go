@@ -35,7 +35,8 @@ type rewriteBook struct {
 // a slice and a taint rule; the target started on the same etcd with the
 // flags check gives it cannot read those check calls unreadable. Then the
 // first is restarted with --min-compatibility-version of the target and
-// each object is written again as it is (GET, PUT), as the runbook says:
+// each object is written again as it is (GET, PUT; `claimbridge upgrade`
+// sends an empty patch, which kube-apiserver stores anew the same way):
 // the target now reads, updates and lists each object whose storage
 // follows that flag (api.FollowsCompatibility), and only those. The
 // runbook rewrites in place exactly when every object lost is one.
@@ -150,7 +151,7 @@ func recordRewrites(t *testing.T, pairs [][2]int, pinned map[string]string) rewr
 		})
 		run(assetsB, nil, askEach(objects, p, &r.Before))
 		run(assetsA, []string{fmt.Sprintf("--min-compatibility-version=1.%d", p[1])}, func(s *apiserver) error {
-			for _, obj := range objects { // kubectl get -o json | kubectl replace -f -
+			for _, obj := range objects { // stored anew, as by claimbridge upgrade's empty patch
 				version := strings.TrimPrefix(fmt.Sprint(obj["apiVersion"]), api.UpstreamGroup+"/")
 				var live map[string]interface{}
 				if _, err := s.do(http.MethodGet, path(obj, version, item), nil, &live); err != nil {

@@ -362,7 +362,8 @@ func freeGPUs(taken map[string]bool) int {
 }
 
 // rewrite writes each of the scenario's DRA objects again as s serves
-// it, as the runbook says: kubectl get -o json | kubectl replace -f -.
+// it (a PUT of what GET gave): kube-apiserver stores it anew, as it does
+// for `claimbridge upgrade`'s empty patch.
 func (sc *scenario) rewrite(s *apiserver) error {
 	for _, kind := range []string{api.KindDeviceClass, api.KindResourceSlice, api.KindTemplate, api.KindClaim} {
 		for _, obj := range sc.stored(s, kind) {
