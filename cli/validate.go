@@ -258,7 +258,8 @@ func (o *validateOptions) judgeCreate(doc manifest.Document) (report.Verdict, bo
 		return o.removed(doc, o.checkGA(doc, version, kind)), true
 	}
 	if version, kind := judge.KindOf(doc.Object); version != "" {
-		return o.removed(doc, o.checkKind(doc, version, kind)), true
+		// A DeviceClass, ResourceSlice or DeviceTaintRule.
+		return o.removed(doc, o.gaVerdict(doc, judge.KindRelease(version, kind), kind, judge.CheckKind)), true
 	}
 	if _, mistaken := api.MistakenClaim(doc.Object); !mistaken && !validation.IsSupported(doc.Object) {
 		if f, ok := o.notServed(doc); ok {
@@ -494,29 +495,19 @@ func (o *validateOptions) checkGA(doc manifest.Document, version, kind string) r
 	if err := conversion.CheckShape(doc.Object); err != nil { // invalid, as a DeviceClass that does not decode
 		return checkedAs([]report.Finding{{Severity: report.Error, Message: err.Error()}})
 	}
-	c := o.cluster
-	if o.to == "" {
-		release, _ := api.Judge(version)
-		c = api.Defaults(release.Minor)
-	}
-	errs, warnings := judge.Check(doc.Object, c, kind)
-	return o.gaVerdict(doc, c, errs, warnings)
+	release, _ := api.Judge(version)
+	return o.gaVerdict(doc, release.Minor, kind, judge.Check)
 }
 
-// checkKind checks doc, a resource.k8s.io DeviceClass, ResourceSlice or
-// DeviceTaintRule (judge.KindOf), as a create.
-func (o *validateOptions) checkKind(doc manifest.Document, version, kind string) report.Verdict {
+// gaVerdict is the verdict on doc, of kind, of a judge's check as a create
+// by the cluster of --to, or else by release at its defaults, with its
+// deprecation when --to names the release.
+func (o *validateOptions) gaVerdict(doc manifest.Document, release int, kind string, check func(map[string]interface{}, api.Cluster, string) (errs, warnings []string)) report.Verdict {
 	c := o.cluster
 	if o.to == "" {
-		c = api.Defaults(judge.KindRelease(version, kind))
+		c = api.Defaults(release)
 	}
-	errs, warnings := judge.CheckKind(doc.Object, c, kind)
-	return o.gaVerdict(doc, c, errs, warnings)
-}
-
-// gaVerdict is the verdict on doc of judge's errors and warnings for
-// release, with its deprecation when --to names the release.
-func (o *validateOptions) gaVerdict(doc manifest.Document, c api.Cluster, errs, warnings []string) report.Verdict {
+	errs, warnings := check(doc.Object, c, kind)
 	var fs []report.Finding
 	if o.to != "" { // without --to there is no target whose lifecycle counts
 		fs = deprecated(doc.Object, c)
