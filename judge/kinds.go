@@ -482,13 +482,21 @@ func (r rules) validateAttribute(attribute resourcev1.DeviceAttribute, fldPath *
 			allErrs = append(allErrs, l.validate(v, fldPath.Child(l.name).Index(i))...)
 		}
 	}
+	const one = "exactly one value must be specified"
+	return append(allErrs, exactlyOne(set, fldPath, field.Invalid(fldPath, "", one), one)...)
+}
+
+// exactlyOne is the finding on set, the fields set at fldPath of which
+// exactly one must be: missing when none is, and for several an Invalid of
+// them with detail several.
+func exactlyOne(set []string, fldPath *field.Path, missing *field.Error, several string) field.ErrorList {
 	switch {
 	case len(set) == 0:
-		allErrs = append(allErrs, field.Invalid(fldPath, "", "exactly one value must be specified"))
+		return field.ErrorList{missing}
 	case len(set) > 1:
-		allErrs = append(allErrs, field.Invalid(fldPath, fmt.Sprintf("{%s}", strings.Join(set, ", ")), "exactly one value must be specified"))
+		return field.ErrorList{field.Invalid(fldPath, fmt.Sprintf("{%s}", strings.Join(set, ", ")), several)}
 	}
-	return allErrs
+	return nil
 }
 
 func validateAttributeString(value string, fldPath *field.Path) field.ErrorList {
@@ -555,13 +563,7 @@ func (r rules) validateDeviceNodeSelection(device resourcev1.Device, perDevice *
 		}
 	}
 	const one = "exactly one of `nodeName`, `nodeSelector`, or `allNodes` is required when `perDeviceNodeSelection` is set to true in the ResourceSlice spec"
-	switch {
-	case len(set) == 0:
-		allErrs = append(allErrs, field.Required(fldPath, one))
-	case len(set) > 1:
-		allErrs = append(allErrs, field.Invalid(fldPath, fmt.Sprintf("{%s}", strings.Join(set, ", ")), one))
-	}
-	return allErrs
+	return append(allErrs, exactlyOne(set, fldPath, field.Required(fldPath, one), one)...)
 }
 
 // internalTerms are node selector terms as upstream's internal type prints
@@ -862,13 +864,7 @@ func (r rules) validateNodeSelection(spec resourcev1.ResourceSliceSpec, fldPath 
 		}
 	}
 	const one = "exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required"
-	switch {
-	case len(set) == 0:
-		allErrs = append(allErrs, field.Required(fldPath, one))
-	case len(set) > 1:
-		allErrs = append(allErrs, field.Invalid(fldPath, fmt.Sprintf("{%s}", strings.Join(set, ", ")), one+", but multiple fields are set"))
-	}
-	return allErrs
+	return append(allErrs, exactlyOne(set, fldPath, field.Required(fldPath, one), one+", but multiple fields are set")...)
 }
 
 // validateTaint is upstream's validateDeviceTaint for a create: a key, a
