@@ -81,7 +81,7 @@ func (c Cluster) Upgrade(minor int) (target Cluster, refusals []Refusal) {
 			continue
 		case spec.Locked && on != spec.Default:
 			refusals = append(refusals, Refusal{setting, fmt.Sprintf("cannot set feature gate %s to %t, feature is locked to %t", name, on, spec.Default),
-				fmt.Sprintf("drop it: Kubernetes 1.%d has it %s and always %s", minor, spec.Stage, onOff(spec.Default))})
+				fmt.Sprintf("drop it: Kubernetes 1.%d has it %s and always %s", minor, spec.Stage, map[bool]string{true: "on", false: "off"}[spec.Default])})
 			continue
 		}
 		target.gates = cloneSet(target.gates)
@@ -214,11 +214,4 @@ func lastRegistered(version string) int {
 		}
 	}
 	return last
-}
-
-func onOff(on bool) string {
-	if on {
-		return "on"
-	}
-	return "off"
 }
