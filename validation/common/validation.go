@@ -27,18 +27,14 @@ import (
 // namespaced, name (and generateName prefix) a DNS subdomain, plus the
 // generic labels/annotations/ownerReferences/finalizers/managedFields checks.
 func ValidateObjectMeta(meta *metav1.ObjectMeta, namespaced bool, fldPath *field.Path) field.ErrorList {
-	allErrs := legacyMeta(apimachineryvalidation.ValidateObjectMeta(meta, namespaced, apimachineryvalidation.NameIsDNSSubdomain, fldPath), meta, fldPath)
-	allErrs = append(allErrs, validateFinalizerNames(meta.Finalizers, fldPath.Child("finalizers"))...)
-	return Normalize(allErrs)
+	return legacyMeta(apimachineryvalidation.ValidateObjectMeta(meta, namespaced, apimachineryvalidation.NameIsDNSSubdomain, fldPath), meta, fldPath)
 }
 
 // ValidateObjectMetaUpdate applies the generic metadata update rules
 // (resourceVersion required, immutable name/namespace/uid/creationTimestamp,
 // generation not decremented, ...).
 func ValidateObjectMetaUpdate(newMeta, oldMeta *metav1.ObjectMeta, fldPath *field.Path) field.ErrorList {
-	allErrs := legacyMeta(apimachineryvalidation.ValidateObjectMetaUpdate(newMeta, oldMeta, fldPath), newMeta, fldPath)
-	allErrs = append(allErrs, validateFinalizerNames(newMeta.Finalizers, fldPath.Child("finalizers"))...)
-	return Normalize(allErrs)
+	return legacyMeta(apimachineryvalidation.ValidateObjectMetaUpdate(newMeta, oldMeta, fldPath), newMeta, fldPath)
 }
 
 // ValidateUpdate is the update of a claim or template as upstream's
@@ -106,7 +102,8 @@ func validateFieldAllowList(value interface{}, allowedFields map[string]bool, er
 // legacyMeta gives errs, apimachinery's metadata errors, the
 // ownerReferences and managedFields errors of 1.26–1.31 in their place:
 // those releases report an owner reference's fields without its index and
-// as Invalid, and an operation as Invalid.
+// as Invalid, and an operation as Invalid. corevalidation's finalizer
+// check follows them (validateFinalizerNames).
 func legacyMeta(errs field.ErrorList, meta *metav1.ObjectMeta, fldPath *field.Path) field.ErrorList {
 	ownersPath, fieldsPath := fldPath.Child("ownerReferences").String(), fldPath.Child("managedFields").String()
 	owners := validateOwnerReferences(meta.OwnerReferences, fldPath.Child("ownerReferences"))
@@ -125,7 +122,8 @@ func legacyMeta(errs field.ErrorList, meta *metav1.ObjectMeta, fldPath *field.Pa
 		}
 		out = append(out, e)
 	}
-	return append(append(out, owners...), fields...)
+	out = append(append(out, owners...), fields...)
+	return Normalize(append(out, validateFinalizerNames(meta.Finalizers, fldPath.Child("finalizers"))...))
 }
 
 // validateOwnerReferences is 1.31's ValidateOwnerReferences.
