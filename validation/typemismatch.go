@@ -87,7 +87,7 @@ func structMismatch(m map[string]interface{}, t reflect.Type, path string) (at, 
 			continue
 		}
 		if v, ok := m[name]; ok {
-			if at, want, got, found := typeMismatch(v, f.Type, join(path, name)); found {
+			if at, want, got, found := typeMismatch(v, f.Type, strings.TrimPrefix(path+"."+name, ".")); found {
 				return at, want, got, true
 			}
 		}
@@ -127,11 +127,4 @@ func scalar(v interface{}, path, want string) (string, string, string, bool) {
 		return path, want, got, true
 	}
 	return "", "", "", false
-}
-
-func join(path, name string) string {
-	if path == "" {
-		return name
-	}
-	return path + "." + name
 }
