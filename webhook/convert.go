@@ -48,7 +48,8 @@ func (s *Server) convertObjects(ctx context.Context, req *apiextensionsv1.Conver
 	resp := &apiextensionsv1.ConversionResponse{UID: req.UID, Result: metav1.Status{Status: metav1.StatusSuccess}}
 	version, served := servedVersion(req.DesiredAPIVersion)
 	if !served {
-		resp.Result = failure("desiredAPIVersion %q is not served: want %s/%s", req.DesiredAPIVersion, api.Group, servedList())
+		v := api.ServedVersions
+		resp.Result = failure("desiredAPIVersion %q is not served: want %s/%s or %s", req.DesiredAPIVersion, api.Group, strings.Join(v[:len(v)-1], ", "), v[len(v)-1])
 		return resp
 	}
 	to := schema.GroupVersion{Group: api.Group, Version: version}
@@ -194,12 +195,6 @@ func checkConverted(in, out map[string]interface{}, id objectID, to schema.Group
 		return errors.New("converter changed metadata other than labels and annotations")
 	}
 	return nil
-}
-
-// servedList spells the served versions: "a, b or c".
-func servedList() string {
-	v := api.ServedVersions
-	return strings.Join(v[:len(v)-1], ", ") + " or " + v[len(v)-1]
 }
 
 func failure(format string, args ...any) metav1.Status {
