@@ -124,11 +124,12 @@ var (
 	configMaps = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
 )
 
-// ID is the cluster's identity: the UID of its namespace kube-system.
-func (c *Cluster) ID(ctx context.Context) (string, error) {
-	ns, err := c.dynamic.Resource(namespaces).Get(ctx, "kube-system", metav1.GetOptions{})
+// NamespaceUID is the UID of a namespace; the cluster's identity is that of
+// kube-system.
+func (c *Cluster) NamespaceUID(ctx context.Context, name string) (string, error) {
+	ns, err := c.dynamic.Resource(namespaces).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
-		return "", fmt.Errorf("reading the cluster's identity (namespace kube-system): %w", err)
+		return "", fmt.Errorf("reading namespace %s: %w", name, err)
 	}
 	return string(ns.GetUID()), nil
 }

@@ -37,7 +37,10 @@ type Journal struct {
 // there is none. A journal of another cluster or another release is
 // refused.
 func Open(ctx context.Context, c *cluster.Cluster, file, namespace, name, to string) (*Journal, error) {
-	id, err := c.ID(ctx)
+	id, err := c.NamespaceUID(ctx, "kube-system")
+	if err == nil && file == "" {
+		_, err = c.NamespaceUID(ctx, namespace) // the journal's
+	}
 	if err != nil {
 		return nil, err
 	}

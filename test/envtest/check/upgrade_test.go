@@ -148,7 +148,8 @@ func TestUpgradeThroughMigrator(t *testing.T) {
 // naming the claim and the policy's words, after it rewrote and journaled
 // the class; run again once the policy is gone, beside the writer (whose
 // writes conflict with its own), it rewrites every object. On the release
-// it runs, a dry run says the cluster reads every DRA object (exit 0).
+// it runs, a dry run says the cluster reads every DRA object (exit 0). A
+// journal in a namespace that does not exist is refused before anything.
 func TestUpgradeFaults(t *testing.T) {
 	c := start136(t, nil)
 	ctx := t.Context()
@@ -223,6 +224,9 @@ func TestUpgradeFaults(t *testing.T) {
 	}
 	if stored := storedVersions(t, c.env); len(stored) != 1 || len(stored["resource.k8s.io/v1beta2"]) != 304 {
 		t.Errorf("etcd holds %v, want each of the 304 objects in v1beta2", stored)
+	}
+	if code, _, errOut := c.upgrade("--yes", "--journal-namespace", "missing"); code != cli.ExitBadInput || !strings.Contains(errOut, "Error: reading namespace missing: ") {
+		t.Errorf("a journal in a namespace that does not exist: exit %d, want 2, stderr:\n%s", code, errOut)
 	}
 	var dry bytes.Buffer
 	code = cli.Main([]string{"upgrade", "--kubeconfig", c.kubeconfig, "--to", "1.36", "--dry-run", "--journal", filepath.Join(t.TempDir(), "journal")}, nil, &dry, io.Discard)
