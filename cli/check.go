@@ -139,7 +139,7 @@ func (o *checkOptions) run(s streams) error {
 	}
 	o.planClients(source, r, len(refusals) > 0)
 	if len(o.lost) > 0 {
-		r.Say(apiserver, report.Finding{Severity: report.Note, Message: judge.Runbook(o.from, cmp.Or(o.beyond, o.cluster.Minor), o.lost, o.held, ""), Pods: o.pods})
+		r.Say(apiserver, report.Finding{Severity: report.Note, Message: judge.Runbook(o.from, cmp.Or(o.beyond, o.cluster.Minor), o.lost, o.held), Pods: o.pods})
 	}
 	if err := r.Write(s.err, s.out); err != nil {
 		return withCode(ExitBadInput, fmt.Errorf("writing the report: %w", err))

@@ -435,7 +435,7 @@ func TestCheckHeldClaims(t *testing.T) {
 			Message: "stored in resource.k8s.io/v1beta1, which Kubernetes 1.31 cannot read: there GET and UPDATE of it fail, and LIST of resourceclaims fails for every client, " +
 				"the scheduler and kubelet too, until it is deleted (Pod ml/worker-0 holds claim ml/shared; Pod ml/worker-1 holds claim ml/shared)"}}, report.Unreachable,
 			"Kubernetes 1.31 cannot read the objects stored by 1.32 (resourceclaims: 1), and lists none of their kinds while one is stored: before the change, " +
-				"save them with `claimbridge export --context CONTEXT > dra.yaml`, delete them (the drivers publish their ResourceSlices again), change the release, " +
+				"save them with `claimbridge upgrade --to 1.31 --save dra.yaml`, which deletes them once saved (the drivers publish their ResourceSlices again), change the release, " +
 				"then re-create them with `claimbridge migrate -f dra.yaml --target-context CONTEXT --apply`. Deleting the claims stops what runs: " +
 				"Pod ml/worker-0 holds claim ml/shared; Pod ml/worker-1 holds claim ml/shared. A claim a Pod holds stays Terminating until the Pod ends " +
 				"(its delete-protection finalizer): stop these Pods first, and start them again once the claims are re-created"},
@@ -445,7 +445,7 @@ func TestCheckHeldClaims(t *testing.T) {
 				"the scheduler and kubelet too, until it is deleted (" + holders + ")"}, {Severity: report.Error, Kind: api.KindClaim, Object: "ml/shared", Path: "status.reservedFor",
 			Message: "it holds 40 reservations, and Kubernetes 1.31 allows 32: re-created there, as the runbook says, it is held by 32 of its Pods, and the other 8 stay pending (" + holders + ")"}},
 			report.Unreachable, "Kubernetes 1.31 cannot read the objects stored by 1.32 (resourceclaims: 1), and lists none of their kinds while one is stored: before the change, " +
-				"save them with `claimbridge export --context CONTEXT > dra.yaml`, delete them (the drivers publish their ResourceSlices again), change the release, " +
+				"save them with `claimbridge upgrade --to 1.31 --save dra.yaml`, which deletes them once saved (the drivers publish their ResourceSlices again), change the release, " +
 				"then re-create them with `claimbridge migrate -f dra.yaml --target-context CONTEXT --apply`. Deleting the claims stops what runs: " + holders +
 				". A claim a Pod holds stays Terminating until the Pod ends (its delete-protection finalizer): stop these Pods first, and start them again once the claims are re-created"},
 	} {
@@ -467,7 +467,7 @@ func TestCheckHeldClaims(t *testing.T) {
 				t.Errorf("(-want +got):\n%s", d)
 			}
 			if got := ""; len(o.lost) > 0 {
-				got = judge.Runbook(o.from, o.cluster.Minor, o.lost, o.held, "")
+				got = judge.Runbook(o.from, o.cluster.Minor, o.lost, o.held)
 				if got != tc.runbook {
 					t.Errorf("runbook:\n%s\nwant:\n%s", got, tc.runbook)
 				}

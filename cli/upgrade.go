@@ -97,7 +97,7 @@ func (o *upgradeOptions) run(s streams) error {
 		return withCode(ExitBadInput, err)
 	}
 	run := upgrade.Run{Cluster: c, Journal: j, DryRun: o.dryRun, Out: s.out, Confirm: o.confirm(s), SaveTo: o.save}
-	stop, err := run.Do(ctx, upgrade.Plan(o.from, source.Compatible, to, o.lost, o.held, o.save))
+	stop, err := run.Do(ctx, run.Plan(o.from, source.Compatible, to, o.lost, o.held))
 	switch {
 	case err != nil:
 		return withCode(ExitInvalid, err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -254,4 +255,55 @@ func (c *Cluster) Can(ctx context.Context, verb, group, resource, namespace stri
 	}
 	allowed, _, _ := unstructured.NestedBool(answer.Object, "status", "allowed")
 	return allowed, nil
+}
+
+// Delete deletes every stored object of a resource of resource.k8s.io,
+// each with its UID as precondition, and waits a minute at most until
+// they are gone (a claim a Pod holds stays until the Pod ends). If saved
+// says false of one's UID, it deletes none and names the first five such.
+// It returns how many it deleted.
+func (c *Cluster) Delete(ctx context.Context, resource string, saved func(uid string) bool) (n int, err error) {
+	r, _, err := c.storage(resource)
+	if err != nil {
+		return 0, err
+	}
+	type ref struct{ namespace, name, uid string }
+	var refs []ref
+	var unsaved []string
+	err = c.each(ctx, r, metav1.ListOptions{}, func(obj map[string]interface{}) error {
+		meta := api.Metadata(obj)
+		namespace, _ := meta["namespace"].(string)
+		name, _ := meta["name"].(string)
+		uid, _ := meta["uid"].(string)
+		if !saved(uid) {
+			unsaved = append(unsaved, strings.TrimPrefix(namespace+"/"+name, "/"))
+		}
+		refs = append(refs, ref{namespace, name, uid})
+		return nil
+	})
+	if err == nil && len(unsaved) > 0 {
+		err = fmt.Errorf("%d %s were created since the save (%s): nothing deleted; save again to a new file", len(unsaved), resource, strings.Join(unsaved[:min(5, len(unsaved))], ", "))
+	}
+	if err != nil {
+		return 0, err
+	}
+	for _, o := range refs {
+		uid := types.UID(o.uid)
+		err := c.dynamic.Resource(r).Namespace(o.namespace).Delete(ctx, o.name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+		if err != nil && !apierrors.IsNotFound(err) {
+			return n, fmt.Errorf("deleting %s %s/%s: %w", resource, o.namespace, o.name, err)
+		}
+		n++
+	}
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(time.Second) {
+		list, err := c.dynamic.Resource(r).List(ctx, metav1.ListOptions{Limit: 5})
+		switch {
+		case err != nil:
+			return n, err
+		case len(list.Items) == 0:
+			return n, nil
+		case time.Now().After(deadline):
+			return n, fmt.Errorf("%s %s is still there (finalizers %v): run again once it is gone", resource, list.Items[0].GetName(), list.Items[0].GetFinalizers())
+		}
+	}
 }

@@ -321,10 +321,10 @@ func HeldBy(holders []string) string { return strings.Join(capped(holders, " Pod
 // to cannot read (lost: how many of each resource), gentlest first. Where
 // from's kube-apiserver can store what to reads (--min-compatibility-version,
 // from 1.35, down to three releases back), they are rewritten in place:
-// nothing is deleted. Else they are saved (in file saved, if not ""),
-// deleted and re-created, and the Pods that hold the claims deleted (held,
-// Holders) are named, five at the most.
-func Runbook(from, to int, lost map[string]int, held []string, saved string) string {
+// nothing is deleted. Else they are saved, deleted and re-created, and the
+// Pods that hold the claims deleted (held, Holders) are named, five at the
+// most.
+func Runbook(from, to int, lost map[string]int, held []string) string {
 	var counts []string
 	resources := slices.Sorted(maps.Keys(lost))
 	for _, resource := range resources {
@@ -335,14 +335,8 @@ func Runbook(from, to int, lost map[string]int, held []string, saved string) str
 		return msg + fmt.Sprintf("keep them in place with `claimbridge upgrade --to 1.%d`: it has you restart kube-apiserver 1.%d with --min-compatibility-version=1.%d, "+
 			"so that it stores what 1.%d reads, then rewrites each as it is; nothing is deleted and no Pod stops", to, from, to, to)
 	}
-	if saved == "" {
-		msg += "save them with `claimbridge export --context CONTEXT > dra.yaml`, "
-		saved = "dra.yaml"
-	} else {
-		msg += saved + " holds them as they were saved (change none of them now): "
-	}
-	msg += "delete them (the drivers publish their ResourceSlices again), " +
-		"change the release, then re-create them with `claimbridge migrate -f " + saved + " --target-context CONTEXT --apply`"
+	msg += fmt.Sprintf("save them with `claimbridge upgrade --to 1.%d --save dra.yaml`, which deletes them once saved (the drivers publish their ResourceSlices again), "+
+		"change the release, then re-create them with `claimbridge migrate -f dra.yaml --target-context CONTEXT --apply`", to)
 	if len(held) > 0 {
 		msg += fmt.Sprintf(". Deleting the claims stops what runs: %s. A claim a Pod holds stays Terminating until the Pod ends (its delete-protection finalizer): "+
 			"stop these Pods first, and start them again once the claims are re-created", HeldBy(held))

@@ -22,9 +22,9 @@ type Journal struct {
 	// object of it was rewritten; Counts how many objects were.
 	Done   map[string]string
 	Counts map[string]int
-	// Saved is the SHA-256 of the file the cluster's DRA objects were
-	// saved to.
-	Saved string
+	// Saved is the SHA-256 of the file SavedTo, where the cluster's DRA
+	// objects were saved.
+	Saved, SavedTo string
 
 	file            string
 	c               *cluster.Cluster

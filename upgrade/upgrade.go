@@ -27,13 +27,14 @@ import (
 )
 
 // A Step is one step of a change. The operator's has an Action; the
-// others save the cluster's DRA objects (Save), or rewrite every stored
-// object of Resource (Objects of them).
+// others save the cluster's DRA objects (Save), or rewrite, or delete, every
+// stored object of Resource (Objects of them).
 type Step struct {
 	Action   string
 	Save     bool
 	Resource string
 	Objects  int
+	Delete   bool
 }
 
 // migratorStart is how long a StorageVersionMigration waits for the
@@ -45,26 +46,38 @@ const migratorStart = 30 * time.Second
 // stores what release compatible+1 reads, to release to; lost counts, by
 // resource, its stored objects that to cannot read (judge.Stored), held
 // the Pods that hold the claims among them (judge.Holders). With nothing
-// lost, the only step is the change itself. What no rewrite keeps is first
-// saved, to file saveTo.
-func Plan(from, compatible, to int, lost map[string]int, held []string, saveTo string) []Step {
+// lost, the only step is the change itself. What no rewrite keeps is saved
+// to r.SaveTo, and deleted once no Pod holds it; the change then re-creates
+// it.
+func (r Run) Plan(from, compatible, to int, lost map[string]int, held []string) []Step {
 	change := Step{Action: fmt.Sprintf("replace kube-apiserver, kube-scheduler, kube-controller-manager and the kubelets of 1.%d with 1.%d "+
 		"(`claimbridge check --to 1.%d` names the flags, drivers and nodes to change with them)", from, to, to)}
 	resources := slices.Sorted(maps.Keys(lost))
+	rewritable := judge.Rewritable(from, to, resources)
+	if saved := cmp.Or(r.Journal.SavedTo, r.SaveTo); r.Journal.SavedTo != "" || len(lost) > 0 && !rewritable {
+		change.Action += fmt.Sprintf(", then re-create what %s holds (`claimbridge migrate -f %s --target-context CONTEXT --apply`) and start the Pods that were stopped",
+			cmp.Or(saved, "the file --save names"), cmp.Or(saved, "FILE"))
+	}
+	var steps []Step
 	switch {
 	case from == to:
 		return nil
 	case len(lost) == 0:
-		return []Step{change}
-	case !judge.Rewritable(from, to, resources):
-		return []Step{{Save: true}, {Action: judge.Runbook(from, to, lost, held, cmp.Or(saveTo, "the file --save names"))}}
-	}
-	var steps []Step
-	if compatible > to {
+	case !rewritable:
+		steps = append(steps, Step{Save: true})
+		if len(held) > 0 {
+			steps = append(steps, Step{Action: fmt.Sprintf("stop the Pods that hold the claims 1.%d cannot read: %s. claimbridge deletes a claim only when no Pod holds it", to, judge.HeldBy(held))})
+		}
+		for _, r := range resources {
+			steps = append(steps, Step{Resource: r, Objects: lost[r], Delete: true})
+		}
+	case compatible > to:
 		steps = append(steps, Step{Action: fmt.Sprintf("restart every kube-apiserver 1.%d with --min-compatibility-version=1.%d, so that it stores what 1.%d reads", from, to, to)})
-	}
-	for _, r := range resources {
-		steps = append(steps, Step{Resource: r, Objects: lost[r]})
+		fallthrough
+	default:
+		for _, r := range resources {
+			steps = append(steps, Step{Resource: r, Objects: lost[r]})
+		}
 	}
 	return append(steps, change)
 }
@@ -101,8 +114,16 @@ func (r Run) Do(ctx context.Context, steps []Step) (stop *Step, err error) {
 			if err := r.save(ctx, i+1); err != nil {
 				return nil, err
 			}
+		case s.Delete && !r.DryRun:
+			if err := r.delete(ctx, s, i+1); err != nil {
+				return nil, err
+			}
 		case r.DryRun:
-			fmt.Fprintf(r.Out, "step %d, claimbridge's: rewrite every %s in place:\n", i+1, s.Resource)
+			what := "rewrite every " + s.Resource + " in place"
+			if s.Delete {
+				what = "delete every " + s.Resource + ", once saved"
+			}
+			fmt.Fprintf(r.Out, "step %d, claimbridge's: %s:\n", i+1, what)
 			n, err := r.Cluster.Rewrite(ctx, s.Resource, func(namespace, name string) {
 				fmt.Fprintf(r.Out, "  %s\n", strings.TrimPrefix(namespace+"/"+name, "/"))
 			})
@@ -147,7 +168,7 @@ func (r Run) rewrite(ctx context.Context, steps []Step, first int) error {
 	if len(todo) == 0 {
 		return nil
 	}
-	if err := r.permitted(ctx, todo); err != nil {
+	if err := r.permitted(ctx, "patch", todo); err != nil {
 		return err
 	}
 	if !r.Confirm(fmt.Sprintf("rewrite every stored %s in place", strings.Join(todo, ", "))) {
@@ -185,13 +206,13 @@ func (r Run) rewrite(ctx context.Context, steps []Step, first int) error {
 	return nil
 }
 
-// permitted names the first permission the rewrite of resources lacks:
-// patch of each, and the journal's write.
-func (r Run) permitted(ctx context.Context, resources []string) error {
+// permitted names the first permission a step lacks: verb of each of
+// resources, and the journal's write.
+func (r Run) permitted(ctx context.Context, verb string, resources []string) error {
 	type permission struct{ verb, group, resource, namespace string }
 	var needs []permission
 	for _, resource := range resources {
-		needs = append(needs, permission{"patch", api.UpstreamGroup, resource, ""})
+		needs = append(needs, permission{verb, api.UpstreamGroup, resource, ""})
 	}
 	if r.Journal.file == "" {
 		verb := "create"
@@ -234,7 +255,7 @@ func (r Run) save(ctx context.Context, step int) error {
 	case !errors.Is(err, os.ErrNotExist):
 		return err
 	}
-	if err := r.permitted(ctx, nil); err != nil {
+	if err := r.permitted(ctx, "", nil); err != nil {
 		return err
 	}
 	if !r.Confirm("save the DRA objects to " + r.SaveTo) {
@@ -269,7 +290,7 @@ func (r Run) save(ctx context.Context, step int) error {
 	if !maps.Equal(held, read) {
 		return fmt.Errorf("%s does not hold every object read: %v of %v", r.SaveTo, held, read)
 	}
-	r.Journal.Saved = fmt.Sprintf("%x", sha256.Sum256(data))
+	r.Journal.Saved, r.Journal.SavedTo = fmt.Sprintf("%x", sha256.Sum256(data)), r.SaveTo
 	if err := r.Journal.Save(ctx); err != nil {
 		return err
 	}
@@ -283,4 +304,34 @@ func counted(obj map[string]interface{}) string {
 		return fmt.Sprint(obj["kind"]) + " with status"
 	}
 	return fmt.Sprint(obj["kind"])
+}
+
+// delete deletes every stored object of a step's resource, once the file
+// the journal says it saved them to is as it was, and holds each of them
+// but the slices (cluster.Delete).
+func (r Run) delete(ctx context.Context, s Step, step int) error {
+	data, err := os.ReadFile(r.Journal.SavedTo)
+	if err != nil || r.Journal.Saved != fmt.Sprintf("%x", sha256.Sum256(data)) {
+		return fmt.Errorf("the save %q is gone or changed since it was written (%v): nothing deleted; save again to a new file", r.Journal.SavedTo, err)
+	}
+	var saved struct{ Items []map[string]interface{} }
+	if err := yaml.Unmarshal(data, &saved); err != nil {
+		return err
+	}
+	uids := map[string]bool{}
+	for _, obj := range saved.Items {
+		uids[fmt.Sprint(api.Metadata(obj)["uid"])] = true
+	}
+	if err := r.permitted(ctx, "delete", []string{s.Resource}); err != nil {
+		return err
+	}
+	if !r.Confirm(fmt.Sprintf("delete every stored %s (saved in %s)", s.Resource, r.Journal.SavedTo)) {
+		return errors.New("not confirmed, so nothing deleted (--yes confirms)")
+	}
+	n, err := r.Cluster.Delete(ctx, s.Resource, func(uid string) bool { return uids[uid] || s.Resource == "resourceslices" }) // drivers publish them again
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(r.Out, "step %d, done: %s deleted (objects: %d; %s holds them)\n", step, s.Resource, n, r.Journal.SavedTo)
+	return nil
 }

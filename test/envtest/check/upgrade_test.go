@@ -238,12 +238,16 @@ func TestUpgradeFaults(t *testing.T) {
 // TestUpgradeSaves: 1.36 rolled back to 1.32, which no rewrite helps (1.36
 // cannot store what 1.32 reads). Without --save, upgrade writes nothing and
 // asks for the file; with it, it saves every DRA object but the slices,
-// each with its status, reads the file back, and stops at the operator's step, which
-// names the file. Run again, it keeps the file it saved; another file that
-// exists it refuses to overwrite.
+// each with its status, reads the file back, and stops at the operator's
+// step: stop the Pods that hold the claims. Another file that exists it
+// refuses to overwrite. Once no Pod holds a claim, it deletes the objects
+// the file holds, but not a claim created since the save; and then the
+// slices, which drivers publish again. It stops at the change of release,
+// which names the file to re-create the objects from.
 func TestUpgradeSaves(t *testing.T) {
 	c := start136(t, nil)
-	createStored(t, t.Context(), c.d, 50, 5)
+	ctx := t.Context()
+	createStored(t, ctx, c.d, 50, 5)
 	dir := t.TempDir()
 	save := filepath.Join(dir, "dra.yaml")
 	upgrade := func(args ...string) (int, string, string) {
@@ -251,17 +255,26 @@ func TestUpgradeSaves(t *testing.T) {
 		code := cli.Main(append([]string{"upgrade", "--kubeconfig", c.kubeconfig, "--to", "1.32", "--journal", filepath.Join(dir, "journal")}, args...), nil, &out, &errOut)
 		return code, out.String(), errOut.String()
 	}
-	runbook := "Kubernetes 1.32 cannot read the objects stored by 1.36 (deviceclasses: 1, resourceclaims: 50, resourceclaimtemplates: 1, resourceslices: 2), " +
-		"and lists none of their kinds while one is stored: before the change, " + save + " holds them as they were saved (change none of them now): delete them"
 	code, out, errOut := upgrade("--dry-run", "--save", save)
-	if want := "step 1, claimbridge's: save what export reads (every DRA object but the slices, and the workloads that use claims) to " + save + "\nstep 2, the operator's: " + runbook; code != 0 || !strings.HasPrefix(out, want) {
-		t.Fatalf("--dry-run: exit %d, want 0, stdout:\n%s\nwant it to start:\n%s\nstderr:\n%s", code, out, want, errOut)
+	for _, want := range []string{
+		"step 1, claimbridge's: save what export reads (every DRA object but the slices, and the workloads that use claims) to " + save + "\n",
+		"step 2, the operator's: stop the Pods that hold the claims 1.32 cannot read: Pod team/pod-0 holds claim team/claim-000;",
+		"step 4, claimbridge's: delete every resourceclaims, once saved:\n  team/claim-000\n",
+		"step 7, the operator's: replace kube-apiserver, kube-scheduler, kube-controller-manager and the kubelets of 1.36 with 1.32",
+		"then re-create what " + save + " holds (`claimbridge migrate -f " + save + " --target-context CONTEXT --apply`)",
+	} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Fatalf("--dry-run: exit %d, want 0, and %q in stdout:\n%s\nstderr:\n%s", code, want, out, errOut)
+		}
+	}
+	if _, err := os.Stat(save); err == nil {
+		t.Fatal("--dry-run wrote the save")
 	}
 	if code, _, errOut := upgrade("--yes"); code != cli.ExitInvalid || !strings.Contains(errOut, "name the file to save them to with --save FILE") {
 		t.Fatalf("without --save: exit %d, want 1, stderr:\n%s", code, errOut)
 	}
 	code, out, errOut = upgrade("--yes", "--save", save)
-	if want := "step 1, done: saved to " + save + " (objects: 52)\nnext, the operator's step: " + runbook; code != cli.ExitOperator || !strings.HasPrefix(out, want) {
+	if want := "step 1, done: saved to " + save + " (objects: 52)\nnext, the operator's step: stop the Pods that hold the claims 1.32 cannot read: "; code != cli.ExitOperator || !strings.HasPrefix(out, want) {
 		t.Fatalf("exit %d, want 3, stdout:\n%s\nwant it to start:\n%s\nstderr:\n%s", code, out, want, errOut)
 	}
 	data, err := os.ReadFile(save)
@@ -270,9 +283,6 @@ func TestUpgradeSaves(t *testing.T) {
 	}
 	if n := strings.Count(string(data), "\n  status:\n"); n != 5 {
 		t.Errorf("%s holds %d objects with a status, want 5", save, n)
-	}
-	if code, out, _ := upgrade("--yes", "--save", save); code != cli.ExitOperator || !strings.HasPrefix(out, "step 1, done before: saved to "+save+"\n") {
-		t.Errorf("run again: exit %d, stdout:\n%s", code, out)
 	}
 	other := filepath.Join(dir, "other.yaml")
 	if err := os.WriteFile(other, []byte("kept"), 0o600); err != nil {
@@ -283,6 +293,50 @@ func TestUpgradeSaves(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(other); string(data) != "kept" {
 		t.Errorf("%s was overwritten", other)
+	}
+
+	// The operator's step: the Pods stopped, their reservations released.
+	for i := range 5 {
+		claim, err := c.d.Resource(claims).Namespace("team").Get(ctx, fmt.Sprintf("claim-%03d", i), metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		unstructured.RemoveNestedField(claim.Object, "status", "reservedFor")
+		if _, err := c.d.Resource(claims).Namespace("team").UpdateStatus(ctx, claim, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	late := &unstructured.Unstructured{Object: map[string]interface{}{"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": map[string]interface{}{"name": "late"},
+		"spec": map[string]interface{}{"devices": map[string]interface{}{"requests": []interface{}{map[string]interface{}{"name": "gpu", "exactly": map[string]interface{}{"deviceClassName": "gpu.example.com"}}}}}}}
+	if _, err := c.d.Resource(claims).Namespace("team").Create(ctx, late, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = upgrade("--yes", "--save", save)
+	if want := "Error: 1 resourceclaims were created since the save (team/late): nothing deleted; save again to a new file"; code != cli.ExitInvalid ||
+		!strings.Contains(out, "step 2, done: deviceclasses deleted (objects: 1; "+save+" holds them)\n") || !strings.Contains(errOut, want) {
+		t.Fatalf("a claim created since the save: exit %d, want 1, stdout:\n%s\nstderr:\n%s\nwant %q", code, out, errOut, want)
+	}
+	if err := c.d.Resource(claims).Namespace("team").Delete(ctx, "late", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = upgrade("--yes", "--save", save)
+	for _, want := range []string{
+		"step 1, done before: saved to " + save + "\n",
+		"done: resourceclaims deleted (objects: 50; " + save + " holds them)\n",
+		"done: resourceslices deleted (objects: 2; " + save + " holds them)\n",
+		"next, the operator's step: replace kube-apiserver, kube-scheduler, kube-controller-manager and the kubelets of 1.36 with 1.32",
+	} {
+		if code != cli.ExitOperator || !strings.Contains(out, want) {
+			t.Fatalf("exit %d, want 3, and %q in stdout:\n%s\nstderr:\n%s", code, want, out, errOut)
+		}
+	}
+	if stored := storedVersions(t, c.env); len(stored) != 0 {
+		t.Errorf("etcd still holds DRA objects: %v", stored)
+	}
+	code, out, _ = upgrade("--yes")
+	if want := "next, the operator's step: replace kube-apiserver, kube-scheduler, kube-controller-manager and the kubelets of 1.36 with 1.32 " +
+		"(`claimbridge check --to 1.32` names the flags, drivers and nodes to change with them), then re-create what " + save + " holds"; code != cli.ExitOperator || !strings.HasPrefix(out, want) {
+		t.Errorf("run again: exit %d, stdout:\n%s\nwant it to start %q", code, out, want)
 	}
 }
 

@@ -73,7 +73,7 @@ func TestRewriteInPlace(t *testing.T) {
 					t.Errorf("after the rewrite: check says 1.%d reads %s: %t; kube-apiserver answered GET %d, UPDATE %d, LIST %d", p[1], a.Kind, kept, a.Get, a.Update, a.List)
 				}
 			}
-			runbook := judge.Runbook(p[0], p[1], lost, nil, "")
+			runbook := judge.Runbook(p[0], p[1], lost, nil)
 			if offered := strings.Contains(runbook, fmt.Sprintf("--min-compatibility-version=1.%d", p[1])); offered != rewrites {
 				t.Errorf("the runbook rewrites in place: %t, the rewrite keeps every object: %t: %s", offered, rewrites, runbook)
 			}

@@ -348,7 +348,7 @@ func checkRunbook(t *testing.T, c scheduled, p [2]int, target api.Cluster) {
 	if len(lost) == 0 {
 		return
 	}
-	runbook := judge.Runbook(p[0], p[1], lost, held, "")
+	runbook := judge.Runbook(p[0], p[1], lost, held)
 	if rewrites := strings.Contains(runbook, fmt.Sprintf("--min-compatibility-version=1.%d", p[1])); rewrites != (c.Runbook == "rewrite") {
 		t.Errorf("the runbook rewrites in place: %t, the recording: %q: %s", rewrites, c.Runbook, runbook)
 	}
