@@ -42,7 +42,7 @@ A journal records each step done: the ConfigMap claimbridge-upgrade in
 --journal-namespace, or --journal FILE. A run again, also after an
 interruption, continues where the last one stopped. Nothing is written
 without --yes or a yes on the terminal; --dry-run writes nothing and lists
-every step and every object a rewrite would write.
+every step and every object a step would write or delete.
 
 Exit status: 0 done (with --dry-run: listed), 1 a step failed, 2 bad flags or
 an unreadable cluster, 3 the next step is the operator's.`,
@@ -57,7 +57,7 @@ an unreadable cluster, 3 the next step is the operator's.`,
 	cmd.Flags().StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)")
 	cmd.Flags().StringVar(&o.context, "context", "", "kubeconfig context (default: its current context)")
 	cmd.Flags().StringVar(&o.to, "to", "", "the release to change to ("+api.ReleaseRange()+")")
-	cmd.Flags().BoolVar(&o.dryRun, "dry-run", false, "write nothing: list the steps and every object a rewrite would write")
+	cmd.Flags().BoolVar(&o.dryRun, "dry-run", false, "write nothing: list the steps and every object a step would write or delete")
 	cmd.Flags().BoolVar(&o.yes, "yes", false, "write without asking")
 	cmd.Flags().StringVar(&o.save, "save", "", "where the change saves and re-creates objects, save them to this file first")
 	cmd.Flags().StringVar(&o.journal, "journal", "", "keep the journal in this file instead of the cluster")
