@@ -46,9 +46,9 @@ func Open(ctx context.Context, c *cluster.Cluster, file, namespace, name, to str
 	}
 	j := &Journal{file: file, c: c, namespace: namespace, name: name}
 	var data []byte
-	where := "ConfigMap " + namespace + "/" + name
+	where, remove := "ConfigMap "+namespace+"/"+name, fmt.Sprintf("kubectl -n %s delete configmap %s", namespace, name)
 	if file != "" {
-		where = file
+		where, remove = file, "rm "+file
 		if data, err = os.ReadFile(file); errors.Is(err, os.ErrNotExist) {
 			err = nil
 		}
@@ -71,7 +71,7 @@ func Open(ctx context.Context, c *cluster.Cluster, file, namespace, name, to str
 	case j.Cluster != id:
 		return nil, fmt.Errorf("the journal %s is of another cluster (kube-system %s, not %s): name another journal", where, j.Cluster, id)
 	case j.To != to:
-		return nil, fmt.Errorf("the journal %s is of the change to %s, not %s: finish that one, or name another journal", where, j.To, to)
+		return nil, fmt.Errorf("the journal %s is of the change to %s, not %s: finish that one; once it is verified, remove the journal (`%s`), or name another", where, j.To, to, remove)
 	}
 	return j, nil
 }

@@ -103,7 +103,8 @@ func TestUpgradeRewritesInPlace(t *testing.T) {
 	}
 	var out2, errOut2 bytes.Buffer
 	if code := cli.Main([]string{"upgrade", "--kubeconfig", c.kubeconfig, "--to", "1.34", "--dry-run"}, nil, &out2, &errOut2); code != cli.ExitBadInput ||
-		!strings.Contains(errOut2.String(), "the journal ConfigMap kube-system/claimbridge-upgrade is of the change to 1.33, not 1.34") {
+		!strings.Contains(errOut2.String(), "the journal ConfigMap kube-system/claimbridge-upgrade is of the change to 1.33, not 1.34: finish that one; "+
+			"once it is verified, remove the journal (`kubectl -n kube-system delete configmap claimbridge-upgrade`), or name another\n") {
 		t.Errorf("a journal of another target: exit %d, stderr:\n%s", code, errOut2.String())
 	}
 }
@@ -586,14 +587,22 @@ func killed(t *testing.T, env *envtest.Environment, kubeconfig string, n, total 
 		before := rewritten()
 		target := before + 10 + rand.IntN((total-before)/2)
 		cmd := exec.Command(bin, "upgrade", "--kubeconfig", kubeconfig, "--to", "1.33", "--yes")
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
 		for rewritten() < target {
-			time.Sleep(5 * time.Millisecond)
+			select {
+			case err := <-exited:
+				t.Fatalf("the run ended (%v) before it rewrote %d objects:\n%s", err, target, out.String())
+			case <-time.After(5 * time.Millisecond):
+			}
 		}
 		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
+		<-exited
 		after := rewritten()
 		t.Logf("killed once %d objects were rewritten: etcd holds %d of %d in v1beta2", target, after, total)
 		if after >= total {
