@@ -22,6 +22,7 @@ require (
 	go.yaml.in/yaml/v2 v2.4.4
 	golang.org/x/mod v0.41.0
 	golang.org/x/sync v0.24.0
+	golang.org/x/tools v0.51.0
 	gopkg.in/inf.v0 v0.9.1
 	helm.sh/helm/v4 v4.3.1
 	k8s.io/api v0.37.2

@@ -2,6 +2,7 @@ package support
 
 import (
 	"fmt"
+	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -12,11 +13,11 @@ import (
 // TestSelect: the binaries judged are those named, else those the
 // install's containers run, else all; the note says which.
 func TestSelect(t *testing.T) {
-	bins, _, err := ReadBinaries("testdata/monorepo")
+	bins, _, err := ReadBinaries(fixture(t, "monorepo"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	install, err := ReadManifests([]string{"testdata/monorepo/deployments"}, false)
+	install, err := ReadManifests([]string{filepath.Join(fixture(t, "monorepo"), "deployments")}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +77,7 @@ func errString(err error) string {
 // call whose error is only logged is a warning with the flag that restores
 // it, and a test helper's call is judged nowhere.
 func TestMonorepoCells(t *testing.T) {
-	bins, _, err := ReadBinaries("testdata/monorepo")
+	bins, _, err := ReadBinaries(fixture(t, "monorepo"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,11 +114,11 @@ func TestMonorepoCells(t *testing.T) {
 // TestFlagCells: a call behind a flag off by default is a warning naming
 // the flag, until the install's containers pass it.
 func TestFlagCells(t *testing.T) {
-	bins, _, err := ReadBinaries("testdata/flags")
+	bins, _, err := ReadBinaries(fixture(t, "flags"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	install, err := ReadManifests([]string{"testdata/flags/deployments"}, false)
+	install, err := ReadManifests([]string{filepath.Join(fixture(t, "flags"), "deployments")}, false)
 	if err != nil {
 		t.Fatal(err)
 	}

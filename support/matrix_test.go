@@ -55,16 +55,16 @@ func TestModuleCells(t *testing.T) {
 	}{
 		"library-v0.33": {
 			// v0.33 speaks gRPC v1beta1 (1.32+) and writes through v1beta1 only.
-			dir:  "testdata/lib033",
+			dir:  fixture(t, "lib033"),
 			want: slices.Concat([]string{"1.31 defaults: cannot"}, needsDRA, needsV1beta1, []string{"1.38 defaults: cannot"}),
 		},
 		"library-v0.37-with-a-stray-v1beta1-call": {
 			// Its v1 informer needs 1.34+; its v1beta1 Get, the flag until 1.37.
-			dir:  "testdata/lib037",
+			dir:  fixture(t, "lib037"),
 			want: append(append([]string{"1.31 defaults: cannot", "1.32 defaults: cannot", "1.33 defaults: cannot"}, needsV1beta1...), "1.38 defaults: cannot"),
 		},
 		"device-taint-rules-through-v1alpha3": {
-			dir: "testdata/taints",
+			dir: fixture(t, "taints"),
 			want: slices.Concat(
 				[]string{"1.31 defaults: cannot", "1.32 defaults: cannot"},
 				[]string{"1.33 defaults: needs-flags", "1.33 --feature-gates=DRADeviceTaints=true,DynamicResourceAllocation=true --runtime-config=resource.k8s.io/v1alpha3=true,resource.k8s.io/v1beta2=true: works"},
@@ -74,11 +74,11 @@ func TestModuleCells(t *testing.T) {
 		},
 		"calls-behind-flags-off-by-default": {
 			// Their versions move no verdict: only the v1beta1 calls do.
-			dir:  "testdata/flags",
+			dir:  fixture(t, "flags"),
 			want: slices.Concat([]string{"1.31 defaults: cannot"}, needsDRA, needsV1beta1, []string{"1.38 defaults: cannot"}),
 		},
 		"no-library": {
-			dir:  "testdata/nolib",
+			dir:  fixture(t, "nolib"),
 			want: []string{"1.31 defaults: cannot", "1.32 defaults: cannot", "1.33 defaults: cannot", "1.34 defaults: works", "1.35 defaults: works", "1.36 defaults: works", "1.37 defaults: works", "1.38 defaults: works"},
 		},
 	}
@@ -97,7 +97,7 @@ func TestModuleCells(t *testing.T) {
 }
 
 func TestModuleReasons(t *testing.T) {
-	bins, _, err := ReadBinaries("testdata/lib037")
+	bins, _, err := ReadBinaries(fixture(t, "lib037"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestModuleReasons(t *testing.T) {
 }
 
 func TestDeclare(t *testing.T) {
-	bins, _, err := ReadBinaries("testdata/lib033")
+	bins, _, err := ReadBinaries(fixture(t, "lib033"))
 	if err != nil {
 		t.Fatal(err)
 	}

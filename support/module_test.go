@@ -7,17 +7,34 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"golang.org/x/tools/txtar"
 )
 
-// withFile is a copy of the fixture dir with file name holding text: a
-// file that does not parse cannot be kept in the tree (gofmt checks it).
-func withFile(t *testing.T, dir, name, text string) string {
+// fixture unpacks the driver repository testdata/name.txtar: Go sources
+// kept as test data, not as the project's own code.
+func fixture(t testing.TB, name string) string {
 	t.Helper()
-	out := t.TempDir()
-	if err := os.CopyFS(out, os.DirFS(dir)); err != nil {
+	a, err := txtar.ParseFile(filepath.Join("testdata", name+".txtar"))
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(out, name), []byte(text), 0o600); err != nil {
+	fsys, err := txtar.FS(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	if err := os.CopyFS(out, fsys); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// withFile is fixture name with file holding text: a file that does not
+// parse cannot be kept in the tree (gofmt checks it).
+func withFile(t *testing.T, name, file, text string) string {
+	t.Helper()
+	out := fixture(t, name)
+	if err := os.WriteFile(filepath.Join(out, file), []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return out
@@ -32,19 +49,19 @@ func TestReadBinaries(t *testing.T) {
 		wantNotes []string
 	}{
 		"library-v0.33": {
-			dir:  "testdata/lib033",
+			dir:  fixture(t, "lib033"),
 			want: []Binary{{Path: ".", Name: "gpu-driver", Library: 33}},
 		},
 		"library-v0.37-pseudo-version-and-replace": {
 			// Tests, vendor/ and hidden directories are not read.
-			dir: "testdata/lib037",
+			dir: fixture(t, "lib037"),
 			want: []Binary{{Path: ".", Name: "gpu-driver", Library: 37, Calls: []Call{
 				{Version: "v1", Kind: "ResourceSlice", Position: "driver/informers.go:8", Expr: "Resource().V1().ResourceSlices"},
 				{Version: "v1beta1", Kind: "ResourceClaim", Position: "driver/unprepare.go:13", Expr: "ResourceV1beta1().ResourceClaims"},
 			}}},
 		},
 		"no-library-and-a-file-that-does-not-parse": {
-			dir: withFile(t, "testdata/nolib", "broken.go", brokenGo),
+			dir: withFile(t, "nolib", "broken.go", brokenGo),
 			want: []Binary{{Path: ".", Name: "controller", Calls: []Call{
 				{Version: "v1", Kind: "ResourceClaim", Position: "claims.go:6", Expr: "ResourceV1().ResourceClaims"},
 			}}},
@@ -55,7 +72,7 @@ func TestReadBinaries(t *testing.T) {
 			// gaudi/ is a module of its own, on its own library line; the
 			// library's pseudo-version of no release is on the line of its
 			// commit's day; a status write whose error is only logged.
-			dir: "testdata/monorepo",
+			dir: fixture(t, "monorepo"),
 			want: []Binary{
 				{Path: "cmd/gpu-plugin", Name: "gpu-plugin", Library: 35, Calls: []Call{
 					{Version: "v1", Kind: "ResourceClaim", Position: "pkg/gpu/gpu.go:15", Expr: "ResourceV1().ResourceClaims"},
@@ -72,7 +89,7 @@ func TestReadBinaries(t *testing.T) {
 			// function named only in such an if (cli.BoolFlag with no
 			// Value): the flag turns them on. A flag on by default, and a
 			// function named outside such an if too, turn nothing off.
-			dir: "testdata/flags",
+			dir: fixture(t, "flags"),
 			want: []Binary{{Path: ".", Name: "flag-driver", Calls: []Call{
 				{Version: "v1alpha3", Kind: "DeviceTaintRule", Position: "controller.go:18", Expr: "ResourceV1alpha3().DeviceTaintRules", Flag: "device-taints"},
 				{Version: "v1beta2", Kind: "ResourceClaim", Position: "controller.go:35", Expr: "ResourceV1beta2().ResourceClaims", Flag: "health-monitoring"},
@@ -101,7 +118,7 @@ func TestReadBinaries(t *testing.T) {
 // parse is a note; its packages are not the parent's, and the rest is
 // judged.
 func TestReadBinariesNestedGoModDoesNotParse(t *testing.T) {
-	dir := withFile(t, "testdata/monorepo", "gaudi/go.mod", "module example.com/drivers/gaudi\n\nrequire (\n")
+	dir := withFile(t, "monorepo", "gaudi/go.mod", "module example.com/drivers/gaudi\n\nrequire (\n")
 	got, notes, err := ReadBinaries(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -117,7 +134,7 @@ func TestReadBinariesNestedGoModDoesNotParse(t *testing.T) {
 }
 
 func TestReadBinariesReplacedByDirectory(t *testing.T) {
-	dir := withFile(t, "testdata/lib033", "go.mod", "module example.com/d\n\nrequire k8s.io/dynamic-resource-allocation v0.34.1\n\nreplace k8s.io/dynamic-resource-allocation => ../dra\n")
+	dir := withFile(t, "lib033", "go.mod", "module example.com/d\n\nrequire k8s.io/dynamic-resource-allocation v0.34.1\n\nreplace k8s.io/dynamic-resource-allocation => ../dra\n")
 	got, notes, err := ReadBinaries(dir)
 	if err != nil {
 		t.Fatal(err)
