@@ -5,14 +5,10 @@ import (
 	"regexp"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	apiservercel "k8s.io/apiserver/pkg/cel"
 	"k8s.io/apiserver/pkg/cel/environment"
 	dracel "k8s.io/dynamic-resource-allocation/cel"
 	"k8s.io/utils/lru"
-
-	api "github.com/claimbridge/claimbridge/api/v1alpha3"
-	"github.com/claimbridge/claimbridge/validation/common"
 )
 
 // celCheck is the outcome of compiling one expression: an error (nil when
@@ -71,14 +67,6 @@ func compileCEL(expression string, opts options) celCheck {
 		opts.cel.Add(key, result)
 	}
 	return result
-}
-
-func validateCELSelector(selector api.CELDeviceSelector, fldPath *field.Path, opts options) field.ErrorList {
-	result := compileCEL(selector.Expression, opts)
-	if result.err == nil {
-		return nil
-	}
-	return field.ErrorList{common.CELError(fldPath.Child("expression"), selector.Expression, result.err)}
 }
 
 // dynType is today's cel-go name of the dynamic type in a type signature,

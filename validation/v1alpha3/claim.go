@@ -56,13 +56,9 @@ func validateObject(meta, templateMeta *metav1.ObjectMeta, spec *api.ResourceCla
 		allErrs = append(allErrs, common.ValidateTemplateObjectMeta(templateMeta, specPath.Child("metadata"))...)
 		specPath = specPath.Child("spec")
 	}
-	return append(allErrs, validateResourceClaimSpec(spec, specPath, opts)...)
-}
-
-func validateResourceClaimSpec(spec *api.ResourceClaimSpec, fldPath *field.Path, opts options) field.ErrorList {
-	allErrs := validateDeviceClaim(&spec.Devices, fldPath.Child("devices"), opts)
+	allErrs = append(allErrs, validateDeviceClaim(&spec.Devices, specPath.Child("devices"), opts)...)
 	if spec.Controller != "" {
-		allErrs = append(allErrs, common.ValidateDriverName(spec.Controller, fldPath.Child("controller"))...)
+		allErrs = append(allErrs, common.ValidateDriverName(spec.Controller, specPath.Child("controller"))...)
 	}
 	return allErrs
 }
@@ -81,7 +77,8 @@ func validateDeviceClaim(deviceClaim *api.DeviceClaim, fldPath *field.Path, opts
 		}, fldPath.Child("constraints"))...)
 	return append(allErrs, common.ValidateSlice(deviceClaim.Config, api.DeviceConfigMaxSize,
 		func(config api.DeviceClaimConfiguration, fldPath *field.Path) field.ErrorList {
-			return validateDeviceClaimConfiguration(config, fldPath, requestNames)
+			allErrs := validateRequestNameRefs(config.Requests, fldPath.Child("requests"), requestNames)
+			return append(allErrs, validateDeviceConfiguration(config.DeviceConfiguration, fldPath)...)
 		}, fldPath.Child("config"))...)
 }
 
@@ -102,7 +99,13 @@ func validateDeviceRequest(request api.DeviceRequest, fldPath *field.Path, opts 
 	}
 	allErrs = append(allErrs, common.ValidateSlice(request.Selectors, api.DeviceSelectorsMaxSize,
 		func(selector api.DeviceSelector, fldPath *field.Path) field.ErrorList {
-			return validateSelector(selector, fldPath, opts)
+			if selector.CEL == nil {
+				return field.ErrorList{field.Required(fldPath.Child("cel"), "")}
+			}
+			if result := compileCEL(selector.CEL.Expression, opts); result.err != nil {
+				return field.ErrorList{common.CELError(fldPath.Child("cel", "expression"), selector.CEL.Expression, result.err)}
+			}
+			return nil
 		}, fldPath.Child("selectors"))...)
 	switch request.AllocationMode {
 	case api.DeviceAllocationModeAll:
@@ -121,13 +124,6 @@ func validateDeviceRequest(request api.DeviceRequest, fldPath *field.Path, opts 
 	return allErrs
 }
 
-func validateSelector(selector api.DeviceSelector, fldPath *field.Path, opts options) field.ErrorList {
-	if selector.CEL == nil {
-		return field.ErrorList{field.Required(fldPath.Child("cel"), "")}
-	}
-	return validateCELSelector(*selector.CEL, fldPath.Child("cel"), opts)
-}
-
 func validateDeviceConstraint(constraint api.DeviceConstraint, fldPath *field.Path, requestNames sets.Set[string]) field.ErrorList {
 	allErrs := validateRequestNameRefs(constraint.Requests, fldPath.Child("requests"), requestNames)
 	if constraint.MatchAttribute == nil {
@@ -136,11 +132,6 @@ func validateDeviceConstraint(constraint api.DeviceConstraint, fldPath *field.Pa
 		allErrs = append(allErrs, validateFullyQualifiedName(*constraint.MatchAttribute, fldPath.Child("matchAttribute"))...)
 	}
 	return allErrs
-}
-
-func validateDeviceClaimConfiguration(config api.DeviceClaimConfiguration, fldPath *field.Path, requestNames sets.Set[string]) field.ErrorList {
-	allErrs := validateRequestNameRefs(config.Requests, fldPath.Child("requests"), requestNames)
-	return append(allErrs, validateDeviceConfiguration(config.DeviceConfiguration, fldPath)...)
 }
 
 // validateRequestNameRefs checks a list of request names (constraints,

@@ -37,7 +37,20 @@ func validateAllocationResult(allocation *api.AllocationResult, fldPath *field.P
 	if allocation == nil {
 		return nil
 	}
-	allErrs := validateDeviceAllocationResult(allocation.Devices, fldPath.Child("devices"), requestNames)
+	devicesPath := fldPath.Child("devices")
+	allErrs := common.ValidateSlice(allocation.Devices.Results, api.AllocationResultsMaxSize,
+		func(result api.DeviceRequestAllocationResult, fldPath *field.Path) field.ErrorList {
+			allErrs := validateRequestNameRef(result.Request, fldPath.Child("request"), requestNames)
+			allErrs = append(allErrs, common.ValidateDriverName(result.Driver, fldPath.Child("driver"))...)
+			allErrs = append(allErrs, validatePoolName(result.Pool, fldPath.Child("pool"))...)
+			return append(allErrs, common.ValidateDNS1123Label(result.Device, fldPath.Child("device"))...)
+		}, devicesPath.Child("results"))
+	allErrs = append(allErrs, common.ValidateSlice(allocation.Devices.Config, 2*api.DeviceConfigMaxSize, /* class + claim */
+		func(config api.DeviceAllocationConfiguration, fldPath *field.Path) field.ErrorList {
+			allErrs := validateAllocationConfigSource(config.Source, fldPath.Child("source"))
+			allErrs = append(allErrs, validateRequestNameRefs(config.Requests, fldPath.Child("requests"), requestNames)...)
+			return append(allErrs, validateDeviceConfiguration(config.DeviceConfiguration, fldPath)...)
+		}, devicesPath.Child("config"))...)
 	if allocation.NodeSelector != nil {
 		allErrs = append(allErrs, common.ValidateNodeSelector(allocation.NodeSelector, fldPath.Child("nodeSelector"))...)
 	}
@@ -45,30 +58,6 @@ func validateAllocationResult(allocation *api.AllocationResult, fldPath *field.P
 		allErrs = append(allErrs, common.ValidateDriverName(allocation.Controller, fldPath.Child("controller"))...)
 	}
 	return allErrs
-}
-
-func validateDeviceAllocationResult(allocation api.DeviceAllocationResult, fldPath *field.Path, requestNames sets.Set[string]) field.ErrorList {
-	allErrs := common.ValidateSlice(allocation.Results, api.AllocationResultsMaxSize,
-		func(result api.DeviceRequestAllocationResult, fldPath *field.Path) field.ErrorList {
-			return validateDeviceRequestAllocationResult(result, fldPath, requestNames)
-		}, fldPath.Child("results"))
-	return append(allErrs, common.ValidateSlice(allocation.Config, 2*api.DeviceConfigMaxSize, /* class + claim */
-		func(config api.DeviceAllocationConfiguration, fldPath *field.Path) field.ErrorList {
-			return validateDeviceAllocationConfiguration(config, fldPath, requestNames)
-		}, fldPath.Child("config"))...)
-}
-
-func validateDeviceRequestAllocationResult(result api.DeviceRequestAllocationResult, fldPath *field.Path, requestNames sets.Set[string]) field.ErrorList {
-	allErrs := validateRequestNameRef(result.Request, fldPath.Child("request"), requestNames)
-	allErrs = append(allErrs, common.ValidateDriverName(result.Driver, fldPath.Child("driver"))...)
-	allErrs = append(allErrs, validatePoolName(result.Pool, fldPath.Child("pool"))...)
-	return append(allErrs, common.ValidateDNS1123Label(result.Device, fldPath.Child("device"))...)
-}
-
-func validateDeviceAllocationConfiguration(config api.DeviceAllocationConfiguration, fldPath *field.Path, requestNames sets.Set[string]) field.ErrorList {
-	allErrs := validateAllocationConfigSource(config.Source, fldPath.Child("source"))
-	allErrs = append(allErrs, validateRequestNameRefs(config.Requests, fldPath.Child("requests"), requestNames)...)
-	return append(allErrs, validateDeviceConfiguration(config.DeviceConfiguration, fldPath)...)
 }
 
 func validateAllocationConfigSource(source api.AllocationConfigSource, fldPath *field.Path) field.ErrorList {
