@@ -290,12 +290,6 @@ func Annotations(obj map[string]interface{}) map[string]interface{} {
 	return ann
 }
 
-// DeleteAnnotation removes obj's annotation key, then PruneAnnotations.
-func DeleteAnnotation(obj map[string]interface{}, key string) {
-	delete(Annotations(obj), key)
-	PruneAnnotations(obj)
-}
-
 // PruneAnnotations removes obj's metadata.annotations when it is an empty
 // object: a manifest without annotations gets none.
 func PruneAnnotations(obj map[string]interface{}) {

@@ -53,7 +53,8 @@ func TestMetadataAccessors(t *testing.T) {
 	}
 }
 
-func TestDeleteAnnotation(t *testing.T) {
+// TestPruneAnnotations deletes an annotation, then prunes.
+func TestPruneAnnotations(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		meta    interface{}
@@ -72,7 +73,8 @@ func TestDeleteAnnotation(t *testing.T) {
 		if tc.meta != nil {
 			obj["metadata"] = tc.meta
 		}
-		DeleteAnnotation(obj, "k")
+		delete(Annotations(obj), "k")
+		PruneAnnotations(obj)
 		if got, ok := obj["metadata"]; ok != tc.present || !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: metadata = %v, want %v", tc.name, got, tc.want)
 		}

@@ -65,9 +65,6 @@ func (s *Server) Started() <-chan struct{} { return s.started }
 // Addr is the bound TLS address, nil before Started.
 func (s *Server) Addr() net.Addr { return s.addr }
 
-// HealthAddr is the bound health probe address, nil if disabled.
-func (s *Server) HealthAddr() net.Addr { return s.healthAddr }
-
 // MetricsAddr is the bound metrics address, nil if disabled.
 func (s *Server) MetricsAddr() net.Addr { return s.metricsAddr }
 

@@ -255,7 +255,7 @@ func TestDrain(t *testing.T) {
 	}()
 	<-entered
 	ready := func() int {
-		resp, err := http.Get("http://" + r.HealthAddr().String() + "/readyz")
+		resp, err := http.Get("http://" + r.healthAddr.String() + "/readyz")
 		if err != nil {
 			return 0
 		}
