@@ -37,8 +37,20 @@ func validateResourceHandles(handles []v2.ResourceHandle, fldPath *field.Path) f
 		if len(handle.Data) > v2.ResourceHandleDataMaxSize {
 			allErrs = append(allErrs, common.TooLongMaxLength(idxPath.Child("data"), len(handle.Data), v2.ResourceHandleDataMaxSize))
 		}
-		if handle.StructuredData != nil {
-			allErrs = append(allErrs, validateStructuredResourceHandle(handle.StructuredData, idxPath.Child("structuredData"))...)
+		if structured := handle.StructuredData; structured != nil {
+			path := idxPath.Child("structuredData")
+			if structured.NodeName != "" {
+				allErrs = append(allErrs, common.ValidateDNS1123Subdomain(structured.NodeName, path.Child("nodeName"))...)
+			}
+			// Exactly one structured model field, and namedResources is the
+			// only one.
+			for j, result := range structured.Results {
+				if path := path.Child("results").Index(j); result.NamedResources == nil {
+					allErrs = append(allErrs, field.Required(path, "exactly one structured model field must be set"))
+				} else {
+					allErrs = append(allErrs, common.ValidateDNS1123Subdomain(result.NamedResources.Name, path.Child("namedResources", "name"))...)
+				}
+			}
 		}
 		if len(handle.Data) > 0 && handle.StructuredData != nil {
 			allErrs = append(allErrs, field.Invalid(idxPath, nil, "data and structuredData are mutually exclusive"))
@@ -48,24 +60,4 @@ func validateResourceHandles(handles []v2.ResourceHandle, fldPath *field.Path) f
 		allErrs = append(allErrs, common.TooLongMaxLength(fldPath, len(handles), v2.AllocationResultResourceHandlesMaxSize))
 	}
 	return allErrs
-}
-
-func validateStructuredResourceHandle(handle *v2.StructuredResourceHandle, fldPath *field.Path) field.ErrorList {
-	var allErrs field.ErrorList
-	if handle.NodeName != "" {
-		allErrs = append(allErrs, common.ValidateDNS1123Subdomain(handle.NodeName, fldPath.Child("nodeName"))...)
-	}
-	for j, result := range handle.Results {
-		allErrs = append(allErrs, validateAllocationResultModel(&result.AllocationResultModel, fldPath.Child("results").Index(j))...)
-	}
-	return allErrs
-}
-
-// validateAllocationResultModel: exactly one structured model field, and
-// namedResources is the only one.
-func validateAllocationResultModel(model *v2.AllocationResultModel, fldPath *field.Path) field.ErrorList {
-	if model.NamedResources == nil {
-		return field.ErrorList{field.Required(fldPath, "exactly one structured model field must be set")}
-	}
-	return common.ValidateDNS1123Subdomain(model.NamedResources.Name, fldPath.Child("namedResources", "name"))
 }

@@ -382,18 +382,12 @@ func ValidateNodeSelector(nodeSelector *v1.NodeSelector, fldPath *field.Path) fi
 		return append(allErrs, field.Required(termFldPath, "must have at least one node selector term"))
 	}
 	for i, term := range nodeSelector.NodeSelectorTerms {
-		allErrs = append(allErrs, validateNodeSelectorTerm(term, termFldPath.Index(i))...)
-	}
-	return allErrs
-}
-
-func validateNodeSelectorTerm(term v1.NodeSelectorTerm, fldPath *field.Path) field.ErrorList {
-	allErrs := field.ErrorList{}
-	for j, req := range term.MatchExpressions {
-		allErrs = append(allErrs, validateNodeSelectorRequirement(req, fldPath.Child("matchExpressions").Index(j))...)
-	}
-	for j, req := range term.MatchFields {
-		allErrs = append(allErrs, validateNodeFieldSelectorRequirement(req, fldPath.Child("matchFields").Index(j))...)
+		for j, req := range term.MatchExpressions {
+			allErrs = append(allErrs, validateNodeSelectorRequirement(req, termFldPath.Index(i).Child("matchExpressions").Index(j))...)
+		}
+		for j, req := range term.MatchFields {
+			allErrs = append(allErrs, validateNodeFieldSelectorRequirement(req, termFldPath.Index(i).Child("matchFields").Index(j))...)
+		}
 	}
 	return allErrs
 }
