@@ -123,17 +123,8 @@ func lossesOfRequest(req map[string]interface{}, r *lossReport) {
 
 // printsAs reports whether fmt.Sprint(v) is the decimal n.
 func printsAs(v interface{}, n int) bool {
-	switch c := v.(type) {
-	case float64:
-		return c == float64(n)
-	case int64:
-		return c == int64(n)
-	case int:
-		return c == n
-	case string:
-		return c == strconv.Itoa(n)
-	case json.Number:
-		return string(c) == strconv.Itoa(n)
+	if f, ok := v.(float64); ok {
+		return f == float64(n) // -0 too
 	}
 	return fmt.Sprint(v) == strconv.Itoa(n)
 }
