@@ -47,12 +47,10 @@ func ReadManifests(paths []string, recursive bool) ([]manifest.Document, error) 
 
 // kustomization reports whether dir is a directory kustomize builds.
 func kustomization(dir string) bool {
-	for _, name := range konfig.RecognizedKustomizationFileNames() {
-		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(konfig.RecognizedKustomizationFileNames(), func(name string) bool {
+		_, err := os.Stat(filepath.Join(dir, name))
+		return err == nil
+	})
 }
 
 // Select picks the binaries of bins that are judged: those named (their
