@@ -411,9 +411,7 @@ func (r rules) validateResourceSlice(obj map[string]interface{}) (field.ErrorLis
 		}
 		allErrs = append(allErrs, r.validateDeviceNodeSelection(device, spec.PerDeviceNodeSelection, fldPath)...)
 		allErrs = append(allErrs, validateBindingConditions(device.BindingConditions, device.BindingFailureConditions, fldPath)...)
-		allErrs = append(allErrs, validateSlice(r, device.Taints, maxTaints, func(taint resourcev1.DeviceTaint, fldPath *field.Path) field.ErrorList {
-			return r.validateTaint(taint, fldPath)
-		}, fldPath.Child("taints"))...)
+		allErrs = append(allErrs, validateSlice(r, device.Taints, maxTaints, r.validateTaint, fldPath.Child("taints"))...)
 		if !split {
 			return append(allErrs, r.validateConsumptionBeforeSplit(device, spec.SharedCounters, fldPath)...)
 		}
