@@ -872,14 +872,10 @@ func (r rules) validateTaint(taint resourcev1.DeviceTaint, fldPath *field.Path) 
 	if taint.Value != "" {
 		allErrs = append(allErrs, common.InvalidEach(fldPath.Child("value"), taint.Value, utilvalidation.IsValidLabelValue(taint.Value))...)
 	}
-	effects := validTaintEffects
-	if !r.has(api.TaintEffectNone) {
-		effects = validTaintEffects133
-	}
-	switch {
+	switch effects := r.taintEffects(); {
 	case taint.Effect == "":
 		allErrs = append(allErrs, field.Required(fldPath.Child("effect"), ""))
-	case !sets.New(effects...).Has(taint.Effect):
+	case !slices.Contains(effects, taint.Effect):
 		allErrs = append(allErrs, field.NotSupported(fldPath.Child("effect"), taint.Effect, effects))
 	}
 	return allErrs

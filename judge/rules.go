@@ -222,7 +222,14 @@ func (r rules) validateDeviceRequest(request resourcev1.DeviceRequest, d *derive
 	case hasFirstAvailable && hasExactly:
 		allErrs = append(allErrs, field.Invalid(fldPath, nil, "exactly one of `exactly` or `firstAvailable` is required, but multiple fields are set"))
 	case hasFirstAvailable:
-		allErrs = append(allErrs, r.validateSubRequests(request.FirstAvailable, request.Name, d, fldPath.Child("firstAvailable"))...)
+		allErrs = append(allErrs, validateSet(r, request.FirstAvailable, resourcev1.FirstAvailableDeviceRequestMaxSize,
+			func(sub resourcev1.DeviceSubRequest, fldPath *field.Path) field.ErrorList {
+				allErrs := common.ValidateDNS1123Label(sub.Name, fldPath.Child("name"))
+				allErrs = append(allErrs, r.validateDeviceClassRequest(sub.DeviceClassName, sub.Selectors, sub.AllocationMode, sub.Count, sub.Tolerations, fldPath)...)
+				allErrs = append(allErrs, r.validateCapacityRequests(sub.Capacity, fldPath.Child("capacity"))...)
+				return append(allErrs, r.validateDerivedAttributes(sub.DerivedAttributes, request.Name+"/"+sub.Name, d, fldPath.Child("derivedAttributes"))...)
+			},
+			func(sub resourcev1.DeviceSubRequest) string { return sub.Name }, "name", fldPath.Child("firstAvailable"))...)
 	default:
 		exactly := request.Exactly
 		allErrs = append(allErrs, r.validateDeviceClassRequest(exactly.DeviceClassName, exactly.Selectors, exactly.AllocationMode, exactly.Count, exactly.Tolerations, fldPath.Child("exactly"))...)
@@ -230,17 +237,6 @@ func (r rules) validateDeviceRequest(request resourcev1.DeviceRequest, d *derive
 		allErrs = append(allErrs, r.validateDerivedAttributes(exactly.DerivedAttributes, request.Name, d, fldPath.Child("exactly", "derivedAttributes"))...)
 	}
 	return allErrs
-}
-
-func (r rules) validateSubRequests(subRequests []resourcev1.DeviceSubRequest, request string, d *derived, fldPath *field.Path) field.ErrorList {
-	return validateSet(r, subRequests, resourcev1.FirstAvailableDeviceRequestMaxSize,
-		func(sub resourcev1.DeviceSubRequest, fldPath *field.Path) field.ErrorList {
-			allErrs := common.ValidateDNS1123Label(sub.Name, fldPath.Child("name"))
-			allErrs = append(allErrs, r.validateDeviceClassRequest(sub.DeviceClassName, sub.Selectors, sub.AllocationMode, sub.Count, sub.Tolerations, fldPath)...)
-			allErrs = append(allErrs, r.validateCapacityRequests(sub.Capacity, fldPath.Child("capacity"))...)
-			return append(allErrs, r.validateDerivedAttributes(sub.DerivedAttributes, request+"/"+sub.Name, d, fldPath.Child("derivedAttributes"))...)
-		},
-		func(sub resourcev1.DeviceSubRequest) string { return sub.Name }, "name", fldPath)
 }
 
 // validateDeviceClassRequest checks what an exact request and a subrequest
@@ -466,14 +462,18 @@ func (r rules) validateDeviceToleration(toleration resourcev1.DeviceToleration, 
 	default:
 		allErrs = append(allErrs, field.NotSupported(fldPath.Child("operator"), toleration.Operator, validTolerationOperators))
 	}
-	effects := validTaintEffects
-	if !r.has(api.TaintEffectNone) {
-		effects = validTaintEffects133
-	}
-	if toleration.Effect != "" && !sets.New(effects...).Has(toleration.Effect) {
+	if effects := r.taintEffects(); toleration.Effect != "" && !slices.Contains(effects, toleration.Effect) {
 		allErrs = append(allErrs, field.NotSupported(fldPath.Child("effect"), toleration.Effect, effects))
 	}
 	return allErrs
+}
+
+// taintEffects are the release's taint effects (None from 1.35).
+func (r rules) taintEffects() []resourcev1.DeviceTaintEffect {
+	if !r.has(api.TaintEffectNone) {
+		return validTaintEffects133
+	}
+	return validTaintEffects
 }
 
 // validateDeviceConstraint: the requests it names, and its attribute:
@@ -503,12 +503,11 @@ func (r rules) validateFullyQualifiedName(name string, fldPath *field.Path) fiel
 		return field.ErrorList{field.Required(fldPath, "name required")}
 	}
 	allErrs = append(allErrs, r.validateQualifiedName(name, fldPath)...)
-	if !strings.Contains(name, "/") {
-		if !r.has(api.TerseFindings) {
-			allErrs = append(allErrs, field.Invalid(fldPath, name, "must include a domain"))
-		} else {
-			allErrs = append(allErrs, field.Invalid(fldPath, name, "a fully qualified name must be a domain and a name separated by a slash"))
+	if detail := "must include a domain"; !strings.Contains(name, "/") {
+		if r.has(api.TerseFindings) {
+			detail = "a fully qualified name must be a domain and a name separated by a slash"
 		}
+		allErrs = append(allErrs, field.Invalid(fldPath, name, detail))
 	}
 	return allErrs
 }
