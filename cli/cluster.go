@@ -132,7 +132,7 @@ func (f *clusterFlags) add(obj map[string]interface{}, doc manifest.Document) {
 // cluster rejects any object in a dry run first.
 func (f *clusterFlags) send(r *report.Report) {
 	ctx := context.Background()
-	if f.verify && f.answers(r, "accepted (server-side dry run)", func(answer func(int, error)) { f.target.Verify(ctx, f.objects, answer) }) > 0 {
+	if f.verify && f.answers(r, "accepted (server-side dry run)", func(answer func(int, error)) { f.target.Create(ctx, f.objects, true, answer) }) > 0 {
 		return
 	}
 	if !f.apply || f.answers(r, "", func(answer func(int, error)) { f.target.Apply(ctx, f.objects, true, answer) }) > 0 {

@@ -2,19 +2,39 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"golang.org/x/tools/txtar"
 
 	"github.com/claimbridge/claimbridge/support"
 )
 
-// supportFixture is a fixture of the support package.
-func supportFixture(name string) string { return filepath.Join("..", "support", "testdata", name) }
+// supportFixture is a fixture of the support package: a chart, or a
+// driver repository kept as a txtar archive, unpacked.
+func supportFixture(t testing.TB, name string) string {
+	t.Helper()
+	dir := filepath.Join("..", "support", "testdata", name)
+	a, err := txtar.ParseFile(dir + ".txtar")
+	if errors.Is(err, fs.ErrNotExist) {
+		return dir
+	}
+	fsys, err := txtar.FS(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir = t.TempDir()
+	if err := os.CopyFS(dir, fsys); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
 
 // supportCells runs support with args and --report json, and returns each
 // cell as "RELEASE SETTING: VERDICT".
@@ -64,30 +84,30 @@ func TestSupportCharts(t *testing.T) {
 	}{
 		"literal-v1beta1-class-and-kubeVersion": {
 			// kubeVersion admits 1.38, which no longer serves v1beta1: exit 1.
-			args:     []string{"--chart", supportFixture("charts/v1beta1")},
+			args:     []string{"--chart", supportFixture(t, "charts/v1beta1")},
 			wantCode: ExitInvalid,
 			want:     slices.Concat([]string{"1.31 defaults: refused"}, needsDRA(32, 33), needsV1beta1(34, 35, 36, 37), []string{"1.38 defaults: cannot"}),
 		},
 		"capabilities-branch": {
-			args: []string{"--chart", supportFixture("charts/capabilities")},
+			args: []string{"--chart", supportFixture(t, "charts/capabilities")},
 			want: slices.Concat([]string{"1.31 defaults: cannot"}, needsDRA(32, 33), works(34, 35, 36, 37, 38)),
 		},
 		"required-value-missing": {
 			// The input is at fault, not the driver: nothing is judged.
-			args:     []string{"--chart", supportFixture("charts/required"), "--releases", "1.33-1.34"},
+			args:     []string{"--chart", supportFixture(t, "charts/required"), "--releases", "1.33-1.34"},
 			wantCode: ExitBadInput,
 			want:     []string{"1.33 defaults: unjudged", "1.34 defaults: unjudged"},
 		},
 		"required-value-set": {
-			args: []string{"--chart", supportFixture("charts/required"), "--releases", "1.33-1.34", "--set", "driver.name=gpu.example.com"},
+			args: []string{"--chart", supportFixture(t, "charts/required"), "--releases", "1.33-1.34", "--set", "driver.name=gpu.example.com"},
 			want: []string{"1.33 defaults: cannot", "1.34 defaults: works"},
 		},
 		"library-v0.33-and-capabilities-branch": {
-			args: []string{supportFixture("lib033"), "--chart", supportFixture("charts/capabilities")},
+			args: []string{supportFixture(t, "lib033"), "--chart", supportFixture(t, "charts/capabilities")},
 			want: slices.Concat([]string{"1.31 defaults: cannot"}, needsDRA(32, 33), needsV1beta1(34, 35, 36, 37), []string{"1.38 defaults: cannot"}),
 		},
 		"device-taint-rules-declared-from-1.33": {
-			args: []string{supportFixture("taints"), "--releases", "1.33-1.34", "--declared", ">=1.33"},
+			args: []string{supportFixture(t, "taints"), "--releases", "1.33-1.34", "--declared", ">=1.33"},
 			want: []string{
 				"1.33 defaults: needs-flags", "1.33 --feature-gates=DRADeviceTaints=true,DynamicResourceAllocation=true --runtime-config=resource.k8s.io/v1alpha3=true,resource.k8s.io/v1beta2=true: works",
 				"1.34 defaults: needs-flags", "1.34 --feature-gates=DRADeviceTaints=true --runtime-config=resource.k8s.io/v1alpha3=true: works",
@@ -117,7 +137,7 @@ func TestSupportChartReasons(t *testing.T) {
 		want []support.Cell
 	}{
 		"v1beta1-class-on-1.35": {
-			args: []string{"--chart", supportFixture("charts/v1beta1"), "--releases", "1.35"},
+			args: []string{"--chart", supportFixture(t, "charts/v1beta1"), "--releases", "1.35"},
 			want: []support.Cell{
 				{Release: "1.35", Setting: "defaults", Verdict: "needs-flags", Flags: runtimeV1beta1, Reasons: []string{
 					class + "kube-apiserver 1.35 serves resource.k8s.io/v1beta1 deviceclasses only with " + runtimeV1beta1}},
@@ -126,17 +146,17 @@ func TestSupportChartReasons(t *testing.T) {
 			},
 		},
 		"v1beta1-class-on-1.38": {
-			args: []string{"--chart", supportFixture("charts/v1beta1"), "--releases", "1.38"},
+			args: []string{"--chart", supportFixture(t, "charts/v1beta1"), "--releases", "1.38"},
 			want: []support.Cell{{Release: "1.38", Setting: "defaults", Verdict: "cannot", Reasons: []string{
 				class + "resource.k8s.io/v1beta1 deviceclasses, which Kubernetes 1.38 no longer serves (removed in 1.38)"}}},
 		},
 		"policy-of-v1beta1-on-1.34": {
-			args: []string{"--chart", supportFixture("charts/capabilities"), "--releases", "1.34"},
+			args: []string{"--chart", supportFixture(t, "charts/capabilities"), "--releases", "1.34"},
 			want: []support.Cell{{Release: "1.34", Setting: "defaults", Verdict: "works", Reasons: []string{
 				policy + "its rules name resource.k8s.io v1beta1, which Kubernetes 1.34 does not serve with this setting: they match none of its objects"}}},
 		},
 		"required-value": {
-			args: []string{"--chart", supportFixture("charts/required"), "--releases", "1.34"},
+			args: []string{"--chart", supportFixture(t, "charts/required"), "--releases", "1.34"},
 			want: []support.Cell{{Release: "1.34", Setting: "defaults", Verdict: "unjudged"}},
 		},
 	}
@@ -151,14 +171,11 @@ func TestSupportChartReasons(t *testing.T) {
 }
 
 func TestSupportCommand(t *testing.T) {
-	broken := t.TempDir()
-	if err := os.CopyFS(broken, os.DirFS(supportFixture("nolib"))); err != nil {
-		t.Fatal(err)
-	}
+	broken := supportFixture(t, "nolib")
 	if err := os.WriteFile(filepath.Join(broken, "broken.go"), []byte("package main\n\nfunc broken( {\n}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	lib033 := supportFixture("lib033")
+	lib033 := supportFixture(t, "lib033")
 	scenarios := map[string]supportRun{
 		"text": {
 			args: []string{lib033, "--releases", "1.33-1.34"},
@@ -205,7 +222,7 @@ Runs at defaults on none of them; with flags on 1.33–1.34.
 				"note: no binary judged imports k8s.io/dynamic-resource-allocation: what the library writes and the gRPC it serves are not judged, only the binaries' own typed calls and the install\n",
 		},
 		"dir-without-go.mod-and-a-chart": {
-			args:    []string{"testdata/support", "--chart", supportFixture("charts/required"), "--set", "driver.name=gpu.example.com", "--releases", "1.34", "--report", "markdown"},
+			args:    []string{"testdata/support", "--chart", supportFixture(t, "charts/required"), "--set", "driver.name=gpu.example.com", "--releases", "1.34", "--report", "markdown"},
 			wantOut: "| Kubernetes | At defaults | With flags |\n|---|---|---|\n| 1.34 | works | works |\n\nRuns at defaults on 1.34; with flags on 1.34.\n",
 			wantErr: "note: testdata/support has no go.mod: only the install is judged\n" +
 				"note: the chart is rendered as helm install gpu-driver -n gpu-driver renders it (--release-name, --namespace)\n",
@@ -251,7 +268,7 @@ Runs at defaults on none of them; with flags on 1.33–1.34.
 // TestSupportMarkdown: the table a maintainer pastes, for a v0.33 driver
 // and its chart (refresh: UPDATE_GOLDEN=1).
 func TestSupportMarkdown(t *testing.T) {
-	_, out, _ := run(t, "", "support", supportFixture("lib033"), "--chart", supportFixture("charts/v1beta1"), "--report", "markdown")
+	_, out, _ := run(t, "", "support", supportFixture(t, "lib033"), "--chart", supportFixture(t, "charts/v1beta1"), "--report", "markdown")
 	golden := filepath.Join("testdata", "support", "lib033-v1beta1.md")
 	if os.Getenv("UPDATE_GOLDEN") != "" {
 		if err := os.WriteFile(golden, []byte(out), 0o644); err != nil {
@@ -270,7 +287,7 @@ func TestSupportMarkdown(t *testing.T) {
 // TestSupportJSONShape: --report json is one object with its cells, the
 // spans, and the declared ranges' errors and warnings.
 func TestSupportJSONShape(t *testing.T) {
-	_, out, _ := run(t, "", "support", supportFixture("lib033"), "--releases", "1.34", "--declared", ">=1.34", "--report", "json")
+	_, out, _ := run(t, "", "support", supportFixture(t, "lib033"), "--releases", "1.34", "--declared", ">=1.34", "--report", "json")
 	var got map[string]interface{}
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatal(err)
@@ -301,8 +318,8 @@ const fromSources138 = "the DRA gRPC of the kubelet of 1.38 and the kubeletplugi
 // cannot run on is said at the kubeVersion line of its Chart.yaml, as
 // code scanning shows it.
 func TestSupportSARIF(t *testing.T) {
-	chart := supportFixture("charts/v1beta1")
-	code, out, _ := run(t, "", "support", supportFixture("lib033"), "--chart", chart, "--releases", "1.37-1.38", "--report", "sarif")
+	chart := supportFixture(t, "charts/v1beta1")
+	code, out, _ := run(t, "", "support", supportFixture(t, "lib033"), "--chart", chart, "--releases", "1.37-1.38", "--report", "sarif")
 	var log struct {
 		Runs []struct {
 			Results []struct {
@@ -342,7 +359,8 @@ func TestSupportSARIF(t *testing.T) {
 // judged (exit 2); a kustomization and plain manifests are judged as a
 // chart's objects are, and their containers pick the binaries judged.
 func TestSupportInstall(t *testing.T) {
-	guarded := supportFixture("charts/guarded")
+	guarded := supportFixture(t, "charts/guarded")
+	monorepo := supportFixture(t, "monorepo")
 	refusal := "note: the chart renders on no release, as release gpu-driver in namespace default: execution error at (gpu-driver/templates/validation.yaml:2:4): " +
 		"Running in the 'default' namespace is not recommended. Set '--namespace' or '-n' to change the namespace.; render it as you install it (--values, --set, --release-name, --namespace)\n"
 	scenarios := map[string]supportRun{
@@ -358,11 +376,11 @@ func TestSupportInstall(t *testing.T) {
 			wantErr:  refusal + "Error: nothing could be judged\n",
 		},
 		"kustomization-of-a-v1-class": {
-			args:    []string{"-f", supportFixture("kustomize"), "--releases", "1.33-1.34", "--report", "markdown"},
+			args:    []string{"-f", supportFixture(t, "kustomize"), "--releases", "1.33-1.34", "--report", "markdown"},
 			wantOut: "| Kubernetes | At defaults | With flags |\n|---|---|---|\n| 1.33 | cannot | cannot |\n| 1.34 | works | works |\n\nRuns at defaults on 1.34; with flags on 1.34.\n",
 		},
 		"manifests-pick-the-binary": {
-			args:    []string{supportFixture("monorepo"), "-f", supportFixture("monorepo/deployments"), "--releases", "1.38", "--report", "markdown"},
+			args:    []string{monorepo, "-f", filepath.Join(monorepo, "deployments"), "--releases", "1.38", "--report", "markdown"},
 			wantOut: "| Kubernetes | At defaults | With flags |\n|---|---|---|\n| 1.38 | works | works |\n\nRuns at defaults on 1.38; with flags on 1.38.\nThe DRA gRPC of 1.38 is read from the sources of the kubelet and the library, not run.\n",
 			wantErr: "note: judged the binaries cmd/gpu-plugin (run by the install's containers)\n" +
 				"note: the DRA gRPC of the kubelet of 1.38 and the kubeletplugin of k8s.io/dynamic-resource-allocation v0.35 is judged by the versions their sources define; only the kubelets of 1.31–1.37 and the kubeletplugins of v0.31–v0.37 have been run against each other\n",
@@ -382,7 +400,7 @@ func TestSupportUpdate(t *testing.T) {
 	if err := os.WriteFile(readme, []byte("# GPU driver\n\nInstall it.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	args := []string{"support", supportFixture("lib033"), "--releases", "1.34", "--report", "markdown", "--update", readme}
+	args := []string{"support", supportFixture(t, "lib033"), "--releases", "1.34", "--report", "markdown", "--update", readme}
 	table := "| Kubernetes | At defaults | With flags |\n|---|---|---|\n| 1.34 | needs-flags | works with `" + runtimeV1beta1 + "` |\n\nRuns at defaults on none of them; with flags on 1.34.\n"
 	steps := []struct {
 		args             []string

@@ -6,8 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-
-	"golang.org/x/tools/txtar"
 )
 
 // BenchmarkSupport: support of a driver module (library v0.37, its own
@@ -43,19 +41,7 @@ func BenchmarkSupport(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	a, err := txtar.ParseFile("../support/testdata/lib037.txtar")
-	if err != nil {
-		b.Fatal(err)
-	}
-	fsys, err := txtar.FS(a)
-	if err != nil {
-		b.Fatal(err)
-	}
-	driver := b.TempDir()
-	if err := os.CopyFS(driver, fsys); err != nil {
-		b.Fatal(err)
-	}
-	args := []string{"support", driver, "--chart", chart, "--releases", "1.31-1.38", "--report", "json"}
+	args := []string{"support", supportFixture(b, "lib037"), "--chart", chart, "--releases", "1.31-1.38", "--report", "json"}
 	if code := Main(args, nil, io.Discard, io.Discard); code == ExitBadInput {
 		b.Fatalf("support: exit %d", code)
 	}

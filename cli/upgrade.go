@@ -80,23 +80,30 @@ func (o *upgradeOptions) run(s streams) error {
 	o.cluster, _ = source.Upgrade(to)
 	o.from, o.storedAs = source.Minor, source.Minor // as stored before any restart: the journal says what is rewritten since
 	read := map[string]int{}
-	err = c.DRAObjects(ctx, func(obj map[string]interface{}) error {
-		o.stored(obj)
-		resource := api.Resource(fmt.Sprint(obj["kind"]))
-		if _, group, _, _, _ := api.TypeOf(obj); group != api.UpstreamGroup { // claimbridge's CRD
-			resource += "." + group
+	readAll := func() error {
+		clear(read)
+		err := c.DRAObjects(ctx, func(obj map[string]interface{}) error {
+			o.stored(obj)
+			resource := api.Resource(fmt.Sprint(obj["kind"]))
+			if _, group, _, _, _ := api.TypeOf(obj); group != api.UpstreamGroup { // claimbridge's CRD
+				resource += "." + group
+			}
+			read[resource]++
+			return nil
+		})
+		if err != nil {
+			return withCode(ExitInvalid, fmt.Errorf("the cluster, on 1.%d, does not read every DRA object: %w", source.Minor, err))
 		}
-		read[resource]++
 		return nil
-	})
-	if err != nil {
-		return withCode(ExitInvalid, fmt.Errorf("the cluster, on 1.%d, does not read every DRA object: %w", source.Minor, err))
+	}
+	if err := readAll(); err != nil {
+		return err
 	}
 	j, err := upgrade.Open(ctx, c, o.journal, o.journalNS, "claimbridge-upgrade", o.target())
 	if err != nil {
 		return withCode(ExitBadInput, err)
 	}
-	run := upgrade.Run{Cluster: c, Journal: j, DryRun: o.dryRun, Out: s.out, Confirm: o.confirm(s), SaveTo: o.save}
+	run := upgrade.Run{Cluster: c, Release: o.cluster, Journal: j, DryRun: o.dryRun, Out: s.out, Confirm: o.confirm(s), SaveTo: o.save}
 	stop, err := run.Do(ctx, run.Plan(o.from, source.Compatible, to, o.lost, o.held))
 	switch {
 	case err != nil:
@@ -106,6 +113,9 @@ func (o *upgradeOptions) run(s streams) error {
 	case stop != nil:
 		fmt.Fprintf(s.out, "next, the operator's step: %s; then run claimbridge upgrade again\n", stop.Action)
 		return withCode(ExitOperator, errors.New(""))
+	}
+	if err := readAll(); err != nil { // after the steps
+		return err
 	}
 	var counts []string
 	for _, r := range slices.Sorted(maps.Keys(read)) {

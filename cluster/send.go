@@ -21,16 +21,32 @@ import (
 // FieldManager is the server-side apply field manager of Apply.
 const FieldManager = "claimbridge"
 
-// Verify asks the cluster to create each object in a server-side dry run,
-// with strict field validation (as kubectl create): its admission and
-// validation run, and nothing is written. Each answer, nil where the
-// cluster accepts objs[i], goes to answer as it comes.
-func (c *Cluster) Verify(ctx context.Context, objs []map[string]interface{}, answer func(i int, err error)) {
-	opts := metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: metav1.FieldValidationStrict}
+// Create creates each object with strict field validation (as kubectl
+// create), or, in a dry run, only asks whether the cluster would: its
+// admission and validation run, and nothing is written. Each answer, nil
+// where the cluster accepts objs[i], goes to answer as it comes.
+func (c *Cluster) Create(ctx context.Context, objs []map[string]interface{}, dryRun bool, answer func(i int, err error)) {
+	opts := metav1.CreateOptions{FieldValidation: metav1.FieldValidationStrict}
+	if dryRun {
+		opts.DryRun = []string{metav1.DryRunAll}
+	}
 	c.inOrder(objs, answer, func(r dynamic.ResourceInterface, u *unstructured.Unstructured) error {
 		_, err := r.Create(ctx, u, opts)
 		return err
 	})
+}
+
+// Exists reports whether the cluster has an object of obj's kind,
+// namespace and name.
+func (c *Cluster) Exists(ctx context.Context, obj map[string]interface{}) (bool, error) {
+	err := c.send(obj, func(r dynamic.ResourceInterface, u *unstructured.Unstructured) error {
+		_, err := r.Get(ctx, u.GetName(), metav1.GetOptions{})
+		return err
+	})
+	if apierrors.IsNotFound(err) {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // Apply applies each object with server-side apply (field manager

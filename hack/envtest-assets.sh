@@ -12,7 +12,9 @@
 #   (ENVTEST_ASSETS_1_30)
 #   1.36, for upgrade's rewrite in place            hack/tools/kube-apiserver-1.36, hack/tools/etcd,
 #   (ENVTEST_ASSETS_1_36)                           and its kube-controller-manager
-#   1.26, 1.31–1.35: only for `make record`         hack/tools/kube-apiserver-1.<minor>, etcd 3.5
+#   1.31, for upgrade's save and re-create          hack/tools/kube-apiserver-1.31, etcd 3.5
+#   (ENVTEST_ASSETS_1_31)
+#   1.26, 1.32–1.35: only for `make record`         hack/tools/kube-apiserver-1.<minor>, etcd 3.5
 #   (--releases, ENVTEST_ASSETS_1_<minor>)          (1.34, 1.35: hack/tools/etcd)
 #   kube-scheduler and kube-controller-manager      the same module as that release's
 #   of 1.30–1.37: only for `make record`            kube-apiserver, into its assets directory
@@ -174,7 +176,8 @@ kubectl="$current/kubectl"
 build "$TOOLS/kube-apiserver" k8s.io/kubernetes/cmd/kubectl "$kubectl" "$unopt" "$(k8s_ldflags "$TOOLS/kube-apiserver" "$v")" "" version --client
 $bench && current="$(control_plane "$TOOLS/kube-apiserver" "$TOOLS/etcd" "" -optimised)"
 r130="$(control_plane "$TOOLS/kube-apiserver-1.30" "$TOOLS/etcd-3.5" "$unopt")"
-declare -A old=([1.36]="$(control_plane "$TOOLS/kube-apiserver-1.36" "$TOOLS/etcd" "$unopt")")
+declare -A old=([1.36]="$(control_plane "$TOOLS/kube-apiserver-1.36" "$TOOLS/etcd" "$unopt")"
+	[1.31]="$(control_plane "$TOOLS/kube-apiserver-1.31" "$TOOLS/etcd-3.5" "$unopt")")
 # and its kube-controller-manager, whose storage version migrator upgrade's test runs.
 v="$(modversion "$TOOLS/kube-apiserver-1.36" k8s.io/kubernetes)"
 build "$TOOLS/kube-apiserver-1.36" k8s.io/kubernetes/cmd/kube-controller-manager "${old[1.36]}/kube-controller-manager" "$unopt" \
@@ -196,8 +199,8 @@ promtool="$CACHE/tools/promtool-$v"
 build "$TOOLS/promtool" github.com/prometheus/prometheus/cmd/promtool "$promtool" "$unopt" \
 	"-s -w -X github.com/prometheus/common/version.Version=$v" remove_all_sd --version
 
-if $releases || [[ "$print_release" =~ ^1\.(26|3[1-5]|32\.0)$ ]]; then
-	for minor in 26 31 32 33 34 35; do
+if $releases || [[ "$print_release" =~ ^1\.(26|3[2-5]|32\.0)$ ]]; then
+	for minor in 26 32 33 34 35; do
 		etcd="$TOOLS/etcd-3.5"
 		((minor < 34)) || etcd="$TOOLS/etcd"
 		old[1.$minor]="$(control_plane "$TOOLS/kube-apiserver-1.$minor" "$etcd" "$unopt")"

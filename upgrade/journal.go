@@ -25,6 +25,8 @@ type Journal struct {
 	// Saved is the SHA-256 of the file SavedTo, where the cluster's DRA
 	// objects were saved.
 	Saved, SavedTo string
+	// Recreated is true once the save is re-created on the target.
+	Recreated bool
 
 	file            string
 	c               *cluster.Cluster

@@ -18,23 +18,27 @@ import (
 	"strings"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/yaml"
 
 	"github.com/claimbridge/claimbridge/api"
 	"github.com/claimbridge/claimbridge/cluster"
 	"github.com/claimbridge/claimbridge/judge"
 	"github.com/claimbridge/claimbridge/manifest"
+	"github.com/claimbridge/claimbridge/migrate"
+	"github.com/claimbridge/claimbridge/report"
 )
 
 // A Step is one step of a change. The operator's has an Action; the
-// others save the cluster's DRA objects (Save), or rewrite, or delete, every
-// stored object of Resource (Objects of them).
+// others save the cluster's DRA objects (Save), or re-create them on the
+// target (Recreate), or rewrite, or delete, every stored object of
+// Resource (Objects of them).
 type Step struct {
-	Action   string
-	Save     bool
-	Resource string
-	Objects  int
-	Delete   bool
+	Action         string
+	Save, Recreate bool
+	Resource       string
+	Objects        int
+	Delete         bool
 }
 
 // migratorStart is how long a StorageVersionMigration waits for the
@@ -47,19 +51,20 @@ const migratorStart = 30 * time.Second
 // resource, its stored objects that to cannot read (judge.Stored), held
 // the Pods that hold the claims among them (judge.Holders). With nothing
 // lost, the only step is the change itself. What no rewrite keeps is saved
-// to r.SaveTo, and deleted once no Pod holds it; the change then re-creates
-// it.
+// to r.SaveTo, and deleted once no Pod holds it; after the change, a run on
+// the target re-creates it.
 func (r Run) Plan(from, compatible, to int, lost map[string]int, held []string) []Step {
 	change := Step{Action: fmt.Sprintf("replace kube-apiserver, kube-scheduler, kube-controller-manager and the kubelets of 1.%d with 1.%d "+
 		"(`claimbridge check --to 1.%d` names the flags, drivers and nodes to change with them)", from, to, to)}
 	resources := slices.Sorted(maps.Keys(lost))
 	rewritable := judge.Rewritable(from, to, resources)
 	if saved := cmp.Or(r.Journal.SavedTo, r.SaveTo); r.Journal.SavedTo != "" || len(lost) > 0 && !rewritable {
-		change.Action += fmt.Sprintf(", then re-create what %s holds (`claimbridge migrate -f %s --target-context CONTEXT --apply`) and start the Pods that were stopped",
-			cmp.Or(saved, "the file --save names"), cmp.Or(saved, "FILE"))
+		change.Action += "; on 1." + fmt.Sprint(to) + ", upgrade re-creates what " + cmp.Or(saved, "the file --save names") + " holds"
 	}
 	var steps []Step
 	switch {
+	case from == to && r.Journal.SavedTo != "":
+		return []Step{{Recreate: true}}
 	case from == to:
 		return nil
 	case len(lost) == 0:
@@ -85,6 +90,8 @@ func (r Run) Plan(from, compatible, to int, lost map[string]int, held []string) 
 // A Run performs steps on a cluster.
 type Run struct {
 	Cluster *cluster.Cluster
+	// Release is the cluster's release, as it serves DRA.
+	Release api.Cluster
 	Journal *Journal
 	// DryRun lists the steps and each object a rewrite would write, and
 	// writes nothing.
@@ -112,6 +119,12 @@ func (r Run) Do(ctx context.Context, steps []Step) (stop *Step, err error) {
 			fmt.Fprintf(r.Out, "step %d, claimbridge's: save what export reads (every DRA object but the slices, and the workloads that use claims) to %s\n", i+1, cmp.Or(r.SaveTo, "the file --save names"))
 		case s.Save:
 			if err := r.save(ctx, i+1); err != nil {
+				return nil, err
+			}
+		case s.Recreate && r.DryRun:
+			fmt.Fprintf(r.Out, "step %d, claimbridge's: re-create what %s holds, as migrate writes it for 1.%d\n", i+1, r.Journal.SavedTo, r.Release.Minor)
+		case s.Recreate:
+			if err := r.recreate(ctx, i+1); err != nil {
 				return nil, err
 			}
 		case s.Delete && !r.DryRun:
@@ -310,16 +323,12 @@ func counted(obj map[string]interface{}) string {
 // the journal says it saved them to is as it was, and holds each of them
 // but the slices (cluster.Delete).
 func (r Run) delete(ctx context.Context, s Step, step int) error {
-	data, err := os.ReadFile(r.Journal.SavedTo)
-	if err != nil || r.Journal.Saved != fmt.Sprintf("%x", sha256.Sum256(data)) {
-		return fmt.Errorf("the save %q is gone or changed since it was written (%v): nothing deleted; save again to a new file", r.Journal.SavedTo, err)
-	}
-	var saved struct{ Items []map[string]interface{} }
-	if err := yaml.Unmarshal(data, &saved); err != nil {
+	saved, err := r.saved()
+	if err != nil {
 		return err
 	}
 	uids := map[string]bool{}
-	for _, obj := range saved.Items {
+	for _, obj := range saved {
 		uids[fmt.Sprint(api.Metadata(obj)["uid"])] = true
 	}
 	if err := r.permitted(ctx, "delete", []string{s.Resource}); err != nil {
@@ -333,5 +342,106 @@ func (r Run) delete(ctx context.Context, s Step, step int) error {
 		return err
 	}
 	fmt.Fprintf(r.Out, "step %d, done: %s deleted (objects: %d; %s holds them)\n", step, s.Resource, n, r.Journal.SavedTo)
+	return nil
+}
+
+// saved are the objects of the save the journal records, once its file is
+// as it was written.
+func (r Run) saved() ([]map[string]interface{}, error) {
+	data, err := os.ReadFile(r.Journal.SavedTo)
+	if err != nil || r.Journal.Saved != fmt.Sprintf("%x", sha256.Sum256(data)) {
+		return nil, fmt.Errorf("the save %q is gone or changed since it was written (%v): nothing deleted or re-created; save again to a new file", r.Journal.SavedTo, err)
+	}
+	var saved struct{ Items []map[string]interface{} }
+	if err := yaml.Unmarshal(data, &saved); err != nil {
+		return nil, err
+	}
+	return saved.Items, nil
+}
+
+// recreate creates, on the cluster of the target release, each DRA object
+// of the save that it lacks, as migrate writes it for the release: migrate
+// leaves out what the cluster makes itself (slices, claims generated for a
+// Pod) and the status, which the target's scheduler writes again when the
+// claim's Pods start. An object there already is kept as it is. The Pods
+// of the save that are gone are named, to start again.
+func (r Run) recreate(ctx context.Context, step int) error {
+	if r.Journal.Recreated {
+		fmt.Fprintf(r.Out, "step %d, done before: re-created what %s holds\n", step, r.Journal.SavedTo)
+		return nil
+	}
+	saved, err := r.saved()
+	if err != nil {
+		return err
+	}
+	target, err := migrate.TargetOf(fmt.Sprintf("1.%d", r.Release.Minor))
+	if err != nil {
+		return err
+	}
+	target.Cluster = r.Release
+	idx := &migrate.Index{} // the classes and parameters the claims name
+	for _, obj := range saved {
+		idx.Add(obj)
+	}
+	var objs, pods []map[string]interface{}
+	var said []string // what 1.T reads otherwise, or leaves out
+	for _, obj := range saved {
+		if cluster.Rank(obj) == 2 { // Pods and workloads, not deleted
+			if obj["kind"] == "Pod" {
+				pods = append(pods, obj)
+			}
+			continue
+		}
+		v := migrate.Migrate(obj, target, migrate.Options{Parameters: idx})
+		for _, f := range v.Findings {
+			line := api.Describe(obj) + ": " + strings.TrimPrefix(f.Path+": "+f.Message, ": ")
+			switch {
+			case v.Outcome == report.Refused && f.Severity == report.Error:
+				return fmt.Errorf("1.%d would refuse %s: nothing re-created", r.Release.Minor, line)
+			case f.Severity == report.Warning || v.Outcome == report.LeftOut:
+				said = append(said, "  "+line)
+			}
+		}
+		if v.Object != nil {
+			objs = append(objs, v.Object)
+		}
+	}
+	if err := r.permitted(ctx, "", nil); err != nil {
+		return err
+	}
+	if !r.Confirm(fmt.Sprintf("re-create the %d DRA objects of %s", len(objs), r.Journal.SavedTo)) {
+		return errors.New("not confirmed, so nothing written (--yes confirms)")
+	}
+	there := 0
+	r.Cluster.Create(ctx, objs, false, func(i int, e error) {
+		switch {
+		case apierrors.IsAlreadyExists(e):
+			there++
+		case e != nil && err == nil:
+			err = fmt.Errorf("re-creating %s: %w", api.Describe(objs[i]), e)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	r.Journal.Recreated = true
+	if err := r.Journal.Save(ctx); err != nil {
+		return err
+	}
+	fmt.Fprintf(r.Out, "step %d, done: re-created what %s holds (objects: %d, of which there before: %d)\n", step, r.Journal.SavedTo, len(objs), there)
+	for _, line := range said {
+		fmt.Fprintln(r.Out, line)
+	}
+	var gone []string
+	for _, pod := range pods {
+		if ok, err := r.Cluster.Exists(ctx, pod); err != nil {
+			return err
+		} else if !ok {
+			gone = append(gone, api.Ref(pod))
+		}
+	}
+	if len(gone) > 0 {
+		fmt.Fprintf(r.Out, "start again the Pods that were stopped: %s\n", strings.Join(gone, ", "))
+	}
 	return nil
 }

@@ -10,8 +10,8 @@ func TestPlan(t *testing.T) {
 		return Step{Action: "replace kube-apiserver, kube-scheduler, kube-controller-manager and the kubelets of " + from + " with " + to +
 			" (`claimbridge check --to " + to + "` names the flags, drivers and nodes to change with them)"}
 	}
-	recreate := func(s Step, file string) Step {
-		s.Action += ", then re-create what " + file + " holds (`claimbridge migrate -f " + file + " --target-context CONTEXT --apply`) and start the Pods that were stopped"
+	recreate := func(s Step, to, file string) Step {
+		s.Action += "; on " + to + ", upgrade re-creates what " + file + " holds"
 		return s
 	}
 	restart := Step{Action: "restart every kube-apiserver 1.36 with --min-compatibility-version=1.33, so that it stores what 1.33 reads"}
@@ -31,12 +31,13 @@ func TestPlan(t *testing.T) {
 			{Save: true},
 			{Action: "stop the Pods that hold the claims 1.32 cannot read: Pod ml/a holds claim ml/c. claimbridge deletes a claim only when no Pod holds it"},
 			{Resource: "deviceclasses", Objects: 1, Delete: true}, {Resource: "resourceclaims", Objects: 3, Delete: true},
-			recreate(change("1.36", "1.32"), "dra.yaml")}},
+			recreate(change("1.36", "1.32"), "1.32", "dra.yaml")}},
 		"save, no file named": {from: 31, compatible: 30, to: 30, lost: map[string]int{"resourceslices": 2}, want: []Step{
 			{Save: true}, {Resource: "resourceslices", Objects: 2, Delete: true},
-			{Action: change("1.31", "1.30").Action + ", then re-create what the file --save names holds (`claimbridge migrate -f FILE --target-context CONTEXT --apply`) and start the Pods that were stopped"}}},
-		"deleted since the save":     {from: 36, compatible: 35, to: 32, savedTo: "dra.yaml", want: []Step{recreate(change("1.36", "1.32"), "dra.yaml")}},
+			recreate(change("1.31", "1.30"), "1.30", "the file --save names")}},
+		"deleted since the save":     {from: 36, compatible: 35, to: 32, savedTo: "dra.yaml", want: []Step{recreate(change("1.36", "1.32"), "1.32", "dra.yaml")}},
 		"a save named, nothing lost": {from: 36, compatible: 35, to: 37, saveTo: "dra.yaml", want: []Step{change("1.36", "1.37")}},
+		"changed, saved":             {from: 32, compatible: 31, to: 32, savedTo: "dra.yaml", want: []Step{{Recreate: true}}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			r := Run{Journal: &Journal{SavedTo: tc.savedTo}, SaveTo: tc.saveTo}

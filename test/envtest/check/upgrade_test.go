@@ -244,7 +244,7 @@ func TestUpgradeFaults(t *testing.T) {
 // refuses to overwrite. Once no Pod holds a claim, it deletes the objects
 // the file holds, but not a claim created since the save; and then the
 // slices, which drivers publish again. It stops at the change of release,
-// which names the file to re-create the objects from.
+// which names the file it re-creates the objects from on the target.
 func TestUpgradeSaves(t *testing.T) {
 	c := start136(t, nil)
 	ctx := t.Context()
@@ -262,7 +262,7 @@ func TestUpgradeSaves(t *testing.T) {
 		"step 2, the operator's: stop the Pods that hold the claims 1.32 cannot read: Pod team/pod-0 holds claim team/claim-000;",
 		"step 4, claimbridge's: delete every resourceclaims, once saved:\n  team/claim-000\n",
 		"step 7, the operator's: replace kube-apiserver, kube-scheduler, kube-controller-manager and the kubelets of 1.36 with 1.32",
-		"then re-create what " + save + " holds (`claimbridge migrate -f " + save + " --target-context CONTEXT --apply`)",
+		"; on 1.32, upgrade re-creates what " + save + " holds\n",
 	} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Fatalf("--dry-run: exit %d, want 0, and %q in stdout:\n%s\nstderr:\n%s", code, want, out, errOut)
@@ -336,7 +336,7 @@ func TestUpgradeSaves(t *testing.T) {
 	}
 	code, out, _ = upgrade("--yes")
 	if want := "next, the operator's step: replace kube-apiserver, kube-scheduler, kube-controller-manager and the kubelets of 1.36 with 1.32 " +
-		"(`claimbridge check --to 1.32` names the flags, drivers and nodes to change with them), then re-create what " + save + " holds"; code != cli.ExitOperator || !strings.HasPrefix(out, want) {
+		"(`claimbridge check --to 1.32` names the flags, drivers and nodes to change with them); on 1.32, upgrade re-creates what " + save + " holds"; code != cli.ExitOperator || !strings.HasPrefix(out, want) {
 		t.Errorf("run again: exit %d, stdout:\n%s\nwant it to start %q", code, out, want)
 	}
 }

@@ -1,0 +1,242 @@
+//go:build envtest
+
+package check
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/yaml"
+
+	"github.com/claimbridge/claimbridge/cli"
+	"github.com/claimbridge/claimbridge/test/envtest/harness"
+)
+
+// TestUpgradeRecreates: the change 1.30→1.31, in which 1.31 reads no DRA
+// object 1.30 stored, and back, with the real kube-apiservers of both on
+// one etcd. On 1.30, a ResourceClass, a template, a slice and ten claims,
+// three of them allocated and reserved by bare Pods. `upgrade --to 1.31
+// --save` saves them, stops at the Pods, deletes what is saved once they
+// are stopped, and stops at the change. The test replaces kube-apiserver
+// 1.30 with 1.31 on the same etcd; run there, upgrade re-creates every
+// object of the save in v1alpha3 (the class as a DeviceClass), names the
+// Pods to start again, and says 1.31 reads every DRA object; run again,
+// it says the re-creation was done before. The same, back to 1.30: every
+// object re-created in v1alpha2.
+func TestUpgradeRecreates(t *testing.T) {
+	c := startRelease(t, 30)
+	ctx := t.Context()
+	for _, doc := range strings.Split(objects130, "---\n") {
+		obj := map[string]interface{}{}
+		if err := yaml.Unmarshal([]byte(doc), &obj); err != nil {
+			t.Fatal(err)
+		}
+		c.create(t, obj)
+	}
+	for i := range 10 {
+		claim := c.create(t, map[string]interface{}{"apiVersion": "resource.k8s.io/v1alpha2", "kind": "ResourceClaim",
+			"metadata": map[string]interface{}{"name": fmt.Sprintf("claim-%d", i), "namespace": "team"},
+			"spec":     map[string]interface{}{"resourceClassName": "gpu.example.com"}})
+		if i >= 3 {
+			continue
+		}
+		pod := c.create(t, map[string]interface{}{"apiVersion": "v1", "kind": "Pod", "metadata": map[string]interface{}{"name": fmt.Sprintf("pod-%d", i), "namespace": "team"},
+			"spec": map[string]interface{}{"containers": []interface{}{map[string]interface{}{"name": "c", "image": "registry.k8s.io/pause:3.10",
+				"resources": map[string]interface{}{"claims": []interface{}{map[string]interface{}{"name": "gpu"}}}}},
+				"resourceClaims": []interface{}{map[string]interface{}{"name": "gpu", "source": map[string]interface{}{"resourceClaimName": claim.GetName()}}}}})
+		claim.Object["status"] = map[string]interface{}{"driverName": "gpu.example.com",
+			"allocation": map[string]interface{}{"resourceHandles": []interface{}{map[string]interface{}{"driverName": "gpu.example.com",
+				"structuredData": map[string]interface{}{"nodeName": "node-1", "results": []interface{}{map[string]interface{}{"namedResources": map[string]interface{}{"name": fmt.Sprintf("gpu-%d", i)}}}}}}},
+			"reservedFor": []interface{}{map[string]interface{}{"resource": "pods", "name": pod.GetName(), "uid": string(pod.GetUID())}}}
+		if _, err := c.resource(claim.Object).UpdateStatus(ctx, claim, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := t.TempDir()
+	for _, change := range []struct {
+		from, to       int
+		version        string
+		recreated      int
+		said, readThen string
+	}{
+		{30, 31, "v1alpha3", 12, "start again the Pods that were stopped: team/pod-0, team/pod-1, team/pod-2\n", "deviceclasses: 1, resourceclaims: 10, resourceclaimtemplates: 1"},
+		// 1.31 did not read the ResourceClass, so it is still there.
+		{31, 30, "v1alpha2", 11, "  DeviceClass gpu.example.com: left out: Kubernetes 1.30 has no DeviceClass (its claims name a ResourceClass)\n",
+			"resourceclaims: 10, resourceclaimtemplates: 1, resourceclasses: 1"},
+	} {
+		save, journal := filepath.Join(dir, fmt.Sprintf("dra-1.%d.yaml", change.to)), filepath.Join(dir, fmt.Sprintf("journal-1.%d", change.to))
+		upgrade := func() (int, string) {
+			var out, errOut bytes.Buffer
+			code := cli.Main([]string{"upgrade", "--kubeconfig", c.kubeconfig, "--to", fmt.Sprintf("1.%d", change.to), "--journal", journal, "--save", save, "--yes"}, nil, &out, &errOut)
+			return code, out.String() + errOut.String()
+		}
+		code, out := upgrade()
+		if change.from == 30 {
+			if want := "step 1, done: saved to " + save + " (objects: 15)\nnext, the operator's step: stop the Pods that hold the claims 1.31 cannot read: "; code != cli.ExitOperator || !strings.HasPrefix(out, want) {
+				t.Fatalf("1.%d→1.%d: exit %d, want 3, output:\n%s\nwant it to start %q", change.from, change.to, code, out, want)
+			}
+			// The operator's step: the Pods stopped, and their
+			// reservations released, as the controller-manager does.
+			for i := range 3 {
+				pod := map[string]interface{}{"apiVersion": "v1", "kind": "Pod", "metadata": map[string]interface{}{"name": fmt.Sprintf("pod-%d", i), "namespace": "team"}}
+				if err := c.resource(pod).Delete(ctx, fmt.Sprintf("pod-%d", i), metav1.DeleteOptions{GracePeriodSeconds: new(int64)}); err != nil {
+					t.Fatal(err)
+				}
+				claim := c.get(t, "v1alpha2", "resourceclaims", "team", fmt.Sprintf("claim-%d", i))
+				unstructured.RemoveNestedField(claim.Object, "status", "reservedFor")
+				if _, err := c.resource(claim.Object).UpdateStatus(ctx, claim, metav1.UpdateOptions{}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			code, out = upgrade()
+		}
+		if want := fmt.Sprintf("next, the operator's step: replace kube-apiserver, kube-scheduler, kube-controller-manager and the kubelets of 1.%d with 1.%d", change.from, change.to); code != cli.ExitOperator ||
+			!strings.Contains(out, "done: resourceclaims deleted (objects: 10; "+save+" holds them)\n") || !strings.Contains(out, want) {
+			t.Fatalf("1.%d→1.%d: exit %d, want 3, output:\n%s\nwant the claims deleted, and %q", change.from, change.to, code, out, want)
+		}
+		c.change(t, change.to)
+		code, out = upgrade()
+		want := fmt.Sprintf("step 1, done: re-created what %s holds (objects: %d, of which there before: 0)\n%s", save, change.recreated, change.said) +
+			fmt.Sprintf("Kubernetes 1.%d reads every DRA object of the cluster (%s)\n", change.to, change.readThen)
+		if code != 0 || out != want {
+			t.Fatalf("1.%d→1.%d, run on 1.%d: exit %d, want 0, output:\n%s\nwant:\n%s", change.from, change.to, change.to, code, out, want)
+		}
+		var names []string
+		for _, r := range []string{"resourceclaims", "resourceclaimtemplates"} {
+			list, err := c.d.Resource(schema.GroupVersionResource{Group: "resource.k8s.io", Version: change.version, Resource: r}).Namespace("team").List(ctx, metav1.ListOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, o := range list.Items {
+				names = append(names, o.GetName())
+			}
+		}
+		if want := []string{"claim-0", "claim-1", "claim-2", "claim-3", "claim-4", "claim-5", "claim-6", "claim-7", "claim-8", "claim-9", "gpu"}; !slices.Equal(names, want) {
+			t.Errorf("1.%d holds %v in %s, want %v", change.to, names, change.version, want)
+		}
+		class := map[int]string{30: "resourceclasses", 31: "deviceclasses"}[change.to]
+		c.get(t, change.version, class, "", "gpu.example.com")
+		if code, out := upgrade(); code != 0 || !strings.Contains(out, "step 1, done before: re-created what "+save+" holds\n") {
+			t.Errorf("run again: exit %d, output:\n%s", code, out)
+		}
+	}
+}
+
+// objects130 are the objects 1.30 holds beside the claims.
+const objects130 = `apiVersion: v1
+kind: Namespace
+metadata: {name: team}
+---
+apiVersion: resource.k8s.io/v1alpha2
+kind: ResourceClass
+metadata: {name: gpu.example.com}
+driverName: gpu.example.com
+structuredParameters: true
+---
+apiVersion: resource.k8s.io/v1alpha2
+kind: ResourceClaimTemplate
+metadata: {name: gpu, namespace: team}
+spec:
+  spec: {resourceClassName: gpu.example.com}
+---
+apiVersion: resource.k8s.io/v1alpha2
+kind: ResourceSlice
+metadata: {name: node-1-gpu.example.com}
+nodeName: node-1
+driverName: gpu.example.com
+namedResources:
+  instances: [{name: gpu-0}, {name: gpu-1}, {name: gpu-2}]
+`
+
+// release is a kube-apiserver of 1.30 or 1.31, with DRA on, on an etcd of
+// its own, and a kubeconfig file of it.
+type release struct {
+	cluster136
+	assets map[int]string
+}
+
+// flags130 are the flags 1.30 and 1.31 serve their DRA version with.
+var flags130 = map[int]string{30: "resource.k8s.io/v1alpha2=true", 31: "resource.k8s.io/v1alpha3=true"}
+
+// startRelease starts kube-apiserver 1.minor (30 or 31).
+func startRelease(t *testing.T, minor int) *release {
+	t.Helper()
+	c := &release{assets: map[int]string{}}
+	for _, m := range []int{30, 31} {
+		assets, err := harness.AssetsDirFrom(fmt.Sprintf("ENVTEST_ASSETS_1_%d", m), fmt.Sprintf("--print-assets-dir=1.%d", m))
+		if err == nil {
+			err = harness.CheckRelease(assets, fmt.Sprintf("1.%d", m))
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.assets[m] = assets
+	}
+	c.env = &envtest.Environment{ControlPlaneStartTimeout: 60 * time.Second}
+	s := c.env.ControlPlane.GetAPIServer()
+	s.Path = filepath.Join(c.assets[minor], "kube-apiserver")
+	s.Configure().Set("feature-gates", "DynamicResourceAllocation=true").Set("runtime-config", flags130[minor])
+	c.env.ControlPlane.Etcd = &envtest.Etcd{Path: filepath.Join(c.assets[minor], "etcd")}
+	cfg, err := c.env.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	t.Cleanup(func() { _ = harness.StopControlPlane(c.env, dir) })
+	c.kubeconfig = filepath.Join(dir, "kubeconfig")
+	c.connect(t, cfg)
+	return c
+}
+
+// change replaces kube-apiserver with release 1.minor's, on the same
+// etcd, as the operator's change of release does.
+func (c *release) change(t *testing.T, minor int) {
+	t.Helper()
+	c.env.ControlPlane.GetAPIServer().Path = filepath.Join(c.assets[minor], "kube-apiserver")
+	c.restart(t, "runtime-config", flags130[minor])
+}
+
+// resource is the client of obj's resource (the plural of its kind).
+func (c *release) resource(obj map[string]interface{}) dynamic.ResourceInterface {
+	u := unstructured.Unstructured{Object: obj}
+	gvk := u.GroupVersionKind()
+	plural := strings.ToLower(gvk.Kind) + "s"
+	if strings.HasSuffix(gvk.Kind, "s") {
+		plural = strings.ToLower(gvk.Kind) + "es"
+	}
+	r := c.d.Resource(gvk.GroupVersion().WithResource(plural))
+	if u.GetNamespace() == "" {
+		return r
+	}
+	return r.Namespace(u.GetNamespace())
+}
+
+// create creates obj.
+func (c *release) create(t *testing.T, obj map[string]interface{}) *unstructured.Unstructured {
+	t.Helper()
+	u, err := c.resource(obj).Create(t.Context(), &unstructured.Unstructured{Object: obj}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("creating %v: %v", obj["kind"], err)
+	}
+	return u
+}
+
+// get reads an object of resource.k8s.io.
+func (c *release) get(t *testing.T, version, resource, namespace, name string) *unstructured.Unstructured {
+	t.Helper()
+	u, err := c.d.Resource(schema.GroupVersionResource{Group: "resource.k8s.io", Version: version, Resource: resource}).Namespace(namespace).Get(t.Context(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("%s %s %s/%s: %v", version, resource, namespace, name, err)
+	}
+	return u
+}
