@@ -436,7 +436,7 @@ func TestCheckHeldClaims(t *testing.T) {
 				"the scheduler and kubelet too, until it is deleted (Pod ml/worker-0 holds claim ml/shared; Pod ml/worker-1 holds claim ml/shared)"}}, report.Unreachable,
 			"Kubernetes 1.31 cannot read the objects stored by 1.32 (resourceclaims: 1), and lists none of their kinds while one is stored: before the change, " +
 				"save them with `claimbridge upgrade --to 1.31 --save dra.yaml`, which deletes them once saved (the drivers publish their ResourceSlices again), change the release, " +
-				"then re-create them with `claimbridge migrate -f dra.yaml --target-context CONTEXT --apply`. Deleting the claims stops what runs: " +
+				"then run it again on 1.31: it re-creates them. Deleting the claims stops what runs: " +
 				"Pod ml/worker-0 holds claim ml/shared; Pod ml/worker-1 holds claim ml/shared. A claim a Pod holds stays Terminating until the Pod ends " +
 				"(its delete-protection finalizer): stop these Pods first, and start them again once the claims are re-created"},
 		// Re-created on 1.31 as the runbook says: 32 of its 40 Pods hold it.
@@ -446,7 +446,7 @@ func TestCheckHeldClaims(t *testing.T) {
 			Message: "it holds 40 reservations, and Kubernetes 1.31 allows 32: re-created there, as the runbook says, it is held by 32 of its Pods, and the other 8 stay pending (" + holders + ")"}},
 			report.Unreachable, "Kubernetes 1.31 cannot read the objects stored by 1.32 (resourceclaims: 1), and lists none of their kinds while one is stored: before the change, " +
 				"save them with `claimbridge upgrade --to 1.31 --save dra.yaml`, which deletes them once saved (the drivers publish their ResourceSlices again), change the release, " +
-				"then re-create them with `claimbridge migrate -f dra.yaml --target-context CONTEXT --apply`. Deleting the claims stops what runs: " + holders +
+				"then run it again on 1.31: it re-creates them. Deleting the claims stops what runs: " + holders +
 				". A claim a Pod holds stays Terminating until the Pod ends (its delete-protection finalizer): stop these Pods first, and start them again once the claims are re-created"},
 	} {
 		t.Run(name, func(t *testing.T) {

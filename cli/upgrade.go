@@ -32,11 +32,11 @@ func newUpgradeCommand(s streams) *cobra.Command {
 --to, and does in order each step that is claimbridge's: it rewrites every
 stored object of a resource the target cannot read as stored, once
 kube-apiserver stores what the target reads; where no rewrite helps, it saves
-the objects to --save FILE. At a step that is the operator's (restart
-kube-apiserver with a flag, replace the control plane, delete and re-create
-what no rewrite keeps) it stops, says it and exits 3: do it, then run
-upgrade again. Run on the target release, it verifies that the
-target reads every DRA object.
+the objects to --save FILE, deletes them, and re-creates them on the target.
+At a step that is the operator's (restart kube-apiserver with a flag, stop
+Pods, replace the control plane) it stops, says it and exits 3: do it, then
+run upgrade again. Run on the target release, it verifies that the target
+reads every DRA object.
 
 A journal records each step done: the ConfigMap claimbridge-upgrade in
 --journal-namespace, or --journal FILE. A run again, also after an

@@ -232,11 +232,11 @@ func TestRunbook(t *testing.T) {
 		"1.37-to-1.35-taint-rules": {37, 35, map[string]int{"devicetaintrules": 2}, nil,
 			"Kubernetes 1.35 cannot read the objects stored by 1.37 (devicetaintrules: 2), and lists none of their kinds while one is stored: before the change, " +
 				"save them with `claimbridge upgrade --to 1.35 --save dra.yaml`, which deletes them once saved (the drivers publish their ResourceSlices again), change the release, " +
-				"then re-create them with `claimbridge migrate -f dra.yaml --target-context CONTEXT --apply`"},
+				"then run it again on 1.35: it re-creates them"},
 		"1.34-to-1.32-no-flag": {34, 32, map[string]int{"resourceclaims": 1}, []string{"Pod ml/a holds claim ml/c"},
 			"Kubernetes 1.32 cannot read the objects stored by 1.34 (resourceclaims: 1), and lists none of their kinds while one is stored: before the change, " +
 				"save them with `claimbridge upgrade --to 1.32 --save dra.yaml`, which deletes them once saved (the drivers publish their ResourceSlices again), change the release, " +
-				"then re-create them with `claimbridge migrate -f dra.yaml --target-context CONTEXT --apply`. Deleting the claims stops what runs: Pod ml/a holds claim ml/c. " +
+				"then run it again on 1.32: it re-creates them. Deleting the claims stops what runs: Pod ml/a holds claim ml/c. " +
 				"A claim a Pod holds stays Terminating until the Pod ends (its delete-protection finalizer): stop these Pods first, and start them again once the claims are re-created"},
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -336,7 +336,7 @@ func Runbook(from, to int, lost map[string]int, held []string) string {
 			"so that it stores what 1.%d reads, then rewrites each as it is; nothing is deleted and no Pod stops", to, from, to, to)
 	}
 	msg += fmt.Sprintf("save them with `claimbridge upgrade --to 1.%d --save dra.yaml`, which deletes them once saved (the drivers publish their ResourceSlices again), "+
-		"change the release, then re-create them with `claimbridge migrate -f dra.yaml --target-context CONTEXT --apply`", to)
+		"change the release, then run it again on 1.%d: it re-creates them", to, to)
 	if len(held) > 0 {
 		msg += fmt.Sprintf(". Deleting the claims stops what runs: %s. A claim a Pod holds stays Terminating until the Pod ends (its delete-protection finalizer): "+
 			"stop these Pods first, and start them again once the claims are re-created", HeldBy(held))

@@ -384,7 +384,7 @@ func (r Run) recreate(ctx context.Context, step int) error {
 		idx.Add(obj)
 	}
 	var objs, pods []map[string]interface{}
-	var said []string // what 1.T reads otherwise, or leaves out
+	var said, resources []string // what 1.T reads otherwise, or leaves out
 	for _, obj := range saved {
 		if cluster.Rank(obj) == 2 { // Pods and workloads, not deleted
 			if obj["kind"] == "Pod" {
@@ -402,11 +402,14 @@ func (r Run) recreate(ctx context.Context, step int) error {
 				said = append(said, "  "+line)
 			}
 		}
-		if v.Object != nil {
+		if _, group, _, kind, _ := api.TypeOf(v.Object); v.Object != nil {
 			objs = append(objs, v.Object)
+			if resource := api.Resource(kind); group == api.UpstreamGroup && !slices.Contains(resources, resource) {
+				resources = append(resources, resource)
+			}
 		}
 	}
-	if err := r.permitted(ctx, "", nil); err != nil {
+	if err := r.permitted(ctx, "create", resources); err != nil {
 		return err
 	}
 	if !r.Confirm(fmt.Sprintf("re-create the %d DRA objects of %s", len(objs), r.Journal.SavedTo)) {
