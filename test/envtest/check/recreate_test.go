@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -24,15 +25,17 @@ import (
 
 // TestUpgradeRecreates: the change 1.30→1.31, in which 1.31 reads no DRA
 // object 1.30 stored, and back, with the real kube-apiservers of both on
-// one etcd. On 1.30, a ResourceClass, a template, a slice and ten claims,
+// one etcd. On 1.30, a ResourceClass, a template, a slice and 200 claims,
 // three of them allocated and reserved by bare Pods. `upgrade --to 1.31
-// --save` saves them, stops at the Pods, deletes what is saved once they
-// are stopped, and stops at the change. The test replaces kube-apiserver
-// 1.30 with 1.31 on the same etcd; run there, upgrade re-creates every
-// object of the save in v1alpha3 (the class as a DeviceClass), names the
-// Pods to start again, and says 1.31 reads every DRA object; run again,
-// it says the re-creation was done before. The same, back to 1.30: every
-// object re-created in v1alpha2.
+// --save` saves them and stops at the Pods. Once they are stopped, it is
+// killed (SIGKILL) twice while it deletes the claims, then run again: it
+// deletes the rest and stops at the change. The test replaces
+// kube-apiserver 1.30 with 1.31 on the same etcd. There upgrade is killed
+// twice while it re-creates the claims, then run again: every object of
+// the save is in v1alpha3 (the class as a DeviceClass), the stopped Pods
+// are named, and 1.31 reads every DRA object. Run again, it says the
+// re-creation was done before. The same back to 1.30, unkilled, with an
+// exact output: every object in v1alpha2.
 func TestUpgradeRecreates(t *testing.T) {
 	c := startRelease(t, 30)
 	ctx := t.Context()
@@ -43,7 +46,7 @@ func TestUpgradeRecreates(t *testing.T) {
 		}
 		c.create(t, obj)
 	}
-	for i := range 10 {
+	for i := range claimCount {
 		claim := c.create(t, map[string]interface{}{"apiVersion": "resource.k8s.io/v1alpha2", "kind": "ResourceClaim",
 			"metadata": map[string]interface{}{"name": fmt.Sprintf("claim-%d", i), "namespace": "team"},
 			"spec":     map[string]interface{}{"resourceClassName": "gpu.example.com"}})
@@ -62,6 +65,11 @@ func TestUpgradeRecreates(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	claimsStored := func(version string) int {
+		return len(slices.DeleteFunc(storedVersions(t, c.env)["resource.k8s.io/"+version], func(key string) bool {
+			return !strings.HasPrefix(key, "/registry/resourceclaims/")
+		}))
+	}
 	dir := t.TempDir()
 	for _, change := range []struct {
 		from, to       int
@@ -69,20 +77,23 @@ func TestUpgradeRecreates(t *testing.T) {
 		recreated      int
 		said, readThen string
 	}{
-		{30, 31, "v1alpha3", 12, "start again the Pods that were stopped: team/pod-0, team/pod-1, team/pod-2\n", "deviceclasses: 1, resourceclaims: 10, resourceclaimtemplates: 1"},
+		{30, 31, "v1alpha3", 202, "start again the Pods that were stopped: team/pod-0, team/pod-1, team/pod-2\n", "deviceclasses: 1, resourceclaims: 200, resourceclaimtemplates: 1"},
 		// 1.31 did not read the ResourceClass, so it is still there.
-		{31, 30, "v1alpha2", 11, "  DeviceClass gpu.example.com: left out: Kubernetes 1.30 has no DeviceClass (its claims name a ResourceClass)\n",
-			"resourceclaims: 10, resourceclaimtemplates: 1, resourceclasses: 1"},
+		{31, 30, "v1alpha2", 201, "  DeviceClass gpu.example.com: left out: Kubernetes 1.30 has no DeviceClass (its claims name a ResourceClass)\n",
+			"resourceclaims: 200, resourceclaimtemplates: 1, resourceclasses: 1"},
 	} {
 		save, journal := filepath.Join(dir, fmt.Sprintf("dra-1.%d.yaml", change.to)), filepath.Join(dir, fmt.Sprintf("journal-1.%d", change.to))
+		args := func() []string {
+			return []string{"upgrade", "--kubeconfig", c.kubeconfig, "--to", fmt.Sprintf("1.%d", change.to), "--journal", journal, "--save", save, "--yes"}
+		}
 		upgrade := func() (int, string) {
 			var out, errOut bytes.Buffer
-			code := cli.Main([]string{"upgrade", "--kubeconfig", c.kubeconfig, "--to", fmt.Sprintf("1.%d", change.to), "--journal", journal, "--save", save, "--yes"}, nil, &out, &errOut)
+			code := cli.Main(args(), nil, &out, &errOut)
 			return code, out.String() + errOut.String()
 		}
 		code, out := upgrade()
 		if change.from == 30 {
-			if want := "step 1, done: saved to " + save + " (objects: 15)\nnext, the operator's step: stop the Pods that hold the claims 1.31 cannot read: "; code != cli.ExitOperator || !strings.HasPrefix(out, want) {
+			if want := "step 1, done: saved to " + save + " (objects: 205)\nnext, the operator's step: stop the Pods that hold the claims 1.31 cannot read: "; code != cli.ExitOperator || !strings.HasPrefix(out, want) {
 				t.Fatalf("1.%d→1.%d: exit %d, want 3, output:\n%s\nwant it to start %q", change.from, change.to, code, out, want)
 			}
 			// The operator's step: the Pods stopped, and their
@@ -98,17 +109,24 @@ func TestUpgradeRecreates(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+			// Killed twice while it deletes the claims.
+			killed(t, args(), 2, claimCount, func() int { return claimCount - claimsStored("v1alpha2") })
 			code, out = upgrade()
 		}
 		if want := fmt.Sprintf("next, the operator's step: replace kube-apiserver, kube-scheduler, kube-controller-manager and the kubelets of 1.%d with 1.%d", change.from, change.to); code != cli.ExitOperator ||
-			!strings.Contains(out, "done: resourceclaims deleted (objects: 10; "+save+" holds them)\n") || !strings.Contains(out, want) {
+			!strings.Contains(out, "done: resourceclaims deleted (objects: ") || !strings.Contains(out, want) || claimsStored(change.version) > 0 {
 			t.Fatalf("1.%d→1.%d: exit %d, want 3, output:\n%s\nwant the claims deleted, and %q", change.from, change.to, code, out, want)
 		}
 		c.change(t, change.to)
+		before := "0"
+		if change.from == 30 { // killed twice while it re-creates the claims
+			killed(t, args(), 2, claimCount, func() int { return claimsStored(change.version) })
+			before = `\d+`
+		}
 		code, out = upgrade()
-		want := fmt.Sprintf("step 1, done: re-created what %s holds (objects: %d, of which there before: 0)\n%s", save, change.recreated, change.said) +
-			fmt.Sprintf("Kubernetes 1.%d reads every DRA object of the cluster (%s)\n", change.to, change.readThen)
-		if code != 0 || out != want {
+		want := regexp.QuoteMeta(fmt.Sprintf("step 1, done: re-created what %s holds (objects: %d, of which there before: ", save, change.recreated)) + before +
+			regexp.QuoteMeta(fmt.Sprintf(")\n%sKubernetes 1.%d reads every DRA object of the cluster (%s)\n", change.said, change.to, change.readThen))
+		if code != 0 || !regexp.MustCompile("^" + want + "$").MatchString(out) {
 			t.Fatalf("1.%d→1.%d, run on 1.%d: exit %d, want 0, output:\n%s\nwant:\n%s", change.from, change.to, change.to, code, out, want)
 		}
 		var names []string
@@ -121,8 +139,12 @@ func TestUpgradeRecreates(t *testing.T) {
 				names = append(names, o.GetName())
 			}
 		}
-		if want := []string{"claim-0", "claim-1", "claim-2", "claim-3", "claim-4", "claim-5", "claim-6", "claim-7", "claim-8", "claim-9", "gpu"}; !slices.Equal(names, want) {
-			t.Errorf("1.%d holds %v in %s, want %v", change.to, names, change.version, want)
+		wantNames := []string{"gpu"}
+		for i := range claimCount {
+			wantNames = append(wantNames, fmt.Sprintf("claim-%d", i))
+		}
+		if slices.Sort(names); !slices.Equal(names, slices.Sorted(slices.Values(wantNames))) {
+			t.Errorf("1.%d holds %v in %s, want %v", change.to, names, change.version, wantNames)
 		}
 		class := map[int]string{30: "resourceclasses", 31: "deviceclasses"}[change.to]
 		c.get(t, change.version, class, "", "gpu.example.com")
@@ -131,6 +153,9 @@ func TestUpgradeRecreates(t *testing.T) {
 		}
 	}
 }
+
+// claimCount is how many claims 1.30 holds.
+const claimCount = 200
 
 // objects130 are the objects 1.30 holds beside the claims.
 const objects130 = `apiVersion: v1
