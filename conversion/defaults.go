@@ -40,12 +40,7 @@ type PatchOperation struct {
 // list or request that is absent or of the wrong JSON type is left alone:
 // validation reports what is wrong with it.
 func DefaultsPatch(obj map[string]interface{}, version, kind string) []PatchOperation {
-	spec, _ := obj["spec"].(map[string]interface{})
-	path := "/spec"
-	if kind == api.KindTemplate {
-		spec, _ = spec["spec"].(map[string]interface{})
-		path = "/spec/spec"
-	}
+	spec, path := api.ClaimSpec(obj, kind), "/"+strings.ReplaceAll(api.ClaimSpecPath(kind), ".", "/")
 	if spec == nil {
 		return nil
 	}
@@ -181,18 +176,13 @@ func withoutDefaults(name string, section interface{}, kind, version string) (in
 			if spec["allocationMode"] != waitForFirstConsumer {
 				return nil, false
 			}
-			out := maps.Clone(spec)
-			delete(out, "allocationMode")
-			return out, true
+			return withoutKeys(spec, "allocationMode"), true
 		case api.V1alpha3:
 			return onFirstRequest(spec, func(req map[string]interface{}) (map[string]interface{}, bool) {
 				if req["allocationMode"] != exactCount || !isOne(req["count"]) {
 					return nil, false
 				}
-				out := maps.Clone(req)
-				delete(out, "allocationMode")
-				delete(out, "count")
-				return out, true
+				return withoutKeys(req, "allocationMode", "count"), true
 			})
 		}
 		return nil, false
@@ -330,10 +320,8 @@ func withoutGAStoredDefaults(name string, section interface{}, kind string, matc
 		if devices, isMap := alloc["devices"].(map[string]interface{}); !isMap || devices == nil || len(devices) > 0 {
 			return section, false
 		}
-		alloc = maps.Clone(alloc)
-		delete(alloc, "devices")
 		out := maps.Clone(status)
-		out["allocation"] = alloc
+		out["allocation"] = withoutKeys(alloc, "devices")
 		return out, matches(out)
 	}
 	spec, wrap := claimSpecOf(name, section, kind)
@@ -352,10 +340,7 @@ func withoutGAStoredDefaults(name string, section interface{}, kind string, matc
 		out := append([]interface{}(nil), requests...)
 		for bit, i := range candidates {
 			if strip(bit) {
-				req := maps.Clone(requests[i].(map[string]interface{}))
-				delete(req, "allocationMode")
-				delete(req, "count")
-				out[i] = req
+				out[i] = withoutKeys(requests[i].(map[string]interface{}), "allocationMode", "count")
 			}
 		}
 		d := maps.Clone(devices)

@@ -293,13 +293,8 @@ func (r rules) validateParameterKinds(obj map[string]interface{}, kind string) (
 
 // validateRef is upstream's validateResourceClaimParametersRef and
 // validateClassParameters (with a namespace) of 1.26–1.30 for a reference.
-func validateRef(kind, name, namespace string, path *field.Path) (errs field.ErrorList) {
-	if kind == "" {
-		errs = append(errs, field.Required(path.Child("kind"), ""))
-	}
-	if name == "" {
-		errs = append(errs, field.Required(path.Child("name"), ""))
-	}
+func validateRef(kind, name, namespace string, path *field.Path) field.ErrorList {
+	errs := common.RequiredEach(path, "kind", kind, "name", name)
 	if namespace != "" {
 		errs = append(errs, common.ValidateDNS1123Label(namespace, path.Child("namespace"))...)
 	}

@@ -39,12 +39,7 @@ func (r Rules) ValidateCreate(obj interface{}) field.ErrorList {
 	specPath := o.claimSpecPath()
 	allErrs = append(allErrs, common.ValidateDNS1123Subdomain(o.resourceClassName, specPath.Child("resourceClassName"))...)
 	if ref := o.parametersRef; ref != nil {
-		if ref.Kind == "" {
-			allErrs = append(allErrs, field.Required(specPath.Child("parametersRef", "kind"), ""))
-		}
-		if ref.Name == "" {
-			allErrs = append(allErrs, field.Required(specPath.Child("parametersRef", "name"), ""))
-		}
+		allErrs = append(allErrs, common.RequiredEach(specPath.Child("parametersRef"), "kind", ref.Kind, "name", ref.Name)...)
 	}
 	if mode := *o.allocationMode; mode != allocationModeImmediate && mode != allocationModeWaitForFirstConsumer {
 		allErrs = append(allErrs, field.NotSupported(specPath.Child("allocationMode"), o.typedAllocationMode(),

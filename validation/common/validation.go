@@ -4,9 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	v1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -91,9 +90,7 @@ func validateFieldAllowList(value interface{}, allowedFields map[string]bool, er
 			continue
 		}
 		if !reflect.DeepEqual(reflectValue.Field(i).Interface(), reflect.Zero(f.Type).Interface()) {
-			r, n := utf8.DecodeRuneInString(f.Name)
-			lcName := string(unicode.ToLower(r)) + f.Name[n:]
-			allErrs = append(allErrs, field.Forbidden(fldPath.Child(lcName), errorText))
+			allErrs = append(allErrs, field.Forbidden(fldPath.Child(strings.ToLower(f.Name[:1])+f.Name[1:]), errorText))
 		}
 	}
 	return allErrs
@@ -248,15 +245,8 @@ func ValidateReservedForInvariants(status, oldStatus StatusView, claimDeleted, s
 		allErrs = append(allErrs, field.Forbidden(reservedForPath, "may not be reserved more than once"))
 	}
 	if claimDeleted || status.DeallocationRequested {
-		old := make(map[Consumer]bool, len(oldStatus.ReservedFor))
-		for _, c := range oldStatus.ReservedFor {
-			old[c] = true
-		}
-		for _, c := range status.ReservedFor {
-			if !old[c] {
-				allErrs = append(allErrs, field.Forbidden(reservedForPath, "new entries may not be added while `deallocationRequested` or `deletionTimestamp` are set"))
-				break
-			}
+		if slices.ContainsFunc(status.ReservedFor, func(c Consumer) bool { return !slices.Contains(oldStatus.ReservedFor, c) }) {
+			allErrs = append(allErrs, field.Forbidden(reservedForPath, "new entries may not be added while `deallocationRequested` or `deletionTimestamp` are set"))
 		}
 	}
 	return allErrs
@@ -330,15 +320,17 @@ func Consumers[T consumerLike](refs []T) []Consumer {
 }
 
 func validateConsumer(ref Consumer, fldPath *field.Path) field.ErrorList {
+	return RequiredEach(fldPath, "resource", ref.Resource, "name", ref.Name, "uid", string(ref.UID))
+}
+
+// RequiredEach is a Required error at each child of fldPath, given as
+// name and value pairs, whose value is empty.
+func RequiredEach(fldPath *field.Path, fields ...string) field.ErrorList {
 	var allErrs field.ErrorList
-	if ref.Resource == "" {
-		allErrs = append(allErrs, field.Required(fldPath.Child("resource"), ""))
-	}
-	if ref.Name == "" {
-		allErrs = append(allErrs, field.Required(fldPath.Child("name"), ""))
-	}
-	if ref.UID == "" {
-		allErrs = append(allErrs, field.Required(fldPath.Child("uid"), ""))
+	for i := 0; i+1 < len(fields); i += 2 {
+		if fields[i+1] == "" {
+			allErrs = append(allErrs, field.Required(fldPath.Child(fields[i]), ""))
+		}
 	}
 	return allErrs
 }
