@@ -552,12 +552,12 @@ func (r rules) validateCIdentifier(id string, fldPath *field.Path) field.ErrorLi
 	if len(id) > resourcev1.DeviceMaxIDLength {
 		allErrs = append(allErrs, field.TooLong(fldPath, "", resourcev1.DeviceMaxIDLength))
 	}
+	invalid := field.Invalid
+	if !r.has(api.IdentifierMessages) {
+		invalid = field.TypeInvalid
+	}
 	for _, msg := range utilvalidation.IsCIdentifier(id) {
-		if !r.has(api.IdentifierMessages) {
-			allErrs = append(allErrs, field.TypeInvalid(fldPath, id, msg))
-		} else {
-			allErrs = append(allErrs, field.Invalid(fldPath, id, msg))
-		}
+		allErrs = append(allErrs, invalid(fldPath, id, msg))
 	}
 	return allErrs
 }

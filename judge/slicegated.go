@@ -158,11 +158,7 @@ func (r rules) validateNodeAllocatable(res resourcev1.NodeAllocatableResource, c
 // at most 32 counters a device.
 func (r rules) validateConsumptionBeforeSplit(device resourcev1.Device, counterSets []resourcev1.CounterSet, fldPath *field.Path) field.ErrorList {
 	allErrs := validateSet(r, device.ConsumesCounters, math.MaxInt, func(c resourcev1.DeviceCounterConsumption, fldPath *field.Path) field.ErrorList {
-		var errs field.ErrorList
-		if c.CounterSet == "" {
-			errs = append(errs, field.Required(fldPath.Child("counterSet"), ""))
-		}
-		return append(errs, r.validateCounters(c.Counters, math.MaxInt, fldPath.Child("counters"))...)
+		return append(common.RequiredEach(fldPath, "counterSet", c.CounterSet), r.validateCounters(c.Counters, math.MaxInt, fldPath.Child("counters"))...)
 	}, func(c resourcev1.DeviceCounterConsumption) string { return c.CounterSet }, "counterSet", fldPath.Child("consumesCounters"))
 	n := 0
 	for i, c := range device.ConsumesCounters {

@@ -228,13 +228,9 @@ func unknownFieldWarnings(obj map[string]interface{}, group, from, kind, to stri
 	if !api.IsServed(from) {
 		kept = api.V1beta1
 	}
-	objects, prefix := []map[string]interface{}{obj}, func(int) string { return "" }
-	if strings.HasSuffix(kind, "List") {
-		items, err := ListItems(obj)
-		if err != nil {
-			return nil, err
-		}
-		objects, prefix = items, func(i int) string { return fmt.Sprintf("items[%d].", i) }
+	objects, prefix, err := itemsOf(obj, kind)
+	if err != nil {
+		return nil, err
 	}
 	var ws []conversion.Warning
 	for i, item := range objects {
@@ -261,23 +257,22 @@ func unknownFieldWarnings(obj map[string]interface{}, group, from, kind, to stri
 // adminAccess), and, rejected, every rule of the target release that out
 // breaks (migrate refuses such output).
 func targetWarnings(in, out map[string]interface{}, group, from, kind string, target Target) (ws, rejected []conversion.Warning) {
-	items, outItems := []map[string]interface{}{in}, []map[string]interface{}{out}
-	prefix := func(int) string { return "" }
-	if strings.HasSuffix(kind, "List") {
-		items, _ = ListItems(in)
-		outItems, _ = ListItems(out)
-		if len(items) != len(outItems) {
-			return nil, nil
-		}
-		prefix = func(i int) string { return fmt.Sprintf("items[%d].", i) }
+	items, prefix, _ := itemsOf(in, kind)
+	outItems, _, _ := itemsOf(out, kind)
+	if len(items) != len(outItems) {
+		return nil, nil
 	}
 	itemKind := strings.TrimSuffix(kind, "List")
 	for i := range items {
-		w := conversion.Warning{Kind: itemKind, Object: api.Ref(outItems[i]), From: from, To: target.Version}
-		if c := classicWarningOf(items[i], from, itemKind, target.Version, nil, false); c != "" {
-			w.Path, w.Message, _ = strings.Cut(c, ": ")
+		// at is the warning of finding f, "<path>: <message>".
+		at := func(f string) conversion.Warning {
+			w := conversion.Warning{Kind: itemKind, Object: api.Ref(outItems[i]), From: from, To: target.Version}
+			w.Path, w.Message, _ = strings.Cut(f, ": ")
 			w.Path = prefix(i) + w.Path
-			ws = append(ws, w)
+			return w
+		}
+		if c := classicWarningOf(items[i], from, itemKind, target.Version, nil, false); c != "" {
+			ws = append(ws, at(c))
 		}
 		if group != api.UpstreamGroup && isGA(target.Version) {
 			continue
@@ -292,9 +287,7 @@ func targetWarnings(in, out map[string]interface{}, group, from, kind string, ta
 				said = append(said, judge.AdminAccessWarnings(outItems[i], target.Cluster, itemKind)...)
 			}
 			for _, d := range said {
-				w.Path, w.Message, _ = strings.Cut(d, ": ")
-				w.Path = prefix(i) + w.Path
-				ws = append(ws, w)
+				ws = append(ws, at(d))
 			}
 		}
 		errs, err := targetErrors(outItems[i], target, itemKind)
@@ -302,13 +295,22 @@ func targetWarnings(in, out map[string]interface{}, group, from, kind string, ta
 			continue // conversion said what cannot be read
 		}
 		for _, e := range errs {
-			w.Path, w.Message, _ = strings.Cut(e, ": ")
-			w.Path = prefix(i) + w.Path
+			w := at(e)
 			w.Message += fmt.Sprintf(": a Kubernetes %s apiserver rejects this object", target.Releases)
 			rejected = append(rejected, w)
 		}
 	}
 	return ws, rejected
+}
+
+// itemsOf are the items of obj when kind is a typed list (ListItems), else
+// obj alone, and the path prefix of each ("items[0].", or "").
+func itemsOf(obj map[string]interface{}, kind string) ([]map[string]interface{}, func(int) string, error) {
+	if !strings.HasSuffix(kind, "List") {
+		return []map[string]interface{}{obj}, func(int) string { return "" }, nil
+	}
+	items, err := ListItems(obj)
+	return items, func(i int) string { return fmt.Sprintf("items[%d].", i) }, err
 }
 
 // ListItems are the items of a typed list (ResourceClaimList), each with
