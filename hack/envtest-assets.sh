@@ -12,12 +12,13 @@
 #   (ENVTEST_ASSETS_1_30)
 #   1.36, for upgrade's rewrite in place            hack/tools/kube-apiserver-1.36, hack/tools/etcd,
 #   (ENVTEST_ASSETS_1_36)                           and its kube-controller-manager
-#   1.31, for upgrade's save and re-create          hack/tools/kube-apiserver-1.31, etcd 3.5
-#   (ENVTEST_ASSETS_1_31)
+#   1.31, for upgrade's save and re-create          hack/tools/kube-apiserver-1.31, etcd 3.5, and
+#   (ENVTEST_ASSETS_1_31)                           the kube-scheduler and kube-controller-manager
+#                                                   of 1.30 and 1.31
 #   1.26, 1.32–1.35: only for `make record`         hack/tools/kube-apiserver-1.<minor>, etcd 3.5
 #   (--releases, ENVTEST_ASSETS_1_<minor>)          (1.34, 1.35: hack/tools/etcd)
 #   kube-scheduler and kube-controller-manager      the same module as that release's
-#   of 1.30–1.37: only for `make record`            kube-apiserver, into its assets directory
+#   of 1.32–1.37: only for `make record`            kube-apiserver, into its assets directory
 #   (--releases)
 #   1.32.0's kube-apiserver, kube-scheduler and     hack/tools/kube-apiserver-1.32.0, etcd 3.5
 #   kube-controller-manager: only for `make record`
@@ -217,10 +218,12 @@ components() {
 		build "$1" "k8s.io/kubernetes/cmd/$c" "$2/$c" "$unopt" "$(k8s_ldflags "$1" "$v")" "" --version
 	done
 }
+# 1.30's and 1.31's, for upgrade's save and re-create through the whole control plane.
+components "$TOOLS/kube-apiserver-1.30" "$r130"
+components "$TOOLS/kube-apiserver-1.31" "${old[1.31]}"
 if $releases; then
 	components "$TOOLS/kube-apiserver" "$current"
-	for minor in 36 35 34 33 32 31; do components "$TOOLS/kube-apiserver-1.$minor" "${old[1.$minor]}"; done
-	components "$TOOLS/kube-apiserver-1.30" "$r130"
+	for minor in 36 35 34 33 32; do components "$TOOLS/kube-apiserver-1.$minor" "${old[1.$minor]}"; done
 	components "$TOOLS/kube-apiserver-1.32.0" "${old[1.32.0]}"
 fi
 

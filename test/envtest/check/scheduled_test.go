@@ -1,0 +1,243 @@
+//go:build envtest
+
+package check
+
+import (
+	"bytes"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/claimbridge/claimbridge/cli"
+)
+
+// TestUpgradeRecreatesScheduled: the change 1.30→1.31 and back through the
+// whole control plane of each release (kube-apiserver, kube-scheduler and
+// kube-controller-manager) on one etcd, two Nodes and the slices of a
+// driver with four GPUs on each. Seven Pods run, each holding a GPU: six
+// through claims of their own, one through a template. `upgrade --save`
+// saves the objects and stops at the Pods; once they are stopped (the
+// controller-manager releases and deallocates their claims, and deletes
+// the one generated for a Pod), it deletes what the target cannot read and
+// stops at the change. The test replaces the control plane with the
+// target's, whose driver publishes its slices again; there upgrade
+// re-creates what was saved and names the seven Pods. Started again, every
+// Pod is placed by the target's scheduler, and every claim that was
+// allocated is allocated again: nothing lost.
+func TestUpgradeRecreatesScheduled(t *testing.T) {
+	c := startRelease(t, 30)
+	ctx := t.Context()
+	stop := c.components(t, 30)
+	c.create(t, map[string]interface{}{"apiVersion": "v1", "kind": "ServiceAccount", "metadata": map[string]interface{}{"name": "default", "namespace": "default"}})
+	for _, name := range []string{"node-1", "node-2"} {
+		node := c.create(t, map[string]interface{}{"apiVersion": "v1", "kind": "Node", "metadata": map[string]interface{}{"name": name, "labels": map[string]interface{}{"kubernetes.io/hostname": name}}})
+		node.Object["spec"] = map[string]interface{}{} // no not-ready taint: the Node is as its kubelet reports it ready
+		node, err := c.resource(node.Object).Update(ctx, node, metav1.UpdateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resources := map[string]interface{}{"cpu": "8", "memory": "32Gi", "pods": "110"}
+		node.Object["status"] = map[string]interface{}{"capacity": resources, "allocatable": resources,
+			"conditions": []interface{}{map[string]interface{}{"type": "Ready", "status": "True", "reason": "KubeletReady"}}}
+		if _, err := c.resource(node.Object).UpdateStatus(ctx, node, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.create(t, map[string]interface{}{"apiVersion": "resource.k8s.io/v1alpha2", "kind": "ResourceClass", "metadata": map[string]interface{}{"name": "gpu.example.com"},
+		"driverName": "gpu.example.com", "structuredParameters": true})
+	c.create(t, map[string]interface{}{"apiVersion": "resource.k8s.io/v1alpha2", "kind": "ResourceClaimTemplate", "metadata": map[string]interface{}{"name": "gpu", "namespace": "default"},
+		"spec": map[string]interface{}{"spec": map[string]interface{}{"resourceClassName": "gpu.example.com"}}})
+	for i := range 20 {
+		c.create(t, map[string]interface{}{"apiVersion": "resource.k8s.io/v1alpha2", "kind": "ResourceClaim", "metadata": map[string]interface{}{"name": fmt.Sprintf("claim-%d", i), "namespace": "default"},
+			"spec": map[string]interface{}{"resourceClassName": "gpu.example.com"}})
+	}
+	c.publish(t, 30)
+	c.startPods(t, 30)
+	dir := t.TempDir()
+	for _, change := range []struct {
+		from, to int
+		version  string
+	}{{30, 31, "v1alpha3"}, {31, 30, "v1alpha2"}} {
+		from := map[int]string{30: "v1alpha2", 31: "v1alpha3"}[change.from]
+		if n := c.allocated(t, from); n != 7 {
+			t.Fatalf("on 1.%d, %d claims are allocated, want 7", change.from, n)
+		}
+		save := filepath.Join(dir, fmt.Sprintf("dra-1.%d.yaml", change.to))
+		upgrade := func() (int, string) {
+			var out, errOut bytes.Buffer
+			code := cli.Main([]string{"upgrade", "--kubeconfig", c.kubeconfig, "--to", fmt.Sprintf("1.%d", change.to), "--journal", save + ".journal", "--save", save, "--yes"}, nil, &out, &errOut)
+			return code, out.String() + errOut.String()
+		}
+		if code, out := upgrade(); code != cli.ExitOperator || !strings.Contains(out, "next, the operator's step: stop the Pods that hold the claims") {
+			t.Fatalf("1.%d→1.%d: exit %d, want 3, output:\n%s", change.from, change.to, code, out)
+		}
+		// The operator's step: the Pods stopped. The controller-manager
+		// releases their claims and deletes the one made for a Pod.
+		pods := c.d.Resource(schema.GroupVersionResource{Version: "v1", Resource: "pods"}).Namespace("default")
+		if err := pods.DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: new(int64)}, metav1.ListOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		for deadline := time.Now().Add(time.Minute); c.reserved(t, from) > 0; time.Sleep(time.Second) {
+			if time.Now().After(deadline) {
+				t.Fatalf("1.%d: claims still reserved a minute after their Pods stopped", change.from)
+			}
+		}
+		code, out := upgrade()
+		if want := fmt.Sprintf("next, the operator's step: replace kube-apiserver, kube-scheduler, kube-controller-manager and the kubelets of 1.%d with 1.%d", change.from, change.to); code != cli.ExitOperator || !strings.Contains(out, want) {
+			t.Fatalf("1.%d→1.%d: exit %d, want 3, output:\n%s\nwant %q", change.from, change.to, code, out, want)
+		}
+		stop()
+		c.change(t, change.to)
+		stop = c.components(t, change.to)
+		c.publish(t, change.to)
+		code, out = upgrade()
+		if want := "start again the Pods that were stopped: default/direct-0, default/direct-1, default/direct-2, default/direct-3, default/direct-4, default/direct-5, default/tmpl-0\n"; code != 0 || !strings.Contains(out, want) {
+			t.Fatalf("1.%d→1.%d, on 1.%d: exit %d, want 0, output:\n%s\nwant %q", change.from, change.to, change.to, code, out, want)
+		}
+		c.startPods(t, change.to)
+		if n := c.allocated(t, change.version); n != 7 {
+			t.Errorf("1.%d→1.%d: %d claims are allocated again, want 7", change.from, change.to, n)
+		}
+	}
+	stop()
+}
+
+// components starts release 1.minor's kube-scheduler and
+// kube-controller-manager (its claim controller and garbage collector); the
+// function returned stops them.
+func (c *release) components(t *testing.T, minor int) (stop func()) {
+	t.Helper()
+	var cmds []*exec.Cmd
+	for _, args := range [][]string{{"kube-scheduler"}, {"kube-controller-manager", "--controllers=resourceclaim-controller,garbage-collector-controller"}} {
+		cmd := exec.Command(filepath.Join(c.assets[minor], args[0]), append(args[1:], "--kubeconfig="+c.kubeconfig, "--leader-elect=false", "--secure-port=0",
+			"--feature-gates=DynamicResourceAllocation=true")...)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, cmd)
+	}
+	stop = func() {
+		for _, cmd := range cmds {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+		cmds = nil
+	}
+	t.Cleanup(stop)
+	return stop
+}
+
+// publish creates the slices the driver publishes on 1.minor: four GPUs on
+// each Node.
+func (c *release) publish(t *testing.T, minor int) {
+	t.Helper()
+	for _, node := range []string{"node-1", "node-2"} {
+		slice := map[string]interface{}{"apiVersion": "resource.k8s.io/v1alpha2", "kind": "ResourceSlice", "metadata": map[string]interface{}{"name": node + "-gpu"},
+			"nodeName": node, "driverName": "gpu.example.com", "namedResources": map[string]interface{}{"instances": gpus(node, "name")}}
+		if minor == 31 {
+			slice = map[string]interface{}{"apiVersion": "resource.k8s.io/v1alpha3", "kind": "ResourceSlice", "metadata": map[string]interface{}{"name": node + "-gpu"},
+				"spec": map[string]interface{}{"nodeName": node, "driver": "gpu.example.com", "devices": gpus(node, "basic"),
+					"pool": map[string]interface{}{"name": node, "generation": int64(1), "resourceSliceCount": int64(1)}}}
+		}
+		c.create(t, slice)
+	}
+}
+
+// gpus are four devices, named gpu-0…3, each with an empty field.
+func gpus(node, field string) []interface{} {
+	var out []interface{}
+	for i := range 4 {
+		d := map[string]interface{}{"name": fmt.Sprintf("gpu-%d", i)}
+		if field == "basic" {
+			d["basic"] = map[string]interface{}{}
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// startPods creates the seven Pods, each holding a GPU, as 1.minor takes
+// them, and waits until the scheduler has placed each.
+func (c *release) startPods(t *testing.T, minor int) {
+	t.Helper()
+	names := []string{"tmpl-0"}
+	for i := range 6 {
+		names = append(names, fmt.Sprintf("direct-%d", i))
+	}
+	for i, name := range names {
+		ref := map[string]interface{}{"resourceClaimName": fmt.Sprintf("claim-%d", i-1)}
+		if name == "tmpl-0" {
+			ref = map[string]interface{}{"resourceClaimTemplateName": "gpu"}
+		}
+		claim := map[string]interface{}{"name": "gpu", "source": ref}
+		if minor >= 31 {
+			claim = map[string]interface{}{"name": "gpu"}
+			for k, v := range ref {
+				claim[k] = v
+			}
+		}
+		c.create(t, map[string]interface{}{"apiVersion": "v1", "kind": "Pod", "metadata": map[string]interface{}{"name": name, "namespace": "default"},
+			"spec": map[string]interface{}{"automountServiceAccountToken": false, "terminationGracePeriodSeconds": int64(0),
+				"containers": []interface{}{map[string]interface{}{"name": "c", "image": "registry.k8s.io/pause:3.10",
+					"resources": map[string]interface{}{"claims": []interface{}{map[string]interface{}{"name": "gpu"}}}}},
+				"resourceClaims": []interface{}{claim}}})
+	}
+	pods := c.d.Resource(schema.GroupVersionResource{Version: "v1", Resource: "pods"}).Namespace("default")
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(time.Second) {
+		list, err := pods.List(t.Context(), metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var placed, pending []string
+		for _, p := range list.Items {
+			if node, _, _ := unstructured.NestedString(p.Object, "spec", "nodeName"); node != "" {
+				placed = append(placed, p.GetName())
+			} else {
+				conditions, _, _ := unstructured.NestedSlice(p.Object, "status", "conditions")
+				pending = append(pending, fmt.Sprint(p.GetName(), conditions))
+			}
+		}
+		if len(placed) == len(names) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("1.%d's scheduler placed %v of %d Pods in 2 minutes; pending: %v", minor, placed, len(names), pending)
+		}
+	}
+}
+
+// claimsIn are the claims of namespace default, as version serves them.
+func (c *release) claimsIn(t *testing.T, version string) []unstructured.Unstructured {
+	t.Helper()
+	list, err := c.d.Resource(schema.GroupVersionResource{Group: "resource.k8s.io", Version: version, Resource: "resourceclaims"}).Namespace("default").List(t.Context(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return list.Items
+}
+
+// allocated counts the claims that are allocated; reserved those reserved.
+func (c *release) allocated(t *testing.T, version string) (n int) {
+	for _, claim := range c.claimsIn(t, version) {
+		if _, ok, _ := unstructured.NestedMap(claim.Object, "status", "allocation"); ok {
+			n++
+		}
+	}
+	return n
+}
+
+func (c *release) reserved(t *testing.T, version string) (n int) {
+	for _, claim := range c.claimsIn(t, version) {
+		if list, _, _ := unstructured.NestedSlice(claim.Object, "status", "reservedFor"); len(list) > 0 {
+			n++
+		}
+	}
+	return n
+}
