@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -37,10 +38,7 @@ func AppendJSON(buf []byte, v interface{}) ([]byte, error) {
 		if v == nil {
 			return append(buf, "null"...), nil
 		}
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
-		}
+		keys := slices.AppendSeq(make([]string, 0, len(v)), maps.Keys(v))
 		slices.Sort(keys)
 		buf = append(buf, '{')
 		for i, k := range keys {

@@ -87,14 +87,11 @@ func popRestore(obj map[string]interface{}, version string) *restore {
 			delete(meta, "annotations")
 		case "annotations=null":
 			meta["annotations"] = nil
-		case "metadata":
+		case "metadata", "metadata=null":
 			delete(meta, "annotations")
-			if len(meta) == 0 {
+			if len(meta) == 0 && r.Created == "metadata" {
 				delete(obj, "metadata")
-			}
-		case "metadata=null":
-			delete(meta, "annotations")
-			if len(meta) == 0 {
+			} else if len(meta) == 0 {
 				obj["metadata"] = nil
 			}
 		}

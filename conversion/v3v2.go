@@ -135,8 +135,7 @@ func loseDeviceClaimParameters(g driverResults, dc *driverConfig, r *lossReport)
 func structuredHandle(g driverResults, dc *driverConfig, node string, r *lossReport) map[string]interface{} {
 	structured := map[string]interface{}{}
 	named := make([]interface{}, 0, len(g.results))
-	pool, samePool := "", true
-	for k, res := range g.results {
+	for _, res := range g.results {
 		result := map[string]interface{}{
 			"namedResources": map[string]interface{}{"name": api.DeepCopyJSONValue(res["device"])},
 		}
@@ -144,13 +143,9 @@ func structuredHandle(g driverResults, dc *driverConfig, node string, r *lossRep
 			result["vendorRequestParameters"] = r.copy(params)
 		}
 		named = append(named, result)
-		p := asString(res["pool"])
-		if k == 0 {
-			pool = p
-		} else if p != pool {
-			samePool = false
-		}
 	}
+	pool := asString(g.results[0]["pool"]) // a group has a result
+	samePool := !slices.ContainsFunc(g.results, func(res map[string]interface{}) bool { return asString(res["pool"]) != pool })
 	switch {
 	case node != "":
 		structured["nodeName"] = node

@@ -244,11 +244,8 @@ func expand(src string, recursive bool) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(files) == 0 && recursive {
-		return nil, errors.New("no .yaml, .yml or .json file in the directory or its subdirectories")
-	}
 	if len(files) == 0 {
-		return nil, errors.New("no .yaml, .yml or .json file in the directory")
+		return nil, errors.New("no .yaml, .yml or .json file in the directory" + map[bool]string{true: " or its subdirectories"}[recursive])
 	}
 	sort.Strings(files)
 	return files, nil
