@@ -49,16 +49,11 @@ func WithStoredStatusRestoreData(newObj, oldObj map[string]interface{}, versions
 		}
 		changed = append(changed, key)
 		r.Status = stored
-		if r.empty() {
+		if data, err := r.appendJSON(nil); err == nil && !r.empty() {
+			annotations[key] = string(data)
+		} else { // empty, or (not reached: what decoded encodes again) unencodable
 			delete(annotations, key)
-			continue
 		}
-		data, err := r.appendJSON(nil)
-		if err != nil { // not reached: what decoded encodes again
-			delete(annotations, key)
-			continue
-		}
-		annotations[key] = string(data)
 	}
 	if len(changed) == 0 {
 		return nil, false, nil

@@ -37,13 +37,7 @@ func specV3B1(in map[string]interface{}, _ *lossReport) map[string]interface{} {
 			outDevices[section] = pickEach(v, keys...)
 		}
 	}
-	for _, r := range asSlice(outDevices["requests"]) {
-		if req := asMap(r); req != nil {
-			if sel, ok := req["selectors"]; ok {
-				req["selectors"] = pickSelectors(sel)
-			}
-		}
-	}
+	mapIn(outDevices["requests"], "selectors", pickSelectors)
 	pickOpaque(outDevices["config"])
 	out["devices"] = outDevices
 	return out
@@ -52,23 +46,23 @@ func specV3B1(in map[string]interface{}, _ *lossReport) map[string]interface{} {
 // pickSelectors keeps of each device selector only cel.expression.
 func pickSelectors(v interface{}) interface{} {
 	out := pickEach(v, "cel")
-	for _, s := range asSlice(out) {
-		if sel := asMap(s); sel != nil {
-			if cel, ok := sel["cel"]; ok {
-				sel["cel"] = pick(cel, "expression")
-			}
-		}
-	}
+	mapIn(out, "cel", func(cel interface{}) interface{} { return pick(cel, "expression") })
 	return out
 }
 
 // pickOpaque keeps, in place, only the driver and parameters of each
 // entry's opaque configuration.
 func pickOpaque(config interface{}) {
-	for _, c := range asSlice(config) {
-		if entry := asMap(c); entry != nil {
-			if op, ok := entry["opaque"]; ok {
-				entry["opaque"] = pick(op, "driver", "parameters")
+	mapIn(config, "opaque", func(op interface{}) interface{} { return pick(op, "driver", "parameters") })
+}
+
+// mapIn replaces, in place, the member key of each object of the array
+// list, where it is present, by f of it.
+func mapIn(list interface{}, key string, f func(interface{}) interface{}) {
+	for _, e := range asSlice(list) {
+		if m := asMap(e); m != nil {
+			if v, ok := m[key]; ok {
+				m[key] = f(v)
 			}
 		}
 	}

@@ -163,16 +163,12 @@ func gatherRequestNames(claim *resourcev1.DeviceClaim) requestNames {
 // only if it names a class.
 func (r rules) setDefaults(claim *resourcev1.DeviceClaim) {
 	defaultMode := func(mode *resourcev1.DeviceAllocationMode, count *int64, tolerations []resourcev1.DeviceToleration) {
-		if *mode == "" {
-			*mode = resourcev1.DeviceAllocationModeExactCount
-		}
+		*mode = cmp.Or(*mode, resourcev1.DeviceAllocationModeExactCount)
 		if *mode == resourcev1.DeviceAllocationModeExactCount && *count == 0 {
 			*count = 1
 		}
 		for i := range tolerations {
-			if tolerations[i].Operator == "" {
-				tolerations[i].Operator = resourcev1.DeviceTolerationOpEqual
-			}
+			tolerations[i].Operator = cmp.Or(tolerations[i].Operator, resourcev1.DeviceTolerationOpEqual)
 		}
 	}
 	for i := range claim.Requests {

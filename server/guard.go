@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"sync/atomic"
@@ -33,10 +34,7 @@ func (o *Options) guard(ctx context.Context, restConfig *rest.Config) (*webhook.
 	if err != nil {
 		return nil, fmt.Errorf("--guard: %w", err)
 	}
-	to := o.GuardTo
-	if to == "" {
-		to = fmt.Sprintf("1.%d", max(live.Minor+1, live.Binary))
-	}
+	to := cmp.Or(o.GuardTo, fmt.Sprintf("1.%d", max(live.Minor+1, live.Binary)))
 	target, err := migrate.TargetOf(to)
 	if err != nil {
 		return nil, fmt.Errorf("--guard-to %w", err)

@@ -1,6 +1,7 @@
 package support
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -53,9 +54,7 @@ func (s Span) String() string {
 
 // add widens s to release.
 func (s *Span) add(release string) {
-	if s.First == "" {
-		s.First = release
-	}
+	s.First = cmp.Or(s.First, release)
 	s.Last = release
 }
 

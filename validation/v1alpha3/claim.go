@@ -1,6 +1,7 @@
 package v1alpha3
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -258,9 +259,7 @@ func SetDefaults(obj interface{}) {
 func setDefaultsSpec(spec *api.ResourceClaimSpec) {
 	for i := range spec.Devices.Requests {
 		request := &spec.Devices.Requests[i]
-		if request.AllocationMode == "" {
-			request.AllocationMode = api.DeviceAllocationModeExactCount
-		}
+		request.AllocationMode = cmp.Or(request.AllocationMode, api.DeviceAllocationModeExactCount)
 		if request.AllocationMode == api.DeviceAllocationModeExactCount && request.Count == 0 {
 			request.Count = 1
 		}
