@@ -183,21 +183,21 @@ namedResources:
   instances: [{name: gpu-0}, {name: gpu-1}, {name: gpu-2}]
 `
 
-// release is a kube-apiserver of 1.30 or 1.31, with DRA on, on an etcd of
+// release is a kube-apiserver of 1.30, 1.31 or 1.32, with DRA on, on an etcd of
 // its own, and a kubeconfig file of it.
 type release struct {
 	cluster136
 	assets map[int]string
 }
 
-// flags130 are the flags 1.30 and 1.31 serve their DRA version with.
-var flags130 = map[int]string{30: "resource.k8s.io/v1alpha2=true", 31: "resource.k8s.io/v1alpha3=true"}
+// flags130 are the flags 1.30, 1.31 and 1.32 serve their DRA version with.
+var flags130 = map[int]string{30: "resource.k8s.io/v1alpha2=true", 31: "resource.k8s.io/v1alpha3=true", 32: "resource.k8s.io/v1beta1=true"}
 
-// startRelease starts kube-apiserver 1.minor (30 or 31).
+// startRelease starts kube-apiserver 1.minor (30, 31 or 32).
 func startRelease(t *testing.T, minor int) *release {
 	t.Helper()
 	c := &release{assets: map[int]string{}}
-	for _, m := range []int{30, 31} {
+	for m := range flags130 {
 		assets, err := harness.AssetsDirFrom(fmt.Sprintf("ENVTEST_ASSETS_1_%d", m), fmt.Sprintf("--print-assets-dir=1.%d", m))
 		if err == nil {
 			err = harness.CheckRelease(assets, fmt.Sprintf("1.%d", m))
