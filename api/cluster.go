@@ -337,12 +337,9 @@ func (c Cluster) Has(version, kind string) bool {
 
 // servesVersion reports whether c serves version for any kind.
 func (c Cluster) servesVersion(version string) bool {
-	for _, l := range lifecycles {
-		if l.version == version && slices.ContainsFunc(l.kinds, func(kind string) bool { return c.Serves(version, kind) }) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(lifecycles, func(l lifecycle) bool {
+		return l.version == version && slices.ContainsFunc(l.kinds, func(kind string) bool { return c.Serves(version, kind) })
+	})
 }
 
 // SettingsString names the settings that differ from the defaults, as

@@ -207,11 +207,10 @@ func versionGone(minor int, version string) string {
 
 // lastRegistered is the newest release that registers version.
 func lastRegistered(version string) int {
-	last := 0
-	for _, r := range Releases {
+	for _, r := range slices.Backward(Releases) {
 		if Registered(version, r.Minor) {
-			last = r.Minor
+			return r.Minor
 		}
 	}
-	return last
+	return 0
 }
