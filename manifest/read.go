@@ -103,11 +103,10 @@ func (d Document) Position() string {
 // "items[2].items[0]"), or "".
 func (d Document) ItemPath() string {
 	var path []string
-	if d.Item >= 0 {
-		path = append(path, fmt.Sprintf("items[%d]", d.Item))
-	}
-	for _, i := range d.typedItems {
-		path = append(path, fmt.Sprintf("items[%d]", i))
+	for _, i := range append([]int{d.Item}, d.typedItems...) {
+		if i >= 0 { // Item is -1 outside a List
+			path = append(path, fmt.Sprintf("items[%d]", i))
+		}
 	}
 	return strings.Join(path, ".")
 }

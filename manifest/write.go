@@ -45,11 +45,9 @@ func (w *Writer) Add(obj map[string]interface{}, doc Document) {
 	if w.Format == "json" {
 		enc := json.NewEncoder(&w.buf)
 		enc.SetEscapeHTML(false)
-		if err := enc.Encode(obj); err != nil {
-			w.err = err
-			return
+		if w.err = enc.Encode(obj); w.err == nil {
+			w.ends = append(w.ends, w.buf.Len())
 		}
-		w.ends = append(w.ends, w.buf.Len())
 		return
 	}
 	unchanged := api.DeepEqualJSON(obj, doc.Object)
