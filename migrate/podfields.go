@@ -106,6 +106,8 @@ func checkPodFields(v interface{}, tablePath, path string, message func(tablePat
 			tp, at := k, path+"."+k
 			if tablePath != "" {
 				tp = tablePath + "." + k
+			} else if k == "initContainers" || k == "ephemeralContainers" {
+				tp = "containers" // the table lists a container's fields as containers[]'s
 			}
 			if !podFieldParents[tp] {
 				continue

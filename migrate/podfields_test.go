@@ -44,6 +44,8 @@ spec:
       - {name: gpu, resourceClaimTemplateName: gpu-template}
       initContainers:
       - {name: fetch, image: registry.example.com/fetch:1.4, restartPolicy: Always}
+      ephemeralContainers:
+      - {name: debug, image: registry.example.com/debug:1, targetContainerName: trainer, lifecycle: {preStop: {sleep: {seconds: 1}}}}
       containers:
       - name: trainer
         image: registry.example.com/trainer:2.1
@@ -69,6 +71,7 @@ func TestPodFieldErrors(t *testing.T) {
 		return []string{
 			since("containers[0].lifecycle.preStop.sleep", releases, 29),
 			since("containers[0].resizePolicy", releases, 27),
+			since("ephemeralContainers[0].lifecycle.preStop.sleep", releases, 29),
 			since("hostnameOverride", releases, 34),
 			since("initContainers[0].restartPolicy", releases, 28),
 			since("schedulingGroup", releases, 36),
@@ -109,6 +112,7 @@ func TestPodFieldWarnings(t *testing.T) {
 		api.V1alpha1: nil,
 		api.V1alpha2: {
 			warn("containers[0].lifecycle.preStop.sleep", "1.27–1.28", 29),
+			warn("ephemeralContainers[0].lifecycle.preStop.sleep", "1.27–1.28", 29),
 			warn("initContainers[0].restartPolicy", "1.27", 28),
 			warn("securityContext.appArmorProfile", "1.27–1.29", 30),
 		},
