@@ -148,16 +148,6 @@ func Skew(apiserver, kubelet int) string {
 	return ""
 }
 
-// OldestKubelet is the oldest kubelet release that the version skew policy
-// allows under kube-apiserver of release apiserver.
-func OldestKubelet(apiserver int) int {
-	for k := apiserver - 3; ; k++ {
-		if Skew(apiserver, k) == "" {
-			return k
-		}
-	}
-}
-
 // KindOfResource is the kind of a resource of resource.k8s.io
 // ("resourceclaims"); "" for one claimbridge does not know.
 func KindOfResource(resource string) string {

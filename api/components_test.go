@@ -69,9 +69,6 @@ func TestSkew(t *testing.T) {
 			t.Errorf("Skew(1.%d, 1.%d) = %q, want %q", tc.apiserver, tc.kubelet, got, tc.want)
 		}
 	}
-	if got := OldestKubelet(38); got != 35 {
-		t.Errorf("OldestKubelet(1.38) = 1.%d, want 1.35", got)
-	}
 }
 
 // TestParsePatch: the patch of a release named with one, else -1; and the

@@ -89,7 +89,7 @@ func TestWriters(t *testing.T) {
 				if err := target.Set(draFlags(minor, set)); err != nil {
 					t.Fatal(err)
 				}
-				for k := api.OldestKubelet(minor); k <= minor; k++ {
+				for k := oldestKubelet(minor); k <= minor; k++ {
 					v := api.Reads(k, api.Kubelet, api.KindClaim)
 					if got, answered := target.Serves(v, api.KindClaim), w.Reads[set][v] == http.StatusOK; got != answered {
 						t.Errorf("gates %s: kubelet 1.%d reads claims through %s: check says served %t, kube-apiserver %s answered %d", set, k, v, got, w.Release, w.Reads[set][v])
