@@ -129,11 +129,8 @@ func (o *upgradeOptions) run(s streams) error {
 func (o *upgradeOptions) confirm(s streams) func(string) bool {
 	return func(what string) bool {
 		in, _ := s.in.(*os.File)
-		if o.yes || in == nil {
+		if fi, err := in.Stat(); o.yes || err != nil || fi.Mode()&os.ModeCharDevice == 0 { // Stat of no file fails
 			return o.yes
-		}
-		if fi, err := in.Stat(); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
-			return false
 		}
 		fmt.Fprintf(s.err, "%s? [y/N] ", what)
 		answer, _ := bufio.NewReader(in).ReadString('\n')

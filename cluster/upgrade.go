@@ -39,7 +39,7 @@ var backoff = wait.Backoff{Duration: 100 * time.Millisecond, Factor: 2, Jitter: 
 // that changes no byte). Given list, it writes nothing and gives list each
 // object instead. It returns how many objects it read.
 func (c *Cluster) Rewrite(ctx context.Context, resource string, list func(namespace, name string)) (n int, err error) {
-	r, _, err := c.storage(resource)
+	r, _, err := c.Storage(resource)
 	if err != nil {
 		return 0, err
 	}
@@ -90,17 +90,10 @@ func retriable(err error) bool {
 		apierrors.IsServiceUnavailable(err) || apierrors.IsInternalError(err) || utilnet.IsConnectionRefused(err) || utilnet.IsConnectionReset(err)
 }
 
-// StorageHash is the storage version hash discovery gives a resource of
-// resource.k8s.io: it changes when kube-apiserver stores the resource in
-// another version.
-func (c *Cluster) StorageHash(resource string) (string, error) {
-	_, hash, err := c.storage(resource)
-	return hash, err
-}
-
-// storage is the resource of resource.k8s.io in the version the cluster
-// prefers, and its storage version hash.
-func (c *Cluster) storage(resource string) (schema.GroupVersionResource, string, error) {
+// Storage is a resource of resource.k8s.io in the version the cluster
+// prefers, and the storage version hash discovery gives it: the hash
+// changes when kube-apiserver stores the resource in another version.
+func (c *Cluster) Storage(resource string) (schema.GroupVersionResource, string, error) {
 	groups, err := c.discovery.ServerGroups()
 	if err != nil {
 		return schema.GroupVersionResource{}, "", fmt.Errorf("asking the cluster its API groups: %w", err)
@@ -263,7 +256,7 @@ func (c *Cluster) Can(ctx context.Context, verb, group, resource, namespace stri
 // says false of one's UID, it deletes none and names the first five such.
 // It returns how many it deleted.
 func (c *Cluster) Delete(ctx context.Context, resource string, saved func(uid string) bool) (n int, err error) {
-	r, _, err := c.storage(resource)
+	r, _, err := c.Storage(resource)
 	if err != nil {
 		return 0, err
 	}

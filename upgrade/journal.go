@@ -60,13 +60,11 @@ func Open(ctx context.Context, c *cluster.Cluster, file, namespace, name, to str
 		cm, j.version, err = c.ConfigMap(ctx, namespace, name, "journal")
 		data = []byte(cm)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("reading the journal: %w", err)
+	if err == nil && len(data) > 0 {
+		err = json.Unmarshal(data, j)
 	}
-	if len(data) > 0 {
-		if err := json.Unmarshal(data, j); err != nil {
-			return nil, fmt.Errorf("the journal %s: %w", where, err)
-		}
+	if err != nil {
+		return nil, fmt.Errorf("reading the journal %s: %w", where, err)
 	}
 	switch {
 	case len(data) == 0:

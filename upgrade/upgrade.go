@@ -167,7 +167,7 @@ func (r Run) rewrite(ctx context.Context, steps []Step, first int) error {
 	hashes := map[string]string{}
 	var todo []string
 	for i, s := range steps {
-		hash, err := r.Cluster.StorageHash(s.Resource)
+		_, hash, err := r.Cluster.Storage(s.Resource)
 		switch {
 		case err != nil:
 			return err
@@ -181,11 +181,8 @@ func (r Run) rewrite(ctx context.Context, steps []Step, first int) error {
 	if len(todo) == 0 {
 		return nil
 	}
-	if err := r.permitted(ctx, "patch", todo); err != nil {
+	if err := r.allowed(ctx, "patch", todo, fmt.Sprintf("rewrite every stored %s in place", strings.Join(todo, ", "))); err != nil {
 		return err
-	}
-	if !r.Confirm(fmt.Sprintf("rewrite every stored %s in place", strings.Join(todo, ", "))) {
-		return errors.New("not confirmed, so nothing written (--yes confirms)")
 	}
 	migrated, err := r.Cluster.Migrate(ctx, hashes, migratorStart)
 	if err != nil {
@@ -203,14 +200,10 @@ func (r Run) rewrite(ctx context.Context, steps []Step, first int) error {
 				return err
 			}
 		}
-		after, err := r.Cluster.StorageHash(s.Resource)
-		if err != nil {
-			return err
+		if _, after, err := r.Cluster.Storage(s.Resource); err != nil || after != hashes[s.Resource] {
+			return cmp.Or(err, fmt.Errorf("kube-apiserver changed the version it stores %s in during the rewrite (restarted with other flags?): run again", s.Resource))
 		}
-		if after != hashes[s.Resource] {
-			return fmt.Errorf("kube-apiserver changed the version it stores %s in during the rewrite (restarted with other flags?): run again", s.Resource)
-		}
-		r.Journal.Done[s.Resource], r.Journal.Counts[s.Resource] = after, n
+		r.Journal.Done[s.Resource], r.Journal.Counts[s.Resource] = hashes[s.Resource], n
 		if err := r.Journal.Save(ctx); err != nil {
 			return err
 		}
@@ -219,9 +212,10 @@ func (r Run) rewrite(ctx context.Context, steps []Step, first int) error {
 	return nil
 }
 
-// permitted names the first permission a step lacks: verb of each of
-// resources, and the journal's write.
-func (r Run) permitted(ctx context.Context, verb string, resources []string) error {
+// allowed names the first permission a step lacks (verb of each of
+// resources, and the journal's write), else asks Confirm whether to do
+// what: the one question before a step writes.
+func (r Run) allowed(ctx context.Context, verb string, resources []string, what string) error {
 	type permission struct{ verb, group, resource, namespace string }
 	var needs []permission
 	for _, resource := range resources {
@@ -240,12 +234,15 @@ func (r Run) permitted(ctx context.Context, verb string, resources []string) err
 			return err
 		}
 		if !ok {
-			what := strings.TrimSuffix(p.resource+"."+p.group, ".")
+			name := strings.TrimSuffix(p.resource+"."+p.group, ".")
 			if p.namespace != "" {
-				what += " in namespace " + p.namespace
+				name += " in namespace " + p.namespace
 			}
-			return fmt.Errorf("the cluster does not let you %s %s, so nothing was written (docs/upgrade.md lists what upgrade needs)", p.verb, what)
+			return fmt.Errorf("the cluster does not let you %s %s, so nothing was written (docs/upgrade.md lists what upgrade needs)", p.verb, name)
 		}
+	}
+	if !r.Confirm(what) {
+		return errors.New("not confirmed, so nothing written (--yes confirms)")
 	}
 	return nil
 }
@@ -268,11 +265,8 @@ func (r Run) save(ctx context.Context, step int) error {
 	case !errors.Is(err, os.ErrNotExist):
 		return err
 	}
-	if err := r.permitted(ctx, "", nil); err != nil {
+	if err := r.allowed(ctx, "", nil, "save the DRA objects to "+r.SaveTo); err != nil {
 		return err
-	}
-	if !r.Confirm("save the DRA objects to " + r.SaveTo) {
-		return errors.New("not confirmed, so nothing written (--yes confirms)")
 	}
 	read, list := map[string]int{}, manifest.ListWriter{Format: "yaml"}
 	err = r.Cluster.Export(ctx, nil, func(obj map[string]interface{}) error {
@@ -331,11 +325,8 @@ func (r Run) delete(ctx context.Context, s Step, step int) error {
 	for _, obj := range saved {
 		uids[fmt.Sprint(api.Metadata(obj)["uid"])] = true
 	}
-	if err := r.permitted(ctx, "delete", []string{s.Resource}); err != nil {
+	if err := r.allowed(ctx, "delete", []string{s.Resource}, fmt.Sprintf("delete every stored %s (saved in %s)", s.Resource, r.Journal.SavedTo)); err != nil {
 		return err
-	}
-	if !r.Confirm(fmt.Sprintf("delete every stored %s (saved in %s)", s.Resource, r.Journal.SavedTo)) {
-		return errors.New("not confirmed, so nothing deleted (--yes confirms)")
 	}
 	n, err := r.Cluster.Delete(ctx, s.Resource, func(uid string) bool { return uids[uid] || s.Resource == "resourceslices" }) // drivers publish them again
 	if err != nil {
@@ -374,10 +365,7 @@ func (r Run) recreate(ctx context.Context, step int) error {
 	if err != nil {
 		return err
 	}
-	target, err := migrate.TargetOf(fmt.Sprintf("1.%d", r.Release.Minor))
-	if err != nil {
-		return err
-	}
+	target, _ := migrate.TargetOf(fmt.Sprintf("1.%d", r.Release.Minor)) // a release of the table: the cluster's
 	target.Cluster = r.Release
 	idx := &migrate.Index{} // the classes and parameters the claims name
 	for _, obj := range saved {
@@ -404,16 +392,14 @@ func (r Run) recreate(ctx context.Context, step int) error {
 		}
 		if _, group, _, kind, _ := api.TypeOf(v.Object); v.Object != nil {
 			objs = append(objs, v.Object)
-			if resource := api.Resource(kind); group == api.UpstreamGroup && !slices.Contains(resources, resource) {
-				resources = append(resources, resource)
+			if group == api.UpstreamGroup {
+				resources = append(resources, api.Resource(kind))
 			}
 		}
 	}
-	if err := r.permitted(ctx, "create", resources); err != nil {
+	slices.Sort(resources)
+	if err := r.allowed(ctx, "create", slices.Compact(resources), fmt.Sprintf("re-create the %d DRA objects of %s", len(objs), r.Journal.SavedTo)); err != nil {
 		return err
-	}
-	if !r.Confirm(fmt.Sprintf("re-create the %d DRA objects of %s", len(objs), r.Journal.SavedTo)) {
-		return errors.New("not confirmed, so nothing written (--yes confirms)")
 	}
 	there := 0
 	r.Cluster.Create(ctx, objs, false, func(i int, e error) {

@@ -284,7 +284,7 @@ func (b *bench) migrate(ctx context.Context, assets string, objects int) (row, e
 	}
 	hashes := map[string]string{}
 	for _, r := range []string{"resourceclaims", "resourceslices"} {
-		if hashes[r], err = c.StorageHash(r); err != nil {
+		if _, hashes[r], err = c.Storage(r); err != nil {
 			return row{}, err
 		}
 	}
