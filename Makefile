@@ -32,7 +32,7 @@ TEST_TIMEOUT     ?= 30m
 # The packages whose tests need the current release's control plane or the
 # tools (build tag envtest), and the live suites of the oldest release. The
 # first mostly wait on their control planes: they run three at a time (-p 3).
-ENVTEST_PKGS     := ./test/envtest/ ./test/envtest/certmanager/ ./test/envtest/chartinstall/ ./test/envtest/check/ ./test/envtest/ga/ ./test/envtest/guard/ \
+ENVTEST_PKGS     := ./test/envtest/upgrade/ ./test/envtest/ ./test/envtest/certmanager/ ./test/envtest/chartinstall/ ./test/envtest/check/ ./test/envtest/ga/ ./test/envtest/guard/ \
 	./test/envtest/overload/ ./test/envtest/selfmanaged/ ./test/manifests/ ./test/monitoring/
 RELEASES_PKGS    := ./test/envtest/builds/ ./test/envtest/live/ ./test/envtest/minversion/
 # The real-world manifests of public projects (never copied here), read by

@@ -27,12 +27,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/claimbridge/claimbridge/cli"
 	"github.com/claimbridge/claimbridge/test/envtest/harness"
@@ -57,6 +59,8 @@ func stop() error {
 
 func TestMain(m *testing.M) {
 	flag.Parse() // for -test.timeout, read by harness.StopOnSignalOrDeadline
+	// The envtest environments of the upgrade tests log nothing worth reading.
+	ctrllog.SetLogger(logr.Discard())
 	if err := start(); err != nil {
 		fmt.Fprintf(os.Stderr, "check suite: %v\n", err)
 		_ = stop()

@@ -1,6 +1,11 @@
 //go:build envtest
 
-package check
+// Package upgrade proves `claimbridge upgrade` on real kube-apiservers,
+// each on an etcd of its own: 1.36 rolled back in place by rewrites
+// (its own, and kube-controller-manager's storage version migrator), the
+// faults a rewrite meets, and the save, delete and re-creation of 1.30,
+// 1.31 and 1.32, also through their schedulers and controller-managers.
+package upgrade
 
 import (
 	"bytes"
@@ -17,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -26,6 +32,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/claimbridge/claimbridge/cli"
 	"github.com/claimbridge/claimbridge/test/envtest/harness"
@@ -340,6 +347,12 @@ func TestUpgradeSaves(t *testing.T) {
 		"(`claimbridge check --to 1.32` names the flags, drivers and nodes to change with them); on 1.32, upgrade re-creates what " + save + " holds"; code != cli.ExitOperator || !strings.HasPrefix(out, want) {
 		t.Errorf("run again: exit %d, stdout:\n%s\nwant it to start %q", code, out, want)
 	}
+}
+
+func TestMain(m *testing.M) {
+	// The envtest environments of these tests log nothing worth reading.
+	ctrllog.SetLogger(logr.Discard())
+	os.Exit(m.Run())
 }
 
 // tail is the last 30 lines of a log.

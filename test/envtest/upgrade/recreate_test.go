@@ -1,6 +1,6 @@
 //go:build envtest
 
-package check
+package upgrade
 
 import (
 	"bytes"
