@@ -580,11 +580,8 @@ func storedVersions(t *testing.T, env *envtest.Environment) map[string][]string 
 	return out
 }
 
-// killed runs claimbridge, built, with args n times, each killed (SIGKILL)
-// at a random point of its pass over total objects: once done, which
-// counts the objects handled, says a random number more of them than the
-// run before left. Each run must stop midway.
-func killed(t *testing.T, args []string, n, total int, done func() int) {
+// built is claimbridge's binary, built from this tree.
+func built(t *testing.T) string {
 	t.Helper()
 	root, err := harness.RepoRoot()
 	if err != nil {
@@ -596,6 +593,16 @@ func killed(t *testing.T, args []string, n, total int, done func() int) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
+	return bin
+}
+
+// killed runs claimbridge, built, with args n times, each killed (SIGKILL)
+// at a random point of its pass over total objects: once done, which
+// counts the objects handled, says a random number more of them than the
+// run before left. Each run must stop midway.
+func killed(t *testing.T, args []string, n, total int, done func() int) {
+	t.Helper()
+	bin := built(t)
 	for range n {
 		before := done()
 		target := before + 10 + rand.IntN((total-before)/2)
