@@ -30,7 +30,8 @@ import (
 // --save` saves them and stops at the Pods. Once they are stopped, it is
 // killed (SIGKILL) twice while it deletes the claims, then run again: it
 // deletes the rest and stops at the change. The test replaces
-// kube-apiserver 1.30 with 1.31 on the same etcd. There upgrade is killed
+// kube-apiserver 1.30 with 1.31 on the same etcd. There a dry run lists
+// the re-creation and creates nothing; then upgrade is killed
 // twice while it re-creates the claims, then run again: every object of
 // the save is in v1alpha3 (the class as a DeviceClass), the stopped Pods
 // are named, and 1.31 reads every DRA object. Run again, it says the
@@ -118,6 +119,11 @@ func TestUpgradeRecreates(t *testing.T) {
 			t.Fatalf("1.%d→1.%d: exit %d, want 3, output:\n%s\nwant the claims deleted, and %q", change.from, change.to, code, out, want)
 		}
 		c.change(t, change.to)
+		var dry, errOut bytes.Buffer
+		if code := cli.Main(append(args()[:len(args())-1], "--dry-run"), nil, &dry, &errOut); code != 0 || claimsStored(change.version) != 0 ||
+			!strings.HasPrefix(dry.String(), fmt.Sprintf("step 1, claimbridge's: re-create what %s holds, as migrate writes it for 1.%d\n", save, change.to)) {
+			t.Fatalf("on 1.%d, --dry-run: exit %d, want 0, %d claims created, want none; stdout:\n%s\nstderr:\n%s", change.to, code, claimsStored(change.version), dry.String(), errOut.String())
+		}
 		before := "0"
 		if change.from == 30 { // killed twice while it re-creates the claims
 			killed(t, args(), 2, claimCount, func() int { return claimsStored(change.version) })
