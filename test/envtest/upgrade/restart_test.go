@@ -3,10 +3,8 @@
 package upgrade
 
 import (
-	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -40,27 +38,9 @@ current-context: c
 `, c.cfg.Host), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	bin := built(t)
-	run := func() (*exec.Cmd, *bytes.Buffer, chan error) {
-		cmd := exec.Command(bin, "upgrade", "--kubeconfig", kubeconfig, "--to", "1.33", "--yes")
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		exited := make(chan error, 1)
-		go func() { exited <- cmd.Wait() }()
-		return cmd, &out, exited
-	}
+	bin, args := built(t), []string{"upgrade", "--kubeconfig", kubeconfig, "--to", "1.33", "--yes"}
 	rewritten := func() int { return len(storedVersions(t, c.env)["resource.k8s.io/v1beta2"]) }
-	cmd, out, exited := run()
-	for rewritten() < 100 {
-		select {
-		case err := <-exited:
-			t.Fatalf("the run ended (%v) before it rewrote 100 objects:\n%s", err, out)
-		case <-time.After(5 * time.Millisecond):
-		}
-	}
+	cmd, out, exited := startRun(t, bin, args, func() bool { return rewritten() >= 100 })
 	s, before := c.env.ControlPlane.GetAPIServer(), rewritten()
 	began := time.Now()
 	if err := s.Stop(); err != nil {
@@ -84,7 +64,7 @@ current-context: c
 	t.Logf("exit %d:\n%s", cmd.ProcessState.ExitCode(), out)
 	switch code := cmd.ProcessState.ExitCode(); {
 	case code == cli.ExitInvalid && strings.Contains(out.String(), "Error: "): // stopped, with the reason: run again
-		cmd, out, exited = run()
+		cmd, out, exited = startRun(t, bin, args, func() bool { return true })
 		<-exited
 		if code := cmd.ProcessState.ExitCode(); code != cli.ExitOperator {
 			t.Fatalf("run again: exit %d, want %d:\n%s", code, cli.ExitOperator, out)

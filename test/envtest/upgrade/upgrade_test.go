@@ -606,21 +606,7 @@ func killed(t *testing.T, args []string, n, total int, done func() int) {
 	for range n {
 		before := done()
 		target := before + 10 + rand.IntN((total-before)/2)
-		cmd := exec.Command(bin, args...)
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		exited := make(chan error, 1)
-		go func() { exited <- cmd.Wait() }()
-		for done() < target {
-			select {
-			case err := <-exited:
-				t.Fatalf("the run ended (%v) before it handled %d objects:\n%s", err, target, out.String())
-			case <-time.After(5 * time.Millisecond):
-			}
-		}
+		cmd, _, exited := startRun(t, bin, args, func() bool { return done() >= target })
 		_ = cmd.Process.Kill()
 		<-exited
 		after := done()
@@ -629,4 +615,24 @@ func killed(t *testing.T, args []string, n, total int, done func() int) {
 			t.Fatalf("the run was killed after it handled every object")
 		}
 	}
+}
+
+// startRun starts claimbridge (bin) with args, and returns once reached
+// says true; a run that ends before fails the test.
+func startRun(t *testing.T, bin string, args []string, reached func() bool) (cmd *exec.Cmd, out *bytes.Buffer, exited chan error) {
+	t.Helper()
+	cmd, out, exited = exec.Command(bin, args...), &bytes.Buffer{}, make(chan error, 1)
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { exited <- cmd.Wait() }()
+	for !reached() {
+		select {
+		case err := <-exited:
+			t.Fatalf("the run ended (%v) too early:\n%s", err, out)
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	return cmd, out, exited
 }
