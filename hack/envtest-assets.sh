@@ -10,15 +10,16 @@
 #   (--bench: KUBEBUILDER_ASSETS names it)
 #   1.30, the oldest the server supports            hack/tools/kube-apiserver-1.30, hack/tools/etcd-3.5
 #   (ENVTEST_ASSETS_1_30)
-#   1.36, for upgrade's rewrite in place            hack/tools/kube-apiserver-1.36, hack/tools/etcd,
-#   (ENVTEST_ASSETS_1_36)                           and its kube-controller-manager
+#   1.36 and 1.33, for upgrade's rewrite in     hack/tools/kube-apiserver-1.<minor>, with their
+#   place (ENVTEST_ASSETS_1_36, _1_33)             kube-scheduler and kube-controller-manager
+#                                                   (1.36: hack/tools/etcd; 1.33: etcd 3.5)
 #   1.31 and 1.32, for upgrade's save and           hack/tools/kube-apiserver-1.<minor>, etcd 3.5, and
 #   re-create (ENVTEST_ASSETS_1_31, _1_32)          the kube-scheduler and kube-controller-manager
 #                                                   of 1.30, 1.31 and 1.32
-#   1.26, 1.33–1.35: only for `make record`         hack/tools/kube-apiserver-1.<minor>, etcd 3.5
+#   1.26, 1.34, 1.35: only for `make record`        hack/tools/kube-apiserver-1.<minor>, etcd 3.5
 #   (--releases, ENVTEST_ASSETS_1_<minor>)          (1.34, 1.35: hack/tools/etcd)
 #   kube-scheduler and kube-controller-manager      the same module as that release's
-#   of 1.33–1.37: only for `make record`            kube-apiserver, into its assets directory
+#   of 1.34, 1.35 and 1.37: only for `make record`  kube-apiserver, into its assets directory
 #   (--releases)
 #   1.32.0's kube-apiserver, kube-scheduler and     hack/tools/kube-apiserver-1.32.0, etcd 3.5
 #   kube-controller-manager: only for `make record`
@@ -179,11 +180,8 @@ $bench && current="$(control_plane "$TOOLS/kube-apiserver" "$TOOLS/etcd" "" -opt
 r130="$(control_plane "$TOOLS/kube-apiserver-1.30" "$TOOLS/etcd-3.5" "$unopt")"
 declare -A old=([1.36]="$(control_plane "$TOOLS/kube-apiserver-1.36" "$TOOLS/etcd" "$unopt")"
 	[1.31]="$(control_plane "$TOOLS/kube-apiserver-1.31" "$TOOLS/etcd-3.5" "$unopt")"
-	[1.32]="$(control_plane "$TOOLS/kube-apiserver-1.32" "$TOOLS/etcd-3.5" "$unopt")")
-# and its kube-controller-manager, whose storage version migrator upgrade's test runs.
-v="$(modversion "$TOOLS/kube-apiserver-1.36" k8s.io/kubernetes)"
-build "$TOOLS/kube-apiserver-1.36" k8s.io/kubernetes/cmd/kube-controller-manager "${old[1.36]}/kube-controller-manager" "$unopt" \
-	"$(k8s_ldflags "$TOOLS/kube-apiserver-1.36" "$v")" "" --version
+	[1.32]="$(control_plane "$TOOLS/kube-apiserver-1.32" "$TOOLS/etcd-3.5" "$unopt")"
+	[1.33]="$(control_plane "$TOOLS/kube-apiserver-1.33" "$TOOLS/etcd-3.5" "$unopt")")
 
 v="$(modversion "$TOOLS/kustomize" sigs.k8s.io/kustomize/kustomize/v5)"
 kustomize="$CACHE/tools/kustomize-$v"
@@ -201,8 +199,8 @@ promtool="$CACHE/tools/promtool-$v"
 build "$TOOLS/promtool" github.com/prometheus/prometheus/cmd/promtool "$promtool" "$unopt" \
 	"-s -w -X github.com/prometheus/common/version.Version=$v" remove_all_sd --version
 
-if $releases || [[ "$print_release" =~ ^1\.(26|3[3-5]|32\.0)$ ]]; then
-	for minor in 26 33 34 35; do
+if $releases || [[ "$print_release" =~ ^1\.(26|3[45]|32\.0)$ ]]; then
+	for minor in 26 34 35; do
 		etcd="$TOOLS/etcd-3.5"
 		((minor < 34)) || etcd="$TOOLS/etcd"
 		old[1.$minor]="$(control_plane "$TOOLS/kube-apiserver-1.$minor" "$etcd" "$unopt")"
@@ -211,7 +209,7 @@ if $releases || [[ "$print_release" =~ ^1\.(26|3[3-5]|32\.0)$ ]]; then
 fi
 
 # components <tools-module-dir> <assets-dir>: that release's kube-scheduler
-# and kube-controller-manager, beside its kube-apiserver (record only).
+# and kube-controller-manager, beside its kube-apiserver.
 components() {
 	local v c
 	v="$(modversion "$1" k8s.io/kubernetes)"
@@ -223,9 +221,13 @@ components() {
 components "$TOOLS/kube-apiserver-1.30" "$r130"
 components "$TOOLS/kube-apiserver-1.31" "${old[1.31]}"
 components "$TOOLS/kube-apiserver-1.32" "${old[1.32]}"
+# 1.36's and 1.33's, for upgrade's rollback of 1.36 in place (1.36's
+# kube-controller-manager also runs the storage version migrator).
+components "$TOOLS/kube-apiserver-1.36" "${old[1.36]}"
+components "$TOOLS/kube-apiserver-1.33" "${old[1.33]}"
 if $releases; then
 	components "$TOOLS/kube-apiserver" "$current"
-	for minor in 36 35 34 33; do components "$TOOLS/kube-apiserver-1.$minor" "${old[1.$minor]}"; done
+	for minor in 35 34; do components "$TOOLS/kube-apiserver-1.$minor" "${old[1.$minor]}"; done
 	components "$TOOLS/kube-apiserver-1.32.0" "${old[1.32.0]}"
 fi
 

@@ -196,14 +196,16 @@ type release struct {
 	assets map[int]string
 }
 
-// flags130 are the flags 1.30, 1.31 and 1.32 serve their DRA version with.
-var flags130 = map[int]string{30: "resource.k8s.io/v1alpha2=true", 31: "resource.k8s.io/v1alpha3=true", 32: "resource.k8s.io/v1beta1=true"}
+// serving is the --runtime-config each release's kube-apiserver serves its
+// DRA versions with.
+var serving = map[int]string{30: "resource.k8s.io/v1alpha2=true", 31: "resource.k8s.io/v1alpha3=true", 32: "resource.k8s.io/v1beta1=true",
+	33: "resource.k8s.io/v1beta1=true,resource.k8s.io/v1beta2=true", 36: "resource.k8s.io/v1=true"}
 
-// startRelease starts kube-apiserver 1.minor (30, 31 or 32).
+// startRelease starts kube-apiserver 1.minor (a key of serving).
 func startRelease(t *testing.T, minor int) *release {
 	t.Helper()
 	c := &release{assets: map[int]string{}}
-	for m := range flags130 {
+	for m := range serving {
 		assets, err := harness.AssetsDirFrom(fmt.Sprintf("ENVTEST_ASSETS_1_%d", m), fmt.Sprintf("--print-assets-dir=1.%d", m))
 		if err == nil {
 			err = harness.CheckRelease(assets, fmt.Sprintf("1.%d", m))
@@ -216,7 +218,7 @@ func startRelease(t *testing.T, minor int) *release {
 	c.env = &envtest.Environment{ControlPlaneStartTimeout: 60 * time.Second}
 	s := c.env.ControlPlane.GetAPIServer()
 	s.Path = filepath.Join(c.assets[minor], "kube-apiserver")
-	s.Configure().Set("feature-gates", "DynamicResourceAllocation=true").Set("runtime-config", flags130[minor])
+	s.Configure().Set("feature-gates", "DynamicResourceAllocation=true").Set("runtime-config", serving[minor])
 	c.env.ControlPlane.Etcd = &envtest.Etcd{Path: filepath.Join(c.assets[minor], "etcd")}
 	cfg, err := c.env.Start()
 	if err != nil {
@@ -230,11 +232,14 @@ func startRelease(t *testing.T, minor int) *release {
 }
 
 // change replaces kube-apiserver with release 1.minor's, on the same
-// etcd, as the operator's change of release does.
+// etcd, as the operator's change of release does: without
+// --min-compatibility-version, which is the release's before.
 func (c *release) change(t *testing.T, minor int) {
 	t.Helper()
-	c.env.ControlPlane.GetAPIServer().Path = filepath.Join(c.assets[minor], "kube-apiserver")
-	c.restart(t, "runtime-config", flags130[minor])
+	s := c.env.ControlPlane.GetAPIServer()
+	s.Path = filepath.Join(c.assets[minor], "kube-apiserver")
+	s.Configure().Disable("min-compatibility-version")
+	c.restart(t, "runtime-config", serving[minor])
 }
 
 // resource is the client of obj's resource (the plural of its kind).

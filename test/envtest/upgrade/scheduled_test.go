@@ -37,21 +37,7 @@ func TestUpgradeRecreatesScheduled(t *testing.T) {
 	c := startRelease(t, 30)
 	ctx := t.Context()
 	stop := c.components(t, 30)
-	c.create(t, map[string]interface{}{"apiVersion": "v1", "kind": "ServiceAccount", "metadata": map[string]interface{}{"name": "default", "namespace": "default"}})
-	for _, name := range []string{"node-1", "node-2"} {
-		node := c.create(t, map[string]interface{}{"apiVersion": "v1", "kind": "Node", "metadata": map[string]interface{}{"name": name, "labels": map[string]interface{}{"kubernetes.io/hostname": name}}})
-		node.Object["spec"] = map[string]interface{}{} // no not-ready taint: the Node is as its kubelet reports it ready
-		node, err := c.resource(node.Object).Update(ctx, node, metav1.UpdateOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		resources := map[string]interface{}{"cpu": "8", "memory": "32Gi", "pods": "110"}
-		node.Object["status"] = map[string]interface{}{"capacity": resources, "allocatable": resources,
-			"conditions": []interface{}{map[string]interface{}{"type": "Ready", "status": "True", "reason": "KubeletReady"}}}
-		if _, err := c.resource(node.Object).UpdateStatus(ctx, node, metav1.UpdateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	c.nodes(t)
 	c.create(t, map[string]interface{}{"apiVersion": "resource.k8s.io/v1alpha2", "kind": "ResourceClass", "metadata": map[string]interface{}{"name": "gpu.example.com"},
 		"driverName": "gpu.example.com", "structuredParameters": true})
 	c.create(t, map[string]interface{}{"apiVersion": "resource.k8s.io/v1alpha2", "kind": "ResourceClaimTemplate", "metadata": map[string]interface{}{"name": "gpu", "namespace": "default"},
@@ -119,8 +105,29 @@ func TestUpgradeRecreatesScheduled(t *testing.T) {
 	stop()
 }
 
-// versions are the DRA versions 1.30, 1.31 and 1.32 serve.
-var versions = map[int]string{30: "v1alpha2", 31: "v1alpha3", 32: "v1beta1"}
+// versions are the DRA versions the releases of serving write in.
+var versions = map[int]string{30: "v1alpha2", 31: "v1alpha3", 32: "v1beta1", 33: "v1beta2", 36: "v1"}
+
+// nodes creates two ready Nodes, node-1 and node-2, and the default
+// ServiceAccount.
+func (c *release) nodes(t *testing.T) {
+	t.Helper()
+	c.create(t, map[string]interface{}{"apiVersion": "v1", "kind": "ServiceAccount", "metadata": map[string]interface{}{"name": "default", "namespace": "default"}})
+	for _, name := range []string{"node-1", "node-2"} {
+		node := c.create(t, map[string]interface{}{"apiVersion": "v1", "kind": "Node", "metadata": map[string]interface{}{"name": name, "labels": map[string]interface{}{"kubernetes.io/hostname": name}}})
+		node.Object["spec"] = map[string]interface{}{} // no not-ready taint: the Node is as its kubelet reports it ready
+		node, err := c.resource(node.Object).Update(t.Context(), node, metav1.UpdateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resources := map[string]interface{}{"cpu": "8", "memory": "32Gi", "pods": "110"}
+		node.Object["status"] = map[string]interface{}{"capacity": resources, "allocatable": resources,
+			"conditions": []interface{}{map[string]interface{}{"type": "Ready", "status": "True", "reason": "KubeletReady"}}}
+		if _, err := c.resource(node.Object).UpdateStatus(t.Context(), node, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
 
 // components starts release 1.minor's kube-scheduler and
 // kube-controller-manager (its claim controller and garbage collector); the
@@ -153,22 +160,23 @@ func (c *release) publish(t *testing.T, minor int) {
 	t.Helper()
 	for _, node := range []string{"node-1", "node-2"} {
 		slice := map[string]interface{}{"apiVersion": "resource.k8s.io/v1alpha2", "kind": "ResourceSlice", "metadata": map[string]interface{}{"name": node + "-gpu"},
-			"nodeName": node, "driverName": "gpu.example.com", "namedResources": map[string]interface{}{"instances": gpus(node, "name")}}
+			"nodeName": node, "driverName": "gpu.example.com", "namedResources": map[string]interface{}{"instances": gpus(false)}}
 		if minor >= 31 {
 			slice = map[string]interface{}{"apiVersion": "resource.k8s.io/" + versions[minor], "kind": "ResourceSlice", "metadata": map[string]interface{}{"name": node + "-gpu"},
-				"spec": map[string]interface{}{"nodeName": node, "driver": "gpu.example.com", "devices": gpus(node, "basic"),
+				"spec": map[string]interface{}{"nodeName": node, "driver": "gpu.example.com", "devices": gpus(minor < 33),
 					"pool": map[string]interface{}{"name": node, "generation": int64(1), "resourceSliceCount": int64(1)}}}
 		}
 		c.create(t, slice)
 	}
 }
 
-// gpus are four devices, named gpu-0…3, each with an empty field.
-func gpus(node, field string) []interface{} {
+// gpus are four devices, named gpu-0…3; basic: each with its attributes
+// nested in an empty basic, as v1alpha3 and v1beta1 have them.
+func gpus(basic bool) []interface{} {
 	var out []interface{}
 	for i := range 4 {
 		d := map[string]interface{}{"name": fmt.Sprintf("gpu-%d", i)}
-		if field == "basic" {
+		if basic {
 			d["basic"] = map[string]interface{}{}
 		}
 		out = append(out, d)
@@ -189,18 +197,7 @@ func (c *release) startPods(t *testing.T, minor int) {
 		if name == "tmpl-0" {
 			ref = map[string]interface{}{"resourceClaimTemplateName": "gpu"}
 		}
-		claim := map[string]interface{}{"name": "gpu", "source": ref}
-		if minor >= 31 {
-			claim = map[string]interface{}{"name": "gpu"}
-			for k, v := range ref {
-				claim[k] = v
-			}
-		}
-		c.create(t, map[string]interface{}{"apiVersion": "v1", "kind": "Pod", "metadata": map[string]interface{}{"name": name, "namespace": "default"},
-			"spec": map[string]interface{}{"automountServiceAccountToken": false, "terminationGracePeriodSeconds": int64(0),
-				"containers": []interface{}{map[string]interface{}{"name": "c", "image": "registry.k8s.io/pause:3.10",
-					"resources": map[string]interface{}{"claims": []interface{}{map[string]interface{}{"name": "gpu"}}}}},
-				"resourceClaims": []interface{}{claim}}})
+		c.pod(t, minor, name, ref)
 	}
 	pods := c.d.Resource(schema.GroupVersionResource{Version: "v1", Resource: "pods"}).Namespace("default")
 	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(time.Second) {
@@ -224,6 +221,24 @@ func (c *release) startPods(t *testing.T, minor int) {
 			t.Fatalf("1.%d's scheduler placed %v of %d Pods in 2 minutes; pending: %v", minor, placed, len(names), pending)
 		}
 	}
+}
+
+// pod creates Pod name in namespace default, holding a GPU through the
+// claim of ref, as 1.minor takes it.
+func (c *release) pod(t *testing.T, minor int, name string, ref map[string]interface{}) {
+	t.Helper()
+	claim := map[string]interface{}{"name": "gpu", "source": ref}
+	if minor >= 31 {
+		claim = map[string]interface{}{"name": "gpu"}
+		for k, v := range ref {
+			claim[k] = v
+		}
+	}
+	c.create(t, map[string]interface{}{"apiVersion": "v1", "kind": "Pod", "metadata": map[string]interface{}{"name": name, "namespace": "default"},
+		"spec": map[string]interface{}{"automountServiceAccountToken": false, "terminationGracePeriodSeconds": int64(0),
+			"containers": []interface{}{map[string]interface{}{"name": "c", "image": "registry.k8s.io/pause:3.10",
+				"resources": map[string]interface{}{"claims": []interface{}{map[string]interface{}{"name": "gpu"}}}}},
+			"resourceClaims": []interface{}{claim}}})
 }
 
 // claimsIn are the claims of namespace default, as version serves them.

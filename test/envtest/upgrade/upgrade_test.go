@@ -2,9 +2,10 @@
 
 // Package upgrade proves `claimbridge upgrade` on real kube-apiservers,
 // each on an etcd of its own: 1.36 rolled back in place by rewrites
-// (its own, and kube-controller-manager's storage version migrator), the
-// faults a rewrite meets, and the save, delete and re-creation of 1.30,
-// 1.31 and 1.32, also through their schedulers and controller-managers.
+// (its own, and kube-controller-manager's storage version migrator), and
+// to 1.33's whole control plane; the faults a rewrite meets; and the save,
+// delete and re-creation of 1.30, 1.31 and 1.32, also through their
+// schedulers and controller-managers.
 package upgrade
 
 import (
