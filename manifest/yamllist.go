@@ -126,12 +126,8 @@ func cutListItems(data []byte, each func(item []byte) bool) (frame []byte) {
 		return each == nil || each(item.Bytes())
 	}
 	for len(data) > 0 {
-		line := data
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			data = nil
-		}
+		var line []byte
+		line, data, _ = bytes.Cut(data, []byte("\n"))
 		if inItems {
 			switch {
 			case len(line) > 0 && line[0] == '-':
