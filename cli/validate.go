@@ -213,13 +213,7 @@ func (o *validateOptions) judgeAll(stdin io.Reader, ga, skipped, checked *report
 	err := manifest.EachIn(o.filenames, o.recursive, stdin, visit)
 	close(window)
 	<-reported
-	if err == nil {
-		err = readErr
-	}
-	if err == nil {
-		err = noObjects(o.filenames, seen)
-	}
-	return later, err
+	return later, cmp.Or(err, readErr, noObjects(o.filenames, seen))
 }
 
 // checkUpdates checks the objects of later as updates of their old objects
