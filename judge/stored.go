@@ -120,18 +120,14 @@ func counted(obj map[string]interface{}, c api.Cluster, kind string, to int) (er
 		for _, set := range asArray(spec["sharedCounters"]) {
 			own[fmt.Sprint(asObject(set)["name"])] = true
 		}
-		first, partitions, elsewhere := "", 0, ""
+		first, partitions := devicesWith(obj, "consumesCounters")
+		elsewhere := ""
 		for i, d := range asArray(spec["devices"]) {
 			d, at := asObject(d), fmt.Sprintf("spec.devices[%d]", i)
 			if basic, ok := d["basic"]; ok { // v1alpha3, v1beta1
 				d, at = asObject(basic), at+".basic"
 			}
-			uses := asArray(d["consumesCounters"])
-			if len(uses) > 0 {
-				first = cmp.Or(first, at+".consumesCounters")
-				partitions++
-			}
-			for j, use := range uses {
+			for j, use := range asArray(d["consumesCounters"]) {
 				if set := fmt.Sprint(asObject(use)["counterSet"]); !own[set] && elsewhere == "" {
 					elsewhere = fmt.Sprintf("%s.consumesCounters[%d].counterSet: Kubernetes 1.%d looks for counter set %q in the device's own slice, and this slice does not hold it (from 1.%d a slice holds devices or counters, not both)",
 						at, j, to, set, api.Since(api.SliceSplit))
@@ -270,8 +266,7 @@ func unmet(result, status map[string]interface{}) string {
 // when the patch decides, naming the Pods that hold the claim; "" when it
 // fits.
 func Reservations(claim map[string]interface{}, to, patch int, recreated bool) (severity, msg string) {
-	status, _ := claim["status"].(map[string]interface{})
-	reserved, _ := status["reservedFor"].([]interface{})
+	reserved := asArray(asObject(claim["status"])["reservedFor"])
 	limit, sure := api.ReservedForLimit(to, patch)
 	if len(reserved) <= limit {
 		return "", ""
@@ -284,8 +279,7 @@ func Reservations(claim map[string]interface{}, to, patch int, recreated bool) (
 		return report.Warning, fmt.Sprintf("it holds %d reservations: Kubernetes 1.32.0 allows %d, 1.32.1 and later 256; name the patch the change lands on (--to v1.32.1), else on 1.32.0 %s (%s)",
 			len(reserved), limit, consequence, HeldBy(Holders(claim)))
 	}
-	msg = fmt.Sprintf("it holds %d reservations, and Kubernetes 1.%d allows %d: %s (%s)", len(reserved), to, limit, consequence, HeldBy(Holders(claim)))
-	return report.Error, msg
+	return report.Error, fmt.Sprintf("it holds %d reservations, and Kubernetes 1.%d allows %d: %s (%s)", len(reserved), to, limit, consequence, HeldBy(Holders(claim)))
 }
 
 // Holders names the Pods that hold a claim (its status.reservedFor):
@@ -303,10 +297,8 @@ func Holders(claim map[string]interface{}) []string {
 // "namespace/name".
 func Pods(claim map[string]interface{}) []string {
 	ns, _ := api.Metadata(claim)["namespace"].(string)
-	status, _ := claim["status"].(map[string]interface{})
-	reserved, _ := status["reservedFor"].([]interface{})
 	var out []string
-	for _, r := range reserved {
+	for _, r := range asArray(asObject(claim["status"])["reservedFor"]) {
 		if ref, _ := r.(map[string]interface{}); ref["resource"] == "pods" {
 			out = append(out, fmt.Sprintf("%s/%v", ns, ref["name"]))
 		}
