@@ -169,8 +169,7 @@ func convertObject(obj map[string]interface{}, kind, from, to, pathPrefix string
 }
 
 func convertList(list map[string]interface{}, kind, from, to string, ws *[]Warning) error {
-	items, _ := list["items"].([]interface{})
-	for i, it := range items {
+	for i, it := range asSlice(list["items"]) {
 		item, ok := it.(map[string]interface{})
 		if !ok {
 			continue // not an object: nothing this package can convert; kept as is

@@ -50,10 +50,8 @@ func DefaultsPatch(obj map[string]interface{}, version, kind string) []PatchOper
 			return []PatchOperation{{Op: "add", Path: path + "/allocationMode", Value: waitForFirstConsumer}}
 		}
 	case api.V1alpha3:
-		devices, _ := spec["devices"].(map[string]interface{})
-		requests, _ := devices["requests"].([]interface{})
 		var ops []PatchOperation
-		for i, r := range requests {
+		for i, r := range asSlice(asMap(spec["devices"])["requests"]) {
 			request, _ := r.(map[string]interface{})
 			if request == nil {
 				continue

@@ -98,11 +98,9 @@ func ToTree(obj runtime.Object) (map[string]interface{}, error) {
 
 // itemsGroup is the group all items of a list tree name, or "".
 func itemsGroup(tree map[string]interface{}) string {
-	items, _ := tree["items"].([]interface{})
 	group := ""
-	for _, item := range items {
-		m, _ := item.(map[string]interface{})
-		apiVersion, _ := m["apiVersion"].(string)
+	for _, item := range asSlice(tree["items"]) {
+		apiVersion := asString(asMap(item)["apiVersion"])
 		if apiVersion == "" {
 			continue
 		}
