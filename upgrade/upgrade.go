@@ -52,7 +52,9 @@ const migratorStart = 30 * time.Second
 // the Pods that hold the claims among them (judge.Holders). With nothing
 // lost, the only step is the change itself. What no rewrite keeps is saved
 // to r.SaveTo, and deleted once no Pod holds it; after the change, a run on
-// the target re-creates it.
+// the target re-creates it. What was rewritten for the target, the target
+// rewrites again: a release rolled back from stores what the release after
+// the target reads, and so would a rollback past the target lose it.
 func (r Run) Plan(from, compatible, to int, lost map[string]int, held []string) []Step {
 	change := Step{Action: fmt.Sprintf("replace kube-apiserver, kube-scheduler, kube-controller-manager and the kubelets of 1.%d with 1.%d "+
 		"(`claimbridge check --to 1.%d` names the flags, drivers and nodes to change with them)", from, to, to)}
@@ -63,10 +65,14 @@ func (r Run) Plan(from, compatible, to int, lost map[string]int, held []string) 
 	}
 	var steps []Step
 	switch {
-	case from == to && r.Journal.SavedTo != "":
-		return []Step{{Recreate: true}}
-	case from == to:
-		return nil
+	case from == to: // on the target: what a rewrite stored for it, stored again as it writes it, which a later rollback reads
+		for _, res := range slices.Sorted(maps.Keys(r.Journal.Done)) {
+			steps = append(steps, Step{Resource: res, Objects: r.Journal.Counts[res]})
+		}
+		if r.Journal.SavedTo != "" {
+			steps = append(steps, Step{Recreate: true})
+		}
+		return steps
 	case len(lost) == 0:
 	case !rewritable:
 		steps = append(steps, Step{Save: true})

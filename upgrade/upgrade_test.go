@@ -21,9 +21,12 @@ func TestPlan(t *testing.T) {
 		lost                 map[string]int
 		held                 []string
 		saveTo, savedTo      string
+		done                 map[string]string // the journal's rewrites
 		want                 []Step
 	}{
-		"on the target":      {from: 33, compatible: 32, to: 33, want: nil},
+		"on the target": {from: 33, compatible: 32, to: 33, want: nil},
+		"on the target, rewritten before": {from: 33, compatible: 32, to: 33, done: map[string]string{"resourceclaims": "h", "deviceclasses": "h"},
+			want: []Step{{Resource: "deviceclasses", Objects: 1}, {Resource: "resourceclaims", Objects: 3}}},
 		"nothing lost":       {from: 36, compatible: 35, to: 37, want: []Step{change("1.36", "1.37")}},
 		"rewrite, restart":   {from: 36, compatible: 35, to: 33, lost: claims, want: []Step{restart, {Resource: "deviceclasses", Objects: 1}, {Resource: "resourceclaims", Objects: 3}, change("1.36", "1.33")}},
 		"rewrite, restarted": {from: 36, compatible: 33, to: 33, lost: claims, want: []Step{{Resource: "deviceclasses", Objects: 1}, {Resource: "resourceclaims", Objects: 3}, change("1.36", "1.33")}},
@@ -40,7 +43,7 @@ func TestPlan(t *testing.T) {
 		"changed, saved":             {from: 32, compatible: 31, to: 32, savedTo: "dra.yaml", want: []Step{{Recreate: true}}},
 	} {
 		t.Run(name, func(t *testing.T) {
-			r := Run{Journal: &Journal{SavedTo: tc.savedTo}, SaveTo: tc.saveTo}
+			r := Run{Journal: &Journal{SavedTo: tc.savedTo, Done: tc.done, Counts: claims}, SaveTo: tc.saveTo}
 			if got := r.Plan(tc.from, tc.compatible, tc.to, tc.lost, tc.held); !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("got:\n%+v\nwant:\n%+v", got, tc.want)
 			}

@@ -48,11 +48,11 @@ func TestUpgradeRollsBackScheduled(t *testing.T) {
 		t.Fatalf("on 1.36, %d claims are allocated and reserved, want 7: %v", len(held), held)
 	}
 
-	journal := filepath.Join(t.TempDir(), "journal")
+	journal, to := filepath.Join(t.TempDir(), "journal"), "1.33"
 	upgrade := func(want string) {
 		t.Helper()
 		var out, errOut bytes.Buffer
-		code := cli.Main([]string{"upgrade", "--kubeconfig", c.kubeconfig, "--to", "1.33", "--journal", journal, "--yes"}, nil, &out, &errOut)
+		code := cli.Main([]string{"upgrade", "--kubeconfig", c.kubeconfig, "--to", to, "--journal", journal, "--yes"}, nil, &out, &errOut)
 		if wantCode := map[bool]int{true: cli.ExitOperator, false: 0}[strings.HasPrefix(want, "next")]; code != wantCode || !strings.Contains(out.String(), want) {
 			t.Fatalf("exit %d, want %d, and %q in stdout:\n%s\nstderr:\n%s", code, wantCode, want, out.String(), errOut.String())
 		}
@@ -66,6 +66,10 @@ func TestUpgradeRollsBackScheduled(t *testing.T) {
 	c.change(t, 33) // the operator's step
 	stop = c.components(t, 33)
 	defer stop()
+	upgrade("step 2, done: resourceclaims rewritten in place (objects: 7)\n")
+	if stored := storedVersions(t, c.env); len(stored) != 1 || len(stored["resource.k8s.io/v1beta1"]) != 11 {
+		t.Fatalf("on 1.33, etcd holds %v, want each of the 11 DRA objects in v1beta1, as 1.33 writes it", stored)
+	}
 	upgrade("Kubernetes 1.33 reads every DRA object of the cluster (deviceclasses: 1, resourceclaims: 7, resourceclaimtemplates: 1, resourceslices: 2)\n")
 
 	c.claim(t, 33, "claim-extra-0")
@@ -84,6 +88,21 @@ func TestUpgradeRollsBackScheduled(t *testing.T) {
 	delete(now, "claim-extra-0")
 	if !reflect.DeepEqual(now, held) {
 		t.Errorf("on 1.33, the claims hold:\n%v\nwant, as on 1.36:\n%v", now, held)
+	}
+
+	// On to 1.32, which reads what 1.33 writes, not what 1.36 stored for it.
+	placed, held = c.placed(t), c.held(t, "v1beta2")
+	journal, to = journal+"-1.32", "1.32"
+	upgrade("next, the operator's step: replace kube-apiserver, kube-scheduler, kube-controller-manager and the kubelets of 1.33 with 1.32")
+	stop()
+	c.change(t, 32)
+	stop = c.components(t, 32)
+	upgrade("Kubernetes 1.32 reads every DRA object of the cluster (deviceclasses: 1, resourceclaims: 9, resourceclaimtemplates: 1, resourceslices: 2)\n")
+	if after := c.placed(t); !reflect.DeepEqual(after, placed) {
+		t.Errorf("on 1.32, the Pods are placed on %v, want %v as on 1.33", after, placed)
+	}
+	if now := c.held(t, "v1beta1"); !reflect.DeepEqual(now, held) {
+		t.Errorf("on 1.32, the claims hold:\n%v\nwant, as on 1.33:\n%v", now, held)
 	}
 }
 
