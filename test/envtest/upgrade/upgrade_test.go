@@ -253,7 +253,9 @@ func TestUpgradeFaults(t *testing.T) {
 // refuses to overwrite. Once no Pod holds a claim, it deletes the objects
 // the file holds, but not a claim created since the save; and then the
 // slices, which drivers publish again. It stops at the change of release,
-// which names the file it re-creates the objects from on the target.
+// which names the file it re-creates the objects from on the target. There,
+// kube-apiserver 1.32 on the same etcd, it re-creates them, each in
+// v1beta1, and 1.32 reads every DRA object.
 func TestUpgradeSaves(t *testing.T) {
 	c := start136(t, nil)
 	ctx := t.Context()
@@ -347,6 +349,24 @@ func TestUpgradeSaves(t *testing.T) {
 	if want := "next, the operator's step: replace kube-apiserver, kube-scheduler, kube-controller-manager and the kubelets of 1.36 with 1.32 " +
 		"(`claimbridge check --to 1.32` names the flags, drivers and nodes to change with them); on 1.32, upgrade re-creates what " + save + " holds"; code != cli.ExitOperator || !strings.HasPrefix(out, want) {
 		t.Errorf("run again: exit %d, stdout:\n%s\nwant it to start %q", code, out, want)
+	}
+
+	// The operator's change: kube-apiserver 1.32 on the same etcd.
+	assets, err := harness.AssetsDirFrom("ENVTEST_ASSETS_1_32", "--print-assets-dir=1.32")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := c.env.ControlPlane.GetAPIServer()
+	s.Path = filepath.Join(assets, "kube-apiserver")
+	s.Configure().Set("feature-gates", "DynamicResourceAllocation=true")
+	c.restart(t, "runtime-config", "resource.k8s.io/v1beta1=true")
+	code, out, errOut = upgrade("--yes")
+	if want := "step 1, done: re-created what " + save + " holds (objects: 52, of which there before: 0)\n" +
+		"Kubernetes 1.32 reads every DRA object of the cluster (deviceclasses: 1, resourceclaims: 50, resourceclaimtemplates: 1)\n"; code != 0 || out != want {
+		t.Fatalf("on 1.32: exit %d, want 0, stdout:\n%s\nwant:\n%s\nstderr:\n%s", code, out, want, errOut)
+	}
+	if stored := storedVersions(t, c.env); len(stored) != 1 || len(stored["resource.k8s.io/v1beta1"]) != 52 {
+		t.Errorf("on 1.32, etcd holds %v, want each of the 52 saved objects in v1beta1", stored)
 	}
 }
 
