@@ -64,16 +64,13 @@ func (c *Cluster) Rewrite(ctx context.Context, resource string, list func(namesp
 	g.Go(func() error {
 		defer close(refs)
 		return c.each(ctx, r, metav1.ListOptions{}, func(obj map[string]interface{}) error {
-			meta := api.Metadata(obj)
-			namespace, _ := meta["namespace"].(string)
-			name, _ := meta["name"].(string)
-			version, _ := meta["resourceVersion"].(string)
+			u := unstructured.Unstructured{Object: obj}
 			if n++; list != nil {
-				list(namespace, name)
+				list(u.GetNamespace(), u.GetName())
 				return nil
 			}
 			select {
-			case refs <- ref{namespace, name, version}:
+			case refs <- ref{u.GetNamespace(), u.GetName(), u.GetResourceVersion()}:
 				return nil
 			case <-ctx.Done():
 				return ctx.Err()
@@ -264,14 +261,11 @@ func (c *Cluster) Delete(ctx context.Context, resource string, saved func(uid st
 	var refs []ref
 	var unsaved []string
 	err = c.each(ctx, r, metav1.ListOptions{}, func(obj map[string]interface{}) error {
-		meta := api.Metadata(obj)
-		namespace, _ := meta["namespace"].(string)
-		name, _ := meta["name"].(string)
-		uid, _ := meta["uid"].(string)
-		if !saved(uid) {
-			unsaved = append(unsaved, strings.TrimPrefix(namespace+"/"+name, "/"))
+		u := unstructured.Unstructured{Object: obj}
+		if !saved(string(u.GetUID())) {
+			unsaved = append(unsaved, strings.TrimPrefix(u.GetNamespace()+"/"+u.GetName(), "/"))
 		}
-		refs = append(refs, ref{namespace, name, uid})
+		refs = append(refs, ref{u.GetNamespace(), u.GetName(), string(u.GetUID())})
 		return nil
 	})
 	if err == nil && len(unsaved) > 0 {
@@ -281,8 +275,7 @@ func (c *Cluster) Delete(ctx context.Context, resource string, saved func(uid st
 		return 0, err
 	}
 	for _, o := range refs {
-		uid := types.UID(o.uid)
-		err := c.dynamic.Resource(r).Namespace(o.namespace).Delete(ctx, o.name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+		err := c.dynamic.Resource(r).Namespace(o.namespace).Delete(ctx, o.name, metav1.DeleteOptions{Preconditions: metav1.NewUIDPreconditions(o.uid)})
 		if err != nil && !apierrors.IsNotFound(err) {
 			return n, fmt.Errorf("deleting %s %s/%s: %w", resource, o.namespace, o.name, err)
 		}

@@ -113,7 +113,7 @@ type Run struct {
 // Do performs steps in order, and returns the operator's step it stopped
 // at (in a dry run, the first of them), or nil when every step is done.
 func (r Run) Do(ctx context.Context, steps []Step) (stop *Step, err error) {
-	for i := 0; i < len(steps); i++ {
+	for i := 0; i < len(steps) && err == nil; i++ {
 		s := steps[i]
 		switch {
 		case s.Action != "" && !r.DryRun:
@@ -124,42 +124,36 @@ func (r Run) Do(ctx context.Context, steps []Step) (stop *Step, err error) {
 		case s.Save && r.DryRun:
 			fmt.Fprintf(r.Out, "step %d, claimbridge's: save what export reads (every DRA object but the slices, and the workloads that use claims) to %s\n", i+1, cmp.Or(r.SaveTo, "the file --save names"))
 		case s.Save:
-			if err := r.save(ctx, i+1); err != nil {
-				return nil, err
-			}
+			err = r.save(ctx, i+1)
 		case s.Recreate && r.DryRun:
 			fmt.Fprintf(r.Out, "step %d, claimbridge's: re-create what %s holds, as migrate writes it for 1.%d\n", i+1, r.Journal.SavedTo, r.Release.Minor)
 		case s.Recreate:
-			if err := r.recreate(ctx, i+1); err != nil {
-				return nil, err
-			}
+			err = r.recreate(ctx, i+1)
 		case s.Delete && !r.DryRun:
-			if err := r.delete(ctx, s, i+1); err != nil {
-				return nil, err
-			}
+			err = r.delete(ctx, s, i+1)
 		case r.DryRun:
 			what := "rewrite every " + s.Resource + " in place"
 			if s.Delete {
 				what = "delete every " + s.Resource + ", once saved"
 			}
 			fmt.Fprintf(r.Out, "step %d, claimbridge's: %s:\n", i+1, what)
-			n, err := r.Cluster.Rewrite(ctx, s.Resource, func(namespace, name string) {
+			var n int
+			if n, err = r.Cluster.Rewrite(ctx, s.Resource, func(namespace, name string) {
 				fmt.Fprintf(r.Out, "  %s\n", strings.TrimPrefix(namespace+"/"+name, "/"))
-			})
-			if err != nil {
-				return nil, err
+			}); err == nil {
+				fmt.Fprintf(r.Out, "  (objects: %d)\n", n)
 			}
-			fmt.Fprintf(r.Out, "  (objects: %d)\n", n)
 		default: // the rewrites up to the operator's next step, at once
 			n := slices.IndexFunc(steps[i:], func(s Step) bool { return s.Action != "" })
 			if n < 0 {
 				n = len(steps) - i
 			}
-			if err := r.rewrite(ctx, steps[i:i+n], i+1); err != nil {
-				return nil, err
-			}
+			err = r.rewrite(ctx, steps[i:i+n], i+1)
 			i += n - 1
 		}
+	}
+	if err != nil {
+		return nil, err
 	}
 	return stop, nil
 }
@@ -286,28 +280,25 @@ func (r Run) save(ctx context.Context, step int) error {
 	if err == nil {
 		err = writeFile(r.SaveTo, out.Bytes())
 	}
-	if err == nil {
-		data, err = os.ReadFile(r.SaveTo)
-	}
-	var saved struct{ Items []map[string]interface{} }
-	if err == nil {
-		err = yaml.Unmarshal(data, &saved)
-	}
 	if err != nil {
 		return fmt.Errorf("saving to %s: %w", r.SaveTo, err)
 	}
+	r.Journal.Saved, r.Journal.SavedTo = fmt.Sprintf("%x", sha256.Sum256(out.Bytes())), r.SaveTo
+	saved, err := r.saved() // read back
+	if err != nil {
+		return err
+	}
 	held := map[string]int{}
-	for _, obj := range saved.Items {
+	for _, obj := range saved {
 		held[counted(obj)]++
 	}
 	if !maps.Equal(held, read) {
 		return fmt.Errorf("%s does not hold every object read: %v of %v", r.SaveTo, held, read)
 	}
-	r.Journal.Saved, r.Journal.SavedTo = fmt.Sprintf("%x", sha256.Sum256(data)), r.SaveTo
 	if err := r.Journal.Save(ctx); err != nil {
 		return err
 	}
-	fmt.Fprintf(r.Out, "step %d, done: saved to %s (objects: %d)\n", step, r.SaveTo, len(saved.Items))
+	fmt.Fprintf(r.Out, "step %d, done: saved to %s (objects: %d)\n", step, r.SaveTo, len(saved))
 	return nil
 }
 
@@ -378,7 +369,8 @@ func (r Run) recreate(ctx context.Context, step int) error {
 		idx.Add(obj)
 	}
 	var objs, pods []map[string]interface{}
-	var said, resources []string // what 1.T reads otherwise, or leaves out
+	var said strings.Builder // what 1.T reads otherwise, or leaves out
+	var resources []string
 	for _, obj := range saved {
 		if cluster.Rank(obj) == 2 { // Pods and workloads, not deleted
 			if obj["kind"] == "Pod" {
@@ -393,7 +385,7 @@ func (r Run) recreate(ctx context.Context, step int) error {
 			case v.Outcome == report.Refused && f.Severity == report.Error:
 				return fmt.Errorf("1.%d would refuse %s: nothing re-created", r.Release.Minor, line)
 			case f.Severity == report.Warning || v.Outcome == report.LeftOut:
-				said = append(said, "  "+line)
+				said.WriteString("  " + line + "\n")
 			}
 		}
 		if _, group, _, kind, _ := api.TypeOf(v.Object); v.Object != nil {
@@ -423,10 +415,7 @@ func (r Run) recreate(ctx context.Context, step int) error {
 	if err := r.Journal.Save(ctx); err != nil {
 		return err
 	}
-	fmt.Fprintf(r.Out, "step %d, done: re-created what %s holds (objects: %d, of which there before: %d)\n", step, r.Journal.SavedTo, len(objs), there)
-	for _, line := range said {
-		fmt.Fprintln(r.Out, line)
-	}
+	fmt.Fprintf(r.Out, "step %d, done: re-created what %s holds (objects: %d, of which there before: %d)\n%s", step, r.Journal.SavedTo, len(objs), there, said.String())
 	var gone []string
 	for _, pod := range pods {
 		if ok, err := r.Cluster.Exists(ctx, pod); err != nil {
