@@ -86,7 +86,8 @@ func jsonString(s string) string {
 	return string(b)
 }
 
-// TestCheckFlagErrors: what check cannot use exits 2 before it reads.
+// TestCheckFlagErrors: what check (or upgrade) cannot use exits 2 before
+// it reads.
 func TestCheckFlagErrors(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "kubeconfig")
 	for _, tt := range []struct {
@@ -95,6 +96,7 @@ func TestCheckFlagErrors(t *testing.T) {
 	}{
 		{[]string{"check", "--to", "1.99"}, `Error: --to "1.99": not a release claimbridge can judge by (1.26 … 1.38, and 1.39 by`},
 		{[]string{"check", "--report", "xml"}, `Error: --report "xml": unsupported format`},
+		{[]string{"upgrade", "--to", "1.33", "--report", "xml"}, `Error: --report "xml": unsupported format`},
 		{[]string{"check", "--kubeconfig", missing}, "Error: stat " + missing + ": no such file or directory"},
 		{[]string{"check", "prod"}, `Error: unknown command "prod" for "claimbridge check"`},
 		{[]string{"check", "-f", "claims.yaml"}, "Error: unknown shorthand flag: 'f' in -f (check reads a cluster; to judge manifests: claimbridge validate --to " + api.Newest().String() + " -f FILE)\n"},

@@ -2,9 +2,11 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"slices"
@@ -13,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/claimbridge/claimbridge/api"
+	"github.com/claimbridge/claimbridge/report"
 	"github.com/claimbridge/claimbridge/upgrade"
 	"github.com/claimbridge/claimbridge/validation"
 )
@@ -62,6 +65,7 @@ an unreadable cluster, 3 the next step is the operator's.`,
 	cmd.Flags().StringVar(&o.save, "save", "", "where the change saves and re-creates objects, save them to this file first")
 	cmd.Flags().StringVar(&o.journal, "journal", "", "keep the journal in this file instead of the cluster")
 	cmd.Flags().StringVar(&o.journalNS, "journal-namespace", "kube-system", "the namespace of the journal's ConfigMap, claimbridge-upgrade")
+	o.Options.AddFlags(cmd.Flags(), "the summary")
 	_ = cmd.MarkFlagRequired("to")
 	return cmd
 }
@@ -71,6 +75,9 @@ func (o *upgradeOptions) run(s streams) error {
 	if err := o.setTarget(o.to); err != nil {
 		return withCode(ExitBadInput, fmt.Errorf("--to %w", err))
 	}
+	if err := o.Options.Validate(); err != nil {
+		return withCode(ExitBadInput, err)
+	}
 	o.patch = api.ParsePatch(o.to)
 	c, source, err := o.source(true, s.err)
 	if err != nil {
@@ -79,17 +86,21 @@ func (o *upgradeOptions) run(s streams) error {
 	to := o.cluster.Minor
 	o.cluster, _ = source.Upgrade(to)
 	o.from, o.storedAs = source.Minor, source.Minor // as stored before any restart: the journal says what is rewritten since
+	var said bytes.Buffer                           // what upgrade says on standard output, a line each, for the report
+	out := io.MultiWriter(s.out, &said)
+	var r *report.Report // the target's verdicts on the objects last read
 	read := map[string]int{}
 	readAll := func() error {
 		clear(read)
+		r = o.newReport()
+		r.Command = "upgrade"
 		err := c.DRAObjects(ctx, func(obj map[string]interface{}) error {
-			o.stored(obj)
 			resource := api.Resource(fmt.Sprint(obj["kind"]))
 			if _, group, _, _, _ := api.TypeOf(obj); group != api.UpstreamGroup { // claimbridge's CRD
 				resource += "." + group
 			}
 			read[resource]++
-			return nil
+			return o.judgeLive(r, obj)
 		})
 		if err != nil {
 			return withCode(ExitInvalid, fmt.Errorf("the cluster, on 1.%d, does not read every DRA object: %w", source.Minor, err))
@@ -103,26 +114,46 @@ func (o *upgradeOptions) run(s streams) error {
 	if err != nil {
 		return withCode(ExitBadInput, err)
 	}
-	run := upgrade.Run{Cluster: c, Release: o.cluster, Journal: j, DryRun: o.dryRun, Out: s.out, Confirm: o.confirm(s), SaveTo: o.save}
+	run := upgrade.Run{Cluster: c, Release: o.cluster, Journal: j, DryRun: o.dryRun, Out: out, Confirm: o.confirm(s), SaveTo: o.save}
 	stop, err := run.Do(ctx, run.Plan(o.from, source.Compatible, to, o.lost, o.held))
 	switch {
 	case err != nil:
-		return withCode(ExitInvalid, err)
+		return o.report(s, r, said.String(), false, withCode(ExitInvalid, err))
 	case stop != nil && o.dryRun:
-		return nil
+		return o.report(s, r, said.String(), false, nil)
 	case stop != nil:
-		fmt.Fprintf(s.out, "next, the operator's step: %s; then run claimbridge upgrade again\n", stop.Action)
-		return withCode(ExitOperator, errors.New(""))
+		fmt.Fprintf(out, "next, the operator's step: %s; then run claimbridge upgrade again\n", stop.Action)
+		return o.report(s, r, said.String(), false, withCode(ExitOperator, errors.New("")))
 	}
 	if err := readAll(); err != nil { // after the steps
-		return err
+		return o.report(s, r, said.String(), false, err)
 	}
 	var counts []string
-	for _, r := range slices.Sorted(maps.Keys(read)) {
-		counts = append(counts, fmt.Sprintf("%s: %d", r, read[r]))
+	for _, resource := range slices.Sorted(maps.Keys(read)) {
+		counts = append(counts, fmt.Sprintf("%s: %d", resource, read[resource]))
 	}
-	fmt.Fprintf(s.out, "Kubernetes 1.%d reads every DRA object of the cluster (%s)\n", to, strings.Join(counts, ", "))
-	return nil
+	fmt.Fprintf(out, "Kubernetes 1.%d reads every DRA object of the cluster (%s)\n", to, strings.Join(counts, ", "))
+	return o.report(s, r, said.String(), true, nil)
+}
+
+// report ends a run with err, and writes the report: the target's verdicts
+// on the DRA objects last read and, when it is not text, what upgrade said.
+// In text, only a run done writes it; a verdict the target rejects fails
+// that run.
+func (o *upgradeOptions) report(s streams, r *report.Report, said string, done bool, err error) error {
+	if o.Format == "text" && !done {
+		return err
+	}
+	if o.Format != "text" {
+		r.Steps = strings.FieldsFunc(said, func(c rune) bool { return c == '\n' })
+	}
+	if werr := r.Write(s.err, s.out); werr != nil {
+		return withCode(ExitBadInput, fmt.Errorf("writing the report: %w", werr))
+	}
+	if code := exitCode(r); done && code != ExitOK {
+		return withCode(code, errors.New(""))
+	}
+	return err
 }
 
 // confirm asks on the terminal, unless --yes says yes; with neither, no.

@@ -337,7 +337,7 @@ func (r *Report) summaryLine() string {
 	if s.Read == 1 {
 		read = "1 object read"
 	}
-	if r.Command == "validate" || r.Command == "check" {
+	if slices.Contains([]string{"validate", "check", "upgrade"}, r.Command) {
 		line := fmt.Sprintf("claimbridge %s: %s: %d valid, %d invalid, %d skipped, %d warned",
 			r.Command, read, s.Valid, s.Invalid, s.Skipped, s.Warned)
 		if s.Kept+s.Unreachable > 0 {

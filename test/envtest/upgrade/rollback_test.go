@@ -65,7 +65,6 @@ func TestUpgradeRollsBackScheduled(t *testing.T) {
 	stop()
 	c.change(t, 33) // the operator's step
 	stop = c.components(t, 33)
-	defer stop()
 	upgrade("step 2, done: resourceclaims rewritten in place (objects: 7)\n")
 	if stored := storedVersions(t, c.env); len(stored) != 1 || len(stored["resource.k8s.io/v1beta1"]) != 11 {
 		t.Fatalf("on 1.33, etcd holds %v, want each of the 11 DRA objects in v1beta1, as 1.33 writes it", stored)
@@ -96,7 +95,7 @@ func TestUpgradeRollsBackScheduled(t *testing.T) {
 	upgrade("next, the operator's step: replace kube-apiserver, kube-scheduler, kube-controller-manager and the kubelets of 1.33 with 1.32")
 	stop()
 	c.change(t, 32)
-	stop = c.components(t, 32)
+	c.components(t, 32) // stopped at the test's end
 	upgrade("Kubernetes 1.32 reads every DRA object of the cluster (deviceclasses: 1, resourceclaims: 9, resourceclaimtemplates: 1, resourceslices: 2)\n")
 	if after := c.placed(t); !reflect.DeepEqual(after, placed) {
 		t.Errorf("on 1.32, the Pods are placed on %v, want %v as on 1.33", after, placed)

@@ -10,7 +10,9 @@ package upgrade
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -32,6 +34,9 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
+	"k8s.io/kube-openapi/pkg/validation/spec"
+	"k8s.io/kube-openapi/pkg/validation/strfmt"
+	"k8s.io/kube-openapi/pkg/validation/validate"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -267,6 +272,23 @@ func TestUpgradeSaves(t *testing.T) {
 		code := cli.Main(append([]string{"upgrade", "--kubeconfig", c.kubeconfig, "--to", "1.32", "--journal", filepath.Join(dir, "journal")}, args...), nil, &out, &errOut)
 		return code, out.String(), errOut.String()
 	}
+	schema := reportSchema(t)
+	reported := func(args ...string) (int, upgradeReport, string) { // with --report json
+		code, out, errOut := upgrade(append(args, "--report", "json")...)
+		var r struct {
+			Command string
+			Steps   []string
+			Summary struct{ Read, Kept int }
+		}
+		var doc map[string]interface{}
+		if err := cmp.Or(json.Unmarshal([]byte(errOut), &r), json.Unmarshal([]byte(errOut), &doc)); err != nil || r.Command != "upgrade" || strings.Join(r.Steps, "\n")+"\n" != out {
+			t.Fatalf("--report json: %v, command %q, steps %q, stdout:\n%s\nstderr:\n%s", err, r.Command, r.Steps, out, errOut)
+		}
+		if res := schema.Validate(doc); !res.IsValid() {
+			t.Errorf("the report does not follow docs/report.schema.json: %v\n%s", res.Errors, errOut)
+		}
+		return code, upgradeReport{r.Steps, r.Summary.Read, r.Summary.Kept}, errOut
+	}
 	code, out, errOut := upgrade("--dry-run", "--save", save)
 	for _, want := range []string{
 		"step 1, claimbridge's: save what export reads (every DRA object but the slices, and the workloads that use claims) to " + save + "\n",
@@ -345,10 +367,14 @@ func TestUpgradeSaves(t *testing.T) {
 	if stored := storedVersions(t, c.env); len(stored) != 0 {
 		t.Errorf("etcd still holds DRA objects: %v", stored)
 	}
+	change := "next, the operator's step: replace kube-apiserver, kube-scheduler, kube-controller-manager and the kubelets of 1.36 with 1.32 " +
+		"(`claimbridge check --to 1.32` names the flags, drivers and nodes to change with them); on 1.32, upgrade re-creates what " + save + " holds; then run claimbridge upgrade again"
 	code, out, _ = upgrade("--yes")
-	if want := "next, the operator's step: replace kube-apiserver, kube-scheduler, kube-controller-manager and the kubelets of 1.36 with 1.32 " +
-		"(`claimbridge check --to 1.32` names the flags, drivers and nodes to change with them); on 1.32, upgrade re-creates what " + save + " holds"; code != cli.ExitOperator || !strings.HasPrefix(out, want) {
-		t.Errorf("run again: exit %d, stdout:\n%s\nwant it to start %q", code, out, want)
+	if code != cli.ExitOperator || out != change+"\n" {
+		t.Errorf("run again: exit %d, stdout:\n%s\nwant:\n%s", code, out, change)
+	}
+	if code, got, errOut := reported("--yes"); code != cli.ExitOperator || !reflect.DeepEqual(got, upgradeReport{Steps: []string{change}}) {
+		t.Errorf("--report json: exit %d, report %+v, stderr:\n%s", code, got, errOut)
 	}
 
 	// The operator's change: kube-apiserver 1.32 on the same etcd.
@@ -368,6 +394,32 @@ func TestUpgradeSaves(t *testing.T) {
 	if stored := storedVersions(t, c.env); len(stored) != 1 || len(stored["resource.k8s.io/v1beta1"]) != 52 {
 		t.Errorf("on 1.32, etcd holds %v, want each of the 52 saved objects in v1beta1", stored)
 	}
+	want := upgradeReport{Steps: []string{"step 1, done before: re-created what " + save + " holds",
+		"Kubernetes 1.32 reads every DRA object of the cluster (deviceclasses: 1, resourceclaims: 50, resourceclaimtemplates: 1)"}, Read: 52, Kept: 52}
+	if code, got, errOut := reported("--yes"); code != 0 || !reflect.DeepEqual(got, want) {
+		t.Errorf("--report json: exit %d, report %+v, want %+v; stderr:\n%s", code, got, want, errOut)
+	}
+}
+
+// reportSchema validates against docs/report.schema.json.
+func reportSchema(t *testing.T) *validate.SchemaValidator {
+	t.Helper()
+	root, err := harness.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(root, "docs", "report.schema.json"))
+	var schema spec.Schema
+	if err := cmp.Or(err, json.Unmarshal(data, &schema)); err != nil {
+		t.Fatal(err)
+	}
+	return validate.NewSchemaValidator(&schema, nil, "", strfmt.Default)
+}
+
+// upgradeReport is what a test reads of upgrade's --report json.
+type upgradeReport struct {
+	Steps      []string
+	Read, Kept int
 }
 
 func TestMain(m *testing.M) {
