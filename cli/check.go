@@ -32,6 +32,7 @@ type checkOptions struct {
 	held, pods     []string // the Pods that hold the claims lost (judge.Holders, judge.Pods)
 	patch          int      // of --to ("v1.32.1"), -1 when it names none
 	lacks          string
+	live           bool // a cluster is read, also beside --cluster-config (upgrade)
 	clients        judge.Clients
 	validateOptions
 }
@@ -158,7 +159,7 @@ func (o *checkOptions) source(quiet bool, notes io.Writer) (c *cluster.Cluster, 
 	if err != nil {
 		return nil, source, err
 	}
-	if o.kubeconfig == "" && o.context == "" && o.gates.Told() && (release != "" || o.to != "") {
+	if !o.live && o.kubeconfig == "" && o.context == "" && o.gates.Told() && (release != "" || o.to != "") {
 		minor, ok := api.ParseMinor(cmp.Or(release, o.to))
 		if !ok {
 			return nil, source, fmt.Errorf("%q: not a release", release)

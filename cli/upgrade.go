@@ -27,7 +27,7 @@ type upgradeOptions struct {
 }
 
 func newUpgradeCommand(s streams) *cobra.Command {
-	o := &upgradeOptions{checkOptions: checkOptions{validateOptions: validateOptions{cel: validation.NewCELCache()}}}
+	o := &upgradeOptions{checkOptions: checkOptions{live: true, validateOptions: validateOptions{cel: validation.NewCELCache()}}}
 	cmd := &cobra.Command{
 		Use:   "upgrade --to RELEASE [--kubeconfig FILE] [--context NAME] [--dry-run | --yes]",
 		Short: "Do the steps of check's plan that are claimbridge's, and say the operator's",
@@ -65,6 +65,7 @@ an unreadable cluster, 3 the next step is the operator's.`,
 	cmd.Flags().StringVar(&o.save, "save", "", "where the change saves and re-creates objects, save them to this file first")
 	cmd.Flags().StringVar(&o.journal, "journal", "", "keep the journal in this file instead of the cluster")
 	cmd.Flags().StringVar(&o.journalNS, "journal-namespace", "kube-system", "the namespace of the journal's ConfigMap, claimbridge-upgrade")
+	o.gates.AddFlags(cmd.Flags())
 	o.Options.AddFlags(cmd.Flags(), "the summary")
 	_ = cmd.MarkFlagRequired("to")
 	return cmd
@@ -92,8 +93,7 @@ func (o *upgradeOptions) run(s streams) error {
 	read := map[string]int{}
 	readAll := func() error {
 		clear(read)
-		r = o.newReport()
-		r.Command = "upgrade"
+		r = &report.Report{Options: o.Options, Command: "upgrade", Release: o.target()}
 		err := c.DRAObjects(ctx, func(obj map[string]interface{}) error {
 			resource := api.Resource(fmt.Sprint(obj["kind"]))
 			if _, group, _, _, _ := api.TypeOf(obj); group != api.UpstreamGroup { // claimbridge's CRD

@@ -10,14 +10,14 @@
 #   (--bench: KUBEBUILDER_ASSETS names it)
 #   1.30, the oldest the server supports            hack/tools/kube-apiserver-1.30, hack/tools/etcd-3.5
 #   (ENVTEST_ASSETS_1_30)
-#   1.36 and 1.33, for upgrade's rewrite in     hack/tools/kube-apiserver-1.<minor>, with their
-#   place (ENVTEST_ASSETS_1_36, _1_33)             kube-scheduler and kube-controller-manager
+#   1.36 and 1.33, for upgrade's rewrite in         hack/tools/kube-apiserver-1.<minor>, with their
+#   place (ENVTEST_ASSETS_1_36, _1_33)              kube-scheduler and kube-controller-manager
 #                                                   (1.36: hack/tools/etcd; 1.33: etcd 3.5)
-#   1.31 and 1.32, for upgrade's save and           hack/tools/kube-apiserver-1.<minor>, etcd 3.5, and
-#   re-create (ENVTEST_ASSETS_1_31, _1_32)          the kube-scheduler and kube-controller-manager
-#                                                   of 1.30, 1.31 and 1.32
-#   1.26, 1.34, 1.35: only for `make record`        hack/tools/kube-apiserver-1.<minor>, etcd 3.5
-#   (--releases, ENVTEST_ASSETS_1_<minor>)          (1.34, 1.35: hack/tools/etcd)
+#   1.31, 1.32 and 1.35, for upgrade's save and     hack/tools/kube-apiserver-1.<minor>, etcd 3.5
+#   re-create (ENVTEST_ASSETS_1_31, _1_32, _1_35)   (1.35: hack/tools/etcd), and the kube-scheduler
+#                                                   and kube-controller-manager of 1.30–1.32
+#   1.26 and 1.34: only for `make record`           hack/tools/kube-apiserver-1.<minor>, etcd 3.5
+#   (--releases, ENVTEST_ASSETS_1_<minor>)          (1.34: hack/tools/etcd)
 #   kube-scheduler and kube-controller-manager      the same module as that release's
 #   of 1.34, 1.35 and 1.37: only for `make record`  kube-apiserver, into its assets directory
 #   (--releases)
@@ -181,7 +181,8 @@ r130="$(control_plane "$TOOLS/kube-apiserver-1.30" "$TOOLS/etcd-3.5" "$unopt")"
 declare -A old=([1.36]="$(control_plane "$TOOLS/kube-apiserver-1.36" "$TOOLS/etcd" "$unopt")"
 	[1.31]="$(control_plane "$TOOLS/kube-apiserver-1.31" "$TOOLS/etcd-3.5" "$unopt")"
 	[1.32]="$(control_plane "$TOOLS/kube-apiserver-1.32" "$TOOLS/etcd-3.5" "$unopt")"
-	[1.33]="$(control_plane "$TOOLS/kube-apiserver-1.33" "$TOOLS/etcd-3.5" "$unopt")")
+	[1.33]="$(control_plane "$TOOLS/kube-apiserver-1.33" "$TOOLS/etcd-3.5" "$unopt")"
+	[1.35]="$(control_plane "$TOOLS/kube-apiserver-1.35" "$TOOLS/etcd" "$unopt")")
 
 v="$(modversion "$TOOLS/kustomize" sigs.k8s.io/kustomize/kustomize/v5)"
 kustomize="$CACHE/tools/kustomize-$v"
@@ -199,8 +200,8 @@ promtool="$CACHE/tools/promtool-$v"
 build "$TOOLS/promtool" github.com/prometheus/prometheus/cmd/promtool "$promtool" "$unopt" \
 	"-s -w -X github.com/prometheus/common/version.Version=$v" remove_all_sd --version
 
-if $releases || [[ "$print_release" =~ ^1\.(26|3[45]|32\.0)$ ]]; then
-	for minor in 26 34 35; do
+if $releases || [[ "$print_release" =~ ^1\.(26|34|32\.0)$ ]]; then
+	for minor in 26 34; do
 		etcd="$TOOLS/etcd-3.5"
 		((minor < 34)) || etcd="$TOOLS/etcd"
 		old[1.$minor]="$(control_plane "$TOOLS/kube-apiserver-1.$minor" "$etcd" "$unopt")"

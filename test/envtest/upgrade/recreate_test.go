@@ -198,16 +198,29 @@ type release struct {
 }
 
 // serving is the --runtime-config each release's kube-apiserver serves its
-// DRA versions with.
+// DRA versions with (1.35: its DeviceTaintRules).
 var serving = map[int]string{30: "resource.k8s.io/v1alpha2=true", 31: "resource.k8s.io/v1alpha3=true", 32: "resource.k8s.io/v1beta1=true",
-	33: "resource.k8s.io/v1beta1=true,resource.k8s.io/v1beta2=true", 36: "resource.k8s.io/v1=true"}
+	33: "resource.k8s.io/v1beta1=true,resource.k8s.io/v1beta2=true", 35: "resource.k8s.io/v1alpha3=true", 36: "resource.k8s.io/v1=true", 37: "resource.k8s.io/v1=true"}
+
+// gates are the --feature-gates of release 1.minor: 1.35's with its
+// DeviceTaintRules.
+func gates(minor int) string {
+	if minor == 35 {
+		return "DynamicResourceAllocation=true,DRADeviceTaints=true,DRADeviceTaintRules=true"
+	}
+	return "DynamicResourceAllocation=true"
+}
 
 // startRelease starts kube-apiserver 1.minor (a key of serving).
 func startRelease(t *testing.T, minor int) *release {
 	t.Helper()
 	c := &release{assets: map[int]string{}}
 	for m := range serving {
-		assets, err := harness.AssetsDirFrom(fmt.Sprintf("ENVTEST_ASSETS_1_%d", m), fmt.Sprintf("--print-assets-dir=1.%d", m))
+		variable, flag := fmt.Sprintf("ENVTEST_ASSETS_1_%d", m), fmt.Sprintf("--print-assets-dir=1.%d", m)
+		if m == 37 { // the current release
+			variable, flag = "KUBEBUILDER_ASSETS", "--print-assets-dir"
+		}
+		assets, err := harness.AssetsDirFrom(variable, flag)
 		if err == nil {
 			err = harness.CheckRelease(assets, fmt.Sprintf("1.%d", m))
 		}
@@ -219,7 +232,7 @@ func startRelease(t *testing.T, minor int) *release {
 	c.env = &envtest.Environment{ControlPlaneStartTimeout: 60 * time.Second}
 	s := c.env.ControlPlane.GetAPIServer()
 	s.Path = filepath.Join(c.assets[minor], "kube-apiserver")
-	s.Configure().Set("feature-gates", "DynamicResourceAllocation=true").Set("runtime-config", serving[minor])
+	s.Configure().Set("feature-gates", gates(minor)).Set("runtime-config", serving[minor])
 	c.env.ControlPlane.Etcd = &envtest.Etcd{Path: filepath.Join(c.assets[minor], "etcd")}
 	cfg, err := c.env.Start()
 	if err != nil {
@@ -239,7 +252,7 @@ func (c *release) change(t *testing.T, minor int) {
 	t.Helper()
 	s := c.env.ControlPlane.GetAPIServer()
 	s.Path = filepath.Join(c.assets[minor], "kube-apiserver")
-	s.Configure().Disable("min-compatibility-version")
+	s.Configure().Disable("min-compatibility-version").Set("feature-gates", gates(minor))
 	c.restart(t, "runtime-config", serving[minor])
 }
 

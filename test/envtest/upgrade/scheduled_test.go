@@ -106,7 +106,7 @@ func TestUpgradeRecreatesScheduled(t *testing.T) {
 }
 
 // versions are the DRA versions the releases of serving write in.
-var versions = map[int]string{30: "v1alpha2", 31: "v1alpha3", 32: "v1beta1", 33: "v1beta2", 36: "v1"}
+var versions = map[int]string{30: "v1alpha2", 31: "v1alpha3", 32: "v1beta1", 33: "v1beta2", 35: "v1", 36: "v1", 37: "v1"}
 
 // nodes creates two ready Nodes, node-1 and node-2, and the default
 // ServiceAccount.
