@@ -47,8 +47,9 @@ interruption, continues where the last one stopped. Nothing is written
 without --yes or a yes on the terminal; --dry-run writes nothing and lists
 every step and every object a step would write or delete.
 
-Exit status: 0 done (with --dry-run: listed), 1 a step failed, 2 bad flags or
-an unreadable cluster, 3 the next step is the operator's.`,
+Exit status: 0 done (with --dry-run: listed), 1 a step failed or the target
+rejects an object, 2 bad flags or an unreadable cluster, 3 the next step is
+the operator's.`,
 		Example: `  # What a rollback of the cluster of context prod to 1.33 takes
   claimbridge upgrade --context prod --to 1.33 --dry-run
 
@@ -66,7 +67,7 @@ an unreadable cluster, 3 the next step is the operator's.`,
 	cmd.Flags().StringVar(&o.journal, "journal", "", "keep the journal in this file instead of the cluster")
 	cmd.Flags().StringVar(&o.journalNS, "journal-namespace", "kube-system", "the namespace of the journal's ConfigMap, claimbridge-upgrade")
 	o.gates.AddFlags(cmd.Flags())
-	o.Options.AddFlags(cmd.Flags(), "the summary")
+	o.Options.AddFlags(cmd.Flags(), "the target's, on the objects")
 	_ = cmd.MarkFlagRequired("to")
 	return cmd
 }
