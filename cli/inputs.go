@@ -2,7 +2,9 @@ package cli
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -42,22 +44,13 @@ func (s sourcesSeen) add(doc manifest.Document) { s[doc.Source] = true }
 // every argument gave one.
 func noObjects(filenames []string, seen sourcesSeen) error {
 	for _, f := range filenames {
-		if f == manifest.Stdin {
-			if !seen[f] {
-				return fmt.Errorf("no objects in <stdin>")
-			}
-			continue
+		// s is f, or a file under the directory f (also "."); "-" only itself.
+		from := func(s string) bool {
+			rel, err := filepath.Rel(f, s)
+			return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 		}
-		found := false
-		for s := range seen {
-			// s is f, or a file under the directory f (also ".").
-			if rel, err := filepath.Rel(f, s); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return fmt.Errorf("no objects in %s", f)
+		if !slices.ContainsFunc(slices.Collect(maps.Keys(seen)), from) {
+			return fmt.Errorf("no objects in %s", manifest.DisplayName(f))
 		}
 	}
 	return nil
