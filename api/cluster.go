@@ -99,14 +99,9 @@ func Gate(minor int, name string) (GateSpec, bool) {
 // DRAGates are the names of the DRA feature gates release minor has,
 // sorted.
 func DRAGates(minor int) []string {
-	var names []string
-	for name := range featureGates()[minor] {
-		if strings.HasPrefix(name, "DRA") || name == "DynamicResourceAllocation" {
-			names = append(names, name)
-		}
-	}
-	slices.Sort(names)
-	return names
+	return slices.DeleteFunc(slices.Sorted(maps.Keys(featureGates()[minor])), func(name string) bool {
+		return !strings.HasPrefix(name, "DRA") && name != DynamicResourceAllocation
+	})
 }
 
 // Enabled reports whether the cluster has feature gate name on.
