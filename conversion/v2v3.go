@@ -369,9 +369,6 @@ func parametersData(params interface{}) string {
 			return data
 		}
 	}
-	data, err := CanonicalJSON(params)
-	if err != nil {
-		return ""
-	}
+	data, _ := CanonicalJSON(params) // nil, so "", when params do not encode
 	return string(bytes.TrimSpace(data))
 }
