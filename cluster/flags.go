@@ -43,7 +43,7 @@ func (g *GateFlags) Release() (release, emulated string, err error) {
 // Components names the components that a kind file gives its feature
 // gates to besides kube-apiserver; "" for any other source.
 func (g *GateFlags) Components() string {
-	if cfg, err := readClusterConfig(g.clusterConfig); err == nil && cfg.kind && cfg.featureGates != "" {
+	if cfg, _ := readClusterConfig(g.clusterConfig); cfg.kind && cfg.featureGates != "" {
 		return "kind gives its featureGates to kube-controller-manager, kube-scheduler and every kubelet too: each refuses them the same way"
 	}
 	return ""
@@ -157,10 +157,7 @@ func kindNodes(cluster string, nodes []struct{ Role, Image string }) map[string]
 // Kubelets are the kubelet versions of the nodes of a kind file, by node
 // name; nil for any other source.
 func (g *GateFlags) Kubelets() map[string]string {
-	cfg, err := readClusterConfig(g.clusterConfig)
-	if err != nil {
-		return nil
-	}
+	cfg, _ := readClusterConfig(g.clusterConfig) // none read: no kubelets
 	return cfg.kubelets
 }
 
