@@ -494,11 +494,10 @@ func (r rules) validateDeviceConstraint(constraint resourcev1.DeviceConstraint, 
 // validateFullyQualifiedName is upstream's, a domain (a driver name) and a
 // C identifier separated by a slash; the messages changed in 1.35.
 func (r rules) validateFullyQualifiedName(name string, fldPath *field.Path) field.ErrorList {
-	var allErrs field.ErrorList
 	if !r.has(api.TerseFindings) && name == "" {
 		return field.ErrorList{field.Required(fldPath, "name required")}
 	}
-	allErrs = append(allErrs, r.validateQualifiedName(name, fldPath)...)
+	allErrs := r.validateQualifiedName(name, fldPath)
 	if detail := "must include a domain"; !strings.Contains(name, "/") {
 		if r.has(api.TerseFindings) {
 			detail = "a fully qualified name must be a domain and a name separated by a slash"
