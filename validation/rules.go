@@ -136,9 +136,6 @@ func newWarnings(now []string, before func() []string) []string {
 		return now
 	}
 	was := before()
-	if len(was) == 0 {
-		return now
-	}
 	var out []string
 	for _, w := range now {
 		if !slices.Contains(was, w) {
