@@ -329,9 +329,6 @@ func buildConfig(reqs []request, names []string, driverConfig []map[string]inter
 // class's parameters, as the 1.30 scheduler applied it to every claim of
 // the class. r (nil for none) gets what cannot be applied.
 func classFilters(idx *Index, class map[string]interface{}, r *changes) map[string]string {
-	if class == nil {
-		return nil
-	}
 	warn := func(format string, args ...interface{}) {
 		if r != nil {
 			r.Warnings = append(r.Warnings, fmt.Sprintf(format, args...))

@@ -16,9 +16,6 @@ import (
 // for other objects. See PodFieldConsequence for what such a field does.
 func podFieldErrors(obj map[string]interface{}, target Target) []string {
 	spec, prefix := podSpecOf(obj)
-	if spec == nil {
-		return nil
-	}
 	var errs []string
 	checkPodFields(spec, "", strings.TrimSuffix(prefix, "."), func(p string) string { return podFieldMessage(p, target) }, &errs)
 	return errs
@@ -34,9 +31,6 @@ var podFieldGates = map[string]string{"resources": "PodLevelResources"}
 // 1.27–1.30, v1: 1.34 on), as "<path>: <message>".
 func podFieldWarnings(obj map[string]interface{}, target Target) []string {
 	spec, prefix := podSpecOf(obj)
-	if spec == nil {
-		return nil
-	}
 	var warnings []string
 	for _, p := range slices.Sorted(maps.Keys(podFieldGates)) {
 		if _, ok := spec[p]; ok && podFieldReleases[p] <= target.Minor && !target.Enabled(podFieldGates[p]) {
