@@ -458,10 +458,7 @@ func mentionsErr(e ast.Expr) bool {
 
 // returnsError reports whether fn has a result of type error.
 func returnsError(fn *ast.FuncDecl) bool {
-	if fn.Type.Results == nil {
-		return false
-	}
-	return slices.ContainsFunc(fn.Type.Results.List, func(f *ast.Field) bool { return varName(f.Type) == "error" })
+	return fn.Type.Results != nil && slices.ContainsFunc(fn.Type.Results.List, func(f *ast.Field) bool { return varName(f.Type) == "error" })
 }
 
 // assignsErr reports whether s assigns a variable named err.
