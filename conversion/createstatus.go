@@ -28,9 +28,6 @@ func StoredRestoreVersions(version string) []string {
 // annotations is nil. remove is true when no annotation is left.
 func WithStoredStatusRestoreData(newObj, oldObj map[string]interface{}, versions []string) (annotations map[string]interface{}, remove bool, changed []string) {
 	own := api.Annotations(newObj)
-	if len(own) == 0 {
-		return nil, false, nil
-	}
 	for _, version := range versions {
 		key := api.RestoreAnnotation(version)
 		r := decodeRestore(newObj, version)
