@@ -243,14 +243,11 @@ func devicesWith(slice map[string]interface{}, field string) (first string, n in
 // are.
 func unmet(result, status map[string]interface{}) string {
 	for _, want := range asArray(result["bindingConditions"]) {
-		met := false
-		for _, d := range asArray(status["devices"]) {
-			if d := asObject(d); d["driver"] == result["driver"] && d["pool"] == result["pool"] && d["device"] == result["device"] {
-				for _, cond := range asArray(d["conditions"]) {
-					met = met || asObject(cond)["type"] == want && asObject(cond)["status"] == "True"
-				}
-			}
-		}
+		met := slices.ContainsFunc(asArray(status["devices"]), func(v interface{}) bool {
+			d := asObject(v)
+			return d["driver"] == result["driver"] && d["pool"] == result["pool"] && d["device"] == result["device"] &&
+				slices.ContainsFunc(asArray(d["conditions"]), func(c interface{}) bool { return asObject(c)["type"] == want && asObject(c)["status"] == "True" })
+		})
 		if !met {
 			return fmt.Sprint(want)
 		}
