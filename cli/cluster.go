@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -146,15 +145,14 @@ func (f *clusterFlags) send(r *report.Report) {
 // the number of objects rejected.
 func (f *clusterFlags) answers(r *report.Report, accepted string, ask func(answer func(int, error))) (rejected int) {
 	ask(func(i int, err error) {
-		kind, ref, _ := strings.Cut(api.Describe(f.objects[i]), " ")
 		switch {
 		case err != nil:
 			rejected++
 			for _, msg := range cluster.Findings(err) {
-				r.Say(f.docs[i], report.Finding{Severity: report.Error, Kind: kind, Object: ref, Message: msg})
+				r.Say(f.docs[i], about(f.objects[i], report.Error, msg))
 			}
 		case accepted != "":
-			r.Say(f.docs[i], report.Finding{Severity: report.Note, Kind: kind, Object: ref, Message: accepted})
+			r.Say(f.docs[i], about(f.objects[i], report.Note, accepted))
 		}
 	})
 	return rejected

@@ -26,8 +26,7 @@ func addFilenameFlags(cmd *cobra.Command, filenames *[]string, recursive *bool) 
 func deprecated(obj map[string]interface{}, c api.Cluster) []report.Finding {
 	_, group, version, kind, _ := api.TypeOf(obj)
 	if msg := c.Deprecation(version, kind); msg != "" && group == api.UpstreamGroup {
-		kind, ref, _ := strings.Cut(api.Describe(obj), " ")
-		return []report.Finding{{Severity: report.Warning, Kind: kind, Object: ref, Message: msg}}
+		return []report.Finding{about(obj, report.Warning, msg)}
 	}
 	return nil
 }

@@ -364,7 +364,7 @@ func (o *validateOptions) removed(doc manifest.Document, v report.Verdict) repor
 		return v
 	}
 	msg := fmt.Sprintf("apiVersion: Kubernetes 1.%d no longer serves %s/%s %s: its apiserver rejects this object", target, group, version, kind)
-	return checkedAs([]report.Finding{about(doc, report.Error, msg)})
+	return checkedAs([]report.Finding{about(doc.Object, report.Error, msg)})
 }
 
 // checkedAs is the verdict of a check with findings fs: invalid with an
@@ -378,15 +378,15 @@ func checkedAs(fs []report.Finding) report.Verdict {
 	return v
 }
 
-// about is a finding about doc's object.
-func about(doc manifest.Document, severity, msg string) report.Finding {
-	kind, ref, _ := strings.Cut(api.Describe(doc.Object), " ")
+// about is a finding about obj.
+func about(obj map[string]interface{}, severity, msg string) report.Finding {
+	kind, ref, _ := strings.Cut(api.Describe(obj), " ")
 	return report.Finding{Severity: severity, Kind: kind, Object: ref, Message: msg}
 }
 
 // unusable is the finding on doc's object that cannot be checked for err.
 func unusable(doc manifest.Document, err error) report.Finding {
-	f := about(doc, report.Error, err.Error())
+	f := about(doc.Object, report.Error, err.Error())
 	f.Malformed = true
 	return f
 }
@@ -407,10 +407,10 @@ func (o *validateOptions) notServed(doc manifest.Document) (report.Finding, bool
 		return report.Finding{}, false
 	}
 	if o.cluster.Has(version, kind) { // served with --runtime-config
-		return about(doc, report.Error, judge.NotServed(o.cluster, version, kind).Error()), true
+		return about(doc.Object, report.Error, judge.NotServed(o.cluster, version, kind).Error()), true
 	}
 	msg := migrate.NotServed(doc.Object, target)
-	return about(doc, report.Error, msg), msg != ""
+	return about(doc.Object, report.Error, msg), msg != ""
 }
 
 func (o *validateOptions) check(doc manifest.Document, pairs *oldPairs) report.Verdict {
@@ -428,20 +428,20 @@ func (o *validateOptions) check(doc manifest.Document, pairs *oldPairs) report.V
 	_, group, _, _, _ := api.TypeOf(doc.Object)
 	resp, err := validation.Admit(req)
 	if err != nil { // an object that does not decode is invalid: the file was read
-		return checkedAs([]report.Finding{about(doc, report.Error, err.Error())})
+		return checkedAs([]report.Finding{about(doc.Object, report.Error, err.Error())})
 	}
 	var fs []report.Finding
 	for _, w := range resp.Warnings {
 		if group == api.UpstreamGroup && strings.HasPrefix(w, validation.StorageWarningPrefix) {
 			continue // about claimbridge's CRD storage, which a resource.k8s.io object never reaches
 		}
-		fs = append(fs, about(doc, report.Warning, w))
+		fs = append(fs, about(doc.Object, report.Warning, w))
 	}
 	if pairs == nil {
 		fs = append(fs, statusIgnored(doc)...)
 	}
 	for _, e := range resp.Errors {
-		fs = append(fs, about(doc, report.Error, e.Error()))
+		fs = append(fs, about(doc.Object, report.Error, e.Error()))
 	}
 	return checkedAs(fs)
 }
@@ -507,11 +507,11 @@ func (o *validateOptions) gaVerdict(doc manifest.Document, release int, kind str
 		fs = deprecated(doc.Object, c)
 	}
 	for _, w := range warnings {
-		fs = append(fs, about(doc, report.Warning, w))
+		fs = append(fs, about(doc.Object, report.Warning, w))
 	}
 	fs = append(fs, statusIgnored(doc)...)
 	for _, e := range errs {
-		fs = append(fs, about(doc, report.Error, e))
+		fs = append(fs, about(doc.Object, report.Error, e))
 	}
 	return checkedAs(fs)
 }
@@ -614,6 +614,6 @@ func statusIgnored(doc manifest.Document) []report.Finding {
 	if version, _ := judge.Version(doc.Object); version != "" {
 		check = "kubectl replace --dry-run=server --subresource=status -f " + doc.Source
 	}
-	return []report.Finding{about(doc, report.Note, "note: status not validated: an apiserver ignores the status of a create; "+
+	return []report.Finding{about(doc.Object, report.Note, "note: status not validated: an apiserver ignores the status of a create; "+
 		"to check a status write, send it as an update of the stored claim: "+check)}
 }
