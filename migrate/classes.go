@@ -59,13 +59,17 @@ func migrateParameters(obj map[string]interface{}, target Target, opts Options) 
 // unless opts keep them, the owner references.
 func dropServerSet(meta map[string]interface{}, opts Options, r *changes) {
 	for _, f := range serverSet {
-		if _, ok := meta[f]; ok {
-			delete(meta, f)
-			r.Dropped = append(r.Dropped, "metadata."+f)
-		}
+		r.drop(meta, f, "metadata."+f)
 	}
-	if _, ok := meta["ownerReferences"]; ok && !opts.KeepOwnerReferences {
-		delete(meta, "ownerReferences")
-		r.Dropped = append(r.Dropped, "metadata.ownerReferences (owners of the old cluster; --keep-owner-references keeps them)")
+	if !opts.KeepOwnerReferences {
+		r.drop(meta, "ownerReferences", "metadata.ownerReferences (owners of the old cluster; --keep-owner-references keeps them)")
+	}
+}
+
+// drop deletes key from m, when m has it, and reports it dropped as what.
+func (r *changes) drop(m map[string]interface{}, key, what string) {
+	if _, ok := m[key]; ok {
+		delete(m, key)
+		r.Dropped = append(r.Dropped, what)
 	}
 }

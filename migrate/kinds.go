@@ -203,10 +203,7 @@ func migrateTaintRule(obj map[string]interface{}, from string, target Target, op
 	if meta, ok := in["metadata"].(map[string]interface{}); ok {
 		dropServerSet(meta, opts, &r)
 	}
-	if _, ok := in["status"]; ok {
-		delete(in, "status")
-		r.Dropped = append(r.Dropped, "status (the rule's conditions, set again by the new cluster)")
-	}
+	r.drop(in, "status", "status (the rule's conditions, set again by the new cluster)")
 	if to := api.CreatedIn(api.KindDeviceTaintRule, target.Minor); to != from {
 		r.Changed = append(r.Changed, fmt.Sprintf("apiVersion: %s/%s -> %s/%s (Kubernetes %s)", api.UpstreamGroup, from, api.UpstreamGroup, to, target.Releases))
 	}

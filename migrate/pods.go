@@ -227,16 +227,10 @@ func forCreate(obj map[string]interface{}, opts Options) (map[string]interface{}
 		r.Dropped = append(r.Dropped, "metadata.annotations["+k+"]")
 	}
 	api.PruneAnnotations(out)
-	if _, had := out["status"]; had {
-		delete(out, "status")
-		r.Dropped = append(r.Dropped, "status")
-	}
+	r.drop(out, "status", "status")
 	if apiVersion, _, _, kind, _ := api.TypeOf(out); apiVersion == "v1" && kind == "Pod" {
 		spec, _ := out["spec"].(map[string]interface{})
-		if _, had := spec["nodeName"]; had {
-			delete(spec, "nodeName")
-			r.Dropped = append(r.Dropped, "spec.nodeName (the old cluster's scheduler chose it; the new one schedules the pod and allocates its claims)")
-		}
+		r.drop(spec, "nodeName", "spec.nodeName (the old cluster's scheduler chose it; the new one schedules the pod and allocates its claims)")
 	}
 	return out, r
 }
