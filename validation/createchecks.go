@@ -25,10 +25,7 @@ func otherVersionCreateErrors(t objectType, newObj map[string]interface{}, maxDe
 			return nil
 		}
 		var allErrs field.ErrorList
-		for _, version := range api.ServedVersions {
-			if version == t.version {
-				continue
-			}
+		for _, version := range t.otherVersions() {
 			if _, err := conversion.Convert(newObj, version); err != nil {
 				allErrs = append(allErrs, unreadable(field.NewPath("metadata", "annotations"), version, err))
 			}
@@ -38,10 +35,7 @@ func otherVersionCreateErrors(t objectType, newObj map[string]interface{}, maxDe
 	path := field.NewPath("metadata", "annotations")
 	var allErrs field.ErrorList
 	gaveStatus := false
-	for _, version := range api.ServedVersions {
-		if version == t.version {
-			continue
-		}
+	for _, version := range t.otherVersions() {
 		with, withView, withErr := createErrorsIn(t.kind, version, newObj, cel)
 		without, withoutView, withoutErr := createErrorsIn(t.kind, version, bare, cel)
 		if withView["status"] != nil && withoutView["status"] == nil {

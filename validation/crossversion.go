@@ -284,10 +284,7 @@ type convertedPair struct {
 // metadata.deletionTimestamp and the status of the converted objects.
 func convertToOtherVersions(t objectType, statusOnly bool, newObj, oldObj map[string]interface{}) []convertedPair {
 	var out []convertedPair
-	for _, version := range api.ServedVersions {
-		if version == t.version {
-			continue
-		}
+	for _, version := range t.otherVersions() {
 		pair := convertedPair{version: version}
 		if pair.newObj, pair.err = conversion.Convert(newObj, version); pair.err == nil {
 			pair.oldObj, pair.err = conversion.Convert(oldObj, version)

@@ -83,6 +83,11 @@ type objectType struct {
 	group, version, kind string
 }
 
+// otherVersions are the served versions but t's, oldest first.
+func (t objectType) otherVersions() []string {
+	return slices.DeleteFunc(slices.Clone(api.ServedVersions), func(v string) bool { return v == t.version })
+}
+
 func parseObjectType(obj map[string]interface{}) (objectType, error) {
 	if obj == nil {
 		return objectType{}, fmt.Errorf("no object")
