@@ -172,15 +172,13 @@ func judgeKind(v report.Verdict, obj map[string]interface{}, from, kind string, 
 		if kind == api.KindDeviceTaintRule && !strings.HasPrefix(l, "metadata.") { // a rule without its selectors taints more devices
 			refusals = append(refusals, l)
 		} else {
-			say(&v, report.Warning, obj, "", l)
+			say(&v, report.Warning, obj, l)
 		}
 	}
 	if len(errs) == 0 {
 		var warnings []string
 		errs, warnings = judge.CheckKind(out, target.Cluster, kind)
-		for _, w := range warnings {
-			say(&v, report.Warning, obj, "", w)
-		}
+		say(&v, report.Warning, obj, warnings...)
 	}
 	if len(errs) > 0 {
 		refusals = append(refusals, rejectedBy(target, errs))
@@ -188,9 +186,7 @@ func judgeKind(v report.Verdict, obj map[string]interface{}, from, kind string, 
 	if refuseRejected && len(refusals) > 0 {
 		return refuse(&v, obj, strings.Join(refusals, "; "), false)
 	}
-	for _, r := range refusals {
-		say(&v, report.Error, obj, "", r)
-	}
+	say(&v, report.Error, obj, refusals...)
 	v.Object = out
 	return v
 }

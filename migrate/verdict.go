@@ -14,17 +14,19 @@ import (
 	"github.com/claimbridge/claimbridge/report"
 )
 
-func say(v *report.Verdict, severity string, obj map[string]interface{}, path, msg string) {
-	f := report.Finding{Severity: severity, Path: path, Message: msg}
-	if obj != nil {
-		f.Kind, f.Object, _ = strings.Cut(api.Describe(obj), " ")
+func say(v *report.Verdict, severity string, obj map[string]interface{}, msgs ...string) {
+	for _, msg := range msgs {
+		f := report.Finding{Severity: severity, Message: msg}
+		if obj != nil {
+			f.Kind, f.Object, _ = strings.Cut(api.Describe(obj), " ")
+		}
+		v.Findings = append(v.Findings, f)
 	}
-	v.Findings = append(v.Findings, f)
 }
 
 // refuse ends v with an error about obj (nil: about the document).
 func refuse(v *report.Verdict, obj map[string]interface{}, msg string, malformed bool) report.Verdict {
-	say(v, report.Error, obj, "", msg)
+	say(v, report.Error, obj, msg)
 	v.Findings[len(v.Findings)-1].Malformed = malformed
 	v.Outcome, v.Object = report.Refused, nil
 	return *v
@@ -39,13 +41,13 @@ func refuseErr(v *report.Verdict, err error) report.Verdict {
 // report adds the findings of a Report about obj.
 func addReport(v *report.Verdict, obj map[string]interface{}, r changes) {
 	if len(r.Dropped) > 0 {
-		say(v, report.Note, obj, "", "dropped "+strings.Join(slices.Compact(slices.Clone(r.Dropped)), ", "))
+		say(v, report.Note, obj, "dropped "+strings.Join(slices.Compact(slices.Clone(r.Dropped)), ", "))
 	}
 	seen := map[string]bool{}
 	once := func(severity, msg string) {
 		if !seen[severity+msg] {
 			seen[severity+msg] = true
-			say(v, severity, obj, "", msg)
+			say(v, severity, obj, msg)
 		}
 	}
 	for _, c := range r.Changed {
@@ -160,23 +162,23 @@ func passThrough(obj map[string]interface{}, target Target, why error) report.Ve
 		if strings.HasSuffix(kind, "Class") || strings.HasSuffix(kind, "Parameters") {
 			w += " (claimbridge migrate rewrites classes and parameters for it)"
 		}
-		say(&v, report.Error, obj, "", w)
+		say(&v, report.Error, obj, w)
 		return v
 	}
 	if group == api.UpstreamGroup {
 		errs := nameErrors(obj)
 		for _, e := range errs {
-			say(&v, report.Error, obj, "", e+": the apiserver rejects this object, passed through unchanged")
+			say(&v, report.Error, obj, e+": the apiserver rejects this object, passed through unchanged")
 		}
 		if len(errs) > 0 {
 			return v
 		}
 	}
 	if api.IsGroup(group) {
-		say(&v, report.Note, nil, "", fmt.Sprintf("passed through unchanged: %v", why))
+		say(&v, report.Note, nil, fmt.Sprintf("passed through unchanged: %v", why))
 	}
 	if typo := api.GroupTypo(obj); typo != "" {
-		say(&v, report.Warning, obj, "", typo+" (passed through unchanged; no cluster serves that group)")
+		say(&v, report.Warning, obj, typo+" (passed through unchanged; no cluster serves that group)")
 		return v
 	}
 	if isWorkload(obj) {
@@ -198,20 +200,18 @@ func workload(obj map[string]interface{}, target Target) report.Verdict {
 		v.Outcome = report.Rewritten
 	}
 	for _, c := range r.Changed {
-		say(&v, report.Note, obj, "", "changed "+c)
+		say(&v, report.Note, obj, "changed "+c)
 	}
 	for _, l := range r.Lost {
-		say(&v, report.Warning, obj, "", l+" (not kept: claimbridge keeps restore data for claims and templates only)")
+		say(&v, report.Warning, obj, l+" (not kept: claimbridge keeps restore data for claims and templates only)")
 	}
 	for _, e := range append(nameErrors(v.Object), claimRefErrors(v.Object)...) {
-		say(&v, report.Error, obj, "", e+": the apiserver rejects this object")
+		say(&v, report.Error, obj, e+": the apiserver rejects this object")
 	}
 	for _, e := range podFieldErrors(v.Object, target) {
-		say(&v, report.Error, obj, "", e+": "+podFieldConsequence)
+		say(&v, report.Error, obj, e+": "+podFieldConsequence)
 	}
-	for _, w := range podFieldWarnings(v.Object, target) {
-		say(&v, report.Warning, obj, "", w)
-	}
+	say(&v, report.Warning, obj, podFieldWarnings(v.Object, target)...)
 	return v
 }
 
@@ -406,7 +406,7 @@ func Migrate(obj map[string]interface{}, target Target, opts Options) report.Ver
 // leftOut is the verdict on obj, which the target does not get, for why.
 func leftOut(obj map[string]interface{}, why string) report.Verdict {
 	v := report.Verdict{Outcome: report.LeftOut}
-	say(&v, report.Note, obj, "", "left out: "+why)
+	say(&v, report.Note, obj, "left out: "+why)
 	return v
 }
 
@@ -441,9 +441,7 @@ func migrateClass(obj map[string]interface{}, target Target, opts Options) repor
 		return refuse(&v, obj, rejectedBy(target, errs), false)
 	}
 	warnings, err := checkKind(out, target)
-	for _, w := range warnings {
-		say(&v, report.Warning, obj, "", w)
-	}
+	say(&v, report.Warning, obj, warnings...)
 	if err != nil {
 		return refuseErr(&v, err)
 	}
