@@ -170,9 +170,7 @@ func unbound(obj map[string]interface{}, c api.Cluster, kind string, to int) (wa
 	binding := api.FieldOf("bindingConditions")
 	off := binding.Gate
 	switch {
-	case to < binding.Added:
-		return nil
-	case c.Enabled(off) && c.Enabled("DRAResourceClaimDeviceStatus"):
+	case to < binding.Added, c.Enabled(off) && c.Enabled("DRAResourceClaimDeviceStatus"):
 		return nil
 	case c.Enabled(off):
 		off = "DRAResourceClaimDeviceStatus"
