@@ -71,11 +71,9 @@ func copyForSteps(obj map[string]interface{}, kind string, mapped, share bool) m
 	out := make(map[string]interface{}, len(obj)+1)
 	for k, v := range obj {
 		switch {
-		case k == "spec", k == "status" && kind == api.KindClaim:
-			out[k] = v
 		case share && k == "metadata":
 			out[k] = copyMetadataShallow(v)
-		case share:
+		case share, k == "spec", k == "status" && kind == api.KindClaim:
 			out[k] = v
 		default:
 			out[k] = api.DeepCopyJSONValue(v)
