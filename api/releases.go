@@ -57,18 +57,6 @@ func ReleaseRange() string {
 	return fmt.Sprintf("%s … %s", Releases[0], Newest())
 }
 
-// Finalizer is the deletion-protection finalizer of the release's
-// resourceclaim controller; 1.26 has none.
-func (r Release) Finalizer() string {
-	switch {
-	case r.Minor <= 26:
-		return ""
-	case r.Minor <= 30:
-		return FinalizerV1alpha2
-	}
-	return FinalizerV1alpha3
-}
-
 // Devices reports whether the release's claims request devices (1.31 and
 // later) rather than name a resource class.
 func (r Release) Devices() bool { return r.Minor >= 31 }

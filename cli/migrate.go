@@ -30,7 +30,7 @@ and writes manifests that re-create them on a cluster of the target
 release. Claims and templates are converted, then lose what the old
 cluster set on them: server-set metadata, status, ownerReferences (unless
 --keep-owner-references), restore annotations and last-applied-configuration.
-The built-in finalizer becomes the target release's. With v1alpha3 and
+So does the built-in finalizer, with the allocation. With v1alpha3 and
 later, 1.30 parameters and classes become device requests and DeviceClasses.
 Pods and workloads get their resourceClaims in the target release's shape.
 Claims and Pods that the new cluster's controllers create again,

@@ -59,6 +59,6 @@ func builtinFinalizerLoss(obj map[string]interface{}, from, to, release string, 
 		}
 	}
 	if at >= 0 {
-		r.lose(fmt.Sprintf("metadata.finalizers[%d]", at), "a %s scheduler and resourceclaim controller recognise a structured allocation by finalizer %s: with %s they take it for a control-plane driver's, request its deallocation instead of clearing it (its pods are not scheduled meanwhile) and never remove this finalizer; a conversion keeps finalizers (claimbridge migrate renames it)", release, to, from)
+		r.lose(fmt.Sprintf("metadata.finalizers[%d]", at), "a %s scheduler and resourceclaim controller recognise a structured allocation by finalizer %s: with %s they take it for a control-plane driver's, request its deallocation instead of clearing it (its pods are not scheduled meanwhile) and never remove this finalizer; a conversion keeps finalizers (claimbridge migrate drops it with the allocation)", release, to, from)
 	}
 }

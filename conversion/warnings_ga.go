@@ -75,7 +75,7 @@ func warningsV3ToB1(obj map[string]interface{}, kind string, r *lossReport) {
 func structuredFinalizerLosses(obj map[string]interface{}, r *lossReport) {
 	for i, f := range asSlice(api.Metadata(obj)["finalizers"]) {
 		if asString(f) == api.FinalizerV1alpha2 {
-			r.lose(fmt.Sprintf("metadata.finalizers[%d]", i), "the 1.30 scheduler's finalizer: no 1.32+ component removes it, so deleting the claim waits until it is removed by hand (claimbridge migrate renames it to %s)", api.FinalizerV1alpha3)
+			r.lose(fmt.Sprintf("metadata.finalizers[%d]", i), "the 1.30 scheduler's finalizer: no 1.32+ component removes it, so deleting the claim waits until it is removed by hand (claimbridge migrate drops it with the allocation)")
 		}
 	}
 	if !hasFinalizer(obj, api.FinalizerV1alpha3) {

@@ -50,7 +50,7 @@ metadata:
   namespace: ns
   labels: {app: a}
   annotations: {note: kept}
-  finalizers: [resource.kubernetes.io/delete-protection, example.com/other]
+  finalizers: [example.com/other]
 spec:
   devices:
     requests: [{name: request, exactly: {deviceClassName: gpu.example.com, allocationMode: ExactCount, count: 1}}]
@@ -60,8 +60,8 @@ spec:
 				"metadata.managedFields", "metadata.selfLink",
 				"metadata.ownerReferences (owners of the old cluster; --keep-owner-references keeps them)",
 				"metadata.annotations[kubectl.kubernetes.io/last-applied-configuration]",
+				"metadata.finalizers[dra.k8s.io/delete-protection] (the allocation's: the scheduler adds its own when it allocates the claim again)",
 				"status (reset on create: the old cluster's allocation is dropped; the claim will be allocated again, possibly to other devices)"},
-			Changed:  []string{"metadata.finalizers: dra.k8s.io/delete-protection -> resource.kubernetes.io/delete-protection (Kubernetes 1.34+)"},
 			Warnings: []string{classicGAGPU},
 		},
 	}, {

@@ -98,10 +98,7 @@ func migrateObject(obj map[string]interface{}, group, from, kind string, target 
 	for _, k := range stale { // after the restore annotations, as they sort
 		r.Dropped = append(r.Dropped, "metadata.annotations["+k+"]")
 	}
-	mapFinalizers(meta, target, &r)
-	if ga && kind == api.KindClaim {
-		dropClassicFinalizers(meta, out, target, &r)
-	}
+	dropFinalizers(meta, out, kind, target, &r)
 	if status, ok := out["status"]; ok {
 		delete(out, "status")
 		r.Dropped = append(r.Dropped, statusNote(status))
@@ -244,7 +241,7 @@ func shapeHint(paths []string) string {
 // parametersRef that translateParameters reported on.
 func conversionWarnings(ws []conversion.Warning, kind string, translated bool, input map[string]interface{}, to string) []string {
 	parametersRef := api.ClaimSpecPath(kind) + ".parametersRef"
-	// mapFinalizers renames the built-in finalizers: skip warnings on them.
+	// dropFinalizers drops the built-in finalizers: skip warnings on them.
 	renamed := map[string]bool{}
 	finalizers, _ := api.Metadata(input)["finalizers"].([]interface{})
 	for i, f := range finalizers {
@@ -366,68 +363,41 @@ func downgradeCovered(spec map[string]interface{}, specPath string) map[string]b
 // 1.31) put on the claims they allocate: "<driver name>/deletion-protection".
 const classicFinalizerSuffix = "/deletion-protection"
 
-// dropClassicFinalizers drops a v1alpha3 claim's classic driver finalizer:
-// 1.32+ runs no classic driver, so deleting the claim would wait for ever.
-func dropClassicFinalizers(meta, claim map[string]interface{}, target Target, r *changes) {
+// dropFinalizers drops the finalizers of a claim's allocation, which
+// migrate drops: the built-in one (the target's scheduler adds its own
+// when it allocates the claim again; kept on a claim not allocated again,
+// 1.32's resourceclaim controller never removes it, and the claim outlives
+// its deletion), and, for a GA target, a classic driver's: 1.32+ runs no
+// classic driver, so deleting the claim would wait for ever.
+func dropFinalizers(meta, claim map[string]interface{}, kind string, target Target, r *changes) {
 	spec, _ := claim["spec"].(map[string]interface{})
 	status, _ := claim["status"].(map[string]interface{})
 	allocation, _ := status["allocation"].(map[string]interface{})
 	drivers := map[string]bool{}
 	for _, d := range []string{str(spec, "controller"), str(allocation, "controller")} {
-		if d != "" {
+		if d != "" && isGA(target.Version) && kind == api.KindClaim {
 			drivers[d+classicFinalizerSuffix] = true
 		}
 	}
 	list, _ := meta["finalizers"].([]interface{})
 	var keep []interface{}
 	for _, f := range list {
-		if name, _ := f.(string); drivers[name] {
+		switch name, _ := f.(string); {
+		case name == api.FinalizerV1alpha2 || name == api.FinalizerV1alpha3:
+			r.Dropped = append(r.Dropped, fmt.Sprintf("metadata.finalizers[%s] (the allocation's: the scheduler adds its own when it allocates the claim again)", name))
+		case drivers[name]:
 			r.Dropped = append(r.Dropped, fmt.Sprintf("metadata.finalizers[%s] (classic DRA driver's: Kubernetes %s runs no classic driver that would remove it)", name, target.Releases))
-			continue
+		default:
+			keep = append(keep, f)
 		}
-		keep = append(keep, f)
 	}
-	if len(keep) == len(list) {
-		return
-	}
-	if len(keep) == 0 {
+	switch {
+	case len(keep) == len(list):
+	case len(keep) == 0:
 		delete(meta, "finalizers")
-		return
+	default:
+		meta["finalizers"] = keep
 	}
-	meta["finalizers"] = keep
-}
-
-// mapFinalizers renames every built-in finalizer to the target release's,
-// or drops it when that release has none to remove it.
-func mapFinalizers(meta map[string]interface{}, target Target, r *changes) {
-	list, _ := meta["finalizers"].([]interface{})
-	if len(list) == 0 {
-		return
-	}
-	var out []interface{}
-	seen := map[string]bool{}
-	for _, f := range list {
-		name, _ := f.(string)
-		if (name == api.FinalizerV1alpha2 || name == api.FinalizerV1alpha3) && name != target.Finalizer {
-			if target.Finalizer == "" {
-				r.Dropped = append(r.Dropped, fmt.Sprintf("metadata.finalizers[%s] (Kubernetes %s has no built-in finalizer)", name, target.Releases))
-				continue
-			}
-			r.Changed = append(r.Changed, fmt.Sprintf("metadata.finalizers: %s -> %s (Kubernetes %s)", name, target.Finalizer, target.Releases))
-			name = target.Finalizer
-			f = name
-		}
-		if seen[name] {
-			continue
-		}
-		seen[name] = true
-		out = append(out, f)
-	}
-	if len(out) == 0 {
-		delete(meta, "finalizers")
-		return
-	}
-	meta["finalizers"] = out
 }
 
 // statusNote reports the dropped status of a claim: an allocated claim will

@@ -64,7 +64,7 @@ metadata:
   namespace: ns
   labels: {app: a}
   annotations: {note: kept}
-  finalizers: [resource.kubernetes.io/delete-protection, example.com/other]
+  finalizers: [example.com/other]
 spec:
   devices:
     requests: [{name: request, deviceClassName: gpu.example.com, allocationMode: ExactCount, count: 1}]
@@ -74,8 +74,8 @@ spec:
 				"metadata.managedFields", "metadata.selfLink",
 				"metadata.ownerReferences (owners of the old cluster; --keep-owner-references keeps them)",
 				"metadata.annotations[kubectl.kubernetes.io/last-applied-configuration]",
+				"metadata.finalizers[dra.k8s.io/delete-protection] (the allocation's: the scheduler adds its own when it allocates the claim again)",
 				"status (reset on create: the old cluster's allocation is dropped; the claim will be allocated again, possibly to other devices)"},
-			Changed:  []string{"metadata.finalizers: dra.k8s.io/delete-protection -> resource.kubernetes.io/delete-protection (Kubernetes 1.31)"},
 			Warnings: []string{classicV3GPU},
 		},
 	}, {
@@ -100,7 +100,7 @@ spec:
 			Dropped: []string{"metadata.uid", "metadata.resourceVersion", "metadata.generation", "metadata.creationTimestamp",
 				"metadata.managedFields", "metadata.selfLink",
 				"metadata.annotations[kubectl.kubernetes.io/last-applied-configuration]",
-				"metadata.finalizers[dra.k8s.io/delete-protection] (Kubernetes 1.26 has no built-in finalizer)",
+				"metadata.finalizers[dra.k8s.io/delete-protection] (the allocation's: the scheduler adds its own when it allocates the claim again)",
 				"status (reset on create: the old cluster's allocation is dropped; the claim will be allocated again, possibly to other devices)"},
 		},
 	}, {
@@ -124,15 +124,15 @@ kind: ResourceClaim
 metadata:
   name: c
   namespace: ns
-  finalizers: [dra.k8s.io/delete-protection]
 spec:
   resourceClassName: gpu.example.com
   allocationMode: WaitForFirstConsumer
 `,
 		report: changes{
 			// restore-v1alpha2 is used by the conversion to v1alpha2 itself.
-			Dropped: []string{"metadata.annotations[claimbridge.dev/restore-v1alpha1]"},
-			Changed: []string{"metadata.finalizers: resource.kubernetes.io/delete-protection -> dra.k8s.io/delete-protection (Kubernetes 1.27–1.30)"},
+			Dropped: []string{"metadata.annotations[claimbridge.dev/restore-v1alpha1]",
+				"metadata.finalizers[resource.kubernetes.io/delete-protection] (the allocation's: the scheduler adds its own when it allocates the claim again)",
+				"metadata.finalizers[dra.k8s.io/delete-protection] (the allocation's: the scheduler adds its own when it allocates the claim again)"},
 			// The request's name, which 1.30 claims do not have.
 			// The single request's name: no 1.30 consumer reads it (not lost).
 		},

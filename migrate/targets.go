@@ -21,9 +21,6 @@ type Target struct {
 	// Releases names the Kubernetes releases judged, for messages: "1.33",
 	// "1.34+" for --to v1.
 	Releases string
-	// Finalizer is the built-in finalizer those releases put on claims and
-	// remove themselves; "" when they have none (1.26).
-	Finalizer string
 	// Oldest is the oldest release serving the version, when it is not
 	// Minor: pod fields newer than it get a warning (PodFieldWarnings).
 	Oldest int
@@ -41,7 +38,7 @@ type Target struct {
 // newest by the newest's, api.ParseNext).
 func TargetOf(to string) (Target, error) {
 	if r, ok := api.ParseRelease(to); ok {
-		return Target{Version: r.Version, Releases: r.String(), Finalizer: r.Finalizer(), Cluster: api.Defaults(r.Minor), Devices: r.Devices(), cel: validation.NewCELCache()}, nil
+		return Target{Version: r.Version, Releases: r.String(), Cluster: api.Defaults(r.Minor), Devices: r.Devices(), cel: validation.NewCELCache()}, nil
 	}
 	if newest, next, ok := api.ParseNext(to); ok {
 		t, err := TargetOf(newest.String()) // judged by the newest's rules
@@ -53,7 +50,7 @@ func TargetOf(to string) (Target, error) {
 			to, api.ReleaseRange(), api.Next(), strings.Join(api.ConversionVersions, ", "))
 	}
 	newest, _ := api.Judge(to)
-	t := Target{Version: to, Releases: api.Serving(to), Finalizer: newest.Finalizer(), Cluster: api.Defaults(newest.Minor), Devices: newest.Devices(), cel: validation.NewCELCache()}
+	t := Target{Version: to, Releases: api.Serving(to), Cluster: api.Defaults(newest.Minor), Devices: newest.Devices(), cel: validation.NewCELCache()}
 	if oldest := api.Oldest(to); oldest.Minor != newest.Minor {
 		t.Oldest = oldest.Minor
 	}

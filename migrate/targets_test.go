@@ -16,19 +16,19 @@ func TestTargetOf(t *testing.T) {
 	const v2, v3 = "dra.k8s.io/delete-protection", "resource.kubernetes.io/delete-protection"
 	for to, want := range map[string]Target{
 		"v1alpha1": {Version: "v1alpha1", Releases: "1.26", Cluster: api.Defaults(26)},
-		"v1alpha2": {Version: "v1alpha2", Releases: "1.27–1.30", Cluster: api.Defaults(30), Oldest: 27, Finalizer: v2},
-		"v1alpha3": {Version: "v1alpha3", Releases: "1.31", Cluster: api.Defaults(31), Finalizer: v3, Devices: true},
-		"v1beta1":  {Version: "v1beta1", Releases: "1.32", Cluster: api.Defaults(32), Finalizer: v3, Devices: true},
-		"v1beta2":  {Version: "v1beta2", Releases: "1.33", Cluster: api.Defaults(33), Finalizer: v3, Devices: true},
-		"v1":       {Version: "v1", Releases: "1.34+", Cluster: api.Defaults(37), Oldest: 34, Finalizer: v3, Devices: true},
+		"v1alpha2": {Version: "v1alpha2", Releases: "1.27–1.30", Cluster: api.Defaults(30), Oldest: 27},
+		"v1alpha3": {Version: "v1alpha3", Releases: "1.31", Cluster: api.Defaults(31), Devices: true},
+		"v1beta1":  {Version: "v1beta1", Releases: "1.32", Cluster: api.Defaults(32), Devices: true},
+		"v1beta2":  {Version: "v1beta2", Releases: "1.33", Cluster: api.Defaults(33), Devices: true},
+		"v1":       {Version: "v1", Releases: "1.34+", Cluster: api.Defaults(37), Oldest: 34, Devices: true},
 		"1.26":     {Version: "v1alpha1", Releases: "1.26", Cluster: api.Defaults(26)},
-		"1.28":     {Version: "v1alpha2", Releases: "1.28", Cluster: api.Defaults(28), Finalizer: v2},
-		"1.31":     {Version: "v1alpha3", Releases: "1.31", Cluster: api.Defaults(31), Finalizer: v3, Devices: true},
-		"1.33":     {Version: "v1beta2", Releases: "1.33", Cluster: api.Defaults(33), Finalizer: v3, Devices: true},
-		"v1.35":    {Version: "v1", Releases: "1.35", Cluster: api.Defaults(35), Finalizer: v3, Devices: true},
-		"1.37":     {Version: "v1", Releases: "1.37", Cluster: api.Defaults(37), Finalizer: v3, Devices: true},
-		"v1.38.0":  {Version: "v1", Releases: "1.38", Cluster: api.Defaults(38), Finalizer: v3, Devices: true},
-		"1.39":     {Version: "v1", Releases: "1.39", Cluster: api.Defaults(38), Finalizer: v3, Devices: true}, // by the newest's rules
+		"1.28":     {Version: "v1alpha2", Releases: "1.28", Cluster: api.Defaults(28)},
+		"1.31":     {Version: "v1alpha3", Releases: "1.31", Cluster: api.Defaults(31), Devices: true},
+		"1.33":     {Version: "v1beta2", Releases: "1.33", Cluster: api.Defaults(33), Devices: true},
+		"v1.35":    {Version: "v1", Releases: "1.35", Cluster: api.Defaults(35), Devices: true},
+		"1.37":     {Version: "v1", Releases: "1.37", Cluster: api.Defaults(37), Devices: true},
+		"v1.38.0":  {Version: "v1", Releases: "1.38", Cluster: api.Defaults(38), Devices: true},
+		"1.39":     {Version: "v1", Releases: "1.39", Cluster: api.Defaults(38), Devices: true}, // by the newest's rules
 	} {
 		got, err := TargetOf(to)
 		if err != nil {

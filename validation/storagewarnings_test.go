@@ -67,7 +67,7 @@ func TestStorageWarnings(t *testing.T) {
 				Object: obj(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns","resourceVersion":"1","finalizers":["dra.k8s.io/delete-protection"]},"spec":{"resourceClassName":"gpu"},
 					"status":{"driverName":"gpu.example.com","allocation":{"shareable":true,"resourceHandles":[{"driverName":"gpu.example.com","structuredData":{"nodeName":"n","results":[{"namedResources":{"name":"g0"}}]}}]}}}`),
 				OldObject: obj(t, `{"apiVersion":"resource.claimbridge.dev/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c","namespace":"ns","resourceVersion":"1","finalizers":["dra.k8s.io/delete-protection"]},"spec":{"resourceClassName":"gpu"}}`)},
-			want: []string{"stored as v1alpha3: metadata.finalizers[0]: a 1.31 scheduler and resourceclaim controller recognise a structured allocation by finalizer resource.kubernetes.io/delete-protection: with dra.k8s.io/delete-protection they take it for a control-plane driver's, request its deallocation instead of clearing it (its pods are not scheduled meanwhile) and never remove this finalizer; a conversion keeps finalizers (claimbridge migrate renames it)"},
+			want: []string{"stored as v1alpha3: metadata.finalizers[0]: a 1.31 scheduler and resourceclaim controller recognise a structured allocation by finalizer resource.kubernetes.io/delete-protection: with dra.k8s.io/delete-protection they take it for a control-plane driver's, request its deallocation instead of clearing it (its pods are not scheduled meanwhile) and never remove this finalizer; a conversion keeps finalizers (claimbridge migrate drops it with the allocation)"},
 		},
 	} {
 		t.Run(name, func(t *testing.T) { wantOnlyWarnings(t, c.req, c.want) })

@@ -98,7 +98,7 @@ func gvr(version, kind string) schema.GroupVersionResource {
 
 // forCreate migrates obj to version as `claimbridge migrate` does (server-set
 // metadata, status, owner references and restore annotations dropped, the
-// built-in finalizer of the target release, GA checks) and renames it into
+// built-in finalizer dropped, GA checks) and renames it into
 // the suite's namespace.
 func forCreate(t *testing.T, source string, obj map[string]interface{}, version, name string, opts migrate.Options) map[string]interface{} {
 	t.Helper()
