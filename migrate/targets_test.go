@@ -13,7 +13,6 @@ import (
 // one after the newest are targets; a version is judged by the newest
 // release serving it.
 func TestTargetOf(t *testing.T) {
-	const v2, v3 = "dra.k8s.io/delete-protection", "resource.kubernetes.io/delete-protection"
 	for to, want := range map[string]Target{
 		"v1alpha1": {Version: "v1alpha1", Releases: "1.26", Cluster: api.Defaults(26)},
 		"v1alpha2": {Version: "v1alpha2", Releases: "1.27–1.30", Cluster: api.Defaults(30), Oldest: 27},
