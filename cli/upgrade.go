@@ -22,7 +22,7 @@ import (
 
 type upgradeOptions struct {
 	checkOptions
-	dryRun, yes              bool
+	dryRun, yes, stopPods    bool
 	journal, journalNS, save string
 }
 
@@ -37,8 +37,8 @@ stored object of a resource the target cannot read as stored, once
 kube-apiserver stores what the target reads; where no rewrite helps, it saves
 the objects to --save FILE, deletes them, and re-creates them on the target.
 At a step that is the operator's (restart kube-apiserver with a flag, stop
-Pods, replace the control plane) it stops, says it and exits 3: do it, then
-run upgrade again. Run on the target release, it rewrites again what it
+Pods without --stop-pods, replace the control plane) it stops, says it and
+exits 3: do it, then run upgrade again. Run on the target release, it rewrites again what it
 rewrote, as the target writes it, and verifies that it reads every DRA object.
 
 A journal records each step done: the ConfigMap claimbridge-upgrade in
@@ -64,6 +64,7 @@ the operator's.`,
 	cmd.Flags().BoolVar(&o.dryRun, "dry-run", false, "write nothing: list the steps and every object a step would write or delete")
 	cmd.Flags().BoolVar(&o.yes, "yes", false, "write without asking")
 	cmd.Flags().StringVar(&o.save, "save", "", "where the change saves and re-creates objects, save them to this file first")
+	cmd.Flags().BoolVar(&o.stopPods, "stop-pods", false, "stop (delete) the Pods that hold the claims the change deletes, unless a controller would start one again")
 	cmd.Flags().StringVar(&o.journal, "journal", "", "keep the journal in this file instead of the cluster")
 	cmd.Flags().StringVar(&o.journalNS, "journal-namespace", "kube-system", "the namespace of the journal's ConfigMap, claimbridge-upgrade")
 	o.gates.AddFlags(cmd.Flags())
@@ -115,7 +116,7 @@ func (o *upgradeOptions) run(s streams) error {
 	if err != nil {
 		return withCode(ExitBadInput, err)
 	}
-	run := upgrade.Run{Cluster: c, Release: o.cluster, Journal: j, DryRun: o.dryRun, Out: out, Confirm: o.confirm(s), SaveTo: o.save}
+	run := upgrade.Run{Cluster: c, Release: o.cluster, Journal: j, DryRun: o.dryRun, Out: out, Confirm: o.confirm(s), SaveTo: o.save, StopPods: o.stopPods}
 	stop, err := run.Do(ctx, run.Plan(o.from, source.Compatible, to, o.lost, o.held))
 	switch {
 	case err != nil:

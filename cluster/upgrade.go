@@ -293,3 +293,65 @@ func (c *Cluster) Delete(ctx context.Context, resource string, saved func(uid st
 		}
 	}
 }
+
+// A Pod holds a claim (its status.reservedFor): its namespace, name and
+// UID, and the controller that owns it ("ReplicaSet ml/train-1"), if one
+// does.
+type Pod struct{ Namespace, Name, UID, Controller string }
+
+var pods = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
+
+// Holders are the Pods that the cluster's claims are reserved for, each
+// once; a Pod gone, or another of the same name, is not.
+func (c *Cluster) Holders(ctx context.Context) ([]Pod, error) {
+	claims, _, err := c.Storage("resourceclaims")
+	if err != nil {
+		return nil, err
+	}
+	held := map[Pod]bool{}
+	err = c.each(ctx, claims, metav1.ListOptions{}, func(claim map[string]interface{}) error {
+		namespace, _ := api.Metadata(claim)["namespace"].(string)
+		reserved, _, _ := unstructured.NestedSlice(claim, "status", "reservedFor")
+		for _, ref := range reserved {
+			ref, _ := ref.(map[string]interface{})
+			if ref["resource"] != "pods" {
+				continue
+			}
+			pod, err := c.dynamic.Resource(pods).Namespace(namespace).Get(ctx, fmt.Sprint(ref["name"]), metav1.GetOptions{})
+			switch {
+			case apierrors.IsNotFound(err):
+			case err != nil:
+				return fmt.Errorf("reading Pod %s/%v: %w", namespace, ref["name"], err)
+			case string(pod.GetUID()) == ref["uid"]:
+				p := Pod{Namespace: namespace, Name: pod.GetName(), UID: string(pod.GetUID())}
+				if owner := metav1.GetControllerOf(pod); owner != nil {
+					p.Controller = owner.Kind + " " + namespace + "/" + owner.Name
+				}
+				held[p] = true
+			}
+		}
+		return nil
+	})
+	return slices.SortedFunc(maps.Keys(held), func(a, b Pod) int { return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name) }), err
+}
+
+// Stop deletes each Pod, with its UID as precondition and its own grace
+// period, and waits a minute at most until no claim is reserved for a Pod
+// (kube-controller-manager releases the claims of a Pod gone).
+func (c *Cluster) Stop(ctx context.Context, stop []Pod) error {
+	for _, p := range stop {
+		err := c.dynamic.Resource(pods).Namespace(p.Namespace).Delete(ctx, p.Name, metav1.DeleteOptions{Preconditions: metav1.NewUIDPreconditions(p.UID)})
+		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) { // gone, or another of its name
+			return fmt.Errorf("stopping Pod %s/%s: %w", p.Namespace, p.Name, err)
+		}
+	}
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(time.Second) {
+		held, err := c.Holders(ctx)
+		switch {
+		case err != nil || len(held) == 0:
+			return err
+		case time.Now().After(deadline):
+			return fmt.Errorf("Pod %s/%s still holds a claim a minute after it was stopped: run again once it is gone", held[0].Namespace, held[0].Name)
+		}
+	}
+}

@@ -30,11 +30,12 @@ import (
 )
 
 // A Step is one step of a change. The operator's has an Action; the
-// others save the cluster's DRA objects (Save), or re-create them on the
+// others save the cluster's DRA objects (Save), or stop the Pods that
+// hold its claims (Stop says them), or re-create the objects on the
 // target (Recreate), or rewrite, or delete, every stored object of
 // Resource (Objects of them).
 type Step struct {
-	Action         string
+	Action, Stop   string
 	Save, Recreate bool
 	Resource       string
 	Objects        int
@@ -76,8 +77,12 @@ func (r Run) Plan(from, compatible, to int, lost map[string]int, held []string) 
 	case len(lost) == 0:
 	case !rewritable:
 		steps = append(steps, Step{Save: true})
-		if len(held) > 0 {
-			steps = append(steps, Step{Action: fmt.Sprintf("stop the Pods that hold the claims 1.%d cannot read: %s. claimbridge deletes a claim only when no Pod holds it", to, judge.HeldBy(held))})
+		stop := fmt.Sprintf("the Pods that hold the claims 1.%d cannot read: %s", to, judge.HeldBy(held))
+		switch {
+		case len(held) > 0 && r.StopPods:
+			steps = append(steps, Step{Stop: stop})
+		case len(held) > 0:
+			steps = append(steps, Step{Action: "stop " + stop + ". claimbridge deletes a claim only when no Pod holds it; with --stop-pods, upgrade stops them"})
 		}
 		for _, r := range resources {
 			steps = append(steps, Step{Resource: r, Objects: lost[r], Delete: true})
@@ -108,6 +113,9 @@ type Run struct {
 	Out     io.Writer
 	// SaveTo is the file a save step writes.
 	SaveTo string
+	// StopPods has a run stop the Pods that hold the claims it deletes,
+	// not the operator.
+	StopPods bool
 }
 
 // Do performs steps in order, and returns the operator's step it stopped
@@ -125,6 +133,11 @@ func (r Run) Do(ctx context.Context, steps []Step) (stop *Step, err error) {
 			fmt.Fprintf(r.Out, "step %d, claimbridge's: save what export reads (every DRA object but the slices, and the workloads that use claims) to %s\n", i+1, cmp.Or(r.SaveTo, "the file --save names"))
 		case s.Save:
 			err = r.save(ctx, i+1)
+		case s.Stop != "":
+			var next *Step
+			if next, err = r.stop(ctx, s, i+1); next != nil {
+				return next, nil
+			}
 		case s.Recreate && r.DryRun:
 			fmt.Fprintf(r.Out, "step %d, claimbridge's: re-create what %s holds, as migrate writes it for 1.%d\n", i+1, r.Journal.SavedTo, r.Release.Minor)
 		case s.Recreate:
@@ -181,7 +194,7 @@ func (r Run) rewrite(ctx context.Context, steps []Step, first int) error {
 	if len(todo) == 0 {
 		return nil
 	}
-	if err := r.allowed(ctx, "patch", todo, fmt.Sprintf("rewrite every stored %s in place", strings.Join(todo, ", "))); err != nil {
+	if err := r.allowed(ctx, dra("patch", todo...), fmt.Sprintf("rewrite every stored %s in place", strings.Join(todo, ", "))); err != nil {
 		return err
 	}
 	migrated, err := r.Cluster.Migrate(ctx, hashes, migratorStart)
@@ -212,15 +225,22 @@ func (r Run) rewrite(ctx context.Context, steps []Step, first int) error {
 	return nil
 }
 
-// allowed names the first permission a step lacks (verb of each of
-// resources, and the journal's write), else asks Confirm whether to do
-// what: the one question before a step writes.
-func (r Run) allowed(ctx context.Context, verb string, resources []string, what string) error {
-	type permission struct{ verb, group, resource, namespace string }
-	var needs []permission
+// A permission is a verb on a resource of a group, in a namespace ("" for
+// every namespace or none).
+type permission struct{ verb, group, resource, namespace string }
+
+// dra are the permissions to verb each of resources of resource.k8s.io.
+func dra(verb string, resources ...string) (needs []permission) {
 	for _, resource := range resources {
 		needs = append(needs, permission{verb, api.UpstreamGroup, resource, ""})
 	}
+	return needs
+}
+
+// allowed names the first permission a step lacks (of needs, and the
+// journal's write), else asks Confirm whether to do what: the one
+// question before a step writes.
+func (r Run) allowed(ctx context.Context, needs []permission, what string) error {
 	if r.Journal.file == "" {
 		verb := "create"
 		if r.Journal.version != "" {
@@ -247,6 +267,45 @@ func (r Run) allowed(ctx context.Context, verb string, resources []string, what 
 	return nil
 }
 
+// stop stops the Pods that hold the cluster's claims (cluster.Holders,
+// cluster.Stop); in a dry run, it names them. Where a controller owns one,
+// and would start it again, it stops none and returns the operator's
+// step: scale the controllers down.
+func (r Run) stop(ctx context.Context, s Step, step int) (*Step, error) {
+	holders, err := r.Cluster.Holders(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var controllers []string
+	var needs []permission
+	var list strings.Builder
+	for _, p := range holders {
+		fmt.Fprintf(&list, "  %s/%s\n", p.Namespace, p.Name)
+		if p.Controller != "" {
+			fmt.Fprintf(&list, "    (%s starts it again: scale it down first)\n", p.Controller)
+			controllers = append(controllers, p.Controller)
+		}
+		needs = append(needs, permission{"delete", "", "pods", p.Namespace})
+	}
+	slices.Sort(controllers)
+	switch {
+	case r.DryRun:
+		fmt.Fprintf(r.Out, "step %d, claimbridge's: stop %s:\n%s", step, s.Stop, list.String())
+		return nil, nil
+	case len(controllers) > 0:
+		return &Step{Action: "scale down to 0 the controllers that would start again Pods that hold the claims: " + strings.Join(slices.Compact(controllers), ", ") +
+			"; upgrade stops the other Pods"}, nil
+	}
+	if err := r.allowed(ctx, slices.Compact(needs), fmt.Sprintf("stop (delete) %d Pods: %s", len(holders), s.Stop)); err != nil {
+		return nil, err
+	}
+	if err := r.Cluster.Stop(ctx, holders); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(r.Out, "step %d, done: the Pods that held the claims stopped (Pods: %d)\n", step, len(holders))
+	return nil, nil
+}
+
 // save writes what export reads of the cluster (cluster.Export: every DRA
 // object but the slices, and the workloads that use claims), whole, to
 // r.SaveTo (a List), reads the file back, and journals it once it holds
@@ -265,7 +324,7 @@ func (r Run) save(ctx context.Context, step int) error {
 	case !errors.Is(err, os.ErrNotExist):
 		return err
 	}
-	if err := r.allowed(ctx, "", nil, "save the DRA objects to "+r.SaveTo); err != nil {
+	if err := r.allowed(ctx, nil, "save the DRA objects to "+r.SaveTo); err != nil {
 		return err
 	}
 	read, list := map[string]int{}, manifest.ListWriter{Format: "yaml"}
@@ -322,7 +381,7 @@ func (r Run) delete(ctx context.Context, s Step, step int) error {
 	for _, obj := range saved {
 		uids[fmt.Sprint(api.Metadata(obj)["uid"])] = true
 	}
-	if err := r.allowed(ctx, "delete", []string{s.Resource}, fmt.Sprintf("delete every stored %s (saved in %s)", s.Resource, r.Journal.SavedTo)); err != nil {
+	if err := r.allowed(ctx, dra("delete", s.Resource), fmt.Sprintf("delete every stored %s (saved in %s)", s.Resource, r.Journal.SavedTo)); err != nil {
 		return err
 	}
 	n, err := r.Cluster.Delete(ctx, s.Resource, func(uid string) bool { return uids[uid] || s.Resource == "resourceslices" }) // drivers publish them again
@@ -396,7 +455,7 @@ func (r Run) recreate(ctx context.Context, step int) error {
 		}
 	}
 	slices.Sort(resources)
-	if err := r.allowed(ctx, "create", slices.Compact(resources), fmt.Sprintf("re-create the %d DRA objects of %s", len(objs), r.Journal.SavedTo)); err != nil {
+	if err := r.allowed(ctx, dra("create", slices.Compact(resources)...), fmt.Sprintf("re-create the %d DRA objects of %s", len(objs), r.Journal.SavedTo)); err != nil {
 		return err
 	}
 	there := 0

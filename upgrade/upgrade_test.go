@@ -21,6 +21,7 @@ func TestPlan(t *testing.T) {
 		lost                 map[string]int
 		held                 []string
 		saveTo, savedTo      string
+		stopPods             bool
 		done                 map[string]string // the journal's rewrites
 		want                 []Step
 	}{
@@ -32,7 +33,12 @@ func TestPlan(t *testing.T) {
 		"rewrite, restarted": {from: 36, compatible: 33, to: 33, lost: claims, want: []Step{{Resource: "deviceclasses", Objects: 1}, {Resource: "resourceclaims", Objects: 3}, change("1.36", "1.33")}},
 		"save and delete, held": {from: 36, compatible: 35, to: 32, lost: claims, held: []string{"Pod ml/a holds claim ml/c"}, saveTo: "dra.yaml", want: []Step{
 			{Save: true},
-			{Action: "stop the Pods that hold the claims 1.32 cannot read: Pod ml/a holds claim ml/c. claimbridge deletes a claim only when no Pod holds it"},
+			{Action: "stop the Pods that hold the claims 1.32 cannot read: Pod ml/a holds claim ml/c. claimbridge deletes a claim only when no Pod holds it; with --stop-pods, upgrade stops them"},
+			{Resource: "deviceclasses", Objects: 1, Delete: true}, {Resource: "resourceclaims", Objects: 3, Delete: true},
+			recreate(change("1.36", "1.32"), "1.32", "dra.yaml")}},
+		"save and delete, held, --stop-pods": {from: 36, compatible: 35, to: 32, lost: claims, held: []string{"Pod ml/a holds claim ml/c"}, saveTo: "dra.yaml", stopPods: true, want: []Step{
+			{Save: true},
+			{Stop: "the Pods that hold the claims 1.32 cannot read: Pod ml/a holds claim ml/c"},
 			{Resource: "deviceclasses", Objects: 1, Delete: true}, {Resource: "resourceclaims", Objects: 3, Delete: true},
 			recreate(change("1.36", "1.32"), "1.32", "dra.yaml")}},
 		"save, no file named": {from: 31, compatible: 30, to: 30, lost: map[string]int{"resourceslices": 2}, want: []Step{
@@ -43,7 +49,7 @@ func TestPlan(t *testing.T) {
 		"changed, saved":             {from: 32, compatible: 31, to: 32, savedTo: "dra.yaml", want: []Step{{Recreate: true}}},
 	} {
 		t.Run(name, func(t *testing.T) {
-			r := Run{Journal: &Journal{SavedTo: tc.savedTo, Done: tc.done, Counts: claims}, SaveTo: tc.saveTo}
+			r := Run{Journal: &Journal{SavedTo: tc.savedTo, Done: tc.done, Counts: claims}, SaveTo: tc.saveTo, StopPods: tc.stopPods}
 			if got := r.Plan(tc.from, tc.compatible, tc.to, tc.lost, tc.held); !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("got:\n%+v\nwant:\n%+v", got, tc.want)
 			}

@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/claimbridge/claimbridge/cli"
 )
@@ -57,19 +58,23 @@ func TestUpgradeRecreatesScheduled(t *testing.T) {
 			t.Fatalf("on 1.%d, %d claims are allocated, want 7", change.from, n)
 		}
 		save := filepath.Join(dir, fmt.Sprintf("%d-dra-1.%d.yaml", i, change.to))
-		upgrade := func() (int, string) {
+		upgrade := func(args ...string) (int, string) {
 			var out, errOut bytes.Buffer
-			code := cli.Main([]string{"upgrade", "--kubeconfig", c.kubeconfig, "--to", fmt.Sprintf("1.%d", change.to), "--journal", save + ".journal", "--save", save, "--yes"}, nil, &out, &errOut)
+			code := cli.Main(append([]string{"upgrade", "--kubeconfig", c.kubeconfig, "--to", fmt.Sprintf("1.%d", change.to), "--journal", save + ".journal", "--save", save, "--yes"}, args...), nil, &out, &errOut)
 			return code, out.String() + errOut.String()
 		}
-		code, out := upgrade()
-		if change.saved {
-			if code != cli.ExitOperator || !strings.Contains(out, "next, the operator's step: stop the Pods that hold the claims") {
+		pods := c.d.Resource(schema.GroupVersionResource{Version: "v1", Resource: "pods"}).Namespace("default")
+		code, out := 0, ""
+		switch {
+		case change.saved && i == 0:
+			code, out = c.stopPods(t, upgrade)
+		case change.saved:
+			if code, out = upgrade(); code != cli.ExitOperator || !strings.Contains(out, "next, the operator's step: stop the Pods that hold the claims") ||
+				!strings.Contains(out, "; with --stop-pods, upgrade stops them; then run claimbridge upgrade again\n") {
 				t.Fatalf("1.%d→1.%d: exit %d, want 3, output:\n%s", change.from, change.to, code, out)
 			}
 			// The operator's step: the Pods stopped. The controller-manager
 			// releases their claims and deletes the one made for a Pod.
-			pods := c.d.Resource(schema.GroupVersionResource{Version: "v1", Resource: "pods"}).Namespace("default")
 			if err := pods.DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: new(int64)}, metav1.ListOptions{}); err != nil {
 				t.Fatal(err)
 			}
@@ -78,6 +83,8 @@ func TestUpgradeRecreatesScheduled(t *testing.T) {
 					t.Fatalf("1.%d: claims still reserved a minute after their Pods stopped", change.from)
 				}
 			}
+			code, out = upgrade()
+		default:
 			code, out = upgrade()
 		}
 		if want := fmt.Sprintf("next, the operator's step: replace kube-apiserver, kube-scheduler, kube-controller-manager and the kubelets of 1.%d with 1.%d", change.from, change.to); code != cli.ExitOperator || !strings.Contains(out, want) {
@@ -91,6 +98,9 @@ func TestUpgradeRecreatesScheduled(t *testing.T) {
 		if change.saved {
 			want = "start again the Pods that were stopped: default/direct-0, default/direct-1, default/direct-2, default/direct-3, default/direct-4, default/direct-5, default/tmpl-0\n"
 		}
+		if change.saved && i == 0 {
+			want = strings.Replace(want, "direct-5, ", "direct-5, default/owned-0, ", 1)
+		}
 		if code != 0 || !strings.Contains(out, want) {
 			t.Fatalf("1.%d→1.%d, on 1.%d: exit %d, want 0, output:\n%s\nwant %q", change.from, change.to, change.to, code, out, want)
 		}
@@ -103,6 +113,57 @@ func TestUpgradeRecreatesScheduled(t *testing.T) {
 		}
 	}
 	stop()
+}
+
+// stopPods has upgrade --stop-pods stop the Pods of 1.30 that hold claims.
+// An eighth Pod, owned-0, holds the last free GPU, and a ReplicaSet
+// controls it: upgrade names the Pods it stops, and the ReplicaSet, which
+// would start owned-0 again; it saves the objects and stops at the
+// operator's step, to scale the ReplicaSet down. Once owned-0 has gone, it
+// stops the seven Pods, deletes what 1.31 cannot read, and stops at the
+// change of release, which it returns.
+func (c *release) stopPods(t *testing.T, upgrade func(...string) (int, string)) (int, string) {
+	t.Helper()
+	ctx := t.Context()
+	template := map[string]interface{}{"metadata": map[string]interface{}{"labels": map[string]interface{}{"app": "owned"}},
+		"spec": map[string]interface{}{"containers": []interface{}{map[string]interface{}{"name": "c", "image": "registry.k8s.io/pause:3.10"}}}}
+	rs := c.create(t, map[string]interface{}{"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": map[string]interface{}{"name": "owner", "namespace": "default"},
+		"spec": map[string]interface{}{"replicas": int64(0), "selector": map[string]interface{}{"matchLabels": map[string]interface{}{"app": "owned"}}, "template": template}})
+	c.pod(t, 30, "owned-0", map[string]interface{}{"resourceClaimName": "claim-6"})
+	pods := c.d.Resource(schema.GroupVersionResource{Version: "v1", Resource: "pods"}).Namespace("default")
+	owner := fmt.Appendf(nil, `{"metadata":{"ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"owner","uid":%q,"controller":true}]}}`, rs.GetUID())
+	if _, err := pods.Patch(ctx, "owned-0", types.MergePatchType, owner, metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	c.scheduled(t, "owned-0", "True", "")
+	code, out := upgrade("--stop-pods", "--dry-run")
+	for _, want := range []string{
+		"step 2, claimbridge's: stop the Pods that hold the claims 1.31 cannot read: Pod default/direct-0 holds claim default/claim-0;",
+		":\n  default/direct-0\n  default/direct-1\n  default/direct-2\n  default/direct-3\n  default/direct-4\n  default/direct-5\n" +
+			"  default/owned-0\n    (ReplicaSet default/owner starts it again: scale it down first)\n  default/tmpl-0\nstep 3, claimbridge's: delete every resourceclaims",
+	} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Fatalf("--stop-pods --dry-run: exit %d, want 0, output:\n%s\nwant %q", code, out, want)
+		}
+	}
+	want := "next, the operator's step: scale down to 0 the controllers that would start again Pods that hold the claims: ReplicaSet default/owner; upgrade stops the other Pods; then run claimbridge upgrade again\n"
+	if code, out = upgrade("--stop-pods"); code != cli.ExitOperator || !strings.HasSuffix(out, want) || !strings.Contains(out, "step 1, done: saved to ") {
+		t.Fatalf("--stop-pods, a controller's Pod: exit %d, want 3, output:\n%s\nwant it to end %q", code, out, want)
+	}
+	if n := c.allocated(t, "v1alpha2"); n != 8 {
+		t.Fatalf("upgrade stopped Pods before the controller was scaled down: %d claims allocated, want 8", n)
+	}
+	if err := pods.Delete(ctx, "owned-0", metav1.DeleteOptions{}); err != nil { // the operator's step: no controller runs to scale down
+		t.Fatal(err)
+	}
+	code, out = upgrade("--stop-pods")
+	if want := "step 1, done before: saved to "; !strings.Contains(out, want) || !strings.Contains(out, "\nstep 2, done: the Pods that held the claims stopped (Pods: 7)\n") {
+		t.Fatalf("--stop-pods: exit %d, output:\n%s", code, out)
+	}
+	if list, err := pods.List(ctx, metav1.ListOptions{}); err != nil || len(list.Items) != 0 {
+		t.Fatalf("--stop-pods left %d Pods (%v)", len(list.Items), err)
+	}
+	return code, out
 }
 
 // versions are the DRA versions the releases of serving write in.
