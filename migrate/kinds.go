@@ -196,9 +196,7 @@ func judgeKind(v report.Verdict, obj map[string]interface{}, from, kind string, 
 func migrateTaintRule(obj map[string]interface{}, from string, target Target, opts Options) report.Verdict {
 	var r changes
 	in := api.DeepCopyJSON(obj)
-	if meta, ok := in["metadata"].(map[string]interface{}); ok {
-		dropServerSet(meta, opts, &r)
-	}
+	dropServerSet(api.Metadata(in), opts, &r)
 	r.drop(in, "status", "status (the rule's conditions, set again by the new cluster)")
 	if to := api.CreatedIn(api.KindDeviceTaintRule, target.Minor); to != from {
 		r.Changed = append(r.Changed, fmt.Sprintf("apiVersion: %s/%s -> %s/%s (Kubernetes %s)", api.UpstreamGroup, from, api.UpstreamGroup, to, target.Releases))
