@@ -132,10 +132,7 @@ func (o *convertOptions) run(s streams) error {
 		}
 		return nil
 	}
-	if err := manifest.EachIn(o.filenames, o.recursive, s.in, visit); err != nil {
-		return withCode(ExitBadInput, err)
-	}
-	if err := noObjects(o.filenames, seen); err != nil {
+	if err := cmp.Or(manifest.EachIn(o.filenames, o.recursive, s.in, visit), noObjects(o.filenames, seen)); err != nil {
 		return withCode(ExitBadInput, err)
 	}
 	r.WarningsLast = true

@@ -102,10 +102,7 @@ warning), 2 unusable input.`,
 }
 
 func (o *validateOptions) validate() error {
-	if err := o.Options.Validate(); err != nil {
-		return err
-	}
-	if err := o.setGates(); err != nil {
+	if err := cmp.Or(o.Options.Validate(), o.setGates()); err != nil {
 		return err
 	}
 	if len(o.filenames) == 0 {
