@@ -1,6 +1,7 @@
 package conversion
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"strings"
@@ -35,10 +36,7 @@ func convert(obj map[string]interface{}, toVersion string, ws *[]Warning, share,
 	if err != nil {
 		return nil, err
 	}
-	if err := checkTarget(group, from, toVersion); err != nil {
-		return nil, err
-	}
-	if err := checkShape(obj, from, kind); err != nil {
+	if err := cmp.Or(checkTarget(group, from, toVersion), checkShape(obj, from, kind)); err != nil {
 		return nil, err
 	}
 	var out map[string]interface{}
