@@ -150,10 +150,7 @@ func doStep(obj map[string]interface{}, kind, from, to string, losses *[]loss, o
 
 	restoreFrom := &restore{}
 	for _, name := range sections(kind) {
-		if !opts.keepRestore {
-			break
-		}
-		if opts.skipInvertible && exactInverse(obj, kind, name, from, to, restoreTo) {
+		if !opts.keepRestore || opts.skipInvertible && exactInverse(obj, kind, name, from, to, restoreTo) {
 			continue
 		}
 		mapped, mappedOK := out[name]
