@@ -343,18 +343,19 @@ func (c Cluster) servesVersion(version string) bool {
 func (c Cluster) SettingsString() string {
 	var parts []string
 	if len(c.gates) > 0 {
-		parts = append(parts, "--feature-gates="+joinSet(c.gates))
+		parts = append(parts, "--feature-gates="+JoinSettings(c.gates))
 	}
 	if len(c.runtime) > 0 {
-		parts = append(parts, "--runtime-config="+joinSet(c.runtime))
+		parts = append(parts, "--runtime-config="+JoinSettings(c.runtime))
 	}
 	return strings.Join(parts, " ")
 }
 
-func joinSet(m map[string]bool) string {
+// JoinSettings writes settings as a flag's value, sorted: "A=true,B=false".
+func JoinSettings[V any](m map[string]V) string {
 	var kv []string
 	for _, k := range slices.Sorted(maps.Keys(m)) {
-		kv = append(kv, k+"="+strconv.FormatBool(m[k]))
+		kv = append(kv, fmt.Sprintf("%s=%v", k, m[k]))
 	}
 	return strings.Join(kv, ",")
 }

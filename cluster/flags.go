@@ -4,9 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -115,8 +113,8 @@ func parseClusterConfig(data string) (cfg clusterConfig, found bool, err error) 
 			return cfg, found, err
 		}
 		args := extraArgs(obj.APIServer.ExtraArgs)
-		cfg.featureGates = cmp.Or(args["feature-gates"], flagOf(obj.FeatureGates), cfg.featureGates)
-		cfg.runtimeConfig = cmp.Or(args["runtime-config"], flagOf(obj.RuntimeConfig), cfg.runtimeConfig)
+		cfg.featureGates = cmp.Or(args["feature-gates"], api.JoinSettings(obj.FeatureGates), cfg.featureGates)
+		cfg.runtimeConfig = cmp.Or(args["runtime-config"], api.JoinSettings(obj.RuntimeConfig), cfg.runtimeConfig)
 		cfg.emulatedVersion = cmp.Or(args["emulated-version"], cfg.emulatedVersion)
 		cfg.release = cmp.Or(obj.KubernetesVersion, cfg.release)
 		if len(obj.Nodes) > 0 {
@@ -178,13 +176,4 @@ func extraArgs(v interface{}) map[string]string {
 		}
 	}
 	return out
-}
-
-// flagOf writes a kind map of settings as the flag's value: "A=true,B=false".
-func flagOf(m map[string]interface{}) string {
-	var kv []string
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		kv = append(kv, fmt.Sprintf("%s=%v", k, m[k]))
-	}
-	return strings.Join(kv, ",")
 }
