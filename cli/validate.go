@@ -222,14 +222,18 @@ func (o *validateOptions) checkUpdates(later *storedDocuments, skipped *report.R
 		return err
 	}
 	olds := o.newReport()
-	var pairs oldPairs
+	pairs := oldPairs{byIdentity: map[objectIdentity]int{}}
 	for _, doc := range oldDocs {
-		if o.supported(olds, doc, "old ") {
-			pairs.olds = append(pairs.olds, doc)
+		if !o.supported(olds, doc, "old ") {
+			continue
 		}
+		if _, ok := pairs.byIdentity[identity(doc.Object)]; !ok { // the first of an identity wins
+			pairs.byIdentity[identity(doc.Object)] = len(pairs.olds)
+		}
+		pairs.olds = append(pairs.olds, doc)
 	}
 	skipped.Merge(olds)
-	pairs.byIdentity, pairs.single = indexOld(pairs.olds), len(later.docs) == 1 && len(pairs.olds) == 1
+	pairs.single = len(later.docs) == 1 && len(pairs.olds) == 1
 	for doc, err := range later.all() {
 		if err != nil {
 			return err
@@ -565,7 +569,7 @@ func (o *validateOptions) supported(r *report.Report, doc manifest.Document, wha
 // oldPairs pairs the objects validated as updates with their old objects.
 type oldPairs struct {
 	olds       []manifest.Document
-	byIdentity map[objectIdentity]int // indexOld's
+	byIdentity map[objectIdentity]int // the first old object of each identity
 	single     bool                   // both sides hold exactly one object
 }
 
@@ -579,15 +583,6 @@ func (p *oldPairs) find(doc manifest.Document) (manifest.Document, error) {
 		return p.olds[i], nil
 	}
 	return manifest.Document{}, errors.New("no old object with the same kind, namespace and name")
-}
-
-// indexOld maps each identity to its first old object.
-func indexOld(olds []manifest.Document) map[objectIdentity]int {
-	m := make(map[objectIdentity]int, len(olds))
-	for i := len(olds) - 1; i >= 0; i-- { // the first of an identity wins
-		m[identity(olds[i].Object)] = i
-	}
-	return m
 }
 
 type objectIdentity struct{ kind, namespace, name string }
