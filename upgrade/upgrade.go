@@ -74,6 +74,8 @@ func (r Run) Plan(from, compatible, to int, lost map[string]int, held []string) 
 			steps = append(steps, Step{Recreate: true})
 		}
 		return steps
+	case len(lost) == 0 && r.Journal.SavedTo == "" && len(r.Journal.Done) == 0:
+		change.Action += fmt.Sprintf("; 1.%d reads every DRA object as it is stored: upgrade has no step of its own", to)
 	case len(lost) == 0:
 	case !rewritable:
 		steps = append(steps, Step{Save: true})

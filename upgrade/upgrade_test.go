@@ -14,6 +14,10 @@ func TestPlan(t *testing.T) {
 		s.Action += "; on " + to + ", upgrade re-creates what " + file + " holds"
 		return s
 	}
+	nothing := func(s Step) Step {
+		s.Action += "; 1.37 reads every DRA object as it is stored: upgrade has no step of its own"
+		return s
+	}
 	restart := Step{Action: "restart every kube-apiserver 1.36 with --min-compatibility-version=1.33, so that it stores what 1.33 reads"}
 	claims := map[string]int{"resourceclaims": 3, "deviceclasses": 1}
 	for name, tc := range map[string]struct {
@@ -28,9 +32,10 @@ func TestPlan(t *testing.T) {
 		"on the target": {from: 33, compatible: 32, to: 33, want: nil},
 		"on the target, rewritten before": {from: 33, compatible: 32, to: 33, done: map[string]string{"resourceclaims": "h", "deviceclasses": "h"},
 			want: []Step{{Resource: "deviceclasses", Objects: 1}, {Resource: "resourceclaims", Objects: 3}}},
-		"nothing lost":       {from: 36, compatible: 35, to: 37, want: []Step{change("1.36", "1.37")}},
-		"rewrite, restart":   {from: 36, compatible: 35, to: 33, lost: claims, want: []Step{restart, {Resource: "deviceclasses", Objects: 1}, {Resource: "resourceclaims", Objects: 3}, change("1.36", "1.33")}},
-		"rewrite, restarted": {from: 36, compatible: 33, to: 33, lost: claims, want: []Step{{Resource: "deviceclasses", Objects: 1}, {Resource: "resourceclaims", Objects: 3}, change("1.36", "1.33")}},
+		"nothing lost":                 {from: 36, compatible: 35, to: 37, want: []Step{nothing(change("1.36", "1.37"))}},
+		"rewrite, restart":             {from: 36, compatible: 35, to: 33, lost: claims, want: []Step{restart, {Resource: "deviceclasses", Objects: 1}, {Resource: "resourceclaims", Objects: 3}, change("1.36", "1.33")}},
+		"rewritten, before the change": {from: 36, compatible: 33, to: 33, done: map[string]string{"resourceclaims": "h"}, want: []Step{change("1.36", "1.33")}},
+		"rewrite, restarted":           {from: 36, compatible: 33, to: 33, lost: claims, want: []Step{{Resource: "deviceclasses", Objects: 1}, {Resource: "resourceclaims", Objects: 3}, change("1.36", "1.33")}},
 		"save and delete, held": {from: 36, compatible: 35, to: 32, lost: claims, held: []string{"Pod ml/a holds claim ml/c"}, saveTo: "dra.yaml", want: []Step{
 			{Save: true},
 			{Action: "stop the Pods that hold the claims 1.32 cannot read: Pod ml/a holds claim ml/c. claimbridge deletes a claim only when no Pod holds it; with --stop-pods, upgrade stops them"},
@@ -45,7 +50,7 @@ func TestPlan(t *testing.T) {
 			{Save: true}, {Resource: "resourceslices", Objects: 2, Delete: true},
 			recreate(change("1.31", "1.30"), "1.30", "the file --save names")}},
 		"deleted since the save":     {from: 36, compatible: 35, to: 32, savedTo: "dra.yaml", want: []Step{recreate(change("1.36", "1.32"), "1.32", "dra.yaml")}},
-		"a save named, nothing lost": {from: 36, compatible: 35, to: 37, saveTo: "dra.yaml", want: []Step{change("1.36", "1.37")}},
+		"a save named, nothing lost": {from: 36, compatible: 35, to: 37, saveTo: "dra.yaml", want: []Step{nothing(change("1.36", "1.37"))}},
 		"changed, saved":             {from: 32, compatible: 31, to: 32, savedTo: "dra.yaml", want: []Step{{Recreate: true}}},
 	} {
 		t.Run(name, func(t *testing.T) {

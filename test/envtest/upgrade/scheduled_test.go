@@ -85,7 +85,9 @@ func TestUpgradeRecreatesScheduled(t *testing.T) {
 			}
 			code, out = upgrade()
 		default:
-			code, out = upgrade()
+			if code, out = upgrade(); !strings.Contains(out, fmt.Sprintf("; 1.%d reads every DRA object as it is stored: upgrade has no step of its own", change.to)) {
+				t.Errorf("1.%d→1.%d loses nothing, and upgrade does not say so:\n%s", change.from, change.to, out)
+			}
 		}
 		if want := fmt.Sprintf("next, the operator's step: replace kube-apiserver, kube-scheduler, kube-controller-manager and the kubelets of 1.%d with 1.%d", change.from, change.to); code != cli.ExitOperator || !strings.Contains(out, want) {
 			t.Fatalf("1.%d→1.%d: exit %d, want 3, output:\n%s\nwant %q", change.from, change.to, code, out, want)
