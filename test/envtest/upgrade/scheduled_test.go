@@ -148,7 +148,7 @@ func (c *release) stopPods(t *testing.T, upgrade func(...string) (int, string)) 
 			t.Fatalf("--stop-pods --dry-run: exit %d, want 0, output:\n%s\nwant %q", code, out, want)
 		}
 	}
-	want := "next, the operator's step: scale down to 0 the controllers that would start again Pods that hold the claims: ReplicaSet default/owner; upgrade stops the other Pods; then run claimbridge upgrade again\n"
+	want := "next, the operator's step: stop the controllers that would start again Pods that hold the claims (scale them to 0, and a ReplicaSet's Deployment; suspend a Job): ReplicaSet default/owner; upgrade stops the other Pods; then run claimbridge upgrade again\n"
 	if code, out = upgrade("--stop-pods"); code != cli.ExitOperator || !strings.HasSuffix(out, want) || !strings.Contains(out, "step 1, done: saved to ") {
 		t.Fatalf("--stop-pods, a controller's Pod: exit %d, want 3, output:\n%s\nwant it to end %q", code, out, want)
 	}
