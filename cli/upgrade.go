@@ -38,7 +38,7 @@ kube-apiserver stores what the target reads; where no rewrite helps, it saves
 the objects to --save FILE, deletes them, and re-creates them on the target.
 At a step that is the operator's (restart kube-apiserver with a flag, stop
 Pods without --stop-pods, replace the control plane) it stops, says it and
-exits 3: do it, then run upgrade again. Run on the target release, it rewrites again what it
+what it looks for, and exits 3: do it, then run upgrade again. Run on the target release, it rewrites again what it
 rewrote, as the target writes it, and verifies that it reads every DRA object.
 
 A journal records each step done: the ConfigMap claimbridge-upgrade in

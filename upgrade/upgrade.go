@@ -58,7 +58,7 @@ const migratorStart = 30 * time.Second
 // the target reads, and so would a rollback past the target lose it.
 func (r Run) Plan(from, compatible, to int, lost map[string]int, held []string) []Step {
 	change := Step{Action: fmt.Sprintf("replace kube-apiserver, kube-scheduler, kube-controller-manager and the kubelets of 1.%d with 1.%d "+
-		"(`claimbridge check --to 1.%d` names the flags, drivers and nodes to change with them)", from, to, to)}
+		"(`claimbridge check --to 1.%d` names the flags, drivers and nodes to change with them; upgrade looks for 1.%d in /version)", from, to, to, to)}
 	resources := slices.Sorted(maps.Keys(lost))
 	rewritable := judge.Rewritable(from, to, resources)
 	if saved := cmp.Or(r.Journal.SavedTo, r.SaveTo); r.Journal.SavedTo != "" || len(lost) > 0 && !rewritable {
@@ -84,13 +84,13 @@ func (r Run) Plan(from, compatible, to int, lost map[string]int, held []string) 
 		case len(held) > 0 && r.StopPods:
 			steps = append(steps, Step{Stop: stop})
 		case len(held) > 0:
-			steps = append(steps, Step{Action: "stop " + stop + ". claimbridge deletes a claim only when no Pod holds it; with --stop-pods, upgrade stops them"})
+			steps = append(steps, Step{Action: "stop " + stop + ". upgrade goes on, and deletes the claims, once no Pod holds one; with --stop-pods, upgrade stops them"})
 		}
 		for _, r := range resources {
 			steps = append(steps, Step{Resource: r, Objects: lost[r], Delete: true})
 		}
 	case compatible > to:
-		steps = append(steps, Step{Action: fmt.Sprintf("restart every kube-apiserver 1.%d with --min-compatibility-version=1.%d, so that it stores what 1.%d reads", from, to, to)})
+		steps = append(steps, Step{Action: fmt.Sprintf("restart every kube-apiserver 1.%d with --min-compatibility-version=1.%d, so that it stores what 1.%d reads (upgrade looks for it in /version)", from, to, to)})
 		fallthrough
 	default:
 		for _, r := range resources {

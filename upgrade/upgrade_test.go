@@ -8,7 +8,7 @@ import (
 func TestPlan(t *testing.T) {
 	change := func(from, to string) Step {
 		return Step{Action: "replace kube-apiserver, kube-scheduler, kube-controller-manager and the kubelets of " + from + " with " + to +
-			" (`claimbridge check --to " + to + "` names the flags, drivers and nodes to change with them)"}
+			" (`claimbridge check --to " + to + "` names the flags, drivers and nodes to change with them; upgrade looks for " + to + " in /version)"}
 	}
 	recreate := func(s Step, to, file string) Step {
 		s.Action += "; on " + to + ", upgrade re-creates what " + file + " holds"
@@ -18,7 +18,7 @@ func TestPlan(t *testing.T) {
 		s.Action += "; 1.37 reads every DRA object as it is stored: upgrade has no step of its own"
 		return s
 	}
-	restart := Step{Action: "restart every kube-apiserver 1.36 with --min-compatibility-version=1.33, so that it stores what 1.33 reads"}
+	restart := Step{Action: "restart every kube-apiserver 1.36 with --min-compatibility-version=1.33, so that it stores what 1.33 reads (upgrade looks for it in /version)"}
 	claims := map[string]int{"resourceclaims": 3, "deviceclasses": 1}
 	for name, tc := range map[string]struct {
 		from, compatible, to int
@@ -38,7 +38,7 @@ func TestPlan(t *testing.T) {
 		"rewrite, restarted":           {from: 36, compatible: 33, to: 33, lost: claims, want: []Step{{Resource: "deviceclasses", Objects: 1}, {Resource: "resourceclaims", Objects: 3}, change("1.36", "1.33")}},
 		"save and delete, held": {from: 36, compatible: 35, to: 32, lost: claims, held: []string{"Pod ml/a holds claim ml/c"}, saveTo: "dra.yaml", want: []Step{
 			{Save: true},
-			{Action: "stop the Pods that hold the claims 1.32 cannot read: Pod ml/a holds claim ml/c. claimbridge deletes a claim only when no Pod holds it; with --stop-pods, upgrade stops them"},
+			{Action: "stop the Pods that hold the claims 1.32 cannot read: Pod ml/a holds claim ml/c. upgrade goes on, and deletes the claims, once no Pod holds one; with --stop-pods, upgrade stops them"},
 			{Resource: "deviceclasses", Objects: 1, Delete: true}, {Resource: "resourceclaims", Objects: 3, Delete: true},
 			recreate(change("1.36", "1.32"), "1.32", "dra.yaml")}},
 		"save and delete, held, --stop-pods": {from: 36, compatible: 35, to: 32, lost: claims, held: []string{"Pod ml/a holds claim ml/c"}, saveTo: "dra.yaml", stopPods: true, want: []Step{

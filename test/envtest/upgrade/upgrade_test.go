@@ -368,7 +368,7 @@ func TestUpgradeSaves(t *testing.T) {
 		t.Errorf("etcd still holds DRA objects: %v", stored)
 	}
 	change := "next, the operator's step: replace kube-apiserver, kube-scheduler, kube-controller-manager and the kubelets of 1.36 with 1.32 " +
-		"(`claimbridge check --to 1.32` names the flags, drivers and nodes to change with them); on 1.32, upgrade re-creates what " + save + " holds; then run claimbridge upgrade again"
+		"(`claimbridge check --to 1.32` names the flags, drivers and nodes to change with them; upgrade looks for 1.32 in /version); on 1.32, upgrade re-creates what " + save + " holds; then run claimbridge upgrade again"
 	code, out, _ = upgrade("--yes")
 	if code != cli.ExitOperator || out != change+"\n" {
 		t.Errorf("run again: exit %d, stdout:\n%s\nwant:\n%s", code, out, change)
