@@ -325,7 +325,7 @@ func (c *Cluster) Holders(ctx context.Context) ([]Pod, error) {
 			case string(pod.GetUID()) == ref["uid"]:
 				p := Pod{Namespace: namespace, Name: pod.GetName(), UID: string(pod.GetUID())}
 				if owner := metav1.GetControllerOf(pod); owner != nil {
-					p.Controller = owner.Kind + " " + namespace + "/" + owner.Name
+					p.Controller = c.controller(ctx, namespace, owner)
 				}
 				held[p] = true
 			}
@@ -333,6 +333,21 @@ func (c *Cluster) Holders(ctx context.Context) ([]Pod, error) {
 		return nil
 	})
 	return slices.SortedFunc(maps.Keys(held), func(a, b Pod) int { return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name) }), err
+}
+
+// scaled are the controllers that another scales: a Deployment's
+// ReplicaSets, a CronJob's Jobs.
+var scaled = map[string]schema.GroupVersionResource{"ReplicaSet": {Group: "apps", Version: "v1", Resource: "replicasets"}, "Job": {Group: "batch", Version: "v1", Resource: "jobs"}}
+
+// controller names the controller to stop of a Pod that owner controls:
+// owner, or the controller of a ReplicaSet or Job if it can be read.
+func (c *Cluster) controller(ctx context.Context, namespace string, owner *metav1.OwnerReference) string {
+	if r, ok := scaled[owner.Kind]; ok {
+		if o, err := c.dynamic.Resource(r).Namespace(namespace).Get(ctx, owner.Name, metav1.GetOptions{}); err == nil && metav1.GetControllerOf(o) != nil {
+			owner = metav1.GetControllerOf(o)
+		}
+	}
+	return owner.Kind + " " + namespace + "/" + owner.Name
 }
 
 // Stop deletes each Pod, with its UID as precondition and its own grace

@@ -295,7 +295,7 @@ func (r Run) stop(ctx context.Context, s Step, step int) (*Step, error) {
 		fmt.Fprintf(r.Out, "step %d, claimbridge's: stop %s:\n%s", step, s.Stop, list.String())
 		return nil, nil
 	case len(controllers) > 0:
-		return &Step{Action: "stop the controllers that would start again Pods that hold the claims (scale them to 0, and a ReplicaSet's Deployment; suspend a Job): " + strings.Join(slices.Compact(controllers), ", ") +
+		return &Step{Action: "stop the controllers that would start again Pods that hold the claims (scale them to 0, suspend a Job): " + strings.Join(slices.Compact(controllers), ", ") +
 			"; upgrade stops the other Pods"}, nil
 	}
 	if err := r.allowed(ctx, slices.Compact(needs), fmt.Sprintf("stop (delete) %d Pods: %s", len(holders), s.Stop)); err != nil {

@@ -118,10 +118,10 @@ func TestUpgradeRecreatesScheduled(t *testing.T) {
 }
 
 // stopPods has upgrade --stop-pods stop the Pods of 1.30 that hold claims.
-// An eighth Pod, owned-0, holds the last free GPU, and a ReplicaSet
-// controls it: upgrade names the Pods it stops, and the ReplicaSet, which
-// would start owned-0 again; it saves the objects and stops at the
-// operator's step, to scale the ReplicaSet down. Once owned-0 has gone, it
+// An eighth Pod, owned-0, holds the last free GPU, and a ReplicaSet of a
+// Deployment controls it: upgrade names the Pods it stops, and the
+// Deployment, which would start owned-0 again; it saves the objects and
+// stops at the operator's step, to scale it down. Once owned-0 has gone, it
 // stops the seven Pods, deletes what 1.31 cannot read, and stops at the
 // change of release, which it returns.
 func (c *release) stopPods(t *testing.T, upgrade func(...string) (int, string)) (int, string) {
@@ -129,11 +129,13 @@ func (c *release) stopPods(t *testing.T, upgrade func(...string) (int, string)) 
 	ctx := t.Context()
 	template := map[string]interface{}{"metadata": map[string]interface{}{"labels": map[string]interface{}{"app": "owned"}},
 		"spec": map[string]interface{}{"containers": []interface{}{map[string]interface{}{"name": "c", "image": "registry.k8s.io/pause:3.10"}}}}
-	rs := c.create(t, map[string]interface{}{"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": map[string]interface{}{"name": "owner", "namespace": "default"},
-		"spec": map[string]interface{}{"replicas": int64(0), "selector": map[string]interface{}{"matchLabels": map[string]interface{}{"app": "owned"}}, "template": template}})
+	spec := map[string]interface{}{"replicas": int64(0), "selector": map[string]interface{}{"matchLabels": map[string]interface{}{"app": "owned"}}, "template": template}
+	deployment := c.create(t, map[string]interface{}{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]interface{}{"name": "owner", "namespace": "default"}, "spec": spec})
+	rs := c.create(t, map[string]interface{}{"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": map[string]interface{}{"name": "owner-1", "namespace": "default",
+		"ownerReferences": []interface{}{map[string]interface{}{"apiVersion": "apps/v1", "kind": "Deployment", "name": "owner", "uid": string(deployment.GetUID()), "controller": true}}}, "spec": spec})
 	c.pod(t, 30, "owned-0", map[string]interface{}{"resourceClaimName": "claim-6"})
 	pods := c.d.Resource(schema.GroupVersionResource{Version: "v1", Resource: "pods"}).Namespace("default")
-	owner := fmt.Appendf(nil, `{"metadata":{"ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"owner","uid":%q,"controller":true}]}}`, rs.GetUID())
+	owner := fmt.Appendf(nil, `{"metadata":{"ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"owner-1","uid":%q,"controller":true}]}}`, rs.GetUID())
 	if _, err := pods.Patch(ctx, "owned-0", types.MergePatchType, owner, metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -142,13 +144,13 @@ func (c *release) stopPods(t *testing.T, upgrade func(...string) (int, string)) 
 	for _, want := range []string{
 		"step 2, claimbridge's: stop the Pods that hold the claims 1.31 cannot read: Pod default/direct-0 holds claim default/claim-0;",
 		":\n  default/direct-0\n  default/direct-1\n  default/direct-2\n  default/direct-3\n  default/direct-4\n  default/direct-5\n" +
-			"  default/owned-0\n    (ReplicaSet default/owner starts it again: scale it down first)\n  default/tmpl-0\nstep 3, claimbridge's: delete every resourceclaims",
+			"  default/owned-0\n    (Deployment default/owner starts it again: scale it down first)\n  default/tmpl-0\nstep 3, claimbridge's: delete every resourceclaims",
 	} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Fatalf("--stop-pods --dry-run: exit %d, want 0, output:\n%s\nwant %q", code, out, want)
 		}
 	}
-	want := "next, the operator's step: stop the controllers that would start again Pods that hold the claims (scale them to 0, and a ReplicaSet's Deployment; suspend a Job): ReplicaSet default/owner; upgrade stops the other Pods; then run claimbridge upgrade again\n"
+	want := "next, the operator's step: stop the controllers that would start again Pods that hold the claims (scale them to 0, suspend a Job): Deployment default/owner; upgrade stops the other Pods; then run claimbridge upgrade again\n"
 	if code, out = upgrade("--stop-pods"); code != cli.ExitOperator || !strings.HasSuffix(out, want) || !strings.Contains(out, "step 1, done: saved to ") {
 		t.Fatalf("--stop-pods, a controller's Pod: exit %d, want 3, output:\n%s\nwant it to end %q", code, out, want)
 	}
