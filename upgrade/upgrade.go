@@ -79,12 +79,10 @@ func (r Run) Plan(from, compatible, to int, lost map[string]int, held []string) 
 	case len(lost) == 0:
 	case !rewritable:
 		steps = append(steps, Step{Save: true})
-		stop := fmt.Sprintf("the Pods that hold the claims 1.%d cannot read: %s", to, judge.HeldBy(held))
-		switch {
-		case len(held) > 0 && r.StopPods:
-			steps = append(steps, Step{Stop: stop})
-		case len(held) > 0:
-			steps = append(steps, Step{Action: "stop " + stop + ". upgrade goes on, and deletes the claims, once no Pod holds one; with --stop-pods, upgrade stops them"})
+		if stop := (Step{Stop: fmt.Sprintf("the Pods that hold the claims 1.%d cannot read: %s", to, judge.HeldBy(held))}); len(held) > 0 && r.StopPods {
+			steps = append(steps, stop)
+		} else if len(held) > 0 {
+			steps = append(steps, Step{Action: "stop " + stop.Stop + ". upgrade goes on, and deletes the claims, once no Pod holds one; with --stop-pods, upgrade stops them"})
 		}
 		for _, r := range resources {
 			steps = append(steps, Step{Resource: r, Objects: lost[r], Delete: true})
